@@ -1,0 +1,89 @@
+# dpcorr — one build entry point.
+#   make            libdpcorr.a, libdpcorr.so, build/dpcorr
+#   make check      all tests (last line: "N passed, N failed")
+#   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
+#   make bench      benchmarks
+#   make install PREFIX=/usr/local
+# Sources are discovered: src/<module>/*.c, tools/*.c, tests/test_*.c, bench/bench_*.c.
+
+CC      ?= cc
+PREFIX  ?= /usr/local
+BUILD   ?= build
+VERSION := 0.1.0
+
+# Numerics: -O2, strict C11, no fast-math, no FMA contraction (bit-reproducible results).
+OPT      ?= -O2 -g
+WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
+CSTD     := -std=c11 -D_DEFAULT_SOURCE
+FPFLAGS  := -ffp-contract=off -fno-fast-math
+CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(FPFLAGS) -fPIC -fvisibility=hidden -Iinclude -Isrc $(if $(filter 1,$(WERROR)),-Werror) $(SANITIZE) $(CFLAGS)
+LDLIBS_ALL = -lz -lpthread -lm $(LDLIBS)
+
+LIB_SRC   := $(sort $(wildcard src/*/*.c))
+TOOL_SRC  := $(sort $(wildcard tools/*.c))
+TEST_SRC  := $(sort $(wildcard tests/test_*.c))
+BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
+HEADERS   := $(wildcard include/*.h include/dpcorr/*.h src/*/*.h tests/*.h tools/*.h)
+
+LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
+TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
+TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
+BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+
+.PHONY: all lib check asan bench install uninstall clean tests
+all: lib $(BUILD)/dpcorr
+lib: $(BUILD)/libdpcorr.a $(BUILD)/libdpcorr.so
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/libdpcorr.a: $(LIB_OBJ)
+	@mkdir -p $(dir $@)
+	rm -f $@ && ar rcs $@ $^
+
+$(BUILD)/libdpcorr.so: $(LIB_OBJ)
+	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,libdpcorr.so.0 -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
+
+$(BUILD)/dpcorr: $(TOOL_OBJ) $(BUILD)/libdpcorr.a
+	$(CC) $(CFLAGS_ALL) -o $@ $(TOOL_OBJ) $(BUILD)/libdpcorr.a $(LDFLAGS) $(LDLIBS_ALL)
+
+$(BUILD)/tests/%: tests/%.c $(BUILD)/libdpcorr.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Itests -o $@ $< $(BUILD)/libdpcorr.a $(LDFLAGS) $(LDLIBS_ALL)
+
+$(BUILD)/bench/%: bench/%.c $(BUILD)/libdpcorr.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BUILD)/libdpcorr.a $(LDFLAGS) $(LDLIBS_ALL)
+
+tests: $(TESTS) $(BUILD)/dpcorr
+
+# Runs every unit-test binary and every CLI script; prints the totals last.
+check: tests
+	@BUILD=$(BUILD) sh tests/run_all.sh $(TESTS)
+
+asan:
+	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
+	  SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all" \
+	  DPC_TEST_SCALE=asan check
+
+bench: $(BENCHES) $(BUILD)/dpcorr
+	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dpcorr $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -m 644 $(BUILD)/libdpcorr.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libdpcorr.so $(DESTDIR)$(PREFIX)/lib/libdpcorr.so.$(VERSION)
+	ln -sf libdpcorr.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libdpcorr.so.0
+	ln -sf libdpcorr.so.0 $(DESTDIR)$(PREFIX)/lib/libdpcorr.so
+	install -m 644 include/dpcorr.h $(DESTDIR)$(PREFIX)/include/
+	install -m 644 include/dpcorr/*.h $(DESTDIR)$(PREFIX)/include/dpcorr/
+	install -m 755 $(BUILD)/dpcorr $(DESTDIR)$(PREFIX)/bin/
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' dpcorr.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dpcorr.pc
+
+uninstall:
+	rm -f $(DESTDIR)$(PREFIX)/lib/libdpcorr.* $(DESTDIR)$(PREFIX)/bin/dpcorr $(DESTDIR)$(PREFIX)/lib/pkgconfig/dpcorr.pc
+	rm -rf $(DESTDIR)$(PREFIX)/include/dpcorr $(DESTDIR)$(PREFIX)/include/dpcorr.h
+
+clean:
+	rm -rf build build-asan

@@ -1,0 +1,74 @@
+/* dpcorr/common.h — status codes, error reporting and API macros shared by every module.
+ *
+ * Contract used across the whole library:
+ *   - Every fallible function returns a dpc_status (DPC_OK == 0) and is marked DPC_NODISCARD.
+ *   - It takes an optional `dpc_error *err` as its last argument. On failure the library writes
+ *     a one-line, human-readable message into err->msg naming the parameter, field, file and line
+ *     at fault (e.g. "coeffs.txt:17: expected a number, got 'abc'"). err may be NULL.
+ *   - The library never prints, never exits, never keeps global mutable state.
+ *   - Objects come in dpc_<module>_new / dpc_<module>_free pairs; _free accepts NULL.
+ *   - Sizes and counts are size_t; all privacy-critical arithmetic is double.
+ */
+#ifndef DPCORR_COMMON_H
+#define DPCORR_COMMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#if defined(__GNUC__) || defined(__clang__)
+#define DPC_API __attribute__((visibility("default")))
+#define DPC_NODISCARD __attribute__((warn_unused_result))
+#define DPC_PRINTF(fmt, args) __attribute__((format(printf, fmt, args)))
+#else
+#define DPC_API
+#define DPC_NODISCARD
+#define DPC_PRINTF(fmt, args)
+#endif
+
+#define DPC_VERSION_STRING "0.1.0"
+#define DPC_VERSION_NUMBER 100 /* major*10000 + minor*100 + patch */
+
+/* Status codes. Values are stable (they appear in reports and exit paths). */
+typedef enum dpc_status {
+    DPC_OK = 0,
+    DPC_E_INVALID = 1,     /* a parameter is out of its domain (message names it) */
+    DPC_E_NOMEM = 2,       /* allocation failed or a size computation overflowed */
+    DPC_E_IO = 3,          /* a file could not be opened, read or written */
+    DPC_E_FORMAT = 4,      /* malformed input file (message names file, line/record, field) */
+    DPC_E_NUMERIC = 5,     /* NaN/Inf, overflow, or a numerical method failed to converge */
+    DPC_E_PRIVACY = 6,     /* impossible privacy parameters or a budget that cannot be met */
+    DPC_E_UNSUPPORTED = 7, /* valid request this build/mechanism cannot serve */
+    DPC_E_RANGE = 8,       /* a dimension or size beyond what is supported */
+    DPC_E_STATE = 9        /* object used in the wrong state (e.g. checkpoint of another run) */
+} dpc_status;
+
+#define DPC_ERROR_MSG_LEN 512
+
+/* Error detail. Zero-initialise (or leave untouched): the library only writes on failure. */
+typedef struct dpc_error {
+    dpc_status status;
+    char msg[DPC_ERROR_MSG_LEN];
+} dpc_error;
+
+/* Static, never-NULL name of a status ("ok", "invalid argument", ...). */
+DPC_API const char *dpc_status_str(dpc_status s);
+
+/* Writes the formatted message into err (if non-NULL) and returns st. For use by the library
+ * and by callers that want to report in the same style. */
+DPC_API dpc_status dpc_error_set(dpc_error *err, dpc_status st, const char *fmt, ...)
+    DPC_PRINTF(3, 4);
+
+/* Prefixes an existing message with context ("--coeffs: " + msg). Returns err->status. */
+DPC_API dpc_status dpc_error_prefix(dpc_error *err, const char *fmt, ...) DPC_PRINTF(2, 3);
+
+/* Library version string, for comparing the header with the linked library. */
+DPC_API const char *dpc_version(void);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_COMMON_H */

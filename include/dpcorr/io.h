@@ -1,0 +1,30 @@
+/* dpcorr/io.h — small text readers shared by the library and the tool.
+ *
+ * Number files: whitespace/comma separated decimal numbers, '#' starts a comment to the end of
+ * the line, blank lines ignored. Every failure names the file, line and token at fault. */
+#ifndef DPCORR_IO_H
+#define DPCORR_IO_H
+
+#include "dpcorr/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Reads every number of a file in order (at most max_count; 0 = no limit). Non-finite values
+ * are rejected. *out is malloc'ed, caller frees. */
+DPC_API DPC_NODISCARD dpc_status dpc_io_read_numbers(const char *path, size_t max_count,
+                                                     double **out, size_t *count, dpc_error *err);
+
+/* Reads an n x n lower-triangular matrix, one row per non-empty line: row t holds either t+1
+ * numbers (the triangle) or n numbers whose entries above the diagonal must be 0. If n == 0 the
+ * size is taken from the number of rows. *out (n*n, row-major, zero above the diagonal) is
+ * malloc'ed; *n_out receives n. */
+DPC_API DPC_NODISCARD dpc_status dpc_io_read_lower_triangular(const char *path, size_t n,
+                                                              double **out, size_t *n_out,
+                                                              dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

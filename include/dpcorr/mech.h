@@ -1,0 +1,255 @@
+/* dpcorr/mech.h — correlated-noise mechanisms: description, streaming noise, sensitivity, error.
+ *
+ * Vocabulary (matrix factorization; shared by every module and document):
+ *   n            number of steps (rows of the workload)
+ *   workload A   n x n lower-triangular; prefix sums (A = all-ones lower triangle), or the
+ *                SGD-with-momentum / weight-decay workload (generating function
+ *                1 / ((1 - a x)(1 - m x)), a = decay factor, m = momentum)
+ *   strategy C   m x n (m = n for square mechanisms); the mechanism releases C G + Z, Z with
+ *                i.i.d. N(0, sigma^2) rows, G the n x d matrix of (clipped) gradients
+ *   noising B    n x m, B C = I: the per-step noise added to gradient g_t is (B Z)_t.
+ *                For square mechanisms B = C^-1. B is the "B" (noise coefficient matrix) of the
+ *                nu-DP-FTRL paper; for Toeplitz B its first column is the paper's beta.
+ *   k, b         participations per example and their min-separation (in steps)
+ *   sensitivity  max over participation patterns of ||C (sum of participating columns)||,
+ *                per unit clip norm; sigma_noise = noise_multiplier * sensitivity * clip
+ *   error        of the workload: A B. RMSE = ||A B||_F / sqrt(n), max error = max row norm.
+ *
+ * Paper notation maps: nu-DP-FTRL paper: B = noising (beta its Toeplitz coefficients), C = B^-1,
+ * gamma_T(B) = single-participation sensitivity; DP-SRGD: tree aggregation of prefix sums;
+ * KAN paper (DP-lambda-CGD): xi_t = kappa (Z_t - lambda Z_{t-1}), i.e. B bidiagonal (1, -lambda).
+ *
+ * Kinds (parameters in dpc_mech_params):
+ *   IDENTITY   DP-SGD: B = C = I.
+ *   NU         nu-DP-FTRL: beta_t = (-1)^t binom(1/2, t) (1-nu)^t, 0 <= nu < 1; nu = 0 is the
+ *              optimal Toeplitz square root (Fichtenberger et al. 2023). C has coefficients
+ *              binom(2t,t)/4^t (1-nu)^t.
+ *   ANTIPGD    anti-PGD (Orvieto et al. 2022) B bidiagonal (1, -(1-nu)); nu = 0 undamped.
+ *   LCGD       lambda-CGD: B bidiagonal (1, -lambda), 0 <= lambda <= 1.
+ *   BSR        banded square root (Kalinin & Lampert 2024): C = the first `bands` Toeplitz
+ *              coefficients of A^{1/2} for the workload (momentum, decay); B = C^-1 (IIR).
+ *   BISR       banded inverse square root (Kalinin et al. 2025): B = the first `bands`
+ *              coefficients of A^{-1/2}; C = B^-1.
+ *   BLT        buffered linear Toeplitz (Dvijotham et al. 2024; McMahan et al. 2024): C has
+ *              coefficients c_0 = 1, c_j = sum_i omega_i theta_i^(j-1); B = C^-1 is again a BLT,
+ *              computed at creation (error if its buffer decays are not real).
+ *   TREE       binary-tree aggregation (Dwork et al. 2010; Kairouz et al. 2021): m = 2n rows (one
+ *              per dyadic node, in-order id i*2^(h+1) + 2^h - 1), prefix-sum noise = sum of the
+ *              noises of the dyadic nodes; honaker != 0 uses the online Honaker efficient
+ *              estimator (inverse-variance combination over each completed subtree).
+ *   TOEPLITZ   general Toeplitz from coefficients (of B, or of C if coeffs_of_strategy).
+ *   DENSE      general n x n lower-triangular matrix (of B, or of C), row-major, n <= 4096.
+ *
+ * Ownership: dpc_mech_new copies every array it is given. A dpc_mech is immutable afterwards
+ * and may be shared by any number of threads and noise generators.
+ */
+#ifndef DPCORR_MECH_H
+#define DPCORR_MECH_H
+
+#include "dpcorr/common.h"
+#include "dpcorr/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dpc_mech_kind {
+    DPC_MECH_IDENTITY = 0,
+    DPC_MECH_NU,
+    DPC_MECH_ANTIPGD,
+    DPC_MECH_LCGD,
+    DPC_MECH_BSR,
+    DPC_MECH_BISR,
+    DPC_MECH_BLT,
+    DPC_MECH_TREE,
+    DPC_MECH_TOEPLITZ,
+    DPC_MECH_DENSE,
+    DPC_MECH_KIND_COUNT
+} dpc_mech_kind;
+
+/* Parameters. Initialise with dpc_mech_params_init() and set what the kind needs. */
+typedef struct dpc_mech_params {
+    dpc_mech_kind kind;
+    size_t steps;            /* n >= 1 */
+    double nu;               /* NU: 0 <= nu < 1; ANTIPGD: damping 0 <= nu < 1 */
+    double lambda;           /* LCGD: 0 <= lambda <= 1 */
+    size_t bands;            /* BSR, BISR: number of bands >= 1 */
+    double momentum;         /* BSR, BISR workload momentum m in [0, 1); 0 = plain prefix sums */
+    double decay;            /* BSR, BISR workload decay factor a in (0, 1]; 1 = no weight decay */
+    int honaker;             /* TREE: 0 plain, 1 Honaker efficient estimator */
+    size_t nbuf;             /* BLT: number of buffers (1..32) */
+    const double *theta;     /* BLT: (nbuf) buffer decays of C, each in (0, 1) */
+    const double *omega;     /* BLT: (nbuf) output scales of C */
+    size_t ncoeffs;          /* TOEPLITZ: number of coefficients given (>= 1); zero beyond */
+    const double *coeffs;    /* TOEPLITZ: (ncoeffs) first column; coeffs[0] != 0 */
+    const double *dense;     /* DENSE: (steps, steps) row-major lower-triangular */
+    int coeffs_of_strategy;  /* TOEPLITZ/DENSE: 0 = the values are B (noising), 1 = C */
+} dpc_mech_params;
+
+typedef struct dpc_mech dpc_mech; /* opaque, immutable */
+
+/* Sets defaults: IDENTITY, steps 0 (must be set), decay 1, everything else 0/NULL. */
+DPC_API void dpc_mech_params_init(dpc_mech_params *p);
+
+/* Validates p (check_parameter style) without building anything. */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err);
+
+/* Builds the mechanism: validates, derives the coefficients of C and B (reciprocal power
+ * series, inverse BLT, forward substitution for DENSE). Caller frees with dpc_mech_free. */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_new(dpc_mech **out, const dpc_mech_params *p,
+                                              dpc_error *err);
+DPC_API void dpc_mech_free(dpc_mech *m);
+
+/* "identity", "nu", "antipgd", "lcgd", "bsr", "bisr", "blt", "tree", "toeplitz", "dense". */
+DPC_API const char *dpc_mech_kind_name(dpc_mech_kind kind);
+DPC_API DPC_NODISCARD dpc_status dpc_mech_kind_parse(const char *name, dpc_mech_kind *out,
+                                                     dpc_error *err);
+
+/* A copy of the parameters the mechanism was built with (arrays point into the mechanism). */
+DPC_API const dpc_mech_params *dpc_mech_get_params(const dpc_mech *m);
+/* A one-line human description, e.g. "nu-DP-FTRL (nu=0.01)". Returns snprintf's count. */
+DPC_API int dpc_mech_describe(const dpc_mech *m, char *buf, size_t len);
+
+DPC_API size_t dpc_mech_steps(const dpc_mech *m);        /* n */
+DPC_API size_t dpc_mech_noise_rows(const dpc_mech *m);   /* m: rows of C and of Z */
+DPC_API int dpc_mech_is_toeplitz(const dpc_mech *m);     /* B and C lower-triangular Toeplitz */
+/* Anytime: the same coefficients serve every horizon (not DENSE). */
+DPC_API int dpc_mech_is_anytime(const dpc_mech *m);
+
+/* Toeplitz mechanisms only: the first `len` coefficients (len may exceed n) of C (strategy)
+ * or of B (noising). DPC_E_UNSUPPORTED for TREE and DENSE.                    out: (len) */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_strategy_coeffs(const dpc_mech *m, double *out,
+                                                          size_t len, dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_mech_noising_coeffs(const dpc_mech *m, double *out,
+                                                         size_t len, dpc_error *err);
+
+/* Dense matrices, for tests and small n (n <= 4096). B: (n, m) row-major; C: (m, n). */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_dense_noising(const dpc_mech *m, double *B,
+                                                        dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_mech_dense_strategy(const dpc_mech *m, double *C,
+                                                         dpc_error *err);
+
+/* ---- Sensitivity ------------------------------------------------------------------------- */
+
+/* Participation pattern of one example. */
+typedef enum dpc_participation_kind {
+    DPC_PART_MINSEP = 0, /* at most k steps, any two at least b apart (b >= 1; k = 1: single) */
+    DPC_PART_CYCLIC = 1  /* exactly the steps t0, t0+b, ..., t0+(k'-1)b within [0,n), any t0 < b */
+} dpc_participation_kind;
+
+typedef struct dpc_participation {
+    dpc_participation_kind kind;
+    size_t k;   /* max participations, >= 1 */
+    size_t b;   /* min-separation / period in steps, >= 1 */
+} dpc_participation;
+
+typedef enum dpc_sens_method {
+    DPC_SENS_EXACT_COLUMN = 0,      /* single participation: max column norm of C */
+    DPC_SENS_EXACT_TOEPLITZ_MINSEP, /* non-negative non-increasing Toeplitz C: pattern 0,b,2b,..
+                                       is optimal (Kalinin & Lampert 2024, Thm 2) */
+    DPC_SENS_EXACT_ENUMERATION,     /* C^T C >= 0 entrywise and all patterns enumerated */
+    DPC_SENS_EXACT_CYCLIC,          /* cyclic pattern, C^T C >= 0: max over the b offsets */
+    DPC_SENS_BOUND_MAJORANT,        /* Toeplitz with mixed-sign or increasing coefficients:
+                                       exact value for the monotone majorant of |c| (>= truth) */
+    DPC_SENS_BOUND_ABSGRAM          /* max over patterns of sum |X_ij| via dynamic programming */
+} dpc_sens_method;
+
+typedef struct dpc_sensitivity {
+    double value;            /* L2 sensitivity per unit clip norm (upper bound if !exact) */
+    int exact;               /* 1 if value is the exact sensitivity, 0 if an upper bound */
+    dpc_sens_method method;
+    size_t k_effective;      /* participations actually possible: min(k, ceil(n / b)) */
+} dpc_sensitivity;
+
+DPC_API const char *dpc_sens_method_name(dpc_sens_method m);
+
+/* Sensitivity of the mechanism under the participation pattern. For vector-valued gradients
+ * with ||g|| <= 1 the exact sensitivity is sqrt(max_pattern max_g sum_ij X_ij <g_i, g_j>),
+ * X = C^T C; it equals sqrt(max_pattern 1^T X 1) when X >= 0 entrywise. Otherwise the
+ * returned value is an upper bound (sum |X_ij|) and exact = 0. */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_sensitivity(const dpc_mech *m,
+                                                      const dpc_participation *part,
+                                                      dpc_sensitivity *out, dpc_error *err);
+
+/* Limiting single-participation sensitivity gamma_inf = lim_{n->inf} max column norm of C, for
+ * Toeplitz mechanisms: sqrt(sum_t c_t^2) (closed forms: nu: (2/pi) K(1-nu); damped anti-PGD
+ * 1/(nu(2-nu)); lambda-CGD 1/(1-lambda^2); BLT 1 + sum_ij w_i w_j / (1 - t_i t_j)); INFINITY when
+ * it diverges (nu = 0, undamped anti-PGD, lambda = 1, TREE). DPC_E_UNSUPPORTED for DENSE. */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_limit_sensitivity(const dpc_mech *m, double *gamma_inf,
+                                                            dpc_error *err);
+
+/* ---- Error ------------------------------------------------------------------------------- */
+
+typedef struct dpc_workload {
+    double momentum; /* m in [0, 1): 0 = prefix sums */
+    double decay;    /* a in (0, 1]: 1 = no weight decay */
+} dpc_workload;
+
+#define DPC_WORKLOAD_PREFIX ((dpc_workload){0.0, 1.0})
+
+typedef struct dpc_mech_error {
+    double rmse;      /* ||A B||_F / sqrt(n) */
+    double max_error; /* max_t ||(A B)_t,:||_2 */
+} dpc_mech_error;
+
+/* Error of the workload under the mechanism's noise, per unit noise std. O(n) memory for
+ * Toeplitz kinds and TREE (prefix workload), O(n^2) for DENSE. */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_error_of(const dpc_mech *m, const dpc_workload *w,
+                                                   dpc_mech_error *out, dpc_error *err);
+
+/* State kept per model coordinate by the streaming generator in the given form (floats). */
+typedef enum dpc_noise_form {
+    DPC_NOISE_AUTO = 0,   /* buffer when the state fits the memory budget, else replay */
+    DPC_NOISE_BUFFER = 1, /* keep past noise (or outputs) in memory */
+    DPC_NOISE_REPLAY = 2  /* regenerate past Z from the counter-based RNG: O(1) memory */
+} dpc_noise_form;
+
+DPC_API const char *dpc_noise_form_name(dpc_noise_form f);
+
+/* Floats of state per coordinate for `form` (after AUTO is resolved for `d`); and whether the
+ * form is available for this kind (replay: banded B, TREE, NU/TOEPLITZ/DENSE; not BSR/BLT). */
+DPC_API size_t dpc_mech_state_floats(const dpc_mech *m, dpc_noise_form form);
+DPC_API int dpc_mech_form_available(const dpc_mech *m, dpc_noise_form form);
+
+/* ---- Streaming noise generator ------------------------------------------------------------ */
+
+/* Emits, step by step, out = (B Z)_t restricted to coordinates [coord0, coord0 + d), where
+ * Z[r, j] = dpc_rng_gaussian(stream, r, j) (r = noise row, j = global coordinate). Generators
+ * over disjoint coordinate ranges need no communication and produce exactly the values a
+ * single generator over the union would (threading). Per step O(d * state) work. */
+typedef struct dpc_noise dpc_noise;
+
+typedef struct dpc_noise_config {
+    size_t coord0;          /* first global coordinate handled */
+    size_t d;               /* number of coordinates >= 1 */
+    dpc_noise_form form;    /* AUTO, BUFFER or REPLAY */
+    size_t memory_budget;   /* AUTO: max bytes of buffer state (0 = 1 GiB) */
+} dpc_noise_config;
+
+DPC_API DPC_NODISCARD dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m,
+                                               const dpc_rng_stream *stream,
+                                               const dpc_noise_config *cfg, dpc_error *err);
+DPC_API void dpc_noise_free(dpc_noise *g);
+
+/* Writes (B Z)_t for the current step t into out and advances to t + 1.
+ * DPC_E_RANGE after n steps.                                                   out: (d) */
+DPC_API DPC_NODISCARD dpc_status dpc_noise_next(dpc_noise *g, double *out, dpc_error *err);
+
+DPC_API size_t dpc_noise_step(const dpc_noise *g);      /* next step to be emitted */
+DPC_API dpc_noise_form dpc_noise_get_form(const dpc_noise *g);
+
+/* Positions the generator so that the next dpc_noise_next emits step t. Buffer forms rebuild
+ * their state from the RNG (banded B, TREE: O(state) draws; BSR, BLT: replays steps 0..t-1). */
+DPC_API DPC_NODISCARD dpc_status dpc_noise_seek(dpc_noise *g, size_t t, dpc_error *err);
+
+/* Checkpointing without replay: the generator state is (step, state floats). */
+DPC_API size_t dpc_noise_state_size(const dpc_noise *g); /* doubles */
+DPC_API DPC_NODISCARD dpc_status dpc_noise_export(const dpc_noise *g, size_t *step,
+                                                  double *state, dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_noise_import(dpc_noise *g, size_t step, const double *state,
+                                                  dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_MECH_H */

@@ -1,0 +1,35 @@
+/* util.h — internal helpers shared by library modules (not installed, not public API). */
+#ifndef DPCORR_SRC_UTIL_H
+#define DPCORR_SRC_UTIL_H
+
+#include "dpcorr/common.h"
+
+#include <stdlib.h>
+#include <stdint.h>
+
+/* Overflow-checked a*b (and a*b*c); return 1 and store on success, 0 on overflow. */
+static inline int dpc__mul_ok(size_t a, size_t b, size_t *out)
+{
+    if (a != 0 && b > SIZE_MAX / a) return 0;
+    *out = a * b;
+    return 1;
+}
+
+/* calloc of n elements of size sz, with overflow check; NULL on failure or n == 0 -> 1 byte. */
+static inline void *dpc__calloc(size_t n, size_t sz)
+{
+    size_t total;
+    if (!dpc__mul_ok(n, sz, &total)) return NULL;
+    return calloc(total ? n : 1, total ? sz : 1);
+}
+
+static inline void *dpc__malloc_array(size_t n, size_t sz)
+{
+    size_t total;
+    if (!dpc__mul_ok(n, sz, &total)) return NULL;
+    return malloc(total ? total : 1);
+}
+
+#define DPC__NOMEM(err, what) dpc_error_set((err), DPC_E_NOMEM, "out of memory allocating %s", (what))
+
+#endif

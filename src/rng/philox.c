@@ -1,0 +1,94 @@
+/* philox.c — Philox4x32-10 (Salmon, Moraes, Dror, Shaw: "Parallel random numbers: as easy as
+ * 1, 2, 3", SC 2011), root seeding, stream derivation and 64-bit words.
+ * Known-answer vectors from Random123's kat_vectors are checked in tests/test_rng.c. */
+#include "rng/philox_impl.h"
+#include "dpcorr/rng.h"
+
+#include <errno.h>
+#include <string.h>
+#include <sys/random.h>
+
+void dpc_philox4x32_10(uint32_t out[4], const uint32_t ctr[4], const uint32_t key[2])
+{
+    uint32_t c[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+    dpc__philox_block(c, key[0], key[1]);
+    memcpy(out, c, sizeof c);
+}
+
+/* splitmix64 (Steele, Lea, Flood 2014): a bijective mix, so distinct seeds give distinct keys. */
+static uint64_t splitmix64(uint64_t x)
+{
+    x += 0x9E3779B97F4A7C15ull;
+    x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ull;
+    x = (x ^ (x >> 27)) * 0x94D049BB133111EBull;
+    return x ^ (x >> 31);
+}
+
+void dpc_rng_seed(dpc_rng *rng, uint64_t seed)
+{
+    uint64_t k = splitmix64(seed);
+    rng->key[0] = (uint32_t)k;
+    rng->key[1] = (uint32_t)(k >> 32);
+    rng->seed = seed;
+    rng->mode = DPC_RNG_SEEDED;
+}
+
+dpc_status dpc_rng_seed_os(dpc_rng *rng, dpc_error *err)
+{
+    uint32_t k[2];
+    size_t got = 0;
+    while (got < sizeof k) {
+        ssize_t r = getrandom((char *)k + got, sizeof k - got, 0);
+        if (r < 0) {
+            if (errno == EINTR) continue;
+            return dpc_error_set(err, DPC_E_IO, "getrandom failed: %s", strerror(errno));
+        }
+        got += (size_t)r;
+    }
+    rng->key[0] = k[0];
+    rng->key[1] = k[1];
+    rng->seed = 0;
+    rng->mode = DPC_RNG_SECURE;
+    return DPC_OK;
+}
+
+const char *dpc_rng_mode_name(dpc_rng_mode mode)
+{
+    return mode == DPC_RNG_SECURE ? "secure" : "seeded";
+}
+
+dpc_rng_stream dpc_rng_stream_derive(const dpc_rng *rng, uint64_t stream_id)
+{
+    /* Domain tag 'STRM' in ctr[3] keeps derivation blocks apart from any data block of the
+     * root key (data blocks are only ever drawn from derived keys). */
+    uint32_t c[4] = {(uint32_t)stream_id, (uint32_t)(stream_id >> 32), 0u, 0x5354524Du};
+    dpc__philox_block(c, rng->key[0], rng->key[1]);
+    dpc_rng_stream s = {{c[0], c[1]}};
+    return s;
+}
+
+uint64_t dpc_rng_word(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint32_t attempt)
+{
+    uint32_t c[4];
+    dpc__philox_ctr(c, row, index, attempt);
+    dpc__philox_block(c, s->key[0], s->key[1]);
+    return (index & 1) ? ((uint64_t)c[3] << 32 | c[2]) : ((uint64_t)c[1] << 32 | c[0]);
+}
+
+double dpc_rng_uniform(const dpc_rng_stream *s, uint64_t row, uint64_t index)
+{
+    return (double)(dpc_rng_word(s, row, index, 0) >> 11) * 0x1.0p-53;
+}
+
+uint64_t dpc_rng_below(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint64_t bound)
+{
+    __extension__ typedef unsigned __int128 u128;
+    if (bound <= 1) return 0;
+    uint64_t threshold = (0 - bound) % bound; /* 2^64 mod bound */
+    for (uint32_t a = 0;; a++) {
+        u128 m = (u128)dpc_rng_word(s, row, index, a) * bound;
+        if ((uint64_t)m >= threshold) return (uint64_t)(m >> 64);
+        /* Rejected (probability < bound / 2^64): the next attempt word. Attempts wrap only
+         * after 65536 consecutive rejections, which cannot happen for bound < 2^63. */
+    }
+}

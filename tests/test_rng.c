@@ -1,0 +1,268 @@
+/* test_rng.c — Philox known answers, sampler known answers (independent Python implementation,
+ * tests/gen/rng_golden.py), purity/replay, bulk-vs-scalar parity, ziggurat table invariants,
+ * moments, a binned goodness-of-fit test, tail frequency, stream independence, uniform/below. */
+#include "dpcorr/rng.h"
+#include "harness.h"
+#include "rng/ziggurat.h"
+
+#include <stdlib.h>
+
+static void test_philox_kat(void)
+{
+    /* Random123 kat_vectors, "philox4x32 10" lines: ctr[4] key[2] -> out[4]. */
+    static const uint32_t kat[3][10] = {
+        {0, 0, 0, 0, 0, 0, 0x6627e8d5, 0xe169c58d, 0xbc57ac4c, 0x9b00dbd8},
+        {0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0xffffffff, 0x408f276d,
+         0x41c83b0e, 0xa20bc7c6, 0x6d5451fd},
+        {0x243f6a88, 0x85a308d3, 0x13198a2e, 0x03707344, 0xa4093822, 0x299f31d0, 0xd16cfe09,
+         0x94fdcceb, 0x5001e420, 0x24126ea1},
+    };
+    for (int v = 0; v < 3; v++) {
+        uint32_t out[4];
+        dpc_philox4x32_10(out, kat[v], kat[v] + 4);
+        for (int j = 0; j < 4; j++)
+            CHECK(out[j] == kat[v][6 + j], "philox KAT %d word %d: %08x vs %08x", v, j, out[j],
+                  kat[v][6 + j]);
+    }
+}
+
+static void test_known_answers(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 42);
+    CHECK(rng.key[0] == 0x2feb6e95u && rng.key[1] == 0xbdd73226u, "root key of seed 42");
+    CHECK(rng.mode == DPC_RNG_SEEDED && rng.seed == 42, "seeded mode recorded");
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    CHECK(s.key[0] == 0x64857b6bu && s.key[1] == 0x37711fd7u, "noise stream key");
+    struct { uint64_t row, idx; double z; } g[] = {
+        {0, 0, 0x1.28886b97ccca9p+0},          {0, 1, -0x1.89386e353a96fp-1},
+        {0, 2, 0x1.544c4a78c07eep+0},          {7, 5, 0x1.afb68639b7be7p-1},
+        {123456789012ull, 3, -0x1.039e41032e675p-1},
+        {5, (1ull << 40) + 17, 0x1.c30c4e33ac5afp-1},
+        {0, 62, -0x1.a2cd825640f15p-1}, /* first wedge rejection path in row 0 */
+        {0, 3072, 0x1.ec2e75063db39p+1}, /* first tail path in row 0 */
+    };
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++) {
+        double z = dpc_rng_gaussian(&s, g[i].row, g[i].idx);
+        CHECK(z == g[i].z, "gauss(row %llu, index %llu) = %a, expected %a",
+              (unsigned long long)g[i].row, (unsigned long long)g[i].idx, z, g[i].z);
+    }
+    CHECK(dpc_rng_word(&s, 3, 4, 0) == 0x783907efda9db8a2ull, "word known answer");
+}
+
+static void test_tables(void)
+{
+    /* Every layer has area V: X[i] * (f(X[i+1]) - f(X[i])) = V, base: X[0] f(r) = V. */
+    const double *X = dpc__zig_x;
+    double v = dpc__zig_v, maxrel = 0;
+    CHECK_NEAR_REL(X[0] * exp(-0.5 * X[1] * X[1]), v, 1e-14, "base layer area");
+    for (int i = 1; i < 256; i++) {
+        double a = X[i] * (exp(-0.5 * X[i + 1] * X[i + 1]) - exp(-0.5 * X[i] * X[i]));
+        double rel = fabs(a - v) / v;
+        if (rel > maxrel) maxrel = rel;
+    }
+    CHECK(maxrel < 1e-12, "layer areas equal V (max rel dev %g)", maxrel);
+    /* V = r f(r) + int_r^inf f  (erfc) */
+    double r = dpc__zig_r;
+    CHECK_NEAR_REL(r * exp(-0.5 * r * r) + sqrt(M_PI / 2) * erfc(r / sqrt(2.0)), v, 1e-13,
+                   "V identity");
+    CHECK(X[256] == 0.0 && X[1] == r, "table ends");
+}
+
+static void test_purity_and_parity(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 7);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 1));
+    enum { N = 5003 };
+    double *a = malloc(N * sizeof *a), *b = malloc(N * sizeof *b);
+    int bad = 0;
+    for (uint64_t off = 0; off < 4; off++) {
+        for (size_t len = 0; len < 40; len++) {
+            dpc_rng_gaussian_fill(&s, 11, off + 1000, a, len);
+            dpc_rng_gaussian_fill_naive(&s, 11, off + 1000, b, len);
+            for (size_t i = 0; i < len; i++) bad += a[i] != b[i];
+        }
+    }
+    dpc_rng_gaussian_fill(&s, 3, 1, a, N);
+    dpc_rng_gaussian_fill_naive(&s, 3, 1, b, N);
+    for (size_t i = 0; i < N; i++) bad += a[i] != b[i];
+    CHECK(bad == 0, "bulk fill equals scalar sampler bit for bit (%d mismatches)", bad);
+    /* Split across "threads": two halves generated independently equal the whole. */
+    dpc_rng_gaussian_fill(&s, 9, 0, a, N);
+    dpc_rng_gaussian_fill(&s, 9, 0, b, 2501);
+    dpc_rng_gaussian_fill(&s, 9, 2501, b + 2501, N - 2501);
+    bad = 0;
+    for (size_t i = 0; i < N; i++) bad += a[i] != b[i];
+    CHECK(bad == 0, "split generation identical (%d mismatches)", bad);
+    /* Replay: a second call returns the same values; a copied generator too. */
+    dpc_rng copy = rng;
+    dpc_rng_stream s2 = dpc_rng_stream_derive(&copy, DPC_STREAM_ID(DPC_STREAM_TEST, 1));
+    CHECK(dpc_rng_gaussian(&s2, 9, 77) == a[77], "replay from a copied root");
+    free(a);
+    free(b);
+}
+
+/* Standard normal CDF. */
+static double Phi(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
+
+static void test_distribution(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 2024);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 2));
+    size_t n = (size_t)(4e6 * tests_scale());
+    size_t rows = 8, per = n / rows;
+    double *z = malloc(per * sizeof *z);
+    /* moments */
+    double m1 = 0, m2 = 0, m3 = 0, m4 = 0;
+    /* binned GOF: 100 bins on [-5, 5) by width 0.1, plus two tail bins */
+    enum { NB = 102 };
+    double cnt[NB] = {0};
+    size_t beyond_r = 0;
+    for (size_t r = 0; r < rows; r++) {
+        dpc_rng_gaussian_fill(&s, r, 0, z, per);
+        for (size_t i = 0; i < per; i++) {
+            double x = z[i];
+            m1 += x;
+            m2 += x * x;
+            m3 += x * x * x;
+            m4 += x * x * x * x;
+            int b = x < -5 ? 0 : x >= 5 ? NB - 1 : 1 + (int)floor((x + 5) / 0.1);
+            if (b > NB - 2 && x < 5) b = NB - 2;
+            cnt[b]++;
+            if (fabs(x) >= dpc__zig_r) beyond_r++;
+        }
+    }
+    double N = (double)(per * rows);
+    m1 /= N; m2 /= N; m3 /= N; m4 /= N;
+    /* standard errors: mean 1/sqrt(N), var sqrt(2/N), skew ~ sqrt(15/N), kurt ~ sqrt(96/N) */
+    CHECK(fabs(m1) < 5 / sqrt(N), "mean %g", m1);
+    CHECK(fabs(m2 - 1) < 5 * sqrt(2 / N), "variance %g", m2);
+    CHECK(fabs(m3) < 5 * sqrt(15 / N), "third moment %g", m3);
+    CHECK(fabs(m4 - 3) < 5 * sqrt(96 / N), "fourth moment %g", m4);
+    double chi2 = 0;
+    int df = 0;
+    for (int b = 0; b < NB; b++) {
+        double lo = b == 0 ? -INFINITY : -5 + 0.1 * (b - 1);
+        double hi = b == NB - 1 ? INFINITY : -5 + 0.1 * b;
+        double p = (b == 0 ? Phi(-5) : b == NB - 1 ? Phi(-5) : Phi(hi) - Phi(lo));
+        double e = p * N;
+        if (e < 5) continue; /* skip bins too sparse for the chi-square approximation */
+        chi2 += (cnt[b] - e) * (cnt[b] - e) / e;
+        df++;
+    }
+    /* df-1 degrees of freedom; threshold ~ chi2 quantile at 1 - 1e-7 (tests/gen: scipy). */
+    double crit = (df - 1) + 7.0 * sqrt(2.0 * (df - 1)); /* ~190 for df = 99 */
+    CHECK(chi2 < crit, "binned chi-square %g over %d bins (crit %g)", chi2, df, crit);
+    CHECK(chi2 > 0.3 * (df - 1), "chi-square suspiciously small: %g", chi2);
+    /* tail branch frequency: P(|Z| >= r) = 2 Phi(-r) */
+    double pt = 2 * Phi(-dpc__zig_r), et = pt * N;
+    CHECK(fabs((double)beyond_r - et) < 5 * sqrt(et), "tail count %zu vs %g", beyond_r, et);
+    free(z);
+}
+
+static void test_tail_shape(void)
+{
+    /* Conditional law beyond r: P(|Z| > r + 0.5 | |Z| > r). Sample only tail-path indices. */
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 99);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 3));
+    size_t n = (size_t)(2e6 * tests_scale()), tail = 0, far = 0;
+    double r = dpc__zig_r, maxabs = 0;
+    for (size_t i = 0; i < n; i++) {
+        double z = dpc_rng_gaussian(&s, 1, i);
+        if (fabs(z) > maxabs) maxabs = fabs(z);
+        if (fabs(z) > r) {
+            tail++;
+            if (fabs(z) > r + 0.5) far++;
+        }
+    }
+    double p = Phi(-(r + 0.5)) / Phi(-r);
+    double e = p * (double)tail, sd = sqrt((double)tail * p * (1 - p));
+    CHECK(tail > 100, "enough tail samples (%zu)", tail);
+    CHECK(fabs((double)far - e) < 5 * sd + 1, "tail shape: %zu beyond r+0.5 vs %g", far, e);
+    CHECK(maxabs < 7.5, "max |z| %g plausible for %zu draws", maxabs, n);
+}
+
+static void test_streams(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 5);
+    dpc_rng_stream a = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    dpc_rng_stream b = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 1));
+    dpc_rng_stream c = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
+    CHECK(a.key[0] != b.key[0] || a.key[1] != b.key[1], "distinct stream keys");
+    size_t n = (size_t)(1e6 * tests_scale());
+    double sab = 0, sac = 0, sa_shift = 0;
+    for (size_t i = 0; i < n; i++) {
+        double za = dpc_rng_gaussian(&a, 0, i), zb = dpc_rng_gaussian(&b, 0, i);
+        double zc = dpc_rng_gaussian(&c, 0, i), za1 = dpc_rng_gaussian(&a, 1, i);
+        sab += za * zb;
+        sac += za * zc;
+        sa_shift += za * za1; /* neighbouring rows of one stream */
+    }
+    double se = 1 / sqrt((double)n);
+    CHECK(fabs(sab / (double)n) < 5 * se, "corr(noise0, noise1) %g", sab / (double)n);
+    CHECK(fabs(sac / (double)n) < 5 * se, "corr(noise, sampler) %g", sac / (double)n);
+    CHECK(fabs(sa_shift / (double)n) < 5 * se, "corr(row0, row1) %g", sa_shift / (double)n);
+    /* Another seed gives other values; same seed same values. */
+    dpc_rng r2;
+    dpc_rng_seed(&r2, 6);
+    dpc_rng_stream a2 = dpc_rng_stream_derive(&r2, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    CHECK(dpc_rng_gaussian(&a2, 0, 0) != dpc_rng_gaussian(&a, 0, 0), "seed changes values");
+}
+
+static void test_uniform_below(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 11);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 4));
+    size_t n = (size_t)(1e6 * tests_scale());
+    double sum = 0, mn = 1, mx = 0;
+    size_t counts[7] = {0};
+    for (size_t i = 0; i < n; i++) {
+        double u = dpc_rng_uniform(&s, 0, i);
+        sum += u;
+        if (u < mn) mn = u;
+        if (u > mx) mx = u;
+        uint64_t k = dpc_rng_below(&s, 1, i, 7);
+        if (k < 7) counts[k]++;
+    }
+    CHECK(mn >= 0 && mx < 1, "uniform in [0,1): [%g, %g]", mn, mx);
+    CHECK(fabs(sum / (double)n - 0.5) < 5 * sqrt(1.0 / 12 / (double)n), "uniform mean");
+    double chi2 = 0, e = (double)n / 7;
+    size_t tot = 0;
+    for (int k = 0; k < 7; k++) {
+        chi2 += (counts[k] - e) * (counts[k] - e) / e;
+        tot += counts[k];
+    }
+    CHECK(tot == n, "below(7) always < 7");
+    CHECK(chi2 < 40, "below(7) chi-square %g (6 df)", chi2);
+    CHECK(dpc_rng_below(&s, 0, 0, 1) == 0, "below(1) == 0");
+}
+
+static void test_secure(void)
+{
+    dpc_rng a, b;
+    dpc_error err = {0};
+    CHECK_OK(dpc_rng_seed_os(&a, &err), &err);
+    CHECK_OK(dpc_rng_seed_os(&b, &err), &err);
+    CHECK(a.mode == DPC_RNG_SECURE && a.seed == 0, "secure mode recorded");
+    CHECK(a.key[0] != b.key[0] || a.key[1] != b.key[1], "two OS keys differ");
+    CHECK(strcmp(dpc_rng_mode_name(a.mode), "secure") == 0, "mode name");
+}
+
+int main(void)
+{
+    test_philox_kat();
+    test_known_answers();
+    test_tables();
+    test_purity_and_parity();
+    test_distribution();
+    test_tail_shape();
+    test_streams();
+    test_uniform_below();
+    test_secure();
+    return TEST_SUMMARY();
+}

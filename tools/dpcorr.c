@@ -1,0 +1,47 @@
+/* dpcorr.c — the command-line tool: a thin dispatcher over the library.
+ * Exit codes: 0 ok, 1 runtime failure, 2 usage or configuration error. */
+#include "cli.h"
+
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv[0] is the subcommand name */
+    const char *summary;
+} command;
+
+static const command commands[] = {
+    {"mech", cmd_mech, "sensitivity, error and memory of a correlated-noise mechanism"},
+    {"compare", cmd_compare, "comparison table of every mechanism (single and multi participation)"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "dpcorr %s — differentially private learning with correlated noise\n\n",
+            dpc_version());
+    fprintf(f, "usage: dpcorr <command> [options]   (dpcorr <command> --help for details)\n\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "  %-10s %s\n", "version", "print the version");
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    if (!strcmp(argv[1], "--help") || !strcmp(argv[1], "-h") || !strcmp(argv[1], "help")) {
+        usage(stdout);
+        return 0;
+    }
+    if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
+        printf("dpcorr %s\n", dpc_version());
+        return 0;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "dpcorr: unknown command '%s'\n", argv[1]);
+    usage(stderr);
+    return CLI_USAGE;
+}
