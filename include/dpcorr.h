@@ -5,11 +5,14 @@
  *   dpcorr/rng.h      counter-based RNG (Philox4x32-10), exact Gaussian sampler
  *   dpcorr/mech.h     mechanisms (strategy C, noising matrix C^-1), streaming noise,
  *                     sensitivity and error
+ *   dpcorr/account.h  privacy accounting: zCDP, GDP, RDP, PLD; calibration; correlated-noise
+ *                     mechanisms; the seed papers' calculators
  */
 #ifndef DPCORR_H
 #define DPCORR_H
 
 #include "dpcorr/common.h"
 #include "dpcorr/rng.h"
+#include "dpcorr/account.h"
 
 #endif

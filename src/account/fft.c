@@ -1,0 +1,254 @@
+/* fft.c — a small radix-2 FFT and FFT-based linear convolution of real sequences, used to
+ * compose privacy loss distributions. Tested against a naive DFT in tests/test_account_fft.c.
+ *
+ * Transform: X_k = sum_j x_j exp(sign * 2 pi i j k / n), iterative Cooley-Tukey (1965) with
+ * bit-reversed input order; no normalization (the caller divides the inverse by n). */
+#include "account/acc_internal.h"
+
+#include "common/util.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DPC__PI 3.14159265358979323846
+
+/* Twiddle tables for every stage length len = 2, 4, ..., n, each contiguous so that the
+ * butterflies read them with unit stride: stage len holds (cos, sin)(2 pi k / len) for
+ * k < len/2 at pair offset len/2 - 1. Total n - 1 pairs. */
+double *dpc__fft_twiddles(size_t n)
+{
+    if (n < 2) n = 2;
+    double *tw = dpc__malloc_array(2 * (n - 1), sizeof *tw);
+    if (!tw) return NULL;
+    double *top = tw + 2 * (n / 2 - 1); /* the stage len = n */
+    size_t h = n / 2, q = n / 4;
+    /* Direct cos/sin on the first quarter; the second quarter by cos(t + pi/2) = -sin t,
+     * sin(t + pi/2) = cos t, which keeps every entry within one rounding of libm. */
+    if (q == 0) {
+        top[0] = 1.0;
+        top[1] = 0.0;
+    } else {
+        for (size_t k = 0; k < q; k++) {
+            double t = 2.0 * DPC__PI * (double)k / (double)n;
+            top[2 * k] = cos(t);
+            top[2 * k + 1] = sin(t);
+        }
+        for (size_t k = q; k < h; k++) {
+            top[2 * k] = -top[2 * (k - q) + 1];
+            top[2 * k + 1] = top[2 * (k - q)];
+        }
+    }
+    /* Each shorter stage takes every other entry of the next longer one (sequential reads). */
+    for (size_t len = n / 2; len >= 2; len >>= 1) {
+        double *w = tw + 2 * (len / 2 - 1);
+        const double *up = tw + 2 * (len - 1);
+        for (size_t k = 0; k < len / 2; k++) {
+            w[2 * k] = up[4 * k];
+            w[2 * k + 1] = up[4 * k + 1];
+        }
+    }
+    return tw;
+}
+
+/* Butterflies stay inside aligned blocks of this many points for the short stages, so those
+ * stages run from cache (the long ones stream through memory). */
+#define FFT_BLOCK ((size_t)1 << 12)
+
+/* One decimation-in-frequency stage of length len on x[base .. base+len*count). */
+static void dif_stage(double *x, size_t n, size_t base, size_t end, size_t len, double s,
+                      const double *tw)
+{
+    size_t half = len >> 1;
+    const double *w = tw + 2 * (half - 1);
+    (void)n;
+    for (size_t i = base; i < end; i += len) {
+        double *u = x + 2 * i, *v = x + 2 * (i + half);
+        for (size_t k = 0; k < half; k++) {
+            double wr = w[2 * k], wi = s * w[2 * k + 1];
+            double ar = u[2 * k], ai = u[2 * k + 1], br = v[2 * k], bi = v[2 * k + 1];
+            u[2 * k] = ar + br;
+            u[2 * k + 1] = ai + bi;
+            double dr = ar - br, di = ai - bi;
+            v[2 * k] = dr * wr - di * wi;
+            v[2 * k + 1] = dr * wi + di * wr;
+        }
+    }
+}
+
+/* One decimation-in-time stage. */
+static void dit_stage(double *x, size_t n, size_t base, size_t end, size_t len, double s,
+                      const double *tw)
+{
+    size_t half = len >> 1;
+    const double *w = tw + 2 * (half - 1);
+    (void)n;
+    for (size_t i = base; i < end; i += len) {
+        double *u = x + 2 * i, *v = x + 2 * (i + half);
+        for (size_t k = 0; k < half; k++) {
+            double wr = w[2 * k], wi = s * w[2 * k + 1];
+            double vr = v[2 * k] * wr - v[2 * k + 1] * wi;
+            double vi = v[2 * k] * wi + v[2 * k + 1] * wr;
+            double ur = u[2 * k], ui = u[2 * k + 1];
+            u[2 * k] = ur + vr;
+            u[2 * k + 1] = ui + vi;
+            v[2 * k] = ur - vr;
+            v[2 * k + 1] = ui - vi;
+        }
+    }
+}
+
+/* Forward-style transform, natural order in, bit-reversed order out (Gentleman-Sande). */
+static void fft_dif(double *x, size_t n, int sign, const double *tw)
+{
+    double s = sign < 0 ? -1.0 : 1.0;
+    size_t blk = n < FFT_BLOCK ? n : FFT_BLOCK;
+    for (size_t len = n; len > blk; len >>= 1) dif_stage(x, n, 0, n, len, s, tw);
+    for (size_t b = 0; b < n; b += blk)
+        for (size_t len = blk; len >= 2; len >>= 1) dif_stage(x, n, b, b + blk, len, s, tw);
+}
+
+/* Bit-reversed order in, natural order out (Cooley-Tukey). */
+static void fft_dit(double *x, size_t n, int sign, const double *tw)
+{
+    double s = sign < 0 ? -1.0 : 1.0;
+    size_t blk = n < FFT_BLOCK ? n : FFT_BLOCK;
+    for (size_t b = 0; b < n; b += blk)
+        for (size_t len = 2; len <= blk; len <<= 1) dit_stage(x, n, b, b + blk, len, s, tw);
+    for (size_t len = 2 * blk; len <= n; len <<= 1) dit_stage(x, n, 0, n, len, s, tw);
+}
+
+static void bit_reverse(double *x, size_t n)
+{
+    for (size_t i = 1, j = 0; i < n; i++) {
+        size_t bit = n >> 1;
+        for (; j & bit; bit >>= 1) j ^= bit;
+        j ^= bit;
+        if (i < j) {
+            double tr = x[2 * i], ti = x[2 * i + 1];
+            x[2 * i] = x[2 * j];
+            x[2 * i + 1] = x[2 * j + 1];
+            x[2 * j] = tr;
+            x[2 * j + 1] = ti;
+        }
+    }
+}
+
+void dpc__fft(double *x, size_t n, int sign, const double *tw)
+{
+    if (n < 2) return;
+    fft_dif(x, n, sign, tw);
+    bit_reverse(x, n);
+}
+
+void dpc__convolve_direct(const double *a, size_t na, const double *b, size_t nb, double *out)
+{
+    memset(out, 0, (na + nb - 1) * sizeof *out);
+    for (size_t i = 0; i < na; i++) {
+        double ai = a[i];
+        if (ai == 0.0) continue;
+        for (size_t j = 0; j < nb; j++) out[i + j] += ai * b[j];
+    }
+}
+
+/* Reverses the low `bits` bits of x. */
+static size_t rev_bits(size_t x, unsigned bits)
+{
+    uint64_t v = (uint64_t)x;
+    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
+    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
+    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
+    v = ((v >> 8) & 0x00FF00FF00FF00FFull) | ((v & 0x00FF00FF00FF00FFull) << 8);
+    v = ((v >> 16) & 0x0000FFFF0000FFFFull) | ((v & 0x0000FFFF0000FFFFull) << 16);
+    v = (v >> 32) | (v << 32);
+    return (size_t)(v >> (64 - bits));
+}
+
+/* Even/odd half-spectra of a real sequence packed as z_j = x_2j + i x_2j+1 (M-point DFT Z):
+ * E_k = (Z_k + conj Z_{M-k})/2, O_k = (Z_k - conj Z_{M-k})/(2i). */
+static void even_odd(const double *zk, const double *zmk, double e[2], double o[2])
+{
+    double cr = zmk[0], ci = -zmk[1];
+    e[0] = 0.5 * (zk[0] + cr);
+    e[1] = 0.5 * (zk[1] + ci);
+    double dr = zk[0] - cr, di = zk[1] - ci; /* (dr + i di) / (2i) = (di - i dr) / 2 */
+    o[0] = 0.5 * di;
+    o[1] = -0.5 * dr;
+}
+
+dpc_status dpc__convolve(const double *a, size_t na, const double *b, size_t nb, double *out)
+{
+    size_t m = na + nb - 1;
+    if ((na < nb ? na : nb) <= 32 || (double)na * (double)nb <= 65536.0) {
+        dpc__convolve_direct(a, na, b, nb, out);
+        return DPC_OK;
+    }
+    size_t n = 4;
+    unsigned bits = 1; /* log2(M), M = n/2 */
+    while (n < m) {
+        n <<= 1;
+        bits++;
+    }
+    size_t M = n / 2;
+    int square = (a == b && na == nb);
+    /* A zero-padded real array of n doubles is exactly the packed complex sequence z_j =
+     * x_2j + i x_2j+1 of M points: real-input FFTs at half size (Cooley, Lewis & Welch 1970). */
+    double *za = dpc__calloc(n, sizeof *za);
+    double *zb = square ? NULL : dpc__calloc(n, sizeof *zb);
+    double *tw = dpc__fft_twiddles(M);
+    if (!za || !tw || (!square && !zb)) {
+        free(za);
+        free(zb);
+        free(tw);
+        return DPC_E_NOMEM;
+    }
+    memcpy(za, a, na * sizeof *a);
+    fft_dif(za, M, -1, tw);
+    if (!square) {
+        memcpy(zb, b, nb * sizeof *b);
+        fft_dif(zb, M, -1, tw);
+    } else {
+        zb = za;
+    }
+    /* Pointwise product of the n-point spectra, folded back into one M-point spectrum:
+     * with X = E + W^k O and X_{k+M} = E - W^k O (W = e^{-2 pi i/n}), the packed spectrum of the
+     * product y = a * b is Z'_k = E_a E_b + W^2k O_a O_b + i (E_a O_b + O_a E_b).
+     * The DIF output is bit-reversed: position p holds frequency rev(p), and the partner
+     * frequency M - k sits at the mirror image of p within its dyadic block [2^j, 2^(j+1)). */
+    const double *top = tw + 2 * (M / 2 - 1); /* (cos, sin)(2 pi k / M), k < M/2 */
+    for (size_t blk = 0; blk <= bits; blk++) {
+        /* blk 0: position 0 (k = 0) alone; blk 1: position 1 (k = M/2) alone; blk j >= 2:
+         * positions [2^(j-1), 2^j), paired by mirror image. */
+        size_t lo = blk == 0 ? 0 : (size_t)1 << (blk - 1), hi = blk == 0 ? 1 : (size_t)1 << blk;
+        for (size_t pp = lo; pp < lo + (hi - lo + 1) / 2; pp++) {
+            size_t p2 = lo + hi - 1 - pp;
+            size_t k = rev_bits(pp, bits);
+            double c = k < M / 2 ? top[2 * k] : -top[2 * (k - M / 2)];
+            double sn = k < M / 2 ? top[2 * k + 1] : -top[2 * (k - M / 2) + 1];
+            double wr = c, wi = -sn; /* W^2k = e^{-2 pi i k / M} */
+            double ea[2], oa[2], eb[2], ob[2];
+            even_odd(za + 2 * pp, za + 2 * p2, ea, oa);
+            even_odd(zb + 2 * pp, zb + 2 * p2, eb, ob);
+            double eer = ea[0] * eb[0] - ea[1] * eb[1], eei = ea[0] * eb[1] + ea[1] * eb[0];
+            double oor = oa[0] * ob[0] - oa[1] * ob[1], ooi = oa[0] * ob[1] + oa[1] * ob[0];
+            double pr = eer + (wr * oor - wi * ooi), pi = eei + (wr * ooi + wi * oor);
+            double xr = ea[0] * ob[0] - ea[1] * ob[1] + oa[0] * eb[0] - oa[1] * eb[1];
+            double xi = ea[0] * ob[1] + ea[1] * ob[0] + oa[0] * eb[1] + oa[1] * eb[0];
+            /* Z'_k = P + i X and Z'_{M-k} = conj(P) + i conj(X) */
+            za[2 * pp] = pr - xi;
+            za[2 * pp + 1] = pi + xr;
+            if (p2 != pp) {
+                za[2 * p2] = pr + xi;
+                za[2 * p2 + 1] = xr - pi;
+            }
+        }
+    }
+    fft_dit(za, M, +1, tw);
+    double inv = 1.0 / (double)M;
+    for (size_t i = 0; i < m; i++) out[i] = za[i] * inv;
+    free(za);
+    if (!square) free(zb);
+    free(tw);
+    return DPC_OK;
+}
