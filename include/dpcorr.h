@@ -5,11 +5,14 @@
  *   dpcorr/rng.h      counter-based RNG (Philox4x32-10), exact Gaussian sampler
  *   dpcorr/mech.h     mechanisms (strategy C, noising matrix C^-1), streaming noise,
  *                     sensitivity and error
+ *   dpcorr/io.h       small text readers (coefficient files)
  */
 #ifndef DPCORR_H
 #define DPCORR_H
 
 #include "dpcorr/common.h"
 #include "dpcorr/rng.h"
+#include "dpcorr/mech.h"
+#include "dpcorr/io.h"
 
 #endif

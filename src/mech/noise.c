@@ -206,7 +206,7 @@ dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m, const dpc_rng_strea
     size_t slots = 0, nscratch = 1;
     switch (g->engine) {
     case ENGINE_FIR:
-        slots = form == DPC_NOISE_BUFFER ? m->b_len : 0;
+        slots = form == DPC_NOISE_BUFFER && m->b_len > 1 ? m->b_len : 0;
         nscratch = 1;
         break;
     case ENGINE_IIR: slots = m->c_len > 1 ? m->c_len - 1 : 0; nscratch = 1; break;
@@ -244,24 +244,34 @@ dpc_noise_form dpc_noise_get_form(const dpc_noise *g) { return g->form; }
 
 static void fir_next(dpc_noise *g, double *out)
 {
+    /* out = b_0 z_t, then out += b_j z_{t-j} for j = 1, 2, ... (this order in both forms). */
     const double *b = g->m->bcoef;
     size_t d = g->d, t = g->t, L = g->m->b_len;
     size_t jmax = t < L - 1 ? t : L - 1;
-    if (g->form == DPC_NOISE_BUFFER) {
+    size_t j = 1;
+    if (g->form == DPC_NOISE_BUFFER && L > 1) {
         double *zt = row_of(g->state, t % L, d);
         gen(g, t, zt);
-        for (size_t i = 0; i < d; i++) out[i] = b[0] * zt[i];
-        for (size_t j = 1; j <= jmax; j++) {
+        if (jmax >= 1 && b[1] != 0.0) { /* fuse the first two terms: same operations */
+            const double *z1 = row_of(g->state, (t - 1) % L, d);
+            double b0 = b[0], b1 = b[1];
+            for (size_t i = 0; i < d; i++) out[i] = b0 * zt[i] + b1 * z1[i];
+            j = 2;
+        } else {
+            for (size_t i = 0; i < d; i++) out[i] = b[0] * zt[i];
+        }
+        for (; j <= jmax; j++) {
             if (b[j] == 0.0) continue;
             const double *z = row_of(g->state, (t - j) % L, d);
             double bj = b[j];
             for (size_t i = 0; i < d; i++) out[i] += bj * z[i];
         }
     } else {
+        gen(g, t, out);
+        if (b[0] != 1.0)
+            for (size_t i = 0; i < d; i++) out[i] = b[0] * out[i];
         double *z = g->scratch;
-        gen(g, t, z);
-        for (size_t i = 0; i < d; i++) out[i] = b[0] * z[i];
-        for (size_t j = 1; j <= jmax; j++) {
+        for (; j <= jmax; j++) {
             if (b[j] == 0.0) continue;
             gen(g, t - j, z);
             double bj = b[j];
@@ -358,7 +368,7 @@ dpc_status dpc_noise_seek(dpc_noise *g, size_t t, dpc_error *err)
         g->engine == ENGINE_TREE) {
         g->t = t;
         if (g->form == DPC_NOISE_BUFFER) {
-            if (g->engine == ENGINE_FIR) {
+            if (g->engine == ENGINE_FIR && g->m->b_len > 1) {
                 size_t L = g->m->b_len, from = t >= L - 1 ? t - (L - 1) : 0;
                 for (size_t r = from; r < t; r++) gen(g, r, row_of(g->state, r % L, d));
             } else if (g->engine == ENGINE_DENSE) {
