@@ -1,7 +1,7 @@
 #!/bin/sh
 # End-to-end tests of `dpcorr mech` and `dpcorr compare`. $1 = path to the dpcorr binary.
 BIN=${1:-build/dpcorr}
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/common.inc"
 
 expect_rc 0 "help" "$BIN" mech --help
 for opt in --kind --steps --nu --lambda --bands --momentum --decay --honaker --theta --omega \
