@@ -60,6 +60,10 @@ int main(void)
     free(x.b);
 
     printf("\n== per-step noise time at d = %d (1 thread)\n", D);
+    static const double tc[3] = {1.0, -0.6, 0.1};
+    static double dn[64 * 64];
+    for (size_t i = 0; i < 64; i++)
+        for (size_t j = 0; j <= i; j++) dn[i * 64 + j] = i == j ? 1.0 : 0.5 / (double)(1 + i - j);
     static const double th[4] = {0.9999, 0.999, 0.99, 0.9}, om[4] = {0.01, 0.05, 0.1, 0.2};
     mcase cases[] = {
         {"identity (DP-SGD)", {.kind = DPC_MECH_IDENTITY}, DPC_NOISE_BUFFER, 100, 20},
@@ -73,6 +77,8 @@ int main(void)
         {"tree buffer", {.kind = DPC_MECH_TREE}, DPC_NOISE_BUFFER, 1000, 24},
         {"tree replay", {.kind = DPC_MECH_TREE}, DPC_NOISE_REPLAY, 1000, 24},
         {"tree Honaker buffer", {.kind = DPC_MECH_TREE, .honaker = 1}, DPC_NOISE_BUFFER, 1000, 24},
+        {"toeplitz B (3 coeffs)", {.kind = DPC_MECH_TOEPLITZ, .ncoeffs = 3, .coeffs = tc}, DPC_NOISE_BUFFER, 100, 10},
+        {"dense n=64 replay, t=32", {.kind = DPC_MECH_DENSE, .dense = dn}, DPC_NOISE_REPLAY, 32, 2},
         {"nu=0.01 buffer, t=32", {.kind = DPC_MECH_NU, .nu = 0.01}, DPC_NOISE_BUFFER, 32, 4},
         {"nu=0.01 replay, t=32", {.kind = DPC_MECH_NU, .nu = 0.01}, DPC_NOISE_REPLAY, 32, 4},
     };
@@ -81,7 +87,7 @@ int main(void)
     dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         mcase *mc = &cases[c];
-        mc->p.steps = mc->t0 + mc->steps + 1;
+        mc->p.steps = mc->p.kind == DPC_MECH_DENSE ? 64 : mc->t0 + mc->steps + 1;
         if (mc->p.decay == 0) mc->p.decay = 1;
         dpc_mech *m = NULL;
         dpc_noise *g = NULL;
