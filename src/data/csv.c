@@ -113,16 +113,18 @@ static dpc_status split_fields(const splitter *sp, char *line, strvec *out, cons
 
 typedef struct csv_state {
     const char *path;
-    strvec names;      /* header names (owned copies) or empty */
-    strvec classes;    /* public class names (pointers into classes_buf) */
+    strvec names;   /* header names (owned copies) or empty */
+    strvec classes; /* public class names (pointers into classes_buf) */
     char *classes_buf;
 } csv_state;
 
 /* "column 3 ('age')" or "column 3" (1-based for humans). */
 static const char *col_desc(const csv_state *cs, size_t c, char *buf, size_t cap)
 {
-    if (c < cs->names.n) snprintf(buf, cap, "column %zu ('%.40s')", c + 1, cs->names.v[c]);
-    else snprintf(buf, cap, "column %zu", c + 1);
+    if (c < cs->names.n)
+        snprintf(buf, cap, "column %zu ('%.40s')", c + 1, cs->names.v[c]);
+    else
+        snprintf(buf, cap, "column %zu", c + 1);
     return buf;
 }
 
@@ -181,8 +183,7 @@ static dpc_status resolve_label(const dpc_csv_opts *o, const csv_state *cs, size
 
 /* Parses the label field of one row into *y. */
 static dpc_status parse_label(const dpc_csv_opts *o, const csv_state *cs, dpc__labels *L,
-                              const char *f, size_t lineno, size_t col, double *y,
-                              dpc_error *err)
+                              const char *f, size_t lineno, size_t col, double *y, dpc_error *err)
 {
     char cd[80];
     if (cs->classes.n) {
@@ -197,9 +198,8 @@ static dpc_status parse_label(const dpc_csv_opts *o, const csv_state *cs, dpc__l
     double v;
     int code = dpc__parse_double(f, &v);
     if (code)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: %s: label: %s: '%.40s'", cs->path,
-                             lineno, col_desc(cs, col, cd, sizeof cd),
-                             dpc__parse_double_why(code), f);
+        return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: %s: label: %s: '%.40s'", cs->path, lineno,
+                             col_desc(cs, col, cd, sizeof cd), dpc__parse_double_why(code), f);
     if (o->task == DPC_TASK_REGRESSION) {
         *y = v;
         return DPC_OK;
@@ -225,8 +225,7 @@ dpc_status dpc_data_load_csv(dpc_dataset **out, const char *path, const dpc_csv_
     dpc_csv_opts o = opts ? *opts : dpc_csv_opts_default();
     if (!o.delimiter) o.delimiter = ',';
     if (o.delimiter == '"' || o.delimiter == '\n' || o.delimiter == '\r' || o.delimiter == '#')
-        return dpc_error_set(err, DPC_E_INVALID, "csv: delimiter '%c' is not allowed",
-                             o.delimiter);
+        return dpc_error_set(err, DPC_E_INVALID, "csv: delimiter '%c' is not allowed", o.delimiter);
     if (o.header != DPC_CSV_HEADER_AUTO && o.header != DPC_CSV_HEADER_YES &&
         o.header != DPC_CSV_HEADER_NO)
         return dpc_error_set(err, DPC_E_INVALID, "csv: bad header mode %d", (int)o.header);
@@ -306,7 +305,8 @@ dpc_status dpc_data_load_csv(dpc_dataset **out, const char *path, const dpc_csv_
         }
         if (rows == cap) {
             size_t nc = cap ? cap * 2 : 256, bytes;
-            if (nc < cap || !dpc__mul_ok(nc, d, &bytes) || !dpc__mul_ok(bytes, sizeof(double), &bytes)) {
+            if (nc < cap || !dpc__mul_ok(nc, d, &bytes) ||
+                !dpc__mul_ok(bytes, sizeof(double), &bytes)) {
                 st = dpc_error_set(err, DPC_E_NOMEM, "%s:%zu: too many rows", path, ln);
                 break;
             }
@@ -352,8 +352,10 @@ dpc_status dpc_data_load_csv(dpc_dataset **out, const char *path, const dpc_csv_
     x = y = NULL;
     dpc__dataset_source(ds, "%s", path);
     if (o.max_rows && rows == o.max_rows) dpc__dataset_note(ds, 0, "first %zu rows", rows);
-    if (cs.classes.n) dpc__dataset_note(ds, 0, "labels mapped by the public class list");
-    else if (L.line_neg1) dpc__dataset_note(ds, 0, "labels -1/+1 read as 0/1");
+    if (cs.classes.n)
+        dpc__dataset_note(ds, 0, "labels mapped by the public class list");
+    else if (L.line_neg1)
+        dpc__dataset_note(ds, 0, "labels -1/+1 read as 0/1");
     if (k && !o.n_classes && !cs.classes.n)
         dpc__dataset_note(ds, 1, "classes = %zu inferred from the labels", k);
 done:

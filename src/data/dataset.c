@@ -9,8 +9,7 @@
 
 /* ==== Object ================================================================================ */
 
-dpc_status dpc_dataset_new(dpc_dataset **out, size_t n, size_t d, size_t n_classes,
-                           dpc_error *err)
+dpc_status dpc_dataset_new(dpc_dataset **out, size_t n, size_t d, size_t n_classes, dpc_error *err)
 {
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "dataset: out is NULL");
     *out = NULL;
@@ -59,22 +58,21 @@ dpc_status dpc_dataset_check(const dpc_dataset *ds, dpc_error *err)
         const double *row = ds->x + i * ds->d;
         for (size_t j = 0; j < ds->d; j++)
             if (!isfinite(row[j]))
-                return dpc_error_set(err, DPC_E_NUMERIC, "%s: example %zu feature %zu is %g",
-                                     src, i, j, row[j]);
+                return dpc_error_set(err, DPC_E_NUMERIC, "%s: example %zu feature %zu is %g", src,
+                                     i, j, row[j]);
         double yi = ds->y[i];
         if (!isfinite(yi))
             return dpc_error_set(err, DPC_E_NUMERIC, "%s: example %zu target is %g", src, i, yi);
-        if (ds->n_classes &&
-            (yi != floor(yi) || yi < 0 || yi >= (double)ds->n_classes))
+        if (ds->n_classes && (yi != floor(yi) || yi < 0 || yi >= (double)ds->n_classes))
             return dpc_error_set(err, DPC_E_INVALID,
-                                 "%s: example %zu label %.17g is not a class in 0..%zu", src, i,
-                                 yi, ds->n_classes - 1);
+                                 "%s: example %zu label %.17g is not a class in 0..%zu", src, i, yi,
+                                 ds->n_classes - 1);
         if (ds->x_norm_bound > 0) {
             double nr = dpc__norm2(row, ds->d);
             if (nr > ds->x_norm_bound * (1 + 1e-12))
                 return dpc_error_set(err, DPC_E_INVALID,
-                                     "%s: example %zu has norm %.17g above the bound %.17g", src,
-                                     i, nr, ds->x_norm_bound);
+                                     "%s: example %zu has norm %.17g above the bound %.17g", src, i,
+                                     nr, ds->x_norm_bound);
         }
     }
     return DPC_OK;
@@ -89,18 +87,16 @@ dpc_status dpc_dataset_check_compatible(const dpc_dataset *train, const dpc_data
                              "dimension mismatch: train %s has %zu features, test %s has %zu",
                              train->source, train->d, test->source, test->d);
     if ((train->n_classes == 0) != (test->n_classes == 0))
-        return dpc_error_set(err, DPC_E_FORMAT,
-                             "task mismatch: train %s is %s, test %s is %s", train->source,
-                             train->n_classes ? "classification" : "regression", test->source,
-                             test->n_classes ? "classification" : "regression");
+        return dpc_error_set(err, DPC_E_FORMAT, "task mismatch: train %s is %s, test %s is %s",
+                             train->source, train->n_classes ? "classification" : "regression",
+                             test->source, test->n_classes ? "classification" : "regression");
     if (train->n_classes) {
         for (size_t i = 0; i < test->n; i++)
             if (test->y[i] >= (double)train->n_classes)
                 return dpc_error_set(err, DPC_E_FORMAT,
                                      "test %s: example %zu has label %.17g but train %s has "
                                      "%zu classes",
-                                     test->source, i, test->y[i], train->source,
-                                     train->n_classes);
+                                     test->source, i, test->y[i], train->source, train->n_classes);
     }
     return DPC_OK;
 }
@@ -125,8 +121,8 @@ static dpc_status copy_meta(dpc_dataset *dst, const dpc_dataset *src, dpc_error 
     return DPC_OK;
 }
 
-dpc_status dpc_dataset_select(dpc_dataset **out, const dpc_dataset *ds, const size_t *idx,
-                              size_t m, dpc_error *err)
+dpc_status dpc_dataset_select(dpc_dataset **out, const dpc_dataset *ds, const size_t *idx, size_t m,
+                              dpc_error *err)
 {
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "select: out is NULL");
     *out = NULL;
@@ -159,8 +155,8 @@ dpc_status dpc_dataset_split(dpc_dataset **first, dpc_dataset **second, const dp
     if (second) *second = NULL;
     if (!ds) return dpc_error_set(err, DPC_E_INVALID, "split: dataset is NULL");
     if (n_first > ds->n)
-        return dpc_error_set(err, DPC_E_INVALID, "split: n_first = %zu exceeds n = %zu",
-                             n_first, ds->n);
+        return dpc_error_set(err, DPC_E_INVALID, "split: n_first = %zu exceeds n = %zu", n_first,
+                             ds->n);
     if (rng && stream_index > UINT32_MAX)
         return dpc_error_set(err, DPC_E_INVALID, "split: stream_index %llu must be < 2^32",
                              (unsigned long long)stream_index);
@@ -187,8 +183,10 @@ dpc_status dpc_dataset_split(dpc_dataset **first, dpc_dataset **second, const dp
     /* Both parts in original order: rebuild the index lists from the mask. */
     size_t a = 0, b = n_first;
     for (size_t i = 0; i < n; i++) {
-        if (in_first[i]) perm[a++] = i;
-        else perm[b++] = i;
+        if (in_first[i])
+            perm[a++] = i;
+        else
+            perm[b++] = i;
     }
     free(in_first);
     dpc_status st = DPC_OK;
@@ -222,8 +220,7 @@ dpc_status dpc_dataset_scale(dpc_dataset *ds, double c, dpc_error *err)
 {
     if (!ds) return dpc_error_set(err, DPC_E_INVALID, "scale: dataset is NULL");
     if (!isfinite(c) || c == 0)
-        return dpc_error_set(err, DPC_E_INVALID, "scale: factor %g must be finite and non-zero",
-                             c);
+        return dpc_error_set(err, DPC_E_INVALID, "scale: factor %g must be finite and non-zero", c);
     size_t nd = ds->n * ds->d;
     for (size_t k = 0; k < nd; k++) ds->x[k] *= c;
     if (ds->x_norm_bound > 0) ds->x_norm_bound *= fabs(c) * (1 + 0x1p-50);
@@ -262,8 +259,8 @@ dpc_status dpc_dataset_normalize_rows(dpc_dataset *ds, double radius, dpc_error 
 {
     if (!ds) return dpc_error_set(err, DPC_E_INVALID, "normalize: dataset is NULL");
     if (!isfinite(radius) || !(radius > 0))
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "normalize: radius %g must be positive and finite", radius);
+        return dpc_error_set(err, DPC_E_INVALID, "normalize: radius %g must be positive and finite",
+                             radius);
     dpc_status st = need_finite_rows(ds, "normalize", err);
     if (st) return st;
     for (size_t i = 0; i < ds->n; i++) {

@@ -11,19 +11,21 @@
 #define IDX_MAX_DIMS 8
 
 typedef struct idx_header {
-    int type;                    /* 0x08 .. 0x0E */
-    size_t elem;                 /* bytes per element */
+    int type;    /* 0x08 .. 0x0E */
+    size_t elem; /* bytes per element */
     size_t ndim;
     uint32_t dims[IDX_MAX_DIMS];
-    uint64_t data_offset;        /* bytes before the data */
+    uint64_t data_offset; /* bytes before the data */
 } idx_header;
 
 static size_t type_size(int type)
 {
     switch (type) {
-    case 0x08: case 0x09: return 1;
+    case 0x08:
+    case 0x09: return 1;
     case 0x0B: return 2;
-    case 0x0C: case 0x0D: return 4;
+    case 0x0C:
+    case 0x0D: return 4;
     case 0x0E: return 8;
     }
     return 0;
@@ -99,8 +101,8 @@ static dpc_status read_header(dpc__reader *r, idx_header *h, dpc_error *err)
                              r->path, m[2]);
     h->ndim = m[3];
     if (h->ndim == 0 || h->ndim > IDX_MAX_DIMS)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: byte 3: %zu dimensions (want 1..%d)",
-                             r->path, h->ndim, IDX_MAX_DIMS);
+        return dpc_error_set(err, DPC_E_FORMAT, "%s: byte 3: %zu dimensions (want 1..%d)", r->path,
+                             h->ndim, IDX_MAX_DIMS);
     unsigned char dims[4 * IDX_MAX_DIMS];
     st = dpc__reader_read(r, dims, 4 * h->ndim, &got, err);
     if (st) return st;
@@ -135,21 +137,21 @@ static dpc_status expect_end(dpc__reader *r, dpc_error *err)
     return DPC_OK;
 }
 
-static dpc_status truncated(const dpc__reader *r, const idx_header *h, size_t rec_bytes,
-                            size_t n, dpc_error *err)
+static dpc_status truncated(const dpc__reader *r, const idx_header *h, size_t rec_bytes, size_t n,
+                            dpc_error *err)
 {
     uint64_t data = r->offset - h->data_offset;
     size_t rec = rec_bytes ? (size_t)(data / rec_bytes) : 0;
     return dpc_error_set(err, DPC_E_FORMAT,
                          "%s: byte %llu: truncated in record %zu of %zu (file ends %llu bytes "
                          "into the data, %zu records of %zu bytes expected)",
-                         r->path, (unsigned long long)r->offset, rec, n,
-                         (unsigned long long)data, n, rec_bytes);
+                         r->path, (unsigned long long)r->offset, rec, n, (unsigned long long)data,
+                         n, rec_bytes);
 }
 
 /* Reads the images into ds->x (n rows of d). */
-static dpc_status read_images(dpc__reader *r, const idx_header *h, dpc_dataset *ds,
-                              double scale, int divide255, dpc_error *err)
+static dpc_status read_images(dpc__reader *r, const idx_header *h, dpc_dataset *ds, double scale,
+                              int divide255, dpc_error *err)
 {
     size_t n = ds->n, d = ds->d;
     size_t rec_bytes = d * h->elem; /* checked by the caller */
@@ -184,10 +186,9 @@ static dpc_status read_images(dpc__reader *r, const idx_header *h, dpc_dataset *
             if (!isfinite(v)) {
                 size_t i = i0 + k / d;
                 st = dpc_error_set(err, DPC_E_FORMAT,
-                                   "%s: byte %llu: record %zu element %zu is %g (NaN/Inf)",
-                                   r->path,
-                                   (unsigned long long)(h->data_offset + (i0 * d + k) * h->elem),
-                                   i, k % d, v);
+                                   "%s: byte %llu: record %zu element %zu is %g (NaN/Inf)", r->path,
+                                   (unsigned long long)(h->data_offset + (i0 * d + k) * h->elem), i,
+                                   k % d, v);
                 break;
             }
             x[k] = v * scale;
@@ -211,9 +212,8 @@ static dpc_status read_labels(dpc__reader *r, const idx_header *h, dpc_dataset *
         double v = decode(buf + i * h->elem, h->type);
         if (v < 0 || v >= (double)lim) {
             st = dpc_error_set(err, DPC_E_FORMAT,
-                               "%s: byte %llu: record %zu: label %.0f out of range 0..%zu",
-                               r->path, (unsigned long long)(h->data_offset + i * h->elem), i, v,
-                               lim - 1);
+                               "%s: byte %llu: record %zu: label %.0f out of range 0..%zu", r->path,
+                               (unsigned long long)(h->data_offset + i * h->elem), i, v, lim - 1);
             break;
         }
         ds->y[i] = v;
@@ -233,8 +233,7 @@ dpc_status dpc_data_load_idx(dpc_dataset **out, const char *images_path, const c
     dpc_idx_opts o = {0};
     if (opts) o = *opts;
     if (!isfinite(o.scale) || o.scale < 0)
-        return dpc_error_set(err, DPC_E_INVALID, "idx: scale %g must be finite and >= 0",
-                             o.scale);
+        return dpc_error_set(err, DPC_E_INVALID, "idx: scale %g must be finite and >= 0", o.scale);
     if (o.n_classes > DPC_DATA_MAX_CLASSES)
         return dpc_error_set(err, DPC_E_INVALID, "idx: n_classes %zu exceeds %d", o.n_classes,
                              DPC_DATA_MAX_CLASSES);
@@ -254,8 +253,8 @@ dpc_status dpc_data_load_idx(dpc_dataset **out, const char *images_path, const c
     if (st) goto done;
     if (hl.ndim != 1) {
         st = dpc_error_set(err, DPC_E_FORMAT,
-                           "%s: labels file must be 1-dimensional, has %zu dimensions",
-                           labels_path, hl.ndim);
+                           "%s: labels file must be 1-dimensional, has %zu dimensions", labels_path,
+                           hl.ndim);
         goto done;
     }
     if (hl.type == 0x0D || hl.type == 0x0E) {
@@ -331,13 +330,15 @@ static dpc_status find_file(char *buf, size_t cap, const char *dir, const char *
             return DPC_OK;
         }
     }
-    return dpc_error_set(err, DPC_E_IO, "fashion-mnist: neither %s/%s.gz nor %s/%s exists",
-                         dir, name, dir, name);
+    return dpc_error_set(err, DPC_E_IO, "fashion-mnist: neither %s/%s.gz nor %s/%s exists", dir,
+                         name, dir, name);
 }
 
-static dpc_status load_fm_part(dpc_dataset **out, const char *dir, const char *prefix,
-                               const char *part, dpc_error *err)
+dpc_status dpc__load_fm_part(dpc_dataset **out, const char *dir, int test, size_t max_records,
+                             dpc_error *err)
 {
+    const char *prefix = test ? "t10k" : "train", *part = test ? "test" : "train";
+    if (!dir) dir = DPC_DATA_FASHION_MNIST_DIR;
     char img[4096], lab[4096], name[64];
     snprintf(name, sizeof name, "%s-images-idx3-ubyte", prefix);
     dpc_status st = find_file(img, sizeof img, dir, name, err);
@@ -345,7 +346,7 @@ static dpc_status load_fm_part(dpc_dataset **out, const char *dir, const char *p
     snprintf(name, sizeof name, "%s-labels-idx1-ubyte", prefix);
     st = find_file(lab, sizeof lab, dir, name, err);
     if (st) return st;
-    dpc_idx_opts o = {.n_classes = 10};
+    dpc_idx_opts o = {.n_classes = 10, .max_records = max_records};
     st = dpc_data_load_idx(out, img, lab, &o, err);
     if (st) return st;
     if ((*out)->d != 784) {
@@ -364,11 +365,10 @@ dpc_status dpc_data_load_fashion_mnist(dpc_dataset **train, dpc_dataset **test, 
 {
     if (train) *train = NULL;
     if (test) *test = NULL;
-    if (!dir) dir = DPC_DATA_FASHION_MNIST_DIR;
     dpc_dataset *tr = NULL, *te = NULL;
     dpc_status st = DPC_OK;
-    if (train) st = load_fm_part(&tr, dir, "train", "train", err);
-    if (!st && test) st = load_fm_part(&te, dir, "t10k", "test", err);
+    if (train) st = dpc__load_fm_part(&tr, dir, 0, 0, err);
+    if (!st && test) st = dpc__load_fm_part(&te, dir, 1, 0, err);
     if (st) {
         dpc_dataset_free(tr);
         return st;

@@ -18,8 +18,8 @@ typedef struct dpc__reader {
     size_t cap, len, pos;
     char *line; /* current line (line mode), NUL-terminated, '\n' and a final '\r' removed */
     size_t line_cap;
-    size_t lineno;      /* 1-based number of the current line */
-    uint64_t offset;    /* decompressed bytes consumed so far (binary mode) */
+    size_t lineno;   /* 1-based number of the current line */
+    uint64_t offset; /* decompressed bytes consumed so far (binary mode) */
     int eof;
 } dpc__reader;
 
@@ -46,27 +46,33 @@ const char *dpc__parse_double_why(int code);
 /* ==== Classification labels ================================================================= */
 
 typedef struct dpc__labels {
-    size_t k;          /* public class count, 0 = infer */
-    size_t max_seen;   /* largest class index so far (after mapping -1 -> 0) */
-    size_t line_neg1;  /* first line with label -1 (0 = none) */
-    size_t line_zero;  /* first line with label 0 (0 = none) */
+    size_t k;         /* public class count, 0 = infer */
+    size_t max_seen;  /* largest class index so far (after mapping -1 -> 0) */
+    size_t line_neg1; /* first line with label -1 (0 = none) */
+    size_t line_zero; /* first line with label 0 (0 = none) */
     int any;
 } dpc__labels;
 
 /* Maps a parsed numeric label v (file path, line) to a class index: integer in 0..K-1, or -1
  * read as 0 under the binary convention (K == 2 or inferred; an error if 0 also occurs).
  * DPC_E_FORMAT naming path:line and the fault. */
-dpc_status dpc__label_class(dpc__labels *L, double v, const char *path, size_t line,
-                            double *out, dpc_error *err);
+dpc_status dpc__label_class(dpc__labels *L, double v, const char *path, size_t line, double *out,
+                            dpc_error *err);
 /* The class count after all labels: the public K, or max_seen + 1 (inferred). */
 size_t dpc__labels_count(const dpc__labels *L);
+
+/* ==== Loaders ============================================================================== */
+
+/* One Fashion-MNIST split (test = 0: train, 1: t10k) from dir (NULL = default), first
+ * max_records (0 = all). */
+dpc_status dpc__load_fm_part(dpc_dataset **out, const char *dir, int test, size_t max_records,
+                             dpc_error *err);
 
 /* ==== Dataset log =========================================================================== */
 
 /* Appends "; <text>" (or "<text>" if empty) to ds->preprocessing, truncating with "..." if the
  * log is full. data_dependent != 0 also sets ds->data_dependent and tags the entry. */
-void dpc__dataset_note(dpc_dataset *ds, int data_dependent, const char *fmt, ...)
-    DPC_PRINTF(3, 4);
+void dpc__dataset_note(dpc_dataset *ds, int data_dependent, const char *fmt, ...) DPC_PRINTF(3, 4);
 
 /* snprintf into ds->source. */
 void dpc__dataset_source(dpc_dataset *ds, const char *fmt, ...) DPC_PRINTF(2, 3);

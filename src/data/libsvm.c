@@ -9,7 +9,7 @@
 #include <string.h>
 
 typedef struct sparse {
-    size_t *idx;    /* 0-based feature index */
+    size_t *idx; /* 0-based feature index */
     double *val;
     size_t nnz, cap;
     size_t *rowptr; /* rows + 1 entries */
@@ -98,8 +98,9 @@ static dpc_status parse_row(sparse *s, char *line, const dpc_libsvm_opts *o, dpc
     double v;
     int code = dpc__parse_double(p, &v);
     if (code == 2 && strchr(p, ':'))
-        return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: line starts with the pair '%s', not a label",
-                             path, ln, token(p, tok, sizeof tok));
+        return dpc_error_set(err, DPC_E_FORMAT,
+                             "%s:%zu: line starts with the pair '%s', not a label", path, ln,
+                             token(p, tok, sizeof tok));
     if (code)
         return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: label: %s: '%s'", path, ln,
                              dpc__parse_double_why(code), token(p, tok, sizeof tok));
@@ -116,17 +117,19 @@ static dpc_status parse_row(sparse *s, char *line, const dpc_libsvm_opts *o, dpc
         while (*p == ' ' || *p == '\t') p++;
         if (!*p) break;
         if (!strncmp(p, "qid:", 4))
-            return dpc_error_set(err, DPC_E_UNSUPPORTED, "%s:%zu: 'qid:' (ranking data) is not supported",
-                                 path, ln);
+            return dpc_error_set(err, DPC_E_UNSUPPORTED,
+                                 "%s:%zu: 'qid:' (ranking data) is not supported", path, ln);
         if (*p < '0' || *p > '9')
-            return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: malformed pair '%s' (want index:value)",
-                                 path, ln, token(p, tok, sizeof tok));
+            return dpc_error_set(err, DPC_E_FORMAT,
+                                 "%s:%zu: malformed pair '%s' (want index:value)", path, ln,
+                                 token(p, tok, sizeof tok));
         char *q;
         errno = 0;
         unsigned long long ix = strtoull(p, &q, 10);
         if (*q != ':')
-            return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: malformed pair '%s' (want index:value)",
-                                 path, ln, token(p, tok, sizeof tok));
+            return dpc_error_set(err, DPC_E_FORMAT,
+                                 "%s:%zu: malformed pair '%s' (want index:value)", path, ln,
+                                 token(p, tok, sizeof tok));
         if (errno == ERANGE || ix > (unsigned long long)(SIZE_MAX / 2))
             return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: index in '%s' is too large", path, ln,
                                  token(p, tok, sizeof tok));
@@ -135,9 +138,10 @@ static dpc_status parse_row(sparse *s, char *line, const dpc_libsvm_opts *o, dpc
                                  "%s:%zu: index 0 in '%s' (LIBSVM indices start at 1)", path, ln,
                                  token(p, tok, sizeof tok));
         if (ix <= prev)
-            return dpc_error_set(err, DPC_E_FORMAT,
-                                 "%s:%zu: index %llu after %zu: indices must be strictly increasing",
-                                 path, ln, ix, prev);
+            return dpc_error_set(
+                err, DPC_E_FORMAT,
+                "%s:%zu: index %llu after %zu: indices must be strictly increasing", path, ln, ix,
+                prev);
         if (o->d && ix > o->d)
             return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: index %llu out of range 1..%zu", path,
                                  ln, ix, o->d);
@@ -202,7 +206,8 @@ dpc_status dpc_data_load_libsvm(dpc_dataset **out, const char *path, const dpc_l
     }
     dpc__reader_close(&r);
     if (!st && rc < 0) st = (dpc_status)-rc;
-    if (!st && s.rows == 0) st = dpc_error_set(err, DPC_E_FORMAT, "%s: empty file (no data rows)", path);
+    if (!st && s.rows == 0)
+        st = dpc_error_set(err, DPC_E_FORMAT, "%s: empty file (no data rows)", path);
     size_t d = o.d ? o.d : max_index;
     if (!st && d == 0)
         st = dpc_error_set(err, DPC_E_FORMAT, "%s: no features (every row is empty); give d", path);
@@ -211,7 +216,8 @@ dpc_status dpc_data_load_libsvm(dpc_dataset **out, const char *path, const dpc_l
     if (!st) {
         for (size_t i = 0; i < s.rows; i++) {
             ds->y[i] = s.y[i];
-            for (size_t t = s.rowptr[i]; t < s.rowptr[i + 1]; t++) ds->x[i * d + s.idx[t]] = s.val[t];
+            for (size_t t = s.rowptr[i]; t < s.rowptr[i + 1]; t++)
+                ds->x[i * d + s.idx[t]] = s.val[t];
         }
         dpc__dataset_source(ds, "%s", path);
         if (o.max_rows && s.rows == o.max_rows) dpc__dataset_note(ds, 0, "first %zu rows", s.rows);

@@ -172,12 +172,12 @@ const char *dpc__parse_double_why(int code)
 
 /* ==== Labels ================================================================================ */
 
-dpc_status dpc__label_class(dpc__labels *L, double v, const char *path, size_t line,
-                            double *out, dpc_error *err)
+dpc_status dpc__label_class(dpc__labels *L, double v, const char *path, size_t line, double *out,
+                            dpc_error *err)
 {
     if (v != floor(v))
-        return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: label %.17g is not an integer", path,
-                             line, v);
+        return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: label %.17g is not an integer", path, line,
+                             v);
     size_t cls;
     if (v == -1.0 && (L->k == 0 || L->k == 2)) {
         if (L->line_zero)
@@ -191,12 +191,11 @@ dpc_status dpc__label_class(dpc__labels *L, double v, const char *path, size_t l
         size_t lim = L->k ? L->k : DPC_DATA_MAX_CLASSES;
         if (v < 0 || v >= (double)lim) {
             if (L->k)
-                return dpc_error_set(err, DPC_E_FORMAT,
-                                     "%s:%zu: label %.17g out of range 0..%zu", path, line, v,
-                                     L->k - 1);
+                return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: label %.17g out of range 0..%zu",
+                                     path, line, v, L->k - 1);
             return dpc_error_set(err, DPC_E_FORMAT,
-                                 "%s:%zu: label %.17g out of range (classes are 0..%d)", path,
-                                 line, v, DPC_DATA_MAX_CLASSES - 1);
+                                 "%s:%zu: label %.17g out of range (classes are 0..%d)", path, line,
+                                 v, DPC_DATA_MAX_CLASSES - 1);
         }
         cls = (size_t)v;
         if (cls == 0) {

@@ -10,8 +10,8 @@
 #include <string.h>
 
 /* Common argument checks and stream derivation. */
-static dpc_status synth_begin(const char *what, const dpc_rng *rng, uint64_t stream_index,
-                              size_t n, size_t d, dpc_rng_stream *s, dpc_error *err)
+static dpc_status synth_begin(const char *what, const dpc_rng *rng, uint64_t stream_index, size_t n,
+                              size_t d, dpc_rng_stream *s, dpc_error *err)
 {
     if (!rng) return dpc_error_set(err, DPC_E_INVALID, "%s: rng is NULL", what);
     if (stream_index > UINT32_MAX)
@@ -46,8 +46,10 @@ static dpc_status alloc_truth(dpc_dataset *ds, int cov, dpc_error *err)
 
 static const char *seed_desc(const dpc_rng *rng, char *buf, size_t cap)
 {
-    if (rng->mode == DPC_RNG_SEEDED) snprintf(buf, cap, "seed=%llu", (unsigned long long)rng->seed);
-    else snprintf(buf, cap, "secure-key");
+    if (rng->mode == DPC_RNG_SEEDED)
+        snprintf(buf, cap, "seed=%llu", (unsigned long long)rng->seed);
+    else
+        snprintf(buf, cap, "secure-key");
     return buf;
 }
 
@@ -67,12 +69,12 @@ static dpc_status linreg(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_
     dpc_status st = synth_begin(what, rng, stream_index, n, d, &s, err);
     if (st) return st;
     if (!isfinite(noise_std) || noise_std < 0)
-        return dpc_error_set(err, DPC_E_INVALID, "%s: noise std %g must be finite and >= 0",
-                             what, noise_std);
+        return dpc_error_set(err, DPC_E_INVALID, "%s: noise std %g must be finite and >= 0", what,
+                             noise_std);
     for (size_t k = 0; k < d; k++)
         if (!isfinite(lambda[k]) || !(lambda[k] > 0))
-            return dpc_error_set(err, DPC_E_INVALID, "%s: lambda[%zu] = %g must be positive",
-                                 what, k, lambda[k]);
+            return dpc_error_set(err, DPC_E_INVALID, "%s: lambda[%zu] = %g must be positive", what,
+                                 k, lambda[k]);
     if (w_star && (st = check_vec(what, "w_star", w_star, d, err))) return st;
     dpc_dataset *ds = NULL;
     st = dpc_dataset_new(&ds, n, d, 0, err);
@@ -147,8 +149,8 @@ dpc_status dpc_data_synth_linreg_spectrum(dpc_dataset **out, const dpc_rng *rng,
 /* ==== Mean estimation ======================================================================= */
 
 dpc_status dpc_data_synth_mean(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index,
-                               size_t n, size_t d, const double *mean, double spread,
-                               double radius, dpc_error *err)
+                               size_t n, size_t d, const double *mean, double spread, double radius,
+                               dpc_error *err)
 {
     const char *what = "synthetic mean";
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "%s: out is NULL", what);
@@ -157,8 +159,8 @@ dpc_status dpc_data_synth_mean(dpc_dataset **out, const dpc_rng *rng, uint64_t s
     dpc_status st = synth_begin(what, rng, stream_index, n, d, &s, err);
     if (st) return st;
     if (!isfinite(radius) || !(radius > 0))
-        return dpc_error_set(err, DPC_E_INVALID, "%s: radius %g must be positive and finite",
-                             what, radius);
+        return dpc_error_set(err, DPC_E_INVALID, "%s: radius %g must be positive and finite", what,
+                             radius);
     if (!isfinite(spread) || spread < 0)
         return dpc_error_set(err, DPC_E_INVALID, "%s: spread %g must be finite and >= 0", what,
                              spread);
@@ -176,8 +178,8 @@ dpc_status dpc_data_synth_mean(dpc_dataset **out, const dpc_rng *rng, uint64_t s
     if (mnorm + spread > radius) {
         dpc_dataset_free(ds);
         return dpc_error_set(err, DPC_E_INVALID,
-                             "%s: ||mean|| + spread = %.17g + %.17g exceeds the radius %.17g",
-                             what, mnorm, spread, radius);
+                             "%s: ||mean|| + spread = %.17g + %.17g exceeds the radius %.17g", what,
+                             mnorm, spread, radius);
     }
     for (size_t i = 0; i < n; i++) {
         double *x = ds->x + i * d;
@@ -247,8 +249,7 @@ dpc_status dpc_data_synth_logistic(dpc_dataset **out, const dpc_rng *rng, uint64
         ds->y[i] = label;
     }
     char sd[48];
-    dpc__dataset_source(ds,
-                        "synthetic:logistic,n=%zu,d=%zu,margin=%.17g,flip=%.17g,stream=%llu,%s",
+    dpc__dataset_source(ds, "synthetic:logistic,n=%zu,d=%zu,margin=%.17g,flip=%.17g,stream=%llu,%s",
                         n, d, margin, flip_prob, (unsigned long long)stream_index,
                         seed_desc(rng, sd, sizeof sd));
     if (w_star) dpc__dataset_note(ds, 0, "w* given");
