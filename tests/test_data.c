@@ -221,6 +221,12 @@ static void test_csv_valid(void)
               "-1/+1 read as 0/1, no header");
     dpc_dataset_free(ds);
 
+    /* UTF-8 BOM before a headerless numeric file: the first row is data. */
+    p = write_text("ok_bom.csv", "\xEF\xBB\xBF" "1,2,3\n4,5,6\n");
+    CHECK_OK(dpc_data_load_csv(&ds, p, NULL, &e), &e);
+    CHECK(ds && ds->n == 2 && ds->x[0] == 1 && ds->y[0] == 3, "BOM skipped, row 1 kept");
+    dpc_dataset_free(ds);
+
     /* Whitespace-separated regression, label_col -2 (middle), row limit. */
     p = write_text("ok5.txt", "  1   2.5  3\n4 \t 5.5 6  \n7 8 9\n");
     o = dpc_csv_opts_default();
@@ -248,6 +254,9 @@ static void test_csv_malformed(void)
     CHECK_ERR("ragged", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e, "bad_ragged.csv:3:",
               "ragged", "2 fields", "expected 3", NULL);
     CHECK(ds == NULL, "out stays NULL");
+    p = write_text("bad_mixed.csv", "1,abc,3\n1,2,3\n");
+    CHECK_ERR("mixed first row", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
+              "bad_mixed.csv:1:", "mixes numbers and text", NULL);
     p = write_text("bad_text.csv", "1,2,3\n1,abc,3\n");
     CHECK_ERR("text", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e, "bad_text.csv:2:",
               "column 2", "not a number", "abc", NULL);
@@ -534,6 +543,16 @@ static void test_idx(void)
     dpc_status st = dpc_data_load_idx(&ds, p, pl2, NULL, &e);
     CHECK(st == DPC_E_RANGE || st == DPC_E_NOMEM, "huge dims: status %d (%s)", (int)st, e.msg);
     CHECK(strstr(e.msg, "bad_huge.idx") != NULL, "huge dims names the file: %s", e.msg);
+    /* A 16-byte header declaring 2^51 bytes of doubles with no data: must fail as truncated,
+     * without first allocating for the declared size. */
+    const uint32_t dbig[3] = {0xffffffu, 0xffffu, 0xffu}, dbigl[1] = {0xffffffu};
+    idx_head(&B, 0x08, 3, dbig);
+    put8(&B, 1), put8(&B, 2);
+    p = write_bytes("bad_bigdecl.idx", B.b, B.n);
+    idx_head(&L, 0x08, 1, dbigl);
+    pl2 = write_bytes("bigdecl_lab.idx", L.b, L.n);
+    CHECK_ERR("huge declared, no data", dpc_data_load_idx(&ds, p, pl2, NULL, &e), DPC_E_FORMAT,
+              &e, "bad_bigdecl.idx", "truncated in record 0 of 16777215", NULL);
     CHECK_ERR("missing", dpc_data_load_idx(&ds, "/nonexistent/x.idx", pl, NULL, &e), DPC_E_IO,
               &e, "/nonexistent/x.idx", NULL);
     CHECK(ds == NULL, "idx: no output on failure");

@@ -179,8 +179,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_data_load_fashion_mnist(dpc_dataset **train
                                                              dpc_error *err);
 
 typedef enum dpc_csv_header {
-    DPC_CSV_HEADER_AUTO = 0, /* the first row is a header iff one of its feature fields is not a
-                                number (forced on when label_name is set) */
+    DPC_CSV_HEADER_AUTO = 0, /* the first row is a header if its fields are text, data if
+                                none is; text mixed with numbers is an error (forced on by
+                                label_name; with named classes the label field is ignored) */
     DPC_CSV_HEADER_YES = 1,
     DPC_CSV_HEADER_NO = 2
 } dpc_csv_header;
@@ -205,7 +206,8 @@ DPC_API dpc_csv_opts dpc_csv_opts_default(void);
 
 /* Loads a CSV file (plain or gzip). Fields may be surrounded by blanks and may be double-quoted
  * ("" escapes a quote; no newlines inside quotes). Blank lines and lines starting with '#' are
- * skipped. Numbers are C decimal or hex floats (strtod, whole field). Classification labels are
+ * skipped; a UTF-8 byte-order mark is ignored. Numbers are C decimal or hex floats (strtod,
+ * whole field). Classification labels are
  * integers (1.0 is accepted as 1) in 0..K-1; the binary convention -1/+1 is read as 0/1 when
  * K is 2 or inferred (an error if the file also has label 0). opts may be NULL (defaults).
  * Faults: empty file, ragged rows, empty or non-numeric fields, NaN/Inf, label column out of

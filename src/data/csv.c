@@ -207,14 +207,23 @@ static dpc_status parse_label(const dpc_csv_opts *o, const csv_state *cs, dpc__l
     return dpc__label_class(L, v, cs->path, lineno, y, err);
 }
 
-/* 1 if some field (other than skip, if skip < n) is not a number: the row is a header. */
+/* Header detection for the first row, ignoring column skip (if < n): 1 = the fields are text
+ * (or empty), 0 = none is text, -1 = text and numbers mixed (a header with numeric names or a
+ * malformed data row; the caller asks for an explicit header mode). Number-like fields (NaN,
+ * Inf, overflow) count as numbers so that the data-row parser reports them precisely. */
 static int looks_like_header(const strvec *f, size_t skip)
 {
+    size_t text = 0, num = 0;
     for (size_t c = 0; c < f->n; c++) {
         double v;
-        if (c != skip && dpc__parse_double(f->v[c], &v) == 2) return 1;
+        if (c == skip) continue;
+        int code = dpc__parse_double(f->v[c], &v);
+        if (code == 2)
+            text++;
+        else if (code != 1)
+            num++;
     }
-    return 0;
+    return text && num ? -1 : text ? 1 : 0;
 }
 
 dpc_status dpc_data_load_csv(dpc_dataset **out, const char *path, const dpc_csv_opts *opts,
@@ -274,6 +283,13 @@ dpc_status dpc_data_load_csv(dpc_dataset **out, const char *path, const dpc_csv_
                 size_t skip = ncols;
                 if (cs.classes.n && resolve_label(&o, &cs, ncols, ln, &skip, NULL)) skip = ncols;
                 header = looks_like_header(&fl, skip);
+                if (header < 0) {
+                    st = dpc_error_set(err, DPC_E_FORMAT,
+                                       "%s:%zu: first row mixes numbers and text: is it a header? "
+                                       "(set the header mode to yes or no)",
+                                       path, ln);
+                    break;
+                }
             }
             if (header) {
                 for (size_t c = 0; c < fl.n; c++) {

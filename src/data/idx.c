@@ -149,75 +149,72 @@ static dpc_status truncated(const dpc__reader *r, const idx_header *h, size_t re
                          n, rec_bytes);
 }
 
-/* Reads the images into ds->x (n rows of d). */
-static dpc_status read_images(dpc__reader *r, const idx_header *h, dpc_dataset *ds, double scale,
-                              int divide255, dpc_error *err)
+/* Where decoded elements go and how they are checked. */
+typedef struct elem_sink {
+    int labels;          /* 1: labels, range-checked against lim; 0: features */
+    size_t lim;          /* labels: exclusive upper bound */
+    size_t max_label;    /* labels: largest seen */
+    const double *table; /* 1-byte types: decoded and scaled value of each byte */
+    double scale;        /* other types: multiplier */
+} elem_sink;
+
+/* Streams count elements (records of per_rec elements) from r into *arr. The array grows as the
+ * data arrive (never beyond count), so a corrupt header declaring huge dimensions fails at the
+ * truncation instead of allocating for the declared size first. */
+static dpc_status read_elems(dpc__reader *r, const idx_header *h, size_t count, size_t per_rec,
+                             double **arr, elem_sink *sk, dpc_error *err)
 {
-    size_t n = ds->n, d = ds->d;
-    size_t rec_bytes = d * h->elem; /* checked by the caller */
-    double table[256];
-    if (h->type == 0x08 || h->type == 0x09)
-        for (int b = 0; b < 256; b++) {
-            double raw = h->type == 0x08 ? (double)b : (double)(signed char)b;
-            table[b] = divide255 ? raw / 255.0 : raw * scale;
-        }
-    /* Whole records per chunk (at least one). */
-    size_t per = ((size_t)1 << 20) / rec_bytes;
-    if (per == 0) per = 1;
-    if (per > n) per = n;
-    unsigned char *buf = dpc__malloc_array(per, rec_bytes);
+    const size_t chunk_bytes = (size_t)1 << 20, per_chunk = chunk_bytes / h->elem;
+    unsigned char *buf = malloc(chunk_bytes);
     if (!buf) return DPC__NOMEM(err, "IDX read buffer");
     dpc_status st = DPC_OK;
-    for (size_t i0 = 0; i0 < n && !st; i0 += per) {
-        size_t cnt = n - i0 < per ? n - i0 : per, want = cnt * rec_bytes, got;
+    size_t cap = 0;
+    for (size_t k0 = 0; k0 < count && !st;) {
+        size_t m = count - k0 < per_chunk ? count - k0 : per_chunk;
+        if (k0 + m > cap) {
+            size_t nc = cap ? (cap > count / 2 ? count : cap * 2) : (size_t)1 << 16;
+            if (nc < k0 + m) nc = k0 + m;
+            if (nc > count) nc = count;
+            double *na = realloc(*arr, nc * sizeof(double)); /* nc <= count: no overflow */
+            if (!na) {
+                st = DPC__NOMEM(err, sk->labels ? "IDX labels" : "IDX images");
+                break;
+            }
+            *arr = na;
+            cap = nc;
+        }
+        size_t want = m * h->elem, got;
         st = dpc__reader_read(r, buf, want, &got, err);
         if (st) break;
         if (got < want) {
-            st = truncated(r, h, rec_bytes, n, err);
+            st = truncated(r, h, per_rec * h->elem, count / per_rec, err);
             break;
         }
-        double *x = ds->x + i0 * d;
-        if (h->elem == 1) {
-            for (size_t k = 0; k < want; k++) x[k] = table[buf[k]];
-            continue;
-        }
-        for (size_t k = 0; k < cnt * d; k++) {
-            double v = decode(buf + k * h->elem, h->type);
-            if (!isfinite(v)) {
-                size_t i = i0 + k / d;
-                st = dpc_error_set(err, DPC_E_FORMAT,
-                                   "%s: byte %llu: record %zu element %zu is %g (NaN/Inf)", r->path,
-                                   (unsigned long long)(h->data_offset + (i0 * d + k) * h->elem), i,
-                                   k % d, v);
-                break;
+        double *out = *arr + k0;
+        for (size_t k = 0; k < m; k++) {
+            double v = sk->table ? sk->table[buf[k]] : decode(buf + k * h->elem, h->type);
+            size_t at = k0 + k;
+            unsigned long long off = (unsigned long long)(h->data_offset + at * h->elem);
+            if (sk->labels) {
+                if (v < 0 || v >= (double)sk->lim) {
+                    st = dpc_error_set(err, DPC_E_FORMAT,
+                                       "%s: byte %llu: record %zu: label %.0f out of range 0..%zu",
+                                       r->path, off, at, v, sk->lim - 1);
+                    break;
+                }
+                if ((size_t)v > sk->max_label) sk->max_label = (size_t)v;
+            } else if (!sk->table) {
+                if (!isfinite(v)) {
+                    st = dpc_error_set(err, DPC_E_FORMAT,
+                                       "%s: byte %llu: record %zu element %zu is %g (NaN/Inf)",
+                                       r->path, off, at / per_rec, at % per_rec, v);
+                    break;
+                }
+                v *= sk->scale;
             }
-            x[k] = v * scale;
+            out[k] = v;
         }
-    }
-    free(buf);
-    return st;
-}
-
-static dpc_status read_labels(dpc__reader *r, const idx_header *h, dpc_dataset *ds,
-                              size_t n_classes, size_t *max_label, dpc_error *err)
-{
-    size_t n = ds->n, got, bytes = n * h->elem; /* n * elem <= n * 8 checked by the caller */
-    unsigned char *buf = dpc__malloc_array(n, h->elem);
-    if (!buf) return DPC__NOMEM(err, "IDX labels");
-    dpc_status st = dpc__reader_read(r, buf, bytes, &got, err);
-    if (!st && got < bytes) st = truncated(r, h, h->elem, n, err);
-    size_t lim = n_classes ? n_classes : DPC_DATA_MAX_CLASSES;
-    *max_label = 0;
-    for (size_t i = 0; !st && i < n; i++) {
-        double v = decode(buf + i * h->elem, h->type);
-        if (v < 0 || v >= (double)lim) {
-            st = dpc_error_set(err, DPC_E_FORMAT,
-                               "%s: byte %llu: record %zu: label %.0f out of range 0..%zu", r->path,
-                               (unsigned long long)(h->data_offset + i * h->elem), i, v, lim - 1);
-            break;
-        }
-        ds->y[i] = v;
-        if ((size_t)v > *max_label) *max_label = (size_t)v;
+        k0 += m;
     }
     free(buf);
     return st;
@@ -278,14 +275,29 @@ dpc_status dpc_data_load_idx(dpc_dataset **out, const char *images_path, const c
     if (limited) n = o.max_records;
     int divide255 = o.scale == 0 && hi.type == 0x08;
     double scale = o.scale == 0 ? 1.0 : o.scale;
-    st = dpc_dataset_new(&ds, n, d, o.n_classes ? o.n_classes : 1, err);
+    /* An empty dataset whose arrays read_elems grows as the records arrive. */
+    st = dpc_dataset_new(&ds, 0, d, o.n_classes ? o.n_classes : 1, err);
     if (st) goto done;
-    st = read_images(&ri, &hi, ds, scale, divide255, err);
+    free(ds->x);
+    free(ds->y);
+    ds->x = ds->y = NULL;
+    double table[256];
+    elem_sink si = {.scale = scale}, sl = {.labels = 1};
+    sl.lim = o.n_classes ? o.n_classes : DPC_DATA_MAX_CLASSES;
+    if (hi.elem == 1) {
+        for (int b = 0; b < 256; b++) {
+            double raw = hi.type == 0x08 ? (double)b : (double)(signed char)b;
+            table[b] = divide255 ? raw / 255.0 : raw * scale;
+        }
+        si.table = table;
+    }
+    st = read_elems(&ri, &hi, n * d, d, &ds->x, &si, err);
     if (!st && !limited) st = expect_end(&ri, err);
-    size_t max_label = 0;
-    if (!st) st = read_labels(&rl, &hl, ds, o.n_classes, &max_label, err);
+    if (!st) st = read_elems(&rl, &hl, n, 1, &ds->y, &sl, err);
     if (!st && !limited) st = expect_end(&rl, err);
     if (st) goto done;
+    ds->n = n;
+    size_t max_label = sl.max_label;
 
     dpc__dataset_source(ds, "%s", images_path);
     if (limited) dpc__dataset_note(ds, 0, "first %zu records", n);

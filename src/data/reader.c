@@ -138,6 +138,10 @@ int dpc__reader_line(dpc__reader *r, size_t *len_out, dpc_error *err)
         return -(int)dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: NUL byte in line (binary file?)",
                                    r->path, r->lineno);
     if (len && r->line[len - 1] == '\r') r->line[--len] = '\0';
+    if (r->lineno == 1 && len >= 3 && !memcmp(r->line, "\xEF\xBB\xBF", 3)) { /* UTF-8 BOM */
+        memmove(r->line, r->line + 3, len - 2);
+        len -= 3;
+    }
     *len_out = len;
     return 1;
 }
