@@ -67,14 +67,14 @@ static void cleanup(void)
 static void check_err_(int line, const char *what, dpc_status got, dpc_status want,
                        const dpc_error *e, ...)
 {
-    CHECK(got == want, "line %d (%s): status %d, want %d; msg: %s", line, what, (int)got,
-          (int)want, e->msg);
+    CHECK(got == want, "line %d (%s): status %d, want %d; msg: %s", line, what, (int)got, (int)want,
+          e->msg);
     va_list ap;
     va_start(ap, e);
     const char *needle;
     while ((needle = va_arg(ap, const char *)))
-        CHECK(strstr(e->msg, needle) != NULL, "line %d (%s): message '%s' lacks '%s'", line,
-              what, e->msg, needle);
+        CHECK(strstr(e->msg, needle) != NULL, "line %d (%s): message '%s' lacks '%s'", line, what,
+              e->msg, needle);
     va_end(ap);
 }
 #define CHECK_ERR(what, got, want, e, ...) check_err_(__LINE__, what, got, want, e, __VA_ARGS__)
@@ -111,8 +111,8 @@ static void test_dataset_object(void)
     dpc_dataset_free(ds);
     dpc_dataset_free(NULL);
     ds = (dpc_dataset *)1;
-    CHECK_ERR("overflow", dpc_dataset_new(&ds, SIZE_MAX / 4, 8, 0, &e), DPC_E_NOMEM, &e,
-              "overflow", NULL);
+    CHECK_ERR("overflow", dpc_dataset_new(&ds, SIZE_MAX / 4, 8, 0, &e), DPC_E_NOMEM, &e, "overflow",
+              NULL);
     CHECK(ds == NULL, "out cleared on failure");
     CHECK_ERR("d=0", dpc_dataset_new(&ds, 3, 0, 0, &e), DPC_E_INVALID, &e, "d", NULL);
 
@@ -125,13 +125,13 @@ static void test_dataset_object(void)
               NULL);
     ds->x[3] = 0;
     ds->y[1] = 3;
-    CHECK_ERR("check label", dpc_dataset_check(ds, &e), DPC_E_INVALID, &e, "example 1",
-              "label 3", NULL);
+    CHECK_ERR("check label", dpc_dataset_check(ds, &e), DPC_E_INVALID, &e, "example 1", "label 3",
+              NULL);
     ds->y[1] = 1.5;
     CHECK_ERR("check label frac", dpc_dataset_check(ds, &e), DPC_E_INVALID, &e, "1.5", NULL);
     ds->y[1] = 2; /* labels {0, 2, 1}: fine for K = 3, not for K = 2 */
-    CHECK_ERR("set_classes", dpc_dataset_set_classes(ds, 2, &e), DPC_E_INVALID, &e,
-              "example 1", "label 2", NULL);
+    CHECK_ERR("set_classes", dpc_dataset_set_classes(ds, 2, &e), DPC_E_INVALID, &e, "example 1",
+              "label 2", NULL);
     CHECK(ds->n_classes == 3, "failed set_classes leaves K");
     ds->y[1] = 0;
     CHECK_OK(dpc_dataset_set_classes(ds, 2, &e), &e);
@@ -158,8 +158,7 @@ static void test_csv_valid(void)
     if (ds) {
         CHECK(ds->n == 3 && ds->d == 2 && ds->n_classes == 3, "shape %zu %zu %zu", ds->n, ds->d,
               ds->n_classes);
-        CHECK(ds->x[2] == 3.5 && ds->x[3] == -0.4 && ds->x[4] == 0.125 && ds->x[5] == 6,
-              "values");
+        CHECK(ds->x[2] == 3.5 && ds->x[3] == -0.4 && ds->x[4] == 0.125 && ds->x[5] == 6, "values");
         CHECK(ds->y[0] == 0 && ds->y[1] == 1 && ds->y[2] == 2, "labels");
         CHECK(ds->data_dependent == 1 && strstr(ds->preprocessing, "inferred"),
               "inferred K is flagged: '%s'", ds->preprocessing);
@@ -201,8 +200,8 @@ static void test_csv_valid(void)
     o.classes = "setosa|versicolor|virginica";
     CHECK_OK(dpc_data_load_csv(&ds, p, &o, &e), &e);
     if (ds) {
-        CHECK(ds->n == 4 && ds->n_classes == 3 && ds->y[0] == 0 && ds->y[1] == 1 &&
-                  ds->y[2] == 2 && ds->y[3] == 0,
+        CHECK(ds->n == 4 && ds->n_classes == 3 && ds->y[0] == 0 && ds->y[1] == 1 && ds->y[2] == 2 &&
+                  ds->y[3] == 0,
               "class names mapped");
         CHECK(ds->data_dependent == 0, "public class list is data-independent");
     }
@@ -216,13 +215,13 @@ static void test_csv_valid(void)
     o.task = DPC_TASK_CLASSIFICATION;
     CHECK_OK(dpc_data_load_csv(&ds, p, &o, &e), &e);
     if (ds)
-        CHECK(ds->n == 3 && ds->n_classes == 2 && ds->y[0] == 0 && ds->y[1] == 1 &&
-                  ds->x[0] == 0.5,
+        CHECK(ds->n == 3 && ds->n_classes == 2 && ds->y[0] == 0 && ds->y[1] == 1 && ds->x[0] == 0.5,
               "-1/+1 read as 0/1, no header");
     dpc_dataset_free(ds);
 
     /* UTF-8 BOM before a headerless numeric file: the first row is data. */
-    p = write_text("ok_bom.csv", "\xEF\xBB\xBF" "1,2,3\n4,5,6\n");
+    p = write_text("ok_bom.csv", "\xEF\xBB\xBF"
+                                 "1,2,3\n4,5,6\n");
     CHECK_OK(dpc_data_load_csv(&ds, p, NULL, &e), &e);
     CHECK(ds && ds->n == 2 && ds->x[0] == 1 && ds->y[0] == 3, "BOM skipped, row 1 kept");
     dpc_dataset_free(ds);
@@ -251,21 +250,21 @@ static void test_csv_malformed(void)
     const char *p;
 
     p = write_text("bad_ragged.csv", "a,b,y\n1,2,3\n4,5\n");
-    CHECK_ERR("ragged", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e, "bad_ragged.csv:3:",
-              "ragged", "2 fields", "expected 3", NULL);
+    CHECK_ERR("ragged", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
+              "bad_ragged.csv:3:", "ragged", "2 fields", "expected 3", NULL);
     CHECK(ds == NULL, "out stays NULL");
     p = write_text("bad_mixed.csv", "1,abc,3\n1,2,3\n");
     CHECK_ERR("mixed first row", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
               "bad_mixed.csv:1:", "mixes numbers and text", NULL);
     p = write_text("bad_text.csv", "1,2,3\n1,abc,3\n");
-    CHECK_ERR("text", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e, "bad_text.csv:2:",
-              "column 2", "not a number", "abc", NULL);
+    CHECK_ERR("text", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
+              "bad_text.csv:2:", "column 2", "not a number", "abc", NULL);
     p = write_text("bad_nan.csv", "x,y\n1,2\nnan,3\n");
-    CHECK_ERR("nan", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e, "bad_nan.csv:3:",
-              "column 1 ('x')", "NaN/Inf", NULL);
+    CHECK_ERR("nan", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
+              "bad_nan.csv:3:", "column 1 ('x')", "NaN/Inf", NULL);
     p = write_text("bad_inf.csv", "1,-inf\n");
-    CHECK_ERR("inf label", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e, "bad_inf.csv:1:",
-              "label", "NaN/Inf", NULL);
+    CHECK_ERR("inf label", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
+              "bad_inf.csv:1:", "label", "NaN/Inf", NULL);
     p = write_text("bad_overflow.csv", "1e999,1\n");
     CHECK_ERR("overflow", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
               "bad_overflow.csv:1:", "out-of-range", NULL);
@@ -284,8 +283,8 @@ static void test_csv_malformed(void)
     CHECK_ERR("negative label", dpc_data_load_csv(&ds, p, &oc, &e), DPC_E_FORMAT, &e,
               "bad_neg.csv:1:", "out of range", NULL);
     p = write_text("bad_pm.csv", "1,2,-1\n3,4,0\n");
-    CHECK_ERR("-1 and 0", dpc_data_load_csv(&ds, p, &oc, &e), DPC_E_FORMAT, &e, "bad_pm.csv:2:",
-              "line 1 has label -1", NULL);
+    CHECK_ERR("-1 and 0", dpc_data_load_csv(&ds, p, &oc, &e), DPC_E_FORMAT, &e,
+              "bad_pm.csv:2:", "line 1 has label -1", NULL);
     p = write_text("bad_empty.csv", "");
     CHECK_ERR("empty file", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e, "bad_empty.csv",
               "empty file", NULL);
@@ -319,13 +318,13 @@ static void test_csv_malformed(void)
     CHECK_ERR("unlisted class", dpc_data_load_csv(&ds, p, &onames, &e), DPC_E_FORMAT, &e,
               "bad_class.csv:3:", "'cow' is not a listed class", NULL);
     p = write_bytes("bad_nul.csv", "1,2\n3,\0,4\n", 10);
-    CHECK_ERR("NUL byte", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e, "bad_nul.csv:2:",
-              "NUL byte", NULL);
+    CHECK_ERR("NUL byte", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
+              "bad_nul.csv:2:", "NUL byte", NULL);
     p = write_text("bad_onecol.csv", "1\n2\n");
     CHECK_ERR("one column", dpc_data_load_csv(&ds, p, &o, &e), DPC_E_FORMAT, &e,
               "bad_onecol.csv:1:", "no feature columns", NULL);
-    CHECK_ERR("missing file", dpc_data_load_csv(&ds, "/nonexistent/dpc.csv", &o, &e), DPC_E_IO,
-              &e, "/nonexistent/dpc.csv", "cannot open", NULL);
+    CHECK_ERR("missing file", dpc_data_load_csv(&ds, "/nonexistent/dpc.csv", &o, &e), DPC_E_IO, &e,
+              "/nonexistent/dpc.csv", "cannot open", NULL);
     /* A truncated gzip stream is an error, not a short file. */
     char big[4000];
     for (size_t i = 0; i < sizeof big; i++) big[i] = "0123456789,\n"[(i * 7 + i / 13) % 12];
@@ -342,8 +341,8 @@ static void test_csv_malformed(void)
               "bad_trunc.csv.gz", "truncated", NULL);
     dpc_csv_opts bad = o;
     bad.delimiter = '"';
-    CHECK_ERR("bad delimiter", dpc_data_load_csv(&ds, p, &bad, &e), DPC_E_INVALID, &e,
-              "delimiter", NULL);
+    CHECK_ERR("bad delimiter", dpc_data_load_csv(&ds, p, &bad, &e), DPC_E_INVALID, &e, "delimiter",
+              NULL);
     CHECK(ds == NULL, "never set on failure");
 }
 
@@ -391,7 +390,8 @@ static void test_libsvm(void)
         {"s_idx0.svm", "1 1:1\n1 0:2\n", DPC_E_FORMAT, "s_idx0.svm:2:", "index 0"},
         {"s_unsorted.svm", "1 3:1 2:1\n", DPC_E_FORMAT, "s_unsorted.svm:1:", "strictly increasing"},
         {"s_dup.svm", "1 2:1 2:3\n", DPC_E_FORMAT, "s_dup.svm:1:", "index 2 after 2"},
-        {"s_range.svm", "1 1:1\n1 2:1 4:1\n", DPC_E_FORMAT, "s_range.svm:2:", "index 4 out of range 1..3"},
+        {"s_range.svm", "1 1:1\n1 2:1 4:1\n", DPC_E_FORMAT,
+         "s_range.svm:2:", "index 4 out of range 1..3"},
         {"s_dash.svm", "1 3-1\n", DPC_E_FORMAT, "s_dash.svm:1:", "malformed pair '3-1'"},
         {"s_novalue.svm", "1 3:\n", DPC_E_FORMAT, "s_novalue.svm:1:", "empty field"},
         {"s_noindex.svm", "1 :3\n", DPC_E_FORMAT, "s_noindex.svm:1:", "malformed pair ':3'"},
@@ -501,8 +501,8 @@ static void test_idx(void)
     idx_head(&B, 0x08, 1, dl2);
     put8(&B, 0), put8(&B, 1);
     p = write_bytes("bad_count.idx", B.b, B.n);
-    CHECK_ERR("count", dpc_data_load_idx(&ds, pi, p, NULL, &e), DPC_E_FORMAT, &e,
-              "count mismatch", "3 images", "bad_count.idx has 2 labels", NULL);
+    CHECK_ERR("count", dpc_data_load_idx(&ds, pi, p, NULL, &e), DPC_E_FORMAT, &e, "count mismatch",
+              "3 images", "bad_count.idx has 2 labels", NULL);
     const uint32_t dl3[2] = {3, 1};
     idx_head(&B, 0x08, 2, dl3);
     put8(&B, 0), put8(&B, 1), put8(&B, 1);
@@ -515,16 +515,16 @@ static void test_idx(void)
     CHECK_ERR("type", dpc_data_load_idx(&ds, p, pl, NULL, &e), DPC_E_FORMAT, &e, "byte 2",
               "unknown IDX data type 0x07", NULL);
     dpc_idx_opts o2 = {.n_classes = 2};
-    CHECK_ERR("label range", dpc_data_load_idx(&ds, pi, pl, &o2, &e), DPC_E_FORMAT, &e,
-              "lab.idx", "byte 8", "record 0", "label 2 out of range 0..1", NULL);
+    CHECK_ERR("label range", dpc_data_load_idx(&ds, pi, pl, &o2, &e), DPC_E_FORMAT, &e, "lab.idx",
+              "byte 8", "record 0", "label 2 out of range 0..1", NULL);
     p = write_bytes("bad_empty.idx", "", 0);
-    CHECK_ERR("empty", dpc_data_load_idx(&ds, p, pl, NULL, &e), DPC_E_FORMAT, &e,
-              "bad_empty.idx", "empty file", NULL);
+    CHECK_ERR("empty", dpc_data_load_idx(&ds, p, pl, NULL, &e), DPC_E_FORMAT, &e, "bad_empty.idx",
+              "empty file", NULL);
     const uint32_t dz[3] = {3, 0, 2};
     idx_head(&B, 0x08, 3, dz);
     p = write_bytes("bad_zero.idx", B.b, B.n);
-    CHECK_ERR("zero dim", dpc_data_load_idx(&ds, p, pl, NULL, &e), DPC_E_FORMAT, &e,
-              "bad_zero.idx", "dimension 1 is 0", NULL);
+    CHECK_ERR("zero dim", dpc_data_load_idx(&ds, p, pl, NULL, &e), DPC_E_FORMAT, &e, "bad_zero.idx",
+              "dimension 1 is 0", NULL);
     idx_head(&B, 0x0D, 1, dl);
     put32(&B, 0), put32(&B, 0), put32(&B, 0);
     p = write_bytes("bad_flab.idx", B.b, B.n);
@@ -551,10 +551,10 @@ static void test_idx(void)
     p = write_bytes("bad_bigdecl.idx", B.b, B.n);
     idx_head(&L, 0x08, 1, dbigl);
     pl2 = write_bytes("bigdecl_lab.idx", L.b, L.n);
-    CHECK_ERR("huge declared, no data", dpc_data_load_idx(&ds, p, pl2, NULL, &e), DPC_E_FORMAT,
-              &e, "bad_bigdecl.idx", "truncated in record 0 of 16777215", NULL);
-    CHECK_ERR("missing", dpc_data_load_idx(&ds, "/nonexistent/x.idx", pl, NULL, &e), DPC_E_IO,
-              &e, "/nonexistent/x.idx", NULL);
+    CHECK_ERR("huge declared, no data", dpc_data_load_idx(&ds, p, pl2, NULL, &e), DPC_E_FORMAT, &e,
+              "bad_bigdecl.idx", "truncated in record 0 of 16777215", NULL);
+    CHECK_ERR("missing", dpc_data_load_idx(&ds, "/nonexistent/x.idx", pl, NULL, &e), DPC_E_IO, &e,
+              "/nonexistent/x.idx", NULL);
     CHECK(ds == NULL, "idx: no output on failure");
 }
 
@@ -576,8 +576,10 @@ static void check_fm_split(const dpc_dataset *ds, size_t n, const int *first10, 
     int bad_label = 0;
     for (size_t i = 0; i < ds->n; i++) {
         double y = ds->y[i];
-        if (y >= 0 && y < 10 && y == (int)y) hist[(int)y]++;
-        else bad_label = 1;
+        if (y >= 0 && y < 10 && y == (int)y)
+            hist[(int)y]++;
+        else
+            bad_label = 1;
     }
     CHECK(!bad_label, "%s labels in 0..9", name);
     for (int c = 0; c < 10; c++)
@@ -619,7 +621,8 @@ static void test_fashion_mnist(void)
         static const int te10[10] = {9, 2, 1, 1, 6, 1, 4, 6, 5, 7};
         check_fm_split(tr, 60000, tr10, 3431114169.0, 76247.0, "train");
         check_fm_split(te, 10000, te10, 573469082.0, 33456.0, "test");
-        CHECK(!strcmp(tr->source, "fashion-mnist:train") && !strcmp(te->source, "fashion-mnist:test"),
+        CHECK(!strcmp(tr->source, "fashion-mnist:train") &&
+                  !strcmp(te->source, "fashion-mnist:test"),
               "sources %s %s", tr->source, te->source);
         CHECK_OK(dpc_dataset_check(tr, &e), &e);
         CHECK_OK(dpc_dataset_check_compatible(tr, te, &e), &e);
@@ -766,10 +769,10 @@ static void test_synth_linreg(void)
               DPC_E_INVALID, &e, "alpha", NULL);
     CHECK_ERR("noise<0", dpc_data_synth_linreg(&a, &rng, 0, 10, 3, 1, -0.1, NULL, &e),
               DPC_E_INVALID, &e, "noise", NULL);
-    CHECK_ERR("n=0", dpc_data_synth_linreg(&a, &rng, 0, 0, 3, 1, 0.1, NULL, &e), DPC_E_INVALID,
-              &e, "n must be", NULL);
-    CHECK_ERR("rng", dpc_data_synth_linreg(&a, NULL, 0, 10, 3, 1, 0.1, NULL, &e), DPC_E_INVALID,
-              &e, "rng", NULL);
+    CHECK_ERR("n=0", dpc_data_synth_linreg(&a, &rng, 0, 0, 3, 1, 0.1, NULL, &e), DPC_E_INVALID, &e,
+              "n must be", NULL);
+    CHECK_ERR("rng", dpc_data_synth_linreg(&a, NULL, 0, 10, 3, 1, 0.1, NULL, &e), DPC_E_INVALID, &e,
+              "rng", NULL);
     CHECK_ERR("stream", dpc_data_synth_linreg(&a, &rng, 1ull << 32, 10, 3, 1, 0.1, NULL, &e),
               DPC_E_INVALID, &e, "stream", NULL);
     const double badlam[2] = {1, 0};
@@ -888,8 +891,8 @@ static void test_synth_logistic(void)
     CHECK_ERR("flip", dpc_data_synth_logistic(&ds, &rng, 0, 10, 2, 0.1, 0.5, NULL, &e),
               DPC_E_INVALID, &e, "flip", NULL);
     const double zero[2] = {0, 0};
-    CHECK_ERR("w=0", dpc_data_synth_logistic(&ds, &rng, 0, 10, 2, 0.1, 0, zero, &e),
-              DPC_E_INVALID, &e, "non-zero", NULL);
+    CHECK_ERR("w=0", dpc_data_synth_logistic(&ds, &rng, 0, 10, 2, 0.1, 0, zero, &e), DPC_E_INVALID,
+              &e, "non-zero", NULL);
 }
 
 /* ==== Split and preprocessing =============================================================== */
@@ -945,8 +948,8 @@ static void test_split(void)
     CHECK(c && c->n == 3 && c->y[0] == 5 && c->y[1] == 5 && c->y[2] == 999, "select");
     dpc_dataset_free(c);
     const size_t badidx[1] = {1000};
-    CHECK_ERR("select range", dpc_dataset_select(&c, ds, badidx, 1, &e), DPC_E_INVALID, &e,
-              "1000", NULL);
+    CHECK_ERR("select range", dpc_dataset_select(&c, ds, badidx, 1, &e), DPC_E_INVALID, &e, "1000",
+              NULL);
     dpc_dataset_free(a);
     dpc_dataset_free(b);
     dpc_dataset_free(ds);
@@ -979,8 +982,7 @@ static void test_preprocess(void)
     CHECK_OK(dpc_dataset_scale(ds, 0.5, &e), &e);
     CHECK(ds->x_norm_bound >= 1.0 && ds->x_norm_bound < 1 + 1e-12, "bound scales");
     CHECK_OK(dpc_dataset_check(ds, &e), &e);
-    CHECK_ERR("clip radius", dpc_dataset_clip_rows(ds, 0, &e), DPC_E_INVALID, &e, "radius",
-              NULL);
+    CHECK_ERR("clip radius", dpc_dataset_clip_rows(ds, 0, &e), DPC_E_INVALID, &e, "radius", NULL);
     CHECK_ERR("scale 0", dpc_dataset_scale(ds, 0, &e), DPC_E_INVALID, &e, "factor", NULL);
     ds->x[1] = NAN;
     CHECK_ERR("clip nan", dpc_dataset_clip_rows(ds, 1, &e), DPC_E_NUMERIC, &e,
@@ -1029,18 +1031,18 @@ static void test_spec(void)
                   !memcmp(te->x, all->x + 500, 250 * sizeof(double)) &&
                   !memcmp(te->y, all->y + 100, 50 * sizeof(double)),
               "spec = generator; test = the next examples");
-        CHECK(strstr(tr->source, "synthetic:linreg") && strstr(tr->source, ":train"),
-              "source %s", tr->source);
+        CHECK(strstr(tr->source, "synthetic:linreg") && strstr(tr->source, ":train"), "source %s",
+              tr->source);
     }
     dpc_dataset_free(tr);
     dpc_dataset_free(te);
     dpc_dataset_free(all);
 
-    CHECK_OK(dpc_data_load_spec(&tr, &te, "synthetic:logistic,n=200,d=3,holdout=0.25,clip=1",
-                                &rng, &e),
-             &e);
-    CHECK(tr && te && tr->n == 150 && te->n == 50 && tr->n_classes == 2 &&
-              tr->x_norm_bound == 1 && te->x_norm_bound == 1,
+    CHECK_OK(
+        dpc_data_load_spec(&tr, &te, "synthetic:logistic,n=200,d=3,holdout=0.25,clip=1", &rng, &e),
+        &e);
+    CHECK(tr && te && tr->n == 150 && te->n == 50 && tr->n_classes == 2 && tr->x_norm_bound == 1 &&
+              te->x_norm_bound == 1,
           "holdout and clip");
     dpc_dataset_free(tr);
     dpc_dataset_free(te);
