@@ -1100,6 +1100,7 @@ static void test_spec(void)
         {"synthetic:linreg,n=10,holdout=10", "need 1..n-1"},
         {"synthetic:linreg,n=10,clip=1,normalize=1", "exclude each other"},
         {"synthetic:linreg,n=10,limit=5", "n="},
+        {"synthetic:linreg,n=10,clip=0", "clip: radius 0"},
         {"csv", "needs a path"},
         {"csv:a.csv,b.csv", "not key=value"},
         {"csv:a.csv,,x=1", "empty item"},

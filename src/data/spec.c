@@ -410,13 +410,14 @@ static dpc_status apply_common(spec *s, loaded *L, const dpc_rng *rng, int want_
     dpc_status st;
     if ((st = opt_word(s, "holdout-mode", modes, 0, &mode, err)) ||
         (st = opt_size(s, "split-stream", 0, &sstream, err)) ||
-        (st = opt_double(s, "clip", 0, &clip, err)) ||
-        (st = opt_double(s, "normalize", 0, &norm, err)) ||
+        (st = opt_double(s, "clip", NAN, &clip, err)) ||
+        (st = opt_double(s, "normalize", NAN, &norm, err)) ||
         (st = opt_double(s, "standardize", 0, &stdz, err)))
         return st;
     scale = 1.0; /* idx consumed scale= itself (it replaces the default / 255) */
     if (strcmp(s->kind, "idx") && (st = opt_double(s, "scale", 1.0, &scale, err))) return st;
-    if (clip && norm)
+    int do_clip = !isnan(clip), do_norm = !isnan(norm); /* given: must be > 0 (checked below) */
+    if (do_clip && do_norm)
         return dpc_error_set(err, DPC_E_INVALID,
                              "data spec: clip= and normalize= exclude each other");
     if (ho) {
@@ -468,8 +469,8 @@ static dpc_status apply_common(spec *s, loaded *L, const dpc_rng *rng, int want_
     }
     for (int k = 0; k < 2; k++) {
         if (!sets[k]) continue;
-        if (clip && (st = dpc_dataset_clip_rows(sets[k], clip, err))) return st;
-        if (norm && (st = dpc_dataset_normalize_rows(sets[k], norm, err))) return st;
+        if (do_clip && (st = dpc_dataset_clip_rows(sets[k], clip, err))) return st;
+        if (do_norm && (st = dpc_dataset_normalize_rows(sets[k], norm, err))) return st;
     }
     return DPC_OK;
 }
