@@ -1120,6 +1120,91 @@ static void test_spec(void)
     CHECK(strstr(dpc_data_spec_help(), "synthetic:linreg") != NULL, "help text");
 }
 
+/* ==== Mutation fuzz ========================================================================= */
+
+/* Deterministic mutations of valid CSV / LIBSVM / IDX fixtures (plain and gzip). Invariants: no
+ * crash (the sanitizer build checks memory safety), failure <=> *out == NULL with a message
+ * naming the file, success => dpc_dataset_check passes. LIBSVM gets a public d so that a
+ * mutated index cannot request a huge dense matrix. */
+static void test_fuzz(void)
+{
+    static const char *const seeds[2] = {
+        "a,b,label\n1,2,0\n3.5,-4e-1,1\n# c\n\n\"x\",\"6\",2\r\n",
+        "+1 1:0.5 3:2\n-1 2:1e1 # c\n\n+1\n0 4:7 5:-1\n",
+    };
+    static const unsigned char idx[28] = {0, 0, 8, 3,   0, 0,   0,  3,  0,  0,  0,   2, 0, 0,
+                                          0, 2, 0, 255, 1, 128, 10, 20, 30, 40, 254, 3, 2, 7};
+    static const unsigned char lab[11] = {0, 0, 8, 1, 0, 0, 0, 3, 2, 0, 1};
+    static const char alphabet[] = "0123456789:,.-+ \n\"#eEnaix\t\r;";
+    const char *pl = write_bytes("fuzz_lab.idx", lab, sizeof lab);
+    uint64_t s = 0x9E3779B97F4A7C15ull;
+    unsigned char buf[600];
+    int iters = tests_scale() < 1 ? 600 : 1800, okc = 0, bad = 0;
+    for (int it = 0; it < iters; it++) {
+        int kind = it % 3;
+        size_t n;
+        if (kind < 2)
+            n = strlen(seeds[kind]), memcpy(buf, seeds[kind], n);
+        else
+            n = sizeof idx, memcpy(buf, idx, n);
+#define RND() (s ^= s << 13, s ^= s >> 7, s ^= s << 17, (unsigned)(s >> 11))
+        for (unsigned m = 0, muts = 1 + RND() % 4; m < muts; m++) {
+            unsigned op = RND() % 4;
+            size_t pos = n ? RND() % n : 0;
+            unsigned char c = kind < 2 ? (unsigned char)alphabet[RND() % (sizeof alphabet - 1)]
+                                       : (unsigned char)RND();
+            if (op == 0 && n)
+                buf[pos] = c;
+            else if (op == 1)
+                n = pos;
+            else if (op == 2 && n < sizeof buf - 1) {
+                memmove(buf + pos + 1, buf + pos, n - pos);
+                buf[pos] = c;
+                n++;
+            } else if (op == 3 && n) {
+                memmove(buf + pos, buf + pos + 1, n - pos - 1);
+                n--;
+            }
+        }
+        const char *p = RND() % 4 ? write_bytes("fuzz_in", buf, n) : write_gz("fuzz_in", buf, n);
+        g_npaths--; /* the same file every time */
+        dpc_dataset *ds = (dpc_dataset *)&s;
+        dpc_error e = {0};
+        dpc_status st;
+        if (kind == 0) {
+            dpc_csv_opts o = dpc_csv_opts_default();
+            o.task = (dpc_data_task)(RND() % 2);
+            o.header = (dpc_csv_header)(RND() % 3);
+            o.label_col = (long)(RND() % 5) - 2;
+            if (RND() % 3 == 0) o.delimiter = ' ';
+            st = dpc_data_load_csv(&ds, p, &o, &e);
+        } else if (kind == 1) {
+            dpc_libsvm_opts o = {.d = 1 + RND() % 6, .task = (dpc_data_task)(RND() % 2)};
+            st = dpc_data_load_libsvm(&ds, p, &o, &e);
+        } else {
+            dpc_idx_opts o = {.max_records = RND() % 3};
+            st = dpc_data_load_idx(&ds, p, pl, &o, &e);
+        }
+#undef RND
+        if (st == DPC_OK) {
+            okc++;
+            dpc_error e2 = {0};
+            if (!ds || dpc_dataset_check(ds, &e2)) {
+                bad++;
+                fprintf(stderr, "fuzz %d: accepted but invalid: %s\n", it, e2.msg);
+            }
+            dpc_dataset_free(ds);
+        } else if (ds != NULL || !strstr(e.msg, "fuzz_in")) {
+            bad++;
+            fprintf(stderr, "fuzz %d: status %d, out %p, msg '%s'\n", it, (int)st, (void *)ds,
+                    e.msg);
+        }
+    }
+    g_npaths++;
+    CHECK(bad == 0, "fuzz: %d of %d inputs broke an invariant", bad, iters);
+    CHECK(okc > iters / 50 && okc < iters, "fuzz exercised both outcomes (%d accepted)", okc);
+}
+
 int main(void)
 {
     snprintf(g_dir, sizeof g_dir, "/tmp/dpc_test_data_XXXXXX");
@@ -1138,6 +1223,7 @@ int main(void)
     test_split();
     test_preprocess();
     test_spec();
+    test_fuzz();
     test_fashion_mnist();
     cleanup();
     return TEST_SUMMARY();
