@@ -1179,7 +1179,8 @@ static void test_fuzz(void)
             if (RND() % 3 == 0) o.delimiter = ' ';
             st = dpc_data_load_csv(&ds, p, &o, &e);
         } else if (kind == 1) {
-            dpc_libsvm_opts o = {.d = 1 + RND() % 6, .task = (dpc_data_task)(RND() % 2)};
+            dpc_libsvm_opts o = {.d = 1 + RND() % 6};
+            o.task = (dpc_data_task)(RND() % 2);
             st = dpc_data_load_libsvm(&ds, p, &o, &e);
         } else {
             dpc_idx_opts o = {.max_records = RND() % 3};
