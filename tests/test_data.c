@@ -1089,7 +1089,9 @@ static void test_spec(void)
         const char *needle;
     } bad[] = {
         {"nosuch:x", "unknown kind 'nosuch'"},
-        {"synthetic:linreg,n=10,bogus=1", "unknown option 'bogus'"},
+        {"synthetic:linreg,n=10,bogus=1", "unknown option 'bogus' for synthetic:linreg"},
+        {"synthetic:mean,margin=1", "unknown option 'margin' for synthetic:mean"},
+        {"fashion-mnist:dir=/nonexistent,limt=5", "unknown option 'limt'"},
         {"synthetic:linreg,n=abc", "n: expected a non-negative integer"},
         {"synthetic:linreg,n=-5", "n: expected"},
         {"synthetic:linreg,n=10,n=20", "given twice"},
