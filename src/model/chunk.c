@@ -2,7 +2,7 @@
  * examples, without materialising per-example gradients (doc/models.md has the derivation).
  *
  * Per chunk of M examples and dense layer l (in_l -> out_l), all in the workspace:
- *     forward    Z_l (M, out_l)  = A_l (M, in_l) W_l^T + b_l        GEMM, B = W_l^T packed
+ *     forward    Z_l (M, out_l)  = A_l (M, in_l) W_l^T + b_l        GEMM (as W_l A_l^T)
  *                A_{l+1}         = act(Z_l)
  *     head       Delta_{L-1} (M, K) = dloss/dZ_{L-1}, losses (M)
  *     backward   Delta_{l-1} (M, in_l) = (Delta_l W_l) * act'(A_l)  GEMM, B = W_l packed
@@ -33,7 +33,9 @@ static dpc_status check_inputs(const dpc_model *m, const double *params, const d
     return st;
 }
 
-/* Forward pass: ws->act[l] (M, dim[l]) for l >= 1 and the logits ws->delta[L-1] (M, K). */
+/* Forward pass: ws->act[l] (M, dim[l]) for l >= 1 and the logits ws->delta[L-1] (M, K).
+ * Computed transposed, Z^T (out, M) = W (out, in) A^T (in, M), so that W, the big operand,
+ * is read in place, row by row, and only the small A is packed; the same sums as A W^T. */
 static void forward(const dpc_model *m, const double *params, const double *X, size_t M,
                     dpc_model_ws *ws)
 {
@@ -42,13 +44,13 @@ static void forward(const dpc_model *m, const double *params, const double *X, s
     for (size_t l = 0; l < L; l++) {
         size_t in = m->dim[l], out = m->dim[l + 1];
         double *Z = l + 1 < L ? ws->act[l + 1] : ws->delta[L - 1]; /* (M, out) */
-        dpc__gemm_pack_bt(in, out, params + m->w_off[l], in, ws->pack);
-        dpc__gemm_packed(M, out, in, A, in, ws->pack, Z, out, 0);
-        if (m->cfg.bias) {
-            const double *b = params + m->b_off[l];
-            for (size_t i = 0; i < M; i++)
-                for (size_t o = 0; o < out; o++) Z[i * out + o] = Z[i * out + o] + b[o];
-        }
+        double *Zt = ws->sdt;                                      /* (out, M) */
+        dpc__gemm_pack_bt(in, M, A, in, ws->pack);
+        dpc__gemm_packed(out, M, in, params + m->w_off[l], in, ws->pack, Zt, M, 0);
+        const double *b = m->cfg.bias ? params + m->b_off[l] : NULL;
+        for (size_t i = 0; i < M; i++)
+            for (size_t o = 0; o < out; o++)
+                Z[i * out + o] = b ? Zt[o * M + i] + b[o] : Zt[o * M + i];
         if (l + 1 < L) dpc__act_forward(m->cfg.act, Z, M * out);
         A = Z;
     }
@@ -73,11 +75,21 @@ static void backward(const dpc_model *m, const double *params, size_t M, dpc_mod
     }
 }
 
+/* sum_j v[j]^2 in a fixed order: four interleaved partial sums (j mod 4), combined as
+ * (s0 + s1) + (s2 + s3). Independent chains, so it runs at SSE2 width instead of one add
+ * latency per element; the order depends on n only. */
 static double sumsq(const double *v, size_t n)
 {
-    double s = 0.0;
-    for (size_t j = 0; j < n; j++) s += v[j] * v[j];
-    return s;
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        s0 += v[j] * v[j];
+        s1 += v[j + 1] * v[j + 1];
+        s2 += v[j + 2] * v[j + 2];
+        s3 += v[j + 3] * v[j + 3];
+    }
+    for (; j < n; j++) s0 += v[j] * v[j];
+    return (s0 + s1) + (s2 + s3);
 }
 
 /* Ghost norms into ws->norm (M); then the first non-finite loss or norm is an error. */

