@@ -160,9 +160,11 @@ static void test_parse(void)
         CHECK(strcmp(buf, good[i].canon) == 0 && n == strlen(buf), "format '%s' -> '%s'",
               good[i].spec, buf);
         CHECK_OK(dpc_model_parse(&cfg2, buf, 5, good[i].K, &err), &err);
-        CHECK(memcmp(&cfg, &cfg2, sizeof cfg) == 0 || (cfg.kind == cfg2.kind &&
-              cfg.n_hidden == cfg2.n_hidden && cfg.act == cfg2.act && cfg.bias == cfg2.bias),
-              "round trip of '%s'", buf);
+        int same = cfg.kind == cfg2.kind && cfg.n_hidden == cfg2.n_hidden &&
+                   cfg.act == cfg2.act && cfg.bias == cfg2.bias && cfg.n_in == cfg2.n_in &&
+                   cfg.n_classes == cfg2.n_classes;
+        for (size_t l = 0; l < cfg.n_hidden; l++) same &= cfg.hidden[l] == cfg2.hidden[l];
+        CHECK(same, "round trip of '%s'", buf);
         char small[6];
         n = dpc_model_format_spec(&cfg, small, sizeof small);
         CHECK(n == strlen(good[i].canon) && strlen(small) == (n < 5 ? n : 5),
@@ -352,7 +354,9 @@ static void test_gradcheck(void)
 
 static void test_gemm_parity(void)
 {
-    static const size_t ms[] = {1, 2, 3, 5, 17}, ns[] = {1, 7, 8, 9, 20}, ks[] = {1, 3, 16, 31};
+    /* k = 4100: the packed B no longer fits the L2 block, one panel per column block */
+    static const size_t ms[] = {1, 2, 3, 5, 17}, ns[] = {1, 7, 8, 9, 20};
+    static const size_t ks[] = {1, 3, 16, 31, 4100};
     dpc_rng rng;
     dpc_rng_seed(&rng, 5);
     dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 3));
@@ -360,7 +364,7 @@ static void test_gemm_parity(void)
     uint64_t row = 0;
     for (size_t a = 0; a < 5; a++)
         for (size_t b = 0; b < 5; b++)
-            for (size_t c = 0; c < 4; c++)
+            for (size_t c = 0; c < 5; c++)
                 for (int acc = 0; acc < 2; acc++) {
                     size_t m = ms[a], n = ns[b], k = ks[c], lda = k + 1, ldc = n + 2;
                     double *A = dalloc(m * lda), *B = dalloc(k * n), *Bt = dalloc(n * k);
@@ -809,9 +813,13 @@ static void test_errors(void)
     double G[4 * 64];
     st = dpc_model_per_example_grads(m, w, X, y, 4, G, NULL, ws, &e);
     CHECK(st == DPC_E_INVALID && strstr(e.msg, "x[4]"), "per_example_grads NaN feature");
-    double pr[6 * 3];
-    st = dpc_model_predict(m, w, X, n, pr, NULL, &e);
+    double pr[6 * 3] = {0};
+    dpc_model_ws *ws2 = NULL;
+    CHECK_OK(dpc_model_ws_new(&ws2, m, 2, &err), &err);
+    st = dpc_model_predict(m, w, X, n, pr, ws2, &e);
     CHECK(st == DPC_E_INVALID && strstr(e.msg, "example 3"), "predict NaN feature: %s", e.msg);
+    CHECK(pr[0] == 0.0, "predict wrote output before failing");
+    dpc_model_ws_free(ws2);
     X[3 * D + 4] = keep;
     /* params: name the view and the entry */
     const dpc_model_tensor *W1 = dpc_model_tensor_at(m, 2), *b0 = dpc_model_tensor_at(m, 1);
@@ -832,6 +840,8 @@ static void test_errors(void)
     st = dpc_model_clipped_sum(m2, w, X, y, 2, 1.0, gs, losses, norms, ws, &e);
     CHECK(st == DPC_E_INVALID && strstr(e.msg, "another shape"), "foreign workspace: %s", e.msg);
     dpc_model_free(m2);
+    dpc_model_ws_free(ws);
+    ws = (dpc_model_ws *)&e; /* must be overwritten with NULL */
     CHECK(dpc_model_ws_new(&ws, m, 0, &e) == DPC_E_INVALID && ws == NULL, "max_chunk 0");
     CHECK(dpc_model_evaluate(m, w, X, y, 0, &ml, NULL, NULL, &e) == DPC_E_INVALID, "n = 0");
     free(w), free(X), free(gs), free(g);
@@ -861,8 +871,44 @@ static void test_errors(void)
 #undef UNTOUCHED
 }
 
+/* ==== The example of model.h, verbatim in its essentials ============================== */
+
+static int header_example(const double *X, const double *y, double *losses, double *norms)
+{
+    dpc_model_config cfg;  dpc_model *m = NULL;  dpc_model_ws *ws = NULL;  dpc_error err = {0};
+    double *w = NULL, *g = NULL;
+    int rc = 1;
+    if (dpc_model_parse(&cfg, "mlp:256:relu", 784, 10, &err) ||
+        dpc_model_new(&m, &cfg, &err) || dpc_model_ws_new(&ws, m, 32, &err)) goto fail;
+    w = calloc(dpc_model_num_params(m), sizeof *w);            // (P)
+    g = calloc(dpc_model_num_params(m), sizeof *g);            // (P), zeroed
+    if (!w || !g) goto fail;
+    dpc_rng rng;  dpc_rng_seed(&rng, 1);
+    if (dpc_model_init(m, w, &rng, 0, &err)) goto fail;
+    // X (32, 784), y (32): one chunk; g += sum_i min(1, 1.0/||g_i||) g_i
+    if (dpc_model_clipped_sum(m, w, X, y, 32, 1.0, g, losses, norms, ws, &err)) goto fail;
+    rc = norm2(g, dpc_model_num_params(m)) <= 32.0 * (1 + 1e-12) ? 0 : 2;
+fail:
+    if (rc == 1) fprintf(stderr, "header example: %s\n", err.msg);
+    free(w), free(g);
+    dpc_model_ws_free(ws);  dpc_model_free(m);
+    return rc;
+}
+
+static void test_header_example(void)
+{
+    double *X = dalloc(32 * 784), y[32], losses[32], norms[32];
+    random_data(32, 784, 10, X, y, 31);
+    CHECK(header_example(X, y, losses, norms) == 0, "header example runs, |sum| <= M * clip");
+    int ok = 1;
+    for (size_t i = 0; i < 32; i++) ok &= losses[i] > 0 && norms[i] > 0;
+    CHECK(ok, "header example fills losses and norms");
+    free(X);
+}
+
 int main(void)
 {
+    test_header_example();
     test_layout();
     test_parse();
     test_known_values();

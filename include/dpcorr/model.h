@@ -45,10 +45,13 @@
  * Threading: a dpc_model is immutable after dpc_model_new and may be shared by any number of
  * threads. A dpc_model_ws is scratch memory for one thread at a time.
  *
- * Numerics: a non-finite parameter, input, loss or gradient is an error (DPC_E_NUMERIC or
- * DPC_E_INVALID, the message names the slab entry or the example row); nothing is then
- * written to the caller's outputs. ReLU propagates NaN (it is max(z, 0) written so that a NaN
- * z stays NaN), so a NaN can never be hidden by an activation.
+ * Numerics: a non-finite parameter or input is DPC_E_INVALID, a non-finite loss or gradient
+ * DPC_E_NUMERIC; the message names the slab entry ("params[17] (W0[0][17])") or the example
+ * row within the call. Inputs are all checked before any work, and on error nothing is written
+ * to the caller's outputs (dpc_model_loss_grad excepted, see there). ReLU propagates NaN (it
+ * is max(z, 0) written so that a NaN z stays NaN), so an activation never hides a NaN.
+ *
+ * The example below is compiled and run as test_header_example in tests/test_model.c.
  *
  * Example:
  *     dpc_model_config cfg;  dpc_model *m = NULL;  dpc_model_ws *ws = NULL;  dpc_error err = {0};
@@ -161,10 +164,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_init(const dpc_model *m, double *para
 
 /* ==== Naive reference (one example at a time) ========================================= */
 
-/* loss and gradient of one example: params (P), x (D), y (label or target);
+/* Loss and gradient of one example: params (P), x (D), y (label or target);
  * *loss = its loss, grad (P) overwritten with its gradient. Plain loops, allocates a small
  * scratch per call: the reference for the fast path, not the training path.
- * Errors: invalid label/x/params (DPC_E_INVALID), non-finite loss/gradient (DPC_E_NUMERIC). */
+ * Errors: invalid label/x/params (DPC_E_INVALID, nothing written), non-finite loss or
+ * gradient (DPC_E_NUMERIC; *loss and grad then hold the partial, non-finite result). */
 DPC_API DPC_NODISCARD dpc_status dpc_model_loss_grad(const dpc_model *m, const double *params,
                                                     const double *x, double y, double *loss,
                                                     double *grad, dpc_error *err);
@@ -178,8 +182,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_clipped_sum_naive(
 
 /* ==== Fast chunk path ================================================================== */
 
-/* Workspace for chunks of up to max_chunk examples (>= 1), for models of m's shape. About
- * 8 * (max_chunk * (sum of layer widths) * 2 + max_l in_l * out_l) bytes. */
+/* Workspace for chunks of up to max_chunk examples (1..2^30), for models of m's shape (any
+ * model with the same layer widths may use it). At most about 8 * max_chunk * (2 * (sum of
+ * all widths) + max width) bytes plus 8 * max_{l >= 1} in_l * out_l (for the MLP
+ * 784-256-10 at max_chunk 32: 0.4 MB). */
 DPC_API DPC_NODISCARD dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m,
                                                  size_t max_chunk, dpc_error *err);
 DPC_API void dpc_model_ws_free(dpc_model_ws *ws); /* NULL is a no-op */

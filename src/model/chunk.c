@@ -242,11 +242,10 @@ dpc_status dpc_model_predict(const dpc_model *m, const double *params, const dou
     if ((st = prologue(m, &ws, &tmp, M < DPC__EVAL_CHUNK ? M : DPC__EVAL_CHUNK, 0, err)))
         return st;
     size_t D = m->dim[0], K = m->dim[m->n_layers], C = ws->max_chunk;
+    for (size_t i = 0; i < M && !st; i++) st = dpc__check_x(m, X + i * D, i, err);
     for (size_t i0 = 0; i0 < M && !st; i0 += C) {
         size_t n = M - i0 < C ? M - i0 : C;
         const double *Xc = X + i0 * D;
-        for (size_t i = 0; i < n && !st; i++) st = dpc__check_x(m, Xc + i * D, i0 + i, err);
-        if (st) break;
         forward(m, params, Xc, n, ws);
         for (size_t i = 0; i < n; i++)
             dpc__head_predict(m, ws->delta[m->n_layers - 1] + i * K, out + (i0 + i) * K);
@@ -269,14 +268,13 @@ dpc_status dpc_model_evaluate(const dpc_model *m, const double *params, const do
         return st;
     size_t D = m->dim[0], K = m->dim[m->n_layers], C = ws->max_chunk, correct = 0;
     double total = 0.0;
+    for (size_t i = 0; i < n && !st; i++) {
+        st = dpc__check_x(m, X + i * D, i, err);
+        if (!st) st = dpc__check_y(m, y[i], i, err);
+    }
     for (size_t i0 = 0; i0 < n && !st; i0 += C) {
         size_t c = n - i0 < C ? n - i0 : C;
         const double *Xc = X + i0 * D, *yc = y + i0;
-        for (size_t i = 0; i < c && !st; i++) {
-            st = dpc__check_x(m, Xc + i * D, i0 + i, err);
-            if (!st) st = dpc__check_y(m, yc[i], i0 + i, err);
-        }
-        if (st) break;
         forward(m, params, Xc, c, ws);
         const double *Z = ws->delta[m->n_layers - 1];
         for (size_t i = 0; i < c && !st; i++) {

@@ -25,7 +25,7 @@ struct dpc_model {
     size_t n_params;                  /* P */
     size_t n_tensors;
     dpc_model_tensor tensors[2 * DPC__MAX_LAYERS];
-    char names[2 * DPC__MAX_LAYERS][8];
+    char names[2 * DPC__MAX_LAYERS][24]; /* "W0", "b0", ... */
 };
 
 struct dpc_model_ws {

@@ -324,9 +324,9 @@ dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_c
         size_t in = m->dim[l], o = m->dim[l + 1];
         if (l > 0) n_act += Mx * in;
         n_delta += Mx * o;
-        size_t fwd = dpc__gemm_packed_size(in, Mx);     /* A_l^T (in, M) */
-        size_t bwd = dpc__gemm_packed_size(o, in);      /* W (out, in) */
-        size_t grd = dpc__gemm_packed_size(Mx, in);     /* a_l (M, in) */
+        size_t fwd = dpc__gemm_packed_size(in, Mx);             /* A_l^T (in, M) */
+        size_t bwd = l > 0 ? dpc__gemm_packed_size(o, in) : 0;  /* W_l (out, in) */
+        size_t grd = dpc__gemm_packed_size(Mx, in);             /* A_l (M, in) */
         size_t need = fwd > bwd ? fwd : bwd;
         if (grd > need) need = grd;
         if (need > n_pack) n_pack = need;
