@@ -53,6 +53,7 @@ typedef struct cli_mech_opts {
     dpc_participation part;
     dpc_noise_form form;
     double *theta, *omega, *coeffs, *dense; /* owned */
+    size_t ntheta, nomega;
     const char *coeffs_path;
 } cli_mech_opts;
 

@@ -151,7 +151,9 @@ typedef enum dpc_sens_method {
     DPC_SENS_EXACT_CYCLIC,          /* cyclic pattern, C^T C >= 0: max over the b offsets */
     DPC_SENS_BOUND_MAJORANT,        /* Toeplitz with mixed-sign or increasing coefficients:
                                        exact value for the monotone majorant of |c| (>= truth) */
-    DPC_SENS_BOUND_ABSGRAM          /* max over patterns of sum |X_ij| via dynamic programming */
+    DPC_SENS_BOUND_ABSGRAM,         /* max over patterns of sum |X_ij| via dynamic programming */
+    DPC_SENS_BOUND_TREE_LEVELS      /* tree, large n: per level, at most min(k, ceil(2^h / b))
+                                       participations share a node */
 } dpc_sens_method;
 
 typedef struct dpc_sensitivity {

@@ -13,6 +13,7 @@
  * are exact), so the sampler is exact in the same sense as inversion with a 53-bit uniform.
  */
 #include "dpcorr/rng.h"
+#include "rng/gauss_impl.h"
 #include "rng/philox_impl.h"
 #include "rng/ziggurat.h"
 
@@ -46,6 +47,11 @@ static double gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, 
         if (f1 + v * (f0 - f1) < 1.0) return x;
         w = dpc_rng_word(s, row, index, ++a);
     }
+}
+
+double dpc__gauss_from_word(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint64_t w)
+{
+    return gauss_from(s, row, index, 0, w);
 }
 
 double dpc_rng_gaussian(const dpc_rng_stream *s, uint64_t row, uint64_t index)
@@ -105,8 +111,8 @@ static inline double fast_or_slow(const dpc_rng_stream *s, uint64_t row, uint64_
     return gauss_from(s, row, index, 0, w);
 }
 
-void dpc_rng_gaussian_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                           size_t n)
+void dpc__gaussian_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                 double *out, size_t n)
 {
     size_t i = 0;
     if (n && (index0 & 1)) { /* odd start: the first element is the high word of its block */
@@ -128,4 +134,19 @@ void dpc_rng_gaussian_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index
         i += 2 * npairs;
     }
     if (i < n) out[i] = dpc_rng_gaussian(s, row, index0 + i);
+}
+
+void dpc_rng_gaussian_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                           size_t n)
+{
+    /* SIMD kernel on the aligned bulk (even start, multiples of 16); portable code elsewhere.
+     * Both compute exactly the same IEEE operations, hence identical values. */
+    size_t i = 0;
+    if (n && (index0 & 1)) {
+        out[0] = dpc_rng_gaussian(s, row, index0);
+        i = 1;
+    }
+    size_t bulk = (n - i) & ~(size_t)15;
+    if (bulk && dpc__gaussian_fill_avx2(s, row, index0 + i, out + i, bulk)) i += bulk;
+    if (i < n) dpc__gaussian_fill_portable(s, row, index0 + i, out + i, n - i);
 }

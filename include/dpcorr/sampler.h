@@ -1,0 +1,86 @@
+/* dpcorr/sampler.h — batch selection, described to the accountant exactly as it runs.
+ *
+ * Every batch is a pure function of (rng key, step): a run can be resumed or replayed from any
+ * step without sampler state. Randomness comes from stream DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0).
+ *
+ * Kinds (N examples, expected batch size B, n steps):
+ *   FIXED          one public random permutation, then fixed-order epochs of floor(N/B) batches
+ *                  of exactly B examples, the same order every epoch (the "(k, b)-participation"
+ *                  of multi-epoch matrix factorization: an example takes part at steps t0,
+ *                  t0 + b, t0 + 2b, ... with b = steps per epoch). The N mod B examples left over
+ *                  never take part.
+ *   SHUFFLE        a fresh permutation every epoch, batches of exactly B. An example takes part
+ *                  once per epoch at any position, so two participations can be 1 step apart.
+ *   POISSON        every example independently with probability q = B/N at every step
+ *                  (variable batch size; the sum is divided by the expected size B).
+ *   CYCLIC_POISSON the examples are split by a public permutation into `groups` equal groups
+ *                  (N mod groups left over never take part); step t uses group t mod groups,
+ *                  each member with probability q = B groups / N (Choquette-Choo et al. 2023,
+ *                  "amplified BandMF"): an example can only take part at steps g, g + groups, ...
+ *
+ * What the accountant needs (dpc_sampler_describe): the participation pattern of one example
+ * (for the mechanism's sensitivity) and whether Poisson amplification applies, with its rate and
+ * number of opportunities. */
+#ifndef DPCORR_SAMPLER_H
+#define DPCORR_SAMPLER_H
+
+#include "dpcorr/common.h"
+#include "dpcorr/mech.h"
+#include "dpcorr/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dpc_sampler_kind {
+    DPC_SAMPLER_FIXED = 0,
+    DPC_SAMPLER_SHUFFLE = 1,
+    DPC_SAMPLER_POISSON = 2,
+    DPC_SAMPLER_CYCLIC_POISSON = 3
+} dpc_sampler_kind;
+
+typedef struct dpc_sampler_config {
+    dpc_sampler_kind kind;
+    size_t n_examples; /* N >= 1 */
+    size_t batch;      /* B: batch size (exact for FIXED/SHUFFLE, expected for Poisson kinds) */
+    size_t steps;      /* n: total steps of the run, >= 1 */
+    size_t groups;     /* CYCLIC_POISSON: number of groups (= min-separation), >= 1 */
+} dpc_sampler_config;
+
+typedef struct dpc_sampler dpc_sampler; /* opaque, immutable after creation */
+
+/* How one example can take part, for the accountant. */
+typedef struct dpc_sampler_desc {
+    dpc_participation part; /* pattern for the mechanism's sensitivity */
+    int poisson;            /* 1: each opportunity is a Poisson(q) draw (amplification applies) */
+    double q;               /* Poisson rate (1 for FIXED/SHUFFLE) */
+    size_t opportunities;   /* Poisson kinds: steps at which one example may be drawn */
+    size_t steps_per_epoch; /* FIXED/SHUFFLE: floor(N/B); Poisson: N/B rounded (for reports) */
+    double expected_batch;  /* the divisor of the gradient sum */
+} dpc_sampler_desc;
+
+DPC_API const char *dpc_sampler_kind_name(dpc_sampler_kind k); /* "fixed", "shuffle", ... */
+DPC_API DPC_NODISCARD dpc_status dpc_sampler_kind_parse(const char *s, dpc_sampler_kind *out,
+                                                        dpc_error *err);
+
+/* Validates (batch <= N, groups <= N, ...) and draws the public permutation if the kind has
+ * one. DPC_E_INVALID naming the field on bad input. */
+DPC_API DPC_NODISCARD dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg,
+                                                 const dpc_rng *rng, dpc_error *err);
+DPC_API void dpc_sampler_free(dpc_sampler *s);
+
+DPC_API const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s);
+DPC_API void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *out);
+
+/* Largest possible batch (capacity needed by dpc_sampler_batch's idx). */
+DPC_API size_t dpc_sampler_max_batch(const dpc_sampler *s);
+
+/* The example indices of step t (0 <= t < steps), in increasing order for Poisson kinds and in
+ * permutation order otherwise. Pure function of (key, t). idx: (max_batch). */
+DPC_API DPC_NODISCARD dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx,
+                                                   size_t *count, dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

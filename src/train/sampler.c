@@ -1,0 +1,201 @@
+/* sampler.c — batch selection as a pure function of (key, step); see dpcorr/sampler.h.
+ *
+ * Permutations are random-access: a 6-round Feistel network on the smallest even-bit domain
+ * 2^w >= N whose round function is Philox on the sampler stream, with cycle walking back into
+ * [0, N). pi(i) costs O(1) expected (the domain is < 4N), so a batch costs O(B) and no
+ * permutation is ever stored. (Shuffling is not used for privacy amplification, so a
+ * pseudorandom permutation is all that is needed.) */
+#include "common/util.h"
+#include "dpcorr/sampler.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define FEISTEL_ROUNDS 6
+#define ROW_PERM ((uint64_t)1 << 62) /* Feistel rows; Poisson draws use rows = step < 2^62 */
+
+struct dpc_sampler {
+    dpc_sampler_config cfg;
+    dpc_rng_stream s;
+    unsigned half;       /* Feistel half width in bits */
+    size_t spe;          /* steps per epoch (FIXED, SHUFFLE) */
+    size_t group_size;   /* CYCLIC_POISSON: floor(N / groups) */
+    double q;            /* Poisson rate */
+};
+
+static const char *const names[] = {"fixed", "shuffle", "poisson", "cyclic-poisson"};
+
+const char *dpc_sampler_kind_name(dpc_sampler_kind k)
+{
+    return (unsigned)k < 4 ? names[k] : "unknown";
+}
+
+dpc_status dpc_sampler_kind_parse(const char *s, dpc_sampler_kind *out, dpc_error *err)
+{
+    for (int k = 0; k < 4; k++)
+        if (s && !strcmp(s, names[k])) {
+            *out = (dpc_sampler_kind)k;
+            return DPC_OK;
+        }
+    return dpc_error_set(err, DPC_E_INVALID,
+                         "sampler: unknown '%s' (expected fixed, shuffle, poisson or "
+                         "cyclic-poisson)",
+                         s ? s : "(null)");
+}
+
+/* Feistel permutation of [0, 2^(2 half)) for permutation id `perm`. */
+static uint64_t feistel(const dpc_sampler *sp, uint64_t perm, uint64_t x)
+{
+    unsigned h = sp->half;
+    uint64_t mask = ((uint64_t)1 << h) - 1;
+    uint64_t L = x >> h, R = x & mask;
+    for (uint32_t r = 0; r < FEISTEL_ROUNDS; r++) {
+        uint64_t f = dpc_rng_word(&sp->s, ROW_PERM + perm, R, r) & mask;
+        uint64_t nl = R;
+        R = L ^ f;
+        L = nl;
+    }
+    return (L << h) | R;
+}
+
+/* pi_perm(i) in [0, N) for i in [0, N): cycle walking keeps it a bijection of [0, N). */
+static size_t permute(const dpc_sampler *sp, uint64_t perm, size_t i)
+{
+    uint64_t y = feistel(sp, perm, i);
+    while (y >= sp->cfg.n_examples) y = feistel(sp, perm, y);
+    return (size_t)y;
+}
+
+void dpc_sampler_free(dpc_sampler *s) { free(s); }
+
+dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, const dpc_rng *rng,
+                           dpc_error *err)
+{
+    *out = NULL;
+    if (!cfg || !rng) return dpc_error_set(err, DPC_E_INVALID, "sampler: NULL argument");
+    if ((unsigned)cfg->kind > DPC_SAMPLER_CYCLIC_POISSON)
+        return dpc_error_set(err, DPC_E_INVALID, "sampler: unknown kind %d", (int)cfg->kind);
+    size_t N = cfg->n_examples;
+    if (N == 0) return dpc_error_set(err, DPC_E_INVALID, "sampler: the data set is empty");
+    if (N > ((size_t)1 << 48))
+        return dpc_error_set(err, DPC_E_RANGE, "sampler: %zu examples exceed 2^48", N);
+    if (cfg->batch == 0) return dpc_error_set(err, DPC_E_INVALID, "batch: must be >= 1");
+    if (cfg->batch > N)
+        return dpc_error_set(err, DPC_E_INVALID, "batch: %zu is larger than the data (%zu examples)",
+                             cfg->batch, N);
+    if (cfg->steps == 0) return dpc_error_set(err, DPC_E_INVALID, "steps: must be >= 1");
+    dpc_sampler *s = calloc(1, sizeof *s);
+    if (!s) return DPC__NOMEM(err, "sampler");
+    s->cfg = *cfg;
+    s->s = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
+    unsigned w = 2;
+    while (((uint64_t)1 << w) < N) w += 2;
+    s->half = w / 2;
+    s->spe = N / cfg->batch;
+    switch (cfg->kind) {
+    case DPC_SAMPLER_POISSON: s->q = (double)cfg->batch / (double)N; break;
+    case DPC_SAMPLER_CYCLIC_POISSON:
+        if (cfg->groups == 0 || cfg->groups > N) {
+            free(s);
+            return dpc_error_set(err, DPC_E_INVALID, "groups: must be in [1, %zu], got %zu", N,
+                                 cfg->groups);
+        }
+        s->group_size = N / cfg->groups;
+        if (cfg->batch > s->group_size) {
+            size_t gs = s->group_size;
+            free(s);
+            return dpc_error_set(err, DPC_E_INVALID,
+                                 "batch: %zu exceeds the group size %zu (N = %zu in %zu groups)",
+                                 cfg->batch, gs, N, cfg->groups);
+        }
+        s->q = (double)cfg->batch / (double)s->group_size;
+        break;
+    default: s->q = 1.0; break;
+    }
+    *out = s;
+    return DPC_OK;
+}
+
+const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s) { return &s->cfg; }
+
+size_t dpc_sampler_max_batch(const dpc_sampler *s)
+{
+    switch (s->cfg.kind) {
+    case DPC_SAMPLER_POISSON: return s->cfg.n_examples;
+    case DPC_SAMPLER_CYCLIC_POISSON: return s->group_size;
+    default: return s->cfg.batch;
+    }
+}
+
+void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
+{
+    memset(d, 0, sizeof *d);
+    size_t n = s->cfg.steps;
+    d->q = s->q;
+    switch (s->cfg.kind) {
+    case DPC_SAMPLER_FIXED:
+        d->part.kind = DPC_PART_CYCLIC;
+        d->part.b = s->spe;
+        d->part.k = (n + s->spe - 1) / s->spe;
+        d->steps_per_epoch = s->spe;
+        d->expected_batch = (double)s->cfg.batch;
+        break;
+    case DPC_SAMPLER_SHUFFLE:
+        d->part.kind = DPC_PART_MINSEP;
+        d->part.b = 1;
+        d->part.k = (n + s->spe - 1) / s->spe;
+        d->steps_per_epoch = s->spe;
+        d->expected_batch = (double)s->cfg.batch;
+        break;
+    case DPC_SAMPLER_POISSON:
+        d->part.kind = DPC_PART_MINSEP;
+        d->part.b = 1;
+        d->part.k = n;
+        d->poisson = 1;
+        d->opportunities = n;
+        d->steps_per_epoch = s->spe ? s->spe : 1;
+        d->expected_batch = (double)s->cfg.batch;
+        break;
+    case DPC_SAMPLER_CYCLIC_POISSON:
+        d->part.kind = DPC_PART_CYCLIC;
+        d->part.b = s->cfg.groups;
+        d->part.k = (n + s->cfg.groups - 1) / s->cfg.groups;
+        d->poisson = 1;
+        d->opportunities = d->part.k;
+        d->steps_per_epoch = s->cfg.groups;
+        d->expected_batch = (double)s->cfg.batch;
+        break;
+    }
+}
+
+dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t *count,
+                             dpc_error *err)
+{
+    if (t >= s->cfg.steps)
+        return dpc_error_set(err, DPC_E_RANGE, "sampler: step %zu beyond the %zu steps of the run",
+                             t, s->cfg.steps);
+    size_t B = s->cfg.batch, c = 0;
+    switch (s->cfg.kind) {
+    case DPC_SAMPLER_FIXED:
+    case DPC_SAMPLER_SHUFFLE: {
+        uint64_t perm = s->cfg.kind == DPC_SAMPLER_FIXED ? 0 : 1 + t / s->spe;
+        size_t pos0 = (t % s->spe) * B;
+        for (size_t j = 0; j < B; j++) idx[c++] = permute(s, perm, pos0 + j);
+        break;
+    }
+    case DPC_SAMPLER_POISSON:
+        for (size_t i = 0; i < s->cfg.n_examples; i++)
+            if (dpc_rng_uniform(&s->s, t, i) < s->q) idx[c++] = i;
+        break;
+    case DPC_SAMPLER_CYCLIC_POISSON: {
+        size_t g = t % s->cfg.groups, m = s->group_size;
+        for (size_t j = 0; j < m; j++) {
+            size_t ex = permute(s, 0, g * m + j);
+            if (dpc_rng_uniform(&s->s, t, ex) < s->q) idx[c++] = ex;
+        }
+        break;
+    }
+    }
+    *count = c;
+    return DPC_OK;
+}

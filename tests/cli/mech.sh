@@ -1,0 +1,60 @@
+#!/bin/sh
+# End-to-end tests of `dpcorr mech` and `dpcorr compare`. $1 = path to the dpcorr binary.
+BIN=${1:-build/dpcorr}
+. "$(dirname "$0")/common.inc"
+
+expect_rc 0 "help" "$BIN" mech --help
+for opt in --kind --steps --nu --lambda --bands --momentum --decay --honaker --theta --omega \
+           --coeffs --of --participations --min-sep --cyclic --form --json --workload-momentum; do
+    out_has "^ *$opt" "help line for $opt"
+done
+
+expect_rc 0 "nu json" "$BIN" mech --kind nu --nu 0.1 --steps 1000 --json
+for k in kind steps sensitivity rmse max_error scaled_rmse scaled_max_error state_floats_per_coord anytime; do
+    out_has "\"$k\":" "json key $k"
+done
+num_near "$(json_num gamma_inf)" 1.2049243 1e-6 "gamma_inf at nu=0.1 (sqrt 1.4518427)"
+out_has '"anytime": true' "nu is anytime"
+
+expect_rc 0 "nu=0 n=1000" "$BIN" mech --kind nu --nu 0 --steps 1000 --json
+s=$(json_num sensitivity)
+num_near "$(awk -v s="$s" 'BEGIN{print s*s}')" 3.2650 1e-4 "nu=0 n=1000 sensitivity^2"
+
+expect_rc 0 "multi participation" "$BIN" mech --kind nu --nu 0.01 --steps 2000 --participations 4 --min-sep 500 --json
+out_has '"sensitivity_exact": true' "exact Toeplitz min-sep"
+
+expect_rc 0 "identity k=4" "$BIN" mech --kind identity --steps 100 --participations 4 --min-sep 10 --json
+num_near "$(json_num sensitivity)" 2 1e-12 "identity k=4 sensitivity = 2"
+
+expect_rc 0 "tree honaker text" "$BIN" mech --kind tree --honaker --steps 1024
+out_has "sensitivity +3.31662" "tree sensitivity sqrt(11)"
+
+printf '1\n-0.5\n# comment\n-0.125\n' > "$TMP/b.txt"
+expect_rc 0 "toeplitz file" "$BIN" mech --kind toeplitz --coeffs "$TMP/b.txt" --steps 50 --json
+printf '1 0\n0.5 1\n' > "$TMP/d.txt"
+expect_rc 0 "dense file" "$BIN" mech --kind dense --coeffs "$TMP/d.txt" --of strategy --steps 2 --json
+out_has '"anytime": false' "dense is not anytime"
+expect_rc 0 "blt" "$BIN" mech --kind blt --theta 0.9,0.5 --omega 0.3,0.1 --steps 100 --json
+num_near "$(json_num state_floats_per_coord)" 2 0 "blt state = buffers"
+
+# bad values: exit 2 and a message naming the option
+expect_rc 2 "nu out of range" "$BIN" mech --kind nu --nu 1.5 --steps 10;  err_has -- "--nu" "names --nu"
+expect_rc 2 "nu not a number" "$BIN" mech --kind nu --nu abc --steps 10;  err_has -- "--nu: expected" "names --nu"
+expect_rc 2 "missing steps" "$BIN" mech --kind nu;                        err_has -- "--steps" "names --steps"
+expect_rc 2 "unknown kind" "$BIN" mech --kind bogus --steps 10;           err_has "bogus" "names the kind"
+expect_rc 2 "unknown option" "$BIN" mech --frobnicate 3 --steps 10;       err_has -- "--frobnicate" "names it"
+expect_rc 2 "theta/omega mismatch" "$BIN" mech --kind blt --theta 0.9,0.5 --omega 0.3 --steps 10; err_has -- "--omega" "names --omega"
+expect_rc 2 "missing file" "$BIN" mech --kind toeplitz --coeffs "$TMP/none.txt" --steps 10; err_has "none.txt" "names the file"
+printf '1\nabc\n' > "$TMP/bad.txt"
+expect_rc 2 "bad file" "$BIN" mech --kind toeplitz --coeffs "$TMP/bad.txt" --steps 10; err_has "bad.txt:2" "names file:line"
+expect_rc 2 "zero participations" "$BIN" mech --steps 10 --participations 0; err_has -- "--participations" "names it"
+expect_rc 2 "negative steps" "$BIN" mech --steps -5;                      err_has -- "--steps" "names it"
+expect_rc 2 "missing value" "$BIN" mech --steps;                          err_has -- "--steps: missing" "names it"
+
+expect_rc 0 "compare" "$BIN" compare --steps 500
+out_has "nu-DP-FTRL" "compare lists nu"
+out_has "tree \\(Honaker\\)" "compare lists Honaker"
+out_has "k = 4 participations" "compare has the multi-participation table"
+expect_rc 2 "compare bad" "$BIN" compare --steps x
+
+summary

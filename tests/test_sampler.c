@@ -1,0 +1,163 @@
+/* test_sampler.c — batch selection: permutations are bijections, fixed-order epochs repeat,
+ * participation patterns match what dpc_sampler_describe tells the accountant, Poisson batch
+ * sizes and inclusion rates are right, batches are pure functions of the step. */
+#include "dpcorr/sampler.h"
+#include "harness.h"
+
+#include <stdlib.h>
+
+static dpc_sampler *mk(dpc_sampler_kind kind, size_t N, size_t B, size_t steps, size_t groups,
+                       uint64_t seed)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, seed);
+    dpc_sampler_config cfg = {kind, N, B, steps, groups};
+    dpc_sampler *s = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_sampler_new(&s, &cfg, &rng, &err), &err);
+    return s;
+}
+
+static void test_fixed_shuffle(void)
+{
+    size_t N = 1003, B = 50, spe = N / B, steps = 3 * spe + 5;
+    for (int kind = 0; kind < 2; kind++) {
+        dpc_sampler *s = mk(kind ? DPC_SAMPLER_SHUFFLE : DPC_SAMPLER_FIXED, N, B, steps, 0, 9);
+        dpc_sampler_desc d;
+        dpc_sampler_describe(s, &d);
+        CHECK(d.steps_per_epoch == spe && d.part.k == 4 && !d.poisson, "describe %d", kind);
+        CHECK(d.part.kind == (kind ? DPC_PART_MINSEP : DPC_PART_CYCLIC) &&
+                  d.part.b == (kind ? 1 : spe), "pattern kind %d", kind);
+        size_t *idx = malloc(dpc_sampler_max_batch(s) * sizeof *idx), cnt;
+        int *seen = calloc(N, sizeof *seen);
+        size_t *first_step = calloc(N, sizeof *first_step);
+        int bijective = 1, cyclic = 1, pure = 1, same_order = 1;
+        size_t *epoch0 = malloc(spe * B * sizeof *epoch0);
+        dpc_error err = {0};
+        for (size_t t = 0; t < steps; t++) {
+            CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
+            if (cnt != B) bijective = 0;
+            size_t e = t / spe;
+            for (size_t j = 0; j < cnt; j++) {
+                size_t ex = idx[j];
+                if (ex >= N) { bijective = 0; continue; }
+                if (seen[ex] == (int)e + 1) bijective = 0; /* at most once per epoch */
+                if (kind == 0 && seen[ex] != (int)e) bijective = 0; /* fixed: every epoch */
+                seen[ex] = (int)e + 1;
+                if (e == 0) first_step[ex] = t, epoch0[(t % spe) * B + j] = ex;
+                else if (t % spe != first_step[ex] % spe) cyclic = 0;
+                if (e > 0 && epoch0[(t % spe) * B + j] != ex) same_order = 0;
+            }
+            size_t again[64], c2;
+            CHECK_OK(dpc_sampler_batch(s, t, again, &c2, &err), &err);
+            for (size_t j = 0; j < c2; j++) pure &= again[j] == idx[j];
+        }
+        size_t used = 0;
+        for (size_t i = 0; i < N; i++) used += seen[i] > 0;
+        CHECK(bijective, "kind %d: each example at most once per epoch", kind);
+        if (kind == 0)
+            CHECK(used == spe * B, "fixed: %zu examples used, expected %zu", used, spe * B);
+        else
+            CHECK(used > spe * B && used <= N, "shuffle: %zu examples used over 4 epochs", used);
+        CHECK(pure, "kind %d: batches are pure functions of the step", kind);
+        if (kind == 0) {
+            CHECK(cyclic && same_order, "fixed: participation exactly every %zu steps", spe);
+        } else {
+            CHECK(!same_order, "shuffle: epochs differ");
+        }
+        dpc_error e2 = {0};
+        CHECK(dpc_sampler_batch(s, steps, idx, &cnt, &e2) == DPC_E_RANGE, "step beyond the run");
+        free(idx); free(seen); free(first_step); free(epoch0);
+        dpc_sampler_free(s);
+    }
+}
+
+static void test_poisson(void)
+{
+    size_t N = 2000, B = 40, steps = (size_t)(400 * tests_scale()) + 40;
+    dpc_sampler *s = mk(DPC_SAMPLER_POISSON, N, B, steps, 0, 3);
+    dpc_sampler_desc d;
+    dpc_sampler_describe(s, &d);
+    double q = (double)B / N;
+    CHECK(d.poisson && d.opportunities == steps && fabs(d.q - q) < 1e-15, "poisson describe");
+    size_t *idx = malloc(N * sizeof *idx), cnt, total = 0, ex7 = 0;
+    dpc_error err = {0};
+    int sorted = 1;
+    for (size_t t = 0; t < steps; t++) {
+        CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
+        total += cnt;
+        for (size_t j = 0; j < cnt; j++) {
+            if (j && idx[j] <= idx[j - 1]) sorted = 0;
+            ex7 += idx[j] == 7;
+        }
+    }
+    double mean = (double)total / steps, sd = sqrt(N * q * (1 - q) / steps);
+    CHECK(fabs(mean - B) < 5 * sd, "poisson mean batch %g vs %zu", mean, B);
+    CHECK(sorted, "poisson indices increasing");
+    double e7 = q * steps;
+    CHECK(fabs(ex7 - e7) < 5 * sqrt(e7) + 1, "example 7 drawn %zu times vs %g", ex7, e7);
+    free(idx);
+    dpc_sampler_free(s);
+}
+
+static void test_cyclic_poisson(void)
+{
+    size_t N = 1000, G = 8, B = 25, steps = 200;
+    dpc_sampler *s = mk(DPC_SAMPLER_CYCLIC_POISSON, N, B, steps, G, 4);
+    dpc_sampler_desc d;
+    dpc_sampler_describe(s, &d);
+    CHECK(d.poisson && d.part.kind == DPC_PART_CYCLIC && d.part.b == G && d.part.k == 25 &&
+              d.opportunities == 25, "cyclic-poisson describe");
+    CHECK(fabs(d.q - (double)B / (N / G)) < 1e-15, "q = B / group size");
+    int *group = malloc(N * sizeof *group);
+    for (size_t i = 0; i < N; i++) group[i] = -1;
+    size_t *idx = malloc(dpc_sampler_max_batch(s) * sizeof *idx), cnt, total = 0;
+    dpc_error err = {0};
+    int consistent = 1;
+    for (size_t t = 0; t < steps; t++) {
+        CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
+        total += cnt;
+        for (size_t j = 0; j < cnt; j++) {
+            int g = (int)(t % G);
+            if (group[idx[j]] >= 0 && group[idx[j]] != g) consistent = 0;
+            group[idx[j]] = g;
+        }
+    }
+    CHECK(consistent, "an example only appears at steps of its group");
+    CHECK(fabs((double)total / steps - B) < 5 * sqrt((double)B / steps) + 0.5, "mean batch");
+    free(group);
+    free(idx);
+    dpc_sampler_free(s);
+}
+
+static void test_invalid(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    dpc_error err = {0};
+    dpc_sampler *s = NULL;
+    dpc_sampler_config bad[] = {
+        {DPC_SAMPLER_FIXED, 10, 11, 5, 0}, {DPC_SAMPLER_FIXED, 0, 1, 5, 0},
+        {DPC_SAMPLER_FIXED, 10, 0, 5, 0},  {DPC_SAMPLER_CYCLIC_POISSON, 10, 2, 5, 0},
+        {DPC_SAMPLER_CYCLIC_POISSON, 10, 6, 5, 2}, {DPC_SAMPLER_POISSON, 10, 2, 0, 0}};
+    const char *what[] = {"batch", "empty", "batch", "groups", "batch", "steps"};
+    for (int i = 0; i < 6; i++) {
+        CHECK(dpc_sampler_new(&s, &bad[i], &rng, &err) == DPC_E_INVALID && !s &&
+                  strstr(err.msg, what[i]),
+              "bad sampler %d names '%s': %s", i, what[i], err.msg);
+    }
+    dpc_sampler_kind k;
+    CHECK(dpc_sampler_kind_parse("poisson", &k, &err) == DPC_OK && k == DPC_SAMPLER_POISSON,
+          "parse");
+    CHECK(dpc_sampler_kind_parse("nope", &k, &err) == DPC_E_INVALID, "parse unknown");
+    dpc_sampler_free(NULL);
+}
+
+int main(void)
+{
+    test_fixed_shuffle();
+    test_poisson();
+    test_cyclic_poisson();
+    test_invalid();
+    return TEST_SUMMARY();
+}
