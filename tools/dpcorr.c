@@ -13,6 +13,7 @@ typedef struct command {
 static const command commands[] = {
     {"mech", cmd_mech, "sensitivity, error and memory of a correlated-noise mechanism"},
     {"compare", cmd_compare, "comparison table of every mechanism (single and multi participation)"},
+    {"account", cmd_account, "privacy accounting: epsilon, delta, noise and step calibration"},
 };
 
 static void usage(FILE *f)
