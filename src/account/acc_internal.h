@@ -25,6 +25,17 @@ double *dpc__fft_twiddles(size_t n);
 /* Linear convolution out[0 .. na+nb-2] of real sequences a (na) and b (nb) via FFT (direct
  * summation when small). b may equal a (squaring). DPC_E_NOMEM on allocation failure. */
 dpc_status dpc__convolve(const double *a, size_t na, const double *b, size_t nb, double *out);
+/* Reusable buffers and tables for repeated convolutions (zero-initialise; free with
+ * dpc__conv_ws_free). Avoids re-faulting fresh pages and rebuilding twiddles every call. */
+typedef struct dpc__conv_ws {
+    size_t M;           /* transform size the tables hold (0: none) */
+    double *tw, *br;    /* per-stage twiddles; bit-reversed twiddles */
+    size_t cap;         /* doubles available in za and zb */
+    double *za, *zb;
+} dpc__conv_ws;
+dpc_status dpc__convolve_ws(dpc__conv_ws *ws, const double *a, size_t na, const double *b,
+                            size_t nb, double *out);
+void dpc__conv_ws_free(dpc__conv_ws *ws);
 /* Reference O(na nb) convolution (tests, small sizes). */
 void dpc__convolve_direct(const double *a, size_t na, const double *b, size_t nb, double *out);
 

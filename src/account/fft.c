@@ -54,7 +54,7 @@ double *dpc__fft_twiddles(size_t n)
 
 /* Butterflies stay inside aligned blocks of this many points for the short stages, so those
  * stages run from cache (the long ones stream through memory). */
-#define FFT_BLOCK ((size_t)1 << 12)
+#define FFT_BLOCK ((size_t)1 << 14)
 
 /* One decimation-in-frequency stage of length len on x[base .. base+len*count). */
 static void dif_stage(double *x, size_t n, size_t base, size_t end, size_t len, double s,
@@ -152,19 +152,6 @@ void dpc__convolve_direct(const double *a, size_t na, const double *b, size_t nb
     }
 }
 
-/* Reverses the low `bits` bits of x. */
-static size_t rev_bits(size_t x, unsigned bits)
-{
-    uint64_t v = (uint64_t)x;
-    v = ((v >> 1) & 0x5555555555555555ull) | ((v & 0x5555555555555555ull) << 1);
-    v = ((v >> 2) & 0x3333333333333333ull) | ((v & 0x3333333333333333ull) << 2);
-    v = ((v >> 4) & 0x0F0F0F0F0F0F0F0Full) | ((v & 0x0F0F0F0F0F0F0F0Full) << 4);
-    v = ((v >> 8) & 0x00FF00FF00FF00FFull) | ((v & 0x00FF00FF00FF00FFull) << 8);
-    v = ((v >> 16) & 0x0000FFFF0000FFFFull) | ((v & 0x0000FFFF0000FFFFull) << 16);
-    v = (v >> 32) | (v << 32);
-    return (size_t)(v >> (64 - bits));
-}
-
 /* Even/odd half-spectra of a real sequence packed as z_j = x_2j + i x_2j+1 (M-point DFT Z):
  * E_k = (Z_k + conj Z_{M-k})/2, O_k = (Z_k - conj Z_{M-k})/(2i). */
 static void even_odd(const double *zk, const double *zmk, double e[2], double o[2])
@@ -177,7 +164,54 @@ static void even_odd(const double *zk, const double *zmk, double e[2], double o[
     o[1] = -0.5 * dr;
 }
 
+void dpc__conv_ws_free(dpc__conv_ws *ws)
+{
+    if (!ws) return;
+    free(ws->tw);
+    free(ws->br);
+    free(ws->za);
+    free(ws->zb);
+    ws->tw = ws->br = ws->za = ws->zb = NULL;
+    ws->M = ws->cap = 0;
+}
+
+/* Tables for M points: the per-stage twiddles and br[p] = exp(2 pi i rev(p) / M) in
+ * bit-reversed order, built sequentially by doubling: for size 2N the first half is the table
+ * for N and the second half that times exp(2 pi i / 2N) (rev_2N(N + p) = 2 rev_N(p) + 1). Each
+ * entry is a product of at most log2(M) correctly rounded factors. */
+static dpc_status ws_tables(dpc__conv_ws *ws, size_t M)
+{
+    if (ws->M == M) return DPC_OK;
+    free(ws->tw);
+    free(ws->br);
+    ws->M = 0;
+    ws->tw = dpc__fft_twiddles(M);
+    ws->br = dpc__malloc_array(2 * M, sizeof *ws->br);
+    if (!ws->tw || !ws->br) return DPC_E_NOMEM;
+    double *br = ws->br;
+    br[0] = 1.0;
+    br[1] = 0.0;
+    for (size_t N = 1; N < M; N <<= 1) {
+        double c = cos(DPC__PI / (double)N), sn = sin(DPC__PI / (double)N);
+        for (size_t p = 0; p < N; p++) {
+            br[2 * (N + p)] = br[2 * p] * c - br[2 * p + 1] * sn;
+            br[2 * (N + p) + 1] = br[2 * p] * sn + br[2 * p + 1] * c;
+        }
+    }
+    ws->M = M;
+    return DPC_OK;
+}
+
 dpc_status dpc__convolve(const double *a, size_t na, const double *b, size_t nb, double *out)
+{
+    dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
+    dpc_status st = dpc__convolve_ws(&ws, a, na, b, nb, out);
+    dpc__conv_ws_free(&ws);
+    return st;
+}
+
+dpc_status dpc__convolve_ws(dpc__conv_ws *ws, const double *a, size_t na, const double *b,
+                            size_t nb, double *out)
 {
     size_t m = na + nb - 1;
     if ((na < nb ? na : nb) <= 32 || (double)na * (double)nb <= 65536.0) {
@@ -194,19 +228,24 @@ dpc_status dpc__convolve(const double *a, size_t na, const double *b, size_t nb,
     int square = (a == b && na == nb);
     /* A zero-padded real array of n doubles is exactly the packed complex sequence z_j =
      * x_2j + i x_2j+1 of M points: real-input FFTs at half size (Cooley, Lewis & Welch 1970). */
-    double *za = dpc__calloc(n, sizeof *za);
-    double *zb = square ? NULL : dpc__calloc(n, sizeof *zb);
-    double *tw = dpc__fft_twiddles(M);
-    if (!za || !tw || (!square && !zb)) {
-        free(za);
-        free(zb);
-        free(tw);
-        return DPC_E_NOMEM;
+    if (ws_tables(ws, M)) return DPC_E_NOMEM;
+    if (ws->cap < n) {
+        free(ws->za);
+        free(ws->zb);
+        ws->cap = 0;
+        ws->za = dpc__malloc_array(n, sizeof *ws->za);
+        ws->zb = dpc__malloc_array(n, sizeof *ws->zb);
+        if (!ws->za || !ws->zb) return DPC_E_NOMEM;
+        ws->cap = n;
     }
+    double *za = ws->za, *zb = ws->zb, *tw = ws->tw;
+    const double *br = ws->br;
+    memset(za + na, 0, (n - na) * sizeof *za);
     memcpy(za, a, na * sizeof *a);
     fft_dif(za, M, -1, tw);
     if (!square) {
         memcpy(zb, b, nb * sizeof *b);
+        memset(zb + nb, 0, (n - nb) * sizeof *zb);
         fft_dif(zb, M, -1, tw);
     } else {
         zb = za;
@@ -216,17 +255,13 @@ dpc_status dpc__convolve(const double *a, size_t na, const double *b, size_t nb,
      * product y = a * b is Z'_k = E_a E_b + W^2k O_a O_b + i (E_a O_b + O_a E_b).
      * The DIF output is bit-reversed: position p holds frequency rev(p), and the partner
      * frequency M - k sits at the mirror image of p within its dyadic block [2^j, 2^(j+1)). */
-    const double *top = tw + 2 * (M / 2 - 1); /* (cos, sin)(2 pi k / M), k < M/2 */
     for (size_t blk = 0; blk <= bits; blk++) {
         /* blk 0: position 0 (k = 0) alone; blk 1: position 1 (k = M/2) alone; blk j >= 2:
          * positions [2^(j-1), 2^j), paired by mirror image. */
         size_t lo = blk == 0 ? 0 : (size_t)1 << (blk - 1), hi = blk == 0 ? 1 : (size_t)1 << blk;
         for (size_t pp = lo; pp < lo + (hi - lo + 1) / 2; pp++) {
             size_t p2 = lo + hi - 1 - pp;
-            size_t k = rev_bits(pp, bits);
-            double c = k < M / 2 ? top[2 * k] : -top[2 * (k - M / 2)];
-            double sn = k < M / 2 ? top[2 * k + 1] : -top[2 * (k - M / 2) + 1];
-            double wr = c, wi = -sn; /* W^2k = e^{-2 pi i k / M} */
+            double wr = br[2 * pp], wi = -br[2 * pp + 1]; /* W^2k = e^{-2 pi i k / M} */
             double ea[2], oa[2], eb[2], ob[2];
             even_odd(za + 2 * pp, za + 2 * p2, ea, oa);
             even_odd(zb + 2 * pp, zb + 2 * p2, eb, ob);
@@ -247,8 +282,5 @@ dpc_status dpc__convolve(const double *a, size_t na, const double *b, size_t nb,
     fft_dit(za, M, +1, tw);
     double inv = 1.0 / (double)M;
     for (size_t i = 0; i < m; i++) out[i] = za[i] * inv;
-    free(za);
-    if (!square) free(zb);
-    free(tw);
     return DPC_OK;
 }

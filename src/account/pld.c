@@ -281,13 +281,14 @@ dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld
 /* c = a (*) b, then truncation of at most `tail` mass from each end: pessimistic modes move the
  * low end up to the first kept point and the high end to +inf; the optimistic mode drops the low
  * end and moves the high end down to the last kept point. */
-static dpc_status pmf_convolve(pmf *c, const pmf *a, const pmf *b, double tail, int optimistic)
+static dpc_status pmf_convolve(pmf *c, const pmf *a, const pmf *b, double tail, int optimistic,
+                               dpc__conv_ws *ws)
 {
     size_t n = a->n + b->n - 1;
     if (n > PLD_MAX_POINTS) return DPC_E_RANGE;
     double *v = dpc__malloc_array(n, sizeof *v);
     if (!v) return DPC_E_NOMEM;
-    dpc_status st = dpc__convolve(a->p, a->n, b->p, b->n, v);
+    dpc_status st = dpc__convolve_ws(ws, a->p, a->n, b->p, b->n, v);
     if (st) {
         free(v);
         return st;
@@ -344,7 +345,10 @@ dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a, const dpc_pld *b, dp
     c->ndir = a->ndir > b->ndir ? a->ndir : b->ndir;
     for (int d = 0; d < c->ndir; d++) {
         const pmf *pa = &a->dir[a->ndir == 2 ? d : 0], *pb = &b->dir[b->ndir == 2 ? d : 0];
-        dpc_status st = pmf_convolve(&c->dir[d], pa, pb, c->tail, c->disc == DPC_PLD_ROUND_DOWN);
+        dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
+        dpc_status st = pmf_convolve(&c->dir[d], pa, pb, c->tail, c->disc == DPC_PLD_ROUND_DOWN,
+                                     &ws);
+        dpc__conv_ws_free(&ws);
         if (st) {
             dpc_pld_free(c);
             return conv_status(st, err);
@@ -360,6 +364,7 @@ static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, i
     pmf base, acc = {0, 0, NULL, 0.0}, tmp;
     dpc_status st = pmf_copy(&base, m);
     if (st) return st;
+    dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
     int have = 0;
     while (count) {
         if (count & 1) {
@@ -367,7 +372,7 @@ static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, i
                 st = pmf_copy(&acc, &base);
                 have = 1;
             } else {
-                st = pmf_convolve(&tmp, &acc, &base, tail, optimistic);
+                st = pmf_convolve(&tmp, &acc, &base, tail, optimistic, &ws);
                 if (!st) {
                     pmf_free(&acc);
                     acc = tmp;
@@ -377,13 +382,14 @@ static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, i
         }
         count >>= 1;
         if (count) {
-            st = pmf_convolve(&tmp, &base, &base, tail, optimistic);
+            st = pmf_convolve(&tmp, &base, &base, tail, optimistic, &ws);
             if (st) break;
             pmf_free(&base);
             base = tmp;
         }
     }
     pmf_free(&base);
+    dpc__conv_ws_free(&ws);
     if (st) {
         pmf_free(&acc);
         return st;
