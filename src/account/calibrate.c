@@ -103,7 +103,24 @@ dpc_status dpc_account_calibrate_sigma(const dpc_event *ev, const dpc_account_op
                                  epsilon, delta, 1e9);
         }
     }
-    if (!c.st) dpc__bisect(sigma_private, &c, &lo, &hi, 0.0, 1e-11, 1);
+    /* Bisection on log sigma; stop when the bracket is relatively 1e-11 wide or when the
+     * private end is within 1e-10 (relative) of the target epsilon. */
+    while (!c.st && hi / lo - 1.0 > 1e-11) {
+        double mid = sqrt(lo) * sqrt(hi);
+        for (size_t i = 0; i < c.ev.nparts; i++) c.parts[i].sigma = mid;
+        dpc_account_result r;
+        dpc_status est = dpc_account_epsilon(&c.ev, c.o, c.delta, &r, c.err);
+        if (est) {
+            c.st = est;
+            break;
+        }
+        if (r.epsilon <= c.eps) {
+            hi = mid;
+            if (c.eps - r.epsilon <= 1e-10 * (c.eps > 1.0 ? c.eps : 1.0)) break;
+        } else {
+            lo = mid;
+        }
+    }
     free(c.parts);
     if (c.st) return c.st;
     *sigma = hi;

@@ -74,7 +74,7 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
                                  "identity, or no sampling)",
                                  part->b, dpc_mech_kind_name(dpc_mech_get_params(m)->kind));
         /* DP-REQ: mech-amplified-bandmf: Choquette-Choo et al. 2023 ("(Amplified) Banded Matrix
-         * Factorizations"), Thm. 4: with C lower triangular and b-banded, the examples split
+         * Factorizations"), Sec. 4: with C lower triangular and b-banded, the examples split
          * into b cyclic groups and each step Poisson-sampling its group with rate q, the run is as
          * private as DP-SGD with ceil(n/b) steps, sampling rate q and noise multiplier
          * (noise std) / (clip * max column norm of C). With std sigma * clip * sens that

@@ -197,7 +197,9 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
              * loss up to the grid gives a PLD that dominates (pessimistic). */
             p[j + 1] += pm;
         } else if (disc == DPC_PLD_ROUND_DOWN) {
-            p[j] += pm; /* optimistic: rounding down can only lower delta(eps) */
+            /* DP-REQ: pld-round-down: rounding every loss down (and dropping the lower tail) makes
+             * E_P[(1 - e^(eps - L))_+] of any composition smaller: an optimistic estimate. */
+            p[j] += pm;
         } else {
             /* DP-REQ: pld-ctd: Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022 (connect the
              * dots), Sec. 3: split the bucket's mass between its endpoints so that both its P-
@@ -278,9 +280,12 @@ dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld
 
 /* ==== Composition ============================================================================ */
 
-/* c = a (*) b, then truncation of at most `tail` mass from each end: pessimistic modes move the
- * low end up to the first kept point and the high end to +inf; the optimistic mode drops the low
- * end and moves the high end down to the last kept point. */
+/* DP-REQ: pld-compose: Sommer, Meiser & Mohammadi 2019, Thm. 1 (Koskela et al. 2020, Sec. 3):
+ * the PLD of a composition is the convolution of the PLDs; infinite masses combine as
+ * 1 - (1 - a)(1 - b).
+ * DP-REQ: pld-truncate: at most `tail` mass is cut from each end: pessimistic modes move the
+ * low end up to the first kept point and the high end to +inf (rounding losses up keeps
+ * domination); the optimistic mode drops the low end and moves the high end down. */
 static dpc_status pmf_convolve(pmf *c, const pmf *a, const pmf *b, double tail, int optimistic,
                                dpc__conv_ws *ws)
 {
@@ -424,6 +429,8 @@ dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, d
 
 /* ==== (eps, delta) ============================================================================ */
 
+/* DP-REQ: pld-delta: Koskela et al. 2020, eq. 5 / Sommer et al. 2019:
+ * delta(eps) = P(L = inf) + sum_{l > eps} p_l (1 - e^(eps - l)). */
 static double pmf_delta(const pmf *m, double h, double eps)
 {
     double s = 0.0;

@@ -49,7 +49,7 @@ double dpc__rdp_gauss1(double z, double a)
 /* ---- Poisson-subsampled Gaussian (Mironov, Talwar & Zhang 2019) ---------------------------- */
 
 /* With mu0 = N(0, z^2), mu1 = N(1, z^2), mu = (1-q) mu0 + q mu1, the RDP of order a is
- * log(A_a)/(a-1) with A_a = E_{mu0}[(mu/mu0)^a] (MTZ 2019, Sec. 3). MTZ 2019, Sec. 3.1:
+ * log(A_a)/(a-1) with A_a = E_{mu0}[(mu/mu0)^a] (MTZ 2019, Sec. 3). MTZ 2019, Sec. 3:
  * D_a(mu || mu0) >= D_a(mu0 || mu), so A_a covers both the add and the remove direction
  * (add/remove; zero-out gives the same pair).
  * For small q or large z, A_a - 1 is tiny and log(A_a) computed from A_a loses all relative
