@@ -59,10 +59,52 @@ static void test_fft_vs_dft(void)
     }
 }
 
+/* Sizes beyond the 2^14-point cache block exercise the long (streaming) stages and their
+ * radix-4 fusion with an odd and an even number of long stages: sampled output frequencies
+ * against the direct sum, and the round trip. */
+static void test_fft_large(void)
+{
+    size_t sizes[] = {(size_t)1 << 16, (size_t)1 << 17};
+    for (size_t t = 0; t < 2; t++) {
+        size_t n = sizes[t];
+        double *x = malloc(2 * n * sizeof *x), *y = malloc(2 * n * sizeof *y);
+        double *tw = dpc__fft_twiddles(n);
+        if (!x || !y || !tw) {
+            CHECK(0, "alloc");
+            return;
+        }
+        for (size_t j = 0; j < 2 * n; j++) x[j] = sin(0.37 * (double)j) + 0.5 * cos(1.3 * j * j);
+        memcpy(y, x, 2 * n * sizeof *y);
+        dpc__fft(y, n, -1, tw);
+        size_t ks[] = {0, 1, 7, n / 4 + 3, n / 2, n - 1, 12345 % n};
+        double err = 0, scale = 0;
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+            size_t k = ks[i];
+            long double sr = 0, si = 0;
+            for (size_t j = 0; j < n; j++) {
+                long double a = -2.0L * PI * (long double)((j * k) % n) / n;
+                sr += x[2 * j] * cosl(a) - x[2 * j + 1] * sinl(a);
+                si += x[2 * j] * sinl(a) + x[2 * j + 1] * cosl(a);
+            }
+            err = fmax(err, fmax(fabs(y[2 * k] - (double)sr), fabs(y[2 * k + 1] - (double)si)));
+            scale = fmax(scale, sqrt((double)n));
+        }
+        CHECK(err <= 1e-11 * scale, "FFT n=%zu sampled bins: max error %g", n, err);
+        dpc__fft(y, n, +1, tw);
+        double rt = 0;
+        for (size_t j = 0; j < 2 * n; j++) rt = fmax(rt, fabs(y[j] / (double)n - x[j]));
+        CHECK(rt < 1e-13, "FFT round trip n=%zu: %g", n, rt);
+        free(x);
+        free(y);
+        free(tw);
+    }
+}
+
 static void test_convolution(void)
 {
     size_t sizes[][2] = {{1, 1},     {3, 7},      {33, 33},    {40, 1700},  {300, 301},
-                         {1000, 999}, {4097, 333}, {2048, 2048}, {5000, 1}};
+                         {1000, 999}, {4097, 333}, {2048, 2048}, {5000, 1},
+                         {40000, 40}, {70000, 50}}; /* the last two: long FFT stages */
     for (size_t t = 0; t < sizeof sizes / sizeof sizes[0]; t++) {
         size_t na = sizes[t][0], nb = sizes[t][1], m = na + nb - 1, mm = 2 * na - 1;
         double *a = malloc(na * sizeof *a), *b = malloc(nb * sizeof *b);
@@ -78,7 +120,15 @@ static void test_convolution(void)
         CHECK(dpc__convolve(a, na, b, nb, o) == DPC_OK, "convolve %zu x %zu", na, nb);
         dpc__convolve_direct(a, na, b, nb, r);
         CHECK(dpc__convolve(a, na, a, na, s) == DPC_OK, "square %zu", na);
-        dpc__convolve_direct(a, na, a, na, rs);
+        if (na <= 5000) {
+            dpc__convolve_direct(a, na, a, na, rs);
+        } else { /* too slow directly: the general two-sequence path (checked above) instead */
+            double *ac = malloc(na * sizeof *ac);
+            if (!ac) return;
+            memcpy(ac, a, na * sizeof *ac);
+            CHECK(dpc__convolve(a, na, ac, na, rs) == DPC_OK, "a * copy(a)");
+            free(ac);
+        }
         double e1 = 0, s1 = 0, e2 = 0, s2 = 0;
         for (size_t i = 0; i < m; i++) {
             e1 = fmax(e1, fabs(o[i] - r[i]));
@@ -102,6 +152,7 @@ static void test_convolution(void)
 int main(void)
 {
     test_fft_vs_dft();
+    test_fft_large();
     test_convolution();
     return TEST_SUMMARY();
 }

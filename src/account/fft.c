@@ -56,13 +56,11 @@ double *dpc__fft_twiddles(size_t n)
  * stages run from cache (the long ones stream through memory). */
 #define FFT_BLOCK ((size_t)1 << 14)
 
-/* One decimation-in-frequency stage of length len on x[base .. base+len*count). */
-static void dif_stage(double *x, size_t n, size_t base, size_t end, size_t len, double s,
-                      const double *tw)
+/* One radix-2 decimation-in-frequency stage of length len on x[base .. end). */
+static void dif_stage(double *x, size_t base, size_t end, size_t len, double s, const double *tw)
 {
     size_t half = len >> 1;
     const double *w = tw + 2 * (half - 1);
-    (void)n;
     for (size_t i = base; i < end; i += len) {
         double *u = x + 2 * i, *v = x + 2 * (i + half);
         for (size_t k = 0; k < half; k++) {
@@ -77,13 +75,11 @@ static void dif_stage(double *x, size_t n, size_t base, size_t end, size_t len, 
     }
 }
 
-/* One decimation-in-time stage. */
-static void dit_stage(double *x, size_t n, size_t base, size_t end, size_t len, double s,
-                      const double *tw)
+/* One radix-2 decimation-in-time stage. */
+static void dit_stage(double *x, size_t base, size_t end, size_t len, double s, const double *tw)
 {
     size_t half = len >> 1;
     const double *w = tw + 2 * (half - 1);
-    (void)n;
     for (size_t i = base; i < end; i += len) {
         double *u = x + 2 * i, *v = x + 2 * (i + half);
         for (size_t k = 0; k < half; k++) {
@@ -99,14 +95,132 @@ static void dit_stage(double *x, size_t n, size_t base, size_t end, size_t len, 
     }
 }
 
+/* w^j for the stage of length len (table of len/2 entries), j < len, sign s:
+ * w^j = -w^(j - len/2) beyond the table. */
+static inline void tw_at(const double *w, size_t half, size_t j, double s, double *wr, double *wi)
+{
+    if (j < half) {
+        *wr = w[2 * j];
+        *wi = s * w[2 * j + 1];
+    } else {
+        *wr = -w[2 * (j - half)];
+        *wi = -s * w[2 * (j - half) + 1];
+    }
+}
+
+/* Two radix-2 DIF stages (lengths len, len/2) fused into one radix-4 pass: with m = len/4,
+ * a..d = x[k], x[k+m], x[k+2m], x[k+3m] and w = the length-len twiddle,
+ *   x[k] = (a+c) + (b+d),          x[k+m]  = w^2k ((a+c) - (b+d)),
+ *   x[k+2m] = w^k ((a-c) + si(b-d)), x[k+3m] = w^3k ((a-c) - si(b-d))   (i = sqrt(-1)),
+ * exactly what the two radix-2 stages produce, with half the passes over memory. */
+static void dif_stage4(double *x, size_t base, size_t end, size_t len, double s, const double *tw)
+{
+    size_t m = len >> 2, half = len >> 1;
+    const double *w = tw + 2 * (half - 1);
+    for (size_t i = base; i < end; i += len) {
+        double *p0 = x + 2 * i, *p1 = p0 + 2 * m, *p2 = p1 + 2 * m, *p3 = p2 + 2 * m;
+        for (size_t k = 0; k < m; k++) {
+            double ar = p0[2 * k], ai = p0[2 * k + 1], br = p1[2 * k], bi = p1[2 * k + 1];
+            double cr = p2[2 * k], ci = p2[2 * k + 1], dr = p3[2 * k], di = p3[2 * k + 1];
+            double t0r = ar + cr, t0i = ai + ci, t1r = ar - cr, t1i = ai - ci;
+            double t2r = br + dr, t2i = bi + di;
+            double t3r = -s * (bi - di), t3i = s * (br - dr); /* s i (b - d) */
+            double w1r, w1i, w2r, w2i, w3r, w3i;
+            tw_at(w, half, k, s, &w1r, &w1i);
+            tw_at(w, half, 2 * k, s, &w2r, &w2i);
+            tw_at(w, half, 3 * k, s, &w3r, &w3i);
+            p0[2 * k] = t0r + t2r;
+            p0[2 * k + 1] = t0i + t2i;
+            double yr = t0r - t2r, yi = t0i - t2i;
+            p1[2 * k] = yr * w2r - yi * w2i;
+            p1[2 * k + 1] = yr * w2i + yi * w2r;
+            yr = t1r + t3r;
+            yi = t1i + t3i;
+            p2[2 * k] = yr * w1r - yi * w1i;
+            p2[2 * k + 1] = yr * w1i + yi * w1r;
+            yr = t1r - t3r;
+            yi = t1i - t3i;
+            p3[2 * k] = yr * w3r - yi * w3i;
+            p3[2 * k + 1] = yr * w3i + yi * w3r;
+        }
+    }
+}
+
+/* Two radix-2 DIT stages (lengths len/2, len) fused: with A = a, B = w^2k b, C = w^k c,
+ * D = w^3k d: x[k] = (A+B) + (C+D), x[k+2m] = (A+B) - (C+D), x[k+m] = (A-B) + si(C-D),
+ * x[k+3m] = (A-B) - si(C-D). */
+static void dit_stage4(double *x, size_t base, size_t end, size_t len, double s, const double *tw)
+{
+    size_t m = len >> 2, half = len >> 1;
+    const double *w = tw + 2 * (half - 1);
+    for (size_t i = base; i < end; i += len) {
+        double *p0 = x + 2 * i, *p1 = p0 + 2 * m, *p2 = p1 + 2 * m, *p3 = p2 + 2 * m;
+        for (size_t k = 0; k < m; k++) {
+            double w1r, w1i, w2r, w2i, w3r, w3i;
+            tw_at(w, half, k, s, &w1r, &w1i);
+            tw_at(w, half, 2 * k, s, &w2r, &w2i);
+            tw_at(w, half, 3 * k, s, &w3r, &w3i);
+            double Ar = p0[2 * k], Ai = p0[2 * k + 1];
+            double br = p1[2 * k], bi = p1[2 * k + 1];
+            double Br = br * w2r - bi * w2i, Bi = br * w2i + bi * w2r;
+            double cr = p2[2 * k], ci = p2[2 * k + 1];
+            double Cr = cr * w1r - ci * w1i, Ci = cr * w1i + ci * w1r;
+            double dr = p3[2 * k], di = p3[2 * k + 1];
+            double Dr = dr * w3r - di * w3i, Di = dr * w3i + di * w3r;
+            double s0r = Ar + Br, s0i = Ai + Bi, s1r = Ar - Br, s1i = Ai - Bi;
+            double s2r = Cr + Dr, s2i = Ci + Di;
+            double s3r = -s * (Ci - Di), s3i = s * (Cr - Dr); /* s i (C - D) */
+            p0[2 * k] = s0r + s2r;
+            p0[2 * k + 1] = s0i + s2i;
+            p2[2 * k] = s0r - s2r;
+            p2[2 * k + 1] = s0i - s2i;
+            p1[2 * k] = s1r + s3r;
+            p1[2 * k + 1] = s1i + s3i;
+            p3[2 * k] = s1r - s3r;
+            p3[2 * k + 1] = s1i - s3i;
+        }
+    }
+}
+
+/* DIF stages of lengths from `top` down to `bottom` (powers of two) on [base, end), two at a
+ * time where possible. */
+static void dif_range(double *x, size_t base, size_t end, size_t top, size_t bottom, double s,
+                      const double *tw)
+{
+    size_t len = top;
+    while (len >= bottom && len >= 2) {
+        if (len / 2 >= bottom && len >= 4) {
+            dif_stage4(x, base, end, len, s, tw);
+            len >>= 2;
+        } else {
+            dif_stage(x, base, end, len, s, tw);
+            len >>= 1;
+        }
+    }
+}
+
+static void dit_range(double *x, size_t base, size_t end, size_t bottom, size_t top, double s,
+                      const double *tw)
+{
+    size_t len = bottom < 2 ? 2 : bottom;
+    while (len <= top) {
+        if (2 * len <= top) {
+            dit_stage4(x, base, end, 2 * len, s, tw);
+            len <<= 2;
+        } else {
+            dit_stage(x, base, end, len, s, tw);
+            len <<= 1;
+        }
+    }
+}
+
 /* Forward-style transform, natural order in, bit-reversed order out (Gentleman-Sande). */
 static void fft_dif(double *x, size_t n, int sign, const double *tw)
 {
     double s = sign < 0 ? -1.0 : 1.0;
     size_t blk = n < FFT_BLOCK ? n : FFT_BLOCK;
-    for (size_t len = n; len > blk; len >>= 1) dif_stage(x, n, 0, n, len, s, tw);
-    for (size_t b = 0; b < n; b += blk)
-        for (size_t len = blk; len >= 2; len >>= 1) dif_stage(x, n, b, b + blk, len, s, tw);
+    if (n > blk) dif_range(x, 0, n, n, 2 * blk, s, tw);
+    for (size_t b = 0; b < n; b += blk) dif_range(x, b, b + blk, blk, 2, s, tw);
 }
 
 /* Bit-reversed order in, natural order out (Cooley-Tukey). */
@@ -114,9 +228,8 @@ static void fft_dit(double *x, size_t n, int sign, const double *tw)
 {
     double s = sign < 0 ? -1.0 : 1.0;
     size_t blk = n < FFT_BLOCK ? n : FFT_BLOCK;
-    for (size_t b = 0; b < n; b += blk)
-        for (size_t len = 2; len <= blk; len <<= 1) dit_stage(x, n, b, b + blk, len, s, tw);
-    for (size_t len = 2 * blk; len <= n; len <<= 1) dit_stage(x, n, 0, n, len, s, tw);
+    for (size_t b = 0; b < n; b += blk) dit_range(x, b, b + blk, 2, blk, s, tw);
+    if (n > blk) dit_range(x, 0, n, 2 * blk, n, s, tw);
 }
 
 static void bit_reverse(double *x, size_t n)
