@@ -11,7 +11,10 @@
 
 /* ---- Independent quadrature ----------------------------------------------------------------- */
 
-static long double npdf(long double x) { return expl(-0.5L * x * x) / sqrtl(2.0L * 3.14159265358979323846L); }
+static long double npdf(long double x)
+{
+    return expl(-0.5L * x * x) / sqrtl(2.0L * 3.14159265358979323846L);
+}
 
 /* Composite Simpson of f over [a, b] with n (even) intervals. */
 static long double simpson(long double (*f)(long double, const void *), const void *ctx,

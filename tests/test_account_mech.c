@@ -1,7 +1,8 @@
 /* test_account_mech.c — correlated-noise mechanisms as accountant events: the whole-run
  * Gaussian (rho = 1/(2 sigma^2), mu = 1/sigma under the library's noise convention), the
  * equivalence with DP-SGD for the identity strategy, amplified banded MF with cyclic Poisson
- * sampling (Choquette-Choo et al. 2023), the sampler's own description, calibration and refusals. */
+ * sampling (Choquette-Choo et al. 2023), the sampler's own description, calibration and refusals.
+ */
 #include "dpcorr/account.h"
 #include "dpcorr/sampler.h"
 #include "harness.h"
@@ -71,11 +72,12 @@ static void test_whole_run(void)
     sgd.count = 9;
     for (int a = 0; a < 4; a++) {
         if (a == DPC_ACCOUNTANT_PLD) continue; /* checked below with a coarser comparison */
-        CHECK_NEAR_REL(eps_event(&ev, (dpc_accountant)a, 1e-5), eps_event(&sgd, (dpc_accountant)a, 1e-5),
-                       1e-10, "identity = DP-SGD (%s)", dpc_accountant_name((dpc_accountant)a));
+        CHECK_NEAR_REL(eps_event(&ev, (dpc_accountant)a, 1e-5),
+                       eps_event(&sgd, (dpc_accountant)a, 1e-5), 1e-10, "identity = DP-SGD (%s)",
+                       dpc_accountant_name((dpc_accountant)a));
     }
-    CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_PLD, 1e-5), eps_event(&sgd, DPC_ACCOUNTANT_PLD, 1e-5),
-                   1e-4, "identity = DP-SGD (pld)");
+    CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_PLD, 1e-5),
+                   eps_event(&sgd, DPC_ACCOUNTANT_PLD, 1e-5), 1e-4, "identity = DP-SGD (pld)");
     dpc_mech_free(m);
 }
 
@@ -109,8 +111,9 @@ static void test_amplified(void)
     sgd.sampling = DPC_SAMPLING_POISSON;
     sgd.q = 0.05;
     sgd.count = 16;
-    CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_RDP, 1e-6), eps_event(&sgd, DPC_ACCOUNTANT_RDP, 1e-6),
-                   1e-14, "amplified BandMF = DP-SGD with ceil(n/b) rounds");
+    CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_RDP, 1e-6),
+                   eps_event(&sgd, DPC_ACCOUNTANT_RDP, 1e-6), 1e-14,
+                   "amplified BandMF = DP-SGD with ceil(n/b) rounds");
     /* amplification helps relative to the whole-run guarantee at the same sigma */
     dpc_gauss_event whole;
     CHECK_OK(dpc_account_mech_event(m, &part, 1.25, 1.0, &whole, NULL, &err), &err);

@@ -76,7 +76,8 @@ static void test_ambssgd(void)
     CHECK_OK(dpc_account_ambssgd_alpha(1.0, 1e-5, 0, &a, &err), &err);
     CHECK_NEAR_ABS(a, 6.930, 5e-4, "note: alpha* at (1, 1e-5)");
     /* parallel composition: the total does not depend on the number of steps, so the whole
-     * pass equals ONE unsampled Gaussian with rho = 1/alpha^2, i.e. sigma/sensitivity = alpha/sqrt2 */
+     * pass equals ONE unsampled Gaussian with rho = 1/alpha^2, i.e. sigma/sensitivity = alpha/sqrt2
+     */
     dpc_gauss_event c;
     dpc_gauss_event_init(&c);
     c.sigma = a / sqrt(2.0);

@@ -92,7 +92,8 @@ static void test_special_cases_and_monotonicity(void)
     CHECK_OK(dpc_rdp_poisson_gaussian(1.0, 2.0, ord, n, r1, &err), &err);
     CHECK_OK(dpc_rdp_gaussian(2.0, ord, n, r2, &err), &err);
     int same = 1;
-    for (size_t i = 0; i < n; i++) same &= fabs(r1[i] - ord[i] / 8.0) <= 1e-15 * ord[i] && r1[i] == r2[i];
+    for (size_t i = 0; i < n; i++)
+        same &= fabs(r1[i] - ord[i] / 8.0) <= 1e-15 * ord[i] && r1[i] == r2[i];
     CHECK(same, "q = 1 gives a / (2 z^2)");
     CHECK_OK(dpc_rdp_poisson_gaussian(0.0, 2.0, ord, n, r1, &err), &err);
     same = 1;
@@ -147,7 +148,8 @@ static void test_conversion(void)
 static void test_published_accountant(void)
 {
     dpc_error err = {0};
-    /* Opacus: q = 0.01, sigma = 1, 300 steps, delta = 1e-5, orders {2,5,10,20,100}: eps 2.39 at 5 */
+    /* Opacus: q = 0.01, sigma = 1, 300 steps, delta = 1e-5, orders {2,5,10,20,100}: eps 2.39 at 5
+     */
     dpc_gauss_event c;
     dpc_gauss_event_init(&c);
     c.sigma = 1.0;

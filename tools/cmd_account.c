@@ -33,13 +33,13 @@ static void account_usage(FILE *f)
             "  epsilon   the smallest epsilon for --delta (needs --sigma --steps --delta)\n"
             "  delta     the smallest delta for --epsilon (needs --sigma --steps --epsilon)\n"
             "  sigma     the smallest noise multiplier for the budget (--steps --epsilon --delta)\n"
-            "  steps     the largest number of steps within the budget (--sigma --epsilon --delta)\n"
+            "  steps     the largest number of steps for the budget (--sigma --epsilon --delta)\n"
             "  convert   zcdp: --rho with --delta (-> epsilon) or --epsilon (-> delta), or\n"
             "            --epsilon --delta (-> the largest rho); gdp: the same with --mu\n\n"
             "accounting options:\n"
             "  --accountant A        rdp | pld | zcdp | gdp (default rdp; convert: zcdp)\n"
             "  --sigma S             noise multiplier: noise std / sensitivity; with --mech the\n"
-            "                        noise std per row of Z is S x clip x sensitivity(mech, part.)\n"
+            "                        noise std per row of Z is S x clip x sensitivity(mech)\n"
             "  --q Q                 sampling rate in (0,1] (default 1: no sampling); with --mech\n"
             "                        and --cyclic: amplified banded MF (cyclic Poisson)\n"
             "  --steps N             number of steps (compositions); with --mech also its n\n"
@@ -52,7 +52,7 @@ static void account_usage(FILE *f)
             "                        zero-out with --mech)\n"
             "  --sensitivity X       L2 sensitivity under --neighbor (default 1; only the ratio\n"
             "                        sigma/sensitivity matters)\n"
-            "  --orders A1,A2,..     rdp: Renyi orders, each > 1 (default: 144 orders, 1.05..4096)\n"
+            "  --orders A1,A2,..     rdp: Renyi orders, each > 1 (default 144, 1.05..4096)\n"
             "  --refine              rdp: refine the best order by a continuous search\n"
             "  --interval H          pld: loss grid step (default 1e-4)\n"
             "  --disc D              pld: connect-dots (default) | round-up (both upper bounds)\n"
@@ -103,8 +103,9 @@ static int parse_args(acct_opts *a, cli_mech_opts *mo, int argc, char **argv, in
             *help = 1;
             return 0;
         } else if (it.name[0] != '-') {
-            if (have_mode) return cli_fail("account", "%s: unexpected word (the mode is already %s)",
-                                           it.name, mode_names[a->mode]);
+            if (have_mode)
+                return cli_fail("account", "%s: unexpected word (the mode is already %s)", it.name,
+                                mode_names[a->mode]);
             size_t k = 0;
             while (k < 5 && strcmp(it.name, mode_names[k])) k++;
             if (k == 5)
@@ -121,8 +122,8 @@ static int parse_args(acct_opts *a, cli_mech_opts *mo, int argc, char **argv, in
         } else if (cli_is(&it, "--neighbor")) {
             if (!(v = cli_value(&it))) return CLI_USAGE;
             if (dpc_neighbor_parse(v, &a->neighbor, &err))
-                return cli_fail("account",
-                                "--neighbor: expected add-remove, zero-out or replace-one, got '%s'",
+                return cli_fail("account", "--neighbor: expected add-remove, zero-out or "
+                                           "replace-one, got '%s'",
                                 v);
             a->have_neighbor = 1;
         } else if (cli_is(&it, "--sampling")) {
@@ -134,12 +135,15 @@ static int parse_args(acct_opts *a, cli_mech_opts *mo, int argc, char **argv, in
             if (!(v = cli_value(&it))) return CLI_USAGE;
             if (dpc_pld_disc_parse(v, &a->o.pld_disc, &err))
                 return cli_fail("account",
-                                "--disc: expected connect-dots, round-up or round-down, got '%s'", v);
+                                "--disc: expected connect-dots, round-up or round-down, got '%s'",
+                                v);
         } else if (cli_is(&it, "--conversion")) {
             if (!(v = cli_value(&it))) return CLI_USAGE;
             if (!strcmp(v, "tight")) a->o.zcdp_conv = DPC_ZCDP_TIGHT;
             else if (!strcmp(v, "bun-steinke")) a->o.zcdp_conv = DPC_ZCDP_BUN_STEINKE;
-            else return cli_fail("account", "--conversion: expected tight or bun-steinke, got '%s'", v);
+            else
+                return cli_fail("account",
+                                "--conversion: expected tight or bun-steinke, got '%s'", v);
         } else if (cli_is(&it, "--sigma")) {
             if (parse_pos(&it, &a->sigma, &a->have_sigma, 1)) return CLI_USAGE;
         } else if (cli_is(&it, "--q")) {
@@ -345,7 +349,8 @@ static void report(const acct_opts *a, const cli_mech_opts *mo, const built *b, 
         return;
     }
     printf("accountant    %s", acc);
-    if (a->o.accountant == DPC_ACCOUNTANT_RDP && !isnan(r->order)) printf(" (order %.6g)", r->order);
+    if (a->o.accountant == DPC_ACCOUNTANT_RDP && !isnan(r->order))
+        printf(" (order %.6g)", r->order);
     if (a->o.accountant == DPC_ACCOUNTANT_PLD)
         printf(" (%s, interval %g)", dpc_pld_disc_name(a->o.pld_disc), a->o.pld_interval);
     printf("\nneighbor      %s\n", dpc_neighbor_name(a->neighbor));
@@ -363,7 +368,8 @@ static void report(const acct_opts *a, const cli_mech_opts *mo, const built *b, 
     printf("steps         %zu\n", steps);
     if (!isnan(r->rho)) printf("rho           %.10g\n", r->rho);
     if (!isnan(r->mu)) printf("mu            %.10g\n", r->mu);
-    printf("epsilon       %.10g%s\n", r->epsilon, r->upper_bound ? "" : "  (optimistic: a lower bound)");
+    printf("epsilon       %.10g%s\n", r->epsilon,
+           r->upper_bound ? "" : "  (optimistic: a lower bound)");
     printf("delta         %.6g\n", r->delta);
 }
 
@@ -388,8 +394,9 @@ static int run_convert(acct_opts *a, size_t steps)
             return cli_fail("account", "%s: give exactly one of --delta and --epsilon", popt);
         if (acc == DPC_ACCOUNTANT_ZCDP) {
             r.rho = a->rho;
-            st = a->have_delta ? dpc_zcdp_epsilon(a->rho, a->delta, a->o.zcdp_conv, &r.epsilon, NULL, &err)
-                               : dpc_zcdp_delta(a->rho, a->epsilon, a->o.zcdp_conv, &r.delta, &err);
+            st = a->have_delta
+                     ? dpc_zcdp_epsilon(a->rho, a->delta, a->o.zcdp_conv, &r.epsilon, NULL, &err)
+                     : dpc_zcdp_delta(a->rho, a->epsilon, a->o.zcdp_conv, &r.delta, &err);
         } else {
             r.mu = a->mu;
             st = a->have_delta ? dpc_gdp_epsilon(a->mu, a->delta, &r.epsilon, &err)

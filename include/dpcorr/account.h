@@ -41,8 +41,8 @@
  *     dpc_account_result r;
  *     if (dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_OK) printf("%g\n", r.epsilon);
  *
- * Correlated noise (item "mechanisms" below): a dpc_mech plus its dpc_participation is turned
- * into the equivalent event by dpc_account_mech_event, with the library-wide convention
+ * Correlated noise (section "Correlated-noise mechanisms"): a dpc_mech plus its dpc_participation
+ * is turned into the equivalent event by dpc_account_mech_event, with the library-wide convention
  *     noise std per row of Z = sigma * clip * sensitivity(mech, participation),
  * so the whole run is rho = 1/(2 sigma^2) zCDP and mu = 1/sigma GDP.
  *
@@ -172,8 +172,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
 /* ==== Calibration (bracketing + bisection; epsilon is monotone in each parameter) =========== */
 
 /* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
- * The result is within a relative 1e-10 of the crossing, on the private side (eps(sigma) <=
- * epsilon). DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity suffices. */
+ * The result is on the private side (eps(sigma) <= epsilon) and within a relative 1e-11 in
+ * sigma, or 1e-10 in epsilon, of the crossing. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
+ * suffices. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_calibrate_sigma(const dpc_event *ev,
                                                              const dpc_account_opts *o,
                                                              double epsilon, double delta,
@@ -320,7 +321,7 @@ typedef struct dpc_account_mech_info {
  *  - q >= 1 (no sampling): one unsampled Gaussian with z = sigma, i.e. rho = 1/(2 sigma^2),
  *    mu = 1/sigma for the whole run (Denisov et al. 2022; nu-DP-FTRL Thm. 1.1), any relation
  *    for which `part` bounds the participations (ZERO_OUT in the MF literature);
- *  - 0 < q < 1: amplified banded MF (Choquette-Choo et al. 2023, Thm. 4): requires `part`
+ *  - 0 < q < 1: amplified banded MF (Choquette-Choo et al. 2023, Sec. 4): requires `part`
  *    CYCLIC with period b and a strategy C with at most b bands; the run is then the
  *    min(k, ceil(n/b))-fold composition of the Poisson-subsampled Gaussian (rate q, each example
  *    sampled with probability q in the steps of its cyclic group) with z = sigma *

@@ -16,7 +16,8 @@ static const char *const sampling_names[] = {"none", "poisson", "fixed"};
 static const char *const accountant_names[] = {"rdp", "pld", "zcdp", "gdp"};
 static const char *const disc_names[] = {"connect-dots", "round-up", "round-down"};
 
-#define NAME_OF(tab, v) ((unsigned)(v) < sizeof tab / sizeof tab[0] ? tab[(unsigned)(v)] : "unknown")
+#define NAME_OF(tab, v)                                                                            \
+    ((unsigned)(v) < sizeof tab / sizeof tab[0] ? tab[(unsigned)(v)] : "unknown")
 
 const char *dpc_neighbor_name(dpc_neighbor r) { return NAME_OF(neighbor_names, r); }
 const char *dpc_sampling_name(dpc_sampling s) { return NAME_OF(sampling_names, s); }

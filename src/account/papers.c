@@ -151,7 +151,8 @@ dpc_status dpc_account_kan_kappa_lcgd(size_t n, size_t batch, size_t steps, doub
     /* DP-REQ: kan-kappa-lcgd: Wang et al. 2026, Thm. 5.1 = F.12: Chernoff tail (Lemma F.10,
      * c1 = 1/2) tau = rT + sqrt(3 rT log(2/delta)); ||C y|| <= ((1 - lambda^T)/(1 - lambda))
      * sqrt(tau) (Lemma F.11); classical Gaussian mechanism at delta/2:
-     * kappa^2 = 8 ((1-lambda^T)/(1-lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)/eps^2. */
+     * kappa^2 = 8 ((1-lambda^T)/(1-lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)/eps^2.
+     */
     double g = lambda == 0.0 ? 1.0 : -expm1(T * log(lambda)) / (1.0 - lambda);
     double tau = rT + sqrt(3.0 * rT * log(2.0 / delta));
     *kappa = sqrt(8.0 * g * g * tau * log(2.5 / delta)) / eps;

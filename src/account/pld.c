@@ -111,7 +111,10 @@ static double x_remove(const gpair *g, double l)
     return g->z * g->z * t + 0.5;
 }
 
-static double mass_p0(const gpair *g, double a, double b) { return dpc__norm_mass(a, b, 0.0, g->z); }
+static double mass_p0(const gpair *g, double a, double b)
+{
+    return dpc__norm_mass(a, b, 0.0, g->z);
+}
 
 static double mass_mix(const gpair *g, double a, double b)
 {

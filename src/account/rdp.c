@@ -42,7 +42,8 @@ dpc_status dpc__check_orders(const double *orders, size_t n, dpc_error *err)
 
 double dpc__rdp_gauss1(double z, double a)
 {
-    /* DP-REQ: rdp-gauss: Mironov 2017, Prop. 7: D_a(N(Delta, s^2) || N(0, s^2)) = a Delta^2/(2 s^2). */
+    /* DP-REQ: rdp-gauss: Mironov 2017, Prop. 7:
+     * D_a(N(Delta, s^2) || N(0, s^2)) = a Delta^2 / (2 s^2). */
     return a / (2.0 * z * z);
 }
 
@@ -241,7 +242,8 @@ static double rdp_wor_int(double q, double z, long a)
     double acc = dpc__log_add(0.0, 2.0 * lq + lbin + m2);
     for (long j = 3; j <= a; j++) {
         lbin += log((double)(a - j + 1)) - log((double)j);
-        double t = log(2.0) + (double)j * lq + lbin + (double)(j - 1) * dpc__rdp_gauss1(z, (double)j);
+        double t =
+            log(2.0) + (double)j * lq + lbin + (double)(j - 1) * dpc__rdp_gauss1(z, (double)j);
         acc = dpc__log_add(acc, t);
     }
     return acc / (double)(a - 1);
@@ -309,7 +311,8 @@ dpc_status dpc_rdp_wor_gaussian(double q, double z, const double *orders, size_t
 }
 
 /* DP-REQ: rdp-conv: Canonne, Kamath & Steinke 2020, Prop. 12 (also Asoodeh et al. 2021, Balle et
- * al. 2020 Thm. 21): (a, r)-RDP implies (r + log1p(-1/a) - (log delta + log a)/(a - 1), delta)-DP. */
+ * al. 2020 Thm. 21): (a, r)-RDP implies (eps, delta)-DP with
+ * eps = r + log1p(-1/a) - (log delta + log a)/(a - 1). */
 double dpc__rdp_eps1(double a, double r, double logd)
 {
     return r + log1p(-1.0 / a) - (logd + log(a)) / (a - 1.0);
