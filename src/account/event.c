@@ -186,13 +186,16 @@ static double event_rdp(const dpc_event *ev, double a, int *ok)
     return r;
 }
 
+/* The improved conversion at one order of the event's curve: eps for log delta (mode 0) or
+ * log delta for eps (mode 1). */
 typedef struct {
     const dpc_event *ev;
-    double logd;
+    int mode;
+    double x; /* log(delta) or eps */
     int ok;
 } refine_ctx;
 
-static double refine_eps(double a, void *vc)
+static double refine_fn(double a, void *vc)
 {
     refine_ctx *c = vc;
     int ok;
@@ -201,7 +204,7 @@ static double refine_eps(double a, void *vc)
         c->ok = 0;
         return INFINITY;
     }
-    return dpc__rdp_eps1(a, r, c->logd);
+    return c->mode == 0 ? dpc__rdp_eps1(a, r, c->x) : dpc__rdp_logdelta1(a, r, c->x);
 }
 
 /* mode 0: epsilon for delta = x; mode 1: delta for epsilon = x. */
@@ -228,27 +231,31 @@ static dpc_status run_rdp(const dpc_event *ev, const dpc_account_opts *o, int mo
     if (mode == 0) {
         st = dpc_rdp_epsilon(orders, rdp, n, x, &out->epsilon, &out->order, err);
         out->delta = x;
-        if (!st && o->rdp_refine && n > 1 && isfinite(out->epsilon)) {
-            double lo = out->order, hi = out->order;
-            for (size_t i = 0; i < n; i++) { /* neighbouring grid orders */
-                if (orders[i] < out->order && (lo == out->order || orders[i] > lo)) lo = orders[i];
-                if (orders[i] > out->order && (hi == out->order || orders[i] < hi)) hi = orders[i];
-            }
-            if (lo == out->order) lo = 1.0 + 0.5 * (out->order - 1.0);
-            if (hi == out->order) hi = 2.0 * out->order;
-            refine_ctx c = {ev, log(x), 1};
-            double f, a = dpc__minimize(refine_eps, &c, lo, hi, 9, &f);
-            if (c.ok && f < out->epsilon) {
-                out->epsilon = f > 0.0 ? f : 0.0;
-                out->order = a;
-            }
-        }
     } else {
         st = dpc_rdp_delta(orders, rdp, n, x, &out->delta, &out->order, err);
         out->epsilon = x;
     }
     free(rdp);
-    return st;
+    if (st || !o->rdp_refine || isnan(out->order)) return st;
+    /* Any order > 1 gives a valid bound: search between the best grid order's neighbours. */
+    double lo = out->order, hi = out->order;
+    for (size_t i = 0; i < n; i++) {
+        if (orders[i] < out->order && (lo == out->order || orders[i] > lo)) lo = orders[i];
+        if (orders[i] > out->order && (hi == out->order || orders[i] < hi)) hi = orders[i];
+    }
+    if (lo == out->order) lo = 1.0 + 0.5 * (out->order - 1.0);
+    if (hi == out->order) hi = 2.0 * out->order;
+    refine_ctx c = {ev, mode, mode == 0 ? log(x) : x, 1};
+    double f, a = dpc__minimize(refine_fn, &c, lo, hi, 9, &f);
+    if (!c.ok) return DPC_OK;
+    if (mode == 0 && f < out->epsilon) {
+        out->epsilon = f > 0.0 ? f : 0.0;
+        out->order = a;
+    } else if (mode == 1 && f < 0.0 && exp(f) < out->delta) {
+        out->delta = exp(f);
+        out->order = a;
+    }
+    return DPC_OK;
 }
 
 static dpc_status event_pld(const dpc_event *ev, const dpc_account_opts *o, dpc_pld **out,

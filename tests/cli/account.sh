@@ -37,6 +37,8 @@ expect_rc 0 "zcdp convert" "$BIN" account convert --rho "$rho" --delta 1e-6 --js
 num_near "$(json_num epsilon)" 1 1e-8 "dp_accounting: sigma 4.530877117 is (1, 1e-6)"
 expect_rc 0 "rdp refine" "$BIN" account epsilon --sigma 4.530877117 --steps 1 --delta 1e-6 --refine --json
 num_near "$(json_num epsilon)" 1 1e-8 "the same through RDP with a refined order"
+expect_rc 0 "rdp refine delta" "$BIN" account delta --sigma 4.530877117 --steps 1 --epsilon 1 --refine --json
+num_near "$(json_num delta)" 0.000001 1e-14 "and delta(1) = 1e-6"
 
 # round trips and conversions
 expect_rc 0 "delta mode" "$BIN" account delta --accountant rdp --sigma 1.1 --q 0.02 --steps 1000 --epsilon 2 --json
