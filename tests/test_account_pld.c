@@ -259,8 +259,32 @@ static void test_errors(void)
           "0 steps refused: '%s'", err.msg);
 }
 
+/* The example of include/dpcorr/account.h, verbatim, so it cannot go stale. */
+static int header_example(double *out)
+{
+    dpc_error err = {0};
+    dpc_gauss_event c;  dpc_gauss_event_init(&c);
+    c.sigma = 1.1; c.sampling = DPC_SAMPLING_POISSON; c.q = 0.01; c.count = 10000;
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_account_opts o;  dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_account_result r;
+    if (dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_OK) printf("%g\n", r.epsilon);
+    else return 1;
+    *out = r.epsilon;
+    return 0;
+}
+
+static void test_header_example(void)
+{
+    double e = NAN;
+    CHECK(header_example(&e) == 0, "header example runs");
+    double r = rdp_eps(1.1, 0.01, 10000, 1e-5);
+    CHECK(e > 0 && e <= r, "header example: PLD %g <= RDP %g", e, r);
+}
+
 int main(void)
 {
+    test_header_example();
     test_published();
     test_single_step_vs_quadrature();
     test_gaussian_vs_gdp();
