@@ -6,8 +6,7 @@
  *   dpcorr/mech.h      mechanisms (strategy C, noising matrix B = C^-1), streaming noise,
  *                      sensitivity and error
  *   dpcorr/io.h        small text readers (coefficient files)
- *   dpcorr/account.h   privacy accounting (zCDP, GDP, RDP, PLD), calibration, correlated-noise
- *                      mechanisms, the seed papers' calculators
+ *   dpcorr/account.h   privacy accounting (zCDP, GDP, RDP, PLD), calibration
  *   dpcorr/data.h      data sets: IDX, CSV, LIBSVM loaders, synthetic generators
  *   dpcorr/model.h     models with per-example gradients over a flat parameter slab
  *   dpcorr/sampler.h   batch selection described to the accountant
