@@ -23,6 +23,7 @@ struct dpc_sim_noise {
     double *row;    /* (d) scratch */
     dpc_fft *fft;
     dpc_noise *gen; /* MECH */
+    const dpc_mech *mech;
     size_t next_block; /* first step of the next block */
     size_t bfirst, bfill, bpos; /* current block: first step, valid steps, next row to emit */
     size_t bytes;
@@ -102,6 +103,7 @@ dpc_status dpc_sim_noise_new(dpc_sim_noise **out, const dpc_sim_noise_config *cf
     ns->cols = dpc__calloc(ns->d * ns->stride, sizeof *ns->cols);
     if (!ns->cols) goto nomem;
     if (ns->method == DPC_SIM_NOISE_MECH) {
+        ns->mech = cfg->mech;
         dpc_noise_config nc = {ns->coord0, ns->d, DPC_NOISE_AUTO, cfg->memory_budget};
         if ((st = dpc_noise_new(&ns->gen, cfg->mech, cfg->stream, &nc, err))) goto fail;
         *out = ns;
@@ -191,9 +193,13 @@ static void block_fft(dpc_sim_noise *ns, size_t t0)
 
 dpc_status dpc__sim_noise_block(dpc_sim_noise *ns, size_t *m, size_t *first, dpc_error *err)
 {
-    size_t t0 = ns->next_block;
+    size_t t0 = ns->next_block, M = ns->M;
     if (ns->method == DPC_SIM_NOISE_MECH) {
-        for (size_t s = 0; s < ns->M; s++) {
+        size_t n = dpc_mech_steps(ns->mech);
+        if (t0 >= n)
+            return dpc_error_set(err, DPC_E_RANGE, "noise: the mechanism has only %zu steps", n);
+        if (M > n - t0) M = n - t0;
+        for (size_t s = 0; s < M; s++) {
             dpc_status st = dpc_noise_next(ns->gen, ns->row, err);
             if (st) return st;
             for (size_t j = 0; j < ns->d; j++) ns->cols[j * ns->stride + s] = ns->row[j];
@@ -203,11 +209,11 @@ dpc_status dpc__sim_noise_block(dpc_sim_noise *ns, size_t *m, size_t *first, dpc
     } else {
         block_fft(ns, t0);
     }
-    ns->next_block = t0 + ns->M;
+    ns->next_block = t0 + M;
     ns->bfirst = t0;
-    ns->bfill = ns->M;
+    ns->bfill = M;
     ns->bpos = 0;
-    *m = ns->M;
+    *m = M;
     *first = t0;
     return DPC_OK;
 }

@@ -135,7 +135,8 @@ static dpc_status run_separable(const dpc_sim_config *c, const dpc_rng_stream *z
                 gv = v + m;
             }
             if (first + m > total) m = total - first;
-            memset(v, 0, 2 * m * sizeof *v);
+            memset(v, 0, m * sizeof *v);
+            memset(gv, 0, m * sizeof *gv);
             for (size_t j = 0; j < dc; j++) {
                 const double *w = dpc__sim_noise_col(ns, j);
                 double th = theta[j], eta = c->eta, sg = c->sigma, ssgd = c->sigma_sgd;
