@@ -30,6 +30,7 @@ static void repro_usage(FILE *f)
     for (size_t i = 0; i < NTARGETS; i++) fprintf(f, "  %-10s %s\n", targets[i].name, targets[i].summary);
     fprintf(f, "\noptions:\n"
                "  --quick      reduced grids and horizons (each target < 1 minute)\n"
+               "  --smoke      tiny grids for sanitizer test runs (numbers not meaningful)\n"
                "  --out DIR    output directory (default repro-out/TARGET)\n"
                "  --json       print the JSON summary on stdout (the text report goes to stderr)\n"
                "  --seed S     root seed of the simulations (default 20240101; recorded)\n"
@@ -40,7 +41,7 @@ int cmd_repro(int argc, char **argv)
 {
     cli_iter it;
     cli_iter_init(&it, "repro", argc, argv, 1);
-    repro_opts o = {NULL, 0, 0, NULL, 20240101u};
+    repro_opts o = {NULL, 0, 0, 0, NULL, 20240101u};
     const char *v;
     while (cli_next(&it)) {
         if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
@@ -48,6 +49,8 @@ int cmd_repro(int argc, char **argv)
             return 0;
         } else if (cli_is(&it, "--quick")) {
             o.quick = 1;
+        } else if (cli_is(&it, "--smoke")) {
+            o.quick = o.smoke = 1;
         } else if (cli_is(&it, "--json")) {
             o.json = 1;
         } else if (cli_is(&it, "--out")) {
@@ -83,6 +86,7 @@ int cmd_repro(int argc, char **argv)
     }
     repro_json_str(&c, "target", t->name);
     repro_json_raw(&c, "quick", "%s", o.quick ? "true" : "false");
+    repro_json_raw(&c, "smoke", "%s", o.smoke ? "true" : "false");
     repro_json_raw(&c, "seed", "%llu", (unsigned long long)o.seed);
     repro_json_str(&c, "out", o.out);
     repro_say(&c, "dpcorr repro %s%s  (seed %llu, output %s)\n", t->name, o.quick ? " --quick" : "",

@@ -11,6 +11,7 @@
 typedef struct repro_opts {
     const char *target; /* "nu-fig1", ... */
     int quick;          /* reduced grids and horizons (< 1 minute) */
+    int smoke;          /* tiny grids for sanitizer test runs (implies quick; numbers not meaningful) */
     int json;           /* print the JSON summary on stdout instead of the text report */
     const char *out;    /* output directory (created) */
     uint64_t seed;      /* root seed of every simulation (recorded) */

@@ -28,7 +28,7 @@ int repro_nu_fig1(repro_ctx *c)
     const double se[] = {0.5, 0.1, 0.02};
     enum { NS = 3 };
     double sr[NS], sre[NS], sth[NS];
-    size_t steps = quick ? 200000 : 2000000;
+    size_t steps = c->o->smoke ? 20000 : quick ? 200000 : 2000000;
     f = repro_open(c, "fig1_sim.csv");
     if (!f) return 1;
     fprintf(f, "eta,sim_ftrl,se_ftrl,theory_ftrl,sim_sgd,se_sgd,theory_sgd,ratio_sim,ratio_se,ratio_theory,steps,burn_in,seed\n");
@@ -96,7 +96,7 @@ int repro_nu_fig1(repro_ctx *c)
     plot_series pc[] = {{"|B*(w)|^2, eta = 0.1", w, s1, NULL, NW, PLOT_LINES},
                         {"|B*(w)|^2, eta = 0.01", w, s2, NULL, NW, PLOT_LINES}};
     plot_panel panels[] = {
-        {"F_inf(optimal DP-FTRL) / F_inf(DP-SGD)", "learning rate eta", "ratio", 1, 0, pa, 2},
+        {"F_{inf}(optimal DP-FTRL) / F_{inf}(DP-SGD)", "learning rate eta", "ratio R(eta)", 1, 0, pa, 2},
         {"optimal coefficients (time domain)", "t", "beta*_t", 0, 0, pb, 2},
         {"optimal coefficients (frequency domain)", "omega", "|B*(omega)|^2", 0, 0, pc, 2}};
     repro_plot(c, "nu-fig1", panels, 3);

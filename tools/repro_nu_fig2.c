@@ -22,9 +22,11 @@ typedef struct f2cfg {
 } f2cfg;
 
 static const f2cfg FULL = {128, 1.0, 0.02, {16, 32, 64, 128, 256}, 5, {0.4, 0.6, 0.8, 1.0}, 4,
-                           {0.005, 0.01, 0.02, 0.04, 0.08}, 5, 64.0, (size_t)1 << 20};
+                           {0.005, 0.01, 0.02, 0.04, 0.08}, 5, 128.0, (size_t)1 << 20};
 static const f2cfg QUICK = {32, 1.0, 0.04, {8, 16, 32, 64}, 4, {0.4, 0.6, 0.8, 1.0}, 4,
-                            {0.02, 0.04, 0.08, 0.16}, 4, 64.0, (size_t)1 << 17};
+                            {0.02, 0.04, 0.08, 0.16}, 4, 192.0, (size_t)1 << 18};
+
+static const f2cfg SMOKE = {16, 1.0, 0.08, {8, 16}, 2, {0.6, 1.0}, 2, {0.04, 0.08}, 2, 16.0, (size_t)1 << 12};
 
 typedef struct f2pt {
     size_t d;
@@ -100,7 +102,7 @@ static int point(repro_ctx *c, const f2cfg *cf, size_t d, double a, double eta, 
 
 int repro_nu_fig2(repro_ctx *c)
 {
-    const f2cfg *cf = c->o->quick ? &QUICK : &FULL;
+    const f2cfg *cf = c->o->smoke ? &SMOKE : c->o->quick ? &QUICK : &FULL;
     f2pt cache[MAXPT];
     size_t nc = 0;
     f2pt *pd[5], *pa[4], *pe[5];

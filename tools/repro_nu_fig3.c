@@ -70,7 +70,7 @@ int repro_nu_fig3(repro_ctx *c)
             sc.d = 1;
             sc.lambda = &one;
             sc.burn_in = (size_t)(20.0 / mu);
-            sc.steps = quick ? 200000 : 2000000;
+            sc.steps = c->o->smoke ? 20000 : quick ? 200000 : 2000000;
             sc.seed = c->o->seed + 300 + (uint64_t)(2 * k + m);
             sc.beta = beta;
             sc.len = len;
@@ -110,8 +110,8 @@ int repro_nu_fig3(repro_ctx *c)
                         {"bound: Optimized DP-FTRL", kap, vo, NULL, nk, PLOT_LINESPOINTS},
                         {"simulation (log-cosh): DP-SGD", sxs, sgs, sge, 2, PLOT_ERRORBARS},
                         {"simulation (log-cosh): nu-DP-FTRL", sxn, sgn, sgne, 2, PLOT_ERRORBARS}};
-    plot_panel pn = {"Theorem 3.1 bound on F_inf (L = G = 1, sigma_sgd = 0)", "condition number kappa = L/mu",
-                     "bound on F_inf", 1, 1, ps, 5};
+    plot_panel pn = {"Theorem 3.1 bound on F_{inf} (L = G = 1, sigma_{sgd} = 0)", "condition number kappa = L/mu",
+                     "bound on F_{inf}", 1, 1, ps, 5};
     repro_plot(c, "nu-fig3", &pn, 1);
     const char *yes[] = {"Figure 3: ordering DP-SGD > nu-DP-FTRL > Optimized, the multiplicative gap widening "
                          "with kappa, Optimized growing slowest (shape; the paper prints no numbers)"};
