@@ -23,7 +23,8 @@
  *   DPC_SIM_RANDOM   random Gaussian design x_t = H^{1/2} z_t, y = <theta*, x> + xi_t (eq. 23):
  *                    theta <- theta - eta x_t (x_t^T theta - xi_t) - eta w~_t; E||theta||_H^2
  *   DPC_SIM_LOGCOSH  a separable mu-strongly convex, L-smooth toy problem
- *                    F(theta) = sum_j mu theta_j^2 / 2 + (L - mu) log cosh theta_j:
+ *                    F(theta) = sum_j L theta_j^2 / 2 - (L - mu) log cosh theta_j
+ *                    (F'' = L - (L - mu) sech^2 in [mu, L]: mu at the optimum, L far from it):
  *                    theta <- theta - eta (grad F(theta) + sigma_sgd u_t + w~_t); E||theta||^2
  * with u, z, xi standard normal from the DATA stream (u[t,j], z[t,j] = gaussian(data, t, j),
  * xi_t = sigma_sgd gaussian(data, t, d)). FIXED and LOGCOSH simulate independent coordinates

@@ -150,13 +150,15 @@ static dpc_status run_separable(const dpc_sim_config *c, const dpc_rng_stream *z
                         v[s] += lam * th * th;
                     }
                 } else {
-                    double mu = c->mu, dl = c->L - c->mu;
+                    /* F = L th^2/2 - (L - mu) log cosh th: F'' = L - (L - mu) sech^2 th in
+                     * [mu, L], equal to mu at the optimum */
+                    double Lc = c->L, dl = c->L - c->mu;
                     for (size_t s = 0; s < m; s++) {
-                        double g = mu * th + dl * tanh(th) + sg * w[s];
+                        double g = Lc * th - dl * tanh(th) + sg * w[s];
                         if (ssgd > 0.0) g += ssgd * dpc_rng_gaussian(ds, first + s, c0 + j);
                         th -= eta * g;
                         v[s] += th * th;
-                        gv[s] += 0.5 * mu * th * th + dl * log_cosh(th);
+                        gv[s] += 0.5 * Lc * th * th - dl * log_cosh(th);
                     }
                 }
                 theta[j] = th;
