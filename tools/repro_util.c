@@ -46,9 +46,11 @@ FILE *repro_open(repro_ctx *c, const char *name)
 void repro_say(repro_ctx *c, const char *fmt, ...)
 {
     va_list ap;
+    FILE *f = c->o->json ? stderr : stdout;
     va_start(ap, fmt);
-    vfprintf(c->o->json ? stderr : stdout, fmt, ap);
+    vfprintf(f, fmt, ap);
     va_end(ap);
+    fflush(f); /* progress of long runs is visible when redirected */
 }
 
 static void key(repro_ctx *c, const char *k)
