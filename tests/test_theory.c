@@ -361,6 +361,11 @@ static void test_errors(void)
     dpc_theory_beta b0 = dpc_theory_beta_nu(0.0);
     CHECK_OK(dpc_theory_lti_error(&p, &b0, DPC_THEORY_SERIES, &l, &err), &err);
     CHECK(isinf(l.v0) && isfinite(l.sum_s) && l.sum_s > 0, "nu = 0: F_inf = inf");
+    dpc_theory_beta tiny = dpc_theory_beta_nu(1e-9);
+    CHECK(dpc_theory_lti_error(&p, &tiny, DPC_THEORY_SERIES, &l, &err) == DPC_E_RANGE &&
+              strstr(err.msg, "quadrature"), "tiny nu: series refuses: %s", err.msg);
+    CHECK_OK(dpc_theory_lti_error(&p, &tiny, DPC_THEORY_QUADRATURE, &l, &err), &err);
+    CHECK(isfinite(l.v0) && l.v0 > 0, "tiny nu: quadrature works");
     dpc_theory_beta a0 = dpc_theory_beta_antipgd(0.0);
     CHECK_OK(dpc_theory_lti_error(&p, &a0, DPC_THEORY_SERIES, &l, &err), &err);
     CHECK(isinf(l.v0), "undamped anti-PGD: F_inf = inf");

@@ -340,7 +340,10 @@ dpc_status dpc__theory_s_many(const dpc_theory_beta *b, const double *bb, size_t
             return dpc_error_set(err, DPC_E_INVALID, "S_b: b = eta lambda = %g must be in (0, 2)",
                                  bb[j]);
         size_t L = series_len(b, bb[j]);
-        if (L == 0) return dpc_error_set(err, DPC_E_RANGE, "S_b: truncation too long");
+        if (L == 0 || L > ((size_t)1 << 26))
+            return dpc_error_set(err, DPC_E_RANGE,
+                                 "S_b series: nu = %g needs more than 2^26 coefficients (use the "
+                                 "quadrature)", b->nu);
         if (L > Lmax) Lmax = L;
     }
     double *beta = dpc__malloc_array(Lmax, sizeof *beta);
