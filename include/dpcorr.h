@@ -25,5 +25,8 @@
 #include "dpcorr/data.h"
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
+#include "dpcorr/theory.h"
+#include "dpcorr/sim.h"
+#include "dpcorr/fft.h"
 
 #endif

@@ -14,6 +14,8 @@ static const command commands[] = {
     {"mech", cmd_mech, "sensitivity, error and memory of a correlated-noise mechanism"},
     {"compare", cmd_compare, "comparison table of every mechanism (single and multi participation)"},
     {"account", cmd_account, "privacy accounting: epsilon, delta, noise and step calibration"},
+    {"theory", cmd_theory, "stationary-error theory of DP-FTRL (nu-DP-FTRL paper): V0, bounds, rates"},
+    {"repro", cmd_repro, "reproduce a paper's figure or table (CSV, PNG, JSON): dpcorr repro --help"},
 };
 
 static void usage(FILE *f)

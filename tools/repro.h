@@ -1,0 +1,75 @@
+/* repro.h — `dpcorr repro TARGET`: reproduction of papers' tables and figures. Each target is
+ * one function in a repro_<paper>.c file and one line in the table of cmd_repro.c; it writes
+ * CSV files, a PNG (tools/plot.h) and a JSON summary into the output directory and states which
+ * paper numbers it reproduces and which it cannot. */
+#ifndef DPCORR_TOOLS_REPRO_H
+#define DPCORR_TOOLS_REPRO_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+typedef struct repro_opts {
+    const char *target; /* "nu-fig1", ... */
+    int quick;          /* reduced grids and horizons (< 1 minute) */
+    int smoke;          /* tiny grids for sanitizer test runs (implies quick; numbers not meaningful) */
+    int json;           /* print the JSON summary on stdout instead of the text report */
+    const char *out;    /* output directory (created) */
+    uint64_t seed;      /* root seed of every simulation (recorded) */
+} repro_opts;
+
+/* The report under construction: text lines (stdout unless --json) and a JSON object. */
+typedef struct repro_ctx {
+    const repro_opts *o;
+    FILE *json;         /* memstream: the members of the summary object */
+    char *json_buf;
+    size_t json_len;
+    int json_first;
+    int plots_ok;       /* 0 if some PNG could not be made */
+    double t0;          /* wall-clock start */
+} repro_ctx;
+
+/* Helpers (repro_util.c). */
+double repro_now(void);
+int repro_mkdir_p(const char *path);
+/* Opens out/name for writing (prints the error and returns NULL on failure). */
+FILE *repro_open(repro_ctx *c, const char *name);
+void repro_say(repro_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void repro_json_num(repro_ctx *c, const char *key, double v);
+void repro_json_str(repro_ctx *c, const char *key, const char *v);
+/* A JSON array of strings. */
+void repro_json_strs(repro_ctx *c, const char *key, const char *const *v, size_t n);
+/* Raw member: key and an already formatted JSON value. */
+void repro_json_raw(repro_ctx *c, const char *key, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* Renders a plot into out/name.png; reports the outcome. */
+struct plot_panel;
+void repro_plot(repro_ctx *c, const char *name, const struct plot_panel *panels, size_t n);
+/* Least-squares slope of log y against log x. */
+double repro_loglog_slope(const double *x, const double *y, size_t n);
+
+/* Targets. Return 0 on success, 1 on runtime failure. */
+int repro_nu_fig1(repro_ctx *c);
+int repro_nu_fig2(repro_ctx *c);
+int repro_nu_fig3(repro_ctx *c);
+int repro_nu_tables(repro_ctx *c);
+
+#endif
+
+/* ---- Shared by the nu-DP-FTRL targets (repro_nu_sim.c) ---- */
+#include "dpcorr/theory.h"
+#include "dpcorr/sim.h"
+
+typedef struct nu_sim_point {
+    double mean, se;    /* E||theta - theta*||_H^2 (or E delta^2) and its batch-means s.e. */
+    double theory;      /* the exact LTI value V0 for the same beta */
+    size_t steps, burn_in, len;
+    double tail;        /* proven l1 tail bound of the truncated beta */
+    double seconds;
+    uint64_t seed;
+} nu_sim_point;
+
+/* Simulates model (FIXED or RANDOM) with coefficients b at G = 1, rho = 1/2, sigma_sgd = 0
+ * (sigma = gamma_inf(b)), truncating b where its l1 tail is <= 1e-8, for burn_in + steps steps.
+ * Returns 0 or prints the error and returns 1. */
+int nu_simulate(repro_ctx *c, dpc_sim_model model, const dpc_theory_beta *b, double eta,
+                size_t d, const double *lam, size_t burn_in, size_t steps, uint64_t salt,
+                nu_sim_point *out);
