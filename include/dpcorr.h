@@ -22,6 +22,7 @@
 #include "dpcorr/mech.h"
 #include "dpcorr/io.h"
 #include "dpcorr/data.h"
+#include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
 
 #endif

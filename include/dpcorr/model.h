@@ -1,0 +1,241 @@
+/* dpcorr/model.h — models with per-example losses and gradients over one flat parameter slab.
+ *
+ * Four kinds, all built from the same pieces: a stack of dense layers (the parameters) and a
+ * loss "head" on the last layer's outputs z:
+ *
+ *   kind       layers                         head (loss of one example; y = label)
+ *   linear     D -> 1                         squared    0.5 (z - y)^2
+ *   logistic   D -> 1                         logistic   log(1 + e^z) - y z          y in {0, 1}
+ *   softmax    D -> K                         softmax    logsumexp(z) - z_y          y in {0..K-1}
+ *   mlp        D -> H1 -> ... -> Hn -> K      softmax if K >= 2, squared if K <= 1 (regression)
+ *              (tanh or ReLU after every hidden layer, none after the last)
+ *
+ * Legend for the shape comments:  M = examples in a chunk, D = n_in (features),
+ * K = n_out (outputs: 1 for linear/logistic/regression, n_classes otherwise), P = parameters.
+ * Every matrix is row-major; X is (M, D) with example i in row i.
+ *
+ * Parameters: one flat double slab of P values (llm.c style). Dense layer l (l = 0..n_hidden)
+ * maps in_l -> out_l and owns the views
+ *     W<l>  (out_l, in_l)   at offset off_W,   row o holds the weights into output o
+ *     b<l>  (out_l)         right after W<l>   (absent when cfg.bias == 0)
+ * in slab order W0, b0, W1, b1, ... ; dpc_model_tensor_at() lists them by name, offset and
+ * shape, for reports and checkpoints. The model object holds only the shape, never
+ * parameters: the caller owns the slab (and the gradient slabs, also of length P), so the
+ * optimizer, clipping and noise all act on flat vectors.
+ *
+ * Gradients. For an example (x, y) the gradient of its loss is g (P). Per dense layer, with
+ * a_l (in_l) the layer's input and delta_l = dloss/dz_l (out_l),
+ *     dW_l = delta_l a_l^T   (an outer product)        db_l = delta_l
+ * so ||g||^2 = sum_l ||delta_l||^2 (||a_l||^2 + [bias]) — the "ghost norm" — and the clipped
+ * sum over a chunk, sum_i min(1, C/||g_i||) g_i, is one GEMM per layer. dpc_model_clipped_sum
+ * computes both without ever forming a per-example gradient (see doc/models.md).
+ *
+ * Reproducibility contract (what the DP trainer relies on):
+ *   - Every per-example quantity (loss, norm, the rows of dpc_model_per_example_grads) is a
+ *     pure function of (params, x_i, y_i): bit for bit independent of which chunk the example
+ *     is in, of the chunk size and of the thread. Kernels fix the order of every sum.
+ *   - The chunk sum S = sum_i s_i g_i is accumulated over i = 0..M-1 in order and is a pure
+ *     function of (params, X, y, M, clip). The call then does grad_sum[p] = grad_sum[p] + S[p]:
+ *     passing a running total gives exactly the same bits as summing zeroed per-chunk buffers
+ *     afterwards in the same order.
+ *   - dpc_model_loss_grad (the naive one-example reference) gives bit-identical losses and
+ *     gradients to the fast path: the same sums in the same order. Norms agree to rounding
+ *     (the ghost norm sums the squares in another order).
+ *
+ * Threading: a dpc_model is immutable after dpc_model_new and may be shared by any number of
+ * threads. A dpc_model_ws is scratch memory for one thread at a time.
+ *
+ * Numerics: a non-finite parameter or input is DPC_E_INVALID, a non-finite loss or gradient
+ * DPC_E_NUMERIC; the message names the slab entry ("params[17] (W0[0][17])") or the example
+ * row within the call. Inputs are all checked before any work, and on error nothing is written
+ * to the caller's outputs (dpc_model_loss_grad excepted, see there). ReLU propagates NaN (it
+ * is max(z, 0) written so that a NaN z stays NaN), so an activation never hides a NaN.
+ *
+ * The example below is compiled and run as test_header_example in tests/test_model.c.
+ *
+ * Example:
+ *     dpc_model_config cfg;  dpc_model *m = NULL;  dpc_model_ws *ws = NULL;  dpc_error err = {0};
+ *     if (dpc_model_parse(&cfg, "mlp:256:relu", 784, 10, &err) ||
+ *         dpc_model_new(&m, &cfg, &err) || dpc_model_ws_new(&ws, m, 32, &err)) goto fail;
+ *     double *w = calloc(dpc_model_num_params(m), sizeof *w);            // (P)
+ *     double *g = calloc(dpc_model_num_params(m), sizeof *g);            // (P), zeroed
+ *     dpc_rng rng;  dpc_rng_seed(&rng, 1);
+ *     if (dpc_model_init(m, w, &rng, 0, &err)) goto fail;
+ *     // X (32, 784), y (32): one chunk; g += sum_i min(1, 1.0/||g_i||) g_i
+ *     if (dpc_model_clipped_sum(m, w, X, y, 32, 1.0, g, losses, norms, ws, &err)) goto fail;
+ *     ...  dpc_model_ws_free(ws);  dpc_model_free(m);
+ */
+#ifndef DPCORR_MODEL_H
+#define DPCORR_MODEL_H
+
+#include "dpcorr/common.h"
+#include "dpcorr/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define DPC_MODEL_MAX_HIDDEN 8         /* hidden layers of an MLP */
+#define DPC_MODEL_MAX_WIDTH (1u << 24) /* any layer width, n_in and n_classes */
+#define DPC_MODEL_SPEC_LEN 160         /* buffer that holds any dpc_model_format_spec output */
+
+typedef enum dpc_model_kind {
+    DPC_MODEL_LINEAR = 0,   /* linear regression, squared loss */
+    DPC_MODEL_LOGISTIC = 1, /* binary logistic regression, labels 0/1 */
+    DPC_MODEL_SOFTMAX = 2,  /* multinomial logistic regression, labels 0..K-1 */
+    DPC_MODEL_MLP = 3       /* multilayer perceptron, softmax (K >= 2) or squared (K <= 1) head */
+} dpc_model_kind;
+
+typedef enum dpc_activation {
+    DPC_ACT_TANH = 0, /* default: bounded, the DP-friendly choice (tempered sigmoids) */
+    DPC_ACT_RELU = 1
+} dpc_activation;
+
+/* Plain data; zero-initialise and fill, or use dpc_model_parse. */
+typedef struct dpc_model_config {
+    dpc_model_kind kind;
+    size_t n_in;                         /* D: features per example, >= 1 */
+    size_t n_classes;                    /* 0 or 1: regression (linear, mlp); 2: logistic;
+                                            >= 2: softmax, mlp classifier */
+    size_t n_hidden;                     /* mlp: 1..DPC_MODEL_MAX_HIDDEN; others: 0 */
+    size_t hidden[DPC_MODEL_MAX_HIDDEN]; /* mlp: hidden widths, in order from the input */
+    dpc_activation act;                  /* mlp: activation after every hidden layer */
+    int bias;                            /* 1: every layer has a bias vector; 0: none */
+    /* L2 weight decay is the optimizer's job: the models compute data losses only. */
+} dpc_model_config;
+
+/* One named view into the parameter slab: params[offset .. offset + rows*cols), row-major. */
+typedef struct dpc_model_tensor {
+    const char *name; /* "W0", "b0", "W1", ... ; valid while the model lives */
+    size_t offset;    /* first element in the slab */
+    size_t rows;      /* W<l>: out_l; b<l>: out_l */
+    size_t cols;      /* W<l>: in_l;  b<l>: 1 */
+} dpc_model_tensor;
+
+typedef struct dpc_model dpc_model;       /* immutable shape description (opaque) */
+typedef struct dpc_model_ws dpc_model_ws; /* per-thread scratch for chunks (opaque) */
+
+/* ==== Configuration ==================================================================== */
+
+/* Checks cfg: kind/n_classes compatibility, sizes >= 1 and <= DPC_MODEL_MAX_WIDTH, n_hidden,
+ * activation, and that P fits in size_t. DPC_E_INVALID / DPC_E_RANGE naming the field. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_config_check(const dpc_model_config *cfg,
+                                                       dpc_error *err);
+
+/* Fills *cfg from a CLI spec and the data's dimensions, then checks it. Grammar:
+ *     linear | logistic | softmax | mlp:H1[,H2,...]      then optionally, in any order,
+ *     :tanh | :relu   (mlp only; default tanh)           :nobias   (default: biases on)
+ * e.g. "mlp:256", "mlp:256,128:relu", "softmax:nobias". n_classes as in dpc_model_config.
+ * DPC_E_INVALID with a message quoting the spec on any syntax or compatibility error. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec,
+                                                size_t n_in, size_t n_classes, dpc_error *err);
+
+/* Writes the canonical spec of cfg ("mlp:256,128:relu", "softmax:nobias"; dpc_model_parse
+ * reads it back to the same layers) into buf (capacity cap, always NUL-terminated when
+ * cap > 0). Returns the length of the full spec, as snprintf does. */
+DPC_API size_t dpc_model_format_spec(const dpc_model_config *cfg, char *buf, size_t cap);
+
+/* ==== Model object ===================================================================== */
+
+/* Builds the model for a checked copy of *cfg. *out = NULL on failure. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg,
+                                              dpc_error *err);
+DPC_API void dpc_model_free(dpc_model *m); /* NULL is a no-op */
+
+DPC_API const dpc_model_config *dpc_model_get_config(const dpc_model *m);
+DPC_API size_t dpc_model_num_params(const dpc_model *m);  /* P */
+DPC_API size_t dpc_model_num_outputs(const dpc_model *m); /* K: columns of predict's output */
+DPC_API size_t dpc_model_num_tensors(const dpc_model *m); /* 2 per layer with bias, else 1 */
+/* The i-th view in slab order (offsets increasing, contiguous, covering [0, P)); NULL if
+ * i >= dpc_model_num_tensors(m). Owned by the model. */
+DPC_API const dpc_model_tensor *dpc_model_tensor_at(const dpc_model *m, size_t i);
+
+/* Deterministic initialisation of params (P), overwritten. Randomness comes from stream
+ * DPC_STREAM_ID(DPC_STREAM_INIT, stream_index) of rng (stream_index <= UINT32_MAX):
+ *   linear, logistic, softmax: all zeros (convex: nothing to break; the papers start at 0).
+ *   mlp: W<l>[o][k] = std_l * dpc_rng_gaussian(stream, row = l, index = o*in_l + k), with
+ *        std_l = sqrt(2 / in_l) (He) for a hidden layer followed by ReLU, and
+ *        std_l = sqrt(2 / (in_l + out_l)) (Glorot) for tanh hidden layers and the output layer;
+ *        all biases 0.
+ * A layer's values depend only on its own shape, the key and l (not on other layers). */
+DPC_API DPC_NODISCARD dpc_status dpc_model_init(const dpc_model *m, double *params,
+                                               const dpc_rng *rng, uint64_t stream_index,
+                                               dpc_error *err);
+
+/* ==== Naive reference (one example at a time) ========================================= */
+
+/* Loss and gradient of one example: params (P), x (D), y (label or target);
+ * *loss = its loss, grad (P) overwritten with its gradient. Plain loops, allocates a small
+ * scratch per call: the reference for the fast path, not the training path.
+ * Errors: invalid label/x/params (DPC_E_INVALID, nothing written), non-finite loss or
+ * gradient (DPC_E_NUMERIC; *loss and grad then hold the partial, non-finite result). */
+DPC_API DPC_NODISCARD dpc_status dpc_model_loss_grad(const dpc_model *m, const double *params,
+                                                    const double *x, double y, double *loss,
+                                                    double *grad, dpc_error *err);
+
+/* The reference for dpc_model_clipped_sum, by materialising every g_i with
+ * dpc_model_loss_grad: norm_i = sqrt(sum_p g_i[p]^2) in slab order, s_i as documented there,
+ * S = sum_i s_i g_i (i in order), grad_sum += S. Same contract and outputs as the fast path. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_clipped_sum_naive(
+    const dpc_model *m, const double *params, const double *X, const double *y, size_t M,
+    double clip, double *grad_sum, double *losses, double *norms, dpc_error *err);
+
+/* ==== Fast chunk path ================================================================== */
+
+/* Workspace for chunks of up to max_chunk examples (1..2^30), for models of m's shape (any
+ * model with the same layer widths may use it). At most about 8 * max_chunk * (2 * (sum of
+ * all widths) + max width) bytes plus 8 * max_{l >= 1} in_l * out_l (for the MLP
+ * 784-256-10 at max_chunk 32: 0.4 MB). */
+DPC_API DPC_NODISCARD dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m,
+                                                 size_t max_chunk, dpc_error *err);
+DPC_API void dpc_model_ws_free(dpc_model_ws *ws); /* NULL is a no-op */
+DPC_API size_t dpc_model_ws_max_chunk(const dpc_model_ws *ws);
+
+/* One chunk of M examples (M <= max chunk of ws; M == 0 is a no-op):
+ *     params (P), X (M, D), y (M)
+ *     losses (M) or NULL      loss of each example
+ *     norms (M) or NULL       ||g_i||, the L2 norm of each unclipped per-example gradient
+ *     grad_sum (P)            grad_sum += sum_i s_i g_i, s_i = clip/||g_i|| if ||g_i|| > clip
+ *                             else 1 (so clip = INFINITY gives the plain sum; clip = 0 adds 0)
+ * clip must be >= 0 (INFINITY allowed). ws may be NULL (a temporary one is allocated).
+ * Each clipped contribution has norm <= clip up to rounding (relative 1e-13).
+ * Errors: DPC_E_INVALID (clip, dimensions, label, non-finite x or params; the message names
+ * the example row / slab entry), DPC_E_RANGE (M > max chunk), DPC_E_NUMERIC (non-finite loss
+ * or gradient norm of example i, named). On error nothing is written to any output. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params,
+                                                      const double *X, const double *y,
+                                                      size_t M, double clip, double *grad_sum,
+                                                      double *losses, double *norms,
+                                                      dpc_model_ws *ws, dpc_error *err);
+
+/* The per-example gradients materialised: G (M, P), row i = g_i (bit-identical to
+ * dpc_model_loss_grad), losses (M) or NULL. For tests, small models and algorithms that need
+ * the vectors themselves (e.g. gradient differences at two points). M <= max chunk of ws
+ * (ws may be NULL). Errors as dpc_model_clipped_sum (a non-finite loss or gradient is
+ * DPC_E_NUMERIC). */
+DPC_API DPC_NODISCARD dpc_status dpc_model_per_example_grads(const dpc_model *m,
+                                                            const double *params,
+                                                            const double *X, const double *y,
+                                                            size_t M, double *G,
+                                                            double *losses, dpc_model_ws *ws,
+                                                            dpc_error *err);
+
+/* Predictions for X (M, D) into out (M, K), any M (processed in chunks of ws's size; ws may
+ * be NULL): linear / mlp regression: z; logistic: P(y = 1) = sigmoid(z); softmax / mlp
+ * classifier: class probabilities softmax(z). */
+DPC_API DPC_NODISCARD dpc_status dpc_model_predict(const dpc_model *m, const double *params,
+                                                  const double *X, size_t M, double *out,
+                                                  dpc_model_ws *ws, dpc_error *err);
+
+/* Mean loss over the n examples X (n, D), y (n) (losses summed in example order, divided by
+ * n), and the accuracy: fraction of examples whose predicted class (argmax of z, lowest index
+ * on ties; logistic: z > 0) equals y; NaN for regression. accuracy may be NULL. n >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_evaluate(const dpc_model *m, const double *params,
+                                                   const double *X, const double *y, size_t n,
+                                                   double *mean_loss, double *accuracy,
+                                                   dpc_model_ws *ws, dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_MODEL_H */

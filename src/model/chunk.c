@@ -1,0 +1,297 @@
+/* chunk.c — the fast path: forward, backward, ghost norms and the clipped sum for a chunk of
+ * examples, without materialising per-example gradients (doc/models.md has the derivation).
+ *
+ * Per chunk of M examples and dense layer l (in_l -> out_l), all in the workspace:
+ *     forward    Z_l (M, out_l)  = A_l (M, in_l) W_l^T + b_l        GEMM (as W_l A_l^T)
+ *                A_{l+1}         = act(Z_l)
+ *     head       Delta_{L-1} (M, K) = dloss/dZ_{L-1}, losses (M)
+ *     backward   Delta_{l-1} (M, in_l) = (Delta_l W_l) * act'(A_l)  GEMM, B = W_l packed
+ *     norms      ||g_i||^2 = sum_l ||Delta_l[i]||^2 (||A_l[i]||^2 + bias)      (ghost norm)
+ *     clip       s_i = clip / ||g_i|| if ||g_i|| > clip else 1
+ *     sum        dW_l += (S Delta_l)^T A_l   (out_l, in_l)              GEMM, B = A_l packed
+ *                db_l += sum_i s_i Delta_l[i]
+ * Every GEMM sums over its inner index in order (gemm.h), so rows of Z, A and Delta, and hence
+ * losses and norms, do not depend on M or on the other examples of the chunk. */
+#include "model/gemm.h"
+#include "model/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+/* ==== Passes =========================================================================== */
+
+/* Validates params (P), X (M, D), y (M) (y may be NULL: predict). */
+static dpc_status check_inputs(const dpc_model *m, const double *params, const double *X,
+                               const double *y, size_t M, dpc_error *err)
+{
+    dpc_status st = dpc__check_params(m, params, err);
+    size_t D = m->dim[0];
+    for (size_t i = 0; !st && i < M; i++) {
+        st = dpc__check_x(m, X + i * D, i, err);
+        if (!st && y) st = dpc__check_y(m, y[i], i, err);
+    }
+    return st;
+}
+
+/* Forward pass: ws->act[l] (M, dim[l]) for l >= 1 and the logits ws->delta[L-1] (M, K).
+ * Computed transposed, Z^T (out, M) = W (out, in) A^T (in, M), so that W, the big operand,
+ * is read in place, row by row, and only the small A is packed; the same sums as A W^T. */
+static void forward(const dpc_model *m, const double *params, const double *X, size_t M,
+                    dpc_model_ws *ws)
+{
+    size_t L = m->n_layers;
+    const double *A = X;
+    for (size_t l = 0; l < L; l++) {
+        size_t in = m->dim[l], out = m->dim[l + 1];
+        double *Z = l + 1 < L ? ws->act[l + 1] : ws->delta[L - 1]; /* (M, out) */
+        double *Zt = ws->sdt;                                      /* (out, M) */
+        dpc__gemm_pack_bt(in, M, A, in, ws->pack);
+        dpc__gemm_packed(out, M, in, params + m->w_off[l], in, ws->pack, Zt, M, 0);
+        const double *b = m->cfg.bias ? params + m->b_off[l] : NULL;
+        for (size_t i = 0; i < M; i++)
+            for (size_t o = 0; o < out; o++)
+                Z[i * out + o] = b ? Zt[o * M + i] + b[o] : Zt[o * M + i];
+        if (l + 1 < L) dpc__act_forward(m->cfg.act, Z, M * out);
+        A = Z;
+    }
+}
+
+/* Losses into ws->loss (M) and Delta_{L-1} in place of the logits; y validated. */
+static void head(const dpc_model *m, const double *y, size_t M, dpc_model_ws *ws)
+{
+    size_t K = m->dim[m->n_layers];
+    double *Z = ws->delta[m->n_layers - 1];
+    for (size_t i = 0; i < M; i++) ws->loss[i] = dpc__head_loss(m, Z + i * K, y[i], Z + i * K);
+}
+
+/* Backward pass: ws->delta[l] (M, dim[l+1]) for every l. */
+static void backward(const dpc_model *m, const double *params, size_t M, dpc_model_ws *ws)
+{
+    for (size_t l = m->n_layers - 1; l > 0; l--) {
+        size_t in = m->dim[l], out = m->dim[l + 1];
+        dpc__gemm_pack_b(out, in, params + m->w_off[l], in, ws->pack);
+        dpc__gemm_packed(M, in, out, ws->delta[l], out, ws->pack, ws->delta[l - 1], in, 0);
+        dpc__act_backward(m->cfg.act, ws->act[l], ws->delta[l - 1], M * in);
+    }
+}
+
+/* sum_j v[j]^2 in a fixed order: four interleaved partial sums (j mod 4), combined as
+ * (s0 + s1) + (s2 + s3). Independent chains, so it runs at SSE2 width instead of one add
+ * latency per element; the order depends on n only. */
+static double sumsq(const double *v, size_t n)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        s0 += v[j] * v[j];
+        s1 += v[j + 1] * v[j + 1];
+        s2 += v[j + 2] * v[j + 2];
+        s3 += v[j + 3] * v[j + 3];
+    }
+    for (; j < n; j++) s0 += v[j] * v[j];
+    return (s0 + s1) + (s2 + s3);
+}
+
+/* Ghost norms into ws->norm (M); then the first non-finite loss or norm is an error. */
+static dpc_status norms(const dpc_model *m, const double *X, size_t M, dpc_model_ws *ws,
+                        dpc_error *err)
+{
+    double bias = m->cfg.bias ? 1.0 : 0.0;
+    for (size_t i = 0; i < M; i++) {
+        double n2 = 0.0;
+        for (size_t l = 0; l < m->n_layers; l++) {
+            size_t in = m->dim[l], out = m->dim[l + 1];
+            const double *a = l == 0 ? X + i * in : ws->act[l] + i * in;
+            n2 += sumsq(ws->delta[l] + i * out, out) * (sumsq(a, in) + bias);
+        }
+        ws->norm[i] = sqrt(n2);
+    }
+    for (size_t i = 0; i < M; i++) {
+        if (!isfinite(ws->loss[i]))
+            return dpc_error_set(err, DPC_E_NUMERIC, "example %zu: loss is not finite (%g)", i,
+                                 ws->loss[i]);
+        /* A finite ghost norm bounds every |Delta_o a_k| and |Delta_o|: the whole gradient is
+         * finite exactly when the norm is. */
+        if (!isfinite(ws->norm[i]))
+            return dpc_error_set(err, DPC_E_NUMERIC,
+                                 "example %zu: gradient is not finite (norm %g)", i,
+                                 ws->norm[i]);
+    }
+    return DPC_OK;
+}
+
+/* grad_sum += sum_i s_i g_i with s = ws->scale (M). */
+static void scaled_sum(const dpc_model *m, const double *X, size_t M, double *grad_sum,
+                       dpc_model_ws *ws)
+{
+    for (size_t l = 0; l < m->n_layers; l++) {
+        size_t in = m->dim[l], out = m->dim[l + 1];
+        const double *A = l == 0 ? X : ws->act[l]; /* (M, in) */
+        const double *Dl = ws->delta[l];          /* (M, out) */
+        double *sdt = ws->sdt;                    /* (out, M) */
+        for (size_t i = 0; i < M; i++)
+            for (size_t o = 0; o < out; o++) sdt[o * M + i] = ws->scale[i] * Dl[i * out + o];
+        dpc__gemm_pack_b(M, in, A, in, ws->pack);
+        dpc__gemm_packed(out, in, M, sdt, M, ws->pack, grad_sum + m->w_off[l], in, 1);
+        if (m->cfg.bias) {
+            double *gb = grad_sum + m->b_off[l];
+            for (size_t o = 0; o < out; o++) {
+                double acc = 0.0;
+                for (size_t i = 0; i < M; i++) acc += sdt[o * M + i];
+                gb[o] = gb[o] + acc;
+            }
+        }
+    }
+}
+
+/* ==== Public entry points ============================================================== */
+
+/* Common prologue: when ws is NULL, *tmp and *ws receive a temporary workspace for chunks of
+ * `chunk` examples (the caller frees *tmp); otherwise *ws is checked against m's shape and
+ * must hold at least `need` examples. */
+static dpc_status prologue(const dpc_model *m, dpc_model_ws **ws, dpc_model_ws **tmp,
+                           size_t chunk, size_t need, dpc_error *err)
+{
+    *tmp = NULL;
+    if (*ws) return dpc__check_ws(m, *ws, need, err);
+    dpc_status st = dpc_model_ws_new(tmp, m, chunk, err);
+    *ws = *tmp;
+    return st;
+}
+
+dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const double *X,
+                                 const double *y, size_t M, double clip, double *grad_sum,
+                                 double *losses, double *norms_out, dpc_model_ws *ws,
+                                 dpc_error *err)
+{
+    if (!m || (M > 0 && (!params || !X || !y || !grad_sum)))
+        return dpc_error_set(err, DPC_E_INVALID, "dpc_model_clipped_sum: NULL argument");
+    if (!(clip >= 0.0))
+        return dpc_error_set(err, DPC_E_INVALID, "clip must be >= 0, got %g", clip);
+    if (ws) {
+        dpc_status st = dpc__check_ws(m, ws, M, err);
+        if (st) return st;
+    }
+    if (M == 0) return DPC_OK;
+    dpc_status st = check_inputs(m, params, X, y, M, err);
+    if (st) return st;
+    dpc_model_ws *tmp;
+    if ((st = prologue(m, &ws, &tmp, M, M, err))) return st;
+    forward(m, params, X, M, ws);
+    head(m, y, M, ws);
+    backward(m, params, M, ws);
+    if (!(st = norms(m, X, M, ws, err))) {
+        for (size_t i = 0; i < M; i++)
+            ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
+        scaled_sum(m, X, M, grad_sum, ws);
+        if (losses) memcpy(losses, ws->loss, M * sizeof *losses);
+        if (norms_out) memcpy(norms_out, ws->norm, M * sizeof *norms_out);
+    }
+    dpc_model_ws_free(tmp);
+    return st;
+}
+
+dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
+                                       const double *X, const double *y, size_t M, double *G,
+                                       double *losses, dpc_model_ws *ws, dpc_error *err)
+{
+    if (!m || (M > 0 && (!params || !X || !y || !G)))
+        return dpc_error_set(err, DPC_E_INVALID, "dpc_model_per_example_grads: NULL argument");
+    if (ws) {
+        dpc_status st = dpc__check_ws(m, ws, M, err);
+        if (st) return st;
+    }
+    if (M == 0) return DPC_OK;
+    dpc_status st = check_inputs(m, params, X, y, M, err);
+    if (st) return st;
+    dpc_model_ws *tmp;
+    if ((st = prologue(m, &ws, &tmp, M, M, err))) return st;
+    forward(m, params, X, M, ws);
+    head(m, y, M, ws);
+    backward(m, params, M, ws);
+    if (!(st = norms(m, X, M, ws, err))) {
+        size_t P = m->n_params;
+        for (size_t i = 0; i < M; i++) {
+            double *g = G + i * P; /* (P) */
+            for (size_t l = 0; l < m->n_layers; l++) {
+                size_t in = m->dim[l], out = m->dim[l + 1];
+                const double *a = l == 0 ? X + i * in : ws->act[l] + i * in;
+                const double *d = ws->delta[l] + i * out;
+                double *gW = g + m->w_off[l];
+                for (size_t o = 0; o < out; o++)
+                    for (size_t k = 0; k < in; k++) gW[o * in + k] = d[o] * a[k];
+                if (m->cfg.bias) memcpy(g + m->b_off[l], d, out * sizeof *g);
+            }
+        }
+        if (losses) memcpy(losses, ws->loss, M * sizeof *losses);
+    }
+    dpc_model_ws_free(tmp);
+    return st;
+}
+
+#define DPC__EVAL_CHUNK 64 /* chunk size of the temporary workspace of predict / evaluate */
+
+dpc_status dpc_model_predict(const dpc_model *m, const double *params, const double *X,
+                             size_t M, double *out, dpc_model_ws *ws, dpc_error *err)
+{
+    if (!m || (M > 0 && (!params || !X || !out)))
+        return dpc_error_set(err, DPC_E_INVALID, "dpc_model_predict: NULL argument");
+    dpc_status st = dpc__check_params(m, params, err);
+    if (st || M == 0) return st;
+    dpc_model_ws *tmp;
+    if ((st = prologue(m, &ws, &tmp, M < DPC__EVAL_CHUNK ? M : DPC__EVAL_CHUNK, 0, err)))
+        return st;
+    size_t D = m->dim[0], K = m->dim[m->n_layers], C = ws->max_chunk;
+    for (size_t i = 0; i < M && !st; i++) st = dpc__check_x(m, X + i * D, i, err);
+    for (size_t i0 = 0; i0 < M && !st; i0 += C) {
+        size_t n = M - i0 < C ? M - i0 : C;
+        const double *Xc = X + i0 * D;
+        forward(m, params, Xc, n, ws);
+        for (size_t i = 0; i < n; i++)
+            dpc__head_predict(m, ws->delta[m->n_layers - 1] + i * K, out + (i0 + i) * K);
+    }
+    dpc_model_ws_free(tmp);
+    return st;
+}
+
+dpc_status dpc_model_evaluate(const dpc_model *m, const double *params, const double *X,
+                              const double *y, size_t n, double *mean_loss, double *accuracy,
+                              dpc_model_ws *ws, dpc_error *err)
+{
+    if (!m || !params || !X || !y || !mean_loss)
+        return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: NULL argument");
+    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: n must be >= 1");
+    dpc_status st = dpc__check_params(m, params, err);
+    if (st) return st;
+    dpc_model_ws *tmp;
+    if ((st = prologue(m, &ws, &tmp, n < DPC__EVAL_CHUNK ? n : DPC__EVAL_CHUNK, 0, err)))
+        return st;
+    size_t D = m->dim[0], K = m->dim[m->n_layers], C = ws->max_chunk, correct = 0;
+    double total = 0.0;
+    for (size_t i = 0; i < n && !st; i++) {
+        st = dpc__check_x(m, X + i * D, i, err);
+        if (!st) st = dpc__check_y(m, y[i], i, err);
+    }
+    for (size_t i0 = 0; i0 < n && !st; i0 += C) {
+        size_t c = n - i0 < C ? n - i0 : C;
+        const double *Xc = X + i0 * D, *yc = y + i0;
+        forward(m, params, Xc, c, ws);
+        const double *Z = ws->delta[m->n_layers - 1];
+        for (size_t i = 0; i < c && !st; i++) {
+            double loss = dpc__head_loss(m, Z + i * K, yc[i], NULL);
+            if (!isfinite(loss))
+                st = dpc_error_set(err, DPC_E_NUMERIC, "example %zu: loss is not finite (%g)",
+                                   i0 + i, loss);
+            total += loss;
+            if (m->head != DPC__HEAD_SQUARED && dpc__head_class(m, Z + i * K) == (size_t)yc[i])
+                correct++;
+        }
+    }
+    if (!st) {
+        *mean_loss = total / (double)n;
+        if (accuracy)
+            *accuracy = m->head == DPC__HEAD_SQUARED ? NAN : (double)correct / (double)n;
+    }
+    dpc_model_ws_free(tmp);
+    return st;
+}

@@ -1,0 +1,44 @@
+/* gemm.h — the dense kernels of the model module (internal, not installed).
+ *
+ * All kernels compute, for every output element, the same sum in the same order:
+ *
+ *     C[i][j] = [C[i][j] +] ((((0 + A[i][0] B[0][j]) + A[i][1] B[1][j]) + ...) + A[i][k-1] B[k-1][j])
+ *
+ * i.e. a sequential dot product over k (no blocking of k, no tree), added to C at the end when
+ * `accumulate` is set. The naive and the packed kernel therefore agree bit for bit, and a row
+ * of C depends only on the same row of A (never on m, on the tiling or on other rows): the
+ * property that makes per-example results independent of the chunk they are computed in.
+ * Requires -ffp-contract=off (no FMA), which the Makefile sets.
+ *
+ * The packed kernel wants B in panels of DPC__NR columns: Bp[(p * k + t) * DPC__NR + j] =
+ * B[t][p * DPC__NR + j], zero-padded on the right. A panel is k consecutive cache lines, and
+ * the 2 x DPC__NR register tile (compiled to SSE2 by GCC -O2's SLP vectoriser) reads one
+ * line of B and two scalars of A per k.
+ */
+#ifndef DPCORR_SRC_MODEL_GEMM_H
+#define DPCORR_SRC_MODEL_GEMM_H
+
+#include <stddef.h>
+
+#define DPC__NR 8 /* panel width (columns of B per register tile) */
+#define DPC__MR 2 /* rows of A per register tile */
+
+/* Elements of the packed form of a (k, n) B: k * ceil(n / DPC__NR) * DPC__NR. */
+size_t dpc__gemm_packed_size(size_t k, size_t n);
+
+/* Packs B (k, n), row stride ldb, into Bp (dpc__gemm_packed_size(k, n)). */
+void dpc__gemm_pack_b(size_t k, size_t n, const double *B, size_t ldb, double *Bp);
+
+/* Packs B = Bt^T where Bt is (n, k) with row stride ldbt (a weight matrix W (out, in) gives
+ * the B = W^T (in, out) of a forward pass). */
+void dpc__gemm_pack_bt(size_t k, size_t n, const double *Bt, size_t ldbt, double *Bp);
+
+/* C (m, n) = [C +] A (m, k) B (k, n), B packed; row strides lda, ldc. */
+void dpc__gemm_packed(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                      const double *Bp, double *C, size_t ldc, int accumulate);
+
+/* The reference: three loops, B plain (k, n) with row stride ldb. */
+void dpc__gemm_naive(size_t m, size_t n, size_t k, const double *A, size_t lda,
+                     const double *B, size_t ldb, double *C, size_t ldc, int accumulate);
+
+#endif
