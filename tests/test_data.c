@@ -1089,7 +1089,9 @@ static void test_spec(void)
         const char *needle;
     } bad[] = {
         {"nosuch:x", "unknown kind 'nosuch'"},
-        {"synthetic:linreg,n=10,bogus=1", "unknown option 'bogus'"},
+        {"synthetic:linreg,n=10,bogus=1", "unknown option 'bogus' for synthetic:linreg"},
+        {"synthetic:mean,margin=1", "unknown option 'margin' for synthetic:mean"},
+        {"fashion-mnist:dir=/nonexistent,limt=5", "unknown option 'limt'"},
         {"synthetic:linreg,n=abc", "n: expected a non-negative integer"},
         {"synthetic:linreg,n=-5", "n: expected"},
         {"synthetic:linreg,n=10,n=20", "given twice"},
@@ -1179,7 +1181,8 @@ static void test_fuzz(void)
             if (RND() % 3 == 0) o.delimiter = ' ';
             st = dpc_data_load_csv(&ds, p, &o, &e);
         } else if (kind == 1) {
-            dpc_libsvm_opts o = {.d = 1 + RND() % 6, .task = (dpc_data_task)(RND() % 2)};
+            dpc_libsvm_opts o = {.d = 1 + RND() % 6};
+            o.task = (dpc_data_task)(RND() % 2);
             st = dpc_data_load_libsvm(&ds, p, &o, &e);
         } else {
             dpc_idx_opts o = {.max_records = RND() % 3};

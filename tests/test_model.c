@@ -7,6 +7,7 @@
 #include "model/gemm.h"
 
 #include <float.h>
+#include <pthread.h>
 #include <stdint.h>
 
 /* ==== Helpers ========================================================================== */
@@ -570,6 +571,64 @@ static void test_chunk_composition(void)
     }
 }
 
+/* ==== Threads ========================================================================== */
+
+/* Two threads share one model and process alternate chunks, each with its own workspace and
+ * output buffers; the results must equal a sequential run bit for bit. */
+typedef struct {
+    const dpc_model *m;
+    const double *w, *X, *y;
+    size_t n, chunk, first, P, D;
+    double *sums, *norms; /* (n_chunks, P), (n) */
+    int failed;
+} thread_job;
+
+static void *thread_run(void *arg)
+{
+    thread_job *j = arg;
+    dpc_model_ws *ws = NULL;
+    dpc_error err = {0};
+    if (dpc_model_ws_new(&ws, j->m, j->chunk, &err)) {
+        j->failed = 1;
+        return NULL;
+    }
+    for (size_t c = j->first; c * j->chunk < j->n; c += 2) {
+        size_t i0 = c * j->chunk, M = j->n - i0 < j->chunk ? j->n - i0 : j->chunk;
+        if (dpc_model_clipped_sum(j->m, j->w, j->X + i0 * j->D, j->y + i0, M, 0.3,
+                                  j->sums + c * j->P, NULL, j->norms + i0, ws, &err))
+            j->failed = 1;
+    }
+    dpc_model_ws_free(ws);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    dpc_model *m = make_model("mlp:33,12:tanh", 40, 10);
+    size_t P = dpc_model_num_params(m), D = 40, n = 100, chunk = 16, nc = (n + chunk - 1) / chunk;
+    double *w = dalloc(P), *X = dalloc(n * D), *y = dalloc(n);
+    double *seq = dalloc(nc * P), *par = dalloc(nc * P), *ns = dalloc(n), *np = dalloc(n);
+    random_params(m, w, 0.4, 41);
+    random_data(n, D, 10, X, y, 42);
+    thread_job seqjob = {m, w, X, y, n, chunk, 0, P, D, seq, ns, 0};
+    thread_job seqjob1 = seqjob;
+    seqjob1.first = 1;
+    thread_run(&seqjob);
+    thread_run(&seqjob1);
+    thread_job j0 = {m, w, X, y, n, chunk, 0, P, D, par, np, 0}, j1 = j0;
+    j1.first = 1;
+    pthread_t t0, t1;
+    int ok = pthread_create(&t0, NULL, thread_run, &j0) == 0;
+    ok &= pthread_create(&t1, NULL, thread_run, &j1) == 0;
+    pthread_join(t0, NULL);
+    pthread_join(t1, NULL);
+    CHECK(ok && !j0.failed && !j1.failed && !seqjob.failed && !seqjob1.failed, "thread runs");
+    CHECK(memcmp(seq, par, nc * P * sizeof *seq) == 0 && memcmp(ns, np, n * sizeof *ns) == 0,
+          "two threads give the sequential bits");
+    free(w), free(X), free(y), free(seq), free(par), free(ns), free(np);
+    dpc_model_free(m);
+}
+
 /* ==== Clipping ========================================================================= */
 
 static void test_clipping(void)
@@ -916,6 +975,7 @@ int main(void)
     test_gemm_parity();
     test_fast_vs_naive();
     test_chunk_composition();
+    test_threads();
     test_clipping();
     test_init();
     test_predict_evaluate();

@@ -143,6 +143,46 @@ static dpc_status opt_word(spec *s, const char *key, const char *const *names, i
     return dpc_error_set(err, DPC_E_INVALID, "data spec: %s: unknown value '%s'", key, v);
 }
 
+/* Keys each kind accepts (besides the common ones), checked before anything is loaded so that
+ * a misspelt option fails fast. */
+static const char *const COMMON_KEYS[] = {"limit",        "test-limit", "holdout", "holdout-mode",
+                                          "split-stream", "scale",      "clip",    "normalize",
+                                          "standardize",  NULL};
+static const struct {
+    const char *kind, *pos; /* pos: the positional item (synthetic generator) or NULL = any */
+    const char *keys[12];
+} KIND_KEYS[] = {
+    {"fashion-mnist", NULL, {"dir", "part", NULL}},
+    {"idx", NULL, {"labels", "test", "test-labels", "classes", "task", NULL}},
+    {"csv", NULL, {"header", "label", "delim", "task", "classes", "test", NULL}},
+    {"libsvm", NULL, {"d", "task", "classes", "test", NULL}},
+    {"synthetic", "linreg", {"n", "d", "test-n", "stream", "alpha", "kappa", "noise", NULL}},
+    {"synthetic", "mean", {"n", "d", "test-n", "stream", "radius", "spread", NULL}},
+    {"synthetic", "logistic", {"n", "d", "test-n", "stream", "margin", "flip", NULL}},
+};
+
+static int in_list(const char *const *list, const char *key)
+{
+    for (size_t k = 0; list[k]; k++)
+        if (!strcmp(list[k], key)) return 1;
+    return 0;
+}
+
+static dpc_status spec_check_keys(const spec *s, dpc_error *err)
+{
+    for (size_t t = 0; t < sizeof KIND_KEYS / sizeof KIND_KEYS[0]; t++) {
+        if (strcmp(KIND_KEYS[t].kind, s->kind)) continue;
+        if (KIND_KEYS[t].pos && (!s->pos || strcmp(KIND_KEYS[t].pos, s->pos))) continue;
+        for (size_t k = 0; k < s->n; k++)
+            if (!in_list(COMMON_KEYS, s->it[k].key) && !in_list(KIND_KEYS[t].keys, s->it[k].key))
+                return dpc_error_set(
+                    err, DPC_E_INVALID, "data spec: unknown option '%s' for %s%s%s", s->it[k].key,
+                    s->kind, KIND_KEYS[t].pos ? ":" : "", KIND_KEYS[t].pos ? KIND_KEYS[t].pos : "");
+        return DPC_OK;
+    }
+    return DPC_OK; /* unknown kind or generator: reported by the loader */
+}
+
 static dpc_status spec_finish(const spec *s, dpc_error *err)
 {
     for (size_t k = 0; k < s->n; k++)
@@ -489,6 +529,7 @@ dpc_status dpc_data_load_spec(dpc_dataset **train, dpc_dataset **test, const cha
     if (!st) st = opt_size(&s, "limit", 0, &lim, err);
     if (!st) st = opt_size(&s, "test-limit", 0, &tlim, err);
     int want = test != NULL;
+    if (!st) st = spec_check_keys(&s, err);
     if (st) goto done;
     if (!strcmp(s.kind, "fashion-mnist"))
         st = load_fashion(&s, &L, want, lim, tlim, err);
