@@ -24,5 +24,6 @@
 #include "dpcorr/data.h"
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
+#include "dpcorr/train.h"
 
 #endif
