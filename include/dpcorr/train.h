@@ -98,10 +98,11 @@ typedef struct dpc_ledger {
     double q;                   /* sampling rate (1 = none) */
     size_t rounds;              /* compositions of the amplified route (1 otherwise) */
     int amplified;
-    double sigma;               /* noise multiplier from the accountant */
+    double sigma;               /* noise multiplier z of the accounted Gaussian component (per
+                                   step and column norm when amplified; whole run otherwise) */
     double sensitivity;         /* sens(C, pattern) per unit clip */
     int sensitivity_exact;
-    double noise_std;           /* sigma * sens: std of each entry of Z, per unit clip */
+    double noise_std;           /* std of each entry of Z per unit clip (whole-run sigma x sens) */
     double epsilon_target;      /* 0 when sigma was given */
     double delta;
     double epsilon;             /* of the full run, as accounted */
