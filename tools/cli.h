@@ -78,5 +78,7 @@ void cli_json_bool(FILE *f, const char *key, int v, int comma);
 int cmd_mech(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_account(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 
 #endif

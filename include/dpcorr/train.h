@@ -137,6 +137,12 @@ typedef struct dpc_step_info {
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info,
                                                   dpc_error *err);
 
+/* Epsilon of what has been released after the first t steps (progress reports; t = steps gives
+ * the ledger's epsilon): the amplified component composed over the opportunities within t
+ * steps, or the t-step prefix of the strategy (its leading block) with the run's noise. */
+DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t,
+                                                        double *eps, dpc_error *err);
+
 DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);
 DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);

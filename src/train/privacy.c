@@ -92,3 +92,58 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
                              tr->noise_scale);
     return DPC_OK;
 }
+
+dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, dpc_error *err)
+{
+    const dpc_ledger *L = &tr->ledger;
+    if (t >= tr->n_steps) {
+        *eps = L->epsilon;
+        return DPC_OK;
+    }
+    if (t == 0) {
+        *eps = 0.0;
+        return DPC_OK;
+    }
+    dpc_accountant acc;
+    if (dpc_accountant_parse(L->accountant, &acc, err)) return DPC_E_STATE;
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, acc);
+    dpc_gauss_event ge;
+    dpc_gauss_event_init(&ge);
+    dpc_event ev = {L->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
+    if (L->amplified) {
+        /* the same subsampled Gaussian, composed over the opportunities within t steps */
+        size_t r = (t + L->part.b - 1) / L->part.b;
+        if (r > L->rounds) r = L->rounds;
+        ge.sigma = L->sigma;
+        ge.sampling = DPC_SAMPLING_POISSON;
+        ge.q = L->q;
+        ge.count = r;
+    } else {
+        /* the released prefix is the mechanism on t steps (the leading block of C) with the
+         * pattern's participations within t steps, under the run's noise */
+        const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
+        if (mp->kind == DPC_MECH_DENSE) {
+            *eps = L->epsilon; /* no prefix mechanism object for dense strategies: report all */
+            return DPC_OK;
+        }
+        dpc_mech_params q = *mp;
+        q.steps = t;
+        dpc_mech *m = NULL;
+        dpc_status st = dpc_mech_new(&m, &q, err);
+        if (st) return st;
+        dpc_participation part = L->part;
+        size_t kt = (t + L->steps_per_epoch - 1) / L->steps_per_epoch;
+        if (kt < part.k) part.k = kt;
+        dpc_sensitivity sv;
+        st = dpc_mech_sensitivity(m, &part, &sv, err);
+        dpc_mech_free(m);
+        if (st) return st;
+        ge.sigma = L->noise_std / sv.value;
+    }
+    dpc_account_result res;
+    dpc_status st = dpc_account_epsilon(&ev, &o, L->delta, &res, err);
+    if (st) return st;
+    *eps = res.epsilon;
+    return DPC_OK;
+}
