@@ -21,6 +21,7 @@
 #include "dpcorr/rng.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/io.h"
+#include "dpcorr/account.h"
 #include "dpcorr/data.h"
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"

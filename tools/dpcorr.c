@@ -13,6 +13,7 @@ typedef struct command {
 static const command commands[] = {
     {"mech", cmd_mech, "sensitivity, error and memory of a correlated-noise mechanism"},
     {"compare", cmd_compare, "comparison table of every mechanism (single and multi participation)"},
+    {"account", cmd_account, "privacy accounting: epsilon, delta, noise and step calibration"},
     {"train", cmd_train, "private training (DP-SGD or any correlated-noise mechanism)"},
     {"demo", cmd_demo, "the main job: Fashion-MNIST at epsilon 3 with DP-SGD and with correlated noise"},
 };

@@ -1,0 +1,397 @@
+/* dpcorr/account.h — privacy accounting: zCDP, Gaussian DP, Renyi DP and privacy loss
+ * distributions for (subsampled, composed) Gaussian mechanisms and correlated-noise mechanisms.
+ *
+ * What is accounted. An *event* is a composition of self-composed Gaussian components. One
+ * component releases f(D) + N(0, sigma^2 I) `count` times (adaptively), where f has L2
+ * sensitivity `sensitivity` under the event's neighbouring relation, on a batch chosen by
+ * `sampling` (none, Poisson with rate q, or a uniformly random fixed-size batch, q = B/n).
+ * Only the ratio z = sigma / sensitivity (the noise multiplier) matters.
+ *
+ * Neighbouring relations (every result below states which ones it holds for):
+ *   ADD_REMOVE   D' = D with one record added or removed (n changes).
+ *   ZERO_OUT     D' = D with one record's contribution replaced by zero (Kairouz et al. 2021,
+ *                Ponomareva et al. 2023). For Poisson subsampling and for no subsampling it
+ *                gives the same pair of distributions as ADD_REMOVE with the same sensitivity.
+ *   REPLACE_ONE  D' = D with one record replaced by another (n fixed). The caller gives the
+ *                replace-one sensitivity (for a sum of gradients clipped to C it is 2C).
+ * Support matrix (anything else returns DPC_E_UNSUPPORTED with a message):
+ *   sampling   relation                  accountants
+ *   NONE       any                       RDP, PLD, zCDP, GDP     (exact Gaussian results)
+ *   POISSON    ADD_REMOVE, ZERO_OUT      RDP, PLD                (amplification by sampling)
+ *   FIXED      REPLACE_ONE               RDP                     (Wang, Balle, Kasiviswanathan)
+ * A sampled component with q = 1 is treated as NONE.
+ *
+ * Accountants:
+ *   ZCDP  rho-zCDP (Bun & Steinke 2016); converted to (eps, delta) by the tight conversion of
+ *         Canonne, Kamath & Steinke 2020 (Prop. 12; the nu-DP-FTRL note's App. A.2 form) or by
+ *         Bun & Steinke Prop. 1.3. Exact composition.
+ *   GDP   mu-Gaussian DP (Dong, Roth & Su 2022); exact (eps, delta) curve. Exact composition.
+ *   RDP   Renyi DP over a grid of orders (Mironov 2017); subsampled Gaussian by Mironov, Talwar
+ *         & Zhang 2019; improved conversion (Canonne, Kamath & Steinke 2020, Prop. 12). An upper
+ *         bound on the true epsilon.
+ *   PLD   privacy loss distributions on a grid (Koskela et al. 2020; Doroshenko et al. 2022);
+ *         FFT composition. Pessimistic discretizations give upper bounds, the optimistic one a
+ *         lower bound; both converge to the exact value as the grid is refined.
+ *
+ * Example (DP-SGD: Poisson rate 0.01, noise multiplier 1.1, 10000 steps):
+ *     dpc_gauss_event c;  dpc_gauss_event_init(&c);
+ *     c.sigma = 1.1; c.sampling = DPC_SAMPLING_POISSON; c.q = 0.01; c.count = 10000;
+ *     dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+ *     dpc_account_opts o;  dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+ *     dpc_account_result r;
+ *     if (dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_OK) printf("%g\n", r.epsilon);
+ *
+ * Correlated noise (section "Correlated-noise mechanisms"): a dpc_mech plus its dpc_participation
+ * is turned into the equivalent event by dpc_account_mech_event, with the library-wide convention
+ *     noise std per row of Z = sigma * clip * sensitivity(mech, participation),
+ * so the whole run is rho = 1/(2 sigma^2) zCDP and mu = 1/sigma GDP.
+ *
+ * All functions are pure (no global state), thread-safe, and validate their inputs (NaN,
+ * non-positive, out-of-range) before any work. delta and epsilon are never negative on output;
+ * an epsilon of INFINITY means no finite epsilon achieves the requested delta.
+ */
+#ifndef DPCORR_ACCOUNT_H
+#define DPCORR_ACCOUNT_H
+
+#include "dpcorr/common.h"
+#include "dpcorr/mech.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== Events ================================================================================ */
+
+typedef enum dpc_neighbor {
+    DPC_NEIGHBOR_ADD_REMOVE = 0,
+    DPC_NEIGHBOR_ZERO_OUT = 1,
+    DPC_NEIGHBOR_REPLACE_ONE = 2
+} dpc_neighbor;
+
+typedef enum dpc_sampling {
+    DPC_SAMPLING_NONE = 0,    /* every record is used at every step */
+    DPC_SAMPLING_POISSON = 1, /* each record independently with probability q */
+    DPC_SAMPLING_FIXED = 2    /* a uniformly random batch of B = q n records, without replacement */
+} dpc_sampling;
+
+typedef enum dpc_accountant {
+    DPC_ACCOUNTANT_RDP = 0,
+    DPC_ACCOUNTANT_PLD = 1,
+    DPC_ACCOUNTANT_ZCDP = 2,
+    DPC_ACCOUNTANT_GDP = 3
+} dpc_accountant;
+
+/* "add-remove", "zero-out", "replace-one" / "none", "poisson", "fixed" / "rdp", "pld", "zcdp",
+ * "gdp". The parsers accept exactly these names. */
+DPC_API const char *dpc_neighbor_name(dpc_neighbor r);
+DPC_API const char *dpc_sampling_name(dpc_sampling s);
+DPC_API const char *dpc_accountant_name(dpc_accountant a);
+DPC_API DPC_NODISCARD dpc_status dpc_neighbor_parse(const char *s, dpc_neighbor *out,
+                                                    dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_sampling_parse(const char *s, dpc_sampling *out,
+                                                    dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_accountant_parse(const char *s, dpc_accountant *out,
+                                                      dpc_error *err);
+
+/* One self-composed Gaussian component. */
+typedef struct dpc_gauss_event {
+    double sigma;          /* noise standard deviation, > 0 */
+    double sensitivity;    /* L2 sensitivity under the event's relation, > 0 (default 1) */
+    dpc_sampling sampling; /* NONE (default), POISSON or FIXED */
+    double q;              /* sampling rate in (0, 1]; ignored for NONE (default 1) */
+    size_t count;          /* number of (adaptive) compositions, >= 1 (default 1) */
+} dpc_gauss_event;
+
+/* Defaults: sigma 1, sensitivity 1, NONE, q 1, count 1. */
+DPC_API void dpc_gauss_event_init(dpc_gauss_event *e);
+
+/* The composition of nparts components (nparts >= 1), all under one neighbouring relation. */
+typedef struct dpc_event {
+    dpc_neighbor neighbor;
+    size_t nparts;
+    const dpc_gauss_event *parts; /* (nparts), borrowed */
+} dpc_event;
+
+/* Validates the event and whether `acc` supports it (see the support matrix above). */
+DPC_API DPC_NODISCARD dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc,
+                                                 dpc_error *err);
+
+/* ==== Accountant options and results ======================================================= */
+
+typedef enum dpc_zcdp_conv {
+    DPC_ZCDP_TIGHT = 0,      /* inf_a rho a + log1p(-1/a) - log(delta a)/(a - 1) (CKS 2020) */
+    DPC_ZCDP_BUN_STEINKE = 1 /* rho + 2 sqrt(rho log(1/delta)) (Bun & Steinke 2016, Prop. 1.3) */
+} dpc_zcdp_conv;
+
+typedef enum dpc_pld_disc {
+    DPC_PLD_CONNECT_DOTS = 0, /* pessimistic, second-order accurate (Doroshenko et al. 2022) */
+    DPC_PLD_ROUND_UP = 1,     /* pessimistic, first order (Meiser & Mohammadi 2018) */
+    DPC_PLD_ROUND_DOWN = 2    /* optimistic (lower bound), first order */
+} dpc_pld_disc;
+
+DPC_API const char *dpc_pld_disc_name(dpc_pld_disc d); /* "connect-dots", "round-up", ... */
+DPC_API DPC_NODISCARD dpc_status dpc_pld_disc_parse(const char *s, dpc_pld_disc *out,
+                                                    dpc_error *err);
+
+typedef struct dpc_account_opts {
+    dpc_accountant accountant;
+    const double *orders;   /* RDP orders, each > 1 (borrowed); NULL: dpc_rdp_default_orders */
+    size_t norders;
+    int rdp_refine;         /* RDP: refine the best grid order by a continuous 1-D search */
+    double pld_interval;    /* PLD: loss grid step h > 0 (default 1e-4) */
+    double pld_tail;        /* PLD: mass truncated per composition (default 1e-15); the initial
+                               discretization truncates pld_tail * 1e-5 */
+    dpc_pld_disc pld_disc;  /* PLD: default CONNECT_DOTS */
+    dpc_zcdp_conv zcdp_conv;/* zCDP: default TIGHT */
+} dpc_account_opts;
+
+/* Defaults for accountant `acc`, as listed in the field comments. */
+DPC_API void dpc_account_opts_init(dpc_account_opts *o, dpc_accountant acc);
+
+typedef struct dpc_account_result {
+    double epsilon;  /* >= 0; INFINITY if unattainable */
+    double delta;    /* in [0, 1] */
+    double order;    /* RDP: the order achieving the bound; NAN for other accountants */
+    double rho;      /* ZCDP: total rho of the event; NAN otherwise */
+    double mu;       /* GDP: total mu of the event; NAN otherwise */
+    int upper_bound; /* 1: epsilon/delta are upper bounds (valid guarantees); 0: PLD ROUND_DOWN */
+} dpc_account_result;
+
+/* Smallest epsilon such that the event is (epsilon, delta)-DP according to the accountant,
+ * under the event's neighbouring relation (for ADD_REMOVE/ZERO_OUT the maximum over the add
+ * and the remove direction). delta in (0, 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_account_epsilon(const dpc_event *ev,
+                                                     const dpc_account_opts *o, double delta,
+                                                     dpc_account_result *out, dpc_error *err);
+
+/* Smallest delta such that the event is (epsilon, delta)-DP; epsilon >= 0. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dpc_account_opts *o,
+                                                   double epsilon, dpc_account_result *out,
+                                                   dpc_error *err);
+
+/* ==== Calibration (bracketing + bisection; epsilon is monotone in each parameter) =========== */
+
+/* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
+ * The result is on the private side (eps(sigma) <= epsilon) and within a relative 1e-11 in
+ * sigma, or 1e-10 in epsilon, of the crossing. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
+ * suffices. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_calibrate_sigma(const dpc_event *ev,
+                                                             const dpc_account_opts *o,
+                                                             double epsilon, double delta,
+                                                             double *sigma, dpc_error *err);
+
+/* Largest count of component `part` (1 <= count <= max_steps) such that the event is
+ * (epsilon, delta)-DP. DPC_E_PRIVACY if even count = 1 exceeds the budget. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_calibrate_steps(const dpc_event *ev, size_t part,
+                                                             const dpc_account_opts *o,
+                                                             double epsilon, double delta,
+                                                             size_t max_steps, size_t *steps,
+                                                             dpc_error *err);
+
+/* ==== zCDP (Bun & Steinke 2016) ============================================================= */
+
+/* rho of the Gaussian mechanism: sensitivity^2 / (2 sigma^2) (Prop. 1.6); holds for the
+ * relation under which `sensitivity` is measured. zCDP composes by adding rho (Lemma 2.3). */
+DPC_API DPC_NODISCARD dpc_status dpc_zcdp_rho_gaussian(double sensitivity, double sigma,
+                                                       double *rho, dpc_error *err);
+
+/* rho-zCDP -> (eps, delta)-DP, for any relation. rho >= 0, delta in (0, 1). For TIGHT the
+ * optimal Renyi order is written to *alpha (may be NULL; NAN for BUN_STEINKE). */
+DPC_API DPC_NODISCARD dpc_status dpc_zcdp_epsilon(double rho, double delta, dpc_zcdp_conv conv,
+                                                  double *eps, double *alpha, dpc_error *err);
+
+/* rho-zCDP -> smallest delta for the given eps >= 0 (the inverse of dpc_zcdp_epsilon):
+ * TIGHT: inf_a exp((a-1)(a rho - eps)) (1-1/a)^(a-1) / a (CKS 2020, Prop. 12);
+ * BUN_STEINKE: exp(-(eps - rho)^2 / (4 rho)) for eps >= rho. */
+DPC_API DPC_NODISCARD dpc_status dpc_zcdp_delta(double rho, double eps, dpc_zcdp_conv conv,
+                                                double *delta, dpc_error *err);
+
+/* (eps, delta) -> the largest rho whose conversion gives eps (every smaller rho also does):
+ * the smallest privacy cost one must guarantee. BUN_STEINKE in closed form,
+ * sqrt(rho) = sqrt(log(1/delta) + eps) - sqrt(log(1/delta)); TIGHT by bisection. */
+DPC_API DPC_NODISCARD dpc_status dpc_zcdp_rho_for(double eps, double delta, dpc_zcdp_conv conv,
+                                                  double *rho, dpc_error *err);
+
+/* ==== Gaussian DP (Dong, Roth & Su 2022) ==================================================== */
+
+/* mu of the Gaussian mechanism: sensitivity / sigma. Composition: mu = sqrt(sum mu_i^2). */
+DPC_API DPC_NODISCARD dpc_status dpc_gdp_mu_gaussian(double sensitivity, double sigma, double *mu,
+                                                     dpc_error *err);
+
+/* mu-GDP -> delta(eps) = Phi(-eps/mu + mu/2) - e^eps Phi(-eps/mu - mu/2) (DRS Cor. 2.13),
+ * exactly (log-space), for eps >= 0, mu > 0. Any relation. */
+DPC_API DPC_NODISCARD dpc_status dpc_gdp_delta(double mu, double eps, double *delta,
+                                               dpc_error *err);
+/* Inverse: the smallest eps with delta(eps) <= delta, delta in (0, 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_gdp_epsilon(double mu, double delta, double *eps,
+                                                 dpc_error *err);
+/* The largest mu with delta(eps; mu) <= delta (eps > 0 or eps = 0, delta in (0, 1)). */
+DPC_API DPC_NODISCARD dpc_status dpc_gdp_mu_for(double eps, double delta, double *mu,
+                                                dpc_error *err);
+
+/* ==== Renyi DP ============================================================================== */
+
+/* The default order grid (orders > 1): 1.05..1.95 step 0.05, 2..11.75 step 0.25, 12..63,
+ * 64..256 step 8, 320, 384, 448, 512, 768, 1024, 2048, 4096. Static storage. */
+DPC_API void dpc_rdp_default_orders(const double **orders, size_t *n);
+
+/* RDP of the Gaussian mechanism with noise multiplier z = sigma / sensitivity:
+ * a / (2 z^2) (Mironov 2017, Prop. 7). Any relation.                          rdp: (n) */
+DPC_API DPC_NODISCARD dpc_status dpc_rdp_gaussian(double z, const double *orders, size_t n,
+                                                  double *rdp, dpc_error *err);
+
+/* RDP of the Poisson-subsampled Gaussian (rate q in [0, 1], noise multiplier z), ADD_REMOVE or
+ * ZERO_OUT: Mironov, Talwar & Zhang 2019, Sec. 3.3 (integer orders: the binomial expansion;
+ * fractional orders: the two-sided series), computed in log space.             rdp: (n) */
+DPC_API DPC_NODISCARD dpc_status dpc_rdp_poisson_gaussian(double q, double z,
+                                                          const double *orders, size_t n,
+                                                          double *rdp, dpc_error *err);
+
+/* RDP of the Gaussian on a uniformly random fixed-size batch (q = B/n), REPLACE_ONE, with z the
+ * noise multiplier w.r.t. the replace-one sensitivity: Wang, Balle & Kasiviswanathan 2019,
+ * Thm. 9 at integer orders; fractional orders by the convexity of (a-1) D_a in a (linear
+ * interpolation between the neighbouring integers, an upper bound).            rdp: (n) */
+DPC_API DPC_NODISCARD dpc_status dpc_rdp_wor_gaussian(double q, double z, const double *orders,
+                                                      size_t n, double *rdp, dpc_error *err);
+
+/* RDP curve -> (eps, delta): eps = min_a rdp_a + log1p(-1/a) - log(delta a)/(a - 1)
+ * (Canonne, Kamath & Steinke 2020, Prop. 12; Asoodeh et al. 2021), clamped at 0; *order (may be
+ * NULL) receives the minimizing order. RDP curves compose by adding them order-wise. */
+DPC_API DPC_NODISCARD dpc_status dpc_rdp_epsilon(const double *orders, const double *rdp,
+                                                 size_t n, double delta, double *eps,
+                                                 double *order, dpc_error *err);
+/* The inverse: delta = min_a exp((a-1)(rdp_a - eps)) (1-1/a)^(a-1) / a, clamped at 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_rdp_delta(const double *orders, const double *rdp, size_t n,
+                                               double eps, double *delta, double *order,
+                                               dpc_error *err);
+
+/* ==== Privacy loss distributions ============================================================ */
+
+/* A discretized PLD for the ADD_REMOVE (equivalently ZERO_OUT) relation: one distribution of
+ * the privacy loss per direction ("remove": P = output with the record, Q = without; "add": the
+ * reverse). delta(eps) is the maximum over the two directions. Immutable once built. */
+typedef struct dpc_pld dpc_pld;
+
+typedef struct dpc_pld_params {
+    double interval;   /* loss grid step h > 0 (default 1e-4) */
+    double tail;       /* mass truncated per composition, in (0, 1e-3] (default 1e-15) */
+    dpc_pld_disc disc; /* default CONNECT_DOTS */
+} dpc_pld_params;
+
+DPC_API void dpc_pld_params_init(dpc_pld_params *p);
+
+/* PLD of the Poisson-subsampled Gaussian with rate q in (0, 1] (q = 1: the plain Gaussian) and
+ * noise multiplier z > 0. Losses L(x) = +-log(1 - q + q exp((2x - 1)/(2 z^2))) on the grid
+ * h Z; mass beyond tail*1e-5 quantiles is moved pessimistically (or dropped when optimistic). */
+DPC_API DPC_NODISCARD dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q,
+                                                      const dpc_pld_params *p, dpc_error *err);
+/* Composition of two PLDs built with the same interval and discretization (FFT convolution). */
+DPC_API DPC_NODISCARD dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a,
+                                                 const dpc_pld *b, dpc_error *err);
+/* count-fold self-composition by repeated squaring (count >= 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a,
+                                                      size_t count, dpc_error *err);
+DPC_API void dpc_pld_free(dpc_pld *pld);
+
+/* delta(eps) = max over directions of P(L = inf) + E[(1 - e^(eps - L))_+], eps >= 0. */
+DPC_API DPC_NODISCARD dpc_status dpc_pld_delta(const dpc_pld *pld, double eps, double *delta,
+                                               dpc_error *err);
+/* The smallest eps >= 0 with delta(eps) <= delta (exact on the discrete PLD); INFINITY when the
+ * mass at infinite loss exceeds delta. */
+DPC_API DPC_NODISCARD dpc_status dpc_pld_epsilon(const dpc_pld *pld, double delta, double *eps,
+                                                 dpc_error *err);
+/* Number of grid points stored (both directions), and the mass at infinite loss (max). */
+DPC_API size_t dpc_pld_size(const dpc_pld *pld);
+DPC_API double dpc_pld_infinity_mass(const dpc_pld *pld);
+
+/* ==== Correlated-noise mechanisms =========================================================== */
+
+/* How a mechanism run maps to an event. */
+typedef struct dpc_account_mech_info {
+    double sensitivity;       /* sensitivity(mech, participation) per unit clip */
+    int sensitivity_exact;    /* 1 exact, 0 an upper bound (the guarantee still holds) */
+    double column_norm;       /* max column norm of C (single-participation sensitivity) */
+    int amplified;            /* 1: amplified banded MF (cyclic Poisson), 0: whole-run Gaussian */
+    size_t rounds;            /* amplified: compositions min(k, ceil(n/b)); else 1 */
+    double noise_multiplier;  /* z of the equivalent event component */
+} dpc_account_mech_info;
+
+/* Builds the event component equivalent to running mechanism m with participation `part` and
+ * noise multiplier sigma (noise std per row of Z = sigma * clip * sensitivity(m, part)):
+ *  - q >= 1 (no sampling): one unsampled Gaussian with z = sigma, i.e. rho = 1/(2 sigma^2),
+ *    mu = 1/sigma for the whole run (Denisov et al. 2022; nu-DP-FTRL Thm. 1.1), any relation
+ *    for which `part` bounds the participations (ZERO_OUT in the MF literature);
+ *  - 0 < q < 1: amplified banded MF (Choquette-Choo et al. 2023, Sec. 4): requires `part`
+ *    CYCLIC with period b and a strategy C with at most b bands; the run is then the
+ *    min(k, ceil(n/b))-fold composition of the Poisson-subsampled Gaussian (rate q, each example
+ *    sampled with probability q in the steps of its cyclic group) with z = sigma *
+ *    sensitivity / column_norm, for ADD_REMOVE / ZERO_OUT.
+ * DPC_E_UNSUPPORTED when amplification is requested for a strategy that is not banded enough.
+ * `info` may be NULL. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_event(const dpc_mech *m,
+                                                        const dpc_participation *part,
+                                                        double sigma, double q,
+                                                        dpc_gauss_event *ev,
+                                                        dpc_account_mech_info *info,
+                                                        dpc_error *err);
+
+/* Smallest sigma for which the mechanism run (as in dpc_account_mech_event) is
+ * (epsilon, delta)-DP under accountant o. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate(const dpc_mech *m,
+                                                            const dpc_participation *part,
+                                                            double q, const dpc_account_opts *o,
+                                                            double epsilon, double delta,
+                                                            double *sigma, dpc_error *err);
+
+/* ==== The papers' own calculators =========================================================== */
+
+/* DP-SRGD (Choquette-Choo, Ganesh & Thakurta 2024, Sec. 3 / Lemma 5.6; zero-out relation).
+ * The paper's GDP parameter mu = eps / sqrt(2 log(2.5/delta)), which gives (eps, delta/2)-DP by
+ * the classical Gaussian-mechanism bound; requires 0 < eps <= 1 and 0 < delta < 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_srgd_mu_paper(double eps, double delta, double *mu,
+                                                           dpc_error *err);
+/* Binary-tree noise std on the prefix sums of the SRG increments for mu-GDP:
+ * sigma_S = (clip / batch) sqrt(1 + ceil(log2 T)) / mu (Lemma 5.6: each increment lies in at
+ * most 1 + ceil(log2 T) tree nodes). T >= 1, batch >= 1, clip > 0, mu > 0. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_srgd_tree_sigma(size_t steps, double clip,
+                                                             size_t batch, double mu,
+                                                             double *sigma, dpc_error *err);
+
+/* DP-AMBSSGD (Varshney, Thakurta & Jain 2022, Thm. 3.6 / Proof B.2; replace-one relation).
+ * Per step rho = 1/(2 alpha^2) (gradient) + 1/(2 alpha^2) (DP-STAT) = 1/alpha^2; every record
+ * is used in exactly one step, so parallel composition keeps the total at 1/alpha^2 for any
+ * number of steps. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_ambssgd_rho(double alpha, double *rho,
+                                                         dpc_error *err);
+/* (eps, delta) of the run: eps = rho + 2 sqrt(rho log(1/delta)) with rho = 1/alpha^2. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_ambssgd_epsilon(double alpha, double delta,
+                                                             double *eps, dpc_error *err);
+/* Noise multiplier for (eps, delta): paper = 0: the exact alpha* = 1/(sqrt(log(1/delta) + eps) -
+ * sqrt(log(1/delta))); paper = 1: Thm. 3.7's sqrt(8 log(1/delta))/eps, which requires
+ * eps <= log(1/delta). */
+DPC_API DPC_NODISCARD dpc_status dpc_account_ambssgd_alpha(double eps, double delta, int paper,
+                                                           double *alpha, dpc_error *err);
+
+/* KAN DP-lambda-CGD (Wang et al. 2026). kappa is the noise multiplier of Algorithm 1 (noise std
+ * C_clip kappa / B on the averaged gradient).
+ * lambda = 0, Thm. 5.4 = D.9 (replace-one, batches of size B without replacement, RDP with
+ * the j = 2 term of Wang et al. 2019 eq. 19, order 1 + 2 log(1/delta)/eps):
+ *   kappa^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
+ * Conditions: eps > 0, 0 < delta < 1, 1 <= B < n (subsampled regime), T >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_kappa_indep(size_t n, size_t batch, size_t steps,
+                                                             double eps, double delta,
+                                                             double *kappa, dpc_error *err);
+/* lambda > 0, Thm. 5.1 = F.12 (zero-out, Chernoff bound on participations, r = B/n):
+ *   kappa^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
+ *             / eps^2.
+ * Conditions (checked, DPC_E_PRIVACY when they fail): eps, delta in (0, 1], r T >= 3 log(2/delta),
+ * 0 <= lambda < 1, 1 <= B <= n. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_kappa_lcgd(size_t n, size_t batch, size_t steps,
+                                                            double eps, double delta,
+                                                            double lambda, double *kappa,
+                                                            dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_ACCOUNT_H */

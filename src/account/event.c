@@ -1,0 +1,363 @@
+/* event.c — events (compositions of subsampled Gaussians), their validation against each
+ * accountant's support, and the accountant front end: epsilon(delta) and delta(epsilon). */
+#include "account/acc_internal.h"
+
+#include "account/acc_math.h"
+#include "common/util.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ==== Names ================================================================================= */
+
+static const char *const neighbor_names[] = {"add-remove", "zero-out", "replace-one"};
+static const char *const sampling_names[] = {"none", "poisson", "fixed"};
+static const char *const accountant_names[] = {"rdp", "pld", "zcdp", "gdp"};
+static const char *const disc_names[] = {"connect-dots", "round-up", "round-down"};
+
+#define NAME_OF(tab, v)                                                                            \
+    ((unsigned)(v) < sizeof tab / sizeof tab[0] ? tab[(unsigned)(v)] : "unknown")
+
+const char *dpc_neighbor_name(dpc_neighbor r) { return NAME_OF(neighbor_names, r); }
+const char *dpc_sampling_name(dpc_sampling s) { return NAME_OF(sampling_names, s); }
+const char *dpc_accountant_name(dpc_accountant a) { return NAME_OF(accountant_names, a); }
+const char *dpc_pld_disc_name(dpc_pld_disc d) { return NAME_OF(disc_names, d); }
+
+static dpc_status parse_name(const char *s, const char *const *tab, size_t n, int *out,
+                             const char *what, dpc_error *err)
+{
+    if (s)
+        for (size_t i = 0; i < n; i++)
+            if (strcmp(s, tab[i]) == 0) {
+                *out = (int)i;
+                return DPC_OK;
+            }
+    char list[160] = "";
+    for (size_t i = 0; i < n; i++) {
+        strncat(list, tab[i], sizeof list - strlen(list) - 1);
+        if (i + 1 < n) strncat(list, ", ", sizeof list - strlen(list) - 1);
+    }
+    return dpc_error_set(err, DPC_E_INVALID, "%s: expected one of %s, got '%s'", what, list,
+                         s ? s : "(null)");
+}
+
+#define PARSER(fn, type, tab, what)                                                            \
+    dpc_status fn(const char *s, type *out, dpc_error *err)                                    \
+    {                                                                                          \
+        int v;                                                                                 \
+        dpc_status st = parse_name(s, tab, sizeof tab / sizeof tab[0], &v, what, err);         \
+        if (st == DPC_OK && out) *out = (type)v;                                               \
+        return st;                                                                             \
+    }
+PARSER(dpc_neighbor_parse, dpc_neighbor, neighbor_names, "neighbor")
+PARSER(dpc_sampling_parse, dpc_sampling, sampling_names, "sampling")
+PARSER(dpc_accountant_parse, dpc_accountant, accountant_names, "accountant")
+PARSER(dpc_pld_disc_parse, dpc_pld_disc, disc_names, "discretization")
+
+/* ==== Defaults ============================================================================== */
+
+void dpc_gauss_event_init(dpc_gauss_event *e)
+{
+    if (!e) return;
+    e->sigma = 1.0;
+    e->sensitivity = 1.0;
+    e->sampling = DPC_SAMPLING_NONE;
+    e->q = 1.0;
+    e->count = 1;
+}
+
+void dpc_account_opts_init(dpc_account_opts *o, dpc_accountant acc)
+{
+    if (!o) return;
+    memset(o, 0, sizeof *o);
+    o->accountant = acc;
+    o->orders = NULL;
+    o->norders = 0;
+    o->rdp_refine = 0;
+    o->pld_interval = 1e-4;
+    o->pld_tail = 1e-15;
+    o->pld_disc = DPC_PLD_CONNECT_DOTS;
+    o->zcdp_conv = DPC_ZCDP_TIGHT;
+}
+
+/* ==== Validation ============================================================================ */
+
+/* Effective sampling rate: 1 for unsampled components (and sampled ones with q = 1). */
+static double part_q(const dpc_gauss_event *e)
+{
+    return e->sampling == DPC_SAMPLING_NONE ? 1.0 : e->q;
+}
+
+dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc, dpc_error *err)
+{
+    if (!ev) return dpc_error_set(err, DPC_E_INVALID, "event: NULL");
+    if ((unsigned)acc > DPC_ACCOUNTANT_GDP)
+        return dpc_error_set(err, DPC_E_INVALID, "accountant: unknown accountant %d", (int)acc);
+    if ((unsigned)ev->neighbor > DPC_NEIGHBOR_REPLACE_ONE)
+        return dpc_error_set(err, DPC_E_INVALID, "neighbor: unknown relation %d",
+                             (int)ev->neighbor);
+    if (ev->nparts == 0 || !ev->parts)
+        return dpc_error_set(err, DPC_E_INVALID, "event: needs at least one component");
+    for (size_t i = 0; i < ev->nparts; i++) {
+        const dpc_gauss_event *e = &ev->parts[i];
+        char nm[48];
+        dpc_status st;
+        snprintf(nm, sizeof nm, "sigma (component %zu)", i);
+        if ((st = dpc__check_pos(e->sigma, nm, err))) return st;
+        snprintf(nm, sizeof nm, "sensitivity (component %zu)", i);
+        if ((st = dpc__check_pos(e->sensitivity, nm, err))) return st;
+        if ((unsigned)e->sampling > DPC_SAMPLING_FIXED)
+            return dpc_error_set(err, DPC_E_INVALID, "sampling (component %zu): unknown %d", i,
+                                 (int)e->sampling);
+        if (e->sampling != DPC_SAMPLING_NONE && !(e->q > 0.0 && e->q <= 1.0))
+            return dpc_error_set(err, DPC_E_INVALID, "q (component %zu): must be in (0, 1], got %g",
+                                 i, e->q);
+        if (e->count == 0)
+            return dpc_error_set(err, DPC_E_INVALID, "steps (component %zu): must be >= 1, got 0",
+                                 i);
+        double q = part_q(e);
+        if (q == 1.0) continue; /* an unsampled Gaussian: every accountant, every relation */
+        if (acc == DPC_ACCOUNTANT_ZCDP || acc == DPC_ACCOUNTANT_GDP)
+            return dpc_error_set(err, DPC_E_UNSUPPORTED,
+                                 "q (component %zu): the %s accountant has no amplification by "
+                                 "sampling; use rdp or pld, or no sampling",
+                                 i, dpc_accountant_name(acc));
+        if (e->sampling == DPC_SAMPLING_POISSON && ev->neighbor == DPC_NEIGHBOR_REPLACE_ONE)
+            return dpc_error_set(err, DPC_E_UNSUPPORTED,
+                                 "neighbor: replace-one is not supported with Poisson sampling "
+                                 "(component %zu); use add-remove or zero-out",
+                                 i);
+        if (e->sampling == DPC_SAMPLING_FIXED) {
+            if (ev->neighbor != DPC_NEIGHBOR_REPLACE_ONE)
+                return dpc_error_set(err, DPC_E_UNSUPPORTED,
+                                     "neighbor: fixed-size batches (component %zu) are accounted "
+                                     "under replace-one only (Wang et al. 2019)",
+                                     i);
+            if (acc != DPC_ACCOUNTANT_RDP)
+                return dpc_error_set(err, DPC_E_UNSUPPORTED,
+                                     "accountant: fixed-size batches (component %zu) need the rdp "
+                                     "accountant",
+                                     i);
+        }
+    }
+    return DPC_OK;
+}
+
+static dpc_status check_opts(const dpc_account_opts *o, dpc_error *err)
+{
+    if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
+    if (o->accountant == DPC_ACCOUNTANT_RDP && o->orders)
+        return dpc__check_orders(o->orders, o->norders, err);
+    if (o->accountant == DPC_ACCOUNTANT_PLD) {
+        dpc_pld_params p = {o->pld_interval, o->pld_tail, o->pld_disc};
+        dpc_status st;
+        if ((st = dpc__check_pos(p.interval, "interval", err))) return st;
+        if (!(p.tail > 0.0 && p.tail <= 1e-3))
+            return dpc_error_set(err, DPC_E_INVALID, "tail: must be in (0, 1e-3], got %g", p.tail);
+        if ((unsigned)p.disc > DPC_PLD_ROUND_DOWN)
+            return dpc_error_set(err, DPC_E_INVALID, "disc: unknown discretization %d",
+                                 (int)p.disc);
+    }
+    if (o->accountant == DPC_ACCOUNTANT_ZCDP && (unsigned)o->zcdp_conv > DPC_ZCDP_BUN_STEINKE)
+        return dpc_error_set(err, DPC_E_INVALID, "conversion: unknown zCDP conversion %d",
+                             (int)o->zcdp_conv);
+    return DPC_OK;
+}
+
+/* ==== Per-accountant evaluation ============================================================= */
+
+static double part_rdp(const dpc_gauss_event *e, double a, int *ok)
+{
+    double z = e->sigma / e->sensitivity, q = part_q(e), r;
+    *ok = 1;
+    if (q == 1.0) r = dpc__rdp_gauss1(z, a);
+    else if (e->sampling == DPC_SAMPLING_POISSON) r = dpc__rdp_poisson1(q, z, a, ok);
+    else r = dpc__rdp_wor1(q, z, a);
+    /* DP-REQ: rdp-compose: Mironov 2017, Prop. 1: RDP adds up under adaptive composition. */
+    return (double)e->count * r;
+}
+
+static double event_rdp(const dpc_event *ev, double a, int *ok)
+{
+    double r = 0.0;
+    *ok = 1;
+    for (size_t i = 0; i < ev->nparts && *ok; i++) r += part_rdp(&ev->parts[i], a, ok);
+    return r;
+}
+
+/* The improved conversion at one order of the event's curve: eps for log delta (mode 0) or
+ * log delta for eps (mode 1). */
+typedef struct {
+    const dpc_event *ev;
+    int mode;
+    double x; /* log(delta) or eps */
+    int ok;
+} refine_ctx;
+
+static double refine_fn(double a, void *vc)
+{
+    refine_ctx *c = vc;
+    int ok;
+    double r = event_rdp(c->ev, a, &ok);
+    if (!ok) {
+        c->ok = 0;
+        return INFINITY;
+    }
+    return c->mode == 0 ? dpc__rdp_eps1(a, r, c->x) : dpc__rdp_logdelta1(a, r, c->x);
+}
+
+/* mode 0: epsilon for delta = x; mode 1: delta for epsilon = x. */
+static dpc_status run_rdp(const dpc_event *ev, const dpc_account_opts *o, int mode, double x,
+                          dpc_account_result *out, dpc_error *err)
+{
+    const double *orders = o->orders;
+    size_t n = o->norders;
+    if (!orders) dpc_rdp_default_orders(&orders, &n);
+    double *rdp = dpc__malloc_array(n, sizeof *rdp);
+    if (!rdp) return DPC__NOMEM(err, "the RDP curve");
+    for (size_t i = 0; i < n; i++) {
+        int ok;
+        rdp[i] = event_rdp(ev, orders[i], &ok);
+        if (!ok) {
+            free(rdp);
+            return dpc_error_set(err, DPC_E_NUMERIC,
+                                 "orders: the subsampled-Gaussian series did not converge at "
+                                 "order %g",
+                                 orders[i]);
+        }
+    }
+    dpc_status st;
+    if (mode == 0) {
+        st = dpc_rdp_epsilon(orders, rdp, n, x, &out->epsilon, &out->order, err);
+        out->delta = x;
+    } else {
+        st = dpc_rdp_delta(orders, rdp, n, x, &out->delta, &out->order, err);
+        out->epsilon = x;
+    }
+    free(rdp);
+    if (st || !o->rdp_refine || isnan(out->order)) return st;
+    /* Any order > 1 gives a valid bound: search between the best grid order's neighbours. */
+    double lo = out->order, hi = out->order;
+    for (size_t i = 0; i < n; i++) {
+        if (orders[i] < out->order && (lo == out->order || orders[i] > lo)) lo = orders[i];
+        if (orders[i] > out->order && (hi == out->order || orders[i] < hi)) hi = orders[i];
+    }
+    if (lo == out->order) lo = 1.0 + 0.5 * (out->order - 1.0);
+    if (hi == out->order) hi = 2.0 * out->order;
+    refine_ctx c = {ev, mode, mode == 0 ? log(x) : x, 1};
+    double f, a = dpc__minimize(refine_fn, &c, lo, hi, 9, &f);
+    if (!c.ok) return DPC_OK;
+    if (mode == 0 && f < out->epsilon) {
+        out->epsilon = f > 0.0 ? f : 0.0;
+        out->order = a;
+    } else if (mode == 1 && f < 0.0 && exp(f) < out->delta) {
+        out->delta = exp(f);
+        out->order = a;
+    }
+    return DPC_OK;
+}
+
+static dpc_status event_pld(const dpc_event *ev, const dpc_account_opts *o, dpc_pld **out,
+                          dpc_error *err)
+{
+    dpc_pld_params par = {o->pld_interval, o->pld_tail, o->pld_disc};
+    dpc_pld *acc = NULL;
+    for (size_t i = 0; i < ev->nparts; i++) {
+        const dpc_gauss_event *e = &ev->parts[i];
+        dpc_pld *one = NULL, *many = NULL, *sum = NULL;
+        dpc_status st = dpc_pld_new_gaussian(&one, e->sigma / e->sensitivity, part_q(e), &par, err);
+        if (!st) st = dpc_pld_self_compose(&many, one, e->count, err);
+        dpc_pld_free(one);
+        if (!st && acc) {
+            st = dpc_pld_compose(&sum, acc, many, err);
+            dpc_pld_free(many);
+            many = sum;
+        }
+        dpc_pld_free(acc);
+        acc = many;
+        if (st) {
+            dpc_pld_free(acc);
+            return st;
+        }
+    }
+    *out = acc;
+    return DPC_OK;
+}
+
+static dpc_status run(const dpc_event *ev, const dpc_account_opts *o, int mode, double x,
+                      dpc_account_result *out, dpc_error *err)
+{
+    dpc_status st;
+    if ((st = check_opts(o, err))) return st;
+    if ((st = dpc_event_check(ev, o->accountant, err))) return st;
+    if (mode == 0 && (st = dpc__check_open01(x, "delta", err))) return st;
+    if (mode == 1 && (st = dpc__check_nonneg(x, "epsilon", err))) return st;
+    if (!out) return dpc_error_set(err, DPC_E_INVALID, "result: output pointer is NULL");
+    out->epsilon = out->delta = out->order = out->rho = out->mu = NAN;
+    out->upper_bound = 1;
+    switch (o->accountant) {
+    case DPC_ACCOUNTANT_ZCDP: {
+        double rho = 0.0;
+        for (size_t i = 0; i < ev->nparts; i++) {
+            const dpc_gauss_event *e = &ev->parts[i];
+            double r = e->sensitivity / e->sigma;
+            /* DP-REQ: zcdp-compose: Bun & Steinke 2016, Lemma 2.3: rho adds up. */
+            rho += (double)e->count * 0.5 * r * r;
+        }
+        out->rho = rho;
+        if (mode == 0) {
+            out->delta = x;
+            return dpc_zcdp_epsilon(rho, x, o->zcdp_conv, &out->epsilon, NULL, err);
+        }
+        out->epsilon = x;
+        return dpc_zcdp_delta(rho, x, o->zcdp_conv, &out->delta, err);
+    }
+    case DPC_ACCOUNTANT_GDP: {
+        double mu2 = 0.0;
+        for (size_t i = 0; i < ev->nparts; i++) {
+            const dpc_gauss_event *e = &ev->parts[i];
+            double r = e->sensitivity / e->sigma;
+            /* DP-REQ: gdp-compose: Dong, Roth & Su 2022, Cor. 3.3: mu^2 adds up. */
+            mu2 += (double)e->count * r * r;
+        }
+        out->mu = sqrt(mu2);
+        if (mode == 0) {
+            out->delta = x;
+            return dpc_gdp_epsilon(out->mu, x, &out->epsilon, err);
+        }
+        out->epsilon = x;
+        return dpc_gdp_delta(out->mu, x, &out->delta, err);
+    }
+    case DPC_ACCOUNTANT_RDP:
+        return run_rdp(ev, o, mode, x, out, err);
+    case DPC_ACCOUNTANT_PLD: {
+        dpc_pld *pld = NULL;
+        if ((st = event_pld(ev, o, &pld, err))) return st;
+        out->upper_bound = o->pld_disc != DPC_PLD_ROUND_DOWN;
+        if (mode == 0) {
+            out->delta = x;
+            st = dpc_pld_epsilon(pld, x, &out->epsilon, err);
+        } else {
+            out->epsilon = x;
+            st = dpc_pld_delta(pld, x, &out->delta, err);
+        }
+        dpc_pld_free(pld);
+        return st;
+    }
+    }
+    return dpc_error_set(err, DPC_E_INVALID, "accountant: unknown accountant %d",
+                         (int)o->accountant);
+}
+
+dpc_status dpc_account_epsilon(const dpc_event *ev, const dpc_account_opts *o, double delta,
+                               dpc_account_result *out, dpc_error *err)
+{
+    return run(ev, o, 0, delta, out, err);
+}
+
+dpc_status dpc_account_delta(const dpc_event *ev, const dpc_account_opts *o, double epsilon,
+                             dpc_account_result *out, dpc_error *err)
+{
+    return run(ev, o, 1, epsilon, out, err);
+}

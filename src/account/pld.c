@@ -1,0 +1,499 @@
+/* pld.c — privacy loss distributions of the (Poisson-subsampled) Gaussian mechanism on a grid,
+ * their composition by FFT convolution (repeated squaring for self-composition), and the
+ * (eps, delta) curve. Relation: add/remove (zero-out gives the same pair of distributions).
+ *
+ * A PLD of a pair (P, Q) is the law of the privacy loss L = log(dP/dQ)(X) for X ~ P, plus the
+ * P-mass where Q = 0 (L = +inf). Then delta(eps) = H_{e^eps}(P || Q)
+ *   = P(L = inf) + E_P[(1 - e^(eps - L))_+]                       (Koskela et al. 2020, eq. 5)
+ * and the PLD of a composition is the convolution of the PLDs (Sommer et al. 2019, Thm. 1). */
+#include "account/acc_internal.h"
+
+#include "account/acc_math.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define PLD_MAX_POINTS ((size_t)1 << 27)
+
+typedef struct pmf {
+    long long k0; /* p[j] is the P-mass at loss (k0 + j) * h */
+    size_t n;
+    double *p;
+    double inf; /* P-mass at loss +infinity */
+} pmf;
+
+struct dpc_pld {
+    double h, tail;
+    dpc_pld_disc disc;
+    int ndir;    /* 1: the two directions coincide (stored once); 2: dir[0] remove, dir[1] add */
+    pmf dir[2];
+};
+
+void dpc_pld_params_init(dpc_pld_params *p)
+{
+    if (!p) return;
+    p->interval = 1e-4;
+    p->tail = 1e-15;
+    p->disc = DPC_PLD_CONNECT_DOTS;
+}
+
+static void pmf_free(pmf *m)
+{
+    free(m->p);
+    m->p = NULL;
+    m->n = 0;
+}
+
+void dpc_pld_free(dpc_pld *pld)
+{
+    if (!pld) return;
+    for (int d = 0; d < 2; d++) pmf_free(&pld->dir[d]);
+    free(pld);
+}
+
+size_t dpc_pld_size(const dpc_pld *pld)
+{
+    if (!pld) return 0;
+    return pld->dir[0].n + (pld->ndir == 2 ? pld->dir[1].n : 0);
+}
+
+double dpc_pld_infinity_mass(const dpc_pld *pld)
+{
+    if (!pld) return NAN;
+    double a = pld->dir[0].inf, b = pld->ndir == 2 ? pld->dir[1].inf : a;
+    return a > b ? a : b;
+}
+
+/* Drops zero entries at both ends (keeps at least one point). */
+static void pmf_trim(pmf *m)
+{
+    size_t lo = 0, hi = m->n;
+    while (lo + 1 < hi && m->p[lo] == 0.0) lo++;
+    while (hi > lo + 1 && m->p[hi - 1] == 0.0) hi--;
+    if (lo > 0) memmove(m->p, m->p + lo, (hi - lo) * sizeof *m->p);
+    m->k0 += (long long)lo;
+    m->n = hi - lo;
+}
+
+/* ==== Discretization of the (subsampled) Gaussian ======================================== */
+
+/* Remove direction: P = (1-q) N(0, z^2) + q N(1, z^2), Q = N(0, z^2) and
+ *   L(x) = log(1 - q + q e^t), t = (2x - 1)/(2 z^2),
+ * increasing in x. The add direction swaps P and Q: its loss is -L(x) with x ~ N(0, z^2).
+ * DP-REQ: pld-sgm: Koskela et al. 2021 (AISTATS), Sec. 6; Zhu, Dong & Wang 2022, Prop. B.4
+ * (dominating pairs of the Poisson-subsampled Gaussian under add/remove). */
+typedef struct gpair {
+    double z, q;
+} gpair;
+
+static double loss_remove(const gpair *g, double x)
+{
+    double t = (2.0 * x - 1.0) / (2.0 * g->z * g->z);
+    if (g->q == 1.0) return t;
+    if (t > 30.0) return t + log(g->q) + log1p((1.0 - g->q) / g->q * exp(-t));
+    return log1p(g->q * expm1(t));
+}
+
+/* Inverse of loss_remove: the x with L(x) = l; -INFINITY when l <= log(1 - q). */
+static double x_remove(const gpair *g, double l)
+{
+    double t;
+    if (g->q == 1.0) {
+        t = l;
+    } else if (l > 30.0) {
+        t = l + log1p(-(1.0 - g->q) * exp(-l)) - log(g->q);
+    } else {
+        double u = expm1(l) + g->q;
+        if (!(u > 0.0)) return -INFINITY;
+        t = log(u) - log(g->q);
+    }
+    return g->z * g->z * t + 0.5;
+}
+
+static double mass_p0(const gpair *g, double a, double b)
+{
+    return dpc__norm_mass(a, b, 0.0, g->z);
+}
+
+static double mass_mix(const gpair *g, double a, double b)
+{
+    if (g->q == 1.0) return dpc__norm_mass(a, b, 1.0, g->z);
+    return (1.0 - g->q) * dpc__norm_mass(a, b, 0.0, g->z) + g->q * dpc__norm_mass(a, b, 1.0, g->z);
+}
+
+/* x-interval of the loss interval (l1, l2] in direction `add` (l1 < l2). */
+static void loss_to_x(const gpair *g, int add, double l1, double l2, double *a, double *b)
+{
+    if (!add) {
+        *a = x_remove(g, l1);
+        *b = x_remove(g, l2);
+    } else { /* -L(x) in (l1, l2]  <=>  L(x) in [-l2, -l1)  <=>  x in [x(-l2), x(-l1)) */
+        *a = x_remove(g, -l2);
+        *b = x_remove(g, -l1);
+    }
+}
+
+/* P- and Q-mass of the x-interval [a, b] in the given direction. */
+static void pq_mass(const gpair *g, int add, double a, double b, double *pm, double *qm)
+{
+    if (!add) {
+        *pm = mass_mix(g, a, b);
+        *qm = mass_p0(g, a, b);
+    } else {
+        *pm = mass_p0(g, a, b);
+        *qm = mass_mix(g, a, b);
+    }
+}
+
+static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_params *par,
+                             dpc_error *err)
+{
+    double h = par->interval;
+    /* x range holding all but tail*1e-5 of the P-mass (both mixture components). */
+    double zt = dpc__ndtri_upper(log(par->tail * 1e-5 / 4.0));
+    double xlo = -g->z * zt, xhi = 1.0 + g->z * zt;
+    double llo, lhi;
+    if (!add) {
+        llo = loss_remove(g, xlo);
+        lhi = loss_remove(g, xhi);
+    } else {
+        llo = -loss_remove(g, xhi);
+        lhi = -loss_remove(g, xlo);
+        if (g->q < 1.0 && lhi > -log1p(-g->q)) lhi = -log1p(-g->q);
+    }
+    double fi0 = floor(llo / h), fi1 = ceil(lhi / h);
+    if (fi1 <= fi0) fi1 = fi0 + 1.0;
+    if (!(fi1 - fi0 + 1.0 <= (double)PLD_MAX_POINTS) || fabs(fi0) > 9e15 || fabs(fi1) > 9e15)
+        return dpc_error_set(err, DPC_E_RANGE,
+                             "interval: the loss grid would need %.3g points (losses %g..%g, "
+                             "interval %g); use a larger interval",
+                             fi1 - fi0 + 1.0, llo, lhi, h);
+    long long i0 = (long long)fi0;
+    size_t n = (size_t)(fi1 - fi0) + 1;
+    out->k0 = i0;
+    out->n = n;
+    out->inf = 0.0;
+    out->p = dpc__calloc(n, sizeof *out->p);
+    if (!out->p) return DPC__NOMEM(err, "the privacy loss distribution");
+    double *p = out->p;
+    double eh = expm1(h);
+    dpc_pld_disc disc = par->disc;
+
+    /* Lower tail: losses <= eps_0. Every discretization may round them up to eps_0 (pessimistic);
+     * the optimistic one drops them (a sub-probability only lowers delta). */
+    double a, b, pm, qm;
+    double l0 = (double)i0 * h;
+    loss_to_x(g, add, -INFINITY, l0, &a, &b);
+    if (!add) a = -INFINITY;
+    else b = INFINITY;
+    pq_mass(g, add, a, b, &pm, &qm);
+    if (disc != DPC_PLD_ROUND_DOWN) p[0] += pm;
+
+    for (size_t j = 0; j + 1 < n; j++) {
+        double e1 = (double)(i0 + (long long)j) * h, e2 = e1 + h;
+        loss_to_x(g, add, e1, e2, &a, &b);
+        pq_mass(g, add, a, b, &pm, &qm);
+        if (pm == 0.0) continue;
+        if (disc == DPC_PLD_ROUND_UP) {
+            /* DP-REQ: pld-round-up: Meiser & Mohammadi 2018; Koskela et al. 2020: rounding every
+             * loss up to the grid gives a PLD that dominates (pessimistic). */
+            p[j + 1] += pm;
+        } else if (disc == DPC_PLD_ROUND_DOWN) {
+            /* DP-REQ: pld-round-down: rounding every loss down (and dropping the lower tail) makes
+             * E_P[(1 - e^(eps - L))_+] of any composition smaller: an optimistic estimate. */
+            p[j] += pm;
+        } else {
+            /* DP-REQ: pld-ctd: Doroshenko, Ghazi, Kamath, Kumar & Manurangsi 2022 (connect the
+             * dots), Sec. 3: split the bucket's mass between its endpoints so that both its P-
+             * and its Q-mass are preserved: Q-mass w = (P e^-e1 - Q)/(e^h - 1) goes to e2 and
+             * Q - w to e1 (P-mass = e^loss * Q-mass at each point). The hockey-stick curve of the
+             * result interpolates the true one linearly in e^eps between grid points, hence
+             * dominates it (convexity), and domination survives composition. */
+            double w = (pm * exp(-e1) - qm) / eh;
+            if (w < 0.0) w = 0.0;
+            if (w > qm) w = qm;
+            double right = w * exp(e2);
+            if (right > pm) right = pm;
+            p[j + 1] += right;
+            p[j] += pm - right;
+        }
+    }
+
+    /* Upper tail: losses > eps_{n-1}. */
+    double ltop = (double)(i0 + (long long)n - 1) * h;
+    loss_to_x(g, add, ltop, INFINITY, &a, &b);
+    if (!add) b = INFINITY;
+    else a = -INFINITY;
+    pq_mass(g, add, a, b, &pm, &qm);
+    if (disc == DPC_PLD_ROUND_DOWN) {
+        p[n - 1] += pm;
+    } else if (disc == DPC_PLD_ROUND_UP) {
+        out->inf += pm;
+    } else { /* connect the dots with the right endpoint at +inf */
+        double at = qm * exp(ltop);
+        if (at > pm) at = pm;
+        p[n - 1] += at;
+        out->inf += pm - at;
+    }
+    pmf_trim(out);
+    return DPC_OK;
+}
+
+static dpc_status check_params(const dpc_pld_params *p, dpc_error *err)
+{
+    if (!p) return dpc_error_set(err, DPC_E_INVALID, "params: NULL");
+    dpc_status st;
+    if ((st = dpc__check_pos(p->interval, "interval", err))) return st;
+    if (!(p->tail > 0.0 && p->tail <= 1e-3))
+        return dpc_error_set(err, DPC_E_INVALID, "tail: must be in (0, 1e-3], got %g", p->tail);
+    if (p->disc != DPC_PLD_CONNECT_DOTS && p->disc != DPC_PLD_ROUND_UP &&
+        p->disc != DPC_PLD_ROUND_DOWN)
+        return dpc_error_set(err, DPC_E_INVALID, "disc: unknown discretization %d", (int)p->disc);
+    return DPC_OK;
+}
+
+dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld_params *par,
+                                dpc_error *err)
+{
+    dpc_status st;
+    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    *out = NULL;
+    if ((st = dpc__check_pos(z, "z (noise multiplier)", err))) return st;
+    if ((st = dpc__check_half_open01(q, "q", err))) return st;
+    if ((st = check_params(par, err))) return st;
+    dpc_pld *pld = calloc(1, sizeof *pld);
+    if (!pld) return DPC__NOMEM(err, "a PLD");
+    pld->h = par->interval;
+    pld->tail = par->tail;
+    pld->disc = par->disc;
+    gpair g = {z, q};
+    /* Without sampling the two directions are mirror images with the same loss law
+     * (L ~ N(1/(2z^2), 1/z^2) either way), so one distribution serves both. */
+    pld->ndir = q == 1.0 ? 1 : 2;
+    for (int d = 0; d < pld->ndir; d++) {
+        if ((st = discretize(&pld->dir[d], &g, d, par, err))) {
+            dpc_pld_free(pld);
+            return st;
+        }
+    }
+    *out = pld;
+    return DPC_OK;
+}
+
+/* ==== Composition ============================================================================ */
+
+/* DP-REQ: pld-compose: Sommer, Meiser & Mohammadi 2019, Thm. 1 (Koskela et al. 2020, Sec. 3):
+ * the PLD of a composition is the convolution of the PLDs; infinite masses combine as
+ * 1 - (1 - a)(1 - b).
+ * DP-REQ: pld-truncate: at most `tail` mass is cut from each end: pessimistic modes move the
+ * low end up to the first kept point and the high end to +inf (rounding losses up keeps
+ * domination); the optimistic mode drops the low end and moves the high end down. */
+static dpc_status pmf_convolve(pmf *c, const pmf *a, const pmf *b, double tail, int optimistic,
+                               dpc__conv_ws *ws)
+{
+    size_t n = a->n + b->n - 1;
+    if (n > PLD_MAX_POINTS) return DPC_E_RANGE;
+    double *v = dpc__malloc_array(n, sizeof *v);
+    if (!v) return DPC_E_NOMEM;
+    dpc_status st = dpc__convolve_ws(ws, a->p, a->n, b->p, b->n, v);
+    if (st) {
+        free(v);
+        return st;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!(v[i] > 0.0)) v[i] = 0.0; /* FFT round-off */
+    size_t lo = 0, hi = n;
+    double below = 0.0, above = 0.0;
+    while (lo + 1 < hi && below + v[lo] <= tail) below += v[lo++];
+    while (hi > lo + 1 && above + v[hi - 1] <= tail) above += v[--hi];
+    if (optimistic) v[hi - 1] += above;
+    else v[lo] += below;
+    memmove(v, v + lo, (hi - lo) * sizeof *v);
+    c->p = v;
+    c->n = hi - lo;
+    c->k0 = a->k0 + b->k0 + (long long)lo;
+    c->inf = a->inf + b->inf - a->inf * b->inf + (optimistic ? 0.0 : above);
+    return DPC_OK;
+}
+
+static dpc_status pmf_copy(pmf *dst, const pmf *src)
+{
+    *dst = *src;
+    dst->p = dpc__malloc_array(src->n, sizeof *dst->p);
+    if (!dst->p) return DPC_E_NOMEM;
+    memcpy(dst->p, src->p, src->n * sizeof *dst->p);
+    return DPC_OK;
+}
+
+static dpc_status conv_status(dpc_status st, dpc_error *err)
+{
+    if (st == DPC_E_RANGE)
+        return dpc_error_set(err, st, "interval: the composed loss grid exceeds %zu points; use "
+                                      "a larger interval",
+                             PLD_MAX_POINTS);
+    if (st == DPC_E_NOMEM) return DPC__NOMEM(err, "a composed PLD");
+    return st;
+}
+
+dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a, const dpc_pld *b, dpc_error *err)
+{
+    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    *out = NULL;
+    if (!a || !b) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL operand");
+    if (a->h != b->h || a->disc != b->disc)
+        return dpc_error_set(err, DPC_E_INVALID,
+                             "pld: operands differ in interval (%g vs %g) or discretization",
+                             a->h, b->h);
+    dpc_pld *c = calloc(1, sizeof *c);
+    if (!c) return DPC__NOMEM(err, "a PLD");
+    c->h = a->h;
+    c->tail = a->tail > b->tail ? a->tail : b->tail;
+    c->disc = a->disc;
+    c->ndir = a->ndir > b->ndir ? a->ndir : b->ndir;
+    for (int d = 0; d < c->ndir; d++) {
+        const pmf *pa = &a->dir[a->ndir == 2 ? d : 0], *pb = &b->dir[b->ndir == 2 ? d : 0];
+        dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
+        dpc_status st = pmf_convolve(&c->dir[d], pa, pb, c->tail, c->disc == DPC_PLD_ROUND_DOWN,
+                                     &ws);
+        dpc__conv_ws_free(&ws);
+        if (st) {
+            dpc_pld_free(c);
+            return conv_status(st, err);
+        }
+    }
+    *out = c;
+    return DPC_OK;
+}
+
+/* m^count by binary powering: O(log count) convolutions, each followed by truncation. */
+static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, int optimistic)
+{
+    pmf base, acc = {0, 0, NULL, 0.0}, tmp;
+    dpc_status st = pmf_copy(&base, m);
+    if (st) return st;
+    dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
+    int have = 0;
+    while (count) {
+        if (count & 1) {
+            if (!have) {
+                st = pmf_copy(&acc, &base);
+                have = 1;
+            } else {
+                st = pmf_convolve(&tmp, &acc, &base, tail, optimistic, &ws);
+                if (!st) {
+                    pmf_free(&acc);
+                    acc = tmp;
+                }
+            }
+            if (st) break;
+        }
+        count >>= 1;
+        if (count) {
+            st = pmf_convolve(&tmp, &base, &base, tail, optimistic, &ws);
+            if (st) break;
+            pmf_free(&base);
+            base = tmp;
+        }
+    }
+    pmf_free(&base);
+    dpc__conv_ws_free(&ws);
+    if (st) {
+        pmf_free(&acc);
+        return st;
+    }
+    *res = acc;
+    return DPC_OK;
+}
+
+dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, dpc_error *err)
+{
+    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    *out = NULL;
+    if (!a) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
+    if (count == 0) return dpc_error_set(err, DPC_E_INVALID, "count: must be >= 1, got 0");
+    dpc_pld *c = calloc(1, sizeof *c);
+    if (!c) return DPC__NOMEM(err, "a PLD");
+    c->h = a->h;
+    c->tail = a->tail;
+    c->disc = a->disc;
+    c->ndir = a->ndir;
+    for (int d = 0; d < c->ndir; d++) {
+        dpc_status st = pmf_power(&c->dir[d], &a->dir[d], count, c->tail,
+                                  c->disc == DPC_PLD_ROUND_DOWN);
+        if (st) {
+            dpc_pld_free(c);
+            return conv_status(st, err);
+        }
+    }
+    *out = c;
+    return DPC_OK;
+}
+
+/* ==== (eps, delta) ============================================================================ */
+
+/* DP-REQ: pld-delta: Koskela et al. 2020, eq. 5 / Sommer et al. 2019:
+ * delta(eps) = P(L = inf) + sum_{l > eps} p_l (1 - e^(eps - l)). */
+static double pmf_delta(const pmf *m, double h, double eps)
+{
+    double s = 0.0;
+    for (size_t j = m->n; j-- > 0;) {
+        double l = (double)(m->k0 + (long long)j) * h;
+        if (!(l > eps)) break;
+        s += m->p[j] * -expm1(eps - l);
+    }
+    double d = m->inf + s;
+    return d < 1.0 ? d : 1.0;
+}
+
+/* Between consecutive grid losses l_{j-1} <= eps < l_j, delta(eps) = A - e^eps B with
+ * A = inf + sum_{i >= j} p_i and B = sum_{i >= j} p_i e^-l_i; scanning down from the top finds
+ * the interval holding the crossing and solves it exactly. */
+static double pmf_epsilon(const pmf *m, double h, double delta)
+{
+    if (m->inf > delta) return INFINITY;
+    double A = m->inf, B = 0.0;
+    for (size_t j = m->n; j-- > 0;) {
+        double l = (double)(m->k0 + (long long)j) * h;
+        A += m->p[j];
+        B += m->p[j] * exp(-l);
+        double lprev = j > 0 ? (double)(m->k0 + (long long)j - 1) * h : -INFINITY;
+        if (j == 0 || A - exp(lprev) * B > delta) {
+            if (!(A > delta) || !(B > 0.0)) return lprev > 0.0 ? lprev : 0.0;
+            double e = log((A - delta) / B);
+            if (e > l) e = l;
+            return e > 0.0 ? e : 0.0;
+        }
+    }
+    return 0.0;
+}
+
+dpc_status dpc_pld_delta(const dpc_pld *pld, double eps, double *delta, dpc_error *err)
+{
+    dpc_status st;
+    if (!pld) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
+    if ((st = dpc__check_nonneg(eps, "eps", err))) return st;
+    if (!delta) return dpc_error_set(err, DPC_E_INVALID, "delta: output pointer is NULL");
+    double d = 0.0;
+    for (int k = 0; k < pld->ndir; k++) {
+        double v = pmf_delta(&pld->dir[k], pld->h, eps);
+        if (v > d) d = v;
+    }
+    *delta = d;
+    return DPC_OK;
+}
+
+dpc_status dpc_pld_epsilon(const dpc_pld *pld, double delta, double *eps, dpc_error *err)
+{
+    dpc_status st;
+    if (!pld) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
+    if ((st = dpc__check_open01(delta, "delta", err))) return st;
+    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "eps: output pointer is NULL");
+    double e = 0.0;
+    for (int k = 0; k < pld->ndir; k++) {
+        double v = pmf_epsilon(&pld->dir[k], pld->h, delta);
+        if (v > e) e = v;
+    }
+    *eps = e;
+    return DPC_OK;
+}

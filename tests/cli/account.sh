@@ -1,0 +1,97 @@
+#!/bin/sh
+# End-to-end tests of `dpcorr account`. $1 = path to the dpcorr binary.
+BIN=${1:-build/dpcorr}
+. "$(dirname "$0")/common.inc"
+
+# --help documents every option
+expect_rc 0 "help" "$BIN" account --help
+for opt in --accountant --sigma --q --steps --delta --epsilon --sampling --neighbor --sensitivity \
+           --orders --refine --interval --disc --conversion --rho --mu --max-steps --json --help \
+           --mech --participations --min-sep --cyclic; do
+    out_has "^ *$opt" "help line for $opt"
+done
+for m in epsilon delta sigma steps convert; do out_has "^  $m " "help describes mode $m"; done
+
+# published values
+expect_rc 0 "pld eps" "$BIN" account epsilon --accountant pld --sigma 3 --q 0.1 --steps 512 --delta 1e-6 --json
+for k in epsilon delta sigma steps accountant; do out_has "\"$k\":" "json key $k"; done
+out_has '"accountant": "pld"' "accountant echoed"
+num_near "$(json_num epsilon)" 3.77 0.005 "jax_privacy: eps 3.77 (PLD)"
+num_near "$(json_num steps)" 512 0 "steps echoed"
+
+expect_rc 0 "pld sigma" "$BIN" account sigma --accountant pld --interval 5e-4 --q 0.1 --steps 512 --delta 1e-6 --epsilon 1 --json
+num_near "$(json_num sigma)" 9.66 0.005 "jax_privacy: sigma 9.66"
+e=$(json_num epsilon)
+num_near "$e" 1 1e-6 "calibrated sigma meets eps 1"
+
+expect_rc 0 "pld steps" "$BIN" account steps --accountant pld --interval 5e-4 --sigma 3 --q 0.1 --delta 1e-6 --epsilon 2 --json
+num_near "$(json_num steps)" 155 0 "jax_privacy: 155 steps"
+
+expect_rc 0 "rdp opacus" "$BIN" account epsilon --accountant rdp --orders 2,5,10,20,100 --sigma 1 --q 0.01 --steps 300 --delta 1e-5 --json
+out_has '"order":' "json key order for rdp"
+num_near "$(json_num epsilon)" 2.39 0.005 "Opacus: eps 2.39"
+num_near "$(json_num order)" 5 0 "at order 5"
+
+rho=$(awk 'BEGIN { s = 4.530877117; printf "%.17g", 1 / (2 * s * s) }')
+expect_rc 0 "zcdp convert" "$BIN" account convert --rho "$rho" --delta 1e-6 --json
+num_near "$(json_num epsilon)" 1 1e-8 "dp_accounting: sigma 4.530877117 is (1, 1e-6)"
+expect_rc 0 "rdp refine" "$BIN" account epsilon --sigma 4.530877117 --steps 1 --delta 1e-6 --refine --json
+num_near "$(json_num epsilon)" 1 1e-8 "the same through RDP with a refined order"
+expect_rc 0 "rdp refine delta" "$BIN" account delta --sigma 4.530877117 --steps 1 --epsilon 1 --refine --json
+num_near "$(json_num delta)" 0.000001 1e-14 "and delta(1) = 1e-6"
+
+# round trips and conversions
+expect_rc 0 "delta mode" "$BIN" account delta --accountant rdp --sigma 1.1 --q 0.02 --steps 1000 --epsilon 2 --json
+d=$(json_num delta)
+expect_rc 0 "eps at that delta" "$BIN" account epsilon --accountant rdp --sigma 1.1 --q 0.02 --steps 1000 --delta "$d" --json
+num_near "$(json_num epsilon)" 2 1e-6 "delta(eps) then eps(delta)"
+expect_rc 0 "gdp convert" "$BIN" account convert --accountant gdp --epsilon 1 --delta 1e-6 --json
+num_near "$(json_num mu)" 0.23670438 1e-7 "GDP mu for (1, 1e-6)"
+expect_rc 0 "gdp eps" "$BIN" account epsilon --accountant gdp --sigma 4.224678889 --steps 1 --delta 1e-6 --json
+num_near "$(json_num epsilon)" 1 1e-6 "sigma = 1/mu is (1, 1e-6)"
+expect_rc 0 "text output" "$BIN" account epsilon --accountant zcdp --sigma 2 --steps 10 --delta 1e-5
+out_has "^epsilon +[0-9]" "text has epsilon"
+out_has "^rho +1.25" "text has rho = 10/(2*4)"
+
+# mechanisms: whole run rho = 1/(2 sigma^2); amplified banded MF = DP-SGD with ceil(n/b) rounds
+expect_rc 0 "mech zcdp" "$BIN" account epsilon --mech nu --nu 0.05 --steps 1000 --participations 4 --min-sep 250 --sigma 2 --delta 1e-6 --accountant zcdp --json
+out_has '"mech": "nu"' "json names the mechanism"
+e1=$(json_num epsilon)
+expect_rc 0 "rho 1/8" "$BIN" account convert --rho 0.125 --delta 1e-6 --json
+num_near "$e1" "$(json_num epsilon)" 1e-12 "mechanism run is rho = 1/(2 sigma^2)"
+expect_rc 0 "mech amplified" "$BIN" account epsilon --mech bsr --bands 4 --steps 64 --participations 16 --min-sep 4 --cyclic --q 0.05 --sigma 1.25 --delta 1e-6 --json
+out_has '"amplified": true' "amplified"
+num_near "$(json_num rounds)" 16 0 "16 rounds"
+e2=$(json_num epsilon)
+expect_rc 0 "dp-sgd equivalent" "$BIN" account epsilon --sigma 5 --q 0.05 --steps 16 --delta 1e-6 --json
+num_near "$e2" "$(json_num epsilon)" 1e-12 "amplified BSR = DP-SGD (z = 4 sigma, 16 steps)"
+expect_rc 0 "mech sigma" "$BIN" account sigma --mech bsr --bands 4 --steps 64 --participations 16 --min-sep 4 --cyclic --q 0.05 --delta 1e-6 --epsilon 2 --json
+num_near "$(json_num epsilon)" 2 1e-6 "calibrated mechanism meets eps 2"
+
+# bad values: exit 2 and a message naming the option
+expect_rc 2 "delta 1.5" "$BIN" account epsilon --sigma 1 --steps 10 --delta 1.5;   err_has -- "--delta" "names --delta"
+expect_rc 2 "sigma negative" "$BIN" account epsilon --sigma -1 --steps 10 --delta 1e-5; err_has -- "--sigma" "names --sigma"
+expect_rc 2 "sigma text" "$BIN" account epsilon --sigma abc --steps 10 --delta 1e-5; err_has -- "--sigma: expected" "names --sigma"
+expect_rc 2 "q 2" "$BIN" account epsilon --sigma 1 --steps 10 --delta 1e-5 --q 2;   err_has -- "--q" "names --q"
+expect_rc 2 "steps 0" "$BIN" account epsilon --sigma 1 --steps 0 --delta 1e-5;       err_has -- "--steps" "names --steps"
+expect_rc 2 "epsilon negative" "$BIN" account delta --sigma 1 --steps 10 --epsilon -1; err_has -- "--epsilon" "names --epsilon"
+expect_rc 2 "missing sigma" "$BIN" account epsilon --steps 10 --delta 1e-5;          err_has -- "--sigma: required" "names --sigma"
+expect_rc 2 "missing value" "$BIN" account epsilon --sigma;                          err_has -- "--sigma: missing" "names --sigma"
+expect_rc 2 "bad accountant" "$BIN" account epsilon --sigma 1 --steps 10 --delta 1e-5 --accountant foo; err_has -- "--accountant" "names --accountant"
+expect_rc 2 "bad neighbor" "$BIN" account epsilon --sigma 1 --steps 10 --delta 1e-5 --neighbor x; err_has -- "--neighbor" "names --neighbor"
+expect_rc 2 "bad orders" "$BIN" account epsilon --sigma 1 --steps 10 --delta 1e-5 --orders 0.5,2; err_has -- "--orders" "names --orders"
+expect_rc 2 "bad interval" "$BIN" account epsilon --accountant pld --sigma 1 --steps 10 --delta 1e-5 --interval 0; err_has -- "--interval" "names --interval"
+expect_rc 2 "bad disc" "$BIN" account epsilon --accountant pld --sigma 1 --steps 10 --delta 1e-5 --disc up; err_has -- "--disc" "names --disc"
+expect_rc 2 "zcdp with q" "$BIN" account epsilon --accountant zcdp --sigma 1 --steps 10 --delta 1e-5 --q 0.1; err_has -- "--q" "names --q"
+expect_rc 2 "replace-one poisson" "$BIN" account epsilon --sigma 1 --steps 10 --delta 1e-5 --q 0.1 --neighbor replace-one; err_has -- "--neighbor" "names --neighbor"
+expect_rc 2 "impossible" "$BIN" account steps --accountant gdp --sigma 0.1 --epsilon 0.1 --delta 1e-6; err_has -- "--epsilon" "names --epsilon"
+expect_rc 2 "mech option without mech" "$BIN" account epsilon --sigma 1 --steps 10 --delta 1e-5 --nu 0.1; err_has -- "--nu" "names --nu"
+expect_rc 2 "bad mech value" "$BIN" account epsilon --mech nu --nu 2 --steps 10 --sigma 1 --delta 1e-5; err_has -- "--nu" "names --nu"
+expect_rc 2 "unknown mech" "$BIN" account epsilon --mech bogus --steps 10 --sigma 1 --delta 1e-5; err_has "bogus" "names the kind"
+expect_rc 2 "not banded" "$BIN" account epsilon --mech nu --nu 0.1 --steps 10 --sigma 1 --delta 1e-5 --q 0.1 --cyclic --min-sep 2; err_has -- "--q" "names --q"
+expect_rc 2 "unknown option" "$BIN" account epsilon --frobnicate 1;                  err_has -- "--frobnicate" "names it"
+expect_rc 2 "unknown mode" "$BIN" account bogus;                                     err_has "bogus" "names the mode"
+expect_rc 2 "no mode" "$BIN" account --sigma 1;                                      err_has "mode" "asks for a mode"
+expect_rc 2 "convert rdp" "$BIN" account convert --accountant rdp --rho 1 --delta 1e-5; err_has -- "--accountant" "names --accountant"
+
+summary

@@ -1,0 +1,189 @@
+/* test_account_calib.c — calibration of sigma and of the number of steps for every accountant:
+ * published values (jax_privacy), calibrate o epsilon = identity, closed forms for zCDP and GDP,
+ * the integer crossing for steps, impossible budgets and input validation. */
+#include "dpcorr/account.h"
+#include "harness.h"
+
+#include <string.h>
+
+static dpc_gauss_event poisson(double sigma, double q, size_t T)
+{
+    dpc_gauss_event c;
+    dpc_gauss_event_init(&c);
+    c.sigma = sigma;
+    c.sampling = q < 1.0 ? DPC_SAMPLING_POISSON : DPC_SAMPLING_NONE;
+    c.q = q;
+    c.count = T;
+    return c;
+}
+
+static double eps_of(dpc_gauss_event c, const dpc_account_opts *o, double delta)
+{
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_account_result r;
+    dpc_error err = {0};
+    CHECK_OK(dpc_account_epsilon(&ev, o, delta, &r, &err), &err);
+    return r.epsilon;
+}
+
+static void test_published(void)
+{
+    dpc_error err = {0};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    /* connect-the-dots is second order: either grid is ample for two decimals */
+    o.pld_interval = tests_scale() < 1.0 ? 5e-4 : 2e-4;
+    /* jax_privacy: eps = 1 at q = 0.1, T = 512, delta = 1e-6 needs sigma ~ 9.66 */
+    dpc_gauss_event c = poisson(1.0, 0.1, 512);
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    double sigma;
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, 1.0, 1e-6, &sigma, &err), &err);
+    CHECK_NEAR_ABS(sigma, 9.66, 0.005, "published (jax_privacy): sigma 9.66");
+    /* jax_privacy: sigma = 3, q = 0.1, eps = 2, delta = 1e-6 allows 155 steps */
+    c = poisson(3.0, 0.1, 1);
+    size_t T;
+    CHECK_OK(dpc_account_calibrate_steps(&ev, 0, &o, 2.0, 1e-6, 100000, &T, &err), &err);
+    CHECK(T == 155, "published (jax_privacy): 155 steps, got %zu", T);
+}
+
+static void test_identity(void)
+{
+    dpc_error err = {0};
+    struct {
+        dpc_accountant acc;
+        double q;
+        size_t T;
+        double eps, delta;
+    } cs[] = {{DPC_ACCOUNTANT_RDP, 0.02, 1000, 2.0, 1e-6},
+              {DPC_ACCOUNTANT_RDP, 1.0, 10, 0.5, 1e-5},
+              {DPC_ACCOUNTANT_PLD, 0.1, 50, 1.5, 1e-6},
+              {DPC_ACCOUNTANT_ZCDP, 1.0, 100, 3.0, 1e-5},
+              {DPC_ACCOUNTANT_GDP, 1.0, 100, 3.0, 1e-5}};
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        dpc_account_opts o;
+        dpc_account_opts_init(&o, cs[i].acc);
+        o.pld_interval = 5e-4;
+        dpc_gauss_event c = poisson(1.0, cs[i].q, cs[i].T);
+        dpc_event ev = {DPC_NEIGHBOR_ZERO_OUT, 1, &c};
+        double sigma;
+        CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, cs[i].eps, cs[i].delta, &sigma, &err), &err);
+        c.sigma = sigma;
+        double e = eps_of(c, &o, cs[i].delta);
+        CHECK(e <= cs[i].eps && cs[i].eps - e < 1e-6,
+              "%s: eps(calibrated sigma %.10g) = %.12g vs target %g",
+              dpc_accountant_name(cs[i].acc), sigma, e, cs[i].eps);
+        c.sigma = sigma * (1 - 1e-6);
+        CHECK(eps_of(c, &o, cs[i].delta) > cs[i].eps, "%s: a slightly smaller sigma fails",
+              dpc_accountant_name(cs[i].acc));
+    }
+}
+
+static void test_closed_forms(void)
+{
+    dpc_error err = {0};
+    /* zCDP: T rho = T/(2 sigma^2) -> sigma = sqrt(T / (2 rho_for(eps, delta))) */
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_ZCDP);
+    dpc_gauss_event c = poisson(1.0, 1.0, 400);
+    c.sensitivity = 2.0;
+    dpc_event ev = {DPC_NEIGHBOR_REPLACE_ONE, 1, &c};
+    double sigma, rho;
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, 2.0, 1e-7, &sigma, &err), &err);
+    CHECK_OK(dpc_zcdp_rho_for(2.0, 1e-7, DPC_ZCDP_TIGHT, &rho, &err), &err);
+    CHECK_NEAR_REL(sigma, 2.0 * sqrt(400 / (2 * rho)), 1e-8, "zCDP sigma closed form");
+    /* GDP: mu = sqrt(T)/sigma -> sigma = sqrt(T) / mu_for(eps, delta) */
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_GDP);
+    double mu;
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, 2.0, 1e-7, &sigma, &err), &err);
+    CHECK_OK(dpc_gdp_mu_for(2.0, 1e-7, &mu, &err), &err);
+    CHECK_NEAR_REL(sigma, 2.0 * sqrt(400.0) / mu, 1e-8, "GDP sigma closed form");
+    /* GDP steps: the largest T with sqrt(T)/sigma <= mu */
+    c.sigma = 20.0;
+    size_t T;
+    CHECK_OK(dpc_account_calibrate_steps(&ev, 0, &o, 2.0, 1e-7, 1000000, &T, &err), &err);
+    double t = floor(pow(mu * 20.0 / 2.0, 2.0));
+    CHECK(fabs((double)T - t) <= 1.0, "GDP steps %zu vs closed form %g", T, t);
+}
+
+static void test_steps_crossing(void)
+{
+    dpc_error err = {0};
+    dpc_accountant accs[] = {DPC_ACCOUNTANT_RDP, DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
+    for (size_t i = 0; i < 3; i++) {
+        dpc_account_opts o;
+        dpc_account_opts_init(&o, accs[i]);
+        double q = accs[i] == DPC_ACCOUNTANT_RDP ? 0.01 : 1.0;
+        double sigma = accs[i] == DPC_ACCOUNTANT_RDP ? 1.1 : 30.0;
+        dpc_gauss_event c = poisson(sigma, q, 1);
+        dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+        size_t T;
+        CHECK_OK(dpc_account_calibrate_steps(&ev, 0, &o, 3.0, 1e-6, 10000000, &T, &err), &err);
+        c.count = T;
+        double e1 = eps_of(c, &o, 1e-6);
+        c.count = T + 1;
+        double e2 = eps_of(c, &o, 1e-6);
+        CHECK(e1 <= 3.0 && e2 > 3.0, "%s: eps(%zu) = %g <= 3 < eps(%zu) = %g",
+              dpc_accountant_name(accs[i]), T, e1, T + 1, e2);
+    }
+    /* a cap that is private is returned as is */
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
+    dpc_gauss_event c = poisson(5.0, 0.001, 1);
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    size_t T;
+    CHECK_OK(dpc_account_calibrate_steps(&ev, 0, &o, 10.0, 1e-5, 1000, &T, &err), &err);
+    CHECK(T == 1000, "max_steps returned when private, got %zu", T);
+    /* steps of one component in a two-component event */
+    dpc_gauss_event parts[2] = {poisson(1.0, 0.01, 500), poisson(1.0, 0.01, 1)};
+    dpc_event two = {DPC_NEIGHBOR_ADD_REMOVE, 2, parts};
+    size_t T2, T1;
+    c = poisson(1.0, 0.01, 1);
+    CHECK_OK(dpc_account_calibrate_steps(&ev, 0, &o, 2.0, 1e-5, 100000, &T1, &err), &err);
+    CHECK_OK(dpc_account_calibrate_steps(&two, 1, &o, 2.0, 1e-5, 100000, &T2, &err), &err);
+    CHECK(T2 + 500 == T1, "500 steps already spent: %zu + 500 vs %zu", T2, T1);
+}
+
+static void test_impossible_and_invalid(void)
+{
+    dpc_error err = {0};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_GDP);
+    dpc_gauss_event c = poisson(1.0, 1.0, 1);
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    size_t T;
+    CHECK(dpc_account_calibrate_steps(&ev, 0, &o, 0.1, 1e-6, 100, &T, &err) == DPC_E_PRIVACY &&
+              strstr(err.msg, "epsilon"),
+          "one step already too much: '%s'", err.msg);
+    double sigma;
+    CHECK(dpc_account_calibrate_sigma(&ev, &o, 1e-9, 1e-15, &sigma, &err) == DPC_E_PRIVACY,
+          "sigma beyond 1e9: '%s'", err.msg);
+    CHECK(dpc_account_calibrate_sigma(&ev, &o, -1.0, 1e-6, &sigma, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "epsilon"),
+          "negative epsilon: '%s'", err.msg);
+    CHECK(dpc_account_calibrate_sigma(&ev, &o, 1.0, 2.0, &sigma, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "delta"),
+          "delta 2: '%s'", err.msg);
+    CHECK(dpc_account_calibrate_steps(&ev, 3, &o, 1.0, 1e-6, 100, &T, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "part"),
+          "component index out of range: '%s'", err.msg);
+    c.sampling = DPC_SAMPLING_POISSON;
+    c.q = 0.5;
+    CHECK(dpc_account_calibrate_sigma(&ev, &o, 1.0, 1e-6, &sigma, &err) == DPC_E_UNSUPPORTED &&
+              strstr(err.msg, "gdp"),
+          "GDP has no amplification: '%s'", err.msg);
+    c.q = NAN;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
+    CHECK(dpc_account_calibrate_sigma(&ev, &o, 1.0, 1e-6, &sigma, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "q"),
+          "NaN q: '%s'", err.msg);
+}
+
+int main(void)
+{
+    test_published();
+    test_identity();
+    test_closed_forms();
+    test_steps_crossing();
+    test_impossible_and_invalid();
+    return TEST_SUMMARY();
+}

@@ -1,0 +1,211 @@
+/* test_account_mech.c — correlated-noise mechanisms as accountant events: the whole-run
+ * Gaussian (rho = 1/(2 sigma^2), mu = 1/sigma under the library's noise convention), the
+ * equivalence with DP-SGD for the identity strategy, amplified banded MF with cyclic Poisson
+ * sampling (Choquette-Choo et al. 2023), the sampler's own description, calibration and refusals.
+ */
+#include "dpcorr/account.h"
+#include "dpcorr/sampler.h"
+#include "harness.h"
+
+#include <string.h>
+
+static dpc_mech *make(dpc_mech_kind kind, size_t n, double nu, size_t bands)
+{
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = kind;
+    p.steps = n;
+    p.nu = nu;
+    p.bands = bands;
+    dpc_mech *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+    return m;
+}
+
+static double eps_event(const dpc_gauss_event *c, dpc_accountant acc, double delta)
+{
+    dpc_event ev = {DPC_NEIGHBOR_ZERO_OUT, 1, c};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, acc);
+    o.pld_interval = 2e-4;
+    dpc_account_result r;
+    dpc_error err = {0};
+    CHECK_OK(dpc_account_epsilon(&ev, &o, delta, &r, &err), &err);
+    return r.epsilon;
+}
+
+static void test_whole_run(void)
+{
+    dpc_error err = {0};
+    dpc_mech *m = make(DPC_MECH_NU, 500, 0.05, 0);
+    if (!m) return;
+    dpc_participation part = {DPC_PART_MINSEP, 4, 100};
+    dpc_gauss_event ev;
+    dpc_account_mech_info info;
+    CHECK_OK(dpc_account_mech_event(m, &part, 2.0, 1.0, &ev, &info, &err), &err);
+    CHECK(!info.amplified && info.rounds == 1 && ev.count == 1, "one whole-run Gaussian");
+    CHECK(ev.sigma == 2.0 && ev.sensitivity == 1.0 && ev.sampling == DPC_SAMPLING_NONE,
+          "noise multiplier sigma");
+    dpc_sensitivity s;
+    CHECK_OK(dpc_mech_sensitivity(m, &part, &s, &err), &err);
+    CHECK(info.sensitivity == s.value && info.sensitivity_exact == s.exact,
+          "sensitivity reported from the mechanism");
+    /* rho = 1/(2 sigma^2) and mu = 1/sigma for the whole run, whatever n and k */
+    double rho_eps, gdp_eps;
+    CHECK_OK(dpc_zcdp_epsilon(1.0 / 8.0, 1e-6, DPC_ZCDP_TIGHT, &rho_eps, NULL, &err), &err);
+    CHECK_OK(dpc_gdp_epsilon(0.5, 1e-6, &gdp_eps, &err), &err);
+    CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_ZCDP, 1e-6), rho_eps, 1e-14, "zCDP rho 1/8");
+    CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_GDP, 1e-6), gdp_eps, 1e-14, "GDP mu 1/2");
+    dpc_mech_free(m);
+
+    /* identity (DP-SGD without sampling): k participations, std sigma * sqrt(k) per step is the
+     * k-fold composition of a Gaussian with multiplier sigma sqrt(k) */
+    m = make(DPC_MECH_IDENTITY, 100, 0, 0);
+    if (!m) return;
+    dpc_participation pk = {DPC_PART_MINSEP, 9, 10};
+    CHECK_OK(dpc_account_mech_event(m, &pk, 1.5, 1.0, &ev, &info, &err), &err);
+    CHECK_NEAR_REL(info.sensitivity, 3.0, 1e-15, "identity: sens sqrt(9)");
+    dpc_gauss_event sgd;
+    dpc_gauss_event_init(&sgd);
+    sgd.sigma = 1.5 * 3.0;
+    sgd.count = 9;
+    for (int a = 0; a < 4; a++) {
+        if (a == DPC_ACCOUNTANT_PLD) continue; /* checked below with a coarser comparison */
+        CHECK_NEAR_REL(eps_event(&ev, (dpc_accountant)a, 1e-5),
+                       eps_event(&sgd, (dpc_accountant)a, 1e-5), 1e-10, "identity = DP-SGD (%s)",
+                       dpc_accountant_name((dpc_accountant)a));
+    }
+    CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_PLD, 1e-5),
+                   eps_event(&sgd, DPC_ACCOUNTANT_PLD, 1e-5), 1e-4, "identity = DP-SGD (pld)");
+    dpc_mech_free(m);
+}
+
+static void test_amplified(void)
+{
+    dpc_error err = {0};
+    /* BSR with 4 bands, cyclic every 4 steps: columns t0, t0+4, ... have disjoint supports, so
+     * sens = sqrt(16) * colmax and the multiplier of the 16-round DP-SGD event is 4 sigma. */
+    size_t n = 64, b = 4;
+    dpc_mech *m = make(DPC_MECH_BSR, n, 0, b);
+    if (!m) return;
+    double c[64];
+    CHECK_OK(dpc_mech_strategy_coeffs(m, c, n, &err), &err);
+    double col2 = 0;
+    for (size_t j = 0; j < n; j++) {
+        if (j >= b) CHECK(c[j] == 0.0, "BSR strategy is banded at %zu", j);
+        col2 += c[j] * c[j];
+    }
+    dpc_participation part = {DPC_PART_CYCLIC, 16, b};
+    dpc_gauss_event ev;
+    dpc_account_mech_info info;
+    CHECK_OK(dpc_account_mech_event(m, &part, 1.25, 0.05, &ev, &info, &err), &err);
+    CHECK(info.amplified && info.rounds == 16 && ev.count == 16, "16 rounds, got %zu", info.rounds);
+    CHECK_NEAR_REL(info.column_norm, sqrt(col2), 1e-12, "column norm");
+    CHECK_NEAR_REL(info.sensitivity, 4.0 * sqrt(col2), 1e-12, "cyclic sensitivity 4 colmax");
+    CHECK_NEAR_REL(ev.sigma, 5.0, 1e-12, "multiplier sigma sens/colmax = 4 sigma");
+    CHECK(ev.sampling == DPC_SAMPLING_POISSON && ev.q == 0.05, "Poisson rate q");
+    dpc_gauss_event sgd;
+    dpc_gauss_event_init(&sgd);
+    sgd.sigma = 5.0;
+    sgd.sampling = DPC_SAMPLING_POISSON;
+    sgd.q = 0.05;
+    sgd.count = 16;
+    CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_RDP, 1e-6),
+                   eps_event(&sgd, DPC_ACCOUNTANT_RDP, 1e-6), 1e-14,
+                   "amplified BandMF = DP-SGD with ceil(n/b) rounds");
+    /* amplification helps relative to the whole-run guarantee at the same sigma */
+    dpc_gauss_event whole;
+    CHECK_OK(dpc_account_mech_event(m, &part, 1.25, 1.0, &whole, NULL, &err), &err);
+    CHECK(eps_event(&ev, DPC_ACCOUNTANT_PLD, 1e-6) < eps_event(&whole, DPC_ACCOUNTANT_PLD, 1e-6),
+          "sampling amplifies");
+    /* refusals: non-cyclic participation, a strategy with more bands than b */
+    dpc_participation ms = {DPC_PART_MINSEP, 16, b};
+    CHECK(dpc_account_mech_event(m, &ms, 1.0, 0.05, &ev, NULL, &err) == DPC_E_UNSUPPORTED &&
+              strstr(err.msg, "cyclic"),
+          "min-sep participation cannot be amplified: '%s'", err.msg);
+    dpc_participation narrow = {DPC_PART_CYCLIC, 32, 2};
+    CHECK(dpc_account_mech_event(m, &narrow, 1.0, 0.05, &ev, NULL, &err) == DPC_E_UNSUPPORTED &&
+              strstr(err.msg, "bands"),
+          "4 bands > b = 2 refused: '%s'", err.msg);
+    dpc_mech_free(m);
+    m = make(DPC_MECH_NU, 50, 0.1, 0);
+    if (!m) return;
+    dpc_participation cyc = {DPC_PART_CYCLIC, 5, 10};
+    CHECK(dpc_account_mech_event(m, &cyc, 1.0, 0.05, &ev, NULL, &err) == DPC_E_UNSUPPORTED,
+          "nu is not banded: '%s'", err.msg);
+    /* with b >= n every lower-triangular strategy is banded: one amplified round */
+    dpc_participation once = {DPC_PART_CYCLIC, 1, 50};
+    CHECK_OK(dpc_account_mech_event(m, &once, 1.0, 0.05, &ev, &info, &err), &err);
+    CHECK(info.amplified && info.rounds == 1, "single participation amplifies");
+    CHECK_NEAR_REL(ev.sigma, 1.0, 1e-14, "single participation: multiplier sigma");
+    dpc_mech_free(m);
+    m = make(DPC_MECH_TREE, 64, 0, 0);
+    if (!m) return;
+    dpc_participation t4 = {DPC_PART_CYCLIC, 16, 4};
+    CHECK(dpc_account_mech_event(m, &t4, 1.0, 0.05, &ev, NULL, &err) == DPC_E_UNSUPPORTED,
+          "tree refused: '%s'", err.msg);
+    dpc_mech_free(m);
+}
+
+static void test_sampler_description(void)
+{
+    /* the sampler's description is what the accountant consumes */
+    dpc_error err = {0};
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 7);
+    dpc_sampler_config cfg = {DPC_SAMPLER_CYCLIC_POISSON, 1000, 25, 100, 4};
+    dpc_sampler *s = NULL;
+    CHECK_OK(dpc_sampler_new(&s, &cfg, &rng, &err), &err);
+    if (!s) return;
+    dpc_sampler_desc d;
+    dpc_sampler_describe(s, &d);
+    dpc_mech *m = make(DPC_MECH_BSR, 100, 0, 4);
+    if (!m) return;
+    dpc_gauss_event ev;
+    dpc_account_mech_info info;
+    CHECK_OK(dpc_account_mech_event(m, &d.part, 1.0, d.q, &ev, &info, &err), &err);
+    CHECK(info.amplified && info.rounds == d.opportunities,
+          "rounds %zu = sampler opportunities %zu", info.rounds, d.opportunities);
+    CHECK(ev.q == d.q, "rate from the sampler");
+    dpc_mech_free(m);
+    dpc_sampler_free(s);
+}
+
+static void test_calibrate(void)
+{
+    dpc_error err = {0};
+    dpc_mech *m = make(DPC_MECH_BSR, 64, 0, 4);
+    if (!m) return;
+    dpc_participation part = {DPC_PART_CYCLIC, 16, 4};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
+    double sigma;
+    CHECK_OK(dpc_account_mech_calibrate(m, &part, 0.1, &o, 2.0, 1e-6, &sigma, &err), &err);
+    dpc_gauss_event ev;
+    CHECK_OK(dpc_account_mech_event(m, &part, sigma, 0.1, &ev, NULL, &err), &err);
+    double e = eps_event(&ev, DPC_ACCOUNTANT_RDP, 1e-6);
+    CHECK(e <= 2.0 && 2.0 - e < 1e-6, "calibrated mechanism reaches eps 2: %.10f", e);
+    /* zCDP: sigma = 1/sqrt(2 rho_for(eps, delta)) whatever the mechanism */
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_ZCDP);
+    double rho;
+    CHECK_OK(dpc_account_mech_calibrate(m, &part, 1.0, &o, 2.0, 1e-6, &sigma, &err), &err);
+    CHECK_OK(dpc_zcdp_rho_for(2.0, 1e-6, DPC_ZCDP_TIGHT, &rho, &err), &err);
+    CHECK_NEAR_REL(sigma, 1.0 / sqrt(2 * rho), 1e-8, "zCDP calibration closed form");
+    CHECK(dpc_account_mech_event(m, &part, -1.0, 1.0, &ev, NULL, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "sigma"),
+          "negative sigma: '%s'", err.msg);
+    CHECK(dpc_account_mech_event(m, &part, 1.0, 0.0, &ev, NULL, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "q"),
+          "q = 0: '%s'", err.msg);
+    dpc_mech_free(m);
+}
+
+int main(void)
+{
+    test_whole_run();
+    test_amplified();
+    test_sampler_description();
+    test_calibrate();
+    return TEST_SUMMARY();
+}

@@ -1,0 +1,296 @@
+/* test_account_pld.c — privacy loss distributions: published value (jax_privacy), single-step
+ * delta against mpmath quadrature of the hockey-stick divergence, the plain Gaussian against
+ * exact GDP, pessimistic >= optimistic with convergence under grid refinement, PLD <= RDP,
+ * monotonicity, composition consistency and error handling. */
+#include "dpcorr/account.h"
+#include "account_oracles.h"
+#include "harness.h"
+
+#include <string.h>
+
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+static double pld_eps(double sigma, double q, size_t T, double delta, double h, dpc_pld_disc d)
+{
+    dpc_gauss_event c;
+    dpc_gauss_event_init(&c);
+    c.sigma = sigma;
+    c.sampling = q < 1.0 ? DPC_SAMPLING_POISSON : DPC_SAMPLING_NONE;
+    c.q = q;
+    c.count = T;
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    o.pld_interval = h;
+    o.pld_disc = d;
+    dpc_account_result r;
+    dpc_error err = {0};
+    dpc_status st = dpc_account_epsilon(&ev, &o, delta, &r, &err);
+    CHECK(st == DPC_OK, "PLD eps(sigma=%g, q=%g, T=%zu): %s", sigma, q, T, err.msg);
+    CHECK(r.upper_bound == (d != DPC_PLD_ROUND_DOWN), "upper_bound flag");
+    return st == DPC_OK ? r.epsilon : NAN;
+}
+
+static double rdp_eps(double sigma, double q, size_t T, double delta)
+{
+    dpc_gauss_event c;
+    dpc_gauss_event_init(&c);
+    c.sigma = sigma;
+    c.sampling = DPC_SAMPLING_POISSON;
+    c.q = q;
+    c.count = T;
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
+    dpc_account_result r;
+    dpc_error err = {0};
+    CHECK_OK(dpc_account_epsilon(&ev, &o, delta, &r, &err), &err);
+    return r.epsilon;
+}
+
+static void test_published(void)
+{
+    /* jax_privacy accounting docstring: sigma 3, q 0.1, 512 steps, delta 1e-6 -> eps ~ 3.77 */
+    double e = pld_eps(3.0, 0.1, 512, 1e-6, 1e-4, DPC_PLD_CONNECT_DOTS);
+    CHECK_NEAR_ABS(e, 3.77, 0.005, "published (jax_privacy): eps 3.77");
+}
+
+static void test_single_step_vs_quadrature(void)
+{
+    dpc_error err = {0};
+    dpc_pld_params par;
+    for (size_t i = 0; i < NELEM(oracle_hockey); i++) {
+        const double *o = oracle_hockey[i];
+        double exact = fmax(o[3], o[4]);
+        double dv[3];
+        for (int d = 0; d < 3; d++) {
+            dpc_pld_params_init(&par);
+            par.interval = 1e-3;
+            par.disc = (dpc_pld_disc)d;
+            dpc_pld *p = NULL;
+            CHECK_OK(dpc_pld_new_gaussian(&p, o[1], o[0], &par, &err), &err);
+            CHECK_OK(dpc_pld_delta(p, o[2], &dv[d], &err), &err);
+            dpc_pld_free(p);
+        }
+        CHECK(dv[0] >= exact * (1 - 1e-12) && dv[0] <= exact * (1 + 1e-6) + 1e-14,
+              "connect-dots delta %.12g vs exact %.12g (q=%g z=%g eps=%g)", dv[0], exact, o[0],
+              o[1], o[2]);
+        CHECK(dv[1] >= exact * (1 - 1e-12) && dv[1] <= exact * 1.01 + 1e-12,
+              "round-up delta %.12g >= exact %.12g", dv[1], exact);
+        CHECK(dv[2] <= exact * (1 + 1e-12) && dv[2] >= exact * 0.99 - 1e-12,
+              "round-down delta %.12g <= exact %.12g", dv[2], exact);
+    }
+}
+
+static void test_gaussian_vs_gdp(void)
+{
+    dpc_error err = {0};
+    /* T-fold Gaussian with noise multiplier sigma is exactly sqrt(T)/sigma-GDP. */
+    struct { double sigma; size_t T; } cs[] = {{2.0, 1}, {2.0, 16}, {5.0, 100}, {1.5, 4}};
+    size_t ncases = tests_scale() < 1.0 ? 2 : NELEM(cs); /* fewer under sanitizers */
+    for (size_t i = 0; i < ncases; i++) {
+        double mu = sqrt((double)cs[i].T) / cs[i].sigma, eg;
+        CHECK_OK(dpc_gdp_epsilon(mu, 1e-5, &eg, &err), &err);
+        double ec = pld_eps(cs[i].sigma, 1.0, cs[i].T, 1e-5, 2e-4, DPC_PLD_CONNECT_DOTS);
+        double ed = pld_eps(cs[i].sigma, 1.0, cs[i].T, 1e-5, 2e-4, DPC_PLD_ROUND_DOWN);
+        CHECK(ec >= eg - 1e-9 && ec - eg < 1e-4, "Gaussian T=%zu: PLD %.9f vs GDP %.9f",
+              cs[i].T, ec, eg);
+        CHECK(ed <= eg + 1e-9, "optimistic %.9f <= exact %.9f", ed, eg);
+    }
+}
+
+static void test_bracketing_and_convergence(void)
+{
+    /* pessimistic >= optimistic at every grid; the gap closes as the grid is refined */
+    double hs[] = {8e-4, 4e-4, 2e-4, 1e-4};
+    double up[4], ctd[4], down[4];
+    size_t T = tests_scale() < 1.0 ? 60 : 200;
+    for (int i = 0; i < 4; i++) {
+        up[i] = pld_eps(2.0, 0.05, T, 1e-6, hs[i], DPC_PLD_ROUND_UP);
+        ctd[i] = pld_eps(2.0, 0.05, T, 1e-6, hs[i], DPC_PLD_CONNECT_DOTS);
+        down[i] = pld_eps(2.0, 0.05, T, 1e-6, hs[i], DPC_PLD_ROUND_DOWN);
+        CHECK(up[i] >= ctd[i] && ctd[i] >= down[i], "h=%g: %g >= %g >= %g", hs[i], up[i], ctd[i],
+              down[i]);
+    }
+    for (int i = 1; i < 4; i++) {
+        CHECK(up[i] - down[i] < 0.6 * (up[i - 1] - down[i - 1]),
+              "first-order gap shrinks: %g -> %g", up[i - 1] - down[i - 1], up[i] - down[i]);
+        CHECK(ctd[i] - down[i] < 0.6 * (ctd[i - 1] - down[i - 1]),
+              "connect-dots/optimistic gap shrinks: %g -> %g", ctd[i - 1] - down[i - 1],
+              ctd[i] - down[i]);
+        CHECK(ctd[i] <= ctd[i - 1] + 1e-12, "connect-dots decreases towards the truth");
+    }
+    /* every optimistic value is below every pessimistic one (they bracket the same truth) */
+    CHECK(down[3] <= ctd[0] && down[0] <= ctd[3], "brackets overlap consistently");
+    /* the optimistic rounding is first order: its bias is about T h / 2 (0.01 at T = 200),
+     * while connect-the-dots is second order (its own change from h = 2e-4 to 1e-4 is tiny) */
+    CHECK(ctd[3] - down[3] < 0.525 * (double)T * 1e-4, "bracket width at h=1e-4: %g",
+          ctd[3] - down[3]);
+    CHECK(fabs(ctd[3] - ctd[2]) < 1e-4, "connect-dots converged: %g", fabs(ctd[3] - ctd[2]));
+}
+
+static void test_vs_rdp_and_monotone(void)
+{
+    struct { double sigma, q; size_t T; } cs[] = {{1.0, 0.01, 1000}, {3.0, 0.1, 512},
+                                                   {1.0, 0.005, 2000}, {2.0, 0.3, 20}};
+    size_t ncases = tests_scale() < 1.0 ? 2 : NELEM(cs);
+    for (size_t i = 0; i < ncases; i++) {
+        double p = pld_eps(cs[i].sigma, cs[i].q, cs[i].T, 1e-5, 5e-4, DPC_PLD_CONNECT_DOTS);
+        double r = rdp_eps(cs[i].sigma, cs[i].q, cs[i].T, 1e-5);
+        CHECK(p <= r, "PLD %g <= RDP %g (sigma %g, q %g, T %zu)", p, r, cs[i].sigma, cs[i].q,
+              cs[i].T);
+    }
+    double base = pld_eps(1.5, 0.05, 300, 1e-6, 2e-4, DPC_PLD_CONNECT_DOTS);
+    CHECK(pld_eps(1.5, 0.05, 600, 1e-6, 2e-4, DPC_PLD_CONNECT_DOTS) > base, "eps grows with T");
+    CHECK(pld_eps(1.5, 0.07, 300, 1e-6, 2e-4, DPC_PLD_CONNECT_DOTS) > base, "eps grows with q");
+    CHECK(pld_eps(1.8, 0.05, 300, 1e-6, 2e-4, DPC_PLD_CONNECT_DOTS) < base,
+          "eps falls with sigma");
+    CHECK(rdp_eps(1.5, 0.05, 600, 1e-6) > rdp_eps(1.5, 0.05, 300, 1e-6), "RDP grows with T");
+    CHECK(rdp_eps(1.5, 0.07, 300, 1e-6) > rdp_eps(1.5, 0.05, 300, 1e-6), "RDP grows with q");
+    CHECK(rdp_eps(1.8, 0.05, 300, 1e-6) < rdp_eps(1.5, 0.05, 300, 1e-6), "RDP falls with sigma");
+}
+
+static void test_composition(void)
+{
+    dpc_error err = {0};
+    dpc_pld_params par;
+    dpc_pld_params_init(&par);
+    par.interval = 5e-4;
+    dpc_pld *a = NULL, *b = NULL, *ab = NULL, *a2 = NULL, *aab = NULL, *a3 = NULL;
+    CHECK_OK(dpc_pld_new_gaussian(&a, 1.2, 0.1, &par, &err), &err);
+    CHECK_OK(dpc_pld_new_gaussian(&b, 2.0, 1.0, &par, &err), &err);
+    CHECK_OK(dpc_pld_compose(&ab, a, b, &err), &err);
+    CHECK_OK(dpc_pld_self_compose(&a2, a, 2, &err), &err);
+    CHECK_OK(dpc_pld_compose(&aab, a2, b, &err), &err);
+    CHECK_OK(dpc_pld_self_compose(&a3, a, 3, &err), &err);
+    if (!a || !b || !ab || !a2 || !aab || !a3) return;
+    /* compose(a, a) = self_compose(a, 2); compose(a2, a) = self_compose(a, 3) */
+    dpc_pld *aa = NULL, *a2a = NULL;
+    CHECK_OK(dpc_pld_compose(&aa, a, a, &err), &err);
+    CHECK_OK(dpc_pld_compose(&a2a, a2, a, &err), &err);
+    double e1, e2, e3, e4;
+    CHECK_OK(dpc_pld_epsilon(aa, 1e-6, &e1, &err), &err);
+    CHECK_OK(dpc_pld_epsilon(a2, 1e-6, &e2, &err), &err);
+    CHECK_OK(dpc_pld_epsilon(a2a, 1e-6, &e3, &err), &err);
+    CHECK_OK(dpc_pld_epsilon(a3, 1e-6, &e4, &err), &err);
+    CHECK_NEAR_REL(e1, e2, 1e-10, "compose(a, a) = a^2");
+    CHECK_NEAR_REL(e3, e4, 1e-10, "compose(a^2, a) = a^3");
+    /* a subsampled and an unsampled PLD compose (the unsampled one serves both directions) */
+    double ec, eb;
+    CHECK_OK(dpc_pld_epsilon(aab, 1e-6, &ec, &err), &err);
+    CHECK_OK(dpc_pld_epsilon(ab, 1e-6, &eb, &err), &err);
+    CHECK(ec > eb && eb > 0, "more composition, more epsilon");
+    /* delta(eps(delta)) = delta on the discrete PLD */
+    double d;
+    CHECK_OK(dpc_pld_delta(a3, e4, &d, &err), &err);
+    CHECK_NEAR_REL(d, 1e-6, 1e-8, "PLD delta(eps(delta)) round trip");
+    CHECK(dpc_pld_size(a3) > 0 && dpc_pld_infinity_mass(a3) < 1e-14, "size and tail mass");
+    /* multi-part events: 1 + 2 steps as two components = 3 steps */
+    dpc_gauss_event parts[2];
+    dpc_gauss_event_init(&parts[0]);
+    parts[0].sigma = 1.2;
+    parts[0].sampling = DPC_SAMPLING_POISSON;
+    parts[0].q = 0.1;
+    parts[1] = parts[0];
+    parts[1].count = 2;
+    dpc_event ev = {DPC_NEIGHBOR_ZERO_OUT, 2, parts};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    o.pld_interval = 5e-4;
+    dpc_account_result r;
+    CHECK_OK(dpc_account_epsilon(&ev, &o, 1e-6, &r, &err), &err);
+    CHECK_NEAR_REL(r.epsilon, e4, 1e-10, "event of two components");
+    /* a mismatched grid is refused */
+    dpc_pld *c = NULL, *bad = NULL;
+    par.interval = 1e-3;
+    CHECK_OK(dpc_pld_new_gaussian(&c, 1.0, 0.5, &par, &err), &err);
+    CHECK(dpc_pld_compose(&bad, a, c, &err) == DPC_E_INVALID && bad == NULL,
+          "different intervals refused: '%s'", err.msg);
+    dpc_pld_free(aa);
+    dpc_pld_free(a2a);
+    dpc_pld_free(a);
+    dpc_pld_free(b);
+    dpc_pld_free(ab);
+    dpc_pld_free(a2);
+    dpc_pld_free(aab);
+    dpc_pld_free(a3);
+    dpc_pld_free(c);
+    dpc_pld_free(NULL);
+}
+
+static void test_errors(void)
+{
+    dpc_error err = {0};
+    dpc_pld_params par;
+    dpc_pld_params_init(&par);
+    dpc_pld *p = NULL;
+    CHECK(dpc_pld_new_gaussian(&p, 1.0, 1.5, &par, &err) == DPC_E_INVALID && strstr(err.msg, "q"),
+          "q 1.5 refused: '%s'", err.msg);
+    CHECK(dpc_pld_new_gaussian(&p, NAN, 0.5, &par, &err) == DPC_E_INVALID && strstr(err.msg, "z"),
+          "NaN z refused: '%s'", err.msg);
+    par.interval = 0.0;
+    CHECK(dpc_pld_new_gaussian(&p, 1.0, 0.5, &par, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "interval"),
+          "interval 0 refused: '%s'", err.msg);
+    par.interval = 1e-7;
+    CHECK(dpc_pld_new_gaussian(&p, 1e-3, 0.5, &par, &err) == DPC_E_RANGE &&
+              strstr(err.msg, "interval"),
+          "an absurd grid is refused: '%s'", err.msg);
+    CHECK(p == NULL, "no object on failure");
+    dpc_gauss_event c;
+    dpc_gauss_event_init(&c);
+    c.sampling = DPC_SAMPLING_POISSON;
+    c.q = 0.1;
+    dpc_event ev = {DPC_NEIGHBOR_REPLACE_ONE, 1, &c};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_account_result r;
+    CHECK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_E_UNSUPPORTED &&
+              strstr(err.msg, "replace-one"),
+          "Poisson + replace-one unsupported: '%s'", err.msg);
+    ev.neighbor = DPC_NEIGHBOR_ADD_REMOVE;
+    c.sampling = DPC_SAMPLING_FIXED;
+    CHECK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_E_UNSUPPORTED,
+          "fixed batches not in PLD: '%s'", err.msg);
+    c.sampling = DPC_SAMPLING_POISSON;
+    c.count = 0;
+    CHECK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "steps"),
+          "0 steps refused: '%s'", err.msg);
+}
+
+/* The example of include/dpcorr/account.h, verbatim, so it cannot go stale. */
+static int header_example(double *out)
+{
+    dpc_error err = {0};
+    dpc_gauss_event c;  dpc_gauss_event_init(&c);
+    c.sigma = 1.1; c.sampling = DPC_SAMPLING_POISSON; c.q = 0.01; c.count = 10000;
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_account_opts o;  dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_account_result r;
+    if (dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_OK) printf("%g\n", r.epsilon);
+    else return 1;
+    *out = r.epsilon;
+    return 0;
+}
+
+static void test_header_example(void)
+{
+    double e = NAN;
+    CHECK(header_example(&e) == 0, "header example runs");
+    double r = rdp_eps(1.1, 0.01, 10000, 1e-5);
+    CHECK(e > 0 && e <= r, "header example: PLD %g <= RDP %g", e, r);
+}
+
+int main(void)
+{
+    test_header_example();
+    test_published();
+    test_single_step_vs_quadrature();
+    test_gaussian_vs_gdp();
+    test_bracketing_and_convergence();
+    test_vs_rdp_and_monotone();
+    test_composition();
+    test_errors();
+    return TEST_SUMMARY();
+}
