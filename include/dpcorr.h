@@ -25,6 +25,7 @@
 #include "dpcorr/data.h"
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
+#include "dpcorr/train.h"
 #include "dpcorr/theory.h"
 #include "dpcorr/sim.h"
 #include "dpcorr/fft.h"

@@ -79,7 +79,9 @@ static void test_poisson(void)
     dpc_sampler_desc d;
     dpc_sampler_describe(s, &d);
     double q = (double)B / N;
-    CHECK(d.poisson && d.opportunities == steps && fabs(d.q - q) < 1e-15, "poisson describe");
+    CHECK(d.poisson && d.opportunities == steps && fabs(d.q - q) < 1e-15 &&
+              d.part.kind == DPC_PART_CYCLIC && d.part.b == 1 && d.part.k == steps,
+          "poisson describe");
     size_t *idx = malloc(N * sizeof *idx), cnt, total = 0, ex7 = 0;
     dpc_error err = {0};
     int sorted = 1;

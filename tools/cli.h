@@ -80,5 +80,7 @@ int cmd_compare(int argc, char **argv);
 int cmd_account(int argc, char **argv);
 int cmd_theory(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_demo(int argc, char **argv);
 
 #endif

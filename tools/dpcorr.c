@@ -16,6 +16,8 @@ static const command commands[] = {
     {"account", cmd_account, "privacy accounting: epsilon, delta, noise and step calibration"},
     {"theory", cmd_theory, "stationary-error theory of DP-FTRL (nu-DP-FTRL paper): V0, bounds, rates"},
     {"repro", cmd_repro, "reproduce a paper's figure or table (CSV, PNG, JSON): dpcorr repro --help"},
+    {"train", cmd_train, "private training (DP-SGD or any correlated-noise mechanism)"},
+    {"demo", cmd_demo, "the main job: Fashion-MNIST at epsilon 3 with DP-SGD and with correlated noise"},
 };
 
 static void usage(FILE *f)

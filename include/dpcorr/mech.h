@@ -244,7 +244,10 @@ DPC_API dpc_noise_form dpc_noise_get_form(const dpc_noise *g);
  * their state from the RNG (banded B, TREE: O(state) draws; BSR, BLT: replays steps 0..t-1). */
 DPC_API DPC_NODISCARD dpc_status dpc_noise_seek(dpc_noise *g, size_t t, dpc_error *err);
 
-/* Checkpointing without replay: the generator state is (step, state floats). */
+/* Checkpointing without replay: the generator state is (step, state floats). The state is laid
+ * out coordinate-major, (d, floats per coordinate), so the states of generators over adjacent
+ * coordinate ranges concatenate into the state of one generator over their union. Kinds whose
+ * state can be regenerated from the RNG export nothing (size 0) and import by seeking. */
 DPC_API size_t dpc_noise_state_size(const dpc_noise *g); /* doubles */
 DPC_API DPC_NODISCARD dpc_status dpc_noise_export(const dpc_noise *g, size_t *step,
                                                   double *state, dpc_error *err);

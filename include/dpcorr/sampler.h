@@ -12,7 +12,8 @@
  *   SHUFFLE        a fresh permutation every epoch, batches of exactly B. An example takes part
  *                  once per epoch at any position, so two participations can be 1 step apart.
  *   POISSON        every example independently with probability q = B/N at every step
- *                  (variable batch size; the sum is divided by the expected size B).
+ *                  (variable batch size; the sum is divided by the expected size B). As a
+ *                  pattern: possibly every step (cyclic with period 1).
  *   CYCLIC_POISSON the examples are split by a public permutation into `groups` equal groups
  *                  (N mod groups left over never take part); step t uses group t mod groups,
  *                  each member with probability q = B groups / N (Choquette-Choo et al. 2023,

@@ -409,12 +409,10 @@ dpc_status dpc_noise_export(const dpc_noise *g, size_t *step, double *state, dpc
     if (g->engine == ENGINE_BLT) {
         memcpy(state, g->state, S * d * sizeof *state);
     } else if (g->engine == ENGINE_IIR) {
-        /* logical order: state[j] = x_{t-1-j} (zero where t-1-j < 0) */
+        /* coordinate-major: state[i * S + j] = x_{t-1-j}[i] (zero where t-1-j < 0) */
         for (size_t j = 0; j < S; j++) {
-            if (j + 1 <= g->t)
-                memcpy(state + j * d, row_of(g->state, (g->t - 1 - j) % S, d), d * sizeof *state);
-            else
-                memset(state + j * d, 0, d * sizeof *state);
+            const double *x = j + 1 <= g->t ? row_of(g->state, (g->t - 1 - j) % S, d) : NULL;
+            for (size_t i = 0; i < d; i++) state[i * S + j] = x ? x[i] : 0.0;
         }
     }
     return DPC_OK;
@@ -437,8 +435,10 @@ dpc_status dpc_noise_import(dpc_noise *g, size_t step, const double *state, dpc_
         for (size_t i = 0; i < S * d; i++)
             if (!isfinite(state[i]))
                 return dpc_error_set(err, DPC_E_STATE, "noise import: non-finite state");
-        for (size_t j = 0; j < S && j + 1 <= step; j++)
-            memcpy(row_of(g->state, (step - 1 - j) % S, d), state + j * d, d * sizeof *state);
+        for (size_t j = 0; j < S && j + 1 <= step; j++) {
+            double *x = row_of(g->state, (step - 1 - j) % S, d);
+            for (size_t i = 0; i < d; i++) x[i] = state[i * S + j];
+        }
         g->t = step;
         return DPC_OK;
     }

@@ -148,7 +148,8 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
         d->expected_batch = (double)s->cfg.batch;
         break;
     case DPC_SAMPLER_POISSON:
-        d->part.kind = DPC_PART_MINSEP;
+        /* any step can include the example: the cyclic pattern with period 1 */
+        d->part.kind = DPC_PART_CYCLIC;
         d->part.b = 1;
         d->part.k = n;
         d->poisson = 1;

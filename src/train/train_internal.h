@@ -1,0 +1,56 @@
+/* train_internal.h — the trainer object shared by the files of src/train (not public). */
+#ifndef DPCORR_SRC_TRAIN_INTERNAL_H
+#define DPCORR_SRC_TRAIN_INTERNAL_H
+
+#include "dpcorr/train.h"
+#include "train/pool.h"
+
+#define DPC__CHUNKS_PER_THREAD 4 /* chunk buffers per thread per round */
+#define DPC__EVAL_BLOCK 256      /* examples per evaluation block */
+
+typedef struct thread_ctx {
+    dpc_model_ws *ws;
+    double *X;            /* (chunk, D) gathered rows */
+    double *y;            /* (chunk) */
+    double *losses;       /* (chunk) */
+    double *norms;        /* (chunk) */
+    double *bufs;         /* (DPC__CHUNKS_PER_THREAD, P) chunk sums S_c */
+    dpc_noise *noise;     /* over coordinates [p0, p1) */
+    size_t p0, p1;        /* this thread's parameter slice */
+    dpc_status st;
+    dpc_error err;
+} thread_ctx;
+
+struct dpc_trainer {
+    dpc_train_config cfg;
+    const dpc_model *model;
+    const dpc_dataset *train, *test;
+    dpc_rng rng;
+    size_t P, D;
+    size_t n_steps, t;
+    dpc_sampler *sampler;
+    dpc_sampler_desc sdesc;
+    dpc_mech *mech;
+    dpc_ledger ledger;
+    double noise_scale; /* sigma * sens * clip: std of each entry of Z in gradient-sum units */
+    /* slabs, each (P) */
+    double *params, *velocity, *gsum, *noise;
+    /* the current batch */
+    size_t *idx, idx_cap, count;
+    double *chunk_loss;   /* (max chunks) per-chunk loss sums */
+    size_t *chunk_nclip;  /* (max chunks) per-chunk clipped counts */
+    size_t max_chunks;
+    /* threads */
+    dpc__pool *pool;
+    size_t T;
+    thread_ctx *tc;
+    dpc_rng_stream noise_stream;
+};
+
+/* privacy.c: builds the mechanism for n steps, calibrates sigma, fills the ledger. */
+dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err);
+
+/* train_config.c */
+double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n);
+
+#endif

@@ -1,0 +1,93 @@
+#!/bin/sh
+# End-to-end tests of `dpcorr train`: reports, 1 vs 2 threads, kill -9 and resume, and at least
+# 15 malformed inputs that must end with exit code 2 and a message naming the fault.
+BIN=${1:-build/dpcorr}
+. "$(dirname "$0")/common.inc"
+DATA="synthetic:logistic,n=3000,d=12,margin=0.1,test-n=500"
+COMMON="--data $DATA --model logistic --epochs 3 --batch 60 --lr 0.5 --clip 1 --delta 1e-5 --quiet"
+
+expect_rc 0 "help" "$BIN" train --help
+for opt in --data --model --mech --epsilon --delta --epochs --batch --lr --momentum --clip --seed \
+           --secure --threads --checkpoint --resume --report --plot --sampler --accountant; do
+    out_has "^ *$opt" "help line for $opt"
+done
+
+# DP-SGD with a JSON report
+expect_rc 0 "dp-sgd run" "$BIN" train $COMMON --epsilon 2 --accountant rdp --report "$TMP/a.json"
+for k in epsilon delta sigma sensitivity seed_mode test_accuracy train_loss wall_time_s \
+         examples_per_s params_hash epsilon_so_far route; do
+    if grep -q "\"$k\":" "$TMP/a.json"; then pass; else fail "report key $k"; fi
+done
+if grep -q '"seed_mode": "seeded"' "$TMP/a.json"; then pass; else fail "seed mode recorded"; fi
+eps=$(sed -n 's/.*"privacy": {"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/a.json")
+num_near "$eps" 2 1e-6 "report epsilon = target"
+
+# correlated noise (nu-DP-FTRL, fixed-order epochs): 1 vs 2 threads bit-identical
+expect_rc 0 "nu 1 thread" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.05 --momentum 0.9 --report "$TMP/n1.json"
+expect_rc 0 "nu 2 threads" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.05 --momentum 0.9 --threads 2 --report "$TMP/n2.json"
+h1=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/n1.json")
+h2=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/n2.json")
+if [ -n "$h1" ] && [ "$h1" = "$h2" ]; then pass; else fail "1 vs 2 threads: $h1 vs $h2"; fi
+
+# interruption: stop after 40 steps with a checkpoint, resume: same parameters
+BLT="--mech blt --theta 0.9,0.5 --omega 0.2,0.1"
+expect_rc 0 "blt full" "$BIN" train $COMMON --epsilon 3 $BLT --report "$TMP/b_full.json"
+expect_rc 0 "blt stopped" "$BIN" train $COMMON --epsilon 3 $BLT --checkpoint "$TMP/ck" --checkpoint-every 7 --stop-after 40
+expect_rc 0 "blt resumed" "$BIN" train $COMMON --epsilon 3 $BLT --resume "$TMP/ck" --checkpoint "$TMP/ck" --report "$TMP/b_res.json"
+hf=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/b_full.json")
+hr=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/b_res.json")
+if [ -n "$hf" ] && [ "$hf" = "$hr" ]; then pass; else fail "stop/resume: $hf vs $hr"; fi
+# a killed process (SIGKILL mid-run) resumes bit-identically from its last checkpoint
+BIG="--data synthetic:logistic,n=40000,d=50,test-n=100 --model mlp:32 --epochs 4 --batch 100 --lr 0.3 --clip 1 --epsilon 4 --mech bsr --bands 4 --quiet"
+expect_rc 0 "long full" "$BIN" train $BIG --report "$TMP/l_full.json"
+"$BIN" train $BIG --checkpoint "$TMP/ck2" --checkpoint-every 5 >/dev/null 2>&1 &
+pid=$!
+i=0; while [ ! -f "$TMP/ck2" ] && [ $i -lt 200 ]; do sleep 0.05; i=$((i + 1)); done
+sleep 0.3; kill -9 $pid 2>/dev/null; wait $pid 2>/dev/null
+expect_rc 0 "long resumed" "$BIN" train $BIG --resume "$TMP/ck2" --checkpoint "$TMP/ck2" --report "$TMP/l_res.json"
+hf=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/l_full.json")
+hr=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/l_res.json")
+if [ -n "$hf" ] && [ "$hf" = "$hr" ]; then pass; else fail "kill -9/resume: $hf vs $hr"; fi
+
+# ---- malformed inputs: exit 2, message names the fault --------------------------------------
+printf 'XYZWjunkjunkjunkjunk' > "$TMP/bad.idx"
+printf '\000\000\010\001\000\000\000\002\001' > "$TMP/lab.idx"
+printf '\000\000\010\003\000\000\000\002\000\000\000\002\000\000\000\002\001\002\003' > "$TMP/trunc.idx"
+printf 'a,b,label\n1,2,0\n3,4\n' > "$TMP/ragged.csv"
+printf 'a,b,label\n1,x,0\n3,4,1\n' > "$TMP/nonnum.csv"
+printf 'a,b,label\n1,nan,0\n3,4,1\n' > "$TMP/nan.csv"
+printf 'a,b,label\n1,2,0\n3,4,7\n' > "$TMP/range.csv"
+: > "$TMP/empty.csv"
+printf 'a,b,label\n1,2,0\n3,4,1\n5,6,0\n' > "$TMP/ok.csv"
+printf 'a,b,c,label\n1,2,3,0\n' > "$TMP/wide.csv"
+printf '1 1:0.5 x:2\n' > "$TMP/bad.svm"
+M="--model softmax --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1 --quiet"
+bad() { # name pattern args...
+    name=$1; pat=$2; shift 2
+    expect_rc 2 "$name" "$BIN" train "$@"; err_has "$pat" "$name names the fault"
+}
+bad "wrong-magic IDX"      "magic"           --data "idx:$TMP/bad.idx,labels=$TMP/lab.idx" $M
+bad "truncated IDX"        "truncated|short|end of" --data "idx:$TMP/trunc.idx,labels=$TMP/lab.idx" $M
+bad "ragged CSV"           "ragged.csv:3"    --data "csv:$TMP/ragged.csv,task=classification,classes=2" $M
+bad "non-numeric CSV"      "nonnum.csv:2"    --data "csv:$TMP/nonnum.csv,task=classification,classes=2" $M
+bad "NaN in CSV"           "nan.csv:2"       --data "csv:$TMP/nan.csv,task=classification,classes=2" $M
+bad "label out of range"   "range.csv:3"     --data "csv:$TMP/range.csv,task=classification,classes=2" $M
+bad "empty file"           "empty"           --data "csv:$TMP/empty.csv,task=classification,classes=2" $M
+bad "dimension mismatch"   "dimension|features" --data "csv:$TMP/ok.csv,task=classification,classes=2,test=$TMP/wide.csv" $M
+bad "malformed LIBSVM"     "bad.svm:1"       --data "libsvm:$TMP/bad.svm" $M
+OK="--data csv:$TMP/ok.csv,task=classification,classes=2 --model softmax --epochs 1 --lr 0.1 --clip 1 --quiet"
+bad "epsilon <= 0"         "--epsilon"       $OK --batch 2 --epsilon 0
+bad "negative epsilon"     "epsilon"         $OK --batch 2 --epsilon -1
+bad "delta >= 1"           "delta"           $OK --batch 2 --epsilon 1 --delta 1
+bad "batch > data"         "batch"           $OK --batch 10 --epsilon 1
+bad "unknown mechanism"    "bogus"           $OK --batch 2 --epsilon 1 --mech bogus
+bad "unknown model"        "model"           --data "csv:$TMP/ok.csv,task=classification,classes=2" --model cnn --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1
+bad "missing data file"    "nope.csv"        --data "csv:$TMP/nope.csv" $M
+bad "unknown data kind"    "bogus"           --data "bogus:1" $M
+bad "clip not a number"    "--clip"          $OK --batch 2 --epsilon 1 --clip abc
+bad "zero threads"         "threads"         $OK --batch 2 --epsilon 1 --threads 0
+bad "poisson + nu"         "sampler"         $COMMON --epsilon 1 --mech nu --nu 0.1 --sampler poisson
+bad "unknown option"       "--frobnicate"    $OK --batch 2 --epsilon 1 --frobnicate
+bad "missing epsilon"      "--epsilon"       $OK --batch 2
+bad "bad resume file"      "resume"          $OK --batch 2 --epsilon 1 --resume "$TMP/ok.csv"
+summary

