@@ -256,6 +256,13 @@ dpc_status dpc__strat_minimize(strat_objective f, void *ctx, double *x, size_t n
                                size_t max_iter, double rel_tol, strat_lbfgs_result *res,
                                dpc_error *err)
 {
+    return dpc__strat_minimize_ex(f, ctx, x, n, max_iter, rel_tol, 15, 0, res, err);
+}
+
+dpc_status dpc__strat_minimize_ex(strat_objective f, void *ctx, double *x, size_t n,
+                                  size_t max_iter, double rel_tol, int memory, int backtracking,
+                                  strat_lbfgs_result *res, dpc_error *err)
+{
     if (n == 0 || n > (size_t)0x7fffffff)
         return dpc_error_set(err, DPC_E_RANGE, "optimizer: %zu variables unsupported", n);
     lbfgsfloatval_t *xv = lbfgs_malloc((int)n);
@@ -282,12 +289,12 @@ dpc_status dpc__strat_minimize(strat_objective f, void *ctx, double *x, size_t n
     for (int round = 0; round < 3 && c.iters < max_iter; round++) {
         lbfgs_parameter_t prm;
         lbfgs_parameter_init(&prm);
-        prm.m = 15;
+        prm.m = memory;
         prm.epsilon = 1e-10;
         prm.past = 10;
         prm.delta = rel_tol;
         prm.max_iterations = (int)(max_iter - c.iters);
-        prm.linesearch = round == 0 ? LBFGS_LINESEARCH_MORETHUENTE
+        prm.linesearch = round == 0 && !backtracking ? LBFGS_LINESEARCH_MORETHUENTE
                                     : LBFGS_LINESEARCH_BACKTRACKING_STRONG_WOLFE;
         prm.max_linesearch = 40;
         memcpy(xv, best, n * sizeof *x);

@@ -22,6 +22,12 @@ dpc_status dpc__strat_minimize(strat_objective f, void *ctx, double *x, size_t n
                                size_t max_iter, double rel_tol, strat_lbfgs_result *res,
                                dpc_error *err);
 
+/* The same with the L-BFGS memory and, if backtracking != 0, a backtracking line search from the
+ * start (for objectives that are +inf outside a feasible set). */
+dpc_status dpc__strat_minimize_ex(strat_objective f, void *ctx, double *x, size_t n,
+                                  size_t max_iter, double rel_tol, int memory, int backtracking,
+                                  strat_lbfgs_result *res, dpc_error *err);
+
 /* Allocates a zeroed strategy of the given kind for the problem. NULL on allocation failure. */
 dpc_strategy *dpc__strategy_alloc(dpc_mech_kind kind, const char *method,
                                   const dpc_strategy_problem *pb);
