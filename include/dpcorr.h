@@ -6,6 +6,7 @@
  *   dpcorr/mech.h     mechanisms (strategy C, noising matrix C^-1), streaming noise,
  *                     sensitivity and error
  *   dpcorr/io.h       small text readers (coefficient files)
+ *   dpcorr/strategy.h strategy optimization (BLT, banded Toeplitz, dense ME), strategy files
  */
 #ifndef DPCORR_H
 #define DPCORR_H
@@ -14,5 +15,6 @@
 #include "dpcorr/rng.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/io.h"
+#include "dpcorr/strategy.h"
 
 #endif

@@ -55,6 +55,8 @@ typedef struct cli_mech_opts {
     double *theta, *omega, *coeffs, *dense; /* owned */
     size_t ntheta, nomega;
     const char *coeffs_path;
+    const char *strategy_path;   /* kind "file:PATH": a strategy file (dpcorr/strategy.h) */
+    struct dpc_strategy *strategy; /* owned, loaded by cli_mech_finish */
 } cli_mech_opts;
 
 void cli_mech_opts_init(cli_mech_opts *o);
@@ -78,5 +80,7 @@ void cli_json_bool(FILE *f, const char *key, int v, int comma);
 int cmd_mech(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_account(int argc, char **argv);
+/* `mech optimize` (tools/cmd_optimize.c); argv[0] is "optimize". */
+int cmd_mech_optimize(int argc, char **argv);
 
 #endif
