@@ -229,3 +229,33 @@ dpc_status dpc_strategy_optimize_banded(dpc_strategy **out, const dpc_strategy_p
     *out = s;
     return DPC_OK;
 }
+
+double dpc__banded_log_loss_grad(const dpc_strategy_problem *pb, const double *c, size_t L,
+                                 double *grad)
+{
+    band_ctx b;
+    memset(&b, 0, sizeof b);
+    b.pb = pb;
+    b.n = pb->steps;
+    b.L = L < b.n ? L : b.n;
+    b.keff = dpc__strat_keff(pb);
+    double *mem = dpc__malloc_array(2 * b.L + 4 * b.n, sizeof(double));
+    if (!mem) return NAN;
+    b.c = mem;
+    b.cbar = mem + b.L;
+    b.beta = mem + 2 * b.L;
+    b.y = b.beta + b.n;
+    b.lam = b.y + b.n;
+    b.v = b.lam + b.n;
+    memcpy(b.c, c, b.L * sizeof *c);
+    double E = err_grad(&b, b.cbar), f = NAN;
+    double *sg = b.y;
+    double s2 = sens2_grad(&b, sg);
+    if (isfinite(E) && E > 0.0 && s2 > 0.0) {
+        f = log(E) + log(s2);
+        for (size_t j = 0; j < b.L; j++) grad[j] = b.cbar[j] / E + sg[j] / s2;
+        grad[0] = 0.0; /* c_0 = 1 is fixed */
+    }
+    free(mem);
+    return f;
+}

@@ -38,4 +38,10 @@ size_t dpc__strat_keff(const dpc_strategy_problem *pb);
 /* First n coefficients of the workload W = 1 / ((1 - a x)(1 - m x)). */
 void dpc__strat_workload_coeffs(double *w, size_t n, const dpc_workload *wl);
 
+/* Banded Toeplitz: log(sens^2 E) for the coefficients c (L of them, c_0 = 1 fixed, no other
+ * constraint) and its exact gradient with respect to c_1 .. c_{L-1} (grad, (L); grad[0] = 0).
+ * For the tests; NAN on failure. */
+double dpc__banded_log_loss_grad(const dpc_strategy_problem *pb, const double *c, size_t L,
+                                 double *grad);
+
 #endif
