@@ -218,7 +218,9 @@ static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
         else if (v->type == JV_STR && !strcmp(v->str, "mean")) pb->objective = DPC_OBJECTIVE_MEAN;
         else return bad(r, v, "objective", "expected \"max\" or \"mean\"");
     }
+    size_t pline = root->line; /* line named by problem errors: the workload's, if given */
     if ((v = dpc__json_get(root, "workload"))) {
+        pline = v->line;
         if (v->type != JV_OBJ) return bad(r, v, "workload", "expected an object");
         for (size_t i = 0; i < v->n; i++)
             if (strcmp(v->keys[i], "momentum") && strcmp(v->keys[i], "decay"))
@@ -232,7 +234,7 @@ static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
             return st;
     }
     if ((st = dpc_strategy_problem_check(pb, r->err))) {
-        dpc_error_prefix(r->err, "%s:%zu: ", r->path, root->line);
+        dpc_error_prefix(r->err, "%s:%zu: ", r->path, pline);
         if (r->err) r->err->status = DPC_E_FORMAT;
         return DPC_E_FORMAT;
     }
@@ -309,7 +311,8 @@ static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
     dpc_mech_params p;
     dpc_strategy_mech_params(s, &p);
     if ((st = dpc_mech_params_check(&p, r->err))) {
-        dpc_error_prefix(r->err, "%s: ", r->path);
+        const jv *pv = dpc__json_get(root, own[ki][0]);
+        dpc_error_prefix(r->err, "%s:%zu: ", r->path, pv ? pv->line : root->line);
         if (r->err) r->err->status = DPC_E_FORMAT;
         return DPC_E_FORMAT;
     }
