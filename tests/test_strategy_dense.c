@@ -5,6 +5,7 @@
  * nu-DP-FTRL, BSR, BISR, and the optimized BLT and banded Toeplitz. */
 #include "dpcorr.h"
 #include "harness.h"
+#include "strategy/strategy_internal.h"
 
 #include <math.h>
 
@@ -105,6 +106,65 @@ static void test_vs_all(size_t n, size_t k, dpc_objective obj)
     dpc_strategy_free(band);
 }
 
+/* The objective's gradient against central differences (momentum and weight decay, banded and
+ * full X, mean and the p-norm surrogate). */
+static void test_gradient(void)
+{
+    for (int cfg = 0; cfg < 4; cfg++) {
+        dpc_strategy_problem pb;
+        dpc_strategy_problem_init(&pb, 12);
+        pb.objective = cfg & 1 ? DPC_OBJECTIVE_MEAN : DPC_OBJECTIVE_MAX;
+        pb.workload.momentum = cfg & 2 ? 0.9 : 0.0;
+        pb.workload.decay = cfg & 2 ? 0.95 : 1.0;
+        size_t bw = cfg & 2 ? 4 : 12, nv = 0;
+        for (size_t i = 0; i < 12; i++) nv += i < bw - 1 ? i : bw - 1;
+        double x[66], g[66], gd[66];
+        for (size_t q = 0; q < nv; q++) x[q] = 0.3 / (1.0 + (double)(q % 5));
+        double f0 = dpc__dense_log_obj_grad(&pb, bw, 16.0, x, g);
+        CHECK(isfinite(f0), "cfg %d: finite objective", cfg);
+        double maxerr = 0.0;
+        for (size_t q = 0; q < nv; q++) {
+            double save = x[q], h = 1e-4, f[4], off[4] = {-2, -1, 1, 2};
+            for (int t = 0; t < 4; t++) { /* 4-point central difference */
+                x[q] = save + off[t] * h;
+                f[t] = dpc__dense_log_obj_grad(&pb, bw, 16.0, x, gd);
+            }
+            x[q] = save;
+            double fd = (8.0 * (f[2] - f[1]) - (f[3] - f[0])) / (12.0 * h);
+            double e = fabs(g[q] - fd) / (1e-3 + fabs(g[q]));
+            if (e > maxerr) maxerr = e;
+        }
+        CHECK(maxerr < 1e-5, "cfg %d: gradient vs central differences, max rel error %g", cfg, maxerr);
+    }
+}
+
+/* Momentum / weight-decay workloads: reported loss equals the mechanism's, beats BSR. */
+static void test_momentum(void)
+{
+    for (size_t k = 1; k <= 2; k++) {
+        dpc_strategy_problem pb;
+        dpc_strategy_problem_init(&pb, 64);
+        pb.objective = DPC_OBJECTIVE_MEAN;
+        pb.participations = k;
+        pb.min_sep = 32;
+        pb.workload.momentum = 0.9;
+        pb.workload.decay = 0.99;
+        dpc_strategy *s = NULL;
+        dpc_error err = {0};
+        CHECK_OK(dpc_strategy_optimize_dense(&s, &pb, NULL, &err), &err);
+        if (!s) continue;
+        dpc_strategy_loss ml = dense_loss(s, &pb);
+        CHECK_NEAR_REL(s->achieved.loss, ml.loss, 1e-9, "momentum k=%zu: reported vs mechanism", k);
+        dpc_strategy_baseline bl[8];
+        size_t nb = 0;
+        CHECK_OK(dpc_strategy_baselines(&pb, k > 1 ? 32 : 0, bl, 8, &nb, &err), &err);
+        for (size_t i = 0; i < nb; i++)
+            CHECK(s->achieved.loss <= bl[i].loss.loss, "momentum k=%zu: ME %.10g <= %s %.10g", k,
+                  s->achieved.loss, bl[i].name, bl[i].loss.loss);
+        dpc_strategy_free(s);
+    }
+}
+
 static void test_errors(void)
 {
     dpc_strategy_problem pb;
@@ -126,6 +186,8 @@ static void test_errors(void)
 int main(void)
 {
     test_n2();
+    test_gradient();
+    test_momentum();
     /* acceptance at n = 256; smaller under sanitizers (tests_scale) */
     size_t n = tests_scale() < 1.0 ? 64 : 256;
     test_vs_all(n, 1, DPC_OBJECTIVE_MEAN);

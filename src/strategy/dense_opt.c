@@ -304,3 +304,31 @@ dpc_status dpc_strategy_optimize_dense(dpc_strategy **out, const dpc_strategy_pr
     *out = s;
     return DPC_OK;
 }
+
+double dpc__dense_log_obj_grad(const dpc_strategy_problem *pb, size_t bw, double p,
+                               const double *x, double *g)
+{
+    dense_ctx c;
+    memset(&c, 0, sizeof c);
+    size_t n = pb->steps;
+    if (n > DENSE_OPT_MAX || bw == 0) return NAN;
+    c.n = n;
+    c.bw = bw < n ? bw : n;
+    c.mean = pb->objective == DPC_OBJECTIVE_MEAN;
+    c.p = p;
+    for (size_t i = 0; i < n; i++) c.nv += i < c.bw - 1 ? i : c.bw - 1;
+    c.dinv[0] = 1.0;
+    c.dinv[1] = -(pb->workload.decay + pb->workload.momentum);
+    c.dinv[2] = pb->workload.decay * pb->workload.momentum;
+    double *mem = dpc__malloc_array(3 * n * n + n + c.nv + 1, sizeof(double));
+    if (!mem) return NAN;
+    c.X = mem;
+    c.V = mem + n * n;
+    c.G = mem + 2 * n * n;
+    c.r = mem + 3 * n * n;
+    c.best_x = c.r + n;
+    c.best_true = INFINITY;
+    double f = dense_objective(&c, x, g, c.nv) - 100.0;
+    free(mem);
+    return f;
+}

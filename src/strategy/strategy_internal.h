@@ -44,4 +44,10 @@ void dpc__strat_workload_coeffs(double *w, size_t n, const dpc_workload *wl);
 double dpc__banded_log_loss_grad(const dpc_strategy_problem *pb, const double *c, size_t L,
                                  double *grad);
 
+/* Dense ME: the optimizer's objective (log RMSE^2, or log of the p-norm of the row errors for
+ * MAX) at the strictly-lower band entries x of X (row by row, bandwidth bw, unit diagonal) and
+ * its gradient g; +inf if X is not positive definite. For the tests. */
+double dpc__dense_log_obj_grad(const dpc_strategy_problem *pb, size_t bw, double p,
+                               const double *x, double *g);
+
 #endif
