@@ -255,6 +255,11 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
     size_t maxb = o.buffers ? o.buffers : (o.max_buffers ? o.max_buffers : 10);
     if (maxb > BLT_MAX)
         return dpc_error_set(err, DPC_E_INVALID, "buffers: at most %d, got %zu", BLT_MAX, maxb);
+    if (dpc__strat_keff(pb) > 100000)
+        return dpc_error_set(err, DPC_E_RANGE,
+                             "participations: %zu effective participations; the BLT sensitivity "
+                             "costs O(k) per evaluation, at most 100000 supported",
+                             dpc__strat_keff(pb));
     double min_impr = o.min_improvement > 0.0 ? o.min_improvement : 0.01;
     size_t max_iter = o.max_iterations ? o.max_iterations : 500;
 
@@ -319,7 +324,6 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
         best = cur;
         kbest = k + 1;
     }
-    if (o.buffers && o.buffers == 1) kbest = 1;
 
     dpc_strategy *s = dpc__strategy_alloc(DPC_MECH_BLT, "blt", pb);
     if (!s) {
