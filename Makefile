@@ -18,6 +18,7 @@ CSTD     := -std=c11 -D_DEFAULT_SOURCE
 FPFLAGS  := -ffp-contract=off -fno-fast-math
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(FPFLAGS) -fPIC -fvisibility=hidden -Iinclude -Isrc $(if $(filter 1,$(WERROR)),-Werror) $(SANITIZE) $(CFLAGS)
 LDLIBS_ALL = -lz -lpthread -lm $(LDLIBS)
+LDLIBS_ALL += -llbfgs -llapacke -lopenblas
 
 LIB_SRC   := $(sort $(wildcard src/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))

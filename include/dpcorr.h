@@ -26,6 +26,7 @@
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
 #include "dpcorr/train.h"
+#include "dpcorr/strategy.h"
 #include "dpcorr/theory.h"
 #include "dpcorr/sim.h"
 #include "dpcorr/fft.h"

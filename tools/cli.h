@@ -55,6 +55,8 @@ typedef struct cli_mech_opts {
     double *theta, *omega, *coeffs, *dense; /* owned */
     size_t ntheta, nomega;
     const char *coeffs_path;
+    const char *strategy_path;   /* kind "file:PATH": a strategy file (dpcorr/strategy.h) */
+    struct dpc_strategy *strategy; /* owned, loaded by cli_mech_finish */
 } cli_mech_opts;
 
 void cli_mech_opts_init(cli_mech_opts *o);
@@ -82,5 +84,7 @@ int cmd_theory(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+/* `mech optimize` (tools/cmd_optimize.c); argv[0] is "optimize". */
+int cmd_mech_optimize(int argc, char **argv);
 
 #endif

@@ -8,7 +8,8 @@ static void mech_usage(FILE *f)
 {
     fprintf(f,
             "usage: dpcorr mech --kind KIND --steps N [kind parameters]\n"
-            "                   [--participations K --min-sep B [--cyclic]] [--json]\n\n"
+            "                   [--participations K --min-sep B [--cyclic]] [--json]\n"
+            "       dpcorr mech optimize --kind blt|banded|dense ...  (see mech optimize --help)\n\n"
             "Prints the sensitivity of the strategy C (per unit clip norm), the error of the\n"
             "workload A under the noise B Z (RMSE over steps and max row norm, per unit noise\n"
             "std), both also multiplied by the sensitivity (the error at a fixed privacy level),\n"
@@ -25,6 +26,7 @@ static void mech_usage(FILE *f)
 
 int cmd_mech(int argc, char **argv)
 {
+    if (argc > 1 && !strcmp(argv[1], "optimize")) return cmd_mech_optimize(argc - 1, argv + 1);
     cli_mech_opts mo;
     cli_mech_opts_init(&mo);
     cli_iter it;

@@ -23,6 +23,8 @@ void cli_mech_opts_free(cli_mech_opts *o)
     free(o->coeffs);
     free(o->dense);
     o->theta = o->omega = o->coeffs = o->dense = NULL;
+    dpc_strategy_free(o->strategy);
+    o->strategy = NULL;
 }
 
 void cli_mech_help(FILE *f, const char *kind_opt)
@@ -30,7 +32,9 @@ void cli_mech_help(FILE *f, const char *kind_opt)
     fprintf(f,
             "mechanism options:\n"
             "  %s KIND          identity | nu | antipgd | lcgd | bsr | bisr | blt | tree |\n"
-            "                        toeplitz | dense (default identity = DP-SGD)\n"
+            "                        toeplitz | dense (default identity = DP-SGD) | file:PATH\n"
+            "                        (a strategy file written by `dpcorr mech optimize`; --steps\n"
+            "                        defaults to the file's n)\n"
             "  --steps N             number of steps n (required)\n"
             "  --nu V                nu: damping in [0,1) (nu-DP-FTRL; 0 = optimal CC / sqrt);\n"
             "                        antipgd: damping (0 = undamped)\n"
@@ -58,6 +62,16 @@ int cli_mech_opt(cli_mech_opts *o, cli_iter *it, const char *kind_opt)
     if (cli_is(it, kind_opt)) {
         if (!(v = cli_value(it))) return -1;
         dpc_error err = {0};
+        if (!strncmp(v, "file:", 5)) {
+            if (!v[5]) {
+                cli_fail(it->cmd, "%s: file: needs a path (file:PATH)", kind_opt);
+                return -1;
+            }
+            o->strategy_path = v + 5;
+            o->have_kind = 1;
+            return 1;
+        }
+        o->strategy_path = NULL;
         if (dpc_mech_kind_parse(v, &o->p.kind, &err) != DPC_OK) {
             cli_fail(it->cmd, "%s: %s", kind_opt, err.msg);
             return -1;
@@ -137,8 +151,27 @@ int cli_mech_finish(cli_mech_opts *o, const char *cmd, const char *kind_opt)
     dpc_error err = {0};
     if (!o->have_kind && kind_opt && (o->theta || o->coeffs_path))
         return cli_fail(cmd, "%s: give the mechanism kind", kind_opt);
+    if (o->strategy_path) { /* kind file:PATH: the strategy file supplies the parameters */
+        if (o->theta || o->omega || o->coeffs_path)
+            return cli_fail(cmd, "%s: file:%s cannot be combined with --theta/--omega/--coeffs",
+                            kind_opt ? kind_opt : "--kind", o->strategy_path);
+        dpc_strategy_free(o->strategy);
+        o->strategy = NULL;
+        if (dpc_strategy_load(&o->strategy, o->strategy_path, &err))
+            return cli_fail(cmd, "%s: %s", kind_opt ? kind_opt : "--kind", err.msg);
+        size_t steps = p->steps ? p->steps : o->strategy->problem.steps;
+        if (o->strategy->kind == DPC_MECH_DENSE && steps != o->strategy->problem.steps)
+            return cli_fail(cmd, "--steps: the dense strategy in %s has n = %zu, got %zu",
+                            o->strategy_path, o->strategy->problem.steps, steps);
+        int honaker = p->honaker;
+        dpc_strategy_mech_params(o->strategy, p);
+        p->steps = steps;
+        p->honaker = honaker;
+    }
     if (p->steps == 0) return cli_fail(cmd, "--steps: required (number of steps n >= 1)");
-    if (p->kind == DPC_MECH_BLT) {
+    if (o->strategy_path) {
+        /* parameters come from the file */
+    } else if (p->kind == DPC_MECH_BLT) {
         if (!o->theta || !o->omega)
             return cli_fail(cmd, "--theta/--omega: blt needs both lists");
         if (o->ntheta != o->nomega)
@@ -149,7 +182,9 @@ int cli_mech_finish(cli_mech_opts *o, const char *cmd, const char *kind_opt)
     } else if (o->theta || o->omega) {
         return cli_fail(cmd, "--theta/--omega: only for the blt kind");
     }
-    if (p->kind == DPC_MECH_TOEPLITZ || p->kind == DPC_MECH_DENSE) {
+    if (o->strategy_path) {
+        /* parameters come from the file */
+    } else if (p->kind == DPC_MECH_TOEPLITZ || p->kind == DPC_MECH_DENSE) {
         if (!o->coeffs_path)
             return cli_fail(cmd, "--coeffs: %s needs a coefficient file",
                             dpc_mech_kind_name(p->kind));

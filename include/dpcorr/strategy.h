@@ -1,0 +1,183 @@
+/* dpcorr/strategy.h — strategy optimization: BLT, banded Toeplitz and dense ("ME") strategies
+ * optimized for a workload, a horizon n and a participation pattern (k, b); strategy files.
+ *
+ * Vocabulary as in dpcorr/mech.h (workload A, strategy C, noising B = C^-1, n, k, b).
+ * The loss of a strategy is  sensitivity^2 x error^2  (scale-free in C):
+ *   objective MAX   error = max row norm of A B   (for Toeplitz strategies: the last row)
+ *   objective MEAN  error = RMSE = ||A B||_F / sqrt(n)
+ * Sensitivity is the min-separation sensitivity for at most k participations at least b apart
+ * (dpc_participation DPC_PART_MINSEP); every optimizer keeps the strategy in a region where its
+ * value is exact (see below), so the reported loss is the true loss, not a bound.
+ *
+ * Optimizers (all double precision, L-BFGS from liblbfgs; parameters mapped to an unconstrained
+ * space so that every iterate is feasible):
+ *   BLT      (Dvijotham et al. 2024, "Efficient and near-optimal noise generation for streaming
+ *            differential privacy"; McMahan et al. 2024 multi-participation BLT):
+ *            C has c_0 = 1, c_j = sum_i omega_i theta_i^(j-1). Constraints: theta_i in (0, 1),
+ *            omega_i > 0, sum_i omega_i < 1. Then c is positive and non-increasing (the min-sep
+ *            sensitivity is exact: Kalinin & Lampert 2024, Thm 2) and C^-1 is a BLT with real
+ *            buffer decays in (-1, 1) interlacing the theta_i (the "BLT inversion theorem",
+ *            arXiv 2504.21413): both C and C^-1 are stable. Sensitivity in closed form
+ *            (O(nbuf^2), multi-participation O(k nbuf^2)); the error by a state-space Gramian
+ *            computed by doubling (O(nbuf^3 log n)) with an exact reverse-mode gradient. The
+ *            number of buffers grows from 1 until one more buffer improves the loss by less
+ *            than min_improvement (default 1%).
+ *   BANDED   Toeplitz C with `bands` coefficients, c_0 = 1. Single participation: c_1.. free;
+ *            k > 1: c positive non-increasing (ratios in (0,1)) so the min-sep sensitivity is
+ *            exact. Exact adjoint gradient in O(n bands). Started from BSR (same bands).
+ *   DENSE    optimal factorization over X = C^T C (Denisov et al. 2022; Choquette-Choo et al.
+ *            2023 multi-epoch), n <= 2048: diag(X) = 1 and, for k > 1, X banded with bandwidth
+ *            `bands` <= b (default b: the jax_privacy min-sep formulation), so sens^2 = k_eff
+ *            exactly whatever the signs; C lower-triangular with C^T C = X (reversed Cholesky,
+ *            LAPACK). MEAN is tr(A^T A X^-1); MAX is minimised through the smooth p-norm of the
+ *            row errors (p = 64, an upper bound of the max within n^(1/64)); the reported loss
+ *            is always the exact max.
+ *
+ * Strategy files (JSON, written with %.17g so that every double round-trips exactly):
+ *   {"format": "dpcorr-strategy", "version": 1, "kind": "blt"|"toeplitz"|"dense",
+ *    "method": "...", "steps": n, "participations": k, "min_sep": b,
+ *    "objective": "max"|"mean", "workload": {"momentum": m, "decay": a},
+ *    "loss": L, "sensitivity": s, "error": e,
+ *    blt:      "theta": [...], "omega": [...]
+ *    toeplitz: "of": "strategy"|"noising", "coeffs": [...]
+ *    dense:    "of": "strategy"|"noising", "matrix": [[row 0], [row 1 (2 values)], ...]}
+ *   The reader is strict (unknown or duplicate keys, wrong types, trailing data are errors) and
+ *   names file:line and the field at fault.
+ *
+ * Ownership: a dpc_strategy owns its arrays; dpc_strategy_free releases it (NULL allowed). The
+ * library keeps no state between calls; optimizers are deterministic for a given input. */
+#ifndef DPCORR_STRATEGY_H
+#define DPCORR_STRATEGY_H
+
+#include "dpcorr/common.h"
+#include "dpcorr/mech.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dpc_objective {
+    DPC_OBJECTIVE_MAX = 0, /* max row norm of A B */
+    DPC_OBJECTIVE_MEAN = 1 /* RMSE of A B */
+} dpc_objective;
+
+/* What a strategy is optimized for. */
+typedef struct dpc_strategy_problem {
+    size_t steps;          /* n >= 1 */
+    size_t participations; /* k >= 1 */
+    size_t min_sep;        /* b >= 1 (ignored when k = 1) */
+    dpc_workload workload; /* prefix sums, or SGD with momentum / weight decay */
+    dpc_objective objective;
+} dpc_strategy_problem;
+
+/* Prefix workload, k = 1, b = 1, objective MAX. */
+DPC_API void dpc_strategy_problem_init(dpc_strategy_problem *pb, size_t steps);
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_problem_check(const dpc_strategy_problem *pb,
+                                                            dpc_error *err);
+DPC_API const char *dpc_objective_name(dpc_objective o); /* "max", "mean" */
+
+typedef struct dpc_strategy_loss {
+    double loss;        /* sensitivity^2 * error^2 */
+    double sensitivity; /* per unit clip norm */
+    double error;       /* max error or RMSE (per the objective), per unit noise std */
+    int exact;          /* 1 if the sensitivity is exact (else an upper bound) */
+} dpc_strategy_loss;
+
+/* Loss of any mechanism for the problem, computed through the mechanism API
+ * (dpc_mech_sensitivity with min-sep participation, dpc_mech_error_of): the independent check of
+ * every optimizer's own closed forms. The mechanism's steps must equal pb->steps. */
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_loss_of(const dpc_mech *m,
+                                                      const dpc_strategy_problem *pb,
+                                                      dpc_strategy_loss *out, dpc_error *err);
+
+/* BLT loss in closed form (the optimizer's objective): theta, omega (nbuf) of C. Requires
+ * theta in (0,1); the sensitivity is exact when omega >= 0 and sum omega <= 1 (else out->exact
+ * = 0 for k > 1 and the value is that of the pattern 0, b, 2b, ...). O(nbuf^3 log n + k nbuf^2). */
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_blt_loss(const double *theta, const double *omega,
+                                                       size_t nbuf,
+                                                       const dpc_strategy_problem *pb,
+                                                       dpc_strategy_loss *out, dpc_error *err);
+
+/* Optimizer options. Zero-initialise (dpc_strategy_options_init) and set what you need. */
+typedef struct dpc_strategy_options {
+    size_t max_iterations;  /* L-BFGS iterations per run; 0 = default (blt 500, banded 1000,
+                               dense 300) */
+    size_t buffers;         /* BLT: fixed number of buffers (0 = automatic growth) */
+    size_t max_buffers;     /* BLT automatic: at most this many (0 = 10; at most 32) */
+    double min_improvement; /* BLT automatic: stop when a buffer improves the loss by less
+                               than this fraction (0 = 0.01) */
+    size_t bands;           /* BANDED: number of bands (required, >= 1);
+                               DENSE: bandwidth of X for k > 1 (0 = min-sep b; must be <= b) */
+} dpc_strategy_options;
+
+DPC_API void dpc_strategy_options_init(dpc_strategy_options *o);
+
+/* An optimized (or loaded) strategy. Plain data; arrays owned. */
+typedef struct dpc_strategy {
+    dpc_mech_kind kind;           /* DPC_MECH_BLT, DPC_MECH_TOEPLITZ or DPC_MECH_DENSE */
+    char method[24];              /* "blt", "banded", "dense", or as read from a file */
+    dpc_strategy_problem problem; /* what it was optimized for; problem.steps = n */
+    size_t nbuf;                  /* BLT */
+    double *theta, *omega;        /* BLT: (nbuf) of C */
+    size_t ncoeffs;               /* TOEPLITZ */
+    double *coeffs;               /* TOEPLITZ: (ncoeffs) first column */
+    double *dense;                /* DENSE: (n, n) row-major lower-triangular */
+    int of_strategy;              /* TOEPLITZ/DENSE: 1 = values are C, 0 = B = C^-1 */
+    dpc_strategy_loss achieved;   /* the loss reported by the optimizer (or the file) */
+    size_t iterations;            /* L-BFGS iterations spent (0 when loaded) */
+} dpc_strategy;
+
+DPC_API void dpc_strategy_free(dpc_strategy *s);
+
+/* Mechanism parameters for the strategy (arrays borrowed from s; steps = s->problem.steps). */
+DPC_API void dpc_strategy_mech_params(const dpc_strategy *s, dpc_mech_params *p);
+
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_optimize_blt(dpc_strategy **out,
+                                                           const dpc_strategy_problem *pb,
+                                                           const dpc_strategy_options *opt,
+                                                           dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_optimize_banded(dpc_strategy **out,
+                                                              const dpc_strategy_problem *pb,
+                                                              const dpc_strategy_options *opt,
+                                                              dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_optimize_dense(dpc_strategy **out,
+                                                             const dpc_strategy_problem *pb,
+                                                             const dpc_strategy_options *opt,
+                                                             dpc_error *err);
+
+/* ---- Closed-form strategies for comparison ------------------------------------------------ */
+
+typedef struct dpc_strategy_baseline {
+    char name[64];          /* e.g. "nu-DP-FTRL (best nu=0.0012)", "BSR (bands=32)" */
+    dpc_strategy_loss loss; /* through dpc_strategy_loss_of */
+    int available;          /* 0 if the mechanism could not be evaluated (e.g. overflow) */
+} dpc_strategy_baseline;
+
+/* The nu grid used by dpc_strategy_best_nu: 0 and 48 log-spaced values in [1e-7, 0.5]. */
+#define DPC_STRATEGY_NU_GRID 49
+
+/* Best nu-DP-FTRL over the grid (nu = 0 included). */
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_best_nu(const dpc_strategy_problem *pb,
+                                                      double *best_nu,
+                                                      dpc_strategy_loss *best,
+                                                      dpc_error *err);
+
+/* Fills up to `cap` entries: DP-SGD, optimal CC (nu = 0), best nu-DP-FTRL, BSR and BISR with
+ * `bands` bands (bands = 0: max(b, 16) when k > 1, else 32; at most max(16, 2e8 / n) and n).
+ * *count receives the number written. Cost O(n * bands) for BSR/BISR. */
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb,
+                                                        size_t bands,
+                                                        dpc_strategy_baseline *out, size_t cap,
+                                                        size_t *count, dpc_error *err);
+
+/* ---- Strategy files ------------------------------------------------------------------------ */
+
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_save(const dpc_strategy *s, const char *path,
+                                                   dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_load(dpc_strategy **out, const char *path,
+                                                   dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_STRATEGY_H */

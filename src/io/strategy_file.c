@@ -1,0 +1,357 @@
+/* strategy_file.c — strategy files: JSON with the parameters or coefficients, the workload, n, k,
+ * b and the achieved loss (format in dpcorr/strategy.h). Doubles are written with %.17g, which
+ * strtod reads back to the identical value. The reader is strict and names file:line and field. */
+#include "common/util.h"
+#include "dpcorr/strategy.h"
+#include "io/json.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define STRATEGY_FORMAT "dpcorr-strategy"
+#define STRATEGY_VERSION 1
+
+/* ---- writer ----------------------------------------------------------------------------------- */
+
+static int put_array(FILE *f, const double *a, size_t n)
+{
+    fputc('[', f);
+    for (size_t i = 0; i < n; i++) {
+        if (!isfinite(a[i])) return 0;
+        fprintf(f, "%s%.17g", i ? ", " : "", a[i]);
+    }
+    fputc(']', f);
+    return 1;
+}
+
+static const char *kind_word(dpc_mech_kind k)
+{
+    return k == DPC_MECH_BLT ? "blt" : k == DPC_MECH_TOEPLITZ ? "toeplitz" : "dense";
+}
+
+dpc_status dpc_strategy_save(const dpc_strategy *s, const char *path, dpc_error *err)
+{
+    if (!s || !path) return dpc_error_set(err, DPC_E_INVALID, "strategy file: NULL argument");
+    if (s->kind != DPC_MECH_BLT && s->kind != DPC_MECH_TOEPLITZ && s->kind != DPC_MECH_DENSE)
+        return dpc_error_set(err, DPC_E_INVALID, "%s: kind must be blt, toeplitz or dense", path);
+    dpc_status st = dpc_strategy_problem_check(&s->problem, err);
+    if (st) return dpc_error_prefix(err, "%s: ", path);
+    const dpc_strategy_loss *l = &s->achieved;
+    if (!isfinite(l->loss) || !isfinite(l->sensitivity) || !isfinite(l->error))
+        return dpc_error_set(err, DPC_E_NUMERIC, "%s: loss: not finite", path);
+    for (const char *c = s->method; *c; c++)
+        if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
+            return dpc_error_set(err, DPC_E_INVALID, "%s: method: characters not allowed", path);
+    FILE *f = fopen(path, "w");
+    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open for writing: %s", path,
+                                 strerror(errno));
+    const dpc_strategy_problem *pb = &s->problem;
+    fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", STRATEGY_FORMAT, STRATEGY_VERSION);
+    fprintf(f, "  \"kind\": \"%s\",\n  \"method\": \"%s\",\n", kind_word(s->kind), s->method);
+    fprintf(f, "  \"steps\": %zu,\n  \"participations\": %zu,\n  \"min_sep\": %zu,\n", pb->steps,
+            pb->participations, pb->min_sep);
+    fprintf(f, "  \"objective\": \"%s\",\n", dpc_objective_name(pb->objective));
+    fprintf(f, "  \"workload\": {\"momentum\": %.17g, \"decay\": %.17g},\n", pb->workload.momentum,
+            pb->workload.decay);
+    fprintf(f, "  \"loss\": %.17g,\n  \"sensitivity\": %.17g,\n  \"error\": %.17g,\n", l->loss,
+            l->sensitivity, l->error);
+    fprintf(f, "  \"exact\": %s,\n", l->exact ? "true" : "false");
+    int ok = 1;
+    if (s->kind == DPC_MECH_BLT) {
+        fprintf(f, "  \"theta\": ");
+        ok = ok && put_array(f, s->theta, s->nbuf);
+        fprintf(f, ",\n  \"omega\": ");
+        ok = ok && put_array(f, s->omega, s->nbuf);
+        fprintf(f, "\n");
+    } else {
+        fprintf(f, "  \"of\": \"%s\",\n", s->of_strategy ? "strategy" : "noising");
+        if (s->kind == DPC_MECH_TOEPLITZ) {
+            fprintf(f, "  \"coeffs\": ");
+            ok = ok && put_array(f, s->coeffs, s->ncoeffs);
+            fprintf(f, "\n");
+        } else {
+            size_t n = pb->steps;
+            fprintf(f, "  \"matrix\": [\n");
+            for (size_t t = 0; t < n && ok; t++) {
+                fprintf(f, "    ");
+                ok = put_array(f, s->dense + t * n, t + 1);
+                fprintf(f, "%s\n", t + 1 < n ? "," : "");
+            }
+            fprintf(f, "  ]\n");
+        }
+    }
+    fprintf(f, "}\n");
+    int werr = ferror(f);
+    if (fclose(f) != 0) werr = 1;
+    if (!ok) {
+        remove(path);
+        return dpc_error_set(err, DPC_E_NUMERIC, "%s: strategy has a non-finite value", path);
+    }
+    if (werr) return dpc_error_set(err, DPC_E_IO, "%s: write failed", path);
+    return DPC_OK;
+}
+
+/* ---- reader ----------------------------------------------------------------------------------- */
+
+typedef struct rd {
+    const char *path;
+    dpc_error *err;
+} rd;
+
+static dpc_status bad(const rd *r, const jv *v, const char *field, const char *what)
+{
+    return dpc_error_set(r->err, DPC_E_FORMAT, "%s:%zu: field '%s': %s", r->path,
+                         v ? v->line : (size_t)1, field, what);
+}
+
+static dpc_status get_size(const rd *r, const jv *v, const char *field, size_t *out)
+{
+    if (v->type != JV_NUM || v->num != floor(v->num) || v->num < 1.0 || v->num > 1099511627776.0)
+        return bad(r, v, field, "expected an integer >= 1");
+    *out = (size_t)v->num;
+    return DPC_OK;
+}
+
+static dpc_status get_num(const rd *r, const jv *v, const char *field, double *out)
+{
+    if (v->type != JV_NUM) return bad(r, v, field, "expected a number");
+    *out = v->num;
+    return DPC_OK;
+}
+
+static dpc_status get_array(const rd *r, const jv *v, const char *field, double **out, size_t *n)
+{
+    if (v->type != JV_ARR || v->n == 0) return bad(r, v, field, "expected a non-empty array of numbers");
+    double *a = dpc__malloc_array(v->n, sizeof *a);
+    if (!a) return DPC__NOMEM(r->err, field);
+    for (size_t i = 0; i < v->n; i++) {
+        if (v->items[i].type != JV_NUM) {
+            free(a);
+            char what[64];
+            snprintf(what, sizeof what, "element %zu is not a number", i);
+            return bad(r, &v->items[i], field, what);
+        }
+        a[i] = v->items[i].num;
+    }
+    *out = a;
+    *n = v->n;
+    return DPC_OK;
+}
+
+static dpc_status read_text(const char *path, char **text, size_t *len, dpc_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    size_t cap = 1 << 16, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        size_t got = fread(buf + n, 1, cap - n, f);
+        n += got;
+        if (n < cap) break;
+        char *nb = cap > ((size_t)1 << 34) ? NULL : realloc(buf, cap * 2);
+        if (!nb) {
+            free(buf);
+            buf = NULL;
+            break;
+        }
+        buf = nb;
+        cap *= 2;
+    }
+    int rerr = ferror(f);
+    fclose(f);
+    if (!buf) return DPC__NOMEM(err, "strategy file");
+    if (rerr) {
+        free(buf);
+        return dpc_error_set(err, DPC_E_IO, "%s: read error", path);
+    }
+    *text = buf;
+    *len = n;
+    return DPC_OK;
+}
+
+static const char *const known_keys[] = {
+    "format", "version", "kind", "method", "steps", "participations", "min_sep", "objective",
+    "workload", "loss", "sensitivity", "error", "exact", "theta", "omega", "of", "coeffs",
+    "matrix"};
+
+static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
+{
+    dpc_status st;
+    if (root->type != JV_OBJ) return bad(r, root, "(top level)", "expected an object");
+    for (size_t i = 0; i < root->n; i++) {
+        int known = 0;
+        for (size_t k = 0; k < sizeof known_keys / sizeof known_keys[0]; k++)
+            if (!strcmp(root->keys[i], known_keys[k])) known = 1;
+        if (!known) return bad(r, &root->items[i], root->keys[i], "unknown field");
+    }
+    const jv *v = dpc__json_get(root, "format");
+    if (!v) return bad(r, root, "format", "missing (expected \"" STRATEGY_FORMAT "\")");
+    if (v->type != JV_STR || strcmp(v->str, STRATEGY_FORMAT))
+        return bad(r, v, "format", "expected \"" STRATEGY_FORMAT "\"");
+    if (!(v = dpc__json_get(root, "version"))) return bad(r, root, "version", "missing");
+    if (v->type != JV_NUM || v->num != STRATEGY_VERSION)
+        return bad(r, v, "version", "unsupported version (this reader knows version 1)");
+    if (!(v = dpc__json_get(root, "kind"))) return bad(r, root, "kind", "missing");
+    if (v->type != JV_STR) return bad(r, v, "kind", "expected a string");
+    if (!strcmp(v->str, "blt")) s->kind = DPC_MECH_BLT;
+    else if (!strcmp(v->str, "toeplitz")) s->kind = DPC_MECH_TOEPLITZ;
+    else if (!strcmp(v->str, "dense")) s->kind = DPC_MECH_DENSE;
+    else return bad(r, v, "kind", "expected \"blt\", \"toeplitz\" or \"dense\"");
+    snprintf(s->method, sizeof s->method, "%s", v->str);
+    if ((v = dpc__json_get(root, "method"))) {
+        if (v->type != JV_STR || strlen(v->str) >= sizeof s->method)
+            return bad(r, v, "method", "expected a string of at most 23 characters");
+        snprintf(s->method, sizeof s->method, "%s", v->str);
+    }
+    dpc_strategy_problem *pb = &s->problem;
+    if (!(v = dpc__json_get(root, "steps"))) return bad(r, root, "steps", "missing");
+    if ((st = get_size(r, v, "steps", &pb->steps))) return st;
+    if ((v = dpc__json_get(root, "participations")) &&
+        (st = get_size(r, v, "participations", &pb->participations)))
+        return st;
+    if ((v = dpc__json_get(root, "min_sep")) && (st = get_size(r, v, "min_sep", &pb->min_sep)))
+        return st;
+    if ((v = dpc__json_get(root, "objective"))) {
+        if (v->type == JV_STR && !strcmp(v->str, "max")) pb->objective = DPC_OBJECTIVE_MAX;
+        else if (v->type == JV_STR && !strcmp(v->str, "mean")) pb->objective = DPC_OBJECTIVE_MEAN;
+        else return bad(r, v, "objective", "expected \"max\" or \"mean\"");
+    }
+    size_t pline = root->line; /* line named by problem errors: the workload's, if given */
+    if ((v = dpc__json_get(root, "workload"))) {
+        pline = v->line;
+        if (v->type != JV_OBJ) return bad(r, v, "workload", "expected an object");
+        for (size_t i = 0; i < v->n; i++)
+            if (strcmp(v->keys[i], "momentum") && strcmp(v->keys[i], "decay"))
+                return bad(r, &v->items[i], v->keys[i], "unknown field in workload");
+        const jv *w;
+        if ((w = dpc__json_get(v, "momentum")) &&
+            (st = get_num(r, w, "workload.momentum", &pb->workload.momentum)))
+            return st;
+        if ((w = dpc__json_get(v, "decay")) &&
+            (st = get_num(r, w, "workload.decay", &pb->workload.decay)))
+            return st;
+    }
+    if ((st = dpc_strategy_problem_check(pb, r->err))) {
+        dpc_error_prefix(r->err, "%s:%zu: ", r->path, pline);
+        if (r->err) r->err->status = DPC_E_FORMAT;
+        return DPC_E_FORMAT;
+    }
+    const char *lossf[3] = {"loss", "sensitivity", "error"};
+    double *lossv[3] = {&s->achieved.loss, &s->achieved.sensitivity, &s->achieved.error};
+    for (int i = 0; i < 3; i++) {
+        *lossv[i] = NAN;
+        if ((v = dpc__json_get(root, lossf[i]))) {
+            if ((st = get_num(r, v, lossf[i], lossv[i]))) return st;
+            if (*lossv[i] < 0.0) return bad(r, v, lossf[i], "must be >= 0");
+        }
+    }
+    if ((v = dpc__json_get(root, "exact"))) {
+        if (v->type != JV_BOOL) return bad(r, v, "exact", "expected true or false");
+        s->achieved.exact = v->num != 0.0;
+    }
+    /* kind-specific fields */
+    const char *own[3][2] = {{"theta", "omega"}, {"coeffs", "of"}, {"matrix", "of"}};
+    int ki = s->kind == DPC_MECH_BLT ? 0 : s->kind == DPC_MECH_TOEPLITZ ? 1 : 2;
+    const char *all[4] = {"theta", "omega", "coeffs", "matrix"};
+    for (int i = 0; i < 4; i++)
+        if ((v = dpc__json_get(root, all[i])) && strcmp(all[i], own[ki][0]) &&
+            strcmp(all[i], own[ki][1]))
+            return bad(r, v, all[i], "not allowed for this kind");
+    if (ki == 0 && dpc__json_get(root, "of")) return bad(r, dpc__json_get(root, "of"), "of",
+                                                         "not allowed for kind blt");
+    s->of_strategy = 1;
+    if ((v = dpc__json_get(root, "of"))) {
+        if (v->type == JV_STR && !strcmp(v->str, "strategy")) s->of_strategy = 1;
+        else if (v->type == JV_STR && !strcmp(v->str, "noising")) s->of_strategy = 0;
+        else return bad(r, v, "of", "expected \"strategy\" or \"noising\"");
+    }
+    if (ki == 0) {
+        const jv *vt = dpc__json_get(root, "theta"), *vo = dpc__json_get(root, "omega");
+        size_t nt, no;
+        if (!vt) return bad(r, root, "theta", "missing");
+        if (!vo) return bad(r, root, "omega", "missing");
+        if ((st = get_array(r, vt, "theta", &s->theta, &nt))) return st;
+        if ((st = get_array(r, vo, "omega", &s->omega, &no))) return st;
+        if (nt != no) return bad(r, vo, "omega", "length differs from theta");
+        s->nbuf = nt;
+    } else if (ki == 1) {
+        if (!(v = dpc__json_get(root, "coeffs"))) return bad(r, root, "coeffs", "missing");
+        if ((st = get_array(r, v, "coeffs", &s->coeffs, &s->ncoeffs))) return st;
+    } else {
+        size_t n = pb->steps;
+        if (n > 4096) return bad(r, dpc__json_get(root, "steps"), "steps", "dense needs n <= 4096");
+        if (!(v = dpc__json_get(root, "matrix"))) return bad(r, root, "matrix", "missing");
+        if (v->type != JV_ARR || v->n != n)
+            return bad(r, v, "matrix", "expected an array of n rows");
+        if (!(s->dense = dpc__calloc(n * n, sizeof(double)))) return DPC__NOMEM(r->err, "matrix");
+        for (size_t t = 0; t < n; t++) {
+            const jv *row = &v->items[t];
+            char what[96];
+            if (row->type != JV_ARR || (row->n != t + 1 && row->n != n)) {
+                snprintf(what, sizeof what, "row %zu: expected %zu (or %zu) numbers", t, t + 1, n);
+                return bad(r, row, "matrix", what);
+            }
+            for (size_t j = 0; j < row->n; j++) {
+                const jv *e = &row->items[j];
+                if (e->type != JV_NUM) {
+                    snprintf(what, sizeof what, "row %zu, column %zu: not a number", t, j);
+                    return bad(r, e, "matrix", what);
+                }
+                if (j > t && e->num != 0.0) {
+                    snprintf(what, sizeof what, "row %zu, column %zu: must be 0 above the diagonal",
+                             t, j);
+                    return bad(r, e, "matrix", what);
+                }
+                s->dense[t * n + j] = e->num;
+            }
+        }
+    }
+    dpc_mech_params p;
+    dpc_strategy_mech_params(s, &p);
+    if ((st = dpc_mech_params_check(&p, r->err))) {
+        const jv *pv = dpc__json_get(root, own[ki][0]);
+        dpc_error_prefix(r->err, "%s:%zu: ", r->path, pv ? pv->line : root->line);
+        if (r->err) r->err->status = DPC_E_FORMAT;
+        return DPC_E_FORMAT;
+    }
+    return DPC_OK;
+}
+
+dpc_status dpc_strategy_load(dpc_strategy **out, const char *path, dpc_error *err)
+{
+    *out = NULL;
+    if (!path) return dpc_error_set(err, DPC_E_INVALID, "strategy file: NULL path");
+    char *text = NULL;
+    size_t len = 0;
+    dpc_status st = read_text(path, &text, &len, err);
+    if (st) return st;
+    jv *root = NULL;
+    char msg[256];
+    size_t line = 0;
+    int nomem = 0;
+    int ok = dpc__json_parse(text, len, &root, msg, sizeof msg, &line, &nomem);
+    free(text);
+    if (!ok) {
+        if (nomem) return DPC__NOMEM(err, "strategy file");
+        return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: %s", path, line, msg);
+    }
+    dpc_strategy_problem pb;
+    dpc_strategy_problem_init(&pb, 1);
+    dpc_strategy *s = calloc(1, sizeof *s);
+    if (!s) {
+        dpc__json_free(root);
+        return DPC__NOMEM(err, "strategy");
+    }
+    s->problem = pb;
+    rd r = {path, err};
+    st = parse_strategy(&r, root, s);
+    dpc__json_free(root);
+    if (st) {
+        dpc_strategy_free(s);
+        return st;
+    }
+    *out = s;
+    return DPC_OK;
+}
