@@ -56,7 +56,7 @@ typedef struct dpc_sampler_desc {
     int poisson;            /* 1: each opportunity is a Poisson(q) draw (amplification applies) */
     double q;               /* Poisson rate (1 for FIXED/SHUFFLE) */
     size_t opportunities;   /* Poisson kinds: steps at which one example may be drawn */
-    size_t steps_per_epoch; /* FIXED/SHUFFLE: floor(N/B); Poisson: N/B rounded (for reports) */
+    size_t steps_per_epoch; /* floor(N/B): steps that process N examples (on average) */
     double expected_batch;  /* the divisor of the gradient sum */
 } dpc_sampler_desc;
 

@@ -163,7 +163,7 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
         d->part.k = (n + s->cfg.groups - 1) / s->cfg.groups;
         d->poisson = 1;
         d->opportunities = d->part.k;
-        d->steps_per_epoch = s->cfg.groups;
+        d->steps_per_epoch = s->spe ? s->spe : 1; /* N/B steps process N examples on average */
         d->expected_batch = (double)s->cfg.batch;
         break;
     }
