@@ -84,6 +84,10 @@ int cmd_theory(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+/* `train --algo NAME` (tools/train_algos.c): the runner for NAME, NULL for the default trainer;
+ * *bad = 1 (message printed) for an unknown name. */
+int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **);
+void train_algos_help(FILE *f);
 /* `mech optimize` (tools/cmd_optimize.c); argv[0] is "optimize". */
 int cmd_mech_optimize(int argc, char **argv);
 

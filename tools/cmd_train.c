@@ -15,10 +15,15 @@ static void usage(FILE *f)
                "the budget cannot be met.\n\n");
     train_opts_help(f);
     cli_mech_help(f, "--mech");
+    train_algos_help(f);
 }
 
 int cmd_train(int argc, char **argv)
 {
+    int bad;
+    int (*algo)(int, char **) = train_algo_lookup(argc, argv, &bad);
+    if (bad) return CLI_USAGE;
+    if (algo) return algo(argc, argv);
     train_opts o;
     train_opts_init(&o);
     cli_iter it;

@@ -101,6 +101,10 @@ int train_opt(train_opts *o, cli_iter *it)
     STR("--report", o->report)
     STR("--plot", o->plot)
     STR("--label", o->label)
+    if (cli_is(it, "--algo")) { /* the default trainer: dp-ftrl (others dispatched earlier) */
+        VAL();
+        return strcmp(v, "dp-ftrl") ? (cli_fail(it->cmd, "--algo: unknown '%s'", v), -1) : 1;
+    }
     if (cli_is(it, "--seed")) {
         VAL();
         return cli_u64(it, v, &o->seed) ? -1 : 1;

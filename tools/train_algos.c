@@ -1,0 +1,44 @@
+/* train_algos.c — `dpcorr train --algo NAME`: the papers' own training algorithms. The default
+ * (no --algo, or --algo dp-ftrl) is the general trainer of train_run.c (DP-SGD or any
+ * correlated-noise mechanism). Each paper adds one line to this table and its runner, which
+ * receives the whole `train` argv (argv[0] = "train") and parses it itself. */
+#include "cli.h"
+
+#include <string.h>
+
+typedef struct train_algo {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} train_algo;
+
+static const train_algo algos[] = {
+    {"dp-ftrl", NULL, "DP-SGD / DP-FTRL with any mechanism (the default)"},
+};
+
+/* Returns the runner for --algo NAME in argv, NULL for the default trainer; *bad is set (and a
+ * message printed) for an unknown name. */
+int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **)
+{
+    *bad = 0;
+    const char *name = NULL;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "--algo") && i + 1 < argc) name = argv[i + 1];
+        else if (!strncmp(argv[i], "--algo=", 7)) name = argv[i] + 7;
+    }
+    if (!name) return NULL;
+    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++)
+        if (!strcmp(name, algos[k].name)) return algos[k].run;
+    *bad = 1;
+    fprintf(stderr, "dpcorr train: --algo: unknown algorithm '%s' (known:", name);
+    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) fprintf(stderr, " %s", algos[k].name);
+    fprintf(stderr, ")\n");
+    return NULL;
+}
+
+void train_algos_help(FILE *f)
+{
+    fprintf(f, "algorithms (--algo NAME; each has its own --help: dpcorr train --algo NAME --help):\n");
+    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++)
+        fprintf(f, "  %-16s %s\n", algos[k].name, algos[k].summary);
+}
