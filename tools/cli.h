@@ -54,6 +54,7 @@ typedef struct cli_mech_opts {
     dpc_noise_form form;
     double *theta, *omega, *coeffs, *dense; /* owned */
     size_t ntheta, nomega;
+    int workload_set;  /* --mech-momentum/--mech-decay given */
     const char *coeffs_path;
     const char *strategy_path;   /* kind "file:PATH": a strategy file (dpcorr/strategy.h) */
     struct dpc_strategy *strategy; /* owned, loaded by cli_mech_finish */

@@ -29,19 +29,34 @@ void cli_mech_opts_free(cli_mech_opts *o)
 
 void cli_mech_help(FILE *f, const char *kind_opt)
 {
+    int mech_cmd = !strcmp(kind_opt, "--kind");
     fprintf(f,
             "mechanism options:\n"
             "  %s KIND          identity | nu | antipgd | lcgd | bsr | bisr | blt | tree |\n"
             "                        toeplitz | dense (default identity = DP-SGD) | file:PATH\n"
             "                        (a strategy file written by `dpcorr mech optimize`; --steps\n"
-            "                        defaults to the file's n)\n"
-            "  --steps N             number of steps n (required)\n"
+            "                        defaults to the file's n)\n",
+            kind_opt);
+    if (mech_cmd)
+        fprintf(f, "  --steps N             number of steps n (required)\n");
+    else
+        fprintf(f, "  --steps N             number of steps n (train: set from epochs and batch)\n");
+    fprintf(f,
             "  --nu V                nu: damping in [0,1) (nu-DP-FTRL; 0 = optimal CC / sqrt);\n"
             "                        antipgd: damping (0 = undamped)\n"
             "  --lambda V            lcgd: B = bidiagonal (1, -lambda), lambda in [0,1]\n"
-            "  --bands B             bsr, bisr: number of bands\n"
-            "  --momentum M          bsr, bisr: workload momentum in [0,1) (default 0)\n"
-            "  --decay A             bsr, bisr: workload decay factor in (0,1] (default 1)\n"
+            "  --bands B             bsr, bisr: number of bands\n");
+    if (mech_cmd)
+        fprintf(f,
+                "  --momentum M          bsr, bisr: workload momentum in [0,1) (default 0)\n"
+                "  --decay A             bsr, bisr: workload decay factor in (0,1] (default 1)\n");
+    else
+        fprintf(f,
+                "  --mech-momentum M     bsr, bisr: workload momentum in [0,1) (train: default the\n"
+                "                        optimizer's --momentum)\n"
+                "  --mech-decay A        bsr, bisr: workload decay factor in (0,1] (train: default\n"
+                "                        1 - lr * weight decay)\n");
+    fprintf(f,
             "  --honaker             tree: Honaker efficient estimator (default plain tree)\n"
             "  --theta T1,T2,..      blt: buffer decays of C, each in (0,1)\n"
             "  --omega W1,W2,..      blt: output scales of C\n"
@@ -52,8 +67,7 @@ void cli_mech_help(FILE *f, const char *kind_opt)
             "  --min-sep B           minimum separation between participations (default 1)\n"
             "  --cyclic              participations exactly every B steps (fixed-order epochs)\n"
             "                        instead of any pattern with min-separation B\n"
-            "  --form auto|buffer|replay  noise generator form (default auto)\n",
-            kind_opt);
+            "  --form auto|buffer|replay  noise generator form (default auto)\n");
 }
 
 int cli_mech_opt(cli_mech_opts *o, cli_iter *it, const char *kind_opt)
@@ -93,8 +107,23 @@ int cli_mech_opt(cli_mech_opts *o, cli_iter *it, const char *kind_opt)
     NUMOPT("--nu", o->p.nu)
     NUMOPT("--lambda", o->p.lambda)
     SIZEOPT("--bands", o->p.bands)
-    NUMOPT("--momentum", o->p.momentum)
-    NUMOPT("--decay", o->p.decay)
+    /* The workload of BSR/BISR: `mech` takes --momentum/--decay; commands with an optimizer
+     * (`train`, `account`: kind option "--mech") reserve --momentum for the optimizer and take
+     * --mech-momentum/--mech-decay (train defaults them to the optimizer's). */
+    if (!strcmp(kind_opt, "--kind")) {
+        NUMOPT("--momentum", o->p.momentum)
+        NUMOPT("--decay", o->p.decay)
+    }
+    if (cli_is(it, "--mech-momentum")) {
+        if (!(v = cli_value(it)) || cli_double(it, v, &o->p.momentum)) return -1;
+        o->workload_set = 1;
+        return 1;
+    }
+    if (cli_is(it, "--mech-decay")) {
+        if (!(v = cli_value(it)) || cli_double(it, v, &o->p.decay)) return -1;
+        o->workload_set = 1;
+        return 1;
+    }
     SIZEOPT("--participations", o->part.k)
     SIZEOPT("--min-sep", o->part.b)
 #undef NUMOPT

@@ -346,6 +346,18 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     /* mechanism options: the trainer sets the steps */
     if (!o->mech.p.steps) o->mech.p.steps = 1;
     if ((rc = cli_mech_finish(&o->mech, cmd, "--mech"))) goto done;
+    /* BSR/BISR: the strategy follows the optimizer's workload unless given explicitly
+     * (Kalinin & Lampert 2024: the square root of the SGD-with-momentum workload). */
+    if ((o->mech.p.kind == DPC_MECH_BSR || o->mech.p.kind == DPC_MECH_BISR) &&
+        !o->mech.workload_set) {
+        o->mech.p.momentum = o->cfg.momentum;
+        o->mech.p.decay = 1.0 - o->cfg.lr * o->cfg.weight_decay;
+        if (!(o->mech.p.decay > 0)) {
+            rc = cli_fail(cmd, "--weight-decay: lr * weight decay must be < 1 for the %s workload",
+                          dpc_mech_kind_name(o->mech.p.kind));
+            goto done;
+        }
+    }
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
     if (!o->cfg.sampler_set)
