@@ -1,7 +1,9 @@
-/* fft.c — radix-2 complex FFT (iterative DIT, split arrays), the naive DFT reference, and FFT
- * convolution with its direct reference. See dpcorr/fft.h. */
+/* fft.c — the public FFT plan (split real/imaginary arrays) over the shared kernel of
+ * fft_core.c, the naive DFT reference, and FFT convolution with its direct reference.
+ * See dpcorr/fft.h. */
 #include "dpcorr/fft.h"
 #include "common/util.h"
+#include "fft/fft_core.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -9,10 +11,7 @@
 
 struct dpc_fft {
     size_t n;
-    unsigned logn;
-    size_t *rev;   /* (n) bit-reversal permutation */
-    double *twr;   /* (n) stage twiddles: for half-length h, twr[h + j] = cos(pi j / h), j < h */
-    double *twi;   /* (n) sin(pi j / h) */
+    double *tw; /* kernel twiddle tables (dpc__fft_twiddles) */
 };
 
 size_t dpc_fft_next_pow2(size_t n)
@@ -31,27 +30,11 @@ dpc_status dpc_fft_new(dpc_fft **out, size_t n, dpc_error *err)
     dpc_fft *f = calloc(1, sizeof *f);
     if (!f) return DPC__NOMEM(err, "fft plan");
     f->n = n;
-    while (((size_t)1 << f->logn) < n) f->logn++;
-    f->rev = dpc__malloc_array(n, sizeof *f->rev);
-    f->twr = dpc__malloc_array(n, sizeof *f->twr);
-    f->twi = dpc__malloc_array(n, sizeof *f->twi);
-    if (!f->rev || !f->twr || !f->twi) {
-        dpc_fft_free(f);
+    f->tw = dpc__fft_twiddles(n);
+    if (!f->tw) {
+        free(f);
         return DPC__NOMEM(err, "fft tables");
     }
-    for (size_t i = 0; i < n; i++) {
-        size_t r = 0;
-        for (unsigned b = 0; b < f->logn; b++) r |= ((i >> b) & 1u) << (f->logn - 1 - b);
-        f->rev[i] = r;
-    }
-    f->twr[0] = 1.0;
-    f->twi[0] = 0.0;
-    for (size_t h = 1; h < n; h <<= 1)
-        for (size_t j = 0; j < h; j++) {
-            double a = M_PI * (double)j / (double)h;
-            f->twr[h + j] = cos(a);
-            f->twi[h + j] = sin(a);
-        }
     *out = f;
     return DPC_OK;
 }
@@ -59,9 +42,7 @@ dpc_status dpc_fft_new(dpc_fft **out, size_t n, dpc_error *err)
 void dpc_fft_free(dpc_fft *f)
 {
     if (!f) return;
-    free(f->rev);
-    free(f->twr);
-    free(f->twi);
+    free(f->tw);
     free(f);
 }
 
@@ -70,40 +51,33 @@ size_t dpc_fft_size(const dpc_fft *f) { return f->n; }
 void dpc_fft_exec(const dpc_fft *f, double *re, double *im, int inverse)
 {
     size_t n = f->n;
-    for (size_t i = 0; i < n; i++) {
-        size_t r = f->rev[i];
-        if (r > i) {
-            double t = re[i];
-            re[i] = re[r];
-            re[r] = t;
-            t = im[i];
-            im[i] = im[r];
-            im[r] = t;
+    if (n < 2) return;
+    /* The kernel works on interleaved (re, im); the plan stays immutable (thread-shareable), so
+     * the interleaved copy is per call. Should the allocation fail, fall back to the naive DFT
+     * (same result up to rounding) rather than leave the data untransformed. */
+    double *x = dpc__malloc_array(2 * n, sizeof *x);
+    if (!x) {
+        double *r2 = dpc__malloc_array(n, sizeof *r2), *i2 = dpc__malloc_array(n, sizeof *i2);
+        if (r2 && i2) {
+            dpc_fft_dft_naive(r2, i2, re, im, n, inverse);
+            memcpy(re, r2, n * sizeof *re);
+            memcpy(im, i2, n * sizeof *im);
         }
+        free(r2);
+        free(i2);
+        return;
     }
-    double sgn = inverse ? 1.0 : -1.0;
-    for (size_t h = 1; h < n; h <<= 1) {
-        const double *wr = f->twr + h, *wi = f->twi + h;
-        for (size_t i = 0; i < n; i += 2 * h) {
-            double *ar = re + i, *ai = im + i, *br = re + i + h, *bi = im + i + h;
-            for (size_t j = 0; j < h; j++) {
-                double c = wr[j], s = sgn * wi[j];
-                double tr = br[j] * c - bi[j] * s;
-                double ti = br[j] * s + bi[j] * c;
-                br[j] = ar[j] - tr;
-                bi[j] = ai[j] - ti;
-                ar[j] += tr;
-                ai[j] += ti;
-            }
-        }
+    for (size_t k = 0; k < n; k++) {
+        x[2 * k] = re[k];
+        x[2 * k + 1] = im[k];
     }
-    if (inverse) {
-        double s = 1.0 / (double)n;
-        for (size_t i = 0; i < n; i++) {
-            re[i] *= s;
-            im[i] *= s;
-        }
+    dpc__fft(x, n, inverse ? +1 : -1, f->tw);
+    double s = inverse ? 1.0 / (double)n : 1.0;
+    for (size_t k = 0; k < n; k++) {
+        re[k] = x[2 * k] * s;
+        im[k] = x[2 * k + 1] * s;
     }
+    free(x);
 }
 
 void dpc_fft_dft_naive(double *out_re, double *out_im, const double *re, const double *im,
@@ -139,41 +113,8 @@ void dpc_fft_convolve_naive(double *y, const double *a, size_t na, const double 
 dpc_status dpc_fft_convolve(double *y, const double *a, size_t na, const double *b, size_t nb,
                             dpc_error *err)
 {
-    if (na == 0 || nb == 0) return dpc_error_set(err, DPC_E_INVALID, "convolve: empty input");
-    size_t ny = na + nb - 1, n = dpc_fft_next_pow2(ny);
-    dpc_fft *f = NULL;
-    dpc_status st = dpc_fft_new(&f, n, err);
-    if (st) return st;
-    double *buf = dpc__calloc(2 * n, sizeof *buf);
-    if (!buf) {
-        dpc_fft_free(f);
-        return DPC__NOMEM(err, "convolution buffer");
-    }
-    /* pack a in the real part and b in the imaginary part: one forward FFT gives both spectra
-     * (A_k = (Z_k + conj Z_{-k})/2, B_k = (Z_k - conj Z_{-k})/(2i)); then A B by one inverse. */
-    double *re = buf, *im = buf + n;
-    memcpy(re, a, na * sizeof *a);
-    memcpy(im, b, nb * sizeof *b);
-    dpc_fft_exec(f, re, im, 0);
-    double *pr = dpc__malloc_array(2 * n, sizeof *pr);
-    if (!pr) {
-        free(buf);
-        dpc_fft_free(f);
-        return DPC__NOMEM(err, "convolution buffer");
-    }
-    double *pi = pr + n;
-    for (size_t k = 0; k < n; k++) {
-        size_t mk = (n - k) & (n - 1);
-        double zr = re[k], zi = im[k], cr = re[mk], ci = -im[mk];
-        double ar = 0.5 * (zr + cr), ai = 0.5 * (zi + ci);     /* A_k */
-        double br = 0.5 * (zi - ci), bi = -0.5 * (zr - cr);    /* B_k = (Z - conjZ-)/(2i) */
-        pr[k] = ar * br - ai * bi;
-        pi[k] = ar * bi + ai * br;
-    }
-    dpc_fft_exec(f, pr, pi, 1);
-    memcpy(y, pr, ny * sizeof *y);
-    free(pr);
-    free(buf);
-    dpc_fft_free(f);
+    if (na == 0 || nb == 0) return dpc_error_set(err, DPC_E_INVALID, "fft convolve: empty input");
+    dpc_status st = dpc__convolve(a, na, b, nb, y);
+    if (st) return DPC__NOMEM(err, "fft convolution");
     return DPC_OK;
 }

@@ -1,9 +1,10 @@
-/* fft.c — a small radix-2 FFT and FFT-based linear convolution of real sequences, used to
- * compose privacy loss distributions. Tested against a naive DFT in tests/test_account_fft.c.
+/* fft_core.c — the FFT kernel: radix-2/4 complex transform (cache-blocked stages) and FFT-based
+ * linear convolution of real sequences. Used by the accountant (PLD composition) and by the
+ * public dpc_fft API. Tested against a naive DFT in tests/test_account_fft.c and tests/test_fft.c.
  *
  * Transform: X_k = sum_j x_j exp(sign * 2 pi i j k / n), iterative Cooley-Tukey (1965) with
  * bit-reversed input order; no normalization (the caller divides the inverse by n). */
-#include "account/acc_internal.h"
+#include "fft/fft_core.h"
 
 #include "common/util.h"
 
