@@ -1,5 +1,6 @@
 /* train_run.c — one training run as the CLI performs it; see train_run.h. */
 #include "train_run.h"
+#include "plot.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -249,47 +250,54 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
 
 int train_plot(const char *png, const train_result *runs, const char *const *labels, size_t nruns)
 {
-    char dir[] = "/tmp/dpcorr_plot_XXXXXX";
-    if (!mkdtemp(dir)) return 1;
-    char dat[64], gp[64], cmd[128];
-    snprintf(dat, sizeof dat, "%s/data.txt", dir);
-    snprintf(gp, sizeof gp, "%s/plot.gp", dir);
-    FILE *f = fopen(dat, "w");
-    if (!f) return 1;
+    /* png = DIR/NAME.png: plot_render writes DIR/NAME.dat, DIR/NAME.gp and DIR/NAME.png */
+    char dir[1024], name[256];
+    const char *slash = strrchr(png, '/');
+    size_t dl = slash ? (size_t)(slash - png) : 0;
+    if (dl >= sizeof dir) return 1;
+    memcpy(dir, png, dl);
+    dir[dl] = 0;
+    if (!slash) snprintf(dir, sizeof dir, ".");
+    snprintf(name, sizeof name, "%s", slash ? slash + 1 : png);
+    size_t nl = strlen(name);
+    if (nl > 4 && !strcmp(name + nl - 4, ".png")) name[nl - 4] = 0;
+    plot_series *acc = calloc(nruns, sizeof *acc), *loss = calloc(nruns, sizeof *loss);
+    double **xs = calloc(nruns, sizeof *xs), **ya = calloc(nruns, sizeof *ya),
+           **yl = calloc(nruns, sizeof *yl);
+    int rc = 1;
+    if (!acc || !loss || !xs || !ya || !yl) goto out;
     for (size_t k = 0; k < nruns; k++) {
-        fprintf(f, "# %s\n", labels[k]);
-        for (size_t i = 0; i < runs[k].nepochs; i++)
-            fprintf(f, "%zu %.6f %.6f\n", runs[k].epochs[i].epoch, runs[k].epochs[i].test_acc,
-                    runs[k].epochs[i].train_loss);
-        fprintf(f, "\n\n");
+        size_t n = runs[k].nepochs;
+        xs[k] = malloc((n + 1) * sizeof **xs);
+        ya[k] = malloc((n + 1) * sizeof **ya);
+        yl[k] = malloc((n + 1) * sizeof **yl);
+        if (!xs[k] || !ya[k] || !yl[k]) goto out;
+        for (size_t i = 0; i < n; i++) {
+            xs[k][i] = (double)runs[k].epochs[i].epoch;
+            ya[k][i] = runs[k].epochs[i].test_acc;
+            yl[k][i] = runs[k].epochs[i].train_loss;
+        }
+        acc[k] = (plot_series){labels[k], xs[k], ya[k], NULL, n, PLOT_LINESPOINTS};
+        loss[k] = (plot_series){labels[k], xs[k], yl[k], NULL, n, PLOT_LINESPOINTS};
     }
-    fclose(f);
-    f = fopen(gp, "w");
-    if (!f) return 1;
-    fprintf(f, "set terminal pngcairo size 1100,450 font ',10'\nset output '%s'\n", png);
-    fprintf(f, "set multiplot layout 1,2\nset grid\nset key bottom right\n");
-    fprintf(f, "set title 'test accuracy'\nset xlabel 'epoch'\nset ylabel 'accuracy'\nplot ");
-    for (size_t k = 0; k < nruns; k++)
-        fprintf(f, "%s'%s' index %zu using 1:2 with linespoints title '%s'", k ? ", " : "", dat, k,
-                labels[k]);
-    fprintf(f, "\nset title 'training loss (non-private telemetry)'\nset key top right\n"
-               "set ylabel 'loss'\nplot ");
-    for (size_t k = 0; k < nruns; k++)
-        fprintf(f, "%s'%s' index %zu using 1:3 with linespoints title '%s'", k ? ", " : "", dat, k,
-                labels[k]);
-    fprintf(f, "\nunset multiplot\n");
-    fclose(f);
-    snprintf(cmd, sizeof cmd, "gnuplot %s 2>/dev/null", gp);
-    int rc = system(cmd);
-    remove(dat);
-    remove(gp);
-    rmdir(dir);
-    if (rc != 0) {
-        fprintf(stderr, "dpcorr: warning: gnuplot failed or is not installed; no plot written "
-                        "(apt-get install gnuplot-nox)\n");
-        return 1;
+    plot_panel panels[2] = {{"test accuracy", "epoch", "accuracy", 0, 0, acc, nruns},
+                            {"training loss (non-private telemetry)", "epoch", "loss", 0, 0, loss,
+                             nruns}};
+    char msg[256];
+    rc = plot_render(dir, name, panels, 2, msg, sizeof msg);
+    if (rc) fprintf(stderr, "dpcorr: warning: %s\n", msg);
+out:
+    for (size_t k = 0; k < nruns && xs && ya && yl; k++) {
+        free(xs[k]);
+        free(ya[k]);
+        free(yl[k]);
     }
-    return 0;
+    free(xs);
+    free(ya);
+    free(yl);
+    free(acc);
+    free(loss);
+    return rc;
 }
 
 /* ---- the run ------------------------------------------------------------------------------ */
