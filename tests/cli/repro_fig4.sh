@@ -1,0 +1,23 @@
+#!/bin/sh
+# `dpcorr repro nu-fig4 --smoke`: the Figure-4 pipeline end to end on a tiny Fashion-MNIST subset
+# (every mechanism, optimized strategies, calibration, training, table, CSV, JSON, PNG).
+BIN=${1:-build/dpcorr}
+. "$(dirname "$0")/common.inc"
+if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    echo "skipped: Debian's dataset-fashion-mnist is not installed"; pass; summary; exit $?
+fi
+expect_rc 0 "fig4 smoke" "$BIN" repro nu-fig4 --smoke --out "$TMP/f4"
+for m in "DP-SGD \\(fixed order\\)" "DP-SGD \\(Poisson" "nu-DP-FTRL" "optimal CC" "tree \\(Honaker\\)" \
+         "damped anti-PGD" "BLT" "banded Toeplitz" "dense ME"; do
+    out_has "$m" "row for $m"
+done
+for f in fig4_runs.csv fig4_summary.csv nu-fig4.json fig4.png; do
+    if [ -s "$TMP/f4/$f" ]; then pass; else fail "missing $f"; fi
+done
+if head -c 8 "$TMP/f4/fig4.png" | od -An -c | grep -q "P   N   G"; then pass; else fail "fig4.png is not a PNG"; fi
+for k in mean_accuracy nu_ge_dpsgd_fixed nu_within_1pp_of_me train_seconds; do
+    if grep -q "\"$k\"" "$TMP/f4/nu-fig4.json"; then pass; else fail "json key $k"; fi
+done
+rows=$(wc -l < "$TMP/f4/fig4_runs.csv")
+if [ "$rows" -eq 10 ]; then pass; else fail "fig4_runs.csv has $rows lines, want 10"; fi
+summary
