@@ -38,8 +38,6 @@ int dpc__series_workload_root(double *out, size_t n, double a, double m, int s);
 /* y = W * x for the workload W = 1 / ((1 - a x)(1 - m x)): two first-order recursions. */
 void dpc__workload_apply(double *y, const double *x, size_t n, double a, double m);
 
-/* Complete elliptic integral of the first kind K(k), modulus convention, by the AGM. */
-double dpc__ellip_k(double k);
 
 /* Tree helpers (mech_tree.c). */
 uint64_t dpc__tree_node_row(unsigned h, uint64_t i);  /* in-order row id of node (h, i) */

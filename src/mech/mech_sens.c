@@ -18,6 +18,7 @@
  *   tree, large n              per-level counting bound. */
 #include "common/util.h"
 #include "mech/mech_internal.h"
+#include "dpcorr/theory.h" /* dpc_theory_ellip_k (AGM) */
 
 #include <math.h>
 #include <stdlib.h>
@@ -390,7 +391,7 @@ dpc_status dpc_mech_limit_sensitivity(const dpc_mech *m, double *g, dpc_error *e
     case DPC_MECH_IDENTITY: *g = 1.0; return DPC_OK;
     case DPC_MECH_NU:
         /* gamma_inf^2 = (2/pi) K(1 - nu) [OURS, nu-DP-FTRL note 3.3]; diverges at nu = 0. */
-        *g = p->nu == 0.0 ? INFINITY : sqrt(2.0 / M_PI * dpc__ellip_k(1.0 - p->nu));
+        *g = p->nu == 0.0 ? INFINITY : sqrt(2.0 / M_PI * dpc_theory_ellip_k(1.0 - p->nu));
         return DPC_OK;
     case DPC_MECH_ANTIPGD:
     case DPC_MECH_LCGD: {

@@ -90,16 +90,3 @@ void dpc__workload_apply(double *y, const double *x, size_t n, double a, double 
         y[t] = v;
     }
 }
-
-double dpc__ellip_k(double k)
-{
-    /* K(k) = pi / (2 AGM(1, sqrt(1 - k^2))), modulus convention (the nu-DP-FTRL paper's eq. 94). */
-    if (!(k >= 0.0) || k >= 1.0) return k == 1.0 ? INFINITY : NAN;
-    double a = 1.0, b = sqrt((1.0 - k) * (1.0 + k));
-    for (int i = 0; i < 64 && fabs(a - b) > 1e-17 * a; i++) {
-        double an = 0.5 * (a + b);
-        b = sqrt(a * b);
-        a = an;
-    }
-    return M_PI / (a + b);
-}
