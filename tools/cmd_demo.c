@@ -16,9 +16,9 @@
 #define DEMO_CLIP 1.0
 #define DEMO_SGD_LR 2.0
 #define DEMO_SGD_MOM 0.0
-#define DEMO_BANDS 4
-#define DEMO_BSR_LR 2.0
-#define DEMO_BSR_MOM 0.0
+#define DEMO_BANDS 8
+#define DEMO_BSR_LR 0.5
+#define DEMO_BSR_MOM 0.75
 
 typedef struct demo_run {
     const char *label;
