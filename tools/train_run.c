@@ -401,12 +401,15 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     int tty = isatty(2);
     if (!o->quiet) {
         fprintf(stderr,
-                "%s%s%s %s | %s sampler, batch %zu, %zu steps | %s %.4g, sensitivity %.4g%s"
+                "%s%s%s %s | %s sampler, batch %zu, %zu steps | %s %.4g, %s %.4g%s"
                 " | (%.4g, %.3g)-DP, %s | %s seed%s%llu\n",
                 o->label ? "[" : "", o->label ? o->label : "", o->label ? "] " : "", L->mechanism,
                 L->sampler, o->cfg.batch, L->steps,
                 L->amplified ? "noise multiplier per step" : "noise multiplier (whole run)",
-                L->sigma, L->sensitivity, L->sensitivity_exact ? "" : " (bound)", L->epsilon,
+                L->sigma,
+                L->amplified ? "per-participation sensitivity" : "sensitivity (all participations)",
+                L->amplified ? L->noise_std / L->sigma : L->sensitivity,
+                L->sensitivity_exact ? "" : " (bound)", L->epsilon,
                 L->delta, L->route,
                 dpc_rng_mode_name(L->rng_mode), L->rng_mode == DPC_RNG_SEEDED ? " " : "",
                 L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);

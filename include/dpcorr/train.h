@@ -139,7 +139,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info
 
 /* Epsilon of what has been released after the first t steps (progress reports; t = steps gives
  * the ledger's epsilon): the amplified component composed over the opportunities within t
- * steps, or the t-step prefix of the strategy (its leading block) with the run's noise. */
+ * steps, or the t-step prefix of the strategy (its leading block) with the run's noise. For
+ * t < n a PLD accountant uses a 10x coarser grid (a valid, slightly looser upper bound). */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t,
                                                         double *eps, dpc_error *err);
 
