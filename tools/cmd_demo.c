@@ -121,13 +121,15 @@ int cmd_demo(int argc, char **argv)
         cli_mech_opts_free(&o.mech);
     }
     if (!rc) {
-        printf("\n%-24s %9s %9s %10s %9s %9s %12s %10s\n", "mechanism", "test_acc", "epsilon",
-               "delta", "sigma", "sens", "examples/s", "time_s");
+        printf("\n%-24s %9s %9s %9s %14s %11s %12s %9s\n", "mechanism", "test_acc", "epsilon",
+               "delta", "z (per step)", "compositions", "examples/s", "time_s");
         for (int r = 0; r < 2; r++)
-            printf("%-24s %9.4f %9.4g %10.3g %9.4g %9.4g %12.0f %10.1f\n", labels[r],
+            printf("%-24s %9.4f %9.4g %9.3g %14.4g %11zu %12.0f %9.1f\n", labels[r],
                    res[r].final_acc, res[r].ledger.epsilon, res[r].ledger.delta,
-                   res[r].ledger.sigma, res[r].ledger.sensitivity, res[r].examples_per_s,
+                   res[r].ledger.sigma, res[r].ledger.rounds, res[r].examples_per_s,
                    res[r].wall_s);
+        printf("(z: noise multiplier of each Poisson-subsampled Gaussian composition; both runs "
+               "are accounted with PLD, add/remove)\n");
         char png[1024];
         snprintf(png, sizeof png, "%s/demo.png", out);
         if (train_plot(png, res, labels, 2) == 0) printf("\nplot: %s\n", png);
