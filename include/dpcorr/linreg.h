@@ -135,7 +135,9 @@ typedef struct dpc_linreg_opts {
     dpc_linreg_algo algo;
     /* privacy */
     double epsilon, delta;  /* target; epsilon = 0: use alpha as given */
-    double alpha;           /* noise multiplier when epsilon = 0 */
+    double alpha;           /* noise multiplier when epsilon = 0; the ledger then reports the
+                               epsilon it spends (DP-SSGD outside the shuffling theorem's range:
+                               INFINITY, no guarantee; for utility experiments only) */
     int alpha_paper;        /* AMBSSGD: Thm. 3.7's sqrt(8 log(1/delta))/eps instead of the exact
                                alpha* (default 0); SSGD: the classical Gaussian eps0 */
     dpc_linreg_prior prior;

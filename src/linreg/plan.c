@@ -188,11 +188,18 @@ static dpc_status ledger(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_erro
         if (o->epsilon > 0 &&
             (st = dpc_account_dpssgd_alpha(o->epsilon, n, o->delta, o->alpha_paper, &alpha, err)))
             return dpc_error_prefix(err, "epsilon: ");
-        if ((st = dpc_account_dpssgd_epsilon(alpha, n, o->delta, o->alpha_paper, &L->epsilon,
-                                             &L->eps0, &L->delta0, err)))
-            return dpc_error_prefix(err, "noise-multiplier: ");
         L->alpha = alpha;
         L->alpha_stat = 0;
+        st = dpc_account_dpssgd_epsilon(alpha, n, o->delta, o->alpha_paper, &L->epsilon,
+                                        &L->eps0, &L->delta0, err);
+        if (st == DPC_E_PRIVACY && o->epsilon == 0) {
+            /* alpha given outside the shuffling theorem's range: run, but claim nothing */
+            L->epsilon = INFINITY;
+            snprintf(L->route, sizeof L->route,
+                     "none: alpha is outside the shuffling theorem's range (no guarantee)");
+            return DPC_OK;
+        }
+        if (st) return dpc_error_prefix(err, "noise-multiplier: ");
         snprintf(L->route, sizeof L->route,
                  "amplification by shuffling (FMT21 closed form), %s Gaussian eps0",
                  o->alpha_paper ? "classical" : "exact");
