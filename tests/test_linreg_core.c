@@ -142,7 +142,11 @@ static void test_plan_layout(void)
     o.prior.h_norm = 1, o.prior.kappa = 1, o.prior.r_x = sqrt(10.0), o.prior.sigma_bound = 0.5;
     CHECK_OK(dpc_linreg_plan_make(&p, &o, 200001, 10, &err), &err);
     CHECK(p.steps == 200000 && p.batch == 1 && p.stat_batch == 0, "SSGD: N even steps of 1");
-    CHECK_NEAR_REL(p.eta, 1.0 / 40, 1e-15, "Cor. 3.3 eta = 1/(4d)");
+    CHECK_NEAR_REL(p.eta, 1.0 / (4 * 10 * 100 * 10 * log(200001.0)), 1e-14,
+                   "alpha = 10: eta capped at 1/(4 d alpha^2 R_x^2 ln N)");
+    o.alpha = 0.01;
+    CHECK_OK(dpc_linreg_plan_make(&p, &o, 200001, 10, &err), &err);
+    CHECK_NEAR_REL(p.eta, 1.0 / 40, 1e-15, "small alpha: Cor. 3.3 eta = 1/(4d)");
     CHECK_NEAR_REL(p.clip, sqrt(10.0) * sqrt(1.25) * log(200001.0), 1e-14,
                    "Cor. 3.3 zeta = sqrt(d) sqrt(||w*||^2 + sigma^2) ln N");
 }

@@ -147,8 +147,11 @@ typedef struct dpc_linreg_opts {
     size_t stat_batch;      /* s. 0 = floor((b+s)/11) for AMBSSGD (s = b/10), 0 otherwise; for
                                FIXED and SGD a non-zero s skips s records per step (matched
                                layouts in comparisons) */
-    double eta;             /* step; 0 = b/(R_x^2 + (b-1)||H||) (Thm. 3.7), SSGD 1/(4 R_x^2)
-                               (Cor. 3.3) */
+    double eta;             /* step; 0 = b/(R_x^2 + (b-1)||H||) (Thm. 3.7); SSGD
+                               min{1/(4 R_x^2) (Cor. 3.3), ||H||/(4 kappa d alpha^2 R_x^2
+                               (ln N)^(2a))} (Thm. 3.2's noise term with its constant set to
+                               1/4: the printed one gives eta ~ 1e-12; without the cap the
+                               iterate noise outgrows the clip and the pass diverges) */
     double clip;            /* FIXED, SSGD: zeta; 0 = R_x sqrt(w_bound^2 + sigma_bound^2)
                                (ln N)^(2a) (Cor. 3.3) */
     /* DP-STAT */
@@ -213,7 +216,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_plan_make(dpc_linreg_plan *plan,
 /* Theory preconditions (warnings about utility, never about privacy). */
 typedef struct dpc_linreg_check {
     const char *name;       /* "sample_complexity", "batch_condition", "dpstat_margin",
-                               "step_size", "domain_resolution", "shuffle_epsilon_range" */
+                               "step_size", "domain_resolution", "shuffle_epsilon_range",
+                               "no_clipping_step" */
     int ok;
     double value, required; /* ok iff value >= required (after the check's own direction) */
     const char *source;     /* "Thm. 3.7", "Lemma 3.11", ... */

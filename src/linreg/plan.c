@@ -269,7 +269,7 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
         if ((st = pos(o->eta, "eta", err))) return st;
         pl->eta = o->eta;
     } else if (o->algo == DPC_LINREG_SSGD) {
-        pl->eta = 1.0 / (4.0 * rx2); /* Cor. 3.3: 1/(4d) with R_x^2 = d */
+        pl->eta = 1.0 / (4.0 * rx2); /* Cor. 3.3: 1/(4d) with R_x^2 = d; capped below (ledger) */
     } else {
         pl->eta = b / (rx2 + (b - 1.0) * P->h_norm); /* Thm. 3.7 (Jain et al. 2018) */
     }
@@ -317,6 +317,15 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
     if (!(beta > 0 && beta < 1))
         return dpc_error_set(err, DPC_E_INVALID, "dpstat-beta: must be in (0, 1), got %g", beta);
     if ((st = ledger(pl, o, err))) return st;
+    if (o->algo == DPC_LINREG_SSGD && o->eta == 0) {
+        /* Thm. 3.2's noise term eta <= c1/(log^(4a+2) N K2^2 R_x^2 kappa d alpha^2) with
+         * c1/(K2^2 log^(2a+2) N) replaced by 1/4 (note 001 §2.2: the printed constants give
+         * eta ~ 1e-12): without it the iterate noise outgrows the clip and the pass diverges
+         * for alpha >~ 0.3 at d = 10 */
+        double a2 = pl->ledger.alpha * pl->ledger.alpha;
+        double cap = P->h_norm / (4.0 * P->kappa * (double)d * a2 * rx2 * pow(pl->log_n, 2 * P->a));
+        if (cap < pl->eta) pl->eta = cap;
+    }
     if (o->algo == DPC_LINREG_AMBSSGD &&
         (st = dpc_linreg_dpstat_margin(pl->ledger.alpha_stat, pl->dpstat_k, beta,
                                        &pl->dpstat_margin, err)))
@@ -342,6 +351,12 @@ size_t dpc_linreg_checks(const dpc_linreg_plan *pl, dpc_linreg_check *out, size_
         double emax = 1.0 / (2.0 * rx2);
         k = add(out, k, cap, "step_size", emax, pl->eta, pl->eta <= emax, "Lemma 3.5",
                 "eta <= 1/(2 R_x^2)");
+        double a2 = pl->ledger.alpha * pl->ledger.alpha;
+        double enc = P->h_norm / (4.0 * P->kappa * d * a2 * rx2 * pow(L, 2 * P->a));
+        k = add(out, k, cap, "no_clipping_step", enc, pl->eta, pl->eta <= enc * (1 + 1e-12),
+                "Thm. 3.2 / Lemma A.9",
+                "eta <= ||H||/(4 kappa d alpha^2 R_x^2 log^(2a) N): the iterate noise stays "
+                "below the clip (constants replaced)");
         double need = P->kappa * d * pow(log(P->kappa * d > 1 ? P->kappa * d : 2.0), 2 * P->a + 1) *
                       ld / eps;
         k = add(out, k, cap, "sample_complexity", N, need, N >= need, "Thm. 3.2",
