@@ -151,7 +151,7 @@ static int do_job(study *S, const job *j, const dpc_rng *rng)
         int first = j->seed == 0;
         bad |= run_algo(ds, DPC_LINREG_AMBSSGD, 1, 1, DPC_DPSTAT_MARGIN, 0, sg, k, rng, &r[A_ADAPT],
                         &s, first ? S->zeta[j->idx] : NULL, first ? S->gamma[j->idx] : NULL, &T);
-        if (first) S->T0 = T;
+        if (first && j->idx == 0) S->T0 = T; /* the same T for every sigma */
         bad |= run_algo(ds, DPC_LINREG_FIXED, 1, 0, DPC_DPSTAT_MARGIN, 0, sg, k, rng, &r[A_FIXED], NULL,
                         NULL, NULL, NULL);
         bad |= run_algo(ds, DPC_LINREG_SGD, 0, 0, DPC_DPSTAT_MARGIN, s, sg, k, rng, &r[A_SGD], NULL,

@@ -221,6 +221,8 @@ static int parse(lr_cli *c, dpc_linreg_algo algo, int argc, char **argv)
     if (!c->data) return cli_fail("train", "--data: required (e.g. synthetic:linreg,n=100000,d=10,alpha=0)");
     if (c->o.epsilon == 0 && c->o.alpha == 0)
         return cli_fail("train", "--epsilon: required (or --noise-multiplier)");
+    if (c->o.epsilon != 0 && c->o.alpha != 0)
+        return cli_fail("train", "--noise-multiplier: give --epsilon or --noise-multiplier, not both");
     for (int k = 0; k < 7; k++) c->src[k] = c->given[k] ? "option" : "default";
     return 0;
 }
@@ -417,8 +419,7 @@ static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, const dpc
             o.algo = bit == B_FIXED ? DPC_LINREG_FIXED : DPC_LINREG_SGD;
             o.steps = P->algo == DPC_LINREG_SSGD ? 0 : P->steps;
             o.stat_batch = 0;
-            o.eta = 0;
-            if (P->algo == DPC_LINREG_AMBSSGD) o.clip = 0;
+            o.eta = 0; /* the baseline's own default step (--clip applies to it) */
             dpc_linreg *lr = NULL;
             st = dpc_linreg_new(&lr, tr, &o, rng, &err);
             if (!st) st = dpc_linreg_run(lr, NULL, &err);
