@@ -30,5 +30,6 @@
 #include "dpcorr/theory.h"
 #include "dpcorr/sim.h"
 #include "dpcorr/fft.h"
+#include "dpcorr/linreg.h"
 
 #endif

@@ -89,6 +89,9 @@ int cmd_demo(int argc, char **argv);
  * *bad = 1 (message printed) for an unknown name. */
 int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **);
 void train_algos_help(FILE *f);
+/* `train --algo dp-ambssgd | dp-ssgd` (tools/train_linreg.c): papers/001. */
+int train_linreg_ambssgd(int argc, char **argv);
+int train_linreg_ssgd(int argc, char **argv);
 /* `mech optimize` (tools/cmd_optimize.c); argv[0] is "optimize". */
 int cmd_mech_optimize(int argc, char **argv);
 

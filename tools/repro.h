@@ -52,6 +52,7 @@ int repro_nu_fig2(repro_ctx *c);
 int repro_nu_fig3(repro_ctx *c);
 int repro_nu_tables(repro_ctx *c);
 int repro_nu_fig4(repro_ctx *c);
+int repro_ambssgd(repro_ctx *c); /* repro_ambssgd.c (papers/001) */
 
 #endif
 

@@ -14,6 +14,8 @@ typedef struct train_algo {
 
 static const train_algo algos[] = {
     {"dp-ftrl", NULL, "DP-SGD / DP-FTRL with any mechanism (the default)"},
+    {"dp-ambssgd", train_linreg_ambssgd, "linear regression, adaptive clipping (DP-AMBSSGD + DP-STAT)"},
+    {"dp-ssgd", train_linreg_ssgd, "linear regression, shuffled single-record DP-SGD (DP-SSGD)"},
 };
 
 /* Returns the runner for --algo NAME in argv, NULL for the default trainer; *bad is set (and a

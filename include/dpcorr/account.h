@@ -372,6 +372,37 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_ambssgd_epsilon(double alpha, doubl
 DPC_API DPC_NODISCARD dpc_status dpc_account_ambssgd_alpha(double eps, double delta, int paper,
                                                            double *alpha, dpc_error *err);
 
+/* Amplification by shuffling (Feldman, McMillan & Talwar 2021, "Hiding among the clones",
+ * Thm. 3.8; replace-one). n records are processed in a uniformly random order, each exactly once,
+ * by a (possibly adaptive) (eps0, delta0)-DP local randomiser. Then the whole sequence of outputs
+ * is (eps, delta_total)-DP with the closed form of the authors' reference code (Thm. 3.1):
+ *     A = 8 sqrt(e^eps0 log(4/delta_s)) / sqrt(n) + 8 e^eps0 / n,
+ *     eps = log(1 + (1 - e^-eps0) / (1 + e^(-eps0 - log(1 + A))) * A),
+ *     delta_total = delta_s + (e^eps + 1)(1 + e^-eps0 / 2) n delta0,
+ * valid only when eps0 <= log(n / (16 log(4/delta_s))) (DPC_E_PRIVACY, with the numbers,
+ * otherwise). eps0 > 0, delta0 in [0, 1), delta_s in (0, 1), n >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_shuffle_epsilon(double eps0, double delta0, size_t n,
+                                                             double delta_s, double *eps,
+                                                             double *delta_total,
+                                                             dpc_error *err);
+/* DP-SSGD (Varshney, Thakurta & Jain 2022, Algorithm 1 / Thm. 3.1; replace-one): one shuffled
+ * pass of single-record steps, each releasing clip_zeta(gradient) + N(0, (2 zeta alpha)^2 I), i.e.
+ * a local randomiser with noise multiplier alpha w.r.t. its diameter 2 zeta. Budget split as in
+ * the paper's proof: delta_s = delta/2 for the shuffling theorem, and delta0 the largest value
+ * with (e^eps + 1)(1 + e^-eps0/2) n delta0 <= delta/2 (so the total is <= delta). eps0 is the
+ * Gaussian mechanism's epsilon at delta0: paper = 0: exact (Dong, Roth & Su 2022, mu = 1/alpha);
+ * paper = 1: the classical sqrt(2 log(1.25/delta0))/alpha, which requires eps0 < 1.
+ * DPC_E_PRIVACY when eps0 is outside the shuffling theorem's range (too little noise for n).
+ * Outputs may be NULL except eps. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_dpssgd_epsilon(double alpha, size_t n, double delta,
+                                                            int paper, double *eps, double *eps0,
+                                                            double *delta0, dpc_error *err);
+/* The smallest alpha (relative 1e-10, private side) with dpc_account_dpssgd_epsilon <= eps.
+ * DPC_E_PRIVACY when no alpha <= 1e9 achieves it. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_dpssgd_alpha(double eps, size_t n, double delta,
+                                                          int paper, double *alpha,
+                                                          dpc_error *err);
+
 /* KAN DP-lambda-CGD (Wang et al. 2026). kappa is the noise multiplier of Algorithm 1 (noise std
  * C_clip kappa / B on the averaged gradient).
  * lambda = 0, Thm. 5.4 = D.9 (replace-one, batches of size B without replacement, RDP with
