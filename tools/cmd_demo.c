@@ -14,11 +14,11 @@
 #define DEMO_EPOCHS 30
 #define DEMO_BATCH 1000
 #define DEMO_CLIP 1.0
-#define DEMO_SGD_LR 2.0
-#define DEMO_SGD_MOM 0.0
-#define DEMO_BANDS 8
-#define DEMO_BSR_LR 0.5
-#define DEMO_BSR_MOM 0.75
+#define DEMO_SGD_LR 0.25
+#define DEMO_SGD_MOM 0.9
+#define DEMO_BANDS 16
+#define DEMO_BSR_LR 0.25
+#define DEMO_BSR_MOM 0.9
 
 typedef struct demo_run {
     const char *label;
