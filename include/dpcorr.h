@@ -13,6 +13,8 @@
  *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger)
  *   dpcorr/strategy.h  strategy optimization (BLT, banded Toeplitz, dense ME)
  *   dpcorr/theory.h    nu-DP-FTRL theory (stationary errors, bounds) and simulators
+ *   dpcorr/kan.h       KANs: B-spline basis, the KAN paper's two-layer model, projected
+ *                      DP-lambda-CGD, NTK margin, theory constants and bounds
  */
 #ifndef DPCORR_H
 #define DPCORR_H
@@ -30,5 +32,6 @@
 #include "dpcorr/theory.h"
 #include "dpcorr/sim.h"
 #include "dpcorr/fft.h"
+#include "dpcorr/kan.h"
 
 #endif
