@@ -111,5 +111,6 @@ dpc_status dpc_kan_synth(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_
     free(g);
     ds->x_norm_bound = 1.0;
     snprintf(ds->source, sizeof ds->source, "kan-synth:n=%zu,d=%zu,margin=%g", n, d, margin);
+    *out = ds;
     return DPC_OK;
 }
