@@ -37,19 +37,20 @@
  * Example (train the paper's KAN privately on synthetic data):
  *     dpc_rng rng;  dpc_rng_seed(&rng, 7);
  *     dpc_dataset *tr = NULL;   dpc_kan2 *k = NULL;   dpc_kan_task *task = NULL;
- *     dpc_kan2_config kc = {5, 256, 5, DPC_KAN_SIGMOID};          // d, m, grid G, sigma
+ *     dpc_kan2_config kc = {5, 64, 5, DPC_KAN_SIGMOID};          // d, m, grid G, sigma
  *     if (dpc_kan_synth(&tr, &rng, 0, 1000, 5, 0.05, NULL, &err) ||
  *         dpc_kan2_new(&k, &kc, &rng, 0, &err) ||
  *         dpc_kan2_task_new(&task, k, tr, NULL, &err)) goto fail;
  *     double *W0 = malloc(dpc_kan2_num_params(k) * sizeof *W0);
  *     if (dpc_kan2_init(k, W0, &rng, 0, &err)) goto fail;
  *     dpc_kan_lcgd_config c;  dpc_kan_lcgd_config_init(&c);
- *     c.n = 1000; c.iterates = 200; c.batch = 100; c.eta = 0.5; c.clip = 1; c.lambda = 0.5;
- *     if (dpc_account_kan_kappa_lcgd(1000, 100, 200, 1.0, 1e-5, 0.5, &c.kappa, &err)) goto fail;
+ *     c.n = 1000; c.iterates = 400; c.batch = 100; c.eta = 0.5; c.clip = 1; c.lambda = 0.5;
+ *     if (dpc_account_kan_kappa_lcgd(1000, 100, 399, 1.0, 1e-5, 0.5, &c.kappa, &err)) goto fail;
  *     dpc_kan_lcgd_result res;
  *     if (dpc_kan_lcgd_train(&c, dpc_kan2_num_params(k), &rng, W0, dpc_kan_task_grad,
- *                            dpc_kan_task_eval, task, 1, NULL, NULL, &res, &err)) goto fail;
- *     // res.avg_train_loss: (1/T) sum_t L_S(W_t), the quantity of Thm. 4.1
+ *                            dpc_kan_task_eval, task, 10, NULL, NULL, &res, &err)) goto fail;
+ *     // res.avg_train_loss: L_S(W_t) averaged over t = 0, 10, ..., T-1 (eval_every = 10;
+ *     // 1 gives (1/T) sum_t L_S(W_t), the quantity of Thm. 4.1)
  * (tests/test_kan_lcgd.c runs this example.)
  *
  * Conventions: the library never prints or exits; functions return dpc_status and fill the
@@ -59,6 +60,7 @@
 #ifndef DPCORR_KAN_H
 #define DPCORR_KAN_H
 
+#include "dpcorr/account.h"
 #include "dpcorr/common.h"
 #include "dpcorr/data.h"
 #include "dpcorr/mech.h"
