@@ -14,6 +14,7 @@ typedef struct train_algo {
 
 static const train_algo algos[] = {
     {"dp-ftrl", NULL, "DP-SGD / DP-FTRL with any mechanism (the default)"},
+    {"lcgd-projected", train_lcgd_projected, "KAN paper: projected DP-lambda-CGD, fresh batches (kan2:M, kan:H, any model)"},
 };
 
 /* Returns the runner for --algo NAME in argv, NULL for the default trainer; *bad is set (and a

@@ -223,7 +223,9 @@ void dpc_kan_act_eval(dpc_kan_act a, double x, double *s, double *s1, double *s2
         if (s1) *s1 = sech2;
         if (s2) *s2 = -2.0 * t * sech2;
     } else {
-        double p = sigmoid(x), q = sigmoid(-x), pq = p * q; /* sigma(x) sigma(-x) = sigma' */
+        /* one exponential: e = e^-|x|, sigma(|x|) = 1/(1+e), sigma(-|x|) = e/(1+e) */
+        double e = exp(-fabs(x)), d = 1.0 / (1.0 + e), p = x >= 0 ? d : e * d, q = x >= 0 ? e * d : d;
+        double pq = p * q; /* sigma(x) sigma(-x) = sigma' */
         *s = p;
         if (s1) *s1 = pq;
         if (s2) *s2 = pq * (q - p);
