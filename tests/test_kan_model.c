@@ -403,8 +403,71 @@ static void test_margin(void)
     dpc_kan2_free(k);
 }
 
+/* oracle 17: the bound evaluators' lambda behaviour, and the radius / window formulas */
+static void test_theory(void)
+{
+    dpc_error err = {0};
+    dpc_kan_rate_in r = {1000, 256, 5, 1000, 100, 0.25, 0, 10.0, 0.05, 1e-5};
+    /* fixed kappa: A_corr decreases in lambda on [0, 1/(1 + eta)] (Remark 4.2) */
+    double prev = INFINITY, lmax = 1 / (1 + r.eta);
+    int dec = 1;
+    for (int i = 0; i <= 40; i++) {
+        r.lambda = lmax * i / 40.0;
+        double A;
+        CHECK_OK(dpc_kan_bound_corr(&r, &A, &err), &err);
+        if (!(A < prev)) dec = 0;
+        prev = A;
+    }
+    CHECK(dec, "A_corr decreasing in lambda up to 1/(1+eta) at fixed kappa");
+    r.lambda = lmax + 0.05;
+    double A1, A2;
+    CHECK_OK(dpc_kan_bound_corr(&r, &A1, &err), &err);
+    r.lambda = 0.99;
+    CHECK_OK(dpc_kan_bound_corr(&r, &A2, &err), &err);
+    CHECK(A2 > A1, "and increasing beyond it");
+    /* kappa = kappa_F12(lambda): non-decreasing in lambda (1 + lambda^2 eta/(1-lambda)^2) */
+    int nondec = 1;
+    prev = 0;
+    for (int i = 0; i <= 18; i++) {
+        r.lambda = 0.05 * i;
+        CHECK_OK(dpc_account_kan_kappa_lcgd(r.n, r.B, r.T, 1.0, 1e-5, r.lambda, &r.kappa, &err), &err);
+        double A;
+        CHECK_OK(dpc_kan_bound_corr(&r, &A, &err), &err);
+        if (!(A >= prev * (1 - 1e-12))) nondec = 0;
+        prev = A;
+    }
+    CHECK(nondec, "A_corr non-decreasing in lambda at the F.12 kappa");
+    /* A_non is A_corr at kappa = 0 */
+    r.kappa = 0, r.lambda = 0.3;
+    double An;
+    CHECK_OK(dpc_kan_bound_corr(&r, &A1, &err), &err);
+    CHECK_OK(dpc_kan_bound_nonpriv(&r, &An, &err), &err);
+    CHECK_NEAR_REL(A1, An + r.eta / (double)r.T, 1e-14, "A_corr(kappa 0) = A_non + eta/T");
+    double Av;
+    CHECK_OK(dpc_kan_bound_indep(&r, &Av, &err), &err);
+    CHECK(Av > An, "A_van (with its logs) > A_non");
+    /* radius and window */
+    double R;
+    CHECK_OK(dpc_kan_radius(3, 100, 1000, 0.01, 0.1, &R, &err), &err);
+    CHECK_NEAR_REL(R, 3 * (log(100) + sqrt(log(1e5))) / 0.1, 1e-15, "R*");
+    dpc_kan_window w;
+    r.kappa = 4, r.lambda = 0.5;
+    CHECK_OK(dpc_kan_width_window(&r, 8, 2.0, R, &w, &err), &err);
+    CHECK_NEAR_REL(w.m_lo, pow(0.05, -4), 1e-14, "m_lo = gamma^-4");
+    double fac = 1000 * (0.25 + 0.25 * 0.25);
+    CHECK_NEAR_REL(w.m_hi, 100.0 * 100 / (0.0625 * 16 * 0.0025 * 5) / fac, 1e-13, "m_hi");
+    double c = 2.0 * 4 / 100;
+    CHECK_NEAR_REL(w.m_edge, R * R / (5 * 8 * 0.0625 * c * c * (1 + 0.25 * 998)), 1e-13, "m_edge");
+    dpc_error e = {0};
+    r.gamma = 0;
+    CHECK(dpc_kan_bound_corr(&r, &A1, &e) == DPC_E_INVALID && strstr(e.msg, "gamma"), "gamma 0");
+    r.gamma = 0.1, r.lambda = 1;
+    CHECK(dpc_kan_bound_corr(&r, &A1, &e) == DPC_E_INVALID && strstr(e.msg, "lambda"), "lambda 1");
+}
+
 int main(void)
 {
+    test_theory();
     test_gradients();
     test_bounds();
     test_fast_vs_naive();
