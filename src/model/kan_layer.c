@@ -90,13 +90,6 @@ dpc_status dpc__kan_parse_option(dpc_model_config *c, const char *spec, const ch
 
 /* ==== Expansion ========================================================================== */
 
-/* s(x) = 1/(1 + e^-x) without overflow */
-static double sigm(double t)
-{
-    if (t >= 0) return 1.0 / (1.0 + exp(-t));
-    double e = exp(t);
-    return e / (1.0 + e);
-}
 
 void dpc__kan_expand(const dpc_model *m, size_t l, const double *a, double *phi, double *dphi)
 {
@@ -104,7 +97,9 @@ void dpc__kan_expand(const dpc_model *m, size_t l, const double *a, double *phi,
     size_t in = m->dim[l], F = sp->p + 1;
     for (size_t i = 0; i < in; i++) {
         double x = a[i], *ph = phi + i * F, *dp = dphi ? dphi + i * F : NULL;
-        double s = sigm(x), sn = sigm(-x);
+        /* s(x) and s(-x) from one exponential, without overflow: e = e^-|x| */
+        double e = exp(-fabs(x)), dd = 1.0 / (1.0 + e);
+        double s = x >= 0 ? dd : e * dd, sn = x >= 0 ? e * dd : dd;
         memset(ph, 0, F * sizeof *ph);
         ph[0] = x * s; /* silu */
         double v[4], d1[4];
