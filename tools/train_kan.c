@@ -58,6 +58,8 @@ static void usage(FILE *f)
             "  --radius R|theory      projection radius (default none; theory: C_R (log T +\n"
             "                         sqrt(log(n/delta)))/gamma with gamma estimated, kan2 only)\n"
             "  --C-R X                the constant C_R (default 2)\n"
+            "  --margin-iters N       iterations of the NTK-margin solver (default 20000; the\n"
+            "                         margin is reported for n <= 2048 or with --radius theory)\n"
             "  --conf-delta D         confidence level of the theory constants (default 0.01)\n"
             "execution and output:\n"
             "  --eval-every K         evaluate L_S every K iterates (default 1: the exact average)\n"
@@ -316,7 +318,9 @@ int train_lcgd_projected(int argc, char **argv)
         ypm = malloc(n * sizeof *ypm);
         if (!ypm) goto oom;
         for (size_t i = 0; i < n; i++) ypm[i] = tr->y[i] == 1.0 ? 1.0 : -1.0;
-        if (n <= 20000 &&
+        /* the margin (for the report and --radius theory): by default only when the n x n kernel
+         * is cheap (n <= 2048); --radius theory computes it for any n (columns on the fly) */
+        if ((n <= 2048 || o.radius_theory) &&
             dpc_kan2_margin(k, W0, tr->x, ypm, n, o.margin_iters, 1e-3, &mg, &err)) {
             rc = cli_fail(CMD, "margin: %s", err.msg);
             goto done;

@@ -508,11 +508,14 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_model_task_new(dpc_kan_task **out, cons
                                                         dpc_error *err);
 DPC_API void dpc_kan_task_free(dpc_kan_task *t); /* NULL is a no-op */
 DPC_API size_t dpc_kan_task_num_params(const dpc_kan_task *t);
-DPC_API dpc_status dpc_kan_task_grad(void *task, const double *W, const size_t *idx, size_t B,
-                                     double clip, double *gsum, double *loss_sum,
-                                     size_t *n_clipped, dpc_error *err);
-DPC_API dpc_status dpc_kan_task_eval(void *task, const double *W, int which, double *loss,
-                                     double *err01, dpc_error *err);
+/* The oracles (dpc_kan_grad_fn / dpc_kan_eval_fn) of a task; a task is used by one thread at a
+ * time (it owns gather buffers and a model workspace). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_task_grad(void *task, const double *W, const size_t *idx,
+                                                   size_t B, double clip, double *gsum,
+                                                   double *loss_sum, size_t *n_clipped,
+                                                   dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_kan_task_eval(void *task, const double *W, int which,
+                                                   double *loss, double *err01, dpc_error *err);
 
 #ifdef __cplusplus
 }
