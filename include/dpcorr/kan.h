@@ -14,7 +14,9 @@
  *   W (m x dp), c (mp)            W: slab of m*d*p doubles, row j = w_j; c: owned by dpc_kan2
  *   h(x) in R^{dp}                dpc_kan2_features(), order (i, k) -> i*p + k
  *
- * The module has five parts.
+ * The module's parts (sections below): 1 basis and activation, 2 the paper's KAN, 3 the NTK
+ * margin, 4 theory, 5 privacy helpers, 6 fresh batches and synthetic data, 7 projected
+ * DP-lambda-CGD, 8 gradient oracles for the paper's KAN and for any dpc_model. In short:
  *
  *  1. Uniform cubic B-splines on an extended grid (any KAN here uses them; the practical KAN of
  *     dpcorr/model.h, kind DPC_MODEL_KAN, too) and the fixed activation sigma.
@@ -54,8 +56,9 @@
  * (tests/test_kan_lcgd.c runs this example.)
  *
  * Conventions: the library never prints or exits; functions return dpc_status and fill the
- * optional dpc_error naming the parameter at fault. Objects are immutable after creation and
- * may be shared by threads; every random value is a pure function of (key, stream, row, index).
+ * optional dpc_error naming the parameter at fault. A dpc_kan2 is immutable after creation and
+ * may be shared by threads; a dpc_kan_lcgd run and a dpc_kan_task are used by one thread at a
+ * time. Every random value is a pure function of (key, stream, row, index).
  */
 #ifndef DPCORR_KAN_H
 #define DPCORR_KAN_H
