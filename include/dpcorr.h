@@ -29,6 +29,7 @@
 #include "dpcorr/strategy.h"
 #include "dpcorr/theory.h"
 #include "dpcorr/sim.h"
+#include "dpcorr/kan.h"
 #include "dpcorr/fft.h"
 #include "dpcorr/linreg.h"
 

@@ -20,6 +20,7 @@ static const repro_target targets[] = {
     {"nu-fig4", repro_nu_fig4, "nu-DP-FTRL Fig. 4 on Fashion-MNIST: every mechanism at eps 1..8, seeds, mean +- std"},
     {"nu-tables", repro_nu_tables, "nu-DP-FTRL Tables 1, 2, 4: rates, sensitivities, F_inf of every mechanism"},
     {"ambssgd", repro_ambssgd, "adaptive-clipping linear regression: sigma, eps, N, d sweeps; adaptive vs fixed clip"},
+    {"kan", repro_kan, "KAN + DP-lambda-CGD: noise, sensitivity, kappa tables, lambda/width/n/eps trends, FMNIST KAN vs MLP"},
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 

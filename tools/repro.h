@@ -53,6 +53,9 @@ int repro_nu_fig3(repro_ctx *c);
 int repro_nu_tables(repro_ctx *c);
 int repro_nu_fig4(repro_ctx *c);
 int repro_ambssgd(repro_ctx *c); /* repro_ambssgd.c (papers/001) */
+int repro_kan(repro_ctx *c);
+/* The Fashion-MNIST section of `repro kan` (tools/repro_kan_fmnist.c). */
+int repro_kan_fmnist(repro_ctx *c);
 
 #endif
 

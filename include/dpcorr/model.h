@@ -1,7 +1,7 @@
 /* dpcorr/model.h — models with per-example losses and gradients over one flat parameter slab.
  *
- * Four kinds, all built from the same pieces: a stack of dense layers (the parameters) and a
- * loss "head" on the last layer's outputs z:
+ * Five kinds, all built from the same pieces: a stack of layers (the parameters) and a loss
+ * "head" on the last layer's outputs z:
  *
  *   kind       layers                         head (loss of one example; y = label)
  *   linear     D -> 1                         squared    0.5 (z - y)^2
@@ -9,6 +9,18 @@
  *   softmax    D -> K                         softmax    logsumexp(z) - z_y          y in {0..K-1}
  *   mlp        D -> H1 -> ... -> Hn -> K      softmax if K >= 2, squared if K <= 1 (regression)
  *              (tanh or ReLU after every hidden layer, none after the last)
+ *   kan        D -> H1 -> ... -> Hn -> K      as mlp; Kolmogorov-Arnold layers (below)
+ *
+ * A KAN layer (Liu et al. 2024, "KAN: Kolmogorov-Arnold networks"; the B-spline KAN of
+ * dpcorr/kan.h) puts a learnable function on every edge i -> o:
+ *     z_o = b_o + sum_i [ wb_oi silu(a_i) + sum_k c_oik B_k(a_i) ]
+ * with B_k the p = G + 3 uniform cubic B-splines of dpc_kan_spline (G = cfg.grid intervals on
+ * [grid_lo, grid_hi] for the first layer, on [-1, 1] for the others) and silu(x) = x s(x).
+ * That is a dense layer over the expanded features phi(a) = [silu(a_i), B_0(a_i) .. B_{p-1}(a_i)]
+ * (in * (p + 1) of them, at most 5 nonzero per input), so the per-example gradient is again an
+ * outer product delta phi^T and the ghost norm, the clipped-sum GEMM and the reproducibility
+ * contract below carry over unchanged. Like the paper's KAN, a fixed tanh between layers keeps
+ * every hidden output in (-1, 1), inside the next layer's grid (no grid updates are needed).
  *
  * Legend for the shape comments:  M = examples in a chunk, D = n_in (features),
  * K = n_out (outputs: 1 for linear/logistic/regression, n_classes otherwise), P = parameters.
@@ -18,6 +30,7 @@
  * maps in_l -> out_l and owns the views
  *     W<l>  (out_l, in_l)   at offset off_W,   row o holds the weights into output o
  *     b<l>  (out_l)         right after W<l>   (absent when cfg.bias == 0)
+ * (kan: W<l> is (out_l, in_l * (G + 4)), row o = [wb_o0, c_o00 .. c_o0(p-1), wb_o1, ...])
  * in slab order W0, b0, W1, b1, ... ; dpc_model_tensor_at() lists them by name, offset and
  * shape, for reports and checkpoints. The model object holds only the shape, never
  * parameters: the caller owns the slab (and the gradient slabs, also of length P), so the
@@ -78,12 +91,14 @@ extern "C" {
 #define DPC_MODEL_MAX_HIDDEN 8         /* hidden layers of an MLP */
 #define DPC_MODEL_MAX_WIDTH (1u << 24) /* any layer width, n_in and n_classes */
 #define DPC_MODEL_SPEC_LEN 160         /* buffer that holds any dpc_model_format_spec output */
+#define DPC_MODEL_MAX_GRID 256         /* kan: grid intervals per layer */
 
 typedef enum dpc_model_kind {
     DPC_MODEL_LINEAR = 0,   /* linear regression, squared loss */
     DPC_MODEL_LOGISTIC = 1, /* binary logistic regression, labels 0/1 */
     DPC_MODEL_SOFTMAX = 2,  /* multinomial logistic regression, labels 0..K-1 */
-    DPC_MODEL_MLP = 3       /* multilayer perceptron, softmax (K >= 2) or squared (K <= 1) head */
+    DPC_MODEL_MLP = 3,      /* multilayer perceptron, softmax (K >= 2) or squared (K <= 1) head */
+    DPC_MODEL_KAN = 4       /* Kolmogorov-Arnold network (B-spline edges), heads as mlp */
 } dpc_model_kind;
 
 typedef enum dpc_activation {
@@ -97,10 +112,13 @@ typedef struct dpc_model_config {
     size_t n_in;                         /* D: features per example, >= 1 */
     size_t n_classes;                    /* 0 or 1: regression (linear, mlp); 2: logistic;
                                             >= 2: softmax, mlp classifier */
-    size_t n_hidden;                     /* mlp: 1..DPC_MODEL_MAX_HIDDEN; others: 0 */
-    size_t hidden[DPC_MODEL_MAX_HIDDEN]; /* mlp: hidden widths, in order from the input */
-    dpc_activation act;                  /* mlp: activation after every hidden layer */
+    size_t n_hidden;                     /* mlp, kan: 1..DPC_MODEL_MAX_HIDDEN; others: 0 */
+    size_t hidden[DPC_MODEL_MAX_HIDDEN]; /* mlp, kan: hidden widths, in order from the input */
+    dpc_activation act;                  /* mlp: activation after every hidden layer;
+                                            kan: must be DPC_ACT_TANH */
     int bias;                            /* 1: every layer has a bias vector; 0: none */
+    size_t grid;                         /* kan: G, spline intervals 1..DPC_MODEL_MAX_GRID */
+    double grid_lo, grid_hi;             /* kan: first layer's grid range, lo < hi */
     /* L2 weight decay is the optimizer's job: the models compute data losses only. */
 } dpc_model_config;
 
@@ -123,9 +141,12 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_config_check(const dpc_model_config *
                                                        dpc_error *err);
 
 /* Fills *cfg from a CLI spec and the data's dimensions, then checks it. Grammar:
- *     linear | logistic | softmax | mlp:H1[,H2,...]      then optionally, in any order,
+ *     linear | logistic | softmax | mlp:H1[,H2,...] | kan:H1[,H2,...]
+ *     then optionally, in any order,
  *     :tanh | :relu   (mlp only; default tanh)           :nobias   (default: biases on)
- * e.g. "mlp:256", "mlp:256,128:relu", "softmax:nobias". n_classes as in dpc_model_config.
+ *     :grid=G         (kan only; default 5)              :range=LO,HI (kan only; default -1,1)
+ * e.g. "mlp:256", "mlp:256,128:relu", "softmax:nobias", "kan:64:grid=8:range=0,1".
+ * n_classes as in dpc_model_config.
  * DPC_E_INVALID with a message quoting the spec on any syntax or compatibility error. */
 DPC_API DPC_NODISCARD dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec,
                                                 size_t n_in, size_t n_classes, dpc_error *err);
@@ -157,6 +178,9 @@ DPC_API const dpc_model_tensor *dpc_model_tensor_at(const dpc_model *m, size_t i
  *        std_l = sqrt(2 / in_l) (He) for a hidden layer followed by ReLU, and
  *        std_l = sqrt(2 / (in_l + out_l)) (Glorot) for tanh hidden layers and the output layer;
  *        all biases 0.
+ *   kan: W<l>[o][f] = s_f * dpc_rng_gaussian(stream, row = l, index = o*cols_l + f), with
+ *        s_f = sqrt(2 / (in_l + out_l)) for the silu weights and a tenth of it for the spline
+ *        coefficients (the network starts close to its silu part, as in pykan); biases 0.
  * A layer's values depend only on its own shape, the key and l (not on other layers). */
 DPC_API DPC_NODISCARD dpc_status dpc_model_init(const dpc_model *m, double *params,
                                                const dpc_rng *rng, uint64_t stream_index,

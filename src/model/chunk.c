@@ -173,6 +173,8 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
         if (st) return st;
     }
     if (M == 0) return DPC_OK;
+    if (m->cfg.kind == DPC_MODEL_KAN)
+        return dpc__kan_clipped_sum(m, params, X, y, M, clip, grad_sum, losses, norms_out, ws, err);
     dpc_status st = check_inputs(m, params, X, y, M, err);
     if (st) return st;
     dpc_model_ws *tmp;
@@ -202,6 +204,8 @@ dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
         if (st) return st;
     }
     if (M == 0) return DPC_OK;
+    if (m->cfg.kind == DPC_MODEL_KAN)
+        return dpc__kan_per_example_grads(m, params, X, y, M, G, losses, ws, err);
     dpc_status st = check_inputs(m, params, X, y, M, err);
     if (st) return st;
     dpc_model_ws *tmp;
@@ -236,6 +240,7 @@ dpc_status dpc_model_predict(const dpc_model *m, const double *params, const dou
 {
     if (!m || (M > 0 && (!params || !X || !out)))
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_predict: NULL argument");
+    if (m->cfg.kind == DPC_MODEL_KAN) return dpc__kan_predict(m, params, X, M, out, ws, err);
     dpc_status st = dpc__check_params(m, params, err);
     if (st || M == 0) return st;
     dpc_model_ws *tmp;
@@ -261,6 +266,8 @@ dpc_status dpc_model_evaluate(const dpc_model *m, const double *params, const do
     if (!m || !params || !X || !y || !mean_loss)
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: NULL argument");
     if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: n must be >= 1");
+    if (m->cfg.kind == DPC_MODEL_KAN)
+        return dpc__kan_evaluate(m, params, X, y, n, mean_loss, accuracy, ws, err);
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
     dpc_model_ws *tmp;

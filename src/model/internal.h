@@ -4,6 +4,7 @@
 #ifndef DPCORR_SRC_MODEL_INTERNAL_H
 #define DPCORR_SRC_MODEL_INTERNAL_H
 
+#include "dpcorr/kan.h"
 #include "dpcorr/model.h"
 
 #define DPC__MAX_LAYERS (DPC_MODEL_MAX_HIDDEN + 1)
@@ -20,7 +21,9 @@ struct dpc_model {
     int has_act;                      /* hidden activations present (mlp) */
     size_t n_layers;                  /* L = n_hidden + 1 dense layers */
     size_t dim[DPC__MAX_LAYERS + 1];  /* dim[0] = D, dim[l + 1] = out_l, dim[L] = K */
-    size_t w_off[DPC__MAX_LAYERS];    /* W<l> (dim[l+1], dim[l]) at params + w_off[l] */
+    size_t feat[DPC__MAX_LAYERS];     /* columns of W<l>: dim[l] (dense), dim[l] (G + 4) (kan) */
+    dpc_kan_spline spline[2];         /* kan: grid of layer 0, of the hidden layers */
+    size_t w_off[DPC__MAX_LAYERS];    /* W<l> (dim[l+1], feat[l]) at params + w_off[l] */
     size_t b_off[DPC__MAX_LAYERS];    /* b<l> (dim[l+1]) at params + b_off[l] (if bias) */
     size_t n_params;                  /* P */
     size_t n_tensors;
@@ -32,6 +35,11 @@ struct dpc_model_ws {
     size_t max_chunk;                  /* Mmax */
     size_t n_layers;                   /* shape this workspace was made for ... */
     size_t dim[DPC__MAX_LAYERS + 1];   /* ... checked on every use */
+    size_t feat[DPC__MAX_LAYERS];      /* ... (kan: the expanded widths) */
+    int kan;                           /* made for a kan model */
+    double *phi[DPC__MAX_LAYERS];      /* kan: phi[l] (Mmax, feat[l]) expanded layer inputs */
+    double *dphi[DPC__MAX_LAYERS];     /* kan: dphi[l] (Mmax, feat[l]) their derivatives, l >= 1 */
+    double *dfeat;                     /* kan: (Mmax, max_{l>=1} feat[l]) dloss/dphi */
     double *slab;                      /* one allocation; the views below point into it */
     double *act[DPC__MAX_LAYERS];      /* act[l] (Mmax, dim[l]) for l >= 1: input of layer l */
     double *delta[DPC__MAX_LAYERS];    /* delta[l] (Mmax, dim[l+1]): dloss/dz of layer l;
@@ -64,5 +72,42 @@ dpc_status dpc__check_params(const dpc_model *m, const double *params, dpc_error
 dpc_status dpc__check_x(const dpc_model *m, const double *x, size_t row, dpc_error *err);
 dpc_status dpc__check_y(const dpc_model *m, double y, size_t row, dpc_error *err);
 dpc_status dpc__check_ws(const dpc_model *m, const dpc_model_ws *ws, size_t M, dpc_error *err);
+
+/* ==== KAN layers (kan_layer.c, kan_chunk.c, kan_naive.c) ================================ */
+
+/* Expanded features of layer l for one input a (dim[l]): phi (feat[l]) = per input i,
+ * [silu(a_i), B_0(a_i), .., B_{p-1}(a_i)]; dphi (feat[l]) or NULL = their derivatives. */
+void dpc__kan_expand(const dpc_model *m, size_t l, const double *a, double *phi, double *dphi);
+/* da (dim[l]) = per input i, sum_f dfeat[i F + f] dphi[i F + f] (f in order). */
+void dpc__kan_contract(const dpc_model *m, size_t l, const double *dfeat, const double *dphi,
+                       double *da);
+/* Config checks of the kan fields (grid, range, activation), called by dpc_model_config_check. */
+dpc_status dpc__kan_config_check(const dpc_model_config *cfg, dpc_error *err);
+/* One ':'-separated spec option tok[0..n) of a kan spec: grid=G, range=LO,HI, tanh (the fixed
+ * activation; accepted), relu (refused). Returns DPC_E_STATE when tok is none of them (the
+ * caller handles it), an error naming the spec, or DPC_OK. seen (2): grid, range given. */
+dpc_status dpc__kan_parse_option(dpc_model_config *c, const char *spec, const char *tok, size_t n,
+                                 int *seen, dpc_error *err);
+/* Initialisation (see dpc_model_init) and the workspace. */
+void dpc__kan_init(const dpc_model *m, double *params, const dpc_rng_stream *s);
+dpc_status dpc__kan_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_chunk,
+                           dpc_error *err);
+/* The kan implementations of the public chunk and naive entry points (same contracts). */
+dpc_status dpc__kan_clipped_sum(const dpc_model *m, const double *params, const double *X,
+                                const double *y, size_t M, double clip, double *grad_sum,
+                                double *losses, double *norms, dpc_model_ws *ws, dpc_error *err);
+dpc_status dpc__kan_per_example_grads(const dpc_model *m, const double *params, const double *X,
+                                      const double *y, size_t M, double *G, double *losses,
+                                      dpc_model_ws *ws, dpc_error *err);
+dpc_status dpc__kan_predict(const dpc_model *m, const double *params, const double *X, size_t M,
+                            double *out, dpc_model_ws *ws, dpc_error *err);
+dpc_status dpc__kan_evaluate(const dpc_model *m, const double *params, const double *X,
+                             const double *y, size_t n, double *mean_loss, double *accuracy,
+                             dpc_model_ws *ws, dpc_error *err);
+dpc_status dpc__kan_loss_grad(const dpc_model *m, const double *params, const double *x,
+                              double y, double *loss, double *grad, dpc_error *err);
+dpc_status dpc__kan_clipped_sum_naive(const dpc_model *m, const double *params, const double *X,
+                                      const double *y, size_t M, double clip, double *grad_sum,
+                                      double *losses, double *norms, dpc_error *err);
 
 #endif

@@ -17,6 +17,7 @@ static const char *kind_name(dpc_model_kind k)
     case DPC_MODEL_LOGISTIC: return "logistic";
     case DPC_MODEL_SOFTMAX: return "softmax";
     case DPC_MODEL_MLP: return "mlp";
+    case DPC_MODEL_KAN: return "kan";
     }
     return "?";
 }
@@ -56,17 +57,19 @@ dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
             return dpc_error_set(err, DPC_E_INVALID,
                                  "model config: softmax needs n_classes >= 2, got %zu", K);
         break;
-    case DPC_MODEL_MLP: break;
+    case DPC_MODEL_MLP:
+    case DPC_MODEL_KAN: break;
     default:
         return dpc_error_set(err, DPC_E_INVALID, "model config: unknown kind %d",
                              (int)cfg->kind);
     }
     if (K > DPC_MODEL_MAX_WIDTH) return check_width(K, "n_classes", err);
-    if (cfg->kind == DPC_MODEL_MLP) {
+    int deep = cfg->kind == DPC_MODEL_MLP || cfg->kind == DPC_MODEL_KAN;
+    if (deep) {
         if (cfg->n_hidden < 1 || cfg->n_hidden > DPC_MODEL_MAX_HIDDEN)
             return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: mlp needs n_hidden in 1..%d, got %zu",
-                                 DPC_MODEL_MAX_HIDDEN, cfg->n_hidden);
+                                 "model config: %s needs n_hidden in 1..%d, got %zu",
+                                 kind_name(cfg->kind), DPC_MODEL_MAX_HIDDEN, cfg->n_hidden);
         for (size_t l = 0; l < cfg->n_hidden; l++) {
             char field[32];
             snprintf(field, sizeof field, "hidden[%zu]", l);
@@ -75,6 +78,7 @@ dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
         if (cfg->act != DPC_ACT_TANH && cfg->act != DPC_ACT_RELU)
             return dpc_error_set(err, DPC_E_INVALID, "model config: unknown activation %d",
                                  (int)cfg->act);
+        if (cfg->kind == DPC_MODEL_KAN && (st = dpc__kan_config_check(cfg, err))) return st;
     } else if (cfg->n_hidden != 0) {
         return dpc_error_set(err, DPC_E_INVALID,
                              "model config: %s has no hidden layers, got n_hidden = %zu",
@@ -84,10 +88,10 @@ dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
         return dpc_error_set(err, DPC_E_INVALID, "model config: bias must be 0 or 1, got %d",
                              cfg->bias);
     /* P must fit in size_t (it does on 64-bit hosts for any widths <= 2^24). */
-    size_t in = cfg->n_in, P = 0;
+    size_t in = cfg->n_in, P = 0, F = cfg->kind == DPC_MODEL_KAN ? cfg->grid + 4 : 1;
     for (size_t l = 0; l <= cfg->n_hidden; l++) {
-        size_t out = l < cfg->n_hidden ? cfg->hidden[l] : (K >= 2 ? K : 1), w;
-        if (!dpc__mul_ok(in, out, &w) || w > SIZE_MAX - P - out)
+        size_t out = l < cfg->n_hidden ? cfg->hidden[l] : (K >= 2 ? K : 1), w, cols;
+        if (!dpc__mul_ok(in, F, &cols) || !dpc__mul_ok(cols, out, &w) || w > SIZE_MAX - P - out)
             return dpc_error_set(err, DPC_E_RANGE, "model config: parameter count overflows");
         P += w + (cfg->bias ? out : 0);
         in = out;
@@ -124,22 +128,28 @@ dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec, size_t n_in,
     c.n_classes = n_classes;
     c.bias = 1;
     c.act = DPC_ACT_TANH;
+    c.grid = 5;
+    c.grid_lo = -1.0;
+    c.grid_hi = 1.0;
     const char *p = spec;
     size_t n = strcspn(p, ":");
     if (tok_is(p, n, "linear")) c.kind = DPC_MODEL_LINEAR;
     else if (tok_is(p, n, "logistic")) c.kind = DPC_MODEL_LOGISTIC;
     else if (tok_is(p, n, "softmax")) c.kind = DPC_MODEL_SOFTMAX;
     else if (tok_is(p, n, "mlp")) c.kind = DPC_MODEL_MLP;
+    else if (tok_is(p, n, "kan")) c.kind = DPC_MODEL_KAN;
     else
         return dpc_error_set(err, DPC_E_INVALID,
                              "model spec '%s': unknown model '%.*s' (expected linear, "
-                             "logistic, softmax or mlp:H1[,H2...])", spec, (int)n, p);
+                             "logistic, softmax, mlp:H1[,H2...] or kan:H1[,H2...])", spec, (int)n,
+                             p);
     p += n;
-    if (c.kind == DPC_MODEL_MLP) {
+    if (c.kind == DPC_MODEL_MLP || c.kind == DPC_MODEL_KAN) {
+        const char *kn = kind_name(c.kind);
         if (*p != ':')
             return dpc_error_set(err, DPC_E_INVALID,
-                                 "model spec '%s': mlp needs hidden layer widths, "
-                                 "e.g. mlp:256 or mlp:256,128", spec);
+                                 "model spec '%s': %s needs hidden layer widths, "
+                                 "e.g. %s:256 or %s:256,128", spec, kn, kn, kn);
         p++;
         n = strcspn(p, ":");
         const char *end = p + n;
@@ -161,11 +171,19 @@ dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec, size_t n_in,
             p++; /* ',' */
         }
     }
-    int seen_act = 0, seen_bias = 0;
+    int seen_act = 0, seen_bias = 0, seen_kan[2] = {0, 0};
     while (*p == ':') {
         p++;
         n = strcspn(p, ":");
         int is_act = tok_is(p, n, "tanh") || tok_is(p, n, "relu");
+        if (c.kind == DPC_MODEL_KAN) { /* grid=, range=, tanh, relu; DPC_E_STATE: not one */
+            dpc_status kst = dpc__kan_parse_option(&c, spec, p, n, seen_kan, err);
+            if (kst != DPC_E_STATE) {
+                if (kst) return kst;
+                p += n;
+                continue;
+            }
+        }
         if (is_act) {
             if (c.kind != DPC_MODEL_MLP)
                 return dpc_error_set(err, DPC_E_INVALID,
@@ -182,8 +200,9 @@ dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec, size_t n_in,
             c.bias = 0;
         } else {
             return dpc_error_set(err, DPC_E_INVALID,
-                                 "model spec '%s': unknown option '%.*s' (expected tanh, relu "
-                                 "or nobias)", spec, (int)n, p);
+                                 "model spec '%s': unknown option '%.*s' (expected tanh, relu, "
+                                 "nobias%s)", spec, (int)n, p,
+                                 c.kind == DPC_MODEL_KAN ? ", grid=G or range=LO,HI" : "");
         }
         p += n;
     }
@@ -203,12 +222,19 @@ size_t dpc_model_format_spec(const dpc_model_config *cfg, char *buf, size_t cap)
         tmp[0] = '\0';
     } else {
         n += (size_t)snprintf(tmp, sizeof tmp, "%s", kind_name(cfg->kind));
-        if (cfg->kind == DPC_MODEL_MLP) {
+        if (cfg->kind == DPC_MODEL_MLP || cfg->kind == DPC_MODEL_KAN) {
             for (size_t l = 0; l < cfg->n_hidden && l < DPC_MODEL_MAX_HIDDEN; l++)
                 n += (size_t)snprintf(tmp + n, sizeof tmp - n, "%c%zu", l ? ',' : ':',
                                       cfg->hidden[l]);
+        }
+        if (cfg->kind == DPC_MODEL_MLP)
             n += (size_t)snprintf(tmp + n, sizeof tmp - n, ":%s",
                                   cfg->act == DPC_ACT_RELU ? "relu" : "tanh");
+        if (cfg->kind == DPC_MODEL_KAN) {
+            n += (size_t)snprintf(tmp + n, sizeof tmp - n, ":grid=%zu", cfg->grid);
+            if (cfg->grid_lo != -1.0 || cfg->grid_hi != 1.0)
+                n += (size_t)snprintf(tmp + n, sizeof tmp - n, ":range=%.17g,%.17g",
+                                      cfg->grid_lo, cfg->grid_hi);
         }
         if (!cfg->bias) n += (size_t)snprintf(tmp + n, sizeof tmp - n, ":nobias");
     }
@@ -236,9 +262,16 @@ dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg, dpc_error
     case DPC_MODEL_LINEAR: m->head = DPC__HEAD_SQUARED; break;
     case DPC_MODEL_LOGISTIC: m->head = DPC__HEAD_LOGISTIC; K = 1; break;
     case DPC_MODEL_SOFTMAX: m->head = DPC__HEAD_SOFTMAX; break;
-    case DPC_MODEL_MLP: m->head = K >= 2 ? DPC__HEAD_SOFTMAX : DPC__HEAD_SQUARED; break;
+    case DPC_MODEL_MLP:
+    case DPC_MODEL_KAN: m->head = K >= 2 ? DPC__HEAD_SOFTMAX : DPC__HEAD_SQUARED; break;
     }
-    m->has_act = cfg->kind == DPC_MODEL_MLP;
+    m->has_act = cfg->kind == DPC_MODEL_MLP || cfg->kind == DPC_MODEL_KAN;
+    if (cfg->kind == DPC_MODEL_KAN &&
+        (dpc_kan_spline_init(&m->spline[0], cfg->grid, cfg->grid_lo, cfg->grid_hi, err) ||
+         dpc_kan_spline_init(&m->spline[1], cfg->grid, -1.0, 1.0, err))) {
+        free(m);
+        return err ? err->status : DPC_E_INVALID;
+    }
     m->n_layers = cfg->n_hidden + 1;
     m->dim[0] = cfg->n_in;
     for (size_t l = 0; l < cfg->n_hidden; l++) m->dim[l + 1] = cfg->hidden[l];
@@ -246,12 +279,13 @@ dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg, dpc_error
     size_t off = 0;
     for (size_t l = 0; l < m->n_layers; l++) {
         size_t in = m->dim[l], o = m->dim[l + 1];
+        m->feat[l] = cfg->kind == DPC_MODEL_KAN ? in * (cfg->grid + 4) : in;
         dpc_model_tensor *t = &m->tensors[m->n_tensors];
         snprintf(m->names[m->n_tensors], sizeof m->names[0], "W%zu", l);
-        *t = (dpc_model_tensor){m->names[m->n_tensors], off, o, in};
+        *t = (dpc_model_tensor){m->names[m->n_tensors], off, o, m->feat[l]};
         m->n_tensors++;
         m->w_off[l] = off;
-        off += o * in;
+        off += o * m->feat[l];
         if (cfg->bias) {
             t = &m->tensors[m->n_tensors];
             snprintf(m->names[m->n_tensors], sizeof m->names[0], "b%zu", l);
@@ -292,8 +326,13 @@ dpc_status dpc_model_init(const dpc_model *m, double *params, const dpc_rng *rng
                              "dpc_model_init: stream_index %llu exceeds 2^32 - 1",
                              (unsigned long long)stream_index);
     memset(params, 0, m->n_params * sizeof *params);
-    if (m->cfg.kind != DPC_MODEL_MLP) return DPC_OK; /* convex models start at 0 */
+    if (m->cfg.kind != DPC_MODEL_MLP && m->cfg.kind != DPC_MODEL_KAN)
+        return DPC_OK; /* convex models start at 0 */
     dpc_rng_stream s = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_INIT, stream_index));
+    if (m->cfg.kind == DPC_MODEL_KAN) {
+        dpc__kan_init(m, params, &s);
+        return DPC_OK;
+    }
     for (size_t l = 0; l < m->n_layers; l++) {
         size_t in = m->dim[l], out = m->dim[l + 1];
         int he = (l + 1 < m->n_layers) && m->cfg.act == DPC_ACT_RELU;
@@ -317,6 +356,7 @@ dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_c
         return dpc_error_set(err, DPC_E_INVALID,
                              "dpc_model_ws_new: max_chunk must be in 1..2^30, got %zu",
                              max_chunk);
+    if (m->cfg.kind == DPC_MODEL_KAN) return dpc__kan_ws_new(out, m, max_chunk, err);
     size_t L = m->n_layers, Mx = max_chunk;
     /* Sizes in doubles (widths <= 2^24 and Mx <= 2^30 keep every product below 2^60). */
     size_t n_act = 0, n_delta = 0, n_pack = 0, max_out = 0;
@@ -344,6 +384,7 @@ dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_c
     ws->max_chunk = Mx;
     ws->n_layers = L;
     memcpy(ws->dim, m->dim, sizeof ws->dim);
+    memcpy(ws->feat, m->feat, sizeof ws->feat);
     double *p = slab;
     for (size_t l = 0; l < L; l++) {
         if (l > 0) {
@@ -373,8 +414,9 @@ size_t dpc_model_ws_max_chunk(const dpc_model_ws *ws) { return ws ? ws->max_chun
 
 dpc_status dpc__check_ws(const dpc_model *m, const dpc_model_ws *ws, size_t M, dpc_error *err)
 {
-    if (ws->n_layers != m->n_layers ||
-        memcmp(ws->dim, m->dim, (m->n_layers + 1) * sizeof m->dim[0]) != 0)
+    if (ws->n_layers != m->n_layers || ws->kan != (m->cfg.kind == DPC_MODEL_KAN) ||
+        memcmp(ws->dim, m->dim, (m->n_layers + 1) * sizeof m->dim[0]) != 0 ||
+        memcmp(ws->feat, m->feat, m->n_layers * sizeof m->feat[0]) != 0)
         return dpc_error_set(err, DPC_E_INVALID,
                              "workspace was created for a model of another shape");
     if (M > ws->max_chunk)

@@ -93,6 +93,7 @@ dpc_status dpc_model_loss_grad(const dpc_model *m, const double *params, const d
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_loss_grad: NULL argument");
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
+    if (m->cfg.kind == DPC_MODEL_KAN) return dpc__kan_loss_grad(m, params, x, y, loss, grad, err);
     double *scratch = dpc__malloc_array(scratch_len(m), sizeof *scratch);
     if (!scratch) return DPC__NOMEM(err, "model scratch");
     st = naive_one(m, params, x, y, 0, loss, grad, scratch, err);
@@ -112,6 +113,8 @@ dpc_status dpc_model_clipped_sum_naive(const dpc_model *m, const double *params,
     if (M == 0) return DPC_OK;
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
+    if (m->cfg.kind == DPC_MODEL_KAN)
+        return dpc__kan_clipped_sum_naive(m, params, X, y, M, clip, grad_sum, losses, norms, err);
     size_t P = m->n_params, D = m->dim[0];
     double *scratch = dpc__malloc_array(scratch_len(m), sizeof(double));
     double *g = dpc__malloc_array(P, sizeof(double));
