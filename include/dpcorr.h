@@ -13,6 +13,7 @@
  *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger)
  *   dpcorr/strategy.h  strategy optimization (BLT, banded Toeplitz, dense ME)
  *   dpcorr/theory.h    nu-DP-FTRL theory (stationary errors, bounds) and simulators
+ *   dpcorr/srgd.h      Accelerated-DP-SRGD: single-epoch DP-SCO with tree noise (+ problems)
  */
 #ifndef DPCORR_H
 #define DPCORR_H
@@ -30,5 +31,6 @@
 #include "dpcorr/theory.h"
 #include "dpcorr/sim.h"
 #include "dpcorr/fft.h"
+#include "dpcorr/srgd.h"
 
 #endif
