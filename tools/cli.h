@@ -88,6 +88,8 @@ int cmd_demo(int argc, char **argv);
  * *bad = 1 (message printed) for an unknown name. */
 int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **);
 void train_algos_help(FILE *f);
+/* `train --algo dp-srgd` (tools/train_srgd.c). */
+int train_srgd(int argc, char **argv);
 /* `mech optimize` (tools/cmd_optimize.c); argv[0] is "optimize". */
 int cmd_mech_optimize(int argc, char **argv);
 

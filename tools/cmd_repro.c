@@ -18,6 +18,7 @@ static const repro_target targets[] = {
     {"nu-fig2", repro_nu_fig2, "nu-DP-FTRL Fig. 2: linear regression error vs d, d_eff, eta; slopes; simulation"},
     {"nu-fig3", repro_nu_fig3, "nu-DP-FTRL Fig. 3: Theorem 3.1 bound vs condition number (SGD, nu, Optimized)"},
     {"nu-tables", repro_nu_tables, "nu-DP-FTRL Tables 1, 2, 4: rates, sensitivities, F_inf of every mechanism"},
+    {"srgd", repro_srgd, "DP-SRGD: excess risk vs n, p, eps; regimes A/B; acceleration; tree vs independent; baselines"},
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 

@@ -51,6 +51,7 @@ int repro_nu_fig1(repro_ctx *c);
 int repro_nu_fig2(repro_ctx *c);
 int repro_nu_fig3(repro_ctx *c);
 int repro_nu_tables(repro_ctx *c);
+int repro_srgd(repro_ctx *c);
 
 #endif
 

@@ -14,6 +14,7 @@ typedef struct train_algo {
 
 static const train_algo algos[] = {
     {"dp-ftrl", NULL, "DP-SGD / DP-FTRL with any mechanism (the default)"},
+    {"dp-srgd", train_srgd, "Accelerated-DP-SRGD: single-epoch large-batch DP-SCO, tree noise"},
 };
 
 /* Returns the runner for --algo NAME in argv, NULL for the default trainer; *bad is set (and a
