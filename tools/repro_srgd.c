@@ -9,252 +9,13 @@
 #include "cli.h"
 #include "plot.h"
 #include "repro.h"
+#include "repro_srgd.h"
 
 #include <math.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-/* ==== jobs ============================================================================ */
-
-enum { ALG_SRGD = 0, ALG_DPSGD = 1, ALG_DPFTRL = 2, ALG_CALIB_SGD = 3, ALG_CALIB_FTRL = 4 };
-
-typedef struct sjob {
-    /* problem: P2 (or P1) sparse design, fresh data per seed */
-    dpc_srgd_problem_kind kind;
-    size_t n, p, rel;
-    double w;               /* |w0| (x-dagger = w0 inside C = B(0, 2)) */
-    uint64_t seed;
-    /* algorithm */
-    int alg;
-    dpc_srgd_regime regime;
-    double cc, eps;
-    dpc_srgd_variant var;
-    dpc_srgd_noise noise;
-    size_t bbatch;          /* trainer baselines: batch */
-    double lr;              /* trainer baselines: learning rate */
-    double sigma;           /* trainer baselines: noise multiplier (ALG_CALIB_*: output) */
-    int want_trace;
-    /* results */
-    double excess, beta, cpu;
-    size_t T, B;
-    dpc_srgd_step_info *trace;
-    int failed;
-    char err[DPC_ERROR_MSG_LEN];
-} sjob;
-
-static void job_fail(sjob *j, const dpc_error *e)
-{
-    j->failed = 1;
-    snprintf(j->err, sizeof j->err, "%s", e->msg);
-}
-
-/* The core trainer's DP-SGD (identity, Poisson, PLD) or DP-FTRL (tree, fixed order, GDP), one
- * epoch. Calibration jobs build the trainer for (eps, delta) and return its noise multiplier;
- * the runs then use it as given (the trainer re-accounts it: the same epsilon). */
-static void run_trainer(sjob *j, dpc_srgd_problem *pr, const dpc_model *m, const dpc_rng *rng)
-{
-    dpc_error err = {0};
-    dpc_train_config tc;
-    dpc_train_config_init(&tc);
-    dpc_mech_params_init(&tc.mech);
-    int sgd = j->alg == ALG_DPSGD || j->alg == ALG_CALIB_SGD;
-    int calib = j->alg >= ALG_CALIB_SGD;
-    tc.mech.kind = sgd ? DPC_MECH_IDENTITY : DPC_MECH_TREE;
-    tc.mech.steps = 1;
-    tc.sampler = sgd ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
-    tc.sampler_set = 1;
-    tc.batch = j->bbatch;
-    tc.epochs = 1;
-    tc.epsilon = calib ? j->eps : 0;
-    tc.noise_multiplier = j->sigma;
-    tc.delta = 1e-6;
-    /* calibration by the trainer's PLD accountant (tight); the runs then only report their
-     * epsilon, by RDP (fast, an upper bound) */
-    tc.accountant = calib ? DPC_ACCOUNTANT_PLD : DPC_ACCOUNTANT_RDP;
-    double L;
-    dpc_srgd_problem_constants(pr, &L, NULL, NULL);
-    tc.clip = L; /* the per-example gradient bound: clipping never binds */
-    tc.lr = j->lr;
-    dpc_trainer *tr = NULL;
-    if (dpc_trainer_new(&tr, m, dpc_srgd_problem_data(pr), NULL, &tc, rng, &err)) {
-        job_fail(j, &err);
-        return;
-    }
-    const dpc_ledger *led = dpc_trainer_ledger(tr);
-    if (calib) {
-        j->sigma = led->sigma;
-        if (!(led->epsilon <= j->eps * (1 + 1e-9))) {
-            snprintf(j->err, sizeof j->err, "baseline epsilon %g exceeds %g", led->epsilon, j->eps);
-            j->failed = 1;
-        }
-        dpc_trainer_free(tr);
-        return;
-    }
-    while (dpc_trainer_steps_done(tr) < dpc_trainer_steps_total(tr))
-        if (dpc_trainer_step(tr, NULL, &err)) {
-            job_fail(j, &err);
-            break;
-        }
-    j->T = dpc_trainer_steps_total(tr);
-    j->B = j->bbatch;
-    if (!j->failed && dpc_srgd_problem_excess(pr, dpc_trainer_params(tr), &j->excess, &err))
-        job_fail(j, &err);
-    dpc_trainer_free(tr);
-}
-
-static double thread_cpu(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void run_job_timed(sjob *j);
-
-static void run_job(sjob *j)
-{
-    double t0 = thread_cpu();
-    run_job_timed(j);
-    j->cpu = thread_cpu() - t0;
-}
-
-static void run_job_timed(sjob *j)
-{
-    dpc_error err = {0};
-    dpc_srgd_problem_config pc;
-    dpc_srgd_problem_config_init(&pc);
-    pc.kind = j->kind;
-    pc.n = j->n;
-    pc.p = j->p;
-    pc.relevant = j->rel;
-    pc.w_norm = j->w;
-    dpc_rng rng;
-    dpc_rng_seed(&rng, j->seed);
-    dpc_srgd_problem *pr = NULL;
-    dpc_model *m = NULL;
-    dpc_model_config mc;
-    dpc_srgd *s = NULL;
-    j->excess = NAN;
-    if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err) ||
-        dpc_model_parse(&mc, dpc_srgd_problem_model_spec(pr), j->p,
-                        j->kind == DPC_SRGD_P1_LOGISTIC ? 2 : 0, &err) ||
-        dpc_model_new(&m, &mc, &err)) {
-        job_fail(j, &err);
-        goto done;
-    }
-    if (j->alg != ALG_SRGD) {
-        run_trainer(j, pr, m, &rng);
-        goto done;
-    }
-    dpc_srgd_config c;
-    dpc_srgd_config_init(&c);
-    dpc_srgd_problem_constants(pr, &c.L, &c.M, &c.R);
-    c.epsilon = j->eps;
-    c.variant = j->var;
-    c.noise = j->noise;
-    if (dpc_srgd_preset(&c, j->regime, j->cc, 0, j->n, j->p, &err)) {
-        job_fail(j, &err);
-        goto done;
-    }
-    j->beta = c.beta;
-    j->T = c.steps;
-    j->B = c.batch;
-    if (j->want_trace) {
-        c.risk = dpc_srgd_problem_risk;
-        c.risk_ctx = pr;
-        c.eval_every = 1;
-        j->trace = calloc(c.steps, sizeof *j->trace);
-    }
-    if (dpc_srgd_new(&s, m, dpc_srgd_problem_data(pr), &c, &rng, &err) ||
-        dpc_srgd_run(s, j->trace, &err) ||
-        dpc_srgd_problem_excess(pr, dpc_srgd_output(s), &j->excess, &err))
-        job_fail(j, &err);
-done:
-    dpc_srgd_free(s);
-    dpc_model_free(m);
-    dpc_srgd_problem_free(pr);
-}
-
-typedef struct pool {
-    sjob *jobs;
-    size_t njobs, next;
-    pthread_mutex_t mu;
-} pool;
-
-static void *worker(void *arg)
-{
-    pool *P = arg;
-    for (;;) {
-        pthread_mutex_lock(&P->mu);
-        size_t i = P->next++;
-        pthread_mutex_unlock(&P->mu);
-        if (i >= P->njobs) return NULL;
-        run_job(&P->jobs[i]);
-    }
-}
-
-/* Runs every job on min(2, cores) threads; returns 1 (message printed) if one failed. */
-static int run_jobs(sjob *jobs, size_t n)
-{
-    pool P = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    size_t nt = cores >= 2 ? 2 : 1;
-    pthread_t th[2];
-    size_t started = 0;
-    for (size_t t = 1; t < nt; t++)
-        if (pthread_create(&th[t], NULL, worker, &P) == 0) started = t;
-    worker(&P);
-    for (size_t t = 1; t <= started; t++) pthread_join(th[t], NULL);
-    for (size_t i = 0; i < n; i++)
-        if (jobs[i].failed) {
-            fprintf(stderr, "dpcorr repro: srgd run failed: %s\n", jobs[i].err);
-            return 1;
-        }
-    return 0;
-}
-
-/* ==== statistics ============================================================================ */
-
-/* mean and standard error of the excess over the `ns` consecutive seed jobs starting at j */
-static void mean_se(const sjob *j, size_t ns, double *mean, double *se)
-{
-    double s = 0, s2 = 0;
-    for (size_t k = 0; k < ns; k++) s += j[k].excess;
-    double m = s / (double)ns;
-    for (size_t k = 0; k < ns; k++) s2 += (j[k].excess - m) * (j[k].excess - m);
-    *mean = m;
-    *se = ns > 1 ? sqrt(s2 / (double)(ns - 1) / (double)ns) : NAN;
-}
-
-/* Slope of log(mean over seeds) on log x, with its jackknife standard error over seeds: the
- * series reuse the same seeds (common random numbers: data and noise keys) at every x, so the
- * points are correlated and the seed is the unit of replication. v: (npts, ns) row-major. */
-static double slope_jk(const double *x, const double *v, size_t npts, size_t ns, double *se)
-{
-    double y[16], yj[16];
-    for (size_t i = 0; i < npts; i++) {
-        y[i] = 0;
-        for (size_t s = 0; s < ns; s++) y[i] += v[i * ns + s] / (double)ns;
-    }
-    double full = repro_loglog_slope(x, y, npts), acc = 0, acc2 = 0;
-    if (ns < 2) {
-        *se = NAN;
-        return full;
-    }
-    for (size_t d = 0; d < ns; d++) {
-        for (size_t i = 0; i < npts; i++)
-            yj[i] = (y[i] * (double)ns - v[i * ns + d]) / (double)(ns - 1);
-        double sl = repro_loglog_slope(x, yj, npts);
-        acc += sl;
-        acc2 += sl * sl;
-    }
-    double m = acc / (double)ns;
-    *se = sqrt(fmax(0, (acc2 / (double)ns - m * m)) * (double)(ns - 1));
-    return full;
-}
 
 /* ==== plan ================================================================================== */
 
@@ -284,8 +45,8 @@ typedef struct plan {
 
 #define KS {1.4142135623730951, 2, 2.8284271247461903, 4, 5.6568542494923806, 8, \
             11.313708498984761, 16, 22.627416997969522, 32}
-static const plan FULL = {6, 6, 10, {8, 10, 13, 16, 20, 25, 32}, 7, 32, 0.25, 1048576, 16,
-                          {32, 64, 128, 256}, 4, 8, KS, 10, 6, 65536, {1, 2, 4, 8, 16}, 5, 1, 0.5,
+static const plan FULL = {6, 8, 10, {8, 10, 13, 16, 20, 25, 32}, 7, 32, 0.25, 1048576, 16,
+                          {32, 64, 128}, 3, 8, KS, 10, 6, 65536, {1, 2, 4, 8, 16}, 5, 1, 0.5,
                           {1.0, 0.25, 0.0625}, 3, {0.00390625, 0.015625, 0.0625, 0.25, 1}, 5, 256,
                           {4096, 65536, 1048576}, 3};
 static const plan QUICK = {3, 6, 8, {8, 10, 13, 16, 20}, 5, 32, 0.25, 262144, 16, {32, 64, 128},
@@ -479,11 +240,11 @@ static int report_n(exp_t *E, curve *np, curve *p1, curve *priv, curve *un)
             v[4][i * ns + sd] = b[4 * ns + sd].excess;
         }
         np->x[i] = p1->x[i] = priv->x[i] = un->x[i] = as.x[i] = (double)b->n;
-        mean_se(b, ns, &np->y[i], &np->se[i]);
-        mean_se(b + ns, ns, &p1->y[i], &p1->se[i]);
+        srgd_mean_se(b, ns, &np->y[i], &np->se[i]);
+        srgd_mean_se(b + ns, ns, &p1->y[i], &p1->se[i]);
         paired(b + 2 * ns, b, ns, &priv->y[i], &priv->se[i]);
-        mean_se(b + 3 * ns, ns, &un->y[i], &un->se[i]);
-        mean_se(b + 4 * ns, ns, &as.y[i], &as.se[i]);
+        srgd_mean_se(b + 3 * ns, ns, &un->y[i], &un->se[i]);
+        srgd_mean_se(b + 4 * ns, ns, &as.y[i], &as.se[i]);
         m = priv->y[i];
         fprintf(f, "%zu,%zu,%zu,%.6g,%.8g,%.3g,%.8g,%.3g,%.8g,%.3g,%.8g,%.3g,%.8g,%.3g,%llu\n",
                 b->n, b->T, b->B, b->beta, np->y[i], np->se[i], p1->y[i], p1->se[i], m,
@@ -494,11 +255,11 @@ static int report_n(exp_t *E, curve *np, curve *p1, curve *priv, curve *un)
     fclose(f);
     np->n = p1->n = priv->n = un->n = as.n = pl->nTn;
     size_t N = np->n;
-    double se0, d, s0 = slope_jk(np->x, v[0], N, ns, &se0);
-    double s1 = slope_jk(np->x, v[1], N, ns, &d);
-    double s2 = slope_jk(np->x, v[3], N, ns, &d);
-    double s3 = slope_jk(np->x, v[4], N, ns, &d);
-    double s4 = slope_jk(np->x, v[2], N, ns, &d);
+    double se0, d, s0 = srgd_slope_jk(np->x, v[0], N, ns, &se0);
+    double s1 = srgd_slope_jk(np->x, v[1], N, ns, &d);
+    double s2 = srgd_slope_jk(np->x, v[3], N, ns, &d);
+    double s3 = srgd_slope_jk(np->x, v[4], N, ns, &d);
+    double s4 = srgd_slope_jk(np->x, v[2], N, ns, &d);
     repro_say(c, "slopes vs n: non-private P2 %.3f +- %.3f (theory -1/2), P1 %.3f, unaccelerated "
                  "SRG %.3f (theory -1/4), accel-SGD %.3f, private part %.3f (theory -1)\n",
               s0, se0, s1, s2, s3, s4);
@@ -528,8 +289,8 @@ static int report_priv(exp_t *E, curve *cp, curve *ce, int *infit)
         const sjob *b = E->jobs + E->e2 + 2 * nsp * i;
         double m0, s0, m1, s1;
         for (size_t sd = 0; sd < nsp; sd++) vp[i * nsp + sd] = b[nsp + sd].excess - b[sd].excess;
-        mean_se(b, nsp, &m0, &s0);
-        mean_se(b + nsp, nsp, &m1, &s1);
+        srgd_mean_se(b, nsp, &m0, &s0);
+        srgd_mean_se(b + nsp, nsp, &m1, &s1);
         cp->x[i] = (double)pl->ps[i];
         paired(b + nsp, b, nsp, &cp->y[i], &cp->se[i]);
         cp->beta[i] = b[nsp].beta;
@@ -569,10 +330,10 @@ static int report_priv(exp_t *E, curve *cp, curve *ce, int *infit)
             fx[m] = ce->x[i];
             fb[m++] = ce->beta[i];
         }
-    double sp_se, d, sp = slope_jk(cp->x, vp, cp->n, nsp, &sp_se);
-    double se_se = NAN, se_ = m >= 2 ? slope_jk(fx, ve, m, nsp, &se_se) : NAN;
-    double sb = m >= 2 ? slope_jk(fb, ve, m, nsp, &d) : NAN;
-    double spb = slope_jk(cp->beta, vp, cp->n, nsp, &d);
+    double sp_se, d, sp = srgd_slope_jk(cp->x, vp, cp->n, nsp, &sp_se);
+    double se_se = NAN, se_ = m >= 2 ? srgd_slope_jk(fx, ve, m, nsp, &se_se) : NAN;
+    double sb = m >= 2 ? srgd_slope_jk(fb, ve, m, nsp, &d) : NAN;
+    double spb = srgd_slope_jk(cp->beta, vp, cp->n, nsp, &d);
     repro_say(c, "slopes: private part vs p %.3f +- %.3f (theory 1/2), vs eps %.3f +- %.3f (theory "
                  "-1; %zu points); vs beta %.3f (eps sweep) and %.3f (p sweep)\n",
               sp, sp_se, se_, se_se, nf, sb, spb);
@@ -600,8 +361,8 @@ static int report_regimes(exp_t *E)
         for (int r = 0; r < 2; r++) {
             const sjob *b = E->jobs + E->e4 + (4 * i + 2 * (size_t)r) * na;
             double m0, s0, m1, s1;
-            mean_se(b, na, &m0, &s0);
-            mean_se(b + na, na, &m1, &s1);
+            srgd_mean_se(b, na, &m0, &s0);
+            srgd_mean_se(b + na, na, &m1, &s1);
             fprintf(f, "%zu,%s,%zu,%zu,%.6g,%.8g,%.3g,%.8g,%.3g\n", b->n, r ? "B" : "A", b->T,
                     b->B, b->beta, m0, s0, m1, s1);
             repro_say(c, "%8zu  %-6s %6zu %6zu  %-9.4g  %-12.4g  %.4g\n", b->n, r ? "B" : "A",
@@ -632,10 +393,10 @@ static int report_tree(exp_t *E, curve *ct, curve *ch, curve *ci)
     for (size_t i = 0; i < pl->ncs; i++) {
         const sjob *b = E->jobs + E->e6 + nk * na * i;
         double m[4] = {NAN, NAN, NAN, NAN}, s[4] = {NAN, NAN, NAN, NAN};
-        mean_se(b, na, &m[0], &s[0]);
-        if (pl->honaker) mean_se(b + na, na, &m[1], &s[1]);
-        mean_se(b + (nk - 2) * na, na, &m[2], &s[2]);
-        mean_se(b + (nk - 1) * na, na, &m[3], &s[3]);
+        srgd_mean_se(b, na, &m[0], &s[0]);
+        if (pl->honaker) srgd_mean_se(b + na, na, &m[1], &s[1]);
+        srgd_mean_se(b + (nk - 2) * na, na, &m[2], &s[2]);
+        srgd_mean_se(b + (nk - 1) * na, na, &m[3], &s[3]);
         ct->x[i] = ch->x[i] = ci->x[i] = (double)b->T;
         ct->y[i] = m[0], ct->se[i] = s[0];
         ch->y[i] = m[1], ch->se[i] = s[1];
@@ -681,14 +442,14 @@ static int report_baselines(exp_t *E, curve cb[4])
         const sjob *b = E->jobs + E->e7 + e * (2 + 2 * pl->nlr) * na;
         double m[4], s[4], lr[4] = {0, 0, 0, 0}, sig[4] = {0, 0, 0, 0};
         size_t T[4] = {b->T, b->T, 0, 0}, Bt[4] = {b->B, b->B, pl->base_batch, pl->base_batch};
-        mean_se(b, na, &m[0], &s[0]);
-        mean_se(b + na, na, &m[1], &s[1]);
+        srgd_mean_se(b, na, &m[0], &s[0]);
+        srgd_mean_se(b + na, na, &m[1], &s[1]);
         for (int a = 0; a < 2; a++) {
             m[2 + a] = INFINITY;
             for (size_t l = 0; l < pl->nlr; l++) {
                 const sjob *q = b + (2 + (size_t)a * pl->nlr + l) * na;
                 double mm, ss;
-                mean_se(q, na, &mm, &ss);
+                srgd_mean_se(q, na, &mm, &ss);
                 if (mm < m[2 + a]) {
                     m[2 + a] = mm, s[2 + a] = ss, lr[2 + a] = q->lr;
                     T[2 + a] = q->T, sig[2 + a] = q->sigma;
@@ -795,13 +556,13 @@ int repro_srgd(repro_ctx *c)
                  "delta = 1e-6; fresh data per seed; %ld threads\n",
               E.k, 2 * pl->neb, sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2L : 1L);
     int rc = 1;
-    if (run_jobs(cal, 2 * pl->neb)) goto out;
+    if (srgd_run_jobs(cal, 2 * pl->neb)) goto out;
     for (size_t i = E.e7; i < E.e8; i++)
         if (E.jobs[i].alg == ALG_DPSGD || E.jobs[i].alg == ALG_DPFTRL)
             for (size_t e = 0; e < pl->neb; e++)
                 if (E.jobs[i].eps == pl->eps_base[e])
                     E.jobs[i].sigma = cal[2 * e + (size_t)(E.jobs[i].alg == ALG_DPFTRL)].sigma;
-    if (run_jobs(E.jobs, E.k)) goto out;
+    if (srgd_run_jobs(E.jobs, E.k)) goto out;
     {
         const size_t bounds[] = {E.e1, E.e2, E.e3, E.e4, E.e6, E.e7, E.e8, E.k};
         const char *names[] = {"vs-n", "vs-p", "vs-eps", "regimes", "tree", "baselines", "trace"};

@@ -49,23 +49,27 @@ static void usage(FILE *f)
             "    --row-radius X     clip every row to norm X first (data-independent)\n"
             "    --y-bound Y        linear: public bound on |y| (for L)\n"
             "constants (default: from the problem or the data's public norm bound):\n"
-            "  --L L --M M          per-example Lipschitz constant and smoothness on C\n"
+            "  --L L                per-example Lipschitz constant on C\n"
+            "  --M M                per-example smoothness on C\n"
             "  --R R                radius of C = B(0, R) (default 2)\n"
             "schedule:\n"
             "  --regime A|B         A: T = ceil(c n^(1/4)), B = n/T (default); B: B = sqrt n\n"
             "  --c C                Regime A practical constant (default 1)\n"
             "  --literal            Regime A with the paper's c_DP (explains when infeasible)\n"
-            "  --steps T --batch B --beta BETA --clip-delta C    override the preset\n"
+            "  --steps T --batch B --beta BETA --clip-delta C    override the preset (C: inf\n"
+            "                       only with --nonprivate)\n"
             "  --z-step S           z-step scale in (0, 1] (default 0.5, the proof's choice)\n"
             "  --variant V          accel (default) | srg (unaccelerated) | accel-sgd (Thm 5.13)\n"
             "  --noise K            tree (default) | honaker | independent\n"
             "  --permute            public random order of the examples first\n"
             "privacy:\n"
-            "  --epsilon E          target epsilon (zero-out adjacency); --nonprivate: no noise\n"
+            "  --epsilon E          target epsilon (zero-out adjacency)\n"
+            "  --nonprivate         no noise (epsilon = infinity)\n"
             "  --delta D            default 1e-6\n"
             "  --mu-rule R          exact (default, GDP curve) | paper (eps/sqrt(2 ln(2.5/delta)))\n"
             "randomness and output:\n"
-            "  --seed S             seeded mode (experiments; default 1); --secure: OS key\n"
+            "  --seed S             seeded mode (experiments; default 1); recorded in reports\n"
+            "  --secure             key from the OS (getrandom); not reproducible\n"
             "  --eval-every K       F(y_t) every K steps (default 1 for problems, 0 for data)\n"
             "  --report F.json      configuration, ledger, per-step telemetry, final risk\n"
             "  --trace F.csv        per-step telemetry (not privatized)\n"
@@ -109,7 +113,11 @@ static int parse(srgd_opts *o, int argc, char **argv, int *help)
         SZ("--steps", o->steps)
         SZ("--batch", o->batch)
         DBL("--beta", o->beta)
-        DBL("--clip-delta", o->clip)
+        else if (cli_is(&it, "--clip-delta")) {
+            VAL();
+            if (!strcmp(v, "inf")) o->clip = INFINITY; /* non-private runs only (checked) */
+            else if (cli_double(&it, v, &o->clip)) return CLI_USAGE;
+        }
         DBL("--z-step", o->c.z_step)
         DBL("--epsilon", o->c.epsilon)
         DBL("--delta", o->c.delta)
