@@ -604,6 +604,60 @@ static void test_determinism_and_ledger(void)
     dpc_srgd_problem_free(pr);
 }
 
+/* ==== hooks: a custom convex set, a held-out risk ================================================= */
+
+typedef struct box {
+    double a;
+    size_t calls;
+} box;
+
+static void box_project(void *ctx, double *x, size_t P)
+{
+    box *b = ctx;
+    b->calls++;
+    for (size_t i = 0; i < P; i++) x[i] = x[i] > b->a ? b->a : x[i] < -b->a ? -b->a : x[i];
+}
+
+static void test_hooks(void)
+{
+    dpc_error err = {0};
+    dpc_srgd_problem *pr = problem(DPC_SRGD_P2_LSQ, 4096, 6, 1.5, 8);
+    dpc_srgd_problem *ho = problem(DPC_SRGD_P2_LSQ, 2000, 6, 1.5, 9); /* held-out draw */
+    dpc_model *m = model_of("linear:nobias", 6, 0);
+    dpc_srgd_config c;
+    dpc_srgd_config_init(&c);
+    dpc_srgd_problem_constants(pr, &c.L, &c.M, &c.R);
+    c.epsilon = 1;
+    CHECK_OK(dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 1, 0, 4096, 6, &err), &err);
+    box b = {0.2, 0};
+    c.project = box_project;
+    c.project_ctx = &b;
+    c.heldout = dpc_srgd_problem_data(ho);
+    c.eval_every = 1;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 2);
+    dpc_srgd *s = NULL;
+    CHECK_OK(dpc_srgd_new(&s, m, dpc_srgd_problem_data(pr), &c, &rng, &err), &err);
+    if (!s) return;
+    dpc_srgd_step_info tr[8];
+    CHECK_OK(dpc_srgd_run(s, tr, &err), &err);
+    CHECK(b.calls == 2 * c.steps, "the hook projects z and y every round (%zu calls)", b.calls);
+    const double *y = dpc_srgd_output(s), *z = dpc_srgd_z(s);
+    int inside = 1;
+    for (int j = 0; j < 6; j++) inside &= fabs(y[j]) <= 0.2 && fabs(z[j]) <= 0.2;
+    CHECK(inside, "output and z inside the box");
+    double F;
+    const dpc_dataset *h = dpc_srgd_problem_data(ho);
+    CHECK_OK(dpc_model_evaluate(m, y, h->x, h->y, h->n, &F, NULL, NULL, &err), &err);
+    CHECK(tr[c.steps - 1].risk == F, "risk = mean held-out loss of the output (%g vs %g)",
+          tr[c.steps - 1].risk, F);
+    CHECK(isnan(tr[0].srg_error), "no gradient of F from a held-out set: NaN");
+    dpc_srgd_free(s);
+    dpc_model_free(m);
+    dpc_srgd_problem_free(pr);
+    dpc_srgd_problem_free(ho);
+}
+
 int main(void)
 {
     test_o2_calibration();
@@ -614,5 +668,6 @@ int main(void)
     test_o7_accounting();
     test_o8_zero_out();
     test_determinism_and_ledger();
+    test_hooks();
     return TEST_SUMMARY();
 }

@@ -173,6 +173,9 @@ static int parse(srgd_opts *o, int argc, char **argv, int *help)
 #undef STR
     if (o->have_problem == !!o->data)
         return cli_fail("train", "--problem / --data: give exactly one (see --help)");
+    if (o->have_problem && o->model)
+        return cli_fail("train", "--model: the synthetic problem fixes the loss (p1: logistic, "
+                                 "others: least squares)");
     if (o->nonprivate) o->c.epsilon = INFINITY;
     else if (o->c.epsilon == 0)
         return cli_fail("train", "--epsilon: required (or --nonprivate)");

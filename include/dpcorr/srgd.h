@@ -258,7 +258,8 @@ typedef struct dpc_srgd_step_info {
     double grad_F_norm;     /* |grad F(x_t)| or NaN */
     double loss;            /* mean loss of the batch at x_t */
     double risk;            /* F(output after the step) when evaluated, else NaN */
-    size_t grad_evals;      /* per-example gradient evaluations so far */
+    size_t grad_evals;      /* per-example gradient evaluations so far (dpc_srgd_increment
+                               calls made by the caller count too) */
 } dpc_srgd_step_info;
 
 /* One round; DPC_E_RANGE when all T rounds are done. info may be NULL. */
