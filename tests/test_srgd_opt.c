@@ -434,8 +434,36 @@ static void test_o6_flat(void)
         }
 }
 
+/* the example of include/dpcorr/srgd.h, verbatim but for the checks */
+static void test_header_example(void)
+{
+    dpc_error err = {0};  dpc_rng rng;  dpc_rng_seed(&rng, 7);
+    dpc_srgd_problem_config pc;  dpc_srgd_problem_config_init(&pc);
+    pc.kind = DPC_SRGD_P2_LSQ;  pc.n = 65536;  pc.p = 32;
+    dpc_srgd_problem *pr = NULL;  dpc_model_config mc;  dpc_model *model = NULL;
+    dpc_srgd *s = NULL;  double excess = NAN;
+    if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err) ||
+        dpc_model_parse(&mc, dpc_srgd_problem_model_spec(pr), pc.p, 0, &err) ||
+        dpc_model_new(&model, &mc, &err)) goto fail;
+    dpc_srgd_config c;  dpc_srgd_config_init(&c);
+    dpc_srgd_problem_constants(pr, &c.L, &c.M, &c.R);
+    c.epsilon = 1;  c.delta = 1e-6;
+    if (dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 1.0, 0, pc.n, pc.p, &err)) goto fail;
+    CHECK(c.steps == 16 && c.batch == 4096, "header example: T = 16, B = 4096");
+    if (dpc_srgd_new(&s, model, dpc_srgd_problem_data(pr), &c, &rng, &err) ||
+        dpc_srgd_run(s, NULL, &err) ||
+        dpc_srgd_problem_excess(pr, dpc_srgd_output(s), &excess, &err)) goto fail;
+    CHECK(excess > 2e-4 && excess < 5e-3, "header example: excess risk %g about 1e-3", excess);
+    dpc_srgd_free(s);  dpc_model_free(model);  dpc_srgd_problem_free(pr);
+    return;
+fail:
+    CHECK(0, "header example: %s", err.msg);
+    dpc_srgd_free(s);  dpc_model_free(model);  dpc_srgd_problem_free(pr);
+}
+
 int main(void)
 {
+    test_header_example();
     test_problems();
     test_o3_srg();
     test_o4_rate();

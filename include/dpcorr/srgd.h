@@ -48,20 +48,25 @@
  * DP-SGD with independent batch gradients (Thm. 5.13), independent per-step noise
  * (DPC_MECH_IDENTITY, sigma = C_Delta/(B mu)) and Honaker's tree estimator.
  *
- * Example (the note's P2 problem, Regime A, practical constant c = 1):
+ * Example (the note's P2 problem, Regime A, practical constant c = 1; compiled and run as
+ * test_header_example in tests/test_srgd_opt.c):
+ *     dpc_error err = {0};  dpc_rng rng;  dpc_rng_seed(&rng, 7);
  *     dpc_srgd_problem_config pc;  dpc_srgd_problem_config_init(&pc);
  *     pc.kind = DPC_SRGD_P2_LSQ;  pc.n = 65536;  pc.p = 32;
- *     dpc_srgd_problem *pr = NULL;  dpc_rng rng;  dpc_rng_seed(&rng, 7);
- *     if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err)) goto fail;
+ *     dpc_srgd_problem *pr = NULL;  dpc_model_config mc;  dpc_model *model = NULL;
+ *     if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err) ||
+ *         dpc_model_parse(&mc, dpc_srgd_problem_model_spec(pr), pc.p, 0, &err) ||
+ *         dpc_model_new(&model, &mc, &err)) goto fail;
  *     dpc_srgd_config c;  dpc_srgd_config_init(&c);
  *     dpc_srgd_problem_constants(pr, &c.L, &c.M, &c.R);
  *     c.epsilon = 1;  c.delta = 1e-6;
  *     if (dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 1.0, 0, pc.n, pc.p, &err)) goto fail;
- *     c.risk = dpc_srgd_problem_risk;  c.risk_ctx = pr;  c.eval_every = 1;
- *     dpc_srgd *s = NULL;
+ *     dpc_srgd *s = NULL;  double excess;       // T = 16 rounds of B = 4096
  *     if (dpc_srgd_new(&s, model, dpc_srgd_problem_data(pr), &c, &rng, &err) ||
- *         dpc_srgd_run(s, NULL, &err)) goto fail;
- *     double ex;  if (dpc_srgd_problem_excess(pr, dpc_srgd_output(s), &ex, &err)) goto fail;
+ *         dpc_srgd_run(s, NULL, &err) ||
+ *         dpc_srgd_problem_excess(pr, dpc_srgd_output(s), &excess, &err)) goto fail;
+ *     printf("excess risk %g\n", excess);      // about 1e-3
+ *     dpc_srgd_free(s);  dpc_model_free(model);  dpc_srgd_problem_free(pr);
  *
  * Ownership and threading: dpc_srgd_new borrows the model, the data and the hooks' contexts
  * (they must outlive the run) and copies the configuration. A run is used by one thread.
