@@ -32,5 +32,6 @@
 #include "dpcorr/kan.h"
 #include "dpcorr/fft.h"
 #include "dpcorr/linreg.h"
+#include "dpcorr/srgd.h"
 
 #endif

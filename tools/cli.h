@@ -94,6 +94,8 @@ int train_linreg_ambssgd(int argc, char **argv);
 int train_linreg_ssgd(int argc, char **argv);
 /* `train --algo lcgd-projected` (tools/train_kan.c): the KAN paper's projected DP-lambda-CGD. */
 int train_lcgd_projected(int argc, char **argv);
+/* `train --algo dp-srgd` (tools/train_srgd.c). */
+int train_srgd(int argc, char **argv);
 /* `mech optimize` (tools/cmd_optimize.c); argv[0] is "optimize". */
 int cmd_mech_optimize(int argc, char **argv);
 

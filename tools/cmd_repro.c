@@ -21,6 +21,7 @@ static const repro_target targets[] = {
     {"nu-tables", repro_nu_tables, "nu-DP-FTRL Tables 1, 2, 4: rates, sensitivities, F_inf of every mechanism"},
     {"ambssgd", repro_ambssgd, "adaptive-clipping linear regression: sigma, eps, N, d sweeps; adaptive vs fixed clip"},
     {"kan", repro_kan, "KAN + DP-lambda-CGD: noise, sensitivity, kappa tables, lambda/width/n/eps trends, FMNIST KAN vs MLP"},
+    {"srgd", repro_srgd, "DP-SRGD: excess risk vs n, p, eps; regimes A/B; acceleration; tree vs independent; baselines"},
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 

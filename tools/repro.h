@@ -56,6 +56,7 @@ int repro_ambssgd(repro_ctx *c); /* repro_ambssgd.c (papers/001) */
 int repro_kan(repro_ctx *c);
 /* The Fashion-MNIST section of `repro kan` (tools/repro_kan_fmnist.c). */
 int repro_kan_fmnist(repro_ctx *c);
+int repro_srgd(repro_ctx *c);
 
 #endif
 

@@ -17,6 +17,7 @@ static const train_algo algos[] = {
     {"dp-ambssgd", train_linreg_ambssgd, "linear regression, adaptive clipping (DP-AMBSSGD + DP-STAT)"},
     {"dp-ssgd", train_linreg_ssgd, "linear regression, shuffled single-record DP-SGD (DP-SSGD)"},
     {"lcgd-projected", train_lcgd_projected, "KAN paper: projected DP-lambda-CGD, fresh batches (kan2:M, kan:H, any model)"},
+    {"dp-srgd", train_srgd, "Accelerated-DP-SRGD: single-epoch large-batch DP-SCO, tree noise"},
 };
 
 /* Returns the runner for --algo NAME in argv, NULL for the default trainer; *bad is set (and a
