@@ -1,5 +1,5 @@
 /* json.c — minimal strict JSON reader (RFC 8259): objects, arrays, strings (escapes including
- * \uXXXX with surrogate pairs, encoded as UTF-8), numbers in the JSON grammar only (no NaN,
+ * \uHHHH (4 hex digits) with surrogate pairs, encoded as UTF-8), numbers in the JSON grammar only (no NaN,
  * Infinity, hex, leading '+' or zeros), true/false/null. Duplicate keys, trailing commas,
  * control characters in strings and trailing data are errors. */
 #include "io/json.h"
