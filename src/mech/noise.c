@@ -300,17 +300,24 @@ static void iir_next(dpc_noise *g, double *out)
 
 static void blt_next(dpc_noise *g, double *out)
 {
-    /* x_t = z_t - sum_i omega_i s_i;  s_i <- theta_i s_i + x_t  (state laid out (d, k)). */
+    /* x_t = z_t - sum_i omega_i s_i;  s_i <- theta_i s_i + x_t  (state laid out (d, k)).
+     * Z is generated in cache-sized pieces and consumed at once, so the pass over the state
+     * is the only trip to memory (the values are those of a whole-row fill: pure RNG). */
     size_t d = g->d, k = g->m->p.nbuf;
     const double *th = g->m->p.theta, *om = g->m->p.omega;
-    gen(g, g->t, out);
     double *s = g->state;
-    for (size_t i = 0; i < d; i++) {
-        double *si = s + i * k;
-        double x = out[i];
-        for (size_t q = 0; q < k; q++) x -= om[q] * si[q];
-        for (size_t q = 0; q < k; q++) si[q] = th[q] * si[q] + x;
-        out[i] = x;
+    enum { PIECE = 512 };
+    for (size_t i0 = 0; i0 < d; i0 += PIECE) {
+        size_t m = d - i0 < PIECE ? d - i0 : PIECE;
+        double *z = out + i0;
+        dpc_rng_gaussian_fill(&g->s, g->t, g->coord0 + i0, z, m);
+        for (size_t i = 0; i < m; i++) {
+            double *si = s + (i0 + i) * k;
+            double x = z[i];
+            for (size_t q = 0; q < k; q++) x -= om[q] * si[q];
+            for (size_t q = 0; q < k; q++) si[q] = th[q] * si[q] + x;
+            z[i] = x;
+        }
     }
 }
 
