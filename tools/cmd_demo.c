@@ -11,12 +11,12 @@
 #include <sys/stat.h>
 
 /* Hyperparameters (doc/training.md explains how they were chosen). */
-#define DEMO_EPOCHS 30
-#define DEMO_BATCH 1000
+#define DEMO_EPOCHS 15
+#define DEMO_BATCH 250
 #define DEMO_CLIP 1.0
-#define DEMO_SGD_LR 0.25
+#define DEMO_SGD_LR 0.125
 #define DEMO_SGD_MOM 0.9
-#define DEMO_BANDS 16
+#define DEMO_BANDS 32
 #define DEMO_BSR_LR 0.25
 #define DEMO_BSR_MOM 0.9
 
@@ -34,7 +34,7 @@ static void usage(FILE *f)
                "Trains an MLP (784-256-10, tanh) on Fashion-MNIST at epsilon = 3, delta = 1e-5 with\n"
                "DP-SGD and with a correlated-noise mechanism (BSR, amplified banded MF), prints a\n"
                "comparison table and writes DIR/demo.png and one JSON report per run (default\n"
-               "DIR = out). --quick uses 6000 training images, batch 200 and 2 epochs (a smoke test).\n");
+               "DIR = out). --quick uses 6000 training images, batch 100 and 2 epochs (a smoke test).\n");
 }
 
 int cmd_demo(int argc, char **argv)
@@ -67,8 +67,8 @@ int cmd_demo(int argc, char **argv)
         }
     }
     if (!epochs) epochs = quick ? 2 : DEMO_EPOCHS;
-    /* --quick: 6000 images; the 16 cyclic-Poisson groups of 375 need a smaller batch */
-    size_t batch = quick ? 200 : DEMO_BATCH;
+    /* --quick: 6000 images; the 32 cyclic-Poisson groups of 187 need a smaller batch */
+    size_t batch = quick ? 100 : DEMO_BATCH;
     if (mkdir(out, 0755) != 0 && errno != EEXIST)
         return cli_fail("demo", "--out: cannot create directory %s", out);
     const char *spec = quick ? "fashion-mnist:limit=6000" : "fashion-mnist";
