@@ -93,7 +93,8 @@ int cmd_repro(int argc, char **argv)
     repro_json_raw(&c, "smoke", "%s", o.smoke ? "true" : "false");
     repro_json_raw(&c, "seed", "%llu", (unsigned long long)o.seed);
     repro_json_str(&c, "out", o.out);
-    repro_say(&c, "dpcorr repro %s%s  (seed %llu, output %s)\n", t->name, o.quick ? " --quick" : "",
+    repro_say(&c, "dpcorr repro %s%s  (seed %llu, output %s)\n", t->name,
+              o.smoke ? " --smoke" : o.quick ? " --quick" : "",
               (unsigned long long)o.seed, o.out);
     int rc = t->run(&c);
     double secs = repro_now() - c.t0;

@@ -15,7 +15,7 @@ for f in fig4_runs.csv fig4_summary.csv nu-fig4.json fig4.png; do
     if [ -s "$TMP/f4/$f" ]; then pass; else fail "missing $f"; fi
 done
 if head -c 8 "$TMP/f4/fig4.png" | od -An -c | grep -q "P   N   G"; then pass; else fail "fig4.png is not a PNG"; fi
-for k in mean_accuracy nu_ge_dpsgd_fixed nu_within_1pp_of_me train_seconds; do
+for k in mean_accuracy chosen_lr nu_ge_dpsgd_fixed nu_ge_dpsgd_amplified nu_within_1pp_of_me train_seconds tune_seconds; do
     if grep -q "\"$k\"" "$TMP/f4/nu-fig4.json"; then pass; else fail "json key $k"; fi
 done
 rows=$(wc -l < "$TMP/f4/fig4_runs.csv")
