@@ -187,6 +187,7 @@ static int fit_learning_rates(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, s
                 }
                 mk[m].tune_acc[e][l] = a;
                 fprintf(f, "\"%s\",%g,%g,%.6f\n", mk[m].name, fc->eps[e], fc->lrs[l], a);
+                fflush(f);
                 if (a > best) { /* ties keep the smaller learning rate */
                     best = a;
                     mk[m].lr[e] = fc->lrs[l];
