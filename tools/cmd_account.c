@@ -37,7 +37,8 @@ static void account_usage(FILE *f)
             "  convert   zcdp: --rho with --delta (-> epsilon) or --epsilon (-> delta), or\n"
             "            --epsilon --delta (-> the largest rho); gdp: the same with --mu\n\n"
             "accounting options:\n"
-            "  --accountant A        rdp | pld | zcdp | gdp (default rdp; convert: zcdp)\n"
+            "  --accountant A        rdp | pld | zcdp | gdp (default rdp; --mech without --q:\n"
+            "                        gdp, exact; convert: zcdp)\n"
             "  --sigma S             noise multiplier: noise std / sensitivity; with --mech the\n"
             "                        noise std per row of Z is S x clip x sensitivity(mech)\n"
             "  --q Q                 sampling rate in (0,1] (default 1: no sampling); with --mech\n"
@@ -192,6 +193,9 @@ static int parse_args(acct_opts *a, cli_mech_opts *mo, int argc, char **argv, in
     if (mech_param && !mo->have_kind)
         return cli_fail("account", "%s: only with --mech KIND", mech_param);
     if (!a->have_neighbor && mo->have_kind) a->neighbor = DPC_NEIGHBOR_ZERO_OUT;
+    /* a mechanism without sampling is one Gaussian release: GDP is exact (what the trainer
+     * uses); RDP would overstate epsilon by a few percent */
+    if (!have_acc && mo->have_kind && a->q == 1.0) a->o.accountant = DPC_ACCOUNTANT_GDP;
     return 0;
 }
 

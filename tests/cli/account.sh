@@ -59,6 +59,15 @@ out_has '"mech": "nu"' "json names the mechanism"
 e1=$(json_num epsilon)
 expect_rc 0 "rho 1/8" "$BIN" account convert --rho 0.125 --delta 1e-6 --json
 num_near "$e1" "$(json_num epsilon)" 1e-12 "mechanism run is rho = 1/(2 sigma^2)"
+# without sampling the default is GDP (exact: one Gaussian with mu = 1/sigma), as in the trainer;
+# the PLD accountant is an independent numerical route to the same number
+expect_rc 0 "mech default gdp" "$BIN" account epsilon --mech nu --nu 0.05 --steps 1000 --participations 4 --min-sep 250 --sigma 2 --delta 1e-6 --json
+out_has '"accountant": "gdp"' "default accountant for an unamplified mechanism is gdp"
+e3=$(json_num epsilon)
+expect_rc 0 "mu 1/2" "$BIN" account convert --accountant gdp --mu 0.5 --delta 1e-6 --json
+num_near "$e3" "$(json_num epsilon)" 1e-12 "mechanism run is 1/sigma-GDP"
+expect_rc 0 "mech pld" "$BIN" account epsilon --mech nu --nu 0.05 --steps 1000 --participations 4 --min-sep 250 --sigma 2 --delta 1e-6 --accountant pld --json
+num_near "$e3" "$(json_num epsilon)" 1e-5 "PLD agrees with exact GDP"
 expect_rc 0 "mech amplified" "$BIN" account epsilon --mech bsr --bands 4 --steps 64 --participations 16 --min-sep 4 --cyclic --q 0.05 --sigma 1.25 --delta 1e-6 --json
 out_has '"amplified": true' "amplified"
 num_near "$(json_num rounds)" 16 0 "16 rounds"
