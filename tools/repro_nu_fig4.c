@@ -232,20 +232,20 @@ int repro_nu_fig4(repro_ctx *c)
     dpc_rng rng;
     dpc_rng_seed(&rng, c->o->seed);
     dpc_dataset *train = NULL, *test = NULL;
+    dpc_model *model = NULL;
+    dpc_strategy *blt = NULL, *band = NULL, *dense = NULL;
+    int rc = 1;
     if (dpc_data_load_spec(&train, &test, fc.data, &rng, &err)) {
         repro_say(c, "cannot load Fashion-MNIST (%s); install Debian's dataset-fashion-mnist\n",
                   err.msg);
         repro_json_str(c, "skipped", err.msg);
-        return 1;
+        goto done;
     }
     dpc_model_config mcfg;
-    dpc_model *model = NULL;
     if (dpc_model_parse(&mcfg, "softmax", train->d, train->n_classes, &err) ||
         dpc_model_new(&model, &mcfg, &err)) {
         repro_say(c, "model: %s\n", err.msg);
-        dpc_dataset_free(train);
-        dpc_dataset_free(test);
-        return 1;
+        goto done;
     }
     size_t spe = train->n / fc.batch, n = spe * fc.epochs;
     dpc_strategy_problem pb;
@@ -266,7 +266,6 @@ int repro_nu_fig4(repro_ctx *c)
     if (dpc_strategy_best_nu(&pb, &nu, &bl, &err) || best_damping(&pb, &damp, &err)) fail = 1;
     dpc_strategy_options so;
     dpc_strategy_options_init(&so);
-    dpc_strategy *blt = NULL, *band = NULL, *dense = NULL;
     if (!fail && dpc_strategy_optimize_blt(&blt, &pb, &so, &err)) fail = 1;
     so.bands = spe < 32 ? spe : 32;
     if (!fail && dpc_strategy_optimize_banded(&band, &pb, &so, &err)) fail = 1;
@@ -274,12 +273,7 @@ int repro_nu_fig4(repro_ctx *c)
     if (!fail && dpc_strategy_optimize_dense(&dense, &pb, &so, &err)) fail = 1;
     if (fail) {
         repro_say(c, "strategy optimization failed: %s\n", err.msg);
-        dpc_strategy_free(blt);
-        dpc_strategy_free(band);
-        dpc_model_free(model);
-        dpc_dataset_free(train);
-        dpc_dataset_free(test);
-        return 1;
+        goto done;
     }
     t_opt = repro_now() - t_opt;
     for (int i = 0; i < NMECH; i++) {
@@ -315,20 +309,12 @@ int repro_nu_fig4(repro_ctx *c)
     size_t S = fc.nseeds, E = fc.neps;
     /* tuning: the learning rate per (mechanism, epsilon) on a holdout of the training set */
     double t_tune = repro_now();
-    if (fit_learning_rates(c, &fc, mk, spe, model, train, &rng)) {
-        dpc_strategy_free(blt);
-        dpc_strategy_free(band);
-        dpc_strategy_free(dense);
-        dpc_model_free(model);
-        dpc_dataset_free(train);
-        dpc_dataset_free(test);
-        return 1;
-    }
+    if (fit_learning_rates(c, &fc, mk, spe, model, train, &rng)) goto done;
     t_tune = repro_now() - t_tune;
     /* runs */
     double acc[NMECH][4][3], epsr[NMECH][4];
     FILE *f = repro_open(c, "fig4_runs.csv");
-    if (!f) return 1;
+    if (!f) goto done;
     fprintf(f, "mechanism,epsilon,seed,lr,test_accuracy,epsilon_accounted,sigma\n");
     double t_train = repro_now();
     for (int m = 0; m < NMECH; m++)
@@ -351,7 +337,7 @@ int repro_nu_fig4(repro_ctx *c)
     repro_say(c, "\n");
     double mean[NMECH][4], sd[NMECH][4];
     f = repro_open(c, "fig4_summary.csv");
-    if (!f) return 1;
+    if (!f) goto done;
     fprintf(f, "mechanism,epsilon,mean_accuracy,std_accuracy,seeds\n");
     for (int m = 0; m < NMECH; m++) {
         repro_say(c, "%-32s", mk[m].name);
@@ -442,11 +428,13 @@ int repro_nu_fig4(repro_ctx *c)
                         ser + 1, NMECH - 1}};
     repro_plot(c, "fig4", p, 2);
     (void)epsr;
+    rc = 0;
+done:
     dpc_strategy_free(blt);
     dpc_strategy_free(band);
     dpc_strategy_free(dense);
     dpc_model_free(model);
     dpc_dataset_free(train);
     dpc_dataset_free(test);
-    return 0;
+    return rc;
 }
