@@ -75,89 +75,7 @@ static void backward(const dpc_model *m, const double *params, size_t M, dpc_mod
     }
 }
 
-/* sum_j v[j]^2 in a fixed order: four interleaved partial sums (j mod 4), combined as
- * (s0 + s1) + (s2 + s3). Independent chains, so it runs at SSE2 width instead of one add
- * latency per element; the order depends on n only. */
-static double sumsq(const double *v, size_t n)
-{
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        s0 += v[j] * v[j];
-        s1 += v[j + 1] * v[j + 1];
-        s2 += v[j + 2] * v[j + 2];
-        s3 += v[j + 3] * v[j + 3];
-    }
-    for (; j < n; j++) s0 += v[j] * v[j];
-    return (s0 + s1) + (s2 + s3);
-}
-
-/* Ghost norms into ws->norm (M); then the first non-finite loss or norm is an error. */
-static dpc_status norms(const dpc_model *m, const double *X, size_t M, dpc_model_ws *ws,
-                        dpc_error *err)
-{
-    double bias = m->cfg.bias ? 1.0 : 0.0;
-    for (size_t i = 0; i < M; i++) {
-        double n2 = 0.0;
-        for (size_t l = 0; l < m->n_layers; l++) {
-            size_t in = m->dim[l], out = m->dim[l + 1];
-            const double *a = l == 0 ? X + i * in : ws->act[l] + i * in;
-            n2 += sumsq(ws->delta[l] + i * out, out) * (sumsq(a, in) + bias);
-        }
-        ws->norm[i] = sqrt(n2);
-    }
-    for (size_t i = 0; i < M; i++) {
-        if (!isfinite(ws->loss[i]))
-            return dpc_error_set(err, DPC_E_NUMERIC, "example %zu: loss is not finite (%g)", i,
-                                 ws->loss[i]);
-        /* A finite ghost norm bounds every |Delta_o a_k| and |Delta_o|: the whole gradient is
-         * finite exactly when the norm is. */
-        if (!isfinite(ws->norm[i]))
-            return dpc_error_set(err, DPC_E_NUMERIC,
-                                 "example %zu: gradient is not finite (norm %g)", i,
-                                 ws->norm[i]);
-    }
-    return DPC_OK;
-}
-
-/* grad_sum += sum_i s_i g_i with s = ws->scale (M). */
-static void scaled_sum(const dpc_model *m, const double *X, size_t M, double *grad_sum,
-                       dpc_model_ws *ws)
-{
-    for (size_t l = 0; l < m->n_layers; l++) {
-        size_t in = m->dim[l], out = m->dim[l + 1];
-        const double *A = l == 0 ? X : ws->act[l]; /* (M, in) */
-        const double *Dl = ws->delta[l];          /* (M, out) */
-        double *sdt = ws->sdt;                    /* (out, M) */
-        for (size_t i = 0; i < M; i++)
-            for (size_t o = 0; o < out; o++) sdt[o * M + i] = ws->scale[i] * Dl[i * out + o];
-        dpc__gemm_pack_b(M, in, A, in, ws->pack);
-        dpc__gemm_packed(out, in, M, sdt, M, ws->pack, grad_sum + m->w_off[l], in, 1);
-        if (m->cfg.bias) {
-            double *gb = grad_sum + m->b_off[l];
-            for (size_t o = 0; o < out; o++) {
-                double acc = 0.0;
-                for (size_t i = 0; i < M; i++) acc += sdt[o * M + i];
-                gb[o] = gb[o] + acc;
-            }
-        }
-    }
-}
-
 /* ==== Public entry points ============================================================== */
-
-/* Common prologue: when ws is NULL, *tmp and *ws receive a temporary workspace for chunks of
- * `chunk` examples (the caller frees *tmp); otherwise *ws is checked against m's shape and
- * must hold at least `need` examples. */
-static dpc_status prologue(const dpc_model *m, dpc_model_ws **ws, dpc_model_ws **tmp,
-                           size_t chunk, size_t need, dpc_error *err)
-{
-    *tmp = NULL;
-    if (*ws) return dpc__check_ws(m, *ws, need, err);
-    dpc_status st = dpc_model_ws_new(tmp, m, chunk, err);
-    *ws = *tmp;
-    return st;
-}
 
 dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const double *X,
                                  const double *y, size_t M, double clip, double *grad_sum,
@@ -178,14 +96,14 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
     dpc_status st = check_inputs(m, params, X, y, M, err);
     if (st) return st;
     dpc_model_ws *tmp;
-    if ((st = prologue(m, &ws, &tmp, M, M, err))) return st;
+    if ((st = dpc__chunk_prologue(m, &ws, &tmp, M, M, err))) return st;
     forward(m, params, X, M, ws);
     head(m, y, M, ws);
     backward(m, params, M, ws);
-    if (!(st = norms(m, X, M, ws, err))) {
+    if (!(st = dpc__chunk_norms(m, X, M, ws, err))) {
         for (size_t i = 0; i < M; i++)
             ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
-        scaled_sum(m, X, M, grad_sum, ws);
+        dpc__chunk_scaled_sum(m, X, M, grad_sum, ws);
         if (losses) memcpy(losses, ws->loss, M * sizeof *losses);
         if (norms_out) memcpy(norms_out, ws->norm, M * sizeof *norms_out);
     }
@@ -209,11 +127,11 @@ dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
     dpc_status st = check_inputs(m, params, X, y, M, err);
     if (st) return st;
     dpc_model_ws *tmp;
-    if ((st = prologue(m, &ws, &tmp, M, M, err))) return st;
+    if ((st = dpc__chunk_prologue(m, &ws, &tmp, M, M, err))) return st;
     forward(m, params, X, M, ws);
     head(m, y, M, ws);
     backward(m, params, M, ws);
-    if (!(st = norms(m, X, M, ws, err))) {
+    if (!(st = dpc__chunk_norms(m, X, M, ws, err))) {
         size_t P = m->n_params;
         for (size_t i = 0; i < M; i++) {
             double *g = G + i * P; /* (P) */
@@ -244,7 +162,7 @@ dpc_status dpc_model_predict(const dpc_model *m, const double *params, const dou
     dpc_status st = dpc__check_params(m, params, err);
     if (st || M == 0) return st;
     dpc_model_ws *tmp;
-    if ((st = prologue(m, &ws, &tmp, M < DPC__EVAL_CHUNK ? M : DPC__EVAL_CHUNK, 0, err)))
+    if ((st = dpc__chunk_prologue(m, &ws, &tmp, M < DPC__EVAL_CHUNK ? M : DPC__EVAL_CHUNK, 0, err)))
         return st;
     size_t D = m->dim[0], K = m->dim[m->n_layers], C = ws->max_chunk;
     for (size_t i = 0; i < M && !st; i++) st = dpc__check_x(m, X + i * D, i, err);
@@ -271,7 +189,7 @@ dpc_status dpc_model_evaluate(const dpc_model *m, const double *params, const do
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
     dpc_model_ws *tmp;
-    if ((st = prologue(m, &ws, &tmp, n < DPC__EVAL_CHUNK ? n : DPC__EVAL_CHUNK, 0, err)))
+    if ((st = dpc__chunk_prologue(m, &ws, &tmp, n < DPC__EVAL_CHUNK ? n : DPC__EVAL_CHUNK, 0, err)))
         return st;
     size_t D = m->dim[0], K = m->dim[m->n_layers], C = ws->max_chunk, correct = 0;
     double total = 0.0;

@@ -73,6 +73,26 @@ dpc_status dpc__check_x(const dpc_model *m, const double *x, size_t row, dpc_err
 dpc_status dpc__check_y(const dpc_model *m, double y, size_t row, dpc_error *err);
 dpc_status dpc__check_ws(const dpc_model *m, const dpc_model_ws *ws, size_t M, dpc_error *err);
 
+/* ==== Chunk steps shared by the MLP and KAN fast paths (chunk_steps.c) =================== */
+
+/* In_l (M, feat[l]): the input features of dense layer l for a chunk whose forward pass is in
+ * ws: X (l = 0) or ws->act[l] for mlp-like kinds, ws->phi[l] for kan. */
+const double *dpc__layer_input(const dpc_model *m, const double *X, const dpc_model_ws *ws,
+                               size_t l);
+/* Ghost norms into ws->norm (M): ||g_i||^2 = sum_l ||Delta_l[i]||^2 (||In_l[i]||^2 + bias), in
+ * a fixed order; then the first non-finite loss or norm is DPC_E_NUMERIC naming the example. */
+dpc_status dpc__chunk_norms(const dpc_model *m, const double *X, size_t M, dpc_model_ws *ws,
+                            dpc_error *err);
+/* grad_sum (P) += sum_i s_i g_i with s = ws->scale (M): dW_l += (S Delta_l)^T In_l (GEMM,
+ * inner index in order), db_l += sum_i s_i Delta_l[i] (i in order). */
+void dpc__chunk_scaled_sum(const dpc_model *m, const double *X, size_t M, double *grad_sum,
+                           dpc_model_ws *ws);
+/* When *ws is NULL, *tmp and *ws receive a temporary workspace for chunks of `chunk` examples
+ * (the caller frees *tmp); otherwise *ws is checked against m's shape and must hold at least
+ * `need` examples. */
+dpc_status dpc__chunk_prologue(const dpc_model *m, dpc_model_ws **ws, dpc_model_ws **tmp,
+                               size_t chunk, size_t need, dpc_error *err);
+
 /* ==== KAN layers (kan_layer.c, kan_chunk.c, kan_naive.c) ================================ */
 
 /* Expanded features of layer l for one input a (dim[l]): phi (feat[l]) = per input i,

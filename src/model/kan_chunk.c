@@ -71,74 +71,6 @@ static void backward(const dpc_model *m, const double *params, size_t M, dpc_mod
     }
 }
 
-/* sum_j v[j]^2 in a fixed order (as chunk.c: four interleaved partial sums). */
-static double sumsq(const double *v, size_t n)
-{
-    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
-    size_t j = 0;
-    for (; j + 4 <= n; j += 4) {
-        s0 += v[j] * v[j];
-        s1 += v[j + 1] * v[j + 1];
-        s2 += v[j + 2] * v[j + 2];
-        s3 += v[j + 3] * v[j + 3];
-    }
-    for (; j < n; j++) s0 += v[j] * v[j];
-    return (s0 + s1) + (s2 + s3);
-}
-
-static dpc_status norms(const dpc_model *m, size_t M, dpc_model_ws *ws, dpc_error *err)
-{
-    double bias = m->cfg.bias ? 1.0 : 0.0;
-    for (size_t i = 0; i < M; i++) {
-        double n2 = 0.0;
-        for (size_t l = 0; l < m->n_layers; l++) {
-            size_t out = m->dim[l + 1], fe = m->feat[l];
-            n2 += sumsq(ws->delta[l] + i * out, out) * (sumsq(ws->phi[l] + i * fe, fe) + bias);
-        }
-        ws->norm[i] = sqrt(n2);
-    }
-    for (size_t i = 0; i < M; i++) {
-        if (!isfinite(ws->loss[i]))
-            return dpc_error_set(err, DPC_E_NUMERIC, "example %zu: loss is not finite (%g)", i,
-                                 ws->loss[i]);
-        if (!isfinite(ws->norm[i]))
-            return dpc_error_set(err, DPC_E_NUMERIC,
-                                 "example %zu: gradient is not finite (norm %g)", i, ws->norm[i]);
-    }
-    return DPC_OK;
-}
-
-static void scaled_sum(const dpc_model *m, size_t M, double *grad_sum, dpc_model_ws *ws)
-{
-    for (size_t l = 0; l < m->n_layers; l++) {
-        size_t out = m->dim[l + 1], fe = m->feat[l];
-        const double *Dl = ws->delta[l];
-        double *sdt = ws->sdt; /* (out, M) */
-        for (size_t i = 0; i < M; i++)
-            for (size_t o = 0; o < out; o++) sdt[o * M + i] = ws->scale[i] * Dl[i * out + o];
-        dpc__gemm_pack_b(M, fe, ws->phi[l], fe, ws->pack);
-        dpc__gemm_packed(out, fe, M, sdt, M, ws->pack, grad_sum + m->w_off[l], fe, 1);
-        if (m->cfg.bias) {
-            double *gb = grad_sum + m->b_off[l];
-            for (size_t o = 0; o < out; o++) {
-                double acc = 0.0;
-                for (size_t i = 0; i < M; i++) acc += sdt[o * M + i];
-                gb[o] = gb[o] + acc;
-            }
-        }
-    }
-}
-
-static dpc_status prologue(const dpc_model *m, dpc_model_ws **ws, dpc_model_ws **tmp,
-                           size_t chunk, size_t need, dpc_error *err)
-{
-    *tmp = NULL;
-    if (*ws) return dpc__check_ws(m, *ws, need, err);
-    dpc_status st = dpc_model_ws_new(tmp, m, chunk, err);
-    *ws = *tmp;
-    return st;
-}
-
 /* ==== Entry points (dispatched from chunk.c) ============================================= */
 
 dpc_status dpc__kan_clipped_sum(const dpc_model *m, const double *params, const double *X,
@@ -149,14 +81,14 @@ dpc_status dpc__kan_clipped_sum(const dpc_model *m, const double *params, const 
     dpc_status st = check_inputs(m, params, X, y, M, err);
     if (st) return st;
     dpc_model_ws *tmp;
-    if ((st = prologue(m, &ws, &tmp, M, M, err))) return st;
+    if ((st = dpc__chunk_prologue(m, &ws, &tmp, M, M, err))) return st;
     forward(m, params, X, M, 1, ws);
     head(m, y, M, ws);
     backward(m, params, M, ws);
-    if (!(st = norms(m, M, ws, err))) {
+    if (!(st = dpc__chunk_norms(m, X, M, ws, err))) {
         for (size_t i = 0; i < M; i++)
             ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
-        scaled_sum(m, M, grad_sum, ws);
+        dpc__chunk_scaled_sum(m, X, M, grad_sum, ws);
         if (losses) memcpy(losses, ws->loss, M * sizeof *losses);
         if (norms_out) memcpy(norms_out, ws->norm, M * sizeof *norms_out);
     }
@@ -171,11 +103,11 @@ dpc_status dpc__kan_per_example_grads(const dpc_model *m, const double *params, 
     dpc_status st = check_inputs(m, params, X, y, M, err);
     if (st) return st;
     dpc_model_ws *tmp;
-    if ((st = prologue(m, &ws, &tmp, M, M, err))) return st;
+    if ((st = dpc__chunk_prologue(m, &ws, &tmp, M, M, err))) return st;
     forward(m, params, X, M, 1, ws);
     head(m, y, M, ws);
     backward(m, params, M, ws);
-    if (!(st = norms(m, M, ws, err))) {
+    if (!(st = dpc__chunk_norms(m, X, M, ws, err))) {
         size_t P = m->n_params;
         for (size_t i = 0; i < M; i++) {
             double *g = G + i * P;
@@ -202,7 +134,7 @@ dpc_status dpc__kan_predict(const dpc_model *m, const double *params, const doub
     dpc_status st = dpc__check_params(m, params, err);
     if (st || M == 0) return st;
     dpc_model_ws *tmp;
-    if ((st = prologue(m, &ws, &tmp, M < EVAL_CHUNK ? M : EVAL_CHUNK, 0, err))) return st;
+    if ((st = dpc__chunk_prologue(m, &ws, &tmp, M < EVAL_CHUNK ? M : EVAL_CHUNK, 0, err))) return st;
     size_t D = m->dim[0], K = m->dim[m->n_layers], C = ws->max_chunk;
     for (size_t i = 0; i < M && !st; i++) st = dpc__check_x(m, X + i * D, i, err);
     for (size_t i0 = 0; i0 < M && !st; i0 += C) {
@@ -222,7 +154,7 @@ dpc_status dpc__kan_evaluate(const dpc_model *m, const double *params, const dou
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
     dpc_model_ws *tmp;
-    if ((st = prologue(m, &ws, &tmp, n < EVAL_CHUNK ? n : EVAL_CHUNK, 0, err))) return st;
+    if ((st = dpc__chunk_prologue(m, &ws, &tmp, n < EVAL_CHUNK ? n : EVAL_CHUNK, 0, err))) return st;
     size_t D = m->dim[0], K = m->dim[m->n_layers], C = ws->max_chunk, correct = 0;
     double total = 0.0;
     for (size_t i = 0; i < n && !st; i++) {
