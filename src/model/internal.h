@@ -124,10 +124,12 @@ dpc_status dpc__kan_predict(const dpc_model *m, const double *params, const doub
 dpc_status dpc__kan_evaluate(const dpc_model *m, const double *params, const double *X,
                              const double *y, size_t n, double *mean_loss, double *accuracy,
                              dpc_model_ws *ws, dpc_error *err);
-dpc_status dpc__kan_loss_grad(const dpc_model *m, const double *params, const double *x,
-                              double y, double *loss, double *grad, dpc_error *err);
-dpc_status dpc__kan_clipped_sum_naive(const dpc_model *m, const double *params, const double *X,
-                                      const double *y, size_t M, double clip, double *grad_sum,
-                                      double *losses, double *norms, dpc_error *err);
+/* The naive path of the kan kind, one example (naive.c runs the loops for both kinds): loss and
+ * gradient grad (P, overwritten) of example `row` (named in messages); x and y are validated
+ * here, params by the caller. scratch holds dpc__kan_naive_scratch_len(m) doubles. */
+size_t dpc__kan_naive_scratch_len(const dpc_model *m);
+dpc_status dpc__kan_naive_one(const dpc_model *m, const double *params, const double *x,
+                              double y, size_t row, double *loss, double *grad, double *scratch,
+                              dpc_error *err);
 
 #endif

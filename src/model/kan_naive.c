@@ -9,7 +9,7 @@
 #include <string.h>
 
 /* Scratch: per layer phi (feat), dphi (feat), act (dim), z/delta (dim+1), plus dfeat. */
-static size_t scratch_len(const dpc_model *m)
+size_t dpc__kan_naive_scratch_len(const dpc_model *m)
 {
     size_t n = 0, mx = 0;
     for (size_t l = 0; l < m->n_layers; l++) {
@@ -19,9 +19,9 @@ static size_t scratch_len(const dpc_model *m)
     return n + mx;
 }
 
-static dpc_status naive_one(const dpc_model *m, const double *params, const double *x, double y,
-                            size_t row, double *loss, double *grad, double *scratch,
-                            dpc_error *err)
+dpc_status dpc__kan_naive_one(const dpc_model *m, const double *params, const double *x,
+                              double y, size_t row, double *loss, double *grad, double *scratch,
+                              dpc_error *err)
 {
     dpc_status st = dpc__check_x(m, x, row, err);
     if (!st) st = dpc__check_y(m, y, row, err);
@@ -83,53 +83,4 @@ static dpc_status naive_one(const dpc_model *m, const double *params, const doub
                                  "example %zu: gradient entry %zu is not finite (%g)", row, i,
                                  grad[i]);
     return DPC_OK;
-}
-
-dpc_status dpc__kan_loss_grad(const dpc_model *m, const double *params, const double *x,
-                              double y, double *loss, double *grad, dpc_error *err)
-{
-    double *scratch = dpc__malloc_array(scratch_len(m), sizeof *scratch);
-    if (!scratch) return DPC__NOMEM(err, "model scratch");
-    dpc_status st = naive_one(m, params, x, y, 0, loss, grad, scratch, err);
-    free(scratch);
-    return st;
-}
-
-dpc_status dpc__kan_clipped_sum_naive(const dpc_model *m, const double *params, const double *X,
-                                      const double *y, size_t M, double clip, double *grad_sum,
-                                      double *losses, double *norms, dpc_error *err)
-{
-    size_t P = m->n_params, D = m->dim[0];
-    double *scratch = dpc__malloc_array(scratch_len(m), sizeof(double));
-    double *g = dpc__malloc_array(P, sizeof(double));
-    double *S = dpc__calloc(P, sizeof(double));
-    double *buf = dpc__malloc_array(2 * M, sizeof(double));
-    dpc_status st = DPC_OK;
-    if (!scratch || !g || !S || !buf) {
-        st = DPC__NOMEM(err, "naive clipped-sum buffers");
-        goto done;
-    }
-    for (size_t i = 0; i < M; i++) {
-        st = naive_one(m, params, X + i * D, y[i], i, &buf[i], g, scratch, err);
-        if (st) goto done;
-        double n2 = 0.0;
-        for (size_t q = 0; q < P; q++) n2 += g[q] * g[q];
-        double norm = sqrt(n2);
-        if (!isfinite(norm)) {
-            st = dpc_error_set(err, DPC_E_NUMERIC, "example %zu: gradient norm overflows", i);
-            goto done;
-        }
-        buf[M + i] = norm;
-        double s = norm > clip ? clip / norm : 1.0;
-        for (size_t q = 0; q < P; q++) S[q] += s * g[q];
-    }
-    for (size_t q = 0; q < P; q++) grad_sum[q] = grad_sum[q] + S[q];
-    if (losses) memcpy(losses, buf, M * sizeof *losses);
-    if (norms) memcpy(norms, buf + M, M * sizeof *norms);
-done:
-    free(scratch);
-    free(g);
-    free(S);
-    free(buf);
-    return st;
 }

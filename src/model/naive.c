@@ -86,6 +86,21 @@ static dpc_status naive_one(const dpc_model *m, const double *params, const doub
     return DPC_OK;
 }
 
+/* The one-example kernel and its scratch size for m's kind. */
+typedef dpc_status (*naive_one_fn)(const dpc_model *m, const double *params, const double *x,
+                                   double y, size_t row, double *loss, double *grad,
+                                   double *scratch, dpc_error *err);
+
+static naive_one_fn one_of(const dpc_model *m, size_t *scratch_n)
+{
+    if (m->cfg.kind == DPC_MODEL_KAN) {
+        *scratch_n = dpc__kan_naive_scratch_len(m);
+        return dpc__kan_naive_one;
+    }
+    *scratch_n = scratch_len(m);
+    return naive_one;
+}
+
 dpc_status dpc_model_loss_grad(const dpc_model *m, const double *params, const double *x,
                                double y, double *loss, double *grad, dpc_error *err)
 {
@@ -93,10 +108,11 @@ dpc_status dpc_model_loss_grad(const dpc_model *m, const double *params, const d
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_loss_grad: NULL argument");
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
-    if (m->cfg.kind == DPC_MODEL_KAN) return dpc__kan_loss_grad(m, params, x, y, loss, grad, err);
-    double *scratch = dpc__malloc_array(scratch_len(m), sizeof *scratch);
+    size_t ns;
+    naive_one_fn one = one_of(m, &ns);
+    double *scratch = dpc__malloc_array(ns, sizeof *scratch);
     if (!scratch) return DPC__NOMEM(err, "model scratch");
-    st = naive_one(m, params, x, y, 0, loss, grad, scratch, err);
+    st = one(m, params, x, y, 0, loss, grad, scratch, err);
     free(scratch);
     return st;
 }
@@ -113,10 +129,9 @@ dpc_status dpc_model_clipped_sum_naive(const dpc_model *m, const double *params,
     if (M == 0) return DPC_OK;
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
-    if (m->cfg.kind == DPC_MODEL_KAN)
-        return dpc__kan_clipped_sum_naive(m, params, X, y, M, clip, grad_sum, losses, norms, err);
-    size_t P = m->n_params, D = m->dim[0];
-    double *scratch = dpc__malloc_array(scratch_len(m), sizeof(double));
+    size_t P = m->n_params, D = m->dim[0], ns;
+    naive_one_fn one = one_of(m, &ns);
+    double *scratch = dpc__malloc_array(ns, sizeof(double));
     double *g = dpc__malloc_array(P, sizeof(double));
     double *S = dpc__calloc(P, sizeof(double));
     double *buf = dpc__malloc_array(2 * M, sizeof(double)); /* losses, norms */
@@ -125,7 +140,7 @@ dpc_status dpc_model_clipped_sum_naive(const dpc_model *m, const double *params,
         goto done;
     }
     for (size_t i = 0; i < M; i++) {
-        st = naive_one(m, params, X + i * D, y[i], i, &buf[i], g, scratch, err);
+        st = one(m, params, X + i * D, y[i], i, &buf[i], g, scratch, err);
         if (st) goto done;
         double n2 = 0.0;
         for (size_t p = 0; p < P; p++) n2 += g[p] * g[p];
