@@ -72,6 +72,13 @@ dpc_status dpc__check_params(const dpc_model *m, const double *params, dpc_error
 dpc_status dpc__check_x(const dpc_model *m, const double *x, size_t row, dpc_error *err);
 dpc_status dpc__check_y(const dpc_model *m, double y, size_t row, dpc_error *err);
 dpc_status dpc__check_ws(const dpc_model *m, const dpc_model_ws *ws, size_t M, dpc_error *err);
+/* A workspace of one slab of `total` doubles for chunks of Mx examples, shape fields set from m
+ * (the caller lays out the views; `what` names it in the out-of-memory message). */
+dpc_status dpc__ws_alloc(dpc_model_ws **out, const dpc_model *m, size_t Mx, size_t total,
+                         const char *what, dpc_error *err);
+/* The views every kind ends its slab with, from p: pack (n_pack), sdt (max_out, Mx), loss,
+ * norm, scale (Mx each). */
+void dpc__ws_tail(dpc_model_ws *ws, double *p, size_t n_pack, size_t max_out);
 
 /* ==== Chunk steps shared by the MLP and KAN fast paths (chunk_steps.c) =================== */
 

@@ -164,20 +164,10 @@ dpc_status dpc__kan_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_ch
     }
     /* every term is below 2^60 for widths <= 2^24, grid <= 256, Mx <= 2^30; the sum too */
     size_t total = n_act + n_phi + n_dphi + n_delta + Mx * max_df + n_pack + max_out * Mx + 3 * Mx;
-    dpc_model_ws *ws = calloc(1, sizeof *ws);
-    double *slab = dpc__malloc_array(total, sizeof(double));
-    if (!ws || !slab) {
-        free(ws);
-        free(slab);
-        return DPC__NOMEM(err, "the KAN workspace");
-    }
-    ws->slab = slab;
-    ws->max_chunk = Mx;
-    ws->n_layers = L;
-    ws->kan = 1;
-    memcpy(ws->dim, m->dim, sizeof ws->dim);
-    memcpy(ws->feat, m->feat, sizeof ws->feat);
-    double *p = slab;
+    dpc_model_ws *ws;
+    dpc_status st = dpc__ws_alloc(&ws, m, Mx, total, "the KAN workspace", err);
+    if (st) return st;
+    double *p = ws->slab;
     for (size_t l = 0; l < L; l++) {
         if (l > 0) {
             ws->act[l] = p;
@@ -191,11 +181,7 @@ dpc_status dpc__kan_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_ch
         p += Mx * m->dim[l + 1];
     }
     ws->dfeat = p;  p += Mx * max_df;
-    ws->pack = p;   p += n_pack;
-    ws->sdt = p;    p += max_out * Mx;
-    ws->loss = p;   p += Mx;
-    ws->norm = p;   p += Mx;
-    ws->scale = p;
+    dpc__ws_tail(ws, p, n_pack, max_out);
     *out = ws;
     return DPC_OK;
 }

@@ -373,19 +373,10 @@ dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_c
         if (o > max_out) max_out = o;
     }
     size_t total = n_act + n_delta + n_pack + max_out * Mx + 3 * Mx;
-    dpc_model_ws *ws = calloc(1, sizeof *ws);
-    double *slab = dpc__malloc_array(total, sizeof(double));
-    if (!ws || !slab) {
-        free(ws);
-        free(slab);
-        return DPC__NOMEM(err, "the model workspace");
-    }
-    ws->slab = slab;
-    ws->max_chunk = Mx;
-    ws->n_layers = L;
-    memcpy(ws->dim, m->dim, sizeof ws->dim);
-    memcpy(ws->feat, m->feat, sizeof ws->feat);
-    double *p = slab;
+    dpc_model_ws *ws;
+    dpc_status st = dpc__ws_alloc(&ws, m, Mx, total, "the model workspace", err);
+    if (st) return st;
+    double *p = ws->slab;
     for (size_t l = 0; l < L; l++) {
         if (l > 0) {
             ws->act[l] = p;
@@ -394,13 +385,39 @@ dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_c
         ws->delta[l] = p;
         p += Mx * m->dim[l + 1];
     }
+    dpc__ws_tail(ws, p, n_pack, max_out);
+    *out = ws;
+    return DPC_OK;
+}
+
+dpc_status dpc__ws_alloc(dpc_model_ws **out, const dpc_model *m, size_t Mx, size_t total,
+                         const char *what, dpc_error *err)
+{
+    dpc_model_ws *ws = calloc(1, sizeof *ws);
+    double *slab = dpc__malloc_array(total, sizeof(double));
+    if (!ws || !slab) {
+        free(ws);
+        free(slab);
+        return DPC__NOMEM(err, what);
+    }
+    ws->slab = slab;
+    ws->max_chunk = Mx;
+    ws->n_layers = m->n_layers;
+    ws->kan = m->cfg.kind == DPC_MODEL_KAN;
+    memcpy(ws->dim, m->dim, sizeof ws->dim);
+    memcpy(ws->feat, m->feat, sizeof ws->feat);
+    *out = ws;
+    return DPC_OK;
+}
+
+void dpc__ws_tail(dpc_model_ws *ws, double *p, size_t n_pack, size_t max_out)
+{
+    size_t Mx = ws->max_chunk;
     ws->pack = p;  p += n_pack;
     ws->sdt = p;   p += max_out * Mx;
     ws->loss = p;  p += Mx;
     ws->norm = p;  p += Mx;
     ws->scale = p;
-    *out = ws;
-    return DPC_OK;
 }
 
 void dpc_model_ws_free(dpc_model_ws *ws)
