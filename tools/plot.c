@@ -30,6 +30,27 @@ static const char *style_name(plot_style s)
     return "lines";
 }
 
+/* The colour index of a series title: its rank among the distinct titles of the figure in the
+ * order they first appear, so the same series has the same colour in every panel. */
+static size_t color_of(const plot_panel *panels, size_t npanels, const char *title)
+{
+    size_t rank = 0;
+    for (size_t p = 0; p < npanels; p++)
+        for (size_t s = 0; s < panels[p].nseries; s++) {
+            const char *t = panels[p].series[s].title;
+            if (!strcmp(t ? t : "", title ? title : "")) return rank;
+            /* count t only at its first appearance */
+            int seen = 0;
+            for (size_t q = 0; q <= p && !seen; q++)
+                for (size_t r = 0; r < (q == p ? s : panels[q].nseries) && !seen; r++) {
+                    const char *u = panels[q].series[r].title;
+                    seen = !strcmp(u ? u : "", t ? t : "");
+                }
+            if (!seen) rank++;
+        }
+    return rank;
+}
+
 int plot_render(const char *dir, const char *name, const plot_panel *panels, size_t npanels,
                 char *msg, size_t msglen)
 {
@@ -70,7 +91,9 @@ int plot_render(const char *dir, const char *name, const plot_panel *panels, siz
     fprintf(fg, "if (strstrt(GPVAL_TERMINALS, 'pngcairo') > 0) {\n"
                 "  set terminal pngcairo size %d,%d enhanced font 'Sans,10'\n"
                 "} else {\n  set terminal png size %d,%d\n}\n", w, h, w, h);
-    fprintf(fg, "set output '%s.png'\nset grid\nset key below box spacing 1.1\n", name);
+    /* a margin on x so points at the ends of the range are not drawn on the border */
+    fprintf(fg, "set output '%s.png'\nset grid\nset key below box spacing 1.1\n"
+                "set offsets graph 0.02, graph 0.02, 0, 0\n", name);
     if (npanels > 1) fprintf(fg, "set multiplot layout 1,%zu\n", npanels);
     block = 0;
     for (size_t p = 0; p < npanels; p++) {
@@ -87,8 +110,14 @@ int plot_render(const char *dir, const char *name, const plot_panel *panels, siz
         fprintf(fg, "plot ");
         for (size_t s = 0; s < pn->nseries; s++) {
             const plot_series *se = &pn->series[s];
-            fprintf(fg, "%s'%s.dat' index %zu using 1:2%s with %s title ", s ? ", \\\n     " : "", name,
-                    block, se->style == PLOT_ERRORBARS ? ":3" : "", style_name(se->style));
+            /* twelve distinguishable colours; a title keeps its colour in every panel */
+            static const char *const palette[12] = {
+                "#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b",
+                "#e377c2", "#7f7f7f", "#bcbd22", "#17becf", "#000000", "#aec7e8"};
+            size_t ci = color_of(panels, npanels, se->title) % 12;
+            fprintf(fg, "%s'%s.dat' index %zu using 1:2%s with %s lc rgb '%s' title ",
+                    s ? ", \\\n     " : "", name, block, se->style == PLOT_ERRORBARS ? ":3" : "",
+                    style_name(se->style), palette[ci]);
             gp_string(fg, se->title);
             block++;
         }
