@@ -221,7 +221,7 @@ int repro_nu_fig4(repro_ctx *c)
      * with momentum 0.9 here; --smoke has no tuning stage */
     fig4_cfg fc = {"fashion-mnist", 1000, 20, 3, 4, 2, {1, 2, 4, 8}, 5, 10000, {0.1, 0.2, 0.5, 1, 2}};
     if (quick) {
-        fc = (fig4_cfg){"fashion-mnist:limit=6000,test-limit=2000", 200, 5, 1, 2, 2, {2, 8, 0, 0},
+        fc = (fig4_cfg){"fashion-mnist:limit=6000,test-limit=2000", 200, 4, 1, 2, 2, {2, 8, 0, 0},
                         2, 1000, {0.5, 1, 0, 0, 0}};
     }
     if (smoke) {
