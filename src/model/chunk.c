@@ -36,8 +36,8 @@ static dpc_status check_inputs(const dpc_model *m, const double *params, const d
 /* Forward pass: ws->act[l] (M, dim[l]) for l >= 1 and the logits ws->delta[L-1] (M, K).
  * Computed transposed, Z^T (out, M) = W (out, in) A^T (in, M), so that W, the big operand,
  * is read in place, row by row, and only the small A is packed; the same sums as A W^T. */
-static void forward(const dpc_model *m, const double *params, const double *X, size_t M,
-                    dpc_model_ws *ws)
+static void dense_forward(const dpc_model *m, const double *params, const double *X, size_t M,
+                          dpc_model_ws *ws)
 {
     size_t L = m->n_layers;
     const double *A = X;
@@ -65,7 +65,7 @@ static void head(const dpc_model *m, const double *y, size_t M, dpc_model_ws *ws
 }
 
 /* Backward pass: ws->delta[l] (M, dim[l+1]) for every l. */
-static void backward(const dpc_model *m, const double *params, size_t M, dpc_model_ws *ws)
+static void dense_backward(const dpc_model *m, const double *params, size_t M, dpc_model_ws *ws)
 {
     for (size_t l = m->n_layers - 1; l > 0; l--) {
         size_t in = m->dim[l], out = m->dim[l + 1];
@@ -75,7 +75,25 @@ static void backward(const dpc_model *m, const double *params, size_t M, dpc_mod
     }
 }
 
-/* ==== Public entry points ============================================================== */
+/* The passes of m's kind (the kan kind's are in kan_chunk.c); grads: the backward pass follows. */
+static void forward(const dpc_model *m, const double *params, const double *X, size_t M,
+                    int grads, dpc_model_ws *ws)
+{
+    if (m->cfg.kind == DPC_MODEL_KAN)
+        dpc__kan_forward(m, params, X, M, grads, ws);
+    else
+        dense_forward(m, params, X, M, ws);
+}
+
+static void backward(const dpc_model *m, const double *params, size_t M, dpc_model_ws *ws)
+{
+    if (m->cfg.kind == DPC_MODEL_KAN)
+        dpc__kan_backward(m, params, M, ws);
+    else
+        dense_backward(m, params, M, ws);
+}
+
+/* ==== Public entry points (every kind) ================================================= */
 
 dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const double *X,
                                  const double *y, size_t M, double clip, double *grad_sum,
@@ -91,13 +109,11 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
         if (st) return st;
     }
     if (M == 0) return DPC_OK;
-    if (m->cfg.kind == DPC_MODEL_KAN)
-        return dpc__kan_clipped_sum(m, params, X, y, M, clip, grad_sum, losses, norms_out, ws, err);
     dpc_status st = check_inputs(m, params, X, y, M, err);
     if (st) return st;
     dpc_model_ws *tmp;
     if ((st = dpc__chunk_prologue(m, &ws, &tmp, M, M, err))) return st;
-    forward(m, params, X, M, ws);
+    forward(m, params, X, M, 1, ws);
     head(m, y, M, ws);
     backward(m, params, M, ws);
     if (!(st = dpc__chunk_norms(m, X, M, ws, err))) {
@@ -122,13 +138,11 @@ dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
         if (st) return st;
     }
     if (M == 0) return DPC_OK;
-    if (m->cfg.kind == DPC_MODEL_KAN)
-        return dpc__kan_per_example_grads(m, params, X, y, M, G, losses, ws, err);
     dpc_status st = check_inputs(m, params, X, y, M, err);
     if (st) return st;
     dpc_model_ws *tmp;
     if ((st = dpc__chunk_prologue(m, &ws, &tmp, M, M, err))) return st;
-    forward(m, params, X, M, ws);
+    forward(m, params, X, M, 1, ws);
     head(m, y, M, ws);
     backward(m, params, M, ws);
     if (!(st = dpc__chunk_norms(m, X, M, ws, err))) {
@@ -136,12 +150,12 @@ dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
         for (size_t i = 0; i < M; i++) {
             double *g = G + i * P; /* (P) */
             for (size_t l = 0; l < m->n_layers; l++) {
-                size_t in = m->dim[l], out = m->dim[l + 1];
-                const double *a = l == 0 ? X + i * in : ws->act[l] + i * in;
-                const double *d = ws->delta[l] + i * out;
-                double *gW = g + m->w_off[l];
+                size_t fe = m->feat[l], out = m->dim[l + 1];
+                const double *a = dpc__layer_input(m, X, ws, l) + i * fe; /* (fe) */
+                const double *d = ws->delta[l] + i * out;                 /* (out) */
+                double *gW = g + m->w_off[l];                              /* (out, fe) */
                 for (size_t o = 0; o < out; o++)
-                    for (size_t k = 0; k < in; k++) gW[o * in + k] = d[o] * a[k];
+                    for (size_t k = 0; k < fe; k++) gW[o * fe + k] = d[o] * a[k];
                 if (m->cfg.bias) memcpy(g + m->b_off[l], d, out * sizeof *g);
             }
         }
@@ -158,7 +172,6 @@ dpc_status dpc_model_predict(const dpc_model *m, const double *params, const dou
 {
     if (!m || (M > 0 && (!params || !X || !out)))
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_predict: NULL argument");
-    if (m->cfg.kind == DPC_MODEL_KAN) return dpc__kan_predict(m, params, X, M, out, ws, err);
     dpc_status st = dpc__check_params(m, params, err);
     if (st || M == 0) return st;
     dpc_model_ws *tmp;
@@ -169,7 +182,7 @@ dpc_status dpc_model_predict(const dpc_model *m, const double *params, const dou
     for (size_t i0 = 0; i0 < M && !st; i0 += C) {
         size_t n = M - i0 < C ? M - i0 : C;
         const double *Xc = X + i0 * D;
-        forward(m, params, Xc, n, ws);
+        forward(m, params, Xc, n, 0, ws);
         for (size_t i = 0; i < n; i++)
             dpc__head_predict(m, ws->delta[m->n_layers - 1] + i * K, out + (i0 + i) * K);
     }
@@ -184,8 +197,6 @@ dpc_status dpc_model_evaluate(const dpc_model *m, const double *params, const do
     if (!m || !params || !X || !y || !mean_loss)
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: NULL argument");
     if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: n must be >= 1");
-    if (m->cfg.kind == DPC_MODEL_KAN)
-        return dpc__kan_evaluate(m, params, X, y, n, mean_loss, accuracy, ws, err);
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
     dpc_model_ws *tmp;
@@ -200,7 +211,7 @@ dpc_status dpc_model_evaluate(const dpc_model *m, const double *params, const do
     for (size_t i0 = 0; i0 < n && !st; i0 += C) {
         size_t c = n - i0 < C ? n - i0 : C;
         const double *Xc = X + i0 * D, *yc = y + i0;
-        forward(m, params, Xc, c, ws);
+        forward(m, params, Xc, c, 0, ws);
         const double *Z = ws->delta[m->n_layers - 1];
         for (size_t i = 0; i < c && !st; i++) {
             double loss = dpc__head_loss(m, Z + i * K, yc[i], NULL);

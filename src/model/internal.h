@@ -119,18 +119,13 @@ dpc_status dpc__kan_parse_option(dpc_model_config *c, const char *spec, const ch
 void dpc__kan_init(const dpc_model *m, double *params, const dpc_rng_stream *s);
 dpc_status dpc__kan_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_chunk,
                            dpc_error *err);
-/* The kan implementations of the public chunk and naive entry points (same contracts). */
-dpc_status dpc__kan_clipped_sum(const dpc_model *m, const double *params, const double *X,
-                                const double *y, size_t M, double clip, double *grad_sum,
-                                double *losses, double *norms, dpc_model_ws *ws, dpc_error *err);
-dpc_status dpc__kan_per_example_grads(const dpc_model *m, const double *params, const double *X,
-                                      const double *y, size_t M, double *G, double *losses,
-                                      dpc_model_ws *ws, dpc_error *err);
-dpc_status dpc__kan_predict(const dpc_model *m, const double *params, const double *X, size_t M,
-                            double *out, dpc_model_ws *ws, dpc_error *err);
-dpc_status dpc__kan_evaluate(const dpc_model *m, const double *params, const double *X,
-                             const double *y, size_t n, double *mean_loss, double *accuracy,
-                             dpc_model_ws *ws, dpc_error *err);
+/* The kan kind's chunk passes (kan_chunk.c), called by chunk.c for the kan kind.
+ * Forward: ws->phi[l], ws->dphi[l] (l >= 1, only when grads), ws->act[l] (l >= 1) and the
+ * logits ws->delta[L-1] (M, K). Backward: ws->delta[l] (M, dim[l+1]) for every l, from the head's
+ * Delta_{L-1}; needs a forward with grads. */
+void dpc__kan_forward(const dpc_model *m, const double *params, const double *X, size_t M,
+                      int grads, dpc_model_ws *ws);
+void dpc__kan_backward(const dpc_model *m, const double *params, size_t M, dpc_model_ws *ws);
 /* The naive path of the kan kind, one example (naive.c runs the loops for both kinds): loss and
  * gradient grad (P, overwritten) of example `row` (named in messages); x and y are validated
  * here, params by the caller. scratch holds dpc__kan_naive_scratch_len(m) doubles. */
