@@ -106,10 +106,19 @@ static void test_purity_and_parity(void)
 /* Standard normal CDF. */
 static double Phi(double x) { return 0.5 * erfc(-x / sqrt(2.0)); }
 
-static void test_distribution(void)
+/* A secure-mode root with a fixed key (tests only: real secure roots come from the OS). */
+static dpc_rng fixed_secure_root(void)
 {
-    dpc_rng rng;
-    dpc_rng_seed(&rng, 2024);
+    dpc_rng r;
+    memset(&r, 0, sizeof r);
+    r.mode = DPC_RNG_SECURE;
+    for (int i = 0; i < 8; i++) r.skey[i] = 0x01010101u * (uint32_t)(4 * i) + 0x03020100u;
+    return r;
+}
+
+static void test_distribution_of(const dpc_rng *root)
+{
+    const dpc_rng rng = *root;
     dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 2));
     size_t n = (size_t)(4e6 * tests_scale());
     size_t rows = 8, per = n / rows;
@@ -160,6 +169,15 @@ static void test_distribution(void)
     double pt = 2 * Phi(-dpc__zig_r), et = pt * N;
     CHECK(fabs((double)beyond_r - et) < 5 * sqrt(et), "tail count %zu vs %g", beyond_r, et);
     free(z);
+}
+
+static void test_distribution(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 2024);
+    test_distribution_of(&rng);
+    dpc_rng sec = fixed_secure_root(); /* the same samplers over ChaCha20 words */
+    test_distribution_of(&sec);
 }
 
 static void test_tail_shape(void)
@@ -242,6 +260,76 @@ static void test_uniform_below(void)
     CHECK(dpc_rng_below(&s, 0, 0, 1) == 0, "below(1) == 0");
 }
 
+/* RFC 8439 known answers: the quarter round of section 2.1.1 and the block of section 2.3.2. */
+static void test_chacha_kat(void)
+{
+    uint32_t q[4] = {0x11111111u, 0x01020304u, 0x9b8d6f43u, 0x01234567u};
+    dpc_chacha20_quarter_round(q);
+    CHECK(q[0] == 0xea2a92f4u && q[1] == 0xcb1cf8ceu && q[2] == 0x4581472eu &&
+              q[3] == 0x5881c4bbu,
+          "chacha quarter round KAT");
+    uint32_t key[8], out[16];
+    for (int i = 0; i < 8; i++) key[i] = 0x01010101u * (uint32_t)(4 * i) + 0x03020100u;
+    const uint32_t nonce[3] = {0x09000000u, 0x4a000000u, 0x00000000u};
+    static const uint32_t want[16] = {0xe4e7f110u, 0x15593bd1u, 0x1fdd0f50u, 0xc47120a3u,
+                                      0xc7f4d1c7u, 0x0368c033u, 0x9aaa2204u, 0x4e6cd4c3u,
+                                      0x466482d2u, 0x09aa9f07u, 0x05d7c214u, 0xa2028bd9u,
+                                      0xd19c12b5u, 0xb94e16deu, 0xe883d0cbu, 0x4e3c50a2u};
+    dpc_chacha20_block(out, key, 1, nonce);
+    for (int i = 0; i < 16; i++)
+        CHECK(out[i] == want[i], "chacha block KAT word %d: %08x vs %08x", i, out[i], want[i]);
+}
+
+/* Secure streams: the documented layout, recomputed from the block function; purity; the bulk
+ * fill equal to the scalar sampler at every alignment; independence from seeded mode. */
+static void test_secure_layout(void)
+{
+    dpc_rng root = fixed_secure_root();
+    uint64_t id = DPC_STREAM_ID(DPC_STREAM_NOISE, 3);
+    dpc_rng_stream s = dpc_rng_stream_derive(&root, id);
+    uint32_t o[16];
+    const uint32_t sn[3] = {(uint32_t)id, (uint32_t)(id >> 32), 0x5354524Du};
+    dpc_chacha20_block(o, root.skey, 0, sn);
+    CHECK(s.secure == 1 && memcmp(s.skey, o, sizeof s.skey) == 0, "stream key = block of root");
+    const uint64_t rows[3] = {0, 7, (1ull << 40) + 5};
+    const uint64_t idx[4] = {0, 13, (1ull << 33) + 9, (1ull << 36) + 2};
+    for (int a = 0; a < 3; a++)
+        for (int b = 0; b < 4; b++)
+            for (uint32_t at = 0; at < 3; at++) {
+                uint64_t row = rows[a], index = idx[b];
+                const uint32_t nonce[3] = {(uint32_t)row, (uint32_t)(row >> 32),
+                                           (uint32_t)(((index >> 35) & 0xFFFFu) << 16) | at};
+                dpc_chacha20_block(o, s.skey, (uint32_t)(index >> 3), nonce);
+                unsigned j = (unsigned)(index & 7);
+                uint64_t want = (uint64_t)o[2 * j + 1] << 32 | o[2 * j];
+                CHECK(dpc_rng_word(&s, row, index, at) == want,
+                      "secure word (row %llu, index %llu, attempt %u)", (unsigned long long)row,
+                      (unsigned long long)index, at);
+            }
+    size_t n = 20011;
+    double *a = malloc(n * sizeof *a), *b = malloc(n * sizeof *b);
+    int bad = 0;
+    const uint64_t starts[4] = {0, 1, 5, 8};
+    for (int k = 0; k < 4; k++) {
+        dpc_rng_gaussian_fill(&s, 3, starts[k], a, n);
+        dpc_rng_gaussian_fill_naive(&s, 3, starts[k], b, n);
+        for (size_t i = 0; i < n; i++) bad += memcmp(&a[i], &b[i], sizeof a[i]) != 0;
+    }
+    CHECK(bad == 0, "secure bulk fill equals the scalar sampler (%d mismatches)", bad);
+    for (size_t len = 1; len < 20; len++) { /* short runs at every offset */
+        dpc_rng_gaussian_fill(&s, 1, 3, a, len);
+        for (size_t i = 0; i < len; i++) bad += a[i] != dpc_rng_gaussian(&s, 1, 3 + i);
+    }
+    CHECK(bad == 0, "secure short fills (%d mismatches)", bad);
+    dpc_rng seeded;
+    dpc_rng_seed(&seeded, 0);
+    dpc_rng_stream t = dpc_rng_stream_derive(&seeded, id);
+    CHECK(t.secure == 0 && dpc_rng_word(&t, 0, 0, 0) != dpc_rng_word(&s, 0, 0, 0),
+          "seeded and secure streams differ");
+    free(a);
+    free(b);
+}
+
 static void test_secure(void)
 {
     dpc_rng a, b;
@@ -250,6 +338,9 @@ static void test_secure(void)
     CHECK_OK(dpc_rng_seed_os(&b, &err), &err);
     CHECK(a.mode == DPC_RNG_SECURE && a.seed == 0, "secure mode recorded");
     CHECK(a.key[0] != b.key[0] || a.key[1] != b.key[1], "two OS keys differ");
+    CHECK(memcmp(a.skey, b.skey, sizeof a.skey) != 0, "two OS ChaCha20 keys differ");
+    dpc_rng_stream s = dpc_rng_stream_derive(&a, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    CHECK(s.secure == 1, "secure root derives secure streams");
     CHECK(strcmp(dpc_rng_mode_name(a.mode), "secure") == 0, "mode name");
 }
 
@@ -263,6 +354,8 @@ int main(void)
     test_tail_shape();
     test_streams();
     test_uniform_below();
+    test_chacha_kat();
+    test_secure_layout();
     test_secure();
     return TEST_SUMMARY();
 }

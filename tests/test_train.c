@@ -87,6 +87,58 @@ static void base_config(dpc_train_config *c, const mcfg *m)
     c->accountant = DPC_ACCOUNTANT_RDP; /* fast; PLD is exercised by the accounting tests */
 }
 
+/* Secure mode (ChaCha20 noise): the key travels in the checkpoint, so a resumed run is
+ * bit-identical; a different secure key is another run; the noise differs from seeded mode. */
+static void test_secure_resume(void)
+{
+    dpc_dataset *ds = logistic_data(200, 5, 1);
+    dpc_model *m = model_of("mlp:6", 5, 2);
+    char path[] = "/tmp/dpcorr_ckpt_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    dpc_rng sec;
+    memset(&sec, 0, sizeof sec);
+    sec.mode = DPC_RNG_SECURE;
+    for (int i = 0; i < 8; i++) sec.skey[i] = 0x9e3779b9u * (uint32_t)(i + 1);
+    for (size_t k = 0; k < 3; k++) {
+        dpc_train_config c;
+        base_config(&c, &mechs[k]);
+        dpc_error err = {0};
+        dpc_trainer *a = NULL, *x = NULL, *y = NULL, *z = NULL, *s = NULL;
+        CHECK_OK(dpc_trainer_new(&a, m, ds, NULL, &c, &sec, &err), &err);
+        CHECK_OK(dpc_trainer_new(&x, m, ds, NULL, &c, &sec, &err), &err);
+        if (!a || !x) { dpc_trainer_free(a); dpc_trainer_free(x); continue; }
+        uint64_t ha = run_all(a);
+        size_t half = dpc_trainer_steps_total(x) / 2;
+        for (size_t t = 0; t < half; t++) CHECK_OK(dpc_trainer_step(x, NULL, &err), &err);
+        CHECK_OK(dpc_trainer_save(x, path, &err), &err);
+        dpc_rng back;
+        CHECK_OK(dpc_checkpoint_read_rng(path, &back, &err), &err);
+        CHECK(back.mode == DPC_RNG_SECURE && memcmp(back.skey, sec.skey, sizeof sec.skey) == 0,
+              "%s: the checkpoint carries the secure key", mechs[k].name);
+        CHECK_OK(dpc_trainer_new(&y, m, ds, NULL, &c, &back, &err), &err);
+        CHECK_OK(dpc_trainer_resume(y, path, &err), &err);
+        CHECK(run_all(y) == ha, "%s: secure resumed run differs", mechs[k].name);
+        dpc_rng other = sec;
+        other.skey[7] ^= 1u;
+        CHECK_OK(dpc_trainer_new(&z, m, ds, NULL, &c, &other, &err), &err);
+        CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE,
+              "%s: another secure key is another run", mechs[k].name);
+        dpc_rng seeded = sec;
+        seeded.mode = DPC_RNG_SEEDED; /* same Philox key (0), Philox noise */
+        CHECK_OK(dpc_trainer_new(&s, m, ds, NULL, &c, &seeded, &err), &err);
+        CHECK(run_all(s) != ha, "%s: secure noise differs from seeded", mechs[k].name);
+        dpc_trainer_free(a);
+        dpc_trainer_free(x);
+        dpc_trainer_free(y);
+        dpc_trainer_free(z);
+        dpc_trainer_free(s);
+    }
+    unlink(path);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 static void test_threads_resume(void)
 {
     dpc_dataset *ds = logistic_data(200, 5, 1);
@@ -322,6 +374,7 @@ int main(void)
 {
     test_update_recomputed();
     test_threads_resume();
+    test_secure_resume();
     test_refusals();
     test_learns();
     return TEST_SUMMARY();

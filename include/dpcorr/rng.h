@@ -33,10 +33,15 @@
  * r + 36.74/r ≈ 13.7, a region of probability < 1e-42. See doc/mechanisms.md for the
  * floating-point caveats (Mironov 2012) and why this is acceptable for our threat model.
  *
- * Security: Philox4x32-10 is a statistically strong (BigCrush-passing) counter-based
- * generator, not a cryptographic one. Secure mode draws the key from the OS (getrandom), so
- * the noise is unpredictable to anyone without the key; seeded mode is for experiments and
- * is recorded in every report.
+ * Security: seeded mode uses Philox4x32-10, a statistically strong (BigCrush-passing)
+ * counter-based generator with a 64-bit key: right for experiments, which are reproducible
+ * and recorded in every report, but not a cryptographic generator. Secure mode draws a 256-bit
+ * key from the OS (getrandom) and generates every word with ChaCha20 (RFC 8439) instead, a
+ * cryptographic PRF, with the same addressing: the 64-bit word (row, index, attempt) is word
+ * index & 7 of the ChaCha20 block with counter index >> 3 and nonce
+ * (row low, row high, ((index >> 35) << 16) | attempt); stream keys are ChaCha20 blocks of the
+ * root key. Same samplers on top, so secure noise has the same distribution, is as
+ * replayable given the key, and is unpredictable without it.
  */
 #ifndef DPCORR_RNG_H
 #define DPCORR_RNG_H
@@ -54,14 +59,17 @@ typedef enum dpc_rng_mode {
 
 /* Root generator: plain value type (no heap), copyable. */
 typedef struct dpc_rng {
-    uint32_t key[2];   /* Philox key (secret in secure mode; never print it) */
+    uint32_t key[2];   /* Philox key (seeded mode) */
     uint64_t seed;     /* the user seed in seeded mode; 0 in secure mode */
     dpc_rng_mode mode;
+    uint32_t skey[8];  /* secure mode: the ChaCha20 key (secret: never print it); else 0 */
 } dpc_rng;
 
-/* A derived stream: an independent Philox key for one purpose. */
+/* A derived stream: an independent key for one purpose (Philox, or ChaCha20 when secure). */
 typedef struct dpc_rng_stream {
-    uint32_t key[2];
+    uint32_t key[2];  /* Philox key (seeded mode) */
+    uint32_t secure;  /* 1: words come from ChaCha20 with skey */
+    uint32_t skey[8]; /* ChaCha20 key (secure mode) */
 } dpc_rng_stream;
 
 /* Stream purposes. A stream id is (purpose << 32) | index, so each purpose has 2^32 streams
@@ -80,10 +88,18 @@ enum {
  * Verified against the Random123 known-answer vectors in tests/test_rng.c. */
 DPC_API void dpc_philox4x32_10(uint32_t out[4], const uint32_t ctr[4], const uint32_t key[2]);
 
+/* The ChaCha20 block function (RFC 8439, section 2.3): out = state after 20 rounds plus the
+ * input state for (key, 32-bit block counter, 96-bit nonce); and its quarter round on
+ * (a, b, c, d) in place (section 2.1). Verified against the RFC's known answers. */
+DPC_API void dpc_chacha20_block(uint32_t out[16], const uint32_t key[8], uint32_t counter,
+                                const uint32_t nonce[3]);
+DPC_API void dpc_chacha20_quarter_round(uint32_t s[4]);
+
 /* Seeded mode: the key is a fixed bijective mix (splitmix64) of seed. Never fails. */
 DPC_API void dpc_rng_seed(dpc_rng *rng, uint64_t seed);
 
-/* Secure mode: 8 key bytes from getrandom(2). DPC_E_IO if the OS cannot provide them. */
+/* Secure mode: a 256-bit ChaCha20 key (32 bytes) from getrandom(2). DPC_E_IO if the OS cannot
+ * provide them. */
 DPC_API DPC_NODISCARD dpc_status dpc_rng_seed_os(dpc_rng *rng, dpc_error *err);
 
 /* "seeded" or "secure". */

@@ -14,6 +14,7 @@
  */
 #include "dpcorr/rng.h"
 #include "rng/gauss_impl.h"
+#include "rng/chacha_impl.h"
 #include "rng/philox_impl.h"
 #include "rng/ziggurat.h"
 
@@ -136,9 +137,27 @@ void dpc__gaussian_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t
     if (i < n) out[i] = dpc_rng_gaussian(s, row, index0 + i);
 }
 
+/* Secure mode: one ChaCha20 block serves the attempt-0 words of eight consecutive indices
+ * (aligned to index & ~7); then the same ziggurat step per element as dpc_rng_gaussian. */
+static void gaussian_fill_secure(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                 double *out, size_t n)
+{
+    uint64_t w[8];
+    for (size_t i = 0; i < n;) {
+        uint64_t idx = index0 + i;
+        dpc__chacha_words(w, s->skey, row, idx, 0);
+        for (size_t j = idx & 7; j < 8 && i < n; j++, i++)
+            out[i] = fast_or_slow(s, row, index0 + i, w[j]);
+    }
+}
+
 void dpc_rng_gaussian_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
                            size_t n)
 {
+    if (s->secure) {
+        gaussian_fill_secure(s, row, index0, out, n);
+        return;
+    }
     /* SIMD kernel on the aligned bulk (even start, multiples of 16); portable code elsewhere.
      * Both compute exactly the same IEEE operations, hence identical values. */
     size_t i = 0;

@@ -1,6 +1,7 @@
 /* philox.c — Philox4x32-10 (Salmon, Moraes, Dror, Shaw: "Parallel random numbers: as easy as
  * 1, 2, 3", SC 2011), root seeding, stream derivation and 64-bit words.
  * Known-answer vectors from Random123's kat_vectors are checked in tests/test_rng.c. */
+#include "rng/chacha_impl.h"
 #include "rng/philox_impl.h"
 #include "dpcorr/rng.h"
 
@@ -27,6 +28,7 @@ static uint64_t splitmix64(uint64_t x)
 void dpc_rng_seed(dpc_rng *rng, uint64_t seed)
 {
     uint64_t k = splitmix64(seed);
+    memset(rng, 0, sizeof *rng);
     rng->key[0] = (uint32_t)k;
     rng->key[1] = (uint32_t)(k >> 32);
     rng->seed = seed;
@@ -35,7 +37,7 @@ void dpc_rng_seed(dpc_rng *rng, uint64_t seed)
 
 dpc_status dpc_rng_seed_os(dpc_rng *rng, dpc_error *err)
 {
-    uint32_t k[2];
+    uint32_t k[10]; /* Philox key (unused in secure mode, kept distinct) and the ChaCha20 key */
     size_t got = 0;
     while (got < sizeof k) {
         ssize_t r = getrandom((char *)k + got, sizeof k - got, 0);
@@ -45,8 +47,11 @@ dpc_status dpc_rng_seed_os(dpc_rng *rng, dpc_error *err)
         }
         got += (size_t)r;
     }
+    memset(rng, 0, sizeof *rng);
     rng->key[0] = k[0];
     rng->key[1] = k[1];
+    memcpy(rng->skey, k + 2, sizeof rng->skey);
+    memset(k, 0, sizeof k);
     rng->seed = 0;
     rng->mode = DPC_RNG_SECURE;
     return DPC_OK;
@@ -61,14 +66,31 @@ dpc_rng_stream dpc_rng_stream_derive(const dpc_rng *rng, uint64_t stream_id)
 {
     /* Domain tag 'STRM' in ctr[3] keeps derivation blocks apart from any data block of the
      * root key (data blocks are only ever drawn from derived keys). */
+    dpc_rng_stream s;
+    memset(&s, 0, sizeof s);
+    if (rng->mode == DPC_RNG_SECURE) {
+        /* the stream key is a ChaCha20 block of the root key: a PRF of the stream id */
+        uint32_t nonce[3] = {(uint32_t)stream_id, (uint32_t)(stream_id >> 32), 0x5354524Du};
+        uint32_t o[16];
+        dpc_chacha20_block(o, rng->skey, 0, nonce);
+        memcpy(s.skey, o, sizeof s.skey);
+        s.secure = 1;
+        return s;
+    }
     uint32_t c[4] = {(uint32_t)stream_id, (uint32_t)(stream_id >> 32), 0u, 0x5354524Du};
     dpc__philox_block(c, rng->key[0], rng->key[1]);
-    dpc_rng_stream s = {{c[0], c[1]}};
+    s.key[0] = c[0];
+    s.key[1] = c[1];
     return s;
 }
 
 uint64_t dpc_rng_word(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint32_t attempt)
 {
+    if (s->secure) {
+        uint64_t w[8];
+        dpc__chacha_words(w, s->skey, row, index, attempt);
+        return w[index & 7];
+    }
     uint32_t c[4];
     dpc__philox_ctr(c, row, index, attempt);
     dpc__philox_block(c, s->key[0], s->key[1]);

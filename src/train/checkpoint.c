@@ -1,8 +1,8 @@
 /* checkpoint.c — atomic trainer checkpoints and resume.
  *
  * File (native byte order, guarded by a byte-order mark):
- *   "DPCCKPT\0" | u32 version 1 | u32 0x01020304 | u64 fingerprint of the run configuration |
- *   u64 step | u64 P | u32 key[2] | u64 seed | u32 rng mode |
+ *   "DPCCKPT\0" | u32 version 2 | u32 0x01020304 | u64 fingerprint of the run configuration |
+ *   u64 step | u64 P | u32 key[2] | u64 seed | u32 rng mode | u32 secure key[8] (0 if seeded) |
  *   params (P) | velocity (P) | u64 L | noise state (L, coordinate-major) | u64 FNV-1a of all of
  *   the above.
  * Written to "<path>.tmp.<pid>" (mode 0600: a secure-mode checkpoint holds the key), fsync'ed,
@@ -20,7 +20,7 @@
 #include <unistd.h>
 
 #define CK_MAGIC "DPCCKPT"
-#define CK_VERSION 1u
+#define CK_VERSION 2u /* 2: the secure-mode ChaCha20 key */
 #define CK_BOM 0x01020304u
 
 typedef struct fnv {
@@ -96,6 +96,7 @@ static uint64_t fingerprint(const dpc_trainer *tr)
     fnv_str(&f, tr->train->preprocessing);
     fnv_add(&f, tr->rng.key, sizeof tr->rng.key);
     fnv_size(&f, (size_t)tr->rng.mode);
+    if (tr->rng.mode == DPC_RNG_SECURE) fnv_add(&f, tr->rng.skey, sizeof tr->rng.skey);
     return f.h;
 }
 
@@ -170,6 +171,7 @@ dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *
     wr(&w, tr->rng.key, 8);
     wr(&w, &seed, 8);
     wr(&w, &mode, 4);
+    wr(&w, tr->rng.skey, sizeof tr->rng.skey);
     wr(&w, tr->params, tr->P * sizeof(double));
     wr(&w, tr->velocity, tr->P * sizeof(double));
     wr(&w, &LL, 8);
@@ -229,7 +231,8 @@ static dpc_status read_header(rbuf *r, uint64_t *fp, uint64_t *step, uint64_t *P
                              ver, CK_VERSION);
     if ((st = rd(r, fp, 8, "fingerprint", err)) || (st = rd(r, step, 8, "step", err)) ||
         (st = rd(r, P, 8, "parameter count", err)) || (st = rd(r, rng->key, 8, "key", err)) ||
-        (st = rd(r, &rng->seed, 8, "seed", err)) || (st = rd(r, &mode, 4, "rng mode", err)))
+        (st = rd(r, &rng->seed, 8, "seed", err)) || (st = rd(r, &mode, 4, "rng mode", err)) ||
+        (st = rd(r, rng->skey, sizeof rng->skey, "secure key", err)))
         return st;
     if (mode > DPC_RNG_SECURE)
         return dpc_error_set(err, DPC_E_FORMAT, "%s: bad rng mode %u", r->path, mode);
