@@ -203,6 +203,26 @@ static void pre_sparse(const dpc_kan2 *k, const double *W, const size_t *q, cons
     }
 }
 
+/* One validated example's sparse features and preactivations: *q (4d) and *v (4d + m) are
+ * allocated here (the caller frees both, also on error), v[0..nnz) are the features and
+ * pre = v + 4d holds the m preactivations. */
+static dpc_status sparse_pre_one(const dpc_kan2 *k, const double *W, const double *x,
+                                 size_t **q, double **v, size_t *nnz, dpc_error *err)
+{
+    *q = NULL;
+    *v = NULL;
+    dpc_status st = dpc__kan2_check_W(k, W, err);
+    if (!st) st = dpc__kan2_check_x(k, x, 0, err);
+    if (st) return st;
+    size_t d = k->cfg.d, m = k->cfg.m;
+    *q = dpc__malloc_array(4 * d, sizeof **q);
+    *v = dpc__malloc_array(4 * d + m, sizeof **v);
+    if (!*q || !*v) return DPC__NOMEM(err, "kan2 scratch");
+    *nnz = dpc__kan2_sparse_h(k, x, *q, *v);
+    pre_sparse(k, W, *q, *v, *nnz, *v + 4 * d);
+    return DPC_OK;
+}
+
 /* ==== Public per-example functions ======================================================= */
 
 dpc_status dpc_kan2_features(const dpc_kan2 *k, const double *x, double *h, dpc_error *err)
@@ -219,21 +239,15 @@ dpc_status dpc_kan2_forward(const dpc_kan2 *k, const double *W, const double *x,
                             double *alpha, double *hnorm, dpc_error *err)
 {
     if (!k || !W || !x || !f) return dpc_error_set(err, DPC_E_INVALID, "kan2_forward: NULL argument");
-    dpc_status st = dpc__kan2_check_W(k, W, err);
-    if (!st) st = dpc__kan2_check_x(k, x, 0, err);
-    if (st) return st;
-    size_t d = k->cfg.d, m = k->cfg.m;
-    size_t *q = dpc__malloc_array(4 * d, sizeof *q);
-    double *v = dpc__malloc_array(4 * d + m, sizeof *v);
-    if (!q || !v) {
+    size_t *q, nnz = 0;
+    double *v;
+    dpc_status st = sparse_pre_one(k, W, x, &q, &v, &nnz, err);
+    if (st) {
         free(q);
         free(v);
-        return DPC__NOMEM(err, "kan2 forward scratch");
+        return st;
     }
-    size_t nnz = dpc__kan2_sparse_h(k, x, q, v);
-    double *pre = v + 4 * d;
-    pre_sparse(k, W, q, v, nnz, pre);
-    *f = dpc__kan2_head(k, pre, alpha);
+    *f = dpc__kan2_head(k, v + 4 * k->cfg.d, alpha);
     if (hnorm) *hnorm = dpc__kan_norm(v, nnz);
     free(q);
     free(v);
@@ -280,20 +294,15 @@ dpc_status dpc_kan2_hessian_beta(const dpc_kan2 *k, const double *W, const doubl
 {
     if (!k || !W || !x || !beta)
         return dpc_error_set(err, DPC_E_INVALID, "kan2_hessian_beta: NULL argument");
-    dpc_status st = dpc__kan2_check_W(k, W, err);
-    if (!st) st = dpc__kan2_check_x(k, x, 0, err);
-    if (st) return st;
-    size_t d = k->cfg.d, m = k->cfg.m;
-    size_t *q = dpc__malloc_array(4 * d, sizeof *q);
-    double *v = dpc__malloc_array(4 * d + m, sizeof *v);
-    if (!q || !v) {
+    size_t *q, nnz = 0, d = k->cfg.d, m = k->cfg.m;
+    double *v;
+    dpc_status st = sparse_pre_one(k, W, x, &q, &v, &nnz, err);
+    if (st) {
         free(q);
         free(v);
-        return DPC__NOMEM(err, "kan2 scratch");
+        return st;
     }
-    size_t nnz = dpc__kan2_sparse_h(k, x, q, v);
-    double *pre = v + 4 * d;
-    pre_sparse(k, W, q, v, nnz, pre);
+    const double *pre = v + 4 * d;
     double scale = k->inv_sqrt_m / (double)d;
     for (size_t j = 0; j < m; j++) {
         double u, s1, s2, b[4], b1[4], b2[4];

@@ -95,6 +95,22 @@ static void backward(const dpc_model *m, const double *params, size_t M, dpc_mod
 
 /* ==== Public entry points (every kind) ================================================= */
 
+/* The shared part of the two gradient entry points, after argument checks: validates the
+ * inputs, takes a workspace (a temporary one in *tmp when *ws is NULL; the caller frees it),
+ * runs forward, head and backward and the ghost norms (ws->norm, ws->loss). */
+static dpc_status gradient_pass(const dpc_model *m, const double *params, const double *X,
+                                const double *y, size_t M, dpc_model_ws **ws,
+                                dpc_model_ws **tmp, dpc_error *err)
+{
+    *tmp = NULL;
+    dpc_status st = check_inputs(m, params, X, y, M, err);
+    if (st || (st = dpc__chunk_prologue(m, ws, tmp, M, M, err))) return st;
+    forward(m, params, X, M, 1, *ws);
+    head(m, y, M, *ws);
+    backward(m, params, M, *ws);
+    return dpc__chunk_norms(m, X, M, *ws, err);
+}
+
 dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const double *X,
                                  const double *y, size_t M, double clip, double *grad_sum,
                                  double *losses, double *norms_out, dpc_model_ws *ws,
@@ -109,14 +125,9 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
         if (st) return st;
     }
     if (M == 0) return DPC_OK;
-    dpc_status st = check_inputs(m, params, X, y, M, err);
-    if (st) return st;
     dpc_model_ws *tmp;
-    if ((st = dpc__chunk_prologue(m, &ws, &tmp, M, M, err))) return st;
-    forward(m, params, X, M, 1, ws);
-    head(m, y, M, ws);
-    backward(m, params, M, ws);
-    if (!(st = dpc__chunk_norms(m, X, M, ws, err))) {
+    dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
+    if (!st) {
         for (size_t i = 0; i < M; i++)
             ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
         dpc__chunk_scaled_sum(m, X, M, grad_sum, ws);
@@ -138,14 +149,9 @@ dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
         if (st) return st;
     }
     if (M == 0) return DPC_OK;
-    dpc_status st = check_inputs(m, params, X, y, M, err);
-    if (st) return st;
     dpc_model_ws *tmp;
-    if ((st = dpc__chunk_prologue(m, &ws, &tmp, M, M, err))) return st;
-    forward(m, params, X, M, 1, ws);
-    head(m, y, M, ws);
-    backward(m, params, M, ws);
-    if (!(st = dpc__chunk_norms(m, X, M, ws, err))) {
+    dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
+    if (!st) {
         size_t P = m->n_params;
         for (size_t i = 0; i < M; i++) {
             double *g = G + i * P; /* (P) */
