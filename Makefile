@@ -4,7 +4,8 @@
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
 #   make install PREFIX=/usr/local
-# Sources are discovered: src/<module>/*.c, tools/*.c, tests/test_*.c, bench/bench_*.c.
+# Sources are discovered: src/core/<module>/*.c, src/papers/<paper>/*.c, tools/*.c,
+# tests/test_*.c, bench/bench_*.c (doc/architecture.md).
 
 CC      ?= cc
 PREFIX  ?= /usr/local
@@ -16,15 +17,15 @@ OPT      ?= -O2 -g
 WARN     := -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes -Wmissing-prototypes -Wvla
 CSTD     := -std=c11 -D_DEFAULT_SOURCE
 FPFLAGS  := -ffp-contract=off -fno-fast-math
-CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(FPFLAGS) -fPIC -fvisibility=hidden -Iinclude -Isrc $(if $(filter 1,$(WERROR)),-Werror) $(SANITIZE) $(CFLAGS)
+CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(FPFLAGS) -fPIC -fvisibility=hidden -Iinclude -Isrc/core -Isrc/papers $(if $(filter 1,$(WERROR)),-Werror) $(SANITIZE) $(CFLAGS)
 LDLIBS_ALL = -lz -lpthread -lm $(LDLIBS)
 LDLIBS_ALL += -llbfgs -llapacke -lopenblas
 
-LIB_SRC   := $(sort $(wildcard src/*/*.c))
+LIB_SRC   := $(sort $(wildcard src/core/*/*.c src/papers/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
-HEADERS   := $(wildcard include/*.h include/dpcorr/*.h src/*/*.h tests/*.h tools/*.h)
+HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h tests/*.h tools/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
@@ -72,13 +73,14 @@ bench: $(BENCHES) $(BUILD)/dpcorr
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 
 install: all
-	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dpcorr $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
+	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dpcorr/papers $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(BUILD)/libdpcorr.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libdpcorr.so $(DESTDIR)$(PREFIX)/lib/libdpcorr.so.$(VERSION)
 	ln -sf libdpcorr.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libdpcorr.so.0
 	ln -sf libdpcorr.so.0 $(DESTDIR)$(PREFIX)/lib/libdpcorr.so
 	install -m 644 include/dpcorr.h $(DESTDIR)$(PREFIX)/include/
 	install -m 644 include/dpcorr/*.h $(DESTDIR)$(PREFIX)/include/dpcorr/
+	install -m 644 include/dpcorr/papers/*.h $(DESTDIR)$(PREFIX)/include/dpcorr/papers/
 	install -m 755 $(BUILD)/dpcorr $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' dpcorr.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dpcorr.pc
 

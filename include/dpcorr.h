@@ -1,37 +1,47 @@
 /* dpcorr.h — umbrella header: differentially private machine learning with correlated noise.
  *
- * Each module header documents its contract, shapes, ownership and sources:
+ * The core (data -> sampler -> model -> clip -> mechanism -> optimizer -> accountant/ledger);
+ * each header documents its contract, shapes, ownership and sources (doc/architecture.md):
  *   dpcorr/common.h    status codes, error messages
- *   dpcorr/rng.h       counter-based RNG (Philox4x32-10), exact Gaussian sampler
+ *   dpcorr/rng.h       counter-based RNG (Philox4x32-10 seeded, ChaCha20 secure), exact Gaussian
+ *   dpcorr/special.h   special functions (complete elliptic integrals)
+ *   dpcorr/fft.h       real FFT and convolution (accountant, theory)
  *   dpcorr/mech.h      mechanisms (strategy C, noising matrix B = C^-1), streaming noise,
  *                      sensitivity and error
  *   dpcorr/io.h        small text readers (coefficient files)
  *   dpcorr/account.h   privacy accounting (zCDP, GDP, RDP, PLD), calibration
+ *   dpcorr/strategy.h  strategy optimization (BLT, banded Toeplitz, dense ME), strategy files
  *   dpcorr/data.h      data sets: IDX, CSV, LIBSVM loaders, synthetic generators
+ *   dpcorr/bspline.h   uniform cubic B-splines (the KAN model kind)
  *   dpcorr/model.h     models with per-example gradients over a flat parameter slab
  *   dpcorr/sampler.h   batch selection described to the accountant
  *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger)
- *   dpcorr/strategy.h  strategy optimization (BLT, banded Toeplitz, dense ME)
- *   dpcorr/theory.h    nu-DP-FTRL theory (stationary errors, bounds) and simulators
+ * The papers' modules, thin layers over the core (dpcorr/papers/):
+ *   theory.h, sim.h    nu-DP-FTRL: stationary-error theory, bounds, simulators
+ *   linreg.h           DP-SSGD / DP-AMBSSGD with DP-STAT (adaptive clipping linear regression)
+ *   srgd.h             Accelerated-DP-SRGD (single-epoch DP-SCO, tree noise)
+ *   kan.h              two-layer B-spline KAN, projected DP-lambda-CGD
  */
 #ifndef DPCORR_H
 #define DPCORR_H
 
 #include "dpcorr/common.h"
 #include "dpcorr/rng.h"
+#include "dpcorr/special.h"
+#include "dpcorr/fft.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/io.h"
 #include "dpcorr/account.h"
+#include "dpcorr/strategy.h"
 #include "dpcorr/data.h"
+#include "dpcorr/bspline.h"
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
 #include "dpcorr/train.h"
-#include "dpcorr/strategy.h"
-#include "dpcorr/theory.h"
-#include "dpcorr/sim.h"
-#include "dpcorr/kan.h"
-#include "dpcorr/fft.h"
-#include "dpcorr/linreg.h"
-#include "dpcorr/srgd.h"
+#include "dpcorr/papers/theory.h"
+#include "dpcorr/papers/sim.h"
+#include "dpcorr/papers/linreg.h"
+#include "dpcorr/papers/srgd.h"
+#include "dpcorr/papers/kan.h"
 
 #endif

@@ -2,7 +2,7 @@
  * the Cox-de Boor recursion, partition of unity, derivatives by finite differences, support,
  * the numeric constants against their closed forms), the activation sigma and its constants,
  * and the logistic-loss properties the proofs use (note 004 §1.1, oracle 4). */
-#include "dpcorr/kan.h"
+#include "dpcorr/papers/kan.h"
 #include "harness.h"
 #include "kan_oracles.h"
 
@@ -14,8 +14,8 @@ static void test_spline_eval(void)
     const struct { size_t G; double lo, hi; } cases[] = {{1, -1, 1}, {5, -1, 1}, {8, 0, 1},
                                                         {13, -2.5, 3.5}, {64, -1, 1}};
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        dpc_kan_spline s;
-        CHECK_OK(dpc_kan_spline_init(&s, cases[c].G, cases[c].lo, cases[c].hi, &err), &err);
+        dpc_bspline s;
+        CHECK_OK(dpc_bspline_init(&s, cases[c].G, cases[c].lo, cases[c].hi, &err), &err);
         CHECK(s.p == cases[c].G + 3, "p = G + 3");
         double h = s.h, worst = 0, worst_pu = 0, worst_d1 = 0, worst_d2 = 0;
         size_t maxact = 0;
@@ -27,11 +27,11 @@ static void test_spline_eval(void)
         size_t N = 997;
         for (size_t i = 0; i <= N; i++) {
             double x = s.lo - 3.5 * h + (s.hi - s.lo + 7 * h) * ((double)i + 0.31) / (double)N;
-            dpc_kan_spline_eval_all(&s, x, v, d1, d2);
+            dpc_bspline_eval_all(&s, x, v, d1, d2);
             size_t act = 0;
             double sum = 0;
             for (size_t k = 0; k < s.p; k++) {
-                double ref = dpc_kan_spline_eval_naive(&s, k, x);
+                double ref = dpc_bspline_eval_naive(&s, k, x);
                 if (fabs(ref - v[k]) > worst) worst = fabs(ref - v[k]);
                 act += v[k] != 0.0;
                 sum += v[k];
@@ -42,8 +42,8 @@ static void test_spline_eval(void)
             double e = 1e-6 * h;
             double t = (x - s.lo) / h;
             if (fabs(t - floor(t + 0.5)) < 1e-3) continue;
-            dpc_kan_spline_eval_all(&s, x + e, vp, d1p, NULL);
-            dpc_kan_spline_eval_all(&s, x - e, vm, d1m, NULL);
+            dpc_bspline_eval_all(&s, x + e, vp, d1p, NULL);
+            dpc_bspline_eval_all(&s, x - e, vm, d1m, NULL);
             for (size_t k = 0; k < s.p; k++) {
                 double fd1 = (vp[k] - vm[k]) / (2 * e), fd2 = (d1p[k] - d1m[k]) / (2 * e);
                 double r1 = fabs(fd1 - d1[k]) * h, r2 = fabs(fd2 - d2[k]) * h * h;
@@ -59,11 +59,11 @@ static void test_spline_eval(void)
         /* outside the extended knots nothing is active; NaN gives nothing */
         size_t k0;
         double a[4];
-        CHECK(dpc_kan_spline_eval(&s, s.lo - 3.0001 * h, &k0, a, NULL, NULL) == 0, "left");
-        CHECK(dpc_kan_spline_eval(&s, s.hi + 3.0 * h, &k0, a, NULL, NULL) == 0, "right");
-        CHECK(dpc_kan_spline_eval(&s, NAN, &k0, a, NULL, NULL) == 0, "NaN");
+        CHECK(dpc_bspline_eval(&s, s.lo - 3.0001 * h, &k0, a, NULL, NULL) == 0, "left");
+        CHECK(dpc_bspline_eval(&s, s.hi + 3.0 * h, &k0, a, NULL, NULL) == 0, "right");
+        CHECK(dpc_bspline_eval(&s, NAN, &k0, a, NULL, NULL) == 0, "NaN");
         /* inside [lo, hi] exactly 4 consecutive bases are reported (last one may be 0 at a knot) */
-        CHECK(dpc_kan_spline_eval(&s, 0.5 * (s.lo + s.hi) + 0.1 * h, &k0, a, NULL, NULL) == 4,
+        CHECK(dpc_bspline_eval(&s, 0.5 * (s.lo + s.hi) + 0.1 * h, &k0, a, NULL, NULL) == 4,
               "4 active inside");
         dpc_kan_spline_consts kc;
         dpc_kan_spline_constants(&s, &kc);
@@ -74,12 +74,12 @@ static void test_spline_eval(void)
         free(v), free(d1), free(d2), free(vp), free(vm), free(d1p), free(d1m);
     }
     /* ||h(x)||^2 <= d for x in the unit ball (note 004 §1.3: sum_k b_k^2 <= 1/2) */
-    dpc_kan_spline s;
-    CHECK_OK(dpc_kan_spline_init(&s, 5, -1, 1, &err), &err);
+    dpc_bspline s;
+    CHECK_OK(dpc_bspline_init(&s, 5, -1, 1, &err), &err);
     double worst = 0;
     for (int i = 0; i <= 4000; i++) {
         double x = -1 + 2.0 * i / 4000.0, b[4];
-        size_t k0, n = dpc_kan_spline_eval(&s, x, &k0, b, NULL, NULL);
+        size_t k0, n = dpc_bspline_eval(&s, x, &k0, b, NULL, NULL);
         double sq = 0;
         for (size_t q = 0; q < n; q++) sq += b[q] * b[q];
         if (sq > worst) worst = sq;
@@ -87,10 +87,10 @@ static void test_spline_eval(void)
     CHECK(worst <= 0.5 + 1e-15, "sum b^2 <= 1/2: %g", worst);
     /* errors name the parameter */
     dpc_error e = {0};
-    CHECK(dpc_kan_spline_init(&s, 0, -1, 1, &e) == DPC_E_INVALID && strstr(e.msg, "grid"), "grid 0");
-    CHECK(dpc_kan_spline_init(&s, 5, 1, 1, &e) == DPC_E_INVALID && strstr(e.msg, "range"), "lo = hi");
-    CHECK(dpc_kan_spline_init(&s, 5, NAN, 1, &e) == DPC_E_INVALID, "NaN lo");
-    CHECK(dpc_kan_spline_init(&s, DPC_KAN_MAX_GRID + 1, -1, 1, &e) == DPC_E_INVALID, "huge grid");
+    CHECK(dpc_bspline_init(&s, 0, -1, 1, &e) == DPC_E_INVALID && strstr(e.msg, "grid"), "grid 0");
+    CHECK(dpc_bspline_init(&s, 5, 1, 1, &e) == DPC_E_INVALID && strstr(e.msg, "range"), "lo = hi");
+    CHECK(dpc_bspline_init(&s, 5, NAN, 1, &e) == DPC_E_INVALID, "NaN lo");
+    CHECK(dpc_bspline_init(&s, DPC_BSPLINE_MAX_GRID + 1, -1, 1, &e) == DPC_E_INVALID, "huge grid");
 }
 
 static void test_activation(void)

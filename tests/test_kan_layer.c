@@ -3,7 +3,7 @@
  * (losses and per-example gradients bit for bit, clipped sums), chunk-composition
  * independence, the clipping invariant, initialisation, predict/evaluate, errors, and the DP
  * trainer with several mechanisms (1 vs 2 threads bit-identical). */
-#include "dpcorr/kan.h"
+#include "dpcorr/papers/kan.h"
 #include "dpcorr/model.h"
 #include "dpcorr/train.h"
 #include "harness.h"
@@ -110,15 +110,15 @@ static void test_known_values(void)
     size_t P = dpc_model_num_params(m);
     double *w = dalloc(P), x[3] = {0.3, 1.7, -0.8}, y = 1, out[2];
     random_vec(w, P, 0.5, 5, 0);
-    dpc_kan_spline s0, s1;
-    CHECK_OK(dpc_kan_spline_init(&s0, G, -0.5, 2, &err), &err);
-    CHECK_OK(dpc_kan_spline_init(&s1, G, -1, 1, &err), &err);
+    dpc_bspline s0, s1;
+    CHECK_OK(dpc_bspline_init(&s0, G, -0.5, 2, &err), &err);
+    CHECK_OK(dpc_bspline_init(&s1, G, -1, 1, &err), &err);
     double bv[8], a1[2], z[2];
     const double *W0 = w, *b0 = w + H * D * F, *W1 = b0 + H, *b1 = W1 + K * H * F;
     for (size_t o = 0; o < H; o++) {
         double acc = b0[o];
         for (size_t i = 0; i < D; i++) {
-            dpc_kan_spline_eval_all(&s0, x[i], bv, NULL, NULL);
+            dpc_bspline_eval_all(&s0, x[i], bv, NULL, NULL);
             acc += W0[o * D * F + i * F] * x[i] / (1 + exp(-x[i]));
             for (size_t k = 0; k < p; k++) acc += W0[o * D * F + i * F + 1 + k] * bv[k];
         }
@@ -127,7 +127,7 @@ static void test_known_values(void)
     for (size_t o = 0; o < K; o++) {
         double acc = b1[o];
         for (size_t i = 0; i < H; i++) {
-            dpc_kan_spline_eval_all(&s1, a1[i], bv, NULL, NULL);
+            dpc_bspline_eval_all(&s1, a1[i], bv, NULL, NULL);
             acc += W1[o * H * F + i * F] * a1[i] / (1 + exp(-a1[i]));
             for (size_t k = 0; k < p; k++) acc += W1[o * H * F + i * F + 1 + k] * bv[k];
         }

@@ -3,7 +3,7 @@
  * applies them (oracle 7, incl. Var(sum xi_t) = kappa^2 (1 + (1-lambda)^2 (T-1))), the exact
  * pure-noise walk (oracle 8), the shifted-iterate identity (oracle 9), clipping and projection
  * inactivity and the width window (oracle 16), determinism and the header example. */
-#include "dpcorr/kan.h"
+#include "dpcorr/papers/kan.h"
 #include "harness.h"
 
 static double *dalloc(size_t n)

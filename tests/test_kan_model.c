@@ -3,7 +3,7 @@
  * ||alpha|| ||h|| = ||materialized gradient||_F, the block-diagonal Hessian beta_j h h^T, the
  * gradient bound of Lemma B.6 on the event E_delta, self-bounding ||grad L_S||^2 <= 4 beta L_S,
  * fast vs naive clipped sums, initialization, the NTK margin, and input validation. */
-#include "dpcorr/kan.h"
+#include "dpcorr/papers/kan.h"
 #include "harness.h"
 
 static double *dalloc(size_t n)
@@ -180,13 +180,13 @@ static void test_bounds(void)
                 for (size_t j = 0; j < m; j++) {
                     double s0 = 0;
                     for (size_t ii = 0; ii < d; ii++) {
-                        dpc_kan_spline_eval_all(dpc_kan2_basis(k), x[ii], v, NULL, NULL);
+                        dpc_bspline_eval_all(dpc_kan2_basis(k), x[ii], v, NULL, NULL);
                         for (size_t kk = 0; kk < p; kk++) s0 += Wt[j * d * p + ii * p + kk] * v[kk];
                     }
                     pre[j] = s0 / sqrt((double)d);
                     double u, s1;
                     dpc_kan_act_eval(a ? DPC_KAN_TANH : DPC_KAN_SIGMOID, pre[j], &u, &s1, NULL);
-                    dpc_kan_spline_eval_all(dpc_kan2_basis(k), u, v, v1, NULL);
+                    dpc_bspline_eval_all(dpc_kan2_basis(k), u, v, v1, NULL);
                     double dot = 0;
                     for (size_t kk = 0; kk < p; kk++) dot += c[j * p + kk] * v1[kk];
                     acc2 += s1 * s1 * dot * dot;

@@ -4,7 +4,7 @@
  * the full-batch exact Gaussian (oracle 12), and dpcorr's tighter calibration. Oracles come
  * from tests/gen/kan_oracles.py (tests/kan_oracles.h) and from the note's printed values. */
 #include "dpcorr/account.h"
-#include "dpcorr/kan.h"
+#include "dpcorr/papers/kan.h"
 #include "harness.h"
 #include "kan_oracles.h"
 

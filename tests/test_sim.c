@@ -4,8 +4,8 @@
  * point d = 128, random design between V0 and the sandwich bound, the log-cosh problem below the
  * Theorem 3.1 bound. Under sanitizers (tests_scale() < 1) the long runs are replaced by smaller
  * problems with 5-standard-error tolerances (batch means). */
-#include "dpcorr/sim.h"
-#include "dpcorr/theory.h"
+#include "dpcorr/papers/sim.h"
+#include "dpcorr/papers/theory.h"
 #include "harness.h"
 
 static dpc_error err;

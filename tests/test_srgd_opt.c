@@ -434,7 +434,7 @@ static void test_o6_flat(void)
         }
 }
 
-/* the example of include/dpcorr/srgd.h, verbatim but for the checks */
+/* the example of include/dpcorr/papers/srgd.h, verbatim but for the checks */
 static void test_header_example(void)
 {
     dpc_error err = {0};  dpc_rng rng;  dpc_rng_seed(&rng, 7);

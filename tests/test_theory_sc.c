@@ -1,7 +1,7 @@
 /* test_theory_sc.c — the Theorem 3.1 / E.1 bound: exact for quadratics (mu = L) with SGD,
  * never below the exact LTI error of a quadratic, ordering DP-SGD > nu-DP-FTRL > Optimized and
  * the growth with the condition number (Figure 3), multipliers only lower the bound. */
-#include "dpcorr/theory.h"
+#include "dpcorr/papers/theory.h"
 #include "harness.h"
 
 int main(void)

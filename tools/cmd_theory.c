@@ -3,8 +3,8 @@
  * Table 1 rates (linear regression, lambda_k = k^-alpha); mean estimation; the Theorem 3.1
  * bound for strongly convex functions; optionally a simulation beside the theory. */
 #include "cli.h"
-#include "dpcorr/sim.h"
-#include "dpcorr/theory.h"
+#include "dpcorr/papers/sim.h"
+#include "dpcorr/papers/theory.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -61,8 +61,8 @@ int repro_srgd(repro_ctx *c);
 #endif
 
 /* ---- Shared by the nu-DP-FTRL targets (repro_nu_sim.c) ---- */
-#include "dpcorr/theory.h"
-#include "dpcorr/sim.h"
+#include "dpcorr/papers/theory.h"
+#include "dpcorr/papers/sim.h"
 
 typedef struct nu_sim_point {
     double mean, se;    /* E||theta - theta*||_H^2 (or E delta^2) and its batch-means s.e. */

@@ -6,7 +6,7 @@
  * experiments: what is compared is its theory (slopes) and the note's calibration runs. */
 #include "repro.h"
 #include "plot.h"
-#include "dpcorr/linreg.h"
+#include "dpcorr/papers/linreg.h"
 
 #include <math.h>
 #include <pthread.h>

@@ -10,7 +10,7 @@
  * CSV files, PNGs (gnuplot) and kan.json go to the output directory. */
 #include "repro.h"
 #include "plot.h"
-#include "dpcorr/kan.h"
+#include "dpcorr/papers/kan.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -56,7 +56,7 @@ static const plan SMOKE = {1, 2, 2, {4, 5, 6}, 3, 8, 0.5, 4096, 4, {8, 16}, 2, 8
                            {1, 2}, 2, 1, 0.5, {1.0}, 1, {1}, 1, 64, {1296}, 1};
 
 /* the epsilon at which the practical beta is k times its non-private value:
- * mu(eps) = sqrt((1 + ceil(log2 T)) p / n) / k (include/dpcorr/srgd.h) */
+ * mu(eps) = sqrt((1 + ceil(log2 T)) p / n) / k (include/dpcorr/papers/srgd.h) */
 static double eps_for_k(size_t n, size_t p, double k)
 {
     size_t T = (size_t)ceil(pow((double)n, 0.25) - 1e-9);

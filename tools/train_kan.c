@@ -1,10 +1,10 @@
 /* train_kan.c — `dpcorr train --algo lcgd-projected`: projected DP-lambda-CGD ([KAN] Algorithm 1)
  * for the paper's two-layer KAN (--model kan2:M) or any dpcorr model (--model kan:64, mlp:...),
  * with kappa from the paper's formulas or dpcorr's calibration (both reported), projection onto
- * B(W_0, R*) and iterate-averaged metrics. The library does the work (dpcorr/kan.h); this file
+ * B(W_0, R*) and iterate-averaged metrics. The library does the work (dpcorr/papers/kan.h); this file
  * parses options, loads data, prints progress and writes the JSON report. */
 #include "cli.h"
-#include "dpcorr/kan.h"
+#include "dpcorr/papers/kan.h"
 
 #include <math.h>
 #include <stdlib.h>

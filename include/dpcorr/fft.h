@@ -1,6 +1,6 @@
 /* dpcorr/fft.h — a small radix-2 complex FFT (split real/imaginary arrays) and FFT-based
  * linear convolution, used by the theory quadratures and the long-horizon simulators
- * (blocked overlap-save Toeplitz convolution, dpcorr/sim.h).
+ * (blocked overlap-save Toeplitz convolution, dpcorr/papers/sim.h).
  *
  *   dpc_fft *f; dpc_fft_new(&f, 1024, &err);
  *   dpc_fft_exec(f, re, im, 0);     // forward: X_k = sum_j x_j e^{-2 pi i jk/n}

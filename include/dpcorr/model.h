@@ -12,9 +12,9 @@
  *   kan        D -> H1 -> ... -> Hn -> K      as mlp; Kolmogorov-Arnold layers (below)
  *
  * A KAN layer (Liu et al. 2024, "KAN: Kolmogorov-Arnold networks"; the B-spline KAN of
- * dpcorr/kan.h) puts a learnable function on every edge i -> o:
+ * dpcorr/papers/kan.h) puts a learnable function on every edge i -> o:
  *     z_o = b_o + sum_i [ wb_oi silu(a_i) + sum_k c_oik B_k(a_i) ]
- * with B_k the p = G + 3 uniform cubic B-splines of dpc_kan_spline (G = cfg.grid intervals on
+ * with B_k the p = G + 3 uniform cubic B-splines of dpc_bspline (G = cfg.grid intervals on
  * [grid_lo, grid_hi] for the first layer, on [-1, 1] for the others) and silu(x) = x s(x).
  * That is a dense layer over the expanded features phi(a) = [silu(a_i), B_0(a_i) .. B_{p-1}(a_i)]
  * (in * (p + 1) of them, at most 5 nonzero per input), so the per-example gradient is again an

@@ -13,7 +13,7 @@ dpcorr's code:
     a T = 16 stream the number of nodes their decompositions share (Cov / sigma^2; the diagonal is
     popcount(s));
   * the presets of §2.6 for a few inputs (Regime A practical with the noise-aware beta of
-    include/dpcorr/srgd.h, Regime A literal, Regime B).
+    include/dpcorr/papers/srgd.h, Regime A literal, Regime B).
 
 Usage: /usr/bin/python3 tests/gen/srgd_oracles.py > tests/srgd_oracles.h
 """

@@ -1,0 +1,495 @@
+/* dpcorr/papers/kan.h — Kolmogorov-Arnold networks (KANs) trained with DP-lambda-CGD: the paper's
+ * two-layer B-spline KAN, projected DP-lambda-CGD, and the theory's constants and bounds.
+ *
+ * Source: P. Wang, J. Schuchardt, N. Kalinin, J. Zhou, S. Fellenz, C. Lampert, M. Kloft,
+ * "Population risk bounds for Kolmogorov-Arnold networks trained by DP-SGD with correlated
+ * noise", arXiv:2605.12648 (2026); cited below as [KAN]. The engineering note
+ * shared/papers/004_kan_dp_lcgd.md and doc/kan.md map its notation to dpcorr:
+ *
+ *   paper                         dpcorr
+ *   kappa (noise multiplier)      kappa here; the noise multiplier of a dpc_mech LCGD run
+ *   xi_t = kappa (Z_t - lam Z_t-1) kappa * (B Z)_t, B bidiagonal (1, -lambda): dpc_noise
+ *   c_priv = C_clip kappa / B     dpc_kan_lcgd_noise_scale()
+ *   T (iterates W_0..W_{T-1})     iterates; T - 1 updates (Algorithm 1 taken literally)
+ *   W (m x dp), c (mp)            W: slab of m*d*p doubles, row j = w_j; c: owned by dpc_kan2
+ *   h(x) in R^{dp}                dpc_kan2_features(), order (i, k) -> i*p + k
+ *
+ * The module's parts (sections below): 1 basis and activation, 2 the paper's KAN, 3 the NTK
+ * margin, 4 theory, 5 privacy helpers, 6 fresh batches and synthetic data, 7 projected
+ * DP-lambda-CGD, 8 gradient oracles for the paper's KAN and for any dpc_model. In short:
+ *
+ *  1. Uniform cubic B-splines on an extended grid (any KAN here uses them; the practical KAN of
+ *     dpcorr/model.h, kind DPC_MODEL_KAN, too) and the fixed activation sigma.
+ *  2. The paper's KAN ([KAN] Sec. 3, App. B): inputs x in the unit ball of R^d, labels +-1,
+ *         f_W(x) = (1/sqrt m) sum_j sum_k c_jk b_k( sigma( (1/sqrt d) sum_i sum_k w_ijk b_k(x_i) ) )
+ *     with logistic loss l(y f), W_0 ~ N(0, I), c ~ N(0, I) fixed. Per-example gradients are
+ *     rank one, grad_W l = l'(y f) y alpha h(x)^T with alpha_j = sigma'(pre_j) <c_j, h'(u_j)>
+ *     / sqrt(m d), so their norm |l'| ||alpha|| ||h|| is exact and no gradient is formed.
+ *  3. Projected DP-lambda-CGD ([KAN] Algorithm 1): a fresh uniform batch of B of the n examples
+ *     per step, per-example clipping, noise kappa (Z_t - lambda Z_{t-1}) C_clip / B from the
+ *     core's dpc_mech (kind LCGD) and dpc_noise (REPLAY form: no memory beyond the iterate),
+ *     projection onto the ball B(W_0, R*) with an activation counter. Model-agnostic: any
+ *     gradient oracle (dpc_kan2, or any dpc_model through dpc_kan_model_task).
+ *  4. Theory: the NTK margin gamma, G_delta, beta, eta_max, R*, the width window and the risk
+ *     bounds A_corr, A_van, A_non with unit constants (the paper's constants are unknown).
+ *  5. Privacy helpers around the accountant's kappa formulas (dpc_account_kan_kappa_indep,
+ *     dpc_account_kan_kappa_lcgd in dpcorr/account.h): the lambda-CGD pattern sensitivity, the
+ *     participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter calibration.
+ *
+ * Example (train the paper's KAN privately on synthetic data):
+ *     dpc_rng rng;  dpc_rng_seed(&rng, 7);
+ *     dpc_dataset *tr = NULL;   dpc_kan2 *k = NULL;   dpc_kan_task *task = NULL;
+ *     dpc_kan2_config kc = {5, 64, 5, DPC_KAN_SIGMOID};          // d, m, grid G, sigma
+ *     if (dpc_kan_synth(&tr, &rng, 0, 1000, 5, 0.05, NULL, &err) ||
+ *         dpc_kan2_new(&k, &kc, &rng, 0, &err) ||
+ *         dpc_kan2_task_new(&task, k, tr, NULL, &err)) goto fail;
+ *     double *W0 = malloc(dpc_kan2_num_params(k) * sizeof *W0);
+ *     if (dpc_kan2_init(k, W0, &rng, 0, &err)) goto fail;
+ *     dpc_kan_lcgd_config c;  dpc_kan_lcgd_config_init(&c);
+ *     c.n = 1000; c.iterates = 400; c.batch = 100; c.eta = 0.5; c.clip = 1; c.lambda = 0.5;
+ *     if (dpc_account_kan_kappa_lcgd(1000, 100, 399, 1.0, 1e-5, 0.5, &c.kappa, &err)) goto fail;
+ *     dpc_kan_lcgd_result res;
+ *     if (dpc_kan_lcgd_train(&c, dpc_kan2_num_params(k), &rng, W0, dpc_kan_task_grad,
+ *                            dpc_kan_task_eval, task, 10, NULL, NULL, &res, &err)) goto fail;
+ *     // res.avg_train_loss: L_S(W_t) averaged over t = 0, 10, ..., T-1 (eval_every = 10;
+ *     // 1 gives (1/T) sum_t L_S(W_t), the quantity of Thm. 4.1)
+ * (tests/test_kan_lcgd.c runs this example.)
+ *
+ * Conventions: the library never prints or exits; functions return dpc_status and fill the
+ * optional dpc_error naming the parameter at fault. A dpc_kan2 is immutable after creation and
+ * may be shared by threads; a dpc_kan_lcgd run and a dpc_kan_task are used by one thread at a
+ * time. Every random value is a pure function of (key, stream, row, index).
+ */
+#ifndef DPCORR_KAN_H
+#define DPCORR_KAN_H
+
+#include "dpcorr/account.h"
+#include "dpcorr/bspline.h"
+#include "dpcorr/common.h"
+#include "dpcorr/data.h"
+#include "dpcorr/mech.h"
+#include "dpcorr/model.h"
+#include "dpcorr/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* ==== 1. Uniform cubic B-splines and the activation ======================================== */
+
+/* The basis is the core's uniform cubic B-spline (dpcorr/bspline.h). */
+
+/* Constants of Assumption 3.2 for the basis, computed numerically (a scan of every piece on a
+ * fine grid refined by golden-section search), over all x:
+ *     B = max |b_k|, B1 = max |b_k'|, B2 = max |b_k''| (the piecewise-linear b'' attains its
+ *     max at a knot; the one-sided value is used), sumsq = max_{x in [lo, hi]} sum_k b_k(x)^2.
+ * For the uniform cubic basis they are 2/3, 2/(3h), 2/h^2 and 1/2 (doc/kan.md). */
+typedef struct dpc_kan_spline_consts {
+    double B, B1, B2, sumsq;
+} dpc_kan_spline_consts;
+DPC_API void dpc_kan_spline_constants(const dpc_bspline *s, dpc_kan_spline_consts *out);
+
+/* The fixed activation between the two spline layers of the paper's KAN. */
+typedef enum dpc_kan_act {
+    DPC_KAN_SIGMOID = 0, /* 1/(1+e^-x): range (0, 1) */
+    DPC_KAN_TANH = 1     /* range (-1, 1) */
+} dpc_kan_act;
+
+DPC_API const char *dpc_kan_act_name(dpc_kan_act a); /* "sigmoid", "tanh" */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_act_parse(const char *s, dpc_kan_act *out,
+                                                   dpc_error *err);
+/* sigma(x), sigma'(x), sigma''(x) (s1, s2 may be NULL). */
+DPC_API void dpc_kan_act_eval(dpc_kan_act a, double x, double *s, double *s1, double *s2);
+/* sup |sigma|, sup |sigma'|, sup |sigma''| over R, computed numerically (golden-section search
+ * on the derivative magnitudes): sigmoid 1, 1/4, 1/(6 sqrt 3); tanh 1, 1, 4/(3 sqrt 3). */
+DPC_API void dpc_kan_act_constants(dpc_kan_act a, double *B, double *B1, double *B2);
+
+/* Logistic loss of the margin z = y f: l = log(1 + e^-z), l' = -1/(1 + e^z), l'' = s(z)s(-z),
+ * without overflow (l1, l2 may be NULL). */
+DPC_API double dpc_kan_logistic(double z, double *l1, double *l2);
+
+/* ==== 2. The paper's two-layer KAN ========================================================= */
+
+typedef struct dpc_kan2_config {
+    size_t d;        /* input dimension >= 1 (inputs in the unit ball of R^d) */
+    size_t m;        /* hidden width >= 1 */
+    size_t grid;     /* G: intervals of the basis on [-1, 1]; p = G + 3 bases */
+    dpc_kan_act act; /* sigma */
+} dpc_kan2_config;
+
+typedef struct dpc_kan2 dpc_kan2; /* the shape, the basis and the fixed second layer c */
+
+/* Builds the model with c ~ N(0, I_{mp}): c[j*p + k] = gaussian(stream, row 1, index j*p + k),
+ * stream = DPC_STREAM_ID(DPC_STREAM_INIT, stream_index). The basis is the uniform cubic
+ * B-spline on [-1, 1] with cfg->grid intervals (it covers range(sigma) for both sigmas). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_new(dpc_kan2 **out, const dpc_kan2_config *cfg,
+                                              const dpc_rng *rng, uint64_t stream_index,
+                                              dpc_error *err);
+/* The same with a given c (m*p values, copied). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_new_with_c(dpc_kan2 **out, const dpc_kan2_config *cfg,
+                                                     const double *c, dpc_error *err);
+DPC_API void dpc_kan2_free(dpc_kan2 *k); /* NULL is a no-op */
+
+DPC_API const dpc_kan2_config *dpc_kan2_get_config(const dpc_kan2 *k);
+DPC_API const dpc_bspline *dpc_kan2_basis(const dpc_kan2 *k);
+DPC_API size_t dpc_kan2_num_params(const dpc_kan2 *k); /* m * d * p */
+DPC_API const double *dpc_kan2_c(const dpc_kan2 *k);   /* (m*p): c_j = c + j*p */
+
+/* W_0 ~ N(0, I): W[q] = gaussian(stream, row 0, index q), same stream as c. W (m*d*p). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_init(const dpc_kan2 *k, double *W, const dpc_rng *rng,
+                                               uint64_t stream_index, dpc_error *err);
+
+/* h(x) (d*p), dense: h[i*p + k] = b_k(x_i). x (d) finite. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_features(const dpc_kan2 *k, const double *x, double *h,
+                                                   dpc_error *err);
+
+/* Forward pass of one example: *f = f_W(x); alpha (m) or NULL receives
+ * alpha_j = sigma'(pre_j) <c_j, h'(u_j)> / sqrt(m d) (so grad_W f = alpha h(x)^T);
+ * *hnorm (or NULL) = ||h(x)||. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_forward(const dpc_kan2 *k, const double *W,
+                                                  const double *x, double *f, double *alpha,
+                                                  double *hnorm, dpc_error *err);
+
+/* Naive reference: loss l(y f) and the materialized gradient grad (m*d*p) of one example,
+ * y in {-1, +1}, by dense loops over every (j, i, k) (no sparsity, no rank-one shortcut):
+ *     grad[j*dp + q] = a_j * h_q,   a_j = (l'(y f) y) alpha_j. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_loss_grad(const dpc_kan2 *k, const double *W,
+                                                    const double *x, double y, double *loss,
+                                                    double *grad, dpc_error *err);
+
+/* The Hessian of f in W is block diagonal ([KAN] Lemma B.6): block j = beta_j h h^T with
+ * beta_j = <c_j, v_j>/(d sqrt m), v_j = sigma''(pre_j) h'(u_j) + sigma'(pre_j)^2 h''(u_j).
+ * beta (m). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_hessian_beta(const dpc_kan2 *k, const double *W,
+                                                       const double *x, double *beta,
+                                                       dpc_error *err);
+
+/* Clipped sum over B examples (the rows idx[0..B) of X (n, d) and y (n), y in {-1, +1}; idx
+ * NULL = rows 0..B-1, B <= n):
+ *     gsum (m*d*p) += sum_i s_i g_i,  s_i = min(1, clip / ||g_i||),  g_i = a^(i) h(x_i)^T,
+ * with the exact norm ||g_i|| = |l'| ||alpha|| ||h|| and a sparse rank-one update (4 bases
+ * per input coordinate): O(B m d) work, no per-example gradient formed. Every entry of the
+ * update is s_i * (a_j * h_q), summed over i in order into a zeroed buffer that is then added
+ * to gsum, so the result is bit-identical to dpc_kan2_clipped_sum_naive when the clip factors
+ * agree (clip = INFINITY, or norms far from clip). losses (B), norms (B) may be NULL;
+ * *n_clipped (or NULL) = examples with ||g_i|| > clip. clip >= 0 (INFINITY allowed). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_clipped_sum(const dpc_kan2 *k, const double *W,
+                                                      const double *X, const double *y, size_t n,
+                                                      const size_t *idx, size_t B, double clip,
+                                                      double *gsum, double *losses,
+                                                      double *norms, size_t *n_clipped,
+                                                      dpc_error *err);
+/* The reference: every g_i materialized by dpc_kan2_loss_grad, its norm summed over the slab. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_clipped_sum_naive(const dpc_kan2 *k, const double *W,
+                                                            const double *X, const double *y,
+                                                            size_t n, const size_t *idx, size_t B,
+                                                            double clip, double *gsum,
+                                                            double *losses, double *norms,
+                                                            size_t *n_clipped, dpc_error *err);
+
+/* Mean logistic loss and 0-1 error (sign(f) != y; f = 0 counts as an error) over X (n, d),
+ * y (n) in {-1, +1}. err01 may be NULL. n >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_evaluate(const dpc_kan2 *k, const double *W,
+                                                   const double *X, const double *y, size_t n,
+                                                   double *mean_loss, double *err01,
+                                                   dpc_error *err);
+
+/* ==== 3. NTK margin ========================================================================= */
+
+/* Assumption 3.3: gamma = max_{||u|| <= 1} min_i y_i <grad f_{W0}(x_i), u>, equal (when
+ * positive) to the distance from 0 to the convex hull of the points v_i = y_i grad f_{W0}(x_i)
+ * (hard-margin duality). Solved by the Mitchell-Dem'yanov-Malozemov algorithm on the kernel
+ * <v_i, v_l> = y_i y_l <alpha_i, alpha_l> <h_i, h_l>, with kernel columns formed on the fly
+ * (memory O(n (m + d p)), no n x n matrix). Certified bounds:
+ *     gamma_hi = ||z|| (z the current hull point) >= gamma,
+ *     gamma_lo = min_i <v_i, z>/||z|| <= gamma (the margin achieved by u = z/||z||).
+ * gamma_lo <= 0 means no positive margin was certified (not separable in the NTK features, or
+ * not yet). Stops when gamma_hi - gamma_lo <= tol * gamma_hi or after max_iter iterations. */
+typedef struct dpc_kan_margin {
+    double gamma_lo, gamma_hi;
+    size_t iterations;
+    size_t support;     /* examples with positive weight in z */
+    int converged;
+} dpc_kan_margin;
+
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_margin(const dpc_kan2 *k, const double *W0,
+                                                 const double *X, const double *y, size_t n,
+                                                 size_t max_iter, double tol,
+                                                 dpc_kan_margin *out, dpc_error *err);
+
+/* ==== 4. Theory: constants, radius, width window and bounds ================================ */
+
+/* Constants of one configuration ([KAN] Lemmas B.5-B.7; note 004 §2.5), from the numeric
+ * basis and activation constants:
+ *   G_delta = B'_s B_b B'_b p (4 sqrt p + 2 sqrt(log(2/delta)/m))   (eq. 5; bounds every
+ *             per-example gradient on the initialization event E_delta)
+ *   G_c     = B'_s B_b B'_b p ||c|| / sqrt m                           (realized, given c)
+ *   beta    = G_delta^2/4 + B_b^2 (B''_s B'_b + B'_s^2 B''_b) p^{3/2} (4 sqrt p +
+ *             2 sqrt(log(2m/delta))) / sqrt m                          (Lemma B.7 smoothness)
+ *   eta_max = 1/(12 beta)
+ *   E_delta: ||c|| <= 4 sqrt(p m) + 2 sqrt(log(2/delta)) and
+ *            max_j ||c_j|| <= 4 sqrt p + 2 sqrt(log(2m/delta))        (Lemma B.5) */
+typedef struct dpc_kan_consts {
+    double G_delta, G_c, beta, eta_max;
+    int event_ok;             /* 1 if c satisfies E_delta */
+    double c_norm, c_row_max; /* ||c||, max_j ||c_j|| */
+} dpc_kan_consts;
+
+/* delta in (0, 1) is the confidence level (not the DP delta). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_consts(const dpc_kan2 *k, double delta,
+                                                 dpc_kan_consts *out, dpc_error *err);
+
+/* R* = C_R (log T + sqrt(log(n/delta))) / gamma ([KAN] Thm. 4.1; C_R "sufficiently large",
+ * not given by the paper). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_radius(double C_R, size_t T, size_t n, double delta,
+                                                double gamma, double *R, dpc_error *err);
+
+/* Inputs of the bound evaluators (unit constants, polylog factors dropped where the paper
+ * writes ~). */
+typedef struct dpc_kan_rate_in {
+    size_t n, m, d, T, B;
+    double eta, lambda, kappa, gamma;
+    double delta; /* confidence level in (0, 1), used by A_van's explicit logs */
+} dpc_kan_rate_in;
+
+/* Thm. 4.1: A_corr = 1/(g^2 eta T) + 1/(g sqrt(B T)) + eta (1/B + 1/T)
+ *          + ((1-lam) kappa/(B sqrt T)) (1/g + eta sqrt(m d)/sqrt B)
+ *          + ((1-lam)^2 + lam^2 eta) eta kappa^2 m d / B^2. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_bound_corr(const dpc_kan_rate_in *r, double *A,
+                                                    dpc_error *err);
+/* Thm. D.14 (lambda = 0): A_van with its explicit log factors, L = log(1/delta),
+ * lT = log T, ln = log(n/delta): (lT^2 + ln)/(g^2 eta T) + L (lT + sqrt ln)/(g sqrt(B T))
+ * + L (lT + sqrt ln) kappa/(g B sqrt T) + eta L (1/B + L/T) + eta m d L^2 kappa^2/B^2. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_bound_indep(const dpc_kan_rate_in *r, double *A,
+                                                     dpc_error *err);
+/* Thm. E.1 (kappa = 0): A_non = 1/(g^2 eta T) + 1/(g sqrt(B T)) + eta/B. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_bound_nonpriv(const dpc_kan_rate_in *r, double *A,
+                                                       dpc_error *err);
+
+/* Thm. 4.1 width window with unit constants: m_lo = 1/g^4 and
+ *     m_hi = B^2/(eta^2 kappa^2 g^2 d) min{1, 1/(T((1-lam)^2 + lam^2 eta))}   (INFINITY at
+ * kappa = 0). And the calibrated upper edge of this implementation, where the expected norm of
+ * the accumulated noise walk (oracle 8) reaches the radius R:
+ *     m_edge = R^2 / (d p (eta c_priv)^2 (1 + (1-lam)^2 (T-2))),  c_priv = clip kappa / B
+ * (T - 1 updates; INFINITY at kappa = 0). */
+typedef struct dpc_kan_window {
+    double m_lo, m_hi, m_edge;
+} dpc_kan_window;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_width_window(const dpc_kan_rate_in *r, size_t p,
+                                                      double clip, double R,
+                                                      dpc_kan_window *out, dpc_error *err);
+
+/* ==== 5. Privacy helpers ==================================================================== */
+/* T and `steps` below count noisy releases (rows of C): a run with T iterates has T - 1. */
+
+/* ||C y||_2 for a participation pattern y (T entries, 0 or 1) of lambda-CGD, C = B^-1 lower
+ * triangular Toeplitz with C_{t,u} = lambda^{t-u} ([KAN] App. F), lambda in [0, 1]. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_sens_pattern(size_t T, double lambda,
+                                                      const unsigned char *y, double *sens,
+                                                      dpc_error *err);
+/* Lemma F.11's bound ((1 - lambda^T)/(1 - lambda)) sqrt(tau) (T sqrt(tau) at lambda = 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_sens_bound(size_t T, double lambda, double tau,
+                                                    double *bound, dpc_error *err);
+/* The exact max of ||C y|| over patterns with at most k participations, from the core's
+ * dpc_mech_sensitivity (lambda-CGD's C is non-negative and non-increasing Toeplitz, so k
+ * consecutive participations from step 0 are worst: Kalinin & Lampert 2024, Thm. 2). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_sens_exact(size_t T, double lambda, size_t k,
+                                                    double *sens, dpc_error *err);
+
+/* Lemma F.10: tau = rT + sqrt(3 rT log(2/delta)), valid (P(Bin(T, r) > tau) <= delta/2) when
+ * r T >= 3 log(2/delta); DPC_E_PRIVACY otherwise. r in (0, 1], delta in (0, 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_chernoff_tau(double r, size_t T, double delta,
+                                                      double *tau, dpc_error *err);
+/* The smallest integer k with P(Bin(T, r) > k) <= tail (exact, log-space binomial sums);
+ * *p_tail (or NULL) = that probability. tail in (0, 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_binom_quantile(size_t T, double r, double tail,
+                                                        size_t *k, double *p_tail,
+                                                        dpc_error *err);
+
+/* Lemma D.7's closed form (lambda = 0): eps = 8 a T q^2 / kappa^2 + log(1/delta)/(a - 1). At
+ * a = 1 + 2 log(1/delta)/eps and kappa = dpc_account_kan_kappa_indep it returns eps. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_rdp_closed_eps(double q, size_t T, double kappa,
+                                                        double alpha, double delta, double *eps,
+                                                        dpc_error *err);
+/* The full eq. 19 (Wang, Balle & Kasiviswanathan 2019, Thm. 9; the core's dpc_rdp_wor_gaussian
+ * with noise multiplier kappa/2 w.r.t. the replace-one sensitivity 2 C_clip/B), composed over
+ * T steps and converted as in Thm. D.9, eps = min over integer a in 2..256 of
+ * T rdp(a) + log(1/delta)/(a - 1). *alpha (or NULL) = the minimizing order. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double kappa,
+                                                      double delta, double *eps, double *alpha,
+                                                      dpc_error *err);
+
+/* dpcorr's calibration of lambda-CGD (zero-out, fresh uniform batches, r = B/n), following
+ * Thm. F.12's argument with each step made tight:
+ *   - participations: the exact binomial quantile k with P(Bin(steps, r) > k) <= delta/2
+ *     (instead of the Chernoff tau; no condition on r T), and k = steps with no tail at r = 1;
+ *   - sensitivity: the exact max_{|y| <= k} ||C y|| (dpc_kan_sens_exact) instead of ||C|| sqrt(tau);
+ *   - Gaussian: the exact (analytic) Gaussian mechanism, mu = dpc_gdp_mu_for(eps, delta/2)
+ *     (or delta at r = 1), instead of the classical 2 log(1.25/delta')/eps^2 (valid for any eps);
+ * kappa = sens / mu. steps = noisy updates (T - 1 for T iterates). Any lambda in [0, 1).
+ * Not amplified by subsampling (neither is F.12); doc/kan.md compares it with the paper's. */
+typedef struct dpc_kan_calib {
+    double kappa;
+    size_t participations; /* k */
+    double tail;           /* P(Bin > k) */
+    double sensitivity;    /* exact max ||C y|| */
+    double mu;             /* Gaussian DP parameter used */
+} dpc_kan_calib;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_kappa_dpcorr(size_t n, size_t B, size_t steps, double eps,
+                                                      double delta, double lambda,
+                                                      dpc_kan_calib *out, dpc_error *err);
+/* lambda = 0 under replace-one with fixed-size batches: the smallest kappa for which the full
+ * eq. 19 RDP bound (the accountant, DPC_ACCOUNTANT_RDP, event FIXED / REPLACE_ONE with
+ * sensitivity 2, sigma = kappa, `steps` compositions) gives (eps, delta): a valid replacement for the
+ * heuristic Thm. D.9 closed form. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_kappa_rdp_wor(size_t n, size_t B, size_t steps, double eps,
+                                                       double delta, double *kappa,
+                                                       dpc_error *err);
+/* Full batch (r = 1, every record in all `steps` updates): exact delta(eps) of the Gaussian
+ * mechanism with sensitivity ||C 1|| and noise kappa (oracle 12). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_full_batch_delta(size_t steps, double lambda, double kappa,
+                                                          double eps, double *delta,
+                                                          dpc_error *err);
+
+/* ==== 6. Batches and synthetic data ========================================================= */
+
+/* A uniformly random size-B subset of 0..n-1 (Floyd's algorithm with dpc_rng_below(s, step,
+ * j, .)), sorted increasingly into idx (B): a pure function of (key, step). 1 <= B <= n. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_batch(const dpc_rng_stream *s, uint64_t step, size_t n,
+                                               size_t B, size_t *idx, dpc_error *err);
+
+/* Binary data in the unit ball (note 004 §6.1): x uniform in {||x|| <= 1} of R^d
+ * (x = U^{1/d} g/||g||, g ~ N(0, I)), y = sign(<w, x>) with w = w_star/||w_star|| (NULL: the
+ * first axis), rejecting draws with |<w, x>| < margin (attempt a of example i uses row i,
+ * indices a*(d+1) + 0..d). Labels are stored as classes 0 (y = -1) and 1 (y = +1);
+ * n_classes 2, x_norm_bound 1, truth = w. margin in [0, 0.5]. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_synth(dpc_dataset **out, const dpc_rng *rng,
+                                               uint64_t stream_index, size_t n, size_t d,
+                                               double margin, const double *w_star,
+                                               dpc_error *err);
+
+/* ==== 7. Projected DP-lambda-CGD ([KAN] Algorithm 1) ======================================== */
+
+/* Gradient oracle: gsum (P) += sum over the B examples idx of min(1, clip/||g_i||) g_i;
+ * *loss_sum = sum of their losses; *n_clipped = how many had ||g_i|| > clip. */
+typedef dpc_status (*dpc_kan_grad_fn)(void *ctx, const double *W, const size_t *idx, size_t B,
+                                      double clip, double *gsum, double *loss_sum,
+                                      size_t *n_clipped, dpc_error *err);
+/* Evaluation oracle: mean loss and 0-1 error of W on the training set (which = 0) or the test
+ * set (which = 1; return DPC_E_UNSUPPORTED when there is none). */
+typedef dpc_status (*dpc_kan_eval_fn)(void *ctx, const double *W, int which, double *loss,
+                                      double *err01, dpc_error *err);
+
+typedef struct dpc_kan_lcgd_config {
+    size_t n;                  /* training examples >= 1 */
+    size_t iterates;           /* T >= 2: the run produces W_0..W_{T-1} (T - 1 updates) */
+    size_t batch;              /* B in 1..n: a fresh uniform subset each step */
+    double eta;                /* step size > 0 */
+    double clip;               /* C_clip > 0 (INFINITY: no clipping) */
+    double lambda;             /* correlation in [0, 1) */
+    double kappa;              /* noise multiplier >= 0 (0: non-private) */
+    double radius;             /* R* > 0; INFINITY: no projection */
+    dpc_noise_form noise_form; /* REPLAY (default: no memory beyond the iterate) or BUFFER */
+    uint64_t noise_stream;     /* Z = DPC_STREAM_ID(DPC_STREAM_NOISE, noise_stream) */
+    uint64_t batch_stream;     /* batches from DPC_STREAM_ID(DPC_STREAM_SAMPLER, batch_stream) */
+} dpc_kan_lcgd_config;
+
+/* Defaults: iterates 2, batch 1, eta 0.1, clip 1, lambda 0, kappa 0, radius INFINITY,
+ * REPLAY, noise stream 0, batch stream 1; n must be set. */
+DPC_API void dpc_kan_lcgd_config_init(dpc_kan_lcgd_config *c);
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c,
+                                                           dpc_error *err);
+
+typedef struct dpc_kan_lcgd dpc_kan_lcgd;
+
+/* A run from W0 (P values, copied). The noise is the core's lambda-CGD mechanism over
+ * T - 1 steps: the update at step t (0-based; it makes W_{t+1}) adds
+ * c_priv (B Z)_t = c_priv (Z_t - lambda Z_{t-1}) (Z_{-1} = 0), c_priv = clip kappa / B,
+ * Z[t][q] = dpc_rng_gaussian(noise stream, t, q). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_new(dpc_kan_lcgd **out,
+                                                  const dpc_kan_lcgd_config *cfg, size_t P,
+                                                  const double *W0, const dpc_rng *rng,
+                                                  dpc_error *err);
+DPC_API void dpc_kan_lcgd_free(dpc_kan_lcgd *r); /* NULL is a no-op */
+
+typedef struct dpc_kan_lcgd_step_info {
+    size_t t;          /* index of the iterate just produced (1..T-1) */
+    double batch_loss; /* mean loss of the batch at W_{t-1} (not private) */
+    size_t clipped;    /* examples of the batch with ||g_i|| > clip */
+    int projected;     /* 1 if the projection changed the step */
+    double dist;       /* ||W_t - W_0|| after projection */
+} dpc_kan_lcgd_step_info;
+
+/* One update, [KAN] Algorithm 1:  v = gsum/B;  V = W - eta (v + c_priv xi);
+ * W = W_0 + (V - W_0) min(1, R* / ||V - W_0||). DPC_E_RANGE when all T - 1 updates are done.
+ * info may be NULL. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_step(dpc_kan_lcgd *r, dpc_kan_grad_fn grad,
+                                                   void *ctx, dpc_kan_lcgd_step_info *info,
+                                                   dpc_error *err);
+
+DPC_API const double *dpc_kan_lcgd_params(const dpc_kan_lcgd *r);   /* W_t (P), owned */
+DPC_API const double *dpc_kan_lcgd_initial(const dpc_kan_lcgd *r);  /* W_0 (P), owned */
+DPC_API size_t dpc_kan_lcgd_iterate(const dpc_kan_lcgd *r);         /* t of W_t */
+DPC_API size_t dpc_kan_lcgd_projections(const dpc_kan_lcgd *r);     /* activations so far */
+DPC_API double dpc_kan_lcgd_noise_scale(const dpc_kan_lcgd *r);     /* c_priv */
+
+/* Metrics of a whole run. Averages are over the evaluated iterates W_t, t in {0, e, 2e, ...}
+ * plus T-1 (e = eval_every): with e = 1 exactly the (1/T) sum_t of [KAN] Thm. 4.1 / 5.2. */
+typedef struct dpc_kan_lcgd_result {
+    double avg_train_loss, avg_train_err, avg_test_loss, avg_test_err; /* NAN: no test set */
+    double last_train_loss, last_train_err, last_test_loss, last_test_err;
+    double init_train_loss;  /* L_S(W_0) */
+    double max_dist;         /* max_t ||W_t - W_0|| */
+    double last_dist;
+    size_t projections;      /* projection activations */
+    size_t clipped;          /* clip activations (examples) */
+    size_t examples;         /* examples processed */
+    size_t evaluated;        /* iterates evaluated */
+    double noise_scale;      /* c_priv */
+} dpc_kan_lcgd_result;
+
+/* Per-iterate callback (progress, traces); nonzero return stops the run with DPC_E_STATE. */
+typedef int (*dpc_kan_lcgd_trace_fn)(void *tctx, const dpc_kan_lcgd_step_info *info,
+                                     double train_loss, double test_loss);
+
+/* Runs all T - 1 updates from W0 (P parameters) and evaluates (eval may be NULL: no averages). W0 is
+ * not modified; the last iterate is not returned (use the step API for it). trace may be
+ * NULL; its train/test loss are NAN for iterates that were not evaluated. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_train(const dpc_kan_lcgd_config *cfg, size_t P,
+                                                    const dpc_rng *rng, const double *W0,
+                                                    dpc_kan_grad_fn grad, dpc_kan_eval_fn eval,
+                                                    void *ctx, size_t eval_every,
+                                                    dpc_kan_lcgd_trace_fn trace, void *tctx,
+                                                    dpc_kan_lcgd_result *res, dpc_error *err);
+
+/* ==== 8. Oracles for the two model families ================================================= */
+
+/* A data set bound to a model, for dpc_kan_lcgd: pass dpc_kan_task_grad / dpc_kan_task_eval
+ * with the task as ctx. The task borrows the model and the data (they must outlive it).
+ *   dpc_kan2_task_new: the paper's KAN; classes 0/1 are the labels -1/+1; every row of both
+ *     sets must lie in the unit ball (DPC_E_INVALID naming the example otherwise).
+ *   dpc_kan_model_task_new: any dpc_model (the practical KAN, an MLP, ...); the batch is
+ *     gathered and passed to dpc_model_clipped_sum in chunks of `chunk` examples, in order. */
+typedef struct dpc_kan_task dpc_kan_task;
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_task_new(dpc_kan_task **out, const dpc_kan2 *k,
+                                                   const dpc_dataset *train,
+                                                   const dpc_dataset *test, dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_kan_model_task_new(dpc_kan_task **out, const dpc_model *m,
+                                                        const dpc_dataset *train,
+                                                        const dpc_dataset *test, size_t chunk,
+                                                        dpc_error *err);
+DPC_API void dpc_kan_task_free(dpc_kan_task *t); /* NULL is a no-op */
+DPC_API size_t dpc_kan_task_num_params(const dpc_kan_task *t);
+/* The oracles (dpc_kan_grad_fn / dpc_kan_eval_fn) of a task; a task is used by one thread at a
+ * time (it owns gather buffers and a model workspace). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_task_grad(void *task, const double *W, const size_t *idx,
+                                                   size_t B, double clip, double *gsum,
+                                                   double *loss_sum, size_t *n_clipped,
+                                                   dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_kan_task_eval(void *task, const double *W, int which,
+                                                   double *loss, double *err01, dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_KAN_H */

@@ -1,0 +1,355 @@
+/* dpcorr/papers/linreg.h — differentially private linear regression with adaptive clipping:
+ * DP-AMBSSGD with DP-STAT (Varshney, Thakurta & Jain 2022, "(Nearly) Optimal Private Linear
+ * Regression via Adaptive Clipping", Algorithms 2 and 3), DP-SSGD (Algorithm 1), and baselines for
+ * contrast: DP mini-batch SGD with a fixed clip, non-private tail-averaged SGD, sufficient
+ * statistics perturbation (SSP) and ordinary least squares (OLS).
+ *
+ * Problem. Records (x_i, y_i), x in R^d, real y; squared loss L(w) = 1/2 E(y - <x, w>)^2 with
+ * H = E[x x^T]. Per-record gradient x (<x, w> - y), of norm ||x|| |r| (r = residual).
+ *
+ * The iterative algorithms share one engine: a uniformly random permutation of the N records
+ * (Fisher-Yates), then ONE pass of T steps. Step t (records tau = (b+s) t onward, disjoint):
+ *     s "stat" records   -> gamma_t = DP-STAT(residuals at w_t)           (adaptive clip only)
+ *     zeta_t             =  clip_scale * gamma_t  (= R_x gamma_t (ln N)^a, Alg. 2 line 8),
+ *                           or a fixed clip, or none (non-private)
+ *     b gradient records -> G_t = (1/b) sum_i clip_zeta_t(x_i (<x_i, w_t> - y_i))    (min rule)
+ *     w_{t+1}            =  w_t - eta (G_t + (2 alpha zeta_t / b) g_t),   g_t ~ N(0, I_d)
+ * and the output is the mean of the last T - T/2 iterates w_{T/2+1}..w_T (Alg. 2 line 12).
+ * The N - T(b+s) records left over (T does not divide N) are never used.
+ *
+ * DP-STAT (Alg. 3, corrected, note §2.6): K doublings from Delta = B / 2^K; count c_i of stat
+ * residuals with |r| <= gamma_i = 2^i Delta, noisy count c_i + sqrt(K) alpha_stat N(0,1); stop at
+ * the first round whose noisy count reaches the threshold — s (rule PAPER, as printed) or
+ * s - Gamma with Gamma = alpha_stat sqrt(2 K ln2 ln(K ln2 / beta)) from Lemma 3.10 (rule MARGIN,
+ * the default: the printed rule overshoots, note §2.6.1) — and return gamma_i; if no round stops,
+ * return gamma_K = B. Exactly K counts at most (the paper's loop makes K+1, erratum 3).
+ *
+ * Privacy (replace-one neighbours; dpc_linreg_ledger):
+ *   DP-AMBSSGD, fixed clip: zCDP. A gradient step is the Gaussian mechanism with sensitivity
+ *     2 zeta_t / b and std 2 alpha zeta_t / b: rho = 1/(2 alpha^2); DP-STAT's K counts
+ *     (sensitivity 1, std sqrt(K) alpha_stat) give 1/(2 alpha_stat^2) (Lemma 3.10); zeta_t is a
+ *     function of earlier releases only. Every record is in exactly one step's batch, so parallel
+ *     composition gives the per-step rho for the whole run (Thm. 3.6): 1/alpha^2 for DP-AMBSSGD
+ *     (alpha_stat = alpha), 1/(2 alpha^2) with a fixed clip. (eps, delta) by Bun & Steinke.
+ *   DP-SSGD: each step is a local randomiser with noise multiplier alpha; amplification by
+ *     shuffling (dpc_account_dpssgd_epsilon; valid only for eps of order 1/sqrt(N)).
+ *   The permutation must be uniform for DP-SSGD's amplification; we use an exact Fisher-Yates
+ *   shuffle with dpc_rng_below, not the sampler's Feistel permutation (which is pseudorandom).
+ *
+ * Randomness: pure functions of (rng key, stream, row, index), streams
+ * DPC_STREAM_ID(DPC_LINREG_STREAM_*, opts.stream):
+ *   SHUFFLE   row 0, index i        Fisher-Yates draw for position i (dpc_rng_below)
+ *   NOISE     row t, index j        g_t[j], the gradient noise of step t
+ *   STAT      row t, index i        the noise of DP-STAT's count i at step t
+ *   SSP       row 0/1, index k      SSP noise on X^T X (upper triangle) / X^T y
+ * so runs are reproducible bit for bit, and a neighbouring data set sees the same noise.
+ *
+ * Public inputs (dpc_linreg_prior) are prior knowledge the paper assumes (note §2.5): ||H||_2,
+ * kappa, R_x, the tail constants K2 and a, and bounds on ||w*||_H and sigma. They are NOT
+ * estimated from the data. dpc_linreg_checks reports whether the theory's preconditions hold
+ * (sample complexity, Lemma 3.11's batch condition, DP-STAT's margin, ...): a failed check is a
+ * warning about the utility guarantee, never about privacy.
+ *
+ * Example (DP-AMBSSGD at (1, 1e-5)-DP on synthetic data with H = I):
+ *     dpc_dataset *ds;  dpc_rng rng;  dpc_rng_seed(&rng, 1);
+ *     if (dpc_data_synth_linreg(&ds, &rng, 0, 1000000, 10, 0.0, 0.1, NULL, &err)) ...
+ *     dpc_linreg_opts o;  dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
+ *     o.epsilon = 1;  o.delta = 1e-5;
+ *     dpc_linreg_prior_from_spectrum(&o.prior, ds->cov_diag, ds->d, &err);
+ *     dpc_linreg *lr;
+ *     if (dpc_linreg_new(&lr, ds, &o, &rng, &err)) ...
+ *     while (dpc_linreg_steps_done(lr) < dpc_linreg_plan_get(lr)->steps)
+ *         if (dpc_linreg_step(lr, &info, &err)) ...       // info.gamma, info.zeta, ...
+ *     double w[10];  dpc_linreg_average(lr, w, &err);      // the released model
+ *     dpc_linreg_free(lr);
+ *
+ * Threading: an object is used by one thread at a time; different objects are independent.
+ * Ownership: the run borrows the data set (it must outlive the run) and owns everything else. */
+#ifndef DPCORR_LINREG_H
+#define DPCORR_LINREG_H
+
+#include "dpcorr/account.h"
+#include "dpcorr/common.h"
+#include "dpcorr/data.h"
+#include "dpcorr/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Stream purposes (DPC_STREAM_ID(purpose, opts.stream)); see above. */
+#define DPC_LINREG_STREAM_SHUFFLE (DPC_STREAM_USER + 0x100)
+#define DPC_LINREG_STREAM_NOISE (DPC_STREAM_USER + 0x101)
+#define DPC_LINREG_STREAM_STAT (DPC_STREAM_USER + 0x102)
+#define DPC_LINREG_STREAM_SSP (DPC_STREAM_USER + 0x103)
+
+/* Largest number of DP-STAT doublings (the paper's K = ceil(200 log2 N) is about 4000 at
+ * N = 1e6; gamma_i = B 2^(i-K) then underflows to 0 for small i, as the note warns). */
+#define DPC_LINREG_MAX_DPSTAT_K 16384
+
+typedef enum dpc_linreg_algo {
+    DPC_LINREG_AMBSSGD = 0, /* Alg. 2 + 3: adaptive clip, mini-batch, one pass, zCDP */
+    DPC_LINREG_SSGD = 1,    /* Alg. 1: b = 1, fixed clip, N steps, shuffling amplification */
+    DPC_LINREG_FIXED = 2,   /* baseline: DP mini-batch SGD, fixed clip, one pass, zCDP */
+    DPC_LINREG_SGD = 3      /* baseline: non-private tail-averaged mini-batch SGD, no clip */
+} dpc_linreg_algo;
+
+/* "dp-ambssgd", "dp-ssgd", "dp-sgd-fixed", "sgd" (and the parser for these names). */
+DPC_API const char *dpc_linreg_algo_name(dpc_linreg_algo a);
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_algo_parse(const char *s, dpc_linreg_algo *out,
+                                                       dpc_error *err);
+
+typedef enum dpc_dpstat_rule {
+    DPC_DPSTAT_MARGIN = 0, /* stop when the noisy count >= s - Gamma (default; note §2.6.1) */
+    DPC_DPSTAT_PAPER = 1   /* stop when the noisy count >= s (Alg. 3 as printed; overshoots) */
+} dpc_dpstat_rule;
+
+DPC_API const char *dpc_dpstat_rule_name(dpc_dpstat_rule r); /* "margin", "paper" */
+DPC_API DPC_NODISCARD dpc_status dpc_dpstat_rule_parse(const char *s, dpc_dpstat_rule *out,
+                                                       dpc_error *err);
+
+/* ==== Public prior knowledge (note §2.5) ==================================================== */
+
+typedef struct dpc_linreg_prior {
+    double h_norm;      /* ||H||_2 > 0 */
+    double kappa;       /* ||H||_2 / lambda_min(H) >= 1 */
+    double r_x;         /* R_x > 0 with E[||x||^2 x x^T] <= R_x^2 H; the paper (and the default of
+                           dpc_linreg_prior_from_spectrum) takes R_x^2 = Tr H */
+    double k2;          /* K2 of the (H, K2, a, beta)-Tail (Def. 2.1); sqrt(8/3) for Gaussians */
+    double a;           /* tail exponent a > 0: 1/2 Gaussian, 1 sub-exponential */
+    double w_bound;     /* upper bound on ||w*||_H (enters B, and the fixed clip) */
+    double sigma_bound; /* upper bound on the label-noise std sigma (enters B, the fixed clip) */
+} dpc_linreg_prior;
+
+/* k2 = sqrt(8/3), a = 1/2, w_bound = sigma_bound = 1; h_norm = kappa = r_x = 0 (must be set). */
+DPC_API void dpc_linreg_prior_init(dpc_linreg_prior *p);
+/* From a known diagonal spectrum lambda (d), e.g. a synthetic set's cov_diag: h_norm = max,
+ * kappa = max/min, r_x = sqrt(sum). Other fields untouched. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_from_spectrum(dpc_linreg_prior *p,
+                                                                const double *lambda, size_t d,
+                                                                dpc_error *err);
+
+/* ==== Options (what the user chooses; 0 = the paper's default) ============================= */
+
+typedef struct dpc_linreg_opts {
+    dpc_linreg_algo algo;
+    /* privacy */
+    double epsilon, delta;  /* target; epsilon = 0: use alpha as given */
+    double alpha;           /* noise multiplier when epsilon = 0; the ledger then reports the
+                               epsilon it spends (DP-SSGD outside the shuffling theorem's range:
+                               INFINITY, no guarantee; for utility experiments only) */
+    int alpha_paper;        /* AMBSSGD: Thm. 3.7's sqrt(8 log(1/delta))/eps instead of the exact
+                               alpha* (default 0); SSGD: the classical Gaussian eps0 */
+    dpc_linreg_prior prior;
+    /* layout and optimisation */
+    double c1;              /* T = ceil(c1 kappa ln N), rounded up to even (default 3) */
+    size_t steps;           /* T (even, >= 2) instead of c1; SSGD: ignored (T = N, b = 1) */
+    size_t stat_batch;      /* s. 0 = floor((b+s)/11) for AMBSSGD (s = b/10), 0 otherwise; for
+                               FIXED and SGD a non-zero s skips s records per step (matched
+                               layouts in comparisons) */
+    double eta;             /* step; 0 = b/(R_x^2 + (b-1)||H||) (Thm. 3.7); SSGD
+                               min{1/(4 R_x^2) (Cor. 3.3), ||H||/(4 kappa d alpha^2 R_x^2
+                               (ln N)^(2a))} (Thm. 3.2's noise term with its constant set to
+                               1/4: the printed one gives eta ~ 1e-12; without the cap the
+                               iterate noise outgrows the clip and the pass diverges) */
+    double clip;            /* FIXED, SSGD: zeta; 0 = R_x sqrt(w_bound^2 + sigma_bound^2)
+                               (ln N)^(2a) (Cor. 3.3) */
+    /* DP-STAT */
+    size_t dpstat_k;        /* K doublings (default 40; Delta = B/2^K) */
+    dpc_dpstat_rule dpstat_rule;
+    double dpstat_beta;     /* beta of Gamma (default 1/N) */
+    double domain;          /* B; 0 = K2 R_x (w_bound + sigma_bound) (ln N)^(2a) (Thm. 3.7) */
+    /* randomness */
+    uint32_t stream;        /* stream index of every stream this run uses */
+} dpc_linreg_opts;
+
+/* Defaults for `algo`: epsilon 0 (must be set, or alpha), delta 1e-5, prior defaults, c1 3,
+ * K 40, margin rule, everything else 0 (= derived). */
+DPC_API void dpc_linreg_opts_init(dpc_linreg_opts *o, dpc_linreg_algo algo);
+
+/* ==== The resolved plan and the privacy ledger ============================================= */
+
+typedef struct dpc_linreg_ledger {
+    char route[96];         /* "zCDP, parallel composition over disjoint batches", ... */
+    dpc_neighbor neighbor;  /* REPLACE_ONE */
+    double alpha;           /* gradient noise multiplier (std 2 alpha zeta / b) */
+    double alpha_stat;      /* DP-STAT noise multiplier (count std sqrt(K) alpha_stat); 0 = none */
+    double rho_grad;        /* zCDP of one gradient step (zCDP routes; NAN otherwise) */
+    double rho_stat;        /* zCDP of one DP-STAT call */
+    double rho;             /* total: rho_grad + rho_stat per step, parallel over steps */
+    double epsilon, delta;  /* the guarantee (Bun & Steinke conversion; SSGD: shuffling) */
+    double epsilon_tight;   /* the same rho converted tightly (CKS 2020); NAN for SSGD */
+    double epsilon_target;  /* 0 when alpha was given */
+    double eps0, delta0;    /* SSGD: the per-step local randomiser; NAN otherwise */
+    dpc_rng_mode rng_mode;
+    uint64_t seed;          /* seeded mode only */
+} dpc_linreg_ledger;
+
+typedef struct dpc_linreg_plan {
+    dpc_linreg_algo algo;
+    size_t n, d;            /* data set */
+    size_t steps;           /* T (even) */
+    size_t batch;           /* b gradient records per step */
+    size_t stat_batch;      /* s stat records per step (before the gradient records) */
+    size_t tail_start;      /* T/2: the output averages w_{T/2+1}..w_T */
+    size_t unused;          /* N - T(b+s) records never used */
+    double eta;
+    double log_n;           /* ln N */
+    double clip;            /* fixed zeta (FIXED, SSGD); INFINITY for SGD; NAN for AMBSSGD */
+    double clip_scale;      /* AMBSSGD: zeta_t = clip_scale gamma_t = R_x (ln N)^a gamma_t */
+    double domain;          /* B */
+    size_t dpstat_k;        /* K */
+    double dpstat_delta;    /* Delta = B 2^-K (may underflow to 0 for huge K) */
+    double dpstat_margin;   /* Gamma (MARGIN rule; computed for both rules) */
+    dpc_dpstat_rule dpstat_rule;
+    dpc_linreg_prior prior;
+    dpc_linreg_ledger ledger;
+} dpc_linreg_plan;
+
+/* Resolves opts for a data set of n records and d features into *plan, including the ledger
+ * (without the rng fields). Validates every option (DPC_E_INVALID naming it) and the privacy
+ * parameters (DPC_E_PRIVACY: e.g. DP-SSGD outside the shuffling theorem's range). */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_plan_make(dpc_linreg_plan *plan,
+                                                      const dpc_linreg_opts *o, size_t n,
+                                                      size_t d, dpc_error *err);
+
+/* Theory preconditions (warnings about utility, never about privacy). */
+typedef struct dpc_linreg_check {
+    const char *name;       /* "sample_complexity", "batch_condition", "dpstat_margin",
+                               "step_size", "domain_resolution", "shuffle_epsilon_range",
+                               "no_clipping_step" */
+    int ok;
+    double value, required; /* ok iff value >= required (after the check's own direction) */
+    const char *source;     /* "Thm. 3.7", "Lemma 3.11", ... */
+    const char *meaning;    /* one line: what the check compares */
+} dpc_linreg_check;
+
+#define DPC_LINREG_MAX_CHECKS 8
+
+/* Fills up to cap checks for the plan; returns how many were written. */
+DPC_API size_t dpc_linreg_checks(const dpc_linreg_plan *plan, dpc_linreg_check *out, size_t cap);
+
+/* ==== The run ============================================================================== */
+
+typedef struct dpc_linreg dpc_linreg;
+
+/* Builds the plan, validates the data set (regression targets, finite values: dpc_dataset_check)
+ * and draws the permutation. The data set is borrowed. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_new(dpc_linreg **out, const dpc_dataset *train,
+                                                const dpc_linreg_opts *o, const dpc_rng *rng,
+                                                dpc_error *err);
+DPC_API void dpc_linreg_free(dpc_linreg *lr);
+
+/* Per-step telemetry. clip_fraction and batch_loss are computed on raw data and are NOT
+ * privatized (outside the guarantee); gamma, zeta and noise_std are released quantities. */
+typedef struct dpc_linreg_step_info {
+    size_t step;            /* t, 0-based: the step just taken (w_t -> w_{t+1}) */
+    double gamma;           /* DP-STAT output gamma_t (NAN unless AMBSSGD) */
+    double zeta;            /* clip norm used (INFINITY when none) */
+    double noise_std;       /* std of each coordinate of the noise on the mean gradient,
+                               2 alpha zeta_t / b (0 when non-private) */
+    size_t dpstat_counts;   /* noisy counts DP-STAT made (<= K) */
+    size_t clipped;         /* gradient records whose norm exceeded zeta */
+    double clip_fraction;   /* clipped / b */
+    double batch_loss;      /* 1/2 mean r^2 over the gradient batch at w_t */
+    double excess_risk;     /* 1/2 ||w_{t+1} - w*||_H^2 when the data set has truth and
+                               cov_diag (synthetic), else NAN */
+} dpc_linreg_step_info;
+
+/* One step; DPC_E_RANGE when all T steps are done. info may be NULL. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_step(dpc_linreg *lr, dpc_linreg_step_info *info,
+                                                 dpc_error *err);
+/* Runs the remaining steps; trace (T entries, indexed by step) may be NULL. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_run(dpc_linreg *lr, dpc_linreg_step_info *trace,
+                                                dpc_error *err);
+/* The released model: the mean of w_{T/2+1}..w_T. DPC_E_STATE before all steps are done. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_average(const dpc_linreg *lr, double *w,
+                                                    dpc_error *err);
+
+DPC_API const dpc_linreg_plan *dpc_linreg_plan_get(const dpc_linreg *lr); /* with rng fields */
+DPC_API size_t dpc_linreg_steps_done(const dpc_linreg *lr);
+DPC_API const double *dpc_linreg_iterate(const dpc_linreg *lr);     /* w_t (d) */
+/* Auditing (note oracles O4, O13): the last step was w_{t+1} = w_t - update - noise with
+ * update = eta G_t (the clipped mean gradient, before noise) and noise = eta (2 alpha zeta_t/b) g_t.
+ * Both (d), owned by lr, valid until the next step. */
+DPC_API const double *dpc_linreg_last_update(const dpc_linreg *lr);
+DPC_API const double *dpc_linreg_last_noise(const dpc_linreg *lr);
+/* The permutation: position p of the pass holds record perm[p] (N entries). Step t reads
+ * positions (b+s)t .. (b+s)t+s-1 (stat) and (b+s)t+s .. (b+s)(t+1)-1 (gradient). */
+DPC_API const size_t *dpc_linreg_permutation(const dpc_linreg *lr);
+
+/* ==== DP-STAT (Algorithm 3) ================================================================= */
+
+typedef struct dpc_dpstat_params {
+    double domain;          /* B > 0 */
+    size_t k;               /* K >= 1 */
+    double alpha;           /* noise multiplier > 0: count noise std sqrt(K) alpha */
+    dpc_dpstat_rule rule;
+    double margin;          /* Gamma >= 0 (MARGIN rule) */
+} dpc_dpstat_params;
+
+typedef struct dpc_dpstat_result {
+    double gamma;           /* gamma_priv = 2^i Delta for the stopping round i (B if none) */
+    size_t rounds;          /* noisy counts made (<= K) */
+    double noise_std;       /* sqrt(K) alpha */
+} dpc_dpstat_result;
+
+/* Runs DP-STAT on the s residuals r (sign ignored). Round i's noise is
+ * sqrt(K) alpha dpc_rng_gaussian(noise, row, i). work: (s) scratch. counts and noisy (each K
+ * entries, may be NULL) receive the true and noisy counts of the rounds made (auditing). */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_dpstat(const double *r, size_t s,
+                                                   const dpc_dpstat_params *p,
+                                                   const dpc_rng_stream *noise, uint64_t row,
+                                                   double *work, dpc_dpstat_result *out,
+                                                   double *counts, double *noisy,
+                                                   dpc_error *err);
+
+/* Lemma 3.10's margin Gamma = alpha sqrt(2 log(B/Delta) log(log(B/Delta)/beta)) with
+ * log(B/Delta) = K ln 2 (natural logs). alpha > 0, K >= 1, beta in (0, 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_dpstat_margin(double alpha, size_t k, double beta,
+                                                          double *gamma, dpc_error *err);
+
+/* ==== Non-iterative baselines and risk =================================================== */
+
+/* Ordinary least squares: solves X^T X w = X^T y (Cholesky). Not private. DPC_E_NUMERIC when
+ * X^T X is singular. w: (d). */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_ols(const dpc_dataset *ds, double *w,
+                                                dpc_error *err);
+
+typedef struct dpc_linreg_ssp_opts {
+    double epsilon, delta;  /* (eps, delta)-DP, replace-one */
+    double x_bound;         /* rows clipped to ||x|| <= x_bound (public) */
+    double y_bound;         /* targets clipped to [-y_bound, y_bound] (public) */
+    uint32_t stream;
+} dpc_linreg_ssp_opts;
+
+typedef struct dpc_linreg_ssp_info {
+    double rho;             /* total zCDP, half on each statistic */
+    double sigma_xx;        /* noise std on each upper-triangle entry of X^T X */
+    double sigma_xy;        /* noise std on each entry of X^T y */
+    double ridge;           /* lambda added to the diagonal to make the noisy X^T X positive
+                               definite (post-processing; 0 if none was needed) */
+    double epsilon, delta;
+} dpc_linreg_ssp_info;
+
+/* Sufficient statistics perturbation (Smith et al. 2017; Sheffet 2019; Wang 2018): releases
+ * X^T X + E (E symmetric, upper triangle i.i.d. N(0, sigma_xx^2)) and X^T y + N(0, sigma_xy^2 I)
+ * of the clipped data, each with half the zCDP budget (replace-one sensitivities sqrt(2) R^2 and
+ * 2 R Y), then solves (A + lambda I) w = c by Cholesky with lambda = 0, or, if the noisy A is not
+ * positive definite, lambda = sigma_xx sqrt(d) doubled until it is (post-processing). w: (d). */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o,
+                                                const dpc_rng *rng, double *w,
+                                                dpc_linreg_ssp_info *info, dpc_error *err);
+
+/* Exact excess population risk 1/2 (w - w*)^T H (w - w*) for diagonal H = diag(h) (note O1:
+ * equals L(w) - L(w*) when the noise is independent of x). */
+DPC_API double dpc_linreg_excess_risk(const double *w, const double *w_star, const double *h,
+                                      size_t d);
+/* Empirical loss 1/2 mean (y - <x, w>)^2 over the data set. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_loss(const dpc_dataset *ds, const double *w,
+                                                 double *loss, dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_LINREG_H */

@@ -1,0 +1,133 @@
+/* dpcorr/papers/sim.h — long-horizon simulators of Noisy-SGD / nu-Noisy-FTRL / any correlated-noise
+ * mechanism, for checking the stationary-error theory (dpcorr/papers/theory.h; nu-DP-FTRL paper
+ * Sec. 2-3, note 5 and 10).
+ *
+ * Noise: w~_t[j] = sum_{tau <= t} beta_tau Z[t - tau, j], Z[r, j] = dpc_rng_gaussian(stream, r,
+ * coord0 + j) — the same Z as the streaming generator dpc_noise of dpcorr/mech.h, so every
+ * method below produces the same noise (up to rounding) from the same seed:
+ *   DPC_SIM_NOISE_FFT     blocked overlap-save convolution with a truncated beta (len
+ *                         coefficients; truncate with dpc_theory_beta_len_for_tail, whose l1
+ *                         tail bound bounds the change of every variance), radix-2 FFT of size
+ *                         N = 2^k >= len + block - 1, two coordinates packed per complex FFT:
+ *                         O(log N) per sample instead of O(len)
+ *   DPC_SIM_NOISE_DIRECT  the direct convolution with the same beta (O(len) per sample), the
+ *                         naive reference kept for the parity test
+ *   DPC_SIM_NOISE_MECH    the mechanism's own streaming generator (dpc_noise; any kind, steps of
+ *                         the mechanism >= burn_in + steps)
+ *
+ * Models (theta* = 0 without loss of generality; theta_0 = 0):
+ *   DPC_SIM_FIXED    fixed design (the LTI model of note 5.3.2; mean estimation is d = 1,
+ *                    lambda = 1): theta_j <- (1 - eta lambda_j) theta_j
+ *                                           - eta (sigma_sgd sqrt(lambda_j) u_{t,j} + w~_t[j]);
+ *                    measures E||theta||_H^2 = sum_j lambda_j theta_j^2 (= V0 exactly)
+ *   DPC_SIM_RANDOM   random Gaussian design x_t = H^{1/2} z_t, y = <theta*, x> + xi_t (eq. 23):
+ *                    theta <- theta - eta x_t (x_t^T theta - xi_t) - eta w~_t; E||theta||_H^2
+ *   DPC_SIM_LOGCOSH  a separable mu-strongly convex, L-smooth toy problem
+ *                    F(theta) = sum_j L theta_j^2 / 2 - (L - mu) log cosh theta_j
+ *                    (F'' = L - (L - mu) sech^2 in [mu, L]: mu at the optimum, L far from it):
+ *                    theta <- theta - eta (grad F(theta) + sigma_sgd u_t + w~_t); E||theta||^2
+ * with u, z, xi standard normal from the DATA stream (u[t,j], z[t,j] = gaussian(data, t, j),
+ * xi_t = sigma_sgd gaussian(data, t, d)). FIXED and LOGCOSH simulate independent coordinates
+ * in chunks (low memory); RANDOM needs all d at once (memory ~ 8 d (len + block) bytes).
+ *
+ * Estimation: burn_in steps are discarded; the next `steps` are averaged; the error bar is the
+ * batch-means standard error over `batches` equal consecutive batches (each batch should span
+ * many correlation times, ~1/min(eta mu, nu)). Randomness: only dpcorr's counter-based RNG,
+ * seeded with `seed` (recorded in the result).
+ */
+#ifndef DPCORR_SIM_H
+#define DPCORR_SIM_H
+
+#include "dpcorr/common.h"
+#include "dpcorr/mech.h"
+#include "dpcorr/rng.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dpc_sim_noise_method {
+    DPC_SIM_NOISE_FFT = 0,
+    DPC_SIM_NOISE_DIRECT = 1,
+    DPC_SIM_NOISE_MECH = 2
+} dpc_sim_noise_method;
+
+DPC_API const char *dpc_sim_noise_method_name(dpc_sim_noise_method m);
+
+/* ---- Correlated-noise source ---------------------------------------------------------------- */
+
+typedef struct dpc_sim_noise_config {
+    dpc_sim_noise_method method;
+    const double *beta;           /* FFT, DIRECT: (len) Toeplitz coefficients, borrowed */
+    size_t len;                   /* >= 1 */
+    const dpc_mech *mech;         /* MECH: borrowed, must outlive the source */
+    const dpc_rng_stream *stream; /* Z stream (copied) */
+    size_t coord0, d;             /* coordinates [coord0, coord0 + d), d >= 1 */
+    size_t block;                 /* steps per block (0 = auto: FFT ~len, others 1024) */
+    size_t memory_budget;         /* bytes (0 = 1 GiB); DPC_E_RANGE if the buffers exceed it */
+} dpc_sim_noise_config;
+
+typedef struct dpc_sim_noise dpc_sim_noise;
+
+DPC_API DPC_NODISCARD dpc_status dpc_sim_noise_new(dpc_sim_noise **out,
+                                                   const dpc_sim_noise_config *cfg,
+                                                   dpc_error *err);
+DPC_API void dpc_sim_noise_free(dpc_sim_noise *ns);
+
+/* The next m steps, row-major: out[s * d + j] = w~_{t+s}[coord0 + j].         out: (m, d) */
+DPC_API DPC_NODISCARD dpc_status dpc_sim_noise_next(dpc_sim_noise *ns, double *out, size_t m,
+                                                    dpc_error *err);
+DPC_API size_t dpc_sim_noise_step(const dpc_sim_noise *ns); /* next step to be emitted */
+DPC_API size_t dpc_sim_noise_bytes(const dpc_sim_noise *ns); /* buffer memory in use */
+
+/* ---- Simulators ------------------------------------------------------------------------------ */
+
+typedef enum dpc_sim_model {
+    DPC_SIM_FIXED = 0,
+    DPC_SIM_RANDOM = 1,
+    DPC_SIM_LOGCOSH = 2
+} dpc_sim_model;
+
+DPC_API const char *dpc_sim_model_name(dpc_sim_model m);
+
+typedef struct dpc_sim_config {
+    dpc_sim_model model;
+    double eta;                /* learning rate > 0 */
+    double sigma;              /* std of w (DP noise): G gamma_inf / sqrt(2 rho) >= 0 */
+    double sigma_sgd;          /* data-noise std >= 0 */
+    size_t d;                  /* dimension >= 1 */
+    const double *lambda;      /* FIXED, RANDOM: (d) eigenvalues of H (diagonal), borrowed */
+    double mu, L;              /* LOGCOSH: 0 < mu <= L */
+    size_t burn_in, steps;     /* discarded and measured steps (steps >= batches) */
+    size_t batches;            /* >= 2 */
+    uint64_t seed;             /* root seed (dpc_rng_seed) */
+    dpc_sim_noise_method method;
+    const double *beta;        /* FFT, DIRECT */
+    size_t len;
+    const dpc_mech *mech;      /* MECH */
+    size_t block;              /* noise block (0 = auto) */
+    size_t chunk;              /* FIXED, LOGCOSH: coordinates per pass (0 = auto, 16) */
+    size_t memory_budget;      /* bytes (0 = 1 GiB) */
+} dpc_sim_config;
+
+/* Defaults: FIXED, FFT, batches 32, chunk 0, everything else 0/NULL. */
+DPC_API void dpc_sim_config_init(dpc_sim_config *c);
+DPC_API DPC_NODISCARD dpc_status dpc_sim_config_check(const dpc_sim_config *c, dpc_error *err);
+
+typedef struct dpc_sim_result {
+    double mean;      /* time average over the measured window: E||theta||_H^2 (FIXED, RANDOM)
+                         or E||theta||^2 (LOGCOSH) */
+    double stderr_;   /* batch-means standard error of mean */
+    double gap;       /* time average of F(theta) - F* (LOGCOSH; = mean/2 otherwise) */
+    double gap_stderr;
+    size_t burn_in, steps, batches;
+    uint64_t seed;
+} dpc_sim_result;
+
+DPC_API DPC_NODISCARD dpc_status dpc_sim_run(const dpc_sim_config *c, dpc_sim_result *out,
+                                             dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_SIM_H */
