@@ -47,23 +47,40 @@ typedef enum dpc_status {
 } dpc_status;
 
 #define DPC_ERROR_MSG_LEN 512
+#define DPC_ERROR_FIELD_LEN 64
 
-/* Error detail. Zero-initialise (or leave untouched): the library only writes on failure. */
+/* Error detail. Zero-initialise (or leave untouched): the library only writes on failure.
+ * `field` names the parameter at fault with the library's own name for it: the field of the
+ * config struct or the function argument ("epsilon", "batch", "noise_multiplier"), nested with
+ * dots for sub-structs ("mech.nu", "part.k"); "" when no single parameter is at fault (a
+ * malformed file names its path and line in msg instead). msg is complete on its own and starts
+ * with "<field>: " when field is set. Front ends (the CLI, bindings) map field to their own
+ * spelling of the parameter; the library never names a command-line flag. */
 typedef struct dpc_error {
     dpc_status status;
+    char field[DPC_ERROR_FIELD_LEN];
     char msg[DPC_ERROR_MSG_LEN];
 } dpc_error;
 
 /* Static, never-NULL name of a status ("ok", "invalid argument", ...). */
 DPC_API const char *dpc_status_str(dpc_status s);
 
-/* Writes the formatted message into err (if non-NULL) and returns st. For use by the library
- * and by callers that want to report in the same style. */
+/* Writes the formatted message into err (if non-NULL), clears err->field, and returns st. */
 DPC_API dpc_status dpc_error_set(dpc_error *err, dpc_status st, const char *fmt, ...)
     DPC_PRINTF(3, 4);
 
-/* Prefixes an existing message with context ("--coeffs: " + msg). Returns err->status. */
+/* The parameter `field` is at fault: sets err->field and msg = "<field>: <formatted>". */
+DPC_API dpc_status dpc_error_param(dpc_error *err, dpc_status st, const char *field,
+                                   const char *fmt, ...) DPC_PRINTF(4, 5);
+
+/* Prefixes an existing message with context ("mechanism: " + msg); keeps field. Returns
+ * err->status. */
 DPC_API dpc_status dpc_error_prefix(dpc_error *err, const char *fmt, ...) DPC_PRINTF(2, 3);
+
+/* The error came from a sub-struct `parent` of the caller's parameters: field becomes
+ * "<parent>.<field>" (or "<parent>" when no field was set) and the message's leading
+ * "<field>: " is rewritten to match. Returns err->status (DPC_E_INVALID for err == NULL). */
+DPC_API dpc_status dpc_error_nest(dpc_error *err, const char *parent);
 
 /* Library version string, for comparing the header with the linked library. */
 DPC_API const char *dpc_version(void);
