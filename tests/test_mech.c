@@ -596,7 +596,7 @@ static void test_invalid(void)
         {DPC_MECH_NU, 1.0, 0, 0, 10, "nu"},         {DPC_MECH_NU, -0.1, 0, 0, 10, "nu"},
         {DPC_MECH_NU, NAN, 0, 0, 10, "nu"},         {DPC_MECH_LCGD, 0, 1.5, 0, 10, "lambda"},
         {DPC_MECH_BSR, 0, 0, 0, 10, "bands"},       {DPC_MECH_IDENTITY, 0, 0, 0, 0, "steps"},
-        {DPC_MECH_BLT, 0, 0, 0, 10, "theta"},       {DPC_MECH_TOEPLITZ, 0, 0, 0, 10, "coeffs"},
+        {DPC_MECH_BLT, 0, 0, 0, 10, "nbuf"},        {DPC_MECH_TOEPLITZ, 0, 0, 0, 10, "coeffs"},
         {DPC_MECH_DENSE, 0, 0, 0, 5000, "steps"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -608,7 +608,8 @@ static void test_invalid(void)
         p.steps = bad[i].steps;
         err.msg[0] = 0;
         dpc_status st = dpc_mech_new(&m, &p, &err);
-        CHECK(st != DPC_OK && m == NULL && strstr(err.msg, bad[i].what),
+        CHECK(st != DPC_OK && m == NULL && strstr(err.msg, bad[i].what) &&
+                  !strcmp(err.field, bad[i].what),
               "bad %s rejected naming '%s': %s", dpc_mech_kind_name(bad[i].kind), bad[i].what,
               err.msg);
     }
@@ -619,7 +620,7 @@ static void test_invalid(void)
     p.nbuf = 1;
     p.theta = th;
     p.omega = om;
-    CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && strstr(err.msg, "theta[0]"),
+    CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && !strcmp(err.field, "theta") && strstr(err.msg, "entry 0"),
           "theta out of range: %s", err.msg);
     double co[2] = {0.0, 1.0};
     dpc_mech_params_init(&p);
@@ -627,7 +628,7 @@ static void test_invalid(void)
     p.steps = 10;
     p.ncoeffs = 2;
     p.coeffs = co;
-    CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && strstr(err.msg, "coeffs[0]"),
+    CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && !strcmp(err.field, "coeffs") && strstr(err.msg, "entry 0"),
           "zero leading coefficient: %s", err.msg);
     double dn[4] = {1, 0.5, 0, 1};
     dpc_mech_params_init(&p);

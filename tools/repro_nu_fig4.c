@@ -97,7 +97,6 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
     dpc_train_config_init(&cfg);
     cfg.mech = mk->p;
     cfg.sampler = mk->sampler;
-    cfg.sampler_set = 1;
     cfg.batch = batch;
     cfg.epochs = fc->epochs;
     cfg.delta = 1e-5;

@@ -27,6 +27,7 @@ static const char *const names[] = {"fixed", "shuffle", "poisson", "cyclic-poiss
 
 const char *dpc_sampler_kind_name(dpc_sampler_kind k)
 {
+    if (k == DPC_SAMPLER_AUTO) return "auto";
     return (unsigned)k < 4 ? names[k] : "unknown";
 }
 
@@ -37,10 +38,14 @@ dpc_status dpc_sampler_kind_parse(const char *s, dpc_sampler_kind *out, dpc_erro
             *out = (dpc_sampler_kind)k;
             return DPC_OK;
         }
-    return dpc_error_set(err, DPC_E_INVALID,
-                         "sampler: unknown '%s' (expected fixed, shuffle, poisson or "
-                         "cyclic-poisson)",
-                         s ? s : "(null)");
+    if (s && !strcmp(s, "auto")) {
+        *out = DPC_SAMPLER_AUTO;
+        return DPC_OK;
+    }
+    return dpc_error_param(err, DPC_E_INVALID, "sampler",
+                           "unknown '%s' (expected auto, fixed, shuffle, poisson or "
+                           "cyclic-poisson)",
+                           s ? s : "(null)");
 }
 
 /* Feistel permutation of [0, 2^(2 half)) for permutation id `perm`. */
@@ -166,6 +171,7 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
         d->steps_per_epoch = s->spe ? s->spe : 1; /* N/B steps process N examples on average */
         d->expected_batch = (double)s->cfg.batch;
         break;
+    case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */
     }
 }
 
@@ -196,6 +202,7 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
         }
         break;
     }
+    case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */
     }
     *count = c;
     return DPC_OK;
