@@ -69,27 +69,27 @@ static void test_kappa_table(void)
     for (size_t r = 0; r < sizeof KAN_KAPPA / sizeof KAN_KAPPA[0]; r++) {
         const kan_kappa_row *o = &KAN_KAPPA[r];
         double k;
-        CHECK_OK(dpc_account_kan_kappa_indep(o->n, o->B, o->T, o->eps, o->delta, &k, &err), &err);
+        CHECK_OK(dpc_account_kan_paper_indep(o->n, o->B, o->T, o->eps, o->delta, &k, &err), &err);
         CHECK_NEAR_REL(k, o->indep, 1e-13, "Thm D.9 row %zu", r);
         for (size_t l = 0; l < 5; l++) {
             dpc_error e = {0};
-            dpc_status st = dpc_account_kan_kappa_lcgd(o->n, o->B, o->T, o->eps, o->delta, KAN_LAMS[l], &k, &e);
+            dpc_status st = dpc_account_kan_paper_lcgd(o->n, o->B, o->T, o->eps, o->delta, KAN_LAMS[l], &k, &e);
             if (o->eps <= 1) {
                 CHECK(st == DPC_OK, "F.12 row %zu lambda %g: %s", r, KAN_LAMS[l], e.msg);
                 CHECK_NEAR_REL(k, o->f12[l], 1e-13, "F.12 row %zu lambda %g", r, KAN_LAMS[l]);
             } else {
                 CHECK(st == DPC_E_PRIVACY && strstr(e.msg, "eps"), "F.12 at eps = %g refused: %s", o->eps, e.msg);
                 /* the formula scales as 1/eps: the note's table value is kappa(eps = 1)/eps */
-                CHECK_OK(dpc_account_kan_kappa_lcgd(o->n, o->B, o->T, 1.0, o->delta, KAN_LAMS[l], &k, &err), &err);
+                CHECK_OK(dpc_account_kan_paper_lcgd(o->n, o->B, o->T, 1.0, o->delta, KAN_LAMS[l], &k, &err), &err);
                 CHECK_NEAR_REL(k / o->eps, o->f12[l], 1e-13, "F.12 formula at eps %g", o->eps);
             }
         }
     }
     /* the note's two headline numbers */
     double k;
-    CHECK_OK(dpc_account_kan_kappa_indep(1000, 100, 1000, 1, 1e-5, &k, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_indep(1000, 100, 1000, 1, 1e-5, &k, &err), &err);
     CHECK_NEAR_ABS(k, 62.00, 0.005, "kappa = 62.00 at lambda = 0");
-    CHECK_OK(dpc_account_kan_kappa_lcgd(1000, 100, 1000, 1, 1e-5, 0.5, &k, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_lcgd(1000, 100, 1000, 1, 1e-5, 0.5, &k, &err), &err);
     CHECK_NEAR_ABS(k, 252.67, 0.005, "kappa = 252.67 at lambda = 0.5");
     /* F.12 conditions: eps, delta in (0, 1], r T >= 3 log(2/delta), lambda in [0, 1) */
     struct { size_t n, B, T; double eps, delta, lam; dpc_status st; const char *needle; } bad[] = {
@@ -104,17 +104,17 @@ static void test_kappa_table(void)
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         dpc_error e = {0};
-        dpc_status st = dpc_account_kan_kappa_lcgd(bad[i].n, bad[i].B, bad[i].T, bad[i].eps,
+        dpc_status st = dpc_account_kan_paper_lcgd(bad[i].n, bad[i].B, bad[i].T, bad[i].eps,
                                                    bad[i].delta, bad[i].lam, &k, &e);
         CHECK(st == bad[i].st && strstr(e.msg, bad[i].needle), "F.12 bad input %zu: %d '%s'", i, (int)st, e.msg);
     }
     /* rT = 3 log(2/delta) exactly at the edge is accepted, just below refused */
     double need = 3 * log(2 / 1e-2);  /* 15.89 */
     size_t T = (size_t)ceil(need / 0.1);
-    CHECK_OK(dpc_account_kan_kappa_lcgd(100, 10, T, 1, 1e-2, 0.3, &k, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_lcgd(100, 10, T, 1, 1e-2, 0.3, &k, &err), &err);
     dpc_error e = {0};
-    CHECK(dpc_account_kan_kappa_lcgd(100, 10, T - 1, 1, 1e-2, 0.3, &k, &e) == DPC_E_PRIVACY, "rT just below");
-    CHECK(dpc_account_kan_kappa_indep(100, 100, 10, 1, 1e-5, &k, &e) == DPC_E_PRIVACY &&
+    CHECK(dpc_account_kan_paper_lcgd(100, 10, T - 1, 1, 1e-2, 0.3, &k, &e) == DPC_E_PRIVACY, "rT just below");
+    CHECK(dpc_account_kan_paper_indep(100, 100, 10, 1, 1e-5, &k, &e) == DPC_E_PRIVACY &&
               strstr(e.msg, "batch"), "D.9 at B = n: %s", e.msg);
 }
 
@@ -172,13 +172,13 @@ static void test_rdp(void)
      * kappa reaches eps = 1 (every order is >= log(1/delta)/(a-1) + a T-fold j = 3 term). */
     double kv;
     dpc_error e = {0};
-    CHECK(dpc_kan_kappa_rdp_wor(1000, 100, 1000, 1, 1e-5, &kv, &e) == DPC_E_PRIVACY,
+    CHECK(dpc_kan_calibrate_rdp_wor(1000, 100, 1000, 1, 1e-5, &kv, &e) == DPC_E_PRIVACY,
           "eq. 19 cannot certify (1, 1e-5) at q = 0.1, T = 1000: %s", e.msg);
     /* at q = 0.01 it can (with the accountant's improved conversion and fractional orders it
      * lands within a few percent of the heuristic closed form) */
     double ki;
-    CHECK_OK(dpc_account_kan_kappa_indep(10000, 100, 1000, 2, 1e-5, &ki, &err), &err);
-    CHECK_OK(dpc_kan_kappa_rdp_wor(10000, 100, 1000, 2, 1e-5, &kv, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_indep(10000, 100, 1000, 2, 1e-5, &ki, &err), &err);
+    CHECK_OK(dpc_kan_calibrate_rdp_wor(10000, 100, 1000, 2, 1e-5, &kv, &err), &err);
     CHECK(kv > 0.9 * ki && kv < 1.1 * ki, "eq. 19 kappa %g vs D.9 kappa %g", kv, ki);
     dpc_gauss_event c;
     dpc_gauss_event_init(&c);
@@ -203,16 +203,16 @@ static void test_calibration(void)
         double s, dl, k;
         CHECK_OK(dpc_kan_sens_exact(100, o->lambda, 100, &s, &err), &err);
         CHECK_NEAR_REL(s, o->c1, 1e-13, "||C 1|| lambda %g", o->lambda);
-        CHECK_OK(dpc_account_kan_kappa_lcgd(100, 100, 100, 1, 1e-5, o->lambda, &k, &err), &err);
+        CHECK_OK(dpc_account_kan_paper_lcgd(100, 100, 100, 1, 1e-5, o->lambda, &k, &err), &err);
         CHECK_NEAR_REL(k, o->kappa_f12, 1e-13, "full-batch F.12 kappa");
         CHECK_OK(dpc_kan_full_batch_delta(100, o->lambda, k, 1, &dl, &err), &err);
         CHECK_NEAR_REL(dl, o->delta_at_f12, 1e-6, "delta at kappa_F.12 (lambda %g)", o->lambda);
         CHECK(dl < 1e-30, "F.12 is conservative: delta %g << 1e-5", dl);
         dpc_kan_calib cal;
-        CHECK_OK(dpc_kan_kappa_dpcorr(100, 100, 100, 1, 1e-5, o->lambda, &cal, &err), &err);
-        CHECK_NEAR_REL(cal.kappa, o->kappa_exact, 1e-8, "full batch: the exact smallest kappa");
+        CHECK_OK(dpc_kan_calibrate(100, 100, 100, 1, 1e-5, o->lambda, &cal, &err), &err);
+        CHECK_NEAR_REL(cal.noise_std, o->kappa_exact, 1e-8, "full batch: the exact smallest kappa");
         CHECK(cal.participations == 100 && cal.tail == 0, "full batch: every step");
-        CHECK_OK(dpc_kan_full_batch_delta(100, o->lambda, cal.kappa, 1, &dl, &err), &err);
+        CHECK_OK(dpc_kan_full_batch_delta(100, o->lambda, cal.noise_std, 1, &dl, &err), &err);
         CHECK(dl <= 1e-5 * (1 + 1e-9) && dl > 0.99e-5, "delta at the exact kappa: %g", dl);
     }
     CHECK_NEAR_ABS(KAN_FULL[0].kappa_exact, 73.99, 0.005, "note: 73.99");
@@ -220,22 +220,22 @@ static void test_calibration(void)
     for (size_t c = 0; c < sizeof KAN_CALIB / sizeof KAN_CALIB[0]; c++) {
         const kan_calib_case *o = &KAN_CALIB[c];
         dpc_kan_calib cal;
-        CHECK_OK(dpc_kan_kappa_dpcorr(o->n, o->B, o->T, o->eps, o->delta, o->lambda, &cal, &err), &err);
+        CHECK_OK(dpc_kan_calibrate(o->n, o->B, o->T, o->eps, o->delta, o->lambda, &cal, &err), &err);
         CHECK(cal.participations == o->k, "k %zu vs %u", cal.participations, o->k);
         CHECK_NEAR_REL(cal.sensitivity, o->sens, 1e-12, "sensitivity case %zu", c);
         CHECK_NEAR_REL(cal.mu, o->mu, 1e-9, "mu case %zu", c);
-        CHECK_NEAR_REL(cal.kappa, o->kappa, 1e-9, "kappa case %zu", c);
+        CHECK_NEAR_REL(cal.noise_std, o->kappa, 1e-9, "kappa case %zu", c);
         CHECK(cal.tail <= o->delta / 2, "tail");
         if (o->eps <= 1) {
             double kf;
-            CHECK_OK(dpc_account_kan_kappa_lcgd(o->n, o->B, o->T, o->eps, o->delta, o->lambda, &kf, &err), &err);
-            CHECK(cal.kappa < kf, "dpcorr %g tighter than F.12 %g", cal.kappa, kf);
+            CHECK_OK(dpc_account_kan_paper_lcgd(o->n, o->B, o->T, o->eps, o->delta, o->lambda, &kf, &err), &err);
+            CHECK(cal.noise_std < kf, "dpcorr %g tighter than F.12 %g", cal.noise_std, kf);
         }
     }
     dpc_kan_calib cal;
     dpc_error e = {0};
-    CHECK(dpc_kan_kappa_dpcorr(10, 20, 5, 1, 1e-5, 0.5, &cal, &e) == DPC_E_INVALID && strstr(e.msg, "batch"), "B > n");
-    CHECK(dpc_kan_kappa_dpcorr(10, 2, 5, 1, 1e-5, 1.0, &cal, &e) == DPC_E_INVALID && strstr(e.msg, "lambda"), "lambda 1");
+    CHECK(dpc_kan_calibrate(10, 20, 5, 1, 1e-5, 0.5, &cal, &e) == DPC_E_INVALID && strstr(e.msg, "batch"), "B > n");
+    CHECK(dpc_kan_calibrate(10, 2, 5, 1, 1e-5, 1.0, &cal, &e) == DPC_E_INVALID && strstr(e.msg, "lambda"), "lambda 1");
 }
 
 int main(void)

@@ -261,7 +261,7 @@ static double paper_eps(size_t n, size_t B, size_t steps, double lambda, double 
     }
     double k1;
     dpc_error err = {0};
-    if (dpc_account_kan_kappa_lcgd(n, B, steps, 1.0, delta, lambda, &k1, &err)) return NAN;
+    if (dpc_account_kan_paper_lcgd(n, B, steps, 1.0, delta, lambda, &k1, &err)) return NAN;
     double e = k1 / kappa;
     return e <= 1 ? e : NAN; /* F.12 needs eps <= 1 */
 }
@@ -361,12 +361,12 @@ int train_lcgd_projected(int argc, char **argv)
     if (o.eps > 0) {
         dpc_error e1 = {0}, e2 = {0};
         dpc_status s1 = o.lambda == 0
-                            ? dpc_account_kan_kappa_indep(n, o.batch, steps, o.eps, o.delta, &k_paper, &e1)
-                            : dpc_account_kan_kappa_lcgd(n, o.batch, steps, o.eps, o.delta, o.lambda, &k_paper, &e1);
+                            ? dpc_account_kan_paper_indep(n, o.batch, steps, o.eps, o.delta, &k_paper, &e1)
+                            : dpc_account_kan_paper_lcgd(n, o.batch, steps, o.eps, o.delta, o.lambda, &k_paper, &e1);
         if (s1) k_paper = NAN, snprintf(why_paper, sizeof why_paper, "%s", e1.msg);
-        if (dpc_kan_kappa_dpcorr(n, o.batch, steps, o.eps, o.delta, o.lambda, &cal, &e2))
+        if (dpc_kan_calibrate(n, o.batch, steps, o.eps, o.delta, o.lambda, &cal, &e2))
             snprintf(why_dpc, sizeof why_dpc, "%s", e2.msg);
-        else k_dpc = cal.kappa;
+        else k_dpc = cal.noise_std;
         o.kappa = o.calib_dpcorr ? k_dpc : k_paper;
         if (!(o.kappa >= 0)) {
             rc = cli_fail(CMD, "--epsilon: the %s calibration does not apply: %s",
@@ -377,7 +377,7 @@ int train_lcgd_projected(int argc, char **argv)
     double eps_paper = paper_eps(n, o.batch, steps, o.lambda, o.kappa, o.delta), eps_dpc = INFINITY;
     if (o.kappa > 0) {
         dpc_kan_calib c1;
-        if (!dpc_kan_kappa_dpcorr(n, o.batch, steps, 1.0, o.delta, o.lambda, &c1, &err)) {
+        if (!dpc_kan_calibrate(n, o.batch, steps, 1.0, o.delta, o.lambda, &c1, &err)) {
             double mu = c1.sensitivity / o.kappa;
             if (dpc_gdp_epsilon(mu, o.batch < n ? 0.5 * o.delta : o.delta, &eps_dpc, &err)) eps_dpc = NAN;
         }
@@ -385,7 +385,7 @@ int train_lcgd_projected(int argc, char **argv)
     dpc_kan_lcgd_config lc;
     dpc_kan_lcgd_config_init(&lc);
     lc.n = n, lc.iterates = T, lc.batch = o.batch, lc.eta = o.lr, lc.clip = o.clip;
-    lc.lambda = o.lambda, lc.kappa = o.kappa, lc.radius = o.radius, lc.noise_form = o.form;
+    lc.lambda = o.lambda, lc.noise_std = o.kappa, lc.radius = o.radius, lc.noise_form = o.form;
     if (dpc_kan_lcgd_config_check(&lc, &err)) {
         rc = cli_fail(CMD, "--%s", err.msg);
         goto done;

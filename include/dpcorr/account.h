@@ -487,23 +487,24 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_dpssgd_alpha(double eps, size_t n, 
                                                           int paper, double *alpha,
                                                           dpc_error *err);
 
-/* KAN DP-lambda-CGD (Wang et al. 2026). kappa is the noise multiplier of Algorithm 1 (noise std
- * C_clip kappa / B on the averaged gradient).
+/* KAN DP-lambda-CGD (Wang et al. 2026). noise_std is the paper's kappa, the "noise multiplier"
+ * of Algorithm 1: the std of each entry of Z per unit clip on the batch sum (noise std C_clip
+ * noise_std / B on the averaged gradient); dpcorr's noise multiplier is noise_std / colnorm(C).
  * lambda = 0, Thm. 5.4 = D.9 (replace-one, batches of size B without replacement, RDP with
  * the j = 2 term of Wang et al. 2019 eq. 19, order 1 + 2 log(1/delta)/eps):
- *   kappa^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
+ *   noise_std^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
  * Conditions: eps > 0, 0 < delta < 1, 1 <= B < n (subsampled regime), T >= 1. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_kappa_indep(size_t n, size_t batch, size_t steps,
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep(size_t n, size_t batch, size_t steps,
                                                              double eps, double delta,
-                                                             double *kappa, dpc_error *err);
+                                                             double *noise_std, dpc_error *err);
 /* lambda > 0, Thm. 5.1 = F.12 (zero-out, Chernoff bound on participations, r = B/n):
- *   kappa^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
+ *   noise_std^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
  *             / eps^2.
  * Conditions (checked, DPC_E_PRIVACY when they fail): eps, delta in (0, 1], r T >= 3 log(2/delta),
  * 0 <= lambda < 1, 1 <= B <= n. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_kappa_lcgd(size_t n, size_t batch, size_t steps,
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd(size_t n, size_t batch, size_t steps,
                                                             double eps, double delta,
-                                                            double lambda, double *kappa,
+                                                            double lambda, double *noise_std,
                                                             dpc_error *err);
 
 #ifdef __cplusplus

@@ -1,7 +1,7 @@
 /* privacy.c — privacy helpers for DP-lambda-CGD ([KAN] App. D and F): the pattern sensitivity
  * ||C y|| and its bounds, the participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter
  * calibrations. The paper's own closed forms live in the accountant
- * (dpc_account_kan_kappa_indep / _lcgd, src/account/papers.c). */
+ * (dpc_account_kan_paper_indep / _lcgd, src/account/papers.c). */
 #include "common/util.h"
 #include "dpcorr/account.h"
 #include "kan/kan_internal.h"
@@ -129,38 +129,38 @@ dpc_status dpc_kan_binom_quantile(size_t T, double r, double tail, size_t *k, do
     return DPC_OK;
 }
 
-dpc_status dpc_kan_rdp_closed_eps(double q, size_t T, double kappa, double alpha, double delta,
+dpc_status dpc_kan_rdp_closed_eps(double q, size_t T, double noise_std, double alpha, double delta,
                                   double *eps, dpc_error *err)
 {
     if (!eps) return dpc_error_set(err, DPC_E_INVALID, "rdp_closed_eps: NULL output");
     if (!(q > 0 && q <= 1)) return dpc_error_set(err, DPC_E_INVALID, "q: must be in (0, 1], got %g", q);
-    if (!(kappa > 0) || !isfinite(kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be > 0, got %g", kappa);
+    if (!(noise_std > 0) || !isfinite(noise_std))
+        return dpc_error_set(err, DPC_E_INVALID, "noise_std: must be > 0, got %g", noise_std);
     if (!(alpha > 1) || !isfinite(alpha))
         return dpc_error_set(err, DPC_E_INVALID, "alpha: must be > 1, got %g", alpha);
     if (!(delta > 0 && delta < 1))
         return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
     /* DP-REQ: kan-rdp-closed: [KAN] Lemma D.7 (j = 2 term of eq. 19), Thm. D.9 conversion */
-    *eps = 8.0 * alpha * (double)T * q * q / (kappa * kappa) + log(1.0 / delta) / (alpha - 1.0);
+    *eps = 8.0 * alpha * (double)T * q * q / (noise_std * noise_std) + log(1.0 / delta) / (alpha - 1.0);
     return DPC_OK;
 }
 
-dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double kappa, double delta,
+dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double noise_std, double delta,
                                 double *eps, double *alpha, dpc_error *err)
 {
     if (!eps) return dpc_error_set(err, DPC_E_INVALID, "rdp_eq19_eps: NULL output");
     if (n < 1 || B < 1 || B > n)
         return dpc_error_set(err, DPC_E_INVALID, "batch: must be in [1, n], got B = %zu, n = %zu", B, n);
     if (T < 1) return dpc_error_set(err, DPC_E_INVALID, "T: must be >= 1");
-    if (!(kappa > 0) || !isfinite(kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be > 0, got %g", kappa);
+    if (!(noise_std > 0) || !isfinite(noise_std))
+        return dpc_error_set(err, DPC_E_INVALID, "noise_std: must be > 0, got %g", noise_std);
     if (!(delta > 0 && delta < 1))
         return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
     enum { NA = 255 };
     double orders[NA], rdp[NA];
     for (size_t a = 0; a < NA; a++) orders[a] = (double)(a + 2);
-    /* noise std C kappa / B on the mean, replace-one sensitivity 2 C / B: z = kappa / 2 */
-    dpc_status st = dpc_rdp_wor_gaussian((double)B / (double)n, 0.5 * kappa, orders, NA, rdp, err);
+    /* noise std C noise_std / B on the mean, replace-one sensitivity 2 C / B: z = noise_std / 2 */
+    dpc_status st = dpc_rdp_wor_gaussian((double)B / (double)n, 0.5 * noise_std, orders, NA, rdp, err);
     if (st) return st;
     double best = INFINITY, ba = NAN;
     for (size_t a = 0; a < NA; a++) {
@@ -172,7 +172,7 @@ dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double kappa, doub
     return DPC_OK;
 }
 
-dpc_status dpc_kan_kappa_dpcorr(size_t n, size_t B, size_t steps, double eps, double delta,
+dpc_status dpc_kan_calibrate(size_t n, size_t B, size_t steps, double eps, double delta,
                                 double lambda, dpc_kan_calib *out, dpc_error *err)
 {
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "kappa_dpcorr: NULL output");
@@ -202,14 +202,14 @@ dpc_status dpc_kan_kappa_dpcorr(size_t n, size_t B, size_t steps, double eps, do
     out->tail = tail;
     out->sensitivity = sens;
     out->mu = mu;
-    out->kappa = sens / mu;
+    out->noise_std = sens / mu;
     return DPC_OK;
 }
 
-dpc_status dpc_kan_kappa_rdp_wor(size_t n, size_t B, size_t steps, double eps, double delta,
-                                 double *kappa, dpc_error *err)
+dpc_status dpc_kan_calibrate_rdp_wor(size_t n, size_t B, size_t steps, double eps, double delta,
+                                 double *noise_std, dpc_error *err)
 {
-    if (!kappa) return dpc_error_set(err, DPC_E_INVALID, "kappa_rdp_wor: NULL output");
+    if (!noise_std) return dpc_error_set(err, DPC_E_INVALID, "kappa_rdp_wor: NULL output");
     if (n < 1 || B < 1 || B > n)
         return dpc_error_set(err, DPC_E_INVALID, "batch: must be in [1, n], got B = %zu, n = %zu", B, n);
     if (steps < 1) return dpc_error_set(err, DPC_E_INVALID, "steps: must be >= 1");
@@ -223,17 +223,17 @@ dpc_status dpc_kan_kappa_rdp_wor(size_t n, size_t B, size_t steps, double eps, d
     dpc_event ev = {DPC_NEIGHBOR_REPLACE_ONE, 1, &c};
     dpc_account_opts o;
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
-    return dpc_account_calibrate_sigma(&ev, &o, eps, delta, kappa, err);
+    return dpc_account_calibrate_sigma(&ev, &o, eps, delta, noise_std, err);
 }
 
-dpc_status dpc_kan_full_batch_delta(size_t steps, double lambda, double kappa, double eps,
+dpc_status dpc_kan_full_batch_delta(size_t steps, double lambda, double noise_std, double eps,
                                     double *delta, dpc_error *err)
 {
     if (!delta) return dpc_error_set(err, DPC_E_INVALID, "full_batch_delta: NULL output");
-    if (!(kappa > 0) || !isfinite(kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be > 0, got %g", kappa);
+    if (!(noise_std > 0) || !isfinite(noise_std))
+        return dpc_error_set(err, DPC_E_INVALID, "noise_std: must be > 0, got %g", noise_std);
     double sens;
     dpc_status st = dpc_kan_sens_exact(steps, lambda, steps, &sens, err);
     if (st) return st;
-    return dpc_gdp_delta(sens / kappa, eps, delta, err);
+    return dpc_gdp_delta(sens / noise_std, eps, delta, err);
 }

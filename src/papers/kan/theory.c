@@ -2,7 +2,7 @@
  * the initialization event (Lemmas B.5-B.7), the projection radius R* (Thm. 4.1), the width
  * window, and the risk bounds A_corr (Thm. 4.1), A_van (Thm. D.14), A_non (Thm. E.1). The paper
  * hides absolute constants and polylog factors; these evaluators set them to 1 so that trends
- * in lambda, kappa, m, n can be compared with measurements (note 004 §5, oracle 17). */
+ * in lambda, noise_std, m, n can be compared with measurements (note 004 §5, oracle 17). */
 #include "kan/kan_internal.h"
 
 #include <math.h>
@@ -65,8 +65,8 @@ static dpc_status check_rates(const dpc_kan_rate_in *r, int need_delta, dpc_erro
         return dpc_error_set(err, DPC_E_INVALID, "gamma: must be > 0, got %g", r->gamma);
     if (!(r->lambda >= 0 && r->lambda < 1))
         return dpc_error_set(err, DPC_E_INVALID, "lambda: must be in [0, 1), got %g", r->lambda);
-    if (!(r->kappa >= 0) || !isfinite(r->kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be >= 0, got %g", r->kappa);
+    if (!(r->noise_std >= 0) || !isfinite(r->noise_std))
+        return dpc_error_set(err, DPC_E_INVALID, "noise_std: must be >= 0, got %g", r->noise_std);
     if (need_delta && !(r->delta > 0 && r->delta < 1))
         return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", r->delta);
     return DPC_OK;
@@ -78,7 +78,7 @@ dpc_status dpc_kan_bound_corr(const dpc_kan_rate_in *r, double *A, dpc_error *er
     if (st) return st;
     if (!A) return dpc_error_set(err, DPC_E_INVALID, "bound: NULL output");
     double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B, l = r->lambda;
-    double md = (double)r->m * (double)r->d, k = r->kappa;
+    double md = (double)r->m * (double)r->d, k = r->noise_std;
     /* DP-REQ: kan-a-corr: [KAN] Thm. 4.1 (unit constants) */
     *A = 1.0 / (g * g * e * T) + 1.0 / (g * sqrt(B * T)) + e * (1.0 / B + 1.0 / T) +
          ((1.0 - l) * k / (B * sqrt(T))) * (1.0 / g + e * sqrt(md) / sqrt(B)) +
@@ -91,7 +91,7 @@ dpc_status dpc_kan_bound_indep(const dpc_kan_rate_in *r, double *A, dpc_error *e
     dpc_status st = check_rates(r, 1, err);
     if (st) return st;
     if (!A) return dpc_error_set(err, DPC_E_INVALID, "bound: NULL output");
-    double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B, k = r->kappa;
+    double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B, k = r->noise_std;
     double md = (double)r->m * (double)r->d;
     double L = log(1.0 / r->delta), lT = log(T), ln = log((double)r->n / r->delta);
     /* DP-REQ: kan-a-van: [KAN] Thm. D.14 (unit constants) */
@@ -122,7 +122,7 @@ dpc_status dpc_kan_width_window(const dpc_kan_rate_in *r, size_t p, double clip,
     if (!(clip > 0)) return dpc_error_set(err, DPC_E_INVALID, "clip: must be > 0, got %g", clip);
     if (!(R > 0)) return dpc_error_set(err, DPC_E_INVALID, "R: must be > 0, got %g", R);
     double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B, l = r->lambda;
-    double k = r->kappa, d = (double)r->d;
+    double k = r->noise_std, d = (double)r->d;
     out->m_lo = 1.0 / (g * g * g * g);
     if (k == 0) {
         out->m_hi = out->m_edge = INFINITY;
