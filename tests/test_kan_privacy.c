@@ -238,6 +238,87 @@ static void test_calibration(void)
     CHECK(dpc_kan_calibrate(10, 2, 5, 1, 1e-5, 1.0, &cal, &e) == DPC_E_INVALID && strstr(e.msg, "lambda"), "lambda 1");
 }
 
+/* The paper's closed forms read backwards give the epsilon they were solved for. */
+static void test_paper_inverse(void)
+{
+    dpc_error err = {0};
+    double eps[] = {0.1, 0.5, 1.0, 3.0};
+    for (int i = 0; i < 4; i++) {
+        double k, e;
+        CHECK_OK(dpc_account_kan_paper_indep(1000, 100, 500, eps[i], 1e-5, &k, &err), &err);
+        CHECK_OK(dpc_account_kan_paper_indep_epsilon(1000, 100, 500, k, 1e-5, &e, &err), &err);
+        CHECK_NEAR_REL(e, eps[i], 1e-12, "D.9 inverse at eps %g", eps[i]);
+        if (eps[i] > 1) continue;
+        CHECK_OK(dpc_account_kan_paper_lcgd(1000, 100, 500, eps[i], 1e-5, 0.6, &k, &err), &err);
+        CHECK_OK(dpc_account_kan_paper_lcgd_epsilon(1000, 100, 500, 0.6, k, 1e-5, &e, &err), &err);
+        CHECK_NEAR_REL(e, eps[i], 1e-12, "F.12 inverse at eps %g", eps[i]);
+    }
+    double k1, e;
+    CHECK_OK(dpc_account_kan_paper_lcgd(1000, 100, 500, 1.0, 1e-5, 0.6, &k1, &err), &err);
+    CHECK(dpc_account_kan_paper_lcgd_epsilon(1000, 100, 500, 0.6, 0.5 * k1, 1e-5, &e, &err) ==
+              DPC_E_PRIVACY, "F.12 cannot claim eps > 1: %s", err.msg);
+}
+
+/* The run's privacy decision: calibrations, the given noise multiplier, the ledger's epsilon
+ * recomputed independently from its definition. */
+static void test_lcgd_privacy(void)
+{
+    dpc_error err = {0};
+    size_t n = 1000, B = 150, steps = 300;
+    double lambda = 0.7, delta = 1e-5;
+    /* colnorm(C) of lambda-CGD: sqrt(sum_j<steps lambda^(2j)) */
+    double c2 = 0;
+    for (size_t j = 0; j < steps; j++) c2 += pow(lambda, 2.0 * (double)j);
+    double colnorm = sqrt(c2);
+    dpc_kan_privacy p = {n, B, steps, lambda, 2.0, delta, 0, DPC_CALIBRATION_ACCOUNTANT};
+    dpc_ledger L;
+    double ns;
+    CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns, &L, &err), &err);
+    dpc_kan_calib cal;
+    CHECK_OK(dpc_kan_calibrate(n, B, steps, 2.0, delta, lambda, &cal, &err), &err);
+    CHECK(ns == cal.noise_std && L.noise_std == ns, "accountant calibration = dpc_kan_calibrate");
+    CHECK_NEAR_REL(L.column_norm, colnorm, 1e-13, "column norm");
+    CHECK_NEAR_REL(L.noise_multiplier, ns / colnorm, 1e-13, "z = noise_std / colnorm");
+    CHECK(L.epsilon <= 2.0 * (1 + 1e-9) && L.epsilon > 2.0 * (1 - 1e-6), "epsilon %g", L.epsilon);
+    CHECK(!strcmp(L.calibration, "accountant") && !strcmp(L.algorithm, "lcgd-projected"),
+          "ledger names");
+    /* given z: noise_std = z colnorm; epsilon = GDP at mu = sens_k / noise_std, delta/2 */
+    p.epsilon = 0;
+    p.noise_multiplier = 3.0;
+    CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns, &L, &err), &err);
+    CHECK_NEAR_REL(ns, 3.0 * colnorm, 1e-13, "given z");
+    size_t k;
+    double tail, sk, e;
+    CHECK_OK(dpc_kan_binom_quantile(steps, (double)B / (double)n, 0.5 * delta, &k, &tail, &err),
+             &err);
+    CHECK_OK(dpc_kan_sens_exact(steps, lambda, k, &sk, &err), &err);
+    CHECK_OK(dpc_gdp_epsilon(sk / ns, 0.5 * delta, &e, &err), &err);
+    CHECK_NEAR_REL(L.epsilon, e, 1e-12, "ledger epsilon from its definition");
+    CHECK(L.part.k == k && L.sensitivity == sk && !strcmp(L.calibration, "given"), "k, sens");
+    /* paper calibration: the paper's closed form claims the target; the ledger keeps both */
+    p.noise_multiplier = 0;
+    p.epsilon = 0.8;
+    p.calibration = DPC_CALIBRATION_PAPER;
+    CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns, &L, &err), &err);
+    double kf;
+    CHECK_OK(dpc_account_kan_paper_lcgd(n, B, steps, 0.8, delta, lambda, &kf, &err), &err);
+    CHECK(ns == kf, "paper noise = Thm. F.12");
+    CHECK_NEAR_REL(L.epsilon_paper, 0.8, 1e-12, "the paper's claim");
+    CHECK(L.epsilon < 0.8 && strstr(L.calibration, "F.12"), "accountant is tighter: %g",
+          L.epsilon);
+    /* refusals and the non-private run */
+    p.epsilon = 2.0;
+    CHECK(dpc_kan_lcgd_privacy(&p, &ns, &L, &err) == DPC_E_PRIVACY && strstr(err.msg, "F.12"),
+          "F.12 beyond eps 1: %s", err.msg);
+    p.noise_multiplier = 1.0;
+    CHECK(dpc_kan_lcgd_privacy(&p, &ns, &L, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "noise_multiplier"), "both given: %s", err.msg);
+    p.epsilon = 0;
+    p.noise_multiplier = 0;
+    CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns, &L, &err), &err);
+    CHECK(ns == 0 && isinf(L.epsilon), "non-private: no noise, epsilon inf");
+}
+
 int main(void)
 {
     test_sensitivity();
@@ -245,5 +326,7 @@ int main(void)
     test_tail();
     test_rdp();
     test_calibration();
+    test_paper_inverse();
+    test_lcgd_privacy();
     return TEST_SUMMARY();
 }

@@ -382,7 +382,19 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_mech_steps(const dpc_mech_params *p
                                                         size_t max_steps, size_t *steps,
                                                         dpc_error *err);
 
-/* ==== The privacy ledger ==================================================================== */
+/* ==== Calibration choice and the privacy ledger =========================================== */
+
+/* How a trainer chooses its noise for a target (epsilon, delta). Every reported epsilon is the
+ * accountant's for exactly what ran; the choice only decides the noise. */
+typedef enum dpc_calibration {
+    DPC_CALIBRATION_ACCOUNTANT = 0, /* the smallest noise the accountant certifies (default) */
+    DPC_CALIBRATION_PAPER = 1       /* the paper's own closed form (named in the ledger) */
+} dpc_calibration;
+
+DPC_API const char *dpc_calibration_name(dpc_calibration c); /* "accountant", "paper" */
+DPC_API DPC_NODISCARD dpc_status dpc_calibration_parse(const char *s, dpc_calibration *out,
+                                                       dpc_error *err);
+
 
 /* What was accounted, exactly for what ran: one record for every trainer of the library (the
  * DP-FTRL trainer of dpcorr/train.h and the papers' algorithms). Strings are NUL-terminated;
@@ -506,6 +518,20 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd(size_t n, size_t bat
                                                             double eps, double delta,
                                                             double lambda, double *noise_std,
                                                             dpc_error *err);
+/* The inverses: the epsilon the paper's closed form claims for a given noise_std > 0 (D.9:
+ * eps = 2 b / (sqrt(a^2 + 4 b noise_std^2) - a), a = 16 q^2 T, b = 32 q^2 T log(1/delta);
+ * F.12: eps = noise_std(eps = 1) / noise_std). Same conditions as above; DPC_E_PRIVACY when the
+ * resulting epsilon is outside the theorem's range (F.12: eps > 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep_epsilon(size_t n, size_t batch,
+                                                                     size_t steps,
+                                                                     double noise_std,
+                                                                     double delta, double *eps,
+                                                                     dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd_epsilon(size_t n, size_t batch,
+                                                                    size_t steps, double lambda,
+                                                                    double noise_std,
+                                                                    double delta, double *eps,
+                                                                    dpc_error *err);
 
 #ifdef __cplusplus
 }

@@ -354,6 +354,29 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_full_batch_delta(size_t steps, double l
                                                           double eps, double *delta,
                                                           dpc_error *err);
 
+/* The privacy of one projected DP-lambda-CGD run (fresh uniform batches of B of the n examples,
+ * `steps` noisy updates, correlation lambda): the run decision and its ledger in one place.
+ * Exactly one of epsilon (> 0: calibrate) and noise_multiplier (> 0: given; both 0: a
+ * non-private run, epsilon INFINITY) is set. */
+typedef struct dpc_kan_privacy {
+    size_t n, batch, steps;
+    double lambda;                /* in [0, 1) */
+    double epsilon, delta;        /* target (delta also the ledger's) */
+    double noise_multiplier;      /* z when epsilon = 0: noise_std = z colnorm(C) */
+    dpc_calibration calibration;  /* ACCOUNTANT (default): dpc_kan_calibrate (exact binomial
+                                     participation tail, exact sensitivity, exact Gaussian);
+                                     PAPER: Thm. D.9 (lambda = 0) or Thm. F.12 (lambda > 0) */
+} dpc_kan_privacy;
+
+/* Chooses the noise std per unit clip (the paper's kappa) and fills the ledger: epsilon is the
+ * accountant's route (the dpc_kan_calibrate argument: zero-out, participations bounded by the
+ * binomial quantile with tail delta/2 when B < n, the exact Gaussian at the remaining delta)
+ * for that noise; epsilon_paper the paper's closed form for the same noise (NAN outside its
+ * theorem's conditions). DPC_E_PRIVACY (with the reason) when the chosen calibration cannot
+ * meet the target. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_privacy(const dpc_kan_privacy *p, double *noise_std,
+                                                      dpc_ledger *L, dpc_error *err);
+
 /* ==== 6. Batches and synthetic data ========================================================= */
 
 /* A uniformly random size-B subset of 0..n-1 (Floyd's algorithm with dpc_rng_below(s, step,

@@ -158,3 +158,38 @@ dpc_status dpc_account_kan_paper_lcgd(size_t n, size_t batch, size_t steps, doub
     *noise_std = sqrt(8.0 * g * g * tau * log(2.5 / delta)) / eps;
     return DPC_OK;
 }
+
+dpc_status dpc_account_kan_paper_indep_epsilon(size_t n, size_t batch, size_t steps,
+                                               double noise_std, double delta, double *eps,
+                                               dpc_error *err)
+{
+    double k1;
+    dpc_status st = dpc_account_kan_paper_indep(n, batch, steps, 1.0, delta, &k1, err);
+    if (st) return st;
+    if ((st = dpc__check_pos(noise_std, "noise_std", err))) return st;
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
+    /* noise_std^2 = a/eps + b/eps^2: the positive root of noise_std^2 eps^2 - a eps - b = 0,
+     * written without cancellation */
+    double q = (double)batch / (double)n, T = (double)steps;
+    double a = 16.0 * q * q * T, b = 32.0 * q * q * T * -log(delta);
+    *eps = 2.0 * b / (sqrt(a * a + 4.0 * b * noise_std * noise_std) - a);
+    return DPC_OK;
+}
+
+dpc_status dpc_account_kan_paper_lcgd_epsilon(size_t n, size_t batch, size_t steps, double lambda,
+                                              double noise_std, double delta, double *eps,
+                                              dpc_error *err)
+{
+    double k1;
+    dpc_status st = dpc_account_kan_paper_lcgd(n, batch, steps, 1.0, delta, lambda, &k1, err);
+    if (st) return st;
+    if ((st = dpc__check_pos(noise_std, "noise_std", err))) return st;
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
+    double e = k1 / noise_std; /* noise_std is proportional to 1/eps */
+    if (e > 1.0)
+        return dpc_error_param(err, DPC_E_PRIVACY, "noise_std",
+                               "%g is below Thm. F.12's range (it would claim eps = %g > 1)",
+                               noise_std, e);
+    *eps = e;
+    return DPC_OK;
+}
