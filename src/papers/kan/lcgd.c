@@ -41,32 +41,32 @@ void dpc_kan_lcgd_config_init(dpc_kan_lcgd_config *c)
 dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c, dpc_error *err)
 {
     if (!c) return dpc_error_set(err, DPC_E_INVALID, "lcgd config: NULL");
-    if (c->n < 1) return dpc_error_set(err, DPC_E_INVALID, "n: must be >= 1, got 0");
+    if (c->n < 1) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1, got 0");
     if (c->iterates < 2)
-        return dpc_error_set(err, DPC_E_INVALID, "iterates: T must be >= 2 (T - 1 updates), got %zu",
+        return dpc_error_param(err, DPC_E_INVALID, "iterates", "T must be >= 2 (T - 1 updates), got %zu",
                              c->iterates);
     if (c->batch < 1 || c->batch > c->n)
-        return dpc_error_set(err, DPC_E_INVALID, "batch: must be in [1, n = %zu], got %zu", c->n,
+        return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, n = %zu], got %zu", c->n,
                              c->batch);
     if (!(c->eta > 0) || !isfinite(c->eta))
-        return dpc_error_set(err, DPC_E_INVALID, "eta: must be > 0, got %g", c->eta);
+        return dpc_error_param(err, DPC_E_INVALID, "eta", "must be > 0, got %g", c->eta);
     if (!(c->clip > 0))
-        return dpc_error_set(err, DPC_E_INVALID, "clip: must be > 0 (INFINITY: none), got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be > 0 (INFINITY: none), got %g",
                              c->clip);
     if (!(c->lambda >= 0 && c->lambda < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "lambda: must be in [0, 1), got %g", c->lambda);
+        return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1), got %g", c->lambda);
     if (!(c->noise_std >= 0) || !isfinite(c->noise_std))
-        return dpc_error_set(err, DPC_E_INVALID, "noise_std: must be >= 0 and finite, got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "noise_std", "must be >= 0 and finite, got %g",
                              c->noise_std);
     if (c->noise_std > 0 && !isfinite(c->clip))
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "clip: must be finite when noise_std > 0 (the noise scales with it)");
+        return dpc_error_param(err, DPC_E_INVALID, "clip",
+                             "must be finite when noise_std > 0 (the noise scales with it)");
     if (!(c->radius > 0))
-        return dpc_error_set(err, DPC_E_INVALID, "radius: must be > 0 (INFINITY: none), got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "radius", "must be > 0 (INFINITY: none), got %g",
                              c->radius);
     if (c->noise_form != DPC_NOISE_REPLAY && c->noise_form != DPC_NOISE_BUFFER &&
         c->noise_form != DPC_NOISE_AUTO)
-        return dpc_error_set(err, DPC_E_INVALID, "noise_form: unknown %d", (int)c->noise_form);
+        return dpc_error_param(err, DPC_E_INVALID, "noise_form", "unknown %d", (int)c->noise_form);
     if (c->noise_stream > UINT32_MAX || c->batch_stream > UINT32_MAX)
         return dpc_error_set(err, DPC_E_RANGE, "noise/batch stream index exceeds 2^32 - 1");
     return DPC_OK;
@@ -88,12 +88,12 @@ void dpc_kan_lcgd_free(dpc_kan_lcgd *r)
 dpc_status dpc_kan_lcgd_new(dpc_kan_lcgd **out, const dpc_kan_lcgd_config *cfg, size_t P,
                             const double *W0, const dpc_rng *rng, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "lcgd_new: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "lcgd_new", "out is NULL");
     *out = NULL;
     dpc_status st = dpc_kan_lcgd_config_check(cfg, err);
     if (st) return st;
-    if (!W0 || !rng) return dpc_error_set(err, DPC_E_INVALID, "lcgd_new: NULL W0 or rng");
-    if (P < 1) return dpc_error_set(err, DPC_E_INVALID, "P: must be >= 1");
+    if (!W0 || !rng) return dpc_error_param(err, DPC_E_INVALID, "lcgd_new", "NULL W0 or rng");
+    if (P < 1) return dpc_error_param(err, DPC_E_INVALID, "P", "must be >= 1");
     for (size_t q = 0; q < P; q++)
         if (!isfinite(W0[q]))
             return dpc_error_set(err, DPC_E_INVALID, "W0[%zu] is not finite (%g)", q, W0[q]);
@@ -143,9 +143,9 @@ double dpc_kan_lcgd_noise_scale(const dpc_kan_lcgd *r) { return r ? r->c_priv : 
 dpc_status dpc_kan_lcgd_step(dpc_kan_lcgd *r, dpc_kan_grad_fn grad, void *ctx,
                              dpc_kan_lcgd_step_info *info, dpc_error *err)
 {
-    if (!r || !grad) return dpc_error_set(err, DPC_E_INVALID, "lcgd_step: NULL argument");
+    if (!r || !grad) return dpc_error_param(err, DPC_E_INVALID, "lcgd_step", "NULL argument");
     if (r->t + 1 >= r->cfg.iterates)
-        return dpc_error_set(err, DPC_E_RANGE, "lcgd_step: all %zu updates are done",
+        return dpc_error_param(err, DPC_E_RANGE, "lcgd_step", "all %zu updates are done",
                              r->cfg.iterates - 1);
     const dpc_kan_lcgd_config *c = &r->cfg;
     size_t P = r->P, B = c->batch, step = r->t; /* update number step makes W_{step+1} */
@@ -194,9 +194,9 @@ dpc_status dpc_kan_lcgd_train(const dpc_kan_lcgd_config *cfg, size_t P, const dp
                               void *ctx, size_t eval_every, dpc_kan_lcgd_trace_fn trace,
                               void *tctx, dpc_kan_lcgd_result *res, dpc_error *err)
 {
-    if (!res || !grad) return dpc_error_set(err, DPC_E_INVALID, "lcgd_train: NULL argument");
+    if (!res || !grad) return dpc_error_param(err, DPC_E_INVALID, "lcgd_train", "NULL argument");
     if (eval && eval_every < 1)
-        return dpc_error_set(err, DPC_E_INVALID, "eval_every: must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "eval_every", "must be >= 1");
     dpc_kan_lcgd *r = NULL;
     dpc_status st = dpc_kan_lcgd_new(&r, cfg, P, W0, rng, err);
     if (st) return st;
@@ -233,7 +233,7 @@ dpc_status dpc_kan_lcgd_train(const dpc_kan_lcgd_config *cfg, size_t P, const dp
             res->last_test_loss = tel, res->last_test_err = tee;
         }
         if (trace && trace(tctx, &info, trl, tel)) {
-            st = dpc_error_set(err, DPC_E_STATE, "lcgd_train: stopped by the trace callback at %zu", t);
+            st = dpc_error_param(err, DPC_E_STATE, "lcgd_train", "stopped by the trace callback at %zu", t);
             goto done;
         }
     }
