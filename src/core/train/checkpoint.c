@@ -165,8 +165,8 @@ static dpc_status save_section(dpc__dist *d, wbuf *w, const double *mine, size_t
         size_t n = per * shard_of(d, s);
         if (d->rank == 0 && s == 0) wr(w, mine, n * sizeof(double));
         if (s == 0 || (d->rank != 0 && d->rank != s)) continue;
-        for (size_t q = 0; q < n; q += DPC__PIECE) {
-            size_t b = (n - q < DPC__PIECE ? n - q : DPC__PIECE) * sizeof(double);
+        for (size_t q = 0; q < n; q += d->piece_len) {
+            size_t b = (n - q < d->piece_len ? n - q : d->piece_len) * sizeof(double);
             dpc_status st = d->rank == s
                                 ? dpc__dist_sendrecv(d, 0, mine + q, b, DPC_RANK_NONE, NULL, 0, err)
                                 : dpc__dist_sendrecv(d, DPC_RANK_NONE, NULL, 0, s, buf, b, err);
@@ -367,8 +367,8 @@ static dpc_status load_section(dpc__dist *d, rbuf *r, double *mine, size_t per, 
         size_t n = per * shard_of(d, s);
         if (d->rank == 0 && s == 0) rd_or_zero(r, mine, n, what, rst, rerr);
         if (s == 0 || (d->rank != 0 && d->rank != s)) continue;
-        for (size_t q = 0; q < n; q += DPC__PIECE) {
-            size_t len = n - q < DPC__PIECE ? n - q : DPC__PIECE;
+        for (size_t q = 0; q < n; q += d->piece_len) {
+            size_t len = n - q < d->piece_len ? n - q : d->piece_len;
             dpc_status st;
             if (d->rank == 0) {
                 rd_or_zero(r, buf, len, what, rst, rerr);

@@ -139,6 +139,7 @@ dpc_status dpc__dist_init(dpc__dist *d, const dpc_transport *tp, size_t nparams,
     for (size_t r = 0; r <= d->size; r++) /* floor(nparams r / size) without overflow */
         d->bound[r] = nparams / d->size * r + nparams % d->size * r / d->size;
     d->threads[d->rank] = threads;
+    d->piece_len = DPC__PIECE;
     if (dpc__dist_on(d)) {
         d->piece = dpc__malloc_array(DPC__PIECE, sizeof(double));
         if (!d->piece) return DPC__NOMEM(err, "transport buffer");

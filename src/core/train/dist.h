@@ -31,6 +31,7 @@ typedef struct dpc__dist {
     uint64_t sent;           /* bytes this rank sent */
     uint64_t step_bytes;     /* bytes all ranks sent in the steps counted */
     size_t steps;            /* steps counted */
+    size_t piece_len;        /* doubles per chain message: DPC__PIECE (tests: smaller) */
     double *piece;           /* (DPC__PIECE) receive buffer of the last rank of the chain */
 } dpc__dist;
 

@@ -104,10 +104,10 @@ dpc_status dpc__dist_setup(dpc_trainer *tr, dpc_error *err)
 
 /* ---- the step ------------------------------------------------------------------------------ */
 
-static size_t piece_len(size_t n, size_t i)
+static size_t piece_len(const dpc__dist *d, size_t n, size_t i)
 {
-    size_t q0 = i * DPC__PIECE;
-    return n - q0 < DPC__PIECE ? n - q0 : DPC__PIECE;
+    size_t q0 = i * d->piece_len;
+    return n - q0 < d->piece_len ? n - q0 : d->piece_len;
 }
 
 /* Ranks 0 .. P-2: receive piece i from upstream into gsum while piece i-1 goes downstream, add
@@ -115,17 +115,17 @@ static size_t piece_len(size_t n, size_t i)
 static dpc_status chain_middle(dpc_trainer *tr, size_t up, const dpc__round *r, dpc_error *err)
 {
     dpc__dist *d = &tr->dist;
-    size_t n = tr->P, np = (n + DPC__PIECE - 1) / DPC__PIECE, down = d->rank + 1;
+    size_t n = tr->P, L = d->piece_len, np = (n + L - 1) / L, down = d->rank + 1;
     double *g = tr->gsum;
     for (size_t i = 0; i <= np; i++) {
         size_t to = i > 0 ? down : NONE, from = i < np ? up : NONE;
-        size_t sb = i > 0 ? piece_len(n, i - 1) * sizeof(double) : 0;
-        size_t rb = i < np ? piece_len(n, i) * sizeof(double) : 0;
-        dpc_status st = dpc__dist_sendrecv(d, to, i > 0 ? g + (i - 1) * DPC__PIECE : NULL, sb,
-                                           from, g + i * DPC__PIECE, rb, err);
+        size_t sb = i > 0 ? piece_len(d, n, i - 1) * sizeof(double) : 0;
+        size_t rb = i < np ? piece_len(d, n, i) * sizeof(double) : 0;
+        dpc_status st = dpc__dist_sendrecv(d, to, i > 0 ? g + (i - 1) * L : NULL, sb, from,
+                                           g + i * L, rb, err);
         if (st) return st;
         if (i < np) {
-            size_t q0 = i * DPC__PIECE, q1 = q0 + piece_len(n, i);
+            size_t q0 = i * L, q1 = q0 + piece_len(d, n, i);
             dpc__train_add_chunks(tr, r, q0, q1, g + q0);
         }
     }
@@ -137,9 +137,9 @@ static dpc_status chain_middle(dpc_trainer *tr, size_t up, const dpc__round *r, 
 static dpc_status chain_last(dpc_trainer *tr, size_t round, const dpc__round *r, dpc_error *err)
 {
     dpc__dist *d = &tr->dist;
-    size_t n = tr->P, np = (n + DPC__PIECE - 1) / DPC__PIECE;
+    size_t n = tr->P, L = d->piece_len, np = (n + L - 1) / L;
     for (size_t i = 0; i < np; i++) {
-        size_t q0 = i * DPC__PIECE, len = piece_len(n, i);
+        size_t q0 = i * L, len = piece_len(d, n, i);
         dpc_status st = dpc__dist_sendrecv(d, round > 0 ? 0 : NONE, tr->gsum + q0,
                                            len * sizeof(double), d->rank - 1, d->piece,
                                            len * sizeof(double), err);
