@@ -130,7 +130,7 @@ typedef struct wbuf {
 
 static void wr(wbuf *w, const void *p, size_t n)
 {
-    if (!w || !w->ok) return;
+    if (!w || !w->ok || !n) return;
     fnv_add(&w->h, p, n);
     if (fwrite(p, 1, n, w->f) != n) w->ok = 0;
 }
