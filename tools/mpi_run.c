@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The launcher's view of this process: size and rank from its environment (0 if not launched). */
+/* The launcher's view of this process: 0 when not launched by an MPI launcher, else its number
+ * of ranks (when only a rank is known, as under PMIx: 2 for rank > 0, 1 for rank 0, which MPI
+ * itself then corrects); *rank = this process's rank. */
 static size_t env_size(size_t *rank)
 {
     static const char *const sizes[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE", "PMIX_SIZE"};
@@ -16,7 +18,7 @@ static size_t env_size(size_t *rank)
         const char *s = getenv(sizes[i]), *r = getenv(ranks[i]);
         if (r) *rank = (size_t)strtoull(r, NULL, 10);
         if (s) return (size_t)strtoull(s, NULL, 10);
-        if (r) return 2; /* a rank without a size (PMIx): launched, size from MPI */
+        if (r) return *rank > 0 ? 2 : 1;
     }
     return 0;
 }
