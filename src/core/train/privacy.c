@@ -68,11 +68,16 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     L->seed = tr->rng.seed;
 }
 
+dpc_status dpc__train_mech(dpc_trainer *tr, dpc_error *err)
+{
+    dpc_status st = dpc_mech_new(&tr->mech, &tr->cfg.mech, err);
+    return st ? dpc_error_nest(err, "mech") : DPC_OK;
+}
+
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
 {
     const dpc_train_config *c = &tr->cfg;
-    dpc_status st = dpc_mech_new(&tr->mech, &c->mech, err);
-    if (st) return dpc_error_nest(err, "mech");
+    dpc_status st;
     dpc_participation part = tr->sdesc.part;
     double q = tr->sdesc.poisson ? tr->sdesc.q : 1.0;
     int amplified = q < 1.0;
@@ -119,6 +124,9 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         *eps = 0.0;
         return DPC_OK;
     }
+    if (tr->dist.rank != 0)
+        return dpc_error_set(err, DPC_E_UNSUPPORTED,
+                             "epsilon_at: rank %zu: accounting runs on rank 0 only", tr->dist.rank);
     dpc_accountant acc;
     if (dpc_accountant_parse(L->accountant, &acc, err)) return DPC_E_STATE;
     dpc_account_opts o;
