@@ -258,17 +258,48 @@ static dpc_status run_rdp(const dpc_event *ev, const dpc_account_opts *o, int mo
     return DPC_OK;
 }
 
+/* DP-REQ: pld-adaptive-grid: the grid step of one component: the requested interval, or, when
+ * its count-fold composition would need more grid points than one FFT window holds, the
+ * smallest step that fits (a coarser connect-the-dots/round-up grid is still pessimistic: a
+ * valid upper bound, only looser). */
+static dpc_status component_pld(const dpc_gauss_event *e, const dpc_pld_params *par0,
+                                dpc_pld **out, dpc_error *err)
+{
+    dpc_pld_params par = *par0;
+    double z = e->sigma / e->sensitivity, q = part_q(e);
+    double budget = 0.95 * (double)dpc__pld_max_points();
+    dpc_status st = DPC_OK;
+    for (int attempt = 0; attempt < 4; attempt++) {
+        dpc_pld *one = NULL;
+        if ((st = dpc__pld_new_gaussian_count(&one, z, q, &par, e->count, err))) return st;
+        double pts = 0.0;
+        st = dpc__pld_self_compose_pts(out, one, e->count, &pts, err);
+        dpc_pld_free(one);
+        if (st != DPC_E_RANGE) return st;
+        par.interval *= 1.05 * pts / budget; /* the window in loss units barely depends on h */
+    }
+    return st;
+}
+
 static dpc_status event_pld(const dpc_event *ev, const dpc_account_opts *o, dpc_pld **out,
-                          dpc_error *err)
+                            dpc_error *err)
 {
     dpc_pld_params par = {o->pld_interval, o->pld_tail, o->pld_disc};
     dpc_pld *acc = NULL;
+    /* Components composed with each other must share one grid: the coarsest any needs. */
     for (size_t i = 0; i < ev->nparts; i++) {
-        const dpc_gauss_event *e = &ev->parts[i];
-        dpc_pld *one = NULL, *many = NULL, *sum = NULL;
-        dpc_status st = dpc_pld_new_gaussian(&one, e->sigma / e->sensitivity, part_q(e), &par, err);
-        if (!st) st = dpc_pld_self_compose(&many, one, e->count, err);
-        dpc_pld_free(one);
+        dpc_pld *many = NULL, *sum = NULL;
+        dpc_status st = component_pld(&ev->parts[i], &par, &many, err);
+        if (!st && acc && dpc__pld_interval(many) != dpc__pld_interval(acc)) {
+            /* regrid the coarser-needing event: restart with its interval for all parts */
+            double hn = dpc__pld_interval(many) > dpc__pld_interval(acc) ? dpc__pld_interval(many)
+                                                                         : dpc__pld_interval(acc);
+            dpc_pld_free(many);
+            dpc_pld_free(acc);
+            dpc_account_opts o2 = *o;
+            o2.pld_interval = hn;
+            return event_pld(ev, &o2, out, err);
+        }
         if (!st && acc) {
             st = dpc_pld_compose(&sum, acc, many, err);
             dpc_pld_free(many);

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLD_MAX_POINTS ((size_t)1 << 27)
+#define PLD_MAX_POINTS ((size_t)1 << 24) /* 128 MB per array: a few arrays stay < 1 GB */
 
 typedef struct pmf {
     long long k0; /* p[j] is the P-mass at loss (k0 + j) * h */
@@ -146,12 +146,52 @@ static void pq_mass(const gpair *g, int add, double a, double b, double *pm, dou
     }
 }
 
+/* A bucket boundary: its x and, per mixture mean (0 and 1), the normal tail on the far side of
+ * the mean (lower tail below it, upper tail at or above it). */
+typedef struct bnd {
+    double x, t[2];
+} bnd;
+
+static double far_tail(double x, double mean, double sd)
+{
+    double Z = (x - mean) / sd;
+    return Z < 0.0 ? 0.5 * erfc(-Z * DPC__SQRT1_2) : 0.5 * erfc(Z * DPC__SQRT1_2);
+}
+
+/* Boundary at loss l in direction `add` (x as in loss_to_x). */
+static void bnd_at(const gpair *g, int add, double l, bnd *b)
+{
+    b->x = add ? x_remove(g, -l) : x_remove(g, l);
+    b->t[0] = far_tail(b->x, 0.0, g->z);
+    b->t[1] = far_tail(b->x, 1.0, g->z);
+}
+
+/* Mass of [a.x, b.x] under N(mean, sd^2) from the cached tails: dpc__norm_mass's arithmetic. */
+static double bnd_mass(const bnd *a, const bnd *b, int m, double mean)
+{
+    if (!(b->x > a->x)) return 0.0;
+    double v;
+    if (a->x - mean >= 0.0) v = a->t[m] - b->t[m];
+    else if (b->x - mean <= 0.0) v = b->t[m] - a->t[m];
+    else v = 1.0 - a->t[m] - b->t[m];
+    return v > 0.0 ? v : 0.0;
+}
+
+/* P- and Q-mass of [a.x, b.x] in the given direction (pq_mass from cached boundaries). */
+static void bnd_pq(const gpair *g, int add, const bnd *a, const bnd *b, double *pm, double *qm)
+{
+    double m0 = bnd_mass(a, b, 0, 0.0), m1 = bnd_mass(a, b, 1, 1.0);
+    double mix = g->q == 1.0 ? m1 : (1.0 - g->q) * m0 + g->q * m1;
+    *pm = add ? m0 : mix;
+    *qm = add ? mix : m0;
+}
+
 static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_params *par,
-                             dpc_error *err)
+                             double init_tail, dpc_error *err)
 {
     double h = par->interval;
-    /* x range holding all but tail*1e-5 of the P-mass (both mixture components). */
-    double zt = dpc__ndtri_upper(log(par->tail * 1e-5 / 4.0));
+    /* x range holding all but init_tail of the P-mass (both mixture components). */
+    double zt = dpc__ndtri_upper(log(init_tail / 4.0));
     double xlo = -g->z * zt, xhi = 1.0 + g->z * zt;
     double llo, lhi;
     if (!add) {
@@ -190,10 +230,16 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     pq_mass(g, add, a, b, &pm, &qm);
     if (disc != DPC_PLD_ROUND_DOWN) p[0] += pm;
 
+    /* Buckets (l_j, l_j+1], l_j = (i0 + j) h: each boundary's x and normal tails are computed
+     * once and shared by its two buckets (the same arithmetic as dpc__norm_mass). */
+    bnd cur, nxt;
+    bnd_at(g, add, l0, &cur);
     for (size_t j = 0; j + 1 < n; j++) {
-        double e1 = (double)(i0 + (long long)j) * h, e2 = e1 + h;
-        loss_to_x(g, add, e1, e2, &a, &b);
-        pq_mass(g, add, a, b, &pm, &qm);
+        double e1 = (double)(i0 + (long long)j) * h, e2 = (double)(i0 + (long long)j + 1) * h;
+        bnd_at(g, add, e2, &nxt);
+        if (!add) bnd_pq(g, add, &cur, &nxt, &pm, &qm);
+        else bnd_pq(g, add, &nxt, &cur, &pm, &qm);
+        cur = nxt;
         if (pm == 0.0) continue;
         if (disc == DPC_PLD_ROUND_UP) {
             /* DP-REQ: pld-round-up: Meiser & Mohammadi 2018; Koskela et al. 2020: rounding every
@@ -253,8 +299,8 @@ static dpc_status check_params(const dpc_pld_params *p, dpc_error *err)
     return DPC_OK;
 }
 
-dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld_params *par,
-                                dpc_error *err)
+dpc_status dpc__pld_new_gaussian_count(dpc_pld **out, double z, double q,
+                                       const dpc_pld_params *par, size_t count, dpc_error *err)
 {
     dpc_status st;
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
@@ -268,17 +314,25 @@ dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld
     pld->tail = par->tail;
     pld->disc = par->disc;
     gpair g = {z, q};
+    /* the initial truncation, tail * 1e-5 per direction, is spread over the compositions */
+    double init_tail = par->tail * 1e-5 / (double)(count > 0 ? count : 1);
     /* Without sampling the two directions are mirror images with the same loss law
      * (L ~ N(1/(2z^2), 1/z^2) either way), so one distribution serves both. */
     pld->ndir = q == 1.0 ? 1 : 2;
     for (int d = 0; d < pld->ndir; d++) {
-        if ((st = discretize(&pld->dir[d], &g, d, par, err))) {
+        if ((st = discretize(&pld->dir[d], &g, d, par, init_tail, err))) {
             dpc_pld_free(pld);
             return st;
         }
     }
     *out = pld;
     return DPC_OK;
+}
+
+dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld_params *par,
+                                dpc_error *err)
+{
+    return dpc__pld_new_gaussian_count(out, z, q, par, 1, err);
 }
 
 /* ==== Composition ============================================================================ */
@@ -366,8 +420,11 @@ dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a, const dpc_pld *b, dp
     return DPC_OK;
 }
 
-/* m^count by binary powering: O(log count) convolutions, each followed by truncation. */
-static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, int optimistic)
+/* m^count by binary powering: O(log count) linear convolutions, each followed by truncation.
+ * The reference for pmf_power (parity tests); slow and memory-hungry for long runs, because the
+ * FFT round-off floor stops the mass-based truncation from shrinking the support. */
+static dpc_status pmf_power_naive(pmf *res, const pmf *m, size_t count, double tail,
+                                  int optimistic)
 {
     pmf base, acc = {0, 0, NULL, 0.0}, tmp;
     dpc_status st = pmf_copy(&base, m);
@@ -406,7 +463,168 @@ static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, i
     return DPC_OK;
 }
 
-dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, dpc_error *err)
+/* ==== Self-composition by one FFT power inside a Chernoff window ========================== */
+
+/* log sum_j p_j exp(lam l_j), l_j = (k0 + j) h, for lam != 0, by Horner's rule from the end
+ * the exponential decays towards (no exp per point, no overflow); four interleaved chains with
+ * ratio r^4 keep the multiply-add pipeline full. */
+static double pmf_log_mgf(const pmf *m, double h, double lam)
+{
+    size_t n = m->n;
+    const double *p = m->p;
+    double r = exp(-fabs(lam) * h), r2 = r * r, r4 = r2 * r2;
+    double c[4] = {0.0, 0.0, 0.0, 0.0};
+    size_t n4 = n - n % 4;
+    if (lam > 0.0) { /* sum_j p_j r^(n-1-j): chain k holds j = k mod 4 up to n4 */
+        for (size_t j = 0; j < n4; j += 4) {
+            c[0] = c[0] * r4 + p[j];
+            c[1] = c[1] * r4 + p[j + 1];
+            c[2] = c[2] * r4 + p[j + 2];
+            c[3] = c[3] * r4 + p[j + 3];
+        }
+        double acc = ((c[0] * r + c[1]) * r + c[2]) * r + c[3]; /* relative to j = n4 - 1 */
+        for (size_t j = n4; j < n; j++) acc = acc * r + p[j];
+        return log(acc) + lam * h * (double)(m->k0 + (long long)n - 1);
+    }
+    /* sum_j p_j r^j, from the top down */
+    size_t top = n;
+    for (; top >= 4 && top > n % 4; top -= 4) {
+        c[0] = c[0] * r4 + p[top - 1];
+        c[1] = c[1] * r4 + p[top - 2];
+        c[2] = c[2] * r4 + p[top - 3];
+        c[3] = c[3] * r4 + p[top - 4];
+    }
+    double acc = ((c[0] * r + c[1]) * r + c[2]) * r + c[3]; /* relative to j = top */
+    for (size_t j = top; j-- > 0;) acc = acc * r + p[j];
+    return log(acc) + lam * h * (double)m->k0;
+}
+
+typedef struct {
+    const pmf *m;
+    double h, T, logtail;
+    int upper;
+} chernoff_ctx;
+
+/* For u = log(lam) (lam > 0): the loss level beyond which the finite part of m^T has at most
+ * e^logtail mass by Markov's inequality on e^{+-lam S}: upper: mass{S >= v} <= e^{T K(lam) - lam v},
+ * lower: mass{S <= v} <= e^{T K(-lam) + lam v}, K the log-MGF. Returns v (upper) or -v (lower),
+ * so that the best bound is a minimum in both cases. */
+static double chernoff_level(double u, void *vc)
+{
+    const chernoff_ctx *c = vc;
+    double lam = exp(u);
+    double K = pmf_log_mgf(c->m, c->h, c->upper ? lam : -lam);
+    double v = (c->T * K - c->logtail) / lam;
+    return isfinite(v) ? v : INFINITY;
+}
+
+/* Minimum of chernoff_level over log(lam) in [log 1e-6, log 1e4]: a 15-point scan, then 20
+ * golden-section steps (every lam gives a valid bound; the search only tightens it). */
+static double min_loglam(const chernoff_ctx *c)
+{
+    const double lo = log(1e-6), hi = log(1e4), g = 0.61803398874989484820;
+    const int grid = 15;
+    double step = (hi - lo) / (grid - 1), best = INFINITY, xb = lo;
+    for (int i = 0; i < grid; i++) {
+        double v = chernoff_level(lo + step * i, (void *)c);
+        if (v < best) {
+            best = v;
+            xb = lo + step * i;
+        }
+    }
+    double a = xb - step, b = xb + step, x1 = b - g * (b - a), x2 = a + g * (b - a);
+    double f1 = chernoff_level(x1, (void *)c), f2 = chernoff_level(x2, (void *)c);
+    for (int it = 0; it < 20; it++) {
+        if (f1 < f2) {
+            b = x2;
+            x2 = x1;
+            f2 = f1;
+            x1 = b - g * (b - a);
+            f1 = chernoff_level(x1, (void *)c);
+        } else {
+            a = x1;
+            x1 = x2;
+            f1 = f2;
+            x2 = a + g * (b - a);
+            f2 = chernoff_level(x2, (void *)c);
+        }
+    }
+    if (f1 < best) best = f1;
+    if (f2 < best) best = f2;
+    return best;
+}
+
+/* DP-REQ: pld-window: a loss window [lo, hi] outside which the count-fold composition of the
+ * finite part of m has at most `tail` mass on each side (Chernoff bounds, any lam > 0 valid). */
+static void pmf_window(const pmf *m, double h, size_t count, double tail, double *lo,
+                       double *hi)
+{
+    chernoff_ctx c = {m, h, (double)count, log(tail), 1};
+    *hi = min_loglam(&c);
+    c.upper = 0;
+    *lo = -min_loglam(&c);
+    /* the support bounds are always valid too */
+    double smin = (double)m->k0 * h * (double)count;
+    double smax = (double)(m->k0 + (long long)m->n - 1) * h * (double)count;
+    if (!(*lo >= smin)) *lo = smin;
+    if (!(*hi <= smax)) *hi = smax;
+}
+
+/* DP-REQ: pld-compose-power: the count-fold self-convolution as one FFT power (the same
+ * composition theorem as pld-compose; dp_accounting composes the same way): within a window
+ * [lo, hi] of N = 2^m grid points that holds all but `tail` of the mass on each side (Chernoff),
+ * y = IDFT(DFT(p)^count) is the circular convolution: mass outside the window aliases into it.
+ * Pessimistic modes add the upper-tail bound to the mass at +inf (the aliased copy of that mass
+ * at a lower loss only adds to delta), and mass below lo aliases upward (pessimistic). The
+ * optimistic mode keeps the aliasing (upper-tail mass moved down: optimistic; lower-tail mass,
+ * at most `tail`, moved up). Round-off negatives are set to 0. */
+static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, int optimistic,
+                            size_t max_points, double h, double *points)
+{
+    if (count == 1) return pmf_copy(res, m);
+    double lo, hi;
+    pmf_window(m, h, count, tail, &lo, &hi);
+    double klo = ceil(lo / h) - 1.0, khi = floor(hi / h) + 1.0;
+    *points = khi - klo + 1.0;
+    if (!(khi - klo + 1.0 <= (double)max_points) || fabs(klo) > 4e18 || fabs(khi) > 4e18)
+        return DPC_E_RANGE;
+    size_t need = (size_t)(khi - klo) + 1, N = 4;
+    while (N < need) N <<= 1;
+    if (N > max_points) return DPC_E_RANGE;
+    double *x = dpc__calloc(N, sizeof *x);
+    if (!x) return DPC_E_NOMEM;
+    long long s_lo = (long long)klo - (long long)count * m->k0; /* window start, sum units */
+    /* input p_j sits at sum offset j; output offset s (mod N) holds the window point s */
+    for (size_t j = 0; j < m->n; j++) x[j & (N - 1)] += m->p[j];
+    dpc_status st = dpc__selfconv_circular(x, N, (uint64_t)count, 1e-300);
+    if (st) {
+        free(x);
+        return st;
+    }
+    double *y = dpc__malloc_array(N, sizeof *y);
+    if (!y) {
+        free(x);
+        return DPC_E_NOMEM;
+    }
+    size_t rot = (size_t)(((s_lo % (long long)N) + (long long)N) % (long long)N);
+    for (size_t w = 0; w < N; w++) {
+        double v = x[(rot + w) & (N - 1)];
+        y[w] = v > 0.0 ? v : 0.0;
+    }
+    free(x);
+    res->p = y;
+    res->n = N;
+    res->k0 = (long long)klo;
+    /* the infinite parts compose as 1 - (1 - inf)^count */
+    res->inf = m->inf > 0.0 ? -expm1((double)count * log1p(-m->inf)) : 0.0;
+    if (!optimistic) res->inf += tail;
+    if (res->inf > 1.0) res->inf = 1.0;
+    pmf_trim(res);
+    return DPC_OK;
+}
+
+static dpc_status self_compose(dpc_pld **out, const dpc_pld *a, size_t count, int naive,
+                               double *points, dpc_error *err)
 {
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
     *out = NULL;
@@ -418,17 +636,53 @@ dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, d
     c->tail = a->tail;
     c->disc = a->disc;
     c->ndir = a->ndir;
+    int opt = c->disc == DPC_PLD_ROUND_DOWN;
+    double need = 0.0;
     for (int d = 0; d < c->ndir; d++) {
-        dpc_status st = pmf_power(&c->dir[d], &a->dir[d], count, c->tail,
-                                  c->disc == DPC_PLD_ROUND_DOWN);
+        double pts = 0.0;
+        dpc_status st = naive ? pmf_power_naive(&c->dir[d], &a->dir[d], count, c->tail, opt)
+                              : pmf_power(&c->dir[d], &a->dir[d], count, c->tail, opt,
+                                          PLD_MAX_POINTS, c->h, &pts);
+        if (pts > need) need = pts;
+        if (st == DPC_E_RANGE && !naive) {
+            dpc_pld_free(c);
+            if (points) *points = need;
+            return dpc_error_set(err, st,
+                                 "interval: %zu compositions span %.4g loss units: %.3g points "
+                                 "at interval %g exceed %zu; use interval >= %.3g",
+                                 count, need * a->h, need, a->h, PLD_MAX_POINTS,
+                                 need * a->h / (double)PLD_MAX_POINTS);
+        }
         if (st) {
             dpc_pld_free(c);
             return conv_status(st, err);
         }
     }
+    if (points) *points = need;
     *out = c;
     return DPC_OK;
 }
+
+dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, dpc_error *err)
+{
+    return self_compose(out, a, count, 0, NULL, err);
+}
+
+dpc_status dpc__pld_self_compose_pts(dpc_pld **out, const dpc_pld *a, size_t count,
+                                     double *points, dpc_error *err)
+{
+    return self_compose(out, a, count, 0, points, err);
+}
+
+dpc_status dpc__pld_self_compose_naive(dpc_pld **out, const dpc_pld *a, size_t count,
+                                       dpc_error *err)
+{
+    return self_compose(out, a, count, 1, NULL, err);
+}
+
+size_t dpc__pld_max_points(void) { return PLD_MAX_POINTS; }
+
+double dpc__pld_interval(const dpc_pld *a) { return a->h; }
 
 /* ==== (eps, delta) ============================================================================ */
 
@@ -446,21 +700,22 @@ static double pmf_delta(const pmf *m, double h, double eps)
     return d < 1.0 ? d : 1.0;
 }
 
-/* Between consecutive grid losses l_{j-1} <= eps < l_j, delta(eps) = A - e^eps B with
- * A = inf + sum_{i >= j} p_i and B = sum_{i >= j} p_i e^-l_i; scanning down from the top finds
- * the interval holding the crossing and solves it exactly. */
+/* Between consecutive grid losses l_{j-1} <= eps < l_j, delta(eps) = A - e^(eps - l_j) B_j with
+ * A = inf + sum_{i >= j} p_i and B_j = sum_{i >= j} p_i e^(l_j - l_i) (kept relative to l_j, so
+ * losses of thousands neither overflow nor underflow: B_j = p_j + e^-h B_{j+1}); scanning down
+ * from the top finds the interval holding the crossing and solves it exactly. */
 static double pmf_epsilon(const pmf *m, double h, double delta)
 {
     if (m->inf > delta) return INFINITY;
-    double A = m->inf, B = 0.0;
+    double A = m->inf, B = 0.0, eh = exp(-h);
     for (size_t j = m->n; j-- > 0;) {
         double l = (double)(m->k0 + (long long)j) * h;
         A += m->p[j];
-        B += m->p[j] * exp(-l);
-        double lprev = j > 0 ? (double)(m->k0 + (long long)j - 1) * h : -INFINITY;
-        if (j == 0 || A - exp(lprev) * B > delta) {
+        B = m->p[j] + eh * B;
+        double lprev = j > 0 ? l - h : -INFINITY;
+        if (j == 0 || A - eh * B > delta) {
             if (!(A > delta) || !(B > 0.0)) return lprev > 0.0 ? lprev : 0.0;
-            double e = log((A - delta) / B);
+            double e = l + log((A - delta) / B);
             if (e > l) e = l;
             return e > 0.0 ? e : 0.0;
         }
