@@ -30,8 +30,11 @@
  *         & Zhang 2019; improved conversion (Canonne, Kamath & Steinke 2020, Prop. 12). An upper
  *         bound on the true epsilon.
  *   PLD   privacy loss distributions on a grid (Koskela et al. 2020; Doroshenko et al. 2022);
- *         FFT composition. Pessimistic discretizations give upper bounds, the optimistic one a
- *         lower bound; both converge to the exact value as the grid is refined.
+ *         FFT composition (a T-fold composition is one FFT power inside a Chernoff window).
+ *         Pessimistic discretizations give upper bounds (truncated tails are moved to +inf), the
+ *         optimistic one a lower bound; both converge to the exact value as the grid is refined.
+ *         When a long run's window would exceed 2^24 grid points the accountant coarsens the
+ *         grid (still an upper bound, only looser), so every request is answered.
  *
  * Example (DP-SGD: Poisson rate 0.01, noise multiplier 1.1, 10000 steps):
  *     dpc_gauss_event c;  dpc_gauss_event_init(&c);
@@ -138,9 +141,11 @@ typedef struct dpc_account_opts {
     const double *orders;   /* RDP orders, each > 1 (borrowed); NULL: dpc_rdp_default_orders */
     size_t norders;
     int rdp_refine;         /* RDP: refine the best grid order by a continuous 1-D search */
-    double pld_interval;    /* PLD: loss grid step h > 0 (default 1e-4) */
-    double pld_tail;        /* PLD: mass truncated per composition (default 1e-15); the initial
-                               discretization truncates pld_tail * 1e-5 */
+    double pld_interval;    /* PLD: loss grid step h > 0 (default 1e-4); enlarged automatically
+                               when a component's composition needs more than 2^24 points */
+    double pld_tail;        /* PLD: mass truncated at each end per composition (default 1e-15;
+                               the upper part is added to the mass at +inf); the initial
+                               discretization truncates pld_tail * 1e-5 / count */
     dpc_pld_disc pld_disc;  /* PLD: default CONNECT_DOTS */
     dpc_zcdp_conv zcdp_conv;/* zCDP: default TIGHT */
 } dpc_account_opts;
@@ -169,11 +174,15 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
                                                    double epsilon, dpc_account_result *out,
                                                    dpc_error *err);
 
-/* ==== Calibration (bracketing + bisection; epsilon is monotone in each parameter) =========== */
+/* ==== Calibration (epsilon is monotone in each parameter) ==================================== */
 
 /* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
- * The result is on the private side (eps(sigma) <= epsilon) and within a relative 1e-11 in
- * sigma, or 1e-10 in epsilon, of the crossing. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
+ * The result is on the private side (eps(sigma) <= epsilon). RDP, zCDP, GDP: bracketing and
+ * bisection on log sigma, within a relative 1e-11 in sigma or 1e-10 in epsilon of the crossing.
+ * PLD: an RDP start, secant steps on a 10x coarser grid, then secant steps on the requested grid
+ * (typically two PLD evaluations: about 3x the cost of one), stopping within a relative 1e-5 in
+ * epsilon of the target (the grid resolves eps(sigma) to ~1e-8 only), falling back to
+ * bisection if that does not converge. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
  * suffices. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_calibrate_sigma(const dpc_event *ev,
                                                              const dpc_account_opts *o,
@@ -274,7 +283,8 @@ typedef struct dpc_pld dpc_pld;
 
 typedef struct dpc_pld_params {
     double interval;   /* loss grid step h > 0 (default 1e-4) */
-    double tail;       /* mass truncated per composition, in (0, 1e-3] (default 1e-15) */
+    double tail;       /* mass truncated at each end per composition, in (0, 1e-3] (default
+                          1e-15); pessimistic modes add the upper part to the mass at +inf */
     dpc_pld_disc disc; /* default CONNECT_DOTS */
 } dpc_pld_params;
 
@@ -288,7 +298,13 @@ DPC_API DPC_NODISCARD dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, d
 /* Composition of two PLDs built with the same interval and discretization (FFT convolution). */
 DPC_API DPC_NODISCARD dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a,
                                                  const dpc_pld *b, dpc_error *err);
-/* count-fold self-composition by repeated squaring (count >= 1). */
+/* count-fold self-composition (count >= 1): one FFT power of the distribution inside a window
+ * that holds all but `tail` of the composed mass at each end (Chernoff bounds from the
+ * distribution's moment generating function); the circular convolution aliases the mass outside
+ * the window into it, and pessimistic modes add the upper-tail bound to the mass at +inf.
+ * DPC_E_RANGE (naming the interval that would fit) when the window exceeds 2^24 points.
+ * Floating point: the FFT resolves probabilities down to ~count * 1e-16 of the peak; below that
+ * the clamped round-off makes delta pessimistic (relevant only for tiny delta on long runs). */
 DPC_API DPC_NODISCARD dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a,
                                                       size_t count, dpc_error *err);
 DPC_API void dpc_pld_free(dpc_pld *pld);

@@ -30,6 +30,12 @@ double dpc__pld_interval(const dpc_pld *a);
 dpc_status dpc__pld_self_compose_naive(dpc_pld **out, const dpc_pld *a, size_t count,
                                        dpc_error *err);
 
+/* dpc_account_calibrate_sigma that also reports the number of evaluations of the requested
+ * accountant (for PLD: the secant steps after the RDP bracket). */
+dpc_status dpc__calibrate_sigma_count(const dpc_event *ev, const dpc_account_opts *o,
+                                      double epsilon, double delta, double *sigma,
+                                      size_t *evals, dpc_error *err);
+
 #include "fft/fft_core.h" /* the FFT and convolutions used to compose PLDs */
 
 #endif

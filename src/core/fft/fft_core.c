@@ -408,24 +408,23 @@ static size_t rev_bits(size_t p, unsigned bits)
     return r;
 }
 
-/* z^T for complex z = (re, im) by binary powering (T >= 1). */
+/* z^T for complex z = (re, im), T >= 1, as exp(T log z) with log|z| = log1p((re-1)(re+1) +
+ * im^2)/2: re - 1 is exact near 1, so log|z| keeps its relative accuracy where |z| ~ 1 (binary
+ * powering would lose a factor T there: each squaring doubles the relative error). */
 static void cpow_u64(double re, double im, uint64_t T, double out[2])
 {
-    double rr = 1.0, ri = 0.0;
-    for (;;) {
-        if (T & 1u) {
-            double t = rr * re - ri * im;
-            ri = rr * im + ri * re;
-            rr = t;
-        }
-        T >>= 1;
-        if (!T) break;
-        double t = re * re - im * im;
-        im = 2.0 * re * im;
-        re = t;
+    double m2 = re * re + im * im;
+    if (m2 == 0.0) {
+        out[0] = out[1] = 0.0;
+        return;
     }
-    out[0] = rr;
-    out[1] = ri;
+    double lm = (m2 > 0.25 && m2 < 4.0) ? 0.5 * log1p((re - 1.0) * (re + 1.0) + im * im)
+                                          : 0.5 * log(m2);
+    double t = (double)T, mag = exp(t * lm), ang = atan2(im, re);
+    /* T * ang reduced modulo 2 pi in two parts to keep its absolute accuracy */
+    double a = fmod(t * ang, 2.0 * DPC__PI);
+    out[0] = mag * cos(a);
+    out[1] = mag * sin(a);
 }
 
 /* One frequency k of the n-point spectrum from its packed half-spectra (E, O) and
