@@ -36,6 +36,22 @@ dpc_status dpc__calibrate_sigma_count(const dpc_event *ev, const dpc_account_opt
                                       double epsilon, double delta, double *sigma,
                                       size_t *evals, dpc_error *err);
 
+/* PLD (both directions) of the pair P = sum_k w[k] N((off + k) g, s^2) vs Q = N(0, s^2) (w: (K),
+ * sum 1), connect-the-dots on par->interval; `count` spreads the initial truncation as for the
+ * Gaussian (pld_mog.c). */
+dpc_status dpc__pld_new_mog(dpc_pld **out, const double *w, size_t K, size_t off, double g,
+                            double s, const dpc_pld_params *par, size_t count, dpc_error *err);
+
+/* MMCC (mmcc.c): the PLD dominating Poisson-sampled runs (rate p) of the matrix mechanism with
+ * nonnegative strategy C (rows, n; row-major, rows in release order) and noise std s per row (in
+ * units of the clip norm), by conditional composition; *slack receives the delta that the
+ * conditioning events and truncations cost (the run is (eps, delta_pld + slack)-DP). delta is
+ * the target the slack is budgeted against (about 0.11 delta). groups: runs of rows that share
+ * one dominating row. */
+dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, double s,
+                         double delta, const dpc_account_opts *o, size_t groups, dpc_pld **out,
+                         double *slack, dpc_error *err);
+
 #include "fft/fft_core.h" /* the FFT and convolutions used to compose PLDs */
 
 #endif
