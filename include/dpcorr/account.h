@@ -322,14 +322,32 @@ DPC_API double dpc_pld_infinity_mass(const dpc_pld *pld);
 
 /* ==== Correlated-noise mechanisms =========================================================== */
 
+/* Accounting routes for a mechanism run (dpc_account_mech_epsilon picks the best valid one). */
+typedef enum dpc_mech_route {
+    DPC_ROUTE_WHOLE_RUN = 0, /* one Gaussian with the pattern's sensitivity: no amplification */
+    DPC_ROUTE_BANDMF = 1,    /* amplified banded MF (Choquette-Choo et al. 2023): b-banded C under
+                                cyclic Poisson sampling = DP-SGD with ceil(n/b) rounds */
+    DPC_ROUTE_MMCC = 2       /* conditional composition of per-row mixtures of Gaussians
+                                (Choquette-Choo, Ganesh, Steinke & Thakurta 2024): Poisson
+                                sampling at every step, any nonnegative strategy C */
+} dpc_mech_route;
+
+/* "whole-run", "bandmf", "mmcc". */
+DPC_API const char *dpc_mech_route_name(dpc_mech_route r);
+
 /* How a mechanism run maps to an event. */
 typedef struct dpc_account_mech_info {
     double sensitivity;       /* sensitivity(mech, participation) per unit clip */
     int sensitivity_exact;    /* 1 exact, 0 an upper bound (the guarantee still holds) */
     double column_norm;       /* max column norm of C (single-participation sensitivity) */
-    int amplified;            /* 1: amplified banded MF (cyclic Poisson), 0: whole-run Gaussian */
-    size_t rounds;            /* amplified: compositions min(k, ceil(n/b)); else 1 */
-    double noise_multiplier;  /* z of the equivalent event component */
+    int amplified;            /* 1: an amplified route (BANDMF, MMCC); 0: whole-run Gaussian */
+    size_t rounds;            /* BANDMF: compositions min(k, ceil(n/b)); MMCC: rows; else 1 */
+    double noise_multiplier;  /* z of the equivalent event component (BANDMF, WHOLE_RUN); MMCC:
+                                 noise std per row over the max column norm */
+    dpc_mech_route route;     /* the route whose epsilon is reported */
+    double delta_slack;       /* MMCC: the part of delta spent on its conditioning events */
+    double eps_routes[3];     /* epsilon by each route (INFINITY: not applicable), indexed by
+                                 dpc_mech_route; filled by dpc_account_mech_epsilon */
 } dpc_account_mech_info;
 
 /* Builds the event component equivalent to running mechanism m with participation `part` and
@@ -342,8 +360,9 @@ typedef struct dpc_account_mech_info {
  *    min(k, ceil(n/b))-fold composition of the Poisson-subsampled Gaussian (rate q, each example
  *    sampled with probability q in the steps of its cyclic group) with z = sigma *
  *    sensitivity / column_norm, for ADD_REMOVE / ZERO_OUT.
- * DPC_E_UNSUPPORTED when amplification is requested for a strategy that is not banded enough.
- * `info` may be NULL. */
+ * DPC_E_UNSUPPORTED when amplification is requested for a strategy that is not banded enough
+ * (dpc_account_mech_epsilon then accounts it by MMCC or the whole-run route). `info` may be
+ * NULL; its route is WHOLE_RUN or BANDMF. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_event(const dpc_mech *m,
                                                         const dpc_participation *part,
                                                         double sigma, double q,
@@ -351,8 +370,43 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_mech_event(const dpc_mech *m,
                                                         dpc_account_mech_info *info,
                                                         dpc_error *err);
 
-/* Smallest sigma for which the mechanism run (as in dpc_account_mech_event) is
- * (epsilon, delta)-DP under accountant o. */
+/* A mechanism run as the sampler describes it. */
+typedef struct dpc_mech_run {
+    const dpc_mech *mech;    /* borrowed */
+    dpc_participation part;  /* participation pattern of one example (sensitivity convention) */
+    double q;                /* Poisson rate in each step the pattern allows; 1: no sampling */
+    int balls_in_bins;       /* 1: each example takes part in one uniformly random step of each
+                                period part.b, the same position every period (balls in bins);
+                                accounted by the whole-run route, which holds for any placement */
+} dpc_mech_run;
+
+/* Epsilon at delta of the run with noise multiplier sigma (noise std per row of Z = sigma *
+ * clip * sensitivity(mech, part)) by every valid route, reporting the smallest (each is an upper
+ * bound, so the minimum is one):
+ *   WHOLE_RUN  always (GDP, exact for the one Gaussian, when o asks for PLD or RDP; zCDP if asked);
+ *   BANDMF     q < 1, part CYCLIC with period b, C at most b-banded; RDP or PLD;
+ *   MMCC       q < 1, part CYCLIC with period 1 (Poisson at every step), C >= 0 entrywise
+ *              (identity, nu, BLT, BSR, tree, lambda-CGD with lambda >= 0, nonnegative Toeplitz,
+ *              dense or file strategies), n <= 4096; PLD only. Add/remove and zero-out.
+ * res->upper_bound = 1; info (may be NULL) names the route and every route's epsilon. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double sigma,
+                                                          const dpc_account_opts *o,
+                                                          double delta,
+                                                          dpc_account_result *res,
+                                                          dpc_account_mech_info *info,
+                                                          dpc_error *err);
+
+/* Smallest sigma for which the run is (epsilon, delta)-DP by the best route: the minimum over
+ * the valid routes of each route's calibrated sigma (epsilon is monotone in sigma on every
+ * route), on the private side. info (may be NULL) describes the result at that sigma. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run,
+                                                                const dpc_account_opts *o,
+                                                                double epsilon, double delta,
+                                                                double *sigma,
+                                                                dpc_account_mech_info *info,
+                                                                dpc_error *err);
+
+/* dpc_account_mech_calibrate_run for {m, *part, q, 0}: every route (above) is tried. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate(const dpc_mech *m,
                                                             const dpc_participation *part,
                                                             double q, const dpc_account_opts *o,

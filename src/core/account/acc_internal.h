@@ -52,6 +52,11 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
                          double delta, const dpc_account_opts *o, size_t groups, dpc_pld **out,
                          double *slack, dpc_error *err);
 
+/* Secant search on log eps(e^u) = log target (calibrate.c); see the definition. */
+#include "account/acc_math.h"
+int dpc__secant_log(dpc__fn eps_of_u, void *ctx, double target, double *u, double *slope,
+                    double tol, int private_end, int max_it, double umax);
+
 #include "fft/fft_core.h" /* the FFT and convolutions used to compose PLDs */
 
 #endif

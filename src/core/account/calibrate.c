@@ -125,19 +125,19 @@ static dpc_status bisect_sigma(cal_ctx *c, double smax, double rtol, double *sig
     return DPC_OK;
 }
 
-/* Secant search for log eps(e^u) = log target under accountant o, from u with slope estimate
- * `slope` (dlog eps / du < 0). private_end = 1: stop at a private point within tol of the
- * target (f in [-tol, 0]) and return the private end; 0: stop at |f| <= tol (either side).
- * *slope receives the last secant slope. Returns 0 on success, -1 when it did not converge in
- * max_it evaluations (c->st set on accountant failures). */
-static int secant(cal_ctx *c, const dpc_account_opts *o, double *u, double *slope, double tol,
-                  int private_end, int max_it, double umax)
+/* Secant search for log eps(e^u) = log target, eps from the callback (NAN: failure; stops).
+ * private_end = 1: stop at a private point within tol of the target (f in [-tol, 0]) and return
+ * the private end; 0: stop at |f| <= tol (either side). *slope (dlog eps / du < 0) is the first
+ * step's slope estimate and receives the last secant slope. Returns 0 on success, -1 when it did
+ * not converge in max_it evaluations or an evaluation failed. */
+int dpc__secant_log(dpc__fn eps_of_u, void *ctx, double target, double *u, double *slope,
+                    double tol, int private_end, int max_it, double umax)
 {
-    double L = log(c->eps);
+    double L = log(target);
     double lo = NAN, hi = NAN, up = NAN, fp = NAN, x = *u;
     for (int it = 0; it < max_it; it++) {
-        double e = eps_at(c, exp(x), o);
-        if (c->st) return -1;
+        double e = eps_of_u(x, ctx);
+        if (isnan(e)) return -1;
         double f = e > 0.0 ? log(e) - L : -1.0; /* eps = 0: far on the private side */
         if (f <= 0.0 && (isnan(hi) || x < hi)) hi = x;
         if (f > 0.0 && (isnan(lo) || x > lo)) lo = x;
@@ -164,6 +164,25 @@ static int secant(cal_ctx *c, const dpc_account_opts *o, double *u, double *slop
         if (x > umax) return -1;
     }
     return -1;
+}
+
+typedef struct {
+    cal_ctx *c;
+    const dpc_account_opts *o;
+} secant_ctx;
+
+static double secant_eps(double u, void *vc)
+{
+    secant_ctx *sc = vc;
+    double e = eps_at(sc->c, exp(u), sc->o);
+    return sc->c->st ? NAN : e;
+}
+
+static int secant(cal_ctx *c, const dpc_account_opts *o, double *u, double *slope, double tol,
+                  int private_end, int max_it, double umax)
+{
+    secant_ctx sc = {c, o};
+    return dpc__secant_log(secant_eps, &sc, c->eps, u, slope, tol, private_end, max_it, umax);
 }
 
 /* DP-REQ: calib-pld: PLD calibration in a few evaluations. (1) RDP (microseconds per

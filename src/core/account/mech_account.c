@@ -50,7 +50,8 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
     if ((st = dpc_mech_sensitivity(m, &single, &col, err))) return st;
     if (!(s.value > 0.0) || !(col.value > 0.0))
         return dpc_error_set(err, DPC_E_NUMERIC, "mech: zero sensitivity");
-    dpc_account_mech_info inf = {s.value, s.exact, col.value, 0, 1, sigma};
+    dpc_account_mech_info inf = {s.value, s.exact, col.value, 0, 1, sigma, DPC_ROUTE_WHOLE_RUN,
+                                 0.0, {INFINITY, INFINITY, INFINITY}};
     dpc_gauss_event_init(ev);
     if (q >= 1.0) {
         /* DP-REQ: mech-whole-run: the run releases C G + Z (plus post-processing), a Gaussian
@@ -82,6 +83,7 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
         size_t n = dpc_mech_steps(m), b = part->b, rounds = (n + b - 1) / b;
         if (part->k < rounds) rounds = part->k;
         inf.amplified = 1;
+        inf.route = DPC_ROUTE_BANDMF;
         inf.rounds = rounds;
         inf.noise_multiplier = sigma * s.value / col.value;
         ev->sigma = inf.noise_multiplier;
@@ -90,22 +92,5 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
         ev->count = rounds;
     }
     if (info) *info = inf;
-    return DPC_OK;
-}
-
-dpc_status dpc_account_mech_calibrate(const dpc_mech *m, const dpc_participation *part, double q,
-                                      const dpc_account_opts *o, double epsilon, double delta,
-                                      double *sigma, dpc_error *err)
-{
-    dpc_gauss_event ev;
-    dpc_account_mech_info info;
-    dpc_status st = dpc_account_mech_event(m, part, 1.0, q, &ev, &info, err);
-    if (st) return st;
-    if (!sigma) return dpc_error_set(err, DPC_E_INVALID, "sigma: output pointer is NULL");
-    /* The event's multiplier is linear in sigma: z = sigma * (z at sigma = 1). */
-    dpc_event e = {DPC_NEIGHBOR_ZERO_OUT, 1, &ev};
-    double z;
-    if ((st = dpc_account_calibrate_sigma(&e, o, epsilon, delta, &z, err))) return st;
-    *sigma = z / info.noise_multiplier;
     return DPC_OK;
 }

@@ -31,15 +31,11 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
     double sigma = c->noise_multiplier;
+    /* The run as the accountant sees it; every valid route is tried (whole-run Gaussian,
+     * amplified banded MF, MMCC conditional composition) and the best is kept. */
+    dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins};
     if (c->epsilon > 0) {
-        st = dpc_account_mech_calibrate(tr->mech, &part, q, &o, c->epsilon, c->delta, &sigma, err);
-        if (st == DPC_E_UNSUPPORTED && amplified)
-            return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                                 "sampler: %s sampling gives no amplification for %s (its strategy "
-                                 "has more than %zu band%s); use --sampler fixed, or "
-                                 "cyclic-poisson with --groups >= the bands",
-                                 dpc_sampler_kind_name(c->sampler),
-                                 dpc_mech_kind_name(c->mech.kind), part.b, part.b == 1 ? "" : "s");
+        st = dpc_account_mech_calibrate_run(&run, &o, c->epsilon, c->delta, &sigma, NULL, err);
         if (st == DPC_E_PRIVACY) {
             char msg[DPC_ERROR_MSG_LEN];
             snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
@@ -50,25 +46,24 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
         }
         if (st) return st;
     }
-    dpc_gauss_event ge;
     dpc_account_mech_info info;
-    st = dpc_account_mech_event(tr->mech, &part, sigma, q, &ge, &info, err);
-    if (st) return st;
-    dpc_event ev = {amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
     dpc_account_result res;
-    st = dpc_account_epsilon(&ev, &o, c->delta, &res, err);
+    st = dpc_account_mech_epsilon(&run, sigma, &o, c->delta, &res, &info, err);
     if (st) return st;
     if (c->epsilon > 0 && res.epsilon > c->epsilon * (1 + 1e-9))
         return dpc_error_set(err, DPC_E_PRIVACY,
                              "internal: calibrated sigma %.9g gives epsilon %.9g > target %g",
                              sigma, res.epsilon, c->epsilon);
+    if (info.route == DPC_ROUTE_WHOLE_RUN && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     dpc_ledger *L = &tr->ledger;
     memset(L, 0, sizeof *L);
     dpc_mech_describe(tr->mech, L->mechanism, sizeof L->mechanism);
     snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
     snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
     snprintf(L->route, sizeof L->route, "%s (%s, %s)",
-             info.amplified ? "amplified by sampling" : "whole-run Gaussian",
+             info.route == DPC_ROUTE_MMCC     ? "MMCC cond. composition"
+             : info.route == DPC_ROUTE_BANDMF ? "amplified banded MF"
+                                              : "whole-run Gaussian",
              dpc_accountant_name(acc), info.amplified ? "add/remove" : "zero-out");
     L->part = part;
     L->q = q;
@@ -114,6 +109,10 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
     dpc_gauss_event ge;
     dpc_gauss_event_init(&ge);
     dpc_event ev = {L->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
+    if (!strncmp(L->route, "MMCC", 4)) {
+        *eps = L->epsilon; /* the first t rows are post-processing of the whole run */
+        return DPC_OK;
+    }
     if (L->amplified) {
         /* the same subsampled Gaussian, composed over the opportunities within t steps */
         size_t r = (t + L->part.b - 1) / L->part.b;
@@ -136,7 +135,8 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         dpc_status st = dpc_mech_new(&m, &q, err);
         if (st) return st;
         dpc_participation part = L->part;
-        size_t kt = (t + L->steps_per_epoch - 1) / L->steps_per_epoch;
+        size_t per = part.kind == DPC_PART_CYCLIC ? part.b : L->steps_per_epoch;
+        size_t kt = (t + per - 1) / per; /* participations possible within t steps */
         if (kt < part.k) part.k = kt;
         dpc_sensitivity sv;
         st = dpc_mech_sensitivity(m, &part, &sv, err);

@@ -92,7 +92,7 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
                              c->threads);
     if (c->chunk == 0 || c->chunk > 4096)
         return dpc_error_set(err, DPC_E_INVALID, "chunk: must be in [1, 4096], got %zu", c->chunk);
-    if ((unsigned)c->sampler > DPC_SAMPLER_CYCLIC_POISSON)
+    if ((unsigned)c->sampler > DPC_SAMPLER_BALLS_IN_BINS)
         return dpc_error_set(err, DPC_E_INVALID, "sampler: unknown value %d", (int)c->sampler);
     dpc_mech_params mp = c->mech;
     mp.steps = 1; /* the trainer sets the real value */
