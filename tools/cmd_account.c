@@ -230,9 +230,27 @@ static dpc_status build(const acct_opts *a, cli_mech_opts *mo, size_t steps, dou
     return st;
 }
 
+/* --mech with --q < 1: Poisson at every step unless --cyclic gives the period */
+static dpc_participation run_part(const cli_mech_opts *mo, size_t steps)
+{
+    if (mo->part.kind == DPC_PART_CYCLIC) return mo->part;
+    dpc_participation p = {DPC_PART_CYCLIC, steps, 1};
+    return p;
+}
+
 static dpc_status eval_eps(const acct_opts *a, cli_mech_opts *mo, size_t steps, double sigma,
                            built *b, dpc_account_result *r, dpc_error *err)
 {
+    if (mo->have_kind && a->q < 1.0) { /* every route: whole run, banded MF, MMCC */
+        mo->p.steps = steps;
+        dpc_mech *m = NULL;
+        dpc_status st = dpc_mech_new(&m, &mo->p, err);
+        dpc_mech_run run = {m, run_part(mo, steps), a->q, 0};
+        if (!st) st = dpc_account_mech_epsilon(&run, sigma, &a->o, a->delta, r, &b->info, err);
+        dpc_mech_free(m);
+        b->have_info = st == DPC_OK;
+        return st;
+    }
     dpc_status st = build(a, mo, steps, sigma, b, err);
     if (st) return st;
     dpc_event ev = {a->neighbor, 1, &b->ev};
@@ -340,13 +358,15 @@ static void report(const acct_opts *a, const cli_mech_opts *mo, const built *b, 
         }
         if (b && b->have_info) {
             cli_json_str(stdout, "mech", dpc_mech_kind_name(mo->p.kind), 1);
-            cli_json_int(stdout, "participations", (long long)mo->part.k, 1);
-            cli_json_int(stdout, "min_sep", (long long)mo->part.b, 1);
+            dpc_participation jp = a->q < 1.0 ? run_part(mo, steps) : mo->part;
+            cli_json_int(stdout, "participations", (long long)jp.k, 1);
+            cli_json_int(stdout, "min_sep", (long long)jp.b, 1);
             cli_json_num(stdout, "sensitivity", b->info.sensitivity, 1);
             cli_json_bool(stdout, "sensitivity_exact", b->info.sensitivity_exact, 1);
             cli_json_bool(stdout, "amplified", b->info.amplified, 1);
             cli_json_int(stdout, "rounds", (long long)b->info.rounds, 1);
             cli_json_num(stdout, "noise_multiplier", b->info.noise_multiplier, 1);
+            cli_json_str(stdout, "route", dpc_mech_route_name(b->info.route), 1);
         }
         cli_json_bool(stdout, "upper_bound", r->upper_bound, 0);
         printf("}\n");
@@ -359,13 +379,19 @@ static void report(const acct_opts *a, const cli_mech_opts *mo, const built *b, 
         printf(" (%s, interval %g)", dpc_pld_disc_name(a->o.pld_disc), a->o.pld_interval);
     printf("\nneighbor      %s\n", dpc_neighbor_name(a->neighbor));
     if (b && b->have_info) {
+        dpc_participation pp = a->q < 1.0 ? run_part(mo, steps) : mo->part;
         printf("mechanism     %s, sensitivity %.6g%s (k = %zu, %s %zu)\n",
                dpc_mech_kind_name(mo->p.kind), b->info.sensitivity,
-               b->info.sensitivity_exact ? "" : " (upper bound)", mo->part.k,
-               mo->part.kind == DPC_PART_CYCLIC ? "period" : "min-sep", mo->part.b);
-        if (b->info.amplified)
+               b->info.sensitivity_exact ? "" : " (upper bound)", pp.k,
+               pp.kind == DPC_PART_CYCLIC ? "period" : "min-sep", pp.b);
+        if (b->info.route == DPC_ROUTE_BANDMF)
             printf("amplified     %zu rounds of a q = %g Poisson-subsampled Gaussian, z = %.6g\n",
                    b->info.rounds, a->q, b->info.noise_multiplier);
+        if (b->info.route == DPC_ROUTE_MMCC)
+            printf("amplified     MMCC conditional composition over %zu rows (delta spent on "
+                   "conditioning %.3g)\n",
+                   b->info.rounds, b->info.delta_slack);
+        printf("route         %s\n", dpc_mech_route_name(b->info.route));
     }
     if (a->mode != MODE_CONVERT) printf("sampling q    %g\n", a->q);
     printf("sigma         %.10g\n", sigma);
@@ -486,8 +512,9 @@ int cmd_account(int argc, char **argv)
     case MODE_SIGMA:
         if (mo.have_kind) {
             dpc_mech *m = NULL;
+            dpc_participation part = a.q < 1.0 ? run_part(&mo, steps) : mo.part;
             if (!(st = dpc_mech_new(&m, &mo.p, &err)))
-                st = dpc_account_mech_calibrate(m, &mo.part, a.q, &a.o, a.epsilon, a.delta, &sigma,
+                st = dpc_account_mech_calibrate(m, &part, a.q, &a.o, a.epsilon, a.delta, &sigma,
                                                 &err);
             dpc_mech_free(m);
         } else {

@@ -24,7 +24,10 @@ dpc_status dpc__pld_new_gaussian_count(dpc_pld **out, double z, double q,
 /* dpc_pld_self_compose that also reports the grid points the composition needs (filled on
  * DPC_E_RANGE too, when the window exceeds dpc__pld_max_points). */
 dpc_status dpc__pld_self_compose_pts(dpc_pld **out, const dpc_pld *a, size_t count,
-                                     double *points, dpc_error *err);
+                                     double *points, double tilt_level, dpc_error *err);
+/* Round-off mass the FFT may have left in the losses above eps (largest clamped negative
+ * times the entries there; 0 when the composition was refined by tilting). */
+double dpc__pld_noise_above(const dpc_pld *a, double eps);
 size_t dpc__pld_max_points(void);
 double dpc__pld_interval(const dpc_pld *a);
 dpc_status dpc__pld_self_compose_naive(dpc_pld **out, const dpc_pld *a, size_t count,

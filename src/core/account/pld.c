@@ -178,6 +178,9 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     /* x range holding all but init_tail of the P-mass (both mixture components). */
     double zt = dpc__ndtri_upper(log(init_tail / 4.0));
     double xlo = -g->z * zt, xhi = 1.0 + g->z * zt;
+    /* unsampled: P = N(1, z^2) alone (one direction serves both); below 1 - z zt its mass is
+     * rounded up to the first grid point like any lower tail */
+    if (g->q == 1.0 && !add) xlo = 1.0 - g->z * zt;
     double llo, lhi;
     if (!add) {
         llo = loss_remove(g, xlo);
@@ -202,7 +205,6 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     out->p = dpc__calloc(n, sizeof *out->p);
     if (!out->p) return DPC__NOMEM(err, "the privacy loss distribution");
     double *p = out->p;
-    double eh = expm1(h);
     dpc_pld_disc disc = par->disc;
 
     /* Lower tail: losses <= eps_0. Every discretization may round them up to eps_0 (pessimistic);
@@ -241,10 +243,11 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
              * Q - w to e1 (P-mass = e^loss * Q-mass at each point). The hockey-stick curve of the
              * result interpolates the true one linearly in e^eps between grid points, hence
              * dominates it (convexity), and domination survives composition. */
-            double w = (pm * exp(-e1) - qm) / eh;
-            if (w < 0.0) w = 0.0;
-            if (w > qm) w = qm;
-            double right = w * exp(e2);
+            /* P-mass at e2: (pm - qm e^e1) / (1 - e^-h), with qm e^e1 in log space (losses
+             * of thousands) */
+            double qe = qm > 0.0 ? exp(log(qm) + e1) : 0.0;
+            double right = (pm - qe) / -expm1(-h);
+            if (!(right > 0.0)) right = 0.0;
             if (right > pm) right = pm;
             p[j + 1] += right;
             p[j] += pm - right;
@@ -262,7 +265,7 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     } else if (disc == DPC_PLD_ROUND_UP) {
         out->inf += pm;
     } else { /* connect the dots with the right endpoint at +inf */
-        double at = qm * exp(ltop);
+        double at = qm > 0.0 ? exp(log(qm) + ltop) : 0.0;
         if (at > pm) at = pm;
         p[n - 1] += at;
         out->inf += pm - at;

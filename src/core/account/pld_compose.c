@@ -100,7 +100,7 @@ dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a, const dpc_pld *b, dp
 static dpc_status pmf_power_naive(pmf *res, const pmf *m, size_t count, double tail,
                                   int optimistic)
 {
-    pmf base, acc = {0, 0, NULL, 0.0}, tmp;
+    pmf base, acc = {0, 0, NULL, 0.0, 0.0}, tmp;
     dpc_status st = dpc__pmf_copy(&base, m);
     if (st) return st;
     dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
@@ -252,8 +252,61 @@ static void pmf_window(const pmf *m, double h, size_t count, double tail, double
  * at a lower loss only adds to delta), and mass below lo aliases upward (pessimistic). The
  * optimistic mode keeps the aliasing (upper-tail mass moved down: optimistic; lower-tail mass,
  * at most `tail`, moved up). Round-off negatives are set to 0. */
+/* The circular count-fold power of m's entries times e^(lam l) / M(lam) (lam = 0: m itself),
+ * read out over the window of N points starting at grid index klo. *noise receives the largest
+ * negative (round-off) value. x: (N) workspace, overwritten. */
+static dpc_status window_power(const pmf *m, double h, size_t count, double lam, double logM,
+                               long long klo, size_t N, double *x, double *y, double *noise)
+{
+    memset(x, 0, N * sizeof *x);
+    for (size_t j = 0; j < m->n; j++) {
+        double v = m->p[j];
+        if (lam > 0.0 && v > 0.0) v = exp(log(v) + lam * (double)(m->k0 + (long long)j) * h - logM);
+        x[j & (N - 1)] += v; /* input p_j sits at sum offset j */
+    }
+    dpc_status st = dpc__selfconv_circular(x, N, (uint64_t)count, 1e-300);
+    if (st) return st;
+    long long s_lo = klo - (long long)count * m->k0; /* window start, sum units */
+    size_t rot = (size_t)(((s_lo % (long long)N) + (long long)N) % (long long)N);
+    double neg = 0.0;
+    for (size_t w = 0; w < N; w++) {
+        double v = x[(rot + w) & (N - 1)];
+        if (v < -neg) neg = -v;
+        y[w] = v;
+    }
+    *noise = neg;
+    return DPC_OK;
+}
+
+typedef struct {
+    const pmf *m;
+    double h, T, level;
+} tilt_ctx;
+
+/* T K(lam) - lam level at u = log(lam): minimized by the Chernoff tilt for `level`. */
+static double tilt_obj(double u, void *vc)
+{
+    const tilt_ctx *c = vc;
+    double lam = exp(u);
+    return c->T * pmf_log_mgf(c->m, c->h, lam) - lam * c->level;
+}
+
+/* DP-REQ: pld-compose-power: the count-fold self-convolution as one FFT power (the same
+ * composition theorem as pld-compose; dp_accounting composes the same way): within a window
+ * [lo, hi] of N = 2^m grid points that holds all but `tail` of the mass on each side (Chernoff),
+ * y = IDFT(DFT(p)^count) is the circular convolution: mass outside the window aliases into it.
+ * Pessimistic modes add the upper-tail bound to the mass at +inf (the aliased copy of that mass
+ * at a lower loss only adds to delta), and mass below lo aliases upward (pessimistic). The
+ * optimistic mode keeps the aliasing (upper-tail mass moved down: optimistic; lower-tail mass,
+ * at most `tail`, moved up). Round-off negatives are set to 0.
+ * DP-REQ: pld-tilt: the FFT resolves values only down to ~count * 1e-16 of the peak. With
+ * tilt_level > 0 the power is also computed for the exponentially tilted distribution
+ * p_j e^(lam l_j) / M(lam) (lam: the Chernoff tilt centring the composition at tilt_level), whose
+ * count-fold power untilted by e^(count log M(lam) - lam l) is the same distribution (tilting
+ * commutes with convolution) with round-off relative to the tail; each entry takes the
+ * computation with the smaller round-off level there. */
 static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, int optimistic,
-                            size_t max_points, double h, double *points)
+                            size_t max_points, double h, double *points, double tilt_level)
 {
     if (count == 1) return dpc__pmf_copy(res, m);
     double lo, hi;
@@ -265,30 +318,42 @@ static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, i
     size_t need = (size_t)(khi - klo) + 1, N = 4;
     while (N < need) N <<= 1;
     if (N > max_points) return DPC_E_RANGE;
-    double *x = dpc__calloc(N, sizeof *x);
-    if (!x) return DPC_E_NOMEM;
-    long long s_lo = (long long)klo - (long long)count * m->k0; /* window start, sum units */
-    /* input p_j sits at sum offset j; output offset s (mod N) holds the window point s */
-    for (size_t j = 0; j < m->n; j++) x[j & (N - 1)] += m->p[j];
-    dpc_status st = dpc__selfconv_circular(x, N, (uint64_t)count, 1e-300);
-    if (st) {
+    double *x = dpc__malloc_array(N, sizeof *x), *y = dpc__malloc_array(N, sizeof *y);
+    double *y1 = tilt_level > 0.0 ? dpc__malloc_array(N, sizeof *y1) : NULL;
+    if (!x || !y || (tilt_level > 0.0 && !y1)) {
         free(x);
-        return st;
-    }
-    double *y = dpc__malloc_array(N, sizeof *y);
-    if (!y) {
-        free(x);
+        free(y);
+        free(y1);
         return DPC_E_NOMEM;
     }
-    size_t rot = (size_t)(((s_lo % (long long)N) + (long long)N) % (long long)N);
-    for (size_t w = 0; w < N; w++) {
-        double v = x[(rot + w) & (N - 1)];
-        y[w] = v > 0.0 ? v : 0.0;
+    double n0 = 0.0, n1 = 0.0;
+    dpc_status st = window_power(m, h, count, 0.0, 0.0, (long long)klo, N, x, y, &n0);
+    if (!st && y1) {
+        tilt_ctx tc = {m, h, (double)count, tilt_level};
+        double f, u = dpc__minimize(tilt_obj, &tc, log(1e-4), log(50.0), 25, &f);
+        double lam = exp(u), logM = pmf_log_mgf(m, h, lam);
+        st = window_power(m, h, count, lam, logM, (long long)klo, N, x, y1, &n1);
+        /* entry w: untilted y, round-off n0; tilted y1 e^(a_w), round-off n1 e^(a_w) */
+        double TlM = (double)count * logM, ln0 = log(n0 > 0.0 ? n0 : 1e-320);
+        double ln1 = log(n1 > 0.0 ? n1 : 1e-320);
+        for (size_t w = 0; !st && w < N; w++) {
+            double a = TlM - lam * (klo + (double)w) * h;
+            if (ln1 + a < ln0) y[w] = y1[w] * exp(a);
+        }
+        n0 = n0 > 0.0 ? -1.0 : 0.0; /* refined: no further tilt needed */
     }
     free(x);
+    free(y1);
+    if (st) {
+        free(y);
+        return st;
+    }
+    for (size_t w = 0; w < N; w++)
+        if (!(y[w] > 0.0)) y[w] = 0.0;
     res->p = y;
     res->n = N;
     res->k0 = (long long)klo;
+    res->noise = n0;
     /* the infinite parts compose as 1 - (1 - inf)^count */
     res->inf = m->inf > 0.0 ? -expm1((double)count * log1p(-m->inf)) : 0.0;
     if (!optimistic) res->inf += tail;
@@ -298,7 +363,7 @@ static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, i
 }
 
 static dpc_status self_compose(dpc_pld **out, const dpc_pld *a, size_t count, int naive,
-                               double *points, dpc_error *err)
+                               double *points, double tilt_level, dpc_error *err)
 {
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
     *out = NULL;
@@ -316,7 +381,7 @@ static dpc_status self_compose(dpc_pld **out, const dpc_pld *a, size_t count, in
         double pts = 0.0;
         dpc_status st = naive ? pmf_power_naive(&c->dir[d], &a->dir[d], count, c->tail, opt)
                               : pmf_power(&c->dir[d], &a->dir[d], count, c->tail, opt,
-                                          PLD_MAX_POINTS, c->h, &pts);
+                                          PLD_MAX_POINTS, c->h, &pts, tilt_level);
         if (pts > need) need = pts;
         if (st == DPC_E_RANGE && !naive) {
             dpc_pld_free(c);
@@ -339,22 +404,35 @@ static dpc_status self_compose(dpc_pld **out, const dpc_pld *a, size_t count, in
 
 dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, dpc_error *err)
 {
-    return self_compose(out, a, count, 0, NULL, err);
+    return self_compose(out, a, count, 0, NULL, 0.0, err);
 }
 
 dpc_status dpc__pld_self_compose_pts(dpc_pld **out, const dpc_pld *a, size_t count,
-                                     double *points, dpc_error *err)
+                                     double *points, double tilt_level, dpc_error *err)
 {
-    return self_compose(out, a, count, 0, points, err);
+    return self_compose(out, a, count, 0, points, tilt_level, err);
 }
 
 dpc_status dpc__pld_self_compose_naive(dpc_pld **out, const dpc_pld *a, size_t count,
                                        dpc_error *err)
 {
-    return self_compose(out, a, count, 1, NULL, err);
+    return self_compose(out, a, count, 1, NULL, 0.0, err);
 }
 
 size_t dpc__pld_max_points(void) { return PLD_MAX_POINTS; }
+
+double dpc__pld_noise_above(const dpc_pld *a, double eps)
+{
+    double worst = 0.0;
+    for (int d = 0; d < a->ndir; d++) {
+        const pmf *m = &a->dir[d];
+        if (m->noise < 0.0) continue; /* refined by tilting */
+        double l0 = (double)m->k0 * a->h, above = (double)m->n - floor((eps - l0) / a->h);
+        if (above > (double)m->n) above = (double)m->n;
+        if (above > 0.0 && m->noise * above > worst) worst = m->noise * above;
+    }
+    return worst;
+}
 
 double dpc__pld_interval(const dpc_pld *a) { return a->h; }
 

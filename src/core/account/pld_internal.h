@@ -13,6 +13,7 @@ typedef struct pmf {
     size_t n;
     double *p;
     double inf; /* P-mass at loss +infinity */
+    double noise; /* FFT round-off level of the entries (largest clamped negative), 0 if none */
 } pmf;
 
 struct dpc_pld {

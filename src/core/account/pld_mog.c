@@ -74,10 +74,9 @@ static void ctd_add(pmf *out, double h, double la, double lb, double pm, double 
     if (ib <= ia) ib = ia + 1;
     double l_lo = (double)ia * h, l_hi = (double)ib * h;
     /* Q-mass qh at l_hi and qm - qh at l_lo with qh e^l_hi + (qm - qh) e^l_lo = pm */
-    double qh = (pm * exp(-l_lo) - qm) / expm1(l_hi - l_lo);
-    if (qh < 0.0) qh = 0.0;
-    if (qh > qm) qh = qm;
-    double at_hi = qh * exp(l_hi);
+    double qe = qm > 0.0 ? exp(log(qm) + l_lo) : 0.0; /* in log space: large losses */
+    double at_hi = (pm - qe) / -expm1(l_lo - l_hi);
+    if (!(at_hi > 0.0)) at_hi = 0.0;
     if (at_hi > pm) at_hi = pm;
     out->p[ib - out->k0] += at_hi;
     out->p[ia - out->k0] += pm - at_hi;
@@ -130,7 +129,7 @@ static dpc_status mog_direction(pmf *out, const mog *m, const double *L, int add
     /* the end whose losses are higher: connect the dots between its node and +inf */
     double ptop = add ? qlo : mhi, qtop = add ? mlo : qhi, ltop = add ? -L[0] : L[nx - 1];
     long long it = (long long)floor(ltop / h); /* at or below every loss of that tail */
-    double at = qtop * exp((double)it * h);
+    double at = qtop > 0.0 ? exp(log(qtop) + (double)it * h) : 0.0;
     if (at > ptop) at = ptop;
     out->p[it - out->k0] += at;
     out->inf += ptop - at;
