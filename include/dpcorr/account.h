@@ -180,7 +180,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
  * The result is on the private side (eps(sigma) <= epsilon). RDP, zCDP, GDP: bracketing and
  * bisection on log sigma, within a relative 1e-11 in sigma or 1e-10 in epsilon of the crossing.
  * PLD: an RDP start, secant steps on a 10x coarser grid, then secant steps on the requested grid
- * (typically two PLD evaluations: about 3x the cost of one), stopping within a relative 1e-5 in
+ * (typically two PLD evaluations: about 3x the cost of one), stopping within a relative 5e-5 in
  * epsilon of the target (the grid resolves eps(sigma) to ~1e-8 only), falling back to
  * bisection if that does not converge. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
  * suffices. */

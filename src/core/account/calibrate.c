@@ -189,7 +189,7 @@ static int secant(cal_ctx *c, const dpc_account_opts *o, double *u, double *slop
  * evaluation) gives a start sigma and the slope dlog eps / dlog sigma; (2) secant steps with a
  * 10x coarser PLD grid (about 10x cheaper; within ~1e-3 of the fine curve) find the coarse
  * crossing and the local slope; (3) secant steps with the requested grid finish on the private
- * side within 1e-5 (relative) of the target epsilon (the grid resolves the PLD curve to ~1e-8
+ * side within 5e-5 (relative) of the target epsilon (the grid resolves the PLD curve to ~1e-8
  * only: below that eps(sigma) is not monotone), typically in two evaluations. Falls back to
  * bisection if a stage does not converge. */
 static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *err)
@@ -215,7 +215,7 @@ static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *e
     co.pld_interval *= 10.0;
     if (secant(c, &co, &u, &slope, 1e-3, 0, 8, umax) && c->st) return c->st;
     c->st = DPC_OK;
-    if (secant(c, c->o, &u, &slope, 1e-5, 1, 10, umax)) {
+    if (secant(c, c->o, &u, &slope, 5e-5, 1, 10, umax)) {
         if (c->st) return c->st;
         return bisect_sigma(c, smax, 1e-11, sigma, err); /* rare: the slow path */
     }

@@ -275,7 +275,7 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
         double u = log(best), slope = -1.0, e0 = mmcc_eps_u(u, &mc);
         if (!mc.st && e0 < epsilon) {
             double uu = u - 0.1;
-            if (dpc__secant_log(mmcc_eps_u, &mc, epsilon, &uu, &slope, 1e-5, 1, 14, u) == 0 &&
+            if (dpc__secant_log(mmcc_eps_u, &mc, epsilon, &uu, &slope, 5e-5, 1, 14, u) == 0 &&
                 uu < u)
                 best = exp(uu);
         }
