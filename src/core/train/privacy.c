@@ -61,7 +61,7 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
     snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
     snprintf(L->route, sizeof L->route, "%s (%s, %s)",
-             info.route == DPC_ROUTE_MMCC     ? "MMCC cond. composition"
+             info.route == DPC_ROUTE_MMCC     ? "MMCC cond. comp."
              : info.route == DPC_ROUTE_BANDMF ? "amplified banded MF"
                                               : "whole-run Gaussian",
              dpc_accountant_name(acc), info.amplified ? "add/remove" : "zero-out");
