@@ -63,7 +63,7 @@ static void test_identity_and_routes(void)
     dpc_mech_run run = {id, {DPC_PART_CYCLIC, n, 1}, 0.01, 0};
     dpc_account_result r;
     dpc_account_mech_info info;
-    double sigma = 0.08; /* noise multiplier 0.08 * sqrt(200) = 1.13 per step */
+    double sigma = 1.13; /* the per-step noise multiplier (column norm 1) */
     CHECK_OK(dpc_account_mech_epsilon(&run, sigma, &o, 1e-5, &r, &info, &err), &err);
     CHECK(harness_near_rel(info.eps_routes[DPC_ROUTE_MMCC], info.eps_routes[DPC_ROUTE_BANDMF],
                            0.02),
@@ -76,7 +76,7 @@ static void test_identity_and_routes(void)
     /* nu under Poisson at every step: amplified (MMCC) < unamplified at the same sigma */
     dpc_mech *nu = mech_of(DPC_MECH_NU, 64, 0.1);
     dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 64, 1}, 0.02, 0};
-    CHECK_OK(dpc_account_mech_epsilon(&rn, 0.4, &o, 1e-5, &r, &info, &err), &err);
+    CHECK_OK(dpc_account_mech_epsilon(&rn, 7.3, &o, 1e-5, &r, &info, &err), &err);
     CHECK(info.route == DPC_ROUTE_MMCC &&
               info.eps_routes[DPC_ROUTE_MMCC] < 0.9 * info.eps_routes[DPC_ROUTE_WHOLE_RUN] &&
               info.eps_routes[DPC_ROUTE_BANDMF] == INFINITY && info.delta_slack > 0 &&
@@ -94,15 +94,15 @@ static void test_identity_and_routes(void)
     /* b-banded under cyclic Poisson with period b: never worse than the BandMF route */
     dpc_mech *bsr = mech_of(DPC_MECH_BSR, 64, 0);
     dpc_mech_run rb = {bsr, {DPC_PART_CYCLIC, 16, 4}, 0.1, 0};
-    CHECK_OK(dpc_account_mech_epsilon(&rb, 0.5, &o, 1e-5, &r, &info, &err), &err);
+    CHECK_OK(dpc_account_mech_epsilon(&rb, 1.0, &o, 1e-5, &r, &info, &err), &err);
     CHECK(r.epsilon <= info.eps_routes[DPC_ROUTE_BANDMF] && isfinite(r.epsilon),
           "banded: %.6g <= bandmf %.6g", r.epsilon, info.eps_routes[DPC_ROUTE_BANDMF]);
     /* balls-in-bins: accounted by the whole-run route of its cyclic pattern */
     dpc_mech_run rbb = {bsr, {DPC_PART_CYCLIC, 16, 4}, 1.0, 1};
-    CHECK_OK(dpc_account_mech_epsilon(&rbb, 0.5, &o, 1e-5, &r, &info, &err), &err);
+    CHECK_OK(dpc_account_mech_epsilon(&rbb, 1.0, &o, 1e-5, &r, &info, &err), &err);
     CHECK(info.route == DPC_ROUTE_WHOLE_RUN, "balls-in-bins: whole-run route");
     rbb.q = 0.5;
-    CHECK(dpc_account_mech_epsilon(&rbb, 0.5, &o, 1e-5, &r, &info, &err) == DPC_E_INVALID &&
+    CHECK(dpc_account_mech_epsilon(&rbb, 1.0, &o, 1e-5, &r, &info, &err) == DPC_E_INVALID &&
               strstr(err.msg, "q"),
           "balls-in-bins with q < 1 refused: %s", err.msg);
     dpc_mech_free(bsr);

@@ -104,7 +104,6 @@ int cmd_demo(int argc, char **argv)
         o.mech.p.bands = runs[r].bands;
         o.mech.have_kind = 1;
         o.cfg.sampler = runs[r].sampler;
-        o.cfg.sampler_set = 1;
         o.cfg.epsilon = 3.0;
         o.cfg.delta = 1e-5;
         o.cfg.epochs = epochs;
@@ -128,7 +127,7 @@ int cmd_demo(int argc, char **argv)
         for (int r = 0; r < 2; r++)
             printf("%-24s %9.4f %9.4g %9.3g %14.4g %11zu %12.0f %9.1f\n", labels[r],
                    res[r].final_acc, res[r].ledger.epsilon, res[r].ledger.delta,
-                   res[r].ledger.sigma, res[r].ledger.rounds, res[r].examples_per_s,
+                   res[r].ledger.noise_multiplier, res[r].ledger.rounds, res[r].examples_per_s,
                    res[r].wall_s);
         printf("(z: noise multiplier of each Poisson-subsampled Gaussian composition; both runs "
                "are accounted with PLD, add/remove)\n");

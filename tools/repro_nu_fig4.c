@@ -97,13 +97,12 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
     dpc_train_config_init(&cfg);
     cfg.mech = mk->p;
     cfg.sampler = mk->sampler;
-    cfg.sampler_set = 1;
     cfg.batch = batch;
     cfg.epochs = fc->epochs;
     cfg.delta = 1e-5;
     if (sigma[ei] > 0) {
         cfg.epsilon = 0;
-        cfg.noise_multiplier = sigma[ei]; /* the same calibration for every seed */
+        cfg.noise_multiplier = sigma[ei]; /* the same calibrated z for every seed and rate */
     } else {
         cfg.epsilon = fc->eps[ei];
     }
@@ -123,9 +122,9 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
     }
     const dpc_ledger *L = dpc_trainer_ledger(tr);
     if (sigma[ei] == 0) {
-        sigma[ei] = L->noise_std / L->sensitivity;
-        repro_say(c, "  %s at epsilon %g: sigma %.6g, accounted by %s\n", mk->name, fc->eps[ei],
-                  sigma[ei], L->route);
+        sigma[ei] = L->noise_multiplier;
+        repro_say(c, "  %s at epsilon %g: noise multiplier %.6g, accounted by %s\n", mk->name,
+                  fc->eps[ei], sigma[ei], L->route);
     }
     *eps_out = L->epsilon;
     while (dpc_trainer_steps_done(tr) < dpc_trainer_steps_total(tr))

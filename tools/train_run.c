@@ -126,7 +126,6 @@ int train_opt(train_opts *o, cli_iter *it)
             cli_fail(it->cmd, "--%s", err.msg);
             return -1;
         }
-        c->sampler_set = 1;
         return 1;
     }
     if (cli_is(it, "--schedule")) {
@@ -203,7 +202,7 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     cli_json_num(f, "epsilon", L->epsilon, 1);
     cli_json_num(f, "delta", L->delta, 1);
     cli_json_num(f, "epsilon_target", L->epsilon_target, 1);
-    cli_json_num(f, "sigma", L->sigma, 1);
+    cli_json_num(f, "sigma", L->noise_multiplier, 1);
     cli_json_num(f, "noise_std_per_unit_clip", L->noise_std, 1);
     cli_json_num(f, "sensitivity", L->sensitivity, 1);
     cli_json_bool(f, "sensitivity_exact", L->sensitivity_exact, 1);
@@ -356,23 +355,9 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     /* mechanism options: the trainer sets the steps */
     if (!o->mech.p.steps) o->mech.p.steps = 1;
     if ((rc = cli_mech_finish(&o->mech, cmd, "--mech"))) goto done;
-    /* BSR/BISR: the strategy follows the optimizer's workload unless given explicitly
-     * (Kalinin & Lampert 2024: the square root of the SGD-with-momentum workload). */
-    if ((o->mech.p.kind == DPC_MECH_BSR || o->mech.p.kind == DPC_MECH_BISR) &&
-        !o->mech.workload_set) {
-        o->mech.p.momentum = o->cfg.momentum;
-        o->mech.p.decay = 1.0 - o->cfg.lr * o->cfg.weight_decay;
-        if (!(o->mech.p.decay > 0)) {
-            rc = cli_fail(cmd, "--weight-decay: lr * weight decay must be < 1 for the %s workload",
-                          dpc_mech_kind_name(o->mech.p.kind));
-            goto done;
-        }
-    }
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
-    if (!o->cfg.sampler_set)
-        o->cfg.sampler = o->cfg.mech.kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON
-                                                               : DPC_SAMPLER_FIXED;
+    o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
     dpc_model_config mc;
     if (dpc_model_parse(&mc, o->model, train->d, train->n_classes, &err) ||
         dpc_model_new(&model, &mc, &err)) {
@@ -408,9 +393,9 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
                 o->label ? "[" : "", o->label ? o->label : "", o->label ? "] " : "", L->mechanism,
                 L->sampler, o->cfg.batch, L->steps,
                 L->amplified ? "noise multiplier per step" : "noise multiplier (whole run)",
-                L->sigma,
+                L->noise_multiplier,
                 L->amplified ? "per-participation sensitivity" : "sensitivity (all participations)",
-                L->amplified ? L->noise_std / L->sigma : L->sensitivity,
+                L->amplified ? L->noise_std / L->noise_multiplier : L->sensitivity,
                 L->sensitivity_exact ? "" : " (bound)", L->epsilon,
                 L->delta, L->route,
                 dpc_rng_mode_name(L->rng_mode), L->rng_mode == DPC_RNG_SEEDED ? " " : "",

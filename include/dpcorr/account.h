@@ -45,9 +45,9 @@
  *     if (dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_OK) printf("%g\n", r.epsilon);
  *
  * Correlated noise (section "Correlated-noise mechanisms"): a dpc_mech plus its dpc_participation
- * is turned into the equivalent event by dpc_account_mech_event, with the library-wide convention
- *     noise std per row of Z = sigma * clip * sensitivity(mech, participation),
- * so the whole run is rho = 1/(2 sigma^2) zCDP and mu = 1/sigma GDP.
+ * and a noise multiplier z is turned into the equivalent event by dpc_account_mech_event, with the
+ * library-wide meaning of z: noise std per row of Z = z * clip * (max column norm of C), i.e.
+ * the per-step noise multiplier of DP-SGD. Every trainer reports a dpc_ledger.
  *
  * All functions are pure (no global state), thread-safe, and validate their inputs (NaN,
  * non-positive, out-of-range) before any work. delta and epsilon are never negative on output;
@@ -221,6 +221,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_zcdp_delta(double rho, double eps, dpc_zcdp
 DPC_API DPC_NODISCARD dpc_status dpc_zcdp_rho_for(double eps, double delta, dpc_zcdp_conv conv,
                                                   double *rho, dpc_error *err);
 
+/* The noise multiplier z of `count` composed Gaussian mechanisms whose total is rho-zCDP:
+ * count / (2 z^2) = rho, z = sqrt(count / (2 rho)). rho > 0, count >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_zcdp_sigma_for(double rho, size_t count, double *sigma,
+                                                    dpc_error *err);
+
 /* ==== Gaussian DP (Dong, Roth & Su 2022) ==================================================== */
 
 /* mu of the Gaussian mechanism: sensitivity / sigma. Composition: mu = sqrt(sum mu_i^2). */
@@ -237,6 +242,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_gdp_epsilon(double mu, double delta, double
 /* The largest mu with delta(eps; mu) <= delta (eps > 0 or eps = 0, delta in (0, 1)). */
 DPC_API DPC_NODISCARD dpc_status dpc_gdp_mu_for(double eps, double delta, double *mu,
                                                 dpc_error *err);
+
+/* The noise multiplier z of `count` composed Gaussian mechanisms whose total is mu-GDP:
+ * sqrt(count) / z = mu, z = sqrt(count) / mu. mu > 0, count >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_gdp_sigma_for(double mu, size_t count, double *sigma,
+                                                   dpc_error *err);
 
 /* ==== Renyi DP ============================================================================== */
 
@@ -335,37 +345,47 @@ typedef enum dpc_mech_route {
 /* "whole-run", "bandmf", "mmcc". */
 DPC_API const char *dpc_mech_route_name(dpc_mech_route r);
 
-/* How a mechanism run maps to an event. */
+/* The noise multiplier z: one meaning in the whole library, the CLI, the bindings and every
+ * report. A run of mechanism m releases C G + Z; each entry of Z has standard deviation
+ *     noise_std = z * clip * column_norm(C),
+ * column_norm(C) = the max column norm of C = the sensitivity of ONE participation per unit clip.
+ * For DP-SGD (C = I, column norm 1) z is the usual per-step noise multiplier (noise std z * clip
+ * on every step's gradient sum, as in Opacus, dp_accounting and jax_privacy). For a correlated
+ * mechanism z is the noise std per row of Z divided by clip x the per-participation
+ * sensitivity of C. The accountant turns (m, participation, z, q) into the event that is
+ * accounted:
+ *  - no sampling (q = 1): the whole run is ONE Gaussian mechanism with sensitivity
+ *    clip * sens(C, participation) (all participations) and noise std noise_std, i.e. noise
+ *    multiplier run_sigma = z * column_norm / sens(C, participation): rho = 1/(2 run_sigma^2)
+ *    zCDP, mu = 1/run_sigma GDP (Denisov et al. 2022; nu-DP-FTRL Thm. 1.1), any relation for
+ *    which `part` bounds the participations (ZERO_OUT in the MF literature);
+ *  - Poisson sampling (0 < q < 1), amplified banded MF (Choquette-Choo et al. 2023, Sec. 4):
+ *    requires `part` CYCLIC with period b and a strategy C with at most b bands; the run is then
+ *    the min(k, ceil(n/b))-fold composition of the Poisson-subsampled Gaussian (rate q) with
+ *    noise multiplier z, for ADD_REMOVE / ZERO_OUT. */
 typedef struct dpc_account_mech_info {
-    double sensitivity;       /* sensitivity(mech, participation) per unit clip */
+    double sensitivity;       /* sens(C, participation) per unit clip (all participations) */
     int sensitivity_exact;    /* 1 exact, 0 an upper bound (the guarantee still holds) */
-    double column_norm;       /* max column norm of C (single-participation sensitivity) */
-    int amplified;            /* 1: an amplified route (BANDMF, MMCC); 0: whole-run Gaussian */
-    size_t rounds;            /* BANDMF: compositions min(k, ceil(n/b)); MMCC: rows; else 1 */
-    double noise_multiplier;  /* z of the equivalent event component (BANDMF, WHOLE_RUN); MMCC:
-                                 noise std per row over the max column norm */
-    dpc_mech_route route;     /* the route whose epsilon is reported */
+    double column_norm;       /* max column norm of C: one participation's sensitivity */
+    int amplified;            /* 1: amplified by sampling, 0: whole-run Gaussian */
+    size_t rounds;            /* amplified: compositions min(k, ceil(n/b)); else 1 */
+    double noise_multiplier;  /* z */
+    double noise_std;         /* std of each entry of Z per unit clip: z * column_norm */
+    double run_sigma;         /* noise_std / sensitivity: the whole-run noise multiplier */
+    dpc_mech_route route;     /* the route whose epsilon is reported (WHOLE_RUN or BANDMF from
+                                 dpc_account_mech_event; any from dpc_account_mech_epsilon) */
     double delta_slack;       /* MMCC: the part of delta spent on its conditioning events */
     double eps_routes[3];     /* epsilon by each route (INFINITY: not applicable), indexed by
                                  dpc_mech_route; filled by dpc_account_mech_epsilon */
 } dpc_account_mech_info;
 
-/* Builds the event component equivalent to running mechanism m with participation `part` and
- * noise multiplier sigma (noise std per row of Z = sigma * clip * sensitivity(m, part)):
- *  - q >= 1 (no sampling): one unsampled Gaussian with z = sigma, i.e. rho = 1/(2 sigma^2),
- *    mu = 1/sigma for the whole run (Denisov et al. 2022; nu-DP-FTRL Thm. 1.1), any relation
- *    for which `part` bounds the participations (ZERO_OUT in the MF literature);
- *  - 0 < q < 1: amplified banded MF (Choquette-Choo et al. 2023, Sec. 4): requires `part`
- *    CYCLIC with period b and a strategy C with at most b bands; the run is then the
- *    min(k, ceil(n/b))-fold composition of the Poisson-subsampled Gaussian (rate q, each example
- *    sampled with probability q in the steps of its cyclic group) with z = sigma *
- *    sensitivity / column_norm, for ADD_REMOVE / ZERO_OUT.
- * DPC_E_UNSUPPORTED when amplification is requested for a strategy that is not banded enough
- * (dpc_account_mech_epsilon then accounts it by MMCC or the whole-run route). `info` may be
- * NULL; its route is WHOLE_RUN or BANDMF. */
+/* Builds the event equivalent to running mechanism m with participation `part`, noise
+ * multiplier z (above) and Poisson rate q (1 = no sampling). DPC_E_UNSUPPORTED when
+ * amplification is requested for a strategy that is not banded enough (dpc_account_mech_epsilon
+ * then accounts it by MMCC or the whole-run route). `info` may be NULL. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_event(const dpc_mech *m,
                                                         const dpc_participation *part,
-                                                        double sigma, double q,
+                                                        double noise_multiplier, double q,
                                                         dpc_gauss_event *ev,
                                                         dpc_account_mech_info *info,
                                                         dpc_error *err);
@@ -380,8 +400,8 @@ typedef struct dpc_mech_run {
                                 accounted by the whole-run route, which holds for any placement */
 } dpc_mech_run;
 
-/* Epsilon at delta of the run with noise multiplier sigma (noise std per row of Z = sigma *
- * clip * sensitivity(mech, part)) by every valid route, reporting the smallest (each is an upper
+/* Epsilon at delta of the run with noise multiplier z (noise std per row of Z = z * clip *
+ * column_norm(C), above) by every valid route, reporting the smallest (each is an upper
  * bound, so the minimum is one):
  *   WHOLE_RUN  always (GDP, exact for the one Gaussian, when o asks for PLD or RDP; zCDP if asked);
  *   BANDMF     q < 1, part CYCLIC with period b, C at most b-banded; RDP or PLD;
@@ -389,29 +409,107 @@ typedef struct dpc_mech_run {
  *              (identity, nu, BLT, BSR, tree, lambda-CGD with lambda >= 0, nonnegative Toeplitz,
  *              dense or file strategies), n <= 4096; PLD only. Add/remove and zero-out.
  * res->upper_bound = 1; info (may be NULL) names the route and every route's epsilon. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double sigma,
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run,
+                                                          double noise_multiplier,
                                                           const dpc_account_opts *o,
                                                           double delta,
                                                           dpc_account_result *res,
                                                           dpc_account_mech_info *info,
                                                           dpc_error *err);
 
-/* Smallest sigma for which the run is (epsilon, delta)-DP by the best route: the minimum over
- * the valid routes of each route's calibrated sigma (epsilon is monotone in sigma on every
- * route), on the private side. info (may be NULL) describes the result at that sigma. */
+/* Smallest noise multiplier z for which the run is (epsilon, delta)-DP by the best route: the
+ * minimum over the valid routes of each route's calibrated z (epsilon is monotone in z on every
+ * route), on the private side. info (may be NULL) describes the result at that z. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run,
                                                                 const dpc_account_opts *o,
                                                                 double epsilon, double delta,
-                                                                double *sigma,
+                                                                double *noise_multiplier,
                                                                 dpc_account_mech_info *info,
                                                                 dpc_error *err);
 
-/* dpc_account_mech_calibrate_run for {m, *part, q, 0}: every route (above) is tried. */
+/* The smallest noise multiplier z for which the mechanism run (as in dpc_account_mech_event) is
+ * (epsilon, delta)-DP under accountant o. ev and info (either may be NULL) receive the event and
+ * the description of the calibrated run, computed from the calibrated value itself (so that
+ * info->noise_std is exactly the noise a trainer adds and ev exactly what it accounts). */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate(const dpc_mech *m,
                                                             const dpc_participation *part,
                                                             double q, const dpc_account_opts *o,
                                                             double epsilon, double delta,
-                                                            double *sigma, dpc_error *err);
+                                                            double *noise_multiplier,
+                                                            dpc_gauss_event *ev,
+                                                            dpc_account_mech_info *info,
+                                                            dpc_error *err);
+
+/* The largest number of steps n <= max_steps for which mechanism kind `p` (its parameters; p->steps
+ * is ignored: the mechanism is rebuilt for every candidate n, since C and hence its sensitivity
+ * depend on n) run with participation `part`, noise multiplier z and rate q is (epsilon,
+ * delta)-DP under o. Exponential then binary search over n (epsilon grows with n for every
+ * kind). DPC_E_PRIVACY when even one step exceeds the budget; DENSE has one n only:
+ * DPC_E_UNSUPPORTED. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_steps(const dpc_mech_params *p,
+                                                        const dpc_participation *part,
+                                                        double noise_multiplier, double q,
+                                                        const dpc_account_opts *o,
+                                                        double epsilon, double delta,
+                                                        size_t max_steps, size_t *steps,
+                                                        dpc_error *err);
+
+/* ==== Calibration choice and the privacy ledger =========================================== */
+
+/* How a trainer chooses its noise for a target (epsilon, delta). Every reported epsilon is the
+ * accountant's for exactly what ran; the choice only decides the noise. */
+typedef enum dpc_calibration {
+    DPC_CALIBRATION_ACCOUNTANT = 0, /* the smallest noise the accountant certifies (default) */
+    DPC_CALIBRATION_PAPER = 1       /* the paper's own closed form (named in the ledger) */
+} dpc_calibration;
+
+DPC_API const char *dpc_calibration_name(dpc_calibration c); /* "accountant", "paper" */
+DPC_API DPC_NODISCARD dpc_status dpc_calibration_parse(const char *s, dpc_calibration *out,
+                                                       dpc_error *err);
+
+
+/* What was accounted, exactly for what ran: one record for every trainer of the library (the
+ * DP-FTRL trainer of dpcorr/train.h and the papers' algorithms). Strings are NUL-terminated;
+ * numbers are NAN where a field does not apply (counts 0). */
+typedef struct dpc_ledger {
+    char algorithm[32];         /* "dp-ftrl" (DP-SGD is its identity mechanism), "lcgd-projected",
+                                   "dp-ambssgd", "dp-ssgd", "dp-srgd", ... */
+    char mechanism[96];         /* dpc_mech_describe of the noise mechanism */
+    char sampler[32];           /* batch selection ("poisson", "fixed", "uniform", "disjoint") */
+    char route[96];             /* how the run maps to an event, e.g. "amplified by sampling" */
+    char accountant[8];         /* dpc_accountant_name of the accountant that gave epsilon */
+    char calibration[64];       /* how the noise was chosen: "accountant" (calibrated to
+                                   epsilon_target), "given" (noise multiplier given), or
+                                   "paper: <source>" (a paper's closed form, then accounted) */
+    dpc_neighbor neighbor;      /* the relation the guarantee holds for */
+    dpc_participation part;     /* participation pattern of one example */
+    double q;                   /* sampling rate (1 = none) */
+    size_t rounds;              /* compositions of the amplified route (1 otherwise) */
+    int amplified;
+    double noise_multiplier;    /* z: noise std per row of Z / (clip x column_norm) */
+    double sensitivity;         /* sens(C, pattern) per unit clip (all participations) */
+    int sensitivity_exact;
+    double column_norm;         /* one participation's sensitivity per unit clip */
+    double noise_std;           /* std of each entry of Z per unit clip (z x column_norm) */
+    double epsilon_target;      /* NAN when the noise multiplier was given */
+    double delta;
+    double epsilon;             /* of the full run, by `accountant` */
+    double epsilon_paper;       /* the paper's own closed form for the same run (NAN if none) */
+    size_t steps;               /* n */
+    size_t steps_per_epoch;
+    double expected_batch;
+    dpc_rng_mode rng_mode;
+    uint64_t seed;              /* seeded mode only */
+} dpc_ledger;
+
+/* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */
+DPC_API void dpc_ledger_init(dpc_ledger *L);
+
+/* The ledger as one JSON object (keys = the field names; participation as "participation",
+ * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
+ * in accountants; NAN as null, infinities as strings). Writes at most len bytes including the
+ * NUL (like snprintf) and returns the length of the full text. */
+DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);
 
 /* ==== The papers' own calculators =========================================================== */
 
@@ -473,24 +571,39 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_dpssgd_alpha(double eps, size_t n, 
                                                           int paper, double *alpha,
                                                           dpc_error *err);
 
-/* KAN DP-lambda-CGD (Wang et al. 2026). kappa is the noise multiplier of Algorithm 1 (noise std
- * C_clip kappa / B on the averaged gradient).
+/* KAN DP-lambda-CGD (Wang et al. 2026). noise_std is the paper's kappa, the "noise multiplier"
+ * of Algorithm 1: the std of each entry of Z per unit clip on the batch sum (noise std C_clip
+ * noise_std / B on the averaged gradient); dpcorr's noise multiplier is noise_std / colnorm(C).
  * lambda = 0, Thm. 5.4 = D.9 (replace-one, batches of size B without replacement, RDP with
  * the j = 2 term of Wang et al. 2019 eq. 19, order 1 + 2 log(1/delta)/eps):
- *   kappa^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
+ *   noise_std^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
  * Conditions: eps > 0, 0 < delta < 1, 1 <= B < n (subsampled regime), T >= 1. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_kappa_indep(size_t n, size_t batch, size_t steps,
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep(size_t n, size_t batch, size_t steps,
                                                              double eps, double delta,
-                                                             double *kappa, dpc_error *err);
+                                                             double *noise_std, dpc_error *err);
 /* lambda > 0, Thm. 5.1 = F.12 (zero-out, Chernoff bound on participations, r = B/n):
- *   kappa^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
+ *   noise_std^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
  *             / eps^2.
  * Conditions (checked, DPC_E_PRIVACY when they fail): eps, delta in (0, 1], r T >= 3 log(2/delta),
  * 0 <= lambda < 1, 1 <= B <= n. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_kappa_lcgd(size_t n, size_t batch, size_t steps,
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd(size_t n, size_t batch, size_t steps,
                                                             double eps, double delta,
-                                                            double lambda, double *kappa,
+                                                            double lambda, double *noise_std,
                                                             dpc_error *err);
+/* The inverses: the epsilon the paper's closed form claims for a given noise_std > 0 (D.9:
+ * eps = 2 b / (sqrt(a^2 + 4 b noise_std^2) - a), a = 16 q^2 T, b = 32 q^2 T log(1/delta);
+ * F.12: eps = noise_std(eps = 1) / noise_std). Same conditions as above; DPC_E_PRIVACY when the
+ * resulting epsilon is outside the theorem's range (F.12: eps > 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep_epsilon(size_t n, size_t batch,
+                                                                     size_t steps,
+                                                                     double noise_std,
+                                                                     double delta, double *eps,
+                                                                     dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd_epsilon(size_t n, size_t batch,
+                                                                    size_t steps, double lambda,
+                                                                    double noise_std,
+                                                                    double delta, double *eps,
+                                                                    dpc_error *err);
 
 #ifdef __cplusplus
 }

@@ -44,7 +44,8 @@ typedef enum dpc_sampler_kind {
     DPC_SAMPLER_SHUFFLE = 1,
     DPC_SAMPLER_POISSON = 2,
     DPC_SAMPLER_CYCLIC_POISSON = 3,
-    DPC_SAMPLER_BALLS_IN_BINS = 4
+    DPC_SAMPLER_BALLS_IN_BINS = 4,
+    DPC_SAMPLER_AUTO = 99 /* configurations only (dpc_train_config): the library chooses */
 } dpc_sampler_kind;
 
 typedef struct dpc_sampler_config {

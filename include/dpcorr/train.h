@@ -4,13 +4,15 @@
  * One step t (DP-FTRL in the matrix-factorization view; DP-SGD is the identity mechanism):
  *     I_t      = sampler batch of step t                        (dpc_sampler)
  *     g_t      = sum_{i in I_t} min(1, clip/||g_i||) g_i        (dpc_model_clipped_sum)
- *     w_t      = sigma * clip * sens * (B Z)_t                  (dpc_noise, dpc_mech_sensitivity)
+ *     w_t      = z * clip * colnorm(C) * (B Z)_t                (dpc_noise, dpc_mech_sensitivity)
  *     h_t      = (g_t + w_t) / B_exp  +  weight_decay * theta   (B_exp = expected batch size)
  *     v        = momentum * v + h_t ;   theta -= lr_t * v       (heavy ball; post-processing)
- * sigma is the noise multiplier returned by the accountant for the *exact* mechanism, sampler
- * and participation pattern that run (dpc_account_mech_event), so what is accounted is what
- * ran: sens = sensitivity(C, pattern) per unit clip, and the noise standard deviation per row of
- * Z is sigma * clip * sens. The run refuses to start when (epsilon, delta) cannot be met.
+ * z is the noise multiplier (dpcorr/account.h: one meaning everywhere): the noise std per row of
+ * Z is z * clip * colnorm(C), colnorm = the sensitivity of one participation; for DP-SGD it is
+ * the per-step noise multiplier. It is either given (noise_multiplier) or calibrated by the
+ * accountant for the *exact* mechanism, sampler and participation pattern that run
+ * (dpc_account_mech_calibrate), so what is accounted is what ran. The run refuses to start when
+ * (epsilon, delta) cannot be met.
  *
  * Accounting routes (dpc_account_mech_calibrate_run / dpc_account_mech_epsilon: every valid
  * route is tried and the best is kept; the ledger's `route` names it):
@@ -64,14 +66,17 @@ typedef struct dpc_train_config {
     dpc_noise_form noise_form;  /* AUTO (default), BUFFER or REPLAY */
     size_t noise_memory;        /* bytes allowed for buffer-form noise state (0 = 1 GiB) */
     /* sampling */
-    dpc_sampler_kind sampler;   /* default: POISSON for identity, FIXED otherwise */
-    int sampler_set;            /* 1 if `sampler` was chosen explicitly */
+    dpc_sampler_kind sampler;   /* AUTO (default): chosen by dpc_train_config_resolve */
     size_t batch;               /* (expected) batch size B */
     size_t epochs;              /* n = epochs * floor(N / B) steps (Poisson: N/B per epoch) */
     size_t groups;              /* cyclic Poisson: number of groups (0 = the strategy's bands) */
-    /* privacy */
-    double epsilon, delta;      /* target; epsilon = 0 means "use noise_multiplier as given" */
-    double noise_multiplier;    /* sigma when epsilon = 0 (then the ledger reports its epsilon) */
+    int workload_explicit;      /* BSR/BISR: 1 = mech.momentum/mech.decay as given; 0 (default) =
+                                   the optimizer's workload: momentum, decay 1 - lr weight_decay */
+    /* privacy: exactly one of epsilon (calibrate) and noise_multiplier (given) is set */
+    double epsilon, delta;      /* target epsilon > 0, or 0 to use noise_multiplier */
+    double noise_multiplier;    /* z > 0 when epsilon = 0 (then the ledger reports its epsilon) */
+    int allow_large_delta;      /* 1 accepts delta >= 1/N (a mechanism may then publish a record
+                                   outright); refused by default */
     dpc_accountant accountant;  /* amplified routes: RDP or PLD (default PLD) */
     /* optimization */
     double clip;                /* per-example L2 clip norm C > 0 */
@@ -87,35 +92,32 @@ typedef struct dpc_train_config {
 /* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 1e-5, PLD. */
 DPC_API void dpc_train_config_init(dpc_train_config *c);
 
-/* check_parameter: validates c against the training set without doing any work. The message
- * names the field ("epsilon: must be > 0", "batch: 70000 is larger than the data ..."). */
+/* Largest number of steps a run may have (epochs x steps per epoch). */
+#define DPC_TRAIN_MAX_STEPS ((size_t)100000000)
+
+/* check_parameter: validates c against the training set without doing any work. The error's
+ * field names the config field at fault ("epsilon", "batch", "mech.nu", ...). */
 DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *c,
                                                         const dpc_dataset *train, dpc_error *err);
 
-/* What was accounted, exactly for what ran. */
-typedef struct dpc_ledger {
-    char mechanism[96];         /* dpc_mech_describe */
-    char sampler[24];
-    char route[40];             /* "amplified (PLD)", "whole-run Gaussian (GDP)", ... */
-    char accountant[8];
-    dpc_participation part;     /* pattern of one example */
-    double q;                   /* sampling rate (1 = none) */
-    size_t rounds;              /* compositions of the amplified route (1 otherwise) */
-    int amplified;
-    double sigma;               /* noise multiplier z of the accounted Gaussian component (per
-                                   step and column norm when amplified; whole run otherwise) */
-    double sensitivity;         /* sens(C, pattern) per unit clip */
-    int sensitivity_exact;
-    double noise_std;           /* std of each entry of Z per unit clip (whole-run sigma x sens) */
-    double epsilon_target;      /* 0 when sigma was given */
-    double delta;
-    double epsilon;             /* of the full run, as accounted */
-    size_t steps;               /* n */
-    size_t steps_per_epoch;
-    double expected_batch;
-    dpc_rng_mode rng_mode;
-    uint64_t seed;              /* seeded mode only */
-} dpc_ledger;
+/* The run decisions, made once for every front end (CLI, bindings): validates `in` (as
+ * dpc_train_config_check) and writes the configuration that will run into *out:
+ *   sampler   AUTO: POISSON for DP-SGD (identity), FIXED (fixed-order epochs,
+ *             exact multi-epoch sensitivity) for every other mechanism;
+ *   groups    cyclic Poisson with groups = 0: the strategy's bands (1 for identity, bands for
+ *             BSR; other kinds need groups given);
+ *   workload  BSR/BISR unless workload_explicit: the square root of the optimizer's workload
+ *             (Kalinin & Lampert 2024): mech.momentum = momentum, mech.decay = 1 - lr
+ *             weight_decay (must be > 0);
+ *   steps     mech.steps = epochs x steps per epoch (floor(N / batch)), at most
+ *             DPC_TRAIN_MAX_STEPS.
+ * out may equal in. The trainer applies it itself; front ends call it to show the resolved
+ * configuration (dry runs, reports). */
+DPC_API DPC_NODISCARD dpc_status dpc_train_config_resolve(const dpc_train_config *in,
+                                                          const dpc_dataset *train,
+                                                          dpc_train_config *out, dpc_error *err);
+
+/* The ledger (what was accounted, exactly for what ran) is dpc_ledger of dpcorr/account.h. */
 
 typedef struct dpc_trainer dpc_trainer;
 
@@ -151,6 +153,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, s
 DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);
 DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);
+/* The resolved configuration the trainer runs (dpc_train_config_resolve). */
+DPC_API const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr);
 DPC_API const double *dpc_trainer_params(const dpc_trainer *tr); /* (P), owned */
 
 /* Mean loss and accuracy (NAN for regression) of the current parameters on ds. */

@@ -12,7 +12,7 @@ out_has "^BSR \(amplified BandMF\) +0\.[0-9]+ +3 " "BSR row at epsilon 3"
 for f in dpsgd.json bsr.json demo.png; do
     if [ -s "$TMP/d/$f" ]; then pass; else fail "missing $f"; fi
 done
-for k in '"epsilon": [23]\.[09]' '"seed_mode": "seeded"' '"route": "amplified banded MF' '"test_accuracy"'; do
+for k in '"epsilon": [23]\.[09]' '"seed_mode": "seeded"' '"route": "amplified by sampling' '"test_accuracy"'; do
     if grep -Eq "$k" "$TMP/d/bsr.json"; then pass; else fail "bsr.json lacks $k"; fi
 done
 expect_rc 2 "demo bad option" "$BIN" demo --epochs 0

@@ -1,7 +1,8 @@
 /* mech_route.c — a mechanism run (dpc_mech + its sampler's description) accounted by the best
  * valid route: the whole-run Gaussian, amplified banded MF, or MMCC-style conditional
- * composition (mmcc.c); and the calibration of sigma over all routes. Each route is an upper
- * bound on epsilon, so their minimum is one. */
+ * composition (mmcc.c); and the calibration of the noise multiplier z (noise std per row of Z =
+ * z * clip * column norm of C) over all routes. Each route is an upper bound on epsilon, so
+ * their minimum is one. */
 #include "account/acc_internal.h"
 
 #include "account/acc_math.h"
@@ -84,7 +85,8 @@ static dpc_status check_run(const dpc_mech_run *run, dpc_error *err)
     return DPC_OK;
 }
 
-/* epsilon of the whole-run Gaussian (z = sigma): exact GDP unless zCDP was asked for. */
+/* epsilon of the whole-run Gaussian at noise multiplier z: exact GDP unless zCDP was asked
+ * for. */
 static dpc_status eps_whole(const dpc_mech_run *run, double sigma, const dpc_account_opts *o,
                             double delta, double *eps, dpc_account_mech_info *inf,
                             dpc_error *err)
@@ -162,13 +164,13 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
     return DPC_OK;
 }
 
-/* epsilon of the MMCC route at noise multiplier sigma (std per row sigma * sens). */
-static double mmcc_eps(const mmcc_ctx *cc, double sigma, double *slack, dpc_status *stp,
+/* epsilon of the MMCC route at noise multiplier z (std per row z * column norm, per clip). */
+static double mmcc_eps(const mmcc_ctx *cc, double z, double *slack, dpc_status *stp,
                        dpc_error *err)
 {
     dpc_pld *pld = NULL;
     double e = NAN;
-    *stp = dpc__mmcc_pld(cc->C, cc->rows, cc->n, cc->q, sigma * cc->sens, cc->delta, cc->o,
+    *stp = dpc__mmcc_pld(cc->C, cc->rows, cc->n, cc->q, z * cc->colmax, cc->delta, cc->o,
                          MMCC_GROUPS, &pld, slack, err);
     if (!*stp && !(cc->delta - *slack > 0.0))
         *stp = dpc_error_set(err, DPC_E_NUMERIC, "delta: the MMCC slack exceeds delta");
@@ -177,14 +179,15 @@ static double mmcc_eps(const mmcc_ctx *cc, double sigma, double *slack, dpc_stat
     return e;
 }
 
-dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double sigma,
+dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multiplier,
                                     const dpc_account_opts *o, double delta,
                                     dpc_account_result *res, dpc_account_mech_info *info,
                                     dpc_error *err)
 {
     dpc_status st;
+    double sigma = noise_multiplier;
     if ((st = check_run(run, err))) return st;
-    if ((st = dpc__check_pos(sigma, "sigma", err))) return st;
+    if ((st = dpc__check_pos(sigma, "noise_multiplier", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
     if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
     if (!res) return dpc_error_set(err, DPC_E_INVALID, "result: output pointer is NULL");
@@ -202,13 +205,16 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double sigma,
     if (!st) {
         em = mmcc_eps(&cc, sigma, &slack, &st, err);
         free(cc.C);
+        if (st == DPC_E_RANGE) { /* losses too wide for one grid: the route does not apply */
+            em = INFINITY;
+            st = DPC_OK;
+        }
         if (st) return st;
         if (em < (eb < ew ? eb : ew)) {
             best = wi;
             best.amplified = 1;
             best.route = DPC_ROUTE_MMCC;
             best.rounds = cc.rows;
-            best.noise_multiplier = sigma * cc.sens / cc.colmax;
             best.delta_slack = slack;
         }
     }
@@ -235,36 +241,40 @@ static double mmcc_eps_u(double u, void *vc)
     mmcc_cal *m = vc;
     double slack;
     double e = mmcc_eps(m->cc, exp(u), &slack, &m->st, m->err);
+    if (m->st == DPC_E_RANGE) { /* too little noise for one grid: certainly above target */
+        m->st = DPC_OK;
+        return INFINITY;
+    }
     return m->st ? NAN : e;
 }
 
 dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_account_opts *o,
-                                          double epsilon, double delta, double *sigma,
+                                          double epsilon, double delta, double *noise_multiplier,
                                           dpc_account_mech_info *info, dpc_error *err)
 {
     dpc_status st;
     if ((st = check_run(run, err))) return st;
     if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
-    if (!sigma) return dpc_error_set(err, DPC_E_INVALID, "sigma: output pointer is NULL");
-    /* whole run: the multiplier is linear in sigma (z = sigma) */
-    dpc_gauss_event ev;
-    dpc_account_mech_info inf;
-    if ((st = dpc_account_mech_event(run->mech, &run->part, 1.0, 1.0, &ev, &inf, err))) return st;
+    if (!noise_multiplier)
+        return dpc_error_set(err, DPC_E_INVALID, "noise_multiplier: output pointer is NULL");
+    /* whole run (exact GDP unless zCDP was asked for) */
     dpc_account_opts w;
     dpc_account_opts_init(&w, o->accountant == DPC_ACCOUNTANT_ZCDP ? DPC_ACCOUNTANT_ZCDP
                                                                     : DPC_ACCOUNTANT_GDP);
     w.zcdp_conv = o->zcdp_conv;
-    dpc_event e = {DPC_NEIGHBOR_ZERO_OUT, 1, &ev};
-    double best;
-    if ((st = dpc_account_calibrate_sigma(&e, &w, epsilon, delta, &best, err))) return st;
-    /* banded MF: z = sigma * sens / colmax */
+    double best, z;
+    if ((st = dpc_account_mech_calibrate(run->mech, &run->part, 1.0, &w, epsilon, delta, &best,
+                                         NULL, NULL, err)))
+        return st;
+    /* banded MF, where it applies */
     if (run->q < 1.0 && !run->balls_in_bins && o->accountant != DPC_ACCOUNTANT_ZCDP &&
-        o->accountant != DPC_ACCOUNTANT_GDP &&
-        dpc_account_mech_event(run->mech, &run->part, 1.0, run->q, &ev, &inf, NULL) == DPC_OK) {
-        dpc_event eb = {DPC_NEIGHBOR_ADD_REMOVE, 1, &ev};
-        double z;
-        if ((st = dpc_account_calibrate_sigma(&eb, o, epsilon, delta, &z, err))) return st;
-        if (z / inf.noise_multiplier < best) best = z / inf.noise_multiplier;
+        o->accountant != DPC_ACCOUNTANT_GDP) {
+        st = dpc_account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta, &z,
+                                        NULL, NULL, NULL);
+        if (st == DPC_OK && z < best) best = z;
+        else if (st && st != DPC_E_UNSUPPORTED)
+            return dpc_account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta,
+                                              &z, NULL, NULL, err);
     }
     /* MMCC: secant from the best so far, if MMCC is below the target there */
     mmcc_ctx cc;
@@ -282,19 +292,10 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
         free(cc.C);
         if (mc.st) return mc.st;
     }
-    *sigma = best;
+    *noise_multiplier = best;
     if (info) {
         dpc_account_result r;
         if ((st = dpc_account_mech_epsilon(run, best, o, delta, &r, info, err))) return st;
     }
     return DPC_OK;
-}
-
-dpc_status dpc_account_mech_calibrate(const dpc_mech *m, const dpc_participation *part, double q,
-                                      const dpc_account_opts *o, double epsilon, double delta,
-                                      double *sigma, dpc_error *err)
-{
-    if (!part) return dpc_error_set(err, DPC_E_INVALID, "participation: NULL");
-    dpc_mech_run run = {m, *part, q, 0};
-    return dpc_account_mech_calibrate_run(&run, o, epsilon, delta, sigma, NULL, err);
 }

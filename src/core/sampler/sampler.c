@@ -29,6 +29,7 @@ static const char *const names[] = {"fixed", "shuffle", "poisson", "cyclic-poiss
 
 const char *dpc_sampler_kind_name(dpc_sampler_kind k)
 {
+    if (k == DPC_SAMPLER_AUTO) return "auto";
     return (unsigned)k < 5 ? names[k] : "unknown";
 }
 
@@ -39,10 +40,14 @@ dpc_status dpc_sampler_kind_parse(const char *s, dpc_sampler_kind *out, dpc_erro
             *out = (dpc_sampler_kind)k;
             return DPC_OK;
         }
-    return dpc_error_set(err, DPC_E_INVALID,
-                         "sampler: unknown '%s' (expected fixed, shuffle, poisson, "
-                         "cyclic-poisson or balls-in-bins)",
-                         s ? s : "(null)");
+    if (s && !strcmp(s, "auto")) {
+        *out = DPC_SAMPLER_AUTO;
+        return DPC_OK;
+    }
+    return dpc_error_param(err, DPC_E_INVALID, "sampler",
+                           "unknown '%s' (expected auto, fixed, shuffle, poisson, "
+                           "cyclic-poisson or balls-in-bins)",
+                           s ? s : "(null)");
 }
 
 /* Feistel permutation of [0, 2^(2 half)) for permutation id `perm`. */
@@ -139,14 +144,14 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
     case DPC_SAMPLER_FIXED:
         d->part.kind = DPC_PART_CYCLIC;
         d->part.b = s->spe;
-        d->part.k = (n + s->spe - 1) / s->spe;
+        d->part.k = dpc__ceil_div(n, s->spe);
         d->steps_per_epoch = s->spe;
         d->expected_batch = (double)s->cfg.batch;
         break;
     case DPC_SAMPLER_SHUFFLE:
         d->part.kind = DPC_PART_MINSEP;
         d->part.b = 1;
-        d->part.k = (n + s->spe - 1) / s->spe;
+        d->part.k = dpc__ceil_div(n, s->spe);
         d->steps_per_epoch = s->spe;
         d->expected_batch = (double)s->cfg.batch;
         break;
@@ -172,12 +177,13 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
     case DPC_SAMPLER_CYCLIC_POISSON:
         d->part.kind = DPC_PART_CYCLIC;
         d->part.b = s->cfg.groups;
-        d->part.k = (n + s->cfg.groups - 1) / s->cfg.groups;
+        d->part.k = dpc__ceil_div(n, s->cfg.groups);
         d->poisson = 1;
         d->opportunities = d->part.k;
         d->steps_per_epoch = s->spe ? s->spe : 1; /* N/B steps process N examples on average */
         d->expected_batch = (double)s->cfg.batch;
         break;
+    case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */
     }
 }
 
@@ -218,6 +224,7 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
         }
         break;
     }
+    case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */
     }
     *count = c;
     return DPC_OK;

@@ -7,13 +7,66 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The noise multiplier of the run: calibrated to (epsilon, delta) or given, over every valid
+ * accounting route (whole-run Gaussian, amplified banded MF, MMCC conditional composition). */
+static dpc_status noise_of(dpc_trainer *tr, const dpc_mech_run *run, const dpc_account_opts *o,
+                           double *z, dpc_error *err)
+{
+    const dpc_train_config *c = &tr->cfg;
+    *z = c->noise_multiplier;
+    if (!(c->epsilon > 0)) return DPC_OK;
+    dpc_status st = dpc_account_mech_calibrate_run(run, o, c->epsilon, c->delta, z, NULL, err);
+    if (st == DPC_E_PRIVACY) {
+        char msg[DPC_ERROR_MSG_LEN];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
+                               "(%g, %g)-DP cannot be met with %zu steps of batch %zu (%s)",
+                               c->epsilon, c->delta, tr->n_steps, c->batch, msg);
+    }
+    return st;
+}
+
+static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_mech_info *info,
+                        const dpc_participation *part, double q, double epsilon)
+{
+    const dpc_train_config *c = &tr->cfg;
+    dpc_ledger *L = &tr->ledger;
+    dpc_ledger_init(L);
+    snprintf(L->algorithm, sizeof L->algorithm, "dp-ftrl");
+    dpc_mech_describe(tr->mech, L->mechanism, sizeof L->mechanism);
+    snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
+    snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
+    snprintf(L->route, sizeof L->route, "%s (%s, %s)",
+             info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
+             : info->route == DPC_ROUTE_BANDMF ? "amplified by sampling (banded MF)"
+                                               : "whole-run Gaussian",
+             dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
+    snprintf(L->calibration, sizeof L->calibration, "%s", c->epsilon > 0 ? "accountant" : "given");
+    L->neighbor = info->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT;
+    L->part = *part;
+    L->q = q;
+    L->rounds = info->rounds;
+    L->amplified = info->amplified;
+    L->noise_multiplier = info->noise_multiplier;
+    L->sensitivity = info->sensitivity;
+    L->sensitivity_exact = info->sensitivity_exact;
+    L->column_norm = info->column_norm;
+    L->noise_std = info->noise_std;
+    L->epsilon_target = c->epsilon > 0 ? c->epsilon : NAN;
+    L->delta = c->delta;
+    L->epsilon = epsilon;
+    L->steps = tr->n_steps;
+    L->steps_per_epoch = tr->sdesc.steps_per_epoch;
+    L->expected_batch = tr->sdesc.expected_batch;
+    L->rng_mode = tr->rng.mode;
+    L->seed = tr->rng.seed;
+}
+
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
 {
     const dpc_train_config *c = &tr->cfg;
-    dpc_mech_params mp = c->mech;
-    mp.steps = tr->n_steps;
-    dpc_status st = dpc_mech_new(&tr->mech, &mp, err);
-    if (st) return dpc_error_prefix(err, "mechanism: ");
+    dpc_status st = dpc_mech_new(&tr->mech, &c->mech, err);
+    if (st) return dpc_error_nest(err, "mech");
     dpc_participation part = tr->sdesc.part;
     double q = tr->sdesc.poisson ? tr->sdesc.q : 1.0;
     int amplified = q < 1.0;
@@ -21,70 +74,31 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
      * exact under GDP (and PLD); zCDP/RDP are allowed when asked for. */
     dpc_accountant acc = c->accountant;
     if (amplified && (acc == DPC_ACCOUNTANT_GDP || acc == DPC_ACCOUNTANT_ZCDP))
-        return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                             "accountant: %s cannot account Poisson amplification; use pld or rdp",
-                             dpc_accountant_name(acc));
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "accountant",
+                               "%s cannot account Poisson amplification; use pld or rdp",
+                               dpc_accountant_name(acc));
     /* A single Gaussian mechanism is accounted exactly by GDP; RDP/PLD could only be looser
      * (or equal), so they are replaced. zCDP is kept when asked for (the nu-DP-FTRL paper's
      * notion), at the price of its conversion slack. */
     if (!amplified && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
-    double sigma = c->noise_multiplier;
-    /* The run as the accountant sees it; every valid route is tried (whole-run Gaussian,
-     * amplified banded MF, MMCC conditional composition) and the best is kept. */
     dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins};
-    if (c->epsilon > 0) {
-        st = dpc_account_mech_calibrate_run(&run, &o, c->epsilon, c->delta, &sigma, NULL, err);
-        if (st == DPC_E_PRIVACY) {
-            char msg[DPC_ERROR_MSG_LEN];
-            snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
-            return dpc_error_set(err, DPC_E_PRIVACY,
-                                 "epsilon: (%g, %g)-DP cannot be met with %zu steps of batch %zu "
-                                 "(%s)",
-                                 c->epsilon, c->delta, tr->n_steps, c->batch, msg);
-        }
-        if (st) return st;
-    }
+    double z;
+    if ((st = noise_of(tr, &run, &o, &z, err))) return st;
     dpc_account_mech_info info;
     dpc_account_result res;
-    st = dpc_account_mech_epsilon(&run, sigma, &o, c->delta, &res, &info, err);
-    if (st) return st;
+    if ((st = dpc_account_mech_epsilon(&run, z, &o, c->delta, &res, &info, err))) return st;
     if (c->epsilon > 0 && res.epsilon > c->epsilon * (1 + 1e-9))
-        return dpc_error_set(err, DPC_E_PRIVACY,
-                             "internal: calibrated sigma %.9g gives epsilon %.9g > target %g",
-                             sigma, res.epsilon, c->epsilon);
+        return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
+                               "internal: calibrated noise multiplier %.9g gives epsilon %.9g > "
+                               "target %g", info.noise_multiplier, res.epsilon, c->epsilon);
     if (info.route == DPC_ROUTE_WHOLE_RUN && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
-    dpc_ledger *L = &tr->ledger;
-    memset(L, 0, sizeof *L);
-    dpc_mech_describe(tr->mech, L->mechanism, sizeof L->mechanism);
-    snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
-    snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
-    snprintf(L->route, sizeof L->route, "%s (%s, %s)",
-             info.route == DPC_ROUTE_MMCC     ? "MMCC cond. comp."
-             : info.route == DPC_ROUTE_BANDMF ? "amplified banded MF"
-                                              : "whole-run Gaussian",
-             dpc_accountant_name(acc), info.amplified ? "add/remove" : "zero-out");
-    L->part = part;
-    L->q = q;
-    L->rounds = info.rounds;
-    L->amplified = info.amplified;
-    L->sigma = info.noise_multiplier; /* z of the accounted component */
-    L->sensitivity = info.sensitivity;
-    L->sensitivity_exact = info.sensitivity_exact;
-    L->noise_std = sigma * info.sensitivity;
-    L->epsilon_target = c->epsilon;
-    L->delta = c->delta;
-    L->epsilon = res.epsilon;
-    L->steps = tr->n_steps;
-    L->steps_per_epoch = tr->sdesc.steps_per_epoch;
-    L->expected_batch = tr->sdesc.expected_batch;
-    L->rng_mode = tr->rng.mode;
-    L->seed = tr->rng.seed;
-    tr->noise_scale = sigma * info.sensitivity * c->clip;
+    fill_ledger(tr, acc, &info, &part, q, res.epsilon);
+    tr->noise_scale = info.noise_std * c->clip;
     if (!(tr->noise_scale > 0) || !isfinite(tr->noise_scale))
-        return dpc_error_set(err, DPC_E_NUMERIC, "noise scale %g is not a positive number",
-                             tr->noise_scale);
+        return dpc_error_param(err, DPC_E_NUMERIC, "noise_multiplier",
+                               "noise scale %g is not a positive number", tr->noise_scale);
     return DPC_OK;
 }
 
@@ -117,7 +131,7 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         /* the same subsampled Gaussian, composed over the opportunities within t steps */
         size_t r = (t + L->part.b - 1) / L->part.b;
         if (r > L->rounds) r = L->rounds;
-        ge.sigma = L->sigma;
+        ge.sigma = L->noise_multiplier;
         ge.sampling = DPC_SAMPLING_POISSON;
         ge.q = L->q;
         ge.count = r;

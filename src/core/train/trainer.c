@@ -60,24 +60,27 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
                            const dpc_rng *rng, dpc_error *err)
 {
     *out = NULL;
-    if (!model || !rng) return dpc_error_set(err, DPC_E_INVALID, "train: NULL model or rng");
-    dpc_status st = dpc_train_config_check(cfg, train, err);
+    if (!model) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL");
+    if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
+    dpc_train_config rc;
+    dpc_status st = dpc_train_config_resolve(cfg, train, &rc, err);
     if (st) return st;
     const dpc_model_config *mc = dpc_model_get_config(model);
     if (mc->n_in != train->d)
-        return dpc_error_set(err, DPC_E_INVALID, "model: expects %zu features, the data has %zu",
-                             mc->n_in, train->d);
+        return dpc_error_param(err, DPC_E_INVALID, "model",
+                               "expects %zu features, the data has %zu", mc->n_in, train->d);
     if (test && test->d != train->d)
-        return dpc_error_set(err, DPC_E_INVALID, "test data: %zu features, training data %zu",
-                             test->d, train->d);
+        return dpc_error_param(err, DPC_E_INVALID, "test",
+                               "%zu features, the training data has %zu", test->d, train->d);
     if ((mc->n_classes >= 2) != (train->n_classes >= 2) ||
         (mc->n_classes >= 2 && mc->n_classes != train->n_classes))
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "model: %zu classes, the data has %zu (0 = regression)",
-                             mc->n_classes, train->n_classes);
+        return dpc_error_param(err, DPC_E_INVALID, "model",
+                               "%zu classes, the data has %zu (0 = regression)", mc->n_classes,
+                               train->n_classes);
     dpc_trainer *tr = calloc(1, sizeof *tr);
     if (!tr) return DPC__NOMEM(err, "trainer");
-    tr->cfg = *cfg;
+    tr->cfg = rc;
+    cfg = &tr->cfg;
     tr->model = model;
     tr->train = train;
     tr->test = test;
@@ -86,21 +89,9 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
     tr->D = train->d;
     tr->T = cfg->threads;
     tr->noise_stream = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
-    /* sampler: n = epochs * floor(N / B) steps */
-    size_t spe = train->n / cfg->batch;
-    tr->n_steps = cfg->epochs * spe;
+    /* sampler: n = epochs * floor(N / B) steps (resolved into mech.steps) */
+    tr->n_steps = cfg->mech.steps;
     dpc_sampler_config sc = {cfg->sampler, train->n, cfg->batch, tr->n_steps, cfg->groups};
-    if (cfg->sampler == DPC_SAMPLER_CYCLIC_POISSON && sc.groups == 0) {
-        /* default: as many groups as the strategy has bands (1 for DP-SGD) */
-        if (cfg->mech.kind == DPC_MECH_IDENTITY) sc.groups = 1;
-        else if (cfg->mech.kind == DPC_MECH_BSR) sc.groups = cfg->mech.bands;
-        else {
-            dpc_trainer_free(tr);
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "groups: give --groups for cyclic-poisson with %s",
-                                 dpc_mech_kind_name(cfg->mech.kind));
-        }
-    }
     st = dpc_sampler_new(&tr->sampler, &sc, rng, err);
     if (st) goto fail;
     dpc_sampler_describe(tr->sampler, &tr->sdesc);
@@ -351,6 +342,7 @@ dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *
 size_t dpc_trainer_steps_done(const dpc_trainer *tr) { return tr->t; }
 size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
 const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr) { return &tr->ledger; }
+const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr) { return &tr->cfg; }
 const double *dpc_trainer_params(const dpc_trainer *tr) { return tr->params; }
 
 uint64_t dpc_trainer_params_hash(const dpc_trainer *tr)
