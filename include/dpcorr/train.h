@@ -14,13 +14,17 @@
  * (dpc_account_mech_calibrate), so what is accounted is what ran. The run refuses to start when
  * (epsilon, delta) cannot be met.
  *
- * Accounting routes (chosen from the sampler and the mechanism):
+ * Accounting routes (dpc_account_mech_calibrate_run / dpc_account_mech_epsilon: every valid
+ * route is tried and the best is kept; the ledger's `route` names it):
  *   Poisson / cyclic Poisson sampling with a strategy C of at most `groups` bands (DP-SGD is
- *   C = I, groups = 1): amplified — min(k, ceil(n/groups))-fold composition of the
+ *   C = I, groups = 1): amplified banded MF — min(k, ceil(n/groups))-fold composition of the
  *   Poisson-subsampled Gaussian (Choquette-Choo et al. 2023), RDP or PLD accountant.
- *   Fixed-order or shuffled epochs: the whole run is one Gaussian mechanism with sensitivity
- *   sens(C, pattern) (cyclic pattern for fixed order, exact; min-separation 1 for shuffling, an
- *   upper bound): mu = 1/sigma GDP, converted to (epsilon, delta) exactly.
+ *   Poisson sampling with any nonnegative strategy (nu, BLT, tree, ...): MMCC conditional
+ *   composition (PLD; doc/accounting.md section 7), when it beats the whole run.
+ *   Fixed-order or shuffled epochs, balls-in-bins, or whenever it is the best: the whole run is
+ *   one Gaussian mechanism with sensitivity sens(C, pattern) (cyclic pattern for fixed order and
+ *   balls-in-bins, exact; min-separation 1 for shuffling, an upper bound): mu = 1/sigma GDP,
+ *   converted to (epsilon, delta) exactly.
  *
  * Reproducibility: every random choice is a pure function of (key, step, index); per-example
  * work runs on `threads` threads over fixed chunks whose sums are added in chunk order, and the
