@@ -33,7 +33,10 @@ void train_opts_help(FILE *f)
             "                         idx:PATH,labels=PATH | synthetic:linreg|mean|logistic[,opts]\n"
             "                         (see doc/data.md)\n"
             "  --model SPEC           linear | logistic | softmax | mlp:H1[,H2][:tanh|:relu] |\n"
-            "                         kan:H1[,H2][:grid=G][:range=LO,HI] (doc/models.md, doc/kan.md)\n"
+            "                         kan:H1[,H2][:grid=G][:range=LO,HI] (doc/models.md, doc/kan.md) |\n"
+            "                         cnn:LAYER,...[:in=CxHxW] with conv<C>k<K>[s<S>][p<P>],\n"
+            "                         avgpool<K>[s<S>], maxpool<K>[s<S>], gn<G>[n], relu, tanh,\n"
+            "                         flatten, fc<N> (e.g. cnn:conv16k8s2p2,tanh,maxpool2s1,fc32)\n"
             "privacy:\n"
             "  --epsilon E            target epsilon (> 0)\n"
             "  --delta D              target delta in (0,1) (default 1e-5)\n"
@@ -373,7 +376,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
         o->cfg.sampler = o->cfg.mech.kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON
                                                                : DPC_SAMPLER_FIXED;
     dpc_model_config mc;
-    if (dpc_model_parse(&mc, o->model, train->d, train->n_classes, &err) ||
+    if (dpc_model_parse_shape(&mc, o->model, train->d, train->shape, train->n_classes, &err) ||
         dpc_model_new(&model, &mc, &err)) {
         rc = cli_fail(cmd, "--model: %s", err.msg);
         goto done;
