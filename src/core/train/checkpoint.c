@@ -125,6 +125,9 @@ static void wr(wbuf *w, const void *p, size_t n)
 
 dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *err)
 {
+    if (tr->ema)
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "ema",
+                               "a run with a moving average of the iterates is not checkpointed");
     size_t per = noise_per_coord(tr), L = per * tr->P;
     double *ns = NULL;
     if (L) {
@@ -252,6 +255,9 @@ dpc_status dpc_checkpoint_read_rng(const char *path, dpc_rng *rng, dpc_error *er
 
 dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
 {
+    if (tr->ema)
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "ema",
+                               "a run with a moving average of the iterates is not resumed");
     rbuf r = {fopen(path, "rb"), {0xcbf29ce484222325ull}, path};
     if (!r.f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
     uint64_t fp, step, P, L = 0, sum;

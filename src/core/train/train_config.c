@@ -57,6 +57,8 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
     if (!(c->clip > 0) || !isfinite(c->clip))
         return dpc_error_set(err, DPC_E_INVALID, "clip: must be a finite number > 0, got %g",
                              c->clip);
+    if (!(c->ema >= 0 && c->ema < 1))
+        return dpc_error_param(err, DPC_E_INVALID, "ema", "must be in [0, 1), got %g", c->ema);
     if (!(c->lr > 0) || !isfinite(c->lr))
         return dpc_error_set(err, DPC_E_INVALID, "lr: must be a finite number > 0, got %g", c->lr);
     if (!(c->momentum >= 0 && c->momentum < 1))

@@ -36,6 +36,7 @@ void dpc_trainer_free(dpc_trainer *tr)
     dpc_mech_free(tr->mech);
     free(tr->params);
     free(tr->velocity);
+    free(tr->ema);
     free(tr->gsum);
     free(tr->noise);
     free(tr->idx);
@@ -125,6 +126,14 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
     }
     st = dpc_model_init(model, tr->params, rng, 0, err);
     if (st) goto fail;
+    if (cfg->ema > 0) {
+        tr->ema = dpc__malloc_array(P, sizeof(double));
+        if (!tr->ema) {
+            st = DPC__NOMEM(err, "moving average");
+            goto fail;
+        }
+        memcpy(tr->ema, tr->params, P * sizeof(double));
+    }
     for (size_t i = 0; i < tr->T; i++) {
         thread_ctx *c = &tr->tc[i];
         c->p0 = P * i / tr->T;
@@ -234,6 +243,10 @@ static void phase_update(void *a, size_t tid, size_t T)
         v[p] = mom * v[p] + h;
         th[p] = th[p] - lr * v[p];
     }
+    if (tr->ema) {
+        double d = cfg->ema, e = 1.0 - cfg->ema;
+        for (size_t p = c->p0; p < c->p1; p++) tr->ema[p] = d * tr->ema[p] + e * th[p];
+    }
 }
 
 static dpc_status collect(dpc_trainer *tr, dpc_error *err)
@@ -308,7 +321,8 @@ static void phase_eval(void *a, size_t tid, size_t T)
         size_t i0 = b * DPC__EVAL_BLOCK, m = e->ds->n - i0;
         if (m > DPC__EVAL_BLOCK) m = DPC__EVAL_BLOCK;
         double ml, acc;
-        c->st = dpc_model_evaluate(e->tr->model, e->tr->params, e->ds->x + i0 * e->ds->d,
+        c->st = dpc_model_evaluate(e->tr->model, dpc_trainer_eval_params(e->tr),
+                                   e->ds->x + i0 * e->ds->d,
                                    e->ds->y + i0, m, &ml, &acc, NULL, &c->err);
         e->loss[b] = ml * (double)m;
         e->correct[b] = isnan(acc) ? NAN : floor(acc * (double)m + 0.5);
@@ -352,6 +366,10 @@ size_t dpc_trainer_steps_done(const dpc_trainer *tr) { return tr->t; }
 size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
 const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr) { return &tr->ledger; }
 const double *dpc_trainer_params(const dpc_trainer *tr) { return tr->params; }
+const double *dpc_trainer_eval_params(const dpc_trainer *tr)
+{
+    return tr->ema ? tr->ema : tr->params;
+}
 
 uint64_t dpc_trainer_params_hash(const dpc_trainer *tr)
 {
