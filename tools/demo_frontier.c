@@ -14,12 +14,12 @@
 
 /* The configuration (chosen on the holdout; doc/training.md lists every run tried). */
 #define FR_FEATURES "scatter:J=2,L=8"
-#define FR_MODEL "cnn:gn81n"
+#define FR_MODEL "cnn:gn27n"
 #define FR_MECH DPC_MECH_BSR
 #define FR_BANDS 32
 #define FR_BATCH 500
 #define FR_EPOCHS 20
-#define FR_LR 0.5
+#define FR_LR 0.25
 #define FR_MOM 0.9
 #define FR_CLIP 1.0
 
