@@ -4,6 +4,7 @@
  * sums to rounding, ghost and direct norms), chunking invariance, the spec grammar (Tramer &
  * Boneh's CNNs, parameter counts, round trip, errors) and workspace checks. */
 #include "dpcorr/model.h"
+#include "dpcorr/train.h"
 #include "harness.h"
 #include "cnn_oracles.h"
 
@@ -248,8 +249,52 @@ static void test_spec(void)
     dpc_model_free(m);
 }
 
+/* The trainer on a cnn: 1 and 2 threads give bit-identical parameters (chunk-order reduction),
+ * with DP-SGD and with BSR noise. */
+static void test_threads(void)
+{
+    dpc_error err = {0};
+    dpc_dataset *ds = NULL;
+    size_t n = 120, d = 36;
+    CHECK_OK(dpc_dataset_new(&ds, n, d, 3, &err), &err);
+    fill(ds->x, n * d, 41, 0, 1);
+    for (size_t i = 0; i < n; i++) ds->y[i] = (double)(i % 3);
+    ds->shape[0] = 1, ds->shape[1] = ds->shape[2] = 6;
+    dpc_model_config c;
+    dpc_model *m = NULL;
+    CHECK_OK(dpc_model_parse_shape(&c, "cnn:conv3k3,tanh,maxpool2,gn3,fc4,relu", d, ds->shape, 3,
+                                   &err), &err);
+    CHECK_OK(dpc_model_new(&m, &c, &err), &err);
+    for (int bsr = 0; bsr < 2; bsr++) {
+        uint64_t h[2];
+        for (size_t T = 1; T <= 2; T++) {
+            dpc_train_config tc;
+            dpc_train_config_init(&tc);
+            tc.batch = 20, tc.epochs = 2, tc.noise_multiplier = 1.0, tc.lr = 0.3, tc.momentum = 0.5;
+            tc.threads = T, tc.chunk = 7;
+            if (bsr) {
+                tc.mech.kind = DPC_MECH_BSR, tc.mech.bands = 3, tc.mech.momentum = 0.5;
+                tc.sampler = DPC_SAMPLER_CYCLIC_POISSON, tc.sampler_set = 1;
+            }
+            dpc_rng rng;
+            dpc_rng_seed(&rng, 9);
+            dpc_trainer *tr = NULL;
+            CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &tc, &rng, &err), &err);
+            if (!tr) return;
+            while (dpc_trainer_steps_done(tr) < dpc_trainer_steps_total(tr))
+                CHECK_OK(dpc_trainer_step(tr, NULL, &err), &err);
+            h[T - 1] = dpc_trainer_params_hash(tr);
+            dpc_trainer_free(tr);
+        }
+        CHECK(h[0] == h[1], "cnn training (%s): 1 and 2 threads differ", bsr ? "BSR" : "DP-SGD");
+    }
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
+    test_threads();
     test_oracle();
     test_fd();
     test_parity();
