@@ -247,6 +247,9 @@ DPC_API const dpc_model_tensor *dpc_model_tensor_at(const dpc_model *m, size_t i
  *   kan: W<l>[o][f] = s_f * dpc_rng_gaussian(stream, row = l, index = o*cols_l + f), with
  *        s_f = sqrt(2 / (in_l + out_l)) for the silu weights and a tenth of it for the spline
  *        coefficients (the network starts close to its silu part, as in pykan); biases 0.
+ *   cnn: conv and linear W<l> as mlp with fan_in = C_in k k and fan_out = C_out k k (He when
+ *        the next layer other than pooling/flatten is a ReLU, Glorot otherwise), row = l (the
+ *        layer's index in the spec); biases 0; GroupNorm gamma 1, beta 0.
  * A layer's values depend only on its own shape, the key and l (not on other layers). */
 DPC_API DPC_NODISCARD dpc_status dpc_model_init(const dpc_model *m, double *params,
                                                const dpc_rng *rng, uint64_t stream_index,
@@ -275,7 +278,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_clipped_sum_naive(
 /* Workspace for chunks of up to max_chunk examples (1..2^30), for models of m's shape (any
  * model with the same layer widths may use it). At most about 8 * max_chunk * (2 * (sum of
  * all widths) + max width) bytes plus 8 * max_{l >= 1} in_l * out_l (for the MLP
- * 784-256-10 at max_chunk 32: 0.4 MB). */
+ * 784-256-10 at max_chunk 32: 0.4 MB). A cnn workspace also holds every layer's activations
+ * and gradients, the unfolded conv inputs (max_chunk T C_in k k each) and the per-example
+ * gradients of direct-norm layers (Tramer & Boneh's CNN at max_chunk 32: about 6 MB). */
 DPC_API DPC_NODISCARD dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m,
                                                  size_t max_chunk, dpc_error *err);
 DPC_API void dpc_model_ws_free(dpc_model_ws *ws); /* NULL is a no-op */
