@@ -280,7 +280,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_clipped_sum_naive(
  * all widths) + max width) bytes plus 8 * max_{l >= 1} in_l * out_l (for the MLP
  * 784-256-10 at max_chunk 32: 0.4 MB). A cnn workspace also holds every layer's activations
  * and gradients, the unfolded conv inputs (max_chunk T C_in k k each) and the per-example
- * gradients of direct-norm layers (Tramer & Boneh's CNN at max_chunk 32: about 6 MB). */
+ * gradients of direct-norm layers (Tramer & Boneh's CNN at max_chunk 32: about 17 MB). */
 DPC_API DPC_NODISCARD dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m,
                                                  size_t max_chunk, dpc_error *err);
 DPC_API void dpc_model_ws_free(dpc_model_ws *ws); /* NULL is a no-op */
