@@ -34,7 +34,14 @@ void train_opts_help(FILE *f)
             "                         idx:PATH,labels=PATH | synthetic:linreg|mean|logistic[,opts]\n"
             "                         (see doc/data.md)\n"
             "  --model SPEC           linear | logistic | softmax | mlp:H1[,H2][:tanh|:relu] |\n"
-            "                         kan:H1[,H2][:grid=G][:range=LO,HI] (doc/models.md, doc/kan.md)\n"
+            "                         kan:H1[,H2][:grid=G][:range=LO,HI] (doc/models.md, doc/kan.md) |\n"
+            "                         cnn:LAYER,...[:in=CxHxW] with conv<C>k<K>[s<S>][p<P>],\n"
+            "                         avgpool<K>[s<S>], maxpool<K>[s<S>], gn<G>[n], relu, tanh,\n"
+            "                         flatten, fc<N> (e.g. cnn:conv16k8s2p2,tanh,maxpool2s1,fc32)\n"
+            "  --features SPEC        none (default) | scatter[:J=2,L=8]: ScatterNet features of the\n"
+            "                         images (81 x 7 x 7 for 28 x 28; doc/data.md), computed once\n"
+            "  --feature-cache DIR    where computed features are cached (default\n"
+            "                         $XDG_CACHE_HOME/dpcorr or ~/.cache/dpcorr; none: no cache)\n"
             "privacy:\n"
             "  --epsilon E            target epsilon (> 0)\n"
             "  --delta D              target delta in (0,1) (default 1e-5)\n"
@@ -56,6 +63,8 @@ void train_opts_help(FILE *f)
             "  --schedule S           constant (default) | cosine | cooldown\n"
             "  --cooldown-fraction F  cooldown: last fraction of steps (default 0.25)\n"
             "  --cooldown-factor F    cooldown: final lr factor (default 0.05)\n"
+            "  --ema D                evaluate an exponential moving average of the iterates with\n"
+            "                         decay D in (0,1) (post-processing; default 0: off)\n"
             "randomness and execution:\n"
             "  --seed S               seeded mode (experiments; default 1); recorded in reports\n"
             "  --secure               key from the OS (getrandom); not reproducible\n"
@@ -84,6 +93,8 @@ int train_opt(train_opts *o, cli_iter *it)
 #define STR(name, field) if (cli_is(it, name)) { VAL(); field = v; return 1; }
     STR("--data", o->data)
     STR("--model", o->model)
+    STR("--features", o->features)
+    STR("--feature-cache", o->feature_cache)
     DBL("--epsilon", c->epsilon)
     DBL("--delta", c->delta)
     DBL("--noise-multiplier", c->noise_multiplier)
@@ -96,6 +107,7 @@ int train_opt(train_opts *o, cli_iter *it)
     DBL("--weight-decay", c->weight_decay)
     DBL("--cooldown-fraction", c->cooldown_fraction)
     DBL("--cooldown-factor", c->cooldown_factor)
+    DBL("--ema", c->ema)
     SZ("--threads", c->threads)
     SZ("--chunk", c->chunk)
     SZ("--checkpoint-every", o->checkpoint_every)
@@ -194,6 +206,7 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     fprintf(f, ",\n  \"config\": {");
     cli_json_str(f, "data", o->data ? o->data : "", 1);
     cli_json_str(f, "model", r->model_spec, 1);
+    cli_json_str(f, "features", o->features ? o->features : "none", 1);
     cli_json_int(f, "parameters", (long long)r->n_params, 1);
     cli_json_str(f, "mech", dpc_mech_kind_name(o->mech.p.kind), 1);
     cli_json_num(f, "nu", o->mech.p.nu, 1);
@@ -207,6 +220,7 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     cli_json_num(f, "momentum", c->momentum, 1);
     cli_json_num(f, "weight_decay", c->weight_decay, 1);
     cli_json_str(f, "schedule", dpc_lr_schedule_name(c->schedule), 1);
+    cli_json_num(f, "ema", c->ema, 1);
     cli_json_int(f, "threads", (long long)c->threads, 1);
     cli_json_int(f, "chunk", (long long)c->chunk, 0);
     fprintf(f, "},\n  \"data\": {");
@@ -322,6 +336,55 @@ out:
     return rc;
 }
 
+/* ---- features ----------------------------------------------------------------------------- */
+
+void train_default_cache_dir(char *buf, size_t cap)
+{
+    const char *x = getenv("XDG_CACHE_HOME"), *h = getenv("HOME");
+    buf[0] = 0;
+    if (x && *x) {
+        mkdir(x, 0700);
+        snprintf(buf, cap, "%s/dpcorr", x);
+    } else if (h && *h) {
+        char parent[1024];
+        snprintf(parent, sizeof parent, "%s/.cache", h);
+        mkdir(parent, 0700);
+        snprintf(buf, cap, "%s/.cache/dpcorr", h);
+    }
+}
+
+int train_apply_features(const char *cmd, const char *spec, const char *cache_opt, size_t threads,
+                         int quiet, dpc_dataset **train, dpc_dataset **test, int owned)
+{
+    dpc_features_config fc;
+    dpc_error err = {0};
+    if (dpc_features_parse(&fc, spec, &err)) return cli_fail(cmd, "--features: %s", err.msg);
+    if (fc.kind == DPC_FEATURES_NONE) return 0;
+    char dir[1024];
+    if (cache_opt && !strcmp(cache_opt, "none")) dir[0] = 0;
+    else if (cache_opt) snprintf(dir, sizeof dir, "%s", cache_opt);
+    else train_default_cache_dir(dir, sizeof dir);
+    dpc_dataset **sets[2] = {train, test};
+    for (int k = 0; k < 2; k++) {
+        if (!*sets[k]) continue;
+        double t0 = now_s();
+        dpc_dataset *f = NULL;
+        int hit = 0;
+        if (dpc_features_apply(&f, *sets[k], &fc, dir[0] ? dir : NULL, threads ? threads : 1, &hit,
+                               &err)) {
+            fprintf(stderr, "dpcorr %s: --features: %s\n", cmd, err.msg);
+            return err.status == DPC_E_NOMEM ? CLI_RUNTIME : CLI_USAGE;
+        }
+        if (!quiet)
+            fprintf(stderr, "features %s of %zu %s images: %s (%.1f s)%s%s\n", spec,
+                    (*sets[k])->n, k ? "test" : "training", hit ? "cached" : "computed",
+                    now_s() - t0, dir[0] ? ", cache " : "", dir);
+        if (owned) dpc_dataset_free(*sets[k]);
+        *sets[k] = f;
+    }
+    return 0;
+}
+
 /* ---- the run ------------------------------------------------------------------------------ */
 
 static void progress(const train_opts *o, int tty, size_t t, size_t n, size_t epoch, size_t E,
@@ -382,6 +445,12 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
             goto done;
         }
     }
+    if (o->features) {
+        int own = train != train_in;
+        if ((rc = train_apply_features(cmd, o->features, o->feature_cache, o->cfg.threads,
+                                       o->quiet, &train, &test, own)))
+            goto done;
+    }
     /* mechanism options: the trainer sets the steps */
     if (!o->mech.p.steps) o->mech.p.steps = 1;
     if ((rc = cli_mech_finish(&o->mech, cmd, "--mech"))) goto done;
@@ -390,7 +459,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
     o->cfg.transport = tp;
     dpc_model_config mc;
-    if (dpc_model_parse(&mc, o->model, train->d, train->n_classes, &err) ||
+    if (dpc_model_parse_shape(&mc, o->model, train->d, train->shape, train->n_classes, &err) ||
         dpc_model_new(&model, &mc, &err)) {
         rc = cli_fail(cmd, "--model: %s", err.msg);
         goto done;

@@ -5,11 +5,14 @@
 #define DPCORR_TOOLS_TRAIN_RUN_H
 
 #include "cli.h"
+#include "dpcorr/features.h"
 #include "dpcorr/train.h"
 
 typedef struct train_opts {
     const char *data;         /* --data spec */
     const char *model;        /* --model spec */
+    const char *features;     /* --features spec (NULL: none) */
+    const char *feature_cache; /* --feature-cache DIR ("none": no cache; NULL: the default) */
     cli_mech_opts mech;       /* --mech KIND [params] */
     dpc_train_config cfg;
     int secure;               /* --secure */
@@ -49,6 +52,16 @@ void train_opts_help(FILE *f);
 /* Runs; train/test may be preloaded (then o->data only names them). Returns a CLI exit code. */
 int train_run(train_opts *o, dpc_dataset *train, dpc_dataset *test, train_result *res);
 void train_result_free(train_result *r);
+
+/* The default feature cache directory into buf: $XDG_CACHE_HOME/dpcorr, else
+ * $HOME/.cache/dpcorr (parents created); "" when neither variable is set. */
+void train_default_cache_dir(char *buf, size_t cap);
+
+/* Applies the --features spec to *train and *test (each replaced by its features; the old
+ * datasets are freed when owned, i.e. when *owned is set, and the new ones always are).
+ * Returns a CLI exit code; prints progress unless quiet. */
+int train_apply_features(const char *cmd, const char *spec, const char *cache_opt, size_t threads,
+                         int quiet, dpc_dataset **train, dpc_dataset **test, int owned);
 
 /* Writes gnuplot PNG of test accuracy (and train loss) per epoch for one or more runs. Returns 0
  * on success, prints a warning and returns 1 when gnuplot is unavailable. */

@@ -81,7 +81,7 @@ bad "negative epsilon"     "epsilon"         $OK --batch 2 --epsilon -1
 bad "delta >= 1"           "delta"           $OK --batch 2 --epsilon 1 --delta 1
 bad "batch > data"         "batch"           $OK --batch 10 --epsilon 1
 bad "unknown mechanism"    "bogus"           $OK --batch 2 --epsilon 1 --mech bogus
-bad "unknown model"        "model"           --data "csv:$TMP/ok.csv,task=classification,classes=2" --model cnn --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1
+bad "unknown model"        "model"           --data "csv:$TMP/ok.csv,task=classification,classes=2" --model rnn --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1
 bad "missing data file"    "nope.csv"        --data "csv:$TMP/nope.csv" $M
 bad "unknown data kind"    "bogus"           --data "bogus:1" $M
 bad "clip not a number"    "--clip"          $OK --batch 2 --epsilon 1 --clip abc

@@ -105,6 +105,7 @@ dpc_status dpc_dataset_check_compatible(const dpc_dataset *train, const dpc_data
 static dpc_status copy_meta(dpc_dataset *dst, const dpc_dataset *src, dpc_error *err)
 {
     dst->x_norm_bound = src->x_norm_bound;
+    memcpy(dst->shape, src->shape, sizeof dst->shape);
     dst->data_dependent = src->data_dependent;
     memcpy(dst->source, src->source, sizeof dst->source);
     memcpy(dst->preprocessing, src->preprocessing, sizeof dst->preprocessing);

@@ -97,6 +97,10 @@ static naive_one_fn one_of(const dpc_model *m, size_t *scratch_n)
         *scratch_n = dpc__kan_naive_scratch_len(m);
         return dpc__kan_naive_one;
     }
+    if (m->cfg.kind == DPC_MODEL_CNN) {
+        *scratch_n = dpc__cnn_naive_scratch_len(m);
+        return dpc__cnn_naive_one;
+    }
     *scratch_n = scratch_len(m);
     return naive_one;
 }
