@@ -274,7 +274,7 @@ static void test_threads(void)
             tc.threads = T, tc.chunk = 7;
             if (bsr) {
                 tc.mech.kind = DPC_MECH_BSR, tc.mech.bands = 3, tc.mech.momentum = 0.5;
-                tc.sampler = DPC_SAMPLER_CYCLIC_POISSON, tc.sampler_set = 1;
+                tc.sampler = DPC_SAMPLER_CYCLIC_POISSON;
             }
             dpc_rng rng;
             dpc_rng_seed(&rng, 9);

@@ -522,55 +522,8 @@ static void test_learns(void)
     dpc_dataset_free(test);
 }
 
-/* The moving average of the iterates: the same trajectory as without it, and
- * ema_t = d ema_{t-1} + (1 - d) theta_t recomputed from the iterates, bit for bit; such a run
- * is neither checkpointed nor resumed. */
-static void test_ema(void)
-{
-    dpc_dataset *ds = logistic_data(200, 5, 3);
-    dpc_model *m = model_of("mlp:6", 5, 2);
-    dpc_train_config c;
-    base_config(&c, &mechs[0]);
-    dpc_error err = {0};
-    dpc_trainer *a = trainer(m, ds, &c, 5, &err);
-    c.ema = 0.75;
-    c.threads = 2;
-    dpc_trainer *b = trainer(m, ds, &c, 5, &err);
-    if (!a || !b) {
-        CHECK(0, "trainers: %s", err.msg);
-        return;
-    }
-    size_t P = dpc_model_num_params(m);
-    double *e = malloc(P * sizeof *e);
-    memcpy(e, dpc_trainer_params(a), P * sizeof *e);
-    CHECK(dpc_trainer_eval_params(a) == dpc_trainer_params(a), "no ema: the iterate");
-    int same = 1;
-    while (dpc_trainer_steps_done(a) < dpc_trainer_steps_total(a)) {
-        CHECK_OK(dpc_trainer_step(a, NULL, &err), &err);
-        CHECK_OK(dpc_trainer_step(b, NULL, &err), &err);
-        const double *th = dpc_trainer_params(a);
-        for (size_t p = 0; p < P; p++) e[p] = 0.75 * e[p] + 0.25 * th[p];
-        same &= !memcmp(th, dpc_trainer_params(b), P * sizeof *th) &&
-                !memcmp(e, dpc_trainer_eval_params(b), P * sizeof *e);
-    }
-    CHECK(same, "ema run: trajectory or average differs from the recomputation");
-    CHECK(dpc_trainer_save(b, "/tmp/dpcorr_ema_never_written", &err) == DPC_E_UNSUPPORTED,
-          "ema run checkpointed");
-    CHECK(dpc_trainer_resume(b, "/tmp/dpcorr_ema_never_written", &err) == DPC_E_UNSUPPORTED,
-          "ema run resumed");
-    c.ema = 1.0;
-    CHECK(dpc_train_config_check(&c, ds, &err) == DPC_E_INVALID && strstr(err.msg, "ema"),
-          "ema = 1 refused: %s", err.msg);
-    free(e);
-    dpc_trainer_free(a);
-    dpc_trainer_free(b);
-    dpc_model_free(m);
-    dpc_dataset_free(ds);
-}
-
 int main(void)
 {
-    test_ema();
     test_update_recomputed();
     test_threads_resume();
     test_secure_resume();

@@ -52,23 +52,12 @@ static void write_json(const char *path, const train_opts *o, const train_result
     cli_json_str(f, "schedule", dpc_lr_schedule_name(c->schedule), 1);
     cli_json_int(f, "threads", (long long)c->threads, 1);
     cli_json_int(f, "seed", (long long)o->seed, 0);
-    fprintf(f, "},\n  \"ledger\": {");
-    cli_json_str(f, "mechanism", L->mechanism, 1);
-    cli_json_str(f, "sampler", L->sampler, 1);
-    cli_json_str(f, "route", L->route, 1);
-    cli_json_str(f, "accountant", L->accountant, 1);
-    cli_json_num(f, "sigma", L->sigma, 1);
-    cli_json_num(f, "sensitivity", L->sensitivity, 1);
-    cli_json_bool(f, "sensitivity_exact", L->sensitivity_exact, 1);
-    cli_json_num(f, "noise_std_per_unit_clip", L->noise_std, 1);
-    cli_json_num(f, "q", L->q, 1);
-    cli_json_int(f, "rounds", (long long)L->rounds, 1);
-    cli_json_int(f, "steps", (long long)L->steps, 1);
-    cli_json_num(f, "epsilon", L->epsilon, 1);
-    cli_json_num(f, "delta", L->delta, 1);
-    cli_json_str(f, "normalization", "per-example GroupNorm inside the model (data-independent; "
-                 "no privacy cost)", 0);
-    fprintf(f, "},\n  ");
+    fprintf(f, "},\n  \"normalization\": \"per-example GroupNorm inside the model "
+               "(data-independent; no privacy cost)\",\n  \"ledger\": ");
+    char lj[4096];
+    dpc_ledger_json(L, lj, sizeof lj);
+    fputs(lj, f);
+    fprintf(f, ",\n  ");
     cli_json_num(f, "wall_time_s", r->wall_s, 1);
     cli_json_num(f, "train_time_s", r->train_s, 1);
     cli_json_num(f, "examples_per_s", r->examples_per_s, 0);
@@ -95,7 +84,6 @@ int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs,
     o.mech.p.bands = FR_BANDS;
     o.mech.have_kind = 1;
     o.cfg.sampler = DPC_SAMPLER_CYCLIC_POISSON;
-    o.cfg.sampler_set = 1;
     o.cfg.epsilon = 3.0;
     o.cfg.delta = 1e-5;
     o.cfg.epochs = epochs ? epochs : (quick ? 2 : FR_EPOCHS);

@@ -63,8 +63,6 @@ void train_opts_help(FILE *f)
             "  --schedule S           constant (default) | cosine | cooldown\n"
             "  --cooldown-fraction F  cooldown: last fraction of steps (default 0.25)\n"
             "  --cooldown-factor F    cooldown: final lr factor (default 0.05)\n"
-            "  --ema D                evaluate an exponential moving average of the iterates with\n"
-            "                         decay D in (0,1) (post-processing; default 0: off)\n"
             "randomness and execution:\n"
             "  --seed S               seeded mode (experiments; default 1); recorded in reports\n"
             "  --secure               key from the OS (getrandom); not reproducible\n"
@@ -107,7 +105,6 @@ int train_opt(train_opts *o, cli_iter *it)
     DBL("--weight-decay", c->weight_decay)
     DBL("--cooldown-fraction", c->cooldown_fraction)
     DBL("--cooldown-factor", c->cooldown_factor)
-    DBL("--ema", c->ema)
     SZ("--threads", c->threads)
     SZ("--chunk", c->chunk)
     SZ("--checkpoint-every", o->checkpoint_every)
@@ -220,7 +217,6 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     cli_json_num(f, "momentum", c->momentum, 1);
     cli_json_num(f, "weight_decay", c->weight_decay, 1);
     cli_json_str(f, "schedule", dpc_lr_schedule_name(c->schedule), 1);
-    cli_json_num(f, "ema", c->ema, 1);
     cli_json_int(f, "threads", (long long)c->threads, 1);
     cli_json_int(f, "chunk", (long long)c->chunk, 0);
     fprintf(f, "},\n  \"data\": {");

@@ -129,13 +129,6 @@ typedef struct dpc_train_config {
     dpc_lr_schedule schedule;
     double cooldown_fraction;   /* default 0.25 */
     double cooldown_factor;     /* default 0.05 */
-    double ema;                 /* 0 (default): off; in (0, 1): keep theta_ema = ema theta_ema +
-                                   (1 - ema) theta after every step (theta_ema = theta at step 0)
-                                   and evaluate with it: an exponential moving average of the
-                                   released iterates, i.e. post-processing (De et al. 2022,
-                                   "Unlocking high-accuracy differentially private image
-                                   classification through scale", use 0.999). Not checkpointed:
-                                   dpc_trainer_save refuses such a run. */
     /* execution */
     size_t threads;             /* >= 1 (default 1) */
     size_t chunk;               /* examples per chunk (default 32); part of the reduction order */
@@ -212,11 +205,8 @@ DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);
 /* The resolved configuration the trainer runs (dpc_train_config_resolve). */
 DPC_API const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr);
 DPC_API const double *dpc_trainer_params(const dpc_trainer *tr); /* (P), owned */
-/* The parameters evaluations use: the moving average when cfg.ema > 0, else the iterate. */
-DPC_API const double *dpc_trainer_eval_params(const dpc_trainer *tr); /* (P), owned */
 
-/* Mean loss and accuracy (NAN for regression) of the current parameters on ds (of their
- * moving average when cfg.ema > 0). */
+/* Mean loss and accuracy (NAN for regression) of the current parameters on ds. */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds,
                                                       double *loss, double *accuracy,
                                                       dpc_error *err);

@@ -36,7 +36,6 @@ struct dpc_trainer {
     double noise_scale; /* sigma * sens * clip: std of each entry of Z in gradient-sum units */
     /* slabs: params, gsum (P); velocity, noise (s1 - s0), indexed by coordinate - s0 */
     double *params, *velocity, *gsum, *noise;
-    double *ema;          /* (P) moving average of the iterates (cfg.ema > 0), else NULL */
     /* the current batch */
     size_t *idx, idx_cap, count;
     double *chunk_loss;   /* (max chunks) per-chunk loss sums */
