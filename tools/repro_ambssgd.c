@@ -295,7 +295,7 @@ int repro_ambssgd(repro_ctx *c)
                   mr[A_ADAPT][i], mr[A_FIXED][i], mr[A_SGD][i], mr[A_SSP][i], mr[A_PAPER][i],
                   mr[A_ADAPT][i] / o5, cl, na);
     }
-    fclose(f);
+    repro_close(c, f);
     double s_ad = repro_loglog_slope(sig, dp_ad, cf->nsig), s_fx = repro_loglog_slope(sig, dp_fx, cf->nsig);
     size_t lo = cf->nsig - 1;
     double ratio = mr[A_FIXED][lo] / mr[A_ADAPT][lo];
@@ -327,7 +327,7 @@ int repro_ambssgd(repro_ctx *c)
         repro_say(c, "eps %g: %.4g  ", ev[e], re[e]);
     }
     fprintf(f, "1 (exact alpha*),%.6g,%.6g,%.6g\n", r_exact, r_exact - base_np, base_np);
-    fclose(f);
+    repro_close(c, f);
     repro_say(c, "\n  exact alpha* at eps = 1: %.4g (Thm. 3.7 alpha: %.4g; note 8.56e-5 vs 1.31e-4)\n",
               r_exact, mr[A_ADAPT][i1]);
     double r_ssgd = cf->ssgd_seeds ? mean_risk(S->ssgd, 1, cf->ssgd_seeds) : NAN;
@@ -359,7 +359,7 @@ int repro_ambssgd(repro_ctx *c)
         fprintf(f, "d,%zu,%zu,%.6g,%.6g,%.6g,%.3g,%zu\n", cf->d_n, cf->ds[i], a, b, a - b, cl, cf->d_seeds);
         repro_say(c, "  %zu: %.4g", cf->ds[i], a);
     }
-    fclose(f);
+    repro_close(c, f);
     double s_n = repro_loglog_slope(nv, dpn, cf->nn), s_d = repro_loglog_slope(dv, dpd, cf->nd);
     /* ---- slopes and verdicts ---- */
     int ok_sig = fabs(s_ad - 2) <= 0.3, ok_flat = fabs(s_fx) <= 0.3, ok_ratio = ratio >= 100;
@@ -370,7 +370,7 @@ int repro_ambssgd(repro_ctx *c)
                "sigma_fixed,%.4f,0 (fixed clip: no sigma dependence)\nepsilon,%.4f,-2 (1/eps^2; note: "
                "-1.5 to -1.9)\nN,%.4f,-2 (plus T ln N drift)\nd,%.4f,2 (d^2)\n",
             s_ad, s_fx, s_eps, s_n, s_d);
-    fclose(f);
+    repro_close(c, f);
     repro_say(c, "\n\nlog-log slopes of the DP excess risk: sigma %.3f (adaptive; expect 2 +- 0.3: %s), "
                  "%.3f (fixed clip; flat: %s)\n  epsilon %.3f (expect [-2.2, -1.4]: %s), N %.3f (about "
                  "-2), d %.3f (about 2)\n  fixed / adaptive at sigma = %g: %.3g (>= 100: %s)\n",

@@ -117,7 +117,7 @@ int repro_nu_fig2(repro_ctx *c)
         if (point(c, cf, cf->d0, cf->as[i], cf->eta0, cache, &nc, &pa[i], csv, "alpha")) goto fail;
     for (size_t i = 0; i < cf->neta; i++)
         if (point(c, cf, cf->d0, cf->a0, cf->etas[i], cache, &nc, &pe[i], csv, "eta")) goto fail;
-    fclose(csv);
+    repro_close(c, csv);
     csv = NULL;
     /* slopes */
     double xd[5], xa[4], xe[5], y[3][2][5], yf[3][2][5], yr[3][2][5];
@@ -154,7 +154,7 @@ int repro_nu_fig2(repro_ctx *c)
         fprintf(fs, "%s,%.2f,%.4f,%.4f,%.4f\n", Q[q].name, Q[q].paper, lt, sf, sr);
         repro_say(c, "  %-24s %-7.2f %-10.3f %-10.3f %.3f\n", Q[q].name, Q[q].paper, lt, sf, sr);
     }
-    fclose(fs);
+    repro_close(c, fs);
     jn = 0;
     for (size_t q = 0; q < sizeof Q / sizeof Q[0]; q++) {
         int s = Q[q].sweep, m = Q[q].mech;
@@ -220,6 +220,6 @@ int repro_nu_fig2(repro_ctx *c)
                  "cannot reproduce exactly: the paper's empirical slopes (unstated settings).\n");
     return 0;
 fail:
-    if (csv) fclose(csv);
+    if (csv) repro_close(c, csv);
     return 1;
 }

@@ -30,7 +30,7 @@ int repro_nu_fig3(repro_ctx *c)
         if (dpc_theory_sc_bound(&p, &bs, &rs, &err) || dpc_theory_sc_bound(&p, &bn, &rn, &err) ||
             dpc_theory_sc_optimized(&p, &ro, &err)) {
             fprintf(stderr, "dpcorr repro: %s\n", err.msg);
-            fclose(f);
+            repro_close(c, f);
             return 1;
         }
         p.tmax = 0;
@@ -42,7 +42,7 @@ int repro_nu_fig3(repro_ctx *c)
         fprintf(f, "%.6g,%.6g,%.8g,%.8g,%.8g,%.8g,%.6g\n", kap[i], mu, vs[i], vn[i], vo[i], vo0[i], vs[i] / vn[i]);
         repro_say(c, "  %-9.4g  %-12.6g  %-12.6g  %-12.6g  %.3f\n", kap[i], vs[i], vn[i], vo[i], vs[i] / vn[i]);
     }
-    fclose(f);
+    repro_close(c, f);
     /* simulations: log-cosh toy problem below the bound */
     const double skap[] = {10.0, 100.0};
     double sy[4], sye[4], sbound[4];
@@ -84,7 +84,7 @@ int repro_nu_fig3(repro_ctx *c)
             free(beta);
             if (bad) {
                 fprintf(stderr, "dpcorr repro: %s\n", err.msg);
-                fclose(f);
+                repro_close(c, f);
                 return 1;
             }
             sy[ns] = r.gap;
@@ -98,7 +98,7 @@ int repro_nu_fig3(repro_ctx *c)
                       m ? "nu-DP-FTRL" : "DP-SGD", r.gap, r.gap_stderr, br.value);
             ns++;
         }
-    fclose(f);
+    repro_close(c, f);
     double gap_lo = vs[nk / 2] / vn[nk / 2], gap_hi = vs[nk - 1] / vn[nk - 1];
     repro_json_raw(c, "ordering_sgd_gt_nu_gt_optimized", "%s",
                    (vs[nk - 1] > vn[nk - 1] && vn[nk - 1] > vo[nk - 1]) ? "true" : "false");

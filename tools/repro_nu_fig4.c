@@ -193,7 +193,7 @@ static int fit_learning_rates(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, s
                 }
             }
         }
-    fclose(f);
+    repro_close(c, f);
     dpc_dataset_free(tr);
     dpc_dataset_free(val);
     if (rc) return 1;
@@ -328,7 +328,7 @@ int repro_nu_fig4(repro_ctx *c)
                         mk[m].sigma[e]);
                 fflush(f);
             }
-    fclose(f);
+    repro_close(c, f);
     t_train = repro_now() - t_train;
     /* table */
     repro_say(c, "\n%-32s", "test accuracy, mean +- std");
@@ -348,7 +348,7 @@ int repro_nu_fig4(repro_ctx *c)
         }
         repro_say(c, "\n");
     }
-    fclose(f);
+    repro_close(c, f);
     /* acceptance-style checks, stated */
     int nu_ge_sgd = 1, nu_near_me = 1;
     for (size_t e = 0; e < E; e++) {

@@ -86,8 +86,8 @@ int repro_nu_tables(repro_ctx *c)
         for (int m = 0; m < NMECH; m++) fprintf(fg, ",%.8g", g[m][k]);
         fprintf(fg, "\n");
     }
-    fclose(f);
-    fclose(fg);
+    repro_close(c, f);
+    repro_close(c, fg);
     repro_json_raw(c, "table2", "[%s]", jb);
     repro_json_num(c, "damped_antipgd_best_nu", best_nu);
     int between = v0[4] < v0[0] && v0[4] > v0[1];
@@ -111,7 +111,7 @@ int repro_nu_tables(repro_ctx *c)
     fprintf(f, "Noisy-SGD,%.8g,%.8g,%.8g,%.8g\n", rt.sgd, rt.v0_sgd, rt.ratio_sgd, rt.v0_sgd / ulb);
     fprintf(f, "nu-Noisy-FTRL,%.8g,%.8g,%.8g,%.8g\n", rt.ftrl, rt.v0_ftrl, rt.ratio_ftrl, rt.v0_ftrl / ulb);
     fprintf(f, "LTI optimum,,%.8g,,%.8g\n", rt.v0_opt, rt.v0_opt / ulb);
-    fclose(f);
+    repro_close(c, f);
     repro_say(c, "\nTable 1 (same point; d_eff = %.5g): rate (constant 1) / exact LTI value / ratio to the lower bound\n"
                  "  lower bound    %-10.4g %-10.4g (universal: eta^2 G^2 Tr[H]/(8 rho))\n"
                  "  Noisy-SGD      %-10.4g %-10.4g rates %.4g (d/(eta d_eff)), exact %.4g\n"
@@ -145,7 +145,7 @@ int repro_nu_tables(repro_ctx *c)
         jn += snprintf(jb + jn, sizeof jb - (size_t)jn, "%s{\"a\": %g, \"d_eff\": %.8g, \"ratio_exact\": %.8g, \"ratio_table4\": %.8g}",
                        i ? ", " : "", as[i], r4.d_eff, r4.v0_ftrl / r4.v0_sgd, f4 / s4);
     }
-    fclose(f);
+    repro_close(c, f);
     repro_json_raw(c, "table4", "[%s]", jb);
     /* plot: gamma_T^2 growth */
     plot_series ps[NMECH];

@@ -260,7 +260,7 @@ static int report_n(exp_t *E, curve *np, curve *p1, curve *priv, curve *un)
         repro_say(c, "%8zu %5zu %6zu   %-15.4g  %-10.4g  %-21.4g  %-12.4g  %.4g\n", b->n, b->T,
                   b->B, np->y[i], p1->y[i], m, un->y[i], as.y[i]);
     }
-    fclose(f);
+    repro_close(c, f);
     np->n = p1->n = priv->n = un->n = as.n = pl->nTn;
     size_t N = np->n;
     double se0, d, s0 = srgd_slope_jk(np->x, v[0], N, ns, &se0);
@@ -308,7 +308,7 @@ static int report_priv(exp_t *E, curve *cp, curve *ce, int *infit)
                   cp->y[i], cp->se[i], m1, m0);
     }
     cp->n = pl->nps;
-    fclose(f);
+    repro_close(c, f);
     if (!(f = repro_open(c, "srgd_vs_eps.csv"))) return 1;
     fprintf(f, "eps,beta_over_beta0,p,n,beta,private_part,se,in_fit\n");
     repro_say(c, "\nprivate part vs eps (n = %zu, p = %zu, T = %zu; eps solved for beta = k beta_0;"
@@ -330,7 +330,7 @@ static int report_priv(exp_t *E, curve *cp, curve *ce, int *infit)
                   ce->y[i], ce->se[i], infit[i] ? "   (fit)" : "");
     }
     ce->n = pl->nks;
-    fclose(f);
+    repro_close(c, f);
     double fx[10], fb[10];
     size_t m = 0;
     for (size_t i = 0; i < ce->n; i++)
@@ -380,7 +380,7 @@ static int report_regimes(exp_t *E)
                     i || r ? ", " : "", b->n, r ? "B" : "A", b->T, b->beta, m0, m1);
         }
     fprintf(c->json, "]");
-    fclose(f);
+    repro_close(c, f);
     return 0;
 }
 
@@ -426,7 +426,7 @@ static int report_tree(exp_t *E, curve *ct, curve *ch, curve *ci)
     }
     ct->n = ch->n = ci->n = pl->ncs;
     fprintf(c->json, "]");
-    fclose(f);
+    repro_close(c, f);
     repro_json_raw(c, "tree_beats_independent_T_ge_64", "%s", checked && wins_all ? "true" : "false");
     return 0;
 }
@@ -479,7 +479,7 @@ static int report_baselines(exp_t *E, curve cb[4])
     }
     for (int a = 0; a < 4; a++) cb[a].n = pl->neb;
     fprintf(c->json, "]");
-    fclose(f);
+    repro_close(c, f);
     return 0;
 }
 
@@ -512,7 +512,7 @@ static int report_trace(exp_t *E, curve tr[3])
         tr[r].n = m;
         if (r == 0) tr[2].n = m;
     }
-    fclose(f);
+    repro_close(c, f);
     repro_json_num(c, "regime_a_max_delta_over_first_step", flat);
     return 0;
 }

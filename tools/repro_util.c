@@ -43,6 +43,17 @@ FILE *repro_open(repro_ctx *c, const char *name)
     return f;
 }
 
+void repro_close(repro_ctx *c, FILE *f)
+{
+    if (!f) return;
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad) {
+        fprintf(stderr, "dpcorr repro %s: write error in %s\n", c->o->target, c->o->out);
+        c->write_failed = 1;
+    }
+}
+
 void repro_say(repro_ctx *c, const char *fmt, ...)
 {
     va_list ap;

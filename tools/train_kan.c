@@ -3,7 +3,7 @@
  * with kappa from the paper's formulas or dpcorr's calibration (both reported), projection onto
  * B(W_0, R*) and iterate-averaged metrics. The library does the work (dpcorr/papers/kan.h); this file
  * parses options, loads data, prints progress and writes the JSON report. */
-#include "cli.h"
+#include "cli_legacy.h"
 #include "dpcorr/papers/kan.h"
 
 #include <math.h>

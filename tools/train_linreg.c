@@ -2,7 +2,7 @@
  * adaptive clipping (DP-AMBSSGD + DP-STAT) or DP-SSGD (papers/001; dpcorr/papers/linreg.h), on any data
  * set with real-valued targets, with optional baselines (fixed clip, non-private SGD, SSP, OLS)
  * and a JSON report that logs gamma_t, zeta_t, the clip fraction and the risk per step. */
-#include "cli.h"
+#include "cli_legacy.h"
 #include "dpcorr/papers/linreg.h"
 
 #include <math.h>

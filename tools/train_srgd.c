@@ -1,7 +1,7 @@
 /* train_srgd.c — `dpcorr train --algo dp-srgd`: Accelerated-DP-SRGD (include/dpcorr/papers/srgd.h) on
  * any dataset with a linear or logistic model (any dpc_model with --L/--M), or on the DP-SRGD
  * note's synthetic problems, with per-step instrumentation, a JSON report and a CSV trace. */
-#include "cli.h"
+#include "cli_legacy.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,14 +3,19 @@
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 
-# --help documents every option
+# --help lists the modes; each mode's --help documents its options
 expect_rc 0 "help" "$BIN" account --help
-for opt in --accountant --sigma --q --steps --delta --epsilon --sampling --neighbor --sensitivity \
-           --orders --refine --interval --disc --conversion --rho --mu --max-steps --json --help \
+for m in epsilon delta sigma steps convert; do out_has "^  $m " "help describes mode $m"; done
+expect_rc 0 "epsilon help" "$BIN" account epsilon --help
+for opt in --accountant --sigma --q --steps --delta --sampling --neighbor --sensitivity \
+           --orders --refine --interval --disc --conversion --json --help \
            --mech --participations --min-sep --cyclic; do
     out_has "^ *$opt" "help line for $opt"
 done
-for m in epsilon delta sigma steps convert; do out_has "^  $m " "help describes mode $m"; done
+expect_rc 0 "steps help" "$BIN" account steps --help
+out_has "^ *--max-steps" "help line for --max-steps"
+expect_rc 0 "convert help" "$BIN" account convert --help
+for opt in --rho --mu --accountant --conversion; do out_has "^ *$opt" "convert help line for $opt"; done
 
 # published values
 expect_rc 0 "pld eps" "$BIN" account epsilon --accountant pld --sigma 3 --q 0.1 --steps 512 --delta 1e-6 --json
