@@ -255,7 +255,7 @@ static void test_errors(void)
     c.sampling = DPC_SAMPLING_POISSON;
     c.count = 0;
     CHECK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_E_INVALID &&
-              strstr(err.msg, "steps"),
+              !strcmp(err.field, "parts[0].count"),
           "0 steps refused: '%s'", err.msg);
 }
 

@@ -194,12 +194,14 @@ static int end_epoch(run_ctx *x, size_t t, size_t spe, double loss_mean, double 
     if (dpc_trainer_epsilon_at(x->tr, t, &e->eps, &err)) e->eps = NAN;
     e->time_s = cli_now() - t0;
     if (!x->o->fr.quiet) {
+        char test[96] = "";
+        if (x->o->fr.test && x->o->fr.train->n_classes)
+            snprintf(test, sizeof test, "  test_loss %.4f  test_acc %.4f", e->test_loss, e->test_acc);
+        else if (x->o->fr.test)
+            snprintf(test, sizeof test, "  test_loss %.6g (regression)", e->test_loss);
         if (x->tty) fputc('\n', stderr);
-        fprintf(stderr, "%sepoch %3zu  step %6zu  train_loss %.4f  test_%s %.4f  %s%.4f  "
-                        "eps_so_far %.3f  %.1fs\n",
-                x->tag, e->epoch, e->step, e->train_loss, isnan(e->test_acc) ? "mse" : "loss",
-                e->test_loss, isnan(e->test_acc) ? "" : "test_acc ",
-                isnan(e->test_acc) ? e->test_loss : e->test_acc, e->eps, e->time_s);
+        fprintf(stderr, "%sepoch %3zu  step %6zu  train_loss %.4f%s  eps_so_far %.3f  %.1fs\n",
+                x->tag, e->epoch, e->step, e->train_loss, test, e->eps, e->time_s);
     }
     return 0;
 }

@@ -19,7 +19,7 @@ for k in epsilon delta sigma sensitivity seed_mode test_accuracy train_loss wall
     if grep -q "\"$k\":" "$TMP/a.json"; then pass; else fail "report key $k"; fi
 done
 if grep -q '"seed_mode": "seeded"' "$TMP/a.json"; then pass; else fail "seed mode recorded"; fi
-eps=$(sed -n 's/.*"privacy": {"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/a.json")
+eps=$(sed -n 's/.*"privacy": {[^}]*"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/a.json")
 num_near "$eps" 2 1e-6 "report epsilon = target"
 
 # correlated noise (nu-DP-FTRL, fixed-order epochs): 1 vs 2 threads bit-identical

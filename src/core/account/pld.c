@@ -165,10 +165,10 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     double fi0 = floor(llo / h), fi1 = ceil(lhi / h);
     if (fi1 <= fi0) fi1 = fi0 + 1.0;
     if (!(fi1 - fi0 + 1.0 <= (double)PLD_MAX_POINTS) || fabs(fi0) > 9e15 || fabs(fi1) > 9e15)
-        return dpc_error_set(err, DPC_E_RANGE,
-                             "interval: the loss grid would need %.3g points (losses %g..%g, "
-                             "interval %g); use a larger interval",
-                             fi1 - fi0 + 1.0, llo, lhi, h);
+        return dpc_error_param(err, DPC_E_RANGE, "interval",
+                               "the loss grid would need %.3g points (losses %g..%g, "
+                               "interval %g); use a larger interval",
+                               fi1 - fi0 + 1.0, llo, lhi, h);
     long long i0 = (long long)fi0;
     size_t n = (size_t)(fi1 - fi0) + 1;
     out->k0 = i0;
@@ -242,14 +242,15 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
 
 static dpc_status check_params(const dpc_pld_params *p, dpc_error *err)
 {
-    if (!p) return dpc_error_set(err, DPC_E_INVALID, "params: NULL");
+    if (!p) return dpc_error_param(err, DPC_E_INVALID, "p", "NULL");
     dpc_status st;
     if ((st = dpc__check_pos(p->interval, "interval", err))) return st;
     if (!(p->tail > 0.0 && p->tail <= 1e-3))
-        return dpc_error_set(err, DPC_E_INVALID, "tail: must be in (0, 1e-3], got %g", p->tail);
+        return dpc_error_param(err, DPC_E_INVALID, "tail", "must be in (0, 1e-3], got %g", p->tail);
     if (p->disc != DPC_PLD_CONNECT_DOTS && p->disc != DPC_PLD_ROUND_UP &&
         p->disc != DPC_PLD_ROUND_DOWN)
-        return dpc_error_set(err, DPC_E_INVALID, "disc: unknown discretization %d", (int)p->disc);
+        return dpc_error_param(err, DPC_E_INVALID, "disc", "unknown discretization %d",
+                               (int)p->disc);
     return DPC_OK;
 }
 
@@ -257,9 +258,9 @@ dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld
                                 dpc_error *err)
 {
     dpc_status st;
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if ((st = dpc__check_pos(z, "z (noise multiplier)", err))) return st;
+    if ((st = dpc__check_pos(z, "z", err))) return st;
     if ((st = dpc__check_half_open01(q, "q", err))) return st;
     if ((st = check_params(par, err))) return st;
     dpc_pld *pld = calloc(1, sizeof *pld);
@@ -307,8 +308,10 @@ static dpc_status pmf_convolve(pmf *c, const pmf *a, const pmf *b, double tail, 
     double below = 0.0, above = 0.0;
     while (lo + 1 < hi && below + v[lo] <= tail) below += v[lo++];
     while (hi > lo + 1 && above + v[hi - 1] <= tail) above += v[--hi];
-    if (optimistic) v[hi - 1] += above;
-    else v[lo] += below;
+    if (optimistic)
+        v[hi - 1] += above;
+    else
+        v[lo] += below;
     memmove(v, v + lo, (hi - lo) * sizeof *v);
     c->p = v;
     c->n = hi - lo;
@@ -329,22 +332,23 @@ static dpc_status pmf_copy(pmf *dst, const pmf *src)
 static dpc_status conv_status(dpc_status st, dpc_error *err)
 {
     if (st == DPC_E_RANGE)
-        return dpc_error_set(err, st, "interval: the composed loss grid exceeds %zu points; use "
-                                      "a larger interval",
-                             PLD_MAX_POINTS);
+        return dpc_error_param(err, st, "interval",
+                               "the composed loss grid exceeds %zu points; use "
+                               "a larger interval",
+                               PLD_MAX_POINTS);
     if (st == DPC_E_NOMEM) return DPC__NOMEM(err, "a composed PLD");
     return st;
 }
 
 dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a, const dpc_pld *b, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if (!a || !b) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL operand");
+    if (!a || !b) return dpc_error_param(err, DPC_E_INVALID, a ? "b" : "a", "NULL");
     if (a->h != b->h || a->disc != b->disc)
         return dpc_error_set(err, DPC_E_INVALID,
-                             "pld: operands differ in interval (%g vs %g) or discretization",
-                             a->h, b->h);
+                             "pld: operands differ in interval (%g vs %g) or discretization", a->h,
+                             b->h);
     dpc_pld *c = calloc(1, sizeof *c);
     if (!c) return DPC__NOMEM(err, "a PLD");
     c->h = a->h;
@@ -354,8 +358,8 @@ dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a, const dpc_pld *b, dp
     for (int d = 0; d < c->ndir; d++) {
         const pmf *pa = &a->dir[a->ndir == 2 ? d : 0], *pb = &b->dir[b->ndir == 2 ? d : 0];
         dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
-        dpc_status st = pmf_convolve(&c->dir[d], pa, pb, c->tail, c->disc == DPC_PLD_ROUND_DOWN,
-                                     &ws);
+        dpc_status st =
+            pmf_convolve(&c->dir[d], pa, pb, c->tail, c->disc == DPC_PLD_ROUND_DOWN, &ws);
         dpc__conv_ws_free(&ws);
         if (st) {
             dpc_pld_free(c);
@@ -408,10 +412,10 @@ static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, i
 
 dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if (!a) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
-    if (count == 0) return dpc_error_set(err, DPC_E_INVALID, "count: must be >= 1, got 0");
+    if (!a) return dpc_error_param(err, DPC_E_INVALID, "a", "NULL");
+    if (count == 0) return dpc_error_param(err, DPC_E_INVALID, "count", "must be >= 1, got 0");
     dpc_pld *c = calloc(1, sizeof *c);
     if (!c) return DPC__NOMEM(err, "a PLD");
     c->h = a->h;
@@ -419,8 +423,8 @@ dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, d
     c->disc = a->disc;
     c->ndir = a->ndir;
     for (int d = 0; d < c->ndir; d++) {
-        dpc_status st = pmf_power(&c->dir[d], &a->dir[d], count, c->tail,
-                                  c->disc == DPC_PLD_ROUND_DOWN);
+        dpc_status st =
+            pmf_power(&c->dir[d], &a->dir[d], count, c->tail, c->disc == DPC_PLD_ROUND_DOWN);
         if (st) {
             dpc_pld_free(c);
             return conv_status(st, err);
@@ -471,9 +475,9 @@ static double pmf_epsilon(const pmf *m, double h, double delta)
 dpc_status dpc_pld_delta(const dpc_pld *pld, double eps, double *delta, dpc_error *err)
 {
     dpc_status st;
-    if (!pld) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
+    if (!pld) return dpc_error_param(err, DPC_E_INVALID, "pld", "NULL");
     if ((st = dpc__check_nonneg(eps, "eps", err))) return st;
-    if (!delta) return dpc_error_set(err, DPC_E_INVALID, "delta: output pointer is NULL");
+    if (!delta) return dpc_error_param(err, DPC_E_INVALID, "delta", "output pointer is NULL");
     double d = 0.0;
     for (int k = 0; k < pld->ndir; k++) {
         double v = pmf_delta(&pld->dir[k], pld->h, eps);
@@ -486,9 +490,9 @@ dpc_status dpc_pld_delta(const dpc_pld *pld, double eps, double *delta, dpc_erro
 dpc_status dpc_pld_epsilon(const dpc_pld *pld, double delta, double *eps, dpc_error *err)
 {
     dpc_status st;
-    if (!pld) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
+    if (!pld) return dpc_error_param(err, DPC_E_INVALID, "pld", "NULL");
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "eps: output pointer is NULL");
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
     double e = 0.0;
     for (int k = 0; k < pld->ndir; k++) {
         double v = pmf_epsilon(&pld->dir[k], pld->h, delta);

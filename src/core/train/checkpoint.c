@@ -146,7 +146,7 @@ dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *
     int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= sizeof tmp) {
         free(ns);
-        return dpc_error_set(err, DPC_E_INVALID, "checkpoint: path too long");
+        return dpc_error_param(err, DPC_E_INVALID, "path", "too long");
     }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) {

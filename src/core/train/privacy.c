@@ -73,6 +73,11 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     const dpc_train_config *c = &tr->cfg;
     dpc_status st = dpc_mech_new(&tr->mech, &c->mech, err);
     if (st) return dpc_error_nest(err, "mech");
+    if (c->noise_form == DPC_NOISE_REPLAY && !dpc_mech_form_available(tr->mech, DPC_NOISE_REPLAY))
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "noise_form",
+                               "%s has no replay form (its state depends on past outputs); use "
+                               "buffer or auto",
+                               dpc_mech_kind_name(c->mech.kind));
     dpc_participation part = tr->sdesc.part;
     double q = tr->sdesc.poisson ? tr->sdesc.q : 1.0;
     int amplified = q < 1.0;
