@@ -402,6 +402,12 @@ static void test_sensitivity(void)
     CHECK(!sv.exact && sv.method == DPC_SENS_BOUND_TREE_LEVELS && sv.value >= sqrt(4 * 17.0) &&
               sv.value <= 17.0 * 4,
           "tree n=1e5 k=4 level bound %g", sv.value);
+    /* a separation near SIZE_MAX: one possible participation (ceil(n/b) without overflow) */
+    double single = sqrt(17.0);
+    part.b = SIZE_MAX;
+    CHECK_OK(dpc_mech_sensitivity(m, &part, &sv, &err), &err);
+    CHECK(sv.k_effective == 1 && harness_near_rel(sv.value, single, 1e-15),
+          "tree min-sep SIZE_MAX: k_eff %zu, sensitivity %g", sv.k_effective, sv.value);
     dpc_mech_free(m);
 }
 

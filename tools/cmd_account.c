@@ -22,7 +22,7 @@ static const opt_spec A_ACCOUNTANT = {
 static const opt_spec A_CONV_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "zcdp|gdp",
     .section = SEC, .param = "accountant",
-    .help = "zcdp (default; gdp when --mu is given) | gdp", .example = "--accountant gdp --mu 1"};
+    .help = "zcdp (default; gdp when --mu is given) | gdp", .example = "! --accountant gdp --epsilon 1 --delta 1e-5"};
 static const opt_spec A_SIGMA = {
     .name = "--sigma", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = SEC, .param = "sigma,parts.sigma,noise_multiplier,z",
@@ -44,7 +44,7 @@ static const opt_spec A_CONV_STEPS = {
     .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
     .section = SEC, .param = "steps,count",
     .help = "also print the noise multiplier of N composed Gaussians with that total (default 1)",
-    .example = "--rho 1 --delta 1e-5 --steps 17"};
+    .example = "! --rho 1 --delta 1e-5 --steps 17"};
 static const opt_spec A_DELTA = {
     .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
     .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = SEC, .param = "delta",
@@ -98,12 +98,12 @@ static const opt_spec A_RHO = {
     .name = "--rho", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY, .section = SEC,
     .param = "rho", .when = "--accountant zcdp", .conflicts = "--mu",
     .help = "zCDP rho >= 0; with --delta gives epsilon, with --epsilon gives delta",
-    .example = "--rho 0.7 --delta 1e-5"};
+    .example = "! --rho 0.7 --delta 1e-5"};
 static const opt_spec A_MU = {
     .name = "--mu", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = SEC, .param = "mu", .when = "--accountant gdp",
     .help = "GDP mu > 0; with --delta gives epsilon, with --epsilon gives delta",
-    .example = "--mu 0.7 --delta 1e-5"};
+    .example = "! --mu 0.7 --delta 1e-5"};
 static const opt_spec A_MAX_STEPS = {
     .name = "--max-steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
     .section = SEC, .param = "max_steps", .help = "the largest answer searched (default 10000000)",
@@ -143,7 +143,7 @@ static const opt_cmd MODE_CMDS[5] = {
     {.name = "account convert", .usage = ACCT_USAGE("convert", "(--rho R | --mu M) ..."),
      .about = "zcdp: --rho with --delta (-> epsilon) or --epsilon (-> delta), or --epsilon "
               "--delta (-> the largest rho); gdp: the same with --mu.",
-     .opts = CONVERT_OPTS, .minimal = "--rho 1 --delta 1e-5"},
+     .opts = CONVERT_OPTS, .minimal = "--epsilon 1 --delta 1e-5"},
 };
 
 static void account_overview(FILE *f)
@@ -202,8 +202,8 @@ static int need(opt_set *s, const opt_spec *o, acct_mode mode)
 /* Every mode but convert. */
 static int read_event_opts(acct *a, opt_set *s)
 {
-    int rc = cli_mech_read(&a->mo, s, &ACCT_MECH);
-    if (rc) return rc;
+    int rc = opt_typed(s, &MO_MECH) ? cli_mech_read(&a->mo, s, &ACCT_MECH) : 0;
+    if (rc) return rc; /* without --mech the mechanism and participation options are unused */
     int mech = a->mo.have_kind;
     a->q = opt_dbl(s, &A_Q, 1.0);
     a->sigma = a->mode == MODE_SIGMA ? 1.0 : opt_dbl(s, &A_SIGMA, 0);

@@ -37,7 +37,7 @@ static const opt_spec D_THREADS = {
 static const opt_spec D_OUT = {
     .name = "--out", .metavar = "DIR", .type = OPT_STR, .flags = OPT_OUT_DIR, .section = "options",
     .param = "out", .help = "output directory of the reports and the plot (default out)",
-    .example = "--out {tmp}/demo"};
+    .example = "--out {tmp}/demo2"};
 static const opt_spec D_QUICK = {
     .name = "--quick", .type = OPT_FLAG, .section = "options", .param = "quick",
     .help = "6000 training images, batch 100 and 2 epochs (a smoke test)", .example = "--quick"};

@@ -36,7 +36,8 @@ static const opt_spec TR_NOISE = {
     .help = "use this noise multiplier (noise std per row of Z = Z x clip x the column norm of "
             "C; DP-SGD: the per-step multiplier) instead of calibrating; the run reports the "
             "epsilon it spends",
-    .example = "--noise-multiplier 1.5"};
+    .example = "! --data synthetic:logistic,n=600,d=4 --model logistic --batch 20 "
+               "--noise-multiplier 1.5"};
 static const opt_spec TR_LARGE_DELTA = {
     .name = "--allow-large-delta", .type = OPT_FLAG, .section = PRIV, .param = "allow_large_delta",
     .help = "accept delta >= 1/N (a mechanism may then publish a record outright)",

@@ -89,17 +89,18 @@ const opt_spec MO_OF = {
 const opt_spec MO_PARTICIPATIONS = {
     .name = "--participations", .metavar = "K", .type = OPT_UINT, .lo = 1,
     .hi = 1099511627776.0, .section = "participation", .param = "part.k,participations",
-    .help = "participations per example (default 1)", .example = "--participations 3"};
+    .help = "participations per example (default 1)",
+    .example = "{kind} identity --participations 3"};
 const opt_spec MO_MIN_SEP = {
     .name = "--min-sep", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
     .section = "participation", .param = "part.b,min_sep",
     .help = "minimum separation between participations (default 1)",
-    .example = "--participations 2 --min-sep 5"};
+    .example = "{kind} identity --participations 2 --min-sep 5"};
 const opt_spec MO_CYCLIC = {
     .name = "--cyclic", .type = OPT_FLAG, .section = "participation", .param = "part.kind",
     .help = "participations exactly every B steps (fixed-order epochs) instead of any pattern "
             "with min-separation B",
-    .example = "--cyclic"};
+    .example = "{kind} identity --participations 2 --min-sep 3 --cyclic"};
 const opt_spec MO_FORM = {
     .name = "--form", .metavar = "auto|buffer|replay", .type = OPT_CHOICE,
     .choices = "auto|buffer|replay", .section = "mechanism", .param = "noise_form",

@@ -596,8 +596,10 @@ void opt_help_table(FILE *f, const opt_cmd *c)
     for (size_t i = 0; c->opts[i]; i++) {
         const opt_spec *o = c->opts[i];
         char ex[512];
-        fprintf(f, "opt\t%s\t%s\t%s\t%s\n", o->name, type_name(o->type), o->param ? o->param : "-",
-                o->example ? subst(ex, sizeof ex, o->example, c) : "-");
+        char wh[256];
+        fprintf(f, "opt\t%s\t%s\t%s\t%s\t%s\n", o->name, type_name(o->type),
+                o->param ? o->param : "-", o->example ? subst(ex, sizeof ex, o->example, c) : "-",
+                o->when ? subst(wh, sizeof wh, o->when, c) : "-");
     }
 }
 

@@ -63,8 +63,9 @@ typedef struct opt_spec {
     const char *choices;   /* OPT_CHOICE: "a|b|c"; OPT_WORDS: the words a number may be replaced by */
     const char *when;      /* the configurations that use it ("{kind} nu|antipgd"); NULL: all */
     const char *conflicts; /* options it cannot be combined with, space separated */
-    const char *example;   /* a valid use with its prerequisites, for the option tests
-                              ("{kind} nu --nu 0.05"); NULL: derived from the type */
+    const char *example;   /* a valid use with its companions, added to the command's minimal
+                              invocation by the option tests ("{kind} nu --nu 0.05"; {tmp}: the
+                              tests' fixture directory); "! ARGS": a complete invocation */
 } opt_spec;
 
 typedef struct opt_cmd {
@@ -115,7 +116,8 @@ int opt_parse(opt_set *s, const opt_cmd *cmd, int argc, char **argv, int first, 
 void opt_help(FILE *f, const opt_cmd *cmd);
 /* The table as tab-separated lines for the option tests ("dpcorr CMD --help-table"):
  *   cmd <TAB> minimal invocation
- *   opt <TAB> name <TAB> type <TAB> param <TAB> example      (one line per option) */
+ *   opt <TAB> name <TAB> type <TAB> param <TAB> example <TAB> when   (one line per option)
+ * ("-" for an empty column). */
 void opt_help_table(FILE *f, const opt_cmd *cmd);
 
 /* Accessors: 1 / the value when the option was given, else 0 / def; each marks it used. */
