@@ -70,7 +70,7 @@ static dpc_status event_of(const dpc_mech *m, const dpc_participation *part, dou
          * into b cyclic groups and each step Poisson-sampling its group with rate q, the run is as
          * private as DP-SGD with ceil(n/b) steps, sampling rate q and noise multiplier
          * (noise std) / (clip * max column norm of C) = z. */
-        size_t n = dpc_mech_steps(m), b = part->b, rounds = n / b + (n % b != 0);
+        size_t n = dpc_mech_steps(m), b = part->b, rounds = dpc__ceil_div(n, b);
         if (part->k < rounds) rounds = part->k;
         inf.amplified = 1;
         inf.rounds = rounds;

@@ -141,14 +141,14 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
     case DPC_SAMPLER_FIXED:
         d->part.kind = DPC_PART_CYCLIC;
         d->part.b = s->spe;
-        d->part.k = (n + s->spe - 1) / s->spe;
+        d->part.k = dpc__ceil_div(n, s->spe);
         d->steps_per_epoch = s->spe;
         d->expected_batch = (double)s->cfg.batch;
         break;
     case DPC_SAMPLER_SHUFFLE:
         d->part.kind = DPC_PART_MINSEP;
         d->part.b = 1;
-        d->part.k = (n + s->spe - 1) / s->spe;
+        d->part.k = dpc__ceil_div(n, s->spe);
         d->steps_per_epoch = s->spe;
         d->expected_batch = (double)s->cfg.batch;
         break;
@@ -165,7 +165,7 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
     case DPC_SAMPLER_CYCLIC_POISSON:
         d->part.kind = DPC_PART_CYCLIC;
         d->part.b = s->cfg.groups;
-        d->part.k = (n + s->cfg.groups - 1) / s->cfg.groups;
+        d->part.k = dpc__ceil_div(n, s->cfg.groups);
         d->poisson = 1;
         d->opportunities = d->part.k;
         d->steps_per_epoch = s->spe ? s->spe : 1; /* N/B steps process N examples on average */
