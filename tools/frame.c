@@ -41,13 +41,14 @@ const opt_spec FR_QUIET = {
 void frame_init(run_frame *f)
 {
     memset(f, 0, sizeof *f);
+    f->data_opt = &FR_DATA;
     f->seed = 1;
     f->t0 = cli_now();
 }
 
 void frame_read(run_frame *f, opt_set *s)
 {
-    f->data = opt_str(s, &FR_DATA, f->data);
+    f->data = opt_str(s, f->data_opt, f->data);
     f->secure = opt_given(s, &FR_SECURE);
     f->seed = opt_u64(s, &FR_SEED, f->seed);
     f->report = opt_str(s, &FR_REPORT, NULL);
@@ -60,7 +61,7 @@ int frame_check(const run_frame *f, opt_set *s, int need_data)
 {
     int rc = 0;
     if (need_data && !f->data && !f->train)
-        return opt_fail_at(s, &FR_DATA, "required (e.g. fashion-mnist, synthetic:logistic,n=1000,d=5)");
+        return opt_fail_at(s, f->data_opt, "required (e.g. fashion-mnist, synthetic:logistic,n=1000,d=5)");
     if (f->report && (rc = cli_check_out_file(s, &FR_REPORT, f->report))) return rc;
     if (f->plot && (rc = cli_check_out_file(s, &FR_PLOT, f->plot))) return rc;
     return 0;
@@ -82,7 +83,7 @@ int frame_load(run_frame *f, opt_set *s)
     if (f->train) return 0; /* given by the caller */
     dpc_error err = {0};
     if (dpc_data_load_spec(&f->train, &f->test, f->data, &f->rng, &err))
-        return opt_fail_lib_at(s, &FR_DATA, &err);
+        return opt_fail_lib_at(s, f->data_opt, &err);
     f->owned = 1;
     return 0;
 }

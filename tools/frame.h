@@ -14,6 +14,7 @@ extern const opt_spec FR_DATA, FR_SEED, FR_SECURE, FR_REPORT, FR_PLOT, FR_LABEL,
 #define FRAME_OPTS &FR_DATA, &FR_SEED, &FR_SECURE, &FR_REPORT, &FR_PLOT, &FR_LABEL, &FR_QUIET
 
 typedef struct run_frame {
+    const opt_spec *data_opt;   /* the trainer's --data entry (frame_init: &FR_DATA) */
     const char *data;           /* --data SPEC */
     const char *report, *plot;  /* --report F.json, --plot F.png (NULL: none) */
     const char *label;          /* --label NAME (NULL: none) */

@@ -170,6 +170,9 @@ static int parse_uint(const char *v, uint64_t *out, int big)
     return 1;
 }
 
+int opt_strict_double(const char *v, double *out) { return parse_double(v, out); }
+int opt_strict_uint(const char *v, uint64_t *out) { return parse_uint(v, out, 0); }
+
 static int has_range(const opt_spec *o) { return o->lo != 0 || o->hi != 0; }
 
 static int in_range(const opt_spec *o, double x)

@@ -112,6 +112,12 @@ extern const opt_spec OPT_HELP, OPT_DRY_RUN, OPT_JSON;
  * CLI_USAGE after printing the refusal. */
 int opt_parse(opt_set *s, const opt_cmd *cmd, int argc, char **argv, int first, size_t npos_max);
 
+/* The strict number syntax of the parser, for values inside specs (kan-synth:n=...): 1 on
+ * success. Doubles: finite, digits/./e/sign only, no spaces; integers: no sign, no spaces, exact
+ * (digits, or an exponent form <= 2^53). */
+int opt_strict_double(const char *v, double *out);
+int opt_strict_uint(const char *v, uint64_t *out);
+
 /* Help text of cmd (usage, about, options by section, epilog). */
 void opt_help(FILE *f, const opt_cmd *cmd);
 /* The table as tab-separated lines for the option tests ("dpcorr CMD --help-table"):

@@ -2,7 +2,7 @@
  * (no --algo, or --algo dp-ftrl) is the DP-FTRL trainer of train_run.c (DP-SGD or any
  * correlated-noise mechanism). Each paper adds one line to this table and its runner, which
  * receives the whole `train` argv (argv[0] = "train") and parses it with its own option table. */
-#include "cli_legacy.h"
+#include "train_algo.h"
 #include "train_run.h"
 
 #include <string.h>
