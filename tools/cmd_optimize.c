@@ -32,12 +32,12 @@ static const opt_spec P_OBJECTIVE = {
     .help = "max error (default) or RMSE", .example = "--objective mean"};
 static const opt_spec P_MOMENTUM = {
     .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_HI_OPEN, .section = "problem", .param = "problem.workload.momentum,momentum",
+    .flags = OPT_HI_OPEN, .section = "problem", .param = "problem.workload.momentum,workload.momentum,momentum",
     .help = "workload: SGD with momentum M in [0,1) (default 0: prefix sums)",
     .example = "--momentum 0.5"};
 static const opt_spec P_DECAY = {
     .name = "--decay", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
-    .section = "problem", .param = "problem.workload.decay,decay",
+    .section = "problem", .param = "problem.workload.decay,workload.decay,decay",
     .help = "workload: weight-decay factor A in (0,1] (default 1)", .example = "--decay 0.9"};
 static const opt_spec P_BANDS = {
     .name = "--bands", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e7,

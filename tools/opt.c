@@ -20,12 +20,23 @@ const opt_spec OPT_JSON = {.name = "--json", .type = OPT_FLAG, .param = "json",
 
 /* ---- messages ------------------------------------------------------------------------------ */
 
+/* Prints a message with control bytes escaped (\xNN): messages may quote data files and argv. */
+static void put_escaped(const char *m)
+{
+    for (const unsigned char *p = (const unsigned char *)m; *p; p++) {
+        if (*p < 0x20 || *p == 0x7f) fprintf(stderr, "\\x%02x", *p);
+        else fputc(*p, stderr);
+    }
+}
+
 static void vmsg(const opt_set *s, const char *opt, const char *fmt, va_list ap)
 {
+    char buf[2 * DPC_ERROR_MSG_LEN];
+    vsnprintf(buf, sizeof buf, fmt, ap);
     if (s && s->cmd) fprintf(stderr, "dpcorr %s: ", s->cmd->name);
     else fputs("dpcorr: ", stderr);
     if (opt) fprintf(stderr, "%s: ", opt);
-    vfprintf(stderr, fmt, ap);
+    put_escaped(buf);
     fputc('\n', stderr);
 }
 
@@ -519,7 +530,7 @@ int opt_fail_lib(const opt_set *s, const dpc_error *err)
 
 int opt_fail_lib_at(const opt_set *s, const opt_spec *o, const dpc_error *err)
 {
-    fail_name(s, o->name, "%s", err->msg);
+    fail_name(s, o->name, "%s", msg_body(err)); /* the option names what the field named */
     /* a file or spec named by the option that cannot be read is a bad value of the option */
     return err->status == DPC_E_NOMEM || err->status == DPC_E_NUMERIC ? CLI_RUNTIME : CLI_USAGE;
 }

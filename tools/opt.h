@@ -155,7 +155,7 @@ int opt_fail_at(const opt_set *s, const opt_spec *o, const char *fmt, ...)
  * PRIVACY, UNSUPPORTED, FORMAT), CLI_RUNTIME otherwise. */
 int opt_fail_lib(const opt_set *s, const dpc_error *err);
 /* A library error from processing the value of option o alone (a data spec, a file): printed
- * as "<o->name>: <message>" (the field, if any, stays in the message). CLI_USAGE (an unreadable
+ * as "<o->name>: <message>" (without the leading "field: " when a field is set). CLI_USAGE (an unreadable
  * file is a bad value of the option), CLI_RUNTIME for NOMEM and NUMERIC. */
 int opt_fail_lib_at(const opt_set *s, const opt_spec *o, const dpc_error *err);
 /* The exit code for a library status (see opt_fail_lib). */
