@@ -102,7 +102,7 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
     cfg.delta = 1e-5;
     if (sigma[ei] > 0) {
         cfg.epsilon = 0;
-        cfg.noise_multiplier = sigma[ei]; /* the same calibration for every seed */
+        cfg.noise_multiplier = sigma[ei]; /* the same calibrated z for every seed and rate */
     } else {
         cfg.epsilon = fc->eps[ei];
     }
@@ -121,7 +121,7 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
         return NAN;
     }
     const dpc_ledger *L = dpc_trainer_ledger(tr);
-    if (sigma[ei] == 0) sigma[ei] = L->noise_std / L->sensitivity;
+    if (sigma[ei] == 0) sigma[ei] = L->noise_multiplier;
     *eps_out = L->epsilon;
     while (dpc_trainer_steps_done(tr) < dpc_trainer_steps_total(tr))
         if (dpc_trainer_step(tr, NULL, &err)) {
