@@ -318,9 +318,11 @@ static dpc_status run(const dpc_event *ev, const dpc_account_opts *o, int mode, 
         out->rho = rho;
         if (mode == 0) {
             out->delta = x;
+            if (!isfinite(rho)) return out->epsilon = INFINITY, DPC_OK; /* noise ~ 0: no privacy */
             return dpc_zcdp_epsilon(rho, x, o->zcdp_conv, &out->epsilon, NULL, err);
         }
         out->epsilon = x;
+        if (!isfinite(rho)) return out->delta = 1.0, DPC_OK;
         return dpc_zcdp_delta(rho, x, o->zcdp_conv, &out->delta, err);
     }
     case DPC_ACCOUNTANT_GDP: {
@@ -334,9 +336,11 @@ static dpc_status run(const dpc_event *ev, const dpc_account_opts *o, int mode, 
         out->mu = sqrt(mu2);
         if (mode == 0) {
             out->delta = x;
+            if (!isfinite(out->mu)) return out->epsilon = INFINITY, DPC_OK; /* noise ~ 0 */
             return dpc_gdp_epsilon(out->mu, x, &out->epsilon, err);
         }
         out->epsilon = x;
+        if (!isfinite(out->mu)) return out->delta = 1.0, DPC_OK;
         return dpc_gdp_delta(out->mu, x, &out->delta, err);
     }
     case DPC_ACCOUNTANT_RDP: return run_rdp(ev, o, mode, x, out, err);

@@ -261,6 +261,9 @@ dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld
     if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     if ((st = dpc__check_pos(z, "z", err))) return st;
+    if (!isfinite(1.0 / (2.0 * z * z)))
+        return dpc_error_param(err, DPC_E_RANGE, "z",
+                               "%g is too small: the privacy loss is not finite (no privacy)", z);
     if ((st = dpc__check_half_open01(q, "q", err))) return st;
     if ((st = check_params(par, err))) return st;
     dpc_pld *pld = calloc(1, sizeof *pld);
