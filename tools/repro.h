@@ -31,7 +31,6 @@ typedef struct repro_ctx {
 
 /* Helpers (repro_util.c). */
 double repro_now(void);
-int repro_mkdir_p(const char *path);
 /* Opens out/name for writing (prints the error and returns NULL on failure). */
 FILE *repro_open(repro_ctx *c, const char *name);
 /* Closes a file of repro_open; a write error is printed and makes the command exit 1. */
