@@ -32,8 +32,9 @@ static const opt_spec A_SIGMA = {
 static const opt_spec A_Q = {
     .name = "--q", .metavar = "Q", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
     .section = SEC, .param = "q,parts.q",
-    .help = "sampling rate in (0,1] (default 1: no sampling); with --mech and --cyclic: "
-            "amplified banded MF (cyclic Poisson)",
+    .help = "sampling rate in (0,1] (default 1: no sampling); with --mech: Poisson at every step "
+            "(any mechanism; MMCC for C >= 0), or with --cyclic cyclic Poisson (amplified banded "
+            "MF); the best valid route is reported",
     .example = "--q 0.5"};
 static const opt_spec A_STEPS = {
     .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
@@ -199,13 +200,44 @@ static int need(opt_set *s, const opt_spec *o, acct_mode mode)
     return opt_fail_at(s, o, "required in mode %s", mode_names[mode]);
 }
 
+/* --mech with --q < 1 in modes epsilon and sigma: Poisson at every step (every route is tried)
+ * unless --cyclic gives the period; the participation options then have no say. */
+static int poisson_every_step(const acct *a)
+{
+    return a->mo.have_kind && a->q < 1.0 && a->mo.part.kind != DPC_PART_CYCLIC &&
+           (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA);
+}
+
+static dpc_participation run_part(const acct *a, size_t steps)
+{
+    dpc_participation p = {DPC_PART_CYCLIC, steps, 1};
+    return poisson_every_step(a) ? p : a->mo.part;
+}
+
+/* The mechanism options (only with --mech). */
+static int read_mech(acct *a, opt_set *s)
+{
+    if (!opt_typed(s, &MO_MECH)) return 0; /* the mechanism and participation options unused */
+    mech_read r = ACCT_MECH;
+    int every = a->q < 1.0 && !opt_typed(s, &MO_CYCLIC) &&
+                (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA);
+    r.participation = !every;
+    int rc = cli_mech_read(&a->mo, s, &r);
+    if (rc || !every) return rc;
+    if (opt_typed(s, &MO_PARTICIPATIONS) || opt_typed(s, &MO_MIN_SEP))
+        return opt_fail_at(s, opt_typed(s, &MO_PARTICIPATIONS) ? &MO_PARTICIPATIONS : &MO_MIN_SEP,
+                           "not used by this configuration (with --q < 1 every step is a Poisson "
+                           "sample; --cyclic makes the pattern cyclic)");
+    return 0;
+}
+
 /* Every mode but convert. */
 static int read_event_opts(acct *a, opt_set *s)
 {
-    int rc = opt_typed(s, &MO_MECH) ? cli_mech_read(&a->mo, s, &ACCT_MECH) : 0;
-    if (rc) return rc; /* without --mech the mechanism and participation options are unused */
-    int mech = a->mo.have_kind;
     a->q = opt_dbl(s, &A_Q, 1.0);
+    int rc = read_mech(a, s);
+    if (rc) return rc;
+    int mech = a->mo.have_kind;
     a->sigma = a->mode == MODE_SIGMA ? 1.0 : opt_dbl(s, &A_SIGMA, 0);
     if (a->mode != MODE_STEPS) a->steps = opt_size(s, &A_STEPS, 0);
     else a->max_steps = opt_size(s, &A_MAX_STEPS, 10000000);
@@ -289,7 +321,7 @@ static void dry_run(const acct *a)
                                                                    : "none");
     opt_dry_num("sensitivity", a->sensitivity);
     opt_dry_uint("json", (uint64_t)a->json);
-    if (a->mo.have_kind) cli_mech_dry(&a->mo, 1);
+    if (a->mo.have_kind) cli_mech_dry(&a->mo, !poisson_every_step(a));
 }
 
 /* ---- evaluation ---------------------------------------------------------------------------- */
@@ -324,6 +356,16 @@ static dpc_status build(acct *a, size_t steps, double sigma, built *b, dpc_error
 static dpc_status eval_eps(acct *a, size_t steps, double sigma, built *b, dpc_account_result *r,
                            dpc_error *err)
 {
+    if (a->mo.have_kind && a->q < 1.0) { /* every route: whole run, banded MF, MMCC */
+        a->mo.p.steps = steps;
+        dpc_mech *m = NULL;
+        dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
+        dpc_mech_run run = {m, run_part(a, steps), a->q, 0};
+        if (!st) st = dpc_account_mech_epsilon(&run, sigma, &a->o, a->delta, r, &b->info, err);
+        dpc_mech_free(m);
+        b->have_info = st == DPC_OK;
+        return st;
+    }
     dpc_status st = build(a, steps, sigma, b, err);
     if (st) return st;
     dpc_event ev = {a->neighbor, 1, &b->ev};
@@ -337,7 +379,10 @@ static dpc_status calibrate(acct *a, double *sigma, built *b, dpc_error *err)
         dpc_mech *m = NULL;
         a->mo.p.steps = a->steps;
         dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
-        if (!st)
+        dpc_mech_run run = {m, run_part(a, a->steps), a->q, 0}; /* sampled: every route */
+        if (!st && a->q < 1.0)
+            st = dpc_account_mech_calibrate_run(&run, &a->o, a->epsilon, a->delta, sigma, NULL, err);
+        else if (!st)
             st = dpc_account_mech_calibrate(m, &a->mo.part, a->q, &a->o, a->epsilon, a->delta,
                                             sigma, NULL, NULL, err);
         dpc_mech_free(m);
@@ -386,9 +431,10 @@ static void report_json(const acct *a, const built *b, size_t steps, double sigm
     }
     if (b && b->have_info) {
         const dpc_account_mech_info *in = &b->info;
+        dpc_participation pp = run_part(a, steps);
         jw_str(&w, "mech", dpc_mech_kind_name(a->mo.p.kind));
-        jw_int(&w, "participations", (long long)a->mo.part.k);
-        jw_int(&w, "min_sep", (long long)a->mo.part.b);
+        jw_int(&w, "participations", (long long)pp.k);
+        jw_int(&w, "min_sep", (long long)pp.b);
         jw_num(&w, "sensitivity", in->sensitivity);
         jw_bool(&w, "sensitivity_exact", in->sensitivity_exact);
         jw_bool(&w, "amplified", in->amplified);
@@ -397,6 +443,7 @@ static void report_json(const acct *a, const built *b, size_t steps, double sigm
         jw_num(&w, "column_norm", in->column_norm);
         jw_num(&w, "noise_std_per_unit_clip", in->noise_std);
         jw_num(&w, "run_sigma", in->run_sigma);
+        jw_str(&w, "route", dpc_mech_route_name(in->route));
     }
     jw_bool(&w, "upper_bound", r->upper_bound);
     jw_finish(&w);
@@ -412,17 +459,23 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
     printf("\nneighbor      %s\n", dpc_neighbor_name(a->neighbor));
     if (b && b->have_info) {
         const dpc_account_mech_info *in = &b->info;
+        dpc_participation pp = run_part(a, steps);
         printf("mechanism     %s, sensitivity %.6g%s (k = %zu, %s %zu)\n",
                dpc_mech_kind_name(a->mo.p.kind), in->sensitivity,
-               in->sensitivity_exact ? "" : " (upper bound)", a->mo.part.k,
-               a->mo.part.kind == DPC_PART_CYCLIC ? "period" : "min-sep", a->mo.part.b);
-        if (in->amplified)
+               in->sensitivity_exact ? "" : " (upper bound)", pp.k,
+               pp.kind == DPC_PART_CYCLIC ? "period" : "min-sep", pp.b);
+        if (in->route == DPC_ROUTE_BANDMF)
             printf("amplified     %zu rounds of a q = %g Poisson-subsampled Gaussian, z = %.6g\n",
                    in->rounds, a->q, in->noise_multiplier);
-        else
+        else if (in->route == DPC_ROUTE_WHOLE_RUN)
             printf("whole run     one Gaussian, noise multiplier %.6g (noise std %.6g per unit "
                    "clip / sensitivity)\n",
                    in->run_sigma, in->noise_std);
+        else if (in->route == DPC_ROUTE_MMCC)
+            printf("amplified     MMCC conditional composition over %zu rows (delta spent on "
+                   "conditioning %.3g)\n",
+                   in->rounds, in->delta_slack);
+        printf("route         %s\n", dpc_mech_route_name(in->route));
     }
     if (a->mode != MODE_CONVERT) printf("sampling q    %g\n", a->q);
     printf("sigma         %.10g\n", sigma);

@@ -4,6 +4,7 @@
  * strategy, cyclic Poisson sampling: amplified BandMF) — then a comparison table, JSON reports
  * and a plot. Both runs use the same data, model, epochs, batch and budget; the hyperparameters
  * were chosen on the training data's own split, never on the test set (doc/training.md). */
+#include "mpi_run.h"
 #include "train_run.h"
 
 #include <string.h>
@@ -133,8 +134,10 @@ static int run_both(const demo_cfg *d, dpc_dataset *train, dpc_dataset *test)
         print_table(d, res, labels);
         char png[4200];
         snprintf(png, sizeof png, "%s/demo.png", d->out);
-        rc = train_plot(png, res, labels, 2);
-        if (!rc) printf("\nplot: %s\n", png);
+        if (mpi_run_rank() == 0) { /* under mpirun, rank 0 writes */
+            rc = train_plot(png, res, labels, 2);
+            if (!rc) printf("\nplot: %s\n", png);
+        }
         printf("reports: %s/dpsgd.json %s/bsr.json (seeded mode, seed %llu)\n", d->out, d->out,
                (unsigned long long)d->seed);
     }

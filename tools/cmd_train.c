@@ -1,5 +1,6 @@
 /* cmd_train.c — `dpcorr train`: one private training run with the DP-FTRL trainer (DP-SGD or
  * any correlated-noise mechanism; train_run.c), or `train --algo NAME` (train_algos.c). */
+#include "mpi_run.h"
 #include "train_run.h"
 
 #include <math.h>
@@ -57,9 +58,11 @@ static const opt_spec TR_BATCH = {
     .example = "--batch 30"};
 static const opt_spec TR_SAMPLER = {
     .name = "--sampler", .metavar = "S", .type = OPT_CHOICE,
-    .choices = "auto|poisson|fixed|shuffle|cyclic-poisson", .section = OPTIM, .param = "sampler",
+    .choices = "auto|poisson|fixed|shuffle|cyclic-poisson|balls-in-bins", .section = OPTIM,
+    .param = "sampler",
     .help = "auto (default: poisson for identity, fixed-order epochs otherwise) | poisson | fixed "
-            "| shuffle | cyclic-poisson",
+            "| shuffle | cyclic-poisson | balls-in-bins (any mechanism; the best valid accounting "
+            "route is used and reported)",
     .example = "--sampler shuffle"};
 static const opt_spec TR_GROUPS = {
     .name = "--groups", .metavar = "G", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
@@ -153,7 +156,8 @@ static void read_config(train_opts *o, opt_set *s)
 {
     static const dpc_sampler_kind samplers[] = {DPC_SAMPLER_AUTO, DPC_SAMPLER_POISSON,
                                                 DPC_SAMPLER_FIXED, DPC_SAMPLER_SHUFFLE,
-                                                DPC_SAMPLER_CYCLIC_POISSON};
+                                                DPC_SAMPLER_CYCLIC_POISSON,
+                                                DPC_SAMPLER_BALLS_IN_BINS};
     static const dpc_accountant accs[] = {DPC_ACCOUNTANT_PLD, DPC_ACCOUNTANT_RDP,
                                           DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
     dpc_train_config *c = &o->cfg;
@@ -196,7 +200,9 @@ static int read_opts(train_opts *o, opt_set *s)
     if (o->cfg.epsilon == 0 && o->cfg.noise_multiplier == 0)
         return opt_fail_at(s, &TR_EPSILON, "required (or --noise-multiplier)");
     if ((rc = frame_check(&o->fr, s, 1))) return rc;
-    if (o->checkpoint && (rc = cli_check_out_file(s, &TR_CHECKPOINT, o->checkpoint))) return rc;
+    if (o->checkpoint && mpi_run_rank() == 0 &&
+        (rc = cli_check_out_file(s, &TR_CHECKPOINT, o->checkpoint)))
+        return rc;
     return 0;
 }
 
@@ -205,7 +211,10 @@ int cmd_train(int argc, char **argv)
     int bad;
     int (*algo)(int, char **) = train_algo_lookup(argc, argv, &bad);
     if (bad) return CLI_USAGE;
-    if (algo) return algo(argc, argv);
+    if (algo) { /* the papers' trainers are not data-parallel: rank 0 runs them alone */
+        mpi_run_command(0);
+        return mpi_run_skip() ? 0 : algo(argc, argv);
+    }
     opt_set s;
     int rc = opt_parse(&s, &TRAIN_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;

@@ -1,5 +1,6 @@
 /* frame.c — the run frame shared by every trainer; see frame.h. */
 #include "frame.h"
+#include "mpi_run.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +63,7 @@ int frame_check(const run_frame *f, opt_set *s, int need_data)
     int rc = 0;
     if (need_data && !f->data && !f->train)
         return opt_fail_at(s, f->data_opt, "required (e.g. fashion-mnist, synthetic:logistic,n=1000,d=5)");
+    if (mpi_run_rank() > 0) return 0; /* under mpirun, rank 0 writes */
     if (f->report && (rc = cli_check_out_file(s, &FR_REPORT, f->report))) return rc;
     if (f->plot && (rc = cli_check_out_file(s, &FR_PLOT, f->plot))) return rc;
     return 0;

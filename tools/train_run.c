@@ -1,5 +1,6 @@
 /* train_run.c — one run of the DP-FTRL trainer as the CLI performs it; see train_run.h. */
 #include "train_run.h"
+#include "mpi_run.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -42,7 +43,7 @@ typedef struct run_ctx {
 /* ---- preparation: randomness, data, model, mechanism, configuration ---------------------- */
 
 /* The generator: the checkpoint's when resuming (its mode and seed must be the ones given). */
-static int seed_run(run_ctx *x)
+static int seed_local(run_ctx *x)
 {
     train_opts *o = x->o;
     dpc_error err = {0};
@@ -59,6 +60,28 @@ static int seed_run(run_ctx *x)
     if (rng->mode == DPC_RNG_SEEDED && rng->seed != o->fr.seed)
         return opt_fail(x->s, "--resume: the checkpoint was written with --seed %llu",
                         (unsigned long long)rng->seed);
+    return 0;
+}
+
+/* Under mpirun, rank 0's generator (it reads the checkpoint) is every rank's; the other ranks
+ * are quiet. */
+static int seed_run(run_ctx *x)
+{
+    train_opts *o = x->o;
+    const dpc_transport *tp = mpi_run_transport();
+    dpc_error err = {0};
+    int rc;
+    if (tp && tp->rank > 0) {
+        o->fr.quiet = 1;
+        memset(&o->fr.rng, 0, sizeof o->fr.rng);
+    } else if ((rc = seed_local(x))) {
+        return rc;
+    }
+    if (dpc_transport_bcast(tp, 0, &o->fr.rng, sizeof o->fr.rng, &err)) {
+        fprintf(stderr, "dpcorr train: %s\n", err.msg);
+        return CLI_RUNTIME;
+    }
+    o->cfg.transport = tp;
     return 0;
 }
 
@@ -122,6 +145,7 @@ static int dry_run(run_ctx *x)
     opt_dry_uint("checkpoint_every", o->checkpoint_every);
     opt_dry_str("resume", o->resume);
     opt_dry_uint("stop_after", o->stop_after);
+    opt_dry_uint("ranks", mpi_run_size());
     return 0;
 }
 
@@ -280,6 +304,24 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     jw_end(w);
 }
 
+/* "distributed": ranks, threads per rank, shard sizes, bytes moved per step (all ranks), noise
+ * state bytes per rank (doc/distributed.md). */
+static void report_dist(jw *w, const dpc_dist_info *d)
+{
+    jw_obj(w, "distributed");
+    jw_int(w, "ranks", (long long)d->ranks);
+    jw_int(w, "threads_per_rank", (long long)d->threads[0]);
+    jw_arr(w, "shard_sizes");
+    for (size_t r = 0; r < d->ranks; r++)
+        jw_int(w, NULL, (long long)(d->shard_begin[r + 1] - d->shard_begin[r]));
+    jw_end(w);
+    jw_num(w, "bytes_per_step", d->bytes_per_step);
+    jw_arr(w, "noise_state_bytes_per_rank");
+    for (size_t r = 0; r < d->ranks; r++) jw_int(w, NULL, (long long)d->noise_state_bytes[r]);
+    jw_end(w);
+    jw_end(w);
+}
+
 static int write_report(const run_ctx *x)
 {
     const train_opts *o = x->o;
@@ -316,6 +358,7 @@ static int write_report(const run_ctx *x)
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->params_hash);
     jw_str(&w, "params_hash", hash);
     jw_end(&w);
+    report_dist(&w, &r->dist);
     return frame_report_close(&w, f, o->fr.report);
 }
 
@@ -336,6 +379,8 @@ static int finish(run_ctx *x)
     }
     res->params_hash = dpc_trainer_params_hash(x->tr);
     res->wall_s = cli_now() - o->fr.t0;
+    dpc_trainer_dist_info(x->tr, &res->dist);
+    if (mpi_run_rank() > 0) return 0; /* rank 0 writes the report and the plot */
     int rc = 0;
     if (o->fr.report) rc = write_report(x);
     if (o->fr.plot && res->nepochs) {

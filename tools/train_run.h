@@ -35,6 +35,7 @@ typedef struct train_result {
     size_t steps_done, resumed_from;
     char model_spec[DPC_MODEL_SPEC_LEN];
     size_t n_params;
+    dpc_dist_info dist;  /* ranks, shards, bytes per step (arrays valid during train_run) */
 } train_result;
 
 /* The mechanism options of `train` (--mech, --mech-momentum, --mech-decay, --form). */
