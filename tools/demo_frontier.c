@@ -8,9 +8,7 @@
 #include "demo_frontier.h"
 #include "train_run.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* The configuration (chosen on the holdout; doc/training.md lists every run tried). */
 #define FR_FEATURES "scatter:J=2,L=8"
@@ -23,52 +21,51 @@
 #define FR_MOM 0.9
 #define FR_CLIP 1.0
 
-static void write_json(const char *path, const train_opts *o, const train_result *r)
+static int write_json(const char *path, const train_opts *o, const train_result *r)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "dpcorr demo: cannot write %s\n", path);
-        return;
+        return CLI_RUNTIME;
     }
     const dpc_ledger *L = &r->ledger;
     const dpc_train_config *c = &o->cfg;
-    fprintf(f, "{\n  ");
-    cli_json_num(f, "test_accuracy", r->final_acc, 1);
-    cli_json_num(f, "epsilon", L->epsilon, 1);
-    cli_json_num(f, "delta", L->delta, 1);
-    fprintf(f, "\n  \"config\": {");
-    cli_json_str(f, "data", o->data, 1);
-    cli_json_str(f, "features", o->features, 1);
-    cli_json_str(f, "model", r->model_spec, 1);
-    cli_json_int(f, "parameters", (long long)r->n_params, 1);
-    cli_json_str(f, "mech", dpc_mech_kind_name(o->mech.p.kind), 1);
-    cli_json_int(f, "bands", (long long)o->mech.p.bands, 1);
-    cli_json_str(f, "sampler", dpc_sampler_kind_name(c->sampler), 1);
-    cli_json_int(f, "batch", (long long)c->batch, 1);
-    cli_json_int(f, "epochs", (long long)c->epochs, 1);
-    cli_json_num(f, "clip", c->clip, 1);
-    cli_json_num(f, "lr", c->lr, 1);
-    cli_json_num(f, "momentum", c->momentum, 1);
-    cli_json_str(f, "schedule", dpc_lr_schedule_name(c->schedule), 1);
-    cli_json_int(f, "threads", (long long)c->threads, 1);
-    cli_json_int(f, "seed", (long long)o->seed, 0);
-    fprintf(f, "},\n  \"normalization\": \"per-example GroupNorm inside the model "
-               "(data-independent; no privacy cost)\",\n  \"ledger\": ");
+    jw w;
+    jw_begin(&w, f);
+    jw_num(&w, "test_accuracy", r->final_acc);
+    jw_num(&w, "epsilon", L->epsilon);
+    jw_num(&w, "delta", L->delta);
+    jw_obj(&w, "config");
+    jw_str(&w, "data", o->fr.data);
+    jw_str(&w, "features", o->features);
+    jw_str(&w, "model", r->model_spec);
+    jw_int(&w, "parameters", (long long)r->n_params);
+    jw_str(&w, "mech", dpc_mech_kind_name(o->mech.p.kind));
+    jw_int(&w, "bands", (long long)o->mech.p.bands);
+    jw_str(&w, "sampler", dpc_sampler_kind_name(c->sampler));
+    jw_int(&w, "batch", (long long)c->batch);
+    jw_int(&w, "epochs", (long long)c->epochs);
+    jw_num(&w, "clip", c->clip);
+    jw_num(&w, "lr", c->lr);
+    jw_num(&w, "momentum", c->momentum);
+    jw_str(&w, "schedule", dpc_lr_schedule_name(c->schedule));
+    jw_int(&w, "threads", (long long)c->threads);
+    jw_int(&w, "seed", (long long)o->fr.seed);
+    jw_end(&w);
+    jw_str(&w, "normalization", "per-example GroupNorm inside the model (data-independent; no "
+                                "privacy cost)");
     char lj[4096];
     dpc_ledger_json(L, lj, sizeof lj);
-    fputs(lj, f);
-    fprintf(f, ",\n  ");
-    cli_json_num(f, "wall_time_s", r->wall_s, 1);
-    cli_json_num(f, "train_time_s", r->train_s, 1);
-    cli_json_num(f, "examples_per_s", r->examples_per_s, 0);
-    fprintf(f, "\n}\n");
-    if (fclose(f) != 0) fprintf(stderr, "dpcorr demo: write error on %s\n", path);
+    jw_raw(&w, "ledger", lj);
+    jw_num(&w, "wall_time_s", r->wall_s);
+    jw_num(&w, "train_time_s", r->train_s);
+    jw_num(&w, "examples_per_s", r->examples_per_s);
+    jw_finish(&w);
+    return cli_close_out(f, "dpcorr demo", path);
 }
 
 int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs, int quick)
 {
-    if (mkdir(out, 0755) != 0 && errno != EEXIST)
-        return cli_fail("demo", "--out: cannot create directory %s", out);
     /* --quick: 6000 training and 1000 test images, batch 100 (a smoke test of the pipeline) */
     const char *spec = quick ? "fashion-mnist:limit=6000,test-limit=1000" : "fashion-mnist";
     train_opts o;
@@ -77,7 +74,7 @@ int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs,
     snprintf(rep, sizeof rep, "%s/frontier_run.json", out);
     snprintf(js, sizeof js, "%s/frontier.json", out);
     snprintf(png, sizeof png, "%s/frontier.png", out);
-    o.data = spec;
+    o.fr.data = spec;
     o.features = FR_FEATURES;
     o.model = FR_MODEL;
     o.mech.p.kind = FR_MECH;
@@ -94,18 +91,17 @@ int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs,
     o.cfg.schedule = DPC_LR_COOLDOWN;
     o.cfg.accountant = DPC_ACCOUNTANT_PLD;
     o.cfg.threads = threads;
-    o.seed = seed;
-    o.report = rep;
-    o.label = "frontier";
+    o.fr.seed = seed;
+    o.fr.report = rep;
+    o.fr.label = "frontier";
     printf("dpcorr demo --frontier: Fashion-MNIST%s, ScatterNet (%s) + %s, BSR-%d (amplified "
            "banded MF), epsilon = 3, delta = 1e-5, %zu epochs, batch %zu, %zu threads\n",
            quick ? " (subset, --quick)" : "", FR_FEATURES, FR_MODEL, FR_BANDS, o.cfg.epochs,
            o.cfg.batch, threads);
     fflush(stdout);
     train_result res;
-    int rc = train_run(&o, NULL, NULL, &res);
-    if (!rc) {
-        write_json(js, &o, &res);
+    int rc = train_run(&o, NULL, &res);
+    if (!rc && !(rc = write_json(js, &o, &res))) {
         const char *lab = "ScatterNet + linear, BSR";
         int prc = train_plot(png, &res, &lab, 1);
         printf("\ntest accuracy %.4f at epsilon %.4g, delta %.3g (%s); %.1f s, %.0f examples/s\n",
@@ -114,6 +110,6 @@ int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs,
         printf("wrote %s, %s%s%s\n", js, rep, prc ? "" : ", ", prc ? "" : png);
     }
     train_result_free(&res);
-    cli_mech_opts_free(&o.mech);
+    train_opts_free(&o);
     return rc;
 }

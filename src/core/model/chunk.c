@@ -124,7 +124,7 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
     if (!m || (M > 0 && (!params || !X || !y || !grad_sum)))
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_clipped_sum: NULL argument");
     if (!(clip >= 0.0))
-        return dpc_error_set(err, DPC_E_INVALID, "clip must be >= 0, got %g", clip);
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
     if (ws) {
         dpc_status st = dpc__check_ws(m, ws, M, err);
         if (st) return st;
@@ -212,7 +212,7 @@ dpc_status dpc_model_evaluate(const dpc_model *m, const double *params, const do
 {
     if (!m || !params || !X || !y || !mean_loss)
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: NULL argument");
-    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: n must be >= 1");
+    if (n == 0) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1");
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
     dpc_model_ws *tmp;

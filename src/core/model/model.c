@@ -25,70 +25,67 @@ static const char *kind_name(dpc_model_kind k)
 
 static dpc_status check_width(size_t v, const char *field, dpc_error *err)
 {
-    if (v < 1)
-        return dpc_error_set(err, DPC_E_INVALID, "model config: %s must be >= 1, got 0", field);
+    if (v < 1) return dpc_error_param(err, DPC_E_INVALID, field, "must be >= 1, got 0");
     if (v > DPC_MODEL_MAX_WIDTH)
-        return dpc_error_set(err, DPC_E_RANGE, "model config: %s = %zu exceeds the maximum %u",
-                             field, v, (unsigned)DPC_MODEL_MAX_WIDTH);
+        return dpc_error_param(err, DPC_E_RANGE, field, "%zu exceeds the maximum %u", v,
+                               (unsigned)DPC_MODEL_MAX_WIDTH);
     return DPC_OK;
 }
 
 dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
 {
-    if (!cfg) return dpc_error_set(err, DPC_E_INVALID, "model config: cfg is NULL");
+    if (!cfg) return dpc_error_param(err, DPC_E_INVALID, "cfg", "NULL");
     dpc_status st = check_width(cfg->n_in, "n_in", err);
     if (st) return st;
     size_t K = cfg->n_classes;
     switch (cfg->kind) {
     case DPC_MODEL_LINEAR:
         if (K > 1)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: linear regression needs n_classes 0 or 1 "
-                                 "(real-valued targets), got %zu; use softmax for classes", K);
+            return dpc_error_param(err, DPC_E_INVALID, "n_classes",
+                                   "linear regression needs n_classes 0 or 1 "
+                                   "(real-valued targets), got %zu; use softmax for classes",
+                                   K);
         break;
     case DPC_MODEL_LOGISTIC:
         if (K != 2)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: logistic regression needs n_classes = 2 "
-                                 "(labels 0/1), got %zu%s", K,
-                                 K > 2 ? "; use softmax for more classes" : "");
+            return dpc_error_param(err, DPC_E_INVALID, "n_classes",
+                                   "logistic regression needs n_classes = 2 "
+                                   "(labels 0/1), got %zu%s",
+                                   K, K > 2 ? "; use softmax for more classes" : "");
         break;
     case DPC_MODEL_SOFTMAX:
         if (K < 2)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: softmax needs n_classes >= 2, got %zu", K);
+            return dpc_error_param(err, DPC_E_INVALID, "n_classes",
+                                   "softmax needs n_classes >= 2, got %zu", K);
         break;
     case DPC_MODEL_MLP:
     case DPC_MODEL_KAN:
     case DPC_MODEL_CNN: break;
-    default:
-        return dpc_error_set(err, DPC_E_INVALID, "model config: unknown kind %d",
-                             (int)cfg->kind);
+    default: return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown value %d", (int)cfg->kind);
     }
     if (K > DPC_MODEL_MAX_WIDTH) return check_width(K, "n_classes", err);
     int deep = cfg->kind == DPC_MODEL_MLP || cfg->kind == DPC_MODEL_KAN;
     if (deep) {
         if (cfg->n_hidden < 1 || cfg->n_hidden > DPC_MODEL_MAX_HIDDEN)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: %s needs n_hidden in 1..%d, got %zu",
-                                 kind_name(cfg->kind), DPC_MODEL_MAX_HIDDEN, cfg->n_hidden);
+            return dpc_error_param(err, DPC_E_INVALID, "n_hidden",
+                                   "%s needs n_hidden in 1..%d, got %zu", kind_name(cfg->kind),
+                                   DPC_MODEL_MAX_HIDDEN, cfg->n_hidden);
         for (size_t l = 0; l < cfg->n_hidden; l++) {
             char field[32];
             snprintf(field, sizeof field, "hidden[%zu]", l);
             if ((st = check_width(cfg->hidden[l], field, err))) return st;
         }
         if (cfg->act != DPC_ACT_TANH && cfg->act != DPC_ACT_RELU)
-            return dpc_error_set(err, DPC_E_INVALID, "model config: unknown activation %d",
-                                 (int)cfg->act);
+            return dpc_error_param(err, DPC_E_INVALID, "act", "unknown activation %d",
+                                   (int)cfg->act);
         if (cfg->kind == DPC_MODEL_KAN && (st = dpc__kan_config_check(cfg, err))) return st;
     } else if (cfg->n_hidden != 0) {
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "model config: %s has no hidden layers, got n_hidden = %zu",
-                             kind_name(cfg->kind), cfg->n_hidden);
+        return dpc_error_param(err, DPC_E_INVALID, "n_hidden",
+                               "%s has no hidden layers, got n_hidden = %zu", kind_name(cfg->kind),
+                               cfg->n_hidden);
     }
     if (cfg->bias != 0 && cfg->bias != 1)
-        return dpc_error_set(err, DPC_E_INVALID, "model config: bias must be 0 or 1, got %d",
-                             cfg->bias);
+        return dpc_error_param(err, DPC_E_INVALID, "bias", "must be 0 or 1, got %d", cfg->bias);
     if (cfg->kind == DPC_MODEL_CNN) {
         size_t Pc;
         return dpc__cnn_config_check(cfg, &Pc, err);
@@ -98,7 +95,7 @@ dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
     for (size_t l = 0; l <= cfg->n_hidden; l++) {
         size_t out = l < cfg->n_hidden ? cfg->hidden[l] : (K >= 2 ? K : 1), w, cols;
         if (!dpc__mul_ok(in, F, &cols) || !dpc__mul_ok(cols, out, &w) || w > SIZE_MAX - P - out)
-            return dpc_error_set(err, DPC_E_RANGE, "model config: parameter count overflows");
+            return dpc_error_set(err, DPC_E_RANGE, "model config: the parameter count overflows");
         P += w + (cfg->bias ? out : 0);
         in = out;
     }
@@ -301,7 +298,7 @@ size_t dpc_model_format_spec(const dpc_model_config *cfg, char *buf, size_t cap)
 
 dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_new: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     dpc_status st = dpc_model_config_check(cfg, err);
     if (st) return st;
@@ -379,9 +376,8 @@ dpc_status dpc_model_init(const dpc_model *m, double *params, const dpc_rng *rng
     if (!m || !params || !rng)
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_init: NULL argument");
     if (stream_index > UINT32_MAX)
-        return dpc_error_set(err, DPC_E_RANGE,
-                             "dpc_model_init: stream_index %llu exceeds 2^32 - 1",
-                             (unsigned long long)stream_index);
+        return dpc_error_param(err, DPC_E_RANGE, "stream_index", "%llu exceeds 2^32 - 1",
+                               (unsigned long long)stream_index);
     memset(params, 0, m->n_params * sizeof *params);
     if (m->cfg.kind != DPC_MODEL_MLP && m->cfg.kind != DPC_MODEL_KAN &&
         m->cfg.kind != DPC_MODEL_CNN)
@@ -411,13 +407,12 @@ dpc_status dpc_model_init(const dpc_model *m, double *params, const dpc_rng *rng
 dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_chunk,
                             dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_ws_new: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if (!m) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_ws_new: model is NULL");
+    if (!m) return dpc_error_param(err, DPC_E_INVALID, "m", "NULL");
     if (max_chunk < 1 || max_chunk > ((size_t)1 << 30))
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "dpc_model_ws_new: max_chunk must be in 1..2^30, got %zu",
-                             max_chunk);
+        return dpc_error_param(err, DPC_E_INVALID, "max_chunk", "must be in 1..2^30, got %zu",
+                               max_chunk);
     if (m->cfg.kind == DPC_MODEL_KAN) return dpc__kan_ws_new(out, m, max_chunk, err);
     if (m->cfg.kind == DPC_MODEL_CNN) return dpc__cnn_ws_new(out, m, max_chunk, err);
     size_t L = m->n_layers, Mx = max_chunk;
