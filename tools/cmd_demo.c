@@ -174,8 +174,7 @@ int cmd_demo(int argc, char **argv)
     size_t frontier_epochs = opt_typed(&s, &D_EPOCHS) ? d.epochs : 0;
     if ((rc = opt_finish(&s)) || (rc = cli_make_out_dir(&s, &D_OUT, d.out))) return rc;
     if (frontier) {
-        if (d.dry_run) return opt_fail_at(&s, &D_FRONTIER, "has no dry run");
-        return demo_frontier(d.out, d.threads, d.seed, frontier_epochs, d.quick);
+        return demo_frontier(d.out, d.threads, d.seed, frontier_epochs, d.quick, d.dry_run);
     }
     if (d.dry_run) {
         opt_dry_uint("epochs", d.epochs);

@@ -28,13 +28,15 @@ static const opt_spec TR_FEATURES = {
     .param = "features",
     .help = "none (default) | scatter[:J=2,L=8]: ScatterNet features of the images (81 x 7 x 7 "
             "for 28 x 28; doc/data.md), computed once and cached",
-    .example = "--features none"};
+    .example = "! --data fashion-mnist:limit=100,test-limit=100 --model softmax --epsilon 1 "
+               "--batch 20 --features scatter:J=1,L=2"};
 static const opt_spec TR_FEATURE_CACHE = {
     .name = "--feature-cache", .metavar = "DIR", .type = OPT_STR, .section = "data and model",
     .param = "feature_cache", .when = "--features",
     .help = "where computed features are cached (default $XDG_CACHE_HOME/dpcorr or "
             "~/.cache/dpcorr; none: no cache)",
-    .example = "--features none --feature-cache none"};
+    .example = "! --data fashion-mnist:limit=100,test-limit=100 --model softmax --epsilon 1 "
+               "--batch 20 --features scatter:J=1,L=2 --feature-cache none"};
 static const opt_spec TR_EPSILON = {
     .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--noise-multiplier",

@@ -64,7 +64,8 @@ static int write_json(const char *path, const train_opts *o, const train_result 
     return cli_close_out(f, "dpcorr demo", path);
 }
 
-int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs, int quick)
+int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs, int quick,
+                  int dry_run)
 {
     /* --quick: 6000 training and 1000 test images, batch 100 (a smoke test of the pipeline) */
     const char *spec = quick ? "fashion-mnist:limit=6000,test-limit=1000" : "fashion-mnist";
@@ -94,6 +95,15 @@ int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs,
     o.fr.seed = seed;
     o.fr.report = rep;
     o.fr.label = "frontier";
+    o.dry_run = dry_run;
+    if (dry_run) {
+        opt_dry_uint("frontier", 1);
+        train_result res;
+        int rc = train_run(&o, NULL, &res);
+        train_result_free(&res);
+        train_opts_free(&o);
+        return rc;
+    }
     printf("dpcorr demo --frontier: Fashion-MNIST%s, ScatterNet (%s) + %s, BSR-%d (amplified "
            "banded MF), epsilon = 3, delta = 1e-5, %zu epochs, batch %zu, %zu threads\n",
            quick ? " (subset, --quick)" : "", FR_FEATURES, FR_MODEL, FR_BANDS, o.cfg.epochs,

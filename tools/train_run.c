@@ -171,6 +171,13 @@ static int dry_run(run_ctx *x)
     dpc_error err = {0};
     if (dpc_train_config_resolve(&o->cfg, o->fr.train, &c, &err)) return opt_fail_lib(x->s, &err);
     frame_dry(&o->fr);
+    opt_dry_str("features", o->features ? o->features : "none");
+    if (o->features) {
+        char dir[1024];
+        if (o->feature_cache) snprintf(dir, sizeof dir, "%s", o->feature_cache);
+        else train_default_cache_dir(dir, sizeof dir);
+        opt_dry_str("feature_cache", dir);
+    }
     opt_dry_str("model", x->res->model_spec);
     opt_dry_uint("parameters", x->res->n_params);
     cli_mech_opts m = o->mech;

@@ -14,6 +14,7 @@
 #     duplicate with another value are refused, naming the option.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
+export XDG_CACHE_HOME="$TMP/cache"  # --features caches there
 have_fmnist=0; [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ] && have_fmnist=1
 
 # fixtures named by the tables' examples ({tmp})
