@@ -94,7 +94,8 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
 
 /* ---- preparation: randomness, data, model, mechanism, configuration ---------------------- */
 
-/* The generator: the checkpoint's when resuming (its mode and seed must be the ones given). */
+/* The generator: the checkpoint's when resuming (its mode and seed must be the ones given:
+ * secure by default, --seed S for a seeded checkpoint). */
 static int seed_local(run_ctx *x)
 {
     train_opts *o = x->o;
@@ -103,15 +104,18 @@ static int seed_local(run_ctx *x)
     dpc_rng *rng = &o->fr.rng;
     if (dpc_checkpoint_read_rng(o->resume, rng, &err))
         return opt_fail(x->s, "--resume: %s", err.msg);
+    unsigned long long cs = (unsigned long long)rng->seed;
     if (rng->mode == DPC_RNG_SEEDED && o->fr.secure)
-        return opt_fail(x->s, "--secure: the checkpoint %s was written in seeded mode (seed %llu)",
-                        o->resume, (unsigned long long)rng->seed);
+        return opt_fail(x->s, "%s: the checkpoint %s was written in seeded mode (seed %llu); "
+                              "resume it with --seed %llu",
+                        o->fr.secure_typed ? "--secure" : "--resume", o->resume, cs, cs);
     if (rng->mode != DPC_RNG_SEEDED && !o->fr.secure)
-        return opt_fail(x->s, "--resume: the checkpoint %s was written in secure mode; give "
-                              "--secure", o->resume);
+        return opt_fail(x->s, "--seed: the checkpoint %s was written in secure mode (OS key); "
+                              "resume it without --seed", o->resume);
     if (rng->mode == DPC_RNG_SEEDED && rng->seed != o->fr.seed)
-        return opt_fail(x->s, "--resume: the checkpoint was written with --seed %llu",
-                        (unsigned long long)rng->seed);
+        return opt_fail(x->s, "--seed: the checkpoint %s was written with seed %llu, got %llu",
+                        o->resume, cs, (unsigned long long)o->fr.seed);
+    if (rng->mode == DPC_RNG_SEEDED && o->fr.warn_seed) frame_warn_seeded("train", rng->seed, "resumed seeded checkpoint");
     return 0;
 }
 
@@ -216,18 +220,17 @@ static int dry_run(run_ctx *x)
 static void banner(const run_ctx *x, size_t resumed_from)
 {
     const dpc_ledger *L = &x->res->ledger;
+    char rd[96];
     fprintf(stderr,
             "%s%s | %s sampler, batch %zu, %zu steps | %s %.4g, %s %.4g%s | (%.4g, %.3g)-DP, %s "
-            "| %s%s%llu\n",
+            "| %s\n",
             x->tag, L->mechanism, L->sampler, x->o->cfg.batch, L->steps,
             L->amplified ? "noise multiplier per step" : "noise multiplier (whole run)",
             L->noise_multiplier,
             L->amplified ? "per-participation sensitivity" : "sensitivity (all participations)",
             L->amplified ? L->noise_std / L->noise_multiplier : L->sensitivity,
             L->sensitivity_exact ? "" : " (bound)", L->epsilon, L->delta, L->route,
-            L->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)",
-            L->rng_mode == DPC_RNG_SEEDED ? " " : "",
-            L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
+            frame_rng_desc(L->rng_mode, L->seed, rd, sizeof rd));
     if (resumed_from) fprintf(stderr, "%sresumed at step %zu\n", x->tag, resumed_from);
 }
 
