@@ -11,7 +11,9 @@
  *   dpc_rng_stream   a derived, independent key for one purpose (noise, sampling, init, ...).
  *
  * Example:
- *     dpc_rng rng;  dpc_rng_seed(&rng, 42);                  // or dpc_rng_seed_os(&rng, &err)
+ *     dpc_rng rng;
+ *     if (dpc_rng_seed_os(&rng, &err)) ...                   // private releases: secure mode
+ *     dpc_rng_seed(&rng, 42);                                // experiments only: seeded mode
  *     dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_NOISE);
  *     double z[100];
  *     dpc_rng_gaussian_fill(&s, step, 0, z, 100);            // z[j] = N(0,1) at (step, j)
@@ -33,7 +35,9 @@
  * r + 36.74/r ≈ 13.7, a region of probability < 1e-42. See doc/mechanisms.md for the
  * floating-point caveats (Mironov 2012) and why this is acceptable for our threat model.
  *
- * Security: seeded mode uses Philox4x32-10, a statistically strong (BigCrush-passing)
+ * Security: use secure mode (dpc_rng_seed_os) for any release that must be private: with seeded
+ * mode anyone who knows the seed regenerates the noise and subtracts it. The dpcorr tool is
+ * secure by default and warns when --seed asks for seeded mode. Seeded mode uses Philox4x32-10, a statistically strong (BigCrush-passing)
  * counter-based generator with a 64-bit key: right for experiments, which are reproducible
  * and recorded in every report, but not a cryptographic generator. Secure mode draws a 256-bit
  * key from the OS (getrandom) and generates every word with ChaCha20 (RFC 8439) instead, a

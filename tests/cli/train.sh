@@ -4,7 +4,8 @@
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 DATA="synthetic:logistic,n=3000,d=12,margin=0.1,test-n=500"
-COMMON="--data $DATA --model logistic --epochs 3 --batch 60 --lr 0.5 --clip 1 --delta 1e-5 --quiet"
+# seeded (--seed 1): the comparisons below need the same noise twice
+COMMON="--data $DATA --model logistic --epochs 3 --batch 60 --lr 0.5 --clip 1 --delta 1e-5 --quiet --seed 1"
 
 expect_rc 0 "help" "$BIN" train --help
 for opt in --data --model --mech --epsilon --delta --epochs --batch --lr --momentum --clip --seed \
@@ -38,7 +39,7 @@ hf=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/b_full.json")
 hr=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/b_res.json")
 if [ -n "$hf" ] && [ "$hf" = "$hr" ]; then pass; else fail "stop/resume: $hf vs $hr"; fi
 # a killed process (SIGKILL mid-run) resumes bit-identically from its last checkpoint
-BIG="--data synthetic:logistic,n=40000,d=50,test-n=100 --model mlp:32 --epochs 4 --batch 100 --lr 0.3 --clip 1 --epsilon 4 --mech bsr --bands 4 --quiet"
+BIG="--data synthetic:logistic,n=40000,d=50,test-n=100 --model mlp:32 --epochs 4 --batch 100 --lr 0.3 --clip 1 --epsilon 4 --mech bsr --bands 4 --quiet --seed 1"
 expect_rc 0 "long full" "$BIN" train $BIG --report "$TMP/l_full.json"
 "$BIN" train $BIG --checkpoint "$TMP/ck2" --checkpoint-every 5 >/dev/null 2>&1 &
 pid=$!
@@ -50,17 +51,48 @@ hr=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/l_res.json")
 if [ -n "$hf" ] && [ "$hf" = "$hr" ]; then pass; else fail "kill -9/resume: $hf vs $hr"; fi
 
 # resuming a finished run evaluates it (no null accuracy); the randomness of a checkpoint must
-# be the one asked for (seeded vs secure, the seed)
+# be the one asked for (secure by default, --seed S for a seeded one, the same seed)
 S="--data synthetic:logistic,n=600,d=4,test-n=100 --model logistic --epsilon 1 --batch 20 --quiet"
-expect_rc 0 "short run" "$BIN" train $S --checkpoint "$TMP/ck3"
-expect_rc 0 "resume a finished run" "$BIN" train $S --resume "$TMP/ck3" --report "$TMP/fin.json"
-if grep -q '"final": {"test_accuracy": 0\.[0-9]' "$TMP/fin.json"; then pass; else fail "finished resume reports the accuracy"; fi
+expect_rc 0 "short run" "$BIN" train $S --seed 1 --checkpoint "$TMP/ck3"
+expect_rc 0 "resume a finished run" "$BIN" train $S --seed 1 --resume "$TMP/ck3" --report "$TMP/fin.json"
+if grep -q '"final": {"test_accuracy": [01]\.[0-9]' "$TMP/fin.json"; then pass; else fail "finished resume reports the accuracy"; fi
 expect_rc 2 "secure resume of a seeded run" "$BIN" train $S --resume "$TMP/ck3" --secure
-err_has -- "--secure: the checkpoint .* seeded mode" "names the mismatch"
+err_has -- "--secure: the checkpoint .* seeded mode \(seed 1\); resume it with --seed 1" "names the mismatch"
+expect_rc 2 "default (secure) resume of a seeded run" "$BIN" train $S --resume "$TMP/ck3"
+err_has -- "--resume: the checkpoint .* seeded mode \(seed 1\); resume it with --seed 1" "asks for --seed"
+expect_rc 2 "resume with another seed" "$BIN" train $S --resume "$TMP/ck3" --seed 2
+err_has -- "--seed: the checkpoint .* written with seed 1, got 2" "names both seeds"
 expect_rc 0 "secure run" "$BIN" train $S --secure --checkpoint "$TMP/ck4"
-expect_rc 2 "seeded resume of a secure run" "$BIN" train $S --resume "$TMP/ck4"
-err_has -- "--resume: .*secure mode; give --secure" "asks for --secure"
+expect_rc 2 "seeded resume of a secure run" "$BIN" train $S --resume "$TMP/ck4" --seed 1
+err_has -- "--seed: the checkpoint .* secure mode \(OS key\); resume it without --seed" "asks to drop --seed"
 expect_rc 0 "secure resume of a secure run" "$BIN" train $S --resume "$TMP/ck4" --secure
+expect_rc 0 "default resume of a secure run" "$BIN" train $S --resume "$TMP/ck4"
+# secure by default: the banner, the report and the ledger say so, two runs differ; --seed
+# warns once on stderr and is recorded
+expect_rc 0 "default run" "$BIN" train --data synthetic:logistic,n=600,d=4,test-n=100 --model logistic --epsilon 1 --batch 20 --report "$TMP/sec1.json"
+err_has "\| secure mode \(OS key\)$" "default banner: secure mode"
+if grep -q "warning: seeded" "$TMP/err"; then fail "default run warns of seeded mode"; else pass; fi
+if grep -q '"rng_mode": "secure"' "$TMP/sec1.json" && grep -q '"seed": null' "$TMP/sec1.json" &&
+   grep -q '"seed_mode": "secure"' "$TMP/sec1.json"; then pass; else fail "default report: secure mode"; fi
+expect_rc 0 "default run again" "$BIN" train $S --report "$TMP/sec2.json"
+expect_rc 0 "default run, third" "$BIN" train $S --report "$TMP/sec3.json"
+h1=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sec2.json")
+h2=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sec3.json")
+if [ -n "$h1" ] && [ "$h1" != "$h2" ]; then pass; else fail "two default runs differ: $h1 vs $h2"; fi
+expect_rc 0 "seeded run" "$BIN" train $S --seed 7 --report "$TMP/sd1.json"
+err_has "^dpcorr train: warning: seeded mode \(seed 7\): .*not private against anyone who knows it" "--seed warns"
+if [ "$(grep -c warning "$TMP/err")" -eq 1 ]; then pass; else fail "--seed warns once"; fi
+if grep -q '"rng_mode": "seeded"' "$TMP/sd1.json" && grep -q '"seed": 7' "$TMP/sd1.json"; then pass; else fail "seeded report"; fi
+expect_rc 0 "seeded run again" "$BIN" train $S --seed 7 --report "$TMP/sd2.json"
+h1=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sd1.json")
+h2=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sd2.json")
+if [ -n "$h1" ] && [ "$h1" = "$h2" ]; then pass; else fail "two seeded runs agree: $h1 vs $h2"; fi
+expect_rc 0 "explicit --secure" "$BIN" train $S --secure --dry-run
+out_has "^rng_mode = secure$" "--secure: dry run"
+expect_rc 0 "default dry run" "$BIN" train $S --dry-run
+out_has "^rng_mode = secure \(default\)$" "default: dry run"
+expect_rc 2 "--seed with --secure" "$BIN" train $S --seed 3 --secure
+err_has "cannot be combined with --seed" "--seed with --secure refused"
 # a regression run reports its test loss, not an accuracy
 expect_rc 0 "regression run" "$BIN" train --data synthetic:linreg,n=2000,d=3,test-n=200 --model linear --epsilon 2 --batch 50
 out_has "final test loss [0-9.e+-]+ \(regression\)" "regression: test loss"
