@@ -182,8 +182,66 @@ static void test_impossible_and_invalid(void)
           "NaN q: '%s'", err.msg);
 }
 
+/* Progress reports and cancellation (issue 19: long computations report progress and stop on
+ * request); work beyond DPC_WORK_LIMIT is refused up front. */
+typedef struct {
+    int calls, stop_at;
+    double last_done, last_total;
+} prog;
+
+static int on_progress(void *ctx, double done, double total)
+{
+    prog *p = ctx;
+    p->calls++;
+    p->last_done = done;
+    p->last_total = total;
+    return p->stop_at && p->calls >= p->stop_at;
+}
+
+static void test_progress_and_limits(void)
+{
+    dpc_error err = {0};
+    dpc_gauss_event c = poisson(1.0, 0.01, 1000);
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
+    prog p = {0, 0, 0, 0};
+    o.progress = (dpc_progress){on_progress, &p};
+    double sigma = 0;
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, 2.0, 1e-5, &sigma, &err), &err);
+    CHECK(p.calls > 3 && p.last_done <= p.last_total, "calibration reports progress: %d calls, "
+          "%g of %g", p.calls, p.last_done, p.last_total);
+    prog q = {0, 3, 0, 0};
+    o.progress = (dpc_progress){on_progress, &q};
+    dpc_error e2 = {0};
+    CHECK(dpc_account_calibrate_sigma(&ev, &o, 2.0, 1e-5, &sigma, &e2) == DPC_E_CANCELLED &&
+              q.calls == 3,
+          "a calibration stops when asked: %s (%d calls)", e2.msg, q.calls);
+    /* tiny noise: fractional orders cannot be evaluated reliably and are left out; integer
+     * orders give the (huge, valid) bound at once; a calibration to epsilon 1e308 ends fast */
+    o.progress = (dpc_progress){NULL, NULL};
+    dpc_gauss_event t = poisson(1e-9, 0.01, 1000);
+    dpc_event et = {DPC_NEIGHBOR_ADD_REMOVE, 1, &t};
+    dpc_account_result r;
+    CHECK_OK(dpc_account_epsilon(&et, &o, 1e-5, &r, &err), &err);
+    CHECK(isfinite(r.epsilon) && r.epsilon > 1e20 && r.order == floor(r.order),
+          "sigma 1e-9: eps %g at the integer order %g", r.epsilon, r.order);
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, 1e308, 1e-5, &sigma, &err), &err);
+    CHECK(sigma > 0 && sigma < 1e-6, "epsilon 1e308: sigma %g", sigma);
+    /* a refinement over orders up to 1e6 is beyond the work limit: refused, naming orders */
+    double big[2] = {1.5, 999999};
+    o.orders = big;
+    o.norders = 2;
+    o.rdp_refine = 1;
+    dpc_error e3 = {0};
+    CHECK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &e3) == DPC_E_RANGE &&
+              !strcmp(e3.field, "orders"),
+          "refine to order 1e6 refused: %s", e3.msg);
+}
+
 int main(void)
 {
+    test_progress_and_limits();
     test_published();
     test_identity();
     test_closed_forms();

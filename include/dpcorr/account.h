@@ -148,6 +148,9 @@ typedef struct dpc_account_opts {
                                discretization truncates pld_tail * 1e-5 / count */
     dpc_pld_disc pld_disc;  /* PLD: default CONNECT_DOTS */
     dpc_zcdp_conv zcdp_conv;/* zCDP: default TIGHT */
+    dpc_progress progress;  /* called by the long computations (calibrations: per evaluation;
+                               MMCC: per composed group); a non-zero return cancels them
+                               (DPC_E_CANCELLED). Default none. */
 } dpc_account_opts;
 
 /* Defaults for accountant `acc`, as listed in the field comments. */
@@ -261,7 +264,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_rdp_gaussian(double z, const double *orders
 
 /* RDP of the Poisson-subsampled Gaussian (rate q in [0, 1], noise multiplier z), ADD_REMOVE or
  * ZERO_OUT: Mironov, Talwar & Zhang 2019, Sec. 3.3 (integer orders: the binomial expansion;
- * fractional orders: the two-sided series), computed in log space.             rdp: (n) */
+ * fractional orders: the two-sided series), computed in log space. A fractional order that
+ * cannot be evaluated to double accuracy (z so small that (a+2)^2 / (2 z^2) > 1e10, where the
+ * series' terms cancel beyond rounding) gets INFINITY, the vacuous bound; integer orders are
+ * exact for every z. Work: O(a) terms per order.                               rdp: (n) */
 DPC_API DPC_NODISCARD dpc_status dpc_rdp_poisson_gaussian(double q, double z,
                                                           const double *orders, size_t n,
                                                           double *rdp, dpc_error *err);

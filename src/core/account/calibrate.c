@@ -18,14 +18,25 @@ typedef struct {
     size_t part;
     dpc_status st;         /* first failure of an evaluation */
     size_t evals;          /* evaluations with the requested options (tests, benchmarks) */
+    size_t evals_done;     /* every evaluation (progress reports) */
     double evals_all;      /* sum of PLD grid steps evaluated (cost ~ 1/step) */
     dpc_error *err;
 } cal_ctx;
 
+/* Progress of a calibration: one report per evaluation (at most about CAL_EVALS_MAX). */
+#define CAL_EVALS_MAX 120.0
+static dpc_status cal_progress(cal_ctx *c)
+{
+    c->evals_done++;
+    return dpc__progress(&c->o->progress, (double)c->evals_done,
+                         fmax(CAL_EVALS_MAX, (double)c->evals_done + 1.0), c->err);
+}
+
 static int eval_ok(cal_ctx *c, int *ok)
 {
     dpc_account_result r;
-    dpc_status st = dpc_account_epsilon(&c->ev, c->o, c->delta, &r, c->err);
+    dpc_status st = cal_progress(c);
+    if (!st) st = dpc_account_epsilon(&c->ev, c->o, c->delta, &r, c->err);
     c->evals++;
     if (st) {
         if (!c->st) c->st = st;
@@ -72,7 +83,8 @@ static double eps_at(cal_ctx *c, double s, const dpc_account_opts *o)
 {
     for (size_t i = 0; i < c->ev.nparts; i++) c->parts[i].sigma = s;
     dpc_account_result r;
-    dpc_status st = dpc_account_epsilon(&c->ev, o, c->delta, &r, c->err);
+    dpc_status st = cal_progress(c);
+    if (!st) st = dpc_account_epsilon(&c->ev, o, c->delta, &r, c->err);
     c->evals_all += o->accountant == DPC_ACCOUNTANT_PLD ? o->pld_interval : 0.0;
     if (o == c->o) c->evals++;
     if (st) {
