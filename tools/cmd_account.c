@@ -2,6 +2,7 @@
  * zCDP/GDP conversions, for DP-SGD-style events and for correlated-noise mechanisms (--mech).
  * Each mode has its own option table; the searches and calibrations are the library's. */
 #include "cli.h"
+#include "progress.h"
 #include "dpcorr/account.h"
 
 #include <math.h>
@@ -539,6 +540,10 @@ static int run_mode(acct *a, opt_set *s)
     dpc_status st = DPC_OK;
     double sigma = a->sigma;
     size_t steps = a->steps;
+    cli_progress pr;
+    char what[48];
+    snprintf(what, sizeof what, "dpcorr account %s", mode_names[a->mode]);
+    a->o.progress = cli_progress_start(&pr, what, "stages", 0);
     switch (a->mode) {
     case MODE_DELTA:
         if (!(st = build(a, steps, sigma, &b, &err))) {
@@ -551,6 +556,7 @@ static int run_mode(acct *a, opt_set *s)
     default: break;
     }
     if (!st && a->mode != MODE_DELTA) st = eval_eps(a, steps, sigma, &b, &r, &err);
+    cli_progress_end(&pr);
     if (st) return opt_fail_lib(s, &err);
     report(a, &b, steps, sigma, &r);
     return 0;

@@ -42,8 +42,8 @@ static inline dpc_status dpc__work_check(double ops, const char *field, const ch
     if (ops <= DPC_WORK_LIMIT) return DPC_OK;
     return dpc_error_param(err, DPC_E_RANGE, field,
                            "%s would take about %.2g operations, above the work limit %.2g "
-                           "(DPC_WORK_LIMIT, about 10 s); reduce %s",
-                           what, ops, DPC_WORK_LIMIT, field);
+                           "(DPC_WORK_LIMIT, about 10 s)",
+                           what, ops, DPC_WORK_LIMIT);
 }
 
 /* Calls the progress callback (if any); DPC_E_CANCELLED when it asks to stop. */
