@@ -167,7 +167,10 @@ static dpc_status eps_at(const dpc_mech_params *p, size_t n, const dpc_participa
     dpc_mech_params pn = *p;
     pn.steps = n;
     dpc_mech *m = NULL;
-    dpc_status st = dpc_mech_new(&m, &pn, err);
+    /* progress: one report per evaluation of the search (about 2 log2(max_steps)) */
+    dpc_status st = dpc__progress(&o->progress, log2((double)n + 1.0), 2.0 * 40.0, err);
+    if (st) return st;
+    st = dpc_mech_new(&m, &pn, err);
     if (st) return dpc_error_nest(err, "mech");
     dpc_gauss_event ev;
     st = dpc_account_mech_event(m, part, z, q, &ev, NULL, err);
