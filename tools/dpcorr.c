@@ -76,5 +76,12 @@ int main(int argc, char **argv)
 {
     int rc = mpi_run_init(&argc, &argv);
     if (rc) return rc;
-    return mpi_run_finish(dispatch(argc, argv));
+    rc = dispatch(argc, argv);
+    /* results on stdout that could not be written are a failure too (a full disk, a closed
+     * pipe's reader): never exit 0 after losing them */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "dpcorr: write error on standard output\n");
+        rc = CLI_RUNTIME;
+    }
+    return mpi_run_finish(rc);
 }

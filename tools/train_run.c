@@ -242,7 +242,12 @@ static int start(run_ctx *x)
                                     &o->fr.rng, &err);
     if (st) return opt_fail_lib(x->s, &err);
     if (o->resume) {
-        if (dpc_trainer_resume(x->tr, o->resume, &err)) return opt_fail(x->s, "--resume: %s", err.msg);
+        /* a changed option or input is named (err.field); a bad file is --resume's */
+        if (dpc_trainer_resume(x->tr, o->resume, &err)) {
+            if (err.field[0]) opt_fail_lib(x->s, &err);
+            else opt_fail(x->s, "--resume: %s", err.msg);
+            return err.status == DPC_E_NOMEM ? CLI_RUNTIME : CLI_USAGE;
+        }
         x->res->resumed_from = dpc_trainer_steps_done(x->tr);
     }
     x->res->ledger = *dpc_trainer_ledger(x->tr);
@@ -282,6 +287,13 @@ static int end_epoch(run_ctx *x, size_t t, size_t spe, double loss_mean, double 
     }
     if (dpc_trainer_epsilon_at(x->tr, t, &e->eps, &err)) e->eps = NAN;
     e->time_s = cli_now() - t0;
+    /* kept by the trainer and saved in checkpoints: a resumed report keeps the earlier epochs */
+    dpc_train_record rec = {e->step, e->epoch, e->train_loss, e->test_loss, e->test_acc, e->eps,
+                            e->time_s};
+    if (dpc_trainer_record(x->tr, &rec, &err)) {
+        fprintf(stderr, "\ndpcorr train: %s\n", err.msg);
+        return CLI_RUNTIME;
+    }
     if (!x->o->fr.quiet) {
         char test[96] = "";
         if (x->o->fr.test && x->o->fr.train->n_classes)
@@ -305,6 +317,12 @@ static int loop(run_ctx *x)
     size_t E = (n + spe - 1) / spe;
     res->epochs = calloc(E + 1, sizeof *res->epochs);
     if (!res->epochs) return opt_fail(x->s, "out of memory");
+    size_t nrec;
+    const dpc_train_record *rec = dpc_trainer_records(x->tr, &nrec); /* a resumed run's history */
+    for (size_t i = 0; i < nrec && res->nepochs < E + 1; i++)
+        res->epochs[res->nepochs++] = (epoch_rec){rec[i].epoch, rec[i].step, rec[i].train_loss,
+                                                  rec[i].test_loss, rec[i].test_accuracy,
+                                                  rec[i].epsilon, rec[i].time_s};
     double t0 = cli_now(), loss_acc = 0, last_draw = 0;
     size_t examples = 0, loss_n = 0;
     dpc_step_info info;
@@ -324,15 +342,15 @@ static int loop(run_ctx *x)
             last_draw = cli_now();
         }
         int epoch_end = t % spe == 0 || t == n;
+        if (epoch_end) { /* before the checkpoint, which then holds the epoch's record */
+            if (end_epoch(x, t, spe, loss_n ? loss_acc / (double)loss_n : NAN, t0)) return CLI_RUNTIME;
+            loss_acc = 0;
+            loss_n = 0;
+        }
         if (o->checkpoint && ((o->checkpoint_every && t % o->checkpoint_every == 0) || epoch_end) &&
             dpc_trainer_save(x->tr, o->checkpoint, &err)) {
             fprintf(stderr, "\ndpcorr train: --checkpoint: %s\n", err.msg);
             return CLI_RUNTIME;
-        }
-        if (epoch_end) {
-            if (end_epoch(x, t, spe, loss_n ? loss_acc / (double)loss_n : NAN, t0)) return CLI_RUNTIME;
-            loss_acc = 0;
-            loss_n = 0;
         }
     }
     res->examples_per_s = res->train_s > 0 ? (double)examples / res->train_s : 0;

@@ -93,6 +93,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_dataset_new(dpc_dataset **out, size_t n, si
 /* Frees the dataset and its arrays. Accepts NULL. */
 DPC_API void dpc_dataset_free(dpc_dataset *ds);
 
+/* A 64-bit hash of the dataset's content: n, d, n_classes and the bit patterns of every x and y
+ * (word-wise FNV-1a with a final avalanche; O(n d), about 1 ns per value). Checkpoints record it
+ * to refuse a resume on edited data; not a cryptographic hash. 0 for NULL. */
+DPC_API uint64_t dpc_dataset_hash(const dpc_dataset *ds);
+
 /* Validates a dataset before training: n >= 1, d >= 1, every x and y finite (DPC_E_NUMERIC,
  * naming example and feature), classification labels integers in 0..K-1 (DPC_E_INVALID), rows
  * within x_norm_bound (if set; relative slack 1e-12). */

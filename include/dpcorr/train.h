@@ -211,8 +211,38 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc
                                                       double *loss, double *accuracy,
                                                       dpc_error *err);
 
+/* The run's history: one record per epoch (or any step the caller chooses), kept by the trainer
+ * and saved in its checkpoints, so that a resumed run still has the records before the resume
+ * point. NAN for a metric not measured. */
+typedef struct dpc_train_record {
+    size_t step;          /* steps done when recorded (1..steps) */
+    size_t epoch;
+    double train_loss;    /* mean training loss (non-private telemetry) */
+    double test_loss, test_accuracy; /* accuracy NAN for regression */
+    double epsilon;       /* epsilon spent so far */
+    double time_s;        /* seconds since the run started (in the process that recorded it) */
+} dpc_train_record;
+
+/* Appends a record: r->step must be <= the steps done and > the last record's step
+ * (DPC_E_INVALID "step"). */
+DPC_API DPC_NODISCARD dpc_status dpc_trainer_record(dpc_trainer *tr, const dpc_train_record *r,
+                                                    dpc_error *err);
+/* The records so far (after dpc_trainer_resume: the checkpoint's); *n receives their count.
+ * Distributed runs: rank 0's (the one that reads checkpoints). */
+DPC_API const dpc_train_record *dpc_trainer_records(const dpc_trainer *tr, size_t *n);
+
 /* Atomic checkpoint (temporary file + fsync + rename; mode 0600: in secure mode it holds the
- * key). Resume refuses a checkpoint of another run (configuration fingerprint, sizes). */
+ * key). Before writing, temporary files "<path>.tmp.<pid>" left next to it by processes that no
+ * longer exist (kill(pid, 0) fails with ESRCH) are removed.
+ * File format version 3: the header, the run's configuration items (every option and input that
+ * determines its values, including a content hash of the training data, dpc_dataset_hash; the
+ * test set may change), the parameters, momentum and noise state, the history records, a checksum,
+ * and nothing after it.
+ * Resume refuses, with DPC_E_STATE and err->field naming the first difference: a checkpoint of
+ * another run ("lr: the checkpoint has 0.1, this run has 0.2", "data: training data content
+ * changed"), other sizes; and with DPC_E_FORMAT a corrupt file (checksum, truncation, bytes after
+ * the checksum). Version 2 files (no items, no records) are still read: their fingerprint covers
+ * the configuration, the data path and shape; a mismatch cannot name the difference. */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path,
                                                   dpc_error *err);
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path,

@@ -93,6 +93,39 @@ expect_rc 0 "default dry run" "$BIN" train $S --dry-run
 out_has "^rng_mode = secure \(default\)$" "default: dry run"
 expect_rc 2 "--seed with --secure" "$BIN" train $S --seed 3 --secure
 err_has "cannot be combined with --seed" "--seed with --secure refused"
+# a resumed report keeps the epochs before the resume point (they travel in the checkpoint);
+# resuming a finished run reports its accuracy
+R="--data synthetic:logistic,n=600,d=4,test-n=100 --model logistic --epsilon 1 --batch 20 --epochs 4 --quiet --seed 3"
+expect_rc 0 "stopped after 2.3 epochs" "$BIN" train $R --checkpoint "$TMP/ck5" --stop-after 70
+expect_rc 0 "resumed to the end" "$BIN" train $R --resume "$TMP/ck5" --checkpoint "$TMP/ck5" --report "$TMP/res.json"
+n=$(grep -c '"epsilon_so_far"' "$TMP/res.json")
+if [ "$n" -eq 4 ] && grep -q '"epoch": 1, "step": 30' "$TMP/res.json"; then pass; else fail "resumed report has all 4 epochs (got $n)"; fi
+expect_rc 0 "resumed a finished run" "$BIN" train $R --resume "$TMP/ck5" --report "$TMP/fin2.json"
+if grep -q '"final": {"test_accuracy": [01]' "$TMP/fin2.json" && [ "$(grep -c '"epsilon_so_far"' "$TMP/fin2.json")" -eq 4 ]; then pass; else fail "finished resume: accuracy and epochs"; fi
+# a refused resume names the option or input that changed
+expect_rc 2 "resume with another --lr" "$BIN" train $R --lr 0.3 --resume "$TMP/ck5"
+err_has -- "--lr: learning rate: the checkpoint .* has 0.1, this run has 0.3" "names --lr and both values"
+expect_rc 2 "resume with another --batch" "$BIN" train $R --batch 30 --resume "$TMP/ck5"
+err_has -- "--batch: batch: the checkpoint .* has 20, this run has 30" "names --batch"
+printf 'a,b,label\n' > "$TMP/dd.csv"; i=0; while [ $i -lt 200 ]; do echo "$((i % 7)),$((i % 5)),$((i % 2))" >> "$TMP/dd.csv"; i=$((i + 1)); done
+D="--data csv:$TMP/dd.csv,label=label,task=classification,classes=2 --model logistic --epsilon 1 --batch 20 --epochs 3 --quiet --seed 3"
+expect_rc 0 "csv run stopped" "$BIN" train $D --checkpoint "$TMP/ck6" --stop-after 15
+sed 's/^3,3,1$/3,3,0/' "$TMP/dd.csv" > "$TMP/dd2.csv" && mv "$TMP/dd2.csv" "$TMP/dd.csv"
+expect_rc 2 "resume on edited data" "$BIN" train $D --resume "$TMP/ck6"
+err_has -- "--data: training data content changed since the checkpoint" "names the data content"
+# bytes after the checksum; stale temporaries of dead processes are removed
+cp "$TMP/ck5" "$TMP/ck7"; printf 'x' >> "$TMP/ck7"
+expect_rc 2 "a byte appended" "$BIN" train $R --resume "$TMP/ck7"
+err_has -- "--resume: .*checksum mismatch" "appended byte refused"
+sh -c 'exit 0' & dead=$!; wait $dead
+: > "$TMP/ck5.tmp.$dead"
+expect_rc 0 "resume cleans stale temporaries" "$BIN" train $R --resume "$TMP/ck5"
+if [ -e "$TMP/ck5.tmp.$dead" ]; then fail "stale temporary of a dead process left"; else pass; fi
+# a failed write is a failure: report, stdout
+expect_rc 1 "report to a full disk" "$BIN" train $R --report /dev/full
+err_has -- "--report: write error" "report write error"
+"$BIN" mech --kind nu --nu 0.1 --steps 10 > /dev/full 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "write error on standard output" "$TMP/err"; then pass; else fail "stdout write error: exit $rc"; fi
 # a regression run reports its test loss, not an accuracy
 expect_rc 0 "regression run" "$BIN" train --data synthetic:linreg,n=2000,d=3,test-n=200 --model linear --epsilon 2 --batch 50
 out_has "final test loss [0-9.e+-]+ \(regression\)" "regression: test loss"

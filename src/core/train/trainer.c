@@ -46,6 +46,7 @@ void dpc_trainer_free(dpc_trainer *tr)
     free(tr->chunk_nclip);
     free(tr->tele_list);
     free(tr->tele_msg);
+    free(tr->hist);
     free(tr);
 }
 
@@ -166,6 +167,7 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
     tr->train = train;
     tr->test = test;
     tr->rng = *rng;
+    tr->train_hash = dpc_dataset_hash(train); /* checkpoints and ranks compare the content */
     tr->P = dpc_model_num_params(model);
     tr->D = train->d;
     tr->T = rc.threads;
