@@ -3,6 +3,8 @@
 #   make check      all tests (last line: "N passed, N failed")
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
+#   make fuzz       every loader's fuzz target under ASan+UBSan for FUZZ_SECONDS (default 60)
+#                   each (libFuzzer; FUZZ_ENGINE=afl for AFL++); not part of check (fuzz/run.sh)
 #   make install PREFIX=/usr/local
 #   make MPI=0      without the MPI transport (default: with it when mpicc exists)
 # Sources are discovered: src/core/<module>/*.c, src/papers/<paper>/*.c, tools/*.c,
@@ -41,7 +43,7 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all lib check asan bench install uninstall clean tests
+.PHONY: all lib check asan bench fuzz install uninstall clean tests
 all: lib $(BUILD)/dpcorr
 lib: $(BUILD)/libdpcorr.a $(BUILD)/libdpcorr.so
 
@@ -91,6 +93,10 @@ bench: $(BENCHES) $(BUILD)/dpcorr
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/bench_mpi.sh"; sh bench/bench_mpi.sh $(BUILD)/dpcorr
 
+# Fuzzing (not in check/CI): builds build-fuzz/ with clang, runs each target (doc/reliability.md).
+fuzz:
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) nice sh fuzz/run.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dpcorr/papers $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(BUILD)/libdpcorr.a $(DESTDIR)$(PREFIX)/lib/
@@ -108,4 +114,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/dpcorr $(DESTDIR)$(PREFIX)/include/dpcorr.h
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan build-fuzz
