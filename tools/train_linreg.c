@@ -675,9 +675,11 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
         u.nb = c->baselines ? run_baselines(c, P, u.br) : 0;
         if (c->fr.report) rc = write_report(c, &u);
         if (c->fr.plot && u.nlog) rc = rc ? rc : plot(c, &u);
-        printf("%s: excess risk %.6g, train loss %.6g, test loss %.6g | clipped %.2e | (%.4g, "
+        char tl[48] = "no test set"; /* never "test loss nan" */
+        if (c->fr.test) snprintf(tl, sizeof tl, "test loss %.6g", u.test_loss);
+        printf("%s: excess risk %.6g, train loss %.6g, %s | clipped %.2e | (%.4g, "
                "%.3g)-DP | %.2f s (cpu %.2f s)\n",
-               dpc_linreg_algo_name(P->algo), u.risk, u.train_loss, u.test_loss, u.clipf,
+               dpc_linreg_algo_name(P->algo), u.risk, u.train_loss, tl, u.clipf,
                P->ledger.epsilon, P->ledger.delta, u.wall, u.cpu);
         for (size_t i = 0; i < u.nb; i++)
             printf("  baseline %-13s excess risk %.6g, train loss %.6g, test loss %.6g, epsilon "
