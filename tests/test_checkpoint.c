@@ -192,6 +192,21 @@ static void test_corrupt_files(const char *path)
     spit(bad, c2, n);
     CHECK(dpc_trainer_resume(y, bad, &err) == DPC_E_FORMAT && strstr(err.msg, "version 99"),
           "version 99 refused clearly: %s", err.msg);
+    /* no noise state (DP-SGD) and a file cut inside the parameters, under a valid checksum:
+     * the empty noise section after the failed read (a fuzz finding: memset of NULL) */
+    c.mech.kind = DPC_MECH_IDENTITY;
+    dpc_trainer *g = make(m, ds, &c, 7), *g2 = make(m, ds, &c, 7);
+    CHECK_OK(dpc_trainer_save(g, path, &err), &err);
+    free(b);
+    b = slurp(path, &n);
+    size_t cut = n - 8 - 8 - 40; /* inside the momentum: the noise section is never reached */
+    h = fnv(b, cut);
+    memcpy(b + cut, &h, 8);
+    spit(bad, b, cut + 8);
+    CHECK(dpc_trainer_resume(g2, bad, &err) == DPC_E_FORMAT && strstr(err.msg, "truncated"),
+          "cut inside the momentum: %s", err.msg);
+    dpc_trainer_free(g);
+    dpc_trainer_free(g2);
     unlink(bad);
     free(b);
     free(c2);

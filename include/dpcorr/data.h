@@ -50,6 +50,11 @@ extern "C" {
 
 /* Largest class count a loader will infer or accept (labels >= this are rejected). */
 #define DPC_DATA_MAX_CLASSES 65536
+/* A dataset holds at most 2^24 features per example and 2^32 values in all (32 GB of doubles):
+ * a small file (a LIBSVM index of 10^12, a huge IDX dimension) is refused with DPC_E_RANGE
+ * naming "d" or "n", not an attempt to allocate terabytes. */
+#define DPC_DATA_MAX_FEATURES ((size_t)1 << 24)
+#define DPC_DATA_MAX_VALUES ((size_t)1 << 32)
 /* Counter row of the DPC_STREAM_DATA stream used by dpc_dataset_split (far above any example row
  * a generator uses, so a split never reuses synthetic-data randomness). */
 #define DPC_DATA_SPLIT_ROW (UINT64_C(1) << 62)
@@ -86,7 +91,8 @@ typedef enum dpc_data_task {
 
 /* ==== Dataset object ======================================================================== */
 
-/* Allocates a zero-filled n x d dataset (n may be 0; d >= 1; n_classes <= DPC_DATA_MAX_CLASSES).
+/* Allocates a zero-filled n x d dataset (n may be 0; 1 <= d <= DPC_DATA_MAX_FEATURES, n d <=
+ * DPC_DATA_MAX_VALUES, n_classes <= DPC_DATA_MAX_CLASSES).
  * DPC_E_NOMEM if n*d overflows or allocation fails. Caller frees with dpc_dataset_free. */
 DPC_API DPC_NODISCARD dpc_status dpc_dataset_new(dpc_dataset **out, size_t n, size_t d,
                                                  size_t n_classes, dpc_error *err);

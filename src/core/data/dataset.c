@@ -17,10 +17,17 @@ dpc_status dpc_dataset_new(dpc_dataset **out, size_t n, size_t d, size_t n_class
     if (n_classes > DPC_DATA_MAX_CLASSES)
         return dpc_error_param(err, DPC_E_RANGE, "n_classes", "%zu classes exceed the limit %d",
                                n_classes, DPC_DATA_MAX_CLASSES);
+    if (d > DPC_DATA_MAX_FEATURES)
+        return dpc_error_param(err, DPC_E_RANGE, "d", "%zu features, at most %zu supported", d,
+                               (size_t)DPC_DATA_MAX_FEATURES);
     size_t nd, bytes;
     if (!dpc__mul_ok(n, d, &nd) || !dpc__mul_ok(nd, sizeof(double), &bytes))
         return dpc_error_set(err, DPC_E_NOMEM,
                              "dataset: %zu x %zu features overflow the address space", n, d);
+    if (nd > DPC_DATA_MAX_VALUES)
+        return dpc_error_param(err, DPC_E_RANGE, "n", "%zu examples x %zu features = %zu values, "
+                               "at most %zu supported (32 GB)", n, d, nd,
+                               (size_t)DPC_DATA_MAX_VALUES);
     dpc_dataset *ds = calloc(1, sizeof *ds);
     if (!ds) return DPC__NOMEM(err, "dataset");
     ds->x = dpc__calloc(nd, sizeof(double));

@@ -291,6 +291,7 @@ static rbuf rbuf_open(const char *path, int open_it)
 
 static dpc_status rd(rbuf *r, void *p, size_t n, const char *what, dpc_error *err)
 {
+    if (!n) return DPC_OK;
     if (fread(p, 1, n, r->f) != n)
         return dpc_error_set(err, DPC_E_FORMAT, "%s: truncated checkpoint (reading %s)", r->path,
                              what);
@@ -385,6 +386,7 @@ static void parts_free(ck_parts *k)
 static void rd_or_zero(rbuf *r, double *dst, size_t n, const char *what, dpc_status *rst,
                        dpc_error *rerr)
 {
+    if (!n) return; /* an empty section (no noise state): dst may be NULL */
     if (!*rst) *rst = rd(r, dst, n * sizeof(double), what, rerr);
     if (*rst) memset(dst, 0, n * sizeof(double));
 }
