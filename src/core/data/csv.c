@@ -359,7 +359,10 @@ dpc_status dpc_data_load_csv(dpc_dataset **out, const char *path, const dpc_csv_
     if (st) goto done;
     size_t k = o.task == DPC_TASK_CLASSIFICATION ? dpc__labels_count(&L) : 0;
     st = dpc_dataset_new(&ds, 0, d, k, err);
-    if (st) goto done;
+    if (st) {
+        dpc_error_prefix(err, "%s: ", path);
+        goto done;
+    }
     free(ds->x);
     free(ds->y);
     ds->x = x;
