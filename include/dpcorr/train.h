@@ -56,6 +56,25 @@ DPC_API const char *dpc_lr_schedule_name(dpc_lr_schedule s);
 DPC_API DPC_NODISCARD dpc_status dpc_lr_schedule_parse(const char *s, dpc_lr_schedule *out,
                                                        dpc_error *err);
 
+/* Canary slots, for privacy auditing (dpcorr/audit.h sets them up; NULL in ordinary runs).
+ * The training examples [first, first + count) are canaries. They are examples of the data set
+ * like any other: the sampler draws them with the run's own participation pattern and the
+ * accountant counts them as examples, so an audit sees the real mechanism. When canary c is
+ * drawn at a step:
+ *   included[c] == 0       it contributes nothing (the zero-out neighbour of the run with it);
+ *   add_gradient == NULL   it is an ordinary example (an input canary): its clipped gradient;
+ *   otherwise              add_gradient(ctx, c, sum) adds its gradient (norm <= clip, the
+ *                          caller's contract) to the step's clipped sum (P) in place of the
+ *                          model's (a white-box gradient canary), after the real examples'
+ *                          sum, in batch order.
+ * Borrowed: must outlive the trainer. */
+typedef struct dpc_train_canaries {
+    size_t first, count;
+    const unsigned char *included; /* (count) */
+    void (*add_gradient)(void *ctx, size_t canary, double *sum);
+    void *ctx;
+} dpc_train_canaries;
+
 typedef struct dpc_train_config {
     /* mechanism: kind and parameters; .steps is set by the trainer to epochs * steps/epoch */
     dpc_mech_params mech;
@@ -83,6 +102,8 @@ typedef struct dpc_train_config {
     /* execution */
     size_t threads;             /* >= 1 (default 1) */
     size_t chunk;               /* examples per chunk (default 32); part of the reduction order */
+    /* auditing */
+    const dpc_train_canaries *canaries; /* NULL (default): none (see above) */
 } dpc_train_config;
 
 /* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 1e-5, PLD. */
@@ -152,6 +173,8 @@ DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);
 /* The resolved configuration the trainer runs (dpc_train_config_resolve). */
 DPC_API const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr);
 DPC_API const double *dpc_trainer_params(const dpc_trainer *tr); /* (P), owned */
+/* The run's sampler (what the schedule makes public: dpc_sampler_opportunities). */
+DPC_API const dpc_sampler *dpc_trainer_sampler(const dpc_trainer *tr);
 
 /* Mean loss and accuracy (NAN for regression) of the current parameters on ds. */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds,

@@ -129,6 +129,13 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
     if (st) return st;
     if ((unsigned)c->sampler > DPC_SAMPLER_CYCLIC_POISSON && c->sampler != DPC_SAMPLER_AUTO)
         return dpc_error_param(err, DPC_E_INVALID, "sampler", "unknown value %d", (int)c->sampler);
+    const dpc_train_canaries *cn = c->canaries;
+    if (cn && (cn->count == 0 || cn->first > train->n || cn->count > train->n - cn->first ||
+               !cn->included))
+        return dpc_error_param(err, DPC_E_INVALID, "canaries",
+                               "slots [%zu, %zu) must be a non-empty range of the %zu training "
+                               "examples, with inclusion flags",
+                               cn->first, cn->first + cn->count, train->n);
     dpc_mech_params mp = c->mech;
     mp.steps = 1; /* dpc_train_config_resolve sets the real value */
     st = dpc_mech_params_check(&mp, err);

@@ -41,6 +41,7 @@ struct dpc_trainer {
     size_t *chunk_nclip;  /* (max chunks) per-chunk clipped counts */
     size_t max_chunks;
     /* threads */
+    size_t *canary_hits, ncanary_hits; /* (idx_cap) gradient canaries drawn this step */
     dpc__pool *pool;
     size_t T;
     thread_ctx *tc;
@@ -49,6 +50,12 @@ struct dpc_trainer {
 
 /* privacy.c: builds the mechanism for n steps, calibrates sigma, fills the ledger. */
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err);
+
+/* canary.c: the canary hook of dpc_train_config.canaries (NULL: both are no-ops). filter
+ * removes the canary slots the model must not see from the batch (excluded canaries, gradient
+ * canaries) and records the drawn gradient canaries; add adds their gradients to gsum. */
+void dpc__train_canary_filter(dpc_trainer *tr);
+void dpc__train_canary_add(dpc_trainer *tr);
 
 /* train_config.c */
 double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n);

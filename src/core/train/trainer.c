@@ -41,6 +41,7 @@ void dpc_trainer_free(dpc_trainer *tr)
     free(tr->idx);
     free(tr->chunk_loss);
     free(tr->chunk_nclip);
+    free(tr->canary_hits);
     free(tr);
 }
 
@@ -109,8 +110,9 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
     tr->chunk_loss = dpc__calloc(tr->max_chunks, sizeof(double));
     tr->chunk_nclip = dpc__calloc(tr->max_chunks, sizeof(size_t));
     tr->tc = calloc(tr->T, sizeof *tr->tc);
+    if (cfg->canaries) tr->canary_hits = dpc__calloc(tr->idx_cap, sizeof(size_t));
     if (!tr->params || !tr->velocity || !tr->gsum || !tr->noise || !tr->idx || !tr->chunk_loss ||
-        !tr->chunk_nclip || !tr->tc) {
+        !tr->chunk_nclip || !tr->tc || (cfg->canaries && !tr->canary_hits)) {
         st = DPC__NOMEM(err, "trainer slabs");
         goto fail;
     }
@@ -245,6 +247,7 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
         return dpc_error_set(err, DPC_E_RANGE, "train: all %zu steps are done", tr->n_steps);
     dpc_status st = dpc_sampler_batch(tr->sampler, tr->t, tr->idx, &tr->count, err);
     if (st) return st;
+    dpc__train_canary_filter(tr);
     memset(tr->gsum, 0, tr->P * sizeof(double));
     size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
     size_t per_round = tr->T * DPC__CHUNKS_PER_THREAD;
@@ -256,6 +259,7 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
         if ((st = collect(tr, err))) return st;
         dpc__pool_run(tr->pool, phase_reduce, &r);
     }
+    dpc__train_canary_add(tr);
     double lr = dpc__train_lr(&tr->cfg, tr->t, tr->n_steps);
     dpc__pool_run(tr->pool, phase_update, &r);
     if ((st = collect(tr, err))) return st;
@@ -344,6 +348,7 @@ size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
 const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr) { return &tr->ledger; }
 const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr) { return &tr->cfg; }
 const double *dpc_trainer_params(const dpc_trainer *tr) { return tr->params; }
+const dpc_sampler *dpc_trainer_sampler(const dpc_trainer *tr) { return tr->sampler; }
 
 uint64_t dpc_trainer_params_hash(const dpc_trainer *tr)
 {
