@@ -259,6 +259,14 @@ static void test_valid(void)
         CHECK(r.canaries == 1000 && r.included > 400 && r.included < 600 && r.examples == 1200,
               "%s: canaries %zu included %zu examples %zu", cases[i].name, r.canaries, r.included,
               r.examples);
+        /* public participation: the best canary faces the whole-run Gaussian mechanism the
+         * accountant bounds (mu = sensitivity / noise); the tree's released sums reveal less */
+        const dpc_ledger *L = &r.ledger;
+        if (!isnan(r.mu_max) && cases[i].kind != DPC_MECH_TREE)
+            CHECK_NEAR_REL(r.mu_max, L->sensitivity / L->noise_std, 1e-9, "%s: mu", cases[i].name);
+        if (!isnan(r.mu_max))
+            CHECK(r.mu_max <= L->sensitivity / L->noise_std * (1 + 1e-9), "%s: mu %g > %g",
+                  cases[i].name, r.mu_max, L->sensitivity / L->noise_std);
         printf("  %-20s claimed eps %.3f  lower bound %.3f  (%zu/%zu correct, k+ %zu k- %zu%s)\n",
                cases[i].name, r.ledger.epsilon, r.bound.epsilon, r.bound.correct, r.bound.guesses,
                r.bound.k_plus, r.bound.k_minus, isnan(r.mu_max) ? "" : ", public participation");

@@ -85,6 +85,7 @@ int cmd_theory(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 /* `train --algo NAME` (tools/train_algos.c): the runner for NAME, NULL for the default trainer;
  * *bad = 1 (message printed) for an unknown name. */
 int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **);

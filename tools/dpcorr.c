@@ -18,6 +18,7 @@ static const command commands[] = {
     {"repro", cmd_repro, "reproduce a paper's figure or table (CSV, PNG, JSON): dpcorr repro --help"},
     {"train", cmd_train, "private training (DP-SGD or any correlated-noise mechanism)"},
     {"demo", cmd_demo, "the main job: Fashion-MNIST at epsilon 3 with DP-SGD and with correlated noise"},
+    {"audit", cmd_audit, "empirical privacy audit: a lower bound on epsilon from one run with canaries"},
 };
 
 static void usage(FILE *f)

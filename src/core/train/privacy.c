@@ -7,6 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef DPC_TEST_BREAK_PRIVACY
+/* TEST-ONLY. Never defined for libdpcorr, the CLI or any other binary: tests/test_audit_broken.c
+ * compiles this file itself with DPC_TEST_BREAK_PRIVACY to check that the privacy audit
+ * (dpcorr/audit.h) catches a run that breaks its own claim. dpc__test_break_privacy (defined by
+ * that test) selects the fault: 1 = the noise scaled down 4x while the ledger claims the
+ * calibrated epsilon; 2 = the noise calibrated for a single participation while the ledger
+ * claims the run's multi-epoch participation pattern. */
+extern int dpc__test_break_privacy;
+#endif
+
 /* The noise multiplier of the run: calibrated to (epsilon, delta) or given. */
 static dpc_status noise_of(dpc_trainer *tr, const dpc_participation *part, double q,
                            const dpc_account_opts *o, dpc_gauss_event *ge,
@@ -91,7 +101,11 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     dpc_account_opts_init(&o, acc);
     dpc_gauss_event ge;
     dpc_account_mech_info info;
-    if ((st = noise_of(tr, &part, q, &o, &ge, &info, err))) return st;
+    dpc_participation calib = part; /* the pattern the noise is calibrated for: the run's */
+#ifdef DPC_TEST_BREAK_PRIVACY
+    if (dpc__test_break_privacy == 2) calib.k = 1; /* TEST-ONLY fault 2 (see above) */
+#endif
+    if ((st = noise_of(tr, &calib, q, &o, &ge, &info, err))) return st;
     dpc_event ev = {amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
     dpc_account_result res;
     st = dpc_account_epsilon(&ev, &o, c->delta, &res, err);
@@ -102,6 +116,9 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
                                "target %g", info.noise_multiplier, res.epsilon, c->epsilon);
     fill_ledger(tr, acc, &info, &part, q, res.epsilon);
     tr->noise_scale = info.noise_std * c->clip;
+#ifdef DPC_TEST_BREAK_PRIVACY
+    if (dpc__test_break_privacy == 1) tr->noise_scale /= 4.0; /* TEST-ONLY fault 1 */
+#endif
     if (!(tr->noise_scale > 0) || !isfinite(tr->noise_scale))
         return dpc_error_param(err, DPC_E_NUMERIC, "noise_multiplier",
                                "noise scale %g is not a positive number", tr->noise_scale);

@@ -1,0 +1,79 @@
+#!/bin/sh
+# End-to-end tests of `dpcorr audit`: the JSON keys, the bound below the claim for a private
+# run and >= 2 for weak privacy, black-box canaries, the report, the plot, the study, and bad
+# values that must end with exit code 2 naming the option.
+BIN=${1:-build/dpcorr}
+. "$(dirname "$0")/common.inc"
+DATA="synthetic:logistic,n=800,d=600,margin=0.1,test-n=200"
+COMMON="--data $DATA --model logistic --epochs 3 --batch 50 --lr 0.5 --quiet"
+
+expect_rc 0 "help" "$BIN" audit --help
+for opt in --canaries --canary --guesses --guesses-bottom --confidence --json --quick --study \
+           --data --model --mech --epsilon --noise-multiplier --sampler; do
+    out_has "^ *$opt" "help line for $opt"
+done
+
+# a private run (DP-SGD, Poisson): every required key; the bound does not exceed the claim
+expect_rc 0 "dp-sgd audit" "$BIN" audit $COMMON --epsilon 4 --canaries 300 --json
+for k in epsilon delta epsilon_lower_bound confidence canaries guesses correct method ledger; do
+    out_has "\"$k\":" "json key $k"
+done
+eps=$(json_num epsilon); lb=$(json_num epsilon_lower_bound)
+if awk -v a="$lb" -v b="$eps" 'BEGIN { exit !(a != "" && a <= b) }'; then pass; else fail "bound $lb > claim $eps"; fi
+num_near "$(json_num confidence)" 0.95 1e-12 "confidence 0.95"
+num_near "$(json_num canaries)" 300 0 "300 canaries"
+
+# correlated noise over fixed-order epochs, with a report file and explicit guesses
+expect_rc 0 "nu audit" "$BIN" audit $COMMON --mech nu --nu 0.05 --epsilon 2 --canaries 300 \
+    --guesses 30 --guesses-bottom 30 --report "$TMP/nu.json"
+out_has "lower bound +epsilon >= " "summary line"
+if grep -q '"guesses": 60' "$TMP/nu.json"; then pass; else fail "report: 60 guesses"; fi
+if grep -q '"mu_max": [0-9]' "$TMP/nu.json"; then pass; else fail "report: mu of public participation"; fi
+
+# weak privacy: the white-box bound is >= 2
+expect_rc 0 "weak privacy" "$BIN" audit $COMMON --noise-multiplier 0.2 --canaries 600 --json
+lb=$(json_num epsilon_lower_bound)
+if awk -v a="$lb" 'BEGIN { exit !(a != "" && a >= 2) }'; then pass; else fail "weak privacy bound $lb < 2"; fi
+if [ -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
+    expect_rc 0 "weak privacy, default configuration" "$BIN" audit --quick --noise-multiplier 0.2 --json --quiet
+    lb=$(json_num epsilon_lower_bound)
+    if awk -v a="$lb" 'BEGIN { exit !(a != "" && a >= 2) }'; then pass; else fail "fmnist weak privacy bound $lb < 2"; fi
+    out_has '"data": "fashion-mnist' "default data"
+    out_has '"model": "softmax"' "default model"
+    out_has '"mechanism": "DP-SGD' "default mechanism"
+fi
+
+# black-box canaries
+expect_rc 0 "mislabel audit" "$BIN" audit $COMMON --epsilon 4 --canary mislabel --canaries 100 --json
+out_has '"canary": "mislabel"' "mislabel canaries"
+expect_rc 0 "ood audit" "$BIN" audit $COMMON --epsilon 4 --canary ood --canaries 100 --json
+out_has '"statistic": "black-box' "black-box statistic"
+
+# plot and study (PNG only when gnuplot is installed)
+expect_rc 0 "plot" "$BIN" audit $COMMON --epsilon 4 --canaries 200 --plot "$TMP/a.png"
+if command -v gnuplot >/dev/null 2>&1; then
+    if [ -s "$TMP/a.png" ]; then pass; else fail "plot written"; fi
+fi
+expect_rc 0 "study" "$BIN" audit --data "synthetic:logistic,n=400,d=150,margin=0.1" --model logistic \
+    --epochs 2 --batch 20 --canaries 100 --quiet --study "$TMP/study"
+if [ "$(wc -l < "$TMP/study/audit_study.csv")" -eq 16 ]; then pass; else fail "study: 15 rows"; fi
+out_has "BSR 16 bands" "study table"
+
+# bad values: exit 2 naming the option
+expect_rc 2 "0 canaries" "$BIN" audit $COMMON --canaries 0
+err_has -- "--canaries" "names --canaries"
+expect_rc 2 "too many gradient canaries" "$BIN" audit $COMMON --canaries 5000 --epsilon 2
+err_has -- "--canaries" "too many: names --canaries"
+expect_rc 2 "bad canary kind" "$BIN" audit $COMMON --canary nope
+err_has -- "--canary" "names --canary"
+expect_rc 2 "bad confidence" "$BIN" audit $COMMON --confidence 1.5
+err_has -- "--confidence" "names --confidence"
+expect_rc 2 "guesses beyond the canaries" "$BIN" audit $COMMON --canaries 100 --guesses 90 --guesses-bottom 20
+err_has -- "--guesses" "names --guesses"
+expect_rc 2 "checkpoint refused" "$BIN" audit $COMMON --checkpoint "$TMP/ck"
+err_has -- "--checkpoint" "names --checkpoint"
+expect_rc 2 "unknown option" "$BIN" audit --nope
+err_has -- "--nope" "names the unknown option"
+expect_rc 2 "epsilon and noise multiplier" "$BIN" audit $COMMON --epsilon 2 --noise-multiplier 1
+err_has -- "--noise_multiplier|--noise-multiplier|epsilon" "names the conflict"
+summary
