@@ -59,6 +59,12 @@ expect_rc 0 "study" "$BIN" audit --data "synthetic:logistic,n=400,d=150,margin=0
 if [ "$(wc -l < "$TMP/study/audit_study.csv")" -eq 16 ]; then pass; else fail "study: 15 rows"; fi
 out_has "BSR 16 bands" "study table"
 
+# the test-only privacy faults (DPC_TEST_BREAK_PRIVACY) exist only in tests/test_audit_broken
+LIB=$(dirname "$BIN")/libdpcorr.a
+if command -v nm >/dev/null 2>&1 && [ -f "$LIB" ]; then
+    if nm "$LIB" "$BIN" 2>/dev/null | grep -q dpc__test_break_privacy; then fail "fault hook in a normal build"; else pass; fi
+fi
+
 # bad values: exit 2 naming the option
 expect_rc 2 "0 canaries" "$BIN" audit $COMMON --canaries 0
 err_has -- "--canaries" "names --canaries"
