@@ -130,6 +130,8 @@ static void test_gaussian(void)
     }
     CHECK(over == 0, "bound above the true epsilon in %zu of %zu runs", over, trials);
     CHECK(mean > 0.6 && mean < eps, "mean bound %g for true epsilon %g (mu %g)", mean, eps, mu);
+    printf("  Gaussian canaries, true (%g, %g)-DP, m = %zu: mean lower bound %.3f over %zu runs\n",
+           eps, delta, m, mean, trials);
     free(s);
     free(in);
 }
@@ -269,7 +271,7 @@ static void test_score_distribution(void)
     dpc_audit_scorer *sc = NULL;
     double sigma = 2.0, clip = 1.0;
     CHECK_OK(dpc_audit_scorer_new(&sc, m, sigma, clip, &err), &err);
-    size_t steps[4] = {3, 13, 23, 33}, n = 40, R = (size_t)(4000 * tests_scale());
+    size_t steps[4] = {3, 13, 23, 33}, n = 40, R = (size_t)(3000 * tests_scale()) + 1000;
     double mu, *B = malloc(n * n * sizeof *B), *y = malloc(n * sizeof *y), *z = malloc(n * sizeof *z);
     CHECK_OK(dpc_audit_scorer_mu(sc, steps, 4, &mu, &err), &err);
     CHECK_OK(dpc_mech_dense_noising(m, B, &err), &err);
@@ -294,7 +296,8 @@ static void test_score_distribution(void)
         double mean = s1[inc] / (double)R, var = s2[inc] / (double)R - mean * mean;
         double want = inc ? mu * mu / 2 : -mu * mu / 2;
         CHECK(fabs(mean - want) < 5 * mu / sqrt((double)R), "mean %g vs %g (inc %d)", mean, want, inc);
-        CHECK(fabs(var / (mu * mu) - 1) < 0.1, "variance %g vs %g", var, mu * mu);
+        CHECK(fabs(var / (mu * mu) - 1) < 5 * sqrt(2.0 / (double)R), "variance %g vs %g", var,
+              mu * mu);
     }
     free(B); free(y); free(z);
     dpc_audit_scorer_free(sc);
