@@ -67,7 +67,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_lr_schedule_parse(const char *s, dpc_lr_sch
  *                          caller's contract) to the step's clipped sum (P) in place of the
  *                          model's (a white-box gradient canary), after the real examples'
  *                          sum, in batch order.
- * Borrowed: must outlive the trainer. */
+ * Borrowed: must outlive the trainer. Not recorded in checkpoints (an audit is one
+ * uninterrupted run). */
 typedef struct dpc_train_canaries {
     size_t first, count;
     const unsigned char *included; /* (count) */

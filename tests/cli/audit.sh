@@ -23,6 +23,12 @@ if awk -v a="$lb" -v b="$eps" 'BEGIN { exit !(a != "" && a <= b) }'; then pass; 
 num_near "$(json_num confidence)" 0.95 1e-12 "confidence 0.95"
 num_near "$(json_num canaries)" 300 0 "300 canaries"
 
+# the audit is a pure function of the seed: 1 and 2 threads give the same scores and bound
+expect_rc 0 "2 threads" "$BIN" audit $COMMON --epsilon 4 --canaries 300 --json --threads 2
+lb2=$(json_num epsilon_lower_bound); c2=$(json_num correct)
+expect_rc 0 "1 thread" "$BIN" audit $COMMON --epsilon 4 --canaries 300 --json --threads 1
+if [ "$lb2" = "$(json_num epsilon_lower_bound)" ] && [ "$c2" = "$(json_num correct)" ]; then pass; else fail "threads change the audit"; fi
+
 # correlated noise over fixed-order epochs, with a report file and explicit guesses
 expect_rc 0 "nu audit" "$BIN" audit $COMMON --mech nu --nu 0.05 --epsilon 2 --canaries 300 \
     --guesses 30 --guesses-bottom 30 --report "$TMP/nu.json"
