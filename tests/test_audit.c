@@ -249,6 +249,18 @@ static void test_scores(void)
         CHECK_NEAR_REL(known, bk, 1e-8, "%s: public-participation LLR", K->name);
         CHECK_NEAR_REL(pois, bp, 1e-8, "%s: Poisson LLR", K->name);
         CHECK_NEAR_REL(mu, bmu, 1e-9, "%s: mu", K->name);
+        /* balls-in-bins: the mixture over the offsets o, o + 5, ... of the brute-force LLRs */
+        size_t period = 5, ost[64];
+        double mix = 0, cyc;
+        for (size_t o = 0; o < period; o++) {
+            size_t ko = 0;
+            for (size_t t = o; t < n; t += period) ost[ko++] = t;
+            double lo, dummy, dmu;
+            brute_scores(m, y, ost, ko, sigma, clip, q, &lo, &dummy, &dmu);
+            mix += exp(lo) / (double)period;
+        }
+        CHECK_OK(dpc_audit_score_cyclic(sc, y, period, &cyc, &err), &err);
+        CHECK_NEAR_REL(cyc, log(mix), 1e-8, "%s: balls-in-bins mixture", K->name);
         free(y);
         free(dense);
         dpc_audit_scorer_free(sc);

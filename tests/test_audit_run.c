@@ -4,7 +4,8 @@
  *     clip x (its participation) + the mechanism's noise from an independent generator, an
  *     excluded canary contributes nothing, included input canaries are ordinary examples;
  *   - for identity (DP-SGD), BLT, nu-DP-FTRL, BSR, tree and lambda-CGD, under fixed-order,
- *     Poisson and cyclic-Poisson sampling, the lower bound never exceeds the claimed epsilon;
+ *     Poisson, cyclic-Poisson and balls-in-bins sampling, the lower bound never exceeds the
+ *     claimed epsilon;
  *   - with weak privacy (noise multiplier 0.2) the bound is >= 2 (the audit is not vacuous);
  *   - black-box canaries run and stay below the claim.
  * The data: feature 0 carries the signal, the other features are 0, so the canary coordinates
@@ -251,6 +252,8 @@ static void test_valid(void)
         {"bsr cyclic-poisson", DPC_MECH_BSR, DPC_SAMPLER_CYCLIC_POISSON, 4, 0},
         {"tree fixed", DPC_MECH_TREE, DPC_SAMPLER_FIXED, 0, 0},
         {"lcgd fixed", DPC_MECH_LCGD, DPC_SAMPLER_FIXED, 0, 0},
+        {"dp-sgd balls-in-bins", DPC_MECH_IDENTITY, DPC_SAMPLER_BALLS_IN_BINS, 0, 0},
+        {"bsr balls-in-bins", DPC_MECH_BSR, DPC_SAMPLER_BALLS_IN_BINS, 4, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dpc_audit_result r = audit(&cases[i], 4.0, 0.0, 4, 1000, DPC_AUDIT_GRADIENT);
@@ -280,6 +283,7 @@ static void test_weak_privacy(void)
         {"dp-sgd poisson", DPC_MECH_IDENTITY, DPC_SAMPLER_POISSON, 0, 0},
         {"nu fixed", DPC_MECH_NU, DPC_SAMPLER_FIXED, 0, 0},
         {"bsr cyclic-poisson", DPC_MECH_BSR, DPC_SAMPLER_CYCLIC_POISSON, 4, 0},
+        {"dp-sgd balls-in-bins", DPC_MECH_IDENTITY, DPC_SAMPLER_BALLS_IN_BINS, 0, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         dpc_audit_result r = audit(&cases[i], 0.0, 0.2, 4, 1000, DPC_AUDIT_GRADIENT);

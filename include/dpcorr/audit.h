@@ -66,6 +66,8 @@
  *     DP-SGD, W = I, and for banded strategies whose columns at the opportunities do not overlap:
  *     the amplified banded route). Otherwise it remains a valid score (any score is), not the
  *     optimal one.
+ *   - balls-in-bins (one secret offset o per canary, the same every epoch): the mixture
+ *         LLR = log((1/b) sum_o exp(LLR_public(x_o))) over the b offsets.
  * Any score gives a valid bound; a weak score only gives a weak one.
  *
  * Randomness: inclusion, canary design and tie-breaks come from stream
@@ -160,6 +162,13 @@ DPC_API size_t dpc_audit_scorer_steps(const dpc_audit_scorer *s); /* n */
 DPC_API DPC_NODISCARD dpc_status dpc_audit_score(const dpc_audit_scorer *s, const double *y,
                                                  const size_t *steps, size_t nsteps, double q,
                                                  double *score, dpc_error *err);
+
+/* The score of a canary that takes part at o, o + period, o + 2 period, ... (< n) for one
+ * secret offset o uniform in [0, period) (balls-in-bins sampling): the likelihood ratio of that
+ * mixture, log((1/period) sum_o exp(LLR(x_o))), LLR as for public participation x_o. */
+DPC_API DPC_NODISCARD dpc_status dpc_audit_score_cyclic(const dpc_audit_scorer *s,
+                                                        const double *y, size_t period,
+                                                        double *score, dpc_error *err);
 
 /* mu = clip ||W x|| / sigma for the participation set `steps` (the signal-to-noise ratio of a
  * canary with public participation; sqrt(sum_s mu_s^2) is not what Poisson canaries face). */

@@ -153,7 +153,10 @@ static dpc_status gradient_scores(audit_run *a, double *scores, double *mu_max, 
         st = dpc_sampler_opportunities(smp, a->cn.first + i, a->steps, &cnt, &certain, err);
         for (size_t t = 0; !st && t < n; t++) y[t] = Y[t * m + i];
         double q = certain ? 1.0 : sd.q;
-        if (!st) st = dpc_audit_score(a->scorer, y, a->steps, cnt, q, &scores[i], err);
+        if (!st && sd.balls_in_bins)
+            st = dpc_audit_score_cyclic(a->scorer, y, sd.part.b, &scores[i], err);
+        else if (!st)
+            st = dpc_audit_score(a->scorer, y, a->steps, cnt, q, &scores[i], err);
         if (!st && certain) {
             double mu;
             st = dpc_audit_scorer_mu(a->scorer, a->steps, cnt, &mu, err);
@@ -165,7 +168,8 @@ static dpc_status gradient_scores(audit_run *a, double *scores, double *mu_max, 
     return st;
 }
 
-static void describe(dpc_audit_result *out, const dpc_audit_config *ac, int poisson)
+static void describe(dpc_audit_result *out, const dpc_audit_config *ac,
+                     const dpc_sampler_desc *sd)
 {
     snprintf(out->method, sizeof out->method,
              "one-run audit (Steinke, Nasr & Jagielski 2023): top/bottom-k guesses, %s",
@@ -173,7 +177,10 @@ static void describe(dpc_audit_result *out, const dpc_audit_config *ac, int pois
     if (ac->canary != DPC_AUDIT_GRADIENT)
         snprintf(out->statistic, sizeof out->statistic,
                  "black-box: loss(initial model) - loss(final model)");
-    else if (poisson)
+    else if (sd->balls_in_bins)
+        snprintf(out->statistic, sizeof out->statistic,
+                 "white-box LLR of the whitened trajectory, mixture over the secret bins");
+    else if (sd->poisson)
         snprintf(out->statistic, sizeof out->statistic,
                  "white-box LLR of the whitened trajectory, Poisson opportunities");
     else
@@ -218,7 +225,7 @@ static dpc_status audit(audit_run *a, const dpc_audit_config *ac, const dpc_mode
     for (size_t i = 0; i < m; i++) out->included += out->in[i];
     dpc_sampler_desc sd;
     dpc_sampler_describe(dpc_trainer_sampler(a->tr), &sd);
-    describe(out, ac, sd.poisson);
+    describe(out, ac, &sd);
     return DPC_OK;
 }
 

@@ -337,6 +337,42 @@ dpc_status dpc_audit_score(const dpc_audit_scorer *s, const double *y, const siz
     return st;
 }
 
+dpc_status dpc_audit_score_cyclic(const dpc_audit_scorer *s, const double *y, size_t period,
+                                  double *score, dpc_error *err)
+{
+    size_t n = s->n;
+    if (!y || !score) return dpc_error_param(err, DPC_E_INVALID, "y", "NULL");
+    if (period == 0 || period > n)
+        return dpc_error_param(err, DPC_E_INVALID, "period", "must be in [1, %zu], got %zu", n,
+                               period);
+    double *w = dpc__malloc_array(3 * n, sizeof *w), *u = w + n, *v = u + n;
+    size_t *steps = dpc__malloc_array(n / period + 1, sizeof *steps);
+    double *llr = dpc__malloc_array(period, sizeof *llr);
+    dpc_status st = w && steps && llr ? DPC_OK : DPC__NOMEM(err, "audit score");
+    if (!st) st = whiten(s, y, w, err);
+    if (!st) st = whiten_t(s, w, u, err); /* <W x, W y> = sum over x's steps of (W^T W y) */
+    double top = -INFINITY, s2 = s->sigma * s->sigma;
+    for (size_t o = 0; !st && o < period; o++) {
+        size_t k = 0;
+        double dot = 0.0, nv = 0.0;
+        for (size_t t = o; t < n; t += period) steps[k++] = t, dot += u[t];
+        whiten_steps(s, steps, k, v);
+        for (size_t t = 0; t < n; t++) nv += v[t] * v[t];
+        llr[o] = s->clip * dot / s2 - s->clip * s->clip * nv / (2.0 * s2);
+        if (llr[o] > top) top = llr[o];
+    }
+    if (!st) { /* log of the mean of exp(llr) over the offsets */
+        double acc = 0.0;
+        for (size_t o = 0; o < period; o++) acc += exp(llr[o] - top);
+        *score = top + log(acc / (double)period);
+        if (!isfinite(*score)) st = dpc_error_set(err, DPC_E_NUMERIC, "audit: non-finite score");
+    }
+    free(w);
+    free(steps);
+    free(llr);
+    return st;
+}
+
 /* ---- the released trajectory ---------------------------------------------------------------- */
 
 dpc_status dpc_audit_unroll(const double *theta, size_t n, size_t d, const double *lr,
