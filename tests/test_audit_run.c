@@ -226,7 +226,7 @@ static dpc_audit_result audit(const acase *a, double epsilon, double z, size_t e
     c.noise_multiplier = z;
     c.delta = 1e-5;
     c.lr = 0.2;
-    if (z > 0) c.accountant = DPC_ACCOUNTANT_RDP; /* the claim is huge anyway; RDP is quicker */
+    if (z > 0) c.accountant = DPC_ACCOUNTANT_RDP; /* weak privacy: a huge claim; RDP is quicker */
     dpc_audit_config ac;
     dpc_audit_config_init(&ac);
     ac.canaries = m;

@@ -29,9 +29,7 @@ static void usage(FILE *f)
             "Jagielski (2023) at the given confidence next to the epsilon the run claims. A bound\n"
             "above the claim means the run is not as private as claimed (doc/audit.md).\n"
             "Without options: Fashion-MNIST, softmax, DP-SGD (Poisson), epsilon %g, %d epochs,\n"
-            "lr %g, 1000 white-box gradient canaries, 95%% confidence. Amplified runs are accounted\n"
-            "by RDP unless --accountant pld is given (PLD is tighter, but slow or out of range at\n"
-            "large epsilon); unamplified runs by exact GDP as in train.\n\n"
+            "lr %g, 1000 white-box gradient canaries, 95%% confidence.\n\n"
             "audit:\n"
             "  --canaries M           number of canaries (default 1000; gradient canaries need M <=\n"
             "                         the model's parameters)\n"
@@ -108,12 +106,11 @@ static int parse(audit_opts *o, int argc, char **argv, int *help)
 {
     cli_iter it;
     cli_iter_init(&it, "audit", argc, argv, 1);
-    int epochs_given = 0, lr_given = 0, acc_given = 0;
+    int epochs_given = 0, lr_given = 0;
     while (cli_next(&it)) {
         if (cli_is(&it, "--help") || cli_is(&it, "-h")) return *help = 1, 0;
         epochs_given |= cli_is(&it, "--epochs");
         lr_given |= cli_is(&it, "--lr");
-        acc_given |= cli_is(&it, "--accountant");
         int r = audit_opt(o, &it);
         if (r == 0) r = train_opt(&o->t, &it);
         if (r < 0) return CLI_USAGE;
@@ -126,7 +123,6 @@ static int parse(audit_opts *o, int argc, char **argv, int *help)
     if (!t->model) t->model = "softmax";
     if (!epochs_given) t->cfg.epochs = o->quick ? QUICK_EPOCHS : AUDIT_EPOCHS;
     if (!lr_given) t->cfg.lr = AUDIT_LR;
-    if (!acc_given) t->cfg.accountant = DPC_ACCOUNTANT_RDP; /* amplified routes at any epsilon */
     if (t->cfg.epsilon == 0 && t->cfg.noise_multiplier == 0) t->cfg.epsilon = AUDIT_EPSILON;
     return 0;
 }
