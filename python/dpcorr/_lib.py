@@ -17,7 +17,7 @@ import ctypes
 import os
 import pathlib
 
-from ._errors import raise_for
+from ._errors import DpcorrError, raise_for
 
 c_double = ctypes.c_double
 c_int = ctypes.c_int
@@ -387,7 +387,15 @@ def parse(fn, name, value):
     if not isinstance(value, str):
         raise TypeError(f"{name}: expected a string, got {type(value).__name__}")
     out = c_int()
-    call(fn, value.encode(), ctypes.byref(out))
+    try:
+        call(fn, value.encode(), ctypes.byref(out))
+    except DpcorrError as exc:
+        # the parsers name the value but not always the parameter: name it as the library does
+        if not exc.field:
+            exc.field = name
+            if not str(exc).startswith(name + ":"):
+                exc.args = (f"{name}: {exc}",)
+        raise
     return out.value
 
 

@@ -264,6 +264,8 @@ class Mechanism:
         return out
 
     def __repr__(self):
+        if not self._ptr:
+            return "Mechanism(<not built>)"
         part = "cyclic" if self.cyclic else "min-sep"
         return (f"Mechanism({self.description}, steps={self.steps}, "
                 f"participations={self.participations}, {part} {self.min_sep})")

@@ -6,6 +6,7 @@
 cd "$(dirname "$0")/../.." || exit 1
 PYTHON=${PYTHON:-/usr/bin/python3}
 BUILD=${BUILD:-build}
+case $BUILD in /*) ;; *) BUILD="$(pwd)/$BUILD" ;; esac
 if ! "$PYTHON" -c "import numpy, torch, pytest" >/dev/null 2>&1; then
     echo "python suite skipped: $PYTHON cannot import numpy, torch and pytest (scripts/setup.sh installs them)"
     echo "0 passed, 0 failed"
