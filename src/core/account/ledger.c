@@ -6,6 +6,25 @@
 #include <stdio.h>
 #include <string.h>
 
+const char *dpc_calibration_name(dpc_calibration c)
+{
+    switch (c) {
+    case DPC_CALIBRATION_ACCOUNTANT: return "accountant";
+    case DPC_CALIBRATION_PAPER: return "paper";
+    }
+    return "unknown";
+}
+
+dpc_status dpc_calibration_parse(const char *s, dpc_calibration *out, dpc_error *err)
+{
+    if (s && !strcmp(s, "accountant")) *out = DPC_CALIBRATION_ACCOUNTANT;
+    else if (s && !strcmp(s, "paper")) *out = DPC_CALIBRATION_PAPER;
+    else
+        return dpc_error_param(err, DPC_E_INVALID, "calibration",
+                               "unknown '%s' (expected accountant or paper)", s ? s : "(null)");
+    return DPC_OK;
+}
+
 void dpc_ledger_init(dpc_ledger *L)
 {
     if (!L) return;

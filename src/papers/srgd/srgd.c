@@ -94,8 +94,8 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
     L->mu_effective = unit * sens.value / s->sigma;
     if ((st = dpc_gdp_delta(L->mu_effective, c->epsilon, &L->delta_achieved, err))) return st;
     if (!(L->delta_achieved <= c->delta * (1.0 + 1e-9)))
-        return dpc_error_set(err, DPC_E_PRIVACY,
-                             "delta: the calibrated noise gives delta %.3g > the target %.3g",
+        return dpc_error_param(err, DPC_E_PRIVACY, "delta",
+                             "the calibrated noise gives delta %.3g > the target %.3g",
                              L->delta_achieved, c->delta);
     L->sigma = s->sigma;
     dpc_rng_stream ns = dpc_rng_stream_derive(&s->rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
@@ -108,7 +108,7 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
 dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_dataset *data,
                         const dpc_srgd_config *cfg, const dpc_rng *rng, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     if (!model || !data || !cfg || !rng)
         return dpc_error_set(err, DPC_E_INVALID, "model, data, cfg and rng must be non-NULL");
@@ -119,7 +119,7 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
         return dpc_error_set(err, DPC_E_INVALID, "data: %zu features, the model expects %zu",
                              data->d, mc->n_in);
     if (cfg->heldout && cfg->heldout->d != data->d)
-        return dpc_error_set(err, DPC_E_INVALID, "heldout: %zu features, the data has %zu",
+        return dpc_error_param(err, DPC_E_INVALID, "heldout", "%zu features, the data has %zu",
                              cfg->heldout->d, data->d);
     dpc_srgd *s = calloc(1, sizeof *s);
     if (!s) return DPC__NOMEM(err, "the run");
@@ -203,13 +203,13 @@ const double *dpc_srgd_prefix_noise(const dpc_srgd *s) { return s->xi; }
 dpc_status dpc_srgd_batch(const dpc_srgd *s, size_t t, size_t *idx, dpc_error *err)
 {
     if (t >= s->T)
-        return dpc_error_set(err, DPC_E_RANGE, "t: round %zu is beyond T = %zu", t, s->T);
+        return dpc_error_param(err, DPC_E_RANGE, "t", "round %zu is beyond T = %zu", t, s->T);
     if (s->sampler) {
         size_t count = 0;
         dpc_status st = dpc_sampler_batch(s->sampler, t, idx, &count, err);
         if (st) return st;
         if (count != s->B)
-            return dpc_error_set(err, DPC_E_STATE, "sampler: batch %zu has %zu examples, not %zu",
+            return dpc_error_param(err, DPC_E_STATE, "sampler", "batch %zu has %zu examples, not %zu",
                                  t, count, s->B);
         return DPC_OK;
     }
@@ -225,7 +225,7 @@ dpc_status dpc_srgd_increment(dpc_srgd *s, size_t t, const double *x_t, const do
     if (!x_t || !out) return dpc_error_set(err, DPC_E_INVALID, "x_t, out: NULL");
     int srg = s->cfg.variant != DPC_SRGD_ACCEL_SGD;
     int two = srg && t > 0; /* eta_{-1} = 0: one gradient at t = 0 */
-    if (two && !x_prev) return dpc_error_set(err, DPC_E_INVALID, "x_prev: NULL at t = %zu", t);
+    if (two && !x_prev) return dpc_error_param(err, DPC_E_INVALID, "x_prev", "NULL at t = %zu", t);
     dpc_status st = dpc_srgd_batch(s, t, s->idx, err);
     if (st) return st;
     size_t P = s->P, D = s->D, B = s->B;
@@ -303,7 +303,7 @@ static dpc_status eval_risk(dpc_srgd *s, const double *v, double *F, double *gra
 dpc_status dpc_srgd_step(dpc_srgd *s, dpc_srgd_step_info *info, dpc_error *err)
 {
     if (s->t >= s->T)
-        return dpc_error_set(err, DPC_E_RANGE, "step: all %zu rounds are done", s->T);
+        return dpc_error_param(err, DPC_E_RANGE, "step", "all %zu rounds are done", s->T);
     size_t t = s->t, P = s->P;
     const dpc_srgd_config *c = &s->cfg;
     int srg = c->variant != DPC_SRGD_ACCEL_SGD;
