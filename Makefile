@@ -43,7 +43,7 @@ lib: $(BUILD)/libdpcorr.a $(BUILD)/libdpcorr.so
 # not copied: a Python process cannot load them without preloading the sanitizer runtime.
 python: $(if $(SANITIZE),,python/dpcorr/libdpcorr.so)
 python/dpcorr/libdpcorr.so: $(BUILD)/libdpcorr.so
-	cp $< $@
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)

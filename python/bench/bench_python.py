@@ -1,0 +1,104 @@
+#!/usr/bin/env python3
+"""Overhead of the Python binding (run by `make bench` when /usr/bin/python3 has numpy and torch).
+
+1. NoiseGenerator.next(out=...) at dim 1e6 against the C fill: the same dpc_noise_next call made
+   directly (ctypes, no Python-side work), interleaved, best of several rounds. Target: within 5%.
+2. The PyTorch example's training throughput (examples/s) with mech="blt" against the same run
+   with mech="identity" (DP-SGD), interleaved, best of several rounds. Target: within 10%.
+
+    DPCORR_LIB=build/libdpcorr.so PYTHONPATH=python /usr/bin/python3 python/bench/bench_python.py
+        [--quick] [--rounds R] [--steps S]
+"""
+
+import argparse
+import ctypes
+import json
+import os
+import pathlib
+import subprocess
+import sys
+import time
+
+import numpy as np
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT / "python"))
+
+import dpcorr  # noqa: E402
+from dpcorr import _lib  # noqa: E402
+
+DIM = 1_000_000
+
+
+def noise_case(name, mech, rounds, reps):
+    gen = dpcorr.NoiseGenerator(mech, DIM, seed=1, form="buffer")
+    raw = dpcorr.NoiseGenerator(mech, DIM, seed=1, form="buffer")
+    out = np.empty(DIM)
+    err = _lib.Error()
+    c_ptr = out.ctypes.data
+    fill = _lib.lib.dpc_noise_next
+    best_c = best_py = float("inf")
+    for r in range(rounds * reps):  # alternate single calls; the minimum resists machine load
+        if r % 32 == 0:
+            gen.seek(1)
+            raw.seek(1)
+        t = time.perf_counter()
+        fill(raw._gen, c_ptr, ctypes.byref(err))
+        best_c = min(best_c, time.perf_counter() - t)
+        t = time.perf_counter()
+        gen.next(out=out)
+        best_py = min(best_py, time.perf_counter() - t)
+    ratio = best_py / best_c
+    print(f"noise row d=1e6 {name:28s} C fill {1e3 * best_c:7.2f} ms   "
+          f"NoiseGenerator.next(out=) {1e3 * best_py:7.2f} ms   ratio {ratio:.3f}  "
+          f"({'within' if ratio <= 1.05 else 'OUTSIDE'} 5%; scale {gen.scale:.4g})")
+    return ratio
+
+
+def example_run(mech, steps, batch, threads):
+    env = dict(os.environ, PYTHONPATH=str(ROOT / "python"))
+    cmd = [sys.executable, str(ROOT / "python" / "examples" / "torch_fashion_mnist.py"),
+           "--mech", mech, "--epsilon", "3", "--epochs", "1", "--batch", str(batch),
+           "--max-steps", str(steps), "--threads", str(threads), "--json"]
+    out = subprocess.run(cmd, capture_output=True, text=True, env=env, check=True)
+    return json.loads(out.stdout)
+
+
+def main():
+    p = argparse.ArgumentParser()
+    p.add_argument("--quick", action="store_true", help="fewer rounds")
+    p.add_argument("--rounds", type=int, default=0)
+    p.add_argument("--steps", type=int, default=0, help="training steps per example run")
+    p.add_argument("--threads", type=int, default=2)
+    args = p.parse_args()
+    rounds = args.rounds or (2 if args.quick else 4)
+    steps = args.steps or (6 if args.quick else 20)
+    print(f"library {dpcorr.library_path} ({dpcorr.library_version}); python {sys.version.split()[0]}")
+    ident = dpcorr.Mechanism("identity", 64)
+    blt = dpcorr.Mechanism("blt", 64, theta=[0.9999, 0.999, 0.99, 0.9],
+                           omega=[0.01, 0.05, 0.1, 0.2])
+    noise_case("identity (DP-SGD)", ident, rounds, 20)
+    noise_case("blt k=4", blt, rounds, 10)
+
+    if not (pathlib.Path("/usr/share/datasets/fashion-mnist") / "train-images-idx3-ubyte.gz").is_file():
+        print("torch example: skipped (dataset-fashion-mnist is not installed)")
+        return 0
+    best = {}
+    for _ in range(max(1, rounds // 2)):
+        for mech in ("identity", "blt"):
+            r = example_run(mech, steps, 500, args.threads)
+            if r["examples_per_s"] > best.get(mech, {}).get("examples_per_s", 0):
+                best[mech] = r
+    ratio = best["blt"]["examples_per_s"] / best["identity"]["examples_per_s"]
+    for mech in ("identity", "blt"):
+        r = best[mech]
+        print(f"torch example {mech:9s} {r['examples_per_s']:8.1f} examples/s  "
+              f"({r['mechanism']}, {r['sampler']} sampling, batch {r['batch']}, "
+              f"{r['steps_done']} steps, {r['threads']} threads)")
+    print(f"torch example blt / identity throughput {ratio:.3f} "
+          f"({'within' if ratio >= 0.9 else 'OUTSIDE'} 10%)")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
