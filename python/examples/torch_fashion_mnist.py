@@ -5,7 +5,7 @@
         --mech blt --epsilon 3 --epochs 1 --json
 
 The data are Debian's dataset-fashion-mnist (/usr/share/datasets/fashion-mnist; scripts/setup.sh
-installs it): 60000 training and 10000 test images, pixels scaled to [0, 1]. The model is the
+installs it): 60000 training and 10000 test images, pixels mapped to [-1, 1]. The model is the
 tanh CNN of Papernot et al. 2021 ("Tempered sigmoid activations", 26010 parameters), with
 GroupNorm after each convolution. make_private puts dpcorr's sampler (fixed-order epochs for
 correlated noise, Poisson for DP-SGD), per-example clipping, correlated noise and accountant
@@ -43,9 +43,9 @@ def load_idx(path):
 
 def load(data_dir, part):
     """(images, labels) of part "train" or "t10k" as torch tensors: (n, 1, 28, 28) float32 in
-    [0, 1] and (n,) int64."""
+    [-1, 1] (a fixed map of the pixel range, independent of the data) and (n,) int64."""
     d = pathlib.Path(data_dir)
-    x = load_idx(d / f"{part}-images-idx3-ubyte.gz").astype(np.float32) / 255.0
+    x = load_idx(d / f"{part}-images-idx3-ubyte.gz").astype(np.float32) / 127.5 - 1.0
     y = load_idx(d / f"{part}-labels-idx1-ubyte.gz").astype(np.int64)
     return torch.from_numpy(x).unsqueeze(1), torch.from_numpy(y)
 

@@ -45,7 +45,8 @@ def brute_force(model, x, y, reduction="mean"):
         model.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(x[i:i + 1]), y[i:i + 1])
         loss.backward()
-        out.append([p.grad.detach().clone() for p in model.parameters()])
+        out.append([p.grad.detach().clone() if p.grad is not None else torch.zeros_like(p)
+                    for p in model.parameters()])
     return [torch.stack([o[j] for o in out]) for j in range(len(out[0]))]
 
 
@@ -68,6 +69,33 @@ def test_per_example_gradients(make, shape, reduction):
     with torch.no_grad():
         model(x)  # no hooks, no capture
     assert ps.batch_size() is None
+
+
+class TwoHeads(torch.nn.Module):
+    """The second head's output never reaches the loss: its gradients are zero."""
+
+    def __init__(self):
+        super().__init__()
+        self.body = torch.nn.Linear(6, 4)
+        self.used = torch.nn.Linear(4, 3)
+        self.unused = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        h = torch.tanh(self.body(x))
+        self.side = self.unused(h)
+        return self.used(h)
+
+
+def test_output_that_misses_the_loss_has_zero_gradient():
+    model = TwoHeads()
+    x, y = torch.randn(5, 6), torch.randint(0, 3, (5,))
+    want = brute_force(model, x, y)
+    ps = PerSampleGradients(model)
+    torch.nn.functional.cross_entropy(model(x), y).backward()
+    got = ps.compute(5, 5.0)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-4, atol=1e-6)
+    assert float(got[-1].abs().max()) == 0.0
 
 
 def data(n=300, d=6, seed=0):

@@ -104,13 +104,15 @@ class PerSampleGradients:
 
     def compute(self, batch_size, scale=1.0):
         """Per-example gradients, one (batch_size, *shape) tensor per trainable parameter."""
+        if not any(layer.grads for layer in self.layers):
+            raise RuntimeError("dpcorr: no gradient reached the model; call loss.backward() "
+                               "before optimizer.step()")
         out = {}
         for layer in self.layers:
-            if len(layer.grads) != len(layer.inputs):
-                raise RuntimeError(f"dpcorr: no gradient reached {layer.name}; call "
-                                   f"loss.backward() before optimizer.step()")
             for use, x in enumerate(layer.inputs):
-                go = layer.grads[use]
+                go = layer.grads.get(use)
+                if go is None:  # this output did not reach the loss: zero gradient
+                    continue
                 if scale != 1.0:
                     go = go * scale
                 for p, g in zip(layer.params, layer.per_example(x, go)):
@@ -118,7 +120,7 @@ class PerSampleGradients:
         res = []
         for p in self.params:
             g = out.get(id(p))
-            if g is None:  # the layer did not run in this forward pass
+            if g is None:  # the layer did not run, or did not reach the loss
                 g = torch.zeros((batch_size,) + tuple(p.shape), dtype=p.dtype, device=p.device)
             res.append(g)
         return res

@@ -200,6 +200,8 @@ class PrivacyEngine:
         for p, s in zip(self.params, sums):
             n = p.numel()
             w = self._noise_t[off:off + n].view(p.shape)
+            if p.device.type != "cpu":
+                w = w.to(p.device)
             p.grad = ((s.to(torch.float64) + w) * inv_b).to(p.dtype)
             off += n
 
