@@ -190,7 +190,8 @@ DPC_API uint64_t dpc_trainer_params_hash(const dpc_trainer *tr);
 typedef struct dpc_train_plan dpc_train_plan;
 
 /* cfg as for dpc_trainer_new (threads and chunk are validated but unused); n_examples >= 1.
- * DPC_E_PRIVACY when the budget cannot be met. */
+ * DPC_E_PRIVACY when the budget cannot be met. The plan's mechanism copies cfg->mech's arrays;
+ * the resolved configuration (dpc_train_plan_config) keeps cfg's pointers as given. */
 DPC_API DPC_NODISCARD dpc_status dpc_train_plan_new(dpc_train_plan **out,
                                                     const dpc_train_config *cfg,
                                                     size_t n_examples, const dpc_rng *rng,
