@@ -132,6 +132,8 @@ def test_seek_and_coordinate_slices():
     full = NoiseGenerator(mech, 9, seed=8)
     rows = [full.next() for _ in range(10)]
     g = NoiseGenerator(mech, 9, seed=8)
+    assert g.steps == 10 and g.form == "buffer" and not g.secure and g.seed == 8
+    assert NoiseGenerator(Mechanism("nu", 10), 3, seed=1, form="replay").form == "replay"
     g.seek(7)
     assert g.step == 7
     assert g.next().tobytes() == rows[7].tobytes()

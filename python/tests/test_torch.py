@@ -236,6 +236,35 @@ def test_checkpoint_resume_bit_identical(mech, kw, seed):
     assert e2.ledger() == e1.ledger()
 
 
+def test_optimizer_closure_and_state():
+    ds = data(200, 6)
+    model = mlp()
+    model, opt, loader, eng = dt.make_private(model, torch.optim.SGD(model.parameters(), lr=0.1,
+                                                                     momentum=0.9), ds,
+                                              noise_multiplier=1.0, batch_size=20, mech="nu",
+                                              seed=2)
+    assert eng.steps_per_epoch == 10 and "DPOptimizer" in repr(opt)
+    x, y = next(iter(loader))
+
+    def closure():
+        opt.zero_grad()
+        loss = torch.nn.functional.cross_entropy(model(x), y)
+        loss.backward()
+        return loss
+
+    loss = opt.step(closure)
+    assert loss is not None and eng.steps_done == 1
+    state = opt.state_dict()
+    assert state == opt.original.state_dict() and len(state["state"]) == 4  # momentum buffers
+    opt.load_state_dict(state)
+    assert opt.param_groups is opt.original.param_groups  # also after the original rebuilt it
+    sched = torch.optim.lr_scheduler.StepLR(opt, 1, gamma=0.5)
+    x, y = next(iter(loader))
+    opt.step(closure)
+    sched.step()
+    assert opt.original.param_groups[0]["lr"] == 0.05
+
+
 def test_checkpoint_of_another_run_refused():
     ds = data(240, 6)
     model = mlp()

@@ -259,9 +259,14 @@ class DPOptimizer(torch.optim.Optimizer):
     def __init__(self, optimizer, engine):  # pylint: disable=super-init-not-called
         self.original = optimizer
         self.engine = engine
-        self.param_groups = optimizer.param_groups
-        self.defaults = optimizer.defaults
-        self.state = optimizer.state
+
+    # the wrapped optimizer's own attributes (load_state_dict replaces its param_groups list)
+    param_groups = property(lambda self: self.original.param_groups,
+                            lambda self, v: setattr(self.original, "param_groups", v))
+    state = property(lambda self: self.original.state,
+                     lambda self, v: setattr(self.original, "state", v))
+    defaults = property(lambda self: self.original.defaults,
+                        lambda self, v: setattr(self.original, "defaults", v))
 
     def zero_grad(self, set_to_none=False):
         """Clears the gradients and the captured activations (call it before the forward
