@@ -85,6 +85,10 @@ def parse_args(argv):
     p.add_argument("--lr", type=float, default=4.0)
     p.add_argument("--momentum", type=float, default=0.9)
     p.add_argument("--clip", type=float, default=0.1)
+    p.add_argument("--schedule", default="linear", choices=("linear", "cooldown", "constant"),
+                   help="learning rate: linear decay to 0 (default), cooldown (constant, then "
+                   "linear decay to 5%% over the last 25%% of the steps, as dpcorr train), "
+                   "constant")
     p.add_argument("--seed", type=int, default=1, help="seed (experiments); --secure for an OS "
                    "key")
     p.add_argument("--secure", action="store_true", help="secure noise and sampling (OS key)")
@@ -121,23 +125,26 @@ def main(argv=None):
         epsilon=args.epsilon, delta=args.delta, epochs=args.epochs, batch_size=args.batch,
         clip=args.clip, mech=args.mech, mech_params=mech_params(args.mech_param),
         sampler=args.sampler, seed=None if args.secure else args.seed)
-    # the learning rate decays linearly to 0 over the run (post-processing)
-    schedule = torch.optim.lr_scheduler.LambdaLR(
-        optimizer, lambda t: max(0.0, 1.0 - t / engine.steps))
+    # the learning-rate schedule (post-processing)
+    n = engine.steps
+    factor = {"linear": lambda t: max(0.0, 1.0 - t / n),
+              "cooldown": lambda t: 1.0 - 0.95 * max(0.0, (t - 0.75 * n) / (0.25 * n)),
+              "constant": lambda t: 1.0}[args.schedule]
+    schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
     examples, train_time, losses = 0, 0.0, []
     for epoch in range(engine.epoch, args.epochs):
+        t0 = time.perf_counter()  # the whole loop: sampling, gradients, clipping, noise, update
         for x, y in loader:
-            t0 = time.perf_counter()
             optimizer.zero_grad()
             loss = torch.nn.functional.cross_entropy(model(x), y)
             loss.backward()
             optimizer.step()
             schedule.step()
-            train_time += time.perf_counter() - t0
             examples += len(y)
             losses.append(loss.item())
             if args.max_steps and engine.steps_done >= args.max_steps:
                 break
+        train_time += time.perf_counter() - t0
         if not args.json:
             print(f"epoch {epoch + 1}: train loss {np.mean(losses[-len(loader):]):.4f} "
                   f"(not private), epsilon so far {engine.epsilon(engine.steps_done):.3f}",
@@ -150,6 +157,7 @@ def main(argv=None):
            "examples_per_s": examples / train_time if train_time > 0 else None,
            "mechanism": ledger["mechanism"], "mech": args.mech, "sampler": ledger["sampler"],
            "epochs": args.epochs, "batch": args.batch, "lr": args.lr,
+           "schedule": args.schedule,
            "momentum": args.momentum, "clip": args.clip, "steps_done": engine.steps_done,
            "steps": engine.steps, "parameters": engine.dim, "threads": args.threads,
            "train_time_s": train_time, "wall_time_s": time.perf_counter() - t_start,
