@@ -89,6 +89,8 @@ def parse_args(argv):
                    help="learning rate: linear decay to 0 (default), cooldown (constant, then "
                    "linear decay to 5%% over the last 25%% of the steps, as dpcorr train), "
                    "constant")
+    p.add_argument("--ema", type=float, default=0.0, help="evaluate an exponential moving "
+                   "average of the parameters with this decay (post-processing; 0: off)")
     p.add_argument("--seed", type=int, default=1, help="seed (experiments); --secure for an OS "
                    "key")
     p.add_argument("--secure", action="store_true", help="secure noise and sampling (OS key)")
@@ -131,6 +133,7 @@ def main(argv=None):
               "cooldown": lambda t: 1.0 - 0.95 * max(0.0, (t - 0.75 * n) / (0.25 * n)),
               "constant": lambda t: 1.0}[args.schedule]
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    ema = [p.detach().clone() for p in model.parameters()] if args.ema > 0 else None
     examples, train_time, losses = 0, 0.0, []
     for epoch in range(engine.epoch, args.epochs):
         t0 = time.perf_counter()  # the whole loop: sampling, gradients, clipping, noise, update
@@ -140,6 +143,10 @@ def main(argv=None):
             loss.backward()
             optimizer.step()
             schedule.step()
+            if ema is not None:
+                with torch.no_grad():
+                    for e, p in zip(ema, model.parameters()):
+                        e.mul_(args.ema).add_(p, alpha=1.0 - args.ema)
             examples += len(y)
             losses.append(loss.item())
             if args.max_steps and engine.steps_done >= args.max_steps:
@@ -151,13 +158,20 @@ def main(argv=None):
                   file=sys.stderr)
         if args.max_steps and engine.steps_done >= args.max_steps:
             break
-    acc = accuracy(model, x_test, y_test)
+    final = model
+    if ema is not None:  # a plain copy of the model holding the averaged parameters
+        final = cnn()
+        final.load_state_dict(model.state_dict())
+        with torch.no_grad():
+            for p, e in zip(final.parameters(), ema):
+                p.copy_(e)
+    acc = accuracy(final, x_test, y_test)
     ledger = engine.ledger()
     out = {"test_accuracy": acc, "epsilon": engine.epsilon(), "delta": args.delta,
            "examples_per_s": examples / train_time if train_time > 0 else None,
            "mechanism": ledger["mechanism"], "mech": args.mech, "sampler": ledger["sampler"],
            "epochs": args.epochs, "batch": args.batch, "lr": args.lr,
-           "schedule": args.schedule,
+           "schedule": args.schedule, "ema": args.ema,
            "momentum": args.momentum, "clip": args.clip, "steps_done": engine.steps_done,
            "steps": engine.steps, "parameters": engine.dim, "threads": args.threads,
            "train_time_s": train_time, "wall_time_s": time.perf_counter() - t_start,
