@@ -21,6 +21,12 @@ Library errors raise :class:`DpcorrValueError` (a ValueError) or :class:`DpcorrR
 RuntimeError) with the library's message and the parameter at fault in ``.field``.
 """
 
+try:
+    import numpy as _numpy  # noqa: F401
+except ImportError as _exc:  # pragma: no cover - depends on the interpreter
+    raise ImportError("dpcorr needs numpy (Debian: python3-numpy, which scripts/setup.sh "
+                      "installs; run Debian's /usr/bin/python3)") from _exc
+
 from ._errors import DpcorrError, DpcorrRuntimeError, DpcorrValueError
 from . import _lib
 from . import account
