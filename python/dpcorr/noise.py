@@ -77,7 +77,8 @@ class NoiseGenerator:
     dim               number of coordinates >= 1 (for example the model's parameter count)
     seed              int in [0, 2^64): seeded, reproducible, bit-identical to the C library;
                       None: secure (OS key, ChaCha20), not reproducible
-    noise_multiplier  z: rows are z x clip x column_norm(C) x (B Z)_t
+    noise_multiplier  z: rows are z x clip x column_norm(C) x (B Z)_t; None: the raw rows
+                      (B Z)_t (unit-variance Z), for callers that apply the scale themselves
     clip              the clip norm the noise is for (default 1: noise per unit clip)
     coord0            first global coordinate (generators over disjoint ranges concatenate into
                       the generator over their union)
@@ -96,16 +97,21 @@ class NoiseGenerator:
         self.mech = mech
         self.dim = _check.size("dim", dim, 1)
         self.coord0 = _check.size("coord0", coord0)
-        z = _check.real("noise_multiplier", noise_multiplier)
         c = _check.real("clip", clip)
-        if not (z > 0 and z < float("inf")):
-            raise ValueError(f"noise_multiplier: must be a finite number > 0, got {z}")
         if not (c > 0 and c < float("inf")):
             raise ValueError(f"clip: must be a finite number > 0, got {c}")
-        self.noise_multiplier = z
-        self.clip = c
-        # z * column_norm first, then * clip: the trainer's noise_scale (ledger noise_std x clip)
-        self.scale = z * mech.column_norm * c
+        if noise_multiplier is None:  # raw rows (B Z)_t, exactly as dpc_noise_next emits them
+            if c != 1.0:
+                raise ValueError("clip: applies to scaled rows only (give noise_multiplier)")
+            self.noise_multiplier, self.clip, self.scale = None, c, 1.0
+        else:
+            z = _check.real("noise_multiplier", noise_multiplier)
+            if not (z > 0 and z < float("inf")):
+                raise ValueError(f"noise_multiplier: must be a finite number > 0, got {z}")
+            self.noise_multiplier = z
+            self.clip = c
+            # z * column_norm first, then * clip: the trainer's noise_scale (noise_std x clip)
+            self.scale = z * mech.column_norm * c
         self._form_req = _check.choice("form", form, tuple(_lib.NOISE_FORMS))
         self._budget = _check.size("memory_budget", memory_budget)
         self._rng = make_rng(seed)

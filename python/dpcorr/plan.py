@@ -228,11 +228,13 @@ class TrainingPlan:
                   self._idx.ctypes.data, ctypes.byref(count))
         return self._idx[:count.value].astype(np.int64)
 
-    def noise_generator(self, dim, form="auto", memory_budget=0):
+    def noise_generator(self, dim, form="auto", memory_budget=0, scaled=True):
         """The run's noise over coordinates [0, dim): rows noise_scale x (B Z)_t from the
         plan's key, exactly the noise the library's trainer adds to a model with ``dim``
-        parameters."""
+        parameters (``scaled=False``: the raw rows (B Z)_t, to be multiplied by
+        :attr:`noise_scale` by the caller)."""
         _check.choice("form", form, ("auto", "buffer", "replay"))
         return NoiseGenerator._with_scale(self.mechanism, _check.size("dim", dim, 1), self._rng,
-                                          self.noise_scale, form,
+                                          self.noise_scale if _check.flag("scaled", scaled)
+                                          else 1.0, form,
                                           _check.size("memory_budget", memory_budget))

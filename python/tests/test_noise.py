@@ -33,10 +33,12 @@ def test_rows_bit_identical_to_c(noise_ref, kind, params):
     # the C program prints (B Z)_t; the generator's rows are scale x (B Z)_t with
     # scale = z x clip x column_norm(C) (exactly 1 for the identity at z = 1)
     gen = NoiseGenerator(mech, dim, seed=seed, noise_multiplier=1.0)
+    raw = NoiseGenerator(mech, dim, seed=seed, noise_multiplier=None)
+    assert raw.scale == 1.0 and gen.scale == mech.column_norm
     for t in range(rows):
-        got = gen.next()
-        ref = np.array(want[t]) * gen.scale if gen.scale != 1.0 else np.array(want[t])
-        assert got.tobytes() == ref.tobytes(), f"{kind}: row {t} differs"
+        ref = np.array(want[t])
+        assert raw.next().tobytes() == ref.tobytes(), f"{kind}: raw row {t} differs"
+        assert gen.next().tobytes() == (ref * gen.scale).tobytes(), f"{kind}: row {t} differs"
     with pytest.raises(dpcorr.DpcorrValueError):
         gen.next()  # past the last step (DPC_E_RANGE)
 
@@ -119,6 +121,8 @@ def test_constructor_errors():
         NoiseGenerator(m, 4, noise_multiplier=-1)
     with pytest.raises(ValueError, match="clip"):
         NoiseGenerator(m, 4, clip=0)
+    with pytest.raises(ValueError, match="clip"):
+        NoiseGenerator(m, 4, noise_multiplier=None, clip=2.0)
     with pytest.raises(ValueError, match="seed"):
         NoiseGenerator(m, 4, seed=-1)
     with pytest.raises(ValueError, match="form"):

@@ -6,7 +6,8 @@ One optimizer step t does what the library's trainer does (include/dpcorr/train.
     I_t  = the sampler's batch of step t          (the loader yields exactly it)
     g_i  = per-example gradients                  (functorch, _per_sample.py)
     g_t  = sum_i min(1, clip / ||g_i||) g_i
-    p.grad = (g_t + noise_scale (B Z)_t) / B      (B = expected batch size; dpcorr.NoiseGenerator)
+    p.grad = (g_t + noise_scale (B Z)_t) / B      (B = expected batch size; (B Z)_t from the
+                                                   plan's dpcorr.NoiseGenerator)
     the wrapped optimizer's step                  (post-processing)
 
 The run's decisions and its privacy ledger come from :class:`dpcorr.TrainingPlan`, i.e. from the
@@ -117,7 +118,7 @@ class PrivacyEngine:
         self._noise_form = noise_form
         self.loss_reduction = loss_reduction
         self.plan = TrainingPlan(self.n_examples, seed=seed, **plan_kwargs)
-        self.noise = self.plan.noise_generator(self.dim, form=noise_form)
+        self.noise = self.plan.noise_generator(self.dim, form=noise_form, scaled=False)
         self._noise_buf = np.empty(self.dim, dtype=np.float64)
         self._noise_t = torch.from_numpy(self._noise_buf)
         self.steps_done = 0
@@ -194,7 +195,8 @@ class PrivacyEngine:
         else:
             sums = [torch.zeros_like(p) for p in self.params]
             self.last_clip_fraction = float("nan")
-        self.noise.next(out=self._noise_buf)
+        self.noise.next(out=self._noise_buf)  # raw (B Z)_t; scaled below, in the same pass
+        scale = self.plan.noise_scale
         inv_b = 1.0 / self.plan.expected_batch
         off = 0
         for p, s in zip(self.params, sums):
@@ -202,7 +204,7 @@ class PrivacyEngine:
             w = self._noise_t[off:off + n].view(p.shape)
             if p.device.type != "cpu":
                 w = w.to(p.device)
-            p.grad = ((s.to(torch.float64) + w) * inv_b).to(p.dtype)
+            p.grad = ((s.to(torch.float64) + scale * w) * inv_b).to(p.dtype)
             off += n
 
     def _advance(self):
@@ -243,7 +245,7 @@ class PrivacyEngine:
         step = _check.size("steps_done", state["steps_done"])
         if step > plan.steps:
             raise ValueError(f"state: steps_done {step} > the run's {plan.steps} steps")
-        noise = plan.noise_generator(self.dim, form=self._noise_form)
+        noise = plan.noise_generator(self.dim, form=self._noise_form, scaled=False)
         noise.load_state_dict(state["noise"])
         self.model.load_state_dict(state["model"])
         self.optimizer.original.load_state_dict(state["optimizer"])
