@@ -659,8 +659,41 @@ static void test_invalid(void)
     dpc_noise_free(NULL);
 }
 
+/* A min-separation beyond every step (up to SIZE_MAX) is one participation: the same sensitivity
+ * as k = 1, never a division by zero or a wrapped ceil(n / b) (issue 19, SIGFPE in the tree). */
+static void test_huge_separation(void)
+{
+    dpc_error err = {0};
+    dpc_mech_kind kinds[] = {DPC_MECH_TREE, DPC_MECH_NU, DPC_MECH_IDENTITY, DPC_MECH_BSR};
+    size_t bs[] = {51, (size_t)1 << 40, SIZE_MAX - 1, SIZE_MAX};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        dpc_mech_params p;
+        dpc_mech_params_init(&p);
+        p.kind = kinds[i];
+        p.steps = 50;
+        p.nu = 0.1;
+        p.bands = 4;
+        dpc_mech *m = NULL;
+        CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+        if (!m) continue;
+        dpc_participation one = {DPC_PART_MINSEP, 1, 1};
+        dpc_sensitivity s1, s;
+        CHECK_OK(dpc_mech_sensitivity(m, &one, &s1, &err), &err);
+        for (size_t j = 0; j < sizeof bs / sizeof bs[0]; j++)
+            for (int cyc = 0; cyc < 2; cyc++) {
+                dpc_participation part = {cyc ? DPC_PART_CYCLIC : DPC_PART_MINSEP, 7, bs[j]};
+                CHECK_OK(dpc_mech_sensitivity(m, &part, &s, &err), &err);
+                CHECK(s.k_effective == 1 && s.value == s1.value,
+                      "%s b = %zu: k_eff %zu, sens %g vs single %g", dpc_mech_kind_name(kinds[i]),
+                      bs[j], s.k_effective, s.value, s1.value);
+            }
+        dpc_mech_free(m);
+    }
+}
+
 int main(void)
 {
+    test_huge_separation();
     test_streaming();
     test_inverse();
     test_covariance();

@@ -328,11 +328,35 @@ static void test_refusals(void)
     dpc_status st = dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err);
     CHECK((st == DPC_E_PRIVACY || st == DPC_OK) , "tiny epsilon: %s", err.msg);
     if (tr) { CHECK(dpc_trainer_ledger(tr)->epsilon <= 1e-6 * (1 + 1e-9), "tiny eps met"); dpc_trainer_free(tr); tr = NULL; }
-    /* Poisson sampling with a non-banded mechanism gets no amplification: refused */
+    /* Poisson sampling with a non-banded mechanism: accounted by the best valid route (MMCC
+     * under PLD, the whole-run Gaussian otherwise), never above the target */
+    for (int a = 0; a < 2; a++) {
+        base_config(&c, &mechs[1]);
+        c.sampler = DPC_SAMPLER_POISSON;
+        c.accountant = a ? DPC_ACCOUNTANT_PLD : DPC_ACCOUNTANT_RDP;
+        CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+        if (tr) {
+            const dpc_ledger *L = dpc_trainer_ledger(tr);
+            CHECK(L->epsilon <= c.epsilon * (1 + 1e-9) && L->epsilon > 0.5 * c.epsilon,
+                  "poisson + nu epsilon %g", L->epsilon);
+            CHECK(a ? (!strncmp(L->route, "MMCC", 4) || !strncmp(L->route, "whole-run", 9))
+                    : !strncmp(L->route, "whole-run", 9),
+                  "poisson + nu route %s", L->route);
+            dpc_trainer_free(tr);
+            tr = NULL;
+        }
+    }
+    /* balls-in-bins: every example once per epoch at a random (fixed) position */
     base_config(&c, &mechs[1]);
-    c.sampler = DPC_SAMPLER_POISSON;
-    CHECK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err) == DPC_E_UNSUPPORTED &&
-              strstr(err.msg, "sampler"), "poisson + nu refused: %s", err.msg);
+    c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+    if (tr) {
+        CHECK(!strcmp(dpc_trainer_ledger(tr)->sampler, "balls-in-bins") &&
+                  dpc_trainer_ledger(tr)->epsilon <= c.epsilon * (1 + 1e-9),
+              "balls-in-bins ledger %s", dpc_trainer_ledger(tr)->sampler);
+        dpc_trainer_free(tr);
+        tr = NULL;
+    }
     /* model / data mismatch */
     dpc_model *m2 = model_of("logistic", 4, 2);
     base_config(&c, &mechs[0]);

@@ -4,6 +4,7 @@
  * strategy, cyclic Poisson sampling: amplified BandMF) — then a comparison table, JSON reports
  * and a plot. Both runs use the same data, model, epochs, batch and budget; the hyperparameters
  * were chosen on the training data's own split, never on the test set (doc/training.md). */
+#include "mpi_run.h"
 #include "train_run.h"
 
 #include <errno.h>
@@ -133,7 +134,8 @@ int cmd_demo(int argc, char **argv)
                "are accounted with PLD, add/remove)\n");
         char png[1024];
         snprintf(png, sizeof png, "%s/demo.png", out);
-        if (train_plot(png, res, labels, 2) == 0) printf("\nplot: %s\n", png);
+        if (mpi_run_rank() == 0 && train_plot(png, res, labels, 2) == 0) /* rank 0 writes */
+            printf("\nplot: %s\n", png);
         printf("reports: %s/dpsgd.json %s/bsr.json (seeded mode, seed %llu)\n", out, out,
                (unsigned long long)seed);
     }

@@ -1,6 +1,7 @@
 /* dpcorr.c — the command-line tool: a thin dispatcher over the library.
  * Exit codes: 0 ok, 1 runtime failure, 2 usage or configuration error. */
 #include "cli.h"
+#include "mpi_run.h"
 
 #include <string.h>
 
@@ -30,7 +31,7 @@ static void usage(FILE *f)
     fprintf(f, "  %-10s %s\n", "version", "print the version");
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -45,8 +46,20 @@ int main(int argc, char **argv)
         return 0;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            /* under mpirun: train and demo are data-parallel, the rest runs on rank 0 */
+            mpi_run_command(commands[i].run == cmd_train || commands[i].run == cmd_demo);
+            if (mpi_run_skip()) return 0;
+            return commands[i].run(argc - 1, argv + 1);
+        }
     fprintf(stderr, "dpcorr: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = mpi_run_init(&argc, &argv);
+    if (rc) return rc;
+    return mpi_run_finish(dispatch(argc, argv));
 }

@@ -1,5 +1,6 @@
 /* train_run.c — one training run as the CLI performs it; see train_run.h. */
 #include "train_run.h"
+#include "mpi_run.h"
 #include "plot.h"
 
 #include <math.h>
@@ -45,7 +46,8 @@ void train_opts_help(FILE *f)
             "  --epochs N             passes over the data (default 1)\n"
             "  --batch B              (expected) batch size (default 256)\n"
             "  --sampler S            poisson (default for identity) | fixed (default otherwise) |\n"
-            "                         shuffle | cyclic-poisson\n"
+            "                         shuffle | cyclic-poisson | balls-in-bins (any mechanism;\n"
+            "                         the best valid accounting route is used and reported)\n"
             "  --groups G             cyclic-poisson: number of groups (default: the bands)\n"
             "  --clip C               per-example L2 clip norm (default 1)\n"
             "  --lr L                 learning rate (default 0.1)\n"
@@ -158,6 +160,24 @@ void train_result_free(train_result *r)
 
 /* ---- report ------------------------------------------------------------------------------- */
 
+/* "distributed": ranks, threads per rank, shard sizes, bytes moved per step (all ranks), noise
+ * state bytes per rank (doc/distributed.md). */
+static void write_dist(FILE *f, const dpc_dist_info *d)
+{
+    fprintf(f, "{");
+    cli_json_int(f, "ranks", (long long)d->ranks, 1);
+    cli_json_int(f, "threads_per_rank", (long long)d->threads[0], 1);
+    fprintf(f, "\"shard_sizes\": [");
+    for (size_t r = 0; r < d->ranks; r++)
+        fprintf(f, "%s%zu", r ? ", " : "", d->shard_begin[r + 1] - d->shard_begin[r]);
+    fprintf(f, "], ");
+    cli_json_num(f, "bytes_per_step", d->bytes_per_step, 1);
+    fprintf(f, "\"noise_state_bytes_per_rank\": [");
+    for (size_t r = 0; r < d->ranks; r++)
+        fprintf(f, "%s%zu", r ? ", " : "", d->noise_state_bytes[r]);
+    fprintf(f, "]}");
+}
+
 static void write_report(const train_opts *o, const dpc_dataset *train, const dpc_dataset *test,
                          const train_result *r, size_t resumed_from)
 {
@@ -242,7 +262,9 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->params_hash);
     cli_json_str(f, "params_hash", hash, 0);
-    fprintf(f, "}\n}\n");
+    fprintf(f, "},\n  \"distributed\": ");
+    write_dist(f, &r->dist);
+    fprintf(f, "\n}\n");
     if (fclose(f) != 0) fprintf(stderr, "dpcorr train: --report: write error on %s\n", o->report);
 }
 
@@ -333,8 +355,13 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     if (!train && !o->data) return cli_fail(cmd, "--data: required (e.g. fashion-mnist)");
     if (o->cfg.epsilon == 0 && o->cfg.noise_multiplier == 0)
         return cli_fail(cmd, "--epsilon: required (or --noise-multiplier)");
-    /* randomness: seeded, secure, or the key stored in the checkpoint we resume */
-    if (o->resume) {
+    /* randomness: seeded, secure, or the key stored in the checkpoint we resume (under mpirun:
+     * rank 0's, which reads the checkpoint) */
+    const dpc_transport *tp = mpi_run_transport();
+    if (tp && tp->rank > 0) {
+        o->quiet = 1;
+        memset(&rng, 0, sizeof rng);
+    } else if (o->resume) {
         if (dpc_checkpoint_read_rng(o->resume, &rng, &err))
             return cli_fail(cmd, "--resume: %s", err.msg);
         if (rng.mode == DPC_RNG_SEEDED && !o->secure && rng.seed != o->seed)
@@ -344,6 +371,10 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
         if (dpc_rng_seed_os(&rng, &err)) return cli_fail(cmd, "--secure: %s", err.msg);
     } else {
         dpc_rng_seed(&rng, o->seed);
+    }
+    if (dpc_transport_bcast(tp, 0, &rng, sizeof rng, &err)) {
+        fprintf(stderr, "dpcorr train: %s\n", err.msg);
+        return CLI_RUNTIME;
     }
     if (!train) {
         if (dpc_data_load_spec(&train, &test, o->data, &rng, &err)) {
@@ -357,6 +388,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
     o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
+    o->cfg.transport = tp;
     dpc_model_config mc;
     if (dpc_model_parse(&mc, o->model, train->d, train->n_classes, &err) ||
         dpc_model_new(&model, &mc, &err)) {
@@ -367,7 +399,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     res->n_params = dpc_model_num_params(model);
     dpc_status st = dpc_trainer_new(&tr, model, train, test, &o->cfg, &rng, &err);
     if (st) {
-        if (st == DPC_E_NOMEM || st == DPC_E_NUMERIC) {
+        if (st == DPC_E_NOMEM || st == DPC_E_NUMERIC || st == DPC_E_IO) {
             fprintf(stderr, "dpcorr train: %s\n", err.msg);
             rc = CLI_RUNTIME;
         } else {
@@ -472,6 +504,8 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     res->examples_per_s = train_time > 0 ? (double)examples / train_time : 0;
     res->params_hash = dpc_trainer_params_hash(tr);
     res->wall_s = now_s() - t_start;
+    dpc_trainer_dist_info(tr, &res->dist);
+    if (tp && tp->rank > 0) goto done; /* rank 0 writes the report and the plot */
     if (o->report) write_report(o, train, test, res, resumed_from);
     if (o->plot && res->nepochs) {
         const char *lab = o->label ? o->label : L->mechanism;

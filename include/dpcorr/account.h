@@ -30,8 +30,11 @@
  *         & Zhang 2019; improved conversion (Canonne, Kamath & Steinke 2020, Prop. 12). An upper
  *         bound on the true epsilon.
  *   PLD   privacy loss distributions on a grid (Koskela et al. 2020; Doroshenko et al. 2022);
- *         FFT composition. Pessimistic discretizations give upper bounds, the optimistic one a
- *         lower bound; both converge to the exact value as the grid is refined.
+ *         FFT composition (a T-fold composition is one FFT power inside a Chernoff window).
+ *         Pessimistic discretizations give upper bounds (truncated tails are moved to +inf), the
+ *         optimistic one a lower bound; both converge to the exact value as the grid is refined.
+ *         When a long run's window would exceed 2^24 grid points the accountant coarsens the
+ *         grid (still an upper bound, only looser), so every request is answered.
  *
  * Example (DP-SGD: Poisson rate 0.01, noise multiplier 1.1, 10000 steps):
  *     dpc_gauss_event c;  dpc_gauss_event_init(&c);
@@ -138,9 +141,11 @@ typedef struct dpc_account_opts {
     const double *orders;   /* RDP orders, each > 1 (borrowed); NULL: dpc_rdp_default_orders */
     size_t norders;
     int rdp_refine;         /* RDP: refine the best grid order by a continuous 1-D search */
-    double pld_interval;    /* PLD: loss grid step h > 0 (default 1e-4) */
-    double pld_tail;        /* PLD: mass truncated per composition (default 1e-15); the initial
-                               discretization truncates pld_tail * 1e-5 */
+    double pld_interval;    /* PLD: loss grid step h > 0 (default 1e-4); enlarged automatically
+                               when a component's composition needs more than 2^24 points */
+    double pld_tail;        /* PLD: mass truncated at each end per composition (default 1e-15;
+                               the upper part is added to the mass at +inf); the initial
+                               discretization truncates pld_tail * 1e-5 / count */
     dpc_pld_disc pld_disc;  /* PLD: default CONNECT_DOTS */
     dpc_zcdp_conv zcdp_conv;/* zCDP: default TIGHT */
 } dpc_account_opts;
@@ -169,11 +174,15 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
                                                    double epsilon, dpc_account_result *out,
                                                    dpc_error *err);
 
-/* ==== Calibration (bracketing + bisection; epsilon is monotone in each parameter) =========== */
+/* ==== Calibration (epsilon is monotone in each parameter) ==================================== */
 
 /* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
- * The result is on the private side (eps(sigma) <= epsilon) and within a relative 1e-11 in
- * sigma, or 1e-10 in epsilon, of the crossing. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
+ * The result is on the private side (eps(sigma) <= epsilon). RDP, zCDP, GDP: bracketing and
+ * bisection on log sigma, within a relative 1e-11 in sigma or 1e-10 in epsilon of the crossing.
+ * PLD: an RDP start, secant steps on a 10x coarser grid, then secant steps on the requested grid
+ * (typically two PLD evaluations: about 3x the cost of one), stopping within a relative 5e-5 in
+ * epsilon of the target (the grid resolves eps(sigma) to ~1e-8 only), falling back to
+ * bisection if that does not converge. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
  * suffices. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_calibrate_sigma(const dpc_event *ev,
                                                              const dpc_account_opts *o,
@@ -284,7 +293,8 @@ typedef struct dpc_pld dpc_pld;
 
 typedef struct dpc_pld_params {
     double interval;   /* loss grid step h > 0 (default 1e-4) */
-    double tail;       /* mass truncated per composition, in (0, 1e-3] (default 1e-15) */
+    double tail;       /* mass truncated at each end per composition, in (0, 1e-3] (default
+                          1e-15); pessimistic modes add the upper part to the mass at +inf */
     dpc_pld_disc disc; /* default CONNECT_DOTS */
 } dpc_pld_params;
 
@@ -298,7 +308,13 @@ DPC_API DPC_NODISCARD dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, d
 /* Composition of two PLDs built with the same interval and discretization (FFT convolution). */
 DPC_API DPC_NODISCARD dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a,
                                                  const dpc_pld *b, dpc_error *err);
-/* count-fold self-composition by repeated squaring (count >= 1). */
+/* count-fold self-composition (count >= 1): one FFT power of the distribution inside a window
+ * that holds all but `tail` of the composed mass at each end (Chernoff bounds from the
+ * distribution's moment generating function); the circular convolution aliases the mass outside
+ * the window into it, and pessimistic modes add the upper-tail bound to the mass at +inf.
+ * DPC_E_RANGE (naming the interval that would fit) when the window exceeds 2^24 points.
+ * Floating point: the FFT resolves probabilities down to ~count * 1e-16 of the peak; below that
+ * the clamped round-off makes delta pessimistic (relevant only for tiny delta on long runs). */
 DPC_API DPC_NODISCARD dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a,
                                                       size_t count, dpc_error *err);
 DPC_API void dpc_pld_free(dpc_pld *pld);
@@ -315,6 +331,19 @@ DPC_API size_t dpc_pld_size(const dpc_pld *pld);
 DPC_API double dpc_pld_infinity_mass(const dpc_pld *pld);
 
 /* ==== Correlated-noise mechanisms =========================================================== */
+
+/* Accounting routes for a mechanism run (dpc_account_mech_epsilon picks the best valid one). */
+typedef enum dpc_mech_route {
+    DPC_ROUTE_WHOLE_RUN = 0, /* one Gaussian with the pattern's sensitivity: no amplification */
+    DPC_ROUTE_BANDMF = 1,    /* amplified banded MF (Choquette-Choo et al. 2023): b-banded C under
+                                cyclic Poisson sampling = DP-SGD with ceil(n/b) rounds */
+    DPC_ROUTE_MMCC = 2       /* conditional composition of per-row mixtures of Gaussians
+                                (Choquette-Choo, Ganesh, Steinke & Thakurta 2024): Poisson
+                                sampling at every step, any nonnegative strategy C */
+} dpc_mech_route;
+
+/* "whole-run", "bandmf", "mmcc". */
+DPC_API const char *dpc_mech_route_name(dpc_mech_route r);
 
 /* The noise multiplier z: one meaning in the whole library, the CLI, the bindings and every
  * report. A run of mechanism m releases C G + Z; each entry of Z has standard deviation
@@ -343,17 +372,60 @@ typedef struct dpc_account_mech_info {
     double noise_multiplier;  /* z */
     double noise_std;         /* std of each entry of Z per unit clip: z * column_norm */
     double run_sigma;         /* noise_std / sensitivity: the whole-run noise multiplier */
+    dpc_mech_route route;     /* the route whose epsilon is reported (WHOLE_RUN or BANDMF from
+                                 dpc_account_mech_event; any from dpc_account_mech_epsilon) */
+    double delta_slack;       /* MMCC: the part of delta spent on its conditioning events */
+    double eps_routes[3];     /* epsilon by each route (INFINITY: not applicable), indexed by
+                                 dpc_mech_route; filled by dpc_account_mech_epsilon */
 } dpc_account_mech_info;
 
 /* Builds the event equivalent to running mechanism m with participation `part`, noise
  * multiplier z (above) and Poisson rate q (1 = no sampling). DPC_E_UNSUPPORTED when
- * amplification is requested for a strategy that is not banded enough. `info` may be NULL. */
+ * amplification is requested for a strategy that is not banded enough (dpc_account_mech_epsilon
+ * then accounts it by MMCC or the whole-run route). `info` may be NULL. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_event(const dpc_mech *m,
                                                         const dpc_participation *part,
                                                         double noise_multiplier, double q,
                                                         dpc_gauss_event *ev,
                                                         dpc_account_mech_info *info,
                                                         dpc_error *err);
+
+/* A mechanism run as the sampler describes it. */
+typedef struct dpc_mech_run {
+    const dpc_mech *mech;    /* borrowed */
+    dpc_participation part;  /* participation pattern of one example (sensitivity convention) */
+    double q;                /* Poisson rate in each step the pattern allows; 1: no sampling */
+    int balls_in_bins;       /* 1: each example takes part in one uniformly random step of each
+                                period part.b, the same position every period (balls in bins);
+                                accounted by the whole-run route, which holds for any placement */
+} dpc_mech_run;
+
+/* Epsilon at delta of the run with noise multiplier z (noise std per row of Z = z * clip *
+ * column_norm(C), above) by every valid route, reporting the smallest (each is an upper
+ * bound, so the minimum is one):
+ *   WHOLE_RUN  always (GDP, exact for the one Gaussian, when o asks for PLD or RDP; zCDP if asked);
+ *   BANDMF     q < 1, part CYCLIC with period b, C at most b-banded; RDP or PLD;
+ *   MMCC       q < 1, part CYCLIC with period 1 (Poisson at every step), C >= 0 entrywise
+ *              (identity, nu, BLT, BSR, tree, lambda-CGD with lambda >= 0, nonnegative Toeplitz,
+ *              dense or file strategies), n <= 4096; PLD only. Add/remove and zero-out.
+ * res->upper_bound = 1; info (may be NULL) names the route and every route's epsilon. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run,
+                                                          double noise_multiplier,
+                                                          const dpc_account_opts *o,
+                                                          double delta,
+                                                          dpc_account_result *res,
+                                                          dpc_account_mech_info *info,
+                                                          dpc_error *err);
+
+/* Smallest noise multiplier z for which the run is (epsilon, delta)-DP by the best route: the
+ * minimum over the valid routes of each route's calibrated z (epsilon is monotone in z on every
+ * route), on the private side. info (may be NULL) describes the result at that z. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run,
+                                                                const dpc_account_opts *o,
+                                                                double epsilon, double delta,
+                                                                double *noise_multiplier,
+                                                                dpc_account_mech_info *info,
+                                                                dpc_error *err);
 
 /* The smallest noise multiplier z for which the mechanism run (as in dpc_account_mech_event) is
  * (epsilon, delta)-DP under accountant o. ev and info (either may be NULL) receive the event and

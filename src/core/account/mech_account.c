@@ -70,9 +70,10 @@ static dpc_status event_of(const dpc_mech *m, const dpc_participation *part, dou
          * into b cyclic groups and each step Poisson-sampling its group with rate q, the run is as
          * private as DP-SGD with ceil(n/b) steps, sampling rate q and noise multiplier
          * (noise std) / (clip * max column norm of C) = z. */
-        size_t n = dpc_mech_steps(m), b = part->b, rounds = (n + b - 1) / b;
+        size_t n = dpc_mech_steps(m), b = part->b, rounds = dpc__ceil_div(n, b);
         if (part->k < rounds) rounds = part->k;
         inf.amplified = 1;
+        inf.route = DPC_ROUTE_BANDMF;
         inf.rounds = rounds;
         ev->sigma = inf.noise_multiplier;
         ev->sampling = DPC_SAMPLING_POISSON;
@@ -110,7 +111,8 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
     if (st) return st;
     if ((st = dpc__check_pos(noise_multiplier, "noise_multiplier", err))) return st;
     /* given z: the noise is exactly z * colnorm per unit clip */
-    dpc_account_mech_info inf = {s.value, s.exact, col.value, 0, 1, noise_multiplier, 0, 0};
+    dpc_account_mech_info inf = {s.value, s.exact, col.value, 0, 1, noise_multiplier, 0, 0,
+                                 DPC_ROUTE_WHOLE_RUN, 0.0, {INFINITY, INFINITY, INFINITY}};
     inf.noise_std = noise_multiplier * col.value;
     inf.run_sigma = s.value == col.value ? noise_multiplier : inf.noise_std / s.value;
     if (!(inf.run_sigma > 0) || !isfinite(inf.run_sigma) || !isfinite(inf.noise_std))
@@ -124,7 +126,8 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
 static dpc_account_mech_info info_of_run_sigma(const dpc_sensitivity *s,
                                                const dpc_sensitivity *col, double run_sigma)
 {
-    dpc_account_mech_info inf = {s->value, s->exact, col->value, 0, 1, 0, 0, run_sigma};
+    dpc_account_mech_info inf = {s->value, s->exact, col->value, 0, 1, 0, 0, run_sigma,
+                                 DPC_ROUTE_WHOLE_RUN, 0.0, {INFINITY, INFINITY, INFINITY}};
     inf.noise_std = run_sigma * s->value;
     inf.noise_multiplier = s->value == col->value ? run_sigma : inf.noise_std / col->value;
     return inf;

@@ -7,23 +7,15 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The noise multiplier of the run: calibrated to (epsilon, delta) or given. */
-static dpc_status noise_of(dpc_trainer *tr, const dpc_participation *part, double q,
-                           const dpc_account_opts *o, dpc_gauss_event *ge,
-                           dpc_account_mech_info *info, dpc_error *err)
+/* The noise multiplier of the run: calibrated to (epsilon, delta) or given, over every valid
+ * accounting route (whole-run Gaussian, amplified banded MF, MMCC conditional composition). */
+static dpc_status noise_of(dpc_trainer *tr, const dpc_mech_run *run, const dpc_account_opts *o,
+                           double *z, dpc_error *err)
 {
     const dpc_train_config *c = &tr->cfg;
-    double z = c->noise_multiplier;
-    if (!(c->epsilon > 0)) return dpc_account_mech_event(tr->mech, part, z, q, ge, info, err);
-    dpc_status st = dpc_account_mech_calibrate(tr->mech, part, q, o, c->epsilon, c->delta, &z, ge,
-                                               info, err);
-    if (st == DPC_E_UNSUPPORTED && q < 1.0)
-        return dpc_error_param(err, DPC_E_UNSUPPORTED, "sampler",
-                               "%s sampling gives no amplification for %s (its strategy has more "
-                               "than %zu band%s); use fixed-order sampling, or cyclic Poisson "
-                               "with groups >= the bands",
-                               dpc_sampler_kind_name(c->sampler), dpc_mech_kind_name(c->mech.kind),
-                               part->b, part->b == 1 ? "" : "s");
+    *z = c->noise_multiplier;
+    if (!(c->epsilon > 0)) return DPC_OK;
+    dpc_status st = dpc_account_mech_calibrate_run(run, o, c->epsilon, c->delta, z, NULL, err);
     if (st == DPC_E_PRIVACY) {
         char msg[DPC_ERROR_MSG_LEN];
         snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
@@ -45,7 +37,9 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
     snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
     snprintf(L->route, sizeof L->route, "%s (%s, %s)",
-             info->amplified ? "amplified by sampling" : "whole-run Gaussian",
+             info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
+             : info->route == DPC_ROUTE_BANDMF ? "amplified by sampling (banded MF)"
+                                               : "whole-run Gaussian",
              dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
     snprintf(L->calibration, sizeof L->calibration, "%s", c->epsilon > 0 ? "accountant" : "given");
     L->neighbor = info->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT;
@@ -68,11 +62,16 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     L->seed = tr->rng.seed;
 }
 
+dpc_status dpc__train_mech(dpc_trainer *tr, dpc_error *err)
+{
+    dpc_status st = dpc_mech_new(&tr->mech, &tr->cfg.mech, err);
+    return st ? dpc_error_nest(err, "mech") : DPC_OK;
+}
+
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
 {
     const dpc_train_config *c = &tr->cfg;
-    dpc_status st = dpc_mech_new(&tr->mech, &c->mech, err);
-    if (st) return dpc_error_nest(err, "mech");
+    dpc_status st;
     dpc_participation part = tr->sdesc.part;
     double q = tr->sdesc.poisson ? tr->sdesc.q : 1.0;
     int amplified = q < 1.0;
@@ -89,17 +88,17 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     if (!amplified && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
-    dpc_gauss_event ge;
+    dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins};
+    double z;
+    if ((st = noise_of(tr, &run, &o, &z, err))) return st;
     dpc_account_mech_info info;
-    if ((st = noise_of(tr, &part, q, &o, &ge, &info, err))) return st;
-    dpc_event ev = {amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
     dpc_account_result res;
-    st = dpc_account_epsilon(&ev, &o, c->delta, &res, err);
-    if (st) return st;
+    if ((st = dpc_account_mech_epsilon(&run, z, &o, c->delta, &res, &info, err))) return st;
     if (c->epsilon > 0 && res.epsilon > c->epsilon * (1 + 1e-9))
         return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
                                "internal: calibrated noise multiplier %.9g gives epsilon %.9g > "
                                "target %g", info.noise_multiplier, res.epsilon, c->epsilon);
+    if (info.route == DPC_ROUTE_WHOLE_RUN && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     fill_ledger(tr, acc, &info, &part, q, res.epsilon);
     tr->noise_scale = info.noise_std * c->clip;
     if (!(tr->noise_scale > 0) || !isfinite(tr->noise_scale))
@@ -119,6 +118,9 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         *eps = 0.0;
         return DPC_OK;
     }
+    if (tr->dist.rank != 0)
+        return dpc_error_set(err, DPC_E_UNSUPPORTED,
+                             "epsilon_at: rank %zu: accounting runs on rank 0 only", tr->dist.rank);
     dpc_accountant acc;
     if (dpc_accountant_parse(L->accountant, &acc, err)) return DPC_E_STATE;
     dpc_account_opts o;
@@ -129,6 +131,10 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
     dpc_gauss_event ge;
     dpc_gauss_event_init(&ge);
     dpc_event ev = {L->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
+    if (!strncmp(L->route, "MMCC", 4)) {
+        *eps = L->epsilon; /* the first t rows are post-processing of the whole run */
+        return DPC_OK;
+    }
     if (L->amplified) {
         /* the same subsampled Gaussian, composed over the opportunities within t steps */
         size_t r = (t + L->part.b - 1) / L->part.b;
@@ -151,7 +157,8 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         dpc_status st = dpc_mech_new(&m, &q, err);
         if (st) return st;
         dpc_participation part = L->part;
-        size_t kt = (t + L->steps_per_epoch - 1) / L->steps_per_epoch;
+        size_t per = part.kind == DPC_PART_CYCLIC ? part.b : L->steps_per_epoch;
+        size_t kt = (t + per - 1) / per; /* participations possible within t steps */
         if (kt < part.k) part.k = kt;
         dpc_sensitivity sv;
         st = dpc_mech_sensitivity(m, &part, &sv, err);

@@ -127,7 +127,7 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
     dpc_status st = check_optimizer(c, err);
     if (!st) st = check_privacy(c, train->n, err);
     if (st) return st;
-    if ((unsigned)c->sampler > DPC_SAMPLER_CYCLIC_POISSON && c->sampler != DPC_SAMPLER_AUTO)
+    if ((unsigned)c->sampler > DPC_SAMPLER_BALLS_IN_BINS && c->sampler != DPC_SAMPLER_AUTO)
         return dpc_error_param(err, DPC_E_INVALID, "sampler", "unknown value %d", (int)c->sampler);
     dpc_mech_params mp = c->mech;
     mp.steps = 1; /* dpc_train_config_resolve sets the real value */

@@ -1,6 +1,8 @@
 /* trainer.c — the DP training step: sampler -> per-example clipped gradients (threads, fixed
  * chunks, chunk-order reduction) -> correlated noise (per coordinate slice) -> heavy-ball SGD.
- * See dpcorr/train.h for the update and the reproducibility argument. */
+ * See dpcorr/train.h for the update and the reproducibility argument. With a transport of size
+ * P > 1 (dist_train.c) the rounds of chunks are shared among the ranks, the chunk-order
+ * reduction runs as a chain over the ranks, and this rank updates its coordinate shard only. */
 #include "common/util.h"
 #include "train/train_internal.h"
 
@@ -32,6 +34,7 @@ void dpc_trainer_free(dpc_trainer *tr)
     if (!tr) return;
     dpc__pool_free(tr->pool);
     free_threads(tr);
+    dpc__dist_free(&tr->dist);
     dpc_sampler_free(tr->sampler);
     dpc_mech_free(tr->mech);
     free(tr->params);
@@ -41,6 +44,8 @@ void dpc_trainer_free(dpc_trainer *tr)
     free(tr->idx);
     free(tr->chunk_loss);
     free(tr->chunk_nclip);
+    free(tr->tele_list);
+    free(tr->tele_msg);
     free(tr);
 }
 
@@ -55,16 +60,42 @@ static dpc_status make_noise(dpc_trainer *tr, thread_ctx *c, dpc_error *err)
     return dpc_noise_new(&c->noise, tr->mech, &tr->noise_stream, &nc, err);
 }
 
-dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_dataset *train,
-                           const dpc_dataset *test, const dpc_train_config *cfg,
-                           const dpc_rng *rng, dpc_error *err)
+/* Chunks per rank per round: K per thread in one process; with ranks, a share of the largest
+ * batch (one round per step) within DPC__ROUND_BYTES of chunk sums, from rank-independent inputs
+ * (every rank must cut the same rounds). */
+static size_t round_chunks(const dpc_trainer *tr)
 {
-    *out = NULL;
-    if (!model) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL");
-    if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
-    dpc_train_config rc;
-    dpc_status st = dpc_train_config_resolve(cfg, train, &rc, err);
+    if (!dpc__dist_on(&tr->dist)) return tr->T * DPC__CHUNKS_PER_THREAD;
+    size_t ranks = tr->dist.size, want = (tr->max_chunks + ranks - 1) / ranks;
+    size_t cap = DPC__ROUND_BYTES / (tr->P * sizeof(double));
+    if (cap < DPC__CHUNKS_PER_THREAD) cap = DPC__CHUNKS_PER_THREAD;
+    if (want > cap) want = cap;
+    return want ? want : 1;
+}
+
+/* Thread i: workspace, chunk buffers and the noise generator over its slice of the shard. */
+static dpc_status make_thread(dpc_trainer *tr, size_t i, dpc_error *err)
+{
+    thread_ctx *c = &tr->tc[i];
+    size_t len = tr->s1 - tr->s0, ch = tr->cfg.chunk;
+    c->p0 = tr->s0 + len * i / tr->T;
+    c->p1 = tr->s0 + len * (i + 1) / tr->T;
+    dpc_status st = dpc_model_ws_new(&c->ws, tr->model, ch, err);
     if (st) return st;
+    c->X = dpc__malloc_array(ch * tr->D, sizeof(double));
+    c->y = dpc__malloc_array(ch, sizeof(double));
+    c->losses = dpc__malloc_array(ch, sizeof(double));
+    c->norms = dpc__malloc_array(ch, sizeof(double));
+    size_t nb;
+    c->bufs = dpc__mul_ok(tr->K, tr->P, &nb) ? dpc__malloc_array(nb, sizeof(double)) : NULL;
+    if (!c->X || !c->y || !c->losses || !c->norms || !c->bufs)
+        return DPC__NOMEM(err, "thread buffers");
+    return make_noise(tr, c, err);
+}
+
+static dpc_status check_shapes(const dpc_model *model, const dpc_dataset *train,
+                               const dpc_dataset *test, dpc_error *err)
+{
     const dpc_model_config *mc = dpc_model_get_config(model);
     if (mc->n_in != train->d)
         return dpc_error_param(err, DPC_E_INVALID, "model",
@@ -77,90 +108,113 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
         return dpc_error_param(err, DPC_E_INVALID, "model",
                                "%zu classes, the data has %zu (0 = regression)", mc->n_classes,
                                train->n_classes);
+    return DPC_OK;
+}
+
+/* Slabs, threads and noise generators of this rank (the sampler and mechanism exist). */
+static dpc_status make_slabs(dpc_trainer *tr, dpc_error *err)
+{
+    size_t P = tr->P, S = tr->s1 - tr->s0;
+    tr->params = dpc__calloc(P, sizeof(double));
+    tr->velocity = dpc__calloc(S, sizeof(double));
+    tr->gsum = dpc__calloc(P, sizeof(double));
+    tr->noise = dpc__calloc(S, sizeof(double));
+    tr->idx_cap = dpc_sampler_max_batch(tr->sampler);
+    tr->idx = dpc__calloc(tr->idx_cap, sizeof(size_t));
+    tr->max_chunks = (tr->idx_cap + tr->cfg.chunk - 1) / tr->cfg.chunk;
+    tr->chunk_loss = dpc__calloc(tr->max_chunks, sizeof(double));
+    tr->chunk_nclip = dpc__calloc(tr->max_chunks, sizeof(size_t));
+    tr->tele_list = dpc__calloc(tr->max_chunks, sizeof(size_t));
+    tr->tele_msg = dpc__calloc(1 + 2 * tr->max_chunks, sizeof(double));
+    tr->tc = calloc(tr->T, sizeof *tr->tc);
+    if (!tr->params || !tr->velocity || !tr->gsum || !tr->noise || !tr->idx || !tr->chunk_loss ||
+        !tr->chunk_nclip || !tr->tele_list || !tr->tele_msg || !tr->tc)
+        return DPC__NOMEM(err, "trainer slabs");
+    dpc_status st = dpc_model_init(tr->model, tr->params, &tr->rng, 0, err);
+    if (st) return st;
+    tr->C = round_chunks(tr);
+    tr->K = (tr->C + tr->T - 1) / tr->T;
+    size_t state = 0;
+    for (size_t i = 0; i < tr->T; i++) {
+        if ((st = make_thread(tr, i, err))) return st;
+        const thread_ctx *c = &tr->tc[i];
+        if (c->noise)
+            state += dpc_mech_state_floats(tr->mech, dpc_noise_get_form(c->noise)) *
+                     (c->p1 - c->p0) * sizeof(double);
+    }
+    tr->dist.state_bytes[tr->dist.rank] = state;
+    if (!dpc__pool_new(&tr->pool, tr->T))
+        return dpc_error_set(err, DPC_E_NOMEM, "threads: cannot start %zu threads", tr->T);
+    return DPC_OK;
+}
+
+/* Everything this rank builds on its own; *out is set as soon as the trainer exists. */
+static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dataset *train,
+                        const dpc_dataset *test, const dpc_train_config *cfg, const dpc_rng *rng,
+                        dpc_error *err)
+{
+    if (!model) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL");
+    if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
+    dpc_train_config rc;
+    dpc_status st = dpc_train_config_resolve(cfg, train, &rc, err);
+    if (st || (st = check_shapes(model, train, test, err))) return st;
     dpc_trainer *tr = calloc(1, sizeof *tr);
     if (!tr) return DPC__NOMEM(err, "trainer");
+    *out = tr;
     tr->cfg = rc;
-    cfg = &tr->cfg;
     tr->model = model;
     tr->train = train;
     tr->test = test;
     tr->rng = *rng;
     tr->P = dpc_model_num_params(model);
     tr->D = train->d;
-    tr->T = cfg->threads;
+    tr->T = rc.threads;
     tr->noise_stream = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    if ((st = dpc__dist_init(&tr->dist, rc.transport, tr->P, tr->T, err))) return st;
+    tr->s0 = tr->dist.bound[tr->dist.rank];
+    tr->s1 = tr->dist.bound[tr->dist.rank + 1];
     /* sampler: n = epochs * floor(N / B) steps (resolved into mech.steps) */
-    tr->n_steps = cfg->mech.steps;
-    dpc_sampler_config sc = {cfg->sampler, train->n, cfg->batch, tr->n_steps, cfg->groups};
-    st = dpc_sampler_new(&tr->sampler, &sc, rng, err);
-    if (st) goto fail;
+    tr->n_steps = rc.mech.steps;
+    dpc_sampler_config sc = {rc.sampler, train->n, rc.batch, tr->n_steps, rc.groups};
+    if ((st = dpc_sampler_new(&tr->sampler, &sc, rng, err))) return st;
     dpc_sampler_describe(tr->sampler, &tr->sdesc);
-    st = dpc__train_privacy(tr, err);
-    if (st) goto fail;
-    /* slabs */
-    size_t P = tr->P;
-    tr->params = dpc__calloc(P, sizeof(double));
-    tr->velocity = dpc__calloc(P, sizeof(double));
-    tr->gsum = dpc__calloc(P, sizeof(double));
-    tr->noise = dpc__calloc(P, sizeof(double));
-    tr->idx_cap = dpc_sampler_max_batch(tr->sampler);
-    tr->idx = dpc__calloc(tr->idx_cap, sizeof(size_t));
-    tr->max_chunks = (tr->idx_cap + cfg->chunk - 1) / cfg->chunk;
-    tr->chunk_loss = dpc__calloc(tr->max_chunks, sizeof(double));
-    tr->chunk_nclip = dpc__calloc(tr->max_chunks, sizeof(size_t));
-    tr->tc = calloc(tr->T, sizeof *tr->tc);
-    if (!tr->params || !tr->velocity || !tr->gsum || !tr->noise || !tr->idx || !tr->chunk_loss ||
-        !tr->chunk_nclip || !tr->tc) {
-        st = DPC__NOMEM(err, "trainer slabs");
-        goto fail;
+    if ((st = dpc__train_mech(tr, err))) return st;
+    /* one process calibrates before allocating; with ranks, rank 0 does it in dpc__dist_setup */
+    if (!dpc__dist_on(&tr->dist) && (st = dpc__train_privacy(tr, err))) return st;
+    return make_slabs(tr, err);
+}
+
+dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_dataset *train,
+                           const dpc_dataset *test, const dpc_train_config *cfg,
+                           const dpc_rng *rng, dpc_error *err)
+{
+    *out = NULL;
+    dpc_trainer *tr = NULL;
+    dpc_status st = build(&tr, model, train, test, cfg, rng, err);
+    const dpc_transport *tp = cfg ? cfg->transport : NULL;
+    if (tp && tp->size > 1 && tp->rank < tp->size) {
+        /* every rank learns whether every rank is ready before any trainer message */
+        st = dpc_transport_agree(tp, st, err);
+        if (!st) st = dpc__dist_setup(tr, err);
     }
-    st = dpc_model_init(model, tr->params, rng, 0, err);
-    if (st) goto fail;
-    for (size_t i = 0; i < tr->T; i++) {
-        thread_ctx *c = &tr->tc[i];
-        c->p0 = P * i / tr->T;
-        c->p1 = P * (i + 1) / tr->T;
-        size_t ch = cfg->chunk;
-        st = dpc_model_ws_new(&c->ws, model, ch, err);
-        if (st) goto fail;
-        c->X = dpc__malloc_array(ch * tr->D, sizeof(double));
-        c->y = dpc__malloc_array(ch, sizeof(double));
-        c->losses = dpc__malloc_array(ch, sizeof(double));
-        c->norms = dpc__malloc_array(ch, sizeof(double));
-        c->bufs = dpc__malloc_array((size_t)DPC__CHUNKS_PER_THREAD * P, sizeof(double));
-        if (!c->X || !c->y || !c->losses || !c->norms || !c->bufs) {
-            st = DPC__NOMEM(err, "thread buffers");
-            goto fail;
-        }
-        st = make_noise(tr, c, err);
-        if (st) goto fail;
-    }
-    if (!dpc__pool_new(&tr->pool, tr->T)) {
-        st = dpc_error_set(err, DPC_E_NOMEM, "threads: cannot start %zu threads", tr->T);
-        goto fail;
+    if (st) {
+        dpc_trainer_free(tr);
+        return st;
     }
     *out = tr;
     return DPC_OK;
-fail:
-    dpc_trainer_free(tr);
-    return st;
 }
 
 /* ---- one step ---------------------------------------------------------------------------- */
 
-typedef struct round_arg {
-    dpc_trainer *tr;
-    size_t c0, c1; /* chunks of this round */
-} round_arg;
-
-/* Phase 1: thread tid computes the chunks c0 + tid*K .. into its own buffers. */
+/* Phase 1: thread tid computes its chunks c0 + tid*K .. (at most K) into its own buffers. */
 static void phase_chunks(void *a, size_t tid, size_t T)
 {
-    round_arg *r = a;
+    dpc__round *r = a;
     dpc_trainer *tr = r->tr;
     thread_ctx *c = &tr->tc[tid];
     (void)T;
-    size_t K = DPC__CHUNKS_PER_THREAD, ch = tr->cfg.chunk, D = tr->D, P = tr->P;
+    size_t K = tr->K, ch = tr->cfg.chunk, D = tr->D, P = tr->P;
     for (size_t k = 0; k < K; k++) {
         size_t chunk = r->c0 + tid * K + k;
         if (chunk >= r->c1 || c->st) break;
@@ -189,30 +243,63 @@ static void phase_chunks(void *a, size_t tid, size_t T)
     }
 }
 
-/* Phase 2: gsum += S_c for the round's chunks in chunk order, on this thread's slice. */
+/* The chunk sum S_c of the round's chunk c (held by the thread that computed it). */
+static const double *chunk_sum(const dpc_trainer *tr, const dpc__round *r, size_t chunk)
+{
+    size_t owner = (chunk - r->c0) / tr->K, k = (chunk - r->c0) % tr->K;
+    return tr->tc[owner].bufs + k * tr->P;
+}
+
+/* Phase 2 (one process): gsum += S_c for the round's chunks in chunk order, on this thread's
+ * slice. */
 static void phase_reduce(void *a, size_t tid, size_t T)
 {
-    round_arg *r = a;
+    dpc__round *r = a;
     dpc_trainer *tr = r->tr;
     (void)T;
-    size_t K = DPC__CHUNKS_PER_THREAD, P = tr->P;
     size_t p0 = tr->tc[tid].p0, p1 = tr->tc[tid].p1;
     for (size_t chunk = r->c0; chunk < r->c1; chunk++) {
-        size_t owner = (chunk - r->c0) / K, k = (chunk - r->c0) % K;
-        const double *S = tr->tc[owner].bufs + k * P;
+        const double *S = chunk_sum(tr, r, chunk);
         for (size_t p = p0; p < p1; p++) tr->gsum[p] = tr->gsum[p] + S[p];
     }
 }
 
-/* Phase 3: noise for this slice, then the optimizer update. */
+typedef struct add_arg {
+    const dpc__round *r;
+    size_t q0, q1;
+    const double *src;
+} add_arg;
+
+static void phase_add(void *a, size_t tid, size_t T)
+{
+    const add_arg *x = a;
+    dpc_trainer *tr = x->r->tr;
+    size_t n = x->q1 - x->q0, b = x->q0 + n * tid / T, e = x->q0 + n * (tid + 1) / T;
+    for (size_t q = b; q < e; q++) {
+        double v = x->src[q - x->q0];
+        for (size_t chunk = x->r->c0; chunk < x->r->c1; chunk++)
+            v = v + chunk_sum(tr, x->r, chunk)[q];
+        tr->gsum[q] = v;
+    }
+}
+
+void dpc__train_add_chunks(dpc_trainer *tr, const dpc__round *r, size_t q0, size_t q1,
+                           const double *src)
+{
+    add_arg x = {r, q0, q1, src};
+    if (tr->T == 1 || q1 - q0 < 4096) phase_add(&x, 0, 1);
+    else dpc__pool_run(tr->pool, phase_add, &x);
+}
+
+/* Phase 3: noise for this slice, then the optimizer update (shard arrays start at s0). */
 static void phase_update(void *a, size_t tid, size_t T)
 {
-    round_arg *r = a;
-    dpc_trainer *tr = r->tr;
+    dpc_trainer *tr = a;
     thread_ctx *c = &tr->tc[tid];
     (void)T;
     if (c->p1 <= c->p0) return;
-    c->st = dpc_noise_next(c->noise, tr->noise + c->p0, &c->err);
+    size_t s0 = tr->s0;
+    c->st = dpc_noise_next(c->noise, tr->noise + (c->p0 - s0), &c->err);
     if (c->st) return;
     const dpc_train_config *cfg = &tr->cfg;
     double scale = tr->noise_scale, inv_b = 1.0 / tr->sdesc.expected_batch;
@@ -221,9 +308,9 @@ static void phase_update(void *a, size_t tid, size_t T)
     double *th = tr->params, *v = tr->velocity;
     const double *g = tr->gsum, *w = tr->noise;
     for (size_t p = c->p0; p < c->p1; p++) {
-        double h = (g[p] + scale * w[p]) * inv_b + wd * th[p];
-        v[p] = mom * v[p] + h;
-        th[p] = th[p] - lr * v[p];
+        double h = (g[p] + scale * w[p - s0]) * inv_b + wd * th[p];
+        v[p - s0] = mom * v[p - s0] + h;
+        th[p] = th[p] - lr * v[p - s0];
     }
 }
 
@@ -239,38 +326,63 @@ static dpc_status collect(dpc_trainer *tr, dpc_error *err)
     return DPC_OK;
 }
 
+/* The clipped sum of the batch into gsum (with ranks: this rank's shard of it). Rounds of
+ * ranks x C chunks; this rank computes a contiguous share of each round. */
+static dpc_status clipped_sum(dpc_trainer *tr, size_t nchunks, dpc_error *err)
+{
+    dpc__dist *d = &tr->dist;
+    size_t per_round = tr->C * d->size;
+    dpc__round r = {tr, 0, 0};
+    dpc_status st = DPC_OK;
+    for (size_t g0 = 0, j = 0; g0 < nchunks; g0 += per_round, j++) {
+        size_t g1 = g0 + per_round < nchunks ? g0 + per_round : nchunks, a, b;
+        dpc__dist_share(d, g1 - g0, &a, &b);
+        r.c0 = g0 + a;
+        r.c1 = g0 + b;
+        dpc__pool_run(tr->pool, phase_chunks, &r);
+        st = collect(tr, err);
+        if (!dpc__dist_on(d)) {
+            if (st) return st;
+            dpc__pool_run(tr->pool, phase_reduce, &r);
+            continue;
+        }
+        if ((st = dpc__dist_agree(d, st, err)) || (st = dpc__dist_chain(tr, j, &r, err)))
+            return st;
+    }
+    return nchunks ? dpc__dist_scatter(tr, err) : DPC_OK;
+}
+
 dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err)
 {
     if (tr->t >= tr->n_steps)
         return dpc_error_set(err, DPC_E_RANGE, "train: all %zu steps are done", tr->n_steps);
+    uint64_t sent0 = tr->dist.sent;
     dpc_status st = dpc_sampler_batch(tr->sampler, tr->t, tr->idx, &tr->count, err);
     if (st) return st;
     memset(tr->gsum, 0, tr->P * sizeof(double));
     size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
-    size_t per_round = tr->T * DPC__CHUNKS_PER_THREAD;
-    round_arg r = {tr, 0, 0};
-    for (size_t c0 = 0; c0 < nchunks; c0 += per_round) {
-        r.c0 = c0;
-        r.c1 = c0 + per_round < nchunks ? c0 + per_round : nchunks;
-        dpc__pool_run(tr->pool, phase_chunks, &r);
-        if ((st = collect(tr, err))) return st;
-        dpc__pool_run(tr->pool, phase_reduce, &r);
-    }
+    if ((st = clipped_sum(tr, nchunks, err))) return st;
     double lr = dpc__train_lr(&tr->cfg, tr->t, tr->n_steps);
-    dpc__pool_run(tr->pool, phase_update, &r);
-    if ((st = collect(tr, err))) return st;
+    dpc__pool_run(tr->pool, phase_update, tr);
+    st = collect(tr, err);
+    if ((st = dpc__dist_agree(&tr->dist, st, err)) || (st = dpc__dist_allgather(tr, err)))
+        return st;
     for (size_t p = 0; p < tr->P; p++)
         if (!isfinite(tr->params[p]))
             return dpc_error_set(err, DPC_E_NUMERIC,
                                  "train: parameter %zu became %g at step %zu (lower --lr?)", p,
                                  tr->params[p], tr->t);
-    if (info) {
-        double ls = 0.0;
-        size_t nclip = 0;
+    double ls = 0.0;
+    size_t nclip = 0;
+    if (dpc__dist_on(&tr->dist)) {
+        if ((st = dpc__dist_telemetry(tr, nchunks, sent0, &ls, &nclip, err))) return st;
+    } else {
         for (size_t c = 0; c < nchunks; c++) {
             ls += tr->chunk_loss[c];
             nclip += tr->chunk_nclip[c];
         }
+    }
+    if (info) {
         info->step = tr->t;
         info->batch = tr->count;
         info->loss = tr->count ? ls / (double)tr->count : NAN;
@@ -286,7 +398,7 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
 typedef struct eval_arg {
     dpc_trainer *tr;
     const dpc_dataset *ds;
-    size_t nblocks;
+    size_t b0, b1;   /* this rank's blocks */
     double *loss;    /* (nblocks) loss sums */
     double *correct; /* (nblocks) correct counts */
 } eval_arg;
@@ -295,7 +407,7 @@ static void phase_eval(void *a, size_t tid, size_t T)
 {
     eval_arg *e = a;
     thread_ctx *c = &e->tr->tc[tid];
-    for (size_t b = tid; b < e->nblocks && !c->st; b += T) {
+    for (size_t b = e->b0 + tid; b < e->b1 && !c->st; b += T) {
         size_t i0 = b * DPC__EVAL_BLOCK, m = e->ds->n - i0;
         if (m > DPC__EVAL_BLOCK) m = DPC__EVAL_BLOCK;
         double ml, acc;
@@ -313,22 +425,26 @@ dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *
     if (ds->d != tr->D)
         return dpc_error_set(err, DPC_E_INVALID, "evaluate: %zu features, the model takes %zu",
                              ds->d, tr->D);
-    eval_arg e = {tr, ds, (ds->n + DPC__EVAL_BLOCK - 1) / DPC__EVAL_BLOCK, NULL, NULL};
-    e.loss = dpc__malloc_array(e.nblocks, sizeof(double));
-    e.correct = dpc__malloc_array(e.nblocks, sizeof(double));
-    if (!e.loss || !e.correct) {
-        free(e.loss);
-        free(e.correct);
-        return DPC__NOMEM(err, "evaluation");
-    }
-    dpc__pool_run(tr->pool, phase_eval, &e);
-    dpc_status st = collect(tr, err);
-    if (!st) {
-        double ls = 0.0, cor = 0.0;
-        for (size_t b = 0; b < e.nblocks; b++) {
+    size_t nblocks = (ds->n + DPC__EVAL_BLOCK - 1) / DPC__EVAL_BLOCK;
+    eval_arg e = {tr, ds, 0, nblocks, NULL, NULL};
+    dpc__dist_share(&tr->dist, nblocks, &e.b0, &e.b1);
+    e.loss = dpc__calloc(nblocks, sizeof(double));
+    e.correct = dpc__calloc(nblocks, sizeof(double));
+    dpc_status st = DPC_OK;
+    if (!e.loss || !e.correct) st = DPC__NOMEM(err, "evaluation");
+    else dpc__pool_run(tr->pool, phase_eval, &e);
+    if (!st) st = collect(tr, err);
+    double ls = 0.0, cor = 0.0;
+    if (dpc__dist_on(&tr->dist)) {
+        if (!(st = dpc__dist_agree(&tr->dist, st, err)))
+            st = dpc__dist_eval_sum(tr, nblocks, e.loss, e.correct, &ls, &cor, err);
+    } else if (!st) {
+        for (size_t b = 0; b < nblocks; b++) {
             ls += e.loss[b];
             cor += e.correct[b];
         }
+    }
+    if (!st) {
         *loss = ls / (double)ds->n;
         *accuracy = cor / (double)ds->n;
     }
@@ -344,6 +460,18 @@ size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
 const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr) { return &tr->ledger; }
 const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr) { return &tr->cfg; }
 const double *dpc_trainer_params(const dpc_trainer *tr) { return tr->params; }
+
+void dpc_trainer_dist_info(const dpc_trainer *tr, dpc_dist_info *out)
+{
+    const dpc__dist *d = &tr->dist;
+    out->ranks = d->size;
+    out->rank = d->rank;
+    out->threads = d->threads;
+    out->shard_begin = d->bound;
+    out->noise_state_bytes = d->state_bytes;
+    out->bytes_per_step = d->steps ? (double)d->step_bytes / (double)d->steps : 0.0;
+    out->bytes_sent = d->sent;
+}
 
 uint64_t dpc_trainer_params_hash(const dpc_trainer *tr)
 {

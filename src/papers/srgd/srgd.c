@@ -6,6 +6,7 @@
 #include "srgd/srgd_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static double norm2(const double *v, size_t n)
@@ -48,12 +49,43 @@ void dpc_srgd_free(dpc_srgd *s)
 
 /* ---- calibration ----------------------------------------------------------------------------- */
 
+/* The shared ledger of a private run: one participation (zero-out), the whole run one Gaussian
+ * (tree or independent noise), epsilon by the accountant's exact GDP curve at the target delta.
+ * unit = C_Delta / B is the sensitivity of one increment. */
+static void fill_ledger(dpc_srgd *s, double unit)
+{
+    const dpc_srgd_config *c = &s->cfg;
+    const dpc_srgd_plan *p = &s->plan;
+    dpc_ledger *L = &s->ledger;
+    snprintf(L->algorithm, sizeof L->algorithm, "dp-srgd");
+    snprintf(L->sampler, sizeof L->sampler, "%s", c->permute ? "fixed" : "disjoint");
+    snprintf(L->route, sizeof L->route,
+             "whole-run Gaussian, one participation per example (zero-out)");
+    snprintf(L->accountant, sizeof L->accountant, "gdp");
+    snprintf(L->calibration, sizeof L->calibration, "%s",
+             c->calibration == DPC_CALIBRATION_PAPER
+                 ? "paper: mu = eps / sqrt(2 ln(2.5/delta)) (Lemma 5.6)"
+                 : "accountant");
+    L->neighbor = DPC_NEIGHBOR_ZERO_OUT;
+    L->sensitivity = L->column_norm = p->sens_mechanism;
+    L->sensitivity_exact = 1;
+    L->noise_std = p->sigma / unit;
+    L->noise_multiplier = L->noise_std / p->sens_mechanism;
+    L->epsilon_target = c->epsilon;
+    L->delta = c->delta;
+    dpc_error e = {0};
+    if (dpc_gdp_epsilon(p->mu_effective, c->delta, &L->epsilon, &e)) L->epsilon = NAN;
+    L->epsilon_paper = c->calibration == DPC_CALIBRATION_PAPER ? c->epsilon : NAN;
+    L->steps = L->steps_per_epoch = p->steps;
+    L->expected_batch = (double)p->batch;
+}
+
 static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
 {
-    dpc_srgd_ledger *L = &s->ledger;
+    dpc_srgd_plan *L = &s->plan;
     const dpc_srgd_config *c = &s->cfg;
     double mu;
-    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->mu_rule, &mu, err);
+    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->calibration, &mu, err);
     if (st) return st;
     L->mu = mu;
     L->private_run = isfinite(mu);
@@ -61,6 +93,14 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
         L->sigma = 0;
         L->mu_effective = INFINITY;
         L->delta_achieved = 1.0;
+        dpc_ledger *G = &s->ledger;
+        snprintf(G->algorithm, sizeof G->algorithm, "dp-srgd");
+        snprintf(G->route, sizeof G->route, "none (non-private)");
+        snprintf(G->calibration, sizeof G->calibration, "none (non-private)");
+        G->noise_multiplier = G->noise_std = 0;
+        G->epsilon = INFINITY;
+        G->delta = c->delta;
+        G->steps = L->steps;
         return DPC_OK;
     }
     int tree = c->noise != DPC_SRGD_NOISE_INDEPENDENT;
@@ -81,7 +121,7 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
     mp.honaker = c->noise == DPC_SRGD_NOISE_HONAKER;
     mp.steps = s->T;
     if ((st = dpc_mech_new(&s->mech, &mp, err))) return st;
-    dpc_mech_describe(s->mech, L->mechanism, sizeof L->mechanism);
+    dpc_mech_describe(s->mech, s->ledger.mechanism, sizeof s->ledger.mechanism);
     dpc_participation part = {DPC_PART_MINSEP, 1, 1};
     dpc_sensitivity sens;
     if ((st = dpc_mech_sensitivity(s->mech, &part, &sens, err))) return st;
@@ -98,6 +138,7 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
                              "the calibrated noise gives delta %.3g > the target %.3g",
                              L->delta_achieved, c->delta);
     L->sigma = s->sigma;
+    fill_ledger(s, unit);
     dpc_rng_stream ns = dpc_rng_stream_derive(&s->rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
     dpc_noise_config nc = {0, s->P, DPC_NOISE_AUTO, 0};
     return dpc_noise_new(&s->noise, s->mech, &ns, &nc, err);
@@ -132,7 +173,8 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
     s->T = cfg->steps;
     s->B = cfg->batch;
     s->chunk = cfg->chunk < s->B ? cfg->chunk : s->B;
-    dpc_srgd_ledger *L = &s->ledger;
+    dpc_srgd_plan *L = &s->plan;
+    dpc_ledger_init(&s->ledger);
     L->n_examples = data->n;
     L->n_used = s->B * s->T;
     L->steps = s->T;
@@ -140,13 +182,11 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
     L->beta = cfg->beta;
     L->clip = cfg->clip;
     L->z_step = cfg->z_step;
-    L->epsilon = cfg->epsilon;
-    L->delta = cfg->delta;
     L->grad_evals_planned =
         cfg->variant == DPC_SRGD_ACCEL_SGD ? L->n_used : 2 * L->n_used - s->B;
-    L->rng_mode = rng->mode;
-    L->seed = rng->mode == DPC_RNG_SEEDED ? rng->seed : 0;
     if ((st = calibrate(s, err))) goto fail;
+    s->ledger.rng_mode = rng->mode;
+    s->ledger.seed = rng->mode == DPC_RNG_SEEDED ? rng->seed : 0;
     if (cfg->permute) {
         dpc_sampler_config sc = {DPC_SAMPLER_FIXED, data->n, s->B, s->T, 0};
         if ((st = dpc_sampler_new(&s->sampler, &sc, rng, err))) goto fail;
@@ -189,7 +229,8 @@ fail:
 
 size_t dpc_srgd_steps_done(const dpc_srgd *s) { return s->t; }
 size_t dpc_srgd_num_params(const dpc_srgd *s) { return s->P; }
-const dpc_srgd_ledger *dpc_srgd_get_ledger(const dpc_srgd *s) { return &s->ledger; }
+const dpc_ledger *dpc_srgd_get_ledger(const dpc_srgd *s) { return &s->ledger; }
+const dpc_srgd_plan *dpc_srgd_get_plan(const dpc_srgd *s) { return &s->plan; }
 const dpc_srgd_config *dpc_srgd_get_config(const dpc_srgd *s) { return &s->cfg; }
 const double *dpc_srgd_output(const dpc_srgd *s)
 {

@@ -14,7 +14,7 @@ void dpc_srgd_config_init(dpc_srgd_config *c)
     c->variant = DPC_SRGD_ACCEL;
     c->noise = DPC_SRGD_NOISE_TREE;
     c->delta = 1e-6;
-    c->mu_rule = DPC_SRGD_MU_EXACT;
+    c->calibration = DPC_CALIBRATION_ACCOUNTANT;
     c->chunk = 256;
 }
 
@@ -84,7 +84,7 @@ double dpc_srgd_literal_min_n(double delta)
     return ceil(n);
 }
 
-dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_srgd_mu_rule rule, double *mu,
+dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_calibration rule, double *mu,
                        dpc_error *err)
 {
     if (!(epsilon > 0))
@@ -97,9 +97,9 @@ dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_srgd_mu_rule rule, doub
     if (!(delta > 0 && delta < 1))
         return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     dpc_status st;
-    if (rule == DPC_SRGD_MU_EXACT) st = dpc_gdp_mu_for(epsilon, delta, mu, err);
-    else if (rule == DPC_SRGD_MU_PAPER) st = dpc_account_srgd_mu_paper(epsilon, delta, mu, err);
-    else return dpc_error_param(err, DPC_E_INVALID, "mu_rule", "unknown value %d", (int)rule);
+    if (rule == DPC_CALIBRATION_ACCOUNTANT) st = dpc_gdp_mu_for(epsilon, delta, mu, err);
+    else if (rule == DPC_CALIBRATION_PAPER) st = dpc_account_srgd_mu_paper(epsilon, delta, mu, err);
+    else return dpc_error_param(err, DPC_E_INVALID, "calibration", "unknown value %d", (int)rule);
     return st;
 }
 
@@ -137,7 +137,7 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     dpc_status st = preset_common_check(c, n, p, err);
     if (st) return st;
     double mu;
-    if ((st = dpc_srgd_mu(c->epsilon, c->delta, c->mu_rule, &mu, err))) return st;
+    if ((st = dpc_srgd_mu(c->epsilon, c->delta, c->calibration, &mu, err))) return st;
     int priv = isfinite(mu);
     double dn = (double)n, L = c->L, M = c->M, R = c->R;
     if (regime == DPC_SRGD_REGIME_B) {
@@ -218,7 +218,7 @@ dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n, dpc_error *
         return dpc_error_set(err, DPC_E_INVALID, "noise: unknown value %d", (int)c->noise);
     if (c->chunk == 0) return dpc_error_param(err, DPC_E_INVALID, "chunk", "must be >= 1");
     double mu;
-    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->mu_rule, &mu, err);
+    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->calibration, &mu, err);
     if (st) return st;
     if (!(c->clip > 0))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "C_Delta must be > 0, got %g", c->clip);
