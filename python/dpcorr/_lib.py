@@ -190,7 +190,8 @@ class TrainConfig(ctypes.Structure):
                 ("allow_large_delta", c_int), ("accountant", c_int), ("clip", c_double),
                 ("lr", c_double), ("momentum", c_double), ("weight_decay", c_double),
                 ("schedule", c_int), ("cooldown_fraction", c_double),
-                ("cooldown_factor", c_double), ("threads", c_size_t), ("chunk", c_size_t)]
+                ("cooldown_factor", c_double), ("threads", c_size_t), ("chunk", c_size_t),
+                ("transport", c_void_p)]
 
 
 MIRRORS = {
