@@ -23,6 +23,7 @@ static const pcase cases[] = {
     {"bsr cyclic-poisson", DPC_MECH_BSR, DPC_SAMPLER_CYCLIC_POISSON, 0, 3, 0},
     {"tree shuffle, given z", DPC_MECH_TREE, DPC_SAMPLER_SHUFFLE, 0, 0, 1.5},
     {"dp-sgd poisson, given z", DPC_MECH_IDENTITY, DPC_SAMPLER_POISSON, 0, 0, 1.1},
+    {"nu poisson, given z (best route)", DPC_MECH_NU, DPC_SAMPLER_POISSON, 0.05, 0, 2.0},
 };
 
 static void config_of(dpc_train_config *c, const pcase *pc)
@@ -214,11 +215,11 @@ static void test_refusals(void)
     CHECK(dpc_train_plan_new(&p, &c, 100, &rng, &err) == DPC_E_INVALID &&
               !strcmp(err.field, "mech.nu"),
           "bad mechanism parameter refused as mech.nu: %s (field %s)", err.msg, err.field);
-    config_of(&c, &cases[1]);
-    c.sampler = DPC_SAMPLER_POISSON; /* nu has no bands: no amplification */
+    config_of(&c, &cases[0]);
+    c.accountant = DPC_ACCOUNTANT_GDP; /* cannot account Poisson amplification */
     CHECK(dpc_train_plan_new(&p, &c, 100, &rng, &err) == DPC_E_UNSUPPORTED &&
-              !strcmp(err.field, "sampler"),
-          "poisson with nu refused: %s", err.msg);
+              !strcmp(err.field, "accountant"),
+          "gdp for an amplified run refused: %s", err.msg);
     config_of(&c, &cases[0]);
     CHECK_OK(dpc_train_plan_new(&p, &c, 100, &rng, &err), &err);
     double e = 0;

@@ -143,7 +143,8 @@ class MechInfo(ctypes.Structure):
     _fields_ = [("sensitivity", c_double), ("sensitivity_exact", c_int),
                 ("column_norm", c_double), ("amplified", c_int), ("rounds", c_size_t),
                 ("noise_multiplier", c_double), ("noise_std", c_double),
-                ("run_sigma", c_double)]
+                ("run_sigma", c_double), ("route", c_int), ("delta_slack", c_double),
+                ("eps_routes", c_double * 3)]
 
 
 class StrategyProblem(ctypes.Structure):
@@ -178,7 +179,7 @@ class SamplerDesc(ctypes.Structure):
     """dpc_sampler_desc (sampler.h)."""
     _fields_ = [("part", Participation), ("poisson", c_int), ("q", c_double),
                 ("opportunities", c_size_t), ("steps_per_epoch", c_size_t),
-                ("expected_batch", c_double)]
+                ("expected_batch", c_double), ("balls_in_bins", c_int)]
 
 
 class TrainConfig(ctypes.Structure):

@@ -25,7 +25,7 @@ from . import noise as _noise
 from .noise import NoiseGenerator
 from . import strategy as _strategy
 
-SAMPLERS = ("auto", "fixed", "shuffle", "poisson", "cyclic-poisson")
+SAMPLERS = ("auto", "fixed", "shuffle", "poisson", "cyclic-poisson", "balls-in-bins")
 
 
 def default_blt(n_examples, batch_size, epochs, sampler="auto", momentum=0.0, decay=1.0):

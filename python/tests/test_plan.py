@@ -63,7 +63,7 @@ def test_batches():
     other = TrainingPlan(N, batch_size=100, epochs=2, epsilon=2.0, mech="nu", seed=4)
     assert not np.array_equal(other.batch(5), plan.batch(5))
     poisson = TrainingPlan(N, batch_size=100, epochs=2, noise_multiplier=1.0, mech="identity",
-                           seed=3)
+                           seed=3, accountant="rdp")
     assert poisson.sampler == "poisson" and poisson.ledger()["amplified"]
     sizes = [poisson.batch(t).size for t in range(poisson.steps)]
     assert 70 < np.mean(sizes) < 130
@@ -76,7 +76,8 @@ def test_batches():
     assert plan.noise_scale == plan.clip * plan.ledger()["noise_std_per_unit_clip"]
     assert plan.noise_multiplier == plan.ledger()["noise_multiplier"]
     assert plan.rng == {"rng_mode": "seeded", "seed": 3, "key": None}
-    secure = TrainingPlan(N, batch_size=100, noise_multiplier=1.0, mech="identity")
+    secure = TrainingPlan(N, batch_size=100, noise_multiplier=1.0, mech="identity",
+                          accountant="rdp")
     assert secure.ledger()["seed_mode"] == "secure" and len(secure.rng["key"]) == 8
 
 
@@ -119,8 +120,8 @@ def test_errors():
     assert e.value.field == "delta"
     TrainingPlan(N, batch_size=10, noise_multiplier=1.0, delta=0.01, allow_large_delta=True)
     with pytest.raises(dpcorr.DpcorrValueError) as e:
-        TrainingPlan(N, batch_size=10, epsilon=1.0, mech="nu", sampler="poisson")
-    assert e.value.field == "sampler"
+        TrainingPlan(N, batch_size=10, epsilon=1.0, accountant="gdp")  # Poisson: pld or rdp
+    assert e.value.field == "accountant" and e.value.status == "unsupported"
     with pytest.raises(dpcorr.DpcorrValueError) as e:
         TrainingPlan(N, batch_size=10, epsilon=1.0, mech="nu", mech_params={"nu": 2.0})
     assert e.value.field == "nu"
@@ -135,7 +136,7 @@ def test_errors():
     with pytest.raises(ValueError, match="dense"):
         TrainingPlan(N, batch_size=100, epsilon=1.0,
                      mech=dpcorr.Mechanism("dense", 3, dense=np.eye(3)))
-    with pytest.raises(dpcorr.DpcorrValueError) as e:
-        TrainingPlan(N, batch_size=10, epsilon=1.0, mech="bsr", mech_params={"bands": 3},
-                     sampler="cyclic-poisson", groups=2)
-    assert e.value.status == "unsupported"
+    # 3 bands over 2 groups: no banded amplification; the library accounts the whole run
+    plan = TrainingPlan(N, batch_size=100, noise_multiplier=2.0, mech="bsr",
+                        mech_params={"bands": 3}, sampler="cyclic-poisson", groups=2, **fast)
+    assert not plan.ledger()["amplified"]

@@ -43,6 +43,7 @@ dpc_status dpc_train_plan_new(dpc_train_plan **out, const dpc_train_config *cfg,
         return DPC__NOMEM(err, "train plan");
     }
     p->tr = tr;
+    rc.transport = NULL; /* the decisions are every rank's; a plan is one process */
     tr->cfg = rc;
     tr->rng = *rng;
     tr->n_steps = rc.mech.steps;
@@ -50,8 +51,9 @@ dpc_status dpc_train_plan_new(dpc_train_plan **out, const dpc_train_config *cfg,
     st = dpc_sampler_new(&tr->sampler, &sc, rng, err);
     if (!st) {
         dpc_sampler_describe(tr->sampler, &tr->sdesc);
-        st = dpc__train_privacy(tr, err);
+        st = dpc__train_mech(tr, err);
     }
+    if (!st) st = dpc__train_privacy(tr, err);
     if (st) {
         dpc_train_plan_free(p);
         return st;
