@@ -58,7 +58,8 @@ class TrainingPlan:
                        and parameters; rebuilt for the run's n). "blt" without theta/omega uses
                        :func:`default_blt`.
     sampler            "auto" (Poisson for identity, fixed-order epochs otherwise), "fixed",
-                       "shuffle", "poisson", "cyclic-poisson" (``groups``, default the bands)
+                       "shuffle", "poisson", "cyclic-poisson" (``groups``, default the bands),
+                       "balls-in-bins"; the ledger's "route" says how the run was accounted
     clip               per-example L2 clip norm
     accountant         "pld" (default) or "rdp" for amplified runs; unamplified runs use "gdp"
                        (exact) unless "zcdp" is asked for

@@ -63,7 +63,8 @@ def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1
                     "toeplitz", "dense", with parameters in ``mech_params`` (e.g.
                     ``{"bands": 16}``), or a :class:`dpcorr.Mechanism`
     sampler         "auto" (Poisson for identity, fixed-order epochs otherwise), "fixed",
-                    "shuffle", "poisson", "cyclic-poisson" (``groups``)
+                    "shuffle", "poisson", "cyclic-poisson" (``groups``), "balls-in-bins"; the
+                    library accounts each with the tightest route that applies (ledger "route")
     seed            int: reproducible (sampler, noise); None: secure (OS key, ChaCha20)
     accountant      "pld" or "rdp" for amplified runs (unamplified runs use exact GDP unless
                     "zcdp" is asked for)
@@ -72,7 +73,7 @@ def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1
     noise_form      "auto", "buffer" or "replay" (the noise generator's form)
 
     Library errors raise :class:`dpcorr.DpcorrValueError` with the library's message (e.g. an
-    unreachable budget, or Poisson sampling with a non-banded mechanism).
+    unreachable budget, or the gdp accountant for a Poisson-amplified run).
     """
     if isinstance(dataset, torch.utils.data.DataLoader):
         collate_fn = collate_fn or dataset.collate_fn
