@@ -12,11 +12,13 @@
  *   dpcorr/account.h   privacy accounting (zCDP, GDP, RDP, PLD), calibration
  *   dpcorr/strategy.h  strategy optimization (BLT, banded Toeplitz, dense ME), strategy files
  *   dpcorr/data.h      data sets: IDX, CSV, LIBSVM loaders, synthetic generators
+ *   dpcorr/features.h  handcrafted features of image data sets (ScatterNet), cached
  *   dpcorr/bspline.h   uniform cubic B-splines (the KAN model kind)
  *   dpcorr/model.h     models with per-example gradients over a flat parameter slab
  *   dpcorr/sampler.h   batch selection described to the accountant
- *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger)
+ *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger), run plans
  *   dpcorr/audit.h     empirical privacy auditing in one run (canaries, scores, lower bound)
+ *   dpcorr/abi.h       sizes of the public structs (bindings check their mirrors)
  * The papers' modules, thin layers over the core (dpcorr/papers/):
  *   theory.h, sim.h    nu-DP-FTRL: stationary-error theory, bounds, simulators
  *   linreg.h           DP-SSGD / DP-AMBSSGD with DP-STAT (adaptive clipping linear regression)
@@ -35,11 +37,13 @@
 #include "dpcorr/account.h"
 #include "dpcorr/strategy.h"
 #include "dpcorr/data.h"
+#include "dpcorr/features.h"
 #include "dpcorr/bspline.h"
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
 #include "dpcorr/train.h"
 #include "dpcorr/audit.h"
+#include "dpcorr/abi.h"
 #include "dpcorr/papers/theory.h"
 #include "dpcorr/papers/sim.h"
 #include "dpcorr/papers/linreg.h"

@@ -20,7 +20,23 @@ static const command commands[] = {
     {"train", cmd_train, "private training (DP-SGD or any correlated-noise mechanism)"},
     {"demo", cmd_demo, "the main job: Fashion-MNIST at epsilon 3 with DP-SGD and with correlated noise"},
     {"audit", cmd_audit, "empirical privacy audit: a lower bound on epsilon from one run with canaries"},
+    {"version", cmd_version, "print the version"},
 };
+
+static const opt_spec *const VERSION_OPTS[] = {&OPT_HELP, NULL};
+static const opt_cmd VERSION_CMD = {.name = "version",
+                                    .usage = "dpcorr version",
+                                    .about = "Prints the version of the tool and library.",
+                                    .opts = VERSION_OPTS};
+
+int cmd_version(int argc, char **argv)
+{
+    opt_set s;
+    int rc = opt_parse(&s, &VERSION_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
+    printf("dpcorr %s\n", dpc_version());
+    return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -29,7 +45,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: dpcorr <command> [options]   (dpcorr <command> --help for details)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "  %-10s %s\n", "version", "print the version");
+    fprintf(f, "\nEvery command refuses unknown, unused, duplicated (with different values) and\n"
+               "conflicting options (exit 2); --dry-run validates and prints the resolved\n"
+               "configuration; --help-table prints a command's option table as tab-separated values.\n");
 }
 
 static int dispatch(int argc, char **argv)
@@ -42,10 +60,7 @@ static int dispatch(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
-        printf("dpcorr %s\n", dpc_version());
-        return 0;
-    }
+    if (!strcmp(argv[1], "--version")) return cmd_version(argc - 1, argv + 1);
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) {
             /* under mpirun: train and demo are data-parallel, the rest runs on rank 0 */

@@ -249,6 +249,18 @@ DPC_API DPC_NODISCARD dpc_status dpc_audit_run(const dpc_audit_config *ac,
                                                dpc_audit_result *out, dpc_error *err);
 DPC_API void dpc_audit_result_free(dpc_audit_result *r);
 
+/* What dpc_audit_run would run, without training (a dry run): the checks that need no training
+ * (the configuration, the canaries against the model's parameters and the training examples)
+ * and the trainer configuration resolved by dpc_train_config_resolve on the audit's training set
+ * (train's examples, or all but the MISLABEL subset, plus m canary slots), whose size is
+ * *examples. Same arguments and errors as dpc_audit_run; out and examples may not be NULL. */
+DPC_API DPC_NODISCARD dpc_status dpc_audit_resolve(const dpc_audit_config *ac,
+                                                   const dpc_train_config *tc,
+                                                   const dpc_model *model,
+                                                   const dpc_dataset *train, const dpc_rng *rng,
+                                                   dpc_train_config *out, size_t *examples,
+                                                   dpc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -26,6 +26,9 @@ typedef struct dpc__canaries {
 
 dpc_status dpc__canaries_build(dpc__canaries *cn, const dpc_audit_config *ac,
                                const dpc_dataset *train, const dpc_rng *rng, dpc_error *err);
+/* GRADIENT: m canaries need m parameters (error on "canaries"); DPC_OK for the other kinds. */
+dpc_status dpc__canaries_fit_model(dpc_audit_canary kind, size_t m, const dpc_model *model,
+                                   dpc_error *err);
 /* GRADIENT: chooses the coordinates from the real examples' gradients at params (P). */
 dpc_status dpc__canaries_coords(dpc__canaries *cn, const dpc_model *model, const double *params,
                                 size_t examples, const dpc_rng *rng, dpc_error *err);

@@ -156,14 +156,23 @@ static dpc_status activity_of(const dpc_model *model, const double *params, cons
     return st;
 }
 
+dpc_status dpc__canaries_fit_model(dpc_audit_canary kind, size_t m, const dpc_model *model,
+                                   dpc_error *err)
+{
+    size_t P = dpc_model_num_params(model);
+    if (kind == DPC_AUDIT_GRADIENT && m > P)
+        return dpc_error_param(err, DPC_E_INVALID, "canaries",
+                               "%zu gradient canaries need as many parameters; the model has %zu",
+                               m, P);
+    return DPC_OK;
+}
+
 dpc_status dpc__canaries_coords(dpc__canaries *cn, const dpc_model *model, const double *params,
                                 size_t examples, const dpc_rng *rng, dpc_error *err)
 {
     size_t P = dpc_model_num_params(model), m = cn->m;
-    if (m > P)
-        return dpc_error_param(err, DPC_E_INVALID, "canaries",
-                               "%zu gradient canaries need as many parameters; the model has %zu",
-                               m, P);
+    dpc_status st0 = dpc__canaries_fit_model(DPC_AUDIT_GRADIENT, m, model, err);
+    if (st0) return st0;
     size_t E = examples < cn->first ? examples : cn->first;
     double *act = dpc__calloc(P, sizeof *act);
     act_rank *rk = dpc__malloc_array(P, sizeof *rk);

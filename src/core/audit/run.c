@@ -229,14 +229,11 @@ static dpc_status audit(audit_run *a, const dpc_audit_config *ac, const dpc_mode
     return DPC_OK;
 }
 
-dpc_status dpc_audit_run(const dpc_audit_config *ac, const dpc_train_config *tc,
-                         const dpc_model *model, const dpc_dataset *train,
-                         const dpc_dataset *test, const dpc_rng *rng,
-                         dpc_audit_progress_fn progress, void *ctx, dpc_audit_result *out,
-                         dpc_error *err)
+/* The argument checks shared by dpc_audit_run and dpc_audit_resolve. */
+static dpc_status check_args(const dpc_audit_config *ac, const dpc_train_config *tc,
+                             const dpc_model *model, const dpc_dataset *train, const dpc_rng *rng,
+                             dpc_error *err)
 {
-    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
-    memset(out, 0, sizeof *out);
     dpc_status st = dpc_audit_config_check(ac, err);
     if (st) return st;
     if (!tc || !model || !train || !rng)
@@ -245,6 +242,35 @@ dpc_status dpc_audit_run(const dpc_audit_config *ac, const dpc_train_config *tc,
     if (tc->canaries)
         return dpc_error_param(err, DPC_E_INVALID, "canaries",
                                "the trainer's canary hook is the audit's to set (got one)");
+    return dpc__canaries_fit_model(ac->canary, ac->canaries, model, err);
+}
+
+dpc_status dpc_audit_resolve(const dpc_audit_config *ac, const dpc_train_config *tc,
+                             const dpc_model *model, const dpc_dataset *train, const dpc_rng *rng,
+                             dpc_train_config *out, size_t *examples, dpc_error *err)
+{
+    if (!out || !examples) return dpc_error_param(err, DPC_E_INVALID, !out ? "out" : "examples", "NULL");
+    dpc_status st = check_args(ac, tc, model, train, rng, err);
+    if (st) return st;
+    dpc__canaries cn;
+    st = dpc__canaries_build(&cn, ac, train, rng, err);
+    if (st) return st;
+    st = dpc_train_config_resolve(tc, cn.data, out, err);
+    *examples = cn.data->n;
+    dpc__canaries_free(&cn);
+    return st;
+}
+
+dpc_status dpc_audit_run(const dpc_audit_config *ac, const dpc_train_config *tc,
+                         const dpc_model *model, const dpc_dataset *train,
+                         const dpc_dataset *test, const dpc_rng *rng,
+                         dpc_audit_progress_fn progress, void *ctx, dpc_audit_result *out,
+                         dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    memset(out, 0, sizeof *out);
+    dpc_status st = check_args(ac, tc, model, train, rng, err);
+    if (st) return st;
     audit_run a;
     memset(&a, 0, sizeof a);
     st = dpc__canaries_build(&a.cn, ac, train, rng, err);
