@@ -7,7 +7,9 @@
  *     Poisson, cyclic-Poisson and balls-in-bins sampling, the lower bound never exceeds the
  *     claimed epsilon;
  *   - with weak privacy (noise multiplier 0.2) the bound is >= 2 (the audit is not vacuous);
- *   - black-box canaries run and stay below the claim.
+ *   - black-box canaries run and stay below the claim;
+ *   - dpc_audit_resolve (the dry run) resolves what dpc_audit_run runs, on the training set with
+ *     the canary slots, and refuses what the run refuses.
  * The data: feature 0 carries the signal, the other features are 0, so the canary coordinates
  * (weights of the zero features) receive no gradient from the real data: the strongest audit. */
 #include "dpcorr/audit.h"
@@ -338,6 +340,87 @@ static void test_refusals(void)
     dpc_dataset_free(ds);
 }
 
+/* The resolved configuration of a dry run against the trainer's own resolution of a training
+ * set of the same size built by hand, and against the run itself (steps, examples). */
+static void test_resolve(void)
+{
+    const size_t Nr = 120, d = 21, K = 4, m = 40;
+    dpc_dataset *ds = synth(Nr, d, K, 5);
+    dpc_model *model = softmax(d, K); /* 88 parameters */
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 3);
+    dpc_error err = {0};
+    const dpc_mech_kind kinds[] = {DPC_MECH_IDENTITY, DPC_MECH_BSR, DPC_MECH_NU};
+    const dpc_sampler_kind samplers[] = {DPC_SAMPLER_AUTO, DPC_SAMPLER_CYCLIC_POISSON,
+                                         DPC_SAMPLER_FIXED};
+    for (size_t k = 0; k < 3; k++) {
+        for (int canary = 0; canary <= 1; canary++) {
+            dpc_train_config c;
+            dpc_train_config_init(&c);
+            c.mech.kind = kinds[k];
+            c.mech.bands = 4;
+            c.mech.nu = 0.05;
+            c.sampler = samplers[k];
+            c.batch = 16;
+            c.epochs = 3;
+            c.noise_multiplier = 1.0;
+            c.accountant = DPC_ACCOUNTANT_RDP;
+            c.allow_large_delta = 1;
+            dpc_audit_config ac;
+            dpc_audit_config_init(&ac);
+            ac.canaries = m;
+            ac.canary = canary ? DPC_AUDIT_MISLABEL : DPC_AUDIT_GRADIENT;
+            dpc_train_config got, want;
+            size_t examples = 0;
+            CHECK_OK(dpc_audit_resolve(&ac, &c, model, ds, &rng, &got, &examples, &err), &err);
+            size_t n_run = canary ? Nr : Nr + m; /* mislabel canaries come from the real data */
+            dpc_dataset *same = NULL;
+            CHECK_OK(dpc_dataset_new(&same, n_run, d, K, &err), &err);
+            CHECK_OK(dpc_train_config_resolve(&c, same, &want, &err), &err);
+            CHECK(examples == n_run && got.sampler == want.sampler && got.groups == want.groups &&
+                      got.batch == want.batch && got.epochs == want.epochs &&
+                      got.mech.steps == want.mech.steps && got.mech.bands == want.mech.bands,
+                  "kind %d canary %d: examples %zu, sampler %d/%d, groups %zu/%zu, steps %zu/%zu",
+                  (int)kinds[k], canary, examples, (int)got.sampler, (int)want.sampler, got.groups,
+                  want.groups, got.mech.steps, want.mech.steps);
+            dpc_audit_result r;
+            CHECK_OK(dpc_audit_run(&ac, &c, model, ds, NULL, &rng, NULL, NULL, &r, &err), &err);
+            CHECK(r.examples == examples && r.ledger.steps == got.mech.steps,
+                  "kind %d: the run has %zu examples, %zu steps; the dry run %zu, %zu",
+                  (int)kinds[k], r.examples, r.ledger.steps, examples, got.mech.steps);
+            dpc_audit_result_free(&r);
+            dpc_dataset_free(same);
+        }
+    }
+    /* what the run refuses, the dry run refuses */
+    dpc_train_config c, out;
+    dpc_train_config_init(&c);
+    c.noise_multiplier = 1.0;
+    c.batch = 16;
+    dpc_audit_config ac;
+    dpc_audit_config_init(&ac);
+    size_t examples;
+    ac.canaries = 89; /* one more than the parameters */
+    CHECK(dpc_audit_resolve(&ac, &c, model, ds, &rng, &out, &examples, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "canaries"), "too many gradient canaries: %s", err.msg);
+    ac.canaries = Nr;
+    ac.canary = DPC_AUDIT_MISLABEL;
+    CHECK(dpc_audit_resolve(&ac, &c, model, ds, &rng, &out, &examples, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "canaries"), "mislabel canaries >= N: %s", err.msg);
+    ac.canaries = 10;
+    ac.confidence = 1.0;
+    CHECK(dpc_audit_resolve(&ac, &c, model, ds, &rng, &out, &examples, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "confidence"), "confidence 1: %s", err.msg);
+    ac.confidence = 0.95;
+    c.delta = 0.5; /* >= 1/N without allow_large_delta: the trainer's own refusal */
+    CHECK(dpc_audit_resolve(&ac, &c, model, ds, &rng, &out, &examples, &err) != DPC_OK &&
+              !strcmp(err.field, "delta"), "the trainer's refusal: %s", err.msg);
+    CHECK(dpc_audit_resolve(&ac, &c, model, ds, &rng, NULL, &examples, &err) == DPC_E_INVALID,
+          "NULL out refused");
+    dpc_model_free(model);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
     test_hook_trajectory();
@@ -346,5 +429,6 @@ int main(void)
     test_weak_privacy();
     test_blackbox();
     test_refusals();
+    test_resolve();
     return TEST_SUMMARY();
 }
