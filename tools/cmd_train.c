@@ -1,5 +1,6 @@
 /* cmd_train.c — `dpcorr train`: one private training run with the DP-FTRL trainer (DP-SGD or
- * any correlated-noise mechanism; train_run.c), or `train --algo NAME` (train_algos.c). */
+ * any correlated-noise mechanism; train_run.c), or `train --algo NAME` (train_algos.c). The
+ * entries that configure a run (TRAIN_RUN_OPTS) and their reader are shared with `audit`. */
 #include "mpi_run.h"
 #include "train_run.h"
 
@@ -13,7 +14,8 @@
 const opt_spec TR_ALGO = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-ftrl",
     .section = "data and model", .param = "algorithm",
-    .help = "the training algorithm (default dp-ftrl; the others below have their own options)",
+    .help = "the training algorithm (default dp-ftrl; train's others, listed in `dpcorr train "
+            "--help`, have their own options; an audit runs dp-ftrl)",
     .example = "--algo dp-ftrl"};
 const opt_spec TR_MODEL = {
     .name = "--model", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",

@@ -89,6 +89,13 @@ dpc_status dpc__canaries_build(dpc__canaries *cn, const dpc_audit_config *ac,
 {
     memset(cn, 0, sizeof *cn);
     size_t m = ac->canaries;
+    if (ac->canary == DPC_AUDIT_MISLABEL && train->n_classes < 2)
+        return dpc_error_param(err, DPC_E_INVALID, "canary",
+                               "mislabelled canaries need a classification data set");
+    if (ac->canary == DPC_AUDIT_MISLABEL && m >= train->n)
+        return dpc_error_param(err, DPC_E_INVALID, "canaries",
+                               "%zu mislabelled canaries need more than %zu training examples", m,
+                               train->n);
     cn->kind = ac->canary;
     cn->m = m;
     dpc_rng_stream s = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_AUDIT, 0));
@@ -97,13 +104,6 @@ dpc_status dpc__canaries_build(dpc__canaries *cn, const dpc_audit_config *ac,
     for (size_t i = 0; i < m; i++) cn->in[i] = dpc_rng_uniform(&s, ROW_INCLUDE, i) < 0.5;
     dpc_status st = DPC_OK;
     if (ac->canary == DPC_AUDIT_MISLABEL) {
-        if (train->n_classes < 2)
-            return dpc_error_param(err, DPC_E_INVALID, "canary",
-                                   "mislabelled canaries need a classification data set");
-        if (m >= train->n)
-            return dpc_error_param(err, DPC_E_INVALID, "canaries",
-                                   "%zu mislabelled canaries need more than %zu training examples",
-                                   m, train->n);
         dpc_dataset *pool = NULL, *real = NULL;
         st = dpc_dataset_split(&pool, &real, train, m, rng, DPC_AUDIT_SPLIT_STREAM, err);
         if (!st) st = append_slots(&cn->data, real, m, err);
