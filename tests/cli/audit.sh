@@ -7,7 +7,7 @@
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 DATA="synthetic:logistic,n=800,d=600,margin=0.1,test-n=200"
-COMMON="--data $DATA --model logistic --epochs 3 --batch 50 --lr 0.5 --quiet"
+COMMON="--data $DATA --model logistic --epochs 3 --batch 50 --lr 0.5 --quiet --seed 1"
 
 expect_rc 0 "help" "$BIN" audit --help
 for opt in --canaries --canary --guesses --guesses-bottom --confidence --json --quick --study \
@@ -62,7 +62,7 @@ expect_rc 0 "plot" "$BIN" audit $COMMON --epsilon 4 --canaries 200 --plot "$TMP/
 if command -v gnuplot >/dev/null 2>&1; then
     if [ -s "$TMP/a.png" ]; then pass; else fail "plot written"; fi
 fi
-expect_rc 0 "study" "$BIN" audit --data "synthetic:logistic,n=400,d=150,margin=0.1" --model logistic \
+expect_rc 0 "study" "$BIN" audit --data "synthetic:logistic,n=400,d=150,margin=0.1" --model logistic --seed 1 \
     --epochs 2 --batch 20 --canaries 100 --quiet --study "$TMP/study" --accountant rdp
 if [ "$(wc -l < "$TMP/study/audit_study.csv")" -eq 16 ]; then pass; else fail "study: 15 rows"; fi
 out_has "BSR 16 bands" "study table"
