@@ -46,7 +46,7 @@ static void dense_forward(const dpc_model *m, const double *params, const double
         double *Z = l + 1 < L ? ws->act[l + 1] : ws->delta[L - 1]; /* (M, out) */
         double *Zt = ws->sdt;                                      /* (out, M) */
         dpc__gemm_pack_bt(in, M, A, in, ws->pack);
-        dpc__gemm_packed(out, M, in, params + m->w_off[l], in, ws->pack, Zt, M, 0);
+        dpc__gemm_seg(m->cfg.isa, out, M, in, 0, params + m->w_off[l], in, ws->pack, 0, Zt, M, 0);
         const double *b = m->cfg.bias ? params + m->b_off[l] : NULL;
         for (size_t i = 0; i < M; i++)
             for (size_t o = 0; o < out; o++)
@@ -70,7 +70,7 @@ static void dense_backward(const dpc_model *m, const double *params, size_t M, d
     for (size_t l = m->n_layers - 1; l > 0; l--) {
         size_t in = m->dim[l], out = m->dim[l + 1];
         dpc__gemm_pack_b(out, in, params + m->w_off[l], in, ws->pack);
-        dpc__gemm_packed(M, in, out, ws->delta[l], out, ws->pack, ws->delta[l - 1], in, 0);
+        dpc__gemm_seg(m->cfg.isa, M, in, out, 0, ws->delta[l], out, ws->pack, 0, ws->delta[l - 1], in, 0);
         dpc__act_backward(m->cfg.act, ws->act[l], ws->delta[l - 1], M * in);
     }
 }
@@ -111,6 +111,22 @@ static dpc_status gradient_pass(const dpc_model *m, const double *params, const 
     return dpc__chunk_norms(m, X, M, *ws, err);
 }
 
+/* s_i = clip / ||g_i|| if ||g_i|| > clip else 1, into ws->scale. */
+static void clip_factors(size_t M, double clip, dpc_model_ws *ws)
+{
+    for (size_t i = 0; i < M; i++) ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
+}
+
+dpc_status dpc__chunk_grads(const dpc_model *m, const double *params, const double *X,
+                            const double *y, size_t M, double clip, dpc_model_ws *ws,
+                            dpc_error *err)
+{
+    dpc_model_ws *tmp;
+    dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
+    if (!st) clip_factors(M, clip, ws);
+    return st;
+}
+
 dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const double *X,
                                  const double *y, size_t M, double clip, double *grad_sum,
                                  double *losses, double *norms_out, dpc_model_ws *ws,
@@ -128,8 +144,7 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
     dpc_model_ws *tmp;
     dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
     if (!st) {
-        for (size_t i = 0; i < M; i++)
-            ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
+        clip_factors(M, clip, ws);
         dpc__chunk_scaled_sum(m, X, M, grad_sum, ws);
         if (losses) memcpy(losses, ws->loss, M * sizeof *losses);
         if (norms_out) memcpy(norms_out, ws->norm, M * sizeof *norms_out);

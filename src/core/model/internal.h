@@ -94,6 +94,14 @@ dpc_status dpc__chunk_norms(const dpc_model *m, const double *X, size_t M, dpc_m
  * inner index in order), db_l += sum_i s_i Delta_l[i] (i in order). */
 void dpc__chunk_scaled_sum(const dpc_model *m, const double *X, size_t M, double *grad_sum,
                            dpc_model_ws *ws);
+/* The gradient pass of one chunk on ws (checked, holding M): validates the inputs, runs forward,
+ * head and backward, the ghost norms (ws->norm, ws->loss) and the clip factors ws->scale. */
+dpc_status dpc__chunk_grads(const dpc_model *m, const double *params, const double *X,
+                            const double *y, size_t M, double clip, dpc_model_ws *ws,
+                            dpc_error *err);
+/* dpc_model_batch_new; generic = 1 takes the per-chunk-sums path whatever the kind (tests). */
+dpc_status dpc__batch_new(dpc_model_batch **out, const dpc_model *m, size_t max_batch,
+                          size_t chunk, int generic, dpc_error *err);
 /* When *ws is NULL, *tmp and *ws receive a temporary workspace for chunks of `chunk` examples
  * (the caller frees *tmp); otherwise *ws is checked against m's shape and must hold at least
  * `need` examples. */

@@ -84,6 +84,9 @@ dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
                              "model config: %s has no hidden layers, got n_hidden = %zu",
                              kind_name(cfg->kind), cfg->n_hidden);
     }
+    if (cfg->isa < DPC_ISA_AUTO || cfg->isa > DPC_ISA_AVX512)
+        return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
+                               (int)cfg->isa);
     if (cfg->bias != 0 && cfg->bias != 1)
         return dpc_error_set(err, DPC_E_INVALID, "model config: bias must be 0 or 1, got %d",
                              cfg->bias);
@@ -253,10 +256,12 @@ dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg, dpc_error
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_new: out is NULL");
     *out = NULL;
     dpc_status st = dpc_model_config_check(cfg, err);
-    if (st) return st;
+    dpc_isa isa = DPC_ISA_SSE2;
+    if (st || (st = dpc_isa_resolve(cfg->isa, &isa, err))) return st;
     dpc_model *m = calloc(1, sizeof *m);
     if (!m) return DPC__NOMEM(err, "the model");
     m->cfg = *cfg;
+    m->cfg.isa = isa;
     size_t K = cfg->n_classes >= 2 ? cfg->n_classes : 1;
     switch (cfg->kind) {
     case DPC_MODEL_LINEAR: m->head = DPC__HEAD_SQUARED; break;

@@ -5,7 +5,6 @@
 #include "dpcorr/train.h"
 #include "train/pool.h"
 
-#define DPC__CHUNKS_PER_THREAD 4 /* chunk buffers per thread per round */
 #define DPC__EVAL_BLOCK 256      /* examples per evaluation block */
 
 typedef struct thread_ctx {
@@ -14,7 +13,6 @@ typedef struct thread_ctx {
     double *y;            /* (chunk) */
     double *losses;       /* (chunk) */
     double *norms;        /* (chunk) */
-    double *bufs;         /* (DPC__CHUNKS_PER_THREAD, P) chunk sums S_c */
     dpc_noise *noise;     /* over coordinates [p0, p1) */
     size_t p0, p1;        /* this thread's parameter slice */
     dpc_status st;
@@ -37,6 +35,7 @@ struct dpc_trainer {
     double *params, *velocity, *gsum, *noise;
     /* the current batch */
     size_t *idx, idx_cap, count;
+    dpc_model_batch *batch; /* the batch's per-example state (two-phase clipped sum) */
     double *chunk_loss;   /* (max chunks) per-chunk loss sums */
     size_t *chunk_nclip;  /* (max chunks) per-chunk clipped counts */
     size_t max_chunks;

@@ -20,7 +20,6 @@ static void free_threads(dpc_trainer *tr)
         free(c->y);
         free(c->losses);
         free(c->norms);
-        free(c->bufs);
         dpc_noise_free(c->noise);
     }
     free(tr->tc);
@@ -32,6 +31,7 @@ void dpc_trainer_free(dpc_trainer *tr)
     if (!tr) return;
     dpc__pool_free(tr->pool);
     free_threads(tr);
+    dpc_model_batch_free(tr->batch);
     dpc_sampler_free(tr->sampler);
     dpc_mech_free(tr->mech);
     free(tr->params);
@@ -125,6 +125,8 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
     }
     st = dpc_model_init(model, tr->params, rng, 0, err);
     if (st) goto fail;
+    st = dpc_model_batch_new(&tr->batch, model, tr->idx_cap, cfg->chunk, err);
+    if (st) goto fail;
     for (size_t i = 0; i < tr->T; i++) {
         thread_ctx *c = &tr->tc[i];
         c->p0 = P * i / tr->T;
@@ -136,8 +138,7 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
         c->y = dpc__malloc_array(ch, sizeof(double));
         c->losses = dpc__malloc_array(ch, sizeof(double));
         c->norms = dpc__malloc_array(ch, sizeof(double));
-        c->bufs = dpc__malloc_array((size_t)DPC__CHUNKS_PER_THREAD * P, sizeof(double));
-        if (!c->X || !c->y || !c->losses || !c->norms || !c->bufs) {
+        if (!c->X || !c->y || !c->losses || !c->norms) {
             st = DPC__NOMEM(err, "thread buffers");
             goto fail;
         }
@@ -157,32 +158,22 @@ fail:
 
 /* ---- one step ---------------------------------------------------------------------------- */
 
-typedef struct round_arg {
-    dpc_trainer *tr;
-    size_t c0, c1; /* chunks of this round */
-} round_arg;
-
-/* Phase 1: thread tid computes the chunks c0 + tid*K .. into its own buffers. */
+/* Phase 1: thread tid computes chunks tid, tid + T, ... of the batch (each chunk's per-example
+ * results do not depend on where it runs). */
 static void phase_chunks(void *a, size_t tid, size_t T)
 {
-    round_arg *r = a;
-    dpc_trainer *tr = r->tr;
+    dpc_trainer *tr = a;
     thread_ctx *c = &tr->tc[tid];
-    (void)T;
-    size_t K = DPC__CHUNKS_PER_THREAD, ch = tr->cfg.chunk, D = tr->D, P = tr->P;
-    for (size_t k = 0; k < K; k++) {
-        size_t chunk = r->c0 + tid * K + k;
-        if (chunk >= r->c1 || c->st) break;
+    size_t ch = tr->cfg.chunk, D = tr->D, nchunks = (tr->count + ch - 1) / ch;
+    for (size_t chunk = tid; chunk < nchunks && !c->st; chunk += T) {
         size_t i0 = chunk * ch, m = tr->count - i0 < ch ? tr->count - i0 : ch;
         for (size_t j = 0; j < m; j++) {
             size_t ex = tr->idx[i0 + j];
             memcpy(c->X + j * D, tr->train->x + ex * D, D * sizeof(double));
             c->y[j] = tr->train->y[ex];
         }
-        double *S = c->bufs + k * P;
-        memset(S, 0, P * sizeof *S);
-        c->st = dpc_model_clipped_sum(tr->model, tr->params, c->X, c->y, m, tr->cfg.clip, S,
-                                      c->losses, c->norms, c->ws, &c->err);
+        c->st = dpc_model_batch_grads(tr->model, tr->params, c->X, c->y, m, i0, tr->cfg.clip,
+                                      tr->batch, c->ws, c->losses, c->norms, &c->err);
         if (c->st) {
             dpc_error_prefix(&c->err, "example %zu: ", tr->idx[i0]);
             break;
@@ -198,26 +189,17 @@ static void phase_chunks(void *a, size_t tid, size_t T)
     }
 }
 
-/* Phase 2: gsum += S_c for the round's chunks in chunk order, on this thread's slice. */
-static void phase_reduce(void *a, size_t tid, size_t T)
+/* Phase 2: gsum += the chunk sums in chunk order, on part tid of T of the slab. */
+static void phase_sum(void *a, size_t tid, size_t T)
 {
-    round_arg *r = a;
-    dpc_trainer *tr = r->tr;
-    (void)T;
-    size_t K = DPC__CHUNKS_PER_THREAD, P = tr->P;
-    size_t p0 = tr->tc[tid].p0, p1 = tr->tc[tid].p1;
-    for (size_t chunk = r->c0; chunk < r->c1; chunk++) {
-        size_t owner = (chunk - r->c0) / K, k = (chunk - r->c0) % K;
-        const double *S = tr->tc[owner].bufs + k * P;
-        for (size_t p = p0; p < p1; p++) tr->gsum[p] = tr->gsum[p] + S[p];
-    }
+    dpc_trainer *tr = a;
+    dpc_model_batch_sum(tr->model, tr->batch, tr->count, tid, T, tr->gsum);
 }
 
 /* Phase 3: noise for this slice, then the optimizer update. */
 static void phase_update(void *a, size_t tid, size_t T)
 {
-    round_arg *r = a;
-    dpc_trainer *tr = r->tr;
+    dpc_trainer *tr = a;
     thread_ctx *c = &tr->tc[tid];
     (void)T;
     if (c->p1 <= c->p0) return;
@@ -256,17 +238,11 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
     if (st) return st;
     memset(tr->gsum, 0, tr->P * sizeof(double));
     size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
-    size_t per_round = tr->T * DPC__CHUNKS_PER_THREAD;
-    round_arg r = {tr, 0, 0};
-    for (size_t c0 = 0; c0 < nchunks; c0 += per_round) {
-        r.c0 = c0;
-        r.c1 = c0 + per_round < nchunks ? c0 + per_round : nchunks;
-        dpc__pool_run(tr->pool, phase_chunks, &r);
-        if ((st = collect(tr, err))) return st;
-        dpc__pool_run(tr->pool, phase_reduce, &r);
-    }
+    dpc__pool_run(tr->pool, phase_chunks, tr);
+    if ((st = collect(tr, err))) return st;
+    dpc__pool_run(tr->pool, phase_sum, tr);
     double lr = dpc__train_lr(&tr->cfg, tr->t, tr->n_steps);
-    dpc__pool_run(tr->pool, phase_update, &r);
+    dpc__pool_run(tr->pool, phase_update, tr);
     if ((st = collect(tr, err))) return st;
     for (size_t p = 0; p < tr->P; p++)
         if (!isfinite(tr->params[p]))
