@@ -38,7 +38,7 @@ LIB_SRC   := $(sort $(wildcard src/core/*/*.c src/papers/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
-HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h tests/*.h tools/*.h)
+HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h src/*/*/*.inc tests/*.h tools/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)

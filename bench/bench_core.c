@@ -102,7 +102,7 @@ int main(void)
         dpc_mech *m = NULL;
         dpc_noise *g = NULL;
         dpc_error err = {0};
-        dpc_noise_config cfg = {0, D, mc->form, (size_t)4 << 30};
+        dpc_noise_config cfg = {0, D, mc->form, (size_t)4 << 30, DPC_ISA_AUTO};
         if (dpc_mech_new(&m, &mc->p, &err) || dpc_noise_new(&g, m, &s, &cfg, &err) ||
             dpc_noise_seek(g, mc->t0, &err)) {
             printf("%-26s error: %s\n", mc->name, err.msg);

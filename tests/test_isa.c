@@ -1,11 +1,16 @@
 /* test_isa.c — instruction-set levels: the level API (names, parsing, resolution, refusal of a
  * level the CPU lacks), and every level's kernels against their scalar twins bit for bit on odd
  * sizes and awkward offsets: the bulk Gaussian fill (Philox and ChaCha20 words, the ziggurat
- * and its batched slow path), the model's GEMM with summation segments. Levels this CPU lacks
- * are skipped (and say so). */
+ * and its batched slow path), the model's GEMM with summation segments; then whole objects at
+ * every level: noise rows of every mechanism (the engines' fused steps), model losses, norms and
+ * clipped sums, and training runs on 1 and 2 threads. Levels this CPU lacks are skipped. */
 #include "dpcorr/isa.h"
+#include "dpcorr/mech.h"
+#include "dpcorr/model.h"
 #include "dpcorr/rng.h"
+#include "dpcorr/train.h"
 #include "harness.h"
+#include "isa/isa_internal.h"
 #include "model/gemm.h"
 
 #include <stdint.h>
@@ -54,6 +59,18 @@ static void test_api(void)
     }
     CHECK(dpc_isa_resolve((dpc_isa)5, &got, &err) == DPC_E_INVALID && !strcmp(err.field, "isa"),
           "resolve refuses an unknown value: %s", err.msg);
+    /* on a CPU that only runs SSE2 (or AVX2), higher levels are refused with a clear message */
+    CHECK(dpc__isa_resolve_on(DPC_ISA_AVX512, DPC_ISA_AVX2, &got, &err) == DPC_E_UNSUPPORTED &&
+              !strcmp(err.field, "isa") && strstr(err.msg, "does not support avx512") &&
+              strstr(err.msg, "highest level here is avx2"),
+          "avx512 refused on an AVX2 CPU: %s", err.msg);
+    CHECK(dpc__isa_resolve_on(DPC_ISA_AVX2, DPC_ISA_SSE2, &got, &err) == DPC_E_UNSUPPORTED,
+          "avx2 refused on an SSE2 CPU: %s", err.msg);
+    got = DPC_ISA_AVX512;
+    CHECK(dpc__isa_resolve_on(DPC_ISA_AUTO, DPC_ISA_SSE2, &got, &err) == DPC_OK &&
+              got == DPC_ISA_SSE2, "AUTO on an SSE2 CPU is sse2");
+    CHECK(dpc__isa_resolve_on(DPC_ISA_SSE2, DPC_ISA_AVX2, &got, &err) == DPC_OK &&
+              got == DPC_ISA_SSE2, "a lower level is kept");
 }
 
 /* ==== Gaussian fill: every level equals the scalar sampler ============================== */
@@ -181,10 +198,293 @@ static void test_gemm_levels(void)
     free(G);
 }
 
+/* ==== Noise rows: every mechanism, every level, the same bits ============================ */
+
+typedef struct {
+    const char *name;
+    dpc_mech_kind kind;
+    double nu, lambda, momentum, decay;
+    size_t bands, nbuf;
+    int honaker;
+} nspec;
+
+static dpc_mech *make_mech(const nspec *k, size_t n, const double *th, const double *om,
+                           const double *dense)
+{
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = k->kind;
+    p.steps = n;
+    p.nu = k->nu;
+    p.lambda = k->lambda;
+    p.momentum = k->momentum;
+    p.decay = k->decay ? k->decay : 1.0;
+    p.bands = k->bands;
+    p.nbuf = k->nbuf;
+    p.theta = th;
+    p.omega = om;
+    p.honaker = k->honaker;
+    p.dense = dense;
+    dpc_mech *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+    return m;
+}
+
+/* All n rows (n, d) of the generator over [c0, c0 + d) at `form` and `isa`; NULL if the form is
+ * not available. */
+static double *noise_rows(const dpc_mech *m, const dpc_rng_stream *s, size_t c0, size_t d,
+                          dpc_noise_form form, dpc_isa isa, size_t n)
+{
+    if (!dpc_mech_form_available(m, form)) return NULL;
+    dpc_noise_config cfg = {c0, d, form, 0, isa};
+    dpc_noise *g = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_noise_new(&g, m, s, &cfg, &err), &err);
+    double *out = malloc(n * d * sizeof *out);
+    for (size_t t = 0; g && t < n; t++) CHECK_OK(dpc_noise_next(g, out + t * d, &err), &err);
+    dpc_noise_free(g);
+    return out;
+}
+
+static void test_noise_levels(void)
+{
+    static const double th[4] = {0.999, 0.99, 0.9, 0.5}, om[4] = {0.01, 0.05, 0.1, 0.2};
+    static const nspec specs[] = {
+        {.name = "identity", .kind = DPC_MECH_IDENTITY},
+        {.name = "nu", .kind = DPC_MECH_NU, .nu = 0.05},
+        {.name = "lcgd", .kind = DPC_MECH_LCGD, .lambda = 0.5},
+        {.name = "bsr 8", .kind = DPC_MECH_BSR, .momentum = 0.9, .decay = 1, .bands = 8},
+        {.name = "bisr 5", .kind = DPC_MECH_BISR, .momentum = 0.9, .decay = 0.995, .bands = 5},
+        {.name = "blt 4", .kind = DPC_MECH_BLT, .nbuf = 4},
+        {.name = "tree", .kind = DPC_MECH_TREE},
+        {.name = "tree honaker", .kind = DPC_MECH_TREE, .honaker = 1},
+        {.name = "dense", .kind = DPC_MECH_DENSE},
+    };
+    enum { N = 21 };
+    static const size_t ds[] = {1, 1023, 2500};
+    double *dense = calloc(N * N, sizeof *dense);
+    for (size_t t = 0; t < N; t++)
+        for (size_t j = 0; j <= t; j++) dense[t * N + j] = j == t ? 1.0 + 0.01 * t : 0.02 * (double)((t + 2 * j) % 7) - 0.06;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 5);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    int bad = 0, cases = 0;
+    for (size_t k = 0; k < sizeof specs / sizeof *specs; k++) {
+        dpc_mech *m = make_mech(&specs[k], N, th, om, dense);
+        if (!m) continue;
+        for (size_t a = 0; a < sizeof ds / sizeof *ds; a++)
+            for (int f = 1; f <= 2; f++) {
+                size_t d = ds[a];
+                dpc_noise_form form = (dpc_noise_form)f;
+                double *ref = noise_rows(m, &s, 7, d, form, DPC_ISA_SSE2, N);
+                if (!ref) continue;
+                for (size_t l = 0; l < N_LEVELS; l++) {
+                    if (!dpc_isa_supported(LEVELS[l])) continue;
+                    double *got = noise_rows(m, &s, 7, d, form, LEVELS[l], N);
+                    cases++;
+                    if (memcmp(ref, got, N * d * sizeof *ref)) {
+                        bad++;
+                        fprintf(stderr, "  noise %s %s d %zu at %s differs from sse2\n",
+                                specs[k].name, dpc_noise_form_name(form), d,
+                                dpc_isa_name(LEVELS[l]));
+                    }
+                    free(got);
+                }
+                if (d > 1) { /* split off the middle of a piece: the same rows */
+                    size_t h = 700;
+                    double *lo = noise_rows(m, &s, 7, h, form, dpc_isa_detect(), N);
+                    double *hi = noise_rows(m, &s, 7 + h, d - h, form, dpc_isa_detect(), N);
+                    int same = 1;
+                    for (size_t t = 0; t < N; t++)
+                        same &= !memcmp(lo + t * h, ref + t * d, h * sizeof *lo) &&
+                                !memcmp(hi + t * (d - h), ref + t * d + h, (d - h) * sizeof *hi);
+                    cases++;
+                    bad += !same;
+                    if (!same) fprintf(stderr, "  noise %s d %zu: split differs\n", specs[k].name, d);
+                    free(lo);
+                    free(hi);
+                }
+                free(ref);
+            }
+        dpc_mech_free(m);
+    }
+    CHECK(bad == 0 && cases > 100, "noise rows are the same at every level and split (%d of %d "
+                                   "cases differ)", bad, cases);
+    /* an unknown level is refused naming the field */
+    dpc_mech *m = make_mech(&specs[0], N, th, om, dense);
+    dpc_noise_config cfg = {0, 4, DPC_NOISE_AUTO, 0, (dpc_isa)9};
+    dpc_noise *g = NULL;
+    dpc_error err = {0};
+    CHECK(dpc_noise_new(&g, m, &s, &cfg, &err) == DPC_E_INVALID && !strcmp(err.field, "isa"),
+          "noise refuses isa 9: %s", err.msg);
+    dpc_mech_free(m);
+    free(dense);
+}
+
+/* ==== Models and training runs: every level, the same bits =============================== */
+
+static dpc_model *model_at(const char *spec, size_t D, size_t K, dpc_isa isa)
+{
+    dpc_model_config cfg;
+    dpc_model *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_model_parse(&cfg, spec, D, K, &err), &err);
+    cfg.isa = isa;
+    CHECK_OK(dpc_model_new(&m, &cfg, &err), &err);
+    if (m) CHECK(dpc_model_get_config(m)->isa == isa, "the model keeps its level");
+    return m;
+}
+
+/* Losses, norms and the clipped sum of n examples in chunks of 32 (one buffer: n + n + P). */
+static double *model_outputs(const dpc_model *m, const double *w, const double *X,
+                             const double *y, size_t n)
+{
+    size_t P = dpc_model_num_params(m), D = dpc_model_get_config(m)->n_in;
+    double *o = calloc(2 * n + P + 1, sizeof *o);
+    dpc_error err = {0};
+    for (size_t i0 = 0; i0 < n; i0 += 32) {
+        size_t M = n - i0 < 32 ? n - i0 : 32;
+        CHECK_OK(dpc_model_clipped_sum(m, w, X + i0 * D, y + i0, M, 0.5, o + 2 * n, o + i0,
+                                       o + n + i0, NULL, &err), &err);
+    }
+    CHECK_OK(dpc_model_evaluate(m, w, X, y, n, o + 2 * n + P, NULL, NULL, &err), &err);
+    return o;
+}
+
+static void test_model_levels(void)
+{
+    static const struct { const char *spec; size_t D, K; } cases[] = {
+        {"mlp:37,16:tanh", 29, 10}, {"mlp:24:relu", 13, 3}, {"softmax", 17, 5}, {"kan:5", 6, 3},
+    };
+    size_t n = 70;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 8);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 6));
+    int bad = 0, cases_run = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        size_t D = cases[c].D, K = cases[c].K;
+        dpc_model *m0 = model_at(cases[c].spec, D, K, DPC_ISA_SSE2);
+        if (!m0) continue;
+        size_t P = dpc_model_num_params(m0);
+        double *w = malloc(P * sizeof *w), *X = malloc(n * D * sizeof *X), *y = malloc(n * sizeof *y);
+        dpc_rng_gaussian_fill(&s, 2 * c, 0, w, P);
+        for (size_t p = 0; p < P; p++) w[p] *= 0.4;
+        dpc_rng_gaussian_fill(&s, 2 * c + 1, 0, X, n * D);
+        for (size_t i = 0; i < n; i++) y[i] = (double)(i * 7 % K);
+        double *ref = model_outputs(m0, w, X, y, n);
+        for (size_t l = 0; l < N_LEVELS; l++) {
+            if (!dpc_isa_supported(LEVELS[l])) continue;
+            dpc_model *m = model_at(cases[c].spec, D, K, LEVELS[l]);
+            double *got = model_outputs(m, w, X, y, n);
+            cases_run++;
+            if (memcmp(ref, got, (2 * n + P + 1) * sizeof *ref)) {
+                bad++;
+                fprintf(stderr, "  model %s at %s differs from sse2\n", cases[c].spec,
+                        dpc_isa_name(LEVELS[l]));
+            }
+            free(got);
+            dpc_model_free(m);
+        }
+        free(ref), free(w), free(X), free(y);
+        dpc_model_free(m0);
+    }
+    CHECK(bad == 0 && cases_run >= 4, "losses, norms, clipped sums and evaluation are the same at "
+                                      "every level (%d of %d differ)", bad, cases_run);
+    dpc_model_config cfg;
+    dpc_model *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_model_parse(&cfg, "softmax", 4, 3, &err), &err);
+    cfg.isa = (dpc_isa)4;
+    CHECK(dpc_model_new(&m, &cfg, &err) == DPC_E_INVALID && !strcmp(err.field, "isa") && !m,
+          "model refuses isa 4: %s", err.msg);
+}
+
+/* Parameters after a few steps of a run at `isa` on T threads (FNV hash). */
+static uint64_t run_hash(const dpc_dataset *ds, dpc_mech_kind kind, dpc_isa isa, size_t T)
+{
+    dpc_model *m = model_at("mlp:16:tanh", ds->d, ds->n_classes, isa);
+    dpc_train_config cfg;
+    dpc_train_config_init(&cfg);
+    cfg.mech.kind = kind;
+    cfg.mech.bands = 4;
+    cfg.sampler = kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
+    cfg.sampler_set = 1;
+    cfg.batch = 70;
+    cfg.epochs = 2;
+    cfg.noise_multiplier = 1.0;
+    cfg.lr = 0.2;
+    cfg.momentum = 0.5;
+    cfg.chunk = 16;
+    cfg.threads = T;
+    cfg.isa = isa;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 3);
+    dpc_trainer *tr = NULL;
+    dpc_error err = {0};
+    uint64_t h = 0;
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &cfg, &rng, &err), &err);
+    if (tr) {
+        CHECK(dpc_trainer_isa(tr) == isa, "the trainer keeps its level");
+        for (int k = 0; k < 6; k++) CHECK_OK(dpc_trainer_step(tr, NULL, &err), &err);
+        h = dpc_trainer_params_hash(tr);
+    }
+    dpc_trainer_free(tr);
+    dpc_model_free(m);
+    return h;
+}
+
+static void test_train_levels(void)
+{
+    dpc_dataset *ds = NULL;
+    dpc_error err = {0};
+    size_t N = 300, D = 23, K = 4;
+    CHECK_OK(dpc_dataset_new(&ds, N, D, K, &err), &err);
+    if (!ds) return;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 12);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 7));
+    dpc_rng_gaussian_fill(&s, 0, 0, ds->x, N * D);
+    for (size_t i = 0; i < N; i++) ds->y[i] = (double)dpc_rng_below(&s, 1, i, K);
+    static const dpc_mech_kind kinds[] = {DPC_MECH_IDENTITY, DPC_MECH_BSR}; /* BSR: IIR state */
+    int bad = 0, runs = 0;
+    for (size_t k = 0; k < 2; k++) {
+        uint64_t ref = run_hash(ds, kinds[k], DPC_ISA_SSE2, 1);
+        for (size_t l = 0; l < N_LEVELS; l++)
+            for (size_t T = 1; T <= 2; T++) {
+                if (!dpc_isa_supported(LEVELS[l])) continue;
+                runs++;
+                uint64_t h = run_hash(ds, kinds[k], LEVELS[l], T);
+                if (h != ref || !h) {
+                    bad++;
+                    fprintf(stderr, "  run %s at %s, %zu threads: %016llx vs %016llx\n",
+                            dpc_mech_kind_name(kinds[k]), dpc_isa_name(LEVELS[l]), T,
+                            (unsigned long long)h, (unsigned long long)ref);
+                }
+            }
+    }
+    CHECK(bad == 0 && runs >= 4, "training runs are the same at every level and thread count "
+                                 "(%d of %d differ)", bad, runs);
+    dpc_model *m = model_at("softmax", D, K, DPC_ISA_SSE2);
+    dpc_train_config cfg;
+    dpc_train_config_init(&cfg);
+    cfg.noise_multiplier = 1.0;
+    cfg.batch = 30;
+    cfg.isa = (dpc_isa)-2;
+    dpc_trainer *tr = NULL;
+    CHECK(dpc_trainer_new(&tr, m, ds, NULL, &cfg, &rng, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "isa"), "trainer refuses isa -2: %s", err.msg);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
     test_api();
     test_gaussian_levels();
     test_gemm_levels();
+    test_noise_levels();
+    test_model_levels();
+    test_train_levels();
     return TEST_SUMMARY();
 }

@@ -224,7 +224,7 @@ static void test_update_recomputed(void)
         dpc_mech *mech = NULL;
         CHECK_OK(dpc_mech_new(&mech, &mp, &err), &err);
         dpc_rng_stream ns = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
-        dpc_noise_config nc = {0, P, DPC_NOISE_AUTO, 0};
+        dpc_noise_config nc = {0, P, DPC_NOISE_AUTO, 0, DPC_ISA_AUTO};
         dpc_noise *gen = NULL;
         CHECK_OK(dpc_noise_new(&gen, mech, &ns, &nc, &err), &err);
         double *theta = malloc(P * sizeof *theta), *g = malloc(P * sizeof *g),

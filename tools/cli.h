@@ -38,6 +38,17 @@ int cli_is(const cli_iter *it, const char *name);
 /* Prints "dpcorr <cmd>: <message>" to stderr and returns CLI_USAGE. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Instruction-set level (dpcorr/isa.h) from the environment: DPCORR_ISA=sse2|avx2|avx512 forces
+ * a level, unset (or auto) means the best this CPU runs. cli_isa_check prints a message naming
+ * DPCORR_ISA and returns CLI_USAGE for an unknown name or a level this CPU lacks (dpcorr's main
+ * calls it first); cli_isa returns the resolved level (after a successful check). */
+int cli_isa_check(void);
+dpc_isa cli_isa(void);
+/* dpc_model_parse then dpc_model_new at the level cli_isa(); *cfg (may be NULL) receives the
+ * parsed configuration. */
+dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec, size_t n_in,
+                         size_t n_classes, dpc_error *err);
+
 /* Strict number parsing (whole string, finite). Return 0 on success, CLI_USAGE after printing
  * "dpcorr <cmd>: <opt>: expected ..., got '<s>'". */
 int cli_double(const cli_iter *it, const char *s, double *out);

@@ -113,6 +113,7 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
     cfg.momentum = 0.9;
     cfg.schedule = DPC_LR_COOLDOWN;
     cfg.threads = fc->threads;
+    cfg.isa = cli_isa();
     dpc_rng rng;
     dpc_rng_seed(&rng, seed);
     dpc_trainer *tr = NULL;
@@ -241,9 +242,7 @@ int repro_nu_fig4(repro_ctx *c)
         repro_json_str(c, "skipped", err.msg);
         goto done;
     }
-    dpc_model_config mcfg;
-    if (dpc_model_parse(&mcfg, "softmax", train->d, train->n_classes, &err) ||
-        dpc_model_new(&model, &mcfg, &err)) {
+    if (cli_model_new(&model, NULL, "softmax", train->d, train->n_classes, &err)) {
         repro_say(c, "model: %s\n", err.msg);
         goto done;
     }

@@ -341,8 +341,7 @@ int train_lcgd_projected(int argc, char **argv)
             rc = cli_fail(CMD, "--lr/--clip/--radius theory: only for the paper's KAN (kan2:M)");
             goto done;
         }
-        dpc_model_config mc;
-        if (dpc_model_parse(&mc, o.model, tr->d, tr->n_classes, &err) || dpc_model_new(&m, &mc, &err) ||
+        if (cli_model_new(&m, NULL, o.model, tr->d, tr->n_classes, &err) ||
             dpc_kan_model_task_new(&task, m, tr, te, o.chunk, &err)) {
             rc = cli_fail(CMD, "--model: %s", err.msg);
             goto done;

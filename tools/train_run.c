@@ -189,7 +189,8 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     cli_json_num(f, "weight_decay", c->weight_decay, 1);
     cli_json_str(f, "schedule", dpc_lr_schedule_name(c->schedule), 1);
     cli_json_int(f, "threads", (long long)c->threads, 1);
-    cli_json_int(f, "chunk", (long long)c->chunk, 0);
+    cli_json_int(f, "chunk", (long long)c->chunk, 1);
+    cli_json_str(f, "isa", dpc_isa_name(r->isa), 0);
     fprintf(f, "},\n  \"data\": {");
     cli_json_str(f, "source", train->source, 1);
     cli_json_int(f, "n_train", (long long)train->n, 1);
@@ -369,17 +370,18 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     }
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
+    o->cfg.isa = cli_isa();
     if (!o->cfg.sampler_set)
         o->cfg.sampler = o->cfg.mech.kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON
                                                                : DPC_SAMPLER_FIXED;
     dpc_model_config mc;
-    if (dpc_model_parse(&mc, o->model, train->d, train->n_classes, &err) ||
-        dpc_model_new(&model, &mc, &err)) {
+    if (cli_model_new(&model, &mc, o->model, train->d, train->n_classes, &err)) {
         rc = cli_fail(cmd, "--model: %s", err.msg);
         goto done;
     }
     dpc_model_format_spec(&mc, res->model_spec, sizeof res->model_spec);
     res->n_params = dpc_model_num_params(model);
+    res->isa = dpc_model_get_config(model)->isa;
     dpc_status st = dpc_trainer_new(&tr, model, train, test, &o->cfg, &rng, &err);
     if (st) {
         if (st == DPC_E_NOMEM || st == DPC_E_NUMERIC) {
@@ -403,7 +405,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     if (!o->quiet) {
         fprintf(stderr,
                 "%s%s%s %s | %s sampler, batch %zu, %zu steps | %s %.4g, %s %.4g%s"
-                " | (%.4g, %.3g)-DP, %s | %s seed%s%llu\n",
+                " | (%.4g, %.3g)-DP, %s | %s seed%s%llu | isa %s\n",
                 o->label ? "[" : "", o->label ? o->label : "", o->label ? "] " : "", L->mechanism,
                 L->sampler, o->cfg.batch, L->steps,
                 L->amplified ? "noise multiplier per step" : "noise multiplier (whole run)",
@@ -413,7 +415,8 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
                 L->sensitivity_exact ? "" : " (bound)", L->epsilon,
                 L->delta, L->route,
                 dpc_rng_mode_name(L->rng_mode), L->rng_mode == DPC_RNG_SEEDED ? " " : "",
-                L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
+                L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull,
+                dpc_isa_name(dpc_trainer_isa(tr)));
         if (resumed_from) fprintf(stderr, "resumed at step %zu\n", resumed_from);
     }
     size_t n = dpc_trainer_steps_total(tr), spe = L->steps_per_epoch ? L->steps_per_epoch : 1;

@@ -38,6 +38,7 @@ typedef struct train_result {
     size_t steps_done;
     char model_spec[DPC_MODEL_SPEC_LEN];
     size_t n_params;
+    dpc_isa isa;         /* the kernels' instruction-set level (model and trainer) */
 } train_result;
 
 void train_opts_init(train_opts *o);

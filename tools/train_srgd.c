@@ -360,8 +360,7 @@ int train_srgd(int argc, char **argv)
         snprintf(spec, sizeof spec, "%s",
                  o.model ? o.model : train->n_classes == 2 ? "logistic" : "linear");
     }
-    dpc_model_config mc;
-    if (dpc_model_parse(&mc, spec, ds->d, ds->n_classes, &err) || dpc_model_new(&model, &mc, &err)) {
+    if (cli_model_new(&model, NULL, spec, ds->d, ds->n_classes, &err)) {
         rc = cli_fail("train", "--model: %s", err.msg);
         goto done;
     }

@@ -78,6 +78,10 @@ typedef struct dpc_train_config {
     /* execution */
     size_t threads;             /* >= 1 (default 1) */
     size_t chunk;               /* examples per chunk (default 32); part of the reduction order */
+    dpc_isa isa;                /* instruction-set level of the noise generators (dpcorr/isa.h;
+                                   AUTO = the best this CPU runs; the model has its own,
+                                   dpc_model_config.isa). Resolved by dpc_trainer_new, which
+                                   refuses a level the CPU lacks. Results do not depend on it. */
 } dpc_train_config;
 
 /* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 1e-5, PLD. */
@@ -145,6 +149,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, s
                                                         double *eps, dpc_error *err);
 
 DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
+/* The resolved instruction-set level of the trainer's noise generators (cfg.isa). */
+DPC_API dpc_isa dpc_trainer_isa(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);
 DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);
 DPC_API const double *dpc_trainer_params(const dpc_trainer *tr); /* (P), owned */

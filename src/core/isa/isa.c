@@ -5,7 +5,7 @@
  * the CPU has it and the OS saves its registers (XCR0 YMM state for AVX2, opmask and ZMM state
  * for AVX-512). It is a read-only query of the hardware, costs a load, and keeps no state of
  * ours. */
-#include "dpcorr/isa.h"
+#include "isa/isa_internal.h"
 
 #include <string.h>
 
@@ -33,9 +33,13 @@ int dpc_isa_supported(dpc_isa isa)
 
 dpc_status dpc_isa_resolve(dpc_isa isa, dpc_isa *out, dpc_error *err)
 {
+    return dpc__isa_resolve_on(isa, dpc_isa_detect(), out, err);
+}
+
+dpc_status dpc__isa_resolve_on(dpc_isa isa, dpc_isa have, dpc_isa *out, dpc_error *err)
+{
     if (isa < DPC_ISA_AUTO || isa > DPC_ISA_AVX512)
         return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown level %d", (int)isa);
-    dpc_isa have = dpc_isa_detect();
     if (isa == DPC_ISA_AUTO) {
         *out = have;
         return DPC_OK;

@@ -44,6 +44,7 @@ struct dpc_trainer {
     size_t T;
     thread_ctx *tc;
     dpc_rng_stream noise_stream;
+    dpc_isa isa; /* resolved cfg.isa */
 };
 
 /* privacy.c: builds the mechanism for n steps, calibrates sigma, fills the ledger. */

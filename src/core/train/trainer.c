@@ -51,7 +51,7 @@ static dpc_status make_noise(dpc_trainer *tr, thread_ctx *c, dpc_error *err)
     c->noise = NULL;
     if (c->p1 <= c->p0) return DPC_OK;
     dpc_noise_config nc = {c->p0, c->p1 - c->p0, tr->cfg.noise_form,
-                           tr->cfg.noise_memory / tr->T};
+                           tr->cfg.noise_memory / tr->T, tr->isa};
     return dpc_noise_new(&c->noise, tr->mech, &tr->noise_stream, &nc, err);
 }
 
@@ -62,7 +62,8 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
     *out = NULL;
     if (!model || !rng) return dpc_error_set(err, DPC_E_INVALID, "train: NULL model or rng");
     dpc_status st = dpc_train_config_check(cfg, train, err);
-    if (st) return st;
+    dpc_isa isa = DPC_ISA_SSE2;
+    if (st || (st = dpc_isa_resolve(cfg->isa, &isa, err))) return st;
     const dpc_model_config *mc = dpc_model_get_config(model);
     if (mc->n_in != train->d)
         return dpc_error_set(err, DPC_E_INVALID, "model: expects %zu features, the data has %zu",
@@ -85,6 +86,7 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
     tr->P = dpc_model_num_params(model);
     tr->D = train->d;
     tr->T = cfg->threads;
+    tr->isa = isa;
     tr->noise_stream = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
     /* sampler: n = epochs * floor(N / B) steps */
     size_t spe = train->n / cfg->batch;
@@ -325,6 +327,7 @@ dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *
 /* ---- accessors ---------------------------------------------------------------------------- */
 
 size_t dpc_trainer_steps_done(const dpc_trainer *tr) { return tr->t; }
+dpc_isa dpc_trainer_isa(const dpc_trainer *tr) { return tr->isa; }
 size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
 const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr) { return &tr->ledger; }
 const double *dpc_trainer_params(const dpc_trainer *tr) { return tr->params; }

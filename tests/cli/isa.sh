@@ -1,0 +1,35 @@
+#!/bin/sh
+# End-to-end tests of DPCORR_ISA: every level this CPU runs gives the same training run bit for
+# bit (1 and 2 threads), the level is recorded in the report and the run header, and an unknown
+# level is refused with exit code 2 and a message naming DPCORR_ISA.
+BIN=${1:-build/dpcorr}
+. "$(dirname "$0")/common.inc"
+DATA="synthetic:logistic,n=2000,d=30,margin=0.1,test-n=300"
+COMMON="--data $DATA --model mlp:24:tanh --epochs 2 --batch 50 --lr 0.3 --clip 1 --epsilon 2"
+
+expect_rc 0 "help names DPCORR_ISA" "$BIN" --help
+out_has "DPCORR_ISA=sse2\|avx2\|avx512" "help line"
+have=$(sed -n 's/.*here \([a-z0-9]*\);.*/\1/p' "$TMP/out")
+ref=""
+for lvl in sse2 avx2 avx512; do
+    case "$lvl:$have" in avx2:sse2|avx512:sse2|avx512:avx2) continue ;; esac
+    for T in 1 2; do
+        expect_rc 0 "train at $lvl, $T threads" env DPCORR_ISA=$lvl "$BIN" train $COMMON \
+            --mech bsr --bands 4 --momentum 0.9 --threads $T --report "$TMP/$lvl$T.json"
+        err_has "isa $lvl" "run header names $lvl"
+        if grep -q "\"isa\": \"$lvl\"" "$TMP/$lvl$T.json"; then pass; else fail "report isa $lvl"; fi
+        h=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/$lvl$T.json")
+        [ -z "$ref" ] && ref=$h
+        if [ -n "$h" ] && [ "$h" = "$ref" ]; then pass; else fail "$lvl $T threads: $h vs $ref"; fi
+    done
+done
+# the default is the best level here
+expect_rc 0 "train at the default level" "$BIN" train $COMMON --report "$TMP/d.json"
+if grep -q "\"isa\": \"$have\"" "$TMP/d.json"; then pass; else fail "default isa $have recorded"; fi
+
+expect_rc 2 "unknown level" env DPCORR_ISA=avx9 "$BIN" train $COMMON
+err_has "DPCORR_ISA=avx9: unknown level 'avx9'" "message names the variable and the value"
+expect_rc 2 "upper case refused" env DPCORR_ISA=AVX2 "$BIN" demo --quick
+err_has "DPCORR_ISA=AVX2" "message names the value"
+expect_rc 0 "auto accepted" env DPCORR_ISA=auto "$BIN" version
+summary
