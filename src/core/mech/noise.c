@@ -131,7 +131,8 @@ dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m, const dpc_rng_strea
                                  dpc_noise_form_name(form));
         }
     }
-    g->scratch = dpc__calloc(nscratch * DPC__NOISE_PIECE, sizeof(double));
+    g->piece = d < DPC__NOISE_PIECE ? d : DPC__NOISE_PIECE;
+    g->scratch = dpc__calloc(nscratch * g->piece, sizeof(double));
     if (!g->scratch) {
         dpc_noise_free(g);
         return DPC__NOMEM(err, "noise scratch");

@@ -6,7 +6,7 @@
 #include "mech/mech_internal.h"
 
 #define DPC__NOISE_TREE_LEVELS 64
-#define DPC__NOISE_PIECE 1024 /* coordinates per piece: every engine's work on one piece is
+#define DPC__NOISE_PIECE 16384 /* coordinates per piece: every engine's work on one piece is
                                  done before the next (its rows stay in cache) */
 
 struct dpc_noise {
@@ -18,8 +18,9 @@ struct dpc_noise {
     dpc_isa isa;         /* resolved level of the RNG and the step kernels */
     size_t slots;        /* FIR: b_len; IIR: c_len - 1; BLT: k; DENSE: n; TREE: stack capacity */
     double *state;       /* (slots, d): slot-major for every engine (BLT: buffer q at q d) */
-    double *scratch;     /* (nscratch, DPC__NOISE_PIECE) */
+    double *scratch;     /* (nscratch, piece) */
     size_t nscratch;
+    size_t piece;        /* min(d, DPC__NOISE_PIECE) */
     unsigned depth;      /* TREE buffer: stack depth */
     double hv[DPC__NOISE_TREE_LEVELS], hw[DPC__NOISE_TREE_LEVELS]; /* Honaker v_h and 1 - v_h */
 };

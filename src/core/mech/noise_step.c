@@ -7,4 +7,5 @@
 
 #define DPC__LEVEL sse2
 #define DPC__NOISE_BASELINE 1 /* this copy also serves the tree rebuild (seek) */
+#define DPC__VEC 2 /* doubles per vector register */
 #include "mech/noise_step.inc"

@@ -6,4 +6,5 @@
 #include <string.h>
 
 #define DPC__LEVEL avx2
+#define DPC__VEC 4 /* doubles per vector register */
 #include "mech/noise_step.inc"
