@@ -64,17 +64,24 @@ size_t dpc__gauss_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, d
 {
     size_t left = 0;
     for (size_t k = 0; k < R; k++) {
-        uint64_t index = index0 + pos[k];
+        uint32_t p = pos[k];
         unsigned i = (unsigned)(w[k] & 255u);
         double u = ((double)(w[k] >> 11) + 0.5) * 0x1.0p-52 - 1.0, x;
-        if (fabs(u) < dpc__zig_ratio[i]) /* (only at a > 0: attempt 0 was rejected) */
-            out[pos[k]] = u * dpc__zig_x[i];
-        else if (i == 0) /* the tail, rare: its own loop */
-            out[pos[k]] = gauss_from(s, row, index, a, w[k]);
-        else if (wedge(i, u, wn[k], &x))
-            out[pos[k]] = x;
-        else
-            pos[left++] = pos[k]; /* goes on with the word of attempt a + 2 */
+        int done;
+        if (a > 0 && fabs(u) < dpc__zig_ratio[i]) { /* at attempt 0 the fast test failed */
+            x = u * dpc__zig_x[i];
+            done = 1;
+        } else if (i == 0) { /* the tail, rare: its own loop */
+            x = gauss_from(s, row, index0 + p, a, w[k]);
+            done = 1;
+        } else {
+            done = wedge(i, u, wn[k], &x);
+        }
+        /* no branch on the wedge's coin flip: store x anyway (a later attempt overwrites it)
+         * and keep the position unless done */
+        out[p] = x;
+        pos[left] = p;
+        left += (size_t)!done;
     }
     return left;
 }

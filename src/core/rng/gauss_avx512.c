@@ -281,33 +281,48 @@ static inline void chacha_ctr(__m512i blo, __m512i bhi, uint32_t attempt, __m512
                            _mm512_set1_epi32((int)attempt));
 }
 
-/* Words of attempt a of the R samples index0 + pos[k] into wa, sixteen blocks at a time (pos
- * has room for whole vectors). */
+/* Words of attempts a (into wa, unless wa is NULL) and a + 1 (into wb) of the R samples
+ * index0 + pos[k]: every word needs a block of its own, so the lanes of each sixteen-block call
+ * are filled with both attempts of the samples. */
 static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
-                            const uint32_t *pos, size_t R, uint32_t a, uint64_t *wa)
+                            const uint32_t *pos, size_t R, uint32_t a, uint64_t *wa,
+                            uint64_t *wb)
 {
-    uint64_t ks[128];
-    __m512i base = _mm512_set1_epi64((long long)index0);
-    for (size_t k = 0; k < R; k += 16) {
-        __m512i lo = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(pos + k)));
-        __m512i hi = _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(pos + k + 8)));
+    uint64_t ks[128], blk[16];
+    uint32_t att[16];
+    size_t idx[16], lanes = 0, total = wa ? 2 * R : R;
+    for (size_t e = 0; e < total; e++) {
+        size_t k = wa ? e / 2 : e;
+        int first = wa && e % 2 == 0; /* this lane serves attempt a (else a + 1) */
+        idx[lanes] = 2 * k + (size_t)!first;
+        blk[lanes] = (index0 + pos[k]) >> 3;
+        att[lanes] = (first ? a : a + 1) & 0xFFFFu;
+        lanes++;
+        if (lanes < 16 && e + 1 < total) continue;
+        for (size_t l = lanes; l < 16; l++) blk[l] = 0, att[l] = 0; /* defined spare lanes */
         __m512i ctr, non;
-        chacha_ctr(_mm512_srli_epi64(_mm512_add_epi64(base, lo), 3),
-                   _mm512_srli_epi64(_mm512_add_epi64(base, hi), 3), a & 0xFFFFu, &ctr, &non);
+        chacha_ctr(_mm512_loadu_si512((const void *)blk), _mm512_loadu_si512((const void *)(blk + 8)),
+                   0, &ctr, &non);
+        non = _mm512_or_si512(non, _mm512_loadu_si512((const void *)att));
         chacha16(s->skey, ctr, row, non, ks);
-        for (size_t l = 0; l < 16 && k + l < R; l++)
-            wa[k + l] = ks[8 * l + ((index0 + pos[k + l]) & 7)];
+        for (size_t l = 0; l < lanes; l++) {
+            size_t kk = idx[l] / 2;
+            (idx[l] % 2 ? wb : wa)[kk] = ks[8 * l + ((index0 + pos[kk]) & 7)];
+        }
+        lanes = 0;
     }
 }
+
+#define WBUF_S 2048 /* secure: longer pieces fill the lanes of the rejected samples' blocks */
 
 void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                       double *out, size_t n)
 {
     const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    uint64_t w[WBUF], w0[WBUF + 8], w1[WBUF + 16];
-    uint32_t pos[WBUF + 16];
-    for (size_t i = 0; i < n; i += WBUF) {
-        size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 128: 16 blocks */
+    uint64_t w[WBUF_S], w0[WBUF_S + 8], w1[WBUF_S + 8];
+    uint32_t pos[WBUF_S + 8];
+    for (size_t i = 0; i < n; i += WBUF_S) {
+        size_t m = n - i < WBUF_S ? n - i : WBUF_S; /* a multiple of 128: 16 blocks */
         for (size_t j = 0; j < m; j += 128) {
             __m512i blo = _mm512_add_epi64(_mm512_set1_epi64((long long)((index0 + i + j) >> 3)), lane);
             __m512i bhi = _mm512_add_epi64(blo, _mm512_set1_epi64(8));
@@ -317,9 +332,7 @@ void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uin
         }
         size_t R = zig_pass(w, m, out + i, pos, w0);
         for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
-            for (size_t k = R; k < R + 16; k++) pos[k] = 0; /* whole vectors of defined lanes */
-            if (a) chacha_words_at(s, row, index0 + i, pos, R, a, w0);
-            chacha_words_at(s, row, index0 + i, pos, R, a + 1, w1);
+            chacha_words_at(s, row, index0 + i, pos, R, a, a ? w0 : NULL, w1);
             R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
         }
     }
