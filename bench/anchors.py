@@ -6,7 +6,8 @@ the benchmarks call this script when it runs and say so when it does not. Output
 lines on stdout.
 
   anchors.py numpy-normal [--n N] [--reps R]
-      NumPy Generator.standard_normal into a preallocated array (one core): samples_per_s.
+      NumPy Generator.standard_normal into a preallocated array (one core): samples_per_s, from
+      the best of R process-CPU-time measurements (as bench_core times dpcorr's fill).
 
   anchors.py torch-dpsgd --sigma Z [--steps S] [--batch B] [--lr L] [--momentum M] [--clip C]
                          [--threads T] [--dtype float64|float32] [--seed K] [--data DIR]
@@ -32,9 +33,9 @@ def numpy_normal(args):
     out = np.empty(args.n)
     best = float("inf")
     for _ in range(args.reps):
-        t = time.perf_counter()
+        t = time.process_time()
         g.standard_normal(out=out)
-        best = min(best, time.perf_counter() - t)
+        best = min(best, time.process_time() - t)
     print("samples_per_s=%.6g" % (args.n / best))
     print("numpy=%s" % np.__version__)
 

@@ -199,6 +199,12 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     cli_json_int(f, "classes", (long long)train->n_classes, 1);
     cli_json_str(f, "preprocessing", train->preprocessing, 1);
     cli_json_bool(f, "data_dependent_preprocessing", train->data_dependent, 0);
+    fprintf(f, "},\n  \"memory\": {");
+    size_t data_bytes = train->n * (train->d + 1) * sizeof(double) +
+                        (test ? test->n * (test->d + 1) * sizeof(double) : 0);
+    cli_json_int(f, "data_bytes", (long long)data_bytes, 1);
+    cli_json_int(f, "parameter_bytes", (long long)(r->n_params * sizeof(double)), 1);
+    cli_json_int(f, "trainer_bytes", (long long)r->trainer_bytes, 0);
     fprintf(f, "},\n  \"privacy\": {");
     cli_json_num(f, "epsilon", L->epsilon, 1);
     cli_json_num(f, "delta", L->delta, 1);
@@ -401,6 +407,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     }
     const dpc_ledger *L = dpc_trainer_ledger(tr);
     res->ledger = *L;
+    res->trainer_bytes = dpc_trainer_bytes(tr);
     int tty = isatty(2);
     if (!o->quiet) {
         fprintf(stderr,

@@ -39,6 +39,7 @@ typedef struct train_result {
     char model_spec[DPC_MODEL_SPEC_LEN];
     size_t n_params;
     dpc_isa isa;         /* the kernels' instruction-set level (model and trainer) */
+    size_t trainer_bytes; /* dpc_trainer_bytes */
 } train_result;
 
 void train_opts_init(train_opts *o);

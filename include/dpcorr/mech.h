@@ -242,6 +242,7 @@ DPC_API void dpc_noise_free(dpc_noise *g);
 DPC_API DPC_NODISCARD dpc_status dpc_noise_next(dpc_noise *g, double *out, dpc_error *err);
 
 DPC_API size_t dpc_noise_step(const dpc_noise *g);      /* next step to be emitted */
+DPC_API size_t dpc_noise_bytes(const dpc_noise *g);     /* memory held (state and scratch) */
 DPC_API dpc_noise_form dpc_noise_get_form(const dpc_noise *g);
 
 /* Positions the generator so that the next dpc_noise_next emits step t. Buffer forms rebuild

@@ -221,6 +221,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_
                                                  size_t max_chunk, dpc_error *err);
 DPC_API void dpc_model_ws_free(dpc_model_ws *ws); /* NULL is a no-op */
 DPC_API size_t dpc_model_ws_max_chunk(const dpc_model_ws *ws);
+DPC_API size_t dpc_model_ws_bytes(const dpc_model_ws *ws); /* memory held by ws */
 
 /* One chunk of M examples (M <= max chunk of ws; M == 0 is a no-op):
  *     params (P), X (M, D), y (M)

@@ -149,6 +149,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, s
                                                         double *eps, dpc_error *err);
 
 DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
+/* Bytes the trainer holds: parameter, momentum, gradient-sum and noise slabs, the batch state,
+ * the per-thread workspaces and buffers, the noise generators' state (not the data sets, which
+ * it borrows, nor the model). */
+DPC_API size_t dpc_trainer_bytes(const dpc_trainer *tr);
 /* The resolved instruction-set level of the trainer's noise generators (cfg.isa). */
 DPC_API dpc_isa dpc_trainer_isa(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);

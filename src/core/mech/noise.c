@@ -142,6 +142,11 @@ dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m, const dpc_rng_strea
 }
 
 size_t dpc_noise_step(const dpc_noise *g) { return g->t; }
+
+size_t dpc_noise_bytes(const dpc_noise *g)
+{
+    return g ? sizeof *g + (g->slots * g->d + g->nscratch * g->piece) * sizeof(double) : 0;
+}
 dpc_noise_form dpc_noise_get_form(const dpc_noise *g) { return g->form; }
 
 /* ---- one step ----------------------------------------------------------------------------- */

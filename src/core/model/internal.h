@@ -41,6 +41,7 @@ struct dpc_model_ws {
     double *dphi[DPC__MAX_LAYERS];     /* kan: dphi[l] (Mmax, feat[l]) their derivatives, l >= 1 */
     double *dfeat;                     /* kan: (Mmax, max_{l>=1} feat[l]) dloss/dphi */
     double *slab;                      /* one allocation; the views below point into it */
+    size_t slab_len;                   /* its doubles */
     double *act[DPC__MAX_LAYERS];      /* act[l] (Mmax, dim[l]) for l >= 1: input of layer l */
     double *delta[DPC__MAX_LAYERS];    /* delta[l] (Mmax, dim[l+1]): dloss/dz of layer l;
                                           delta[L-1] first holds the logits z */

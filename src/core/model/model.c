@@ -406,6 +406,7 @@ dpc_status dpc__ws_alloc(dpc_model_ws **out, const dpc_model *m, size_t Mx, size
         return DPC__NOMEM(err, what);
     }
     ws->slab = slab;
+    ws->slab_len = total;
     ws->max_chunk = Mx;
     ws->n_layers = m->n_layers;
     ws->kan = m->cfg.kind == DPC_MODEL_KAN;
@@ -433,6 +434,11 @@ void dpc_model_ws_free(dpc_model_ws *ws)
 }
 
 size_t dpc_model_ws_max_chunk(const dpc_model_ws *ws) { return ws ? ws->max_chunk : 0; }
+
+size_t dpc_model_ws_bytes(const dpc_model_ws *ws)
+{
+    return ws ? sizeof *ws + ws->slab_len * sizeof(double) : 0;
+}
 
 dpc_status dpc__check_ws(const dpc_model *m, const dpc_model_ws *ws, size_t M, dpc_error *err)
 {

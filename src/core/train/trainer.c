@@ -328,6 +328,20 @@ dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *
 
 size_t dpc_trainer_steps_done(const dpc_trainer *tr) { return tr->t; }
 dpc_isa dpc_trainer_isa(const dpc_trainer *tr) { return tr->isa; }
+
+size_t dpc_trainer_bytes(const dpc_trainer *tr)
+{
+    size_t b = sizeof *tr + 4 * tr->P * sizeof(double) + tr->idx_cap * sizeof(size_t) +
+               tr->max_chunks * (sizeof(double) + sizeof(size_t)) + tr->T * sizeof *tr->tc +
+               dpc_model_batch_bytes(tr->batch);
+    size_t ch = tr->cfg.chunk;
+    for (size_t i = 0; i < tr->T; i++) {
+        const thread_ctx *c = &tr->tc[i];
+        b += dpc_model_ws_bytes(c->ws) + dpc_noise_bytes(c->noise) +
+             (ch * tr->D + 3 * ch) * sizeof(double);
+    }
+    return b;
+}
 size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
 const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr) { return &tr->ledger; }
 const double *dpc_trainer_params(const dpc_trainer *tr) { return tr->params; }
