@@ -1,92 +1,209 @@
-/* bench_train.c — training throughput (examples/s) of the MLP 784-256-10 on Fashion-MNIST-shaped
- * data, for DP-SGD and for correlated-noise mechanisms (BLT, nu-DP-FTRL), with 1 and 2 threads.
- * Data: synthetic logistic-style inputs of Fashion-MNIST's shape (the loader is not timed). */
+/* bench_train.c — training throughput of the MLP 784-256-10 (tanh) on Fashion-MNIST, batch 500:
+ *  1. DP-SGD (Poisson) at every instruction-set level on 1 and 2 threads;
+ *  2. next to plain PyTorch DP-SGD with functorch per-example gradients (bench/anchors.py, 2
+ *     threads, the same precision), measured in the same run: rounds alternate torch and dpcorr,
+ *     the ratio is the median of the per-round ratios;
+ *  3. test accuracy after one epoch of both at the same noise multiplier, clip, batch, learning
+ *     rate and momentum (skipped with DPC_BENCH_QUICK=1: the torch epoch takes minutes);
+ *  4. correlated noise (BLT, nu-DP-FTRL, BSR) at the default level.
+ * Wall clock (two threads). Synthetic data of the same shape when Debian's dataset-fashion-mnist
+ * is missing (then without the torch comparison). */
 #include "bench_util.h"
 #include "dpcorr/train.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+#define ROUNDS 3
+#define STEPS 20
+#define BATCH 500
+#define LR 0.5
+#define MOMENTUM 0.9
 
 typedef struct bcase {
     const char *name;
     dpc_mech_kind kind;
     dpc_sampler_kind sampler;
     double nu;
+    size_t bands;
 } bcase;
+
+static dpc_trainer *make_trainer(const dpc_model *m, const dpc_dataset *tr, const dpc_dataset *te,
+                                 const bcase *c, size_t T, dpc_isa isa, size_t epochs)
+{
+    static const double th[4] = {0.999, 0.99, 0.9, 0.5}, om[4] = {0.01, 0.05, 0.1, 0.2};
+    dpc_train_config cfg;
+    dpc_train_config_init(&cfg);
+    cfg.mech.kind = c->kind;
+    cfg.mech.nu = c->nu;
+    cfg.mech.bands = c->bands;
+    cfg.mech.momentum = c->kind == DPC_MECH_BSR ? MOMENTUM : 0;
+    if (c->kind == DPC_MECH_BLT) {
+        cfg.mech.nbuf = 4;
+        cfg.mech.theta = th;
+        cfg.mech.omega = om;
+    }
+    cfg.sampler = c->sampler;
+    cfg.sampler_set = 1;
+    cfg.batch = BATCH;
+    cfg.epochs = epochs;
+    cfg.epsilon = 3;
+    cfg.accountant = DPC_ACCOUNTANT_RDP; /* fast calibration; the run is the same */
+    cfg.lr = LR;
+    cfg.momentum = MOMENTUM;
+    cfg.threads = T;
+    cfg.isa = isa;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    dpc_trainer *t = NULL;
+    dpc_error err = {0};
+    if (dpc_trainer_new(&t, m, tr, te, &cfg, &rng, &err)) {
+        fprintf(stderr, "%s: %s\n", c->name, err.msg);
+        exit(1);
+    }
+    return t;
+}
+
+/* Examples per second of `steps` steps after one warm-up step. */
+static double throughput(dpc_trainer *t, size_t steps)
+{
+    dpc_step_info info;
+    dpc_error err = {0};
+    if (dpc_trainer_step(t, &info, &err)) goto fail;
+    size_t ex = 0;
+    double t0 = bench_now();
+    for (size_t k = 0; k < steps; k++) {
+        if (dpc_trainer_step(t, &info, &err)) goto fail;
+        ex += info.batch;
+    }
+    return (double)ex / (bench_now() - t0);
+fail:
+    fprintf(stderr, "step: %s\n", err.msg);
+    exit(1);
+}
+
+static dpc_model *make_model(size_t D, size_t K, dpc_isa isa)
+{
+    dpc_model_config mc;
+    dpc_model *m = NULL;
+    dpc_error err = {0};
+    if (dpc_model_parse(&mc, "mlp:256:tanh", D, K, &err)) return NULL;
+    mc.isa = isa;
+    if (dpc_model_new(&m, &mc, &err)) return NULL;
+    return m;
+}
+
+static const dpc_isa LEVELS[3] = {DPC_ISA_SSE2, DPC_ISA_AVX2, DPC_ISA_AVX512};
 
 int main(void)
 {
     bench_machine();
-    dpc_rng rng;
-    dpc_rng_seed(&rng, 1);
     dpc_error err = {0};
-    size_t N = 20000, D = 784, K = 10;
-    dpc_dataset *ds = NULL;
-    if (dpc_dataset_new(&ds, N, D, K, &err)) return 1;
-    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 9));
-    for (size_t i = 0; i < N; i++) {
-        dpc_rng_gaussian_fill(&s, i, 0, ds->x + i * D, D);
-        for (size_t j = 0; j < D; j++) ds->x[i * D + j] = 0.5 + 0.25 * ds->x[i * D + j];
-        ds->y[i] = (double)dpc_rng_below(&s, N + i, 0, K);
+    dpc_dataset *train = NULL, *test = NULL;
+    int real = dpc_data_load_fashion_mnist(&train, &test, NULL, &err) == DPC_OK;
+    if (!real) { /* synthetic stand-in of the same shape */
+        size_t N = 20000, D = 784;
+        printf("(Fashion-MNIST not available: %s; synthetic data, no torch comparison)\n", err.msg);
+        if (dpc_dataset_new(&train, N, D, 10, &err)) return 1;
+        dpc_rng rng;
+        dpc_rng_seed(&rng, 1);
+        dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 9));
+        dpc_rng_gaussian_fill(&s, 0, 0, train->x, N * D);
+        for (size_t i = 0; i < N * D; i++) train->x[i] = 0.5 + 0.25 * train->x[i];
+        for (size_t i = 0; i < N; i++) train->y[i] = (double)dpc_rng_below(&s, 1, i, 10);
     }
-    dpc_model_config mc;
-    dpc_model *m = NULL;
-    if (dpc_model_parse(&mc, "mlp:256:tanh", D, K, &err) || dpc_model_new(&m, &mc, &err)) {
-        fprintf(stderr, "%s\n", err.msg);
-        return 1;
+    size_t D = train->d, K = train->n_classes;
+    dpc_model *models[3] = {NULL, NULL, NULL};
+    for (int l = 0; l < 3; l++)
+        if (dpc_isa_supported(LEVELS[l])) models[l] = make_model(D, K, LEVELS[l]);
+    dpc_isa best = dpc_isa_detect();
+    const bcase sgd = {"DP-SGD (Poisson)", DPC_MECH_IDENTITY, DPC_SAMPLER_POISSON, 0, 0};
+    printf("\n== training throughput, MLP 784-256-10 tanh (P = %zu), DP-SGD (Poisson), batch %d, "
+           "%s, double\n", dpc_model_num_params(models[0]), BATCH,
+           real ? "Fashion-MNIST" : "synthetic data");
+    printf("(wall clock; %d rounds of %d steps, medians; rounds alternate with the torch anchor)\n",
+           ROUNDS, STEPS);
+    /* sigma of the calibrated run, for torch */
+    dpc_trainer *t0 = make_trainer(models[best - 1], train, test, &sgd, 2, best, 1);
+    double sigma = dpc_trainer_ledger(t0)->sigma;
+    dpc_trainer_free(t0);
+    char args[256], why[256] = "";
+    snprintf(args, sizeof args, "torch-dpsgd --sigma %.17g --steps 5 --batch %d --lr %g "
+             "--momentum %g --threads 2 --dtype float64", sigma, BATCH, LR, MOMENTUM);
+    const char *tkeys[1] = {"examples_per_s"};
+    double eps[3][2][ROUNDS], torch[ROUNDS], ratio[ROUNDS];
+    int have_torch = real;
+    if (!real) snprintf(why, sizeof why, "no Fashion-MNIST");
+    for (int r = 0; r < ROUNDS; r++) {
+        if (have_torch) have_torch = bench_anchor(args, tkeys, &torch[r], 1, why, sizeof why);
+        for (int l = 0; l < 3; l++)
+            for (size_t T = 1; T <= 2; T++) {
+                eps[l][T - 1][r] = 0;
+                if (!models[l]) continue;
+                dpc_trainer *t = make_trainer(models[l], train, test, &sgd, T, LEVELS[l], 1);
+                eps[l][T - 1][r] = throughput(t, STEPS);
+                dpc_trainer_free(t);
+            }
+        if (have_torch) ratio[r] = eps[best - 1][1][r] / torch[r];
     }
-    static const double th[4] = {0.999, 0.99, 0.9, 0.5}, om[4] = {0.01, 0.05, 0.1, 0.2};
+    printf("%-8s %14s %14s %10s\n", "level", "1 thread ex/s", "2 threads ex/s", "2 vs 1");
+    for (int l = 0; l < 3; l++) {
+        if (!models[l]) continue;
+        double a = bench_median(eps[l][0], ROUNDS), b = bench_median(eps[l][1], ROUNDS);
+        printf("%-8s %14.0f %14.0f %9.2fx\n", dpc_isa_name(LEVELS[l]), a, b, b / a);
+    }
+    if (have_torch) {
+        printf("torch 1.13 functorch DP-SGD (float64, 2 threads): %.0f examples/s\n",
+               bench_median(torch, ROUNDS));
+        printf("dpcorr (%s, 2 threads) / torch: %.1fx (median of per-round ratios; target >= 60x)\n",
+               dpc_isa_name(best), bench_median(ratio, ROUNDS));
+    } else {
+        printf("torch anchor not available (%s): no ratio\n", why);
+    }
+    /* accuracy after one epoch, same noise multiplier and optimizer */
+    const char *quick = getenv("DPC_BENCH_QUICK");
+    if (have_torch && !(quick && *quick && *quick != '0')) {
+        dpc_trainer *t = make_trainer(models[best - 1], train, test, &sgd, 2, best, 1);
+        while (dpc_trainer_steps_done(t) < dpc_trainer_steps_total(t))
+            if (dpc_trainer_step(t, NULL, &err)) return 1;
+        double loss, acc;
+        if (dpc_trainer_evaluate(t, test, &loss, &acc, &err)) return 1;
+        dpc_trainer_free(t);
+        const char *akeys[2] = {"test_accuracy", "examples_per_s"};
+        double av[2];
+        snprintf(args, sizeof args, "torch-dpsgd --sigma %.17g --steps 0 --batch %d --lr %g "
+                 "--momentum %g --threads 2 --dtype float64", sigma, BATCH, LR, MOMENTUM);
+        if (bench_anchor(args, akeys, av, 2, why, sizeof why))
+            printf("test accuracy after one epoch (sigma %.4f, eps 3): dpcorr %.2f%%, torch %.2f%% "
+                   "(difference %+.2f pp; target |difference| <= 0.5 pp)\n", sigma, 100 * acc,
+                   100 * av[0], 100 * (acc - av[0]));
+        else
+            printf("torch one-epoch run failed (%s)\n", why);
+    } else if (have_torch) {
+        printf("(DPC_BENCH_QUICK: no one-epoch accuracy comparison)\n");
+    }
+    printf("\n== correlated noise at %s (fixed-order epochs)\n", dpc_isa_name(best));
     bcase cases[] = {
-        {"DP-SGD (Poisson)", DPC_MECH_IDENTITY, DPC_SAMPLER_POISSON, 0},
-        {"BLT k=4 (fixed order)", DPC_MECH_BLT, DPC_SAMPLER_FIXED, 0},
-        {"nu-DP-FTRL nu=0.01 (fixed)", DPC_MECH_NU, DPC_SAMPLER_FIXED, 0.01},
+        {"BLT k=4", DPC_MECH_BLT, DPC_SAMPLER_FIXED, 0, 0},
+        {"nu-DP-FTRL nu=0.01", DPC_MECH_NU, DPC_SAMPLER_FIXED, 0.01, 0},
+        {"BSR bands=32, momentum 0.9", DPC_MECH_BSR, DPC_SAMPLER_FIXED, 0, 32},
     };
-    printf("\n== training throughput, MLP 784-256-10 (P = %zu), batch 500, %zu examples\n",
-           dpc_model_num_params(m), N);
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-        double eps1 = 0;
+        double e[2];
         for (size_t T = 1; T <= 2; T++) {
-            dpc_train_config cfg;
-            dpc_train_config_init(&cfg);
-            cfg.mech.kind = cases[c].kind;
-            cfg.mech.nu = cases[c].nu;
-            if (cases[c].kind == DPC_MECH_BLT) {
-                cfg.mech.nbuf = 4;
-                cfg.mech.theta = th;
-                cfg.mech.omega = om;
+            double v[ROUNDS];
+            for (int r = 0; r < ROUNDS; r++) {
+                dpc_trainer *t = make_trainer(models[best - 1], train, test, &cases[c], T, best, 1);
+                v[r] = throughput(t, STEPS / 2);
+                dpc_trainer_free(t);
             }
-            cfg.sampler = cases[c].sampler;
-            cfg.batch = 500;
-            cfg.epochs = 1;
-            cfg.epsilon = 3;
-            cfg.accountant = DPC_ACCOUNTANT_RDP;
-            cfg.threads = T;
-            dpc_trainer *tr = NULL;
-            if (dpc_trainer_new(&tr, m, ds, NULL, &cfg, &rng, &err)) {
-                fprintf(stderr, "%s: %s\n", cases[c].name, err.msg);
-                return 1;
-            }
-            size_t steps = 12, ex = 0;
-            dpc_step_info info;
-            if (dpc_trainer_step(tr, &info, &err)) return 1; /* warm-up (page faults) */
-            double t = bench_now();
-            for (size_t k = 0; k < steps; k++) {
-                if (dpc_trainer_step(tr, &info, &err)) {
-                    fprintf(stderr, "%s\n", err.msg);
-                    return 1;
-                }
-                ex += info.batch;
-            }
-            t = bench_now() - t;
-            double eps = (double)ex / t;
-            if (T == 1) eps1 = eps;
-            printf("%-28s %zu thread%s %9.0f examples/s  %6.1f ms/step%s\n", cases[c].name, T,
-                   T > 1 ? "s" : " ", eps, 1e3 * t / (double)steps,
-                   T > 1 ? "" : "");
-            if (T == 2) printf("%-28s speed-up 2 vs 1 thread: %.2fx\n", "", eps / eps1);
-            dpc_trainer_free(tr);
+            e[T - 1] = bench_median(v, ROUNDS);
         }
+        printf("%-28s %9.0f examples/s (1 thread) %9.0f (2 threads)\n", cases[c].name, e[0], e[1]);
     }
-    dpc_model_free(m);
-    dpc_dataset_free(ds);
+    for (int l = 0; l < 3; l++) dpc_model_free(models[l]);
+    dpc_dataset_free(train);
+    dpc_dataset_free(test);
+    printf("\nload average at the end: %.2f\n", bench_loadavg());
     return 0;
 }

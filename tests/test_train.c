@@ -4,6 +4,7 @@
  * impossible budgets and bad configurations are refused; a private run actually learns. */
 #include "dpcorr/train.h"
 #include "harness.h"
+#include "train/train_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -370,6 +371,35 @@ static void test_learns(void)
     dpc_dataset_free(test);
 }
 
+/* The batch state is sized for the expected batch and grows for a larger Poisson batch: a
+ * trainer whose state starts at one chunk (grown on the first step) gives the same run; the
+ * trainer reports its memory. */
+static void test_batch_growth(void)
+{
+    dpc_dataset *ds = logistic_data(900, 9, 4);
+    dpc_model *m = model_of("mlp:7:tanh", 9, 2);
+    dpc_train_config c;
+    dpc_train_config_init(&c);
+    c.noise_multiplier = 1.0;
+    c.batch = 100;
+    c.epochs = 1;
+    c.chunk = 8;
+    c.lr = 0.3;
+    dpc_error err = {0};
+    dpc_trainer *a = trainer(m, ds, &c, 5, &err), *b = trainer(m, ds, &c, 5, &err);
+    if (!a || !b) return;
+    CHECK(dpc_trainer_bytes(a) > 4 * dpc_model_num_params(m) * sizeof(double),
+          "trainer bytes cover the slabs (%zu)", dpc_trainer_bytes(a));
+    CHECK_OK(dpc__train_batch_resize(b, 1, &err), &err);
+    uint64_t ha = run_all(a), hb = run_all(b);
+    CHECK(ha == hb, "growing the batch state changes nothing (%016llx vs %016llx)",
+          (unsigned long long)ha, (unsigned long long)hb);
+    dpc_trainer_free(a);
+    dpc_trainer_free(b);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
     test_update_recomputed();
@@ -377,5 +407,6 @@ int main(void)
     test_secure_resume();
     test_refusals();
     test_learns();
+    test_batch_growth();
     return TEST_SUMMARY();
 }

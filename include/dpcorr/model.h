@@ -276,8 +276,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_batch_new(dpc_model_batch **out, cons
                                                     size_t max_batch, size_t chunk,
                                                     dpc_error *err);
 DPC_API void dpc_model_batch_free(dpc_model_batch *b); /* NULL is a no-op */
-/* Bytes the batch object holds (for memory reports). */
+/* Bytes the batch object holds (for memory reports), and its max_batch. */
 DPC_API size_t dpc_model_batch_bytes(const dpc_model_batch *b);
+DPC_API size_t dpc_model_batch_max(const dpc_model_batch *b);
 
 /* Phase 1 for the M examples X (M, D), y (M) that start the chunk at batch position i0 (a
  * multiple of the chunk size; M <= chunk; i0 + M <= max_batch): as dpc_model_clipped_sum for

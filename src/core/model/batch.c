@@ -120,6 +120,8 @@ size_t dpc_model_batch_bytes(const dpc_model_batch *b)
     return b ? sizeof *b + b->doubles * sizeof(double) : 0;
 }
 
+size_t dpc_model_batch_max(const dpc_model_batch *b) { return b ? b->cap : 0; }
+
 static int same_shape(const dpc_model *m, const dpc_model_batch *b)
 {
     return b->n_layers == m->n_layers && b->n_params == m->n_params &&

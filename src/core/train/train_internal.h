@@ -50,6 +50,10 @@ struct dpc_trainer {
 /* privacy.c: builds the mechanism for n steps, calibrates sigma, fills the ledger. */
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err);
 
+/* trainer.c: replaces the batch state by one for batches of up to cap examples (clamped to
+ * [chunk, the sampler's largest batch]); the step grows it when a batch is larger. */
+dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err);
+
 /* train_config.c */
 double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n);
 

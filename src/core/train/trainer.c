@@ -127,7 +127,12 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
     }
     st = dpc_model_init(model, tr->params, rng, 0, err);
     if (st) goto fail;
-    st = dpc_model_batch_new(&tr->batch, model, tr->idx_cap, cfg->chunk, err);
+    /* Batch state for a realized batch up to the expected size plus six standard deviations
+     * (Poisson sampling), grown when a larger batch comes (ensure_batch). */
+    double eb = tr->sdesc.expected_batch;
+    size_t cap = (size_t)(eb + 6.0 * sqrt(eb) + 1.0) + cfg->chunk;
+    if (cap > tr->idx_cap) cap = tr->idx_cap;
+    st = dpc__train_batch_resize(tr, cap, err);
     if (st) goto fail;
     for (size_t i = 0; i < tr->T; i++) {
         thread_ctx *c = &tr->tc[i];
@@ -159,6 +164,26 @@ fail:
 }
 
 /* ---- one step ---------------------------------------------------------------------------- */
+
+dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err)
+{
+    if (cap > tr->idx_cap) cap = tr->idx_cap;
+    if (cap < tr->cfg.chunk) cap = tr->cfg.chunk < tr->idx_cap ? tr->cfg.chunk : tr->idx_cap;
+    dpc_model_batch *b = NULL;
+    dpc_status st = dpc_model_batch_new(&b, tr->model, cap, cap < tr->cfg.chunk ? cap : tr->cfg.chunk, err);
+    if (st) return st;
+    dpc_model_batch_free(tr->batch);
+    tr->batch = b;
+    return DPC_OK;
+}
+
+/* The batch state holds at least n examples (a rare large Poisson batch: doubled). */
+static dpc_status ensure_batch(dpc_trainer *tr, size_t n, dpc_error *err)
+{
+    size_t cap = dpc_model_batch_max(tr->batch);
+    if (n <= cap) return DPC_OK;
+    return dpc__train_batch_resize(tr, 2 * cap > n ? 2 * cap : n, err);
+}
 
 /* Phase 1: thread tid computes chunks tid, tid + T, ... of the batch (each chunk's per-example
  * results do not depend on where it runs). */
@@ -238,6 +263,7 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
         return dpc_error_set(err, DPC_E_RANGE, "train: all %zu steps are done", tr->n_steps);
     dpc_status st = dpc_sampler_batch(tr->sampler, tr->t, tr->idx, &tr->count, err);
     if (st) return st;
+    if ((st = ensure_batch(tr, tr->count, err))) return st;
     memset(tr->gsum, 0, tr->P * sizeof(double));
     size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
     dpc__pool_run(tr->pool, phase_chunks, tr);
