@@ -198,6 +198,58 @@ static void test_gemm_levels(void)
     free(G);
 }
 
+/* The float32 GEMM: every level equals a three-loop float reference. */
+static void test_gemmf_levels(void)
+{
+    static const size_t ms[] = {1, 3, 7, 13}, ns[] = {1, 5, 16, 17, 33, 40};
+    static const size_t ks[] = {0, 1, 7, 17, 301}, segs[] = {0, 3, 32};
+    enum { MMAX = 13, NMAX = 40, KMAX = 301, LDA = KMAX + 1, LDC = NMAX + 5 };
+    float *A = malloc(MMAX * LDA * sizeof *A), *Bm = malloc(KMAX * NMAX * sizeof *Bm);
+    float *Bp = malloc(KMAX * (NMAX + 16) * sizeof *Bp), *C0 = malloc(MMAX * LDC * sizeof *C0);
+    float *R = malloc(MMAX * LDC * sizeof *R), *G = malloc(MMAX * LDC * sizeof *G);
+    for (size_t i = 0; i < MMAX * LDA; i++) A[i] = (float)((double)((i * 37) % 101) / 50.0 - 1.0);
+    for (size_t i = 0; i < KMAX * NMAX; i++) Bm[i] = (float)((double)((i * 53) % 97) / 48.0 - 1.0);
+    for (size_t i = 0; i < MMAX * LDC; i++) C0[i] = (float)((double)(i % 13) - 6.0);
+    int bad = 0, cases = 0;
+    for (size_t a = 0; a < sizeof ms / sizeof *ms; a++)
+        for (size_t b = 0; b < sizeof ns / sizeof *ns; b++)
+            for (size_t c = 0; c < sizeof ks / sizeof *ks; c++) {
+                size_t m = ms[a], n = ns[b], k = ks[c];
+                dpc__gemmf_pack_b(k, n, Bm, n, Bp);
+                for (size_t d = 0; d < sizeof segs / sizeof *segs; d++)
+                    for (int acc = 0; acc < 2; acc++) {
+                        size_t seg = segs[d] == 0 || segs[d] > k ? k : segs[d];
+                        memcpy(R, C0, MMAX * LDC * sizeof *R);
+                        for (size_t i = 0; i < m; i++)
+                            for (size_t j = 0; j < n; j++) {
+                                float cc = acc ? R[i * LDC + j] : 0.0f;
+                                for (size_t t0 = 0; t0 < k; t0 += seg) {
+                                    float sum = 0.0f;
+                                    for (size_t t = t0; t < k && t < t0 + seg; t++)
+                                        sum += A[i * LDA + t] * Bm[t * n + j];
+                                    cc = (acc || t0 > 0) ? cc + sum : sum;
+                                }
+                                if (k == 0) cc = acc ? R[i * LDC + j] + 0.0f : 0.0f;
+                                R[i * LDC + j] = cc;
+                            }
+                        for (size_t l = 0; l < N_LEVELS; l++) {
+                            if (!dpc_isa_supported(LEVELS[l])) continue;
+                            memcpy(G, C0, MMAX * LDC * sizeof *G);
+                            dpc__gemmf_seg(LEVELS[l], m, n, k, segs[d], A, LDA, Bp, k, G, LDC, acc);
+                            cases++;
+                            if (memcmp(R, G, MMAX * LDC * sizeof *R)) {
+                                bad++;
+                                fprintf(stderr, "  gemmf %s m %zu n %zu k %zu seg %zu acc %d\n",
+                                        dpc_isa_name(LEVELS[l]), m, n, k, segs[d], acc);
+                            }
+                        }
+                    }
+            }
+    CHECK(bad == 0 && cases > 300, "every level's float32 GEMM equals the reference bit for bit "
+                                   "(%d of %d cases differ)", bad, cases);
+    free(A), free(Bm), free(Bp), free(C0), free(R), free(G);
+}
+
 /* ==== Noise rows: every mechanism, every level, the same bits ============================ */
 
 typedef struct {
@@ -401,7 +453,8 @@ static void test_model_levels(void)
 }
 
 /* Parameters after a few steps of a run at `isa` on T threads (FNV hash). */
-static uint64_t run_hash(const dpc_dataset *ds, dpc_mech_kind kind, dpc_isa isa, size_t T)
+static uint64_t run_hash(const dpc_dataset *ds, dpc_mech_kind kind, dpc_isa isa, size_t T,
+                         dpc_precision prec)
 {
     dpc_model *m = model_at("mlp:16:tanh", ds->d, ds->n_classes, isa);
     dpc_train_config cfg;
@@ -418,6 +471,7 @@ static uint64_t run_hash(const dpc_dataset *ds, dpc_mech_kind kind, dpc_isa isa,
     cfg.chunk = 16;
     cfg.threads = T;
     cfg.isa = isa;
+    cfg.precision = prec;
     dpc_rng rng;
     dpc_rng_seed(&rng, 3);
     dpc_trainer *tr = NULL;
@@ -448,23 +502,30 @@ static void test_train_levels(void)
     for (size_t i = 0; i < N; i++) ds->y[i] = (double)dpc_rng_below(&s, 1, i, K);
     static const dpc_mech_kind kinds[] = {DPC_MECH_IDENTITY, DPC_MECH_BSR}; /* BSR: IIR state */
     int bad = 0, runs = 0;
-    for (size_t k = 0; k < 2; k++) {
-        uint64_t ref = run_hash(ds, kinds[k], DPC_ISA_SSE2, 1);
-        for (size_t l = 0; l < N_LEVELS; l++)
-            for (size_t T = 1; T <= 2; T++) {
-                if (!dpc_isa_supported(LEVELS[l])) continue;
-                runs++;
-                uint64_t h = run_hash(ds, kinds[k], LEVELS[l], T);
-                if (h != ref || !h) {
-                    bad++;
-                    fprintf(stderr, "  run %s at %s, %zu threads: %016llx vs %016llx\n",
-                            dpc_mech_kind_name(kinds[k]), dpc_isa_name(LEVELS[l]), T,
-                            (unsigned long long)h, (unsigned long long)ref);
+    uint64_t first[2] = {0, 0};
+    for (int f = 0; f < 2; f++)
+        for (size_t k = 0; k < 2; k++) {
+            dpc_precision prec = f ? DPC_PRECISION_FLOAT32 : DPC_PRECISION_DOUBLE;
+            uint64_t ref = run_hash(ds, kinds[k], DPC_ISA_SSE2, 1, prec);
+            if (k == 0) first[f] = ref;
+            for (size_t l = 0; l < N_LEVELS; l++)
+                for (size_t T = 1; T <= 2; T++) {
+                    if (!dpc_isa_supported(LEVELS[l])) continue;
+                    runs++;
+                    uint64_t h = run_hash(ds, kinds[k], LEVELS[l], T, prec);
+                    if (h != ref || !h) {
+                        bad++;
+                        fprintf(stderr, "  run %s %s at %s, %zu threads: %016llx vs %016llx\n",
+                                dpc_mech_kind_name(kinds[k]), dpc_precision_name(prec),
+                                dpc_isa_name(LEVELS[l]), T, (unsigned long long)h,
+                                (unsigned long long)ref);
+                    }
                 }
-            }
-    }
-    CHECK(bad == 0 && runs >= 4, "training runs are the same at every level and thread count "
-                                 "(%d of %d differ)", bad, runs);
+        }
+    CHECK(first[0] != first[1], "float32 and double runs differ (%016llx)",
+          (unsigned long long)first[0]);
+    CHECK(bad == 0 && runs >= 8, "training runs (double and float32) are the same at every level "
+                                 "and thread count (%d of %d differ)", bad, runs);
     dpc_model *m = model_at("softmax", D, K, DPC_ISA_SSE2);
     dpc_train_config cfg;
     dpc_train_config_init(&cfg);
@@ -483,6 +544,7 @@ int main(void)
     test_api();
     test_gaussian_levels();
     test_gemm_levels();
+    test_gemmf_levels();
     test_noise_levels();
     test_model_levels();
     test_train_levels();

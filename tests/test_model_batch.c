@@ -2,7 +2,8 @@
  * reference, dpc_model_clipped_sum called chunk by chunk on a running total: bit for bit, for
  * every kind, bias on and off, batch sizes that do and do not divide into chunks, phase 1 run in
  * any chunk order, phase 2 cut into any number of parts run in any order; the per-chunk-sums
- * path of other kinds; and the argument errors. */
+ * path of other kinds; the float32 path (against the double path to float accuracy, and bit for
+ * bit against itself in any chunk order and part count); and the argument errors. */
 #include "dpcorr/model.h"
 #include "harness.h"
 #include "model/internal.h"
@@ -109,7 +110,7 @@ static void test_equals_reference(void)
                 dpc_model_batch *b = NULL;
                 dpc_model_ws *ws = NULL;
                 dpc_error err = {0};
-                CHECK_OK(dpc__batch_new(&b, m, nmax, chunks[a], generic, &err), &err);
+                CHECK_OK(dpc__batch_new(&b, m, nmax, chunks[a], generic ? DPC__BATCH_GENERIC : DPC__BATCH_AUTO, &err), &err);
                 CHECK_OK(dpc_model_ws_new(&ws, m, chunks[a], &err), &err);
                 for (size_t e = 0; e < sizeof ns / sizeof *ns; e++)
                     for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
@@ -185,9 +186,92 @@ static void test_errors(void)
     dpc_model_free(m2);
 }
 
+/* ==== float32 path ===================================================================== */
+
+static void test_f32(void)
+{
+    static const bcase cases[] = {
+        {"mlp:37,16:tanh", 21, 10}, {"mlp:24:relu", 13, 4}, {"mlp:9,3:tanh:nobias", 11, 3},
+        {"softmax", 17, 5},         {"logistic", 9, 2},     {"linear", 7, 0},
+    };
+    size_t n = 70, chunk = 16;
+    double worst = 0;
+    int bad = 0, runs = 0;
+    for (size_t c = 0; c < sizeof cases / sizeof *cases; c++) {
+        dpc_model *m = make_model(cases[c].spec, cases[c].D, cases[c].K);
+        size_t P = dpc_model_num_params(m), D = cases[c].D, K = cases[c].K;
+        double *w = dalloc(P), *X = dalloc(n * D), *y = dalloc(n), *g0 = dalloc(P), *gd = dalloc(P);
+        double *ld = dalloc(n), *nd = dalloc(n), *lf = dalloc(n), *nf = dalloc(n);
+        float *w32 = calloc(P, sizeof *w32), *X32 = calloc(n * D, sizeof *X32);
+        float *g1 = calloc(P, sizeof *g1), *g2 = calloc(P, sizeof *g2);
+        gauss(w, P, 0.5, 11, c);
+        gauss(X, n * D, 1.0, 12, c);
+        for (size_t p = 0; p < P; p++) w[p] = w32[p] = (float)w[p]; /* representable in both */
+        for (size_t i = 0; i < n * D; i++) X[i] = X32[i] = (float)X[i];
+        for (size_t i = 0; i < n; i++) y[i] = K >= 2 ? (double)(i * 5 % K) : X[i * D];
+        double clip = 0.7;
+        reference(m, w, X, y, n, chunk, clip, g0, gd, ld, nd); /* double, from zero */
+        dpc_model_batch *b = NULL;
+        dpc_model_ws *ws = NULL;
+        dpc_error err = {0};
+        CHECK_OK(dpc_model_batch_new_f32(&b, m, n, chunk, &err), &err);
+        CHECK_OK(dpc_model_ws_new(&ws, m, chunk, &err), &err);
+        for (int order = 0; order < 2 && b && ws; order++) {
+            size_t nc = (n + chunk - 1) / chunk;
+            for (size_t k = 0; k < nc; k++) {
+                size_t cc = order ? nc - 1 - k : k, i0 = cc * chunk, M = n - i0 < chunk ? n - i0 : chunk;
+                CHECK_OK(dpc_model_batch_grads_f32(m, w32, X32 + i0 * D, y + i0, M, i0, clip, b, ws,
+                                                   lf + i0, nf + i0, &err), &err);
+            }
+            float *g = order ? g2 : g1;
+            size_t parts = order ? 3 : 1;
+            for (size_t q = parts; q-- > 0;) dpc_model_batch_sum_f32(m, b, n, q, parts, g);
+        }
+        runs++;
+        bad += memcmp(g1, g2, P * sizeof *g1) != 0;
+        /* float accuracy against the double path: relative to the largest entry */
+        /* (relative to the largest gradient entry, loss and norm: float rounding of a logit is
+         * relative to the logit, so a small residual can lose digits) */
+        double mx = 0, mn = 0, dg = 0, dl = 0, dn = 0, dev;
+        for (size_t p = 0; p < P; p++) mx = fmax(mx, fabs(gd[p]));
+        for (size_t i = 0; i < n; i++) mn = fmax(mn, nd[i]);
+        for (size_t p = 0; p < P; p++) dg = fmax(dg, fabs(gd[p] - g1[p]) / mx);
+        for (size_t i = 0; i < n; i++) {
+            dl = fmax(dl, fabs(lf[i] - ld[i]) / fmax(1.0, fabs(ld[i])));
+            dn = fmax(dn, fabs(nf[i] - nd[i]) / mn);
+        }
+        dev = fmax(dg, fmax(dl, dn));
+        if (dev > 2e-5) fprintf(stderr, "  %s: grad %g loss %g norm %g\n", cases[c].spec, dg, dl, dn);
+        if (dev > worst) worst = dev;
+        CHECK(dev < 2e-5, "%s: float32 vs double %g", cases[c].spec, dev);
+        dpc_model_ws_free(ws);
+        dpc_model_batch_free(b);
+        free(w), free(X), free(y), free(g0), free(gd), free(ld), free(nd), free(lf), free(nf);
+        free(w32), free(X32), free(g1), free(g2);
+        dpc_model_free(m);
+    }
+    CHECK(bad == 0 && runs == 6, "float32 sums the same bits in any chunk order and part count "
+                                 "(%d of %d differ; worst deviation from double %g)", bad, runs,
+          worst);
+    /* kinds without a float32 path, and precision names */
+    dpc_model *kan = make_model("kan:4", 5, 3);
+    dpc_model_batch *b = NULL;
+    dpc_error err = {0};
+    CHECK(!dpc_model_has_f32(kan) && dpc_model_batch_new_f32(&b, kan, 8, 4, &err) == DPC_E_UNSUPPORTED &&
+              !strcmp(err.field, "precision") && !b, "kan has no float32 path: %s", err.msg);
+    dpc_precision pr;
+    CHECK(dpc_precision_parse("float32", &pr, &err) == DPC_OK && pr == DPC_PRECISION_FLOAT32 &&
+              dpc_precision_parse("double", &pr, &err) == DPC_OK && pr == DPC_PRECISION_DOUBLE &&
+              !strcmp(dpc_precision_name(DPC_PRECISION_FLOAT32), "float32"), "precision names");
+    CHECK(dpc_precision_parse("half", &pr, &err) == DPC_E_INVALID && !strcmp(err.field, "precision"),
+          "unknown precision refused: %s", err.msg);
+    dpc_model_free(kan);
+}
+
 int main(void)
 {
     test_equals_reference();
     test_errors();
+    test_f32();
     return TEST_SUMMARY();
 }

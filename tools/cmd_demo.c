@@ -30,11 +30,13 @@ typedef struct demo_run {
 
 static void usage(FILE *f)
 {
-    fprintf(f, "usage: dpcorr demo [--epochs N] [--threads T] [--out DIR] [--quick] [--seed S]\n\n"
+    fprintf(f, "usage: dpcorr demo [--epochs N] [--threads T] [--out DIR] [--quick] [--seed S]\n"
+               "                   [--precision double|float32]\n\n"
                "Trains an MLP (784-256-10, tanh) on Fashion-MNIST at epsilon = 3, delta = 1e-5 with\n"
                "DP-SGD and with a correlated-noise mechanism (BSR, amplified banded MF), prints a\n"
                "comparison table and writes DIR/demo.png and one JSON report per run (default\n"
-               "DIR = out). --quick uses 6000 training images, batch 100 and 2 epochs (a smoke test).\n");
+               "DIR = out). --quick uses 6000 training images, batch 100 and 2 epochs (a smoke test).\n"
+               "--precision float32 trains in float (doc/training.md compares it with double).\n");
 }
 
 int cmd_demo(int argc, char **argv)
@@ -45,6 +47,8 @@ int cmd_demo(int argc, char **argv)
     uint64_t seed = 1;
     const char *out = "out";
     int quick = 0;
+    dpc_precision precision = DPC_PRECISION_DOUBLE;
+    dpc_error err = {0};
     while (cli_next(&it)) {
         const char *v;
         if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
@@ -62,6 +66,10 @@ int cmd_demo(int argc, char **argv)
             if (!(out = cli_value(&it))) return CLI_USAGE;
         } else if (cli_is(&it, "--quick")) {
             quick = 1;
+        } else if (cli_is(&it, "--precision")) {
+            if (!(v = cli_value(&it))) return CLI_USAGE;
+            if (dpc_precision_parse(v, &precision, &err))
+                return cli_fail("demo", "--%s", err.msg);
         } else {
             return cli_fail("demo", "%s: unknown option (see dpcorr demo --help)", it.name);
         }
@@ -75,7 +83,6 @@ int cmd_demo(int argc, char **argv)
     dpc_rng rng;
     dpc_rng_seed(&rng, seed);
     dpc_dataset *train = NULL, *test = NULL;
-    dpc_error err = {0};
     if (dpc_data_load_spec(&train, &test, spec, &rng, &err)) {
         fprintf(stderr, "dpcorr demo: %s\n(install Debian's dataset-fashion-mnist: "
                         "./scripts/setup.sh)\n", err.msg);
@@ -91,8 +98,9 @@ int cmd_demo(int argc, char **argv)
     int rc = 0;
     memset(res, 0, sizeof res);
     printf("dpcorr demo: Fashion-MNIST%s, MLP 784-256-10 (tanh), epsilon = 3, delta = 1e-5, "
-           "%zu epochs, batch %zu, %zu threads\n",
-           quick ? " (6000-image subset, --quick)" : "", epochs, batch, threads);
+           "%zu epochs, batch %zu, %zu threads, %s\n",
+           quick ? " (6000-image subset, --quick)" : "", epochs, batch, threads,
+           dpc_precision_name(precision));
     for (int r = 0; r < 2 && !rc; r++) {
         train_opts o;
         train_opts_init(&o);
@@ -115,6 +123,7 @@ int cmd_demo(int argc, char **argv)
         o.cfg.schedule = DPC_LR_COOLDOWN;
         o.cfg.accountant = DPC_ACCOUNTANT_PLD;
         o.cfg.threads = threads;
+        o.cfg.precision = precision;
         o.seed = seed;
         o.report = rep;
         o.label = runs[r].label;

@@ -59,6 +59,8 @@ void train_opts_help(FILE *f)
             "  --secure               key from the OS (getrandom); not reproducible\n"
             "  --threads T            worker threads (default 1); results do not depend on T\n"
             "  --chunk K              examples per chunk (default 32; part of the sum order)\n"
+            "  --precision P          double (default) | float32: parameters, activations and\n"
+            "                         gradients in float (clipping norms and noise in double)\n"
             "  --checkpoint F         write an atomic checkpoint to F after every epoch\n"
             "  --checkpoint-every K   ... and every K steps\n"
             "  --resume F             continue the run saved in F (same options required)\n"
@@ -128,6 +130,14 @@ int train_opt(train_opts *o, cli_iter *it)
         c->sampler_set = 1;
         return 1;
     }
+    if (cli_is(it, "--precision")) {
+        VAL();
+        if (dpc_precision_parse(v, &c->precision, &err)) {
+            cli_fail(it->cmd, "--%s", err.msg);
+            return -1;
+        }
+        return 1;
+    }
     if (cli_is(it, "--schedule")) {
         VAL();
         if (dpc_lr_schedule_parse(v, &c->schedule, &err)) {
@@ -190,7 +200,8 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     cli_json_str(f, "schedule", dpc_lr_schedule_name(c->schedule), 1);
     cli_json_int(f, "threads", (long long)c->threads, 1);
     cli_json_int(f, "chunk", (long long)c->chunk, 1);
-    cli_json_str(f, "isa", dpc_isa_name(r->isa), 0);
+    cli_json_str(f, "isa", dpc_isa_name(r->isa), 1);
+    cli_json_str(f, "precision", dpc_precision_name(c->precision), 0);
     fprintf(f, "},\n  \"data\": {");
     cli_json_str(f, "source", train->source, 1);
     cli_json_int(f, "n_train", (long long)train->n, 1);
@@ -412,7 +423,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     if (!o->quiet) {
         fprintf(stderr,
                 "%s%s%s %s | %s sampler, batch %zu, %zu steps | %s %.4g, %s %.4g%s"
-                " | (%.4g, %.3g)-DP, %s | %s seed%s%llu | isa %s\n",
+                " | (%.4g, %.3g)-DP, %s | %s seed%s%llu | isa %s, %s\n",
                 o->label ? "[" : "", o->label ? o->label : "", o->label ? "] " : "", L->mechanism,
                 L->sampler, o->cfg.batch, L->steps,
                 L->amplified ? "noise multiplier per step" : "noise multiplier (whole run)",
@@ -423,7 +434,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
                 L->delta, L->route,
                 dpc_rng_mode_name(L->rng_mode), L->rng_mode == DPC_RNG_SEEDED ? " " : "",
                 L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull,
-                dpc_isa_name(dpc_trainer_isa(tr)));
+                dpc_isa_name(dpc_trainer_isa(tr)), dpc_precision_name(o->cfg.precision));
         if (resumed_from) fprintf(stderr, "resumed at step %zu\n", resumed_from);
     }
     size_t n = dpc_trainer_steps_total(tr), spe = L->steps_per_epoch ? L->steps_per_epoch : 1;

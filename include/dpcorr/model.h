@@ -297,6 +297,41 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_batch_grads(const dpc_model *m, const
 DPC_API void dpc_model_batch_sum(const dpc_model *m, const dpc_model_batch *b, size_t n,
                                  size_t part, size_t nparts, double *grad_sum);
 
+/* ==== float32 path (the trainer's precision = float32) ================================= */
+
+/* Arithmetic precision of the training path. */
+typedef enum dpc_precision {
+    DPC_PRECISION_DOUBLE = 0,  /* default: everything in double */
+    DPC_PRECISION_FLOAT32 = 1  /* parameters, activations and gradients in float; clipping norms
+                                  accumulated in double (the trainer adds double noise) */
+} dpc_precision;
+
+DPC_API const char *dpc_precision_name(dpc_precision p); /* "double", "float32" */
+/* Parses "double" or "float32"; DPC_E_INVALID naming field "precision". */
+DPC_API DPC_NODISCARD dpc_status dpc_precision_parse(const char *s, dpc_precision *out,
+                                                    dpc_error *err);
+/* 1 if m's kind has a float32 path (linear, logistic, softmax, mlp; not kan). */
+DPC_API int dpc_model_has_f32(const dpc_model *m);
+
+/* The batch clipped sum in float32, with the contract of the double one (two phases, any
+ * chunk order, any number of parts, chunk-order sums): params (P), X (M, D) and grad_sum (P)
+ * are float; the forward and backward passes, the activations (tanhf) and the GEMM sums are
+ * float arithmetic (products and sums rounded separately, the same bits at every level); the
+ * loss head runs in double on the float logits; the ghost norms sum the squares of the float
+ * layer inputs and deltas in double, and the clip factor s_i is double, applied to the float
+ * deltas with the product rounded to float. The batch object comes from
+ * dpc_model_batch_new_f32 (DPC_E_UNSUPPORTED for a kind without a float32 path); ws is an
+ * ordinary workspace of m's shape. losses and norms (M, or NULL) are double. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_batch_new_f32(dpc_model_batch **out,
+                                                        const dpc_model *m, size_t max_batch,
+                                                        size_t chunk, dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_model_batch_grads_f32(
+    const dpc_model *m, const float *params, const float *X, const double *y, size_t M,
+    size_t i0, double clip, dpc_model_batch *b, dpc_model_ws *ws, double *losses, double *norms,
+    dpc_error *err);
+DPC_API void dpc_model_batch_sum_f32(const dpc_model *m, const dpc_model_batch *b, size_t n,
+                                     size_t part, size_t nparts, float *grad_sum);
+
 /* Predictions for X (M, D) into out (M, K), any M (processed in chunks of ws's size; ws may
  * be NULL): linear / mlp regression: z; logistic: P(y = 1) = sigmoid(z); softmax / mlp
  * classifier: class probabilities softmax(z). */

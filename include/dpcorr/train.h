@@ -78,6 +78,11 @@ typedef struct dpc_train_config {
     /* execution */
     size_t threads;             /* >= 1 (default 1) */
     size_t chunk;               /* examples per chunk (default 32); part of the reduction order */
+    dpc_precision precision;    /* DOUBLE (default) or FLOAT32: parameters, momentum,
+                                   activations and gradients in float, clipping norms in double,
+                                   noise generated in double and added in float (dense models:
+                                   linear, logistic, softmax, mlp). dpc_trainer_params and
+                                   checkpoints hold the float parameters widened to double. */
     dpc_isa isa;                /* instruction-set level of the noise generators (dpcorr/isa.h;
                                    AUTO = the best this CPU runs; the model has its own,
                                    dpc_model_config.isa). Resolved by dpc_trainer_new, which

@@ -1,7 +1,9 @@
 #!/bin/sh
 # End-to-end tests of DPCORR_ISA: every level this CPU runs gives the same training run bit for
 # bit (1 and 2 threads), the level is recorded in the report and the run header, and an unknown
-# level is refused with exit code 2 and a message naming DPCORR_ISA.
+# level is refused with exit code 2 and a message naming DPCORR_ISA. And --precision float32:
+# recorded, bit-identical on 1 and 2 threads and at every level, refused for kan and for a bad
+# value.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 DATA="synthetic:logistic,n=2000,d=30,margin=0.1,test-n=300"
@@ -32,4 +34,25 @@ err_has "DPCORR_ISA=avx9: unknown level 'avx9'" "message names the variable and 
 expect_rc 2 "upper case refused" env DPCORR_ISA=AVX2 "$BIN" demo --quick
 err_has "DPCORR_ISA=AVX2" "message names the value"
 expect_rc 0 "auto accepted" env DPCORR_ISA=auto "$BIN" version
+
+# --precision float32
+f32=""
+for lvl in sse2 $have; do
+    for T in 1 2; do
+        expect_rc 0 "float32 at $lvl, $T threads" env DPCORR_ISA=$lvl "$BIN" train $COMMON \
+            --precision float32 --threads $T --report "$TMP/f$lvl$T.json"
+        err_has "isa $lvl, float32" "run header names float32"
+        if grep -q '"precision": "float32"' "$TMP/f$lvl$T.json"; then pass; else fail "report precision"; fi
+        h=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/f$lvl$T.json")
+        [ -z "$f32" ] && f32=$h
+        if [ -n "$h" ] && [ "$h" = "$f32" ]; then pass; else fail "float32 $lvl $T: $h vs $f32"; fi
+    done
+done
+if grep -q '"precision": "double"' "$TMP/d.json"; then pass; else fail "report precision double"; fi
+d=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/d.json")
+if [ "$d" != "$f32" ]; then pass; else fail "float32 and double runs differ"; fi
+expect_rc 2 "bad precision" "$BIN" train $COMMON --precision half
+err_has "precision" "message names precision"
+expect_rc 2 "kan refuses float32" "$BIN" train --data "$DATA" --model kan:4 --epsilon 2 --precision float32
+err_has "float32" "message names float32"
 summary

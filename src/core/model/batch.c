@@ -20,21 +20,7 @@
 
 #include <string.h>
 
-struct dpc_model_batch {
-    size_t cap, chunk, nchunks; /* max_batch, chunk size, ceil(cap / chunk) */
-    int dense;                  /* 1: per-layer GEMM path; 0: per-chunk sums */
-    size_t n_layers;            /* shape the batch was made for ... */
-    size_t dim[DPC__MAX_LAYERS + 1];
-    size_t feat[DPC__MAX_LAYERS];
-    size_t n_params;            /* ... checked on every use */
-    double *slab;               /* one allocation; the views below point into it */
-    double *in[DPC__MAX_LAYERS];  /* dense: In_l packed, (ceil(feat[l] / NR), cap, NR) */
-    double *sdt[DPC__MAX_LAYERS]; /* dense: (dim[l+1], cap), s_i Delta_l[i][o] at [o][i] */
-    double *sums;                 /* other kinds: (nchunks, P) chunk sums */
-    size_t doubles;
-};
-
-static int is_dense(const dpc_model *m)
+int dpc__model_is_dense(const dpc_model *m)
 {
     switch (m->cfg.kind) {
     case DPC_MODEL_LINEAR:
@@ -51,11 +37,11 @@ static size_t panels(size_t n) { return (n + DPC__NR - 1) / DPC__NR; }
 dpc_status dpc_model_batch_new(dpc_model_batch **out, const dpc_model *m, size_t max_batch,
                                size_t chunk, dpc_error *err)
 {
-    return dpc__batch_new(out, m, max_batch, chunk, 0, err);
+    return dpc__batch_new(out, m, max_batch, chunk, DPC__BATCH_AUTO, err);
 }
 
 dpc_status dpc__batch_new(dpc_model_batch **out, const dpc_model *m, size_t max_batch,
-                          size_t chunk, int generic, dpc_error *err)
+                          size_t chunk, int mode, dpc_error *err)
 {
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_batch_new: out is NULL");
     *out = NULL;
@@ -71,13 +57,23 @@ dpc_status dpc__batch_new(dpc_model_batch **out, const dpc_model *m, size_t max_
     b->cap = max_batch;
     b->chunk = chunk;
     b->nchunks = (max_batch + chunk - 1) / chunk;
-    b->dense = !generic && is_dense(m);
+    b->dense = mode != DPC__BATCH_GENERIC && dpc__model_is_dense(m);
+    b->f32 = mode == DPC__BATCH_F32;
     b->n_layers = m->n_layers;
     memcpy(b->dim, m->dim, sizeof b->dim);
     memcpy(b->feat, m->feat, sizeof b->feat);
     b->n_params = m->n_params;
     size_t total = 0, ok = 1, t = 0;
-    if (b->dense) {
+    if (b->f32) { /* float views, counted in floats, then rounded up to doubles */
+        for (size_t l = 0; l < m->n_layers; l++) {
+            size_t pf = (m->feat[l] + DPC__NRF - 1) / DPC__NRF * DPC__NRF;
+            ok &= dpc__mul_ok(pf, max_batch, &t);
+            total += t;
+            ok &= dpc__mul_ok(m->dim[l + 1], max_batch, &t);
+            total += t;
+        }
+        total = total / 2 + m->n_layers + 1; /* (each view starts on a double boundary) */
+    } else if (b->dense) {
         for (size_t l = 0; l < m->n_layers; l++) {
             ok &= dpc__mul_ok(panels(m->feat[l]) * DPC__NR, max_batch, &t);
             total += t;
@@ -94,7 +90,16 @@ dpc_status dpc__batch_new(dpc_model_batch **out, const dpc_model *m, size_t max_
         return DPC__NOMEM(err, "the batch state");
     }
     double *p = b->slab;
-    if (b->dense) {
+    if (b->f32) {
+        float *f = (float *)p; /* the slab is only ever accessed as float */
+        for (size_t l = 0; l < m->n_layers; l++) {
+            size_t pf = (m->feat[l] + DPC__NRF - 1) / DPC__NRF * DPC__NRF;
+            b->inf[l] = f;
+            f += pf * max_batch;
+            b->sdtf[l] = f;
+            f += m->dim[l + 1] * max_batch + (m->dim[l + 1] * max_batch) % 2;
+        }
+    } else if (b->dense) {
         for (size_t l = 0; l < m->n_layers; l++) {
             b->in[l] = p;
             p += panels(m->feat[l]) * DPC__NR * max_batch;
@@ -122,10 +127,10 @@ size_t dpc_model_batch_bytes(const dpc_model_batch *b)
 
 size_t dpc_model_batch_max(const dpc_model_batch *b) { return b ? b->cap : 0; }
 
-static int same_shape(const dpc_model *m, const dpc_model_batch *b)
+int dpc__batch_same_shape(const dpc_model *m, const dpc_model_batch *b)
 {
     return b->n_layers == m->n_layers && b->n_params == m->n_params &&
-           (!b->dense || is_dense(m)) &&
+           (!b->dense || dpc__model_is_dense(m)) &&
            !memcmp(b->dim, m->dim, (m->n_layers + 1) * sizeof m->dim[0]) &&
            !memcmp(b->feat, m->feat, m->n_layers * sizeof m->feat[0]);
 }
@@ -163,8 +168,9 @@ dpc_status dpc_model_batch_grads(const dpc_model *m, const double *params, const
 {
     if (!m || !b || !ws || (M > 0 && (!params || !X || !y)))
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_batch_grads: NULL argument");
-    if (!same_shape(m, b))
-        return dpc_error_set(err, DPC_E_INVALID, "batch state was created for a model of another shape");
+    if (!dpc__batch_same_shape(m, b) || b->f32)
+        return dpc_error_set(err, DPC_E_INVALID,
+                             "batch state was created for a model of another shape or precision");
     if (!(clip >= 0.0)) return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
     if (i0 % b->chunk || M > b->chunk || i0 > b->cap || M > b->cap - i0)
         return dpc_error_set(err, DPC_E_RANGE,
@@ -210,7 +216,8 @@ static void sum_rows(const dpc_model *m, const dpc_model_batch *b, size_t l, siz
 void dpc_model_batch_sum(const dpc_model *m, const dpc_model_batch *b, size_t n, size_t part,
                          size_t nparts, double *grad_sum)
 {
-    if (!m || !b || !grad_sum || nparts == 0 || part >= nparts || n == 0 || !same_shape(m, b))
+    if (!m || !b || !grad_sum || nparts == 0 || part >= nparts || n == 0 || !dpc__batch_same_shape(m, b) ||
+        b->f32)
         return;
     if (n > b->cap) n = b->cap;
     if (!b->dense) {

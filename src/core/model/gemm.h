@@ -65,6 +65,24 @@ void dpc__gemm_block_avx512(size_t m, size_t n, size_t k, size_t seg, const doub
                             size_t lda, const double *Bp, size_t kp, double *C, size_t ldc,
                             int accumulate, size_t p0, size_t p1);
 
+/* ==== float32 (the model's float32 path) ==================================================
+ * The same contract in float arithmetic: every element a sequential sum over k (in segments),
+ * products and sums rounded separately to float, the same bits at every level. B is packed in
+ * panels of DPC__NRF floats (one 64-byte line). */
+#define DPC__NRF 16
+
+size_t dpc__gemmf_packed_size(size_t k, size_t n);
+void dpc__gemmf_pack_b(size_t k, size_t n, const float *B, size_t ldb, float *Bp);
+void dpc__gemmf_pack_bt(size_t k, size_t n, const float *Bt, size_t ldbt, float *Bp);
+void dpc__gemmf_seg(dpc_isa isa, size_t m, size_t n, size_t k, size_t seg, const float *A,
+                    size_t lda, const float *Bp, size_t kp, float *C, size_t ldc, int accumulate);
+void dpc__gemmf_block_avx2(size_t m, size_t n, size_t k, size_t seg, const float *A, size_t lda,
+                           const float *Bp, size_t kp, float *C, size_t ldc, int accumulate,
+                           size_t p0, size_t p1);
+void dpc__gemmf_block_avx512(size_t m, size_t n, size_t k, size_t seg, const float *A,
+                             size_t lda, const float *Bp, size_t kp, float *C, size_t ldc,
+                             int accumulate, size_t p0, size_t p1);
+
 /* The reference: three loops, B plain (k, n) with row stride ldb. */
 void dpc__gemm_naive(size_t m, size_t n, size_t k, const double *A, size_t lda,
                      const double *B, size_t ldb, double *C, size_t ldc, int accumulate);

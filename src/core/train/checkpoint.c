@@ -86,6 +86,8 @@ static uint64_t fingerprint(const dpc_trainer *tr)
     fnv_num(&f, c->cooldown_fraction);
     fnv_num(&f, c->cooldown_factor);
     fnv_size(&f, c->chunk);
+    if (c->precision != DPC_PRECISION_DOUBLE) /* (absent for double: old checkpoints resume) */
+        fnv_str(&f, dpc_precision_name(c->precision));
     char spec[DPC_MODEL_SPEC_LEN];
     dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
     fnv_str(&f, spec);
@@ -314,6 +316,7 @@ dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
     }
     memcpy(tr->params, params, tr->P * sizeof(double));
     memcpy(tr->velocity, vel, tr->P * sizeof(double));
+    dpc__train_sync_f32(tr); /* float32: the float state (the stored values are floats) */
     tr->t = (size_t)step;
 done:
     fclose(r.f);

@@ -54,6 +54,9 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
                              "batch: %zu is larger than the training data (%zu examples)",
                              c->batch, train->n);
     if (c->epochs == 0) return dpc_error_set(err, DPC_E_INVALID, "epochs: must be >= 1");
+    if (c->precision != DPC_PRECISION_DOUBLE && c->precision != DPC_PRECISION_FLOAT32)
+        return dpc_error_param(err, DPC_E_INVALID, "precision", "unknown precision %d",
+                               (int)c->precision);
     if (c->isa < DPC_ISA_AUTO || c->isa > DPC_ISA_AVX512)
         return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
                                (int)c->isa);

@@ -9,7 +9,7 @@
 
 typedef struct thread_ctx {
     dpc_model_ws *ws;
-    double *X;            /* (chunk, D) gathered rows */
+    double *X;            /* (chunk, D) gathered rows (float32 precision: (chunk, D) floats) */
     double *y;            /* (chunk) */
     double *losses;       /* (chunk) */
     double *norms;        /* (chunk) */
@@ -33,6 +33,9 @@ struct dpc_trainer {
     double noise_scale; /* sigma * sens * clip: std of each entry of Z in gradient-sum units */
     /* slabs, each (P) */
     double *params, *velocity, *gsum, *noise;
+    /* float32 precision: the optimizer's float state (P each); params and velocity above then
+     * hold the same values widened to double, refreshed after every step */
+    float *params32, *velocity32, *gsum32;
     /* the current batch */
     size_t *idx, idx_cap, count;
     dpc_model_batch *batch; /* the batch's per-example state (two-phase clipped sum) */
@@ -49,6 +52,9 @@ struct dpc_trainer {
 
 /* privacy.c: builds the mechanism for n steps, calibrates sigma, fills the ledger. */
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err);
+
+/* trainer.c: float32 precision: the float state from the double views (after init/resume). */
+void dpc__train_sync_f32(dpc_trainer *tr);
 
 /* trainer.c: replaces the batch state by one for batches of up to cap examples (clamped to
  * [chunk, the sampler's largest batch]); the step grows it when a batch is larger. */

@@ -38,6 +38,9 @@ void dpc_trainer_free(dpc_trainer *tr)
     free(tr->velocity);
     free(tr->gsum);
     free(tr->noise);
+    free(tr->params32);
+    free(tr->velocity32);
+    free(tr->gsum32);
     free(tr->idx);
     free(tr->chunk_loss);
     free(tr->chunk_nclip);
@@ -76,6 +79,11 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
         return dpc_error_set(err, DPC_E_INVALID,
                              "model: %zu classes, the data has %zu (0 = regression)",
                              mc->n_classes, train->n_classes);
+    int f32 = cfg->precision == DPC_PRECISION_FLOAT32;
+    if (f32 && !dpc_model_has_f32(model))
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
+                               "float32 is available for linear, logistic, softmax and mlp "
+                               "models");
     dpc_trainer *tr = calloc(1, sizeof *tr);
     if (!tr) return DPC__NOMEM(err, "trainer");
     tr->cfg = *cfg;
@@ -125,8 +133,18 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
         st = DPC__NOMEM(err, "trainer slabs");
         goto fail;
     }
+    if (f32) {
+        tr->params32 = dpc__calloc(P, sizeof(float));
+        tr->velocity32 = dpc__calloc(P, sizeof(float));
+        tr->gsum32 = dpc__calloc(P, sizeof(float));
+        if (!tr->params32 || !tr->velocity32 || !tr->gsum32) {
+            st = DPC__NOMEM(err, "float32 slabs");
+            goto fail;
+        }
+    }
     st = dpc_model_init(model, tr->params, rng, 0, err);
     if (st) goto fail;
+    dpc__train_sync_f32(tr); /* float32: the initial weights rounded to float */
     /* Batch state for a realized batch up to the expected size plus six standard deviations
      * (Poisson sampling), grown when a larger batch comes (ensure_batch). */
     double eb = tr->sdesc.expected_batch;
@@ -170,7 +188,9 @@ dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err)
     if (cap > tr->idx_cap) cap = tr->idx_cap;
     if (cap < tr->cfg.chunk) cap = tr->cfg.chunk < tr->idx_cap ? tr->cfg.chunk : tr->idx_cap;
     dpc_model_batch *b = NULL;
-    dpc_status st = dpc_model_batch_new(&b, tr->model, cap, cap < tr->cfg.chunk ? cap : tr->cfg.chunk, err);
+    size_t ch = cap < tr->cfg.chunk ? cap : tr->cfg.chunk;
+    dpc_status st = tr->params32 ? dpc_model_batch_new_f32(&b, tr->model, cap, ch, err)
+                                 : dpc_model_batch_new(&b, tr->model, cap, ch, err);
     if (st) return st;
     dpc_model_batch_free(tr->batch);
     tr->batch = b;
@@ -194,13 +214,26 @@ static void phase_chunks(void *a, size_t tid, size_t T)
     size_t ch = tr->cfg.chunk, D = tr->D, nchunks = (tr->count + ch - 1) / ch;
     for (size_t chunk = tid; chunk < nchunks && !c->st; chunk += T) {
         size_t i0 = chunk * ch, m = tr->count - i0 < ch ? tr->count - i0 : ch;
-        for (size_t j = 0; j < m; j++) {
-            size_t ex = tr->idx[i0 + j];
-            memcpy(c->X + j * D, tr->train->x + ex * D, D * sizeof(double));
-            c->y[j] = tr->train->y[ex];
+        if (tr->params32) { /* float32: the rows rounded to float */
+            float *X = (float *)c->X;
+            for (size_t j = 0; j < m; j++) {
+                const double *src = tr->train->x + tr->idx[i0 + j] * D;
+                for (size_t k = 0; k < D; k++) X[j * D + k] = (float)src[k];
+                c->y[j] = tr->train->y[tr->idx[i0 + j]];
+            }
+            c->st = dpc_model_batch_grads_f32(tr->model, tr->params32, X, c->y, m, i0,
+                                              tr->cfg.clip, tr->batch, c->ws, c->losses,
+                                              c->norms, &c->err);
+        } else {
+            for (size_t j = 0; j < m; j++) {
+                size_t ex = tr->idx[i0 + j];
+                memcpy(c->X + j * D, tr->train->x + ex * D, D * sizeof(double));
+                c->y[j] = tr->train->y[ex];
+            }
+            c->st = dpc_model_batch_grads(tr->model, tr->params, c->X, c->y, m, i0,
+                                          tr->cfg.clip, tr->batch, c->ws, c->losses, c->norms,
+                                          &c->err);
         }
-        c->st = dpc_model_batch_grads(tr->model, tr->params, c->X, c->y, m, i0, tr->cfg.clip,
-                                      tr->batch, c->ws, c->losses, c->norms, &c->err);
         if (c->st) {
             dpc_error_prefix(&c->err, "example %zu: ", tr->idx[i0]);
             break;
@@ -220,7 +253,42 @@ static void phase_chunks(void *a, size_t tid, size_t T)
 static void phase_sum(void *a, size_t tid, size_t T)
 {
     dpc_trainer *tr = a;
-    dpc_model_batch_sum(tr->model, tr->batch, tr->count, tid, T, tr->gsum);
+    if (tr->params32)
+        dpc_model_batch_sum_f32(tr->model, tr->batch, tr->count, tid, T, tr->gsum32);
+    else
+        dpc_model_batch_sum(tr->model, tr->batch, tr->count, tid, T, tr->gsum);
+}
+
+void dpc__train_sync_f32(dpc_trainer *tr)
+{
+    if (!tr->params32) return;
+    for (size_t p = 0; p < tr->P; p++) {
+        tr->params32[p] = (float)tr->params[p];
+        tr->velocity32[p] = (float)tr->velocity[p];
+        tr->params[p] = tr->params32[p]; /* the double views hold exactly the float values */
+        tr->velocity[p] = tr->velocity32[p];
+    }
+}
+
+/* float32 precision: the same update in float on [p0, p1): the noise (double, scaled in double)
+ * rounded to float and added to the float sum; then the double views. */
+static void update_f32(dpc_trainer *tr, size_t p0, size_t p1, double lr)
+{
+    const dpc_train_config *cfg = &tr->cfg;
+    float inv_b = (float)(1.0 / tr->sdesc.expected_batch), lr32 = (float)lr;
+    float mom = (float)cfg->momentum, wd = (float)cfg->weight_decay;
+    double scale = tr->noise_scale;
+    float *th = tr->params32, *v = tr->velocity32;
+    const float *g = tr->gsum32;
+    const double *w = tr->noise;
+    for (size_t p = p0; p < p1; p++) {
+        float n = (float)(scale * w[p]);
+        float h = (g[p] + n) * inv_b + wd * th[p];
+        v[p] = mom * v[p] + h;
+        th[p] = th[p] - lr32 * v[p];
+        tr->params[p] = th[p];
+        tr->velocity[p] = v[p];
+    }
 }
 
 /* Phase 3: noise for this slice, then the optimizer update. */
@@ -236,6 +304,10 @@ static void phase_update(void *a, size_t tid, size_t T)
     double scale = tr->noise_scale, inv_b = 1.0 / tr->sdesc.expected_batch;
     double lr = dpc__train_lr(cfg, tr->t, tr->n_steps), mom = cfg->momentum,
            wd = cfg->weight_decay;
+    if (tr->params32) {
+        update_f32(tr, c->p0, c->p1, lr);
+        return;
+    }
     double *th = tr->params, *v = tr->velocity;
     const double *g = tr->gsum, *w = tr->noise;
     for (size_t p = c->p0; p < c->p1; p++) {
@@ -264,7 +336,10 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
     dpc_status st = dpc_sampler_batch(tr->sampler, tr->t, tr->idx, &tr->count, err);
     if (st) return st;
     if ((st = ensure_batch(tr, tr->count, err))) return st;
-    memset(tr->gsum, 0, tr->P * sizeof(double));
+    if (tr->params32)
+        memset(tr->gsum32, 0, tr->P * sizeof(float));
+    else
+        memset(tr->gsum, 0, tr->P * sizeof(double));
     size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
     dpc__pool_run(tr->pool, phase_chunks, tr);
     if ((st = collect(tr, err))) return st;
@@ -358,6 +433,7 @@ dpc_isa dpc_trainer_isa(const dpc_trainer *tr) { return tr->isa; }
 size_t dpc_trainer_bytes(const dpc_trainer *tr)
 {
     size_t b = sizeof *tr + 4 * tr->P * sizeof(double) + tr->idx_cap * sizeof(size_t) +
+               (tr->params32 ? 3 * tr->P * sizeof(float) : 0) +
                tr->max_chunks * (sizeof(double) + sizeof(size_t)) + tr->T * sizeof *tr->tc +
                dpc_model_batch_bytes(tr->batch);
     size_t ch = tr->cfg.chunk;
