@@ -61,7 +61,8 @@ int main(void)
     double need = 0, data = 0, params = 0, ws = 0;
     for (int r = 0; r < 2; r++) {
         snprintf(path, sizeof path, "%s/%s.json", dir, r ? "bsr" : "dpsgd");
-        double d = (double)json_int(path, "data_bytes"), p = (double)json_int(path, "parameter_bytes");
+        double d = (double)json_int(path, "data_bytes");
+        double p = (double)json_int(path, "parameter_bytes");
         double w = (double)json_int(path, "trainer_bytes");
         if (d + p + w > need) need = d + p + w, data = d, params = p, ws = w;
         remove(path);

@@ -5,7 +5,8 @@
  *     the ratio is the median of the per-round ratios;
  *  3. test accuracy after one epoch of both at the same noise multiplier, clip, batch, learning
  *     rate and momentum (skipped with DPC_BENCH_QUICK=1: the torch epoch takes minutes);
- *  4. correlated noise (BLT, nu-DP-FTRL, BSR) at the default level.
+ *  4. float32 precision at the default level next to torch in float32;
+ *  5. correlated noise (BLT, nu-DP-FTRL, BSR) at the default level.
  * Wall clock (two threads). Synthetic data of the same shape when Debian's dataset-fashion-mnist
  * is missing (then without the torch comparison). */
 #include "bench_util.h"
@@ -29,7 +30,8 @@ typedef struct bcase {
 } bcase;
 
 static dpc_trainer *make_trainer(const dpc_model *m, const dpc_dataset *tr, const dpc_dataset *te,
-                                 const bcase *c, size_t T, dpc_isa isa, size_t epochs)
+                                 const bcase *c, size_t T, dpc_isa isa, size_t epochs,
+                                 dpc_precision prec)
 {
     static const double th[4] = {0.999, 0.99, 0.9, 0.5}, om[4] = {0.01, 0.05, 0.1, 0.2};
     dpc_train_config cfg;
@@ -53,6 +55,7 @@ static dpc_trainer *make_trainer(const dpc_model *m, const dpc_dataset *tr, cons
     cfg.momentum = MOMENTUM;
     cfg.threads = T;
     cfg.isa = isa;
+    cfg.precision = prec;
     dpc_rng rng;
     dpc_rng_seed(&rng, 1);
     dpc_trainer *t = NULL;
@@ -124,7 +127,8 @@ int main(void)
     printf("(wall clock; %d rounds of %d steps, medians; rounds alternate with the torch anchor)\n",
            ROUNDS, STEPS);
     /* sigma of the calibrated run, for torch */
-    dpc_trainer *t0 = make_trainer(models[best - 1], train, test, &sgd, 2, best, 1);
+    dpc_trainer *t0 = make_trainer(models[best - 1], train, test, &sgd, 2, best, 1,
+                                   DPC_PRECISION_DOUBLE);
     double sigma = dpc_trainer_ledger(t0)->sigma;
     dpc_trainer_free(t0);
     char args[256], why[256] = "";
@@ -140,7 +144,8 @@ int main(void)
             for (size_t T = 1; T <= 2; T++) {
                 eps[l][T - 1][r] = 0;
                 if (!models[l]) continue;
-                dpc_trainer *t = make_trainer(models[l], train, test, &sgd, T, LEVELS[l], 1);
+                dpc_trainer *t = make_trainer(models[l], train, test, &sgd, T, LEVELS[l], 1,
+                                              DPC_PRECISION_DOUBLE);
                 eps[l][T - 1][r] = throughput(t, STEPS);
                 dpc_trainer_free(t);
             }
@@ -155,7 +160,8 @@ int main(void)
     if (have_torch) {
         printf("torch 1.13 functorch DP-SGD (float64, 2 threads): %.0f examples/s\n",
                bench_median(torch, ROUNDS));
-        printf("dpcorr (%s, 2 threads) / torch: %.1fx (median of per-round ratios; target >= 60x)\n",
+        printf("dpcorr (%s, 2 threads) / torch: %.1fx (median of per-round ratios; "
+               "target >= 60x)\n",
                dpc_isa_name(best), bench_median(ratio, ROUNDS));
     } else {
         printf("torch anchor not available (%s): no ratio\n", why);
@@ -163,7 +169,8 @@ int main(void)
     /* accuracy after one epoch, same noise multiplier and optimizer */
     const char *quick = getenv("DPC_BENCH_QUICK");
     if (have_torch && !(quick && *quick && *quick != '0')) {
-        dpc_trainer *t = make_trainer(models[best - 1], train, test, &sgd, 2, best, 1);
+        dpc_trainer *t = make_trainer(models[best - 1], train, test, &sgd, 2, best, 1,
+                                      DPC_PRECISION_DOUBLE);
         while (dpc_trainer_steps_done(t) < dpc_trainer_steps_total(t))
             if (dpc_trainer_step(t, NULL, &err)) return 1;
         double loss, acc;
@@ -182,6 +189,29 @@ int main(void)
     } else if (have_torch) {
         printf("(DPC_BENCH_QUICK: no one-epoch accuracy comparison)\n");
     }
+    /* float32 next to torch in float32 */
+    printf("\n== float32 precision at %s, DP-SGD (Poisson), batch %d\n", dpc_isa_name(best), BATCH);
+    double f32[2][ROUNDS], tf[ROUNDS], rf[ROUNDS];
+    int have_tf = have_torch;
+    snprintf(args, sizeof args, "torch-dpsgd --sigma %.17g --steps 5 --batch %d --lr %g "
+             "--momentum %g --threads 2 --dtype float32", sigma, BATCH, LR, MOMENTUM);
+    for (int r = 0; r < ROUNDS; r++) {
+        if (have_tf) have_tf = bench_anchor(args, tkeys, &tf[r], 1, why, sizeof why);
+        for (size_t T = 1; T <= 2; T++) {
+            dpc_trainer *t = make_trainer(models[best - 1], train, test, &sgd, T, best, 1,
+                                          DPC_PRECISION_FLOAT32);
+            f32[T - 1][r] = throughput(t, STEPS);
+            dpc_trainer_free(t);
+        }
+        if (have_tf) rf[r] = f32[1][r] / tf[r];
+    }
+    printf("float32: %.0f examples/s (1 thread), %.0f (2 threads)\n", bench_median(f32[0], ROUNDS),
+           bench_median(f32[1], ROUNDS));
+    if (have_tf)
+        printf("torch float32 (2 threads): %.0f examples/s; "
+               "dpcorr float32 / torch float32: %.1fx\n",
+               bench_median(tf, ROUNDS), bench_median(rf, ROUNDS));
+
     printf("\n== correlated noise at %s (fixed-order epochs)\n", dpc_isa_name(best));
     bcase cases[] = {
         {"BLT k=4", DPC_MECH_BLT, DPC_SAMPLER_FIXED, 0, 0},
@@ -193,7 +223,8 @@ int main(void)
         for (size_t T = 1; T <= 2; T++) {
             double v[ROUNDS];
             for (int r = 0; r < ROUNDS; r++) {
-                dpc_trainer *t = make_trainer(models[best - 1], train, test, &cases[c], T, best, 1);
+                dpc_trainer *t = make_trainer(models[best - 1], train, test, &cases[c], T, best, 1,
+                                               DPC_PRECISION_DOUBLE);
                 v[r] = throughput(t, STEPS / 2);
                 dpc_trainer_free(t);
             }

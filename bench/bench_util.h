@@ -1,4 +1,4 @@
-/* bench_util.h — helpers of the benchmarks: wall clock, the machine / level / load header, medians,
+/* bench_util.h — helpers of the benchmarks: clocks, the machine / level / load header, medians,
  * and the reference figures of bench/anchors.py (Debian's /usr/bin/python3 with NumPy and
  * torch; the benchmarks say so and go on when it is not there). */
 #ifndef DPCORR_BENCH_UTIL_H

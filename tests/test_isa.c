@@ -27,7 +27,8 @@ static void test_api(void)
     dpc_isa have = dpc_isa_detect(), got;
     CHECK(have >= DPC_ISA_SSE2 && have <= DPC_ISA_AVX512, "detect returns a level (%d)", (int)have);
     fprintf(stderr, "test_isa: this CPU runs up to %s\n", dpc_isa_name(have));
-    CHECK(!strcmp(dpc_isa_name(DPC_ISA_AUTO), "auto") && !strcmp(dpc_isa_name(DPC_ISA_SSE2), "sse2") &&
+    CHECK(!strcmp(dpc_isa_name(DPC_ISA_AUTO), "auto") &&
+              !strcmp(dpc_isa_name(DPC_ISA_SSE2), "sse2") &&
               !strcmp(dpc_isa_name(DPC_ISA_AVX2), "avx2") &&
               !strcmp(dpc_isa_name(DPC_ISA_AVX512), "avx512") &&
               !strcmp(dpc_isa_name((dpc_isa)9), "unknown"),
@@ -112,8 +113,8 @@ static void test_gaussian_levels(void)
                 }
             }
     }
-    CHECK(bad == 0 && cases >= 150, "every level's fill equals the scalar sampler (%d of %d cases differ)",
-          bad, cases);
+    CHECK(bad == 0 && cases >= 150,
+          "every level's fill equals the scalar sampler (%d of %d cases differ)", bad, cases);
     /* a level above the CPU's, AUTO and garbage all run (clamped), with the same values */
     dpc_rng_stream s = dpc_rng_stream_derive(&roots[0], DPC_STREAM_ID(DPC_STREAM_TEST, 4));
     dpc_rng_gaussian_fill_naive(&s, 3, 0, ref, 1000);
@@ -123,7 +124,8 @@ static void test_gaussian_levels(void)
         dpc_rng_gaussian_fill_isa(&s, 3, 0, got, 1000, (dpc_isa)odd_levels[k]);
         clamp_bad += memcmp(ref, got, 1000 * sizeof *ref) != 0;
     }
-    CHECK(clamp_bad == 0, "AUTO, unsupported and unknown levels fall back to a level this CPU runs");
+    CHECK(clamp_bad == 0,
+          "AUTO, unsupported and unknown levels fall back to a level this CPU runs");
     free(ref);
     free(got);
 }
@@ -317,7 +319,8 @@ static void test_noise_levels(void)
     static const size_t ds[] = {1, 1023, 2500};
     double *dense = calloc(N * N, sizeof *dense);
     for (size_t t = 0; t < N; t++)
-        for (size_t j = 0; j <= t; j++) dense[t * N + j] = j == t ? 1.0 + 0.01 * t : 0.02 * (double)((t + 2 * j) % 7) - 0.06;
+        for (size_t j = 0; j <= t; j++)
+            dense[t * N + j] = j == t ? 1.0 + 0.01 * t : 0.02 * (double)((t + 2 * j) % 7) - 0.06;
     dpc_rng rng;
     dpc_rng_seed(&rng, 5);
     dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
@@ -353,7 +356,8 @@ static void test_noise_levels(void)
                                 !memcmp(hi + t * (d - h), ref + t * d + h, (d - h) * sizeof *hi);
                     cases++;
                     bad += !same;
-                    if (!same) fprintf(stderr, "  noise %s d %zu: split differs\n", specs[k].name, d);
+                    if (!same)
+                        fprintf(stderr, "  noise %s d %zu: split differs\n", specs[k].name, d);
                     free(lo);
                     free(hi);
                 }
@@ -419,7 +423,8 @@ static void test_model_levels(void)
         dpc_model *m0 = model_at(cases[c].spec, D, K, DPC_ISA_SSE2);
         if (!m0) continue;
         size_t P = dpc_model_num_params(m0);
-        double *w = malloc(P * sizeof *w), *X = malloc(n * D * sizeof *X), *y = malloc(n * sizeof *y);
+        double *w = malloc(P * sizeof *w), *X = malloc(n * D * sizeof *X);
+        double *y = malloc(n * sizeof *y);
         dpc_rng_gaussian_fill(&s, 2 * c, 0, w, P);
         for (size_t p = 0; p < P; p++) w[p] *= 0.4;
         dpc_rng_gaussian_fill(&s, 2 * c + 1, 0, X, n * D);

@@ -110,7 +110,8 @@ static void test_equals_reference(void)
                 dpc_model_batch *b = NULL;
                 dpc_model_ws *ws = NULL;
                 dpc_error err = {0};
-                CHECK_OK(dpc__batch_new(&b, m, nmax, chunks[a], generic ? DPC__BATCH_GENERIC : DPC__BATCH_AUTO, &err), &err);
+                int mode = generic ? DPC__BATCH_GENERIC : DPC__BATCH_AUTO;
+                CHECK_OK(dpc__batch_new(&b, m, nmax, chunks[a], mode, &err), &err);
                 CHECK_OK(dpc_model_ws_new(&ws, m, chunks[a], &err), &err);
                 for (size_t e = 0; e < sizeof ns / sizeof *ns; e++)
                     for (size_t k = 0; k < sizeof parts / sizeof *parts; k++) {
@@ -120,7 +121,8 @@ static void test_equals_reference(void)
                                            g0, gb, lb, nb);
                         runs++;
                         if (!ok || memcmp(gr, gb, P * sizeof *gr) ||
-                            memcmp(lr, lb, ns[e] * sizeof *lr) || memcmp(nr, nb, ns[e] * sizeof *nr)) {
+                            memcmp(lr, lb, ns[e] * sizeof *lr) ||
+                            memcmp(nr, nb, ns[e] * sizeof *nr)) {
                             bad++;
                             fprintf(stderr, "  %s%s n %zu chunk %zu parts %zu differs\n",
                                     cases[c].spec, generic ? " (generic)" : "", ns[e], chunks[a],
@@ -219,7 +221,8 @@ static void test_f32(void)
         for (int order = 0; order < 2 && b && ws; order++) {
             size_t nc = (n + chunk - 1) / chunk;
             for (size_t k = 0; k < nc; k++) {
-                size_t cc = order ? nc - 1 - k : k, i0 = cc * chunk, M = n - i0 < chunk ? n - i0 : chunk;
+                size_t cc = order ? nc - 1 - k : k, i0 = cc * chunk;
+                size_t M = n - i0 < chunk ? n - i0 : chunk;
                 CHECK_OK(dpc_model_batch_grads_f32(m, w32, X32 + i0 * D, y + i0, M, i0, clip, b, ws,
                                                    lf + i0, nf + i0, &err), &err);
             }
@@ -241,7 +244,8 @@ static void test_f32(void)
             dn = fmax(dn, fabs(nf[i] - nd[i]) / mn);
         }
         dev = fmax(dg, fmax(dl, dn));
-        if (dev > 2e-5) fprintf(stderr, "  %s: grad %g loss %g norm %g\n", cases[c].spec, dg, dl, dn);
+        if (dev > 2e-5)
+            fprintf(stderr, "  %s: grad %g loss %g norm %g\n", cases[c].spec, dg, dl, dn);
         if (dev > worst) worst = dev;
         CHECK(dev < 2e-5, "%s: float32 vs double %g", cases[c].spec, dev);
         dpc_model_ws_free(ws);
@@ -257,13 +261,15 @@ static void test_f32(void)
     dpc_model *kan = make_model("kan:4", 5, 3);
     dpc_model_batch *b = NULL;
     dpc_error err = {0};
-    CHECK(!dpc_model_has_f32(kan) && dpc_model_batch_new_f32(&b, kan, 8, 4, &err) == DPC_E_UNSUPPORTED &&
+    CHECK(!dpc_model_has_f32(kan) &&
+              dpc_model_batch_new_f32(&b, kan, 8, 4, &err) == DPC_E_UNSUPPORTED &&
               !strcmp(err.field, "precision") && !b, "kan has no float32 path: %s", err.msg);
     dpc_precision pr;
     CHECK(dpc_precision_parse("float32", &pr, &err) == DPC_OK && pr == DPC_PRECISION_FLOAT32 &&
               dpc_precision_parse("double", &pr, &err) == DPC_OK && pr == DPC_PRECISION_DOUBLE &&
               !strcmp(dpc_precision_name(DPC_PRECISION_FLOAT32), "float32"), "precision names");
-    CHECK(dpc_precision_parse("half", &pr, &err) == DPC_E_INVALID && !strcmp(err.field, "precision"),
+    CHECK(dpc_precision_parse("half", &pr, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "precision"),
           "unknown precision refused: %s", err.msg);
     dpc_model_free(kan);
 }

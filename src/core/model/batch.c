@@ -50,8 +50,8 @@ dpc_status dpc__batch_new(dpc_model_batch **out, const dpc_model *m, size_t max_
         return dpc_error_param(err, DPC_E_INVALID, "max_batch", "must be in 1..2^30, got %zu",
                                max_batch);
     if (chunk < 1 || chunk > max_batch)
-        return dpc_error_param(err, DPC_E_INVALID, "chunk", "must be in 1..max_batch (%zu), got %zu",
-                               max_batch, chunk);
+        return dpc_error_param(err, DPC_E_INVALID, "chunk",
+                               "must be in 1..max_batch (%zu), got %zu", max_batch, chunk);
     dpc_model_batch *b = calloc(1, sizeof *b);
     if (!b) return DPC__NOMEM(err, "the batch state");
     b->cap = max_batch;
@@ -171,11 +171,12 @@ dpc_status dpc_model_batch_grads(const dpc_model *m, const double *params, const
     if (!dpc__batch_same_shape(m, b) || b->f32)
         return dpc_error_set(err, DPC_E_INVALID,
                              "batch state was created for a model of another shape or precision");
-    if (!(clip >= 0.0)) return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
+    if (!(clip >= 0.0))
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
     if (i0 % b->chunk || M > b->chunk || i0 > b->cap || M > b->cap - i0)
         return dpc_error_set(err, DPC_E_RANGE,
-                             "chunk at %zu of %zu examples does not fit chunks of %zu in a batch of %zu",
-                             i0, M, b->chunk, b->cap);
+                             "chunk at %zu of %zu examples does not fit chunks of %zu in a "
+                             "batch of %zu", i0, M, b->chunk, b->cap);
     dpc_status st = dpc__check_ws(m, ws, M, err);
     if (st || M == 0) return st;
     if (b->dense) {
@@ -216,8 +217,8 @@ static void sum_rows(const dpc_model *m, const dpc_model_batch *b, size_t l, siz
 void dpc_model_batch_sum(const dpc_model *m, const dpc_model_batch *b, size_t n, size_t part,
                          size_t nparts, double *grad_sum)
 {
-    if (!m || !b || !grad_sum || nparts == 0 || part >= nparts || n == 0 || !dpc__batch_same_shape(m, b) ||
-        b->f32)
+    if (!m || !b || !grad_sum || nparts == 0 || part >= nparts || n == 0 ||
+        !dpc__batch_same_shape(m, b) || b->f32)
         return;
     if (n > b->cap) n = b->cap;
     if (!b->dense) {

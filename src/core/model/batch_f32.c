@@ -148,7 +148,8 @@ static dpc_status norms(const dpc_model *m, const float *X, size_t M, double cli
         double n2 = 0.0;
         for (size_t l = 0; l < m->n_layers; l++) {
             size_t out = m->dim[l + 1], in = m->dim[l];
-            n2 += sumsq(fl(ws->delta[l]) + i * out, out) * (sumsq(layer_in(X, ws, l) + i * in, in) + bias);
+            const float *a = layer_in(X, ws, l) + i * in;
+            n2 += sumsq(fl(ws->delta[l]) + i * out, out) * (sumsq(a, in) + bias);
         }
         ws->norm[i] = sqrt(n2);
         if (!isfinite(ws->loss[i]))
@@ -195,11 +196,12 @@ dpc_status dpc_model_batch_grads_f32(const dpc_model *m, const float *params, co
     if (!b->f32 || !dpc__batch_same_shape(m, b))
         return dpc_error_set(err, DPC_E_INVALID,
                              "batch state was created for a model of another shape or precision");
-    if (!(clip >= 0.0)) return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
+    if (!(clip >= 0.0))
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
     if (i0 % b->chunk || M > b->chunk || i0 > b->cap || M > b->cap - i0)
         return dpc_error_set(err, DPC_E_RANGE,
-                             "chunk at %zu of %zu examples does not fit chunks of %zu in a batch of %zu",
-                             i0, M, b->chunk, b->cap);
+                             "chunk at %zu of %zu examples does not fit chunks of %zu in a "
+                             "batch of %zu", i0, M, b->chunk, b->cap);
     dpc_status st = dpc__check_ws(m, ws, M, err);
     if (st || M == 0) return st;
     if (!finite_f(params, m->n_params))

@@ -46,7 +46,8 @@ static void dense_forward(const dpc_model *m, const double *params, const double
         double *Z = l + 1 < L ? ws->act[l + 1] : ws->delta[L - 1]; /* (M, out) */
         double *Zt = ws->sdt;                                      /* (out, M) */
         dpc__gemm_pack_bt(in, M, A, in, ws->pack);
-        dpc__gemm_seg(m->cfg.isa, out, M, in, 0, params + m->w_off[l], in, ws->pack, 0, Zt, M, 0);
+        dpc__gemm_seg(m->cfg.isa, out, M, in, 0, params + m->w_off[l], in, ws->pack, 0, Zt, M,
+                      0);
         const double *b = m->cfg.bias ? params + m->b_off[l] : NULL;
         for (size_t i = 0; i < M; i++)
             for (size_t o = 0; o < out; o++)
@@ -70,7 +71,8 @@ static void dense_backward(const dpc_model *m, const double *params, size_t M, d
     for (size_t l = m->n_layers - 1; l > 0; l--) {
         size_t in = m->dim[l], out = m->dim[l + 1];
         dpc__gemm_pack_b(out, in, params + m->w_off[l], in, ws->pack);
-        dpc__gemm_seg(m->cfg.isa, M, in, out, 0, ws->delta[l], out, ws->pack, 0, ws->delta[l - 1], in, 0);
+        dpc__gemm_seg(m->cfg.isa, M, in, out, 0, ws->delta[l], out, ws->pack, 0,
+                      ws->delta[l - 1], in, 0);
         dpc__act_backward(m->cfg.act, ws->act[l], ws->delta[l - 1], M * in);
     }
 }

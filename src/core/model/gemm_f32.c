@@ -86,7 +86,8 @@ void dpc__gemmf_seg(dpc_isa isa, size_t m, size_t n, size_t k, size_t seg, const
     if (m == 0 || n == 0) return;
     if (k == 0) {
         for (size_t i = 0; i < m; i++)
-            for (size_t j = 0; j < n; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + 0.0f : 0.0f;
+            for (size_t j = 0; j < n; j++)
+                C[i * ldc + j] = accumulate ? C[i * ldc + j] + 0.0f : 0.0f;
         return;
     }
     if (seg == 0 || seg > k) seg = k;

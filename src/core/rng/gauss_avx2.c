@@ -159,8 +159,9 @@ static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const 
     const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
     const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
     for (size_t k = 0; k < R; k += 4) {
+        __m128i pk = _mm_loadu_si128((const __m128i *)(pos + k));
         __m256i idx = _mm256_add_epi64(_mm256_set1_epi64x((long long)index0),
-                                       _mm256_cvtepu32_epi64(_mm_loadu_si128((const __m128i *)(pos + k))));
+                                       _mm256_cvtepu32_epi64(pk));
         __m256i X[1], Y[1];
         ctr4(_mm256_srli_epi64(idx, 1), row, a & 0xFFFFu, &X[0], &Y[0]);
         PHILOX10(1);
@@ -249,7 +250,8 @@ static void chacha8(const uint32_t skey[8], __m256i ctr, uint64_t row, __m256i n
         u[g + 3] = _mm256_unpackhi_epi64(t[g + 1], t[g + 3]);
     }
     for (int k = 0; k < 4; k++) { /* block 4L + k: lane L of u[k], u[4+k], u[8+k], u[12+k] */
-        _mm256_storeu_si256((__m256i *)(ks + 8 * k), _mm256_permute2x128_si256(u[k], u[4 + k], 0x20));
+        _mm256_storeu_si256((__m256i *)(ks + 8 * k),
+                            _mm256_permute2x128_si256(u[k], u[4 + k], 0x20));
         _mm256_storeu_si256((__m256i *)(ks + 8 * k + 4),
                             _mm256_permute2x128_si256(u[8 + k], u[12 + k], 0x20));
         _mm256_storeu_si256((__m256i *)(ks + 8 * (4 + k)),

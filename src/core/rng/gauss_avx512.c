@@ -63,8 +63,8 @@ static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t *pos, 
         __mmask8 rej = (__mmask8)~zig8(w + j, out + j);
         __m256i p = _mm256_add_epi32(_mm256_set1_epi32((int)j), lane);
         _mm256_storeu_si256((__m256i *)(pos + R), _mm256_maskz_compress_epi32(rej, p));
-        _mm512_storeu_si512((void *)(w0 + R),
-                            _mm512_maskz_compress_epi64(rej, _mm512_loadu_si512((const void *)(w + j))));
+        __m512i wv = _mm512_loadu_si512((const void *)(w + j));
+        _mm512_storeu_si512((void *)(w0 + R), _mm512_maskz_compress_epi64(rej, wv));
         R += (size_t)__builtin_popcount(rej);
     }
     return R;
@@ -175,8 +175,9 @@ static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const 
     const __m512i M0 = _mm512_set1_epi64(DPC__PHILOX_M0), M1 = _mm512_set1_epi64(DPC__PHILOX_M1);
     const __m512i LO = _mm512_set1_epi64(0xFFFFFFFFLL);
     for (size_t k = 0; k < R; k += 8) {
+        __m256i pk = _mm256_loadu_si256((const __m256i *)(pos + k));
         __m512i idx = _mm512_add_epi64(_mm512_set1_epi64((long long)index0),
-                                       _mm512_cvtepu32_epi64(_mm256_loadu_si256((const __m256i *)(pos + k))));
+                                       _mm512_cvtepu32_epi64(pk));
         __m512i X[1], Y[1];
         ctr8(_mm512_srli_epi64(idx, 1), row, a & 0xFFFFu, &X[0], &Y[0]);
         PHILOX10(1);
@@ -301,8 +302,8 @@ static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t inde
         if (lanes < 16 && e + 1 < total) continue;
         for (size_t l = lanes; l < 16; l++) blk[l] = 0, att[l] = 0; /* defined spare lanes */
         __m512i ctr, non;
-        chacha_ctr(_mm512_loadu_si512((const void *)blk), _mm512_loadu_si512((const void *)(blk + 8)),
-                   0, &ctr, &non);
+        chacha_ctr(_mm512_loadu_si512((const void *)blk),
+                   _mm512_loadu_si512((const void *)(blk + 8)), 0, &ctr, &non);
         non = _mm512_or_si512(non, _mm512_loadu_si512((const void *)att));
         chacha16(s->skey, ctr, row, non, ks);
         for (size_t l = 0; l < lanes; l++) {
@@ -324,7 +325,8 @@ void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uin
     for (size_t i = 0; i < n; i += WBUF_S) {
         size_t m = n - i < WBUF_S ? n - i : WBUF_S; /* a multiple of 128: 16 blocks */
         for (size_t j = 0; j < m; j += 128) {
-            __m512i blo = _mm512_add_epi64(_mm512_set1_epi64((long long)((index0 + i + j) >> 3)), lane);
+            uint64_t b0 = (index0 + i + j) >> 3;
+            __m512i blo = _mm512_add_epi64(_mm512_set1_epi64((long long)b0), lane);
             __m512i bhi = _mm512_add_epi64(blo, _mm512_set1_epi64(8));
             __m512i ctr, non;
             chacha_ctr(blo, bhi, 0, &ctr, &non);
