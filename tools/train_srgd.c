@@ -225,6 +225,7 @@ static void write_report(const srgd_opts *o, const dpc_srgd *s, const dpc_datase
     fprintf(f, ",\n  \"config\": {");
     cli_json_str(f, "data", ds->source, 1);
     cli_json_str(f, "model", model_spec, 1);
+    cli_json_str(f, "isa", dpc_isa_name(cli_isa()), 1); /* the model's and its noise's level */
     cli_json_str(f, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A", 1);
     cli_json_num(f, "c", o->literal ? dpc_srgd_c_dp((double)ds->n, c->delta) : o->cc, 1);
     cli_json_bool(f, "literal", o->literal, 1);
