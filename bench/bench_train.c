@@ -67,23 +67,28 @@ static dpc_trainer *make_trainer(const dpc_model *m, const dpc_dataset *tr, cons
     return t;
 }
 
-/* Examples per second of `steps` steps after one warm-up step. */
-static double throughput(dpc_trainer *t, size_t steps)
+/* Examples per second (wall clock) of `steps` steps after one warm-up step; *per_cpu (if not
+ * NULL) = examples per CPU-second of the process (all threads), which other jobs on the cores
+ * disturb much less. */
+static double throughput2(dpc_trainer *t, size_t steps, double *per_cpu)
 {
     dpc_step_info info;
     dpc_error err = {0};
     if (dpc_trainer_step(t, &info, &err)) goto fail;
     size_t ex = 0;
-    double t0 = bench_now();
+    double t0 = bench_now(), c0 = bench_cpu();
     for (size_t k = 0; k < steps; k++) {
         if (dpc_trainer_step(t, &info, &err)) goto fail;
         ex += info.batch;
     }
+    if (per_cpu) *per_cpu = (double)ex / (bench_cpu() - c0);
     return (double)ex / (bench_now() - t0);
 fail:
     fprintf(stderr, "step: %s\n", err.msg);
     exit(1);
 }
+
+static double throughput(dpc_trainer *t, size_t steps) { return throughput2(t, steps, NULL); }
 
 static dpc_model *make_model(size_t D, size_t K, dpc_isa isa)
 {
@@ -135,27 +140,29 @@ int main(void)
     snprintf(args, sizeof args, "torch-dpsgd --sigma %.17g --steps 5 --batch %d --lr %g "
              "--momentum %g --threads 2 --dtype float64", sigma, BATCH, LR, MOMENTUM);
     const char *tkeys[1] = {"examples_per_s"};
-    double eps[3][2][ROUNDS], torch[ROUNDS], ratio[ROUNDS];
+    double eps[3][2][ROUNDS], cpu[3][2][ROUNDS], torch[ROUNDS], ratio[ROUNDS];
     int have_torch = real;
     if (!real) snprintf(why, sizeof why, "no Fashion-MNIST");
     for (int r = 0; r < ROUNDS; r++) {
         if (have_torch) have_torch = bench_anchor(args, tkeys, &torch[r], 1, why, sizeof why);
         for (int l = 0; l < 3; l++)
             for (size_t T = 1; T <= 2; T++) {
-                eps[l][T - 1][r] = 0;
+                eps[l][T - 1][r] = cpu[l][T - 1][r] = 0;
                 if (!models[l]) continue;
                 dpc_trainer *t = make_trainer(models[l], train, test, &sgd, T, LEVELS[l], 1,
                                               DPC_PRECISION_DOUBLE);
-                eps[l][T - 1][r] = throughput(t, STEPS);
+                eps[l][T - 1][r] = throughput2(t, STEPS, &cpu[l][T - 1][r]);
                 dpc_trainer_free(t);
             }
         if (have_torch) ratio[r] = eps[best - 1][1][r] / torch[r];
     }
-    printf("%-8s %14s %14s %10s\n", "level", "1 thread ex/s", "2 threads ex/s", "2 vs 1");
+    printf("%-8s %14s %14s %10s   %s\n", "level", "1 thread ex/s", "2 threads ex/s", "2 vs 1",
+           "ex per CPU-second (1, 2 threads)");
     for (int l = 0; l < 3; l++) {
         if (!models[l]) continue;
         double a = bench_median(eps[l][0], ROUNDS), b = bench_median(eps[l][1], ROUNDS);
-        printf("%-8s %14.0f %14.0f %9.2fx\n", dpc_isa_name(LEVELS[l]), a, b, b / a);
+        printf("%-8s %14.0f %14.0f %9.2fx   %.0f, %.0f\n", dpc_isa_name(LEVELS[l]), a, b, b / a,
+               bench_median(cpu[l][0], ROUNDS), bench_median(cpu[l][1], ROUNDS));
     }
     if (have_torch) {
         printf("torch 1.13 functorch DP-SGD (float64, 2 threads): %.0f examples/s\n",
@@ -191,7 +198,7 @@ int main(void)
     }
     /* float32 next to torch in float32 */
     printf("\n== float32 precision at %s, DP-SGD (Poisson), batch %d\n", dpc_isa_name(best), BATCH);
-    double f32[2][ROUNDS], tf[ROUNDS], rf[ROUNDS];
+    double f32[2][ROUNDS], fc[2][ROUNDS], tf[ROUNDS], rf[ROUNDS];
     int have_tf = have_torch;
     snprintf(args, sizeof args, "torch-dpsgd --sigma %.17g --steps 5 --batch %d --lr %g "
              "--momentum %g --threads 2 --dtype float32", sigma, BATCH, LR, MOMENTUM);
@@ -200,13 +207,14 @@ int main(void)
         for (size_t T = 1; T <= 2; T++) {
             dpc_trainer *t = make_trainer(models[best - 1], train, test, &sgd, T, best, 1,
                                           DPC_PRECISION_FLOAT32);
-            f32[T - 1][r] = throughput(t, STEPS);
+            f32[T - 1][r] = throughput2(t, STEPS, &fc[T - 1][r]);
             dpc_trainer_free(t);
         }
         if (have_tf) rf[r] = f32[1][r] / tf[r];
     }
-    printf("float32: %.0f examples/s (1 thread), %.0f (2 threads)\n", bench_median(f32[0], ROUNDS),
-           bench_median(f32[1], ROUNDS));
+    printf("float32: %.0f examples/s (1 thread), %.0f (2 threads); per CPU-second %.0f, %.0f\n",
+           bench_median(f32[0], ROUNDS), bench_median(f32[1], ROUNDS),
+           bench_median(fc[0], ROUNDS), bench_median(fc[1], ROUNDS));
     if (have_tf)
         printf("torch float32 (2 threads): %.0f examples/s; "
                "dpcorr float32 / torch float32: %.1fx\n",
