@@ -170,6 +170,12 @@ static void test_errors(void)
               DPC_E_INVALID && !strcmp(err.field, "clip"), "clip < 0: %s", err.msg);
     CHECK(dpc_model_batch_grads(m, w, X, y, 4, 0, 1.0, b, NULL, NULL, NULL, &err) ==
               DPC_E_INVALID, "NULL workspace: %s", err.msg);
+    w[3] = NAN; /* the chunk at 0 checks the parameters; the others see non-finite losses */
+    CHECK(dpc_model_batch_grads(m, w, X, y, 4, 0, 1.0, b, ws, NULL, NULL, &err) ==
+              DPC_E_INVALID && strstr(err.msg, "params[3]"), "bad parameter named: %s", err.msg);
+    CHECK(dpc_model_batch_grads(m, w, X, y, 4, 4, 1.0, b, ws, NULL, NULL, &err) ==
+              DPC_E_NUMERIC, "bad parameter, later chunk: %s", err.msg);
+    w[3] = 0.0;
     y[2] = 7; /* not a class */
     CHECK(dpc_model_batch_grads(m, w, X, y, 4, 4, 1.0, b, ws, NULL, NULL, &err) ==
               DPC_E_INVALID && strstr(err.msg, "example 2"), "bad label named: %s", err.msg);

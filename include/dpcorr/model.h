@@ -283,7 +283,9 @@ DPC_API size_t dpc_model_batch_max(const dpc_model_batch *b);
 /* Phase 1 for the M examples X (M, D), y (M) that start the chunk at batch position i0 (a
  * multiple of the chunk size; M <= chunk; i0 + M <= max_batch): as dpc_model_clipped_sum for
  * this chunk (same checks, losses (M) and norms (M) or NULL, same messages naming the row within
- * the chunk), but the contribution is kept in b for phase 2. ws: a workspace of m's shape with
+ * the chunk), but the contribution is kept in b for phase 2. The parameters, the same for every
+ * chunk, are validated by the call for the chunk at i0 = 0 only (elsewhere a non-finite one
+ * shows as a non-finite loss, DPC_E_NUMERIC). ws: a workspace of m's shape with
  * max chunk >= M (not NULL). On error nothing is kept for the chunk. */
 DPC_API DPC_NODISCARD dpc_status dpc_model_batch_grads(const dpc_model *m, const double *params,
                                                       const double *X, const double *y,
@@ -315,8 +317,8 @@ DPC_API int dpc_model_has_f32(const dpc_model *m);
 
 /* The batch clipped sum in float32, with the contract of the double one (two phases, any
  * chunk order, any number of parts, chunk-order sums): params (P), X (M, D) and grad_sum (P)
- * are float; the forward and backward passes, the activations (tanhf) and the GEMM sums are
- * float arithmetic (products and sums rounded separately, the same bits at every level); the
+ * are float; the forward and backward passes, the activations (tanh: the float rounding of the
+ * double tanh) and the GEMM sums are float arithmetic (products and sums rounded separately, the same bits at every level); the
  * loss head runs in double on the float logits; the ghost norms sum the squares of the float
  * layer inputs and deltas in double, and the clip factor s_i is double, applied to the float
  * deltas with the product rounded to float. The batch object comes from

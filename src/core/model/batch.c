@@ -180,7 +180,9 @@ dpc_status dpc_model_batch_grads(const dpc_model *m, const double *params, const
     dpc_status st = dpc__check_ws(m, ws, M, err);
     if (st || M == 0) return st;
     if (b->dense) {
-        if ((st = dpc__chunk_grads(m, params, X, y, M, clip, ws, err))) return st;
+        /* params are checked by the chunk at 0 only: they are the same for every chunk of the
+         * batch (a non-finite one would make every loss non-finite anyway) */
+        if ((st = dpc__chunk_grads(m, params, X, y, M, clip, i0 != 0, ws, err))) return st;
         keep_chunk(m, X, M, i0, b, ws);
     } else {
         double *S = b->sums + (i0 / b->chunk) * m->n_params;

@@ -20,11 +20,11 @@
 
 /* ==== Passes =========================================================================== */
 
-/* Validates params (P), X (M, D), y (M) (y may be NULL: predict). */
+/* Validates params (P) unless skip_params, X (M, D), y (M) (y may be NULL: predict). */
 static dpc_status check_inputs(const dpc_model *m, const double *params, const double *X,
-                               const double *y, size_t M, dpc_error *err)
+                               const double *y, size_t M, int skip_params, dpc_error *err)
 {
-    dpc_status st = dpc__check_params(m, params, err);
+    dpc_status st = skip_params ? DPC_OK : dpc__check_params(m, params, err);
     size_t D = m->dim[0];
     for (size_t i = 0; !st && i < M; i++) {
         st = dpc__check_x(m, X + i * D, i, err);
@@ -101,11 +101,11 @@ static void backward(const dpc_model *m, const double *params, size_t M, dpc_mod
  * inputs, takes a workspace (a temporary one in *tmp when *ws is NULL; the caller frees it),
  * runs forward, head and backward and the ghost norms (ws->norm, ws->loss). */
 static dpc_status gradient_pass(const dpc_model *m, const double *params, const double *X,
-                                const double *y, size_t M, dpc_model_ws **ws,
+                                const double *y, size_t M, int skip_params, dpc_model_ws **ws,
                                 dpc_model_ws **tmp, dpc_error *err)
 {
     *tmp = NULL;
-    dpc_status st = check_inputs(m, params, X, y, M, err);
+    dpc_status st = check_inputs(m, params, X, y, M, skip_params, err);
     if (st || (st = dpc__chunk_prologue(m, ws, tmp, M, M, err))) return st;
     forward(m, params, X, M, 1, *ws);
     head(m, y, M, *ws);
@@ -120,11 +120,11 @@ static void clip_factors(size_t M, double clip, dpc_model_ws *ws)
 }
 
 dpc_status dpc__chunk_grads(const dpc_model *m, const double *params, const double *X,
-                            const double *y, size_t M, double clip, dpc_model_ws *ws,
-                            dpc_error *err)
+                            const double *y, size_t M, double clip, int skip_params,
+                            dpc_model_ws *ws, dpc_error *err)
 {
     dpc_model_ws *tmp;
-    dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
+    dpc_status st = gradient_pass(m, params, X, y, M, skip_params, &ws, &tmp, err);
     if (!st) clip_factors(M, clip, ws);
     return st;
 }
@@ -144,7 +144,7 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
     }
     if (M == 0) return DPC_OK;
     dpc_model_ws *tmp;
-    dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
+    dpc_status st = gradient_pass(m, params, X, y, M, 0, &ws, &tmp, err);
     if (!st) {
         clip_factors(M, clip, ws);
         dpc__chunk_scaled_sum(m, X, M, grad_sum, ws);
@@ -167,7 +167,7 @@ dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
     }
     if (M == 0) return DPC_OK;
     dpc_model_ws *tmp;
-    dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
+    dpc_status st = gradient_pass(m, params, X, y, M, 0, &ws, &tmp, err);
     if (!st) {
         size_t P = m->n_params;
         for (size_t i = 0; i < M; i++) {

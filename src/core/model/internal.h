@@ -95,11 +95,12 @@ dpc_status dpc__chunk_norms(const dpc_model *m, const double *X, size_t M, dpc_m
  * inner index in order), db_l += sum_i s_i Delta_l[i] (i in order). */
 void dpc__chunk_scaled_sum(const dpc_model *m, const double *X, size_t M, double *grad_sum,
                            dpc_model_ws *ws);
-/* The gradient pass of one chunk on ws (checked, holding M): validates the inputs, runs forward,
- * head and backward, the ghost norms (ws->norm, ws->loss) and the clip factors ws->scale. */
+/* The gradient pass of one chunk on ws (checked, holding M): validates the inputs (params
+ * unless skip_params), runs forward, head and backward, the ghost norms (ws->norm, ws->loss)
+ * and the clip factors ws->scale. */
 dpc_status dpc__chunk_grads(const dpc_model *m, const double *params, const double *X,
-                            const double *y, size_t M, double clip, dpc_model_ws *ws,
-                            dpc_error *err);
+                            const double *y, size_t M, double clip, int skip_params,
+                            dpc_model_ws *ws, dpc_error *err);
 /* The batch state (batch.c, batch_f32.c; dpcorr/model.h "Batch clipped sums"). */
 struct dpc_model_batch {
     size_t cap, chunk, nchunks; /* max_batch, chunk size, ceil(cap / chunk) */
