@@ -103,110 +103,108 @@ static dpc_model *make_model(size_t D, size_t K, dpc_isa isa)
 
 static const dpc_isa LEVELS[3] = {DPC_ISA_SSE2, DPC_ISA_AVX2, DPC_ISA_AVX512};
 
-int main(void)
+typedef struct ctx {
+    dpc_dataset *train, *test;
+    int real;           /* Fashion-MNIST (else synthetic, no torch) */
+    dpc_model *models[3];
+    dpc_isa best;
+    double sigma;       /* noise multiplier of the calibrated DP-SGD run, for torch */
+    int have_torch;
+    char why[256];
+} ctx;
+
+static const bcase SGD = {"DP-SGD (Poisson)", DPC_MECH_IDENTITY, DPC_SAMPLER_POISSON, 0, 0};
+
+/* torch-dpsgd arguments: `steps` timed steps (0: one epoch) in precision dtype. */
+static void torch_args(char *buf, size_t cap, const ctx *x, int steps, const char *dtype)
 {
-    bench_machine();
-    dpc_error err = {0};
-    dpc_dataset *train = NULL, *test = NULL;
-    int real = dpc_data_load_fashion_mnist(&train, &test, NULL, &err) == DPC_OK;
-    if (!real) { /* synthetic stand-in of the same shape */
-        size_t N = 20000, D = 784;
-        printf("(Fashion-MNIST not available: %s; synthetic data, no torch comparison)\n", err.msg);
-        if (dpc_dataset_new(&train, N, D, 10, &err)) return 1;
-        dpc_rng rng;
-        dpc_rng_seed(&rng, 1);
-        dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 9));
-        dpc_rng_gaussian_fill(&s, 0, 0, train->x, N * D);
-        for (size_t i = 0; i < N * D; i++) train->x[i] = 0.5 + 0.25 * train->x[i];
-        for (size_t i = 0; i < N; i++) train->y[i] = (double)dpc_rng_below(&s, 1, i, 10);
-    }
-    size_t D = train->d, K = train->n_classes;
-    dpc_model *models[3] = {NULL, NULL, NULL};
-    for (int l = 0; l < 3; l++)
-        if (dpc_isa_supported(LEVELS[l])) models[l] = make_model(D, K, LEVELS[l]);
-    dpc_isa best = dpc_isa_detect();
-    const bcase sgd = {"DP-SGD (Poisson)", DPC_MECH_IDENTITY, DPC_SAMPLER_POISSON, 0, 0};
-    printf("\n== training throughput, MLP 784-256-10 tanh (P = %zu), DP-SGD (Poisson), batch %d, "
-           "%s, double\n", dpc_model_num_params(models[0]), BATCH,
-           real ? "Fashion-MNIST" : "synthetic data");
-    printf("(wall clock; %d rounds of %d steps, medians; rounds alternate with the torch anchor)\n",
-           ROUNDS, STEPS);
-    /* sigma of the calibrated run, for torch */
-    dpc_trainer *t0 = make_trainer(models[best - 1], train, test, &sgd, 2, best, 1,
-                                   DPC_PRECISION_DOUBLE);
-    double sigma = dpc_trainer_ledger(t0)->sigma;
-    dpc_trainer_free(t0);
-    char args[256], why[256] = "";
-    snprintf(args, sizeof args, "torch-dpsgd --sigma %.17g --steps 5 --batch %d --lr %g "
-             "--momentum %g --threads 2 --dtype float64", sigma, BATCH, LR, MOMENTUM);
+    snprintf(buf, cap, "torch-dpsgd --sigma %.17g --steps %d --batch %d --lr %g --momentum %g "
+             "--threads 2 --dtype %s", x->sigma, steps, BATCH, LR, MOMENTUM, dtype);
+}
+
+/* 1-2: DP-SGD at every level and thread count, next to torch in double. */
+static void bench_levels(ctx *x)
+{
+    char args[256];
+    torch_args(args, sizeof args, x, 5, "float64");
     const char *tkeys[1] = {"examples_per_s"};
     double eps[3][2][ROUNDS], cpu[3][2][ROUNDS], torch[ROUNDS], ratio[ROUNDS];
-    int have_torch = real;
-    if (!real) snprintf(why, sizeof why, "no Fashion-MNIST");
     for (int r = 0; r < ROUNDS; r++) {
-        if (have_torch) have_torch = bench_anchor(args, tkeys, &torch[r], 1, why, sizeof why);
+        if (x->have_torch)
+            x->have_torch = bench_anchor(args, tkeys, &torch[r], 1, x->why, sizeof x->why);
         for (int l = 0; l < 3; l++)
             for (size_t T = 1; T <= 2; T++) {
                 eps[l][T - 1][r] = cpu[l][T - 1][r] = 0;
-                if (!models[l]) continue;
-                dpc_trainer *t = make_trainer(models[l], train, test, &sgd, T, LEVELS[l], 1,
-                                              DPC_PRECISION_DOUBLE);
+                if (!x->models[l]) continue;
+                dpc_trainer *t = make_trainer(x->models[l], x->train, x->test, &SGD, T, LEVELS[l],
+                                              1, DPC_PRECISION_DOUBLE);
                 eps[l][T - 1][r] = throughput2(t, STEPS, &cpu[l][T - 1][r]);
                 dpc_trainer_free(t);
             }
-        if (have_torch) ratio[r] = eps[best - 1][1][r] / torch[r];
+        if (x->have_torch) ratio[r] = eps[x->best - 1][1][r] / torch[r];
     }
     printf("%-8s %14s %14s %10s   %s\n", "level", "1 thread ex/s", "2 threads ex/s", "2 vs 1",
            "ex per CPU-second (1, 2 threads)");
     for (int l = 0; l < 3; l++) {
-        if (!models[l]) continue;
+        if (!x->models[l]) continue;
         double a = bench_median(eps[l][0], ROUNDS), b = bench_median(eps[l][1], ROUNDS);
         printf("%-8s %14.0f %14.0f %9.2fx   %.0f, %.0f\n", dpc_isa_name(LEVELS[l]), a, b, b / a,
                bench_median(cpu[l][0], ROUNDS), bench_median(cpu[l][1], ROUNDS));
     }
-    if (have_torch) {
+    if (x->have_torch) {
         printf("torch 1.13 functorch DP-SGD (float64, 2 threads): %.0f examples/s\n",
                bench_median(torch, ROUNDS));
         printf("dpcorr (%s, 2 threads) / torch: %.1fx (median of per-round ratios; "
-               "target >= 60x)\n",
-               dpc_isa_name(best), bench_median(ratio, ROUNDS));
+               "target >= 60x)\n", dpc_isa_name(x->best), bench_median(ratio, ROUNDS));
     } else {
-        printf("torch anchor not available (%s): no ratio\n", why);
+        printf("torch anchor not available (%s): no ratio\n", x->why);
     }
-    /* accuracy after one epoch, same noise multiplier and optimizer */
+}
+
+/* 3: test accuracy after one epoch of both, same noise multiplier and optimizer. */
+static void bench_accuracy(ctx *x)
+{
     const char *quick = getenv("DPC_BENCH_QUICK");
-    if (have_torch && !(quick && *quick && *quick != '0')) {
-        dpc_trainer *t = make_trainer(models[best - 1], train, test, &sgd, 2, best, 1,
-                                      DPC_PRECISION_DOUBLE);
-        while (dpc_trainer_steps_done(t) < dpc_trainer_steps_total(t))
-            if (dpc_trainer_step(t, NULL, &err)) return 1;
-        double loss, acc;
-        if (dpc_trainer_evaluate(t, test, &loss, &acc, &err)) return 1;
-        dpc_trainer_free(t);
-        const char *akeys[2] = {"test_accuracy", "examples_per_s"};
-        double av[2];
-        snprintf(args, sizeof args, "torch-dpsgd --sigma %.17g --steps 0 --batch %d --lr %g "
-                 "--momentum %g --threads 2 --dtype float64", sigma, BATCH, LR, MOMENTUM);
-        if (bench_anchor(args, akeys, av, 2, why, sizeof why))
-            printf("test accuracy after one epoch (sigma %.4f, eps 3): dpcorr %.2f%%, torch %.2f%% "
-                   "(difference %+.2f pp; target |difference| <= 0.5 pp)\n", sigma, 100 * acc,
-                   100 * av[0], 100 * (acc - av[0]));
-        else
-            printf("torch one-epoch run failed (%s)\n", why);
-    } else if (have_torch) {
+    if (!x->have_torch) return;
+    if (quick && *quick && *quick != '0') {
         printf("(DPC_BENCH_QUICK: no one-epoch accuracy comparison)\n");
+        return;
     }
-    /* float32 next to torch in float32 */
-    printf("\n== float32 precision at %s, DP-SGD (Poisson), batch %d\n", dpc_isa_name(best), BATCH);
+    dpc_error err = {0};
+    dpc_trainer *t = make_trainer(x->models[x->best - 1], x->train, x->test, &SGD, 2, x->best, 1,
+                                  DPC_PRECISION_DOUBLE);
+    while (dpc_trainer_steps_done(t) < dpc_trainer_steps_total(t))
+        if (dpc_trainer_step(t, NULL, &err)) exit(1);
+    double loss, acc;
+    if (dpc_trainer_evaluate(t, x->test, &loss, &acc, &err)) exit(1);
+    dpc_trainer_free(t);
+    const char *akeys[2] = {"test_accuracy", "examples_per_s"};
+    double av[2];
+    char args[256];
+    torch_args(args, sizeof args, x, 0, "float64");
+    if (bench_anchor(args, akeys, av, 2, x->why, sizeof x->why))
+        printf("test accuracy after one epoch (sigma %.4f, eps 3): dpcorr %.2f%%, torch %.2f%% "
+               "(difference %+.2f pp; target |difference| <= 0.5 pp)\n", x->sigma, 100 * acc,
+               100 * av[0], 100 * (acc - av[0]));
+    else
+        printf("torch one-epoch run failed (%s)\n", x->why);
+}
+
+/* 4: float32 at the default level next to torch in float32. */
+static void bench_float32(ctx *x)
+{
+    printf("\n== float32 precision at %s, DP-SGD (Poisson), batch %d\n", dpc_isa_name(x->best),
+           BATCH);
     double f32[2][ROUNDS], fc[2][ROUNDS], tf[ROUNDS], rf[ROUNDS];
-    int have_tf = have_torch;
-    snprintf(args, sizeof args, "torch-dpsgd --sigma %.17g --steps 5 --batch %d --lr %g "
-             "--momentum %g --threads 2 --dtype float32", sigma, BATCH, LR, MOMENTUM);
+    int have_tf = x->have_torch;
+    char args[256];
+    const char *tkeys[1] = {"examples_per_s"};
+    torch_args(args, sizeof args, x, 5, "float32");
     for (int r = 0; r < ROUNDS; r++) {
-        if (have_tf) have_tf = bench_anchor(args, tkeys, &tf[r], 1, why, sizeof why);
+        if (have_tf) have_tf = bench_anchor(args, tkeys, &tf[r], 1, x->why, sizeof x->why);
         for (size_t T = 1; T <= 2; T++) {
-            dpc_trainer *t = make_trainer(models[best - 1], train, test, &sgd, T, best, 1,
-                                          DPC_PRECISION_FLOAT32);
+            dpc_trainer *t = make_trainer(x->models[x->best - 1], x->train, x->test, &SGD, T,
+                                          x->best, 1, DPC_PRECISION_FLOAT32);
             f32[T - 1][r] = throughput2(t, STEPS, &fc[T - 1][r]);
             dpc_trainer_free(t);
         }
@@ -219,8 +217,12 @@ int main(void)
         printf("torch float32 (2 threads): %.0f examples/s; "
                "dpcorr float32 / torch float32: %.1fx\n",
                bench_median(tf, ROUNDS), bench_median(rf, ROUNDS));
+}
 
-    printf("\n== correlated noise at %s (fixed-order epochs)\n", dpc_isa_name(best));
+/* 5: correlated noise at the default level. */
+static void bench_correlated(ctx *x)
+{
+    printf("\n== correlated noise at %s (fixed-order epochs)\n", dpc_isa_name(x->best));
     bcase cases[] = {
         {"BLT k=4", DPC_MECH_BLT, DPC_SAMPLER_FIXED, 0, 0},
         {"nu-DP-FTRL nu=0.01", DPC_MECH_NU, DPC_SAMPLER_FIXED, 0.01, 0},
@@ -231,8 +233,8 @@ int main(void)
         for (size_t T = 1; T <= 2; T++) {
             double v[ROUNDS];
             for (int r = 0; r < ROUNDS; r++) {
-                dpc_trainer *t = make_trainer(models[best - 1], train, test, &cases[c], T, best, 1,
-                                               DPC_PRECISION_DOUBLE);
+                dpc_trainer *t = make_trainer(x->models[x->best - 1], x->train, x->test,
+                                              &cases[c], T, x->best, 1, DPC_PRECISION_DOUBLE);
                 v[r] = throughput(t, STEPS / 2);
                 dpc_trainer_free(t);
             }
@@ -240,9 +242,54 @@ int main(void)
         }
         printf("%-28s %9.0f examples/s (1 thread) %9.0f (2 threads)\n", cases[c].name, e[0], e[1]);
     }
-    for (int l = 0; l < 3; l++) dpc_model_free(models[l]);
-    dpc_dataset_free(train);
-    dpc_dataset_free(test);
+}
+
+/* Fashion-MNIST, or a synthetic stand-in of the same shape. */
+static int load_data(ctx *x)
+{
+    dpc_error err = {0};
+    x->real = dpc_data_load_fashion_mnist(&x->train, &x->test, NULL, &err) == DPC_OK;
+    if (x->real) return 1;
+    size_t N = 20000, D = 784;
+    printf("(Fashion-MNIST not available: %s; synthetic data, no torch comparison)\n", err.msg);
+    snprintf(x->why, sizeof x->why, "no Fashion-MNIST");
+    if (dpc_dataset_new(&x->train, N, D, 10, &err)) return 0;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 9));
+    dpc_rng_gaussian_fill(&s, 0, 0, x->train->x, N * D);
+    for (size_t i = 0; i < N * D; i++) x->train->x[i] = 0.5 + 0.25 * x->train->x[i];
+    for (size_t i = 0; i < N; i++) x->train->y[i] = (double)dpc_rng_below(&s, 1, i, 10);
+    return 1;
+}
+
+int main(void)
+{
+    bench_machine();
+    ctx x;
+    memset(&x, 0, sizeof x);
+    if (!load_data(&x)) return 1;
+    for (int l = 0; l < 3; l++)
+        if (dpc_isa_supported(LEVELS[l]))
+            x.models[l] = make_model(x.train->d, x.train->n_classes, LEVELS[l]);
+    x.best = dpc_isa_detect();
+    x.have_torch = x.real;
+    dpc_trainer *t0 = make_trainer(x.models[x.best - 1], x.train, x.test, &SGD, 2, x.best, 1,
+                                   DPC_PRECISION_DOUBLE);
+    x.sigma = dpc_trainer_ledger(t0)->sigma;
+    dpc_trainer_free(t0);
+    printf("\n== training throughput, MLP 784-256-10 tanh (P = %zu), DP-SGD (Poisson), batch %d, "
+           "%s, double\n", dpc_model_num_params(x.models[0]), BATCH,
+           x.real ? "Fashion-MNIST" : "synthetic data");
+    printf("(wall clock; %d rounds of %d steps, medians; rounds alternate with the torch anchor)\n",
+           ROUNDS, STEPS);
+    bench_levels(&x);
+    bench_accuracy(&x);
+    bench_float32(&x);
+    bench_correlated(&x);
+    for (int l = 0; l < 3; l++) dpc_model_free(x.models[l]);
+    dpc_dataset_free(x.train);
+    dpc_dataset_free(x.test);
     printf("\nload average at the end: %.2f\n", bench_loadavg());
     return 0;
 }

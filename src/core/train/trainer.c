@@ -58,6 +58,26 @@ static dpc_status make_noise(dpc_trainer *tr, thread_ctx *c, dpc_error *err)
     return dpc_noise_new(&c->noise, tr->mech, &tr->noise_stream, &nc, err);
 }
 
+/* Float32 slabs (if f32), the initial parameters (rounded to float for f32), and the batch
+ * state for a realized batch up to the expected size plus six standard deviations (Poisson
+ * sampling; grown when a larger batch comes, ensure_batch). */
+static dpc_status init_state(dpc_trainer *tr, int f32, const dpc_rng *rng, dpc_error *err)
+{
+    size_t P = tr->P;
+    if (f32) {
+        tr->params32 = dpc__calloc(P, sizeof(float));
+        tr->velocity32 = dpc__calloc(P, sizeof(float));
+        tr->gsum32 = dpc__calloc(P, sizeof(float));
+        if (!tr->params32 || !tr->velocity32 || !tr->gsum32)
+            return DPC__NOMEM(err, "float32 slabs");
+    }
+    dpc_status st = dpc_model_init(tr->model, tr->params, rng, 0, err);
+    if (st) return st;
+    dpc__train_sync_f32(tr);
+    double eb = tr->sdesc.expected_batch;
+    return dpc__train_batch_resize(tr, (size_t)(eb + 6.0 * sqrt(eb) + 1.0) + tr->cfg.chunk, err);
+}
+
 dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_dataset *train,
                            const dpc_dataset *test, const dpc_train_config *cfg,
                            const dpc_rng *rng, dpc_error *err)
@@ -133,25 +153,7 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
         st = DPC__NOMEM(err, "trainer slabs");
         goto fail;
     }
-    if (f32) {
-        tr->params32 = dpc__calloc(P, sizeof(float));
-        tr->velocity32 = dpc__calloc(P, sizeof(float));
-        tr->gsum32 = dpc__calloc(P, sizeof(float));
-        if (!tr->params32 || !tr->velocity32 || !tr->gsum32) {
-            st = DPC__NOMEM(err, "float32 slabs");
-            goto fail;
-        }
-    }
-    st = dpc_model_init(model, tr->params, rng, 0, err);
-    if (st) goto fail;
-    dpc__train_sync_f32(tr); /* float32: the initial weights rounded to float */
-    /* Batch state for a realized batch up to the expected size plus six standard deviations
-     * (Poisson sampling), grown when a larger batch comes (ensure_batch). */
-    double eb = tr->sdesc.expected_batch;
-    size_t cap = (size_t)(eb + 6.0 * sqrt(eb) + 1.0) + cfg->chunk;
-    if (cap > tr->idx_cap) cap = tr->idx_cap;
-    st = dpc__train_batch_resize(tr, cap, err);
-    if (st) goto fail;
+    if ((st = init_state(tr, f32, rng, err))) goto fail;
     for (size_t i = 0; i < tr->T; i++) {
         thread_ctx *c = &tr->tc[i];
         c->p0 = P * i / tr->T;
