@@ -4,6 +4,7 @@
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
 #   make install PREFIX=/usr/local
+#   make MPI=0      without the MPI transport (default: with it when mpicc exists)
 # Sources are discovered: src/core/<module>/*.c, src/papers/<paper>/*.c, tools/*.c,
 # tests/test_*.c, bench/bench_*.c (doc/architecture.md).
 
@@ -34,6 +35,14 @@ endif
 $(BUILD)/obj/%_avx2.o: ISAFLAGS = $(ISA_AVX2)
 $(BUILD)/obj/%_avx512.o: ISAFLAGS = $(ISA_AVX512)
 
+# MPI (optional, doc/distributed.md): with mpicc on the PATH the dpcorr binary is built with an MPI
+# transport (tools/mpi_run.c compiled and the binary linked by mpicc); MPI=0 builds without. The
+# library never depends on MPI.
+MPICC   ?= mpicc
+MPI     ?= $(if $(shell command -v $(MPICC) 2>/dev/null),1,0)
+MPI_CC  := $(if $(filter 1,$(MPI)),$(MPICC) -DDPCORR_MPI,$(CC))
+TOOL_LD := $(if $(filter 1,$(MPI)),$(MPICC),$(CC))
+
 LIB_SRC   := $(sort $(wildcard src/core/*/*.c src/papers/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
@@ -53,6 +62,15 @@ $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) $(ISAFLAGS) -c $< -o $@
 
+# the CLI's MPI glue: rebuilt when MPI is switched on or off
+$(BUILD)/obj/tools/mpi_run.o: tools/mpi_run.c $(HEADERS) $(BUILD)/mpi-$(MPI)
+	@mkdir -p $(dir $@)
+	$(MPI_CC) $(CFLAGS_ALL) -c $< -o $@
+
+$(BUILD)/mpi-$(MPI):
+	@mkdir -p $(dir $@)
+	@rm -f $(BUILD)/mpi-0 $(BUILD)/mpi-1 && touch $@
+
 $(BUILD)/libdpcorr.a: $(LIB_OBJ)
 	@mkdir -p $(dir $@)
 	rm -f $@ && ar rcs $@ $^
@@ -61,7 +79,7 @@ $(BUILD)/libdpcorr.so: $(LIB_OBJ)
 	$(CC) $(CFLAGS_ALL) -shared -Wl,-soname,libdpcorr.so.0 -o $@ $^ $(LDFLAGS) $(LDLIBS_ALL)
 
 $(BUILD)/dpcorr: $(TOOL_OBJ) $(BUILD)/libdpcorr.a
-	$(CC) $(CFLAGS_ALL) -o $@ $(TOOL_OBJ) $(BUILD)/libdpcorr.a $(LDFLAGS) $(LDLIBS_ALL)
+	$(TOOL_LD) $(CFLAGS_ALL) -o $@ $(TOOL_OBJ) $(BUILD)/libdpcorr.a $(LDFLAGS) $(LDLIBS_ALL)
 
 $(BUILD)/tests/%: tests/%.c $(BUILD)/libdpcorr.a $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -84,6 +102,7 @@ asan:
 
 bench: $(BENCHES) $(BUILD)/dpcorr
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
+	@echo "== bench/bench_mpi.sh"; sh bench/bench_mpi.sh $(BUILD)/dpcorr
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dpcorr/papers $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig

@@ -46,7 +46,6 @@ static dpc_trainer *make_trainer(const dpc_model *m, const dpc_dataset *tr, cons
         cfg.mech.omega = om;
     }
     cfg.sampler = c->sampler;
-    cfg.sampler_set = 1;
     cfg.batch = BATCH;
     cfg.epochs = epochs;
     cfg.epsilon = 3;
@@ -276,7 +275,7 @@ int main(void)
     x.have_torch = x.real;
     dpc_trainer *t0 = make_trainer(x.models[x.best - 1], x.train, x.test, &SGD, 2, x.best, 1,
                                    DPC_PRECISION_DOUBLE);
-    x.sigma = dpc_trainer_ledger(t0)->sigma;
+    x.sigma = dpc_trainer_ledger(t0)->noise_std; /* std of the noise per unit clip (DP-SGD: z) */
     dpc_trainer_free(t0);
     printf("\n== training throughput, MLP 784-256-10 tanh (P = %zu), DP-SGD (Poisson), batch %d, "
            "%s, double\n", dpc_model_num_params(x.models[0]), BATCH,

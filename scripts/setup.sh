@@ -2,7 +2,7 @@
 # Installs the Debian 12 packages dpcorr needs to build, test and run its main job.
 # Idempotent: a no-op when everything is present. Needs root (or sudo) only to install.
 set -eu
-PKGS="gcc make libc6-dev zlib1g-dev pkg-config gnuplot-nox dataset-fashion-mnist liblbfgs-dev libopenblas-dev liblapacke-dev"
+PKGS="gcc make libc6-dev zlib1g-dev pkg-config gnuplot-nox dataset-fashion-mnist liblbfgs-dev libopenblas-dev liblapacke-dev openmpi-bin libopenmpi-dev"
 missing=""
 for p in $PKGS; do
     dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"

@@ -69,10 +69,14 @@ static void test_identity(void)
         CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, cs[i].eps, cs[i].delta, &sigma, &err), &err);
         c.sigma = sigma;
         double e = eps_of(c, &o, cs[i].delta);
-        CHECK(e <= cs[i].eps && cs[i].eps - e < 1e-6,
+        /* PLD stops within 5e-5 (relative) of the target: its grid resolves eps(sigma) to
+         * ~1e-8 only; the other accountants bisect to 1e-10 */
+        int pld = cs[i].acc == DPC_ACCOUNTANT_PLD;
+        double tol = pld ? 5e-5 * cs[i].eps : 1e-6;
+        CHECK(e <= cs[i].eps && cs[i].eps - e < tol,
               "%s: eps(calibrated sigma %.10g) = %.12g vs target %g",
               dpc_accountant_name(cs[i].acc), sigma, e, cs[i].eps);
-        c.sigma = sigma * (1 - 1e-6);
+        c.sigma = sigma * (1 - (pld ? 2e-4 : 1e-6));
         CHECK(eps_of(c, &o, cs[i].delta) > cs[i].eps, "%s: a slightly smaller sigma fails",
               dpc_accountant_name(cs[i].acc));
     }

@@ -43,15 +43,25 @@ static void test_whole_run(void)
     dpc_participation part = {DPC_PART_MINSEP, 4, 100};
     dpc_gauss_event ev;
     dpc_account_mech_info info;
-    CHECK_OK(dpc_account_mech_event(m, &part, 2.0, 1.0, &ev, &info, &err), &err);
-    CHECK(!info.amplified && info.rounds == 1 && ev.count == 1, "one whole-run Gaussian");
-    CHECK(ev.sigma == 2.0 && ev.sensitivity == 1.0 && ev.sampling == DPC_SAMPLING_NONE,
-          "noise multiplier sigma");
-    dpc_sensitivity s;
+    dpc_sensitivity s, col;
+    dpc_participation single = {DPC_PART_MINSEP, 1, 1};
     CHECK_OK(dpc_mech_sensitivity(m, &part, &s, &err), &err);
-    CHECK(info.sensitivity == s.value && info.sensitivity_exact == s.exact,
-          "sensitivity reported from the mechanism");
-    /* rho = 1/(2 sigma^2) and mu = 1/sigma for the whole run, whatever n and k */
+    CHECK_OK(dpc_mech_sensitivity(m, &single, &col, &err), &err);
+    /* the noise multiplier z: noise std per row of Z = z * colnorm; whole run = noise_std / sens.
+     * Choose z so that the whole-run multiplier is 2. */
+    double z = 2.0 * s.value / col.value;
+    CHECK_OK(dpc_account_mech_event(m, &part, z, 1.0, &ev, &info, &err), &err);
+    CHECK(!info.amplified && info.rounds == 1 && ev.count == 1, "one whole-run Gaussian");
+    CHECK(info.noise_multiplier == z && info.noise_std == z * col.value,
+          "noise std = z x column norm exactly");
+    CHECK_NEAR_REL(ev.sigma, 2.0, 1e-15, "whole-run multiplier noise_std / sens");
+    CHECK(ev.sigma == info.run_sigma && ev.sensitivity == 1.0 &&
+              ev.sampling == DPC_SAMPLING_NONE, "event = the whole-run Gaussian");
+    CHECK(s.value > col.value, "4 participations: sens %g > colnorm %g", s.value, col.value);
+    CHECK(info.sensitivity == s.value && info.sensitivity_exact == s.exact &&
+              info.column_norm == col.value, "sensitivities reported from the mechanism");
+    /* rho = 1/(2 run_sigma^2) and mu = 1/run_sigma for the whole run, whatever n and k */
+    ev.sigma = 2.0; /* exactly: the closed forms below are at 2 */
     double rho_eps, gdp_eps;
     CHECK_OK(dpc_zcdp_epsilon(1.0 / 8.0, 1e-6, DPC_ZCDP_TIGHT, &rho_eps, NULL, &err), &err);
     CHECK_OK(dpc_gdp_epsilon(0.5, 1e-6, &gdp_eps, &err), &err);
@@ -59,16 +69,17 @@ static void test_whole_run(void)
     CHECK_NEAR_REL(eps_event(&ev, DPC_ACCOUNTANT_GDP, 1e-6), gdp_eps, 1e-14, "GDP mu 1/2");
     dpc_mech_free(m);
 
-    /* identity (DP-SGD without sampling): k participations, std sigma * sqrt(k) per step is the
-     * k-fold composition of a Gaussian with multiplier sigma sqrt(k) */
+    /* identity (DP-SGD without sampling): k participations with per-step multiplier z (std z
+     * per step: the DP-SGD meaning) is the k-fold composition of a Gaussian with multiplier z */
     m = make(DPC_MECH_IDENTITY, 100, 0, 0);
     if (!m) return;
     dpc_participation pk = {DPC_PART_MINSEP, 9, 10};
     CHECK_OK(dpc_account_mech_event(m, &pk, 1.5, 1.0, &ev, &info, &err), &err);
     CHECK_NEAR_REL(info.sensitivity, 3.0, 1e-15, "identity: sens sqrt(9)");
+    CHECK(info.noise_std == 1.5 && info.noise_multiplier == 1.5, "DP-SGD: std z per step");
     dpc_gauss_event sgd;
     dpc_gauss_event_init(&sgd);
-    sgd.sigma = 1.5 * 3.0;
+    sgd.sigma = 1.5;
     sgd.count = 9;
     for (int a = 0; a < 4; a++) {
         if (a == DPC_ACCOUNTANT_PLD) continue; /* checked below with a coarser comparison */
@@ -85,7 +96,7 @@ static void test_amplified(void)
 {
     dpc_error err = {0};
     /* BSR with 4 bands, cyclic every 4 steps: columns t0, t0+4, ... have disjoint supports, so
-     * sens = sqrt(16) * colmax and the multiplier of the 16-round DP-SGD event is 4 sigma. */
+     * sens = sqrt(16) * colmax, and the 16-round DP-SGD event has the run's multiplier z. */
     size_t n = 64, b = 4;
     dpc_mech *m = make(DPC_MECH_BSR, n, 0, b);
     if (!m) return;
@@ -103,11 +114,12 @@ static void test_amplified(void)
     CHECK(info.amplified && info.rounds == 16 && ev.count == 16, "16 rounds, got %zu", info.rounds);
     CHECK_NEAR_REL(info.column_norm, sqrt(col2), 1e-12, "column norm");
     CHECK_NEAR_REL(info.sensitivity, 4.0 * sqrt(col2), 1e-12, "cyclic sensitivity 4 colmax");
-    CHECK_NEAR_REL(ev.sigma, 5.0, 1e-12, "multiplier sigma sens/colmax = 4 sigma");
+    CHECK_NEAR_REL(ev.sigma, 1.25, 1e-15, "the event's multiplier is z");
+    CHECK_NEAR_REL(info.noise_std, 1.25 * sqrt(col2), 1e-12, "noise std z colmax");
     CHECK(ev.sampling == DPC_SAMPLING_POISSON && ev.q == 0.05, "Poisson rate q");
     dpc_gauss_event sgd;
     dpc_gauss_event_init(&sgd);
-    sgd.sigma = 5.0;
+    sgd.sigma = 1.25;
     sgd.sampling = DPC_SAMPLING_POISSON;
     sgd.q = 0.05;
     sgd.count = 16;
@@ -138,7 +150,7 @@ static void test_amplified(void)
     dpc_participation once = {DPC_PART_CYCLIC, 1, 50};
     CHECK_OK(dpc_account_mech_event(m, &once, 1.0, 0.05, &ev, &info, &err), &err);
     CHECK(info.amplified && info.rounds == 1, "single participation amplifies");
-    CHECK_NEAR_REL(ev.sigma, 1.0, 1e-14, "single participation: multiplier sigma");
+    CHECK_NEAR_REL(ev.sigma, 1.0, 1e-14, "single participation: multiplier z");
     dpc_mech_free(m);
     m = make(DPC_MECH_TREE, 64, 0, 0);
     if (!m) return;
@@ -180,25 +192,142 @@ static void test_calibrate(void)
     dpc_participation part = {DPC_PART_CYCLIC, 16, 4};
     dpc_account_opts o;
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
-    double sigma;
-    CHECK_OK(dpc_account_mech_calibrate(m, &part, 0.1, &o, 2.0, 1e-6, &sigma, &err), &err);
+    double z;
+    dpc_gauss_event cev;
+    dpc_account_mech_info cinfo;
+    CHECK_OK(dpc_account_mech_calibrate(m, &part, 0.1, &o, 2.0, 1e-6, &z, &cev, &cinfo, &err),
+             &err);
     dpc_gauss_event ev;
-    CHECK_OK(dpc_account_mech_event(m, &part, sigma, 0.1, &ev, NULL, &err), &err);
+    dpc_account_mech_info info;
+    CHECK_OK(dpc_account_mech_event(m, &part, z, 0.1, &ev, &info, &err), &err);
     double e = eps_event(&ev, DPC_ACCOUNTANT_RDP, 1e-6);
     CHECK(e <= 2.0 && 2.0 - e < 1e-6, "calibrated mechanism reaches eps 2: %.10f", e);
-    /* zCDP: sigma = 1/sqrt(2 rho_for(eps, delta)) whatever the mechanism */
+    CHECK(cinfo.noise_multiplier == z && cev.sigma == z && cinfo.amplified,
+          "calibration returns its event and description");
+    CHECK_NEAR_REL(cinfo.noise_std, info.noise_std, 1e-15, "same noise as the given-z run");
+    /* zCDP: whole-run multiplier 1/sqrt(2 rho_for(eps, delta)) whatever the mechanism; z is it
+     * times sens / colnorm */
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_ZCDP);
     double rho;
-    CHECK_OK(dpc_account_mech_calibrate(m, &part, 1.0, &o, 2.0, 1e-6, &sigma, &err), &err);
+    CHECK_OK(dpc_account_mech_calibrate(m, &part, 1.0, &o, 2.0, 1e-6, &z, &cev, &cinfo, &err),
+             &err);
     CHECK_OK(dpc_zcdp_rho_for(2.0, 1e-6, DPC_ZCDP_TIGHT, &rho, &err), &err);
-    CHECK_NEAR_REL(sigma, 1.0 / sqrt(2 * rho), 1e-8, "zCDP calibration closed form");
+    CHECK_NEAR_REL(cinfo.run_sigma, 1.0 / sqrt(2 * rho), 1e-8, "zCDP calibration closed form");
+    CHECK_NEAR_REL(z, cinfo.run_sigma * cinfo.sensitivity / cinfo.column_norm, 1e-15,
+                   "z = run_sigma sens / colnorm");
+    CHECK(cev.sigma == cinfo.run_sigma, "the whole-run event");
     CHECK(dpc_account_mech_event(m, &part, -1.0, 1.0, &ev, NULL, &err) == DPC_E_INVALID &&
-              strstr(err.msg, "sigma"),
-          "negative sigma: '%s'", err.msg);
+              strstr(err.msg, "noise_multiplier") && !strcmp(err.field, "noise_multiplier"),
+          "negative noise multiplier: '%s'", err.msg);
     CHECK(dpc_account_mech_event(m, &part, 1.0, 0.0, &ev, NULL, &err) == DPC_E_INVALID &&
               strstr(err.msg, "q"),
           "q = 0: '%s'", err.msg);
     dpc_mech_free(m);
+}
+
+/* The step search against a linear scan: the largest n whose run (mechanism rebuilt for n) meets
+ * the budget. nu-DP-FTRL with up to 100 participations at least 4 apart, GDP (exact). */
+static void test_steps_search(void)
+{
+    dpc_error err = {0};
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = DPC_MECH_NU;
+    p.nu = 0.1;
+    dpc_participation part = {DPC_PART_MINSEP, 100, 4};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_GDP);
+    double z = 6.0, eps = 1.5, delta = 1e-6;
+    size_t scan = 0;
+    for (size_t n = 1; n <= 200; n++) {
+        p.steps = n;
+        dpc_mech *m = NULL;
+        CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+        dpc_gauss_event ev;
+        CHECK_OK(dpc_account_mech_event(m, &part, z, 1.0, &ev, NULL, &err), &err);
+        dpc_mech_free(m);
+        if (eps_event(&ev, DPC_ACCOUNTANT_GDP, delta) <= eps) scan = n;
+    }
+    CHECK(scan > 1 && scan < 200, "the scan finds an interior answer (%zu)", scan);
+    size_t got = 0;
+    CHECK_OK(dpc_account_mech_steps(&p, &part, z, 1.0, &o, eps, delta, 200, &got, &err), &err);
+    CHECK(got == scan, "search %zu = scan %zu", got, scan);
+    /* capped by max_steps when the budget allows more */
+    CHECK_OK(dpc_account_mech_steps(&p, &part, z, 1.0, &o, eps, delta, scan / 2, &got, &err),
+             &err);
+    CHECK(got == scan / 2, "capped at max_steps %zu: %zu", scan / 2, got);
+    /* even one step too costly; dense refused */
+    CHECK(dpc_account_mech_steps(&p, &part, 0.1, 1.0, &o, eps, delta, 200, &got, &err) ==
+              DPC_E_PRIVACY && !strcmp(err.field, "epsilon"), "one step exceeds: %s", err.msg);
+    p.kind = DPC_MECH_DENSE;
+    CHECK(dpc_account_mech_steps(&p, &part, z, 1.0, &o, eps, delta, 200, &got, &err) ==
+              DPC_E_UNSUPPORTED, "dense refused: %s", err.msg);
+}
+
+/* count Gaussians with multiplier z: rho = count / (2 z^2), mu = sqrt(count) / z. */
+static void test_sigma_for(void)
+{
+    dpc_error err = {0};
+    double z;
+    CHECK_OK(dpc_zcdp_sigma_for(0.5, 9, &z, &err), &err);
+    dpc_gauss_event ge;
+    dpc_gauss_event_init(&ge);
+    ge.sigma = z;
+    ge.count = 9;
+    dpc_event ev = {DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_ZCDP);
+    dpc_account_result r;
+    CHECK_OK(dpc_account_epsilon(&ev, &o, 1e-6, &r, &err), &err);
+    CHECK_NEAR_REL(r.rho, 0.5, 1e-14, "zCDP of the composition");
+    CHECK_OK(dpc_gdp_sigma_for(0.8, 16, &z, &err), &err);
+    ge.sigma = z;
+    ge.count = 16;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_GDP);
+    CHECK_OK(dpc_account_epsilon(&ev, &o, 1e-6, &r, &err), &err);
+    CHECK_NEAR_REL(r.mu, 0.8, 1e-14, "GDP of the composition");
+    CHECK(dpc_gdp_sigma_for(0.0, 1, &z, &err) == DPC_E_INVALID && !strcmp(err.field, "mu"),
+          "mu 0 refused");
+    CHECK(dpc_zcdp_sigma_for(1.0, 0, &z, &err) == DPC_E_INVALID && !strcmp(err.field, "count"),
+          "count 0 refused");
+}
+
+/* The ledger's JSON: every field, NAN as null, strings escaped, truncation reports the length. */
+static void test_ledger_json(void)
+{
+    dpc_ledger L;
+    dpc_ledger_init(&L);
+    CHECK(isnan(L.epsilon) && isnan(L.noise_multiplier) && L.q == 1.0 && L.rounds == 1 &&
+              L.algorithm[0] == '\0', "init: NAN numbers, empty strings");
+    snprintf(L.algorithm, sizeof L.algorithm, "dp-ftrl");
+    snprintf(L.mechanism, sizeof L.mechanism, "a \"quoted\\ name\x01");
+    L.noise_multiplier = 1.25;
+    L.epsilon = 3.0;
+    L.steps = 120;
+    L.amplified = 1;
+    L.rng_mode = DPC_RNG_SEEDED;
+    L.seed = 42;
+    char buf[4096];
+    size_t n = dpc_ledger_json(&L, buf, sizeof buf);
+    CHECK(n == strlen(buf) && n < sizeof buf, "length %zu", n);
+    CHECK(buf[0] == '{' && buf[n - 1] == '}', "one object");
+    CHECK(strstr(buf, "\"noise_multiplier\": 1.25") && strstr(buf, "\"sigma\": 1.25"),
+          "z under both names: %s", buf);
+    CHECK(strstr(buf, "\"epsilon\": 3,") && strstr(buf, "\"epsilon_target\": null"),
+          "numbers and null");
+    CHECK(strstr(buf, "\"mechanism\": \"a \\\"quoted\\\\ name\\u0001\""), "escaped: %s", buf);
+    CHECK(strstr(buf, "\"amplified\": true") && strstr(buf, "\"steps\": 120") &&
+              strstr(buf, "\"seed\": 42") && strstr(buf, "\"seed_mode\": \"seeded\""),
+          "flags, counts and seed");
+    char small[16];
+    size_t m = dpc_ledger_json(&L, small, sizeof small);
+    CHECK(m == n && strlen(small) == sizeof small - 1 && !strncmp(small, buf, sizeof small - 1),
+          "truncated output reports the full length");
+    CHECK(dpc_ledger_json(&L, NULL, 0) == n, "length query");
+    L.rng_mode = DPC_RNG_SECURE;
+    dpc_ledger_json(&L, buf, sizeof buf);
+    CHECK(!strstr(buf, "\"seed\":") && strstr(buf, "\"seed_mode\": \"secure\""),
+          "no seed in secure mode");
 }
 
 int main(void)
@@ -207,5 +336,8 @@ int main(void)
     test_amplified();
     test_sampler_description();
     test_calibrate();
+    test_steps_search();
+    test_sigma_for();
+    test_ledger_json();
     return TEST_SUMMARY();
 }

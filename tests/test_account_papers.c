@@ -101,43 +101,43 @@ static void test_kan(void)
         const double *o = oracle_kan[i];
         size_t n = (size_t)o[0], B = (size_t)o[1], T = (size_t)o[2];
         double k;
-        CHECK_OK(dpc_account_kan_kappa_indep(n, B, T, o[3], o[4], &k, &err), &err);
+        CHECK_OK(dpc_account_kan_paper_indep(n, B, T, o[3], o[4], &k, &err), &err);
         CHECK_NEAR_REL(k, o[5], 1e-13, "Thm. D.9 kappa row %zu", i);
         for (size_t l = 0; l < NELEM(lam); l++) {
             if (o[3] > 1.0) { /* F.12 needs eps <= 1: the note's eps = 8 row is outside */
-                CHECK(dpc_account_kan_kappa_lcgd(n, B, T, o[3], o[4], lam[l], &k, &err) ==
+                CHECK(dpc_account_kan_paper_lcgd(n, B, T, o[3], o[4], lam[l], &k, &err) ==
                           DPC_E_PRIVACY,
                       "F.12 refuses eps = %g", o[3]);
                 continue;
             }
-            CHECK_OK(dpc_account_kan_kappa_lcgd(n, B, T, o[3], o[4], lam[l], &k, &err), &err);
+            CHECK_OK(dpc_account_kan_paper_lcgd(n, B, T, o[3], o[4], lam[l], &k, &err), &err);
             CHECK_NEAR_REL(k, o[6 + l], 1e-13, "Thm. F.12 kappa row %zu lambda %g", i, lam[l]);
         }
     }
     /* note §2.4 table (3 decimals) */
     double k;
-    CHECK_OK(dpc_account_kan_kappa_indep(1000, 100, 1000, 1.0, 1e-5, &k, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_indep(1000, 100, 1000, 1.0, 1e-5, &k, &err), &err);
     CHECK_NEAR_ABS(k, 62.001, 5e-4, "note: 62.001");
-    CHECK_OK(dpc_account_kan_kappa_lcgd(1000, 100, 1000, 1.0, 1e-5, 0.5, &k, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_lcgd(1000, 100, 1000, 1.0, 1e-5, 0.5, &k, &err), &err);
     CHECK_NEAR_ABS(k, 252.669, 5e-4, "note: 252.669");
     /* kappa grows like 1/(1 - lambda) */
     double k1, k2;
-    CHECK_OK(dpc_account_kan_kappa_lcgd(1000, 100, 1000, 1.0, 1e-5, 0.9, &k1, &err), &err);
-    CHECK_OK(dpc_account_kan_kappa_lcgd(1000, 100, 1000, 1.0, 1e-5, 0.0, &k2, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_lcgd(1000, 100, 1000, 1.0, 1e-5, 0.9, &k1, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_lcgd(1000, 100, 1000, 1.0, 1e-5, 0.0, &k2, &err), &err);
     CHECK_NEAR_REL(k1 / k2, 10.0, 1e-12, "factor (1 - lambda^T)/(1 - lambda) = 10 at 0.9");
     /* conditions */
-    CHECK(dpc_account_kan_kappa_lcgd(1000, 10, 10, 1.0, 1e-5, 0.5, &k, &err) == DPC_E_PRIVACY &&
+    CHECK(dpc_account_kan_paper_lcgd(1000, 10, 10, 1.0, 1e-5, 0.5, &k, &err) == DPC_E_PRIVACY &&
               strstr(err.msg, "r T"),
           "F.12: r T = 0.1 < 3 log(2/delta) refused: '%s'", err.msg);
-    CHECK(dpc_account_kan_kappa_lcgd(1000, 100, 1000, 1.0, 1e-5, 1.0, &k, &err) == DPC_E_INVALID &&
+    CHECK(dpc_account_kan_paper_lcgd(1000, 100, 1000, 1.0, 1e-5, 1.0, &k, &err) == DPC_E_INVALID &&
               strstr(err.msg, "lambda"),
           "lambda = 1 refused: '%s'", err.msg);
-    CHECK(dpc_account_kan_kappa_indep(1000, 1000, 10, 1.0, 1e-5, &k, &err) == DPC_E_PRIVACY &&
+    CHECK(dpc_account_kan_paper_indep(1000, 1000, 10, 1.0, 1e-5, &k, &err) == DPC_E_PRIVACY &&
               strstr(err.msg, "batch"),
           "D.9 needs B < n: '%s'", err.msg);
-    CHECK(dpc_account_kan_kappa_indep(1000, 2000, 10, 1.0, 1e-5, &k, &err) == DPC_E_INVALID,
+    CHECK(dpc_account_kan_paper_indep(1000, 2000, 10, 1.0, 1e-5, &k, &err) == DPC_E_INVALID,
           "B > n refused");
-    CHECK(dpc_account_kan_kappa_indep(1000, 100, 10, 1.0, 0.0, &k, &err) == DPC_E_INVALID &&
+    CHECK(dpc_account_kan_paper_indep(1000, 100, 10, 1.0, 0.0, &k, &err) == DPC_E_INVALID &&
               strstr(err.msg, "delta"),
           "delta 0 refused: '%s'", err.msg);
     /* F.12 is conservative: at full batch (r = 1, participation deterministic) the exact
@@ -151,7 +151,7 @@ static void test_kan(void)
     double mu;
     CHECK_OK(dpc_gdp_mu_for(1.0, 1e-5, &mu, &err), &err);
     CHECK_NEAR_ABS(sqrt(s2) / mu, 73.99, 0.01, "note: exact full-batch kappa 73.99");
-    CHECK_OK(dpc_account_kan_kappa_lcgd(100, 100, 100, 1.0, 1e-5, 0.5, &k, &err), &err);
+    CHECK_OK(dpc_account_kan_paper_lcgd(100, 100, 100, 1.0, 1e-5, 0.5, &k, &err), &err);
     CHECK_NEAR_ABS(k, 252.67, 0.01, "note: F.12 full-batch kappa 252.67");
 }
 

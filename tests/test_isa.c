@@ -467,7 +467,6 @@ static uint64_t run_hash(const dpc_dataset *ds, dpc_mech_kind kind, dpc_isa isa,
     cfg.mech.kind = kind;
     cfg.mech.bands = 4;
     cfg.sampler = kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
-    cfg.sampler_set = 1;
     cfg.batch = 70;
     cfg.epochs = 2;
     cfg.noise_multiplier = 1.0;

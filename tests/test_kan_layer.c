@@ -382,7 +382,6 @@ static void test_trainer(void)
             c.mech.bands = mechs[k].bands;
             c.mech.nu = 0.05;
             c.sampler = mechs[k].kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
-            c.sampler_set = 1;
             c.batch = 100, c.epochs = 3, c.epsilon = 4, c.delta = 1e-5, c.clip = 1, c.lr = 1.0;
             c.threads = th, c.chunk = 16;
             c.accountant = DPC_ACCOUNTANT_RDP; /* PLD is slower; the route is what matters here */

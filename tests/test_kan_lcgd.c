@@ -108,7 +108,7 @@ static void test_noise_stats(void)
     for (int l = 0; l < 3; l++) {
         dpc_kan_lcgd_config c;
         dpc_kan_lcgd_config_init(&c);
-        c.n = 1, c.batch = 1, c.iterates = T + 1, c.eta = 1, c.clip = 1, c.kappa = 3.0;
+        c.n = 1, c.batch = 1, c.iterates = T + 1, c.eta = 1, c.clip = 1, c.noise_std = 3.0;
         c.lambda = lams[l];
         noise_run(&c, N, W0, 99 + (uint64_t)l, Ws);
         /* xi_t = (W_{t-1} - W_t)/kappa (eta = 1, c_priv = kappa), in units of kappa^2 */
@@ -117,14 +117,14 @@ static void test_noise_stats(void)
         for (size_t q = 0; q < N; q++) {
             double prev = 0, prev2 = 0;
             for (size_t t = 1; t <= T; t++) {
-                double xi = (Ws[(t - 1) * N + q] - Ws[t * N + q]) / c.kappa;
+                double xi = (Ws[(t - 1) * N + q] - Ws[t * N + q]) / c.noise_std;
                 if (t == 1) v1 += xi * xi;
                 else v += xi * xi, nv++;
                 if (t >= 2) c1 += xi * prev, nc1++;
                 if (t >= 3) c2 += xi * prev2, nc2++;
                 prev2 = prev, prev = xi;
             }
-            double sum = (W0[q] - Ws[T * N + q]) / c.kappa;
+            double sum = (W0[q] - Ws[T * N + q]) / c.noise_std;
             vs += sum * sum;
         }
         double lam = lams[l], sq = sqrt(2.0 / (double)N);
@@ -143,7 +143,7 @@ static void test_noise_stats(void)
     size_t T6 = 6;
     dpc_kan_lcgd_config c;
     dpc_kan_lcgd_config_init(&c);
-    c.n = 1, c.batch = 1, c.iterates = T6 + 1, c.eta = 1, c.clip = 1, c.kappa = 1.0, c.lambda = 0.5;
+    c.n = 1, c.batch = 1, c.iterates = T6 + 1, c.eta = 1, c.clip = 1, c.noise_std = 1.0, c.lambda = 0.5;
     noise_run(&c, N, W0, 7, Ws);
     double worst = 0;
     for (size_t a = 1; a <= T6; a++)
@@ -170,14 +170,14 @@ static void test_noise_walk(void)
     for (size_t q = 0; q < P; q++) W0[q] = sin((double)q);
     dpc_kan_lcgd_config c;
     dpc_kan_lcgd_config_init(&c);
-    c.n = 10, c.batch = 4, c.iterates = T, c.eta = 0.3, c.clip = 2, c.kappa = 1.5, c.lambda = 0.6;
+    c.n = 10, c.batch = 4, c.iterates = T, c.eta = 0.3, c.clip = 2, c.noise_std = 1.5, c.lambda = 0.6;
     c.noise_stream = 5;
     noise_run(&c, P, W0, 1234, Ws);
     dpc_rng rng;
     dpc_rng_seed(&rng, 1234);
     dpc_rng_stream zs = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 5));
     for (size_t t = 0; t < T; t++) dpc_rng_gaussian_fill_naive(&zs, t, 0, Z + t * P, P);
-    double cp = c.clip * c.kappa / (double)c.batch, worst = 0;
+    double cp = c.clip * c.noise_std / (double)c.batch, worst = 0;
     double sq[4] = {0, 0, 0, 0};
     size_t ks[4] = {1, 2, 10, T - 1};
     for (size_t k = 1; k < T; k++) {
@@ -251,12 +251,12 @@ static void test_shifted_iterate(void)
     size_t P = s.P, T = 25;
     dpc_kan_lcgd_config c;
     dpc_kan_lcgd_config_init(&c);
-    c.n = 60, c.batch = 10, c.iterates = T, c.eta = 0.05, c.clip = 1e3, c.kappa = 0.02;
+    c.n = 60, c.batch = 10, c.iterates = T, c.eta = 0.05, c.clip = 1e3, c.noise_std = 0.02;
     c.lambda = 0.7;
     dpc_kan_lcgd *r = NULL;
     CHECK_OK(dpc_kan_lcgd_new(&r, &c, P, s.W0, &s.rng, &err), &err);
     double cp = dpc_kan_lcgd_noise_scale(r);
-    CHECK_NEAR_REL(cp, c.clip * c.kappa / (double)c.batch, 1e-15, "c_priv = C kappa / B");
+    CHECK_NEAR_REL(cp, c.clip * c.noise_std / (double)c.batch, 1e-15, "c_priv = C kappa / B");
     dpc_rng_stream zs = dpc_rng_stream_derive(&s.rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
     dpc_rng_stream bs = dpc_rng_stream_derive(&s.rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 1));
     double *W = dalloc(P), *Uprev = dalloc(P), *g = dalloc(P), *Zs = dalloc(P), *Zp = dalloc(P);
@@ -313,7 +313,7 @@ static void test_inactivity(void)
     dpc_kan_lcgd_config c;
     dpc_kan_lcgd_config_init(&c);
     c.n = 200, c.batch = 20, c.iterates = 100, c.eta = kc.eta_max, c.clip = kc.G_c;
-    c.lambda = 0.5, c.kappa = 1.0, c.radius = R;
+    c.lambda = 0.5, c.noise_std = 1.0, c.radius = R;
     dpc_kan_lcgd_result a, b;
     CHECK_OK(dpc_kan_lcgd_train(&c, s.P, &s.rng, s.W0, dpc_kan_task_grad, NULL, s.task, 1, NULL,
                                 NULL, &a, &err), &err);
@@ -355,9 +355,9 @@ static void test_width_window(void)
         setup_make(&s, 100, 2, ms[i], 3, 4);
         dpc_kan_lcgd_config c;
         dpc_kan_lcgd_config_init(&c);
-        c.n = 100, c.batch = 10, c.iterates = 30, c.eta = 0.1, c.clip = 0.1, c.kappa = 20;
+        c.n = 100, c.batch = 10, c.iterates = 30, c.eta = 0.1, c.clip = 0.1, c.noise_std = 20;
         c.radius = 1.0;
-        dpc_kan_rate_in ri = {100, ms[i], 2, 30, 10, c.eta, c.lambda, c.kappa, 0.1, 0.01};
+        dpc_kan_rate_in ri = {100, ms[i], 2, 30, 10, c.eta, c.lambda, c.noise_std, 0.1, 0.01};
         dpc_kan_window w;
         CHECK_OK(dpc_kan_width_window(&ri, 6, c.clip, c.radius, &w, &err), &err);
         edge = w.m_edge;
@@ -395,7 +395,7 @@ static int header_example(double *avg_loss)
     dpc_kan_lcgd_config c;
     dpc_kan_lcgd_config_init(&c);
     c.n = 1000; c.iterates = 400; c.batch = 100; c.eta = 0.5; c.clip = 1; c.lambda = 0.5;
-    if (dpc_account_kan_kappa_lcgd(1000, 100, 399, 1.0, 1e-5, 0.5, &c.kappa, &err)) goto fail;
+    if (dpc_account_kan_paper_lcgd(1000, 100, 399, 1.0, 1e-5, 0.5, &c.noise_std, &err)) goto fail;
     dpc_kan_lcgd_result res;
     if (dpc_kan_lcgd_train(&c, dpc_kan2_num_params(k), &rng, W0, dpc_kan_task_grad,
                            dpc_kan_task_eval, task, 10, NULL, NULL, &res, &err))
@@ -428,15 +428,15 @@ static void test_header_and_errors(void)
     CHECK(dpc_kan_lcgd_config_check(&b, &e) == DPC_E_INVALID && strstr(e.msg, "batch"), "B > n");
     b = c, b.lambda = 1;
     CHECK(dpc_kan_lcgd_config_check(&b, &e) == DPC_E_INVALID && strstr(e.msg, "lambda"), "lambda 1");
-    b = c, b.kappa = -1;
-    CHECK(dpc_kan_lcgd_config_check(&b, &e) == DPC_E_INVALID && strstr(e.msg, "kappa"), "kappa < 0");
+    b = c, b.noise_std = -1;
+    CHECK(dpc_kan_lcgd_config_check(&b, &e) == DPC_E_INVALID && strstr(e.msg, "noise_std"), "noise_std < 0");
     b = c, b.radius = 0;
     CHECK(dpc_kan_lcgd_config_check(&b, &e) == DPC_E_INVALID && strstr(e.msg, "radius"), "radius 0");
     b = c, b.eta = 0;
     CHECK(dpc_kan_lcgd_config_check(&b, &e) == DPC_E_INVALID && strstr(e.msg, "eta"), "eta 0");
-    b = c, b.clip = INFINITY, b.kappa = 1;
+    b = c, b.clip = INFINITY, b.noise_std = 1;
     CHECK(dpc_kan_lcgd_config_check(&b, &e) == DPC_E_INVALID && strstr(e.msg, "clip"), "inf clip with noise");
-    b = c, b.clip = INFINITY, b.kappa = 0;
+    b = c, b.clip = INFINITY, b.noise_std = 0;
     CHECK_OK(dpc_kan_lcgd_config_check(&b, &e), &e);
     /* the kan2 task refuses rows outside the unit ball and non-binary data */
     dpc_dataset *ds = NULL;

@@ -430,7 +430,7 @@ static void test_theory(void)
     prev = 0;
     for (int i = 0; i <= 18; i++) {
         r.lambda = 0.05 * i;
-        CHECK_OK(dpc_account_kan_kappa_lcgd(r.n, r.B, r.T, 1.0, 1e-5, r.lambda, &r.kappa, &err), &err);
+        CHECK_OK(dpc_account_kan_paper_lcgd(r.n, r.B, r.T, 1.0, 1e-5, r.lambda, &r.noise_std, &err), &err);
         double A;
         CHECK_OK(dpc_kan_bound_corr(&r, &A, &err), &err);
         if (!(A >= prev * (1 - 1e-12))) nondec = 0;
@@ -438,7 +438,7 @@ static void test_theory(void)
     }
     CHECK(nondec, "A_corr non-decreasing in lambda at the F.12 kappa");
     /* A_non is A_corr at kappa = 0 */
-    r.kappa = 0, r.lambda = 0.3;
+    r.noise_std = 0, r.lambda = 0.3;
     double An;
     CHECK_OK(dpc_kan_bound_corr(&r, &A1, &err), &err);
     CHECK_OK(dpc_kan_bound_nonpriv(&r, &An, &err), &err);
@@ -451,7 +451,7 @@ static void test_theory(void)
     CHECK_OK(dpc_kan_radius(3, 100, 1000, 0.01, 0.1, &R, &err), &err);
     CHECK_NEAR_REL(R, 3 * (log(100) + sqrt(log(1e5))) / 0.1, 1e-15, "R*");
     dpc_kan_window w;
-    r.kappa = 4, r.lambda = 0.5;
+    r.noise_std = 4, r.lambda = 0.5;
     CHECK_OK(dpc_kan_width_window(&r, 8, 2.0, R, &w, &err), &err);
     CHECK_NEAR_REL(w.m_lo, pow(0.05, -4), 1e-14, "m_lo = gamma^-4");
     double fac = 1000 * (0.25 + 0.25 * 0.25);

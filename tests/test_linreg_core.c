@@ -65,7 +65,7 @@ static void test_plan_layout(void)
         dpc_linreg_opts o;
         dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
         o.epsilon = 1;
-        o.alpha_paper = 1;
+        o.calibration = DPC_CALIBRATION_PAPER;
         o.prior.h_norm = 1;
         o.prior.kappa = t[i].kappa;
         o.prior.r_x = sqrt(10.0);
@@ -82,7 +82,7 @@ static void test_plan_layout(void)
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
     o.epsilon = 1;
-    o.alpha_paper = 1;
+    o.calibration = DPC_CALIBRATION_PAPER;
     o.prior.h_norm = 1;
     o.prior.kappa = 1;
     o.prior.r_x = sqrt(10.0);
@@ -92,7 +92,7 @@ static void test_plan_layout(void)
     CHECK(p.steps == (size_t)oracle_batch[0] && p.batch == (size_t)oracle_batch[1] &&
               p.stat_batch == (size_t)oracle_batch[2], "layout at N = 1e6");
     CHECK_NEAR_REL(p.eta, oracle_batch[3], 1e-15, "eta = b/(Tr H + b - 1)");
-    CHECK_NEAR_REL(p.ledger.alpha, 9.597, 1e-4, "Thm. 3.7 alpha at (1, 1e-5)");
+    CHECK_NEAR_REL(p.ledger.noise_multiplier, 9.597, 1e-4, "Thm. 3.7 alpha at (1, 1e-5)");
     double L = log(1e6);
     CHECK_NEAR_REL(p.clip_scale, sqrt(10.0) * sqrt(L), 1e-15, "zeta_t / gamma_t = R_x sqrt(ln N)");
     CHECK_NEAR_REL(p.domain, sqrt(8.0 / 3.0) * sqrt(10.0) * 2.0 * L, 1e-15,
@@ -138,13 +138,13 @@ static void test_plan_layout(void)
     }
     /* baselines' defaults: Cor. 3.3 clip and step */
     dpc_linreg_opts_init(&o, DPC_LINREG_SSGD);
-    o.alpha = 10;
+    o.noise_multiplier = 10;
     o.prior.h_norm = 1, o.prior.kappa = 1, o.prior.r_x = sqrt(10.0), o.prior.sigma_bound = 0.5;
     CHECK_OK(dpc_linreg_plan_make(&p, &o, 200001, 10, &err), &err);
     CHECK(p.steps == 200000 && p.batch == 1 && p.stat_batch == 0, "SSGD: N even steps of 1");
     CHECK_NEAR_REL(p.eta, 1.0 / (4 * 10 * 100 * 10 * log(200001.0)), 1e-14,
                    "alpha = 10: eta capped at 1/(4 d alpha^2 R_x^2 ln N)");
-    o.alpha = 0.01;
+    o.noise_multiplier = 0.01;
     CHECK_OK(dpc_linreg_plan_make(&p, &o, 200001, 10, &err), &err);
     CHECK_NEAR_REL(p.eta, 1.0 / 40, 1e-15, "small alpha: Cor. 3.3 eta = 1/(4d)");
     CHECK_NEAR_REL(p.clip, sqrt(10.0) * sqrt(1.25) * log(200001.0), 1e-14,
@@ -215,11 +215,11 @@ static void test_dpstat(void)
     dpc_dpstat_params bad = p;
     bad.k = 0;
     CHECK(dpc_linreg_dpstat(r, 100, &bad, &ns, 0, work, &res, NULL, NULL, &err) == DPC_E_INVALID &&
-              strstr(err.msg, "dpstat-k"), "K = 0 refused: %s", err.msg);
+              !strcmp(err.field, "k"), "K = 0 refused: %s", err.msg);
     bad = p;
-    bad.alpha = 0;
+    bad.noise_multiplier = 0;
     CHECK(dpc_linreg_dpstat(r, 100, &bad, &ns, 0, work, &res, NULL, NULL, &err) == DPC_E_INVALID &&
-              strstr(err.msg, "alpha"), "alpha = 0 refused: %s", err.msg);
+              !strcmp(err.field, "noise_multiplier"), "z = 0 refused: %s", err.msg);
     r[3] = NAN;
     CHECK(dpc_linreg_dpstat(r, 100, &p, &ns, 0, work, &res, NULL, NULL, &err) == DPC_E_NUMERIC,
           "NaN residual refused: %s", err.msg);
@@ -369,7 +369,7 @@ static void test_ols_ssp(void)
     for (size_t k = 0; k < 6; k++) CHECK_NEAR_ABS(ws[k], w[k], 1e-3, "SSP at eps = 1e7 ~ OLS");
     so.x_bound = 0;
     CHECK(dpc_linreg_ssp(ds, &so, &rng, ws, &si, &err) == DPC_E_INVALID &&
-              strstr(err.msg, "x-bound"), "x-bound = 0 refused: %s", err.msg);
+              !strcmp(err.field, "x_bound"), "x_bound = 0 refused: %s", err.msg);
     dpc_dataset_free(ds);
 }
 
@@ -388,8 +388,8 @@ static void test_validation(void)
               strstr(err.msg, "real-valued"), "classification data refused: %s", err.msg);
     struct { const char *what; void (*set)(dpc_linreg_opts *); const char *needle; } cases[] = {
         {"kappa < 1", NULL, "kappa"}, {"odd steps", NULL, "steps"}, {"no epsilon", NULL,
-        "noise-multiplier"}, {"huge K", NULL, "dpstat-k"}, {"stat batch", NULL, "stat-batch"},
-        {"bad eta", NULL, "eta"}, {"bad delta", NULL, "delta"}, {"rx", NULL, "rx"}};
+        "noise_multiplier"}, {"huge K", NULL, "dpstat_k"}, {"stat batch", NULL, "stat_batch"},
+        {"bad eta", NULL, "eta"}, {"bad delta", NULL, "delta"}, {"rx", NULL, "r_x"}};
     for (size_t i = 0; i < NELEM(cases); i++) {
         opts_for(&o, DPC_LINREG_AMBSSGD, ds, 0.1);
         switch (i) {
@@ -422,10 +422,11 @@ static void test_validation(void)
     o.epsilon = 50;
     CHECK_OK(dpc_linreg_new(&lr, ds, &o, &rng, &err), &err);
     if (lr) {
-        const dpc_linreg_ledger *G = &dpc_linreg_plan_get(lr)->ledger;
-        CHECK(G->epsilon < 50 && G->epsilon > 0 && G->epsilon_target == 50 &&
+        const dpc_linreg_plan *G = dpc_linreg_plan_get(lr);
+        CHECK(G->ledger.epsilon < 50 && G->ledger.epsilon > 0 && G->ledger.epsilon_target == 50 &&
                   G->eps0 <= log(5000.0 / (16 * log(4 / 5e-6))),
-              "DP-SSGD at eps 50: eps %g, eps0 %g within the theorem's range", G->epsilon, G->eps0);
+              "DP-SSGD at eps 50: eps %g, eps0 %g within the theorem's range", G->ledger.epsilon,
+              G->eps0);
         dpc_linreg_free(lr);
         lr = NULL;
     }

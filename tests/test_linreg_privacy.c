@@ -41,32 +41,54 @@ static void test_zcdp(void)
         prior_identity(&o.prior, 10);
         o.epsilon = eps;
         o.delta = delta;
+        /* the paper's Thm. 3.6 calibration alpha* (Bun & Steinke inverse), given as z */
+        double astar;
+        CHECK_OK(dpc_account_ambssgd_alpha(eps, delta, 0, &astar, &err), &err);
+        CHECK_NEAR_ABS(astar, t[i][2], 5e-4, "alpha*(%g, %g) (note table)", eps, delta);
+        o.epsilon = 0;
+        o.noise_multiplier = astar;
         dpc_linreg_plan p;
         CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000000, 10, &err), &err);
-        const dpc_linreg_ledger *G = &p.ledger;
-        CHECK_NEAR_ABS(G->alpha, t[i][2], 5e-4, "alpha*(%g, %g) (note table)", eps, delta);
-        CHECK(G->alpha_stat == G->alpha, "DP-STAT uses the same alpha");
-        CHECK_NEAR_REL(G->rho, 1 / (G->alpha * G->alpha), 1e-14, "rho = 1/alpha^2");
-        CHECK_NEAR_REL(G->rho_grad, 0.5 / (G->alpha * G->alpha), 1e-14, "gradient 1/(2 alpha^2)");
-        CHECK_NEAR_REL(G->rho_stat, 0.5 / (G->alpha * G->alpha), 1e-14, "DP-STAT 1/(2 alpha^2)");
+        const dpc_linreg_plan *G = &p;
+        double z = G->ledger.noise_multiplier;
+        CHECK(z == astar && G->noise_multiplier_stat == z, "DP-STAT uses the same z");
+        CHECK_NEAR_REL(G->rho, 1 / (z * z), 1e-14, "rho = 1/z^2");
+        CHECK_NEAR_REL(G->rho_grad, 0.5 / (z * z), 1e-14, "gradient 1/(2 z^2)");
+        CHECK_NEAR_REL(G->rho_stat, 0.5 / (z * z), 1e-14, "DP-STAT 1/(2 z^2)");
         CHECK_NEAR_REL(G->rho + 2 * sqrt(G->rho * L), eps, 1e-12, "Bun-Steinke conversion");
-        CHECK_NEAR_REL(G->epsilon, eps, 1e-12, "round trip: alpha*(eps) spends eps");
-        CHECK(G->epsilon_tight <= G->epsilon, "tight conversion no worse");
-        CHECK(G->neighbor == DPC_NEIGHBOR_REPLACE_ONE && strstr(G->route, "parallel"), "route");
-        double e_acc;
-        CHECK_OK(dpc_account_ambssgd_epsilon(G->alpha, delta, &e_acc, &err), &err);
-        CHECK_NEAR_REL(G->epsilon, e_acc, 1e-14, "= dpc_account_ambssgd_epsilon");
-        o.alpha_paper = 1;
+        CHECK_NEAR_REL(G->ledger.epsilon_paper, eps, 1e-12, "the paper claims eps for alpha*");
+        double e_acc, e_gdp;
+        CHECK_OK(dpc_account_ambssgd_epsilon(z, delta, &e_acc, &err), &err);
+        CHECK_NEAR_REL(G->ledger.epsilon_paper, e_acc, 1e-14, "= dpc_account_ambssgd_epsilon");
+        /* the accountant: two Gaussians of multiplier z, exactly: mu = sqrt(2)/z */
+        CHECK_OK(dpc_gdp_epsilon(sqrt(2.0) / z, delta, &e_gdp, &err), &err);
+        CHECK_NEAR_REL(G->ledger.epsilon, e_gdp, 1e-12, "ledger epsilon = GDP(sqrt 2 / z)");
+        CHECK(G->ledger.epsilon < eps, "the exact accountant is tighter (%g < %g)",
+              G->ledger.epsilon, eps);
+        CHECK(G->ledger.neighbor == DPC_NEIGHBOR_REPLACE_ONE && strstr(G->ledger.route, "parallel") &&
+                  !strcmp(G->ledger.calibration, "given"), "route");
+        /* accountant calibration: spends eps exactly, with less noise than alpha* */
+        o.noise_multiplier = 0;
+        o.epsilon = eps;
         CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000000, 10, &err), &err);
-        CHECK_NEAR_ABS(p.ledger.alpha, t[i][4], 5e-4, "Thm. 3.7 alpha (note table)");
-        CHECK(p.ledger.epsilon <= eps, "Thm. 3.7 alpha is valid (%g <= %g)", p.ledger.epsilon, eps);
-        o.alpha_paper = 0;
+        CHECK_NEAR_REL(p.ledger.epsilon, eps, 1e-9, "accountant calibration spends eps");
+        CHECK(p.ledger.noise_multiplier < astar && !strcmp(p.ledger.calibration, "accountant"),
+              "z %g < alpha* %g", p.ledger.noise_multiplier, astar);
+        o.calibration = DPC_CALIBRATION_PAPER;
+        CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000000, 10, &err), &err);
+        CHECK_NEAR_ABS(p.ledger.noise_multiplier, t[i][4], 5e-4, "Thm. 3.7 alpha (note table)");
+        CHECK(p.ledger.epsilon <= eps && p.ledger.epsilon_paper <= eps,
+              "Thm. 3.7 alpha is valid (%g, %g <= %g)", p.ledger.epsilon, p.ledger.epsilon_paper,
+              eps);
+        o.calibration = DPC_CALIBRATION_ACCOUNTANT;
         o.epsilon = 0;
-        o.alpha = 2 * sqrt(L + eps) / eps; /* Thm. 3.6's sufficient condition */
+        o.noise_multiplier = 2 * sqrt(L + eps) / eps; /* Thm. 3.6's sufficient condition */
         /* 1e-3: the note prints 68.156 for 68.15549 */
-        CHECK_NEAR_ABS(o.alpha, t[i][3], 1e-3, "Thm. 3.6 alpha (note table)");
+        CHECK_NEAR_ABS(o.noise_multiplier, t[i][3], 1e-3, "Thm. 3.6 alpha (note table)");
         CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000000, 10, &err), &err);
-        CHECK(p.ledger.epsilon <= eps && p.ledger.epsilon_target == 0, "Thm. 3.6 alpha is valid");
+        CHECK(p.ledger.epsilon_paper <= eps && isnan(p.ledger.epsilon_target),
+              "Thm. 3.6 alpha is valid");
+        o.noise_multiplier = 0;
     }
     double rho;
     CHECK_OK(dpc_zcdp_rho_for(1.0, 1e-5, DPC_ZCDP_BUN_STEINKE, &rho, &err), &err);
@@ -77,23 +99,32 @@ static void test_zcdp(void)
         dpc_linreg_opts o;
         dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
         prior_identity(&o.prior, 10);
-        o.alpha = 3.0;
+        o.noise_multiplier = 3.0;
         o.dpstat_k = Ks[i];
         dpc_linreg_plan p;
         CHECK_OK(dpc_linreg_plan_make(&p, &o, 100000, 10, &err), &err);
-        CHECK_NEAR_REL(p.ledger.rho_stat, 1.0 / 18, 1e-13, "K = %zu: DP-STAT rho", Ks[i]);
+        CHECK_NEAR_REL(p.rho_stat, 1.0 / 18, 1e-13, "K = %zu: DP-STAT rho", Ks[i]);
     }
-    /* fixed clip: one Gaussian per step, rho = rho*(eps, delta) = 1/(2 alpha^2) */
+    /* fixed clip, the paper's zCDP calibration: rho = rho*(eps, delta) = 1/(2 z^2) */
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, DPC_LINREG_FIXED);
     prior_identity(&o.prior, 10);
     o.epsilon = 1;
+    o.calibration = DPC_CALIBRATION_PAPER;
     dpc_linreg_plan p;
     CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000000, 10, &err), &err);
-    CHECK_NEAR_REL(p.ledger.rho, rho, 1e-13, "fixed clip spends rho*");
-    CHECK_NEAR_REL(p.ledger.alpha, 1 / sqrt(2 * rho), 1e-13, "fixed clip alpha");
-    CHECK_NEAR_REL(p.ledger.epsilon, 1.0, 1e-12, "fixed clip epsilon");
-    CHECK(p.ledger.rho_stat == 0 && p.ledger.alpha_stat == 0, "no DP-STAT");
+    CHECK_NEAR_REL(p.rho, rho, 1e-13, "fixed clip spends rho*");
+    CHECK_NEAR_REL(p.ledger.noise_multiplier, 1 / sqrt(2 * rho), 1e-13, "fixed clip z");
+    CHECK_NEAR_REL(p.ledger.epsilon_paper, 1.0, 1e-12, "fixed clip epsilon (Bun & Steinke)");
+    CHECK(p.ledger.epsilon < 1.0, "GDP tighter than zCDP + Bun & Steinke");
+    CHECK(p.rho_stat == 0 && p.noise_multiplier_stat == 0, "no DP-STAT");
+    /* ... and the accountant's: one Gaussian, z = 1/mu(1, 1e-5) */
+    o.calibration = DPC_CALIBRATION_ACCOUNTANT;
+    CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000000, 10, &err), &err);
+    double mu1;
+    CHECK_OK(dpc_gdp_mu_for(1.0, 1e-5, &mu1, &err), &err);
+    CHECK_NEAR_REL(p.ledger.noise_multiplier, 1 / mu1, 1e-14, "fixed clip z = 1/mu");
+    CHECK_NEAR_REL(p.ledger.epsilon, 1.0, 1e-9, "accountant epsilon");
     /* the empirical count noise: std sqrt(K) alpha (1e5 draws: 1% is 4.5 standard errors) */
     size_t calls = tests_scale() < 1 ? 250 : 2500, s = 1000;
     double *r = malloc(s * sizeof *r), *work = malloc(s * sizeof *work), c[40], nz[40];
@@ -174,9 +205,9 @@ static void test_shuffle(void)
               strstr(p.ledger.route, "shuffling"), "DP-SSGD ledger eps %g (%s)", p.ledger.epsilon,
           p.ledger.route);
     o.epsilon = 0;
-    o.alpha = 0.2;
+    o.noise_multiplier = 0.2;
     CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000000, 10, &err), &err);
-    CHECK(isinf(p.ledger.epsilon) && strstr(p.ledger.route, "no guarantee"), "alpha 0.2: %s",
+    CHECK(isinf(p.ledger.epsilon) && strstr(p.ledger.route, "no guarantee"), "z 0.2: %s",
           p.ledger.route);
 }
 
@@ -192,7 +223,7 @@ static void check_noise(dpc_linreg_algo algo, size_t n, size_t d, size_t steps)
     dpc_linreg_opts_init(&o, algo);
     prior_identity(&o.prior, d);
     o.prior.sigma_bound = 0.5;
-    if (algo == DPC_LINREG_SSGD) o.alpha = 20;
+    if (algo == DPC_LINREG_SSGD) o.noise_multiplier = 20;
     else o.epsilon = 1, o.steps = steps;
     o.stream = 4;
     dpc_linreg *lr = NULL;
@@ -206,7 +237,7 @@ static void check_noise(dpc_linreg_algo algo, size_t n, size_t d, size_t steps)
     while (dpc_linreg_steps_done(lr) < P->steps) {
         size_t t = dpc_linreg_steps_done(lr);
         if (dpc_linreg_step(lr, &info, &err)) break;
-        double want = 2 * P->ledger.alpha * info.zeta / (double)P->batch;
+        double want = 2 * P->ledger.noise_multiplier * info.zeta / (double)P->batch;
         stdok += info.noise_std == want;
         const double *nz = dpc_linreg_last_noise(lr);
         for (size_t j = 0; j < d; j++) {
@@ -255,7 +286,7 @@ static void test_neighbours(dpc_linreg_algo algo)
     dpc_linreg_opts_init(&o, algo);
     prior_identity(&o.prior, d);
     o.prior.sigma_bound = 0.5;
-    if (algo == DPC_LINREG_SSGD) o.alpha = 20;
+    if (algo == DPC_LINREG_SSGD) o.noise_multiplier = 20;
     else o.epsilon = 1;
     for (int which = 0; which < 2; which++) { /* 0: a gradient record, 1: a stat record */
         if (which == 1 && algo != DPC_LINREG_AMBSSGD) break;
@@ -372,7 +403,7 @@ static void test_clip_exact(dpc_linreg_algo algo)
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, algo);
     prior_identity(&o.prior, d);
-    if (algo == DPC_LINREG_SSGD) o.alpha = 20;
+    if (algo == DPC_LINREG_SSGD) o.noise_multiplier = 20;
     else o.epsilon = 4;
     double zeta0 = 0;
     for (int pass = 0; pass < 2; pass++) {

@@ -31,9 +31,14 @@ static int run_one(dpc_linreg_algo algo, size_t n, size_t d, double sigma, doubl
     if (!ds) return 1;
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, algo);
+    /* the paper's calibrations: Thm. 3.7 (paper), else Thm. 3.6's alpha* given as z */
     o.epsilon = eps;
-    o.alpha = alpha;
-    o.alpha_paper = paper;
+    o.noise_multiplier = alpha;
+    if (paper) o.calibration = DPC_CALIBRATION_PAPER;
+    else if (eps > 0 && algo == DPC_LINREG_AMBSSGD) {
+        CHECK_OK(dpc_account_ambssgd_alpha(eps, 1e-5, 0, &o.noise_multiplier, &err), &err);
+        o.epsilon = 0;
+    }
     CHECK_OK(dpc_linreg_prior_from_spectrum(&o.prior, ds->cov_diag, d, &err), &err);
     o.prior.sigma_bound = sigma;
     dpc_linreg *lr = NULL;
@@ -52,7 +57,7 @@ static int run_one(dpc_linreg_algo algo, size_t n, size_t d, double sigma, doubl
         if (in.step >= P->tail_start) z2 += in.zeta * in.zeta;
     }
     CHECK_OK(dpc_linreg_average(lr, w, &err), &err);
-    double T = (double)P->steps, b = (double)P->batch, a = P->ledger.alpha, dd = (double)d;
+    double T = (double)P->steps, b = (double)P->batch, a = P->ledger.noise_multiplier, dd = (double)d;
     out->risk = dpc_linreg_excess_risk(w, ds->truth, ds->cov_diag, d);
     out->clipped = clipped;
     out->grads = P->steps * P->batch;

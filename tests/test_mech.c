@@ -596,7 +596,7 @@ static void test_invalid(void)
         {DPC_MECH_NU, 1.0, 0, 0, 10, "nu"},         {DPC_MECH_NU, -0.1, 0, 0, 10, "nu"},
         {DPC_MECH_NU, NAN, 0, 0, 10, "nu"},         {DPC_MECH_LCGD, 0, 1.5, 0, 10, "lambda"},
         {DPC_MECH_BSR, 0, 0, 0, 10, "bands"},       {DPC_MECH_IDENTITY, 0, 0, 0, 0, "steps"},
-        {DPC_MECH_BLT, 0, 0, 0, 10, "theta"},       {DPC_MECH_TOEPLITZ, 0, 0, 0, 10, "coeffs"},
+        {DPC_MECH_BLT, 0, 0, 0, 10, "nbuf"},        {DPC_MECH_TOEPLITZ, 0, 0, 0, 10, "coeffs"},
         {DPC_MECH_DENSE, 0, 0, 0, 5000, "steps"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
@@ -608,7 +608,8 @@ static void test_invalid(void)
         p.steps = bad[i].steps;
         err.msg[0] = 0;
         dpc_status st = dpc_mech_new(&m, &p, &err);
-        CHECK(st != DPC_OK && m == NULL && strstr(err.msg, bad[i].what),
+        CHECK(st != DPC_OK && m == NULL && strstr(err.msg, bad[i].what) &&
+                  !strcmp(err.field, bad[i].what),
               "bad %s rejected naming '%s': %s", dpc_mech_kind_name(bad[i].kind), bad[i].what,
               err.msg);
     }
@@ -619,7 +620,7 @@ static void test_invalid(void)
     p.nbuf = 1;
     p.theta = th;
     p.omega = om;
-    CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && strstr(err.msg, "theta[0]"),
+    CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && !strcmp(err.field, "theta") && strstr(err.msg, "entry 0"),
           "theta out of range: %s", err.msg);
     double co[2] = {0.0, 1.0};
     dpc_mech_params_init(&p);
@@ -627,7 +628,7 @@ static void test_invalid(void)
     p.steps = 10;
     p.ncoeffs = 2;
     p.coeffs = co;
-    CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && strstr(err.msg, "coeffs[0]"),
+    CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && !strcmp(err.field, "coeffs") && strstr(err.msg, "entry 0"),
           "zero leading coefficient: %s", err.msg);
     double dn[4] = {1, 0.5, 0, 1};
     dpc_mech_params_init(&p);
@@ -658,8 +659,41 @@ static void test_invalid(void)
     dpc_noise_free(NULL);
 }
 
+/* A min-separation beyond every step (up to SIZE_MAX) is one participation: the same sensitivity
+ * as k = 1, never a division by zero or a wrapped ceil(n / b) (issue 19, SIGFPE in the tree). */
+static void test_huge_separation(void)
+{
+    dpc_error err = {0};
+    dpc_mech_kind kinds[] = {DPC_MECH_TREE, DPC_MECH_NU, DPC_MECH_IDENTITY, DPC_MECH_BSR};
+    size_t bs[] = {51, (size_t)1 << 40, SIZE_MAX - 1, SIZE_MAX};
+    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
+        dpc_mech_params p;
+        dpc_mech_params_init(&p);
+        p.kind = kinds[i];
+        p.steps = 50;
+        p.nu = 0.1;
+        p.bands = 4;
+        dpc_mech *m = NULL;
+        CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+        if (!m) continue;
+        dpc_participation one = {DPC_PART_MINSEP, 1, 1};
+        dpc_sensitivity s1, s;
+        CHECK_OK(dpc_mech_sensitivity(m, &one, &s1, &err), &err);
+        for (size_t j = 0; j < sizeof bs / sizeof bs[0]; j++)
+            for (int cyc = 0; cyc < 2; cyc++) {
+                dpc_participation part = {cyc ? DPC_PART_CYCLIC : DPC_PART_MINSEP, 7, bs[j]};
+                CHECK_OK(dpc_mech_sensitivity(m, &part, &s, &err), &err);
+                CHECK(s.k_effective == 1 && s.value == s1.value,
+                      "%s b = %zu: k_eff %zu, sens %g vs single %g", dpc_mech_kind_name(kinds[i]),
+                      bs[j], s.k_effective, s.value, s1.value);
+            }
+        dpc_mech_free(m);
+    }
+}
+
 int main(void)
 {
+    test_huge_separation();
     test_streaming();
     test_inverse();
     test_covariance();

@@ -132,6 +132,46 @@ static void test_cyclic_poisson(void)
     dpc_sampler_free(s);
 }
 
+/* balls-in-bins: every example in exactly one step of each epoch, the same position every epoch;
+ * positions uniform (chi-square over the bins, fixed seed); batches average N / b */
+static void test_balls_in_bins(void)
+{
+    size_t N = 2000, B = 100, steps = 60; /* b = 20 bins, 3 epochs */
+    dpc_sampler *s = mk(DPC_SAMPLER_BALLS_IN_BINS, N, B, steps, 0, 9);
+    dpc_sampler_desc d;
+    dpc_sampler_describe(s, &d);
+    CHECK(d.balls_in_bins && !d.poisson && d.part.kind == DPC_PART_CYCLIC && d.part.b == 20 &&
+              d.part.k == 3 && fabs(d.expected_batch - 100.0) < 1e-12,
+          "balls-in-bins describe");
+    int *bin = malloc(N * sizeof *bin);
+    size_t *seen = calloc(N, sizeof *seen), *per = calloc(20, sizeof *per);
+    for (size_t i = 0; i < N; i++) bin[i] = -1;
+    size_t *idx = malloc(dpc_sampler_max_batch(s) * sizeof *idx), cnt;
+    dpc_error err = {0};
+    int consistent = 1;
+    for (size_t t = 0; t < steps; t++) {
+        CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
+        for (size_t j = 0; j < cnt; j++) {
+            int g = (int)(t % 20);
+            if (bin[idx[j]] >= 0 && bin[idx[j]] != g) consistent = 0;
+            bin[idx[j]] = g;
+            seen[idx[j]]++;
+            if (t < 20) per[g]++;
+        }
+    }
+    int thrice = 1;
+    for (size_t i = 0; i < N; i++) thrice &= seen[i] == 3;
+    CHECK(consistent && thrice, "each example once per epoch, at a fixed position");
+    double chi2 = 0.0;
+    for (int g = 0; g < 20; g++) chi2 += (per[g] - 100.0) * (per[g] - 100.0) / 100.0;
+    CHECK(chi2 < 43.8, "bins uniform: chi2 = %.2f (19 dof, 0.999 quantile 43.8)", chi2);
+    free(bin);
+    free(seen);
+    free(per);
+    free(idx);
+    dpc_sampler_free(s);
+}
+
 static void test_invalid(void)
 {
     dpc_rng rng;
@@ -160,6 +200,7 @@ int main(void)
     test_fixed_shuffle();
     test_poisson();
     test_cyclic_poisson();
+    test_balls_in_bins();
     test_invalid();
     return TEST_SUMMARY();
 }

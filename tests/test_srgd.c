@@ -67,28 +67,28 @@ static void test_o2_calibration(void)
     for (size_t i = 0; i < sizeof srgd_gdp_table / sizeof srgd_gdp_table[0]; i++) {
         const double *r = srgd_gdp_table[i];
         double mu = 0, mp = 0, d = 0;
-        CHECK_OK(dpc_srgd_mu(r[0], r[1], DPC_SRGD_MU_EXACT, &mu, &err), &err);
+        CHECK_OK(dpc_srgd_mu(r[0], r[1], DPC_CALIBRATION_ACCOUNTANT, &mu, &err), &err);
         CHECK_NEAR_REL(mu, r[2], 1e-9, "exact mu(eps=%g, delta=%g)", r[0], r[1]);
         if (r[0] <= 1) {
-            CHECK_OK(dpc_srgd_mu(r[0], r[1], DPC_SRGD_MU_PAPER, &mp, &err), &err);
+            CHECK_OK(dpc_srgd_mu(r[0], r[1], DPC_CALIBRATION_PAPER, &mp, &err), &err);
             CHECK_NEAR_REL(mp, r[3], 1e-12, "paper mu(eps=%g, delta=%g)", r[0], r[1]);
             CHECK_OK(dpc_gdp_delta(mp, r[0], &d, &err), &err);
             CHECK_NEAR_REL(d, r[4], 1e-6, "delta achieved by the paper mu");
             CHECK(d <= r[1] / 2, "the paper's mu gives (eps, delta/2): %g > %g", d, r[1] / 2);
         } else {
-            dpc_status st = dpc_srgd_mu(r[0], r[1], DPC_SRGD_MU_PAPER, &mp, &err);
+            dpc_status st = dpc_srgd_mu(r[0], r[1], DPC_CALIBRATION_PAPER, &mp, &err);
             CHECK(st == DPC_E_PRIVACY, "paper mu refuses eps = %g > 1 (status %d)", r[0], st);
         }
     }
     /* the note's 4-digit table */
     double mu;
-    CHECK_OK(dpc_srgd_mu(1, 1e-6, DPC_SRGD_MU_EXACT, &mu, &err), &err);
+    CHECK_OK(dpc_srgd_mu(1, 1e-6, DPC_CALIBRATION_ACCOUNTANT, &mu, &err), &err);
     CHECK_NEAR_ABS(mu, 0.2367, 5e-5, "note: eps = 1, delta = 1e-6 => mu = 0.2367");
-    CHECK_OK(dpc_srgd_mu(8, 1e-6, DPC_SRGD_MU_EXACT, &mu, &err), &err);
+    CHECK_OK(dpc_srgd_mu(8, 1e-6, DPC_CALIBRATION_ACCOUNTANT, &mu, &err), &err);
     CHECK_NEAR_ABS(mu, 1.5315, 5e-5, "note: eps = 8 => mu = 1.5315");
-    CHECK_OK(dpc_srgd_mu(INFINITY, 1e-6, DPC_SRGD_MU_EXACT, &mu, &err), &err);
+    CHECK_OK(dpc_srgd_mu(INFINITY, 1e-6, DPC_CALIBRATION_ACCOUNTANT, &mu, &err), &err);
     CHECK(isinf(mu), "eps = inf is non-private");
-    CHECK(dpc_srgd_mu(0, 1e-6, DPC_SRGD_MU_EXACT, &mu, &err) == DPC_E_INVALID &&
+    CHECK(dpc_srgd_mu(0, 1e-6, DPC_CALIBRATION_ACCOUNTANT, &mu, &err) == DPC_E_INVALID &&
               strstr(err.msg, "epsilon"),
           "eps = 0 refused naming epsilon: %s", err.msg);
     for (size_t i = 0; i < sizeof srgd_cdp_table / sizeof srgd_cdp_table[0]; i++)
@@ -256,13 +256,24 @@ static void test_o1_tree(void)
         dpc_srgd *s = NULL;
         CHECK_OK(dpc_srgd_new(&s, m, ds, &c, &rng, &err), &err);
         if (!s) break;
-        const dpc_srgd_ledger *L = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
+        const dpc_ledger *G = dpc_srgd_get_ledger(s);
         sigma = L->sigma;
         mu = L->mu;
         /* node std (C/B) sqrt(1 + ceil(log2 16)) / mu; the tree has 5 levels for T = 16 */
         CHECK_NEAR_REL(L->sigma, c.clip / (double)B * sqrt(5.0) / L->mu, 1e-14, "sigma_S");
         CHECK_NEAR_REL(L->sens_mechanism, sqrt(5.0), 1e-12, "mechanism sensitivity at T = 16");
         CHECK(L->delta_achieved <= c.delta, "achieved delta %g", L->delta_achieved);
+        /* the shared ledger: the accountant's GDP epsilon at the target delta for the noise that
+         * runs, and z = sigma / ((C/B) colnorm) */
+        double ge;
+        CHECK_OK(dpc_gdp_epsilon(L->mu_effective, c.delta, &ge, &err), &err);
+        CHECK_NEAR_REL(G->epsilon, ge, 1e-14, "ledger epsilon = GDP(mu_effective)");
+        CHECK(G->epsilon <= c.epsilon * (1 + 1e-9), "within the target: %g", G->epsilon);
+        CHECK_NEAR_REL(G->noise_multiplier, L->sigma / (c.clip / (double)B) / L->sens_mechanism,
+                       1e-14, "z = sigma / (unit colnorm)");
+        CHECK(!strcmp(G->algorithm, "dp-srgd") && !strcmp(G->calibration, "accountant") &&
+                  G->neighbor == DPC_NEIGHBOR_ZERO_OUT, "ledger names");
         dpc_rng_stream ns = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
         for (size_t t = 0; t < T; t++) {
             CHECK_OK(dpc_srgd_step(s, NULL, &err), &err);
@@ -360,7 +371,7 @@ static void test_o1f_exact_prefix(void)
     CHECK_OK(dpc_srgd_new(&s, m, ds, &c, &rng, &err), &err);
     CHECK_OK(dpc_srgd_new(&s2, m, ds, &c, &rng, &err), &err);
     if (!s || !s2) return;
-    CHECK(!dpc_srgd_get_ledger(s)->private_run && dpc_srgd_get_ledger(s)->sigma == 0,
+    CHECK(!dpc_srgd_get_plan(s)->private_run && dpc_srgd_get_plan(s)->sigma == 0,
           "non-private ledger");
     double x[6], xp[6] = {0}, d[6], sum[6] = {0};
     for (size_t t = 0; t < 20; t++) {
@@ -426,7 +437,7 @@ static void test_o7_accounting(void)
             while (dpc_srgd_step(s, &info, &err) == DPC_OK) rounds++;
             CHECK(rounds == c.steps, "exactly T rounds (%zu)", rounds);
             size_t want = var == DPC_SRGD_ACCEL_SGD ? 6 * 167 : 2 * 6 * 167 - 167;
-            CHECK(info.grad_evals == want && dpc_srgd_get_ledger(s)->grad_evals_planned == want,
+            CHECK(info.grad_evals == want && dpc_srgd_get_plan(s)->grad_evals_planned == want,
                   "O7 variant %d: %zu gradient evaluations, want 2n - B = %zu", var,
                   info.grad_evals, want);
             free(seen);
@@ -558,9 +569,10 @@ static void test_determinism_and_ledger(void)
         if (!s) return;
         CHECK_OK(dpc_srgd_run(s, NULL, &err), &err);
         memcpy(out[k], dpc_srgd_output(s), sizeof out[k]);
-        const dpc_srgd_ledger *L = dpc_srgd_get_ledger(s);
-        CHECK(L->rng_mode == DPC_RNG_SEEDED && L->seed == (k == 2 ? 6u : 5u), "seed recorded");
-        CHECK(strstr(L->mechanism, "tree") != NULL, "mechanism '%s'", L->mechanism);
+        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
+        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        CHECK(G->rng_mode == DPC_RNG_SEEDED && G->seed == (k == 2 ? 6u : 5u), "seed recorded");
+        CHECK(strstr(G->mechanism, "tree") != NULL, "mechanism '%s'", G->mechanism);
         CHECK(L->steps == 8 && L->batch == 512 && L->n_used == 4096, "ledger shape");
         dpc_srgd_free(s);
     }
@@ -578,12 +590,13 @@ static void test_determinism_and_ledger(void)
     dpc_srgd *s = NULL;
     CHECK_OK(dpc_srgd_new(&s, m, dpc_srgd_problem_data(pr), &c, &rng, &err), &err);
     if (s) {
-        const dpc_srgd_ledger *L = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
+        const dpc_ledger *G = dpc_srgd_get_ledger(s);
         CHECK_NEAR_REL(L->sigma, c.clip / 512.0 / L->mu, 1e-14, "independent sigma");
         CHECK(L->sens_formula == 1 && L->sens_mechanism == 1, "identity sensitivity 1");
         CHECK_NEAR_REL(L->mu_effective, L->mu, 1e-12, "mu effective = mu");
-        CHECK(strstr(L->mechanism, "DP-SGD") || strstr(L->mechanism, "identity"), "'%s'",
-              L->mechanism);
+        CHECK(strstr(G->mechanism, "DP-SGD") || strstr(G->mechanism, "identity"), "'%s'",
+              G->mechanism);
         dpc_srgd_free(s);
     }
     /* at T = 12 the core's tree has 4 levels < 1 + ceil(log2 12) = 5: conservative */
@@ -592,10 +605,13 @@ static void test_determinism_and_ledger(void)
     base_cfg(&c, 12, 10, 0.5);
     CHECK_OK(dpc_srgd_new(&s, m3, ds, &c, &rng, &err), &err);
     if (s) {
-        const dpc_srgd_ledger *L = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
+        const dpc_ledger *G = dpc_srgd_get_ledger(s);
         CHECK_NEAR_REL(L->sens_formula, sqrt(5.0), 1e-14, "formula levels at T = 12");
         CHECK_NEAR_REL(L->sens_mechanism, 2.0, 1e-12, "the core's tree: 4 levels");
         CHECK(L->mu_effective < L->mu && L->delta_achieved < c.delta, "conservative");
+        CHECK(G->epsilon < c.epsilon && G->column_norm == L->sens_mechanism,
+              "the ledger accounts the exact tree: epsilon %g < %g", G->epsilon, c.epsilon);
         dpc_srgd_free(s);
     }
     dpc_model_free(m3);

@@ -139,7 +139,7 @@ static void test_malformed(void)
     expect_fail("e2.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"theta\": [0.5, 0.7],\n\"omega\": [0.1]}",
                 DPC_E_FORMAT, "e2.json:4", "omega");
     expect_fail("e3.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"theta\": [1.5], \"omega\": [0.1]}",
-                DPC_E_FORMAT, "e3.json:3", "theta[0]");
+                DPC_E_FORMAT, "e3.json:3", "theta: entry 0");
     expect_fail("e4.json", HEAD "\"kind\": \"blt\", \"steps\": 10.5,\n\"theta\": [0.5], \"omega\": [0.1]}",
                 DPC_E_FORMAT, "e4.json:2", "steps");
     expect_fail("e5.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"theta\": [0.5,], \"omega\": [0.1]}",
@@ -163,7 +163,7 @@ static void test_malformed(void)
     expect_fail("e14.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [1, 0.5",
                 DPC_E_FORMAT, "e14.json:3", "end of file");
     expect_fail("e15.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [0, 1]}",
-                DPC_E_FORMAT, "e15.json:3", "coeffs[0]");
+                DPC_E_FORMAT, "e15.json:3", "coeffs: entry 0");
     expect_fail("e16.json", HEAD "\"kind\": \"blt\", \"steps\": 10, \"workload\": {\"momentum\": 1.5},\n"
                 "\"theta\": [0.5], \"omega\": [0.1]}",
                 DPC_E_FORMAT, "e16.json:2", "momentum");

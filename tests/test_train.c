@@ -197,7 +197,7 @@ static void test_threads_resume(void)
 
 /* The update equals an independent recomputation: theta_{t+1} = theta_t - lr (g + w)/B with
  * momentum 0, weight decay 0; g from the naive clipped sum of the sampler's batch and w from a
- * separate noise generator on the same stream, scaled by the ledger's sigma * sens * clip. */
+ * separate noise generator on the same stream, scaled by the ledger's noise std x clip. */
 static void test_update_recomputed(void)
 {
     dpc_dataset *ds = logistic_data(120, 4, 2);
@@ -259,12 +259,17 @@ static void test_update_recomputed(void)
         dpc_gauss_event ge;
         dpc_account_mech_info info;
         double q = sd.poisson ? sd.q : 1.0;
-        /* the accountant's sigma is noise_std / sensitivity(C, pattern), computed here anew */
-        dpc_sensitivity sv;
+        /* the ledger's noise multiplier z reproduces the run's noise: std z x colnorm(C) */
+        dpc_sensitivity sv, col;
+        dpc_participation single = {DPC_PART_MINSEP, 1, 1};
         CHECK_OK(dpc_mech_sensitivity(mech, &sd.part, &sv, &err), &err);
+        CHECK_OK(dpc_mech_sensitivity(mech, &single, &col, &err), &err);
         CHECK_NEAR_REL(sv.value, L->sensitivity, 1e-15, "%s: ledger sensitivity", mechs[k].name);
-        double sigma_acc = L->noise_std / sv.value;
-        CHECK_OK(dpc_account_mech_event(mech, &sd.part, sigma_acc, q, &ge, &info, &err), &err);
+        CHECK_NEAR_REL(col.value, L->column_norm, 1e-15, "%s: ledger column norm", mechs[k].name);
+        CHECK_NEAR_REL(L->noise_multiplier * col.value, L->noise_std, 1e-14,
+                       "%s: noise std = z x column norm", mechs[k].name);
+        CHECK_OK(dpc_account_mech_event(mech, &sd.part, L->noise_multiplier, q, &ge, &info, &err),
+                 &err);
         dpc_event ev = {q < 1 ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
         dpc_account_opts o;
         dpc_account_opts_init(&o, q < 1 ? DPC_ACCOUNTANT_RDP : DPC_ACCOUNTANT_GDP);
@@ -303,7 +308,7 @@ static void test_refusals(void)
         base_config(&c, &mechs[0]);
         switch (i) {
         case 0: c.epsilon = -1; break;
-        case 1: c.delta = 1.0; break;
+        case 1: c.delta = 1.0; break; /* (0, 1) */
         case 2: c.batch = 101; break;
         case 3: c.clip = NAN; break;
         case 4: c.lr = 0; break;
@@ -311,9 +316,10 @@ static void test_refusals(void)
         case 6: c.epochs = 0; break;
         case 7: c.threads = 0; break;
         }
-        CHECK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err) == DPC_E_INVALID && !tr &&
-                  strstr(err.msg, bad[i].field),
-              "bad %s refused: %s", bad[i].field, err.msg);
+        dpc_status bst = dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err);
+        CHECK((bst == DPC_E_INVALID || bst == DPC_E_RANGE) && !tr &&
+                  !strcmp(err.field, bad[i].field) && strstr(err.msg, bad[i].field),
+              "bad %s refused: %s [%s]", bad[i].field, err.msg, err.field);
     }
     /* impossible budget: tiny epsilon, few examples, many epochs */
     base_config(&c, &mechs[1]);
@@ -323,11 +329,35 @@ static void test_refusals(void)
     dpc_status st = dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err);
     CHECK((st == DPC_E_PRIVACY || st == DPC_OK) , "tiny epsilon: %s", err.msg);
     if (tr) { CHECK(dpc_trainer_ledger(tr)->epsilon <= 1e-6 * (1 + 1e-9), "tiny eps met"); dpc_trainer_free(tr); tr = NULL; }
-    /* Poisson sampling with a non-banded mechanism gets no amplification: refused */
+    /* Poisson sampling with a non-banded mechanism: accounted by the best valid route (MMCC
+     * under PLD, the whole-run Gaussian otherwise), never above the target */
+    for (int a = 0; a < 2; a++) {
+        base_config(&c, &mechs[1]);
+        c.sampler = DPC_SAMPLER_POISSON;
+        c.accountant = a ? DPC_ACCOUNTANT_PLD : DPC_ACCOUNTANT_RDP;
+        CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+        if (tr) {
+            const dpc_ledger *L = dpc_trainer_ledger(tr);
+            CHECK(L->epsilon <= c.epsilon * (1 + 1e-9) && L->epsilon > 0.5 * c.epsilon,
+                  "poisson + nu epsilon %g", L->epsilon);
+            CHECK(a ? (!strncmp(L->route, "MMCC", 4) || !strncmp(L->route, "whole-run", 9))
+                    : !strncmp(L->route, "whole-run", 9),
+                  "poisson + nu route %s", L->route);
+            dpc_trainer_free(tr);
+            tr = NULL;
+        }
+    }
+    /* balls-in-bins: every example once per epoch at a random (fixed) position */
     base_config(&c, &mechs[1]);
-    c.sampler = DPC_SAMPLER_POISSON;
-    CHECK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err) == DPC_E_UNSUPPORTED &&
-              strstr(err.msg, "sampler"), "poisson + nu refused: %s", err.msg);
+    c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+    if (tr) {
+        CHECK(!strcmp(dpc_trainer_ledger(tr)->sampler, "balls-in-bins") &&
+                  dpc_trainer_ledger(tr)->epsilon <= c.epsilon * (1 + 1e-9),
+              "balls-in-bins ledger %s", dpc_trainer_ledger(tr)->sampler);
+        dpc_trainer_free(tr);
+        tr = NULL;
+    }
     /* model / data mismatch */
     dpc_model *m2 = model_of("logistic", 4, 2);
     base_config(&c, &mechs[0]);
@@ -336,6 +366,128 @@ static void test_refusals(void)
     dpc_model_free(m2);
     dpc_trainer_free(NULL);
     dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+/* The noise multiplier has one meaning: for DP-SGD the per-step multiplier (noise std z x clip
+ * on each step's sum), reported as given, with the accountant's epsilon for exactly that run.
+ * The issue's example: N = 60000, Poisson batch 500 (q = 1/120), 120 steps, z = 1, delta 1e-5;
+ * dp_accounting's PLD gives about 0.632. */
+static void test_noise_multiplier_meaning(void)
+{
+    dpc_dataset *ds = logistic_data(60000, 2, 9);
+    dpc_model *m = model_of("logistic", 2, 2);
+    dpc_train_config c;
+    base_config(&c, &mechs[0]);
+    c.batch = 500;
+    c.epochs = 1;
+    c.epsilon = 0;
+    c.noise_multiplier = 1.0;
+    c.clip = 0.5;
+    c.accountant = DPC_ACCOUNTANT_PLD;
+    dpc_error err = {0};
+    dpc_trainer *tr = trainer(m, ds, &c, 3, &err);
+    if (tr) {
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        CHECK(L->noise_multiplier == 1.0, "reported z %.17g = the z given", L->noise_multiplier);
+        CHECK(L->noise_std == 1.0 && L->column_norm == 1.0, "DP-SGD: std z x clip per step");
+        CHECK(L->steps == 120 && fabs(L->q - 1.0 / 120) < 1e-15 && L->amplified, "the run");
+        CHECK(!strcmp(L->calibration, "given") && isnan(L->epsilon_target), "calibration given");
+        dpc_gauss_event ge;
+        dpc_gauss_event_init(&ge);
+        ge.sigma = 1.0;
+        ge.sampling = DPC_SAMPLING_POISSON;
+        ge.q = 1.0 / 120;
+        ge.count = 120;
+        dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &ge};
+        dpc_account_opts o;
+        dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+        dpc_account_result r;
+        CHECK_OK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &err), &err);
+        CHECK_NEAR_REL(L->epsilon, r.epsilon, 1e-12, "ledger epsilon = PLD of DP-SGD(z = 1)");
+        CHECK(fabs(L->epsilon - 0.632) < 0.005, "epsilon %.4f ~ dp_accounting's 0.632",
+              L->epsilon);
+        dpc_trainer_free(tr);
+    }
+    /* a correlated mechanism: std per row of Z = z x clip x colnorm(C), z as given */
+    base_config(&c, &mechs[1]);
+    c.epsilon = 0;
+    c.noise_multiplier = 2.0;
+    dpc_dataset *small = logistic_data(100, 2, 9);
+    tr = trainer(m, small, &c, 3, &err);
+    if (tr) {
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        CHECK(L->noise_multiplier == 2.0 && L->noise_std == 2.0 * L->column_norm,
+              "nu: z %g, std %g = 2 x colnorm %g", L->noise_multiplier, L->noise_std,
+              L->column_norm);
+        CHECK(L->sensitivity > L->column_norm, "3 epochs: sens %g > colnorm %g", L->sensitivity,
+              L->column_norm);
+        dpc_trainer_free(tr);
+    }
+    dpc_dataset_free(small);
+    dpc_dataset_free(ds);
+    dpc_model_free(m);
+}
+
+/* The run decisions are the library's: defaults and refusals. */
+static void test_resolve(void)
+{
+    dpc_dataset *ds = logistic_data(100, 3, 3);
+    dpc_train_config c, r;
+    dpc_error err = {0};
+    base_config(&c, &mechs[0]);
+    c.sampler = DPC_SAMPLER_AUTO;
+    CHECK_OK(dpc_train_config_resolve(&c, ds, &r, &err), &err);
+    CHECK(r.sampler == DPC_SAMPLER_POISSON, "DP-SGD: Poisson by default");
+    CHECK(r.mech.steps == 3 * (100 / 20), "steps = epochs x floor(N/B): %zu", r.mech.steps);
+    base_config(&c, &mechs[1]);
+    c.sampler = DPC_SAMPLER_AUTO;
+    CHECK_OK(dpc_train_config_resolve(&c, ds, &r, &err), &err);
+    CHECK(r.sampler == DPC_SAMPLER_FIXED, "nu: fixed-order epochs by default");
+    /* BSR: the optimizer's workload unless explicit; cyclic groups default to the bands */
+    base_config(&c, &mechs[2]);
+    c.momentum = 0.9;
+    c.lr = 0.5;
+    c.weight_decay = 0.1;
+    CHECK_OK(dpc_train_config_resolve(&c, ds, &r, &err), &err);
+    CHECK(r.mech.momentum == 0.9 && r.mech.decay == 1.0 - 0.5 * 0.1 && r.groups == 3,
+          "bsr workload (%g, %g), groups %zu", r.mech.momentum, r.mech.decay, r.groups);
+    c.workload_explicit = 1;
+    c.mech.momentum = 0.5;
+    CHECK_OK(dpc_train_config_resolve(&c, ds, &r, &err), &err);
+    CHECK(r.mech.momentum == 0.5 && r.mech.decay == 1.0, "explicit workload kept");
+    c.workload_explicit = 0;
+    c.weight_decay = 2.0;
+    CHECK(dpc_train_config_resolve(&c, ds, &r, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "weight_decay"), "lr x wd >= 1 refused: %s", err.msg);
+    /* cyclic Poisson with a kind without bands needs groups */
+    base_config(&c, &mechs[1]);
+    c.sampler = DPC_SAMPLER_CYCLIC_POISSON;
+    CHECK(dpc_train_config_resolve(&c, ds, &r, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "groups"), "groups required: %s", err.msg);
+    /* epsilon and a noise multiplier together: ambiguous */
+    base_config(&c, &mechs[0]);
+    c.noise_multiplier = 1.0;
+    CHECK(dpc_train_config_resolve(&c, ds, &r, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "noise_multiplier"), "both refused: %s", err.msg);
+    /* delta >= 1/N unless forced */
+    base_config(&c, &mechs[0]);
+    c.delta = 0.01;
+    CHECK(dpc_train_config_resolve(&c, ds, &r, &err) == DPC_E_PRIVACY &&
+              !strcmp(err.field, "delta"), "delta 1/N refused: %s", err.msg);
+    c.allow_large_delta = 1;
+    CHECK_OK(dpc_train_config_resolve(&c, ds, &r, &err), &err);
+    /* more steps than supported: the field is epochs, with the limit */
+    base_config(&c, &mechs[0]);
+    c.epochs = (size_t)1e12;
+    CHECK(dpc_train_config_resolve(&c, ds, &r, &err) == DPC_E_RANGE &&
+              !strcmp(err.field, "epochs") && strstr(err.msg, "limit"), "huge epochs: %s",
+          err.msg);
+    /* a mechanism parameter: nested field */
+    base_config(&c, &mechs[1]);
+    c.mech.nu = 1.5;
+    CHECK(dpc_train_config_resolve(&c, ds, &r, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "mech.nu"), "mech.nu: %s [%s]", err.msg, err.field);
     dpc_dataset_free(ds);
 }
 
@@ -467,6 +619,8 @@ int main(void)
     test_threads_resume();
     test_secure_resume();
     test_refusals();
+    test_noise_multiplier_meaning();
+    test_resolve();
     test_learns();
     test_batch_growth();
     test_float32();

@@ -42,7 +42,9 @@ static void account_usage(FILE *f)
             "  --sigma S             noise multiplier: noise std / sensitivity; with --mech the\n"
             "                        noise std per row of Z is S x clip x sensitivity(mech)\n"
             "  --q Q                 sampling rate in (0,1] (default 1: no sampling); with --mech\n"
-            "                        and --cyclic: amplified banded MF (cyclic Poisson)\n"
+            "                        Poisson at every step (any mechanism; MMCC for C >= 0), or with\n"
+            "                        --cyclic: cyclic Poisson (amplified banded MF); the best valid\n"
+            "                        route is reported\n"
             "  --steps N             number of steps (compositions); with --mech also its n\n"
             "  --delta D             target or given delta, in (0,1)\n"
             "  --epsilon E           target or given epsilon, >= 0\n"
@@ -230,50 +232,31 @@ static dpc_status build(const acct_opts *a, cli_mech_opts *mo, size_t steps, dou
     return st;
 }
 
+/* --mech with --q < 1: Poisson at every step unless --cyclic gives the period */
+static dpc_participation run_part(const cli_mech_opts *mo, size_t steps)
+{
+    if (mo->part.kind == DPC_PART_CYCLIC) return mo->part;
+    dpc_participation p = {DPC_PART_CYCLIC, steps, 1};
+    return p;
+}
+
 static dpc_status eval_eps(const acct_opts *a, cli_mech_opts *mo, size_t steps, double sigma,
                            built *b, dpc_account_result *r, dpc_error *err)
 {
+    if (mo->have_kind && a->q < 1.0) { /* every route: whole run, banded MF, MMCC */
+        mo->p.steps = steps;
+        dpc_mech *m = NULL;
+        dpc_status st = dpc_mech_new(&m, &mo->p, err);
+        dpc_mech_run run = {m, run_part(mo, steps), a->q, 0};
+        if (!st) st = dpc_account_mech_epsilon(&run, sigma, &a->o, a->delta, r, &b->info, err);
+        dpc_mech_free(m);
+        b->have_info = st == DPC_OK;
+        return st;
+    }
     dpc_status st = build(a, mo, steps, sigma, b, err);
     if (st) return st;
     dpc_event ev = {a->neighbor, 1, &b->ev};
     return dpc_account_epsilon(&ev, &a->o, a->delta, r, err);
-}
-
-/* steps with --mech: the mechanism (hence its sensitivity) changes with n, so rebuild it for
- * every candidate; epsilon is non-decreasing in n. */
-static dpc_status mech_steps(const acct_opts *a, cli_mech_opts *mo, size_t *out, dpc_error *err)
-{
-    built b;
-    dpc_account_result r;
-    dpc_status st = eval_eps(a, mo, 1, a->sigma, &b, &r, err);
-    if (st) return st;
-    if (r.epsilon > a->epsilon)
-        return dpc_error_set(err, DPC_E_PRIVACY, "--epsilon: even one step exceeds (%g, %g)",
-                             a->epsilon, a->delta);
-    size_t lo = 1, hi = 2;
-    for (;;) {
-        if (hi >= a->max_steps) {
-            hi = a->max_steps;
-            if ((st = eval_eps(a, mo, hi, a->sigma, &b, &r, err))) return st;
-            if (r.epsilon <= a->epsilon) {
-                *out = hi;
-                return DPC_OK;
-            }
-            break;
-        }
-        if ((st = eval_eps(a, mo, hi, a->sigma, &b, &r, err))) return st;
-        if (r.epsilon > a->epsilon) break;
-        lo = hi;
-        hi *= 2;
-    }
-    while (hi - lo > 1) {
-        size_t mid = lo + (hi - lo) / 2;
-        if ((st = eval_eps(a, mo, mid, a->sigma, &b, &r, err))) return st;
-        if (r.epsilon <= a->epsilon) lo = mid;
-        else hi = mid;
-    }
-    *out = lo;
-    return DPC_OK;
 }
 
 static int need(int have, const char *opt, acct_mode mode)
@@ -340,13 +323,18 @@ static void report(const acct_opts *a, const cli_mech_opts *mo, const built *b, 
         }
         if (b && b->have_info) {
             cli_json_str(stdout, "mech", dpc_mech_kind_name(mo->p.kind), 1);
-            cli_json_int(stdout, "participations", (long long)mo->part.k, 1);
-            cli_json_int(stdout, "min_sep", (long long)mo->part.b, 1);
+            dpc_participation jp = a->q < 1.0 ? run_part(mo, steps) : mo->part;
+            cli_json_int(stdout, "participations", (long long)jp.k, 1);
+            cli_json_int(stdout, "min_sep", (long long)jp.b, 1);
             cli_json_num(stdout, "sensitivity", b->info.sensitivity, 1);
             cli_json_bool(stdout, "sensitivity_exact", b->info.sensitivity_exact, 1);
             cli_json_bool(stdout, "amplified", b->info.amplified, 1);
             cli_json_int(stdout, "rounds", (long long)b->info.rounds, 1);
             cli_json_num(stdout, "noise_multiplier", b->info.noise_multiplier, 1);
+            cli_json_num(stdout, "column_norm", b->info.column_norm, 1);
+            cli_json_num(stdout, "noise_std_per_unit_clip", b->info.noise_std, 1);
+            cli_json_num(stdout, "run_sigma", b->info.run_sigma, 1);
+            cli_json_str(stdout, "route", dpc_mech_route_name(b->info.route), 1);
         }
         cli_json_bool(stdout, "upper_bound", r->upper_bound, 0);
         printf("}\n");
@@ -359,13 +347,23 @@ static void report(const acct_opts *a, const cli_mech_opts *mo, const built *b, 
         printf(" (%s, interval %g)", dpc_pld_disc_name(a->o.pld_disc), a->o.pld_interval);
     printf("\nneighbor      %s\n", dpc_neighbor_name(a->neighbor));
     if (b && b->have_info) {
+        dpc_participation pp = a->q < 1.0 ? run_part(mo, steps) : mo->part;
         printf("mechanism     %s, sensitivity %.6g%s (k = %zu, %s %zu)\n",
                dpc_mech_kind_name(mo->p.kind), b->info.sensitivity,
-               b->info.sensitivity_exact ? "" : " (upper bound)", mo->part.k,
-               mo->part.kind == DPC_PART_CYCLIC ? "period" : "min-sep", mo->part.b);
-        if (b->info.amplified)
+               b->info.sensitivity_exact ? "" : " (upper bound)", pp.k,
+               pp.kind == DPC_PART_CYCLIC ? "period" : "min-sep", pp.b);
+        if (b->info.route == DPC_ROUTE_BANDMF)
             printf("amplified     %zu rounds of a q = %g Poisson-subsampled Gaussian, z = %.6g\n",
                    b->info.rounds, a->q, b->info.noise_multiplier);
+        else if (b->info.route == DPC_ROUTE_WHOLE_RUN)
+            printf("whole run     one Gaussian, noise multiplier %.6g (noise std %.6g per unit "
+                   "clip / sensitivity)\n",
+                   b->info.run_sigma, b->info.noise_std);
+        if (b->info.route == DPC_ROUTE_MMCC)
+            printf("amplified     MMCC conditional composition over %zu rows (delta spent on "
+                   "conditioning %.3g)\n",
+                   b->info.rounds, b->info.delta_slack);
+        printf("route         %s\n", dpc_mech_route_name(b->info.route));
     }
     if (a->mode != MODE_CONVERT) printf("sampling q    %g\n", a->q);
     printf("sigma         %.10g\n", sigma);
@@ -419,8 +417,10 @@ static int run_convert(acct_opts *a, size_t steps)
     }
     if (st) return status_rc(&err);
     /* the noise multiplier of `steps` composed Gaussians with that total rho / mu */
-    double sigma = acc == DPC_ACCOUNTANT_ZCDP ? sqrt((double)steps / (2.0 * r.rho))
-                                              : sqrt((double)steps) / r.mu;
+    double sigma;
+    st = acc == DPC_ACCOUNTANT_ZCDP ? dpc_zcdp_sigma_for(r.rho, steps, &sigma, &err)
+                                    : dpc_gdp_sigma_for(r.mu, steps, &sigma, &err);
+    if (st) return cli_fail("account", "%s", err.msg);
     report(a, NULL, NULL, steps, sigma, &r);
     return 0;
 }
@@ -486,9 +486,14 @@ int cmd_account(int argc, char **argv)
     case MODE_SIGMA:
         if (mo.have_kind) {
             dpc_mech *m = NULL;
-            if (!(st = dpc_mech_new(&m, &mo.p, &err)))
-                st = dpc_account_mech_calibrate(m, &mo.part, a.q, &a.o, a.epsilon, a.delta, &sigma,
-                                                &err);
+            dpc_participation part = a.q < 1.0 ? run_part(&mo, steps) : mo.part;
+            if (!(st = dpc_mech_new(&m, &mo.p, &err))) {
+                dpc_mech_run run = {m, part, a.q, 0}; /* sampled: every route, MMCC too */
+                st = a.q < 1.0 ? dpc_account_mech_calibrate_run(&run, &a.o, a.epsilon, a.delta,
+                                                                &sigma, NULL, &err)
+                               : dpc_account_mech_calibrate(m, &part, a.q, &a.o, a.epsilon,
+                                                            a.delta, &sigma, NULL, NULL, &err);
+            }
             dpc_mech_free(m);
         } else {
             if (!(st = build(&a, &mo, steps, 1.0, &b, &err))) {
@@ -505,7 +510,8 @@ int cmd_account(int argc, char **argv)
                                          "needs a mechanism defined for every n");
                 goto done;
             }
-            st = mech_steps(&a, &mo, &steps, &err);
+            st = dpc_account_mech_steps(&mo.p, &mo.part, sigma, a.q, &a.o, a.epsilon, a.delta,
+                                        a.max_steps, &steps, &err);
         } else {
             if (!(st = build(&a, &mo, 1, sigma, &b, &err))) {
                 dpc_event ev = {a.neighbor, 1, &b.ev};

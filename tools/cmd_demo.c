@@ -4,6 +4,7 @@
  * strategy, cyclic Poisson sampling: amplified BandMF) — then a comparison table, JSON reports
  * and a plot. Both runs use the same data, model, epochs, batch and budget; the hyperparameters
  * were chosen on the training data's own split, never on the test set (doc/training.md). */
+#include "mpi_run.h"
 #include "train_run.h"
 
 #include <errno.h>
@@ -112,7 +113,6 @@ int cmd_demo(int argc, char **argv)
         o.mech.p.bands = runs[r].bands;
         o.mech.have_kind = 1;
         o.cfg.sampler = runs[r].sampler;
-        o.cfg.sampler_set = 1;
         o.cfg.epsilon = 3.0;
         o.cfg.delta = 1e-5;
         o.cfg.epochs = epochs;
@@ -137,13 +137,14 @@ int cmd_demo(int argc, char **argv)
         for (int r = 0; r < 2; r++)
             printf("%-24s %9.4f %9.4g %9.3g %14.4g %11zu %12.0f %9.1f\n", labels[r],
                    res[r].final_acc, res[r].ledger.epsilon, res[r].ledger.delta,
-                   res[r].ledger.sigma, res[r].ledger.rounds, res[r].examples_per_s,
+                   res[r].ledger.noise_multiplier, res[r].ledger.rounds, res[r].examples_per_s,
                    res[r].wall_s);
         printf("(z: noise multiplier of each Poisson-subsampled Gaussian composition; both runs "
                "are accounted with PLD, add/remove)\n");
         char png[1024];
         snprintf(png, sizeof png, "%s/demo.png", out);
-        if (train_plot(png, res, labels, 2) == 0) printf("\nplot: %s\n", png);
+        if (mpi_run_rank() == 0 && train_plot(png, res, labels, 2) == 0) /* rank 0 writes */
+            printf("\nplot: %s\n", png);
         printf("reports: %s/dpsgd.json %s/bsr.json (seeded mode, seed %llu)\n", out, out,
                (unsigned long long)seed);
     }

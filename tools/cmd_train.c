@@ -1,4 +1,5 @@
 /* cmd_train.c — `dpcorr train`: one private training run (see train_run.c). */
+#include "mpi_run.h"
 #include "train_run.h"
 
 #include <string.h>
@@ -23,7 +24,10 @@ int cmd_train(int argc, char **argv)
     int bad;
     int (*algo)(int, char **) = train_algo_lookup(argc, argv, &bad);
     if (bad) return CLI_USAGE;
-    if (algo) return algo(argc, argv);
+    if (algo) { /* the papers' trainers are not data-parallel: rank 0 runs them alone */
+        mpi_run_command(0);
+        return mpi_run_skip() ? 0 : algo(argc, argv);
+    }
     train_opts o;
     train_opts_init(&o);
     cli_iter it;

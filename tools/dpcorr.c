@@ -3,6 +3,7 @@
  * Environment: DPCORR_ISA=sse2|avx2|avx512 forces the kernels' instruction-set level (the
  * default is the best this CPU runs; results are the same at every level; reports record it). */
 #include "cli.h"
+#include "mpi_run.h"
 
 #include <string.h>
 
@@ -35,7 +36,7 @@ static void usage(FILE *f)
             dpc_isa_name(dpc_isa_detect()));
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -51,8 +52,20 @@ int main(int argc, char **argv)
     }
     if (cli_isa_check()) return CLI_USAGE; /* DPCORR_ISA names a level this CPU can run */
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (!strcmp(argv[1], commands[i].name)) return commands[i].run(argc - 1, argv + 1);
+        if (!strcmp(argv[1], commands[i].name)) {
+            /* under mpirun: train and demo are data-parallel, the rest runs on rank 0 */
+            mpi_run_command(commands[i].run == cmd_train || commands[i].run == cmd_demo);
+            if (mpi_run_skip()) return 0;
+            return commands[i].run(argc - 1, argv + 1);
+        }
     fprintf(stderr, "dpcorr: unknown command '%s'\n", argv[1]);
     usage(stderr);
     return CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    int rc = mpi_run_init(&argc, &argv);
+    if (rc) return rc;
+    return mpi_run_finish(dispatch(argc, argv));
 }

@@ -78,8 +78,16 @@ static int run_algo(const dpc_dataset *ds, dpc_linreg_algo algo, double eps, int
     dpc_error err = {0};
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, algo);
+    /* the paper's calibrations: Thm. 3.7's closed form, or (default) Thm. 3.6's alpha* (the
+     * exact inverse of rho = 1/alpha^2 under Bun & Steinke) given as the noise multiplier; the
+     * fixed-clip baseline by zCDP; DP-SSGD by the shuffling theorem with the exact eps0 */
     o.epsilon = eps;
-    o.alpha_paper = paper_alpha;
+    if (algo == DPC_LINREG_AMBSSGD && !paper_alpha) {
+        if (dpc_account_ambssgd_alpha(eps, o.delta, 0, &o.noise_multiplier, &err)) goto fail;
+        o.epsilon = 0;
+    } else if (paper_alpha || algo == DPC_LINREG_FIXED) {
+        o.calibration = DPC_CALIBRATION_PAPER;
+    }
     o.dpstat_rule = rule;
     o.stat_batch = stat_batch;
     o.stream = stream;
@@ -105,7 +113,7 @@ static int run_algo(const dpc_dataset *ds, dpc_linreg_algo algo, double eps, int
         dpc_linreg_free(lr);
         goto fail;
     }
-    double T = (double)P->steps, b = (double)P->batch, a = P->ledger.alpha, d = (double)ds->d;
+    double T = (double)P->steps, b = (double)P->batch, a = P->ledger.noise_multiplier, d = (double)ds->d;
     out->risk = dpc_linreg_excess_risk(w, ds->truth, ds->cov_diag, ds->d);
     out->clipf = (double)clipped / (T * b);
     out->oracle = sigma * sigma * d / (T * b) +

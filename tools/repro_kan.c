@@ -89,7 +89,7 @@ static int kan_run(repro_ctx *c, const kexp *e, kout *out)
     out->p = (double)dpc_kan2_basis(k)->p;
     dpc_kan_lcgd_config lc;
     dpc_kan_lcgd_config_init(&lc);
-    lc.n = e->n, lc.iterates = e->T, lc.batch = e->B, lc.lambda = e->lambda, lc.kappa = e->kappa;
+    lc.n = e->n, lc.iterates = e->T, lc.batch = e->B, lc.lambda = e->lambda, lc.noise_std = e->kappa;
     lc.eta = e->eta > 0 ? e->eta : cs.eta_max;
     lc.clip = e->clip > 0 ? e->clip : cs.G_c;
     lc.radius = e->radius > 0 ? e->radius : INFINITY;
@@ -153,7 +153,7 @@ static int sec_noise(repro_ctx *c, const kcfg *cf)
         dpc_rng_seed(&rng, c->o->seed + 11);
         dpc_kan_lcgd_config lc;
         dpc_kan_lcgd_config_init(&lc);
-        lc.n = 1, lc.batch = 1, lc.iterates = T + 1, lc.eta = 1, lc.clip = 1, lc.kappa = 1, lc.lambda = lam;
+        lc.n = 1, lc.batch = 1, lc.iterates = T + 1, lc.eta = 1, lc.clip = 1, lc.noise_std = 1, lc.lambda = lam;
         dpc_kan_lcgd *r = NULL;
         if (dpc_kan_lcgd_new(&r, &lc, N, W0, &rng, &err)) {
             fprintf(stderr, "dpcorr repro: %s\n", err.msg);
@@ -273,18 +273,18 @@ static int sec_kappa(repro_ctx *c)
     int jn = 0;
     for (size_t r = 0; r < 3; r++) {
         double kd = NAN, kf[5], kp[5];
-        if (dpc_account_kan_kappa_indep(rows[r].n, rows[r].B, rows[r].T, rows[r].eps, 1e-5, &kd, &err)) kd = NAN;
+        if (dpc_account_kan_paper_indep(rows[r].n, rows[r].B, rows[r].T, rows[r].eps, 1e-5, &kd, &err)) kd = NAN;
         repro_say(c, "   %-5zu %-4zu %-5zu %-4g %-8.3f |", rows[r].n, rows[r].B, rows[r].T, rows[r].eps, kd);
         for (int l = 0; l < 5; l++) {
             int valid = rows[r].eps <= 1;
-            if (dpc_account_kan_kappa_lcgd(rows[r].n, rows[r].B, rows[r].T, valid ? rows[r].eps : 1.0, 1e-5,
+            if (dpc_account_kan_paper_lcgd(rows[r].n, rows[r].B, rows[r].T, valid ? rows[r].eps : 1.0, 1e-5,
                                            LAMS[l], &kf[l], &err))
                 kf[l] = NAN;
             if (!valid) kf[l] /= rows[r].eps; /* the formula (as in the note's table) */
             dpc_kan_calib cal;
-            if (dpc_kan_kappa_dpcorr(rows[r].n, rows[r].B, rows[r].T, rows[r].eps, 1e-5, LAMS[l], &cal, &err))
-                cal.kappa = NAN;
-            kp[l] = cal.kappa;
+            if (dpc_kan_calibrate(rows[r].n, rows[r].B, rows[r].T, rows[r].eps, 1e-5, LAMS[l], &cal, &err))
+                cal.noise_std = NAN;
+            kp[l] = cal.noise_std;
             fprintf(f, "%zu,%zu,%zu,%g,1e-5,%g,%.8g,%.8g,%d,%.8g,%zu,%.8g\n", rows[r].n, rows[r].B, rows[r].T,
                     rows[r].eps, LAMS[l], kd, kf[l], valid, kp[l], cal.participations, cal.sensitivity);
             repro_say(c, " %8.3f%s", kf[l], valid ? "" : "*");
@@ -301,11 +301,11 @@ static int sec_kappa(repro_ctx *c)
     fclose(f);
     repro_json_raw(c, "kappa_table", "[%s]", jb);
     double kd, e19, a19, kw = NAN;
-    if (dpc_account_kan_kappa_indep(1000, 100, 1000, 1, 1e-5, &kd, &err) ||
+    if (dpc_account_kan_paper_indep(1000, 100, 1000, 1, 1e-5, &kd, &err) ||
         dpc_kan_rdp_eq19_eps(1000, 100, 1000, kd, 1e-5, &e19, &a19, &err))
         return 1;
     dpc_error e2 = {0};
-    int can = !dpc_kan_kappa_rdp_wor(1000, 100, 1000, 1, 1e-5, &kw, &e2);
+    int can = !dpc_kan_calibrate_rdp_wor(1000, 100, 1000, 1, 1e-5, &kw, &e2);
     repro_say(c, "   eq. 19 (WBK Thm. 9, all terms) at kappa_D.9 = %.3f: eps = %.4f at order %g (note: 6.65, not 1);\n"
                  "   a valid eq.-19 kappa for eps = 1: %s\n",
               kd, e19, a19, can ? "found" : "none exists (the j >= 3 terms do not shrink with kappa)");
@@ -313,17 +313,17 @@ static int sec_kappa(repro_ctx *c)
     /* full batch (oracle 12) */
     double kf, dl, k0f, dl0;
     dpc_kan_calib cal, cal0;
-    if (dpc_account_kan_kappa_lcgd(100, 100, 100, 1, 1e-5, 0.5, &kf, &err) ||
-        dpc_kan_full_batch_delta(100, 0.5, kf, 1, &dl, &err) || dpc_kan_kappa_dpcorr(100, 100, 100, 1, 1e-5, 0.5, &cal, &err) ||
-        dpc_account_kan_kappa_lcgd(100, 100, 100, 1, 1e-5, 0.0, &k0f, &err) ||
-        dpc_kan_full_batch_delta(100, 0.0, k0f, 1, &dl0, &err) || dpc_kan_kappa_dpcorr(100, 100, 100, 1, 1e-5, 0.0, &cal0, &err))
+    if (dpc_account_kan_paper_lcgd(100, 100, 100, 1, 1e-5, 0.5, &kf, &err) ||
+        dpc_kan_full_batch_delta(100, 0.5, kf, 1, &dl, &err) || dpc_kan_calibrate(100, 100, 100, 1, 1e-5, 0.5, &cal, &err) ||
+        dpc_account_kan_paper_lcgd(100, 100, 100, 1, 1e-5, 0.0, &k0f, &err) ||
+        dpc_kan_full_batch_delta(100, 0.0, k0f, 1, &dl0, &err) || dpc_kan_calibrate(100, 100, 100, 1, 1e-5, 0.0, &cal0, &err))
         return 1;
     repro_say(c, "   full batch, T = 100, eps = 1: lambda 0.5: F.12 kappa %.2f gives delta %.3g; the exact smallest\n"
                  "   kappa for delta = 1e-5 is %.2f (||C 1|| = %.3f); lambda 0: %.2f (delta %.3g) vs %.2f (note: 252.67,\n"
                  "   1.8e-39, 73.99, 19.833; 126.33, 37.31)\n",
-              kf, dl, cal.kappa, cal.sensitivity, k0f, dl0, cal0.kappa);
+              kf, dl, cal.noise_std, cal.sensitivity, k0f, dl0, cal0.noise_std);
     repro_json_raw(c, "full_batch", "{\"kappa_F12\": %.6g, \"delta_at_F12\": %.4g, \"kappa_exact\": %.6g, "
-                                    "\"kappa_F12_l0\": %.6g, \"kappa_exact_l0\": %.6g}", kf, dl, cal.kappa, k0f, cal0.kappa);
+                                    "\"kappa_F12_l0\": %.6g, \"kappa_exact_l0\": %.6g}", kf, dl, cal.noise_std, k0f, cal0.noise_std);
     return 0;
 }
 
@@ -384,15 +384,15 @@ static int sec_lambda(repro_ctx *c, const kcfg *cf)
             double kap;
             dpc_error err = {0};
             dpc_kan_calib cal;
-            dpc_status st = k == 0 ? dpc_account_kan_kappa_lcgd(cf->n_cal, cf->B_cal, cf->T_cal - 1, 1, 1e-5, LAMS[l], &kap, &err)
-                            : k == 1 ? dpc_kan_kappa_dpcorr(cf->n_cal, cf->B_cal, cf->T_cal - 1, 1, 1e-5, LAMS[l], &cal, &err)
-                                     : dpc_account_kan_kappa_indep(cf->n_cal, cf->B_cal, cf->T_cal - 1, 1, 1e-5, &kap, &err);
+            dpc_status st = k == 0 ? dpc_account_kan_paper_lcgd(cf->n_cal, cf->B_cal, cf->T_cal - 1, 1, 1e-5, LAMS[l], &kap, &err)
+                            : k == 1 ? dpc_kan_calibrate(cf->n_cal, cf->B_cal, cf->T_cal - 1, 1, 1e-5, LAMS[l], &cal, &err)
+                                     : dpc_account_kan_paper_indep(cf->n_cal, cf->B_cal, cf->T_cal - 1, 1, 1e-5, &kap, &err);
             if (st) { /* e.g. F.12's r T >= 3 log(2/delta) fails on small runs */
                 repro_say(c, "  l=%g: n/a", LAMS[l]);
                 if (!*why) snprintf(why, sizeof why, "%s", err.msg);
                 continue;
             }
-            if (k == 1) kap = cal.kappa;
+            if (k == 1) kap = cal.noise_std;
             size_t S2 = S > 2 ? 2 : S;
             for (size_t s = 0; s < S2; s++) {
                 kexp e = {cf->n_cal, cf->n_test, cf->d, cf->m, 5, cf->T_cal, cf->B_cal, cf->every * 2, cf->eta, 1.0,
@@ -504,7 +504,7 @@ static int sec_trends(repro_ctx *c, const kcfg *cf)
             size_t n = sw ? 1000 : cf->ns[i];
             double eps = sw ? cf->eps[i] : 2.0, kap;
             dpc_error err = {0};
-            if (dpc_account_kan_kappa_indep(n, cf->tr_B, cf->tr_T - 1, eps, 1e-5, &kap, &err)) {
+            if (dpc_account_kan_paper_indep(n, cf->tr_B, cf->tr_T - 1, eps, 1e-5, &kap, &err)) {
                 fprintf(stderr, "dpcorr repro: %s\n", err.msg);
                 return 1;
             }

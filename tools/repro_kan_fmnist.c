@@ -78,7 +78,7 @@ int repro_kan_fmnist(repro_ctx *c)
         }
         fprintf(f, "%s,%s,%zu,%g,1e-5,%zu,%zu,%g,%g,%.6f,%.6f,%.2f,%.0f,%.6g,%s\n", labels[k], res[k].model_spec,
                 res[k].n_params, res[k].ledger.epsilon, cf->epochs, cf->batch, FM_LR, FM_CLIP, res[k].final_acc,
-                res[k].final_loss, res[k].train_s, res[k].examples_per_s, res[k].ledger.sigma, res[k].ledger.route);
+                res[k].final_loss, res[k].train_s, res[k].examples_per_s, res[k].ledger.noise_multiplier, res[k].ledger.route);
         repro_say(c, "   %-24s %7zu params  test accuracy %.4f  (loss %.4f, eps %.4g, %.1f s training, %.0f ex/s)\n",
                   labels[k], res[k].n_params, res[k].final_acc, res[k].final_loss, res[k].ledger.epsilon,
                   res[k].train_s, res[k].examples_per_s);

@@ -34,7 +34,6 @@ static void run_trainer(sjob *j, dpc_srgd_problem *pr, const dpc_model *m, const
     tc.mech.kind = sgd ? DPC_MECH_IDENTITY : DPC_MECH_TREE;
     tc.mech.steps = 1;
     tc.sampler = sgd ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
-    tc.sampler_set = 1;
     tc.batch = j->bbatch;
     tc.epochs = 1;
     tc.epsilon = calib ? j->eps : 0;
@@ -55,7 +54,7 @@ static void run_trainer(sjob *j, dpc_srgd_problem *pr, const dpc_model *m, const
     }
     const dpc_ledger *led = dpc_trainer_ledger(tr);
     if (calib) {
-        j->sigma = led->sigma;
+        j->sigma = led->noise_multiplier;
         if (!(led->epsilon <= j->eps * (1 + 1e-9))) {
             snprintf(j->err, sizeof j->err, "baseline epsilon %g exceeds %g", led->epsilon, j->eps);
             j->failed = 1;

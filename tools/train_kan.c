@@ -17,8 +17,9 @@ static const char *CMD = "train --algo lcgd-projected";
 typedef struct kopts {
     const char *data, *model, *report, *label;
     size_t iterates, epochs, batch, eval_every, chunk, margin_iters;
-    double lr, clip, lambda, kappa, eps, delta, conf_delta, radius, C_R;
-    int lr_theory, clip_theory, radius_theory, calib_dpcorr, secure, quiet, have_kappa;
+    double lr, clip, lambda, noise_multiplier, eps, delta, conf_delta, radius, C_R;
+    int lr_theory, clip_theory, radius_theory, secure, quiet, have_nm;
+    dpc_calibration calibration;
     dpc_noise_form form;
     uint64_t seed;
 } kopts;
@@ -27,7 +28,8 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: dpcorr train --algo lcgd-projected --data SPEC --model SPEC\n"
-            "                    (--epsilon E [--delta D] [--calibration paper|dpcorr] | --kappa K)\n"
+            "                    (--epsilon E [--delta D] [--calibration accountant|paper] |\n"
+            "                     --noise-multiplier Z)\n"
             "                    [--lambda L] [--iterates T | --epochs N] [--batch B] [--lr ETA]\n"
             "                    [--clip C] [--radius R|theory] [--report F.json]\n\n"
             "Projected DP-lambda-CGD (Wang et al. 2026, Algorithm 1): a fresh uniform batch of B\n"
@@ -44,10 +46,12 @@ static void usage(FILE *f)
             "privacy (the paper's neighbouring relations: replace-one at lambda = 0, zero-out else):\n"
             "  --epsilon E            target epsilon (> 0)\n"
             "  --delta D              target delta (default 1e-5)\n"
-            "  --calibration C        paper (default): Thm. D.9 at lambda = 0, Thm. F.12 at\n"
-            "                         lambda > 0 (its conditions are checked); dpcorr: exact\n"
-            "                         binomial tail + exact sensitivity + analytic Gaussian\n"
-            "  --kappa K              use this noise multiplier (0: non-private)\n"
+            "  --calibration C        accountant (default): exact binomial participation tail +\n"
+            "                         exact sensitivity + exact Gaussian; paper: Thm. D.9 at\n"
+            "                         lambda = 0, Thm. F.12 at lambda > 0 (conditions checked);\n"
+            "                         the reported epsilon is always the accountant's\n"
+            "  --noise-multiplier Z   use this noise multiplier (noise std per row of Z = Z clip\n"
+            "                         colnorm(C); the paper's kappa = Z colnorm; 0: non-private)\n"
             "optimization:\n"
             "  --lambda L             noise correlation in [0, 1) (default 0.5)\n"
             "  --iterates T           iterates W_0..W_T-1, i.e. T-1 updates (default 1000)\n"
@@ -90,10 +94,10 @@ static int parse(kopts *o, int argc, char **argv)
         DBL("--epsilon", o->eps) DBL("--delta", o->delta) DBL("--conf-delta", o->conf_delta)
         DBL("--C-R", o->C_R)
         else if (cli_is(&it, "--algo")) { VAL(); }
-        else if (cli_is(&it, "--kappa")) {
+        else if (cli_is(&it, "--noise-multiplier")) {
             VAL();
-            if (cli_double(&it, v, &o->kappa)) return CLI_USAGE;
-            o->have_kappa = 1;
+            if (cli_double(&it, v, &o->noise_multiplier)) return CLI_USAGE;
+            o->have_nm = 1;
         } else if (cli_is(&it, "--lr")) {
             VAL();
             if (!strcmp(v, "theory")) o->lr_theory = 1;
@@ -108,8 +112,9 @@ static int parse(kopts *o, int argc, char **argv)
             else if (cli_double(&it, v, &o->radius)) return CLI_USAGE;
         } else if (cli_is(&it, "--calibration")) {
             VAL();
-            if (!strcmp(v, "dpcorr")) o->calib_dpcorr = 1;
-            else if (strcmp(v, "paper")) return cli_fail(CMD, "--calibration: expected paper or dpcorr, got '%s'", v);
+            dpc_error e = {0};
+            if (dpc_calibration_parse(v, &o->calibration, &e))
+                return cli_fail(CMD, "--calibration: expected accountant or paper, got '%s'", v);
         } else if (cli_is(&it, "--noise-form")) {
             VAL();
             if (!strcmp(v, "replay")) o->form = DPC_NOISE_REPLAY;
@@ -133,9 +138,12 @@ static int parse(kopts *o, int argc, char **argv)
 #undef STR
     if (!o->data) return cli_fail(CMD, "--data: required (e.g. kan-synth:n=1000,d=5)");
     if (!o->model) return cli_fail(CMD, "--model: required (e.g. kan2:256 or kan:64)");
-    if (!o->have_kappa && !(o->eps > 0)) return cli_fail(CMD, "--epsilon: required (> 0), or --kappa");
-    if (o->have_kappa && o->eps > 0) return cli_fail(CMD, "--kappa: give either --kappa or --epsilon");
-    if (o->have_kappa && !(o->kappa >= 0)) return cli_fail(CMD, "--kappa: must be >= 0");
+    if (!o->have_nm && !(o->eps > 0))
+        return cli_fail(CMD, "--epsilon: required (> 0), or --noise-multiplier");
+    if (o->have_nm && o->eps > 0)
+        return cli_fail(CMD, "--noise-multiplier: give either --noise-multiplier or --epsilon");
+    if (o->have_nm && !(o->noise_multiplier >= 0))
+        return cli_fail(CMD, "--noise-multiplier: must be >= 0");
     if (!(o->lambda >= 0 && o->lambda < 1)) return cli_fail(CMD, "--lambda: must be in [0, 1), got %g", o->lambda);
     if (!(o->delta > 0 && o->delta < 1)) return cli_fail(CMD, "--delta: must be in (0, 1)");
     if (o->batch < 1) return cli_fail(CMD, "--batch: must be >= 1");
@@ -250,22 +258,6 @@ static int trace(void *vc, const dpc_kan_lcgd_step_info *info, double train_loss
     return 0;
 }
 
-/* The paper's epsilon for a given kappa (inverting the closed forms; NAN when not applicable). */
-static double paper_eps(size_t n, size_t B, size_t steps, double lambda, double kappa, double delta)
-{
-    if (!(kappa > 0)) return INFINITY;
-    double q = (double)B / (double)n, T = (double)steps;
-    if (lambda == 0) { /* kappa^2 = a/eps + b/eps^2, a = 16 q^2 T, b = 32 q^2 T log(1/delta) */
-        double a = 16 * q * q * T, b = 32 * q * q * T * log(1 / delta);
-        return 2 * b / (-a + sqrt(a * a + 4 * b * kappa * kappa));
-    }
-    double k1;
-    dpc_error err = {0};
-    if (dpc_account_kan_kappa_lcgd(n, B, steps, 1.0, delta, lambda, &k1, &err)) return NAN;
-    double e = k1 / kappa;
-    return e <= 1 ? e : NAN; /* F.12 needs eps <= 1 */
-}
-
 int train_lcgd_projected(int argc, char **argv)
 {
     kopts o = {0};
@@ -353,52 +345,34 @@ int train_lcgd_projected(int argc, char **argv)
             goto done;
         }
     }
-    /* privacy: both calibrations side by side */
-    double k_paper = NAN, k_dpc = NAN;
-    char why_paper[DPC_ERROR_MSG_LEN] = "", why_dpc[DPC_ERROR_MSG_LEN] = "";
-    dpc_kan_calib cal = {NAN, 0, NAN, NAN, NAN};
-    if (o.eps > 0) {
-        dpc_error e1 = {0}, e2 = {0};
-        dpc_status s1 = o.lambda == 0
-                            ? dpc_account_kan_kappa_indep(n, o.batch, steps, o.eps, o.delta, &k_paper, &e1)
-                            : dpc_account_kan_kappa_lcgd(n, o.batch, steps, o.eps, o.delta, o.lambda, &k_paper, &e1);
-        if (s1) k_paper = NAN, snprintf(why_paper, sizeof why_paper, "%s", e1.msg);
-        if (dpc_kan_kappa_dpcorr(n, o.batch, steps, o.eps, o.delta, o.lambda, &cal, &e2))
-            snprintf(why_dpc, sizeof why_dpc, "%s", e2.msg);
-        else k_dpc = cal.kappa;
-        o.kappa = o.calib_dpcorr ? k_dpc : k_paper;
-        if (!(o.kappa >= 0)) {
-            rc = cli_fail(CMD, "--epsilon: the %s calibration does not apply: %s",
-                          o.calib_dpcorr ? "dpcorr" : "paper's", o.calib_dpcorr ? why_dpc : why_paper);
-            goto done;
-        }
+    /* privacy: the library decides the noise and accounts it */
+    dpc_kan_privacy pv = {n, o.batch, steps, o.lambda, o.eps, o.delta, o.noise_multiplier,
+                          o.calibration};
+    dpc_ledger led;
+    double noise_std = 0;
+    if (dpc_kan_lcgd_privacy(&pv, &noise_std, &led, &err)) {
+        rc = cli_fail(CMD, "%s", err.msg);
+        goto done;
     }
-    double eps_paper = paper_eps(n, o.batch, steps, o.lambda, o.kappa, o.delta), eps_dpc = INFINITY;
-    if (o.kappa > 0) {
-        dpc_kan_calib c1;
-        if (!dpc_kan_kappa_dpcorr(n, o.batch, steps, 1.0, o.delta, o.lambda, &c1, &err)) {
-            double mu = c1.sensitivity / o.kappa;
-            if (dpc_gdp_epsilon(mu, o.batch < n ? 0.5 * o.delta : o.delta, &eps_dpc, &err)) eps_dpc = NAN;
-        }
-    }
+    led.rng_mode = rng.mode;
+    led.seed = rng.seed;
     dpc_kan_lcgd_config lc;
     dpc_kan_lcgd_config_init(&lc);
     lc.n = n, lc.iterates = T, lc.batch = o.batch, lc.eta = o.lr, lc.clip = o.clip;
-    lc.lambda = o.lambda, lc.kappa = o.kappa, lc.radius = o.radius, lc.noise_form = o.form;
+    lc.lambda = o.lambda, lc.noise_std = noise_std, lc.radius = o.radius, lc.noise_form = o.form;
     if (dpc_kan_lcgd_config_check(&lc, &err)) {
         rc = cli_fail(CMD, "--%s", err.msg);
         goto done;
     }
     if (!o.quiet) {
         fprintf(stderr, "%s%s%sprojected DP-lambda-CGD | %s (%zu parameters) | n %zu, B %zu, %zu iterates | "
-                        "lambda %g, kappa %.6g (%s), C %.4g, eta %.4g, R %.4g | %s seed%s%llu\n",
+                        "lambda %g, noise multiplier %.6g (%s), C %.4g, eta %.4g, R %.4g | %s seed%s%llu\n",
                 o.label ? "[" : "", o.label ? o.label : "", o.label ? "] " : "", o.model, P, n, o.batch, T,
-                o.lambda, o.kappa, o.eps > 0 ? (o.calib_dpcorr ? "dpcorr" : "paper") : "given", o.clip, o.lr,
+                o.lambda, led.noise_multiplier, led.calibration, o.clip, o.lr,
                 o.radius, dpc_rng_mode_name(rng.mode), rng.mode == DPC_RNG_SEEDED ? " " : "",
                 rng.mode == DPC_RNG_SEEDED ? (unsigned long long)rng.seed : 0ull);
-        if (o.eps > 0)
-            fprintf(stderr, "  kappa for (%g, %g): paper %.6g%s%s, dpcorr %.6g%s%s\n", o.eps, o.delta, k_paper,
-                    *why_paper ? " — " : "", why_paper, k_dpc, *why_dpc ? " — " : "", why_dpc);
+        fprintf(stderr, "  (%.4g, %g)-DP by the accountant (%s); the paper's closed form: %.4g\n",
+                led.epsilon, led.delta, led.route, led.epsilon_paper);
     }
     lt = malloc(T * sizeof *lt);
     if (!lt) goto oom;
@@ -415,11 +389,11 @@ int train_lcgd_projected(int argc, char **argv)
     double train_s = now_s() - t0;
     if (!o.quiet && tc.tty) fputc('\n', stderr);
     printf("avg train loss %.6f (err %.4f)  avg test loss %.6f (err %.4f)  last train loss %.6f  "
-           "projections %zu  clipped %.4f  max ||W-W0|| %.4g  kappa %.6g  eps paper %.4g dpcorr %.4g  "
-           "(%.1f s)\n",
+           "projections %zu  clipped %.4f  max ||W-W0|| %.4g  noise multiplier %.6g  epsilon %.4g "
+           "(paper %.4g)  (%.1f s)\n",
            res.avg_train_loss, res.avg_train_err, res.avg_test_loss, res.avg_test_err, res.last_train_loss,
            res.projections, res.examples ? (double)res.clipped / (double)res.examples : 0, res.max_dist,
-           o.kappa, eps_paper, eps_dpc, train_s);
+           led.noise_multiplier, led.epsilon, led.epsilon_paper, train_s);
     if (o.report) {
         FILE *f = fopen(o.report, "w");
         if (!f) {
@@ -445,24 +419,14 @@ int train_lcgd_projected(int argc, char **argv)
         cli_json_int(f, "eval_every", (long long)o.eval_every, 1);
         cli_json_str(f, "noise_form", dpc_noise_form_name(o.form), 1);
         cli_json_str(f, "preprocessing", tr->preprocessing, 0);
-        fprintf(f, "},\n  \"privacy\": {");
-        cli_json_num(f, "kappa", o.kappa, 1);
-        cli_json_str(f, "calibration", o.eps > 0 ? (o.calib_dpcorr ? "dpcorr" : "paper") : "given", 1);
-        cli_json_num(f, "epsilon_target", o.eps > 0 ? o.eps : NAN, 1);
-        cli_json_num(f, "delta", o.delta, 1);
-        cli_json_num(f, "kappa_paper", k_paper, 1);
-        cli_json_str(f, "kappa_paper_note", *why_paper ? why_paper
-                                            : o.lambda == 0 ? "Thm. D.9 (replace-one, RDP j=2 term)"
-                                                            : "Thm. F.12 (zero-out, Chernoff)", 1);
-        cli_json_num(f, "kappa_dpcorr", k_dpc, 1);
-        cli_json_str(f, "kappa_dpcorr_note", *why_dpc ? why_dpc
-                                             : "zero-out, exact binomial tail, exact sensitivity, analytic Gaussian", 1);
-        cli_json_num(f, "epsilon_paper", eps_paper, 1);
-        cli_json_num(f, "epsilon_dpcorr", eps_dpc, 1);
+        fprintf(f, "},\n  \"privacy\": ");
+        char lj[4096];
+        dpc_ledger_json(&led, lj, sizeof lj);
+        fputs(lj, f);
+        fprintf(f, ",\n  \"noise\": {");
+        cli_json_num(f, "noise_std_per_unit_clip", noise_std, 1);
         cli_json_num(f, "noise_scale_c_priv", res.noise_scale, 1);
         cli_json_int(f, "noisy_steps", (long long)steps, 1);
-        cli_json_str(f, "seed_mode", dpc_rng_mode_name(rng.mode), 1);
-        if (rng.mode == DPC_RNG_SEEDED) cli_json_int(f, "seed", (long long)rng.seed, 1);
         cli_json_str(f, "telemetry", "losses, clip counts and distances are not privatized", 0);
         fprintf(f, "},\n  \"metrics\": {");
         cli_json_num(f, "avg_train_loss", res.avg_train_loss, 1);
@@ -485,7 +449,7 @@ int train_lcgd_projected(int argc, char **argv)
         fprintf(f, "}");
         if (is_kan2) {
             dpc_kan_rate_in ri = {n, k ? dpc_kan2_get_config(k)->m : 0, tr->d, T, o.batch, o.lr, o.lambda,
-                                  o.kappa, mg.gamma_lo > 0 ? mg.gamma_lo : NAN, o.conf_delta};
+                                  noise_std, mg.gamma_lo > 0 ? mg.gamma_lo : NAN, o.conf_delta};
             double Ac = NAN, Av = NAN, An = NAN;
             dpc_kan_window w = {NAN, NAN, NAN};
             if (ri.gamma > 0) {

@@ -48,11 +48,11 @@ static void usage(FILE *f, dpc_linreg_algo a)
         fprintf(f, "DP-AMBSSGD (Varshney, Thakurta & Jain 2022, Alg. 2 + DP-STAT, Alg. 3): one shuffled\n"
                    "pass of T = c1 kappa ln N mini-batch steps; each step privately estimates the\n"
                    "residual scale gamma_t on s fresh records, clips at zeta_t = R_x gamma_t (ln N)^a,\n"
-                   "adds N(0, (2 alpha zeta_t / b)^2) to the mean gradient of b disjoint records;\n"
-                   "output: the mean of the last T/2 iterates. zCDP 1/alpha^2 by parallel composition.\n\n");
+                   "adds N(0, (2 z zeta_t / b)^2) to the mean gradient of b disjoint records;\n"
+                   "output: the mean of the last T/2 iterates. GDP sqrt(2)/z by parallel composition.\n\n");
     else
         fprintf(f, "DP-SSGD (Varshney, Thakurta & Jain 2022, Alg. 1): one shuffled pass of N\n"
-                   "single-record steps with a fixed clip zeta and noise N(0, (2 zeta alpha)^2);\n"
+                   "single-record steps with a fixed clip zeta and noise N(0, (2 zeta z)^2);\n"
                    "privacy by amplification by shuffling (FMT21), valid only for eps ~ 1/sqrt(N).\n\n");
     fprintf(f,
             "data and privacy:\n"
@@ -60,9 +60,9 @@ static void usage(FILE *f, dpc_linreg_algo a)
             "                         (real-valued targets; see doc/data.md)\n"
             "  --epsilon E            target epsilon (> 0)\n"
             "  --delta D              target delta in (0,1) (default 1e-5)\n"
-            "  --noise-multiplier A   use alpha = A instead of calibrating (the report gives the\n"
-            "                         epsilon it spends)\n"
-            "  --alpha-rule R         exact (default) | paper: %s\n"
+            "  --noise-multiplier Z   use this noise multiplier (the paper's alpha) instead of\n"
+            "                         calibrating (the report gives the epsilon it spends)\n"
+            "  --calibration C        accountant (default: %s) | paper: %s\n"
             "public inputs (prior knowledge, not estimated from the data; synthetic linreg data take\n"
             "them from the generator, files from --kappa plus x_norm_bound or --rx/--h-norm):\n"
             "  --kappa K              condition number of H = E[x x^T] (>= 1)\n"
@@ -98,6 +98,8 @@ static void usage(FILE *f, dpc_linreg_algo a)
             "  --log-every K          steps per report entry (default 1; DP-SSGD: T/1000)\n"
             "  --label NAME           name of the run in the report\n"
             "  --quiet                no progress output\n",
+            a == DPC_LINREG_AMBSSGD ? "the exact GDP of the run"
+                                    : "the exact Gaussian eps0",
             a == DPC_LINREG_AMBSSGD ? "Thm. 3.7's sqrt(8 ln(1/delta))/eps"
                                     : "the classical Gaussian eps0 (requires eps0 < 1)");
 }
@@ -156,7 +158,7 @@ static int parse(lr_cli *c, dpc_linreg_algo algo, int argc, char **argv)
         if (hit) continue;
         DBL("--epsilon", c->o.epsilon)
         DBL("--delta", c->o.delta)
-        DBL("--noise-multiplier", c->o.alpha)
+        DBL("--noise-multiplier", c->o.noise_multiplier)
         DBL("--c1", c->o.c1)
         SZ("--steps", c->o.steps)
         SZ("--stat-batch", c->o.stat_batch)
@@ -180,11 +182,10 @@ static int parse(lr_cli *c, dpc_linreg_algo algo, int argc, char **argv)
         } else if (cli_is(&it, "--label")) {
             VAL();
             c->label = v;
-        } else if (cli_is(&it, "--alpha-rule")) {
+        } else if (cli_is(&it, "--calibration")) {
             VAL();
-            if (strcmp(v, "exact") && strcmp(v, "paper"))
-                return cli_fail("train", "--alpha-rule: expected exact or paper, got '%s'", v);
-            c->o.alpha_paper = !strcmp(v, "paper");
+            if (dpc_calibration_parse(v, &c->o.calibration, &err))
+                return cli_fail("train", "--calibration: expected accountant or paper, got '%s'", v);
         } else if (cli_is(&it, "--dpstat-k")) {
             VAL();
             if (!strcmp(v, "paper")) c->k_paper = 1;
@@ -193,7 +194,7 @@ static int parse(lr_cli *c, dpc_linreg_algo algo, int argc, char **argv)
         } else if (cli_is(&it, "--dpstat-rule")) {
             VAL();
             if (dpc_dpstat_rule_parse(v, &c->o.dpstat_rule, &err))
-                return cli_fail("train", "--%s", err.msg);
+                return cli_fail("train", "--dpstat-rule: expected margin or paper, got '%s'", v);
         } else if (cli_is(&it, "--baselines")) {
             VAL();
             if (parse_baselines(&it, v, &c->baselines)) return CLI_USAGE;
@@ -219,9 +220,9 @@ static int parse(lr_cli *c, dpc_linreg_algo algo, int argc, char **argv)
 #undef DBL
 #undef SZ
     if (!c->data) return cli_fail("train", "--data: required (e.g. synthetic:linreg,n=100000,d=10,alpha=0)");
-    if (c->o.epsilon == 0 && c->o.alpha == 0)
+    if (c->o.epsilon == 0 && c->o.noise_multiplier == 0)
         return cli_fail("train", "--epsilon: required (or --noise-multiplier)");
-    if (c->o.epsilon != 0 && c->o.alpha != 0)
+    if (c->o.epsilon != 0 && c->o.noise_multiplier != 0)
         return cli_fail("train", "--noise-multiplier: give --epsilon or --noise-multiplier, not both");
     for (int k = 0; k < 7; k++) c->src[k] = c->given[k] ? "option" : "default";
     return 0;
@@ -291,7 +292,7 @@ static void write_report(const lr_cli *c, const dpc_linreg_plan *P, const dpc_da
         fprintf(stderr, "dpcorr train: --report: cannot write %s\n", c->report);
         return;
     }
-    const dpc_linreg_ledger *L = &P->ledger;
+    const dpc_ledger *L = &P->ledger;
     const dpc_linreg_prior *q = &P->prior;
     fprintf(f, "{\n  ");
     cli_json_str(f, "dpcorr_version", dpc_version(), 1);
@@ -319,29 +320,24 @@ static void write_report(const lr_cli *c, const dpc_linreg_plan *P, const dpc_da
     cli_json_num(f, "dpstat_delta", P->dpstat_delta, 1);
     cli_json_num(f, "dpstat_margin_gamma", P->dpstat_margin, 1);
     cli_json_str(f, "dpstat_rule", dpc_dpstat_rule_name(P->dpstat_rule), 1);
-    cli_json_str(f, "alpha_rule", c->o.alpha_paper ? "paper" : "exact", 0);
+    cli_json_str(f, "calibration", dpc_calibration_name(c->o.calibration), 0);
     fprintf(f, "},\n  \"public_inputs\": {");
     const char *pn[7] = {"h_norm", "kappa", "r_x", "k2", "tail_a", "w_bound", "sigma_bound"};
     double pv[7] = {q->h_norm, q->kappa, q->r_x, q->k2, q->a, q->w_bound, q->sigma_bound};
     for (int k = 0; k < 7; k++) cli_json_num(f, pn[k], pv[k], 1);
     fprintf(f, "\"source\": {");
     for (int k = 0; k < 7; k++) cli_json_str(f, pn[k], c->src[k], k < 6);
-    fprintf(f, "}},\n  \"privacy\": {");
-    cli_json_num(f, "epsilon", L->epsilon, 1);
-    cli_json_num(f, "delta", L->delta, 1);
-    cli_json_num(f, "epsilon_target", L->epsilon_target, 1);
-    cli_json_num(f, "epsilon_tight", L->epsilon_tight, 1);
-    cli_json_num(f, "rho", L->rho, 1);
-    cli_json_num(f, "rho_grad", L->rho_grad, 1);
-    cli_json_num(f, "rho_stat", L->rho_stat, 1);
-    cli_json_num(f, "alpha", L->alpha, 1);
-    cli_json_num(f, "alpha_stat", L->alpha_stat, 1);
-    cli_json_num(f, "eps0", L->eps0, 1);
-    cli_json_num(f, "delta0", L->delta0, 1);
-    cli_json_str(f, "route", L->route, 1);
-    cli_json_str(f, "neighbor", dpc_neighbor_name(L->neighbor), 1);
-    cli_json_str(f, "seed_mode", dpc_rng_mode_name(L->rng_mode), 1);
-    if (L->rng_mode == DPC_RNG_SEEDED) cli_json_int(f, "seed", (long long)L->seed, 1);
+    fprintf(f, "}},\n  \"privacy\": ");
+    char lj[4096];
+    dpc_ledger_json(L, lj, sizeof lj);
+    fputs(lj, f);
+    fprintf(f, ",\n  \"privacy_paper\": {");
+    cli_json_num(f, "rho", P->rho, 1);
+    cli_json_num(f, "rho_grad", P->rho_grad, 1);
+    cli_json_num(f, "rho_stat", P->rho_stat, 1);
+    cli_json_num(f, "noise_multiplier_stat", P->noise_multiplier_stat, 1);
+    cli_json_num(f, "eps0", P->eps0, 1);
+    cli_json_num(f, "delta0", P->delta0, 1);
     cli_json_int(f, "stream", (long long)c->o.stream, 1);
     cli_json_str(f, "telemetry", "clip_fraction, batch_loss and risk are not privatized", 0);
     fprintf(f, "},\n  \"preconditions\": [\n");
@@ -493,12 +489,12 @@ static int run(int argc, char **argv, dpc_linreg_algo algo)
         goto done;
     }
     const dpc_linreg_plan *P = dpc_linreg_plan_get(lr);
-    const dpc_linreg_ledger *L = &P->ledger;
+    const dpc_ledger *L = &P->ledger;
     if (!c.quiet)
-        fprintf(stderr, "%s: N = %zu, d = %zu | T = %zu steps, b = %zu, s = %zu, eta = %.4g | alpha = "
+        fprintf(stderr, "%s: N = %zu, d = %zu | T = %zu steps, b = %zu, s = %zu, eta = %.4g | z = "
                         "%.4g | (%.4g, %.3g)-DP, %s | %s seed%s%llu\n",
                 dpc_linreg_algo_name(algo), tr->n, tr->d, P->steps, P->batch, P->stat_batch, P->eta,
-                L->alpha, L->epsilon, L->delta, L->route, dpc_rng_mode_name(L->rng_mode),
+                L->noise_multiplier, L->epsilon, L->delta, L->route, dpc_rng_mode_name(L->rng_mode),
                 L->rng_mode == DPC_RNG_SEEDED ? " " : "",
                 L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
     dpc_linreg_check ck[DPC_LINREG_MAX_CHECKS];

@@ -1,5 +1,6 @@
 /* train_run.c — one training run as the CLI performs it; see train_run.h. */
 #include "train_run.h"
+#include "mpi_run.h"
 #include "plot.h"
 
 #include <math.h>
@@ -45,7 +46,8 @@ void train_opts_help(FILE *f)
             "  --epochs N             passes over the data (default 1)\n"
             "  --batch B              (expected) batch size (default 256)\n"
             "  --sampler S            poisson (default for identity) | fixed (default otherwise) |\n"
-            "                         shuffle | cyclic-poisson\n"
+            "                         shuffle | cyclic-poisson | balls-in-bins (any mechanism;\n"
+            "                         the best valid accounting route is used and reported)\n"
             "  --groups G             cyclic-poisson: number of groups (default: the bands)\n"
             "  --clip C               per-example L2 clip norm (default 1)\n"
             "  --lr L                 learning rate (default 0.1)\n"
@@ -127,7 +129,6 @@ int train_opt(train_opts *o, cli_iter *it)
             cli_fail(it->cmd, "--%s", err.msg);
             return -1;
         }
-        c->sampler_set = 1;
         return 1;
     }
     if (cli_is(it, "--precision")) {
@@ -168,6 +169,24 @@ void train_result_free(train_result *r)
 }
 
 /* ---- report ------------------------------------------------------------------------------- */
+
+/* "distributed": ranks, threads per rank, shard sizes, bytes moved per step (all ranks), noise
+ * state bytes per rank (doc/distributed.md). */
+static void write_dist(FILE *f, const dpc_dist_info *d)
+{
+    fprintf(f, "{");
+    cli_json_int(f, "ranks", (long long)d->ranks, 1);
+    cli_json_int(f, "threads_per_rank", (long long)d->threads[0], 1);
+    fprintf(f, "\"shard_sizes\": [");
+    for (size_t r = 0; r < d->ranks; r++)
+        fprintf(f, "%s%zu", r ? ", " : "", d->shard_begin[r + 1] - d->shard_begin[r]);
+    fprintf(f, "], ");
+    cli_json_num(f, "bytes_per_step", d->bytes_per_step, 1);
+    fprintf(f, "\"noise_state_bytes_per_rank\": [");
+    for (size_t r = 0; r < d->ranks; r++)
+        fprintf(f, "%s%zu", r ? ", " : "", d->noise_state_bytes[r]);
+    fprintf(f, "]}");
+}
 
 static void write_report(const train_opts *o, const dpc_dataset *train, const dpc_dataset *test,
                          const train_result *r, size_t resumed_from)
@@ -220,7 +239,7 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     cli_json_num(f, "epsilon", L->epsilon, 1);
     cli_json_num(f, "delta", L->delta, 1);
     cli_json_num(f, "epsilon_target", L->epsilon_target, 1);
-    cli_json_num(f, "sigma", L->sigma, 1);
+    cli_json_num(f, "sigma", L->noise_multiplier, 1);
     cli_json_num(f, "noise_std_per_unit_clip", L->noise_std, 1);
     cli_json_num(f, "sensitivity", L->sensitivity, 1);
     cli_json_bool(f, "sensitivity_exact", L->sensitivity_exact, 1);
@@ -261,7 +280,9 @@ static void write_report(const train_opts *o, const dpc_dataset *train, const dp
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->params_hash);
     cli_json_str(f, "params_hash", hash, 0);
-    fprintf(f, "}\n}\n");
+    fprintf(f, "},\n  \"distributed\": ");
+    write_dist(f, &r->dist);
+    fprintf(f, "\n}\n");
     if (fclose(f) != 0) fprintf(stderr, "dpcorr train: --report: write error on %s\n", o->report);
 }
 
@@ -352,8 +373,13 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     if (!train && !o->data) return cli_fail(cmd, "--data: required (e.g. fashion-mnist)");
     if (o->cfg.epsilon == 0 && o->cfg.noise_multiplier == 0)
         return cli_fail(cmd, "--epsilon: required (or --noise-multiplier)");
-    /* randomness: seeded, secure, or the key stored in the checkpoint we resume */
-    if (o->resume) {
+    /* randomness: seeded, secure, or the key stored in the checkpoint we resume (under mpirun:
+     * rank 0's, which reads the checkpoint) */
+    const dpc_transport *tp = mpi_run_transport();
+    if (tp && tp->rank > 0) {
+        o->quiet = 1;
+        memset(&rng, 0, sizeof rng);
+    } else if (o->resume) {
         if (dpc_checkpoint_read_rng(o->resume, &rng, &err))
             return cli_fail(cmd, "--resume: %s", err.msg);
         if (rng.mode == DPC_RNG_SEEDED && !o->secure && rng.seed != o->seed)
@@ -364,6 +390,10 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     } else {
         dpc_rng_seed(&rng, o->seed);
     }
+    if (dpc_transport_bcast(tp, 0, &rng, sizeof rng, &err)) {
+        fprintf(stderr, "dpcorr train: %s\n", err.msg);
+        return CLI_RUNTIME;
+    }
     if (!train) {
         if (dpc_data_load_spec(&train, &test, o->data, &rng, &err)) {
             rc = cli_fail(cmd, "--data: %s", err.msg);
@@ -373,24 +403,11 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     /* mechanism options: the trainer sets the steps */
     if (!o->mech.p.steps) o->mech.p.steps = 1;
     if ((rc = cli_mech_finish(&o->mech, cmd, "--mech"))) goto done;
-    /* BSR/BISR: the strategy follows the optimizer's workload unless given explicitly
-     * (Kalinin & Lampert 2024: the square root of the SGD-with-momentum workload). */
-    if ((o->mech.p.kind == DPC_MECH_BSR || o->mech.p.kind == DPC_MECH_BISR) &&
-        !o->mech.workload_set) {
-        o->mech.p.momentum = o->cfg.momentum;
-        o->mech.p.decay = 1.0 - o->cfg.lr * o->cfg.weight_decay;
-        if (!(o->mech.p.decay > 0)) {
-            rc = cli_fail(cmd, "--weight-decay: lr * weight decay must be < 1 for the %s workload",
-                          dpc_mech_kind_name(o->mech.p.kind));
-            goto done;
-        }
-    }
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
+    o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
+    o->cfg.transport = tp;
     o->cfg.isa = cli_isa();
-    if (!o->cfg.sampler_set)
-        o->cfg.sampler = o->cfg.mech.kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON
-                                                               : DPC_SAMPLER_FIXED;
     dpc_model_config mc;
     if (cli_model_new(&model, &mc, o->model, train->d, train->n_classes, &err)) {
         rc = cli_fail(cmd, "--model: %s", err.msg);
@@ -401,7 +418,7 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     res->isa = dpc_model_get_config(model)->isa;
     dpc_status st = dpc_trainer_new(&tr, model, train, test, &o->cfg, &rng, &err);
     if (st) {
-        if (st == DPC_E_NOMEM || st == DPC_E_NUMERIC) {
+        if (st == DPC_E_NOMEM || st == DPC_E_NUMERIC || st == DPC_E_IO) {
             fprintf(stderr, "dpcorr train: %s\n", err.msg);
             rc = CLI_RUNTIME;
         } else {
@@ -427,9 +444,9 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
                 o->label ? "[" : "", o->label ? o->label : "", o->label ? "] " : "", L->mechanism,
                 L->sampler, o->cfg.batch, L->steps,
                 L->amplified ? "noise multiplier per step" : "noise multiplier (whole run)",
-                L->sigma,
+                L->noise_multiplier,
                 L->amplified ? "per-participation sensitivity" : "sensitivity (all participations)",
-                L->amplified ? L->noise_std / L->sigma : L->sensitivity,
+                L->amplified ? L->noise_std / L->noise_multiplier : L->sensitivity,
                 L->sensitivity_exact ? "" : " (bound)", L->epsilon,
                 L->delta, L->route,
                 dpc_rng_mode_name(L->rng_mode), L->rng_mode == DPC_RNG_SEEDED ? " " : "",
@@ -508,6 +525,8 @@ int train_run(train_opts *o, dpc_dataset *train_in, dpc_dataset *test_in, train_
     res->examples_per_s = train_time > 0 ? (double)examples / train_time : 0;
     res->params_hash = dpc_trainer_params_hash(tr);
     res->wall_s = now_s() - t_start;
+    dpc_trainer_dist_info(tr, &res->dist);
+    if (tp && tp->rank > 0) goto done; /* rank 0 writes the report and the plot */
     if (o->report) write_report(o, train, test, res, resumed_from);
     if (o->plot && res->nepochs) {
         const char *lab = o->label ? o->label : L->mechanism;

@@ -40,6 +40,7 @@ typedef struct train_result {
     size_t n_params;
     dpc_isa isa;         /* the kernels' instruction-set level (model and trainer) */
     size_t trainer_bytes; /* dpc_trainer_bytes */
+    dpc_dist_info dist;  /* ranks, shards, bytes per step (arrays valid during train_run) */
 } train_result;
 
 void train_opts_init(train_opts *o);

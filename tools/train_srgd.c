@@ -66,7 +66,8 @@ static void usage(FILE *f)
             "  --epsilon E          target epsilon (zero-out adjacency)\n"
             "  --nonprivate         no noise (epsilon = infinity)\n"
             "  --delta D            default 1e-6\n"
-            "  --mu-rule R          exact (default, GDP curve) | paper (eps/sqrt(2 ln(2.5/delta)))\n"
+            "  --calibration C      accountant (default: exact GDP mu) | paper (mu =\n"
+            "                       eps/sqrt(2 ln(2.5/delta)), Lemma 5.6)\n"
             "randomness and output:\n"
             "  --seed S             seeded mode (experiments; default 1); recorded in reports\n"
             "  --secure             key from the OS (getrandom); not reproducible\n"
@@ -144,11 +145,10 @@ static int parse(srgd_opts *o, int argc, char **argv, int *help)
         } else if (cli_is(&it, "--noise")) {
             VAL();
             if (dpc_srgd_noise_parse(v, &o->c.noise, &err)) return cli_fail("train", "--%s", err.msg);
-        } else if (cli_is(&it, "--mu-rule")) {
+        } else if (cli_is(&it, "--calibration")) {
             VAL();
-            if (!strcmp(v, "exact")) o->c.mu_rule = DPC_SRGD_MU_EXACT;
-            else if (!strcmp(v, "paper")) o->c.mu_rule = DPC_SRGD_MU_PAPER;
-            else return cli_fail("train", "--mu-rule: expected exact or paper, got '%s'", v);
+            if (dpc_calibration_parse(v, &o->c.calibration, &err))
+                return cli_fail("train", "--calibration: expected accountant or paper, got '%s'", v);
         } else if (cli_is(&it, "--seed")) {
             VAL();
             if (cli_u64(&it, v, &o->seed)) return CLI_USAGE;
@@ -217,7 +217,8 @@ static void write_report(const srgd_opts *o, const dpc_srgd *s, const dpc_datase
         fprintf(stderr, "dpcorr train: --report: cannot write %s\n", o->report);
         return;
     }
-    const dpc_srgd_ledger *L = dpc_srgd_get_ledger(s);
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
+    const dpc_ledger *G = dpc_srgd_get_ledger(s);
     const dpc_srgd_config *c = dpc_srgd_get_config(s);
     fprintf(f, "{\n  ");
     cli_json_str(f, "dpcorr_version", dpc_version(), 1);
@@ -240,21 +241,18 @@ static void write_report(const srgd_opts *o, const dpc_srgd *s, const dpc_datase
     cli_json_num(f, "clip_delta", L->clip, 1);
     cli_json_num(f, "z_step", L->z_step, 1);
     cli_json_bool(f, "permute", c->permute, 0);
-    fprintf(f, "},\n  \"privacy\": {");
+    fprintf(f, "},\n  \"privacy\": ");
+    char lj[4096];
+    dpc_ledger_json(G, lj, sizeof lj);
+    fputs(lj, f);
+    fprintf(f, ",\n  \"privacy_paper\": {");
     cli_json_bool(f, "private", L->private_run, 1);
-    cli_json_str(f, "adjacency", "zero-out", 1);
-    cli_json_num(f, "epsilon", L->epsilon, 1);
-    cli_json_num(f, "delta", L->delta, 1);
-    cli_json_str(f, "mu_rule", c->mu_rule == DPC_SRGD_MU_PAPER ? "paper" : "exact", 1);
     cli_json_num(f, "mu", L->mu, 1);
     cli_json_num(f, "mu_effective", L->mu_effective, 1);
     cli_json_num(f, "delta_achieved", L->delta_achieved, 1);
     cli_json_num(f, "sigma_S", L->sigma, 1);
     cli_json_num(f, "sensitivity_formula", L->sens_formula, 1);
     cli_json_num(f, "sensitivity_mechanism", L->sens_mechanism, 1);
-    cli_json_str(f, "mechanism", L->mechanism, 1);
-    cli_json_str(f, "seed_mode", dpc_rng_mode_name(L->rng_mode), 1);
-    if (L->rng_mode == DPC_RNG_SEEDED) cli_json_int(f, "seed", (long long)L->seed, 1);
     cli_json_str(f, "telemetry", "norms, clip rates, losses and risks are not privatized", 0);
     fprintf(f, "},\n  \"steps\": [");
     for (size_t t = 0; t < T; t++) {
@@ -398,7 +396,8 @@ int train_srgd(int argc, char **argv)
         rc = cli_fail("train", "%s", err.msg);
         goto done;
     }
-    const dpc_srgd_ledger *L = dpc_srgd_get_ledger(s);
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
+    const dpc_ledger *G = dpc_srgd_get_ledger(s);
     fprintf(stderr,
             "dp-srgd %s: regime %s (%s %.4g), n = %zu, T = %zu rounds, B = %zu, beta = %.4g, "
             "C_Delta = %.4g, z-step %.3g\n",
@@ -411,15 +410,14 @@ int train_srgd(int argc, char **argv)
             ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
     if (L->private_run)
         fprintf(stderr,
-                "privacy: %s, sigma_S = %.4g, mu = %.4g (%s) -> (%.4g, %.3g)-DP, zero-out | %s "
-                "seed%s%llu\n",
-                L->mechanism, L->sigma, L->mu, o.c.mu_rule == DPC_SRGD_MU_PAPER ? "paper" : "exact",
-                L->epsilon, L->delta_achieved, dpc_rng_mode_name(L->rng_mode),
-                L->rng_mode == DPC_RNG_SEEDED ? " " : "",
-                L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
+                "privacy: %s, sigma_S = %.4g, z = %.4g, mu = %.4g (%s) -> (%.4g, %.3g)-DP, "
+                "zero-out | %s seed%s%llu\n",
+                G->mechanism, L->sigma, G->noise_multiplier, L->mu, G->calibration, G->epsilon,
+                G->delta, dpc_rng_mode_name(G->rng_mode), G->rng_mode == DPC_RNG_SEEDED ? " " : "",
+                G->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)G->seed : 0ull);
     else
         fprintf(stderr, "privacy: none (--nonprivate) | %s seed %llu\n",
-                dpc_rng_mode_name(L->rng_mode), (unsigned long long)L->seed);
+                dpc_rng_mode_name(G->rng_mode), (unsigned long long)G->seed);
     if (o.regime == DPC_SRGD_REGIME_A && o.literal)
         fprintf(stderr, "note: the literal constants are feasible here (B >= 1) but beta R^2/T^2 "
                         "= %.3g with C_Delta = c_DP L = %.4g\n",
@@ -467,7 +465,7 @@ int train_srgd(int argc, char **argv)
                    dpc_srgd_problem_fstar(pr));
     else if (test) printf("held-out loss %.6g, accuracy %.4f", risk, acc);
     else printf("no held-out set");
-    if (L->private_run) printf(", (epsilon %.4g, delta %.3g)", L->epsilon, L->delta_achieved);
+    if (L->private_run) printf(", (epsilon %.4g, delta %.3g)", G->epsilon, G->delta);
     else printf(", non-private");
     printf(", %.2f s (cpu %.2f s)\n", secs, cpu);
     if (o.report) write_report(&o, s, ds, tr, T, spec, risk, excess, acc, secs, cpu);

@@ -30,8 +30,11 @@
  *         & Zhang 2019; improved conversion (Canonne, Kamath & Steinke 2020, Prop. 12). An upper
  *         bound on the true epsilon.
  *   PLD   privacy loss distributions on a grid (Koskela et al. 2020; Doroshenko et al. 2022);
- *         FFT composition. Pessimistic discretizations give upper bounds, the optimistic one a
- *         lower bound; both converge to the exact value as the grid is refined.
+ *         FFT composition (a T-fold composition is one FFT power inside a Chernoff window).
+ *         Pessimistic discretizations give upper bounds (truncated tails are moved to +inf), the
+ *         optimistic one a lower bound; both converge to the exact value as the grid is refined.
+ *         When a long run's window would exceed 2^24 grid points the accountant coarsens the
+ *         grid (still an upper bound, only looser), so every request is answered.
  *
  * Example (DP-SGD: Poisson rate 0.01, noise multiplier 1.1, 10000 steps):
  *     dpc_gauss_event c;  dpc_gauss_event_init(&c);
@@ -42,9 +45,9 @@
  *     if (dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_OK) printf("%g\n", r.epsilon);
  *
  * Correlated noise (section "Correlated-noise mechanisms"): a dpc_mech plus its dpc_participation
- * is turned into the equivalent event by dpc_account_mech_event, with the library-wide convention
- *     noise std per row of Z = sigma * clip * sensitivity(mech, participation),
- * so the whole run is rho = 1/(2 sigma^2) zCDP and mu = 1/sigma GDP.
+ * and a noise multiplier z is turned into the equivalent event by dpc_account_mech_event, with the
+ * library-wide meaning of z: noise std per row of Z = z * clip * (max column norm of C), i.e.
+ * the per-step noise multiplier of DP-SGD. Every trainer reports a dpc_ledger.
  *
  * All functions are pure (no global state), thread-safe, and validate their inputs (NaN,
  * non-positive, out-of-range) before any work. delta and epsilon are never negative on output;
@@ -138,9 +141,11 @@ typedef struct dpc_account_opts {
     const double *orders;   /* RDP orders, each > 1 (borrowed); NULL: dpc_rdp_default_orders */
     size_t norders;
     int rdp_refine;         /* RDP: refine the best grid order by a continuous 1-D search */
-    double pld_interval;    /* PLD: loss grid step h > 0 (default 1e-4) */
-    double pld_tail;        /* PLD: mass truncated per composition (default 1e-15); the initial
-                               discretization truncates pld_tail * 1e-5 */
+    double pld_interval;    /* PLD: loss grid step h > 0 (default 1e-4); enlarged automatically
+                               when a component's composition needs more than 2^24 points */
+    double pld_tail;        /* PLD: mass truncated at each end per composition (default 1e-15;
+                               the upper part is added to the mass at +inf); the initial
+                               discretization truncates pld_tail * 1e-5 / count */
     dpc_pld_disc pld_disc;  /* PLD: default CONNECT_DOTS */
     dpc_zcdp_conv zcdp_conv;/* zCDP: default TIGHT */
 } dpc_account_opts;
@@ -169,11 +174,15 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
                                                    double epsilon, dpc_account_result *out,
                                                    dpc_error *err);
 
-/* ==== Calibration (bracketing + bisection; epsilon is monotone in each parameter) =========== */
+/* ==== Calibration (epsilon is monotone in each parameter) ==================================== */
 
 /* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
- * The result is on the private side (eps(sigma) <= epsilon) and within a relative 1e-11 in
- * sigma, or 1e-10 in epsilon, of the crossing. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
+ * The result is on the private side (eps(sigma) <= epsilon). RDP, zCDP, GDP: bracketing and
+ * bisection on log sigma, within a relative 1e-11 in sigma or 1e-10 in epsilon of the crossing.
+ * PLD: an RDP start, secant steps on a 10x coarser grid, then secant steps on the requested grid
+ * (typically two PLD evaluations: about 3x the cost of one), stopping within a relative 5e-5 in
+ * epsilon of the target (the grid resolves eps(sigma) to ~1e-8 only), falling back to
+ * bisection if that does not converge. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
  * suffices. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_calibrate_sigma(const dpc_event *ev,
                                                              const dpc_account_opts *o,
@@ -212,6 +221,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_zcdp_delta(double rho, double eps, dpc_zcdp
 DPC_API DPC_NODISCARD dpc_status dpc_zcdp_rho_for(double eps, double delta, dpc_zcdp_conv conv,
                                                   double *rho, dpc_error *err);
 
+/* The noise multiplier z of `count` composed Gaussian mechanisms whose total is rho-zCDP:
+ * count / (2 z^2) = rho, z = sqrt(count / (2 rho)). rho > 0, count >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_zcdp_sigma_for(double rho, size_t count, double *sigma,
+                                                    dpc_error *err);
+
 /* ==== Gaussian DP (Dong, Roth & Su 2022) ==================================================== */
 
 /* mu of the Gaussian mechanism: sensitivity / sigma. Composition: mu = sqrt(sum mu_i^2). */
@@ -228,6 +242,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_gdp_epsilon(double mu, double delta, double
 /* The largest mu with delta(eps; mu) <= delta (eps > 0 or eps = 0, delta in (0, 1)). */
 DPC_API DPC_NODISCARD dpc_status dpc_gdp_mu_for(double eps, double delta, double *mu,
                                                 dpc_error *err);
+
+/* The noise multiplier z of `count` composed Gaussian mechanisms whose total is mu-GDP:
+ * sqrt(count) / z = mu, z = sqrt(count) / mu. mu > 0, count >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_gdp_sigma_for(double mu, size_t count, double *sigma,
+                                                   dpc_error *err);
 
 /* ==== Renyi DP ============================================================================== */
 
@@ -274,7 +293,8 @@ typedef struct dpc_pld dpc_pld;
 
 typedef struct dpc_pld_params {
     double interval;   /* loss grid step h > 0 (default 1e-4) */
-    double tail;       /* mass truncated per composition, in (0, 1e-3] (default 1e-15) */
+    double tail;       /* mass truncated at each end per composition, in (0, 1e-3] (default
+                          1e-15); pessimistic modes add the upper part to the mass at +inf */
     dpc_pld_disc disc; /* default CONNECT_DOTS */
 } dpc_pld_params;
 
@@ -288,7 +308,13 @@ DPC_API DPC_NODISCARD dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, d
 /* Composition of two PLDs built with the same interval and discretization (FFT convolution). */
 DPC_API DPC_NODISCARD dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a,
                                                  const dpc_pld *b, dpc_error *err);
-/* count-fold self-composition by repeated squaring (count >= 1). */
+/* count-fold self-composition (count >= 1): one FFT power of the distribution inside a window
+ * that holds all but `tail` of the composed mass at each end (Chernoff bounds from the
+ * distribution's moment generating function); the circular convolution aliases the mass outside
+ * the window into it, and pessimistic modes add the upper-tail bound to the mass at +inf.
+ * DPC_E_RANGE (naming the interval that would fit) when the window exceeds 2^24 points.
+ * Floating point: the FFT resolves probabilities down to ~count * 1e-16 of the peak; below that
+ * the clamped round-off makes delta pessimistic (relevant only for tiny delta on long runs). */
 DPC_API DPC_NODISCARD dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a,
                                                       size_t count, dpc_error *err);
 DPC_API void dpc_pld_free(dpc_pld *pld);
@@ -306,42 +332,184 @@ DPC_API double dpc_pld_infinity_mass(const dpc_pld *pld);
 
 /* ==== Correlated-noise mechanisms =========================================================== */
 
-/* How a mechanism run maps to an event. */
+/* Accounting routes for a mechanism run (dpc_account_mech_epsilon picks the best valid one). */
+typedef enum dpc_mech_route {
+    DPC_ROUTE_WHOLE_RUN = 0, /* one Gaussian with the pattern's sensitivity: no amplification */
+    DPC_ROUTE_BANDMF = 1,    /* amplified banded MF (Choquette-Choo et al. 2023): b-banded C under
+                                cyclic Poisson sampling = DP-SGD with ceil(n/b) rounds */
+    DPC_ROUTE_MMCC = 2       /* conditional composition of per-row mixtures of Gaussians
+                                (Choquette-Choo, Ganesh, Steinke & Thakurta 2024): Poisson
+                                sampling at every step, any nonnegative strategy C */
+} dpc_mech_route;
+
+/* "whole-run", "bandmf", "mmcc". */
+DPC_API const char *dpc_mech_route_name(dpc_mech_route r);
+
+/* The noise multiplier z: one meaning in the whole library, the CLI, the bindings and every
+ * report. A run of mechanism m releases C G + Z; each entry of Z has standard deviation
+ *     noise_std = z * clip * column_norm(C),
+ * column_norm(C) = the max column norm of C = the sensitivity of ONE participation per unit clip.
+ * For DP-SGD (C = I, column norm 1) z is the usual per-step noise multiplier (noise std z * clip
+ * on every step's gradient sum, as in Opacus, dp_accounting and jax_privacy). For a correlated
+ * mechanism z is the noise std per row of Z divided by clip x the per-participation
+ * sensitivity of C. The accountant turns (m, participation, z, q) into the event that is
+ * accounted:
+ *  - no sampling (q = 1): the whole run is ONE Gaussian mechanism with sensitivity
+ *    clip * sens(C, participation) (all participations) and noise std noise_std, i.e. noise
+ *    multiplier run_sigma = z * column_norm / sens(C, participation): rho = 1/(2 run_sigma^2)
+ *    zCDP, mu = 1/run_sigma GDP (Denisov et al. 2022; nu-DP-FTRL Thm. 1.1), any relation for
+ *    which `part` bounds the participations (ZERO_OUT in the MF literature);
+ *  - Poisson sampling (0 < q < 1), amplified banded MF (Choquette-Choo et al. 2023, Sec. 4):
+ *    requires `part` CYCLIC with period b and a strategy C with at most b bands; the run is then
+ *    the min(k, ceil(n/b))-fold composition of the Poisson-subsampled Gaussian (rate q) with
+ *    noise multiplier z, for ADD_REMOVE / ZERO_OUT. */
 typedef struct dpc_account_mech_info {
-    double sensitivity;       /* sensitivity(mech, participation) per unit clip */
+    double sensitivity;       /* sens(C, participation) per unit clip (all participations) */
     int sensitivity_exact;    /* 1 exact, 0 an upper bound (the guarantee still holds) */
-    double column_norm;       /* max column norm of C (single-participation sensitivity) */
-    int amplified;            /* 1: amplified banded MF (cyclic Poisson), 0: whole-run Gaussian */
+    double column_norm;       /* max column norm of C: one participation's sensitivity */
+    int amplified;            /* 1: amplified by sampling, 0: whole-run Gaussian */
     size_t rounds;            /* amplified: compositions min(k, ceil(n/b)); else 1 */
-    double noise_multiplier;  /* z of the equivalent event component */
+    double noise_multiplier;  /* z */
+    double noise_std;         /* std of each entry of Z per unit clip: z * column_norm */
+    double run_sigma;         /* noise_std / sensitivity: the whole-run noise multiplier */
+    dpc_mech_route route;     /* the route whose epsilon is reported (WHOLE_RUN or BANDMF from
+                                 dpc_account_mech_event; any from dpc_account_mech_epsilon) */
+    double delta_slack;       /* MMCC: the part of delta spent on its conditioning events */
+    double eps_routes[3];     /* epsilon by each route (INFINITY: not applicable), indexed by
+                                 dpc_mech_route; filled by dpc_account_mech_epsilon */
 } dpc_account_mech_info;
 
-/* Builds the event component equivalent to running mechanism m with participation `part` and
- * noise multiplier sigma (noise std per row of Z = sigma * clip * sensitivity(m, part)):
- *  - q >= 1 (no sampling): one unsampled Gaussian with z = sigma, i.e. rho = 1/(2 sigma^2),
- *    mu = 1/sigma for the whole run (Denisov et al. 2022; nu-DP-FTRL Thm. 1.1), any relation
- *    for which `part` bounds the participations (ZERO_OUT in the MF literature);
- *  - 0 < q < 1: amplified banded MF (Choquette-Choo et al. 2023, Sec. 4): requires `part`
- *    CYCLIC with period b and a strategy C with at most b bands; the run is then the
- *    min(k, ceil(n/b))-fold composition of the Poisson-subsampled Gaussian (rate q, each example
- *    sampled with probability q in the steps of its cyclic group) with z = sigma *
- *    sensitivity / column_norm, for ADD_REMOVE / ZERO_OUT.
- * DPC_E_UNSUPPORTED when amplification is requested for a strategy that is not banded enough.
- * `info` may be NULL. */
+/* Builds the event equivalent to running mechanism m with participation `part`, noise
+ * multiplier z (above) and Poisson rate q (1 = no sampling). DPC_E_UNSUPPORTED when
+ * amplification is requested for a strategy that is not banded enough (dpc_account_mech_epsilon
+ * then accounts it by MMCC or the whole-run route). `info` may be NULL. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_event(const dpc_mech *m,
                                                         const dpc_participation *part,
-                                                        double sigma, double q,
+                                                        double noise_multiplier, double q,
                                                         dpc_gauss_event *ev,
                                                         dpc_account_mech_info *info,
                                                         dpc_error *err);
 
-/* Smallest sigma for which the mechanism run (as in dpc_account_mech_event) is
- * (epsilon, delta)-DP under accountant o. */
+/* A mechanism run as the sampler describes it. */
+typedef struct dpc_mech_run {
+    const dpc_mech *mech;    /* borrowed */
+    dpc_participation part;  /* participation pattern of one example (sensitivity convention) */
+    double q;                /* Poisson rate in each step the pattern allows; 1: no sampling */
+    int balls_in_bins;       /* 1: each example takes part in one uniformly random step of each
+                                period part.b, the same position every period (balls in bins);
+                                accounted by the whole-run route, which holds for any placement */
+} dpc_mech_run;
+
+/* Epsilon at delta of the run with noise multiplier z (noise std per row of Z = z * clip *
+ * column_norm(C), above) by every valid route, reporting the smallest (each is an upper
+ * bound, so the minimum is one):
+ *   WHOLE_RUN  always (GDP, exact for the one Gaussian, when o asks for PLD or RDP; zCDP if asked);
+ *   BANDMF     q < 1, part CYCLIC with period b, C at most b-banded; RDP or PLD;
+ *   MMCC       q < 1, part CYCLIC with period 1 (Poisson at every step), C >= 0 entrywise
+ *              (identity, nu, BLT, BSR, tree, lambda-CGD with lambda >= 0, nonnegative Toeplitz,
+ *              dense or file strategies), n <= 4096; PLD only. Add/remove and zero-out.
+ * res->upper_bound = 1; info (may be NULL) names the route and every route's epsilon. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run,
+                                                          double noise_multiplier,
+                                                          const dpc_account_opts *o,
+                                                          double delta,
+                                                          dpc_account_result *res,
+                                                          dpc_account_mech_info *info,
+                                                          dpc_error *err);
+
+/* Smallest noise multiplier z for which the run is (epsilon, delta)-DP by the best route: the
+ * minimum over the valid routes of each route's calibrated z (epsilon is monotone in z on every
+ * route), on the private side. info (may be NULL) describes the result at that z. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run,
+                                                                const dpc_account_opts *o,
+                                                                double epsilon, double delta,
+                                                                double *noise_multiplier,
+                                                                dpc_account_mech_info *info,
+                                                                dpc_error *err);
+
+/* The smallest noise multiplier z for which the mechanism run (as in dpc_account_mech_event) is
+ * (epsilon, delta)-DP under accountant o. ev and info (either may be NULL) receive the event and
+ * the description of the calibrated run, computed from the calibrated value itself (so that
+ * info->noise_std is exactly the noise a trainer adds and ev exactly what it accounts). */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate(const dpc_mech *m,
                                                             const dpc_participation *part,
                                                             double q, const dpc_account_opts *o,
                                                             double epsilon, double delta,
-                                                            double *sigma, dpc_error *err);
+                                                            double *noise_multiplier,
+                                                            dpc_gauss_event *ev,
+                                                            dpc_account_mech_info *info,
+                                                            dpc_error *err);
+
+/* The largest number of steps n <= max_steps for which mechanism kind `p` (its parameters; p->steps
+ * is ignored: the mechanism is rebuilt for every candidate n, since C and hence its sensitivity
+ * depend on n) run with participation `part`, noise multiplier z and rate q is (epsilon,
+ * delta)-DP under o. Exponential then binary search over n (epsilon grows with n for every
+ * kind). DPC_E_PRIVACY when even one step exceeds the budget; DENSE has one n only:
+ * DPC_E_UNSUPPORTED. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_mech_steps(const dpc_mech_params *p,
+                                                        const dpc_participation *part,
+                                                        double noise_multiplier, double q,
+                                                        const dpc_account_opts *o,
+                                                        double epsilon, double delta,
+                                                        size_t max_steps, size_t *steps,
+                                                        dpc_error *err);
+
+/* ==== Calibration choice and the privacy ledger =========================================== */
+
+/* How a trainer chooses its noise for a target (epsilon, delta). Every reported epsilon is the
+ * accountant's for exactly what ran; the choice only decides the noise. */
+typedef enum dpc_calibration {
+    DPC_CALIBRATION_ACCOUNTANT = 0, /* the smallest noise the accountant certifies (default) */
+    DPC_CALIBRATION_PAPER = 1       /* the paper's own closed form (named in the ledger) */
+} dpc_calibration;
+
+DPC_API const char *dpc_calibration_name(dpc_calibration c); /* "accountant", "paper" */
+DPC_API DPC_NODISCARD dpc_status dpc_calibration_parse(const char *s, dpc_calibration *out,
+                                                       dpc_error *err);
+
+
+/* What was accounted, exactly for what ran: one record for every trainer of the library (the
+ * DP-FTRL trainer of dpcorr/train.h and the papers' algorithms). Strings are NUL-terminated;
+ * numbers are NAN where a field does not apply (counts 0). */
+typedef struct dpc_ledger {
+    char algorithm[32];         /* "dp-ftrl" (DP-SGD is its identity mechanism), "lcgd-projected",
+                                   "dp-ambssgd", "dp-ssgd", "dp-srgd", ... */
+    char mechanism[96];         /* dpc_mech_describe of the noise mechanism */
+    char sampler[32];           /* batch selection ("poisson", "fixed", "uniform", "disjoint") */
+    char route[96];             /* how the run maps to an event, e.g. "amplified by sampling" */
+    char accountant[8];         /* dpc_accountant_name of the accountant that gave epsilon */
+    char calibration[64];       /* how the noise was chosen: "accountant" (calibrated to
+                                   epsilon_target), "given" (noise multiplier given), or
+                                   "paper: <source>" (a paper's closed form, then accounted) */
+    dpc_neighbor neighbor;      /* the relation the guarantee holds for */
+    dpc_participation part;     /* participation pattern of one example */
+    double q;                   /* sampling rate (1 = none) */
+    size_t rounds;              /* compositions of the amplified route (1 otherwise) */
+    int amplified;
+    double noise_multiplier;    /* z: noise std per row of Z / (clip x column_norm) */
+    double sensitivity;         /* sens(C, pattern) per unit clip (all participations) */
+    int sensitivity_exact;
+    double column_norm;         /* one participation's sensitivity per unit clip */
+    double noise_std;           /* std of each entry of Z per unit clip (z x column_norm) */
+    double epsilon_target;      /* NAN when the noise multiplier was given */
+    double delta;
+    double epsilon;             /* of the full run, by `accountant` */
+    double epsilon_paper;       /* the paper's own closed form for the same run (NAN if none) */
+    size_t steps;               /* n */
+    size_t steps_per_epoch;
+    double expected_batch;
+    dpc_rng_mode rng_mode;
+    uint64_t seed;              /* seeded mode only */
+} dpc_ledger;
+
+/* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */
+DPC_API void dpc_ledger_init(dpc_ledger *L);
+
+/* The ledger as one JSON object (keys = the field names; participation as "participation",
+ * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
+ * in accountants; NAN as null, infinities as strings). Writes at most len bytes including the
+ * NUL (like snprintf) and returns the length of the full text. */
+DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);
 
 /* ==== The papers' own calculators =========================================================== */
 
@@ -403,24 +571,39 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_dpssgd_alpha(double eps, size_t n, 
                                                           int paper, double *alpha,
                                                           dpc_error *err);
 
-/* KAN DP-lambda-CGD (Wang et al. 2026). kappa is the noise multiplier of Algorithm 1 (noise std
- * C_clip kappa / B on the averaged gradient).
+/* KAN DP-lambda-CGD (Wang et al. 2026). noise_std is the paper's kappa, the "noise multiplier"
+ * of Algorithm 1: the std of each entry of Z per unit clip on the batch sum (noise std C_clip
+ * noise_std / B on the averaged gradient); dpcorr's noise multiplier is noise_std / colnorm(C).
  * lambda = 0, Thm. 5.4 = D.9 (replace-one, batches of size B without replacement, RDP with
  * the j = 2 term of Wang et al. 2019 eq. 19, order 1 + 2 log(1/delta)/eps):
- *   kappa^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
+ *   noise_std^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
  * Conditions: eps > 0, 0 < delta < 1, 1 <= B < n (subsampled regime), T >= 1. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_kappa_indep(size_t n, size_t batch, size_t steps,
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep(size_t n, size_t batch, size_t steps,
                                                              double eps, double delta,
-                                                             double *kappa, dpc_error *err);
+                                                             double *noise_std, dpc_error *err);
 /* lambda > 0, Thm. 5.1 = F.12 (zero-out, Chernoff bound on participations, r = B/n):
- *   kappa^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
+ *   noise_std^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
  *             / eps^2.
  * Conditions (checked, DPC_E_PRIVACY when they fail): eps, delta in (0, 1], r T >= 3 log(2/delta),
  * 0 <= lambda < 1, 1 <= B <= n. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_kappa_lcgd(size_t n, size_t batch, size_t steps,
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd(size_t n, size_t batch, size_t steps,
                                                             double eps, double delta,
-                                                            double lambda, double *kappa,
+                                                            double lambda, double *noise_std,
                                                             dpc_error *err);
+/* The inverses: the epsilon the paper's closed form claims for a given noise_std > 0 (D.9:
+ * eps = 2 b / (sqrt(a^2 + 4 b noise_std^2) - a), a = 16 q^2 T, b = 32 q^2 T log(1/delta);
+ * F.12: eps = noise_std(eps = 1) / noise_std). Same conditions as above; DPC_E_PRIVACY when the
+ * resulting epsilon is outside the theorem's range (F.12: eps > 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep_epsilon(size_t n, size_t batch,
+                                                                     size_t steps,
+                                                                     double noise_std,
+                                                                     double delta, double *eps,
+                                                                     dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd_epsilon(size_t n, size_t batch,
+                                                                    size_t steps, double lambda,
+                                                                    double noise_std,
+                                                                    double delta, double *eps,
+                                                                    dpc_error *err);
 
 #ifdef __cplusplus
 }

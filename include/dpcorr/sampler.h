@@ -18,6 +18,12 @@
  *                  (N mod groups left over never take part); step t uses group t mod groups,
  *                  each member with probability q = B groups / N (Choquette-Choo et al. 2023,
  *                  "amplified BandMF"): an example can only take part at steps g, g + groups, ...
+ *   BALLS_IN_BINS  every example is put in one of b = floor(N/B) bins, uniformly and
+ *                  independently (a pure function of the key), and takes part in every step t
+ *                  with t mod b = its bin: one uniformly random step of each epoch, the same
+ *                  position every epoch (jax_privacy's BallsInBinsSampling; Choquette-Choo et al.
+ *                  2024, "Near exact privacy amplification for matrix mechanisms"). Variable
+ *                  batch size (Binomial(N, 1/b)); the sum is divided by the expected size N/b.
  *
  * What the accountant needs (dpc_sampler_describe): the participation pattern of one example
  * (for the mechanism's sensitivity) and whether Poisson amplification applies, with its rate and
@@ -37,7 +43,9 @@ typedef enum dpc_sampler_kind {
     DPC_SAMPLER_FIXED = 0,
     DPC_SAMPLER_SHUFFLE = 1,
     DPC_SAMPLER_POISSON = 2,
-    DPC_SAMPLER_CYCLIC_POISSON = 3
+    DPC_SAMPLER_CYCLIC_POISSON = 3,
+    DPC_SAMPLER_BALLS_IN_BINS = 4,
+    DPC_SAMPLER_AUTO = 99 /* configurations only (dpc_train_config): the library chooses */
 } dpc_sampler_kind;
 
 typedef struct dpc_sampler_config {
@@ -58,9 +66,12 @@ typedef struct dpc_sampler_desc {
     size_t opportunities;   /* Poisson kinds: steps at which one example may be drawn */
     size_t steps_per_epoch; /* floor(N/B): steps that process N examples (on average) */
     double expected_batch;  /* the divisor of the gradient sum */
+    int balls_in_bins;      /* BALLS_IN_BINS: part is CYCLIC with period b = the bins, the
+                               position uniformly random (and fixed) per example */
 } dpc_sampler_desc;
 
-DPC_API const char *dpc_sampler_kind_name(dpc_sampler_kind k); /* "fixed", "shuffle", ... */
+DPC_API const char *dpc_sampler_kind_name(dpc_sampler_kind k); /* "fixed", "shuffle", ...,
+                                                                   "balls-in-bins" */
 DPC_API DPC_NODISCARD dpc_status dpc_sampler_kind_parse(const char *s, dpc_sampler_kind *out,
                                                         dpc_error *err);
 

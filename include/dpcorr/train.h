@@ -4,21 +4,27 @@
  * One step t (DP-FTRL in the matrix-factorization view; DP-SGD is the identity mechanism):
  *     I_t      = sampler batch of step t                        (dpc_sampler)
  *     g_t      = sum_{i in I_t} min(1, clip/||g_i||) g_i        (dpc_model_clipped_sum)
- *     w_t      = sigma * clip * sens * (B Z)_t                  (dpc_noise, dpc_mech_sensitivity)
+ *     w_t      = z * clip * colnorm(C) * (B Z)_t                (dpc_noise, dpc_mech_sensitivity)
  *     h_t      = (g_t + w_t) / B_exp  +  weight_decay * theta   (B_exp = expected batch size)
  *     v        = momentum * v + h_t ;   theta -= lr_t * v       (heavy ball; post-processing)
- * sigma is the noise multiplier returned by the accountant for the *exact* mechanism, sampler
- * and participation pattern that run (dpc_account_mech_event), so what is accounted is what
- * ran: sens = sensitivity(C, pattern) per unit clip, and the noise standard deviation per row of
- * Z is sigma * clip * sens. The run refuses to start when (epsilon, delta) cannot be met.
+ * z is the noise multiplier (dpcorr/account.h: one meaning everywhere): the noise std per row of
+ * Z is z * clip * colnorm(C), colnorm = the sensitivity of one participation; for DP-SGD it is
+ * the per-step noise multiplier. It is either given (noise_multiplier) or calibrated by the
+ * accountant for the *exact* mechanism, sampler and participation pattern that run
+ * (dpc_account_mech_calibrate), so what is accounted is what ran. The run refuses to start when
+ * (epsilon, delta) cannot be met.
  *
- * Accounting routes (chosen from the sampler and the mechanism):
+ * Accounting routes (dpc_account_mech_calibrate_run / dpc_account_mech_epsilon: every valid
+ * route is tried and the best is kept; the ledger's `route` names it):
  *   Poisson / cyclic Poisson sampling with a strategy C of at most `groups` bands (DP-SGD is
- *   C = I, groups = 1): amplified — min(k, ceil(n/groups))-fold composition of the
+ *   C = I, groups = 1): amplified banded MF — min(k, ceil(n/groups))-fold composition of the
  *   Poisson-subsampled Gaussian (Choquette-Choo et al. 2023), RDP or PLD accountant.
- *   Fixed-order or shuffled epochs: the whole run is one Gaussian mechanism with sensitivity
- *   sens(C, pattern) (cyclic pattern for fixed order, exact; min-separation 1 for shuffling, an
- *   upper bound): mu = 1/sigma GDP, converted to (epsilon, delta) exactly.
+ *   Poisson sampling with any nonnegative strategy (nu, BLT, tree, ...): MMCC conditional
+ *   composition (PLD; doc/accounting.md section 7), when it beats the whole run.
+ *   Fixed-order or shuffled epochs, balls-in-bins, or whenever it is the best: the whole run is
+ *   one Gaussian mechanism with sensitivity sens(C, pattern) (cyclic pattern for fixed order and
+ *   balls-in-bins, exact; min-separation 1 for shuffling, an upper bound): mu = 1/sigma GDP,
+ *   converted to (epsilon, delta) exactly.
  *
  * Reproducibility: every random choice is a pure function of (key, step, index); per-example
  * work runs on `threads` threads over fixed chunks whose sums are added in chunk order, and the
@@ -43,6 +49,51 @@
 extern "C" {
 #endif
 
+/* ---- Distributed (data-parallel) training; doc/distributed.md ---------------------------------
+ *
+ * P processes ("ranks") each run a trainer over the same configuration, model, data and seed,
+ * connected by a transport (dpc_train_config.transport; NULL = one process). Rank 0 runs the
+ * accountant once and sends the ledger to the others. In every step each rank samples the same
+ * batch and computes the clipped sums of a contiguous share of the batch's chunks; the running
+ * total of the chunk sums travels rank 0 -> 1 -> ... -> P-1 in pieces, each rank adding its chunks
+ * in chunk order, so the sum is the single-process sum bit for bit; rank r owns the coordinates
+ * [floor(d r / P), floor(d (r + 1) / P)) of the d parameters: it generates the noise of that shard
+ * only (the counter-based RNG addresses (key, stream, row, coordinate)), keeps the mechanism state
+ * and the momentum of that shard only, updates it, and the shards are all-gathered. The
+ * parameters are therefore bit-identical to the single-process run for every P and thread count.
+ *
+ * With a transport of size > 1 the trainer functions are collective: every rank calls
+ * dpc_trainer_new, _step, _evaluate, _save and _resume in the same order (the path of _save and
+ * _resume is used by rank 0, which does all checkpoint I/O; the file is the single-process one,
+ * so a run may resume with another P). Every rank holds the full parameter vector after each
+ * step; dpc_trainer_epsilon_at is answered by rank 0 only (accounting runs once).
+ * A failure on one rank fails the call on every rank with that rank's error, its message
+ * prefixed "rank r: " (no prefix when every rank failed the same way); a transport failure (a
+ * dead or silent peer) is returned as the transport reports it. */
+#define DPC_RANK_NONE ((size_t)-1)
+
+typedef struct dpc_transport {
+    size_t rank; /* this process, 0 <= rank < size */
+    size_t size; /* number of ranks P >= 1 */
+    void *ctx;   /* the implementation's state, passed to sendrecv */
+    /* Posts a send of sbytes from sbuf to rank `to` and a receive of exactly rbytes into rbuf
+     * from rank `from` (either side may be absent: DPC_RANK_NONE), then waits for both. Messages
+     * from one rank to another arrive in the order sent; the send must not wait for its receiver
+     * before this call's receive is posted (the semantics of MPI_Sendrecv). On failure (a dead
+     * or silent peer, a transport error) returns a status and a message naming the peer. */
+    dpc_status (*sendrecv)(void *ctx, size_t to, const void *sbuf, size_t sbytes, size_t from,
+                           void *rbuf, size_t rbytes, dpc_error *err);
+} dpc_transport;
+
+/* Collective over tp (every rank calls it): each rank passes its own status and error; returns
+ * on every rank the status of the lowest failing rank and its error (message prefixed
+ * "rank r: " unless every rank failed), or DPC_OK. tp NULL or of size 1: returns st. */
+DPC_API DPC_NODISCARD dpc_status dpc_transport_agree(const dpc_transport *tp, dpc_status st,
+                                                     dpc_error *err);
+/* Collective: rank `root`'s bytes of buf are copied into buf on every rank. */
+DPC_API DPC_NODISCARD dpc_status dpc_transport_bcast(const dpc_transport *tp, size_t root,
+                                                     void *buf, size_t bytes, dpc_error *err);
+
 typedef enum dpc_lr_schedule {
     DPC_LR_CONSTANT = 0,
     DPC_LR_COSINE = 1,   /* lr * (1 + cos(pi t / n)) / 2 */
@@ -60,14 +111,17 @@ typedef struct dpc_train_config {
     dpc_noise_form noise_form;  /* AUTO (default), BUFFER or REPLAY */
     size_t noise_memory;        /* bytes allowed for buffer-form noise state (0 = 1 GiB) */
     /* sampling */
-    dpc_sampler_kind sampler;   /* default: POISSON for identity, FIXED otherwise */
-    int sampler_set;            /* 1 if `sampler` was chosen explicitly */
+    dpc_sampler_kind sampler;   /* AUTO (default): chosen by dpc_train_config_resolve */
     size_t batch;               /* (expected) batch size B */
     size_t epochs;              /* n = epochs * floor(N / B) steps (Poisson: N/B per epoch) */
     size_t groups;              /* cyclic Poisson: number of groups (0 = the strategy's bands) */
-    /* privacy */
-    double epsilon, delta;      /* target; epsilon = 0 means "use noise_multiplier as given" */
-    double noise_multiplier;    /* sigma when epsilon = 0 (then the ledger reports its epsilon) */
+    int workload_explicit;      /* BSR/BISR: 1 = mech.momentum/mech.decay as given; 0 (default) =
+                                   the optimizer's workload: momentum, decay 1 - lr weight_decay */
+    /* privacy: exactly one of epsilon (calibrate) and noise_multiplier (given) is set */
+    double epsilon, delta;      /* target epsilon > 0, or 0 to use noise_multiplier */
+    double noise_multiplier;    /* z > 0 when epsilon = 0 (then the ledger reports its epsilon) */
+    int allow_large_delta;      /* 1 accepts delta >= 1/N (a mechanism may then publish a record
+                                   outright); refused by default */
     dpc_accountant accountant;  /* amplified routes: RDP or PLD (default PLD) */
     /* optimization */
     double clip;                /* per-example L2 clip norm C > 0 */
@@ -87,40 +141,40 @@ typedef struct dpc_train_config {
                                    AUTO = the best this CPU runs; the model has its own,
                                    dpc_model_config.isa). Resolved by dpc_trainer_new, which
                                    refuses a level the CPU lacks. Results do not depend on it. */
+    const dpc_transport *transport; /* NULL (default): one process; else this rank of a
+                                       data-parallel run (above); borrowed, must outlive the
+                                       trainer. The results do not depend on it. */
 } dpc_train_config;
 
 /* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 1e-5, PLD. */
 DPC_API void dpc_train_config_init(dpc_train_config *c);
 
-/* check_parameter: validates c against the training set without doing any work. The message
- * names the field ("epsilon: must be > 0", "batch: 70000 is larger than the data ..."). */
+/* Largest number of steps a run may have (epochs x steps per epoch). */
+#define DPC_TRAIN_MAX_STEPS ((size_t)100000000)
+
+/* check_parameter: validates c against the training set without doing any work. The error's
+ * field names the config field at fault ("epsilon", "batch", "mech.nu", ...). */
 DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *c,
                                                         const dpc_dataset *train, dpc_error *err);
 
-/* What was accounted, exactly for what ran. */
-typedef struct dpc_ledger {
-    char mechanism[96];         /* dpc_mech_describe */
-    char sampler[24];
-    char route[40];             /* "amplified (PLD)", "whole-run Gaussian (GDP)", ... */
-    char accountant[8];
-    dpc_participation part;     /* pattern of one example */
-    double q;                   /* sampling rate (1 = none) */
-    size_t rounds;              /* compositions of the amplified route (1 otherwise) */
-    int amplified;
-    double sigma;               /* noise multiplier z of the accounted Gaussian component (per
-                                   step and column norm when amplified; whole run otherwise) */
-    double sensitivity;         /* sens(C, pattern) per unit clip */
-    int sensitivity_exact;
-    double noise_std;           /* std of each entry of Z per unit clip (whole-run sigma x sens) */
-    double epsilon_target;      /* 0 when sigma was given */
-    double delta;
-    double epsilon;             /* of the full run, as accounted */
-    size_t steps;               /* n */
-    size_t steps_per_epoch;
-    double expected_batch;
-    dpc_rng_mode rng_mode;
-    uint64_t seed;              /* seeded mode only */
-} dpc_ledger;
+/* The run decisions, made once for every front end (CLI, bindings): validates `in` (as
+ * dpc_train_config_check) and writes the configuration that will run into *out:
+ *   sampler   AUTO: POISSON for DP-SGD (identity), FIXED (fixed-order epochs,
+ *             exact multi-epoch sensitivity) for every other mechanism;
+ *   groups    cyclic Poisson with groups = 0: the strategy's bands (1 for identity, bands for
+ *             BSR; other kinds need groups given);
+ *   workload  BSR/BISR unless workload_explicit: the square root of the optimizer's workload
+ *             (Kalinin & Lampert 2024): mech.momentum = momentum, mech.decay = 1 - lr
+ *             weight_decay (must be > 0);
+ *   steps     mech.steps = epochs x steps per epoch (floor(N / batch)), at most
+ *             DPC_TRAIN_MAX_STEPS.
+ * out may equal in. The trainer applies it itself; front ends call it to show the resolved
+ * configuration (dry runs, reports). */
+DPC_API DPC_NODISCARD dpc_status dpc_train_config_resolve(const dpc_train_config *in,
+                                                          const dpc_dataset *train,
+                                                          dpc_train_config *out, dpc_error *err);
+
+/* The ledger (what was accounted, exactly for what ran) is dpc_ledger of dpcorr/account.h. */
 
 typedef struct dpc_trainer dpc_trainer;
 
@@ -149,7 +203,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info
 /* Epsilon of what has been released after the first t steps (progress reports; t = steps gives
  * the ledger's epsilon): the amplified component composed over the opportunities within t
  * steps, or the t-step prefix of the strategy (its leading block) with the run's noise. For
- * t < n a PLD accountant uses a 10x coarser grid (a valid, slightly looser upper bound). */
+ * t < n a PLD accountant uses a 10x coarser grid (a valid, slightly looser upper bound).
+ * Distributed runs: for 0 < t < n, rank 0 only (the others return DPC_E_UNSUPPORTED). */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t,
                                                         double *eps, dpc_error *err);
 
@@ -162,6 +217,8 @@ DPC_API size_t dpc_trainer_bytes(const dpc_trainer *tr);
 DPC_API dpc_isa dpc_trainer_isa(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);
 DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);
+/* The resolved configuration the trainer runs (dpc_train_config_resolve). */
+DPC_API const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr);
 DPC_API const double *dpc_trainer_params(const dpc_trainer *tr); /* (P), owned */
 
 /* Mean loss and accuracy (NAN for regression) of the current parameters on ds. */
@@ -179,6 +236,20 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_resume(dpc_trainer *tr, const char 
 /* Reads the root generator stored in a checkpoint (to resume a secure-mode run). */
 DPC_API DPC_NODISCARD dpc_status dpc_checkpoint_read_rng(const char *path, dpc_rng *rng,
                                                          dpc_error *err);
+
+/* The distributed layout of a trainer (one process: ranks 1, shard = every coordinate). Arrays
+ * (ranks) owned by the trainer. bytes_per_step: bytes sent by all ranks together per step, mean
+ * over the steps this trainer took (0 before the first; 0 for one process); communication
+ * volume per step in doc/distributed.md. */
+typedef struct dpc_dist_info {
+    size_t ranks, rank;
+    const size_t *threads;           /* (ranks) threads of each rank */
+    const size_t *shard_begin;       /* (ranks + 1) rank r owns [shard_begin[r], shard_begin[r+1]) */
+    const size_t *noise_state_bytes; /* (ranks) bytes of noise-mechanism state each rank keeps */
+    double bytes_per_step;
+    uint64_t bytes_sent;             /* bytes this rank sent so far (all collectives) */
+} dpc_dist_info;
+DPC_API void dpc_trainer_dist_info(const dpc_trainer *tr, dpc_dist_info *out);
 
 /* FNV-1a 64 of the parameter bytes: a fingerprint for comparing runs bit for bit. */
 DPC_API uint64_t dpc_trainer_params_hash(const dpc_trainer *tr);

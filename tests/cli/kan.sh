@@ -17,7 +17,7 @@ SYN="kan-synth:n=600,d=4,test-n=300"
 K2="--algo lcgd-projected --data $SYN --model kan2:16 --iterates 120 --batch 60 --eval-every 5 --quiet"
 
 expect_rc 0 "algo help" "$BIN" train --algo lcgd-projected --help
-for opt in --data --model --epsilon --delta --calibration --kappa --lambda --iterates --epochs --batch \
+for opt in --data --model --epsilon --delta --calibration --noise-multiplier --lambda --iterates --epochs --batch \
            --lr --clip --radius --eval-every --noise-form --seed --report; do
     out_has "^ *$opt" "help line for $opt"
 done
@@ -25,44 +25,50 @@ expect_rc 0 "train help lists the algorithm" "$BIN" train --help
 out_has "lcgd-projected" "algo listed"
 out_has "kan:H" "kan model in the algo summary"
 
-# the paper's KAN at a given kappa: report, reproducibility, replay == buffer
-expect_rc 0 "kan2 kappa" "$BIN" train $K2 --kappa 5 --lambda 0.5 --report "$TMP/a.json"
-for k in kappa kappa_paper kappa_dpcorr epsilon_paper epsilon_dpcorr avg_train_loss avg_test_loss \
-         last_train_loss max_dist projections gamma_lo G_c beta eta_max A_corr_unit width_m_hi seed; do
+# the paper's KAN at a given noise multiplier: report, reproducibility, replay == buffer
+expect_rc 0 "kan2 noise multiplier" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --report "$TMP/a.json"
+for k in noise_multiplier sigma noise_std_per_unit_clip column_norm epsilon epsilon_paper avg_train_loss \
+         avg_test_loss last_train_loss max_dist projections gamma_lo G_c beta eta_max A_corr_unit \
+         width_m_hi seed; do
     if grep -q "\"$k\":" "$TMP/a.json"; then pass; else fail "report key $k"; fi
 done
 if grep -q '"seed_mode": "seeded"' "$TMP/a.json"; then pass; else fail "seed mode recorded"; fi
-expect_rc 0 "kan2 same seed" "$BIN" train $K2 --kappa 5 --lambda 0.5 --noise-form buffer --report "$TMP/b.json"
+num_near "$(jf "$TMP/a.json" noise_multiplier)" 5 0 "the noise multiplier reported as given"
+num_near "$(jf "$TMP/a.json" noise_std_per_unit_clip)" "$(awk -v c="$(jf "$TMP/a.json" column_norm)" 'BEGIN { printf "%.17g", 5 * c }')" 1e-12 "noise std = z colnorm(C)"
+expect_rc 0 "kan2 same seed" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --noise-form buffer --report "$TMP/b.json"
 a=$(jf "$TMP/a.json" avg_train_loss); b=$(jf "$TMP/b.json" avg_train_loss)
 if [ -n "$a" ] && [ "$a" = "$b" ]; then pass; else fail "replay vs buffer: $a vs $b"; fi
-expect_rc 0 "kan2 other seed" "$BIN" train $K2 --kappa 5 --lambda 0.5 --seed 2 --report "$TMP/c.json"
+expect_rc 0 "kan2 other seed" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --seed 2 --report "$TMP/c.json"
 c=$(jf "$TMP/c.json" avg_train_loss)
 if [ "$a" != "$c" ]; then pass; else fail "seed has no effect"; fi
-# privacy from epsilon: both calibrations reported; dpcorr's is tighter than F.12
-expect_rc 0 "kan2 epsilon (paper)" "$BIN" train $K2 --iterates 400 --batch 100 --epsilon 1 --report "$TMP/e.json"
-gt "$(jf "$TMP/e.json" kappa_paper)" "$(jf "$TMP/e.json" kappa_dpcorr)" "F.12 kappa > dpcorr kappa"
-num_near "$(jf "$TMP/e.json" epsilon_paper)" 1 1e-9 "paper calibration spends eps = 1"
-expect_rc 0 "kan2 epsilon (dpcorr)" "$BIN" train $K2 --iterates 400 --batch 100 --epsilon 1 --calibration dpcorr --report "$TMP/f.json"
-num_near "$(jf "$TMP/f.json" epsilon_dpcorr)" 1 1e-6 "dpcorr calibration spends eps = 1"
-num_near "$(jf "$TMP/f.json" kappa)" "$(jf "$TMP/e.json" kappa_dpcorr)" 1e-9 "same dpcorr kappa"
-# lambda = 0 uses Thm. D.9
-expect_rc 0 "kan2 lambda 0" "$BIN" train $K2 --lambda 0 --epsilon 2 --report "$TMP/g.json"
+# privacy from epsilon: the paper's closed form (F.12) needs more noise than the accountant's
+# calibration; every reported epsilon is the accountant's, the paper's claim beside it
+expect_rc 0 "kan2 epsilon (paper)" "$BIN" train $K2 --iterates 400 --batch 100 --epsilon 1 --calibration paper --report "$TMP/e.json"
+num_near "$(jf "$TMP/e.json" epsilon_paper)" 1 1e-9 "paper calibration: the paper claims eps = 1"
+gt 1 "$(jf "$TMP/e.json" epsilon)" "the accountant certifies less than 1 for F.12's noise"
+if grep -q '"calibration": "paper: KAN Thm. F.12"' "$TMP/e.json"; then pass; else fail "calibration named"; fi
+expect_rc 0 "kan2 epsilon (accountant)" "$BIN" train $K2 --iterates 400 --batch 100 --epsilon 1 --report "$TMP/f.json"
+num_near "$(jf "$TMP/f.json" epsilon)" 1 1e-6 "accountant calibration spends eps = 1"
+gt "$(jf "$TMP/e.json" noise_multiplier)" "$(jf "$TMP/f.json" noise_multiplier)" "F.12 noise > the accountant's"
+if grep -q '"calibration": "accountant"' "$TMP/f.json"; then pass; else fail "default calibration"; fi
+# lambda = 0, paper calibration: Thm. D.9
+expect_rc 0 "kan2 lambda 0" "$BIN" train $K2 --lambda 0 --epsilon 2 --calibration paper --report "$TMP/g.json"
 if grep -q "Thm. D.9" "$TMP/g.json"; then pass; else fail "lambda 0 uses D.9"; fi
 # projection: a small radius is hit, the theory radius is not; theory step size and clip
-expect_rc 0 "kan2 small radius" "$BIN" train $K2 --kappa 5 --radius 0.5 --report "$TMP/h.json"
+expect_rc 0 "kan2 small radius" "$BIN" train $K2 --noise-multiplier 5 --radius 0.5 --report "$TMP/h.json"
 gt "$(jf "$TMP/h.json" projections)" 0 "projections with R = 0.5"
-expect_rc 0 "kan2 theory" "$BIN" train $K2 --kappa 5 --radius theory --lr theory --clip theory --report "$TMP/i.json"
+expect_rc 0 "kan2 theory" "$BIN" train $K2 --noise-multiplier 5 --radius theory --lr theory --clip theory --report "$TMP/i.json"
 num_near "$(jf "$TMP/i.json" projections)" 0 0 "no projection at R*"
 num_near "$(jf "$TMP/i.json" clipped)" 0 0 "no clipping at C = G_c"
 # non-private
-expect_rc 0 "kan2 kappa 0" "$BIN" train $K2 --kappa 0 --report "$TMP/j.json"
+expect_rc 0 "kan2 kappa 0" "$BIN" train $K2 --noise-multiplier 0 --report "$TMP/j.json"
 gt "$(jf "$TMP/j.json" init_train_loss)" "$(jf "$TMP/j.json" last_train_loss)" "non-private training lowers the loss"
 # the practical KAN (and an MLP) with the same algorithm
 expect_rc 0 "practical kan lcgd" "$BIN" train --algo lcgd-projected --data "synthetic:logistic,n=800,d=6,test-n=200" \
-    --model kan:8:grid=4 --kappa 2 --lambda 0.5 --iterates 60 --batch 40 --eval-every 10 --quiet --report "$TMP/k.json"
+    --model kan:8:grid=4 --noise-multiplier 2 --lambda 0.5 --iterates 60 --batch 40 --eval-every 10 --quiet --report "$TMP/k.json"
 if grep -q '"model": "kan:8:grid=4"' "$TMP/k.json"; then pass; else fail "kan model recorded"; fi
 expect_rc 0 "mlp lcgd" "$BIN" train --algo lcgd-projected --data "synthetic:logistic,n=800,d=6" --model mlp:8 \
-    --kappa 2 --iterates 30 --batch 40 --eval-every 10 --quiet
+    --noise-multiplier 2 --iterates 30 --batch 40 --eval-every 10 --quiet
 
 # the practical KAN in the general trainer with several mechanisms
 T="--data synthetic:logistic,n=1500,d=8,test-n=300 --model kan:8:grid=4 --epochs 2 --batch 100 --lr 0.5 --clip 1 --epsilon 3 --quiet"
@@ -86,19 +92,19 @@ if [ -n "$h1" ] && [ "$h1" = "$h2" ]; then pass; else fail "kan stop/resume: $h1
 
 # ---- malformed inputs: exit 2 and the message names the fault ----------------------------------
 bad() { name=$1; pat=$2; shift 2; expect_rc 2 "$name" "$BIN" train "$@"; err_has "$pat" "$name names the fault"; }
-bad "lambda 1"            "--lambda"       $K2 --kappa 1 --lambda 1
+bad "lambda 1"            "--lambda"       $K2 --noise-multiplier 1 --lambda 1
 bad "no privacy"          "--epsilon"      $K2
-bad "kappa and epsilon"   "--kappa"        $K2 --kappa 1 --epsilon 1
-bad "F.12 needs eps <= 1" "eps"            $K2 --iterates 400 --batch 100 --epsilon 2 --lambda 0.5
-bad "F.12 Chernoff"       "3 log"          $K2 --epsilon 1 --lambda 0.5
-bad "calibration"         "--calibration"  $K2 --kappa 1 --calibration foo
-bad "kan2 width"          "width"          $K2 --kappa 1 --model kan2:0
-bad "kan2 option"         "kan2 option"    $K2 --kappa 1 --model kan2:8:relu
-bad "batch > n"           "--batch"        $K2 --kappa 1 --batch 601
-bad "kan2 on regression"  "binary"         --algo lcgd-projected --data "synthetic:linreg,n=100,d=3" --model kan2:4 --kappa 1 --quiet
-bad "theory radius mlp"   "kan2"           --algo lcgd-projected --data "synthetic:logistic,n=100,d=3" --model mlp:4 --kappa 1 --radius theory --quiet
-bad "kan-synth key"       "kan-synth"      --algo lcgd-projected --data "kan-synth:n=10,q=3" --model kan2:4 --kappa 1 --quiet
-bad "unknown option"      "--frobnicate"   $K2 --kappa 1 --frobnicate
+bad "z and epsilon"       "--noise-multiplier"        $K2 --noise-multiplier 1 --epsilon 1
+bad "F.12 needs eps <= 1" "eps"            $K2 --iterates 400 --batch 100 --epsilon 2 --lambda 0.5 --calibration paper
+bad "F.12 Chernoff"       "3 log"          $K2 --epsilon 1 --lambda 0.5 --calibration paper
+bad "calibration"         "--calibration"  $K2 --noise-multiplier 1 --calibration foo
+bad "kan2 width"          "width"          $K2 --noise-multiplier 1 --model kan2:0
+bad "kan2 option"         "kan2 option"    $K2 --noise-multiplier 1 --model kan2:8:relu
+bad "batch > n"           "--batch"        $K2 --noise-multiplier 1 --batch 601
+bad "kan2 on regression"  "binary"         --algo lcgd-projected --data "synthetic:linreg,n=100,d=3" --model kan2:4 --noise-multiplier 1 --quiet
+bad "theory radius mlp"   "kan2"           --algo lcgd-projected --data "synthetic:logistic,n=100,d=3" --model mlp:4 --noise-multiplier 1 --radius theory --quiet
+bad "kan-synth key"       "kan-synth"      --algo lcgd-projected --data "kan-synth:n=10,q=3" --model kan2:4 --noise-multiplier 1 --quiet
+bad "unknown option"      "--frobnicate"   $K2 --noise-multiplier 1 --frobnicate
 bad "kan grid 0"          "grid"           --data "synthetic:logistic,n=100,d=3" --model kan:4:grid=0 --epsilon 1 --quiet
 bad "kan relu"            "tanh"           --data "synthetic:logistic,n=100,d=3" --model kan:4:relu --epsilon 1 --quiet
 

@@ -19,7 +19,7 @@ is_png() {
 
 # ---- help ----
 expect_rc 0 "help" "$BIN" train --algo dp-ambssgd --help
-for opt in --data --epsilon --delta --noise-multiplier --alpha-rule --kappa --h-norm --rx --k2 --tail-a \
+for opt in --data --epsilon --delta --noise-multiplier --calibration --kappa --h-norm --rx --k2 --tail-a \
            --w-bound --sigma-bound --c1 --steps --stat-batch --lr --clip --domain --dpstat-k \
            --dpstat-rule --baselines --seed --secure --report --log-every; do
     out_has "^ *$opt" "help line for $opt"
@@ -36,24 +36,25 @@ out_has "^dp-ambssgd: excess risk" "summary line"
 out_has "baseline dp-sgd-fixed" "fixed-clip baseline"; out_has "baseline ssp" "SSP baseline"
 out_has "baseline ols" "OLS baseline"; out_has "baseline sgd" "non-private baseline"
 for k in gamma zeta clip_fraction excess_risk noise_std dpstat_counts batch_loss epsilon delta rho \
-         rho_grad rho_stat alpha alpha_stat route seed_mode seed steps batch stat_batch eta domain_B \
+         rho_grad rho_stat noise_multiplier noise_multiplier_stat epsilon_paper route seed_mode seed steps batch stat_batch eta domain_B \
          dpstat_k dpstat_margin_gamma h_norm kappa r_x k2 tail_a w_bound sigma_bound preconditions \
          batch_condition sample_complexity dpstat_margin wall_time_s cpu_time_s baselines; do
     if grep -q "\"$k\"" "$TMP/a.json"; then pass; else fail "report key $k"; fi
 done
 num_near "$(jnum epsilon "$TMP/a.json")" 2 1e-9 "report epsilon = target"
-a=$(jnum alpha "$TMP/a.json"); rho=$(jnum rho "$TMP/a.json")
-num_near "$rho" "$(awk -v a="$a" 'BEGIN { printf "%.17g", 1 / (a * a) }')" 1e-12 "rho = 1/alpha^2"
+a=$(jnum noise_multiplier "$TMP/a.json"); rho=$(jnum rho "$TMP/a.json")
+num_near "$rho" "$(awk -v a="$a" 'BEGIN { printf "%.17g", 1 / (a * a) }')" 1e-12 "rho = 1/z^2"
+if grep -q '"calibration": "accountant"' "$TMP/a.json"; then pass; else fail "accountant calibration by default"; fi
 if grep -q '"seed_mode": "seeded", "seed": 1' "$TMP/a.json"; then pass; else fail "seed recorded"; fi
 if grep -q '"public_inputs": {"h_norm": 1, "kappa": 1,' "$TMP/a.json"; then pass; else fail "public inputs from the generator"; fi
 T=$(jnum steps "$TMP/a.json"); ns=$(grep -c '"gamma":' "$TMP/a.json")
 num_near "$ns" "$T" 0 "one report entry per step"
-# every step: zeta_t = R_x (ln N)^a gamma_t and the noise std 2 alpha zeta_t / b
+# every step: zeta_t = R_x (ln N)^a gamma_t and the noise std 2 z zeta_t / b
 cs=$(jnum clip_scale "$TMP/a.json"); b=$(jnum batch "$TMP/a.json")
 bad=$(sed -n 's/.*"gamma": \([-0-9.eE+]*\), "zeta": \([-0-9.eE+]*\), "noise_std": \([-0-9.eE+]*\),.*/\1 \2 \3/p' "$TMP/a.json" |
       awk -v cs="$cs" -v a="$a" -v b="$b" '{ z = cs * $1; s = 2 * a * $2 / b;
           if ((z - $2) ^ 2 > 1e-20 * z * z || (s - $3) ^ 2 > 1e-20 * s * s) n++ } END { print n + 0 }')
-num_near "$bad" 0 0 "zeta_t = clip_scale gamma_t and noise std = 2 alpha zeta_t / b at every step"
+num_near "$bad" 0 0 "zeta_t = clip_scale gamma_t and noise std = 2 z zeta_t / b at every step"
 risk=$(sed -n 's/.*"final": {"excess_risk": \([-0-9.eE+]*\),.*/\1/p' "$TMP/a.json")
 le "$risk" 0.001 "dp-ambssgd excess risk is small"
 fixed=$(sed -n 's/.*"name": "dp-sgd-fixed", "excess_risk": \([-0-9.eE+]*\),.*/\1/p' "$TMP/a.json")
@@ -69,8 +70,8 @@ if [ "$w1" != "$w3" ]; then pass; else fail "another seed: another model"; fi
 
 # the printed DP-STAT rule and the paper's K (Delta underflows: warned)
 expect_rc 0 "paper rule, paper K" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 \
-    --dpstat-rule paper --dpstat-k paper --alpha-rule paper --report "$TMP/p.json"
-if grep -q '"dpstat_rule": "paper"' "$TMP/p.json" && grep -q '"alpha_rule": "paper"' "$TMP/p.json"; then pass; else fail "rules recorded"; fi
+    --dpstat-rule paper --dpstat-k paper --calibration paper --report "$TMP/p.json"
+if grep -q '"dpstat_rule": "paper"' "$TMP/p.json" && grep -q '"calibration": "paper: Thm. 3.7 closed form"' "$TMP/p.json"; then pass; else fail "rules recorded"; fi
 k=$(jnum dpstat_k "$TMP/p.json")
 num_near "$k" "$(awk -v n=$N 'BEGIN { x = 200 * log(n) / log(2); k = int(x); if (k < x) k++; print k }')" 0 "paper K = ceil(200 log2 N)"
 err_has "warning: precondition domain_resolution" "underflowing Delta is warned about"
@@ -115,7 +116,7 @@ err_has "real-valued" "classification refused"
 expect_rc 2 "no epsilon" "$BIN" train --algo dp-ambssgd --data "$SYN";                     err_has -- "--epsilon" "names --epsilon"
 expect_rc 2 "no data" "$BIN" train --algo dp-ambssgd --epsilon 1;                           err_has -- "--data" "names --data"
 expect_rc 2 "bad rule" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --dpstat-rule foo;  err_has "dpstat-rule" "names the rule"
-expect_rc 2 "bad alpha rule" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --alpha-rule x; err_has -- "--alpha-rule" "names it"
+expect_rc 2 "bad calibration" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --calibration x; err_has -- "--calibration" "names it"
 expect_rc 2 "bad baseline" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --baselines foo; err_has "foo" "names the baseline"
 expect_rc 2 "kappa < 1" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --kappa 0.5;       err_has "kappa" "names kappa"
 expect_rc 2 "odd steps" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --steps 7;         err_has "steps" "names steps"

@@ -18,10 +18,10 @@ if head -c 8 "$TMP/f4/fig4.png" | od -An -c | grep -q "P   N   G"; then pass; el
 for k in mean_accuracy chosen_lr nu_ge_dpsgd_fixed nu_ge_dpsgd_amplified nu_within_1pp_of_me train_seconds tune_seconds; do
     if grep -q "\"$k\"" "$TMP/f4/nu-fig4.json"; then pass; else fail "json key $k"; fi
 done
-# the tuning stage: 9 mechanisms x 1 epsilon x 2 rates on the holdout, and every final run uses
+# the tuning stage: 10 mechanisms x 1 epsilon x 2 rates on the holdout, and every final run uses
 # the rate with the best holdout accuracy (ties: the smaller rate)
 rows=$(wc -l < "$TMP/f4/fig4_tuning.csv")
-if [ "$rows" -eq 19 ]; then pass; else fail "fig4_tuning.csv has $rows lines, want 19"; fi
+if [ "$rows" -eq 21 ]; then pass; else fail "fig4_tuning.csv has $rows lines, want 21"; fi
 bad=$(awk -F'"' 'FNR == 1 { next }
     FILENAME ~ /tuning/ { split($3, f, ","); m = $2;
         if (!(m in best) || f[4] + 0 > best[m]) { best[m] = f[4] + 0; lr[m] = f[3] } next }
@@ -29,5 +29,6 @@ bad=$(awk -F'"' 'FNR == 1 { next }
     "$TMP/f4/fig4_tuning.csv" "$TMP/f4/fig4_runs.csv")
 if [ -z "$bad" ]; then pass; else fail "chosen learning rates: $bad"; fi
 rows=$(wc -l < "$TMP/f4/fig4_runs.csv")
-if [ "$rows" -eq 10 ]; then pass; else fail "fig4_runs.csv has $rows lines, want 10"; fi
+if [ "$rows" -eq 11 ]; then pass; else fail "fig4_runs.csv has $rows lines, want 11"; fi
+if grep -q "nu-DP-FTRL (Poisson, amplified)" "$TMP/f4/fig4_runs.csv"; then pass; else fail "amplified nu-DP-FTRL row"; fi
 summary

@@ -22,7 +22,7 @@ T="$BIN train --algo dp-srgd"
 # ---- train --algo dp-srgd ----
 expect_rc 0 "help" $T --help
 for opt in --regime --problem --data --model --epsilon --nonprivate --delta --c --literal --variant \
-           --noise --z-step --mu-rule --seed --secure --report --trace --permute --L --M --R; do
+           --noise --z-step --calibration --seed --secure --report --trace --permute --L --M --R; do
     out_has "^ *$opt" "help line for $opt"
 done
 expect_rc 0 "train help lists dp-srgd" "$BIN" train --help
@@ -34,12 +34,12 @@ expect_rc 0 "p2 regime A" $T --problem p2 --n 4096 --dim 8 --epsilon 1 --seed 3 
 out_has "8 rounds, 7680 gradient evaluations \(2n - B = 7680\)" "O7 through the CLI"
 out_has "excess risk [0-9]" "excess risk reported"
 err_has "T = 8 rounds, B = 512, beta = 1.75" "preset printed (beta = max(M, L/R), L = R + 1 + 0.5)"
-err_has "tree \(binary\), sigma_S = .*mu = 0.2367 \(exact\)" "exact GDP mu for (1, 1e-6)"
+err_has "tree \(binary\), sigma_S = .*mu = 0.2367 \(accountant\)" "exact GDP mu for (1, 1e-6)"
 err_has "seeded seed 3" "seed mode and seed"
 strip_time() { sed 's/, [0-9.]* s (cpu [0-9.]* s)//' "$1"; }
 strip_time "$TMP/out" > "$TMP/first.out"
 grep -q '"seed_mode": "seeded"' "$TMP/r.json" && grep -q '"seed": 3' "$TMP/r.json" && pass || fail "report: seed"
-grep -q '"mechanism": "tree (binary)"' "$TMP/r.json" && grep -q '"adjacency": "zero-out"' "$TMP/r.json" && pass || fail "report: ledger"
+grep -q '"mechanism": "tree (binary)"' "$TMP/r.json" && grep -q '"neighbor": "zero-out"' "$TMP/r.json" && grep -q '"algorithm": "dp-srgd"' "$TMP/r.json" && pass || fail "report: ledger"
 grep -q '"rounds": 8' "$TMP/r.json" && grep -q '"grad_evals": 7680' "$TMP/r.json" && pass || fail "report: final"
 n=$(grep -c '"max_delta_norm"' "$TMP/r.json"); [ "$n" -eq 8 ] && pass || fail "report: 8 steps ($n)"
 [ "$(wc -l < "$TMP/t.csv")" -eq 9 ] && pass || fail "trace: header + 8 rows"
@@ -61,8 +61,8 @@ expect_rc 0 "accel-sgd evaluations" $T --problem p2 --n 4096 --dim 8 --variant a
 out_has "4096 gradient evaluations \(2n - B = 4096\)" "one gradient per example"
 expect_rc 0 "independent noise" $T --problem p2 --n 4096 --dim 8 --noise independent --epsilon 1 --quiet
 err_has "DP-SGD \(identity\)" "identity mechanism"
-expect_rc 0 "paper mu" $T --problem p2 --n 4096 --dim 8 --mu-rule paper --epsilon 1 --quiet
-err_has "mu = 0.1842 \(paper\)" "paper mu eps/sqrt(2 ln(2.5/delta))"
+expect_rc 0 "paper mu" $T --problem p2 --n 4096 --dim 8 --calibration paper --epsilon 1 --quiet
+err_has "mu = 0.1842 \(paper" "paper mu eps/sqrt(2 ln(2.5/delta))"
 expect_rc 0 "non-private" $T --problem nesterov --n 2100 --dim 20 --steps 20 --batch 105 --beta 1 \
     --clip-delta inf --nonprivate --R 10 --quiet
 out_has "non-private" "non-private run"

@@ -19,7 +19,7 @@ for k in epsilon delta sigma sensitivity seed_mode test_accuracy train_loss wall
     if grep -q "\"$k\":" "$TMP/a.json"; then pass; else fail "report key $k"; fi
 done
 if grep -q '"seed_mode": "seeded"' "$TMP/a.json"; then pass; else fail "seed mode recorded"; fi
-eps=$(sed -n 's/.*"privacy": {"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/a.json")
+eps=$(sed -n 's/.*"privacy": {[^}]*"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/a.json")
 num_near "$eps" 2 1e-6 "report epsilon = target"
 
 # correlated noise (nu-DP-FTRL, fixed-order epochs): 1 vs 2 threads bit-identical
@@ -86,8 +86,15 @@ bad "missing data file"    "nope.csv"        --data "csv:$TMP/nope.csv" $M
 bad "unknown data kind"    "bogus"           --data "bogus:1" $M
 bad "clip not a number"    "--clip"          $OK --batch 2 --epsilon 1 --clip abc
 bad "zero threads"         "threads"         $OK --batch 2 --epsilon 1 --threads 0
-bad "poisson + nu"         "sampler"         $COMMON --epsilon 1 --mech nu --nu 0.1 --sampler poisson
 bad "unknown option"       "--frobnicate"    $OK --batch 2 --epsilon 1 --frobnicate
 bad "missing epsilon"      "--epsilon"       $OK --batch 2
 bad "bad resume file"      "resume"          $OK --batch 2 --epsilon 1 --resume "$TMP/ok.csv"
+# Poisson sampling with any mechanism (MMCC conditional composition, or the whole-run route when
+# better), and balls-in-bins sampling (accounted by the whole-run route)
+expect_rc 0 "poisson + nu" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.1 --sampler poisson --report "$TMP/pn.json"
+if grep -Eq '"route": "(MMCC conditional composition|whole-run Gaussian)' "$TMP/pn.json"; then pass; else fail "poisson + nu route: $(grep -o '"route": "[^"]*' "$TMP/pn.json")"; fi
+eps=$(sed -n 's/.*"privacy": {"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/pn.json")
+awk -v e="$eps" 'BEGIN { exit !(e != "" && e <= 2) }' && pass || fail "poisson + nu epsilon $eps <= 2"
+expect_rc 0 "balls-in-bins + blt" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.1 --sampler balls-in-bins --report "$TMP/bb.json"
+if grep -q '"sampler": "balls-in-bins"' "$TMP/bb.json"; then pass; else fail "balls-in-bins sampler recorded"; fi
 summary

@@ -7,8 +7,11 @@
  * shared/papers/004_kan_dp_lcgd.md and doc/kan.md map its notation to dpcorr:
  *
  *   paper                         dpcorr
- *   kappa (noise multiplier)      kappa here; the noise multiplier of a dpc_mech LCGD run
- *   xi_t = kappa (Z_t - lam Z_t-1) kappa * (B Z)_t, B bidiagonal (1, -lambda): dpc_noise
+ *   kappa ("noise multiplier")    noise_std: the std of each entry of Z per unit clip, on the
+ *                                 batch sum; dpcorr's noise multiplier (dpcorr/account.h) is
+ *                                 z = noise_std / colnorm(C), colnorm(C) = ||C e_0|| =
+ *                                 sqrt(sum_j lambda^(2j)) for lambda-CGD (z = kappa at lambda = 0)
+ *   xi_t = kappa (Z_t - lam Z_t-1) noise_std * (B Z)_t, B bidiagonal (1, -lambda): dpc_noise
  *   c_priv = C_clip kappa / B     dpc_kan_lcgd_noise_scale()
  *   T (iterates W_0..W_{T-1})     iterates; T - 1 updates (Algorithm 1 taken literally)
  *   W (m x dp), c (mp)            W: slab of m*d*p doubles, row j = w_j; c: owned by dpc_kan2
@@ -26,14 +29,14 @@
  *     rank one, grad_W l = l'(y f) y alpha h(x)^T with alpha_j = sigma'(pre_j) <c_j, h'(u_j)>
  *     / sqrt(m d), so their norm |l'| ||alpha|| ||h|| is exact and no gradient is formed.
  *  3. Projected DP-lambda-CGD ([KAN] Algorithm 1): a fresh uniform batch of B of the n examples
- *     per step, per-example clipping, noise kappa (Z_t - lambda Z_{t-1}) C_clip / B from the
+ *     per step, per-example clipping, noise noise_std (Z_t - lambda Z_{t-1}) C_clip / B from the
  *     core's dpc_mech (kind LCGD) and dpc_noise (REPLAY form: no memory beyond the iterate),
  *     projection onto the ball B(W_0, R*) with an activation counter. Model-agnostic: any
  *     gradient oracle (dpc_kan2, or any dpc_model through dpc_kan_model_task).
  *  4. Theory: the NTK margin gamma, G_delta, beta, eta_max, R*, the width window and the risk
  *     bounds A_corr, A_van, A_non with unit constants (the paper's constants are unknown).
- *  5. Privacy helpers around the accountant's kappa formulas (dpc_account_kan_kappa_indep,
- *     dpc_account_kan_kappa_lcgd in dpcorr/account.h): the lambda-CGD pattern sensitivity, the
+ *  5. Privacy helpers around the accountant's noise_std formulas (dpc_account_kan_paper_indep,
+ *     dpc_account_kan_paper_lcgd in dpcorr/account.h): the lambda-CGD pattern sensitivity, the
  *     participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter calibration.
  *
  * Example (train the paper's KAN privately on synthetic data):
@@ -47,7 +50,7 @@
  *     if (dpc_kan2_init(k, W0, &rng, 0, &err)) goto fail;
  *     dpc_kan_lcgd_config c;  dpc_kan_lcgd_config_init(&c);
  *     c.n = 1000; c.iterates = 400; c.batch = 100; c.eta = 0.5; c.clip = 1; c.lambda = 0.5;
- *     if (dpc_account_kan_kappa_lcgd(1000, 100, 399, 1.0, 1e-5, 0.5, &c.kappa, &err)) goto fail;
+ *     if (dpc_account_kan_paper_lcgd(1000, 100, 399, 1.0, 1e-5, 0.5, &c.noise_std, &err)) goto fail;
  *     dpc_kan_lcgd_result res;
  *     if (dpc_kan_lcgd_train(&c, dpc_kan2_num_params(k), &rng, W0, dpc_kan_task_grad,
  *                            dpc_kan_task_eval, task, 10, NULL, NULL, &res, &err)) goto fail;
@@ -248,30 +251,30 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_radius(double C_R, size_t T, size_t n, 
  * writes ~). */
 typedef struct dpc_kan_rate_in {
     size_t n, m, d, T, B;
-    double eta, lambda, kappa, gamma;
+    double eta, lambda, noise_std, gamma;
     double delta; /* confidence level in (0, 1), used by A_van's explicit logs */
 } dpc_kan_rate_in;
 
 /* Thm. 4.1: A_corr = 1/(g^2 eta T) + 1/(g sqrt(B T)) + eta (1/B + 1/T)
- *          + ((1-lam) kappa/(B sqrt T)) (1/g + eta sqrt(m d)/sqrt B)
- *          + ((1-lam)^2 + lam^2 eta) eta kappa^2 m d / B^2. */
+ *          + ((1-lam) noise_std/(B sqrt T)) (1/g + eta sqrt(m d)/sqrt B)
+ *          + ((1-lam)^2 + lam^2 eta) eta noise_std^2 m d / B^2. */
 DPC_API DPC_NODISCARD dpc_status dpc_kan_bound_corr(const dpc_kan_rate_in *r, double *A,
                                                     dpc_error *err);
 /* Thm. D.14 (lambda = 0): A_van with its explicit log factors, L = log(1/delta),
  * lT = log T, ln = log(n/delta): (lT^2 + ln)/(g^2 eta T) + L (lT + sqrt ln)/(g sqrt(B T))
- * + L (lT + sqrt ln) kappa/(g B sqrt T) + eta L (1/B + L/T) + eta m d L^2 kappa^2/B^2. */
+ * + L (lT + sqrt ln) noise_std/(g B sqrt T) + eta L (1/B + L/T) + eta m d L^2 noise_std^2/B^2. */
 DPC_API DPC_NODISCARD dpc_status dpc_kan_bound_indep(const dpc_kan_rate_in *r, double *A,
                                                      dpc_error *err);
-/* Thm. E.1 (kappa = 0): A_non = 1/(g^2 eta T) + 1/(g sqrt(B T)) + eta/B. */
+/* Thm. E.1 (noise_std = 0): A_non = 1/(g^2 eta T) + 1/(g sqrt(B T)) + eta/B. */
 DPC_API DPC_NODISCARD dpc_status dpc_kan_bound_nonpriv(const dpc_kan_rate_in *r, double *A,
                                                        dpc_error *err);
 
 /* Thm. 4.1 width window with unit constants: m_lo = 1/g^4 and
- *     m_hi = B^2/(eta^2 kappa^2 g^2 d) min{1, 1/(T((1-lam)^2 + lam^2 eta))}   (INFINITY at
- * kappa = 0). And the calibrated upper edge of this implementation, where the expected norm of
+ *     m_hi = B^2/(eta^2 noise_std^2 g^2 d) min{1, 1/(T((1-lam)^2 + lam^2 eta))}   (INFINITY at
+ * noise_std = 0). And the calibrated upper edge of this implementation, where the expected norm of
  * the accumulated noise walk (oracle 8) reaches the radius R:
- *     m_edge = R^2 / (d p (eta c_priv)^2 (1 + (1-lam)^2 (T-2))),  c_priv = clip kappa / B
- * (T - 1 updates; INFINITY at kappa = 0). */
+ *     m_edge = R^2 / (d p (eta c_priv)^2 (1 + (1-lam)^2 (T-2))),  c_priv = clip noise_std / B
+ * (T - 1 updates; INFINITY at noise_std = 0). */
 typedef struct dpc_kan_window {
     double m_lo, m_hi, m_edge;
 } dpc_kan_window;
@@ -306,16 +309,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_binom_quantile(size_t T, double r, doub
                                                         size_t *k, double *p_tail,
                                                         dpc_error *err);
 
-/* Lemma D.7's closed form (lambda = 0): eps = 8 a T q^2 / kappa^2 + log(1/delta)/(a - 1). At
- * a = 1 + 2 log(1/delta)/eps and kappa = dpc_account_kan_kappa_indep it returns eps. */
-DPC_API DPC_NODISCARD dpc_status dpc_kan_rdp_closed_eps(double q, size_t T, double kappa,
+/* Lemma D.7's closed form (lambda = 0): eps = 8 a T q^2 / noise_std^2 + log(1/delta)/(a - 1). At
+ * a = 1 + 2 log(1/delta)/eps and noise_std = dpc_account_kan_paper_indep it returns eps. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_rdp_closed_eps(double q, size_t T, double noise_std,
                                                         double alpha, double delta, double *eps,
                                                         dpc_error *err);
 /* The full eq. 19 (Wang, Balle & Kasiviswanathan 2019, Thm. 9; the core's dpc_rdp_wor_gaussian
- * with noise multiplier kappa/2 w.r.t. the replace-one sensitivity 2 C_clip/B), composed over
+ * with noise multiplier noise_std/2 w.r.t. the replace-one sensitivity 2 C_clip/B), composed over
  * T steps and converted as in Thm. D.9, eps = min over integer a in 2..256 of
  * T rdp(a) + log(1/delta)/(a - 1). *alpha (or NULL) = the minimizing order. */
-DPC_API DPC_NODISCARD dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double kappa,
+DPC_API DPC_NODISCARD dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double noise_std,
                                                       double delta, double *eps, double *alpha,
                                                       dpc_error *err);
 
@@ -326,30 +329,53 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t
  *   - sensitivity: the exact max_{|y| <= k} ||C y|| (dpc_kan_sens_exact) instead of ||C|| sqrt(tau);
  *   - Gaussian: the exact (analytic) Gaussian mechanism, mu = dpc_gdp_mu_for(eps, delta/2)
  *     (or delta at r = 1), instead of the classical 2 log(1.25/delta')/eps^2 (valid for any eps);
- * kappa = sens / mu. steps = noisy updates (T - 1 for T iterates). Any lambda in [0, 1).
+ * noise_std = sens / mu. steps = noisy updates (T - 1 for T iterates). Any lambda in [0, 1).
  * Not amplified by subsampling (neither is F.12); doc/kan.md compares it with the paper's. */
 typedef struct dpc_kan_calib {
-    double kappa;
+    double noise_std;
     size_t participations; /* k */
     double tail;           /* P(Bin > k) */
     double sensitivity;    /* exact max ||C y|| */
     double mu;             /* Gaussian DP parameter used */
 } dpc_kan_calib;
-DPC_API DPC_NODISCARD dpc_status dpc_kan_kappa_dpcorr(size_t n, size_t B, size_t steps, double eps,
+DPC_API DPC_NODISCARD dpc_status dpc_kan_calibrate(size_t n, size_t B, size_t steps, double eps,
                                                       double delta, double lambda,
                                                       dpc_kan_calib *out, dpc_error *err);
-/* lambda = 0 under replace-one with fixed-size batches: the smallest kappa for which the full
+/* lambda = 0 under replace-one with fixed-size batches: the smallest noise_std for which the full
  * eq. 19 RDP bound (the accountant, DPC_ACCOUNTANT_RDP, event FIXED / REPLACE_ONE with
- * sensitivity 2, sigma = kappa, `steps` compositions) gives (eps, delta): a valid replacement for the
+ * sensitivity 2, sigma = noise_std, `steps` compositions) gives (eps, delta): a valid replacement for the
  * heuristic Thm. D.9 closed form. */
-DPC_API DPC_NODISCARD dpc_status dpc_kan_kappa_rdp_wor(size_t n, size_t B, size_t steps, double eps,
-                                                       double delta, double *kappa,
+DPC_API DPC_NODISCARD dpc_status dpc_kan_calibrate_rdp_wor(size_t n, size_t B, size_t steps, double eps,
+                                                       double delta, double *noise_std,
                                                        dpc_error *err);
 /* Full batch (r = 1, every record in all `steps` updates): exact delta(eps) of the Gaussian
- * mechanism with sensitivity ||C 1|| and noise kappa (oracle 12). */
-DPC_API DPC_NODISCARD dpc_status dpc_kan_full_batch_delta(size_t steps, double lambda, double kappa,
+ * mechanism with sensitivity ||C 1|| and noise noise_std (oracle 12). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_full_batch_delta(size_t steps, double lambda, double noise_std,
                                                           double eps, double *delta,
                                                           dpc_error *err);
+
+/* The privacy of one projected DP-lambda-CGD run (fresh uniform batches of B of the n examples,
+ * `steps` noisy updates, correlation lambda): the run decision and its ledger in one place.
+ * Exactly one of epsilon (> 0: calibrate) and noise_multiplier (> 0: given; both 0: a
+ * non-private run, epsilon INFINITY) is set. */
+typedef struct dpc_kan_privacy {
+    size_t n, batch, steps;
+    double lambda;                /* in [0, 1) */
+    double epsilon, delta;        /* target (delta also the ledger's) */
+    double noise_multiplier;      /* z when epsilon = 0: noise_std = z colnorm(C) */
+    dpc_calibration calibration;  /* ACCOUNTANT (default): dpc_kan_calibrate (exact binomial
+                                     participation tail, exact sensitivity, exact Gaussian);
+                                     PAPER: Thm. D.9 (lambda = 0) or Thm. F.12 (lambda > 0) */
+} dpc_kan_privacy;
+
+/* Chooses the noise std per unit clip (the paper's kappa) and fills the ledger: epsilon is the
+ * accountant's route (the dpc_kan_calibrate argument: zero-out, participations bounded by the
+ * binomial quantile with tail delta/2 when B < n, the exact Gaussian at the remaining delta)
+ * for that noise; epsilon_paper the paper's closed form for the same noise (NAN outside its
+ * theorem's conditions). DPC_E_PRIVACY (with the reason) when the chosen calibration cannot
+ * meet the target. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_privacy(const dpc_kan_privacy *p, double *noise_std,
+                                                      dpc_ledger *L, dpc_error *err);
 
 /* ==== 6. Batches and synthetic data ========================================================= */
 
@@ -387,14 +413,14 @@ typedef struct dpc_kan_lcgd_config {
     double eta;                /* step size > 0 */
     double clip;               /* C_clip > 0 (INFINITY: no clipping) */
     double lambda;             /* correlation in [0, 1) */
-    double kappa;              /* noise multiplier >= 0 (0: non-private) */
+    double noise_std;              /* noise multiplier >= 0 (0: non-private) */
     double radius;             /* R* > 0; INFINITY: no projection */
     dpc_noise_form noise_form; /* REPLAY (default: no memory beyond the iterate) or BUFFER */
     uint64_t noise_stream;     /* Z = DPC_STREAM_ID(DPC_STREAM_NOISE, noise_stream) */
     uint64_t batch_stream;     /* batches from DPC_STREAM_ID(DPC_STREAM_SAMPLER, batch_stream) */
 } dpc_kan_lcgd_config;
 
-/* Defaults: iterates 2, batch 1, eta 0.1, clip 1, lambda 0, kappa 0, radius INFINITY,
+/* Defaults: iterates 2, batch 1, eta 0.1, clip 1, lambda 0, noise_std 0, radius INFINITY,
  * REPLAY, noise stream 0, batch stream 1; n must be set. */
 DPC_API void dpc_kan_lcgd_config_init(dpc_kan_lcgd_config *c);
 DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c,
@@ -404,7 +430,7 @@ typedef struct dpc_kan_lcgd dpc_kan_lcgd;
 
 /* A run from W0 (P values, copied). The noise is the core's lambda-CGD mechanism over
  * T - 1 steps: the update at step t (0-based; it makes W_{t+1}) adds
- * c_priv (B Z)_t = c_priv (Z_t - lambda Z_{t-1}) (Z_{-1} = 0), c_priv = clip kappa / B,
+ * c_priv (B Z)_t = c_priv (Z_t - lambda Z_{t-1}) (Z_{-1} = 0), c_priv = clip noise_std / B,
  * Z[t][q] = dpc_rng_gaussian(noise stream, t, q). */
 DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_new(dpc_kan_lcgd **out,
                                                   const dpc_kan_lcgd_config *cfg, size_t P,

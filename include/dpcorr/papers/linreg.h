@@ -24,14 +24,16 @@
  * the default: the printed rule overshoots, note §2.6.1) — and return gamma_i; if no round stops,
  * return gamma_K = B. Exactly K counts at most (the paper's loop makes K+1, erratum 3).
  *
- * Privacy (replace-one neighbours; dpc_linreg_ledger):
- *   DP-AMBSSGD, fixed clip: zCDP. A gradient step is the Gaussian mechanism with sensitivity
- *     2 zeta_t / b and std 2 alpha zeta_t / b: rho = 1/(2 alpha^2); DP-STAT's K counts
- *     (sensitivity 1, std sqrt(K) alpha_stat) give 1/(2 alpha_stat^2) (Lemma 3.10); zeta_t is a
- *     function of earlier releases only. Every record is in exactly one step's batch, so parallel
- *     composition gives the per-step rho for the whole run (Thm. 3.6): 1/alpha^2 for DP-AMBSSGD
- *     (alpha_stat = alpha), 1/(2 alpha^2) with a fixed clip. (eps, delta) by Bun & Steinke.
- *   DP-SSGD: each step is a local randomiser with noise multiplier alpha; amplification by
+ * Privacy (replace-one neighbours; the plan's dpc_ledger). Notation: the paper's alpha is the
+ * noise multiplier z (dpcorr/account.h), alpha_stat is z_stat.
+ *   DP-AMBSSGD, fixed clip. A gradient step is the Gaussian mechanism with sensitivity
+ *     2 zeta_t / b and std 2 z zeta_t / b (multiplier z); DP-STAT's K counts (sensitivity 1
+ *     each, std sqrt(K) z_stat) are one Gaussian with multiplier z_stat (Lemma 3.10); zeta_t is
+ *     a function of earlier releases only. Every record is in exactly one step's batch, so
+ *     parallel composition gives one step's cost for the whole run (Thm. 3.6). The accountant
+ *     composes these Gaussians exactly (GDP, mu^2 = 1/z^2 + 1/z_stat^2); the paper's route is
+ *     zCDP, rho = 1/(2 z^2) + 1/(2 z_stat^2), converted by Bun & Steinke (epsilon_paper).
+ *   DP-SSGD: each step is a local randomiser with noise multiplier z; amplification by
  *     shuffling (dpc_account_dpssgd_epsilon; valid only for eps of order 1/sqrt(N)).
  *   The permutation must be uniform for DP-SSGD's amplification; we use an exact Fisher-Yates
  *   shuffle with dpc_rng_below, not the sampler's Feistel permutation (which is pseudorandom).
@@ -133,13 +135,17 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_from_spectrum(dpc_linreg_prior
 
 typedef struct dpc_linreg_opts {
     dpc_linreg_algo algo;
-    /* privacy */
-    double epsilon, delta;  /* target; epsilon = 0: use alpha as given */
-    double alpha;           /* noise multiplier when epsilon = 0; the ledger then reports the
-                               epsilon it spends (DP-SSGD outside the shuffling theorem's range:
-                               INFINITY, no guarantee; for utility experiments only) */
-    int alpha_paper;        /* AMBSSGD: Thm. 3.7's sqrt(8 log(1/delta))/eps instead of the exact
-                               alpha* (default 0); SSGD: the classical Gaussian eps0 */
+    /* privacy: exactly one of epsilon (calibrated) and noise_multiplier (given) */
+    double epsilon, delta;  /* target; epsilon = 0: use noise_multiplier as given */
+    double noise_multiplier; /* z when epsilon = 0 (the paper's alpha): gradient noise std
+                               2 z zeta / b, i.e. z x the replace-one sensitivity; the ledger then
+                               reports the epsilon it spends (DP-SSGD outside the shuffling
+                               theorem's range: INFINITY, no guarantee; utility experiments only) */
+    dpc_calibration calibration; /* ACCOUNTANT (default): AMBSSGD and FIXED the exact GDP of the
+                               run's Gaussians (replace-one, parallel composition); SSGD the
+                               shuffling theorem with the exact Gaussian eps0. PAPER: AMBSSGD
+                               Thm. 3.7's sqrt(8 log(1/delta))/eps, FIXED zCDP with Bun &
+                               Steinke's conversion, SSGD the classical Gaussian eps0 */
     dpc_linreg_prior prior;
     /* layout and optimisation */
     double c1;              /* T = ceil(c1 kappa ln N), rounded up to even (default 3) */
@@ -163,27 +169,11 @@ typedef struct dpc_linreg_opts {
     uint32_t stream;        /* stream index of every stream this run uses */
 } dpc_linreg_opts;
 
-/* Defaults for `algo`: epsilon 0 (must be set, or alpha), delta 1e-5, prior defaults, c1 3,
- * K 40, margin rule, everything else 0 (= derived). */
+/* Defaults for `algo`: epsilon 0 (must be set, or noise_multiplier), delta 1e-5, accountant
+ * calibration, prior defaults, c1 3, K 40, margin rule, everything else 0 (= derived). */
 DPC_API void dpc_linreg_opts_init(dpc_linreg_opts *o, dpc_linreg_algo algo);
 
 /* ==== The resolved plan and the privacy ledger ============================================= */
-
-typedef struct dpc_linreg_ledger {
-    char route[96];         /* "zCDP, parallel composition over disjoint batches", ... */
-    dpc_neighbor neighbor;  /* REPLACE_ONE */
-    double alpha;           /* gradient noise multiplier (std 2 alpha zeta / b) */
-    double alpha_stat;      /* DP-STAT noise multiplier (count std sqrt(K) alpha_stat); 0 = none */
-    double rho_grad;        /* zCDP of one gradient step (zCDP routes; NAN otherwise) */
-    double rho_stat;        /* zCDP of one DP-STAT call */
-    double rho;             /* total: rho_grad + rho_stat per step, parallel over steps */
-    double epsilon, delta;  /* the guarantee (Bun & Steinke conversion; SSGD: shuffling) */
-    double epsilon_tight;   /* the same rho converted tightly (CKS 2020); NAN for SSGD */
-    double epsilon_target;  /* 0 when alpha was given */
-    double eps0, delta0;    /* SSGD: the per-step local randomiser; NAN otherwise */
-    dpc_rng_mode rng_mode;
-    uint64_t seed;          /* seeded mode only */
-} dpc_linreg_ledger;
 
 typedef struct dpc_linreg_plan {
     dpc_linreg_algo algo;
@@ -203,11 +193,18 @@ typedef struct dpc_linreg_plan {
     double dpstat_margin;   /* Gamma (MARGIN rule; computed for both rules) */
     dpc_dpstat_rule dpstat_rule;
     dpc_linreg_prior prior;
-    dpc_linreg_ledger ledger;
+    /* privacy (the ledger is the accountant's record; these are the paper's quantities) */
+    dpc_ledger ledger;              /* noise_multiplier = z of the gradient steps */
+    double noise_multiplier_stat;   /* DP-STAT: count std sqrt(K) z_stat; 0 = no DP-STAT */
+    double rho_grad, rho_stat, rho; /* zCDP of a gradient step, of a DP-STAT call, their sum
+                                       (= the run, by parallel composition); NAN for SSGD */
+    double eps0, delta0;            /* SSGD: the per-step local randomiser; NAN otherwise */
 } dpc_linreg_plan;
 
 /* Resolves opts for a data set of n records and d features into *plan, including the ledger
- * (without the rng fields). Validates every option (DPC_E_INVALID naming it) and the privacy
+ * (without the rng fields): epsilon is the accountant's (GDP of the run's Gaussians, or the
+ * shuffling theorem for SSGD), epsilon_paper the paper's own (Bun & Steinke on rho for the zCDP
+ * routes, the classical eps0 for SSGD). Validates every option (DPC_E_INVALID naming it) and the privacy
  * parameters (DPC_E_PRIVACY: e.g. DP-SSGD outside the shuffling theorem's range). */
 DPC_API DPC_NODISCARD dpc_status dpc_linreg_plan_make(dpc_linreg_plan *plan,
                                                       const dpc_linreg_opts *o, size_t n,
@@ -283,7 +280,7 @@ DPC_API const size_t *dpc_linreg_permutation(const dpc_linreg *lr);
 typedef struct dpc_dpstat_params {
     double domain;          /* B > 0 */
     size_t k;               /* K >= 1 */
-    double alpha;           /* noise multiplier > 0: count noise std sqrt(K) alpha */
+    double noise_multiplier; /* z > 0: count noise std sqrt(K) z (the paper's alpha) */
     dpc_dpstat_rule rule;
     double margin;          /* Gamma >= 0 (MARGIN rule) */
 } dpc_dpstat_params;
@@ -291,7 +288,7 @@ typedef struct dpc_dpstat_params {
 typedef struct dpc_dpstat_result {
     double gamma;           /* gamma_priv = 2^i Delta for the stopping round i (B if none) */
     size_t rounds;          /* noisy counts made (<= K) */
-    double noise_std;       /* sqrt(K) alpha */
+    double noise_std;       /* sqrt(K) z */
 } dpc_dpstat_result;
 
 /* Runs DP-STAT on the s residuals r (sign ignored). Round i's noise is
@@ -304,9 +301,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_dpstat(const double *r, size_t s,
                                                    double *counts, double *noisy,
                                                    dpc_error *err);
 
-/* Lemma 3.10's margin Gamma = alpha sqrt(2 log(B/Delta) log(log(B/Delta)/beta)) with
- * log(B/Delta) = K ln 2 (natural logs). alpha > 0, K >= 1, beta in (0, 1). */
-DPC_API DPC_NODISCARD dpc_status dpc_linreg_dpstat_margin(double alpha, size_t k, double beta,
+/* Lemma 3.10's margin Gamma = z sqrt(2 log(B/Delta) log(log(B/Delta)/beta)) with
+ * log(B/Delta) = K ln 2 (natural logs), z the count noise multiplier. z > 0, K >= 1, beta in
+ * (0, 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_dpstat_margin(double noise_multiplier, size_t k,
+                                                          double beta,
                                                           double *gamma, dpc_error *err);
 
 /* ==== Non-iterative baselines and risk =================================================== */

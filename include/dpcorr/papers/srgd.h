@@ -25,6 +25,7 @@
  *   b_t (noise in the z-step)     = -s xi_t / beta  (the y-step sees -xi_t/(beta eta_t))
  *   sigma (Delta/beta scale)      = sigma_S / beta; sigma_S = (C_Delta/B) sqrt(1+ceil(log2 T))/mu
  *   mu-GDP, zero-out adjacency    = dpc_gdp_mu_for (exact) or dpc_account_srgd_mu_paper
+ *   sigma_S / ((C_Delta/B) colnorm) = the noise multiplier z of dpcorr/account.h
  *
  * Privacy (zero-out adjacency). An example enters exactly one increment Delta_{t*} (fixed
  * disjoint batches, a single epoch), through the clipped difference of its two gradients, so
@@ -75,6 +76,7 @@
 #ifndef DPCORR_SRGD_H
 #define DPCORR_SRGD_H
 
+#include "dpcorr/account.h"
 #include "dpcorr/common.h"
 #include "dpcorr/data.h"
 #include "dpcorr/mech.h"
@@ -103,10 +105,9 @@ typedef enum dpc_srgd_noise {
                                       C_Delta/(B mu): prefix error grows like sqrt(t) */
 } dpc_srgd_noise;
 
-typedef enum dpc_srgd_mu_rule {
-    DPC_SRGD_MU_EXACT = 0, /* the largest mu with delta(epsilon; mu) <= delta (dpc_gdp_mu_for) */
-    DPC_SRGD_MU_PAPER = 1  /* mu = epsilon / sqrt(2 ln(2.5/delta)) (epsilon <= 1): (eps, delta/2) */
-} dpc_srgd_mu_rule;
+/* The GDP parameter mu of the calibration (dpc_calibration of dpcorr/account.h):
+ *   ACCOUNTANT  the largest mu with delta(epsilon; mu) <= delta (dpc_gdp_mu_for, exact);
+ *   PAPER       mu = epsilon / sqrt(2 ln(2.5/delta)) (epsilon <= 1): (eps, delta/2) (Lemma 5.6). */
 
 typedef enum dpc_srgd_regime {
     DPC_SRGD_REGIME_A = 0, /* x-dagger in C: T ~ c n^(1/4) rounds, B = n/T (Eq. 19, Cor. 5.7) */
@@ -140,7 +141,7 @@ typedef struct dpc_srgd_config {
     /* privacy */
     double epsilon;  /* > 0; INFINITY = non-private (no noise) */
     double delta;    /* in (0, 1); default 1e-6 */
-    dpc_srgd_mu_rule mu_rule;   /* default EXACT */
+    dpc_calibration calibration; /* mu of the noise: ACCOUNTANT (default) or PAPER (above) */
     /* data order */
     int permute;     /* 0: batch t = examples [tB, (t+1)B) (stream order, default); 1: a public
                         random permutation first (dpc_sampler FIXED, stream SAMPLER of the rng) */
@@ -171,10 +172,10 @@ DPC_API double dpc_srgd_c_dp(double n, double delta);
 DPC_API double dpc_srgd_literal_min_n(double delta);
 
 /* GDP parameter for (epsilon, delta) under the rule (INFINITY when epsilon is INFINITY). */
-DPC_API DPC_NODISCARD dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_srgd_mu_rule rule,
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_calibration rule,
                                              double *mu, dpc_error *err);
 
-/* Fills steps, batch, beta and clip of c from c->L, M, R, epsilon, delta, mu_rule, for n
+/* Fills steps, batch, beta and clip of c from c->L, M, R, epsilon, delta, calibration, for n
  * examples in dimension p (P = number of parameters), with lev = 1 + ceil(log2 T):
  *
  * Regime A, practical (literal = 0; constant cc > 0, e.g. 1):
@@ -216,16 +217,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_noise_parse(const char *s, dpc_srgd_no
 
 typedef struct dpc_srgd dpc_srgd; /* opaque */
 
-/* What was accounted, exactly for what runs. */
-typedef struct dpc_srgd_ledger {
-    char mechanism[96];      /* dpc_mech_describe of the noise mechanism ("" when non-private) */
+/* The run's resolved schedule and the paper's privacy quantities. What was accounted is the
+ * shared dpc_ledger (dpc_srgd_get_ledger): epsilon is the accountant's exact GDP epsilon at the
+ * target delta for mu_effective, the noise multiplier z = sigma / ((C_Delta/B) colnorm(C)). */
+typedef struct dpc_srgd_plan {
     int private_run;         /* 0 when epsilon is INFINITY */
     size_t n_examples;       /* n */
     size_t n_used;           /* B T: each used exactly once */
     size_t steps, batch;     /* T, B */
     double beta, clip, z_step;
-    double epsilon, delta;   /* target */
-    double mu;               /* GDP parameter of the calibration (rule mu_rule) */
+    double mu;               /* GDP parameter of the calibration */
     double sigma;            /* noise std per node (tree) or per step (independent), on the
                                 scale of S_t (sum of Delta); 0 when non-private */
     double sens_formula;     /* per-node-vector sensitivity / (C_Delta/B) used: sqrt(1+ceil(log2 T))
@@ -235,9 +236,7 @@ typedef struct dpc_srgd_ledger {
     double mu_effective;     /* (C_Delta/B) sens_mechanism / sigma <= mu */
     double delta_achieved;   /* delta(epsilon; mu_effective) by the exact GDP curve, <= delta */
     size_t grad_evals_planned; /* 2 n_used - B (SRG variants) or n_used (ACCEL_SGD) */
-    dpc_rng_mode rng_mode;
-    uint64_t seed;           /* seeded mode only */
-} dpc_srgd_ledger;
+} dpc_srgd_plan;
 
 /* Builds the run: checks the configuration against the data and model, calibrates the noise
  * (DPC_E_PRIVACY if the achieved delta would exceed the target), builds the mechanism and its
@@ -276,7 +275,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_run(dpc_srgd *s, dpc_srgd_step_info *t
 
 DPC_API size_t dpc_srgd_steps_done(const dpc_srgd *s);
 DPC_API size_t dpc_srgd_num_params(const dpc_srgd *s);          /* P */
-DPC_API const dpc_srgd_ledger *dpc_srgd_get_ledger(const dpc_srgd *s);
+DPC_API const dpc_ledger *dpc_srgd_get_ledger(const dpc_srgd *s);
+DPC_API const dpc_srgd_plan *dpc_srgd_get_plan(const dpc_srgd *s);
 DPC_API const dpc_srgd_config *dpc_srgd_get_config(const dpc_srgd *s);
 /* The output: y_t (x_t for DPC_SRGD_SRG) after the steps done; y_T at the end. (P), owned. */
 DPC_API const double *dpc_srgd_output(const dpc_srgd *s);

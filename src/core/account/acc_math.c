@@ -134,29 +134,27 @@ void dpc__bisect(dpc__pred pred, void *ctx, double *lo, double *hi, double tol_a
 dpc_status dpc__check_pos(double v, const char *name, dpc_error *err)
 {
     if (!(v > 0.0) || !isfinite(v))
-        return dpc_error_set(err, DPC_E_INVALID, "%s: must be a finite number > 0, got %g", name,
-                             v);
+        return dpc_error_param(err, DPC_E_INVALID, name, "must be a finite number > 0, got %g", v);
     return DPC_OK;
 }
 
 dpc_status dpc__check_nonneg(double v, const char *name, dpc_error *err)
 {
     if (!(v >= 0.0) || !isfinite(v))
-        return dpc_error_set(err, DPC_E_INVALID, "%s: must be a finite number >= 0, got %g", name,
-                             v);
+        return dpc_error_param(err, DPC_E_INVALID, name, "must be a finite number >= 0, got %g", v);
     return DPC_OK;
 }
 
 dpc_status dpc__check_open01(double v, const char *name, dpc_error *err)
 {
     if (!(v > 0.0 && v < 1.0))
-        return dpc_error_set(err, DPC_E_INVALID, "%s: must be in (0, 1), got %g", name, v);
+        return dpc_error_param(err, DPC_E_INVALID, name, "must be in (0, 1), got %g", v);
     return DPC_OK;
 }
 
 dpc_status dpc__check_half_open01(double v, const char *name, dpc_error *err)
 {
     if (!(v > 0.0 && v <= 1.0))
-        return dpc_error_set(err, DPC_E_INVALID, "%s: must be in (0, 1], got %g", name, v);
+        return dpc_error_param(err, DPC_E_INVALID, name, "must be in (0, 1], got %g", v);
     return DPC_OK;
 }

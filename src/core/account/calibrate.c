@@ -17,6 +17,8 @@ typedef struct {
     double eps, delta;
     size_t part;
     dpc_status st;         /* first failure of an evaluation */
+    size_t evals;          /* evaluations with the requested options (tests, benchmarks) */
+    double evals_all;      /* sum of PLD grid steps evaluated (cost ~ 1/step) */
     dpc_error *err;
 } cal_ctx;
 
@@ -24,6 +26,7 @@ static int eval_ok(cal_ctx *c, int *ok)
 {
     dpc_account_result r;
     dpc_status st = dpc_account_epsilon(&c->ev, c->o, c->delta, &r, c->err);
+    c->evals++;
     if (st) {
         if (!c->st) c->st = st;
         *ok = 0;
@@ -64,9 +67,172 @@ static dpc_status ctx_init(cal_ctx *c, const dpc_event *ev, const dpc_account_op
     return DPC_OK;
 }
 
+/* eps of the context's event with every sigma set to s (NAN and c->st set on failure). */
+static double eps_at(cal_ctx *c, double s, const dpc_account_opts *o)
+{
+    for (size_t i = 0; i < c->ev.nparts; i++) c->parts[i].sigma = s;
+    dpc_account_result r;
+    dpc_status st = dpc_account_epsilon(&c->ev, o, c->delta, &r, c->err);
+    c->evals_all += o->accountant == DPC_ACCOUNTANT_PLD ? o->pld_interval : 0.0;
+    if (o == c->o) c->evals++;
+    if (st) {
+        if (!c->st) c->st = st;
+        return NAN;
+    }
+    return r.epsilon;
+}
+
+/* Bracketing + bisection on log sigma (every accountant; the cheap ones and the fallback). */
+static dpc_status bisect_sigma(cal_ctx *c, double smax, double rtol, double *sigma,
+                               dpc_error *err)
+{
+    /* Bracket [lo, hi] with lo not private and hi private, starting at sigma = sensitivity. */
+    double lo = smax, hi = smax;
+    if (sigma_private(smax, c)) {
+        do {
+            hi = lo;
+            lo *= 0.5;
+        } while (!c->st && lo > 1e-12 * smax && sigma_private(lo, c));
+        if (!c->st && lo <= 1e-12 * smax) { /* private for (almost) any sigma */
+            *sigma = hi;
+            return DPC_OK;
+        }
+    } else {
+        do {
+            lo = hi;
+            hi *= 2.0;
+        } while (!c->st && hi <= 1e9 * smax && !sigma_private(hi, c));
+        if (!c->st && hi > 1e9 * smax)
+            return dpc_error_set(err, DPC_E_PRIVACY,
+                                 "epsilon: (%g, %g) cannot be met with sigma <= %g times the "
+                                 "sensitivity",
+                                 c->eps, c->delta, 1e9);
+    }
+    /* Bisection on log sigma; stop when the bracket is relatively rtol wide or when the
+     * private end is within 10 rtol (relative) of the target epsilon. */
+    while (!c->st && hi / lo - 1.0 > rtol) {
+        double mid = sqrt(lo) * sqrt(hi), e = eps_at(c, mid, c->o);
+        if (c->st) break;
+        if (e <= c->eps) {
+            hi = mid;
+            if (c->eps - e <= 10.0 * rtol * (c->eps > 1.0 ? c->eps : 1.0)) break;
+        } else {
+            lo = mid;
+        }
+    }
+    if (c->st) return c->st;
+    *sigma = hi;
+    return DPC_OK;
+}
+
+/* Secant search for log eps(e^u) = log target, eps from the callback (NAN: failure; stops).
+ * private_end = 1: stop at a private point within tol of the target (f in [-tol, 0]) and return
+ * the private end; 0: stop at |f| <= tol (either side). *slope (dlog eps / du < 0) is the first
+ * step's slope estimate and receives the last secant slope. Returns 0 on success, -1 when it did
+ * not converge in max_it evaluations or an evaluation failed. */
+int dpc__secant_log(dpc__fn eps_of_u, void *ctx, double target, double *u, double *slope,
+                    double tol, int private_end, int max_it, double umax)
+{
+    double L = log(target);
+    double lo = NAN, hi = NAN, up = NAN, fp = NAN, x = *u;
+    for (int it = 0; it < max_it; it++) {
+        double e = eps_of_u(x, ctx);
+        if (isnan(e)) return -1;
+        double f = e > 0.0 ? log(e) - L : -1.0; /* eps = 0: far on the private side */
+        if (f <= 0.0 && (isnan(hi) || x < hi)) hi = x;
+        if (f > 0.0 && (isnan(lo) || x > lo)) lo = x;
+        double sl = *slope;
+        if (!isnan(up) && x != up && f != fp && (f - fp) / (x - up) < 0.0) sl = (f - fp) / (x - up);
+        *slope = sl;
+        if (private_end ? (f <= 0.0 && -f <= tol) : fabs(f) <= tol) {
+            *u = x;
+            return 0;
+        }
+        if (!isnan(lo) && !isnan(hi) && hi - lo <= 1e-11) {
+            *u = hi;
+            return 0;
+        }
+        double xn = x - (f + (private_end ? 0.5 * tol : 0.0)) / sl;
+        if (!isnan(lo) && !isnan(hi)) {
+            if (!(xn > lo && xn < hi)) xn = 0.5 * (lo + hi);
+        } else if (fabs(xn - x) > 1.0) {
+            xn = x + (xn > x ? 1.0 : -1.0);
+        }
+        up = x;
+        fp = f;
+        x = xn;
+        if (x > umax) return -1;
+    }
+    return -1;
+}
+
+typedef struct {
+    cal_ctx *c;
+    const dpc_account_opts *o;
+} secant_ctx;
+
+static double secant_eps(double u, void *vc)
+{
+    secant_ctx *sc = vc;
+    double e = eps_at(sc->c, exp(u), sc->o);
+    return sc->c->st ? NAN : e;
+}
+
+static int secant(cal_ctx *c, const dpc_account_opts *o, double *u, double *slope, double tol,
+                  int private_end, int max_it, double umax)
+{
+    secant_ctx sc = {c, o};
+    return dpc__secant_log(secant_eps, &sc, c->eps, u, slope, tol, private_end, max_it, umax);
+}
+
+/* DP-REQ: calib-pld: PLD calibration in a few evaluations. (1) RDP (microseconds per
+ * evaluation) gives a start sigma and the slope dlog eps / dlog sigma; (2) secant steps with a
+ * 10x coarser PLD grid (about 10x cheaper; within ~1e-3 of the fine curve) find the coarse
+ * crossing and the local slope; (3) secant steps with the requested grid finish on the private
+ * side within 5e-5 (relative) of the target epsilon (the grid resolves the PLD curve to ~1e-8
+ * only: below that eps(sigma) is not monotone), typically in two evaluations. Falls back to
+ * bisection if a stage does not converge. */
+static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *err)
+{
+    /* a short order grid: any orders give a valid RDP bound, and this is only a start */
+    static const double orders[] = {1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8, 10, 12, 16,
+                                    20, 24, 32, 48, 64, 96, 128, 256, 512, 1024};
+    dpc_account_opts ro;
+    dpc_account_opts_init(&ro, DPC_ACCOUNTANT_RDP);
+    ro.orders = orders;
+    ro.norders = sizeof orders / sizeof orders[0];
+    cal_ctx rc = *c;
+    rc.o = &ro;
+    double s0;
+    dpc_status st = bisect_sigma(&rc, smax, 1e-3, &s0, err); /* RDP: a start, not the answer */
+    if (st == DPC_E_PRIVACY) return bisect_sigma(c, smax, 1e-11, sigma, err);
+    if (st) return st;
+    double e1 = eps_at(&rc, s0, &ro), e2 = eps_at(&rc, s0 * 1.01, &ro);
+    double slope = (log(e2) - log(e1)) / log(1.01);
+    if (rc.st || !(slope < 0.0) || !isfinite(slope)) slope = -1.0;
+    double u = log(s0), umax = log(1e9 * smax);
+    dpc_account_opts co = *c->o;
+    co.pld_interval *= 10.0;
+    if (secant(c, &co, &u, &slope, 1e-3, 0, 8, umax) && c->st) return c->st;
+    c->st = DPC_OK;
+    if (secant(c, c->o, &u, &slope, 5e-5, 1, 10, umax)) {
+        if (c->st) return c->st;
+        return bisect_sigma(c, smax, 1e-11, sigma, err); /* rare: the slow path */
+    }
+    *sigma = exp(u);
+    return DPC_OK;
+}
+
 dpc_status dpc_account_calibrate_sigma(const dpc_event *ev, const dpc_account_opts *o,
                                        double epsilon, double delta, double *sigma,
                                        dpc_error *err)
+{
+    return dpc__calibrate_sigma_count(ev, o, epsilon, delta, sigma, NULL, err);
+}
+
+dpc_status dpc__calibrate_sigma_count(const dpc_event *ev, const dpc_account_opts *o,
+                                      double epsilon, double delta, double *sigma,
+                                      size_t *evals, dpc_error *err)
 {
     cal_ctx c;
     dpc_status st = ctx_init(&c, ev, o, epsilon, delta, err);
@@ -78,53 +244,12 @@ dpc_status dpc_account_calibrate_sigma(const dpc_event *ev, const dpc_account_op
     double smax = 0.0;
     for (size_t i = 0; i < ev->nparts; i++)
         if (ev->parts[i].sensitivity > smax) smax = ev->parts[i].sensitivity;
-    /* Bracket [lo, hi] with lo not private and hi private, starting at sigma = sensitivity. */
-    double lo = smax, hi = smax;
-    if (sigma_private(smax, &c)) {
-        do {
-            hi = lo;
-            lo *= 0.5;
-        } while (!c.st && lo > 1e-12 * smax && sigma_private(lo, &c));
-        if (!c.st && lo <= 1e-12 * smax) { /* private for (almost) any sigma */
-            free(c.parts);
-            *sigma = hi;
-            return DPC_OK;
-        }
-    } else {
-        do {
-            lo = hi;
-            hi *= 2.0;
-        } while (!c.st && hi <= 1e9 * smax && !sigma_private(hi, &c));
-        if (!c.st && hi > 1e9 * smax) {
-            free(c.parts);
-            return dpc_error_set(err, DPC_E_PRIVACY,
-                                 "epsilon: (%g, %g) cannot be met with sigma <= %g times the "
-                                 "sensitivity",
-                                 epsilon, delta, 1e9);
-        }
-    }
-    /* Bisection on log sigma; stop when the bracket is relatively 1e-11 wide or when the
-     * private end is within 1e-10 (relative) of the target epsilon. */
-    while (!c.st && hi / lo - 1.0 > 1e-11) {
-        double mid = sqrt(lo) * sqrt(hi);
-        for (size_t i = 0; i < c.ev.nparts; i++) c.parts[i].sigma = mid;
-        dpc_account_result r;
-        dpc_status est = dpc_account_epsilon(&c.ev, c.o, c.delta, &r, c.err);
-        if (est) {
-            c.st = est;
-            break;
-        }
-        if (r.epsilon <= c.eps) {
-            hi = mid;
-            if (c.eps - r.epsilon <= 1e-10 * (c.eps > 1.0 ? c.eps : 1.0)) break;
-        } else {
-            lo = mid;
-        }
-    }
+    int rdp_ok = dpc_event_check(ev, DPC_ACCOUNTANT_RDP, NULL) == DPC_OK;
+    if (o->accountant == DPC_ACCOUNTANT_PLD && rdp_ok) st = pld_sigma(&c, smax, sigma, err);
+    else st = bisect_sigma(&c, smax, 1e-11, sigma, err);
+    if (evals) *evals = c.evals;
     free(c.parts);
-    if (c.st) return c.st;
-    *sigma = hi;
-    return DPC_OK;
+    return st;
 }
 
 static int steps_private(cal_ctx *c, size_t t)

@@ -258,17 +258,61 @@ static dpc_status run_rdp(const dpc_event *ev, const dpc_account_opts *o, int mo
     return DPC_OK;
 }
 
-static dpc_status event_pld(const dpc_event *ev, const dpc_account_opts *o, dpc_pld **out,
-                          dpc_error *err)
+/* DP-REQ: pld-adaptive-grid: the grid step of one component: the requested interval, or, when
+ * its count-fold composition would need more grid points than one FFT window holds, the
+ * smallest step that fits (a coarser connect-the-dots/round-up grid is still pessimistic: a
+ * valid upper bound, only looser). */
+static dpc_status component_pld(const dpc_gauss_event *e, const dpc_pld_params *par0,
+                                double tilt_level, dpc_pld **out, dpc_error *err)
+{
+    dpc_pld_params par = *par0;
+    double z = e->sigma / e->sensitivity, q = part_q(e);
+    double budget = 0.95 * (double)dpc__pld_max_points();
+    dpc_status st = DPC_OK;
+    if (q == 1.0) {
+        /* T unsampled Gaussians compose to one with z / sqrt(T) exactly (mu^2 adds up): one
+         * discretization, no convolution. Its loss range, 2 zt mu wide (mu = sqrt(T)/z, zt the
+         * x-quantile of the truncation), sets the grid when that exceeds the point budget. */
+        double zeff = z / sqrt((double)e->count), mu = 1.0 / zeff;
+        double width = 2.0 * 12.0 * mu + 2.0;
+        double cap = (double)((size_t)1 << 21); /* ample: the Gaussian is smooth */
+        if (width / par.interval > cap) par.interval = 1.05 * width / cap;
+        dpc_pld *one = NULL;
+        if ((st = dpc__pld_new_gaussian_count(&one, zeff, 1.0, &par, 1, err))) return st;
+        *out = one;
+        return DPC_OK;
+    }
+    for (int attempt = 0; attempt < 4; attempt++) {
+        dpc_pld *one = NULL;
+        if ((st = dpc__pld_new_gaussian_count(&one, z, q, &par, e->count, err))) return st;
+        double pts = 0.0;
+        st = dpc__pld_self_compose_pts(out, one, e->count, &pts, tilt_level, err);
+        dpc_pld_free(one);
+        if (st != DPC_E_RANGE) return st;
+        par.interval *= 1.05 * pts / budget; /* the window in loss units barely depends on h */
+    }
+    return st;
+}
+
+static dpc_status event_pld(const dpc_event *ev, const dpc_account_opts *o, double tilt_level,
+                            dpc_pld **out, dpc_error *err)
 {
     dpc_pld_params par = {o->pld_interval, o->pld_tail, o->pld_disc};
     dpc_pld *acc = NULL;
+    /* Components composed with each other must share one grid: the coarsest any needs. */
     for (size_t i = 0; i < ev->nparts; i++) {
-        const dpc_gauss_event *e = &ev->parts[i];
-        dpc_pld *one = NULL, *many = NULL, *sum = NULL;
-        dpc_status st = dpc_pld_new_gaussian(&one, e->sigma / e->sensitivity, part_q(e), &par, err);
-        if (!st) st = dpc_pld_self_compose(&many, one, e->count, err);
-        dpc_pld_free(one);
+        dpc_pld *many = NULL, *sum = NULL;
+        dpc_status st = component_pld(&ev->parts[i], &par, tilt_level, &many, err);
+        if (!st && acc && dpc__pld_interval(many) != dpc__pld_interval(acc)) {
+            /* regrid the coarser-needing event: restart with its interval for all parts */
+            double hn = dpc__pld_interval(many) > dpc__pld_interval(acc) ? dpc__pld_interval(many)
+                                                                         : dpc__pld_interval(acc);
+            dpc_pld_free(many);
+            dpc_pld_free(acc);
+            dpc_account_opts o2 = *o;
+            o2.pld_interval = hn;
+            return event_pld(ev, &o2, tilt_level, out, err);
+        }
         if (!st && acc) {
             st = dpc_pld_compose(&sum, acc, many, err);
             dpc_pld_free(many);
@@ -333,11 +377,28 @@ static dpc_status run(const dpc_event *ev, const dpc_account_opts *o, int mode, 
         return run_rdp(ev, o, mode, x, out, err);
     case DPC_ACCOUNTANT_PLD: {
         dpc_pld *pld = NULL;
-        if ((st = event_pld(ev, o, &pld, err))) return st;
+        if ((st = event_pld(ev, o, 0.0, &pld, err))) return st;
         out->upper_bound = o->pld_disc != DPC_PLD_ROUND_DOWN;
         if (mode == 0) {
             out->delta = x;
             st = dpc_pld_epsilon(pld, x, &out->epsilon, err);
+            /* DP-REQ: pld-tilt: when the FFT round-off above the answer is not negligible
+             * against delta (tiny delta, long runs), recompose with the tail resolved by an
+             * exponentially tilted power centred at the answer */
+            int refine = !st && ev->nparts == 1 && isfinite(out->epsilon) &&
+                         dpc__pld_noise_above(pld, out->epsilon) > 1e-3 * x;
+            for (int it = 0; refine && it < 3; it++) { /* re-centre until the answer settles */
+                dpc_pld *fine = NULL;
+                double lev = out->epsilon > 0.0 ? out->epsilon : 1e-3, prev = out->epsilon;
+                if ((st = event_pld(ev, o, lev, &fine, err))) {
+                    dpc_pld_free(pld);
+                    return st;
+                }
+                dpc_pld_free(pld);
+                pld = fine;
+                if ((st = dpc_pld_epsilon(pld, x, &out->epsilon, err))) break;
+                refine = fabs(out->epsilon - prev) > 1e-4 * (prev > 1.0 ? prev : 1.0);
+            }
         } else {
             out->epsilon = x;
             st = dpc_pld_delta(pld, x, &out->delta, err);

@@ -100,3 +100,13 @@ dpc_status dpc_gdp_mu_for(double eps, double delta, double *mu, dpc_error *err)
     *mu = lo;
     return DPC_OK;
 }
+
+dpc_status dpc_gdp_sigma_for(double mu, size_t count, double *sigma, dpc_error *err)
+{
+    dpc_status st = dpc__check_pos(mu, "mu", err);
+    if (st) return st;
+    if (count == 0) return dpc_error_param(err, DPC_E_INVALID, "count", "must be >= 1");
+    if (!sigma) return dpc_error_param(err, DPC_E_INVALID, "sigma", "output pointer is NULL");
+    *sigma = sqrt((double)count) / mu;
+    return DPC_OK;
+}

@@ -6,7 +6,7 @@
  * P-mass where Q = 0 (L = +inf). Then delta(eps) = H_{e^eps}(P || Q)
  *   = P(L = inf) + E_P[(1 - e^(eps - L))_+]                       (Koskela et al. 2020, eq. 5)
  * and the PLD of a composition is the convolution of the PLDs (Sommer et al. 2019, Thm. 1). */
-#include "account/acc_internal.h"
+#include "account/pld_internal.h"
 
 #include "account/acc_math.h"
 #include "common/util.h"
@@ -14,21 +14,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define PLD_MAX_POINTS ((size_t)1 << 27)
-
-typedef struct pmf {
-    long long k0; /* p[j] is the P-mass at loss (k0 + j) * h */
-    size_t n;
-    double *p;
-    double inf; /* P-mass at loss +infinity */
-} pmf;
-
-struct dpc_pld {
-    double h, tail;
-    dpc_pld_disc disc;
-    int ndir;    /* 1: the two directions coincide (stored once); 2: dir[0] remove, dir[1] add */
-    pmf dir[2];
-};
 
 void dpc_pld_params_init(dpc_pld_params *p)
 {
@@ -38,7 +23,7 @@ void dpc_pld_params_init(dpc_pld_params *p)
     p->disc = DPC_PLD_CONNECT_DOTS;
 }
 
-static void pmf_free(pmf *m)
+void dpc__pmf_free(pmf *m)
 {
     free(m->p);
     m->p = NULL;
@@ -48,7 +33,7 @@ static void pmf_free(pmf *m)
 void dpc_pld_free(dpc_pld *pld)
 {
     if (!pld) return;
-    for (int d = 0; d < 2; d++) pmf_free(&pld->dir[d]);
+    for (int d = 0; d < 2; d++) dpc__pmf_free(&pld->dir[d]);
     free(pld);
 }
 
@@ -66,7 +51,7 @@ double dpc_pld_infinity_mass(const dpc_pld *pld)
 }
 
 /* Drops zero entries at both ends (keeps at least one point). */
-static void pmf_trim(pmf *m)
+void dpc__pmf_trim(pmf *m)
 {
     size_t lo = 0, hi = m->n;
     while (lo + 1 < hi && m->p[lo] == 0.0) lo++;
@@ -146,13 +131,56 @@ static void pq_mass(const gpair *g, int add, double a, double b, double *pm, dou
     }
 }
 
+/* A bucket boundary: its x and, per mixture mean (0 and 1), the normal tail on the far side of
+ * the mean (lower tail below it, upper tail at or above it). */
+typedef struct bnd {
+    double x, t[2];
+} bnd;
+
+static double far_tail(double x, double mean, double sd)
+{
+    double Z = (x - mean) / sd;
+    return Z < 0.0 ? 0.5 * erfc(-Z * DPC__SQRT1_2) : 0.5 * erfc(Z * DPC__SQRT1_2);
+}
+
+/* Boundary at loss l in direction `add` (x as in loss_to_x). */
+static void bnd_at(const gpair *g, int add, double l, bnd *b)
+{
+    b->x = add ? x_remove(g, -l) : x_remove(g, l);
+    b->t[0] = far_tail(b->x, 0.0, g->z);
+    b->t[1] = far_tail(b->x, 1.0, g->z);
+}
+
+/* Mass of [a.x, b.x] under N(mean, sd^2) from the cached tails: dpc__norm_mass's arithmetic. */
+static double bnd_mass(const bnd *a, const bnd *b, int m, double mean)
+{
+    if (!(b->x > a->x)) return 0.0;
+    double v;
+    if (a->x - mean >= 0.0) v = a->t[m] - b->t[m];
+    else if (b->x - mean <= 0.0) v = b->t[m] - a->t[m];
+    else v = 1.0 - a->t[m] - b->t[m];
+    return v > 0.0 ? v : 0.0;
+}
+
+/* P- and Q-mass of [a.x, b.x] in the given direction (pq_mass from cached boundaries). */
+static void bnd_pq(const gpair *g, int add, const bnd *a, const bnd *b, double *pm, double *qm)
+{
+    double m0 = bnd_mass(a, b, 0, 0.0), m1 = bnd_mass(a, b, 1, 1.0);
+    double mix = g->q == 1.0 ? m1 : (1.0 - g->q) * m0 + g->q * m1;
+    *pm = add ? m0 : mix;
+    *qm = add ? mix : m0;
+}
+
 static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_params *par,
-                             dpc_error *err)
+                             double init_tail, dpc_error *err)
 {
     double h = par->interval;
-    /* x range holding all but tail*1e-5 of the P-mass (both mixture components). */
-    double zt = dpc__ndtri_upper(log(par->tail * 1e-5 / 4.0));
+    /* x range holding all but init_tail of the P-mass (both mixture components). */
+    double zt = dpc__ndtri_upper(log(init_tail / 4.0));
     double xlo = -g->z * zt, xhi = 1.0 + g->z * zt;
+    /* unsampled: P = N(1, z^2) alone (one direction serves both); below 1 - z zt its mass is
+     * rounded up to the first grid point like any lower tail */
+    if (g->q == 1.0 && !add) xlo = 1.0 - g->z * zt;
     double llo, lhi;
     if (!add) {
         llo = loss_remove(g, xlo);
@@ -177,7 +205,6 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     out->p = dpc__calloc(n, sizeof *out->p);
     if (!out->p) return DPC__NOMEM(err, "the privacy loss distribution");
     double *p = out->p;
-    double eh = expm1(h);
     dpc_pld_disc disc = par->disc;
 
     /* Lower tail: losses <= eps_0. Every discretization may round them up to eps_0 (pessimistic);
@@ -190,10 +217,16 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     pq_mass(g, add, a, b, &pm, &qm);
     if (disc != DPC_PLD_ROUND_DOWN) p[0] += pm;
 
+    /* Buckets (l_j, l_j+1], l_j = (i0 + j) h: each boundary's x and normal tails are computed
+     * once and shared by its two buckets (the same arithmetic as dpc__norm_mass). */
+    bnd cur, nxt;
+    bnd_at(g, add, l0, &cur);
     for (size_t j = 0; j + 1 < n; j++) {
-        double e1 = (double)(i0 + (long long)j) * h, e2 = e1 + h;
-        loss_to_x(g, add, e1, e2, &a, &b);
-        pq_mass(g, add, a, b, &pm, &qm);
+        double e1 = (double)(i0 + (long long)j) * h, e2 = (double)(i0 + (long long)j + 1) * h;
+        bnd_at(g, add, e2, &nxt);
+        if (!add) bnd_pq(g, add, &cur, &nxt, &pm, &qm);
+        else bnd_pq(g, add, &nxt, &cur, &pm, &qm);
+        cur = nxt;
         if (pm == 0.0) continue;
         if (disc == DPC_PLD_ROUND_UP) {
             /* DP-REQ: pld-round-up: Meiser & Mohammadi 2018; Koskela et al. 2020: rounding every
@@ -210,10 +243,11 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
              * Q - w to e1 (P-mass = e^loss * Q-mass at each point). The hockey-stick curve of the
              * result interpolates the true one linearly in e^eps between grid points, hence
              * dominates it (convexity), and domination survives composition. */
-            double w = (pm * exp(-e1) - qm) / eh;
-            if (w < 0.0) w = 0.0;
-            if (w > qm) w = qm;
-            double right = w * exp(e2);
+            /* P-mass at e2: (pm - qm e^e1) / (1 - e^-h), with qm e^e1 in log space (losses
+             * of thousands) */
+            double qe = qm > 0.0 ? exp(log(qm) + e1) : 0.0;
+            double right = (pm - qe) / -expm1(-h);
+            if (!(right > 0.0)) right = 0.0;
             if (right > pm) right = pm;
             p[j + 1] += right;
             p[j] += pm - right;
@@ -231,12 +265,12 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     } else if (disc == DPC_PLD_ROUND_UP) {
         out->inf += pm;
     } else { /* connect the dots with the right endpoint at +inf */
-        double at = qm * exp(ltop);
+        double at = qm > 0.0 ? exp(log(qm) + ltop) : 0.0;
         if (at > pm) at = pm;
         p[n - 1] += at;
         out->inf += pm - at;
     }
-    pmf_trim(out);
+    dpc__pmf_trim(out);
     return DPC_OK;
 }
 
@@ -253,8 +287,8 @@ static dpc_status check_params(const dpc_pld_params *p, dpc_error *err)
     return DPC_OK;
 }
 
-dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld_params *par,
-                                dpc_error *err)
+dpc_status dpc__pld_new_gaussian_count(dpc_pld **out, double z, double q,
+                                       const dpc_pld_params *par, size_t count, dpc_error *err)
 {
     dpc_status st;
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
@@ -268,11 +302,13 @@ dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld
     pld->tail = par->tail;
     pld->disc = par->disc;
     gpair g = {z, q};
+    /* the initial truncation, tail * 1e-5 per direction, is spread over the compositions */
+    double init_tail = par->tail * 1e-5 / (double)(count > 0 ? count : 1);
     /* Without sampling the two directions are mirror images with the same loss law
      * (L ~ N(1/(2z^2), 1/z^2) either way), so one distribution serves both. */
     pld->ndir = q == 1.0 ? 1 : 2;
     for (int d = 0; d < pld->ndir; d++) {
-        if ((st = discretize(&pld->dir[d], &g, d, par, err))) {
+        if ((st = discretize(&pld->dir[d], &g, d, par, init_tail, err))) {
             dpc_pld_free(pld);
             return st;
         }
@@ -281,153 +317,10 @@ dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld
     return DPC_OK;
 }
 
-/* ==== Composition ============================================================================ */
-
-/* DP-REQ: pld-compose: Sommer, Meiser & Mohammadi 2019, Thm. 1 (Koskela et al. 2020, Sec. 3):
- * the PLD of a composition is the convolution of the PLDs; infinite masses combine as
- * 1 - (1 - a)(1 - b).
- * DP-REQ: pld-truncate: at most `tail` mass is cut from each end: pessimistic modes move the
- * low end up to the first kept point and the high end to +inf (rounding losses up keeps
- * domination); the optimistic mode drops the low end and moves the high end down. */
-static dpc_status pmf_convolve(pmf *c, const pmf *a, const pmf *b, double tail, int optimistic,
-                               dpc__conv_ws *ws)
+dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld_params *par,
+                                dpc_error *err)
 {
-    size_t n = a->n + b->n - 1;
-    if (n > PLD_MAX_POINTS) return DPC_E_RANGE;
-    double *v = dpc__malloc_array(n, sizeof *v);
-    if (!v) return DPC_E_NOMEM;
-    dpc_status st = dpc__convolve_ws(ws, a->p, a->n, b->p, b->n, v);
-    if (st) {
-        free(v);
-        return st;
-    }
-    for (size_t i = 0; i < n; i++)
-        if (!(v[i] > 0.0)) v[i] = 0.0; /* FFT round-off */
-    size_t lo = 0, hi = n;
-    double below = 0.0, above = 0.0;
-    while (lo + 1 < hi && below + v[lo] <= tail) below += v[lo++];
-    while (hi > lo + 1 && above + v[hi - 1] <= tail) above += v[--hi];
-    if (optimistic) v[hi - 1] += above;
-    else v[lo] += below;
-    memmove(v, v + lo, (hi - lo) * sizeof *v);
-    c->p = v;
-    c->n = hi - lo;
-    c->k0 = a->k0 + b->k0 + (long long)lo;
-    c->inf = a->inf + b->inf - a->inf * b->inf + (optimistic ? 0.0 : above);
-    return DPC_OK;
-}
-
-static dpc_status pmf_copy(pmf *dst, const pmf *src)
-{
-    *dst = *src;
-    dst->p = dpc__malloc_array(src->n, sizeof *dst->p);
-    if (!dst->p) return DPC_E_NOMEM;
-    memcpy(dst->p, src->p, src->n * sizeof *dst->p);
-    return DPC_OK;
-}
-
-static dpc_status conv_status(dpc_status st, dpc_error *err)
-{
-    if (st == DPC_E_RANGE)
-        return dpc_error_set(err, st, "interval: the composed loss grid exceeds %zu points; use "
-                                      "a larger interval",
-                             PLD_MAX_POINTS);
-    if (st == DPC_E_NOMEM) return DPC__NOMEM(err, "a composed PLD");
-    return st;
-}
-
-dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a, const dpc_pld *b, dpc_error *err)
-{
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
-    *out = NULL;
-    if (!a || !b) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL operand");
-    if (a->h != b->h || a->disc != b->disc)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "pld: operands differ in interval (%g vs %g) or discretization",
-                             a->h, b->h);
-    dpc_pld *c = calloc(1, sizeof *c);
-    if (!c) return DPC__NOMEM(err, "a PLD");
-    c->h = a->h;
-    c->tail = a->tail > b->tail ? a->tail : b->tail;
-    c->disc = a->disc;
-    c->ndir = a->ndir > b->ndir ? a->ndir : b->ndir;
-    for (int d = 0; d < c->ndir; d++) {
-        const pmf *pa = &a->dir[a->ndir == 2 ? d : 0], *pb = &b->dir[b->ndir == 2 ? d : 0];
-        dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
-        dpc_status st = pmf_convolve(&c->dir[d], pa, pb, c->tail, c->disc == DPC_PLD_ROUND_DOWN,
-                                     &ws);
-        dpc__conv_ws_free(&ws);
-        if (st) {
-            dpc_pld_free(c);
-            return conv_status(st, err);
-        }
-    }
-    *out = c;
-    return DPC_OK;
-}
-
-/* m^count by binary powering: O(log count) convolutions, each followed by truncation. */
-static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, int optimistic)
-{
-    pmf base, acc = {0, 0, NULL, 0.0}, tmp;
-    dpc_status st = pmf_copy(&base, m);
-    if (st) return st;
-    dpc__conv_ws ws = {0, NULL, NULL, 0, NULL, NULL};
-    int have = 0;
-    while (count) {
-        if (count & 1) {
-            if (!have) {
-                st = pmf_copy(&acc, &base);
-                have = 1;
-            } else {
-                st = pmf_convolve(&tmp, &acc, &base, tail, optimistic, &ws);
-                if (!st) {
-                    pmf_free(&acc);
-                    acc = tmp;
-                }
-            }
-            if (st) break;
-        }
-        count >>= 1;
-        if (count) {
-            st = pmf_convolve(&tmp, &base, &base, tail, optimistic, &ws);
-            if (st) break;
-            pmf_free(&base);
-            base = tmp;
-        }
-    }
-    pmf_free(&base);
-    dpc__conv_ws_free(&ws);
-    if (st) {
-        pmf_free(&acc);
-        return st;
-    }
-    *res = acc;
-    return DPC_OK;
-}
-
-dpc_status dpc_pld_self_compose(dpc_pld **out, const dpc_pld *a, size_t count, dpc_error *err)
-{
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
-    *out = NULL;
-    if (!a) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
-    if (count == 0) return dpc_error_set(err, DPC_E_INVALID, "count: must be >= 1, got 0");
-    dpc_pld *c = calloc(1, sizeof *c);
-    if (!c) return DPC__NOMEM(err, "a PLD");
-    c->h = a->h;
-    c->tail = a->tail;
-    c->disc = a->disc;
-    c->ndir = a->ndir;
-    for (int d = 0; d < c->ndir; d++) {
-        dpc_status st = pmf_power(&c->dir[d], &a->dir[d], count, c->tail,
-                                  c->disc == DPC_PLD_ROUND_DOWN);
-        if (st) {
-            dpc_pld_free(c);
-            return conv_status(st, err);
-        }
-    }
-    *out = c;
-    return DPC_OK;
+    return dpc__pld_new_gaussian_count(out, z, q, par, 1, err);
 }
 
 /* ==== (eps, delta) ============================================================================ */
@@ -446,21 +339,22 @@ static double pmf_delta(const pmf *m, double h, double eps)
     return d < 1.0 ? d : 1.0;
 }
 
-/* Between consecutive grid losses l_{j-1} <= eps < l_j, delta(eps) = A - e^eps B with
- * A = inf + sum_{i >= j} p_i and B = sum_{i >= j} p_i e^-l_i; scanning down from the top finds
- * the interval holding the crossing and solves it exactly. */
+/* Between consecutive grid losses l_{j-1} <= eps < l_j, delta(eps) = A - e^(eps - l_j) B_j with
+ * A = inf + sum_{i >= j} p_i and B_j = sum_{i >= j} p_i e^(l_j - l_i) (kept relative to l_j, so
+ * losses of thousands neither overflow nor underflow: B_j = p_j + e^-h B_{j+1}); scanning down
+ * from the top finds the interval holding the crossing and solves it exactly. */
 static double pmf_epsilon(const pmf *m, double h, double delta)
 {
     if (m->inf > delta) return INFINITY;
-    double A = m->inf, B = 0.0;
+    double A = m->inf, B = 0.0, eh = exp(-h);
     for (size_t j = m->n; j-- > 0;) {
         double l = (double)(m->k0 + (long long)j) * h;
         A += m->p[j];
-        B += m->p[j] * exp(-l);
-        double lprev = j > 0 ? (double)(m->k0 + (long long)j - 1) * h : -INFINITY;
-        if (j == 0 || A - exp(lprev) * B > delta) {
+        B = m->p[j] + eh * B;
+        double lprev = j > 0 ? l - h : -INFINITY;
+        if (j == 0 || A - eh * B > delta) {
             if (!(A > delta) || !(B > 0.0)) return lprev > 0.0 ? lprev : 0.0;
-            double e = log((A - delta) / B);
+            double e = l + log((A - delta) / B);
             if (e > l) e = l;
             return e > 0.0 ? e : 0.0;
         }

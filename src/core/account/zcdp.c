@@ -149,3 +149,13 @@ dpc_status dpc_zcdp_rho_for(double eps, double delta, dpc_zcdp_conv conv, double
     *rho = lo;
     return DPC_OK;
 }
+
+dpc_status dpc_zcdp_sigma_for(double rho, size_t count, double *sigma, dpc_error *err)
+{
+    dpc_status st = dpc__check_pos(rho, "rho", err);
+    if (st) return st;
+    if (count == 0) return dpc_error_param(err, DPC_E_INVALID, "count", "must be >= 1");
+    if (!sigma) return dpc_error_param(err, DPC_E_INVALID, "sigma", "output pointer is NULL");
+    *sigma = sqrt((double)count / (2.0 * rho));
+    return DPC_OK;
+}

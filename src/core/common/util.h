@@ -8,6 +8,9 @@
 #include <stdint.h>
 
 /* Overflow-checked a*b (and a*b*c); return 1 and store on success, 0 on overflow. */
+/* ceil(a / b) for b >= 1 without the overflow of (a + b - 1) / b when b is huge. */
+static inline size_t dpc__ceil_div(size_t a, size_t b) { return a / b + (a % b != 0); }
+
 static inline int dpc__mul_ok(size_t a, size_t b, size_t *out)
 {
     if (a != 0 && b > SIZE_MAX / a) return 0;

@@ -398,3 +398,92 @@ dpc_status dpc__convolve_ws(dpc__conv_ws *ws, const double *a, size_t na, const 
     for (size_t i = 0; i < m; i++) out[i] = za[i] * inv;
     return DPC_OK;
 }
+
+/* ==== Circular self-convolution power ====================================================== */
+
+static size_t rev_bits(size_t p, unsigned bits)
+{
+    size_t r = 0;
+    for (unsigned b = 0; b < bits; b++, p >>= 1) r = (r << 1) | (p & 1u);
+    return r;
+}
+
+/* z^T for complex z = (re, im), T >= 1, as exp(T log z) with log|z| = log1p((re-1)(re+1) +
+ * im^2)/2: re - 1 is exact near 1, so log|z| keeps its relative accuracy where |z| ~ 1 (binary
+ * powering would lose a factor T there: each squaring doubles the relative error). */
+static void cpow_u64(double re, double im, uint64_t T, double out[2])
+{
+    double m2 = re * re + im * im;
+    if (m2 == 0.0) {
+        out[0] = out[1] = 0.0;
+        return;
+    }
+    double lm = (m2 > 0.25 && m2 < 4.0) ? 0.5 * log1p((re - 1.0) * (re + 1.0) + im * im)
+                                          : 0.5 * log(m2);
+    double t = (double)T, mag = exp(t * lm), ang = atan2(im, re);
+    /* T * ang reduced modulo 2 pi in two parts to keep its absolute accuracy */
+    double a = fmod(t * ang, 2.0 * DPC__PI);
+    out[0] = mag * cos(a);
+    out[1] = mag * sin(a);
+}
+
+/* One frequency k of the n-point spectrum from its packed half-spectra (E, O) and
+ * W^k = e^{-i pi k / M}: X_k = E + W^k O, X_{k+M} = E - W^k O, Y = X^T, and the packed
+ * spectrum of y is Z'_k = (Y_k + Y_{k+M})/2 + i conj(W^k) (Y_k - Y_{k+M})/2. */
+static void power_bin(const double e[2], const double o[2], size_t k, size_t M, uint64_t T,
+                      double thr2, double z[2])
+{
+    /* |X_k|, |X_{k+M}| <= |E| + |O| <= sqrt(2 (|E|^2 + |O|^2)) */
+    if (2.0 * (e[0] * e[0] + e[1] * e[1] + o[0] * o[0] + o[1] * o[1]) < thr2) {
+        z[0] = z[1] = 0.0;
+        return;
+    }
+    double ang = DPC__PI * (double)k / (double)M, wr = cos(ang), wi = -sin(ang);
+    double wor = wr * o[0] - wi * o[1], woi = wr * o[1] + wi * o[0];
+    double y1[2], y2[2];
+    cpow_u64(e[0] + wor, e[1] + woi, T, y1);
+    cpow_u64(e[0] - wor, e[1] - woi, T, y2);
+    double er = 0.5 * (y1[0] + y2[0]), ei = 0.5 * (y1[1] + y2[1]);
+    double dr = 0.5 * (y1[0] - y2[0]), di = 0.5 * (y1[1] - y2[1]);
+    double orr = wr * dr + wi * di, oi = wr * di - wi * dr; /* conj(W) d */
+    z[0] = er - oi;
+    z[1] = ei + orr;
+}
+
+dpc_status dpc__selfconv_circular(double *x, size_t n, uint64_t T, double floor_abs)
+{
+    if (n < 4 || (n & (n - 1)) || T == 0) return DPC_E_INVALID;
+    if (T == 1) return DPC_OK;
+    size_t M = n / 2;
+    unsigned bits = 0;
+    while (((size_t)1 << bits) < M) bits++;
+    double *tw = dpc__fft_twiddles(M);
+    if (!tw) return DPC_E_NOMEM;
+    fft_dif(x, M, -1, tw);
+    /* a bin whose modulus stays below thr has |X|^T < floor_abs: its share of any output
+     * value is below floor_abs (the inverse transform averages the bins) */
+    double thr = floor_abs > 0.0 ? exp(log(floor_abs) / (double)T) : 0.0, thr2 = thr * thr;
+    for (size_t blk = 0; blk <= bits; blk++) {
+        size_t lo = blk == 0 ? 0 : (size_t)1 << (blk - 1), hi = blk == 0 ? 1 : (size_t)1 << blk;
+        for (size_t pp = lo; pp < lo + (hi - lo + 1) / 2; pp++) {
+            size_t p2 = lo + hi - 1 - pp;
+            size_t k = rev_bits(pp, bits), k2 = (M - k) & (M - 1);
+            double e1[2], o1[2], e2[2], o2[2], z1[2], z2[2];
+            even_odd(x + 2 * pp, x + 2 * p2, e1, o1);
+            even_odd(x + 2 * p2, x + 2 * pp, e2, o2);
+            power_bin(e1, o1, k, M, T, thr2, z1);
+            if (p2 != pp) power_bin(e2, o2, k2, M, T, thr2, z2);
+            x[2 * pp] = z1[0];
+            x[2 * pp + 1] = z1[1];
+            if (p2 != pp) {
+                x[2 * p2] = z2[0];
+                x[2 * p2 + 1] = z2[1];
+            }
+        }
+    }
+    fft_dit(x, M, +1, tw);
+    free(tw);
+    double inv = 1.0 / (double)M;
+    for (size_t i = 0; i < n; i++) x[i] *= inv;
+    return DPC_OK;
+}

@@ -5,6 +5,8 @@
 
 #include "dpcorr/common.h"
 
+#include <stdint.h>
+
 /* FFT (fft_core.c). In-place radix-2 complex transform of n = 2^m points stored interleaved
  * (re, im); sign = -1 forward, +1 inverse (unscaled). tw: the table from dpc__fft_twiddles. */
 void dpc__fft(double *x, size_t n, int sign, const double *tw);
@@ -25,6 +27,12 @@ typedef struct dpc__conv_ws {
 dpc_status dpc__convolve_ws(dpc__conv_ws *ws, const double *a, size_t na, const double *b,
                             size_t nb, double *out);
 void dpc__conv_ws_free(dpc__conv_ws *ws);
+/* Circular T-fold self-convolution of the real sequence x (n = 2^m >= 4 points), in place:
+ * x <- IDFT(DFT(x)^T), i.e. x_r <- sum over (j_1 + ... + j_T = r mod n) of x_j1 ... x_jT. Bins
+ * whose T-th power is below floor_abs in modulus are dropped (each output moves by less than
+ * floor_abs). One forward and one inverse half-size real transform. DPC_E_INVALID for a bad n
+ * or T = 0, DPC_E_NOMEM. */
+dpc_status dpc__selfconv_circular(double *x, size_t n, uint64_t T, double floor_abs);
 /* Reference O(na nb) convolution (tests, small sizes). */
 void dpc__convolve_direct(const double *a, size_t na, const double *b, size_t nb, double *out);
 

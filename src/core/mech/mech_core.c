@@ -43,75 +43,76 @@ static int in_unit(double x, int open_hi) { return x >= 0.0 && (open_hi ? x < 1.
 
 dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err)
 {
-    if (!p) return dpc_error_set(err, DPC_E_INVALID, "mechanism parameters: NULL");
+    if (!p) return dpc_error_param(err, DPC_E_INVALID, "params", "NULL");
     if ((unsigned)p->kind >= DPC_MECH_KIND_COUNT)
-        return dpc_error_set(err, DPC_E_INVALID, "kind: unknown mechanism kind %d", (int)p->kind);
-    if (p->steps == 0) return dpc_error_set(err, DPC_E_INVALID, "steps: must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown mechanism kind %d", (int)p->kind);
+    if (p->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
     if (p->steps > ((size_t)1 << 40))
-        return dpc_error_set(err, DPC_E_RANGE, "steps: %zu is beyond the supported 2^40", p->steps);
+        return dpc_error_param(err, DPC_E_RANGE, "steps", "%zu is beyond the supported 2^40", p->steps);
     switch (p->kind) {
     case DPC_MECH_IDENTITY: break;
     case DPC_MECH_NU:
     case DPC_MECH_ANTIPGD:
         if (!in_unit(p->nu, 1))
-            return dpc_error_set(err, DPC_E_INVALID, "nu: must be in [0, 1), got %g", p->nu);
+            return dpc_error_param(err, DPC_E_INVALID, "nu", "must be in [0, 1), got %g", p->nu);
         break;
     case DPC_MECH_LCGD:
         if (!in_unit(p->lambda, 0))
-            return dpc_error_set(err, DPC_E_INVALID, "lambda: must be in [0, 1], got %g",
+            return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1], got %g",
                                  p->lambda);
         break;
     case DPC_MECH_BSR:
     case DPC_MECH_BISR:
-        if (p->bands == 0) return dpc_error_set(err, DPC_E_INVALID, "bands: must be >= 1");
+        if (p->bands == 0) return dpc_error_param(err, DPC_E_INVALID, "bands", "must be >= 1");
         if (!in_unit(p->momentum, 1))
-            return dpc_error_set(err, DPC_E_INVALID, "momentum: must be in [0, 1), got %g",
+            return dpc_error_param(err, DPC_E_INVALID, "momentum", "must be in [0, 1), got %g",
                                  p->momentum);
         if (!(p->decay > 0.0 && p->decay <= 1.0))
-            return dpc_error_set(err, DPC_E_INVALID, "decay: must be in (0, 1], got %g", p->decay);
+            return dpc_error_param(err, DPC_E_INVALID, "decay", "must be in (0, 1], got %g", p->decay);
         break;
     case DPC_MECH_BLT:
         if (p->nbuf == 0 || p->nbuf > BLT_MAX_BUFFERS)
-            return dpc_error_set(err, DPC_E_INVALID, "theta/omega: need 1..%d buffers, got %zu",
-                                 BLT_MAX_BUFFERS, p->nbuf);
+            return dpc_error_param(err, DPC_E_INVALID, "nbuf", "need 1..%d buffers, got %zu",
+                                   BLT_MAX_BUFFERS, p->nbuf);
         if (!p->theta || !p->omega)
-            return dpc_error_set(err, DPC_E_INVALID, "theta/omega: missing BLT parameters");
+            return dpc_error_param(err, DPC_E_INVALID, p->theta ? "omega" : "theta",
+                                   "missing (BLT needs theta and omega)");
         for (size_t i = 0; i < p->nbuf; i++) {
             if (!(p->theta[i] > 0.0 && p->theta[i] < 1.0))
-                return dpc_error_set(err, DPC_E_INVALID, "theta[%zu]: must be in (0, 1), got %g",
-                                     i, p->theta[i]);
+                return dpc_error_param(err, DPC_E_INVALID, "theta",
+                                       "entry %zu must be in (0, 1), got %g", i, p->theta[i]);
             if (!isfinite(p->omega[i]))
-                return dpc_error_set(err, DPC_E_INVALID, "omega[%zu]: not finite", i);
+                return dpc_error_param(err, DPC_E_INVALID, "omega", "entry %zu is not finite", i);
         }
         break;
     case DPC_MECH_TREE: break;
     case DPC_MECH_TOEPLITZ:
         if (p->ncoeffs == 0 || !p->coeffs)
-            return dpc_error_set(err, DPC_E_INVALID, "coeffs: need at least one coefficient");
+            return dpc_error_param(err, DPC_E_INVALID, "coeffs", "need at least one coefficient");
         for (size_t i = 0; i < p->ncoeffs; i++)
             if (!isfinite(p->coeffs[i]))
-                return dpc_error_set(err, DPC_E_INVALID, "coeffs[%zu]: not finite", i);
+                return dpc_error_param(err, DPC_E_INVALID, "coeffs", "entry %zu is not finite", i);
         if (p->coeffs[0] == 0.0)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "coeffs[0]: must be non-zero (the matrix must be invertible)");
+            return dpc_error_param(err, DPC_E_INVALID, "coeffs",
+                                   "entry 0 must be non-zero (the matrix must be invertible)");
         break;
     case DPC_MECH_DENSE:
         if (p->steps > DENSE_MAX)
-            return dpc_error_set(err, DPC_E_RANGE, "steps: dense mechanisms support n <= %d, got %zu",
+            return dpc_error_param(err, DPC_E_RANGE, "steps", "dense mechanisms support n <= %d, got %zu",
                                  DENSE_MAX, p->steps);
-        if (!p->dense) return dpc_error_set(err, DPC_E_INVALID, "dense: missing matrix");
+        if (!p->dense) return dpc_error_param(err, DPC_E_INVALID, "dense", "missing matrix");
         for (size_t t = 0; t < p->steps; t++) {
             const double *row = p->dense + t * p->steps;
             for (size_t j = 0; j < p->steps; j++) {
                 if (!isfinite(row[j]))
-                    return dpc_error_set(err, DPC_E_INVALID, "dense[%zu][%zu]: not finite", t, j);
+                    return dpc_error_param(err, DPC_E_INVALID, "dense", "entry [%zu][%zu] is not finite", t, j);
                 if (j > t && row[j] != 0.0)
-                    return dpc_error_set(err, DPC_E_INVALID,
-                                         "dense[%zu][%zu]: entry above the diagonal must be 0", t, j);
+                    return dpc_error_param(err, DPC_E_INVALID, "dense",
+                                         "entry [%zu][%zu] above the diagonal must be 0", t, j);
             }
             if (row[t] == 0.0)
-                return dpc_error_set(err, DPC_E_INVALID,
-                                     "dense[%zu][%zu]: zero diagonal (matrix not invertible)", t, t);
+                return dpc_error_param(err, DPC_E_INVALID, "dense",
+                                     "entry [%zu][%zu] on the diagonal is 0 (not invertible)", t, t);
         }
         break;
     default: break;

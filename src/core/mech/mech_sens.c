@@ -194,7 +194,7 @@ static double tree_level_bound_sq(size_t n, size_t k, size_t b)
 {
     double s = 0.0;
     for (unsigned h = 0; ((size_t)1 << h) <= n; h++) {
-        size_t w = (size_t)1 << h, mh = (w + b - 1) / b;
+        size_t w = (size_t)1 << h, mh = dpc__ceil_div(w, b);
         if (mh > k) mh = k;
         size_t full = k / mh, rest = k % mh;
         s += (double)full * (double)mh * (double)mh + (double)rest * (double)rest;
@@ -213,7 +213,7 @@ dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part
     if (part->k > 64 && m->n > GRAM_MAX && !dpc_mech_is_toeplitz(m))
         return dpc_error_set(err, DPC_E_UNSUPPORTED, "participations: at most 64 supported here");
     size_t n = m->n, b = part->b;
-    size_t kmax = (n + b - 1) / b, k = part->k < kmax ? part->k : kmax;
+    size_t kmax = dpc__ceil_div(n, b), k = part->k < kmax ? part->k : kmax;
     memset(out, 0, sizeof *out);
     out->k_effective = k;
     int cyclic = part->kind == DPC_PART_CYCLIC;

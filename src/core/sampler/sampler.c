@@ -13,6 +13,7 @@
 
 #define FEISTEL_ROUNDS 6
 #define ROW_PERM ((uint64_t)1 << 62) /* Feistel rows; Poisson draws use rows = step < 2^62 */
+#define ROW_BINS ((uint64_t)3 << 61) /* balls-in-bins: the bin of example i is draw (ROW_BINS, i) */
 
 struct dpc_sampler {
     dpc_sampler_config cfg;
@@ -23,24 +24,30 @@ struct dpc_sampler {
     double q;            /* Poisson rate */
 };
 
-static const char *const names[] = {"fixed", "shuffle", "poisson", "cyclic-poisson"};
+static const char *const names[] = {"fixed", "shuffle", "poisson", "cyclic-poisson",
+                                    "balls-in-bins"};
 
 const char *dpc_sampler_kind_name(dpc_sampler_kind k)
 {
-    return (unsigned)k < 4 ? names[k] : "unknown";
+    if (k == DPC_SAMPLER_AUTO) return "auto";
+    return (unsigned)k < 5 ? names[k] : "unknown";
 }
 
 dpc_status dpc_sampler_kind_parse(const char *s, dpc_sampler_kind *out, dpc_error *err)
 {
-    for (int k = 0; k < 4; k++)
+    for (int k = 0; k < 5; k++)
         if (s && !strcmp(s, names[k])) {
             *out = (dpc_sampler_kind)k;
             return DPC_OK;
         }
-    return dpc_error_set(err, DPC_E_INVALID,
-                         "sampler: unknown '%s' (expected fixed, shuffle, poisson or "
-                         "cyclic-poisson)",
-                         s ? s : "(null)");
+    if (s && !strcmp(s, "auto")) {
+        *out = DPC_SAMPLER_AUTO;
+        return DPC_OK;
+    }
+    return dpc_error_param(err, DPC_E_INVALID, "sampler",
+                           "unknown '%s' (expected auto, fixed, shuffle, poisson, "
+                           "cyclic-poisson or balls-in-bins)",
+                           s ? s : "(null)");
 }
 
 /* Feistel permutation of [0, 2^(2 half)) for permutation id `perm`. */
@@ -73,7 +80,7 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
 {
     *out = NULL;
     if (!cfg || !rng) return dpc_error_set(err, DPC_E_INVALID, "sampler: NULL argument");
-    if ((unsigned)cfg->kind > DPC_SAMPLER_CYCLIC_POISSON)
+    if ((unsigned)cfg->kind > DPC_SAMPLER_BALLS_IN_BINS)
         return dpc_error_set(err, DPC_E_INVALID, "sampler: unknown kind %d", (int)cfg->kind);
     size_t N = cfg->n_examples;
     if (N == 0) return dpc_error_set(err, DPC_E_INVALID, "sampler: the data set is empty");
@@ -121,7 +128,8 @@ const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s) { return 
 size_t dpc_sampler_max_batch(const dpc_sampler *s)
 {
     switch (s->cfg.kind) {
-    case DPC_SAMPLER_POISSON: return s->cfg.n_examples;
+    case DPC_SAMPLER_POISSON:
+    case DPC_SAMPLER_BALLS_IN_BINS: return s->cfg.n_examples;
     case DPC_SAMPLER_CYCLIC_POISSON: return s->group_size;
     default: return s->cfg.batch;
     }
@@ -136,14 +144,14 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
     case DPC_SAMPLER_FIXED:
         d->part.kind = DPC_PART_CYCLIC;
         d->part.b = s->spe;
-        d->part.k = (n + s->spe - 1) / s->spe;
+        d->part.k = dpc__ceil_div(n, s->spe);
         d->steps_per_epoch = s->spe;
         d->expected_batch = (double)s->cfg.batch;
         break;
     case DPC_SAMPLER_SHUFFLE:
         d->part.kind = DPC_PART_MINSEP;
         d->part.b = 1;
-        d->part.k = (n + s->spe - 1) / s->spe;
+        d->part.k = dpc__ceil_div(n, s->spe);
         d->steps_per_epoch = s->spe;
         d->expected_batch = (double)s->cfg.batch;
         break;
@@ -157,15 +165,25 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
         d->steps_per_epoch = s->spe ? s->spe : 1;
         d->expected_batch = (double)s->cfg.batch;
         break;
+    case DPC_SAMPLER_BALLS_IN_BINS:
+        /* one step per epoch at the example's bin: the cyclic pattern with period b = spe */
+        d->part.kind = DPC_PART_CYCLIC;
+        d->part.b = s->spe;
+        d->part.k = (n + s->spe - 1) / s->spe;
+        d->balls_in_bins = 1;
+        d->steps_per_epoch = s->spe;
+        d->expected_batch = (double)s->cfg.n_examples / (double)s->spe;
+        break;
     case DPC_SAMPLER_CYCLIC_POISSON:
         d->part.kind = DPC_PART_CYCLIC;
         d->part.b = s->cfg.groups;
-        d->part.k = (n + s->cfg.groups - 1) / s->cfg.groups;
+        d->part.k = dpc__ceil_div(n, s->cfg.groups);
         d->poisson = 1;
         d->opportunities = d->part.k;
         d->steps_per_epoch = s->spe ? s->spe : 1; /* N/B steps process N examples on average */
         d->expected_batch = (double)s->cfg.batch;
         break;
+    case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */
     }
 }
 
@@ -188,6 +206,16 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
         for (size_t i = 0; i < s->cfg.n_examples; i++)
             if (dpc_rng_uniform(&s->s, t, i) < s->q) idx[c++] = i;
         break;
+    case DPC_SAMPLER_BALLS_IN_BINS: {
+        uint64_t bin = t % s->spe;
+        for (size_t i = 0; i < s->cfg.n_examples; i++) {
+            /* bin of example i: floor(u b), u uniform in [0, 1) from draw (ROW_BINS, i) */
+            uint64_t bi = (uint64_t)(dpc_rng_uniform(&s->s, ROW_BINS, i) * (double)s->spe);
+            if (bi >= s->spe) bi = s->spe - 1;
+            if (bi == bin) idx[c++] = i;
+        }
+        break;
+    }
     case DPC_SAMPLER_CYCLIC_POISSON: {
         size_t g = t % s->cfg.groups, m = s->group_size;
         for (size_t j = 0; j < m; j++) {
@@ -196,6 +224,7 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
         }
         break;
     }
+    case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */
     }
     *count = c;
     return DPC_OK;

@@ -47,7 +47,7 @@ dpc_status dpc_strategy_problem_check(const dpc_strategy_problem *pb, dpc_error 
 size_t dpc__strat_keff(const dpc_strategy_problem *pb)
 {
     if (pb->participations <= 1) return 1;
-    size_t kmax = (pb->steps + pb->min_sep - 1) / pb->min_sep;
+    size_t kmax = dpc__ceil_div(pb->steps, pb->min_sep);
     return pb->participations < kmax ? pb->participations : kmax;
 }
 

@@ -7,7 +7,13 @@
  *   the above.
  * Written to "<path>.tmp.<pid>" (mode 0600: a secure-mode checkpoint holds the key), fsync'ed,
  * then renamed over <path>: a crash leaves either the old or the new checkpoint, never a torn
- * one. */
+ * one.
+ *
+ * Distributed runs (dist.h): rank 0 does all the file I/O. Saving, the other ranks stream their
+ * momentum and noise-state shards to rank 0 in pieces, in rank order, which is the file order
+ * (coordinate-major state concatenates); resuming, rank 0 streams every rank its shards (and
+ * everyone the parameters) and the ranks import only once rank 0 has verified the checksum. The
+ * file is the single-process one, so a run may resume with another number of ranks. */
 #include "common/util.h"
 #include "train/train_internal.h"
 
@@ -46,7 +52,7 @@ static void fnv_size(fnv *f, size_t x)
 
 /* Everything that determines the values of a run (not threads, not the noise form, which
  * give bit-identical results). */
-static uint64_t fingerprint(const dpc_trainer *tr)
+uint64_t dpc__train_fingerprint(const dpc_trainer *tr)
 {
     fnv f = {0xcbf29ce484222325ull};
     const dpc_train_config *c = &tr->cfg;
@@ -103,7 +109,7 @@ static uint64_t fingerprint(const dpc_trainer *tr)
 }
 
 /* Floats of noise state per coordinate (0 when it regenerates from the RNG). */
-static size_t noise_per_coord(const dpc_trainer *tr)
+size_t dpc__train_noise_per_coord(const dpc_trainer *tr)
 {
     for (size_t i = 0; i < tr->T; i++) {
         const thread_ctx *c = &tr->tc[i];
@@ -111,6 +117,12 @@ static size_t noise_per_coord(const dpc_trainer *tr)
     }
     return 0;
 }
+
+/* The byte counter of the ranks is not part of the trainer's value: saving a const trainer
+ * counts its messages. */
+static dpc__dist *dist_of(const dpc_trainer *tr) { return (dpc__dist *)&tr->dist; }
+
+static size_t shard_of(const dpc__dist *d, size_t s) { return d->bound[s + 1] - d->bound[s]; }
 
 typedef struct wbuf {
     FILE *f;
@@ -120,72 +132,108 @@ typedef struct wbuf {
 
 static void wr(wbuf *w, const void *p, size_t n)
 {
-    if (!w->ok) return;
+    if (!w || !w->ok || !n) return;
     fnv_add(&w->h, p, n);
     if (fwrite(p, 1, n, w->f) != n) w->ok = 0;
 }
 
-dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *err)
+/* This rank's noise state, coordinate-major ((s1 - s0) x per), or NULL when per = 0. */
+static dpc_status export_noise(const dpc_trainer *tr, size_t per, double **out, dpc_error *err)
 {
-    size_t per = noise_per_coord(tr), L = per * tr->P;
-    double *ns = NULL;
-    if (L) {
-        ns = dpc__malloc_array(L, sizeof *ns);
-        if (!ns) return DPC__NOMEM(err, "checkpoint noise state");
-        for (size_t i = 0; i < tr->T; i++) {
-            const thread_ctx *c = &tr->tc[i];
-            size_t step;
-            if (c->noise) {
-                dpc_status st = dpc_noise_export(c->noise, &step, ns + c->p0 * per, err);
-                if (st) {
-                    free(ns);
-                    return st;
-                }
-            }
+    *out = NULL;
+    if (!per) return DPC_OK;
+    double *ns = dpc__malloc_array(per * (tr->s1 - tr->s0), sizeof *ns);
+    if (!ns) return DPC__NOMEM(err, "checkpoint noise state");
+    for (size_t i = 0; i < tr->T; i++) {
+        const thread_ctx *c = &tr->tc[i];
+        size_t step;
+        if (!c->noise) continue;
+        dpc_status st = dpc_noise_export(c->noise, &step, ns + (c->p0 - tr->s0) * per, err);
+        if (st) {
+            free(ns);
+            return st;
         }
     }
-    char tmp[4096];
-    int n = snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= sizeof tmp) {
-        free(ns);
+    *out = ns;
+    return DPC_OK;
+}
+
+/* One section of the file, per floats per coordinate, in rank order: rank 0 writes its own and
+ * the pieces the others send (a failed write keeps receiving, so no rank is left waiting). */
+static dpc_status save_section(dpc__dist *d, wbuf *w, const double *mine, size_t per,
+                               double *buf, dpc_error *err)
+{
+    for (size_t s = 0; s < d->size; s++) {
+        size_t n = per * shard_of(d, s);
+        if (d->rank == 0 && s == 0) wr(w, mine, n * sizeof(double));
+        if (s == 0 || (d->rank != 0 && d->rank != s)) continue;
+        for (size_t q = 0; q < n; q += d->piece_len) {
+            size_t b = (n - q < d->piece_len ? n - q : d->piece_len) * sizeof(double);
+            dpc_status st = d->rank == s
+                                ? dpc__dist_sendrecv(d, 0, mine + q, b, DPC_RANK_NONE, NULL, 0, err)
+                                : dpc__dist_sendrecv(d, DPC_RANK_NONE, NULL, 0, s, buf, b, err);
+            if (st) return st;
+            if (d->rank == 0) wr(w, buf, b);
+        }
+    }
+    return DPC_OK;
+}
+
+/* The file up to the checksum (rank 0 writes; the others send their shards). */
+static dpc_status save_stream(const dpc_trainer *tr, wbuf *w, const double *ns, size_t per,
+                              double *buf, dpc_error *err)
+{
+    dpc__dist *d = dist_of(tr);
+    if (d->rank == 0) {
+        char magic[8] = CK_MAGIC;
+        uint32_t ver = CK_VERSION, bom = CK_BOM, mode = (uint32_t)tr->rng.mode;
+        uint64_t fp = dpc__train_fingerprint(tr), step = tr->t, P = tr->P, seed = tr->rng.seed;
+        wr(w, magic, 8);
+        wr(w, &ver, 4);
+        wr(w, &bom, 4);
+        wr(w, &fp, 8);
+        wr(w, &step, 8);
+        wr(w, &P, 8);
+        wr(w, tr->rng.key, 8);
+        wr(w, &seed, 8);
+        wr(w, &mode, 4);
+        wr(w, tr->rng.skey, sizeof tr->rng.skey);
+        wr(w, tr->params, tr->P * sizeof(double));
+    }
+    dpc_status st = save_section(d, w, tr->velocity, 1, buf, err);
+    uint64_t LL = per * tr->P;
+    if (!st && d->rank == 0) wr(w, &LL, 8);
+    if (!st) st = save_section(d, w, ns, per, buf, err);
+    return st;
+}
+
+/* Rank 0: creates the temporary file. */
+static dpc_status open_tmp(const char *path, char *tmp, size_t len, wbuf *w, dpc_error *err)
+{
+    int n = snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    if (n < 0 || (size_t)n >= len)
         return dpc_error_set(err, DPC_E_INVALID, "checkpoint: path too long");
-    }
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) {
-        free(ns);
-        return dpc_error_set(err, DPC_E_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    }
-    wbuf w = {fdopen(fd, "wb"), {0xcbf29ce484222325ull}, 1};
-    if (!w.f) {
+    if (fd < 0) return dpc_error_set(err, DPC_E_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    w->f = fdopen(fd, "wb");
+    if (!w->f) {
         close(fd);
-        free(ns);
         return dpc_error_set(err, DPC_E_IO, "%s: %s", tmp, strerror(errno));
     }
-    char magic[8] = CK_MAGIC;
-    uint32_t ver = CK_VERSION, bom = CK_BOM, mode = (uint32_t)tr->rng.mode;
-    uint64_t fp = fingerprint(tr), step = tr->t, P = tr->P, seed = tr->rng.seed, LL = L;
-    wr(&w, magic, 8);
-    wr(&w, &ver, 4);
-    wr(&w, &bom, 4);
-    wr(&w, &fp, 8);
-    wr(&w, &step, 8);
-    wr(&w, &P, 8);
-    wr(&w, tr->rng.key, 8);
-    wr(&w, &seed, 8);
-    wr(&w, &mode, 4);
-    wr(&w, tr->rng.skey, sizeof tr->rng.skey);
-    wr(&w, tr->params, tr->P * sizeof(double));
-    wr(&w, tr->velocity, tr->P * sizeof(double));
-    wr(&w, &LL, 8);
-    if (L) wr(&w, ns, L * sizeof(double));
-    uint64_t sum = w.h.h;
-    if (w.ok && fwrite(&sum, 1, 8, w.f) != 8) w.ok = 0;
-    if (w.ok && fflush(w.f) != 0) w.ok = 0;
-    if (w.ok && fsync(fileno(w.f)) != 0) w.ok = 0;
+    w->ok = 1;
+    return DPC_OK;
+}
+
+/* Rank 0: checksum, fsync, rename into place. */
+static dpc_status commit_tmp(wbuf *w, const char *tmp, const char *path, dpc_error *err)
+{
+    uint64_t sum = w->h.h;
+    if (w->ok && fwrite(&sum, 1, 8, w->f) != 8) w->ok = 0;
+    if (w->ok && fflush(w->f) != 0) w->ok = 0;
+    if (w->ok && fsync(fileno(w->f)) != 0) w->ok = 0;
     int saved_errno = errno;
-    if (fclose(w.f) != 0) w.ok = 0;
-    free(ns);
-    if (!w.ok) {
+    if (fclose(w->f) != 0) w->ok = 0;
+    if (!w->ok) {
         unlink(tmp);
         return dpc_error_set(err, DPC_E_IO, "%s: write failed: %s", tmp, strerror(saved_errno));
     }
@@ -196,6 +244,41 @@ dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *
                              strerror(saved_errno));
     }
     return DPC_OK;
+}
+
+dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *err)
+{
+    dpc__dist *d = dist_of(tr);
+    size_t per = dpc__train_noise_per_coord(tr);
+    double *ns = NULL, *buf = NULL;
+    dpc_status st = export_noise(tr, per, &ns, err);
+    if (!st && dpc__dist_on(d) && d->rank == 0) {
+        buf = dpc__malloc_array(DPC__PIECE, sizeof *buf);
+        if (!buf) st = DPC__NOMEM(err, "checkpoint buffer");
+    }
+    if ((st = dpc__dist_agree(d, st, err))) {
+        free(ns);
+        free(buf);
+        return st;
+    }
+    char tmp[4096];
+    wbuf w = {NULL, {0xcbf29ce484222325ull}, 0};
+    dpc_error werr = {0};
+    dpc_status wst = d->rank == 0 ? open_tmp(path, tmp, sizeof tmp, &w, &werr) : DPC_OK;
+    st = save_stream(tr, d->rank == 0 ? &w : NULL, ns, per, buf, err);
+    if (d->rank == 0 && !wst) {
+        if (st) { /* a transport failure: drop the temporary file */
+            fclose(w.f);
+            unlink(tmp);
+        } else {
+            wst = commit_tmp(&w, tmp, path, &werr);
+        }
+    }
+    free(ns);
+    free(buf);
+    if (st) return st;
+    if (wst && err) *err = werr;
+    return dpc__dist_root(d, wst, err);
 }
 
 typedef struct rbuf {
@@ -252,76 +335,156 @@ dpc_status dpc_checkpoint_read_rng(const char *path, dpc_rng *rng, dpc_error *er
     return st;
 }
 
-dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
+/* The parts of a checkpoint a rank receives: the parameters, its momentum and noise shards. */
+typedef struct ck_parts {
+    uint64_t step;
+    double *params; /* (P) */
+    double *vel;    /* (s1 - s0) */
+    double *ns;     /* (per x (s1 - s0)) or NULL */
+    double *buf;    /* (DPC__PIECE) rank 0's relay buffer */
+} ck_parts;
+
+static void parts_free(ck_parts *k)
 {
-    rbuf r = {fopen(path, "rb"), {0xcbf29ce484222325ull}, path};
-    if (!r.f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
-    uint64_t fp, step, P, L = 0, sum;
-    dpc_rng rng;
-    double *params = NULL, *vel = NULL, *ns = NULL;
-    dpc_status st = read_header(&r, &fp, &step, &P, &rng, err);
-    if (st) goto done;
-    if (fp != fingerprint(tr)) {
-        st = dpc_error_set(err, DPC_E_STATE,
-                           "%s: checkpoint of a different run (configuration, data, model or "
-                           "seed differ)", path);
-        goto done;
-    }
-    if (P != tr->P || step > tr->n_steps) {
-        st = dpc_error_set(err, DPC_E_STATE, "%s: %llu parameters at step %llu do not fit this "
-                                             "run (%zu parameters, %zu steps)",
-                           path, (unsigned long long)P, (unsigned long long)step, tr->P,
-                           tr->n_steps);
-        goto done;
-    }
-    params = dpc__malloc_array(tr->P, sizeof *params);
-    vel = dpc__malloc_array(tr->P, sizeof *vel);
-    if (!params || !vel) {
-        st = DPC__NOMEM(err, "checkpoint");
-        goto done;
-    }
-    if ((st = rd(&r, params, tr->P * sizeof(double), "parameters", err)) ||
-        (st = rd(&r, vel, tr->P * sizeof(double), "momentum", err)) ||
-        (st = rd(&r, &L, 8, "noise state size", err)))
-        goto done;
-    size_t per = noise_per_coord(tr);
-    if (L != per * tr->P) {
-        st = dpc_error_set(err, DPC_E_STATE, "%s: noise state of %llu values, expected %zu", path,
-                           (unsigned long long)L, per * tr->P);
-        goto done;
-    }
-    if (L) {
-        ns = dpc__malloc_array(L, sizeof *ns);
-        if (!ns) {
-            st = DPC__NOMEM(err, "checkpoint noise state");
-            goto done;
+    free(k->params);
+    free(k->vel);
+    free(k->ns);
+    free(k->buf);
+}
+
+/* Rank 0 reads n doubles into dst unless an earlier read failed (then zeros: the others still
+ * receive what they expect; the failure is reported once every rank has its pieces). */
+static void rd_or_zero(rbuf *r, double *dst, size_t n, const char *what, dpc_status *rst,
+                       dpc_error *rerr)
+{
+    if (!*rst) *rst = rd(r, dst, n * sizeof(double), what, rerr);
+    if (*rst) memset(dst, 0, n * sizeof(double));
+}
+
+/* One section of the file, per floats per coordinate in rank order, from rank 0 to the owners. */
+static dpc_status load_section(dpc__dist *d, rbuf *r, double *mine, size_t per, double *buf,
+                               const char *what, dpc_status *rst, dpc_error *rerr, dpc_error *err)
+{
+    for (size_t s = 0; s < d->size; s++) {
+        size_t n = per * shard_of(d, s);
+        if (d->rank == 0 && s == 0) rd_or_zero(r, mine, n, what, rst, rerr);
+        if (s == 0 || (d->rank != 0 && d->rank != s)) continue;
+        for (size_t q = 0; q < n; q += d->piece_len) {
+            size_t len = n - q < d->piece_len ? n - q : d->piece_len;
+            dpc_status st;
+            if (d->rank == 0) {
+                rd_or_zero(r, buf, len, what, rst, rerr);
+                st = dpc__dist_sendrecv(d, s, buf, len * sizeof(double), DPC_RANK_NONE, NULL, 0,
+                                        err);
+            } else {
+                st = dpc__dist_sendrecv(d, DPC_RANK_NONE, NULL, 0, 0, mine + q,
+                                        len * sizeof(double), err);
+            }
+            if (st) return st;
         }
-        if ((st = rd(&r, ns, L * sizeof(double), "noise state", err))) goto done;
     }
-    uint64_t expect = r.h.h;
-    if (fread(&sum, 1, 8, r.f) != 8 || sum != expect) {
-        st = dpc_error_set(err, DPC_E_FORMAT, "%s: checksum mismatch (corrupt checkpoint)", path);
-        goto done;
+    return DPC_OK;
+}
+
+/* Rank 0: header checks (fingerprint, sizes); the step goes to every rank with the verdict. */
+static dpc_status load_header(dpc_trainer *tr, rbuf *r, const char *path, ck_parts *k,
+                              dpc_error *err)
+{
+    dpc__dist *d = &tr->dist;
+    dpc_status st = DPC_OK;
+    if (d->rank == 0) {
+        uint64_t fp, P;
+        dpc_rng rng;
+        if (!r->f) st = dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+        if (!st) st = read_header(r, &fp, &k->step, &P, &rng, err);
+        if (!st && fp != dpc__train_fingerprint(tr))
+            st = dpc_error_set(err, DPC_E_STATE,
+                               "%s: checkpoint of a different run (configuration, data, model or "
+                               "seed differ)", path);
+        if (!st && (P != tr->P || k->step > tr->n_steps))
+            st = dpc_error_set(err, DPC_E_STATE,
+                               "%s: %llu parameters at step %llu do not fit this run (%zu "
+                               "parameters, %zu steps)", path, (unsigned long long)P,
+                               (unsigned long long)k->step, tr->P, tr->n_steps);
     }
-    for (size_t i = 0; i < tr->P; i++)
-        if (!isfinite(params[i]) || !isfinite(vel[i])) {
-            st = dpc_error_set(err, DPC_E_FORMAT, "%s: non-finite parameter %zu", path, i);
-            goto done;
-        }
+    if ((st = dpc__dist_root(d, st, err))) return st;
+    return dpc__dist_bcast(d, 0, &k->step, sizeof k->step, err);
+}
+
+/* Rank 0 streams the body; *rst / rerr: its read or verification failure. */
+static dpc_status load_body(dpc_trainer *tr, rbuf *r, const char *path, size_t per, ck_parts *k,
+                            dpc_status *rst, dpc_error *rerr, dpc_error *err)
+{
+    dpc__dist *d = &tr->dist;
+    if (d->rank == 0) rd_or_zero(r, k->params, tr->P, "parameters", rst, rerr);
+    dpc_status st = dpc__dist_bcast(d, 0, k->params, tr->P * sizeof(double), err);
+    if (!st) st = load_section(d, r, k->vel, 1, k->buf, "momentum", rst, rerr, err);
+    if (st) return st;
+    if (d->rank == 0 && !*rst) {
+        uint64_t L = 0;
+        *rst = rd(r, &L, 8, "noise state size", rerr);
+        if (!*rst && L != per * tr->P)
+            *rst = dpc_error_set(rerr, DPC_E_STATE, "%s: noise state of %llu values, expected %zu",
+                                 path, (unsigned long long)L, per * tr->P);
+    }
+    if ((st = load_section(d, r, k->ns, per, k->buf, "noise state", rst, rerr, err))) return st;
+    if (d->rank == 0 && !*rst) {
+        uint64_t expect = r->h.h, sum;
+        if (fread(&sum, 1, 8, r->f) != 8 || sum != expect)
+            *rst = dpc_error_set(rerr, DPC_E_FORMAT, "%s: checksum mismatch (corrupt checkpoint)",
+                                 path);
+        for (size_t i = 0; !*rst && i < tr->P; i++)
+            if (!isfinite(k->params[i]))
+                *rst = dpc_error_set(rerr, DPC_E_FORMAT, "%s: non-finite parameter %zu", path, i);
+    }
+    return DPC_OK;
+}
+
+/* Every rank: its momentum shard is finite, then the generators take their states. */
+static dpc_status import_parts(dpc_trainer *tr, const char *path, size_t per, const ck_parts *k,
+                               dpc_error *err)
+{
+    for (size_t i = 0; i < tr->s1 - tr->s0; i++)
+        if (!isfinite(k->vel[i]))
+            return dpc_error_set(err, DPC_E_FORMAT, "%s: non-finite parameter %zu", path,
+                                 tr->s0 + i);
     for (size_t i = 0; i < tr->T; i++) {
         thread_ctx *c = &tr->tc[i];
         if (!c->noise) continue;
-        st = dpc_noise_import(c->noise, (size_t)step, L ? ns + c->p0 * per : NULL, err);
-        if (st) goto done;
+        dpc_status st = dpc_noise_import(c->noise, (size_t)k->step,
+                                         per ? k->ns + (c->p0 - tr->s0) * per : NULL, err);
+        if (st) return st;
     }
-    memcpy(tr->params, params, tr->P * sizeof(double));
-    memcpy(tr->velocity, vel, tr->P * sizeof(double));
+    return DPC_OK;
+}
+
+dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
+{
+    dpc__dist *d = &tr->dist;
+    rbuf r = {d->rank == 0 ? fopen(path, "rb") : NULL, {0xcbf29ce484222325ull}, path};
+    ck_parts k = {0, NULL, NULL, NULL, NULL};
+    size_t per = dpc__train_noise_per_coord(tr), S = tr->s1 - tr->s0;
+    dpc_status st = load_header(tr, &r, path, &k, err), rst = DPC_OK;
+    if (st) goto done;
+    k.params = dpc__malloc_array(tr->P, sizeof(double));
+    k.vel = dpc__malloc_array(S, sizeof(double));
+    k.ns = per ? dpc__malloc_array(per * S, sizeof(double)) : NULL;
+    k.buf = d->rank == 0 ? dpc__malloc_array(DPC__PIECE, sizeof(double)) : NULL;
+    if (!k.params || !k.vel || (per && !k.ns) || (d->rank == 0 && !k.buf))
+        st = DPC__NOMEM(err, "checkpoint");
+    if ((st = dpc__dist_agree(d, st, err))) goto done;
+    dpc_error rerr = {0};
+    if ((st = load_body(tr, &r, path, per, &k, &rst, &rerr, err))) goto done;
+    if (rst && err) *err = rerr;
+    if ((st = dpc__dist_root(d, rst, err))) goto done;
+    st = dpc__dist_agree(d, import_parts(tr, path, per, &k, err), err);
+    if (st) goto done;
+    memcpy(tr->params, k.params, tr->P * sizeof(double));
+    memcpy(tr->velocity, k.vel, S * sizeof(double));
     dpc__train_sync_f32(tr); /* float32: the float state (the stored values are floats) */
-    tr->t = (size_t)step;
+    tr->t = (size_t)k.step;
 done:
-    fclose(r.f);
-    free(params);
-    free(vel);
-    free(ns);
+    if (r.f) fclose(r.f);
+    parts_free(&k);
     return st;
 }

@@ -7,13 +7,71 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The noise multiplier of the run: calibrated to (epsilon, delta) or given, over every valid
+ * accounting route (whole-run Gaussian, amplified banded MF, MMCC conditional composition). */
+static dpc_status noise_of(dpc_trainer *tr, const dpc_mech_run *run, const dpc_account_opts *o,
+                           double *z, dpc_error *err)
+{
+    const dpc_train_config *c = &tr->cfg;
+    *z = c->noise_multiplier;
+    if (!(c->epsilon > 0)) return DPC_OK;
+    dpc_status st = dpc_account_mech_calibrate_run(run, o, c->epsilon, c->delta, z, NULL, err);
+    if (st == DPC_E_PRIVACY) {
+        char msg[DPC_ERROR_MSG_LEN];
+        snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
+        return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
+                               "(%g, %g)-DP cannot be met with %zu steps of batch %zu (%s)",
+                               c->epsilon, c->delta, tr->n_steps, c->batch, msg);
+    }
+    return st;
+}
+
+static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_mech_info *info,
+                        const dpc_participation *part, double q, double epsilon)
+{
+    const dpc_train_config *c = &tr->cfg;
+    dpc_ledger *L = &tr->ledger;
+    dpc_ledger_init(L);
+    snprintf(L->algorithm, sizeof L->algorithm, "dp-ftrl");
+    dpc_mech_describe(tr->mech, L->mechanism, sizeof L->mechanism);
+    snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
+    snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
+    snprintf(L->route, sizeof L->route, "%s (%s, %s)",
+             info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
+             : info->route == DPC_ROUTE_BANDMF ? "amplified by sampling (banded MF)"
+                                               : "whole-run Gaussian",
+             dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
+    snprintf(L->calibration, sizeof L->calibration, "%s", c->epsilon > 0 ? "accountant" : "given");
+    L->neighbor = info->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT;
+    L->part = *part;
+    L->q = q;
+    L->rounds = info->rounds;
+    L->amplified = info->amplified;
+    L->noise_multiplier = info->noise_multiplier;
+    L->sensitivity = info->sensitivity;
+    L->sensitivity_exact = info->sensitivity_exact;
+    L->column_norm = info->column_norm;
+    L->noise_std = info->noise_std;
+    L->epsilon_target = c->epsilon > 0 ? c->epsilon : NAN;
+    L->delta = c->delta;
+    L->epsilon = epsilon;
+    L->steps = tr->n_steps;
+    L->steps_per_epoch = tr->sdesc.steps_per_epoch;
+    L->expected_batch = tr->sdesc.expected_batch;
+    L->rng_mode = tr->rng.mode;
+    L->seed = tr->rng.seed;
+}
+
+dpc_status dpc__train_mech(dpc_trainer *tr, dpc_error *err)
+{
+    dpc_status st = dpc_mech_new(&tr->mech, &tr->cfg.mech, err);
+    return st ? dpc_error_nest(err, "mech") : DPC_OK;
+}
+
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
 {
     const dpc_train_config *c = &tr->cfg;
-    dpc_mech_params mp = c->mech;
-    mp.steps = tr->n_steps;
-    dpc_status st = dpc_mech_new(&tr->mech, &mp, err);
-    if (st) return dpc_error_prefix(err, "mechanism: ");
+    dpc_status st;
     dpc_participation part = tr->sdesc.part;
     double q = tr->sdesc.poisson ? tr->sdesc.q : 1.0;
     int amplified = q < 1.0;
@@ -21,75 +79,31 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
      * exact under GDP (and PLD); zCDP/RDP are allowed when asked for. */
     dpc_accountant acc = c->accountant;
     if (amplified && (acc == DPC_ACCOUNTANT_GDP || acc == DPC_ACCOUNTANT_ZCDP))
-        return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                             "accountant: %s cannot account Poisson amplification; use pld or rdp",
-                             dpc_accountant_name(acc));
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "accountant",
+                               "%s cannot account Poisson amplification; use pld or rdp",
+                               dpc_accountant_name(acc));
     /* A single Gaussian mechanism is accounted exactly by GDP; RDP/PLD could only be looser
      * (or equal), so they are replaced. zCDP is kept when asked for (the nu-DP-FTRL paper's
      * notion), at the price of its conversion slack. */
     if (!amplified && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
-    double sigma = c->noise_multiplier;
-    if (c->epsilon > 0) {
-        st = dpc_account_mech_calibrate(tr->mech, &part, q, &o, c->epsilon, c->delta, &sigma, err);
-        if (st == DPC_E_UNSUPPORTED && amplified)
-            return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                                 "sampler: %s sampling gives no amplification for %s (its strategy "
-                                 "has more than %zu band%s); use --sampler fixed, or "
-                                 "cyclic-poisson with --groups >= the bands",
-                                 dpc_sampler_kind_name(c->sampler),
-                                 dpc_mech_kind_name(c->mech.kind), part.b, part.b == 1 ? "" : "s");
-        if (st == DPC_E_PRIVACY) {
-            char msg[DPC_ERROR_MSG_LEN];
-            snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
-            return dpc_error_set(err, DPC_E_PRIVACY,
-                                 "epsilon: (%g, %g)-DP cannot be met with %zu steps of batch %zu "
-                                 "(%s)",
-                                 c->epsilon, c->delta, tr->n_steps, c->batch, msg);
-        }
-        if (st) return st;
-    }
-    dpc_gauss_event ge;
+    dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins};
+    double z;
+    if ((st = noise_of(tr, &run, &o, &z, err))) return st;
     dpc_account_mech_info info;
-    st = dpc_account_mech_event(tr->mech, &part, sigma, q, &ge, &info, err);
-    if (st) return st;
-    dpc_event ev = {amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
     dpc_account_result res;
-    st = dpc_account_epsilon(&ev, &o, c->delta, &res, err);
-    if (st) return st;
+    if ((st = dpc_account_mech_epsilon(&run, z, &o, c->delta, &res, &info, err))) return st;
     if (c->epsilon > 0 && res.epsilon > c->epsilon * (1 + 1e-9))
-        return dpc_error_set(err, DPC_E_PRIVACY,
-                             "internal: calibrated sigma %.9g gives epsilon %.9g > target %g",
-                             sigma, res.epsilon, c->epsilon);
-    dpc_ledger *L = &tr->ledger;
-    memset(L, 0, sizeof *L);
-    dpc_mech_describe(tr->mech, L->mechanism, sizeof L->mechanism);
-    snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
-    snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
-    snprintf(L->route, sizeof L->route, "%s (%s, %s)",
-             info.amplified ? "amplified by sampling" : "whole-run Gaussian",
-             dpc_accountant_name(acc), info.amplified ? "add/remove" : "zero-out");
-    L->part = part;
-    L->q = q;
-    L->rounds = info.rounds;
-    L->amplified = info.amplified;
-    L->sigma = info.noise_multiplier; /* z of the accounted component */
-    L->sensitivity = info.sensitivity;
-    L->sensitivity_exact = info.sensitivity_exact;
-    L->noise_std = sigma * info.sensitivity;
-    L->epsilon_target = c->epsilon;
-    L->delta = c->delta;
-    L->epsilon = res.epsilon;
-    L->steps = tr->n_steps;
-    L->steps_per_epoch = tr->sdesc.steps_per_epoch;
-    L->expected_batch = tr->sdesc.expected_batch;
-    L->rng_mode = tr->rng.mode;
-    L->seed = tr->rng.seed;
-    tr->noise_scale = sigma * info.sensitivity * c->clip;
+        return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
+                               "internal: calibrated noise multiplier %.9g gives epsilon %.9g > "
+                               "target %g", info.noise_multiplier, res.epsilon, c->epsilon);
+    if (info.route == DPC_ROUTE_WHOLE_RUN && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
+    fill_ledger(tr, acc, &info, &part, q, res.epsilon);
+    tr->noise_scale = info.noise_std * c->clip;
     if (!(tr->noise_scale > 0) || !isfinite(tr->noise_scale))
-        return dpc_error_set(err, DPC_E_NUMERIC, "noise scale %g is not a positive number",
-                             tr->noise_scale);
+        return dpc_error_param(err, DPC_E_NUMERIC, "noise_multiplier",
+                               "noise scale %g is not a positive number", tr->noise_scale);
     return DPC_OK;
 }
 
@@ -104,6 +118,9 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         *eps = 0.0;
         return DPC_OK;
     }
+    if (tr->dist.rank != 0)
+        return dpc_error_set(err, DPC_E_UNSUPPORTED,
+                             "epsilon_at: rank %zu: accounting runs on rank 0 only", tr->dist.rank);
     dpc_accountant acc;
     if (dpc_accountant_parse(L->accountant, &acc, err)) return DPC_E_STATE;
     dpc_account_opts o;
@@ -114,11 +131,15 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
     dpc_gauss_event ge;
     dpc_gauss_event_init(&ge);
     dpc_event ev = {L->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
+    if (!strncmp(L->route, "MMCC", 4)) {
+        *eps = L->epsilon; /* the first t rows are post-processing of the whole run */
+        return DPC_OK;
+    }
     if (L->amplified) {
         /* the same subsampled Gaussian, composed over the opportunities within t steps */
         size_t r = (t + L->part.b - 1) / L->part.b;
         if (r > L->rounds) r = L->rounds;
-        ge.sigma = L->sigma;
+        ge.sigma = L->noise_multiplier;
         ge.sampling = DPC_SAMPLING_POISSON;
         ge.q = L->q;
         ge.count = r;
@@ -136,7 +157,8 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         dpc_status st = dpc_mech_new(&m, &q, err);
         if (st) return st;
         dpc_participation part = L->part;
-        size_t kt = (t + L->steps_per_epoch - 1) / L->steps_per_epoch;
+        size_t per = part.kind == DPC_PART_CYCLIC ? part.b : L->steps_per_epoch;
+        size_t kt = (t + per - 1) / per; /* participations possible within t steps */
         if (kt < part.k) part.k = kt;
         dpc_sensitivity sv;
         st = dpc_mech_sensitivity(m, &part, &sv, err);

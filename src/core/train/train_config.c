@@ -19,9 +19,9 @@ dpc_status dpc_lr_schedule_parse(const char *s, dpc_lr_schedule *out, dpc_error 
             *out = (dpc_lr_schedule)k;
             return DPC_OK;
         }
-    return dpc_error_set(err, DPC_E_INVALID,
-                         "schedule: unknown '%s' (expected constant, cosine or cooldown)",
-                         s ? s : "(null)");
+    return dpc_error_param(err, DPC_E_INVALID, "schedule",
+                           "unknown '%s' (expected constant, cosine or cooldown)",
+                           s ? s : "(null)");
 }
 
 void dpc_train_config_init(dpc_train_config *c)
@@ -29,7 +29,7 @@ void dpc_train_config_init(dpc_train_config *c)
     memset(c, 0, sizeof *c);
     dpc_mech_params_init(&c->mech);
     c->noise_form = DPC_NOISE_AUTO;
-    c->sampler = DPC_SAMPLER_POISSON;
+    c->sampler = DPC_SAMPLER_AUTO;
     c->batch = 256;
     c->epochs = 1;
     c->delta = 1e-5;
@@ -43,17 +43,9 @@ void dpc_train_config_init(dpc_train_config *c)
     c->chunk = 32;
 }
 
-dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *train,
-                                  dpc_error *err)
+/* The optimizer and execution fields. */
+static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
 {
-    if (!c || !train) return dpc_error_set(err, DPC_E_INVALID, "train: NULL argument");
-    if (train->n == 0) return dpc_error_set(err, DPC_E_INVALID, "data: the training set is empty");
-    if (c->batch == 0) return dpc_error_set(err, DPC_E_INVALID, "batch: must be >= 1");
-    if (c->batch > train->n)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "batch: %zu is larger than the training data (%zu examples)",
-                             c->batch, train->n);
-    if (c->epochs == 0) return dpc_error_set(err, DPC_E_INVALID, "epochs: must be >= 1");
     if (c->precision != DPC_PRECISION_DOUBLE && c->precision != DPC_PRECISION_FLOAT32)
         return dpc_error_param(err, DPC_E_INVALID, "precision", "unknown precision %d",
                                (int)c->precision);
@@ -61,49 +53,128 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
         return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
                                (int)c->isa);
     if (!(c->clip > 0) || !isfinite(c->clip))
-        return dpc_error_set(err, DPC_E_INVALID, "clip: must be a finite number > 0, got %g",
-                             c->clip);
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be a finite number > 0, got %g",
+                               c->clip);
     if (!(c->lr > 0) || !isfinite(c->lr))
-        return dpc_error_set(err, DPC_E_INVALID, "lr: must be a finite number > 0, got %g", c->lr);
+        return dpc_error_param(err, DPC_E_INVALID, "lr", "must be a finite number > 0, got %g",
+                               c->lr);
     if (!(c->momentum >= 0 && c->momentum < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "momentum: must be in [0, 1), got %g",
-                             c->momentum);
+        return dpc_error_param(err, DPC_E_INVALID, "momentum", "must be in [0, 1), got %g",
+                               c->momentum);
     if (!(c->weight_decay >= 0) || !isfinite(c->weight_decay))
-        return dpc_error_set(err, DPC_E_INVALID, "weight-decay: must be >= 0, got %g",
-                             c->weight_decay);
+        return dpc_error_param(err, DPC_E_INVALID, "weight_decay", "must be >= 0, got %g",
+                               c->weight_decay);
     if ((unsigned)c->schedule > DPC_LR_COOLDOWN)
-        return dpc_error_set(err, DPC_E_INVALID, "schedule: unknown value %d", (int)c->schedule);
+        return dpc_error_param(err, DPC_E_INVALID, "schedule", "unknown value %d",
+                               (int)c->schedule);
     if (!(c->cooldown_fraction >= 0 && c->cooldown_fraction <= 1))
-        return dpc_error_set(err, DPC_E_INVALID, "cooldown-fraction: must be in [0, 1], got %g",
-                             c->cooldown_fraction);
+        return dpc_error_param(err, DPC_E_INVALID, "cooldown_fraction",
+                               "must be in [0, 1], got %g", c->cooldown_fraction);
     if (!(c->cooldown_factor >= 0 && c->cooldown_factor <= 1))
-        return dpc_error_set(err, DPC_E_INVALID, "cooldown-factor: must be in [0, 1], got %g",
-                             c->cooldown_factor);
+        return dpc_error_param(err, DPC_E_INVALID, "cooldown_factor", "must be in [0, 1], got %g",
+                               c->cooldown_factor);
+    if (c->threads == 0 || c->threads > 256)
+        return dpc_error_param(err, DPC_E_INVALID, "threads", "must be in [1, 256], got %zu",
+                               c->threads);
+    if (c->chunk == 0 || c->chunk > 4096)
+        return dpc_error_param(err, DPC_E_INVALID, "chunk", "must be in [1, 4096], got %zu",
+                               c->chunk);
+    return DPC_OK;
+}
+
+/* The privacy fields: exactly one of epsilon and noise_multiplier; delta below 1/N. */
+static dpc_status check_privacy(const dpc_train_config *c, size_t n, dpc_error *err)
+{
     if (!(c->delta > 0 && c->delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", c->delta);
-    if (c->epsilon != 0 || c->noise_multiplier == 0) {
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", c->delta);
+    if (c->delta >= 1.0 / (double)n && !c->allow_large_delta)
+        return dpc_error_param(err, DPC_E_PRIVACY, "delta",
+                               "%g >= 1/N = %g for N = %zu training examples: a mechanism that "
+                               "publishes one record outright would satisfy it (set "
+                               "allow_large_delta to accept)",
+                               c->delta, 1.0 / (double)n, n);
+    if (c->epsilon != 0 && c->noise_multiplier != 0)
+        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
+                               "give either epsilon (the noise is calibrated) or "
+                               "noise_multiplier (the epsilon is reported), not both");
+    if (c->noise_multiplier == 0) {
         if (!(c->epsilon > 0) || !isfinite(c->epsilon))
-            return dpc_error_set(err, DPC_E_INVALID, "epsilon: must be a finite number > 0, got %g",
-                                 c->epsilon);
+            return dpc_error_param(err, DPC_E_INVALID, "epsilon",
+                                   "must be a finite number > 0, got %g (or give "
+                                   "noise_multiplier)", c->epsilon);
     } else if (!(c->noise_multiplier > 0) || !isfinite(c->noise_multiplier)) {
-        return dpc_error_set(err, DPC_E_INVALID, "noise-multiplier: must be > 0, got %g",
-                             c->noise_multiplier);
+        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
+                               "must be a finite number > 0, got %g", c->noise_multiplier);
     }
     if (c->accountant != DPC_ACCOUNTANT_PLD && c->accountant != DPC_ACCOUNTANT_RDP &&
         c->accountant != DPC_ACCOUNTANT_GDP && c->accountant != DPC_ACCOUNTANT_ZCDP)
-        return dpc_error_set(err, DPC_E_INVALID, "accountant: unknown value %d",
-                             (int)c->accountant);
-    if (c->threads == 0 || c->threads > 256)
-        return dpc_error_set(err, DPC_E_INVALID, "threads: must be in [1, 256], got %zu",
-                             c->threads);
-    if (c->chunk == 0 || c->chunk > 4096)
-        return dpc_error_set(err, DPC_E_INVALID, "chunk: must be in [1, 4096], got %zu", c->chunk);
-    if ((unsigned)c->sampler > DPC_SAMPLER_CYCLIC_POISSON)
-        return dpc_error_set(err, DPC_E_INVALID, "sampler: unknown value %d", (int)c->sampler);
-    dpc_mech_params mp = c->mech;
-    mp.steps = 1; /* the trainer sets the real value */
-    dpc_status st = dpc_mech_params_check(&mp, err);
+        return dpc_error_param(err, DPC_E_INVALID, "accountant", "unknown value %d",
+                               (int)c->accountant);
+    return DPC_OK;
+}
+
+dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *train,
+                                  dpc_error *err)
+{
+    if (!c) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
+    if (!train) return dpc_error_param(err, DPC_E_INVALID, "train", "NULL data set");
+    if (train->n == 0) return dpc_error_param(err, DPC_E_INVALID, "train", "the data set is empty");
+    if (c->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1");
+    if (c->batch > train->n)
+        return dpc_error_param(err, DPC_E_INVALID, "batch",
+                               "%zu is larger than the training data (%zu examples)", c->batch,
+                               train->n);
+    if (c->epochs == 0) return dpc_error_param(err, DPC_E_INVALID, "epochs", "must be >= 1");
+    size_t spe = train->n / c->batch;
+    if (c->epochs > DPC_TRAIN_MAX_STEPS / spe)
+        return dpc_error_param(err, DPC_E_RANGE, "epochs",
+                               "%zu epochs of %zu steps exceed the limit of %zu steps",
+                               c->epochs, spe, DPC_TRAIN_MAX_STEPS);
+    dpc_status st = check_optimizer(c, err);
+    if (!st) st = check_privacy(c, train->n, err);
     if (st) return st;
+    if ((unsigned)c->sampler > DPC_SAMPLER_BALLS_IN_BINS && c->sampler != DPC_SAMPLER_AUTO)
+        return dpc_error_param(err, DPC_E_INVALID, "sampler", "unknown value %d", (int)c->sampler);
+    dpc_mech_params mp = c->mech;
+    mp.steps = 1; /* dpc_train_config_resolve sets the real value */
+    st = dpc_mech_params_check(&mp, err);
+    if (st) return dpc_error_nest(err, "mech");
+    return DPC_OK;
+}
+
+dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_dataset *train,
+                                    dpc_train_config *out, dpc_error *err)
+{
+    dpc_status st = dpc_train_config_check(in, train, err);
+    if (st) return st;
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    dpc_train_config c = *in;
+    dpc_mech_kind kind = c.mech.kind;
+    if (c.sampler == DPC_SAMPLER_AUTO)
+        c.sampler = kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
+    if (c.sampler == DPC_SAMPLER_CYCLIC_POISSON && c.groups == 0) {
+        /* as many groups as the strategy has bands, so the banded route amplifies */
+        if (kind == DPC_MECH_IDENTITY) c.groups = 1;
+        else if (kind == DPC_MECH_BSR) c.groups = c.mech.bands;
+        else
+            return dpc_error_param(err, DPC_E_INVALID, "groups",
+                                   "must be given for cyclic Poisson sampling with the %s "
+                                   "mechanism (no band count to default to)",
+                                   dpc_mech_kind_name(kind));
+    }
+    if ((kind == DPC_MECH_BSR || kind == DPC_MECH_BISR) && !c.workload_explicit) {
+        /* the square root of the SGD-with-momentum workload (Kalinin & Lampert 2024) */
+        c.mech.momentum = c.momentum;
+        c.mech.decay = 1.0 - c.lr * c.weight_decay;
+        if (!(c.mech.decay > 0))
+            return dpc_error_param(err, DPC_E_INVALID, "weight_decay",
+                                   "lr x weight_decay = %g must be < 1 for the %s workload",
+                                   c.lr * c.weight_decay, dpc_mech_kind_name(kind));
+    }
+    c.mech.steps = c.epochs * (train->n / c.batch);
+    st = dpc_mech_params_check(&c.mech, err);
+    if (st) return dpc_error_nest(err, "mech");
+    *out = c;
     return DPC_OK;
 }
 

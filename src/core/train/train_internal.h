@@ -3,8 +3,10 @@
 #define DPCORR_SRC_TRAIN_INTERNAL_H
 
 #include "dpcorr/train.h"
+#include "train/dist.h"
 #include "train/pool.h"
 
+#define DPC__CHUNKS_PER_THREAD 4 /* chunk buffers per thread per round (one process) */
 #define DPC__EVAL_BLOCK 256      /* examples per evaluation block */
 
 typedef struct thread_ctx {
@@ -13,8 +15,10 @@ typedef struct thread_ctx {
     double *y;            /* (chunk) */
     double *losses;       /* (chunk) */
     double *norms;        /* (chunk) */
+    double *bufs;         /* (K, P) chunk sums S_c (ranks > 1 only; one process sums the batch
+                             in two phases, dpc_model_batch_*) */
     dpc_noise *noise;     /* over coordinates [p0, p1) */
-    size_t p0, p1;        /* this thread's parameter slice */
+    size_t p0, p1;        /* this thread's parameter slice (within the rank's shard) */
     dpc_status st;
     dpc_error err;
 } thread_ctx;
@@ -31,7 +35,7 @@ struct dpc_trainer {
     dpc_mech *mech;
     dpc_ledger ledger;
     double noise_scale; /* sigma * sens * clip: std of each entry of Z in gradient-sum units */
-    /* slabs, each (P) */
+    /* slabs: params, gsum (P); velocity, noise (s1 - s0), indexed by coordinate - s0 */
     double *params, *velocity, *gsum, *noise;
     /* float32 precision: the optimizer's float state (P each); params and velocity above then
      * hold the same values widened to double, refreshed after every step */
@@ -42,15 +46,29 @@ struct dpc_trainer {
     double *chunk_loss;   /* (max chunks) per-chunk loss sums */
     size_t *chunk_nclip;  /* (max chunks) per-chunk clipped counts */
     size_t max_chunks;
+    size_t *tele_list;    /* (max chunks) chunk indices of one rank (distributed telemetry) */
+    double *tele_msg;     /* (1 + 2 max chunks) a telemetry message */
     /* threads */
     dpc__pool *pool;
     size_t T;
+    size_t C;             /* chunks of this rank per round (the same on every rank) */
+    size_t K;             /* chunk buffers per thread: ceil(C / T) */
     thread_ctx *tc;
     dpc_rng_stream noise_stream;
     dpc_isa isa; /* resolved cfg.isa */
+    /* ranks: this one owns coordinates [s0, s1) (one process: [0, P)) */
+    dpc__dist dist;
+    size_t s0, s1;
 };
 
-/* privacy.c: builds the mechanism for n steps, calibrates sigma, fills the ledger. */
+/* A round of chunks: this rank computes chunks [c0, c1) of the batch. */
+typedef struct dpc__round {
+    dpc_trainer *tr;
+    size_t c0, c1;
+} dpc__round;
+
+/* privacy.c: the mechanism for n steps; then sigma by calibration and the ledger. */
+dpc_status dpc__train_mech(dpc_trainer *tr, dpc_error *err);
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err);
 
 /* trainer.c: float32 precision: the float state from the double views (after init/resume). */
@@ -62,5 +80,36 @@ dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err);
 
 /* train_config.c */
 double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n);
+
+/* checkpoint.c: everything that determines the values of the run (not threads, noise form or
+ * ranks). */
+uint64_t dpc__train_fingerprint(const dpc_trainer *tr);
+/* checkpoint.c: floats of exportable noise state per coordinate. */
+size_t dpc__train_noise_per_coord(const dpc_trainer *tr);
+
+/* trainer.c: gsum[q] = (((src[q - q0] + S_c0[q]) + S_c0+1[q]) + ...) for q in [q0, q1) over the
+ * round's chunks, on the pool's threads (src may be gsum + q0). */
+void dpc__train_add_chunks(dpc_trainer *tr, const dpc__round *r, size_t q0, size_t q1,
+                           const double *src);
+
+/* dist_train.c: the trainer's protocol (no-ops for one process). */
+dpc_status dpc__dist_setup(dpc_trainer *tr, dpc_error *err);
+dpc_status dpc__dist_chain(dpc_trainer *tr, size_t round, const dpc__round *r, dpc_error *err);
+dpc_status dpc__dist_scatter(dpc_trainer *tr, dpc_error *err);
+dpc_status dpc__dist_allgather(dpc_trainer *tr, dpc_error *err);
+/* Chunk telemetry of the step to every rank (rank 0 sums in chunk order) and the bytes the step
+ * moved (sent counter at the step's start: sent0). */
+dpc_status dpc__dist_telemetry(dpc_trainer *tr, size_t nchunks, uint64_t sent0, double *loss_sum,
+                               size_t *nclip, dpc_error *err);
+/* Evaluation blocks [b0, b1) of this rank: loss sums and correct counts of every block to
+ * rank 0, which adds them in block order and sends the two totals to all. */
+dpc_status dpc__dist_eval_sum(dpc_trainer *tr, size_t nblocks, double *loss, double *correct,
+                              double *tot_loss, double *tot_correct, dpc_error *err);
+/* The rank's share [c0, c1) of n items (chunks of a round, evaluation blocks). */
+static inline void dpc__dist_share(const dpc__dist *d, size_t n, size_t *c0, size_t *c1)
+{
+    *c0 = n / d->size * d->rank + n % d->size * d->rank / d->size;
+    *c1 = n / d->size * (d->rank + 1) + n % d->size * (d->rank + 1) / d->size;
+}
 
 #endif

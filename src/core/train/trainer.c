@@ -1,6 +1,11 @@
 /* trainer.c — the DP training step: sampler -> per-example clipped gradients (threads, fixed
  * chunks, chunk-order reduction) -> correlated noise (per coordinate slice) -> heavy-ball SGD.
- * See dpcorr/train.h for the update and the reproducibility argument. */
+ * See dpcorr/train.h for the update and the reproducibility argument. With a transport of size
+ * P > 1 (dist_train.c) the rounds of chunks are shared among the ranks, the chunk-order
+ * reduction runs as a chain over the ranks, and this rank updates its coordinate shard only. In
+ * one process the clipped sum of the batch runs in two phases (dpc_model_batch_*): the chunks'
+ * passes on the threads, then one segmented GEMM per layer on each thread's share of the rows —
+ * the same additions in the same order, without P-sized chunk buffers. */
 #include "common/util.h"
 #include "train/train_internal.h"
 
@@ -20,6 +25,7 @@ static void free_threads(dpc_trainer *tr)
         free(c->y);
         free(c->losses);
         free(c->norms);
+        free(c->bufs);
         dpc_noise_free(c->noise);
     }
     free(tr->tc);
@@ -31,9 +37,10 @@ void dpc_trainer_free(dpc_trainer *tr)
     if (!tr) return;
     dpc__pool_free(tr->pool);
     free_threads(tr);
-    dpc_model_batch_free(tr->batch);
+    dpc__dist_free(&tr->dist);
     dpc_sampler_free(tr->sampler);
     dpc_mech_free(tr->mech);
+    dpc_model_batch_free(tr->batch);
     free(tr->params);
     free(tr->velocity);
     free(tr->gsum);
@@ -44,6 +51,8 @@ void dpc_trainer_free(dpc_trainer *tr)
     free(tr->idx);
     free(tr->chunk_loss);
     free(tr->chunk_nclip);
+    free(tr->tele_list);
+    free(tr->tele_msg);
     free(tr);
 }
 
@@ -58,24 +67,156 @@ static dpc_status make_noise(dpc_trainer *tr, thread_ctx *c, dpc_error *err)
     return dpc_noise_new(&c->noise, tr->mech, &tr->noise_stream, &nc, err);
 }
 
-/* Float32 slabs (if f32), the initial parameters (rounded to float for f32), and the batch
- * state for a realized batch up to the expected size plus six standard deviations (Poisson
- * sampling; grown when a larger batch comes, ensure_batch). */
-static dpc_status init_state(dpc_trainer *tr, int f32, const dpc_rng *rng, dpc_error *err)
+/* Chunks per rank per round: K per thread in one process; with ranks, a share of the largest
+ * batch (one round per step) within DPC__ROUND_BYTES of chunk sums, from rank-independent inputs
+ * (every rank must cut the same rounds). */
+static size_t round_chunks(const dpc_trainer *tr)
+{
+    if (!dpc__dist_on(&tr->dist)) return tr->T * DPC__CHUNKS_PER_THREAD;
+    size_t ranks = tr->dist.size, want = (tr->max_chunks + ranks - 1) / ranks;
+    size_t cap = DPC__ROUND_BYTES / (tr->P * sizeof(double));
+    if (cap < DPC__CHUNKS_PER_THREAD) cap = DPC__CHUNKS_PER_THREAD;
+    if (want > cap) want = cap;
+    return want ? want : 1;
+}
+
+/* Thread i: workspace, chunk buffers and the noise generator over its slice of the shard. */
+static dpc_status make_thread(dpc_trainer *tr, size_t i, dpc_error *err)
+{
+    thread_ctx *c = &tr->tc[i];
+    size_t len = tr->s1 - tr->s0, ch = tr->cfg.chunk;
+    c->p0 = tr->s0 + len * i / tr->T;
+    c->p1 = tr->s0 + len * (i + 1) / tr->T;
+    dpc_status st = dpc_model_ws_new(&c->ws, tr->model, ch, err);
+    if (st) return st;
+    c->X = dpc__malloc_array(ch * tr->D, sizeof(double));
+    c->y = dpc__malloc_array(ch, sizeof(double));
+    c->losses = dpc__malloc_array(ch, sizeof(double));
+    c->norms = dpc__malloc_array(ch, sizeof(double));
+    size_t nb;
+    if (dpc__dist_on(&tr->dist)) /* chunk sums for the chain; one process: the batch state */
+        c->bufs = dpc__mul_ok(tr->K, tr->P, &nb) ? dpc__malloc_array(nb, sizeof(double)) : NULL;
+    if (!c->X || !c->y || !c->losses || !c->norms || (dpc__dist_on(&tr->dist) && !c->bufs))
+        return DPC__NOMEM(err, "thread buffers");
+    return make_noise(tr, c, err);
+}
+
+static dpc_status check_shapes(const dpc_model *model, const dpc_dataset *train,
+                               const dpc_dataset *test, dpc_error *err)
+{
+    const dpc_model_config *mc = dpc_model_get_config(model);
+    if (mc->n_in != train->d)
+        return dpc_error_param(err, DPC_E_INVALID, "model",
+                               "expects %zu features, the data has %zu", mc->n_in, train->d);
+    if (test && test->d != train->d)
+        return dpc_error_param(err, DPC_E_INVALID, "test",
+                               "%zu features, the training data has %zu", test->d, train->d);
+    if ((mc->n_classes >= 2) != (train->n_classes >= 2) ||
+        (mc->n_classes >= 2 && mc->n_classes != train->n_classes))
+        return dpc_error_param(err, DPC_E_INVALID, "model",
+                               "%zu classes, the data has %zu (0 = regression)", mc->n_classes,
+                               train->n_classes);
+    return DPC_OK;
+}
+
+/* Float32 slabs (precision float32), the initial parameters (rounded to float then), and in one
+ * process the batch state for a realized batch up to the expected size plus six standard
+ * deviations (Poisson sampling; grown when a larger batch comes, ensure_batch). */
+static dpc_status init_state(dpc_trainer *tr, dpc_error *err)
 {
     size_t P = tr->P;
-    if (f32) {
+    if (tr->cfg.precision == DPC_PRECISION_FLOAT32) {
         tr->params32 = dpc__calloc(P, sizeof(float));
         tr->velocity32 = dpc__calloc(P, sizeof(float));
         tr->gsum32 = dpc__calloc(P, sizeof(float));
         if (!tr->params32 || !tr->velocity32 || !tr->gsum32)
             return DPC__NOMEM(err, "float32 slabs");
     }
-    dpc_status st = dpc_model_init(tr->model, tr->params, rng, 0, err);
+    dpc_status st = dpc_model_init(tr->model, tr->params, &tr->rng, 0, err);
     if (st) return st;
     dpc__train_sync_f32(tr);
+    if (dpc__dist_on(&tr->dist)) return DPC_OK;
     double eb = tr->sdesc.expected_batch;
     return dpc__train_batch_resize(tr, (size_t)(eb + 6.0 * sqrt(eb) + 1.0) + tr->cfg.chunk, err);
+}
+
+/* Slabs, threads and noise generators of this rank (the sampler and mechanism exist). */
+static dpc_status make_slabs(dpc_trainer *tr, dpc_error *err)
+{
+    size_t P = tr->P, S = tr->s1 - tr->s0;
+    tr->params = dpc__calloc(P, sizeof(double));
+    tr->velocity = dpc__calloc(S, sizeof(double));
+    tr->gsum = dpc__calloc(P, sizeof(double));
+    tr->noise = dpc__calloc(S, sizeof(double));
+    tr->idx_cap = dpc_sampler_max_batch(tr->sampler);
+    tr->idx = dpc__calloc(tr->idx_cap, sizeof(size_t));
+    tr->max_chunks = (tr->idx_cap + tr->cfg.chunk - 1) / tr->cfg.chunk;
+    tr->chunk_loss = dpc__calloc(tr->max_chunks, sizeof(double));
+    tr->chunk_nclip = dpc__calloc(tr->max_chunks, sizeof(size_t));
+    tr->tele_list = dpc__calloc(tr->max_chunks, sizeof(size_t));
+    tr->tele_msg = dpc__calloc(1 + 2 * tr->max_chunks, sizeof(double));
+    tr->tc = calloc(tr->T, sizeof *tr->tc);
+    if (!tr->params || !tr->velocity || !tr->gsum || !tr->noise || !tr->idx || !tr->chunk_loss ||
+        !tr->chunk_nclip || !tr->tele_list || !tr->tele_msg || !tr->tc)
+        return DPC__NOMEM(err, "trainer slabs");
+    dpc_status st = init_state(tr, err);
+    if (st) return st;
+    tr->C = round_chunks(tr);
+    tr->K = (tr->C + tr->T - 1) / tr->T;
+    size_t state = 0;
+    for (size_t i = 0; i < tr->T; i++) {
+        if ((st = make_thread(tr, i, err))) return st;
+        const thread_ctx *c = &tr->tc[i];
+        if (c->noise)
+            state += dpc_mech_state_floats(tr->mech, dpc_noise_get_form(c->noise)) *
+                     (c->p1 - c->p0) * sizeof(double);
+    }
+    tr->dist.state_bytes[tr->dist.rank] = state;
+    if (!dpc__pool_new(&tr->pool, tr->T))
+        return dpc_error_set(err, DPC_E_NOMEM, "threads: cannot start %zu threads", tr->T);
+    return DPC_OK;
+}
+
+/* Everything this rank builds on its own; *out is set as soon as the trainer exists. */
+static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dataset *train,
+                        const dpc_dataset *test, const dpc_train_config *cfg, const dpc_rng *rng,
+                        dpc_error *err)
+{
+    if (!model) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL");
+    if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
+    dpc_train_config rc;
+    dpc_status st = dpc_train_config_resolve(cfg, train, &rc, err);
+    if (st || (st = check_shapes(model, train, test, err))) return st;
+    dpc_trainer *tr = calloc(1, sizeof *tr);
+    if (!tr) return DPC__NOMEM(err, "trainer");
+    *out = tr;
+    tr->cfg = rc;
+    tr->model = model;
+    tr->train = train;
+    tr->test = test;
+    tr->rng = *rng;
+    tr->P = dpc_model_num_params(model);
+    tr->D = train->d;
+    tr->T = rc.threads;
+    tr->noise_stream = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    if ((st = dpc_isa_resolve(rc.isa, &tr->isa, err))) return st;
+    if ((st = dpc__dist_init(&tr->dist, rc.transport, tr->P, tr->T, err))) return st;
+    if (rc.precision == DPC_PRECISION_FLOAT32 &&
+        (!dpc_model_has_f32(model) || dpc__dist_on(&tr->dist)))
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
+                               "float32 is available for linear, logistic, softmax and mlp "
+                               "models in one process");
+    tr->s0 = tr->dist.bound[tr->dist.rank];
+    tr->s1 = tr->dist.bound[tr->dist.rank + 1];
+    /* sampler: n = epochs * floor(N / B) steps (resolved into mech.steps) */
+    tr->n_steps = rc.mech.steps;
+    dpc_sampler_config sc = {rc.sampler, train->n, rc.batch, tr->n_steps, rc.groups};
+    if ((st = dpc_sampler_new(&tr->sampler, &sc, rng, err))) return st;
+    dpc_sampler_describe(tr->sampler, &tr->sdesc);
+    if ((st = dpc__train_mech(tr, err))) return st;
+    /* one process calibrates before allocating; with ranks, rank 0 does it in dpc__dist_setup */
+    if (!dpc__dist_on(&tr->dist) && (st = dpc__train_privacy(tr, err))) return st;
+    return make_slabs(tr, err);
 }
 
 dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_dataset *train,
@@ -83,107 +224,25 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
                            const dpc_rng *rng, dpc_error *err)
 {
     *out = NULL;
-    if (!model || !rng) return dpc_error_set(err, DPC_E_INVALID, "train: NULL model or rng");
-    dpc_status st = dpc_train_config_check(cfg, train, err);
-    dpc_isa isa = DPC_ISA_SSE2;
-    if (st || (st = dpc_isa_resolve(cfg->isa, &isa, err))) return st;
-    const dpc_model_config *mc = dpc_model_get_config(model);
-    if (mc->n_in != train->d)
-        return dpc_error_set(err, DPC_E_INVALID, "model: expects %zu features, the data has %zu",
-                             mc->n_in, train->d);
-    if (test && test->d != train->d)
-        return dpc_error_set(err, DPC_E_INVALID, "test data: %zu features, training data %zu",
-                             test->d, train->d);
-    if ((mc->n_classes >= 2) != (train->n_classes >= 2) ||
-        (mc->n_classes >= 2 && mc->n_classes != train->n_classes))
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "model: %zu classes, the data has %zu (0 = regression)",
-                             mc->n_classes, train->n_classes);
-    int f32 = cfg->precision == DPC_PRECISION_FLOAT32;
-    if (f32 && !dpc_model_has_f32(model))
-        return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
-                               "float32 is available for linear, logistic, softmax and mlp "
-                               "models");
-    dpc_trainer *tr = calloc(1, sizeof *tr);
-    if (!tr) return DPC__NOMEM(err, "trainer");
-    tr->cfg = *cfg;
-    tr->model = model;
-    tr->train = train;
-    tr->test = test;
-    tr->rng = *rng;
-    tr->P = dpc_model_num_params(model);
-    tr->D = train->d;
-    tr->T = cfg->threads;
-    tr->isa = isa;
-    tr->noise_stream = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
-    /* sampler: n = epochs * floor(N / B) steps */
-    size_t spe = train->n / cfg->batch;
-    tr->n_steps = cfg->epochs * spe;
-    dpc_sampler_config sc = {cfg->sampler, train->n, cfg->batch, tr->n_steps, cfg->groups};
-    if (cfg->sampler == DPC_SAMPLER_CYCLIC_POISSON && sc.groups == 0) {
-        /* default: as many groups as the strategy has bands (1 for DP-SGD) */
-        if (cfg->mech.kind == DPC_MECH_IDENTITY) sc.groups = 1;
-        else if (cfg->mech.kind == DPC_MECH_BSR) sc.groups = cfg->mech.bands;
-        else {
-            dpc_trainer_free(tr);
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "groups: give --groups for cyclic-poisson with %s",
-                                 dpc_mech_kind_name(cfg->mech.kind));
-        }
+    dpc_trainer *tr = NULL;
+    dpc_status st = build(&tr, model, train, test, cfg, rng, err);
+    const dpc_transport *tp = cfg ? cfg->transport : NULL;
+    if (tp && tp->size > 1 && tp->rank < tp->size) {
+        /* every rank learns whether every rank is ready before any trainer message */
+        st = dpc_transport_agree(tp, st, err);
+        if (!st) st = dpc__dist_setup(tr, err);
     }
-    st = dpc_sampler_new(&tr->sampler, &sc, rng, err);
-    if (st) goto fail;
-    dpc_sampler_describe(tr->sampler, &tr->sdesc);
-    st = dpc__train_privacy(tr, err);
-    if (st) goto fail;
-    /* slabs */
-    size_t P = tr->P;
-    tr->params = dpc__calloc(P, sizeof(double));
-    tr->velocity = dpc__calloc(P, sizeof(double));
-    tr->gsum = dpc__calloc(P, sizeof(double));
-    tr->noise = dpc__calloc(P, sizeof(double));
-    tr->idx_cap = dpc_sampler_max_batch(tr->sampler);
-    tr->idx = dpc__calloc(tr->idx_cap, sizeof(size_t));
-    tr->max_chunks = (tr->idx_cap + cfg->chunk - 1) / cfg->chunk;
-    tr->chunk_loss = dpc__calloc(tr->max_chunks, sizeof(double));
-    tr->chunk_nclip = dpc__calloc(tr->max_chunks, sizeof(size_t));
-    tr->tc = calloc(tr->T, sizeof *tr->tc);
-    if (!tr->params || !tr->velocity || !tr->gsum || !tr->noise || !tr->idx || !tr->chunk_loss ||
-        !tr->chunk_nclip || !tr->tc) {
-        st = DPC__NOMEM(err, "trainer slabs");
-        goto fail;
-    }
-    if ((st = init_state(tr, f32, rng, err))) goto fail;
-    for (size_t i = 0; i < tr->T; i++) {
-        thread_ctx *c = &tr->tc[i];
-        c->p0 = P * i / tr->T;
-        c->p1 = P * (i + 1) / tr->T;
-        size_t ch = cfg->chunk;
-        st = dpc_model_ws_new(&c->ws, model, ch, err);
-        if (st) goto fail;
-        c->X = dpc__malloc_array(ch * tr->D, sizeof(double));
-        c->y = dpc__malloc_array(ch, sizeof(double));
-        c->losses = dpc__malloc_array(ch, sizeof(double));
-        c->norms = dpc__malloc_array(ch, sizeof(double));
-        if (!c->X || !c->y || !c->losses || !c->norms) {
-            st = DPC__NOMEM(err, "thread buffers");
-            goto fail;
-        }
-        st = make_noise(tr, c, err);
-        if (st) goto fail;
-    }
-    if (!dpc__pool_new(&tr->pool, tr->T)) {
-        st = dpc_error_set(err, DPC_E_NOMEM, "threads: cannot start %zu threads", tr->T);
-        goto fail;
+    if (st) {
+        dpc_trainer_free(tr);
+        return st;
     }
     *out = tr;
     return DPC_OK;
-fail:
-    dpc_trainer_free(tr);
-    return st;
 }
 
 /* ---- one step ---------------------------------------------------------------------------- */
+
+/* ---- one process: the batch in two phases ---------------------------------------------------- */
 
 dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err)
 {
@@ -207,47 +266,59 @@ static dpc_status ensure_batch(dpc_trainer *tr, size_t n, dpc_error *err)
     return dpc__train_batch_resize(tr, 2 * cap > n ? 2 * cap : n, err);
 }
 
+/* Gathers chunk `chunk`'s rows into c->X (float32: rounded to float) and c->y; returns M. */
+static size_t gather(dpc_trainer *tr, thread_ctx *c, size_t chunk)
+{
+    size_t ch = tr->cfg.chunk, D = tr->D, i0 = chunk * ch;
+    size_t m = tr->count - i0 < ch ? tr->count - i0 : ch;
+    for (size_t j = 0; j < m; j++) {
+        const double *src = tr->train->x + tr->idx[i0 + j] * D;
+        if (tr->params32) {
+            float *X = (float *)c->X + j * D;
+            for (size_t k = 0; k < D; k++) X[k] = (float)src[k];
+        } else {
+            memcpy(c->X + j * D, src, D * sizeof(double));
+        }
+        c->y[j] = tr->train->y[tr->idx[i0 + j]];
+    }
+    return m;
+}
+
+/* Loss sum and clipped count of chunk `chunk` for the step's telemetry. */
+static void chunk_telemetry(dpc_trainer *tr, const thread_ctx *c, size_t chunk, size_t m)
+{
+    double ls = 0.0;
+    size_t nclip = 0;
+    for (size_t j = 0; j < m; j++) {
+        ls += c->losses[j];
+        nclip += c->norms[j] > tr->cfg.clip;
+    }
+    tr->chunk_loss[chunk] = ls;
+    tr->chunk_nclip[chunk] = nclip;
+}
+
 /* Phase 1: thread tid computes chunks tid, tid + T, ... of the batch (each chunk's per-example
  * results do not depend on where it runs). */
-static void phase_chunks(void *a, size_t tid, size_t T)
+static void phase_batch(void *a, size_t tid, size_t T)
 {
     dpc_trainer *tr = a;
     thread_ctx *c = &tr->tc[tid];
-    size_t ch = tr->cfg.chunk, D = tr->D, nchunks = (tr->count + ch - 1) / ch;
+    size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
     for (size_t chunk = tid; chunk < nchunks && !c->st; chunk += T) {
-        size_t i0 = chunk * ch, m = tr->count - i0 < ch ? tr->count - i0 : ch;
-        if (tr->params32) { /* float32: the rows rounded to float */
-            float *X = (float *)c->X;
-            for (size_t j = 0; j < m; j++) {
-                const double *src = tr->train->x + tr->idx[i0 + j] * D;
-                for (size_t k = 0; k < D; k++) X[j * D + k] = (float)src[k];
-                c->y[j] = tr->train->y[tr->idx[i0 + j]];
-            }
-            c->st = dpc_model_batch_grads_f32(tr->model, tr->params32, X, c->y, m, i0,
-                                              tr->cfg.clip, tr->batch, c->ws, c->losses,
-                                              c->norms, &c->err);
-        } else {
-            for (size_t j = 0; j < m; j++) {
-                size_t ex = tr->idx[i0 + j];
-                memcpy(c->X + j * D, tr->train->x + ex * D, D * sizeof(double));
-                c->y[j] = tr->train->y[ex];
-            }
+        size_t m = gather(tr, c, chunk), i0 = chunk * ch;
+        if (tr->params32)
+            c->st = dpc_model_batch_grads_f32(tr->model, tr->params32, (const float *)c->X,
+                                              c->y, m, i0, tr->cfg.clip, tr->batch, c->ws,
+                                              c->losses, c->norms, &c->err);
+        else
             c->st = dpc_model_batch_grads(tr->model, tr->params, c->X, c->y, m, i0,
                                           tr->cfg.clip, tr->batch, c->ws, c->losses, c->norms,
                                           &c->err);
-        }
         if (c->st) {
             dpc_error_prefix(&c->err, "example %zu: ", tr->idx[i0]);
             break;
         }
-        double ls = 0.0;
-        size_t nclip = 0;
-        for (size_t j = 0; j < m; j++) {
-            ls += c->losses[j];
-            nclip += c->norms[j] > tr->cfg.clip;
-        }
-        tr->chunk_loss[chunk] = ls;
-        tr->chunk_nclip[chunk] = nclip;
+        chunk_telemetry(tr, c, chunk, m);
     }
 }
 
@@ -261,9 +332,69 @@ static void phase_sum(void *a, size_t tid, size_t T)
         dpc_model_batch_sum(tr->model, tr->batch, tr->count, tid, T, tr->gsum);
 }
 
+/* ---- ranks: rounds of chunk sums -------------------------------------------------------------- */
+
+/* Phase 1: thread tid computes its chunks c0 + tid*K .. (at most K) into its own buffers. */
+static void phase_chunks(void *a, size_t tid, size_t T)
+{
+    dpc__round *r = a;
+    dpc_trainer *tr = r->tr;
+    thread_ctx *c = &tr->tc[tid];
+    (void)T;
+    size_t K = tr->K, ch = tr->cfg.chunk, P = tr->P;
+    for (size_t k = 0; k < K; k++) {
+        size_t chunk = r->c0 + tid * K + k;
+        if (chunk >= r->c1 || c->st) break;
+        size_t i0 = chunk * ch, m = gather(tr, c, chunk);
+        double *S = c->bufs + k * P;
+        memset(S, 0, P * sizeof *S);
+        c->st = dpc_model_clipped_sum(tr->model, tr->params, c->X, c->y, m, tr->cfg.clip, S,
+                                      c->losses, c->norms, c->ws, &c->err);
+        if (c->st) {
+            dpc_error_prefix(&c->err, "example %zu: ", tr->idx[i0]);
+            break;
+        }
+        chunk_telemetry(tr, c, chunk, m);
+    }
+}
+
+/* The chunk sum S_c of the round's chunk c (held by the thread that computed it). */
+static const double *chunk_sum(const dpc_trainer *tr, const dpc__round *r, size_t chunk)
+{
+    size_t owner = (chunk - r->c0) / tr->K, k = (chunk - r->c0) % tr->K;
+    return tr->tc[owner].bufs + k * tr->P;
+}
+
+typedef struct add_arg {
+    const dpc__round *r;
+    size_t q0, q1;
+    const double *src;
+} add_arg;
+
+static void phase_add(void *a, size_t tid, size_t T)
+{
+    const add_arg *x = a;
+    dpc_trainer *tr = x->r->tr;
+    size_t n = x->q1 - x->q0, b = x->q0 + n * tid / T, e = x->q0 + n * (tid + 1) / T;
+    for (size_t q = b; q < e; q++) {
+        double v = x->src[q - x->q0];
+        for (size_t chunk = x->r->c0; chunk < x->r->c1; chunk++)
+            v = v + chunk_sum(tr, x->r, chunk)[q];
+        tr->gsum[q] = v;
+    }
+}
+
+void dpc__train_add_chunks(dpc_trainer *tr, const dpc__round *r, size_t q0, size_t q1,
+                           const double *src)
+{
+    add_arg x = {r, q0, q1, src};
+    if (tr->T == 1 || q1 - q0 < 4096) phase_add(&x, 0, 1);
+    else dpc__pool_run(tr->pool, phase_add, &x);
+}
+
 void dpc__train_sync_f32(dpc_trainer *tr)
 {
-    if (!tr->params32) return;
+    if (!tr->params32) return; /* (float32 runs in one process: shard = the whole slab) */
     for (size_t p = 0; p < tr->P; p++) {
         tr->params32[p] = (float)tr->params[p];
         tr->velocity32[p] = (float)tr->velocity[p];
@@ -293,14 +424,15 @@ static void update_f32(dpc_trainer *tr, size_t p0, size_t p1, double lr)
     }
 }
 
-/* Phase 3: noise for this slice, then the optimizer update. */
+/* Phase 3: noise for this slice, then the optimizer update (shard arrays start at s0). */
 static void phase_update(void *a, size_t tid, size_t T)
 {
     dpc_trainer *tr = a;
     thread_ctx *c = &tr->tc[tid];
     (void)T;
     if (c->p1 <= c->p0) return;
-    c->st = dpc_noise_next(c->noise, tr->noise + c->p0, &c->err);
+    size_t s0 = tr->s0;
+    c->st = dpc_noise_next(c->noise, tr->noise + (c->p0 - s0), &c->err);
     if (c->st) return;
     const dpc_train_config *cfg = &tr->cfg;
     double scale = tr->noise_scale, inv_b = 1.0 / tr->sdesc.expected_batch;
@@ -313,9 +445,9 @@ static void phase_update(void *a, size_t tid, size_t T)
     double *th = tr->params, *v = tr->velocity;
     const double *g = tr->gsum, *w = tr->noise;
     for (size_t p = c->p0; p < c->p1; p++) {
-        double h = (g[p] + scale * w[p]) * inv_b + wd * th[p];
-        v[p] = mom * v[p] + h;
-        th[p] = th[p] - lr * v[p];
+        double h = (g[p] + scale * w[p - s0]) * inv_b + wd * th[p];
+        v[p - s0] = mom * v[p - s0] + h;
+        th[p] = th[p] - lr * v[p - s0];
     }
 }
 
@@ -331,36 +463,69 @@ static dpc_status collect(dpc_trainer *tr, dpc_error *err)
     return DPC_OK;
 }
 
+/* The clipped sum of the batch into gsum (with ranks: this rank's shard of it). Rounds of
+ * ranks x C chunks; this rank computes a contiguous share of each round. */
+static dpc_status clipped_sum(dpc_trainer *tr, size_t nchunks, dpc_error *err)
+{
+    dpc__dist *d = &tr->dist;
+    if (!dpc__dist_on(d)) { /* one process: the batch in two phases */
+        dpc_status st = ensure_batch(tr, tr->count, err);
+        if (st) return st;
+        dpc__pool_run(tr->pool, phase_batch, tr);
+        if ((st = collect(tr, err))) return st;
+        dpc__pool_run(tr->pool, phase_sum, tr);
+        return DPC_OK;
+    }
+    size_t per_round = tr->C * d->size;
+    dpc__round r = {tr, 0, 0};
+    dpc_status st = DPC_OK;
+    for (size_t g0 = 0, j = 0; g0 < nchunks; g0 += per_round, j++) {
+        size_t g1 = g0 + per_round < nchunks ? g0 + per_round : nchunks, a, b;
+        dpc__dist_share(d, g1 - g0, &a, &b);
+        r.c0 = g0 + a;
+        r.c1 = g0 + b;
+        dpc__pool_run(tr->pool, phase_chunks, &r);
+        st = collect(tr, err);
+        if ((st = dpc__dist_agree(d, st, err)) || (st = dpc__dist_chain(tr, j, &r, err)))
+            return st;
+    }
+    return nchunks ? dpc__dist_scatter(tr, err) : DPC_OK;
+}
+
 dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err)
 {
     if (tr->t >= tr->n_steps)
         return dpc_error_set(err, DPC_E_RANGE, "train: all %zu steps are done", tr->n_steps);
+    uint64_t sent0 = tr->dist.sent;
     dpc_status st = dpc_sampler_batch(tr->sampler, tr->t, tr->idx, &tr->count, err);
     if (st) return st;
-    if ((st = ensure_batch(tr, tr->count, err))) return st;
     if (tr->params32)
         memset(tr->gsum32, 0, tr->P * sizeof(float));
     else
         memset(tr->gsum, 0, tr->P * sizeof(double));
     size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
-    dpc__pool_run(tr->pool, phase_chunks, tr);
-    if ((st = collect(tr, err))) return st;
-    dpc__pool_run(tr->pool, phase_sum, tr);
+    if ((st = clipped_sum(tr, nchunks, err))) return st;
     double lr = dpc__train_lr(&tr->cfg, tr->t, tr->n_steps);
     dpc__pool_run(tr->pool, phase_update, tr);
-    if ((st = collect(tr, err))) return st;
+    st = collect(tr, err);
+    if ((st = dpc__dist_agree(&tr->dist, st, err)) || (st = dpc__dist_allgather(tr, err)))
+        return st;
     for (size_t p = 0; p < tr->P; p++)
         if (!isfinite(tr->params[p]))
             return dpc_error_set(err, DPC_E_NUMERIC,
                                  "train: parameter %zu became %g at step %zu (lower --lr?)", p,
                                  tr->params[p], tr->t);
-    if (info) {
-        double ls = 0.0;
-        size_t nclip = 0;
+    double ls = 0.0;
+    size_t nclip = 0;
+    if (dpc__dist_on(&tr->dist)) {
+        if ((st = dpc__dist_telemetry(tr, nchunks, sent0, &ls, &nclip, err))) return st;
+    } else {
         for (size_t c = 0; c < nchunks; c++) {
             ls += tr->chunk_loss[c];
             nclip += tr->chunk_nclip[c];
         }
+    }
+    if (info) {
         info->step = tr->t;
         info->batch = tr->count;
         info->loss = tr->count ? ls / (double)tr->count : NAN;
@@ -376,7 +541,7 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
 typedef struct eval_arg {
     dpc_trainer *tr;
     const dpc_dataset *ds;
-    size_t nblocks;
+    size_t b0, b1;   /* this rank's blocks */
     double *loss;    /* (nblocks) loss sums */
     double *correct; /* (nblocks) correct counts */
 } eval_arg;
@@ -385,7 +550,7 @@ static void phase_eval(void *a, size_t tid, size_t T)
 {
     eval_arg *e = a;
     thread_ctx *c = &e->tr->tc[tid];
-    for (size_t b = tid; b < e->nblocks && !c->st; b += T) {
+    for (size_t b = e->b0 + tid; b < e->b1 && !c->st; b += T) {
         size_t i0 = b * DPC__EVAL_BLOCK, m = e->ds->n - i0;
         if (m > DPC__EVAL_BLOCK) m = DPC__EVAL_BLOCK;
         double ml, acc;
@@ -403,22 +568,26 @@ dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *
     if (ds->d != tr->D)
         return dpc_error_set(err, DPC_E_INVALID, "evaluate: %zu features, the model takes %zu",
                              ds->d, tr->D);
-    eval_arg e = {tr, ds, (ds->n + DPC__EVAL_BLOCK - 1) / DPC__EVAL_BLOCK, NULL, NULL};
-    e.loss = dpc__malloc_array(e.nblocks, sizeof(double));
-    e.correct = dpc__malloc_array(e.nblocks, sizeof(double));
-    if (!e.loss || !e.correct) {
-        free(e.loss);
-        free(e.correct);
-        return DPC__NOMEM(err, "evaluation");
-    }
-    dpc__pool_run(tr->pool, phase_eval, &e);
-    dpc_status st = collect(tr, err);
-    if (!st) {
-        double ls = 0.0, cor = 0.0;
-        for (size_t b = 0; b < e.nblocks; b++) {
+    size_t nblocks = (ds->n + DPC__EVAL_BLOCK - 1) / DPC__EVAL_BLOCK;
+    eval_arg e = {tr, ds, 0, nblocks, NULL, NULL};
+    dpc__dist_share(&tr->dist, nblocks, &e.b0, &e.b1);
+    e.loss = dpc__calloc(nblocks, sizeof(double));
+    e.correct = dpc__calloc(nblocks, sizeof(double));
+    dpc_status st = DPC_OK;
+    if (!e.loss || !e.correct) st = DPC__NOMEM(err, "evaluation");
+    else dpc__pool_run(tr->pool, phase_eval, &e);
+    if (!st) st = collect(tr, err);
+    double ls = 0.0, cor = 0.0;
+    if (dpc__dist_on(&tr->dist)) {
+        if (!(st = dpc__dist_agree(&tr->dist, st, err)))
+            st = dpc__dist_eval_sum(tr, nblocks, e.loss, e.correct, &ls, &cor, err);
+    } else if (!st) {
+        for (size_t b = 0; b < nblocks; b++) {
             ls += e.loss[b];
             cor += e.correct[b];
         }
+    }
+    if (!st) {
         *loss = ls / (double)ds->n;
         *accuracy = cor / (double)ds->n;
     }
@@ -434,21 +603,33 @@ dpc_isa dpc_trainer_isa(const dpc_trainer *tr) { return tr->isa; }
 
 size_t dpc_trainer_bytes(const dpc_trainer *tr)
 {
-    size_t b = sizeof *tr + 4 * tr->P * sizeof(double) + tr->idx_cap * sizeof(size_t) +
-               (tr->params32 ? 3 * tr->P * sizeof(float) : 0) +
+    size_t S = tr->s1 - tr->s0, ch = tr->cfg.chunk;
+    size_t b = sizeof *tr + 2 * (tr->P + S) * sizeof(double) + tr->idx_cap * sizeof(size_t) +
                tr->max_chunks * (sizeof(double) + sizeof(size_t)) + tr->T * sizeof *tr->tc +
-               dpc_model_batch_bytes(tr->batch);
-    size_t ch = tr->cfg.chunk;
+               (tr->params32 ? 3 * tr->P * sizeof(float) : 0) + dpc_model_batch_bytes(tr->batch);
     for (size_t i = 0; i < tr->T; i++) {
         const thread_ctx *c = &tr->tc[i];
         b += dpc_model_ws_bytes(c->ws) + dpc_noise_bytes(c->noise) +
-             (ch * tr->D + 3 * ch) * sizeof(double);
+             (ch * tr->D + 3 * ch) * sizeof(double) + (c->bufs ? tr->K * tr->P * sizeof(double) : 0);
     }
     return b;
 }
 size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
 const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr) { return &tr->ledger; }
+const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr) { return &tr->cfg; }
 const double *dpc_trainer_params(const dpc_trainer *tr) { return tr->params; }
+
+void dpc_trainer_dist_info(const dpc_trainer *tr, dpc_dist_info *out)
+{
+    const dpc__dist *d = &tr->dist;
+    out->ranks = d->size;
+    out->rank = d->rank;
+    out->threads = d->threads;
+    out->shard_begin = d->bound;
+    out->noise_state_bytes = d->state_bytes;
+    out->bytes_per_step = d->steps ? (double)d->step_bytes / (double)d->steps : 0.0;
+    out->bytes_sent = d->sent;
+}
 
 uint64_t dpc_trainer_params_hash(const dpc_trainer *tr)
 {

@@ -112,9 +112,9 @@ const double *dpc_kan2_c(const dpc_kan2 *k) { return k ? k->c : NULL; }
 dpc_status dpc_kan2_init(const dpc_kan2 *k, double *W, const dpc_rng *rng, uint64_t stream_index,
                          dpc_error *err)
 {
-    if (!k || !W || !rng) return dpc_error_set(err, DPC_E_INVALID, "kan2_init: NULL argument");
+    if (!k || !W || !rng) return dpc_error_param(err, DPC_E_INVALID, "kan2_init", "NULL argument");
     if (stream_index > UINT32_MAX)
-        return dpc_error_set(err, DPC_E_RANGE, "kan2_init: stream_index exceeds 2^32 - 1");
+        return dpc_error_param(err, DPC_E_RANGE, "kan2_init", "stream_index exceeds 2^32 - 1");
     dpc_rng_stream s = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_INIT, stream_index));
     dpc_rng_gaussian_fill(&s, 0, 0, W, k->P);
     return DPC_OK;
@@ -227,7 +227,7 @@ static dpc_status sparse_pre_one(const dpc_kan2 *k, const double *W, const doubl
 
 dpc_status dpc_kan2_features(const dpc_kan2 *k, const double *x, double *h, dpc_error *err)
 {
-    if (!k || !x || !h) return dpc_error_set(err, DPC_E_INVALID, "kan2_features: NULL argument");
+    if (!k || !x || !h) return dpc_error_param(err, DPC_E_INVALID, "kan2_features", "NULL argument");
     dpc_status st = dpc__kan2_check_x(k, x, 0, err);
     if (st) return st;
     for (size_t i = 0; i < k->cfg.d; i++)
@@ -238,7 +238,7 @@ dpc_status dpc_kan2_features(const dpc_kan2 *k, const double *x, double *h, dpc_
 dpc_status dpc_kan2_forward(const dpc_kan2 *k, const double *W, const double *x, double *f,
                             double *alpha, double *hnorm, dpc_error *err)
 {
-    if (!k || !W || !x || !f) return dpc_error_set(err, DPC_E_INVALID, "kan2_forward: NULL argument");
+    if (!k || !W || !x || !f) return dpc_error_param(err, DPC_E_INVALID, "kan2_forward", "NULL argument");
     size_t *q, nnz = 0;
     double *v;
     dpc_status st = sparse_pre_one(k, W, x, &q, &v, &nnz, err);
@@ -259,7 +259,7 @@ dpc_status dpc_kan2_loss_grad(const dpc_kan2 *k, const double *W, const double *
                               double *loss, double *grad, dpc_error *err)
 {
     if (!k || !W || !x || !loss || !grad)
-        return dpc_error_set(err, DPC_E_INVALID, "kan2_loss_grad: NULL argument");
+        return dpc_error_param(err, DPC_E_INVALID, "kan2_loss_grad", "NULL argument");
     dpc_status st = dpc__kan2_check_W(k, W, err);
     if (!st) st = dpc__kan2_check_x(k, x, 0, err);
     if (!st) st = dpc__kan2_check_y(y, 0, err);
@@ -293,7 +293,7 @@ dpc_status dpc_kan2_hessian_beta(const dpc_kan2 *k, const double *W, const doubl
                                  double *beta, dpc_error *err)
 {
     if (!k || !W || !x || !beta)
-        return dpc_error_set(err, DPC_E_INVALID, "kan2_hessian_beta: NULL argument");
+        return dpc_error_param(err, DPC_E_INVALID, "kan2_hessian_beta", "NULL argument");
     size_t *q, nnz = 0, d = k->cfg.d, m = k->cfg.m;
     double *v;
     dpc_status st = sparse_pre_one(k, W, x, &q, &v, &nnz, err);
@@ -442,8 +442,8 @@ dpc_status dpc_kan2_evaluate(const dpc_kan2 *k, const double *W, const double *X
                              size_t n, double *mean_loss, double *err01, dpc_error *err)
 {
     if (!k || !W || !X || !y || !mean_loss)
-        return dpc_error_set(err, DPC_E_INVALID, "kan2_evaluate: NULL argument");
-    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "kan2_evaluate: n must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "kan2_evaluate", "NULL argument");
+    if (n == 0) return dpc_error_param(err, DPC_E_INVALID, "kan2_evaluate", "n must be >= 1");
     dpc_status st = dpc__kan2_check_W(k, W, err);
     for (size_t i = 0; !st && i < n; i++) {
         st = dpc__kan2_check_x(k, X + i * k->cfg.d, i, err);

@@ -60,10 +60,10 @@ dpc_status dpc_kan2_margin(const dpc_kan2 *k, const double *W0, const double *X,
                            dpc_kan_margin *out, dpc_error *err)
 {
     if (!k || !W0 || !X || !y || !out)
-        return dpc_error_set(err, DPC_E_INVALID, "kan2_margin: NULL argument");
-    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "kan2_margin: n must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "kan2_margin", "NULL argument");
+    if (n == 0) return dpc_error_param(err, DPC_E_INVALID, "kan2_margin", "n must be >= 1");
     if (!(tol > 0 && tol < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "tol: must be in (0, 1), got %g", tol);
+        return dpc_error_param(err, DPC_E_INVALID, "tol", "must be in (0, 1), got %g", tol);
     dpc_status st = dpc__kan2_check_W(k, W0, err);
     for (size_t i = 0; !st && i < n; i++) {
         st = dpc__kan2_check_x(k, X + i * k->cfg.d, i, err);

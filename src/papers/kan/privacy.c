@@ -1,7 +1,7 @@
 /* privacy.c — privacy helpers for DP-lambda-CGD ([KAN] App. D and F): the pattern sensitivity
  * ||C y|| and its bounds, the participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter
  * calibrations. The paper's own closed forms live in the accountant
- * (dpc_account_kan_kappa_indep / _lcgd, src/account/papers.c). */
+ * (dpc_account_kan_paper_indep / _lcgd, src/account/papers.c). */
 #include "common/util.h"
 #include "dpcorr/account.h"
 #include "kan/kan_internal.h"
@@ -11,7 +11,7 @@
 static dpc_status check_lambda(double lambda, int allow_one, dpc_error *err)
 {
     if (!(lambda >= 0.0 && (allow_one ? lambda <= 1.0 : lambda < 1.0)))
-        return dpc_error_set(err, DPC_E_INVALID, "lambda: must be in [0, 1%s, got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1%s, got %g",
                              allow_one ? "]" : ")", lambda);
     return DPC_OK;
 }
@@ -19,8 +19,8 @@ static dpc_status check_lambda(double lambda, int allow_one, dpc_error *err)
 dpc_status dpc_kan_sens_pattern(size_t T, double lambda, const unsigned char *y, double *sens,
                                 dpc_error *err)
 {
-    if (!y || !sens) return dpc_error_set(err, DPC_E_INVALID, "sens_pattern: NULL argument");
-    if (T < 1) return dpc_error_set(err, DPC_E_INVALID, "T: must be >= 1");
+    if (!y || !sens) return dpc_error_param(err, DPC_E_INVALID, "sens_pattern", "NULL argument");
+    if (T < 1) return dpc_error_param(err, DPC_E_INVALID, "T", "must be >= 1");
     dpc_status st = check_lambda(lambda, 1, err);
     if (st) return st;
     /* (C y)_t = sum_{u <= t} lambda^{t-u} y_u = lambda (C y)_{t-1} + y_t */
@@ -36,10 +36,10 @@ dpc_status dpc_kan_sens_pattern(size_t T, double lambda, const unsigned char *y,
 
 dpc_status dpc_kan_sens_bound(size_t T, double lambda, double tau, double *bound, dpc_error *err)
 {
-    if (!bound) return dpc_error_set(err, DPC_E_INVALID, "sens_bound: NULL output");
-    if (T < 1) return dpc_error_set(err, DPC_E_INVALID, "T: must be >= 1");
+    if (!bound) return dpc_error_param(err, DPC_E_INVALID, "sens_bound", "NULL output");
+    if (T < 1) return dpc_error_param(err, DPC_E_INVALID, "T", "must be >= 1");
     if (!(tau >= 0) || !isfinite(tau))
-        return dpc_error_set(err, DPC_E_INVALID, "tau: must be >= 0, got %g", tau);
+        return dpc_error_param(err, DPC_E_INVALID, "tau", "must be >= 0, got %g", tau);
     dpc_status st = check_lambda(lambda, 1, err);
     if (st) return st;
     /* DP-REQ: kan-sens-f11: [KAN] Lemma F.11, ||C||_2 <= max row sum (1 - lambda^T)/(1 - lambda) */
@@ -52,8 +52,8 @@ dpc_status dpc_kan_sens_bound(size_t T, double lambda, double tau, double *bound
 
 dpc_status dpc_kan_sens_exact(size_t T, double lambda, size_t k, double *sens, dpc_error *err)
 {
-    if (!sens) return dpc_error_set(err, DPC_E_INVALID, "sens_exact: NULL output");
-    if (T < 1) return dpc_error_set(err, DPC_E_INVALID, "T: must be >= 1");
+    if (!sens) return dpc_error_param(err, DPC_E_INVALID, "sens_exact", "NULL output");
+    if (T < 1) return dpc_error_param(err, DPC_E_INVALID, "T", "must be >= 1");
     dpc_status st = check_lambda(lambda, 1, err);
     if (st) return st;
     if (k == 0) {
@@ -73,7 +73,7 @@ dpc_status dpc_kan_sens_exact(size_t T, double lambda, size_t k, double *sens, d
     dpc_mech_free(m);
     if (st) return st;
     if (!s.exact)
-        return dpc_error_set(err, DPC_E_NUMERIC, "sens_exact: the core returned a bound (%s)",
+        return dpc_error_param(err, DPC_E_NUMERIC, "sens_exact", "the core returned a bound (%s)",
                              dpc_sens_method_name(s.method));
     *sens = s.value;
     return DPC_OK;
@@ -81,14 +81,14 @@ dpc_status dpc_kan_sens_exact(size_t T, double lambda, size_t k, double *sens, d
 
 dpc_status dpc_kan_chernoff_tau(double r, size_t T, double delta, double *tau, dpc_error *err)
 {
-    if (!tau) return dpc_error_set(err, DPC_E_INVALID, "chernoff_tau: NULL output");
-    if (!(r > 0 && r <= 1)) return dpc_error_set(err, DPC_E_INVALID, "r: must be in (0, 1], got %g", r);
+    if (!tau) return dpc_error_param(err, DPC_E_INVALID, "chernoff_tau", "NULL output");
+    if (!(r > 0 && r <= 1)) return dpc_error_param(err, DPC_E_INVALID, "r", "must be in (0, 1], got %g", r);
     if (!(delta > 0 && delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     double rT = r * (double)T, need = 3.0 * log(2.0 / delta);
     if (!(rT >= need))
-        return dpc_error_set(err, DPC_E_PRIVACY,
-                             "T: Lemma F.10 requires r T >= 3 log(2/delta) = %g, got r T = %g",
+        return dpc_error_param(err, DPC_E_PRIVACY, "T",
+                             "Lemma F.10 requires r T >= 3 log(2/delta) = %g, got r T = %g",
                              need, rT);
     /* DP-REQ: kan-chernoff: [KAN] Lemma F.10 with c1 = 1/2 */
     *tau = rT + sqrt(3.0 * rT * log(2.0 / delta));
@@ -106,10 +106,10 @@ static double log_pmf(size_t T, double r, size_t j)
 dpc_status dpc_kan_binom_quantile(size_t T, double r, double tail, size_t *k, double *p_tail,
                                   dpc_error *err)
 {
-    if (!k) return dpc_error_set(err, DPC_E_INVALID, "binom_quantile: NULL output");
-    if (!(r > 0 && r <= 1)) return dpc_error_set(err, DPC_E_INVALID, "r: must be in (0, 1], got %g", r);
+    if (!k) return dpc_error_param(err, DPC_E_INVALID, "binom_quantile", "NULL output");
+    if (!(r > 0 && r <= 1)) return dpc_error_param(err, DPC_E_INVALID, "r", "must be in (0, 1], got %g", r);
     if (!(tail > 0 && tail < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "tail: must be in (0, 1), got %g", tail);
+        return dpc_error_param(err, DPC_E_INVALID, "tail", "must be in (0, 1), got %g", tail);
     if (r == 1.0) {
         *k = T;
         if (p_tail) *p_tail = 0.0;
@@ -129,38 +129,38 @@ dpc_status dpc_kan_binom_quantile(size_t T, double r, double tail, size_t *k, do
     return DPC_OK;
 }
 
-dpc_status dpc_kan_rdp_closed_eps(double q, size_t T, double kappa, double alpha, double delta,
+dpc_status dpc_kan_rdp_closed_eps(double q, size_t T, double noise_std, double alpha, double delta,
                                   double *eps, dpc_error *err)
 {
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "rdp_closed_eps: NULL output");
-    if (!(q > 0 && q <= 1)) return dpc_error_set(err, DPC_E_INVALID, "q: must be in (0, 1], got %g", q);
-    if (!(kappa > 0) || !isfinite(kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be > 0, got %g", kappa);
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "rdp_closed_eps", "NULL output");
+    if (!(q > 0 && q <= 1)) return dpc_error_param(err, DPC_E_INVALID, "q", "must be in (0, 1], got %g", q);
+    if (!(noise_std > 0) || !isfinite(noise_std))
+        return dpc_error_param(err, DPC_E_INVALID, "noise_std", "must be > 0, got %g", noise_std);
     if (!(alpha > 1) || !isfinite(alpha))
-        return dpc_error_set(err, DPC_E_INVALID, "alpha: must be > 1, got %g", alpha);
+        return dpc_error_param(err, DPC_E_INVALID, "alpha", "must be > 1, got %g", alpha);
     if (!(delta > 0 && delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     /* DP-REQ: kan-rdp-closed: [KAN] Lemma D.7 (j = 2 term of eq. 19), Thm. D.9 conversion */
-    *eps = 8.0 * alpha * (double)T * q * q / (kappa * kappa) + log(1.0 / delta) / (alpha - 1.0);
+    *eps = 8.0 * alpha * (double)T * q * q / (noise_std * noise_std) + log(1.0 / delta) / (alpha - 1.0);
     return DPC_OK;
 }
 
-dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double kappa, double delta,
+dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double noise_std, double delta,
                                 double *eps, double *alpha, dpc_error *err)
 {
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "rdp_eq19_eps: NULL output");
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "rdp_eq19_eps", "NULL output");
     if (n < 1 || B < 1 || B > n)
-        return dpc_error_set(err, DPC_E_INVALID, "batch: must be in [1, n], got B = %zu, n = %zu", B, n);
-    if (T < 1) return dpc_error_set(err, DPC_E_INVALID, "T: must be >= 1");
-    if (!(kappa > 0) || !isfinite(kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be > 0, got %g", kappa);
+        return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, n], got B = %zu, n = %zu", B, n);
+    if (T < 1) return dpc_error_param(err, DPC_E_INVALID, "T", "must be >= 1");
+    if (!(noise_std > 0) || !isfinite(noise_std))
+        return dpc_error_param(err, DPC_E_INVALID, "noise_std", "must be > 0, got %g", noise_std);
     if (!(delta > 0 && delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     enum { NA = 255 };
     double orders[NA], rdp[NA];
     for (size_t a = 0; a < NA; a++) orders[a] = (double)(a + 2);
-    /* noise std C kappa / B on the mean, replace-one sensitivity 2 C / B: z = kappa / 2 */
-    dpc_status st = dpc_rdp_wor_gaussian((double)B / (double)n, 0.5 * kappa, orders, NA, rdp, err);
+    /* noise std C noise_std / B on the mean, replace-one sensitivity 2 C / B: z = noise_std / 2 */
+    dpc_status st = dpc_rdp_wor_gaussian((double)B / (double)n, 0.5 * noise_std, orders, NA, rdp, err);
     if (st) return st;
     double best = INFINITY, ba = NAN;
     for (size_t a = 0; a < NA; a++) {
@@ -172,17 +172,17 @@ dpc_status dpc_kan_rdp_eq19_eps(size_t n, size_t B, size_t T, double kappa, doub
     return DPC_OK;
 }
 
-dpc_status dpc_kan_kappa_dpcorr(size_t n, size_t B, size_t steps, double eps, double delta,
+dpc_status dpc_kan_calibrate(size_t n, size_t B, size_t steps, double eps, double delta,
                                 double lambda, dpc_kan_calib *out, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "kappa_dpcorr: NULL output");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "kappa_dpcorr", "NULL output");
     if (n < 1 || B < 1 || B > n)
-        return dpc_error_set(err, DPC_E_INVALID, "batch: must be in [1, n], got B = %zu, n = %zu", B, n);
-    if (steps < 1) return dpc_error_set(err, DPC_E_INVALID, "steps: must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, n], got B = %zu, n = %zu", B, n);
+    if (steps < 1) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
     if (!(eps > 0) || !isfinite(eps))
-        return dpc_error_set(err, DPC_E_INVALID, "eps: must be > 0, got %g", eps);
+        return dpc_error_param(err, DPC_E_INVALID, "eps", "must be > 0, got %g", eps);
     if (!(delta > 0 && delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     dpc_status st = check_lambda(lambda, 0, err);
     if (st) return st;
     double r = (double)B / (double)n, dg = delta;
@@ -202,17 +202,17 @@ dpc_status dpc_kan_kappa_dpcorr(size_t n, size_t B, size_t steps, double eps, do
     out->tail = tail;
     out->sensitivity = sens;
     out->mu = mu;
-    out->kappa = sens / mu;
+    out->noise_std = sens / mu;
     return DPC_OK;
 }
 
-dpc_status dpc_kan_kappa_rdp_wor(size_t n, size_t B, size_t steps, double eps, double delta,
-                                 double *kappa, dpc_error *err)
+dpc_status dpc_kan_calibrate_rdp_wor(size_t n, size_t B, size_t steps, double eps, double delta,
+                                 double *noise_std, dpc_error *err)
 {
-    if (!kappa) return dpc_error_set(err, DPC_E_INVALID, "kappa_rdp_wor: NULL output");
+    if (!noise_std) return dpc_error_param(err, DPC_E_INVALID, "kappa_rdp_wor", "NULL output");
     if (n < 1 || B < 1 || B > n)
-        return dpc_error_set(err, DPC_E_INVALID, "batch: must be in [1, n], got B = %zu, n = %zu", B, n);
-    if (steps < 1) return dpc_error_set(err, DPC_E_INVALID, "steps: must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, n], got B = %zu, n = %zu", B, n);
+    if (steps < 1) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
     dpc_gauss_event c;
     dpc_gauss_event_init(&c);
     c.sigma = 1.0;
@@ -223,17 +223,17 @@ dpc_status dpc_kan_kappa_rdp_wor(size_t n, size_t B, size_t steps, double eps, d
     dpc_event ev = {DPC_NEIGHBOR_REPLACE_ONE, 1, &c};
     dpc_account_opts o;
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
-    return dpc_account_calibrate_sigma(&ev, &o, eps, delta, kappa, err);
+    return dpc_account_calibrate_sigma(&ev, &o, eps, delta, noise_std, err);
 }
 
-dpc_status dpc_kan_full_batch_delta(size_t steps, double lambda, double kappa, double eps,
+dpc_status dpc_kan_full_batch_delta(size_t steps, double lambda, double noise_std, double eps,
                                     double *delta, dpc_error *err)
 {
-    if (!delta) return dpc_error_set(err, DPC_E_INVALID, "full_batch_delta: NULL output");
-    if (!(kappa > 0) || !isfinite(kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be > 0, got %g", kappa);
+    if (!delta) return dpc_error_param(err, DPC_E_INVALID, "full_batch_delta", "NULL output");
+    if (!(noise_std > 0) || !isfinite(noise_std))
+        return dpc_error_param(err, DPC_E_INVALID, "noise_std", "must be > 0, got %g", noise_std);
     double sens;
     dpc_status st = dpc_kan_sens_exact(steps, lambda, steps, &sens, err);
     if (st) return st;
-    return dpc_gdp_delta(sens / kappa, eps, delta, err);
+    return dpc_gdp_delta(sens / noise_std, eps, delta, err);
 }

@@ -17,9 +17,9 @@ static int cmp_size(const void *a, const void *b)
 dpc_status dpc_kan_batch(const dpc_rng_stream *s, uint64_t step, size_t n, size_t B, size_t *idx,
                          dpc_error *err)
 {
-    if (!s || !idx) return dpc_error_set(err, DPC_E_INVALID, "kan_batch: NULL argument");
+    if (!s || !idx) return dpc_error_param(err, DPC_E_INVALID, "kan_batch", "NULL argument");
     if (B < 1 || B > n)
-        return dpc_error_set(err, DPC_E_INVALID, "batch: must be in [1, n = %zu], got %zu", n, B);
+        return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, n = %zu], got %zu", n, B);
     unsigned char *mark = dpc__calloc(n, 1);
     if (!mark) return DPC__NOMEM(err, "batch marks");
     /* Floyd (1987): for j = n-B .. n-1 pick t uniform in [0, j]; take t, or j if t is taken.
@@ -41,13 +41,13 @@ dpc_status dpc_kan_batch(const dpc_rng_stream *s, uint64_t step, size_t n, size_
 dpc_status dpc_kan_synth(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index, size_t n,
                          size_t d, double margin, const double *w_star, dpc_error *err)
 {
-    if (!out || !rng) return dpc_error_set(err, DPC_E_INVALID, "kan_synth: NULL argument");
+    if (!out || !rng) return dpc_error_param(err, DPC_E_INVALID, "kan_synth", "NULL argument");
     *out = NULL;
-    if (n < 1 || d < 1) return dpc_error_set(err, DPC_E_INVALID, "kan_synth: n and d must be >= 1");
+    if (n < 1 || d < 1) return dpc_error_param(err, DPC_E_INVALID, "kan_synth", "n and d must be >= 1");
     if (!(margin >= 0 && margin <= 0.5))
-        return dpc_error_set(err, DPC_E_INVALID, "margin: must be in [0, 0.5], got %g", margin);
+        return dpc_error_param(err, DPC_E_INVALID, "margin", "must be in [0, 0.5], got %g", margin);
     if (stream_index > UINT32_MAX)
-        return dpc_error_set(err, DPC_E_RANGE, "kan_synth: stream_index exceeds 2^32 - 1");
+        return dpc_error_param(err, DPC_E_RANGE, "kan_synth", "stream_index exceeds 2^32 - 1");
     dpc_dataset *ds = NULL;
     dpc_status st = dpc_dataset_new(&ds, n, d, 2, err);
     if (st) return st;
@@ -72,7 +72,7 @@ dpc_status dpc_kan_synth(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_
     if (!(wn > 0)) {
         free(g);
         dpc_dataset_free(ds);
-        return dpc_error_set(err, DPC_E_INVALID, "w_star: must not be zero");
+        return dpc_error_param(err, DPC_E_INVALID, "w_star", "must not be zero");
     }
     wn = sqrt(wn);
     for (size_t j = 0; j < d; j++) ds->truth[j] /= wn;
@@ -84,8 +84,8 @@ dpc_status dpc_kan_synth(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_
             if (a == SYNTH_MAX_ATTEMPTS) {
                 free(g);
                 dpc_dataset_free(ds);
-                return dpc_error_set(err, DPC_E_NUMERIC,
-                                     "kan_synth: example %zu: no draw with margin %g in %d "
+                return dpc_error_param(err, DPC_E_NUMERIC, "kan_synth",
+                                     "example %zu: no draw with margin %g in %d "
                                      "attempts", i, margin, SYNTH_MAX_ATTEMPTS);
             }
             uint64_t base = (uint64_t)a * (d + 1);

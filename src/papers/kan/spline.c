@@ -108,8 +108,8 @@ dpc_status dpc_kan_act_parse(const char *s, dpc_kan_act *out, dpc_error *err)
     if (s && !strcmp(s, "sigmoid")) *out = DPC_KAN_SIGMOID;
     else if (s && !strcmp(s, "tanh")) *out = DPC_KAN_TANH;
     else
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "activation: expected sigmoid or tanh, got '%s'", s ? s : "(null)");
+        return dpc_error_param(err, DPC_E_INVALID, "activation",
+                             "expected sigmoid or tanh, got '%s'", s ? s : "(null)");
     return DPC_OK;
 }
 

@@ -75,9 +75,9 @@ static dpc_status kan2_labels(const dpc_kan2 *k, const dpc_dataset *ds, const ch
 dpc_status dpc_kan2_task_new(dpc_kan_task **out, const dpc_kan2 *k, const dpc_dataset *train,
                              const dpc_dataset *test, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "kan2_task_new: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "kan2_task_new", "out is NULL");
     *out = NULL;
-    if (!k || !train) return dpc_error_set(err, DPC_E_INVALID, "kan2_task_new: NULL model or data");
+    if (!k || !train) return dpc_error_param(err, DPC_E_INVALID, "kan2_task_new", "NULL model or data");
     dpc_kan_task *t = calloc(1, sizeof *t);
     if (!t) return DPC__NOMEM(err, "task");
     t->k = k;
@@ -98,10 +98,10 @@ dpc_status dpc_kan_model_task_new(dpc_kan_task **out, const dpc_model *m,
                                   const dpc_dataset *train, const dpc_dataset *test,
                                   size_t chunk, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "model_task_new: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "model_task_new", "out is NULL");
     *out = NULL;
-    if (!m || !train) return dpc_error_set(err, DPC_E_INVALID, "model_task_new: NULL model or data");
-    if (chunk < 1) return dpc_error_set(err, DPC_E_INVALID, "chunk: must be >= 1");
+    if (!m || !train) return dpc_error_param(err, DPC_E_INVALID, "model_task_new", "NULL model or data");
+    if (chunk < 1) return dpc_error_param(err, DPC_E_INVALID, "chunk", "must be >= 1");
     const dpc_model_config *mc = dpc_model_get_config(m);
     if (mc->n_in != train->d || (test && test->d != train->d))
         return dpc_error_set(err, DPC_E_INVALID, "data: %zu features, the model takes %zu",
@@ -135,7 +135,7 @@ dpc_status dpc_kan_task_grad(void *task, const double *W, const size_t *idx, siz
 {
     dpc_kan_task *t = task;
     if (!t || !W || !idx || !gsum || !loss_sum || !n_clipped)
-        return dpc_error_set(err, DPC_E_INVALID, "task_grad: NULL argument");
+        return dpc_error_param(err, DPC_E_INVALID, "task_grad", "NULL argument");
     dpc_status st;
     double ls = 0.0;
     if (t->k) {
@@ -179,9 +179,9 @@ dpc_status dpc_kan_task_eval(void *task, const double *W, int which, double *los
                              dpc_error *err)
 {
     dpc_kan_task *t = task;
-    if (!t || !W || !loss) return dpc_error_set(err, DPC_E_INVALID, "task_eval: NULL argument");
+    if (!t || !W || !loss) return dpc_error_param(err, DPC_E_INVALID, "task_eval", "NULL argument");
     const dpc_dataset *ds = which ? t->test : t->train;
-    if (!ds) return dpc_error_set(err, DPC_E_UNSUPPORTED, "task_eval: no %s set",
+    if (!ds) return dpc_error_param(err, DPC_E_UNSUPPORTED, "task_eval", "no %s set",
                                   which ? "test" : "training");
     if (t->k)
         return dpc_kan2_evaluate(t->k, W, ds->x, which ? t->yte : t->ytr, ds->n, loss, err01, err);

@@ -2,16 +2,16 @@
  * the initialization event (Lemmas B.5-B.7), the projection radius R* (Thm. 4.1), the width
  * window, and the risk bounds A_corr (Thm. 4.1), A_van (Thm. D.14), A_non (Thm. E.1). The paper
  * hides absolute constants and polylog factors; these evaluators set them to 1 so that trends
- * in lambda, kappa, m, n can be compared with measurements (note 004 §5, oracle 17). */
+ * in lambda, noise_std, m, n can be compared with measurements (note 004 §5, oracle 17). */
 #include "kan/kan_internal.h"
 
 #include <math.h>
 
 dpc_status dpc_kan2_consts(const dpc_kan2 *k, double delta, dpc_kan_consts *out, dpc_error *err)
 {
-    if (!k || !out) return dpc_error_set(err, DPC_E_INVALID, "kan2_consts: NULL argument");
+    if (!k || !out) return dpc_error_param(err, DPC_E_INVALID, "kan2_consts", "NULL argument");
     if (!(delta > 0 && delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     dpc_kan_spline_consts bc;
     dpc_kan_spline_constants(&k->basis, &bc);
     double Bs, Bs1, Bs2;
@@ -42,33 +42,33 @@ dpc_status dpc_kan2_consts(const dpc_kan2 *k, double delta, dpc_kan_consts *out,
 dpc_status dpc_kan_radius(double C_R, size_t T, size_t n, double delta, double gamma, double *R,
                           dpc_error *err)
 {
-    if (!R) return dpc_error_set(err, DPC_E_INVALID, "kan_radius: NULL output");
+    if (!R) return dpc_error_param(err, DPC_E_INVALID, "kan_radius", "NULL output");
     if (!(C_R > 0) || !isfinite(C_R))
-        return dpc_error_set(err, DPC_E_INVALID, "C_R: must be > 0, got %g", C_R);
+        return dpc_error_param(err, DPC_E_INVALID, "C_R", "must be > 0, got %g", C_R);
     if (T < 1 || n < 1) return dpc_error_set(err, DPC_E_INVALID, "T and n must be >= 1");
     if (!(delta > 0 && delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     if (!(gamma > 0) || !isfinite(gamma))
-        return dpc_error_set(err, DPC_E_INVALID, "gamma: must be > 0, got %g", gamma);
+        return dpc_error_param(err, DPC_E_INVALID, "gamma", "must be > 0, got %g", gamma);
     *R = C_R * (log((double)T) + sqrt(log((double)n / delta))) / gamma;
     return DPC_OK;
 }
 
 static dpc_status check_rates(const dpc_kan_rate_in *r, int need_delta, dpc_error *err)
 {
-    if (!r) return dpc_error_set(err, DPC_E_INVALID, "rates: NULL input");
+    if (!r) return dpc_error_param(err, DPC_E_INVALID, "rates", "NULL input");
     if (r->n < 1 || r->m < 1 || r->d < 1 || r->T < 1 || r->B < 1)
-        return dpc_error_set(err, DPC_E_INVALID, "rates: n, m, d, T, B must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "rates", "n, m, d, T, B must be >= 1");
     if (!(r->eta > 0) || !isfinite(r->eta))
-        return dpc_error_set(err, DPC_E_INVALID, "eta: must be > 0, got %g", r->eta);
+        return dpc_error_param(err, DPC_E_INVALID, "eta", "must be > 0, got %g", r->eta);
     if (!(r->gamma > 0) || !isfinite(r->gamma))
-        return dpc_error_set(err, DPC_E_INVALID, "gamma: must be > 0, got %g", r->gamma);
+        return dpc_error_param(err, DPC_E_INVALID, "gamma", "must be > 0, got %g", r->gamma);
     if (!(r->lambda >= 0 && r->lambda < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "lambda: must be in [0, 1), got %g", r->lambda);
-    if (!(r->kappa >= 0) || !isfinite(r->kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be >= 0, got %g", r->kappa);
+        return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1), got %g", r->lambda);
+    if (!(r->noise_std >= 0) || !isfinite(r->noise_std))
+        return dpc_error_param(err, DPC_E_INVALID, "noise_std", "must be >= 0, got %g", r->noise_std);
     if (need_delta && !(r->delta > 0 && r->delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", r->delta);
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", r->delta);
     return DPC_OK;
 }
 
@@ -76,9 +76,9 @@ dpc_status dpc_kan_bound_corr(const dpc_kan_rate_in *r, double *A, dpc_error *er
 {
     dpc_status st = check_rates(r, 0, err);
     if (st) return st;
-    if (!A) return dpc_error_set(err, DPC_E_INVALID, "bound: NULL output");
+    if (!A) return dpc_error_param(err, DPC_E_INVALID, "bound", "NULL output");
     double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B, l = r->lambda;
-    double md = (double)r->m * (double)r->d, k = r->kappa;
+    double md = (double)r->m * (double)r->d, k = r->noise_std;
     /* DP-REQ: kan-a-corr: [KAN] Thm. 4.1 (unit constants) */
     *A = 1.0 / (g * g * e * T) + 1.0 / (g * sqrt(B * T)) + e * (1.0 / B + 1.0 / T) +
          ((1.0 - l) * k / (B * sqrt(T))) * (1.0 / g + e * sqrt(md) / sqrt(B)) +
@@ -90,8 +90,8 @@ dpc_status dpc_kan_bound_indep(const dpc_kan_rate_in *r, double *A, dpc_error *e
 {
     dpc_status st = check_rates(r, 1, err);
     if (st) return st;
-    if (!A) return dpc_error_set(err, DPC_E_INVALID, "bound: NULL output");
-    double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B, k = r->kappa;
+    if (!A) return dpc_error_param(err, DPC_E_INVALID, "bound", "NULL output");
+    double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B, k = r->noise_std;
     double md = (double)r->m * (double)r->d;
     double L = log(1.0 / r->delta), lT = log(T), ln = log((double)r->n / r->delta);
     /* DP-REQ: kan-a-van: [KAN] Thm. D.14 (unit constants) */
@@ -105,7 +105,7 @@ dpc_status dpc_kan_bound_nonpriv(const dpc_kan_rate_in *r, double *A, dpc_error 
 {
     dpc_status st = check_rates(r, 0, err);
     if (st) return st;
-    if (!A) return dpc_error_set(err, DPC_E_INVALID, "bound: NULL output");
+    if (!A) return dpc_error_param(err, DPC_E_INVALID, "bound", "NULL output");
     double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B;
     /* DP-REQ: kan-a-non: [KAN] Thm. E.1 (unit constants) */
     *A = 1.0 / (g * g * e * T) + 1.0 / (g * sqrt(B * T)) + e / B;
@@ -117,12 +117,12 @@ dpc_status dpc_kan_width_window(const dpc_kan_rate_in *r, size_t p, double clip,
 {
     dpc_status st = check_rates(r, 0, err);
     if (st) return st;
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "window: NULL output");
-    if (p < 1) return dpc_error_set(err, DPC_E_INVALID, "p: must be >= 1");
-    if (!(clip > 0)) return dpc_error_set(err, DPC_E_INVALID, "clip: must be > 0, got %g", clip);
-    if (!(R > 0)) return dpc_error_set(err, DPC_E_INVALID, "R: must be > 0, got %g", R);
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "window", "NULL output");
+    if (p < 1) return dpc_error_param(err, DPC_E_INVALID, "p", "must be >= 1");
+    if (!(clip > 0)) return dpc_error_param(err, DPC_E_INVALID, "clip", "must be > 0, got %g", clip);
+    if (!(R > 0)) return dpc_error_param(err, DPC_E_INVALID, "R", "must be > 0, got %g", R);
     double g = r->gamma, e = r->eta, T = (double)r->T, B = (double)r->B, l = r->lambda;
-    double k = r->kappa, d = (double)r->d;
+    double k = r->noise_std, d = (double)r->d;
     out->m_lo = 1.0 / (g * g * g * g);
     if (k == 0) {
         out->m_hi = out->m_edge = INFINITY;

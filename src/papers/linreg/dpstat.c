@@ -8,20 +8,20 @@
 #include <math.h>
 #include <stdlib.h>
 
-dpc_status dpc_linreg_dpstat_margin(double alpha, size_t k, double beta, double *gamma,
+dpc_status dpc_linreg_dpstat_margin(double noise_multiplier, size_t k, double beta, double *gamma,
                                     dpc_error *err)
 {
-    if (!(alpha > 0) || !isfinite(alpha))
-        return dpc_error_set(err, DPC_E_INVALID, "alpha: must be a finite number > 0, got %g",
-                             alpha);
-    if (k == 0) return dpc_error_set(err, DPC_E_INVALID, "dpstat-k: must be >= 1");
+    if (!(noise_multiplier > 0) || !isfinite(noise_multiplier))
+        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier", "must be a finite number > 0, got %g",
+                             noise_multiplier);
+    if (k == 0) return dpc_error_param(err, DPC_E_INVALID, "k", "must be >= 1");
     if (!(beta > 0 && beta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "dpstat-beta: must be in (0, 1), got %g", beta);
-    if (!gamma) return dpc_error_set(err, DPC_E_INVALID, "gamma: output pointer is NULL");
-    /* Lemma 3.10: Gamma = alpha sqrt(2 log(B/Delta) log(log(B/Delta)/beta)), B/Delta = 2^K */
+        return dpc_error_param(err, DPC_E_INVALID, "beta", "must be in (0, 1), got %g", beta);
+    if (!gamma) return dpc_error_param(err, DPC_E_INVALID, "gamma", "output pointer is NULL");
+    /* Lemma 3.10: Gamma = noise_multiplier sqrt(2 log(B/Delta) log(log(B/Delta)/beta)), B/Delta = 2^K */
     double lbd = (double)k * log(2.0);
     double inner = log(lbd / beta);
-    *gamma = alpha * sqrt(2.0 * lbd * (inner > 0 ? inner : 0.0));
+    *gamma = noise_multiplier * sqrt(2.0 * lbd * (inner > 0 ? inner : 0.0));
     return DPC_OK;
 }
 
@@ -52,19 +52,19 @@ dpc_status dpc_linreg_dpstat(const double *r, size_t s, const dpc_dpstat_params 
         return dpc_error_set(err, DPC_E_INVALID, "dpstat: NULL argument");
     if (s == 0) return dpc_error_set(err, DPC_E_INVALID, "dpstat: s must be >= 1");
     if (!(p->domain > 0) || !isfinite(p->domain))
-        return dpc_error_set(err, DPC_E_INVALID, "domain: must be a finite number > 0, got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "domain", "must be a finite number > 0, got %g",
                              p->domain);
     if (p->k == 0 || p->k > DPC_LINREG_MAX_DPSTAT_K)
-        return dpc_error_set(err, DPC_E_INVALID, "dpstat-k: must be in [1, %d], got %zu",
+        return dpc_error_param(err, DPC_E_INVALID, "k", "must be in [1, %d], got %zu",
                              DPC_LINREG_MAX_DPSTAT_K, p->k);
-    if (!(p->alpha > 0) || !isfinite(p->alpha))
-        return dpc_error_set(err, DPC_E_INVALID, "alpha: must be a finite number > 0, got %g",
-                             p->alpha);
+    if (!(p->noise_multiplier > 0) || !isfinite(p->noise_multiplier))
+        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
+                               "must be a finite number > 0, got %g", p->noise_multiplier);
     if (!(p->margin >= 0) || !isfinite(p->margin))
-        return dpc_error_set(err, DPC_E_INVALID, "margin: must be a finite number >= 0, got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "margin", "must be a finite number >= 0, got %g",
                              p->margin);
     if ((unsigned)p->rule > DPC_DPSTAT_PAPER)
-        return dpc_error_set(err, DPC_E_INVALID, "dpstat-rule: unknown value %d", (int)p->rule);
+        return dpc_error_param(err, DPC_E_INVALID, "rule", "unknown value %d", (int)p->rule);
     for (size_t j = 0; j < s; j++) {
         if (!isfinite(r[j]))
             return dpc_error_set(err, DPC_E_NUMERIC, "dpstat: residual %zu is not finite (%g)", j,
@@ -72,7 +72,7 @@ dpc_status dpc_linreg_dpstat(const double *r, size_t s, const dpc_dpstat_params 
         work[j] = fabs(r[j]);
     }
     qsort(work, s, sizeof *work, cmp_double);
-    double K = (double)p->k, sd = sqrt(K) * p->alpha;
+    double K = (double)p->k, sd = sqrt(K) * p->noise_multiplier;
     /* DP-REQ: dpstat-rule: Alg. 3 line 5 stops at c_priv >= s (PAPER); the note's margin rule
      * stops at c_priv >= s - Gamma. The threshold is public, so privacy is the same. */
     double thr = p->rule == DPC_DPSTAT_PAPER ? (double)s : (double)s - p->margin;

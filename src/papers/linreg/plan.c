@@ -23,8 +23,8 @@ dpc_status dpc_linreg_algo_parse(const char *s, dpc_linreg_algo *out, dpc_error 
             *out = (dpc_linreg_algo)k;
             return DPC_OK;
         }
-    return dpc_error_set(err, DPC_E_INVALID,
-                         "algo: unknown '%s' (expected dp-ambssgd, dp-ssgd, dp-sgd-fixed or sgd)",
+    return dpc_error_param(err, DPC_E_INVALID, "algo",
+                         "unknown '%s' (expected dp-ambssgd, dp-ssgd, dp-sgd-fixed or sgd)",
                          s ? s : "(null)");
 }
 
@@ -40,7 +40,7 @@ dpc_status dpc_dpstat_rule_parse(const char *s, dpc_dpstat_rule *out, dpc_error 
             *out = (dpc_dpstat_rule)k;
             return DPC_OK;
         }
-    return dpc_error_set(err, DPC_E_INVALID, "dpstat-rule: unknown '%s' (expected margin or paper)",
+    return dpc_error_param(err, DPC_E_INVALID, "dpstat_rule", "unknown '%s' (expected margin or paper)",
                          s ? s : "(null)");
 }
 
@@ -57,11 +57,11 @@ dpc_status dpc_linreg_prior_from_spectrum(dpc_linreg_prior *p, const double *lam
                                           dpc_error *err)
 {
     if (!p || !lambda || d == 0)
-        return dpc_error_set(err, DPC_E_INVALID, "prior: NULL argument or empty spectrum");
+        return dpc_error_param(err, DPC_E_INVALID, "prior", "NULL argument or empty spectrum");
     double mx = 0, mn = INFINITY, tr = 0;
     for (size_t k = 0; k < d; k++) {
         if (!(lambda[k] > 0) || !isfinite(lambda[k]))
-            return dpc_error_set(err, DPC_E_INVALID, "prior: lambda[%zu] = %g must be positive",
+            return dpc_error_param(err, DPC_E_INVALID, "prior", "lambda[%zu] = %g must be positive",
                                  k, lambda[k]);
         mx = lambda[k] > mx ? lambda[k] : mx;
         mn = lambda[k] < mn ? lambda[k] : mn;
@@ -87,30 +87,29 @@ void dpc_linreg_opts_init(dpc_linreg_opts *o, dpc_linreg_algo algo)
 static dpc_status pos(double v, const char *name, dpc_error *err)
 {
     if (!(v > 0) || !isfinite(v))
-        return dpc_error_set(err, DPC_E_INVALID, "%s: must be a finite number > 0, got %g", name, v);
+        return dpc_error_param(err, DPC_E_INVALID, name, "must be a finite number > 0, got %g", v);
     return DPC_OK;
 }
 
 static dpc_status nonneg(double v, const char *name, dpc_error *err)
 {
     if (!(v >= 0) || !isfinite(v))
-        return dpc_error_set(err, DPC_E_INVALID, "%s: must be a finite number >= 0, got %g", name,
-                             v);
+        return dpc_error_param(err, DPC_E_INVALID, name, "must be a finite number >= 0, got %g", v);
     return DPC_OK;
 }
 
 static dpc_status check_prior(const dpc_linreg_prior *p, dpc_error *err)
 {
     dpc_status st;
-    if ((st = pos(p->h_norm, "h-norm (||H||_2)", err))) return st;
+    if ((st = pos(p->h_norm, "prior.h_norm", err))) return st;
     if (!(p->kappa >= 1) || !isfinite(p->kappa))
-        return dpc_error_set(err, DPC_E_INVALID, "kappa: must be a finite number >= 1, got %g",
-                             p->kappa);
-    if ((st = pos(p->r_x, "rx (R_x)", err))) return st;
-    if ((st = pos(p->k2, "k2 (K2)", err))) return st;
-    if ((st = pos(p->a, "tail-a (a)", err))) return st;
-    if ((st = nonneg(p->w_bound, "w-bound", err))) return st;
-    return nonneg(p->sigma_bound, "sigma-bound", err);
+        return dpc_error_param(err, DPC_E_INVALID, "prior.kappa",
+                               "must be a finite number >= 1, got %g", p->kappa);
+    if ((st = pos(p->r_x, "prior.r_x", err))) return st;
+    if ((st = pos(p->k2, "prior.k2", err))) return st;
+    if ((st = pos(p->a, "prior.a", err))) return st;
+    if ((st = nonneg(p->w_bound, "prior.w_bound", err))) return st;
+    return nonneg(p->sigma_bound, "prior.sigma_bound", err);
 }
 
 /* Batch layout: T, b, s for the mini-batch algorithms. */
@@ -126,118 +125,183 @@ static dpc_status layout(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_erro
     }
     if (o->steps) {
         if (o->steps % 2 || o->steps < 2)
-            return dpc_error_set(err, DPC_E_INVALID, "steps: T must be even and >= 2, got %zu",
+            return dpc_error_param(err, DPC_E_INVALID, "steps", "T must be even and >= 2, got %zu",
                                  o->steps);
         T = o->steps;
     } else {
         if ((o->c1 != 0 && !(o->c1 > 0)) || !isfinite(o->c1))
-            return dpc_error_set(err, DPC_E_INVALID, "c1: must be a finite number > 0, got %g",
+            return dpc_error_param(err, DPC_E_INVALID, "c1", "must be a finite number > 0, got %g",
                                  o->c1);
         double c1 = o->c1 > 0 ? o->c1 : 3.0;
         /* Thm. 3.7: T = c1 kappa log N, an even integer (note §2.6.10) */
         double t = ceil(c1 * pl->prior.kappa * pl->log_n);
-        if (!(t < 1e15)) return dpc_error_set(err, DPC_E_INVALID, "c1: T = %g steps", t);
+        if (!(t < 1e15)) return dpc_error_param(err, DPC_E_INVALID, "c1", "T = %g steps", t);
         T = (size_t)t;
         T += T % 2;
         if (T < 2) T = 2;
     }
     if (T > n)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "steps: T = %zu exceeds the number of records N = %zu", T, n);
+        return dpc_error_param(err, DPC_E_INVALID, "steps",
+                             "T = %zu exceeds the number of records N = %zu", T, n);
     size_t bs = n / T; /* b + s per step; N - T (b+s) records are left over */
     size_t s = o->stat_batch;
     if (o->algo == DPC_LINREG_AMBSSGD && s == 0) s = bs / 11; /* s = b/10, b = 10N/(11T) */
     if (o->algo == DPC_LINREG_AMBSSGD && s == 0)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "stat-batch: N/T = %zu records per step leave no stat records "
+        return dpc_error_param(err, DPC_E_INVALID, "stat_batch",
+                             "N/T = %zu records per step leave no stat records "
                              "(need N/T >= 11, or set the stat batch)",
                              bs);
     if (s >= bs)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "stat-batch: s = %zu leaves no gradient records (N/T = %zu)", s, bs);
+        return dpc_error_param(err, DPC_E_INVALID, "stat_batch",
+                             "s = %zu leaves no gradient records (N/T = %zu)", s, bs);
     pl->steps = T;
     pl->stat_batch = s;
     pl->batch = bs - s;
     return DPC_OK;
 }
 
-/* Privacy: alpha from (eps, delta) through the paper's calculators, and the ledger. */
-static dpc_status ledger(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_error *err)
+/* The ledger's common fields: the run releases independent Gaussian noise on disjoint
+ * batches of one shuffled pass (replace-one: sensitivity 2 zeta/b of the mean, 2 per unit clip
+ * of the sum). */
+static void ledger_base(dpc_linreg_plan *pl, const dpc_linreg_opts *o)
 {
-    dpc_linreg_ledger *L = &pl->ledger;
-    dpc_status st;
+    dpc_ledger *L = &pl->ledger;
+    dpc_ledger_init(L);
+    snprintf(L->algorithm, sizeof L->algorithm, "%s", dpc_linreg_algo_name(o->algo));
+    snprintf(L->mechanism, sizeof L->mechanism, "independent Gaussian noise");
+    snprintf(L->sampler, sizeof L->sampler, "shuffled single pass");
     L->neighbor = DPC_NEIGHBOR_REPLACE_ONE;
+    L->sensitivity = L->column_norm = 2.0;
+    L->sensitivity_exact = 1;
     L->delta = o->delta;
-    L->epsilon_target = o->epsilon;
-    L->rho_grad = L->rho_stat = L->rho = NAN;
-    L->epsilon_tight = L->eps0 = L->delta0 = NAN;
+    L->epsilon_target = o->epsilon > 0 ? o->epsilon : NAN;
+    pl->rho_grad = pl->rho_stat = pl->rho = NAN;
+    pl->eps0 = pl->delta0 = NAN;
+    pl->noise_multiplier_stat = 0;
+}
+
+static void ledger_noise(dpc_linreg_plan *pl, double z, const char *calibration)
+{
+    dpc_ledger *L = &pl->ledger;
+    L->noise_multiplier = z;
+    L->noise_std = 2.0 * z;
+    snprintf(L->calibration, sizeof L->calibration, "%s", calibration);
+}
+
+/* DP-SSGD: amplification by shuffling; the paper's eps0 is the classical Gaussian bound. */
+static dpc_status privacy_ssgd(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_error *err)
+{
+    dpc_ledger *L = &pl->ledger;
+    size_t n = pl->steps; /* records the shuffled pass processes */
+    int paper = o->calibration == DPC_CALIBRATION_PAPER;
+    double z = o->noise_multiplier;
+    dpc_status st;
+    if (o->epsilon > 0 && (st = dpc_account_dpssgd_alpha(o->epsilon, n, o->delta, paper, &z, err)))
+        return dpc_error_nest(err, "epsilon");
+    ledger_noise(pl, z, o->epsilon > 0 ? (paper ? "paper: classical Gaussian eps0 (Thm. 3.1)"
+                                                : "accountant")
+                                       : "given");
+    snprintf(L->accountant, sizeof L->accountant, "shuffle");
+    st = dpc_account_dpssgd_epsilon(z, n, o->delta, 0, &L->epsilon, &pl->eps0, &pl->delta0, err);
+    if (st == DPC_E_PRIVACY && o->epsilon == 0) {
+        /* a multiplier given outside the shuffling theorem's range: run, but claim nothing */
+        L->epsilon = INFINITY;
+        snprintf(L->route, sizeof L->route,
+                 "none: the noise is outside the shuffling theorem's range (no guarantee)");
+        return DPC_OK;
+    }
+    if (st) return dpc_error_nest(err, "noise_multiplier");
+    dpc_error e2 = {0};
+    if (dpc_account_dpssgd_epsilon(z, n, o->delta, 1, &L->epsilon_paper, NULL, NULL, &e2))
+        L->epsilon_paper = NAN;
+    snprintf(L->route, sizeof L->route,
+             "amplification by shuffling (Feldman, McMillan & Talwar 2021, Thm. 3.8)");
+    return DPC_OK;
+}
+
+/* AMBSSGD and FIXED: Gaussians on disjoint batches; the accountant composes them exactly
+ * (GDP), the paper through zCDP and Bun & Steinke. */
+static dpc_status privacy_gauss(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_error *err)
+{
+    dpc_ledger *L = &pl->ledger;
+    int stat = o->algo == DPC_LINREG_AMBSSGD, paper = o->calibration == DPC_CALIBRATION_PAPER;
+    size_t parts = stat ? 2 : 1; /* the gradient, and DP-STAT with the same multiplier */
+    double z = o->noise_multiplier;
+    dpc_status st = DPC_OK;
+    if (o->epsilon > 0 && paper) {
+        if (stat) st = dpc_account_ambssgd_alpha(o->epsilon, o->delta, 1, &z, err);
+        else {
+            double r;
+            if (!(st = dpc_zcdp_rho_for(o->epsilon, o->delta, DPC_ZCDP_BUN_STEINKE, &r, err)))
+                st = dpc_zcdp_sigma_for(r, 1, &z, err); /* rho = 1/(2 z^2) (Prop. 1.6) */
+        }
+    } else if (o->epsilon > 0) {
+        double mu;
+        if (!(st = dpc_gdp_mu_for(o->epsilon, o->delta, &mu, err)))
+            st = dpc_gdp_sigma_for(mu, parts, &z, err); /* mu^2 = parts / z^2 */
+    }
+    if (st) return dpc_error_nest(err, "epsilon");
+    ledger_noise(pl, z, o->epsilon > 0 ? (paper ? (stat ? "paper: Thm. 3.7 closed form"
+                                                        : "paper: zCDP (Bun & Steinke)")
+                                                : "accountant")
+                                       : "given");
+    pl->noise_multiplier_stat = stat ? z : 0;
+    /* the accountant: GDP of the composed Gaussians (sampling none: any relation) */
+    dpc_gauss_event ge[2];
+    for (size_t i = 0; i < 2; i++) {
+        dpc_gauss_event_init(&ge[i]);
+        ge[i].sigma = z;
+    }
+    dpc_event ev = {DPC_NEIGHBOR_REPLACE_ONE, parts, ge};
+    dpc_account_opts ao;
+    dpc_account_opts_init(&ao, DPC_ACCOUNTANT_GDP);
+    dpc_account_result r;
+    if ((st = dpc_account_epsilon(&ev, &ao, o->delta, &r, err))) return st;
+    L->epsilon = r.epsilon;
+    snprintf(L->accountant, sizeof L->accountant, "gdp");
+    /* the paper's route: zCDP (gradient sensitivity 2, std 2z; K counts of sensitivity 1 and std
+     * sqrt(K) z, composed: Lemma 3.10 / Bun & Steinke Lemma 2.3), Bun & Steinke's conversion */
+    if ((st = dpc_zcdp_rho_gaussian(2.0, 2.0 * z, &pl->rho_grad, err))) return st;
+    pl->rho_stat = 0;
+    if (stat) {
+        double r1, K = (double)pl->dpstat_k;
+        if ((st = dpc_zcdp_rho_gaussian(1.0, sqrt(K) * z, &r1, err))) return st;
+        pl->rho_stat = K * r1;
+    }
+    pl->rho = pl->rho_grad + pl->rho_stat; /* parallel composition: the run costs one step */
+    if ((st = dpc_zcdp_epsilon(pl->rho, o->delta, DPC_ZCDP_BUN_STEINKE, &L->epsilon_paper, NULL,
+                               err)))
+        return st;
+    snprintf(L->route, sizeof L->route,
+             "whole-run Gaussian, parallel composition over disjoint batches (replace-one)");
+    return DPC_OK;
+}
+
+/* Privacy: the noise multiplier (calibrated or given) and the ledger. */
+static dpc_status privacy(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_error *err)
+{
+    dpc_status st;
+    ledger_base(pl, o);
+    dpc_ledger *L = &pl->ledger;
+    L->steps = L->steps_per_epoch = pl->steps;
+    L->expected_batch = (double)pl->batch;
     if (o->algo == DPC_LINREG_SGD) {
         snprintf(L->route, sizeof L->route, "none (non-private baseline)");
-        L->alpha = L->alpha_stat = 0;
+        ledger_noise(pl, 0, "none (non-private)");
         L->epsilon = INFINITY;
         return DPC_OK;
     }
     if ((st = nonneg(o->epsilon, "epsilon", err))) return st;
     if (!(o->delta > 0 && o->delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", o->delta);
-    if (o->epsilon == 0 && ((st = pos(o->alpha, "noise-multiplier (alpha; or give epsilon)", err))))
-        return st;
-    double alpha = o->alpha;
-    if (o->algo == DPC_LINREG_SSGD) {
-        size_t n = pl->steps; /* records the shuffled pass processes */
-        if (o->epsilon > 0 &&
-            (st = dpc_account_dpssgd_alpha(o->epsilon, n, o->delta, o->alpha_paper, &alpha, err)))
-            return dpc_error_prefix(err, "epsilon: ");
-        L->alpha = alpha;
-        L->alpha_stat = 0;
-        st = dpc_account_dpssgd_epsilon(alpha, n, o->delta, o->alpha_paper, &L->epsilon,
-                                        &L->eps0, &L->delta0, err);
-        if (st == DPC_E_PRIVACY && o->epsilon == 0) {
-            /* alpha given outside the shuffling theorem's range: run, but claim nothing */
-            L->epsilon = INFINITY;
-            snprintf(L->route, sizeof L->route,
-                     "none: alpha is outside the shuffling theorem's range (no guarantee)");
-            return DPC_OK;
-        }
-        if (st) return dpc_error_prefix(err, "noise-multiplier: ");
-        snprintf(L->route, sizeof L->route,
-                 "amplification by shuffling (FMT21 closed form), %s Gaussian eps0",
-                 o->alpha_paper ? "classical" : "exact");
-        return DPC_OK;
-    }
-    if (o->algo == DPC_LINREG_AMBSSGD) {
-        if (o->epsilon > 0 &&
-            (st = dpc_account_ambssgd_alpha(o->epsilon, o->delta, o->alpha_paper, &alpha, err)))
-            return dpc_error_prefix(err, "epsilon: ");
-        L->alpha = L->alpha_stat = alpha;
-    } else { /* FIXED: one Gaussian per step, rho = 1/(2 alpha^2) */
-        if (o->epsilon > 0) {
-            double r;
-            if ((st = dpc_zcdp_rho_for(o->epsilon, o->delta, DPC_ZCDP_BUN_STEINKE, &r, err)))
-                return dpc_error_prefix(err, "epsilon: ");
-            alpha = 1.0 / sqrt(2.0 * r); /* inverse of rho = 1/(2 alpha^2) (Prop. 1.6) */
-        }
-        L->alpha = alpha;
-        L->alpha_stat = 0;
-    }
-    /* gradient step: sensitivity 2 zeta/b, std 2 alpha zeta/b (zeta/b cancels) */
-    if ((st = dpc_zcdp_rho_gaussian(2.0, 2.0 * L->alpha, &L->rho_grad, err))) return st;
-    L->rho_stat = 0;
-    if (L->alpha_stat > 0) { /* K counts of sensitivity 1 and std sqrt(K) alpha (Lemma 3.10) */
-        double r1;
-        double K = (double)pl->dpstat_k;
-        if ((st = dpc_zcdp_rho_gaussian(1.0, sqrt(K) * L->alpha_stat, &r1, err))) return st;
-        L->rho_stat = K * r1; /* zCDP composition (Bun & Steinke Lemma 2.3) */
-    }
-    /* parallel composition over the disjoint per-step batches: the run costs one step */
-    L->rho = L->rho_grad + L->rho_stat;
-    if ((st = dpc_zcdp_epsilon(L->rho, o->delta, DPC_ZCDP_BUN_STEINKE, &L->epsilon, NULL, err)))
-        return st;
-    if ((st = dpc_zcdp_epsilon(L->rho, o->delta, DPC_ZCDP_TIGHT, &L->epsilon_tight, NULL, err)))
-        return st;
-    snprintf(L->route, sizeof L->route,
-             "zCDP, parallel composition over disjoint batches (replace-one)");
-    return DPC_OK;
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", o->delta);
+    if (o->epsilon > 0 && o->noise_multiplier != 0)
+        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
+                               "give either epsilon or noise_multiplier, not both");
+    if (o->epsilon == 0 && (st = pos(o->noise_multiplier, "noise_multiplier", err))) return st;
+    if (o->calibration != DPC_CALIBRATION_ACCOUNTANT && o->calibration != DPC_CALIBRATION_PAPER)
+        return dpc_error_param(err, DPC_E_INVALID, "calibration", "unknown value %d",
+                               (int)o->calibration);
+    return o->algo == DPC_LINREG_SSGD ? privacy_ssgd(pl, o, err) : privacy_gauss(pl, o, err);
 }
 
 dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, size_t n, size_t d,
@@ -246,9 +310,9 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
     if (!pl || !o) return dpc_error_set(err, DPC_E_INVALID, "linreg: NULL argument");
     memset(pl, 0, sizeof *pl);
     if ((unsigned)o->algo > DPC_LINREG_SGD)
-        return dpc_error_set(err, DPC_E_INVALID, "algo: unknown value %d", (int)o->algo);
+        return dpc_error_param(err, DPC_E_INVALID, "algo", "unknown value %d", (int)o->algo);
     if ((unsigned)o->dpstat_rule > DPC_DPSTAT_PAPER)
-        return dpc_error_set(err, DPC_E_INVALID, "dpstat-rule: unknown value %d",
+        return dpc_error_param(err, DPC_E_INVALID, "dpstat_rule", "unknown value %d",
                              (int)o->dpstat_rule);
     if (n < 2) return dpc_error_set(err, DPC_E_INVALID, "data set: need N >= 2 records, got %zu", n);
     if (d == 0) return dpc_error_set(err, DPC_E_INVALID, "data set: d must be >= 1");
@@ -286,28 +350,28 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
     } else { /* Cor. 3.3: zeta = sqrt(d) sqrt(||w*||^2 + sigma^2) log N, with R_x^2 = d, a = 1/2 */
         pl->clip = P->r_x * hypot(P->w_bound, P->sigma_bound) * pow(pl->log_n, 2.0 * P->a);
         if (!(pl->clip > 0))
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "clip: the default R_x sqrt(w-bound^2 + sigma-bound^2) (ln N)^(2a) "
+            return dpc_error_param(err, DPC_E_INVALID, "clip",
+                                 "the default R_x sqrt(w_bound^2 + sigma_bound^2) (ln N)^(2a) "
                                  "is 0; give the clip or positive bounds");
     }
     /* DP-STAT */
     pl->dpstat_k = o->dpstat_k ? o->dpstat_k : 40;
     if (pl->dpstat_k > DPC_LINREG_MAX_DPSTAT_K)
-        return dpc_error_set(err, DPC_E_INVALID, "dpstat-k: must be in [1, %d], got %zu",
+        return dpc_error_param(err, DPC_E_INVALID, "dpstat_k", "must be in [1, %d], got %zu",
                              DPC_LINREG_MAX_DPSTAT_K, pl->dpstat_k);
     pl->domain = NAN;
     pl->dpstat_delta = NAN;
     pl->dpstat_margin = NAN;
     if (o->algo == DPC_LINREG_AMBSSGD) {
         if (o->domain != 0) {
-            if ((st = pos(o->domain, "domain (B)", err))) return st;
+            if ((st = pos(o->domain, "domain", err))) return st;
             pl->domain = o->domain;
         } else { /* Thm. 3.7: B = K2 R_x (||w*||_H + sigma) log^(2a) N */
             pl->domain = P->k2 * P->r_x * (P->w_bound + P->sigma_bound) *
                          pow(pl->log_n, 2.0 * P->a);
             if (!(pl->domain > 0) || !isfinite(pl->domain))
-                return dpc_error_set(err, DPC_E_INVALID,
-                                     "domain: the default K2 R_x (w-bound + sigma-bound) (ln N)^(2a) "
+                return dpc_error_param(err, DPC_E_INVALID, "domain",
+                                     "the default K2 R_x (w_bound + sigma_bound) (ln N)^(2a) "
                                      "is %g; give the domain or positive bounds",
                                      pl->domain);
         }
@@ -315,19 +379,19 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
     }
     double beta = o->dpstat_beta != 0 ? o->dpstat_beta : 1.0 / (double)n;
     if (!(beta > 0 && beta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "dpstat-beta: must be in (0, 1), got %g", beta);
-    if ((st = ledger(pl, o, err))) return st;
+        return dpc_error_param(err, DPC_E_INVALID, "dpstat_beta", "must be in (0, 1), got %g", beta);
+    if ((st = privacy(pl, o, err))) return st;
     if (o->algo == DPC_LINREG_SSGD && o->eta == 0) {
         /* Thm. 3.2's noise term eta <= c1/(log^(4a+2) N K2^2 R_x^2 kappa d alpha^2) with
          * c1/(K2^2 log^(2a+2) N) replaced by 1/4 (note 001 §2.2: the printed constants give
          * eta ~ 1e-12): without it the iterate noise outgrows the clip and the pass diverges
          * for alpha >~ 0.3 at d = 10 */
-        double a2 = pl->ledger.alpha * pl->ledger.alpha;
+        double a2 = pl->ledger.noise_multiplier * pl->ledger.noise_multiplier;
         double cap = P->h_norm / (4.0 * P->kappa * (double)d * a2 * rx2 * pow(pl->log_n, 2 * P->a));
         if (cap < pl->eta) pl->eta = cap;
     }
     if (o->algo == DPC_LINREG_AMBSSGD &&
-        (st = dpc_linreg_dpstat_margin(pl->ledger.alpha_stat, pl->dpstat_k, beta,
+        (st = dpc_linreg_dpstat_margin(pl->noise_multiplier_stat, pl->dpstat_k, beta,
                                        &pl->dpstat_margin, err)))
         return st;
     return DPC_OK;
@@ -351,7 +415,7 @@ size_t dpc_linreg_checks(const dpc_linreg_plan *pl, dpc_linreg_check *out, size_
         double emax = 1.0 / (2.0 * rx2);
         k = add(out, k, cap, "step_size", emax, pl->eta, pl->eta <= emax, "Lemma 3.5",
                 "eta <= 1/(2 R_x^2)");
-        double a2 = pl->ledger.alpha * pl->ledger.alpha;
+        double a2 = pl->ledger.noise_multiplier * pl->ledger.noise_multiplier;
         double enc = P->h_norm / (4.0 * P->kappa * d * a2 * rx2 * pow(L, 2 * P->a));
         k = add(out, k, cap, "no_clipping_step", enc, pl->eta, pl->eta <= enc * (1 + 1e-12),
                 "Thm. 3.2 / Lemma A.9",
@@ -370,7 +434,7 @@ size_t dpc_linreg_checks(const dpc_linreg_plan *pl, dpc_linreg_check *out, size_
     k = add(out, k, cap, "step_size", bmax, pl->eta, pl->eta <= bmax * (1 + 1e-12), "Lemma B.5",
             "eta <= b/(R_x^2 + (b-1)||H||) (stable mini-batch step)");
     if (pl->algo != DPC_LINREG_AMBSSGD) return k;
-    double a = pl->ledger.alpha, K2 = P->k2, kap = P->kappa;
+    double a = pl->ledger.noise_multiplier, K2 = P->k2, kap = P->kappa;
     double need = kap * kap * d * (1.0 + sqrt(ld) / eps) * L;
     k = add(out, k, cap, "sample_complexity", N, need, N >= need, "Thm. 3.7",
             "N >= kappa^2 d (1 + sqrt(log(1/delta))/eps) ln N (O~: constants unspecified)");

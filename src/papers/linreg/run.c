@@ -105,7 +105,7 @@ dpc_status dpc_linreg_step(dpc_linreg *lr, dpc_linreg_step_info *info, dpc_error
             const double *x = ds->x + pos[j] * d;
             lr->resid[j] = dpc__lr_dot(x, lr->w, d) - ds->y[pos[j]];
         }
-        dpc_dpstat_params dp = {P->domain, P->dpstat_k, P->ledger.alpha_stat, P->dpstat_rule,
+        dpc_dpstat_params dp = {P->domain, P->dpstat_k, P->noise_multiplier_stat, P->dpstat_rule,
                                 P->dpstat_margin};
         dpc_dpstat_result res;
         if ((st = dpc_linreg_dpstat(lr->resid, s, &dp, &lr->s_stat, t, lr->work, &res, NULL, NULL,
@@ -144,7 +144,7 @@ dpc_status dpc_linreg_step(dpc_linreg *lr, dpc_linreg_step_info *info, dpc_error
     for (size_t j = 0; j < d; j++) lr->update[j] = eta * (G[j] / bb);
     /* DP-REQ: linreg-noise: Alg. 2 line 10 / Alg. 1 line 5: noise std 2 alpha zeta_t / b on the
      * mean clipped gradient (replace-one sensitivity 2 zeta_t / b). */
-    double sd = P->ledger.alpha > 0 ? 2.0 * P->ledger.alpha * zeta / bb : 0.0;
+    double sd = P->ledger.noise_multiplier > 0 ? 2.0 * P->ledger.noise_multiplier * zeta / bb : 0.0;
     if (sd > 0) {
         dpc_rng_gaussian_fill(&lr->s_noise, t, 0, lr->g, d);
         for (size_t j = 0; j < d; j++) lr->noise[j] = eta * (sd * lr->g[j]);

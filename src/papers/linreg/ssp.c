@@ -102,10 +102,10 @@ dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o, c
     if (ds->n_classes != 0)
         return dpc_error_set(err, DPC_E_INVALID, "data set: SSP needs real-valued targets");
     if (!(o->x_bound > 0) || !isfinite(o->x_bound))
-        return dpc_error_set(err, DPC_E_INVALID, "x-bound: must be a finite number > 0, got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "x_bound", "must be a finite number > 0, got %g",
                              o->x_bound);
     if (!(o->y_bound > 0) || !isfinite(o->y_bound))
-        return dpc_error_set(err, DPC_E_INVALID, "y-bound: must be a finite number > 0, got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "y_bound", "must be a finite number > 0, got %g",
                              o->y_bound);
     dpc_status st = dpc_dataset_check(ds, err);
     if (st) return st;
@@ -178,8 +178,8 @@ double dpc_linreg_excess_risk(const double *w, const double *w_star, const doubl
 
 dpc_status dpc_linreg_loss(const dpc_dataset *ds, const double *w, double *loss, dpc_error *err)
 {
-    if (!ds || !w || !loss) return dpc_error_set(err, DPC_E_INVALID, "loss: NULL argument");
-    if (ds->n == 0) return dpc_error_set(err, DPC_E_INVALID, "loss: empty data set");
+    if (!ds || !w || !loss) return dpc_error_param(err, DPC_E_INVALID, "loss", "NULL argument");
+    if (ds->n == 0) return dpc_error_param(err, DPC_E_INVALID, "loss", "empty data set");
     double s = 0;
     for (size_t i = 0; i < ds->n; i++) {
         double r = ds->y[i] - dpc__lr_dot(ds->x + i * ds->d, w, ds->d);

@@ -53,7 +53,7 @@ int dpc_theory_beta_describe(const dpc_theory_beta *b, char *buf, size_t len)
 
 dpc_status dpc_theory_beta_check(const dpc_theory_beta *b, dpc_error *err)
 {
-    if (!b) return dpc_error_set(err, DPC_E_INVALID, "beta: NULL");
+    if (!b) return dpc_error_param(err, DPC_E_INVALID, "beta", "NULL");
     switch (b->kind) {
     case DPC_THEORY_BETA_SGD: return DPC_OK;
     case DPC_THEORY_BETA_NU:
@@ -240,8 +240,8 @@ dpc_status dpc_theory_gamma_inf2(const dpc_theory_beta *b, double *g2, dpc_error
         }
         prev = cur;
     }
-    return dpc_error_set(err, DPC_E_NUMERIC,
-                         "gamma_inf: quadrature did not converge (B nearly vanishes on the unit "
+    return dpc_error_param(err, DPC_E_NUMERIC, "gamma_inf",
+                         "quadrature did not converge (B nearly vanishes on the unit "
                          "circle; gamma_inf^2 >= %.6g)", prev);
 }
 
@@ -282,7 +282,7 @@ dpc_status dpc_theory_gamma_t2(const dpc_theory_beta *b, size_t T, double *g2, d
         s += c[t] * c[t];
     }
     free(c);
-    if (!isfinite(s)) return dpc_error_set(err, DPC_E_NUMERIC, "gamma_T: overflow");
+    if (!isfinite(s)) return dpc_error_param(err, DPC_E_NUMERIC, "gamma_T", "overflow");
     *g2 = s;
     return DPC_OK;
 }
@@ -337,7 +337,7 @@ dpc_status dpc__theory_s_many(const dpc_theory_beta *b, const double *bb, size_t
     size_t Lmax = 0;
     for (size_t j = 0; j < n; j++) {
         if (!(bb[j] > 0.0 && bb[j] < 2.0))
-            return dpc_error_set(err, DPC_E_INVALID, "S_b: b = eta lambda = %g must be in (0, 2)",
+            return dpc_error_param(err, DPC_E_INVALID, "S_b", "b = eta lambda = %g must be in (0, 2)",
                                  bb[j]);
         size_t L = series_len(b, bb[j]);
         if (L == 0 || L > ((size_t)1 << 26))

@@ -6,6 +6,7 @@
 #include "srgd/srgd_internal.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static double norm2(const double *v, size_t n)
@@ -48,12 +49,43 @@ void dpc_srgd_free(dpc_srgd *s)
 
 /* ---- calibration ----------------------------------------------------------------------------- */
 
+/* The shared ledger of a private run: one participation (zero-out), the whole run one Gaussian
+ * (tree or independent noise), epsilon by the accountant's exact GDP curve at the target delta.
+ * unit = C_Delta / B is the sensitivity of one increment. */
+static void fill_ledger(dpc_srgd *s, double unit)
+{
+    const dpc_srgd_config *c = &s->cfg;
+    const dpc_srgd_plan *p = &s->plan;
+    dpc_ledger *L = &s->ledger;
+    snprintf(L->algorithm, sizeof L->algorithm, "dp-srgd");
+    snprintf(L->sampler, sizeof L->sampler, "%s", c->permute ? "fixed" : "disjoint");
+    snprintf(L->route, sizeof L->route,
+             "whole-run Gaussian, one participation per example (zero-out)");
+    snprintf(L->accountant, sizeof L->accountant, "gdp");
+    snprintf(L->calibration, sizeof L->calibration, "%s",
+             c->calibration == DPC_CALIBRATION_PAPER
+                 ? "paper: mu = eps / sqrt(2 ln(2.5/delta)) (Lemma 5.6)"
+                 : "accountant");
+    L->neighbor = DPC_NEIGHBOR_ZERO_OUT;
+    L->sensitivity = L->column_norm = p->sens_mechanism;
+    L->sensitivity_exact = 1;
+    L->noise_std = p->sigma / unit;
+    L->noise_multiplier = L->noise_std / p->sens_mechanism;
+    L->epsilon_target = c->epsilon;
+    L->delta = c->delta;
+    dpc_error e = {0};
+    if (dpc_gdp_epsilon(p->mu_effective, c->delta, &L->epsilon, &e)) L->epsilon = NAN;
+    L->epsilon_paper = c->calibration == DPC_CALIBRATION_PAPER ? c->epsilon : NAN;
+    L->steps = L->steps_per_epoch = p->steps;
+    L->expected_batch = (double)p->batch;
+}
+
 static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
 {
-    dpc_srgd_ledger *L = &s->ledger;
+    dpc_srgd_plan *L = &s->plan;
     const dpc_srgd_config *c = &s->cfg;
     double mu;
-    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->mu_rule, &mu, err);
+    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->calibration, &mu, err);
     if (st) return st;
     L->mu = mu;
     L->private_run = isfinite(mu);
@@ -61,6 +93,14 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
         L->sigma = 0;
         L->mu_effective = INFINITY;
         L->delta_achieved = 1.0;
+        dpc_ledger *G = &s->ledger;
+        snprintf(G->algorithm, sizeof G->algorithm, "dp-srgd");
+        snprintf(G->route, sizeof G->route, "none (non-private)");
+        snprintf(G->calibration, sizeof G->calibration, "none (non-private)");
+        G->noise_multiplier = G->noise_std = 0;
+        G->epsilon = INFINITY;
+        G->delta = c->delta;
+        G->steps = L->steps;
         return DPC_OK;
     }
     int tree = c->noise != DPC_SRGD_NOISE_INDEPENDENT;
@@ -81,7 +121,7 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
     mp.honaker = c->noise == DPC_SRGD_NOISE_HONAKER;
     mp.steps = s->T;
     if ((st = dpc_mech_new(&s->mech, &mp, err))) return st;
-    dpc_mech_describe(s->mech, L->mechanism, sizeof L->mechanism);
+    dpc_mech_describe(s->mech, s->ledger.mechanism, sizeof s->ledger.mechanism);
     dpc_participation part = {DPC_PART_MINSEP, 1, 1};
     dpc_sensitivity sens;
     if ((st = dpc_mech_sensitivity(s->mech, &part, &sens, err))) return st;
@@ -94,10 +134,11 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
     L->mu_effective = unit * sens.value / s->sigma;
     if ((st = dpc_gdp_delta(L->mu_effective, c->epsilon, &L->delta_achieved, err))) return st;
     if (!(L->delta_achieved <= c->delta * (1.0 + 1e-9)))
-        return dpc_error_set(err, DPC_E_PRIVACY,
-                             "delta: the calibrated noise gives delta %.3g > the target %.3g",
+        return dpc_error_param(err, DPC_E_PRIVACY, "delta",
+                             "the calibrated noise gives delta %.3g > the target %.3g",
                              L->delta_achieved, c->delta);
     L->sigma = s->sigma;
+    fill_ledger(s, unit);
     dpc_rng_stream ns = dpc_rng_stream_derive(&s->rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
     /* the noise runs at the model's instruction-set level (the same values at any level) */
     dpc_noise_config nc = {0, s->P, DPC_NOISE_AUTO, 0, dpc_model_get_config(s->model)->isa};
@@ -109,7 +150,7 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
 dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_dataset *data,
                         const dpc_srgd_config *cfg, const dpc_rng *rng, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     if (!model || !data || !cfg || !rng)
         return dpc_error_set(err, DPC_E_INVALID, "model, data, cfg and rng must be non-NULL");
@@ -120,7 +161,7 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
         return dpc_error_set(err, DPC_E_INVALID, "data: %zu features, the model expects %zu",
                              data->d, mc->n_in);
     if (cfg->heldout && cfg->heldout->d != data->d)
-        return dpc_error_set(err, DPC_E_INVALID, "heldout: %zu features, the data has %zu",
+        return dpc_error_param(err, DPC_E_INVALID, "heldout", "%zu features, the data has %zu",
                              cfg->heldout->d, data->d);
     dpc_srgd *s = calloc(1, sizeof *s);
     if (!s) return DPC__NOMEM(err, "the run");
@@ -133,7 +174,8 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
     s->T = cfg->steps;
     s->B = cfg->batch;
     s->chunk = cfg->chunk < s->B ? cfg->chunk : s->B;
-    dpc_srgd_ledger *L = &s->ledger;
+    dpc_srgd_plan *L = &s->plan;
+    dpc_ledger_init(&s->ledger);
     L->n_examples = data->n;
     L->n_used = s->B * s->T;
     L->steps = s->T;
@@ -141,13 +183,11 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
     L->beta = cfg->beta;
     L->clip = cfg->clip;
     L->z_step = cfg->z_step;
-    L->epsilon = cfg->epsilon;
-    L->delta = cfg->delta;
     L->grad_evals_planned =
         cfg->variant == DPC_SRGD_ACCEL_SGD ? L->n_used : 2 * L->n_used - s->B;
-    L->rng_mode = rng->mode;
-    L->seed = rng->mode == DPC_RNG_SEEDED ? rng->seed : 0;
     if ((st = calibrate(s, err))) goto fail;
+    s->ledger.rng_mode = rng->mode;
+    s->ledger.seed = rng->mode == DPC_RNG_SEEDED ? rng->seed : 0;
     if (cfg->permute) {
         dpc_sampler_config sc = {DPC_SAMPLER_FIXED, data->n, s->B, s->T, 0};
         if ((st = dpc_sampler_new(&s->sampler, &sc, rng, err))) goto fail;
@@ -190,7 +230,8 @@ fail:
 
 size_t dpc_srgd_steps_done(const dpc_srgd *s) { return s->t; }
 size_t dpc_srgd_num_params(const dpc_srgd *s) { return s->P; }
-const dpc_srgd_ledger *dpc_srgd_get_ledger(const dpc_srgd *s) { return &s->ledger; }
+const dpc_ledger *dpc_srgd_get_ledger(const dpc_srgd *s) { return &s->ledger; }
+const dpc_srgd_plan *dpc_srgd_get_plan(const dpc_srgd *s) { return &s->plan; }
 const dpc_srgd_config *dpc_srgd_get_config(const dpc_srgd *s) { return &s->cfg; }
 const double *dpc_srgd_output(const dpc_srgd *s)
 {
@@ -204,13 +245,13 @@ const double *dpc_srgd_prefix_noise(const dpc_srgd *s) { return s->xi; }
 dpc_status dpc_srgd_batch(const dpc_srgd *s, size_t t, size_t *idx, dpc_error *err)
 {
     if (t >= s->T)
-        return dpc_error_set(err, DPC_E_RANGE, "t: round %zu is beyond T = %zu", t, s->T);
+        return dpc_error_param(err, DPC_E_RANGE, "t", "round %zu is beyond T = %zu", t, s->T);
     if (s->sampler) {
         size_t count = 0;
         dpc_status st = dpc_sampler_batch(s->sampler, t, idx, &count, err);
         if (st) return st;
         if (count != s->B)
-            return dpc_error_set(err, DPC_E_STATE, "sampler: batch %zu has %zu examples, not %zu",
+            return dpc_error_param(err, DPC_E_STATE, "sampler", "batch %zu has %zu examples, not %zu",
                                  t, count, s->B);
         return DPC_OK;
     }
@@ -226,7 +267,7 @@ dpc_status dpc_srgd_increment(dpc_srgd *s, size_t t, const double *x_t, const do
     if (!x_t || !out) return dpc_error_set(err, DPC_E_INVALID, "x_t, out: NULL");
     int srg = s->cfg.variant != DPC_SRGD_ACCEL_SGD;
     int two = srg && t > 0; /* eta_{-1} = 0: one gradient at t = 0 */
-    if (two && !x_prev) return dpc_error_set(err, DPC_E_INVALID, "x_prev: NULL at t = %zu", t);
+    if (two && !x_prev) return dpc_error_param(err, DPC_E_INVALID, "x_prev", "NULL at t = %zu", t);
     dpc_status st = dpc_srgd_batch(s, t, s->idx, err);
     if (st) return st;
     size_t P = s->P, D = s->D, B = s->B;
@@ -304,7 +345,7 @@ static dpc_status eval_risk(dpc_srgd *s, const double *v, double *F, double *gra
 dpc_status dpc_srgd_step(dpc_srgd *s, dpc_srgd_step_info *info, dpc_error *err)
 {
     if (s->t >= s->T)
-        return dpc_error_set(err, DPC_E_RANGE, "step: all %zu rounds are done", s->T);
+        return dpc_error_param(err, DPC_E_RANGE, "step", "all %zu rounds are done", s->T);
     size_t t = s->t, P = s->P;
     const dpc_srgd_config *c = &s->cfg;
     int srg = c->variant != DPC_SRGD_ACCEL_SGD;

@@ -14,7 +14,7 @@ void dpc_srgd_config_init(dpc_srgd_config *c)
     c->variant = DPC_SRGD_ACCEL;
     c->noise = DPC_SRGD_NOISE_TREE;
     c->delta = 1e-6;
-    c->mu_rule = DPC_SRGD_MU_EXACT;
+    c->calibration = DPC_CALIBRATION_ACCOUNTANT;
     c->chunk = 256;
 }
 
@@ -38,7 +38,7 @@ dpc_status dpc_srgd_variant_parse(const char *s, dpc_srgd_variant *out, dpc_erro
             *out = (dpc_srgd_variant)i;
             return DPC_OK;
         }
-    return dpc_error_set(err, DPC_E_INVALID, "variant: unknown '%s' (accel, srg, accel-sgd)",
+    return dpc_error_param(err, DPC_E_INVALID, "variant", "unknown '%s' (accel, srg, accel-sgd)",
                          s ? s : "(null)");
 }
 
@@ -84,22 +84,22 @@ double dpc_srgd_literal_min_n(double delta)
     return ceil(n);
 }
 
-dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_srgd_mu_rule rule, double *mu,
+dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_calibration rule, double *mu,
                        dpc_error *err)
 {
     if (!(epsilon > 0))
-        return dpc_error_set(err, DPC_E_INVALID, "epsilon: must be > 0 (INFINITY: non-private), "
+        return dpc_error_param(err, DPC_E_INVALID, "epsilon", "must be > 0 (INFINITY: non-private), "
                                                  "got %g", epsilon);
     if (isinf(epsilon)) {
         *mu = INFINITY;
         return DPC_OK;
     }
     if (!(delta > 0 && delta < 1))
-        return dpc_error_set(err, DPC_E_INVALID, "delta: must be in (0, 1), got %g", delta);
+        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     dpc_status st;
-    if (rule == DPC_SRGD_MU_EXACT) st = dpc_gdp_mu_for(epsilon, delta, mu, err);
-    else if (rule == DPC_SRGD_MU_PAPER) st = dpc_account_srgd_mu_paper(epsilon, delta, mu, err);
-    else return dpc_error_set(err, DPC_E_INVALID, "mu_rule: unknown value %d", (int)rule);
+    if (rule == DPC_CALIBRATION_ACCOUNTANT) st = dpc_gdp_mu_for(epsilon, delta, mu, err);
+    else if (rule == DPC_CALIBRATION_PAPER) st = dpc_account_srgd_mu_paper(epsilon, delta, mu, err);
+    else return dpc_error_param(err, DPC_E_INVALID, "calibration", "unknown value %d", (int)rule);
     return st;
 }
 
@@ -112,16 +112,16 @@ static dpc_status preset_common_check(const dpc_srgd_config *c, size_t n, size_t
                                       dpc_error *err)
 {
     if (!(c->L > 0) || !isfinite(c->L))
-        return dpc_error_set(err, DPC_E_INVALID, "L: the Lipschitz constant must be > 0 and "
+        return dpc_error_param(err, DPC_E_INVALID, "L", "the Lipschitz constant must be > 0 and "
                                                  "finite, got %g", c->L);
     if (!(c->M > 0) || !isfinite(c->M))
-        return dpc_error_set(err, DPC_E_INVALID, "M: the smoothness must be > 0 and finite, "
+        return dpc_error_param(err, DPC_E_INVALID, "M", "the smoothness must be > 0 and finite, "
                                                  "got %g", c->M);
     if (!(c->R > 0) || !isfinite(c->R))
-        return dpc_error_set(err, DPC_E_INVALID, "R: the presets need a finite radius > 0, "
+        return dpc_error_param(err, DPC_E_INVALID, "R", "the presets need a finite radius > 0, "
                                                  "got %g", c->R);
-    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "n: must be >= 1");
-    if (p == 0) return dpc_error_set(err, DPC_E_INVALID, "p: must be >= 1");
+    if (n == 0) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1");
+    if (p == 0) return dpc_error_param(err, DPC_E_INVALID, "p", "must be >= 1");
     return DPC_OK;
 }
 
@@ -137,7 +137,7 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     dpc_status st = preset_common_check(c, n, p, err);
     if (st) return st;
     double mu;
-    if ((st = dpc_srgd_mu(c->epsilon, c->delta, c->mu_rule, &mu, err))) return st;
+    if ((st = dpc_srgd_mu(c->epsilon, c->delta, c->calibration, &mu, err))) return st;
     int priv = isfinite(mu);
     double dn = (double)n, L = c->L, M = c->M, R = c->R;
     if (regime == DPC_SRGD_REGIME_B) {
@@ -154,11 +154,11 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
         return DPC_OK;
     }
     if (regime != DPC_SRGD_REGIME_A)
-        return dpc_error_set(err, DPC_E_INVALID, "regime: unknown value %d", (int)regime);
+        return dpc_error_param(err, DPC_E_INVALID, "regime", "unknown value %d", (int)regime);
     if (literal) {
         double cdp = dpc_srgd_c_dp(dn, c->delta);
         if (!isfinite(cdp))
-            return dpc_error_set(err, DPC_E_INVALID, "n: the literal constants need n >= 2 and "
+            return dpc_error_param(err, DPC_E_INVALID, "n", "the literal constants need n >= 2 and "
                                                      "delta in (0, 1)");
         double Tl = cdp * pow(dn, 0.25);
         if (Tl > dn)
@@ -178,7 +178,7 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
         return DPC_OK;
     }
     if (!(cc > 0) || !isfinite(cc))
-        return dpc_error_set(err, DPC_E_INVALID, "c: the practical constant must be > 0 and "
+        return dpc_error_param(err, DPC_E_INVALID, "c", "the practical constant must be > 0 and "
                                                  "finite, got %g", cc);
     size_t T = ceil_pos(cc * pow(dn, 0.25));
     if (T > n) T = n;
@@ -195,38 +195,38 @@ dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n, dpc_error *
 {
     if (!c) return dpc_error_set(err, DPC_E_INVALID, "config: NULL");
     if (!(c->L > 0) || !isfinite(c->L))
-        return dpc_error_set(err, DPC_E_INVALID, "L: must be > 0 and finite, got %g", c->L);
+        return dpc_error_param(err, DPC_E_INVALID, "L", "must be > 0 and finite, got %g", c->L);
     if (!(c->M > 0) || !isfinite(c->M))
-        return dpc_error_set(err, DPC_E_INVALID, "M: must be > 0 and finite, got %g", c->M);
+        return dpc_error_param(err, DPC_E_INVALID, "M", "must be > 0 and finite, got %g", c->M);
     if (!(c->R > 0))
-        return dpc_error_set(err, DPC_E_INVALID, "R: must be > 0 (INFINITY: unconstrained), "
+        return dpc_error_param(err, DPC_E_INVALID, "R", "must be > 0 (INFINITY: unconstrained), "
                                                  "got %g", c->R);
-    if (c->steps == 0) return dpc_error_set(err, DPC_E_INVALID, "steps: must be >= 1, got 0");
-    if (c->batch == 0) return dpc_error_set(err, DPC_E_INVALID, "batch: must be >= 1, got 0");
+    if (c->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1, got 0");
+    if (c->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1, got 0");
     if (c->batch > n || c->steps > n / c->batch)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "batch: B T = %zu x %zu exceeds the %zu examples (a single epoch uses "
+        return dpc_error_param(err, DPC_E_INVALID, "batch",
+                             "B T = %zu x %zu exceeds the %zu examples (a single epoch uses "
                              "each example once)",
                              c->batch, c->steps, n);
     if (!(c->beta > 0) || !isfinite(c->beta))
-        return dpc_error_set(err, DPC_E_INVALID, "beta: must be > 0 and finite, got %g", c->beta);
+        return dpc_error_param(err, DPC_E_INVALID, "beta", "must be > 0 and finite, got %g", c->beta);
     if (!(c->z_step > 0 && c->z_step <= 1))
-        return dpc_error_set(err, DPC_E_INVALID, "z_step: must be in (0, 1], got %g", c->z_step);
+        return dpc_error_param(err, DPC_E_INVALID, "z_step", "must be in (0, 1], got %g", c->z_step);
     if ((unsigned)c->variant > DPC_SRGD_ACCEL_SGD)
-        return dpc_error_set(err, DPC_E_INVALID, "variant: unknown value %d", (int)c->variant);
+        return dpc_error_param(err, DPC_E_INVALID, "variant", "unknown value %d", (int)c->variant);
     if ((unsigned)c->noise > DPC_SRGD_NOISE_INDEPENDENT)
         return dpc_error_set(err, DPC_E_INVALID, "noise: unknown value %d", (int)c->noise);
-    if (c->chunk == 0) return dpc_error_set(err, DPC_E_INVALID, "chunk: must be >= 1");
+    if (c->chunk == 0) return dpc_error_param(err, DPC_E_INVALID, "chunk", "must be >= 1");
     double mu;
-    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->mu_rule, &mu, err);
+    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->calibration, &mu, err);
     if (st) return st;
     if (!(c->clip > 0))
-        return dpc_error_set(err, DPC_E_INVALID, "clip: C_Delta must be > 0, got %g", c->clip);
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "C_Delta must be > 0, got %g", c->clip);
     if (isfinite(mu) && !isfinite(c->clip))
-        return dpc_error_set(err, DPC_E_INVALID, "clip: must be finite for a private run (the "
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be finite for a private run (the "
                                                  "sensitivity is C_Delta/B)");
     if (c->eval_every && !c->risk && !c->heldout)
-        return dpc_error_set(err, DPC_E_INVALID, "eval_every: needs a risk hook or a held-out "
+        return dpc_error_param(err, DPC_E_INVALID, "eval_every", "needs a risk hook or a held-out "
                                                  "set");
     return DPC_OK;
 }

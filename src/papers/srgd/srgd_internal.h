@@ -12,7 +12,8 @@ struct dpc_srgd {
     const dpc_dataset *data;
     dpc_rng rng;
     size_t P, D, T, B, t;
-    dpc_srgd_ledger ledger;
+    dpc_srgd_plan plan;
+    dpc_ledger ledger;
     dpc_sampler *sampler;  /* permute = 1: the public permutation; else NULL */
     dpc_mech *mech;        /* noise mechanism (NULL when non-private) */
     dpc_noise *noise;      /* its streaming generator */

@@ -211,9 +211,9 @@ dpc_status dpc_srgd_problem_risk(void *ctx, const double *x, size_t P, double *F
                                  dpc_error *err)
 {
     const dpc_srgd_problem *pr = ctx;
-    if (!pr || !x || !F) return dpc_error_set(err, DPC_E_INVALID, "risk: NULL argument");
+    if (!pr || !x || !F) return dpc_error_param(err, DPC_E_INVALID, "risk", "NULL argument");
     if (P != pr->p)
-        return dpc_error_set(err, DPC_E_INVALID, "P: %zu parameters, the problem has p = %zu", P,
+        return dpc_error_param(err, DPC_E_INVALID, "P", "%zu parameters, the problem has p = %zu", P,
                              pr->p);
     *F = risk_of(pr, x, grad);
     return DPC_OK;
@@ -222,7 +222,7 @@ dpc_status dpc_srgd_problem_risk(void *ctx, const double *x, size_t P, double *F
 dpc_status dpc_srgd_problem_excess(const dpc_srgd_problem *pr, const double *x, double *excess,
                                    dpc_error *err)
 {
-    if (!pr || !x || !excess) return dpc_error_set(err, DPC_E_INVALID, "excess: NULL argument");
+    if (!pr || !x || !excess) return dpc_error_param(err, DPC_E_INVALID, "excess", "NULL argument");
     size_t p = pr->p;
     const double *lam = pr->lambda, *w0 = pr->w0, *xs = pr->xstar;
     double e = 0;
@@ -253,32 +253,32 @@ dpc_status dpc_srgd_problem_excess(const dpc_srgd_problem *pr, const double *x, 
 static dpc_status check_cfg(const dpc_srgd_problem_config *c, dpc_error *err)
 {
     if ((unsigned)c->kind > DPC_SRGD_P3_NESTEROV)
-        return dpc_error_set(err, DPC_E_INVALID, "kind: unknown value %d", (int)c->kind);
+        return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown value %d", (int)c->kind);
     if ((unsigned)c->design > DPC_SRGD_DESIGN_SPHERE)
-        return dpc_error_set(err, DPC_E_INVALID, "design: unknown value %d", (int)c->design);
-    if (c->n == 0) return dpc_error_set(err, DPC_E_INVALID, "n: must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "design", "unknown value %d", (int)c->design);
+    if (c->n == 0) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1");
     if (c->p == 0 || c->p > DPC_MODEL_MAX_WIDTH)
-        return dpc_error_set(err, DPC_E_INVALID, "p: must be in [1, %u], got %zu",
+        return dpc_error_param(err, DPC_E_INVALID, "p", "must be in [1, %u], got %zu",
                              DPC_MODEL_MAX_WIDTH, c->p);
     if (c->kind == DPC_SRGD_P3_NESTEROV && c->p < 2)
-        return dpc_error_set(err, DPC_E_INVALID, "p: Nesterov's function needs p >= 2");
+        return dpc_error_param(err, DPC_E_INVALID, "p", "Nesterov's function needs p >= 2");
     if (c->relevant > c->p)
-        return dpc_error_set(err, DPC_E_INVALID, "relevant: %zu exceeds p = %zu", c->relevant,
+        return dpc_error_param(err, DPC_E_INVALID, "relevant", "%zu exceeds p = %zu", c->relevant,
                              c->p);
     if (!(c->decades >= 0) || c->decades > 30)
-        return dpc_error_set(err, DPC_E_INVALID, "decades: must be in [0, 30], got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "decades", "must be in [0, 30], got %g",
                              c->decades);
     if (!(c->w_norm > 0) || !isfinite(c->w_norm))
-        return dpc_error_set(err, DPC_E_INVALID, "w_norm: must be > 0, got %g", c->w_norm);
+        return dpc_error_param(err, DPC_E_INVALID, "w_norm", "must be > 0, got %g", c->w_norm);
     if (!(c->noise >= 0) || !isfinite(c->noise))
         return dpc_error_set(err, DPC_E_INVALID, "noise: must be >= 0, got %g", c->noise);
     if (!(c->R > 0) || !isfinite(c->R))
-        return dpc_error_set(err, DPC_E_INVALID, "R: must be > 0 and finite, got %g", c->R);
+        return dpc_error_param(err, DPC_E_INVALID, "R", "must be > 0 and finite, got %g", c->R);
     if (c->kind == DPC_SRGD_P1_LOGISTIC && c->design == DPC_SRGD_DESIGN_SPHERE) {
-        if (c->eval_n == 0) return dpc_error_set(err, DPC_E_INVALID, "eval_n: must be >= 1");
+        if (c->eval_n == 0) return dpc_error_param(err, DPC_E_INVALID, "eval_n", "must be >= 1");
         if (c->w_norm > c->R)
-            return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                                 "w_norm: P1 with the sphere design needs |w0| <= R (x* = w0); "
+            return dpc_error_param(err, DPC_E_UNSUPPORTED, "w_norm",
+                                 "P1 with the sphere design needs |w0| <= R (x* = w0); "
                                  "use the sparse design for x-dagger outside C");
     }
     return DPC_OK;
@@ -366,7 +366,7 @@ dpc_status dpc_srgd_problem_new(dpc_srgd_problem **out, const dpc_srgd_problem_c
     if (!out || !cfg || !rng) return dpc_error_set(err, DPC_E_INVALID, "problem: NULL argument");
     *out = NULL;
     if (stream_index > UINT32_MAX)
-        return dpc_error_set(err, DPC_E_INVALID, "stream_index: must be <= 2^32 - 1");
+        return dpc_error_param(err, DPC_E_INVALID, "stream_index", "must be <= 2^32 - 1");
     dpc_status st = check_cfg(cfg, err);
     if (st) return st;
     dpc_srgd_problem *pr = calloc(1, sizeof *pr);
@@ -406,8 +406,8 @@ dpc_status dpc_srgd_problem_new(dpc_srgd_problem **out, const dpc_srgd_problem_c
     if (p3) {
         memcpy(pr->xstar, pr->w0, p * sizeof(double));
         if (vnorm(pr->xstar, p) > cfg->R) {
-            st = dpc_error_set(err, DPC_E_UNSUPPORTED,
-                               "R: the P3 problems need |x*| = %.4g <= R = %g (Regime A)",
+            st = dpc_error_param(err, DPC_E_UNSUPPORTED, "R",
+                               "the P3 problems need |x*| = %.4g <= R = %g (Regime A)",
                                vnorm(pr->xstar, p), cfg->R);
             goto fail;
         }

@@ -1,0 +1,301 @@
+/* mech_route.c — a mechanism run (dpc_mech + its sampler's description) accounted by the best
+ * valid route: the whole-run Gaussian, amplified banded MF, or MMCC-style conditional
+ * composition (mmcc.c); and the calibration of the noise multiplier z (noise std per row of Z =
+ * z * clip * column norm of C) over all routes. Each route is an upper bound on epsilon, so
+ * their minimum is one. */
+#include "account/acc_internal.h"
+
+#include "account/acc_math.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MMCC_MAX_STEPS 4096 /* the dense strategy is materialized */
+#define MMCC_GROUPS 24
+
+static const char *const route_names[] = {"whole-run", "bandmf", "mmcc"};
+
+const char *dpc_mech_route_name(dpc_mech_route r)
+{
+    return (unsigned)r < 3 ? route_names[r] : "unknown";
+}
+
+/* The strategy as a dense nonnegative matrix with rows in release order (a row is released at
+ * the step of its last nonzero column: TREE nodes complete then). NULL with *why set when C has
+ * a negative entry or n is too large. rows: (out) number of rows. */
+static double *mmcc_matrix(const dpc_mech *m, size_t *rows, const char **why, dpc_error *err)
+{
+    size_t n = dpc_mech_steps(m), r = dpc_mech_noise_rows(m), rn;
+    *why = NULL;
+    if (n > MMCC_MAX_STEPS || !dpc__mul_ok(r, n, &rn)) {
+        *why = "more than 4096 steps";
+        return NULL;
+    }
+    double *C = dpc__malloc_array(rn, sizeof *C), *S = dpc__malloc_array(rn, sizeof *S);
+    size_t *last = dpc__malloc_array(r, sizeof *last), *ord = dpc__malloc_array(r, sizeof *ord);
+    if (!C || !S || !last || !ord || dpc_mech_dense_strategy(m, C, err)) {
+        if (!*why) *why = "the strategy matrix is not available";
+        free(C);
+        free(S);
+        free(last);
+        free(ord);
+        return NULL;
+    }
+    size_t kept = 0;
+    for (size_t i = 0; i < r && !*why; i++) {
+        last[i] = n;
+        for (size_t t = 0; t < n; t++) {
+            if (C[i * n + t] < 0.0) *why = "its strategy C has negative entries";
+            if (C[i * n + t] != 0.0) last[i] = t;
+        }
+        if (last[i] < n) ord[kept++] = i; /* all-zero rows release nothing */
+    }
+    /* stable insertion order by release step (rows are nearly sorted already) */
+    for (size_t a = 1; a < kept && !*why; a++) {
+        size_t v = ord[a], b = a;
+        while (b > 0 && last[ord[b - 1]] > last[v]) {
+            ord[b] = ord[b - 1];
+            b--;
+        }
+        ord[b] = v;
+    }
+    for (size_t a = 0; a < kept && !*why; a++) memcpy(S + a * n, C + ord[a] * n, n * sizeof *S);
+    free(C);
+    free(last);
+    free(ord);
+    if (*why) {
+        free(S);
+        return NULL;
+    }
+    *rows = kept;
+    return S;
+}
+
+static dpc_status check_run(const dpc_mech_run *run, dpc_error *err)
+{
+    if (!run || !run->mech) return dpc_error_set(err, DPC_E_INVALID, "run: NULL mechanism");
+    dpc_status st = dpc__check_half_open01(run->q, "q", err);
+    if (st) return st;
+    if (run->balls_in_bins && run->q < 1.0)
+        return dpc_error_set(err, DPC_E_INVALID,
+                             "q: balls-in-bins takes every example once per period (q = 1), "
+                             "got %g",
+                             run->q);
+    return DPC_OK;
+}
+
+/* epsilon of the whole-run Gaussian at noise multiplier z: exact GDP unless zCDP was asked
+ * for. */
+static dpc_status eps_whole(const dpc_mech_run *run, double sigma, const dpc_account_opts *o,
+                            double delta, double *eps, dpc_account_mech_info *inf,
+                            dpc_error *err)
+{
+    dpc_gauss_event ev;
+    dpc_status st = dpc_account_mech_event(run->mech, &run->part, sigma, 1.0, &ev, inf, err);
+    if (st) return st;
+    dpc_account_opts w;
+    dpc_account_opts_init(&w, o->accountant == DPC_ACCOUNTANT_ZCDP ? DPC_ACCOUNTANT_ZCDP
+                                                                    : DPC_ACCOUNTANT_GDP);
+    w.zcdp_conv = o->zcdp_conv;
+    dpc_event e = {DPC_NEIGHBOR_ZERO_OUT, 1, &ev};
+    dpc_account_result r;
+    if ((st = dpc_account_epsilon(&e, &w, delta, &r, err))) return st;
+    *eps = r.epsilon;
+    return DPC_OK;
+}
+
+/* epsilon by amplified banded MF; DPC_E_UNSUPPORTED when the route does not apply. */
+static dpc_status eps_bandmf(const dpc_mech_run *run, double sigma, const dpc_account_opts *o,
+                             double delta, double *eps, dpc_account_mech_info *inf,
+                             dpc_error *err)
+{
+    if (run->q >= 1.0 || run->balls_in_bins || o->accountant == DPC_ACCOUNTANT_ZCDP ||
+        o->accountant == DPC_ACCOUNTANT_GDP)
+        return DPC_E_UNSUPPORTED;
+    dpc_gauss_event ev;
+    dpc_status st = dpc_account_mech_event(run->mech, &run->part, sigma, run->q, &ev, inf, NULL);
+    if (st == DPC_E_UNSUPPORTED) return st;
+    if (st) return dpc_account_mech_event(run->mech, &run->part, sigma, run->q, &ev, inf, err);
+    dpc_event e = {DPC_NEIGHBOR_ADD_REMOVE, 1, &ev};
+    dpc_account_result r;
+    if ((st = dpc_account_epsilon(&e, o, delta, &r, err))) return st;
+    *eps = r.epsilon;
+    return DPC_OK;
+}
+
+/* The MMCC route's matrix, materialized once per evaluation sequence. */
+typedef struct mmcc_ctx {
+    double *C;
+    size_t rows, n;
+    double sens, colmax, q, delta;
+    const dpc_account_opts *o;
+    double slack;
+    dpc_status st;
+    dpc_error *err;
+} mmcc_ctx;
+
+static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *o,
+                               double delta, mmcc_ctx *c, dpc_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (run->q >= 1.0 || run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC ||
+        run->part.b != 1 || o->accountant != DPC_ACCOUNTANT_PLD)
+        return DPC_E_UNSUPPORTED;
+    const char *why = NULL;
+    c->C = mmcc_matrix(run->mech, &c->rows, &why, NULL);
+    if (!c->C) return DPC_E_UNSUPPORTED;
+    dpc_sensitivity s, col;
+    dpc_participation single = {DPC_PART_MINSEP, 1, 1};
+    dpc_status st = dpc_mech_sensitivity(run->mech, &run->part, &s, err);
+    if (!st) st = dpc_mech_sensitivity(run->mech, &single, &col, err);
+    if (st) {
+        free(c->C);
+        c->C = NULL;
+        return st;
+    }
+    c->n = dpc_mech_steps(run->mech);
+    c->sens = s.value;
+    c->colmax = col.value;
+    c->q = run->q;
+    c->delta = delta;
+    c->o = o;
+    c->err = err;
+    return DPC_OK;
+}
+
+/* epsilon of the MMCC route at noise multiplier z (std per row z * column norm, per clip). */
+static double mmcc_eps(const mmcc_ctx *cc, double z, double *slack, dpc_status *stp,
+                       dpc_error *err)
+{
+    dpc_pld *pld = NULL;
+    double e = NAN;
+    *stp = dpc__mmcc_pld(cc->C, cc->rows, cc->n, cc->q, z * cc->colmax, cc->delta, cc->o,
+                         MMCC_GROUPS, &pld, slack, err);
+    if (!*stp && !(cc->delta - *slack > 0.0))
+        *stp = dpc_error_set(err, DPC_E_NUMERIC, "delta: the MMCC slack exceeds delta");
+    if (!*stp) *stp = dpc_pld_epsilon(pld, cc->delta - *slack, &e, err);
+    dpc_pld_free(pld);
+    return e;
+}
+
+dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multiplier,
+                                    const dpc_account_opts *o, double delta,
+                                    dpc_account_result *res, dpc_account_mech_info *info,
+                                    dpc_error *err)
+{
+    dpc_status st;
+    double sigma = noise_multiplier;
+    if ((st = check_run(run, err))) return st;
+    if ((st = dpc__check_pos(sigma, "noise_multiplier", err))) return st;
+    if ((st = dpc__check_open01(delta, "delta", err))) return st;
+    if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
+    if (!res) return dpc_error_set(err, DPC_E_INVALID, "result: output pointer is NULL");
+    dpc_account_mech_info wi, bi, best;
+    double ew, eb = INFINITY, em = INFINITY;
+    if ((st = eps_whole(run, sigma, o, delta, &ew, &wi, err))) return st;
+    best = wi;
+    st = eps_bandmf(run, sigma, o, delta, &eb, &bi, err);
+    if (st && st != DPC_E_UNSUPPORTED) return st;
+    if (!st && eb < ew) best = bi;
+    mmcc_ctx cc;
+    st = mmcc_prepare(run, o, delta, &cc, err);
+    if (st && st != DPC_E_UNSUPPORTED) return st;
+    double slack = 0.0;
+    if (!st) {
+        em = mmcc_eps(&cc, sigma, &slack, &st, err);
+        free(cc.C);
+        if (st == DPC_E_RANGE) { /* losses too wide for one grid: the route does not apply */
+            em = INFINITY;
+            st = DPC_OK;
+        }
+        if (st) return st;
+        if (em < (eb < ew ? eb : ew)) {
+            best = wi;
+            best.amplified = 1;
+            best.route = DPC_ROUTE_MMCC;
+            best.rounds = cc.rows;
+            best.delta_slack = slack;
+        }
+    }
+    best.eps_routes[DPC_ROUTE_WHOLE_RUN] = ew;
+    best.eps_routes[DPC_ROUTE_BANDMF] = eb;
+    best.eps_routes[DPC_ROUTE_MMCC] = em;
+    memset(res, 0, sizeof *res);
+    res->epsilon = best.eps_routes[best.route];
+    res->delta = delta;
+    res->order = res->rho = res->mu = NAN;
+    res->upper_bound = 1;
+    if (info) *info = best;
+    return DPC_OK;
+}
+
+typedef struct {
+    const mmcc_ctx *cc;
+    dpc_status st;
+    dpc_error *err;
+} mmcc_cal;
+
+static double mmcc_eps_u(double u, void *vc)
+{
+    mmcc_cal *m = vc;
+    double slack;
+    double e = mmcc_eps(m->cc, exp(u), &slack, &m->st, m->err);
+    if (m->st == DPC_E_RANGE) { /* too little noise for one grid: certainly above target */
+        m->st = DPC_OK;
+        return INFINITY;
+    }
+    return m->st ? NAN : e;
+}
+
+dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_account_opts *o,
+                                          double epsilon, double delta, double *noise_multiplier,
+                                          dpc_account_mech_info *info, dpc_error *err)
+{
+    dpc_status st;
+    if ((st = check_run(run, err))) return st;
+    if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
+    if (!noise_multiplier)
+        return dpc_error_set(err, DPC_E_INVALID, "noise_multiplier: output pointer is NULL");
+    /* whole run (exact GDP unless zCDP was asked for) */
+    dpc_account_opts w;
+    dpc_account_opts_init(&w, o->accountant == DPC_ACCOUNTANT_ZCDP ? DPC_ACCOUNTANT_ZCDP
+                                                                    : DPC_ACCOUNTANT_GDP);
+    w.zcdp_conv = o->zcdp_conv;
+    double best, z;
+    if ((st = dpc_account_mech_calibrate(run->mech, &run->part, 1.0, &w, epsilon, delta, &best,
+                                         NULL, NULL, err)))
+        return st;
+    /* banded MF, where it applies */
+    if (run->q < 1.0 && !run->balls_in_bins && o->accountant != DPC_ACCOUNTANT_ZCDP &&
+        o->accountant != DPC_ACCOUNTANT_GDP) {
+        st = dpc_account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta, &z,
+                                        NULL, NULL, NULL);
+        if (st == DPC_OK && z < best) best = z;
+        else if (st && st != DPC_E_UNSUPPORTED)
+            return dpc_account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta,
+                                              &z, NULL, NULL, err);
+    }
+    /* MMCC: secant from the best so far, if MMCC is below the target there */
+    mmcc_ctx cc;
+    st = mmcc_prepare(run, o, delta, &cc, err);
+    if (st && st != DPC_E_UNSUPPORTED) return st;
+    if (!st) {
+        mmcc_cal mc = {&cc, DPC_OK, err};
+        double u = log(best), slope = -1.0, e0 = mmcc_eps_u(u, &mc);
+        if (!mc.st && e0 < epsilon) {
+            double uu = u - 0.1;
+            if (dpc__secant_log(mmcc_eps_u, &mc, epsilon, &uu, &slope, 5e-5, 1, 14, u) == 0 &&
+                uu < u)
+                best = exp(uu);
+        }
+        free(cc.C);
+        if (mc.st) return mc.st;
+    }
+    *noise_multiplier = best;
+    if (info) {
+        dpc_account_result r;
+        if ((st = dpc_account_mech_epsilon(run, best, o, delta, &r, info, err))) return st;
+    }
+    return DPC_OK;
+}

@@ -1,0 +1,306 @@
+/* mmcc.c — amplification by Poisson sampling for any matrix mechanism with a nonnegative
+ * strategy C, by conditional composition (Choquette-Choo, Ganesh, Steinke & Thakurta 2024,
+ * "Privacy amplification for matrix mechanisms", ICLR: "MMCC"). doc/accounting.md section 7
+ * has the derivation; in short:
+ *
+ * Dominating pair. With C >= 0 entrywise the run is dominated by the scalar pair
+ * P = law(C theta + s Z) (theta_t i.i.d. Bernoulli(p): the example's participations; its
+ * contribution 1 = clip in every participating step), Q = law(s Z), rows released in order
+ * (Choquette-Choo et al. 2024/25, "Near exact privacy amplification for matrix mechanisms":
+ * dominating pairs of DP-MF with nonnegative C).
+ *
+ * Row i given the earlier rows y_<i is, under P, a mixture of N(S_i, s^2) with
+ * S_i = sum_t C_it theta_t, theta drawn from its posterior given y_<i. The Gibbs odds of
+ * theta_t = 1 given y_<i and every other theta_u are (p / (1-p)) Lambda_t with
+ *     log Lambda_t = (<y_<i - C theta_-t, c_t> - w_t^2/2) / s^2 <= l_t(y) := (<y_<i, c_t> - w_t^2/2)/s^2
+ * (c_t = column t over rows < i, w_t = ||c_t||, C >= 0, theta >= 0): a bound uniform in theta_-t.
+ * Under P, <y_<i, c_t> = theta_t w_t^2 + sum_{u != t} theta_u <c_u, c_t> + s w_t Z'; with
+ * K_i ~ Binomial(active columns, p) participations, <c_u, c_t> <= w_t W_i (W_i = max_u w_u), so
+ *     l_t <= eps_it := (w_t^2/2 + k_i w_t W_i)/s^2 + w_t kappa/s
+ * except with probability <= Phi(-kappa) + Pr[K_i > k_i] (under Q the same bound holds with
+ * probability >= 1 - Phi(-kappa)). Where all these hold, every Gibbs conditional is at most
+ * pt_it = p e^eps / (p e^eps + 1 - p), so the posterior of theta is dominated by independent
+ * Bernoulli(pt_it) (sequential coupling), hence S_i by S~_i = sum_t C_it theta~_t in first order,
+ * and the row's pair (mixture, N(0, s^2)) by (E N(S~_i, s^2), N(0, s^2)) (monotone likelihood
+ * ratio: threshold tests are optimal in both directions). Conditional composition (MMCC Thm 3.1)
+ * composes the rows' dominating pairs; the failure probabilities add to delta.
+ *
+ * Computation per row: terms C_it >= 10 g go into a distribution on the grid g (each rounded
+ * up: first-order larger), the small ones are replaced by a Chernoff upper quantile of their sum
+ * (its failure probability added to delta), and the top tail of the distribution is pruned
+ * (mass added to delta; joint convexity). Rows are sorted by their mean shift and split into
+ * `groups` runs of consecutive ranks; each run is represented by the pointwise minimum of its
+ * rows' CDFs (a distribution first-order above each of them), whose PLD (pld_mog.c) is
+ * self-composed over the run; the runs are composed. */
+#include "account/acc_internal.h"
+
+#include "account/acc_math.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define MMCC_BIG 10.0 /* terms >= MMCC_BIG * g enter the exact distribution */
+
+typedef struct rowdist {
+    double *w;  /* (K) probabilities of shifts (off + k) g */
+    size_t K, off;
+    double mean;
+} rowdist;
+
+/* Smallest k with Pr[Binomial(N, p) > k] <= d (exact tail summed in log space). */
+static size_t binom_quantile(size_t N, double p, double d)
+{
+    if (N == 0 || p <= 0.0) return 0;
+    if (p >= 1.0) return N;
+    /* log pmf(j) by the recurrence pmf(j+1) = pmf(j) (N-j)/(j+1) p/(1-p), from j = 0 */
+    double lq = log1p(-p), lr = log(p) - lq;
+    double *lpm = dpc__malloc_array(N + 1, sizeof *lpm);
+    if (!lpm) return N; /* conservative */
+    lpm[0] = (double)N * lq;
+    for (size_t j = 0; j < N; j++) lpm[j + 1] = lpm[j] + log((double)(N - j) / (double)(j + 1)) + lr;
+    double tail = -INFINITY; /* log Pr[K > k] for k = N, N-1, ... */
+    size_t k = N;
+    while (k > 0) {
+        double t2 = dpc__log_add(tail, lpm[k]); /* Pr[K > k-1] */
+        if (t2 > log(d)) break;
+        tail = t2;
+        k--;
+    }
+    free(lpm);
+    return k;
+}
+
+/* Upper (1 - d) quantile bound of sum_t c_t B_t, B_t ~ Bernoulli(pt_t) independent (Chernoff,
+ * minimized over lam by a scan and golden section: any lam is valid). */
+static double chernoff_sum(const double *c, const double *pt, size_t n, double d)
+{
+    if (n == 0) return 0.0;
+    double best = 0.0, cmax = 0.0;
+    for (size_t t = 0; t < n; t++) {
+        best += c[t];
+        if (c[t] > cmax) cmax = c[t];
+    }
+    if (!(cmax > 0.0)) return 0.0;
+    for (int e = -10; e <= 40; e++) {
+        double lam = ldexp(1.0, e) / cmax * 0.0625, K = 0.0;
+        for (size_t t = 0; t < n; t++) K += log1p(pt[t] * expm1(lam * c[t]));
+        double x = (K - log(d)) / lam;
+        if (x < best) best = x;
+    }
+    return best;
+}
+
+/* The shift distribution of one row. big: (c, pt) of the exact terms; small: likewise. */
+static dpc_status row_distribution(rowdist *rd, const double *cb, const double *pb, size_t nb,
+                                   const double *cs, const double *ps, size_t ns, double g,
+                                   double d_small, double d_prune, double *slack)
+{
+    size_t extra = 0;
+    if (ns > 0) {
+        double xq = chernoff_sum(cs, ps, ns, d_small);
+        extra = (size_t)ceil(xq / g - 1e-12);
+        *slack += d_small;
+    }
+    size_t cap = 1;
+    for (size_t t = 0; t < nb; t++) cap += (size_t)ceil(cb[t] / g - 1e-12);
+    double *w = dpc__calloc(cap, sizeof *w);
+    if (!w) return DPC_E_NOMEM;
+    w[0] = 1.0;
+    size_t top = 1; /* entries [0, top) may be nonzero */
+    for (size_t t = 0; t < nb; t++) {
+        size_t sh = (size_t)ceil(cb[t] / g - 1e-12);
+        double q = pb[t];
+        for (size_t j = top; j-- > 0;) {
+            w[j + sh] += q * w[j];
+            w[j] *= 1.0 - q;
+        }
+        top += sh;
+        /* prune the top: at most d_prune / nb per term */
+        double cut = 0.0;
+        while (top > 1 && cut + w[top - 1] <= d_prune / (double)nb) cut += w[--top];
+        if (cut > 0.0) {
+            *slack += cut;
+            memset(w + top, 0, (cap - top) * sizeof *w);
+        }
+    }
+    double tot = 0.0, mean = 0.0;
+    for (size_t j = 0; j < top; j++) tot += w[j];
+    for (size_t j = 0; j < top; j++) {
+        w[j] /= tot; /* the kept part, renormalized (the pruned mass is in the slack) */
+        mean += w[j] * (double)(j + extra);
+    }
+    rd->w = w;
+    rd->K = top;
+    rd->off = extra;
+    rd->mean = mean * g;
+    return DPC_OK;
+}
+
+static int cmp_mean(const void *a, const void *b)
+{
+    const rowdist *x = *(const rowdist *const *)a, *y = *(const rowdist *const *)b;
+    return x->mean < y->mean ? -1 : x->mean > y->mean;
+}
+
+/* The pointwise minimum of the CDFs of rows[0..cnt), as probabilities on shifts (off + k) g. */
+static dpc_status group_rep(rowdist *const *rows, size_t cnt, rowdist *rep)
+{
+    size_t lo = (size_t)-1, hi = 0;
+    for (size_t r = 0; r < cnt; r++) {
+        if (rows[r]->off < lo) lo = rows[r]->off;
+        if (rows[r]->off + rows[r]->K > hi) hi = rows[r]->off + rows[r]->K;
+    }
+    size_t K = hi - lo;
+    double *cdf = dpc__malloc_array(K, sizeof *cdf), *acc = dpc__calloc(K, sizeof *acc);
+    if (!cdf || !acc) {
+        free(cdf);
+        free(acc);
+        return DPC_E_NOMEM;
+    }
+    for (size_t j = 0; j < K; j++) cdf[j] = 1.0;
+    for (size_t r = 0; r < cnt; r++) {
+        double c = 0.0;
+        for (size_t j = 0; j < K; j++) {
+            size_t v = lo + j;
+            if (v >= rows[r]->off && v < rows[r]->off + rows[r]->K) c += rows[r]->w[v - rows[r]->off];
+            if (c < cdf[j]) cdf[j] = c;
+        }
+    }
+    double prev = 0.0;
+    for (size_t j = 0; j < K; j++) {
+        double c = j + 1 == K ? 1.0 : cdf[j];
+        acc[j] = c > prev ? c - prev : 0.0;
+        if (c > prev) prev = c;
+    }
+    free(cdf);
+    rep->w = acc;
+    rep->K = K;
+    rep->off = lo;
+    return DPC_OK;
+}
+
+static void free_rows(rowdist *rd, size_t n)
+{
+    if (!rd) return;
+    for (size_t i = 0; i < n; i++) free(rd[i].w);
+    free(rd);
+}
+
+/* Per-row shift distributions (pass 2 of dpc__mmcc_epsilon). */
+static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, double s,
+                            double delta, rowdist *rd, double *slack, dpc_error *err)
+{
+    double *colsq = dpc__calloc(n, sizeof *colsq);
+    double *cb = dpc__malloc_array(n, sizeof *cb), *pb = dpc__malloc_array(n, sizeof *pb);
+    double *cs = dpc__malloc_array(n, sizeof *cs), *ps = dpc__malloc_array(n, sizeof *ps);
+    dpc_status st = DPC_OK;
+    if (!colsq || !cb || !pb || !cs || !ps) st = DPC__NOMEM(err, "the MMCC work arrays");
+    /* pass 1: pairs (i, t) whose probability must be bounded, rows that have some */
+    size_t npairs = 0, prows = 0;
+    for (size_t i = 0; !st && i < rows; i++) {
+        size_t c = 0;
+        for (size_t t = 0; t < n; t++) c += C[i * n + t] > 0.0 && colsq[t] > 0.0;
+        npairs += c;
+        prows += c > 0;
+        for (size_t t = 0; t < n; t++) colsq[t] += C[i * n + t] * C[i * n + t];
+    }
+    double cmax = 0.0;
+    for (size_t k = 0; !st && k < rows * n; k++)
+        if (C[k] > cmax) cmax = C[k];
+    double g = cmax / ceil(64.0 * cmax / s); /* the largest entry sits exactly on the grid */
+    double dz = npairs ? 0.05 * delta / (double)npairs : 1.0, db = prows ? 0.05 * delta / (double)prows : 1.0;
+    double kappa = npairs ? dpc__ndtri_upper(log(dz)) : 0.0;
+    if (npairs) *slack += 0.05 * delta * 2.0;
+    double d_small = 0.005 * delta / (double)rows, d_prune = 0.005 * delta / (double)rows;
+    if (!st) memset(colsq, 0, n * sizeof *colsq);
+    size_t active = 0;
+    double W = 0.0;
+    for (size_t i = 0; !st && i < rows; i++) {
+        const double *Ci = C + i * n;
+        size_t ki = binom_quantile(active, p, db), nb = 0, ns = 0;
+        for (size_t t = 0; t < n; t++) {
+            if (!(Ci[t] > 0.0)) continue;
+            double pt = p;
+            if (colsq[t] > 0.0) { /* DP-REQ: mmcc-posterior (see the file comment) */
+                double w = sqrt(colsq[t]);
+                double e = (0.5 * w * w + (double)ki * w * W) / (s * s) + w * kappa / s;
+                pt = 1.0 / (1.0 + (1.0 - p) / p * exp(-e));
+            }
+            if (Ci[t] >= MMCC_BIG * g) {
+                cb[nb] = Ci[t];
+                pb[nb++] = pt;
+            } else {
+                cs[ns] = Ci[t];
+                ps[ns++] = pt;
+            }
+        }
+        if (row_distribution(&rd[i], cb, pb, nb, cs, ps, ns, g, d_small, d_prune, slack))
+            st = DPC__NOMEM(err, "an MMCC row distribution");
+        for (size_t t = 0; t < n; t++) {
+            if (Ci[t] != 0.0 && colsq[t] == 0.0) active++;
+            colsq[t] += Ci[t] * Ci[t];
+            if (colsq[t] > W * W) W = sqrt(colsq[t]);
+        }
+    }
+    free(colsq);
+    free(cb);
+    free(pb);
+    free(cs);
+    free(ps);
+    return st;
+}
+
+dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, double s,
+                         double delta, const dpc_account_opts *o, size_t groups, dpc_pld **out,
+                         double *slack, dpc_error *err)
+{
+    *out = NULL;
+    *slack = 0.0;
+    rowdist *rd = dpc__calloc(rows, sizeof *rd);
+    rowdist **ord = dpc__malloc_array(rows, sizeof *ord);
+    if (!rd || !ord) {
+        free(rd);
+        free(ord);
+        return DPC__NOMEM(err, "the MMCC rows");
+    }
+    dpc_status st = mmcc_rows(C, rows, n, p, s, delta, rd, slack, err);
+    double g = 0.0, cmax = 0.0;
+    for (size_t k = 0; k < rows * n; k++)
+        if (C[k] > cmax) cmax = C[k];
+    g = cmax / ceil(64.0 * cmax / s);
+    for (size_t i = 0; i < rows; i++) ord[i] = &rd[i];
+    qsort(ord, rows, sizeof *ord, cmp_mean);
+    if (groups < 1) groups = 1;
+    if (groups > rows) groups = rows;
+    dpc_pld_params par = {o->pld_interval, o->pld_tail, DPC_PLD_CONNECT_DOTS};
+    dpc_pld *acc = NULL;
+    for (size_t gi = 0; !st && gi < groups; gi++) {
+        size_t a = rows * gi / groups, b = rows * (gi + 1) / groups;
+        rowdist rep;
+        if (group_rep(ord + a, b - a, &rep)) {
+            st = DPC__NOMEM(err, "an MMCC group");
+            break;
+        }
+        dpc_pld *one = NULL, *many = NULL, *sum = NULL;
+        st = dpc__pld_new_mog(&one, rep.w, rep.K, rep.off, g, s, &par, rows, err);
+        free(rep.w);
+        if (!st) st = dpc_pld_self_compose(&many, one, b - a, err);
+        dpc_pld_free(one);
+        if (!st && acc) {
+            st = dpc_pld_compose(&sum, acc, many, err);
+            dpc_pld_free(many);
+            many = sum;
+        }
+        dpc_pld_free(acc);
+        acc = many;
+    }
+    free_rows(rd, rows);
+    free(ord);
+    if (st) {
+        dpc_pld_free(acc);
+        return st;
+    }
+    *out = acc;
+    return DPC_OK;
+}

@@ -1,0 +1,80 @@
+#!/bin/sh
+# check_layout.sh — the architecture's invariants (doc/architecture.md), checked on the sources:
+#   1. the core never includes a paper module;
+#   2. no include cycle between modules (src/core/<m>, src/papers/<p>);
+#   3. every public function declared in include/dpcorr/<m>.h (papers/<p>.h) is defined in
+#      src/core/<m>/ (src/papers/<p>/) — each header implemented in its own folder;
+#   4. no function in src/ or tools/ longer than MAX_FN lines (default 120).
+# Prints "N passed, N failed" like the other tests.
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT" || exit 1
+MAX_FN=${MAX_FN:-120}
+PASS=0; FAIL=0
+pass() { PASS=$((PASS + 1)); }
+fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; }
+
+# module of a header path as included ("dpcorr/mech.h" -> core/mech, "dpcorr/papers/kan.h" ->
+# papers/kan, "mech/mech_internal.h" -> core/mech or papers/...)
+modof() {
+    case "$1" in
+    dpcorr/papers/*) b=${1#dpcorr/papers/}; b=${b%.h}; [ "$b" = theory ] || [ "$b" = sim ] && b=nu; echo "papers/$b" ;;
+    dpcorr/common.h) echo core/common ;;
+    dpcorr/*) b=${1#dpcorr/}; echo "core/${b%.h}" ;;
+    */*) d=${1%%/*}; if [ -d "src/core/$d" ]; then echo "core/$d"; elif [ -d "src/papers/$d" ]; then echo "papers/$d"; fi ;;
+    esac
+}
+
+edges=$(mktemp); trap 'rm -f "$edges"' EXIT
+for dir in src/core/* src/papers/*; do
+    m=${dir#src/}
+    for f in "$dir"/*.c "$dir"/*.h; do
+        [ -f "$f" ] || continue
+        sed -n 's/^#include "\([^"]*\)".*/\1/p' "$f" | while read -r inc; do
+            t=$(modof "$inc")
+            [ -n "$t" ] && [ "$t" != "$m" ] && echo "$m $t"
+        done
+    done
+done | sort -u > "$edges"
+# public headers include other public headers: those are edges of their modules too
+for h in include/dpcorr/*.h include/dpcorr/papers/*.h; do
+    m=$(modof "${h#include/}")
+    sed -n 's/^#include "\([^"]*\)".*/\1/p' "$h" | while read -r inc; do
+        t=$(modof "$inc"); [ -n "$t" ] && [ "$t" != "$m" ] && echo "$m $t"
+    done
+done | sort -u >> "$edges"
+
+# 1. core -> papers
+bad=$(awk '$1 ~ /^core\// && $2 ~ /^papers\//' "$edges")
+if [ -z "$bad" ]; then pass; else fail "the core depends on a paper module: $bad"; fi
+# 2. cycles (tsort reports them)
+cyc=$(sort -u "$edges" | tsort 2>&1 >/dev/null)
+if [ -z "$cyc" ]; then pass; else fail "module cycle: $cyc"; fi
+
+# 3. each header implemented in its own folder
+for h in include/dpcorr/*.h include/dpcorr/papers/*.h; do
+    m=$(modof "${h#include/}")
+    dir="src/$m"
+    [ -d "$dir" ] || { fail "$h: no folder $dir"; continue; }
+    # the declared name: the identifier just before the first '(' after DPC_API
+    for fn in $(sed 's:/\*.*\*/::' "$h" | tr '\n' ' ' | sed 's/DPC_API/\nDPC_API/g' | grep '^DPC_API' |
+                sed 's/(.*//' | awk '{ n = $NF; sub(/^\*+/, "", n); print n }' | grep '^dpc_' | sort -u); do
+        def="^([a-z].*[ *]$fn\(|[A-Z_]+\($fn,)"
+        if grep -qE "$def" "$dir"/*.c 2>/dev/null; then pass
+        elif grep -rqE "$def" src; then fail "$fn (declared in $h) is defined outside $dir"
+        else fail "$fn (declared in $h) is not defined anywhere"; fi
+    done
+done
+
+# 4. function length: a definition starts at a column-0 '{' and ends at a column-0 '}'
+long=$(awk -v max="$MAX_FN" '
+    FNR == 1 { start = 0 }
+    /^\{/ { start = FNR; sig = prev }
+    /^\}/ && start { n = FNR - start + 2; if (n > max) printf "%s:%d: %d lines: %s\n", FILENAME, start, n, sig; start = 0 }
+    { if ($0 !~ /^[ \t{]/ && $0 != "") prev = $0 }' $(find src tools -name '*.c'))
+if [ -z "$long" ]; then pass; else
+    echo "$long" | while read -r l; do echo "FAIL: function over $MAX_FN lines: $l" >&2; done
+    FAIL=$((FAIL + $(echo "$long" | wc -l)))
+fi
+
+echo "$PASS passed, $FAIL failed"
+[ "$FAIL" -eq 0 ]

@@ -1,0 +1,118 @@
+#!/bin/sh
+# End-to-end tests of `mpirun -np P dpcorr train` (doc/distributed.md) on loopback: DP-SGD, BLT,
+# BSR and nu-DP-FTRL with P = 2 and 3 ranks give the single process's parameters, accuracy and
+# epsilon bit for bit; a checkpoint written by 3 ranks resumes with 2 (and one written by 2 with
+# 1); a rank that cannot read its data, a killed rank and a stopped rank end the job with a
+# message naming the rank, never a hang (every launch is bounded by `timeout`), and the last
+# checkpoint stays valid. Skipped (0 tests) when mpirun is missing or dpcorr was built without
+# MPI.
+BIN=${1:-build/dpcorr}
+. "$(dirname "$0")/common.inc"
+if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$BIN" 2>/dev/null | grep -q libmpi; then
+    echo "mpi.sh: skipped (no mpirun, or $BIN built without MPI)" >&2
+    summary
+    exit 0
+fi
+# Open MPI's own allocations (in plugins it unloads) would fail a sanitizer build's leak check;
+# the protocol's own memory is checked without MPI by tests/test_dist.c.
+MPIRUN="timeout 90 env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 mpirun --oversubscribe --allow-run-as-root"
+DATA="synthetic:logistic,n=2000,d=10,margin=0.1,test-n=300"
+COMMON="--data $DATA --model mlp:8 --epochs 2 --batch 50 --lr 0.5 --clip 1 --epsilon 2 --quiet"
+# key SECTION KEY FILE: the value of KEY on the report line of SECTION ("final", "privacy")
+key() { sed -n "/\"$1\": {/ s/.*\"$2\": \"*\([^\",}]*\).*/\1/p" "$3" | head -n 1; }
+same() { # what report-a report-b: final params_hash and test accuracy, privacy epsilon equal
+    for k in final:params_hash final:test_accuracy final:test_loss privacy:epsilon; do
+        a=$(key ${k%%:*} ${k#*:} "$2"); b=$(key ${k%%:*} ${k#*:} "$3")
+        if [ -n "$a" ] && [ "$a" = "$b" ]; then pass; else fail "$1: $k $a vs $b"; fi
+    done
+}
+
+# ---- bit-identical to one process -----------------------------------------------------------
+for m in "sgd:--mech identity --accountant rdp" "blt:--mech blt --theta 0.9,0.5 --omega 0.2,0.1" \
+         "bsr:--mech bsr --bands 4 --momentum 0.9" "nu:--mech nu --nu 0.05 --momentum 0.9"; do
+    mk=${m%%:*}; opts=${m#*:}
+    expect_rc 0 "$mk one process" "$BIN" train $COMMON $opts --report "$TMP/$mk.1.json"
+    for P in 2 3; do
+        T=1; [ "$P" = 3 ] && [ "$mk" = bsr ] && T=2
+        expect_rc 0 "$mk P=$P" $MPIRUN -np $P "$BIN" train $COMMON $opts --threads $T \
+            --report "$TMP/$mk.$P.json"
+        same "$mk P=$P vs 1" "$TMP/$mk.1.json" "$TMP/$mk.$P.json"
+        if grep -q "\"distributed\": {\"ranks\": $P, \"threads_per_rank\": $T, \"shard_sizes\": \[" \
+            "$TMP/$mk.$P.json"; then pass; else fail "$mk P=$P: distributed report"; fi
+    done
+done
+# the report's byte count is positive with ranks, 0 alone; each rank keeps its shard's state
+b=$(sed -n 's/.*"bytes_per_step": \([0-9.e+]*\).*/\1/p' "$TMP/bsr.2.json")
+if awk -v b="${b:-0}" 'BEGIN { exit !(b > 0) }'; then pass; else fail "bsr P=2 moves bytes: $b"; fi
+if grep -q '"bytes_per_step": 0,' "$TMP/bsr.1.json"; then pass; else fail "one process moves 0 bytes"; fi
+n1=$(sed -n 's/.*"noise_state_bytes_per_rank": \[\([0-9]*\)\].*/\1/p' "$TMP/bsr.1.json")
+n2=$(sed -n 's/.*"noise_state_bytes_per_rank": \[\([0-9]*\), \([0-9]*\)\].*/\1 + \2/p' "$TMP/bsr.2.json")
+if [ -n "$n1" ] && [ -n "$n2" ] && [ "$(($n2))" = "$n1" ] && [ "${n2%% *}" -lt "$n1" ]; then pass
+else fail "noise state split over the ranks: $n1 vs $n2"; fi
+
+# ---- other commands run once (rank 0) ---------------------------------------------------------
+expect_rc 0 "mech under mpirun" $MPIRUN -np 2 "$BIN" mech --kind nu --nu 0.01 --steps 100
+if [ "$(grep -c . "$TMP/out")" = "$("$BIN" mech --kind nu --nu 0.01 --steps 100 | grep -c .)" ]
+then pass; else fail "mech printed once"; fi
+
+# ---- checkpoint with 3 ranks, resume with 2; with 2, resume alone -----------------------------
+BLT="--mech blt --theta 0.9,0.5 --omega 0.2,0.1"
+expect_rc 0 "blt P=3 stopped" $MPIRUN -np 3 "$BIN" train $COMMON $BLT --checkpoint "$TMP/ck" \
+    --checkpoint-every 7 --stop-after 45
+expect_rc 0 "blt P=2 resumed" $MPIRUN -np 2 "$BIN" train $COMMON $BLT --resume "$TMP/ck" \
+    --report "$TMP/blt.r.json"
+same "blt 3 -> 2 ranks" "$TMP/blt.1.json" "$TMP/blt.r.json"
+if grep -q '"resumed_from_step": 42' "$TMP/blt.r.json"; then pass; else fail "resumed at 42"; fi
+expect_rc 0 "bsr P=2 stopped" $MPIRUN -np 2 "$BIN" train $COMMON --mech bsr --bands 4 \
+    --momentum 0.9 --checkpoint "$TMP/ck2" --checkpoint-every 10 --stop-after 30
+expect_rc 0 "bsr alone resumed" "$BIN" train $COMMON --mech bsr --bands 4 --momentum 0.9 \
+    --resume "$TMP/ck2" --report "$TMP/bsr.r.json"
+same "bsr 2 ranks -> 1" "$TMP/bsr.1.json" "$TMP/bsr.r.json"
+
+# ---- failures: named, never a hang -----------------------------------------------------------
+printf 'a,b,label\n1,2,0\n3,4,1\n5,6,0\n2,2,1\n1,1,0\n4,4,1\n' > "$TMP/ok.csv"
+C="--model softmax --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1 --delta 1e-3 --quiet"
+t0=$(date +%s)
+$MPIRUN -np 1 "$BIN" train --data "csv:$TMP/ok.csv,task=classification,classes=2" $C : \
+    -np 1 "$BIN" train --data "csv:$TMP/none.csv,task=classification,classes=2" $C \
+    >"$TMP/out" 2>"$TMP/err"
+rc=$? # the launcher returns the exit code of the first rank to end: 1 or 2, not 124 (timeout)
+if [ $rc -eq 1 ] || [ $rc -eq 2 ]; then pass; else fail "bad data path on rank 1: exit $rc"; fi
+err_has "rank 1 failed: .*none.csv: cannot open" "the failing rank and its cause"
+BIG="--data synthetic:logistic,n=40000,d=50,test-n=100 --model mlp:32 --epochs 4 --batch 100 --lr 0.3 --clip 1 --epsilon 4 --mech bsr --bands 4 --quiet"
+expect_rc 0 "long run alone" "$BIN" train $BIG --report "$TMP/long.json"
+# rank_pid R PATTERN: the pid of rank R of the running job whose command line has PATTERN (its
+# environment names the rank)
+rank_pid() {
+    for p in $(pgrep -f "$2"); do
+        if tr '\0' '\n' < /proc/$p/environ 2>/dev/null | grep -q "^OMPI_COMM_WORLD_RANK=$1\$"; then
+            echo "$p"; return; fi
+    done
+}
+interrupt() { # signal checkpoint: starts a 2-rank job, sends the signal to rank 1 mid-run
+    ( $MPIRUN -np 2 "$BIN" train $BIG --checkpoint "$2" --checkpoint-every 5 \
+        >"$TMP/out" 2>"$TMP/err"; echo $? > "$TMP/rc" ) &
+    i=0; while [ ! -f "$2" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i + 1)); done
+    sleep 0.3
+    pid=$(rank_pid 1 "$2")
+    [ -n "$pid" ] && kill "-$1" "$pid"
+    wait
+}
+DPCORR_MPI_TIMEOUT=3
+export DPCORR_MPI_TIMEOUT
+interrupt KILL "$TMP/ck3"
+if [ "$(cat "$TMP/rc")" -ne 0 ]; then pass; else fail "killed rank: the job failed"; fi
+err_has "rank 1.*(signal 9|Killed)" "killed rank named"
+expect_rc 0 "resumed after the kill" $MPIRUN -np 2 "$BIN" train $BIG --resume "$TMP/ck3" \
+    --report "$TMP/long.r.json"
+same "resume after a killed rank" "$TMP/long.json" "$TMP/long.r.json"
+interrupt STOP "$TMP/ck4"
+if [ "$(cat "$TMP/rc")" -ne 0 ]; then pass; else fail "stopped rank: the job failed"; fi
+err_has "no message from rank 1 for [0-9]+ s" "stopped rank named"
+if pgrep -f "$TMP/ck4" >/dev/null; then fail "processes left behind"; else pass; fi
+expect_rc 0 "resumed after the stop" "$BIN" train $BIG --resume "$TMP/ck4" \
+    --report "$TMP/long.r2.json"
+same "resume after a stopped rank" "$TMP/long.json" "$TMP/long.r2.json"
+t1=$(date +%s)
+if [ $((t1 - t0)) -lt 80 ]; then pass; else fail "failure tests took $((t1 - t0)) s"; fi
+summary
