@@ -13,6 +13,7 @@
  *   dpcorr/account.h   privacy accounting (zCDP, GDP, RDP, PLD), calibration
  *   dpcorr/strategy.h  strategy optimization (BLT, banded Toeplitz, dense ME), strategy files
  *   dpcorr/data.h      data sets: IDX, CSV, LIBSVM loaders, synthetic generators
+ *   dpcorr/features.h  handcrafted features of image data sets (ScatterNet), cached
  *   dpcorr/bspline.h   uniform cubic B-splines (the KAN model kind)
  *   dpcorr/model.h     models with per-example gradients over a flat parameter slab
  *   dpcorr/sampler.h   batch selection described to the accountant
@@ -36,6 +37,7 @@
 #include "dpcorr/account.h"
 #include "dpcorr/strategy.h"
 #include "dpcorr/data.h"
+#include "dpcorr/features.h"
 #include "dpcorr/bspline.h"
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"

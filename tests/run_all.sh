@@ -22,6 +22,7 @@ run_one() {
     total_p=$((total_p + p)); total_f=$((total_f + f))
 }
 for t in "$@"; do run_one "$(basename "$t")" "$t"; done
+run_one check_sources.sh sh tests/check_sources.sh
 for s in tests/cli/*.sh; do
     [ -f "$s" ] || continue
     run_one "$(basename "$s")" sh "$s" "$BUILD/dpcorr"

@@ -198,8 +198,32 @@ static void test_errors(void)
           "err may be NULL");
 }
 
+/* A noise multiplier so small that rho or mu overflows releases (almost) the data: epsilon is
+ * infinite and delta(eps) is 1, as RDP reports, never an error about a parameter not given. */
+static void test_no_noise(void)
+{
+    dpc_gauss_event c;
+    dpc_gauss_event_init(&c);
+    c.sigma = 1e-300;
+    c.count = 10;
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_accountant accs[3] = {DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP, DPC_ACCOUNTANT_RDP};
+    for (int a = 0; a < 3; a++) {
+        dpc_account_opts o;
+        dpc_account_opts_init(&o, accs[a]);
+        dpc_account_result r;
+        dpc_error err = {0};
+        CHECK_OK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &err), &err);
+        CHECK(isinf(r.epsilon), "%s: epsilon %g, want inf", dpc_accountant_name(accs[a]), r.epsilon);
+        if (accs[a] == DPC_ACCOUNTANT_RDP) continue;
+        CHECK_OK(dpc_account_delta(&ev, &o, 1.0, &r, &err), &err);
+        CHECK(r.delta == 1.0, "%s: delta %g, want 1", dpc_accountant_name(accs[a]), r.delta);
+    }
+}
+
 int main(void)
 {
+    test_no_noise();
     test_gaussian_parameters();
     test_gdp();
     test_zcdp();

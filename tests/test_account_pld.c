@@ -255,7 +255,7 @@ static void test_errors(void)
     c.sampling = DPC_SAMPLING_POISSON;
     c.count = 0;
     CHECK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &err) == DPC_E_INVALID &&
-              strstr(err.msg, "steps"),
+              !strcmp(err.field, "parts[0].count"),
           "0 steps refused: '%s'", err.msg);
 }
 
@@ -282,8 +282,23 @@ static void test_header_example(void)
     CHECK(e > 0 && e <= r, "header example: PLD %g <= RDP %g", e, r);
 }
 
+/* A noise multiplier whose privacy loss overflows is refused naming z (not the grid interval). */
+static void test_no_noise(void)
+{
+    dpc_pld_params p;
+    dpc_pld_params_init(&p);
+    dpc_pld *pld = NULL;
+    dpc_error err = {0};
+    CHECK(dpc_pld_new_gaussian(&pld, 1e-300, 1.0, &p, &err) == DPC_E_RANGE &&
+              !strcmp(err.field, "z") && pld == NULL,
+          "z = 1e-300: %s", err.msg);
+    CHECK_OK(dpc_pld_new_gaussian(&pld, 0.1, 0.5, &p, &err), &err); /* small but finite */
+    dpc_pld_free(pld);
+}
+
 int main(void)
 {
+    test_no_noise();
     test_header_example();
     test_published();
     test_single_step_vs_quadrature();

@@ -3,7 +3,8 @@
  * sizes and awkward offsets: the bulk Gaussian fill (Philox and ChaCha20 words, the ziggurat
  * and its batched slow path), the model's GEMM with summation segments; then whole objects at
  * every level: noise rows of every mechanism (the engines' fused steps), model losses, norms and
- * clipped sums, and training runs on 1 and 2 threads. Levels this CPU lacks are skipped. */
+ * clipped sums (dense kinds, kan and cnn in both norm modes), and training runs on 1 and 2
+ * threads (mlp in double and float32, a small cnn). Levels this CPU lacks are skipped. */
 #include "dpcorr/isa.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/model.h"
@@ -372,7 +373,7 @@ static void test_noise_levels(void)
     dpc_noise_config cfg = {0, 4, DPC_NOISE_AUTO, 0, (dpc_isa)9};
     dpc_noise *g = NULL;
     dpc_error err = {0};
-    CHECK(dpc_noise_new(&g, m, &s, &cfg, &err) == DPC_E_INVALID && !strcmp(err.field, "isa"),
+    CHECK(dpc_noise_new(&g, m, &s, &cfg, &err) == DPC_E_INVALID && !strcmp(err.field, "cfg.isa"),
           "noise refuses isa 9: %s", err.msg);
     dpc_mech_free(m);
     free(dense);
@@ -412,6 +413,9 @@ static void test_model_levels(void)
 {
     static const struct { const char *spec; size_t D, K; } cases[] = {
         {"mlp:37,16:tanh", 29, 10}, {"mlp:24:relu", 13, 3}, {"softmax", 17, 5}, {"kan:5", 6, 3},
+        /* 1 x 8 x 8 images: a direct conv layer (auto) and every layer ghost */
+        {"cnn:conv3k3p1,tanh,maxpool2,gn3,fc6,relu", 64, 4},
+        {"cnn:conv3k3s2,relu,avgpool2s1,conv4k2,tanh,fc5:norm=ghost", 64, 3},
     };
     size_t n = 70;
     dpc_rng rng;
@@ -446,7 +450,7 @@ static void test_model_levels(void)
         free(ref), free(w), free(X), free(y);
         dpc_model_free(m0);
     }
-    CHECK(bad == 0 && cases_run >= 4, "losses, norms, clipped sums and evaluation are the same at "
+    CHECK(bad == 0 && cases_run >= 6, "losses, norms, clipped sums and evaluation are the same at "
                                       "every level (%d of %d differ)", bad, cases_run);
     dpc_model_config cfg;
     dpc_model *m = NULL;
@@ -457,11 +461,11 @@ static void test_model_levels(void)
           "model refuses isa 4: %s", err.msg);
 }
 
-/* Parameters after a few steps of a run at `isa` on T threads (FNV hash). */
-static uint64_t run_hash(const dpc_dataset *ds, dpc_mech_kind kind, dpc_isa isa, size_t T,
-                         dpc_precision prec)
+/* Parameters after a few steps of a run of model `spec` at `isa` on T threads (FNV hash). */
+static uint64_t run_hash(const dpc_dataset *ds, const char *spec, dpc_mech_kind kind,
+                         dpc_isa isa, size_t T, dpc_precision prec)
 {
-    dpc_model *m = model_at("mlp:16:tanh", ds->d, ds->n_classes, isa);
+    dpc_model *m = model_at(spec, ds->d, ds->n_classes, isa);
     dpc_train_config cfg;
     dpc_train_config_init(&cfg);
     cfg.mech.kind = kind;
@@ -510,13 +514,13 @@ static void test_train_levels(void)
     for (int f = 0; f < 2; f++)
         for (size_t k = 0; k < 2; k++) {
             dpc_precision prec = f ? DPC_PRECISION_FLOAT32 : DPC_PRECISION_DOUBLE;
-            uint64_t ref = run_hash(ds, kinds[k], DPC_ISA_SSE2, 1, prec);
+            uint64_t ref = run_hash(ds, "mlp:16:tanh", kinds[k], DPC_ISA_SSE2, 1, prec);
             if (k == 0) first[f] = ref;
             for (size_t l = 0; l < N_LEVELS; l++)
                 for (size_t T = 1; T <= 2; T++) {
                     if (!dpc_isa_supported(LEVELS[l])) continue;
                     runs++;
-                    uint64_t h = run_hash(ds, kinds[k], LEVELS[l], T, prec);
+                    uint64_t h = run_hash(ds, "mlp:16:tanh", kinds[k], LEVELS[l], T, prec);
                     if (h != ref || !h) {
                         bad++;
                         fprintf(stderr, "  run %s %s at %s, %zu threads: %016llx vs %016llx\n",
@@ -543,6 +547,59 @@ static void test_train_levels(void)
     dpc_dataset_free(ds);
 }
 
+/* A small cnn (1 x 6 x 6 images, every layer kind but flatten) trained with DP-SGD and with BSR:
+ * the same parameters at every level and on 1 and 2 threads; float32 is refused for cnn. */
+static void test_train_cnn_levels(void)
+{
+    static const char *spec = "cnn:conv3k3,tanh,maxpool2,gn3,fc4,relu";
+    dpc_dataset *ds = NULL;
+    dpc_error err = {0};
+    size_t N = 300, D = 36, K = 3;
+    CHECK_OK(dpc_dataset_new(&ds, N, D, K, &err), &err);
+    if (!ds) return;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 13);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 8));
+    dpc_rng_gaussian_fill(&s, 0, 0, ds->x, N * D);
+    for (size_t i = 0; i < N; i++) ds->y[i] = (double)dpc_rng_below(&s, 1, i, K);
+    static const dpc_mech_kind kinds[] = {DPC_MECH_IDENTITY, DPC_MECH_BSR};
+    int bad = 0, runs = 0;
+    for (size_t k = 0; k < 2; k++) {
+        uint64_t ref = run_hash(ds, spec, kinds[k], DPC_ISA_SSE2, 1, DPC_PRECISION_DOUBLE);
+        for (size_t l = 0; l < N_LEVELS; l++)
+            for (size_t T = 1; T <= 2; T++) {
+                if (!dpc_isa_supported(LEVELS[l])) continue;
+                runs++;
+                uint64_t h = run_hash(ds, spec, kinds[k], LEVELS[l], T, DPC_PRECISION_DOUBLE);
+                if (h != ref || !h) {
+                    bad++;
+                    fprintf(stderr, "  cnn run %s at %s, %zu threads: %016llx vs %016llx\n",
+                            dpc_mech_kind_name(kinds[k]), dpc_isa_name(LEVELS[l]), T,
+                            (unsigned long long)h, (unsigned long long)ref);
+                }
+            }
+    }
+    CHECK(bad == 0 && runs >= 4, "cnn training runs are the same at every level and thread "
+                                 "count (%d of %d differ)", bad, runs);
+    dpc_model *m = model_at(spec, D, K, DPC_ISA_SSE2);
+    dpc_train_config cfg;
+    dpc_train_config_init(&cfg);
+    cfg.noise_multiplier = 1.0;
+    cfg.batch = 30;
+    cfg.precision = DPC_PRECISION_FLOAT32;
+    dpc_trainer *tr = NULL;
+    CHECK(dpc_trainer_new(&tr, m, ds, NULL, &cfg, &rng, &err) == DPC_E_UNSUPPORTED &&
+              !strcmp(err.field, "precision") && !tr,
+          "trainer refuses float32 for a cnn: %s", err.msg);
+    dpc_model_batch *b = NULL;
+    CHECK(dpc_model_batch_new_f32(&b, m, 30, 8, &err) == DPC_E_UNSUPPORTED && !b &&
+              !strcmp(err.field, "precision") && !dpc_model_has_f32(m),
+          "no float32 batch for a cnn: %s", err.msg);
+    dpc_trainer_free(tr);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
     test_api();
@@ -552,5 +609,6 @@ int main(void)
     test_noise_levels();
     test_model_levels();
     test_train_levels();
+    test_train_cnn_levels();
     return TEST_SUMMARY();
 }

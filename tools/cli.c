@@ -1,67 +1,45 @@
-/* cli.c — option iteration, strict number parsing and JSON helpers for the dpcorr tool. */
+/* cli.c — clock and output-path helpers of the dpcorr tool; see cli.h. */
 #include "cli.h"
 
 #include <errno.h>
-#include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
 
-void cli_iter_init(cli_iter *it, const char *cmd, int argc, char **argv, int first)
+double cli_now(void)
 {
-    memset(it, 0, sizeof *it);
-    it->argc = argc;
-    it->argv = argv;
-    it->i = first;
-    it->cmd = cmd;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-int cli_next(cli_iter *it)
+/* The directory part of path ("." when none). */
+static void dir_of(const char *path, char *dir, size_t len)
 {
-    if (it->i >= it->argc) return 0;
-    const char *a = it->argv[it->i++];
-    it->inline_value = NULL;
-    it->value = NULL;
-    const char *eq = (strncmp(a, "--", 2) == 0) ? strchr(a, '=') : NULL;
-    if (eq) {
-        size_t n = (size_t)(eq - a);
-        if (n >= sizeof it->namebuf) n = sizeof it->namebuf - 1;
-        memcpy(it->namebuf, a, n);
-        it->namebuf[n] = '\0';
-        it->name = it->namebuf;
-        it->inline_value = eq + 1;
-    } else {
-        it->name = a;
+    const char *slash = strrchr(path, '/');
+    if (!slash) snprintf(dir, len, ".");
+    else if (slash == path) snprintf(dir, len, "/");
+    else snprintf(dir, len, "%.*s", (int)(slash - path), path);
+}
+
+static int writable_dir(const char *dir, const char **why)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0) {
+        *why = strerror(errno);
+        return 0;
+    }
+    if (!S_ISDIR(st.st_mode)) {
+        *why = "not a directory";
+        return 0;
+    }
+    if (access(dir, W_OK | X_OK) != 0) {
+        *why = strerror(errno);
+        return 0;
     }
     return 1;
-}
-
-const char *cli_value(cli_iter *it)
-{
-    if (it->inline_value) {
-        it->value = it->inline_value;
-        it->inline_value = NULL;
-        return it->value;
-    }
-    if (it->i >= it->argc) {
-        cli_fail(it->cmd, "%s: missing value", it->name);
-        return NULL;
-    }
-    it->value = it->argv[it->i++];
-    return it->value;
-}
-
-int cli_is(const cli_iter *it, const char *name) { return strcmp(it->name, name) == 0; }
-
-int cli_fail(const char *cmd, const char *fmt, ...)
-{
-    va_list ap;
-    fprintf(stderr, "dpcorr %s: ", cmd ? cmd : "");
-    va_start(ap, fmt);
-    vfprintf(stderr, fmt, ap);
-    va_end(ap);
-    fputc('\n', stderr);
-    return CLI_USAGE;
 }
 
 /* The requested level and the resolution status (pure: reads the environment and the CPU). */
@@ -91,117 +69,60 @@ dpc_isa cli_isa(void)
 }
 
 dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec, size_t n_in,
-                         size_t n_classes, dpc_error *err)
+                         const size_t *shape, size_t n_classes, dpc_error *err)
 {
     dpc_model_config c;
-    dpc_status st = dpc_model_parse(&c, spec, n_in, n_classes, err);
+    dpc_status st = dpc_model_parse_shape(&c, spec, n_in, shape, n_classes, err);
     if (st) return st;
     c.isa = cli_isa();
     if (cfg) *cfg = c;
     return dpc_model_new(m, &c, err);
 }
 
-int cli_double(const cli_iter *it, const char *s, double *out)
+int cli_check_out_file(const opt_set *s, const opt_spec *o, const char *path)
 {
-    char *end;
-    errno = 0;
-    double v = strtod(s, &end);
-    if (end == s || *end != '\0' || errno == ERANGE || !isfinite(v))
-        return cli_fail(it->cmd, "%s: expected a finite number, got '%s'", it->name, s);
-    *out = v;
-    return 0;
-}
-
-int cli_u64(const cli_iter *it, const char *s, uint64_t *out)
-{
-    char *end;
-    errno = 0;
-    if (s[0] == '-' || s[0] == '\0')
-        return cli_fail(it->cmd, "%s: expected a non-negative integer, got '%s'", it->name, s);
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end == 'e' || *end == 'E' || *end == '.') { /* allow 1e5 when it is an exact integer */
-        double d;
-        if (cli_double(it, s, &d)) return CLI_USAGE;
-        if (d < 0 || d != floor(d) || d > 1.8e19)
-            return cli_fail(it->cmd, "%s: expected a non-negative integer, got '%s'", it->name, s);
-        *out = (uint64_t)d;
-        return 0;
+    char dir[4096];
+    const char *why = NULL;
+    struct stat st;
+    if (strlen(path) >= sizeof dir) return opt_fail_at(s, o, "path too long");
+    if (path[strlen(path) - 1] == '/')
+        return opt_fail_at(s, o, "cannot write %s (a directory, not a file)", path);
+    dir_of(path, dir, sizeof dir);
+    if (!writable_dir(dir, &why))
+        return opt_fail_at(s, o, "cannot write %s (directory %s: %s)", path, dir, why);
+    if (stat(path, &st) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return opt_fail_at(s, o, "cannot write %s (a directory, not a file)", path);
+        if (access(path, W_OK) != 0)
+            return opt_fail_at(s, o, "cannot write %s (%s)", path, strerror(errno));
     }
-    if (*end != '\0' || errno == ERANGE)
-        return cli_fail(it->cmd, "%s: expected a non-negative integer, got '%s'", it->name, s);
-    *out = v;
     return 0;
 }
 
-int cli_size(const cli_iter *it, const char *s, size_t *out)
+int cli_make_out_dir(const opt_set *s, const opt_spec *o, const char *path)
 {
-    uint64_t v;
-    if (cli_u64(it, s, &v)) return CLI_USAGE;
-    if (v > SIZE_MAX) return cli_fail(it->cmd, "%s: value too large: '%s'", it->name, s);
-    *out = (size_t)v;
-    return 0;
-}
-
-int cli_double_list(const cli_iter *it, const char *s, double **out, size_t *n)
-{
-    size_t cap = 1;
-    for (const char *p = s; *p; p++) cap += *p == ',';
-    double *v = malloc(cap * sizeof *v);
-    if (!v) return cli_fail(it->cmd, "%s: out of memory", it->name);
-    size_t k = 0;
-    const char *p = s;
-    for (;;) {
-        char *end;
-        errno = 0;
-        double x = strtod(p, &end);
-        if (end == p || (*end != ',' && *end != '\0') || errno == ERANGE || !isfinite(x)) {
-            free(v);
-            return cli_fail(it->cmd, "%s: expected comma-separated numbers, got '%s'", it->name,
-                            s);
-        }
-        v[k++] = x;
-        if (*end == '\0') break;
-        p = end + 1;
+    char buf[4096];
+    const char *why = NULL;
+    size_t n = strlen(path);
+    if (n == 0 || n >= sizeof buf) return opt_fail_at(s, o, "bad directory name");
+    memcpy(buf, path, n + 1);
+    for (size_t i = 1; i <= n; i++) {
+        if (buf[i] != '/' && buf[i] != '\0') continue;
+        char keep = buf[i];
+        buf[i] = '\0';
+        if (mkdir(buf, 0777) != 0 && errno != EEXIST)
+            return opt_fail_at(s, o, "cannot create directory %s (%s)", buf, strerror(errno));
+        buf[i] = keep;
     }
-    *out = v;
-    *n = k;
+    if (!writable_dir(path, &why)) return opt_fail_at(s, o, "cannot write into %s (%s)", path, why);
     return 0;
 }
 
-static void json_key(FILE *f, const char *key) { fprintf(f, "\"%s\": ", key); }
-
-void cli_json_num(FILE *f, const char *key, double v, int comma)
+int cli_close_out(FILE *f, const char *what, const char *path)
 {
-    json_key(f, key);
-    if (isfinite(v)) fprintf(f, "%.17g", v);
-    else if (isnan(v)) fputs("null", f);
-    else fputs(v > 0 ? "\"inf\"" : "\"-inf\"", f);
-    if (comma) fputs(", ", f);
-}
-
-void cli_json_str(FILE *f, const char *key, const char *v, int comma)
-{
-    json_key(f, key);
-    fputc('"', f);
-    for (const char *p = v; *p; p++) {
-        if (*p == '"' || *p == '\\') fputc('\\', f);
-        if ((unsigned char)*p < 0x20) fprintf(f, "\\u%04x", (unsigned char)*p);
-        else fputc(*p, f);
-    }
-    fputc('"', f);
-    if (comma) fputs(", ", f);
-}
-
-void cli_json_int(FILE *f, const char *key, long long v, int comma)
-{
-    json_key(f, key);
-    fprintf(f, "%lld", v);
-    if (comma) fputs(", ", f);
-}
-
-void cli_json_bool(FILE *f, const char *key, int v, int comma)
-{
-    json_key(f, key);
-    fputs(v ? "true" : "false", f);
-    if (comma) fputs(", ", f);
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (!bad) return 0;
+    fprintf(stderr, "dpcorr: %s: write error on %s\n", what, path);
+    return CLI_RUNTIME;
 }

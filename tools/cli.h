@@ -1,4 +1,6 @@
-/* cli.h — shared helpers of the dpcorr command-line tool (not part of the library).
+/* cli.h — shared pieces of the dpcorr command-line tool (not part of the library): the option
+ * parser (opt.h), the JSON writer (jw.h), the mechanism options every command shares, output
+ * path checks and the subcommands.
  *
  * Conventions: options are "--name value" or "--name=value"; every subcommand has --help; a bad
  * value prints "dpcorr <cmd>: --name: <why>" on stderr and the command exits with code 2.
@@ -8,87 +10,78 @@
 
 #include "dpcorr.h"
 #include "dpcorr/mech.h"
+#include "jw.h"
+#include "opt.h"
 
 #include <stdio.h>
 
-#define CLI_USAGE 2
-#define CLI_RUNTIME 1
+/* Wall-clock seconds (monotonic). */
+double cli_now(void);
 
-/* Option iterator over argv[first..argc). */
-typedef struct cli_iter {
-    int argc;
-    char **argv;
-    int i;
-    const char *cmd;     /* "mech", "account", ... for messages */
-    const char *name;    /* current option name without the value ("--steps") */
-    const char *value;   /* its value, NULL for a flag (resolved by cli_value) */
-    char namebuf[64];
-    const char *inline_value;
-} cli_iter;
+/* Output paths, checked before any work. A file: its directory exists and is writable, and an
+ * existing path is a writable regular file. A directory: created (mkdir -p) and writable.
+ * Return 0, or print "<option>: cannot write PATH (why)" and return CLI_USAGE. */
+int cli_check_out_file(const opt_set *s, const opt_spec *o, const char *path);
+int cli_make_out_dir(const opt_set *s, const opt_spec *o, const char *path);
+/* Closes a written file; 0, or prints "<what>: write error on PATH" and returns CLI_RUNTIME. */
+int cli_close_out(FILE *f, const char *what, const char *path);
 
-void cli_iter_init(cli_iter *it, const char *cmd, int argc, char **argv, int first);
-/* Advances to the next option; returns 0 at the end. Positional words are reported with
- * name = the word itself and value = NULL. */
-int cli_next(cli_iter *it);
-/* Fetches the value of the current option (from "=v" or the next argv word); on a missing value
- * prints an error and returns NULL. */
-const char *cli_value(cli_iter *it);
-int cli_is(const cli_iter *it, const char *name);
-
-/* Prints "dpcorr <cmd>: <message>" to stderr and returns CLI_USAGE. */
-int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* Instruction-set level (dpcorr/isa.h) from the environment: DPCORR_ISA=sse2|avx2|avx512 forces
- * a level, unset (or auto) means the best this CPU runs. cli_isa_check prints a message naming
- * DPCORR_ISA and returns CLI_USAGE for an unknown name or a level this CPU lacks (dpcorr's main
- * calls it first); cli_isa returns the resolved level (after a successful check). */
+/* ---- Instruction-set level (dpcorr/isa.h) --------------------------------------------------
+ * From the environment: DPCORR_ISA=sse2|avx2|avx512 forces a level, unset (or auto) means the
+ * best this CPU runs. cli_isa_check prints a message naming DPCORR_ISA and returns CLI_USAGE for
+ * an unknown name or a level this CPU lacks (dpcorr's main calls it first); cli_isa returns the
+ * resolved level (after a successful check). */
 int cli_isa_check(void);
 dpc_isa cli_isa(void);
-/* dpc_model_parse then dpc_model_new at the level cli_isa(); *cfg (may be NULL) receives the
- * parsed configuration. */
+/* dpc_model_parse_shape (shape may be NULL) then dpc_model_new at the level cli_isa(); *cfg
+ * (may be NULL) receives the parsed configuration. */
 dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec, size_t n_in,
-                         size_t n_classes, dpc_error *err);
+                         const size_t *shape, size_t n_classes, dpc_error *err);
 
-/* Strict number parsing (whole string, finite). Return 0 on success, CLI_USAGE after printing
- * "dpcorr <cmd>: <opt>: expected ..., got '<s>'". */
-int cli_double(const cli_iter *it, const char *s, double *out);
-int cli_size(const cli_iter *it, const char *s, size_t *out);
-int cli_u64(const cli_iter *it, const char *s, uint64_t *out);
-/* Comma-separated list of finite doubles; *out is malloc'ed (caller frees). */
-int cli_double_list(const cli_iter *it, const char *s, double **out, size_t *n);
+/* ---- Mechanism options shared by `mech`, `account`, `theory` and `train` ------------------ */
 
-/* ---- Mechanism options shared by `mech`, `account` and `train` -------------------------- */
+extern const opt_spec MO_KIND, MO_MECH, MO_STEPS, MO_NU, MO_LAMBDA, MO_BANDS, MO_MOMENTUM,
+    MO_DECAY, MO_MECH_MOMENTUM, MO_MECH_DECAY, MO_HONAKER, MO_THETA, MO_OMEGA, MO_COEFFS, MO_OF,
+    MO_PARTICIPATIONS, MO_MIN_SEP, MO_CYCLIC, MO_FORM;
+
+/* The table entries of a command's mechanism group. Tables list the MO_ specs of every kind;
+ * cli_mech_read reads only those of the kind chosen. */
+#define MECH_KIND_OPTS(kind, momentum, decay)                                                      \
+    &kind, &MO_NU, &MO_LAMBDA, &MO_BANDS, &momentum, &decay, &MO_HONAKER, &MO_THETA, &MO_OMEGA,  \
+        &MO_COEFFS, &MO_OF
+
+typedef struct mech_read {
+    const opt_spec *kind;            /* &MO_KIND or &MO_MECH */
+    const opt_spec *steps;           /* &MO_STEPS, or NULL when the command sets p.steps */
+    const opt_spec *momentum, *decay;/* the BSR/BISR workload options of the command */
+    int participation;               /* reads --participations, --min-sep, --cyclic */
+    int form;                        /* reads --form */
+} mech_read;
+
 typedef struct cli_mech_opts {
     dpc_mech_params p;
     int have_kind;
     dpc_participation part;
     dpc_noise_form form;
-    double *theta, *omega, *coeffs, *dense; /* owned */
-    size_t ntheta, nomega;
-    int workload_set;  /* --mech-momentum/--mech-decay given */
+    double *coeffs, *dense;        /* owned (files) */
+    size_t nomega;
+    int workload_set;              /* a workload option was given */
     const char *coeffs_path;
-    const char *strategy_path;   /* kind "file:PATH": a strategy file (dpcorr/strategy.h) */
-    struct dpc_strategy *strategy; /* owned, loaded by cli_mech_finish */
+    const char *strategy_path;     /* kind "file:PATH" */
+    struct dpc_strategy *strategy; /* owned, loaded by cli_mech_load */
 } cli_mech_opts;
 
 void cli_mech_opts_init(cli_mech_opts *o);
 void cli_mech_opts_free(cli_mech_opts *o);
-/* If the current option is a mechanism option (kind_opt names the kind option: "--kind" for
- * `mech`, "--mech" elsewhere), consumes it and returns 1 (or CLI_USAGE+1... see below).
- * Returns: 0 = not a mechanism option, 1 = consumed, -1 = bad value (message printed). */
-int cli_mech_opt(cli_mech_opts *o, cli_iter *it, const char *kind_opt);
-/* Loads --coeffs files, validates; on failure prints the message and returns CLI_USAGE. */
-int cli_mech_finish(cli_mech_opts *o, const char *cmd, const char *kind_opt);
-/* Help lines for the mechanism options. */
-void cli_mech_help(FILE *f, const char *kind_opt);
+/* Reads the kind, then the parameters that kind uses (theta/omega point into s). */
+int cli_mech_read(cli_mech_opts *o, opt_set *s, const mech_read *r);
+/* Loads strategy and coefficient files and validates the parameters (library errors mapped to
+ * the options). Returns 0 or the exit code (message printed). */
+int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r);
+/* Dry-run lines of the mechanism (and participation). */
+void cli_mech_dry(const cli_mech_opts *o, int participation);
 
-/* JSON output helpers (numbers with %.17g; non-finite as null... infinities as strings). */
-void cli_json_num(FILE *f, const char *key, double v, int comma);
-void cli_json_str(FILE *f, const char *key, const char *v, int comma);
-void cli_json_int(FILE *f, const char *key, long long v, int comma);
-void cli_json_bool(FILE *f, const char *key, int v, int comma);
-
-/* Subcommands. */
+/* ---- Subcommands ----------------------------------------------------------------------------- */
 int cmd_mech(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
 int cmd_account(int argc, char **argv);
@@ -96,17 +89,7 @@ int cmd_theory(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
-/* `train --algo NAME` (tools/train_algos.c): the runner for NAME, NULL for the default trainer;
- * *bad = 1 (message printed) for an unknown name. */
-int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **);
-void train_algos_help(FILE *f);
-/* `train --algo dp-ambssgd | dp-ssgd` (tools/train_linreg.c): papers/001. */
-int train_linreg_ambssgd(int argc, char **argv);
-int train_linreg_ssgd(int argc, char **argv);
-/* `train --algo lcgd-projected` (tools/train_kan.c): the KAN paper's projected DP-lambda-CGD. */
-int train_lcgd_projected(int argc, char **argv);
-/* `train --algo dp-srgd` (tools/train_srgd.c). */
-int train_srgd(int argc, char **argv);
+int cmd_version(int argc, char **argv);
 /* `mech optimize` (tools/cmd_optimize.c); argv[0] is "optimize". */
 int cmd_mech_optimize(int argc, char **argv);
 

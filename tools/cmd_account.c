@@ -1,5 +1,6 @@
-/* cmd_account.c — `dpcorr account`: epsilon, delta, noise and step calibration, and zCDP/GDP
- * conversions, for DP-SGD-style events and for correlated-noise mechanisms (--mech). */
+/* cmd_account.c — `dpcorr account MODE`: epsilon, delta, noise and step calibration, and
+ * zCDP/GDP conversions, for DP-SGD-style events and for correlated-noise mechanisms (--mech).
+ * Each mode has its own option table; the searches and calibrations are the library's. */
 #include "cli.h"
 #include "dpcorr/account.h"
 
@@ -10,360 +11,471 @@
 typedef enum { MODE_EPSILON, MODE_DELTA, MODE_SIGMA, MODE_STEPS, MODE_CONVERT } acct_mode;
 static const char *const mode_names[] = {"epsilon", "delta", "sigma", "steps", "convert"};
 
-typedef struct {
+/* ---- options ------------------------------------------------------------------------------- */
+
+#define SEC "accounting"
+static const opt_spec A_ACCOUNTANT = {
+    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "rdp|pld|zcdp|gdp",
+    .section = SEC, .param = "accountant",
+    .help = "rdp | pld | zcdp | gdp (default rdp; with --mech and no --q: gdp, exact)",
+    .example = "--accountant pld"};
+static const opt_spec A_CONV_ACCOUNTANT = {
+    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "zcdp|gdp",
+    .section = SEC, .param = "accountant",
+    .help = "zcdp (default; gdp when --mu is given) | gdp", .example = "! --accountant gdp --epsilon 1 --delta 1e-5"};
+static const opt_spec A_SIGMA = {
+    .name = "--sigma", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = SEC, .param = "sigma,parts.sigma,noise_multiplier,z",
+    .help = "noise multiplier: noise std / sensitivity; with --mech the noise std per row of Z "
+            "is S x clip x the column norm of C (required)",
+    .example = "--sigma 3"};
+static const opt_spec A_Q = {
+    .name = "--q", .metavar = "Q", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
+    .section = SEC, .param = "q,parts.q",
+    .help = "sampling rate in (0,1] (default 1: no sampling); with --mech: Poisson at every step "
+            "(any mechanism; MMCC for C >= 0), or with --cyclic cyclic Poisson (amplified banded "
+            "MF); the best valid route is reported",
+    .example = "--q 0.5"};
+static const opt_spec A_STEPS = {
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .section = SEC, .param = "steps,count,parts.count,mech.steps",
+    .help = "number of steps (compositions); with --mech also its n (required)",
+    .example = "--steps 17"};
+static const opt_spec A_CONV_STEPS = {
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .section = SEC, .param = "steps,count",
+    .help = "also print the noise multiplier of N composed Gaussians with that total (default 1)",
+    .example = "! --rho 1 --delta 1e-5 --steps 17"};
+static const opt_spec A_DELTA = {
+    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = SEC, .param = "delta",
+    .help = "target or given delta, in (0,1)", .example = "--delta 1e-3"};
+static const opt_spec A_EPSILON = {
+    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .section = SEC, .param = "epsilon,eps", .help = "target or given epsilon, >= 0 (sigma, steps: > 0)",
+    .example = "--epsilon 2.5"};
+static const opt_spec A_SAMPLING = {
+    .name = "--sampling", .metavar = "S", .type = OPT_CHOICE, .choices = "poisson|fixed",
+    .section = SEC, .param = "sampling,parts.sampling", .when = "--q < 1 and no --mech",
+    .help = "poisson | fixed: how a batch is drawn (default poisson; fixed = a batch of q n "
+            "without replacement, rdp and replace-one only)",
+    .example = "--q 0.5 --neighbor replace-one --sampling fixed"};
+static const opt_spec A_NEIGHBOR = {
+    .name = "--neighbor", .metavar = "R", .type = OPT_CHOICE,
+    .choices = "add-remove|zero-out|replace-one", .section = SEC, .param = "neighbor",
+    .help = "add-remove | zero-out | replace-one (default add-remove; zero-out with --mech)",
+    .example = "--neighbor replace-one"};
+static const opt_spec A_SENSITIVITY = {
+    .name = "--sensitivity", .metavar = "X", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = SEC, .param = "sensitivity,parts.sensitivity",
+    .when = "no --mech (a mechanism has its own)",
+    .help = "L2 sensitivity under --neighbor (default 1; only the ratio sigma/sensitivity matters)",
+    .example = "--sensitivity 2"};
+static const opt_spec A_ORDERS = {
+    .name = "--orders", .metavar = "A1,A2,..", .type = OPT_LIST, .lo = 1, .hi = 1e6,
+    .flags = OPT_LO_OPEN, .section = SEC, .param = "orders", .when = "--accountant rdp",
+    .help = "Renyi orders, each in (1, 1e6] (default 144, 1.05..4096)",
+    .example = "--accountant rdp --orders 2,8"};
+static const opt_spec A_REFINE = {
+    .name = "--refine", .type = OPT_FLAG, .section = SEC, .param = "rdp_refine",
+    .when = "--accountant rdp", .help = "refine the best order by a continuous search",
+    .example = "--accountant rdp --refine"};
+static const opt_spec A_INTERVAL = {
+    .name = "--interval", .metavar = "H", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_LO_OPEN, .section = SEC, .param = "pld_interval,interval",
+    .when = "--accountant pld", .help = "loss grid step in (0, 1] (default 1e-4)",
+    .example = "--accountant pld --interval 1e-3"};
+static const opt_spec A_DISC = {
+    .name = "--disc", .metavar = "D", .type = OPT_CHOICE,
+    .choices = "connect-dots|round-up|round-down", .section = SEC, .param = "pld_disc,disc",
+    .when = "--accountant pld",
+    .help = "connect-dots (default) | round-up (both upper bounds) | round-down (a lower bound)",
+    .example = "--accountant pld --disc round-up"};
+static const opt_spec A_CONVERSION = {
+    .name = "--conversion", .metavar = "C", .type = OPT_CHOICE, .choices = "tight|bun-steinke",
+    .section = SEC, .param = "zcdp_conv,conversion", .when = "--accountant zcdp",
+    .help = "tight (default) | bun-steinke", .example = "--accountant zcdp --conversion bun-steinke"};
+static const opt_spec A_RHO = {
+    .name = "--rho", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY, .section = SEC,
+    .param = "rho", .when = "--accountant zcdp", .conflicts = "--mu",
+    .help = "zCDP rho >= 0; with --delta gives epsilon, with --epsilon gives delta",
+    .example = "! --rho 0.7 --delta 1e-5"};
+static const opt_spec A_MU = {
+    .name = "--mu", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = SEC, .param = "mu", .when = "--accountant gdp",
+    .help = "GDP mu > 0; with --delta gives epsilon, with --epsilon gives delta",
+    .example = "! --mu 0.7 --delta 1e-5"};
+static const opt_spec A_MAX_STEPS = {
+    .name = "--max-steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .section = SEC, .param = "max_steps", .help = "the largest answer searched (default 10000000)",
+    .example = "--max-steps 5"};
+#undef SEC
+
+#define ACCT_COMMON                                                                                \
+    &A_ACCOUNTANT, &A_Q, &A_SAMPLING, &A_NEIGHBOR, &A_SENSITIVITY, &A_ORDERS, &A_REFINE,         \
+        &A_INTERVAL, &A_DISC, &A_CONVERSION,                                                      \
+        MECH_KIND_OPTS(MO_MECH, MO_MECH_MOMENTUM, MO_MECH_DECAY), &MO_PARTICIPATIONS,             \
+        &MO_MIN_SEP, &MO_CYCLIC, &OPT_JSON, &OPT_DRY_RUN, &OPT_HELP
+
+static const opt_spec *const EPS_OPTS[] = {&A_SIGMA, &A_STEPS, &A_DELTA, ACCT_COMMON, NULL};
+static const opt_spec *const DELTA_OPTS[] = {&A_SIGMA, &A_STEPS, &A_EPSILON, ACCT_COMMON, NULL};
+static const opt_spec *const SIGMA_OPTS[] = {&A_STEPS, &A_EPSILON, &A_DELTA, ACCT_COMMON, NULL};
+static const opt_spec *const STEPS_OPTS[] = {&A_SIGMA, &A_EPSILON, &A_DELTA, &A_MAX_STEPS,
+                                             ACCT_COMMON, NULL};
+static const opt_spec *const CONVERT_OPTS[] = {
+    &A_CONV_ACCOUNTANT, &A_RHO, &A_MU, &A_DELTA, &A_EPSILON, &A_CONVERSION, &A_CONV_STEPS,
+    &OPT_JSON, &OPT_DRY_RUN, &OPT_HELP, NULL};
+
+#define ACCT_USAGE(mode, need) "dpcorr account " mode " " need " [options]"
+static const opt_cmd MODE_CMDS[5] = {
+    {.name = "account epsilon", .usage = ACCT_USAGE("epsilon", "--sigma S --steps N --delta D"),
+     .about = "The smallest epsilon for the delta given.", .opts = EPS_OPTS, .kind_opt = "--mech",
+     .minimal = "--sigma 2 --steps 10 --delta 1e-5"},
+    {.name = "account delta", .usage = ACCT_USAGE("delta", "--sigma S --steps N --epsilon E"),
+     .about = "The smallest delta for the epsilon given.", .opts = DELTA_OPTS,
+     .kind_opt = "--mech", .minimal = "--sigma 2 --steps 10 --epsilon 1"},
+    {.name = "account sigma", .usage = ACCT_USAGE("sigma", "--steps N --epsilon E --delta D"),
+     .about = "The smallest noise multiplier for the budget.", .opts = SIGMA_OPTS,
+     .kind_opt = "--mech", .minimal = "--steps 10 --epsilon 1 --delta 1e-5"},
+    {.name = "account steps", .usage = ACCT_USAGE("steps", "--sigma S --epsilon E --delta D"),
+     .about = "The largest number of steps for the budget (with --mech: the mechanism is rebuilt "
+              "for every candidate n).",
+     .opts = STEPS_OPTS, .kind_opt = "--mech", .minimal = "--sigma 2 --epsilon 1 --delta 1e-5"},
+    {.name = "account convert", .usage = ACCT_USAGE("convert", "(--rho R | --mu M) ..."),
+     .about = "zcdp: --rho with --delta (-> epsilon) or --epsilon (-> delta), or --epsilon "
+              "--delta (-> the largest rho); gdp: the same with --mu.",
+     .opts = CONVERT_OPTS, .minimal = "--epsilon 1 --delta 1e-5"},
+};
+
+static void account_overview(FILE *f)
+{
+    fprintf(f, "usage: dpcorr account MODE [options]   (dpcorr account MODE --help for its options)\n\n"
+               "modes:\n"
+               "  epsilon   the smallest epsilon for --delta (needs --sigma --steps --delta)\n"
+               "  delta     the smallest delta for --epsilon (needs --sigma --steps --epsilon)\n"
+               "  sigma     the smallest noise multiplier for the budget (--steps --epsilon --delta)\n"
+               "  steps     the largest number of steps for the budget (--sigma --epsilon --delta)\n"
+               "  convert   zcdp: --rho with --delta (-> epsilon) or --epsilon (-> delta), or\n"
+               "            --epsilon --delta (-> the largest rho); gdp: the same with --mu\n\n"
+               "Every mode also takes --mech KIND [mechanism options] (not convert): the event of\n"
+               "a correlated-noise mechanism run, with --sigma its noise multiplier.\n");
+}
+
+/* ---- configuration ------------------------------------------------------------------------- */
+
+typedef struct acct {
     acct_mode mode;
     dpc_account_opts o;
     dpc_neighbor neighbor;
-    int have_neighbor;
     dpc_sampling sampling;
-    int have_sampling;
     double sigma, q, delta, epsilon, sensitivity, rho, mu;
-    int have_sigma, have_delta, have_epsilon, have_rho, have_mu, have_steps;
-    size_t max_steps;
-    double *orders;
-    size_t norders;
-    int json;
-} acct_opts;
+    int have_delta, have_epsilon, have_rho, have_mu, json;
+    size_t steps, max_steps;
+    cli_mech_opts mo;
+} acct;
 
-static void account_usage(FILE *f)
+static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0};
+
+/* The accountant and its own options (only the chosen accountant's are read). */
+static void read_accountant(acct *a, opt_set *s, dpc_accountant def)
 {
-    fprintf(f,
-            "usage: dpcorr account MODE [options]\n\n"
-            "modes:\n"
-            "  epsilon   the smallest epsilon for --delta (needs --sigma --steps --delta)\n"
-            "  delta     the smallest delta for --epsilon (needs --sigma --steps --epsilon)\n"
-            "  sigma     the smallest noise multiplier for the budget (--steps --epsilon --delta)\n"
-            "  steps     the largest number of steps for the budget (--sigma --epsilon --delta)\n"
-            "  convert   zcdp: --rho with --delta (-> epsilon) or --epsilon (-> delta), or\n"
-            "            --epsilon --delta (-> the largest rho); gdp: the same with --mu\n\n"
-            "accounting options:\n"
-            "  --accountant A        rdp | pld | zcdp | gdp (default rdp; --mech without --q:\n"
-            "                        gdp, exact; convert: zcdp)\n"
-            "  --sigma S             noise multiplier: noise std / sensitivity; with --mech the\n"
-            "                        noise std per row of Z is S x clip x sensitivity(mech)\n"
-            "  --q Q                 sampling rate in (0,1] (default 1: no sampling); with --mech\n"
-            "                        Poisson at every step (any mechanism; MMCC for C >= 0), or with\n"
-            "                        --cyclic: cyclic Poisson (amplified banded MF); the best valid\n"
-            "                        route is reported\n"
-            "  --steps N             number of steps (compositions); with --mech also its n\n"
-            "  --delta D             target or given delta, in (0,1)\n"
-            "  --epsilon E           target or given epsilon, >= 0\n"
-            "  --sampling S          poisson | fixed: how a batch is drawn when q < 1 (default\n"
-            "                        poisson; fixed = a batch of q n without replacement, rdp and\n"
-            "                        replace-one only)\n"
-            "  --neighbor R          add-remove | zero-out | replace-one (default add-remove;\n"
-            "                        zero-out with --mech)\n"
-            "  --sensitivity X       L2 sensitivity under --neighbor (default 1; only the ratio\n"
-            "                        sigma/sensitivity matters)\n"
-            "  --orders A1,A2,..     rdp: Renyi orders, each > 1 (default 144, 1.05..4096)\n"
-            "  --refine              rdp: refine the best order by a continuous search\n"
-            "  --interval H          pld: loss grid step (default 1e-4)\n"
-            "  --disc D              pld: connect-dots (default) | round-up (both upper bounds)\n"
-            "                        | round-down (a lower bound)\n"
-            "  --conversion C        zcdp: tight (default) | bun-steinke\n"
-            "  --rho R               convert: zCDP rho >= 0\n"
-            "  --mu M                convert: GDP mu > 0\n"
-            "  --max-steps N         steps: the largest answer searched (default 10000000)\n"
-            "  --json                one JSON object (keys: mode, accountant, epsilon, delta,\n"
-            "                        sigma, steps, q, neighbor, order (rdp), rho, mu, ...)\n"
-            "  --help                this text\n\n");
-    cli_mech_help(f, "--mech");
+    static const dpc_accountant accs[] = {DPC_ACCOUNTANT_RDP, DPC_ACCOUNTANT_PLD,
+                                          DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
+    dpc_accountant acc = accs[opt_word(s, &A_ACCOUNTANT, (int)(def == DPC_ACCOUNTANT_GDP ? 3 : 0))];
+    dpc_account_opts_init(&a->o, acc);
+    if (acc == DPC_ACCOUNTANT_RDP) {
+        a->o.orders = opt_list(s, &A_ORDERS, &a->o.norders);
+        a->o.rdp_refine = opt_given(s, &A_REFINE);
+    } else if (acc == DPC_ACCOUNTANT_PLD) {
+        a->o.pld_interval = opt_dbl(s, &A_INTERVAL, a->o.pld_interval);
+        a->o.pld_disc = (dpc_pld_disc)opt_word(s, &A_DISC, (int)a->o.pld_disc);
+    } else if (acc == DPC_ACCOUNTANT_ZCDP) {
+        a->o.zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
+    }
 }
 
-/* ---- option parsing ---------------------------------------------------------------------- */
-
-static int parse_pos(cli_iter *it, double *out, int *have, int open_zero)
+static int need(opt_set *s, const opt_spec *o, acct_mode mode)
 {
-    const char *v = cli_value(it);
-    if (!v || cli_double(it, v, out)) return CLI_USAGE;
-    if (open_zero ? !(*out > 0.0) : !(*out >= 0.0))
-        return cli_fail(it->cmd, "%s: must be %s, got %s", it->name, open_zero ? "> 0" : ">= 0", v);
-    if (have) *have = 1;
+    if (opt_typed(s, o)) return 0;
+    return opt_fail_at(s, o, "required in mode %s", mode_names[mode]);
+}
+
+/* --mech with --q < 1 in modes epsilon and sigma: Poisson at every step (every route is tried)
+ * unless --cyclic gives the period; the participation options then have no say. */
+static int poisson_every_step(const acct *a)
+{
+    return a->mo.have_kind && a->q < 1.0 && a->mo.part.kind != DPC_PART_CYCLIC &&
+           (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA);
+}
+
+static dpc_participation run_part(const acct *a, size_t steps)
+{
+    dpc_participation p = {DPC_PART_CYCLIC, steps, 1};
+    return poisson_every_step(a) ? p : a->mo.part;
+}
+
+/* The mechanism options (only with --mech). */
+static int read_mech(acct *a, opt_set *s)
+{
+    if (!opt_typed(s, &MO_MECH)) return 0; /* the mechanism and participation options unused */
+    mech_read r = ACCT_MECH;
+    int every = a->q < 1.0 && !opt_typed(s, &MO_CYCLIC) &&
+                (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA);
+    r.participation = !every;
+    int rc = cli_mech_read(&a->mo, s, &r);
+    if (rc || !every) return rc;
+    if (opt_typed(s, &MO_PARTICIPATIONS) || opt_typed(s, &MO_MIN_SEP))
+        return opt_fail_at(s, opt_typed(s, &MO_PARTICIPATIONS) ? &MO_PARTICIPATIONS : &MO_MIN_SEP,
+                           "not used by this configuration (with --q < 1 every step is a Poisson "
+                           "sample; --cyclic makes the pattern cyclic)");
     return 0;
 }
 
-static int parse_args(acct_opts *a, cli_mech_opts *mo, int argc, char **argv, int *help)
+/* Every mode but convert. */
+static int read_event_opts(acct *a, opt_set *s)
 {
-    cli_iter it;
-    cli_iter_init(&it, "account", argc, argv, 1);
-    int have_mode = 0, have_acc = 0;
-    const char *mech_param = NULL;
-    char mech_buf[64];
-    dpc_error err = {0};
-    while (cli_next(&it)) {
-        const char *v;
-        int r = cli_mech_opt(mo, &it, "--mech");
-        if (r < 0) return CLI_USAGE;
-        if (r > 0) {
-            if (cli_is(&it, "--steps")) a->have_steps = 1;
-            if (!cli_is(&it, "--steps") && !cli_is(&it, "--mech") && !mech_param) {
-                snprintf(mech_buf, sizeof mech_buf, "%s", it.name);
-                mech_param = mech_buf;
-            }
-            continue;
-        }
-        if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
-            *help = 1;
-            return 0;
-        } else if (it.name[0] != '-') {
-            if (have_mode)
-                return cli_fail("account", "%s: unexpected word (the mode is already %s)", it.name,
-                                mode_names[a->mode]);
-            size_t k = 0;
-            while (k < 5 && strcmp(it.name, mode_names[k])) k++;
-            if (k == 5)
-                return cli_fail("account", "%s: unknown mode; expected epsilon, delta, sigma, "
-                                           "steps or convert", it.name);
-            a->mode = (acct_mode)k;
-            have_mode = 1;
-        } else if (cli_is(&it, "--accountant")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            if (dpc_accountant_parse(v, &a->o.accountant, &err))
-                return cli_fail("account", "--accountant: expected rdp, pld, zcdp or gdp, got '%s'",
-                                v);
-            have_acc = 1;
-        } else if (cli_is(&it, "--neighbor")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            if (dpc_neighbor_parse(v, &a->neighbor, &err))
-                return cli_fail("account", "--neighbor: expected add-remove, zero-out or "
-                                           "replace-one, got '%s'",
-                                v);
-            a->have_neighbor = 1;
-        } else if (cli_is(&it, "--sampling")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            if (dpc_sampling_parse(v, &a->sampling, &err) || a->sampling == DPC_SAMPLING_NONE)
-                return cli_fail("account", "--sampling: expected poisson or fixed, got '%s'", v);
-            a->have_sampling = 1;
-        } else if (cli_is(&it, "--disc")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            if (dpc_pld_disc_parse(v, &a->o.pld_disc, &err))
-                return cli_fail("account",
-                                "--disc: expected connect-dots, round-up or round-down, got '%s'",
-                                v);
-        } else if (cli_is(&it, "--conversion")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            if (!strcmp(v, "tight")) a->o.zcdp_conv = DPC_ZCDP_TIGHT;
-            else if (!strcmp(v, "bun-steinke")) a->o.zcdp_conv = DPC_ZCDP_BUN_STEINKE;
-            else
-                return cli_fail("account",
-                                "--conversion: expected tight or bun-steinke, got '%s'", v);
-        } else if (cli_is(&it, "--sigma")) {
-            if (parse_pos(&it, &a->sigma, &a->have_sigma, 1)) return CLI_USAGE;
-        } else if (cli_is(&it, "--q")) {
-            if (parse_pos(&it, &a->q, NULL, 1)) return CLI_USAGE;
-            if (a->q > 1.0) return cli_fail("account", "--q: must be in (0, 1], got %g", a->q);
-        } else if (cli_is(&it, "--delta")) {
-            if (parse_pos(&it, &a->delta, &a->have_delta, 1)) return CLI_USAGE;
-            if (!(a->delta < 1.0))
-                return cli_fail("account", "--delta: must be in (0, 1), got %g", a->delta);
-        } else if (cli_is(&it, "--epsilon")) {
-            if (parse_pos(&it, &a->epsilon, &a->have_epsilon, 0)) return CLI_USAGE;
-        } else if (cli_is(&it, "--sensitivity")) {
-            if (parse_pos(&it, &a->sensitivity, NULL, 1)) return CLI_USAGE;
-        } else if (cli_is(&it, "--rho")) {
-            if (parse_pos(&it, &a->rho, &a->have_rho, 0)) return CLI_USAGE;
-        } else if (cli_is(&it, "--mu")) {
-            if (parse_pos(&it, &a->mu, &a->have_mu, 1)) return CLI_USAGE;
-        } else if (cli_is(&it, "--interval")) {
-            if (parse_pos(&it, &a->o.pld_interval, NULL, 1)) return CLI_USAGE;
-        } else if (cli_is(&it, "--orders")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            free(a->orders);
-            a->orders = NULL;
-            if (cli_double_list(&it, v, &a->orders, &a->norders)) return CLI_USAGE;
-            for (size_t i = 0; i < a->norders; i++)
-                if (!(a->orders[i] > 1.0 && a->orders[i] <= 1e6))
-                    return cli_fail("account", "--orders: each order must be in (1, 1e6], got %g",
-                                    a->orders[i]);
-            a->o.orders = a->orders;
-            a->o.norders = a->norders;
-        } else if (cli_is(&it, "--refine")) {
-            a->o.rdp_refine = 1;
-        } else if (cli_is(&it, "--max-steps")) {
-            if (!(v = cli_value(&it)) || cli_size(&it, v, &a->max_steps)) return CLI_USAGE;
-            if (a->max_steps == 0) return cli_fail("account", "--max-steps: must be >= 1");
-        } else if (cli_is(&it, "--json")) {
-            a->json = 1;
-        } else {
-            return cli_fail("account", "%s: unknown option (see dpcorr account --help)", it.name);
-        }
-    }
-    if (!have_mode)
-        return cli_fail("account", "expected a mode: epsilon, delta, sigma, steps or convert");
-    if (!have_acc && a->mode == MODE_CONVERT)
-        a->o.accountant = a->have_mu ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_ZCDP;
-    if (mech_param && !mo->have_kind)
-        return cli_fail("account", "%s: only with --mech KIND", mech_param);
-    if (!a->have_neighbor && mo->have_kind) a->neighbor = DPC_NEIGHBOR_ZERO_OUT;
+    a->q = opt_dbl(s, &A_Q, 1.0);
+    int rc = read_mech(a, s);
+    if (rc) return rc;
+    int mech = a->mo.have_kind;
+    a->sigma = a->mode == MODE_SIGMA ? 1.0 : opt_dbl(s, &A_SIGMA, 0);
+    if (a->mode != MODE_STEPS) a->steps = opt_size(s, &A_STEPS, 0);
+    else a->max_steps = opt_size(s, &A_MAX_STEPS, 10000000);
+    a->delta = a->mode == MODE_DELTA ? NAN : opt_dbl(s, &A_DELTA, NAN);
+    a->epsilon = a->mode == MODE_EPSILON ? NAN : opt_dbl(s, &A_EPSILON, NAN);
+    a->neighbor = (dpc_neighbor)opt_word(s, &A_NEIGHBOR, mech ? DPC_NEIGHBOR_ZERO_OUT
+                                                              : DPC_NEIGHBOR_ADD_REMOVE);
+    a->sampling = DPC_SAMPLING_NONE;
+    if (!mech && a->q < 1.0)
+        a->sampling = opt_word(s, &A_SAMPLING, 0) ? DPC_SAMPLING_FIXED : DPC_SAMPLING_POISSON;
+    a->sensitivity = mech ? 1.0 : opt_dbl(s, &A_SENSITIVITY, 1.0);
     /* a mechanism without sampling is one Gaussian release: GDP is exact (what the trainer
      * uses); RDP would overstate epsilon by a few percent */
-    if (!have_acc && mo->have_kind && a->q == 1.0) a->o.accountant = DPC_ACCOUNTANT_GDP;
+    read_accountant(a, s, mech && a->q == 1.0 ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_RDP);
+    a->json = opt_given(s, &OPT_JSON);
+    if (a->mode != MODE_STEPS && (rc = need(s, &A_STEPS, a->mode))) return rc;
+    if (a->mode != MODE_SIGMA && (rc = need(s, &A_SIGMA, a->mode))) return rc;
+    if (a->mode != MODE_DELTA && (rc = need(s, &A_DELTA, a->mode))) return rc;
+    if (a->mode != MODE_EPSILON && (rc = need(s, &A_EPSILON, a->mode))) return rc;
+    if ((a->mode == MODE_SIGMA || a->mode == MODE_STEPS) && !(a->epsilon > 0.0))
+        return opt_fail_at(s, &A_EPSILON, "must be > 0 for mode %s", mode_names[a->mode]);
+    if ((rc = opt_finish(s))) return rc;
+    if (mech) {
+        a->mo.p.steps = a->mode == MODE_STEPS ? 1 : a->steps; /* steps: searched (validated at 1) */
+        if ((rc = cli_mech_load(&a->mo, s, &ACCT_MECH))) return rc;
+    }
     return 0;
 }
 
-/* ---- evaluation -------------------------------------------------------------------------- */
+static int read_convert_opts(acct *a, opt_set *s)
+{
+    a->have_mu = opt_typed(s, &A_MU);
+    int w = opt_word(s, &A_CONV_ACCOUNTANT, a->have_mu ? 1 : 0);
+    dpc_account_opts_init(&a->o, w ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_ZCDP);
+    if (w) {
+        a->have_mu = opt_given(s, &A_MU);
+        a->mu = opt_dbl(s, &A_MU, NAN);
+    } else {
+        a->have_rho = opt_given(s, &A_RHO);
+        a->rho = opt_dbl(s, &A_RHO, NAN);
+        a->o.zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
+    }
+    a->have_delta = opt_given(s, &A_DELTA);
+    a->delta = opt_dbl(s, &A_DELTA, NAN);
+    a->have_epsilon = opt_given(s, &A_EPSILON);
+    a->epsilon = opt_dbl(s, &A_EPSILON, NAN);
+    a->steps = opt_size(s, &A_CONV_STEPS, 1);
+    a->json = opt_given(s, &OPT_JSON);
+    int rc = opt_finish(s);
+    if (rc) return rc;
+    const opt_spec *p = w ? &A_MU : &A_RHO;
+    if (w ? a->have_mu : a->have_rho) {
+        if (a->have_delta == a->have_epsilon)
+            return opt_fail_at(s, p, "give exactly one of --delta and --epsilon");
+    } else if (!a->have_delta || !a->have_epsilon) {
+        return opt_fail_at(s, p, "give it, or both --epsilon and --delta");
+    }
+    return 0;
+}
 
-typedef struct {
+static void dry_run(const acct *a)
+{
+    opt_dry_str("mode", mode_names[a->mode]);
+    opt_dry_str("accountant", dpc_accountant_name(a->o.accountant));
+    opt_dry_list("orders", a->o.orders, a->o.orders ? a->o.norders : 0);
+    opt_dry_uint("rdp_refine", (uint64_t)a->o.rdp_refine);
+    opt_dry_num("pld_interval", a->o.pld_interval);
+    opt_dry_str("pld_disc", dpc_pld_disc_name(a->o.pld_disc));
+    opt_dry_str("zcdp_conv", a->o.zcdp_conv == DPC_ZCDP_TIGHT ? "tight" : "bun-steinke");
+    opt_dry_num("sigma", a->sigma);
+    opt_dry_num("q", a->q);
+    opt_dry_uint("steps", a->steps);
+    opt_dry_uint("max_steps", a->max_steps);
+    opt_dry_num("delta", a->delta);
+    opt_dry_num("epsilon", a->epsilon);
+    opt_dry_num("rho", a->rho);
+    opt_dry_num("mu", a->mu);
+    opt_dry_str("neighbor", dpc_neighbor_name(a->neighbor));
+    opt_dry_str("sampling", a->sampling == DPC_SAMPLING_FIXED     ? "fixed"
+                            : a->sampling == DPC_SAMPLING_POISSON ? "poisson"
+                                                                   : "none");
+    opt_dry_num("sensitivity", a->sensitivity);
+    opt_dry_uint("json", (uint64_t)a->json);
+    if (a->mo.have_kind) cli_mech_dry(&a->mo, !poisson_every_step(a));
+}
+
+/* ---- evaluation ---------------------------------------------------------------------------- */
+
+typedef struct built {
     dpc_gauss_event ev;
     dpc_account_mech_info info;
     int have_info;
 } built;
 
-static dpc_status build(const acct_opts *a, cli_mech_opts *mo, size_t steps, double sigma,
-                        built *b, dpc_error *err)
+static dpc_status build(acct *a, size_t steps, double sigma, built *b, dpc_error *err)
 {
     b->have_info = 0;
-    if (!mo->have_kind) {
+    if (!a->mo.have_kind) {
         dpc_gauss_event_init(&b->ev);
         b->ev.sigma = sigma;
         b->ev.sensitivity = a->sensitivity;
-        b->ev.sampling = a->q < 1.0 ? (a->have_sampling ? a->sampling : DPC_SAMPLING_POISSON)
-                                    : DPC_SAMPLING_NONE;
+        b->ev.sampling = a->sampling;
         b->ev.q = a->q;
         b->ev.count = steps;
         return DPC_OK;
     }
-    mo->p.steps = steps;
+    a->mo.p.steps = steps;
     dpc_mech *m = NULL;
-    dpc_status st = dpc_mech_new(&m, &mo->p, err);
-    if (!st) st = dpc_account_mech_event(m, &mo->part, sigma, a->q, &b->ev, &b->info, err);
+    dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
+    if (!st) st = dpc_account_mech_event(m, &a->mo.part, sigma, a->q, &b->ev, &b->info, err);
     dpc_mech_free(m);
     b->have_info = st == DPC_OK;
     return st;
 }
 
-/* --mech with --q < 1: Poisson at every step unless --cyclic gives the period */
-static dpc_participation run_part(const cli_mech_opts *mo, size_t steps)
+static dpc_status eval_eps(acct *a, size_t steps, double sigma, built *b, dpc_account_result *r,
+                           dpc_error *err)
 {
-    if (mo->part.kind == DPC_PART_CYCLIC) return mo->part;
-    dpc_participation p = {DPC_PART_CYCLIC, steps, 1};
-    return p;
-}
-
-static dpc_status eval_eps(const acct_opts *a, cli_mech_opts *mo, size_t steps, double sigma,
-                           built *b, dpc_account_result *r, dpc_error *err)
-{
-    if (mo->have_kind && a->q < 1.0) { /* every route: whole run, banded MF, MMCC */
-        mo->p.steps = steps;
+    if (a->mo.have_kind && a->q < 1.0) { /* every route: whole run, banded MF, MMCC */
+        a->mo.p.steps = steps;
         dpc_mech *m = NULL;
-        dpc_status st = dpc_mech_new(&m, &mo->p, err);
-        dpc_mech_run run = {m, run_part(mo, steps), a->q, 0};
+        dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
+        dpc_mech_run run = {m, run_part(a, steps), a->q, 0};
         if (!st) st = dpc_account_mech_epsilon(&run, sigma, &a->o, a->delta, r, &b->info, err);
         dpc_mech_free(m);
         b->have_info = st == DPC_OK;
         return st;
     }
-    dpc_status st = build(a, mo, steps, sigma, b, err);
+    dpc_status st = build(a, steps, sigma, b, err);
     if (st) return st;
     dpc_event ev = {a->neighbor, 1, &b->ev};
     return dpc_account_epsilon(&ev, &a->o, a->delta, r, err);
 }
 
-static int need(int have, const char *opt, acct_mode mode)
+/* The noise multiplier for the budget (mode sigma): the library's calibrations. */
+static dpc_status calibrate(acct *a, double *sigma, built *b, dpc_error *err)
 {
-    if (have) return 0;
-    return cli_fail("account", "%s: required in mode %s", opt, mode_names[mode]);
+    if (a->mo.have_kind) {
+        dpc_mech *m = NULL;
+        a->mo.p.steps = a->steps;
+        dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
+        dpc_mech_run run = {m, run_part(a, a->steps), a->q, 0}; /* sampled: every route */
+        if (!st && a->q < 1.0)
+            st = dpc_account_mech_calibrate_run(&run, &a->o, a->epsilon, a->delta, sigma, NULL, err);
+        else if (!st)
+            st = dpc_account_mech_calibrate(m, &a->mo.part, a->q, &a->o, a->epsilon, a->delta,
+                                            sigma, NULL, NULL, err);
+        dpc_mech_free(m);
+        return st;
+    }
+    dpc_status st = build(a, a->steps, 1.0, b, err);
+    if (st) return st;
+    dpc_event ev = {a->neighbor, 1, &b->ev};
+    return dpc_account_calibrate_sigma(&ev, &a->o, a->epsilon, a->delta, sigma, err);
 }
 
-/* Library messages start with the parameter at fault ("q (component 0): ...", "delta: ...");
- * name the command-line option instead. */
-static const char *const param_opts[][2] = {
-    {"q", "--q"},           {"sigma", "--sigma"},       {"steps", "--steps"},
-    {"delta", "--delta"},   {"eps", "--epsilon"},       {"epsilon", "--epsilon"},
-    {"neighbor", "--neighbor"}, {"accountant", "--accountant"}, {"interval", "--interval"},
-    {"orders", "--orders"}, {"sensitivity", "--sensitivity"}, {"rho", "--rho"},
-    {"mu", "--mu"},         {"tail", "--interval"},     {"participations", "--participations"},
-    {"min-sep", "--min-sep"}};
-
-static int status_rc(const dpc_error *err)
+/* The largest number of steps for the budget (mode steps): the library's searches. */
+static dpc_status search_steps(acct *a, size_t *steps, built *b, dpc_error *err)
 {
-    const char *msg = err->msg, *colon = strchr(msg, ':');
-    const char *opt = NULL;
-    if (colon) {
-        size_t n = (size_t)(colon - msg);
-        const char *paren = memchr(msg, '(', n);
-        if (paren && paren > msg) n = (size_t)(paren - msg - 1); /* "q (component 0)" */
-        for (size_t i = 0; i < sizeof param_opts / sizeof param_opts[0]; i++)
-            if (strlen(param_opts[i][0]) == n && !strncmp(msg, param_opts[i][0], n))
-                opt = param_opts[i][1];
-    }
-    if (opt) fprintf(stderr, "dpcorr account: %s:%s\n", opt, colon + 1);
-    else fprintf(stderr, "dpcorr account: %s\n", msg);
-    switch (err->status) {
-    case DPC_E_INVALID:
-    case DPC_E_UNSUPPORTED:
-    case DPC_E_PRIVACY:
-    case DPC_E_RANGE: return CLI_USAGE; /* a configuration that cannot be served */
-    default: return CLI_RUNTIME;
-    }
+    if (a->mo.have_kind)
+        return dpc_account_mech_steps(&a->mo.p, &a->mo.part, a->sigma, a->q, &a->o, a->epsilon,
+                                      a->delta, a->max_steps, steps, err);
+    dpc_status st = build(a, 1, a->sigma, b, err);
+    if (st) return st;
+    dpc_event ev = {a->neighbor, 1, &b->ev};
+    return dpc_account_calibrate_steps(&ev, 0, &a->o, a->epsilon, a->delta, a->max_steps, steps,
+                                       err);
 }
 
-/* ---- output ------------------------------------------------------------------------------ */
+/* ---- output -------------------------------------------------------------------------------- */
 
-static void report(const acct_opts *a, const cli_mech_opts *mo, const built *b, size_t steps,
-                   double sigma, const dpc_account_result *r)
+static void report_json(const acct *a, const built *b, size_t steps, double sigma,
+                        const dpc_account_result *r)
 {
-    const char *acc = dpc_accountant_name(a->o.accountant);
-    if (a->json) {
-        printf("{");
-        cli_json_str(stdout, "mode", mode_names[a->mode], 1);
-        cli_json_str(stdout, "accountant", acc, 1);
-        cli_json_num(stdout, "epsilon", r->epsilon, 1);
-        cli_json_num(stdout, "delta", r->delta, 1);
-        cli_json_num(stdout, "sigma", sigma, 1);
-        cli_json_int(stdout, "steps", (long long)steps, 1);
-        cli_json_num(stdout, "q", a->q, 1);
-        cli_json_str(stdout, "neighbor", dpc_neighbor_name(a->neighbor), 1);
-        if (a->o.accountant == DPC_ACCOUNTANT_RDP) cli_json_num(stdout, "order", r->order, 1);
-        if (a->o.accountant == DPC_ACCOUNTANT_ZCDP) cli_json_num(stdout, "rho", r->rho, 1);
-        if (a->o.accountant == DPC_ACCOUNTANT_GDP) cli_json_num(stdout, "mu", r->mu, 1);
-        if (a->o.accountant == DPC_ACCOUNTANT_PLD) {
-            cli_json_num(stdout, "interval", a->o.pld_interval, 1);
-            cli_json_str(stdout, "discretization", dpc_pld_disc_name(a->o.pld_disc), 1);
-        }
-        if (b && b->have_info) {
-            cli_json_str(stdout, "mech", dpc_mech_kind_name(mo->p.kind), 1);
-            dpc_participation jp = a->q < 1.0 ? run_part(mo, steps) : mo->part;
-            cli_json_int(stdout, "participations", (long long)jp.k, 1);
-            cli_json_int(stdout, "min_sep", (long long)jp.b, 1);
-            cli_json_num(stdout, "sensitivity", b->info.sensitivity, 1);
-            cli_json_bool(stdout, "sensitivity_exact", b->info.sensitivity_exact, 1);
-            cli_json_bool(stdout, "amplified", b->info.amplified, 1);
-            cli_json_int(stdout, "rounds", (long long)b->info.rounds, 1);
-            cli_json_num(stdout, "noise_multiplier", b->info.noise_multiplier, 1);
-            cli_json_num(stdout, "column_norm", b->info.column_norm, 1);
-            cli_json_num(stdout, "noise_std_per_unit_clip", b->info.noise_std, 1);
-            cli_json_num(stdout, "run_sigma", b->info.run_sigma, 1);
-            cli_json_str(stdout, "route", dpc_mech_route_name(b->info.route), 1);
-        }
-        cli_json_bool(stdout, "upper_bound", r->upper_bound, 0);
-        printf("}\n");
-        return;
+    jw w;
+    jw_begin_line(&w, stdout);
+    jw_str(&w, "mode", mode_names[a->mode]);
+    jw_str(&w, "accountant", dpc_accountant_name(a->o.accountant));
+    jw_num(&w, "epsilon", r->epsilon);
+    jw_num(&w, "delta", r->delta);
+    jw_num(&w, "sigma", sigma);
+    jw_int(&w, "steps", (long long)steps);
+    jw_num(&w, "q", a->q);
+    jw_str(&w, "neighbor", dpc_neighbor_name(a->neighbor));
+    if (a->o.accountant == DPC_ACCOUNTANT_RDP) jw_num(&w, "order", r->order);
+    if (a->o.accountant == DPC_ACCOUNTANT_ZCDP) jw_num(&w, "rho", r->rho);
+    if (a->o.accountant == DPC_ACCOUNTANT_GDP) jw_num(&w, "mu", r->mu);
+    if (a->o.accountant == DPC_ACCOUNTANT_PLD) {
+        jw_num(&w, "interval", a->o.pld_interval);
+        jw_str(&w, "discretization", dpc_pld_disc_name(a->o.pld_disc));
     }
-    printf("accountant    %s", acc);
-    if (a->o.accountant == DPC_ACCOUNTANT_RDP && !isnan(r->order))
-        printf(" (order %.6g)", r->order);
+    if (b && b->have_info) {
+        const dpc_account_mech_info *in = &b->info;
+        dpc_participation pp = run_part(a, steps);
+        jw_str(&w, "mech", dpc_mech_kind_name(a->mo.p.kind));
+        jw_int(&w, "participations", (long long)pp.k);
+        jw_int(&w, "min_sep", (long long)pp.b);
+        jw_num(&w, "sensitivity", in->sensitivity);
+        jw_bool(&w, "sensitivity_exact", in->sensitivity_exact);
+        jw_bool(&w, "amplified", in->amplified);
+        jw_int(&w, "rounds", (long long)in->rounds);
+        jw_num(&w, "noise_multiplier", in->noise_multiplier);
+        jw_num(&w, "column_norm", in->column_norm);
+        jw_num(&w, "noise_std_per_unit_clip", in->noise_std);
+        jw_num(&w, "run_sigma", in->run_sigma);
+        jw_str(&w, "route", dpc_mech_route_name(in->route));
+    }
+    jw_bool(&w, "upper_bound", r->upper_bound);
+    jw_finish(&w);
+}
+
+static void report_text(const acct *a, const built *b, size_t steps, double sigma,
+                        const dpc_account_result *r)
+{
+    printf("accountant    %s", dpc_accountant_name(a->o.accountant));
+    if (a->o.accountant == DPC_ACCOUNTANT_RDP && !isnan(r->order)) printf(" (order %.6g)", r->order);
     if (a->o.accountant == DPC_ACCOUNTANT_PLD)
         printf(" (%s, interval %g)", dpc_pld_disc_name(a->o.pld_disc), a->o.pld_interval);
     printf("\nneighbor      %s\n", dpc_neighbor_name(a->neighbor));
     if (b && b->have_info) {
-        dpc_participation pp = a->q < 1.0 ? run_part(mo, steps) : mo->part;
+        const dpc_account_mech_info *in = &b->info;
+        dpc_participation pp = run_part(a, steps);
         printf("mechanism     %s, sensitivity %.6g%s (k = %zu, %s %zu)\n",
-               dpc_mech_kind_name(mo->p.kind), b->info.sensitivity,
-               b->info.sensitivity_exact ? "" : " (upper bound)", pp.k,
+               dpc_mech_kind_name(a->mo.p.kind), in->sensitivity,
+               in->sensitivity_exact ? "" : " (upper bound)", pp.k,
                pp.kind == DPC_PART_CYCLIC ? "period" : "min-sep", pp.b);
-        if (b->info.route == DPC_ROUTE_BANDMF)
+        if (in->route == DPC_ROUTE_BANDMF)
             printf("amplified     %zu rounds of a q = %g Poisson-subsampled Gaussian, z = %.6g\n",
-                   b->info.rounds, a->q, b->info.noise_multiplier);
-        else if (b->info.route == DPC_ROUTE_WHOLE_RUN)
+                   in->rounds, a->q, in->noise_multiplier);
+        else if (in->route == DPC_ROUTE_WHOLE_RUN)
             printf("whole run     one Gaussian, noise multiplier %.6g (noise std %.6g per unit "
                    "clip / sensitivity)\n",
-                   b->info.run_sigma, b->info.noise_std);
-        if (b->info.route == DPC_ROUTE_MMCC)
+                   in->run_sigma, in->noise_std);
+        else if (in->route == DPC_ROUTE_MMCC)
             printf("amplified     MMCC conditional composition over %zu rows (delta spent on "
                    "conditioning %.3g)\n",
-                   b->info.rounds, b->info.delta_slack);
-        printf("route         %s\n", dpc_mech_route_name(b->info.route));
+                   in->rounds, in->delta_slack);
+        printf("route         %s\n", dpc_mech_route_name(in->route));
     }
     if (a->mode != MODE_CONVERT) printf("sampling q    %g\n", a->q);
     printf("sigma         %.10g\n", sigma);
@@ -375,26 +487,23 @@ static void report(const acct_opts *a, const cli_mech_opts *mo, const built *b, 
     printf("delta         %.6g\n", r->delta);
 }
 
-/* ---- modes ------------------------------------------------------------------------------- */
+static void report(const acct *a, const built *b, size_t steps, double sigma,
+                   const dpc_account_result *r)
+{
+    if (a->json) report_json(a, b, steps, sigma, r);
+    else report_text(a, b, steps, sigma, r);
+}
 
-static int run_convert(acct_opts *a, size_t steps)
+/* ---- modes --------------------------------------------------------------------------------- */
+
+static int run_convert(acct *a, opt_set *s)
 {
     dpc_error err = {0};
     dpc_account_result r = {NAN, NAN, NAN, NAN, NAN, 1};
-    dpc_accountant acc = a->o.accountant;
-    if (acc != DPC_ACCOUNTANT_ZCDP && acc != DPC_ACCOUNTANT_GDP)
-        return cli_fail("account", "--accountant: convert supports zcdp and gdp, got %s",
-                        dpc_accountant_name(acc));
-    int have_param = acc == DPC_ACCOUNTANT_ZCDP ? a->have_rho : a->have_mu;
-    const char *popt = acc == DPC_ACCOUNTANT_ZCDP ? "--rho" : "--mu";
-    if ((acc == DPC_ACCOUNTANT_ZCDP && a->have_mu) || (acc == DPC_ACCOUNTANT_GDP && a->have_rho))
-        return cli_fail("account", "%s: does not belong to the %s accountant",
-                        acc == DPC_ACCOUNTANT_ZCDP ? "--mu" : "--rho", dpc_accountant_name(acc));
+    int zcdp = a->o.accountant == DPC_ACCOUNTANT_ZCDP;
     dpc_status st;
-    if (have_param) {
-        if (a->have_delta == a->have_epsilon)
-            return cli_fail("account", "%s: give exactly one of --delta and --epsilon", popt);
-        if (acc == DPC_ACCOUNTANT_ZCDP) {
+    if (zcdp ? a->have_rho : a->have_mu) {
+        if (zcdp) {
             r.rho = a->rho;
             st = a->have_delta
                      ? dpc_zcdp_epsilon(a->rho, a->delta, a->o.zcdp_conv, &r.epsilon, NULL, &err)
@@ -407,130 +516,76 @@ static int run_convert(acct_opts *a, size_t steps)
         if (a->have_delta) r.delta = a->delta;
         else r.epsilon = a->epsilon;
     } else {
-        if (!a->have_delta || !a->have_epsilon)
-            return cli_fail("account", "%s: give it, or both --epsilon and --delta", popt);
         r.epsilon = a->epsilon;
         r.delta = a->delta;
-        st = acc == DPC_ACCOUNTANT_ZCDP
-                 ? dpc_zcdp_rho_for(a->epsilon, a->delta, a->o.zcdp_conv, &r.rho, &err)
-                 : dpc_gdp_mu_for(a->epsilon, a->delta, &r.mu, &err);
+        st = zcdp ? dpc_zcdp_rho_for(a->epsilon, a->delta, a->o.zcdp_conv, &r.rho, &err)
+                  : dpc_gdp_mu_for(a->epsilon, a->delta, &r.mu, &err);
     }
-    if (st) return status_rc(&err);
+    if (st) return opt_fail_lib(s, &err);
     /* the noise multiplier of `steps` composed Gaussians with that total rho / mu */
     double sigma;
-    st = acc == DPC_ACCOUNTANT_ZCDP ? dpc_zcdp_sigma_for(r.rho, steps, &sigma, &err)
-                                    : dpc_gdp_sigma_for(r.mu, steps, &sigma, &err);
-    if (st) return cli_fail("account", "%s", err.msg);
-    report(a, NULL, NULL, steps, sigma, &r);
+    st = zcdp ? dpc_zcdp_sigma_for(r.rho, a->steps, &sigma, &err)
+              : dpc_gdp_sigma_for(r.mu, a->steps, &sigma, &err);
+    if (st) return opt_fail_lib(s, &err);
+    report(a, NULL, a->steps, sigma, &r);
+    return 0;
+}
+
+static int run_mode(acct *a, opt_set *s)
+{
+    dpc_error err = {0};
+    built b = {0};
+    dpc_account_result r;
+    dpc_status st = DPC_OK;
+    double sigma = a->sigma;
+    size_t steps = a->steps;
+    switch (a->mode) {
+    case MODE_DELTA:
+        if (!(st = build(a, steps, sigma, &b, &err))) {
+            dpc_event ev = {a->neighbor, 1, &b.ev};
+            st = dpc_account_delta(&ev, &a->o, a->epsilon, &r, &err);
+        }
+        break;
+    case MODE_SIGMA: st = calibrate(a, &sigma, &b, &err); break;
+    case MODE_STEPS: st = search_steps(a, &steps, &b, &err); break;
+    default: break;
+    }
+    if (!st && a->mode != MODE_DELTA) st = eval_eps(a, steps, sigma, &b, &r, &err);
+    if (st) return opt_fail_lib(s, &err);
+    report(a, &b, steps, sigma, &r);
     return 0;
 }
 
 int cmd_account(int argc, char **argv)
 {
-    acct_opts a;
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        account_overview(argc < 2 ? stderr : stdout);
+        if (argc < 2) fprintf(stderr, "dpcorr account: expected a mode: epsilon, delta, sigma, "
+                                      "steps or convert\n");
+        return argc < 2 ? CLI_USAGE : 0;
+    }
+    size_t k = 0;
+    while (k < 5 && strcmp(argv[1], mode_names[k])) k++;
+    if (k == 5) {
+        if (argv[1][0] == '-')
+            fprintf(stderr, "dpcorr account: expected a mode first (epsilon, delta, sigma, steps or "
+                            "convert), got the option %s\n", argv[1]);
+        else
+            fprintf(stderr, "dpcorr account: %s: unknown mode; expected epsilon, delta, sigma, "
+                            "steps or convert\n", argv[1]);
+        return CLI_USAGE;
+    }
+    opt_set s;
+    int rc = opt_parse(&s, &MODE_CMDS[k], argc, argv, 2, 0);
+    if (rc || s.help) return rc;
+    acct a;
     memset(&a, 0, sizeof a);
-    dpc_account_opts_init(&a.o, DPC_ACCOUNTANT_RDP);
-    a.neighbor = DPC_NEIGHBOR_ADD_REMOVE;
-    a.q = 1.0;
-    a.sensitivity = 1.0;
-    a.max_steps = 10000000;
-    cli_mech_opts mo;
-    cli_mech_opts_init(&mo);
-    int help = 0, rc = parse_args(&a, &mo, argc, argv, &help);
-    if (rc || help) {
-        if (help) account_usage(stdout);
-        goto done;
-    }
-    dpc_error err = {0};
-    size_t steps = mo.p.steps;
-    if (a.have_steps && steps == 0) {
-        rc = cli_fail("account", "--steps: must be >= 1, got 0");
-        goto done;
-    }
-    if (a.mode == MODE_CONVERT) {
-        rc = run_convert(&a, steps ? steps : 1);
-        goto done;
-    }
-    if (mo.have_kind) {
-        /* mode steps searches n itself: validate the mechanism at a placeholder n */
-        if (a.mode == MODE_STEPS && mo.p.steps == 0) mo.p.steps = 1;
-        if ((rc = cli_mech_finish(&mo, "account", "--mech"))) goto done;
-    }
-    if (a.mode != MODE_STEPS && (rc = need(steps > 0, "--steps", a.mode))) goto done;
-    if (a.mode != MODE_SIGMA && (rc = need(a.have_sigma, "--sigma", a.mode))) goto done;
-    if (a.mode != MODE_DELTA && (rc = need(a.have_delta, "--delta", a.mode))) goto done;
-    if (a.mode != MODE_EPSILON && (rc = need(a.have_epsilon, "--epsilon", a.mode))) goto done;
-    if ((a.mode == MODE_SIGMA || a.mode == MODE_STEPS) && !(a.epsilon > 0.0)) {
-        rc = cli_fail("account", "--epsilon: must be > 0 for mode %s", mode_names[a.mode]);
-        goto done;
-    }
-    if (a.have_sampling && a.sampling == DPC_SAMPLING_FIXED && mo.have_kind) {
-        rc = cli_fail("account", "--sampling: mechanisms use cyclic Poisson sampling (--cyclic)");
-        goto done;
-    }
-
-    built b = {0};
-    dpc_account_result r;
-    dpc_status st = DPC_OK;
-    double sigma = a.sigma;
-    switch (a.mode) {
-    case MODE_EPSILON:
-        st = eval_eps(&a, &mo, steps, sigma, &b, &r, &err);
-        break;
-    case MODE_DELTA:
-        if (!(st = build(&a, &mo, steps, sigma, &b, &err))) {
-            dpc_event ev = {a.neighbor, 1, &b.ev};
-            st = dpc_account_delta(&ev, &a.o, a.epsilon, &r, &err);
-        }
-        break;
-    case MODE_SIGMA:
-        if (mo.have_kind) {
-            dpc_mech *m = NULL;
-            dpc_participation part = a.q < 1.0 ? run_part(&mo, steps) : mo.part;
-            if (!(st = dpc_mech_new(&m, &mo.p, &err))) {
-                dpc_mech_run run = {m, part, a.q, 0}; /* sampled: every route, MMCC too */
-                st = a.q < 1.0 ? dpc_account_mech_calibrate_run(&run, &a.o, a.epsilon, a.delta,
-                                                                &sigma, NULL, &err)
-                               : dpc_account_mech_calibrate(m, &part, a.q, &a.o, a.epsilon,
-                                                            a.delta, &sigma, NULL, NULL, &err);
-            }
-            dpc_mech_free(m);
-        } else {
-            if (!(st = build(&a, &mo, steps, 1.0, &b, &err))) {
-                dpc_event ev = {a.neighbor, 1, &b.ev};
-                st = dpc_account_calibrate_sigma(&ev, &a.o, a.epsilon, a.delta, &sigma, &err);
-            }
-        }
-        if (!st) st = eval_eps(&a, &mo, steps, sigma, &b, &r, &err);
-        break;
-    case MODE_STEPS:
-        if (mo.have_kind) {
-            if (mo.p.kind == DPC_MECH_DENSE) {
-                rc = cli_fail("account", "--mech: dense is defined for one n only; mode steps "
-                                         "needs a mechanism defined for every n");
-                goto done;
-            }
-            st = dpc_account_mech_steps(&mo.p, &mo.part, sigma, a.q, &a.o, a.epsilon, a.delta,
-                                        a.max_steps, &steps, &err);
-        } else {
-            if (!(st = build(&a, &mo, 1, sigma, &b, &err))) {
-                dpc_event ev = {a.neighbor, 1, &b.ev};
-                st = dpc_account_calibrate_steps(&ev, 0, &a.o, a.epsilon, a.delta, a.max_steps,
-                                                 &steps, &err);
-            }
-        }
-        if (!st) st = eval_eps(&a, &mo, steps, sigma, &b, &r, &err);
-        break;
-    case MODE_CONVERT:
-        break;
-    }
-    if (st) {
-        rc = status_rc(&err);
-        goto done;
-    }
-    report(&a, &mo, &b, steps, sigma, &r);
-done:
-    free(a.orders);
-    cli_mech_opts_free(&mo);
+    a.mode = (acct_mode)k;
+    a.rho = a.mu = NAN;
+    cli_mech_opts_init(&a.mo);
+    rc = a.mode == MODE_CONVERT ? read_convert_opts(&a, &s) : read_event_opts(&a, &s);
+    if (!rc && s.dry_run) dry_run(&a);
+    else if (!rc) rc = a.mode == MODE_CONVERT ? run_convert(&a, &s) : run_mode(&a, &s);
+    cli_mech_opts_free(&a.mo);
     return rc;
 }

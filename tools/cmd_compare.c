@@ -6,7 +6,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 typedef struct row {
     char name[64];
@@ -150,49 +149,61 @@ static int run_setting(size_t n, const dpc_participation *part, const char *titl
     return 0;
 }
 
+static const opt_spec C_STEPS = {
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = "options",
+    .param = "steps", .help = "number of steps n, at most 1e6 (about 6 s) (default 2000)",
+    .example = "--steps 300"};
+static const opt_spec C_PARTICIPATIONS = {
+    .name = "--participations", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e6,
+    .section = "options", .param = "part.k", .help = "participations of the second table (default 4)",
+    .example = "--participations 3"};
+static const opt_spec C_MIN_SEP = {
+    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = "options",
+    .param = "part.b", .help = "their minimum separation (default N/K)", .example = "--min-sep 7"};
+
+static const opt_spec *const COMPARE_OPTS[] = {&C_STEPS, &C_PARTICIPATIONS, &C_MIN_SEP,
+                                               &OPT_DRY_RUN, &OPT_HELP, NULL};
+
+static const opt_cmd COMPARE_CMD = {
+    .name = "compare",
+    .usage = "dpcorr compare [--steps N] [--participations K] [--min-sep B]",
+    .about = "Compares every mechanism at N steps: single participation, then K participations\n"
+             "at min-separation B. Columns: sensitivity (* = upper bound), RMSE and max error of\n"
+             "the prefix sums per unit noise, both times the sensitivity (error at equal\n"
+             "privacy), generator state in floats per coordinate (buffer/replay), anytime, and\n"
+             "the loss (scaled RMSE^2) relative to DP-SGD. Tunable families show the best value\n"
+             "of a small grid.",
+    .opts = COMPARE_OPTS,
+    .minimal = "",
+};
+
 int cmd_compare(int argc, char **argv)
 {
-    cli_iter it;
-    cli_iter_init(&it, "compare", argc, argv, 1);
-    size_t n = 2000, k = 4, b = 0;
-    while (cli_next(&it)) {
-        const char *v;
-        if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
-            printf("usage: dpcorr compare [--steps N] [--participations K] [--min-sep B]\n\n"
-                   "Compares every mechanism at N steps (default 2000): single participation,\n"
-                   "then K participations (default 4) at min-separation B (default N/K).\n"
-                   "Columns: sensitivity (* = upper bound), RMSE and max error of the prefix\n"
-                   "sums per unit noise, both times the sensitivity (error at equal privacy),\n"
-                   "generator state in floats per coordinate (buffer/replay), anytime, and the\n"
-                   "loss (scaled RMSE^2) relative to DP-SGD. Tunable families show the best\n"
-                   "value of a small grid.\n");
-            return 0;
-        } else if (cli_is(&it, "--steps")) {
-            if (!(v = cli_value(&it)) || cli_size(&it, v, &n)) return CLI_USAGE;
-        } else if (cli_is(&it, "--participations")) {
-            if (!(v = cli_value(&it)) || cli_size(&it, v, &k)) return CLI_USAGE;
-        } else if (cli_is(&it, "--min-sep")) {
-            if (!(v = cli_value(&it)) || cli_size(&it, v, &b)) return CLI_USAGE;
-        } else {
-            return cli_fail("compare", "%s: unknown option (see dpcorr compare --help)", it.name);
-        }
+    opt_set s;
+    int rc = opt_parse(&s, &COMPARE_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
+    size_t n = opt_size(&s, &C_STEPS, 2000), k = opt_size(&s, &C_PARTICIPATIONS, 4);
+    size_t b = opt_size(&s, &C_MIN_SEP, n / k ? n / k : 1);
+    if ((rc = opt_finish(&s))) return rc;
+    if (s.dry_run) {
+        opt_dry_uint("steps", n);
+        opt_dry_uint("part.k", k);
+        opt_dry_uint("part.b", b);
+        return 0;
     }
-    if (n == 0) return cli_fail("compare", "--steps: must be >= 1");
-    if (k == 0) return cli_fail("compare", "--participations: must be >= 1");
-    if (b == 0) b = n / k ? n / k : 1;
-    clock_t c0 = clock();
+    double c0 = cli_now();
     printf("dpcorr %s: mechanism comparison at n = %zu steps (prefix-sum workload)\n",
            dpc_version(), n);
     dpc_participation single = {DPC_PART_MINSEP, 1, 1};
     char title[160];
     snprintf(title, sizeof title, "== single participation (k = 1)");
-    int rc = run_setting(n, &single, title);
+    rc = run_setting(n, &single, title);
     if (rc) return rc;
     dpc_participation multi = {DPC_PART_MINSEP, k, b};
     snprintf(title, sizeof title, "== k = %zu participations, min-separation %zu", k, b);
     rc = run_setting(n, &multi, title);
     printf("\n(* = sensitivity is an upper bound; state a/b = floats per coordinate in the "
            "buffer/replay form; %.1f s)\n",
-           (double)(clock() - c0) / CLOCKS_PER_SEC);
+           cli_now() - c0);
     return rc;
 }

@@ -4,12 +4,11 @@
  * strategy, cyclic Poisson sampling: amplified BandMF) — then a comparison table, JSON reports
  * and a plot. Both runs use the same data, model, epochs, batch and budget; the hyperparameters
  * were chosen on the training data's own split, never on the test set (doc/training.md). */
+#include "demo_frontier.h"
 #include "mpi_run.h"
 #include "train_run.h"
 
-#include <errno.h>
 #include <string.h>
-#include <sys/stat.h>
 
 /* Hyperparameters (doc/training.md explains how they were chosen). */
 #define DEMO_EPOCHS 15
@@ -29,127 +28,187 @@ typedef struct demo_run {
     double lr, momentum;
 } demo_run;
 
-static void usage(FILE *f)
+static const opt_spec D_EPOCHS = {
+    .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1000,
+    .section = "options", .param = "epochs", .help = "epochs of both runs (default 15; --quick 2)",
+    .example = "--epochs 3"};
+static const opt_spec D_THREADS = {
+    .name = "--threads", .metavar = "T", .type = OPT_UINT, .lo = 1, .hi = 256,
+    .section = "options", .param = "threads", .help = "worker threads (default 2)",
+    .example = "--threads 1"};
+static const opt_spec D_OUT = {
+    .name = "--out", .metavar = "DIR", .type = OPT_STR, .flags = OPT_OUT_DIR, .section = "options",
+    .param = "out", .help = "output directory of the reports and the plot (default out)",
+    .example = "--out {tmp}/demo2"};
+static const opt_spec D_QUICK = {
+    .name = "--quick", .type = OPT_FLAG, .section = "options", .param = "quick",
+    .help = "6000 training images, batch 100 and 2 epochs (a smoke test)", .example = "--quick"};
+static const opt_spec D_SEED = {
+    .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG, .section = "options",
+    .param = "seed", .help = "seed of both runs (seeded mode, default 1; recorded)",
+    .example = "--seed 4"};
+static const opt_spec D_PRECISION = {
+    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, .choices = "double|float32",
+    .section = "options", .param = "precision", .conflicts = "--frontier",
+    .help = "double (default) | float32: both runs train in float (doc/training.md compares "
+            "it with double)",
+    .example = "--precision float32"};
+
+static const opt_spec D_FRONTIER = {
+    .name = "--frontier", .type = OPT_FLAG, .section = "options", .param = "frontier",
+    .help = "run instead the best configuration found on the training set's holdout "
+            "(doc/training.md): ScatterNet features (cached), GroupNorm + linear, BSR with "
+            "cyclic Poisson sampling; writes DIR/frontier.json, frontier_run.json, frontier.png",
+    .example = "--frontier"};
+
+static const opt_spec *const DEMO_OPTS[] = {&D_EPOCHS, &D_THREADS, &D_OUT, &D_QUICK, &D_SEED,
+                                            &D_PRECISION, &D_FRONTIER,
+                                            &OPT_DRY_RUN, &OPT_HELP, NULL};
+
+static const opt_cmd DEMO_CMD = {
+    .name = "demo",
+    .usage = "dpcorr demo [--frontier] [--epochs N] [--threads T] [--out DIR] [--quick] [--seed S]\n"
+             "                   [--precision double|float32]",
+    .about = "Trains an MLP (784-256-10, tanh) on Fashion-MNIST at epsilon = 3, delta = 1e-5 with\n"
+             "DP-SGD and with a correlated-noise mechanism (BSR, amplified banded MF), prints a\n"
+             "comparison table and writes DIR/demo.png and one JSON report per run.",
+    .opts = DEMO_OPTS,
+    .minimal = "--quick --out {tmp}/demo",
+};
+
+static const demo_run runs[2] = {
+    {"DP-SGD", DPC_MECH_IDENTITY, 0, DPC_SAMPLER_POISSON, DEMO_SGD_LR, DEMO_SGD_MOM},
+    {"BSR (amplified BandMF)", DPC_MECH_BSR, DEMO_BANDS, DPC_SAMPLER_CYCLIC_POISSON, DEMO_BSR_LR,
+     DEMO_BSR_MOM},
+};
+
+typedef struct demo_cfg {
+    size_t epochs, batch, threads;
+    uint64_t seed;
+    const char *out, *spec;
+    int quick, dry_run;
+    dpc_precision precision;
+} demo_cfg;
+
+/* The options of run r (every choice fixed here; the library resolves the rest). */
+static void run_opts(train_opts *o, const demo_cfg *d, int r, dpc_dataset *train,
+                     dpc_dataset *test, char *rep, size_t replen)
 {
-    fprintf(f, "usage: dpcorr demo [--epochs N] [--threads T] [--out DIR] [--quick] [--seed S]\n"
-               "                   [--precision double|float32]\n\n"
-               "Trains an MLP (784-256-10, tanh) on Fashion-MNIST at epsilon = 3, delta = 1e-5 with\n"
-               "DP-SGD and with a correlated-noise mechanism (BSR, amplified banded MF), prints a\n"
-               "comparison table and writes DIR/demo.png and one JSON report per run (default\n"
-               "DIR = out). --quick uses 6000 training images, batch 100 and 2 epochs (a smoke test).\n"
-               "--precision float32 trains in float (doc/training.md compares it with double).\n");
+    train_opts_init(o);
+    snprintf(rep, replen, "%s/%s.json", d->out, r == 0 ? "dpsgd" : "bsr");
+    o->fr.data = d->spec;
+    o->fr.train = train;
+    o->fr.test = test;
+    o->fr.seed = d->seed;
+    o->fr.report = rep;
+    o->fr.label = runs[r].label;
+    o->model = "mlp:256:tanh";
+    o->mech.p.kind = runs[r].kind;
+    o->mech.p.bands = runs[r].bands;
+    o->mech.have_kind = 1;
+    o->cfg.sampler = runs[r].sampler;
+    o->cfg.epsilon = 3.0;
+    o->cfg.delta = 1e-5;
+    o->cfg.epochs = d->epochs;
+    o->cfg.batch = d->batch;
+    o->cfg.clip = DEMO_CLIP;
+    o->cfg.lr = runs[r].lr;
+    o->cfg.momentum = runs[r].momentum;
+    o->cfg.schedule = DPC_LR_COOLDOWN;
+    o->cfg.accountant = DPC_ACCOUNTANT_PLD;
+    o->cfg.threads = d->threads;
+    o->cfg.precision = d->precision;
+    o->dry_run = d->dry_run;
+}
+
+static void print_table(const demo_cfg *d, const train_result *res, const char *const *labels)
+{
+    printf("\n%-24s %9s %9s %9s %14s %11s %12s %9s\n", "mechanism", "test_acc", "epsilon", "delta",
+           "z (per step)", "compositions", "examples/s", "time_s");
+    for (int r = 0; r < 2; r++)
+        printf("%-24s %9.4f %9.4g %9.3g %14.4g %11zu %12.0f %9.1f\n", labels[r], res[r].final_acc,
+               res[r].ledger.epsilon, res[r].ledger.delta, res[r].ledger.noise_multiplier,
+               res[r].ledger.rounds, res[r].examples_per_s, res[r].wall_s);
+    printf("(z: noise multiplier of each Poisson-subsampled Gaussian composition; both runs "
+           "are accounted with PLD, add/remove)\n");
+    (void)d;
+}
+
+static int run_both(const demo_cfg *d, dpc_dataset *train, dpc_dataset *test)
+{
+    train_result res[2];
+    const char *labels[2] = {runs[0].label, runs[1].label};
+    int rc = 0;
+    memset(res, 0, sizeof res);
+    for (int r = 0; r < 2 && !rc; r++) {
+        train_opts o;
+        char rep[4200];
+        run_opts(&o, d, r, train, test, rep, sizeof rep);
+        if (d->dry_run) printf("# run %d: %s\n", r + 1, runs[r].label);
+        rc = train_run(&o, NULL, &res[r]);
+        train_opts_free(&o);
+    }
+    if (!rc && !d->dry_run) {
+        print_table(d, res, labels);
+        char png[4200];
+        snprintf(png, sizeof png, "%s/demo.png", d->out);
+        if (mpi_run_rank() == 0) { /* under mpirun, rank 0 writes */
+            rc = train_plot(png, res, labels, 2);
+            if (!rc) printf("\nplot: %s\n", png);
+        }
+        printf("reports: %s/dpsgd.json %s/bsr.json (seeded mode, seed %llu)\n", d->out, d->out,
+               (unsigned long long)d->seed);
+    }
+    train_result_free(&res[0]);
+    train_result_free(&res[1]);
+    return rc;
 }
 
 int cmd_demo(int argc, char **argv)
 {
-    cli_iter it;
-    cli_iter_init(&it, "demo", argc, argv, 1);
-    size_t epochs = 0, threads = 2;
-    uint64_t seed = 1;
-    const char *out = "out";
-    int quick = 0;
-    dpc_precision precision = DPC_PRECISION_DOUBLE;
-    dpc_error err = {0};
-    while (cli_next(&it)) {
-        const char *v;
-        if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
-            usage(stdout);
-            return 0;
-        } else if (cli_is(&it, "--epochs")) {
-            if (!(v = cli_value(&it)) || cli_size(&it, v, &epochs)) return CLI_USAGE;
-            if (!epochs) return cli_fail("demo", "--epochs: must be >= 1");
-        } else if (cli_is(&it, "--threads")) {
-            if (!(v = cli_value(&it)) || cli_size(&it, v, &threads)) return CLI_USAGE;
-            if (!threads) return cli_fail("demo", "--threads: must be >= 1");
-        } else if (cli_is(&it, "--seed")) {
-            if (!(v = cli_value(&it)) || cli_u64(&it, v, &seed)) return CLI_USAGE;
-        } else if (cli_is(&it, "--out")) {
-            if (!(out = cli_value(&it))) return CLI_USAGE;
-        } else if (cli_is(&it, "--quick")) {
-            quick = 1;
-        } else if (cli_is(&it, "--precision")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            if (dpc_precision_parse(v, &precision, &err))
-                return cli_fail("demo", "--%s", err.msg);
-        } else {
-            return cli_fail("demo", "%s: unknown option (see dpcorr demo --help)", it.name);
-        }
-    }
-    if (!epochs) epochs = quick ? 2 : DEMO_EPOCHS;
+    opt_set s;
+    int rc = opt_parse(&s, &DEMO_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
+    demo_cfg d;
+    d.quick = opt_given(&s, &D_QUICK);
+    d.epochs = opt_size(&s, &D_EPOCHS, d.quick ? 2 : DEMO_EPOCHS);
+    d.threads = opt_size(&s, &D_THREADS, 2);
+    d.seed = opt_u64(&s, &D_SEED, 1);
+    d.out = opt_str(&s, &D_OUT, "out");
+    d.dry_run = s.dry_run;
     /* --quick: 6000 images; the 32 cyclic-Poisson groups of 187 need a smaller batch */
-    size_t batch = quick ? 100 : DEMO_BATCH;
-    if (mkdir(out, 0755) != 0 && errno != EEXIST)
-        return cli_fail("demo", "--out: cannot create directory %s", out);
-    const char *spec = quick ? "fashion-mnist:limit=6000" : "fashion-mnist";
+    d.batch = d.quick ? 100 : DEMO_BATCH;
+    d.spec = d.quick ? "fashion-mnist:limit=6000" : "fashion-mnist";
+    int frontier = opt_given(&s, &D_FRONTIER);
+    size_t frontier_epochs = opt_typed(&s, &D_EPOCHS) ? d.epochs : 0;
+    d.precision = (dpc_precision)opt_word(&s, &D_PRECISION, DPC_PRECISION_DOUBLE);
+    if ((rc = opt_finish(&s)) || (rc = cli_make_out_dir(&s, &D_OUT, d.out))) return rc;
+    if (frontier) {
+        return demo_frontier(d.out, d.threads, d.seed, frontier_epochs, d.quick, d.dry_run);
+    }
+    if (d.dry_run) {
+        opt_dry_uint("epochs", d.epochs);
+        opt_dry_uint("threads", d.threads);
+        opt_dry_uint("seed", d.seed);
+        opt_dry_str("out", d.out);
+        opt_dry_uint("quick", (uint64_t)d.quick);
+        opt_dry_str("precision", dpc_precision_name(d.precision));
+    }
     dpc_rng rng;
-    dpc_rng_seed(&rng, seed);
+    dpc_rng_seed(&rng, d.seed);
     dpc_dataset *train = NULL, *test = NULL;
-    if (dpc_data_load_spec(&train, &test, spec, &rng, &err)) {
+    dpc_error err = {0};
+    if (dpc_data_load_spec(&train, &test, d.spec, &rng, &err)) {
         fprintf(stderr, "dpcorr demo: %s\n(install Debian's dataset-fashion-mnist: "
                         "./scripts/setup.sh)\n", err.msg);
         return CLI_RUNTIME;
     }
-    static const demo_run runs[2] = {
-        {"DP-SGD", DPC_MECH_IDENTITY, 0, DPC_SAMPLER_POISSON, DEMO_SGD_LR, DEMO_SGD_MOM},
-        {"BSR (amplified BandMF)", DPC_MECH_BSR, DEMO_BANDS, DPC_SAMPLER_CYCLIC_POISSON,
-         DEMO_BSR_LR, DEMO_BSR_MOM},
-    };
-    train_result res[2];
-    const char *labels[2];
-    int rc = 0;
-    memset(res, 0, sizeof res);
-    printf("dpcorr demo: Fashion-MNIST%s, MLP 784-256-10 (tanh), epsilon = 3, delta = 1e-5, "
-           "%zu epochs, batch %zu, %zu threads, %s\n",
-           quick ? " (6000-image subset, --quick)" : "", epochs, batch, threads,
-           dpc_precision_name(precision));
-    for (int r = 0; r < 2 && !rc; r++) {
-        train_opts o;
-        train_opts_init(&o);
-        char rep[1024];
-        snprintf(rep, sizeof rep, "%s/%s.json", out, r == 0 ? "dpsgd" : "bsr");
-        o.data = spec;
-        o.model = "mlp:256:tanh";
-        o.mech.p.kind = runs[r].kind;
-        o.mech.p.bands = runs[r].bands;
-        o.mech.have_kind = 1;
-        o.cfg.sampler = runs[r].sampler;
-        o.cfg.epsilon = 3.0;
-        o.cfg.delta = 1e-5;
-        o.cfg.epochs = epochs;
-        o.cfg.batch = batch;
-        o.cfg.clip = DEMO_CLIP;
-        o.cfg.lr = runs[r].lr;
-        o.cfg.momentum = runs[r].momentum;
-        o.cfg.schedule = DPC_LR_COOLDOWN;
-        o.cfg.accountant = DPC_ACCOUNTANT_PLD;
-        o.cfg.threads = threads;
-        o.cfg.precision = precision;
-        o.seed = seed;
-        o.report = rep;
-        o.label = runs[r].label;
-        labels[r] = runs[r].label;
-        rc = train_run(&o, train, test, &res[r]);
-        cli_mech_opts_free(&o.mech);
-    }
-    if (!rc) {
-        printf("\n%-24s %9s %9s %9s %14s %11s %12s %9s\n", "mechanism", "test_acc", "epsilon",
-               "delta", "z (per step)", "compositions", "examples/s", "time_s");
-        for (int r = 0; r < 2; r++)
-            printf("%-24s %9.4f %9.4g %9.3g %14.4g %11zu %12.0f %9.1f\n", labels[r],
-                   res[r].final_acc, res[r].ledger.epsilon, res[r].ledger.delta,
-                   res[r].ledger.noise_multiplier, res[r].ledger.rounds, res[r].examples_per_s,
-                   res[r].wall_s);
-        printf("(z: noise multiplier of each Poisson-subsampled Gaussian composition; both runs "
-               "are accounted with PLD, add/remove)\n");
-        char png[1024];
-        snprintf(png, sizeof png, "%s/demo.png", out);
-        if (mpi_run_rank() == 0 && train_plot(png, res, labels, 2) == 0) /* rank 0 writes */
-            printf("\nplot: %s\n", png);
-        printf("reports: %s/dpsgd.json %s/bsr.json (seeded mode, seed %llu)\n", out, out,
-               (unsigned long long)seed);
-    }
-    train_result_free(&res[0]);
-    train_result_free(&res[1]);
+    if (!d.dry_run)
+        printf("dpcorr demo: Fashion-MNIST%s, MLP 784-256-10 (tanh), epsilon = 3, delta = 1e-5, "
+               "%zu epochs, batch %zu, %zu threads, %s\n",
+               d.quick ? " (6000-image subset, --quick)" : "", d.epochs, d.batch, d.threads,
+               dpc_precision_name(d.precision));
+    rc = run_both(&d, train, test);
     dpc_dataset_free(train);
     dpc_dataset_free(test);
     return rc;

@@ -6,191 +6,244 @@
 
 #include <math.h>
 #include <string.h>
-#include <time.h>
 
-static void optimize_usage(FILE *f)
+static const opt_spec P_KIND = {
+    .name = "--kind", .metavar = "KIND", .type = OPT_CHOICE, .choices = "blt|banded|dense",
+    .section = "problem", .param = "kind",
+    .help = "blt (buffered linear Toeplitz, any n), banded (banded Toeplitz, needs --bands), "
+            "dense (optimal dense \"ME\", n <= 2048) (required)",
+    .example = "--kind banded --bands 4"};
+static const opt_spec P_STEPS = {
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e7, .section = "problem",
+    .param = "problem.steps,steps", .help = "number of steps n, at most 1e7 (dense: 2048) (required)",
+    .example = "--steps 90"};
+static const opt_spec P_PARTICIPATIONS = {
+    .name = "--participations", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e7,
+    .section = "problem", .param = "problem.participations,participations",
+    .help = "participations per example (default 1)", .example = "--participations 2"};
+static const opt_spec P_MIN_SEP = {
+    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e7,
+    .section = "problem", .param = "problem.min_sep,min_sep",
+    .help = "minimum separation between participations (default 1)",
+    .example = "--participations 2 --min-sep 20"};
+static const opt_spec P_OBJECTIVE = {
+    .name = "--objective", .metavar = "max|mean", .type = OPT_CHOICE, .choices = "max|mean",
+    .section = "problem", .param = "problem.objective,objective",
+    .help = "max error (default) or RMSE", .example = "--objective mean"};
+static const opt_spec P_MOMENTUM = {
+    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_HI_OPEN, .section = "problem", .param = "problem.workload.momentum,workload.momentum,momentum",
+    .help = "workload: SGD with momentum M in [0,1) (default 0: prefix sums)",
+    .example = "--momentum 0.5"};
+static const opt_spec P_DECAY = {
+    .name = "--decay", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
+    .section = "problem", .param = "problem.workload.decay,workload.decay,decay",
+    .help = "workload: weight-decay factor A in (0,1] (default 1)", .example = "--decay 0.9"};
+static const opt_spec P_BANDS = {
+    .name = "--bands", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e7,
+    .section = "optimizer", .param = "options.bands,bands",
+    .help = "banded: number of bands (required); dense, K > 1: bandwidth of C^T C (default B = "
+            "min-sep); every kind: the bands of the BSR/BISR shown for comparison (default max(B, 16) for K > 1, else 32)",
+    .example = "--bands 5"};
+static const opt_spec P_BUFFERS = {
+    .name = "--buffers", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 32,
+    .section = "optimizer", .param = "options.buffers,buffers", .when = "--kind blt",
+    .help = "exactly K buffers (default: grow until one more improves the loss by less than "
+            "1%, at most --max-buffers)",
+    .example = "--kind blt --buffers 2"};
+static const opt_spec P_MAX_BUFFERS = {
+    .name = "--max-buffers", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 32,
+    .section = "optimizer", .param = "options.max_buffers,max_buffers", .when = "--kind blt",
+    .conflicts = "--buffers", .help = "at most K buffers (default 10)",
+    .example = "--kind blt --max-buffers 3"};
+static const opt_spec P_ITERATIONS = {
+    .name = "--iterations", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6,
+    .section = "optimizer", .param = "options.max_iterations,max_iterations",
+    .help = "L-BFGS iterations per run (default: blt 500, banded 1000, dense 300, fewer for "
+            "dense n > 450)",
+    .example = "--iterations 20"};
+static const opt_spec P_OUT = {
+    .name = "--out", .metavar = "FILE", .type = OPT_STR, .flags = OPT_OUT_FILE,
+    .section = "output", .param = "out",
+    .help = "strategy file to write (JSON; use it as --kind file:FILE in `mech`, --mech "
+            "file:FILE in `account` and `train`) (required)",
+    .example = "--out {tmp}/opt.json"};
+
+static const opt_spec *const OPTIMIZE_OPTS[] = {
+    &P_KIND, &P_STEPS, &P_PARTICIPATIONS, &P_MIN_SEP, &P_OBJECTIVE, &P_MOMENTUM, &P_DECAY,
+    &P_BANDS, &P_BUFFERS, &P_MAX_BUFFERS, &P_ITERATIONS, &P_OUT, &OPT_JSON, &OPT_DRY_RUN,
+    &OPT_HELP, NULL};
+
+static const opt_cmd OPTIMIZE_CMD = {
+    .name = "mech optimize",
+    .usage = "dpcorr mech optimize --kind blt|banded|dense --steps N --out FILE\n"
+             "                            [--participations K --min-sep B] [--objective max|mean]\n"
+             "                            [--bands B] [--buffers K] [--momentum M] [--json]",
+    .about = "Optimizes a strategy C for the loss sensitivity^2 x error^2 (error of the workload\n"
+             "under the noise C^-1 Z: max row norm or RMSE), writes it to FILE and prints the loss\n"
+             "next to DP-SGD, optimal CC (nu=0), the best nu-DP-FTRL, BSR and BISR.",
+    .opts = OPTIMIZE_OPTS,
+    .minimal = "--kind blt --steps 50 --out {tmp}/min.json",
+};
+
+typedef struct opt_job {
+    int kind; /* 0 blt, 1 banded, 2 dense */
+    const char *out;
+    int json;
+    dpc_strategy_problem pb;
+    dpc_strategy_options o;
+} opt_job;
+
+static int read_job(opt_set *s, opt_job *j)
 {
-    fprintf(f,
-            "usage: dpcorr mech optimize --kind blt|banded|dense --steps N --out FILE\n"
-            "                            [--participations K --min-sep B] [--objective max|mean]\n"
-            "                            [--bands B] [--buffers K] [--momentum M] [--json]\n\n"
-            "Optimizes a strategy C for the loss sensitivity^2 x error^2 (error of the workload\n"
-            "under the noise C^-1 Z: max row norm or RMSE), writes it to FILE (JSON; use it with\n"
-            "--kind file:FILE in `mech`, --mech file:FILE in `account` and `train`) and prints the\n"
-            "loss next to DP-SGD, optimal CC (nu=0), the best nu-DP-FTRL, BSR and BISR.\n\n"
-            "  --kind KIND           blt (buffered linear Toeplitz, any n), banded (banded Toeplitz,\n"
-            "                        needs --bands), dense (optimal dense \"ME\", n <= 2048)\n"
-            "  --steps N             number of steps n (required)\n"
-            "  --participations K    participations per example (default 1)\n"
-            "  --min-sep B           minimum separation between participations (default 1)\n"
-            "  --objective max|mean  max error (default) or RMSE\n"
-            "  --bands B             banded: number of bands (required); dense, K > 1: bandwidth of\n"
-            "                        C^T C (default B = min-sep); also the bands of BSR/BISR shown\n"
-            "  --buffers K           blt: exactly K buffers (default: grow until one more improves\n"
-            "                        the loss by less than 1%%, at most --max-buffers)\n"
-            "  --max-buffers K       blt: at most K buffers (default 10)\n"
-            "  --momentum M          workload: SGD with momentum M in [0,1) (default 0: prefix sums)\n"
-            "  --decay A             workload: weight-decay factor A in (0,1] (default 1)\n"
-            "  --iterations N        L-BFGS iterations per run (default: blt 500, banded 1000,\n"
-            "                        dense 300, fewer for dense n > 450)\n"
-            "  --out FILE            strategy file to write (required)\n"
-            "  --json                one JSON object\n"
-            "  --help                this text\n");
+    static const char *const kinds[] = {"blt", "banded", "dense"};
+    dpc_strategy_problem_init(&j->pb, 0);
+    dpc_strategy_options_init(&j->o);
+    j->kind = opt_word(s, &P_KIND, -1);
+    j->pb.steps = opt_size(s, &P_STEPS, 0);
+    j->out = opt_str(s, &P_OUT, NULL);
+    j->json = opt_given(s, &OPT_JSON);
+    j->pb.participations = opt_size(s, &P_PARTICIPATIONS, 1);
+    j->pb.min_sep = opt_size(s, &P_MIN_SEP, 1);
+    j->pb.objective = opt_word(s, &P_OBJECTIVE, 0) ? DPC_OBJECTIVE_MEAN : DPC_OBJECTIVE_MAX;
+    j->pb.workload.momentum = opt_dbl(s, &P_MOMENTUM, 0.0);
+    j->pb.workload.decay = opt_dbl(s, &P_DECAY, 1.0);
+    j->o.bands = opt_size(s, &P_BANDS, 0);
+    j->o.max_iterations = opt_size(s, &P_ITERATIONS, 0);
+    if (j->kind == 0) {
+        j->o.buffers = opt_size(s, &P_BUFFERS, 0);
+        j->o.max_buffers = opt_size(s, &P_MAX_BUFFERS, 0);
+    }
+    if (j->kind < 0) return opt_fail_at(s, &P_KIND, "required (blt, banded or dense)");
+    if (j->pb.steps == 0) return opt_fail_at(s, &P_STEPS, "required (number of steps n >= 1)");
+    if (!j->out) return opt_fail_at(s, &P_OUT, "required (strategy file to write)");
+    int rc = opt_finish(s);
+    if (rc) return rc;
+    dpc_error err = {0};
+    if (dpc_strategy_problem_check(&j->pb, &err)) return opt_fail_lib(s, &err);
+    if (j->kind == 1 && j->o.bands == 0)
+        return opt_fail_at(s, &P_BANDS, "banded needs the number of bands");
+    if (j->kind == 2 && j->pb.steps > 2048)
+        return opt_fail_at(s, &P_STEPS, "dense optimization supports n <= 2048, got %zu",
+                           j->pb.steps);
+    if ((rc = cli_check_out_file(s, &P_OUT, j->out))) return rc;
+    if (s->dry_run) {
+        opt_dry_str("kind", kinds[j->kind]);
+        opt_dry_uint("problem.steps", j->pb.steps);
+        opt_dry_uint("problem.participations", j->pb.participations);
+        opt_dry_uint("problem.min_sep", j->pb.min_sep);
+        opt_dry_str("problem.objective", dpc_objective_name(j->pb.objective));
+        opt_dry_num("problem.workload.momentum", j->pb.workload.momentum);
+        opt_dry_num("problem.workload.decay", j->pb.workload.decay);
+        opt_dry_uint("options.bands", j->o.bands);
+        opt_dry_uint("options.buffers", j->o.buffers);
+        opt_dry_uint("options.max_buffers", j->o.max_buffers);
+        opt_dry_uint("options.max_iterations", j->o.max_iterations);
+        opt_dry_str("out", j->out);
+        opt_dry_uint("json", (uint64_t)j->json);
+    }
+    return 0;
 }
 
-static double now_s(void)
+static void print_json(const opt_job *j, const dpc_strategy *st, const char *desc, double secs,
+                       const dpc_strategy_baseline *bl, size_t nb)
 {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    static const char *const kinds[] = {"blt", "banded", "dense"};
+    const dpc_strategy_loss *l = &st->achieved;
+    jw w;
+    jw_begin_line(&w, stdout);
+    jw_str(&w, "kind", kinds[j->kind]);
+    jw_str(&w, "description", desc);
+    jw_int(&w, "steps", (long long)j->pb.steps);
+    jw_int(&w, "participations", (long long)j->pb.participations);
+    jw_int(&w, "min_sep", (long long)j->pb.min_sep);
+    jw_str(&w, "objective", dpc_objective_name(j->pb.objective));
+    jw_num(&w, "momentum", j->pb.workload.momentum);
+    jw_num(&w, "decay", j->pb.workload.decay);
+    jw_num(&w, "loss", l->loss);
+    jw_num(&w, "sensitivity", l->sensitivity);
+    jw_num(&w, "error", l->error);
+    jw_bool(&w, "exact", l->exact);
+    if (st->kind == DPC_MECH_BLT) jw_int(&w, "buffers", (long long)st->nbuf);
+    if (st->kind == DPC_MECH_TOEPLITZ) jw_int(&w, "bands", (long long)st->ncoeffs);
+    jw_int(&w, "iterations", (long long)st->iterations);
+    jw_num(&w, "seconds", secs);
+    jw_str(&w, "out", j->out);
+    jw_arr(&w, "baselines");
+    for (size_t i = 0; i < nb; i++) {
+        jw_obj(&w, NULL);
+        jw_str(&w, "name", bl[i].name);
+        jw_num(&w, "loss", bl[i].available ? bl[i].loss.loss : NAN);
+        jw_num(&w, "ratio", bl[i].available ? bl[i].loss.loss / l->loss : NAN);
+        jw_end(&w);
+    }
+    jw_finish(&w);
+}
+
+static void print_text(const opt_job *j, const dpc_strategy *st, const char *desc, double secs,
+                       const dpc_strategy_baseline *bl, size_t nb)
+{
+    const dpc_strategy_problem *pb = &j->pb;
+    const dpc_strategy_loss *l = &st->achieved;
+    printf("strategy          %s\n", desc);
+    printf("steps             %zu\n", pb->steps);
+    printf("participation     k = %zu, min-sep %zu\n", pb->participations, pb->min_sep);
+    if (pb->workload.momentum == 0.0 && pb->workload.decay == 1.0)
+        printf("workload          prefix sums\n");
+    else
+        printf("workload          SGD with momentum %g, decay %g\n", pb->workload.momentum,
+               pb->workload.decay);
+    printf("objective         %s error\n",
+           pb->objective == DPC_OBJECTIVE_MAX ? "max" : "mean (RMSE)");
+    printf("loss              %.8g  (sensitivity %.6g, error %.6g%s)\n", l->loss, l->sensitivity,
+           l->error, l->exact ? "" : ", sensitivity is a bound");
+    printf("time              %.3f s  (%zu L-BFGS iterations)\n", secs, st->iterations);
+    printf("saved             %s\n", j->out);
+    printf("\ncomparison (loss = sensitivity^2 x error^2; ratio = loss / optimized loss)\n");
+    printf("  %-34s %14.8g  %8.4f\n", "optimized (this)", l->loss, 1.0);
+    for (size_t i = 0; i < nb; i++) {
+        if (bl[i].available)
+            printf("  %-34s %14.8g  %8.4f\n", bl[i].name, bl[i].loss.loss,
+                   bl[i].loss.loss / l->loss);
+        else
+            printf("  %-34s %14s\n", bl[i].name, "n/a");
+    }
 }
 
 int cmd_mech_optimize(int argc, char **argv)
 {
-    const char *cmd = "mech optimize";
-    cli_iter it;
-    cli_iter_init(&it, cmd, argc, argv, 1);
-    dpc_strategy_problem pb;
-    dpc_strategy_problem_init(&pb, 0);
-    dpc_strategy_options o;
-    dpc_strategy_options_init(&o);
-    const char *kind = NULL, *outp = NULL, *v;
-    int json = 0;
-    while (cli_next(&it)) {
-        if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
-            optimize_usage(stdout);
-            return 0;
-        } else if (cli_is(&it, "--json")) {
-            json = 1;
-        } else if (cli_is(&it, "--kind")) {
-            if (!(kind = cli_value(&it))) return CLI_USAGE;
-            if (strcmp(kind, "blt") && strcmp(kind, "banded") && strcmp(kind, "dense"))
-                return cli_fail(cmd, "--kind: expected blt, banded or dense, got '%s'", kind);
-        } else if (cli_is(&it, "--objective")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            if (!strcmp(v, "max")) pb.objective = DPC_OBJECTIVE_MAX;
-            else if (!strcmp(v, "mean")) pb.objective = DPC_OBJECTIVE_MEAN;
-            else return cli_fail(cmd, "--objective: expected max or mean, got '%s'", v);
-        } else if (cli_is(&it, "--out")) {
-            if (!(outp = cli_value(&it))) return CLI_USAGE;
-        } else {
-            struct {
-                const char *name;
-                size_t *sz;
-                double *d;
-            } opts[] = {{"--steps", &pb.steps, NULL},
-                        {"--participations", &pb.participations, NULL},
-                        {"--min-sep", &pb.min_sep, NULL},
-                        {"--bands", &o.bands, NULL},
-                        {"--buffers", &o.buffers, NULL},
-                        {"--max-buffers", &o.max_buffers, NULL},
-                        {"--iterations", &o.max_iterations, NULL},
-                        {"--momentum", NULL, &pb.workload.momentum},
-                        {"--decay", NULL, &pb.workload.decay}};
-            int found = 0;
-            for (size_t i = 0; i < sizeof opts / sizeof opts[0]; i++) {
-                if (!cli_is(&it, opts[i].name)) continue;
-                found = 1;
-                if (!(v = cli_value(&it))) return CLI_USAGE;
-                if (opts[i].sz ? cli_size(&it, v, opts[i].sz) : cli_double(&it, v, opts[i].d))
-                    return CLI_USAGE;
-            }
-            if (!found) return cli_fail(cmd, "%s: unknown option (see dpcorr mech optimize --help)",
-                                        it.name);
-        }
-    }
-    if (!kind) return cli_fail(cmd, "--kind: required (blt, banded or dense)");
-    if (pb.steps == 0) return cli_fail(cmd, "--steps: required (number of steps n >= 1)");
-    if (!outp) return cli_fail(cmd, "--out: required (strategy file to write)");
-    if (pb.participations == 0) return cli_fail(cmd, "--participations: must be >= 1");
-    if (pb.min_sep == 0) return cli_fail(cmd, "--min-sep: must be >= 1");
+    opt_set s;
+    opt_job j;
+    int rc = opt_parse(&s, &OPTIMIZE_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
+    if ((rc = read_job(&s, &j)) || s.dry_run) return rc;
     dpc_error err = {0};
-    if (dpc_strategy_problem_check(&pb, &err)) return cli_fail(cmd, "--%s", err.msg);
-    if (!strcmp(kind, "banded") && o.bands == 0)
-        return cli_fail(cmd, "--bands: banded needs the number of bands");
-    if (!strcmp(kind, "dense") && pb.steps > 2048)
-        return cli_fail(cmd, "--steps: dense optimization supports n <= 2048, got %zu", pb.steps);
-
-    double t0 = now_s();
-    dpc_strategy *s = NULL;
-    dpc_status st = !strcmp(kind, "blt")      ? dpc_strategy_optimize_blt(&s, &pb, &o, &err)
-                    : !strcmp(kind, "banded") ? dpc_strategy_optimize_banded(&s, &pb, &o, &err)
-                                              : dpc_strategy_optimize_dense(&s, &pb, &o, &err);
-    double secs = now_s() - t0;
-    if (st) {
-        fprintf(stderr, "dpcorr %s: %s\n", cmd, err.msg);
-        return st == DPC_E_INVALID || st == DPC_E_RANGE ? CLI_USAGE : CLI_RUNTIME;
-    }
-    if (dpc_strategy_save(s, outp, &err)) {
-        fprintf(stderr, "dpcorr %s: --out: %s\n", cmd, err.msg);
-        dpc_strategy_free(s);
+    double t0 = cli_now();
+    dpc_strategy *st = NULL;
+    dpc_status stt = j.kind == 0   ? dpc_strategy_optimize_blt(&st, &j.pb, &j.o, &err)
+                     : j.kind == 1 ? dpc_strategy_optimize_banded(&st, &j.pb, &j.o, &err)
+                                   : dpc_strategy_optimize_dense(&st, &j.pb, &j.o, &err);
+    double secs = cli_now() - t0;
+    if (stt) return opt_fail_lib(&s, &err);
+    if (dpc_strategy_save(st, j.out, &err)) {
+        fprintf(stderr, "dpcorr mech optimize: --out: %s\n", err.msg);
+        dpc_strategy_free(st);
         return CLI_RUNTIME;
     }
     dpc_strategy_baseline bl[8];
     size_t nb = 0;
-    size_t cmp_bands = o.bands ? o.bands : 0;
-    if (dpc_strategy_baselines(&pb, cmp_bands, bl, 8, &nb, &err)) {
-        fprintf(stderr, "dpcorr %s: comparison: %s\n", cmd, err.msg);
+    if (dpc_strategy_baselines(&j.pb, j.o.bands, bl, 8, &nb, &err)) {
+        fprintf(stderr, "dpcorr mech optimize: comparison: %s\n", err.msg);
         nb = 0;
+        rc = CLI_RUNTIME;
     }
-    const dpc_strategy_loss *l = &s->achieved;
     char desc[96];
-    if (s->kind == DPC_MECH_BLT) snprintf(desc, sizeof desc, "BLT, %zu buffers", s->nbuf);
-    else if (s->kind == DPC_MECH_TOEPLITZ)
-        snprintf(desc, sizeof desc, "banded Toeplitz, %zu bands", s->ncoeffs);
+    if (st->kind == DPC_MECH_BLT) snprintf(desc, sizeof desc, "BLT, %zu buffers", st->nbuf);
+    else if (st->kind == DPC_MECH_TOEPLITZ)
+        snprintf(desc, sizeof desc, "banded Toeplitz, %zu bands", st->ncoeffs);
     else snprintf(desc, sizeof desc, "dense ME (n x n lower-triangular C)");
-    if (json) {
-        printf("{");
-        cli_json_str(stdout, "kind", kind, 1);
-        cli_json_str(stdout, "description", desc, 1);
-        cli_json_int(stdout, "steps", (long long)pb.steps, 1);
-        cli_json_int(stdout, "participations", (long long)pb.participations, 1);
-        cli_json_int(stdout, "min_sep", (long long)pb.min_sep, 1);
-        cli_json_str(stdout, "objective", dpc_objective_name(pb.objective), 1);
-        cli_json_num(stdout, "momentum", pb.workload.momentum, 1);
-        cli_json_num(stdout, "decay", pb.workload.decay, 1);
-        cli_json_num(stdout, "loss", l->loss, 1);
-        cli_json_num(stdout, "sensitivity", l->sensitivity, 1);
-        cli_json_num(stdout, "error", l->error, 1);
-        cli_json_bool(stdout, "exact", l->exact, 1);
-        if (s->kind == DPC_MECH_BLT) cli_json_int(stdout, "buffers", (long long)s->nbuf, 1);
-        if (s->kind == DPC_MECH_TOEPLITZ) cli_json_int(stdout, "bands", (long long)s->ncoeffs, 1);
-        cli_json_int(stdout, "iterations", (long long)s->iterations, 1);
-        cli_json_num(stdout, "seconds", secs, 1);
-        cli_json_str(stdout, "out", outp, 1);
-        printf("\"baselines\": [");
-        for (size_t i = 0; i < nb; i++) {
-            printf("%s{", i ? ", " : "");
-            cli_json_str(stdout, "name", bl[i].name, 1);
-            cli_json_num(stdout, "loss", bl[i].available ? bl[i].loss.loss : NAN, 1);
-            cli_json_num(stdout, "ratio", bl[i].available ? bl[i].loss.loss / l->loss : NAN, 0);
-            printf("}");
-        }
-        printf("]}\n");
-    } else {
-        printf("strategy          %s\n", desc);
-        printf("steps             %zu\n", pb.steps);
-        printf("participation     k = %zu, min-sep %zu\n", pb.participations, pb.min_sep);
-        if (pb.workload.momentum == 0.0 && pb.workload.decay == 1.0)
-            printf("workload          prefix sums\n");
-        else
-            printf("workload          SGD with momentum %g, decay %g\n", pb.workload.momentum,
-                   pb.workload.decay);
-        printf("objective         %s error\n", pb.objective == DPC_OBJECTIVE_MAX ? "max" : "mean (RMSE)");
-        printf("loss              %.8g  (sensitivity %.6g, error %.6g%s)\n", l->loss,
-               l->sensitivity, l->error, l->exact ? "" : ", sensitivity is a bound");
-        printf("time              %.3f s  (%zu L-BFGS iterations)\n", secs, s->iterations);
-        printf("saved             %s\n", outp);
-        printf("\ncomparison (loss = sensitivity^2 x error^2; ratio = loss / optimized loss)\n");
-        printf("  %-34s %14.8g  %8.4f\n", "optimized (this)", l->loss, 1.0);
-        for (size_t i = 0; i < nb; i++) {
-            if (bl[i].available)
-                printf("  %-34s %14.8g  %8.4f\n", bl[i].name, bl[i].loss.loss,
-                       bl[i].loss.loss / l->loss);
-            else
-                printf("  %-34s %14s\n", bl[i].name, "n/a");
-        }
-    }
-    dpc_strategy_free(s);
-    return 0;
+    if (j.json) print_json(&j, st, desc, secs, bl, nb);
+    else print_text(&j, st, desc, secs, bl, nb);
+    dpc_strategy_free(st);
+    return rc;
 }

@@ -1,6 +1,7 @@
-/* cmd_repro.c — `dpcorr repro TARGET [--quick] [--out DIR] [--json] [--seed S]`: the dispatcher
- * over the reproduction targets. Adding a paper's target is one line in `targets` (plus its
- * function, declared in repro.h). */
+/* cmd_repro.c — `dpcorr repro TARGET [--quick | --smoke] [--out DIR] [--json] [--seed S]`: the
+ * dispatcher over the reproduction targets. Adding a paper's target is one line in `targets`
+ * (plus its function, declared in repro.h). A deterministic target (no simulation) takes only
+ * --out and --json. */
 #include "cli.h"
 #include "repro.h"
 
@@ -11,26 +12,51 @@ typedef struct repro_target {
     const char *name;
     int (*run)(repro_ctx *c);
     const char *summary;
+    int deterministic; /* no simulation: --quick, --smoke and --seed do not apply */
 } repro_target;
 
 static const repro_target targets[] = {
-    {"nu-fig1", repro_nu_fig1, "nu-DP-FTRL Fig. 1: mean estimation ratio R(eta), beta*_t, |B*(w)|^2; simulation"},
-    {"nu-fig2", repro_nu_fig2, "nu-DP-FTRL Fig. 2: linear regression error vs d, d_eff, eta; slopes; simulation"},
-    {"nu-fig3", repro_nu_fig3, "nu-DP-FTRL Fig. 3: Theorem 3.1 bound vs condition number (SGD, nu, Optimized)"},
-    {"nu-fig4", repro_nu_fig4, "nu-DP-FTRL Fig. 4 on Fashion-MNIST: every mechanism at eps 1..8, seeds, mean +- std"},
-    {"nu-tables", repro_nu_tables, "nu-DP-FTRL Tables 1, 2, 4: rates, sensitivities, F_inf of every mechanism"},
-    {"ambssgd", repro_ambssgd, "adaptive-clipping linear regression: sigma, eps, N, d sweeps; adaptive vs fixed clip"},
-    {"kan", repro_kan, "KAN + DP-lambda-CGD: noise, sensitivity, kappa tables, lambda/width/n/eps trends, FMNIST KAN vs MLP"},
-    {"srgd", repro_srgd, "DP-SRGD: excess risk vs n, p, eps; regimes A/B; acceleration; tree vs independent; baselines"},
+    {"nu-fig1", repro_nu_fig1, "nu-DP-FTRL Fig. 1: mean estimation ratio R(eta), beta*_t, |B*(w)|^2; simulation", 0},
+    {"nu-fig2", repro_nu_fig2, "nu-DP-FTRL Fig. 2: linear regression error vs d, d_eff, eta; slopes; simulation", 0},
+    {"nu-fig3", repro_nu_fig3, "nu-DP-FTRL Fig. 3: Theorem 3.1 bound vs condition number (SGD, nu, Optimized)", 0},
+    {"nu-fig4", repro_nu_fig4, "nu-DP-FTRL Fig. 4 on Fashion-MNIST: every mechanism at eps 1..8, seeds, mean +- std", 0},
+    {"nu-tables", repro_nu_tables, "nu-DP-FTRL Tables 1, 2, 4: rates, sensitivities, F_inf of every mechanism (exact; no options)", 1},
+    {"ambssgd", repro_ambssgd, "adaptive-clipping linear regression: sigma, eps, N, d sweeps; adaptive vs fixed clip", 0},
+    {"kan", repro_kan, "KAN + DP-lambda-CGD: noise, sensitivity, kappa tables, lambda/width/n/eps trends, FMNIST KAN vs MLP", 0},
+    {"srgd", repro_srgd, "DP-SRGD: excess risk vs n, p, eps; regimes A/B; acceleration; tree vs independent; baselines", 0},
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 
+static const opt_spec R_QUICK = {
+    .name = "--quick", .type = OPT_FLAG, .section = "options", .param = "quick",
+    .conflicts = "--smoke", .help = "reduced grids and horizons (each target < 1 minute)",
+    .example = "--quick"};
+static const opt_spec R_SMOKE = {
+    .name = "--smoke", .type = OPT_FLAG, .section = "options", .param = "smoke",
+    .help = "tiny grids for sanitizer test runs (numbers not meaningful)", .example = "--smoke"};
+static const opt_spec R_OUT = {
+    .name = "--out", .metavar = "DIR", .type = OPT_STR, .flags = OPT_OUT_DIR,
+    .section = "options", .param = "out", .help = "output directory (default repro-out/TARGET)",
+    .example = "--out {tmp}/repro"};
+static const opt_spec R_JSON = {
+    .name = "--json", .type = OPT_FLAG, .section = "options", .param = "json",
+    .help = "print the JSON summary on stdout (the text report goes to stderr)",
+    .example = "--json"};
+static const opt_spec R_SEED = {
+    .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG, .section = "options",
+    .param = "seed", .help = "root seed of the simulations (default 20240101; recorded)",
+    .example = "--seed 5"};
+
+static const opt_spec *const SIM_OPTS[] = {&R_QUICK, &R_SMOKE, &R_OUT, &R_JSON, &R_SEED,
+                                           &OPT_DRY_RUN, &OPT_HELP, NULL};
+static const opt_spec *const EXACT_OPTS[] = {&R_OUT, &R_JSON, &OPT_DRY_RUN, &OPT_HELP, NULL};
+
 static void repro_usage(FILE *f)
 {
-    fprintf(f, "usage: dpcorr repro TARGET [--quick] [--out DIR] [--json] [--seed S]\n\n"
+    fprintf(f, "usage: dpcorr repro TARGET [--quick | --smoke] [--out DIR] [--json] [--seed S]\n\n"
                "Reproduces a paper's figure or table: writes CSV files, a PNG plot (gnuplot) and\n"
                "TARGET.json into DIR, and reports which paper numbers are reproduced and which are\n"
-               "not (and why).\n\ntargets:\n");
+               "not (and why). dpcorr repro TARGET --help lists the options of a target.\n\ntargets:\n");
     for (size_t i = 0; i < NTARGETS; i++) fprintf(f, "  %-10s %s\n", targets[i].name, targets[i].summary);
     fprintf(f, "\noptions:\n"
                "  --quick      reduced grids and horizons (each target < 1 minute)\n"
@@ -38,81 +64,97 @@ static void repro_usage(FILE *f)
                "  --out DIR    output directory (default repro-out/TARGET)\n"
                "  --json       print the JSON summary on stdout (the text report goes to stderr)\n"
                "  --seed S     root seed of the simulations (default 20240101; recorded)\n"
+               "  --dry-run    check the options and the output directory, print them and exit\n"
                "  --help       this text\n");
 }
 
-int cmd_repro(int argc, char **argv)
+/* Runs target t with the options; writes TARGET.json. */
+static int run_target(const repro_target *t, repro_opts *o)
 {
-    cli_iter it;
-    cli_iter_init(&it, "repro", argc, argv, 1);
-    repro_opts o = {NULL, 0, 0, 0, NULL, 20240101u};
-    const char *v;
-    while (cli_next(&it)) {
-        if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
-            repro_usage(stdout);
-            return 0;
-        } else if (cli_is(&it, "--quick")) {
-            o.quick = 1;
-        } else if (cli_is(&it, "--smoke")) {
-            o.quick = o.smoke = 1;
-        } else if (cli_is(&it, "--json")) {
-            o.json = 1;
-        } else if (cli_is(&it, "--out")) {
-            if (!(v = cli_value(&it))) return CLI_USAGE;
-            o.out = v;
-        } else if (cli_is(&it, "--seed")) {
-            if (!(v = cli_value(&it)) || cli_u64(&it, v, &o.seed)) return CLI_USAGE;
-        } else if (it.name[0] != '-' && !o.target) {
-            o.target = it.name;
-        } else {
-            return cli_fail("repro", "%s: unknown option (see dpcorr repro --help)", it.name);
-        }
-    }
-    if (!o.target) {
-        repro_usage(stderr);
-        return cli_fail("repro", "missing TARGET");
-    }
-    const repro_target *t = NULL;
-    for (size_t i = 0; i < NTARGETS; i++)
-        if (!strcmp(o.target, targets[i].name)) t = &targets[i];
-    if (!t) return cli_fail("repro", "%s: unknown target (see dpcorr repro --help)", o.target);
-    char outbuf[4096];
-    if (!o.out) {
-        snprintf(outbuf, sizeof outbuf, "repro-out/%s", t->name);
-        o.out = outbuf;
-    }
-    if (repro_mkdir_p(o.out)) return cli_fail("repro", "--out: cannot create directory '%s'", o.out);
-    repro_ctx c = {&o, NULL, NULL, 0, 1, 1, repro_now()};
+    repro_ctx c = {o, NULL, NULL, 0, 1, 1, 0, repro_now()};
     c.json = open_memstream(&c.json_buf, &c.json_len);
     if (!c.json) {
         fprintf(stderr, "dpcorr repro: out of memory\n");
         return CLI_RUNTIME;
     }
     repro_json_str(&c, "target", t->name);
-    repro_json_raw(&c, "quick", "%s", o.quick ? "true" : "false");
-    repro_json_raw(&c, "smoke", "%s", o.smoke ? "true" : "false");
-    repro_json_raw(&c, "seed", "%llu", (unsigned long long)o.seed);
-    repro_json_str(&c, "out", o.out);
+    repro_json_raw(&c, "quick", "%s", o->quick ? "true" : "false");
+    repro_json_raw(&c, "smoke", "%s", o->smoke ? "true" : "false");
+    repro_json_raw(&c, "seed", "%llu", (unsigned long long)o->seed);
+    repro_json_str(&c, "out", o->out);
     repro_say(&c, "dpcorr repro %s%s  (seed %llu, output %s)\n", t->name,
-              o.smoke ? " --smoke" : o.quick ? " --quick" : "",
-              (unsigned long long)o.seed, o.out);
+              o->smoke ? " --smoke" : o->quick ? " --quick" : "", (unsigned long long)o->seed,
+              o->out);
     int rc = t->run(&c);
     double secs = repro_now() - c.t0;
     repro_json_raw(&c, "png_ok", "%s", c.plots_ok ? "true" : "false");
     repro_json_num(&c, "seconds", secs);
     fclose(c.json);
     char path[4200];
-    snprintf(path, sizeof path, "%s/%s.json", o.out, t->name);
+    snprintf(path, sizeof path, "%s/%s.json", o->out, t->name);
     FILE *f = fopen(path, "w");
     if (f) {
         fprintf(f, "{%s\n}\n", c.json_buf);
-        fclose(f);
+        if (cli_close_out(f, "repro", path)) rc = 1;
     } else {
         fprintf(stderr, "dpcorr repro: cannot write %s\n", path);
-        rc = rc ? rc : CLI_RUNTIME;
+        rc = 1;
     }
-    if (o.json) printf("{%s\n}\n", c.json_buf);
+    if (c.write_failed) rc = 1;
+    if (o->json) printf("{%s\n}\n", c.json_buf);
     else printf("summary: %s (%.1f s)\n", path, secs);
     free(c.json_buf);
     return rc ? CLI_RUNTIME : 0;
+}
+
+int cmd_repro(int argc, char **argv)
+{
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        repro_usage(argc < 2 ? stderr : stdout);
+        if (argc < 2) fprintf(stderr, "dpcorr repro: missing TARGET\n");
+        return argc < 2 ? CLI_USAGE : 0;
+    }
+    const repro_target *t = NULL;
+    for (size_t i = 0; i < NTARGETS; i++)
+        if (!strcmp(argv[1], targets[i].name)) t = &targets[i];
+    if (!t) {
+        if (argv[1][0] == '-')
+            fprintf(stderr, "dpcorr repro: missing TARGET (the first argument; got the option %s)\n",
+                    argv[1]);
+        else
+            fprintf(stderr, "dpcorr repro: %s: unknown target (see dpcorr repro --help)\n", argv[1]);
+        return CLI_USAGE;
+    }
+    char name[64], outbuf[4096];
+    snprintf(name, sizeof name, "repro %s", t->name);
+    opt_cmd cmd = {.name = name,
+                   .usage = t->deterministic ? "dpcorr repro TARGET [--out DIR] [--json]"
+                                             : "dpcorr repro TARGET [--quick | --smoke] [--out DIR] "
+                                               "[--json] [--seed S]",
+                   .about = t->summary,
+                   .opts = t->deterministic ? EXACT_OPTS : SIM_OPTS,
+                   .minimal = ""};
+    opt_set s;
+    int rc = opt_parse(&s, &cmd, argc, argv, 2, 0);
+    if (rc || s.help) return rc;
+    repro_opts o = {t->name, 0, 0, 0, NULL, 20240101u};
+    if (!t->deterministic) {
+        o.smoke = opt_given(&s, &R_SMOKE);
+        o.quick = o.smoke || opt_given(&s, &R_QUICK);
+        o.seed = opt_u64(&s, &R_SEED, o.seed);
+    }
+    o.json = opt_given(&s, &R_JSON);
+    snprintf(outbuf, sizeof outbuf, "repro-out/%s", t->name);
+    o.out = opt_str(&s, &R_OUT, outbuf);
+    if ((rc = opt_finish(&s)) || (rc = cli_make_out_dir(&s, &R_OUT, o.out))) return rc;
+    if (s.dry_run) {
+        opt_dry_str("target", t->name);
+        opt_dry_uint("quick", (uint64_t)o.quick);
+        opt_dry_uint("smoke", (uint64_t)o.smoke);
+        opt_dry_uint("seed", o.seed);
+        opt_dry_str("out", o.out);
+        opt_dry_uint("json", (uint64_t)o.json);
+        return 0;
+    }
+    return run_target(t, &o);
 }

@@ -10,54 +10,181 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void theory_usage(FILE *f)
-{
-    fprintf(f,
-            "usage: dpcorr theory [--problem lti|mean|sc] [mechanism options] [problem options] [--json]\n\n"
-            "Stationary error (T -> infinity) of Noisy-SGD / DP-FTRL with Toeplitz noise coefficients\n"
-            "(Choquette-Choo et al., nu-DP-FTRL paper), at sigma^2 = G^2 gamma_inf^2 / (2 rho).\n"
-            "Errors are E||theta - theta*||_H^2 (lti; = 2 x (F - F*)), E delta^2 (mean), F - F* (sc).\n\n"
-            "problems:\n"
-            "  --problem lti         linear regression, H = diag(k^-alpha), fixed design (default)\n"
-            "  --problem mean        mean estimation (Theorem 2.1): d = 1, lambda = 1\n"
-            "  --problem sc          Theorem 3.1/E.1 bound for mu-strongly convex, L-smooth F\n"
-            "problem options:\n"
-            "  --d D                 dimension (default 128)\n"
-            "  --alpha A             eigenvalue decay lambda_k = k^-A (default 1)\n"
-            "  --eta E               learning rate (default 0.02)\n"
-            "  --rho R               zCDP parameter (default 0.5)\n"
-            "  --G G                 clip norm (default 1)\n"
-            "  --sigma-sgd S         data-noise std (default 0)\n"
-            "  --mu M --L L          sc: strong convexity and smoothness (default 0.01, 1)\n"
-            "  --tmax T              sc: Zames-Falb multipliers |t| <= T (default 4)\n"
-            "  --simulate N          lti/mean: also simulate N measured steps (burn-in 10/min(nu, eta mu))\n"
-            "  --random              ... in random Gaussian design (default fixed design)\n"
-            "  --seed S              simulation seed (default 1; recorded)\n"
-            "  --len N               coefficients kept for non-family Toeplitz kinds (default 65536)\n"
-            "mechanism (the noising coefficients beta of B):\n"
-            "  --kind KIND           identity | nu | antipgd | lcgd | bisr | bsr | blt | toeplitz\n"
-            "                        (default nu with nu = eta lambda_min, the Theorem 2.2 choice)\n"
-            "  --nu V                nu / antipgd damping; other kind options as in `dpcorr mech`\n"
-            "output:\n"
-            "  --json                one JSON object\n"
-            "  --help                this text\n");
-}
+#define PB "problem"
+static const opt_spec T_PROBLEM = {
+    .name = "--problem", .metavar = "P", .type = OPT_CHOICE, .choices = "lti|mean|sc",
+    .section = PB, .param = "problem",
+    .help = "lti: linear regression, H = diag(k^-alpha), fixed design (default); mean: mean "
+            "estimation (Theorem 2.1, d = 1, lambda = 1); sc: the Theorem 3.1/E.1 bound for "
+            "mu-strongly convex, L-smooth F",
+    .example = "--problem sc"};
+static const opt_spec T_D = {
+    .name = "--d", .metavar = "D", .type = OPT_UINT, .lo = 1, .hi = 100000, .section = PB,
+    .param = "d", .when = "--problem lti|sc", .help = "dimension in [1, 100000] (default 128)",
+    .example = "--d 16"};
+static const opt_spec T_ALPHA = {
+    .name = "--alpha", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 100, .section = PB,
+    .param = "alpha", .when = "--problem lti",
+    .help = "eigenvalue decay lambda_k = k^-A, A in [0, 100] (default 1)", .example = "--alpha 2"};
+static const opt_spec T_ETA = {
+    .name = "--eta", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PB, .param = "eta", .help = "learning rate (default 0.02)",
+    .example = "--eta 0.05"};
+static const opt_spec T_RHO = {
+    .name = "--rho", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PB, .param = "rho", .help = "zCDP parameter (default 0.5)",
+    .example = "--rho 2"};
+static const opt_spec T_G = {
+    .name = "--G", .metavar = "G", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PB, .param = "G", .help = "clip norm (default 1)",
+    .example = "--G 2"};
+static const opt_spec T_SGD = {
+    .name = "--sigma-sgd", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .section = PB, .param = "sigma_sgd", .help = "data-noise std (default 0)",
+    .example = "--sigma-sgd 0.5"};
+static const opt_spec T_MU = {
+    .name = "--mu", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PB, .param = "mu", .when = "--problem sc",
+    .help = "strong convexity (default 0.01)", .example = "--problem sc --mu 0.1"};
+static const opt_spec T_L = {
+    .name = "--L", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PB, .param = "L", .when = "--problem sc",
+    .help = "smoothness (default 1)", .example = "--problem sc --L 2"};
+static const opt_spec T_TMAX = {
+    .name = "--tmax", .metavar = "T", .type = OPT_UINT, .lo = 0, .hi = 1000, .section = PB,
+    .param = "tmax", .when = "--problem sc",
+    .help = "Zames-Falb multipliers |t| <= T, T <= 1000 (default 4)",
+    .example = "--problem sc --tmax 2"};
+static const opt_spec T_SIMULATE = {
+    .name = "--simulate", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = PB,
+    .param = "simulate,steps", .when = "--problem lti|mean",
+    .help = "also simulate N measured steps, N <= 1e9 (burn-in 10/min(nu, eta mu))",
+    .example = "--simulate 1000"};
+static const opt_spec T_RANDOM = {
+    .name = "--random", .type = OPT_FLAG, .section = PB, .param = "model",
+    .when = "--simulate", .help = "... in random Gaussian design (default fixed design)",
+    .example = "--simulate 1000 --random"};
+static const opt_spec T_SEED = {
+    .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG, .section = PB,
+    .param = "seed", .when = "--simulate", .help = "simulation seed (default 1; recorded)",
+    .example = "--simulate 1000 --seed 7"};
+static const opt_spec T_LEN = {
+    .name = "--len", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e8, .section = PB,
+    .param = "len,mech.steps", .when = "--kind bsr|bisr|blt|toeplitz|file:PATH",
+    .help = "noising coefficients kept for non-family Toeplitz kinds (default 65536)",
+    .example = "--kind bsr --bands 4 --len 1000"};
+#undef PB
+static const opt_spec T_KIND = {
+    .name = "--kind", .metavar = "KIND", .type = OPT_STR, .section = "mechanism (the noising "
+    "coefficients beta of B)", .param = "mech.kind,kind",
+    .help = "identity | nu | antipgd | lcgd | bsr | bisr | blt | toeplitz | file:PATH (default "
+            "nu with nu = eta lambda_min, the Theorem 2.2 choice)",
+    .example = "--kind antipgd"};
+
+static const opt_spec *const THEORY_OPTS[] = {
+    &T_PROBLEM, &T_D, &T_ALPHA, &T_ETA, &T_RHO, &T_G, &T_SGD, &T_MU, &T_L, &T_TMAX, &T_SIMULATE,
+    &T_RANDOM, &T_SEED, &T_LEN, MECH_KIND_OPTS(T_KIND, MO_MOMENTUM, MO_DECAY), &OPT_JSON,
+    &OPT_DRY_RUN, &OPT_HELP, NULL};
+
+static const opt_cmd THEORY_CMD = {
+    .name = "theory",
+    .usage = "dpcorr theory [--problem lti|mean|sc] [mechanism options] [problem options] [--json]",
+    .about = "Stationary error (T -> infinity) of Noisy-SGD / DP-FTRL with Toeplitz noise\n"
+             "coefficients (Choquette-Choo et al., nu-DP-FTRL paper), at sigma^2 = G^2 gamma_inf^2 /\n"
+             "(2 rho). Errors are E||theta - theta*||_H^2 (lti; = 2 x (F - F*)), E delta^2 (mean),\n"
+             "F - F* (sc).",
+    .opts = THEORY_OPTS,
+    .kind_opt = "--kind",
+    .minimal = "",
+};
 
 typedef struct th_opts {
     int problem; /* 0 lti, 1 mean, 2 sc */
-    size_t d, tmax, len;
+    size_t d, tmax, len, simulate;
     double alpha, eta, rho, G, sgd, mu, L;
-    size_t simulate;
-    int random, json, have_kind, have_nu;
+    int random, json;
     uint64_t seed;
+    cli_mech_opts mo;
+    double *lam; /* (d) eigenvalues */
 } th_opts;
 
-static int simulate(const th_opts *o, const dpc_theory_beta *b, size_t d, const double *lam, double g2,
-                    double nu, dpc_sim_result *r, size_t *len)
+static const mech_read THEORY_MECH = {&T_KIND, NULL, &MO_MOMENTUM, &MO_DECAY, 0, 0};
+
+static int toeplitz_array_kind(const cli_mech_opts *mo)
+{
+    dpc_mech_kind k = mo->p.kind;
+    return mo->strategy_path || k == DPC_MECH_BSR || k == DPC_MECH_BISR || k == DPC_MECH_BLT ||
+           k == DPC_MECH_TOEPLITZ;
+}
+
+/* Reads the options the problem and mechanism chosen use; fills o->lam. */
+static int th_read(th_opts *o, opt_set *s)
+{
+    o->problem = opt_word(s, &T_PROBLEM, 0);
+    o->d = o->problem == 1 ? 1 : opt_size(s, &T_D, 128);
+    o->alpha = o->problem == 0 ? opt_dbl(s, &T_ALPHA, 1.0) : 1.0;
+    o->eta = opt_dbl(s, &T_ETA, 0.02);
+    o->rho = opt_dbl(s, &T_RHO, 0.5);
+    o->G = opt_dbl(s, &T_G, 1.0);
+    o->sgd = opt_dbl(s, &T_SGD, 0.0);
+    if (o->problem == 2) {
+        o->mu = opt_dbl(s, &T_MU, 0.01);
+        o->L = opt_dbl(s, &T_L, 1.0);
+        o->tmax = opt_size(s, &T_TMAX, 4);
+    } else {
+        o->simulate = opt_size(s, &T_SIMULATE, 0);
+        if (o->simulate) {
+            o->random = opt_given(s, &T_RANDOM);
+            o->seed = opt_u64(s, &T_SEED, 1);
+        }
+    }
+    o->json = opt_given(s, &OPT_JSON);
+    cli_mech_opts *mo = &o->mo;
+    mo->p.kind = DPC_MECH_NU;
+    int rc = cli_mech_read(mo, s, &THEORY_MECH);
+    if (rc) return rc;
+    o->len = toeplitz_array_kind(mo) ? opt_size(s, &T_LEN, 65536) : 65536;
+    if ((rc = opt_finish(s))) return rc;
+    o->lam = malloc(o->d * sizeof *o->lam);
+    if (!o->lam) return opt_fail(s, "out of memory");
+    if (o->problem == 1) o->lam[0] = 1.0;
+    else dpc_theory_powerlaw(o->lam, o->d, o->alpha);
+    double lmin = o->problem == 2 ? o->mu : o->lam[o->d - 1];
+    /* the Theorem 2.2 choice nu = eta lambda_min (a derived value: library errors say so) */
+    if (mo->p.kind == DPC_MECH_NU && !mo->strategy_path && !opt_typed(s, &MO_NU))
+        mo->p.nu = fmin(o->eta * lmin, 0.999);
+    mo->p.steps = o->len;
+    return cli_mech_load(mo, s, &THEORY_MECH);
+}
+
+static void th_dry(const th_opts *o)
+{
+    static const char *const problems[] = {"lti", "mean", "sc"};
+    opt_dry_str("problem", problems[o->problem]);
+    opt_dry_uint("d", o->d);
+    opt_dry_num("alpha", o->alpha);
+    opt_dry_num("eta", o->eta);
+    opt_dry_num("rho", o->rho);
+    opt_dry_num("G", o->G);
+    opt_dry_num("sigma_sgd", o->sgd);
+    opt_dry_num("mu", o->mu);
+    opt_dry_num("L", o->L);
+    opt_dry_uint("tmax", o->tmax);
+    opt_dry_uint("simulate", o->simulate);
+    opt_dry_str("model", o->random ? "random" : "fixed");
+    opt_dry_uint("seed", o->seed);
+    opt_dry_uint("len", o->len);
+    opt_dry_uint("json", (uint64_t)o->json);
+    cli_mech_dry(&o->mo, 0);
+}
+
+static int simulate(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, double g2,
+                    dpc_sim_result *r, size_t *len)
 {
     dpc_error err = {0};
+    double nu = b->kind == DPC_THEORY_BETA_NU ? b->nu : 0.0;
     *len = dpc_theory_beta_len_for_tail(b, 1e-8, 1);
-    if (!*len) return cli_fail("theory", "--simulate: coefficients do not decay");
+    if (!*len) return opt_fail_at(s, &T_SIMULATE, "coefficients do not decay");
     double *beta = malloc(*len * sizeof *beta);
     if (!beta) return CLI_RUNTIME;
     dpc_theory_beta_coeffs(b, beta, *len);
@@ -67,10 +194,10 @@ static int simulate(const th_opts *o, const dpc_theory_beta *b, size_t d, const 
     c.eta = o->eta;
     c.sigma = o->G * sqrt(g2 / (2 * o->rho));
     c.sigma_sgd = o->sgd;
-    c.d = d;
-    c.lambda = lam;
-    double lmin = lam[0];
-    for (size_t j = 0; j < d; j++) lmin = fmin(lmin, lam[j]);
+    c.d = o->d;
+    c.lambda = o->lam;
+    double lmin = o->lam[0];
+    for (size_t j = 0; j < o->d; j++) lmin = fmin(lmin, o->lam[j]);
     double slow = fmin(o->eta * lmin, nu > 0 ? nu : 1.0);
     c.burn_in = (size_t)(10.0 / slow);
     c.steps = o->simulate;
@@ -78,198 +205,188 @@ static int simulate(const th_opts *o, const dpc_theory_beta *b, size_t d, const 
     c.beta = beta;
     c.len = *len;
     int rc = 0;
-    if (dpc_sim_run(&c, r, &err)) {
-        fprintf(stderr, "dpcorr theory: --simulate: %s\n", err.msg);
-        rc = err.status == DPC_E_INVALID ? CLI_USAGE : CLI_RUNTIME;
-    }
+    if (dpc_sim_run(&c, r, &err)) rc = opt_fail_lib_at(s, &T_SIMULATE, &err);
     free(beta);
+    return rc;
+}
+
+static int run_sc(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, const char *desc,
+                  double g2)
+{
+    dpc_error err = {0};
+    dpc_theory_sc sp = {o->mu, o->L, o->eta, o->rho, o->G, o->sgd, o->d, o->tmax};
+    dpc_theory_sc_result r, ro = {NAN, NAN, NAN, 0};
+    if (dpc_theory_sc_bound(&sp, b, &r, &err)) return opt_fail_lib(s, &err);
+    int have_opt = o->sgd == 0.0 && !dpc_theory_sc_optimized(&sp, &ro, &err);
+    if (o->json) {
+        jw w;
+        jw_begin_line(&w, stdout);
+        jw_str(&w, "problem", "sc");
+        jw_str(&w, "mechanism", desc);
+        jw_num(&w, "kappa", o->L / o->mu);
+        jw_num(&w, "gamma_inf2", g2);
+        jw_num(&w, "bound_F", r.value);
+        jw_num(&w, "bound_dist2", r.dist);
+        jw_num(&w, "optimized_bound_F", have_opt ? ro.value : NAN);
+        jw_finish(&w);
+        return 0;
+    }
+    printf("mechanism            %s\n", desc);
+    printf("problem              mu = %g, L = %g (kappa %g), eta = %g, rho = %g, G = %g, d = %zu\n",
+           o->mu, o->L, o->L / o->mu, o->eta, o->rho, o->G, o->d);
+    printf("gamma_inf^2          %.8g\n", g2);
+    printf("Thm 3.1 bound F-F*   %.8g  (E||theta-theta*||^2 <= %.8g; doc/theory.md constants)\n",
+           r.value, r.dist);
+    if (have_opt) printf("Optimized DP-FTRL    %.8g\n", ro.value);
+    return 0;
+}
+
+/* Everything the lti and mean problems print. */
+typedef struct lti_out {
+    dpc_theory_lti ls, lq;
+    int series_ok, have_sim;
+    double opt, mean_opt;
+    dpc_theory_bounds bd;
+    dpc_theory_rates rt;
+    dpc_sim_result sr;
+    size_t slen;
+} lti_out;
+
+static void lti_json(const th_opts *o, const char *desc, double g2, const lti_out *u)
+{
+    jw w;
+    jw_begin_line(&w, stdout);
+    jw_str(&w, "problem", o->problem ? "mean" : "lti");
+    jw_str(&w, "mechanism", desc);
+    jw_int(&w, "d", (long long)o->d);
+    jw_num(&w, "alpha", o->alpha);
+    jw_num(&w, "eta", o->eta);
+    jw_num(&w, "rho", o->rho);
+    jw_num(&w, "d_eff", u->rt.d_eff);
+    jw_num(&w, "gamma_inf2", g2);
+    jw_num(&w, "v0", u->lq.v0);
+    jw_num(&w, "v0_series", u->series_ok ? u->ls.v0 : NAN);
+    jw_num(&w, "v0_sgd_noise", u->lq.v0_sgd);
+    jw_num(&w, "lti_opt", u->opt);
+    if (o->problem == 1) {
+        jw_num(&w, "mean_opt", u->mean_opt);
+        jw_num(&w, "ratio_R", dpc_theory_mean_ratio(o->eta));
+    }
+    jw_num(&w, "lower_universal", u->bd.lower_universal);
+    jw_num(&w, "lower_c18", u->bd.lower_freq);
+    jw_num(&w, "upper_c14", u->bd.upper_time);
+    jw_num(&w, "upper_c15", u->bd.upper_freq);
+    jw_num(&w, "sandwich_upper", u->bd.sandwich_upper);
+    jw_num(&w, "rate_sgd", u->rt.sgd);
+    jw_num(&w, "rate_ftrl", u->rt.ftrl);
+    jw_num(&w, "rate_lower", u->rt.lower);
+    if (u->have_sim) {
+        jw_str(&w, "sim_design", o->random ? "random" : "fixed");
+        jw_num(&w, "sim_mean", u->sr.mean);
+        jw_num(&w, "sim_stderr", u->sr.stderr_);
+        jw_int(&w, "sim_steps", (long long)u->sr.steps);
+        jw_int(&w, "sim_burn_in", (long long)u->sr.burn_in);
+        jw_int(&w, "sim_seed", (long long)u->sr.seed);
+    }
+    jw_finish(&w);
+}
+
+static void lti_text(const th_opts *o, const char *desc, double g2, const lti_out *u)
+{
+    printf("mechanism            %s\n", desc);
+    if (o->problem == 1)
+        printf("problem              mean estimation, eta = %g, rho = %g, G = %g, sigma_sgd = %g\n",
+               o->eta, o->rho, o->G, o->sgd);
+    else
+        printf("problem              linear regression, d = %zu, lambda_k = k^-%g (d_eff %.6g), "
+               "eta = %g, rho = %g, G = %g, sigma_sgd = %g\n",
+               o->d, o->alpha, u->rt.d_eff, o->eta, o->rho, o->G, o->sgd);
+    printf("gamma_inf^2          %.8g\n", g2);
+    printf("F_inf (V0)           %.8g  (quadrature)%s", u->lq.v0, u->series_ok ? "" : "\n");
+    if (u->series_ok)
+        printf("; series %.8g (rel. diff %.1e)\n", u->ls.v0,
+               fabs(u->ls.v0 - u->lq.v0) / fabs(u->lq.v0));
+    if (o->problem == 1)
+        printf("optimum over beta    %.8g  (nu = eta; R(eta) = %.6g)\n", u->mean_opt,
+               dpc_theory_mean_ratio(o->eta));
+    else
+        printf("LTI optimum          %.8g  (over all beta)\n", u->opt);
+    printf("lower bounds         universal %.6g, Thm C.18 %.6g\n", u->bd.lower_universal,
+           u->bd.lower_freq);
+    printf("upper bounds         Thm C.14 %.6g, Thm C.15 %.6g, sandwich %.6g (random Gaussian "
+           "design)\n",
+           u->bd.upper_time, u->bd.upper_freq, u->bd.sandwich_upper);
+    if (o->problem == 0)
+        printf("Table 1 rates        SGD %.4g, FTRL %.4g, lower %.4g (constants dropped)\n",
+               u->rt.sgd, u->rt.ftrl, u->rt.lower);
+    if (u->have_sim)
+        printf("simulation           %.8g +- %.2g (%s design, %zu steps after %zu burn-in, seed "
+               "%llu, %zu coefficients)\n",
+               u->sr.mean, u->sr.stderr_, o->random ? "random" : "fixed", u->sr.steps,
+               u->sr.burn_in, (unsigned long long)u->sr.seed, u->slen);
+}
+
+static int run_lti(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, const char *desc,
+                   double g2)
+{
+    dpc_error err = {0};
+    lti_out u;
+    memset(&u, 0, sizeof u);
+    dpc_theory_problem p = {o->eta, o->rho, o->G, o->sgd, o->d, o->lam};
+    u.series_ok = !dpc_theory_lti_error(&p, b, DPC_THEORY_SERIES, &u.ls, &err);
+    if (dpc_theory_lti_error(&p, b, DPC_THEORY_QUADRATURE, &u.lq, &err)) return opt_fail_lib(s, &err);
+    double tr = 0;
+    for (size_t j = 0; j < o->d; j++) tr += o->lam[j];
+    if (dpc_theory_lti_opt(&p, &u.opt, &err) ||
+        dpc_theory_lti_bounds(&p, b, tr + 2 * o->lam[0], 3.0, &u.bd, &err) ||
+        dpc_theory_rates_of(&p, &u.rt, &err))
+        return opt_fail_lib(s, &err);
+    if (o->simulate) {
+        int rc = simulate(s, o, b, g2, &u.sr, &u.slen);
+        if (rc) return rc;
+        u.have_sim = 1;
+    }
+    u.mean_opt = o->problem == 1 ? dpc_theory_mean_opt(o->eta, o->rho, o->G, o->sgd) : NAN;
+    if (o->json) lti_json(o, desc, g2, &u);
+    else lti_text(o, desc, g2, &u);
+    return 0;
+}
+
+static int run(const opt_set *s, const th_opts *o)
+{
+    dpc_error err = {0};
+    dpc_mech *m = NULL;
+    double *owned = NULL;
+    dpc_theory_beta b;
+    double g2;
+    int rc = 0;
+    if (dpc_mech_new(&m, &o->mo.p, &err) ||
+        dpc_theory_beta_from_mech(m, o->len, &b, &owned, &err) ||
+        dpc_theory_gamma_inf2(&b, &g2, &err)) {
+        rc = opt_fail_lib(s, &err);
+    } else {
+        char desc[128];
+        dpc_theory_beta_describe(&b, desc, sizeof desc);
+        rc = o->problem == 2 ? run_sc(s, o, &b, desc, g2) : run_lti(s, o, &b, desc, g2);
+    }
+    free(owned);
+    dpc_mech_free(m);
     return rc;
 }
 
 int cmd_theory(int argc, char **argv)
 {
-    th_opts o = {0, 128, 4, 65536, 1.0, 0.02, 0.5, 1.0, 0.0, 0.01, 1.0, 0, 0, 0, 0, 0, 1};
-    cli_mech_opts mo;
-    cli_mech_opts_init(&mo);
-    mo.p.kind = DPC_MECH_NU;
-    cli_iter it;
-    cli_iter_init(&it, "theory", argc, argv, 1);
-    int rc = 0;
-    const char *v;
-    double *lam = NULL, *owned = NULL;
-    dpc_mech *m = NULL;
-    while (cli_next(&it)) {
-        if (cli_is(&it, "--kind")) o.have_kind = 1;
-        if (cli_is(&it, "--nu")) o.have_nu = 1;
-        int r = cli_mech_opt(&mo, &it, "--kind");
-        if (r < 0) {
-            rc = CLI_USAGE;
-            goto done;
-        }
-        if (r > 0) continue;
-#define DBL(name, field) else if (cli_is(&it, name)) { if (!(v = cli_value(&it)) || cli_double(&it, v, &field)) { rc = CLI_USAGE; goto done; } }
-#define SZ(name, field) else if (cli_is(&it, name)) { if (!(v = cli_value(&it)) || cli_size(&it, v, &field)) { rc = CLI_USAGE; goto done; } }
-        if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
-            theory_usage(stdout);
-            goto done;
-        } else if (cli_is(&it, "--json")) {
-            o.json = 1;
-        } else if (cli_is(&it, "--random")) {
-            o.random = 1;
-        } else if (cli_is(&it, "--problem")) {
-            if (!(v = cli_value(&it))) { rc = CLI_USAGE; goto done; }
-            if (!strcmp(v, "lti")) o.problem = 0;
-            else if (!strcmp(v, "mean")) o.problem = 1;
-            else if (!strcmp(v, "sc")) o.problem = 2;
-            else { rc = cli_fail("theory", "--problem: expected lti, mean or sc, got '%s'", v); goto done; }
-        } else if (cli_is(&it, "--seed")) {
-            if (!(v = cli_value(&it)) || cli_u64(&it, v, &o.seed)) { rc = CLI_USAGE; goto done; }
-        }
-        DBL("--alpha", o.alpha) DBL("--eta", o.eta) DBL("--rho", o.rho) DBL("--G", o.G)
-        DBL("--sigma-sgd", o.sgd) DBL("--mu", o.mu) DBL("--L", o.L)
-        SZ("--d", o.d) SZ("--tmax", o.tmax) SZ("--simulate", o.simulate) SZ("--len", o.len)
-        else {
-            rc = cli_fail("theory", "%s: unknown option (see dpcorr theory --help)", it.name);
-            goto done;
-        }
-#undef DBL
-#undef SZ
+    opt_set s;
+    int rc = opt_parse(&s, &THEORY_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
+    th_opts o;
+    memset(&o, 0, sizeof o);
+    cli_mech_opts_init(&o.mo);
+    if (!(rc = th_read(&o, &s))) {
+        if (s.dry_run) th_dry(&o);
+        else rc = run(&s, &o);
     }
-    if (mo.p.steps == 0) mo.p.steps = o.len;
-    if (o.problem == 1) o.d = 1;
-    if (o.d == 0 || o.d > 100000) { rc = cli_fail("theory", "--d: must be in [1, 100000]"); goto done; }
-    if (!(o.eta > 0)) { rc = cli_fail("theory", "--eta: must be > 0"); goto done; }
-    if (!(o.rho > 0)) { rc = cli_fail("theory", "--rho: must be > 0"); goto done; }
-    if (!(o.G > 0)) { rc = cli_fail("theory", "--G: must be > 0"); goto done; }
-    if (!(o.sgd >= 0)) { rc = cli_fail("theory", "--sigma-sgd: must be >= 0"); goto done; }
-    lam = malloc(o.d * sizeof *lam);
-    if (!lam) { rc = CLI_RUNTIME; goto done; }
-    if (o.problem == 1) lam[0] = 1.0;
-    else dpc_theory_powerlaw(lam, o.d, o.alpha);
-    double lmin = o.problem == 2 ? o.mu : lam[o.d - 1];
-    if (mo.p.kind == DPC_MECH_NU && !o.have_nu) mo.p.nu = fmin(o.eta * lmin, 0.999);
-    if ((rc = cli_mech_finish(&mo, "theory", "--kind"))) goto done;
-    dpc_error err = {0};
-    if (dpc_mech_new(&m, &mo.p, &err)) { rc = cli_fail("theory", "%s", err.msg); goto done; }
-    dpc_theory_beta b;
-    if (dpc_theory_beta_from_mech(m, o.len, &b, &owned, &err)) { rc = cli_fail("theory", "--kind: %s", err.msg); goto done; }
-    char desc[128];
-    dpc_theory_beta_describe(&b, desc, sizeof desc);
-    double g2;
-    if (dpc_theory_gamma_inf2(&b, &g2, &err)) { fprintf(stderr, "dpcorr theory: %s\n", err.msg); rc = CLI_RUNTIME; goto done; }
-    FILE *out = stdout;
-    if (o.problem == 2) {
-        dpc_theory_sc sp = {o.mu, o.L, o.eta, o.rho, o.G, o.sgd, o.d, o.tmax};
-        dpc_theory_sc_result r, ro = {NAN, NAN, NAN, 0};
-        if (dpc_theory_sc_bound(&sp, &b, &r, &err)) { rc = cli_fail("theory", "%s", err.msg); goto done; }
-        int have_opt = o.sgd == 0.0 && !dpc_theory_sc_optimized(&sp, &ro, &err);
-        if (o.json) {
-            fprintf(out, "{");
-            cli_json_str(out, "problem", "sc", 1);
-            cli_json_str(out, "mechanism", desc, 1);
-            cli_json_num(out, "kappa", o.L / o.mu, 1);
-            cli_json_num(out, "gamma_inf2", g2, 1);
-            cli_json_num(out, "bound_F", r.value, 1);
-            cli_json_num(out, "bound_dist2", r.dist, 1);
-            cli_json_num(out, "optimized_bound_F", have_opt ? ro.value : NAN, 0);
-            fprintf(out, "}\n");
-        } else {
-            fprintf(out, "mechanism            %s\n", desc);
-            fprintf(out, "problem              mu = %g, L = %g (kappa %g), eta = %g, rho = %g, G = %g, d = %zu\n",
-                    o.mu, o.L, o.L / o.mu, o.eta, o.rho, o.G, o.d);
-            fprintf(out, "gamma_inf^2          %.8g\n", g2);
-            fprintf(out, "Thm 3.1 bound F-F*   %.8g  (E||theta-theta*||^2 <= %.8g; doc/theory.md constants)\n", r.value, r.dist);
-            if (have_opt) fprintf(out, "Optimized DP-FTRL    %.8g\n", ro.value);
-        }
-        goto done;
-    }
-    dpc_theory_problem p = {o.eta, o.rho, o.G, o.sgd, o.d, lam};
-    dpc_theory_lti ls, lq;
-    int series_ok = !dpc_theory_lti_error(&p, &b, DPC_THEORY_SERIES, &ls, &err);
-    if (dpc_theory_lti_error(&p, &b, DPC_THEORY_QUADRATURE, &lq, &err)) {
-        rc = cli_fail("theory", "%s", err.msg);
-        goto done;
-    }
-    double opt, tr = 0;
-    for (size_t j = 0; j < o.d; j++) tr += lam[j];
-    dpc_theory_bounds bd;
-    dpc_theory_rates rt;
-    if (dpc_theory_lti_opt(&p, &opt, &err) || dpc_theory_lti_bounds(&p, &b, tr + 2 * lam[0], 3.0, &bd, &err) ||
-        dpc_theory_rates_of(&p, &rt, &err)) {
-        rc = cli_fail("theory", "%s", err.msg);
-        goto done;
-    }
-    dpc_sim_result sr;
-    size_t slen = 0;
-    int have_sim = 0;
-    if (o.simulate) {
-        if ((rc = simulate(&o, &b, o.d, lam, g2, b.kind == DPC_THEORY_BETA_NU ? b.nu : 0.0, &sr, &slen))) goto done;
-        have_sim = 1;
-    }
-    double mean_opt = o.problem == 1 ? dpc_theory_mean_opt(o.eta, o.rho, o.G, o.sgd) : NAN;
-    if (o.json) {
-        fprintf(out, "{");
-        cli_json_str(out, "problem", o.problem ? "mean" : "lti", 1);
-        cli_json_str(out, "mechanism", desc, 1);
-        cli_json_int(out, "d", (long long)o.d, 1);
-        cli_json_num(out, "alpha", o.alpha, 1);
-        cli_json_num(out, "eta", o.eta, 1);
-        cli_json_num(out, "rho", o.rho, 1);
-        cli_json_num(out, "d_eff", rt.d_eff, 1);
-        cli_json_num(out, "gamma_inf2", g2, 1);
-        cli_json_num(out, "v0", lq.v0, 1);
-        cli_json_num(out, "v0_series", series_ok ? ls.v0 : NAN, 1);
-        cli_json_num(out, "v0_sgd_noise", lq.v0_sgd, 1);
-        cli_json_num(out, "lti_opt", opt, 1);
-        if (o.problem == 1) {
-            cli_json_num(out, "mean_opt", mean_opt, 1);
-            cli_json_num(out, "ratio_R", dpc_theory_mean_ratio(o.eta), 1);
-        }
-        cli_json_num(out, "lower_universal", bd.lower_universal, 1);
-        cli_json_num(out, "lower_c18", bd.lower_freq, 1);
-        cli_json_num(out, "upper_c14", bd.upper_time, 1);
-        cli_json_num(out, "upper_c15", bd.upper_freq, 1);
-        cli_json_num(out, "sandwich_upper", bd.sandwich_upper, 1);
-        cli_json_num(out, "rate_sgd", rt.sgd, 1);
-        cli_json_num(out, "rate_ftrl", rt.ftrl, 1);
-        cli_json_num(out, "rate_lower", rt.lower, have_sim);
-        if (have_sim) {
-            cli_json_str(out, "sim_design", o.random ? "random" : "fixed", 1);
-            cli_json_num(out, "sim_mean", sr.mean, 1);
-            cli_json_num(out, "sim_stderr", sr.stderr_, 1);
-            cli_json_int(out, "sim_steps", (long long)sr.steps, 1);
-            cli_json_int(out, "sim_burn_in", (long long)sr.burn_in, 1);
-            cli_json_int(out, "sim_seed", (long long)sr.seed, 0);
-        }
-        fprintf(out, "}\n");
-    } else {
-        fprintf(out, "mechanism            %s\n", desc);
-        if (o.problem == 1)
-            fprintf(out, "problem              mean estimation, eta = %g, rho = %g, G = %g, sigma_sgd = %g\n", o.eta, o.rho, o.G, o.sgd);
-        else
-            fprintf(out, "problem              linear regression, d = %zu, lambda_k = k^-%g (d_eff %.6g), eta = %g, rho = %g, G = %g, sigma_sgd = %g\n",
-                    o.d, o.alpha, rt.d_eff, o.eta, o.rho, o.G, o.sgd);
-        fprintf(out, "gamma_inf^2          %.8g\n", g2);
-        fprintf(out, "F_inf (V0)           %.8g  (quadrature)%s", lq.v0, series_ok ? "" : "\n");
-        if (series_ok) fprintf(out, "; series %.8g (rel. diff %.1e)\n", ls.v0, fabs(ls.v0 - lq.v0) / fabs(lq.v0));
-        if (o.problem == 1)
-            fprintf(out, "optimum over beta    %.8g  (nu = eta; R(eta) = %.6g)\n", mean_opt, dpc_theory_mean_ratio(o.eta));
-        else
-            fprintf(out, "LTI optimum          %.8g  (over all beta)\n", opt);
-        fprintf(out, "lower bounds         universal %.6g, Thm C.18 %.6g\n", bd.lower_universal, bd.lower_freq);
-        fprintf(out, "upper bounds         Thm C.14 %.6g, Thm C.15 %.6g, sandwich %.6g (random Gaussian design)\n",
-                bd.upper_time, bd.upper_freq, bd.sandwich_upper);
-        if (o.problem == 0)
-            fprintf(out, "Table 1 rates        SGD %.4g, FTRL %.4g, lower %.4g (constants dropped)\n", rt.sgd, rt.ftrl, rt.lower);
-        if (have_sim)
-            fprintf(out, "simulation           %.8g +- %.2g (%s design, %zu steps after %zu burn-in, seed %llu, %zu coefficients)\n",
-                    sr.mean, sr.stderr_, o.random ? "random" : "fixed", sr.steps, sr.burn_in,
-                    (unsigned long long)sr.seed, slen);
-    }
-done:
-    free(lam);
-    free(owned);
-    dpc_mech_free(m);
-    cli_mech_opts_free(&mo);
+    free(o.lam);
+    cli_mech_opts_free(&o.mo);
     return rc;
 }

@@ -21,7 +21,23 @@ static const command commands[] = {
     {"repro", cmd_repro, "reproduce a paper's figure or table (CSV, PNG, JSON): dpcorr repro --help"},
     {"train", cmd_train, "private training (DP-SGD or any correlated-noise mechanism)"},
     {"demo", cmd_demo, "the main job: Fashion-MNIST at epsilon 3 with DP-SGD and with correlated noise"},
+    {"version", cmd_version, "print the version"},
 };
+
+static const opt_spec *const VERSION_OPTS[] = {&OPT_HELP, NULL};
+static const opt_cmd VERSION_CMD = {.name = "version",
+                                    .usage = "dpcorr version",
+                                    .about = "Prints the version of the tool and library.",
+                                    .opts = VERSION_OPTS};
+
+int cmd_version(int argc, char **argv)
+{
+    opt_set s;
+    int rc = opt_parse(&s, &VERSION_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
+    printf("dpcorr %s\n", dpc_version());
+    return 0;
+}
 
 static void usage(FILE *f)
 {
@@ -30,7 +46,9 @@ static void usage(FILE *f)
     fprintf(f, "usage: dpcorr <command> [options]   (dpcorr <command> --help for details)\n\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
-    fprintf(f, "  %-10s %s\n", "version", "print the version");
+    fprintf(f, "\nEvery command refuses unknown, unused, duplicated (with different values) and\n"
+               "conflicting options (exit 2); --dry-run validates and prints the resolved\n"
+               "configuration; --help-table prints a command's option table as tab-separated values.\n");
     fprintf(f, "\nenvironment: DPCORR_ISA=sse2|avx2|avx512 forces the kernels' instruction-set level\n"
                "(default: the best this CPU runs, here %s; results do not depend on it)\n",
             dpc_isa_name(dpc_isa_detect()));
@@ -46,10 +64,7 @@ static int dispatch(int argc, char **argv)
         usage(stdout);
         return 0;
     }
-    if (!strcmp(argv[1], "version") || !strcmp(argv[1], "--version")) {
-        printf("dpcorr %s\n", dpc_version());
-        return 0;
-    }
+    if (!strcmp(argv[1], "--version")) return cmd_version(argc - 1, argv + 1);
     if (cli_isa_check()) return CLI_USAGE; /* DPCORR_ISA names a level this CPU can run */
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) {

@@ -1,10 +1,110 @@
-/* mech_opts.c — the mechanism options shared by `mech`, `account` and `train`, so that every
- * command describes a mechanism (and its participation pattern) in exactly the same way. */
+/* mech_opts.c — the mechanism options shared by `mech`, `account`, `theory` and `train`, so that
+ * every command describes a mechanism (and its participation pattern) in exactly the same way.
+ * The parameters of a kind are read only for that kind: the others stay unused and are refused
+ * by opt_finish. */
 #include "cli.h"
 #include "dpcorr/io.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define KINDS "identity | nu | antipgd | lcgd | bsr | bisr | blt | tree | toeplitz | dense | " \
+              "file:PATH (a strategy file written by `dpcorr mech optimize`)"
+
+const opt_spec MO_KIND = {
+    .name = "--kind", .metavar = "KIND", .type = OPT_STR, .section = "mechanism",
+    .help = KINDS " (default identity = DP-SGD)", .param = "mech.kind,kind",
+    .example = "--kind nu --nu 0.1"};
+const opt_spec MO_MECH = {
+    .name = "--mech", .metavar = "KIND", .type = OPT_STR, .section = "mechanism",
+    .help = KINDS " (default identity = DP-SGD)", .param = "mech.kind,mech", .example = "--mech nu"};
+const opt_spec MO_STEPS = {
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .section = "mechanism", .param = "mech.steps,steps",
+    .help = "number of steps n (required; file:PATH: default the file's n)",
+    .example = "--steps 77"};
+const opt_spec MO_NU = {
+    .name = "--nu", .metavar = "V", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_HI_OPEN,
+    .section = "mechanism", .param = "mech.nu,nu", .when = "{kind} nu|antipgd",
+    .help = "nu: damping in [0,1) (nu-DP-FTRL; 0 = optimal CC / sqrt); antipgd: damping (0 = "
+            "undamped) (default 0)",
+    .example = "{kind} nu --nu 0.05"};
+const opt_spec MO_LAMBDA = {
+    .name = "--lambda", .metavar = "V", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .section = "mechanism", .param = "mech.lambda,lambda", .when = "{kind} lcgd",
+    .help = "B = bidiagonal (1, -lambda), lambda in [0,1] (default 0)",
+    .example = "{kind} lcgd --lambda 0.5"};
+const opt_spec MO_BANDS = {
+    .name = "--bands", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .section = "mechanism", .param = "mech.bands,bands", .when = "{kind} bsr|bisr",
+    .help = "number of bands (required)", .example = "{kind} bsr --bands 3"};
+const opt_spec MO_MOMENTUM = {
+    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_HI_OPEN, .section = "mechanism", .param = "mech.momentum,momentum",
+    .when = "{kind} bsr|bisr", .help = "workload momentum in [0,1) (default 0)",
+    .example = "{kind} bsr --bands 3 --momentum 0.5"};
+const opt_spec MO_DECAY = {
+    .name = "--decay", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
+    .section = "mechanism", .param = "mech.decay,decay", .when = "{kind} bsr|bisr",
+    .help = "workload decay factor in (0,1] (default 1)",
+    .example = "{kind} bsr --bands 3 --decay 0.9"};
+const opt_spec MO_MECH_MOMENTUM = {
+    .name = "--mech-momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_HI_OPEN, .section = "mechanism", .param = "mech.momentum",
+    .when = "{kind} bsr|bisr",
+    .help = "workload momentum in [0,1) (train: default the optimizer's --momentum; else 0)",
+    .example = "{kind} bsr --bands 3 --mech-momentum 0.5"};
+const opt_spec MO_MECH_DECAY = {
+    .name = "--mech-decay", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_LO_OPEN, .section = "mechanism", .param = "mech.decay", .when = "{kind} bsr|bisr",
+    .help = "workload decay factor in (0,1] (train: default 1 - lr x weight decay; else 1)",
+    .example = "{kind} bsr --bands 3 --mech-decay 0.9"};
+const opt_spec MO_HONAKER = {
+    .name = "--honaker", .type = OPT_FLAG, .section = "mechanism", .param = "mech.honaker,honaker",
+    .when = "{kind} tree", .help = "Honaker efficient estimator (default the plain tree)",
+    .example = "{kind} tree --honaker"};
+const opt_spec MO_THETA = {
+    .name = "--theta", .metavar = "T1,T2,..", .type = OPT_LIST, .lo = 0, .hi = 1,
+    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = "mechanism", .param = "mech.theta,theta,nbuf",
+    .when = "{kind} blt", .help = "buffer decays of C, each in (0,1) (required)",
+    .example = "{kind} blt --omega 0.2,0.1 --theta 0.8,0.4"};
+const opt_spec MO_OMEGA = {
+    .name = "--omega", .metavar = "W1,W2,..", .type = OPT_LIST, .lo = -1e300, .hi = 1e300,
+    .section = "mechanism", .param = "mech.omega,omega", .when = "{kind} blt",
+    .help = "output scales of C, as many as --theta (required)",
+    .example = "{kind} blt --theta 0.9,0.5 --omega 0.3,0.2"};
+const opt_spec MO_COEFFS = {
+    .name = "--coeffs", .metavar = "FILE", .type = OPT_STR, .section = "mechanism",
+    .param = "mech.coeffs,coeffs,mech.dense,dense", .when = "{kind} toeplitz|dense",
+    .help = "toeplitz: coefficients (first column); dense: n rows of the lower-triangular matrix "
+            "('#' comments allowed) (required)",
+    .example = "{kind} toeplitz --coeffs {tmp}/coeffs.txt"};
+const opt_spec MO_OF = {
+    .name = "--of", .metavar = "noising|strategy", .type = OPT_CHOICE,
+    .choices = "noising|strategy|B|C", .section = "mechanism",
+    .param = "mech.coeffs_of_strategy", .when = "{kind} toeplitz|dense",
+    .help = "the file holds B = C^-1 (noising, the default) or C (strategy)",
+    .example = "{kind} toeplitz --coeffs {tmp}/coeffs.txt --of strategy"};
+const opt_spec MO_PARTICIPATIONS = {
+    .name = "--participations", .metavar = "K", .type = OPT_UINT, .lo = 1,
+    .hi = 1099511627776.0, .section = "participation", .param = "part.k,participations",
+    .help = "participations per example (default 1)",
+    .example = "{kind} identity --participations 3"};
+const opt_spec MO_MIN_SEP = {
+    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .section = "participation", .param = "part.b,min_sep",
+    .help = "minimum separation between participations (default 1)",
+    .example = "{kind} identity --participations 2 --min-sep 5"};
+const opt_spec MO_CYCLIC = {
+    .name = "--cyclic", .type = OPT_FLAG, .section = "participation", .param = "part.kind",
+    .help = "participations exactly every B steps (fixed-order epochs) instead of any pattern "
+            "with min-separation B",
+    .example = "{kind} identity --participations 2 --min-sep 3 --cyclic"};
+const opt_spec MO_FORM = {
+    .name = "--form", .metavar = "auto|buffer|replay", .type = OPT_CHOICE,
+    .choices = "auto|buffer|replay", .section = "mechanism", .param = "noise_form",
+    .help = "noise generator form (default auto)", .example = "--form replay"};
 
 void cli_mech_opts_init(cli_mech_opts *o)
 {
@@ -18,222 +118,138 @@ void cli_mech_opts_init(cli_mech_opts *o)
 
 void cli_mech_opts_free(cli_mech_opts *o)
 {
-    free(o->theta);
-    free(o->omega);
     free(o->coeffs);
     free(o->dense);
-    o->theta = o->omega = o->coeffs = o->dense = NULL;
+    o->coeffs = o->dense = NULL;
     dpc_strategy_free(o->strategy);
     o->strategy = NULL;
 }
 
-void cli_mech_help(FILE *f, const char *kind_opt)
+/* The parameters of the kind chosen (only those: the others stay unused). */
+static void read_kind_params(cli_mech_opts *o, opt_set *s, const mech_read *r)
 {
-    int mech_cmd = !strcmp(kind_opt, "--kind");
-    fprintf(f,
-            "mechanism options:\n"
-            "  %s KIND          identity | nu | antipgd | lcgd | bsr | bisr | blt | tree |\n"
-            "                        toeplitz | dense (default identity = DP-SGD) | file:PATH\n"
-            "                        (a strategy file written by `dpcorr mech optimize`; --steps\n"
-            "                        defaults to the file's n)\n",
-            kind_opt);
-    if (mech_cmd)
-        fprintf(f, "  --steps N             number of steps n (required)\n");
-    else
-        fprintf(f, "  --steps N             number of steps n (train: set from epochs and batch)\n");
-    fprintf(f,
-            "  --nu V                nu: damping in [0,1) (nu-DP-FTRL; 0 = optimal CC / sqrt);\n"
-            "                        antipgd: damping (0 = undamped)\n"
-            "  --lambda V            lcgd: B = bidiagonal (1, -lambda), lambda in [0,1]\n"
-            "  --bands B             bsr, bisr: number of bands\n");
-    if (mech_cmd)
-        fprintf(f,
-                "  --momentum M          bsr, bisr: workload momentum in [0,1) (default 0)\n"
-                "  --decay A             bsr, bisr: workload decay factor in (0,1] (default 1)\n");
-    else
-        fprintf(f,
-                "  --mech-momentum M     bsr, bisr: workload momentum in [0,1) (train: default the\n"
-                "                        optimizer's --momentum)\n"
-                "  --mech-decay A        bsr, bisr: workload decay factor in (0,1] (train: default\n"
-                "                        1 - lr * weight decay)\n");
-    fprintf(f,
-            "  --honaker             tree: Honaker efficient estimator (default plain tree)\n"
-            "  --theta T1,T2,..      blt: buffer decays of C, each in (0,1)\n"
-            "  --omega W1,W2,..      blt: output scales of C\n"
-            "  --coeffs FILE         toeplitz: coefficients (first column); dense: n rows of the\n"
-            "                        lower-triangular matrix ('#' comments allowed)\n"
-            "  --of noising|strategy toeplitz, dense: the file holds B = C^-1 (default) or C\n"
-            "  --participations K    participations per example (default 1)\n"
-            "  --min-sep B           minimum separation between participations (default 1)\n"
-            "  --cyclic              participations exactly every B steps (fixed-order epochs)\n"
-            "                        instead of any pattern with min-separation B\n"
-            "  --form auto|buffer|replay  noise generator form (default auto)\n");
+    dpc_mech_params *p = &o->p;
+    switch (p->kind) {
+    case DPC_MECH_NU:
+    case DPC_MECH_ANTIPGD: p->nu = opt_dbl(s, &MO_NU, p->nu); break;
+    case DPC_MECH_LCGD: p->lambda = opt_dbl(s, &MO_LAMBDA, p->lambda); break;
+    case DPC_MECH_BSR:
+    case DPC_MECH_BISR:
+        p->bands = opt_size(s, &MO_BANDS, 0);
+        o->workload_set = opt_given(s, r->momentum) | opt_given(s, r->decay);
+        p->momentum = opt_dbl(s, r->momentum, p->momentum);
+        p->decay = opt_dbl(s, r->decay, p->decay);
+        break;
+    case DPC_MECH_TREE: p->honaker = opt_given(s, &MO_HONAKER); break;
+    case DPC_MECH_BLT:
+        p->theta = opt_list(s, &MO_THETA, &p->nbuf);
+        p->omega = opt_list(s, &MO_OMEGA, &o->nomega);
+        break;
+    case DPC_MECH_TOEPLITZ:
+    case DPC_MECH_DENSE:
+        o->coeffs_path = opt_str(s, &MO_COEFFS, NULL);
+        p->coeffs_of_strategy = (opt_word(s, &MO_OF, 0) & 1) != 0;
+        break;
+    default: break;
+    }
 }
 
-int cli_mech_opt(cli_mech_opts *o, cli_iter *it, const char *kind_opt)
+int cli_mech_read(cli_mech_opts *o, opt_set *s, const mech_read *r)
 {
-    const char *v;
-    if (cli_is(it, kind_opt)) {
-        if (!(v = cli_value(it))) return -1;
-        dpc_error err = {0};
-        if (!strncmp(v, "file:", 5)) {
-            if (!v[5]) {
-                cli_fail(it->cmd, "%s: file: needs a path (file:PATH)", kind_opt);
-                return -1;
-            }
-            o->strategy_path = v + 5;
-            o->have_kind = 1;
-            return 1;
-        }
-        o->strategy_path = NULL;
-        if (dpc_mech_kind_parse(v, &o->p.kind, &err) != DPC_OK) {
-            cli_fail(it->cmd, "%s: %s", kind_opt, err.msg);
-            return -1;
-        }
+    const char *k = opt_str(s, r->kind, NULL);
+    if (k) {
         o->have_kind = 1;
-        return 1;
-    }
-#define NUMOPT(name, field)                                                                        \
-    if (cli_is(it, name)) {                                                                        \
-        if (!(v = cli_value(it)) || cli_double(it, v, &(field))) return -1;                        \
-        return 1;                                                                                  \
-    }
-#define SIZEOPT(name, field)                                                                       \
-    if (cli_is(it, name)) {                                                                        \
-        if (!(v = cli_value(it)) || cli_size(it, v, &(field))) return -1;                          \
-        return 1;                                                                                  \
-    }
-    SIZEOPT("--steps", o->p.steps)
-    NUMOPT("--nu", o->p.nu)
-    NUMOPT("--lambda", o->p.lambda)
-    SIZEOPT("--bands", o->p.bands)
-    /* The workload of BSR/BISR: `mech` takes --momentum/--decay; commands with an optimizer
-     * (`train`, `account`: kind option "--mech") reserve --momentum for the optimizer and take
-     * --mech-momentum/--mech-decay (train defaults them to the optimizer's). */
-    if (!strcmp(kind_opt, "--kind")) {
-        NUMOPT("--momentum", o->p.momentum)
-        NUMOPT("--decay", o->p.decay)
-    }
-    if (cli_is(it, "--mech-momentum")) {
-        if (!(v = cli_value(it)) || cli_double(it, v, &o->p.momentum)) return -1;
-        o->workload_set = 1;
-        return 1;
-    }
-    if (cli_is(it, "--mech-decay")) {
-        if (!(v = cli_value(it)) || cli_double(it, v, &o->p.decay)) return -1;
-        o->workload_set = 1;
-        return 1;
-    }
-    SIZEOPT("--participations", o->part.k)
-    SIZEOPT("--min-sep", o->part.b)
-#undef NUMOPT
-#undef SIZEOPT
-    if (cli_is(it, "--honaker")) {
-        o->p.honaker = 1;
-        return 1;
-    }
-    if (cli_is(it, "--cyclic")) {
-        o->part.kind = DPC_PART_CYCLIC;
-        return 1;
-    }
-    if (cli_is(it, "--theta") || cli_is(it, "--omega")) {
-        int is_theta = cli_is(it, "--theta");
-        double **dst = is_theta ? &o->theta : &o->omega;
-        if (!(v = cli_value(it))) return -1;
-        free(*dst);
-        *dst = NULL;
-        if (cli_double_list(it, v, dst, is_theta ? &o->ntheta : &o->nomega)) return -1;
-        return 1;
-    }
-    if (cli_is(it, "--coeffs")) {
-        if (!(v = cli_value(it))) return -1;
-        o->coeffs_path = v;
-        return 1;
-    }
-    if (cli_is(it, "--of")) {
-        if (!(v = cli_value(it))) return -1;
-        if (!strcmp(v, "noising") || !strcmp(v, "B")) o->p.coeffs_of_strategy = 0;
-        else if (!strcmp(v, "strategy") || !strcmp(v, "C")) o->p.coeffs_of_strategy = 1;
-        else {
-            cli_fail(it->cmd, "--of: expected 'noising' or 'strategy', got '%s'", v);
-            return -1;
+        if (!strncmp(k, "file:", 5)) {
+            if (!k[5]) return opt_fail_at(s, r->kind, "file: needs a path (file:PATH)");
+            o->strategy_path = k + 5;
+        } else {
+            dpc_error err = {0};
+            if (dpc_mech_kind_parse(k, &o->p.kind, &err)) return opt_fail_lib_at(s, r->kind, &err);
         }
-        return 1;
     }
-    if (cli_is(it, "--form")) {
-        if (!(v = cli_value(it))) return -1;
-        if (!strcmp(v, "auto")) o->form = DPC_NOISE_AUTO;
-        else if (!strcmp(v, "buffer")) o->form = DPC_NOISE_BUFFER;
-        else if (!strcmp(v, "replay")) o->form = DPC_NOISE_REPLAY;
-        else {
-            cli_fail(it->cmd, "--form: expected auto, buffer or replay, got '%s'", v);
-            return -1;
-        }
-        return 1;
+    if (!o->strategy_path) read_kind_params(o, s, r);
+    if (r->steps) o->p.steps = opt_size(s, r->steps, 0);
+    if (r->participation) {
+        o->part.k = opt_size(s, &MO_PARTICIPATIONS, 1);
+        o->part.b = opt_size(s, &MO_MIN_SEP, 1);
+        if (opt_given(s, &MO_CYCLIC)) o->part.kind = DPC_PART_CYCLIC;
     }
+    if (r->form) o->form = (dpc_noise_form)opt_word(s, &MO_FORM, DPC_NOISE_AUTO);
     return 0;
 }
 
-int cli_mech_finish(cli_mech_opts *o, const char *cmd, const char *kind_opt)
+/* kind file:PATH: the strategy file supplies the kind and its parameters. */
+static int load_strategy(cli_mech_opts *o, opt_set *s, const mech_read *r)
 {
     dpc_mech_params *p = &o->p;
     dpc_error err = {0};
-    if (!o->have_kind && kind_opt && (o->theta || o->coeffs_path))
-        return cli_fail(cmd, "%s: give the mechanism kind", kind_opt);
-    if (o->strategy_path) { /* kind file:PATH: the strategy file supplies the parameters */
-        if (o->theta || o->omega || o->coeffs_path)
-            return cli_fail(cmd, "%s: file:%s cannot be combined with --theta/--omega/--coeffs",
-                            kind_opt ? kind_opt : "--kind", o->strategy_path);
-        dpc_strategy_free(o->strategy);
-        o->strategy = NULL;
-        if (dpc_strategy_load(&o->strategy, o->strategy_path, &err))
-            return cli_fail(cmd, "%s: %s", kind_opt ? kind_opt : "--kind", err.msg);
-        size_t steps = p->steps ? p->steps : o->strategy->problem.steps;
-        if (o->strategy->kind == DPC_MECH_DENSE && steps != o->strategy->problem.steps)
-            return cli_fail(cmd, "--steps: the dense strategy in %s has n = %zu, got %zu",
-                            o->strategy_path, o->strategy->problem.steps, steps);
-        int honaker = p->honaker;
-        dpc_strategy_mech_params(o->strategy, p);
-        p->steps = steps;
-        p->honaker = honaker;
-    }
-    if (p->steps == 0) return cli_fail(cmd, "--steps: required (number of steps n >= 1)");
+    if (dpc_strategy_load(&o->strategy, o->strategy_path, &err))
+        return opt_fail_lib_at(s, r->kind, &err);
+    size_t steps = p->steps ? p->steps : o->strategy->problem.steps;
+    if (o->strategy->kind == DPC_MECH_DENSE && steps != o->strategy->problem.steps)
+        return opt_fail_at(s, r->steps ? r->steps : r->kind,
+                           "the dense strategy in %s has n = %zu, got %zu", o->strategy_path,
+                           o->strategy->problem.steps, steps);
+    dpc_strategy_mech_params(o->strategy, p);
+    p->steps = steps;
+    return 0;
+}
+
+int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
+{
+    dpc_mech_params *p = &o->p;
+    dpc_error err = {0};
     if (o->strategy_path) {
-        /* parameters come from the file */
-    } else if (p->kind == DPC_MECH_BLT) {
-        if (!o->theta || !o->omega)
-            return cli_fail(cmd, "--theta/--omega: blt needs both lists");
-        if (o->ntheta != o->nomega)
-            return cli_fail(cmd, "--omega: %zu values but --theta has %zu", o->nomega, o->ntheta);
-        p->nbuf = o->ntheta;
-        p->theta = o->theta;
-        p->omega = o->omega;
-    } else if (o->theta || o->omega) {
-        return cli_fail(cmd, "--theta/--omega: only for the blt kind");
+        int rc = load_strategy(o, s, r);
+        if (rc) return rc;
     }
-    if (o->strategy_path) {
-        /* parameters come from the file */
-    } else if (p->kind == DPC_MECH_TOEPLITZ || p->kind == DPC_MECH_DENSE) {
+    if (p->steps == 0)
+        return r->steps ? opt_fail_at(s, r->steps, "required (number of steps n >= 1)")
+                        : opt_fail(s, "the number of steps n is not set");
+    if (!o->strategy_path && p->kind == DPC_MECH_BLT) {
+        if (!p->theta || !p->omega) return opt_fail(s, "--theta/--omega: blt needs both lists");
+        if (p->nbuf != o->nomega)
+            return opt_fail_at(s, &MO_OMEGA, "%zu values but --theta has %zu", o->nomega, p->nbuf);
+    }
+    if (!o->strategy_path && (p->kind == DPC_MECH_TOEPLITZ || p->kind == DPC_MECH_DENSE)) {
         if (!o->coeffs_path)
-            return cli_fail(cmd, "--coeffs: %s needs a coefficient file",
-                            dpc_mech_kind_name(p->kind));
+            return opt_fail_at(s, &MO_COEFFS, "%s needs a coefficient file",
+                               dpc_mech_kind_name(p->kind));
         if (p->kind == DPC_MECH_TOEPLITZ) {
-            size_t cnt;
-            if (dpc_io_read_numbers(o->coeffs_path, 0, &o->coeffs, &cnt, &err))
-                return cli_fail(cmd, "--coeffs: %s", err.msg);
+            if (dpc_io_read_numbers(o->coeffs_path, 0, &o->coeffs, &p->ncoeffs, &err))
+                return opt_fail_lib_at(s, &MO_COEFFS, &err);
             p->coeffs = o->coeffs;
-            p->ncoeffs = cnt;
         } else {
             size_t n_out;
             if (dpc_io_read_lower_triangular(o->coeffs_path, p->steps, &o->dense, &n_out, &err))
-                return cli_fail(cmd, "--coeffs: %s", err.msg);
+                return opt_fail_lib_at(s, &MO_COEFFS, &err);
             p->dense = o->dense;
         }
-    } else if (o->coeffs_path) {
-        return cli_fail(cmd, "--coeffs: only for the toeplitz and dense kinds");
     }
-    if (dpc_mech_params_check(p, &err)) return cli_fail(cmd, "--%s", err.msg);
-    if (o->part.k == 0) return cli_fail(cmd, "--participations: must be >= 1");
-    if (o->part.b == 0) return cli_fail(cmd, "--min-sep: must be >= 1");
+    if (dpc_mech_params_check(p, &err)) return opt_fail_lib(s, &err);
     return 0;
+}
+
+void cli_mech_dry(const cli_mech_opts *o, int participation)
+{
+    const dpc_mech_params *p = &o->p;
+    opt_dry_str("mech.kind", dpc_mech_kind_name(p->kind));
+    if (o->strategy_path) opt_dry_str("mech.strategy", o->strategy_path);
+    opt_dry_uint("mech.steps", p->steps);
+    opt_dry_num("mech.nu", p->nu);
+    opt_dry_num("mech.lambda", p->lambda);
+    opt_dry_uint("mech.bands", p->bands);
+    opt_dry_num("mech.momentum", p->momentum);
+    opt_dry_num("mech.decay", p->decay);
+    opt_dry_uint("mech.honaker", (uint64_t)p->honaker);
+    opt_dry_list("mech.theta", p->theta, p->theta ? p->nbuf : 0);
+    opt_dry_list("mech.omega", p->omega, p->omega ? p->nbuf : 0);
+    opt_dry_str("mech.coeffs", o->coeffs_path);
+    opt_dry_uint("mech.ncoeffs", p->ncoeffs);
+    opt_dry_uint("mech.coeffs_of_strategy", (uint64_t)p->coeffs_of_strategy);
+    if (participation) {
+        opt_dry_uint("part.k", o->part.k);
+        opt_dry_uint("part.b", o->part.b);
+        opt_dry_str("part.kind", o->part.kind == DPC_PART_CYCLIC ? "cyclic" : "min-sep");
+    }
 }

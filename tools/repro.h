@@ -25,14 +25,16 @@ typedef struct repro_ctx {
     size_t json_len;
     int json_first;
     int plots_ok;       /* 0 if some PNG could not be made */
+    int write_failed;   /* a CSV could not be written completely (repro_close): exit 1 */
     double t0;          /* wall-clock start */
 } repro_ctx;
 
 /* Helpers (repro_util.c). */
 double repro_now(void);
-int repro_mkdir_p(const char *path);
 /* Opens out/name for writing (prints the error and returns NULL on failure). */
 FILE *repro_open(repro_ctx *c, const char *name);
+/* Closes a file of repro_open; a write error is printed and makes the command exit 1. */
+void repro_close(repro_ctx *c, FILE *f);
 void repro_say(repro_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void repro_json_num(repro_ctx *c, const char *key, double v);
 void repro_json_str(repro_ctx *c, const char *key, const char *v);

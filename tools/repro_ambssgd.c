@@ -240,11 +240,23 @@ static double cpu_seconds(void)
            (double)u.ru_stime.tv_sec + 1e-6 * (double)u.ru_stime.tv_usec;
 }
 
-int repro_ambssgd(repro_ctx *c)
+/* Everything the sections below compute from the study and print, write or plot. */
+typedef struct amb_res {
+    size_t ns;
+    double sig[MAXS], mr[NA][MAXS], dp_ad[MAXS], dp_fx[MAXS], clip_ad[MAXS], orc[MAXS];
+    double s_ad, s_fx, ratio;
+    size_t lo, i1;
+    double ev[MAXE + 1], dpe[MAXE + 1], re[MAXE + 1], s_eps, r_exact, r_ssgd;
+    size_t ne;
+    double nv[MAXN], dpn[MAXN], dv[MAXD], dpd[MAXD], s_n, s_d;
+    double cpu, wall;
+} amb_res;
+
+/* Runs every job of the study on 2 threads. Returns the study (NULL on failure). */
+static study *run_study(repro_ctx *c, const scfg *cf, amb_res *R)
 {
-    const scfg *cf = c->o->smoke ? &SMOKE : c->o->quick ? &QUICK : &FULL;
     study *S = calloc(1, sizeof *S);
-    if (!S) return 1;
+    if (!S) return NULL;
     S->cf = cf;
     S->seed = c->o->seed;
     S->c = c;
@@ -266,24 +278,31 @@ int repro_ambssgd(repro_ctx *c)
         if (pthread_create(&th[i], NULL, worker, S) == 0) nth++;
     if (nth == 0) worker(S);
     for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
-    double cpu = cpu_seconds() - cpu0, wall = repro_now() - w0;
+    R->cpu = cpu_seconds() - cpu0;
+    R->wall = repro_now() - w0;
     if (S->failed) {
         free(S);
-        return 1;
+        return NULL;
     }
-    size_t ns = cf->seeds;
-    /* ---- sigma sweep ---- */
-    double sig[MAXS], mr[NA][MAXS], dp_ad[MAXS], dp_fx[MAXS], clip_ad[MAXS], orc[MAXS];
+    return S;
+}
+
+/* sigma sweep (eps = 1): every arm's mean risk, the DP excess of adaptive and fixed clipping. */
+static int sigma_sweep(repro_ctx *c, const study *S, amb_res *R)
+{
+    const scfg *cf = S->cf;
+    size_t ns = R->ns;
     FILE *f = repro_open(c, "ambssgd_sigma.csv");
-    if (!f) goto fail;
+    if (!f) return 1;
     fprintf(f, "sigma,adaptive,fixed,nonprivate,ssp,paper_rule,dp_excess_adaptive,dp_excess_fixed,"
                "o5_oracle,clip_fraction,note_adaptive,note_fixed_same_alpha,note_nonprivate,seeds\n");
     repro_say(c, "\nsigma sweep (N = %zu, d = %zu, eps = 1): mean excess risk over %zu seeds\n"
                  "  sigma    adaptive     fixed clip   non-private  SSP          paper rule   "
                  "O5 ratio  clipped   note adaptive\n", cf->n0, cf->d0, ns);
     for (size_t i = 0; i < cf->nsig; i++) {
+        double *sig = R->sig;
         sig[i] = cf->sig[i];
-        for (int a = 0; a < NA; a++) mr[a][i] = mean_risk(&S->sig[i][0][a], NA, ns);
+        for (int a = 0; a < NA; a++) R->mr[a][i] = mean_risk(&S->sig[i][0][a], NA, ns);
         double e1 = 0, e2 = 0, cl = 0, o5 = 0;
         for (size_t s = 0; s < ns; s++) {
             const rres *r = S->sig[i][s];
@@ -292,60 +311,74 @@ int repro_ambssgd(repro_ctx *c)
             cl += r[A_ADAPT].clipf / (double)ns;
             o5 += r[A_ADAPT].oracle / (double)ns;
         }
-        dp_ad[i] = e1, dp_fx[i] = e2, clip_ad[i] = cl, orc[i] = o5;
+        R->dp_ad[i] = e1, R->dp_fx[i] = e2, R->clip_ad[i] = cl, R->orc[i] = o5;
         int ni = -1;
         for (int q = 0; q < 4; q++) if (FULL.sig[q] == sig[i]) ni = q;
         double na = ni >= 0 ? NOTE_SIG[0][ni] : NAN;
         fprintf(f, "%g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.3g,%.3g,%.3g,%.3g,%zu\n", sig[i],
-                mr[A_ADAPT][i], mr[A_FIXED][i], mr[A_SGD][i], mr[A_SSP][i], mr[A_PAPER][i], e1, e2, o5,
-                cl, na, ni >= 0 ? NOTE_SIG[1][ni] : NAN, ni >= 0 ? NOTE_SIG[2][ni] : NAN, ns);
+                R->mr[A_ADAPT][i], R->mr[A_FIXED][i], R->mr[A_SGD][i], R->mr[A_SSP][i],
+                R->mr[A_PAPER][i], e1, e2, o5, cl, na, ni >= 0 ? NOTE_SIG[1][ni] : NAN,
+                ni >= 0 ? NOTE_SIG[2][ni] : NAN, ns);
         repro_say(c, "  %-7g  %-11.4g  %-11.4g  %-11.4g  %-11.4g  %-11.4g  %-8.3f  %-8.1e  %.3g\n", sig[i],
-                  mr[A_ADAPT][i], mr[A_FIXED][i], mr[A_SGD][i], mr[A_SSP][i], mr[A_PAPER][i],
-                  mr[A_ADAPT][i] / o5, cl, na);
+                  R->mr[A_ADAPT][i], R->mr[A_FIXED][i], R->mr[A_SGD][i], R->mr[A_SSP][i],
+                  R->mr[A_PAPER][i], R->mr[A_ADAPT][i] / o5, cl, na);
     }
-    fclose(f);
-    double s_ad = repro_loglog_slope(sig, dp_ad, cf->nsig), s_fx = repro_loglog_slope(sig, dp_fx, cf->nsig);
-    size_t lo = cf->nsig - 1;
-    double ratio = mr[A_FIXED][lo] / mr[A_ADAPT][lo];
-    /* ---- epsilon sweep (sigma = 1) ---- */
-    size_t i1 = 0;
-    for (size_t i = 0; i < cf->nsig; i++) if (cf->sig[i] == 1.0) i1 = i;
-    double ev[MAXE + 1], dpe[MAXE + 1], re[MAXE + 1], base_np = mr[A_SGD][i1];
-    size_t ne = 0;
+    repro_close(c, f);
+    R->s_ad = repro_loglog_slope(R->sig, R->dp_ad, cf->nsig);
+    R->s_fx = repro_loglog_slope(R->sig, R->dp_fx, cf->nsig);
+    R->lo = cf->nsig - 1;
+    R->ratio = R->mr[A_FIXED][R->lo] / R->mr[A_ADAPT][R->lo];
+    return 0;
+}
+
+/* epsilon sweep (sigma = 1), with eps = 1 from the sigma sweep; exact alpha*; DP-SSGD. */
+static int eps_sweep(repro_ctx *c, const study *S, amb_res *R)
+{
+    const scfg *cf = S->cf;
+    size_t ns = R->ns;
+    R->i1 = 0;
+    for (size_t i = 0; i < cf->nsig; i++) if (cf->sig[i] == 1.0) R->i1 = i;
+    double base_np = R->mr[A_SGD][R->i1], *ev = R->ev, *re = R->re;
+    R->ne = 0;
     for (size_t e = 0; e <= cf->neps; e++) { /* insert eps = 1 in order */
         double eps = e < cf->neps ? cf->eps[e] : 1.0;
-        double rr = e < cf->neps ? mean_risk(&S->eps[e][0], 1, ns) : mr[A_ADAPT][i1];
-        size_t at = ne;
+        double rr = e < cf->neps ? mean_risk(&S->eps[e][0], 1, ns) : R->mr[A_ADAPT][R->i1];
+        size_t at = R->ne;
         while (at > 0 && ev[at - 1] > eps) {
             ev[at] = ev[at - 1], re[at] = re[at - 1];
             at--;
         }
         ev[at] = eps, re[at] = rr;
-        ne++;
+        R->ne++;
     }
-    for (size_t e = 0; e < ne; e++) dpe[e] = re[e] - base_np;
-    double s_eps = repro_loglog_slope(ev, dpe, ne);
-    double r_exact = mean_risk(S->exact, 1, ns);
-    f = repro_open(c, "ambssgd_epsilon.csv");
-    if (!f) goto fail;
+    for (size_t e = 0; e < R->ne; e++) R->dpe[e] = re[e] - base_np;
+    R->s_eps = repro_loglog_slope(ev, R->dpe, R->ne);
+    R->r_exact = mean_risk(S->exact, 1, ns);
+    FILE *f = repro_open(c, "ambssgd_epsilon.csv");
+    if (!f) return 1;
     fprintf(f, "epsilon,adaptive,dp_excess,nonprivate\n");
     repro_say(c, "\nepsilon sweep (sigma = 1): ");
-    for (size_t e = 0; e < ne; e++) {
-        fprintf(f, "%g,%.6g,%.6g,%.6g\n", ev[e], re[e], dpe[e], base_np);
+    for (size_t e = 0; e < R->ne; e++) {
+        fprintf(f, "%g,%.6g,%.6g,%.6g\n", ev[e], re[e], R->dpe[e], base_np);
         repro_say(c, "eps %g: %.4g  ", ev[e], re[e]);
     }
-    fprintf(f, "1 (exact alpha*),%.6g,%.6g,%.6g\n", r_exact, r_exact - base_np, base_np);
-    fclose(f);
+    fprintf(f, "1 (exact alpha*),%.6g,%.6g,%.6g\n", R->r_exact, R->r_exact - base_np, base_np);
+    repro_close(c, f);
     repro_say(c, "\n  exact alpha* at eps = 1: %.4g (Thm. 3.7 alpha: %.4g; note 8.56e-5 vs 1.31e-4)\n",
-              r_exact, mr[A_ADAPT][i1]);
-    double r_ssgd = cf->ssgd_seeds ? mean_risk(S->ssgd, 1, cf->ssgd_seeds) : NAN;
+              R->r_exact, R->mr[A_ADAPT][R->i1]);
+    R->r_ssgd = cf->ssgd_seeds ? mean_risk(S->ssgd, 1, cf->ssgd_seeds) : NAN;
     if (cf->ssgd_seeds)
         repro_say(c, "  DP-SSGD at (1, 1e-5) (shuffling, Thm. 3.2-capped step): %.4g over %zu seeds "
-                     "(DP-AMBSSGD %.4g)\n", r_ssgd, cf->ssgd_seeds, mr[A_ADAPT][i1]);
-    /* ---- N and d sweeps ---- */
-    double nv[MAXN], dpn[MAXN], dv[MAXD], dpd[MAXD];
-    f = repro_open(c, "ambssgd_n_d.csv");
-    if (!f) goto fail;
+                     "(DP-AMBSSGD %.4g)\n", R->r_ssgd, cf->ssgd_seeds, R->mr[A_ADAPT][R->i1]);
+    return 0;
+}
+
+/* N and d sweeps (sigma = 1). */
+static int nd_sweeps(repro_ctx *c, const study *S, amb_res *R)
+{
+    const scfg *cf = S->cf;
+    FILE *f = repro_open(c, "ambssgd_n_d.csv");
+    if (!f) return 1;
     fprintf(f, "sweep,N,d,adaptive,nonprivate,dp_excess,clip_fraction,seeds\n");
     repro_say(c, "\nN sweep (sigma = 1, d = %zu):", cf->d0);
     for (size_t i = 0; i < cf->nn; i++) {
@@ -353,7 +386,7 @@ int repro_ambssgd(repro_ctx *c)
         for (size_t s = 0; s < cf->n_seeds; s++)
             a += S->nsw[i][s][0].risk, b += S->nsw[i][s][1].risk, cl += S->nsw[i][s][0].clipf;
         a /= (double)cf->n_seeds, b /= (double)cf->n_seeds, cl /= (double)cf->n_seeds;
-        nv[i] = (double)cf->ns[i], dpn[i] = a - b;
+        R->nv[i] = (double)cf->ns[i], R->dpn[i] = a - b;
         fprintf(f, "N,%zu,%zu,%.6g,%.6g,%.6g,%.3g,%zu\n", cf->ns[i], cf->d0, a, b, a - b, cl, cf->n_seeds);
         repro_say(c, "  %zu: %.4g (clip %.1e)", cf->ns[i], a, cl);
     }
@@ -363,32 +396,37 @@ int repro_ambssgd(repro_ctx *c)
         for (size_t s = 0; s < cf->d_seeds; s++)
             a += S->dsw[i][s][0].risk, b += S->dsw[i][s][1].risk, cl += S->dsw[i][s][0].clipf;
         a /= (double)cf->d_seeds, b /= (double)cf->d_seeds, cl /= (double)cf->d_seeds;
-        dv[i] = (double)cf->ds[i], dpd[i] = a - b;
+        R->dv[i] = (double)cf->ds[i], R->dpd[i] = a - b;
         fprintf(f, "d,%zu,%zu,%.6g,%.6g,%.6g,%.3g,%zu\n", cf->d_n, cf->ds[i], a, b, a - b, cl, cf->d_seeds);
         repro_say(c, "  %zu: %.4g", cf->ds[i], a);
     }
-    fclose(f);
-    double s_n = repro_loglog_slope(nv, dpn, cf->nn), s_d = repro_loglog_slope(dv, dpd, cf->nd);
-    /* ---- slopes and verdicts ---- */
-    int ok_sig = fabs(s_ad - 2) <= 0.3, ok_flat = fabs(s_fx) <= 0.3, ok_ratio = ratio >= 100;
-    int ok_eps = s_eps >= -2.2 && s_eps <= -1.4;
-    f = repro_open(c, "ambssgd_slopes.csv");
-    if (!f) goto fail;
+    repro_close(c, f);
+    R->s_n = repro_loglog_slope(R->nv, R->dpn, cf->nn);
+    R->s_d = repro_loglog_slope(R->dv, R->dpd, cf->nd);
+    return 0;
+}
+
+/* The slopes, the verdicts and the JSON summary. */
+static int verdicts(repro_ctx *c, const scfg *cf, const amb_res *R)
+{
+    int ok_sig = fabs(R->s_ad - 2) <= 0.3, ok_flat = fabs(R->s_fx) <= 0.3, ok_ratio = R->ratio >= 100;
+    int ok_eps = R->s_eps >= -2.2 && R->s_eps <= -1.4;
+    FILE *f = repro_open(c, "ambssgd_slopes.csv");
+    if (!f) return 1;
     fprintf(f, "quantity,slope,expected\nsigma_adaptive,%.4f,2 (Thm. 3.7: privacy term ~ sigma^2)\n"
                "sigma_fixed,%.4f,0 (fixed clip: no sigma dependence)\nepsilon,%.4f,-2 (1/eps^2; note: "
                "-1.5 to -1.9)\nN,%.4f,-2 (plus T ln N drift)\nd,%.4f,2 (d^2)\n",
-            s_ad, s_fx, s_eps, s_n, s_d);
-    fclose(f);
+            R->s_ad, R->s_fx, R->s_eps, R->s_n, R->s_d);
+    repro_close(c, f);
     repro_say(c, "\n\nlog-log slopes of the DP excess risk: sigma %.3f (adaptive; expect 2 +- 0.3: %s), "
                  "%.3f (fixed clip; flat: %s)\n  epsilon %.3f (expect [-2.2, -1.4]: %s), N %.3f (about "
                  "-2), d %.3f (about 2)\n  fixed / adaptive at sigma = %g: %.3g (>= 100: %s)\n",
-              s_ad, ok_sig ? "yes" : "NO", s_fx, ok_flat ? "yes" : "NO", s_eps, ok_eps ? "yes" : "NO",
-              s_n, s_d, sig[lo], ratio, ok_ratio ? "yes" : "NO");
-    repro_say(c, "time: %.1f s wall, %.1f s CPU (2 threads; the machine is shared)\n", wall, cpu);
-    /* ---- JSON ---- */
+              R->s_ad, ok_sig ? "yes" : "NO", R->s_fx, ok_flat ? "yes" : "NO", R->s_eps,
+              ok_eps ? "yes" : "NO", R->s_n, R->s_d, R->sig[R->lo], R->ratio, ok_ratio ? "yes" : "NO");
+    repro_say(c, "time: %.1f s wall, %.1f s CPU (2 threads; the machine is shared)\n", R->wall, R->cpu);
     repro_json_raw(c, "config", "{\"n0\": %zu, \"d0\": %zu, \"seeds\": %zu, \"delta\": 1e-5, "
                                 "\"alpha_rule\": \"Thm. 3.7\", \"dpstat_rule\": \"margin\", \"dpstat_k\": 40, "
-                                "\"c1\": 3, \"threads\": 2}", cf->n0, cf->d0, ns);
+                                "\"c1\": 3, \"threads\": 2}", cf->n0, cf->d0, R->ns);
     char buf[4096];
     int n = 0;
     for (size_t i = 0; i < cf->nsig; i++)
@@ -396,35 +434,41 @@ int repro_ambssgd(repro_ctx *c)
                       "%s{\"sigma\": %g, \"adaptive\": %.6g, \"fixed\": %.6g, \"nonprivate\": %.6g, "
                       "\"ssp\": %.6g, \"paper_rule\": %.6g, \"dp_excess_adaptive\": %.6g, "
                       "\"o5_ratio\": %.4f, \"clip_fraction\": %.3g}",
-                      i ? ", " : "", sig[i], mr[A_ADAPT][i], mr[A_FIXED][i], mr[A_SGD][i], mr[A_SSP][i],
-                      mr[A_PAPER][i], dp_ad[i], mr[A_ADAPT][i] / orc[i], clip_ad[i]);
+                      i ? ", " : "", R->sig[i], R->mr[A_ADAPT][i], R->mr[A_FIXED][i], R->mr[A_SGD][i],
+                      R->mr[A_SSP][i], R->mr[A_PAPER][i], R->dp_ad[i], R->mr[A_ADAPT][i] / R->orc[i],
+                      R->clip_ad[i]);
     repro_json_raw(c, "sigma_sweep", "[%s]", buf);
     repro_json_raw(c, "slopes", "{\"sigma_adaptive\": %.6g, \"sigma_fixed\": %.6g, \"epsilon\": %.6g, "
-                                "\"n\": %.6g, \"d\": %.6g}", s_ad, s_fx, s_eps, s_n, s_d);
-    repro_json_num(c, "ratio_fixed_over_adaptive", ratio);
-    repro_json_num(c, "ratio_sigma", sig[lo]);
-    repro_json_num(c, "exact_alpha_risk", r_exact);
-    repro_json_num(c, "dpssgd_risk", r_ssgd);
+                                "\"n\": %.6g, \"d\": %.6g}", R->s_ad, R->s_fx, R->s_eps, R->s_n, R->s_d);
+    repro_json_num(c, "ratio_fixed_over_adaptive", R->ratio);
+    repro_json_num(c, "ratio_sigma", R->sig[R->lo]);
+    repro_json_num(c, "exact_alpha_risk", R->r_exact);
+    repro_json_num(c, "dpssgd_risk", R->r_ssgd);
     repro_json_raw(c, "checks", "{\"sigma_slope_2_pm_0.3\": %s, \"fixed_flat\": %s, "
                                 "\"ratio_at_least_100\": %s, \"epsilon_slope_in_range\": %s}",
                    ok_sig ? "true" : "false", ok_flat ? "true" : "false", ok_ratio ? "true" : "false",
                    ok_eps ? "true" : "false");
-    repro_json_num(c, "study_wall_seconds", wall);
-    repro_json_num(c, "cpu_seconds", cpu);
-    /* ---- plots ---- */
-    double re_note[MAXS];
+    repro_json_num(c, "study_wall_seconds", R->wall);
+    repro_json_num(c, "cpu_seconds", R->cpu);
+    return 0;
+}
+
+static void plots(repro_ctx *c, const study *S, amb_res *R)
+{
+    const scfg *cf = S->cf;
+    double re_note[MAXS], *sig = R->sig;
     for (size_t i = 0; i < cf->nsig; i++) {
         re_note[i] = NAN;
         for (int q = 0; q < 4; q++) if (FULL.sig[q] == sig[i]) re_note[i] = NOTE_SIG[0][q];
     }
-    plot_series s1[] = {{"DP-AMBSSGD (adaptive clip)", sig, mr[A_ADAPT], NULL, cf->nsig, PLOT_LINESPOINTS},
-                        {"DP mini-batch SGD, fixed clip", sig, mr[A_FIXED], NULL, cf->nsig, PLOT_LINESPOINTS},
-                        {"non-private SGD", sig, mr[A_SGD], NULL, cf->nsig, PLOT_LINESPOINTS},
-                        {"SSP", sig, mr[A_SSP], NULL, cf->nsig, PLOT_LINESPOINTS},
-                        {"DP-STAT printed rule", sig, mr[A_PAPER], NULL, cf->nsig, PLOT_LINESPOINTS},
+    plot_series s1[] = {{"DP-AMBSSGD (adaptive clip)", sig, R->mr[A_ADAPT], NULL, cf->nsig, PLOT_LINESPOINTS},
+                        {"DP mini-batch SGD, fixed clip", sig, R->mr[A_FIXED], NULL, cf->nsig, PLOT_LINESPOINTS},
+                        {"non-private SGD", sig, R->mr[A_SGD], NULL, cf->nsig, PLOT_LINESPOINTS},
+                        {"SSP", sig, R->mr[A_SSP], NULL, cf->nsig, PLOT_LINESPOINTS},
+                        {"DP-STAT printed rule", sig, R->mr[A_PAPER], NULL, cf->nsig, PLOT_LINESPOINTS},
                         {"note calibration (adaptive)", sig, re_note, NULL, cf->nsig, PLOT_POINTS}};
-    plot_series s2[] = {{"DP excess risk (adaptive)", ev, dpe, NULL, ne, PLOT_LINESPOINTS}};
-    plot_series s3[] = {{"DP excess risk (adaptive)", nv, dpn, NULL, cf->nn, PLOT_LINESPOINTS}};
+    plot_series s2[] = {{"DP excess risk (adaptive)", R->ev, R->dpe, NULL, R->ne, PLOT_LINESPOINTS}};
+    plot_series s3[] = {{"DP excess risk (adaptive)", R->nv, R->dpn, NULL, cf->nn, PLOT_LINESPOINTS}};
     plot_panel p1[] = {{"excess risk vs label noise (eps = 1)", "sigma", "excess risk", 1, 1, s1, 6},
                        {"DP excess vs epsilon (sigma = 1)", "epsilon", "risk - non-private risk", 1, 1, s2, 1},
                        {"DP excess vs N (sigma = 1)", "N", "risk - non-private risk", 1, 1, s3, 1}};
@@ -432,7 +476,7 @@ int repro_ambssgd(repro_ctx *c)
     double tt[MAXT];
     size_t T0 = S->T0 < MAXT ? S->T0 : MAXT;
     for (size_t t = 0; t < T0; t++) tt[t] = (double)t;
-    plot_series s4[] = {{"DP excess risk (adaptive)", dv, dpd, NULL, cf->nd, PLOT_LINESPOINTS}};
+    plot_series s4[] = {{"DP excess risk (adaptive)", R->dv, R->dpd, NULL, cf->nd, PLOT_LINESPOINTS}};
     plot_series s5[MAXS];
     char lab[MAXS][32];
     for (size_t i = 0; i < cf->nsig; i++) {
@@ -442,6 +486,23 @@ int repro_ambssgd(repro_ctx *c)
     plot_panel p2[] = {{"DP excess vs dimension (sigma = 1)", "d", "risk - non-private risk", 1, 1, s4, 1},
                        {"adaptive clip per step (seed 0)", "step t", "zeta_t", 0, 1, s5, cf->nsig}};
     repro_plot(c, "ambssgd_d_zeta", p2, 2);
+}
+
+int repro_ambssgd(repro_ctx *c)
+{
+    const scfg *cf = c->o->smoke ? &SMOKE : c->o->quick ? &QUICK : &FULL;
+    amb_res *R = calloc(1, sizeof *R);
+    if (!R) return 1;
+    R->ns = cf->seeds;
+    study *S = run_study(c, cf, R);
+    int rc = !S || sigma_sweep(c, S, R) || eps_sweep(c, S, R) || nd_sweeps(c, S, R) ||
+             verdicts(c, cf, R);
+    if (rc) {
+        free(S);
+        free(R);
+        return 1;
+    }
+    plots(c, S, R);
     const char *yes[] = {
         "Thm. 3.7 / Cor. 3.8 scaling: the DP excess risk of DP-AMBSSGD falls as sigma^2 (slope 2) while a "
         "fixed clip stays flat; ~1/eps^2; ~d^2; ~1/N^2 up to the T ln N drift",
@@ -460,8 +521,6 @@ int repro_ambssgd(repro_ctx *c)
     repro_say(c, "reproduces: the paper's scaling claims (sigma^2, 1/eps^2, d^2, 1/N^2) and the note's "
                  "calibration runs.\nnot reproducible: the paper has no experiments.\n");
     free(S);
+    free(R);
     return 0;
-fail:
-    free(S);
-    return 1;
 }

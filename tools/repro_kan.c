@@ -198,8 +198,8 @@ static int sec_noise(repro_ctx *c, const kcfg *cf)
         jn += snprintf(jb + jn, sizeof jb - (size_t)jn, "%s\"%g\": {\"var_sum\": %.6g, \"theory\": %.6g}",
                        l ? ", " : "", lam, cv[l][T], th[l][T]);
     }
-    fclose(f);
-    fclose(fc);
+    repro_close(c, f);
+    repro_close(c, fc);
     repro_json_raw(c, "noise_var_sum_T100", "{%s}", jb);
     repro_say(c, "   theory at T = 100: 100, 25.75, 1.99 (kappa^2); independent noise: T = 100\n");
     plot_series s[7] = {
@@ -252,7 +252,7 @@ static int sec_sensitivity(repro_ctx *c)
         repro_say(c, "   %-5zu %-7g %-6zu %-10.5f %-13.5f %-11.5f %.4f\n", cs[i].T, cs[i].lam, cs[i].tau, brute,
                   ex, bd, bd / ex);
     }
-    fclose(f);
+    repro_close(c, f);
     repro_say(c, "   note 004: 2.70800 vs 3.46072; 6.00838 vs 11.28122; 6.42925 vs 6.92651; 1.73205; 1.15470\n");
     return 0;
 }
@@ -298,7 +298,7 @@ static int sec_kappa(repro_ctx *c)
                        r ? ", " : "", rows[r].n, rows[r].B, rows[r].T, rows[r].eps, kd, kf[0], kf[1], kf[2], kf[3],
                        kf[4], kp[0], kp[1], kp[2], kp[3], kp[4]);
     }
-    fclose(f);
+    repro_close(c, f);
     repro_json_raw(c, "kappa_table", "[%s]", jb);
     double kd, e19, a19, kw = NAN;
     if (dpc_account_kan_paper_indep(1000, 100, 1000, 1, 1e-5, &kd, &err) ||
@@ -416,8 +416,8 @@ static int sec_lambda(repro_ctx *c, const kcfg *cf)
                                            "%.6g], \"D9_lambda0\": %.6g, \"no_gain\": %s}",
                    mc[0][0], mc[0][1], mc[0][2], mc[0][3], mc[0][4], mc[1][0], mc[1][1], mc[1][2], mc[1][3], mc[1][4],
                    mc[2][0], no_gain ? "true" : "false");
-    fclose(f);
-    fclose(g);
+    repro_close(c, f);
+    repro_close(c, g);
     plot_series s1[1] = {{"paired difference to lambda 0 (mean +- s.e. over seeds)", LAMS, dm, ds, 5, PLOT_ERRORBARS}};
     plot_series s2[1] = {{"A_corr, unit constants", LAMS, Ac, NULL, 5, PLOT_LINESPOINTS}};
     plot_series s3[2] = {{"kappa = F.12(lambda)", LAMS, mc[0], NULL, 5, PLOT_LINESPOINTS},
@@ -470,7 +470,7 @@ static int sec_width(repro_ctx *c, const kcfg *cf)
         repro_say(c, "   %-7zu %-9zu %-8.4f %-9.4g %-12.4g %-12zu %-9.4g %-11.4g %.4g\n", cf->wm[i], o.P, o.gamma_lo,
                   o.radius, o.r.max_dist, o.r.projections, w.m_edge, w.m_hi, w.m_lo);
     }
-    fclose(f);
+    repro_close(c, f);
     repro_say(c, "   -> projection activations are %s inside the window (m <= m_edge) and %s beyond it\n"
                  "   (unit constants: m_lo = 1/gamma^4 exceeds m_hi, the Thm. 4.1 window is empty as written;\n"
                  "   m_edge is where E||noise walk|| reaches R*, the upper limit's mechanism with explicit constants)\n",
@@ -527,7 +527,7 @@ static int sec_trends(repro_ctx *c, const kcfg *cf)
             }
         }
     }
-    fclose(f);
+    repro_close(c, f);
     repro_say(c, "   -> test loss %s in n and %s in eps (oracle 18c)\n", mono_n ? "decreases" : "does NOT decrease",
               mono_e ? "decreases" : "does NOT decrease");
     repro_json_raw(c, "trends", "{\"decreasing_in_n\": %s, \"decreasing_in_eps\": %s}", mono_n ? "true" : "false",

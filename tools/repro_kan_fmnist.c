@@ -56,11 +56,13 @@ int repro_kan_fmnist(repro_ctx *c)
     for (int k = 0; k < 2; k++) {
         train_opts o;
         train_opts_init(&o);
-        o.data = "fashion-mnist (subset)";
+        o.fr.data = "fashion-mnist (subset)";
+        o.fr.train = tr;
+        o.fr.test = te;
         o.model = models[k];
-        o.label = labels[k];
-        o.quiet = 1;
-        o.seed = c->o->seed;
+        o.fr.label = labels[k];
+        o.fr.quiet = 1;
+        o.fr.seed = c->o->seed;
         o.cfg.epsilon = FM_EPS;
         o.cfg.delta = 1e-5;
         o.cfg.epochs = cf->epochs;
@@ -69,11 +71,11 @@ int repro_kan_fmnist(repro_ctx *c)
         o.cfg.clip = FM_CLIP;
         o.cfg.accountant = cf->acc;
         o.cfg.threads = 2;
-        int r = train_run(&o, tr, te, &res[k]);
-        cli_mech_opts_free(&o.mech);
+        int r = train_run(&o, NULL, &res[k]);
+        train_opts_free(&o);
         if (r) {
             fprintf(stderr, "dpcorr repro: fmnist %s failed\n", models[k]);
-            fclose(f);
+            repro_close(c, f);
             goto done;
         }
         fprintf(f, "%s,%s,%zu,%g,1e-5,%zu,%zu,%g,%g,%.6f,%.6f,%.2f,%.0f,%.6g,%s\n", labels[k], res[k].model_spec,
@@ -88,7 +90,7 @@ int repro_kan_fmnist(repro_ctx *c)
                        k ? ", " : "", k ? "mlp" : "kan", res[k].model_spec, res[k].n_params, res[k].final_acc,
                        res[k].ledger.epsilon, res[k].train_s);
     }
-    fclose(f);
+    repro_close(c, f);
     repro_json_raw(c, "fmnist", "{%s, \"n_train\": %zu, \"n_test\": %zu, \"epochs\": %zu, \"batch\": %zu}", jb,
                    tr->n, te->n, cf->epochs, cf->batch);
     const char *const lab[2] = {labels[0], labels[1]};

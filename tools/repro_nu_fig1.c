@@ -23,7 +23,7 @@ int repro_nu_fig1(repro_ctx *c)
         R[i] = dpc_theory_mean_ratio(e);
         fprintf(f, "%.10g,%.10g,%.10g,%.10g\n", e, R[i], dpc_theory_mean_opt(e, 0.5, 1, 0), e / (2 - e));
     }
-    fclose(f);
+    repro_close(c, f);
     /* simulation at the note's check points */
     const double se[] = {0.5, 0.1, 0.02};
     enum { NS = 3 };
@@ -60,7 +60,7 @@ int repro_nu_fig1(repro_ctx *c)
                       "\"ratio_sim\": %.6g, \"ratio_theory\": %.6g}",
                       i ? ", " : "", se[i], po.mean, po.se, po.theory, po.mean / po.theory, sr[i], sth[i]);
     }
-    fclose(f);
+    repro_close(c, f);
     repro_json_raw(c, "mean_estimation", "[%s]", buf);
     repro_json_num(c, "max_rel_dev_sim_vs_theory", worst);
     /* (b) beta*_t and (c) |B*(w)|^2 for eta = 0.1 and 0.01 */
@@ -76,7 +76,7 @@ int repro_nu_fig1(repro_ctx *c)
         tt[t] = t;
         fprintf(f, "%d,%.10g,%.10g\n", t, b1[t], b2[t]);
     }
-    fclose(f);
+    repro_close(c, f);
     f = repro_open(c, "fig1_spectrum.csv");
     if (!f) return 1;
     fprintf(f, "omega,B2_eta0.1,B2_eta0.01\n");
@@ -86,7 +86,7 @@ int repro_nu_fig1(repro_ctx *c)
         s2[i] = dpc_theory_beta_spectrum(&e2, w[i]);
         fprintf(f, "%.10g,%.10g,%.10g\n", w[i], s1[i], s2[i]);
     }
-    fclose(f);
+    repro_close(c, f);
     double sx[NS];
     for (int i = 0; i < NS; i++) sx[i] = se[i];
     plot_series pa[] = {{"closed form R(eta) = eta(2-eta)(2K(1-eta)/pi)^2", eta, R, NULL, NR, PLOT_LINES},

@@ -8,6 +8,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct f2cfg {
     size_t d0;
@@ -100,41 +101,27 @@ static int point(repro_ctx *c, const f2cfg *cf, size_t d, double a, double eta, 
     return 0;
 }
 
-int repro_nu_fig2(repro_ctx *c)
+/* The three sweeps (d, alpha -> d_eff, eta): x values, theory and simulated errors. */
+typedef struct f2sweeps {
+    double x[3][5];
+    size_t ns[3];
+    f2pt *pt[3][5];
+    double y[3][2][5], yf[3][2][5], yr[3][2][5]; /* theory, fixed design, random design */
+} f2sweeps;
+
+static void fig2_collect(f2sweeps *w)
 {
-    const f2cfg *cf = c->o->smoke ? &SMOKE : c->o->quick ? &QUICK : &FULL;
-    f2pt cache[MAXPT];
-    size_t nc = 0;
-    f2pt *pd[5], *pa[4], *pe[5];
-    FILE *csv = repro_open(c, "fig2_points.csv");
-    if (!csv) return 1;
-    fprintf(csv, "sweep,d,alpha,eta,nu,d_eff,mechanism,theory_V0,sim_fixed,se_fixed,sim_random,se_random,sandwich_upper,steps,burn_in,seed\n");
-    repro_say(c, "\nFigure 2 (G = 1, rho = 1/2, sigma_sgd = 0, nu = eta lambda_min; base d = %zu, alpha = %g, eta = %g):\n",
-              cf->d0, cf->a0, cf->eta0);
-    for (size_t i = 0; i < cf->nd; i++)
-        if (point(c, cf, cf->ds[i], cf->a0, cf->eta0, cache, &nc, &pd[i], csv, "d")) goto fail;
-    for (size_t i = 0; i < cf->na; i++)
-        if (point(c, cf, cf->d0, cf->as[i], cf->eta0, cache, &nc, &pa[i], csv, "alpha")) goto fail;
-    for (size_t i = 0; i < cf->neta; i++)
-        if (point(c, cf, cf->d0, cf->a0, cf->etas[i], cache, &nc, &pe[i], csv, "eta")) goto fail;
-    fclose(csv);
-    csv = NULL;
-    /* slopes */
-    double xd[5], xa[4], xe[5], y[3][2][5], yf[3][2][5], yr[3][2][5];
-    for (size_t i = 0; i < cf->nd; i++) {
-        xd[i] = (double)pd[i]->d;
-        for (int m = 0; m < 2; m++) y[0][m][i] = pd[i]->th[m], yf[0][m][i] = pd[i]->sf[m], yr[0][m][i] = pd[i]->sr[m];
-    }
-    for (size_t i = 0; i < cf->na; i++) {
-        xa[i] = pa[i]->deff;
-        for (int m = 0; m < 2; m++) y[1][m][i] = pa[i]->th[m], yf[1][m][i] = pa[i]->sf[m], yr[1][m][i] = pa[i]->sr[m];
-    }
-    for (size_t i = 0; i < cf->neta; i++) {
-        xe[i] = pe[i]->eta;
-        for (int m = 0; m < 2; m++) y[2][m][i] = pe[i]->th[m], yf[2][m][i] = pe[i]->sf[m], yr[2][m][i] = pe[i]->sr[m];
-    }
-    const double *xs[3] = {xd, xa, xe};
-    const size_t ns[3] = {cf->nd, cf->na, cf->neta};
+    for (int s = 0; s < 3; s++)
+        for (size_t i = 0; i < w->ns[s]; i++) {
+            f2pt *p = w->pt[s][i];
+            w->x[s][i] = s == 0 ? (double)p->d : s == 1 ? p->deff : p->eta;
+            for (int m = 0; m < 2; m++)
+                w->y[s][m][i] = p->th[m], w->yf[s][m][i] = p->sf[m], w->yr[s][m][i] = p->sr[m];
+        }
+}
+
+static int fig2_slopes(repro_ctx *c, const f2sweeps *w)
+{
     /* quantity: sweep, mechanism, paper value */
     const struct { const char *name, *key; int sweep, mech; double paper; } Q[] = {
         {"Noisy-SGD vs d", "sgd_vs_d", 0, 0, 1.00},        {"Noisy-SGD vs d_eff", "sgd_vs_deff", 1, 0, 0.18},
@@ -148,26 +135,52 @@ int repro_nu_fig2(repro_ctx *c)
     int jn = 0;
     for (size_t q = 0; q < sizeof Q / sizeof Q[0]; q++) {
         int s = Q[q].sweep, m = Q[q].mech;
-        double lt = repro_loglog_slope(xs[s], y[s][m], ns[s]);
-        double sf = repro_loglog_slope(xs[s], yf[s][m], ns[s]);
-        double sr = repro_loglog_slope(xs[s], yr[s][m], ns[s]);
+        double lt = repro_loglog_slope(w->x[s], w->y[s][m], w->ns[s]);
+        double sf = repro_loglog_slope(w->x[s], w->yf[s][m], w->ns[s]);
+        double sr = repro_loglog_slope(w->x[s], w->yr[s][m], w->ns[s]);
         fprintf(fs, "%s,%.2f,%.4f,%.4f,%.4f\n", Q[q].name, Q[q].paper, lt, sf, sr);
         repro_say(c, "  %-24s %-7.2f %-10.3f %-10.3f %.3f\n", Q[q].name, Q[q].paper, lt, sf, sr);
-    }
-    fclose(fs);
-    jn = 0;
-    for (size_t q = 0; q < sizeof Q / sizeof Q[0]; q++) {
-        int s = Q[q].sweep, m = Q[q].mech;
         char pv[32];
         if (isnan(Q[q].paper)) snprintf(pv, sizeof pv, "null");
         else snprintf(pv, sizeof pv, "%.2f", Q[q].paper);
         jn += snprintf(jb + jn, sizeof jb - (size_t)jn,
                        "%s\"%s\": {\"paper\": %s, \"lti\": %.6g, \"sim_fixed\": %.6g, \"sim_random\": %.6g}",
-                       q ? ", " : "", Q[q].key, pv, repro_loglog_slope(xs[s], y[s][m], ns[s]),
-                       repro_loglog_slope(xs[s], yf[s][m], ns[s]), repro_loglog_slope(xs[s], yr[s][m], ns[s]));
+                       q ? ", " : "", Q[q].key, pv, lt, sf, sr);
     }
+    repro_close(c, fs);
     repro_json_raw(c, "slopes", "{%s}", jb);
-    /* fixed design vs V0 and random design inside [V0, sandwich] */
+    return 0;
+}
+
+static void fig2_plot(repro_ctx *c, const f2sweeps *w)
+{
+    double e[3][2][2][5];
+    for (int s = 0; s < 3; s++)
+        for (int m = 0; m < 2; m++)
+            for (size_t i = 0; i < w->ns[s]; i++) {
+                e[s][m][0][i] = w->pt[s][i]->sfe[m];
+                e[s][m][1][i] = w->pt[s][i]->sre[m];
+            }
+    plot_series ser[3][6];
+    for (int s = 0; s < 3; s++) {
+        const double *xs = w->x[s];
+        size_t n = w->ns[s];
+        ser[s][0] = (plot_series){"Noisy-SGD: theory (LTI)", xs, w->y[s][0], NULL, n, PLOT_LINES};
+        ser[s][1] = (plot_series){"nu-Noisy-FTRL: theory (LTI)", xs, w->y[s][1], NULL, n, PLOT_LINES};
+        ser[s][2] = (plot_series){"Noisy-SGD: sim fixed design", xs, w->yf[s][0], e[s][0][0], n, PLOT_ERRORBARS};
+        ser[s][3] = (plot_series){"nu-Noisy-FTRL: sim fixed design", xs, w->yf[s][1], e[s][1][0], n, PLOT_ERRORBARS};
+        ser[s][4] = (plot_series){"Noisy-SGD: sim random design", xs, w->yr[s][0], e[s][0][1], n, PLOT_LINESPOINTS};
+        ser[s][5] = (plot_series){"nu-Noisy-FTRL: sim random design", xs, w->yr[s][1], e[s][1][1], n, PLOT_LINESPOINTS};
+    }
+    plot_panel pn[3] = {{"error vs dimension (lambda_k = 1/k)", "dimension d", "E||theta - theta*||_H^2", 1, 1, ser[0], 6},
+                        {"error vs effective dimension (alpha sweep)", "d_eff = Tr H / ||H||", "E||theta - theta*||_H^2", 1, 1, ser[1], 6},
+                        {"error vs learning rate", "learning rate eta", "E||theta - theta*||_H^2", 1, 1, ser[2], 6}};
+    repro_plot(c, "nu-fig2", pn, 3);
+}
+
+/* Fixed design vs V0 and random design inside [V0, sandwich], over every point. */
+static void fig2_checks(repro_ctx *c, const f2cfg *cf, const f2pt *cache, size_t nc)
+{
     double worst = 0;
     int inside = 0, total = 0;
     for (size_t i = 0; i < nc; i++) {
@@ -186,28 +199,34 @@ int repro_nu_fig2(repro_ctx *c)
     repro_say(c, "The paper's slopes are empirical, from random-design runs with unstated rho, sigma_sgd and\n"
                  "ranges; the exact LTI slopes differ because random design adds terms growing with eta Tr[H]\n"
                  "(note 5.3.2): 'that these LTI slopes differ from the paper's empirical ones is expected'.\n");
-    /* plot: three panels */
-    double e[3][2][2][5];
-    for (int s = 0; s < 3; s++)
-        for (int m = 0; m < 2; m++)
-            for (size_t i = 0; i < ns[s]; i++) {
-                f2pt *p = s == 0 ? pd[i] : s == 1 ? pa[i] : pe[i];
-                e[s][m][0][i] = p->sfe[m];
-                e[s][m][1][i] = p->sre[m];
-            }
-    plot_series ser[3][6];
-    for (int s = 0; s < 3; s++) {
-        ser[s][0] = (plot_series){"Noisy-SGD: theory (LTI)", xs[s], y[s][0], NULL, ns[s], PLOT_LINES};
-        ser[s][1] = (plot_series){"nu-Noisy-FTRL: theory (LTI)", xs[s], y[s][1], NULL, ns[s], PLOT_LINES};
-        ser[s][2] = (plot_series){"Noisy-SGD: sim fixed design", xs[s], yf[s][0], e[s][0][0], ns[s], PLOT_ERRORBARS};
-        ser[s][3] = (plot_series){"nu-Noisy-FTRL: sim fixed design", xs[s], yf[s][1], e[s][1][0], ns[s], PLOT_ERRORBARS};
-        ser[s][4] = (plot_series){"Noisy-SGD: sim random design", xs[s], yr[s][0], e[s][0][1], ns[s], PLOT_LINESPOINTS};
-        ser[s][5] = (plot_series){"nu-Noisy-FTRL: sim random design", xs[s], yr[s][1], e[s][1][1], ns[s], PLOT_LINESPOINTS};
-    }
-    plot_panel pn[3] = {{"error vs dimension (lambda_k = 1/k)", "dimension d", "E||theta - theta*||_H^2", 1, 1, ser[0], 6},
-                        {"error vs effective dimension (alpha sweep)", "d_eff = Tr H / ||H||", "E||theta - theta*||_H^2", 1, 1, ser[1], 6},
-                        {"error vs learning rate", "learning rate eta", "E||theta - theta*||_H^2", 1, 1, ser[2], 6}};
-    repro_plot(c, "nu-fig2", pn, 3);
+}
+
+int repro_nu_fig2(repro_ctx *c)
+{
+    const f2cfg *cf = c->o->smoke ? &SMOKE : c->o->quick ? &QUICK : &FULL;
+    f2pt cache[MAXPT];
+    size_t nc = 0;
+    f2sweeps w;
+    memset(&w, 0, sizeof w);
+    w.ns[0] = cf->nd, w.ns[1] = cf->na, w.ns[2] = cf->neta;
+    FILE *csv = repro_open(c, "fig2_points.csv");
+    if (!csv) return 1;
+    fprintf(csv, "sweep,d,alpha,eta,nu,d_eff,mechanism,theory_V0,sim_fixed,se_fixed,sim_random,se_random,sandwich_upper,steps,burn_in,seed\n");
+    repro_say(c, "\nFigure 2 (G = 1, rho = 1/2, sigma_sgd = 0, nu = eta lambda_min; base d = %zu, alpha = %g, eta = %g):\n",
+              cf->d0, cf->a0, cf->eta0);
+    int bad = 0;
+    for (size_t i = 0; i < cf->nd && !bad; i++)
+        bad = point(c, cf, cf->ds[i], cf->a0, cf->eta0, cache, &nc, &w.pt[0][i], csv, "d");
+    for (size_t i = 0; i < cf->na && !bad; i++)
+        bad = point(c, cf, cf->d0, cf->as[i], cf->eta0, cache, &nc, &w.pt[1][i], csv, "alpha");
+    for (size_t i = 0; i < cf->neta && !bad; i++)
+        bad = point(c, cf, cf->d0, cf->a0, cf->etas[i], cache, &nc, &w.pt[2][i], csv, "eta");
+    repro_close(c, csv);
+    if (bad) return 1;
+    fig2_collect(&w);
+    if (fig2_slopes(c, &w)) return 1;
+    fig2_checks(c, cf, cache, nc);
+    fig2_plot(c, &w);
     const char *yes[] = {"Figure 2: the three sweeps (d, d_eff, eta) for Noisy-SGD and nu-Noisy-FTRL, theory and "
                          "simulation; Noisy-SGD slope vs d = 1",
                          "note 5.3.2 V0 table (fixed design matches V0; random design between V0 and the sandwich)"};
@@ -219,7 +238,4 @@ int repro_nu_fig2(repro_ctx *c)
     repro_say(c, "\nreproduces: Figure 2 (shape, SGD slope vs d = 1, theory vs simulation).\n"
                  "cannot reproduce exactly: the paper's empirical slopes (unstated settings).\n");
     return 0;
-fail:
-    if (csv) fclose(csv);
-    return 1;
 }

@@ -9,118 +9,145 @@
 #include <math.h>
 #include <stdlib.h>
 
-int repro_nu_fig3(repro_ctx *c)
+typedef struct fig3 {
+    size_t nk, tmax;
+    double kap[13], vs[13], vn[13], vo[13], vo0[13]; /* bounds per kappa */
+    double sy[4], sye[4];                            /* simulated gaps (kappa 10, 100 x SGD, nu) */
+    int below;
+} fig3;
+
+/* The bounds of DP-SGD, nu-DP-FTRL and Optimized over the kappa grid. */
+static int fig3_bounds(repro_ctx *c, fig3 *g)
 {
-    int quick = c->o->quick;
-    size_t nk = quick ? 7 : 13, tmax = quick ? 2 : 6;
-    double kap[13], vs[13], vn[13], vo[13], vo0[13];
     FILE *f = repro_open(c, "fig3_bound.csv");
     if (!f) return 1;
     fprintf(f, "kappa,mu,bound_dpsgd,bound_nu_dpftrl,bound_optimized,bound_optimized_circle,ratio_sgd_over_nu\n");
     repro_say(c, "\nFigure 3 (Theorem 3.1/E.1 bound on F_inf, L = G = 1, eta = 1/L, rho = 1/2, d = 1,\n"
                  "sigma_sgd = 0; our constant convention, see doc/theory.md; multipliers |t| <= %zu):\n"
-                 "  kappa      DP-SGD        nu-DP-FTRL    Optimized     SGD/nu\n", tmax);
+                 "  kappa      DP-SGD        nu-DP-FTRL    Optimized     SGD/nu\n", g->tmax);
     dpc_error err = {0};
-    for (size_t i = 0; i < nk; i++) {
-        kap[i] = pow(10.0, 3.0 * (double)i / (double)(nk - 1));
-        double mu = 1.0 / kap[i];
-        dpc_theory_sc p = {mu, 1.0, 1.0, 0.5, 1.0, 0.0, 1, tmax};
+    for (size_t i = 0; i < g->nk; i++) {
+        g->kap[i] = pow(10.0, 3.0 * (double)i / (double)(g->nk - 1));
+        double mu = 1.0 / g->kap[i];
+        dpc_theory_sc p = {mu, 1.0, 1.0, 0.5, 1.0, 0.0, 1, g->tmax};
         dpc_theory_beta bs = dpc_theory_beta_sgd(), bn = dpc_theory_beta_nu(fmin(mu, 0.999));
         dpc_theory_sc_result rs, rn, ro, ro0;
         if (dpc_theory_sc_bound(&p, &bs, &rs, &err) || dpc_theory_sc_bound(&p, &bn, &rn, &err) ||
             dpc_theory_sc_optimized(&p, &ro, &err)) {
             fprintf(stderr, "dpcorr repro: %s\n", err.msg);
-            fclose(f);
+            repro_close(c, f);
             return 1;
         }
         p.tmax = 0;
         if (dpc_theory_sc_optimized(&p, &ro0, &err)) return 1;
-        vs[i] = rs.value;
-        vn[i] = rn.value;
-        vo[i] = ro.value;
-        vo0[i] = ro0.value;
-        fprintf(f, "%.6g,%.6g,%.8g,%.8g,%.8g,%.8g,%.6g\n", kap[i], mu, vs[i], vn[i], vo[i], vo0[i], vs[i] / vn[i]);
-        repro_say(c, "  %-9.4g  %-12.6g  %-12.6g  %-12.6g  %.3f\n", kap[i], vs[i], vn[i], vo[i], vs[i] / vn[i]);
+        g->vs[i] = rs.value;
+        g->vn[i] = rn.value;
+        g->vo[i] = ro.value;
+        g->vo0[i] = ro0.value;
+        fprintf(f, "%.6g,%.6g,%.8g,%.8g,%.8g,%.8g,%.6g\n", g->kap[i], mu, g->vs[i], g->vn[i], g->vo[i],
+                g->vo0[i], g->vs[i] / g->vn[i]);
+        repro_say(c, "  %-9.4g  %-12.6g  %-12.6g  %-12.6g  %.3f\n", g->kap[i], g->vs[i], g->vn[i], g->vo[i],
+                  g->vs[i] / g->vn[i]);
     }
-    fclose(f);
-    /* simulations: log-cosh toy problem below the bound */
-    const double skap[] = {10.0, 100.0};
-    double sy[4], sye[4], sbound[4];
-    size_t ns = 0;
-    f = repro_open(c, "fig3_sim.csv");
-    if (!f) return 1;
-    fprintf(f, "kappa,mechanism,sim_gap,se,bound,steps,seed\n");
-    int below = 1;
-    /* the simulations use rho_s = 50 (noise std 0.1 gamma): at rho = 1/2 the iterates live where
-     * log cosh is linear (|theta| >> 1) and the curvature is L, not mu; the bound is linear in
-     * 1/rho, so it is rescaled by 0.5/rho_s */
-    const double rho_s = 50.0;
-    for (int k = 0; k < 2; k++)
-        for (int m = 0; m < 2; m++) {
-            double mu = 1.0 / skap[k], g2, one = 1.0;
-            dpc_theory_beta b = m ? dpc_theory_beta_nu(mu) : dpc_theory_beta_sgd();
-            dpc_theory_sc p = {mu, 1.0, 1.0, 0.5, 1.0, 0.0, 1, tmax};
-            dpc_theory_sc_result br;
-            if (dpc_theory_sc_bound(&p, &b, &br, &err) || dpc_theory_gamma_inf2(&b, &g2, &err)) return 1;
-            size_t len = dpc_theory_beta_len_for_tail(&b, 1e-10, 1);
-            double *beta = malloc(len * sizeof *beta);
-            dpc_theory_beta_coeffs(&b, beta, len);
-            dpc_sim_config sc;
-            dpc_sim_config_init(&sc);
-            sc.model = DPC_SIM_LOGCOSH;
-            sc.mu = mu;
-            sc.L = 1.0;
-            sc.eta = 1.0;
-            sc.sigma = sqrt(g2 / (2.0 * rho_s));
-            sc.d = 1;
-            sc.lambda = &one;
-            sc.burn_in = (size_t)(20.0 / mu);
-            sc.steps = c->o->smoke ? 20000 : quick ? 200000 : 2000000;
-            sc.seed = c->o->seed + 300 + (uint64_t)(2 * k + m);
-            sc.beta = beta;
-            sc.len = len;
-            dpc_sim_result r;
-            int bad = dpc_sim_run(&sc, &r, &err);
-            free(beta);
-            if (bad) {
-                fprintf(stderr, "dpcorr repro: %s\n", err.msg);
-                fclose(f);
-                return 1;
-            }
-            sy[ns] = r.gap;
-            sye[ns] = r.gap_stderr;
-            br.value *= 0.5 / rho_s;
-            sbound[ns] = br.value;
-            if (r.gap > br.value) below = 0;
-            fprintf(f, "%g,%s,%.8g,%.3g,%.8g,%zu,%llu\n", skap[k], m ? "nu-DP-FTRL" : "DP-SGD", r.gap, r.gap_stderr,
-                    br.value, r.steps, (unsigned long long)r.seed);
-            repro_say(c, "  simulation log-cosh (rho = %g) kappa=%g %-11s F-F* = %.5g +- %.2g  <= bound %.5g\n", rho_s, skap[k],
-                      m ? "nu-DP-FTRL" : "DP-SGD", r.gap, r.gap_stderr, br.value);
-            ns++;
-        }
-    fclose(f);
-    double gap_lo = vs[nk / 2] / vn[nk / 2], gap_hi = vs[nk - 1] / vn[nk - 1];
-    repro_json_raw(c, "ordering_sgd_gt_nu_gt_optimized", "%s",
-                   (vs[nk - 1] > vn[nk - 1] && vn[nk - 1] > vo[nk - 1]) ? "true" : "false");
-    repro_json_num(c, "ratio_sgd_over_nu_mid_kappa", gap_lo);
-    repro_json_num(c, "ratio_sgd_over_nu_max_kappa", gap_hi);
-    repro_json_num(c, "bound_sgd_max_kappa", vs[nk - 1]);
-    repro_json_num(c, "bound_nu_max_kappa", vn[nk - 1]);
-    repro_json_num(c, "bound_optimized_max_kappa", vo[nk - 1]);
-    repro_json_raw(c, "simulations_below_bound", "%s", below ? "true" : "false");
-    /* plotted at rho = 1/2 scale (x 100) next to the rho = 1/2 bounds */
-    double sc2 = rho_s / 0.5;
+    repro_close(c, f);
+    return 0;
+}
+
+/* One simulation of the log-cosh toy problem: kappa skap, mechanism m (0 SGD, 1 nu). */
+static int fig3_sim(repro_ctx *c, fig3 *g, FILE *f, double skap, int m, int k, double rho_s, size_t i)
+{
+    dpc_error err = {0};
+    double mu = 1.0 / skap, g2, one = 1.0;
+    dpc_theory_beta b = m ? dpc_theory_beta_nu(mu) : dpc_theory_beta_sgd();
+    dpc_theory_sc p = {mu, 1.0, 1.0, 0.5, 1.0, 0.0, 1, g->tmax};
+    dpc_theory_sc_result br;
+    if (dpc_theory_sc_bound(&p, &b, &br, &err) || dpc_theory_gamma_inf2(&b, &g2, &err)) return 1;
+    size_t len = dpc_theory_beta_len_for_tail(&b, 1e-10, 1);
+    double *beta = malloc(len * sizeof *beta);
+    dpc_theory_beta_coeffs(&b, beta, len);
+    dpc_sim_config sc;
+    dpc_sim_config_init(&sc);
+    sc.model = DPC_SIM_LOGCOSH;
+    sc.mu = mu;
+    sc.L = 1.0;
+    sc.eta = 1.0;
+    sc.sigma = sqrt(g2 / (2.0 * rho_s));
+    sc.d = 1;
+    sc.lambda = &one;
+    sc.burn_in = (size_t)(20.0 / mu);
+    sc.steps = c->o->smoke ? 20000 : c->o->quick ? 200000 : 2000000;
+    sc.seed = c->o->seed + 300 + (uint64_t)(2 * k + m);
+    sc.beta = beta;
+    sc.len = len;
+    dpc_sim_result r;
+    int bad = dpc_sim_run(&sc, &r, &err);
+    free(beta);
+    if (bad) {
+        fprintf(stderr, "dpcorr repro: %s\n", err.msg);
+        return 1;
+    }
+    g->sy[i] = r.gap;
+    g->sye[i] = r.gap_stderr;
+    br.value *= 0.5 / rho_s;
+    if (r.gap > br.value) g->below = 0;
+    fprintf(f, "%g,%s,%.8g,%.3g,%.8g,%zu,%llu\n", skap, m ? "nu-DP-FTRL" : "DP-SGD", r.gap, r.gap_stderr,
+            br.value, r.steps, (unsigned long long)r.seed);
+    repro_say(c, "  simulation log-cosh (rho = %g) kappa=%g %-11s F-F* = %.5g +- %.2g  <= bound %.5g\n", rho_s, skap,
+              m ? "nu-DP-FTRL" : "DP-SGD", r.gap, r.gap_stderr, br.value);
+    return 0;
+}
+
+/* The plot: the bounds, and the simulations at the rho = 1/2 scale (x 100). */
+static void fig3_plot(repro_ctx *c, fig3 *g, const double *skap, double rho_s)
+{
+    double sc2 = rho_s / 0.5, *sy = g->sy, *sye = g->sye;
     double sxs[2] = {skap[0], skap[1]}, sgs[2] = {sc2 * sy[0], sc2 * sy[2]}, sge[2] = {sc2 * sye[0], sc2 * sye[2]};
     double sxn[2] = {skap[0], skap[1]}, sgn[2] = {sc2 * sy[1], sc2 * sy[3]}, sgne[2] = {sc2 * sye[1], sc2 * sye[3]};
-    (void)sbound;
-    plot_series ps[] = {{"bound: DP-SGD", kap, vs, NULL, nk, PLOT_LINESPOINTS},
-                        {"bound: nu-DP-FTRL (nu = eta mu)", kap, vn, NULL, nk, PLOT_LINESPOINTS},
-                        {"bound: Optimized DP-FTRL", kap, vo, NULL, nk, PLOT_LINESPOINTS},
+    plot_series ps[] = {{"bound: DP-SGD", g->kap, g->vs, NULL, g->nk, PLOT_LINESPOINTS},
+                        {"bound: nu-DP-FTRL (nu = eta mu)", g->kap, g->vn, NULL, g->nk, PLOT_LINESPOINTS},
+                        {"bound: Optimized DP-FTRL", g->kap, g->vo, NULL, g->nk, PLOT_LINESPOINTS},
                         {"simulation (log-cosh, rho=50, x100): DP-SGD", sxs, sgs, sge, 2, PLOT_ERRORBARS},
                         {"simulation (log-cosh, rho=50, x100): nu-DP-FTRL", sxn, sgn, sgne, 2, PLOT_ERRORBARS}};
     plot_panel pn = {"Theorem 3.1 bound on F_{inf} (L = G = 1, sigma_{sgd} = 0)", "condition number kappa = L/mu",
                      "bound on F_{inf}", 1, 1, ps, 5};
     repro_plot(c, "nu-fig3", &pn, 1);
+}
+
+int repro_nu_fig3(repro_ctx *c)
+{
+    int quick = c->o->quick;
+    fig3 g;
+    g.nk = quick ? 7 : 13;
+    g.tmax = quick ? 2 : 6;
+    g.below = 1;
+    if (fig3_bounds(c, &g)) return 1;
+    /* simulations: log-cosh toy problem below the bound */
+    const double skap[] = {10.0, 100.0};
+    FILE *f = repro_open(c, "fig3_sim.csv");
+    if (!f) return 1;
+    fprintf(f, "kappa,mechanism,sim_gap,se,bound,steps,seed\n");
+    /* the simulations use rho_s = 50 (noise std 0.1 gamma): at rho = 1/2 the iterates live where
+     * log cosh is linear (|theta| >> 1) and the curvature is L, not mu; the bound is linear in
+     * 1/rho, so it is rescaled by 0.5/rho_s */
+    const double rho_s = 50.0;
+    for (int k = 0; k < 2; k++)
+        for (int m = 0; m < 2; m++)
+            if (fig3_sim(c, &g, f, skap[k], m, k, rho_s, (size_t)(2 * k + m))) {
+                repro_close(c, f);
+                return 1;
+            }
+    repro_close(c, f);
+    size_t nk = g.nk;
+    double gap_lo = g.vs[nk / 2] / g.vn[nk / 2], gap_hi = g.vs[nk - 1] / g.vn[nk - 1];
+    repro_json_raw(c, "ordering_sgd_gt_nu_gt_optimized", "%s",
+                   (g.vs[nk - 1] > g.vn[nk - 1] && g.vn[nk - 1] > g.vo[nk - 1]) ? "true" : "false");
+    repro_json_num(c, "ratio_sgd_over_nu_mid_kappa", gap_lo);
+    repro_json_num(c, "ratio_sgd_over_nu_max_kappa", gap_hi);
+    repro_json_num(c, "bound_sgd_max_kappa", g.vs[nk - 1]);
+    repro_json_num(c, "bound_nu_max_kappa", g.vn[nk - 1]);
+    repro_json_num(c, "bound_optimized_max_kappa", g.vo[nk - 1]);
+    repro_json_raw(c, "simulations_below_bound", "%s", g.below ? "true" : "false");
+    fig3_plot(c, &g, skap, rho_s);
     const char *yes[] = {"Figure 3: ordering DP-SGD > nu-DP-FTRL > Optimized, the multiplicative gap widening "
                          "with kappa, Optimized growing slowest (shape; the paper prints no numbers)"};
     const char *no[] = {"absolute values: eta is not stated and the paper's constants (eq. 10 vs Sec. E.1) "

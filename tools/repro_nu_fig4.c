@@ -198,7 +198,7 @@ static int fit_learning_rates(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, s
                 }
             }
         }
-    fclose(f);
+    repro_close(c, f);
     dpc_dataset_free(tr);
     dpc_dataset_free(val);
     if (rc) return 1;
@@ -218,66 +218,51 @@ static int fit_learning_rates(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, s
     return 0;
 }
 
-int repro_nu_fig4(repro_ctx *c)
+/* The study's state: configuration, mechanisms, strategies, results. */
+typedef struct fig4 {
+    fig4_cfg fc;
+    fig4_mech mk[NMECH];
+    dpc_strategy *blt, *band, *dense;
+    size_t spe, n;
+    double nu, damp, t_opt, t_tune, t_train;
+    double acc[NMECH][4][3], mean[NMECH][4], sd[NMECH][4];
+} fig4;
+
+static fig4_cfg fig4_config(const repro_ctx *c)
 {
-    int quick = c->o->quick, smoke = c->o->smoke;
     /* the learning-rate grid is the paper's {1, 2, 5} x 10^p, the decades that matter for SGD
      * with momentum 0.9 here; --smoke tunes over two rates on a 100-image holdout */
     fig4_cfg fc = {"fashion-mnist", 1000, 20, 3, 4, 2, {1, 2, 4, 8}, 5, 10000, {0.1, 0.2, 0.5, 1, 2}};
-    if (quick) {
+    if (c->o->quick)
         fc = (fig4_cfg){"fashion-mnist:limit=6000,test-limit=2000", 200, 4, 1, 2, 2, {2, 8, 0, 0},
                         2, 1000, {0.5, 1, 0, 0, 0}};
-    }
-    if (smoke) {
+    if (c->o->smoke)
         fc = (fig4_cfg){"fashion-mnist:limit=600,test-limit=300", 100, 2, 1, 1, 1, {4, 0, 0, 0},
                         2, 100, {0.5, 1, 0, 0, 0}};
-    }
+    return fc;
+}
+
+/* The strategies for (n, k, b) and the nine mechanisms (data-independent choices). */
+static int fig4_mechanisms(repro_ctx *c, fig4 *g, const dpc_strategy_problem *pb)
+{
     dpc_error err = {0};
-    dpc_rng rng;
-    dpc_rng_seed(&rng, c->o->seed);
-    dpc_dataset *train = NULL, *test = NULL;
-    dpc_model *model = NULL;
-    dpc_strategy *blt = NULL, *band = NULL, *dense = NULL;
-    int rc = 1;
-    if (dpc_data_load_spec(&train, &test, fc.data, &rng, &err)) {
-        repro_say(c, "cannot load Fashion-MNIST (%s); install Debian's dataset-fashion-mnist\n",
-                  err.msg);
-        repro_json_str(c, "skipped", err.msg);
-        goto done;
-    }
-    if (cli_model_new(&model, NULL, "softmax", train->d, train->n_classes, &err)) {
-        repro_say(c, "model: %s\n", err.msg);
-        goto done;
-    }
-    size_t spe = train->n / fc.batch, n = spe * fc.epochs;
-    dpc_strategy_problem pb;
-    dpc_strategy_problem_init(&pb, n);
-    pb.participations = fc.epochs;
-    pb.min_sep = spe;
-    pb.objective = DPC_OBJECTIVE_MEAN;
-    repro_say(c, "\nFigure 4 study: Fashion-MNIST (%zu train, %zu test), softmax regression, batch %zu,"
-                 " %zu epochs = %zu steps;\nfixed-order epochs: k = %zu participations, %zu steps "
-                 "apart; SGD momentum 0.9, cool-down; delta = 1e-5; %zu seed(s)\n",
-              train->n, test->n, fc.batch, fc.epochs, n, fc.epochs, spe, fc.nseeds);
-    /* mechanisms */
-    fig4_mech mk[NMECH];
-    memset(mk, 0, sizeof mk);
-    double t_opt = repro_now(), nu = 0, damp = 0;
+    fig4_mech *mk = g->mk;
+    double t0 = repro_now();
     dpc_strategy_loss bl;
     int fail = 0;
-    if (dpc_strategy_best_nu(&pb, &nu, &bl, &err) || best_damping(&pb, &damp, &err)) fail = 1;
+    if (dpc_strategy_best_nu(pb, &g->nu, &bl, &err) || best_damping(pb, &g->damp, &err)) fail = 1;
     dpc_strategy_options so;
     dpc_strategy_options_init(&so);
-    if (!fail && dpc_strategy_optimize_blt(&blt, &pb, &so, &err)) fail = 1;
-    so.bands = spe < 32 ? spe : 32;
-    if (!fail && dpc_strategy_optimize_banded(&band, &pb, &so, &err)) fail = 1;
+    if (!fail && dpc_strategy_optimize_blt(&g->blt, pb, &so, &err)) fail = 1;
+    so.bands = g->spe < 32 ? g->spe : 32;
+    if (!fail && dpc_strategy_optimize_banded(&g->band, pb, &so, &err)) fail = 1;
     dpc_strategy_options_init(&so);
-    if (!fail && dpc_strategy_optimize_dense(&dense, &pb, &so, &err)) fail = 1;
+    if (!fail && dpc_strategy_optimize_dense(&g->dense, pb, &so, &err)) fail = 1;
     if (fail) {
         repro_say(c, "strategy optimization failed: %s\n", err.msg);
-        goto done;
+        return 1;
     }
-    t_opt = repro_now() - t_opt;
+    g->t_opt = repro_now() - t0;
     for (int i = 0; i < NMECH; i++) {
         dpc_mech_params_init(&mk[i].p);
         mk[i].sampler = DPC_SAMPLER_FIXED;
@@ -285,90 +270,123 @@ int repro_nu_fig4(repro_ctx *c)
     snprintf(mk[0].name, 64, "DP-SGD (fixed order)");
     snprintf(mk[1].name, 64, "DP-SGD (Poisson, amplified)");
     mk[1].sampler = DPC_SAMPLER_POISSON;
-    snprintf(mk[2].name, 64, "nu-DP-FTRL (nu=%.3g)", nu);
+    snprintf(mk[2].name, 64, "nu-DP-FTRL (nu=%.3g)", g->nu);
     mk[2].p.kind = DPC_MECH_NU;
-    mk[2].p.nu = nu;
+    mk[2].p.nu = g->nu;
     snprintf(mk[3].name, 64, "optimal CC (nu=0)");
     mk[3].p.kind = DPC_MECH_NU;
     snprintf(mk[4].name, 64, "tree (Honaker)");
     mk[4].p.kind = DPC_MECH_TREE;
     mk[4].p.honaker = 1;
-    snprintf(mk[5].name, 64, "damped anti-PGD (nu=%.3g)", damp);
+    snprintf(mk[5].name, 64, "damped anti-PGD (nu=%.3g)", g->damp);
     mk[5].p.kind = DPC_MECH_ANTIPGD;
-    mk[5].p.nu = damp;
-    snprintf(mk[6].name, 64, "BLT (%zu buffers, optimized)", blt->nbuf);
-    dpc_strategy_mech_params(blt, &mk[6].p);
-    snprintf(mk[7].name, 64, "banded Toeplitz (%zu bands)", band->ncoeffs);
-    dpc_strategy_mech_params(band, &mk[7].p);
+    mk[5].p.nu = g->damp;
+    snprintf(mk[6].name, 64, "BLT (%zu buffers, optimized)", g->blt->nbuf);
+    dpc_strategy_mech_params(g->blt, &mk[6].p);
+    snprintf(mk[7].name, 64, "banded Toeplitz (%zu bands)", g->band->ncoeffs);
+    dpc_strategy_mech_params(g->band, &mk[7].p);
     snprintf(mk[8].name, 64, "dense ME (optimized)");
-    dpc_strategy_mech_params(dense, &mk[8].p);
+    dpc_strategy_mech_params(g->dense, &mk[8].p);
     /* nu-DP-FTRL as the paper wanted to compare it: Poisson sampling with amplification, by
      * MMCC-style conditional composition (or the whole-run route when that is better) */
     snprintf(mk[9].name, 64, "nu-DP-FTRL (Poisson, amplified)");
     mk[9].p.kind = DPC_MECH_NU;
-    mk[9].p.nu = nu;
+    mk[9].p.nu = g->nu;
     mk[9].sampler = DPC_SAMPLER_POISSON;
-    mk[6].strategy = blt;
-    mk[7].strategy = band;
-    mk[8].strategy = dense;
+    mk[6].strategy = g->blt;
+    mk[7].strategy = g->band;
+    mk[8].strategy = g->dense;
     repro_say(c, "choices (data-independent, from (n, k, b) only): nu = %.4g, anti-PGD damping = "
                  "%.4g, BLT %zu buffers, banded %zu bands, dense ME %zu x %zu; optimization %.1f s\n",
-              nu, damp, blt->nbuf, band->ncoeffs, n, n, t_opt);
-    size_t S = fc.nseeds, E = fc.neps;
-    /* tuning: the learning rate per (mechanism, epsilon) on a holdout of the training set */
-    double t_tune = repro_now();
-    if (fit_learning_rates(c, &fc, mk, spe, model, train, &rng)) goto done;
-    t_tune = repro_now() - t_tune;
-    /* runs */
-    double acc[NMECH][4][3], epsr[NMECH][4];
+              g->nu, g->damp, g->blt->nbuf, g->band->ncoeffs, g->n, g->n, g->t_opt);
+    return 0;
+}
+
+/* The final runs: every mechanism, epsilon and seed at the chosen learning rate. */
+static int fig4_runs(repro_ctx *c, fig4 *g, const dpc_model *model, const dpc_dataset *train,
+                     const dpc_dataset *test)
+{
+    const fig4_cfg *fc = &g->fc;
     FILE *f = repro_open(c, "fig4_runs.csv");
-    if (!f) goto done;
+    if (!f) return 1;
     fprintf(f, "mechanism,epsilon,seed,lr,test_accuracy,epsilon_accounted,sigma\n");
-    double t_train = repro_now();
+    double t0 = repro_now();
     for (int m = 0; m < NMECH; m++)
-        for (size_t e = 0; e < E; e++)
-            for (size_t s = 0; s < S; s++) {
+        for (size_t e = 0; e < fc->neps; e++)
+            for (size_t s = 0; s < fc->nseeds; s++) {
+                fig4_mech *mk = &g->mk[m];
                 double ea = NAN;
-                acc[m][e][s] = train_one(c, &fc, &mk[m], e, c->o->seed + s, mk[m].lr[e], fc.batch,
-                                         mk[m].sigma, model, train, test, &ea);
-                if (s == 0) epsr[m][e] = ea;
-                fprintf(f, "\"%s\",%g,%llu,%g,%.6f,%.6f,%.6g\n", mk[m].name, fc.eps[e],
-                        (unsigned long long)(c->o->seed + s), mk[m].lr[e], acc[m][e][s], ea,
-                        mk[m].sigma[e]);
+                g->acc[m][e][s] = train_one(c, fc, mk, e, c->o->seed + s, mk->lr[e], fc->batch,
+                                            mk->sigma, model, train, test, &ea);
+                fprintf(f, "\"%s\",%g,%llu,%g,%.6f,%.6f,%.6g\n", mk->name, fc->eps[e],
+                        (unsigned long long)(c->o->seed + s), mk->lr[e], g->acc[m][e][s], ea,
+                        mk->sigma[e]);
                 fflush(f);
             }
-    fclose(f);
-    t_train = repro_now() - t_train;
-    /* table */
+    repro_close(c, f);
+    g->t_train = repro_now() - t0;
+    return 0;
+}
+
+/* Mean +- std over seeds: the table and fig4_summary.csv. */
+static int fig4_summary(repro_ctx *c, fig4 *g)
+{
+    const fig4_cfg *fc = &g->fc;
+    size_t S = fc->nseeds, E = fc->neps;
     repro_say(c, "\n%-32s", "test accuracy, mean +- std");
-    for (size_t e = 0; e < E; e++) repro_say(c, "   eps=%-10g", fc.eps[e]);
+    for (size_t e = 0; e < E; e++) repro_say(c, "   eps=%-10g", fc->eps[e]);
     repro_say(c, "\n");
-    double mean[NMECH][4], sd[NMECH][4];
-    f = repro_open(c, "fig4_summary.csv");
-    if (!f) goto done;
+    FILE *f = repro_open(c, "fig4_summary.csv");
+    if (!f) return 1;
     fprintf(f, "mechanism,epsilon,mean_accuracy,std_accuracy,seeds\n");
     for (int m = 0; m < NMECH; m++) {
-        repro_say(c, "%-32s", mk[m].name);
+        repro_say(c, "%-32s", g->mk[m].name);
         for (size_t e = 0; e < E; e++) {
-            mean[m][e] = mean_of(acc[m][e], S);
-            sd[m][e] = std_of(acc[m][e], S);
-            repro_say(c, "   %.4f+-%.4f", mean[m][e], sd[m][e]);
-            fprintf(f, "\"%s\",%g,%.6f,%.6f,%zu\n", mk[m].name, fc.eps[e], mean[m][e], sd[m][e], S);
+            g->mean[m][e] = mean_of(g->acc[m][e], S);
+            g->sd[m][e] = std_of(g->acc[m][e], S);
+            repro_say(c, "   %.4f+-%.4f", g->mean[m][e], g->sd[m][e]);
+            fprintf(f, "\"%s\",%g,%.6f,%.6f,%zu\n", g->mk[m].name, fc->eps[e], g->mean[m][e],
+                    g->sd[m][e], S);
         }
         repro_say(c, "\n");
     }
-    fclose(f);
-    /* acceptance-style checks, stated */
+    repro_close(c, f);
+    return 0;
+}
+
+/* {"mechanism": [v per epsilon], ...} into the summary under key (lr: the chosen rates). */
+static void fig4_json_per_mech(repro_ctx *c, const fig4 *g, const char *key, int lr)
+{
+    char buf[4096];
+    size_t o = 0;
+    o += (size_t)snprintf(buf + o, sizeof buf - o, "{");
+    for (int m = 0; m < NMECH && o < sizeof buf; m++) {
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "%s\"%s\": [", m ? ", " : "", g->mk[m].name);
+        for (size_t e = 0; e < g->fc.neps && o < sizeof buf; e++)
+            o += (size_t)snprintf(buf + o, sizeof buf - o, lr ? "%s%g" : "%s%.6f", e ? ", " : "",
+                                  lr ? g->mk[m].lr[e] : g->mean[m][e]);
+        o += (size_t)snprintf(buf + o, sizeof buf - o, "]");
+    }
+    if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, "}");
+    repro_json_raw(c, key, "%s", buf);
+}
+
+/* The acceptance-style checks, stated, and the JSON summary. */
+static void fig4_checks(repro_ctx *c, const fig4 *g)
+{
+    const fig4_cfg *fc = &g->fc;
+    size_t E = fc->neps;
     int nu_ge_sgd = 1, nu_near_me = 1;
     for (size_t e = 0; e < E; e++) {
-        if (mean[2][e] < mean[0][e]) nu_ge_sgd = 0;
-        if (mean[2][e] < mean[8][e] - 0.01) nu_near_me = 0;
+        if (g->mean[2][e] < g->mean[0][e]) nu_ge_sgd = 0;
+        if (g->mean[2][e] < g->mean[8][e] - 0.01) nu_near_me = 0;
     }
     repro_say(c, "\nnu-DP-FTRL >= DP-SGD (same sampling) at every epsilon: %s\n"
                  "nu-DP-FTRL within 1 pp of dense ME at every epsilon: %s\n"
                  "training time %.1f s for %d mechanisms x %zu epsilons x %zu seeds (+ %.1f s "
                  "tuning)\n",
-              nu_ge_sgd ? "yes" : "NO", nu_near_me ? "yes" : "NO", t_train, NMECH, E, S, t_tune);
+              nu_ge_sgd ? "yes" : "NO", nu_near_me ? "yes" : "NO", g->t_train, NMECH, E, fc->nseeds,
+              g->t_tune);
     /* the paper's stronger baseline: DP-SGD with amplification by sampling, which the paper
      * reports wins at small epsilon (section 4: "As epsilon becomes small, DP-SGD can outperform
      * DP-FTRL due to privacy amplification"; nu-DP-FTRL wins for epsilon >= 4 on CIFAR-10) */
@@ -377,9 +395,9 @@ int repro_nu_fig4(repro_ctx *c)
     size_t ao = 0;
     ao += (size_t)snprintf(amp + ao, sizeof amp - ao, "[");
     for (size_t e = 0; e < E; e++) {
-        int win = mean[2][e] >= mean[1][e];
-        repro_say(c, " eps %g %s (%+.2f pp)", fc.eps[e], win ? "wins" : "loses",
-                  100 * (mean[2][e] - mean[1][e]));
+        int win = g->mean[2][e] >= g->mean[1][e];
+        repro_say(c, " eps %g %s (%+.2f pp)", fc->eps[e], win ? "wins" : "loses",
+                  100 * (g->mean[2][e] - g->mean[1][e]));
         ao += (size_t)snprintf(amp + ao, sizeof amp - ao, "%s%s", e ? "," : "", win ? "true" : "false");
     }
     snprintf(amp + ao, sizeof amp - ao, "]");
@@ -390,51 +408,35 @@ int repro_nu_fig4(repro_ctx *c)
     repro_say(c, "nu-DP-FTRL with amplification (Poisson, MMCC) vs without (fixed order) and vs "
                  "amplified DP-SGD:");
     for (size_t e = 0; e < E; e++)
-        repro_say(c, " eps %g: %+.2f pp vs unamplified, %+.2f pp vs DP-SGD amplified", fc.eps[e],
-                  100 * (mean[9][e] - mean[2][e]), 100 * (mean[9][e] - mean[1][e]));
+        repro_say(c, " eps %g: %+.2f pp vs unamplified, %+.2f pp vs DP-SGD amplified", fc->eps[e],
+                  100 * (g->mean[9][e] - g->mean[2][e]), 100 * (g->mean[9][e] - g->mean[1][e]));
     repro_say(c, "\n");
     repro_say(c, "Not reproduced: the paper's CIFAR-10 and StackOverflow numbers (no dataset, GPU or "
                  "stated accounting); the comparison here is the same study on Fashion-MNIST.\n");
     repro_json_raw(c, "nu_ge_dpsgd_fixed", "%s", nu_ge_sgd ? "true" : "false");
     repro_json_raw(c, "nu_within_1pp_of_me", "%s", nu_near_me ? "true" : "false");
-    repro_json_num(c, "nu", nu);
-    repro_json_num(c, "antipgd_damping", damp);
-    repro_json_num(c, "train_seconds", t_train);
-    repro_json_num(c, "tune_seconds", t_tune);
-    repro_json_num(c, "optimize_seconds", t_opt);
-    repro_json_raw(c, "epsilons", "[%g%s%g%s%g%s%g]", fc.eps[0], E > 1 ? "," : "",
-                   E > 1 ? fc.eps[1] : 0, E > 2 ? "," : "", E > 2 ? fc.eps[2] : 0,
-                   E > 3 ? "," : "", E > 3 ? fc.eps[3] : 0);
-    {
-        char buf[4096];
-        size_t o = 0;
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "{");
-        for (int m = 0; m < NMECH && o < sizeof buf; m++) {
-            o += (size_t)snprintf(buf + o, sizeof buf - o, "%s\"%s\": [", m ? ", " : "", mk[m].name);
-            for (size_t e = 0; e < E && o < sizeof buf; e++)
-                o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%.6f", e ? ", " : "", mean[m][e]);
-            o += (size_t)snprintf(buf + o, sizeof buf - o, "]");
-        }
-        if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, "}");
-        repro_json_raw(c, "mean_accuracy", "%s", buf);
-        o = 0;
-        o += (size_t)snprintf(buf + o, sizeof buf - o, "{");
-        for (int m = 0; m < NMECH && o < sizeof buf; m++) {
-            o += (size_t)snprintf(buf + o, sizeof buf - o, "%s\"%s\": [", m ? ", " : "", mk[m].name);
-            for (size_t e = 0; e < E && o < sizeof buf; e++)
-                o += (size_t)snprintf(buf + o, sizeof buf - o, "%s%g", e ? ", " : "", mk[m].lr[e]);
-            o += (size_t)snprintf(buf + o, sizeof buf - o, "]");
-        }
-        if (o < sizeof buf) snprintf(buf + o, sizeof buf - o, "}");
-        repro_json_raw(c, "chosen_lr", "%s", buf);
-    }
-    /* plot: accuracy vs epsilon, error bars = std over seeds */
+    repro_json_num(c, "nu", g->nu);
+    repro_json_num(c, "antipgd_damping", g->damp);
+    repro_json_num(c, "train_seconds", g->t_train);
+    repro_json_num(c, "tune_seconds", g->t_tune);
+    repro_json_num(c, "optimize_seconds", g->t_opt);
+    repro_json_raw(c, "epsilons", "[%g%s%g%s%g%s%g]", fc->eps[0], E > 1 ? "," : "",
+                   E > 1 ? fc->eps[1] : 0, E > 2 ? "," : "", E > 2 ? fc->eps[2] : 0,
+                   E > 3 ? "," : "", E > 3 ? fc->eps[3] : 0);
+    fig4_json_per_mech(c, g, "mean_accuracy", 0);
+    fig4_json_per_mech(c, g, "chosen_lr", 1);
+}
+
+/* Accuracy vs epsilon, error bars = std over seeds. */
+static void fig4_plot(repro_ctx *c, fig4 *g)
+{
+    size_t E = g->fc.neps;
     plot_series ser[NMECH];
     double xs[NMECH][4];
     for (int m = 0; m < NMECH; m++) {
-        for (size_t e = 0; e < E; e++) xs[m][e] = fc.eps[e];
-        ser[m] = (plot_series){mk[m].name, xs[m], mean[m], sd[m], E,
-                               S > 1 ? PLOT_ERRORBARS : PLOT_LINESPOINTS};
+        for (size_t e = 0; e < E; e++) xs[m][e] = g->fc.eps[e];
+        ser[m] = (plot_series){g->mk[m].name, xs[m], g->mean[m], g->sd[m], E,
+                               g->fc.nseeds > 1 ? PLOT_ERRORBARS : PLOT_LINESPOINTS};
     }
     /* left: every mechanism; right: without the unamplified DP-SGD, to resolve the top */
     plot_panel p[2] = {{"test accuracy vs epsilon (delta = 1e-5), mean +- std over seeds",
@@ -442,14 +444,61 @@ int repro_nu_fig4(repro_ctx *c)
                        {"zoom: all but DP-SGD (fixed order)", "epsilon", "test accuracy", 1, 0,
                         ser + 1, NMECH - 1}};
     repro_plot(c, "fig4", p, 2);
-    (void)epsr;
-    rc = 0;
-done:
-    dpc_strategy_free(blt);
-    dpc_strategy_free(band);
-    dpc_strategy_free(dense);
+}
+
+/* The study after loading: strategies, tuning, runs, table, checks, plot. */
+static int fig4_study(repro_ctx *c, fig4 *g, const dpc_model *model, dpc_dataset *train,
+                      dpc_dataset *test, dpc_rng *rng)
+{
+    const fig4_cfg *fc = &g->fc;
+    g->spe = train->n / fc->batch;
+    g->n = g->spe * fc->epochs;
+    dpc_strategy_problem pb;
+    dpc_strategy_problem_init(&pb, g->n);
+    pb.participations = fc->epochs;
+    pb.min_sep = g->spe;
+    pb.objective = DPC_OBJECTIVE_MEAN;
+    repro_say(c, "\nFigure 4 study: Fashion-MNIST (%zu train, %zu test), softmax regression, batch %zu,"
+                 " %zu epochs = %zu steps;\nfixed-order epochs: k = %zu participations, %zu steps "
+                 "apart; SGD momentum 0.9, cool-down; delta = 1e-5; %zu seed(s)\n",
+              train->n, test->n, fc->batch, fc->epochs, g->n, fc->epochs, g->spe, fc->nseeds);
+    if (fig4_mechanisms(c, g, &pb)) return 1;
+    /* tuning: the learning rate per (mechanism, epsilon) on a holdout of the training set */
+    double t0 = repro_now();
+    if (fit_learning_rates(c, fc, g->mk, g->spe, model, train, rng)) return 1;
+    g->t_tune = repro_now() - t0;
+    if (fig4_runs(c, g, model, train, test) || fig4_summary(c, g)) return 1;
+    fig4_checks(c, g);
+    fig4_plot(c, g);
+    return 0;
+}
+
+int repro_nu_fig4(repro_ctx *c)
+{
+    fig4 *g = calloc(1, sizeof *g);
+    if (!g) return 1;
+    g->fc = fig4_config(c);
+    dpc_error err = {0};
+    dpc_rng rng;
+    dpc_rng_seed(&rng, c->o->seed);
+    dpc_dataset *train = NULL, *test = NULL;
+    dpc_model *model = NULL;
+    int rc = 1;
+    if (dpc_data_load_spec(&train, &test, g->fc.data, &rng, &err)) {
+        repro_say(c, "cannot load Fashion-MNIST (%s); install Debian's dataset-fashion-mnist\n",
+                  err.msg);
+        repro_json_str(c, "skipped", err.msg);
+    } else if (cli_model_new(&model, NULL, "softmax", train->d, NULL, train->n_classes, &err)) {
+        repro_say(c, "model: %s\n", err.msg);
+    } else {
+        rc = fig4_study(c, g, model, train, test, &rng);
+    }
+    dpc_strategy_free(g->blt);
+    dpc_strategy_free(g->band);
+    dpc_strategy_free(g->dense);
     dpc_model_free(model);
     dpc_dataset_free(train);
     dpc_dataset_free(test);
+    free(g);
     return rc;
 }

@@ -260,7 +260,7 @@ static int report_n(exp_t *E, curve *np, curve *p1, curve *priv, curve *un)
         repro_say(c, "%8zu %5zu %6zu   %-15.4g  %-10.4g  %-21.4g  %-12.4g  %.4g\n", b->n, b->T,
                   b->B, np->y[i], p1->y[i], m, un->y[i], as.y[i]);
     }
-    fclose(f);
+    repro_close(c, f);
     np->n = p1->n = priv->n = un->n = as.n = pl->nTn;
     size_t N = np->n;
     double se0, d, s0 = srgd_slope_jk(np->x, v[0], N, ns, &se0);
@@ -308,7 +308,7 @@ static int report_priv(exp_t *E, curve *cp, curve *ce, int *infit)
                   cp->y[i], cp->se[i], m1, m0);
     }
     cp->n = pl->nps;
-    fclose(f);
+    repro_close(c, f);
     if (!(f = repro_open(c, "srgd_vs_eps.csv"))) return 1;
     fprintf(f, "eps,beta_over_beta0,p,n,beta,private_part,se,in_fit\n");
     repro_say(c, "\nprivate part vs eps (n = %zu, p = %zu, T = %zu; eps solved for beta = k beta_0;"
@@ -330,7 +330,7 @@ static int report_priv(exp_t *E, curve *cp, curve *ce, int *infit)
                   ce->y[i], ce->se[i], infit[i] ? "   (fit)" : "");
     }
     ce->n = pl->nks;
-    fclose(f);
+    repro_close(c, f);
     double fx[10], fb[10];
     size_t m = 0;
     for (size_t i = 0; i < ce->n; i++)
@@ -380,7 +380,7 @@ static int report_regimes(exp_t *E)
                     i || r ? ", " : "", b->n, r ? "B" : "A", b->T, b->beta, m0, m1);
         }
     fprintf(c->json, "]");
-    fclose(f);
+    repro_close(c, f);
     return 0;
 }
 
@@ -426,7 +426,7 @@ static int report_tree(exp_t *E, curve *ct, curve *ch, curve *ci)
     }
     ct->n = ch->n = ci->n = pl->ncs;
     fprintf(c->json, "]");
-    fclose(f);
+    repro_close(c, f);
     repro_json_raw(c, "tree_beats_independent_T_ge_64", "%s", checked && wins_all ? "true" : "false");
     return 0;
 }
@@ -479,7 +479,7 @@ static int report_baselines(exp_t *E, curve cb[4])
     }
     for (int a = 0; a < 4; a++) cb[a].n = pl->neb;
     fprintf(c->json, "]");
-    fclose(f);
+    repro_close(c, f);
     return 0;
 }
 
@@ -512,116 +512,115 @@ static int report_trace(exp_t *E, curve tr[3])
         tr[r].n = m;
         if (r == 0) tr[2].n = m;
     }
-    fclose(f);
+    repro_close(c, f);
     repro_json_num(c, "regime_a_max_delta_over_first_step", flat);
     return 0;
 }
 
-int repro_srgd(repro_ctx *c)
+/* The spectrum's top and beta_0 of the E2/E3 problem, and T of its preset. */
+static int problem_scale(exp_t *E)
 {
-    const plan *pl = c->o->smoke ? &SMOKE : c->o->quick ? &QUICK : &FULL;
-    clock_t cpu0 = clock();
-    exp_t E;
-    memset(&E, 0, sizeof E);
-    E.pl = pl;
-    E.c = c;
-    E.S = c->o->seed;
-    E.jobs = calloc(plan_jobs(pl), sizeof *E.jobs);
-    if (!E.jobs) return 1;
-    build(&E);
-    /* the spectrum's top and beta_0 of the E2/E3 problem, T of its preset */
-    {
-        dpc_srgd_problem_config pc;
-        dpc_srgd_problem_config_init(&pc);
-        pc.kind = DPC_SRGD_P2_LSQ;
-        pc.n = 1;
-        pc.p = pl->ps[0];
-        pc.relevant = pl->rel;
-        pc.w_norm = 1.8;
-        dpc_rng rng;
-        dpc_rng_seed(&rng, 1);
-        dpc_srgd_problem *pr = NULL;
-        dpc_error err = {0};
-        dpc_srgd_config sc;
-        dpc_srgd_config_init(&sc);
-        sc.epsilon = INFINITY;
-        if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err)) return 1;
-        E.lambda1 = dpc_srgd_problem_lambda(pr)[0];
-        dpc_srgd_problem_constants(pr, &sc.L, &sc.M, &sc.R);
-        dpc_srgd_problem_free(pr);
-        if (dpc_srgd_preset(&sc, DPC_SRGD_REGIME_A, 1, 0, pl->n_priv, pl->ps[0], &err)) return 1;
-        E.beta0 = sc.beta;
-        E.T_priv = sc.steps;
-    }
-    /* the baselines' noise multipliers: one calibration per (eps, algorithm) */
-    sjob cal[6];
-    memset(cal, 0, sizeof cal);
+    const plan *pl = E->pl;
+    dpc_srgd_problem_config pc;
+    dpc_srgd_problem_config_init(&pc);
+    pc.kind = DPC_SRGD_P2_LSQ;
+    pc.n = 1;
+    pc.p = pl->ps[0];
+    pc.relevant = pl->rel;
+    pc.w_norm = 1.8;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    dpc_srgd_problem *pr = NULL;
+    dpc_error err = {0};
+    dpc_srgd_config sc;
+    dpc_srgd_config_init(&sc);
+    sc.epsilon = INFINITY;
+    if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err)) return 1;
+    E->lambda1 = dpc_srgd_problem_lambda(pr)[0];
+    dpc_srgd_problem_constants(pr, &sc.L, &sc.M, &sc.R);
+    dpc_srgd_problem_free(pr);
+    if (dpc_srgd_preset(&sc, DPC_SRGD_REGIME_A, 1, 0, pl->n_priv, pl->ps[0], &err)) return 1;
+    E->beta0 = sc.beta;
+    E->T_priv = sc.steps;
+    return 0;
+}
+
+/* The baselines' noise multipliers: one calibration per (eps, algorithm), then every job. */
+static int run_all(exp_t *E, sjob cal[6])
+{
+    const plan *pl = E->pl;
+    memset(cal, 0, 6 * sizeof *cal);
     for (size_t e = 0; e < pl->neb; e++)
         for (int a = 0; a < 2; a++) {
             sjob *q = &cal[2 * e + (size_t)a];
-            *q = base_job(E.S + 13000, pl->n_abl, 32, pl->eps_base[e]);
+            *q = base_job(E->S + 13000, pl->n_abl, 32, pl->eps_base[e]);
             q->alg = a ? ALG_CALIB_FTRL : ALG_CALIB_SGD;
             q->bbatch = pl->base_batch;
             q->lr = 1; /* unused: the calibration takes no step */
         }
-    repro_say(c, "\n%zu runs + %zu calibrations on P2 (least squares, sparse design, spectrum "
-                 "geometric over 4 decades, |w0| = 1.8 in C = B(0, 2): Regime A; exact excess risk); "
-                 "delta = 1e-6; fresh data per seed; %ld threads\n",
-              E.k, 2 * pl->neb, sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2L : 1L);
-    int rc = 1;
-    if (srgd_run_jobs(cal, 2 * pl->neb)) goto out;
-    for (size_t i = E.e7; i < E.e8; i++)
-        if (E.jobs[i].alg == ALG_DPSGD || E.jobs[i].alg == ALG_DPFTRL)
+    repro_say(E->c, "\n%zu runs + %zu calibrations on P2 (least squares, sparse design, spectrum "
+                    "geometric over 4 decades, |w0| = 1.8 in C = B(0, 2): Regime A; exact excess risk); "
+                    "delta = 1e-6; fresh data per seed; %ld threads\n",
+              E->k, 2 * pl->neb, sysconf(_SC_NPROCESSORS_ONLN) >= 2 ? 2L : 1L);
+    if (srgd_run_jobs(cal, 2 * pl->neb)) return 1;
+    for (size_t i = E->e7; i < E->e8; i++)
+        if (E->jobs[i].alg == ALG_DPSGD || E->jobs[i].alg == ALG_DPFTRL)
             for (size_t e = 0; e < pl->neb; e++)
-                if (E.jobs[i].eps == pl->eps_base[e])
-                    E.jobs[i].sigma = cal[2 * e + (size_t)(E.jobs[i].alg == ALG_DPFTRL)].sigma;
-    if (srgd_run_jobs(E.jobs, E.k)) goto out;
-    {
-        const size_t bounds[] = {E.e1, E.e2, E.e3, E.e4, E.e6, E.e7, E.e8, E.k};
-        const char *names[] = {"vs-n", "vs-p", "vs-eps", "regimes", "tree", "baselines", "trace"};
-        repro_say(c, "cpu seconds per experiment:");
-        fprintf(c->json, ",\n  \"cpu_seconds_per_experiment\": {");
-        for (int g = 0; g < 7; g++) {
-            double sum = 0;
-            for (size_t i = bounds[g]; i < bounds[g + 1]; i++) sum += E.jobs[i].cpu;
-            if (g == 5)
-                for (size_t i = 0; i < 2 * pl->neb; i++) sum += cal[i].cpu;
-            repro_say(c, " %s %.1f", names[g], sum);
-            fprintf(c->json, "%s\"%s\": %.2f", g ? ", " : "", names[g], sum);
-        }
-        fprintf(c->json, "}");
-        repro_say(c, "\n");
+                if (E->jobs[i].eps == pl->eps_base[e])
+                    E->jobs[i].sigma = cal[2 * e + (size_t)(E->jobs[i].alg == ALG_DPFTRL)].sigma;
+    return srgd_run_jobs(E->jobs, E->k);
+}
+
+static void cpu_report(exp_t *E, const sjob cal[6])
+{
+    repro_ctx *c = E->c;
+    const size_t bounds[] = {E->e1, E->e2, E->e3, E->e4, E->e6, E->e7, E->e8, E->k};
+    const char *names[] = {"vs-n", "vs-p", "vs-eps", "regimes", "tree", "baselines", "trace"};
+    repro_say(c, "cpu seconds per experiment:");
+    fprintf(c->json, ",\n  \"cpu_seconds_per_experiment\": {");
+    for (int g = 0; g < 7; g++) {
+        double sum = 0;
+        for (size_t i = bounds[g]; i < bounds[g + 1]; i++) sum += E->jobs[i].cpu;
+        if (g == 5)
+            for (size_t i = 0; i < 2 * E->pl->neb; i++) sum += cal[i].cpu;
+        repro_say(c, " %s %.1f", names[g], sum);
+        fprintf(c->json, "%s\"%s\": %.2f", g ? ", " : "", names[g], sum);
     }
-    curve np = {0}, p1 = {0}, priv = {0}, un = {0}, cp = {0}, ce = {0}, ct = {0}, ch = {0},
-          ci = {0}, cb[4], tr[3];
-    memset(cb, 0, sizeof cb);
-    memset(tr, 0, sizeof tr);
-    int infit[10] = {0};
-    if (report_n(&E, &np, &p1, &priv, &un) || report_priv(&E, &cp, &ce, infit) ||
-        report_regimes(&E) || report_tree(&E, &ct, &ch, &ci) || report_baselines(&E, cb) ||
-        report_trace(&E, tr))
-        goto out;
-    /* plots */
+    fprintf(c->json, "}");
+    repro_say(c, "\n");
+}
+
+/* The curves of the two figures. */
+typedef struct srgd_curves {
+    curve np, p1, priv, un, cp, ce, ct, ch, ci, cb[4], tr[3];
+    int infit[10];
+} srgd_curves;
+
+static void plot_rates(repro_ctx *c, const plan *pl, const srgd_curves *v)
+{
+    const curve *np = &v->np, *cp = &v->cp, *ce = &v->ce;
     char lab[64];
     snprintf(lab, sizeof lab, "private part (eps %g)", pl->eps_n);
-    double refx[2] = {np.x[0], np.x[np.n - 1]}, refy[2] = {np.y[0], np.y[0] * sqrt(np.x[0] / np.x[np.n - 1])};
-    plot_series s1[] = {{"non-private, P2 least squares", np.x, np.y, np.se, np.n, PLOT_ERRORBARS},
-                        {"non-private, P1 logistic", p1.x, p1.y, NULL, p1.n, PLOT_LINESPOINTS},
-                        {lab, priv.x, priv.y, NULL, priv.n, PLOT_LINESPOINTS},
-                        {"unaccelerated SRG (non-private)", un.x, un.y, NULL, un.n, PLOT_LINESPOINTS},
+    double refx[2] = {np->x[0], np->x[np->n - 1]},
+           refy[2] = {np->y[0], np->y[0] * sqrt(np->x[0] / np->x[np->n - 1])};
+    plot_series s1[] = {{"non-private, P2 least squares", np->x, np->y, np->se, np->n, PLOT_ERRORBARS},
+                        {"non-private, P1 logistic", v->p1.x, v->p1.y, NULL, v->p1.n, PLOT_LINESPOINTS},
+                        {lab, v->priv.x, v->priv.y, NULL, v->priv.n, PLOT_LINESPOINTS},
+                        {"unaccelerated SRG (non-private)", v->un.x, v->un.y, NULL, v->un.n, PLOT_LINESPOINTS},
                         {"n^{-1/2}", refx, refy, NULL, 2, PLOT_LINES}};
-    double rpx[2] = {cp.x[0], cp.x[cp.n - 1]}, rpy[2] = {cp.y[0], cp.y[0] * sqrt(cp.x[cp.n - 1] / cp.x[0])};
+    double rpx[2] = {cp->x[0], cp->x[cp->n - 1]},
+           rpy[2] = {cp->y[0], cp->y[0] * sqrt(cp->x[cp->n - 1] / cp->x[0])};
     curve fit = {0};
-    for (size_t i = 0; i < ce.n; i++)
-        if (infit[i]) {
-            fit.x[fit.n] = ce.x[i];
-            fit.y[fit.n++] = ce.y[i];
+    for (size_t i = 0; i < ce->n; i++)
+        if (v->infit[i]) {
+            fit.x[fit.n] = ce->x[i];
+            fit.y[fit.n++] = ce->y[i];
         }
     double rex[2] = {fit.x[0], fit.x[fit.n ? fit.n - 1 : 0]},
            rey[2] = {fit.y[0], fit.y[0] * fit.x[0] / fit.x[fit.n ? fit.n - 1 : 0]};
-    plot_series s2[] = {{"private part (DP - non-DP)", cp.x, cp.y, cp.se, cp.n, PLOT_ERRORBARS},
+    plot_series s2[] = {{"private part (DP - non-DP)", cp->x, cp->y, cp->se, cp->n, PLOT_ERRORBARS},
                         {"sqrt(p)", rpx, rpy, NULL, 2, PLOT_LINES}};
-    plot_series s3[] = {{"private part (DP - non-DP)", ce.x, ce.y, ce.se, ce.n, PLOT_ERRORBARS},
+    plot_series s3[] = {{"private part (DP - non-DP)", ce->x, ce->y, ce->se, ce->n, PLOT_ERRORBARS},
                         {"fitted range", fit.x, fit.y, NULL, fit.n, PLOT_POINTS},
                         {"1/eps", rex, rey, NULL, 2, PLOT_LINES}};
     plot_panel pn[] = {
@@ -629,9 +628,14 @@ int repro_srgd(repro_ctx *c)
         {"private part vs dimension p", "p", "excess(DP) - excess(non-DP)", 1, 1, s2, 2},
         {"private part vs epsilon", "epsilon", "excess(DP) - excess(non-DP)", 1, 1, s3, 3}};
     repro_plot(c, "srgd", pn, 3);
-    plot_series a1[] = {{"tree", ct.x, ct.y, ct.se, ct.n, PLOT_ERRORBARS},
-                        {"Honaker tree", ch.x, ch.y, NULL, pl->honaker ? ch.n : 0, PLOT_LINESPOINTS},
-                        {"independent per-step noise", ci.x, ci.y, ci.se, ci.n, PLOT_ERRORBARS}};
+}
+
+static void plot_ablations(repro_ctx *c, const plan *pl, const srgd_curves *v)
+{
+    const curve *cb = v->cb, *tr = v->tr;
+    plot_series a1[] = {{"tree", v->ct.x, v->ct.y, v->ct.se, v->ct.n, PLOT_ERRORBARS},
+                        {"Honaker tree", v->ch.x, v->ch.y, NULL, pl->honaker ? v->ch.n : 0, PLOT_LINESPOINTS},
+                        {"independent per-step noise", v->ci.x, v->ci.y, v->ci.se, v->ci.n, PLOT_ERRORBARS}};
     plot_series a2[] = {{"DP-SRGD", cb[0].x, cb[0].y, NULL, cb[0].n, PLOT_LINESPOINTS},
                         {"accelerated DP-SGD (Thm 5.13)", cb[1].x, cb[1].y, NULL, cb[1].n, PLOT_LINESPOINTS},
                         {"DP-SGD (trainer, Poisson)", cb[2].x, cb[2].y, NULL, cb[2].n, PLOT_LINESPOINTS},
@@ -646,7 +650,10 @@ int repro_srgd(repro_ctx *c)
         {"per-example increments stay flat (O6), eps = 1", "t / T", "max_d |Delta_t(d)|", 0, 0,
          a3, 3}};
     repro_plot(c, "srgd-ablations", pa, 3);
-    double cpu = (double)(clock() - cpu0) / CLOCKS_PER_SEC;
+}
+
+static void statements(repro_ctx *c, double cpu)
+{
     repro_json_num(c, "cpu_seconds", cpu);
     repro_json_str(c, "seeds", "run s of a series uses --seed + (series offset) + s for its data "
                                "and noise (seeded mode); the offsets are in tools/repro_srgd.c");
@@ -668,9 +675,37 @@ int repro_srgd(repro_ctx *c)
     repro_say(c, "\nreproduces: the rates' shapes (n^-1/2; sqrt(p)/eps private part), acceleration, "
                  "tree vs independent noise.\ncannot reproduce: no experiments in the paper; the "
                  "literal constants cannot run. cpu %.1f s\n", cpu);
+}
+
+int repro_srgd(repro_ctx *c)
+{
+    const plan *pl = c->o->smoke ? &SMOKE : c->o->quick ? &QUICK : &FULL;
+    clock_t cpu0 = clock();
+    exp_t E;
+    memset(&E, 0, sizeof E);
+    E.pl = pl;
+    E.c = c;
+    E.S = c->o->seed;
+    E.jobs = calloc(plan_jobs(pl), sizeof *E.jobs);
+    srgd_curves *v = calloc(1, sizeof *v);
+    int rc = 1;
+    if (!E.jobs || !v) goto out;
+    build(&E);
+    if (problem_scale(&E)) goto out;
+    sjob cal[6];
+    if (run_all(&E, cal)) goto out;
+    cpu_report(&E, cal);
+    if (report_n(&E, &v->np, &v->p1, &v->priv, &v->un) || report_priv(&E, &v->cp, &v->ce, v->infit) ||
+        report_regimes(&E) || report_tree(&E, &v->ct, &v->ch, &v->ci) || report_baselines(&E, v->cb) ||
+        report_trace(&E, v->tr))
+        goto out;
+    plot_rates(c, pl, v);
+    plot_ablations(c, pl, v);
+    statements(c, (double)(clock() - cpu0) / CLOCKS_PER_SEC);
     rc = 0;
 out:
-    for (size_t i = 0; i < E.k; i++) free(E.jobs[i].trace);
+    for (size_t i = 0; E.jobs && i < E.k; i++) free(E.jobs[i].trace);
     free(E.jobs);
+    free(v);
     return rc;
 }

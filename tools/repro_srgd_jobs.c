@@ -107,7 +107,7 @@ static void run_job_timed(sjob *j)
     dpc_srgd *s = NULL;
     j->excess = NAN;
     if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err) ||
-        cli_model_new(&m, NULL, dpc_srgd_problem_model_spec(pr), j->p,
+        cli_model_new(&m, NULL, dpc_srgd_problem_model_spec(pr), j->p, NULL,
                       j->kind == DPC_SRGD_P1_LOGISTIC ? 2 : 0, &err)) {
         job_fail(j, &err);
         goto done;

@@ -1,4 +1,5 @@
 /* repro_util.c — output helpers shared by the repro targets. */
+#include "cli.h"
 #include "repro.h"
 #include "plot.h"
 
@@ -7,32 +8,8 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <time.h>
 
-double repro_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-int repro_mkdir_p(const char *path)
-{
-    char buf[4096];
-    size_t n = strlen(path);
-    if (n == 0 || n >= sizeof buf) return -1;
-    memcpy(buf, path, n + 1);
-    for (size_t i = 1; i <= n; i++) {
-        if (buf[i] == '/' || buf[i] == '\0') {
-            char keep = buf[i];
-            buf[i] = '\0';
-            if (mkdir(buf, 0777) != 0 && errno != EEXIST) return -1;
-            buf[i] = keep;
-        }
-    }
-    return 0;
-}
+double repro_now(void) { return cli_now(); }
 
 FILE *repro_open(repro_ctx *c, const char *name)
 {
@@ -41,6 +18,17 @@ FILE *repro_open(repro_ctx *c, const char *name)
     FILE *f = fopen(path, "w");
     if (!f) fprintf(stderr, "dpcorr repro: cannot write %s: %s\n", path, strerror(errno));
     return f;
+}
+
+void repro_close(repro_ctx *c, FILE *f)
+{
+    if (!f) return;
+    int bad = ferror(f);
+    bad |= fclose(f) != 0;
+    if (bad) {
+        fprintf(stderr, "dpcorr repro %s: write error in %s\n", c->o->target, c->o->out);
+        c->write_failed = 1;
+    }
 }
 
 void repro_say(repro_ctx *c, const char *fmt, ...)

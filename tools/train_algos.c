@@ -1,34 +1,46 @@
 /* train_algos.c — `dpcorr train --algo NAME`: the papers' own training algorithms. The default
- * (no --algo, or --algo dp-ftrl) is the general trainer of train_run.c (DP-SGD or any
+ * (no --algo, or --algo dp-ftrl) is the DP-FTRL trainer of train_run.c (DP-SGD or any
  * correlated-noise mechanism). Each paper adds one line to this table and its runner, which
- * receives the whole `train` argv (argv[0] = "train") and parses it itself. */
-#include "cli.h"
+ * receives the whole `train` argv (argv[0] = "train") and parses it with its own option table. */
+#include "train_algo.h"
+#include "train_run.h"
 
 #include <string.h>
 
 typedef struct train_algo {
     const char *name;
     int (*run)(int argc, char **argv);
-    const char *summary;
 } train_algo;
 
 static const train_algo algos[] = {
-    {"dp-ftrl", NULL, "DP-SGD / DP-FTRL with any mechanism (the default)"},
-    {"dp-ambssgd", train_linreg_ambssgd, "linear regression, adaptive clipping (DP-AMBSSGD + DP-STAT)"},
-    {"dp-ssgd", train_linreg_ssgd, "linear regression, shuffled single-record DP-SGD (DP-SSGD)"},
-    {"lcgd-projected", train_lcgd_projected, "KAN paper: projected DP-lambda-CGD, fresh batches (kan2:M, kan:H, any model)"},
-    {"dp-srgd", train_srgd, "Accelerated-DP-SRGD: single-epoch large-batch DP-SCO, tree noise"},
+    {"dp-ftrl", NULL},
+    {"dp-ambssgd", train_linreg_ambssgd},
+    {"dp-ssgd", train_linreg_ssgd},
+    {"lcgd-projected", train_lcgd_projected},
+    {"dp-srgd", train_srgd},
 };
 
+const char TRAIN_ALGOS_HELP[] =
+    "algorithms (--algo NAME; each has its own options: dpcorr train --algo NAME --help):\n"
+    "  dp-ftrl          DP-SGD / DP-FTRL with any mechanism (the default)\n"
+    "  dp-ambssgd       linear regression, adaptive clipping (DP-AMBSSGD + DP-STAT)\n"
+    "  dp-ssgd          linear regression, shuffled single-record DP-SGD (DP-SSGD)\n"
+    "  lcgd-projected   KAN paper: projected DP-lambda-CGD, fresh batches (kan2:M, kan:H, any model)\n"
+    "  dp-srgd          Accelerated-DP-SRGD: single-epoch large-batch DP-SCO, tree noise\n";
+
 /* Returns the runner for --algo NAME in argv, NULL for the default trainer; *bad is set (and a
- * message printed) for an unknown name. */
+ * message printed) for an unknown name or a missing value. */
 int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **)
 {
     *bad = 0;
     const char *name = NULL;
     for (int i = 1; i < argc; i++) {
-        if (!strcmp(argv[i], "--algo") && i + 1 < argc) name = argv[i + 1];
-        else if (!strncmp(argv[i], "--algo=", 7)) name = argv[i] + 7;
+        if (!strcmp(argv[i], "--algo")) {
+            if (i + 1 >= argc) return NULL; /* the parser reports the missing value */
+            name = argv[++i];
+        } else if (!strncmp(argv[i], "--algo=", 7)) {
+            name = argv[i] + 7;
+        }
     }
     if (!name) return NULL;
     for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++)
@@ -38,11 +50,4 @@ int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **)
     for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++) fprintf(stderr, " %s", algos[k].name);
     fprintf(stderr, ")\n");
     return NULL;
-}
-
-void train_algos_help(FILE *f)
-{
-    fprintf(f, "algorithms (--algo NAME; each has its own --help: dpcorr train --algo NAME --help):\n");
-    for (size_t k = 0; k < sizeof algos / sizeof algos[0]; k++)
-        fprintf(f, "  %-16s %s\n", algos[k].name, algos[k].summary);
 }

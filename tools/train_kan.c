@@ -1,195 +1,251 @@
 /* train_kan.c — `dpcorr train --algo lcgd-projected`: projected DP-lambda-CGD ([KAN] Algorithm 1)
  * for the paper's two-layer KAN (--model kan2:M) or any dpcorr model (--model kan:64, mlp:...),
- * with kappa from the paper's formulas or dpcorr's calibration (both reported), projection onto
- * B(W_0, R*) and iterate-averaged metrics. The library does the work (dpcorr/papers/kan.h); this file
- * parses options, loads data, prints progress and writes the JSON report. */
-#include "cli.h"
+ * with projection onto B(W_0, R*) and iterate-averaged metrics. The library does the work and
+ * makes the privacy decision (dpcorr/papers/kan.h: dpc_kan_lcgd_privacy, the shared ledger); the
+ * run frame (frame.h) does seeding, data, the report and the plot. */
+#include "frame.h"
+#include "train_algo.h"
 #include "dpcorr/papers/kan.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
-static const char *CMD = "train --algo lcgd-projected";
+#define PRIV "privacy (the paper's neighbouring relations: replace-one at lambda = 0, zero-out else)"
+#define OPTIM "optimization"
+#define EXEC "randomness and execution"
+static const opt_spec K_ALGO = {
+    .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "lcgd-projected",
+    .section = "data and model", .param = "algo", .help = "lcgd-projected",
+    .example = "--algo lcgd-projected"};
+static const opt_spec K_DATA = {
+    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
+    .param = "data,train,test",
+    .help = "any --data of `dpcorr train`, or kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S] "
+            "(inputs uniform in the unit ball, labels from a linear teacher, margin M) (required)",
+    .example = "--data kan-synth:n=500,d=3"};
+static const opt_spec K_MODEL = {
+    .name = "--model", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
+    .param = "model",
+    .help = "kan2:M[:grid=G][:sigmoid|:tanh]: the paper's two-layer KAN (binary data; rows scaled "
+            "into the unit ball if needed), or any model spec (kan:64[:grid=G][:range=LO,HI], "
+            "mlp:256, ...) (required)",
+    .example = "--model kan2:6"};
+static const opt_spec K_EPSILON = {
+    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--noise-multiplier",
+    .help = "target epsilon (required, or --noise-multiplier)", .example = "--epsilon 2"};
+static const opt_spec K_DELTA = {
+    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
+    .help = "target delta (default 1e-5)", .example = "--delta 1e-4"};
+static const opt_spec K_CALIBRATION = {
+    .name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",
+    .section = PRIV, .param = "calibration", .when = "--epsilon",
+    .help = "accountant (default): exact binomial participation tail + exact sensitivity + exact "
+            "Gaussian; paper: Thm. D.9 at lambda = 0, Thm. F.12 at lambda > 0 (conditions "
+            "checked); the reported epsilon is always the accountant's",
+    .example = "--epsilon 0.9 --iterates 400 --calibration paper"};
+static const opt_spec K_NOISE = {
+    .name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .section = PRIV, .param = "noise_multiplier",
+    .help = "use this noise multiplier (noise std per row of Z = Z clip colnorm(C); the paper's "
+            "kappa = Z colnorm; 0: non-private)",
+    .example = "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
+               "--noise-multiplier 3"};
+static const opt_spec K_LAMBDA = {
+    .name = "--lambda", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_HI_OPEN,
+    .section = OPTIM, .param = "lambda", .help = "noise correlation in [0, 1) (default 0.5)",
+    .example = "--lambda 0.3"};
+static const opt_spec K_ITERATES = {
+    .name = "--iterates", .metavar = "T", .type = OPT_UINT, .lo = 2, .hi = 1e8, .section = OPTIM,
+    .param = "iterates", .conflicts = "--epochs",
+    .help = "iterates W_0..W_T-1, i.e. T-1 updates (default 1000)", .example = "--iterates 30"};
+static const opt_spec K_EPOCHS = {
+    .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = OPTIM,
+    .param = "iterates", .help = "T = 1 + N floor(n/B) instead",
+    .example = "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --epsilon 1 "
+               "--epochs 2"};
+static const opt_spec K_BATCH = {
+    .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = OPTIM,
+    .param = "batch", .help = "batch size (default 100)", .example = "--batch 50"};
+static const opt_spec K_LR = {
+    .name = "--lr", .metavar = "ETA|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "eta",
+    .help = "step size (default 0.5; theory: 1/(12 beta), kan2 only)", .example = "--lr 0.2"};
+static const opt_spec K_CLIP = {
+    .name = "--clip", .metavar = "C|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "clip",
+    .help = "clip norm (default 1; theory: G from c, kan2 only: no clipping)",
+    .example = "--clip 0.5"};
+static const opt_spec K_RADIUS = {
+    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "radius",
+    .help = "projection radius (default none; theory: C_R (log T + sqrt(log(n/delta)))/gamma "
+            "with gamma estimated, kan2 only)",
+    .example = "--radius 2"};
+static const opt_spec K_C_R = {
+    .name = "--C-R", .metavar = "X", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = OPTIM, .param = "C_R", .when = "--radius theory",
+    .help = "the constant C_R (default 2)", .example = "--radius theory --C-R 3"};
+static const opt_spec K_MARGIN_ITERS = {
+    .name = "--margin-iters", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e9,
+    .section = OPTIM, .param = "margin_iters", .when = "--model kan2:M",
+    .help = "iterations of the NTK-margin solver (default 20000; the margin is reported for "
+            "n <= 2048 or with --radius theory)",
+    .example = "--radius theory --margin-iters 500"};
+static const opt_spec K_CONF_DELTA = {
+    .name = "--conf-delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = OPTIM, .param = "conf_delta",
+    .when = "--model kan2:M", .help = "confidence level of the theory constants (default 0.01)",
+    .example = "--lr theory --conf-delta 0.05"};
+static const opt_spec K_EVAL_EVERY = {
+    .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = EXEC,
+    .param = "eval_every", .help = "evaluate L_S every K iterates (default 1: the exact average)",
+    .example = "--eval-every 3"};
+static const opt_spec K_NOISE_FORM = {
+    .name = "--noise-form", .metavar = "F", .type = OPT_CHOICE, .choices = "replay|buffer",
+    .section = EXEC, .param = "noise_form", .help = "replay (default) | buffer",
+    .example = "--noise-form buffer"};
+static const opt_spec K_CHUNK = {
+    .name = "--chunk", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 4096, .section = EXEC,
+    .param = "chunk", .when = "a --model other than kan2:M",
+    .help = "examples per model chunk (default 32)",
+    .example = "--data synthetic:logistic,n=300,d=3 --model kan:3 --chunk 8"};
+#undef PRIV
+#undef OPTIM
+#undef EXEC
+
+static const opt_spec *const KAN_OPTS[] = {
+    &K_ALGO, &K_DATA, &K_MODEL, &K_EPSILON, &K_DELTA, &K_CALIBRATION, &K_NOISE, &K_LAMBDA,
+    &K_ITERATES, &K_EPOCHS, &K_BATCH, &K_LR, &K_CLIP, &K_RADIUS, &K_C_R, &K_MARGIN_ITERS,
+    &K_CONF_DELTA, &K_EVAL_EVERY, &K_NOISE_FORM, &K_CHUNK, &FR_SEED, &FR_SECURE, &FR_REPORT,
+    &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL};
+
+static const opt_cmd KAN_CMD = {
+    .name = "train --algo lcgd-projected",
+    .usage = "dpcorr train --algo lcgd-projected --data SPEC --model SPEC\n"
+             "                    (--epsilon E [--delta D] [--calibration accountant|paper] |\n"
+             "                     --noise-multiplier Z) [--lambda L] [--iterates T | --epochs N]\n"
+             "                    [--batch B] [--lr ETA] [--clip C] [--radius R|theory]\n"
+             "                    [--report F.json]",
+    .about = "Projected DP-lambda-CGD (Wang et al. 2026, Algorithm 1): a fresh uniform batch of B\n"
+             "examples per step, per-example clipping, correlated noise (Z_t - lambda Z_t-1) C/B\n"
+             "times the noise std (the core's lambda-CGD mechanism, replayed from the RNG: no\n"
+             "extra memory), projection onto the ball B(W_0, R); metrics averaged over the\n"
+             "iterates W_0..W_T-1.",
+    .opts = KAN_OPTS,
+    .minimal = "--algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
+               "--epsilon 1",
+};
 
 typedef struct kopts {
-    const char *data, *model, *report, *label;
+    run_frame fr;
+    const char *model;
+    int is_kan2, lr_theory, clip_theory, radius_theory;
     size_t iterates, epochs, batch, eval_every, chunk, margin_iters;
-    double lr, clip, lambda, noise_multiplier, eps, delta, conf_delta, radius, C_R;
-    int lr_theory, clip_theory, radius_theory, secure, quiet, have_nm;
-    dpc_calibration calibration;
+    double lr, clip, radius, C_R, conf_delta;
+    dpc_kan_privacy pv; /* n and steps set once the data is known */
     dpc_noise_form form;
-    uint64_t seed;
 } kopts;
 
-static void usage(FILE *f)
+/* The options that apply to the model chosen (kan2: the theory constants; others: the chunk). */
+static void read_model_opts(kopts *o, opt_set *s)
 {
-    fprintf(f,
-            "usage: dpcorr train --algo lcgd-projected --data SPEC --model SPEC\n"
-            "                    (--epsilon E [--delta D] [--calibration accountant|paper] |\n"
-            "                     --noise-multiplier Z)\n"
-            "                    [--lambda L] [--iterates T | --epochs N] [--batch B] [--lr ETA]\n"
-            "                    [--clip C] [--radius R|theory] [--report F.json]\n\n"
-            "Projected DP-lambda-CGD (Wang et al. 2026, Algorithm 1): a fresh uniform batch of B\n"
-            "examples per step, per-example clipping, correlated noise kappa (Z_t - lambda Z_t-1)\n"
-            "C/B (the core's lambda-CGD mechanism, replayed from the RNG: no extra memory),\n"
-            "projection onto the ball B(W_0, R); metrics averaged over the iterates W_0..W_T-1.\n\n"
-            "data and model:\n"
-            "  --data SPEC            any --data of `dpcorr train`, or\n"
-            "                         kan-synth:n=N,d=D[,margin=M][,test-n=N] (inputs uniform in\n"
-            "                         the unit ball, labels from a linear teacher, margin M)\n"
-            "  --model SPEC           kan2:M[:grid=G][:sigmoid|:tanh]   the paper's two-layer KAN\n"
-            "                         (binary data; rows scaled into the unit ball if needed), or\n"
-            "                         any model spec (kan:64[:grid=G][:range=LO,HI], mlp:256, ...)\n"
-            "privacy (the paper's neighbouring relations: replace-one at lambda = 0, zero-out else):\n"
-            "  --epsilon E            target epsilon (> 0)\n"
-            "  --delta D              target delta (default 1e-5)\n"
-            "  --calibration C        accountant (default): exact binomial participation tail +\n"
-            "                         exact sensitivity + exact Gaussian; paper: Thm. D.9 at\n"
-            "                         lambda = 0, Thm. F.12 at lambda > 0 (conditions checked);\n"
-            "                         the reported epsilon is always the accountant's\n"
-            "  --noise-multiplier Z   use this noise multiplier (noise std per row of Z = Z clip\n"
-            "                         colnorm(C); the paper's kappa = Z colnorm; 0: non-private)\n"
-            "optimization:\n"
-            "  --lambda L             noise correlation in [0, 1) (default 0.5)\n"
-            "  --iterates T           iterates W_0..W_T-1, i.e. T-1 updates (default 1000)\n"
-            "  --epochs N             T = 1 + N floor(n/B) instead\n"
-            "  --batch B              batch size (default 100)\n"
-            "  --lr ETA|theory        step size (default 0.5; theory: 1/(12 beta), kan2 only)\n"
-            "  --clip C|theory        clip norm (default 1; theory: G from c, kan2 only: no clipping)\n"
-            "  --radius R|theory      projection radius (default none; theory: C_R (log T +\n"
-            "                         sqrt(log(n/delta)))/gamma with gamma estimated, kan2 only)\n"
-            "  --C-R X                the constant C_R (default 2)\n"
-            "  --margin-iters N       iterations of the NTK-margin solver (default 20000; the\n"
-            "                         margin is reported for n <= 2048 or with --radius theory)\n"
-            "  --conf-delta D         confidence level of the theory constants (default 0.01)\n"
-            "execution and output:\n"
-            "  --eval-every K         evaluate L_S every K iterates (default 1: the exact average)\n"
-            "  --noise-form F         replay (default) | buffer\n"
-            "  --chunk K              examples per model chunk (default 32)\n"
-            "  --seed S | --secure    randomness (default seed 1; recorded)\n"
-            "  --report F.json        JSON report;  --label NAME;  --quiet\n");
+    o->lr_theory = opt_word(s, &K_LR, 0) == 1;
+    o->lr = opt_dbl(s, &K_LR, 0.5);
+    o->clip_theory = opt_word(s, &K_CLIP, 0) == 1;
+    o->clip = opt_dbl(s, &K_CLIP, 1.0);
+    o->radius_theory = opt_word(s, &K_RADIUS, 0) == 1;
+    o->radius = opt_dbl(s, &K_RADIUS, INFINITY);
+    if (o->radius_theory) o->C_R = opt_dbl(s, &K_C_R, 2.0);
+    if (o->is_kan2) {
+        o->margin_iters = opt_size(s, &K_MARGIN_ITERS, 20000);
+        o->conf_delta = opt_dbl(s, &K_CONF_DELTA, 0.01);
+    } else {
+        o->chunk = opt_size(s, &K_CHUNK, 32);
+    }
 }
 
-static int parse(kopts *o, int argc, char **argv)
+static int read_opts(kopts *o, opt_set *s)
 {
-    cli_iter it;
-    cli_iter_init(&it, CMD, argc, argv, 1);
-    const char *v;
-#define VAL() if (!(v = cli_value(&it))) return CLI_USAGE
-#define DBL(name, f) else if (cli_is(&it, name)) { VAL(); if (cli_double(&it, v, &(f))) return CLI_USAGE; }
-#define SZ(name, f) else if (cli_is(&it, name)) { VAL(); if (cli_size(&it, v, &(f))) return CLI_USAGE; }
-#define STR(name, f) else if (cli_is(&it, name)) { VAL(); f = v; }
-    while (cli_next(&it)) {
-        if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
-            usage(stdout);
-            return -1;
-        }
-        STR("--data", o->data) STR("--model", o->model) STR("--report", o->report)
-        STR("--label", o->label) SZ("--iterates", o->iterates) SZ("--epochs", o->epochs)
-        SZ("--batch", o->batch) SZ("--eval-every", o->eval_every) SZ("--chunk", o->chunk)
-        SZ("--margin-iters", o->margin_iters) DBL("--lambda", o->lambda)
-        DBL("--epsilon", o->eps) DBL("--delta", o->delta) DBL("--conf-delta", o->conf_delta)
-        DBL("--C-R", o->C_R)
-        else if (cli_is(&it, "--algo")) { VAL(); }
-        else if (cli_is(&it, "--noise-multiplier")) {
-            VAL();
-            if (cli_double(&it, v, &o->noise_multiplier)) return CLI_USAGE;
-            o->have_nm = 1;
-        } else if (cli_is(&it, "--lr")) {
-            VAL();
-            if (!strcmp(v, "theory")) o->lr_theory = 1;
-            else if (cli_double(&it, v, &o->lr)) return CLI_USAGE;
-        } else if (cli_is(&it, "--clip")) {
-            VAL();
-            if (!strcmp(v, "theory")) o->clip_theory = 1;
-            else if (cli_double(&it, v, &o->clip)) return CLI_USAGE;
-        } else if (cli_is(&it, "--radius")) {
-            VAL();
-            if (!strcmp(v, "theory")) o->radius_theory = 1;
-            else if (cli_double(&it, v, &o->radius)) return CLI_USAGE;
-        } else if (cli_is(&it, "--calibration")) {
-            VAL();
-            dpc_error e = {0};
-            if (dpc_calibration_parse(v, &o->calibration, &e))
-                return cli_fail(CMD, "--calibration: expected accountant or paper, got '%s'", v);
-        } else if (cli_is(&it, "--noise-form")) {
-            VAL();
-            if (!strcmp(v, "replay")) o->form = DPC_NOISE_REPLAY;
-            else if (!strcmp(v, "buffer")) o->form = DPC_NOISE_BUFFER;
-            else return cli_fail(CMD, "--noise-form: expected replay or buffer, got '%s'", v);
-        } else if (cli_is(&it, "--seed")) {
-            VAL();
-            if (cli_u64(&it, v, &o->seed)) return CLI_USAGE;
-        } else if (cli_is(&it, "--secure")) {
-            o->secure = 1;
-        } else if (cli_is(&it, "--quiet")) {
-            o->quiet = 1;
-        } else {
-            return cli_fail(CMD, "%s: unknown option (see dpcorr train --algo lcgd-projected --help)",
-                            it.name);
-        }
-    }
-#undef VAL
-#undef DBL
-#undef SZ
-#undef STR
-    if (!o->data) return cli_fail(CMD, "--data: required (e.g. kan-synth:n=1000,d=5)");
-    if (!o->model) return cli_fail(CMD, "--model: required (e.g. kan2:256 or kan:64)");
-    if (!o->have_nm && !(o->eps > 0))
-        return cli_fail(CMD, "--epsilon: required (> 0), or --noise-multiplier");
-    if (o->have_nm && o->eps > 0)
-        return cli_fail(CMD, "--noise-multiplier: give either --noise-multiplier or --epsilon");
-    if (o->have_nm && !(o->noise_multiplier >= 0))
-        return cli_fail(CMD, "--noise-multiplier: must be >= 0");
-    if (!(o->lambda >= 0 && o->lambda < 1)) return cli_fail(CMD, "--lambda: must be in [0, 1), got %g", o->lambda);
-    if (!(o->delta > 0 && o->delta < 1)) return cli_fail(CMD, "--delta: must be in (0, 1)");
-    if (o->batch < 1) return cli_fail(CMD, "--batch: must be >= 1");
-    if (o->iterates < 2 && !o->epochs) return cli_fail(CMD, "--iterates: must be >= 2");
-    if (o->eval_every < 1) return cli_fail(CMD, "--eval-every: must be >= 1");
-    if (!o->lr_theory && !(o->lr > 0)) return cli_fail(CMD, "--lr: must be > 0");
-    if (!o->clip_theory && !(o->clip > 0)) return cli_fail(CMD, "--clip: must be > 0");
-    if (!o->radius_theory && !(o->radius > 0)) return cli_fail(CMD, "--radius: must be > 0");
-    if (!(o->C_R > 0)) return cli_fail(CMD, "--C-R: must be > 0");
+    memset(o, 0, sizeof *o);
+    frame_init(&o->fr);
+    o->fr.data_opt = &K_DATA;
+    opt_use(s, &K_ALGO);
+    frame_read(&o->fr, s);
+    o->model = opt_str(s, &K_MODEL, NULL);
+    o->is_kan2 = o->model && !strncmp(o->model, "kan2:", 5);
+    dpc_kan_privacy *pv = &o->pv;
+    pv->epsilon = opt_dbl(s, &K_EPSILON, 0);
+    pv->delta = opt_dbl(s, &K_DELTA, 1e-5);
+    int have_nm = opt_given(s, &K_NOISE);
+    pv->noise_multiplier = opt_dbl(s, &K_NOISE, 0);
+    if (pv->epsilon > 0)
+        pv->calibration = opt_word(s, &K_CALIBRATION, 0) ? DPC_CALIBRATION_PAPER
+                                                         : DPC_CALIBRATION_ACCOUNTANT;
+    pv->lambda = opt_dbl(s, &K_LAMBDA, 0.5);
+    o->iterates = opt_size(s, &K_ITERATES, 1000);
+    o->epochs = opt_size(s, &K_EPOCHS, 0);
+    o->batch = opt_size(s, &K_BATCH, 100);
+    read_model_opts(o, s);
+    o->eval_every = opt_size(s, &K_EVAL_EVERY, 1);
+    o->form = opt_word(s, &K_NOISE_FORM, 0) ? DPC_NOISE_BUFFER : DPC_NOISE_REPLAY;
+    int rc = opt_finish(s);
+    if (rc || (rc = frame_check(&o->fr, s, 1))) return rc;
+    if (!o->model) return opt_fail_at(s, &K_MODEL, "required (e.g. kan2:256 or kan:64)");
+    if (!have_nm && !(pv->epsilon > 0))
+        return opt_fail_at(s, &K_EPSILON, "required (> 0), or --noise-multiplier");
+    if (!o->is_kan2 && (o->lr_theory || o->clip_theory || o->radius_theory))
+        return opt_fail(s, "--lr/--clip/--radius theory: only for the paper's KAN (kan2:M)");
     return 0;
 }
 
+/* ---- data and model ------------------------------------------------------------------------ */
+
 /* kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S] */
-static int load_synth(const char *spec, const dpc_rng *rng, dpc_dataset **tr, dpc_dataset **te)
+static int load_synth(run_frame *f, opt_set *s)
 {
-    size_t n = 0, d = 0, tn = 0, stream = 0;
+    size_t v[4] = {0, 0, 0, 0}; /* n, d, test-n, stream */
+    static const char *const keys[4] = {"n", "d", "test-n", "stream"};
     double margin = 0.05;
     char buf[256];
-    if (strlen(spec) >= sizeof buf) return cli_fail(CMD, "--data: spec too long");
-    strcpy(buf, spec + strlen("kan-synth:"));
+    if (strlen(f->data) >= sizeof buf) return opt_fail_at(s, &K_DATA, "spec too long");
+    strcpy(buf, f->data + strlen("kan-synth:"));
     for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
         char *eq = strchr(tok, '=');
-        if (!eq) return cli_fail(CMD, "--data: kan-synth: expected key=value, got '%s'", tok);
+        if (!eq) return opt_fail_at(s, &K_DATA, "kan-synth: expected key=value, got '%s'", tok);
         *eq = '\0';
-        const char *val = eq + 1;
-        char *end;
-        double x = strtod(val, &end);
-        if (end == val || *end || !isfinite(x) || x < 0)
-            return cli_fail(CMD, "--data: kan-synth: %s: expected a number >= 0, got '%s'", tok, val);
-        if (!strcmp(tok, "n")) n = (size_t)x;
-        else if (!strcmp(tok, "d")) d = (size_t)x;
-        else if (!strcmp(tok, "test-n")) tn = (size_t)x;
-        else if (!strcmp(tok, "stream")) stream = (size_t)x;
-        else if (!strcmp(tok, "margin")) margin = x;
-        else return cli_fail(CMD, "--data: kan-synth: unknown key '%s' (n, d, margin, test-n, stream)", tok);
+        int k = 0;
+        while (k < 4 && strcmp(tok, keys[k])) k++;
+        uint64_t u;
+        if (k < 4) {
+            if (!opt_strict_uint(eq + 1, &u) || u > ((uint64_t)1 << 32))
+                return opt_fail_at(s, &K_DATA, "kan-synth: %s: expected an integer in [0, 2^32], "
+                                               "got '%s'", tok, eq + 1);
+            v[k] = (size_t)u;
+        } else if (!strcmp(tok, "margin")) {
+            if (!opt_strict_double(eq + 1, &margin) || margin < 0)
+                return opt_fail_at(s, &K_DATA, "kan-synth: margin: expected a number >= 0, got "
+                                               "'%s'", eq + 1);
+        } else {
+            return opt_fail_at(s, &K_DATA, "kan-synth: unknown key '%s' (n, d, margin, test-n, "
+                                           "stream)", tok);
+        }
     }
     dpc_error err = {0};
-    if (dpc_kan_synth(tr, rng, 2 * (uint64_t)stream, n, d, margin, NULL, &err) ||
-        (tn && dpc_kan_synth(te, rng, 2 * (uint64_t)stream + 1, tn, d, margin, NULL, &err)))
-        return cli_fail(CMD, "--data: %s", err.msg);
+    if (dpc_kan_synth(&f->train, &f->rng, 2 * (uint64_t)v[3], v[0], v[1], margin, NULL, &err) ||
+        (v[2] && dpc_kan_synth(&f->test, &f->rng, 2 * (uint64_t)v[3] + 1, v[2], v[1], margin,
+                               NULL, &err)))
+        return opt_fail_lib_at(s, &K_DATA, &err);
+    f->owned = 1;
     return 0;
 }
 
 /* The paper's KAN needs rows in the unit ball: a public bound B > 1 is divided out, an unknown
  * one is enforced by clipping the rows (both data-independent). */
-static int to_unit_ball(dpc_dataset *ds, int quiet)
+static int to_unit_ball(dpc_dataset *ds, opt_set *s, int quiet)
 {
     if (!ds) return 0;
     dpc_error err = {0};
@@ -201,41 +257,162 @@ static int to_unit_ball(dpc_dataset *ds, int quiet)
         if (!quiet) fprintf(stderr, "note: rows clipped to norm 1 (no public bound known)\n");
         st = dpc_dataset_clip_rows(ds, 1.0, &err);
     }
-    return st ? cli_fail(CMD, "--data: %s", err.msg) : 0;
+    return st ? opt_fail_lib_at(s, &K_DATA, &err) : 0;
 }
 
 /* kan2:M[:grid=G][:sigmoid|:tanh] */
-static int parse_kan2(const char *spec, size_t d, dpc_kan2_config *c)
+static int parse_kan2(const opt_set *s, const char *spec, size_t d, dpc_kan2_config *c)
 {
     c->d = d, c->m = 0, c->grid = 5, c->act = DPC_KAN_SIGMOID;
     char buf[128];
-    if (strlen(spec) >= sizeof buf) return cli_fail(CMD, "--model: spec too long");
+    if (strlen(spec) >= sizeof buf) return opt_fail_at(s, &K_MODEL, "spec too long");
     strcpy(buf, spec + 5);
-    char *tok = strtok(buf, ":"), *end;
-    if (!tok) return cli_fail(CMD, "--model: kan2 needs a width, e.g. kan2:256");
-    unsigned long long mv = strtoull(tok, &end, 10);
-    if (*end || mv < 1) return cli_fail(CMD, "--model: kan2 width '%s' is not an integer >= 1", tok);
-    c->m = (size_t)mv;
+    char *tok = strtok(buf, ":");
+    uint64_t u;
+    if (!tok) return opt_fail_at(s, &K_MODEL, "kan2 needs a width, e.g. kan2:256");
+    if (!opt_strict_uint(tok, &u) || u < 1 || u > 1000000)
+        return opt_fail_at(s, &K_MODEL, "kan2 width '%s' is not an integer in [1, 1e6]", tok);
+    c->m = (size_t)u;
     while ((tok = strtok(NULL, ":"))) {
         if (!strcmp(tok, "sigmoid")) c->act = DPC_KAN_SIGMOID;
         else if (!strcmp(tok, "tanh")) c->act = DPC_KAN_TANH;
         else if (!strncmp(tok, "grid=", 5)) {
-            unsigned long long g = strtoull(tok + 5, &end, 10);
-            if (*end || g < 1 || g > 256) return cli_fail(CMD, "--model: grid '%s' must be in 1..256", tok + 5);
-            c->grid = (size_t)g;
+            if (!opt_strict_uint(tok + 5, &u) || u < 1 || u > 256)
+                return opt_fail_at(s, &K_MODEL, "grid '%s' must be in 1..256", tok + 5);
+            c->grid = (size_t)u;
         } else {
-            return cli_fail(CMD, "--model: kan2 option '%s' (expected grid=G, sigmoid or tanh)", tok);
+            return opt_fail_at(s, &K_MODEL, "kan2 option '%s' (expected grid=G, sigmoid or tanh)",
+                               tok);
         }
     }
     return 0;
 }
 
-static double now_s(void)
+/* The model, its initial point and (kan2) the theory constants, the margin and R*. */
+typedef struct kan_run {
+    kopts *o;
+    opt_set *s;
+    dpc_kan2 *k;
+    dpc_model *m;
+    dpc_kan_task *task;
+    double *W0;   /* (P) */
+    size_t P, T;
+    dpc_kan_consts kc;
+    dpc_kan_margin mg;
+    dpc_ledger led;
+    double noise_std;
+    double *lt;   /* (T) training loss per iterate (NAN where not evaluated) */
+} kan_run;
+
+static int kan2_theory(kan_run *r, int margin_wanted)
 {
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+    kopts *o = r->o;
+    const dpc_dataset *tr = o->fr.train;
+    dpc_error err = {0};
+    if (dpc_kan2_consts(r->k, o->conf_delta, &r->kc, &err)) return opt_fail_lib(r->s, &err);
+    if (o->lr_theory) o->lr = r->kc.eta_max;
+    if (o->clip_theory) o->clip = r->kc.G_c;
+    /* the margin (for the report and --radius theory): by default only when the n x n kernel
+     * is cheap (n <= 2048); --radius theory computes it for any n (columns on the fly) */
+    if (!(margin_wanted && (tr->n <= 2048 || o->radius_theory))) return 0;
+    double *ypm = malloc(tr->n * sizeof *ypm);
+    if (!ypm) return opt_fail(r->s, "out of memory");
+    for (size_t i = 0; i < tr->n; i++) ypm[i] = tr->y[i] == 1.0 ? 1.0 : -1.0;
+    dpc_status st = dpc_kan2_margin(r->k, r->W0, tr->x, ypm, tr->n, o->margin_iters, 1e-3, &r->mg,
+                                    &err);
+    free(ypm);
+    if (st) return opt_fail(r->s, "margin: %s", err.msg);
+    if (!o->radius_theory) return 0;
+    if (!(r->mg.gamma_lo > 0))
+        return opt_fail_at(r->s, &K_RADIUS, "theory: no positive NTK margin certified (gamma_lo = "
+                                            "%g)", r->mg.gamma_lo);
+    if (dpc_kan_radius(o->C_R, r->T, tr->n, o->conf_delta, r->mg.gamma_lo, &o->radius, &err))
+        return opt_fail_lib_at(r->s, &K_RADIUS, &err);
+    return 0;
 }
+
+static int build_model(kan_run *r, int margin_wanted)
+{
+    kopts *o = r->o;
+    const dpc_dataset *tr = o->fr.train, *te = o->fr.test;
+    dpc_rng *rng = &o->fr.rng;
+    dpc_error err = {0};
+    if (o->is_kan2) {
+        dpc_kan2_config c;
+        int rc = parse_kan2(r->s, o->model, tr->d, &c);
+        if (rc) return rc;
+        if (dpc_kan2_new(&r->k, &c, rng, 0, &err) || dpc_kan2_task_new(&r->task, r->k, tr, te, &err))
+            return opt_fail_lib_at(r->s, &K_MODEL, &err);
+        r->P = dpc_kan2_num_params(r->k);
+        if (!(r->W0 = malloc(r->P * sizeof *r->W0))) return opt_fail(r->s, "out of memory");
+        if (dpc_kan2_init(r->k, r->W0, rng, 0, &err)) return opt_fail_lib(r->s, &err);
+        return kan2_theory(r, margin_wanted);
+    }
+    if (cli_model_new(&r->m, NULL, o->model, tr->d, NULL, tr->n_classes, &err) ||
+        dpc_kan_model_task_new(&r->task, r->m, tr, te, o->chunk, &err))
+        return opt_fail_lib_at(r->s, &K_MODEL, &err);
+    r->P = dpc_model_num_params(r->m);
+    if (!(r->W0 = malloc(r->P * sizeof *r->W0))) return opt_fail(r->s, "out of memory");
+    if (dpc_model_init(r->m, r->W0, rng, 0, &err)) return opt_fail_lib(r->s, &err);
+    return 0;
+}
+
+/* The data, the model, the library's privacy decision and the run's configuration. */
+static int prepare(kan_run *r, dpc_kan_lcgd_config *lc, int margin_wanted)
+{
+    kopts *o = r->o;
+    opt_set *s = r->s;
+    int rc = frame_seed(&o->fr, s);
+    if (!rc) rc = !strncmp(o->fr.data, "kan-synth:", 10) ? load_synth(&o->fr, s) : frame_load(&o->fr, s);
+    if (!rc && o->is_kan2 && (rc = to_unit_ball(o->fr.train, s, o->fr.quiet)) == 0)
+        rc = to_unit_ball(o->fr.test, s, o->fr.quiet);
+    if (rc) return rc;
+    size_t n = o->fr.train->n;
+    if (o->batch > n)
+        return opt_fail_at(s, &K_BATCH, "%zu is larger than the data (%zu examples)", o->batch, n);
+    r->T = o->epochs ? 1 + o->epochs * (n / o->batch) : o->iterates;
+    if ((rc = build_model(r, margin_wanted))) return rc;
+    dpc_error err = {0};
+    o->pv.n = n;
+    o->pv.batch = o->batch;
+    o->pv.steps = r->T - 1;
+    if (dpc_kan_lcgd_privacy(&o->pv, &r->noise_std, &r->led, &err)) return opt_fail_lib(s, &err);
+    r->led.rng_mode = o->fr.rng.mode;
+    r->led.seed = o->fr.rng.seed;
+    dpc_kan_lcgd_config_init(lc);
+    lc->n = n, lc->iterates = r->T, lc->batch = o->batch, lc->eta = o->lr, lc->clip = o->clip;
+    lc->lambda = o->pv.lambda, lc->noise_std = r->noise_std, lc->radius = o->radius;
+    lc->noise_form = o->form;
+    if (dpc_kan_lcgd_config_check(lc, &err)) return opt_fail_lib(s, &err);
+    return 0;
+}
+
+static void dry_run(const kan_run *r, const dpc_kan_lcgd_config *lc)
+{
+    const kopts *o = r->o;
+    frame_dry(&o->fr);
+    opt_dry_str("model", o->model);
+    opt_dry_uint("parameters", r->P);
+    opt_dry_num("epsilon", o->pv.epsilon);
+    opt_dry_num("delta", o->pv.delta);
+    opt_dry_num("noise_multiplier", r->led.noise_multiplier);
+    opt_dry_str("calibration", r->led.calibration);
+    opt_dry_num("lambda", lc->lambda);
+    opt_dry_uint("iterates", lc->iterates);
+    opt_dry_uint("batch", lc->batch);
+    opt_dry_num("eta", lc->eta);
+    opt_dry_num("clip", lc->clip);
+    opt_dry_num("radius", lc->radius);
+    opt_dry_num("C_R", o->C_R);
+    opt_dry_uint("margin_iters", o->margin_iters);
+    opt_dry_num("conf_delta", o->conf_delta);
+    opt_dry_uint("eval_every", o->eval_every);
+    opt_dry_str("noise_form", dpc_noise_form_name(lc->noise_form));
+    opt_dry_uint("chunk", o->chunk);
+    opt_dry_num("ledger.epsilon", r->led.epsilon);
+}
+
+/* ---- training, report and plot ------------------------------------------------------------- */
 
 typedef struct trace_ctx {
     int tty, quiet;
@@ -249,7 +426,7 @@ static int trace(void *vc, const dpc_kan_lcgd_step_info *info, double train_loss
     trace_ctx *c = vc;
     (void)test_loss;
     c->loss[info->t] = train_loss;
-    double t = now_s();
+    double t = cli_now();
     if (!c->quiet && c->tty && (t - c->last > 0.25 || info->t + 1 == c->T)) {
         fprintf(stderr, "\r  iterate %zu/%zu  batch loss %.4f  dist %.4g  %.0fs ", info->t + 1, c->T,
                 info->batch_loss, info->dist, t - c->t0);
@@ -258,244 +435,183 @@ static int trace(void *vc, const dpc_kan_lcgd_step_info *info, double train_loss
     return 0;
 }
 
-int train_lcgd_projected(int argc, char **argv)
+static void report_config(jw *w, const kan_run *r, const dpc_kan_lcgd_result *res)
 {
-    kopts o = {0};
-    o.iterates = 1000, o.batch = 100, o.eval_every = 1, o.chunk = 32, o.margin_iters = 20000;
-    o.lr = 0.5, o.clip = 1, o.lambda = 0.5, o.delta = 1e-5, o.conf_delta = 0.01;
-    o.radius = INFINITY, o.C_R = 2, o.form = DPC_NOISE_REPLAY, o.seed = 1;
-    int rc = parse(&o, argc, argv);
-    if (rc) return rc < 0 ? 0 : rc;
-    double t_start = now_s();
+    const kopts *o = r->o;
+    jw_obj(w, "config");
+    jw_str(w, "data", o->fr.data);
+    jw_str(w, "model", o->model);
+    jw_int(w, "parameters", (long long)r->P);
+    jw_int(w, "iterates", (long long)r->T);
+    jw_int(w, "batch", (long long)o->batch);
+    jw_num(w, "eta", o->lr);
+    jw_num(w, "clip", o->clip);
+    jw_num(w, "lambda", o->pv.lambda);
+    jw_num(w, "radius", o->radius);
+    jw_int(w, "eval_every", (long long)o->eval_every);
+    jw_str(w, "noise_form", dpc_noise_form_name(o->form));
+    jw_end(w);
+    jw_obj(w, "noise");
+    jw_num(w, "noise_std_per_unit_clip", r->noise_std);
+    jw_num(w, "noise_scale_c_priv", res->noise_scale);
+    jw_int(w, "noisy_steps", (long long)(r->T - 1));
+    jw_end(w);
+}
+
+static void report_metrics(jw *w, const dpc_kan_lcgd_result *res, double train_s, double wall_s)
+{
+    jw_obj(w, "metrics");
+    jw_num(w, "avg_train_loss", res->avg_train_loss);
+    jw_num(w, "avg_train_err", res->avg_train_err);
+    jw_num(w, "avg_test_loss", res->avg_test_loss);
+    jw_num(w, "avg_test_err", res->avg_test_err);
+    jw_num(w, "last_train_loss", res->last_train_loss);
+    jw_num(w, "last_train_err", res->last_train_err);
+    jw_num(w, "last_test_loss", res->last_test_loss);
+    jw_num(w, "last_test_err", res->last_test_err);
+    jw_num(w, "init_train_loss", res->init_train_loss);
+    jw_num(w, "max_dist", res->max_dist);
+    jw_num(w, "last_dist", res->last_dist);
+    jw_int(w, "projections", (long long)res->projections);
+    jw_int(w, "clipped", (long long)res->clipped);
+    jw_int(w, "examples", (long long)res->examples);
+    jw_int(w, "evaluated", (long long)res->evaluated);
+    jw_num(w, "train_time_s", train_s);
+    jw_num(w, "wall_time_s", wall_s);
+    jw_end(w);
+}
+
+/* The paper's constants and bounds for the run (kan2). */
+static void report_theory(jw *w, const kan_run *r)
+{
+    const kopts *o = r->o;
     dpc_error err = {0};
-    dpc_rng rng;
-    if (o.secure) {
-        if (dpc_rng_seed_os(&rng, &err)) return cli_fail(CMD, "--secure: %s", err.msg);
-    } else {
-        dpc_rng_seed(&rng, o.seed);
+    dpc_kan_rate_in ri = {o->fr.train->n, dpc_kan2_get_config(r->k)->m, o->fr.train->d, r->T,
+                          o->batch, o->lr, o->pv.lambda, r->noise_std,
+                          r->mg.gamma_lo > 0 ? r->mg.gamma_lo : NAN, o->conf_delta};
+    double Ac = NAN, Av = NAN, An = NAN;
+    dpc_kan_window win = {NAN, NAN, NAN};
+    if (ri.gamma > 0) {
+        if (dpc_kan_bound_corr(&ri, &Ac, &err)) Ac = NAN;
+        if (dpc_kan_bound_indep(&ri, &Av, &err)) Av = NAN;
+        if (dpc_kan_bound_nonpriv(&ri, &An, &err)) An = NAN;
+        if (dpc_kan_width_window(&ri, dpc_kan2_basis(r->k)->p, o->clip,
+                                 isfinite(o->radius) ? o->radius : 1.0, &win, &err))
+            win.m_lo = win.m_hi = win.m_edge = NAN;
     }
-    dpc_dataset *tr = NULL, *te = NULL;
-    dpc_kan2 *k = NULL;
-    dpc_model *m = NULL;
-    dpc_kan_task *task = NULL;
-    double *W0 = NULL, *ypm = NULL, *lt = NULL;
-    int is_kan2 = !strncmp(o.model, "kan2:", 5);
-    if (!strncmp(o.data, "kan-synth:", 10)) rc = load_synth(o.data, &rng, &tr, &te);
-    else if (dpc_data_load_spec(&tr, &te, o.data, &rng, &err)) rc = cli_fail(CMD, "--data: %s", err.msg);
-    if (rc) goto done;
-    if (is_kan2 && ((rc = to_unit_ball(tr, o.quiet)) || (rc = to_unit_ball(te, o.quiet)))) goto done;
-    size_t n = tr->n, P;
-    if (o.batch > n) {
-        rc = cli_fail(CMD, "--batch: %zu is larger than the data (%zu examples)", o.batch, n);
-        goto done;
+    jw_obj(w, "theory");
+    jw_num(w, "gamma_lo", r->mg.gamma_lo);
+    jw_num(w, "gamma_hi", r->mg.gamma_hi);
+    jw_num(w, "G_delta", r->kc.G_delta);
+    jw_num(w, "G_c", r->kc.G_c);
+    jw_num(w, "beta", r->kc.beta);
+    jw_num(w, "eta_max", r->kc.eta_max);
+    jw_bool(w, "init_event_ok", r->kc.event_ok);
+    jw_num(w, "A_corr_unit", Ac);
+    jw_num(w, "A_van_unit", Av);
+    jw_num(w, "A_non_unit", An);
+    jw_num(w, "width_m_lo", win.m_lo);
+    jw_num(w, "width_m_hi", win.m_hi);
+    jw_num(w, "width_m_edge", isfinite(o->radius) ? win.m_edge : NAN);
+    jw_end(w);
+}
+
+static int write_report(const kan_run *r, const dpc_kan_lcgd_result *res, double train_s)
+{
+    const kopts *o = r->o;
+    jw w;
+    FILE *f = frame_report_open(&o->fr, &w, "lcgd-projected");
+    if (!f) return CLI_RUNTIME;
+    report_config(&w, r, res);
+    frame_report_data(&w, o->fr.data, o->fr.train, o->fr.test);
+    frame_report_privacy(&w, &r->led, "losses, clip counts and distances are not privatized");
+    report_metrics(&w, res, train_s, cli_now() - o->fr.t0);
+    if (o->is_kan2) report_theory(&w, r);
+    jw_nums(&w, "train_loss_per_iterate", r->lt, r->T);
+    return frame_report_close(&w, f, o->fr.report);
+}
+
+static int plot(const kan_run *r)
+{
+    double *x = malloc(r->T * sizeof *x), *y = malloc(r->T * sizeof *y);
+    size_t n = 0;
+    int rc = CLI_RUNTIME;
+    if (x && y) {
+        for (size_t t = 0; t < r->T; t++)
+            if (isfinite(r->lt[t])) x[n] = (double)t, y[n++] = r->lt[t];
+        plot_series sr = {r->o->model, x, y, NULL, n, PLOT_LINES};
+        plot_panel p = {"training loss L_S(W_t) (non-private telemetry)", "iterate", "loss", 0, 0,
+                        &sr, 1};
+        rc = frame_plot(r->o->fr.plot, &p, 1);
     }
-    size_t T = o.epochs ? 1 + o.epochs * (n / o.batch) : o.iterates, steps = T - 1;
-    dpc_kan_consts kc = {0};
-    dpc_kan_margin mg = {NAN, NAN, 0, 0, 0};
-    if (is_kan2) {
-        dpc_kan2_config c;
-        if ((rc = parse_kan2(o.model, tr->d, &c))) goto done;
-        if (dpc_kan2_new(&k, &c, &rng, 0, &err) || dpc_kan2_task_new(&task, k, tr, te, &err)) {
-            rc = cli_fail(CMD, "--model: %s", err.msg);
-            goto done;
-        }
-        P = dpc_kan2_num_params(k);
-        W0 = malloc(P * sizeof *W0);
-        if (!W0 || dpc_kan2_init(k, W0, &rng, 0, &err) || dpc_kan2_consts(k, o.conf_delta, &kc, &err)) {
-            rc = cli_fail(CMD, "%s", W0 ? err.msg : "out of memory");
-            goto done;
-        }
-        if (o.lr_theory) o.lr = kc.eta_max;
-        if (o.clip_theory) o.clip = kc.G_c;
-        ypm = malloc(n * sizeof *ypm);
-        if (!ypm) goto oom;
-        for (size_t i = 0; i < n; i++) ypm[i] = tr->y[i] == 1.0 ? 1.0 : -1.0;
-        /* the margin (for the report and --radius theory): by default only when the n x n kernel
-         * is cheap (n <= 2048); --radius theory computes it for any n (columns on the fly) */
-        if ((n <= 2048 || o.radius_theory) &&
-            dpc_kan2_margin(k, W0, tr->x, ypm, n, o.margin_iters, 1e-3, &mg, &err)) {
-            rc = cli_fail(CMD, "margin: %s", err.msg);
-            goto done;
-        }
-        if (o.radius_theory) {
-            if (!(mg.gamma_lo > 0)) {
-                rc = cli_fail(CMD, "--radius theory: no positive NTK margin certified (gamma_lo = %g)",
-                              mg.gamma_lo);
-                goto done;
-            }
-            if (dpc_kan_radius(o.C_R, T, n, o.conf_delta, mg.gamma_lo, &o.radius, &err)) {
-                rc = cli_fail(CMD, "--radius: %s", err.msg);
-                goto done;
-            }
-        }
-    } else {
-        if (o.lr_theory || o.clip_theory || o.radius_theory) {
-            rc = cli_fail(CMD, "--lr/--clip/--radius theory: only for the paper's KAN (kan2:M)");
-            goto done;
-        }
-        if (cli_model_new(&m, NULL, o.model, tr->d, tr->n_classes, &err) ||
-            dpc_kan_model_task_new(&task, m, tr, te, o.chunk, &err)) {
-            rc = cli_fail(CMD, "--model: %s", err.msg);
-            goto done;
-        }
-        P = dpc_model_num_params(m);
-        W0 = malloc(P * sizeof *W0);
-        if (!W0 || dpc_model_init(m, W0, &rng, 0, &err)) {
-            rc = cli_fail(CMD, "%s", W0 ? err.msg : "out of memory");
-            goto done;
-        }
-    }
-    /* privacy: the library decides the noise and accounts it */
-    dpc_kan_privacy pv = {n, o.batch, steps, o.lambda, o.eps, o.delta, o.noise_multiplier,
-                          o.calibration};
-    dpc_ledger led;
-    double noise_std = 0;
-    if (dpc_kan_lcgd_privacy(&pv, &noise_std, &led, &err)) {
-        rc = cli_fail(CMD, "%s", err.msg);
-        goto done;
-    }
-    led.rng_mode = rng.mode;
-    led.seed = rng.seed;
-    dpc_kan_lcgd_config lc;
-    dpc_kan_lcgd_config_init(&lc);
-    lc.n = n, lc.iterates = T, lc.batch = o.batch, lc.eta = o.lr, lc.clip = o.clip;
-    lc.lambda = o.lambda, lc.noise_std = noise_std, lc.radius = o.radius, lc.noise_form = o.form;
-    if (dpc_kan_lcgd_config_check(&lc, &err)) {
-        rc = cli_fail(CMD, "--%s", err.msg);
-        goto done;
-    }
-    if (!o.quiet) {
-        fprintf(stderr, "%s%s%sprojected DP-lambda-CGD | %s (%zu parameters) | n %zu, B %zu, %zu iterates | "
-                        "lambda %g, noise multiplier %.6g (%s), C %.4g, eta %.4g, R %.4g | %s seed%s%llu\n",
-                o.label ? "[" : "", o.label ? o.label : "", o.label ? "] " : "", o.model, P, n, o.batch, T,
-                o.lambda, led.noise_multiplier, led.calibration, o.clip, o.lr,
-                o.radius, dpc_rng_mode_name(rng.mode), rng.mode == DPC_RNG_SEEDED ? " " : "",
-                rng.mode == DPC_RNG_SEEDED ? (unsigned long long)rng.seed : 0ull);
+    free(x);
+    free(y);
+    return rc;
+}
+
+static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
+{
+    const kopts *o = r->o;
+    const dpc_ledger *L = &r->led;
+    if (!o->fr.quiet) {
+        char tag[80];
+        fprintf(stderr, "%sprojected DP-lambda-CGD | %s (%zu parameters) | n %zu, B %zu, %zu "
+                        "iterates | lambda %g, noise multiplier %.6g (%s), C %.4g, eta %.4g, R %.4g "
+                        "| %s%s%llu\n",
+                frame_tag(&o->fr, tag, sizeof tag), o->model, r->P, lc->n, lc->batch, r->T,
+                lc->lambda, L->noise_multiplier, L->calibration, lc->clip, lc->eta, lc->radius,
+                L->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)",
+                L->rng_mode == DPC_RNG_SEEDED ? " " : "",
+                L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
         fprintf(stderr, "  (%.4g, %g)-DP by the accountant (%s); the paper's closed form: %.4g\n",
-                led.epsilon, led.delta, led.route, led.epsilon_paper);
+                L->epsilon, L->delta, L->route, L->epsilon_paper);
     }
-    lt = malloc(T * sizeof *lt);
-    if (!lt) goto oom;
-    for (size_t t = 0; t < T; t++) lt[t] = NAN;
-    trace_ctx tc = {isatty(2), o.quiet, T, now_s(), 0, lt};
+    if (!(r->lt = malloc(r->T * sizeof *r->lt))) return opt_fail(r->s, "out of memory");
+    for (size_t t = 0; t < r->T; t++) r->lt[t] = NAN;
+    trace_ctx tc = {isatty(2), o->fr.quiet, r->T, cli_now(), 0, r->lt};
     dpc_kan_lcgd_result res;
-    double t0 = now_s();
-    if (dpc_kan_lcgd_train(&lc, P, &rng, W0, dpc_kan_task_grad, dpc_kan_task_eval, task, o.eval_every,
-                           trace, &tc, &res, &err)) {
-        fprintf(stderr, "\ndpcorr %s: %s\n", CMD, err.msg);
-        rc = CLI_RUNTIME;
-        goto done;
+    dpc_error err = {0};
+    double t0 = cli_now();
+    if (dpc_kan_lcgd_train(lc, r->P, &o->fr.rng, r->W0, dpc_kan_task_grad, dpc_kan_task_eval,
+                           r->task, o->eval_every, trace, &tc, &res, &err)) {
+        fprintf(stderr, "\ndpcorr train --algo lcgd-projected: %s\n", err.msg);
+        return CLI_RUNTIME;
     }
-    double train_s = now_s() - t0;
-    if (!o.quiet && tc.tty) fputc('\n', stderr);
+    double train_s = cli_now() - t0;
+    if (!o->fr.quiet && tc.tty) fputc('\n', stderr);
     printf("avg train loss %.6f (err %.4f)  avg test loss %.6f (err %.4f)  last train loss %.6f  "
            "projections %zu  clipped %.4f  max ||W-W0|| %.4g  noise multiplier %.6g  epsilon %.4g "
            "(paper %.4g)  (%.1f s)\n",
-           res.avg_train_loss, res.avg_train_err, res.avg_test_loss, res.avg_test_err, res.last_train_loss,
-           res.projections, res.examples ? (double)res.clipped / (double)res.examples : 0, res.max_dist,
-           led.noise_multiplier, led.epsilon, led.epsilon_paper, train_s);
-    if (o.report) {
-        FILE *f = fopen(o.report, "w");
-        if (!f) {
-            rc = cli_fail(CMD, "--report: cannot write %s", o.report);
-            goto done;
-        }
-        fprintf(f, "{\n  ");
-        cli_json_str(f, "dpcorr_version", dpc_version(), 1);
-        cli_json_str(f, "algorithm", "projected DP-lambda-CGD (Wang et al. 2026, Algorithm 1)", 1);
-        cli_json_str(f, "label", o.label ? o.label : "", 0);
-        fprintf(f, ",\n  \"config\": {");
-        cli_json_str(f, "data", o.data, 1);
-        cli_json_str(f, "model", o.model, 1);
-        cli_json_int(f, "parameters", (long long)P, 1);
-        cli_json_int(f, "n", (long long)n, 1);
-        cli_json_int(f, "n_test", te ? (long long)te->n : 0, 1);
-        cli_json_int(f, "iterates", (long long)T, 1);
-        cli_json_int(f, "batch", (long long)o.batch, 1);
-        cli_json_num(f, "eta", o.lr, 1);
-        cli_json_num(f, "clip", o.clip, 1);
-        cli_json_num(f, "lambda", o.lambda, 1);
-        cli_json_num(f, "radius", o.radius, 1);
-        cli_json_int(f, "eval_every", (long long)o.eval_every, 1);
-        cli_json_str(f, "noise_form", dpc_noise_form_name(o.form), 1);
-        cli_json_str(f, "preprocessing", tr->preprocessing, 0);
-        fprintf(f, "},\n  \"privacy\": ");
-        char lj[4096];
-        dpc_ledger_json(&led, lj, sizeof lj);
-        fputs(lj, f);
-        fprintf(f, ",\n  \"noise\": {");
-        cli_json_num(f, "noise_std_per_unit_clip", noise_std, 1);
-        cli_json_num(f, "noise_scale_c_priv", res.noise_scale, 1);
-        cli_json_int(f, "noisy_steps", (long long)steps, 1);
-        cli_json_str(f, "telemetry", "losses, clip counts and distances are not privatized", 0);
-        fprintf(f, "},\n  \"metrics\": {");
-        cli_json_num(f, "avg_train_loss", res.avg_train_loss, 1);
-        cli_json_num(f, "avg_train_err", res.avg_train_err, 1);
-        cli_json_num(f, "avg_test_loss", res.avg_test_loss, 1);
-        cli_json_num(f, "avg_test_err", res.avg_test_err, 1);
-        cli_json_num(f, "last_train_loss", res.last_train_loss, 1);
-        cli_json_num(f, "last_train_err", res.last_train_err, 1);
-        cli_json_num(f, "last_test_loss", res.last_test_loss, 1);
-        cli_json_num(f, "last_test_err", res.last_test_err, 1);
-        cli_json_num(f, "init_train_loss", res.init_train_loss, 1);
-        cli_json_num(f, "max_dist", res.max_dist, 1);
-        cli_json_num(f, "last_dist", res.last_dist, 1);
-        cli_json_int(f, "projections", (long long)res.projections, 1);
-        cli_json_int(f, "clipped", (long long)res.clipped, 1);
-        cli_json_int(f, "examples", (long long)res.examples, 1);
-        cli_json_int(f, "evaluated", (long long)res.evaluated, 1);
-        cli_json_num(f, "train_time_s", train_s, 1);
-        cli_json_num(f, "wall_time_s", now_s() - t_start, 0);
-        fprintf(f, "}");
-        if (is_kan2) {
-            dpc_kan_rate_in ri = {n, k ? dpc_kan2_get_config(k)->m : 0, tr->d, T, o.batch, o.lr, o.lambda,
-                                  noise_std, mg.gamma_lo > 0 ? mg.gamma_lo : NAN, o.conf_delta};
-            double Ac = NAN, Av = NAN, An = NAN;
-            dpc_kan_window w = {NAN, NAN, NAN};
-            if (ri.gamma > 0) {
-                if (dpc_kan_bound_corr(&ri, &Ac, &err)) Ac = NAN;
-                if (dpc_kan_bound_indep(&ri, &Av, &err)) Av = NAN;
-                if (dpc_kan_bound_nonpriv(&ri, &An, &err)) An = NAN;
-                if (dpc_kan_width_window(&ri, dpc_kan2_basis(k)->p, o.clip, isfinite(o.radius) ? o.radius : 1.0,
-                                         &w, &err))
-                    w.m_lo = w.m_hi = w.m_edge = NAN;
-            }
-            fprintf(f, ",\n  \"theory\": {");
-            cli_json_num(f, "gamma_lo", mg.gamma_lo, 1);
-            cli_json_num(f, "gamma_hi", mg.gamma_hi, 1);
-            cli_json_num(f, "G_delta", kc.G_delta, 1);
-            cli_json_num(f, "G_c", kc.G_c, 1);
-            cli_json_num(f, "beta", kc.beta, 1);
-            cli_json_num(f, "eta_max", kc.eta_max, 1);
-            cli_json_bool(f, "init_event_ok", kc.event_ok, 1);
-            cli_json_num(f, "A_corr_unit", Ac, 1);
-            cli_json_num(f, "A_van_unit", Av, 1);
-            cli_json_num(f, "A_non_unit", An, 1);
-            cli_json_num(f, "width_m_lo", w.m_lo, 1);
-            cli_json_num(f, "width_m_hi", w.m_hi, 1);
-            cli_json_num(f, "width_m_edge", isfinite(o.radius) ? w.m_edge : NAN, 0);
-            fprintf(f, "}");
-        }
-        fprintf(f, ",\n  \"train_loss_per_iterate\": [");
-        for (size_t t = 0; t < T; t++) {
-            if (t) fputc(',', f);
-            if (isfinite(lt[t])) fprintf(f, "%.8g", lt[t]);
-            else fputs("null", f);
-        }
-        fprintf(f, "]\n}\n");
-        if (fclose(f)) fprintf(stderr, "dpcorr %s: --report: write error\n", CMD);
+           res.avg_train_loss, res.avg_train_err, res.avg_test_loss, res.avg_test_err,
+           res.last_train_loss, res.projections,
+           res.examples ? (double)res.clipped / (double)res.examples : 0, res.max_dist,
+           L->noise_multiplier, L->epsilon, L->epsilon_paper, train_s);
+    int rc = o->fr.report ? write_report(r, &res, train_s) : 0;
+    if (o->fr.plot) rc = rc ? rc : plot(r);
+    return rc;
+}
+
+int train_lcgd_projected(int argc, char **argv)
+{
+    opt_set s;
+    int rc = opt_parse(&s, &KAN_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
+    kopts o;
+    kan_run r;
+    memset(&r, 0, sizeof r);
+    r.o = &o;
+    r.s = &s;
+    r.mg = (dpc_kan_margin){NAN, NAN, 0, 0, 0};
+    dpc_kan_lcgd_config lc;
+    if (!(rc = read_opts(&o, &s)) && !(rc = prepare(&r, &lc, !s.dry_run || o.radius_theory))) {
+        if (s.dry_run) dry_run(&r, &lc);
+        else rc = train(&r, &lc);
     }
-    goto done;
-oom:
-    rc = cli_fail(CMD, "out of memory");
-done:
-    free(W0);
-    free(ypm);
-    free(lt);
-    dpc_kan_task_free(task);
-    dpc_kan2_free(k);
-    dpc_model_free(m);
-    dpc_dataset_free(tr);
-    dpc_dataset_free(te);
+    free(r.W0);
+    free(r.lt);
+    dpc_kan_task_free(r.task);
+    dpc_kan2_free(r.k);
+    dpc_model_free(r.m);
+    frame_free(&o.fr);
     return rc;
 }

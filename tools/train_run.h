@@ -1,27 +1,26 @@
-/* train_run.h — one training run as the CLI performs it (shared by `train` and `demo`):
- * load data, build the model and trainer, loop with progress and per-epoch evaluation,
- * checkpoints, JSON report and plot. */
+/* train_run.h — one run of the DP-FTRL trainer (DP-SGD or any correlated-noise mechanism) as the
+ * CLI performs it, shared by `train`, `demo` and the repro targets: the run frame (seed, data,
+ * report, plot; frame.h), the model, the configuration resolved by the library
+ * (dpc_train_config_resolve), the training loop with progress and per-epoch evaluation,
+ * checkpoints, the JSON report and the plot. */
 #ifndef DPCORR_TOOLS_TRAIN_RUN_H
 #define DPCORR_TOOLS_TRAIN_RUN_H
 
-#include "cli.h"
+#include "frame.h"
 #include "dpcorr/train.h"
 
 typedef struct train_opts {
-    const char *data;         /* --data spec */
+    run_frame fr;             /* data, seed/secure, report, plot, label, quiet */
     const char *model;        /* --model spec */
+    const char *features;     /* --features spec (NULL: none) */
+    const char *feature_cache; /* --feature-cache DIR ("none": no cache; NULL: the default) */
     cli_mech_opts mech;       /* --mech KIND [params] */
     dpc_train_config cfg;
-    int secure;               /* --secure */
-    uint64_t seed;            /* --seed (default 1) */
     const char *checkpoint;   /* --checkpoint F */
     size_t checkpoint_every;  /* steps (0 = each epoch) */
     const char *resume;       /* --resume F */
-    const char *report;       /* --report F.json */
-    const char *plot;         /* --plot F.png */
-    const char *label;        /* name of the run in tables and plots */
-    int quiet;
     size_t stop_after;        /* testing aid: stop (as if killed) after this many steps */
+    int dry_run;              /* print the resolved configuration and stop */
 } train_opts;
 
 typedef struct epoch_rec {
@@ -35,7 +34,7 @@ typedef struct train_result {
     size_t nepochs;
     double final_acc, final_loss, wall_s, train_s, examples_per_s;
     uint64_t params_hash;
-    size_t steps_done;
+    size_t steps_done, resumed_from;
     char model_spec[DPC_MODEL_SPEC_LEN];
     size_t n_params;
     dpc_isa isa;         /* the kernels' instruction-set level (model and trainer) */
@@ -43,17 +42,34 @@ typedef struct train_result {
     dpc_dist_info dist;  /* ranks, shards, bytes per step (arrays valid during train_run) */
 } train_result;
 
-void train_opts_init(train_opts *o);
-/* Parses one train option at it; returns 1 consumed, 0 not a train option, -1 bad value. */
-int train_opt(train_opts *o, cli_iter *it);
-void train_opts_help(FILE *f);
+/* The mechanism options of `train` (--mech, --mech-momentum, --mech-decay, --form). */
+extern const mech_read TRAIN_MECH_READ;
 
-/* Runs; train/test may be preloaded (then o->data only names them). Returns a CLI exit code. */
-int train_run(train_opts *o, dpc_dataset *train, dpc_dataset *test, train_result *res);
+/* Defaults (the library's dpc_train_config_init; epsilon unset) and an empty frame. */
+void train_opts_init(train_opts *o);
+void train_opts_free(train_opts *o);
+
+/* Runs; o->fr.train/test may be preloaded (then o->fr.data only names them). s: the parsed
+ * options of `train` for error mapping, or NULL for programmatic runs (demo, repro). Returns a
+ * CLI exit code. */
+int train_run(train_opts *o, opt_set *s, train_result *res);
 void train_result_free(train_result *r);
 
-/* Writes gnuplot PNG of test accuracy (and train loss) per epoch for one or more runs. Returns 0
- * on success, prints a warning and returns 1 when gnuplot is unavailable. */
+/* The default feature cache directory into buf: $XDG_CACHE_HOME/dpcorr, else
+ * $HOME/.cache/dpcorr (parents created); "" when neither variable is set. */
+void train_default_cache_dir(char *buf, size_t cap);
+
+/* Applies the --features spec to f->train and f->test (each replaced by its features, which the
+ * frame then owns; the old datasets are freed when the frame owned them). s: for error mapping
+ * (NULL: programmatic). Returns a CLI exit code; prints progress unless f->quiet. */
+int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char *cache_opt,
+                         size_t threads);
+
+/* PNG of test accuracy and training loss per epoch for one or more runs. 0 or CLI_RUNTIME. */
 int train_plot(const char *png, const train_result *runs, const char *const *labels, size_t nruns);
+
+/* `train --algo NAME` (train_algos.c): the runner for NAME, NULL for the default trainer;
+ * *bad = 1 (message printed) for an unknown name. */
+int (*train_algo_lookup(int argc, char **argv, int *bad))(int, char **);
 
 #endif

@@ -1,293 +1,518 @@
-/* train_srgd.c — `dpcorr train --algo dp-srgd`: Accelerated-DP-SRGD (include/dpcorr/papers/srgd.h) on
- * any dataset with a linear or logistic model (any dpc_model with --L/--M), or on the DP-SRGD
- * note's synthetic problems, with per-step instrumentation, a JSON report and a CSV trace. */
-#include "cli.h"
+/* train_srgd.c — `dpcorr train --algo dp-srgd`: Accelerated-DP-SRGD (dpcorr/papers/srgd.h) on any
+ * dataset with a linear or logistic model (any dpc_model with --L/--M), or on the DP-SRGD note's
+ * synthetic problems, with per-step instrumentation, a JSON report, a CSV trace and a plot. The
+ * library presets the schedule and makes the privacy decision (the shared ledger); the run frame
+ * (frame.h) does seeding, data, the report and the plot. */
+#include "frame.h"
+#include "train_algo.h"
 
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
+#define PB "problem (one of --problem and --data)"
+#define CONST "constants (default: from the problem or the data's public norm bound)"
+#define SCHED "schedule"
+#define PRIV "privacy (zero-out adjacency)"
+static const opt_spec S_ALGO = {
+    .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-srgd", .section = PB,
+    .param = "algo", .help = "dp-srgd", .example = "--algo dp-srgd"};
+static const opt_spec S_PROBLEM = {
+    .name = "--problem", .metavar = "P", .type = OPT_STR, .section = PB,
+    .param = "problem.kind,kind", .conflicts = "--data",
+    .help = "the note's synthetic problems: p1 (logistic), p2 (lsq: least squares), p3 "
+            "(quadratic), nesterov (P3, non-private checks)",
+    .example = "--problem p1"};
+static const opt_spec S_DATA = {
+    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = PB, .param = "data,train,test",
+    .help = "any dataset (doc/data.md); its held-out part estimates F",
+    .example = "! --algo dp-srgd --data synthetic:logistic,n=2000,d=3,test-n=200 --row-radius 1 "
+               "--epsilon 1"};
+static const opt_spec S_N = {
+    .name = "--n", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = PB,
+    .param = "problem.n", .when = "--problem", .help = "examples (default 65536)",
+    .example = "--n 2000"};
+static const opt_spec S_DIM = {
+    .name = "--dim", .metavar = "D", .type = OPT_UINT, .lo = 1, .hi = 1e7, .section = PB,
+    .param = "problem.p", .when = "--problem", .help = "dimension (default 32)",
+    .example = "--dim 5"};
+static const opt_spec S_RELEVANT = {
+    .name = "--relevant", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e7, .section = PB,
+    .param = "problem.relevant", .when = "--problem p1|p2|quadratic",
+    .help = "coordinates with signal (default all)", .example = "--relevant 2"};
+static const opt_spec S_DECADES = {
+    .name = "--decades", .metavar = "G", .type = OPT_DOUBLE, .lo = 0, .hi = 30, .section = PB,
+    .param = "problem.decades", .when = "--problem p1|p2|quadratic",
+    .help = "spectrum lambda_1/lambda_K = 10^G (default 4)", .example = "--decades 2"};
+static const opt_spec S_W_NORM = {
+    .name = "--w-norm", .metavar = "W", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PB, .param = "problem.w_norm",
+    .when = "--problem p1|p2|quadratic", .help = "|w0| (default 1; > R puts x-dagger outside C)",
+    .example = "--w-norm 0.5"};
+static const opt_spec S_LABEL_NOISE = {
+    .name = "--label-noise", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .section = PB, .param = "problem.noise", .when = "--problem p2",
+    .help = "label noise half-width (default 0.5)", .example = "--problem p2 --label-noise 0.2"};
+static const opt_spec S_DESIGN = {
+    .name = "--design", .metavar = "D", .type = OPT_CHOICE, .choices = "sparse|sphere",
+    .section = PB, .param = "problem.design", .when = "--problem p1|p2",
+    .help = "sparse (default) | sphere", .example = "--problem p2 --design sphere"};
+static const opt_spec S_MODEL = {
+    .name = "--model", .metavar = "SPEC", .type = OPT_STR, .section = PB, .param = "model",
+    .when = "--data",
+    .help = "linear | logistic (labels 0/1; +-1 files are mapped) | any dpc_model with --L and "
+            "--M (default: by the data's task)",
+    .example = "! --algo dp-srgd --data synthetic:logistic,n=2000,d=3 --row-radius 1 --epsilon 1 "
+               "--L 2 --M 2 --model mlp:2"};
+static const opt_spec S_ROW_RADIUS = {
+    .name = "--row-radius", .metavar = "X", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PB, .param = "row_radius", .when = "--data",
+    .help = "clip every row to norm X first (data-independent)",
+    .example = "! --algo dp-srgd --data synthetic:logistic,n=2000,d=3 --epsilon 1 --row-radius 2"};
+static const opt_spec S_Y_BOUND = {
+    .name = "--y-bound", .metavar = "Y", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PB, .param = "y_bound", .when = "--data with a linear model",
+    .help = "public bound on |y| (for L)",
+    .example = "! --algo dp-srgd --data synthetic:linreg,n=2000,d=3 --row-radius 1 --epsilon 1 "
+               "--y-bound 3"};
+static const opt_spec S_L = {
+    .name = "--L", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = CONST, .param = "L",
+    .help = "per-example Lipschitz constant on C", .example = "--L 3"};
+static const opt_spec S_M = {
+    .name = "--M", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = CONST, .param = "M", .help = "per-example smoothness on C",
+    .example = "--M 3"};
+static const opt_spec S_R = {
+    .name = "--R", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = CONST, .param = "R", .help = "radius of C = B(0, R) (default 2)",
+    .example = "--R 3"};
+static const opt_spec S_REGIME = {
+    .name = "--regime", .metavar = "A|B", .type = OPT_CHOICE, .choices = "A|B|a|b",
+    .section = SCHED, .param = "regime",
+    .help = "A: T = ceil(c n^(1/4)), B = n/T (default); B: B = sqrt n", .example = "--regime B"};
+static const opt_spec S_C = {
+    .name = "--c", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = 1e9, .flags = OPT_LO_OPEN,
+    .section = SCHED, .param = "c", .when = "--regime A", .conflicts = "--literal",
+    .help = "Regime A practical constant (default 1)", .example = "--c 2"};
+static const opt_spec S_LITERAL = {
+    .name = "--literal", .type = OPT_FLAG, .section = SCHED, .param = "literal",
+    .when = "--regime A", .help = "Regime A with the paper's c_DP (explains when infeasible)",
+    .example = "! --algo dp-srgd --problem p2 --n 1500000 --dim 1 --epsilon 1 --literal"};
+static const opt_spec S_STEPS = {
+    .name = "--steps", .metavar = "T", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = SCHED,
+    .param = "steps", .help = "override the preset's rounds T", .example = "--steps 5"};
+static const opt_spec S_BATCH = {
+    .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = SCHED,
+    .param = "batch", .help = "override the preset's batch B", .example = "--batch 100"};
+static const opt_spec S_BETA = {
+    .name = "--beta", .metavar = "BETA", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = SCHED, .param = "beta", .help = "override the preset's beta",
+    .example = "--beta 2"};
+static const opt_spec S_CLIP = {
+    .name = "--clip-delta", .metavar = "C|inf", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "inf", .section = SCHED, .param = "clip",
+    .help = "override the preset's C_Delta (inf only with --nonprivate)",
+    .example = "--clip-delta 2"};
+static const opt_spec S_Z_STEP = {
+    .name = "--z-step", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
+    .section = SCHED, .param = "z_step", .help = "z-step scale in (0, 1] (default 0.5, the proof's choice)",
+    .example = "--z-step 0.75"};
+static const opt_spec S_VARIANT = {
+    .name = "--variant", .metavar = "V", .type = OPT_STR, .section = SCHED, .param = "variant",
+    .help = "accel (default) | srg (unaccelerated) | accel-sgd (Thm 5.13)",
+    .example = "--variant srg"};
+static const opt_spec S_NOISE = {
+    .name = "--noise", .metavar = "K", .type = OPT_STR, .section = SCHED, .param = "noise",
+    .help = "tree (default) | honaker | independent", .example = "--noise honaker"};
+static const opt_spec S_PERMUTE = {
+    .name = "--permute", .type = OPT_FLAG, .section = SCHED, .param = "permute",
+    .help = "public random order of the examples first", .example = "--permute"};
+static const opt_spec S_EPSILON = {
+    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--nonprivate",
+    .help = "target epsilon (required, or --nonprivate)", .example = "--epsilon 2"};
+static const opt_spec S_NONPRIVATE = {
+    .name = "--nonprivate", .type = OPT_FLAG, .section = PRIV, .param = "epsilon",
+    .help = "no noise (epsilon = infinity)",
+    .example = "! --algo dp-srgd --problem p2 --n 2000 --dim 4 --nonprivate"};
+static const opt_spec S_DELTA = {
+    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
+    .when = "--epsilon or --literal", .help = "default 1e-6", .example = "--delta 1e-5"};
+static const opt_spec S_CALIBRATION = {
+    .name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",
+    .section = PRIV, .param = "calibration", .when = "--epsilon",
+    .help = "accountant (default: exact GDP mu) | paper (mu = eps/sqrt(2 ln(2.5/delta)), Lemma "
+            "5.6, eps <= 1)",
+    .example = "--epsilon 0.9 --calibration paper"};
+static const opt_spec S_EVAL_EVERY = {
+    .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .lo = 0, .hi = 1e9,
+    .section = "output", .param = "eval_every",
+    .help = "F(y_t) every K steps (default 1 for problems, 0 for data; 0 = never)",
+    .example = "--eval-every 2"};
+static const opt_spec S_TRACE = {
+    .name = "--trace", .metavar = "F.csv", .type = OPT_STR, .flags = OPT_OUT_FILE,
+    .section = "output", .param = "trace", .help = "per-step telemetry (not privatized)",
+    .example = "--trace {tmp}/t.csv"};
+#undef PB
+#undef CONST
+#undef SCHED
+#undef PRIV
+
+static const opt_spec *const SRGD_OPTS[] = {
+    &S_ALGO, &S_PROBLEM, &S_N, &S_DIM, &S_RELEVANT, &S_DECADES, &S_W_NORM, &S_LABEL_NOISE,
+    &S_DESIGN, &S_DATA, &S_MODEL, &S_ROW_RADIUS, &S_Y_BOUND, &S_L, &S_M, &S_R, &S_REGIME, &S_C,
+    &S_LITERAL, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP, &S_Z_STEP, &S_VARIANT, &S_NOISE,
+    &S_PERMUTE, &S_EPSILON, &S_NONPRIVATE, &S_DELTA, &S_CALIBRATION, &FR_SEED, &FR_SECURE,
+    &S_EVAL_EVERY, &FR_REPORT, &S_TRACE, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP,
+    NULL};
+
+static const opt_cmd SRGD_CMD = {
+    .name = "train --algo dp-srgd",
+    .usage = "dpcorr train --algo dp-srgd [--regime A|B] (--problem P [--n N --dim D ...] |\n"
+             "                    --data SPEC [--model linear|logistic]) (--epsilon E | --nonprivate)\n"
+             "                    [--delta D] [--c C | --literal] [--seed S | --secure]\n"
+             "                    [--report F.json] [--trace F.csv]",
+    .about = "Accelerated-DP-SRGD (Choquette-Choo, Ganesh & Thakurta 2024, Algorithm 1): one pass\n"
+             "over fixed disjoint batches, per-example increments eta_t grad f(x_t) - eta_{t-1}\n"
+             "grad f(x_{t-1}) clipped to C_Delta, prefix sums privatized by the binary tree\n"
+             "(sigma_S = (C_Delta/B) sqrt(1 + ceil(log2 T))/mu, exact GDP mu), accelerated z/y/x\n"
+             "updates projected onto the ball B(0, R); output y_T. See doc/srgd.md.",
+    .opts = SRGD_OPTS,
+    .minimal = "--algo dp-srgd --problem p2 --n 2000 --dim 4 --epsilon 1",
+};
+
 typedef struct srgd_opts {
-    const char *data, *model, *report, *trace;
-    int have_problem;
+    run_frame fr;
+    const char *model, *trace;
+    int have_problem, literal, nonprivate;
     dpc_srgd_problem_config pc;
     dpc_srgd_config c;
     dpc_srgd_regime regime;
-    double cc;
-    int literal, secure, quiet, nonprivate;
-    uint64_t seed;
-    double L, M, R, ybound, row_radius;
+    double cc, L, M, ybound, row_radius;
     size_t steps, batch;
     double beta, clip;
 } srgd_opts;
 
-static void usage(FILE *f)
-{
-    fprintf(f,
-            "usage: dpcorr train --algo dp-srgd [--regime A|B] (--problem P [--n N --dim D ...] |\n"
-            "                    --data SPEC [--model linear|logistic]) (--epsilon E | --nonprivate)\n"
-            "                    [--delta D] [--c C | --literal] [--seed S | --secure]\n"
-            "                    [--report F.json] [--trace F.csv]\n\n"
-            "Accelerated-DP-SRGD (Choquette-Choo, Ganesh & Thakurta 2024, Algorithm 1): one pass\n"
-            "over fixed disjoint batches, per-example increments eta_t grad f(x_t) - eta_{t-1}\n"
-            "grad f(x_{t-1}) clipped to C_Delta, prefix sums privatized by the binary tree\n"
-            "(sigma_S = (C_Delta/B) sqrt(1 + ceil(log2 T))/mu, exact GDP mu), accelerated z/y/x\n"
-            "updates projected onto the ball B(0, R); output y_T. See doc/srgd.md.\n\n"
-            "problem (one of):\n"
-            "  --problem P          the note's synthetic problems: p1 (logistic), p2 (least\n"
-            "                       squares), quadratic, nesterov (P3, non-private checks)\n"
-            "    --n N --dim D      examples (default 65536) and dimension (default 32)\n"
-            "    --relevant K       coordinates with signal (default all)\n"
-            "    --decades G        spectrum lambda_1/lambda_K = 10^G (default 4)\n"
-            "    --w-norm W         |w0| (default 1; > R puts x-dagger outside C)\n"
-            "    --label-noise S    p2: label noise half-width (default 0.5)\n"
-            "    --design D         sparse (default) | sphere\n"
-            "  --data SPEC          any dataset (doc/data.md); its held-out part estimates F\n"
-            "    --model SPEC       linear | logistic (labels 0/1; +-1 files are mapped) | any\n"
-            "                       dpc_model with --L and --M (default: by the data's task)\n"
-            "    --row-radius X     clip every row to norm X first (data-independent)\n"
-            "    --y-bound Y        linear: public bound on |y| (for L)\n"
-            "constants (default: from the problem or the data's public norm bound):\n"
-            "  --L L                per-example Lipschitz constant on C\n"
-            "  --M M                per-example smoothness on C\n"
-            "  --R R                radius of C = B(0, R) (default 2)\n"
-            "schedule:\n"
-            "  --regime A|B         A: T = ceil(c n^(1/4)), B = n/T (default); B: B = sqrt n\n"
-            "  --c C                Regime A practical constant (default 1)\n"
-            "  --literal            Regime A with the paper's c_DP (explains when infeasible)\n"
-            "  --steps T --batch B --beta BETA --clip-delta C    override the preset (C: inf\n"
-            "                       only with --nonprivate)\n"
-            "  --z-step S           z-step scale in (0, 1] (default 0.5, the proof's choice)\n"
-            "  --variant V          accel (default) | srg (unaccelerated) | accel-sgd (Thm 5.13)\n"
-            "  --noise K            tree (default) | honaker | independent\n"
-            "  --permute            public random order of the examples first\n"
-            "privacy:\n"
-            "  --epsilon E          target epsilon (zero-out adjacency)\n"
-            "  --nonprivate         no noise (epsilon = infinity)\n"
-            "  --delta D            default 1e-6\n"
-            "  --calibration C      accountant (default: exact GDP mu) | paper (mu =\n"
-            "                       eps/sqrt(2 ln(2.5/delta)), Lemma 5.6)\n"
-            "randomness and output:\n"
-            "  --seed S             seeded mode (experiments; default 1); recorded in reports\n"
-            "  --secure             key from the OS (getrandom); not reproducible\n"
-            "  --eval-every K       F(y_t) every K steps (default 1 for problems, 0 for data)\n"
-            "  --report F.json      configuration, ledger, per-step telemetry, final risk\n"
-            "  --trace F.csv        per-step telemetry (not privatized)\n"
-            "  --quiet              no per-step lines\n");
-}
+/* ---- options ------------------------------------------------------------------------------- */
 
-static int parse(srgd_opts *o, int argc, char **argv, int *help)
+static int read_problem(srgd_opts *o, opt_set *s)
 {
-    cli_iter it;
-    cli_iter_init(&it, "train", argc, argv, 1);
+    dpc_srgd_problem_config *pc = &o->pc;
     dpc_error err = {0};
-    const char *v;
-    size_t eval_every = (size_t)-1;
-#define VAL() if (!(v = cli_value(&it))) return CLI_USAGE
-#define DBL(name, field) else if (cli_is(&it, name)) { VAL(); if (cli_double(&it, v, &(field))) return CLI_USAGE; }
-#define SZ(name, field) else if (cli_is(&it, name)) { VAL(); if (cli_size(&it, v, &(field))) return CLI_USAGE; }
-#define STR(name, field) else if (cli_is(&it, name)) { VAL(); field = v; }
-    while (cli_next(&it)) {
-        if (cli_is(&it, "--help") || cli_is(&it, "-h")) {
-            *help = 1;
-            return 0;
-        } else if (cli_is(&it, "--algo")) {
-            VAL(); /* dp-srgd (dispatched here by train_algos.c) */
-        }
-        STR("--data", o->data)
-        STR("--model", o->model)
-        STR("--report", o->report)
-        STR("--trace", o->trace)
-        SZ("--n", o->pc.n)
-        SZ("--dim", o->pc.p)
-        SZ("--relevant", o->pc.relevant)
-        DBL("--decades", o->pc.decades)
-        DBL("--w-norm", o->pc.w_norm)
-        DBL("--label-noise", o->pc.noise)
-        DBL("--L", o->L)
-        DBL("--M", o->M)
-        DBL("--R", o->R)
-        DBL("--y-bound", o->ybound)
-        DBL("--row-radius", o->row_radius)
-        DBL("--c", o->cc)
-        SZ("--steps", o->steps)
-        SZ("--batch", o->batch)
-        DBL("--beta", o->beta)
-        else if (cli_is(&it, "--clip-delta")) {
-            VAL();
-            if (!strcmp(v, "inf")) o->clip = INFINITY; /* non-private runs only (checked) */
-            else if (cli_double(&it, v, &o->clip)) return CLI_USAGE;
-        }
-        DBL("--z-step", o->c.z_step)
-        DBL("--epsilon", o->c.epsilon)
-        DBL("--delta", o->c.delta)
-        SZ("--eval-every", eval_every)
-        else if (cli_is(&it, "--problem")) {
-            VAL();
-            if (dpc_srgd_problem_kind_parse(v, &o->pc.kind, &err))
-                return cli_fail("train", "--%s", err.msg);
-            o->have_problem = 1;
-        } else if (cli_is(&it, "--design")) {
-            VAL();
-            if (!strcmp(v, "sparse")) o->pc.design = DPC_SRGD_DESIGN_SPARSE;
-            else if (!strcmp(v, "sphere")) o->pc.design = DPC_SRGD_DESIGN_SPHERE;
-            else return cli_fail("train", "--design: expected sparse or sphere, got '%s'", v);
-        } else if (cli_is(&it, "--regime")) {
-            VAL();
-            if (!strcmp(v, "A") || !strcmp(v, "a")) o->regime = DPC_SRGD_REGIME_A;
-            else if (!strcmp(v, "B") || !strcmp(v, "b")) o->regime = DPC_SRGD_REGIME_B;
-            else return cli_fail("train", "--regime: expected A or B, got '%s'", v);
-        } else if (cli_is(&it, "--variant")) {
-            VAL();
-            if (dpc_srgd_variant_parse(v, &o->c.variant, &err))
-                return cli_fail("train", "--%s", err.msg);
-        } else if (cli_is(&it, "--noise")) {
-            VAL();
-            if (dpc_srgd_noise_parse(v, &o->c.noise, &err)) return cli_fail("train", "--%s", err.msg);
-        } else if (cli_is(&it, "--calibration")) {
-            VAL();
-            if (dpc_calibration_parse(v, &o->c.calibration, &err))
-                return cli_fail("train", "--calibration: expected accountant or paper, got '%s'", v);
-        } else if (cli_is(&it, "--seed")) {
-            VAL();
-            if (cli_u64(&it, v, &o->seed)) return CLI_USAGE;
-        } else if (cli_is(&it, "--literal")) {
-            o->literal = 1;
-        } else if (cli_is(&it, "--nonprivate")) {
-            o->nonprivate = 1;
-        } else if (cli_is(&it, "--permute")) {
-            o->c.permute = 1;
-        } else if (cli_is(&it, "--secure")) {
-            o->secure = 1;
-        } else if (cli_is(&it, "--quiet")) {
-            o->quiet = 1;
-        } else {
-            return cli_fail("train", "%s: unknown option (see dpcorr train --algo dp-srgd --help)",
-                            it.name);
-        }
+    if (dpc_srgd_problem_kind_parse(opt_str(s, &S_PROBLEM, ""), &pc->kind, &err))
+        return opt_fail_lib_at(s, &S_PROBLEM, &err);
+    pc->n = opt_size(s, &S_N, 65536);
+    pc->p = opt_size(s, &S_DIM, 32);
+    if (pc->kind != DPC_SRGD_P3_NESTEROV) {
+        pc->relevant = opt_size(s, &S_RELEVANT, pc->relevant);
+        pc->decades = opt_dbl(s, &S_DECADES, pc->decades);
+        pc->w_norm = opt_dbl(s, &S_W_NORM, pc->w_norm);
     }
-#undef VAL
-#undef DBL
-#undef SZ
-#undef STR
-    if (o->have_problem == !!o->data)
-        return cli_fail("train", "--problem / --data: give exactly one (see --help)");
-    if (o->have_problem && o->model)
-        return cli_fail("train", "--model: the synthetic problem fixes the loss (p1: logistic, "
-                                 "others: least squares)");
-    if (o->nonprivate) o->c.epsilon = INFINITY;
-    else if (o->c.epsilon == 0)
-        return cli_fail("train", "--epsilon: required (or --nonprivate)");
-    o->c.eval_every = eval_every != (size_t)-1 ? eval_every : o->have_problem ? 1 : 0;
+    if (pc->kind == DPC_SRGD_P2_LSQ) pc->noise = opt_dbl(s, &S_LABEL_NOISE, pc->noise);
+    if (pc->kind == DPC_SRGD_P1_LOGISTIC || pc->kind == DPC_SRGD_P2_LSQ)
+        pc->design = opt_word(s, &S_DESIGN, 0) ? DPC_SRGD_DESIGN_SPHERE : DPC_SRGD_DESIGN_SPARSE;
     return 0;
 }
 
-/* L and M for a dataset from its public row-norm bound (logistic / linear models). */
-static int data_constants(srgd_opts *o, const dpc_dataset *ds, const dpc_model *m)
+/* The schedule and the algorithm's variants (the library checks values such as z_step). */
+static int read_schedule(srgd_opts *o, opt_set *s)
 {
-    const dpc_model_config *mc = dpc_model_get_config(m);
+    dpc_error err = {0};
+    o->regime = opt_word(s, &S_REGIME, 0) & 1 ? DPC_SRGD_REGIME_B : DPC_SRGD_REGIME_A;
+    if (o->regime == DPC_SRGD_REGIME_A) {
+        o->literal = opt_given(s, &S_LITERAL);
+        if (!o->literal) o->cc = opt_dbl(s, &S_C, 1.0);
+    }
+    o->steps = opt_size(s, &S_STEPS, 0);
+    o->batch = opt_size(s, &S_BATCH, 0);
+    o->beta = opt_dbl(s, &S_BETA, 0);
+    o->clip = opt_word(s, &S_CLIP, 0) ? INFINITY : opt_dbl(s, &S_CLIP, 0);
+    o->c.z_step = opt_dbl(s, &S_Z_STEP, o->c.z_step);
+    o->c.permute = opt_given(s, &S_PERMUTE);
+    const char *v = opt_str(s, &S_VARIANT, NULL);
+    if (v && dpc_srgd_variant_parse(v, &o->c.variant, &err)) return opt_fail_lib_at(s, &S_VARIANT, &err);
+    v = opt_str(s, &S_NOISE, NULL);
+    if (v && dpc_srgd_noise_parse(v, &o->c.noise, &err)) return opt_fail_lib_at(s, &S_NOISE, &err);
+    return 0;
+}
+
+static int read_opts(srgd_opts *o, opt_set *s)
+{
+    memset(o, 0, sizeof *o);
+    frame_init(&o->fr);
+    o->fr.data_opt = &S_DATA;
+    dpc_srgd_problem_config_init(&o->pc);
+    dpc_srgd_config_init(&o->c);
+    opt_use(s, &S_ALGO);
+    frame_read(&o->fr, s);
+    o->have_problem = opt_typed(s, &S_PROBLEM);
+    int rc = o->have_problem ? read_problem(o, s) : 0;
+    if (rc) return rc;
+    if (!o->have_problem) {
+        o->model = opt_str(s, &S_MODEL, NULL);
+        o->row_radius = opt_dbl(s, &S_ROW_RADIUS, 0);
+        if (!o->model || !strcmp(o->model, "linear")) o->ybound = opt_dbl(s, &S_Y_BOUND, 0);
+    }
+    o->L = opt_dbl(s, &S_L, 0);
+    o->M = opt_dbl(s, &S_M, 0);
+    o->pc.R = opt_dbl(s, &S_R, o->pc.R);
+    rc = read_schedule(o, s);
+    if (rc) return rc;
+    o->nonprivate = opt_given(s, &S_NONPRIVATE);
+    o->c.epsilon = o->nonprivate ? INFINITY : opt_dbl(s, &S_EPSILON, 0);
+    if (!o->nonprivate || o->literal) o->c.delta = opt_dbl(s, &S_DELTA, o->c.delta);
+    if (!o->nonprivate)
+        o->c.calibration = opt_word(s, &S_CALIBRATION, 0) ? DPC_CALIBRATION_PAPER
+                                                          : DPC_CALIBRATION_ACCOUNTANT;
+    o->c.eval_every = opt_size(s, &S_EVAL_EVERY, o->have_problem ? 1 : 0);
+    o->trace = opt_str(s, &S_TRACE, NULL);
+    if ((rc = opt_finish(s)) || (rc = frame_check(&o->fr, s, 0))) return rc;
+    if (o->trace && (rc = cli_check_out_file(s, &S_TRACE, o->trace))) return rc;
+    if (!o->have_problem && !o->fr.data)
+        return opt_fail(s, "--problem / --data: give exactly one (see --help)");
+    if (!o->nonprivate && o->c.epsilon == 0)
+        return opt_fail_at(s, &S_EPSILON, "required (or --nonprivate)");
+    return 0;
+}
+
+/* ---- preparation --------------------------------------------------------------------------- */
+
+typedef struct srgd_run {
+    srgd_opts *o;
+    opt_set *s;
+    dpc_srgd_problem *pr;
+    const dpc_dataset *ds;
+    dpc_model *model;
+    dpc_srgd *srgd;
+    char spec[DPC_MODEL_SPEC_LEN];
+    dpc_srgd_step_info *tr; /* (T) */
+} srgd_run;
+
+/* L and M for a dataset from its public row-norm bound (logistic / linear models). */
+static int data_constants(srgd_run *r)
+{
+    srgd_opts *o = r->o;
+    const dpc_model_config *mc = dpc_model_get_config(r->model);
     if (o->L > 0 && o->M > 0) return 0;
-    double X = ds->x_norm_bound;
+    double X = r->ds->x_norm_bound;
     if (!(X > 0))
-        return cli_fail("train", "--L/--M: the data has no public row-norm bound; give --L and "
-                                 "--M, or --row-radius X");
+        return opt_fail(r->s, "--L/--M: the data has no public row-norm bound; give --L and "
+                              "--M, or --row-radius X");
     double Xb2 = X * X + (mc->bias ? 1.0 : 0.0);
     if (mc->kind == DPC_MODEL_LOGISTIC) {
         if (!(o->L > 0)) o->L = sqrt(Xb2); /* |(sigmoid(z) - y) (x, 1)| */
         if (!(o->M > 0)) o->M = Xb2 / 4.0;
     } else if (mc->kind == DPC_MODEL_LINEAR) {
         if (!(o->ybound > 0))
-            return cli_fail("train", "--y-bound: linear regression needs a public bound on |y| "
-                                     "for L (or give --L)");
-        if (!(o->L > 0)) o->L = sqrt(Xb2) * (sqrt(Xb2) * o->R + o->ybound);
+            return opt_fail_at(r->s, &S_Y_BOUND, "linear regression needs a public bound on |y| "
+                                                 "for L (or give --L)");
+        if (!(o->L > 0)) o->L = sqrt(Xb2) * (sqrt(Xb2) * o->pc.R + o->ybound);
         if (!(o->M > 0)) o->M = Xb2;
     } else {
-        return cli_fail("train", "--L/--M: required for model '%s'", o->model);
+        return opt_fail(r->s, "--L/--M: required for model '%s'", r->spec);
     }
     return 0;
 }
 
-static void write_report(const srgd_opts *o, const dpc_srgd *s, const dpc_dataset *ds,
-                         const dpc_srgd_step_info *tr, size_t T, const char *model_spec,
-                         double final_risk, double excess, double acc, double secs, double cpu)
+/* The data set or the synthetic problem, and the model. */
+static int load(srgd_run *r)
 {
-    FILE *f = fopen(o->report, "w");
-    if (!f) {
-        fprintf(stderr, "dpcorr train: --report: cannot write %s\n", o->report);
-        return;
+    srgd_opts *o = r->o;
+    dpc_error err = {0};
+    int rc;
+    if (o->have_problem) {
+        if (dpc_srgd_problem_new(&r->pr, &o->pc, &o->fr.rng, 0, &err))
+            return opt_fail_lib_at(r->s, &S_PROBLEM, &err);
+        r->ds = dpc_srgd_problem_data(r->pr);
+        snprintf(r->spec, sizeof r->spec, "%s", dpc_srgd_problem_model_spec(r->pr));
+    } else {
+        if ((rc = frame_load(&o->fr, r->s))) return rc;
+        dpc_dataset *sets[2] = {o->fr.train, o->fr.test};
+        for (int k = 0; k < 2 && o->row_radius > 0; k++)
+            if (sets[k] && dpc_dataset_clip_rows(sets[k], o->row_radius, &err))
+                return opt_fail_lib_at(r->s, &S_ROW_RADIUS, &err);
+        r->ds = o->fr.train;
+        snprintf(r->spec, sizeof r->spec, "%s",
+                 o->model ? o->model : r->ds->n_classes == 2 ? "logistic" : "linear");
     }
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-    const dpc_ledger *G = dpc_srgd_get_ledger(s);
-    const dpc_srgd_config *c = dpc_srgd_get_config(s);
-    fprintf(f, "{\n  ");
-    cli_json_str(f, "dpcorr_version", dpc_version(), 1);
-    cli_json_str(f, "algo", "dp-srgd", 0);
-    fprintf(f, ",\n  \"config\": {");
-    cli_json_str(f, "data", ds->source, 1);
-    cli_json_str(f, "model", model_spec, 1);
-    cli_json_str(f, "isa", dpc_isa_name(cli_isa()), 1); /* the model's and its noise's level */
-    cli_json_str(f, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A", 1);
-    cli_json_num(f, "c", o->literal ? dpc_srgd_c_dp((double)ds->n, c->delta) : o->cc, 1);
-    cli_json_bool(f, "literal", o->literal, 1);
-    cli_json_str(f, "variant", dpc_srgd_variant_name(c->variant), 1);
-    cli_json_str(f, "noise", dpc_srgd_noise_name(c->noise), 1);
-    cli_json_num(f, "L", c->L, 1);
-    cli_json_num(f, "M", c->M, 1);
-    cli_json_num(f, "R", c->R, 1);
-    cli_json_int(f, "steps", (long long)L->steps, 1);
-    cli_json_int(f, "batch", (long long)L->batch, 1);
-    cli_json_num(f, "beta", L->beta, 1);
-    cli_json_num(f, "clip_delta", L->clip, 1);
-    cli_json_num(f, "z_step", L->z_step, 1);
-    cli_json_bool(f, "permute", c->permute, 0);
-    fprintf(f, "},\n  \"privacy\": ");
-    char lj[4096];
-    dpc_ledger_json(G, lj, sizeof lj);
-    fputs(lj, f);
-    fprintf(f, ",\n  \"privacy_paper\": {");
-    cli_json_bool(f, "private", L->private_run, 1);
-    cli_json_num(f, "mu", L->mu, 1);
-    cli_json_num(f, "mu_effective", L->mu_effective, 1);
-    cli_json_num(f, "delta_achieved", L->delta_achieved, 1);
-    cli_json_num(f, "sigma_S", L->sigma, 1);
-    cli_json_num(f, "sensitivity_formula", L->sens_formula, 1);
-    cli_json_num(f, "sensitivity_mechanism", L->sens_mechanism, 1);
-    cli_json_str(f, "telemetry", "norms, clip rates, losses and risks are not privatized", 0);
-    fprintf(f, "},\n  \"steps\": [");
-    for (size_t t = 0; t < T; t++) {
-        const dpc_srgd_step_info *i = &tr[t];
-        fprintf(f, "%s\n    {", t ? "," : "");
-        cli_json_int(f, "t", (long long)i->step, 1);
-        cli_json_num(f, "max_delta_norm", i->max_norm, 1);
-        cli_json_num(f, "clip_fraction", i->clip_fraction, 1);
-        cli_json_num(f, "noise_norm", i->noise_norm, 1);
-        cli_json_num(f, "b_norm", i->b_norm, 1);
-        cli_json_num(f, "grad_norm", i->grad_norm, 1);
-        cli_json_num(f, "srg_error", i->srg_error, 1);
-        cli_json_num(f, "batch_loss", i->loss, 1);
-        cli_json_num(f, "risk", i->risk, 0);
-        fprintf(f, "}");
-    }
-    fprintf(f, "\n  ],\n  \"final\": {");
-    cli_json_int(f, "rounds", (long long)T, 1);
-    cli_json_int(f, "grad_evals", T ? (long long)tr[T - 1].grad_evals : 0, 1);
-    cli_json_int(f, "n_used", (long long)L->n_used, 1);
-    cli_json_num(f, "risk", final_risk, 1);
-    cli_json_num(f, "excess_risk", excess, 1);
-    cli_json_num(f, "test_accuracy", acc, 1);
-    cli_json_num(f, "wall_time_s", secs, 1);
-    cli_json_num(f, "cpu_time_s", cpu, 0);
-    fprintf(f, "}\n}\n");
-    if (fclose(f) != 0) fprintf(stderr, "dpcorr train: --report: write error on %s\n", o->report);
+    if (cli_model_new(&r->model, NULL, r->spec, r->ds->d, NULL, r->ds->n_classes, &err))
+        return opt_fail(r->s, "--model: %s", err.msg);
+    return 0;
 }
 
-static void write_trace(const char *path, const dpc_srgd_step_info *tr, size_t T)
+/* Constants, the library's preset, the overrides, the hooks; then the run (calibrated). */
+static int build(srgd_run *r)
+{
+    srgd_opts *o = r->o;
+    dpc_srgd_config *c = &o->c;
+    dpc_error err = {0};
+    int rc;
+    c->R = o->pc.R;
+    if (r->pr) dpc_srgd_problem_constants(r->pr, &c->L, &c->M, NULL);
+    if (o->L > 0) c->L = o->L;
+    if (o->M > 0) c->M = o->M;
+    if (!r->pr) {
+        if ((rc = data_constants(r))) return rc;
+        c->L = o->L;
+        c->M = o->M;
+    }
+    size_t P = dpc_model_num_params(r->model);
+    if (dpc_srgd_preset(c, o->regime, o->cc, o->literal, r->ds->n, P, &err))
+        return opt_fail_lib_at(r->s, &S_REGIME, &err);
+    if (o->steps) c->steps = o->steps;
+    if (o->batch) c->batch = o->batch;
+    if (o->beta > 0) c->beta = o->beta;
+    if (o->clip > 0) c->clip = o->clip;
+    if (c->eval_every) {
+        if (r->pr) {
+            c->risk = dpc_srgd_problem_risk;
+            c->risk_ctx = r->pr;
+        } else if (o->fr.test) {
+            c->heldout = o->fr.test;
+        } else {
+            c->eval_every = 0;
+        }
+    }
+    if (dpc_srgd_new(&r->srgd, r->model, r->ds, c, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);
+    return 0;
+}
+
+static void dry_run(const srgd_run *r)
+{
+    const srgd_opts *o = r->o;
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    const dpc_srgd_config *c = dpc_srgd_get_config(r->srgd);
+    const dpc_ledger *G = dpc_srgd_get_ledger(r->srgd);
+    frame_dry(&o->fr);
+    opt_dry_str("problem.kind", o->have_problem ? dpc_srgd_problem_kind_name(o->pc.kind) : "");
+    opt_dry_uint("problem.n", o->pc.n);
+    opt_dry_uint("problem.p", o->pc.p);
+    opt_dry_uint("problem.relevant", o->pc.relevant);
+    opt_dry_num("problem.decades", o->pc.decades);
+    opt_dry_num("problem.w_norm", o->pc.w_norm);
+    opt_dry_num("problem.noise", o->pc.noise);
+    opt_dry_str("problem.design", o->pc.design == DPC_SRGD_DESIGN_SPHERE ? "sphere" : "sparse");
+    opt_dry_str("model", r->spec);
+    opt_dry_num("row_radius", o->row_radius);
+    opt_dry_num("y_bound", o->ybound);
+    opt_dry_num("L", c->L);
+    opt_dry_num("M", c->M);
+    opt_dry_num("R", c->R);
+    opt_dry_str("regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
+    opt_dry_num("c", o->cc);
+    opt_dry_uint("literal", (uint64_t)o->literal);
+    opt_dry_uint("steps", L->steps);
+    opt_dry_uint("batch", L->batch);
+    opt_dry_num("beta", L->beta);
+    opt_dry_num("clip", L->clip);
+    opt_dry_num("z_step", L->z_step);
+    opt_dry_str("variant", dpc_srgd_variant_name(c->variant));
+    opt_dry_str("noise", dpc_srgd_noise_name(c->noise));
+    opt_dry_uint("permute", (uint64_t)c->permute);
+    opt_dry_num("epsilon", c->epsilon);
+    opt_dry_num("delta", c->delta);
+    opt_dry_str("calibration", dpc_calibration_name(c->calibration));
+    opt_dry_uint("eval_every", c->eval_every);
+    opt_dry_str("trace", o->trace);
+    opt_dry_num("noise_multiplier", G->noise_multiplier);
+}
+
+/* ---- the run, the report, the trace and the plot ------------------------------------------- */
+
+static void report_config(jw *w, const srgd_run *r)
+{
+    const srgd_opts *o = r->o;
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    const dpc_srgd_config *c = dpc_srgd_get_config(r->srgd);
+    jw_obj(w, "config");
+    jw_str(w, "data", r->ds->source);
+    jw_str(w, "model", r->spec);
+    jw_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
+    jw_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
+    jw_num(w, "c", o->literal ? dpc_srgd_c_dp((double)r->ds->n, c->delta) : o->cc);
+    jw_bool(w, "literal", o->literal);
+    jw_str(w, "variant", dpc_srgd_variant_name(c->variant));
+    jw_str(w, "noise", dpc_srgd_noise_name(c->noise));
+    jw_num(w, "L", c->L);
+    jw_num(w, "M", c->M);
+    jw_num(w, "R", c->R);
+    jw_int(w, "steps", (long long)L->steps);
+    jw_int(w, "batch", (long long)L->batch);
+    jw_num(w, "beta", L->beta);
+    jw_num(w, "clip_delta", L->clip);
+    jw_num(w, "z_step", L->z_step);
+    jw_bool(w, "permute", c->permute);
+    jw_end(w);
+}
+
+static void report_steps(jw *w, const srgd_run *r, size_t T)
+{
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    jw_obj(w, "privacy_paper");
+    jw_bool(w, "private", L->private_run);
+    jw_num(w, "mu", L->mu);
+    jw_num(w, "mu_effective", L->mu_effective);
+    jw_num(w, "delta_achieved", L->delta_achieved);
+    jw_num(w, "sigma_S", L->sigma);
+    jw_num(w, "sensitivity_formula", L->sens_formula);
+    jw_num(w, "sensitivity_mechanism", L->sens_mechanism);
+    jw_end(w);
+    jw_arr(w, "steps");
+    for (size_t t = 0; t < T; t++) {
+        const dpc_srgd_step_info *i = &r->tr[t];
+        jw_obj(w, NULL);
+        jw_int(w, "t", (long long)i->step);
+        jw_num(w, "max_delta_norm", i->max_norm);
+        jw_num(w, "clip_fraction", i->clip_fraction);
+        jw_num(w, "noise_norm", i->noise_norm);
+        jw_num(w, "b_norm", i->b_norm);
+        jw_num(w, "grad_norm", i->grad_norm);
+        jw_num(w, "srg_error", i->srg_error);
+        jw_num(w, "batch_loss", i->loss);
+        jw_num(w, "risk", i->risk);
+        jw_end(w);
+    }
+    jw_end(w);
+}
+
+typedef struct srgd_final {
+    double risk, excess, acc, secs, cpu;
+} srgd_final;
+
+static int write_report(const srgd_run *r, const srgd_final *f)
+{
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    size_t T = L->steps;
+    jw w;
+    FILE *fp = frame_report_open(&r->o->fr, &w, "dp-srgd");
+    if (!fp) return CLI_RUNTIME;
+    report_config(&w, r);
+    if (r->o->fr.train) frame_report_data(&w, r->o->fr.data, r->o->fr.train, r->o->fr.test);
+    frame_report_privacy(&w, dpc_srgd_get_ledger(r->srgd),
+                         "norms, clip rates, losses and risks are not privatized");
+    report_steps(&w, r, T);
+    jw_obj(&w, "final");
+    jw_int(&w, "rounds", (long long)T);
+    jw_int(&w, "grad_evals", T ? (long long)r->tr[T - 1].grad_evals : 0);
+    jw_int(&w, "n_used", (long long)L->n_used);
+    jw_num(&w, "risk", f->risk);
+    jw_num(&w, "excess_risk", f->excess);
+    jw_num(&w, "test_accuracy", f->acc);
+    jw_num(&w, "wall_time_s", f->secs);
+    jw_num(&w, "cpu_time_s", f->cpu);
+    jw_end(&w);
+    return frame_report_close(&w, fp, r->o->fr.report);
+}
+
+static int write_trace(const char *path, const dpc_srgd_step_info *tr, size_t T)
 {
     FILE *f = fopen(path, "w");
     if (!f) {
         fprintf(stderr, "dpcorr train: --trace: cannot write %s\n", path);
-        return;
+        return CLI_RUNTIME;
     }
     fprintf(f, "t,eta,max_delta_norm,clip_fraction,noise_norm,b_norm,grad_norm,srg_error,"
                "grad_F_norm,batch_loss,risk,grad_evals\n");
@@ -296,186 +521,140 @@ static void write_trace(const char *path, const dpc_srgd_step_info *tr, size_t T
                 tr[t].step, tr[t].eta, tr[t].max_norm, tr[t].clip_fraction, tr[t].noise_norm,
                 tr[t].b_norm, tr[t].grad_norm, tr[t].srg_error, tr[t].grad_F_norm, tr[t].loss,
                 tr[t].risk, tr[t].grad_evals);
-    fclose(f);
+    return cli_close_out(f, "--trace", path);
+}
+
+/* F(y_t) per round (or the batch loss when F is not evaluated). */
+static int plot(const srgd_run *r, size_t T)
+{
+    double *x = malloc((T + 1) * sizeof *x), *y = malloc((T + 1) * sizeof *y);
+    int rc = CLI_RUNTIME, risk = T && isfinite(r->tr[T - 1].risk);
+    if (x && y) {
+        for (size_t t = 0; t < T; t++)
+            x[t] = (double)t + 1, y[t] = risk ? r->tr[t].risk : r->tr[t].loss;
+        plot_series sr = {"dp-srgd", x, y, NULL, T, PLOT_LINESPOINTS};
+        plot_panel p = {risk ? "F(y_t) (non-private telemetry)" : "batch loss (non-private telemetry)",
+                        "round", risk ? "F" : "loss", 0, 0, &sr, 1};
+        rc = frame_plot(r->o->fr.plot, &p, 1);
+    }
+    free(x);
+    free(y);
+    return rc;
+}
+
+static void banner(const srgd_run *r)
+{
+    const srgd_opts *o = r->o;
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    const dpc_ledger *G = dpc_srgd_get_ledger(r->srgd);
+    const dpc_srgd_config *c = &o->c;
+    int B = o->regime == DPC_SRGD_REGIME_B;
+    fprintf(stderr,
+            "dp-srgd %s: regime %s (%s %.4g), n = %zu, T = %zu rounds, B = %zu, beta = %.4g, "
+            "C_Delta = %.4g, z-step %.3g\n",
+            dpc_srgd_variant_name(c->variant), B ? "B" : "A",
+            B ? "paper constants, c_M =" : o->literal ? "literal c_DP =" : "practical c =",
+            B ? c->M * c->R / c->L : o->literal ? dpc_srgd_c_dp((double)r->ds->n, c->delta) : o->cc,
+            r->ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
+    const char *mode = G->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)";
+    const char *sp = G->rng_mode == DPC_RNG_SEEDED ? " " : "";
+    unsigned long long seed = G->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)G->seed : 0ull;
+    if (L->private_run)
+        fprintf(stderr,
+                "privacy: %s, sigma_S = %.4g, z = %.4g, mu = %.4g (%s) -> (%.4g, %.3g)-DP, "
+                "zero-out | %s%s%llu\n",
+                G->mechanism, L->sigma, G->noise_multiplier, L->mu, G->calibration, G->epsilon,
+                G->delta, mode, sp, seed);
+    else
+        fprintf(stderr, "privacy: none (--nonprivate) | %s%s%llu\n", mode, sp, seed);
+    if (o->regime == DPC_SRGD_REGIME_A && o->literal)
+        fprintf(stderr, "note: the literal constants are feasible here (B >= 1) but beta R^2/T^2 "
+                        "= %.3g with C_Delta = c_DP L = %.4g\n",
+                L->beta * c->R * c->R / ((double)L->steps * (double)L->steps), L->clip);
+}
+
+/* The rounds, then the final risk (problem) or held-out loss and accuracy (data). */
+static int rounds(srgd_run *r, srgd_final *f)
+{
+    const srgd_opts *o = r->o;
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    dpc_error err = {0};
+    if (!(r->tr = calloc(L->steps, sizeof *r->tr))) return opt_fail(r->s, "out of memory");
+    if (!o->fr.quiet)
+        fprintf(stderr, "    t   max|Delta_t(d)|  clipped   |xi_t|      |grad^|     F(y_t+1)\n");
+    for (size_t t = 0; t < L->steps; t++) {
+        if (dpc_srgd_step(r->srgd, &r->tr[t], &err)) {
+            fprintf(stderr, "dpcorr train: round %zu: %s\n", t, err.msg);
+            return CLI_RUNTIME;
+        }
+        if (!o->fr.quiet)
+            fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %.6g\n", t,
+                    r->tr[t].max_norm, 100 * r->tr[t].clip_fraction, r->tr[t].noise_norm,
+                    r->tr[t].grad_norm, r->tr[t].risk);
+    }
+    const double *y = dpc_srgd_output(r->srgd);
+    const dpc_dataset *te = o->fr.test;
+    f->risk = f->excess = f->acc = NAN;
+    if (r->pr) {
+        if (dpc_srgd_problem_risk(r->pr, y, dpc_model_num_params(r->model), &f->risk, NULL, &err) ||
+            dpc_srgd_problem_excess(r->pr, y, &f->excess, &err))
+            return opt_fail_lib(r->s, &err);
+    } else if (te &&
+               dpc_model_evaluate(r->model, y, te->x, te->y, te->n, &f->risk, &f->acc, NULL, &err)) {
+        fprintf(stderr, "dpcorr train: evaluation: %s\n", err.msg);
+        return CLI_RUNTIME;
+    }
+    return 0;
+}
+
+static int run(srgd_run *r)
+{
+    const srgd_opts *o = r->o;
+    double c0 = (double)clock();
+    banner(r);
+    srgd_final f;
+    int rc = rounds(r, &f);
+    if (rc) return rc;
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    const dpc_ledger *G = dpc_srgd_get_ledger(r->srgd);
+    f.secs = cli_now() - o->fr.t0;
+    f.cpu = ((double)clock() - c0) / CLOCKS_PER_SEC;
+    size_t T = L->steps;
+    printf("dp-srgd: %zu rounds, %zu gradient evaluations (2n - B = %zu), ", T,
+           r->tr[T - 1].grad_evals, L->grad_evals_planned);
+    if (r->pr)
+        printf("excess risk %.6g (F(y_T) = %.8g, F* = %.8g)", f.excess, f.risk,
+               dpc_srgd_problem_fstar(r->pr));
+    else if (o->fr.test) printf("held-out loss %.6g, accuracy %.4f", f.risk, f.acc);
+    else printf("no held-out set");
+    if (L->private_run) printf(", (epsilon %.4g, delta %.3g)", G->epsilon, G->delta);
+    else printf(", non-private");
+    printf(", %.2f s (cpu %.2f s)\n", f.secs, f.cpu);
+    if (o->fr.report) rc = write_report(r, &f);
+    if (o->trace) rc = rc ? rc : write_trace(o->trace, r->tr, T);
+    if (o->fr.plot) rc = rc ? rc : plot(r, T);
+    return rc;
 }
 
 int train_srgd(int argc, char **argv)
 {
+    opt_set s;
+    int rc = opt_parse(&s, &SRGD_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
     srgd_opts o;
-    memset(&o, 0, sizeof o);
-    dpc_srgd_problem_config_init(&o.pc);
-    o.pc.n = 65536;
-    o.pc.p = 32;
-    dpc_srgd_config_init(&o.c);
-    o.cc = 1;
-    o.seed = 1;
-    int help = 0, rc = parse(&o, argc, argv, &help);
-    if (help) {
-        usage(stdout);
-        return 0;
+    srgd_run r;
+    memset(&r, 0, sizeof r);
+    r.o = &o;
+    r.s = &s;
+    if (!(rc = read_opts(&o, &s)) && !(rc = frame_seed(&o.fr, &s)) && !(rc = load(&r)) &&
+        !(rc = build(&r))) {
+        if (s.dry_run) dry_run(&r);
+        else rc = run(&r);
     }
-    if (rc) return rc;
-    double t0 = (double)clock(), w0;
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    w0 = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-    dpc_error err = {0};
-    dpc_rng rng;
-    if (o.secure) {
-        if (dpc_rng_seed_os(&rng, &err)) return cli_fail("train", "--secure: %s", err.msg);
-    } else {
-        dpc_rng_seed(&rng, o.seed);
-    }
-    dpc_srgd_problem *pr = NULL;
-    dpc_dataset *train = NULL, *test = NULL;
-    dpc_model *model = NULL;
-    dpc_srgd *s = NULL;
-    dpc_srgd_step_info *tr = NULL;
-    const dpc_dataset *ds;
-    char spec[DPC_MODEL_SPEC_LEN];
-    if (o.R > 0) o.pc.R = o.R;
-    else o.R = o.pc.R;
-    if (o.have_problem) {
-        if (dpc_srgd_problem_new(&pr, &o.pc, &rng, 0, &err)) {
-            rc = cli_fail("train", "--problem: %s", err.msg);
-            goto done;
-        }
-        ds = dpc_srgd_problem_data(pr);
-        snprintf(spec, sizeof spec, "%s", dpc_srgd_problem_model_spec(pr));
-    } else {
-        if (dpc_data_load_spec(&train, &test, o.data, &rng, &err)) {
-            rc = cli_fail("train", "--data: %s", err.msg);
-            goto done;
-        }
-        if (o.row_radius > 0 && dpc_dataset_clip_rows(train, o.row_radius, &err)) {
-            rc = cli_fail("train", "--row-radius: %s", err.msg);
-            goto done;
-        }
-        if (o.row_radius > 0 && test && dpc_dataset_clip_rows(test, o.row_radius, &err)) {
-            rc = cli_fail("train", "--row-radius: %s", err.msg);
-            goto done;
-        }
-        ds = train;
-        snprintf(spec, sizeof spec, "%s",
-                 o.model ? o.model : train->n_classes == 2 ? "logistic" : "linear");
-    }
-    if (cli_model_new(&model, NULL, spec, ds->d, ds->n_classes, &err)) {
-        rc = cli_fail("train", "--model: %s", err.msg);
-        goto done;
-    }
-    /* constants, preset, overrides */
-    o.c.R = o.R;
-    if (pr) dpc_srgd_problem_constants(pr, &o.c.L, &o.c.M, NULL);
-    if (o.L > 0) o.c.L = o.L;
-    if (o.M > 0) o.c.M = o.M;
-    if (!pr) {
-        if ((rc = data_constants(&o, ds, model))) goto done;
-        o.c.L = o.L;
-        o.c.M = o.M;
-    }
-    size_t P = dpc_model_num_params(model);
-    if (dpc_srgd_preset(&o.c, o.regime, o.cc, o.literal, ds->n, P, &err)) {
-        rc = cli_fail("train", "--regime: %s", err.msg);
-        goto done;
-    }
-    if (o.steps) o.c.steps = o.steps;
-    if (o.batch) o.c.batch = o.batch;
-    if (o.beta > 0) o.c.beta = o.beta;
-    if (o.clip > 0) o.c.clip = o.clip;
-    if (o.c.eval_every) {
-        if (pr) {
-            o.c.risk = dpc_srgd_problem_risk;
-            o.c.risk_ctx = pr;
-        } else if (test) {
-            o.c.heldout = test;
-        } else {
-            o.c.eval_every = 0;
-        }
-    }
-    if (dpc_srgd_new(&s, model, ds, &o.c, &rng, &err)) {
-        rc = cli_fail("train", "%s", err.msg);
-        goto done;
-    }
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-    const dpc_ledger *G = dpc_srgd_get_ledger(s);
-    fprintf(stderr,
-            "dp-srgd %s: regime %s (%s %.4g), n = %zu, T = %zu rounds, B = %zu, beta = %.4g, "
-            "C_Delta = %.4g, z-step %.3g\n",
-            dpc_srgd_variant_name(o.c.variant), o.regime == DPC_SRGD_REGIME_B ? "B" : "A",
-            o.regime == DPC_SRGD_REGIME_B ? "paper constants, c_M =" : o.literal ? "literal c_DP ="
-                                                                                  : "practical c =",
-            o.regime == DPC_SRGD_REGIME_B ? o.c.M * o.c.R / o.c.L
-            : o.literal                   ? dpc_srgd_c_dp((double)ds->n, o.c.delta)
-                                          : o.cc,
-            ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
-    if (L->private_run)
-        fprintf(stderr,
-                "privacy: %s, sigma_S = %.4g, z = %.4g, mu = %.4g (%s) -> (%.4g, %.3g)-DP, "
-                "zero-out | %s seed%s%llu\n",
-                G->mechanism, L->sigma, G->noise_multiplier, L->mu, G->calibration, G->epsilon,
-                G->delta, dpc_rng_mode_name(G->rng_mode), G->rng_mode == DPC_RNG_SEEDED ? " " : "",
-                G->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)G->seed : 0ull);
-    else
-        fprintf(stderr, "privacy: none (--nonprivate) | %s seed %llu\n",
-                dpc_rng_mode_name(G->rng_mode), (unsigned long long)G->seed);
-    if (o.regime == DPC_SRGD_REGIME_A && o.literal)
-        fprintf(stderr, "note: the literal constants are feasible here (B >= 1) but beta R^2/T^2 "
-                        "= %.3g with C_Delta = c_DP L = %.4g\n",
-                L->beta * o.c.R * o.c.R / ((double)L->steps * (double)L->steps), L->clip);
-    tr = calloc(L->steps, sizeof *tr);
-    if (!tr) {
-        rc = cli_fail("train", "out of memory");
-        goto done;
-    }
-    if (!o.quiet)
-        fprintf(stderr, "    t   max|Delta_t(d)|  clipped   |xi_t|      |grad^|     F(y_t+1)\n");
-    for (size_t t = 0; t < L->steps; t++) {
-        if (dpc_srgd_step(s, &tr[t], &err)) {
-            fprintf(stderr, "dpcorr train: round %zu: %s\n", t, err.msg);
-            rc = CLI_RUNTIME;
-            goto done;
-        }
-        if (!o.quiet)
-            fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %.6g\n", t,
-                    tr[t].max_norm, 100 * tr[t].clip_fraction, tr[t].noise_norm,
-                    tr[t].grad_norm, tr[t].risk);
-    }
-    double risk = NAN, excess = NAN, acc = NAN;
-    const double *y = dpc_srgd_output(s);
-    if (pr) {
-        if (dpc_srgd_problem_risk(pr, y, P, &risk, NULL, &err) ||
-            dpc_srgd_problem_excess(pr, y, &excess, &err)) {
-            rc = cli_fail("train", "%s", err.msg);
-            goto done;
-        }
-    } else if (test) {
-        if (dpc_model_evaluate(model, y, test->x, test->y, test->n, &risk, &acc, NULL, &err)) {
-            fprintf(stderr, "dpcorr train: evaluation: %s\n", err.msg);
-            rc = CLI_RUNTIME;
-            goto done;
-        }
-    }
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    double secs = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec - w0;
-    double cpu = ((double)clock() - t0) / CLOCKS_PER_SEC;
-    size_t T = L->steps;
-    printf("dp-srgd: %zu rounds, %zu gradient evaluations (2n - B = %zu), ", T,
-           tr[T - 1].grad_evals, L->grad_evals_planned);
-    if (pr) printf("excess risk %.6g (F(y_T) = %.8g, F* = %.8g)", excess, risk,
-                   dpc_srgd_problem_fstar(pr));
-    else if (test) printf("held-out loss %.6g, accuracy %.4f", risk, acc);
-    else printf("no held-out set");
-    if (L->private_run) printf(", (epsilon %.4g, delta %.3g)", G->epsilon, G->delta);
-    else printf(", non-private");
-    printf(", %.2f s (cpu %.2f s)\n", secs, cpu);
-    if (o.report) write_report(&o, s, ds, tr, T, spec, risk, excess, acc, secs, cpu);
-    if (o.trace) write_trace(o.trace, tr, T);
-done:
-    free(tr);
-    dpc_srgd_free(s);
-    dpc_model_free(model);
-    dpc_srgd_problem_free(pr);
-    dpc_dataset_free(train);
-    dpc_dataset_free(test);
+    free(r.tr);
+    dpc_srgd_free(r.srgd);
+    dpc_model_free(r.model);
+    dpc_srgd_problem_free(r.pr);
+    frame_free(&o.fr);
     return rc;
 }

@@ -69,6 +69,9 @@ typedef struct dpc_dataset {
     double x_norm_bound;     /* public B with ||x_i||_2 <= B for every i, guaranteed by how the
                                 data were made (IDX bytes / 255: sqrt(d); clip / normalise: the
                                 radius; synthetic mean: the radius); 0 = no bound known */
+    size_t shape[3];         /* (C, H, W) when every row is an image stored channel-major
+                                (C H W = d): IDX images (1, H, W), scattering features
+                                (channels, H', W'); all 0 = not an image */
     int data_dependent;      /* 1 = some step or metadata was derived from the data set as a
                                 whole (outside the privacy guarantee; see preprocessing) */
     char source[256];        /* origin: "fashion-mnist:train", a file path, a synthetic spec */

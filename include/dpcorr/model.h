@@ -10,6 +10,22 @@
  *   mlp        D -> H1 -> ... -> Hn -> K      softmax if K >= 2, squared if K <= 1 (regression)
  *              (tanh or ReLU after every hidden layer, none after the last)
  *   kan        D -> H1 -> ... -> Hn -> K      as mlp; Kolmogorov-Arnold layers (below)
+ *   cnn        (C, H, W) -> layers -> K       as mlp; convolution, pooling, GroupNorm,
+ *              activation and linear layers in any order (below), then a linear layer to K
+ *
+ * A cnn example is an image of in_shape = (C, H, W), stored channel-major (x[c*H*W + h*W + w],
+ * as PyTorch's NCHW); every intermediate tensor has the same layout, and flattening keeps it.
+ * Layers (dpc_layer, spec tokens in dpc_model_parse):
+ *   conv    z[o][y][x] = b[o] + sum_{c,ky,kx} W[o][c][ky][kx] in[c][y s + ky - p][x s + kx - p]
+ *           (zero padding p, stride s, square kernel k; W (out, C k k) row-major = PyTorch's)
+ *   avgpool / maxpool   k x k windows with stride s, no padding (max: first maximum on ties)
+ *   gn      GroupNorm (Wu & He 2018) with G groups, eps 1e-5, per example (never across
+ *           examples, unlike BatchNorm); optional per-channel scale gamma and shift beta
+ *   relu, tanh, flatten, linear (a dense layer on the flattened input)
+ * The per-example gradient of a conv layer is D U with D = dloss/dz (out, T) and U the unfolded
+ * input (T, C k k), T = output positions: its squared norm is either the ghost form
+ * <U U^T, D^T D> (cost T^2 (C k k + out)) or the norm of the materialised D U (cost
+ * T C k k out); the cheaper one is used per layer (conv_norm = AUTO; doc/models.md).
  *
  * A KAN layer (Liu et al. 2024, "KAN: Kolmogorov-Arnold networks"; the B-spline KAN of
  * dpcorr/papers/kan.h) puts a learnable function on every edge i -> o:
@@ -90,16 +106,47 @@ extern "C" {
 
 #define DPC_MODEL_MAX_HIDDEN 8         /* hidden layers of an MLP */
 #define DPC_MODEL_MAX_WIDTH (1u << 24) /* any layer width, n_in and n_classes */
-#define DPC_MODEL_SPEC_LEN 160         /* buffer that holds any dpc_model_format_spec output */
+#define DPC_MODEL_SPEC_LEN 400         /* buffer that holds any dpc_model_format_spec output */
 #define DPC_MODEL_MAX_GRID 256         /* kan: grid intervals per layer */
+#define DPC_MODEL_MAX_LAYERS 16        /* cnn: layers of a spec (the output layer is added) */
 
 typedef enum dpc_model_kind {
     DPC_MODEL_LINEAR = 0,   /* linear regression, squared loss */
     DPC_MODEL_LOGISTIC = 1, /* binary logistic regression, labels 0/1 */
     DPC_MODEL_SOFTMAX = 2,  /* multinomial logistic regression, labels 0..K-1 */
     DPC_MODEL_MLP = 3,      /* multilayer perceptron, softmax (K >= 2) or squared (K <= 1) head */
-    DPC_MODEL_KAN = 4       /* Kolmogorov-Arnold network (B-spline edges), heads as mlp */
+    DPC_MODEL_KAN = 4,      /* Kolmogorov-Arnold network (B-spline edges), heads as mlp */
+    DPC_MODEL_CNN = 5       /* convolutional network on (C, H, W) images, heads as mlp */
 } dpc_model_kind;
+
+/* cnn layers. Spec tokens (dpc_model_parse) in brackets. */
+typedef enum dpc_layer_kind {
+    DPC_LAYER_CONV = 0,      /* [conv<OUT>k<K>[s<S>][p<P>]] out channels, kernel, stride, pad */
+    DPC_LAYER_AVGPOOL = 1,   /* [avgpool<K>[s<S>]] stride defaults to K */
+    DPC_LAYER_MAXPOOL = 2,   /* [maxpool<K>[s<S>]] */
+    DPC_LAYER_GROUPNORM = 3, /* [gn<G>] with per-channel gamma, beta; [gn<G>n]: none */
+    DPC_LAYER_RELU = 4,      /* [relu] */
+    DPC_LAYER_TANH = 5,      /* [tanh] */
+    DPC_LAYER_FLATTEN = 6,   /* [flatten] (C, H, W) -> (C H W, 1, 1); implied before linear */
+    DPC_LAYER_LINEAR = 7     /* [fc<OUT>] dense layer to OUT features */
+} dpc_layer_kind;
+
+typedef struct dpc_layer {
+    dpc_layer_kind kind;
+    size_t out;    /* conv: output channels; linear: output features; groupnorm: groups G
+                      (G must divide the channels) */
+    size_t k;      /* conv, pools: kernel size (square), >= 1 */
+    size_t stride; /* conv, pools: >= 1 */
+    size_t pad;    /* conv: zero padding on every side, < k */
+    int affine;    /* groupnorm: 1 = learnable per-channel scale (init 1) and shift (init 0) */
+} dpc_layer;
+
+/* How a cnn computes the per-example gradient norm of its conv and linear layers. */
+typedef enum dpc_conv_norm {
+    DPC_CONV_NORM_AUTO = 0,  /* per layer, the cheaper of the two (doc/models.md) */
+    DPC_CONV_NORM_GHOST = 1, /* always <U U^T, D^T D> (ghost clipping) */
+    DPC_CONV_NORM_DIRECT = 2 /* always from the materialised per-layer gradient D U */
+} dpc_conv_norm;
 
 typedef enum dpc_activation {
     DPC_ACT_TANH = 0, /* default: bounded, the DP-friendly choice (tempered sigmoids) */
@@ -124,6 +171,11 @@ typedef struct dpc_model_config {
                                             dpc_model_new resolves it (refusing a level the CPU
                                             lacks) and the model keeps the resolved level.
                                             Every result is the same at every level. */
+    size_t in_shape[3];                  /* cnn: (C, H, W) of an example, C H W = n_in */
+    size_t n_layers;                     /* cnn: 0..DPC_MODEL_MAX_LAYERS layers before the
+                                            output layer (a linear layer to K, always added) */
+    dpc_layer layers[DPC_MODEL_MAX_LAYERS]; /* cnn: in order from the input */
+    dpc_conv_norm conv_norm;             /* cnn: norm method of conv/linear layers (AUTO) */
     /* L2 weight decay is the optimizer's job: the models compute data losses only. */
 } dpc_model_config;
 
@@ -151,10 +203,24 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_config_check(const dpc_model_config *
  *     :tanh | :relu   (mlp only; default tanh)           :nobias   (default: biases on)
  *     :grid=G         (kan only; default 5)              :range=LO,HI (kan only; default -1,1)
  * e.g. "mlp:256", "mlp:256,128:relu", "softmax:nobias", "kan:64:grid=8:range=0,1".
+ *     cnn[:L1,L2,...]  layer tokens as in dpc_layer_kind, e.g. conv16k8s2p2, maxpool2s1, gn27,
+ *                      gn81n, tanh, fc32; then optionally
+ *     :in=CxHxW        input shape (default: the shape argument of dpc_model_parse_shape, else
+ *                      1 x s x s when n_in = s^2, else n_in x 1 x 1)
+ *     :norm=auto|ghost|direct   conv_norm          :nobias  (conv and linear layers)
+ * e.g. Tramer & Boneh's Fashion-MNIST CNN and their CNN on ScatterNet features:
+ *     "cnn:conv16k8s2p2,tanh,maxpool2s1,conv32k4s2,tanh,maxpool2s1,fc32,tanh"
+ *     "cnn:gn27n,conv16k3s2p1,tanh,conv32k3p1,tanh,fc32,tanh:in=81x7x7"
  * n_classes as in dpc_model_config.
  * DPC_E_INVALID with a message quoting the spec on any syntax or compatibility error. */
 DPC_API DPC_NODISCARD dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec,
                                                 size_t n_in, size_t n_classes, dpc_error *err);
+
+/* As dpc_model_parse, with the data's image shape (C, H, W) (or NULL / all zero: unknown) as
+ * the default in_shape of a cnn spec without in=. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_parse_shape(dpc_model_config *cfg, const char *spec,
+                                                      size_t n_in, const size_t shape[3],
+                                                      size_t n_classes, dpc_error *err);
 
 /* Writes the canonical spec of cfg ("mlp:256,128:relu", "softmax:nobias"; dpc_model_parse
  * reads it back to the same layers) into buf (capacity cap, always NUL-terminated when
@@ -188,6 +254,9 @@ DPC_API const dpc_model_tensor *dpc_model_tensor_at(const dpc_model *m, size_t i
  *   kan: W<l>[o][f] = s_f * dpc_rng_gaussian(stream, row = l, index = o*cols_l + f), with
  *        s_f = sqrt(2 / (in_l + out_l)) for the silu weights and a tenth of it for the spline
  *        coefficients (the network starts close to its silu part, as in pykan); biases 0.
+ *   cnn: conv and linear W<l> as mlp with fan_in = C_in k k and fan_out = C_out k k (He when
+ *        the next layer other than pooling/flatten is a ReLU, Glorot otherwise), row = l (the
+ *        layer's index in the spec); biases 0; GroupNorm gamma 1, beta 0.
  * A layer's values depend only on its own shape, the key and l (not on other layers). */
 DPC_API DPC_NODISCARD dpc_status dpc_model_init(const dpc_model *m, double *params,
                                                const dpc_rng *rng, uint64_t stream_index,
@@ -216,7 +285,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_clipped_sum_naive(
 /* Workspace for chunks of up to max_chunk examples (1..2^30), for models of m's shape (any
  * model with the same layer widths may use it). At most about 8 * max_chunk * (2 * (sum of
  * all widths) + max width) bytes plus 8 * max_{l >= 1} in_l * out_l (for the MLP
- * 784-256-10 at max_chunk 32: 0.4 MB). */
+ * 784-256-10 at max_chunk 32: 0.4 MB). A cnn workspace also holds every layer's activations
+ * and gradients, the unfolded conv inputs (max_chunk T C_in k k each) and the per-example
+ * gradients of direct-norm layers (Tramer & Boneh's CNN at max_chunk 32: about 17 MB). */
 DPC_API DPC_NODISCARD dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m,
                                                  size_t max_chunk, dpc_error *err);
 DPC_API void dpc_model_ws_free(dpc_model_ws *ws); /* NULL is a no-op */
@@ -267,7 +338,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_per_example_grads(const dpc_model *m,
  *   where S_c = sum over the examples i of chunk c, in order, of s_i g_i: exactly the bits of
  *   dpc_model_clipped_sum called on chunk 0, 1, ... with grad_sum as the running total, for any
  *   nparts (tests/test_model.c). Dense kinds (linear, logistic, softmax, mlp, kan) sum with one
- *   segmented GEMM per layer (gemm.h); any other kind keeps per-chunk sums of P doubles. */
+ *   segmented GEMM per layer (gemm.h); the cnn kind keeps per-chunk sums of P doubles
+ *   (dpc_model_clipped_sum per chunk, then the chunk-order sum of phase 2). */
 typedef struct dpc_model_batch dpc_model_batch;
 
 /* State for batches of up to max_batch examples (1..2^30) reduced in chunks of `chunk` (1 ..
@@ -312,7 +384,7 @@ DPC_API const char *dpc_precision_name(dpc_precision p); /* "double", "float32" 
 /* Parses "double" or "float32"; DPC_E_INVALID naming field "precision". */
 DPC_API DPC_NODISCARD dpc_status dpc_precision_parse(const char *s, dpc_precision *out,
                                                     dpc_error *err);
-/* 1 if m's kind has a float32 path (linear, logistic, softmax, mlp; not kan). */
+/* 1 if m's kind has a float32 path (linear, logistic, softmax, mlp; not kan or cnn). */
 DPC_API int dpc_model_has_f32(const dpc_model *m);
 
 /* The batch clipped sum in float32, with the contract of the double one (two phases, any

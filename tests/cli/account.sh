@@ -3,14 +3,19 @@
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 
-# --help documents every option
+# --help lists the modes; each mode's --help documents its options
 expect_rc 0 "help" "$BIN" account --help
-for opt in --accountant --sigma --q --steps --delta --epsilon --sampling --neighbor --sensitivity \
-           --orders --refine --interval --disc --conversion --rho --mu --max-steps --json --help \
+for m in epsilon delta sigma steps convert; do out_has "^  $m " "help describes mode $m"; done
+expect_rc 0 "epsilon help" "$BIN" account epsilon --help
+for opt in --accountant --sigma --q --steps --delta --sampling --neighbor --sensitivity \
+           --orders --refine --interval --disc --conversion --json --help \
            --mech --participations --min-sep --cyclic; do
     out_has "^ *$opt" "help line for $opt"
 done
-for m in epsilon delta sigma steps convert; do out_has "^  $m " "help describes mode $m"; done
+expect_rc 0 "steps help" "$BIN" account steps --help
+out_has "^ *--max-steps" "help line for --max-steps"
+expect_rc 0 "convert help" "$BIN" account convert --help
+for opt in --rho --mu --accountant --conversion; do out_has "^ *$opt" "convert help line for $opt"; done
 
 # published values
 expect_rc 0 "pld eps" "$BIN" account epsilon --accountant pld --sigma 3 --q 0.1 --steps 512 --delta 1e-6 --json
@@ -111,6 +116,14 @@ expect_rc 0 "not banded: whole run" "$BIN" account epsilon --mech nu --nu 0.1 --
 out_has '"route": "whole-run"' "route whole-run"
 expect_rc 0 "nu + poisson: mmcc" "$BIN" account epsilon --accountant pld --mech nu --nu 0.1 --steps 64 --sigma 7.3 --delta 1e-5 --q 0.02 --json
 out_has '"route": "mmcc"' "route mmcc"
+out_has '"participations": 64, "min_sep": 1' "Poisson at every step: the pattern of the run"
+# Poisson at every step leaves the participation options nothing to say (--cyclic does)
+expect_rc 2 "participations unused under poisson" "$BIN" account epsilon --mech nu --nu 0.1 --steps 64 --sigma 7.3 --delta 1e-5 --q 0.02 --participations 4
+err_has -- "--participations: not used by this configuration" "names --participations"
+expect_rc 2 "min-sep unused under poisson" "$BIN" account sigma --mech bsr --bands 4 --steps 64 --epsilon 2 --delta 1e-5 --q 0.02 --min-sep 4
+err_has -- "--min-sep: not used" "names --min-sep"
+expect_rc 0 "cyclic makes them used" "$BIN" account sigma --mech bsr --bands 4 --steps 64 --epsilon 2 --delta 1e-5 --q 0.1 --participations 16 --min-sep 4 --cyclic --json
+out_has '"route": "bandmf"' "cyclic Poisson with bands: amplified banded MF"
 expect_rc 2 "unknown option" "$BIN" account epsilon --frobnicate 1;                  err_has -- "--frobnicate" "names it"
 expect_rc 2 "unknown mode" "$BIN" account bogus;                                     err_has "bogus" "names the mode"
 expect_rc 2 "no mode" "$BIN" account --sigma 1;                                      err_has "mode" "asks for a mode"

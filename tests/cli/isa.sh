@@ -1,9 +1,9 @@
 #!/bin/sh
 # End-to-end tests of DPCORR_ISA: every level this CPU runs gives the same training run bit for
 # bit (1 and 2 threads), the level is recorded in the report and the run header, and an unknown
-# level is refused with exit code 2 and a message naming DPCORR_ISA. And --precision float32:
-# recorded, bit-identical on 1 and 2 threads and at every level, refused for kan and for a bad
-# value.
+# level is refused with exit code 2 and a message naming DPCORR_ISA; the same for a cnn run. And
+# --precision float32: recorded, bit-identical on 1 and 2 threads and at every level, refused
+# for kan and cnn and for a bad value; the dry run prints the level and the precision.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 DATA="synthetic:logistic,n=2000,d=30,margin=0.1,test-n=300"
@@ -25,6 +25,23 @@ for lvl in sse2 avx2 avx512; do
         if [ -n "$h" ] && [ "$h" = "$ref" ]; then pass; else fail "$lvl $T threads: $h vs $ref"; fi
     done
 done
+# a cnn (1 x 6 x 6 inputs) with BSR noise: the same parameters at every level and thread count
+CNN="--data synthetic:logistic,n=400,d=36,test-n=100 --model cnn:conv3k3,tanh,maxpool2,gn3,fc4,relu"
+CNN="$CNN --epochs 1 --batch 40 --lr 0.3 --clip 1 --epsilon 2 --mech bsr --bands 3 --chunk 7"
+cref=""
+for lvl in sse2 avx2 avx512; do
+    case "$lvl:$have" in avx2:sse2|avx512:sse2|avx512:avx2) continue ;; esac
+    for T in 1 2; do
+        expect_rc 0 "cnn at $lvl, $T threads" env DPCORR_ISA=$lvl "$BIN" train $CNN --threads $T \
+            --report "$TMP/c$lvl$T.json"
+        h=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/c$lvl$T.json")
+        [ -z "$cref" ] && cref=$h
+        if [ -n "$h" ] && [ "$h" = "$cref" ]; then pass; else fail "cnn $lvl $T threads: $h vs $cref"; fi
+    done
+done
+expect_rc 2 "cnn refuses float32" "$BIN" train $CNN --precision float32
+err_has "precision: float32" "message names --precision"
+
 # the default is the best level here
 expect_rc 0 "train at the default level" "$BIN" train $COMMON --report "$TMP/d.json"
 if grep -q "\"isa\": \"$have\"" "$TMP/d.json"; then pass; else fail "default isa $have recorded"; fi
@@ -55,4 +72,7 @@ expect_rc 2 "bad precision" "$BIN" train $COMMON --precision half
 err_has "precision" "message names precision"
 expect_rc 2 "kan refuses float32" "$BIN" train --data "$DATA" --model kan:4 --epsilon 2 --precision float32
 err_has "float32" "message names float32"
+expect_rc 0 "dry run" env DPCORR_ISA=sse2 "$BIN" train $COMMON --precision float32 --dry-run
+out_has "^isa = sse2$" "dry run prints the level"
+out_has "^precision = float32$" "dry run prints the precision"
 summary

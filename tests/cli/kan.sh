@@ -14,7 +14,9 @@ jf() { sed -n "s/.*\"$2\": \([-0-9.eE+]*\).*/\1/p" "$1" | head -n 1; }   # jf FI
 gt() { if awk -v a="$1" -v b="$2" 'BEGIN { exit !(a != "" && b != "" && a + 0 > b + 0) }'; then pass; else fail "$3: $1 <= $2"; fi; }
 
 SYN="kan-synth:n=600,d=4,test-n=300"
-K2="--algo lcgd-projected --data $SYN --model kan2:16 --iterates 120 --batch 60 --eval-every 5 --quiet"
+K2B="--algo lcgd-projected --data $SYN --eval-every 5 --quiet"   # an option given twice must agree
+K2="$K2B --model kan2:16 --iterates 120 --batch 60"
+K4="$K2B --model kan2:16 --iterates 400 --batch 100"
 
 expect_rc 0 "algo help" "$BIN" train --algo lcgd-projected --help
 for opt in --data --model --epsilon --delta --calibration --noise-multiplier --lambda --iterates --epochs --batch \
@@ -43,11 +45,11 @@ c=$(jf "$TMP/c.json" avg_train_loss)
 if [ "$a" != "$c" ]; then pass; else fail "seed has no effect"; fi
 # privacy from epsilon: the paper's closed form (F.12) needs more noise than the accountant's
 # calibration; every reported epsilon is the accountant's, the paper's claim beside it
-expect_rc 0 "kan2 epsilon (paper)" "$BIN" train $K2 --iterates 400 --batch 100 --epsilon 1 --calibration paper --report "$TMP/e.json"
+expect_rc 0 "kan2 epsilon (paper)" "$BIN" train $K4 --epsilon 1 --calibration paper --report "$TMP/e.json"
 num_near "$(jf "$TMP/e.json" epsilon_paper)" 1 1e-9 "paper calibration: the paper claims eps = 1"
 gt 1 "$(jf "$TMP/e.json" epsilon)" "the accountant certifies less than 1 for F.12's noise"
 if grep -q '"calibration": "paper: KAN Thm. F.12"' "$TMP/e.json"; then pass; else fail "calibration named"; fi
-expect_rc 0 "kan2 epsilon (accountant)" "$BIN" train $K2 --iterates 400 --batch 100 --epsilon 1 --report "$TMP/f.json"
+expect_rc 0 "kan2 epsilon (accountant)" "$BIN" train $K4 --epsilon 1 --report "$TMP/f.json"
 num_near "$(jf "$TMP/f.json" epsilon)" 1 1e-6 "accountant calibration spends eps = 1"
 gt "$(jf "$TMP/e.json" noise_multiplier)" "$(jf "$TMP/f.json" noise_multiplier)" "F.12 noise > the accountant's"
 if grep -q '"calibration": "accountant"' "$TMP/f.json"; then pass; else fail "default calibration"; fi
@@ -95,16 +97,19 @@ bad() { name=$1; pat=$2; shift 2; expect_rc 2 "$name" "$BIN" train "$@"; err_has
 bad "lambda 1"            "--lambda"       $K2 --noise-multiplier 1 --lambda 1
 bad "no privacy"          "--epsilon"      $K2
 bad "z and epsilon"       "--noise-multiplier"        $K2 --noise-multiplier 1 --epsilon 1
-bad "F.12 needs eps <= 1" "eps"            $K2 --iterates 400 --batch 100 --epsilon 2 --lambda 0.5 --calibration paper
+bad "F.12 needs eps <= 1" "eps"            $K4 --epsilon 2 --lambda 0.5 --calibration paper
 bad "F.12 Chernoff"       "3 log"          $K2 --epsilon 1 --lambda 0.5 --calibration paper
 bad "calibration"         "--calibration"  $K2 --noise-multiplier 1 --calibration foo
-bad "kan2 width"          "width"          $K2 --noise-multiplier 1 --model kan2:0
-bad "kan2 option"         "kan2 option"    $K2 --noise-multiplier 1 --model kan2:8:relu
-bad "batch > n"           "--batch"        $K2 --noise-multiplier 1 --batch 601
+bad "kan2 width"          "width"          $K2B --iterates 120 --batch 60 --noise-multiplier 1 --model kan2:0
+bad "kan2 option"         "kan2 option"    $K2B --iterates 120 --batch 60 --noise-multiplier 1 --model kan2:8:relu
+bad "batch > n"           "--batch"        $K2B --model kan2:16 --iterates 120 --noise-multiplier 1 --batch 601
 bad "kan2 on regression"  "binary"         --algo lcgd-projected --data "synthetic:linreg,n=100,d=3" --model kan2:4 --noise-multiplier 1 --quiet
 bad "theory radius mlp"   "kan2"           --algo lcgd-projected --data "synthetic:logistic,n=100,d=3" --model mlp:4 --noise-multiplier 1 --radius theory --quiet
 bad "kan-synth key"       "kan-synth"      --algo lcgd-projected --data "kan-synth:n=10,q=3" --model kan2:4 --noise-multiplier 1 --quiet
 bad "unknown option"      "--frobnicate"   $K2 --noise-multiplier 1 --frobnicate
+bad "duplicate model"     "--model: given twice" $K2 --noise-multiplier 1 --model kan2:8
+bad "calibration unused"  "--calibration: not used" $K2 --noise-multiplier 1 --calibration paper
+bad "chunk with kan2"     "--chunk: not used" $K2 --noise-multiplier 1 --chunk 8
 bad "kan grid 0"          "grid"           --data "synthetic:logistic,n=100,d=3" --model kan:4:grid=0 --epsilon 1 --quiet
 bad "kan relu"            "tanh"           --data "synthetic:logistic,n=100,d=3" --model kan:4:relu --epsilon 1 --quiet
 

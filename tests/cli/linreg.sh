@@ -124,7 +124,7 @@ expect_rc 2 "bad number" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 
 expect_rc 2 "unknown option" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --frob 2;     err_has -- "--frob" "names it"
 expect_rc 2 "zero K" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --dpstat-k 0;         err_has "dpstat-k" "names dpstat-k"
 expect_rc 2 "bad delta" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --delta 2;         err_has "delta" "names delta"
-expect_rc 2 "epsilon and alpha" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --noise-multiplier 3; err_has "not both" "one privacy parameter"
+expect_rc 2 "epsilon and alpha" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 1 --noise-multiplier 3; err_has "cannot be combined" "one privacy parameter"
 expect_rc 2 "unknown algo" "$BIN" train --algo dp-foo --data "$SYN";                                err_has "dp-foo" "names the algorithm"
 
 # ---- repro ambssgd ----

@@ -5,7 +5,7 @@ BIN=${1:-build/dpcorr}
 
 expect_rc 0 "help" "$BIN" mech --help
 for opt in --kind --steps --nu --lambda --bands --momentum --decay --honaker --theta --omega \
-           --coeffs --of --participations --min-sep --cyclic --form --json --workload-momentum; do
+           --coeffs --of --participations --min-sep --cyclic --json --workload-momentum --dry-run; do
     out_has "^ *$opt" "help line for $opt"
 done
 

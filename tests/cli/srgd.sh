@@ -35,7 +35,7 @@ out_has "8 rounds, 7680 gradient evaluations \(2n - B = 7680\)" "O7 through the 
 out_has "excess risk [0-9]" "excess risk reported"
 err_has "T = 8 rounds, B = 512, beta = 1.75" "preset printed (beta = max(M, L/R), L = R + 1 + 0.5)"
 err_has "tree \(binary\), sigma_S = .*mu = 0.2367 \(accountant\)" "exact GDP mu for (1, 1e-6)"
-err_has "seeded seed 3" "seed mode and seed"
+err_has "seeded mode, seed 3" "seed mode and seed"
 strip_time() { sed 's/, [0-9.]* s (cpu [0-9.]* s)//' "$1"; }
 strip_time "$TMP/out" > "$TMP/first.out"
 grep -q '"seed_mode": "seeded"' "$TMP/r.json" && grep -q '"seed": 3' "$TMP/r.json" && pass || fail "report: seed"
@@ -80,9 +80,10 @@ expect_rc 2 "bad regime" $T --problem p2 --regime C --epsilon 1;   err_has -- "-
 expect_rc 2 "bad variant" $T --problem p2 --variant x --epsilon 1; err_has -- "variant" "names variant"
 expect_rc 2 "bad noise" $T --problem p2 --noise x --epsilon 1;     err_has -- "noise" "names noise"
 expect_rc 2 "no epsilon" $T --problem p2;                          err_has -- "--epsilon" "asks for epsilon"
-expect_rc 2 "two sources" $T --problem p2 --data x --epsilon 1;    err_has -- "--problem / --data" "one source"
+expect_rc 2 "two sources" $T --problem p2 --data x --epsilon 1;    err_has -- "--data: cannot be combined with --problem" "one source"
+expect_rc 2 "no source" $T --epsilon 1;                             err_has -- "--problem / --data" "one source"
 expect_rc 2 "unknown" $T --problem p2 --epsilon 1 --frob 2;        err_has -- "--frob" "names it"
-expect_rc 2 "bad z-step" $T --problem p2 --n 4096 --z-step 2 --epsilon 1; err_has "z_step" "names z_step"
+expect_rc 2 "bad z-step" $T --problem p2 --n 4096 --z-step 2 --epsilon 1; err_has -- "--z-step: must be in (0, 1]" "names --z-step"
 expect_rc 2 "no norm bound" $T --data "synthetic:linreg,n=100,d=3" --epsilon 1; err_has -- "--L/--M" "asks for L, M"
 
 # ---- repro srgd ----

@@ -49,6 +49,23 @@ hf=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/l_full.json")
 hr=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/l_res.json")
 if [ -n "$hf" ] && [ "$hf" = "$hr" ]; then pass; else fail "kill -9/resume: $hf vs $hr"; fi
 
+# resuming a finished run evaluates it (no null accuracy); the randomness of a checkpoint must
+# be the one asked for (seeded vs secure, the seed)
+S="--data synthetic:logistic,n=600,d=4,test-n=100 --model logistic --epsilon 1 --batch 20 --quiet"
+expect_rc 0 "short run" "$BIN" train $S --checkpoint "$TMP/ck3"
+expect_rc 0 "resume a finished run" "$BIN" train $S --resume "$TMP/ck3" --report "$TMP/fin.json"
+if grep -q '"final": {"test_accuracy": 0\.[0-9]' "$TMP/fin.json"; then pass; else fail "finished resume reports the accuracy"; fi
+expect_rc 2 "secure resume of a seeded run" "$BIN" train $S --resume "$TMP/ck3" --secure
+err_has -- "--secure: the checkpoint .* seeded mode" "names the mismatch"
+expect_rc 0 "secure run" "$BIN" train $S --secure --checkpoint "$TMP/ck4"
+expect_rc 2 "seeded resume of a secure run" "$BIN" train $S --resume "$TMP/ck4"
+err_has -- "--resume: .*secure mode; give --secure" "asks for --secure"
+expect_rc 0 "secure resume of a secure run" "$BIN" train $S --resume "$TMP/ck4" --secure
+# a regression run reports its test loss, not an accuracy
+expect_rc 0 "regression run" "$BIN" train --data synthetic:linreg,n=2000,d=3,test-n=200 --model linear --epsilon 2 --batch 50
+out_has "final test loss [0-9.e+-]+ \(regression\)" "regression: test loss"
+if grep -q "accuracy nan" "$TMP/out" "$TMP/err"; then fail "no 'accuracy nan'"; else pass; fi
+
 # ---- malformed inputs: exit 2, message names the fault --------------------------------------
 printf 'XYZWjunkjunkjunkjunk' > "$TMP/bad.idx"
 printf '\000\000\010\001\000\000\000\002\001' > "$TMP/lab.idx"
@@ -81,7 +98,7 @@ bad "negative epsilon"     "epsilon"         $OK --batch 2 --epsilon -1
 bad "delta >= 1"           "delta"           $OK --batch 2 --epsilon 1 --delta 1
 bad "batch > data"         "batch"           $OK --batch 10 --epsilon 1
 bad "unknown mechanism"    "bogus"           $OK --batch 2 --epsilon 1 --mech bogus
-bad "unknown model"        "model"           --data "csv:$TMP/ok.csv,task=classification,classes=2" --model cnn --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1
+bad "unknown model"        "model"           --data "csv:$TMP/ok.csv,task=classification,classes=2" --model rnn --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1
 bad "missing data file"    "nope.csv"        --data "csv:$TMP/nope.csv" $M
 bad "unknown data kind"    "bogus"           --data "bogus:1" $M
 bad "clip not a number"    "--clip"          $OK --batch 2 --epsilon 1 --clip abc
@@ -93,7 +110,7 @@ bad "bad resume file"      "resume"          $OK --batch 2 --epsilon 1 --resume 
 # better), and balls-in-bins sampling (accounted by the whole-run route)
 expect_rc 0 "poisson + nu" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.1 --sampler poisson --report "$TMP/pn.json"
 if grep -Eq '"route": "(MMCC conditional composition|whole-run Gaussian)' "$TMP/pn.json"; then pass; else fail "poisson + nu route: $(grep -o '"route": "[^"]*' "$TMP/pn.json")"; fi
-eps=$(sed -n 's/.*"privacy": {"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/pn.json")
+eps=$(sed -n 's/.*"privacy": {[^}]*"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/pn.json")
 awk -v e="$eps" 'BEGIN { exit !(e != "" && e <= 2) }' && pass || fail "poisson + nu epsilon $eps <= 2"
 expect_rc 0 "balls-in-bins + blt" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.1 --sampler balls-in-bins --report "$TMP/bb.json"
 if grep -q '"sampler": "balls-in-bins"' "$TMP/bb.json"; then pass; else fail "balls-in-bins sampler recorded"; fi

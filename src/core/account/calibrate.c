@@ -50,7 +50,7 @@ static dpc_status ctx_init(cal_ctx *c, const dpc_event *ev, const dpc_account_op
 {
     dpc_status st;
     memset(c, 0, sizeof *c);
-    if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
     if ((st = dpc_event_check(ev, o->accountant, err))) return st;
     if ((st = dpc__check_pos(eps, "epsilon", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
@@ -103,9 +103,9 @@ static dpc_status bisect_sigma(cal_ctx *c, double smax, double rtol, double *sig
             hi *= 2.0;
         } while (!c->st && hi <= 1e9 * smax && !sigma_private(hi, c));
         if (!c->st && hi > 1e9 * smax)
-            return dpc_error_set(err, DPC_E_PRIVACY,
-                                 "epsilon: (%g, %g) cannot be met with sigma <= %g times the "
-                                 "sensitivity",
+            return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
+                                   "(%g, %g) cannot be met with sigma <= %g times the "
+                                   "sensitivity",
                                  c->eps, c->delta, 1e9);
     }
     /* Bisection on log sigma; stop when the bracket is relatively rtol wide or when the
@@ -239,7 +239,7 @@ dpc_status dpc__calibrate_sigma_count(const dpc_event *ev, const dpc_account_opt
     if (st) return st;
     if (!sigma) {
         free(c.parts);
-        return dpc_error_set(err, DPC_E_INVALID, "sigma: output pointer is NULL");
+        return dpc_error_param(err, DPC_E_INVALID, "sigma", "output pointer is NULL");
     }
     double smax = 0.0;
     for (size_t i = 0; i < ev->nparts; i++)
@@ -268,19 +268,19 @@ dpc_status dpc_account_calibrate_steps(const dpc_event *ev, size_t part,
     if (st) return st;
     if (part >= ev->nparts || !steps || max_steps == 0) {
         free(c.parts);
-        if (!steps) return dpc_error_set(err, DPC_E_INVALID, "steps: output pointer is NULL");
-        if (max_steps == 0) return dpc_error_set(err, DPC_E_INVALID, "max_steps: must be >= 1");
-        return dpc_error_set(err, DPC_E_INVALID, "part: %zu is not a component index (< %zu)",
-                             part, ev->nparts);
+        if (!steps) return dpc_error_param(err, DPC_E_INVALID, "steps", "output pointer is NULL");
+        if (max_steps == 0) return dpc_error_param(err, DPC_E_INVALID, "max_steps", "must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "part", "%zu is not a component index (< %zu)",
+                               part, ev->nparts);
     }
     c.part = part;
     if (!steps_private(&c, 1)) {
         free(c.parts);
         if (c.st) return c.st;
-        return dpc_error_set(err, DPC_E_PRIVACY,
-                             "epsilon: even one step exceeds (%g, %g); increase sigma or the "
-                             "budget",
-                             epsilon, delta);
+        return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
+                               "even one step exceeds (%g, %g); increase sigma or the "
+                               "budget",
+                               epsilon, delta);
     }
     /* Exponential search for the first failing count, then integer bisection on (lo, hi). */
     size_t lo = 1, hi = 2;

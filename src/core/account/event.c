@@ -38,8 +38,8 @@ static dpc_status parse_name(const char *s, const char *const *tab, size_t n, in
         strncat(list, tab[i], sizeof list - strlen(list) - 1);
         if (i + 1 < n) strncat(list, ", ", sizeof list - strlen(list) - 1);
     }
-    return dpc_error_set(err, DPC_E_INVALID, "%s: expected one of %s, got '%s'", what, list,
-                         s ? s : "(null)");
+    return dpc_error_param(err, DPC_E_INVALID, what, "expected one of %s, got '%s'", list,
+                           s ? s : "(null)");
 }
 
 #define PARSER(fn, type, tab, what)                                                            \
@@ -89,56 +89,62 @@ static double part_q(const dpc_gauss_event *e)
     return e->sampling == DPC_SAMPLING_NONE ? 1.0 : e->q;
 }
 
+/* "parts[i].name": the field of component i. */
+static const char *part_field(char *buf, size_t len, size_t i, const char *name)
+{
+    snprintf(buf, len, "parts[%zu].%s", i, name);
+    return buf;
+}
+
 dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc, dpc_error *err)
 {
-    if (!ev) return dpc_error_set(err, DPC_E_INVALID, "event: NULL");
+    if (!ev) return dpc_error_param(err, DPC_E_INVALID, "ev", "NULL");
     if ((unsigned)acc > DPC_ACCOUNTANT_GDP)
-        return dpc_error_set(err, DPC_E_INVALID, "accountant: unknown accountant %d", (int)acc);
+        return dpc_error_param(err, DPC_E_INVALID, "accountant", "unknown accountant %d", (int)acc);
     if ((unsigned)ev->neighbor > DPC_NEIGHBOR_REPLACE_ONE)
-        return dpc_error_set(err, DPC_E_INVALID, "neighbor: unknown relation %d",
-                             (int)ev->neighbor);
+        return dpc_error_param(err, DPC_E_INVALID, "neighbor", "unknown relation %d",
+                               (int)ev->neighbor);
     if (ev->nparts == 0 || !ev->parts)
-        return dpc_error_set(err, DPC_E_INVALID, "event: needs at least one component");
+        return dpc_error_param(err, DPC_E_INVALID, "ev", "needs at least one component");
     for (size_t i = 0; i < ev->nparts; i++) {
         const dpc_gauss_event *e = &ev->parts[i];
-        char nm[48];
+        char f[48];
         dpc_status st;
-        snprintf(nm, sizeof nm, "sigma (component %zu)", i);
-        if ((st = dpc__check_pos(e->sigma, nm, err))) return st;
-        snprintf(nm, sizeof nm, "sensitivity (component %zu)", i);
-        if ((st = dpc__check_pos(e->sensitivity, nm, err))) return st;
+        if ((st = dpc__check_pos(e->sigma, part_field(f, sizeof f, i, "sigma"), err))) return st;
+        if ((st = dpc__check_pos(e->sensitivity, part_field(f, sizeof f, i, "sensitivity"), err)))
+            return st;
         if ((unsigned)e->sampling > DPC_SAMPLING_FIXED)
-            return dpc_error_set(err, DPC_E_INVALID, "sampling (component %zu): unknown %d", i,
-                                 (int)e->sampling);
+            return dpc_error_param(err, DPC_E_INVALID, part_field(f, sizeof f, i, "sampling"),
+                                   "unknown %d", (int)e->sampling);
         if (e->sampling != DPC_SAMPLING_NONE && !(e->q > 0.0 && e->q <= 1.0))
-            return dpc_error_set(err, DPC_E_INVALID, "q (component %zu): must be in (0, 1], got %g",
-                                 i, e->q);
+            return dpc_error_param(err, DPC_E_INVALID, part_field(f, sizeof f, i, "q"),
+                                   "must be in (0, 1], got %g", e->q);
         if (e->count == 0)
-            return dpc_error_set(err, DPC_E_INVALID, "steps (component %zu): must be >= 1, got 0",
-                                 i);
+            return dpc_error_param(err, DPC_E_INVALID, part_field(f, sizeof f, i, "count"),
+                                   "must be >= 1, got 0");
         double q = part_q(e);
         if (q == 1.0) continue; /* an unsampled Gaussian: every accountant, every relation */
         if (acc == DPC_ACCOUNTANT_ZCDP || acc == DPC_ACCOUNTANT_GDP)
-            return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                                 "q (component %zu): the %s accountant has no amplification by "
-                                 "sampling; use rdp or pld, or no sampling",
-                                 i, dpc_accountant_name(acc));
+            return dpc_error_param(err, DPC_E_UNSUPPORTED, part_field(f, sizeof f, i, "q"),
+                                   "the %s accountant has no amplification by sampling; use rdp "
+                                   "or pld, or no sampling",
+                                   dpc_accountant_name(acc));
         if (e->sampling == DPC_SAMPLING_POISSON && ev->neighbor == DPC_NEIGHBOR_REPLACE_ONE)
-            return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                                 "neighbor: replace-one is not supported with Poisson sampling "
-                                 "(component %zu); use add-remove or zero-out",
-                                 i);
+            return dpc_error_param(err, DPC_E_UNSUPPORTED, "neighbor",
+                                   "replace-one is not supported with Poisson sampling "
+                                   "(component %zu); use add-remove or zero-out",
+                                   i);
         if (e->sampling == DPC_SAMPLING_FIXED) {
             if (ev->neighbor != DPC_NEIGHBOR_REPLACE_ONE)
-                return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                                     "neighbor: fixed-size batches (component %zu) are accounted "
-                                     "under replace-one only (Wang et al. 2019)",
-                                     i);
+                return dpc_error_param(err, DPC_E_UNSUPPORTED, "neighbor",
+                                       "fixed-size batches (component %zu) are accounted under "
+                                       "replace-one only (Wang et al. 2019)",
+                                       i);
             if (acc != DPC_ACCOUNTANT_RDP)
-                return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                                     "accountant: fixed-size batches (component %zu) need the rdp "
-                                     "accountant",
-                                     i);
+                return dpc_error_param(err, DPC_E_UNSUPPORTED, "accountant",
+                                       "fixed-size batches (component %zu) need the rdp "
+                                       "accountant",
+                                       i);
         }
     }
     return DPC_OK;
@@ -146,7 +152,7 @@ dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc, dpc_error *e
 
 static dpc_status check_opts(const dpc_account_opts *o, dpc_error *err)
 {
-    if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
     if (o->accountant == DPC_ACCOUNTANT_RDP && o->orders)
         return dpc__check_orders(o->orders, o->norders, err);
     if (o->accountant == DPC_ACCOUNTANT_PLD) {
@@ -154,14 +160,15 @@ static dpc_status check_opts(const dpc_account_opts *o, dpc_error *err)
         dpc_status st;
         if ((st = dpc__check_pos(p.interval, "interval", err))) return st;
         if (!(p.tail > 0.0 && p.tail <= 1e-3))
-            return dpc_error_set(err, DPC_E_INVALID, "tail: must be in (0, 1e-3], got %g", p.tail);
+            return dpc_error_param(err, DPC_E_INVALID, "pld_tail", "must be in (0, 1e-3], got %g",
+                                   p.tail);
         if ((unsigned)p.disc > DPC_PLD_ROUND_DOWN)
-            return dpc_error_set(err, DPC_E_INVALID, "disc: unknown discretization %d",
-                                 (int)p.disc);
+            return dpc_error_param(err, DPC_E_INVALID, "pld_disc", "unknown discretization %d",
+                                   (int)p.disc);
     }
     if (o->accountant == DPC_ACCOUNTANT_ZCDP && (unsigned)o->zcdp_conv > DPC_ZCDP_BUN_STEINKE)
-        return dpc_error_set(err, DPC_E_INVALID, "conversion: unknown zCDP conversion %d",
-                             (int)o->zcdp_conv);
+        return dpc_error_param(err, DPC_E_INVALID, "zcdp_conv", "unknown zCDP conversion %d",
+                               (int)o->zcdp_conv);
     return DPC_OK;
 }
 
@@ -171,9 +178,12 @@ static double part_rdp(const dpc_gauss_event *e, double a, int *ok)
 {
     double z = e->sigma / e->sensitivity, q = part_q(e), r;
     *ok = 1;
-    if (q == 1.0) r = dpc__rdp_gauss1(z, a);
-    else if (e->sampling == DPC_SAMPLING_POISSON) r = dpc__rdp_poisson1(q, z, a, ok);
-    else r = dpc__rdp_wor1(q, z, a);
+    if (q == 1.0)
+        r = dpc__rdp_gauss1(z, a);
+    else if (e->sampling == DPC_SAMPLING_POISSON)
+        r = dpc__rdp_poisson1(q, z, a, ok);
+    else
+        r = dpc__rdp_wor1(q, z, a);
     /* DP-REQ: rdp-compose: Mironov 2017, Prop. 1: RDP adds up under adaptive composition. */
     return (double)e->count * r;
 }
@@ -222,7 +232,7 @@ static dpc_status run_rdp(const dpc_event *ev, const dpc_account_opts *o, int mo
         if (!ok) {
             free(rdp);
             return dpc_error_set(err, DPC_E_NUMERIC,
-                                 "orders: the subsampled-Gaussian series did not converge at "
+                                 "rdp: the subsampled-Gaussian series did not converge at "
                                  "order %g",
                                  orders[i]);
         }
@@ -337,7 +347,7 @@ static dpc_status run(const dpc_event *ev, const dpc_account_opts *o, int mode, 
     if ((st = dpc_event_check(ev, o->accountant, err))) return st;
     if (mode == 0 && (st = dpc__check_open01(x, "delta", err))) return st;
     if (mode == 1 && (st = dpc__check_nonneg(x, "epsilon", err))) return st;
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "result: output pointer is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "output pointer is NULL");
     out->epsilon = out->delta = out->order = out->rho = out->mu = NAN;
     out->upper_bound = 1;
     switch (o->accountant) {
@@ -352,9 +362,11 @@ static dpc_status run(const dpc_event *ev, const dpc_account_opts *o, int mode, 
         out->rho = rho;
         if (mode == 0) {
             out->delta = x;
+            if (!isfinite(rho)) return out->epsilon = INFINITY, DPC_OK; /* noise ~ 0: no privacy */
             return dpc_zcdp_epsilon(rho, x, o->zcdp_conv, &out->epsilon, NULL, err);
         }
         out->epsilon = x;
+        if (!isfinite(rho)) return out->delta = 1.0, DPC_OK;
         return dpc_zcdp_delta(rho, x, o->zcdp_conv, &out->delta, err);
     }
     case DPC_ACCOUNTANT_GDP: {
@@ -368,13 +380,14 @@ static dpc_status run(const dpc_event *ev, const dpc_account_opts *o, int mode, 
         out->mu = sqrt(mu2);
         if (mode == 0) {
             out->delta = x;
+            if (!isfinite(out->mu)) return out->epsilon = INFINITY, DPC_OK; /* noise ~ 0 */
             return dpc_gdp_epsilon(out->mu, x, &out->epsilon, err);
         }
         out->epsilon = x;
+        if (!isfinite(out->mu)) return out->delta = 1.0, DPC_OK;
         return dpc_gdp_delta(out->mu, x, &out->delta, err);
     }
-    case DPC_ACCOUNTANT_RDP:
-        return run_rdp(ev, o, mode, x, out, err);
+    case DPC_ACCOUNTANT_RDP: return run_rdp(ev, o, mode, x, out, err);
     case DPC_ACCOUNTANT_PLD: {
         dpc_pld *pld = NULL;
         if ((st = event_pld(ev, o, 0.0, &pld, err))) return st;
@@ -407,8 +420,8 @@ static dpc_status run(const dpc_event *ev, const dpc_account_opts *o, int mode, 
         return st;
     }
     }
-    return dpc_error_set(err, DPC_E_INVALID, "accountant: unknown accountant %d",
-                         (int)o->accountant);
+    return dpc_error_param(err, DPC_E_INVALID, "accountant", "unknown accountant %d",
+                           (int)o->accountant);
 }
 
 dpc_status dpc_account_epsilon(const dpc_event *ev, const dpc_account_opts *o, double delta,

@@ -10,7 +10,7 @@ dpc_status dpc_gdp_mu_gaussian(double sensitivity, double sigma, double *mu, dpc
     dpc_status st;
     if ((st = dpc__check_pos(sensitivity, "sensitivity", err))) return st;
     if ((st = dpc__check_pos(sigma, "sigma", err))) return st;
-    if (!mu) return dpc_error_set(err, DPC_E_INVALID, "mu: output pointer is NULL");
+    if (!mu) return dpc_error_param(err, DPC_E_INVALID, "mu", "output pointer is NULL");
     /* DP-REQ: gdp-gauss: Dong, Roth & Su 2022, Thm. 2.7: the Gaussian mechanism with sensitivity
      * Delta and std sigma is (Delta/sigma)-GDP; Cor. 3.3: composition adds mu^2. */
     *mu = sensitivity / sigma;
@@ -34,7 +34,7 @@ dpc_status dpc_gdp_delta(double mu, double eps, double *delta, dpc_error *err)
     dpc_status st;
     if ((st = dpc__check_pos(mu, "mu", err))) return st;
     if ((st = dpc__check_nonneg(eps, "eps", err))) return st;
-    if (!delta) return dpc_error_set(err, DPC_E_INVALID, "delta: output pointer is NULL");
+    if (!delta) return dpc_error_param(err, DPC_E_INVALID, "delta", "output pointer is NULL");
     *delta = gdp_delta(mu, eps);
     return DPC_OK;
 }
@@ -60,7 +60,7 @@ dpc_status dpc_gdp_epsilon(double mu, double delta, double *eps, dpc_error *err)
     dpc_status st;
     if ((st = dpc__check_pos(mu, "mu", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "eps: output pointer is NULL");
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
     gctx c = {mu, 0.0, delta};
     if (eps_ok(0.0, &c)) {
         *eps = 0.0;
@@ -71,7 +71,9 @@ dpc_status dpc_gdp_epsilon(double mu, double delta, double *eps, dpc_error *err)
     while (!eps_ok(hi, &c)) {
         lo = hi;
         hi *= 2.0;
-        if (hi > 1e300) return dpc_error_set(err, DPC_E_NUMERIC, "eps: bracket search diverged");
+        if (hi > 1e300)
+            return dpc_error_set(err, DPC_E_NUMERIC,
+                                 "gdp: the bracket search for epsilon diverged");
     }
     dpc__bisect(eps_ok, &c, &lo, &hi, 1e-300, 1e-15, 0);
     *eps = hi;
@@ -83,18 +85,20 @@ dpc_status dpc_gdp_mu_for(double eps, double delta, double *mu, dpc_error *err)
     dpc_status st;
     if ((st = dpc__check_nonneg(eps, "eps", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
-    if (!mu) return dpc_error_set(err, DPC_E_INVALID, "mu: output pointer is NULL");
+    if (!mu) return dpc_error_param(err, DPC_E_INVALID, "mu", "output pointer is NULL");
     gctx c = {0.0, eps, delta};
     double lo = 1e-3, hi = 1.0;
     while (mu_too_big(lo, &c)) {
         hi = lo;
         lo *= 0.5;
-        if (lo < 1e-300) return dpc_error_set(err, DPC_E_NUMERIC, "mu: bracket search diverged");
+        if (lo < 1e-300)
+            return dpc_error_set(err, DPC_E_NUMERIC, "gdp: the bracket search for mu diverged");
     }
     while (!mu_too_big(hi, &c)) {
         lo = hi;
         hi *= 2.0;
-        if (hi > 1e300) return dpc_error_set(err, DPC_E_NUMERIC, "mu: bracket search diverged");
+        if (hi > 1e300)
+            return dpc_error_set(err, DPC_E_NUMERIC, "gdp: the bracket search for mu diverged");
     }
     dpc__bisect(mu_too_big, &c, &lo, &hi, 0.0, 1e-15, 1);
     *mu = lo;

@@ -74,13 +74,14 @@ static double *mmcc_matrix(const dpc_mech *m, size_t *rows, const char **why, dp
 
 static dpc_status check_run(const dpc_mech_run *run, dpc_error *err)
 {
-    if (!run || !run->mech) return dpc_error_set(err, DPC_E_INVALID, "run: NULL mechanism");
+    if (!run || !run->mech)
+        return dpc_error_param(err, DPC_E_INVALID, run ? "run.mech" : "run", "NULL");
     dpc_status st = dpc__check_half_open01(run->q, "q", err);
     if (st) return st;
     if (run->balls_in_bins && run->q < 1.0)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "q: balls-in-bins takes every example once per period (q = 1), "
-                             "got %g",
+        return dpc_error_param(err, DPC_E_INVALID, "q",
+                               "balls-in-bins takes every example once per period (q = 1), got "
+                               "%g",
                              run->q);
     return DPC_OK;
 }
@@ -173,7 +174,7 @@ static double mmcc_eps(const mmcc_ctx *cc, double z, double *slack, dpc_status *
     *stp = dpc__mmcc_pld(cc->C, cc->rows, cc->n, cc->q, z * cc->colmax, cc->delta, cc->o,
                          MMCC_GROUPS, &pld, slack, err);
     if (!*stp && !(cc->delta - *slack > 0.0))
-        *stp = dpc_error_set(err, DPC_E_NUMERIC, "delta: the MMCC slack exceeds delta");
+        *stp = dpc_error_param(err, DPC_E_NUMERIC, "delta", "the MMCC slack exceeds delta");
     if (!*stp) *stp = dpc_pld_epsilon(pld, cc->delta - *slack, &e, err);
     dpc_pld_free(pld);
     return e;
@@ -189,8 +190,8 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     if ((st = check_run(run, err))) return st;
     if ((st = dpc__check_pos(sigma, "noise_multiplier", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
-    if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
-    if (!res) return dpc_error_set(err, DPC_E_INVALID, "result: output pointer is NULL");
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
+    if (!res) return dpc_error_param(err, DPC_E_INVALID, "res", "output pointer is NULL");
     dpc_account_mech_info wi, bi, best;
     double ew, eb = INFINITY, em = INFINITY;
     if ((st = eps_whole(run, sigma, o, delta, &ew, &wi, err))) return st;
@@ -254,9 +255,9 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
 {
     dpc_status st;
     if ((st = check_run(run, err))) return st;
-    if (!o) return dpc_error_set(err, DPC_E_INVALID, "opts: NULL");
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
     if (!noise_multiplier)
-        return dpc_error_set(err, DPC_E_INVALID, "noise_multiplier: output pointer is NULL");
+        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier", "output pointer is NULL");
     /* whole run (exact GDP unless zCDP was asked for) */
     dpc_account_opts w;
     dpc_account_opts_init(&w, o->accountant == DPC_ACCOUNTANT_ZCDP ? DPC_ACCOUNTANT_ZCDP

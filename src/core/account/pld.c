@@ -193,10 +193,10 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     double fi0 = floor(llo / h), fi1 = ceil(lhi / h);
     if (fi1 <= fi0) fi1 = fi0 + 1.0;
     if (!(fi1 - fi0 + 1.0 <= (double)PLD_MAX_POINTS) || fabs(fi0) > 9e15 || fabs(fi1) > 9e15)
-        return dpc_error_set(err, DPC_E_RANGE,
-                             "interval: the loss grid would need %.3g points (losses %g..%g, "
-                             "interval %g); use a larger interval",
-                             fi1 - fi0 + 1.0, llo, lhi, h);
+        return dpc_error_param(err, DPC_E_RANGE, "interval",
+                               "the loss grid would need %.3g points (losses %g..%g, "
+                               "interval %g); use a larger interval",
+                               fi1 - fi0 + 1.0, llo, lhi, h);
     long long i0 = (long long)fi0;
     size_t n = (size_t)(fi1 - fi0) + 1;
     out->k0 = i0;
@@ -276,14 +276,15 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
 
 static dpc_status check_params(const dpc_pld_params *p, dpc_error *err)
 {
-    if (!p) return dpc_error_set(err, DPC_E_INVALID, "params: NULL");
+    if (!p) return dpc_error_param(err, DPC_E_INVALID, "p", "NULL");
     dpc_status st;
     if ((st = dpc__check_pos(p->interval, "interval", err))) return st;
     if (!(p->tail > 0.0 && p->tail <= 1e-3))
-        return dpc_error_set(err, DPC_E_INVALID, "tail: must be in (0, 1e-3], got %g", p->tail);
+        return dpc_error_param(err, DPC_E_INVALID, "tail", "must be in (0, 1e-3], got %g", p->tail);
     if (p->disc != DPC_PLD_CONNECT_DOTS && p->disc != DPC_PLD_ROUND_UP &&
         p->disc != DPC_PLD_ROUND_DOWN)
-        return dpc_error_set(err, DPC_E_INVALID, "disc: unknown discretization %d", (int)p->disc);
+        return dpc_error_param(err, DPC_E_INVALID, "disc", "unknown discretization %d",
+                               (int)p->disc);
     return DPC_OK;
 }
 
@@ -291,9 +292,12 @@ dpc_status dpc__pld_new_gaussian_count(dpc_pld **out, double z, double q,
                                        const dpc_pld_params *par, size_t count, dpc_error *err)
 {
     dpc_status st;
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if ((st = dpc__check_pos(z, "z (noise multiplier)", err))) return st;
+    if ((st = dpc__check_pos(z, "z", err))) return st;
+    if (!isfinite(1.0 / (2.0 * z * z)))
+        return dpc_error_param(err, DPC_E_RANGE, "z",
+                               "%g is too small: the privacy loss is not finite (no privacy)", z);
     if ((st = dpc__check_half_open01(q, "q", err))) return st;
     if ((st = check_params(par, err))) return st;
     dpc_pld *pld = calloc(1, sizeof *pld);
@@ -365,9 +369,9 @@ static double pmf_epsilon(const pmf *m, double h, double delta)
 dpc_status dpc_pld_delta(const dpc_pld *pld, double eps, double *delta, dpc_error *err)
 {
     dpc_status st;
-    if (!pld) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
+    if (!pld) return dpc_error_param(err, DPC_E_INVALID, "pld", "NULL");
     if ((st = dpc__check_nonneg(eps, "eps", err))) return st;
-    if (!delta) return dpc_error_set(err, DPC_E_INVALID, "delta: output pointer is NULL");
+    if (!delta) return dpc_error_param(err, DPC_E_INVALID, "delta", "output pointer is NULL");
     double d = 0.0;
     for (int k = 0; k < pld->ndir; k++) {
         double v = pmf_delta(&pld->dir[k], pld->h, eps);
@@ -380,9 +384,9 @@ dpc_status dpc_pld_delta(const dpc_pld *pld, double eps, double *delta, dpc_erro
 dpc_status dpc_pld_epsilon(const dpc_pld *pld, double delta, double *eps, dpc_error *err)
 {
     dpc_status st;
-    if (!pld) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
+    if (!pld) return dpc_error_param(err, DPC_E_INVALID, "pld", "NULL");
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "eps: output pointer is NULL");
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
     double e = 0.0;
     for (int k = 0; k < pld->ndir; k++) {
         double v = pmf_epsilon(&pld->dir[k], pld->h, delta);

@@ -57,22 +57,22 @@ dpc_status dpc__pmf_copy(pmf *dst, const pmf *src)
 static dpc_status conv_status(dpc_status st, dpc_error *err)
 {
     if (st == DPC_E_RANGE)
-        return dpc_error_set(err, st, "interval: the composed loss grid exceeds %zu points; use "
-                                      "a larger interval",
-                             PLD_MAX_POINTS);
+        return dpc_error_param(err, st, "interval",
+                               "the composed loss grid exceeds %zu points; use a larger interval",
+                               PLD_MAX_POINTS);
     if (st == DPC_E_NOMEM) return DPC__NOMEM(err, "a composed PLD");
     return st;
 }
 
 dpc_status dpc_pld_compose(dpc_pld **out, const dpc_pld *a, const dpc_pld *b, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if (!a || !b) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL operand");
+    if (!a || !b) return dpc_error_param(err, DPC_E_INVALID, a ? "b" : "a", "NULL");
     if (a->h != b->h || a->disc != b->disc)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "pld: operands differ in interval (%g vs %g) or discretization",
-                             a->h, b->h);
+        return dpc_error_param(err, DPC_E_INVALID, "b",
+                               "operands differ in interval (%g vs %g) or discretization", a->h,
+                               b->h);
     dpc_pld *c = calloc(1, sizeof *c);
     if (!c) return DPC__NOMEM(err, "a PLD");
     c->h = a->h;
@@ -365,10 +365,10 @@ static dpc_status pmf_power(pmf *res, const pmf *m, size_t count, double tail, i
 static dpc_status self_compose(dpc_pld **out, const dpc_pld *a, size_t count, int naive,
                                double *points, double tilt_level, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "out: NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if (!a) return dpc_error_set(err, DPC_E_INVALID, "pld: NULL");
-    if (count == 0) return dpc_error_set(err, DPC_E_INVALID, "count: must be >= 1, got 0");
+    if (!a) return dpc_error_param(err, DPC_E_INVALID, "a", "NULL");
+    if (count == 0) return dpc_error_param(err, DPC_E_INVALID, "count", "must be >= 1, got 0");
     dpc_pld *c = calloc(1, sizeof *c);
     if (!c) return DPC__NOMEM(err, "a PLD");
     c->h = a->h;
@@ -386,9 +386,9 @@ static dpc_status self_compose(dpc_pld **out, const dpc_pld *a, size_t count, in
         if (st == DPC_E_RANGE && !naive) {
             dpc_pld_free(c);
             if (points) *points = need;
-            return dpc_error_set(err, st,
-                                 "interval: %zu compositions span %.4g loss units: %.3g points "
-                                 "at interval %g exceed %zu; use interval >= %.3g",
+            return dpc_error_param(err, st, "interval",
+                                   "%zu compositions span %.4g loss units: %.3g points at "
+                                   "interval %g exceed %zu; use interval >= %.3g",
                                  count, need * a->h, need, a->h, PLD_MAX_POINTS,
                                  need * a->h / (double)PLD_MAX_POINTS);
         }

@@ -95,9 +95,8 @@ static dpc_status mog_direction(pmf *out, const mog *m, const double *L, int add
     }
     double k0 = floor(lmin / h) - 1.0, k1 = ceil(lmax / h) + 1.0;
     if (!(k1 - k0 + 1.0 <= (double)PLD_MAX_POINTS))
-        return dpc_error_set(err, DPC_E_RANGE,
-                             "interval: the mixture's losses span %g..%g: too many points at "
-                             "interval %g",
+        return dpc_error_param(err, DPC_E_RANGE, "interval",
+                               "the mixture's losses span %g..%g: too many points at interval %g",
                              lmin, lmax, h);
     out->k0 = (long long)k0;
     out->n = (size_t)(k1 - k0) + 1;
@@ -142,7 +141,8 @@ dpc_status dpc__pld_new_mog(dpc_pld **out, const double *w, size_t K, size_t off
 {
     *out = NULL;
     if (K == 0 || !(g > 0.0) || !(s > 0.0))
-        return dpc_error_set(err, DPC_E_INVALID, "mixture: needs K >= 1, g > 0, s > 0");
+        return dpc_error_param(err, DPC_E_INVALID, K == 0 ? "K" : !(g > 0.0) ? "g" : "s",
+                               "the mixture needs K >= 1, g > 0, s > 0");
     double h = par->interval, vmax = (double)(off + K - 1) * g;
     double zt = dpc__ndtri_upper(log(par->tail * 1e-5 / (double)(count ? count : 1) / 4.0));
     /* cells short enough that a cell's loss changes by at most ~h (slope <= vmax / s^2) */

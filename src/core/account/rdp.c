@@ -29,12 +29,12 @@ void dpc_rdp_default_orders(const double **orders, size_t *n)
 dpc_status dpc__check_orders(const double *orders, size_t n, dpc_error *err)
 {
     if (!orders || n == 0)
-        return dpc_error_set(err, DPC_E_INVALID, "orders: need at least one order, got %zu", n);
+        return dpc_error_param(err, DPC_E_INVALID, "orders", "need at least one order, got %zu", n);
     for (size_t i = 0; i < n; i++)
         if (!(orders[i] > 1.0 && orders[i] <= DPC__MAX_ORDER))
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "orders[%zu]: must be in (1, %g], got %g", i, DPC__MAX_ORDER,
-                                 orders[i]);
+            return dpc_error_param(err, DPC_E_INVALID, "orders",
+                                   "entry %zu must be in (1, %g], got %g", i, DPC__MAX_ORDER,
+                                   orders[i]);
     return DPC_OK;
 }
 
@@ -64,8 +64,10 @@ typedef struct {
 
 static void lsum_add(lsum *s, double logabs, int sign)
 {
-    if (sign >= 0) s->pos = dpc__log_add(s->pos, logabs);
-    else s->neg = dpc__log_add(s->neg, logabs);
+    if (sign >= 0)
+        s->pos = dpc__log_add(s->pos, logabs);
+    else
+        s->neg = dpc__log_add(s->neg, logabs);
 }
 
 static double lsum_log(const lsum *s) { return dpc__log_sub(s->pos, s->neg); }
@@ -84,8 +86,8 @@ static double log_am1_int(double q, double z, long a)
     double acc = -INFINITY;
     for (long k = 2; k <= a; k++) {
         if (k > 2) lbin += log((double)(a - k + 1)) - log((double)k);
-        double t = lbin + (double)(a - k) * l1q + (double)k * lq +
-                   log_expm1(((double)k * k - k) / s2);
+        double t =
+            lbin + (double)(a - k) * l1q + (double)k * lq + log_expm1(((double)k * k - k) / s2);
         acc = dpc__log_add(acc, t);
     }
     return acc;
@@ -152,8 +154,8 @@ static void frac_series(lsum *s, double a, double z, double lp, double lr, doubl
         if (i < i0) continue;
         double k = right ? a - (double)i : (double)i;
         double arg = right ? (k - c) / z : (c - k) / z;
-        double t = lbin + (double)i * lp + (a - (double)i) * lr + (k * k - k) / s2 +
-                   dpc__log_ndtr(arg);
+        double t =
+            lbin + (double)i * lp + (a - (double)i) * lr + (k * k - k) / s2 + dpc__log_ndtr(arg);
         lsum_add(s, t, sign);
         run = dpc__log_add(run, t);
         if ((double)i > a + 1.0 && t < run - 40.0) break;
@@ -187,8 +189,10 @@ static double log_am1_frac(double q, double z, double a, int *ok)
     lsum_add(&s, log(a * q) + log(-expm1((a - 1.0) * l1q)) + dpc__log_ndtr((x1 - 1.0) / z), -1);
     /* right region */
     frac_series(&s, a, z, l1q, lq, x2, 1, 0);
-    if (a * q < 1.0) lsum_add(&s, log1p(-a * q) + dpc__log_ndtr(-x2 / z), -1);
-    else lsum_add(&s, log(a * q - 1.0) + dpc__log_ndtr(-x2 / z), 1);
+    if (a * q < 1.0)
+        lsum_add(&s, log1p(-a * q) + dpc__log_ndtr(-x2 / z), -1);
+    else
+        lsum_add(&s, log(a * q - 1.0) + dpc__log_ndtr(-x2 / z), 1);
     lsum_add(&s, log(a * q) + dpc__log_ndtr((1.0 - x2) / z), -1);
     /* band */
     double lo = fmax(x1, -12.0 * z - 1.0), hi = fmin(x2, a + 12.0 * z + 1.0);
@@ -268,9 +272,9 @@ static dpc_status rdp_args(double z, const double *orders, size_t n, const doubl
                            dpc_error *err)
 {
     dpc_status st;
-    if ((st = dpc__check_pos(z, "z (noise multiplier)", err))) return st;
+    if ((st = dpc__check_pos(z, "z", err))) return st;
     if ((st = dpc__check_orders(orders, n, err))) return st;
-    if (!rdp) return dpc_error_set(err, DPC_E_INVALID, "rdp: output array is NULL");
+    if (!rdp) return dpc_error_param(err, DPC_E_INVALID, "rdp", "output array is NULL");
     return DPC_OK;
 }
 
@@ -282,20 +286,21 @@ dpc_status dpc_rdp_gaussian(double z, const double *orders, size_t n, double *rd
     return DPC_OK;
 }
 
-dpc_status dpc_rdp_poisson_gaussian(double q, double z, const double *orders, size_t n,
-                                    double *rdp, dpc_error *err)
+dpc_status dpc_rdp_poisson_gaussian(double q, double z, const double *orders, size_t n, double *rdp,
+                                    dpc_error *err)
 {
     dpc_status st;
     if (!(q >= 0.0 && q <= 1.0))
-        return dpc_error_set(err, DPC_E_INVALID, "q: must be in [0, 1], got %g", q);
+        return dpc_error_param(err, DPC_E_INVALID, "q", "must be in [0, 1], got %g", q);
     if ((st = rdp_args(z, orders, n, rdp, err))) return st;
     for (size_t i = 0; i < n; i++) {
         int ok;
         rdp[i] = dpc__rdp_poisson1(q, z, orders[i], &ok);
         if (!ok)
             return dpc_error_set(err, DPC_E_NUMERIC,
-                                 "orders[%zu]: the fractional-order series did not converge "
-                                 "(q = %g, z = %g, order %g)", i, q, z, orders[i]);
+                                 "rdp: order %zu: the fractional-order series did not converge "
+                                 "(q = %g, z = %g, order %g)",
+                                 i, q, z, orders[i]);
     }
     return DPC_OK;
 }
@@ -328,10 +333,11 @@ static dpc_status conv_args(const double *orders, const double *rdp, size_t n, d
 {
     dpc_status st;
     if ((st = dpc__check_orders(orders, n, err))) return st;
-    if (!rdp) return dpc_error_set(err, DPC_E_INVALID, "rdp: array is NULL");
+    if (!rdp) return dpc_error_param(err, DPC_E_INVALID, "rdp", "array is NULL");
     for (size_t i = 0; i < n; i++)
         if (!(rdp[i] >= 0.0))
-            return dpc_error_set(err, DPC_E_INVALID, "rdp[%zu]: must be >= 0, got %g", i, rdp[i]);
+            return dpc_error_param(err, DPC_E_INVALID, "rdp", "entry %zu must be >= 0, got %g", i,
+                                   rdp[i]);
     return DPC_OK;
 }
 
@@ -341,7 +347,7 @@ dpc_status dpc_rdp_epsilon(const double *orders, const double *rdp, size_t n, do
     dpc_status st;
     if ((st = conv_args(orders, rdp, n, err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "eps: output pointer is NULL");
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
     double best = INFINITY, ba = NAN, logd = log(delta);
     for (size_t i = 0; i < n; i++) {
         if (isinf(rdp[i])) continue;
@@ -362,7 +368,7 @@ dpc_status dpc_rdp_delta(const double *orders, const double *rdp, size_t n, doub
     dpc_status st;
     if ((st = conv_args(orders, rdp, n, err))) return st;
     if ((st = dpc__check_nonneg(eps, "eps", err))) return st;
-    if (!delta) return dpc_error_set(err, DPC_E_INVALID, "delta: output pointer is NULL");
+    if (!delta) return dpc_error_param(err, DPC_E_INVALID, "delta", "output pointer is NULL");
     double best = INFINITY, ba = NAN;
     for (size_t i = 0; i < n; i++) {
         if (isinf(rdp[i])) continue;

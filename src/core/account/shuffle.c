@@ -37,16 +37,16 @@ dpc_status dpc_account_shuffle_epsilon(double eps0, double delta0, size_t n, dou
     dpc_status st;
     if ((st = dpc__check_pos(eps0, "eps0", err))) return st;
     if (!(delta0 >= 0.0 && delta0 < 1.0))
-        return dpc_error_set(err, DPC_E_INVALID, "delta0: must be in [0, 1), got %g", delta0);
+        return dpc_error_param(err, DPC_E_INVALID, "delta0", "must be in [0, 1), got %g", delta0);
     if ((st = dpc__check_open01(delta_s, "delta_s", err))) return st;
-    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "n: must be >= 1, got 0");
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "eps: output pointer is NULL");
+    if (n == 0) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1, got 0");
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
     double emax = shuffle_eps0_max(n, delta_s);
     if (!(eps0 <= emax))
-        return dpc_error_set(err, DPC_E_PRIVACY,
-                             "eps0: the shuffling bound needs eps0 <= log(n/(16 log(4/delta))) = "
-                             "%g (n = %zu, delta = %g), got eps0 = %g",
-                             emax, n, delta_s, eps0);
+        return dpc_error_param(err, DPC_E_PRIVACY, "eps0",
+                               "the shuffling bound needs eps0 <= log(n/(16 log(4/delta))) = "
+                               "%g (n = %zu, delta = %g), got eps0 = %g",
+                               emax, n, delta_s, eps0);
     double e = shuffle_closed_form(eps0, n, delta_s);
     *eps = e;
     if (delta_total) *delta_total = delta_s + shuffle_extra_factor(e, eps0, n) * delta0;
@@ -61,10 +61,10 @@ static dpc_status step_eps0(double alpha, double delta0, int paper, double *eps0
          * 2014, Thm. A.1): eps0 = sqrt(2 log(1.25/delta0))/alpha, valid for eps0 < 1. */
         double e = sqrt(2.0 * log(1.25 / delta0)) / alpha;
         if (!(e < 1.0))
-            return dpc_error_set(err, DPC_E_PRIVACY,
-                                 "alpha: the classical Gaussian bound needs eps0 = sqrt(2 log(1.25/"
-                                 "delta0))/alpha < 1, got %g (alpha = %g, delta0 = %g)",
-                                 e, alpha, delta0);
+            return dpc_error_param(err, DPC_E_PRIVACY, "alpha",
+                                   "the classical Gaussian bound needs eps0 = sqrt(2 log(1.25/"
+                                   "delta0))/alpha < 1, got %g (alpha = %g, delta0 = %g)",
+                                   e, alpha, delta0);
         *eps0 = e;
         return DPC_OK;
     }
@@ -79,8 +79,8 @@ dpc_status dpc_account_dpssgd_epsilon(double alpha, size_t n, double delta, int 
     dpc_status st;
     if ((st = dpc__check_pos(alpha, "alpha", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
-    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "n: must be >= 1, got 0");
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "eps: output pointer is NULL");
+    if (n == 0) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1, got 0");
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
     /* DP-REQ: dpssgd-split: Varshney, Thakurta & Jain 2022, Proof A.4: delta_s = delta/2 for the
      * shuffling theorem; delta0 from the remaining delta/2 through Thm. 3.8's extra term. */
     double ds = 0.5 * delta, budget = 0.5 * delta;
@@ -100,7 +100,8 @@ dpc_status dpc_account_dpssgd_epsilon(double alpha, size_t n, double delta, int 
         if ((st = dpc_account_shuffle_epsilon(e0, d0, n, ds, &e, NULL, err))) return st;
         if (shuffle_extra_factor(e, e0, n) * d0 <= budget) break;
         if (it == 1000)
-            return dpc_error_set(err, DPC_E_NUMERIC, "delta0: the delta split did not converge");
+            return dpc_error_set(err, DPC_E_NUMERIC,
+                                 "dp-ssgd: the split of delta did not converge");
         d0 *= 1.0 - 1e-6;
     }
     *eps = e;
@@ -130,17 +131,17 @@ dpc_status dpc_account_dpssgd_alpha(double eps, size_t n, double delta, int pape
     dpc_status st;
     if ((st = dpc__check_pos(eps, "eps", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
-    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "n: must be >= 1, got 0");
-    if (!alpha) return dpc_error_set(err, DPC_E_INVALID, "alpha: output pointer is NULL");
+    if (n == 0) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1, got 0");
+    if (!alpha) return dpc_error_param(err, DPC_E_INVALID, "alpha", "output pointer is NULL");
     sctx c = {n, delta, eps, paper};
     double hi = 1.0;
     while (!alpha_ok(hi, &c)) {
         hi *= 2.0;
         if (hi > 1e9)
-            return dpc_error_set(err, DPC_E_PRIVACY,
-                                 "eps: DP-SSGD cannot reach eps = %g at n = %zu, delta = %g with "
-                                 "any alpha <= 1e9 (shuffling needs eps of order 1/sqrt(n))",
-                                 eps, n, delta);
+            return dpc_error_param(err, DPC_E_PRIVACY, "eps",
+                                   "DP-SSGD cannot reach eps = %g at n = %zu, delta = %g with "
+                                   "any alpha <= 1e9 (shuffling needs eps of order 1/sqrt(n))",
+                                   eps, n, delta);
     }
     double lo = hi * 0.5;
     while (lo > 1e-9 && alpha_ok(lo, &c)) {

@@ -10,7 +10,7 @@ dpc_status dpc_zcdp_rho_gaussian(double sensitivity, double sigma, double *rho, 
     dpc_status st;
     if ((st = dpc__check_pos(sensitivity, "sensitivity", err))) return st;
     if ((st = dpc__check_pos(sigma, "sigma", err))) return st;
-    if (!rho) return dpc_error_set(err, DPC_E_INVALID, "rho: output pointer is NULL");
+    if (!rho) return dpc_error_param(err, DPC_E_INVALID, "rho", "output pointer is NULL");
     /* DP-REQ: zcdp-gauss: Bun & Steinke 2016, Prop. 1.6: N(0, sigma^2) on a Delta-sensitive
      * query is (Delta^2 / (2 sigma^2))-zCDP. */
     double r = sensitivity / sigma;
@@ -56,8 +56,7 @@ static double zcdp_eps_tight(double rho, double delta, double *alpha)
 static dpc_status check_conv(dpc_zcdp_conv conv, dpc_error *err)
 {
     if (conv != DPC_ZCDP_TIGHT && conv != DPC_ZCDP_BUN_STEINKE)
-        return dpc_error_set(err, DPC_E_INVALID, "conversion: unknown zCDP conversion %d",
-                             (int)conv);
+        return dpc_error_param(err, DPC_E_INVALID, "conv", "unknown zCDP conversion %d", (int)conv);
     return DPC_OK;
 }
 
@@ -68,7 +67,7 @@ dpc_status dpc_zcdp_epsilon(double rho, double delta, dpc_zcdp_conv conv, double
     if ((st = dpc__check_nonneg(rho, "rho", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
     if ((st = check_conv(conv, err))) return st;
-    if (!eps) return dpc_error_set(err, DPC_E_INVALID, "eps: output pointer is NULL");
+    if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
     if (alpha) *alpha = NAN;
     if (rho == 0.0) {
         *eps = 0.0;
@@ -90,7 +89,7 @@ dpc_status dpc_zcdp_delta(double rho, double eps, dpc_zcdp_conv conv, double *de
     if ((st = dpc__check_nonneg(rho, "rho", err))) return st;
     if ((st = dpc__check_nonneg(eps, "eps", err))) return st;
     if ((st = check_conv(conv, err))) return st;
-    if (!delta) return dpc_error_set(err, DPC_E_INVALID, "delta: output pointer is NULL");
+    if (!delta) return dpc_error_param(err, DPC_E_INVALID, "delta", "output pointer is NULL");
     if (rho == 0.0) {
         *delta = 0.0;
         return DPC_OK;
@@ -127,7 +126,7 @@ dpc_status dpc_zcdp_rho_for(double eps, double delta, dpc_zcdp_conv conv, double
     if ((st = dpc__check_pos(eps, "eps", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
     if ((st = check_conv(conv, err))) return st;
-    if (!rho) return dpc_error_set(err, DPC_E_INVALID, "rho: output pointer is NULL");
+    if (!rho) return dpc_error_param(err, DPC_E_INVALID, "rho", "output pointer is NULL");
     /* DP-REQ: zcdp-bs-inverse: Bun & Steinke 2016, Prop. 1.3 inverted (DP-AMBSSGD note §3.2):
      * sqrt(rho) = sqrt(log(1/delta) + eps) - sqrt(log(1/delta)), written without cancellation. */
     double L = -log(delta);
@@ -143,7 +142,8 @@ dpc_status dpc_zcdp_rho_for(double eps, double delta, dpc_zcdp_conv conv, double
     while (!eps_exceeds(hi, &c)) {
         lo = hi;
         hi *= 2.0;
-        if (hi > 1e300) return dpc_error_set(err, DPC_E_NUMERIC, "rho: bracket search diverged");
+        if (hi > 1e300)
+            return dpc_error_set(err, DPC_E_NUMERIC, "zcdp: the bracket search for rho diverged");
     }
     dpc__bisect(eps_exceeds, &c, &lo, &hi, 0.0, 1e-14, 1);
     *rho = lo;

@@ -11,12 +11,12 @@
 
 dpc_status dpc_dataset_new(dpc_dataset **out, size_t n, size_t d, size_t n_classes, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "dataset: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if (d == 0) return dpc_error_set(err, DPC_E_INVALID, "dataset: d must be >= 1");
+    if (d == 0) return dpc_error_param(err, DPC_E_INVALID, "d", "must be >= 1");
     if (n_classes > DPC_DATA_MAX_CLASSES)
-        return dpc_error_set(err, DPC_E_RANGE, "dataset: %zu classes exceeds the limit %d",
-                             n_classes, DPC_DATA_MAX_CLASSES);
+        return dpc_error_param(err, DPC_E_RANGE, "n_classes", "%zu classes exceed the limit %d",
+                               n_classes, DPC_DATA_MAX_CLASSES);
     size_t nd, bytes;
     if (!dpc__mul_ok(n, d, &nd) || !dpc__mul_ok(nd, sizeof(double), &bytes))
         return dpc_error_set(err, DPC_E_NOMEM,
@@ -105,6 +105,7 @@ dpc_status dpc_dataset_check_compatible(const dpc_dataset *train, const dpc_data
 static dpc_status copy_meta(dpc_dataset *dst, const dpc_dataset *src, dpc_error *err)
 {
     dst->x_norm_bound = src->x_norm_bound;
+    memcpy(dst->shape, src->shape, sizeof dst->shape);
     dst->data_dependent = src->data_dependent;
     memcpy(dst->source, src->source, sizeof dst->source);
     memcpy(dst->preprocessing, src->preprocessing, sizeof dst->preprocessing);
@@ -124,13 +125,13 @@ static dpc_status copy_meta(dpc_dataset *dst, const dpc_dataset *src, dpc_error 
 dpc_status dpc_dataset_select(dpc_dataset **out, const dpc_dataset *ds, const size_t *idx, size_t m,
                               dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "select: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     if (!ds || (m && !idx)) return dpc_error_set(err, DPC_E_INVALID, "select: NULL argument");
     for (size_t k = 0; k < m; k++)
         if (idx[k] >= ds->n)
-            return dpc_error_set(err, DPC_E_INVALID, "select: index %zu is %zu, but n = %zu", k,
-                                 idx[k], ds->n);
+            return dpc_error_param(err, DPC_E_INVALID, "idx", "entry %zu is %zu, but n = %zu", k,
+                                   idx[k], ds->n);
     dpc_dataset *s = NULL;
     dpc_status st = dpc_dataset_new(&s, m, ds->d, ds->n_classes, err);
     if (st) return st;
@@ -155,11 +156,11 @@ dpc_status dpc_dataset_split(dpc_dataset **first, dpc_dataset **second, const dp
     if (second) *second = NULL;
     if (!ds) return dpc_error_set(err, DPC_E_INVALID, "split: dataset is NULL");
     if (n_first > ds->n)
-        return dpc_error_set(err, DPC_E_INVALID, "split: n_first = %zu exceeds n = %zu", n_first,
-                             ds->n);
+        return dpc_error_param(err, DPC_E_INVALID, "n_first", "%zu exceeds n = %zu", n_first,
+                               ds->n);
     if (rng && stream_index > UINT32_MAX)
-        return dpc_error_set(err, DPC_E_INVALID, "split: stream_index %llu must be < 2^32",
-                             (unsigned long long)stream_index);
+        return dpc_error_param(err, DPC_E_INVALID, "stream_index", "%llu must be < 2^32",
+                               (unsigned long long)stream_index);
     size_t n = ds->n;
     size_t *perm = dpc__malloc_array(n, sizeof *perm);
     unsigned char *in_first = dpc__calloc(n, 1);
@@ -220,7 +221,8 @@ dpc_status dpc_dataset_scale(dpc_dataset *ds, double c, dpc_error *err)
 {
     if (!ds) return dpc_error_set(err, DPC_E_INVALID, "scale: dataset is NULL");
     if (!isfinite(c) || c == 0)
-        return dpc_error_set(err, DPC_E_INVALID, "scale: factor %g must be finite and non-zero", c);
+        return dpc_error_param(err, DPC_E_INVALID, "c", "the factor %g must be finite and non-zero",
+                               c);
     size_t nd = ds->n * ds->d;
     for (size_t k = 0; k < nd; k++) ds->x[k] *= c;
     if (ds->x_norm_bound > 0) ds->x_norm_bound *= fabs(c) * (1 + 0x1p-50);
@@ -259,8 +261,8 @@ dpc_status dpc_dataset_normalize_rows(dpc_dataset *ds, double radius, dpc_error 
 {
     if (!ds) return dpc_error_set(err, DPC_E_INVALID, "normalize: dataset is NULL");
     if (!isfinite(radius) || !(radius > 0))
-        return dpc_error_set(err, DPC_E_INVALID, "normalize: radius %g must be positive and finite",
-                             radius);
+        return dpc_error_param(err, DPC_E_INVALID, "radius", "%g must be positive and finite",
+                               radius);
     dpc_status st = need_finite_rows(ds, "normalize", err);
     if (st) return st;
     for (size_t i = 0; i < ds->n; i++) {
@@ -281,8 +283,8 @@ dpc_status dpc_dataset_set_classes(dpc_dataset *ds, size_t n_classes, dpc_error 
                              "set_classes: %s is a regression set (targets are not classes)",
                              ds->source);
     if (n_classes == 0 || n_classes > DPC_DATA_MAX_CLASSES)
-        return dpc_error_set(err, DPC_E_INVALID, "set_classes: class count %zu not in 1..%d",
-                             n_classes, DPC_DATA_MAX_CLASSES);
+        return dpc_error_param(err, DPC_E_INVALID, "n_classes", "%zu not in 1..%d", n_classes,
+                               DPC_DATA_MAX_CLASSES);
     for (size_t i = 0; i < ds->n; i++) {
         double yi = ds->y[i];
         if (!(yi >= 0) || yi != floor(yi) || yi >= (double)n_classes)
@@ -299,7 +301,8 @@ dpc_status dpc_dataset_standardize(dpc_dataset *train, dpc_dataset *test, dpc_er
 {
     if (!train) return dpc_error_set(err, DPC_E_INVALID, "standardize: train is NULL");
     if (train->n < 2)
-        return dpc_error_set(err, DPC_E_INVALID, "standardize: needs at least 2 examples");
+        return dpc_error_param(err, DPC_E_INVALID, "train",
+                               "standardizing needs at least 2 examples");
     if (test && test->d != train->d)
         return dpc_error_set(err, DPC_E_FORMAT,
                              "standardize: dimension mismatch: train has %zu features, test %zu",

@@ -298,6 +298,11 @@ dpc_status dpc_data_load_idx(dpc_dataset **out, const char *images_path, const c
     if (st) goto done;
     ds->n = n;
     size_t max_label = sl.max_label;
+    if (hi.ndim == 3 || hi.ndim == 4) { /* (n, H, W) or (n, C, H, W) */
+        ds->shape[0] = hi.ndim == 3 ? 1 : hi.dims[1];
+        ds->shape[1] = hi.dims[hi.ndim - 2];
+        ds->shape[2] = hi.dims[hi.ndim - 1];
+    }
 
     dpc__dataset_source(ds, "%s", images_path);
     if (limited) dpc__dataset_note(ds, 0, "first %zu records", n);

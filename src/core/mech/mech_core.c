@@ -26,10 +26,10 @@ dpc_status dpc_mech_kind_parse(const char *name, dpc_mech_kind *out, dpc_error *
             *out = (dpc_mech_kind)k;
             return DPC_OK;
         }
-    return dpc_error_set(err, DPC_E_INVALID,
-                         "unknown mechanism '%s' (expected identity, nu, antipgd, lcgd, bsr, "
-                         "bisr, blt, tree, toeplitz or dense)",
-                         name ? name : "(null)");
+    return dpc_error_param(err, DPC_E_INVALID, "name",
+                           "unknown mechanism '%s' (expected identity, nu, antipgd, lcgd, bsr, "
+                           "bisr, blt, tree, toeplitz or dense)",
+                           name ? name : "(null)");
 }
 
 void dpc_mech_params_init(dpc_mech_params *p)

@@ -16,11 +16,11 @@ dpc_status dpc_mech_error_of(const dpc_mech *m, const dpc_workload *w, dpc_mech_
 {
     dpc_workload wl = w ? *w : DPC_WORKLOAD_PREFIX;
     if (!(wl.momentum >= 0.0 && wl.momentum < 1.0))
-        return dpc_error_set(err, DPC_E_INVALID, "workload momentum: must be in [0, 1), got %g",
-                             wl.momentum);
+        return dpc_error_param(err, DPC_E_INVALID, "w.momentum", "must be in [0, 1), got %g",
+                               wl.momentum);
     if (!(wl.decay > 0.0 && wl.decay <= 1.0))
-        return dpc_error_set(err, DPC_E_INVALID, "workload decay: must be in (0, 1], got %g",
-                             wl.decay);
+        return dpc_error_param(err, DPC_E_INVALID, "w.decay", "must be in (0, 1], got %g",
+                               wl.decay);
     size_t n = m->n;
     double total = 0.0, maxsq = 0.0;
     int prefix = wl.momentum == 0.0 && wl.decay == 1.0;

@@ -205,13 +205,13 @@ static double tree_level_bound_sq(size_t n, size_t k, size_t b)
 dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part,
                                 dpc_sensitivity *out, dpc_error *err)
 {
-    if (!part || part->k == 0)
-        return dpc_error_set(err, DPC_E_INVALID, "participations: must be >= 1");
-    if (part->b == 0) return dpc_error_set(err, DPC_E_INVALID, "min-sep: must be >= 1");
+    if (!part || part->k == 0) return dpc_error_param(err, DPC_E_INVALID, "part.k", "must be >= 1");
+    if (part->b == 0) return dpc_error_param(err, DPC_E_INVALID, "part.b", "must be >= 1");
     if (part->kind != DPC_PART_MINSEP && part->kind != DPC_PART_CYCLIC)
-        return dpc_error_set(err, DPC_E_INVALID, "participation kind: unknown");
+        return dpc_error_param(err, DPC_E_INVALID, "part.kind", "unknown value %d",
+                               (int)part->kind);
     if (part->k > 64 && m->n > GRAM_MAX && !dpc_mech_is_toeplitz(m))
-        return dpc_error_set(err, DPC_E_UNSUPPORTED, "participations: at most 64 supported here");
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "part.k", "at most 64 supported here");
     size_t n = m->n, b = part->b;
     size_t kmax = dpc__ceil_div(n, b), k = part->k < kmax ? part->k : kmax;
     memset(out, 0, sizeof *out);

@@ -69,18 +69,23 @@ dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m, const dpc_rng_strea
 {
     *out = NULL;
     if (!m || !stream || !cfg) return dpc_error_set(err, DPC_E_INVALID, "noise: NULL argument");
-    if (cfg->d == 0) return dpc_error_set(err, DPC_E_INVALID, "noise: d must be >= 1");
+    if (cfg->d == 0) return dpc_error_param(err, DPC_E_INVALID, "cfg.d", "must be >= 1");
     if (cfg->coord0 + cfg->d < cfg->coord0 || cfg->coord0 + cfg->d > ((uint64_t)1 << 49))
-        return dpc_error_set(err, DPC_E_RANGE, "noise: coordinates beyond 2^49");
+        return dpc_error_param(err, DPC_E_RANGE, "cfg.d", "coordinates beyond 2^49");
     if (cfg->form != DPC_NOISE_AUTO && cfg->form != DPC_NOISE_BUFFER &&
         cfg->form != DPC_NOISE_REPLAY)
-        return dpc_error_set(err, DPC_E_INVALID, "noise form: unknown value %d", (int)cfg->form);
+        return dpc_error_param(err, DPC_E_INVALID, "cfg.form", "unknown value %d", (int)cfg->form);
     dpc_isa isa;
-    if (dpc_isa_resolve(cfg->isa, &isa, err)) return err ? err->status : DPC_E_UNSUPPORTED;
+    dpc_status ist = dpc_isa_resolve(cfg->isa, &isa, err);
+    if (ist) {
+        if (err) dpc_error_nest(err, "cfg");
+        return ist;
+    }
     if (cfg->form == DPC_NOISE_REPLAY && !dpc_mech_form_available(m, DPC_NOISE_REPLAY))
-        return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                             "%s: no replay form (its state depends on past outputs); use buffer",
-                             dpc_mech_kind_name(m->p.kind));
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "cfg.form",
+                               "%s has no replay form (its state depends on past outputs); use "
+                               "buffer",
+                               dpc_mech_kind_name(m->p.kind));
     dpc_noise *g = calloc(1, sizeof *g);
     if (!g) return DPC__NOMEM(err, "noise generator");
     g->m = m;
@@ -168,7 +173,7 @@ dpc_status dpc_noise_next(dpc_noise *g, double *out, dpc_error *err)
 
 dpc_status dpc_noise_seek(dpc_noise *g, size_t t, dpc_error *err)
 {
-    if (t > g->n) return dpc_error_set(err, DPC_E_RANGE, "noise seek: step %zu > n = %zu", t, g->n);
+    if (t > g->n) return dpc_error_param(err, DPC_E_RANGE, "t", "step %zu > n = %zu", t, g->n);
     size_t d = g->d;
     if (g->form == DPC_NOISE_REPLAY || g->engine == ENGINE_FIR || g->engine == ENGINE_DENSE ||
         g->engine == ENGINE_TREE) {
@@ -227,13 +232,12 @@ dpc_status dpc_noise_export(const dpc_noise *g, size_t *step, double *state, dpc
 
 dpc_status dpc_noise_import(dpc_noise *g, size_t step, const double *state, dpc_error *err)
 {
-    if (step > g->n)
-        return dpc_error_set(err, DPC_E_STATE, "noise import: step %zu > n = %zu", step, g->n);
+    if (step > g->n) return dpc_error_param(err, DPC_E_STATE, "step", "%zu > n = %zu", step, g->n);
     size_t d = g->d, S = g->slots;
     if (g->engine == ENGINE_BLT) {
         for (size_t i = 0; i < S * d; i++)
             if (!isfinite(state[i]))
-                return dpc_error_set(err, DPC_E_STATE, "noise import: non-finite state");
+                return dpc_error_param(err, DPC_E_STATE, "state", "not finite");
         for (size_t q = 0; q < S; q++)
             for (size_t i = 0; i < d; i++) g->state[q * d + i] = state[i * S + q];
         g->t = step;
@@ -242,7 +246,7 @@ dpc_status dpc_noise_import(dpc_noise *g, size_t step, const double *state, dpc_
     if (g->engine == ENGINE_IIR) {
         for (size_t i = 0; i < S * d; i++)
             if (!isfinite(state[i]))
-                return dpc_error_set(err, DPC_E_STATE, "noise import: non-finite state");
+                return dpc_error_param(err, DPC_E_STATE, "state", "not finite");
         for (size_t j = 0; j < S && j + 1 <= step; j++) {
             double *x = row_of(g->state, (step - 1 - j) % S, d);
             for (size_t i = 0; i < d; i++) x[i] = state[i * S + j];

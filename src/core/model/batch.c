@@ -12,7 +12,7 @@
  * path, in the same order, while the gradient block stays in registers for a whole segment and
  * each entry is read and written once per chunk from cache instead of through P-sized buffers.
  *
- * Other kinds keep the per-chunk sums S_c (P doubles each) from dpc_model_clipped_sum and add
+ * Other kinds (cnn) keep the per-chunk sums S_c (P doubles each) from dpc_model_clipped_sum and add
  * them in chunk order on the part's slice of the slab. */
 #include "common/util.h"
 #include "model/gemm.h"
@@ -28,6 +28,7 @@ int dpc__model_is_dense(const dpc_model *m)
     case DPC_MODEL_SOFTMAX:
     case DPC_MODEL_MLP:
     case DPC_MODEL_KAN: return 1;
+    case DPC_MODEL_CNN: return 0; /* per-chunk sums (dpc__cnn_scaled_sum) */
     }
     return 0;
 }

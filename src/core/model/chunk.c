@@ -83,6 +83,8 @@ static void forward(const dpc_model *m, const double *params, const double *X, s
 {
     if (m->cfg.kind == DPC_MODEL_KAN)
         dpc__kan_forward(m, params, X, M, grads, ws);
+    else if (m->cfg.kind == DPC_MODEL_CNN)
+        dpc__cnn_forward(m, params, X, M, ws);
     else
         dense_forward(m, params, X, M, ws);
 }
@@ -91,6 +93,8 @@ static void backward(const dpc_model *m, const double *params, size_t M, dpc_mod
 {
     if (m->cfg.kind == DPC_MODEL_KAN)
         dpc__kan_backward(m, params, M, ws);
+    else if (m->cfg.kind == DPC_MODEL_CNN)
+        dpc__cnn_backward(m, params, M, ws);
     else
         dense_backward(m, params, M, ws);
 }
@@ -110,6 +114,7 @@ static dpc_status gradient_pass(const dpc_model *m, const double *params, const 
     forward(m, params, X, M, 1, *ws);
     head(m, y, M, *ws);
     backward(m, params, M, *ws);
+    if (m->cfg.kind == DPC_MODEL_CNN) return dpc__cnn_norms(m, X, M, *ws, err);
     return dpc__chunk_norms(m, X, M, *ws, err);
 }
 
@@ -137,7 +142,7 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
     if (!m || (M > 0 && (!params || !X || !y || !grad_sum)))
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_clipped_sum: NULL argument");
     if (!(clip >= 0.0))
-        return dpc_error_set(err, DPC_E_INVALID, "clip must be >= 0, got %g", clip);
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
     if (ws) {
         dpc_status st = dpc__check_ws(m, ws, M, err);
         if (st) return st;
@@ -147,7 +152,10 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
     dpc_status st = gradient_pass(m, params, X, y, M, 0, &ws, &tmp, err);
     if (!st) {
         clip_factors(M, clip, ws);
-        dpc__chunk_scaled_sum(m, X, M, grad_sum, ws);
+        if (m->cfg.kind == DPC_MODEL_CNN)
+            dpc__cnn_scaled_sum(m, X, M, grad_sum, ws);
+        else
+            dpc__chunk_scaled_sum(m, X, M, grad_sum, ws);
         if (losses) memcpy(losses, ws->loss, M * sizeof *losses);
         if (norms_out) memcpy(norms_out, ws->norm, M * sizeof *norms_out);
     }
@@ -170,7 +178,9 @@ dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
     dpc_status st = gradient_pass(m, params, X, y, M, 0, &ws, &tmp, err);
     if (!st) {
         size_t P = m->n_params;
-        for (size_t i = 0; i < M; i++) {
+        for (size_t i = 0; i < M && m->cfg.kind == DPC_MODEL_CNN; i++)
+            dpc__cnn_example_grad(m, X, i, G + i * P, ws);
+        for (size_t i = 0; i < M && m->cfg.kind != DPC_MODEL_CNN; i++) {
             double *g = G + i * P; /* (P) */
             for (size_t l = 0; l < m->n_layers; l++) {
                 size_t fe = m->feat[l], out = m->dim[l + 1];
@@ -219,7 +229,7 @@ dpc_status dpc_model_evaluate(const dpc_model *m, const double *params, const do
 {
     if (!m || !params || !X || !y || !mean_loss)
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: NULL argument");
-    if (n == 0) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_evaluate: n must be >= 1");
+    if (n == 0) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1");
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;
     dpc_model_ws *tmp;

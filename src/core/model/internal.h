@@ -8,6 +8,23 @@
 #include "dpcorr/model.h"
 
 #define DPC__MAX_LAYERS (DPC_MODEL_MAX_HIDDEN + 1)
+#define DPC__CNN_MAX (DPC_MODEL_MAX_LAYERS + 1) /* cnn layers with the output layer */
+#define DPC__MAX_TENSORS (2 * DPC__CNN_MAX)
+
+/* One resolved cnn layer (cnn.c): shapes, geometry and slab offsets. A linear layer is a conv
+ * with a 1 x 1 kernel on the flattened input (ic = C H W, ih = iw = 1). */
+typedef struct dpc__layer {
+    dpc_layer_kind kind;
+    size_t ic, ih, iw;   /* input (C, H, W) */
+    size_t oc, oh, ow;   /* output (C, H, W) */
+    size_t k, stride, pad, groups;
+    int affine;          /* groupnorm with gamma, beta */
+    size_t T, Kc;        /* conv/linear: output positions oh ow, unfolded width ic k k */
+    size_t w_off, b_off; /* conv/linear: W (oc, Kc), b (oc) (SIZE_MAX: no bias);
+                            groupnorm affine: gamma (oc), beta (oc) */
+    size_t n_par;        /* parameters of the layer (0 for parameter-free layers) */
+    int direct;          /* conv/linear: norm from the materialised gradient D U */
+} dpc__layer;
 
 typedef enum dpc__head {
     DPC__HEAD_SQUARED,  /* 0.5 (z - y)^2, K = 1 */
@@ -27,8 +44,10 @@ struct dpc_model {
     size_t b_off[DPC__MAX_LAYERS];    /* b<l> (dim[l+1]) at params + b_off[l] (if bias) */
     size_t n_params;                  /* P */
     size_t n_tensors;
-    dpc_model_tensor tensors[2 * DPC__MAX_LAYERS];
-    char names[2 * DPC__MAX_LAYERS][24]; /* "W0", "b0", ... */
+    dpc_model_tensor tensors[DPC__MAX_TENSORS];
+    char names[DPC__MAX_TENSORS][24]; /* "W0", "b0", ... */
+    size_t n_cnn;                     /* cnn: layers including the output layer */
+    dpc__layer cnn[DPC__CNN_MAX];
 };
 
 struct dpc_model_ws {
@@ -37,6 +56,15 @@ struct dpc_model_ws {
     size_t dim[DPC__MAX_LAYERS + 1];   /* ... checked on every use */
     size_t feat[DPC__MAX_LAYERS];      /* ... (kan: the expanded widths) */
     int kan;                           /* made for a kan model */
+    int cnn;                           /* made for a cnn model: ... */
+    uint64_t cnn_sig;                  /* ... with this layer signature (dpc__cnn_signature) */
+    double *cact[DPC__CNN_MAX + 1];    /* cnn: cact[l] (Mmax, size of layer l's input) */
+    double *cdel[DPC__CNN_MAX + 1];    /* cnn: dloss/d cact[l], l >= 1 */
+    double *unf[DPC__CNN_MAX];         /* cnn conv: unfolded inputs (Mmax T, Kc) */
+    double *pgrad[DPC__CNN_MAX];       /* cnn direct layers: per-example grads (Mmax, n_par) */
+    double *gnx[DPC__CNN_MAX];         /* cnn groupnorm: normalized input (Mmax, size) */
+    double *gninv[DPC__CNN_MAX];       /* cnn groupnorm: 1/sigma (Mmax, groups) */
+    double *cscr;                      /* cnn: scratch (max over layers of the uses) */
     double *phi[DPC__MAX_LAYERS];      /* kan: phi[l] (Mmax, feat[l]) expanded layer inputs */
     double *dphi[DPC__MAX_LAYERS];     /* kan: dphi[l] (Mmax, feat[l]) their derivatives, l >= 1 */
     double *dfeat;                     /* kan: (Mmax, max_{l>=1} feat[l]) dloss/dphi */
@@ -163,6 +191,63 @@ void dpc__kan_backward(const dpc_model *m, const double *params, size_t M, dpc_m
  * here, params by the caller. scratch holds dpc__kan_naive_scratch_len(m) doubles. */
 size_t dpc__kan_naive_scratch_len(const dpc_model *m);
 dpc_status dpc__kan_naive_one(const dpc_model *m, const double *params, const double *x,
+                              double y, size_t row, double *loss, double *grad, double *scratch,
+                              dpc_error *err);
+
+/* ==== CNN layers (cnn.c, cnn_layers.c, cnn_chunk.c, cnn_naive.c) ======================== */
+
+/* Config checks of the cnn fields (shapes, layers) and the parameter count *P. */
+dpc_status dpc__cnn_config_check(const dpc_model_config *cfg, size_t *P, dpc_error *err);
+/* Resolves the layers of m (m->cnn, n_cnn, tensors, n_params) from m->cfg (checked). */
+void dpc__cnn_layout(dpc_model *m);
+/* Parses the layer list tok[0..n) ("conv16k3,tanh,...") into c; errors quote spec. */
+dpc_status dpc__cnn_parse_layers(dpc_model_config *c, const char *spec, const char *tok,
+                                 size_t n, dpc_error *err);
+/* One ':' option of a cnn spec (in=CxHxW, norm=...); DPC_E_STATE when not one of them. */
+dpc_status dpc__cnn_parse_option(dpc_model_config *c, const char *spec, const char *tok,
+                                 size_t n, int *seen_in, dpc_error *err);
+/* Appends the layers and options of cfg to buf (used by dpc_model_format_spec). */
+size_t dpc__cnn_format(const dpc_model_config *cfg, char *buf, size_t cap);
+void dpc__cnn_init(const dpc_model *m, double *params, const dpc_rng_stream *s);
+uint64_t dpc__cnn_signature(const dpc_model *m);
+dpc_status dpc__cnn_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_chunk,
+                           dpc_error *err);
+
+/* Per-example kernels shared by the naive and the fast path (cnn_layers.c), one example:
+ * in (layer input size), out (layer output size). GroupNorm also writes xhat (size) and inv
+ * (groups); its backward turns dout into din. */
+void dpc__cnn_pool_forward(const dpc__layer *L, const double *in, double *out);
+void dpc__cnn_pool_backward(const dpc__layer *L, const double *in, const double *dout,
+                            double *din);
+void dpc__cnn_gn_forward(const dpc__layer *L, const double *params, const double *in,
+                         double *xhat, double *inv, double *out);
+void dpc__cnn_gn_backward(const dpc__layer *L, const double *params, const double *xhat,
+                          const double *inv, const double *dout, double *din);
+/* gamma, beta gradients (2 oc) of one example: sum_t dout xhat, sum_t dout (t in order). */
+void dpc__cnn_gn_param_grad(const dpc__layer *L, const double *xhat, const double *dout,
+                            double *g);
+/* din (ic ih iw) = fold of dU (T, Kc): din zeroed, then += over t, then k, in order. */
+void dpc__cnn_fold(const dpc__layer *L, const double *dU, double *din);
+/* U (T, Kc) = unfolded input (zeros at padded positions). */
+void dpc__cnn_unfold(const dpc__layer *L, const double *in, double *U);
+/* Size of layer l's input (l < n_cnn) or of the logits (l = n_cnn). */
+size_t dpc__cnn_size(const dpc_model *m, size_t l);
+
+/* The fast chunk path of the cnn kind (cnn_chunk.c): forward (logits into ws->delta[0]),
+ * backward (from the head's Delta in ws->delta[0]), norms into ws->norm with the finiteness
+ * check, the scaled sum, and per-example gradients materialised. */
+void dpc__cnn_forward(const dpc_model *m, const double *params, const double *X, size_t M,
+                      dpc_model_ws *ws);
+void dpc__cnn_backward(const dpc_model *m, const double *params, size_t M, dpc_model_ws *ws);
+dpc_status dpc__cnn_norms(const dpc_model *m, const double *X, size_t M, dpc_model_ws *ws,
+                          dpc_error *err);
+void dpc__cnn_scaled_sum(const dpc_model *m, const double *X, size_t M, double *grad_sum,
+                         dpc_model_ws *ws);
+void dpc__cnn_example_grad(const dpc_model *m, const double *X, size_t i, double *g,
+                           dpc_model_ws *ws);
+/* The naive one-example path (cnn_naive.c); contract as dpc__kan_naive_one. */
+size_t dpc__cnn_naive_scratch_len(const dpc_model *m);
+dpc_status dpc__cnn_naive_one(const dpc_model *m, const double *params, const double *x,
                               double y, size_t row, double *loss, double *grad, double *scratch,
                               dpc_error *err);
 

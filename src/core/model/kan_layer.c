@@ -17,16 +17,15 @@
 dpc_status dpc__kan_config_check(const dpc_model_config *cfg, dpc_error *err)
 {
     if (cfg->act != DPC_ACT_TANH)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "model config: kan uses a fixed tanh between layers (act must be "
-                             "tanh)");
+        return dpc_error_param(err, DPC_E_INVALID, "act",
+                               "kan uses a fixed tanh between layers (act must be tanh)");
     if (cfg->grid < 1 || cfg->grid > DPC_MODEL_MAX_GRID)
-        return dpc_error_set(err, DPC_E_INVALID, "model config: kan grid must be in 1..%d, got %zu",
-                             DPC_MODEL_MAX_GRID, cfg->grid);
+        return dpc_error_param(err, DPC_E_INVALID, "grid", "kan grid must be in 1..%d, got %zu",
+                               DPC_MODEL_MAX_GRID, cfg->grid);
     if (!isfinite(cfg->grid_lo) || !isfinite(cfg->grid_hi) || !(cfg->grid_lo < cfg->grid_hi))
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "model config: kan grid range needs finite lo < hi, got [%g, %g]",
-                             cfg->grid_lo, cfg->grid_hi);
+        return dpc_error_param(err, DPC_E_INVALID, "grid_lo",
+                               "kan grid range needs finite grid_lo < grid_hi, got [%g, %g]",
+                               cfg->grid_lo, cfg->grid_hi);
     return DPC_OK;
 }
 

@@ -18,84 +18,87 @@ static const char *kind_name(dpc_model_kind k)
     case DPC_MODEL_SOFTMAX: return "softmax";
     case DPC_MODEL_MLP: return "mlp";
     case DPC_MODEL_KAN: return "kan";
+    case DPC_MODEL_CNN: return "cnn";
     }
     return "?";
 }
 
 static dpc_status check_width(size_t v, const char *field, dpc_error *err)
 {
-    if (v < 1)
-        return dpc_error_set(err, DPC_E_INVALID, "model config: %s must be >= 1, got 0", field);
+    if (v < 1) return dpc_error_param(err, DPC_E_INVALID, field, "must be >= 1, got 0");
     if (v > DPC_MODEL_MAX_WIDTH)
-        return dpc_error_set(err, DPC_E_RANGE, "model config: %s = %zu exceeds the maximum %u",
-                             field, v, (unsigned)DPC_MODEL_MAX_WIDTH);
+        return dpc_error_param(err, DPC_E_RANGE, field, "%zu exceeds the maximum %u", v,
+                               (unsigned)DPC_MODEL_MAX_WIDTH);
     return DPC_OK;
 }
 
 dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
 {
-    if (!cfg) return dpc_error_set(err, DPC_E_INVALID, "model config: cfg is NULL");
+    if (!cfg) return dpc_error_param(err, DPC_E_INVALID, "cfg", "NULL");
     dpc_status st = check_width(cfg->n_in, "n_in", err);
     if (st) return st;
     size_t K = cfg->n_classes;
     switch (cfg->kind) {
     case DPC_MODEL_LINEAR:
         if (K > 1)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: linear regression needs n_classes 0 or 1 "
-                                 "(real-valued targets), got %zu; use softmax for classes", K);
+            return dpc_error_param(err, DPC_E_INVALID, "n_classes",
+                                   "linear regression needs n_classes 0 or 1 "
+                                   "(real-valued targets), got %zu; use softmax for classes",
+                                   K);
         break;
     case DPC_MODEL_LOGISTIC:
         if (K != 2)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: logistic regression needs n_classes = 2 "
-                                 "(labels 0/1), got %zu%s", K,
-                                 K > 2 ? "; use softmax for more classes" : "");
+            return dpc_error_param(err, DPC_E_INVALID, "n_classes",
+                                   "logistic regression needs n_classes = 2 "
+                                   "(labels 0/1), got %zu%s",
+                                   K, K > 2 ? "; use softmax for more classes" : "");
         break;
     case DPC_MODEL_SOFTMAX:
         if (K < 2)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: softmax needs n_classes >= 2, got %zu", K);
+            return dpc_error_param(err, DPC_E_INVALID, "n_classes",
+                                   "softmax needs n_classes >= 2, got %zu", K);
         break;
     case DPC_MODEL_MLP:
-    case DPC_MODEL_KAN: break;
-    default:
-        return dpc_error_set(err, DPC_E_INVALID, "model config: unknown kind %d",
-                             (int)cfg->kind);
+    case DPC_MODEL_KAN:
+    case DPC_MODEL_CNN: break;
+    default: return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown value %d", (int)cfg->kind);
     }
     if (K > DPC_MODEL_MAX_WIDTH) return check_width(K, "n_classes", err);
     int deep = cfg->kind == DPC_MODEL_MLP || cfg->kind == DPC_MODEL_KAN;
     if (deep) {
         if (cfg->n_hidden < 1 || cfg->n_hidden > DPC_MODEL_MAX_HIDDEN)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "model config: %s needs n_hidden in 1..%d, got %zu",
-                                 kind_name(cfg->kind), DPC_MODEL_MAX_HIDDEN, cfg->n_hidden);
+            return dpc_error_param(err, DPC_E_INVALID, "n_hidden",
+                                   "%s needs n_hidden in 1..%d, got %zu", kind_name(cfg->kind),
+                                   DPC_MODEL_MAX_HIDDEN, cfg->n_hidden);
         for (size_t l = 0; l < cfg->n_hidden; l++) {
             char field[32];
             snprintf(field, sizeof field, "hidden[%zu]", l);
             if ((st = check_width(cfg->hidden[l], field, err))) return st;
         }
         if (cfg->act != DPC_ACT_TANH && cfg->act != DPC_ACT_RELU)
-            return dpc_error_set(err, DPC_E_INVALID, "model config: unknown activation %d",
-                                 (int)cfg->act);
+            return dpc_error_param(err, DPC_E_INVALID, "act", "unknown activation %d",
+                                   (int)cfg->act);
         if (cfg->kind == DPC_MODEL_KAN && (st = dpc__kan_config_check(cfg, err))) return st;
     } else if (cfg->n_hidden != 0) {
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "model config: %s has no hidden layers, got n_hidden = %zu",
-                             kind_name(cfg->kind), cfg->n_hidden);
+        return dpc_error_param(err, DPC_E_INVALID, "n_hidden",
+                               "%s has no hidden layers, got n_hidden = %zu", kind_name(cfg->kind),
+                               cfg->n_hidden);
     }
     if (cfg->isa < DPC_ISA_AUTO || cfg->isa > DPC_ISA_AVX512)
         return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
                                (int)cfg->isa);
     if (cfg->bias != 0 && cfg->bias != 1)
-        return dpc_error_set(err, DPC_E_INVALID, "model config: bias must be 0 or 1, got %d",
-                             cfg->bias);
+        return dpc_error_param(err, DPC_E_INVALID, "bias", "must be 0 or 1, got %d", cfg->bias);
+    if (cfg->kind == DPC_MODEL_CNN) {
+        size_t Pc;
+        return dpc__cnn_config_check(cfg, &Pc, err);
+    }
     /* P must fit in size_t (it does on 64-bit hosts for any widths <= 2^24). */
     size_t in = cfg->n_in, P = 0, F = cfg->kind == DPC_MODEL_KAN ? cfg->grid + 4 : 1;
     for (size_t l = 0; l <= cfg->n_hidden; l++) {
         size_t out = l < cfg->n_hidden ? cfg->hidden[l] : (K >= 2 ? K : 1), w, cols;
         if (!dpc__mul_ok(in, F, &cols) || !dpc__mul_ok(cols, out, &w) || w > SIZE_MAX - P - out)
-            return dpc_error_set(err, DPC_E_RANGE, "model config: parameter count overflows");
+            return dpc_error_set(err, DPC_E_RANGE, "model config: the parameter count overflows");
         P += w + (cfg->bias ? out : 0);
         in = out;
     }
@@ -124,6 +127,26 @@ static int tok_is(const char *s, size_t n, const char *word)
 dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec, size_t n_in,
                            size_t n_classes, dpc_error *err)
 {
+    return dpc_model_parse_shape(cfg, spec, n_in, NULL, n_classes, err);
+}
+
+/* The default input shape of a cnn: the data's shape, else s x s when n_in = s^2, else a vector. */
+static void default_shape(dpc_model_config *c, const size_t *shape)
+{
+    if (shape && shape[0] && shape[1] && shape[2]) {
+        memcpy(c->in_shape, shape, 3 * sizeof *shape);
+        return;
+    }
+    size_t s = (size_t)sqrt((double)c->n_in);
+    while (s * s > c->n_in) s--;
+    while ((s + 1) * (s + 1) <= c->n_in) s++;
+    if (s * s == c->n_in) c->in_shape[0] = 1, c->in_shape[1] = c->in_shape[2] = s;
+    else c->in_shape[0] = c->n_in, c->in_shape[1] = c->in_shape[2] = 1;
+}
+
+dpc_status dpc_model_parse_shape(dpc_model_config *cfg, const char *spec, size_t n_in,
+                                 const size_t shape[3], size_t n_classes, dpc_error *err)
+{
     if (!cfg || !spec) return dpc_error_set(err, DPC_E_INVALID, "model spec: NULL argument");
     dpc_model_config c;
     memset(&c, 0, sizeof c);
@@ -141,10 +164,12 @@ dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec, size_t n_in,
     else if (tok_is(p, n, "softmax")) c.kind = DPC_MODEL_SOFTMAX;
     else if (tok_is(p, n, "mlp")) c.kind = DPC_MODEL_MLP;
     else if (tok_is(p, n, "kan")) c.kind = DPC_MODEL_KAN;
+    else if (tok_is(p, n, "cnn")) c.kind = DPC_MODEL_CNN;
     else
         return dpc_error_set(err, DPC_E_INVALID,
                              "model spec '%s': unknown model '%.*s' (expected linear, "
-                             "logistic, softmax, mlp:H1[,H2...] or kan:H1[,H2...])", spec, (int)n,
+                             "logistic, softmax, mlp:H1[,H2...], kan:H1[,H2...] or "
+                             "cnn:LAYER[,LAYER...])", spec, (int)n,
                              p);
     p += n;
     if (c.kind == DPC_MODEL_MLP || c.kind == DPC_MODEL_KAN) {
@@ -174,10 +199,28 @@ dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec, size_t n_in,
             p++; /* ',' */
         }
     }
+    int seen_in = 0;
+    if (c.kind == DPC_MODEL_CNN) {
+        default_shape(&c, shape);
+        n = *p == ':' ? strcspn(p + 1, ":") : 0;
+        if (n && !memchr(p + 1, '=', n) && !tok_is(p + 1, n, "nobias")) { /* the layer list */
+            dpc_status lst = dpc__cnn_parse_layers(&c, spec, p + 1, n, err);
+            if (lst) return lst;
+            p += 1 + n;
+        }
+    }
     int seen_act = 0, seen_bias = 0, seen_kan[2] = {0, 0};
     while (*p == ':') {
         p++;
         n = strcspn(p, ":");
+        if (c.kind == DPC_MODEL_CNN) { /* in=, norm=; DPC_E_STATE: not one */
+            dpc_status cst = dpc__cnn_parse_option(&c, spec, p, n, &seen_in, err);
+            if (cst != DPC_E_STATE) {
+                if (cst) return cst;
+                p += n;
+                continue;
+            }
+        }
         int is_act = tok_is(p, n, "tanh") || tok_is(p, n, "relu");
         if (c.kind == DPC_MODEL_KAN) { /* grid=, range=, tanh, relu; DPC_E_STATE: not one */
             dpc_status kst = dpc__kan_parse_option(&c, spec, p, n, seen_kan, err);
@@ -205,7 +248,9 @@ dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec, size_t n_in,
             return dpc_error_set(err, DPC_E_INVALID,
                                  "model spec '%s': unknown option '%.*s' (expected tanh, relu, "
                                  "nobias%s)", spec, (int)n, p,
-                                 c.kind == DPC_MODEL_KAN ? ", grid=G or range=LO,HI" : "");
+                                 c.kind == DPC_MODEL_KAN   ? ", grid=G or range=LO,HI"
+                                 : c.kind == DPC_MODEL_CNN ? ", in=CxHxW or norm=..."
+                                                           : "");
         }
         p += n;
     }
@@ -219,7 +264,7 @@ dpc_status dpc_model_parse(dpc_model_config *cfg, const char *spec, size_t n_in,
 
 size_t dpc_model_format_spec(const dpc_model_config *cfg, char *buf, size_t cap)
 {
-    char tmp[DPC_MODEL_SPEC_LEN + 32];
+    char tmp[DPC_MODEL_SPEC_LEN + 64];
     size_t n = 0;
     if (!cfg) {
         tmp[0] = '\0';
@@ -239,7 +284,10 @@ size_t dpc_model_format_spec(const dpc_model_config *cfg, char *buf, size_t cap)
                 n += (size_t)snprintf(tmp + n, sizeof tmp - n, ":range=%.17g,%.17g",
                                       cfg->grid_lo, cfg->grid_hi);
         }
-        if (!cfg->bias) n += (size_t)snprintf(tmp + n, sizeof tmp - n, ":nobias");
+        if (cfg->kind == DPC_MODEL_CNN)
+            n += dpc__cnn_format(cfg, tmp + n, n < sizeof tmp ? sizeof tmp - n : 0);
+        if (!cfg->bias && n < sizeof tmp)
+            n += (size_t)snprintf(tmp + n, sizeof tmp - n, ":nobias");
     }
     if (cap > 0) {
         size_t c = n < cap - 1 ? n : cap - 1;
@@ -253,7 +301,7 @@ size_t dpc_model_format_spec(const dpc_model_config *cfg, char *buf, size_t cap)
 
 dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg, dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_new: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     dpc_status st = dpc_model_config_check(cfg, err);
     dpc_isa isa = DPC_ISA_SSE2;
@@ -268,7 +316,13 @@ dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg, dpc_error
     case DPC_MODEL_LOGISTIC: m->head = DPC__HEAD_LOGISTIC; K = 1; break;
     case DPC_MODEL_SOFTMAX: m->head = DPC__HEAD_SOFTMAX; break;
     case DPC_MODEL_MLP:
-    case DPC_MODEL_KAN: m->head = K >= 2 ? DPC__HEAD_SOFTMAX : DPC__HEAD_SQUARED; break;
+    case DPC_MODEL_KAN:
+    case DPC_MODEL_CNN: m->head = K >= 2 ? DPC__HEAD_SOFTMAX : DPC__HEAD_SQUARED; break;
+    }
+    if (cfg->kind == DPC_MODEL_CNN) {
+        dpc__cnn_layout(m);
+        *out = m;
+        return DPC_OK;
     }
     m->has_act = cfg->kind == DPC_MODEL_MLP || cfg->kind == DPC_MODEL_KAN;
     if (cfg->kind == DPC_MODEL_KAN &&
@@ -327,13 +381,17 @@ dpc_status dpc_model_init(const dpc_model *m, double *params, const dpc_rng *rng
     if (!m || !params || !rng)
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_init: NULL argument");
     if (stream_index > UINT32_MAX)
-        return dpc_error_set(err, DPC_E_RANGE,
-                             "dpc_model_init: stream_index %llu exceeds 2^32 - 1",
-                             (unsigned long long)stream_index);
+        return dpc_error_param(err, DPC_E_RANGE, "stream_index", "%llu exceeds 2^32 - 1",
+                               (unsigned long long)stream_index);
     memset(params, 0, m->n_params * sizeof *params);
-    if (m->cfg.kind != DPC_MODEL_MLP && m->cfg.kind != DPC_MODEL_KAN)
+    if (m->cfg.kind != DPC_MODEL_MLP && m->cfg.kind != DPC_MODEL_KAN &&
+        m->cfg.kind != DPC_MODEL_CNN)
         return DPC_OK; /* convex models start at 0 */
     dpc_rng_stream s = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_INIT, stream_index));
+    if (m->cfg.kind == DPC_MODEL_CNN) {
+        dpc__cnn_init(m, params, &s);
+        return DPC_OK;
+    }
     if (m->cfg.kind == DPC_MODEL_KAN) {
         dpc__kan_init(m, params, &s);
         return DPC_OK;
@@ -354,14 +412,14 @@ dpc_status dpc_model_init(const dpc_model *m, double *params, const dpc_rng *rng
 dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_model *m, size_t max_chunk,
                             dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_ws_new: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if (!m) return dpc_error_set(err, DPC_E_INVALID, "dpc_model_ws_new: model is NULL");
+    if (!m) return dpc_error_param(err, DPC_E_INVALID, "m", "NULL");
     if (max_chunk < 1 || max_chunk > ((size_t)1 << 30))
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "dpc_model_ws_new: max_chunk must be in 1..2^30, got %zu",
-                             max_chunk);
+        return dpc_error_param(err, DPC_E_INVALID, "max_chunk", "must be in 1..2^30, got %zu",
+                               max_chunk);
     if (m->cfg.kind == DPC_MODEL_KAN) return dpc__kan_ws_new(out, m, max_chunk, err);
+    if (m->cfg.kind == DPC_MODEL_CNN) return dpc__cnn_ws_new(out, m, max_chunk, err);
     size_t L = m->n_layers, Mx = max_chunk;
     /* Sizes in doubles (widths <= 2^24 and Mx <= 2^30 keep every product below 2^60). */
     size_t n_act = 0, n_delta = 0, n_pack = 0, max_out = 0;
@@ -444,7 +502,9 @@ dpc_status dpc__check_ws(const dpc_model *m, const dpc_model_ws *ws, size_t M, d
 {
     if (ws->n_layers != m->n_layers || ws->kan != (m->cfg.kind == DPC_MODEL_KAN) ||
         memcmp(ws->dim, m->dim, (m->n_layers + 1) * sizeof m->dim[0]) != 0 ||
-        memcmp(ws->feat, m->feat, m->n_layers * sizeof m->feat[0]) != 0)
+        memcmp(ws->feat, m->feat, m->n_layers * sizeof m->feat[0]) != 0 ||
+        ws->cnn != (m->cfg.kind == DPC_MODEL_CNN) ||
+        (ws->cnn && ws->cnn_sig != dpc__cnn_signature(m)))
         return dpc_error_set(err, DPC_E_INVALID,
                              "workspace was created for a model of another shape");
     if (M > ws->max_chunk)

@@ -97,6 +97,10 @@ static naive_one_fn one_of(const dpc_model *m, size_t *scratch_n)
         *scratch_n = dpc__kan_naive_scratch_len(m);
         return dpc__kan_naive_one;
     }
+    if (m->cfg.kind == DPC_MODEL_CNN) {
+        *scratch_n = dpc__cnn_naive_scratch_len(m);
+        return dpc__cnn_naive_one;
+    }
     *scratch_n = scratch_len(m);
     return naive_one;
 }
@@ -125,7 +129,7 @@ dpc_status dpc_model_clipped_sum_naive(const dpc_model *m, const double *params,
     if (!m || (M > 0 && (!params || !X || !y || !grad_sum)))
         return dpc_error_set(err, DPC_E_INVALID, "dpc_model_clipped_sum_naive: NULL argument");
     if (!(clip >= 0.0))
-        return dpc_error_set(err, DPC_E_INVALID, "clip must be >= 0, got %g", clip);
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
     if (M == 0) return DPC_OK;
     dpc_status st = dpc__check_params(m, params, err);
     if (st) return st;

@@ -79,18 +79,18 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
                            dpc_error *err)
 {
     *out = NULL;
-    if (!cfg || !rng) return dpc_error_set(err, DPC_E_INVALID, "sampler: NULL argument");
+    if (!cfg || !rng) return dpc_error_param(err, DPC_E_INVALID, cfg ? "rng" : "cfg", "NULL");
     if ((unsigned)cfg->kind > DPC_SAMPLER_BALLS_IN_BINS)
-        return dpc_error_set(err, DPC_E_INVALID, "sampler: unknown kind %d", (int)cfg->kind);
+        return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown value %d", (int)cfg->kind);
     size_t N = cfg->n_examples;
-    if (N == 0) return dpc_error_set(err, DPC_E_INVALID, "sampler: the data set is empty");
+    if (N == 0) return dpc_error_param(err, DPC_E_INVALID, "n_examples", "the data set is empty");
     if (N > ((size_t)1 << 48))
-        return dpc_error_set(err, DPC_E_RANGE, "sampler: %zu examples exceed 2^48", N);
-    if (cfg->batch == 0) return dpc_error_set(err, DPC_E_INVALID, "batch: must be >= 1");
+        return dpc_error_param(err, DPC_E_RANGE, "n_examples", "%zu examples exceed 2^48", N);
+    if (cfg->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1");
     if (cfg->batch > N)
-        return dpc_error_set(err, DPC_E_INVALID, "batch: %zu is larger than the data (%zu examples)",
-                             cfg->batch, N);
-    if (cfg->steps == 0) return dpc_error_set(err, DPC_E_INVALID, "steps: must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "batch",
+                               "%zu is larger than the data (%zu examples)", cfg->batch, N);
+    if (cfg->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
     dpc_sampler *s = calloc(1, sizeof *s);
     if (!s) return DPC__NOMEM(err, "sampler");
     s->cfg = *cfg;
@@ -104,16 +104,16 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
     case DPC_SAMPLER_CYCLIC_POISSON:
         if (cfg->groups == 0 || cfg->groups > N) {
             free(s);
-            return dpc_error_set(err, DPC_E_INVALID, "groups: must be in [1, %zu], got %zu", N,
-                                 cfg->groups);
+            return dpc_error_param(err, DPC_E_INVALID, "groups", "must be in [1, %zu], got %zu", N,
+                                   cfg->groups);
         }
         s->group_size = N / cfg->groups;
         if (cfg->batch > s->group_size) {
             size_t gs = s->group_size;
             free(s);
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "batch: %zu exceeds the group size %zu (N = %zu in %zu groups)",
-                                 cfg->batch, gs, N, cfg->groups);
+            return dpc_error_param(err, DPC_E_INVALID, "batch",
+                                   "%zu exceeds the group size %zu (N = %zu in %zu groups)",
+                                   cfg->batch, gs, N, cfg->groups);
         }
         s->q = (double)cfg->batch / (double)s->group_size;
         break;
@@ -191,8 +191,8 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
                              dpc_error *err)
 {
     if (t >= s->cfg.steps)
-        return dpc_error_set(err, DPC_E_RANGE, "sampler: step %zu beyond the %zu steps of the run",
-                             t, s->cfg.steps);
+        return dpc_error_param(err, DPC_E_RANGE, "t", "step %zu beyond the %zu steps of the run", t,
+                               s->cfg.steps);
     size_t B = s->cfg.batch, c = 0;
     switch (s->cfg.kind) {
     case DPC_SAMPLER_FIXED:

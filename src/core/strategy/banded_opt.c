@@ -151,7 +151,7 @@ dpc_status dpc_strategy_optimize_banded(dpc_strategy **out, const dpc_strategy_p
     dpc_status st = dpc_strategy_problem_check(pb, err);
     if (st) return st;
     if (!opt || opt->bands == 0)
-        return dpc_error_set(err, DPC_E_INVALID, "bands: banded optimization needs bands >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "bands", "banded optimization needs bands >= 1");
     band_ctx b;
     memset(&b, 0, sizeof b);
     b.pb = pb;

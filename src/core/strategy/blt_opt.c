@@ -154,16 +154,16 @@ dpc_status dpc_strategy_blt_loss(const double *theta, const double *omega, size_
     dpc_status st = dpc_strategy_problem_check(pb, err);
     if (st) return st;
     if (nbuf == 0 || nbuf > BLT_MAX)
-        return dpc_error_set(err, DPC_E_INVALID, "theta/omega: need 1..%d buffers, got %zu",
-                             BLT_MAX, nbuf);
+        return dpc_error_param(err, DPC_E_INVALID, "nbuf", "need 1..%d buffers, got %zu", BLT_MAX,
+                               nbuf);
     double omt[BLT_MAX], wsum = 0.0;
     int monotone = 1;
     for (size_t i = 0; i < nbuf; i++) {
         if (!(theta[i] > 0.0 && theta[i] < 1.0))
-            return dpc_error_set(err, DPC_E_INVALID, "theta[%zu]: must be in (0, 1), got %g", i,
-                                 theta[i]);
+            return dpc_error_param(err, DPC_E_INVALID, "theta",
+                                   "entry %zu must be in (0, 1), got %g", i, theta[i]);
         if (!isfinite(omega[i]))
-            return dpc_error_set(err, DPC_E_INVALID, "omega[%zu]: not finite", i);
+            return dpc_error_param(err, DPC_E_INVALID, "omega", "entry %zu is not finite", i);
         omt[i] = 1.0 - theta[i];
         if (omega[i] < 0.0) monotone = 0;
         wsum += omega[i];
@@ -251,15 +251,16 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
     if (opt) o = *opt;
     else dpc_strategy_options_init(&o);
     if (pb->steps < 2)
-        return dpc_error_set(err, DPC_E_INVALID, "steps: BLT optimization needs n >= 2");
+        return dpc_error_param(err, DPC_E_INVALID, "steps", "BLT optimization needs n >= 2");
     size_t maxb = o.buffers ? o.buffers : (o.max_buffers ? o.max_buffers : 10);
     if (maxb > BLT_MAX)
-        return dpc_error_set(err, DPC_E_INVALID, "buffers: at most %d, got %zu", BLT_MAX, maxb);
+        return dpc_error_param(err, DPC_E_INVALID, o.buffers ? "buffers" : "max_buffers",
+                               "at most %d, got %zu", BLT_MAX, maxb);
     if (dpc__strat_keff(pb) > 100000)
-        return dpc_error_set(err, DPC_E_RANGE,
-                             "participations: %zu effective participations; the BLT sensitivity "
-                             "costs O(k) per evaluation, at most 100000 supported",
-                             dpc__strat_keff(pb));
+        return dpc_error_param(err, DPC_E_RANGE, "participations",
+                               "%zu effective participations; the BLT sensitivity "
+                               "costs O(k) per evaluation, at most 100000 supported",
+                               dpc__strat_keff(pb));
     double min_impr = o.min_improvement > 0.0 ? o.min_improvement : 0.01;
     size_t max_iter = o.max_iterations ? o.max_iterations : 500;
 

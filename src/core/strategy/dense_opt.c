@@ -189,8 +189,8 @@ dpc_status dpc_strategy_optimize_dense(dpc_strategy **out, const dpc_strategy_pr
     if (st) return st;
     size_t n = pb->steps;
     if (n > DENSE_OPT_MAX)
-        return dpc_error_set(err, DPC_E_RANGE, "steps: dense optimization supports n <= %d, got %zu",
-                             DENSE_OPT_MAX, n);
+        return dpc_error_param(err, DPC_E_RANGE, "steps",
+                               "dense optimization supports n <= %d, got %zu", DENSE_OPT_MAX, n);
     size_t keff = dpc__strat_keff(pb);
     dense_ctx c;
     memset(&c, 0, sizeof c);
@@ -200,9 +200,10 @@ dpc_status dpc_strategy_optimize_dense(dpc_strategy **out, const dpc_strategy_pr
     if (keff > 1) {
         size_t bw = opt && opt->bands ? opt->bands : pb->min_sep;
         if (bw > pb->min_sep)
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "bands: the bandwidth of X must be <= min-sep %zu for an exact "
-                                 "sensitivity, got %zu", pb->min_sep, bw);
+            return dpc_error_param(err, DPC_E_INVALID, "bands",
+                                   "the bandwidth of X must be <= min_sep %zu for an exact "
+                                   "sensitivity, got %zu",
+                                   pb->min_sep, bw);
         c.bw = bw < n ? bw : n;
     }
     for (size_t i = 0; i < n; i++) c.nv += i < c.bw - 1 ? i : c.bw - 1;

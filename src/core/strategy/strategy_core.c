@@ -25,22 +25,22 @@ const char *dpc_objective_name(dpc_objective o)
 
 dpc_status dpc_strategy_problem_check(const dpc_strategy_problem *pb, dpc_error *err)
 {
-    if (!pb) return dpc_error_set(err, DPC_E_INVALID, "problem: NULL");
-    if (pb->steps == 0) return dpc_error_set(err, DPC_E_INVALID, "steps: must be >= 1");
+    if (!pb) return dpc_error_param(err, DPC_E_INVALID, "pb", "NULL");
+    if (pb->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
     if (pb->steps > ((size_t)1 << 40))
-        return dpc_error_set(err, DPC_E_RANGE, "steps: %zu is beyond the supported 2^40",
-                             pb->steps);
+        return dpc_error_param(err, DPC_E_RANGE, "steps", "%zu is beyond the supported 2^40",
+                               pb->steps);
     if (pb->participations == 0)
-        return dpc_error_set(err, DPC_E_INVALID, "participations: must be >= 1");
-    if (pb->min_sep == 0) return dpc_error_set(err, DPC_E_INVALID, "min-sep: must be >= 1");
+        return dpc_error_param(err, DPC_E_INVALID, "participations", "must be >= 1");
+    if (pb->min_sep == 0) return dpc_error_param(err, DPC_E_INVALID, "min_sep", "must be >= 1");
     if (!(pb->workload.momentum >= 0.0 && pb->workload.momentum < 1.0))
-        return dpc_error_set(err, DPC_E_INVALID, "momentum: must be in [0, 1), got %g",
-                             pb->workload.momentum);
+        return dpc_error_param(err, DPC_E_INVALID, "workload.momentum", "must be in [0, 1), got %g",
+                               pb->workload.momentum);
     if (!(pb->workload.decay > 0.0 && pb->workload.decay <= 1.0))
-        return dpc_error_set(err, DPC_E_INVALID, "decay: must be in (0, 1], got %g",
-                             pb->workload.decay);
+        return dpc_error_param(err, DPC_E_INVALID, "workload.decay", "must be in (0, 1], got %g",
+                               pb->workload.decay);
     if (pb->objective != DPC_OBJECTIVE_MAX && pb->objective != DPC_OBJECTIVE_MEAN)
-        return dpc_error_set(err, DPC_E_INVALID, "objective: must be max or mean");
+        return dpc_error_param(err, DPC_E_INVALID, "objective", "must be max or mean");
     return DPC_OK;
 }
 
@@ -70,8 +70,9 @@ dpc_status dpc_strategy_loss_of(const dpc_mech *m, const dpc_strategy_problem *p
     dpc_status st = dpc_strategy_problem_check(pb, err);
     if (st) return st;
     if (dpc_mech_steps(m) != pb->steps)
-        return dpc_error_set(err, DPC_E_INVALID, "steps: mechanism has %zu, problem %zu",
-                             dpc_mech_steps(m), pb->steps);
+        return dpc_error_param(err, DPC_E_INVALID, "steps",
+                               "the mechanism has %zu, the problem %zu", dpc_mech_steps(m),
+                               pb->steps);
     dpc_participation part = {DPC_PART_MINSEP, pb->participations,
                               pb->participations > 1 ? pb->min_sep : 1};
     dpc_sensitivity sv;
@@ -104,8 +105,8 @@ dpc_status dpc_strategy_best_nu(const dpc_strategy_problem *pb, double *best_nu,
     int found = 0;
     for (int i = 0; i < DPC_STRATEGY_NU_GRID; i++) {
         /* 0, then 1e-7 .. 0.5 log-spaced (48 values) */
-        double nu = i == 0 ? 0.0
-                           : 1e-7 * pow(0.5 / 1e-7, (double)(i - 1) / (DPC_STRATEGY_NU_GRID - 2));
+        double nu =
+            i == 0 ? 0.0 : 1e-7 * pow(0.5 / 1e-7, (double)(i - 1) / (DPC_STRATEGY_NU_GRID - 2));
         dpc_mech_params p;
         dpc_mech_params_init(&p);
         p.kind = DPC_MECH_NU;
@@ -169,8 +170,7 @@ dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb, size_t bands,
             p.bands = bands;
             p.momentum = pb->workload.momentum;
             p.decay = pb->workload.decay;
-            snprintf(b->name, sizeof b->name, "%s (bands=%zu)", which == 3 ? "BSR" : "BISR",
-                     bands);
+            snprintf(b->name, sizeof b->name, "%s (bands=%zu)", which == 3 ? "BSR" : "BISR", bands);
             break;
         }
         b->available = loss_of_params(&p, pb, &b->loss, &e2) == DPC_OK;
@@ -257,9 +257,8 @@ static lbfgsfloatval_t lb_eval(void *inst, const lbfgsfloatval_t *x, lbfgsfloatv
     return f;
 }
 
-dpc_status dpc__strat_minimize(strat_objective f, void *ctx, double *x, size_t n,
-                               size_t max_iter, double rel_tol, strat_lbfgs_result *res,
-                               dpc_error *err)
+dpc_status dpc__strat_minimize(strat_objective f, void *ctx, double *x, size_t n, size_t max_iter,
+                               double rel_tol, strat_lbfgs_result *res, dpc_error *err)
 {
     return dpc__strat_minimize_ex(f, ctx, x, n, max_iter, rel_tol, 15, 0, res, err);
 }
@@ -285,8 +284,9 @@ dpc_status dpc__strat_minimize_ex(strat_objective f, void *ctx, double *x, size_
         lbfgs_free(xv);
         free(best);
         free(g);
-        return dpc_error_set(err, DPC_E_NUMERIC, "optimizer: the starting point has no finite "
-                                                 "loss");
+        return dpc_error_set(err, DPC_E_NUMERIC,
+                             "optimizer: the starting point has no finite "
+                             "loss");
     }
     int ret = 0;
     /* More-Thuente first; if it stops on a line-search failure, up to two restarts from the best
@@ -300,7 +300,7 @@ dpc_status dpc__strat_minimize_ex(strat_objective f, void *ctx, double *x, size_
         prm.delta = rel_tol;
         prm.max_iterations = (int)(max_iter - c.iters);
         prm.linesearch = round == 0 && !backtracking ? LBFGS_LINESEARCH_MORETHUENTE
-                                    : LBFGS_LINESEARCH_BACKTRACKING_STRONG_WOLFE;
+                                                     : LBFGS_LINESEARCH_BACKTRACKING_STRONG_WOLFE;
         prm.max_linesearch = 40;
         memcpy(xv, best, n * sizeof *x);
         double before = c.best_f;

@@ -33,7 +33,7 @@ static const char *kind_word(dpc_mech_kind k)
 
 dpc_status dpc_strategy_save(const dpc_strategy *s, const char *path, dpc_error *err)
 {
-    if (!s || !path) return dpc_error_set(err, DPC_E_INVALID, "strategy file: NULL argument");
+    if (!s || !path) return dpc_error_param(err, DPC_E_INVALID, s ? "path" : "s", "NULL");
     if (s->kind != DPC_MECH_BLT && s->kind != DPC_MECH_TOEPLITZ && s->kind != DPC_MECH_DENSE)
         return dpc_error_set(err, DPC_E_INVALID, "%s: kind must be blt, toeplitz or dense", path);
     dpc_status st = dpc_strategy_problem_check(&s->problem, err);
@@ -322,7 +322,7 @@ static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
 dpc_status dpc_strategy_load(dpc_strategy **out, const char *path, dpc_error *err)
 {
     *out = NULL;
-    if (!path) return dpc_error_set(err, DPC_E_INVALID, "strategy file: NULL path");
+    if (!path) return dpc_error_param(err, DPC_E_INVALID, "path", "NULL");
     char *text = NULL;
     size_t len = 0;
     dpc_status st = read_text(path, &text, &len, err);

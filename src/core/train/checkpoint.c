@@ -212,7 +212,7 @@ static dpc_status open_tmp(const char *path, char *tmp, size_t len, wbuf *w, dpc
 {
     int n = snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= len)
-        return dpc_error_set(err, DPC_E_INVALID, "checkpoint: path too long");
+        return dpc_error_param(err, DPC_E_INVALID, "path", "too long");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
     if (fd < 0) return dpc_error_set(err, DPC_E_IO, "%s: cannot create: %s", tmp, strerror(errno));
     w->f = fdopen(fd, "wb");

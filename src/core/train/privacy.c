@@ -64,8 +64,15 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
 
 dpc_status dpc__train_mech(dpc_trainer *tr, dpc_error *err)
 {
-    dpc_status st = dpc_mech_new(&tr->mech, &tr->cfg.mech, err);
-    return st ? dpc_error_nest(err, "mech") : DPC_OK;
+    const dpc_train_config *c = &tr->cfg;
+    dpc_status st = dpc_mech_new(&tr->mech, &c->mech, err);
+    if (st) return dpc_error_nest(err, "mech");
+    if (c->noise_form == DPC_NOISE_REPLAY && !dpc_mech_form_available(tr->mech, DPC_NOISE_REPLAY))
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "noise_form",
+                               "%s has no replay form (its state depends on past outputs); use "
+                               "buffer or auto",
+                               dpc_mech_kind_name(c->mech.kind));
+    return DPC_OK;
 }
 
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
@@ -119,8 +126,8 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         return DPC_OK;
     }
     if (tr->dist.rank != 0)
-        return dpc_error_set(err, DPC_E_UNSUPPORTED,
-                             "epsilon_at: rank %zu: accounting runs on rank 0 only", tr->dist.rank);
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "tr",
+                               "rank %zu: accounting runs on rank 0 only", tr->dist.rank);
     dpc_accountant acc;
     if (dpc_accountant_parse(L->accountant, &acc, err)) return DPC_E_STATE;
     dpc_account_opts o;

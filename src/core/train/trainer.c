@@ -173,7 +173,7 @@ static dpc_status make_slabs(dpc_trainer *tr, dpc_error *err)
     }
     tr->dist.state_bytes[tr->dist.rank] = state;
     if (!dpc__pool_new(&tr->pool, tr->T))
-        return dpc_error_set(err, DPC_E_NOMEM, "threads: cannot start %zu threads", tr->T);
+        return dpc_error_param(err, DPC_E_NOMEM, "threads", "cannot start %zu threads", tr->T);
     return DPC_OK;
 }
 
@@ -495,7 +495,7 @@ static dpc_status clipped_sum(dpc_trainer *tr, size_t nchunks, dpc_error *err)
 dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err)
 {
     if (tr->t >= tr->n_steps)
-        return dpc_error_set(err, DPC_E_RANGE, "train: all %zu steps are done", tr->n_steps);
+        return dpc_error_set(err, DPC_E_RANGE, "trainer: all %zu steps are done", tr->n_steps);
     uint64_t sent0 = tr->dist.sent;
     dpc_status st = dpc_sampler_batch(tr->sampler, tr->t, tr->idx, &tr->count, err);
     if (st) return st;
@@ -513,8 +513,9 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
     for (size_t p = 0; p < tr->P; p++)
         if (!isfinite(tr->params[p]))
             return dpc_error_set(err, DPC_E_NUMERIC,
-                                 "train: parameter %zu became %g at step %zu (lower --lr?)", p,
-                                 tr->params[p], tr->t);
+                                 "trainer: parameter %zu became %g at step %zu (is the learning "
+                                 "rate lr too large?)",
+                                 p, tr->params[p], tr->t);
     double ls = 0.0;
     size_t nclip = 0;
     if (dpc__dist_on(&tr->dist)) {
@@ -564,10 +565,10 @@ static void phase_eval(void *a, size_t tid, size_t T)
 dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *loss,
                                 double *accuracy, dpc_error *err)
 {
-    if (!ds || ds->n == 0) return dpc_error_set(err, DPC_E_INVALID, "evaluate: empty data set");
+    if (!ds || ds->n == 0) return dpc_error_param(err, DPC_E_INVALID, "ds", "empty data set");
     if (ds->d != tr->D)
-        return dpc_error_set(err, DPC_E_INVALID, "evaluate: %zu features, the model takes %zu",
-                             ds->d, tr->D);
+        return dpc_error_param(err, DPC_E_INVALID, "ds", "%zu features, the model takes %zu", ds->d,
+                               tr->D);
     size_t nblocks = (ds->n + DPC__EVAL_BLOCK - 1) / DPC__EVAL_BLOCK;
     eval_arg e = {tr, ds, 0, nblocks, NULL, NULL};
     dpc__dist_share(&tr->dist, nblocks, &e.b0, &e.b1);

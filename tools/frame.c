@@ -1,0 +1,199 @@
+/* frame.c — the run frame shared by every trainer; see frame.h. */
+#include "frame.h"
+#include "mpi_run.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const opt_spec FR_DATA = {
+    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
+    .param = "data,train,test",
+    .help = "fashion-mnist | csv:PATH[,opts] | libsvm:PATH[,opts] | idx:PATH,labels=PATH | "
+            "synthetic:linreg|mean|logistic[,opts] (doc/data.md) (required)",
+    .example = "--data synthetic:logistic,n=900,d=5"};
+const opt_spec FR_SEED = {
+    .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG,
+    .section = "randomness and execution", .param = "seed", .conflicts = "--secure",
+    .help = "seeded mode (reproducible experiments: not private against anyone who knows S) "
+            "(default 1); recorded in reports",
+    .example = "--seed 9"};
+const opt_spec FR_SECURE = {
+    .name = "--secure", .type = OPT_FLAG, .section = "randomness and execution",
+    .param = "rng_mode", .help = "key from the OS (getrandom, ChaCha20); not reproducible",
+    .example = "--secure"};
+const opt_spec FR_REPORT = {
+    .name = "--report", .metavar = "F.json", .type = OPT_STR, .flags = OPT_OUT_FILE,
+    .section = "output", .param = "report",
+    .help = "JSON report: configuration, data, the privacy ledger, per-step or per-epoch "
+            "telemetry, final metrics (checked writable before the run)",
+    .example = "--report {tmp}/r.json"};
+const opt_spec FR_PLOT = {
+    .name = "--plot", .metavar = "F.png", .type = OPT_STR, .flags = OPT_OUT_FILE,
+    .section = "output", .param = "plot",
+    .help = "PNG of the run's curves (gnuplot; F.dat and F.gp beside it)",
+    .example = "--plot {tmp}/p.png"};
+const opt_spec FR_LABEL = {
+    .name = "--label", .metavar = "NAME", .type = OPT_STR, .section = "output", .param = "label",
+    .help = "name of the run in progress lines, reports and plots", .example = "--label x1"};
+const opt_spec FR_QUIET = {
+    .name = "--quiet", .type = OPT_FLAG, .section = "output", .param = "quiet",
+    .help = "no progress output", .example = "--quiet"};
+
+void frame_init(run_frame *f)
+{
+    memset(f, 0, sizeof *f);
+    f->data_opt = &FR_DATA;
+    f->seed = 1;
+    f->t0 = cli_now();
+}
+
+void frame_read(run_frame *f, opt_set *s)
+{
+    f->data = opt_str(s, f->data_opt, f->data);
+    f->secure = opt_given(s, &FR_SECURE);
+    f->seed = opt_u64(s, &FR_SEED, f->seed);
+    f->report = opt_str(s, &FR_REPORT, NULL);
+    f->plot = opt_str(s, &FR_PLOT, NULL);
+    f->label = opt_str(s, &FR_LABEL, NULL);
+    f->quiet = opt_given(s, &FR_QUIET);
+}
+
+int frame_check(const run_frame *f, opt_set *s, int need_data)
+{
+    int rc = 0;
+    if (need_data && !f->data && !f->train)
+        return opt_fail_at(s, f->data_opt, "required (e.g. fashion-mnist, synthetic:logistic,n=1000,d=5)");
+    if (mpi_run_rank() > 0) return 0; /* under mpirun, rank 0 writes */
+    if (f->report && (rc = cli_check_out_file(s, &FR_REPORT, f->report))) return rc;
+    if (f->plot && (rc = cli_check_out_file(s, &FR_PLOT, f->plot))) return rc;
+    return 0;
+}
+
+int frame_seed(run_frame *f, opt_set *s)
+{
+    dpc_error err = {0};
+    if (f->secure) {
+        if (dpc_rng_seed_os(&f->rng, &err)) return opt_fail_lib_at(s, &FR_SECURE, &err);
+    } else {
+        dpc_rng_seed(&f->rng, f->seed);
+    }
+    return 0;
+}
+
+int frame_load(run_frame *f, opt_set *s)
+{
+    if (f->train) return 0; /* given by the caller */
+    dpc_error err = {0};
+    if (dpc_data_load_spec(&f->train, &f->test, f->data, &f->rng, &err))
+        return opt_fail_lib_at(s, f->data_opt, &err);
+    f->owned = 1;
+    return 0;
+}
+
+void frame_free(run_frame *f)
+{
+    if (f->owned) {
+        dpc_dataset_free(f->train);
+        dpc_dataset_free(f->test);
+        f->train = f->test = NULL;
+        f->owned = 0;
+    }
+}
+
+void frame_dry(const run_frame *f)
+{
+    opt_dry_str("data", f->data);
+    if (f->train) {
+        opt_dry_uint("train.n", f->train->n);
+        opt_dry_uint("train.d", f->train->d);
+        opt_dry_uint("train.n_classes", f->train->n_classes);
+        opt_dry_uint("test.n", f->test ? f->test->n : 0);
+    }
+    opt_dry_str("rng_mode", f->secure ? "secure" : "seeded");
+    opt_dry_uint("seed", f->seed);
+    opt_dry_str("report", f->report);
+    opt_dry_str("plot", f->plot);
+    opt_dry_str("label", f->label);
+    opt_dry_uint("quiet", (uint64_t)f->quiet);
+}
+
+const char *frame_tag(const run_frame *f, char *buf, size_t len)
+{
+    if (f->label) snprintf(buf, len, "[%s] ", f->label);
+    else if (len) buf[0] = '\0';
+    return buf;
+}
+
+/* ---- report -------------------------------------------------------------------------------- */
+
+FILE *frame_report_open(const run_frame *f, jw *w, const char *algo)
+{
+    FILE *fp = fopen(f->report, "w");
+    if (!fp) {
+        fprintf(stderr, "dpcorr train: --report: cannot write %s\n", f->report);
+        return NULL;
+    }
+    jw_begin(w, fp);
+    jw_str(w, "dpcorr_version", dpc_version());
+    jw_str(w, "algo", algo);
+    jw_str(w, "label", f->label ? f->label : "");
+    return fp;
+}
+
+void frame_report_data(jw *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test)
+{
+    jw_obj(w, "data");
+    jw_str(w, "spec", spec ? spec : "");
+    jw_str(w, "source", train->source);
+    jw_int(w, "n_train", (long long)train->n);
+    jw_int(w, "n_test", test ? (long long)test->n : 0);
+    jw_int(w, "features", (long long)train->d);
+    jw_int(w, "classes", (long long)train->n_classes);
+    jw_str(w, "preprocessing", train->preprocessing);
+    jw_bool(w, "data_dependent_preprocessing", train->data_dependent);
+    jw_end(w);
+}
+
+void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry)
+{
+    size_t n = dpc_ledger_json(L, NULL, 0);
+    char *buf = malloc(n + 1);
+    if (buf) {
+        dpc_ledger_json(L, buf, n + 1);
+        jw_raw(w, "privacy", buf);
+        free(buf);
+    } else {
+        jw_null(w, "privacy");
+    }
+    jw_str(w, "telemetry", telemetry);
+}
+
+int frame_report_close(jw *w, FILE *fp, const char *path)
+{
+    jw_finish(w);
+    return cli_close_out(fp, "--report", path);
+}
+
+/* ---- plot ---------------------------------------------------------------------------------- */
+
+int frame_plot(const char *png, const plot_panel *panels, size_t npanels)
+{
+    /* png = DIR/NAME.png: plot_render writes DIR/NAME.dat, DIR/NAME.gp and DIR/NAME.png */
+    char dir[1024], name[256], msg[256];
+    const char *slash = strrchr(png, '/');
+    size_t dl = slash ? (size_t)(slash - png) : 0;
+    if (dl >= sizeof dir || strlen(slash ? slash + 1 : png) >= sizeof name) {
+        fprintf(stderr, "dpcorr: --plot: path too long: %s\n", png);
+        return CLI_RUNTIME;
+    }
+    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), png);
+    else snprintf(dir, sizeof dir, ".");
+    snprintf(name, sizeof name, "%s", slash ? slash + 1 : png);
+    size_t nl = strlen(name);
+    if (nl > 4 && !strcmp(name + nl - 4, ".png")) name[nl - 4] = 0;
+    if (plot_render(dir, name, panels, npanels, msg, sizeof msg) != 0) {
+        fprintf(stderr, "dpcorr: --plot: %s\n", msg);
+        return CLI_RUNTIME;
+    }
+    return 0;
+}

@@ -1,0 +1,56 @@
+/* frame.h — the run frame shared by every trainer of `dpcorr train` (dp-ftrl, lcgd-projected,
+ * dp-ambssgd, dp-ssgd, dp-srgd): the common options (data, randomness, report, plot, label,
+ * quiet), output paths checked before any work, seeding, data loading, and the report writer
+ * (every trainer's privacy ledger under "privacy", as dpc_ledger_json writes it; privacy.sigma
+ * is the noise multiplier). The run decisions are the library's: the frame parses and prints. */
+#ifndef DPCORR_TOOLS_FRAME_H
+#define DPCORR_TOOLS_FRAME_H
+
+#include "cli.h"
+#include "plot.h"
+
+extern const opt_spec FR_DATA, FR_SEED, FR_SECURE, FR_REPORT, FR_PLOT, FR_LABEL, FR_QUIET;
+/* The common entries of a trainer's table. */
+#define FRAME_OPTS &FR_DATA, &FR_SEED, &FR_SECURE, &FR_REPORT, &FR_PLOT, &FR_LABEL, &FR_QUIET
+
+typedef struct run_frame {
+    const opt_spec *data_opt;   /* the trainer's --data entry (frame_init: &FR_DATA) */
+    const char *data;           /* --data SPEC */
+    const char *report, *plot;  /* --report F.json, --plot F.png (NULL: none) */
+    const char *label;          /* --label NAME (NULL: none) */
+    int secure, quiet;          /* --secure, --quiet */
+    uint64_t seed;              /* --seed (default 1) */
+    dpc_rng rng;                /* the run's root generator (frame_seed) */
+    dpc_dataset *train, *test;  /* loaded by frame_load, or set by the caller (borrowed) */
+    int owned;                  /* 1: loaded by frame_load (frame_free frees them) */
+    double t0;                  /* wall clock at frame_init */
+} run_frame;
+
+void frame_init(run_frame *f);
+/* Reads the common options (marks them used). */
+void frame_read(run_frame *f, opt_set *s);
+/* Before any work: --data (when need_data) and the output paths (--report, --plot). */
+int frame_check(const run_frame *f, opt_set *s, int need_data);
+/* f->rng: the OS key (--secure) or the seed. */
+int frame_seed(run_frame *f, opt_set *s);
+/* f->train, f->test from --data (nothing when the caller set them). */
+int frame_load(run_frame *f, opt_set *s);
+void frame_free(run_frame *f);
+/* Dry-run lines of the common options. */
+void frame_dry(const run_frame *f);
+/* "[label] " or "" (for progress lines). */
+const char *frame_tag(const run_frame *f, char *buf, size_t len);
+
+/* The report: open (header: dpcorr_version, algo, label), then the trainer's sections through
+ * the writer (frame_report_data, frame_report_privacy and its own), then close. */
+FILE *frame_report_open(const run_frame *f, jw *w, const char *algo);
+void frame_report_data(jw *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test);
+void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry);
+/* 0, or CLI_RUNTIME after printing the write error. */
+int frame_report_close(jw *w, FILE *fp, const char *path);
+
+/* A PNG of the panels at png (DIR/NAME.png: DIR/NAME.dat and .gp beside it). 0, or CLI_RUNTIME
+ * after printing why (no gnuplot, a write error). */
+int frame_plot(const char *png, const plot_panel *panels, size_t npanels);
+
+#endif
