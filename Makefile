@@ -1,6 +1,8 @@
 # dpcorr — one build entry point.
-#   make            libdpcorr.a, libdpcorr.so, build/dpcorr
-#   make check      all tests (last line: "N passed, N failed")
+#   make            libdpcorr.a, libdpcorr.so, build/dpcorr, the Python package (make python)
+#   make python     copies libdpcorr.so into python/dpcorr/ (PYTHONPATH=python, pip install ./python)
+#   make check      all tests, the Python suite too when $(PYTHON) has numpy, torch and pytest
+#                   (last line: "N passed, N failed")
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
 #   make install PREFIX=/usr/local
@@ -10,6 +12,7 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
+PYTHON  ?= /usr/bin/python3
 BUILD   ?= build
 VERSION := 0.1.0
 
@@ -54,9 +57,15 @@ TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all lib check asan bench install uninstall clean tests
-all: lib $(BUILD)/dpcorr
+.PHONY: all lib check asan bench install uninstall clean tests python
+all: lib $(BUILD)/dpcorr python
 lib: $(BUILD)/libdpcorr.a $(BUILD)/libdpcorr.so
+
+# The Python package loads the library next to itself (python/README.md). Sanitizer builds are
+# not copied: a Python process cannot load them without preloading the sanitizer runtime.
+python: $(if $(SANITIZE),,python/dpcorr/libdpcorr.so)
+python/dpcorr/libdpcorr.so: $(BUILD)/libdpcorr.so
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -91,18 +100,22 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libdpcorr.a $(HEADERS)
 
 tests: $(TESTS) $(BUILD)/dpcorr
 
-# Runs every unit-test binary and every CLI script; prints the totals last.
-check: tests
-	@BUILD=$(BUILD) sh tests/run_all.sh $(TESTS)
+# Runs every unit-test binary, every CLI script and (not under sanitizers) the Python suite;
+# prints the totals last.
+check: tests python
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHON_TESTS=$(if $(SANITIZE),0,1) sh tests/run_all.sh $(TESTS)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  DPC_TEST_SCALE=asan check
 
-bench: $(BENCHES) $(BUILD)/dpcorr
+bench: $(BENCHES) $(BUILD)/dpcorr python
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/bench_mpi.sh"; sh bench/bench_mpi.sh $(BUILD)/dpcorr
+	@if $(PYTHON) -c "import numpy, torch" 2>/dev/null; then \
+	  echo "== python/bench/bench_python.py"; DPCORR_LIB=$(BUILD)/libdpcorr.so $(PYTHON) python/bench/bench_python.py || exit 1; \
+	else echo "== python benchmark skipped: $(PYTHON) lacks numpy or torch (scripts/setup.sh installs them)"; fi
 
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dpcorr/papers $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
@@ -121,4 +134,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/dpcorr $(DESTDIR)$(PREFIX)/include/dpcorr.h
 
 clean:
-	rm -rf build build-asan
+	rm -rf build build-asan python/dpcorr/libdpcorr.so python/build python/*.egg-info

@@ -17,7 +17,8 @@
  *   dpcorr/bspline.h   uniform cubic B-splines (the KAN model kind)
  *   dpcorr/model.h     models with per-example gradients over a flat parameter slab
  *   dpcorr/sampler.h   batch selection described to the accountant
- *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger)
+ *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger), run plans
+ *   dpcorr/abi.h       sizes of the public structs (bindings check their mirrors)
  * The papers' modules, thin layers over the core (dpcorr/papers/):
  *   theory.h, sim.h    nu-DP-FTRL: stationary-error theory, bounds, simulators
  *   linreg.h           DP-SSGD / DP-AMBSSGD with DP-STAT (adaptive clipping linear regression)
@@ -42,6 +43,7 @@
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
 #include "dpcorr/train.h"
+#include "dpcorr/abi.h"
 #include "dpcorr/papers/theory.h"
 #include "dpcorr/papers/sim.h"
 #include "dpcorr/papers/linreg.h"

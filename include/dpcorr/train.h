@@ -254,6 +254,42 @@ DPC_API void dpc_trainer_dist_info(const dpc_trainer *tr, dpc_dist_info *out);
 /* FNV-1a 64 of the parameter bytes: a fingerprint for comparing runs bit for bit. */
 DPC_API uint64_t dpc_trainer_params_hash(const dpc_trainer *tr);
 
+/* ==== The privacy plan of a run, without a model (bindings) ================================= */
+
+/* Front ends that compute the clipped gradient sums themselves (the Python / PyTorch binding)
+ * need the trainer's run decisions and accounting without its model and data.
+ * dpc_train_plan_new makes exactly the decisions dpc_trainer_new makes for a training set of
+ * n_examples records: dpc_train_config_resolve, the sampler (dpc_sampler_new with rng), the
+ * mechanism for n steps, the noise multiplier (calibrated or given) and the ledger; the same
+ * configuration, N and rng give the same ledger as dpc_trainer_new. Such a front end then runs,
+ * for t = 0 .. n-1 (as dpc_trainer_step does):
+ *     I_t = dpc_sampler_batch(sampler, t)
+ *     g_t = sum_{i in I_t} min(1, clip / ||g_i||) g_i
+ *     h_t = (g_t + noise_scale * (B Z)_t) / expected_batch      (dpc_noise over the parameter
+ *            coordinates, Z from stream DPC_STREAM_ID(DPC_STREAM_NOISE, 0) of rng)
+ * and hands h_t to its optimizer (post-processing). Immutable after creation; the getters'
+ * pointers live as long as the plan. */
+typedef struct dpc_train_plan dpc_train_plan;
+
+/* cfg as for dpc_trainer_new (threads and chunk are validated but unused); n_examples >= 1.
+ * DPC_E_PRIVACY when the budget cannot be met. The plan's mechanism copies cfg->mech's arrays;
+ * the resolved configuration (dpc_train_plan_config) keeps cfg's pointers as given. */
+DPC_API DPC_NODISCARD dpc_status dpc_train_plan_new(dpc_train_plan **out,
+                                                    const dpc_train_config *cfg,
+                                                    size_t n_examples, const dpc_rng *rng,
+                                                    dpc_error *err);
+DPC_API void dpc_train_plan_free(dpc_train_plan *p);
+
+DPC_API const dpc_train_config *dpc_train_plan_config(const dpc_train_plan *p); /* resolved */
+DPC_API const dpc_ledger *dpc_train_plan_ledger(const dpc_train_plan *p);
+DPC_API const dpc_sampler *dpc_train_plan_sampler(const dpc_train_plan *p);
+DPC_API const dpc_mech *dpc_train_plan_mech(const dpc_train_plan *p);
+/* clip x ledger noise_std: the std of each entry of Z in gradient-sum units. */
+DPC_API double dpc_train_plan_noise_scale(const dpc_train_plan *p);
+/* As dpc_trainer_epsilon_at: the epsilon of what the first t steps release. */
+DPC_API DPC_NODISCARD dpc_status dpc_train_plan_epsilon_at(const dpc_train_plan *p, size_t t,
+                                                           double *eps, dpc_error *err);
+
 #ifdef __cplusplus
 }
 #endif
