@@ -3,6 +3,7 @@
  * The core (data -> sampler -> model -> clip -> mechanism -> optimizer -> accountant/ledger);
  * each header documents its contract, shapes, ownership and sources (doc/architecture.md):
  *   dpcorr/common.h    status codes, error messages
+ *   dpcorr/isa.h       instruction-set levels of the hot kernels (runtime CPU dispatch)
  *   dpcorr/rng.h       counter-based RNG (Philox4x32-10 seeded, ChaCha20 secure), exact Gaussian
  *   dpcorr/special.h   special functions (complete elliptic integrals)
  *   dpcorr/fft.h       real FFT and convolution (accountant, theory)
@@ -29,6 +30,7 @@
 #define DPCORR_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/isa.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/special.h"
 #include "dpcorr/fft.h"

@@ -24,6 +24,7 @@ run_one() {
 }
 for t in "$@"; do run_one "$(basename "$t")" "$t"; done
 run_one check_sources.sh sh tests/check_sources.sh
+run_one check_layout.sh sh tests/check_layout.sh
 for s in tests/cli/*.sh; do
     [ -f "$s" ] || continue
     run_one "$(basename "$s")" sh "$s" "$BUILD/dpcorr"

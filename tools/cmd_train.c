@@ -124,6 +124,13 @@ const opt_spec TR_CHUNK = {
     .name = "--chunk", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 4096, .section = EXEC,
     .param = "chunk", .help = "examples per chunk (default 32; part of the sum order)",
     .example = "--chunk 8"};
+const opt_spec TR_PRECISION = {
+    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, .choices = "double|float32",
+    .section = EXEC, .param = "precision",
+    .help = "double (default) | float32: parameters, activations and gradients in float "
+            "(clipping norms and noise in double; linear, logistic, softmax and mlp models, one "
+            "process)",
+    .example = "--precision float32"};
 const opt_spec TR_CHECKPOINT = {
     .name = "--checkpoint", .metavar = "F", .type = OPT_STR, .flags = OPT_OUT_FILE,
     .section = EXEC, .param = "checkpoint",
@@ -195,6 +202,7 @@ static void read_config(train_opts *o, opt_set *s)
     }
     c->threads = opt_size(s, &TR_THREADS, c->threads);
     c->chunk = opt_size(s, &TR_CHUNK, c->chunk);
+    c->precision = (dpc_precision)opt_word(s, &TR_PRECISION, DPC_PRECISION_DOUBLE);
 }
 
 int train_read_run(train_opts *o, opt_set *s)

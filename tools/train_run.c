@@ -153,13 +153,14 @@ static int prepare(run_ctx *x)
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
     o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
+    o->cfg.isa = cli_isa(); /* the noise generators' level, the model's below */
     const dpc_dataset *tr = o->fr.train;
     dpc_model_config mc;
-    if (dpc_model_parse_shape(&mc, o->model, tr->d, tr->shape, tr->n_classes, &err) ||
-        dpc_model_new(&x->model, &mc, &err))
+    if (cli_model_new(&x->model, &mc, o->model, tr->d, tr->shape, tr->n_classes, &err))
         return opt_fail(s, "--model: %s", err.msg);
     dpc_model_format_spec(&mc, x->res->model_spec, sizeof x->res->model_spec);
     x->res->n_params = dpc_model_num_params(x->model);
+    x->res->isa = dpc_model_get_config(x->model)->isa;
     return 0;
 }
 
@@ -168,9 +169,21 @@ static int dry_run(run_ctx *x)
 {
     dpc_train_config c;
     dpc_error err = {0};
-    if (dpc_train_config_resolve(&x->o->cfg, x->o->fr.train, &c, &err))
+    if (dpc_train_config_resolve(&x->o->cfg, x->o->fr.train, &c, &err) ||
+        train_check_precision(&c, x->model, &err))
         return opt_fail_lib(x->s, &err);
     train_dry_print(x->o, x->res, &c);
+    return 0;
+}
+
+int train_check_precision(const dpc_train_config *c, const dpc_model *model, dpc_error *err)
+{
+    if (c->precision == DPC_PRECISION_FLOAT32 && !dpc_model_has_f32(model)) {
+        /* the trainer's refusal, before any work */
+        dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
+                        "float32 is available for linear, logistic, softmax and mlp models");
+        return 1;
+    }
     return 0;
 }
 
@@ -209,6 +222,8 @@ void train_dry_print(const train_opts *o, const train_result *res, const dpc_tra
     opt_dry_num("cooldown_factor", c->cooldown_factor);
     opt_dry_uint("threads", c->threads);
     opt_dry_uint("chunk", c->chunk);
+    opt_dry_str("precision", dpc_precision_name(c->precision));
+    opt_dry_str("isa", dpc_isa_name(res->isa));
     opt_dry_str("checkpoint", o->checkpoint);
     opt_dry_uint("checkpoint_every", o->checkpoint_every);
     opt_dry_str("resume", o->resume);
@@ -223,7 +238,7 @@ static void banner(const run_ctx *x, size_t resumed_from)
     const dpc_ledger *L = &x->res->ledger;
     fprintf(stderr,
             "%s%s | %s sampler, batch %zu, %zu steps | %s %.4g, %s %.4g%s | (%.4g, %.3g)-DP, %s "
-            "| %s%s%llu\n",
+            "| %s%s%llu | isa %s, %s\n",
             x->tag, L->mechanism, L->sampler, x->o->cfg.batch, L->steps,
             L->amplified ? "noise multiplier per step" : "noise multiplier (whole run)",
             L->noise_multiplier,
@@ -232,7 +247,8 @@ static void banner(const run_ctx *x, size_t resumed_from)
             L->sensitivity_exact ? "" : " (bound)", L->epsilon, L->delta, L->route,
             L->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)",
             L->rng_mode == DPC_RNG_SEEDED ? " " : "",
-            L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
+            L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull,
+            dpc_isa_name(dpc_trainer_isa(x->tr)), dpc_precision_name(x->o->cfg.precision));
     if (resumed_from) fprintf(stderr, "%sresumed at step %zu\n", x->tag, resumed_from);
 }
 
@@ -248,6 +264,7 @@ static int start(run_ctx *x)
         x->res->resumed_from = dpc_trainer_steps_done(x->tr);
     }
     x->res->ledger = *dpc_trainer_ledger(x->tr);
+    x->res->trainer_bytes = dpc_trainer_bytes(x->tr);
     if (!o->fr.quiet) banner(x, x->res->resumed_from);
     return 0;
 }
@@ -369,6 +386,22 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     jw_str(w, "schedule", dpc_lr_schedule_name(c->schedule));
     jw_int(w, "threads", (long long)c->threads);
     jw_int(w, "chunk", (long long)c->chunk);
+    jw_str(w, "isa", dpc_isa_name(r->isa));
+    jw_str(w, "precision", dpc_precision_name(c->precision));
+    jw_end(w);
+}
+
+/* "memory": the data (features and labels in double), the parameters and the trainer's
+ * buffers (dpc_trainer_bytes), for the peak-RSS comparison of bench_demo. */
+static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *test,
+                          const train_result *r)
+{
+    size_t data_bytes = train->n * (train->d + 1) * sizeof(double) +
+                        (test ? test->n * (test->d + 1) * sizeof(double) : 0);
+    jw_obj(w, "memory");
+    jw_int(w, "data_bytes", (long long)data_bytes);
+    jw_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
+    jw_int(w, "trainer_bytes", (long long)r->trainer_bytes);
     jw_end(w);
 }
 
@@ -399,6 +432,7 @@ static int write_report(const run_ctx *x)
     if (!f) return CLI_RUNTIME;
     report_config(&w, o, r, dpc_trainer_config(x->tr));
     frame_report_data(&w, o->fr.data, o->fr.train, o->fr.test);
+    report_memory(&w, o->fr.train, o->fr.test, r);
     frame_report_privacy(&w, &r->ledger, "train_loss and clip fraction are not privatized");
     jw_arr(&w, "epochs");
     for (size_t i = 0; i < r->nepochs; i++) {

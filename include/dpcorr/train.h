@@ -152,6 +152,15 @@ typedef struct dpc_train_config {
     /* execution */
     size_t threads;             /* >= 1 (default 1) */
     size_t chunk;               /* examples per chunk (default 32); part of the reduction order */
+    dpc_precision precision;    /* DOUBLE (default) or FLOAT32: parameters, momentum,
+                                   activations and gradients in float, clipping norms in double,
+                                   noise generated in double and added in float (dense models:
+                                   linear, logistic, softmax, mlp). dpc_trainer_params and
+                                   checkpoints hold the float parameters widened to double. */
+    dpc_isa isa;                /* instruction-set level of the noise generators (dpcorr/isa.h;
+                                   AUTO = the best this CPU runs; the model has its own,
+                                   dpc_model_config.isa). Resolved by dpc_trainer_new, which
+                                   refuses a level the CPU lacks. Results do not depend on it. */
     const dpc_transport *transport; /* NULL (default): one process; else this rank of a
                                        data-parallel run (above); borrowed, must outlive the
                                        trainer. The results do not depend on it. */
@@ -222,6 +231,12 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, s
                                                         double *eps, dpc_error *err);
 
 DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
+/* Bytes the trainer holds: parameter, momentum, gradient-sum and noise slabs, the batch state,
+ * the per-thread workspaces and buffers, the noise generators' state (not the data sets, which
+ * it borrows, nor the model). */
+DPC_API size_t dpc_trainer_bytes(const dpc_trainer *tr);
+/* The resolved instruction-set level of the trainer's noise generators (cfg.isa). */
+DPC_API dpc_isa dpc_trainer_isa(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);
 DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);
 /* The resolved configuration the trainer runs (dpc_train_config_resolve). */

@@ -4,6 +4,8 @@
  * given gradient instead of the model's. Without canaries both functions do nothing. */
 #include "train/train_internal.h"
 
+#include <string.h>
+
 void dpc__train_canary_filter(dpc_trainer *tr)
 {
     const dpc_train_canaries *cn = tr->cfg.canaries;
@@ -28,6 +30,16 @@ void dpc__train_canary_filter(dpc_trainer *tr)
 void dpc__train_canary_add(dpc_trainer *tr)
 {
     const dpc_train_canaries *cn = tr->cfg.canaries;
+    if (!tr->ncanary_hits) return;
+    if (!tr->params32) {
+        for (size_t k = 0; k < tr->ncanary_hits; k++)
+            cn->add_gradient(cn->ctx, tr->canary_hits[k], tr->gsum);
+        return;
+    }
+    /* float32 precision (one process): the canaries' gradients summed in double in gsum (unused
+     * at this precision), then added to the float sum, as the model's chunk sums are */
+    memset(tr->gsum, 0, tr->P * sizeof(double));
     for (size_t k = 0; k < tr->ncanary_hits; k++)
         cn->add_gradient(cn->ctx, tr->canary_hits[k], tr->gsum);
+    for (size_t p = 0; p < tr->P; p++) tr->gsum32[p] += (float)tr->gsum[p];
 }

@@ -46,6 +46,12 @@ void dpc_train_config_init(dpc_train_config *c)
 /* The optimizer and execution fields. */
 static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
 {
+    if (c->precision != DPC_PRECISION_DOUBLE && c->precision != DPC_PRECISION_FLOAT32)
+        return dpc_error_param(err, DPC_E_INVALID, "precision", "unknown precision %d",
+                               (int)c->precision);
+    if (c->isa < DPC_ISA_AUTO || c->isa > DPC_ISA_AVX512)
+        return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
+                               (int)c->isa);
     if (!(c->clip > 0) || !isfinite(c->clip))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "must be a finite number > 0, got %g",
                                c->clip);
