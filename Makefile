@@ -1,6 +1,8 @@
 # dpcorr — one build entry point.
-#   make            libdpcorr.a, libdpcorr.so, build/dpcorr
-#   make check      all tests (last line: "N passed, N failed")
+#   make            libdpcorr.a, libdpcorr.so, build/dpcorr, the Python package (make python)
+#   make python     copies libdpcorr.so into python/dpcorr/ (PYTHONPATH=python, pip install ./python)
+#   make check      all tests, the Python suite too when $(PYTHON) has numpy, torch and pytest
+#                   (last line: "N passed, N failed")
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
 #   make fuzz       every loader's fuzz target under ASan+UBSan for FUZZ_SECONDS (default 60)
@@ -12,6 +14,7 @@
 
 CC      ?= cc
 PREFIX  ?= /usr/local
+PYTHON  ?= /usr/bin/python3
 BUILD   ?= build
 VERSION := 0.1.0
 
@@ -23,6 +26,19 @@ FPFLAGS  := -ffp-contract=off -fno-fast-math
 CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(FPFLAGS) -fPIC -fvisibility=hidden -Iinclude -Isrc/core -Isrc/papers $(if $(filter 1,$(WERROR)),-Werror) $(SANITIZE) $(CFLAGS)
 LDLIBS_ALL = -lz -lpthread -lm $(LDLIBS)
 LDLIBS_ALL += -llbfgs -llapacke -lopenblas
+
+# Instruction-set levels (dpcorr/isa.h): files named *_avx2.c / *_avx512.c hold one level's
+# kernels and are compiled for it; everything else is baseline x86-64. The binary picks a
+# level at run time (cpuid), so it stays portable. -ffp-contract=off still applies: no FMA is
+# ever contracted, so every level computes the same bits.
+ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(findstring x86_64,$(ARCH)),)
+ISA_AVX2   := -mavx2 -mfma
+ISA_AVX512 := -mavx2 -mfma -mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl \
+              -mprefer-vector-width=512
+endif
+$(BUILD)/obj/%_avx2.o: ISAFLAGS = $(ISA_AVX2)
+$(BUILD)/obj/%_avx512.o: ISAFLAGS = $(ISA_AVX512)
 
 # MPI (optional, doc/distributed.md): with mpicc on the PATH the dpcorr binary is built with an MPI
 # transport (tools/mpi_run.c compiled and the binary linked by mpicc); MPI=0 builds without. The
@@ -36,20 +52,26 @@ LIB_SRC   := $(sort $(wildcard src/core/*/*.c src/papers/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
-HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h tests/*.h tools/*.h)
+HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h src/*/*/*.inc tests/*.h tools/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all lib check asan bench fuzz install uninstall clean tests
-all: lib $(BUILD)/dpcorr
+.PHONY: all lib check asan bench fuzz install uninstall clean tests python
+all: lib $(BUILD)/dpcorr python
 lib: $(BUILD)/libdpcorr.a $(BUILD)/libdpcorr.so
+
+# The Python package loads the library next to itself (python/README.md). Sanitizer builds are
+# not copied: a Python process cannot load them without preloading the sanitizer runtime.
+python: $(if $(SANITIZE),,python/dpcorr/libdpcorr.so)
+python/dpcorr/libdpcorr.so: $(BUILD)/libdpcorr.so
+	cp $< $@.tmp && mv -f $@.tmp $@
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(ISAFLAGS) -c $< -o $@
 
 # the CLI's MPI glue: rebuilt when MPI is switched on or off
 $(BUILD)/obj/tools/mpi_run.o: tools/mpi_run.c $(HEADERS) $(BUILD)/mpi-$(MPI)
@@ -80,18 +102,22 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libdpcorr.a $(HEADERS)
 
 tests: $(TESTS) $(BUILD)/dpcorr
 
-# Runs every unit-test binary and every CLI script; prints the totals last.
-check: tests
-	@BUILD=$(BUILD) sh tests/run_all.sh $(TESTS)
+# Runs every unit-test binary, every CLI script and (not under sanitizers) the Python suite;
+# prints the totals last.
+check: tests python
+	@BUILD=$(BUILD) PYTHON=$(PYTHON) PYTHON_TESTS=$(if $(SANITIZE),0,1) sh tests/run_all.sh $(TESTS)
 
 asan:
 	$(MAKE) BUILD=build-asan OPT="-O1 -g -fno-omit-frame-pointer" \
 	  SANITIZE="-fsanitize=address,undefined -fno-sanitize-recover=all" \
 	  DPC_TEST_SCALE=asan check
 
-bench: $(BENCHES) $(BUILD)/dpcorr
+bench: $(BENCHES) $(BUILD)/dpcorr python
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/bench_mpi.sh"; sh bench/bench_mpi.sh $(BUILD)/dpcorr
+	@if $(PYTHON) -c "import numpy, torch" 2>/dev/null; then \
+	  echo "== python/bench/bench_python.py"; DPCORR_LIB=$(BUILD)/libdpcorr.so $(PYTHON) python/bench/bench_python.py || exit 1; \
+	else echo "== python benchmark skipped: $(PYTHON) lacks numpy or torch (scripts/setup.sh installs them)"; fi
 
 # Fuzzing (not in check/CI): builds build-fuzz/ with clang, runs each target (doc/reliability.md).
 fuzz:
@@ -114,4 +140,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/dpcorr $(DESTDIR)$(PREFIX)/include/dpcorr.h
 
 clean:
-	rm -rf build build-asan build-fuzz
+	rm -rf build build-asan build-fuzz python/dpcorr/libdpcorr.so python/build python/*.egg-info

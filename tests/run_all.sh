@@ -1,5 +1,6 @@
 #!/bin/sh
-# Runs every test binary given as argument, then every tests/cli/*.sh, and sums their
+# Runs every test binary given as argument, then every tests/cli/*.sh (and the Python suite when
+# PYTHON_TESTS=1), and sums their
 # "N passed, N failed" lines. A binary that crashes or prints no summary counts as one failure.
 # Ends with the total line "N passed, N failed"; exits non-zero if anything failed.
 BUILD=${BUILD:-build}
@@ -23,9 +24,13 @@ run_one() {
 }
 for t in "$@"; do run_one "$(basename "$t")" "$t"; done
 run_one check_sources.sh sh tests/check_sources.sh
+run_one check_layout.sh sh tests/check_layout.sh
 for s in tests/cli/*.sh; do
     [ -f "$s" ] || continue
     run_one "$(basename "$s")" sh "$s" "$BUILD/dpcorr"
 done
+# The Python package's suite (python/tests/run.sh skips it, with a reason, when $PYTHON lacks
+# numpy, torch or pytest); not under sanitizers (PYTHON_TESTS=0).
+if [ "${PYTHON_TESTS:-0}" = 1 ]; then run_one pytest sh python/tests/run.sh; fi
 echo "$total_p passed, $total_f failed"
 [ "$total_f" -eq 0 ]

@@ -105,6 +105,26 @@ DPC_API const char *dpc_lr_schedule_name(dpc_lr_schedule s);
 DPC_API DPC_NODISCARD dpc_status dpc_lr_schedule_parse(const char *s, dpc_lr_schedule *out,
                                                        dpc_error *err);
 
+/* Canary slots, for privacy auditing (dpcorr/audit.h sets them up; NULL in ordinary runs).
+ * The training examples [first, first + count) are canaries. They are examples of the data set
+ * like any other: the sampler draws them with the run's own participation pattern and the
+ * accountant counts them as examples, so an audit sees the real mechanism. When canary c is
+ * drawn at a step:
+ *   included[c] == 0       it contributes nothing (the zero-out neighbour of the run with it);
+ *   add_gradient == NULL   it is an ordinary example (an input canary): its clipped gradient;
+ *   otherwise              add_gradient(ctx, c, sum) adds its gradient (norm <= clip, the
+ *                          caller's contract) to the step's clipped sum (P) in place of the
+ *                          model's (a white-box gradient canary), after the real examples'
+ *                          sum, in batch order.
+ * Borrowed: must outlive the trainer. Not recorded in checkpoints (an audit is one
+ * uninterrupted run). */
+typedef struct dpc_train_canaries {
+    size_t first, count;
+    const unsigned char *included; /* (count) */
+    void (*add_gradient)(void *ctx, size_t canary, double *sum);
+    void *ctx;
+} dpc_train_canaries;
+
 typedef struct dpc_train_config {
     /* mechanism: kind and parameters; .steps is set by the trainer to epochs * steps/epoch */
     dpc_mech_params mech;
@@ -132,9 +152,20 @@ typedef struct dpc_train_config {
     /* execution */
     size_t threads;             /* >= 1 (default 1) */
     size_t chunk;               /* examples per chunk (default 32); part of the reduction order */
+    dpc_precision precision;    /* DOUBLE (default) or FLOAT32: parameters, momentum,
+                                   activations and gradients in float, clipping norms in double,
+                                   noise generated in double and added in float (dense models:
+                                   linear, logistic, softmax, mlp). dpc_trainer_params and
+                                   checkpoints hold the float parameters widened to double. */
+    dpc_isa isa;                /* instruction-set level of the noise generators (dpcorr/isa.h;
+                                   AUTO = the best this CPU runs; the model has its own,
+                                   dpc_model_config.isa). Resolved by dpc_trainer_new, which
+                                   refuses a level the CPU lacks. Results do not depend on it. */
     const dpc_transport *transport; /* NULL (default): one process; else this rank of a
                                        data-parallel run (above); borrowed, must outlive the
                                        trainer. The results do not depend on it. */
+    /* auditing */
+    const dpc_train_canaries *canaries; /* NULL (default): none (see above) */
 } dpc_train_config;
 
 /* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 1e-5, PLD. */
@@ -200,11 +231,19 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, s
                                                         double *eps, dpc_error *err);
 
 DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
+/* Bytes the trainer holds: parameter, momentum, gradient-sum and noise slabs, the batch state,
+ * the per-thread workspaces and buffers, the noise generators' state (not the data sets, which
+ * it borrows, nor the model). */
+DPC_API size_t dpc_trainer_bytes(const dpc_trainer *tr);
+/* The resolved instruction-set level of the trainer's noise generators (cfg.isa). */
+DPC_API dpc_isa dpc_trainer_isa(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);
 DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);
 /* The resolved configuration the trainer runs (dpc_train_config_resolve). */
 DPC_API const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr);
 DPC_API const double *dpc_trainer_params(const dpc_trainer *tr); /* (P), owned */
+/* The run's sampler (what the schedule makes public: dpc_sampler_opportunities). */
+DPC_API const dpc_sampler *dpc_trainer_sampler(const dpc_trainer *tr);
 
 /* Mean loss and accuracy (NAN for regression) of the current parameters on ds. */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds,
@@ -268,6 +307,42 @@ DPC_API void dpc_trainer_dist_info(const dpc_trainer *tr, dpc_dist_info *out);
 
 /* FNV-1a 64 of the parameter bytes: a fingerprint for comparing runs bit for bit. */
 DPC_API uint64_t dpc_trainer_params_hash(const dpc_trainer *tr);
+
+/* ==== The privacy plan of a run, without a model (bindings) ================================= */
+
+/* Front ends that compute the clipped gradient sums themselves (the Python / PyTorch binding)
+ * need the trainer's run decisions and accounting without its model and data.
+ * dpc_train_plan_new makes exactly the decisions dpc_trainer_new makes for a training set of
+ * n_examples records: dpc_train_config_resolve, the sampler (dpc_sampler_new with rng), the
+ * mechanism for n steps, the noise multiplier (calibrated or given) and the ledger; the same
+ * configuration, N and rng give the same ledger as dpc_trainer_new. Such a front end then runs,
+ * for t = 0 .. n-1 (as dpc_trainer_step does):
+ *     I_t = dpc_sampler_batch(sampler, t)
+ *     g_t = sum_{i in I_t} min(1, clip / ||g_i||) g_i
+ *     h_t = (g_t + noise_scale * (B Z)_t) / expected_batch      (dpc_noise over the parameter
+ *            coordinates, Z from stream DPC_STREAM_ID(DPC_STREAM_NOISE, 0) of rng)
+ * and hands h_t to its optimizer (post-processing). Immutable after creation; the getters'
+ * pointers live as long as the plan. */
+typedef struct dpc_train_plan dpc_train_plan;
+
+/* cfg as for dpc_trainer_new (threads and chunk are validated but unused); n_examples >= 1.
+ * DPC_E_PRIVACY when the budget cannot be met. The plan's mechanism copies cfg->mech's arrays;
+ * the resolved configuration (dpc_train_plan_config) keeps cfg's pointers as given. */
+DPC_API DPC_NODISCARD dpc_status dpc_train_plan_new(dpc_train_plan **out,
+                                                    const dpc_train_config *cfg,
+                                                    size_t n_examples, const dpc_rng *rng,
+                                                    dpc_error *err);
+DPC_API void dpc_train_plan_free(dpc_train_plan *p);
+
+DPC_API const dpc_train_config *dpc_train_plan_config(const dpc_train_plan *p); /* resolved */
+DPC_API const dpc_ledger *dpc_train_plan_ledger(const dpc_train_plan *p);
+DPC_API const dpc_sampler *dpc_train_plan_sampler(const dpc_train_plan *p);
+DPC_API const dpc_mech *dpc_train_plan_mech(const dpc_train_plan *p);
+/* clip x ledger noise_std: the std of each entry of Z in gradient-sum units. */
+DPC_API double dpc_train_plan_noise_scale(const dpc_train_plan *p);
+/* As dpc_trainer_epsilon_at: the epsilon of what the first t steps release. */
+DPC_API DPC_NODISCARD dpc_status dpc_train_plan_epsilon_at(const dpc_train_plan *p, size_t t,
+                                                           double *eps, dpc_error *err);
 
 #ifdef __cplusplus
 }

@@ -226,170 +226,199 @@ static int looks_like_header(const strvec *f, size_t skip)
     return text && num ? -1 : text ? 1 : 0;
 }
 
+/* check_parameter for the loader's options (o->delimiter already defaulted). */
+static dpc_status check_opts(const dpc_csv_opts *o, dpc_error *err)
+{
+    if (o->delimiter == '"' || o->delimiter == '\n' || o->delimiter == '\r' || o->delimiter == '#')
+        return dpc_error_param(err, DPC_E_INVALID, "delimiter", "'%c' is not allowed",
+                               o->delimiter);
+    if (o->header != DPC_CSV_HEADER_AUTO && o->header != DPC_CSV_HEADER_YES &&
+        o->header != DPC_CSV_HEADER_NO)
+        return dpc_error_param(err, DPC_E_INVALID, "header", "unknown mode %d", (int)o->header);
+    if (o->label_name && o->header == DPC_CSV_HEADER_NO)
+        return dpc_error_param(err, DPC_E_INVALID, "label_name", "'%s' needs a header row",
+                               o->label_name);
+    if (o->task != DPC_TASK_REGRESSION && o->task != DPC_TASK_CLASSIFICATION)
+        return dpc_error_param(err, DPC_E_INVALID, "task", "unknown value %d", (int)o->task);
+    if (o->task == DPC_TASK_REGRESSION && (o->classes || o->n_classes))
+        return dpc_error_param(err, DPC_E_INVALID, o->classes ? "classes" : "n_classes",
+                               "given for a regression task");
+    if (o->n_classes > DPC_DATA_MAX_CLASSES)
+        return dpc_error_param(err, DPC_E_INVALID, "n_classes", "%zu exceeds %d", o->n_classes,
+                               DPC_DATA_MAX_CLASSES);
+    return DPC_OK;
+}
+
+/* The loader's state across rows. */
+typedef struct csv_load {
+    const dpc_csv_opts *o;
+    const char *path;
+    csv_state cs;
+    dpc__labels L;
+    double *x, *y;          /* (cap, d), (cap) */
+    size_t rows, cap, ncols, d, label, first_line;
+} csv_load;
+
+/* The first row fl (line ln): the shape, the label column and the header (its names kept).
+ * *is_header = 1 when the row is a header (not data). */
+static dpc_status first_row(csv_load *c, const strvec *fl, size_t ln, int *is_header,
+                            dpc_error *err)
+{
+    const dpc_csv_opts *o = c->o;
+    c->ncols = fl->n;
+    c->first_line = ln;
+    int header = o->header == DPC_CSV_HEADER_YES || o->label_name != NULL;
+    if (o->header == DPC_CSV_HEADER_AUTO && !header) {
+        /* Named classes: the label field is text anyway, judge the other fields. */
+        size_t skip = c->ncols;
+        if (c->cs.classes.n && resolve_label(o, &c->cs, c->ncols, ln, &skip, NULL))
+            skip = c->ncols;
+        header = looks_like_header(fl, skip);
+        if (header < 0)
+            return dpc_error_set(err, DPC_E_FORMAT,
+                                 "%s:%zu: first row mixes numbers and text: is it a header? "
+                                 "(set the header mode to yes or no)",
+                                 c->path, ln);
+    }
+    for (size_t k = 0; header && k < fl->n; k++) {
+        size_t nl = strlen(fl->v[k]);
+        char *cp = malloc(nl + 1);
+        if (!cp || strvec_push(&c->cs.names, cp)) {
+            free(cp);
+            return DPC__NOMEM(err, "CSV header");
+        }
+        memcpy(cp, fl->v[k], nl + 1);
+    }
+    dpc_status st = resolve_label(o, &c->cs, c->ncols, ln, &c->label, err);
+    if (st) return st;
+    if (c->ncols < 2)
+        return dpc_error_set(err, DPC_E_FORMAT,
+                             "%s:%zu: only %zu column: no feature columns besides the label",
+                             c->path, ln, c->ncols);
+    c->d = c->ncols - 1;
+    *is_header = header;
+    return DPC_OK;
+}
+
+/* Room for one more row (the capacity doubles). */
+static dpc_status grow_rows(csv_load *c, size_t ln, dpc_error *err)
+{
+    if (c->rows < c->cap) return DPC_OK;
+    size_t nc = c->cap ? c->cap * 2 : 256, bytes;
+    if (nc < c->cap || !dpc__mul_ok(nc, c->d, &bytes) ||
+        !dpc__mul_ok(bytes, sizeof(double), &bytes))
+        return dpc_error_set(err, DPC_E_NOMEM, "%s:%zu: too many rows", c->path, ln);
+    double *nx = realloc(c->x, bytes), *ny = nx ? realloc(c->y, nc * sizeof(double)) : NULL;
+    if (nx) c->x = nx;
+    if (ny) c->y = ny;
+    if (!nx || !ny) return DPC__NOMEM(err, "CSV rows");
+    c->cap = nc;
+    return DPC_OK;
+}
+
+/* One data row fl (line ln) appended. */
+static dpc_status data_row(csv_load *c, const strvec *fl, size_t ln, dpc_error *err)
+{
+    if (fl->n != c->ncols)
+        return dpc_error_set(err, DPC_E_FORMAT,
+                             "%s:%zu: ragged row: %zu fields, expected %zu (as on line %zu)",
+                             c->path, ln, fl->n, c->ncols, c->first_line);
+    dpc_status st = grow_rows(c, ln, err);
+    double *xr = c->x + c->rows * c->d; /* (d) */
+    for (size_t k = 0, j = 0; k < c->ncols && !st; k++) {
+        if (k == c->label) {
+            st = parse_label(c->o, &c->cs, &c->L, fl->v[k], ln, k, &c->y[c->rows], err);
+            continue;
+        }
+        int code = dpc__parse_double(fl->v[k], &xr[j++]);
+        if (code) {
+            char cd[80];
+            st = dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: %s: %s: '%.40s'", c->path, ln,
+                               col_desc(&c->cs, k, cd, sizeof cd), dpc__parse_double_why(code),
+                               fl->v[k]);
+        }
+    }
+    if (!st) c->rows++;
+    return st;
+}
+
+/* Every row of the open reader r into c. */
+static dpc_status read_rows(csv_load *c, dpc__reader *r, dpc_error *err)
+{
+    splitter sp = {c->o->delimiter, c->o->delimiter == ' '};
+    strvec fl = {0};
+    dpc_status st = DPC_OK;
+    size_t len, max = c->o->max_rows;
+    int rc = 0;
+    while (!(max && c->rows == max) && (rc = dpc__reader_line(r, &len, err)) == 1) {
+        char *s = r->line;
+        while (*s == ' ' || *s == '\t') s++;
+        if (!*s || *s == '#') continue;
+        size_t ln = r->lineno;
+        int header = 0;
+        if ((st = split_fields(&sp, r->line, &fl, c->path, ln, err))) break;
+        if (!c->ncols && ((st = first_row(c, &fl, ln, &header, err)) || header)) {
+            if (st) break;
+            continue;
+        }
+        if ((st = data_row(c, &fl, ln, err))) break;
+    }
+    free(fl.v);
+    if (!st && rc < 0) st = (dpc_status)-rc;
+    if (!st && c->rows == 0)
+        st = dpc_error_set(err, DPC_E_FORMAT, "%s: %s", c->path,
+                           c->ncols ? "header but no data rows" : "empty file (no data rows)");
+    return st;
+}
+
+/* The data set of the rows read (takes c->x, c->y). */
+static dpc_status make_dataset(csv_load *c, dpc_dataset **out, dpc_error *err)
+{
+    const dpc_csv_opts *o = c->o;
+    size_t k = o->task == DPC_TASK_CLASSIFICATION ? dpc__labels_count(&c->L) : 0;
+    dpc_dataset *ds = NULL;
+    dpc_status st = dpc_dataset_new(&ds, 0, c->d, k, err);
+    if (st) return dpc_error_prefix(err, "%s: ", c->path); /* e.g. beyond the feature limit */
+    free(ds->x);
+    free(ds->y);
+    ds->x = c->x;
+    ds->y = c->y;
+    ds->n = c->rows;
+    c->x = c->y = NULL;
+    dpc__dataset_source(ds, "%s", c->path);
+    if (o->max_rows && c->rows == o->max_rows)
+        dpc__dataset_note(ds, 0, "first %zu rows", c->rows);
+    if (c->cs.classes.n)
+        dpc__dataset_note(ds, 0, "labels mapped by the public class list");
+    else if (c->L.line_neg1)
+        dpc__dataset_note(ds, 0, "labels -1/+1 read as 0/1");
+    if (k && !o->n_classes && !c->cs.classes.n)
+        dpc__dataset_note(ds, 1, "classes = %zu inferred from the labels", k);
+    *out = ds;
+    return DPC_OK;
+}
+
 dpc_status dpc_data_load_csv(dpc_dataset **out, const char *path, const dpc_csv_opts *opts,
                              dpc_error *err)
 {
-    if (!out) return dpc_error_set(err, DPC_E_INVALID, "csv: out is NULL");
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "is NULL");
     *out = NULL;
     dpc_csv_opts o = opts ? *opts : dpc_csv_opts_default();
     if (!o.delimiter) o.delimiter = ',';
-    if (o.delimiter == '"' || o.delimiter == '\n' || o.delimiter == '\r' || o.delimiter == '#')
-        return dpc_error_set(err, DPC_E_INVALID, "csv: delimiter '%c' is not allowed", o.delimiter);
-    if (o.header != DPC_CSV_HEADER_AUTO && o.header != DPC_CSV_HEADER_YES &&
-        o.header != DPC_CSV_HEADER_NO)
-        return dpc_error_set(err, DPC_E_INVALID, "csv: bad header mode %d", (int)o.header);
-    if (o.label_name && o.header == DPC_CSV_HEADER_NO)
-        return dpc_error_set(err, DPC_E_INVALID, "csv: label name '%s' needs a header row",
-                             o.label_name);
-    if (o.task != DPC_TASK_REGRESSION && o.task != DPC_TASK_CLASSIFICATION)
-        return dpc_error_set(err, DPC_E_INVALID, "csv: bad task %d", (int)o.task);
-    if (o.task == DPC_TASK_REGRESSION && (o.classes || o.n_classes))
-        return dpc_error_set(err, DPC_E_INVALID, "csv: classes given for a regression task");
-    if (o.n_classes > DPC_DATA_MAX_CLASSES)
-        return dpc_error_set(err, DPC_E_INVALID, "csv: n_classes %zu exceeds %d", o.n_classes,
-                             DPC_DATA_MAX_CLASSES);
-
-    splitter sp = {o.delimiter, o.delimiter == ' '};
-    csv_state cs = {.path = path};
-    dpc__labels L = {.k = o.n_classes};
-    strvec fl = {0};
+    dpc_status st = check_opts(&o, err);
+    if (st) return st;
+    csv_load c = {.o = &o, .path = path, .cs = {.path = path}, .L = {.k = o.n_classes}};
     dpc__reader r = {0};
-    double *x = NULL, *y = NULL;
-    size_t rows = 0, cap = 0, ncols = 0, d = 0, label = 0, first_line = 0;
-    dpc_dataset *ds = NULL;
-    dpc_status st = DPC_OK;
-    int rc = 0;
-    if (o.classes) {
-        st = parse_classes(&cs, o.classes, err);
-        if (st) goto done;
-        L.k = cs.classes.n;
-    }
-    st = dpc__reader_open(&r, path, err);
-    if (st) goto done;
-    size_t len;
-    while (!(o.max_rows && rows == o.max_rows) && (rc = dpc__reader_line(&r, &len, err)) == 1) {
-        char *s = r.line;
-        while (*s == ' ' || *s == '\t') s++;
-        if (!*s || *s == '#') continue;
-        size_t ln = r.lineno;
-        st = split_fields(&sp, r.line, &fl, path, ln, err);
-        if (st) break;
-        if (!ncols) { /* first row: shape, label column, header */
-            ncols = fl.n;
-            first_line = ln;
-            int header = o.header == DPC_CSV_HEADER_YES || o.label_name != NULL;
-            if (o.header == DPC_CSV_HEADER_AUTO && !header) {
-                /* Named classes: the label field is text anyway, judge the other fields. */
-                size_t skip = ncols;
-                if (cs.classes.n && resolve_label(&o, &cs, ncols, ln, &skip, NULL)) skip = ncols;
-                header = looks_like_header(&fl, skip);
-                if (header < 0) {
-                    st = dpc_error_set(err, DPC_E_FORMAT,
-                                       "%s:%zu: first row mixes numbers and text: is it a header? "
-                                       "(set the header mode to yes or no)",
-                                       path, ln);
-                    break;
-                }
-            }
-            if (header) {
-                for (size_t c = 0; c < fl.n; c++) {
-                    size_t nl = strlen(fl.v[c]);
-                    char *cp = malloc(nl + 1);
-                    if (!cp || strvec_push(&cs.names, cp)) {
-                        free(cp);
-                        st = DPC__NOMEM(err, "CSV header");
-                        break;
-                    }
-                    memcpy(cp, fl.v[c], nl + 1);
-                }
-            }
-            if (!st) st = resolve_label(&o, &cs, ncols, ln, &label, err);
-            if (!st && ncols < 2)
-                st = dpc_error_set(err, DPC_E_FORMAT,
-                                   "%s:%zu: only %zu column: no feature columns besides the "
-                                   "label",
-                                   path, ln, ncols);
-            if (st) break;
-            d = ncols - 1;
-            if (header) continue;
-        }
-        if (fl.n != ncols) {
-            st = dpc_error_set(err, DPC_E_FORMAT,
-                               "%s:%zu: ragged row: %zu fields, expected %zu (as on line %zu)",
-                               path, ln, fl.n, ncols, first_line);
-            break;
-        }
-        if (rows == cap) {
-            size_t nc = cap ? cap * 2 : 256, bytes;
-            if (nc < cap || !dpc__mul_ok(nc, d, &bytes) ||
-                !dpc__mul_ok(bytes, sizeof(double), &bytes)) {
-                st = dpc_error_set(err, DPC_E_NOMEM, "%s:%zu: too many rows", path, ln);
-                break;
-            }
-            double *nx = realloc(x, bytes), *ny = nx ? realloc(y, nc * sizeof(double)) : NULL;
-            if (nx) x = nx;
-            if (ny) y = ny;
-            if (!nx || !ny) {
-                st = DPC__NOMEM(err, "CSV rows");
-                break;
-            }
-            cap = nc;
-        }
-        double *xr = x + rows * d;
-        for (size_t c = 0, j = 0; c < ncols && !st; c++) {
-            if (c == label) {
-                st = parse_label(&o, &cs, &L, fl.v[c], ln, c, &y[rows], err);
-                continue;
-            }
-            int code = dpc__parse_double(fl.v[c], &xr[j++]);
-            if (code) {
-                char cd[80];
-                st = dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: %s: %s: '%.40s'", path, ln,
-                                   col_desc(&cs, c, cd, sizeof cd), dpc__parse_double_why(code),
-                                   fl.v[c]);
-            }
-        }
-        if (st) break;
-        rows++;
-    }
-    if (!st && rc < 0) st = (dpc_status)-rc;
-    if (!st && rows == 0)
-        st = dpc_error_set(err, DPC_E_FORMAT, "%s: %s", path,
-                           ncols ? "header but no data rows" : "empty file (no data rows)");
-    if (st) goto done;
-    size_t k = o.task == DPC_TASK_CLASSIFICATION ? dpc__labels_count(&L) : 0;
-    st = dpc_dataset_new(&ds, 0, d, k, err);
-    if (st) {
-        dpc_error_prefix(err, "%s: ", path);
-        goto done;
-    }
-    free(ds->x);
-    free(ds->y);
-    ds->x = x;
-    ds->y = y;
-    ds->n = rows;
-    x = y = NULL;
-    dpc__dataset_source(ds, "%s", path);
-    if (o.max_rows && rows == o.max_rows) dpc__dataset_note(ds, 0, "first %zu rows", rows);
-    if (cs.classes.n)
-        dpc__dataset_note(ds, 0, "labels mapped by the public class list");
-    else if (L.line_neg1)
-        dpc__dataset_note(ds, 0, "labels -1/+1 read as 0/1");
-    if (k && !o.n_classes && !cs.classes.n)
-        dpc__dataset_note(ds, 1, "classes = %zu inferred from the labels", k);
-done:
+    if (o.classes && !(st = parse_classes(&c.cs, o.classes, err))) c.L.k = c.cs.classes.n;
+    if (!st) st = dpc__reader_open(&r, path, err);
+    if (!st) st = read_rows(&c, &r, err);
+    if (!st) st = make_dataset(&c, out, err);
     if (r.f) dpc__reader_close(&r);
-    free(x);
-    free(y);
-    free(fl.v);
-    for (size_t c = 0; c < cs.names.n; c++) free(cs.names.v[c]);
-    free(cs.names.v);
-    free(cs.classes.v);
-    free(cs.classes_buf);
-    if (st) {
-        dpc_dataset_free(ds);
-        return st;
-    }
-    *out = ds;
-    return DPC_OK;
+    free(c.x);
+    free(c.y);
+    for (size_t k = 0; k < c.cs.names.n; k++) free(c.cs.names.v[k]);
+    free(c.cs.names.v);
+    free(c.cs.classes.v);
+    free(c.cs.classes_buf);
+    return st;
 }

@@ -184,6 +184,40 @@ static dpc_status toeplitz_work(const dpc_mech_params *p, size_t n, dpc_error *e
     }
 }
 
+/* BLT Toeplitz coefficients: c_0 = 1, c_j = sum_i omega_i theta_i^(j-1) (Dvijotham et al.
+ * 2024); b = C^-1 via the output recursion x_t = z_t - sum_i omega_i s_i,
+ * s_i <- theta_i s_i + x_t applied to an impulse (the recursion the streaming generator runs). */
+static dpc_status blt_coefficients(const dpc_mech_params *p, size_t n, double *b, double *c,
+                                   dpc_error *err)
+{
+    size_t k = p->nbuf;
+    double pw[BLT_MAX_BUFFERS], s[BLT_MAX_BUFFERS];
+    for (size_t i = 0; i < k; i++) {
+        pw[i] = 1.0;
+        s[i] = 0.0;
+    }
+    c[0] = 1.0;
+    for (size_t t = 1; t < n; t++) {
+        double acc = 0.0;
+        for (size_t i = 0; i < k; i++) {
+            acc += p->omega[i] * pw[i];
+            pw[i] *= p->theta[i];
+        }
+        c[t] = acc;
+    }
+    for (size_t t = 0; t < n; t++) {
+        double x = t == 0 ? 1.0 : 0.0;
+        for (size_t i = 0; i < k; i++) x -= p->omega[i] * s[i];
+        for (size_t i = 0; i < k; i++) s[i] = p->theta[i] * s[i] + x;
+        b[t] = x;
+        if (!isfinite(x))
+            return dpc_error_set(err, DPC_E_NUMERIC,
+                                 "blt: C^-1 overflows at step %zu (unstable inverse; check "
+                                 "theta/omega)", t);
+    }
+    return DPC_OK;
+}
+
 /* Fills m->bcoef / m->ccoef (length n) and the supports for Toeplitz kinds. */
 static dpc_status build_toeplitz(dpc_mech *m, dpc_error *err)
 {
@@ -256,34 +290,7 @@ static dpc_status build_toeplitz(dpc_mech *m, dpc_error *err)
         break;
     }
     case DPC_MECH_BLT: {
-        /* c_0 = 1, c_j = sum_i omega_i theta_i^(j-1) (Dvijotham et al. 2024). B = C^-1 via the
-         * output recursion x_t = z_t - sum_i omega_i s_i, s_i <- theta_i s_i + x_t applied to an
-         * impulse (the same recursion the streaming generator runs). */
-        size_t k = p->nbuf;
-        double pw[BLT_MAX_BUFFERS], s[BLT_MAX_BUFFERS];
-        for (size_t i = 0; i < k; i++) {
-            pw[i] = 1.0;
-            s[i] = 0.0;
-        }
-        c[0] = 1.0;
-        for (size_t t = 1; t < n; t++) {
-            double acc = 0.0;
-            for (size_t i = 0; i < k; i++) {
-                acc += p->omega[i] * pw[i];
-                pw[i] *= p->theta[i];
-            }
-            c[t] = acc;
-        }
-        for (size_t t = 0; t < n; t++) {
-            double x = t == 0 ? 1.0 : 0.0;
-            for (size_t i = 0; i < k; i++) x -= p->omega[i] * s[i];
-            for (size_t i = 0; i < k; i++) s[i] = p->theta[i] * s[i] + x;
-            b[t] = x;
-            if (!isfinite(x))
-                return dpc_error_set(err, DPC_E_NUMERIC,
-                                     "blt: C^-1 overflows at step %zu (unstable inverse; check "
-                                     "theta/omega)", t);
-        }
+        if ((st = blt_coefficients(p, n, b, c, err))) return st;
         m->b_len = m->c_len = n;
         m->engine = ENGINE_BLT;
         break;

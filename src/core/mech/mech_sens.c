@@ -203,6 +203,24 @@ static double tree_level_bound_sq(size_t n, size_t k, size_t b)
     return s;
 }
 
+/* max_s ||C e_s||^2: the squared single-participation sensitivity. */
+static double max_column_sq(const dpc_mech *m)
+{
+    size_t n = m->n;
+    double best = 0.0;
+    if (m->engine == ENGINE_TREE) return (double)dpc__tree_levels(n);
+    if (m->engine == ENGINE_DENSE) {
+        for (size_t s = 0; s < n; s++) {
+            double acc = 0.0;
+            for (size_t l = s; l < n; l++) acc += m->Cd[l * n + s] * m->Cd[l * n + s];
+            if (acc > best) best = acc;
+        }
+        return best;
+    }
+    for (size_t t = 0; t < n; t++) best += m->ccoef[t] * m->ccoef[t];
+    return best;
+}
+
 dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part,
                                 dpc_sensitivity *out, dpc_error *err)
 {
@@ -220,19 +238,7 @@ dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part
     int cyclic = part->kind == DPC_PART_CYCLIC;
 
     if (k == 1) { /* single participation: the largest column norm of C */
-        double best = 0.0;
-        if (m->engine == ENGINE_TREE) {
-            best = (double)dpc__tree_levels(n);
-        } else if (m->engine == ENGINE_DENSE) {
-            for (size_t s = 0; s < n; s++) {
-                double acc = 0.0;
-                for (size_t l = s; l < n; l++) acc += m->Cd[l * n + s] * m->Cd[l * n + s];
-                if (acc > best) best = acc;
-            }
-        } else {
-            for (size_t t = 0; t < n; t++) best += m->ccoef[t] * m->ccoef[t];
-        }
-        out->value = sqrt(best);
+        out->value = sqrt(max_column_sq(m));
         out->exact = 1;
         out->method = DPC_SENS_EXACT_COLUMN;
         return DPC_OK;

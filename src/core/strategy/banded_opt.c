@@ -12,6 +12,7 @@
  *     ybar = 2 w y,  betabar = W^T ybar (the workload recursions run backwards),
  *     lambda = C^-T betabar (backward substitution),  dE/dc_j = -sum_t lambda_t beta_{t-j}. */
 #include "common/util.h"
+#include "mech/mech_internal.h"
 #include "strategy/strategy_internal.h"
 
 #include <math.h>
@@ -179,22 +180,9 @@ dpc_status dpc_strategy_optimize_banded(dpc_strategy **out, const dpc_strategy_p
     /* start: BSR for this workload (first L coefficients of W^(1/2)) */
     double r = 1.0;
     b.c[0] = 1.0;
-    { /* W^(1/2) = ((1 - a x)(1 - m x))^(-1/2): Cauchy product of two scaled binomial series */
-        double m = pb->workload.momentum, a = pb->workload.decay;
-        double *ga = b.beta, *gm = b.y; /* scratch (n >= L) */
-        double g = 1.0, pa = 1.0, pm = 1.0;
-        for (size_t t = 0; t < L; t++) {
-            if (t > 0) g *= (2.0 * (double)t - 1.0) / (2.0 * (double)t);
-            ga[t] = g * pa;
-            gm[t] = g * pm;
-            pa *= a;
-            pm *= m;
-        }
-        for (size_t t = 0; t < L; t++) {
-            double acc = 0.0;
-            for (size_t j = 0; j <= t; j++) acc += ga[j] * gm[t - j];
-            b.c[t] = acc;
-        }
+    if (!dpc__series_workload_root(b.c, L, pb->workload.decay, pb->workload.momentum, -1)) {
+        free(mem);
+        return DPC__NOMEM(err, "banded optimizer start");
     }
     for (size_t j = 1; j < L; j++) {
         if (b.monotone) {

@@ -244,6 +244,34 @@ static int cmp_desc(const void *a, const void *b)
     return x < y ? 1 : x > y ? -1 : 0;
 }
 
+/* The strategy of run r with k buffers, buffers ordered by decreasing theta (a deterministic
+ * presentation); NULL when out of memory. */
+static dpc_strategy *strategy_of(const blt_run *r, size_t k, const dpc_strategy_problem *pb)
+{
+    dpc_strategy *s = dpc__strategy_alloc(DPC_MECH_BLT, "blt", pb);
+    if (!s) return NULL;
+    s->nbuf = k;
+    s->theta = dpc__malloc_array(k, sizeof(double));
+    s->omega = dpc__malloc_array(k, sizeof(double));
+    if (!s->theta || !s->omega) {
+        dpc_strategy_free(s);
+        return NULL;
+    }
+    double th[BLT_MAX], om[BLT_MAX], w[BLT_MAX];
+    params_from_x(r->x, k, th, om, w);
+    for (size_t i = 0; i < k; i++) {
+        size_t a = i;
+        for (size_t j = i + 1; j < k; j++)
+            if (th[j] > th[a]) a = j;
+        double t0 = th[i], w0 = w[i];
+        th[i] = th[a], w[i] = w[a];
+        th[a] = t0, w[a] = w0;
+        s->theta[i] = th[i];
+        s->omega[i] = w[i];
+    }
+    return s;
+}
+
 dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_problem *pb,
                                      const dpc_strategy_options *opt, dpc_error *err)
 {
@@ -332,33 +360,10 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
         kbest = k + 1;
     }
 
-    dpc_strategy *s = dpc__strategy_alloc(DPC_MECH_BLT, "blt", pb);
+    dpc_strategy *s = strategy_of(&best, kbest, pb);
     if (!s) {
         st = DPC__NOMEM(err, "strategy");
         goto fail;
-    }
-    s->nbuf = kbest;
-    s->theta = dpc__malloc_array(kbest, sizeof(double));
-    s->omega = dpc__malloc_array(kbest, sizeof(double));
-    if (!s->theta || !s->omega) {
-        dpc_strategy_free(s);
-        st = DPC__NOMEM(err, "strategy");
-        goto fail;
-    }
-    {
-        double th[BLT_MAX], om[BLT_MAX], w[BLT_MAX];
-        params_from_x(best.x, kbest, th, om, w);
-        /* order buffers by decreasing theta (deterministic presentation) */
-        for (size_t i = 0; i < kbest; i++) {
-            size_t a = i;
-            for (size_t j = i + 1; j < kbest; j++)
-                if (th[j] > th[a]) a = j;
-            double t0 = th[i], w0 = w[i];
-            th[i] = th[a], w[i] = w[a];
-            th[a] = t0, w[a] = w0;
-            s->theta[i] = th[i];
-            s->omega[i] = w[i];
-        }
     }
     s->iterations = total_iters;
     free(mem);

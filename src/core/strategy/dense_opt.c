@@ -19,6 +19,7 @@
  * C is recovered lower-triangular from X = C^T C by a reversed Cholesky: J X J = L L^T,
  * C = J L^T J. */
 #include "common/util.h"
+#include "mech/mech_internal.h"
 #include "strategy/strategy_internal.h"
 
 #include <cblas.h>
@@ -222,27 +223,12 @@ dpc_status dpc_strategy_optimize_dense(dpc_strategy **out, const dpc_strategy_pr
     c.dinv[2] = pb->workload.decay * pb->workload.momentum;
 
     /* start: square root of the workload (BSR coefficients), banded to bw */
-    {
-        double m = pb->workload.momentum, a = pb->workload.decay;
-        size_t L = c.bw;
-        double *ga = c.G, *gm = c.G + n, *cc = c.V; /* scratch */
-        double g = 1.0, pa = 1.0, pm = 1.0;
-        for (size_t t = 0; t < L; t++) {
-            if (t > 0) g *= (2.0 * (double)t - 1.0) / (2.0 * (double)t);
-            ga[t] = g * pa;
-            gm[t] = g * pm;
-            pa *= a;
-            pm *= m;
-        }
-        for (size_t t = 0; t < L; t++) {
-            double acc = 0.0;
-            for (size_t j = 0; j <= t; j++) acc += ga[j] * gm[t - j];
-            cc[t] = acc;
-        }
-        double *ccopy = c.r; /* (n >= L) */
-        memcpy(ccopy, cc, L * sizeof *cc);
-        start_point(&c, ccopy, L, x);
+    double *ccopy = c.r; /* (n >= bw) */
+    if (!dpc__series_workload_root(ccopy, c.bw, pb->workload.decay, pb->workload.momentum, -1)) {
+        free(mem);
+        return DPC__NOMEM(err, "dense optimizer start");
     }
+    start_point(&c, ccopy, c.bw, x);
     c.best_true = INFINITY;
     memcpy(c.best_x, x, c.nv * sizeof *x);
     /* default budget: 300 iterations, fewer for large n (about 2.5e10 / n^3: an evaluation costs

@@ -176,6 +176,39 @@ static const char *const known_keys[] = {
     "workload", "loss", "sensitivity", "error", "exact", "theta", "omega", "of", "coeffs",
     "matrix"};
 
+/* The "matrix" of a dense strategy: n rows of t + 1 (or n) numbers, zero above the diagonal. */
+static dpc_status parse_matrix(const rd *r, const jv *root, dpc_strategy *s)
+{
+    size_t n = s->problem.steps;
+    const jv *v;
+    if (n > 4096) return bad(r, dpc__json_get(root, "steps"), "steps", "dense needs n <= 4096");
+    if (!(v = dpc__json_get(root, "matrix"))) return bad(r, root, "matrix", "missing");
+    if (v->type != JV_ARR || v->n != n) return bad(r, v, "matrix", "expected an array of n rows");
+    if (!(s->dense = dpc__calloc(n * n, sizeof(double)))) return DPC__NOMEM(r->err, "matrix");
+    for (size_t t = 0; t < n; t++) {
+        const jv *row = &v->items[t];
+        char what[96];
+        if (row->type != JV_ARR || (row->n != t + 1 && row->n != n)) {
+            snprintf(what, sizeof what, "row %zu: expected %zu (or %zu) numbers", t, t + 1, n);
+            return bad(r, row, "matrix", what);
+        }
+        for (size_t j = 0; j < row->n; j++) {
+            const jv *e = &row->items[j];
+            if (e->type != JV_NUM) {
+                snprintf(what, sizeof what, "row %zu, column %zu: not a number", t, j);
+                return bad(r, e, "matrix", what);
+            }
+            if (j > t && e->num != 0.0) {
+                snprintf(what, sizeof what, "row %zu, column %zu: must be 0 above the diagonal", t,
+                         j);
+                return bad(r, e, "matrix", what);
+            }
+            s->dense[t * n + j] = e->num;
+        }
+    }
+    return DPC_OK;
+}
+
 static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
 {
     dpc_status st;
@@ -279,34 +312,8 @@ static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
     } else if (ki == 1) {
         if (!(v = dpc__json_get(root, "coeffs"))) return bad(r, root, "coeffs", "missing");
         if ((st = get_array(r, v, "coeffs", &s->coeffs, &s->ncoeffs))) return st;
-    } else {
-        size_t n = pb->steps;
-        if (n > 4096) return bad(r, dpc__json_get(root, "steps"), "steps", "dense needs n <= 4096");
-        if (!(v = dpc__json_get(root, "matrix"))) return bad(r, root, "matrix", "missing");
-        if (v->type != JV_ARR || v->n != n)
-            return bad(r, v, "matrix", "expected an array of n rows");
-        if (!(s->dense = dpc__calloc(n * n, sizeof(double)))) return DPC__NOMEM(r->err, "matrix");
-        for (size_t t = 0; t < n; t++) {
-            const jv *row = &v->items[t];
-            char what[96];
-            if (row->type != JV_ARR || (row->n != t + 1 && row->n != n)) {
-                snprintf(what, sizeof what, "row %zu: expected %zu (or %zu) numbers", t, t + 1, n);
-                return bad(r, row, "matrix", what);
-            }
-            for (size_t j = 0; j < row->n; j++) {
-                const jv *e = &row->items[j];
-                if (e->type != JV_NUM) {
-                    snprintf(what, sizeof what, "row %zu, column %zu: not a number", t, j);
-                    return bad(r, e, "matrix", what);
-                }
-                if (j > t && e->num != 0.0) {
-                    snprintf(what, sizeof what, "row %zu, column %zu: must be 0 above the diagonal",
-                             t, j);
-                    return bad(r, e, "matrix", what);
-                }
-                s->dense[t * n + j] = e->num;
-            }
-        }
+    } else if ((st = parse_matrix(r, root, s))) {
+        return st;
     }
     dpc_mech_params p;
     dpc_strategy_mech_params(s, &p);

@@ -581,6 +581,7 @@ dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
     if (st) goto done;
     memcpy(tr->params, k.params, tr->P * sizeof(double));
     memcpy(tr->velocity, k.vel, S * sizeof(double));
+    dpc__train_sync_f32(tr); /* float32: the float state (the stored values are floats) */
     tr->t = (size_t)k.step;
     free(tr->hist); /* the checkpoint's history replaces this trainer's */
     tr->hist = k.rec;

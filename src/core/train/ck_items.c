@@ -108,6 +108,7 @@ size_t dpc__train_items(const dpc_trainer *tr, ck_item *out)
     num(&s, "cooldown_fraction", "cooldown fraction", c->cooldown_fraction);
     num(&s, "cooldown_factor", "cooldown factor", c->cooldown_factor);
     count(&s, "chunk", "chunk", c->chunk);
+    str(&s, "precision", "precision", dpc_precision_name(c->precision));
     mech_items(&s, tr);
     num(&s, "noise_multiplier", "noise std (calibrated)", tr->noise_scale);
     char spec[DPC_MODEL_SPEC_LEN];
@@ -306,6 +307,8 @@ uint64_t dpc__train_fingerprint_v2(const dpc_trainer *tr)
     h = f_num(h, c->cooldown_fraction);
     h = f_num(h, c->cooldown_factor);
     h = f_size(h, c->chunk);
+    if (c->precision != DPC_PRECISION_DOUBLE) /* (absent for double in version 2) */
+        h = f_str(h, dpc_precision_name(c->precision));
     char spec[DPC_MODEL_SPEC_LEN];
     dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
     h = f_str(h, spec);

@@ -1,0 +1,420 @@
+"""Loading ``libdpcorr.so`` and declaring the part of its C API the package uses (ctypes).
+
+The library is looked up, in this order:
+
+1. ``DPCORR_LIB``: the path of ``libdpcorr.so`` (or of the directory holding it);
+2. ``libdpcorr.so`` next to this file (``make`` copies ``build/libdpcorr.so`` into
+   ``python/dpcorr/``, and ``pip install ./python`` installs that copy with the package).
+
+Every struct the package passes by pointer is mirrored below and compared, at import, with the
+size the library reports for it (``dpc_abi_sizeof``), so that a library built from other headers
+is refused with an ImportError instead of corrupting memory.
+
+Nothing here is public API: the modules of the package wrap it.
+"""
+
+import ctypes
+import os
+import pathlib
+
+from ._errors import DpcorrError, raise_for
+
+c_double = ctypes.c_double
+c_int = ctypes.c_int
+c_size_t = ctypes.c_size_t
+c_uint32 = ctypes.c_uint32
+c_uint64 = ctypes.c_uint64
+c_char_p = ctypes.c_char_p
+c_void_p = ctypes.c_void_p
+P = ctypes.POINTER
+
+LIB_NAME = "libdpcorr.so"
+
+
+def _candidates():
+    env = os.environ.get("DPCORR_LIB")
+    if env:
+        path = pathlib.Path(env)
+        return [path / LIB_NAME if path.is_dir() else path], True
+    return [pathlib.Path(__file__).resolve().parent / LIB_NAME], False
+
+
+def _load():
+    paths, from_env = _candidates()
+    for path in paths:
+        if path.is_file():
+            try:
+                return ctypes.CDLL(str(path)), path
+            except OSError as exc:
+                raise ImportError(f"dpcorr: cannot load {path}: {exc}") from exc
+    where = ", ".join(str(p) for p in paths)
+    if from_env:
+        raise ImportError(f"dpcorr: DPCORR_LIB points to {where}, which does not exist; set it "
+                          f"to the path of {LIB_NAME} (built by `make` in the dpcorr tree)")
+    raise ImportError(
+        f"dpcorr: {LIB_NAME} not found (looked for {where}). Build it with `make` in the dpcorr "
+        f"source tree (it copies build/{LIB_NAME} into python/dpcorr/), or set DPCORR_LIB to the "
+        f"path of an installed {LIB_NAME} (for example /usr/local/lib/{LIB_NAME})")
+
+
+lib, LIB_PATH = _load()
+
+# ---- mirrored structs (include/dpcorr/*.h) -----------------------------------------------------
+
+
+class Error(ctypes.Structure):
+    """dpc_error (common.h)."""
+    _fields_ = [("status", c_int), ("field", ctypes.c_char * 64), ("msg", ctypes.c_char * 512)]
+
+
+class Rng(ctypes.Structure):
+    """dpc_rng (rng.h)."""
+    _fields_ = [("key", c_uint32 * 2), ("seed", c_uint64), ("mode", c_int),
+                ("skey", c_uint32 * 8)]
+
+
+class RngStream(ctypes.Structure):
+    """dpc_rng_stream (rng.h)."""
+    _fields_ = [("key", c_uint32 * 2), ("secure", c_uint32), ("skey", c_uint32 * 8)]
+
+
+class MechParams(ctypes.Structure):
+    """dpc_mech_params (mech.h)."""
+    _fields_ = [("kind", c_int), ("steps", c_size_t), ("nu", c_double), ("lambda_", c_double),
+                ("bands", c_size_t), ("momentum", c_double), ("decay", c_double),
+                ("honaker", c_int), ("nbuf", c_size_t), ("theta", P(c_double)),
+                ("omega", P(c_double)), ("ncoeffs", c_size_t), ("coeffs", P(c_double)),
+                ("dense", P(c_double)), ("coeffs_of_strategy", c_int)]
+
+
+class Participation(ctypes.Structure):
+    """dpc_participation (mech.h)."""
+    _fields_ = [("kind", c_int), ("k", c_size_t), ("b", c_size_t)]
+
+
+class Sensitivity(ctypes.Structure):
+    """dpc_sensitivity (mech.h)."""
+    _fields_ = [("value", c_double), ("exact", c_int), ("method", c_int),
+                ("k_effective", c_size_t)]
+
+
+class Workload(ctypes.Structure):
+    """dpc_workload (mech.h)."""
+    _fields_ = [("momentum", c_double), ("decay", c_double)]
+
+
+class MechError(ctypes.Structure):
+    """dpc_mech_error (mech.h)."""
+    _fields_ = [("rmse", c_double), ("max_error", c_double)]
+
+
+class NoiseConfig(ctypes.Structure):
+    """dpc_noise_config (mech.h)."""
+    _fields_ = [("coord0", c_size_t), ("d", c_size_t), ("form", c_int),
+                ("memory_budget", c_size_t), ("isa", c_int)]
+
+
+class GaussEvent(ctypes.Structure):
+    """dpc_gauss_event (account.h)."""
+    _fields_ = [("sigma", c_double), ("sensitivity", c_double), ("sampling", c_int),
+                ("q", c_double), ("count", c_size_t)]
+
+
+class Event(ctypes.Structure):
+    """dpc_event (account.h)."""
+    _fields_ = [("neighbor", c_int), ("nparts", c_size_t), ("parts", P(GaussEvent))]
+
+
+class AccountOpts(ctypes.Structure):
+    """dpc_account_opts (account.h)."""
+    _fields_ = [("accountant", c_int), ("orders", P(c_double)), ("norders", c_size_t),
+                ("rdp_refine", c_int), ("pld_interval", c_double), ("pld_tail", c_double),
+                ("pld_disc", c_int), ("zcdp_conv", c_int)]
+
+
+class AccountResult(ctypes.Structure):
+    """dpc_account_result (account.h)."""
+    _fields_ = [("epsilon", c_double), ("delta", c_double), ("order", c_double),
+                ("rho", c_double), ("mu", c_double), ("upper_bound", c_int)]
+
+
+class MechInfo(ctypes.Structure):
+    """dpc_account_mech_info (account.h)."""
+    _fields_ = [("sensitivity", c_double), ("sensitivity_exact", c_int),
+                ("column_norm", c_double), ("amplified", c_int), ("rounds", c_size_t),
+                ("noise_multiplier", c_double), ("noise_std", c_double),
+                ("run_sigma", c_double), ("route", c_int), ("delta_slack", c_double),
+                ("eps_routes", c_double * 3)]
+
+
+class StrategyProblem(ctypes.Structure):
+    """dpc_strategy_problem (strategy.h)."""
+    _fields_ = [("steps", c_size_t), ("participations", c_size_t), ("min_sep", c_size_t),
+                ("workload", Workload), ("objective", c_int)]
+
+
+class StrategyLoss(ctypes.Structure):
+    """dpc_strategy_loss (strategy.h)."""
+    _fields_ = [("loss", c_double), ("sensitivity", c_double), ("error", c_double),
+                ("exact", c_int)]
+
+
+class StrategyOptions(ctypes.Structure):
+    """dpc_strategy_options (strategy.h)."""
+    _fields_ = [("max_iterations", c_size_t), ("buffers", c_size_t),
+                ("max_buffers", c_size_t), ("min_improvement", c_double),
+                ("bands", c_size_t)]
+
+
+class Strategy(ctypes.Structure):
+    """dpc_strategy (strategy.h)."""
+    _fields_ = [("kind", c_int), ("method", ctypes.c_char * 24), ("problem", StrategyProblem),
+                ("nbuf", c_size_t), ("theta", P(c_double)), ("omega", P(c_double)),
+                ("ncoeffs", c_size_t), ("coeffs", P(c_double)), ("dense", P(c_double)),
+                ("of_strategy", c_int), ("achieved", StrategyLoss),
+                ("iterations", c_size_t)]
+
+
+class SamplerDesc(ctypes.Structure):
+    """dpc_sampler_desc (sampler.h)."""
+    _fields_ = [("part", Participation), ("poisson", c_int), ("q", c_double),
+                ("opportunities", c_size_t), ("steps_per_epoch", c_size_t),
+                ("expected_batch", c_double), ("balls_in_bins", c_int)]
+
+
+class TrainConfig(ctypes.Structure):
+    """dpc_train_config (train.h)."""
+    _fields_ = [("mech", MechParams), ("noise_form", c_int), ("noise_memory", c_size_t),
+                ("sampler", c_int), ("batch", c_size_t), ("epochs", c_size_t),
+                ("groups", c_size_t), ("workload_explicit", c_int), ("epsilon", c_double),
+                ("delta", c_double), ("noise_multiplier", c_double),
+                ("allow_large_delta", c_int), ("accountant", c_int), ("clip", c_double),
+                ("lr", c_double), ("momentum", c_double), ("weight_decay", c_double),
+                ("schedule", c_int), ("cooldown_fraction", c_double),
+                ("cooldown_factor", c_double), ("threads", c_size_t), ("chunk", c_size_t),
+                ("precision", c_int), ("isa", c_int), ("transport", c_void_p),
+                ("canaries", c_void_p)]
+
+
+MIRRORS = {
+    "dpc_error": Error, "dpc_rng": Rng, "dpc_rng_stream": RngStream,
+    "dpc_mech_params": MechParams, "dpc_participation": Participation,
+    "dpc_sensitivity": Sensitivity, "dpc_workload": Workload, "dpc_mech_error": MechError,
+    "dpc_noise_config": NoiseConfig, "dpc_gauss_event": GaussEvent, "dpc_event": Event,
+    "dpc_account_opts": AccountOpts, "dpc_account_result": AccountResult,
+    "dpc_account_mech_info": MechInfo, "dpc_strategy_problem": StrategyProblem,
+    "dpc_strategy_loss": StrategyLoss, "dpc_strategy_options": StrategyOptions,
+    "dpc_strategy": Strategy, "dpc_sampler_desc": SamplerDesc,
+    "dpc_train_config": TrainConfig,
+}
+
+# ---- functions ---------------------------------------------------------------------------------
+
+_E = P(Error)
+_D = P(c_double)
+_S = P(c_size_t)
+_STATUS = c_int
+
+# name: (restype, argtypes)
+_PROTOTYPES = {
+    # common.h, abi.h
+    "dpc_version": (c_char_p, []),
+    "dpc_status_str": (c_char_p, [c_int]),
+    "dpc_abi_sizeof": (c_size_t, [c_char_p]),
+    "dpc_abi_count": (c_size_t, []),
+    "dpc_abi_name": (c_char_p, [c_size_t]),
+    # rng.h
+    "dpc_rng_seed": (None, [P(Rng), c_uint64]),
+    "dpc_rng_seed_os": (_STATUS, [P(Rng), _E]),
+    "dpc_rng_stream_derive": (RngStream, [P(Rng), c_uint64]),
+    "dpc_rng_gaussian_fill": (None, [P(RngStream), c_uint64, c_uint64, _D, c_size_t]),
+    # mech.h
+    "dpc_mech_params_init": (None, [P(MechParams)]),
+    "dpc_mech_params_check": (_STATUS, [P(MechParams), _E]),
+    "dpc_mech_new": (_STATUS, [P(c_void_p), P(MechParams), _E]),
+    "dpc_mech_free": (None, [c_void_p]),
+    "dpc_mech_kind_name": (c_char_p, [c_int]),
+    "dpc_mech_kind_parse": (_STATUS, [c_char_p, P(c_int), _E]),
+    "dpc_mech_get_params": (P(MechParams), [c_void_p]),
+    "dpc_mech_describe": (c_int, [c_void_p, ctypes.c_char_p, c_size_t]),
+    "dpc_mech_steps": (c_size_t, [c_void_p]),
+    "dpc_mech_noise_rows": (c_size_t, [c_void_p]),
+    "dpc_mech_is_toeplitz": (c_int, [c_void_p]),
+    "dpc_mech_is_anytime": (c_int, [c_void_p]),
+    "dpc_mech_strategy_coeffs": (_STATUS, [c_void_p, _D, c_size_t, _E]),
+    "dpc_mech_noising_coeffs": (_STATUS, [c_void_p, _D, c_size_t, _E]),
+    "dpc_mech_dense_noising": (_STATUS, [c_void_p, _D, _E]),
+    "dpc_mech_dense_strategy": (_STATUS, [c_void_p, _D, _E]),
+    "dpc_sens_method_name": (c_char_p, [c_int]),
+    "dpc_mech_sensitivity": (_STATUS, [c_void_p, P(Participation), P(Sensitivity), _E]),
+    "dpc_mech_limit_sensitivity": (_STATUS, [c_void_p, _D, _E]),
+    "dpc_mech_error_of": (_STATUS, [c_void_p, P(Workload), P(MechError), _E]),
+    "dpc_noise_form_name": (c_char_p, [c_int]),
+    "dpc_mech_state_floats": (c_size_t, [c_void_p, c_int]),
+    "dpc_mech_form_available": (c_int, [c_void_p, c_int]),
+    "dpc_noise_new": (_STATUS, [P(c_void_p), c_void_p, P(RngStream), P(NoiseConfig), _E]),
+    "dpc_noise_free": (None, [c_void_p]),
+    "dpc_noise_next": (_STATUS, [c_void_p, c_void_p, _E]),
+    "dpc_noise_step": (c_size_t, [c_void_p]),
+    "dpc_noise_get_form": (c_int, [c_void_p]),
+    "dpc_noise_seek": (_STATUS, [c_void_p, c_size_t, _E]),
+    "dpc_noise_state_size": (c_size_t, [c_void_p]),
+    "dpc_noise_export": (_STATUS, [c_void_p, _S, _D, _E]),
+    "dpc_noise_import": (_STATUS, [c_void_p, c_size_t, _D, _E]),
+    # account.h
+    "dpc_accountant_name": (c_char_p, [c_int]),
+    "dpc_accountant_parse": (_STATUS, [c_char_p, P(c_int), _E]),
+    "dpc_neighbor_name": (c_char_p, [c_int]),
+    "dpc_neighbor_parse": (_STATUS, [c_char_p, P(c_int), _E]),
+    "dpc_sampling_parse": (_STATUS, [c_char_p, P(c_int), _E]),
+    "dpc_pld_disc_parse": (_STATUS, [c_char_p, P(c_int), _E]),
+    "dpc_gauss_event_init": (None, [P(GaussEvent)]),
+    "dpc_account_opts_init": (None, [P(AccountOpts), c_int]),
+    "dpc_account_epsilon": (_STATUS, [P(Event), P(AccountOpts), c_double, P(AccountResult), _E]),
+    "dpc_account_delta": (_STATUS, [P(Event), P(AccountOpts), c_double, P(AccountResult), _E]),
+    "dpc_account_calibrate_sigma": (_STATUS, [P(Event), P(AccountOpts), c_double, c_double,
+                                              _D, _E]),
+    "dpc_account_calibrate_steps": (_STATUS, [P(Event), c_size_t, P(AccountOpts), c_double,
+                                              c_double, c_size_t, _S, _E]),
+    "dpc_account_mech_event": (_STATUS, [c_void_p, P(Participation), c_double, c_double,
+                                         P(GaussEvent), P(MechInfo), _E]),
+    "dpc_account_mech_calibrate": (_STATUS, [c_void_p, P(Participation), c_double,
+                                             P(AccountOpts), c_double, c_double, _D,
+                                             P(GaussEvent), P(MechInfo), _E]),
+    "dpc_account_mech_steps": (_STATUS, [P(MechParams), P(Participation), c_double, c_double,
+                                         P(AccountOpts), c_double, c_double, c_size_t, _S, _E]),
+    "dpc_zcdp_rho_gaussian": (_STATUS, [c_double, c_double, _D, _E]),
+    "dpc_zcdp_epsilon": (_STATUS, [c_double, c_double, c_int, _D, _D, _E]),
+    "dpc_zcdp_delta": (_STATUS, [c_double, c_double, c_int, _D, _E]),
+    "dpc_zcdp_rho_for": (_STATUS, [c_double, c_double, c_int, _D, _E]),
+    "dpc_zcdp_sigma_for": (_STATUS, [c_double, c_size_t, _D, _E]),
+    "dpc_gdp_mu_gaussian": (_STATUS, [c_double, c_double, _D, _E]),
+    "dpc_gdp_delta": (_STATUS, [c_double, c_double, _D, _E]),
+    "dpc_gdp_epsilon": (_STATUS, [c_double, c_double, _D, _E]),
+    "dpc_gdp_mu_for": (_STATUS, [c_double, c_double, _D, _E]),
+    "dpc_gdp_sigma_for": (_STATUS, [c_double, c_size_t, _D, _E]),
+    "dpc_ledger_json": (c_size_t, [c_void_p, ctypes.c_char_p, c_size_t]),
+    # strategy.h
+    "dpc_strategy_problem_init": (None, [P(StrategyProblem), c_size_t]),
+    "dpc_strategy_options_init": (None, [P(StrategyOptions)]),
+    "dpc_strategy_free": (None, [c_void_p]),
+    "dpc_strategy_mech_params": (None, [c_void_p, P(MechParams)]),
+    "dpc_strategy_optimize_blt": (_STATUS, [P(c_void_p), P(StrategyProblem),
+                                            P(StrategyOptions), _E]),
+    "dpc_strategy_optimize_banded": (_STATUS, [P(c_void_p), P(StrategyProblem),
+                                               P(StrategyOptions), _E]),
+    "dpc_strategy_optimize_dense": (_STATUS, [P(c_void_p), P(StrategyProblem),
+                                              P(StrategyOptions), _E]),
+    "dpc_strategy_loss_of": (_STATUS, [c_void_p, P(StrategyProblem), P(StrategyLoss), _E]),
+    "dpc_strategy_save": (_STATUS, [c_void_p, c_char_p, _E]),
+    "dpc_strategy_load": (_STATUS, [P(c_void_p), c_char_p, _E]),
+    # sampler.h
+    "dpc_sampler_kind_name": (c_char_p, [c_int]),
+    "dpc_sampler_kind_parse": (_STATUS, [c_char_p, P(c_int), _E]),
+    "dpc_sampler_describe": (None, [c_void_p, P(SamplerDesc)]),
+    "dpc_sampler_max_batch": (c_size_t, [c_void_p]),
+    "dpc_sampler_batch": (_STATUS, [c_void_p, c_size_t, c_void_p, _S, _E]),
+    # train.h
+    "dpc_train_config_init": (None, [P(TrainConfig)]),
+    "dpc_train_plan_new": (_STATUS, [P(c_void_p), P(TrainConfig), c_size_t, P(Rng), _E]),
+    "dpc_train_plan_free": (None, [c_void_p]),
+    "dpc_train_plan_config": (P(TrainConfig), [c_void_p]),
+    "dpc_train_plan_ledger": (c_void_p, [c_void_p]),
+    "dpc_train_plan_sampler": (c_void_p, [c_void_p]),
+    "dpc_train_plan_mech": (c_void_p, [c_void_p]),
+    "dpc_train_plan_noise_scale": (c_double, [c_void_p]),
+    "dpc_train_plan_epsilon_at": (_STATUS, [c_void_p, c_size_t, _D, _E]),
+}
+
+
+def _declare():
+    missing = []
+    for name, (restype, argtypes) in _PROTOTYPES.items():
+        try:
+            fn = getattr(lib, name)
+        except AttributeError:
+            missing.append(name)
+            continue
+        fn.restype = restype
+        fn.argtypes = argtypes
+    if missing:
+        raise ImportError(f"dpcorr: {LIB_PATH} lacks {', '.join(missing)}: it is older than this "
+                          f"package; rebuild it (make)")
+
+
+def _check_abi():
+    for name, mirror in MIRRORS.items():
+        have = lib.dpc_abi_sizeof(name.encode())
+        if have != ctypes.sizeof(mirror):
+            raise ImportError(
+                f"dpcorr: {LIB_PATH} was built from other headers than this package: sizeof "
+                f"{name} is {have} in the library and {ctypes.sizeof(mirror)} here; rebuild "
+                f"both from one tree (make)")
+
+
+_declare()
+_check_abi()
+
+# ---- enums (values are the C enums') -----------------------------------------------------------
+
+SAMPLER_AUTO = 99
+PART_MINSEP, PART_CYCLIC = 0, 1
+NOISE_FORMS = {"auto": 0, "buffer": 1, "replay": 2}
+STREAM_NOISE = 1
+
+
+def stream_id(purpose, index=0):
+    """DPC_STREAM_ID(purpose, index)."""
+    return (purpose << 32) | (index & 0xFFFFFFFF)
+
+
+# ---- helpers -----------------------------------------------------------------------------------
+
+
+def call(fn, *args, rename=None):
+    """Calls fn(*args, &err) and raises the library's error when it returns a status != 0.
+
+    rename: {library field prefix: the binding's name for it}, applied to the error's field and
+    message when the binding built the library argument itself (e.g. "parts[0]." -> "")."""
+    err = Error()
+    status = fn(*args, ctypes.byref(err))
+    if status:
+        field = err.field.decode(errors="replace")
+        msg = err.msg.decode(errors="replace")
+        for old, new in (rename or {}).items():
+            if field.startswith(old):
+                field = new + field[len(old):]
+                if msg.startswith(old):
+                    msg = new + msg[len(old):]
+                break
+        raise_for(status, field, msg, lib.dpc_status_str(status).decode())
+
+
+def text(ptr):
+    """A C string returned by the library, as str."""
+    return ptr.decode() if ptr is not None else ""
+
+
+def parse(fn, name, value):
+    """An enum from its name through one of the library's parsers (dpc_*_parse)."""
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a string, got {type(value).__name__}")
+    out = c_int()
+    try:
+        call(fn, value.encode(), ctypes.byref(out))
+    except DpcorrError as exc:
+        # the parsers name their argument ("name"); the caller's parameter is `name`
+        if exc.field != name:
+            lib_field = exc.field
+            exc.field = name
+            if lib_field and str(exc).startswith(lib_field + ":"):
+                exc.args = (str(exc)[len(lib_field) + 1:].lstrip(),)
+            if not str(exc).startswith(name + ":"):
+                exc.args = (f"{name}: {exc}",)
+        raise
+    return out.value
+
+
+def version():
+    """The version string of the loaded library."""
+    return text(lib.dpc_version())

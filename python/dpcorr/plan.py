@@ -1,0 +1,241 @@
+"""The privacy plan of a training run (``dpc_train_plan`` of ``include/dpcorr/train.h``): the
+library trainer's run decisions (sampler, mechanism for n steps, calibrated or given noise
+multiplier, accounting route, ledger) for a front end that computes the gradients itself, such
+as :mod:`dpcorr.torch`. The same configuration gives the same ledger, the same batches and the
+same noise as ``dpcorr train``.
+
+A step t of such a front end (what the library's trainer does):
+
+    I_t = plan.batch(t)                                  # example indices of step t
+    g_t = sum_{i in I_t} min(1, clip / ||g_i||) g_i      # clipped per-example gradients
+    h_t = (g_t + w_t) / plan.expected_batch              # w_t = noise.next(): noise_scale (B Z)_t
+    optimizer step on h_t                                # post-processing
+"""
+
+import ctypes
+import json
+
+import numpy as np
+
+from . import _check
+from . import _lib
+from ._lib import lib
+from .mechanism import Mechanism
+from . import noise as _noise
+from .noise import NoiseGenerator
+from . import strategy as _strategy
+
+SAMPLERS = ("auto", "fixed", "shuffle", "poisson", "cyclic-poisson", "balls-in-bins")
+
+
+def default_blt(n_examples, batch_size, epochs, sampler="auto", momentum=0.0, decay=1.0):
+    """The BLT strategy a run uses when ``mech="blt"`` comes without theta/omega: optimized by
+    :func:`dpcorr.strategy.optimize` (max error) for the run's n = epochs x floor(N / B) steps,
+    k = epochs participations ``floor(N / B)`` steps apart (fixed-order epochs; 1 apart for
+    shuffled epochs) and the optimizer's workload (momentum, decay = 1 - lr x weight decay), like
+    the library's default BSR workload. Deterministic."""
+    spe = _check.size("n_examples", n_examples, 1) // _check.size("batch_size", batch_size, 1)
+    if spe == 0:
+        raise ValueError(f"batch_size: {batch_size} is larger than the training data "
+                         f"({n_examples} examples)")
+    epochs = _check.size("epochs", epochs, 1)
+    sep = 1 if sampler == "shuffle" else spe
+    return _strategy.optimize("blt", epochs * spe, participations=epochs, min_sep=sep,
+                              momentum=momentum, decay=decay)
+
+
+class TrainingPlan:
+    """The run decisions and the privacy ledger of a training run over ``n_examples`` records.
+
+    Exactly one of ``epsilon`` (the noise multiplier is calibrated to (epsilon, delta)) and
+    ``noise_multiplier`` (the ledger reports the epsilon it spends) is given.
+
+    n_examples         N, the number of training records (>= 1)
+    batch_size         B: the (expected) batch size; n = epochs x floor(N / B) steps
+    epochs             passes over the data
+    mech               a kind name ("identity" = DP-SGD, "nu", "bsr", "blt", ...) with its
+                       parameters in ``mech_params``, or a :class:`dpcorr.Mechanism` (its kind
+                       and parameters; rebuilt for the run's n). "blt" without theta/omega uses
+                       :func:`default_blt`.
+    sampler            "auto" (Poisson for identity, fixed-order epochs otherwise), "fixed",
+                       "shuffle", "poisson", "cyclic-poisson" (``groups``, default the bands),
+                       "balls-in-bins"; the ledger's "route" says how the run was accounted
+    clip               per-example L2 clip norm
+    accountant         "pld" (default) or "rdp" for amplified runs; unamplified runs use "gdp"
+                       (exact) unless "zcdp" is asked for
+    seed               int: seeded (reproducible); None: secure (OS key)
+    lr, momentum, weight_decay
+                       the optimizer's values: BSR / BISR (and the default BLT) are the square
+                       root of its workload (momentum, decay 1 - lr x weight_decay) unless
+                       ``workload=(momentum, decay)`` is given
+    allow_large_delta  accept delta >= 1/N (refused by default)
+    rng_state          the :attr:`rng` of a saved plan: resume its run (seed or secure key);
+                       replaces ``seed``
+    """
+
+    def __init__(self, n_examples, *, batch_size, epochs=1, epsilon=None, delta=1e-5,
+                 noise_multiplier=None, mech="identity", mech_params=None, sampler="auto",
+                 groups=0, clip=1.0, accountant="pld", seed=None, lr=0.1, momentum=0.0,
+                 weight_decay=0.0, workload=None, allow_large_delta=False, rng_state=None):
+        self.n_examples = _check.size("n_examples", n_examples, 1)
+        c = _lib.TrainConfig()
+        lib.dpc_train_config_init(ctypes.byref(c))
+        c.batch = _check.size("batch_size", batch_size, 1)
+        c.epochs = _check.size("epochs", epochs, 1)
+        if (epsilon is None) == (noise_multiplier is None):
+            raise ValueError("epsilon: give exactly one of epsilon (the noise is calibrated) and "
+                             "noise_multiplier (the epsilon is reported)")
+        c.epsilon = 0.0 if epsilon is None else _check.real("epsilon", epsilon)
+        c.noise_multiplier = 0.0 if noise_multiplier is None else \
+            _check.real("noise_multiplier", noise_multiplier)
+        if epsilon is not None and not c.epsilon > 0:
+            raise ValueError(f"epsilon: must be a finite number > 0, got {c.epsilon}")
+        if noise_multiplier is not None and not c.noise_multiplier > 0:
+            raise ValueError(f"noise_multiplier: must be a finite number > 0, got "
+                             f"{c.noise_multiplier}")
+        c.delta = _check.real("delta", delta)
+        c.allow_large_delta = int(_check.flag("allow_large_delta", allow_large_delta))
+        c.accountant = _lib.parse(lib.dpc_accountant_parse, "accountant", accountant)
+        c.clip = _check.real("clip", clip)
+        c.lr = _check.real("lr", lr)
+        c.momentum = _check.real("momentum", momentum)
+        c.weight_decay = _check.real("weight_decay", weight_decay)
+        _check.choice("sampler", sampler, SAMPLERS)
+        c.sampler = _lib.SAMPLER_AUTO if sampler == "auto" else \
+            _lib.parse(lib.dpc_sampler_kind_parse, "sampler", sampler)
+        c.groups = _check.size("groups", groups)
+        self._keep = []
+        mech_params = dict(mech_params or {})
+        if isinstance(mech, str) and mech == "blt" and "theta" not in mech_params:
+            if mech_params:
+                raise TypeError(f"mech_params: {', '.join(mech_params)} do not apply to the "
+                                f"default BLT (give theta and omega, or a Mechanism)")
+            w = workload if workload is not None else (c.momentum, 1.0 - c.lr * c.weight_decay)
+            mech = default_blt(self.n_examples, c.batch, c.epochs, sampler, *w)
+        if isinstance(mech, Mechanism):
+            if mech_params:
+                raise TypeError("mech_params: give them to the Mechanism")
+            c.mech = mech._params_struct()
+            self._keep.append(mech)  # its arrays back c.mech's pointers
+        elif isinstance(mech, str):
+            template = Mechanism(mech, 1, **mech_params)  # validates kind and parameters
+            c.mech = template._params_struct()
+            self._keep.append(template)
+        else:
+            raise TypeError(f"mech: expected a kind name or a dpcorr.Mechanism, got "
+                            f"{type(mech).__name__}")
+        if c.mech.kind == 9 and c.mech.steps != c.epochs * (self.n_examples // c.batch):
+            raise ValueError(f"mech: the dense strategy has n = {c.mech.steps}, the run "
+                             f"{c.epochs * (self.n_examples // c.batch)} steps")
+        if workload is not None:
+            wm, wd = workload
+            c.mech.momentum = _check.real("workload", wm)
+            c.mech.decay = _check.real("workload", wd)
+            c.workload_explicit = 1
+        self._rng = _noise.make_rng(seed) if rng_state is None else \
+            _noise.rng_from_state(rng_state)
+        self._ptr = ctypes.c_void_p()
+        _lib.call(lib.dpc_train_plan_new, ctypes.byref(self._ptr), ctypes.byref(c),
+                  self.n_examples, ctypes.byref(self._rng))
+        self._cfg = lib.dpc_train_plan_config(self._ptr).contents
+        self._sampler = lib.dpc_train_plan_sampler(self._ptr)
+        self._idx = np.empty(int(lib.dpc_sampler_max_batch(self._sampler)), dtype=np.uint64)
+        self._ledger = self._read_ledger()
+        L = self._ledger
+        part = _lib.Participation(_lib.PART_CYCLIC if L["participation"] == "cyclic"
+                                  else _lib.PART_MINSEP, L["participations"], L["separation"])
+        self.mechanism = Mechanism._adopt(lib.dpc_train_plan_mech(self._ptr), part, owner=self)
+
+    def __del__(self):
+        ptr = getattr(self, "_ptr", None)
+        if ptr and lib is not None:
+            lib.dpc_train_plan_free(ptr)
+            self._ptr = ctypes.c_void_p()
+
+    def _read_ledger(self):
+        L = lib.dpc_train_plan_ledger(self._ptr)
+        n = lib.dpc_ledger_json(L, None, 0)
+        buf = ctypes.create_string_buffer(n + 1)
+        lib.dpc_ledger_json(L, buf, n + 1)
+        return json.loads(buf.value.decode())
+
+    # ---- what the plan decided -------------------------------------------------------------
+
+    def ledger(self):
+        """The privacy ledger (the fields of the C trainer's report: algorithm, mechanism,
+        sampler, route, accountant, calibration, neighbor, participation, participations,
+        separation, q, rounds, amplified, noise_multiplier / sigma, sensitivity,
+        sensitivity_exact, column_norm, noise_std_per_unit_clip, epsilon, delta,
+        epsilon_target, epsilon_paper, steps, steps_per_epoch, expected_batch, seed_mode and
+        seed), as a dict (a copy)."""
+        return dict(self._ledger)
+
+    def epsilon(self, step=None):
+        """The epsilon of the whole run (default), or of what the first ``step`` steps release
+        (for step < n the PLD accountant uses a 10x coarser grid: a valid, slightly looser
+        bound)."""
+        if step is None:
+            return self._ledger["epsilon"]
+        out = ctypes.c_double()
+        _lib.call(lib.dpc_train_plan_epsilon_at, self._ptr, _check.size("step", step),
+                  ctypes.byref(out))
+        return out.value
+
+    @property
+    def steps(self):
+        """n: the number of steps of the run."""
+        return int(self._ledger["steps"])
+
+    @property
+    def steps_per_epoch(self):
+        """floor(N / B): the steps that process N examples (on average)."""
+        return int(self._ledger["steps_per_epoch"])
+
+    @property
+    def expected_batch(self):
+        """B: the divisor of the noisy gradient sum."""
+        return float(self._ledger["expected_batch"])
+
+    @property
+    def noise_multiplier(self):
+        """z, calibrated or given."""
+        return float(self._ledger["noise_multiplier"])
+
+    @property
+    def noise_scale(self):
+        """clip x noise std per unit clip: the std of each entry of Z in gradient-sum units."""
+        return float(lib.dpc_train_plan_noise_scale(self._ptr))
+
+    @property
+    def sampler(self):
+        """The resolved sampler ("poisson", "fixed", "shuffle", "cyclic-poisson")."""
+        return _lib.text(lib.dpc_sampler_kind_name(self._cfg.sampler))
+
+    @property
+    def clip(self):
+        """The per-example clip norm."""
+        return float(self._cfg.clip)
+
+    @property
+    def rng(self):
+        """The root generator's identity (seed, or the secure key: keep it secret)."""
+        return _noise.rng_state(self._rng)
+
+    def batch(self, step):
+        """The example indices of ``step`` (0 <= step < n) as an int64 numpy array: a pure
+        function of (key, step), in increasing order for Poisson samplers."""
+        count = _lib.c_size_t()
+        _lib.call(lib.dpc_sampler_batch, self._sampler, _check.size("step", step),
+                  self._idx.ctypes.data, ctypes.byref(count))
+        return self._idx[:count.value].astype(np.int64)
+
+    def noise_generator(self, dim, form="auto", memory_budget=0, scaled=True):
+        """The run's noise over coordinates [0, dim): rows noise_scale x (B Z)_t from the
+        plan's key, exactly the noise the library's trainer adds to a model with ``dim``
+        parameters (``scaled=False``: the raw rows (B Z)_t, to be multiplied by
+        :attr:`noise_scale` by the caller)."""
+        _check.choice("form", form, ("auto", "buffer", "replay"))
+        return NoiseGenerator._with_scale(self.mechanism, _check.size("dim", dim, 1), self._rng,
+                                          self.noise_scale if _check.flag("scaled", scaled)
+                                          else 1.0, form,
+                                          _check.size("memory_budget", memory_budget))

@@ -1,0 +1,12 @@
+"""dpcorr for PyTorch (torch 1.13 with functorch, as in Debian's python3-torch).
+
+* :func:`make_private`: per-example gradients (functorch), clipping, dpcorr's correlated noise,
+  dpcorr's sampler and accountant around a model, an optimizer and a dataset; the same
+  configuration reports the same epsilon as ``dpcorr train``.
+* :class:`CorrelatedNoise`: only the noise, for gradients clipped elsewhere.
+"""
+
+from .engine import DPDataLoader, DPOptimizer, PrivacyEngine, make_private
+from .noise import CorrelatedNoise
+
+__all__ = ["make_private", "PrivacyEngine", "DPOptimizer", "DPDataLoader", "CorrelatedNoise"]

@@ -1,0 +1,147 @@
+"""Per-example gradients of a PyTorch model with functorch, layer by layer.
+
+Every module that owns trainable parameters (Linear, Conv1d/2d/3d, GroupNorm, LayerNorm,
+Embedding, ...: a module whose parameters are its own, not its children's) gets a forward hook
+that keeps its input and registers a tensor hook on its output for the gradient of the loss with
+respect to that output. After ``loss.backward()`` the gradient of example i with respect to the
+module's parameters is
+
+    grad_theta < module(x_i; theta), dL/d out_i >
+
+computed for all i at once by ``functorch.vmap(functorch.grad(...))`` over a hook-free
+functional copy of the module (``functorch.make_functional_with_buffers``). This holds whenever
+the module treats the examples of a batch independently: true for the layers above, false for
+BatchNorm (refused) and for anything that mixes examples. Activations and pooling have no
+parameters and need nothing. A module used several times in one forward pass gets the sum over
+its uses. The tensor hooks see the gradient of the module's own output, so in-place activations
+after a layer are fine.
+"""
+
+import torch
+from functorch import grad, make_functional_with_buffers, vmap
+
+_REFUSED = (torch.nn.modules.batchnorm._BatchNorm,)
+
+
+class PerSampleGradients:
+    """Installs the hooks on ``model`` and computes per-example gradients on demand.
+
+    ``params``: the trainable parameters in ``model.parameters()`` order (the coordinate order
+    of the noise). ``compute(batch_size, scale)`` returns one tensor per parameter of shape
+    (batch_size, *param.shape); ``scale`` multiplies the captured output gradients (the batch
+    size for a mean-reduced loss, so that the results are the gradients of each example's own
+    loss).
+    """
+
+    def __init__(self, model):
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        if not self.params:
+            raise ValueError("model: has no trainable parameters")
+        owner = {}
+        self.layers = []
+        for name, module in model.named_modules():
+            own = [p for p in module.parameters(recurse=False) if p.requires_grad]
+            if not own:
+                continue
+            if isinstance(module, _REFUSED):
+                raise ValueError(f"model: {name or 'the model'} ({type(module).__name__}) mixes "
+                                 f"the examples of a batch, so per-example gradients are not "
+                                 f"defined; use GroupNorm or LayerNorm")
+            if any(p.requires_grad for c in module.children() for p in c.parameters()):
+                raise ValueError(f"model: {name or 'the model'} ({type(module).__name__}) has "
+                                 f"parameters of its own and submodules with parameters; put its "
+                                 f"own parameters in a submodule")
+            fmodel, _, _ = make_functional_with_buffers(module)  # a hook-free copy
+            layer = _Layer(name, module, fmodel)
+            self.layers.append(layer)
+            for p in layer.params:
+                if id(p) in owner:
+                    raise ValueError(f"model: parameter shared by {owner[id(p)]} and {name}: "
+                                     f"not supported")
+                owner[id(p)] = name
+        missing = [p for p in self.params if id(p) not in owner]
+        if missing:
+            raise ValueError("model: some trainable parameters belong to no module")
+        self._handles = [layer.module.register_forward_hook(self._forward_hook(layer))
+                         for layer in self.layers]
+
+    def remove(self):
+        """Removes the hooks (the model is a plain model again)."""
+        for h in self._handles:
+            h.remove()
+        self._handles = []
+        self.clear()
+
+    def clear(self):
+        """Forgets the captured activations and output gradients."""
+        for layer in self.layers:
+            layer.inputs.clear()
+            layer.grads.clear()
+
+    @staticmethod
+    def _forward_hook(layer):
+        def hook(module, inputs, output):
+            if not torch.is_grad_enabled() or not isinstance(output, torch.Tensor) or \
+                    not output.requires_grad:
+                return
+            if len(inputs) != 1 or not isinstance(inputs[0], torch.Tensor):
+                raise ValueError(f"dpcorr: {layer.name} ({type(module).__name__}) must take one "
+                                 f"tensor argument")
+            layer.inputs.append(inputs[0].detach())
+            use = len(layer.inputs) - 1
+            output.register_hook(lambda g: layer.grads.__setitem__(use, g.detach()))
+        return hook
+
+    def batch_size(self):
+        """The batch size of the captured forward pass (None when nothing was captured)."""
+        sizes = {x.shape[0] for layer in self.layers for x in layer.inputs}
+        if not sizes:
+            return None
+        if len(sizes) > 1:
+            raise RuntimeError(f"dpcorr: the model ran on batches of sizes {sorted(sizes)} since "
+                               f"the last step; run it once per step on the loader's batch")
+        return sizes.pop()
+
+    def compute(self, batch_size, scale=1.0):
+        """Per-example gradients, one (batch_size, *shape) tensor per trainable parameter."""
+        if not any(layer.grads for layer in self.layers):
+            raise RuntimeError("dpcorr: no gradient reached the model; call loss.backward() "
+                               "before optimizer.step()")
+        out = {}
+        for layer in self.layers:
+            for use, x in enumerate(layer.inputs):
+                go = layer.grads.get(use)
+                if go is None:  # this output did not reach the loss: zero gradient
+                    continue
+                if scale != 1.0:
+                    go = go * scale
+                for p, g in zip(layer.params, layer.per_example(x, go)):
+                    out[id(p)] = g if id(p) not in out else out[id(p)] + g
+        res = []
+        for p in self.params:
+            g = out.get(id(p))
+            if g is None:  # the layer did not run, or did not reach the loss
+                g = torch.zeros((batch_size,) + tuple(p.shape), dtype=p.dtype, device=p.device)
+            res.append(g)
+        return res
+
+
+class _Layer:
+    def __init__(self, name, module, fmodel):
+        self.name = name
+        self.module = module
+        self.fmodel = fmodel
+        # make_functional orders parameters as module.named_parameters() does
+        self.params = list(module.parameters())
+        self.inputs = []
+        self.grads = {}
+
+        def contribution(params, buffers, x, go):
+            return (fmodel(params, buffers, x.unsqueeze(0)) * go.unsqueeze(0)).sum()
+
+        self._vg = vmap(grad(contribution), in_dims=(None, None, 0, 0))
+
+    def per_example(self, x, go):
+        params = tuple(p.detach() for p in self.params)
+        buffers = tuple(b.detach() for b in self.module.buffers())
+        return list(self._vg(params, buffers, x, go))

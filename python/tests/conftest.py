@@ -1,0 +1,76 @@
+"""Shared fixtures of the Python suite: where the build is, the CLI, and the C reference
+program for noise rows. Run through python/tests/run.sh (make check), or directly:
+
+    make && DPCORR_LIB=build/libdpcorr.so PYTHONPATH=python /usr/bin/python3 -m pytest python/tests
+"""
+
+import json
+import os
+import pathlib
+import shutil
+import subprocess
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[2]
+BUILD = pathlib.Path(os.environ.get("BUILD", ROOT / "build"))
+if not BUILD.is_absolute():
+    BUILD = ROOT / BUILD
+
+
+def _cli_path():
+    path = pathlib.Path(os.environ.get("DPCORR_CLI", BUILD / "dpcorr"))
+    return path if path.is_absolute() else ROOT / path
+
+
+@pytest.fixture(scope="session")
+def cli():
+    """Runs build/dpcorr with the given arguments and returns its parsed --json output."""
+    path = _cli_path()
+    if not path.is_file():
+        pytest.skip(f"{path} not built")
+
+    def run(*args):
+        out = subprocess.run([str(path), *map(str, args)], capture_output=True, text=True,
+                             check=False)
+        assert out.returncode == 0, f"dpcorr {' '.join(map(str, args))}: {out.stderr}"
+        return json.loads(out.stdout) if out.stdout.lstrip().startswith("{") else out.stdout
+
+    return run
+
+
+@pytest.fixture(scope="session")
+def cli_path():
+    path = _cli_path()
+    if not path.is_file():
+        pytest.skip(f"{path} not built")
+    return path
+
+
+@pytest.fixture(scope="session")
+def noise_ref(tmp_path_factory):
+    """Compiles python/tests/noise_ref.c against build/libdpcorr.a and returns a function
+    (kind, steps, seed, dim, rows, **params) -> list of rows (lists of floats)."""
+    cc = shutil.which(os.environ.get("CC", "cc"))
+    lib = BUILD / "libdpcorr.a"
+    if cc is None or not lib.is_file():
+        pytest.skip("no C compiler or build/libdpcorr.a")
+    exe = tmp_path_factory.mktemp("ref") / "noise_ref"
+    cmd = [cc, "-std=c11", "-O2", "-ffp-contract=off", f"-I{ROOT / 'include'}",
+           str(ROOT / "python" / "tests" / "noise_ref.c"), str(lib), "-o", str(exe),
+           "-lz", "-lpthread", "-lm", "-llbfgs", "-llapacke", "-lopenblas"]
+    subprocess.run(cmd, check=True, capture_output=True)
+
+    def run(kind, steps, seed, dim, rows, **params):
+        args = [str(exe), kind, str(steps), str(seed), str(dim), str(rows)]
+        for k, v in params.items():
+            if isinstance(v, (list, tuple)):
+                v = ",".join(float(x).hex() for x in v)
+            elif isinstance(v, float):
+                v = v.hex()
+            args.append(f"{k}={v}")
+        out = subprocess.run(args, capture_output=True, text=True, check=True).stdout.split()
+        vals = [float.fromhex(x) for x in out]
+        return [vals[r * dim:(r + 1) * dim] for r in range(rows)]
+
+    return run
