@@ -7,7 +7,7 @@
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 DATA="synthetic:logistic,n=2000,d=30,margin=0.1,test-n=300"
-COMMON="--data $DATA --model mlp:24:tanh --epochs 2 --batch 50 --lr 0.3 --clip 1 --epsilon 2"
+COMMON="--data $DATA --model mlp:24:tanh --epochs 2 --batch 50 --lr 0.3 --clip 1 --epsilon 2 --seed 1"
 
 expect_rc 0 "help names DPCORR_ISA" "$BIN" --help
 out_has "DPCORR_ISA=sse2\|avx2\|avx512" "help line"
@@ -27,7 +27,7 @@ for lvl in sse2 avx2 avx512; do
 done
 # a cnn (1 x 6 x 6 inputs) with BSR noise: the same parameters at every level and thread count
 CNN="--data synthetic:logistic,n=400,d=36,test-n=100 --model cnn:conv3k3,tanh,maxpool2,gn3,fc4,relu"
-CNN="$CNN --epochs 1 --batch 40 --lr 0.3 --clip 1 --epsilon 2 --mech bsr --bands 3 --chunk 7"
+CNN="$CNN --epochs 1 --batch 40 --lr 0.3 --clip 1 --epsilon 2 --mech bsr --bands 3 --chunk 7 --seed 1"
 cref=""
 for lvl in sse2 avx2 avx512; do
     case "$lvl:$have" in avx2:sse2|avx512:sse2|avx512:avx2) continue ;; esac
