@@ -5,7 +5,9 @@
 # to build-fuzz/crashes/<target>/). FUZZ_ENGINE=libfuzzer (default; clang -fsanitize=fuzzer) or
 # afl (AFL++: afl-clang-fast and afl-fuzz). FUZZ_TARGETS limits the targets ("csv idx").
 # Prints one line per target: executions and coverage (libFuzzer: edges "cov", features "ft";
-# AFL++: execs_done and bitmap coverage), and exits non-zero if any target found a crash.
+# AFL++: execs_done and bitmap coverage), then the line coverage of each loader's sources over
+# the corpora (fuzz/coverage.sh; FUZZ_COVERAGE=0 skips it), and exits non-zero if any target found
+# a crash.
 # Not part of `make check` or CI. Run under `nice` on a shared machine.
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -58,4 +60,6 @@ for t in $TARGETS; do
         [ $rc -ne 0 ] && { status=1; tail -n 30 "$log"; }
     fi
 done
+# line coverage of each loader's sources over the corpora (fuzz/coverage.sh)
+[ "${FUZZ_COVERAGE:-1}" != 0 ] && sh fuzz/coverage.sh
 exit $status
