@@ -94,7 +94,9 @@ int frame_seed(run_frame *f, opt_set *s)
         if (dpc_rng_seed_os(&f->rng, &err)) return opt_fail_lib_at(s, &FR_SECURE, &err);
     } else {
         dpc_rng_seed(&f->rng, f->seed);
-        if (f->warn_seed) frame_warn_seeded("train", f->seed, "omit --seed for secure mode");
+        if (f->warn_seed)
+            frame_warn_seeded(s && s->cmd ? s->cmd->name : "train", f->seed,
+                              "omit --seed for secure mode");
     }
     return 0;
 }

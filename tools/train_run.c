@@ -115,7 +115,9 @@ static int seed_local(run_ctx *x)
     if (rng->mode == DPC_RNG_SEEDED && rng->seed != o->fr.seed)
         return opt_fail(x->s, "--seed: the checkpoint %s was written with seed %llu, got %llu",
                         o->resume, cs, (unsigned long long)o->fr.seed);
-    if (rng->mode == DPC_RNG_SEEDED && o->fr.warn_seed) frame_warn_seeded("train", rng->seed, "resumed seeded checkpoint");
+    if (rng->mode == DPC_RNG_SEEDED && o->fr.warn_seed)
+        frame_warn_seeded(x->s && x->s->cmd ? x->s->cmd->name : "train", rng->seed,
+                          "resumed seeded checkpoint");
     return 0;
 }
 

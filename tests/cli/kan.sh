@@ -50,7 +50,7 @@ if grep -q "warning: seeded" "$TMP/err"; then fail "kan2 default run warns of se
 expect_rc 0 "kan2 default again" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --report "$TMP/s2.json"
 if [ "$(jf "$TMP/s1.json" avg_train_loss)" != "$(jf "$TMP/s2.json" avg_train_loss)" ]; then pass; else fail "two secure kan2 runs differ"; fi
 expect_rc 0 "kan2 seeded warns" "$BIN" train $K2 --noise-multiplier 5 --seed 3
-err_has "^dpcorr train: warning: seeded mode \(seed 3\)" "kan2 --seed warns"
+err_has "^dpcorr train --algo lcgd-projected: warning: seeded mode \(seed 3\)" "kan2 --seed warns"
 # privacy from epsilon: the paper's closed form (F.12) needs more noise than the accountant's
 # calibration; every reported epsilon is the accountant's, the paper's claim beside it
 expect_rc 0 "kan2 epsilon (paper)" "$BIN" train $K4 --epsilon 1 --calibration paper --report "$TMP/e.json"

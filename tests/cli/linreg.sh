@@ -74,7 +74,7 @@ expect_rc 0 "default again" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsil
 w4=$(grep -o '"w": \[[^]]*\]' "$TMP/s1.json"); w5=$(grep -o '"w": \[[^]]*\]' "$TMP/s2.json")
 if [ -n "$w4" ] && [ "$w4" != "$w5" ]; then pass; else fail "two secure runs differ"; fi
 expect_rc 0 "seeded warns" "$BIN" train --algo dp-ssgd --data synthetic:linreg,n=5000,d=3,alpha=0 --epsilon 1 --seed 4 --quiet
-err_has "^dpcorr train: warning: seeded mode \(seed 4\)" "dp-ssgd --seed warns"
+err_has "^dpcorr train --algo dp-ssgd: warning: seeded mode \(seed 4\)" "dp-ssgd --seed warns"
 
 # the printed DP-STAT rule and the paper's K (Delta underflows: warned)
 expect_rc 0 "paper rule, paper K" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 \
