@@ -179,11 +179,14 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
 /* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
  * The result is on the private side (eps(sigma) <= epsilon). RDP, zCDP, GDP: bracketing and
  * bisection on log sigma, within a relative 1e-11 in sigma or 1e-10 in epsilon of the crossing.
- * PLD: an RDP start, secant steps on a 10x coarser grid, then secant steps on the requested grid
- * (typically two PLD evaluations: about 3x the cost of one), stopping within a relative 5e-5 in
- * epsilon of the target (the grid resolves eps(sigma) to ~1e-8 only), falling back to
- * bisection if that does not converge. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
- * suffices. */
+ * PLD: an RDP start (secant steps), secant steps on a 10x coarser grid, one evaluation on a 5x
+ * coarser grid there (connect-the-dots is second order in the grid step, so the two predict the
+ * requested grid's epsilon by Richardson extrapolation), coarse secant steps onto that
+ * prediction, then usually ONE evaluation with the requested grid (1.4x the cost of one
+ * evaluation in bench/bench_account.c), accepted when it is <= the target and within a relative
+ * 5e-5 of it (the grid resolves eps(sigma) to ~1e-8 only); otherwise the measured offset is
+ * used again, then secant steps and bisection on the requested grid. DPC_E_PRIVACY if no
+ * sigma <= 1e9 * sensitivity suffices. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_calibrate_sigma(const dpc_event *ev,
                                                              const dpc_account_opts *o,
                                                              double epsilon, double delta,
