@@ -381,6 +381,23 @@ static void test_refusals(void)
         dpc_trainer_free(tr);
         tr = NULL;
     }
+    /* a strategy with a negative entry under balls-in-bins: the whole run, and the ledger says
+     * why there is no amplification */
+    static const double negc[2] = {1.0, -0.3};
+    base_config(&c, &mechs[0]);
+    c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
+    c.mech.kind = DPC_MECH_TOEPLITZ;
+    c.mech.ncoeffs = 2;
+    c.mech.coeffs = negc;
+    c.mech.coeffs_of_strategy = 1;
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+    if (tr) {
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        CHECK(!strncmp(L->route, "whole-run", 9) && strstr(L->note, "negative entries"),
+              "negative entries: route %s, note '%s'", L->route, L->note);
+        dpc_trainer_free(tr);
+        tr = NULL;
+    }
     /* model / data mismatch */
     dpc_model *m2 = model_of("logistic", 4, 2);
     base_config(&c, &mechs[0]);
