@@ -25,6 +25,19 @@ CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(FPFLAGS) -fPIC -fvisibility=hidden -Iinclu
 LDLIBS_ALL = -lz -lpthread -lm $(LDLIBS)
 LDLIBS_ALL += -llbfgs -llapacke -lopenblas
 
+# Instruction-set levels (dpcorr/isa.h): files named *_avx2.c / *_avx512.c hold one level's
+# kernels and are compiled for it; everything else is baseline x86-64. The binary picks a
+# level at run time (cpuid), so it stays portable. -ffp-contract=off still applies: no FMA is
+# ever contracted, so every level computes the same bits.
+ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(findstring x86_64,$(ARCH)),)
+ISA_AVX2   := -mavx2 -mfma
+ISA_AVX512 := -mavx2 -mfma -mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl \
+              -mprefer-vector-width=512
+endif
+$(BUILD)/obj/%_avx2.o: ISAFLAGS = $(ISA_AVX2)
+$(BUILD)/obj/%_avx512.o: ISAFLAGS = $(ISA_AVX512)
+
 # MPI (optional, doc/distributed.md): with mpicc on the PATH the dpcorr binary is built with an MPI
 # transport (tools/mpi_run.c compiled and the binary linked by mpicc); MPI=0 builds without. The
 # library never depends on MPI.
@@ -37,7 +50,7 @@ LIB_SRC   := $(sort $(wildcard src/core/*/*.c src/papers/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
-HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h tests/*.h tools/*.h)
+HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h src/*/*/*.inc tests/*.h tools/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
@@ -56,7 +69,7 @@ python/dpcorr/libdpcorr.so: $(BUILD)/libdpcorr.so
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(ISAFLAGS) -c $< -o $@
 
 # the CLI's MPI glue: rebuilt when MPI is switched on or off
 $(BUILD)/obj/tools/mpi_run.o: tools/mpi_run.c $(HEADERS) $(BUILD)/mpi-$(MPI)

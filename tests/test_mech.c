@@ -93,7 +93,7 @@ static dpc_rng_stream test_stream(uint64_t seed)
 static double *run_gen(const dpc_mech *m, const dpc_rng_stream *s, size_t coord0, size_t d,
                        dpc_noise_form form, size_t steps)
 {
-    dpc_noise_config cfg = {coord0, d, form, 0};
+    dpc_noise_config cfg = {coord0, d, form, 0, DPC_ISA_AUTO};
     dpc_noise *g = NULL;
     dpc_error err = {0};
     if (dpc_noise_new(&g, m, s, &cfg, &err) != DPC_OK) {
@@ -160,7 +160,7 @@ static void test_streaming(void)
                     for (int f = 0; f < 2; f++) {
                         dpc_noise_form form = f ? DPC_NOISE_REPLAY : DPC_NOISE_BUFFER;
                         if (!dpc_mech_form_available(m, form)) continue;
-                        dpc_noise_config cfg = {0, d, form, 0};
+                        dpc_noise_config cfg = {0, d, form, 0, DPC_ISA_AUTO};
                         dpc_noise *g = NULL, *h2 = NULL;
                         CHECK_OK(dpc_noise_new(&g, m, &s, &cfg, &err), &err);
                         CHECK_OK(dpc_noise_seek(g, t0, &err), &err);
@@ -643,7 +643,7 @@ static void test_invalid(void)
     spec s = {.name = "bsr", .kind = DPC_MECH_BSR, .bands = 4};
     m = make(&s, 10);
     dpc_rng_stream st = test_stream(3);
-    dpc_noise_config cfg = {0, 4, DPC_NOISE_REPLAY, 0};
+    dpc_noise_config cfg = {0, 4, DPC_NOISE_REPLAY, 0, DPC_ISA_AUTO};
     dpc_noise *g = NULL;
     CHECK(dpc_noise_new(&g, m, &st, &cfg, &err) == DPC_E_UNSUPPORTED && g == NULL,
           "BSR has no replay form: %s", err.msg);

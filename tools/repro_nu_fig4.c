@@ -112,6 +112,7 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
     cfg.momentum = 0.9;
     cfg.schedule = DPC_LR_COOLDOWN;
     cfg.threads = fc->threads;
+    cfg.isa = cli_isa();
     dpc_rng rng;
     dpc_rng_seed(&rng, seed);
     dpc_trainer *tr = NULL;
@@ -509,13 +510,11 @@ int repro_nu_fig4(repro_ctx *c)
     dpc_dataset *train = NULL, *test = NULL;
     dpc_model *model = NULL;
     int rc = 1;
-    dpc_model_config mcfg;
     if (dpc_data_load_spec(&train, &test, g->fc.data, &rng, &err)) {
         repro_say(c, "cannot load Fashion-MNIST (%s); install Debian's dataset-fashion-mnist\n",
                   err.msg);
         repro_json_str(c, "skipped", err.msg);
-    } else if (dpc_model_parse(&mcfg, "softmax", train->d, train->n_classes, &err) ||
-               dpc_model_new(&model, &mcfg, &err)) {
+    } else if (cli_model_new(&model, NULL, "softmax", train->d, NULL, train->n_classes, &err)) {
         repro_say(c, "model: %s\n", err.msg);
     } else {
         rc = fig4_study(c, g, model, train, test, &rng);

@@ -348,9 +348,7 @@ static int build_model(kan_run *r, int margin_wanted)
         if (dpc_kan2_init(r->k, r->W0, rng, 0, &err)) return opt_fail_lib(r->s, &err);
         return kan2_theory(r, margin_wanted);
     }
-    dpc_model_config mc;
-    if (dpc_model_parse(&mc, o->model, tr->d, tr->n_classes, &err) ||
-        dpc_model_new(&r->m, &mc, &err) ||
+    if (cli_model_new(&r->m, NULL, o->model, tr->d, NULL, tr->n_classes, &err) ||
         dpc_kan_model_task_new(&r->task, r->m, tr, te, o->chunk, &err))
         return opt_fail_lib_at(r->s, &K_MODEL, &err);
     r->P = dpc_model_num_params(r->m);

@@ -338,9 +338,7 @@ static int load(srgd_run *r)
         snprintf(r->spec, sizeof r->spec, "%s",
                  o->model ? o->model : r->ds->n_classes == 2 ? "logistic" : "linear");
     }
-    dpc_model_config mc;
-    if (dpc_model_parse(&mc, r->spec, r->ds->d, r->ds->n_classes, &err) ||
-        dpc_model_new(&r->model, &mc, &err))
+    if (cli_model_new(&r->model, NULL, r->spec, r->ds->d, NULL, r->ds->n_classes, &err))
         return opt_fail(r->s, "--model: %s", err.msg);
     return 0;
 }
@@ -432,6 +430,7 @@ static void report_config(jw *w, const srgd_run *r)
     jw_obj(w, "config");
     jw_str(w, "data", r->ds->source);
     jw_str(w, "model", r->spec);
+    jw_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
     jw_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
     jw_num(w, "c", o->literal ? dpc_srgd_c_dp((double)r->ds->n, c->delta) : o->cc);
     jw_bool(w, "literal", o->literal);

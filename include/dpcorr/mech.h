@@ -226,6 +226,10 @@ typedef struct dpc_noise_config {
     size_t d;               /* number of coordinates >= 1 */
     dpc_noise_form form;    /* AUTO, BUFFER or REPLAY */
     size_t memory_budget;   /* AUTO: max bytes of buffer state (0 = 1 GiB) */
+    dpc_isa isa;            /* instruction-set level of the Gaussian fill and the state updates
+                               (dpcorr/isa.h; AUTO = the best this CPU runs; dpc_noise_new
+                               refuses a level it lacks). The noise is bit for bit the same at
+                               every level. */
 } dpc_noise_config;
 
 DPC_API DPC_NODISCARD dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m,
@@ -238,6 +242,7 @@ DPC_API void dpc_noise_free(dpc_noise *g);
 DPC_API DPC_NODISCARD dpc_status dpc_noise_next(dpc_noise *g, double *out, dpc_error *err);
 
 DPC_API size_t dpc_noise_step(const dpc_noise *g);      /* next step to be emitted */
+DPC_API size_t dpc_noise_bytes(const dpc_noise *g);     /* memory held (state and scratch) */
 DPC_API dpc_noise_form dpc_noise_get_form(const dpc_noise *g);
 
 /* Positions the generator so that the next dpc_noise_next emits step t. Buffer forms rebuild

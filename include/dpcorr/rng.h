@@ -47,6 +47,7 @@
 #define DPCORR_RNG_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/isa.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,6 +81,7 @@ enum {
     DPC_STREAM_INIT = 3,     /* model initialisation */
     DPC_STREAM_DATA = 4,     /* synthetic data generation */
     DPC_STREAM_TEST = 5,     /* tests and benchmarks */
+    DPC_STREAM_AUDIT = 6,    /* privacy audits: canary inclusion and design (audit.h) */
     DPC_STREAM_USER = 16     /* first id free for applications */
 };
 #define DPC_STREAM_ID(purpose, index) (((uint64_t)(purpose) << 32) | (uint64_t)(uint32_t)(index))
@@ -124,7 +126,13 @@ DPC_API uint64_t dpc_rng_below(const dpc_rng_stream *s, uint64_t row, uint64_t i
 DPC_API double dpc_rng_gaussian(const dpc_rng_stream *s, uint64_t row, uint64_t index);
 
 /* out[i] = dpc_rng_gaussian(s, row, index0 + i) for i < n, bit for bit, but generated in
- * bulk (about 2-4x faster than n single calls).                                      out: (n) */
+ * bulk by the kernels of instruction-set level `isa` (dpcorr/isa.h; AUTO, or a level this CPU
+ * lacks, means the highest level it has). The values do not depend on the level, on n or on
+ * how a range is split into calls: only the speed does.                            out: (n) */
+DPC_API void dpc_rng_gaussian_fill_isa(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                       double *out, size_t n, dpc_isa isa);
+
+/* dpc_rng_gaussian_fill_isa at DPC_ISA_AUTO.                                        out: (n) */
 DPC_API void dpc_rng_gaussian_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                    double *out, size_t n);
 

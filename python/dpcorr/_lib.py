@@ -111,7 +111,7 @@ class MechError(ctypes.Structure):
 class NoiseConfig(ctypes.Structure):
     """dpc_noise_config (mech.h)."""
     _fields_ = [("coord0", c_size_t), ("d", c_size_t), ("form", c_int),
-                ("memory_budget", c_size_t)]
+                ("memory_budget", c_size_t), ("isa", c_int)]
 
 
 class GaussEvent(ctypes.Structure):
@@ -194,7 +194,8 @@ class TrainConfig(ctypes.Structure):
                 ("lr", c_double), ("momentum", c_double), ("weight_decay", c_double),
                 ("schedule", c_int), ("cooldown_fraction", c_double),
                 ("cooldown_factor", c_double), ("threads", c_size_t), ("chunk", c_size_t),
-                ("transport", c_void_p)]
+                ("precision", c_int), ("isa", c_int), ("transport", c_void_p),
+                ("canaries", c_void_p)]
 
 
 MIRRORS = {

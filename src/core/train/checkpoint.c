@@ -92,6 +92,8 @@ uint64_t dpc__train_fingerprint(const dpc_trainer *tr)
     fnv_num(&f, c->cooldown_fraction);
     fnv_num(&f, c->cooldown_factor);
     fnv_size(&f, c->chunk);
+    if (c->precision != DPC_PRECISION_DOUBLE) /* (absent for double: old checkpoints resume) */
+        fnv_str(&f, dpc_precision_name(c->precision));
     char spec[DPC_MODEL_SPEC_LEN];
     dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
     fnv_str(&f, spec);
@@ -479,6 +481,7 @@ dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
     if (st) goto done;
     memcpy(tr->params, k.params, tr->P * sizeof(double));
     memcpy(tr->velocity, k.vel, S * sizeof(double));
+    dpc__train_sync_f32(tr); /* float32: the float state (the stored values are floats) */
     tr->t = (size_t)k.step;
 done:
     if (r.f) fclose(r.f);

@@ -7,6 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef DPC_TEST_BREAK_PRIVACY
+/* TEST-ONLY. Never defined for libdpcorr, the CLI or any other binary: tests/test_audit_broken.c
+ * compiles this file itself with DPC_TEST_BREAK_PRIVACY to check that the privacy audit
+ * (dpcorr/audit.h) catches a run that breaks its own claim. dpc__test_break_privacy (defined by
+ * that test) selects the fault: 1 = the noise scaled down 4x while the ledger claims the
+ * calibrated epsilon; 2 = the noise calibrated (and accounted) for a single participation while
+ * the ledger claims the run's multi-epoch participation pattern. */
+extern int dpc__test_break_privacy;
+#endif
+
 /* The noise multiplier of the run: calibrated to (epsilon, delta) or given, over every valid
  * accounting route (whole-run Gaussian, amplified banded MF, MMCC conditional composition). */
 static dpc_status noise_of(dpc_trainer *tr, const dpc_mech_run *run, const dpc_account_opts *o,
@@ -108,6 +118,9 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
     dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins};
+#ifdef DPC_TEST_BREAK_PRIVACY
+    if (dpc__test_break_privacy == 2) run.part.k = 1; /* TEST-ONLY fault 2 (see above) */
+#endif
     double z;
     if ((st = noise_of(tr, &run, &o, &z, err))) return st;
     dpc_account_mech_info info;
@@ -120,6 +133,9 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     if (info.route == DPC_ROUTE_WHOLE_RUN && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     fill_ledger(tr, acc, &info, &part, q, res.epsilon);
     tr->noise_scale = info.noise_std * c->clip;
+#ifdef DPC_TEST_BREAK_PRIVACY
+    if (dpc__test_break_privacy == 1) tr->noise_scale /= 4.0; /* TEST-ONLY fault 1 */
+#endif
     if (!(tr->noise_scale > 0) || !isfinite(tr->noise_scale))
         return dpc_error_param(err, DPC_E_NUMERIC, "noise_multiplier",
                                "noise scale %g is not a positive number", tr->noise_scale);

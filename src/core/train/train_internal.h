@@ -11,11 +11,12 @@
 
 typedef struct thread_ctx {
     dpc_model_ws *ws;
-    double *X;            /* (chunk, D) gathered rows */
+    double *X;            /* (chunk, D) gathered rows (float32 precision: (chunk, D) floats) */
     double *y;            /* (chunk) */
     double *losses;       /* (chunk) */
     double *norms;        /* (chunk) */
-    double *bufs;         /* (K, P) chunk sums S_c */
+    double *bufs;         /* (K, P) chunk sums S_c (ranks > 1 only; one process sums the batch
+                             in two phases, dpc_model_batch_*) */
     dpc_noise *noise;     /* over coordinates [p0, p1) */
     size_t p0, p1;        /* this thread's parameter slice (within the rank's shard) */
     dpc_status st;
@@ -36,20 +37,26 @@ struct dpc_trainer {
     double noise_scale; /* sigma * sens * clip: std of each entry of Z in gradient-sum units */
     /* slabs: params, gsum (P); velocity, noise (s1 - s0), indexed by coordinate - s0 */
     double *params, *velocity, *gsum, *noise;
+    /* float32 precision: the optimizer's float state (P each); params and velocity above then
+     * hold the same values widened to double, refreshed after every step */
+    float *params32, *velocity32, *gsum32;
     /* the current batch */
     size_t *idx, idx_cap, count;
+    dpc_model_batch *batch; /* the batch's per-example state (two-phase clipped sum) */
     double *chunk_loss;   /* (max chunks) per-chunk loss sums */
     size_t *chunk_nclip;  /* (max chunks) per-chunk clipped counts */
     size_t max_chunks;
     size_t *tele_list;    /* (max chunks) chunk indices of one rank (distributed telemetry) */
     double *tele_msg;     /* (1 + 2 max chunks) a telemetry message */
     /* threads */
+    size_t *canary_hits, ncanary_hits; /* (idx_cap) gradient canaries drawn this step */
     dpc__pool *pool;
     size_t T;
     size_t C;             /* chunks of this rank per round (the same on every rank) */
     size_t K;             /* chunk buffers per thread: ceil(C / T) */
     thread_ctx *tc;
     dpc_rng_stream noise_stream;
+    dpc_isa isa; /* resolved cfg.isa */
     /* ranks: this one owns coordinates [s0, s1) (one process: [0, P)) */
     dpc__dist dist;
     size_t s0, s1;
@@ -64,6 +71,19 @@ typedef struct dpc__round {
 /* privacy.c: the mechanism for n steps; then sigma by calibration and the ledger. */
 dpc_status dpc__train_mech(dpc_trainer *tr, dpc_error *err);
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err);
+
+/* canary.c: the canary hook of dpc_train_config.canaries (NULL: both are no-ops). filter
+ * removes the canary slots the model must not see from the batch (excluded canaries, gradient
+ * canaries) and records the drawn gradient canaries; add adds their gradients to gsum. */
+void dpc__train_canary_filter(dpc_trainer *tr);
+void dpc__train_canary_add(dpc_trainer *tr);
+
+/* trainer.c: float32 precision: the float state from the double views (after init/resume). */
+void dpc__train_sync_f32(dpc_trainer *tr);
+
+/* trainer.c: replaces the batch state by one for batches of up to cap examples (clamped to
+ * [chunk, the sampler's largest batch]); the step grows it when a batch is larger. */
+dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err);
 
 /* train_config.c */
 double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n);
