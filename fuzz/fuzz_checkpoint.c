@@ -72,6 +72,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         for (size_t i = 1; i < n; i++)
             if (r[i].step <= r[i - 1].step) abort(); /* the reader keeps them in order */
         if (dpc_trainer_steps_done(tr) > dpc_trainer_steps_total(tr)) abort();
+        /* round trip: what was accepted saves and resumes to the same state */
+        uint64_t h = dpc_trainer_params_hash(tr);
+        size_t t = dpc_trainer_steps_done(tr), n0 = n, n1 = 0;
+        const char *again = fz_file(1, NULL, 0, ".ckpt");
+        dpc_error e3 = {0};
+        int bad = dpc_trainer_save(tr, again, &e3) || dpc_trainer_resume(tr, again, &e3);
+        (void)dpc_trainer_records(tr, &n1);
+        if (bad || dpc_trainer_params_hash(tr) != h || dpc_trainer_steps_done(tr) != t ||
+            n1 != n0) {
+            fprintf(stderr, "round trip: %s\n", e3.msg);
+            abort();
+        }
     }
     return 0;
 }
