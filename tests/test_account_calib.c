@@ -1,7 +1,7 @@
 /* test_account_calib.c — calibration of sigma and of the number of steps for every accountant:
  * published values (jax_privacy), calibrate o epsilon = identity, closed forms for zCDP and GDP,
  * the integer crossing for steps, impossible budgets and input validation. */
-#include "dpcorr/account.h"
+#include "account/acc_internal.h"
 #include "harness.h"
 
 #include <string.h>
@@ -79,6 +79,43 @@ static void test_identity(void)
         c.sigma = sigma * (1 - (pld ? 2e-4 : 1e-6));
         CHECK(eps_of(c, &o, cs[i].delta) > cs[i].eps, "%s: a slightly smaller sigma fails",
               dpc_accountant_name(cs[i].acc));
+    }
+}
+
+/* PLD calibration (calib-pld): the returned sigma's PLD epsilon, evaluated afresh with the same
+ * options, is <= the target and within 5e-5 (relative) of it, over sampled and unsampled runs,
+ * small and large epsilon, and tiny deltas; and the coarse-grid prediction (Richardson) lets
+ * the typical run finish in one or two evaluations with the requested grid (an evaluation
+ * count, not a timing: the cost is bench/bench_account.c's). */
+static void test_pld_private_side(void)
+{
+    struct {
+        double q;
+        size_t T;
+        double eps, delta;
+        size_t max_fine;
+    } cs[] = {{0.1, 512, 1.0, 1e-6, 2},   {0.01, 2000, 8.0, 1e-5, 2}, {1.0, 100, 3.0, 1e-8, 2},
+              {0.2, 5, 0.3, 1e-9, 3},     {0.004, 300, 2.0, 1e-7, 2}, {0.5, 40, 20.0, 1e-5, 2},
+              {0.03, 1000, 0.5, 1e-4, 4}};
+    size_t ncase = tests_scale() < 1.0 ? 3 : sizeof cs / sizeof cs[0];
+    for (size_t i = 0; i < ncase; i++) {
+        dpc_error err = {0};
+        dpc_account_opts o;
+        dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+        dpc_gauss_event c = poisson(1.0, cs[i].q, cs[i].T);
+        dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+        double sigma;
+        size_t fine = 0;
+        CHECK_OK(dpc__calibrate_sigma_count(&ev, &o, cs[i].eps, cs[i].delta, &sigma, &fine, &err),
+                 &err);
+        c.sigma = sigma;
+        double e = eps_of(c, &o, cs[i].delta);
+        CHECK(e <= cs[i].eps && cs[i].eps - e <= 5e-5 * cs[i].eps,
+              "case %zu: eps(calibrated sigma %.10g) = %.12g vs target %g", i, sigma, e,
+              cs[i].eps);
+        CHECK(fine >= 1 && fine <= cs[i].max_fine,
+              "case %zu: %zu evaluations with the requested grid (expected 1..%zu)", i, fine,
+              cs[i].max_fine);
     }
 }
 
@@ -244,6 +281,7 @@ int main(void)
     test_progress_and_limits();
     test_published();
     test_identity();
+    test_pld_private_side();
     test_closed_forms();
     test_steps_crossing();
     test_impossible_and_invalid();

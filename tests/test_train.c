@@ -353,9 +353,50 @@ static void test_refusals(void)
     c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
     CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
     if (tr) {
-        CHECK(!strcmp(dpc_trainer_ledger(tr)->sampler, "balls-in-bins") &&
-                  dpc_trainer_ledger(tr)->epsilon <= c.epsilon * (1 + 1e-9),
-              "balls-in-bins ledger %s", dpc_trainer_ledger(tr)->sampler);
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        char js[2048];
+        dpc_ledger_json(L, js, sizeof js);
+        /* nu: amplified by the balls-in-bins Monte Carlo route, its samples, confidence and
+         * seed in the ledger */
+        CHECK(!strcmp(L->sampler, "balls-in-bins") && L->epsilon <= c.epsilon * (1 + 1e-9) &&
+                  !strncmp(L->route, "balls-in-bins: Monte Carlo", 26) && L->amplified &&
+                  L->mc_samples > 0 && L->mc_confidence > 0.999 && strstr(js, "\"mc_samples\"") &&
+                  strstr(js, "\"mc_seed\""),
+              "balls-in-bins ledger %s / %s", L->sampler, L->route);
+        dpc_trainer_free(tr);
+        tr = NULL;
+    }
+    /* DP-SGD under balls-in-bins: the exact random-allocation route */
+    base_config(&c, &mechs[0]);
+    c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+    if (tr) {
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        char js[2048];
+        dpc_ledger_json(L, js, sizeof js);
+        CHECK(!strncmp(L->route, "balls-in-bins: random allocation", 32) && L->mc_samples == 0 &&
+                  !strstr(js, "mc_samples") && L->epsilon <= c.epsilon * (1 + 1e-9),
+              "dp-sgd balls-in-bins ledger %s (z %g)", L->route, L->noise_multiplier);
+        double e0;
+        CHECK_OK(dpc_trainer_epsilon_at(tr, 3, &e0, &err), &err);
+        CHECK(e0 == L->epsilon, "progress epsilon: the whole run's (post-processing)");
+        dpc_trainer_free(tr);
+        tr = NULL;
+    }
+    /* a strategy with a negative entry under balls-in-bins: the whole run, and the ledger says
+     * why there is no amplification */
+    static const double negc[2] = {1.0, -0.3};
+    base_config(&c, &mechs[0]);
+    c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
+    c.mech.kind = DPC_MECH_TOEPLITZ;
+    c.mech.ncoeffs = 2;
+    c.mech.coeffs = negc;
+    c.mech.coeffs_of_strategy = 1;
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+    if (tr) {
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        CHECK(!strncmp(L->route, "whole-run", 9) && strstr(L->note, "negative entries"),
+              "negative entries: route %s, note '%s'", L->route, L->note);
         dpc_trainer_free(tr);
         tr = NULL;
     }

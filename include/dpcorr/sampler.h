@@ -18,8 +18,9 @@
  *                  (N mod groups left over never take part); step t uses group t mod groups,
  *                  each member with probability q = B groups / N (Choquette-Choo et al. 2023,
  *                  "amplified BandMF"): an example can only take part at steps g, g + groups, ...
- *   BALLS_IN_BINS  every example is put in one of b = floor(N/B) bins, uniformly and
- *                  independently (a pure function of the key), and takes part in every step t
+ *   BALLS_IN_BINS  every example is put in one of b = floor(N/B) bins, exactly uniformly
+ *                  (unbiased integer draw) and independently (a pure function of the key), and
+ *                  takes part in every step t
  *                  with t mod b = its bin: one uniformly random step of each epoch, the same
  *                  position every epoch (jax_privacy's BallsInBinsSampling; Choquette-Choo et al.
  *                  2024, "Near exact privacy amplification for matrix mechanisms"). Variable

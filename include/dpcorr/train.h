@@ -21,6 +21,9 @@
  *   Poisson-subsampled Gaussian (Choquette-Choo et al. 2023), RDP or PLD accountant.
  *   Poisson sampling with any nonnegative strategy (nu, BLT, tree, ...): MMCC conditional
  *   composition (PLD; doc/accounting.md section 7), when it beats the whole run.
+ *   Balls-in-bins with any nonnegative strategy (PLD or RDP asked for): the balls-in-bins route
+ *   (DP-SGD: exact random-allocation bound; other C: Monte Carlo upper confidence bound, its
+ *   samples, confidence and seed in the ledger), when it beats the whole run.
  *   Fixed-order or shuffled epochs, balls-in-bins, or whenever it is the best: the whole run is
  *   one Gaussian mechanism with sensitivity sens(C, pattern) (cyclic pattern for fixed order and
  *   balls-in-bins, exact; min-separation 1 for shuffling, an upper bound): mu = 1/sigma GDP,

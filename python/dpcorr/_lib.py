@@ -149,7 +149,9 @@ class MechInfo(ctypes.Structure):
                 ("column_norm", c_double), ("amplified", c_int), ("rounds", c_size_t),
                 ("noise_multiplier", c_double), ("noise_std", c_double),
                 ("run_sigma", c_double), ("route", c_int), ("delta_slack", c_double),
-                ("eps_routes", c_double * 3)]
+                ("eps_routes", c_double * 4), ("mc_samples", c_size_t),
+                ("mc_confidence", c_double), ("mc_seed", c_uint64),
+                ("note", ctypes.c_char_p)]
 
 
 class StrategyProblem(ctypes.Structure):

@@ -172,11 +172,14 @@ bad "unknown option"       "--frobnicate"    $OK --batch 2 --epsilon 1 --frobnic
 bad "missing epsilon"      "--epsilon"       $OK --batch 2
 bad "bad resume file"      "resume"          $OK --batch 2 --epsilon 1 --resume "$TMP/ok.csv"
 # Poisson sampling with any mechanism (MMCC conditional composition, or the whole-run route when
-# better), and balls-in-bins sampling (accounted by the whole-run route)
+# better), and balls-in-bins sampling (the balls-in-bins route when it beats the whole run: Monte
+# Carlo for nu, with its samples, confidence and seed in the ledger)
 expect_rc 0 "poisson + nu" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.1 --sampler poisson --report "$TMP/pn.json"
 if grep -Eq '"route": "(MMCC conditional composition|whole-run Gaussian)' "$TMP/pn.json"; then pass; else fail "poisson + nu route: $(grep -o '"route": "[^"]*' "$TMP/pn.json")"; fi
 eps=$(sed -n 's/.*"privacy": {[^}]*"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/pn.json")
 awk -v e="$eps" 'BEGIN { exit !(e != "" && e <= 2) }' && pass || fail "poisson + nu epsilon $eps <= 2"
 expect_rc 0 "balls-in-bins + blt" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.1 --sampler balls-in-bins --report "$TMP/bb.json"
 if grep -q '"sampler": "balls-in-bins"' "$TMP/bb.json"; then pass; else fail "balls-in-bins sampler recorded"; fi
+if grep -Eq '"route": "(balls-in-bins: Monte Carlo upper confidence bound|whole-run Gaussian)' "$TMP/bb.json"; then pass; else fail "balls-in-bins route: $(grep -o '"route": "[^"]*' "$TMP/bb.json")"; fi
+if ! grep -q '"route": "balls-in-bins' "$TMP/bb.json" || grep -q '"mc_samples": 131072, "mc_confidence": ' "$TMP/bb.json"; then pass; else fail "balls-in-bins Monte Carlo named in the ledger"; fi
 summary

@@ -232,9 +232,9 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
     case DPC_SAMPLER_BALLS_IN_BINS: {
         uint64_t bin = t % s->spe;
         for (size_t i = 0; i < s->cfg.n_examples; i++) {
-            /* bin of example i: floor(u b), u uniform in [0, 1) from draw (ROW_BINS, i) */
-            uint64_t bi = (uint64_t)(dpc_rng_uniform(&s->s, ROW_BINS, i) * (double)s->spe);
-            if (bi >= s->spe) bi = s->spe - 1;
+            /* bin of example i: exactly uniform on [0, b) (Lemire's method, no modulo bias:
+             * the accountant's dominating pair gives every bin probability 1/b) */
+            uint64_t bi = dpc_rng_below(&s->s, ROW_BINS, i, s->spe);
             if (bi == bin) idx[c++] = i;
         }
         break;

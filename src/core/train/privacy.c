@@ -46,11 +46,22 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     dpc_mech_describe(tr->mech, L->mechanism, sizeof L->mechanism);
     snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
     snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
-    snprintf(L->route, sizeof L->route, "%s (%s, %s)",
-             info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
-             : info->route == DPC_ROUTE_BANDMF ? "amplified by sampling (banded MF)"
-                                               : "whole-run Gaussian",
-             dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
+    if (info->route == DPC_ROUTE_BALLS_IN_BINS)
+        snprintf(L->route, sizeof L->route, "balls-in-bins: %s (add/remove)",
+                 info->mc_samples ? "Monte Carlo upper confidence bound"
+                                  : "random allocation, exact bound");
+    else
+        snprintf(L->route, sizeof L->route, "%s (%s, %s)",
+                 info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
+                 : info->route == DPC_ROUTE_BANDMF ? "amplified by sampling (banded MF)"
+                                                   : "whole-run Gaussian",
+                 dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
+    if (info->note) snprintf(L->note, sizeof L->note, "%s", info->note);
+    if (info->route == DPC_ROUTE_BALLS_IN_BINS && info->mc_samples) {
+        L->mc_samples = info->mc_samples;
+        L->mc_confidence = info->mc_confidence;
+        L->mc_seed = info->mc_seed;
+    }
     snprintf(L->calibration, sizeof L->calibration, "%s", c->epsilon > 0 ? "accountant" : "given");
     L->neighbor = info->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT;
     L->part = *part;
@@ -91,7 +102,7 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     dpc_status st;
     dpc_participation part = tr->sdesc.part;
     double q = tr->sdesc.poisson ? tr->sdesc.q : 1.0;
-    int amplified = q < 1.0;
+    int amplified = q < 1.0, bib = tr->sdesc.balls_in_bins;
     /* Amplified routes compose subsampled Gaussians: RDP or PLD. The whole-run Gaussian is
      * exact under GDP (and PLD); zCDP/RDP are allowed when asked for. */
     dpc_accountant acc = c->accountant;
@@ -101,8 +112,9 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
                                dpc_accountant_name(acc));
     /* A single Gaussian mechanism is accounted exactly by GDP; RDP/PLD could only be looser
      * (or equal), so they are replaced. zCDP is kept when asked for (the nu-DP-FTRL paper's
-     * notion), at the price of its conversion slack. */
-    if (!amplified && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
+     * notion), at the price of its conversion slack. Balls-in-bins runs keep PLD/RDP: their
+     * amplified route is taken when it is the best (GDP/zCDP: whole run only). */
+    if (!amplified && !bib && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
     dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins};
@@ -154,7 +166,7 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
     dpc_gauss_event ge;
     dpc_gauss_event_init(&ge);
     dpc_event ev = {L->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
-    if (!strncmp(L->route, "MMCC", 4)) {
+    if (!strncmp(L->route, "MMCC", 4) || !strncmp(L->route, "balls-in-bins", 13)) {
         *eps = L->epsilon; /* the first t rows are post-processing of the whole run */
         return DPC_OK;
     }
