@@ -89,6 +89,10 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
     f->train = out[0];
     f->test = out[1];
     f->owned = 1;
+    /* the private mean: its release is recorded on the training set; the trainer accounts it */
+    if (fc.center > 0 &&
+        dpc_features_center_private(f->train, f->test, fc.center, &f->rng, NULL, &err))
+        return opt_fail(s, "--features: %s", err.msg);
     return 0;
 }
 
@@ -228,6 +232,10 @@ static void banner(const run_ctx *x, size_t resumed_from)
             L->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)",
             L->rng_mode == DPC_RNG_SEEDED ? " " : "",
             L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
+    for (size_t k = 0; k < L->n_pre && k < DPC_LEDGER_MAX_PRE; k++)
+        fprintf(stderr, "%sincludes a private statistic of the training set released before "
+                        "training: Gaussian, noise multiplier %.4g (epsilon %.4g alone)\n",
+                x->tag, L->pre_noise_multiplier[k], L->n_pre == 1 ? L->epsilon_pre : NAN);
     if (resumed_from) fprintf(stderr, "%sresumed at step %zu\n", x->tag, resumed_from);
 }
 
