@@ -23,7 +23,7 @@
 #define FR_BANDS 32
 #define FR_BATCH 500
 #define FR_EPOCHS 20
-#define FR_LR 0.25
+#define FR_LR 0.18
 #define FR_MOM 0.9
 #define FR_CLIP 1.0
 
