@@ -5,6 +5,8 @@
 #                   (last line: "N passed, N failed")
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
+#   make fuzz       every loader's fuzz target under ASan+UBSan for FUZZ_SECONDS (default 60)
+#                   each (libFuzzer; FUZZ_ENGINE=afl for AFL++); not part of check (fuzz/run.sh)
 #   make install PREFIX=/usr/local
 #   make MPI=0      without the MPI transport (default: with it when mpicc exists)
 # Sources are discovered: src/core/<module>/*.c, src/papers/<paper>/*.c, tools/*.c,
@@ -25,6 +27,19 @@ CFLAGS_ALL = $(CSTD) $(OPT) $(WARN) $(FPFLAGS) -fPIC -fvisibility=hidden -Iinclu
 LDLIBS_ALL = -lz -lpthread -lm $(LDLIBS)
 LDLIBS_ALL += -llbfgs -llapacke -lopenblas
 
+# Instruction-set levels (dpcorr/isa.h): files named *_avx2.c / *_avx512.c hold one level's
+# kernels and are compiled for it; everything else is baseline x86-64. The binary picks a
+# level at run time (cpuid), so it stays portable. -ffp-contract=off still applies: no FMA is
+# ever contracted, so every level computes the same bits.
+ARCH := $(shell $(CC) -dumpmachine 2>/dev/null)
+ifneq ($(findstring x86_64,$(ARCH)),)
+ISA_AVX2   := -mavx2 -mfma
+ISA_AVX512 := -mavx2 -mfma -mavx512f -mavx512cd -mavx512bw -mavx512dq -mavx512vl \
+              -mprefer-vector-width=512
+endif
+$(BUILD)/obj/%_avx2.o: ISAFLAGS = $(ISA_AVX2)
+$(BUILD)/obj/%_avx512.o: ISAFLAGS = $(ISA_AVX512)
+
 # MPI (optional, doc/distributed.md): with mpicc on the PATH the dpcorr binary is built with an MPI
 # transport (tools/mpi_run.c compiled and the binary linked by mpicc); MPI=0 builds without. The
 # library never depends on MPI.
@@ -37,14 +52,14 @@ LIB_SRC   := $(sort $(wildcard src/core/*/*.c src/papers/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
-HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h tests/*.h tools/*.h)
+HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h src/*/*/*.inc tests/*.h tools/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
 
-.PHONY: all lib check asan bench install uninstall clean tests python
+.PHONY: all lib check asan bench fuzz install uninstall clean tests python
 all: lib $(BUILD)/dpcorr python
 lib: $(BUILD)/libdpcorr.a $(BUILD)/libdpcorr.so
 
@@ -56,7 +71,7 @@ python/dpcorr/libdpcorr.so: $(BUILD)/libdpcorr.so
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
-	$(CC) $(CFLAGS_ALL) -c $< -o $@
+	$(CC) $(CFLAGS_ALL) $(ISAFLAGS) -c $< -o $@
 
 # the CLI's MPI glue: rebuilt when MPI is switched on or off
 $(BUILD)/obj/tools/mpi_run.o: tools/mpi_run.c $(HEADERS) $(BUILD)/mpi-$(MPI)
@@ -104,6 +119,10 @@ bench: $(BENCHES) $(BUILD)/dpcorr python
 	  echo "== python/bench/bench_python.py"; DPCORR_LIB=$(BUILD)/libdpcorr.so $(PYTHON) python/bench/bench_python.py || exit 1; \
 	else echo "== python benchmark skipped: $(PYTHON) lacks numpy or torch (scripts/setup.sh installs them)"; fi
 
+# Fuzzing (not in check/CI): builds build-fuzz/ with clang, runs each target (doc/reliability.md).
+fuzz:
+	FUZZ_SECONDS=$(or $(FUZZ_SECONDS),60) nice sh fuzz/run.sh
+
 install: all
 	install -d $(DESTDIR)$(PREFIX)/lib $(DESTDIR)$(PREFIX)/include/dpcorr/papers $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/lib/pkgconfig
 	install -m 644 $(BUILD)/libdpcorr.a $(DESTDIR)$(PREFIX)/lib/
@@ -121,4 +140,4 @@ uninstall:
 	rm -rf $(DESTDIR)$(PREFIX)/include/dpcorr $(DESTDIR)$(PREFIX)/include/dpcorr.h
 
 clean:
-	rm -rf build build-asan python/dpcorr/libdpcorr.so python/build python/*.egg-info
+	rm -rf build build-asan build-fuzz python/dpcorr/libdpcorr.so python/build python/*.egg-info

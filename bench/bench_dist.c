@@ -47,7 +47,7 @@ static int run_shard(const dpc_mech *m, const dpc_rng_stream *s, size_t d, size_
 {
     size_t c0 = d / P * r + d % P * r / P, c1 = d / P * (r + 1) + d % P * (r + 1) / P;
     double rss0 = rss_mb();
-    dpc_noise_config nc = {c0, c1 - c0, DPC_NOISE_BUFFER, (size_t)1 << 40};
+    dpc_noise_config nc = {c0, c1 - c0, DPC_NOISE_BUFFER, (size_t)1 << 40, DPC_ISA_AUTO};
     dpc_noise *g = NULL;
     dpc_error err = {0};
     double *w = malloc((c1 - c0) * sizeof *w);

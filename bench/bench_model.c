@@ -1,23 +1,25 @@
-/* bench_model.c — examples/s of the clipped gradient sum (dpc_model_clipped_sum) against the
- * naive per-example path (dpc_model_clipped_sum_naive: materialise g_i, norm, scale, add), for
- * the Fashion-MNIST shapes: softmax 784-10 and MLP 784-256-10, random data in [0, 1), clip 1.
- * One thread; time is this process's CPU time (CLOCK_PROCESS_CPUTIME_ID), best of several
- * repetitions, so that other load on a shared machine distorts the numbers less.
- * Prints one line per configuration. */
+/* bench_model.c — the model kernels, one thread, CPU time (CLOCK_PROCESS_CPUTIME_ID; best of
+ * several repetitions, so that other jobs on a shared machine distort little):
+ *  1. the two-phase batch clipped sum (the trainer's path, batch 500, chunks of 32) of the
+ *     Fashion-MNIST shapes at every instruction-set level: phase 1 (forward, backward, ghost
+ *     norms) and phase 2 (the segmented GEMM sums) per example, and against the naive path;
+ *  2. the two big GEMMs of the MLP 784-256-10 at every level in GFLOP/s, next to OpenBLAS's
+ *     dgemm on one thread (a reference for the kernels' efficiency; dpcorr does not call it:
+ *     doc/performance.md says why).
+ * Random data in [0, 1), clip 1. */
+#include "bench_util.h"
 #include "dpcorr/model.h"
+#include "model/gemm.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
+/* OpenBLAS (linked for LAPACKE): row-major dgemm and its thread count. */
+void cblas_dgemm(int order, int ta, int tb, int m, int n, int k, double alpha, const double *A,
+                 int lda, const double *B, int ldb, double beta, double *C, int ldc);
+void openblas_set_num_threads(int n);
 
 static void die(const char *what, const dpc_error *err)
 {
@@ -25,85 +27,148 @@ static void die(const char *what, const dpc_error *err)
     exit(1);
 }
 
-/* Runs `chunks` chunks of M examples (cycling over the data set) through the fast or the
- * naive path; returns examples per second of the best of `reps` repetitions. */
-static double run(const dpc_model *m, const double *w, const double *X, const double *y,
-                  size_t n, size_t M, size_t chunks, int naive, dpc_model_ws *ws, double *gsum,
-                  int reps)
+static const dpc_isa LEVELS[3] = {DPC_ISA_SSE2, DPC_ISA_AVX2, DPC_ISA_AVX512};
+
+#define B 500
+#define CH 32
+
+typedef struct data {
+    size_t D, K, n;
+    double *X, *y;
+} data;
+
+/* Phase 1 and phase 2 seconds per example (best of reps) of the batch [0, B) of d. */
+static void batch_times(const dpc_model *m, const double *w, const data *d, int reps, double *t1,
+                        double *t2)
 {
-    size_t D = dpc_model_get_config(m)->n_in;
-    double best = 0;
     dpc_error err = {0};
+    dpc_model_batch *b = NULL;
+    dpc_model_ws *ws = NULL;
+    size_t P = dpc_model_num_params(m);
+    double *g = calloc(P, sizeof *g);
+    if (dpc_model_batch_new(&b, m, B, CH, &err) || dpc_model_ws_new(&ws, m, CH, &err) || !g)
+        die("batch", &err);
+    *t1 = *t2 = 1e30;
     for (int r = 0; r < reps; r++) {
-        double t0 = now();
-        for (size_t c = 0; c < chunks; c++) {
-            size_t i0 = (c * M) % (n - M + 1);
-            dpc_status st = naive
-                ? dpc_model_clipped_sum_naive(m, w, X + i0 * D, y + i0, M, 1.0, gsum, NULL,
-                                              NULL, &err)
-                : dpc_model_clipped_sum(m, w, X + i0 * D, y + i0, M, 1.0, gsum, NULL, NULL, ws,
-                                        &err);
-            if (st) die("clipped sum", &err);
-        }
-        double eps = (double)(chunks * M) / (now() - t0);
-        if (eps > best) best = eps;
+        double a = bench_cpu();
+        for (size_t i0 = 0; i0 < B; i0 += CH)
+            if (dpc_model_batch_grads(m, w, d->X + i0 * d->D, d->y + i0, CH < B - i0 ? CH : B - i0,
+                                      i0, 1.0, b, ws, NULL, NULL, &err))
+                die("phase 1", &err);
+        double c = bench_cpu();
+        dpc_model_batch_sum(m, b, B, 0, 1, g);
+        double e = bench_cpu();
+        if (c - a < *t1) *t1 = c - a;
+        if (e - c < *t2) *t2 = e - c;
     }
-    return best;
+    bench_sink = g[P / 2];
+    *t1 /= B;
+    *t2 /= B;
+    free(g);
+    dpc_model_ws_free(ws);
+    dpc_model_batch_free(b);
 }
 
-static void bench(const char *spec, size_t naive_chunks, size_t fast_chunks)
+static void bench_batch(const char *spec, const data *d)
 {
-    const size_t D = 784, K = 10, n = 2048;
-    dpc_model_config cfg;
-    dpc_model *m = NULL;
     dpc_error err = {0};
-    if (dpc_model_parse(&cfg, spec, D, K, &err) || dpc_model_new(&m, &cfg, &err))
-        die(spec, &err);
-    size_t P = dpc_model_num_params(m);
-    double *w = malloc(P * sizeof *w), *g = calloc(P, sizeof *g), *g2 = calloc(P, sizeof *g2);
-    double *X = malloc(n * D * sizeof *X), *y = malloc(n * sizeof *y);
-    if (!w || !g || !g2 || !X || !y) {
-        fprintf(stderr, "bench_model: out of memory\n");
-        exit(1);
+    printf("%-14s", spec);
+    double naive_eps = 0;
+    for (int l = 0; l < 3; l++) {
+        if (!dpc_isa_supported(LEVELS[l])) {
+            printf("  %s: -", dpc_isa_name(LEVELS[l]));
+            continue;
+        }
+        dpc_model_config cfg;
+        dpc_model *m = NULL;
+        if (dpc_model_parse(&cfg, spec, d->D, d->K, &err)) die(spec, &err);
+        cfg.isa = LEVELS[l];
+        if (dpc_model_new(&m, &cfg, &err)) die(spec, &err);
+        size_t P = dpc_model_num_params(m);
+        double *w = malloc(P * sizeof *w);
+        dpc_rng rng;
+        dpc_rng_seed(&rng, 1);
+        if (!w || dpc_model_init(m, w, &rng, 0, &err)) die("init", &err);
+        for (size_t i = 0; i < P; i++) w[i] += 1e-3 * (double)(i % 7); /* biases != 0 */
+        if (l == 0) { /* the naive reference, once */
+            double *g = calloc(P, sizeof *g), t = bench_cpu();
+            if (dpc_model_clipped_sum_naive(m, w, d->X, d->y, CH, 1.0, g, NULL, NULL, &err))
+                die("naive", &err);
+            naive_eps = CH / (bench_cpu() - t);
+            free(g);
+        }
+        double t1, t2;
+        batch_times(m, w, d, 5, &t1, &t2);
+        printf("  %s: %5.1f + %4.1f us = %6.0f ex/s", dpc_isa_name(LEVELS[l]), 1e6 * t1,
+               1e6 * t2, 1.0 / (t1 + t2));
+        free(w);
+        dpc_model_free(m);
     }
-    dpc_rng rng;
-    dpc_rng_seed(&rng, 1);
-    if (dpc_model_init(m, w, &rng, 0, &err)) die("init", &err);
-    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 0));
-    for (size_t i = 0; i < P; i++) w[i] += 0.01 * dpc_rng_gaussian(&s, 0, i); /* biases != 0 */
-    for (size_t i = 0; i < n * D; i++) X[i] = dpc_rng_uniform(&s, 1, i);
-    for (size_t i = 0; i < n; i++) y[i] = (double)dpc_rng_below(&s, 2, i, K);
+    printf("  (naive %.0f ex/s)\n", naive_eps);
+}
 
-    /* parity on one chunk, for the record */
-    dpc_model_ws *ws = NULL;
-    if (dpc_model_ws_new(&ws, m, 64, &err)) die("ws", &err);
-    if (dpc_model_clipped_sum(m, w, X, y, 32, 1.0, g, NULL, NULL, ws, &err) ||
-        dpc_model_clipped_sum_naive(m, w, X, y, 32, 1.0, g2, NULL, NULL, &err))
-        die("parity", &err);
-    double md = 0, mx = 0;
-    for (size_t i = 0; i < P; i++) {
-        if (fabs(g[i] - g2[i]) > md) md = fabs(g[i] - g2[i]);
-        if (fabs(g2[i]) > mx) mx = fabs(g2[i]);
+/* GFLOP/s of C (m, n) [+]= A (m, k) B (k, n) in segments of seg, per level and by OpenBLAS. */
+static void bench_gemm(const char *what, size_t m, size_t n, size_t k, size_t seg)
+{
+    double *A = malloc(m * k * sizeof *A), *Bm = malloc(k * n * sizeof *Bm);
+    double *Bp = malloc(dpc__gemm_packed_size(k, n) * sizeof *Bp), *C = calloc(m * n, sizeof *C);
+    for (size_t i = 0; i < m * k; i++) A[i] = 1e-3 * (double)(i % 101);
+    for (size_t i = 0; i < k * n; i++) Bm[i] = 1e-3 * (double)(i % 97);
+    dpc__gemm_pack_b(k, n, Bm, n, Bp);
+    double flops = 2.0 * (double)m * (double)n * (double)k;
+    printf("%-34s", what);
+    for (int l = 0; l < 3; l++) {
+        if (!dpc_isa_supported(LEVELS[l])) continue;
+        double best = 1e30;
+        for (int r = 0; r < 5; r++) {
+            double t = bench_cpu();
+            dpc__gemm_seg(LEVELS[l], m, n, k, seg, A, k, Bp, k, C, n, 1);
+            t = bench_cpu() - t;
+            if (t < best) best = t;
+        }
+        printf("  %s %5.1f", dpc_isa_name(LEVELS[l]), flops / best / 1e9);
     }
-    double naive = run(m, w, X, y, n, 32, naive_chunks, 1, ws, g, 3);
-    printf("%-14s P=%-7zu naive   chunk 32: %10.0f examples/s\n", spec, P, naive);
-    static const size_t chunks[] = {16, 32, 64};
-    for (size_t k = 0; k < 3; k++) {
-        size_t M = chunks[k];
-        double fast = run(m, w, X, y, n, M, fast_chunks * 32 / M, 0, ws, g, 5);
-        printf("%-14s P=%-7zu fast    chunk %2zu: %10.0f examples/s  (x%.1f)\n", spec, P, M,
-               fast, fast / naive);
+    double best = 1e30;
+    for (int r = 0; r < 5; r++) {
+        double t = bench_cpu();
+        cblas_dgemm(101 /* row major */, 111, 111, (int)m, (int)n, (int)k, 1.0, A, (int)k, Bm,
+                    (int)n, 1.0, C, (int)n);
+        t = bench_cpu() - t;
+        if (t < best) best = t;
     }
-    printf("%-14s fast vs naive on one chunk: max |diff| / max |g| = %.2g\n", spec, md / mx);
-    dpc_model_ws_free(ws);
-    dpc_model_free(m);
-    free(w), free(g), free(g2), free(X), free(y);
+    printf("  OpenBLAS %5.1f GFLOP/s\n", flops / best / 1e9);
+    bench_sink = C[m * n / 2];
+    free(A), free(Bm), free(Bp), free(C);
 }
 
 int main(void)
 {
-    bench("softmax", 100, 1000);
-    bench("mlp:256:tanh", 4, 64);
-    bench("mlp:256:relu", 4, 64);
+    bench_machine();
+    openblas_set_num_threads(1);
+    data d = {784, 10, B, malloc((size_t)B * 784 * sizeof(double)), malloc(B * sizeof(double))};
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 0));
+    for (size_t i = 0; i < B * d.D; i++) d.X[i] = dpc_rng_uniform(&s, 1, i);
+    for (size_t i = 0; i < B; i++) d.y[i] = (double)dpc_rng_below(&s, 2, i, d.K);
+    printf("\n== batch clipped sum, one thread, batch %d in chunks of %d (CPU time, best of 5):\n"
+           "   phase 1 (forward, backward, ghost norms) + phase 2 (sums) per example\n", B, CH);
+    bench_batch("softmax", &d);
+    bench_batch("mlp:256:relu", &d);
+    bench_batch("mlp:256:tanh", &d);
+    double *v = malloc(256 * B * sizeof *v), t = bench_cpu();
+    for (size_t i = 0; i < 256 * B; i++) v[i] = tanh(1e-4 * (double)i);
+    t = bench_cpu() - t;
+    printf("(of which libm tanh, 256 per example: %.1f us per example)\n", 1e6 * t / B);
+    bench_sink = v[7];
+    free(v);
+    printf("\n== the MLP's GEMMs, one thread, GFLOP/s (2 m n k flops; CPU time, best of 5)\n");
+    bench_gemm("forward W (256x784) X^T, 32 ex.", 256, 32, 784, 0);
+    bench_gemm("batch sum (256x500) X (500x784)", 256, 784, B, CH);
+    printf("(the batch sum in %d segments of %d; OpenBLAS computes one plain product, "
+           "summing in its own blocked order)\n", (B + CH - 1) / CH, CH);
+    free(d.X);
+    free(d.y);
+    printf("\nload average at the end: %.2f\n", bench_loadavg());
     return 0;
 }

@@ -3,6 +3,7 @@
  * The core (data -> sampler -> model -> clip -> mechanism -> optimizer -> accountant/ledger);
  * each header documents its contract, shapes, ownership and sources (doc/architecture.md):
  *   dpcorr/common.h    status codes, error messages
+ *   dpcorr/isa.h       instruction-set levels of the hot kernels (runtime CPU dispatch)
  *   dpcorr/rng.h       counter-based RNG (Philox4x32-10 seeded, ChaCha20 secure), exact Gaussian
  *   dpcorr/special.h   special functions (complete elliptic integrals)
  *   dpcorr/fft.h       real FFT and convolution (accountant, theory)
@@ -17,6 +18,7 @@
  *   dpcorr/model.h     models with per-example gradients over a flat parameter slab
  *   dpcorr/sampler.h   batch selection described to the accountant
  *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger), run plans
+ *   dpcorr/audit.h     empirical privacy auditing in one run (canaries, scores, lower bound)
  *   dpcorr/abi.h       sizes of the public structs (bindings check their mirrors)
  * The papers' modules, thin layers over the core (dpcorr/papers/):
  *   theory.h, sim.h    nu-DP-FTRL: stationary-error theory, bounds, simulators
@@ -28,6 +30,7 @@
 #define DPCORR_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/isa.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/special.h"
 #include "dpcorr/fft.h"
@@ -41,6 +44,7 @@
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
 #include "dpcorr/train.h"
+#include "dpcorr/audit.h"
 #include "dpcorr/abi.h"
 #include "dpcorr/papers/theory.h"
 #include "dpcorr/papers/sim.h"

@@ -1,7 +1,7 @@
 /* test_account_calib.c — calibration of sigma and of the number of steps for every accountant:
  * published values (jax_privacy), calibrate o epsilon = identity, closed forms for zCDP and GDP,
  * the integer crossing for steps, impossible budgets and input validation. */
-#include "dpcorr/account.h"
+#include "account/acc_internal.h"
 #include "harness.h"
 
 #include <string.h>
@@ -79,6 +79,43 @@ static void test_identity(void)
         c.sigma = sigma * (1 - (pld ? 2e-4 : 1e-6));
         CHECK(eps_of(c, &o, cs[i].delta) > cs[i].eps, "%s: a slightly smaller sigma fails",
               dpc_accountant_name(cs[i].acc));
+    }
+}
+
+/* PLD calibration (calib-pld): the returned sigma's PLD epsilon, evaluated afresh with the same
+ * options, is <= the target and within 5e-5 (relative) of it, over sampled and unsampled runs,
+ * small and large epsilon, and tiny deltas; and the coarse-grid prediction (Richardson) lets
+ * the typical run finish in one or two evaluations with the requested grid (an evaluation
+ * count, not a timing: the cost is bench/bench_account.c's). */
+static void test_pld_private_side(void)
+{
+    struct {
+        double q;
+        size_t T;
+        double eps, delta;
+        size_t max_fine;
+    } cs[] = {{0.1, 512, 1.0, 1e-6, 2},   {0.01, 2000, 8.0, 1e-5, 2}, {1.0, 100, 3.0, 1e-8, 2},
+              {0.2, 5, 0.3, 1e-9, 3},     {0.004, 300, 2.0, 1e-7, 2}, {0.5, 40, 20.0, 1e-5, 2},
+              {0.03, 1000, 0.5, 1e-4, 4}};
+    size_t ncase = tests_scale() < 1.0 ? 3 : sizeof cs / sizeof cs[0];
+    for (size_t i = 0; i < ncase; i++) {
+        dpc_error err = {0};
+        dpc_account_opts o;
+        dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+        dpc_gauss_event c = poisson(1.0, cs[i].q, cs[i].T);
+        dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+        double sigma;
+        size_t fine = 0;
+        CHECK_OK(dpc__calibrate_sigma_count(&ev, &o, cs[i].eps, cs[i].delta, &sigma, &fine, &err),
+                 &err);
+        c.sigma = sigma;
+        double e = eps_of(c, &o, cs[i].delta);
+        CHECK(e <= cs[i].eps && cs[i].eps - e <= 5e-5 * cs[i].eps,
+              "case %zu: eps(calibrated sigma %.10g) = %.12g vs target %g", i, sigma, e,
+              cs[i].eps);
+        CHECK(fine >= 1 && fine <= cs[i].max_fine,
+              "case %zu: %zu evaluations with the requested grid (expected 1..%zu)", i, fine,
+              cs[i].max_fine);
     }
 }
 
@@ -182,10 +219,69 @@ static void test_impossible_and_invalid(void)
           "NaN q: '%s'", err.msg);
 }
 
+/* Progress reports and cancellation (issue 19: long computations report progress and stop on
+ * request); work beyond DPC_WORK_LIMIT is refused up front. */
+typedef struct {
+    int calls, stop_at;
+    double last_done, last_total;
+} prog;
+
+static int on_progress(void *ctx, double done, double total)
+{
+    prog *p = ctx;
+    p->calls++;
+    p->last_done = done;
+    p->last_total = total;
+    return p->stop_at && p->calls >= p->stop_at;
+}
+
+static void test_progress_and_limits(void)
+{
+    dpc_error err = {0};
+    dpc_gauss_event c = poisson(1.0, 0.01, 1000);
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
+    prog p = {0, 0, 0, 0};
+    o.progress = (dpc_progress){on_progress, &p};
+    double sigma = 0;
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, 2.0, 1e-5, &sigma, &err), &err);
+    CHECK(p.calls > 3 && p.last_done <= p.last_total, "calibration reports progress: %d calls, "
+          "%g of %g", p.calls, p.last_done, p.last_total);
+    prog q = {0, 3, 0, 0};
+    o.progress = (dpc_progress){on_progress, &q};
+    dpc_error e2 = {0};
+    CHECK(dpc_account_calibrate_sigma(&ev, &o, 2.0, 1e-5, &sigma, &e2) == DPC_E_CANCELLED &&
+              q.calls == 3,
+          "a calibration stops when asked: %s (%d calls)", e2.msg, q.calls);
+    /* tiny noise: fractional orders cannot be evaluated reliably and are left out; integer
+     * orders give the (huge, valid) bound at once; a calibration to epsilon 1e308 ends fast */
+    o.progress = (dpc_progress){NULL, NULL};
+    dpc_gauss_event t = poisson(1e-9, 0.01, 1000);
+    dpc_event et = {DPC_NEIGHBOR_ADD_REMOVE, 1, &t};
+    dpc_account_result r;
+    CHECK_OK(dpc_account_epsilon(&et, &o, 1e-5, &r, &err), &err);
+    CHECK(isfinite(r.epsilon) && r.epsilon > 1e20 && r.order == floor(r.order),
+          "sigma 1e-9: eps %g at the integer order %g", r.epsilon, r.order);
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, 1e308, 1e-5, &sigma, &err), &err);
+    CHECK(sigma > 0 && sigma < 1e-6, "epsilon 1e308: sigma %g", sigma);
+    /* a refinement over orders up to 1e6 is beyond the work limit: refused, naming orders */
+    double big[2] = {1.5, 999999};
+    o.orders = big;
+    o.norders = 2;
+    o.rdp_refine = 1;
+    dpc_error e3 = {0};
+    CHECK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &e3) == DPC_E_RANGE &&
+              !strcmp(e3.field, "orders"),
+          "refine to order 1e6 refused: %s", e3.msg);
+}
+
 int main(void)
 {
+    test_progress_and_limits();
     test_published();
     test_identity();
+    test_pld_private_side();
     test_closed_forms();
     test_steps_crossing();
     test_impossible_and_invalid();

@@ -328,6 +328,18 @@ static void test_ledger_json(void)
     dpc_ledger_json(&L, buf, sizeof buf);
     CHECK(!strstr(buf, "\"seed\":") && strstr(buf, "\"seed_mode\": \"secure\""),
           "no seed in secure mode");
+    CHECK(isnan(L.mc_confidence) && L.mc_samples == 0 && !strstr(buf, "mc_samples") &&
+              !strstr(buf, "\"note\""),
+          "no Monte Carlo fields or note unless set");
+    snprintf(L.note, sizeof L.note, "no amplification: why");
+    L.mc_samples = 131072;
+    L.mc_confidence = 0.999999;
+    L.mc_seed = 7;
+    dpc_ledger_json(&L, buf, sizeof buf);
+    CHECK(strstr(buf, "\"note\": \"no amplification: why\"") &&
+              strstr(buf, "\"mc_samples\": 131072, \"mc_confidence\": 0.99999899999999997, "
+                          "\"mc_seed\": 7"),
+          "note and Monte Carlo fields: %s", buf);
 }
 
 int main(void)

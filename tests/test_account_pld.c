@@ -237,6 +237,11 @@ static void test_errors(void)
               strstr(err.msg, "interval"),
           "an absurd grid is refused: '%s'", err.msg);
     CHECK(p == NULL, "no object on failure");
+    /* at the default interval, too little noise is what the refusal names (issue 19) */
+    par.interval = 1e-4;
+    CHECK(dpc_pld_new_gaussian(&p, 1e-3, 0.5, &par, &err) == DPC_E_RANGE &&
+              !strcmp(err.field, "noise_multiplier") && strstr(err.msg, "RDP accountant"),
+          "too little noise is named: '%s'", err.msg);
     dpc_gauss_event c;
     dpc_gauss_event_init(&c);
     c.sampling = DPC_SAMPLING_POISSON;

@@ -258,8 +258,25 @@ static void test_without_replacement(void)
           "fixed batches need replace-one: '%s'", err.msg);
 }
 
+/* A fractional order at a noise so small that the series' terms cancel beyond rounding gets the
+ * vacuous bound (INFINITY); integer orders stay exact (issue 19: no 100000-term loops). */
+static void test_tiny_noise(void)
+{
+    dpc_error err = {0};
+    double orders[3] = {1.5, 2, 8}, rdp[3];
+    CHECK_OK(dpc_rdp_poisson_gaussian(0.01, 1e-9, orders, 3, rdp, &err), &err);
+    CHECK(isinf(rdp[0]), "order 1.5 at z = 1e-9: INFINITY, got %g", rdp[0]);
+    CHECK(isfinite(rdp[1]) && rdp[1] > 1e17 && isfinite(rdp[2]) && rdp[2] > rdp[1],
+          "integer orders at z = 1e-9: %g, %g", rdp[1], rdp[2]);
+    /* just above the threshold's z, a fractional order is still computed and lies between
+     * its integer neighbours (RDP is non-decreasing in the order) */
+    CHECK_OK(dpc_rdp_poisson_gaussian(0.01, 1e-3, orders, 3, rdp, &err), &err);
+    CHECK(isfinite(rdp[0]) && rdp[0] <= rdp[1], "order 1.5 at z = 1e-3: %g <= %g", rdp[0], rdp[1]);
+}
+
 int main(void)
 {
+    test_tiny_noise();
     test_integer_orders_vs_quadrature();
     test_fractional_orders();
     test_special_cases_and_monotonicity();

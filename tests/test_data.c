@@ -405,6 +405,12 @@ static void test_libsvm(void)
         {"s_fraclabel.svm", "1.5 1:1\n", DPC_E_FORMAT, "s_fraclabel.svm:1:", "not an integer"},
         {"s_huge.svm", "1 99999999999999999999999:1\n", DPC_E_FORMAT, "s_huge.svm:1:", "too large"},
     };
+    /* a tiny file with one huge index (found by fuzz/fuzz_libsvm.c): d inferred beyond
+     * DPC_DATA_MAX_FEATURES is refused, never an allocation of terabytes */
+    dpc_libsvm_opts oinf = {.task = DPC_TASK_CLASSIFICATION};
+    CHECK(dpc_data_load_libsvm(&ds, write_text("s_bigidx.svm", "1 2133333333333:1\n0 1:1\n"),
+                               &oinf, &e) == DPC_E_RANGE && !strcmp(e.field, "d") && !ds,
+          "index 2.1e12 refused: %s", e.msg);
     dpc_libsvm_opts o3 = {.d = 3, .task = DPC_TASK_CLASSIFICATION};
     for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
         p = write_text(bad[k].name, bad[k].text);

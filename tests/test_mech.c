@@ -4,6 +4,7 @@
  * published reference values of the nu-DP-FTRL note. */
 #include "dpcorr/mech.h"
 #include "harness.h"
+#include "mech/mech_internal.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -93,7 +94,7 @@ static dpc_rng_stream test_stream(uint64_t seed)
 static double *run_gen(const dpc_mech *m, const dpc_rng_stream *s, size_t coord0, size_t d,
                        dpc_noise_form form, size_t steps)
 {
-    dpc_noise_config cfg = {coord0, d, form, 0};
+    dpc_noise_config cfg = {coord0, d, form, 0, DPC_ISA_AUTO};
     dpc_noise *g = NULL;
     dpc_error err = {0};
     if (dpc_noise_new(&g, m, s, &cfg, &err) != DPC_OK) {
@@ -160,7 +161,7 @@ static void test_streaming(void)
                     for (int f = 0; f < 2; f++) {
                         dpc_noise_form form = f ? DPC_NOISE_REPLAY : DPC_NOISE_BUFFER;
                         if (!dpc_mech_form_available(m, form)) continue;
-                        dpc_noise_config cfg = {0, d, form, 0};
+                        dpc_noise_config cfg = {0, d, form, 0, DPC_ISA_AUTO};
                         dpc_noise *g = NULL, *h2 = NULL;
                         CHECK_OK(dpc_noise_new(&g, m, &s, &cfg, &err), &err);
                         CHECK_OK(dpc_noise_seek(g, t0, &err), &err);
@@ -643,7 +644,7 @@ static void test_invalid(void)
     spec s = {.name = "bsr", .kind = DPC_MECH_BSR, .bands = 4};
     m = make(&s, 10);
     dpc_rng_stream st = test_stream(3);
-    dpc_noise_config cfg = {0, 4, DPC_NOISE_REPLAY, 0};
+    dpc_noise_config cfg = {0, 4, DPC_NOISE_REPLAY, 0, DPC_ISA_AUTO};
     dpc_noise *g = NULL;
     CHECK(dpc_noise_new(&g, m, &st, &cfg, &err) == DPC_E_UNSUPPORTED && g == NULL,
           "BSR has no replay form: %s", err.msg);
@@ -691,8 +692,74 @@ static void test_huge_separation(void)
     }
 }
 
+/* Bounded work (issue 19): the FFT quadrature of gamma_inf agrees with the direct reference on
+ * odd lengths; computations beyond DPC_WORK_LIMIT are refused up front, naming the parameter. */
+static void test_work_limits(void)
+{
+    dpc_error err = {0};
+    size_t Ls[] = {1, 3, 17, 101, 1001};
+    for (size_t i = 0; i < sizeof Ls / sizeof Ls[0]; i++) {
+        size_t L = Ls[i];
+        double *b = malloc(L * sizeof *b);
+        b[0] = 1.0;
+        for (size_t l = 1; l < L; l++) /* 1 - 0.6 x + a decaying, sign-changing tail */
+            b[l] = l == 1 ? -0.6 : 0.2 * ((l % 3) ? 1.0 : -1.0) / ((double)l * (double)l);
+        double gf = 0, gn = 0;
+        CHECK_OK(dpc__limit_poly(b, L, &gf, &err), &err);
+        CHECK_OK(dpc__limit_poly_naive(b, L, &gn, &err), &err);
+        CHECK_NEAR_REL(gf, gn, 1e-12, "limit quadrature: FFT vs direct at L = %zu", L);
+        free(b);
+    }
+    /* a zero on the unit circle (1 - x): divergence in both forms */
+    double one_minus_x[2] = {1.0, -1.0}, g = 0;
+    CHECK_OK(dpc__limit_poly(one_minus_x, 2, &g, &err), &err);
+    CHECK(isinf(g), "1 - x: gamma_inf = inf (FFT), got %g", g);
+    /* a 30000-term B (the issue's coefficient file) now takes milliseconds */
+    {
+        size_t L = 30000;
+        double *b = calloc(L, sizeof *b);
+        b[0] = 1.0;
+        b[1] = -0.5;
+        for (size_t l = 2; l < L; l++) b[l] = 0.3 / ((double)l * (double)l);
+        CHECK_OK(dpc__limit_poly(b, L, &g, &err), &err);
+        CHECK(g > 1.0 && isfinite(g), "30000 coefficients: gamma_inf %g", g);
+        free(b);
+    }
+    /* BSR with a million bands over 1e7 steps: refused before any allocation, naming bands */
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = DPC_MECH_BSR;
+    p.steps = 10000000;
+    p.bands = 1000000;
+    dpc_mech *m = NULL;
+    dpc_error e2 = {0};
+    CHECK(dpc_mech_new(&m, &p, &e2) == DPC_E_RANGE && !strcmp(e2.field, "bands") &&
+              strstr(e2.msg, "work limit"),
+          "bsr 1e6 bands x 1e7 steps refused: %s", e2.msg);
+    dpc_mech_free(m);
+    /* sensitivity with n k beyond the limit: refused naming part.k */
+    dpc_mech_params_init(&p);
+    p.kind = DPC_MECH_NU;
+    p.nu = 0.01;
+    p.steps = 2000000;
+    m = NULL;
+    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+    if (m) {
+        dpc_participation part = {DPC_PART_MINSEP, 4000, 1};
+        dpc_sensitivity sv;
+        dpc_error e3 = {0};
+        CHECK(dpc_mech_sensitivity(m, &part, &sv, &e3) == DPC_E_RANGE &&
+                  !strcmp(e3.field, "part.k"),
+              "sensitivity n = 2e6, k = 4000 refused: %s", e3.msg);
+        part.k = 40; /* well within: computed */
+        CHECK_OK(dpc_mech_sensitivity(m, &part, &sv, &err), &err);
+        dpc_mech_free(m);
+    }
+}
+
 int main(void)
 {
+    test_work_limits();
     test_huge_separation();
     test_streaming();
     test_inverse();

@@ -132,6 +132,59 @@ static void test_cyclic_poisson(void)
     dpc_sampler_free(s);
 }
 
+/* dpc_sampler_opportunities inverts the permutations: for FIXED and SHUFFLE the listed steps are
+ * exactly those at which the example is in a batch; for the Poisson kinds every draw of the
+ * example falls on a listed step (POISSON: all steps; CYCLIC_POISSON: its group's steps). */
+static void test_opportunities(void)
+{
+    const struct { dpc_sampler_kind kind; size_t N, B, steps, G; } cases[] = {
+        {DPC_SAMPLER_FIXED, 1003, 50, 65, 0},   {DPC_SAMPLER_SHUFFLE, 1003, 50, 65, 0},
+        {DPC_SAMPLER_POISSON, 300, 30, 40, 0},  {DPC_SAMPLER_CYCLIC_POISSON, 1003, 20, 60, 7},
+        {DPC_SAMPLER_FIXED, 17, 4, 9, 0},       {DPC_SAMPLER_BALLS_IN_BINS, 500, 50, 25, 0},
+    };
+    dpc_error err = {0};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        dpc_sampler *s = mk(cases[c].kind, cases[c].N, cases[c].B, cases[c].steps, cases[c].G, 11);
+        size_t N = cases[c].N, n = cases[c].steps;
+        unsigned char *drawn = calloc(N * n, 1);
+        size_t *idx = malloc(dpc_sampler_max_batch(s) * sizeof *idx), cnt;
+        for (size_t t = 0; t < n; t++) {
+            CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
+            for (size_t j = 0; j < cnt; j++) drawn[idx[j] * n + t] = 1;
+        }
+        size_t *steps = malloc(n * sizeof *steps), k;
+        int certain, exact = 1, covered = 1, increasing = 1, never = 0;
+        for (size_t ex = 0; ex < N; ex++) {
+            CHECK_OK(dpc_sampler_opportunities(s, ex, steps, &k, &certain, &err), &err);
+            unsigned char *opp = calloc(n, 1);
+            for (size_t i = 0; i < k; i++) {
+                opp[steps[i]] = 1;
+                if (i && steps[i] <= steps[i - 1]) increasing = 0;
+            }
+            for (size_t t = 0; t < n; t++) {
+                if (drawn[ex * n + t] && !opp[t]) covered = 0;
+                if (certain && drawn[ex * n + t] != opp[t]) exact = 0;
+            }
+            never += k == 0;
+            free(opp);
+        }
+        int want_certain = cases[c].kind == DPC_SAMPLER_FIXED || cases[c].kind == DPC_SAMPLER_SHUFFLE;
+        CHECK(certain == want_certain, "case %zu: certain %d", c, certain);
+        CHECK(exact && covered && increasing, "case %zu: exact %d covered %d increasing %d", c, exact,
+              covered, increasing);
+        if (cases[c].kind == DPC_SAMPLER_FIXED)
+            CHECK(never == (int)(N % cases[c].B), "case %zu: %d left over", c, never);
+        if (cases[c].kind == DPC_SAMPLER_CYCLIC_POISSON)
+            CHECK(never == (int)(N % cases[c].G), "case %zu: %d left over", c, never);
+        CHECK(dpc_sampler_opportunities(s, N, steps, &k, &certain, &err) == DPC_E_INVALID,
+              "example beyond N refused");
+        free(drawn);
+        free(idx);
+        free(steps);
+        dpc_sampler_free(s);
+    }
+}
+
 /* balls-in-bins: every example in exactly one step of each epoch, the same position every epoch;
  * positions uniform (chi-square over the bins, fixed seed); batches average N / b */
 static void test_balls_in_bins(void)
@@ -200,6 +253,7 @@ int main(void)
     test_fixed_shuffle();
     test_poisson();
     test_cyclic_poisson();
+    test_opportunities();
     test_balls_in_bins();
     test_invalid();
     return TEST_SUMMARY();

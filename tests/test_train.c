@@ -4,6 +4,7 @@
  * impossible budgets and bad configurations are refused; a private run actually learns. */
 #include "dpcorr/train.h"
 #include "harness.h"
+#include "train/train_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -171,8 +172,9 @@ static void test_threads_resume(void)
               mechs[k].name);
         /* a checkpoint of another run is refused */
         dpc_trainer *z = trainer(m, ds, &c, 8, &err);
-        CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE && strstr(err.msg, "different"),
-              "%s: foreign checkpoint refused: %s", mechs[k].name, err.msg);
+        CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE && !strcmp(err.field, "seed") &&
+                  strstr(err.msg, "has 7, this run has 8"),
+              "%s: foreign checkpoint refused, naming the seed: %s", mechs[k].name, err.msg);
         dpc_trainer_free(a);
         dpc_trainer_free(b);
         dpc_trainer_free(y);
@@ -225,7 +227,7 @@ static void test_update_recomputed(void)
         dpc_mech *mech = NULL;
         CHECK_OK(dpc_mech_new(&mech, &mp, &err), &err);
         dpc_rng_stream ns = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
-        dpc_noise_config nc = {0, P, DPC_NOISE_AUTO, 0};
+        dpc_noise_config nc = {0, P, DPC_NOISE_AUTO, 0, DPC_ISA_AUTO};
         dpc_noise *gen = NULL;
         CHECK_OK(dpc_noise_new(&gen, mech, &ns, &nc, &err), &err);
         double *theta = malloc(P * sizeof *theta), *g = malloc(P * sizeof *g),
@@ -352,9 +354,50 @@ static void test_refusals(void)
     c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
     CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
     if (tr) {
-        CHECK(!strcmp(dpc_trainer_ledger(tr)->sampler, "balls-in-bins") &&
-                  dpc_trainer_ledger(tr)->epsilon <= c.epsilon * (1 + 1e-9),
-              "balls-in-bins ledger %s", dpc_trainer_ledger(tr)->sampler);
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        char js[2048];
+        dpc_ledger_json(L, js, sizeof js);
+        /* nu: amplified by the balls-in-bins Monte Carlo route, its samples, confidence and
+         * seed in the ledger */
+        CHECK(!strcmp(L->sampler, "balls-in-bins") && L->epsilon <= c.epsilon * (1 + 1e-9) &&
+                  !strncmp(L->route, "balls-in-bins: Monte Carlo", 26) && L->amplified &&
+                  L->mc_samples > 0 && L->mc_confidence > 0.999 && strstr(js, "\"mc_samples\"") &&
+                  strstr(js, "\"mc_seed\""),
+              "balls-in-bins ledger %s / %s", L->sampler, L->route);
+        dpc_trainer_free(tr);
+        tr = NULL;
+    }
+    /* DP-SGD under balls-in-bins: the exact random-allocation route */
+    base_config(&c, &mechs[0]);
+    c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+    if (tr) {
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        char js[2048];
+        dpc_ledger_json(L, js, sizeof js);
+        CHECK(!strncmp(L->route, "balls-in-bins: random allocation", 32) && L->mc_samples == 0 &&
+                  !strstr(js, "mc_samples") && L->epsilon <= c.epsilon * (1 + 1e-9),
+              "dp-sgd balls-in-bins ledger %s (z %g)", L->route, L->noise_multiplier);
+        double e0;
+        CHECK_OK(dpc_trainer_epsilon_at(tr, 3, &e0, &err), &err);
+        CHECK(e0 == L->epsilon, "progress epsilon: the whole run's (post-processing)");
+        dpc_trainer_free(tr);
+        tr = NULL;
+    }
+    /* a strategy with a negative entry under balls-in-bins: the whole run, and the ledger says
+     * why there is no amplification */
+    static const double negc[2] = {1.0, -0.3};
+    base_config(&c, &mechs[0]);
+    c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
+    c.mech.kind = DPC_MECH_TOEPLITZ;
+    c.mech.ncoeffs = 2;
+    c.mech.coeffs = negc;
+    c.mech.coeffs_of_strategy = 1;
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+    if (tr) {
+        const dpc_ledger *L = dpc_trainer_ledger(tr);
+        CHECK(!strncmp(L->route, "whole-run", 9) && strstr(L->note, "negative entries"),
+              "negative entries: route %s, note '%s'", L->route, L->note);
         dpc_trainer_free(tr);
         tr = NULL;
     }
@@ -568,6 +611,96 @@ static void test_pre_release(void)
     dpc_dataset_free(train);
 }
 
+/* The batch state is sized for the expected batch and grows for a larger Poisson batch: a
+ * trainer whose state starts at one chunk (grown on the first step) gives the same run; the
+ * trainer reports its memory. */
+static void test_batch_growth(void)
+{
+    dpc_dataset *ds = logistic_data(900, 9, 4);
+    dpc_model *m = model_of("mlp:7:tanh", 9, 2);
+    dpc_train_config c;
+    dpc_train_config_init(&c);
+    c.noise_multiplier = 1.0;
+    c.batch = 100;
+    c.epochs = 1;
+    c.chunk = 8;
+    c.lr = 0.3;
+    dpc_error err = {0};
+    dpc_trainer *a = trainer(m, ds, &c, 5, &err), *b = trainer(m, ds, &c, 5, &err);
+    if (!a || !b) return;
+    CHECK(dpc_trainer_bytes(a) > 4 * dpc_model_num_params(m) * sizeof(double),
+          "trainer bytes cover the slabs (%zu)", dpc_trainer_bytes(a));
+    CHECK_OK(dpc__train_batch_resize(b, 1, &err), &err);
+    uint64_t ha = run_all(a), hb = run_all(b);
+    CHECK(ha == hb, "growing the batch state changes nothing (%016llx vs %016llx)",
+          (unsigned long long)ha, (unsigned long long)hb);
+    dpc_trainer_free(a);
+    dpc_trainer_free(b);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+/* float32 precision: 1 vs 2 threads and a resumed run are bit-identical; the run differs from
+ * double but learns as well; a double configuration refuses its checkpoint; kan is refused. */
+static void test_float32(void)
+{
+    dpc_dataset *ds = logistic_data(400, 6, 3);
+    dpc_model *m = model_of("mlp:8:tanh", 6, 2), *kan = model_of("kan:3", 6, 2);
+    char path[] = "/tmp/dpcorr_ckpt_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    dpc_train_config c;
+    base_config(&c, &mechs[1]);
+    c.precision = DPC_PRECISION_FLOAT32;
+    dpc_error err = {0};
+    dpc_trainer *a = trainer(m, ds, &c, 9, &err), *x = NULL, *y = NULL, *d = NULL, *k = NULL;
+    c.threads = 2;
+    x = trainer(m, ds, &c, 9, &err);
+    if (a && x) {
+        uint64_t ha = run_all(a);
+        size_t half = dpc_trainer_steps_total(x) / 2;
+        for (size_t t = 0; t < half; t++) CHECK_OK(dpc_trainer_step(x, NULL, &err), &err);
+        CHECK_OK(dpc_trainer_save(x, path, &err), &err);
+        CHECK(run_all(x) == ha, "float32: 2 threads give the 1-thread bits");
+        c.threads = 1;
+        y = trainer(m, ds, &c, 9, &err);
+        CHECK_OK(dpc_trainer_resume(y, path, &err), &err);
+        CHECK(y && run_all(y) == ha, "float32: the resumed run is bit-identical");
+        const double *th = dpc_trainer_params(a);
+        int exact = 1;
+        for (size_t p = 0; p < dpc_model_num_params(m); p++) exact &= th[p] == (double)(float)th[p];
+        CHECK(exact, "float32: the parameters are float values");
+        c.precision = DPC_PRECISION_DOUBLE;
+        d = trainer(m, ds, &c, 9, &err);
+        CHECK(d && dpc_trainer_resume(d, path, &err) == DPC_E_STATE,
+              "a double run refuses a float32 checkpoint: %s", err.msg);
+        dpc_trainer_free(d);
+        d = trainer(m, ds, &c, 9, &err);
+        CHECK(d && run_all(d) != ha, "float32 differs from double");
+        double la, aa, ld, ad;
+        CHECK_OK(dpc_trainer_evaluate(a, ds, &la, &aa, &err), &err);
+        CHECK_OK(dpc_trainer_evaluate(d, ds, &ld, &ad, &err), &err);
+        CHECK(fabs(la - ld) < 1e-3 * fabs(ld) && fabs(aa - ad) < 0.01,
+              "float32 learns as double does (loss %g vs %g, accuracy %g vs %g)", la, ld, aa, ad);
+    }
+    c.precision = DPC_PRECISION_FLOAT32;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    CHECK(dpc_trainer_new(&k, kan, ds, NULL, &c, &rng, &err) == DPC_E_UNSUPPORTED &&
+              !strcmp(err.field, "precision") && !k, "kan refuses float32: %s", err.msg);
+    c.precision = (dpc_precision)5;
+    CHECK(dpc_train_config_check(&c, ds, &err) == DPC_E_INVALID && !strcmp(err.field, "precision"),
+          "unknown precision: %s", err.msg);
+    unlink(path);
+    dpc_trainer_free(a);
+    dpc_trainer_free(x);
+    dpc_trainer_free(y);
+    dpc_trainer_free(d);
+    dpc_model_free(m);
+    dpc_model_free(kan);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
     test_pre_release();
@@ -578,5 +711,7 @@ int main(void)
     test_noise_multiplier_meaning();
     test_resolve();
     test_learns();
+    test_batch_growth();
+    test_float32();
     return TEST_SUMMARY();
 }

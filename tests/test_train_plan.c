@@ -135,7 +135,7 @@ static void test_recipe_bit_identical(void)
         const dpc_ledger *L = dpc_train_plan_ledger(p);
         const dpc_sampler *s = dpc_train_plan_sampler(p);
         dpc_rng_stream ns = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
-        dpc_noise_config nc = {0, P, DPC_NOISE_AUTO, 0};
+        dpc_noise_config nc = {0, P, DPC_NOISE_AUTO, 0, DPC_ISA_AUTO};
         dpc_noise *gen = NULL;
         CHECK_OK(dpc_noise_new(&gen, dpc_train_plan_mech(p), &ns, &nc, &err), &err);
         double *theta = calloc(P, sizeof *theta), *v = calloc(P, sizeof *v),

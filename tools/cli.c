@@ -2,6 +2,7 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -39,6 +40,43 @@ static int writable_dir(const char *dir, const char **why)
         return 0;
     }
     return 1;
+}
+
+/* The requested level and the resolution status (pure: reads the environment and the CPU). */
+static dpc_status isa_from_env(dpc_isa *out, dpc_error *err)
+{
+    const char *v = getenv("DPCORR_ISA");
+    dpc_isa want = DPC_ISA_AUTO;
+    dpc_status st = v && *v ? dpc_isa_parse(v, &want, err) : DPC_OK;
+    return st ? st : dpc_isa_resolve(want, out, err);
+}
+
+int cli_isa_check(void)
+{
+    dpc_isa isa;
+    dpc_error err = {0};
+    if (!isa_from_env(&isa, &err)) return 0;
+    fprintf(stderr, "dpcorr: DPCORR_ISA=%s: %s\n", getenv("DPCORR_ISA"),
+            err.msg + (strncmp(err.msg, "isa: ", 5) ? 0 : 5));
+    return CLI_USAGE;
+}
+
+dpc_isa cli_isa(void)
+{
+    dpc_isa isa = DPC_ISA_SSE2;
+    dpc_error err = {0};
+    return isa_from_env(&isa, &err) ? dpc_isa_detect() : isa;
+}
+
+dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec, size_t n_in,
+                         const size_t *shape, size_t n_classes, dpc_error *err)
+{
+    dpc_model_config c;
+    dpc_status st = dpc_model_parse_shape(&c, spec, n_in, shape, n_classes, err);
+    if (st) return st;
+    c.isa = cli_isa();
+    if (cfg) *cfg = c;
+    return dpc_model_new(m, &c, err);
 }
 
 int cli_check_out_file(const opt_set *s, const opt_spec *o, const char *path)

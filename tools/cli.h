@@ -26,6 +26,18 @@ int cli_make_out_dir(const opt_set *s, const opt_spec *o, const char *path);
 /* Closes a written file; 0, or prints "<what>: write error on PATH" and returns CLI_RUNTIME. */
 int cli_close_out(FILE *f, const char *what, const char *path);
 
+/* ---- Instruction-set level (dpcorr/isa.h) --------------------------------------------------
+ * From the environment: DPCORR_ISA=sse2|avx2|avx512 forces a level, unset (or auto) means the
+ * best this CPU runs. cli_isa_check prints a message naming DPCORR_ISA and returns CLI_USAGE for
+ * an unknown name or a level this CPU lacks (dpcorr's main calls it first); cli_isa returns the
+ * resolved level (after a successful check). */
+int cli_isa_check(void);
+dpc_isa cli_isa(void);
+/* dpc_model_parse_shape (shape may be NULL) then dpc_model_new at the level cli_isa(); *cfg
+ * (may be NULL) receives the parsed configuration. */
+dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec, size_t n_in,
+                         const size_t *shape, size_t n_classes, dpc_error *err);
+
 /* ---- Mechanism options shared by `mech`, `account`, `theory` and `train` ------------------ */
 
 extern const opt_spec MO_KIND, MO_MECH, MO_STEPS, MO_NU, MO_LAMBDA, MO_BANDS, MO_MOMENTUM,
@@ -77,6 +89,7 @@ int cmd_theory(int argc, char **argv);
 int cmd_repro(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_demo(int argc, char **argv);
+int cmd_audit(int argc, char **argv);
 int cmd_version(int argc, char **argv);
 /* `mech optimize` (tools/cmd_optimize.c); argv[0] is "optimize". */
 int cmd_mech_optimize(int argc, char **argv);

@@ -2,6 +2,7 @@
  * zCDP/GDP conversions, for DP-SGD-style events and for correlated-noise mechanisms (--mech).
  * Each mode has its own option table; the searches and calibrations are the library's. */
 #include "cli.h"
+#include "progress.h"
 #include "dpcorr/account.h"
 
 #include <math.h>
@@ -105,6 +106,14 @@ static const opt_spec A_MU = {
     .flags = OPT_LO_OPEN, .section = SEC, .param = "mu", .when = "--accountant gdp",
     .help = "GDP mu > 0; with --delta gives epsilon, with --epsilon gives delta",
     .example = "! --mu 0.7 --delta 1e-5"};
+static const opt_spec A_BIB = {
+    .name = "--balls-in-bins", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .section = SEC, .param = "balls_in_bins,part.b", .when = "--mech", .conflicts = "--q --cyclic",
+    .help = "balls-in-bins sampling over B steps per period: each example in one uniformly random "
+            "step of each period, the same every period (k = ceil(N/B)); amplified by the "
+            "balls-in-bins route (identity: exact bound; other C >= 0: Monte Carlo upper "
+            "confidence bound) when it beats the whole run; default accountant pld",
+    .example = "--mech identity --balls-in-bins 10"};
 static const opt_spec A_MAX_STEPS = {
     .name = "--max-steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
     .section = SEC, .param = "max_steps", .help = "the largest answer searched (default 10000000)",
@@ -117,9 +126,11 @@ static const opt_spec A_MAX_STEPS = {
         MECH_KIND_OPTS(MO_MECH, MO_MECH_MOMENTUM, MO_MECH_DECAY), &MO_PARTICIPATIONS,             \
         &MO_MIN_SEP, &MO_CYCLIC, &OPT_JSON, &OPT_DRY_RUN, &OPT_HELP
 
-static const opt_spec *const EPS_OPTS[] = {&A_SIGMA, &A_STEPS, &A_DELTA, ACCT_COMMON, NULL};
+static const opt_spec *const EPS_OPTS[] = {&A_SIGMA, &A_STEPS, &A_DELTA, &A_BIB, ACCT_COMMON,
+                                           NULL};
 static const opt_spec *const DELTA_OPTS[] = {&A_SIGMA, &A_STEPS, &A_EPSILON, ACCT_COMMON, NULL};
-static const opt_spec *const SIGMA_OPTS[] = {&A_STEPS, &A_EPSILON, &A_DELTA, ACCT_COMMON, NULL};
+static const opt_spec *const SIGMA_OPTS[] = {&A_STEPS, &A_EPSILON, &A_DELTA, &A_BIB, ACCT_COMMON,
+                                             NULL};
 static const opt_spec *const STEPS_OPTS[] = {&A_SIGMA, &A_EPSILON, &A_DELTA, &A_MAX_STEPS,
                                              ACCT_COMMON, NULL};
 static const opt_spec *const CONVERT_OPTS[] = {
@@ -170,7 +181,7 @@ typedef struct acct {
     dpc_sampling sampling;
     double sigma, q, delta, epsilon, sensitivity, rho, mu;
     int have_delta, have_epsilon, have_rho, have_mu, json;
-    size_t steps, max_steps;
+    size_t steps, max_steps, bins; /* bins: --balls-in-bins (0: not balls-in-bins) */
     cli_mech_opts mo;
 } acct;
 
@@ -181,7 +192,8 @@ static void read_accountant(acct *a, opt_set *s, dpc_accountant def)
 {
     static const dpc_accountant accs[] = {DPC_ACCOUNTANT_RDP, DPC_ACCOUNTANT_PLD,
                                           DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
-    dpc_accountant acc = accs[opt_word(s, &A_ACCOUNTANT, (int)(def == DPC_ACCOUNTANT_GDP ? 3 : 0))];
+    int d = def == DPC_ACCOUNTANT_GDP ? 3 : def == DPC_ACCOUNTANT_PLD ? 1 : 0;
+    dpc_accountant acc = accs[opt_word(s, &A_ACCOUNTANT, d)];
     dpc_account_opts_init(&a->o, acc);
     if (acc == DPC_ACCOUNTANT_RDP) {
         a->o.orders = opt_list(s, &A_ORDERS, &a->o.norders);
@@ -211,7 +223,18 @@ static int poisson_every_step(const acct *a)
 static dpc_participation run_part(const acct *a, size_t steps)
 {
     dpc_participation p = {DPC_PART_CYCLIC, steps, 1};
+    if (a->bins) { /* balls in bins: one step per period of `bins`, ceil(n / bins) periods */
+        p.b = a->bins;
+        p.k = (steps + a->bins - 1) / a->bins;
+        return p;
+    }
     return poisson_every_step(a) ? p : a->mo.part;
+}
+
+/* The run handed to the library's best-route accounting (sampled or balls-in-bins). */
+static int every_route(const acct *a)
+{
+    return a->mo.have_kind && (a->q < 1.0 || a->bins);
 }
 
 /* The mechanism options (only with --mech). */
@@ -219,9 +242,13 @@ static int read_mech(acct *a, opt_set *s)
 {
     if (!opt_typed(s, &MO_MECH)) return 0; /* the mechanism and participation options unused */
     mech_read r = ACCT_MECH;
+    if (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA) a->bins = opt_size(s, &A_BIB, 0);
     int every = a->q < 1.0 && !opt_typed(s, &MO_CYCLIC) &&
                 (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA);
-    r.participation = !every;
+    r.participation = !every && !a->bins;
+    if (a->bins && (opt_typed(s, &MO_PARTICIPATIONS) || opt_typed(s, &MO_MIN_SEP)))
+        return opt_fail_at(s, opt_typed(s, &MO_PARTICIPATIONS) ? &MO_PARTICIPATIONS : &MO_MIN_SEP,
+                           "not used with --balls-in-bins (the pattern is one step per period)");
     int rc = cli_mech_read(&a->mo, s, &r);
     if (rc || !every) return rc;
     if (opt_typed(s, &MO_PARTICIPATIONS) || opt_typed(s, &MO_MIN_SEP))
@@ -251,7 +278,8 @@ static int read_event_opts(acct *a, opt_set *s)
     a->sensitivity = mech ? 1.0 : opt_dbl(s, &A_SENSITIVITY, 1.0);
     /* a mechanism without sampling is one Gaussian release: GDP is exact (what the trainer
      * uses); RDP would overstate epsilon by a few percent */
-    read_accountant(a, s, mech && a->q == 1.0 ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_RDP);
+    read_accountant(a, s, a->bins ? DPC_ACCOUNTANT_PLD
+                          : mech && a->q == 1.0 ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_RDP);
     a->json = opt_given(s, &OPT_JSON);
     if (a->mode != MODE_STEPS && (rc = need(s, &A_STEPS, a->mode))) return rc;
     if (a->mode != MODE_SIGMA && (rc = need(s, &A_SIGMA, a->mode))) return rc;
@@ -321,7 +349,8 @@ static void dry_run(const acct *a)
                                                                    : "none");
     opt_dry_num("sensitivity", a->sensitivity);
     opt_dry_uint("json", (uint64_t)a->json);
-    if (a->mo.have_kind) cli_mech_dry(&a->mo, !poisson_every_step(a));
+    opt_dry_uint("balls_in_bins", a->bins);
+    if (a->mo.have_kind) cli_mech_dry(&a->mo, !poisson_every_step(a) && !a->bins);
 }
 
 /* ---- evaluation ---------------------------------------------------------------------------- */
@@ -356,11 +385,11 @@ static dpc_status build(acct *a, size_t steps, double sigma, built *b, dpc_error
 static dpc_status eval_eps(acct *a, size_t steps, double sigma, built *b, dpc_account_result *r,
                            dpc_error *err)
 {
-    if (a->mo.have_kind && a->q < 1.0) { /* every route: whole run, banded MF, MMCC */
+    if (every_route(a)) { /* every route: whole run, banded MF, MMCC, balls in bins */
         a->mo.p.steps = steps;
         dpc_mech *m = NULL;
         dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
-        dpc_mech_run run = {m, run_part(a, steps), a->q, 0, NULL, 0};
+        dpc_mech_run run = {m, run_part(a, steps), a->q, a->bins > 0, NULL, 0};
         if (!st) st = dpc_account_mech_epsilon(&run, sigma, &a->o, a->delta, r, &b->info, err);
         dpc_mech_free(m);
         b->have_info = st == DPC_OK;
@@ -379,8 +408,8 @@ static dpc_status calibrate(acct *a, double *sigma, built *b, dpc_error *err)
         dpc_mech *m = NULL;
         a->mo.p.steps = a->steps;
         dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
-        dpc_mech_run run = {m, run_part(a, a->steps), a->q, 0, NULL, 0}; /* sampled: every route */
-        if (!st && a->q < 1.0)
+        dpc_mech_run run = {m, run_part(a, a->steps), a->q, a->bins > 0, NULL, 0}; /* every route */
+        if (!st && every_route(a))
             st = dpc_account_mech_calibrate_run(&run, &a->o, a->epsilon, a->delta, sigma, NULL, err);
         else if (!st)
             st = dpc_account_mech_calibrate(m, &a->mo.part, a->q, &a->o, a->epsilon, a->delta,
@@ -444,6 +473,20 @@ static void report_json(const acct *a, const built *b, size_t steps, double sigm
         jw_num(&w, "noise_std_per_unit_clip", in->noise_std);
         jw_num(&w, "run_sigma", in->run_sigma);
         jw_str(&w, "route", dpc_mech_route_name(in->route));
+        if (every_route(a)) {
+            for (int k = 0; k < DPC_ROUTE_COUNT; k++) {
+                char key[40];
+                snprintf(key, sizeof key, "epsilon_%s", dpc_mech_route_name((dpc_mech_route)k));
+                jw_num(&w, key, in->eps_routes[k]);
+            }
+        }
+        if (a->bins) jw_int(&w, "bins", (long long)a->bins);
+        if (in->mc_samples) {
+            jw_int(&w, "mc_samples", (long long)in->mc_samples);
+            jw_num(&w, "mc_confidence", in->mc_confidence);
+            jw_int(&w, "mc_seed", (long long)in->mc_seed);
+        }
+        if (in->note) jw_str(&w, "note", in->note);
     }
     jw_bool(&w, "upper_bound", r->upper_bound);
     jw_finish(&w);
@@ -475,7 +518,23 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
             printf("amplified     MMCC conditional composition over %zu rows (delta spent on "
                    "conditioning %.3g)\n",
                    in->rounds, in->delta_slack);
+        else if (in->route == DPC_ROUTE_BALLS_IN_BINS && in->mc_samples)
+            printf("amplified     balls in %zu bins: Monte Carlo upper confidence bound (%zu "
+                   "samples per direction, confidence %.10g, seed %llu)\n",
+                   pp.b, in->mc_samples, in->mc_confidence, (unsigned long long)in->mc_seed);
+        else if (in->route == DPC_ROUTE_BALLS_IN_BINS)
+            printf("amplified     balls in %zu bins: random allocation of one Gaussian "
+                   "(mu = %.6g), exact bound\n",
+                   pp.b, sqrt((double)pp.k) / in->noise_multiplier);
         printf("route         %s\n", dpc_mech_route_name(in->route));
+        if (every_route(a)) {
+            printf("routes       ");
+            for (int k = 0; k < DPC_ROUTE_COUNT; k++)
+                if (isfinite(in->eps_routes[k]))
+                    printf(" %s %.6g", dpc_mech_route_name((dpc_mech_route)k), in->eps_routes[k]);
+            printf("\n");
+        }
+        if (in->note) printf("note          %s\n", in->note);
     }
     if (a->mode != MODE_CONVERT) printf("sampling q    %g\n", a->q);
     printf("sigma         %.10g\n", sigma);
@@ -539,6 +598,10 @@ static int run_mode(acct *a, opt_set *s)
     dpc_status st = DPC_OK;
     double sigma = a->sigma;
     size_t steps = a->steps;
+    cli_progress pr;
+    char what[48];
+    snprintf(what, sizeof what, "dpcorr account %s", mode_names[a->mode]);
+    a->o.progress = cli_progress_start(&pr, what, "stages", 0);
     switch (a->mode) {
     case MODE_DELTA:
         if (!(st = build(a, steps, sigma, &b, &err))) {
@@ -551,6 +614,7 @@ static int run_mode(acct *a, opt_set *s)
     default: break;
     }
     if (!st && a->mode != MODE_DELTA) st = eval_eps(a, steps, sigma, &b, &r, &err);
+    cli_progress_end(&pr);
     if (st) return opt_fail_lib(s, &err);
     report(a, &b, steps, sigma, &r);
     return 0;

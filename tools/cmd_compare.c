@@ -2,6 +2,7 @@
  * multiple participation. Tunable families (nu, damping, lambda, bands) are shown at the
  * parameter of a small grid that minimises the scaled RMSE, i.e. the error at equal privacy. */
 #include "cli.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -15,13 +16,27 @@ typedef struct row {
     int replay, anytime;
 } row;
 
-static int eval(const dpc_mech_params *p, const dpc_participation *part, row *r, dpc_error *err)
+/* The comparison's state: the last library error and the progress (one step per mechanism
+ * evaluated; each evaluation is bounded by the library's work limit). */
+typedef struct cmp_run {
+    dpc_error err;
+    cli_progress pr;
+    dpc_progress dp;
+    double done;
+    int failed; /* evaluations of the current table that failed (err: the first one) */
+} cmp_run;
+#define CMP_EVALS 92.0 /* evaluations of both tables */
+
+static int eval(const dpc_mech_params *p, const dpc_participation *part, row *r, cmp_run *c)
 {
+    dpc_error e = {0};
+    c->done += 1.0;
+    if (c->dp.fn) (void)c->dp.fn(c->dp.ctx, c->done, CMP_EVALS);
     dpc_mech *m = NULL;
-    if (dpc_mech_new(&m, p, err)) return 0;
     dpc_sensitivity sv;
     dpc_mech_error me;
-    int ok = !dpc_mech_sensitivity(m, part, &sv, err) && !dpc_mech_error_of(m, NULL, &me, err);
+    int ok = !dpc_mech_new(&m, p, &e) && !dpc_mech_sensitivity(m, part, &sv, &e) &&
+             !dpc_mech_error_of(m, NULL, &me, &e);
     if (ok) {
         r->sens = sv.value;
         r->exact = sv.exact;
@@ -30,6 +45,8 @@ static int eval(const dpc_mech_params *p, const dpc_participation *part, row *r,
         r->state = dpc_mech_state_floats(m, DPC_NOISE_BUFFER);
         r->replay = dpc_mech_form_available(m, DPC_NOISE_REPLAY);
         r->anytime = dpc_mech_is_anytime(m);
+    } else if (!c->failed++) {
+        c->err = e; /* the first failure of the table is the one shown */
     }
     dpc_mech_free(m);
     return ok;
@@ -38,7 +55,7 @@ static int eval(const dpc_mech_params *p, const dpc_participation *part, row *r,
 /* Evaluates *p with *field (a member of *p) set to each grid value; keeps the best scaled
  * RMSE. */
 static int tune(dpc_mech_params *p, double *field, const double *grid, size_t ng,
-                const dpc_participation *part, row *best, double *best_v, dpc_error *err)
+                const dpc_participation *part, row *best, double *best_v, cmp_run *err)
 {
     int found = 0;
     for (size_t i = 0; i < ng; i++) {
@@ -70,7 +87,8 @@ static void print_table(row *rows, size_t nr, const char *title, double sgd_loss
     }
 }
 
-static int run_setting(size_t n, const dpc_participation *part, const char *title)
+static int run_setting(size_t n, const dpc_participation *part, const char *title,
+                       const opt_set *s, cmp_run *c)
 {
     static const double nus[] = {1e-4, 3e-4, 1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1};
     static const double damp[] = {1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1};
@@ -78,7 +96,7 @@ static int run_setting(size_t n, const dpc_participation *part, const char *titl
     static const double bands[] = {2, 4, 8, 16, 32, 64, 128, 256};
     row rows[16];
     size_t nr = 0;
-    dpc_error err = {0};
+    cmp_run *err = c;
     dpc_mech_params p;
     double v = 0;
     size_t bandsz = 0;
@@ -88,17 +106,17 @@ static int run_setting(size_t n, const dpc_participation *part, const char *titl
     p.kind = (k);                                                                                  \
     p.steps = n;
     BASE(DPC_MECH_IDENTITY);
-    if (eval(&p, part, &rows[nr], &err)) snprintf(rows[nr++].name, 64, "DP-SGD (identity)");
+    if (eval(&p, part, &rows[nr], err)) snprintf(rows[nr++].name, 64, "DP-SGD (identity)");
     BASE(DPC_MECH_NU);
-    if (eval(&p, part, &rows[nr], &err)) snprintf(rows[nr++].name, 64, "optimal CC (nu=0)");
+    if (eval(&p, part, &rows[nr], err)) snprintf(rows[nr++].name, 64, "optimal CC (nu=0)");
     BASE(DPC_MECH_NU);
-    if (tune(&p, &p.nu, nus, 8, part, &rows[nr], &v, &err))
+    if (tune(&p, &p.nu, nus, 8, part, &rows[nr], &v, err))
         snprintf(rows[nr++].name, 64, "nu-DP-FTRL (nu=%g)", v);
     BASE(DPC_MECH_ANTIPGD);
-    if (tune(&p, &p.nu, damp, 6, part, &rows[nr], &v, &err))
+    if (tune(&p, &p.nu, damp, 6, part, &rows[nr], &v, err))
         snprintf(rows[nr++].name, 64, "damped anti-PGD (nu=%g)", v);
     BASE(DPC_MECH_LCGD);
-    if (tune(&p, &p.lambda, lams, 8, part, &rows[nr], &v, &err))
+    if (tune(&p, &p.lambda, lams, 8, part, &rows[nr], &v, err))
         snprintf(rows[nr++].name, 64, "lambda-CGD (lambda=%g)", v);
     /* bands: tuned over powers of two */
     for (int kind = 0; kind < 2; kind++) {
@@ -111,7 +129,7 @@ static int run_setting(size_t n, const dpc_participation *part, const char *titl
             if (p.bands > n) continue;
             row r;
             memset(&r, 0, sizeof r);
-            if (!eval(&p, part, &r, &err)) continue;
+            if (!eval(&p, part, &r, err)) continue;
             if (!found || r.sens * r.rmse < best.sens * best.rmse) {
                 best = r;
                 bandsz = p.bands;
@@ -132,26 +150,27 @@ static int run_setting(size_t n, const dpc_participation *part, const char *titl
         p.nbuf = 2;
         p.theta = th;
         p.omega = om;
-        if (eval(&p, part, &rows[nr], &err)) snprintf(rows[nr++].name, 64, "BLT (2 buffers)");
+        if (eval(&p, part, &rows[nr], err)) snprintf(rows[nr++].name, 64, "BLT (2 buffers)");
     }
     BASE(DPC_MECH_TREE);
-    if (eval(&p, part, &rows[nr], &err)) snprintf(rows[nr++].name, 64, "tree (binary)");
+    if (eval(&p, part, &rows[nr], err)) snprintf(rows[nr++].name, 64, "tree (binary)");
     BASE(DPC_MECH_TREE);
     p.honaker = 1;
-    if (eval(&p, part, &rows[nr], &err)) snprintf(rows[nr++].name, 64, "tree (Honaker)");
+    if (eval(&p, part, &rows[nr], err)) snprintf(rows[nr++].name, 64, "tree (Honaker)");
 #undef BASE
-    if (nr == 0) {
-        fprintf(stderr, "dpcorr compare: %s\n", err.msg);
-        return CLI_RUNTIME;
-    }
+    cli_progress_end(&c->pr);
+    if (nr == 0) return opt_fail_lib(s, &c->err);
     double sgd = rows[0].sens * rows[0].rmse;
     print_table(rows, nr, title, sgd * sgd);
+    if (c->failed) printf("(%d configurations not shown; the first: %s)\n", c->failed, c->err.msg);
+    c->failed = 0;
     return 0;
 }
 
 static const opt_spec C_STEPS = {
     .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = "options",
-    .param = "steps", .help = "number of steps n, at most 1e6 (about 6 s) (default 2000)",
+    .param = "steps", .help = "number of steps n, at most 1e6 (seconds; with many participations up to a minute, "
+            "with progress) (default 2000)",
     .example = "--steps 300"};
 static const opt_spec C_PARTICIPATIONS = {
     .name = "--participations", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e6,
@@ -194,14 +213,18 @@ int cmd_compare(int argc, char **argv)
     double c0 = cli_now();
     printf("dpcorr %s: mechanism comparison at n = %zu steps (prefix-sum workload)\n",
            dpc_version(), n);
+    fflush(stdout);
+    cmp_run c;
+    memset(&c, 0, sizeof c);
+    c.dp = cli_progress_start(&c.pr, "dpcorr compare", "mechanism evaluations", 0);
     dpc_participation single = {DPC_PART_MINSEP, 1, 1};
     char title[160];
     snprintf(title, sizeof title, "== single participation (k = 1)");
-    rc = run_setting(n, &single, title);
+    rc = run_setting(n, &single, title, &s, &c);
     if (rc) return rc;
     dpc_participation multi = {DPC_PART_MINSEP, k, b};
     snprintf(title, sizeof title, "== k = %zu participations, min-separation %zu", k, b);
-    rc = run_setting(n, &multi, title);
+    rc = run_setting(n, &multi, title, &s, &c);
     printf("\n(* = sensitivity is an upper bound; state a/b = floats per coordinate in the "
            "buffer/replay form; %.1f s)\n",
            cli_now() - c0);

@@ -2,6 +2,7 @@
  * for n steps, k participations b apart and a workload; save it as a strategy file (usable as
  * --kind/--mech file:PATH) and compare it with the closed-form strategies. */
 #include "cli.h"
+#include "progress.h"
 #include "dpcorr/strategy.h"
 
 #include <math.h>
@@ -220,10 +221,13 @@ int cmd_mech_optimize(int argc, char **argv)
     dpc_error err = {0};
     double t0 = cli_now();
     dpc_strategy *st = NULL;
+    cli_progress pr;
+    j.o.progress = cli_progress_start(&pr, "dpcorr mech optimize", "L-BFGS iterations", j.json);
     dpc_status stt = j.kind == 0   ? dpc_strategy_optimize_blt(&st, &j.pb, &j.o, &err)
                      : j.kind == 1 ? dpc_strategy_optimize_banded(&st, &j.pb, &j.o, &err)
                                    : dpc_strategy_optimize_dense(&st, &j.pb, &j.o, &err);
     double secs = cli_now() - t0;
+    cli_progress_end(&pr);
     if (stt) return opt_fail_lib(&s, &err);
     if (dpc_strategy_save(st, j.out, &err)) {
         fprintf(stderr, "dpcorr mech optimize: --out: %s\n", err.msg);

@@ -3,6 +3,7 @@
  * (plus its function, declared in repro.h). A deterministic target (no simulation) takes only
  * --out and --json. */
 #include "cli.h"
+#include "frame.h"
 #include "repro.h"
 
 #include <stdlib.h>
@@ -44,7 +45,7 @@ static const opt_spec R_JSON = {
     .example = "--json"};
 static const opt_spec R_SEED = {
     .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG, .section = "options",
-    .param = "seed", .help = "root seed of the simulations (default 20240101; recorded)",
+    .param = "seed", .help = "root seed of the simulations and trainings (seeded mode, default 20240101; warned, recorded)",
     .example = "--seed 5"};
 
 static const opt_spec *const SIM_OPTS[] = {&R_QUICK, &R_SMOKE, &R_OUT, &R_JSON, &R_SEED,
@@ -63,7 +64,7 @@ static void repro_usage(FILE *f)
                "  --smoke      tiny grids for sanitizer test runs (numbers not meaningful)\n"
                "  --out DIR    output directory (default repro-out/TARGET)\n"
                "  --json       print the JSON summary on stdout (the text report goes to stderr)\n"
-               "  --seed S     root seed of the simulations (default 20240101; recorded)\n"
+               "  --seed S     root seed (seeded mode, default 20240101; warned, recorded)\n"
                "  --dry-run    check the options and the output directory, print them and exit\n"
                "  --help       this text\n");
 }
@@ -81,10 +82,16 @@ static int run_target(const repro_target *t, repro_opts *o)
     repro_json_raw(&c, "quick", "%s", o->quick ? "true" : "false");
     repro_json_raw(&c, "smoke", "%s", o->smoke ? "true" : "false");
     repro_json_raw(&c, "seed", "%llu", (unsigned long long)o->seed);
+    repro_json_str(&c, "rng_mode", t->deterministic ? "none" : "seeded");
     repro_json_str(&c, "out", o->out);
     repro_say(&c, "dpcorr repro %s%s  (seed %llu, output %s)\n", t->name,
               o->smoke ? " --smoke" : o->quick ? " --quick" : "", (unsigned long long)o->seed,
               o->out);
+    if (!t->deterministic) { /* an experiment: seeded for reproducibility, warned once */
+        char cmdname[64];
+        snprintf(cmdname, sizeof cmdname, "repro %s", t->name);
+        frame_warn_seeded(cmdname, o->seed, "an experiment with fixed seeds");
+    }
     int rc = t->run(&c);
     double secs = repro_now() - c.t0;
     repro_json_raw(&c, "png_ok", "%s", c.plots_ok ? "true" : "false");

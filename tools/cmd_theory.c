@@ -3,6 +3,7 @@
  * Table 1 rates (linear regression, lambda_k = k^-alpha); mean estimation; the Theorem 3.1
  * bound for strongly convex functions; optionally a simulation beside the theory. */
 #include "cli.h"
+#include "frame.h"
 #include "dpcorr/papers/sim.h"
 #include "dpcorr/papers/theory.h"
 
@@ -66,7 +67,7 @@ static const opt_spec T_RANDOM = {
     .example = "--simulate 1000 --random"};
 static const opt_spec T_SEED = {
     .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG, .section = PB,
-    .param = "seed", .when = "--simulate", .help = "simulation seed (default 1; recorded)",
+    .param = "seed", .when = "--simulate", .help = "simulation seed (seeded mode, default 1; warned, recorded)",
     .example = "--simulate 1000 --seed 7"};
 static const opt_spec T_LEN = {
     .name = "--len", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e8, .section = PB,
@@ -205,6 +206,8 @@ static int simulate(const opt_set *s, const th_opts *o, const dpc_theory_beta *b
     c.beta = beta;
     c.len = *len;
     int rc = 0;
+    /* a simulation of the theory (no private data), seeded for reproducibility: said once */
+    frame_warn_seeded("theory", c.seed, "a simulation with a fixed seed; --seed S changes it");
     if (dpc_sim_run(&c, r, &err)) rc = opt_fail_lib_at(s, &T_SIMULATE, &err);
     free(beta);
     return rc;

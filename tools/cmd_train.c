@@ -1,5 +1,6 @@
 /* cmd_train.c — `dpcorr train`: one private training run with the DP-FTRL trainer (DP-SGD or
- * any correlated-noise mechanism; train_run.c), or `train --algo NAME` (train_algos.c). */
+ * any correlated-noise mechanism; train_run.c), or `train --algo NAME` (train_algos.c). The
+ * entries that configure a run (TRAIN_RUN_OPTS) and their reader are shared with `audit`. */
 #include "mpi_run.h"
 #include "train_run.h"
 
@@ -10,12 +11,13 @@
 #define OPTIM "sampling and optimization"
 #define EXEC "randomness and execution"
 
-static const opt_spec TR_ALGO = {
+const opt_spec TR_ALGO = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-ftrl",
     .section = "data and model", .param = "algorithm",
-    .help = "the training algorithm (default dp-ftrl; the others below have their own options)",
+    .help = "the training algorithm (default dp-ftrl; train's others, listed in `dpcorr train "
+            "--help`, have their own options; an audit runs dp-ftrl)",
     .example = "--algo dp-ftrl"};
-static const opt_spec TR_MODEL = {
+const opt_spec TR_MODEL = {
     .name = "--model", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
     .param = "model",
     .help = "linear | logistic | softmax | mlp:H1[,H2][:tanh|:relu] | "
@@ -23,7 +25,7 @@ static const opt_spec TR_MODEL = {
             "conv<C>k<K>[s<S>][p<P>], avgpool<K>[s<S>], maxpool<K>[s<S>], gn<G>[n], relu, tanh, "
             "flatten, fc<N> (doc/models.md, doc/kan.md) (required)",
     .example = "--model mlp:4"};
-static const opt_spec TR_FEATURES = {
+const opt_spec TR_FEATURES = {
     .name = "--features", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
     .param = "features",
     .help = "none (default) | scatter[:J=2,L=8][,gn=G][,center=Z]: ScatterNet features of the "
@@ -32,49 +34,49 @@ static const opt_spec TR_FEATURES = {
             "released with noise multiplier Z and composed into the run's epsilon",
     .example = "! --data fashion-mnist:limit=100,test-limit=100 --model softmax --epsilon 1 "
                "--batch 20 --features scatter:J=1,L=2"};
-static const opt_spec TR_FEATURE_CACHE = {
+const opt_spec TR_FEATURE_CACHE = {
     .name = "--feature-cache", .metavar = "DIR", .type = OPT_STR, .section = "data and model",
     .param = "feature_cache", .when = "--features",
     .help = "where computed features are cached (default $XDG_CACHE_HOME/dpcorr or "
             "~/.cache/dpcorr; none: no cache)",
     .example = "! --data fashion-mnist:limit=100,test-limit=100 --model softmax --epsilon 1 "
                "--batch 20 --features scatter:J=1,L=2 --feature-cache none"};
-static const opt_spec TR_EPSILON = {
+const opt_spec TR_EPSILON = {
     .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--noise-multiplier",
     .help = "target epsilon: the noise is calibrated for the exact mechanism, sampler and "
             "participation pattern (required, or --noise-multiplier)",
     .example = "--epsilon 2"};
-static const opt_spec TR_DELTA = {
+const opt_spec TR_DELTA = {
     .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
     .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
     .help = "target delta in (0,1), below 1/N (default 1e-5)", .example = "--delta 1e-4"};
-static const opt_spec TR_NOISE = {
+const opt_spec TR_NOISE = {
     .name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = PRIV, .param = "noise_multiplier",
     .help = "use this noise multiplier (noise std per row of Z = Z x clip x the column norm of "
             "C; DP-SGD: the per-step multiplier) instead of calibrating; the run reports the "
             "epsilon it spends",
-    .example = "! --data synthetic:logistic,n=600,d=4 --model logistic --batch 20 "
+    .example = "! --data synthetic:logistic,n=600,d=1000 --model logistic --batch 20 "
                "--noise-multiplier 1.5"};
-static const opt_spec TR_LARGE_DELTA = {
+const opt_spec TR_LARGE_DELTA = {
     .name = "--allow-large-delta", .type = OPT_FLAG, .section = PRIV, .param = "allow_large_delta",
     .help = "accept delta >= 1/N (a mechanism may then publish a record outright)",
     .example = "--allow-large-delta"};
-static const opt_spec TR_ACCOUNTANT = {
+const opt_spec TR_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "pld|rdp|zcdp|gdp",
     .section = PRIV, .param = "accountant",
     .help = "pld (default) | rdp for amplified runs; gdp (exact) is used for unamplified ones "
             "unless zcdp is asked for",
     .example = "--accountant rdp"};
-static const opt_spec TR_EPOCHS = {
+const opt_spec TR_EPOCHS = {
     .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e8, .section = OPTIM,
     .param = "epochs", .help = "passes over the data (default 1)", .example = "--epochs 2"};
-static const opt_spec TR_BATCH = {
+const opt_spec TR_BATCH = {
     .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
     .section = OPTIM, .param = "batch", .help = "(expected) batch size (default 256)",
     .example = "--batch 30"};
-static const opt_spec TR_SAMPLER = {
+const opt_spec TR_SAMPLER = {
     .name = "--sampler", .metavar = "S", .type = OPT_CHOICE,
     .choices = "auto|poisson|fixed|shuffle|cyclic-poisson|balls-in-bins", .section = OPTIM,
     .param = "sampler",
@@ -82,74 +84,75 @@ static const opt_spec TR_SAMPLER = {
             "| shuffle | cyclic-poisson | balls-in-bins (any mechanism; the best valid accounting "
             "route is used and reported)",
     .example = "--sampler shuffle"};
-static const opt_spec TR_GROUPS = {
+const opt_spec TR_GROUPS = {
     .name = "--groups", .metavar = "G", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
     .section = OPTIM, .param = "groups", .when = "--sampler cyclic-poisson",
     .help = "number of groups (default: the strategy's bands)",
     .example = "--sampler cyclic-poisson --groups 2"};
-static const opt_spec TR_CLIP = {
+const opt_spec TR_CLIP = {
     .name = "--clip", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = OPTIM, .param = "clip",
     .help = "per-example L2 clip norm (default 1)", .example = "--clip 0.5"};
-static const opt_spec TR_LR = {
+const opt_spec TR_LR = {
     .name = "--lr", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = OPTIM, .param = "lr", .help = "learning rate (default 0.1)",
     .example = "--lr 0.3"};
-static const opt_spec TR_MOMENTUM = {
+const opt_spec TR_MOMENTUM = {
     .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
     .flags = OPT_HI_OPEN, .section = OPTIM, .param = "momentum",
     .help = "heavy-ball momentum in [0,1) (default 0)", .example = "--momentum 0.5"};
-static const opt_spec TR_WEIGHT_DECAY = {
+const opt_spec TR_WEIGHT_DECAY = {
     .name = "--weight-decay", .metavar = "W", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .section = OPTIM, .param = "weight_decay", .help = "L2 weight decay (default 0)",
     .example = "--weight-decay 0.01"};
-static const opt_spec TR_SCHEDULE = {
+const opt_spec TR_SCHEDULE = {
     .name = "--schedule", .metavar = "S", .type = OPT_CHOICE, .choices = "constant|cosine|cooldown",
     .section = OPTIM, .param = "schedule", .help = "constant (default) | cosine | cooldown",
     .example = "--schedule cosine"};
-static const opt_spec TR_COOL_FRACTION = {
+const opt_spec TR_COOL_FRACTION = {
     .name = "--cooldown-fraction", .metavar = "F", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
     .section = OPTIM, .param = "cooldown_fraction", .when = "--schedule cooldown",
     .help = "last fraction of steps (default 0.25)",
     .example = "--schedule cooldown --cooldown-fraction 0.5"};
-static const opt_spec TR_COOL_FACTOR = {
+const opt_spec TR_COOL_FACTOR = {
     .name = "--cooldown-factor", .metavar = "F", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
     .section = OPTIM, .param = "cooldown_factor", .when = "--schedule cooldown",
     .help = "final lr factor (default 0.05)", .example = "--schedule cooldown --cooldown-factor 0.1"};
-static const opt_spec TR_THREADS = {
+const opt_spec TR_THREADS = {
     .name = "--threads", .metavar = "T", .type = OPT_UINT, .lo = 1, .hi = 256, .section = EXEC,
     .param = "threads", .help = "worker threads (default 1); results do not depend on T",
     .example = "--threads 2"};
-static const opt_spec TR_CHUNK = {
+const opt_spec TR_CHUNK = {
     .name = "--chunk", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 4096, .section = EXEC,
     .param = "chunk", .help = "examples per chunk (default 32; part of the sum order)",
     .example = "--chunk 8"};
-static const opt_spec TR_CHECKPOINT = {
+const opt_spec TR_PRECISION = {
+    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, .choices = "double|float32",
+    .section = EXEC, .param = "precision",
+    .help = "double (default) | float32: parameters, activations and gradients in float "
+            "(clipping norms and noise in double; linear, logistic, softmax and mlp models, one "
+            "process)",
+    .example = "--precision float32"};
+const opt_spec TR_CHECKPOINT = {
     .name = "--checkpoint", .metavar = "F", .type = OPT_STR, .flags = OPT_OUT_FILE,
     .section = EXEC, .param = "checkpoint",
     .help = "write an atomic checkpoint to F after every epoch", .example = "--checkpoint {tmp}/c"};
-static const opt_spec TR_CHECKPOINT_EVERY = {
+const opt_spec TR_CHECKPOINT_EVERY = {
     .name = "--checkpoint-every", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e8,
     .section = EXEC, .param = "checkpoint_every", .when = "--checkpoint",
     .help = "... and every K steps", .example = "--checkpoint {tmp}/c --checkpoint-every 3"};
-static const opt_spec TR_RESUME = {
+const opt_spec TR_RESUME = {
     .name = "--resume", .metavar = "F", .type = OPT_STR, .section = EXEC, .param = "resume",
     .help = "continue the run saved in F (same options required)",
     .example = "--resume {tmp}/ckpt"};
-static const opt_spec TR_STOP_AFTER = {
+const opt_spec TR_STOP_AFTER = {
     .name = "--stop-after", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e8,
     .section = "testing", .param = "stop_after",
     .help = "stop (as if killed) after K steps (tests of checkpoint and resume)",
     .example = "--stop-after 3"};
 
 static const opt_spec *const TRAIN_OPTS[] = {
-    &TR_ALGO, &FR_DATA, &TR_MODEL, &TR_FEATURES, &TR_FEATURE_CACHE,
-    &TR_EPSILON, &TR_DELTA, &TR_NOISE, &TR_LARGE_DELTA,
-    &TR_ACCOUNTANT, &TR_EPOCHS, &TR_BATCH, &TR_SAMPLER, &TR_GROUPS, &TR_CLIP, &TR_LR,
-    &TR_MOMENTUM, &TR_WEIGHT_DECAY, &TR_SCHEDULE, &TR_COOL_FRACTION, &TR_COOL_FACTOR,
-    MECH_KIND_OPTS(MO_MECH, MO_MECH_MOMENTUM, MO_MECH_DECAY), &MO_FORM, &FR_SEED, &FR_SECURE,
-    &TR_THREADS, &TR_CHUNK, &TR_CHECKPOINT, &TR_CHECKPOINT_EVERY, &TR_RESUME, &FR_REPORT,
-    &FR_PLOT, &FR_LABEL, &FR_QUIET, &TR_STOP_AFTER, &OPT_DRY_RUN, &OPT_HELP, NULL};
+    &TR_ALGO, TRAIN_RUN_OPTS, TRAIN_CKPT_OPTS, &OPT_DRY_RUN, &OPT_HELP, NULL};
 
 extern const char TRAIN_ALGOS_HELP[];
 
@@ -170,7 +173,8 @@ static const opt_cmd TRAIN_CMD = {
     .epilog = TRAIN_ALGOS_HELP,
 };
 
-/* Optimizer, sampling and execution options into o->cfg (each read only where it applies). */
+/* Privacy, optimizer, sampling and execution options into o->cfg (each read only where it
+ * applies; the values in o->cfg are the defaults). */
 static void read_config(train_opts *o, opt_set *s)
 {
     static const dpc_sampler_kind samplers[] = {DPC_SAMPLER_AUTO, DPC_SAMPLER_POISSON,
@@ -180,8 +184,8 @@ static void read_config(train_opts *o, opt_set *s)
     static const dpc_accountant accs[] = {DPC_ACCOUNTANT_PLD, DPC_ACCOUNTANT_RDP,
                                           DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
     dpc_train_config *c = &o->cfg;
-    c->epsilon = opt_dbl(s, &TR_EPSILON, 0);
-    c->noise_multiplier = opt_dbl(s, &TR_NOISE, 0);
+    c->epsilon = opt_dbl(s, &TR_EPSILON, c->epsilon);
+    c->noise_multiplier = opt_dbl(s, &TR_NOISE, c->noise_multiplier);
     c->delta = opt_dbl(s, &TR_DELTA, c->delta);
     c->allow_large_delta = opt_given(s, &TR_LARGE_DELTA);
     c->accountant = accs[opt_word(s, &TR_ACCOUNTANT, 0)];
@@ -200,23 +204,30 @@ static void read_config(train_opts *o, opt_set *s)
     }
     c->threads = opt_size(s, &TR_THREADS, c->threads);
     c->chunk = opt_size(s, &TR_CHUNK, c->chunk);
+    c->precision = (dpc_precision)opt_word(s, &TR_PRECISION, DPC_PRECISION_DOUBLE);
+}
+
+int train_read_run(train_opts *o, opt_set *s)
+{
+    frame_read(&o->fr, s);
+    o->model = opt_str(s, &TR_MODEL, o->model);
+    o->features = opt_str(s, &TR_FEATURES, NULL);
+    if (o->features) o->feature_cache = opt_str(s, &TR_FEATURE_CACHE, NULL);
+    read_config(o, s);
+    o->dry_run = s->dry_run;
+    return cli_mech_read(&o->mech, s, &TRAIN_MECH_READ);
 }
 
 static int read_opts(train_opts *o, opt_set *s)
 {
     opt_use(s, &TR_ALGO); /* dispatched before parsing (train_algos.c) */
-    frame_read(&o->fr, s);
-    o->model = opt_str(s, &TR_MODEL, NULL);
-    o->features = opt_str(s, &TR_FEATURES, NULL);
-    if (o->features) o->feature_cache = opt_str(s, &TR_FEATURE_CACHE, NULL);
-    read_config(o, s);
+    int rc = train_read_run(o, s);
+    if (rc) return rc;
     o->checkpoint = opt_str(s, &TR_CHECKPOINT, NULL);
     if (o->checkpoint) o->checkpoint_every = opt_size(s, &TR_CHECKPOINT_EVERY, 0);
     o->resume = opt_str(s, &TR_RESUME, NULL);
     o->stop_after = opt_size(s, &TR_STOP_AFTER, 0);
-    o->dry_run = s->dry_run;
-    int rc = cli_mech_read(&o->mech, s, &TRAIN_MECH_READ);
-    if (rc || (rc = opt_finish(s))) return rc;
+    if ((rc = opt_finish(s))) return rc;
     if (!o->model) return opt_fail_at(s, &TR_MODEL, "required (e.g. softmax, mlp:256)");
     if (o->cfg.epsilon == 0 && o->cfg.noise_multiplier == 0)
         return opt_fail_at(s, &TR_EPSILON, "required (or --noise-multiplier)");

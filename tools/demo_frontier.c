@@ -57,6 +57,7 @@ static int write_json(const char *path, const train_opts *o, const train_result 
     jw_str(&w, "schedule", dpc_lr_schedule_name(c->schedule));
     jw_int(&w, "threads", (long long)c->threads);
     jw_int(&w, "seed", (long long)o->fr.seed);
+    jw_str(&w, "rng_mode", "seeded (reproducible; not private against anyone who knows the seed)");
     jw_end(&w);
     jw_obj(&w, "normalization");
     jw_str(&w, "kind", "private");
@@ -105,7 +106,8 @@ int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs,
     o.cfg.schedule = DPC_LR_COOLDOWN;
     o.cfg.accountant = DPC_ACCOUNTANT_PLD;
     o.cfg.threads = threads;
-    o.fr.seed = seed;
+    frame_use_seed(&o.fr, seed); /* warned once by cmd_demo */
+    o.fr.warn_seed = 0;
     o.fr.report = rep;
     o.fr.label = "frontier";
     o.dry_run = dry_run;

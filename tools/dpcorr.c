@@ -1,5 +1,7 @@
 /* dpcorr.c — the command-line tool: a thin dispatcher over the library.
- * Exit codes: 0 ok, 1 runtime failure, 2 usage or configuration error. */
+ * Exit codes: 0 ok, 1 runtime failure, 2 usage or configuration error.
+ * Environment: DPCORR_ISA=sse2|avx2|avx512 forces the kernels' instruction-set level (the
+ * default is the best this CPU runs; results are the same at every level; reports record it). */
 #include "cli.h"
 #include "mpi_run.h"
 
@@ -19,6 +21,7 @@ static const command commands[] = {
     {"repro", cmd_repro, "reproduce a paper's figure or table (CSV, PNG, JSON): dpcorr repro --help"},
     {"train", cmd_train, "private training (DP-SGD or any correlated-noise mechanism)"},
     {"demo", cmd_demo, "the main job: Fashion-MNIST at epsilon 3 with DP-SGD and with correlated noise"},
+    {"audit", cmd_audit, "empirical privacy audit: a lower bound on epsilon from one run with canaries"},
     {"version", cmd_version, "print the version"},
 };
 
@@ -47,6 +50,9 @@ static void usage(FILE *f)
     fprintf(f, "\nEvery command refuses unknown, unused, duplicated (with different values) and\n"
                "conflicting options (exit 2); --dry-run validates and prints the resolved\n"
                "configuration; --help-table prints a command's option table as tab-separated values.\n");
+    fprintf(f, "\nenvironment: DPCORR_ISA=sse2|avx2|avx512 forces the kernels' instruction-set level\n"
+               "(default: the best this CPU runs, here %s; results do not depend on it)\n",
+            dpc_isa_name(dpc_isa_detect()));
 }
 
 static int dispatch(int argc, char **argv)
@@ -60,6 +66,7 @@ static int dispatch(int argc, char **argv)
         return 0;
     }
     if (!strcmp(argv[1], "--version")) return cmd_version(argc - 1, argv + 1);
+    if (cli_isa_check()) return CLI_USAGE; /* DPCORR_ISA names a level this CPU can run */
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (!strcmp(argv[1], commands[i].name)) {
             /* under mpirun: train and demo are data-parallel, the rest runs on rank 0 */
@@ -76,5 +83,12 @@ int main(int argc, char **argv)
 {
     int rc = mpi_run_init(&argc, &argv);
     if (rc) return rc;
-    return mpi_run_finish(dispatch(argc, argv));
+    rc = dispatch(argc, argv);
+    /* results on stdout that could not be written are a failure too (a full disk, a closed
+     * pipe's reader): never exit 0 after losing them */
+    if ((fflush(stdout) != 0 || ferror(stdout)) && rc == 0) {
+        fprintf(stderr, "dpcorr: write error on standard output\n");
+        rc = CLI_RUNTIME;
+    }
+    return mpi_run_finish(rc);
 }

@@ -14,12 +14,13 @@ const opt_spec FR_DATA = {
 const opt_spec FR_SEED = {
     .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG,
     .section = "randomness and execution", .param = "seed", .conflicts = "--secure",
-    .help = "seeded mode (reproducible experiments: not private against anyone who knows S) "
-            "(default 1); recorded in reports",
+    .help = "seeded mode for reproducible experiments: not private against anyone who knows S "
+            "(warned on stderr; recorded in reports; default: secure mode)",
     .example = "--seed 9"};
 const opt_spec FR_SECURE = {
     .name = "--secure", .type = OPT_FLAG, .section = "randomness and execution",
-    .param = "rng_mode", .help = "key from the OS (getrandom, ChaCha20); not reproducible",
+    .param = "rng_mode",
+    .help = "secure mode, the default: key from the OS (getrandom, ChaCha20); not reproducible",
     .example = "--secure"};
 const opt_spec FR_REPORT = {
     .name = "--report", .metavar = "F.json", .type = OPT_STR, .flags = OPT_OUT_FILE,
@@ -43,15 +44,19 @@ void frame_init(run_frame *f)
 {
     memset(f, 0, sizeof *f);
     f->data_opt = &FR_DATA;
-    f->seed = 1;
+    f->secure = 1; /* secure by default: --seed opts in to seeded mode */
+    f->warn_seed = 1;
     f->t0 = cli_now();
 }
 
 void frame_read(run_frame *f, opt_set *s)
 {
     f->data = opt_str(s, f->data_opt, f->data);
-    f->secure = opt_given(s, &FR_SECURE);
-    f->seed = opt_u64(s, &FR_SEED, f->seed);
+    f->secure_typed = opt_given(s, &FR_SECURE);
+    if (opt_given(s, &FR_SEED)) {
+        f->seed = opt_u64(s, &FR_SEED, 0);
+        f->secure = 0;
+    }
     f->report = opt_str(s, &FR_REPORT, NULL);
     f->plot = opt_str(s, &FR_PLOT, NULL);
     f->label = opt_str(s, &FR_LABEL, NULL);
@@ -69,6 +74,19 @@ int frame_check(const run_frame *f, opt_set *s, int need_data)
     return 0;
 }
 
+void frame_use_seed(run_frame *f, uint64_t seed)
+{
+    f->secure = 0;
+    f->seed = seed;
+}
+
+void frame_warn_seeded(const char *cmd, uint64_t seed, const char *note)
+{
+    fprintf(stderr, "dpcorr %s: warning: seeded mode (seed %llu): the noise is reproducible from "
+                    "the seed; not private against anyone who knows it (%s)\n",
+            cmd, (unsigned long long)seed, note);
+}
+
 int frame_seed(run_frame *f, opt_set *s)
 {
     dpc_error err = {0};
@@ -76,8 +94,18 @@ int frame_seed(run_frame *f, opt_set *s)
         if (dpc_rng_seed_os(&f->rng, &err)) return opt_fail_lib_at(s, &FR_SECURE, &err);
     } else {
         dpc_rng_seed(&f->rng, f->seed);
+        if (f->warn_seed) frame_warn_seeded("train", f->seed, "omit --seed for secure mode");
     }
     return 0;
+}
+
+const char *frame_rng_desc(dpc_rng_mode mode, uint64_t seed, char *buf, size_t len)
+{
+    if (mode == DPC_RNG_SEEDED) snprintf(buf, len, "seeded mode, seed %llu (not private against "
+                                                   "anyone who knows it)",
+                                         (unsigned long long)seed);
+    else snprintf(buf, len, "secure mode (OS key)");
+    return buf;
 }
 
 int frame_load(run_frame *f, opt_set *s)
@@ -109,8 +137,10 @@ void frame_dry(const run_frame *f)
         opt_dry_uint("train.n_classes", f->train->n_classes);
         opt_dry_uint("test.n", f->test ? f->test->n : 0);
     }
-    opt_dry_str("rng_mode", f->secure ? "secure" : "seeded");
-    opt_dry_uint("seed", f->seed);
+    /* the default is told apart from an explicit --secure (both run in secure mode) */
+    opt_dry_str("rng_mode", !f->secure ? "seeded" : f->secure_typed ? "secure" : "secure (default)");
+    if (!f->secure) opt_dry_uint("seed", f->seed);
+    else opt_dry_str("seed", "none (OS key)");
     opt_dry_str("report", f->report);
     opt_dry_str("plot", f->plot);
     opt_dry_str("label", f->label);
@@ -137,6 +167,15 @@ FILE *frame_report_open(const run_frame *f, jw *w, const char *algo)
     jw_str(w, "dpcorr_version", dpc_version());
     jw_str(w, "algo", algo);
     jw_str(w, "label", f->label ? f->label : "");
+    /* which randomness ran (also in the ledger as seed_mode / seed) */
+    jw_str(w, "rng_mode", dpc_rng_mode_name(f->rng.mode));
+    if (f->rng.mode == DPC_RNG_SEEDED) {
+        char sd[24];
+        snprintf(sd, sizeof sd, "%llu", (unsigned long long)f->rng.seed);
+        jw_raw(w, "seed", sd);
+    } else {
+        jw_null(w, "seed");
+    }
     return fp;
 }
 

@@ -18,8 +18,11 @@ typedef struct run_frame {
     const char *data;           /* --data SPEC */
     const char *report, *plot;  /* --report F.json, --plot F.png (NULL: none) */
     const char *label;          /* --label NAME (NULL: none) */
-    int secure, quiet;          /* --secure, --quiet */
-    uint64_t seed;              /* --seed (default 1) */
+    int secure, quiet;          /* secure mode (the default; 0 with --seed), --quiet */
+    int secure_typed;           /* --secure was typed (explicit default) */
+    int warn_seed;              /* frame_seed warns of seeded mode (default 1; a caller that
+                                   runs several seeded trainings warns once itself) */
+    uint64_t seed;              /* --seed S (seeded mode only) */
     dpc_rng rng;                /* the run's root generator (frame_seed) */
     dpc_dataset *train, *test;  /* loaded by frame_load, or set by the caller (borrowed) */
     int owned;                  /* 1: loaded by frame_load (frame_free frees them) */
@@ -31,8 +34,16 @@ void frame_init(run_frame *f);
 void frame_read(run_frame *f, opt_set *s);
 /* Before any work: --data (when need_data) and the output paths (--report, --plot). */
 int frame_check(const run_frame *f, opt_set *s, int need_data);
-/* f->rng: the OS key (--secure) or the seed. */
+/* f->rng: the OS key (secure mode, the default) or the seed (--seed: seeded mode, with a
+ * one-line warning on stderr unless f->warn_seed is 0). */
 int frame_seed(run_frame *f, opt_set *s);
+/* Seeded mode with seed (programmatic runs: demo, repro). */
+void frame_use_seed(run_frame *f, uint64_t seed);
+/* "dpcorr CMD: warning: seeded mode (seed S): ... not private against anyone who knows it
+ * (NOTE)" on stderr. */
+void frame_warn_seeded(const char *cmd, uint64_t seed, const char *note);
+/* "seeded mode, seed S (...)" or "secure mode (OS key)", for banners. */
+const char *frame_rng_desc(dpc_rng_mode mode, uint64_t seed, char *buf, size_t len);
 /* f->train, f->test from --data (nothing when the caller set them). */
 int frame_load(run_frame *f, opt_set *s);
 void frame_free(run_frame *f);

@@ -322,6 +322,9 @@ static int one_option(opt_set *s, char **argv, int argc, int *i)
     size_t len = eq ? (size_t)(eq - a) : strlen(a);
     size_t idx = 0;
     const opt_spec *o = find(s->cmd, a, len, &idx);
+    for (size_t r = 0; !o && s->cmd->refused && s->cmd->refused[r]; r++)
+        if (strlen(s->cmd->refused[r]->name) == len && !strncmp(s->cmd->refused[r]->name, a, len))
+            return fail_name(s, s->cmd->refused[r]->name, "%s", s->cmd->refused_why);
     if (!o)
         return fail_name(s, NULL, "%.*s: unknown option (see dpcorr %s --help)", (int)len, a,
                          s->cmd->name);
@@ -595,6 +598,16 @@ void opt_help(FILE *f, const opt_cmd *c)
             wrap(f, line, col, 24);
         }
     }
+    if (c->refused && c->refused[0]) {
+        char line[512];
+        size_t o = (size_t)snprintf(line, sizeof line, "Refused:");
+        for (size_t i = 0; c->refused[i] && o < sizeof line; i++)
+            o += (size_t)snprintf(line + o, sizeof line - o, "%s %s", i ? "," : "",
+                                  c->refused[i]->name);
+        if (o < sizeof line) snprintf(line + o, sizeof line - o, ": %s.", c->refused_why);
+        fputc('\n', f);
+        wrap(f, line, 0, 4);
+    }
     if (c->epilog) fprintf(f, "\n%s", c->epilog);
 }
 
@@ -615,6 +628,8 @@ void opt_help_table(FILE *f, const opt_cmd *c)
                 o->param ? o->param : "-", o->example ? subst(ex, sizeof ex, o->example, c) : "-",
                 o->when ? subst(wh, sizeof wh, o->when, c) : "-");
     }
+    for (size_t i = 0; c->refused && c->refused[i]; i++)
+        fprintf(f, "refused\t%s\n", c->refused[i]->name);
 }
 
 /* ---- dry run ------------------------------------------------------------------------------- */

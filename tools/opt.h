@@ -78,6 +78,11 @@ typedef struct opt_cmd {
     const char *minimal;   /* a minimal valid invocation (arguments after the command words),
                               for the option tests; NULL: the command has no dry run */
     const char *epilog;    /* text printed after the options (NULL: none) */
+    const opt_spec *const *refused; /* options of a related command that this one refuses by
+                              name with `refused_why` instead of "unknown option" (NULL-terminated;
+                              NULL: none); listed after the options in --help and as "refused"
+                              lines of --help-table */
+    const char *refused_why; /* "not available in an audit (...)" */
 } opt_cmd;
 
 #define OPT_MAX 160
@@ -123,6 +128,7 @@ void opt_help(FILE *f, const opt_cmd *cmd);
 /* The table as tab-separated lines for the option tests ("dpcorr CMD --help-table"):
  *   cmd <TAB> minimal invocation
  *   opt <TAB> name <TAB> type <TAB> param <TAB> example <TAB> when   (one line per option)
+ *   refused <TAB> name                                            (one line per refused option)
  * ("-" for an empty column). */
 void opt_help_table(FILE *f, const opt_cmd *cmd);
 

@@ -62,7 +62,8 @@ int repro_kan_fmnist(repro_ctx *c)
         o.model = models[k];
         o.fr.label = labels[k];
         o.fr.quiet = 1;
-        o.fr.seed = c->o->seed;
+        frame_use_seed(&o.fr, c->o->seed); /* an experiment: warned once by cmd_repro */
+        o.fr.warn_seed = 0;
         o.cfg.epsilon = FM_EPS;
         o.cfg.delta = 1e-5;
         o.cfg.epochs = cf->epochs;

@@ -1,5 +1,6 @@
 /* repro_srgd_jobs.c — the run jobs of `dpcorr repro srgd` and their statistics; see
  * repro_srgd.h. */
+#include "cli.h"
 #include "repro.h"
 #include "repro_srgd.h"
 
@@ -45,6 +46,7 @@ static void run_trainer(sjob *j, dpc_srgd_problem *pr, const dpc_model *m, const
     dpc_srgd_problem_constants(pr, &L, NULL, NULL);
     tc.clip = L; /* the per-example gradient bound: clipping never binds */
     tc.lr = j->lr;
+    tc.isa = cli_isa();
     dpc_trainer *tr = NULL;
     if (dpc_trainer_new(&tr, m, dpc_srgd_problem_data(pr), NULL, &tc, rng, &err)) {
         job_fail(j, &err);
@@ -102,13 +104,11 @@ static void run_job_timed(sjob *j)
     dpc_rng_seed(&rng, j->seed);
     dpc_srgd_problem *pr = NULL;
     dpc_model *m = NULL;
-    dpc_model_config mc;
     dpc_srgd *s = NULL;
     j->excess = NAN;
     if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err) ||
-        dpc_model_parse(&mc, dpc_srgd_problem_model_spec(pr), j->p,
-                        j->kind == DPC_SRGD_P1_LOGISTIC ? 2 : 0, &err) ||
-        dpc_model_new(&m, &mc, &err)) {
+        cli_model_new(&m, NULL, dpc_srgd_problem_model_spec(pr), j->p, NULL,
+                      j->kind == DPC_SRGD_P1_LOGISTIC ? 2 : 0, &err)) {
         job_fail(j, &err);
         goto done;
     }

@@ -348,9 +348,7 @@ static int build_model(kan_run *r, int margin_wanted)
         if (dpc_kan2_init(r->k, r->W0, rng, 0, &err)) return opt_fail_lib(r->s, &err);
         return kan2_theory(r, margin_wanted);
     }
-    dpc_model_config mc;
-    if (dpc_model_parse(&mc, o->model, tr->d, tr->n_classes, &err) ||
-        dpc_model_new(&r->m, &mc, &err) ||
+    if (cli_model_new(&r->m, NULL, o->model, tr->d, NULL, tr->n_classes, &err) ||
         dpc_kan_model_task_new(&r->task, r->m, tr, te, o->chunk, &err))
         return opt_fail_lib_at(r->s, &K_MODEL, &err);
     r->P = dpc_model_num_params(r->m);
@@ -556,15 +554,13 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
     const kopts *o = r->o;
     const dpc_ledger *L = &r->led;
     if (!o->fr.quiet) {
-        char tag[80];
+        char tag[80], rd[96];
         fprintf(stderr, "%sprojected DP-lambda-CGD | %s (%zu parameters) | n %zu, B %zu, %zu "
                         "iterates | lambda %g, noise multiplier %.6g (%s), C %.4g, eta %.4g, R %.4g "
-                        "| %s%s%llu\n",
+                        "| %s\n",
                 frame_tag(&o->fr, tag, sizeof tag), o->model, r->P, lc->n, lc->batch, r->T,
                 lc->lambda, L->noise_multiplier, L->calibration, lc->clip, lc->eta, lc->radius,
-                L->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)",
-                L->rng_mode == DPC_RNG_SEEDED ? " " : "",
-                L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
+                frame_rng_desc(L->rng_mode, L->seed, rd, sizeof rd));
         fprintf(stderr, "  (%.4g, %g)-DP by the accountant (%s); the paper's closed form: %.4g\n",
                 L->epsilon, L->delta, L->route, L->epsilon_paper);
     }

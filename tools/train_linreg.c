@@ -603,14 +603,13 @@ static void banner(const lr_cli *c, const dpc_linreg_plan *P)
 {
     const dpc_ledger *L = &P->ledger;
     const dpc_dataset *tr = c->fr.train;
+    char rd[96];
     if (!c->fr.quiet)
         fprintf(stderr, "%s: N = %zu, d = %zu | T = %zu steps, b = %zu, s = %zu, eta = %.4g | z = "
-                    "%.4g | (%.4g, %.3g)-DP, %s | %s%s%llu\n",
+                    "%.4g | (%.4g, %.3g)-DP, %s | %s\n",
             dpc_linreg_algo_name(P->algo), tr->n, tr->d, P->steps, P->batch, P->stat_batch,
             P->eta, L->noise_multiplier, L->epsilon, L->delta, L->route,
-            L->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)",
-            L->rng_mode == DPC_RNG_SEEDED ? " " : "",
-            L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
+            frame_rng_desc(L->rng_mode, L->seed, rd, sizeof rd));
     dpc_linreg_check ck[DPC_LINREG_MAX_CHECKS];
     size_t nc = dpc_linreg_checks(P, ck, DPC_LINREG_MAX_CHECKS);
     for (size_t i = 0; i < nc; i++)
@@ -676,9 +675,11 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
         u.nb = c->baselines ? run_baselines(c, P, u.br) : 0;
         if (c->fr.report) rc = write_report(c, &u);
         if (c->fr.plot && u.nlog) rc = rc ? rc : plot(c, &u);
-        printf("%s: excess risk %.6g, train loss %.6g, test loss %.6g | clipped %.2e | (%.4g, "
+        char tl[48] = "no test set"; /* never "test loss nan" */
+        if (c->fr.test) snprintf(tl, sizeof tl, "test loss %.6g", u.test_loss);
+        printf("%s: excess risk %.6g, train loss %.6g, %s | clipped %.2e | (%.4g, "
                "%.3g)-DP | %.2f s (cpu %.2f s)\n",
-               dpc_linreg_algo_name(P->algo), u.risk, u.train_loss, u.test_loss, u.clipf,
+               dpc_linreg_algo_name(P->algo), u.risk, u.train_loss, tl, u.clipf,
                P->ledger.epsilon, P->ledger.delta, u.wall, u.cpu);
         for (size_t i = 0; i < u.nb; i++)
             printf("  baseline %-13s excess risk %.6g, train loss %.6g, test loss %.6g, epsilon "

@@ -98,7 +98,8 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
 
 /* ---- preparation: randomness, data, model, mechanism, configuration ---------------------- */
 
-/* The generator: the checkpoint's when resuming (its mode and seed must be the ones given). */
+/* The generator: the checkpoint's when resuming (its mode and seed must be the ones given:
+ * secure by default, --seed S for a seeded checkpoint). */
 static int seed_local(run_ctx *x)
 {
     train_opts *o = x->o;
@@ -107,15 +108,18 @@ static int seed_local(run_ctx *x)
     dpc_rng *rng = &o->fr.rng;
     if (dpc_checkpoint_read_rng(o->resume, rng, &err))
         return opt_fail(x->s, "--resume: %s", err.msg);
+    unsigned long long cs = (unsigned long long)rng->seed;
     if (rng->mode == DPC_RNG_SEEDED && o->fr.secure)
-        return opt_fail(x->s, "--secure: the checkpoint %s was written in seeded mode (seed %llu)",
-                        o->resume, (unsigned long long)rng->seed);
+        return opt_fail(x->s, "%s: the checkpoint %s was written in seeded mode (seed %llu); "
+                              "resume it with --seed %llu",
+                        o->fr.secure_typed ? "--secure" : "--resume", o->resume, cs, cs);
     if (rng->mode != DPC_RNG_SEEDED && !o->fr.secure)
-        return opt_fail(x->s, "--resume: the checkpoint %s was written in secure mode; give "
-                              "--secure", o->resume);
+        return opt_fail(x->s, "--seed: the checkpoint %s was written in secure mode (OS key); "
+                              "resume it without --seed", o->resume);
     if (rng->mode == DPC_RNG_SEEDED && rng->seed != o->fr.seed)
-        return opt_fail(x->s, "--resume: the checkpoint was written with --seed %llu",
-                        (unsigned long long)rng->seed);
+        return opt_fail(x->s, "--seed: the checkpoint %s was written with seed %llu, got %llu",
+                        o->resume, cs, (unsigned long long)o->fr.seed);
+    if (rng->mode == DPC_RNG_SEEDED && o->fr.warn_seed) frame_warn_seeded("train", rng->seed, "resumed seeded checkpoint");
     return 0;
 }
 
@@ -157,23 +161,42 @@ static int prepare(run_ctx *x)
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
     o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
+    o->cfg.isa = cli_isa(); /* the noise generators' level, the model's below */
     const dpc_dataset *tr = o->fr.train;
     dpc_model_config mc;
-    if (dpc_model_parse_shape(&mc, o->model, tr->d, tr->shape, tr->n_classes, &err) ||
-        dpc_model_new(&x->model, &mc, &err))
+    if (cli_model_new(&x->model, &mc, o->model, tr->d, tr->shape, tr->n_classes, &err))
         return opt_fail(s, "--model: %s", err.msg);
     dpc_model_format_spec(&mc, x->res->model_spec, sizeof x->res->model_spec);
     x->res->n_params = dpc_model_num_params(x->model);
+    x->res->isa = dpc_model_get_config(x->model)->isa;
     return 0;
 }
 
 /* --dry-run: the configuration the library resolves (sampler, groups, workload, steps). */
 static int dry_run(run_ctx *x)
 {
-    train_opts *o = x->o;
     dpc_train_config c;
     dpc_error err = {0};
-    if (dpc_train_config_resolve(&o->cfg, o->fr.train, &c, &err)) return opt_fail_lib(x->s, &err);
+    if (dpc_train_config_resolve(&x->o->cfg, x->o->fr.train, &c, &err) ||
+        train_check_precision(&c, x->model, &err))
+        return opt_fail_lib(x->s, &err);
+    train_dry_print(x->o, x->res, &c);
+    return 0;
+}
+
+int train_check_precision(const dpc_train_config *c, const dpc_model *model, dpc_error *err)
+{
+    if (c->precision == DPC_PRECISION_FLOAT32 && !dpc_model_has_f32(model)) {
+        /* the trainer's refusal, before any work */
+        dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
+                        "float32 is available for linear, logistic, softmax and mlp models");
+        return 1;
+    }
+    return 0;
+}
+
+void train_dry_print(const train_opts *o, const train_result *res, const dpc_train_config *c)
+{
     frame_dry(&o->fr);
     opt_dry_str("features", o->features ? o->features : "none");
     if (o->features) {
@@ -182,37 +205,38 @@ static int dry_run(run_ctx *x)
         else train_default_cache_dir(dir, sizeof dir);
         opt_dry_str("feature_cache", dir);
     }
-    opt_dry_str("model", x->res->model_spec);
-    opt_dry_uint("parameters", x->res->n_params);
+    opt_dry_str("model", res->model_spec);
+    opt_dry_uint("parameters", res->n_params);
     cli_mech_opts m = o->mech;
-    m.p = c.mech;
+    m.p = c->mech;
     cli_mech_dry(&m, 0);
-    opt_dry_str("noise_form", dpc_noise_form_name(c.noise_form));
-    opt_dry_uint("workload_explicit", (uint64_t)c.workload_explicit);
-    opt_dry_str("sampler", dpc_sampler_kind_name(c.sampler));
-    opt_dry_uint("batch", c.batch);
-    opt_dry_uint("epochs", c.epochs);
-    opt_dry_uint("groups", c.groups);
-    opt_dry_num("epsilon", c.epsilon);
-    opt_dry_num("delta", c.delta);
-    opt_dry_num("noise_multiplier", c.noise_multiplier);
-    opt_dry_uint("allow_large_delta", (uint64_t)c.allow_large_delta);
-    opt_dry_str("accountant", dpc_accountant_name(c.accountant));
-    opt_dry_num("clip", c.clip);
-    opt_dry_num("lr", c.lr);
-    opt_dry_num("momentum", c.momentum);
-    opt_dry_num("weight_decay", c.weight_decay);
-    opt_dry_str("schedule", dpc_lr_schedule_name(c.schedule));
-    opt_dry_num("cooldown_fraction", c.cooldown_fraction);
-    opt_dry_num("cooldown_factor", c.cooldown_factor);
-    opt_dry_uint("threads", c.threads);
-    opt_dry_uint("chunk", c.chunk);
+    opt_dry_str("noise_form", dpc_noise_form_name(c->noise_form));
+    opt_dry_uint("workload_explicit", (uint64_t)c->workload_explicit);
+    opt_dry_str("sampler", dpc_sampler_kind_name(c->sampler));
+    opt_dry_uint("batch", c->batch);
+    opt_dry_uint("epochs", c->epochs);
+    opt_dry_uint("groups", c->groups);
+    opt_dry_num("epsilon", c->epsilon);
+    opt_dry_num("delta", c->delta);
+    opt_dry_num("noise_multiplier", c->noise_multiplier);
+    opt_dry_uint("allow_large_delta", (uint64_t)c->allow_large_delta);
+    opt_dry_str("accountant", dpc_accountant_name(c->accountant));
+    opt_dry_num("clip", c->clip);
+    opt_dry_num("lr", c->lr);
+    opt_dry_num("momentum", c->momentum);
+    opt_dry_num("weight_decay", c->weight_decay);
+    opt_dry_str("schedule", dpc_lr_schedule_name(c->schedule));
+    opt_dry_num("cooldown_fraction", c->cooldown_fraction);
+    opt_dry_num("cooldown_factor", c->cooldown_factor);
+    opt_dry_uint("threads", c->threads);
+    opt_dry_uint("chunk", c->chunk);
+    opt_dry_str("precision", dpc_precision_name(c->precision));
+    opt_dry_str("isa", dpc_isa_name(res->isa));
     opt_dry_str("checkpoint", o->checkpoint);
     opt_dry_uint("checkpoint_every", o->checkpoint_every);
     opt_dry_str("resume", o->resume);
     opt_dry_uint("stop_after", o->stop_after);
     opt_dry_uint("ranks", mpi_run_size());
-    return 0;
 }
 
 /* ---- the run ------------------------------------------------------------------------------- */
@@ -220,18 +244,18 @@ static int dry_run(run_ctx *x)
 static void banner(const run_ctx *x, size_t resumed_from)
 {
     const dpc_ledger *L = &x->res->ledger;
+    char rd[96];
     fprintf(stderr,
             "%s%s | %s sampler, batch %zu, %zu steps | %s %.4g, %s %.4g%s | (%.4g, %.3g)-DP, %s "
-            "| %s%s%llu\n",
+            "| %s | isa %s, %s\n",
             x->tag, L->mechanism, L->sampler, x->o->cfg.batch, L->steps,
             L->amplified ? "noise multiplier per step" : "noise multiplier (whole run)",
             L->noise_multiplier,
             L->amplified ? "per-participation sensitivity" : "sensitivity (all participations)",
             L->amplified ? L->noise_std / L->noise_multiplier : L->sensitivity,
             L->sensitivity_exact ? "" : " (bound)", L->epsilon, L->delta, L->route,
-            L->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)",
-            L->rng_mode == DPC_RNG_SEEDED ? " " : "",
-            L->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)L->seed : 0ull);
+            frame_rng_desc(L->rng_mode, L->seed, rd, sizeof rd),
+            dpc_isa_name(dpc_trainer_isa(x->tr)), dpc_precision_name(x->o->cfg.precision));
     for (size_t k = 0; k < L->n_pre && k < DPC_LEDGER_MAX_PRE; k++)
         fprintf(stderr, "%sincludes a private statistic of the training set released before "
                         "training: Gaussian, noise multiplier %.4g (epsilon %.4g alone)\n",
@@ -247,10 +271,16 @@ static int start(run_ctx *x)
                                     &o->fr.rng, &err);
     if (st) return opt_fail_lib(x->s, &err);
     if (o->resume) {
-        if (dpc_trainer_resume(x->tr, o->resume, &err)) return opt_fail(x->s, "--resume: %s", err.msg);
+        /* a changed option or input is named (err.field); a bad file is --resume's */
+        if (dpc_trainer_resume(x->tr, o->resume, &err)) {
+            if (err.field[0]) opt_fail_lib(x->s, &err);
+            else opt_fail(x->s, "--resume: %s", err.msg);
+            return err.status == DPC_E_NOMEM ? CLI_RUNTIME : CLI_USAGE;
+        }
         x->res->resumed_from = dpc_trainer_steps_done(x->tr);
     }
     x->res->ledger = *dpc_trainer_ledger(x->tr);
+    x->res->trainer_bytes = dpc_trainer_bytes(x->tr);
     if (!o->fr.quiet) banner(x, x->res->resumed_from);
     return 0;
 }
@@ -287,6 +317,13 @@ static int end_epoch(run_ctx *x, size_t t, size_t spe, double loss_mean, double 
     }
     if (dpc_trainer_epsilon_at(x->tr, t, &e->eps, &err)) e->eps = NAN;
     e->time_s = cli_now() - t0;
+    /* kept by the trainer and saved in checkpoints: a resumed report keeps the earlier epochs */
+    dpc_train_record rec = {e->step, e->epoch, e->train_loss, e->test_loss, e->test_acc, e->eps,
+                            e->time_s};
+    if (dpc_trainer_record(x->tr, &rec, &err)) {
+        fprintf(stderr, "\ndpcorr train: %s\n", err.msg);
+        return CLI_RUNTIME;
+    }
     if (!x->o->fr.quiet) {
         char test[96] = "";
         if (x->o->fr.test && x->o->fr.train->n_classes)
@@ -310,6 +347,12 @@ static int loop(run_ctx *x)
     size_t E = (n + spe - 1) / spe;
     res->epochs = calloc(E + 1, sizeof *res->epochs);
     if (!res->epochs) return opt_fail(x->s, "out of memory");
+    size_t nrec;
+    const dpc_train_record *rec = dpc_trainer_records(x->tr, &nrec); /* a resumed run's history */
+    for (size_t i = 0; i < nrec && res->nepochs < E + 1; i++)
+        res->epochs[res->nepochs++] = (epoch_rec){rec[i].epoch, rec[i].step, rec[i].train_loss,
+                                                  rec[i].test_loss, rec[i].test_accuracy,
+                                                  rec[i].epsilon, rec[i].time_s};
     double t0 = cli_now(), loss_acc = 0, last_draw = 0;
     size_t examples = 0, loss_n = 0;
     dpc_step_info info;
@@ -329,15 +372,15 @@ static int loop(run_ctx *x)
             last_draw = cli_now();
         }
         int epoch_end = t % spe == 0 || t == n;
+        if (epoch_end) { /* before the checkpoint, which then holds the epoch's record */
+            if (end_epoch(x, t, spe, loss_n ? loss_acc / (double)loss_n : NAN, t0)) return CLI_RUNTIME;
+            loss_acc = 0;
+            loss_n = 0;
+        }
         if (o->checkpoint && ((o->checkpoint_every && t % o->checkpoint_every == 0) || epoch_end) &&
             dpc_trainer_save(x->tr, o->checkpoint, &err)) {
             fprintf(stderr, "\ndpcorr train: --checkpoint: %s\n", err.msg);
             return CLI_RUNTIME;
-        }
-        if (epoch_end) {
-            if (end_epoch(x, t, spe, loss_n ? loss_acc / (double)loss_n : NAN, t0)) return CLI_RUNTIME;
-            loss_acc = 0;
-            loss_n = 0;
         }
     }
     res->examples_per_s = res->train_s > 0 ? (double)examples / res->train_s : 0;
@@ -372,6 +415,22 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     jw_str(w, "schedule", dpc_lr_schedule_name(c->schedule));
     jw_int(w, "threads", (long long)c->threads);
     jw_int(w, "chunk", (long long)c->chunk);
+    jw_str(w, "isa", dpc_isa_name(r->isa));
+    jw_str(w, "precision", dpc_precision_name(c->precision));
+    jw_end(w);
+}
+
+/* "memory": the data (features and labels in double), the parameters and the trainer's
+ * buffers (dpc_trainer_bytes), for the peak-RSS comparison of bench_demo. */
+static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *test,
+                          const train_result *r)
+{
+    size_t data_bytes = train->n * (train->d + 1) * sizeof(double) +
+                        (test ? test->n * (test->d + 1) * sizeof(double) : 0);
+    jw_obj(w, "memory");
+    jw_int(w, "data_bytes", (long long)data_bytes);
+    jw_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
+    jw_int(w, "trainer_bytes", (long long)r->trainer_bytes);
     jw_end(w);
 }
 
@@ -402,6 +461,7 @@ static int write_report(const run_ctx *x)
     if (!f) return CLI_RUNTIME;
     report_config(&w, o, r, dpc_trainer_config(x->tr));
     frame_report_data(&w, o->fr.data, o->fr.train, o->fr.test);
+    report_memory(&w, o->fr.train, o->fr.test, r);
     frame_report_privacy(&w, &r->ledger, "train_loss and clip fraction are not privatized");
     jw_arr(&w, "epochs");
     for (size_t i = 0; i < r->nepochs; i++) {
@@ -459,6 +519,16 @@ static int finish(run_ctx *x)
         int r2 = train_plot(o->fr.plot, res, &lab, 1);
         rc = rc ? rc : r2;
     }
+    return rc;
+}
+
+int train_prepare(train_opts *o, opt_set *s, train_result *res, dpc_model **model)
+{
+    memset(res, 0, sizeof *res);
+    run_ctx x = {o, s, res, NULL, NULL, 0, ""};
+    int rc = prepare(&x);
+    if (rc) dpc_model_free(x.model);
+    *model = rc ? NULL : x.model;
     return rc;
 }
 

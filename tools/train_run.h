@@ -37,11 +37,37 @@ typedef struct train_result {
     size_t steps_done, resumed_from;
     char model_spec[DPC_MODEL_SPEC_LEN];
     size_t n_params;
+    dpc_isa isa;         /* the kernels' instruction-set level (model and trainer) */
+    size_t trainer_bytes; /* dpc_trainer_bytes */
     dpc_dist_info dist;  /* ranks, shards, bytes per step (arrays valid during train_run) */
 } train_result;
 
 /* The mechanism options of `train` (--mech, --mech-momentum, --mech-decay, --form). */
 extern const mech_read TRAIN_MECH_READ;
+
+/* ---- the option table of one dp-ftrl run (tools/cmd_train.c), shared by `train` and `audit` */
+
+extern const opt_spec TR_ALGO, TR_MODEL, TR_FEATURES, TR_FEATURE_CACHE, TR_EPSILON, TR_DELTA,
+    TR_NOISE, TR_LARGE_DELTA, TR_ACCOUNTANT, TR_EPOCHS, TR_BATCH, TR_SAMPLER, TR_GROUPS, TR_CLIP,
+    TR_LR, TR_MOMENTUM, TR_WEIGHT_DECAY, TR_SCHEDULE, TR_COOL_FRACTION, TR_COOL_FACTOR,
+    TR_THREADS, TR_CHUNK, TR_PRECISION, TR_CHECKPOINT, TR_CHECKPOINT_EVERY, TR_RESUME, TR_STOP_AFTER;
+
+/* The entries that configure one run: data, model, features, privacy, sampling, optimizer,
+ * mechanism, randomness, execution and output (read by train_read_run). */
+#define TRAIN_RUN_OPTS                                                                             \
+    &FR_DATA, &TR_MODEL, &TR_FEATURES, &TR_FEATURE_CACHE, &TR_EPSILON, &TR_DELTA, &TR_NOISE,      \
+        &TR_LARGE_DELTA, &TR_ACCOUNTANT, &TR_EPOCHS, &TR_BATCH, &TR_SAMPLER, &TR_GROUPS,          \
+        &TR_CLIP, &TR_LR, &TR_MOMENTUM, &TR_WEIGHT_DECAY, &TR_SCHEDULE, &TR_COOL_FRACTION,        \
+        &TR_COOL_FACTOR, MECH_KIND_OPTS(MO_MECH, MO_MECH_MOMENTUM, MO_MECH_DECAY), &MO_FORM,      \
+        &FR_SEED, &FR_SECURE, &TR_THREADS, &TR_CHUNK, &TR_PRECISION, &FR_REPORT, &FR_PLOT,       \
+        &FR_LABEL, &FR_QUIET
+/* Checkpoints and interruption (train only). */
+#define TRAIN_CKPT_OPTS &TR_CHECKPOINT, &TR_CHECKPOINT_EVERY, &TR_RESUME, &TR_STOP_AFTER
+
+/* Reads the TRAIN_RUN_OPTS entries into o, each only where it applies (the values already in o
+ * are the defaults: the frame's data, o->model, o->cfg); the mechanism through cli_mech_read.
+ * Does not call opt_finish. Returns 0 or an exit code (message printed). */
+int train_read_run(train_opts *o, opt_set *s);
 
 /* Defaults (the library's dpc_train_config_init; epsilon unset) and an empty frame. */
 void train_opts_init(train_opts *o);
@@ -52,6 +78,16 @@ void train_opts_free(train_opts *o);
  * CLI exit code. */
 int train_run(train_opts *o, opt_set *s, train_result *res);
 void train_result_free(train_result *r);
+
+/* The preparation of train_run without the training (for `audit`): seed, data, features,
+ * mechanism files, model. *model is the caller's to free; res->model_spec and res->n_params are
+ * set. Returns a CLI exit code. */
+int train_prepare(train_opts *o, opt_set *s, train_result *res, dpc_model **model);
+/* The trainer's precision refusal before any work (float32 needs a model with a float path):
+ * 0, or 1 with err filled (field "precision"). */
+int train_check_precision(const dpc_train_config *c, const dpc_model *model, dpc_error *err);
+/* The dry-run lines of o with the configuration c the library resolved for it. */
+void train_dry_print(const train_opts *o, const train_result *res, const dpc_train_config *c);
 
 /* The default feature cache directory into buf: $XDG_CACHE_HOME/dpcorr, else
  * $HOME/.cache/dpcorr (parents created); "" when neither variable is set. */

@@ -338,9 +338,7 @@ static int load(srgd_run *r)
         snprintf(r->spec, sizeof r->spec, "%s",
                  o->model ? o->model : r->ds->n_classes == 2 ? "logistic" : "linear");
     }
-    dpc_model_config mc;
-    if (dpc_model_parse(&mc, r->spec, r->ds->d, r->ds->n_classes, &err) ||
-        dpc_model_new(&r->model, &mc, &err))
+    if (cli_model_new(&r->model, NULL, r->spec, r->ds->d, NULL, r->ds->n_classes, &err))
         return opt_fail(r->s, "--model: %s", err.msg);
     return 0;
 }
@@ -432,6 +430,7 @@ static void report_config(jw *w, const srgd_run *r)
     jw_obj(w, "config");
     jw_str(w, "data", r->ds->source);
     jw_str(w, "model", r->spec);
+    jw_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
     jw_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
     jw_num(w, "c", o->literal ? dpc_srgd_c_dp((double)r->ds->n, c->delta) : o->cc);
     jw_bool(w, "literal", o->literal);
@@ -557,17 +556,16 @@ static void banner(const srgd_run *r)
             B ? "paper constants, c_M =" : o->literal ? "literal c_DP =" : "practical c =",
             B ? c->M * c->R / c->L : o->literal ? dpc_srgd_c_dp((double)r->ds->n, c->delta) : o->cc,
             r->ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
-    const char *mode = G->rng_mode == DPC_RNG_SEEDED ? "seeded mode, seed" : "secure mode (OS key)";
-    const char *sp = G->rng_mode == DPC_RNG_SEEDED ? " " : "";
-    unsigned long long seed = G->rng_mode == DPC_RNG_SEEDED ? (unsigned long long)G->seed : 0ull;
+    char rd[96];
+    const char *mode = frame_rng_desc(G->rng_mode, G->seed, rd, sizeof rd);
     if (L->private_run)
         fprintf(stderr,
                 "privacy: %s, sigma_S = %.4g, z = %.4g, mu = %.4g (%s) -> (%.4g, %.3g)-DP, "
-                "zero-out | %s%s%llu\n",
+                "zero-out | %s\n",
                 G->mechanism, L->sigma, G->noise_multiplier, L->mu, G->calibration, G->epsilon,
-                G->delta, mode, sp, seed);
+                G->delta, mode);
     else
-        fprintf(stderr, "privacy: none (--nonprivate) | %s%s%llu\n", mode, sp, seed);
+        fprintf(stderr, "privacy: none (--nonprivate) | %s\n", mode);
     if (o->regime == DPC_SRGD_REGIME_A && o->literal)
         fprintf(stderr, "note: the literal constants are feasible here (B >= 1) but beta R^2/T^2 "
                         "= %.3g with C_Delta = c_DP L = %.4g\n",

@@ -148,6 +148,9 @@ typedef struct dpc_account_opts {
                                discretization truncates pld_tail * 1e-5 / count */
     dpc_pld_disc pld_disc;  /* PLD: default CONNECT_DOTS */
     dpc_zcdp_conv zcdp_conv;/* zCDP: default TIGHT */
+    dpc_progress progress;  /* called by the long computations (calibrations: per evaluation;
+                               MMCC: per composed group); a non-zero return cancels them
+                               (DPC_E_CANCELLED). Default none. */
 } dpc_account_opts;
 
 /* Defaults for accountant `acc`, as listed in the field comments. */
@@ -179,11 +182,14 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
 /* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
  * The result is on the private side (eps(sigma) <= epsilon). RDP, zCDP, GDP: bracketing and
  * bisection on log sigma, within a relative 1e-11 in sigma or 1e-10 in epsilon of the crossing.
- * PLD: an RDP start, secant steps on a 10x coarser grid, then secant steps on the requested grid
- * (typically two PLD evaluations: about 3x the cost of one), stopping within a relative 5e-5 in
- * epsilon of the target (the grid resolves eps(sigma) to ~1e-8 only), falling back to
- * bisection if that does not converge. DPC_E_PRIVACY if no sigma <= 1e9 * sensitivity
- * suffices. */
+ * PLD: an RDP start (secant steps), secant steps on a 10x coarser grid, one evaluation on a 5x
+ * coarser grid there (connect-the-dots is second order in the grid step, so the two predict the
+ * requested grid's epsilon by Richardson extrapolation), coarse secant steps onto that
+ * prediction, then usually ONE evaluation with the requested grid (1.4x the cost of one
+ * evaluation in bench/bench_account.c), accepted when it is <= the target and within a relative
+ * 5e-5 of it (the grid resolves eps(sigma) to ~1e-8 only); otherwise the measured offset is
+ * used again, then secant steps and bisection on the requested grid. DPC_E_PRIVACY if no
+ * sigma <= 1e9 * sensitivity suffices. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_calibrate_sigma(const dpc_event *ev,
                                                              const dpc_account_opts *o,
                                                              double epsilon, double delta,
@@ -261,7 +267,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_rdp_gaussian(double z, const double *orders
 
 /* RDP of the Poisson-subsampled Gaussian (rate q in [0, 1], noise multiplier z), ADD_REMOVE or
  * ZERO_OUT: Mironov, Talwar & Zhang 2019, Sec. 3.3 (integer orders: the binomial expansion;
- * fractional orders: the two-sided series), computed in log space.             rdp: (n) */
+ * fractional orders: the two-sided series), computed in log space. A fractional order that
+ * cannot be evaluated to double accuracy (z so small that (a+2)^2 / (2 z^2) > 1e10, where the
+ * series' terms cancel beyond rounding) gets INFINITY, the vacuous bound; integer orders are
+ * exact for every z. Work: O(a) terms per order.                               rdp: (n) */
 DPC_API DPC_NODISCARD dpc_status dpc_rdp_poisson_gaussian(double q, double z,
                                                           const double *orders, size_t n,
                                                           double *rdp, dpc_error *err);
@@ -337,12 +346,19 @@ typedef enum dpc_mech_route {
     DPC_ROUTE_WHOLE_RUN = 0, /* one Gaussian with the pattern's sensitivity: no amplification */
     DPC_ROUTE_BANDMF = 1,    /* amplified banded MF (Choquette-Choo et al. 2023): b-banded C under
                                 cyclic Poisson sampling = DP-SGD with ceil(n/b) rounds */
-    DPC_ROUTE_MMCC = 2       /* conditional composition of per-row mixtures of Gaussians
+    DPC_ROUTE_MMCC = 2,      /* conditional composition of per-row mixtures of Gaussians
                                 (Choquette-Choo, Ganesh, Steinke & Thakurta 2024): Poisson
                                 sampling at every step, any nonnegative strategy C */
+    DPC_ROUTE_BALLS_IN_BINS = 3 /* balls-in-bins sampling (one uniformly random step per period,
+                                the same every period): the dominating pair (1/b) sum_j
+                                N(C x_j, s^2) vs N(0, s^2) — exact random-allocation bound for
+                                the identity (DP-SGD), importance-sampled Monte Carlo with an
+                                upper confidence bound for any other nonnegative C */
 } dpc_mech_route;
 
-/* "whole-run", "bandmf", "mmcc". */
+#define DPC_ROUTE_COUNT 4
+
+/* "whole-run", "bandmf", "mmcc", "balls-in-bins". */
 DPC_API const char *dpc_mech_route_name(dpc_mech_route r);
 
 /* The noise multiplier z: one meaning in the whole library, the CLI, the bindings and every
@@ -375,8 +391,14 @@ typedef struct dpc_account_mech_info {
     dpc_mech_route route;     /* the route whose epsilon is reported (WHOLE_RUN or BANDMF from
                                  dpc_account_mech_event; any from dpc_account_mech_epsilon) */
     double delta_slack;       /* MMCC: the part of delta spent on its conditioning events */
-    double eps_routes[3];     /* epsilon by each route (INFINITY: not applicable), indexed by
-                                 dpc_mech_route; filled by dpc_account_mech_epsilon */
+    double eps_routes[DPC_ROUTE_COUNT]; /* epsilon by each route (INFINITY: not applicable),
+                                 indexed by dpc_mech_route; filled by dpc_account_mech_epsilon */
+    size_t mc_samples;        /* balls-in-bins Monte Carlo (route BALLS_IN_BINS, C not the
+                                 identity): samples per direction; 0 when the route is exact */
+    double mc_confidence;     /* ... the confidence of its upper bound (1 - 1e-6); NAN if exact */
+    uint64_t mc_seed;         /* ... the key of its draws, derived from the configuration */
+    const char *note;         /* static text: why an amplification route did not apply to a
+                                 sampled run (e.g. negative entries in C), or NULL */
 } dpc_account_mech_info;
 
 /* Builds the event equivalent to running mechanism m with participation `part`, noise
@@ -399,7 +421,8 @@ typedef struct dpc_mech_run {
     double q;                /* Poisson rate in each step the pattern allows; 1: no sampling */
     int balls_in_bins;       /* 1: each example takes part in one uniformly random step of each
                                 period part.b, the same position every period (balls in bins);
-                                accounted by the whole-run route, which holds for any placement */
+                                q must be 1. Accounted by the whole-run route (which holds for
+                                any placement) and the BALLS_IN_BINS route (amplification) */
     const dpc_gauss_event *pre; /* (n_pre) releases of the same records composed with the run:
                                    private data statistics published before training (e.g.
                                    dpc_features_center_private), each a Gaussian without
@@ -415,9 +438,17 @@ typedef struct dpc_mech_run {
  *   MMCC       q < 1, part CYCLIC with period 1 (Poisson at every step), C >= 0 entrywise
  *              (identity, nu, BLT, BSR, tree, lambda-CGD with lambda >= 0, nonnegative Toeplitz,
  *              dense or file strategies), n <= 4096; PLD only. Add/remove and zero-out.
- * The pre-releases (run->pre) are composed into every route: one event of the route's
- * components plus the pre-releases (WHOLE_RUN: exact GDP composition; BANDMF: the
- * accountant's); MMCC does not compose them and is skipped when n_pre > 0.
+ *   BALLS_IN_BINS  balls_in_bins = 1, part CYCLIC with period b (the bins) and k participations;
+ *              PLD or RDP asked for. Identity (DP-SGD): the random allocation of one Gaussian
+ *              with mu = sqrt(k)/z among b steps, a deterministic upper bound (connect-the-dots
+ *              spread + FFT sums, doc/accounting.md). Other C >= 0 (n <= 4096, b <= 512):
+ *              importance-sampled Monte Carlo of the dominating pair, an upper confidence bound
+ *              at confidence 1 - 1e-6 with 2^17 samples per direction and draws keyed by the
+ *              configuration (info->mc_*). Add/remove and zero-out. Strategies with a negative
+ *              entry get neither MMCC nor this route (doc/accounting.md explains why).
+ * The pre-releases (run->pre) are composed into the WHOLE_RUN route (exact GDP composition)
+ * and the BANDMF route (the accountant's composition); MMCC and BALLS_IN_BINS do not compose
+ * them and are skipped when n_pre > 0 (the other routes still give an upper bound).
  * res->upper_bound = 1; info (may be NULL) names the route and every route's epsilon. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run,
                                                           double noise_multiplier,
@@ -515,6 +546,13 @@ typedef struct dpc_ledger {
     double expected_batch;
     dpc_rng_mode rng_mode;
     uint64_t seed;              /* seeded mode only */
+    char note[160];             /* why a route was not available when it matters (e.g. a strategy
+                                   with negative entries under balls-in-bins or Poisson sampling:
+                                   no amplification route, doc/accounting.md); "" otherwise */
+    size_t mc_samples;          /* route balls-in-bins by Monte Carlo: samples per direction (0:
+                                   no Monte Carlo), its confidence (NAN) and the key of its draws */
+    double mc_confidence;
+    uint64_t mc_seed;
     size_t n_pre;               /* releases of the same records composed into epsilon before the
                                    run (private data statistics, dpc_mech_run.pre; 0: none) */
     double pre_noise_multiplier[DPC_LEDGER_MAX_PRE]; /* their noise multipliers (Gaussian, no
@@ -527,7 +565,8 @@ DPC_API void dpc_ledger_init(dpc_ledger *L);
 
 /* The ledger as one JSON object (keys = the field names; participation as "participation",
  * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
- * in accountants; NAN as null, infinities as strings; "pre_noise_multipliers" (array) and
+ * in accountants; NAN as null, infinities as strings; "note" only when set, "mc_samples",
+ * "mc_confidence", "mc_seed" only for a Monte Carlo route; "pre_noise_multipliers" (array) and
  * "epsilon_pre" only when n_pre > 0). Writes at most len bytes including the
  * NUL (like snprintf) and returns the length of the full text. */
 DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);

@@ -43,8 +43,29 @@ typedef enum dpc_status {
     DPC_E_PRIVACY = 6,     /* impossible privacy parameters or a budget that cannot be met */
     DPC_E_UNSUPPORTED = 7, /* valid request this build/mechanism cannot serve */
     DPC_E_RANGE = 8,       /* a dimension or size beyond what is supported */
-    DPC_E_STATE = 9        /* object used in the wrong state (e.g. checkpoint of another run) */
+    DPC_E_STATE = 9,       /* object used in the wrong state (e.g. checkpoint of another run) */
+    DPC_E_CANCELLED = 10   /* a progress callback asked to stop (dpc_progress) */
 } dpc_status;
+
+/* Work limits (bounded running time). A library call that reports no progress estimates its
+ * cost before it starts and refuses one above DPC_WORK_LIMIT elementary operations with
+ * DPC_E_RANGE, naming the parameter that drives the cost (e.g. "steps", "part.k", "bands") and
+ * giving the estimate and the limit: about 1e10 multiply-adds, or series terms and
+ * transcendental evaluations weighted by their cost, which is 5-20 seconds on one core. Each
+ * function documents its estimate in its header ("Work: ..."). Calls that may legitimately run
+ * longer (strategy optimizers, long simulations) take a dpc_progress instead and stop when it
+ * asks to. */
+#define DPC_WORK_LIMIT 1e10
+
+/* Progress of a long computation: fn(ctx, done, total) is called now and then (at most every
+ * few milliseconds of work) with the work done so far and the expected total, in the same units
+ * (e.g. iterations); total may grow. A non-zero return cancels the computation, which frees what
+ * it allocated and returns DPC_E_CANCELLED. fn == NULL: no reports. */
+typedef int (*dpc_progress_fn)(void *ctx, double done, double total);
+typedef struct dpc_progress {
+    dpc_progress_fn fn;
+    void *ctx;
+} dpc_progress;
 
 #define DPC_ERROR_MSG_LEN 512
 #define DPC_ERROR_FIELD_LEN 64

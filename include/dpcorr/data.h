@@ -50,6 +50,11 @@ extern "C" {
 
 /* Largest class count a loader will infer or accept (labels >= this are rejected). */
 #define DPC_DATA_MAX_CLASSES 65536
+/* A dataset holds at most 2^24 features per example and 2^32 values in all (32 GB of doubles):
+ * a small file (a LIBSVM index of 10^12, a huge IDX dimension) is refused with DPC_E_RANGE
+ * naming "d" or "n", not an attempt to allocate terabytes. */
+#define DPC_DATA_MAX_FEATURES ((size_t)1 << 24)
+#define DPC_DATA_MAX_VALUES ((size_t)1 << 32)
 /* Counter row of the DPC_STREAM_DATA stream used by dpc_dataset_split (far above any example row
  * a generator uses, so a split never reuses synthetic-data randomness). */
 #define DPC_DATA_SPLIT_ROW (UINT64_C(1) << 62)
@@ -94,12 +99,18 @@ typedef enum dpc_data_task {
 
 /* ==== Dataset object ======================================================================== */
 
-/* Allocates a zero-filled n x d dataset (n may be 0; d >= 1; n_classes <= DPC_DATA_MAX_CLASSES).
+/* Allocates a zero-filled n x d dataset (n may be 0; 1 <= d <= DPC_DATA_MAX_FEATURES, n d <=
+ * DPC_DATA_MAX_VALUES, n_classes <= DPC_DATA_MAX_CLASSES).
  * DPC_E_NOMEM if n*d overflows or allocation fails. Caller frees with dpc_dataset_free. */
 DPC_API DPC_NODISCARD dpc_status dpc_dataset_new(dpc_dataset **out, size_t n, size_t d,
                                                  size_t n_classes, dpc_error *err);
 /* Frees the dataset and its arrays. Accepts NULL. */
 DPC_API void dpc_dataset_free(dpc_dataset *ds);
+
+/* A 64-bit hash of the dataset's content: n, d, n_classes and the bit patterns of every x and y
+ * (word-wise FNV-1a with a final avalanche; O(n d), about 1 ns per value). Checkpoints record it
+ * to refuse a resume on edited data; not a cryptographic hash. 0 for NULL. */
+DPC_API uint64_t dpc_dataset_hash(const dpc_dataset *ds);
 
 /* Validates a dataset before training: n >= 1, d >= 1, every x and y finite (DPC_E_NUMERIC,
  * naming example and feature), classification labels integers in 0..K-1 (DPC_E_INVALID), rows

@@ -95,7 +95,9 @@ DPC_API void dpc_mech_params_init(dpc_mech_params *p);
 DPC_API DPC_NODISCARD dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err);
 
 /* Builds the mechanism: validates, derives the coefficients of C and B (reciprocal power
- * series, inverse BLT, forward substitution for DENSE). Caller frees with dpc_mech_free. */
+ * series, inverse BLT, forward substitution for DENSE). Caller frees with dpc_mech_free.
+ * Work (DPC_WORK_LIMIT, else DPC_E_RANGE): n x bands for BSR/BISR ("bands"), n x ncoeffs for
+ * TOEPLITZ ("coeffs"), n x nbuf for BLT, n otherwise ("steps"); DENSE n^3/6 (n <= 4096). */
 DPC_API DPC_NODISCARD dpc_status dpc_mech_new(dpc_mech **out, const dpc_mech_params *p,
                                               dpc_error *err);
 DPC_API void dpc_mech_free(dpc_mech *m);
@@ -168,7 +170,9 @@ DPC_API const char *dpc_sens_method_name(dpc_sens_method m);
 /* Sensitivity of the mechanism under the participation pattern. For vector-valued gradients
  * with ||g|| <= 1 the exact sensitivity is sqrt(max_pattern max_g sum_ij X_ij <g_i, g_j>),
  * X = C^T C; it equals sqrt(max_pattern 1^T X 1) when X >= 0 entrywise. Otherwise the
- * returned value is an upper bound (sum |X_ij|) and exact = 0. */
+ * returned value is an upper bound (sum |X_ij|) and exact = 0.
+ * Work: n x k for Toeplitz mechanisms with k > 1 (DPC_WORK_LIMIT, else DPC_E_RANGE naming
+ * "part.k"); n <= 4096 otherwise. */
 DPC_API DPC_NODISCARD dpc_status dpc_mech_sensitivity(const dpc_mech *m,
                                                       const dpc_participation *part,
                                                       dpc_sensitivity *out, dpc_error *err);
@@ -226,6 +230,10 @@ typedef struct dpc_noise_config {
     size_t d;               /* number of coordinates >= 1 */
     dpc_noise_form form;    /* AUTO, BUFFER or REPLAY */
     size_t memory_budget;   /* AUTO: max bytes of buffer state (0 = 1 GiB) */
+    dpc_isa isa;            /* instruction-set level of the Gaussian fill and the state updates
+                               (dpcorr/isa.h; AUTO = the best this CPU runs; dpc_noise_new
+                               refuses a level it lacks). The noise is bit for bit the same at
+                               every level. */
 } dpc_noise_config;
 
 DPC_API DPC_NODISCARD dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m,
@@ -238,6 +246,7 @@ DPC_API void dpc_noise_free(dpc_noise *g);
 DPC_API DPC_NODISCARD dpc_status dpc_noise_next(dpc_noise *g, double *out, dpc_error *err);
 
 DPC_API size_t dpc_noise_step(const dpc_noise *g);      /* next step to be emitted */
+DPC_API size_t dpc_noise_bytes(const dpc_noise *g);     /* memory held (state and scratch) */
 DPC_API dpc_noise_form dpc_noise_get_form(const dpc_noise *g);
 
 /* Positions the generator so that the next dpc_noise_next emits step t. Buffer forms rebuild

@@ -166,6 +166,11 @@ typedef struct dpc_model_config {
     int bias;                            /* 1: every layer has a bias vector; 0: none */
     size_t grid;                         /* kan: G, spline intervals 1..DPC_MODEL_MAX_GRID */
     double grid_lo, grid_hi;             /* kan: first layer's grid range, lo < hi */
+    dpc_isa isa;                         /* instruction-set level of the kernels (dpcorr/isa.h):
+                                            AUTO (0, the default) = the best this CPU runs.
+                                            dpc_model_new resolves it (refusing a level the CPU
+                                            lacks) and the model keeps the resolved level.
+                                            Every result is the same at every level. */
     size_t in_shape[3];                  /* cnn: (C, H, W) of an example, C H W = n_in */
     size_t n_layers;                     /* cnn: 0..DPC_MODEL_MAX_LAYERS layers before the
                                             output layer (a linear layer to K, always added) */
@@ -224,7 +229,9 @@ DPC_API size_t dpc_model_format_spec(const dpc_model_config *cfg, char *buf, siz
 
 /* ==== Model object ===================================================================== */
 
-/* Builds the model for a checked copy of *cfg. *out = NULL on failure. */
+/* Builds the model for a checked copy of *cfg, with cfg->isa resolved (dpc_isa_resolve:
+ * DPC_E_UNSUPPORTED naming field "isa" when this CPU lacks the level). *out = NULL on
+ * failure. */
 DPC_API DPC_NODISCARD dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg,
                                               dpc_error *err);
 DPC_API void dpc_model_free(dpc_model *m); /* NULL is a no-op */
@@ -285,6 +292,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_ws_new(dpc_model_ws **out, const dpc_
                                                  size_t max_chunk, dpc_error *err);
 DPC_API void dpc_model_ws_free(dpc_model_ws *ws); /* NULL is a no-op */
 DPC_API size_t dpc_model_ws_max_chunk(const dpc_model_ws *ws);
+DPC_API size_t dpc_model_ws_bytes(const dpc_model_ws *ws); /* memory held by ws */
 
 /* One chunk of M examples (M <= max chunk of ws; M == 0 is a no-op):
  *     params (P), X (M, D), y (M)
@@ -314,6 +322,89 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_per_example_grads(const dpc_model *m,
                                                             size_t M, double *G,
                                                             double *losses, dpc_model_ws *ws,
                                                             dpc_error *err);
+
+/* ==== Batch clipped sums (the trainer's path) ========================================= */
+
+/* The clipped sum of a whole batch of n examples in two phases that parallelise without
+ * per-chunk gradient buffers. The batch is cut into chunks of `chunk` examples, chunk c holding
+ * examples [c chunk, min((c + 1) chunk, n)).
+ *   Phase 1, dpc_model_batch_grads, one call per chunk, in any order and on any threads (each
+ *   with its own dpc_model_ws): forward, backward, ghost norms and clip factors of the chunk;
+ *   the per-example quantities the sum needs are kept in the batch object, so the memory is
+ *   O(max_batch * (sum of layer input and output widths)) instead of O(chunks * P).
+ *   Phase 2, dpc_model_batch_sum, once per part = 0..nparts-1, in any order and on any threads
+ *   (parts are disjoint sets of grad_sum entries): for every entry p of the part,
+ *       grad_sum[p] = (((grad_sum[p] + S_0[p]) + S_1[p]) + ...) + S_last[p]
+ *   where S_c = sum over the examples i of chunk c, in order, of s_i g_i: exactly the bits of
+ *   dpc_model_clipped_sum called on chunk 0, 1, ... with grad_sum as the running total, for any
+ *   nparts (tests/test_model.c). Dense kinds (linear, logistic, softmax, mlp, kan) sum with one
+ *   segmented GEMM per layer (gemm.h); the cnn kind keeps per-chunk sums of P doubles
+ *   (dpc_model_clipped_sum per chunk, then the chunk-order sum of phase 2). */
+typedef struct dpc_model_batch dpc_model_batch;
+
+/* State for batches of up to max_batch examples (1..2^30) reduced in chunks of `chunk` (1 ..
+ * max_batch) examples, for models of m's shape. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_batch_new(dpc_model_batch **out, const dpc_model *m,
+                                                    size_t max_batch, size_t chunk,
+                                                    dpc_error *err);
+DPC_API void dpc_model_batch_free(dpc_model_batch *b); /* NULL is a no-op */
+/* Bytes the batch object holds (for memory reports), and its max_batch. */
+DPC_API size_t dpc_model_batch_bytes(const dpc_model_batch *b);
+DPC_API size_t dpc_model_batch_max(const dpc_model_batch *b);
+
+/* Phase 1 for the M examples X (M, D), y (M) that start the chunk at batch position i0 (a
+ * multiple of the chunk size; M <= chunk; i0 + M <= max_batch): as dpc_model_clipped_sum for
+ * this chunk (same checks, losses (M) and norms (M) or NULL, same messages naming the row within
+ * the chunk), but the contribution is kept in b for phase 2. The parameters, the same for every
+ * chunk, are validated by the call for the chunk at i0 = 0 only (elsewhere a non-finite one
+ * shows as a non-finite loss, DPC_E_NUMERIC). ws: a workspace of m's shape with
+ * max chunk >= M (not NULL). On error nothing is kept for the chunk. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_batch_grads(const dpc_model *m, const double *params,
+                                                      const double *X, const double *y,
+                                                      size_t M, size_t i0, double clip,
+                                                      dpc_model_batch *b, dpc_model_ws *ws,
+                                                      double *losses, double *norms,
+                                                      dpc_error *err);
+
+/* Phase 2: adds part `part` (< nparts) of the clipped sum of the batch's first n examples
+ * (phase 1 done for every chunk of [0, n)) to grad_sum (P), as documented above. */
+DPC_API void dpc_model_batch_sum(const dpc_model *m, const dpc_model_batch *b, size_t n,
+                                 size_t part, size_t nparts, double *grad_sum);
+
+/* ==== float32 path (the trainer's precision = float32) ================================= */
+
+/* Arithmetic precision of the training path. */
+typedef enum dpc_precision {
+    DPC_PRECISION_DOUBLE = 0,  /* default: everything in double */
+    DPC_PRECISION_FLOAT32 = 1  /* parameters, activations and gradients in float; clipping norms
+                                  accumulated in double (the trainer adds double noise) */
+} dpc_precision;
+
+DPC_API const char *dpc_precision_name(dpc_precision p); /* "double", "float32" */
+/* Parses "double" or "float32"; DPC_E_INVALID naming field "precision". */
+DPC_API DPC_NODISCARD dpc_status dpc_precision_parse(const char *s, dpc_precision *out,
+                                                    dpc_error *err);
+/* 1 if m's kind has a float32 path (linear, logistic, softmax, mlp; not kan or cnn). */
+DPC_API int dpc_model_has_f32(const dpc_model *m);
+
+/* The batch clipped sum in float32, with the contract of the double one (two phases, any
+ * chunk order, any number of parts, chunk-order sums): params (P), X (M, D) and grad_sum (P)
+ * are float; the forward and backward passes, the activations (tanh: the float rounding of the
+ * double tanh) and the GEMM sums are float arithmetic (products and sums rounded separately, the same bits at every level); the
+ * loss head runs in double on the float logits; the ghost norms sum the squares of the float
+ * layer inputs and deltas in double, and the clip factor s_i is double, applied to the float
+ * deltas with the product rounded to float. The batch object comes from
+ * dpc_model_batch_new_f32 (DPC_E_UNSUPPORTED for a kind without a float32 path); ws is an
+ * ordinary workspace of m's shape. losses and norms (M, or NULL) are double. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_batch_new_f32(dpc_model_batch **out,
+                                                        const dpc_model *m, size_t max_batch,
+                                                        size_t chunk, dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_model_batch_grads_f32(
+    const dpc_model *m, const float *params, const float *X, const double *y, size_t M,
+    size_t i0, double clip, dpc_model_batch *b, dpc_model_ws *ws, double *losses, double *norms,
+    dpc_error *err);
+DPC_API void dpc_model_batch_sum_f32(const dpc_model *m, const dpc_model_batch *b, size_t n,
+                                     size_t part, size_t nparts, float *grad_sum);
 
 /* Predictions for X (M, D) into out (M, K), any M (processed in chunks of ws's size; ws may
  * be NULL): linear / mlp regression: z; logistic: P(y = 1) = sigmoid(z); softmax / mlp

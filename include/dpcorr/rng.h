@@ -11,7 +11,9 @@
  *   dpc_rng_stream   a derived, independent key for one purpose (noise, sampling, init, ...).
  *
  * Example:
- *     dpc_rng rng;  dpc_rng_seed(&rng, 42);                  // or dpc_rng_seed_os(&rng, &err)
+ *     dpc_rng rng;
+ *     if (dpc_rng_seed_os(&rng, &err)) ...                   // private releases: secure mode
+ *     dpc_rng_seed(&rng, 42);                                // experiments only: seeded mode
  *     dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_NOISE);
  *     double z[100];
  *     dpc_rng_gaussian_fill(&s, step, 0, z, 100);            // z[j] = N(0,1) at (step, j)
@@ -33,7 +35,9 @@
  * r + 36.74/r ≈ 13.7, a region of probability < 1e-42. See doc/mechanisms.md for the
  * floating-point caveats (Mironov 2012) and why this is acceptable for our threat model.
  *
- * Security: seeded mode uses Philox4x32-10, a statistically strong (BigCrush-passing)
+ * Security: use secure mode (dpc_rng_seed_os) for any release that must be private: with seeded
+ * mode anyone who knows the seed regenerates the noise and subtracts it. The dpcorr tool is
+ * secure by default and warns when --seed asks for seeded mode. Seeded mode uses Philox4x32-10, a statistically strong (BigCrush-passing)
  * counter-based generator with a 64-bit key: right for experiments, which are reproducible
  * and recorded in every report, but not a cryptographic generator. Secure mode draws a 256-bit
  * key from the OS (getrandom) and generates every word with ChaCha20 (RFC 8439) instead, a
@@ -47,6 +51,7 @@
 #define DPCORR_RNG_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/isa.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -80,7 +85,8 @@ enum {
     DPC_STREAM_INIT = 3,     /* model initialisation */
     DPC_STREAM_DATA = 4,     /* synthetic data generation */
     DPC_STREAM_TEST = 5,     /* tests and benchmarks */
-    DPC_STREAM_STAT = 6,     /* private data statistics (features.h) */
+    DPC_STREAM_AUDIT = 6,    /* privacy audits: canary inclusion and design (audit.h) */
+    DPC_STREAM_STAT = 7,     /* private data statistics (features.h) */
     DPC_STREAM_USER = 16     /* first id free for applications */
 };
 #define DPC_STREAM_ID(purpose, index) (((uint64_t)(purpose) << 32) | (uint64_t)(uint32_t)(index))
@@ -125,7 +131,13 @@ DPC_API uint64_t dpc_rng_below(const dpc_rng_stream *s, uint64_t row, uint64_t i
 DPC_API double dpc_rng_gaussian(const dpc_rng_stream *s, uint64_t row, uint64_t index);
 
 /* out[i] = dpc_rng_gaussian(s, row, index0 + i) for i < n, bit for bit, but generated in
- * bulk (about 2-4x faster than n single calls).                                      out: (n) */
+ * bulk by the kernels of instruction-set level `isa` (dpcorr/isa.h; AUTO, or a level this CPU
+ * lacks, means the highest level it has). The values do not depend on the level, on n or on
+ * how a range is split into calls: only the speed does.                            out: (n) */
+DPC_API void dpc_rng_gaussian_fill_isa(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                       double *out, size_t n, dpc_isa isa);
+
+/* dpc_rng_gaussian_fill_isa at DPC_ISA_AUTO.                                        out: (n) */
 DPC_API void dpc_rng_gaussian_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                    double *out, size_t n);
 

@@ -18,8 +18,9 @@
  *                  (N mod groups left over never take part); step t uses group t mod groups,
  *                  each member with probability q = B groups / N (Choquette-Choo et al. 2023,
  *                  "amplified BandMF"): an example can only take part at steps g, g + groups, ...
- *   BALLS_IN_BINS  every example is put in one of b = floor(N/B) bins, uniformly and
- *                  independently (a pure function of the key), and takes part in every step t
+ *   BALLS_IN_BINS  every example is put in one of b = floor(N/B) bins, exactly uniformly
+ *                  (unbiased integer draw) and independently (a pure function of the key), and
+ *                  takes part in every step t
  *                  with t mod b = its bin: one uniformly random step of each epoch, the same
  *                  position every epoch (jax_privacy's BallsInBinsSampling; Choquette-Choo et al.
  *                  2024, "Near exact privacy amplification for matrix mechanisms"). Variable
@@ -91,6 +92,23 @@ DPC_API size_t dpc_sampler_max_batch(const dpc_sampler *s);
  * permutation order otherwise. Pure function of (key, t). idx: (max_batch). */
 DPC_API DPC_NODISCARD dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx,
                                                    size_t *count, dpc_error *err);
+
+/* What the schedule makes public about one example (privacy auditing, dpcorr/audit.h): the steps
+ * at which `example` can take part, increasing, into steps (capacity: the run's steps), their
+ * number in *count, and *certain:
+ *   FIXED, SHUFFLE   certain = 1: exactly the steps at which it is in the batch (the
+ *                    permutations are not secret: the accountant takes the worst case over them);
+ *   POISSON          certain = 0: every step, each a secret Poisson(q) draw;
+ *   CYCLIC_POISSON   certain = 0: the steps of its group (the partition is public), each a
+ *                    secret Poisson(q) draw;
+ *   BALLS_IN_BINS    certain = 0: every step; it takes part at t0, t0 + b, t0 + 2b, ... for
+ *                    one secret offset t0 (its bin), uniform in [0, b) — not independent draws
+ *                    (dpc_audit_score_cyclic scores this).
+ * An example that never takes part (left over by the permutation or the groups) has count 0.
+ * Computed by inverting the permutations: O(epochs) for FIXED and SHUFFLE. */
+DPC_API DPC_NODISCARD dpc_status dpc_sampler_opportunities(const dpc_sampler *s, size_t example,
+                                                           size_t *steps, size_t *count,
+                                                           int *certain, dpc_error *err);
 
 #ifdef __cplusplus
 }

@@ -108,6 +108,9 @@ typedef struct dpc_strategy_options {
                                than this fraction (0 = 0.01) */
     size_t bands;           /* BANDED: number of bands (required, >= 1);
                                DENSE: bandwidth of X for k > 1 (0 = min-sep b; must be <= b) */
+    dpc_progress progress;  /* called after every L-BFGS iteration (done, total: iterations, the
+                               total an upper estimate); a non-zero return stops the optimizer
+                               with DPC_E_CANCELLED. Default none. */
 } dpc_strategy_options;
 
 DPC_API void dpc_strategy_options_init(dpc_strategy_options *o);
@@ -136,6 +139,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_optimize_blt(dpc_strategy **out,
                                                            const dpc_strategy_problem *pb,
                                                            const dpc_strategy_options *opt,
                                                            dpc_error *err);
+/* Work: each L-BFGS iteration costs about 4 n bands; one evaluation above a quarter of
+ * DPC_WORK_LIMIT is refused (DPC_E_RANGE, "bands"). All three optimizers report progress per
+ * iteration (options.progress). */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_optimize_banded(dpc_strategy **out,
                                                               const dpc_strategy_problem *pb,
                                                               const dpc_strategy_options *opt,
@@ -156,7 +162,8 @@ typedef struct dpc_strategy_baseline {
 /* The nu grid used by dpc_strategy_best_nu: 0 and 48 log-spaced values in [1e-7, 0.5]. */
 #define DPC_STRATEGY_NU_GRID 49
 
-/* Best nu-DP-FTRL over the grid (nu = 0 included). */
+/* Best nu-DP-FTRL over the grid (nu = 0 included). Work: 49 n (40 + 2 k_eff) (DPC_WORK_LIMIT,
+ * else DPC_E_RANGE naming "steps"). */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_best_nu(const dpc_strategy_problem *pb,
                                                       double *best_nu,
                                                       dpc_strategy_loss *best,
@@ -164,7 +171,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_best_nu(const dpc_strategy_problem
 
 /* Fills up to `cap` entries: DP-SGD, optimal CC (nu = 0), best nu-DP-FTRL, BSR and BISR with
  * `bands` bands (bands = 0: max(b, 16) when k > 1, else 32; at most max(16, 2e8 / n) and n).
- * *count receives the number written. Cost O(n * bands) for BSR/BISR. */
+ * *count receives the number written. Cost O(n * bands) for BSR/BISR. A baseline beyond the
+ * work limit (DPC_WORK_LIMIT) is listed with available = 0. */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb,
                                                         size_t bands,
                                                         dpc_strategy_baseline *out, size_t cap,

@@ -21,6 +21,9 @@
  *   Poisson-subsampled Gaussian (Choquette-Choo et al. 2023), RDP or PLD accountant.
  *   Poisson sampling with any nonnegative strategy (nu, BLT, tree, ...): MMCC conditional
  *   composition (PLD; doc/accounting.md section 7), when it beats the whole run.
+ *   Balls-in-bins with any nonnegative strategy (PLD or RDP asked for): the balls-in-bins route
+ *   (DP-SGD: exact random-allocation bound; other C: Monte Carlo upper confidence bound, its
+ *   samples, confidence and seed in the ledger), when it beats the whole run.
  *   Fixed-order or shuffled epochs, balls-in-bins, or whenever it is the best: the whole run is
  *   one Gaussian mechanism with sensitivity sens(C, pattern) (cyclic pattern for fixed order and
  *   balls-in-bins, exact; min-separation 1 for shuffling, an upper bound): mu = 1/sigma GDP,
@@ -105,6 +108,26 @@ DPC_API const char *dpc_lr_schedule_name(dpc_lr_schedule s);
 DPC_API DPC_NODISCARD dpc_status dpc_lr_schedule_parse(const char *s, dpc_lr_schedule *out,
                                                        dpc_error *err);
 
+/* Canary slots, for privacy auditing (dpcorr/audit.h sets them up; NULL in ordinary runs).
+ * The training examples [first, first + count) are canaries. They are examples of the data set
+ * like any other: the sampler draws them with the run's own participation pattern and the
+ * accountant counts them as examples, so an audit sees the real mechanism. When canary c is
+ * drawn at a step:
+ *   included[c] == 0       it contributes nothing (the zero-out neighbour of the run with it);
+ *   add_gradient == NULL   it is an ordinary example (an input canary): its clipped gradient;
+ *   otherwise              add_gradient(ctx, c, sum) adds its gradient (norm <= clip, the
+ *                          caller's contract) to the step's clipped sum (P) in place of the
+ *                          model's (a white-box gradient canary), after the real examples'
+ *                          sum, in batch order.
+ * Borrowed: must outlive the trainer. Not recorded in checkpoints (an audit is one
+ * uninterrupted run). */
+typedef struct dpc_train_canaries {
+    size_t first, count;
+    const unsigned char *included; /* (count) */
+    void (*add_gradient)(void *ctx, size_t canary, double *sum);
+    void *ctx;
+} dpc_train_canaries;
+
 typedef struct dpc_train_config {
     /* mechanism: kind and parameters; .steps is set by the trainer to epochs * steps/epoch */
     dpc_mech_params mech;
@@ -132,9 +155,20 @@ typedef struct dpc_train_config {
     /* execution */
     size_t threads;             /* >= 1 (default 1) */
     size_t chunk;               /* examples per chunk (default 32); part of the reduction order */
+    dpc_precision precision;    /* DOUBLE (default) or FLOAT32: parameters, momentum,
+                                   activations and gradients in float, clipping norms in double,
+                                   noise generated in double and added in float (dense models:
+                                   linear, logistic, softmax, mlp). dpc_trainer_params and
+                                   checkpoints hold the float parameters widened to double. */
+    dpc_isa isa;                /* instruction-set level of the noise generators (dpcorr/isa.h;
+                                   AUTO = the best this CPU runs; the model has its own,
+                                   dpc_model_config.isa). Resolved by dpc_trainer_new, which
+                                   refuses a level the CPU lacks. Results do not depend on it. */
     const dpc_transport *transport; /* NULL (default): one process; else this rank of a
                                        data-parallel run (above); borrowed, must outlive the
                                        trainer. The results do not depend on it. */
+    /* auditing */
+    const dpc_train_canaries *canaries; /* NULL (default): none (see above) */
 } dpc_train_config;
 
 /* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 1e-5, PLD. */
@@ -200,19 +234,57 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, s
                                                         double *eps, dpc_error *err);
 
 DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
+/* Bytes the trainer holds: parameter, momentum, gradient-sum and noise slabs, the batch state,
+ * the per-thread workspaces and buffers, the noise generators' state (not the data sets, which
+ * it borrows, nor the model). */
+DPC_API size_t dpc_trainer_bytes(const dpc_trainer *tr);
+/* The resolved instruction-set level of the trainer's noise generators (cfg.isa). */
+DPC_API dpc_isa dpc_trainer_isa(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);
 DPC_API const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr);
 /* The resolved configuration the trainer runs (dpc_train_config_resolve). */
 DPC_API const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr);
 DPC_API const double *dpc_trainer_params(const dpc_trainer *tr); /* (P), owned */
+/* The run's sampler (what the schedule makes public: dpc_sampler_opportunities). */
+DPC_API const dpc_sampler *dpc_trainer_sampler(const dpc_trainer *tr);
 
 /* Mean loss and accuracy (NAN for regression) of the current parameters on ds. */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds,
                                                       double *loss, double *accuracy,
                                                       dpc_error *err);
 
+/* The run's history: one record per epoch (or any step the caller chooses), kept by the trainer
+ * and saved in its checkpoints, so that a resumed run still has the records before the resume
+ * point. NAN for a metric not measured. */
+typedef struct dpc_train_record {
+    size_t step;          /* steps done when recorded (1..steps) */
+    size_t epoch;
+    double train_loss;    /* mean training loss (non-private telemetry) */
+    double test_loss, test_accuracy; /* accuracy NAN for regression */
+    double epsilon;       /* epsilon spent so far */
+    double time_s;        /* seconds since the run started (in the process that recorded it) */
+} dpc_train_record;
+
+/* Appends a record: r->step must be <= the steps done and > the last record's step
+ * (DPC_E_INVALID "step"). */
+DPC_API DPC_NODISCARD dpc_status dpc_trainer_record(dpc_trainer *tr, const dpc_train_record *r,
+                                                    dpc_error *err);
+/* The records so far (after dpc_trainer_resume: the checkpoint's); *n receives their count.
+ * Distributed runs: rank 0's (the one that reads checkpoints). */
+DPC_API const dpc_train_record *dpc_trainer_records(const dpc_trainer *tr, size_t *n);
+
 /* Atomic checkpoint (temporary file + fsync + rename; mode 0600: in secure mode it holds the
- * key). Resume refuses a checkpoint of another run (configuration fingerprint, sizes). */
+ * key). Before writing, temporary files "<path>.tmp.<pid>" left next to it by processes that no
+ * longer exist (kill(pid, 0) fails with ESRCH) are removed.
+ * File format version 3: the header, the run's configuration items (every option and input that
+ * determines its values, including a content hash of the training data, dpc_dataset_hash; the
+ * test set may change), the parameters, momentum and noise state, the history records, a checksum,
+ * and nothing after it.
+ * Resume refuses, with DPC_E_STATE and err->field naming the first difference: a checkpoint of
+ * another run ("lr: the checkpoint has 0.1, this run has 0.2", "data: training data content
+ * changed"), other sizes; and with DPC_E_FORMAT a corrupt file (checksum, truncation, bytes after
+ * the checksum). Version 2 files (no items, no records) are still read: their fingerprint covers
+ * the configuration, the data path and shape; a mismatch cannot name the difference. */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path,
                                                   dpc_error *err);
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path,

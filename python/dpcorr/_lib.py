@@ -111,7 +111,7 @@ class MechError(ctypes.Structure):
 class NoiseConfig(ctypes.Structure):
     """dpc_noise_config (mech.h)."""
     _fields_ = [("coord0", c_size_t), ("d", c_size_t), ("form", c_int),
-                ("memory_budget", c_size_t)]
+                ("memory_budget", c_size_t), ("isa", c_int)]
 
 
 class GaussEvent(ctypes.Structure):
@@ -125,11 +125,16 @@ class Event(ctypes.Structure):
     _fields_ = [("neighbor", c_int), ("nparts", c_size_t), ("parts", P(GaussEvent))]
 
 
+class Progress(ctypes.Structure):
+    """dpc_progress (common.h): a progress callback and its context (unset here: NULL)."""
+    _fields_ = [("fn", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
+
+
 class AccountOpts(ctypes.Structure):
     """dpc_account_opts (account.h)."""
     _fields_ = [("accountant", c_int), ("orders", P(c_double)), ("norders", c_size_t),
                 ("rdp_refine", c_int), ("pld_interval", c_double), ("pld_tail", c_double),
-                ("pld_disc", c_int), ("zcdp_conv", c_int)]
+                ("pld_disc", c_int), ("zcdp_conv", c_int), ("progress", Progress)]
 
 
 class AccountResult(ctypes.Structure):
@@ -144,7 +149,9 @@ class MechInfo(ctypes.Structure):
                 ("column_norm", c_double), ("amplified", c_int), ("rounds", c_size_t),
                 ("noise_multiplier", c_double), ("noise_std", c_double),
                 ("run_sigma", c_double), ("route", c_int), ("delta_slack", c_double),
-                ("eps_routes", c_double * 3)]
+                ("eps_routes", c_double * 4), ("mc_samples", c_size_t),
+                ("mc_confidence", c_double), ("mc_seed", c_uint64),
+                ("note", ctypes.c_char_p)]
 
 
 class StrategyProblem(ctypes.Structure):
@@ -163,7 +170,7 @@ class StrategyOptions(ctypes.Structure):
     """dpc_strategy_options (strategy.h)."""
     _fields_ = [("max_iterations", c_size_t), ("buffers", c_size_t),
                 ("max_buffers", c_size_t), ("min_improvement", c_double),
-                ("bands", c_size_t)]
+                ("bands", c_size_t), ("progress", Progress)]
 
 
 class Strategy(ctypes.Structure):
@@ -192,7 +199,15 @@ class TrainConfig(ctypes.Structure):
                 ("lr", c_double), ("momentum", c_double), ("weight_decay", c_double),
                 ("schedule", c_int), ("cooldown_fraction", c_double),
                 ("cooldown_factor", c_double), ("threads", c_size_t), ("chunk", c_size_t),
-                ("transport", c_void_p)]
+                ("precision", c_int), ("isa", c_int), ("transport", c_void_p),
+                ("canaries", c_void_p)]
+
+
+class TrainRecord(ctypes.Structure):
+    """dpc_train_record (train.h): one record of a run's history."""
+    _fields_ = [("step", c_size_t), ("epoch", c_size_t), ("train_loss", c_double),
+                ("test_loss", c_double), ("test_accuracy", c_double), ("epsilon", c_double),
+                ("time_s", c_double)]
 
 
 MIRRORS = {
@@ -200,11 +215,12 @@ MIRRORS = {
     "dpc_mech_params": MechParams, "dpc_participation": Participation,
     "dpc_sensitivity": Sensitivity, "dpc_workload": Workload, "dpc_mech_error": MechError,
     "dpc_noise_config": NoiseConfig, "dpc_gauss_event": GaussEvent, "dpc_event": Event,
+    "dpc_progress": Progress,
     "dpc_account_opts": AccountOpts, "dpc_account_result": AccountResult,
     "dpc_account_mech_info": MechInfo, "dpc_strategy_problem": StrategyProblem,
     "dpc_strategy_loss": StrategyLoss, "dpc_strategy_options": StrategyOptions,
     "dpc_strategy": Strategy, "dpc_sampler_desc": SamplerDesc,
-    "dpc_train_config": TrainConfig,
+    "dpc_train_config": TrainConfig, "dpc_train_record": TrainRecord,
 }
 
 # ---- functions ---------------------------------------------------------------------------------

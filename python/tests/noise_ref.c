@@ -61,7 +61,7 @@ int main(int argc, char **argv)
     dpc_rng_stream s = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
     dpc_mech *m = NULL;
     dpc_noise *g = NULL;
-    dpc_noise_config cfg = {0, dim, DPC_NOISE_AUTO, 0};
+    dpc_noise_config cfg = {0, dim, DPC_NOISE_AUTO, 0, DPC_ISA_AUTO};
     double *out = malloc(dim * sizeof *out);
     if (!out || dpc_mech_new(&m, &p, &err) || dpc_noise_new(&g, m, &s, &cfg, &err)) {
         fprintf(stderr, "%s\n", err.msg);

@@ -124,6 +124,37 @@ expect_rc 2 "min-sep unused under poisson" "$BIN" account sigma --mech bsr --ban
 err_has -- "--min-sep: not used" "names --min-sep"
 expect_rc 0 "cyclic makes them used" "$BIN" account sigma --mech bsr --bands 4 --steps 64 --epsilon 2 --delta 1e-5 --q 0.1 --participations 16 --min-sep 4 --cyclic --json
 out_has '"route": "bandmf"' "cyclic Poisson with bands: amplified banded MF"
+# balls-in-bins: DP-SGD by the exact random-allocation route (below the whole run, below
+# Poisson at q = 1/b over the epoch), nu by the Monte Carlo route with its samples and seed
+expect_rc 0 "identity balls-in-bins" "$BIN" account epsilon --mech identity --steps 60 --sigma 1 --delta 1e-5 --balls-in-bins 60 --json
+out_has '"route": "balls-in-bins"' "route balls-in-bins"
+out_has '"bins": 60' "bins recorded"
+e_bib=$(json_num epsilon); e_whole=$(json_num epsilon_whole-run)
+if awk -v a="$e_bib" -v b="$e_whole" 'BEGIN { exit !(a > 0 && a < 0.25 * b) }'; then pass; else fail "balls-in-bins $e_bib vs whole run $e_whole"; fi
+expect_rc 0 "poisson q = 1/b" "$BIN" account epsilon --accountant pld --sigma 1 --steps 60 --q 0.0166666666666667 --delta 1e-5 --json
+e_poi=$(json_num epsilon)
+if awk -v a="$e_bib" -v b="$e_poi" 'BEGIN { exit !(a <= b && a >= 0.75 * b) }'; then pass; else fail "balls-in-bins $e_bib vs poisson $e_poi"; fi
+expect_rc 0 "nu balls-in-bins: monte carlo" "$BIN" account epsilon --mech nu --nu 0.05 --steps 120 --sigma 3 --delta 1e-5 --balls-in-bins 30 --json
+out_has '"route": "balls-in-bins"' "nu: route balls-in-bins"
+out_has '"mc_samples": 131072' "nu: samples named"
+out_has '"mc_confidence": 0.99999899999999997' "nu: confidence named"
+out_has '"mc_seed": ' "nu: seed named"
+expect_rc 0 "sigma with balls-in-bins" "$BIN" account sigma --mech identity --steps 120 --epsilon 2 --delta 1e-5 --balls-in-bins 30 --json
+s_bib=$(json_num sigma); e_cal=$(json_num epsilon)
+if awk -v e="$e_cal" 'BEGIN { exit !(e <= 2 && e > 1.99) }'; then pass; else fail "calibrated epsilon $e_cal"; fi
+expect_rc 0 "sigma whole run" "$BIN" account sigma --mech identity --steps 120 --epsilon 2 --delta 1e-5 --participations 4 --min-sep 30 --cyclic --json
+s_whole=$(json_num sigma)
+if awk -v a="$s_bib" -v b="$s_whole" 'BEGIN { exit !(a < 0.8 * b) }'; then pass; else fail "balls-in-bins sigma $s_bib vs whole run $s_whole"; fi
+expect_rc 2 "balls-in-bins with q" "$BIN" account epsilon --mech identity --steps 60 --sigma 1 --delta 1e-5 --balls-in-bins 60 --q 0.1
+err_has -- "--balls-in-bins|--q" "names the conflict"
+expect_rc 2 "balls-in-bins without mech" "$BIN" account epsilon --steps 60 --sigma 1 --delta 1e-5 --balls-in-bins 60
+err_has -- "--balls-in-bins" "names --balls-in-bins"
+expect_rc 2 "balls-in-bins participations" "$BIN" account epsilon --mech identity --steps 60 --sigma 1 --delta 1e-5 --balls-in-bins 60 --participations 2
+err_has -- "--participations" "names --participations"
+printf '1\n-0.3\n0.1\n' > "$TMP/neg.txt"
+expect_rc 0 "negative entries: note" "$BIN" account epsilon --mech toeplitz --coeffs "$TMP/neg.txt" --of strategy --steps 30 --sigma 2 --delta 1e-5 --balls-in-bins 10 --json
+out_has '"route": "whole-run"' "negative entries: whole run"
+out_has '"note": "no MMCC or balls-in-bins amplification: C has negative entries' "negative entries: the note says why"
 expect_rc 2 "unknown option" "$BIN" account epsilon --frobnicate 1;                  err_has -- "--frobnicate" "names it"
 expect_rc 2 "unknown mode" "$BIN" account bogus;                                     err_has "bogus" "names the mode"
 expect_rc 2 "no mode" "$BIN" account --sigma 1;                                      err_has "mode" "asks for a mode"

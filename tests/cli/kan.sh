@@ -28,7 +28,7 @@ out_has "lcgd-projected" "algo listed"
 out_has "kan:H" "kan model in the algo summary"
 
 # the paper's KAN at a given noise multiplier: report, reproducibility, replay == buffer
-expect_rc 0 "kan2 noise multiplier" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --report "$TMP/a.json"
+expect_rc 0 "kan2 noise multiplier" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --seed 1 --report "$TMP/a.json"
 for k in noise_multiplier sigma noise_std_per_unit_clip column_norm epsilon epsilon_paper avg_train_loss \
          avg_test_loss last_train_loss max_dist projections gamma_lo G_c beta eta_max A_corr_unit \
          width_m_hi seed; do
@@ -37,12 +37,20 @@ done
 if grep -q '"seed_mode": "seeded"' "$TMP/a.json"; then pass; else fail "seed mode recorded"; fi
 num_near "$(jf "$TMP/a.json" noise_multiplier)" 5 0 "the noise multiplier reported as given"
 num_near "$(jf "$TMP/a.json" noise_std_per_unit_clip)" "$(awk -v c="$(jf "$TMP/a.json" column_norm)" 'BEGIN { printf "%.17g", 5 * c }')" 1e-12 "noise std = z colnorm(C)"
-expect_rc 0 "kan2 same seed" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --noise-form buffer --report "$TMP/b.json"
+expect_rc 0 "kan2 same seed" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --noise-form buffer --seed 1 --report "$TMP/b.json"
 a=$(jf "$TMP/a.json" avg_train_loss); b=$(jf "$TMP/b.json" avg_train_loss)
 if [ -n "$a" ] && [ "$a" = "$b" ]; then pass; else fail "replay vs buffer: $a vs $b"; fi
 expect_rc 0 "kan2 other seed" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --seed 2 --report "$TMP/c.json"
 c=$(jf "$TMP/c.json" avg_train_loss)
 if [ "$a" != "$c" ]; then pass; else fail "seed has no effect"; fi
+# secure by default: recorded, and two runs differ
+expect_rc 0 "kan2 default (secure)" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --report "$TMP/s1.json"
+if grep -q '"seed_mode": "secure"' "$TMP/s1.json" && grep -q '"rng_mode": "secure"' "$TMP/s1.json"; then pass; else fail "kan2 secure by default"; fi
+if grep -q "warning: seeded" "$TMP/err"; then fail "kan2 default run warns of seeded mode"; else pass; fi
+expect_rc 0 "kan2 default again" "$BIN" train $K2 --noise-multiplier 5 --lambda 0.5 --report "$TMP/s2.json"
+if [ "$(jf "$TMP/s1.json" avg_train_loss)" != "$(jf "$TMP/s2.json" avg_train_loss)" ]; then pass; else fail "two secure kan2 runs differ"; fi
+expect_rc 0 "kan2 seeded warns" "$BIN" train $K2 --noise-multiplier 5 --seed 3
+err_has "^dpcorr train: warning: seeded mode \(seed 3\)" "kan2 --seed warns"
 # privacy from epsilon: the paper's closed form (F.12) needs more noise than the accountant's
 # calibration; every reported epsilon is the accountant's, the paper's claim beside it
 expect_rc 0 "kan2 epsilon (paper)" "$BIN" train $K4 --epsilon 1 --calibration paper --report "$TMP/e.json"
@@ -73,7 +81,7 @@ expect_rc 0 "mlp lcgd" "$BIN" train --algo lcgd-projected --data "synthetic:logi
     --noise-multiplier 2 --iterates 30 --batch 40 --eval-every 10 --quiet
 
 # the practical KAN in the general trainer with several mechanisms
-T="--data synthetic:logistic,n=1500,d=8,test-n=300 --model kan:8:grid=4 --epochs 2 --batch 100 --lr 0.5 --clip 1 --epsilon 3 --quiet"
+T="--data synthetic:logistic,n=1500,d=8,test-n=300 --model kan:8:grid=4 --epochs 2 --batch 100 --lr 0.5 --clip 1 --epsilon 3 --quiet --seed 1"
 expect_rc 0 "kan dp-sgd" "$BIN" train $T --accountant rdp --report "$TMP/t1.json"
 out_has "final test accuracy" "trainer result"
 expect_rc 0 "kan lcgd mechanism" "$BIN" train $T --mech lcgd --lambda 0.5 --report "$TMP/t2.json"
@@ -84,7 +92,7 @@ h4=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/t4.json")
 if [ -n "$h3" ] && [ "$h3" = "$h4" ]; then pass; else fail "kan 1 vs 2 threads: $h3 vs $h4"; fi
 if grep -q '"model": "kan:8:grid=4"' "$TMP/t2.json"; then pass; else fail "kan spec in the trainer report"; fi
 # checkpoint, stop and resume: bit-identical
-R="--data synthetic:logistic,n=1500,d=8 --model kan:8:grid=4:range=-3,3 --epochs 2 --batch 100 --lr 0.5 --clip 1 --epsilon 3 --mech lcgd --lambda 0.5 --quiet"
+R="--data synthetic:logistic,n=1500,d=8 --model kan:8:grid=4:range=-3,3 --epochs 2 --batch 100 --lr 0.5 --clip 1 --epsilon 3 --mech lcgd --lambda 0.5 --quiet --seed 1"
 expect_rc 0 "kan full run" "$BIN" train $R --report "$TMP/r1.json"
 expect_rc 0 "kan stopped" "$BIN" train $R --checkpoint "$TMP/ck" --checkpoint-every 4 --stop-after 17
 expect_rc 0 "kan resumed" "$BIN" train $R --resume "$TMP/ck" --checkpoint "$TMP/ck" --report "$TMP/r2.json"

@@ -31,7 +31,7 @@ out_has "shuffling" "dp-ssgd help explains the accounting"
 
 # ---- DP-AMBSSGD on synthetic data, with every baseline ----
 expect_rc 0 "dp-ambssgd run" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 --baselines all \
-    --report "$TMP/a.json" --quiet
+    --seed 1 --report "$TMP/a.json" --quiet
 out_has "^dp-ambssgd: excess risk" "summary line"
 out_has "baseline dp-sgd-fixed" "fixed-clip baseline"; out_has "baseline ssp" "SSP baseline"
 out_has "baseline ols" "OLS baseline"; out_has "baseline sgd" "non-private baseline"
@@ -61,12 +61,20 @@ fixed=$(sed -n 's/.*"name": "dp-sgd-fixed", "excess_risk": \([-0-9.eE+]*\),.*/\1
 le "$risk" "$fixed" "adaptive beats the fixed clip at sigma = 0.1"
 
 # reproducible bit for bit; another seed differs
-expect_rc 0 "rerun" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 --report "$TMP/b.json" --quiet
+expect_rc 0 "rerun" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 --seed 1 --report "$TMP/b.json" --quiet
 w1=$(grep -o '"w": \[[^]]*\]' "$TMP/a.json"); w2=$(grep -o '"w": \[[^]]*\]' "$TMP/b.json")
 if [ -n "$w1" ] && [ "$w1" = "$w2" ]; then pass; else fail "same seed: same model"; fi
 expect_rc 0 "seed 2" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 --seed 2 --report "$TMP/c.json" --quiet
 w3=$(grep -o '"w": \[[^]]*\]' "$TMP/c.json")
 if [ "$w1" != "$w3" ]; then pass; else fail "another seed: another model"; fi
+# secure by default: recorded, no seed, two runs differ; --seed warns
+expect_rc 0 "default (secure)" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 --report "$TMP/s1.json" --quiet
+if grep -q '"seed_mode": "secure"' "$TMP/s1.json" && grep -q '"seed": null' "$TMP/s1.json"; then pass; else fail "dp-ambssgd secure by default"; fi
+expect_rc 0 "default again" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 --report "$TMP/s2.json" --quiet
+w4=$(grep -o '"w": \[[^]]*\]' "$TMP/s1.json"); w5=$(grep -o '"w": \[[^]]*\]' "$TMP/s2.json")
+if [ -n "$w4" ] && [ "$w4" != "$w5" ]; then pass; else fail "two secure runs differ"; fi
+expect_rc 0 "seeded warns" "$BIN" train --algo dp-ssgd --data synthetic:linreg,n=5000,d=3,alpha=0 --epsilon 1 --seed 4 --quiet
+err_has "^dpcorr train: warning: seeded mode \(seed 4\)" "dp-ssgd --seed warns"
 
 # the printed DP-STAT rule and the paper's K (Delta underflows: warned)
 expect_rc 0 "paper rule, paper K" "$BIN" train --algo dp-ambssgd --data "$SYN" --epsilon 2 \

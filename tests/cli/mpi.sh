@@ -17,7 +17,8 @@ fi
 # the protocol's own memory is checked without MPI by tests/test_dist.c.
 MPIRUN="timeout 90 env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 mpirun --oversubscribe --allow-run-as-root"
 DATA="synthetic:logistic,n=2000,d=10,margin=0.1,test-n=300"
-COMMON="--data $DATA --model mlp:8 --epochs 2 --batch 50 --lr 0.5 --clip 1 --epsilon 2 --quiet"
+# seeded: the runs below are compared across process counts
+COMMON="--data $DATA --model mlp:8 --epochs 2 --batch 50 --lr 0.5 --clip 1 --epsilon 2 --quiet --seed 1"
 # key SECTION KEY FILE: the value of KEY on the report line of SECTION ("final", "privacy")
 key() { sed -n "/\"$1\": {/ s/.*\"$2\": \"*\([^\",}]*\).*/\1/p" "$3" | head -n 1; }
 same() { # what report-a report-b: final params_hash and test accuracy, privacy epsilon equal
@@ -51,6 +52,10 @@ if [ -n "$n1" ] && [ -n "$n2" ] && [ "$(($n2))" = "$n1" ] && [ "${n2%% *}" -lt "
 else fail "noise state split over the ranks: $n1 vs $n2"; fi
 
 # ---- other commands run once (rank 0) ---------------------------------------------------------
+# secure by default under mpirun too: rank 0's OS key is every rank's (a consistent run)
+expect_rc 0 "secure P=2" $MPIRUN -np 2 "$BIN" train --data "$DATA" --model mlp:8 --epochs 1 --batch 50 \
+    --lr 0.5 --clip 1 --epsilon 2 --quiet --report "$TMP/sec.json"
+if grep -q '"rng_mode": "secure"' "$TMP/sec.json"; then pass; else fail "mpirun: secure by default"; fi
 expect_rc 0 "mech under mpirun" $MPIRUN -np 2 "$BIN" mech --kind nu --nu 0.01 --steps 100
 if [ "$(grep -c . "$TMP/out")" = "$("$BIN" mech --kind nu --nu 0.01 --steps 100 | grep -c .)" ]
 then pass; else fail "mech printed once"; fi
@@ -79,7 +84,7 @@ $MPIRUN -np 1 "$BIN" train --data "csv:$TMP/ok.csv,task=classification,classes=2
 rc=$? # the launcher returns the exit code of the first rank to end: 1 or 2, not 124 (timeout)
 if [ $rc -eq 1 ] || [ $rc -eq 2 ]; then pass; else fail "bad data path on rank 1: exit $rc"; fi
 err_has "rank 1 failed: .*none.csv: cannot open" "the failing rank and its cause"
-BIG="--data synthetic:logistic,n=40000,d=50,test-n=100 --model mlp:32 --epochs 4 --batch 100 --lr 0.3 --clip 1 --epsilon 4 --mech bsr --bands 4 --quiet"
+BIG="--data synthetic:logistic,n=40000,d=50,test-n=100 --model mlp:32 --epochs 4 --batch 100 --lr 0.3 --clip 1 --epsilon 4 --mech bsr --bands 4 --quiet --seed 1"
 expect_rc 0 "long run alone" "$BIN" train $BIG --report "$TMP/long.json"
 # rank_pid R PATTERN: the pid of rank R of the running job whose command line has PATTERN (its
 # environment names the rank)

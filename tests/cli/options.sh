@@ -1,6 +1,7 @@
 #!/bin/sh
 # options.sh — every subcommand's option table, end to end. For each command (mech, mech
-# optimize, compare, account MODE, theory, repro TARGET, train, train --algo NAME, demo, version):
+# optimize, compare, account MODE, theory, repro TARGET, train, train --algo NAME, demo, audit,
+# version):
 #   - the options of --help are exactly those of --help-table (help and parser from one table);
 #   - each option is accepted in a minimal valid invocation (--dry-run: the configuration is
 #     resolved by the library and printed as "key = value" lines) and honoured: the library
@@ -28,7 +29,7 @@ for t in $("$BIN" repro --help | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p'); do 
 for a in $("$BIN" train --help | sed -n '/^algorithms/,$s/^  \([a-z-]*\) .*/\1/p'); do
     if [ "$a" = dp-ftrl ]; then cmds="$cmds|train"; else cmds="$cmds|train --algo $a"; fi
 done
-[ $have_fmnist = 1 ] && cmds="$cmds|demo"
+[ $have_fmnist = 1 ] && cmds="$cmds|demo|audit"  # audit: the features examples read Fashion-MNIST
 echo "$cmds" | grep -q "repro nu-fig1" && pass || fail "repro targets listed in repro --help"
 echo "$cmds" | grep -q "train --algo dp-srgd" && pass || fail "algorithms listed in train --help"
 
@@ -165,6 +166,11 @@ for c in $cmds; do
     # union (windows rotate over the commands so that together they cover every option once;
     # a process start costs ~15 ms)
     cut -f2 -d"$(printf '\t')" "$TMP/table" | sort > "$TMP/mine"
+    for o in $(awk -F'\t' '$1 == "refused" { print $2 }' "$TMP/table"); do
+        "$BIN" "$@" "$o" > /dev/null 2> "$TMP/err"; rc=$?
+        if [ $rc -eq 2 ] && grep -q -- "$o: not available" "$TMP/err" && grep -q -- "$o" "$TMP/help"; then pass
+        else fail "$c: refused $o: exit $rc, $(head -c 200 "$TMP/err")"; fi
+    done
     k=$((k + 1)); nall=$(wc -l < "$TMP/all"); win=$((nall / ncmds + 2))
     awk -v a=$(((k - 1) * win)) -v w=$win -v n="$nall" '{ i = (NR - 1 - a + n) % n; if (i < w) print }' \
         "$TMP/all" > "$TMP/window"

@@ -4,7 +4,8 @@
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 DATA="synthetic:logistic,n=3000,d=12,margin=0.1,test-n=500"
-COMMON="--data $DATA --model logistic --epochs 3 --batch 60 --lr 0.5 --clip 1 --delta 1e-5 --quiet"
+# seeded (--seed 1): the comparisons below need the same noise twice
+COMMON="--data $DATA --model logistic --epochs 3 --batch 60 --lr 0.5 --clip 1 --delta 1e-5 --quiet --seed 1"
 
 expect_rc 0 "help" "$BIN" train --help
 for opt in --data --model --mech --epsilon --delta --epochs --batch --lr --momentum --clip --seed \
@@ -38,7 +39,7 @@ hf=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/b_full.json")
 hr=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/b_res.json")
 if [ -n "$hf" ] && [ "$hf" = "$hr" ]; then pass; else fail "stop/resume: $hf vs $hr"; fi
 # a killed process (SIGKILL mid-run) resumes bit-identically from its last checkpoint
-BIG="--data synthetic:logistic,n=40000,d=50,test-n=100 --model mlp:32 --epochs 4 --batch 100 --lr 0.3 --clip 1 --epsilon 4 --mech bsr --bands 4 --quiet"
+BIG="--data synthetic:logistic,n=40000,d=50,test-n=100 --model mlp:32 --epochs 4 --batch 100 --lr 0.3 --clip 1 --epsilon 4 --mech bsr --bands 4 --quiet --seed 1"
 expect_rc 0 "long full" "$BIN" train $BIG --report "$TMP/l_full.json"
 "$BIN" train $BIG --checkpoint "$TMP/ck2" --checkpoint-every 5 >/dev/null 2>&1 &
 pid=$!
@@ -50,17 +51,81 @@ hr=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/l_res.json")
 if [ -n "$hf" ] && [ "$hf" = "$hr" ]; then pass; else fail "kill -9/resume: $hf vs $hr"; fi
 
 # resuming a finished run evaluates it (no null accuracy); the randomness of a checkpoint must
-# be the one asked for (seeded vs secure, the seed)
+# be the one asked for (secure by default, --seed S for a seeded one, the same seed)
 S="--data synthetic:logistic,n=600,d=4,test-n=100 --model logistic --epsilon 1 --batch 20 --quiet"
-expect_rc 0 "short run" "$BIN" train $S --checkpoint "$TMP/ck3"
-expect_rc 0 "resume a finished run" "$BIN" train $S --resume "$TMP/ck3" --report "$TMP/fin.json"
-if grep -q '"final": {"test_accuracy": 0\.[0-9]' "$TMP/fin.json"; then pass; else fail "finished resume reports the accuracy"; fi
+expect_rc 0 "short run" "$BIN" train $S --seed 1 --checkpoint "$TMP/ck3"
+expect_rc 0 "resume a finished run" "$BIN" train $S --seed 1 --resume "$TMP/ck3" --report "$TMP/fin.json"
+if grep -q '"final": {"test_accuracy": [01]\.[0-9]' "$TMP/fin.json"; then pass; else fail "finished resume reports the accuracy"; fi
 expect_rc 2 "secure resume of a seeded run" "$BIN" train $S --resume "$TMP/ck3" --secure
-err_has -- "--secure: the checkpoint .* seeded mode" "names the mismatch"
+err_has -- "--secure: the checkpoint .* seeded mode \(seed 1\); resume it with --seed 1" "names the mismatch"
+expect_rc 2 "default (secure) resume of a seeded run" "$BIN" train $S --resume "$TMP/ck3"
+err_has -- "--resume: the checkpoint .* seeded mode \(seed 1\); resume it with --seed 1" "asks for --seed"
+expect_rc 2 "resume with another seed" "$BIN" train $S --resume "$TMP/ck3" --seed 2
+err_has -- "--seed: the checkpoint .* written with seed 1, got 2" "names both seeds"
 expect_rc 0 "secure run" "$BIN" train $S --secure --checkpoint "$TMP/ck4"
-expect_rc 2 "seeded resume of a secure run" "$BIN" train $S --resume "$TMP/ck4"
-err_has -- "--resume: .*secure mode; give --secure" "asks for --secure"
+expect_rc 2 "seeded resume of a secure run" "$BIN" train $S --resume "$TMP/ck4" --seed 1
+err_has -- "--seed: the checkpoint .* secure mode \(OS key\); resume it without --seed" "asks to drop --seed"
 expect_rc 0 "secure resume of a secure run" "$BIN" train $S --resume "$TMP/ck4" --secure
+expect_rc 0 "default resume of a secure run" "$BIN" train $S --resume "$TMP/ck4"
+# secure by default: the banner, the report and the ledger say so, two runs differ; --seed
+# warns once on stderr and is recorded
+expect_rc 0 "default run" "$BIN" train --data synthetic:logistic,n=600,d=4,test-n=100 --model logistic --epsilon 1 --batch 20 --report "$TMP/sec1.json"
+err_has "\| secure mode \(OS key\)( \||$)" "default banner: secure mode"
+if grep -q "warning: seeded" "$TMP/err"; then fail "default run warns of seeded mode"; else pass; fi
+if grep -q '"rng_mode": "secure"' "$TMP/sec1.json" && grep -q '"seed": null' "$TMP/sec1.json" &&
+   grep -q '"seed_mode": "secure"' "$TMP/sec1.json"; then pass; else fail "default report: secure mode"; fi
+expect_rc 0 "default run again" "$BIN" train $S --report "$TMP/sec2.json"
+expect_rc 0 "default run, third" "$BIN" train $S --report "$TMP/sec3.json"
+h1=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sec2.json")
+h2=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sec3.json")
+if [ -n "$h1" ] && [ "$h1" != "$h2" ]; then pass; else fail "two default runs differ: $h1 vs $h2"; fi
+expect_rc 0 "seeded run" "$BIN" train $S --seed 7 --report "$TMP/sd1.json"
+err_has "^dpcorr train: warning: seeded mode \(seed 7\): .*not private against anyone who knows it" "--seed warns"
+if [ "$(grep -c warning "$TMP/err")" -eq 1 ]; then pass; else fail "--seed warns once"; fi
+if grep -q '"rng_mode": "seeded"' "$TMP/sd1.json" && grep -q '"seed": 7' "$TMP/sd1.json"; then pass; else fail "seeded report"; fi
+expect_rc 0 "seeded run again" "$BIN" train $S --seed 7 --report "$TMP/sd2.json"
+h1=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sd1.json")
+h2=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sd2.json")
+if [ -n "$h1" ] && [ "$h1" = "$h2" ]; then pass; else fail "two seeded runs agree: $h1 vs $h2"; fi
+expect_rc 0 "explicit --secure" "$BIN" train $S --secure --dry-run
+out_has "^rng_mode = secure$" "--secure: dry run"
+expect_rc 0 "default dry run" "$BIN" train $S --dry-run
+out_has "^rng_mode = secure \(default\)$" "default: dry run"
+expect_rc 2 "--seed with --secure" "$BIN" train $S --seed 3 --secure
+err_has "cannot be combined with --seed" "--seed with --secure refused"
+# a resumed report keeps the epochs before the resume point (they travel in the checkpoint);
+# resuming a finished run reports its accuracy
+R="--data synthetic:logistic,n=600,d=4,test-n=100 --model logistic --epsilon 1 --batch 20 --epochs 4 --quiet --seed 3"
+expect_rc 0 "stopped after 2.3 epochs" "$BIN" train $R --checkpoint "$TMP/ck5" --stop-after 70
+expect_rc 0 "resumed to the end" "$BIN" train $R --resume "$TMP/ck5" --checkpoint "$TMP/ck5" --report "$TMP/res.json"
+n=$(grep -c '"epsilon_so_far"' "$TMP/res.json")
+if [ "$n" -eq 4 ] && grep -q '"epoch": 1, "step": 30' "$TMP/res.json"; then pass; else fail "resumed report has all 4 epochs (got $n)"; fi
+expect_rc 0 "resumed a finished run" "$BIN" train $R --resume "$TMP/ck5" --report "$TMP/fin2.json"
+if grep -q '"final": {"test_accuracy": [01]' "$TMP/fin2.json" && [ "$(grep -c '"epsilon_so_far"' "$TMP/fin2.json")" -eq 4 ]; then pass; else fail "finished resume: accuracy and epochs"; fi
+# a refused resume names the option or input that changed
+expect_rc 2 "resume with another --lr" "$BIN" train $R --lr 0.3 --resume "$TMP/ck5"
+err_has -- "--lr: learning rate: the checkpoint .* has 0.1, this run has 0.3" "names --lr and both values"
+expect_rc 2 "resume with another --batch" "$BIN" train $R --batch 30 --resume "$TMP/ck5"
+err_has -- "--batch: batch: the checkpoint .* has 20, this run has 30" "names --batch"
+printf 'a,b,label\n' > "$TMP/dd.csv"; i=0; while [ $i -lt 200 ]; do echo "$((i % 7)),$((i % 5)),$((i % 2))" >> "$TMP/dd.csv"; i=$((i + 1)); done
+D="--data csv:$TMP/dd.csv,label=label,task=classification,classes=2 --model logistic --epsilon 1 --batch 20 --epochs 3 --quiet --seed 3"
+expect_rc 0 "csv run stopped" "$BIN" train $D --checkpoint "$TMP/ck6" --stop-after 15
+sed 's/^3,3,1$/3,3,0/' "$TMP/dd.csv" > "$TMP/dd2.csv" && mv "$TMP/dd2.csv" "$TMP/dd.csv"
+expect_rc 2 "resume on edited data" "$BIN" train $D --resume "$TMP/ck6"
+err_has -- "--data: training data content changed since the checkpoint" "names the data content"
+# bytes after the checksum; stale temporaries of dead processes are removed
+cp "$TMP/ck5" "$TMP/ck7"; printf 'x' >> "$TMP/ck7"
+expect_rc 2 "a byte appended" "$BIN" train $R --resume "$TMP/ck7"
+err_has -- "--resume: .*checksum mismatch" "appended byte refused"
+sh -c 'exit 0' & dead=$!; wait $dead
+: > "$TMP/ck5.tmp.$dead"
+expect_rc 0 "resume cleans stale temporaries" "$BIN" train $R --resume "$TMP/ck5"
+if [ -e "$TMP/ck5.tmp.$dead" ]; then fail "stale temporary of a dead process left"; else pass; fi
+# a failed write is a failure: report, stdout
+expect_rc 1 "report to a full disk" "$BIN" train $R --report /dev/full
+err_has -- "--report: write error" "report write error"
+"$BIN" mech --kind nu --nu 0.1 --steps 10 > /dev/full 2> "$TMP/err"; rc=$?
+if [ $rc -eq 1 ] && grep -q "write error on standard output" "$TMP/err"; then pass; else fail "stdout write error: exit $rc"; fi
 # a regression run reports its test loss, not an accuracy
 expect_rc 0 "regression run" "$BIN" train --data synthetic:linreg,n=2000,d=3,test-n=200 --model linear --epsilon 2 --batch 50
 out_has "final test loss [0-9.e+-]+ \(regression\)" "regression: test loss"
@@ -107,11 +172,14 @@ bad "unknown option"       "--frobnicate"    $OK --batch 2 --epsilon 1 --frobnic
 bad "missing epsilon"      "--epsilon"       $OK --batch 2
 bad "bad resume file"      "resume"          $OK --batch 2 --epsilon 1 --resume "$TMP/ok.csv"
 # Poisson sampling with any mechanism (MMCC conditional composition, or the whole-run route when
-# better), and balls-in-bins sampling (accounted by the whole-run route)
+# better), and balls-in-bins sampling (the balls-in-bins route when it beats the whole run: Monte
+# Carlo for nu, with its samples, confidence and seed in the ledger)
 expect_rc 0 "poisson + nu" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.1 --sampler poisson --report "$TMP/pn.json"
 if grep -Eq '"route": "(MMCC conditional composition|whole-run Gaussian)' "$TMP/pn.json"; then pass; else fail "poisson + nu route: $(grep -o '"route": "[^"]*' "$TMP/pn.json")"; fi
 eps=$(sed -n 's/.*"privacy": {[^}]*"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/pn.json")
 awk -v e="$eps" 'BEGIN { exit !(e != "" && e <= 2) }' && pass || fail "poisson + nu epsilon $eps <= 2"
 expect_rc 0 "balls-in-bins + blt" "$BIN" train $COMMON --epsilon 2 --mech nu --nu 0.1 --sampler balls-in-bins --report "$TMP/bb.json"
 if grep -q '"sampler": "balls-in-bins"' "$TMP/bb.json"; then pass; else fail "balls-in-bins sampler recorded"; fi
+if grep -Eq '"route": "(balls-in-bins: Monte Carlo upper confidence bound|whole-run Gaussian)' "$TMP/bb.json"; then pass; else fail "balls-in-bins route: $(grep -o '"route": "[^"]*' "$TMP/bb.json")"; fi
+if ! grep -q '"route": "balls-in-bins' "$TMP/bb.json" || grep -q '"mc_samples": 131072, "mc_confidence": ' "$TMP/bb.json"; then pass; else fail "balls-in-bins Monte Carlo named in the ledger"; fi
 summary

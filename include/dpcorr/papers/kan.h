@@ -207,7 +207,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan2_evaluate(const dpc_kan2 *k, const doub
  *     gamma_hi = ||z|| (z the current hull point) >= gamma,
  *     gamma_lo = min_i <v_i, z>/||z|| <= gamma (the margin achieved by u = z/||z||).
  * gamma_lo <= 0 means no positive margin was certified (not separable in the NTK features, or
- * not yet). Stops when gamma_hi - gamma_lo <= tol * gamma_hi or after max_iter iterations. */
+ * not yet). Stops when gamma_hi - gamma_lo <= tol * gamma_hi or after max_iter iterations,
+ * fewer when max_iter x n (m + 4d) would exceed DPC_WORK_LIMIT (bounded running time; the
+ * bounds stay certified, converged = 0). */
 typedef struct dpc_kan_margin {
     double gamma_lo, gamma_hi;
     size_t iterations;

@@ -124,6 +124,8 @@ typedef struct dpc_sim_result {
     uint64_t seed;
 } dpc_sim_result;
 
+/* Runs the simulation. Work: (burn_in + steps) x d noisy updates (DPC_WORK_LIMIT, else
+ * DPC_E_RANGE naming "steps" or "burn_in", whichever is longer). */
 DPC_API DPC_NODISCARD dpc_status dpc_sim_run(const dpc_sim_config *c, dpc_sim_result *out,
                                              dpc_error *err);
 

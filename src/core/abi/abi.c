@@ -26,7 +26,8 @@ static const struct {
     ENTRY(dpc_strategy_loss),    ENTRY(dpc_strategy_options),
     ENTRY(dpc_strategy),         ENTRY(dpc_sampler_config),
     ENTRY(dpc_sampler_desc),     ENTRY(dpc_train_config),
-    ENTRY(dpc_step_info),
+    ENTRY(dpc_step_info),        ENTRY(dpc_progress),
+    ENTRY(dpc_train_record),
 };
 
 #define ABI_COUNT (sizeof abi_table / sizeof abi_table[0])

@@ -55,6 +55,52 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
                          double delta, const dpc_account_opts *o, size_t groups, dpc_pld **out,
                          double *slack, dpc_error *err);
 
+/* Random allocation of one Gaussian participation among b steps (bib_ra.c): the pair
+ * (1/b) sum_j N(mu e_j, I) vs N(0, I). dpc__ra_epsilon: an upper bound on the smallest eps with
+ * delta(eps) <= delta over both directions (never above the single Gaussian's). dpc__ra_delta:
+ * upper bounds on both directions' delta at eps on a grid of K cells (tests). */
+dpc_status dpc__ra_epsilon(size_t b, double mu, double delta, double *eps, dpc_error *err);
+dpc_status dpc__ra_delta(size_t b, double mu, double eps, size_t K, double *d_remove,
+                         double *d_add);
+
+/* Balls-in-bins Monte Carlo (bib_mc.c): an upper confidence bound (confidence 1 - beta) on the
+ * eps at delta of the pair (1/b) sum_j N(m_j, s^2 I) vs N(0, s^2 I) given the Gram matrix
+ * G = M^T M (b, b) of the m_j; N samples per direction (plus a pilot of N/8), draws keyed by
+ * dpc__bib_seed of the configuration (written to *seed). eps_whole: the unamplified epsilon (the
+ * search range). INFINITY when nothing below 2 eps_whole + 1 is certified. */
+dpc_status dpc__bib_mc_epsilon(const double *G, size_t b, double s, double delta, size_t N,
+                               double beta, double eps_whole, double *eps, uint64_t *seed,
+                               dpc_error *err);
+uint64_t dpc__bib_seed(const double *G, size_t b, double s, double delta, size_t N, double beta);
+/* The estimators at one eps with given tilts and key (tests): out = {mean, standard error, UCB
+ * at failure probability beta} for the remove direction, then the same for add. */
+dpc_status dpc__bib_mc_delta(const double *G, size_t b, double s, double eps, size_t N,
+                             uint64_t seed, double lambda, double theta_a, double beta,
+                             double out[6]);
+
+/* The strategy as a dense nonnegative matrix with rows in release order (mech_route.c; a row is
+ * released at the step of its last nonzero column); all-zero rows dropped. NULL with *why set
+ * when C has a negative entry, n > 4096, or memory fails. rows: (out). Caller frees. */
+double *dpc__mech_nonneg_matrix(const dpc_mech *m, size_t *rows, const char **why);
+
+/* The balls-in-bins route (bib_route.c). prepare: DPC_E_UNSUPPORTED when the route does not
+ * apply (not balls-in-bins, not PLD/RDP, a negative entry, n > 4096 or b > 512 for a
+ * non-identity C). epsilon: the route's upper bound at noise multiplier z (eps_whole: the
+ * whole-run epsilon at z, the Monte Carlo's search range); mc receives mc_samples,
+ * mc_confidence and mc_seed (0 / NAN / 0 when exact). */
+typedef struct dpc__bib_ctx {
+    int identity;
+    size_t b, k;
+    double colmax, delta;
+    double *G;       /* (b, b) Gram matrix of the m_j (non-identity C) */
+    const char *why; /* why the route does not apply to a balls-in-bins run (NULL: it does) */
+} dpc__bib_ctx;
+dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
+                            dpc__bib_ctx *c, dpc_error *err);
+dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, double *eps,
+                            dpc_account_mech_info *mc, dpc_error *err);
+void dpc__bib_free(dpc__bib_ctx *c);
+
 /* Secant search on log eps(e^u) = log target (calibrate.c); see the definition. */
 #include "account/acc_math.h"
 int dpc__secant_log(dpc__fn eps_of_u, void *ctx, double target, double *u, double *slope,

@@ -18,14 +18,25 @@ typedef struct {
     size_t part;
     dpc_status st;         /* first failure of an evaluation */
     size_t evals;          /* evaluations with the requested options (tests, benchmarks) */
+    size_t evals_done;     /* every evaluation (progress reports) */
     double evals_all;      /* sum of PLD grid steps evaluated (cost ~ 1/step) */
     dpc_error *err;
 } cal_ctx;
 
+/* Progress of a calibration: one report per evaluation (at most about CAL_EVALS_MAX). */
+#define CAL_EVALS_MAX 120.0
+static dpc_status cal_progress(cal_ctx *c)
+{
+    c->evals_done++;
+    return dpc__progress(&c->o->progress, (double)c->evals_done,
+                         fmax(CAL_EVALS_MAX, (double)c->evals_done + 1.0), c->err);
+}
+
 static int eval_ok(cal_ctx *c, int *ok)
 {
     dpc_account_result r;
-    dpc_status st = dpc_account_epsilon(&c->ev, c->o, c->delta, &r, c->err);
+    dpc_status st = cal_progress(c);
+    if (!st) st = dpc_account_epsilon(&c->ev, c->o, c->delta, &r, c->err);
     c->evals++;
     if (st) {
         if (!c->st) c->st = st;
@@ -72,7 +83,8 @@ static double eps_at(cal_ctx *c, double s, const dpc_account_opts *o)
 {
     for (size_t i = 0; i < c->ev.nparts; i++) c->parts[i].sigma = s;
     dpc_account_result r;
-    dpc_status st = dpc_account_epsilon(&c->ev, o, c->delta, &r, c->err);
+    dpc_status st = cal_progress(c);
+    if (!st) st = dpc_account_epsilon(&c->ev, o, c->delta, &r, c->err);
     c->evals_all += o->accountant == DPC_ACCOUNTANT_PLD ? o->pld_interval : 0.0;
     if (o == c->o) c->evals++;
     if (st) {
@@ -166,35 +178,40 @@ int dpc__secant_log(dpc__fn eps_of_u, void *ctx, double target, double *u, doubl
     return -1;
 }
 
+/* Evaluations of one accountant configuration along log sigma, remembered so that the point a
+ * secant search stops at can be read back without another evaluation. */
+#define CAL_MEMO 24
 typedef struct {
     cal_ctx *c;
     const dpc_account_opts *o;
+    size_t n;
+    double u[CAL_MEMO], e[CAL_MEMO];
 } secant_ctx;
 
 static double secant_eps(double u, void *vc)
 {
     secant_ctx *sc = vc;
+    for (size_t i = 0; i < sc->n; i++)
+        if (sc->u[i] == u) return sc->e[i];
     double e = eps_at(sc->c, exp(u), sc->o);
-    return sc->c->st ? NAN : e;
+    if (sc->c->st) return NAN;
+    size_t k = sc->n < CAL_MEMO ? sc->n++ : CAL_MEMO - 1;
+    sc->u[k] = u;
+    sc->e[k] = e;
+    return e;
 }
 
-static int secant(cal_ctx *c, const dpc_account_opts *o, double *u, double *slope, double tol,
+static int secant(secant_ctx *sc, double target, double *u, double *slope, double tol,
                   int private_end, int max_it, double umax)
 {
-    secant_ctx sc = {c, o};
-    return dpc__secant_log(secant_eps, &sc, c->eps, u, slope, tol, private_end, max_it, umax);
+    return dpc__secant_log(secant_eps, sc, target, u, slope, tol, private_end, max_it, umax);
 }
 
-/* DP-REQ: calib-pld: PLD calibration in a few evaluations. (1) RDP (microseconds per
- * evaluation) gives a start sigma and the slope dlog eps / dlog sigma; (2) secant steps with a
- * 10x coarser PLD grid (about 10x cheaper; within ~1e-3 of the fine curve) find the coarse
- * crossing and the local slope; (3) secant steps with the requested grid finish on the private
- * side within 5e-5 (relative) of the target epsilon (the grid resolves the PLD curve to ~1e-8
- * only: below that eps(sigma) is not monotone), typically in two evaluations. Falls back to
- * bisection if a stage does not converge. */
-static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *err)
+/* The RDP start: secant steps on log eps(log sigma) (RDP evaluations cost microseconds and any
+ * orders give a valid bound; this is only a start), bisection if they do not converge. *u and
+ * *slope receive log sigma and d log eps / d log sigma there. */
+static dpc_status rdp_start(cal_ctx *c, double smax, double *u, double *slope, dpc_error *err)
 {
-    /* a short order grid: any orders give a valid RDP bound, and this is only a start */
     static const double orders[] = {1.25, 1.5, 1.75, 2, 2.5, 3, 3.5, 4, 5, 6, 8, 10, 12, 16,
                                     20, 24, 32, 48, 64, 96, 128, 256, 512, 1024};
     dpc_account_opts ro;
@@ -203,19 +220,64 @@ static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *e
     ro.norders = sizeof orders / sizeof orders[0];
     cal_ctx rc = *c;
     rc.o = &ro;
+    secant_ctx sc = {&rc, &ro, 0, {0}, {0}};
+    *u = log(smax);
+    *slope = -1.0;
+    if (secant(&sc, c->eps, u, slope, 1e-3, 0, 30, log(1e9 * smax)) == 0) return DPC_OK;
+    rc.st = DPC_OK;
     double s0;
-    dpc_status st = bisect_sigma(&rc, smax, 1e-3, &s0, err); /* RDP: a start, not the answer */
+    dpc_status st = bisect_sigma(&rc, smax, 1e-3, &s0, err);
+    if (st) return st;
+    *u = log(s0);
+    *slope = -1.0;
+    return DPC_OK;
+}
+
+/* DP-REQ: calib-pld: PLD calibration in a few evaluations. (1) RDP secant steps (microseconds
+ * per evaluation) give a start sigma and the slope dlog eps / dlog sigma; (2) secant steps with
+ * a 10x coarser PLD grid (about 1/15 of the cost) find the coarse crossing; (3) one PLD
+ * evaluation with a 5x coarser grid there: connect-the-dots is second order in the grid step,
+ * so eps(h) ~ eps_0 + c h^2 and the two coarse values predict the requested grid's epsilon
+ * (Richardson: eps_10h + (eps_5h - eps_10h) 99/75; measured within ~1e-6 where eps >> h); (4)
+ * coarse secant steps onto the target shifted by that offset and 2.5e-5 to the private side,
+ * then ONE evaluation with the requested grid, accepted when it is private and within 5e-5
+ * (relative) of the target (the grid resolves eps(sigma) to ~1e-8 only: below that eps(sigma)
+ * is not monotone). A miss measures the offset exactly at that sigma and repeats (4); after
+ * three misses, secant steps on the requested grid, then bisection, finish. The answer is
+ * always an evaluation with the requested options that is <= the target. */
+static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *err)
+{
+    double u, slope;
+    dpc_status st = rdp_start(c, smax, &u, &slope, err);
     if (st == DPC_E_PRIVACY) return bisect_sigma(c, smax, 1e-11, sigma, err);
     if (st) return st;
-    double e1 = eps_at(&rc, s0, &ro), e2 = eps_at(&rc, s0 * 1.01, &ro);
-    double slope = (log(e2) - log(e1)) / log(1.01);
-    if (rc.st || !(slope < 0.0) || !isfinite(slope)) slope = -1.0;
-    double u = log(s0), umax = log(1e9 * smax);
-    dpc_account_opts co = *c->o;
+    if (!(slope < 0.0) || !isfinite(slope)) slope = -1.0;
+    double umax = log(1e9 * smax);
+    dpc_account_opts co = *c->o, mo = *c->o;
     co.pld_interval *= 10.0;
-    if (secant(c, &co, &u, &slope, 1e-3, 0, 8, umax) && c->st) return c->st;
-    c->st = DPC_OK;
-    if (secant(c, c->o, &u, &slope, 5e-5, 1, 10, umax)) {
+    mo.pld_interval *= 5.0;
+    secant_ctx cs = {c, &co, 0, {0}, {0}}, fs = {c, c->o, 0, {0}, {0}};
+    if (secant(&cs, c->eps, &u, &slope, 1e-3, 0, 8, umax) == 0) {
+        double e10 = secant_eps(u, &cs), e5 = eps_at(c, exp(u), &mo);
+        double off = log((e10 + (e5 - e10) * (99.0 / 75.0)) / e10);
+        for (int round = 0; round < 3 && !c->st && isfinite(off); round++) {
+            double ut = u, ec;
+            if (secant(&cs, c->eps * exp(-2.5e-5 - off), &ut, &slope, 5e-6, 0, 6, umax) ||
+                !((ec = secant_eps(ut, &cs)) > 0.0))
+                break;
+            double ef = secant_eps(ut, &fs);
+            if (c->st) return c->st; /* the requested grid failed: nothing to fall back to */
+            double f = log(ef / c->eps);
+            if (f <= 0.0 && f >= -5e-5) {
+                *sigma = exp(ut);
+                return DPC_OK;
+            }
+            off = log(ef / ec); /* the offset measured at this sigma */
+            u = ut;
+        }
+    }
+    c->st = DPC_OK; /* a coarse-grid failure only costs the shortcut */
+    if (secant(&fs, c->eps, &u, &slope, 5e-5, 1, 10, umax)) {
         if (c->st) return c->st;
         return bisect_sigma(c, smax, 1e-11, sigma, err); /* rare: the slow path */
     }

@@ -217,6 +217,24 @@ static double refine_fn(double a, void *vc)
     return c->mode == 0 ? dpc__rdp_eps1(a, r, c->x) : dpc__rdp_logdelta1(a, r, c->x);
 }
 
+/* The work of one RDP curve (DPC_WORK_LIMIT): per component and order a, the binomial sum of an
+ * integer order (a + 1 terms) or the two-sided series and band quadrature of a fractional one
+ * (O(a) terms, each a log-normal-CDF evaluation); the refinement evaluates ~20 more orders near
+ * the best. */
+static dpc_status rdp_work(const dpc_event *ev, const double *orders, size_t n, int refine,
+                           dpc_error *err)
+{
+    double w = 0.0, amax = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        double a = orders[i];
+        w += a == floor(a) ? 30.0 * (a + 1.0) : 1000.0 * (a + 30.0);
+        if (a > amax) amax = a;
+    }
+    if (refine) w += 20.0 * 1000.0 * (2.0 * amax + 30.0);
+    return dpc__work_check(w * (double)ev->nparts, "orders",
+                           "the RDP curve over these orders (large orders cost O(order))", err);
+}
+
 /* mode 0: epsilon for delta = x; mode 1: delta for epsilon = x. */
 static dpc_status run_rdp(const dpc_event *ev, const dpc_account_opts *o, int mode, double x,
                           dpc_account_result *out, dpc_error *err)
@@ -224,18 +242,31 @@ static dpc_status run_rdp(const dpc_event *ev, const dpc_account_opts *o, int mo
     const double *orders = o->orders;
     size_t n = o->norders;
     if (!orders) dpc_rdp_default_orders(&orders, &n);
+    dpc_status wst = rdp_work(ev, orders, n, o->rdp_refine, err);
+    if (wst) return wst;
     double *rdp = dpc__malloc_array(n, sizeof *rdp);
     if (!rdp) return DPC__NOMEM(err, "the RDP curve");
+    /* An order whose value cannot be computed reliably is left out (any order gives a valid
+     * bound); all of them failing is an error. */
+    size_t nok = 0;
+    double bad = NAN;
     for (size_t i = 0; i < n; i++) {
         int ok;
         rdp[i] = event_rdp(ev, orders[i], &ok);
         if (!ok) {
-            free(rdp);
-            return dpc_error_set(err, DPC_E_NUMERIC,
-                                 "rdp: the subsampled-Gaussian series did not converge at "
-                                 "order %g",
-                                 orders[i]);
+            rdp[i] = INFINITY;
+            bad = orders[i];
+        } else {
+            nok++;
         }
+    }
+    if (!nok) {
+        free(rdp);
+        return dpc_error_set(err, DPC_E_NUMERIC,
+                             "rdp: the subsampled-Gaussian series cannot be evaluated at any "
+                             "order (e.g. %g; noise multiplier too small for fractional "
+                             "orders: add integer orders)",
+                             bad);
     }
     dpc_status st;
     if (mode == 0) {

@@ -39,6 +39,7 @@ void dpc_ledger_init(dpc_ledger *L)
     L->epsilon_target = L->delta = L->epsilon = L->epsilon_paper = NAN;
     L->expected_batch = NAN;
     L->epsilon_pre = NAN;
+    L->mc_confidence = NAN;
 }
 
 /* A bounded appender: keeps counting past the end so the caller learns the full length. */
@@ -130,6 +131,12 @@ size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len)
     num(&s, "expected_batch", L->expected_batch, &f);
     str(&s, "seed_mode", dpc_rng_mode_name(L->rng_mode), &f);
     if (L->rng_mode == DPC_RNG_SEEDED) cnt(&s, "seed", L->seed, &f);
+    if (L->note[0]) str(&s, "note", L->note, &f);
+    if (L->mc_samples) {
+        cnt(&s, "mc_samples", L->mc_samples, &f);
+        num(&s, "mc_confidence", L->mc_confidence, &f);
+        cnt(&s, "mc_seed", L->mc_seed, &f);
+    }
     if (L->n_pre) {
         key(&s, "pre_noise_multipliers", &f);
         put(&s, "[");

@@ -112,7 +112,8 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
     if ((st = dpc__check_pos(noise_multiplier, "noise_multiplier", err))) return st;
     /* given z: the noise is exactly z * colnorm per unit clip */
     dpc_account_mech_info inf = {s.value, s.exact, col.value, 0, 1, noise_multiplier, 0, 0,
-                                 DPC_ROUTE_WHOLE_RUN, 0.0, {INFINITY, INFINITY, INFINITY}};
+                                 DPC_ROUTE_WHOLE_RUN, 0.0,
+                                 {INFINITY, INFINITY, INFINITY, INFINITY}, 0, NAN, 0, NULL};
     inf.noise_std = noise_multiplier * col.value;
     inf.run_sigma = s.value == col.value ? noise_multiplier : inf.noise_std / s.value;
     if (!(inf.run_sigma > 0) || !isfinite(inf.run_sigma) || !isfinite(inf.noise_std))
@@ -127,7 +128,8 @@ static dpc_account_mech_info info_of_run_sigma(const dpc_sensitivity *s,
                                                const dpc_sensitivity *col, double run_sigma)
 {
     dpc_account_mech_info inf = {s->value, s->exact, col->value, 0, 1, 0, 0, run_sigma,
-                                 DPC_ROUTE_WHOLE_RUN, 0.0, {INFINITY, INFINITY, INFINITY}};
+                                 DPC_ROUTE_WHOLE_RUN, 0.0,
+                                 {INFINITY, INFINITY, INFINITY, INFINITY}, 0, NAN, 0, NULL};
     inf.noise_std = run_sigma * s->value;
     inf.noise_multiplier = s->value == col->value ? run_sigma : inf.noise_std / col->value;
     return inf;
@@ -167,7 +169,10 @@ static dpc_status eps_at(const dpc_mech_params *p, size_t n, const dpc_participa
     dpc_mech_params pn = *p;
     pn.steps = n;
     dpc_mech *m = NULL;
-    dpc_status st = dpc_mech_new(&m, &pn, err);
+    /* progress: one report per evaluation of the search (about 2 log2(max_steps)) */
+    dpc_status st = dpc__progress(&o->progress, log2((double)n + 1.0), 2.0 * 40.0, err);
+    if (st) return st;
+    st = dpc_mech_new(&m, &pn, err);
     if (st) return dpc_error_nest(err, "mech");
     dpc_gauss_event ev;
     st = dpc_account_mech_event(m, part, z, q, &ev, NULL, err);

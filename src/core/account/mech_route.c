@@ -14,17 +14,15 @@
 #define MMCC_MAX_STEPS 4096 /* the dense strategy is materialized */
 #define MMCC_GROUPS 24
 
-static const char *const route_names[] = {"whole-run", "bandmf", "mmcc"};
+static const char *const route_names[DPC_ROUTE_COUNT] = {"whole-run", "bandmf", "mmcc",
+                                                          "balls-in-bins"};
 
 const char *dpc_mech_route_name(dpc_mech_route r)
 {
-    return (unsigned)r < 3 ? route_names[r] : "unknown";
+    return (unsigned)r < DPC_ROUTE_COUNT ? route_names[r] : "unknown";
 }
 
-/* The strategy as a dense nonnegative matrix with rows in release order (a row is released at
- * the step of its last nonzero column: TREE nodes complete then). NULL with *why set when C has
- * a negative entry or n is too large. rows: (out) number of rows. */
-static double *mmcc_matrix(const dpc_mech *m, size_t *rows, const char **why, dpc_error *err)
+double *dpc__mech_nonneg_matrix(const dpc_mech *m, size_t *rows, const char **why)
 {
     size_t n = dpc_mech_steps(m), r = dpc_mech_noise_rows(m), rn;
     *why = NULL;
@@ -34,7 +32,7 @@ static double *mmcc_matrix(const dpc_mech *m, size_t *rows, const char **why, dp
     }
     double *C = dpc__malloc_array(rn, sizeof *C), *S = dpc__malloc_array(rn, sizeof *S);
     size_t *last = dpc__malloc_array(r, sizeof *last), *ord = dpc__malloc_array(r, sizeof *ord);
-    if (!C || !S || !last || !ord || dpc_mech_dense_strategy(m, C, err)) {
+    if (!C || !S || !last || !ord || dpc_mech_dense_strategy(m, C, NULL)) {
         if (!*why) *why = "the strategy matrix is not available";
         free(C);
         free(S);
@@ -160,6 +158,7 @@ typedef struct mmcc_ctx {
     double slack;
     dpc_status st;
     dpc_error *err;
+    const char *why; /* why the route does not apply to a Poisson run (NULL: it does) */
 } mmcc_ctx;
 
 static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *o,
@@ -169,8 +168,7 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
     if (run->q >= 1.0 || run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC ||
         run->part.b != 1 || o->accountant != DPC_ACCOUNTANT_PLD || run->n_pre)
         return DPC_E_UNSUPPORTED;
-    const char *why = NULL;
-    c->C = mmcc_matrix(run->mech, &c->rows, &why, NULL);
+    c->C = dpc__mech_nonneg_matrix(run->mech, &c->rows, &c->why);
     if (!c->C) return DPC_E_UNSUPPORTED;
     dpc_sensitivity s, col;
     dpc_participation single = {DPC_PART_MINSEP, 1, 1};
@@ -204,6 +202,34 @@ static double mmcc_eps(const mmcc_ctx *cc, double z, double *slack, dpc_status *
     if (!*stp) *stp = dpc_pld_epsilon(pld, cc->delta - *slack, &e, err);
     dpc_pld_free(pld);
     return e;
+}
+
+/* The ledger's note for a sampled run that no amplification route could take. */
+static const char *route_note(const char *why)
+{
+    if (!why) return NULL;
+    if (strstr(why, "negative"))
+        return "no MMCC or balls-in-bins amplification: C has negative entries (both dominating "
+               "pairs need C >= 0; doc/accounting.md section 7)";
+    if (strstr(why, "4096")) return "no MMCC or balls-in-bins amplification: more than 4096 steps";
+    if (strstr(why, "512")) return "no balls-in-bins amplification: more than 512 bins";
+    return "no MMCC or balls-in-bins amplification: the strategy matrix is not available";
+}
+
+/* epsilon by the balls-in-bins route at z (INFINITY when it does not apply); the Monte Carlo's
+ * samples, confidence and seed go to mc (left alone when the route does not apply). */
+static dpc_status eps_bib(const dpc_mech_run *run, double z, const dpc_account_opts *o,
+                          double delta, double eps_whole, double *eps,
+                          dpc_account_mech_info *mc, const char **why, dpc_error *err)
+{
+    dpc__bib_ctx bc;
+    dpc_status st = dpc__bib_prepare(run, o, delta, &bc, err);
+    *why = bc.why;
+    if (st == DPC_E_UNSUPPORTED) return DPC_OK;
+    if (st) return st;
+    st = dpc__bib_epsilon(&bc, z, eps_whole, eps, mc, err);
+    dpc__bib_free(&bc);
+    return st;
 }
 
 dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multiplier,
@@ -245,9 +271,23 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
             best.delta_slack = slack;
         }
     }
+    double ebb = INFINITY;
+    const char *bwhy = NULL;
+    if ((st = eps_bib(run, sigma, o, delta, ew, &ebb, &best, &bwhy, err))) return st;
+    if (ebb < (eb < ew ? eb : ew) && ebb < em) {
+        size_t ns = best.mc_samples;
+        double cf = best.mc_confidence;
+        uint64_t sd = best.mc_seed;
+        best = wi;
+        best.amplified = 1;
+        best.route = DPC_ROUTE_BALLS_IN_BINS;
+        best.mc_samples = ns, best.mc_confidence = cf, best.mc_seed = sd;
+    }
     best.eps_routes[DPC_ROUTE_WHOLE_RUN] = ew;
     best.eps_routes[DPC_ROUTE_BANDMF] = eb;
     best.eps_routes[DPC_ROUTE_MMCC] = em;
+    best.eps_routes[DPC_ROUTE_BALLS_IN_BINS] = ebb;
+    best.note = route_note(cc.why ? cc.why : bwhy);
     memset(res, 0, sizeof *res);
     res->epsilon = best.eps_routes[best.route];
     res->delta = delta;
@@ -326,6 +366,49 @@ static dpc_status calibrate_pre(const dpc_mech_run *run, const dpc_account_opts 
     return DPC_OK;
 }
 
+/* The balls-in-bins route along log z: every evaluation whose epsilon is <= the target is a
+ * valid answer and the smallest such z is kept (the Monte Carlo's epsilon is not smooth in z:
+ * each z has its own draws). */
+typedef struct {
+    const dpc__bib_ctx *bc;
+    const dpc_mech_run *run;
+    const dpc_account_opts *o;
+    double target, delta, zbest;
+    dpc_status st;
+    dpc_error *err;
+} bib_cal;
+
+static double bib_eps_u(double u, void *vc)
+{
+    bib_cal *c = vc;
+    double z = exp(u), ew, e;
+    dpc_account_mech_info mc;
+    if ((c->st = eps_whole(c->run, z, c->o, c->delta, &ew, NULL, c->err))) return NAN;
+    if ((c->st = dpc__bib_epsilon(c->bc, z, ew, &e, &mc, c->err))) return NAN;
+    if (e <= c->target && z < c->zbest) c->zbest = z;
+    return e;
+}
+
+static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts *o,
+                                double epsilon, double delta, double *best, dpc_error *err)
+{
+    dpc__bib_ctx bc;
+    dpc_status st = dpc__bib_prepare(run, o, delta, &bc, err);
+    if (st == DPC_E_UNSUPPORTED) return DPC_OK;
+    if (st) return st;
+    bib_cal c = {&bc, run, o, epsilon, delta, *best, DPC_OK, err};
+    double u = log(*best), slope = -1.0, e0 = bib_eps_u(u, &c);
+    if (!c.st && e0 < epsilon) {
+        double uu = u - 0.1;
+        (void)dpc__secant_log(bib_eps_u, &c, epsilon, &uu, &slope, bc.identity ? 5e-5 : 2e-3, 1,
+                              14, u);
+    }
+    dpc__bib_free(&bc);
+    if (c.st) return c.st;
+    if (c.zbest < *best) *best = c.zbest;
+    return DPC_OK;
+}
+
 dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_account_opts *o,
                                           double epsilon, double delta, double *noise_multiplier,
                                           dpc_account_mech_info *info, dpc_error *err)
@@ -376,6 +459,7 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
         free(cc.C);
         if (mc.st) return mc.st;
     }
+    if ((st = calibrate_bib(run, o, epsilon, delta, &best, err))) return st;
     *noise_multiplier = best;
     if (info) {
         dpc_account_result r;

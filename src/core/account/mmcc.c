@@ -277,6 +277,7 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
     dpc_pld *acc = NULL;
     for (size_t gi = 0; !st && gi < groups; gi++) {
         size_t a = rows * gi / groups, b = rows * (gi + 1) / groups;
+        if ((st = dpc__progress(&o->progress, (double)gi, (double)groups, err))) break;
         rowdist rep;
         if (group_rep(ord + a, b - a, &rep)) {
             st = DPC__NOMEM(err, "an MMCC group");

@@ -192,11 +192,19 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
     }
     double fi0 = floor(llo / h), fi1 = ceil(lhi / h);
     if (fi1 <= fi0) fi1 = fi0 + 1.0;
-    if (!(fi1 - fi0 + 1.0 <= (double)PLD_MAX_POINTS) || fabs(fi0) > 9e15 || fabs(fi1) > 9e15)
-        return dpc_error_param(err, DPC_E_RANGE, "interval",
-                               "the loss grid would need %.3g points (losses %g..%g, "
-                               "interval %g); use a larger interval",
-                               fi1 - fi0 + 1.0, llo, lhi, h);
+    if (!(fi1 - fi0 + 1.0 <= (double)PLD_MAX_POINTS) || fabs(fi0) > 9e15 || fabs(fi1) > 9e15) {
+        /* the culprit: a finer interval than the default, else too little noise */
+        if (h < 1e-4)
+            return dpc_error_param(err, DPC_E_RANGE, "interval",
+                                   "the loss grid would need %.3g points (losses %g..%g, "
+                                   "interval %g; at most %zu); use a larger interval",
+                                   fi1 - fi0 + 1.0, llo, lhi, h, PLD_MAX_POINTS);
+        return dpc_error_param(err, DPC_E_RANGE, "noise_multiplier",
+                               "%g is too small for the PLD accountant: one step's privacy "
+                               "losses span %g..%g, %.3g grid points at interval %g (at most "
+                               "%zu); use more noise, a larger interval or the RDP accountant",
+                               g->z, llo, lhi, fi1 - fi0 + 1.0, h, PLD_MAX_POINTS);
+    }
     long long i0 = (long long)fi0;
     size_t n = (size_t)(fi1 - fi0) + 1;
     out->k0 = i0;

@@ -18,6 +18,7 @@ const char *dpc_status_str(dpc_status s)
     case DPC_E_UNSUPPORTED: return "unsupported";
     case DPC_E_RANGE: return "size out of range";
     case DPC_E_STATE: return "wrong state";
+    case DPC_E_CANCELLED: return "cancelled";
     }
     return "unknown status";
 }

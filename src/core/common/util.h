@@ -33,6 +33,28 @@ static inline void *dpc__malloc_array(size_t n, size_t sz)
     return malloc(total ? total : 1);
 }
 
+/* The work check of every bounded computation (dpcorr/common.h, DPC_WORK_LIMIT): DPC_OK when
+ * ops (the estimated elementary operations) is within the limit, else DPC_E_RANGE naming field
+ * ("<field>: <what> would take about 3.2e+11 operations, above the work limit 1e+10 ..."). */
+static inline dpc_status dpc__work_check(double ops, const char *field, const char *what,
+                                         dpc_error *err)
+{
+    if (ops <= DPC_WORK_LIMIT) return DPC_OK;
+    return dpc_error_param(err, DPC_E_RANGE, field,
+                           "%s would take about %.2g operations, above the work limit %.2g "
+                           "(DPC_WORK_LIMIT, about 10 s)",
+                           what, ops, DPC_WORK_LIMIT);
+}
+
+/* Calls the progress callback (if any); DPC_E_CANCELLED when it asks to stop. */
+static inline dpc_status dpc__progress(const dpc_progress *p, double done, double total,
+                                       dpc_error *err)
+{
+    if (p && p->fn && p->fn(p->ctx, done, total))
+        return dpc_error_set(err, DPC_E_CANCELLED, "cancelled at %.0f of %.0f", done, total);
+    return DPC_OK;
+}
+
 #define DPC__NOMEM(err, what) dpc_error_set((err), DPC_E_NOMEM, "out of memory allocating %s", (what))
 
 #endif

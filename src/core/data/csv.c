@@ -378,7 +378,7 @@ static dpc_status make_dataset(csv_load *c, dpc_dataset **out, dpc_error *err)
     size_t k = o->task == DPC_TASK_CLASSIFICATION ? dpc__labels_count(&c->L) : 0;
     dpc_dataset *ds = NULL;
     dpc_status st = dpc_dataset_new(&ds, 0, c->d, k, err);
-    if (st) return st;
+    if (st) return dpc_error_prefix(err, "%s: ", c->path); /* e.g. beyond the feature limit */
     free(ds->x);
     free(ds->y);
     ds->x = c->x;

@@ -17,10 +17,17 @@ dpc_status dpc_dataset_new(dpc_dataset **out, size_t n, size_t d, size_t n_class
     if (n_classes > DPC_DATA_MAX_CLASSES)
         return dpc_error_param(err, DPC_E_RANGE, "n_classes", "%zu classes exceed the limit %d",
                                n_classes, DPC_DATA_MAX_CLASSES);
+    if (d > DPC_DATA_MAX_FEATURES)
+        return dpc_error_param(err, DPC_E_RANGE, "d", "%zu features, at most %zu supported", d,
+                               (size_t)DPC_DATA_MAX_FEATURES);
     size_t nd, bytes;
     if (!dpc__mul_ok(n, d, &nd) || !dpc__mul_ok(nd, sizeof(double), &bytes))
         return dpc_error_set(err, DPC_E_NOMEM,
                              "dataset: %zu x %zu features overflow the address space", n, d);
+    if (nd > DPC_DATA_MAX_VALUES)
+        return dpc_error_param(err, DPC_E_RANGE, "n", "%zu examples x %zu features = %zu values, "
+                               "at most %zu supported (32 GB)", n, d, nd,
+                               (size_t)DPC_DATA_MAX_VALUES);
     dpc_dataset *ds = calloc(1, sizeof *ds);
     if (!ds) return DPC__NOMEM(err, "dataset");
     ds->x = dpc__calloc(nd, sizeof(double));
@@ -45,6 +52,36 @@ void dpc_dataset_free(dpc_dataset *ds)
     free(ds->truth);
     free(ds->cov_diag);
     free(ds);
+}
+
+/* One 64-bit word into the hash: FNV-1a's xor-multiply on whole words, then a final avalanche
+ * (splitmix64) so that every input bit reaches every output bit. */
+static uint64_t hash_word(uint64_t h, uint64_t w) { return (h ^ w) * 0x100000001b3ull; }
+
+static uint64_t hash_doubles(uint64_t h, const double *v, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        uint64_t w;
+        memcpy(&w, &v[i], sizeof w);
+        h = hash_word(h, w);
+    }
+    return h;
+}
+
+uint64_t dpc_dataset_hash(const dpc_dataset *ds)
+{
+    if (!ds) return 0;
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = hash_word(h, (uint64_t)ds->n);
+    h = hash_word(h, (uint64_t)ds->d);
+    h = hash_word(h, (uint64_t)ds->n_classes);
+    if (ds->x) h = hash_doubles(h, ds->x, ds->n * ds->d);
+    if (ds->y) h = hash_doubles(h, ds->y, ds->n);
+    h ^= h >> 30;
+    h *= 0xBF58476D1CE4E5B9ull;
+    h ^= h >> 27;
+    h *= 0x94D049BB133111EBull;
+    return h ^ (h >> 31);
 }
 
 dpc_status dpc_dataset_check(const dpc_dataset *ds, dpc_error *err)

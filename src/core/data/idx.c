@@ -277,7 +277,10 @@ dpc_status dpc_data_load_idx(dpc_dataset **out, const char *images_path, const c
     double scale = o.scale == 0 ? 1.0 : o.scale;
     /* An empty dataset whose arrays read_elems grows as the records arrive. */
     st = dpc_dataset_new(&ds, 0, d, o.n_classes ? o.n_classes : 1, err);
-    if (st) goto done;
+    if (st) { /* e.g. dimensions beyond DPC_DATA_MAX_FEATURES: name the file */
+        dpc_error_prefix(err, "%s: ", images_path);
+        goto done;
+    }
     free(ds->x);
     free(ds->y);
     ds->x = ds->y = NULL;

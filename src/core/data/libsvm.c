@@ -212,7 +212,7 @@ dpc_status dpc_data_load_libsvm(dpc_dataset **out, const char *path, const dpc_l
     if (!st && d == 0)
         st = dpc_error_set(err, DPC_E_FORMAT, "%s: no features (every row is empty); give d", path);
     size_t k = o.task == DPC_TASK_CLASSIFICATION ? dpc__labels_count(&L) : 0;
-    if (!st) st = dpc_dataset_new(&ds, s.rows, d, k, err);
+    if (!st && (st = dpc_dataset_new(&ds, s.rows, d, k, err))) dpc_error_prefix(err, "%s: ", path);
     if (!st) {
         for (size_t i = 0; i < s.rows; i++) {
             ds->y[i] = s.y[i];

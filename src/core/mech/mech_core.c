@@ -158,6 +158,32 @@ static int lower_inverse(double *X, const double *L, size_t n)
     return 1;
 }
 
+/* The work of build_toeplitz (DPC_WORK_LIMIT): n per coefficient array, n x nbuf for BLT, the
+ * reciprocal series n x L for BSR, BISR and Toeplitz (L bands or coefficients) and the workload
+ * root L^2 with momentum. */
+static dpc_status toeplitz_work(const dpc_mech_params *p, size_t n, dpc_error *err)
+{
+    double nd = (double)n;
+    switch (p->kind) {
+    case DPC_MECH_BSR:
+    case DPC_MECH_BISR: {
+        double L = (double)(p->bands < n ? p->bands : n);
+        return dpc__work_check(nd * L + (p->momentum != 0.0 ? L * L : 0.0) + 8.0 * nd, "bands",
+                               "the inverse of the banded series (steps x bands)", err);
+    }
+    case DPC_MECH_TOEPLITZ: {
+        double L = (double)(p->ncoeffs < n ? p->ncoeffs : n);
+        return dpc__work_check(nd * L + 8.0 * nd, "coeffs",
+                               "the inverse series (steps x coefficients)", err);
+    }
+    case DPC_MECH_BLT:
+        return dpc__work_check(nd * (8.0 + 4.0 * (double)p->nbuf), "steps",
+                               "the BLT coefficients (steps x buffers)", err);
+    default:
+        return dpc__work_check(16.0 * nd, "steps", "the Toeplitz coefficients", err);
+    }
+}
+
 /* BLT Toeplitz coefficients: c_0 = 1, c_j = sum_i omega_i theta_i^(j-1) (Dvijotham et al.
  * 2024); b = C^-1 via the output recursion x_t = z_t - sum_i omega_i s_i,
  * s_i <- theta_i s_i + x_t applied to an impulse (the recursion the streaming generator runs). */
@@ -197,6 +223,8 @@ static dpc_status build_toeplitz(dpc_mech *m, dpc_error *err)
 {
     const dpc_mech_params *p = &m->p;
     size_t n = m->n;
+    dpc_status st = toeplitz_work(p, n, err);
+    if (st) return st;
     m->bcoef = dpc__calloc(n, sizeof(double));
     m->ccoef = dpc__calloc(n, sizeof(double));
     if (!m->bcoef || !m->ccoef) return DPC__NOMEM(err, "Toeplitz coefficients");
@@ -262,8 +290,7 @@ static dpc_status build_toeplitz(dpc_mech *m, dpc_error *err)
         break;
     }
     case DPC_MECH_BLT: {
-        dpc_status st = blt_coefficients(p, n, b, c, err);
-        if (st) return st;
+        if ((st = blt_coefficients(p, n, b, c, err))) return st;
         m->b_len = m->c_len = n;
         m->engine = ENGINE_BLT;
         break;

@@ -38,6 +38,12 @@ int dpc__series_workload_root(double *out, size_t n, double a, double m, int s);
 /* y = W * x for the workload W = 1 / ((1 - a x)(1 - m x)): two first-order recursions. */
 void dpc__workload_apply(double *y, const double *x, size_t n, double a, double m);
 
+/* gamma_inf = sqrt(sum_t c_t^2) for C = 1/B(x), B = sum_l b_l x^l (L terms), by the periodic
+ * trapezoidal rule on |B(e^iw)|^-2 (mech_sens.c): the FFT form (O(M log M) per grid of M >= 4L
+ * points) and its direct O(M L) reference, which agree to rounding. INFINITY when B vanishes on
+ * the unit circle. */
+dpc_status dpc__limit_poly(const double *b, size_t L, double *g, dpc_error *err);
+dpc_status dpc__limit_poly_naive(const double *b, size_t L, double *g, dpc_error *err);
 
 /* Tree helpers (mech_tree.c). */
 uint64_t dpc__tree_node_row(unsigned h, uint64_t i);  /* in-order row id of node (h, i) */

@@ -18,6 +18,7 @@
  *   tree, large n              per-level counting bound. */
 #include "common/util.h"
 #include "mech/mech_internal.h"
+#include "dpcorr/fft.h"
 #include "dpcorr/special.h" /* dpc_special_ellip_k (AGM) */
 
 #include <math.h>
@@ -252,6 +253,11 @@ dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part
             if (c[t] < 0.0) nonneg = 0;
             if (t + 1 < n && c[t + 1] > c[t]) noninc = 0;
         }
+        /* one pass of shifted sums: n k multiply-adds with a branch (2 n k, DPC_WORK_LIMIT) */
+        dpc_status st = dpc__work_check(2.0 * (double)n * (double)k, "part.k",
+                                        "the sensitivity over the participations (steps x "
+                                        "participations)", err);
+        if (st) return st;
         if (nonneg && (noninc || cyclic)) {
             out->value = sqrt(shifted_sum_sq(c, n, k, b, 0));
             out->exact = 1;
@@ -341,53 +347,117 @@ dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part
  * (1/2pi) int |B(w)|^-2 dw (Parseval; nu-DP-FTRL paper eq. 26) by the trapezoidal rule, which
  * converges geometrically for this analytic periodic integrand. The grid doubles (only the new
  * points are evaluated) until two estimates agree to 1e-13. A zero of B on the unit circle means
- * divergence (INFINITY). */
-static dpc_status limit_from_polynomial(const double *b, size_t L, double *g, dpc_error *err)
+ * divergence (INFINITY).
+ *
+ * |B| on the grid w_j = 2 pi (j + shift) / M: the DFT of b_l e^{-2 pi i l shift / M} (|B(w)| =
+ * |B(-w)| for real b). The FFT form evaluates M points in O(M log M) (dpc__limit_poly); the direct
+ * form (dpc__limit_poly_naive, the reference) in O(M L). Both start at M = max(64, 4L) and stop at
+ * the same estimates. L > 2^21 is refused (DPC_E_RANGE, "coeffs"); the grid stops at 2^24 points
+ * (at most about 25 FFTs of 2^24 points, a few seconds); a quadrature that has not converged
+ * there is DPC_E_NUMERIC. */
+#define LIMIT_MAX_M ((size_t)1 << 24)
+
+/* sum over j < M of 1/|B(2 pi (j + shift)/M)|^2 by the FFT; 0: a zero of B (sum = INFINITY). */
+static int sum_inv_fft(const dpc_fft *f, const double *b, size_t L, size_t M, double shift,
+                       double *re, double *im, double *sum)
 {
-    double sum = 0.0, prev = 0.0;
-    size_t M = 64;
-    while (M < 4 * L) M *= 2;
+    for (size_t l = 0; l < M; l++) {
+        double a = l < L ? b[l] : 0.0, w = -2.0 * M_PI * shift * (double)l / (double)M;
+        re[l] = shift == 0.0 ? a : a * cos(w);
+        im[l] = shift == 0.0 ? 0.0 : a * sin(w);
+    }
+    dpc_fft_exec(f, re, im, 0);
+    double acc = 0.0;
     for (size_t j = 0; j < M; j++) {
-        double re = 0.0, im = 0.0, w = 2.0 * M_PI * (double)j / (double)M;
+        double m2 = re[j] * re[j] + im[j] * im[j];
+        if (m2 < 1e-300) return 0;
+        acc += 1.0 / m2;
+    }
+    *sum += acc;
+    return 1;
+}
+
+/* The same sum by direct evaluation (reference). */
+static int sum_inv_naive(const double *b, size_t L, size_t M, double shift, double *sum)
+{
+    double acc = 0.0;
+    for (size_t j = 0; j < M; j++) {
+        double re = 0.0, im = 0.0, w = 2.0 * M_PI * ((double)j + shift) / (double)M;
         for (size_t l = 0; l < L; l++) {
             re += b[l] * cos(w * (double)l);
             im += b[l] * sin(w * (double)l);
         }
         double m2 = re * re + im * im;
-        if (m2 < 1e-300) {
-            *g = INFINITY;
-            return DPC_OK;
-        }
-        sum += 1.0 / m2;
+        if (m2 < 1e-300) return 0;
+        acc += 1.0 / m2;
     }
-    prev = sum / (double)M;
-    for (int it = 0; it < 24; it++) {
-        /* add the midpoints */
-        for (size_t j = 0; j < M; j++) {
-            double re = 0.0, im = 0.0, w = 2.0 * M_PI * ((double)j + 0.5) / (double)M;
-            for (size_t l = 0; l < L; l++) {
-                re += b[l] * cos(w * (double)l);
-                im += b[l] * sin(w * (double)l);
+    *sum += acc;
+    return 1;
+}
+
+static dpc_status limit_poly(const double *b, size_t L, int naive, double *g, dpc_error *err)
+{
+    if (L > LIMIT_MAX_M / 8)
+        return dpc_error_param(err, DPC_E_RANGE, "coeffs",
+                               "%zu coefficients: the limit quadrature supports at most %zu", L,
+                               LIMIT_MAX_M / 8);
+    size_t M = 64;
+    while (M < 4 * L) M *= 2;
+    double *re = NULL, *im = NULL;
+    dpc_fft *f = NULL;
+    dpc_status st = DPC_OK;
+    double sum = 0.0, prev = 0.0, cur = 0.0;
+    int ok = 1, done = 0;
+    for (int level = 0; ok && !done && M <= LIMIT_MAX_M; level++) {
+        if (!naive) {
+            dpc_fft_free(f);
+            free(re);
+            free(im);
+            re = dpc__malloc_array(M, sizeof *re);
+            im = dpc__malloc_array(M, sizeof *im);
+            if (!re || !im || (st = dpc_fft_new(&f, M, err))) {
+                if (!st) st = DPC__NOMEM(err, "the limit quadrature");
+                break;
             }
-            double m2 = re * re + im * im;
-            if (m2 < 1e-300) {
-                *g = INFINITY;
-                return DPC_OK;
-            }
-            sum += 1.0 / m2;
+        }
+        /* level 0: the M grid points; then the M midpoints of the grid, which doubles */
+        double shift = level == 0 ? 0.0 : 0.5;
+        ok = naive ? sum_inv_naive(b, L, M, shift, &sum)
+                   : sum_inv_fft(f, b, L, M, shift, re, im, &sum);
+        if (level == 0) {
+            prev = sum / (double)M;
+            continue;
         }
         M *= 2;
-        double cur = sum / (double)M;
-        if (fabs(cur - prev) <= 1e-13 * cur) {
-            *g = sqrt(cur);
-            return DPC_OK;
-        }
-        prev = cur;
-        if ((double)M * (double)L > 4e8) break;
+        cur = sum / (double)M;
+        if (fabs(cur - prev) <= 1e-13 * cur) done = 1;
+        else prev = cur;
+    }
+    dpc_fft_free(f);
+    free(re);
+    free(im);
+    if (st) return st;
+    if (!ok) {
+        *g = INFINITY;
+        return DPC_OK;
+    }
+    if (done) {
+        *g = sqrt(cur);
+        return DPC_OK;
     }
     return dpc_error_set(err, DPC_E_NUMERIC,
                          "limit sensitivity: quadrature did not converge (B nearly vanishes on "
                          "the unit circle; gamma_inf is at least %.6g)", sqrt(prev));
+}
+
+dpc_status dpc__limit_poly(const double *b, size_t L, double *g, dpc_error *err)
+{
+    return limit_poly(b, L, 0, g, err);
+}
+
+dpc_status dpc__limit_poly_naive(const double *b, size_t L, double *g, dpc_error *err)
+{
+    return limit_poly(b, L, 1, g, err);
 }
 
 dpc_status dpc_mech_limit_sensitivity(const dpc_mech *m, double *g, dpc_error *err)
@@ -438,14 +508,14 @@ dpc_status dpc_mech_limit_sensitivity(const dpc_mech *m, double *g, dpc_error *e
             *g = sqrt(s);
             return DPC_OK;
         }
-        return limit_from_polynomial(p->coeffs, p->ncoeffs, g, err);
+        return dpc__limit_poly(p->coeffs, p->ncoeffs, g, err);
     case DPC_MECH_BISR: {
         double *bc = dpc__malloc_array(p->bands, sizeof *bc);
         if (!bc || !dpc__series_workload_root(bc, p->bands, p->decay, p->momentum, +1)) {
             free(bc);
             return DPC__NOMEM(err, "coefficients");
         }
-        dpc_status st = limit_from_polynomial(bc, p->bands, g, err);
+        dpc_status st = dpc__limit_poly(bc, p->bands, g, err);
         free(bc);
         return st;
     }

@@ -20,11 +20,11 @@
 
 /* ==== Passes =========================================================================== */
 
-/* Validates params (P), X (M, D), y (M) (y may be NULL: predict). */
+/* Validates params (P) unless skip_params, X (M, D), y (M) (y may be NULL: predict). */
 static dpc_status check_inputs(const dpc_model *m, const double *params, const double *X,
-                               const double *y, size_t M, dpc_error *err)
+                               const double *y, size_t M, int skip_params, dpc_error *err)
 {
-    dpc_status st = dpc__check_params(m, params, err);
+    dpc_status st = skip_params ? DPC_OK : dpc__check_params(m, params, err);
     size_t D = m->dim[0];
     for (size_t i = 0; !st && i < M; i++) {
         st = dpc__check_x(m, X + i * D, i, err);
@@ -46,7 +46,8 @@ static void dense_forward(const dpc_model *m, const double *params, const double
         double *Z = l + 1 < L ? ws->act[l + 1] : ws->delta[L - 1]; /* (M, out) */
         double *Zt = ws->sdt;                                      /* (out, M) */
         dpc__gemm_pack_bt(in, M, A, in, ws->pack);
-        dpc__gemm_packed(out, M, in, params + m->w_off[l], in, ws->pack, Zt, M, 0);
+        dpc__gemm_seg(m->cfg.isa, out, M, in, 0, params + m->w_off[l], in, ws->pack, 0, Zt, M,
+                      0);
         const double *b = m->cfg.bias ? params + m->b_off[l] : NULL;
         for (size_t i = 0; i < M; i++)
             for (size_t o = 0; o < out; o++)
@@ -70,7 +71,8 @@ static void dense_backward(const dpc_model *m, const double *params, size_t M, d
     for (size_t l = m->n_layers - 1; l > 0; l--) {
         size_t in = m->dim[l], out = m->dim[l + 1];
         dpc__gemm_pack_b(out, in, params + m->w_off[l], in, ws->pack);
-        dpc__gemm_packed(M, in, out, ws->delta[l], out, ws->pack, ws->delta[l - 1], in, 0);
+        dpc__gemm_seg(m->cfg.isa, M, in, out, 0, ws->delta[l], out, ws->pack, 0,
+                      ws->delta[l - 1], in, 0);
         dpc__act_backward(m->cfg.act, ws->act[l], ws->delta[l - 1], M * in);
     }
 }
@@ -103,17 +105,33 @@ static void backward(const dpc_model *m, const double *params, size_t M, dpc_mod
  * inputs, takes a workspace (a temporary one in *tmp when *ws is NULL; the caller frees it),
  * runs forward, head and backward and the ghost norms (ws->norm, ws->loss). */
 static dpc_status gradient_pass(const dpc_model *m, const double *params, const double *X,
-                                const double *y, size_t M, dpc_model_ws **ws,
+                                const double *y, size_t M, int skip_params, dpc_model_ws **ws,
                                 dpc_model_ws **tmp, dpc_error *err)
 {
     *tmp = NULL;
-    dpc_status st = check_inputs(m, params, X, y, M, err);
+    dpc_status st = check_inputs(m, params, X, y, M, skip_params, err);
     if (st || (st = dpc__chunk_prologue(m, ws, tmp, M, M, err))) return st;
     forward(m, params, X, M, 1, *ws);
     head(m, y, M, *ws);
     backward(m, params, M, *ws);
     if (m->cfg.kind == DPC_MODEL_CNN) return dpc__cnn_norms(m, X, M, *ws, err);
     return dpc__chunk_norms(m, X, M, *ws, err);
+}
+
+/* s_i = clip / ||g_i|| if ||g_i|| > clip else 1, into ws->scale. */
+static void clip_factors(size_t M, double clip, dpc_model_ws *ws)
+{
+    for (size_t i = 0; i < M; i++) ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
+}
+
+dpc_status dpc__chunk_grads(const dpc_model *m, const double *params, const double *X,
+                            const double *y, size_t M, double clip, int skip_params,
+                            dpc_model_ws *ws, dpc_error *err)
+{
+    dpc_model_ws *tmp;
+    dpc_status st = gradient_pass(m, params, X, y, M, skip_params, &ws, &tmp, err);
+    if (!st) clip_factors(M, clip, ws);
+    return st;
 }
 
 dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const double *X,
@@ -131,10 +149,9 @@ dpc_status dpc_model_clipped_sum(const dpc_model *m, const double *params, const
     }
     if (M == 0) return DPC_OK;
     dpc_model_ws *tmp;
-    dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
+    dpc_status st = gradient_pass(m, params, X, y, M, 0, &ws, &tmp, err);
     if (!st) {
-        for (size_t i = 0; i < M; i++)
-            ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
+        clip_factors(M, clip, ws);
         if (m->cfg.kind == DPC_MODEL_CNN)
             dpc__cnn_scaled_sum(m, X, M, grad_sum, ws);
         else
@@ -158,7 +175,7 @@ dpc_status dpc_model_per_example_grads(const dpc_model *m, const double *params,
     }
     if (M == 0) return DPC_OK;
     dpc_model_ws *tmp;
-    dpc_status st = gradient_pass(m, params, X, y, M, &ws, &tmp, err);
+    dpc_status st = gradient_pass(m, params, X, y, M, 0, &ws, &tmp, err);
     if (!st) {
         size_t P = m->n_params;
         for (size_t i = 0; i < M && m->cfg.kind == DPC_MODEL_CNN; i++)

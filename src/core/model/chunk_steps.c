@@ -71,7 +71,8 @@ void dpc__chunk_scaled_sum(const dpc_model *m, const double *X, size_t M, double
         for (size_t i = 0; i < M; i++)
             for (size_t o = 0; o < out; o++) sdt[o * M + i] = ws->scale[i] * Dl[i * out + o];
         dpc__gemm_pack_b(M, fe, In, fe, ws->pack);
-        dpc__gemm_packed(out, fe, M, sdt, M, ws->pack, grad_sum + m->w_off[l], fe, 1);
+        dpc__gemm_seg(m->cfg.isa, out, fe, M, 0, sdt, M, ws->pack, 0, grad_sum + m->w_off[l],
+                      fe, 1);
         if (m->cfg.bias) {
             double *gb = grad_sum + m->b_off[l];
             for (size_t o = 0; o < out; o++) {

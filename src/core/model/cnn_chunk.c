@@ -47,8 +47,16 @@ static const double *unfolded(const dpc__layer *y, const dpc_model_ws *ws, const
 static const double *unf_i(const dpc_model *m, const dpc_model_ws *ws, const double *X, size_t l,
                            size_t i);
 
-static void conv_forward(const dpc__layer *y, size_t l, const double *params, const double *A,
-                         size_t M, double *O, dpc_model_ws *ws)
+/* C (m, n) = [C +] A (m, k) Bp: dpc__gemm_packed by the kernels of level isa (the same bits at
+ * every level, gemm.h). */
+static void gemm(dpc_isa isa, size_t m, size_t n, size_t k, const double *A, size_t lda,
+                 const double *Bp, double *C, size_t ldc, int accumulate)
+{
+    dpc__gemm_seg(isa, m, n, k, 0, A, lda, Bp, 0, C, ldc, accumulate);
+}
+
+static void conv_forward(dpc_isa isa, const dpc__layer *y, size_t l, const double *params,
+                         const double *A, size_t M, double *O, dpc_model_ws *ws)
 {
     size_t T = y->T, Kc = y->Kc, MT = M * T, in = y->ic * y->ih * y->iw, out = y->oc * T;
     if (y->kind == DPC_LAYER_CONV)
@@ -56,7 +64,7 @@ static void conv_forward(const dpc__layer *y, size_t l, const double *params, co
     const double *U = unfolded(y, ws, A, l);
     double *Zt = ws->cscr; /* (oc, M T) */
     dpc__gemm_pack_bt(Kc, MT, U, Kc, ws->pack);
-    dpc__gemm_packed(y->oc, MT, Kc, params + y->w_off, Kc, ws->pack, Zt, MT, 0);
+    gemm(isa, y->oc, MT, Kc, params + y->w_off, Kc, ws->pack, Zt, MT, 0);
     const double *b = y->b_off != SIZE_MAX ? params + y->b_off : NULL;
     for (size_t i = 0; i < M; i++)
         for (size_t o = 0; o < y->oc; o++)
@@ -76,7 +84,7 @@ void dpc__cnn_forward(const dpc_model *m, const double *params, const double *X,
         double *O = ws->cact[l + 1]; /* (M, out); the logits for the last layer */
         switch (y->kind) {
         case DPC_LAYER_CONV:
-        case DPC_LAYER_LINEAR: conv_forward(y, l, params, A, M, O, ws); break;
+        case DPC_LAYER_LINEAR: conv_forward(m->cfg.isa, y, l, params, A, M, O, ws); break;
         case DPC_LAYER_AVGPOOL:
         case DPC_LAYER_MAXPOOL:
             for (size_t i = 0; i < M; i++) dpc__cnn_pool_forward(y, A + i * in, O + i * out);
@@ -115,7 +123,7 @@ void dpc__cnn_backward(const dpc_model *m, const double *params, size_t M, dpc_m
                 for (size_t o = 0; o < oc; o++)
                     for (size_t t = 0; t < T; t++) Dt[(i * T + t) * oc + o] = dO[i * out + o * T + t];
             dpc__gemm_pack_b(oc, Kc, params + y->w_off, Kc, ws->pack);
-            dpc__gemm_packed(MT, Kc, oc, Dt, oc, ws->pack, dU, Kc, 0);
+            gemm(m->cfg.isa, MT, Kc, oc, Dt, oc, ws->pack, dU, Kc, 0);
             for (size_t i = 0; i < M; i++) dpc__cnn_fold(y, dU + i * T * Kc, dI + i * in);
             break;
         }
@@ -143,12 +151,12 @@ void dpc__cnn_backward(const dpc_model *m, const double *params, size_t M, dpc_m
 
 /* G (oc, Kc) = D (oc, T) U (T, Kc) and the bias part G[oc Kc + o] = sum_t D[o][t]: the
  * per-example gradient of a conv/linear layer (t in order, as the naive path). */
-static void conv_example_grad(const dpc__layer *y, const double *D, const double *U, double *G,
-                              double *pack)
+static void conv_example_grad(dpc_isa isa, const dpc__layer *y, const double *D, const double *U,
+                              double *G, double *pack)
 {
     size_t T = y->T, Kc = y->Kc;
     dpc__gemm_pack_b(T, Kc, U, Kc, pack);
-    dpc__gemm_packed(y->oc, Kc, T, D, T, pack, G, Kc, 0);
+    gemm(isa, y->oc, Kc, T, D, T, pack, G, Kc, 0);
     if (y->b_off == SIZE_MAX) return;
     for (size_t o = 0; o < y->oc; o++) {
         double acc = 0.0;
@@ -158,7 +166,8 @@ static void conv_example_grad(const dpc__layer *y, const double *D, const double
 }
 
 /* ||g_i||^2 contribution of a ghost conv/linear layer for example i. */
-static double ghost_norm2(const dpc__layer *y, const double *D, const double *U, dpc_model_ws *ws)
+static double ghost_norm2(dpc_isa isa, const dpc__layer *y, const double *D, const double *U,
+                          dpc_model_ws *ws)
 {
     size_t T = y->T, Kc = y->Kc, oc = y->oc;
     double bias = 0.0;
@@ -166,11 +175,11 @@ static double ghost_norm2(const dpc__layer *y, const double *D, const double *U,
         return sumsq(D, oc) * (sumsq(U, Kc) + (y->b_off != SIZE_MAX ? 1.0 : 0.0));
     double *UU = ws->cscr, *DD = UU + T * T, *Dt = DD + T * T; /* (T, T), (T, T), (T, oc) */
     dpc__gemm_pack_bt(Kc, T, U, Kc, ws->pack);
-    dpc__gemm_packed(T, T, Kc, U, Kc, ws->pack, UU, T, 0);
+    gemm(isa, T, T, Kc, U, Kc, ws->pack, UU, T, 0);
     for (size_t o = 0; o < oc; o++)
         for (size_t t = 0; t < T; t++) Dt[t * oc + o] = D[o * T + t];
     dpc__gemm_pack_bt(oc, T, Dt, oc, ws->pack);
-    dpc__gemm_packed(T, T, oc, Dt, oc, ws->pack, DD, T, 0);
+    gemm(isa, T, T, oc, Dt, oc, ws->pack, DD, T, 0);
     double n2 = 0.0;
     for (size_t j = 0; j < T * T; j++) n2 += UU[j] * DD[j];
     if (y->b_off != SIZE_MAX)
@@ -210,10 +219,10 @@ dpc_status dpc__cnn_norms(const dpc_model *m, const double *X, size_t M, dpc_mod
                 const double *U = unf_i(m, ws, X, l, i);
                 if (y->direct) {
                     double *G = ws->pgrad[l] + i * y->n_par;
-                    conv_example_grad(y, D + i * out, U, G, ws->pack);
+                    conv_example_grad(m->cfg.isa, y, D + i * out, U, G, ws->pack);
                     c2 = sumsq(G, y->n_par);
                 } else {
-                    c2 = ghost_norm2(y, D + i * out, U, ws);
+                    c2 = ghost_norm2(m->cfg.isa, y, D + i * out, U, ws);
                 }
             }
             ws->norm[i] += c2;
@@ -258,7 +267,7 @@ void dpc__cnn_scaled_sum(const dpc_model *m, const double *X, size_t M, double *
                     sdt[o * MT + i * T + t] = ws->scale[i] * D[i * out + o * T + t];
         const double *U = y->kind == DPC_LAYER_CONV ? ws->unf[l] : layer_in(ws, X, l);
         dpc__gemm_pack_b(MT, Kc, U, Kc, ws->pack);
-        dpc__gemm_packed(oc, Kc, MT, sdt, MT, ws->pack, g, Kc, 1);
+        gemm(m->cfg.isa, oc, Kc, MT, sdt, MT, ws->pack, g, Kc, 1);
         if (y->b_off != SIZE_MAX) {
             double *gb = grad_sum + y->b_off;
             for (size_t o = 0; o < oc; o++) {
@@ -281,6 +290,6 @@ void dpc__cnn_example_grad(const dpc_model *m, const double *X, size_t i, double
         if (y->kind == DPC_LAYER_GROUPNORM)
             dpc__cnn_gn_param_grad(y, ws->gnx[l] + i * out, D, g + y->w_off);
         else
-            conv_example_grad(y, D, unf_i(m, ws, X, l, i), g + y->w_off, ws->pack);
+            conv_example_grad(m->cfg.isa, y, D, unf_i(m, ws, X, l, i), g + y->w_off, ws->pack);
     }
 }

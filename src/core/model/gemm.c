@@ -95,36 +95,77 @@ static void store_row(double *c, const double *t, size_t w, int accumulate)
         memcpy(c, t, w * sizeof *c);
 }
 
-/* One 2 x 8 tile: rows i, i+1 (i+1 = i when only one row is left), columns j0.. of C. */
-static void tile(size_t m, size_t n, size_t k, const double *A, size_t lda, const double *Bp,
-                 double *C, size_t ldc, int accumulate, size_t i, size_t j0)
+/* One 2 x 8 tile: rows i, i+1 (i+1 = i when only one row is left), columns j0.. of C, summed
+ * over the k-range [t0, t1) and stored (added to C when add is set). */
+static void tile(size_t m, size_t n, size_t kp, const double *A, size_t lda, const double *Bp,
+                 double *C, size_t ldc, int add, size_t i, size_t j0, size_t t0, size_t t1)
 {
     double t[2 * DPC__NR];
     size_t w = n - j0 < DPC__NR ? n - j0 : DPC__NR;
-    const double *bp = Bp + (j0 / DPC__NR) * k * DPC__NR;
+    const double *bp = Bp + (j0 / DPC__NR) * kp * DPC__NR + t0 * DPC__NR;
     int two = i + 1 < m;
-    kernel_2x8(k, A + i * lda, A + (two ? i + 1 : i) * lda, bp, t);
-    store_row(C + i * ldc + j0, t, w, accumulate);
-    if (two) store_row(C + (i + 1) * ldc + j0, t + DPC__NR, w, accumulate);
+    kernel_2x8(t1 - t0, A + i * lda + t0, A + (two ? i + 1 : i) * lda + t0, bp, t);
+    store_row(C + i * ldc + j0, t, w, add);
+    if (two) store_row(C + (i + 1) * ldc + j0, t + DPC__NR, w, add);
+}
+
+/* Columns are taken in blocks of panels that together fit in L2 (DPC__GEMM_L2 doubles); within
+ * a block, each row pair of A (in L1) sweeps every panel, so A and C are streamed once per
+ * block and the B block is reused from L2 by all rows. Blocking moves data, never changes a
+ * sum. */
+static size_t panels_per_block(size_t k)
+{
+    size_t per = DPC__GEMM_L2 / (k * DPC__NR + 1);
+    return per < 1 ? 1 : per;
+}
+
+static void block_sse2(size_t m, size_t n, size_t k, size_t seg, const double *A, size_t lda,
+                       const double *Bp, size_t kp, double *C, size_t ldc, int accumulate,
+                       size_t p0, size_t p1)
+{
+    for (size_t i = 0; i < m; i += DPC__MR)
+        for (size_t p = p0; p < p1; p++)
+            for (size_t t0 = 0; t0 < k; t0 += seg)
+                tile(m, n, kp, A, lda, Bp, C, ldc, accumulate || t0 > 0, i, p * DPC__NR, t0,
+                     t0 + seg < k ? t0 + seg : k);
+}
+
+void dpc__gemm_seg(dpc_isa isa, size_t m, size_t n, size_t k, size_t seg, const double *A,
+                   size_t lda, const double *Bp, size_t kp, double *C, size_t ldc,
+                   int accumulate)
+{
+    if (m == 0 || n == 0) return;
+    if (k == 0) { /* empty sums: C = C + 0 (accumulate) or 0 */
+        for (size_t i = 0; i < m; i++)
+            for (size_t j = 0; j < n; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + 0.0 : 0.0;
+        return;
+    }
+    if (seg == 0 || seg > k) seg = k;
+    if (kp < k) kp = k;
+    if (isa == DPC_ISA_AUTO) isa = dpc_isa_detect();
+    size_t np = (n + DPC__NR - 1) / DPC__NR, per = panels_per_block(k);
+    /* (the blocks are sized for the k rows used; a longer panel only spaces them) */
+    for (size_t p0 = 0; p0 < np; p0 += per) {
+        size_t p1 = p0 + per < np ? p0 + per : np;
+        switch (isa) {
+        case DPC_ISA_AVX512:
+            dpc__gemm_block_avx512(m, n, k, seg, A, lda, Bp, kp, C, ldc, accumulate, p0, p1);
+            break;
+        case DPC_ISA_AVX2:
+            dpc__gemm_block_avx2(m, n, k, seg, A, lda, Bp, kp, C, ldc, accumulate, p0, p1);
+            break;
+        default: block_sse2(m, n, k, seg, A, lda, Bp, kp, C, ldc, accumulate, p0, p1); break;
+        }
+    }
 }
 
 void dpc__gemm_packed(size_t m, size_t n, size_t k, const double *A, size_t lda,
                       const double *Bp, double *C, size_t ldc, int accumulate)
 {
-    /* Blocking moves data, never changes a sum. Columns are taken in blocks of panels that
-     * together fit in L2 (DPC__GEMM_L2 doubles); within a block, each row pair of A (in L1)
-     * sweeps every panel, so A and C are streamed once per block and the B block is reused
-     * from L2 by all rows. In the model's shapes B is small (k * n <= 784 * 64), so there is
-     * one block and the big operand (W in the forward pass, the gradient in the clipped sum)
-     * is streamed exactly once. */
-    size_t np = (n + DPC__NR - 1) / DPC__NR, per = DPC__GEMM_L2 / (k * DPC__NR + 1);
-    if (per < 1) per = 1;
-    for (size_t p0 = 0; p0 < np; p0 += per) {
-        size_t p1 = p0 + per < np ? p0 + per : np;
-        for (size_t i = 0; i < m; i += DPC__MR)
-            for (size_t p = p0; p < p1; p++)
-                tile(m, n, k, A, lda, Bp, C, ldc, accumulate, i, p * DPC__NR);
-    }
+    /* In the model's shapes B is small (k * n <= 784 * 64), so there is one column block and
+     * the big operand (W in the forward pass, the gradient in the clipped sum) is streamed
+     * exactly once. */
+    dpc__gemm_seg(DPC_ISA_SSE2, m, n, k, 0, A, lda, Bp, k, C, ldc, accumulate);
 }
 
 void dpc__gemm_naive(size_t m, size_t n, size_t k, const double *A, size_t lda,

@@ -69,6 +69,7 @@ struct dpc_model_ws {
     double *dphi[DPC__MAX_LAYERS];     /* kan: dphi[l] (Mmax, feat[l]) their derivatives, l >= 1 */
     double *dfeat;                     /* kan: (Mmax, max_{l>=1} feat[l]) dloss/dphi */
     double *slab;                      /* one allocation; the views below point into it */
+    size_t slab_len;                   /* its doubles */
     double *act[DPC__MAX_LAYERS];      /* act[l] (Mmax, dim[l]) for l >= 1: input of layer l */
     double *delta[DPC__MAX_LAYERS];    /* delta[l] (Mmax, dim[l+1]): dloss/dz of layer l;
                                           delta[L-1] first holds the logits z */
@@ -122,6 +123,37 @@ dpc_status dpc__chunk_norms(const dpc_model *m, const double *X, size_t M, dpc_m
  * inner index in order), db_l += sum_i s_i Delta_l[i] (i in order). */
 void dpc__chunk_scaled_sum(const dpc_model *m, const double *X, size_t M, double *grad_sum,
                            dpc_model_ws *ws);
+/* The gradient pass of one chunk on ws (checked, holding M): validates the inputs (params
+ * unless skip_params), runs forward, head and backward, the ghost norms (ws->norm, ws->loss)
+ * and the clip factors ws->scale. */
+dpc_status dpc__chunk_grads(const dpc_model *m, const double *params, const double *X,
+                            const double *y, size_t M, double clip, int skip_params,
+                            dpc_model_ws *ws, dpc_error *err);
+/* The batch state (batch.c, batch_f32.c; dpcorr/model.h "Batch clipped sums"). */
+struct dpc_model_batch {
+    size_t cap, chunk, nchunks; /* max_batch, chunk size, ceil(cap / chunk) */
+    int dense;                  /* 1: per-layer GEMM path; 0: per-chunk sums */
+    int f32;                    /* 1: the float32 path (dense kinds only) */
+    size_t n_layers;            /* shape the batch was made for ... */
+    size_t dim[DPC__MAX_LAYERS + 1];
+    size_t feat[DPC__MAX_LAYERS];
+    size_t n_params;            /* ... checked on every use */
+    double *slab;               /* one allocation; the views below point into it */
+    double *in[DPC__MAX_LAYERS];  /* dense: In_l packed, (ceil(feat[l] / NR), cap, NR) */
+    double *sdt[DPC__MAX_LAYERS]; /* dense: (dim[l+1], cap), s_i Delta_l[i][o] at [o][i] */
+    float *inf[DPC__MAX_LAYERS];  /* f32: In_l packed, (ceil(feat[l] / NRF), cap, NRF) */
+    float *sdtf[DPC__MAX_LAYERS]; /* f32: (dim[l+1], cap) */
+    double *sums;                 /* other kinds: (nchunks, P) chunk sums */
+    size_t doubles;
+};
+
+enum { DPC__BATCH_AUTO = 0, DPC__BATCH_GENERIC = 1, DPC__BATCH_F32 = 2 };
+/* dpc_model_batch_new with a mode: AUTO (the kind's path), GENERIC (per-chunk sums whatever the
+ * kind: tests) or F32 (the float32 path). */
+dpc_status dpc__batch_new(dpc_model_batch **out, const dpc_model *m, size_t max_batch,
+                          size_t chunk, int mode, dpc_error *err);
+int dpc__batch_same_shape(const dpc_model *m, const dpc_model_batch *b);
+int dpc__model_is_dense(const dpc_model *m); /* the per-layer GEMM path applies */
 /* When *ws is NULL, *tmp and *ws receive a temporary workspace for chunks of `chunk` examples
  * (the caller frees *tmp); otherwise *ws is checked against m's shape and must hold at least
  * `need` examples. */

@@ -30,7 +30,7 @@ void dpc__kan_forward(const dpc_model *m, const double *params, const double *X,
         double *Z = l + 1 < L ? ws->act[l + 1] : ws->delta[L - 1]; /* (M, out) */
         double *Zt = ws->sdt;                                      /* (out, M) */
         dpc__gemm_pack_bt(fe, M, Phi, fe, ws->pack);
-        dpc__gemm_packed(out, M, fe, params + m->w_off[l], fe, ws->pack, Zt, M, 0);
+        dpc__gemm_seg(m->cfg.isa, out, M, fe, 0, params + m->w_off[l], fe, ws->pack, 0, Zt, M, 0);
         const double *b = m->cfg.bias ? params + m->b_off[l] : NULL;
         for (size_t i = 0; i < M; i++)
             for (size_t o = 0; o < out; o++)
@@ -45,7 +45,7 @@ void dpc__kan_backward(const dpc_model *m, const double *params, size_t M, dpc_m
     for (size_t l = m->n_layers - 1; l > 0; l--) {
         size_t in = m->dim[l], out = m->dim[l + 1], fe = m->feat[l];
         dpc__gemm_pack_b(out, fe, params + m->w_off[l], fe, ws->pack);
-        dpc__gemm_packed(M, fe, out, ws->delta[l], out, ws->pack, ws->dfeat, fe, 0);
+        dpc__gemm_seg(m->cfg.isa, M, fe, out, 0, ws->delta[l], out, ws->pack, 0, ws->dfeat, fe, 0);
         for (size_t i = 0; i < M; i++)
             dpc__kan_contract(m, l, ws->dfeat + i * fe, ws->dphi[l] + i * fe,
                               ws->delta[l - 1] + i * in);

@@ -84,6 +84,9 @@ dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
                                "%s has no hidden layers, got n_hidden = %zu", kind_name(cfg->kind),
                                cfg->n_hidden);
     }
+    if (cfg->isa < DPC_ISA_AUTO || cfg->isa > DPC_ISA_AVX512)
+        return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
+                               (int)cfg->isa);
     if (cfg->bias != 0 && cfg->bias != 1)
         return dpc_error_param(err, DPC_E_INVALID, "bias", "must be 0 or 1, got %d", cfg->bias);
     if (cfg->kind == DPC_MODEL_CNN) {
@@ -301,10 +304,12 @@ dpc_status dpc_model_new(dpc_model **out, const dpc_model_config *cfg, dpc_error
     if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     dpc_status st = dpc_model_config_check(cfg, err);
-    if (st) return st;
+    dpc_isa isa = DPC_ISA_SSE2;
+    if (st || (st = dpc_isa_resolve(cfg->isa, &isa, err))) return st;
     dpc_model *m = calloc(1, sizeof *m);
     if (!m) return DPC__NOMEM(err, "the model");
     m->cfg = *cfg;
+    m->cfg.isa = isa;
     size_t K = cfg->n_classes >= 2 ? cfg->n_classes : 1;
     switch (cfg->kind) {
     case DPC_MODEL_LINEAR: m->head = DPC__HEAD_SQUARED; break;
@@ -459,6 +464,7 @@ dpc_status dpc__ws_alloc(dpc_model_ws **out, const dpc_model *m, size_t Mx, size
         return DPC__NOMEM(err, what);
     }
     ws->slab = slab;
+    ws->slab_len = total;
     ws->max_chunk = Mx;
     ws->n_layers = m->n_layers;
     ws->kan = m->cfg.kind == DPC_MODEL_KAN;
@@ -486,6 +492,11 @@ void dpc_model_ws_free(dpc_model_ws *ws)
 }
 
 size_t dpc_model_ws_max_chunk(const dpc_model_ws *ws) { return ws ? ws->max_chunk : 0; }
+
+size_t dpc_model_ws_bytes(const dpc_model_ws *ws)
+{
+    return ws ? sizeof *ws + ws->slab_len * sizeof(double) : 0;
+}
 
 dpc_status dpc__check_ws(const dpc_model *m, const dpc_model_ws *ws, size_t M, dpc_error *err)
 {

@@ -23,15 +23,27 @@
 /* Uniform in (0, 1] with 53 bits, never 0 (safe for log). */
 static inline double u01_open0(uint64_t w) { return (double)((w >> 11) + 1) * 0x1.0p-53; }
 
+/* The wedge test of layer i >= 1 for u with the uniform word wv of the next attempt: returns 1
+ * and the sample x = u X[i] when accepted with probability
+ * (f(x) - f(X[i])) / (f(X[i+1]) - f(X[i])). */
+static inline int wedge(unsigned i, double u, uint64_t wv, double *x)
+{
+    const double *X = dpc__zig_x;
+    *x = u * X[i];
+    double f0 = exp(-0.5 * (X[i] * X[i] - *x * *x));         /* f(X[i]) / f(x)   <= 1 */
+    double f1 = exp(-0.5 * (X[i + 1] * X[i + 1] - *x * *x)); /* f(X[i+1]) / f(x) >= 1 */
+    double v = (double)(wv >> 11) * 0x1.0p-53;
+    return f1 + v * (f0 - f1) < 1.0;
+}
+
 /* Slow path: the full algorithm starting at attempt `a` with its word w already drawn. */
 static double gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint32_t a,
                          uint64_t w)
 {
-    const double *X = dpc__zig_x;
     for (;;) {
         unsigned i = (unsigned)(w & 255u);
         double u = ((double)(w >> 11) + 0.5) * 0x1.0p-52 - 1.0;
-        if (fabs(u) < dpc__zig_ratio[i]) return u * X[i];
+        if (fabs(u) < dpc__zig_ratio[i]) return u * dpc__zig_x[i];
         if (i == 0) {
             /* Tail: exact exponential rejection; uses two fresh words per trial. */
             const double r = dpc__zig_r;
@@ -41,18 +53,37 @@ static double gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, 
                 if (y + y > x * x) return u < 0 ? -(r + x) : r + x;
             }
         }
-        double x = u * X[i];
-        double f0 = exp(-0.5 * (X[i] * X[i] - x * x));         /* f(X[i]) / f(x)   <= 1 */
-        double f1 = exp(-0.5 * (X[i + 1] * X[i + 1] - x * x)); /* f(X[i+1]) / f(x) >= 1 */
-        double v = (double)(dpc_rng_word(s, row, index, ++a) >> 11) * 0x1.0p-53;
-        if (f1 + v * (f0 - f1) < 1.0) return x;
+        double x;
+        if (wedge(i, u, dpc_rng_word(s, row, index, ++a), &x)) return x;
         w = dpc_rng_word(s, row, index, ++a);
     }
 }
 
-double dpc__gauss_from_word(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint64_t w)
+size_t dpc__gauss_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                       uint32_t *pos, const uint64_t *w, const uint64_t *wn, size_t R, uint32_t a)
 {
-    return gauss_from(s, row, index, 0, w);
+    size_t left = 0;
+    for (size_t k = 0; k < R; k++) {
+        uint32_t p = pos[k];
+        unsigned i = (unsigned)(w[k] & 255u);
+        double u = ((double)(w[k] >> 11) + 0.5) * 0x1.0p-52 - 1.0, x;
+        int done;
+        if (a > 0 && fabs(u) < dpc__zig_ratio[i]) { /* at attempt 0 the fast test failed */
+            x = u * dpc__zig_x[i];
+            done = 1;
+        } else if (i == 0) { /* the tail, rare: its own loop */
+            x = gauss_from(s, row, index0 + p, a, w[k]);
+            done = 1;
+        } else {
+            done = wedge(i, u, wn[k], &x);
+        }
+        /* no branch on the wedge's coin flip: store x anyway (a later attempt overwrites it)
+         * and keep the position unless done */
+        out[p] = x;
+        pos[left] = p;
+        left += (size_t)!done;
+    }
+    return left;
 }
 
 double dpc_rng_gaussian(const dpc_rng_stream *s, uint64_t row, uint64_t index)
@@ -139,8 +170,8 @@ void dpc__gaussian_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t
 
 /* Secure mode: one ChaCha20 block serves the attempt-0 words of eight consecutive indices
  * (aligned to index & ~7); then the same ziggurat step per element as dpc_rng_gaussian. */
-static void gaussian_fill_secure(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
-                                 double *out, size_t n)
+void dpc__gaussian_fill_secure_portable(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                        double *out, size_t n)
 {
     uint64_t w[8];
     for (size_t i = 0; i < n;) {
@@ -151,21 +182,60 @@ static void gaussian_fill_secure(const dpc_rng_stream *s, uint64_t row, uint64_t
     }
 }
 
+/* The level's kernel on an aligned middle part (Philox: even start, multiples of
+ * DPC__PHILOX_BULK; ChaCha20: start at a block boundary, multiples of the level's bulk), the
+ * portable fill on the head and the tail. Every part computes the same IEEE operations,
+ * hence the same values at every level. */
+static void fill_secure(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                        size_t n, dpc_isa isa)
+{
+    size_t bulk = isa == DPC_ISA_AVX512 ? DPC__CHACHA_BULK_AVX512 : DPC__CHACHA_BULK_AVX2;
+    size_t head = (size_t)((8 - (index0 & 7)) & 7);
+    if (isa == DPC_ISA_SSE2 || n < head + bulk) {
+        dpc__gaussian_fill_secure_portable(s, row, index0, out, n);
+        return;
+    }
+    dpc__gaussian_fill_secure_portable(s, row, index0, out, head);
+    size_t mid = (n - head) / bulk * bulk;
+    if (isa == DPC_ISA_AVX512)
+        dpc__gaussian_fill_secure_avx512(s, row, index0 + head, out + head, mid);
+    else
+        dpc__gaussian_fill_secure_avx2(s, row, index0 + head, out + head, mid);
+    dpc__gaussian_fill_secure_portable(s, row, index0 + head + mid, out + head + mid,
+                                       n - head - mid);
+}
+
+static void fill_seeded(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                        size_t n, dpc_isa isa)
+{
+    size_t head = (size_t)(index0 & 1);
+    if (isa == DPC_ISA_SSE2 || n < head + DPC__PHILOX_BULK) {
+        dpc__gaussian_fill_portable(s, row, index0, out, n);
+        return;
+    }
+    if (head) out[0] = dpc_rng_gaussian(s, row, index0);
+    size_t mid = (n - head) / DPC__PHILOX_BULK * DPC__PHILOX_BULK;
+    if (isa == DPC_ISA_AVX512)
+        dpc__gaussian_fill_avx512(s, row, index0 + head, out + head, mid);
+    else
+        dpc__gaussian_fill_avx2(s, row, index0 + head, out + head, mid);
+    dpc__gaussian_fill_portable(s, row, index0 + head + mid, out + head + mid, n - head - mid);
+}
+
+void dpc_rng_gaussian_fill_isa(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                               double *out, size_t n, dpc_isa isa)
+{
+    /* AUTO, an unknown value or a level this CPU lacks: the highest level it has */
+    dpc_isa have = dpc_isa_detect();
+    if (isa < DPC_ISA_SSE2 || isa > have) isa = have;
+    if (s->secure)
+        fill_secure(s, row, index0, out, n, isa);
+    else
+        fill_seeded(s, row, index0, out, n, isa);
+}
+
 void dpc_rng_gaussian_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
                            size_t n)
 {
-    if (s->secure) {
-        gaussian_fill_secure(s, row, index0, out, n);
-        return;
-    }
-    /* SIMD kernel on the aligned bulk (even start, multiples of 16); portable code elsewhere.
-     * Both compute exactly the same IEEE operations, hence identical values. */
-    size_t i = 0;
-    if (n && (index0 & 1)) {
-        out[0] = dpc_rng_gaussian(s, row, index0);
-        i = 1;
-    }
-    size_t bulk = (n - i) & ~(size_t)15;
-    if (bulk && dpc__gaussian_fill_avx2(s, row, index0 + i, out + i, bulk)) i += bulk;
-    if (i < n) dpc__gaussian_fill_portable(s, row, index0 + i, out + i, n - i);
+    dpc_rng_gaussian_fill_isa(s, row, index0, out, n, DPC_ISA_AUTO);
 }

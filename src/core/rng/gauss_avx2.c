@@ -1,28 +1,26 @@
-/* gauss_avx2.c — AVX2 kernel of dpc_rng_gaussian_fill: eight Philox4x32-10 blocks per vector
- * (16 samples), then the ziggurat fast path four samples at a time; rejected lanes (~1.2%) go
- * to the scalar slow path. Integer steps are exact and the floating-point steps are the same
- * IEEE operations as the scalar code ((double)(w >> 11) exact, + 0.5, * 2^-52, - 1, |u| < R[i],
- * u * X[i]), so the output is bit-identical to dpc_rng_gaussian. Selected at run time. */
+/* gauss_avx2.c — AVX2 kernels of the bulk Gaussian fill (compiled with the AVX2 flags; called
+ * only when the CPU has them, see dpc_rng_gaussian_fill_isa).
+ *
+ * The structure of gauss_avx512.c at half the width: Philox4x32-10 in 64-bit lanes (X = c1:c0,
+ * Y = c3:c2; a round is two vpmuludq, two 32-bit half swaps and four xors per four blocks) or
+ * ChaCha20 on eight consecutive blocks (one per 32-bit lane) into a buffer of words in sample
+ * order; then the ziggurat fast path four samples at a time with the scalar code's IEEE
+ * operations (the u64 -> double conversion of w >> 11 < 2^53 done exactly as hi * 2^32 + lo);
+ * rejected samples are finished attempt by attempt with dpc__gauss_step. Bit-identical to the
+ * portable fills. */
 #include "rng/gauss_impl.h"
 #include "rng/philox_impl.h"
 #include "rng/ziggurat.h"
 
-#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#if defined(__AVX2__)
 #include <immintrin.h>
 
-#define AVX2 __attribute__((target("avx2")))
+#define WBUF 512 /* samples per piece */
 
-/* lo and hi 32-bit halves of a (8 x u32) * m products. */
-AVX2 static inline void mulhilo8(__m256i a, __m256i m, __m256i *lo, __m256i *hi)
-{
-    __m256i pe = _mm256_mul_epu32(a, m);                        /* lanes 0,2,4,6 -> 64 bit */
-    __m256i po = _mm256_mul_epu32(_mm256_srli_epi64(a, 32), m); /* lanes 1,3,5,7 */
-    *lo = _mm256_blend_epi32(pe, _mm256_slli_epi64(po, 32), 0xAA);
-    *hi = _mm256_blend_epi32(_mm256_srli_epi64(pe, 32), po, 0xAA);
-}
+/* ---- ziggurat pass ---------------------------------------------------------------------- */
 
 /* Exact conversion of 4 x u64 values < 2^53 to double: hi * 2^32 + lo, both parts exact. */
-AVX2 static inline __m256d u53_to_double(__m256i m)
+static inline __m256d u53_to_double(__m256i m)
 {
     const __m256i magic = _mm256_set1_epi64x(0x4330000000000000LL); /* 2^52 */
     const __m256d two52 = _mm256_set1_pd(0x1.0p52), two32 = _mm256_set1_pd(0x1.0p32);
@@ -33,101 +31,281 @@ AVX2 static inline __m256d u53_to_double(__m256i m)
     return _mm256_add_pd(_mm256_mul_pd(dhi, two32), dlo);
 }
 
-/* Ziggurat fast path for 4 words (samples index..index+3); writes out[0..3]. */
-AVX2 static inline void zig4(const dpc_rng_stream *s, uint64_t row, uint64_t index, __m256i w,
-                             double *out)
+/* Fast path of the 4 words at w (sample order) into out[0..4); returns the accepted lanes (bit
+ * l = lane l). (R[i], X[i]) come from one 16-byte load per lane: gathers are slower here. */
+static inline int zig4(const uint64_t *w, double *out)
 {
     const __m256d half = _mm256_set1_pd(0.5), scale = _mm256_set1_pd(0x1.0p-52);
     const __m256d one = _mm256_set1_pd(1.0);
     const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
-    __m256i layer = _mm256_and_si256(w, _mm256_set1_epi64x(255));
-    __m256d d = u53_to_double(_mm256_srli_epi64(w, 11));
+    const double *P = dpc__zig_pair;
+    const unsigned char *b = (const unsigned char *)w; /* the layer of word l is b[8 l] */
+#define PAIR(l) _mm_loadu_pd(P + 2 * (size_t)b[8 * (l)])
+    __m256d v0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(PAIR(0)), PAIR(2), 1);
+    __m256d v1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(PAIR(1)), PAIR(3), 1);
+#undef PAIR
+    __m256d r = _mm256_unpacklo_pd(v0, v1), x = _mm256_unpackhi_pd(v0, v1);
+    __m256d d = u53_to_double(_mm256_srli_epi64(_mm256_loadu_si256((const __m256i *)w), 11));
     __m256d u = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(d, half), scale), one);
-    __m256d r = _mm256_i64gather_pd(dpc__zig_ratio, layer, 8);
-    __m256d x = _mm256_i64gather_pd(dpc__zig_x, layer, 8);
-    __m256d ok = _mm256_cmp_pd(_mm256_and_pd(u, absmask), r, _CMP_LT_OQ);
     _mm256_storeu_pd(out, _mm256_mul_pd(u, x));
-    int mask = _mm256_movemask_pd(ok);
-    if (mask != 0xF) {
-        uint64_t ws[4];
-        _mm256_storeu_si256((__m256i *)ws, w);
-        for (int l = 0; l < 4; l++)
-            if (!(mask >> l & 1)) out[l] = dpc__gauss_from_word(s, row, index + (uint64_t)l, ws[l]);
-    }
+    return _mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(u, absmask), r, _CMP_LT_OQ));
 }
 
-AVX2 static int fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                          size_t n)
+/* Fast path over w (m, a multiple of 4) into out (m); the rejected positions and their words
+ * are appended to pos and w0. Returns their number. */
+static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t *pos, uint64_t *w0)
 {
-    const __m256i M0 = _mm256_set1_epi32((int)DPC__PHILOX_M0);
-    const __m256i M1 = _mm256_set1_epi32((int)DPC__PHILOX_M1);
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
-    const __m256i c1init = _mm256_set1_epi32((int)(uint32_t)row);
-    const __m256i c2init = _mm256_set1_epi32((int)(uint32_t)(row >> 32));
-    for (size_t i = 0; i < n; i += 16) {
-        uint64_t pair0 = (index0 + i) >> 1; /* 8 blocks: pairs pair0 .. pair0 + 7 */
-        /* ctr[0] = pair (low 32), ctr[3] = ((pair >> 32) & 0xFFFF) << 16; the 8 pairs never
-         * cross a 2^32 boundary in the high bits unless pair0's low word wraps: handle it. */
-        uint32_t plo = (uint32_t)pair0;
-        __m256i c0 = _mm256_add_epi32(_mm256_set1_epi32((int)plo), lane);
-        __m256i c1 = c1init, c2 = c2init;
-        __m256i c3;
-        if (plo > 0xFFFFFFFFu - 7u) { /* rare: the low word wraps inside this batch */
-            uint32_t tmp[8];
-            for (int l = 0; l < 8; l++)
-                tmp[l] = (uint32_t)((((pair0 + (uint64_t)l) >> 32) & 0xFFFFu) << 16);
-            c3 = _mm256_loadu_si256((const __m256i *)tmp);
-        } else {
-            c3 = _mm256_set1_epi32((int)(uint32_t)(((pair0 >> 32) & 0xFFFFu) << 16));
-        }
-        uint32_t k0 = s->key[0], k1 = s->key[1];
-        for (int r = 0; r < 10; r++) {
-            if (r > 0) {
-                k0 += DPC__PHILOX_W0;
-                k1 += DPC__PHILOX_W1;
+    size_t R = 0;
+    for (size_t j = 0; j < m; j += 4) {
+        int ok = zig4(w + j, out + j);
+        if (ok == 0xF) continue;
+        for (unsigned l = 0; l < 4; l++)
+            if (!(ok >> l & 1)) {
+                pos[R] = (uint32_t)(j + l);
+                w0[R++] = w[j + l];
             }
-            __m256i lo0, hi0, lo1, hi1;
-            mulhilo8(c0, M0, &lo0, &hi0);
-            mulhilo8(c2, M1, &lo1, &hi1);
-            __m256i n0 = _mm256_xor_si256(_mm256_xor_si256(hi1, c1), _mm256_set1_epi32((int)k0));
-            __m256i n2 = _mm256_xor_si256(_mm256_xor_si256(hi0, c3), _mm256_set1_epi32((int)k1));
-            c0 = n0;
-            c1 = lo1;
-            c2 = n2;
-            c3 = lo0;
-        }
-        /* words: sample 2j = c1:c0 of block j, sample 2j+1 = c3:c2 */
-        __m256i E = _mm256_unpacklo_epi32(c0, c1), E2 = _mm256_unpackhi_epi32(c0, c1);
-        __m256i O = _mm256_unpacklo_epi32(c2, c3), O2 = _mm256_unpackhi_epi32(c2, c3);
-        __m256i a = _mm256_unpacklo_epi64(E, O);   /* b0e b0o | b4e b4o */
-        __m256i b = _mm256_unpackhi_epi64(E, O);   /* b1e b1o | b5e b5o */
-        __m256i c = _mm256_unpacklo_epi64(E2, O2); /* b2 | b6 */
-        __m256i d = _mm256_unpackhi_epi64(E2, O2); /* b3 | b7 */
-        __m256i w01 = _mm256_permute2x128_si256(a, b, 0x20);
-        __m256i w23 = _mm256_permute2x128_si256(c, d, 0x20);
-        __m256i w45 = _mm256_permute2x128_si256(a, b, 0x31);
-        __m256i w67 = _mm256_permute2x128_si256(c, d, 0x31);
-        uint64_t idx = index0 + i;
-        zig4(s, row, idx, w01, out + i);
-        zig4(s, row, idx + 4, w23, out + i + 4);
-        zig4(s, row, idx + 8, w45, out + i + 8);
-        zig4(s, row, idx + 12, w67, out + i + 12);
     }
-    return 1;
+    return R;
 }
 
-int dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                            size_t n)
+/* ---- Philox4x32-10 -------------------------------------------------------------------------- */
+
+typedef struct keys {
+    __m256i k0[10], k1[10]; /* round keys, broadcast in the low half of every u64 lane */
+} keys;
+
+static void round_keys(const dpc_rng_stream *s, keys *K)
 {
-    if (!__builtin_cpu_supports("avx2")) return 0;
-    return fill_avx2(s, row, index0, out, n);
+    uint32_t k0 = s->key[0], k1 = s->key[1];
+    for (int r = 0; r < 10; r++) {
+        if (r > 0) {
+            k0 += DPC__PHILOX_W0;
+            k1 += DPC__PHILOX_W1;
+        }
+        K->k0[r] = _mm256_set1_epi64x(k0);
+        K->k1[r] = _mm256_set1_epi64x(k1);
+    }
+}
+
+/* Counters of the blocks p (pair indices, index >> 1) at `attempt` as X = c1:c0, Y = c3:c2. */
+static inline void ctr4(__m256i p, uint64_t row, uint32_t attempt, __m256i *X, __m256i *Y)
+{
+    const __m256i rowlo = _mm256_set1_epi64x((long long)((row & 0xFFFFFFFFu) << 32));
+    const __m256i rowhi = _mm256_set1_epi64x((long long)((row >> 32) | (uint64_t)attempt << 32));
+    *X = _mm256_or_si256(rowlo, _mm256_and_si256(p, _mm256_set1_epi64x(0xFFFFFFFFLL)));
+    *Y = _mm256_or_si256(rowhi, _mm256_slli_epi64(_mm256_srli_epi64(p, 32), 48));
+}
+
+/* Round r on blocks (X, Y), with P1, P0 the products of the round before (see gauss_avx512.c:
+ * only the low halves matter until LAST sets the high halves). */
+#define ROUND(X, Y, P0, P1, r)                                                               \
+    do {                                                                                     \
+        __m256i p0_ = _mm256_mul_epu32(X, M0), p1_ = _mm256_mul_epu32(Y, M1);                \
+        X = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p1_, 0xB1), P1), K->k0[r]); \
+        Y = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p0_, 0xB1), P0), K->k1[r]); \
+        P0 = p0_;                                                                            \
+        P1 = p1_;                                                                            \
+    } while (0)
+
+#define LAST(X, Y, P0, P1)                                                                   \
+    do {                                                                                     \
+        __m256i p0_ = _mm256_mul_epu32(X, M0), p1_ = _mm256_mul_epu32(Y, M1);                \
+        X = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p1_, 0xB1),               \
+                                              _mm256_and_si256(P1, LO)), K->k0[9]);          \
+        Y = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p0_, 0xB1),               \
+                                              _mm256_and_si256(P0, LO)), K->k1[9]);          \
+    } while (0)
+
+#define PHILOX10(G)                                                                          \
+    do {                                                                                     \
+        __m256i P0[G], P1[G];                                                                \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                              \
+            P1[g] = _mm256_srli_epi64(X[g], 32);                                             \
+            P0[g] = _mm256_srli_epi64(Y[g], 32);                                             \
+        }                                                                                    \
+        _Pragma("GCC unroll 9") for (int r = 0; r < 9; r++)                                  \
+            _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++)                            \
+                ROUND(X[g], Y[g], P0[g], P1[g], r);                                          \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) LAST(X[g], Y[g], P0[g], P1[g]); \
+    } while (0)
+
+/* Attempt-0 words of the m samples (a multiple of 16) from index0 (even) into w, in sample
+ * order. Lanes hold blocks {0,2,1,3}, so unpacklo/unpackhi of (X, Y) are samples 0..3, 4..7. */
+static void philox_words(const keys *K, uint64_t row, uint64_t index0, size_t m, uint64_t *w)
+{
+    const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
+    const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
+    const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3);
+    __m256i X[4], Y[4];
+    for (size_t j = 0; j < m; j += 32) { /* m is a multiple of 16: the last group may be half */
+        __m256i p = _mm256_add_epi64(_mm256_set1_epi64x((long long)((index0 + j) >> 1)), lane);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++)
+            ctr4(_mm256_add_epi64(p, _mm256_set1_epi64x(4 * g)), row, 0, &X[g], &Y[g]);
+        PHILOX10(4);
+        size_t groups = m - j >= 32 ? 4 : 2;
+        for (size_t g = 0; g < groups; g++) {
+            _mm256_storeu_si256((__m256i *)(w + j + 8 * g), _mm256_unpacklo_epi64(X[g], Y[g]));
+            _mm256_storeu_si256((__m256i *)(w + j + 8 * g + 4), _mm256_unpackhi_epi64(X[g], Y[g]));
+        }
+    }
+}
+
+/* Words of attempt a of the R samples index0 + pos[k] into wa (R rounded up to 4 lanes; pos
+ * and wa have room). */
+static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const uint32_t *pos,
+                            size_t R, uint32_t a, uint64_t *wa)
+{
+    const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
+    const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
+    for (size_t k = 0; k < R; k += 4) {
+        __m128i pk = _mm_loadu_si128((const __m128i *)(pos + k));
+        __m256i idx = _mm256_add_epi64(_mm256_set1_epi64x((long long)index0),
+                                       _mm256_cvtepu32_epi64(pk));
+        __m256i X[1], Y[1];
+        ctr4(_mm256_srli_epi64(idx, 1), row, a & 0xFFFFu, &X[0], &Y[0]);
+        PHILOX10(1);
+        __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(idx, _mm256_set1_epi64x(1)),
+                                         _mm256_set1_epi64x(1));
+        _mm256_storeu_si256((__m256i *)(wa + k), _mm256_blendv_epi8(X[0], Y[0], odd));
+    }
+}
+
+void dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                             size_t n)
+{
+    keys K;
+    round_keys(s, &K);
+    uint64_t w[WBUF], w0[WBUF + 4], w1[WBUF + 4];
+    uint32_t pos[WBUF + 4];
+    for (size_t i = 0; i < n; i += WBUF) {
+        size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 16 */
+        philox_words(&K, row, index0 + i, m, w);
+        size_t R = zig_pass(w, m, out + i, pos, w0);
+        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
+            for (size_t k = R; k < R + 4; k++) pos[k] = 0; /* whole vectors of defined lanes */
+            if (a) philox_words_at(&K, row, index0 + i, pos, R, a, w0);
+            philox_words_at(&K, row, index0 + i, pos, R, a + 1, w1);
+            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        }
+    }
+}
+
+/* ---- ChaCha20 (secure mode) ----------------------------------------------------------------- */
+
+static inline __m256i rol32(__m256i v, int n) /* n = 7 or 12 */
+{
+    return _mm256_or_si256(_mm256_slli_epi32(v, n), _mm256_srli_epi32(v, 32 - n));
+}
+
+#define QR8(a, b, c, d)                                                                      \
+    do {                                                                                     \
+        a = _mm256_add_epi32(a, b); d = _mm256_shuffle_epi8(_mm256_xor_si256(d, a), r16);    \
+        c = _mm256_add_epi32(c, d); b = rol32(_mm256_xor_si256(b, c), 12);                   \
+        a = _mm256_add_epi32(a, b); d = _mm256_shuffle_epi8(_mm256_xor_si256(d, a), r8);     \
+        c = _mm256_add_epi32(c, d); b = rol32(_mm256_xor_si256(b, c), 7);                    \
+    } while (0)
+
+/* Eight ChaCha20 blocks (key skey, block counters ctr, nonces (row lo, row hi, non)), one per
+ * lane, written to ks in keystream order: block b's 64 bytes at ks + 8 b (u64 units). */
+static void chacha8(const uint32_t skey[8], __m256i ctr, uint64_t row, __m256i non, uint64_t *ks)
+{
+    /* byte shuffles rotating every 32-bit lane left by 16 and by 8 */
+    const __m256i r16 = _mm256_setr_epi8(2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13,
+                                         2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
+    const __m256i r8 = _mm256_setr_epi8(3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14,
+                                        3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+    __m256i in[16], x[16];
+    in[0] = _mm256_set1_epi32(0x61707865);
+    in[1] = _mm256_set1_epi32(0x3320646e);
+    in[2] = _mm256_set1_epi32(0x79622d32);
+    in[3] = _mm256_set1_epi32(0x6b206574);
+    for (int k = 0; k < 8; k++) in[4 + k] = _mm256_set1_epi32((int)skey[k]);
+    in[12] = ctr;
+    in[13] = _mm256_set1_epi32((int)(uint32_t)row);
+    in[14] = _mm256_set1_epi32((int)(uint32_t)(row >> 32));
+    in[15] = non;
+    for (int k = 0; k < 16; k++) x[k] = in[k];
+    for (int r = 0; r < 10; r++) {
+        QR8(x[0], x[4], x[8], x[12]);
+        QR8(x[1], x[5], x[9], x[13]);
+        QR8(x[2], x[6], x[10], x[14]);
+        QR8(x[3], x[7], x[11], x[15]);
+        QR8(x[0], x[5], x[10], x[15]);
+        QR8(x[1], x[6], x[11], x[12]);
+        QR8(x[2], x[7], x[8], x[13]);
+        QR8(x[3], x[4], x[9], x[14]);
+    }
+    for (int k = 0; k < 16; k++) x[k] = _mm256_add_epi32(x[k], in[k]);
+    /* transpose: state word q of lane b -> ks32[16 b + q] */
+    __m256i t[16], u[16];
+    for (int k = 0; k < 16; k += 2) {
+        t[k] = _mm256_unpacklo_epi32(x[k], x[k + 1]);     /* per 128-bit lane: a0 b0 a1 b1 */
+        t[k + 1] = _mm256_unpackhi_epi32(x[k], x[k + 1]); /* a2 b2 a3 b3 */
+    }
+    for (int g = 0; g < 16; g += 4) { /* words g..g+3 of the 4 blocks of every 128-bit lane */
+        u[g] = _mm256_unpacklo_epi64(t[g], t[g + 2]);     /* block 4L + 0 */
+        u[g + 1] = _mm256_unpackhi_epi64(t[g], t[g + 2]); /* block 4L + 1 */
+        u[g + 2] = _mm256_unpacklo_epi64(t[g + 1], t[g + 3]);
+        u[g + 3] = _mm256_unpackhi_epi64(t[g + 1], t[g + 3]);
+    }
+    for (int k = 0; k < 4; k++) { /* block 4L + k: lane L of u[k], u[4+k], u[8+k], u[12+k] */
+        _mm256_storeu_si256((__m256i *)(ks + 8 * k),
+                            _mm256_permute2x128_si256(u[k], u[4 + k], 0x20));
+        _mm256_storeu_si256((__m256i *)(ks + 8 * k + 4),
+                            _mm256_permute2x128_si256(u[8 + k], u[12 + k], 0x20));
+        _mm256_storeu_si256((__m256i *)(ks + 8 * (4 + k)),
+                            _mm256_permute2x128_si256(u[k], u[4 + k], 0x31));
+        _mm256_storeu_si256((__m256i *)(ks + 8 * (4 + k) + 4),
+                            _mm256_permute2x128_si256(u[8 + k], u[12 + k], 0x31));
+    }
+}
+
+/* Words of attempt a of the R samples index0 + pos[k] into wa, eight blocks at a time. */
+static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                            const uint32_t *pos, size_t R, uint32_t a, uint64_t *wa)
+{
+    uint64_t ks[64];
+    uint32_t ctr[8], non[8];
+    for (size_t k = 0; k < R; k += 8) {
+        for (size_t l = 0; l < 8; l++) {
+            uint64_t blk = (index0 + pos[k + l]) >> 3;
+            ctr[l] = (uint32_t)blk;
+            non[l] = (uint32_t)(((blk >> 32) & 0xFFFFu) << 16) | (a & 0xFFFFu);
+        }
+        chacha8(s->skey, _mm256_loadu_si256((const __m256i *)ctr), row,
+                _mm256_loadu_si256((const __m256i *)non), ks);
+        for (size_t l = 0; l < 8 && k + l < R; l++)
+            wa[k + l] = ks[8 * l + ((index0 + pos[k + l]) & 7)];
+    }
+}
+
+void dpc__gaussian_fill_secure_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                    double *out, size_t n)
+{
+    uint64_t w[WBUF], w0[WBUF + 8], w1[WBUF + 8];
+    uint32_t pos[WBUF + 8], ctr[8], non[8];
+    for (size_t i = 0; i < n; i += WBUF) {
+        size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 64: 8 blocks */
+        for (size_t j = 0; j < m; j += 64) {
+            uint64_t blk0 = (index0 + i + j) >> 3;
+            for (unsigned b = 0; b < 8; b++) {
+                ctr[b] = (uint32_t)(blk0 + b);
+                non[b] = (uint32_t)((((blk0 + b) >> 32) & 0xFFFFu) << 16); /* attempt 0 */
+            }
+            chacha8(s->skey, _mm256_loadu_si256((const __m256i *)ctr), row,
+                    _mm256_loadu_si256((const __m256i *)non), w + j);
+        }
+        size_t R = zig_pass(w, m, out + i, pos, w0);
+        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
+            for (size_t k = R; k < R + 8; k++) pos[k] = 0; /* whole vectors of defined lanes */
+            if (a) chacha_words_at(s, row, index0 + i, pos, R, a, w0);
+            chacha_words_at(s, row, index0 + i, pos, R, a + 1, w1);
+            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        }
+    }
 }
 
 #else
-int dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                            size_t n)
-{
-    (void)s; (void)row; (void)index0; (void)out; (void)n;
-    return 0;
-}
+typedef int dpc__gauss_avx2_unused; /* non-x86: nothing to compile */
 #endif

@@ -1,18 +1,40 @@
-/* gauss_impl.h — internal entry points of the Gaussian sampler shared with the SIMD kernels. */
+/* gauss_impl.h — internal entry points of the Gaussian sampler shared with the per-level
+ * kernels (gauss_avx2.c, gauss_avx512.c; selected by dpc_rng_gaussian_fill_isa). */
 #ifndef DPCORR_SRC_GAUSS_IMPL_H
 #define DPCORR_SRC_GAUSS_IMPL_H
 
 #include "dpcorr/rng.h"
 
-/* The full ziggurat starting from the attempt-0 word w of (row, index) (slow path). */
-double dpc__gauss_from_word(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint64_t w);
+/* Batched slow path, one round: the R samples out[pos[k]] (index index0 + pos[k]) rejected so
+ * far, at attempt a (even) with word w[k], and wn[k] = the word of attempt a + 1 (the caller
+ * computes both in bulk). Does what gauss_from does with them — the fast test (a > 0), the tail
+ * (finished here), the wedge test with wn — and moves the positions of the samples whose wedge
+ * test failed to the front of pos; returns their number. They go on at attempt a + 2, exactly
+ * as dpc_rng_gaussian would. */
+size_t dpc__gauss_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                       uint32_t *pos, const uint64_t *w, const uint64_t *wn, size_t R, uint32_t a);
 
-/* Portable bulk fill (any index0, any n). */
+/* Portable bulk fills (any index0, any n): Philox (seeded) and ChaCha20 (secure). */
 void dpc__gaussian_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                  double *out, size_t n);
+void dpc__gaussian_fill_secure_portable(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                        double *out, size_t n);
 
-/* AVX2 kernel: index0 even, n a multiple of 16. Returns 0 if AVX2 is not available. */
-int dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                            size_t n);
+/* Level kernels, bit-identical to the portable fills on the part they cover:
+ *   Philox:   index0 even, n a multiple of DPC__PHILOX_BULK;
+ *   ChaCha20: index0 a multiple of 8, n a multiple of DPC__CHACHA_BULK_AVX2 (AVX2) or
+ *             DPC__CHACHA_BULK_AVX512 (AVX-512).
+ * Only called when the CPU supports the level (the files are compiled for it). */
+#define DPC__PHILOX_BULK 16
+#define DPC__CHACHA_BULK_AVX2 64    /* 8 blocks */
+#define DPC__CHACHA_BULK_AVX512 128 /* 16 blocks */
+void dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                             size_t n);
+void dpc__gaussian_fill_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                               double *out, size_t n);
+void dpc__gaussian_fill_secure_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                    double *out, size_t n);
+void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                      double *out, size_t n);
 
 #endif

@@ -73,6 +73,29 @@ static size_t permute(const dpc_sampler *sp, uint64_t perm, size_t i)
     return (size_t)y;
 }
 
+/* The inverse of feistel: the rounds undone in reverse order. */
+static uint64_t feistel_inv(const dpc_sampler *sp, uint64_t perm, uint64_t y)
+{
+    unsigned h = sp->half;
+    uint64_t mask = ((uint64_t)1 << h) - 1;
+    uint64_t L = y >> h, R = y & mask;
+    for (uint32_t r = FEISTEL_ROUNDS; r-- > 0;) {
+        uint64_t f = dpc_rng_word(&sp->s, ROW_PERM + perm, L, r) & mask;
+        uint64_t nr = L;
+        L = R ^ f;
+        R = nr;
+    }
+    return (L << h) | R;
+}
+
+/* The position i with permute(perm, i) = x: cycle walking undone by walking back. */
+static size_t unpermute(const dpc_sampler *sp, uint64_t perm, size_t x)
+{
+    uint64_t y = feistel_inv(sp, perm, x);
+    while (y >= sp->cfg.n_examples) y = feistel_inv(sp, perm, y);
+    return (size_t)y;
+}
+
 void dpc_sampler_free(dpc_sampler *s) { free(s); }
 
 dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, const dpc_rng *rng,
@@ -209,9 +232,9 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
     case DPC_SAMPLER_BALLS_IN_BINS: {
         uint64_t bin = t % s->spe;
         for (size_t i = 0; i < s->cfg.n_examples; i++) {
-            /* bin of example i: floor(u b), u uniform in [0, 1) from draw (ROW_BINS, i) */
-            uint64_t bi = (uint64_t)(dpc_rng_uniform(&s->s, ROW_BINS, i) * (double)s->spe);
-            if (bi >= s->spe) bi = s->spe - 1;
+            /* bin of example i: exactly uniform on [0, b) (Lemire's method, no modulo bias:
+             * the accountant's dominating pair gives every bin probability 1/b) */
+            uint64_t bi = dpc_rng_below(&s->s, ROW_BINS, i, s->spe);
             if (bi == bin) idx[c++] = i;
         }
         break;
@@ -222,6 +245,43 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
             size_t ex = permute(s, 0, g * m + j);
             if (dpc_rng_uniform(&s->s, t, ex) < s->q) idx[c++] = ex;
         }
+        break;
+    }
+    case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */
+    }
+    *count = c;
+    return DPC_OK;
+}
+
+dpc_status dpc_sampler_opportunities(const dpc_sampler *s, size_t example, size_t *steps,
+                                     size_t *count, int *certain, dpc_error *err)
+{
+    size_t N = s->cfg.n_examples, n = s->cfg.steps, B = s->cfg.batch, c = 0;
+    if (example >= N)
+        return dpc_error_param(err, DPC_E_INVALID, "example", "%zu is not below N = %zu", example,
+                               N);
+    *certain = s->cfg.kind == DPC_SAMPLER_FIXED || s->cfg.kind == DPC_SAMPLER_SHUFFLE;
+    switch (s->cfg.kind) {
+    case DPC_SAMPLER_FIXED: {
+        size_t pos = unpermute(s, 0, example);
+        if (pos < s->spe * B)
+            for (size_t t = pos / B; t < n; t += s->spe) steps[c++] = t;
+        break;
+    }
+    case DPC_SAMPLER_SHUFFLE:
+        for (size_t e = 0; e * s->spe < n; e++) {
+            size_t pos = unpermute(s, 1 + e, example), t = e * s->spe + pos / B;
+            if (pos < s->spe * B && t < n) steps[c++] = t;
+        }
+        break;
+    case DPC_SAMPLER_POISSON:
+    case DPC_SAMPLER_BALLS_IN_BINS: /* the bin is secret: any step, see the header */
+        for (size_t t = 0; t < n; t++) steps[c++] = t;
+        break;
+    case DPC_SAMPLER_CYCLIC_POISSON: {
+        size_t pos = unpermute(s, 0, example), G = s->cfg.groups;
+        if (pos < G * s->group_size)
+            for (size_t t = pos / s->group_size; t < n; t += G) steps[c++] = t;
         break;
     }
     case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */

@@ -161,6 +161,12 @@ dpc_status dpc_strategy_optimize_banded(dpc_strategy **out, const dpc_strategy_p
     b.keff = dpc__strat_keff(pb);
     b.monotone = b.keff > 1;
     size_t n = b.n, L = b.L;
+    /* one objective evaluation (about 4 n L + 2 k L) must stay well inside the work limit, so
+     * that progress is reported and a cancellation honoured every second or so */
+    if ((st = dpc__work_check(4.0 * (4.0 * (double)n * (double)L + 2.0 * (double)b.keff * (double)L),
+                              "bands", "one evaluation of the banded objective (steps x bands, "
+                              "times 4)", err)))
+        return st;
     double *mem = dpc__malloc_array(2 * L + 4 * n + L, sizeof(double));
     if (!mem) return DPC__NOMEM(err, "banded optimizer workspace");
     b.c = mem;
@@ -188,9 +194,10 @@ dpc_status dpc_strategy_optimize_banded(dpc_strategy **out, const dpc_strategy_p
             x[j - 1] = b.c[j];
         }
     }
-    strat_lbfgs_result res = {0, 0, 0};
+    strat_lbfgs_result res = {0, 0, 0, &opt->progress, 0.0, 0.0};
     if (L > 1) {
         size_t max_iter = opt->max_iterations ? opt->max_iterations : 1000;
+        res.total = (double)max_iter;
         st = dpc__strat_minimize(band_objective, &b, x, L - 1, max_iter, 1e-13, &res, err);
         if (st) {
             free(mem);

@@ -61,6 +61,8 @@ typedef struct blt_ctx {
     double theta[BLT_MAX], omt[BLT_MAX], omega[BLT_MAX];
     double *F, *g, *h, *Fbar, *hbar; /* (d*d), (d), (d), (d*d), (d) */
     int failed;
+    const dpc_progress *progress;    /* reports: done iterations of total */
+    double done, total;
 } blt_ctx;
 
 static void params_from_x(const double *x, size_t k, double *theta, double *omt, double *omega)
@@ -210,8 +212,9 @@ static dpc_status run_from(blt_ctx *c, size_t k, const double *x0, size_t max_it
     c->nbuf = k;
     c->d = dpc__blt_state_dim(k, c->pb->workload.momentum);
     memcpy(r->x, x0, 2 * k * sizeof *x0);
-    strat_lbfgs_result res;
+    strat_lbfgs_result res = {0, 0, 0, c->progress, c->done, c->total};
     dpc_status st = dpc__strat_minimize(blt_objective, c, r->x, 2 * k, max_iter, 1e-13, &res, err);
+    c->done += (double)res.iterations;
     if (st) return st;
     if (c->failed) return DPC__NOMEM(err, "BLT Gramian");
     r->f = res.f;
@@ -296,6 +299,9 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
     memset(&c, 0, sizeof c);
     c.pb = pb;
     c.keff = dpc__strat_keff(pb);
+    /* progress: at most max_iter iterations for each of 3 + sum_{k<maxb} (k + 1) runs */
+    c.progress = &o.progress;
+    c.total = (double)max_iter * (3.0 + 0.5 * (double)(maxb - 1) * (double)(maxb + 2));
     size_t dmax = dpc__blt_state_dim(maxb, pb->workload.momentum);
     double *mem = dpc__calloc(2 * dmax * dmax + 3 * dmax, sizeof(double));
     if (!mem) return DPC__NOMEM(err, "BLT workspace");

@@ -238,7 +238,7 @@ dpc_status dpc_strategy_optimize_dense(dpc_strategy **out, const dpc_strategy_pr
                       : dflt > 300.0                 ? 300
                       : dflt < 20.0                  ? 20
                                                      : (size_t)dflt;
-    strat_lbfgs_result res = {0, 0, 0};
+    strat_lbfgs_result res = {0, 0, 0, opt ? &opt->progress : NULL, 0.0, (double)max_iter};
     size_t iters = 0;
     if (c.nv > 0) {
         double ps[3] = {16.0, 64.0, 256.0};
@@ -247,6 +247,7 @@ dpc_status dpc_strategy_optimize_dense(dpc_strategy **out, const dpc_strategy_pr
             c.p = ps[rd];
             size_t it = c.mean ? max_iter : max_iter / 3 + (rd == 2 ? max_iter % 3 : 0);
             if (it == 0) continue;
+            res.done0 = (double)iters;
             st = dpc__strat_minimize_ex(dense_objective, &c, x, c.nv, it, 1e-13, 10, 1, &res, err);
             if (st) {
                 free(mem);

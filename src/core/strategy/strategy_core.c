@@ -102,6 +102,11 @@ dpc_status dpc_strategy_best_nu(const dpc_strategy_problem *pb, double *best_nu,
 {
     dpc_status st = dpc_strategy_problem_check(pb, err);
     if (st) return st;
+    /* per grid point: the coefficients, the sensitivity (n k) and the error (DPC_WORK_LIMIT) */
+    double keff = (double)dpc__strat_keff(pb);
+    if ((st = dpc__work_check(DPC_STRATEGY_NU_GRID * (double)pb->steps * (40.0 + 2.0 * keff),
+                              "steps", "the nu grid search (49 mechanisms of n steps)", err)))
+        return st;
     int found = 0;
     for (int i = 0; i < DPC_STRATEGY_NU_GRID; i++) {
         /* 0, then 1e-7 .. 0.5 log-spaced (48 values) */
@@ -158,9 +163,11 @@ dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb, size_t bands,
             break;
         case 2: {
             double nu = 0.0;
-            if ((st = dpc_strategy_best_nu(pb, &nu, &b->loss, err))) return st;
-            snprintf(b->name, sizeof b->name, "nu-DP-FTRL (best nu=%.3g)", nu);
-            b->available = 1;
+            st = dpc_strategy_best_nu(pb, &nu, &b->loss, &e2);
+            if (st && st != DPC_E_RANGE) return dpc_error_set(err, st, "%s", e2.msg);
+            if (st) snprintf(b->name, sizeof b->name, "nu-DP-FTRL (skipped: work limit)");
+            else snprintf(b->name, sizeof b->name, "nu-DP-FTRL (best nu=%.3g)", nu);
+            b->available = st == DPC_OK;
             (*count)++;
             continue;
         }
@@ -226,6 +233,8 @@ typedef struct lb_ctx {
     double *best_x;
     double best_f;
     size_t iters;
+    const strat_lbfgs_result *in; /* progress */
+    int cancelled;
 } lb_ctx;
 
 static int lb_progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval_t *g,
@@ -234,7 +243,13 @@ static int lb_progress(void *inst, const lbfgsfloatval_t *x, const lbfgsfloatval
                        int ls)
 {
     (void)x, (void)g, (void)fx, (void)xnorm, (void)gnorm, (void)step, (void)n, (void)k, (void)ls;
-    ((lb_ctx *)inst)->iters++;
+    lb_ctx *c = inst;
+    c->iters++;
+    const dpc_progress *p = c->in->progress;
+    if (p && p->fn && p->fn(p->ctx, c->in->done0 + (double)c->iters, c->in->total)) {
+        c->cancelled = 1;
+        return 1; /* liblbfgs stops */
+    }
     return 0;
 }
 
@@ -279,7 +294,7 @@ dpc_status dpc__strat_minimize_ex(strat_objective f, void *ctx, double *x, size_
     }
     memcpy(xv, x, n * sizeof *x);
     memcpy(best, x, n * sizeof *x);
-    lb_ctx c = {f, ctx, n, best, f(ctx, x, g, n), 0};
+    lb_ctx c = {f, ctx, n, best, f(ctx, x, g, n), 0, res, 0};
     if (!isfinite(c.best_f)) {
         lbfgs_free(xv);
         free(best);
@@ -291,7 +306,7 @@ dpc_status dpc__strat_minimize_ex(strat_objective f, void *ctx, double *x, size_
     int ret = 0;
     /* More-Thuente first; if it stops on a line-search failure, up to two restarts from the best
      * point with a backtracking line search (a restart also drops a stale curvature history). */
-    for (int round = 0; round < 3 && c.iters < max_iter; round++) {
+    for (int round = 0; round < 3 && c.iters < max_iter && !c.cancelled; round++) {
         lbfgs_parameter_t prm;
         lbfgs_parameter_init(&prm);
         prm.m = memory;
@@ -318,5 +333,8 @@ dpc_status dpc__strat_minimize_ex(strat_objective f, void *ctx, double *x, size_
     lbfgs_free(xv);
     free(best);
     free(g);
+    if (c.cancelled)
+        return dpc_error_set(err, DPC_E_CANCELLED, "optimizer: cancelled after %zu iterations",
+                             c.iters);
     return DPC_OK;
 }

@@ -12,12 +12,16 @@ typedef struct strat_lbfgs_result {
     double f;          /* best objective value seen (at the returned x) */
     size_t iterations; /* L-BFGS iterations */
     int status;        /* liblbfgs return code (informational) */
+    /* in: progress reports (NULL: none) as done0 + iterations of total */
+    const dpc_progress *progress;
+    double done0, total;
 } strat_lbfgs_result;
 
 /* Minimises f from x (n) in place with liblbfgs (memory 15, More-Thuente line search with a
  * backtracking retry), keeping the best point evaluated. rel_tol: stop when the objective
- * improves by less than rel_tol over 10 iterations. Returns DPC_E_NOMEM or DPC_E_NUMERIC (no
- * finite value at the start), else DPC_OK. */
+ * improves by less than rel_tol over 10 iterations. Reports every iteration to res->progress
+ * (if set). Returns DPC_E_NOMEM, DPC_E_NUMERIC (no finite value at the start) or
+ * DPC_E_CANCELLED (the progress callback asked to stop), else DPC_OK. */
 dpc_status dpc__strat_minimize(strat_objective f, void *ctx, double *x, size_t n,
                                size_t max_iter, double rel_tol, strat_lbfgs_result *res,
                                dpc_error *err);

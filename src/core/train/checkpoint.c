@@ -1,13 +1,17 @@
 /* checkpoint.c — atomic trainer checkpoints and resume.
  *
- * File (native byte order, guarded by a byte-order mark):
- *   "DPCCKPT\0" | u32 version 2 | u32 0x01020304 | u64 fingerprint of the run configuration |
+ * File (native byte order, guarded by a byte-order mark), version 3:
+ *   "DPCCKPT\0" | u32 version 3 | u32 0x01020304 | u64 fingerprint of the run configuration |
  *   u64 step | u64 P | u32 key[2] | u64 seed | u32 rng mode | u32 secure key[8] (0 if seeded) |
- *   params (P) | velocity (P) | u64 L | noise state (L, coordinate-major) | u64 FNV-1a of all of
- *   the above.
+ *   u32 nitems | nitems configuration items (ck_items.c, CK_ITEM_BYTES each) |
+ *   params (P) | velocity (P) | u64 L | noise state (L, coordinate-major) |
+ *   u64 nrec | nrec history records (u64 step, u64 epoch, 5 doubles) |
+ *   u64 FNV-1a of all of the above | end of file.
+ * Version 2 (still read) has no items and no records; its fingerprint covers the configuration,
+ * the data path and shape, not the data content.
  * Written to "<path>.tmp.<pid>" (mode 0600: a secure-mode checkpoint holds the key), fsync'ed,
  * then renamed over <path>: a crash leaves either the old or the new checkpoint, never a torn
- * one.
+ * one; temporaries of processes that no longer exist are removed by the next save.
  *
  * Distributed runs (dist.h): rank 0 does all the file I/O. Saving, the other ranks stream their
  * momentum and noise-state shards to rank 0 in pieces, in rank order, which is the file order
@@ -17,16 +21,20 @@
 #include "common/util.h"
 #include "train/train_internal.h"
 
+#include <dirent.h>
 #include <errno.h>
-#include <math.h>
 #include <fcntl.h>
+#include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define CK_MAGIC "DPCCKPT"
-#define CK_VERSION 2u /* 2: the secure-mode ChaCha20 key */
+#define CK_VERSION 3u /* 2: the secure-mode ChaCha20 key; 3: configuration items, records */
+#define CK_REC_BYTES 56u
 #define CK_BOM 0x01020304u
 
 typedef struct fnv {
@@ -40,70 +48,6 @@ static void fnv_add(fnv *f, const void *p, size_t n)
         f->h ^= b[i];
         f->h *= 0x100000001b3ull;
     }
-}
-
-static void fnv_str(fnv *f, const char *s) { fnv_add(f, s, strlen(s) + 1); }
-static void fnv_num(fnv *f, double x) { fnv_add(f, &x, sizeof x); }
-static void fnv_size(fnv *f, size_t x)
-{
-    uint64_t v = x;
-    fnv_add(f, &v, sizeof v);
-}
-
-/* Everything that determines the values of a run (not threads, not the noise form, which
- * give bit-identical results). */
-uint64_t dpc__train_fingerprint(const dpc_trainer *tr)
-{
-    fnv f = {0xcbf29ce484222325ull};
-    const dpc_train_config *c = &tr->cfg;
-    const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
-    fnv_str(&f, "dpcorr-run-v1");
-    fnv_size(&f, (size_t)mp->kind);
-    fnv_size(&f, mp->steps);
-    fnv_num(&f, mp->nu);
-    fnv_num(&f, mp->lambda);
-    fnv_size(&f, mp->bands);
-    fnv_num(&f, mp->momentum);
-    fnv_num(&f, mp->decay);
-    fnv_size(&f, (size_t)mp->honaker);
-    fnv_size(&f, mp->nbuf);
-    if (mp->nbuf) {
-        fnv_add(&f, mp->theta, mp->nbuf * sizeof(double));
-        fnv_add(&f, mp->omega, mp->nbuf * sizeof(double));
-    }
-    fnv_size(&f, mp->ncoeffs);
-    if (mp->ncoeffs) fnv_add(&f, mp->coeffs, mp->ncoeffs * sizeof(double));
-    if (mp->dense) fnv_add(&f, mp->dense, mp->steps * mp->steps * sizeof(double));
-    fnv_size(&f, (size_t)mp->coeffs_of_strategy);
-    fnv_size(&f, (size_t)c->sampler);
-    fnv_size(&f, c->batch);
-    fnv_size(&f, c->epochs);
-    fnv_size(&f, dpc_sampler_get_config(tr->sampler)->groups);
-    fnv_num(&f, c->epsilon);
-    fnv_num(&f, c->delta);
-    fnv_num(&f, c->noise_multiplier);
-    fnv_num(&f, tr->noise_scale);
-    fnv_size(&f, (size_t)c->accountant);
-    fnv_num(&f, c->clip);
-    fnv_num(&f, c->lr);
-    fnv_num(&f, c->momentum);
-    fnv_num(&f, c->weight_decay);
-    fnv_size(&f, (size_t)c->schedule);
-    fnv_num(&f, c->cooldown_fraction);
-    fnv_num(&f, c->cooldown_factor);
-    fnv_size(&f, c->chunk);
-    char spec[DPC_MODEL_SPEC_LEN];
-    dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
-    fnv_str(&f, spec);
-    fnv_size(&f, tr->P);
-    fnv_size(&f, tr->train->n);
-    fnv_size(&f, tr->train->d);
-    fnv_str(&f, tr->train->source);
-    fnv_str(&f, tr->train->preprocessing);
-    fnv_add(&f, tr->rng.key, sizeof tr->rng.key);
-    fnv_size(&f, (size_t)tr->rng.mode);
-    if (tr->rng.mode == DPC_RNG_SECURE) fnv_add(&f, tr->rng.skey, sizeof tr->rng.skey);
-    return f.h;
 }
 
 /* Floats of noise state per coordinate (0 when it regenerates from the RNG). */
@@ -196,13 +140,62 @@ static dpc_status save_stream(const dpc_trainer *tr, wbuf *w, const double *ns, 
         wr(w, &seed, 8);
         wr(w, &mode, 4);
         wr(w, tr->rng.skey, sizeof tr->rng.skey);
+        ck_item it[CK_MAX_ITEMS];
+        uint32_t ni = (uint32_t)dpc__train_items(tr, it);
+        unsigned char b[CK_ITEM_BYTES];
+        wr(w, &ni, 4);
+        for (uint32_t i = 0; i < ni; i++) {
+            dpc__ck_item_pack(&it[i], b);
+            wr(w, b, sizeof b);
+        }
         wr(w, tr->params, tr->P * sizeof(double));
     }
     dpc_status st = save_section(d, w, tr->velocity, 1, buf, err);
     uint64_t LL = per * tr->P;
     if (!st && d->rank == 0) wr(w, &LL, 8);
     if (!st) st = save_section(d, w, ns, per, buf, err);
+    if (!st && d->rank == 0) { /* the history */
+        uint64_t nr = tr->nhist;
+        wr(w, &nr, 8);
+        for (size_t i = 0; i < tr->nhist; i++) {
+            const dpc_train_record *h = &tr->hist[i];
+            uint64_t se[2] = {h->step, h->epoch};
+            double v[5] = {h->train_loss, h->test_loss, h->test_accuracy, h->epsilon, h->time_s};
+            wr(w, se, sizeof se);
+            wr(w, v, sizeof v);
+        }
+    }
     return st;
+}
+
+/* Rank 0, before writing: removes "<base>.tmp.<pid>" next to path when process pid no longer
+ * exists (a run killed while writing leaves one; in secure mode it holds the key). Best effort:
+ * failures leave the file. */
+static void clean_stale_tmp(const char *path)
+{
+    char dir[4096];
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t dl = slash ? (size_t)(slash - path) : 0;
+    if (dl + 1 >= sizeof dir) return;
+    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), path);
+    else snprintf(dir, sizeof dir, ".");
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    size_t bl = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        const char *nm = e->d_name;
+        if (strncmp(nm, base, bl) || strncmp(nm + bl, ".tmp.", 5)) continue;
+        const char *digits = nm + bl + 5;
+        char *end = NULL;
+        if (!*digits || *digits < '0' || *digits > '9') continue;
+        long pid = strtol(digits, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to know */
+        char full[4096 + 300];
+        if (snprintf(full, sizeof full, "%s/%s", dir, nm) < (int)sizeof full) unlink(full);
+    }
+    closedir(dp);
 }
 
 /* Rank 0: creates the temporary file. */
@@ -262,6 +255,7 @@ dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *
     char tmp[4096];
     wbuf w = {NULL, {0xcbf29ce484222325ull}, 0};
     dpc_error werr = {0};
+    if (d->rank == 0) clean_stale_tmp(path);
     dpc_status wst = d->rank == 0 ? open_tmp(path, tmp, sizeof tmp, &w, &werr) : DPC_OK;
     st = save_stream(tr, d->rank == 0 ? &w : NULL, ns, per, buf, err);
     if (d->rank == 0 && !wst) {
@@ -283,14 +277,46 @@ typedef struct rbuf {
     FILE *f;
     fnv h;
     const char *path;
+    uint64_t pos, size; /* bytes read; the file's size */
+    uint32_t ver;       /* the file's version (read_header) */
 } rbuf;
+
+static rbuf rbuf_open(const char *path, int open_it)
+{
+    rbuf r = {open_it ? fopen(path, "rb") : NULL, {0xcbf29ce484222325ull}, path, 0, 0, 0};
+    struct stat sb;
+    if (r.f && fstat(fileno(r.f), &sb) == 0) r.size = (uint64_t)sb.st_size;
+    return r;
+}
 
 static dpc_status rd(rbuf *r, void *p, size_t n, const char *what, dpc_error *err)
 {
+    if (!n) return DPC_OK;
     if (fread(p, 1, n, r->f) != n)
         return dpc_error_set(err, DPC_E_FORMAT, "%s: truncated checkpoint (reading %s)", r->path,
                              what);
     fnv_add(&r->h, p, n);
+    r->pos += n;
+    return DPC_OK;
+}
+
+/* Reads the configuration items of a version-3 file (at most CK_MAX_ITEMS, each well formed). */
+static dpc_status read_items(rbuf *r, ck_item *it, size_t *n, dpc_error *err)
+{
+    uint32_t ni;
+    unsigned char b[CK_ITEM_BYTES];
+    dpc_status st = rd(r, &ni, 4, "item count", err);
+    if (st) return st;
+    if (ni > CK_MAX_ITEMS)
+        return dpc_error_set(err, DPC_E_FORMAT, "%s: %u configuration items (at most %d)", r->path,
+                             ni, CK_MAX_ITEMS);
+    for (uint32_t i = 0; i < ni; i++) {
+        if ((st = rd(r, b, sizeof b, "configuration items", err))) return st;
+        if (!dpc__ck_item_unpack(b, &it[i]))
+            return dpc_error_set(err, DPC_E_FORMAT, "%s: malformed configuration item %u",
+                                 r->path, i);
+    }
+    *n = ni;
     return DPC_OK;
 }
 
@@ -309,9 +335,11 @@ static dpc_status read_header(rbuf *r, uint64_t *fp, uint64_t *step, uint64_t *P
         return st;
     if (bom != CK_BOM)
         return dpc_error_set(err, DPC_E_FORMAT, "%s: written with another byte order", r->path);
-    if (ver != CK_VERSION)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: checkpoint version %u, expected %u", r->path,
-                             ver, CK_VERSION);
+    if (ver != CK_VERSION && ver != 2u)
+        return dpc_error_set(err, DPC_E_FORMAT,
+                             "%s: checkpoint version %u; this dpcorr reads versions 2 and %u",
+                             r->path, ver, CK_VERSION);
+    r->ver = ver;
     if ((st = rd(r, fp, 8, "fingerprint", err)) || (st = rd(r, step, 8, "step", err)) ||
         (st = rd(r, P, 8, "parameter count", err)) || (st = rd(r, rng->key, 8, "key", err)) ||
         (st = rd(r, &rng->seed, 8, "seed", err)) || (st = rd(r, &mode, 4, "rng mode", err)) ||
@@ -325,7 +353,7 @@ static dpc_status read_header(rbuf *r, uint64_t *fp, uint64_t *step, uint64_t *P
 
 dpc_status dpc_checkpoint_read_rng(const char *path, dpc_rng *rng, dpc_error *err)
 {
-    rbuf r = {fopen(path, "rb"), {0xcbf29ce484222325ull}, path};
+    rbuf r = rbuf_open(path, 1);
     if (!r.f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
     uint64_t fp, step, P;
     dpc_status st = read_header(&r, &fp, &step, &P, rng, err);
@@ -336,6 +364,8 @@ dpc_status dpc_checkpoint_read_rng(const char *path, dpc_rng *rng, dpc_error *er
 /* The parts of a checkpoint a rank receives: the parameters, its momentum and noise shards. */
 typedef struct ck_parts {
     uint64_t step;
+    dpc_train_record *rec; /* (nrec) rank 0: the history */
+    size_t nrec;
     double *params; /* (P) */
     double *vel;    /* (s1 - s0) */
     double *ns;     /* (per x (s1 - s0)) or NULL */
@@ -344,6 +374,7 @@ typedef struct ck_parts {
 
 static void parts_free(ck_parts *k)
 {
+    free(k->rec);
     free(k->params);
     free(k->vel);
     free(k->ns);
@@ -355,6 +386,7 @@ static void parts_free(ck_parts *k)
 static void rd_or_zero(rbuf *r, double *dst, size_t n, const char *what, dpc_status *rst,
                        dpc_error *rerr)
 {
+    if (!n) return; /* an empty section (no noise state): dst may be NULL */
     if (!*rst) *rst = rd(r, dst, n * sizeof(double), what, rerr);
     if (*rst) memset(dst, 0, n * sizeof(double));
 }
@@ -384,6 +416,34 @@ static dpc_status load_section(dpc__dist *d, rbuf *r, double *mine, size_t per, 
     return DPC_OK;
 }
 
+/* Rank 0, before parsing: the checksum over the whole file (all but its last 8 bytes, which
+ * hold it), so that a corrupt file is reported as corrupt, not as a checkpoint of another run. */
+static dpc_status verify_sum(const char *path, dpc_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    struct stat sb;
+    if (fstat(fileno(f), &sb) != 0 || sb.st_size < 8) {
+        fclose(f);
+        return dpc_error_set(err, DPC_E_FORMAT, "%s: truncated checkpoint", path);
+    }
+    uint64_t body = (uint64_t)sb.st_size - 8, done = 0, sum = 0;
+    fnv h = {0xcbf29ce484222325ull};
+    unsigned char buf[65536];
+    while (done < body) {
+        size_t want = body - done < sizeof buf ? (size_t)(body - done) : sizeof buf;
+        if (fread(buf, 1, want, f) != want) break;
+        fnv_add(&h, buf, want);
+        done += want;
+    }
+    int ok = done == body && fread(&sum, 1, 8, f) == 8 && sum == h.h;
+    fclose(f);
+    if (!ok)
+        return dpc_error_set(err, DPC_E_FORMAT, "%s: checksum mismatch (corrupt, truncated or "
+                             "appended-to checkpoint)", path);
+    return DPC_OK;
+}
+
 /* Rank 0: header checks (fingerprint, sizes); the step goes to every rank with the verdict. */
 static dpc_status load_header(dpc_trainer *tr, rbuf *r, const char *path, ck_parts *k,
                               dpc_error *err)
@@ -394,11 +454,22 @@ static dpc_status load_header(dpc_trainer *tr, rbuf *r, const char *path, ck_par
         uint64_t fp, P;
         dpc_rng rng;
         if (!r->f) st = dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+        if (!st) st = verify_sum(path, err);
         if (!st) st = read_header(r, &fp, &k->step, &P, &rng, err);
-        if (!st && fp != dpc__train_fingerprint(tr))
+        if (!st && r->ver >= 3) { /* name the first option or input that differs */
+            ck_item ck[CK_MAX_ITEMS], run[CK_MAX_ITEMS];
+            size_t nck = 0, nrun = dpc__train_items(tr, run);
+            st = read_items(r, ck, &nck, err);
+            if (!st) st = dpc__ck_items_diff(ck, nck, run, nrun, path, err);
+            if (!st && fp != dpc__train_fingerprint(tr))
+                st = dpc_error_set(err, DPC_E_STATE, "%s: checkpoint of a different run (its "
+                                   "fingerprint differs)", path);
+        } else if (!st && fp != dpc__train_fingerprint_v2(tr)) {
             st = dpc_error_set(err, DPC_E_STATE,
-                               "%s: checkpoint of a different run (configuration, data, model or "
-                               "seed differ)", path);
+                               "%s: checkpoint of a different run (configuration, data path or "
+                               "shape, model or seed differ; a version-2 checkpoint does not "
+                               "record which)", path);
+        }
         if (!st && (P != tr->P || k->step > tr->n_steps))
             st = dpc_error_set(err, DPC_E_STATE,
                                "%s: %llu parameters at step %llu do not fit this run (%zu "
@@ -407,6 +478,32 @@ static dpc_status load_header(dpc_trainer *tr, rbuf *r, const char *path, ck_par
     }
     if ((st = dpc__dist_root(d, st, err))) return st;
     return dpc__dist_bcast(d, 0, &k->step, sizeof k->step, err);
+}
+
+/* Rank 0: the history records (bounded by the file's size, steps increasing up to the step). */
+static dpc_status read_records(rbuf *r, const dpc_trainer *tr, ck_parts *k, dpc_error *err)
+{
+    uint64_t nr;
+    dpc_status st = rd(r, &nr, 8, "record count", err);
+    if (st) return st;
+    if (nr > (r->size - r->pos) / CK_REC_BYTES || nr > tr->n_steps)
+        return dpc_error_set(err, DPC_E_FORMAT, "%s: %llu history records do not fit the file",
+                             r->path, (unsigned long long)nr);
+    k->rec = nr ? dpc__malloc_array((size_t)nr, sizeof *k->rec) : NULL;
+    if (nr && !k->rec) return DPC__NOMEM(err, "checkpoint records");
+    for (uint64_t i = 0; i < nr; i++) {
+        uint64_t se[2];
+        double v[5];
+        if ((st = rd(r, se, sizeof se, "records", err)) || (st = rd(r, v, sizeof v, "records", err)))
+            return st;
+        if (se[0] == 0 || se[0] > k->step || (i && se[0] <= k->rec[i - 1].step))
+            return dpc_error_set(err, DPC_E_FORMAT, "%s: history record %llu at step %llu is out "
+                                 "of order", r->path, (unsigned long long)i,
+                                 (unsigned long long)se[0]);
+        k->rec[i] = (dpc_train_record){(size_t)se[0], (size_t)se[1], v[0], v[1], v[2], v[3], v[4]};
+    }
+    k->nrec = (size_t)nr;
+    return DPC_OK;
 }
 
 /* Rank 0 streams the body; *rst / rerr: its read or verification failure. */
@@ -426,11 +523,15 @@ static dpc_status load_body(dpc_trainer *tr, rbuf *r, const char *path, size_t p
                                  path, (unsigned long long)L, per * tr->P);
     }
     if ((st = load_section(d, r, k->ns, per, k->buf, "noise state", rst, rerr, err))) return st;
+    if (d->rank == 0 && !*rst && r->ver >= 3) *rst = read_records(r, tr, k, rerr);
     if (d->rank == 0 && !*rst) {
         uint64_t expect = r->h.h, sum;
         if (fread(&sum, 1, 8, r->f) != 8 || sum != expect)
             *rst = dpc_error_set(rerr, DPC_E_FORMAT, "%s: checksum mismatch (corrupt checkpoint)",
                                  path);
+        else if (fgetc(r->f) != EOF)
+            *rst = dpc_error_set(rerr, DPC_E_FORMAT, "%s: bytes after the checksum (corrupt or "
+                                 "appended-to checkpoint)", path);
         for (size_t i = 0; !*rst && i < tr->P; i++)
             if (!isfinite(k->params[i]))
                 *rst = dpc_error_set(rerr, DPC_E_FORMAT, "%s: non-finite parameter %zu", path, i);
@@ -459,8 +560,9 @@ static dpc_status import_parts(dpc_trainer *tr, const char *path, size_t per, co
 dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
 {
     dpc__dist *d = &tr->dist;
-    rbuf r = {d->rank == 0 ? fopen(path, "rb") : NULL, {0xcbf29ce484222325ull}, path};
-    ck_parts k = {0, NULL, NULL, NULL, NULL};
+    if (d->rank == 0) clean_stale_tmp(path); /* a resume typically follows a killed run */
+    rbuf r = rbuf_open(path, d->rank == 0);
+    ck_parts k = {0, NULL, 0, NULL, NULL, NULL, NULL};
     size_t per = dpc__train_noise_per_coord(tr), S = tr->s1 - tr->s0;
     dpc_status st = load_header(tr, &r, path, &k, err), rst = DPC_OK;
     if (st) goto done;
@@ -479,7 +581,12 @@ dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
     if (st) goto done;
     memcpy(tr->params, k.params, tr->P * sizeof(double));
     memcpy(tr->velocity, k.vel, S * sizeof(double));
+    dpc__train_sync_f32(tr); /* float32: the float state (the stored values are floats) */
     tr->t = (size_t)k.step;
+    free(tr->hist); /* the checkpoint's history replaces this trainer's */
+    tr->hist = k.rec;
+    tr->nhist = tr->hist_cap = k.nrec;
+    k.rec = NULL;
 done:
     if (r.f) fclose(r.f);
     parts_free(&k);

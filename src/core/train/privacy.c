@@ -7,6 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#ifdef DPC_TEST_BREAK_PRIVACY
+/* TEST-ONLY. Never defined for libdpcorr, the CLI or any other binary: tests/test_audit_broken.c
+ * compiles this file itself with DPC_TEST_BREAK_PRIVACY to check that the privacy audit
+ * (dpcorr/audit.h) catches a run that breaks its own claim. dpc__test_break_privacy (defined by
+ * that test) selects the fault: 1 = the noise scaled down 4x while the ledger claims the
+ * calibrated epsilon; 2 = the noise calibrated (and accounted) for a single participation while
+ * the ledger claims the run's multi-epoch participation pattern. */
+extern int dpc__test_break_privacy;
+#endif
+
 /* The noise multiplier of the run: calibrated to (epsilon, delta) or given, over every valid
  * accounting route (whole-run Gaussian, amplified banded MF, MMCC conditional composition). */
 static dpc_status noise_of(dpc_trainer *tr, const dpc_mech_run *run, const dpc_account_opts *o,
@@ -65,11 +75,22 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     dpc_mech_describe(tr->mech, L->mechanism, sizeof L->mechanism);
     snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
     snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
-    snprintf(L->route, sizeof L->route, "%s (%s, %s)",
-             info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
-             : info->route == DPC_ROUTE_BANDMF ? "amplified by sampling (banded MF)"
-                                               : "whole-run Gaussian",
-             dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
+    if (info->route == DPC_ROUTE_BALLS_IN_BINS)
+        snprintf(L->route, sizeof L->route, "balls-in-bins: %s (add/remove)",
+                 info->mc_samples ? "Monte Carlo upper confidence bound"
+                                  : "random allocation, exact bound");
+    else
+        snprintf(L->route, sizeof L->route, "%s (%s, %s)",
+                 info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
+                 : info->route == DPC_ROUTE_BANDMF ? "amplified by sampling (banded MF)"
+                                                   : "whole-run Gaussian",
+                 dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
+    if (info->note) snprintf(L->note, sizeof L->note, "%s", info->note);
+    if (info->route == DPC_ROUTE_BALLS_IN_BINS && info->mc_samples) {
+        L->mc_samples = info->mc_samples;
+        L->mc_confidence = info->mc_confidence;
+        L->mc_seed = info->mc_seed;
+    }
     snprintf(L->calibration, sizeof L->calibration, "%s", c->epsilon > 0 ? "accountant" : "given");
     L->neighbor = info->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT;
     L->part = *part;
@@ -110,7 +131,7 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     dpc_status st;
     dpc_participation part = tr->sdesc.part;
     double q = tr->sdesc.poisson ? tr->sdesc.q : 1.0;
-    int amplified = q < 1.0;
+    int amplified = q < 1.0, bib = tr->sdesc.balls_in_bins;
     /* Amplified routes compose subsampled Gaussians: RDP or PLD. The whole-run Gaussian is
      * exact under GDP (and PLD); zCDP/RDP are allowed when asked for. */
     dpc_accountant acc = c->accountant;
@@ -120,13 +141,17 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
                                dpc_accountant_name(acc));
     /* A single Gaussian mechanism is accounted exactly by GDP; RDP/PLD could only be looser
      * (or equal), so they are replaced. zCDP is kept when asked for (the nu-DP-FTRL paper's
-     * notion), at the price of its conversion slack. */
-    if (!amplified && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
+     * notion), at the price of its conversion slack. Balls-in-bins runs keep PLD/RDP: their
+     * amplified route is taken when it is the best (GDP/zCDP: whole run only). */
+    if (!amplified && !bib && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
     dpc_gauss_event pre[DPC_DATA_MAX_RELEASES];
     size_t n_pre = pre_events(tr, pre);
     dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins, n_pre ? pre : NULL, n_pre};
+#ifdef DPC_TEST_BREAK_PRIVACY
+    if (dpc__test_break_privacy == 2) run.part.k = 1; /* TEST-ONLY fault 2 (see above) */
+#endif
     double z;
     if ((st = noise_of(tr, &run, &o, &z, err))) return st;
     dpc_account_mech_info info;
@@ -143,6 +168,9 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     if (n_pre && (st = pre_epsilon(pre, n_pre, c->delta, &tr->ledger.epsilon_pre, err)))
         return st;
     tr->noise_scale = info.noise_std * c->clip;
+#ifdef DPC_TEST_BREAK_PRIVACY
+    if (dpc__test_break_privacy == 1) tr->noise_scale /= 4.0; /* TEST-ONLY fault 1 */
+#endif
     if (!(tr->noise_scale > 0) || !isfinite(tr->noise_scale))
         return dpc_error_param(err, DPC_E_NUMERIC, "noise_multiplier",
                                "noise scale %g is not a positive number", tr->noise_scale);
@@ -177,7 +205,7 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
     /* the prefix composed with the pre-releases (made before step 0) */
     dpc_event ev = {L->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1 + n_pre,
                     parts};
-    if (!strncmp(L->route, "MMCC", 4)) {
+    if (!strncmp(L->route, "MMCC", 4) || !strncmp(L->route, "balls-in-bins", 13)) {
         *eps = L->epsilon; /* the first t rows are post-processing of the whole run */
         return DPC_OK;
     }

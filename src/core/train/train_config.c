@@ -46,6 +46,12 @@ void dpc_train_config_init(dpc_train_config *c)
 /* The optimizer and execution fields. */
 static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
 {
+    if (c->precision != DPC_PRECISION_DOUBLE && c->precision != DPC_PRECISION_FLOAT32)
+        return dpc_error_param(err, DPC_E_INVALID, "precision", "unknown precision %d",
+                               (int)c->precision);
+    if (c->isa < DPC_ISA_AUTO || c->isa > DPC_ISA_AVX512)
+        return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
+                               (int)c->isa);
     if (!(c->clip > 0) || !isfinite(c->clip))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "must be a finite number > 0, got %g",
                                c->clip);
@@ -129,6 +135,13 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
     if (st) return st;
     if ((unsigned)c->sampler > DPC_SAMPLER_BALLS_IN_BINS && c->sampler != DPC_SAMPLER_AUTO)
         return dpc_error_param(err, DPC_E_INVALID, "sampler", "unknown value %d", (int)c->sampler);
+    const dpc_train_canaries *cn = c->canaries;
+    if (cn && (cn->count == 0 || cn->first > train->n || cn->count > train->n - cn->first ||
+               !cn->included))
+        return dpc_error_param(err, DPC_E_INVALID, "canaries",
+                               "slots [%zu, %zu) must be a non-empty range of the %zu training "
+                               "examples, with inclusion flags",
+                               cn->first, cn->first + cn->count, train->n);
     dpc_mech_params mp = c->mech;
     mp.steps = 1; /* dpc_train_config_resolve sets the real value */
     st = dpc_mech_params_check(&mp, err);

@@ -11,11 +11,12 @@
 
 typedef struct thread_ctx {
     dpc_model_ws *ws;
-    double *X;            /* (chunk, D) gathered rows */
+    double *X;            /* (chunk, D) gathered rows (float32 precision: (chunk, D) floats) */
     double *y;            /* (chunk) */
     double *losses;       /* (chunk) */
     double *norms;        /* (chunk) */
-    double *bufs;         /* (K, P) chunk sums S_c */
+    double *bufs;         /* (K, P) chunk sums S_c (ranks > 1 only; one process sums the batch
+                             in two phases, dpc_model_batch_*) */
     dpc_noise *noise;     /* over coordinates [p0, p1) */
     size_t p0, p1;        /* this thread's parameter slice (within the rank's shard) */
     dpc_status st;
@@ -36,24 +37,66 @@ struct dpc_trainer {
     double noise_scale; /* sigma * sens * clip: std of each entry of Z in gradient-sum units */
     /* slabs: params, gsum (P); velocity, noise (s1 - s0), indexed by coordinate - s0 */
     double *params, *velocity, *gsum, *noise;
+    /* float32 precision: the optimizer's float state (P each); params and velocity above then
+     * hold the same values widened to double, refreshed after every step */
+    float *params32, *velocity32, *gsum32;
     /* the current batch */
     size_t *idx, idx_cap, count;
+    dpc_model_batch *batch; /* the batch's per-example state (two-phase clipped sum) */
     double *chunk_loss;   /* (max chunks) per-chunk loss sums */
     size_t *chunk_nclip;  /* (max chunks) per-chunk clipped counts */
     size_t max_chunks;
     size_t *tele_list;    /* (max chunks) chunk indices of one rank (distributed telemetry) */
     double *tele_msg;     /* (1 + 2 max chunks) a telemetry message */
     /* threads */
+    size_t *canary_hits, ncanary_hits; /* (idx_cap) gradient canaries drawn this step */
     dpc__pool *pool;
     size_t T;
     size_t C;             /* chunks of this rank per round (the same on every rank) */
     size_t K;             /* chunk buffers per thread: ceil(C / T) */
     thread_ctx *tc;
     dpc_rng_stream noise_stream;
+    dpc_isa isa; /* resolved cfg.isa */
     /* ranks: this one owns coordinates [s0, s1) (one process: [0, P)) */
     dpc__dist dist;
     size_t s0, s1;
+    /* content hash of the training data (dpc_dataset_hash); the test set does not enter the
+     * values of a run and may change between a save and a resume */
+    uint64_t train_hash;
+    /* the run's history (dpc_trainer_record), saved in checkpoints */
+    dpc_train_record *hist;
+    size_t nhist, hist_cap;
 };
+
+/* ck_items.c: the items of a run's configuration that a checkpoint records (everything that
+ * determines the values of the run; not threads, noise form or ranks), for the fingerprint and
+ * for naming what changed when a resume is refused. Fixed-size records (the file format). */
+#define CK_FIELD_LEN 32 /* the library's name of the parameter ("lr", "mech.nu", "data") */
+#define CK_WHAT_LEN 48  /* what it is, for messages ("training data content") */
+#define CK_STR_LEN 128
+#define CK_MAX_ITEMS 64
+#define CK_ITEM_BYTES (CK_FIELD_LEN + CK_WHAT_LEN + 4 + 8 + CK_STR_LEN)
+typedef enum { CK_NUM = 1, CK_COUNT = 2, CK_STR = 3, CK_HASH = 4 } ck_kind;
+typedef struct ck_item {
+    char field[CK_FIELD_LEN], what[CK_WHAT_LEN];
+    uint32_t kind;
+    double num;      /* CK_NUM */
+    uint64_t count;  /* CK_COUNT, CK_HASH */
+    char str[CK_STR_LEN]; /* CK_STR (longer strings are cut, and their hash added) */
+} ck_item;
+/* The run's items (at most CK_MAX_ITEMS); returns their count. */
+size_t dpc__train_items(const dpc_trainer *tr, ck_item *out);
+/* FNV-1a 64 of the items' serialized bytes. */
+uint64_t dpc__train_items_hash(const ck_item *it, size_t n);
+/* The fingerprint of checkpoint version 2 (path, shape and configuration; no data content). */
+uint64_t dpc__train_fingerprint_v2(const dpc_trainer *tr);
+/* Serialize / parse one item (CK_ITEM_BYTES); parse returns 0 on a malformed item. */
+void dpc__ck_item_pack(const ck_item *it, unsigned char *b);
+int dpc__ck_item_unpack(const unsigned char *b, ck_item *it);
+/* DPC_E_STATE naming the first item that differs between the checkpoint's and this run's
+ * ("lr: the checkpoint ... has 0.1, this run has 0.2"), or DPC_OK when none does. */
+dpc_status dpc__ck_items_diff(const ck_item *ck, size_t nck, const ck_item *run, size_t nrun,
+                              const char *path, dpc_error *err);
 
 /* A round of chunks: this rank computes chunks [c0, c1) of the batch. */
 typedef struct dpc__round {
@@ -65,11 +108,23 @@ typedef struct dpc__round {
 dpc_status dpc__train_mech(dpc_trainer *tr, dpc_error *err);
 dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err);
 
+/* canary.c: the canary hook of dpc_train_config.canaries (NULL: both are no-ops). filter
+ * removes the canary slots the model must not see from the batch (excluded canaries, gradient
+ * canaries) and records the drawn gradient canaries; add adds their gradients to gsum. */
+void dpc__train_canary_filter(dpc_trainer *tr);
+void dpc__train_canary_add(dpc_trainer *tr);
+
+/* trainer.c: float32 precision: the float state from the double views (after init/resume). */
+void dpc__train_sync_f32(dpc_trainer *tr);
+
+/* trainer.c: replaces the batch state by one for batches of up to cap examples (clamped to
+ * [chunk, the sampler's largest batch]); the step grows it when a batch is larger. */
+dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err);
+
 /* train_config.c */
 double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n);
 
-/* checkpoint.c: everything that determines the values of the run (not threads, noise form or
- * ranks). */
+/* ck_items.c: everything that determines the values of the run (the hash of its items). */
 uint64_t dpc__train_fingerprint(const dpc_trainer *tr);
 /* checkpoint.c: floats of exportable noise state per coordinate. */
 size_t dpc__train_noise_per_coord(const dpc_trainer *tr);

@@ -2,7 +2,10 @@
  * chunks, chunk-order reduction) -> correlated noise (per coordinate slice) -> heavy-ball SGD.
  * See dpcorr/train.h for the update and the reproducibility argument. With a transport of size
  * P > 1 (dist_train.c) the rounds of chunks are shared among the ranks, the chunk-order
- * reduction runs as a chain over the ranks, and this rank updates its coordinate shard only. */
+ * reduction runs as a chain over the ranks, and this rank updates its coordinate shard only. In
+ * one process the clipped sum of the batch runs in two phases (dpc_model_batch_*): the chunks'
+ * passes on the threads, then one segmented GEMM per layer on each thread's share of the rows —
+ * the same additions in the same order, without P-sized chunk buffers. */
 #include "common/util.h"
 #include "train/train_internal.h"
 
@@ -37,15 +40,21 @@ void dpc_trainer_free(dpc_trainer *tr)
     dpc__dist_free(&tr->dist);
     dpc_sampler_free(tr->sampler);
     dpc_mech_free(tr->mech);
+    dpc_model_batch_free(tr->batch);
     free(tr->params);
     free(tr->velocity);
     free(tr->gsum);
     free(tr->noise);
+    free(tr->params32);
+    free(tr->velocity32);
+    free(tr->gsum32);
     free(tr->idx);
     free(tr->chunk_loss);
     free(tr->chunk_nclip);
     free(tr->tele_list);
     free(tr->tele_msg);
+    free(tr->hist);
+    free(tr->canary_hits);
     free(tr);
 }
 
@@ -56,7 +65,7 @@ static dpc_status make_noise(dpc_trainer *tr, thread_ctx *c, dpc_error *err)
     c->noise = NULL;
     if (c->p1 <= c->p0) return DPC_OK;
     dpc_noise_config nc = {c->p0, c->p1 - c->p0, tr->cfg.noise_form,
-                           tr->cfg.noise_memory / tr->T};
+                           tr->cfg.noise_memory / tr->T, tr->isa};
     return dpc_noise_new(&c->noise, tr->mech, &tr->noise_stream, &nc, err);
 }
 
@@ -87,8 +96,9 @@ static dpc_status make_thread(dpc_trainer *tr, size_t i, dpc_error *err)
     c->losses = dpc__malloc_array(ch, sizeof(double));
     c->norms = dpc__malloc_array(ch, sizeof(double));
     size_t nb;
-    c->bufs = dpc__mul_ok(tr->K, tr->P, &nb) ? dpc__malloc_array(nb, sizeof(double)) : NULL;
-    if (!c->X || !c->y || !c->losses || !c->norms || !c->bufs)
+    if (dpc__dist_on(&tr->dist)) /* chunk sums for the chain; one process: the batch state */
+        c->bufs = dpc__mul_ok(tr->K, tr->P, &nb) ? dpc__malloc_array(nb, sizeof(double)) : NULL;
+    if (!c->X || !c->y || !c->losses || !c->norms || (dpc__dist_on(&tr->dist) && !c->bufs))
         return DPC__NOMEM(err, "thread buffers");
     return make_noise(tr, c, err);
 }
@@ -111,6 +121,27 @@ static dpc_status check_shapes(const dpc_model *model, const dpc_dataset *train,
     return DPC_OK;
 }
 
+/* Float32 slabs (precision float32), the initial parameters (rounded to float then), and in one
+ * process the batch state for a realized batch up to the expected size plus six standard
+ * deviations (Poisson sampling; grown when a larger batch comes, ensure_batch). */
+static dpc_status init_state(dpc_trainer *tr, dpc_error *err)
+{
+    size_t P = tr->P;
+    if (tr->cfg.precision == DPC_PRECISION_FLOAT32) {
+        tr->params32 = dpc__calloc(P, sizeof(float));
+        tr->velocity32 = dpc__calloc(P, sizeof(float));
+        tr->gsum32 = dpc__calloc(P, sizeof(float));
+        if (!tr->params32 || !tr->velocity32 || !tr->gsum32)
+            return DPC__NOMEM(err, "float32 slabs");
+    }
+    dpc_status st = dpc_model_init(tr->model, tr->params, &tr->rng, 0, err);
+    if (st) return st;
+    dpc__train_sync_f32(tr);
+    if (dpc__dist_on(&tr->dist)) return DPC_OK;
+    double eb = tr->sdesc.expected_batch;
+    return dpc__train_batch_resize(tr, (size_t)(eb + 6.0 * sqrt(eb) + 1.0) + tr->cfg.chunk, err);
+}
+
 /* Slabs, threads and noise generators of this rank (the sampler and mechanism exist). */
 static dpc_status make_slabs(dpc_trainer *tr, dpc_error *err)
 {
@@ -127,10 +158,12 @@ static dpc_status make_slabs(dpc_trainer *tr, dpc_error *err)
     tr->tele_list = dpc__calloc(tr->max_chunks, sizeof(size_t));
     tr->tele_msg = dpc__calloc(1 + 2 * tr->max_chunks, sizeof(double));
     tr->tc = calloc(tr->T, sizeof *tr->tc);
+    if (tr->cfg.canaries) tr->canary_hits = dpc__calloc(tr->idx_cap, sizeof(size_t));
     if (!tr->params || !tr->velocity || !tr->gsum || !tr->noise || !tr->idx || !tr->chunk_loss ||
-        !tr->chunk_nclip || !tr->tele_list || !tr->tele_msg || !tr->tc)
+        !tr->chunk_nclip || !tr->tele_list || !tr->tele_msg || !tr->tc ||
+        (tr->cfg.canaries && !tr->canary_hits))
         return DPC__NOMEM(err, "trainer slabs");
-    dpc_status st = dpc_model_init(tr->model, tr->params, &tr->rng, 0, err);
+    dpc_status st = init_state(tr, err);
     if (st) return st;
     tr->C = round_chunks(tr);
     tr->K = (tr->C + tr->T - 1) / tr->T;
@@ -166,11 +199,18 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
     tr->train = train;
     tr->test = test;
     tr->rng = *rng;
+    tr->train_hash = dpc_dataset_hash(train); /* checkpoints and ranks compare the content */
     tr->P = dpc_model_num_params(model);
     tr->D = train->d;
     tr->T = rc.threads;
     tr->noise_stream = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    if ((st = dpc_isa_resolve(rc.isa, &tr->isa, err))) return st;
     if ((st = dpc__dist_init(&tr->dist, rc.transport, tr->P, tr->T, err))) return st;
+    if (rc.precision == DPC_PRECISION_FLOAT32 &&
+        (!dpc_model_has_f32(model) || dpc__dist_on(&tr->dist)))
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
+                               "float32 is available for linear, logistic, softmax and mlp "
+                               "models in one process");
     tr->s0 = tr->dist.bound[tr->dist.rank];
     tr->s1 = tr->dist.bound[tr->dist.rank + 1];
     /* sampler: n = epochs * floor(N / B) steps (resolved into mech.steps) */
@@ -207,6 +247,98 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
 
 /* ---- one step ---------------------------------------------------------------------------- */
 
+/* ---- one process: the batch in two phases ---------------------------------------------------- */
+
+dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err)
+{
+    if (cap > tr->idx_cap) cap = tr->idx_cap;
+    if (cap < tr->cfg.chunk) cap = tr->cfg.chunk < tr->idx_cap ? tr->cfg.chunk : tr->idx_cap;
+    dpc_model_batch *b = NULL;
+    size_t ch = cap < tr->cfg.chunk ? cap : tr->cfg.chunk;
+    dpc_status st = tr->params32 ? dpc_model_batch_new_f32(&b, tr->model, cap, ch, err)
+                                 : dpc_model_batch_new(&b, tr->model, cap, ch, err);
+    if (st) return st;
+    dpc_model_batch_free(tr->batch);
+    tr->batch = b;
+    return DPC_OK;
+}
+
+/* The batch state holds at least n examples (a rare large Poisson batch: doubled). */
+static dpc_status ensure_batch(dpc_trainer *tr, size_t n, dpc_error *err)
+{
+    size_t cap = dpc_model_batch_max(tr->batch);
+    if (n <= cap) return DPC_OK;
+    return dpc__train_batch_resize(tr, 2 * cap > n ? 2 * cap : n, err);
+}
+
+/* Gathers chunk `chunk`'s rows into c->X (float32: rounded to float) and c->y; returns M. */
+static size_t gather(dpc_trainer *tr, thread_ctx *c, size_t chunk)
+{
+    size_t ch = tr->cfg.chunk, D = tr->D, i0 = chunk * ch;
+    size_t m = tr->count - i0 < ch ? tr->count - i0 : ch;
+    for (size_t j = 0; j < m; j++) {
+        const double *src = tr->train->x + tr->idx[i0 + j] * D;
+        if (tr->params32) {
+            float *X = (float *)c->X + j * D;
+            for (size_t k = 0; k < D; k++) X[k] = (float)src[k];
+        } else {
+            memcpy(c->X + j * D, src, D * sizeof(double));
+        }
+        c->y[j] = tr->train->y[tr->idx[i0 + j]];
+    }
+    return m;
+}
+
+/* Loss sum and clipped count of chunk `chunk` for the step's telemetry. */
+static void chunk_telemetry(dpc_trainer *tr, const thread_ctx *c, size_t chunk, size_t m)
+{
+    double ls = 0.0;
+    size_t nclip = 0;
+    for (size_t j = 0; j < m; j++) {
+        ls += c->losses[j];
+        nclip += c->norms[j] > tr->cfg.clip;
+    }
+    tr->chunk_loss[chunk] = ls;
+    tr->chunk_nclip[chunk] = nclip;
+}
+
+/* Phase 1: thread tid computes chunks tid, tid + T, ... of the batch (each chunk's per-example
+ * results do not depend on where it runs). */
+static void phase_batch(void *a, size_t tid, size_t T)
+{
+    dpc_trainer *tr = a;
+    thread_ctx *c = &tr->tc[tid];
+    size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
+    for (size_t chunk = tid; chunk < nchunks && !c->st; chunk += T) {
+        size_t m = gather(tr, c, chunk), i0 = chunk * ch;
+        if (tr->params32)
+            c->st = dpc_model_batch_grads_f32(tr->model, tr->params32, (const float *)c->X,
+                                              c->y, m, i0, tr->cfg.clip, tr->batch, c->ws,
+                                              c->losses, c->norms, &c->err);
+        else
+            c->st = dpc_model_batch_grads(tr->model, tr->params, c->X, c->y, m, i0,
+                                          tr->cfg.clip, tr->batch, c->ws, c->losses, c->norms,
+                                          &c->err);
+        if (c->st) {
+            dpc_error_prefix(&c->err, "example %zu: ", tr->idx[i0]);
+            break;
+        }
+        chunk_telemetry(tr, c, chunk, m);
+    }
+}
+
+/* Phase 2: gsum += the chunk sums in chunk order, on part tid of T of the slab. */
+static void phase_sum(void *a, size_t tid, size_t T)
+{
+    dpc_trainer *tr = a;
+    if (tr->params32)
+        dpc_model_batch_sum_f32(tr->model, tr->batch, tr->count, tid, T, tr->gsum32);
+    else
+        dpc_model_batch_sum(tr->model, tr->batch, tr->count, tid, T, tr->gsum);
+}
+
+/* ---- ranks: rounds of chunk sums -------------------------------------------------------------- */
+
 /* Phase 1: thread tid computes its chunks c0 + tid*K .. (at most K) into its own buffers. */
 static void phase_chunks(void *a, size_t tid, size_t T)
 {
@@ -214,16 +346,11 @@ static void phase_chunks(void *a, size_t tid, size_t T)
     dpc_trainer *tr = r->tr;
     thread_ctx *c = &tr->tc[tid];
     (void)T;
-    size_t K = tr->K, ch = tr->cfg.chunk, D = tr->D, P = tr->P;
+    size_t K = tr->K, ch = tr->cfg.chunk, P = tr->P;
     for (size_t k = 0; k < K; k++) {
         size_t chunk = r->c0 + tid * K + k;
         if (chunk >= r->c1 || c->st) break;
-        size_t i0 = chunk * ch, m = tr->count - i0 < ch ? tr->count - i0 : ch;
-        for (size_t j = 0; j < m; j++) {
-            size_t ex = tr->idx[i0 + j];
-            memcpy(c->X + j * D, tr->train->x + ex * D, D * sizeof(double));
-            c->y[j] = tr->train->y[ex];
-        }
+        size_t i0 = chunk * ch, m = gather(tr, c, chunk);
         double *S = c->bufs + k * P;
         memset(S, 0, P * sizeof *S);
         c->st = dpc_model_clipped_sum(tr->model, tr->params, c->X, c->y, m, tr->cfg.clip, S,
@@ -232,14 +359,7 @@ static void phase_chunks(void *a, size_t tid, size_t T)
             dpc_error_prefix(&c->err, "example %zu: ", tr->idx[i0]);
             break;
         }
-        double ls = 0.0;
-        size_t nclip = 0;
-        for (size_t j = 0; j < m; j++) {
-            ls += c->losses[j];
-            nclip += c->norms[j] > tr->cfg.clip;
-        }
-        tr->chunk_loss[chunk] = ls;
-        tr->chunk_nclip[chunk] = nclip;
+        chunk_telemetry(tr, c, chunk, m);
     }
 }
 
@@ -248,20 +368,6 @@ static const double *chunk_sum(const dpc_trainer *tr, const dpc__round *r, size_
 {
     size_t owner = (chunk - r->c0) / tr->K, k = (chunk - r->c0) % tr->K;
     return tr->tc[owner].bufs + k * tr->P;
-}
-
-/* Phase 2 (one process): gsum += S_c for the round's chunks in chunk order, on this thread's
- * slice. */
-static void phase_reduce(void *a, size_t tid, size_t T)
-{
-    dpc__round *r = a;
-    dpc_trainer *tr = r->tr;
-    (void)T;
-    size_t p0 = tr->tc[tid].p0, p1 = tr->tc[tid].p1;
-    for (size_t chunk = r->c0; chunk < r->c1; chunk++) {
-        const double *S = chunk_sum(tr, r, chunk);
-        for (size_t p = p0; p < p1; p++) tr->gsum[p] = tr->gsum[p] + S[p];
-    }
 }
 
 typedef struct add_arg {
@@ -291,6 +397,38 @@ void dpc__train_add_chunks(dpc_trainer *tr, const dpc__round *r, size_t q0, size
     else dpc__pool_run(tr->pool, phase_add, &x);
 }
 
+void dpc__train_sync_f32(dpc_trainer *tr)
+{
+    if (!tr->params32) return; /* (float32 runs in one process: shard = the whole slab) */
+    for (size_t p = 0; p < tr->P; p++) {
+        tr->params32[p] = (float)tr->params[p];
+        tr->velocity32[p] = (float)tr->velocity[p];
+        tr->params[p] = tr->params32[p]; /* the double views hold exactly the float values */
+        tr->velocity[p] = tr->velocity32[p];
+    }
+}
+
+/* float32 precision: the same update in float on [p0, p1): the noise (double, scaled in double)
+ * rounded to float and added to the float sum; then the double views. */
+static void update_f32(dpc_trainer *tr, size_t p0, size_t p1, double lr)
+{
+    const dpc_train_config *cfg = &tr->cfg;
+    float inv_b = (float)(1.0 / tr->sdesc.expected_batch), lr32 = (float)lr;
+    float mom = (float)cfg->momentum, wd = (float)cfg->weight_decay;
+    double scale = tr->noise_scale;
+    float *th = tr->params32, *v = tr->velocity32;
+    const float *g = tr->gsum32;
+    const double *w = tr->noise;
+    for (size_t p = p0; p < p1; p++) {
+        float n = (float)(scale * w[p]);
+        float h = (g[p] + n) * inv_b + wd * th[p];
+        v[p] = mom * v[p] + h;
+        th[p] = th[p] - lr32 * v[p];
+        tr->params[p] = th[p];
+        tr->velocity[p] = v[p];
+    }
+}
+
 /* Phase 3: noise for this slice, then the optimizer update (shard arrays start at s0). */
 static void phase_update(void *a, size_t tid, size_t T)
 {
@@ -305,6 +443,10 @@ static void phase_update(void *a, size_t tid, size_t T)
     double scale = tr->noise_scale, inv_b = 1.0 / tr->sdesc.expected_batch;
     double lr = dpc__train_lr(cfg, tr->t, tr->n_steps), mom = cfg->momentum,
            wd = cfg->weight_decay;
+    if (tr->params32) {
+        update_f32(tr, c->p0, c->p1, lr);
+        return;
+    }
     double *th = tr->params, *v = tr->velocity;
     const double *g = tr->gsum, *w = tr->noise;
     for (size_t p = c->p0; p < c->p1; p++) {
@@ -331,6 +473,14 @@ static dpc_status collect(dpc_trainer *tr, dpc_error *err)
 static dpc_status clipped_sum(dpc_trainer *tr, size_t nchunks, dpc_error *err)
 {
     dpc__dist *d = &tr->dist;
+    if (!dpc__dist_on(d)) { /* one process: the batch in two phases */
+        dpc_status st = ensure_batch(tr, tr->count, err);
+        if (st) return st;
+        dpc__pool_run(tr->pool, phase_batch, tr);
+        if ((st = collect(tr, err))) return st;
+        dpc__pool_run(tr->pool, phase_sum, tr);
+        return DPC_OK;
+    }
     size_t per_round = tr->C * d->size;
     dpc__round r = {tr, 0, 0};
     dpc_status st = DPC_OK;
@@ -341,11 +491,6 @@ static dpc_status clipped_sum(dpc_trainer *tr, size_t nchunks, dpc_error *err)
         r.c1 = g0 + b;
         dpc__pool_run(tr->pool, phase_chunks, &r);
         st = collect(tr, err);
-        if (!dpc__dist_on(d)) {
-            if (st) return st;
-            dpc__pool_run(tr->pool, phase_reduce, &r);
-            continue;
-        }
         if ((st = dpc__dist_agree(d, st, err)) || (st = dpc__dist_chain(tr, j, &r, err)))
             return st;
     }
@@ -359,9 +504,14 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
     uint64_t sent0 = tr->dist.sent;
     dpc_status st = dpc_sampler_batch(tr->sampler, tr->t, tr->idx, &tr->count, err);
     if (st) return st;
-    memset(tr->gsum, 0, tr->P * sizeof(double));
+    dpc__train_canary_filter(tr);
+    if (tr->params32)
+        memset(tr->gsum32, 0, tr->P * sizeof(float));
+    else
+        memset(tr->gsum, 0, tr->P * sizeof(double));
     size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
     if ((st = clipped_sum(tr, nchunks, err))) return st;
+    dpc__train_canary_add(tr); /* with ranks: lands in the shard of the rank that owns it */
     double lr = dpc__train_lr(&tr->cfg, tr->t, tr->n_steps);
     dpc__pool_run(tr->pool, phase_update, tr);
     st = collect(tr, err);
@@ -457,10 +607,26 @@ dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *
 /* ---- accessors ---------------------------------------------------------------------------- */
 
 size_t dpc_trainer_steps_done(const dpc_trainer *tr) { return tr->t; }
+dpc_isa dpc_trainer_isa(const dpc_trainer *tr) { return tr->isa; }
+
+size_t dpc_trainer_bytes(const dpc_trainer *tr)
+{
+    size_t S = tr->s1 - tr->s0, ch = tr->cfg.chunk;
+    size_t b = sizeof *tr + 2 * (tr->P + S) * sizeof(double) + tr->idx_cap * sizeof(size_t) +
+               tr->max_chunks * (sizeof(double) + sizeof(size_t)) + tr->T * sizeof *tr->tc +
+               (tr->params32 ? 3 * tr->P * sizeof(float) : 0) + dpc_model_batch_bytes(tr->batch);
+    for (size_t i = 0; i < tr->T; i++) {
+        const thread_ctx *c = &tr->tc[i];
+        b += dpc_model_ws_bytes(c->ws) + dpc_noise_bytes(c->noise) +
+             (ch * tr->D + 3 * ch) * sizeof(double) + (c->bufs ? tr->K * tr->P * sizeof(double) : 0);
+    }
+    return b;
+}
 size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
 const dpc_ledger *dpc_trainer_ledger(const dpc_trainer *tr) { return &tr->ledger; }
 const dpc_train_config *dpc_trainer_config(const dpc_trainer *tr) { return &tr->cfg; }
 const double *dpc_trainer_params(const dpc_trainer *tr) { return tr->params; }
+const dpc_sampler *dpc_trainer_sampler(const dpc_trainer *tr) { return tr->sampler; }
 
 void dpc_trainer_dist_info(const dpc_trainer *tr, dpc_dist_info *out)
 {

@@ -123,7 +123,7 @@ dpc_status dpc_kan_lcgd_new(dpc_kan_lcgd **out, const dpc_kan_lcgd_config *cfg, 
         mp.lambda = cfg->lambda;
         dpc_rng_stream ns =
             dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_NOISE, cfg->noise_stream));
-        dpc_noise_config nc = {0, P, cfg->noise_form, 0};
+        dpc_noise_config nc = {0, P, cfg->noise_form, 0, DPC_ISA_AUTO};
         if ((st = dpc_mech_new(&r->mech, &mp, err)) ||
             (st = dpc_noise_new(&r->noise, r->mech, &ns, &nc, err))) {
             dpc_kan_lcgd_free(r);

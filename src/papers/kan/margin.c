@@ -70,6 +70,12 @@ dpc_status dpc_kan2_margin(const dpc_kan2 *k, const double *W0, const double *X,
         if (!st) st = dpc__kan2_check_y(y[i], i, err);
     }
     if (st) return st;
+    /* each iteration forms kernel columns over the n examples, O(n (m + 4 d)): at most
+     * DPC_WORK_LIMIT in all, so max_iter shrinks to fit (the bounds stay certified; converged
+     * says whether the tolerance was met) */
+    double per_iter = 2.0 * (double)n * ((double)k->cfg.m + 4.0 * (double)k->cfg.d);
+    if ((double)max_iter * per_iter > DPC_WORK_LIMIT)
+        max_iter = (size_t)(DPC_WORK_LIMIT / per_iter) > 0 ? (size_t)(DPC_WORK_LIMIT / per_iter) : 1;
     margin_data D = {n, k->cfg.m, 4 * k->cfg.d, NULL, NULL, NULL, NULL, NULL};
     D.A = dpc__malloc_array(n * D.m, sizeof *D.A);
     D.hq = dpc__malloc_array(n * D.nz, sizeof *D.hq);

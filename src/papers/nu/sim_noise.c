@@ -104,7 +104,8 @@ dpc_status dpc_sim_noise_new(dpc_sim_noise **out, const dpc_sim_noise_config *cf
     if (!ns->cols) goto nomem;
     if (ns->method == DPC_SIM_NOISE_MECH) {
         ns->mech = cfg->mech;
-        dpc_noise_config nc = {ns->coord0, ns->d, DPC_NOISE_AUTO, cfg->memory_budget};
+        dpc_noise_config nc = {ns->coord0, ns->d, DPC_NOISE_AUTO, cfg->memory_budget,
+                               DPC_ISA_AUTO};
         if ((st = dpc_noise_new(&ns->gen, cfg->mech, cfg->stream, &nc, err))) goto fail;
         *out = ns;
         return DPC_OK;

@@ -231,6 +231,14 @@ dpc_status dpc_sim_run(const dpc_sim_config *c, dpc_sim_result *out, dpc_error *
 {
     dpc_status st = dpc_sim_config_check(c, err);
     if (st) return st;
+    /* (burn-in + steps) x d updates, each with its noise (DPC_WORK_LIMIT); the longer of the
+     * two phases is named */
+    double per = 40.0 + (c->method == DPC_SIM_NOISE_DIRECT ? 2.0 * (double)c->len
+                                                           : 10.0 * log2((double)c->len + 2.0));
+    double work = ((double)c->burn_in + (double)c->steps) * (double)c->d * per;
+    if ((st = dpc__work_check(work, c->burn_in > c->steps ? "burn_in" : "steps",
+                              "the simulation ((burn-in + steps) x d)", err)))
+        return st;
     dpc_rng rng;
     dpc_rng_seed(&rng, c->seed);
     dpc_rng_stream zs = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));

@@ -335,6 +335,7 @@ dpc_status dpc__theory_s_many(const dpc_theory_beta *b, const double *bb, size_t
         return dpc_error_set(err, DPC_E_UNSUPPORTED,
                              "S_b series: nu = 0 has no exponential damping (use the quadrature)");
     size_t Lmax = 0;
+    double work = 0.0;
     for (size_t j = 0; j < n; j++) {
         if (!(bb[j] > 0.0 && bb[j] < 2.0))
             return dpc_error_param(err, DPC_E_INVALID, "S_b", "b = eta lambda = %g must be in (0, 2)",
@@ -345,7 +346,13 @@ dpc_status dpc__theory_s_many(const dpc_theory_beta *b, const double *bb, size_t
                                  "S_b series: nu = %g needs more than 2^26 coefficients (use the "
                                  "quadrature)", b->nu);
         if (L > Lmax) Lmax = L;
+        work += 8.0 * (double)L;
     }
+    /* one compensated pass per eigenvalue (DPC_WORK_LIMIT): small nu means long series */
+    if ((st = dpc__work_check(work, b->kind == DPC_THEORY_BETA_NU ? "nu" : "len",
+                              "the S_b series over the eigenvalues (d x coefficients; the "
+                              "quadrature method is cheaper here)", err)))
+        return st;
     double *beta = dpc__malloc_array(Lmax, sizeof *beta);
     if (!beta) return DPC__NOMEM(err, "coefficients");
     dpc_theory_beta_coeffs(b, beta, Lmax);

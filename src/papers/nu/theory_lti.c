@@ -70,6 +70,11 @@ dpc_status dpc__theory_q_many(const dpc_theory_beta *b, const double *bb, size_t
             return dpc_error_set(err, DPC_E_RANGE, "quadrature grid too large (%g points)", need);
         size_t M = dpc_fft_next_pow2((size_t)need);
         if (M < 2 * b->len) M = dpc_fft_next_pow2(2 * b->len);
+        /* the spectrum by FFT, then every eigenvalue at every grid point (DPC_WORK_LIMIT) */
+        dpc_status wst = dpc__work_check(20.0 * (double)M * log2((double)M) +
+                                             2.0 * (double)M * (double)n, "d",
+                                         "the quadrature over the eigenvalues (d x grid)", err);
+        if (wst) return wst;
         double *sp = dpc__malloc_array(M / 2 + 1, sizeof *sp);
         if (!sp || !dpc__spectrum_grid(b->coeffs, b->len, M, sp)) {
             free(sp);
@@ -86,6 +91,14 @@ dpc_status dpc__theory_q_many(const dpc_theory_beta *b, const double *bb, size_t
     theory_quad q;
     size_t degree = b->kind == DPC_THEORY_BETA_ARRAY ? 2 * b->len : 0;
     if (!dpc__quad_graded2(&q, s0, spi, QUAD_ORDER, degree)) return DPC__NOMEM(err, "quadrature");
+    /* each node: the spectrum (O(len) for arrays) and every eigenvalue (DPC_WORK_LIMIT) */
+    double per = (b->kind == DPC_THEORY_BETA_ARRAY ? 4.0 * (double)b->len : 30.0) + 4.0 * (double)n;
+    dpc_status wst = dpc__work_check((double)q.n * per, "d",
+                                     "the quadrature over the eigenvalues (d x nodes)", err);
+    if (wst) {
+        dpc__quad_free(&q);
+        return wst;
+    }
     for (size_t i = 0; i < q.n; i++) {
         double s = sin(0.5 * q.x[i]), s2 = s * s;
         double f = q.w[i] * dpc_theory_beta_spectrum(b, q.x[i]);
@@ -178,6 +191,8 @@ dpc_status dpc_theory_lti_bounds(const dpc_theory_problem *p, const dpc_theory_b
         return dpc_error_set(err, DPC_E_INVALID, "c_kurt = %g must be >= 0", c_kurt);
     dpc_theory_lti l;
     dpc_status st = dpc_theory_lti_error(p, b, DPC_THEORY_SERIES, &l, err);
+    if (st == DPC_E_RANGE) /* a series too long for the work limit: the quadrature */
+        st = dpc_theory_lti_error(p, b, DPC_THEORY_QUADRATURE, &l, err);
     if (st) return st;
     double eta = p->eta, sg2 = p->sigma_sgd * p->sigma_sgd, tr = 0.0;
     for (size_t j = 0; j < p->d; j++) tr += p->lambda[j];

@@ -140,7 +140,8 @@ static dpc_status calibrate(dpc_srgd *s, dpc_error *err)
     L->sigma = s->sigma;
     fill_ledger(s, unit);
     dpc_rng_stream ns = dpc_rng_stream_derive(&s->rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
-    dpc_noise_config nc = {0, s->P, DPC_NOISE_AUTO, 0};
+    /* the noise runs at the model's instruction-set level (the same values at any level) */
+    dpc_noise_config nc = {0, s->P, DPC_NOISE_AUTO, 0, dpc_model_get_config(s->model)->isa};
     return dpc_noise_new(&s->noise, s->mech, &ns, &nc, err);
 }
 

@@ -1,0 +1,102 @@
+/* bib_route.c — the balls-in-bins route of a mechanism run (DP-REQ: bib-route; doc/accounting.md
+ * section 7): an example takes part in one uniformly random step of each period b, the same
+ * position every period (dpc_sampler BALLS_IN_BINS, jax_privacy's BallsInBinsSampling).
+ *
+ * With C >= 0 entrywise the run is dominated by P = (1/b) sum_j N(m_j, s^2 I) against
+ * Q = N(0, s^2 I), m_j = C x_j, x_j the indicator of the steps t = j mod b, s = z * column norm
+ * (Choquette-Choo, Ganesh, Haque, Steinke & Thakurta 2024). Two evaluations:
+ *  - identity (DP-SGD): the m_j are orthogonal with |m_j|^2 = k_j <= k = ceil(n/b), and the pair
+ *    reduces to b sufficient statistics: random allocation of one Gaussian with
+ *    mu = sqrt(k)/z among b steps (a post-processing argument covers k_j < k: shrinking a
+ *    coordinate's mean and adding noise maps the k pair onto the k_j one), bounded
+ *    deterministically by bib_ra.c;
+ *  - any other C >= 0: the b x b Gram matrix G = M^T M is all the pair depends on, and
+ *    bib_mc.c certifies an upper confidence bound by importance-sampled Monte Carlo. */
+#include "account/acc_internal.h"
+
+#include "account/acc_math.h"
+#include "common/util.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#define BIB_MAX_STEPS 4096 /* the dense strategy is materialized */
+#define BIB_MAX_BINS 512   /* Monte Carlo: O(b^2) per sample */
+#define BIB_MC_SAMPLES ((size_t)1 << 17)
+#define BIB_MC_BETA 1e-6
+
+dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
+                            dpc__bib_ctx *c, dpc_error *err)
+{
+    memset(c, 0, sizeof *c);
+    if (!run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC || run->part.b < 1 ||
+        (o->accountant != DPC_ACCOUNTANT_PLD && o->accountant != DPC_ACCOUNTANT_RDP) ||
+        run->n_pre) /* pre-releases are composed by the whole-run and banded-MF routes only */
+        return DPC_E_UNSUPPORTED;
+    size_t n = dpc_mech_steps(run->mech), b = run->part.b;
+    c->b = b;
+    c->k = (n + b - 1) / b;
+    if (run->part.k < c->k) c->k = run->part.k;
+    c->delta = delta;
+    if (dpc_mech_get_params(run->mech)->kind == DPC_MECH_IDENTITY) {
+        c->identity = 1;
+        c->colmax = 1.0;
+        return DPC_OK;
+    }
+    if (n > BIB_MAX_STEPS) {
+        c->why = "more than 4096 steps";
+        return DPC_E_UNSUPPORTED;
+    }
+    if (b > BIB_MAX_BINS) {
+        c->why = "more than 512 bins";
+        return DPC_E_UNSUPPORTED;
+    }
+    size_t rows;
+    double *C = dpc__mech_nonneg_matrix(run->mech, &rows, &c->why);
+    if (!C) return DPC_E_UNSUPPORTED; /* negative entries: see doc/accounting.md */
+    dpc_sensitivity col;
+    dpc_participation single = {DPC_PART_MINSEP, 1, 1};
+    dpc_status st = dpc_mech_sensitivity(run->mech, &single, &col, err);
+    double *M = dpc__calloc(rows * b, sizeof *M);
+    c->G = dpc__calloc(b * b, sizeof *c->G);
+    if (!st && (!M || !c->G)) st = DPC__NOMEM(err, "the balls-in-bins Gram matrix");
+    for (size_t i = 0; !st && i < rows; i++) /* M = C X: m_j sums the columns t = j mod b */
+        for (size_t t = 0; t < n; t++) M[i * b + t % b] += C[i * n + t];
+    for (size_t i = 0; !st && i < b; i++) /* G = M^T M, fixed order */
+        for (size_t j = 0; j <= i; j++) {
+            double v = 0.0;
+            for (size_t r = 0; r < rows; r++) v += M[r * b + i] * M[r * b + j];
+            c->G[i * b + j] = c->G[j * b + i] = v;
+        }
+    free(C);
+    free(M);
+    if (st) {
+        dpc__bib_free(c);
+        return st;
+    }
+    c->colmax = col.value;
+    return DPC_OK;
+}
+
+void dpc__bib_free(dpc__bib_ctx *c)
+{
+    free(c->G);
+    c->G = NULL;
+}
+
+dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, double *eps,
+                            dpc_account_mech_info *mc, dpc_error *err)
+{
+    mc->mc_samples = 0;
+    mc->mc_confidence = NAN;
+    mc->mc_seed = 0;
+    if (c->identity) return dpc__ra_epsilon(c->b, sqrt((double)c->k) / z, c->delta, eps, err);
+    uint64_t seed;
+    dpc_status st = dpc__bib_mc_epsilon(c->G, c->b, z * c->colmax, c->delta, BIB_MC_SAMPLES,
+                                        BIB_MC_BETA, eps_whole, eps, &seed, err);
+    if (st) return st;
+    mc->mc_samples = BIB_MC_SAMPLES;
+    mc->mc_confidence = 1.0 - BIB_MC_BETA;
+    mc->mc_seed = seed;
+    return DPC_OK;
+}

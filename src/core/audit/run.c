@@ -1,0 +1,288 @@
+/* run.c — one audited training run (dpc_audit_run): canaries, the real trainer with its canary
+ * hook, the released trajectory, scores and the one-run bound. See dpcorr/audit.h. */
+#include "audit/audit_internal.h"
+#include "common/util.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const canary_names[] = {"gradient", "mislabel", "ood"};
+
+const char *dpc_audit_canary_name(dpc_audit_canary c)
+{
+    return (unsigned)c < 3 ? canary_names[c] : "unknown";
+}
+
+dpc_status dpc_audit_canary_parse(const char *s, dpc_audit_canary *out, dpc_error *err)
+{
+    for (int k = 0; k < 3; k++)
+        if (s && !strcmp(s, canary_names[k])) {
+            *out = (dpc_audit_canary)k;
+            return DPC_OK;
+        }
+    return dpc_error_param(err, DPC_E_INVALID, "canary",
+                           "unknown '%s' (expected gradient, mislabel or ood)", s ? s : "(null)");
+}
+
+void dpc_audit_config_init(dpc_audit_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->canary = DPC_AUDIT_GRADIENT;
+    c->canaries = 1000;
+    c->confidence = 0.95;
+    c->activity_examples = 256;
+}
+
+dpc_status dpc_audit_config_check(const dpc_audit_config *c, dpc_error *err)
+{
+    if (!c) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
+    if ((unsigned)c->canary > DPC_AUDIT_OOD)
+        return dpc_error_param(err, DPC_E_INVALID, "canary", "unknown value %d", (int)c->canary);
+    if (c->canaries == 0 || c->canaries > ((size_t)1 << 24))
+        return dpc_error_param(err, DPC_E_INVALID, "canaries", "must be in [1, 2^24], got %zu",
+                               c->canaries);
+    if (!(c->confidence > 0 && c->confidence < 1))
+        return dpc_error_param(err, DPC_E_INVALID, "confidence", "must be in (0, 1), got %g",
+                               c->confidence);
+    if (c->k_plus > c->canaries || c->k_minus > c->canaries - c->k_plus)
+        return dpc_error_param(err, DPC_E_INVALID, "k_plus",
+                               "k_plus + k_minus = %zu + %zu exceeds the %zu canaries", c->k_plus,
+                               c->k_minus, c->canaries);
+    return DPC_OK;
+}
+
+void dpc_audit_result_free(dpc_audit_result *r)
+{
+    if (!r) return;
+    free(r->scores);
+    free(r->in);
+    r->scores = NULL;
+    r->in = NULL;
+}
+
+/* The state of one audit, freed as a whole. */
+typedef struct audit_run {
+    dpc__canaries cn;
+    dpc_trainer *tr;
+    dpc_mech *mech;
+    dpc_audit_scorer *scorer;
+    double *params0; /* (P) the initial parameters (public) */
+    double *theta;   /* GRADIENT: (n + 1, m) the canary coordinates along the trajectory */
+    double *lr;      /* (n) */
+    size_t *steps;   /* (n) opportunities of one canary */
+} audit_run;
+
+static void audit_run_free(audit_run *a)
+{
+    dpc_trainer_free(a->tr);
+    dpc_mech_free(a->mech);
+    dpc_audit_scorer_free(a->scorer);
+    free(a->params0);
+    free(a->theta);
+    free(a->lr);
+    free(a->steps);
+    dpc__canaries_free(&a->cn);
+}
+
+/* GRADIENT: the coordinates, the scorer of the run's mechanism at its claimed noise, buffers. */
+static dpc_status prepare_gradient(audit_run *a, const dpc_audit_config *ac,
+                                   const dpc_model *model, const dpc_rng *rng, dpc_error *err)
+{
+    const dpc_train_config *rc = dpc_trainer_config(a->tr);
+    const dpc_ledger *L = dpc_trainer_ledger(a->tr);
+    size_t n = dpc_trainer_steps_total(a->tr), m = a->cn.m, cells;
+    a->cn.clip = rc->clip;
+    dpc_status st = dpc__canaries_coords(&a->cn, model, a->params0, ac->activity_examples, rng, err);
+    if (!st) st = dpc_mech_new(&a->mech, &rc->mech, err);
+    if (!st) st = dpc_audit_scorer_new(&a->scorer, a->mech, L->noise_std * rc->clip, rc->clip, err);
+    if (st) return st;
+    if (!dpc__mul_ok(n + 1, m, &cells) || cells > ((size_t)1 << 28))
+        return dpc_error_param(err, DPC_E_RANGE, "canaries",
+                               "%zu canaries x %zu steps exceed the trajectory buffer (2^28 values)",
+                               m, n);
+    a->theta = dpc__malloc_array(cells, sizeof(double));
+    if (!a->theta) return DPC__NOMEM(err, "audit trajectory");
+    return DPC_OK;
+}
+
+/* theta row t <- the canary coordinates of the current parameters. */
+static void record(audit_run *a, size_t t)
+{
+    const double *p = dpc_trainer_params(a->tr);
+    double *row = a->theta + t * a->cn.m;
+    for (size_t i = 0; i < a->cn.m; i++) row[i] = p[a->cn.coord[i]];
+}
+
+static dpc_status train(audit_run *a, dpc_audit_progress_fn progress, void *ctx, dpc_error *err)
+{
+    size_t n = dpc_trainer_steps_total(a->tr);
+    if (a->theta) record(a, 0);
+    dpc_step_info info;
+    for (size_t t = 0; t < n; t++) {
+        dpc_status st = dpc_trainer_step(a->tr, &info, err);
+        if (st) return st;
+        a->lr[t] = info.lr;
+        if (a->theta) record(a, t + 1);
+        if (progress && progress(ctx, &info, n))
+            return dpc_error_set(err, DPC_E_STATE, "audit: cancelled at step %zu", t + 1);
+    }
+    return DPC_OK;
+}
+
+/* GRADIENT scores: the released sums at the canary coordinates, then each canary's LLR over
+ * what the schedule makes public about it. */
+static dpc_status gradient_scores(audit_run *a, double *scores, double *mu_max, dpc_error *err)
+{
+    const dpc_train_config *rc = dpc_trainer_config(a->tr);
+    const dpc_ledger *L = dpc_trainer_ledger(a->tr);
+    const dpc_sampler *smp = dpc_trainer_sampler(a->tr);
+    dpc_sampler_desc sd;
+    dpc_sampler_describe(smp, &sd);
+    size_t n = dpc_trainer_steps_total(a->tr), m = a->cn.m;
+    double *Y = dpc__malloc_array(n * m, sizeof *Y), *y = dpc__malloc_array(n, sizeof *y);
+    dpc_status st = Y && y ? DPC_OK : DPC__NOMEM(err, "audit scores");
+    if (!st)
+        st = dpc_audit_unroll(a->theta, n, m, a->lr, rc->momentum, rc->weight_decay,
+                              L->expected_batch, Y, err);
+    *mu_max = NAN;
+    for (size_t i = 0; !st && i < m; i++) {
+        size_t cnt;
+        int certain;
+        st = dpc_sampler_opportunities(smp, a->cn.first + i, a->steps, &cnt, &certain, err);
+        for (size_t t = 0; !st && t < n; t++) y[t] = Y[t * m + i];
+        double q = certain ? 1.0 : sd.q;
+        if (!st && sd.balls_in_bins)
+            st = dpc_audit_score_cyclic(a->scorer, y, sd.part.b, &scores[i], err);
+        else if (!st)
+            st = dpc_audit_score(a->scorer, y, a->steps, cnt, q, &scores[i], err);
+        if (!st && certain) {
+            double mu;
+            st = dpc_audit_scorer_mu(a->scorer, a->steps, cnt, &mu, err);
+            if (!st && !(mu <= *mu_max)) *mu_max = mu;
+        }
+    }
+    free(Y);
+    free(y);
+    return st;
+}
+
+static void describe(dpc_audit_result *out, const dpc_audit_config *ac,
+                     const dpc_sampler_desc *sd)
+{
+    snprintf(out->method, sizeof out->method,
+             "one-run audit (Steinke, Nasr & Jagielski 2023): top/bottom-k guesses, %s",
+             ac->k_plus || ac->k_minus ? "one guess size" : "Bonferroni over the guess grid");
+    if (ac->canary != DPC_AUDIT_GRADIENT)
+        snprintf(out->statistic, sizeof out->statistic,
+                 "black-box: loss(initial model) - loss(final model)");
+    else if (sd->balls_in_bins)
+        snprintf(out->statistic, sizeof out->statistic,
+                 "white-box LLR of the whitened trajectory, mixture over the secret bins");
+    else if (sd->poisson)
+        snprintf(out->statistic, sizeof out->statistic,
+                 "white-box LLR of the whitened trajectory, Poisson opportunities");
+    else
+        snprintf(out->statistic, sizeof out->statistic,
+                 "white-box LLR of the whitened trajectory, public participation (C^T C x)");
+}
+
+static dpc_status audit(audit_run *a, const dpc_audit_config *ac, const dpc_model *model,
+                        const dpc_dataset *test, const dpc_rng *rng,
+                        dpc_audit_progress_fn progress, void *ctx, dpc_audit_result *out,
+                        dpc_error *err)
+{
+    size_t P = dpc_model_num_params(model), n = dpc_trainer_steps_total(a->tr), m = a->cn.m;
+    a->params0 = dpc__malloc_array(P, sizeof(double));
+    a->lr = dpc__malloc_array(n, sizeof(double));
+    a->steps = dpc__malloc_array(n, sizeof(size_t));
+    out->scores = dpc__malloc_array(m, sizeof(double));
+    out->in = dpc__malloc_array(m, 1);
+    if (!a->params0 || !a->lr || !a->steps || !out->scores || !out->in)
+        return DPC__NOMEM(err, "audit");
+    memcpy(a->params0, dpc_trainer_params(a->tr), P * sizeof(double));
+    memcpy(out->in, a->cn.in, m);
+    dpc_status st = DPC_OK;
+    if (ac->canary == DPC_AUDIT_GRADIENT) st = prepare_gradient(a, ac, model, rng, err);
+    if (!st) st = train(a, progress, ctx, err);
+    out->mu_max = NAN;
+    if (!st && ac->canary == DPC_AUDIT_GRADIENT) st = gradient_scores(a, out->scores, &out->mu_max, err);
+    else if (!st)
+        st = dpc__canaries_loss_scores(&a->cn, model, a->params0, dpc_trainer_params(a->tr),
+                                       out->scores, err);
+    const dpc_ledger *L = dpc_trainer_ledger(a->tr);
+    if (!st)
+        st = dpc_audit_bound(out->scores, out->in, m, ac->k_plus, ac->k_minus, L->delta,
+                             ac->confidence, &out->bound, err);
+    out->test_loss = out->test_accuracy = NAN;
+    if (!st && test) st = dpc_trainer_evaluate(a->tr, test, &out->test_loss, &out->test_accuracy, err);
+    if (st) return st;
+    out->ledger = *L;
+    out->canary = ac->canary;
+    out->canaries = m;
+    out->examples = a->cn.data->n;
+    for (size_t i = 0; i < m; i++) out->included += out->in[i];
+    dpc_sampler_desc sd;
+    dpc_sampler_describe(dpc_trainer_sampler(a->tr), &sd);
+    describe(out, ac, &sd);
+    return DPC_OK;
+}
+
+/* The argument checks shared by dpc_audit_run and dpc_audit_resolve. */
+static dpc_status check_args(const dpc_audit_config *ac, const dpc_train_config *tc,
+                             const dpc_model *model, const dpc_dataset *train, const dpc_rng *rng,
+                             dpc_error *err)
+{
+    dpc_status st = dpc_audit_config_check(ac, err);
+    if (st) return st;
+    if (!tc || !model || !train || !rng)
+        return dpc_error_param(err, DPC_E_INVALID, !tc ? "train_config" : !model ? "model"
+                                                   : !train ? "train" : "rng", "NULL");
+    if (tc->canaries)
+        return dpc_error_param(err, DPC_E_INVALID, "canaries",
+                               "the trainer's canary hook is the audit's to set (got one)");
+    return dpc__canaries_fit_model(ac->canary, ac->canaries, model, err);
+}
+
+dpc_status dpc_audit_resolve(const dpc_audit_config *ac, const dpc_train_config *tc,
+                             const dpc_model *model, const dpc_dataset *train, const dpc_rng *rng,
+                             dpc_train_config *out, size_t *examples, dpc_error *err)
+{
+    if (!out || !examples) return dpc_error_param(err, DPC_E_INVALID, !out ? "out" : "examples", "NULL");
+    dpc_status st = check_args(ac, tc, model, train, rng, err);
+    if (st) return st;
+    dpc__canaries cn;
+    st = dpc__canaries_build(&cn, ac, train, rng, err);
+    if (st) return st;
+    st = dpc_train_config_resolve(tc, cn.data, out, err);
+    *examples = cn.data->n;
+    dpc__canaries_free(&cn);
+    return st;
+}
+
+dpc_status dpc_audit_run(const dpc_audit_config *ac, const dpc_train_config *tc,
+                         const dpc_model *model, const dpc_dataset *train,
+                         const dpc_dataset *test, const dpc_rng *rng,
+                         dpc_audit_progress_fn progress, void *ctx, dpc_audit_result *out,
+                         dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    memset(out, 0, sizeof *out);
+    dpc_status st = check_args(ac, tc, model, train, rng, err);
+    if (st) return st;
+    audit_run a;
+    memset(&a, 0, sizeof a);
+    st = dpc__canaries_build(&a.cn, ac, train, rng, err);
+    if (st) return st;
+    dpc_train_config cfg = *tc;
+    dpc_train_canaries hook = {a.cn.first, a.cn.m, a.cn.in,
+                               ac->canary == DPC_AUDIT_GRADIENT ? dpc__canary_add_gradient : NULL,
+                               &a.cn};
+    cfg.canaries = &hook;
+    st = dpc_trainer_new(&a.tr, model, a.cn.data, test, &cfg, rng, err);
+    if (!st) st = audit(&a, ac, model, test, rng, progress, ctx, out, err);
+    audit_run_free(&a);
+    if (st) dpc_audit_result_free(out);
+    return st;
+}

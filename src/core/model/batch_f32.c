@@ -1,0 +1,269 @@
+/* batch_f32.c — the float32 path of the batch clipped sum (dpcorr/model.h): the passes of
+ * chunk.c and the two phases of batch.c in float arithmetic, for the dense kinds without
+ * expanded features (linear, logistic, softmax, mlp).
+ *
+ * Per chunk of M examples and dense layer l, in float (the workspace's double buffers hold the
+ * float arrays: every float array fits in the double array of the same shape):
+ *     forward    Z_l^T (out, M) = W_l A_l^T (float GEMM);  A_{l+1} = tanh / relu (Z_l + b_l),
+ *                tanh as the float rounding of the double tanh
+ *     head       losses and dloss/dZ in double from the float logits; Delta_{L-1} rounded to float
+ *     backward   Delta_{l-1} = (Delta_l W_l) * act'(A_l)  (float GEMM, float products)
+ *     norms      ||g_i||^2 = sum_l (sum_o Delta^2)(sum_k In^2 + bias), the squares of the float
+ *                values summed in double in the order of chunk_steps.c
+ *     clip       s_i = clip / ||g_i|| (double); kept: (float)(s_i Delta_l[i][o]) and In_l
+ * and phase 2 adds the segmented float GEMM sums to the float gradient. */
+#include "common/util.h"
+#include "model/gemm.h"
+#include "model/internal.h"
+
+#include <math.h>
+#include <string.h>
+
+static const char *const prec_names[] = {"double", "float32"};
+
+const char *dpc_precision_name(dpc_precision p)
+{
+    return (unsigned)p < 2 ? prec_names[p] : "unknown";
+}
+
+dpc_status dpc_precision_parse(const char *s, dpc_precision *out, dpc_error *err)
+{
+    for (int k = 0; k < 2; k++)
+        if (s && !strcmp(s, prec_names[k])) {
+            *out = (dpc_precision)k;
+            return DPC_OK;
+        }
+    return dpc_error_param(err, DPC_E_INVALID, "precision",
+                           "unknown precision '%s' (expected double or float32)", s ? s : "(null)");
+}
+
+int dpc_model_has_f32(const dpc_model *m)
+{
+    return m && m->cfg.kind != DPC_MODEL_KAN && dpc__model_is_dense(m);
+}
+
+dpc_status dpc_model_batch_new_f32(dpc_model_batch **out, const dpc_model *m, size_t max_batch,
+                                   size_t chunk, dpc_error *err)
+{
+    if (out) *out = NULL;
+    if (m && !dpc_model_has_f32(m))
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
+                               "float32 is available for linear, logistic, softmax and mlp "
+                               "models, not this kind");
+    return dpc__batch_new(out, m, max_batch, chunk, DPC__BATCH_F32, err);
+}
+
+/* ==== Phase 1 ============================================================================ */
+
+static float *fl(double *p) { return (float *)p; } /* a workspace array viewed as float */
+
+static const float *layer_in(const float *X, dpc_model_ws *ws, size_t l)
+{
+    return l == 0 ? X : fl(ws->act[l]);
+}
+
+/* Finite-ness of v (n): v - v is 0 for finite v and NaN otherwise; eight independent sums
+ * (the order is irrelevant: any NaN stays NaN, finite values add exact zeros). */
+static int finite_f(const float *v, size_t n)
+{
+    float a[8] = {0, 0, 0, 0, 0, 0, 0, 0};
+    size_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        for (size_t j = 0; j < 8; j++) a[j] += v[i + j] - v[i + j];
+    for (; i < n; i++) a[0] += v[i] - v[i];
+    return ((a[0] + a[1]) + (a[2] + a[3])) + ((a[4] + a[5]) + (a[6] + a[7])) == 0.0f;
+}
+
+static void forward(const dpc_model *m, const float *W, const float *X, size_t M, dpc_model_ws *ws)
+{
+    size_t L = m->n_layers;
+    const float *A = X;
+    for (size_t l = 0; l < L; l++) {
+        size_t in = m->dim[l], out = m->dim[l + 1];
+        float *Z = fl(l + 1 < L ? ws->act[l + 1] : ws->delta[L - 1]); /* (M, out) */
+        float *Zt = fl(ws->sdt), *pack = fl(ws->pack);                  /* (out, M) */
+        dpc__gemmf_pack_bt(in, M, A, in, pack);
+        dpc__gemmf_seg(m->cfg.isa, out, M, in, 0, W + m->w_off[l], in, pack, in, Zt, M, 0);
+        const float *b = m->cfg.bias ? W + m->b_off[l] : NULL;
+        for (size_t i = 0; i < M; i++)
+            for (size_t o = 0; o < out; o++)
+                Z[i * out + o] = b ? Zt[o * M + i] + b[o] : Zt[o * M + i];
+        if (l + 1 < L) {
+            if (m->cfg.act == DPC_ACT_RELU)
+                for (size_t i = 0; i < M * out; i++) Z[i] = Z[i] < 0.0f ? 0.0f : Z[i];
+            else /* the float rounding of libm's double tanh: more accurate than tanhf, and
+                    faster here (7.8 against 9.1 ns) */
+                for (size_t i = 0; i < M * out; i++) Z[i] = (float)tanh((double)Z[i]);
+        }
+        A = Z;
+    }
+}
+
+#define MAX_K 4096 /* outputs of the float32 path's head (checked) */
+
+/* Losses (double) and Delta_{L-1} (float) in place of the logits. */
+static void head(const dpc_model *m, const double *y, size_t M, dpc_model_ws *ws)
+{
+    size_t K = m->dim[m->n_layers];
+    float *Z = fl(ws->delta[m->n_layers - 1]);
+    double z[MAX_K];
+    for (size_t i = 0; i < M; i++) {
+        float *zi = Z + i * K;
+        for (size_t k = 0; k < K; k++) z[k] = zi[k];
+        ws->loss[i] = dpc__head_loss(m, z, y[i], z);
+        for (size_t k = 0; k < K; k++) zi[k] = (float)z[k];
+    }
+}
+
+static void backward(const dpc_model *m, const float *W, size_t M, dpc_model_ws *ws)
+{
+    for (size_t l = m->n_layers - 1; l > 0; l--) {
+        size_t in = m->dim[l], out = m->dim[l + 1];
+        float *pack = fl(ws->pack), *D = fl(ws->delta[l - 1]);
+        const float *A = fl(ws->act[l]);
+        dpc__gemmf_pack_b(out, in, W + m->w_off[l], in, pack);
+        dpc__gemmf_seg(m->cfg.isa, M, in, out, 0, fl(ws->delta[l]), out, pack, out, D, in, 0);
+        if (m->cfg.act == DPC_ACT_RELU)
+            for (size_t i = 0; i < M * in; i++) D[i] = A[i] > 0.0f ? D[i] : 0.0f;
+        else
+            for (size_t i = 0; i < M * in; i++) D[i] = D[i] * (1.0f - A[i] * A[i]);
+    }
+}
+
+/* sum_j v[j]^2 in double, in the order of chunk_steps.c (four partial sums). */
+static double sumsq(const float *v, size_t n)
+{
+    double s0 = 0, s1 = 0, s2 = 0, s3 = 0;
+    size_t j = 0;
+    for (; j + 4 <= n; j += 4) {
+        double a = v[j], b = v[j + 1], c = v[j + 2], d = v[j + 3];
+        s0 += a * a;
+        s1 += b * b;
+        s2 += c * c;
+        s3 += d * d;
+    }
+    for (; j < n; j++) s0 += (double)v[j] * (double)v[j];
+    return (s0 + s1) + (s2 + s3);
+}
+
+static dpc_status norms(const dpc_model *m, const float *X, size_t M, double clip,
+                        dpc_model_ws *ws, dpc_error *err)
+{
+    double bias = m->cfg.bias ? 1.0 : 0.0;
+    for (size_t i = 0; i < M; i++) {
+        double n2 = 0.0;
+        for (size_t l = 0; l < m->n_layers; l++) {
+            size_t out = m->dim[l + 1], in = m->dim[l];
+            const float *a = layer_in(X, ws, l) + i * in;
+            n2 += sumsq(fl(ws->delta[l]) + i * out, out) * (sumsq(a, in) + bias);
+        }
+        ws->norm[i] = sqrt(n2);
+        if (!isfinite(ws->loss[i]))
+            return dpc_error_set(err, DPC_E_NUMERIC, "example %zu: loss is not finite (%g)", i,
+                                 ws->loss[i]);
+        if (!isfinite(ws->norm[i]))
+            return dpc_error_set(err, DPC_E_NUMERIC,
+                                 "example %zu: gradient is not finite (norm %g)", i, ws->norm[i]);
+        ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
+    }
+    return DPC_OK;
+}
+
+static void keep(const dpc_model *m, const float *X, size_t M, size_t i0, dpc_model_batch *b,
+                 dpc_model_ws *ws)
+{
+    size_t cap = b->cap;
+    for (size_t l = 0; l < m->n_layers; l++) {
+        size_t fe = m->dim[l], out = m->dim[l + 1];
+        const float *In = layer_in(X, ws, l);
+        for (size_t j0 = 0; j0 < fe; j0 += DPC__NRF) {
+            size_t w = fe - j0 < DPC__NRF ? fe - j0 : DPC__NRF;
+            float *dst = b->inf[l] + ((j0 / DPC__NRF) * cap + i0) * DPC__NRF;
+            for (size_t i = 0; i < M; i++, dst += DPC__NRF) {
+                size_t j = 0;
+                for (; j < w; j++) dst[j] = In[i * fe + j0 + j];
+                for (; j < DPC__NRF; j++) dst[j] = 0.0f;
+            }
+        }
+        const float *D = fl(ws->delta[l]);
+        for (size_t o = 0; o < out; o++)
+            for (size_t i = 0; i < M; i++)
+                b->sdtf[l][o * cap + i0 + i] = (float)(ws->scale[i] * (double)D[i * out + o]);
+    }
+}
+
+dpc_status dpc_model_batch_grads_f32(const dpc_model *m, const float *params, const float *X,
+                                     const double *y, size_t M, size_t i0, double clip,
+                                     dpc_model_batch *b, dpc_model_ws *ws, double *losses,
+                                     double *norms_out, dpc_error *err)
+{
+    if (!m || !b || !ws || (M > 0 && (!params || !X || !y)))
+        return dpc_error_set(err, DPC_E_INVALID, "dpc_model_batch_grads_f32: NULL argument");
+    if (!b->f32 || !dpc__batch_same_shape(m, b))
+        return dpc_error_set(err, DPC_E_INVALID,
+                             "batch state was created for a model of another shape or precision");
+    if (!(clip >= 0.0))
+        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
+    if (i0 % b->chunk || M > b->chunk || i0 > b->cap || M > b->cap - i0)
+        return dpc_error_set(err, DPC_E_RANGE,
+                             "chunk at %zu of %zu examples does not fit chunks of %zu in a "
+                             "batch of %zu", i0, M, b->chunk, b->cap);
+    dpc_status st = dpc__check_ws(m, ws, M, err);
+    if (st || M == 0) return st;
+    if (i0 == 0 && !finite_f(params, m->n_params)) /* (the chunk at 0 checks the batch's) */
+        return dpc_error_param(err, DPC_E_INVALID, "params", "a float parameter is not finite");
+    size_t D = m->dim[0];
+    for (size_t i = 0; i < M; i++) {
+        if (!finite_f(X + i * D, D))
+            return dpc_error_set(err, DPC_E_INVALID, "example %zu: a feature is not finite", i);
+        if ((st = dpc__check_y(m, y[i], i, err))) return st;
+    }
+    if (m->dim[m->n_layers] > MAX_K)
+        return dpc_error_set(err, DPC_E_UNSUPPORTED, "float32 path: at most %d outputs", MAX_K);
+    forward(m, params, X, M, ws);
+    head(m, y, M, ws);
+    backward(m, params, M, ws);
+    if ((st = norms(m, X, M, clip, ws, err))) return st;
+    keep(m, X, M, i0, b, ws);
+    if (losses) memcpy(losses, ws->loss, M * sizeof *losses);
+    if (norms_out) memcpy(norms_out, ws->norm, M * sizeof *norms_out);
+    return DPC_OK;
+}
+
+/* ==== Phase 2 ============================================================================ */
+
+void dpc_model_batch_sum_f32(const dpc_model *m, const dpc_model_batch *b, size_t n, size_t part,
+                             size_t nparts, float *grad_sum)
+{
+    if (!m || !b || !b->f32 || !grad_sum || nparts == 0 || part >= nparts || n == 0 ||
+        !dpc__batch_same_shape(m, b))
+        return;
+    if (n > b->cap) n = b->cap;
+    size_t total = 0, cap = b->cap;
+    for (size_t l = 0; l < m->n_layers; l++) total += m->dim[l + 1] * m->dim[l];
+    size_t lo = total / nparts * part + total % nparts * part / nparts;
+    size_t hi = total / nparts * (part + 1) + total % nparts * (part + 1) / nparts;
+    size_t off = 0;
+    for (size_t l = 0; l < m->n_layers; l++) {
+        size_t fe = m->dim[l], out = m->dim[l + 1];
+        size_t o0 = lo <= off ? 0 : (lo - off + fe - 1) / fe;
+        size_t o1 = hi <= off ? 0 : (hi - off + fe - 1) / fe;
+        if (o0 > out) o0 = out;
+        if (o1 > out) o1 = out;
+        off += out * fe;
+        if (o0 >= o1) continue;
+        dpc__gemmf_seg(m->cfg.isa, o1 - o0, fe, n, b->chunk, b->sdtf[l] + o0 * cap, cap,
+                       b->inf[l], cap, grad_sum + m->w_off[l] + o0 * fe, fe, 1);
+        if (!m->cfg.bias) continue;
+        float *gb = grad_sum + m->b_off[l];
+        for (size_t o = o0; o < o1; o++) {
+            const float *s = b->sdtf[l] + o * cap;
+            for (size_t t0 = 0; t0 < n; t0 += b->chunk) {
+                size_t t1 = n - t0 < b->chunk ? n : t0 + b->chunk;
+                float acc = 0.0f;
+                for (size_t i = t0; i < t1; i++) acc += s[i];
+                gb[o] = gb[o] + acc;
+            }
+        }
+    }
+}

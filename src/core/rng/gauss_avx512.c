@@ -1,0 +1,345 @@
+/* gauss_avx512.c — AVX-512 kernels of the bulk Gaussian fill (compiled with the AVX-512 flags;
+ * called only when the CPU has them, see dpc_rng_gaussian_fill_isa).
+ *
+ * Two passes over pieces of WBUF samples, so that each runs at its own pace:
+ *  1. words: Philox4x32-10 in 64-bit lanes. A block (c0, c1, c2, c3) lives in two u64 lanes,
+ *     X = c1:c0 and Y = c3:c2, so one round on eight blocks is
+ *         p0 = M0 * lo32(X),  p1 = M1 * lo32(Y)                 (vpmuludq: exact 32x32 -> 64)
+ *         X' = rol64(p1, 32) ^ (X >> 32) ^ k0 = (lo(p1) : hi(p1) ^ c1 ^ k0)
+ *         Y' = rol64(p0, 32) ^ (Y >> 32) ^ k1 = (lo(p0) : hi(p0) ^ c3 ^ k1)
+ *     — the Random123 round (c0, c1, c2, c3) <- (hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0), all ten
+ *     rounds — and afterwards X and Y are the 64-bit words of the block's even and odd index
+ *     (dpcorr/rng.h). Four groups of eight blocks are interleaved to hide the multiply latency.
+ *     Secure mode: ChaCha20 on sixteen consecutive blocks (one per 32-bit lane, RFC 8439 double
+ *     rounds), transposed back to keystream order, which is sample order.
+ *  2. ziggurat fast path on eight words at a time with the scalar code's IEEE operations
+ *     ((double)(w >> 11) is exact below 2^53, + 0.5, * 2^-52, - 1, |u| < R[i], u * X[i]); the
+ *     layer's (R[i], X[i]) come from one 16-byte load (dpc__zig_pair): hardware gathers are
+ *     several times slower on the target. Rejected samples (~1.5%) are collected and
+ *     finished attempt by attempt (dpc__gauss_step), the words of each attempt computed in
+ *     bulk, exactly as the scalar sampler would.
+ * Hence bit-identical to dpc_rng_gaussian. */
+#include "rng/gauss_impl.h"
+#include "rng/philox_impl.h"
+#include "rng/ziggurat.h"
+
+#if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
+#include <immintrin.h>
+
+#define WBUF 512 /* samples per piece */
+
+/* ---- ziggurat pass ---------------------------------------------------------------------- */
+
+/* Fast path of the 8 words at w (sample order) into out[0..8); returns the accepted lanes. */
+static inline __mmask8 zig8(const uint64_t *w, double *out)
+{
+    const __m512d half = _mm512_set1_pd(0.5), scale = _mm512_set1_pd(0x1.0p-52);
+    const __m512d one = _mm512_set1_pd(1.0);
+    const double *P = dpc__zig_pair;
+    const unsigned char *b = (const unsigned char *)w; /* the layer of word l is b[8 l] */
+#define PAIR(l) _mm_loadu_pd(P + 2 * (size_t)b[8 * (l)])
+    __m256d a0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(PAIR(0)), PAIR(2), 1);
+    __m256d a1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(PAIR(1)), PAIR(3), 1);
+    __m256d b0 = _mm256_insertf128_pd(_mm256_castpd128_pd256(PAIR(4)), PAIR(6), 1);
+    __m256d b1 = _mm256_insertf128_pd(_mm256_castpd128_pd256(PAIR(5)), PAIR(7), 1);
+#undef PAIR
+    __m512d v0 = _mm512_insertf64x4(_mm512_castpd256_pd512(a0), b0, 1);
+    __m512d v1 = _mm512_insertf64x4(_mm512_castpd256_pd512(a1), b1, 1);
+    __m512d r = _mm512_unpacklo_pd(v0, v1), x = _mm512_unpackhi_pd(v0, v1);
+    __m512i wv = _mm512_loadu_si512((const void *)w);
+    __m512d d = _mm512_cvtepu64_pd(_mm512_srli_epi64(wv, 11));
+    __m512d u = _mm512_sub_pd(_mm512_mul_pd(_mm512_add_pd(d, half), scale), one);
+    _mm512_storeu_pd(out, _mm512_mul_pd(u, x));
+    return _mm512_cmp_pd_mask(_mm512_abs_pd(u), r, _CMP_LT_OQ);
+}
+
+/* Fast path over w (m, a multiple of 8) into out (m); the rejected positions and their words
+ * are appended (branch-free) to pos and w0, which need m + 8 entries. Returns their number. */
+static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t *pos, uint64_t *w0)
+{
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t R = 0;
+    for (size_t j = 0; j < m; j += 8) {
+        __mmask8 rej = (__mmask8)~zig8(w + j, out + j);
+        __m256i p = _mm256_add_epi32(_mm256_set1_epi32((int)j), lane);
+        _mm256_storeu_si256((__m256i *)(pos + R), _mm256_maskz_compress_epi32(rej, p));
+        __m512i wv = _mm512_loadu_si512((const void *)(w + j));
+        _mm512_storeu_si512((void *)(w0 + R), _mm512_maskz_compress_epi64(rej, wv));
+        R += (size_t)__builtin_popcount(rej);
+    }
+    return R;
+}
+
+/* ---- Philox4x32-10 -------------------------------------------------------------------------- */
+
+typedef struct keys {
+    __m512i k0[10], k1[10]; /* round keys, broadcast in the low half of every u64 lane */
+} keys;
+
+static void round_keys(const dpc_rng_stream *s, keys *K)
+{
+    uint32_t k0 = s->key[0], k1 = s->key[1];
+    for (int r = 0; r < 10; r++) {
+        if (r > 0) {
+            k0 += DPC__PHILOX_W0;
+            k1 += DPC__PHILOX_W1;
+        }
+        K->k0[r] = _mm512_set1_epi64(k0);
+        K->k1[r] = _mm512_set1_epi64(k1);
+    }
+}
+
+/* Counters of the blocks p (pair indices, index >> 1) at `attempt` as X = c1:c0, Y = c3:c2. */
+static inline void ctr8(__m512i p, uint64_t row, uint32_t attempt, __m512i *X, __m512i *Y)
+{
+    const __m512i rowlo = _mm512_set1_epi64((long long)((row & 0xFFFFFFFFu) << 32));
+    const __m512i rowhi = _mm512_set1_epi64((long long)((row >> 32) | (uint64_t)attempt << 32));
+    *X = _mm512_or_si512(rowlo, _mm512_and_si512(p, _mm512_set1_epi64(0xFFFFFFFFLL)));
+    *Y = _mm512_or_si512(rowhi, _mm512_slli_epi64(_mm512_srli_epi64(p, 32), 48));
+}
+
+/* Round r on blocks (X, Y), with P1, P0 the products of the round before. Only the low
+ * halves of X and Y feed the multiplies, and the old c1 (c3) is the low half of the previous
+ * round's P1 (P0), so the new low halves hi(p1) ^ c1 ^ k0 and hi(p0) ^ c3 ^ k1 come from one
+ * rotate and one three-way xor each; the high halves (garbage here) are set right by LAST.
+ * Before round 0, P1 and P0 hold c1 and c3 (the counter) in their low halves. */
+#define ROUND(X, Y, P0, P1, r)                                                               \
+    do {                                                                                     \
+        __m512i p0_ = _mm512_mul_epu32(X, M0), p1_ = _mm512_mul_epu32(Y, M1);                \
+        X = _mm512_ternarylogic_epi64(_mm512_rol_epi64(p1_, 32), P1, K->k0[r], 0x96);        \
+        Y = _mm512_ternarylogic_epi64(_mm512_rol_epi64(p0_, 32), P0, K->k1[r], 0x96);        \
+        P0 = p0_;                                                                            \
+        P1 = p1_;                                                                            \
+    } while (0)
+
+/* The last round: full words, X = lo(p1) : hi(p1) ^ c1 ^ k0 and Y = lo(p0) : hi(p0) ^ c3 ^ k1
+ * (0x78 = a ^ (b & c) with c = the low-half mask). */
+#define LAST(X, Y, P0, P1)                                                                   \
+    do {                                                                                     \
+        __m512i p0_ = _mm512_mul_epu32(X, M0), p1_ = _mm512_mul_epu32(Y, M1);                \
+        X = _mm512_xor_si512(_mm512_ternarylogic_epi64(_mm512_rol_epi64(p1_, 32), P1, LO, 0x78), \
+                             K->k0[9]);                                                      \
+        Y = _mm512_xor_si512(_mm512_ternarylogic_epi64(_mm512_rol_epi64(p0_, 32), P0, LO, 0x78), \
+                             K->k1[9]);                                                      \
+    } while (0)
+
+/* Ten rounds on groups g of (X, Y). */
+#define PHILOX10(G)                                                                          \
+    do {                                                                                     \
+        __m512i P0[G], P1[G];                                                                \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                              \
+            P1[g] = _mm512_srli_epi64(X[g], 32);                                             \
+            P0[g] = _mm512_srli_epi64(Y[g], 32);                                             \
+        }                                                                                    \
+        _Pragma("GCC unroll 9") for (int r = 0; r < 9; r++)                                  \
+            _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++)                            \
+                ROUND(X[g], Y[g], P0[g], P1[g], r);                                          \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) LAST(X[g], Y[g], P0[g], P1[g]); \
+    } while (0)
+
+/* Attempt-0 words of the m samples (a multiple of 16) from index0 (even) into w, in sample
+ * order. Lane order {0,4,1,5,2,6,3,7} makes unpacklo/unpackhi of (X, Y) samples 0..7, 8..15. */
+static void philox_words(const keys *K, uint64_t row, uint64_t index0, size_t m, uint64_t *w)
+{
+    const __m512i M0 = _mm512_set1_epi64(DPC__PHILOX_M0), M1 = _mm512_set1_epi64(DPC__PHILOX_M1);
+    const __m512i LO = _mm512_set1_epi64(0xFFFFFFFFLL);
+    const __m512i lane = _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7);
+    __m512i X[4], Y[4];
+    size_t j = 0;
+    for (; j + 64 <= m; j += 64) {
+        __m512i p = _mm512_add_epi64(_mm512_set1_epi64((long long)((index0 + j) >> 1)), lane);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++)
+            ctr8(_mm512_add_epi64(p, _mm512_set1_epi64(8 * g)), row, 0, &X[g], &Y[g]);
+        PHILOX10(4);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+            _mm512_storeu_si512((void *)(w + j + 16 * g), _mm512_unpacklo_epi64(X[g], Y[g]));
+            _mm512_storeu_si512((void *)(w + j + 16 * g + 8), _mm512_unpackhi_epi64(X[g], Y[g]));
+        }
+    }
+    for (; j < m; j += 16) {
+        __m512i p = _mm512_add_epi64(_mm512_set1_epi64((long long)((index0 + j) >> 1)), lane);
+        ctr8(p, row, 0, &X[0], &Y[0]);
+        PHILOX10(1);
+        _mm512_storeu_si512((void *)(w + j), _mm512_unpacklo_epi64(X[0], Y[0]));
+        _mm512_storeu_si512((void *)(w + j + 8), _mm512_unpackhi_epi64(X[0], Y[0]));
+    }
+}
+
+/* Words of attempt a of the R samples index0 + pos[k] into wa (R rounded up to 8 lanes; pos
+ * and wa have room). */
+static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const uint32_t *pos,
+                            size_t R, uint32_t a, uint64_t *wa)
+{
+    const __m512i M0 = _mm512_set1_epi64(DPC__PHILOX_M0), M1 = _mm512_set1_epi64(DPC__PHILOX_M1);
+    const __m512i LO = _mm512_set1_epi64(0xFFFFFFFFLL);
+    for (size_t k = 0; k < R; k += 8) {
+        __m256i pk = _mm256_loadu_si256((const __m256i *)(pos + k));
+        __m512i idx = _mm512_add_epi64(_mm512_set1_epi64((long long)index0),
+                                       _mm512_cvtepu32_epi64(pk));
+        __m512i X[1], Y[1];
+        ctr8(_mm512_srli_epi64(idx, 1), row, a & 0xFFFFu, &X[0], &Y[0]);
+        PHILOX10(1);
+        __mmask8 odd = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(1));
+        _mm512_storeu_si512((void *)(wa + k), _mm512_mask_blend_epi64(odd, X[0], Y[0]));
+    }
+}
+
+void dpc__gaussian_fill_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                               double *out, size_t n)
+{
+    keys K;
+    round_keys(s, &K);
+    uint64_t w[WBUF], w0[WBUF + 8], w1[WBUF + 8];
+    uint32_t pos[WBUF + 8];
+    for (size_t i = 0; i < n; i += WBUF) {
+        size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 16 */
+        philox_words(&K, row, index0 + i, m, w);
+        size_t R = zig_pass(w, m, out + i, pos, w0);
+        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
+            for (size_t k = R; k < R + 8; k++) pos[k] = 0; /* whole vectors of defined lanes */
+            if (a) philox_words_at(&K, row, index0 + i, pos, R, a, w0);
+            philox_words_at(&K, row, index0 + i, pos, R, a + 1, w1);
+            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        }
+    }
+}
+
+/* ---- ChaCha20 (secure mode) ----------------------------------------------------------------- */
+
+#define QR16(a, b, c, d)                                                                     \
+    do {                                                                                     \
+        a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 16);        \
+        c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 12);        \
+        a = _mm512_add_epi32(a, b); d = _mm512_rol_epi32(_mm512_xor_si512(d, a), 8);         \
+        c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 7);         \
+    } while (0)
+
+/* Sixteen ChaCha20 blocks (key skey, block counters ctr, nonces (row lo, row hi, non)), one per
+ * lane, written to ks in keystream order: block b's 64 bytes at ks + 8 b (u64 units). */
+static void chacha16(const uint32_t skey[8], __m512i ctr, uint64_t row, __m512i non,
+                     uint64_t *ks)
+{
+    __m512i in[16], x[16];
+    in[0] = _mm512_set1_epi32(0x61707865);
+    in[1] = _mm512_set1_epi32(0x3320646e);
+    in[2] = _mm512_set1_epi32(0x79622d32);
+    in[3] = _mm512_set1_epi32(0x6b206574);
+    for (int k = 0; k < 8; k++) in[4 + k] = _mm512_set1_epi32((int)skey[k]);
+    in[12] = ctr;
+    in[13] = _mm512_set1_epi32((int)(uint32_t)row);
+    in[14] = _mm512_set1_epi32((int)(uint32_t)(row >> 32));
+    in[15] = non;
+    for (int k = 0; k < 16; k++) x[k] = in[k];
+    for (int r = 0; r < 10; r++) {
+        QR16(x[0], x[4], x[8], x[12]);
+        QR16(x[1], x[5], x[9], x[13]);
+        QR16(x[2], x[6], x[10], x[14]);
+        QR16(x[3], x[7], x[11], x[15]);
+        QR16(x[0], x[5], x[10], x[15]);
+        QR16(x[1], x[6], x[11], x[12]);
+        QR16(x[2], x[7], x[8], x[13]);
+        QR16(x[3], x[4], x[9], x[14]);
+    }
+    for (int k = 0; k < 16; k++) x[k] = _mm512_add_epi32(x[k], in[k]);
+    /* 16 x 16 transpose of u32: state word q of lane b -> ks32[16 b + q] */
+    __m512i t[16], u[16];
+    for (int k = 0; k < 16; k += 2) {
+        t[k] = _mm512_unpacklo_epi32(x[k], x[k + 1]);     /* per 128-bit lane: a0 b0 a1 b1 */
+        t[k + 1] = _mm512_unpackhi_epi32(x[k], x[k + 1]); /* a2 b2 a3 b3 */
+    }
+    for (int g = 0; g < 16; g += 4) { /* words g..g+3 of the 4 blocks of every 128-bit lane */
+        u[g] = _mm512_unpacklo_epi64(t[g], t[g + 2]);     /* block 4L + 0 */
+        u[g + 1] = _mm512_unpackhi_epi64(t[g], t[g + 2]); /* block 4L + 1 */
+        u[g + 2] = _mm512_unpacklo_epi64(t[g + 1], t[g + 3]);
+        u[g + 3] = _mm512_unpackhi_epi64(t[g + 1], t[g + 3]);
+    }
+    for (int k = 0; k < 4; k++) { /* blocks 4L + k: lanes L of u[k], u[4+k], u[8+k], u[12+k] */
+        __m512i p0 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0x44);
+        __m512i p1 = _mm512_shuffle_i32x4(u[k], u[4 + k], 0xEE);
+        __m512i q0 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0x44);
+        __m512i q1 = _mm512_shuffle_i32x4(u[8 + k], u[12 + k], 0xEE);
+        _mm512_storeu_si512((void *)(ks + 8 * (0 + k)), _mm512_shuffle_i32x4(p0, q0, 0x88));
+        _mm512_storeu_si512((void *)(ks + 8 * (4 + k)), _mm512_shuffle_i32x4(p0, q0, 0xDD));
+        _mm512_storeu_si512((void *)(ks + 8 * (8 + k)), _mm512_shuffle_i32x4(p1, q1, 0x88));
+        _mm512_storeu_si512((void *)(ks + 8 * (12 + k)), _mm512_shuffle_i32x4(p1, q1, 0xDD));
+    }
+}
+
+/* Counter (low 32 bits of the block number) and nonce word 2, ((block >> 32) & 0xFFFF) << 16 |
+ * attempt, of the 16 blocks blo (lanes 0..7) and bhi (8..15), as 16 u32 lanes. */
+static inline void chacha_ctr(__m512i blo, __m512i bhi, uint32_t attempt, __m512i *ctr,
+                              __m512i *non)
+{
+    const __m512i m16 = _mm512_set1_epi64(0xFFFF);
+    __m512i nlo = _mm512_slli_epi64(_mm512_and_si512(_mm512_srli_epi64(blo, 32), m16), 16);
+    __m512i nhi = _mm512_slli_epi64(_mm512_and_si512(_mm512_srli_epi64(bhi, 32), m16), 16);
+    *ctr = _mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(blo)),
+                              _mm512_cvtepi64_epi32(bhi), 1);
+    *non = _mm512_or_si512(_mm512_inserti64x4(_mm512_castsi256_si512(_mm512_cvtepi64_epi32(nlo)),
+                                              _mm512_cvtepi64_epi32(nhi), 1),
+                           _mm512_set1_epi32((int)attempt));
+}
+
+/* Words of attempts a (into wa, unless wa is NULL) and a + 1 (into wb) of the R samples
+ * index0 + pos[k]: every word needs a block of its own, so the lanes of each sixteen-block call
+ * are filled with both attempts of the samples. */
+static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                            const uint32_t *pos, size_t R, uint32_t a, uint64_t *wa,
+                            uint64_t *wb)
+{
+    uint64_t ks[128], blk[16];
+    uint32_t att[16];
+    size_t idx[16], lanes = 0, total = wa ? 2 * R : R;
+    for (size_t e = 0; e < total; e++) {
+        size_t k = wa ? e / 2 : e;
+        int first = wa && e % 2 == 0; /* this lane serves attempt a (else a + 1) */
+        idx[lanes] = 2 * k + (size_t)!first;
+        blk[lanes] = (index0 + pos[k]) >> 3;
+        att[lanes] = (first ? a : a + 1) & 0xFFFFu;
+        lanes++;
+        if (lanes < 16 && e + 1 < total) continue;
+        for (size_t l = lanes; l < 16; l++) blk[l] = 0, att[l] = 0; /* defined spare lanes */
+        __m512i ctr, non;
+        chacha_ctr(_mm512_loadu_si512((const void *)blk),
+                   _mm512_loadu_si512((const void *)(blk + 8)), 0, &ctr, &non);
+        non = _mm512_or_si512(non, _mm512_loadu_si512((const void *)att));
+        chacha16(s->skey, ctr, row, non, ks);
+        for (size_t l = 0; l < lanes; l++) {
+            size_t kk = idx[l] / 2;
+            (idx[l] % 2 ? wb : wa)[kk] = ks[8 * l + ((index0 + pos[kk]) & 7)];
+        }
+        lanes = 0;
+    }
+}
+
+#define WBUF_S 2048 /* secure: longer pieces fill the lanes of the rejected samples' blocks */
+
+void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                                      double *out, size_t n)
+{
+    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    uint64_t w[WBUF_S], w0[WBUF_S + 8], w1[WBUF_S + 8];
+    uint32_t pos[WBUF_S + 8];
+    for (size_t i = 0; i < n; i += WBUF_S) {
+        size_t m = n - i < WBUF_S ? n - i : WBUF_S; /* a multiple of 128: 16 blocks */
+        for (size_t j = 0; j < m; j += 128) {
+            uint64_t b0 = (index0 + i + j) >> 3;
+            __m512i blo = _mm512_add_epi64(_mm512_set1_epi64((long long)b0), lane);
+            __m512i bhi = _mm512_add_epi64(blo, _mm512_set1_epi64(8));
+            __m512i ctr, non;
+            chacha_ctr(blo, bhi, 0, &ctr, &non);
+            chacha16(s->skey, ctr, row, non, w + j);
+        }
+        size_t R = zig_pass(w, m, out + i, pos, w0);
+        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
+            chacha_words_at(s, row, index0 + i, pos, R, a, a ? w0 : NULL, w1);
+            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        }
+    }
+}
+
+#else
+typedef int dpc__gauss_avx512_unused; /* non-x86 or no AVX-512 flags: nothing to compile */
+#endif

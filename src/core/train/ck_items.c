@@ -1,0 +1,324 @@
+/* ck_items.c — the configuration items a checkpoint records: one per option or input that
+ * determines the values of a run (mechanism, sampler, privacy, optimizer, model, data, the
+ * generator), each with the library's name of the parameter. Their hash is the run's fingerprint
+ * (also compared across the ranks of a distributed run); stored in version-3 checkpoints, they
+ * let a refused resume say which option or input changed. */
+#include "common/util.h"
+#include "train/train_internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FNV0 0xcbf29ce484222325ull
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+    const unsigned char *b = p;
+    for (size_t i = 0; i < n; i++) {
+        h ^= b[i];
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+typedef struct items {
+    ck_item *it;
+    size_t n;
+} items;
+
+static ck_item *add(items *s, const char *field, const char *what, ck_kind kind)
+{
+    if (s->n >= CK_MAX_ITEMS) return NULL; /* the list below is shorter: never reached */
+    ck_item *i = &s->it[s->n++];
+    memset(i, 0, sizeof *i);
+    snprintf(i->field, sizeof i->field, "%s", field);
+    snprintf(i->what, sizeof i->what, "%s", what);
+    i->kind = (uint32_t)kind;
+    return i;
+}
+
+static void num(items *s, const char *field, const char *what, double v)
+{
+    ck_item *i = add(s, field, what, CK_NUM);
+    if (i) i->num = v;
+}
+
+static void count(items *s, const char *field, const char *what, uint64_t v)
+{
+    ck_item *i = add(s, field, what, CK_COUNT);
+    if (i) i->count = v;
+}
+
+static void str(items *s, const char *field, const char *what, const char *v)
+{
+    ck_item *i = add(s, field, what, CK_STR);
+    if (!i) return;
+    snprintf(i->str, sizeof i->str, "%s", v ? v : "");
+    i->count = fnv(FNV0, v ? v : "", v ? strlen(v) : 0); /* the whole string, cut or not */
+}
+
+static void hash(items *s, const char *field, const char *what, const void *p, size_t bytes)
+{
+    ck_item *i = add(s, field, what, CK_HASH);
+    if (!i) return;
+    uint64_t b = bytes;
+    i->count = fnv(fnv(FNV0, &b, sizeof b), p, p ? bytes : 0);
+}
+
+static void mech_items(items *s, const dpc_trainer *tr)
+{
+    const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
+    str(s, "mech.kind", "mechanism", dpc_mech_kind_name(mp->kind));
+    count(s, "mech.steps", "steps", mp->steps);
+    num(s, "mech.nu", "nu", mp->nu);
+    num(s, "mech.lambda", "lambda", mp->lambda);
+    count(s, "mech.bands", "bands", mp->bands);
+    num(s, "mech.momentum", "workload momentum", mp->momentum);
+    num(s, "mech.decay", "workload decay", mp->decay);
+    count(s, "mech.honaker", "Honaker estimator", (uint64_t)mp->honaker);
+    hash(s, "mech.theta", "BLT theta", mp->theta, mp->nbuf * sizeof(double));
+    hash(s, "mech.omega", "BLT omega", mp->omega, mp->nbuf * sizeof(double));
+    hash(s, "mech.coeffs", "Toeplitz coefficients", mp->coeffs, mp->ncoeffs * sizeof(double));
+    hash(s, "mech.dense", "dense matrix", mp->dense,
+         mp->dense ? mp->steps * mp->steps * sizeof(double) : 0);
+    count(s, "mech.coeffs_of_strategy", "coefficients of C (not B)",
+          (uint64_t)mp->coeffs_of_strategy);
+}
+
+size_t dpc__train_items(const dpc_trainer *tr, ck_item *out)
+{
+    items s = {out, 0};
+    const dpc_train_config *c = &tr->cfg;
+    /* the options first, then what they derive (the steps from epochs and batch, the noise) */
+    str(&s, "sampler", "sampler", dpc_sampler_kind_name(c->sampler));
+    count(&s, "batch", "batch", c->batch);
+    count(&s, "epochs", "epochs", c->epochs);
+    count(&s, "groups", "groups", dpc_sampler_get_config(tr->sampler)->groups);
+    num(&s, "epsilon", "epsilon", c->epsilon);
+    num(&s, "delta", "delta", c->delta);
+    num(&s, "noise_multiplier", "noise multiplier", c->noise_multiplier);
+    str(&s, "accountant", "accountant", dpc_accountant_name(c->accountant));
+    num(&s, "clip", "clip", c->clip);
+    num(&s, "lr", "learning rate", c->lr);
+    num(&s, "momentum", "momentum", c->momentum);
+    num(&s, "weight_decay", "weight decay", c->weight_decay);
+    str(&s, "schedule", "schedule", dpc_lr_schedule_name(c->schedule));
+    num(&s, "cooldown_fraction", "cooldown fraction", c->cooldown_fraction);
+    num(&s, "cooldown_factor", "cooldown factor", c->cooldown_factor);
+    count(&s, "chunk", "chunk", c->chunk);
+    str(&s, "precision", "precision", dpc_precision_name(c->precision));
+    mech_items(&s, tr);
+    num(&s, "noise_multiplier", "noise std (calibrated)", tr->noise_scale);
+    char spec[DPC_MODEL_SPEC_LEN];
+    dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
+    str(&s, "model", "model", spec);
+    count(&s, "model", "parameters", tr->P);
+    str(&s, "data", "training data source", tr->train->source);
+    str(&s, "data", "training data preprocessing", tr->train->preprocessing);
+    count(&s, "data", "training examples", tr->train->n);
+    count(&s, "data", "features", tr->train->d);
+    count(&s, "data", "training data content", tr->train_hash);
+    str(&s, "rng", "randomness", dpc_rng_mode_name(tr->rng.mode));
+    count(&s, "seed", "seed", tr->rng.mode == DPC_RNG_SEEDED ? tr->rng.seed : 0);
+    hash(&s, "rng", "generator key", tr->rng.key, sizeof tr->rng.key);
+    if (tr->rng.mode == DPC_RNG_SECURE)
+        hash(&s, "rng", "secure key", tr->rng.skey, sizeof tr->rng.skey);
+    return s.n;
+}
+
+void dpc__ck_item_pack(const ck_item *it, unsigned char *b)
+{
+    memset(b, 0, CK_ITEM_BYTES);
+    memcpy(b, it->field, CK_FIELD_LEN);
+    memcpy(b + CK_FIELD_LEN, it->what, CK_WHAT_LEN);
+    unsigned char *p = b + CK_FIELD_LEN + CK_WHAT_LEN;
+    memcpy(p, &it->kind, 4);
+    if (it->kind == CK_NUM) memcpy(p + 4, &it->num, 8);
+    else memcpy(p + 4, &it->count, 8);
+    memcpy(p + 12, it->str, CK_STR_LEN);
+}
+
+/* a NUL-terminated string of at most len - 1 bytes, no control bytes */
+static int clean_str(const char *s, size_t len)
+{
+    size_t n = strnlen(s, len);
+    if (n == len) return 0;
+    for (size_t i = 0; i < n; i++)
+        if ((unsigned char)s[i] < 0x20 || s[i] == 0x7f) return 0;
+    return 1;
+}
+
+int dpc__ck_item_unpack(const unsigned char *b, ck_item *it)
+{
+    memset(it, 0, sizeof *it);
+    memcpy(it->field, b, CK_FIELD_LEN);
+    memcpy(it->what, b + CK_FIELD_LEN, CK_WHAT_LEN);
+    const unsigned char *p = b + CK_FIELD_LEN + CK_WHAT_LEN;
+    memcpy(&it->kind, p, 4);
+    if (it->kind == CK_NUM) memcpy(&it->num, p + 4, 8);
+    else memcpy(&it->count, p + 4, 8);
+    memcpy(it->str, p + 12, CK_STR_LEN);
+    return it->kind >= CK_NUM && it->kind <= CK_HASH && it->field[0] &&
+           clean_str(it->field, CK_FIELD_LEN) && clean_str(it->what, CK_WHAT_LEN) &&
+           clean_str(it->str, CK_STR_LEN);
+}
+
+uint64_t dpc__train_items_hash(const ck_item *it, size_t n)
+{
+    unsigned char b[CK_ITEM_BYTES];
+    uint64_t h = fnv(FNV0, "dpcorr-run-v3", 14);
+    for (size_t i = 0; i < n; i++) {
+        dpc__ck_item_pack(&it[i], b);
+        h = fnv(h, b, sizeof b);
+    }
+    return h;
+}
+
+uint64_t dpc__train_fingerprint(const dpc_trainer *tr)
+{
+    ck_item it[CK_MAX_ITEMS];
+    size_t n = dpc__train_items(tr, it);
+    return dpc__train_items_hash(it, n);
+}
+
+static int same(const ck_item *a, const ck_item *b)
+{
+    if (a->kind != b->kind) return 0;
+    if (a->kind == CK_NUM) return memcmp(&a->num, &b->num, sizeof a->num) == 0;
+    return a->count == b->count;
+}
+
+static void show(const ck_item *i, char *buf, size_t len)
+{
+    switch (i->kind) {
+    case CK_NUM: /* the shortest form that reads back the same double */
+        for (int prec = 6; prec <= 17; prec++) {
+            snprintf(buf, len, "%.*g", prec, i->num);
+            if (strtod(buf, NULL) == i->num || isnan(i->num)) break;
+        }
+        break;
+    case CK_COUNT: snprintf(buf, len, "%llu", (unsigned long long)i->count); break;
+    case CK_STR: snprintf(buf, len, "'%s'", i->str); break;
+    default: snprintf(buf, len, "%016llx", (unsigned long long)i->count); break;
+    }
+}
+
+dpc_status dpc__ck_items_diff(const ck_item *ck, size_t nck, const ck_item *run, size_t nrun,
+                              const char *path, dpc_error *err)
+{
+    for (size_t i = 0; i < nrun; i++) {
+        const ck_item *a = NULL;
+        for (size_t j = 0; j < nck && !a; j++)
+            if (!strcmp(ck[j].field, run[i].field) && !strcmp(ck[j].what, run[i].what)) a = &ck[j];
+        if (a && same(a, &run[i])) continue;
+        if (!a)
+            return dpc_error_param(err, DPC_E_STATE, run[i].field,
+                                   "%s: the checkpoint %s does not record it (another version "
+                                   "of dpcorr?)", run[i].what, path);
+        if (a->kind == CK_HASH || (a->kind == CK_COUNT && strstr(a->what, "content")))
+            return dpc_error_param(err, DPC_E_STATE, run[i].field,
+                                   "%s changed since the checkpoint %s was written", run[i].what,
+                                   path);
+        char was[160], now[160];
+        show(a, was, sizeof was);
+        show(&run[i], now, sizeof now);
+        return dpc_error_param(err, DPC_E_STATE, run[i].field,
+                               "%s: the checkpoint %s has %s, this run has %s", run[i].what, path,
+                               was, now);
+    }
+    return DPC_OK;
+}
+
+/* ---- history -------------------------------------------------------------------------------- */
+
+dpc_status dpc_trainer_record(dpc_trainer *tr, const dpc_train_record *r, dpc_error *err)
+{
+    if (!tr || !r) return dpc_error_param(err, DPC_E_INVALID, tr ? "r" : "tr", "NULL");
+    size_t last = tr->nhist ? tr->hist[tr->nhist - 1].step : 0;
+    if (r->step == 0 || r->step > tr->t || r->step <= last)
+        return dpc_error_param(err, DPC_E_INVALID, "step",
+                               "%zu must be in (%zu, %zu] (after the last record, at most the "
+                               "steps done)", r->step, last, tr->t);
+    if (tr->nhist == tr->hist_cap) {
+        size_t cap = tr->hist_cap ? 2 * tr->hist_cap : 16;
+        dpc_train_record *h = realloc(tr->hist, cap * sizeof *h);
+        if (!h) return DPC__NOMEM(err, "history records");
+        tr->hist = h;
+        tr->hist_cap = cap;
+    }
+    tr->hist[tr->nhist++] = *r;
+    return DPC_OK;
+}
+
+const dpc_train_record *dpc_trainer_records(const dpc_trainer *tr, size_t *n)
+{
+    if (n) *n = tr ? tr->nhist : 0;
+    return tr ? tr->hist : NULL;
+}
+
+/* ---- version 2 ------------------------------------------------------------------------------ */
+
+static uint64_t f_num(uint64_t h, double x) { return fnv(h, &x, sizeof x); }
+static uint64_t f_size(uint64_t h, size_t x)
+{
+    uint64_t v = x;
+    return fnv(h, &v, sizeof v);
+}
+static uint64_t f_str(uint64_t h, const char *s) { return fnv(h, s, strlen(s) + 1); }
+
+uint64_t dpc__train_fingerprint_v2(const dpc_trainer *tr)
+{
+    const dpc_train_config *c = &tr->cfg;
+    const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
+    uint64_t h = f_str(FNV0, "dpcorr-run-v1");
+    h = f_size(h, (size_t)mp->kind);
+    h = f_size(h, mp->steps);
+    h = f_num(h, mp->nu);
+    h = f_num(h, mp->lambda);
+    h = f_size(h, mp->bands);
+    h = f_num(h, mp->momentum);
+    h = f_num(h, mp->decay);
+    h = f_size(h, (size_t)mp->honaker);
+    h = f_size(h, mp->nbuf);
+    if (mp->nbuf) {
+        h = fnv(h, mp->theta, mp->nbuf * sizeof(double));
+        h = fnv(h, mp->omega, mp->nbuf * sizeof(double));
+    }
+    h = f_size(h, mp->ncoeffs);
+    if (mp->ncoeffs) h = fnv(h, mp->coeffs, mp->ncoeffs * sizeof(double));
+    if (mp->dense) h = fnv(h, mp->dense, mp->steps * mp->steps * sizeof(double));
+    h = f_size(h, (size_t)mp->coeffs_of_strategy);
+    h = f_size(h, (size_t)c->sampler);
+    h = f_size(h, c->batch);
+    h = f_size(h, c->epochs);
+    h = f_size(h, dpc_sampler_get_config(tr->sampler)->groups);
+    h = f_num(h, c->epsilon);
+    h = f_num(h, c->delta);
+    h = f_num(h, c->noise_multiplier);
+    h = f_num(h, tr->noise_scale);
+    h = f_size(h, (size_t)c->accountant);
+    h = f_num(h, c->clip);
+    h = f_num(h, c->lr);
+    h = f_num(h, c->momentum);
+    h = f_num(h, c->weight_decay);
+    h = f_size(h, (size_t)c->schedule);
+    h = f_num(h, c->cooldown_fraction);
+    h = f_num(h, c->cooldown_factor);
+    h = f_size(h, c->chunk);
+    if (c->precision != DPC_PRECISION_DOUBLE) /* (absent for double in version 2) */
+        h = f_str(h, dpc_precision_name(c->precision));
+    char spec[DPC_MODEL_SPEC_LEN];
+    dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
+    h = f_str(h, spec);
+    h = f_size(h, tr->P);
+    h = f_size(h, tr->train->n);
+    h = f_size(h, tr->train->d);
+    h = f_str(h, tr->train->source);
+    h = f_str(h, tr->train->preprocessing);
+    h = fnv(h, tr->rng.key, sizeof tr->rng.key);
+    h = f_size(h, (size_t)tr->rng.mode);
+    if (tr->rng.mode == DPC_RNG_SECURE) h = fnv(h, tr->rng.skey, sizeof tr->rng.skey);
+    return h;
+}

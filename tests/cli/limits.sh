@@ -1,0 +1,54 @@
+#!/bin/sh
+# limits.sh — bounded work (issue 19, class 4): every formerly unbounded command finishes in
+# seconds, refuses up front with the work limit it would exceed (exit 2, naming the option), or
+# shows progress. Each command runs under `timeout 20`, so a regression fails instead of hanging.
+BIN=${1:-build/dpcorr}
+. "$(dirname "$0")/common.inc"
+T="timeout 20"
+# refused up front: exit 2 and the option that drives the cost
+refused() { name=$1; opt=$2; shift 2; expect_rc 2 "$name" $T "$BIN" "$@"; err_has -- "$opt: .*(work limit|at most|too small|must be in)" "$name: names $opt and the limit"; }
+# finishes (exit 0)
+fast() { name=$1; shift; expect_rc 0 "$name" $T "$BIN" "$@"; }
+
+# calibration at absurd targets and tiny noise: answers at once
+fast "sigma for epsilon 1e308 (rdp)" account sigma --epsilon 1e308 --q 0.01 --steps 1000 --delta 1e-5
+out_has "^sigma +[0-9.e+-]+$" "a sigma is printed"
+fast "sigma for epsilon 1000 (rdp)" account sigma --epsilon 1000 --q 0.01 --steps 1000 --delta 1e-5
+fast "epsilon at noise 0.01 (rdp)" account epsilon --sigma 0.01 --q 0.01 --steps 1000 --delta 1e-5
+fast "epsilon at noise 1e-9 (rdp)" account epsilon --sigma 1e-9 --q 0.01 --steps 1000 --delta 1e-5
+refused "noise 0.01 (pld)" --sigma account epsilon --accountant pld --sigma 0.01 --q 0.01 --steps 1000 --delta 1e-5
+refused "train noise 0.01 (pld)" --noise-multiplier train --data synthetic:logistic,n=2000,d=4 --model logistic --noise-multiplier 0.01 --batch 20 --epochs 1
+fast "train noise 0.01 (rdp)" train --data synthetic:logistic,n=2000,d=4 --model logistic --noise-multiplier 0.01 --batch 20 --epochs 1 --accountant rdp --quiet
+refused "refine over orders up to 1e6" --orders account epsilon --sigma 1 --q 0.01 --steps 1000 --delta 1e-5 --orders 1.0001,999999 --refine
+# the sensitivity and mechanism constructions
+refused "compare --steps 1e9" --steps compare --steps 1000000000
+refused "participations x steps" --participations mech --kind nu --nu 0.001 --steps 10000000 --participations 1000 --min-sep 100
+refused "bsr with a million bands" --bands mech --kind bsr --bands 1000000 --steps 10000000
+refused "compare, a million participations" --participations compare --steps 1000000 --participations 1000000 --min-sep 1
+refused "2^64-1 min-sep" --min-sep compare --steps 50 --min-sep 18446744073709551615
+# a Toeplitz coefficient file of 30k lines (limit_from_polynomial): milliseconds by FFT
+awk 'BEGIN { print 1; print -0.5; for (l = 2; l < 30000; l++) printf "%.17g\n", 0.3 / (l * l) }' > "$TMP/c30k.txt"
+fast "30k coefficients" mech --kind toeplitz --coeffs "$TMP/c30k.txt" --steps 3000
+out_has "^limit sensitivity +1\.1348" "30k coefficients: the limit sensitivity"
+# theory and its simulation
+refused "theory --simulate 1e12" --simulate theory --simulate 1000000000000
+refused "theory --simulate 1e9" --simulate theory --simulate 1000000000
+fast "theory with tiny nu (quadrature)" theory --kind nu --nu 0.000001
+refused "theory bsr 1e8 coefficients" --bands theory --d 100000 --kind bsr --bands 1000 --len 100000000
+# strategy optimization: refused, or progress
+refused "optimize --steps 1e12" --steps mech optimize --kind blt --steps 1000000000000 --out "$TMP/o.json"
+refused "banded 1e7 x 1e4" --bands mech optimize --kind banded --steps 10000000 --bands 10000 --out "$TMP/o.json"
+fast "blt at 1e6 steps" mech optimize --kind blt --steps 1000000 --out "$TMP/o.json"
+DPCORR_PROGRESS_DELAY=0 expect_rc 0 "dense with progress" $T env DPCORR_PROGRESS_DELAY=0 "$BIN" mech optimize --kind dense --steps 64 --out "$TMP/d.json"
+err_has "^dpcorr mech optimize: [0-9]+ of at most [0-9]+ L-BFGS iterations, [0-9]+ s \(Ctrl-C stops\)" "optimizer progress"
+expect_rc 0 "calibration with progress" $T env DPCORR_PROGRESS_DELAY=0 "$BIN" account sigma --accountant pld --epsilon 2 --q 0.01 --steps 1000 --delta 1e-5
+err_has "^dpcorr account sigma: [0-9]+ of at most [0-9]+ stages" "calibration progress"
+# Ctrl-C: a long computation stops at once (a background job of sh ignores SIGINT: perl-base,
+# part of every Debian system, restores the default disposition before exec)
+perl -e '$SIG{INT} = "DEFAULT"; exec @ARGV' "$BIN" account epsilon --mech nu --nu 0.1 --steps 200 --q 0.01 --sigma 1 --delta 1e-5 --accountant pld >/dev/null 2>&1 &
+pid=$!
+sleep 1; kill -INT $pid 2>/dev/null
+i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 40 ]; do sleep 0.1; i=$((i + 1)); done
+if kill -0 $pid 2>/dev/null; then fail "SIGINT: still running after 4 s"; kill -9 $pid; else pass; fi
+wait $pid 2>/dev/null
+summary

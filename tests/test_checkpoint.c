@@ -1,0 +1,343 @@
+/* test_checkpoint.c — checkpoint hardening (issue 19, class 7 and 5): the refusal of a resume
+ * names the option or input that changed (an optimizer option, the training data's content, the
+ * seed); a corrupt file, bytes after the checksum and a future version are refused as such; the
+ * history records travel in the checkpoint; temporaries of dead processes are removed; a version-2
+ * file (the previous format, rebuilt here from a version-3 one) still resumes bit for bit. */
+#include "dpcorr/train.h"
+#include "harness.h"
+#include "train/train_internal.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+static dpc_dataset *data(uint64_t seed)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, seed);
+    dpc_dataset *ds = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_data_synth_logistic(&ds, &rng, 0, 200, 5, 0.1, 0.0, NULL, &err), &err);
+    return ds;
+}
+
+static dpc_model *model(void)
+{
+    dpc_model_config mc;
+    dpc_model *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_model_parse(&mc, "mlp:6", 5, 2, &err), &err);
+    CHECK_OK(dpc_model_new(&m, &mc, &err), &err);
+    return m;
+}
+
+static void config(dpc_train_config *c)
+{
+    dpc_train_config_init(c);
+    c->mech.kind = DPC_MECH_NU;
+    c->mech.nu = 0.05;
+    c->sampler = DPC_SAMPLER_FIXED;
+    c->batch = 20;
+    c->epochs = 2;
+    c->epsilon = 4.0;
+    c->delta = 1e-5;
+    c->clip = 0.5;
+    c->lr = 0.5;
+    c->momentum = 0.9;
+    c->accountant = DPC_ACCOUNTANT_RDP;
+}
+
+static dpc_trainer *make(const dpc_model *m, const dpc_dataset *ds, const dpc_train_config *c,
+                         uint64_t seed)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, seed);
+    dpc_trainer *tr = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, c, &rng, &err), &err);
+    return tr;
+}
+
+static void steps(dpc_trainer *tr, size_t n)
+{
+    dpc_error err = {0};
+    for (size_t t = 0; t < n; t++) CHECK_OK(dpc_trainer_step(tr, NULL, &err), &err);
+}
+
+static unsigned char *slurp(const char *path, size_t *n)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) return NULL;
+    fseek(f, 0, SEEK_END);
+    long sz = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    unsigned char *b = malloc((size_t)sz);
+    *n = fread(b, 1, (size_t)sz, f);
+    fclose(f);
+    return b;
+}
+
+static void spit(const char *path, const unsigned char *b, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    fwrite(b, 1, n, f);
+    fclose(f);
+}
+
+static uint64_t fnv(const unsigned char *b, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+static void test_named_refusals(const char *path)
+{
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    dpc_error err = {0};
+    dpc_trainer *a = make(m, ds, &c, 7);
+    steps(a, 5);
+    CHECK_OK(dpc_trainer_save(a, path, &err), &err);
+    /* the learning rate */
+    c.lr = 0.25;
+    dpc_trainer *b = make(m, ds, &c, 7);
+    CHECK(dpc_trainer_resume(b, path, &err) == DPC_E_STATE && !strcmp(err.field, "lr") &&
+              strstr(err.msg, "has 0.5, this run has 0.25"),
+          "lr change named: %s", err.msg);
+    dpc_trainer_free(b);
+    c.lr = 0.5;
+    /* the data content, same source and shape */
+    dpc_dataset *ds2 = data(1);
+    ds2->x[17] += 1e-9;
+    b = make(m, ds2, &c, 7);
+    CHECK(dpc_trainer_resume(b, path, &err) == DPC_E_STATE && !strcmp(err.field, "data") &&
+              strstr(err.msg, "training data content changed"),
+          "data content change named: %s", err.msg);
+    dpc_trainer_free(b);
+    dpc_dataset_free(ds2);
+    /* the mechanism */
+    c.mech.nu = 0.1;
+    b = make(m, ds, &c, 7);
+    CHECK(dpc_trainer_resume(b, path, &err) == DPC_E_STATE && !strcmp(err.field, "mech.nu"),
+          "nu change named: %s", err.msg);
+    dpc_trainer_free(b);
+    c.mech.nu = 0.05;
+    /* the same run resumes; a test set (not part of the run's values) may differ */
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 7);
+    dpc_dataset *test = data(3);
+    CHECK_OK(dpc_trainer_new(&b, m, ds, test, &c, &rng, &err), &err);
+    CHECK_OK(dpc_trainer_resume(b, path, &err), &err);
+    dpc_trainer_free(b);
+    dpc_dataset_free(test);
+    dpc_trainer_free(a);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+static void test_corrupt_files(const char *path)
+{
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    dpc_error err = {0};
+    dpc_trainer *a = make(m, ds, &c, 7);
+    steps(a, 4);
+    CHECK_OK(dpc_trainer_save(a, path, &err), &err);
+    size_t n = 0;
+    unsigned char *b = slurp(path, &n);
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s.bad", path);
+    /* one byte appended; one flipped anywhere (header, items, body); truncated */
+    unsigned char *c2 = malloc(n + 1);
+    memcpy(c2, b, n);
+    c2[n] = 0;
+    spit(bad, c2, n + 1);
+    dpc_trainer *y = make(m, ds, &c, 7);
+    CHECK(dpc_trainer_resume(y, bad, &err) == DPC_E_FORMAT && strstr(err.msg, "checksum"),
+          "a byte after the checksum refused: %s", err.msg);
+    size_t offs[4] = {20, 100, n / 2, n - 9};
+    for (int i = 0; i < 4; i++) {
+        memcpy(c2, b, n);
+        c2[offs[i]] ^= 0x40;
+        spit(bad, c2, n);
+        CHECK(dpc_trainer_resume(y, bad, &err) == DPC_E_FORMAT && strstr(err.msg, "corrupt"),
+              "byte %zu flipped: refused as corrupt: %s", offs[i], err.msg);
+    }
+    spit(bad, b, n - 3);
+    CHECK(dpc_trainer_resume(y, bad, &err) == DPC_E_FORMAT, "truncated: %s", err.msg);
+    /* bytes appended with a valid checksum over them: the structure ends early */
+    memcpy(c2, b, n - 8);
+    c2[n - 8] = 0x11;
+    uint64_t h = fnv(c2, n - 7);
+    unsigned char *c3 = malloc(n + 1);
+    memcpy(c3, c2, n - 7);
+    memcpy(c3 + n - 7, &h, 8);
+    spit(bad, c3, n + 1);
+    CHECK(dpc_trainer_resume(y, bad, &err) == DPC_E_FORMAT,
+          "appended bytes under a recomputed checksum refused: %s", err.msg);
+    /* a future version, with a valid checksum */
+    memcpy(c2, b, n);
+    uint32_t v = 99;
+    memcpy(c2 + 8, &v, 4);
+    h = fnv(c2, n - 8);
+    memcpy(c2 + n - 8, &h, 8);
+    spit(bad, c2, n);
+    CHECK(dpc_trainer_resume(y, bad, &err) == DPC_E_FORMAT && strstr(err.msg, "version 99"),
+          "version 99 refused clearly: %s", err.msg);
+    /* no noise state (DP-SGD) and a file cut inside the parameters, under a valid checksum:
+     * the empty noise section after the failed read (a fuzz finding: memset of NULL) */
+    c.mech.kind = DPC_MECH_IDENTITY;
+    dpc_trainer *g = make(m, ds, &c, 7), *g2 = make(m, ds, &c, 7);
+    CHECK_OK(dpc_trainer_save(g, path, &err), &err);
+    free(b);
+    b = slurp(path, &n);
+    size_t cut = n - 8 - 8 - 40; /* inside the momentum: the noise section is never reached */
+    h = fnv(b, cut);
+    memcpy(b + cut, &h, 8);
+    spit(bad, b, cut + 8);
+    CHECK(dpc_trainer_resume(g2, bad, &err) == DPC_E_FORMAT && strstr(err.msg, "truncated"),
+          "cut inside the momentum: %s", err.msg);
+    dpc_trainer_free(g);
+    dpc_trainer_free(g2);
+    unlink(bad);
+    free(b);
+    free(c2);
+    free(c3);
+    dpc_trainer_free(y);
+    dpc_trainer_free(a);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+/* History records survive a save and resume; the resumed trainer appends after them. */
+static void test_records(const char *path)
+{
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    dpc_error err = {0};
+    dpc_trainer *a = make(m, ds, &c, 7);
+    steps(a, 10);
+    dpc_train_record r1 = {10, 1, 0.6, 0.5, 0.75, 1.5, 0.25};
+    CHECK_OK(dpc_trainer_record(a, &r1, &err), &err);
+    CHECK(dpc_trainer_record(a, &r1, &err) == DPC_E_INVALID && !strcmp(err.field, "step"),
+          "a record at the same step refused: %s", err.msg);
+    dpc_train_record late = {11, 1, 0, 0, 0, 0, 0};
+    CHECK(dpc_trainer_record(a, &late, &err) == DPC_E_INVALID, "a record beyond the steps done");
+    CHECK_OK(dpc_trainer_save(a, path, &err), &err);
+    dpc_trainer *b = make(m, ds, &c, 7);
+    CHECK_OK(dpc_trainer_resume(b, path, &err), &err);
+    size_t nr = 0;
+    const dpc_train_record *r = dpc_trainer_records(b, &nr);
+    CHECK(nr == 1 && r[0].step == 10 && r[0].epoch == 1 && r[0].train_loss == 0.6 &&
+              r[0].test_accuracy == 0.75 && r[0].epsilon == 1.5 && r[0].time_s == 0.25,
+          "the record travels in the checkpoint (%zu records)", nr);
+    steps(b, 10);
+    dpc_train_record r2 = {20, 2, 0.4, NAN, NAN, 4.0, 0.5};
+    CHECK_OK(dpc_trainer_record(b, &r2, &err), &err);
+    r = dpc_trainer_records(b, &nr);
+    CHECK(nr == 2 && r[1].step == 20 && isnan(r[1].test_loss), "appended after the resume");
+    dpc_trainer_free(b);
+    dpc_trainer_free(a);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+/* "<path>.tmp.<pid>" of a process that has exited is removed by the next save; a live one's is
+ * kept. */
+static void test_stale_tmp(const char *path)
+{
+    pid_t child = fork();
+    if (child == 0) _exit(0);
+    waitpid(child, NULL, 0);
+    char dead[512], live[512];
+    snprintf(dead, sizeof dead, "%s.tmp.%ld", path, (long)child);
+    snprintf(live, sizeof live, "%s.tmp.%ld", path, (long)getppid());
+    spit(dead, (const unsigned char *)"key", 3);
+    spit(live, (const unsigned char *)"key", 3);
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    dpc_error err = {0};
+    dpc_trainer *a = make(m, ds, &c, 7);
+    CHECK_OK(dpc_trainer_save(a, path, &err), &err);
+    CHECK(access(dead, F_OK) != 0, "the dead process's temporary was removed");
+    CHECK(access(live, F_OK) == 0, "a live process's temporary is kept");
+    unlink(live);
+    dpc_trainer_free(a);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+/* Version 2 = version 3 without the items and records, with the version-2 fingerprint: rebuilt
+ * from a version-3 file, it resumes and finishes bit-identically to an uninterrupted run. */
+static void test_version2(const char *path)
+{
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    dpc_error err = {0};
+    dpc_trainer *full = make(m, ds, &c, 7), *a = make(m, ds, &c, 7);
+    steps(full, dpc_trainer_steps_total(full));
+    uint64_t want = dpc_trainer_params_hash(full);
+    steps(a, 7);
+    CHECK_OK(dpc_trainer_save(a, path, &err), &err);
+    size_t n = 0;
+    unsigned char *b = slurp(path, &n);
+    size_t head = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 32; /* through the secure key */
+    uint32_t ni;
+    memcpy(&ni, b + head, 4);
+    size_t items = 4 + (size_t)ni * CK_ITEM_BYTES, recs = 8; /* no records were made */
+    size_t body = n - 8 - head - items - recs;
+    unsigned char *v2 = malloc(n);
+    memcpy(v2, b, head);
+    uint32_t ver = 2;
+    memcpy(v2 + 8, &ver, 4);
+    uint64_t fp = dpc__train_fingerprint_v2(a);
+    memcpy(v2 + 16, &fp, 8);
+    memcpy(v2 + head, b + head + items, body);
+    uint64_t h = fnv(v2, head + body);
+    memcpy(v2 + head + body, &h, 8);
+    spit(path, v2, head + body + 8);
+    dpc_trainer *y = make(m, ds, &c, 7);
+    CHECK_OK(dpc_trainer_resume(y, path, &err), &err);
+    steps(y, dpc_trainer_steps_total(y) - dpc_trainer_steps_done(y));
+    CHECK(dpc_trainer_params_hash(y) == want, "a version-2 checkpoint resumes bit for bit");
+    c.lr = 0.25; /* another run: refused, without details */
+    dpc_trainer *z = make(m, ds, &c, 7);
+    CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE && strstr(err.msg, "version-2"),
+          "version 2 of another run refused: %s", err.msg);
+    free(b);
+    free(v2);
+    dpc_trainer_free(z);
+    dpc_trainer_free(y);
+    dpc_trainer_free(a);
+    dpc_trainer_free(full);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+int main(void)
+{
+    char path[] = "/tmp/dpcorr_ck3_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    test_named_refusals(path);
+    test_corrupt_files(path);
+    test_records(path);
+    test_stale_tmp(path);
+    test_version2(path);
+    unlink(path);
+    return TEST_SUMMARY();
+}
