@@ -177,7 +177,7 @@ static void test_route(void)
     dpc_account_result r, r2;
     dpc_account_mech_info info, info2;
     dpc_mech *id = mech_of(DPC_MECH_IDENTITY, 120, 0);
-    dpc_mech_run run = {id, {DPC_PART_CYCLIC, 4, 30}, 1.0, 1};
+    dpc_mech_run run = {id, {DPC_PART_CYCLIC, 4, 30}, 1.0, 1, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&run, 1.0, &o, 1e-5, &r, &info, &err), &err);
     double er;
     CHECK_OK(dpc__ra_epsilon(30, 2.0, 1e-5, &er, &err), &err); /* mu = sqrt(4) / 1 */
@@ -198,7 +198,7 @@ static void test_route(void)
     dpc_mech_free(id);
     /* nu-DP-FTRL: Monte Carlo, reproducible, below the whole run */
     dpc_mech *nu = mech_of(DPC_MECH_NU, 120, 0.05);
-    dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 4, 30}, 1.0, 1};
+    dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 4, 30}, 1.0, 1, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&rn, 3.0, &o, 1e-5, &r, &info, &err), &err);
     CHECK_OK(dpc_account_mech_epsilon(&rn, 3.0, &o, 1e-5, &r2, &info2, &err), &err);
     CHECK(info.route == DPC_ROUTE_BALLS_IN_BINS && info.mc_samples == ((size_t)1 << 17) &&
@@ -238,7 +238,7 @@ static void test_negative(void)
     CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
     dpc_account_opts o;
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
-    dpc_mech_run run = {m, {DPC_PART_CYCLIC, 1, 3}, 1.0, 1};
+    dpc_mech_run run = {m, {DPC_PART_CYCLIC, 1, 3}, 1.0, 1, NULL, 0};
     dpc_account_result r;
     dpc_account_mech_info info;
     CHECK_OK(dpc_account_mech_epsilon(&run, 1.0, &o, 1e-5, &r, &info, &err), &err);

@@ -60,7 +60,7 @@ static void test_identity_and_routes(void)
     size_t n = 200;
     /* identity under Poisson: MMCC is the Poisson-subsampled Gaussian (n rounds), as is BandMF */
     dpc_mech *id = mech_of(DPC_MECH_IDENTITY, n, 0);
-    dpc_mech_run run = {id, {DPC_PART_CYCLIC, n, 1}, 0.01, 0};
+    dpc_mech_run run = {id, {DPC_PART_CYCLIC, n, 1}, 0.01, 0, NULL, 0};
     dpc_account_result r;
     dpc_account_mech_info info;
     double sigma = 1.13; /* the per-step noise multiplier (column norm 1) */
@@ -75,7 +75,7 @@ static void test_identity_and_routes(void)
     dpc_mech_free(id);
     /* nu under Poisson at every step: amplified (MMCC) < unamplified at the same sigma */
     dpc_mech *nu = mech_of(DPC_MECH_NU, 64, 0.1);
-    dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 64, 1}, 0.02, 0};
+    dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 64, 1}, 0.02, 0, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&rn, 7.3, &o, 1e-5, &r, &info, &err), &err);
     CHECK(info.route == DPC_ROUTE_MMCC &&
               info.eps_routes[DPC_ROUTE_MMCC] < 0.9 * info.eps_routes[DPC_ROUTE_WHOLE_RUN] &&
@@ -93,13 +93,13 @@ static void test_identity_and_routes(void)
     dpc_mech_free(nu);
     /* b-banded under cyclic Poisson with period b: never worse than the BandMF route */
     dpc_mech *bsr = mech_of(DPC_MECH_BSR, 64, 0);
-    dpc_mech_run rb = {bsr, {DPC_PART_CYCLIC, 16, 4}, 0.1, 0};
+    dpc_mech_run rb = {bsr, {DPC_PART_CYCLIC, 16, 4}, 0.1, 0, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&rb, 1.0, &o, 1e-5, &r, &info, &err), &err);
     CHECK(r.epsilon <= info.eps_routes[DPC_ROUTE_BANDMF] && isfinite(r.epsilon),
           "banded: %.6g <= bandmf %.6g", r.epsilon, info.eps_routes[DPC_ROUTE_BANDMF]);
     /* balls-in-bins: no MMCC (not Poisson); the best of the whole run and the balls-in-bins
      * route (tests/test_account_bib.c) */
-    dpc_mech_run rbb = {bsr, {DPC_PART_CYCLIC, 16, 4}, 1.0, 1};
+    dpc_mech_run rbb = {bsr, {DPC_PART_CYCLIC, 16, 4}, 1.0, 1, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&rbb, 1.0, &o, 1e-5, &r, &info, &err), &err);
     CHECK((info.route == DPC_ROUTE_WHOLE_RUN || info.route == DPC_ROUTE_BALLS_IN_BINS) &&
               info.eps_routes[DPC_ROUTE_MMCC] == INFINITY &&
@@ -127,7 +127,7 @@ static void test_negative_strategy(void)
     CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
     dpc_account_opts o;
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
-    dpc_mech_run run = {m, {DPC_PART_CYCLIC, 3, 1}, 0.1, 0};
+    dpc_mech_run run = {m, {DPC_PART_CYCLIC, 3, 1}, 0.1, 0, NULL, 0};
     dpc_account_result r;
     dpc_account_mech_info info;
     CHECK_OK(dpc_account_mech_epsilon(&run, 1.0, &o, 1e-5, &r, &info, &err), &err);

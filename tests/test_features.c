@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "scatter_oracles.h"
 
+#include <math.h>
 #include <unistd.h>
 
 static void test_fft(void)
@@ -87,7 +88,17 @@ static void test_spec(void)
     CHECK(!strcmp(buf, "scatter:J=2,L=8"), "format %s", buf);
     CHECK_OK(dpc_features_parse(&c, "scatter:L=4", &err), &err);
     CHECK(c.L == 4 && c.J == 2, "L only");
-    const char *bad[] = {"scat", "scatter:J=0", "scatter:K=2", "scatter:J=2,L=99", "scatter:J=x"};
+    CHECK_OK(dpc_features_parse(&c, "scatter:J=2,L=8,gn=27,center=12.5", &err), &err);
+    CHECK(c.groups == 27 && c.center == 12.5, "gn, center");
+    dpc_features_format(&c, buf, sizeof buf);
+    CHECK(!strcmp(buf, "scatter:J=2,L=8,gn=27,center=12.5"), "format %s", buf);
+    CHECK_OK(dpc_features_parse(&c, "scatter:gn=9", &err), &err);
+    CHECK(c.groups == 9 && c.center == 0 && c.J == 2, "gn only");
+    const char *bad[] = {"scat", "scatter:J=0", "scatter:K=2", "scatter:J=2,L=99", "scatter:J=x",
+                         "scatter:center=10", "scatter:gn=0", "scatter:gn=-3",
+                         "scatter:gn=27,center=0", "scatter:gn=27,center=-1",
+                         "scatter:gn=27,center=nan", "scatter:gn=27,center=1e9",
+                         "scatter:gn=27,"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         CHECK(dpc_features_parse(&c, bad[i], &err) == DPC_E_INVALID, "'%s' accepted", bad[i]);
     dpc_scatter *s = NULL;
@@ -103,7 +114,7 @@ static void test_dataset(void)
     for (size_t i = 0; i < n * H * H; i++) in->x[i] = 0.5 + 0.5 * sin(0.37 * i + 0.01 * i * i);
     for (size_t i = 0; i < n; i++) in->y[i] = (double)(i % 3);
     in->shape[0] = 1, in->shape[1] = in->shape[2] = H;
-    dpc_features_config cfg = {DPC_FEATURES_SCATTER, 2, 4};
+    dpc_features_config cfg = {DPC_FEATURES_SCATTER, 2, 4, 0, 0.0};
     char dir[] = "/tmp/dpcorr_feat_XXXXXX";
     CHECK(mkdtemp(dir) != NULL, "mkdtemp");
     char cache[64];
@@ -143,11 +154,140 @@ static void test_dataset(void)
     dpc_dataset_free(in), dpc_dataset_free(a), dpc_dataset_free(b);
 }
 
+/* GroupNorm against its definition (two-pass mean and variance per group, written out here),
+ * the norm bound it guarantees, and its refusals. */
+static void test_group_norm(void)
+{
+    dpc_error err = {0};
+    dpc_dataset *ds = NULL;
+    size_t n = 4, C = 6, HW = 5, G = 3, m = C / G * HW;
+    CHECK_OK(dpc_dataset_new(&ds, n, C * HW, 2, &err), &err);
+    ds->shape[0] = C, ds->shape[1] = 1, ds->shape[2] = HW;
+    for (size_t i = 0; i < n * C * HW; i++) ds->x[i] = cos(1.3 * i) * (1.0 + (i % 7));
+    for (size_t k = 0; k < m; k++) ds->x[2 * C * HW + k] = 0.25; /* a constant group: var 0 */
+    double *ref = malloc(n * C * HW * sizeof *ref);
+    for (size_t i = 0; i < n; i++)
+        for (size_t g = 0; g < G; g++) {
+            const double *v = ds->x + i * C * HW + g * m;
+            double mean = 0, var = 0;
+            for (size_t k = 0; k < m; k++) mean += v[k] / m;
+            for (size_t k = 0; k < m; k++) var += (v[k] - mean) * (v[k] - mean) / m;
+            for (size_t k = 0; k < m; k++)
+                ref[i * C * HW + g * m + k] = (v[k] - mean) / sqrt(var + 1e-5);
+        }
+    CHECK_OK(dpc_features_group_norm(ds, G, &err), &err);
+    double md = 0;
+    for (size_t i = 0; i < n * C * HW; i++)
+        if (fabs(ds->x[i] - ref[i]) > md) md = fabs(ds->x[i] - ref[i]);
+    CHECK(md < 1e-12, "GroupNorm differs from its definition by %g", md);
+    CHECK(ds->x_norm_bound == sqrt((double)(C * HW)), "bound %g", ds->x_norm_bound);
+    for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t k = 0; k < C * HW; k++) s += ds->x[i * C * HW + k] * ds->x[i * C * HW + k];
+        CHECK(sqrt(s) <= ds->x_norm_bound, "row %zu norm %.17g above the bound", i, sqrt(s));
+    }
+    CHECK(ds->x[2 * C * HW] == 0.0, "a constant group maps to 0");
+    CHECK(strstr(ds->preprocessing, "GroupNorm, 3 groups") != NULL, "logged: %s",
+          ds->preprocessing);
+    CHECK(dpc_features_group_norm(ds, 4, &err) == DPC_E_INVALID && !strcmp(err.field, "groups"),
+          "4 groups of 6 channels accepted");
+    ds->shape[0] = 0;
+    CHECK(dpc_features_group_norm(ds, 3, &err) == DPC_E_INVALID, "no shape accepted");
+    free(ref);
+    dpc_dataset_free(ds);
+}
+
+/* The private mean: the released value is (sum + z R g) / n with g the documented stream's
+ * Gaussians (recomputed here), the sum's sensitivity is within R for every removed or zeroed
+ * row (brute force), the noise is N(0, (z R / n)^2) per coordinate (Monte Carlo over
+ * coordinates), and the release is recorded for the trainer. */
+static void test_center_private(void)
+{
+    dpc_error err = {0};
+    dpc_dataset *tr = NULL, *te = NULL, *nb = NULL;
+    size_t n = 6, d = 4000;
+    CHECK_OK(dpc_dataset_new(&tr, n, d, 2, &err), &err);
+    CHECK_OK(dpc_dataset_new(&te, 2, d, 2, &err), &err);
+    for (size_t i = 0; i < n * d; i++) tr->x[i] = 0.02 * sin(0.7 * i) + 0.01;
+    for (size_t i = 0; i < 2 * d; i++) te->x[i] = 0.5;
+    double R = 0;
+    for (size_t i = 0; i < n; i++) {
+        double s = 0;
+        for (size_t k = 0; k < d; k++) s += tr->x[i * d + k] * tr->x[i * d + k];
+        if (sqrt(s) > R) R = sqrt(s);
+    }
+    tr->x_norm_bound = R;
+    double *x0 = malloc(n * d * sizeof *x0), *mu = malloc(d * sizeof *mu);
+    double *mu2 = malloc(d * sizeof *mu2);
+    memcpy(x0, tr->x, n * d * sizeof *x0);
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 77);
+    double z = 3.0;
+    CHECK(dpc_features_center_private(tr, te, z, &rng, mu, &err) == DPC_OK, "%s", err.msg);
+    dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_STAT, 0));
+    double md = 0, m1 = 0, m2 = 0;
+    for (size_t k = 0; k < d; k++) {
+        double sum = 0;
+        for (size_t i = 0; i < n; i++) sum += x0[i * d + k];
+        double g = dpc_rng_gaussian(&st, 0, k);
+        double want = (sum + z * R * g) / n;
+        if (fabs(mu[k] - want) > md) md = fabs(mu[k] - want);
+        double e = (mu[k] * n - sum) / (z * R); /* the noise in units of its std */
+        m1 += e / d, m2 += e * e / d;
+    }
+    CHECK(md < 1e-15, "released mean differs from (sum + z R g) / n by %g", md);
+    CHECK(fabs(m1) < 4 / sqrt((double)d) && fabs(m2 - 1) < 0.1, "noise mean %g, var %g", m1, m2);
+    CHECK(tr->x[5] == x0[5] - mu[5] && te->x[d + 7] == 0.5 - mu[7], "rows centred by mu");
+    CHECK(tr->n_releases == 1 && tr->release_z[0] == z && te->n_releases == 0, "recorded");
+    CHECK(tr->x_norm_bound == 0 && strstr(tr->preprocessing, "private mean"), "bound, log");
+    /* sensitivity: a neighbour without row r (or with row r zeroed) releases, with the same
+     * noise, a sum that differs by x_r: within R = the noise's scale, for every r */
+    for (size_t r = 0; r < n; r++) {
+        CHECK_OK(dpc_dataset_new(&nb, n, d, 2, &err), &err);
+        memcpy(nb->x, x0, n * d * sizeof *x0);
+        memset(nb->x + r * d, 0, d * sizeof *nb->x);
+        nb->x_norm_bound = R;
+        CHECK_OK(dpc_features_center_private(nb, NULL, z, &rng, mu2, &err), &err);
+        double s = 0;
+        for (size_t k = 0; k < d; k++) s += (mu[k] - mu2[k]) * n * (mu[k] - mu2[k]) * n;
+        CHECK(sqrt(s) <= R * (1 + 1e-12), "row %zu moves the sum by %g > R = %g", r, sqrt(s), R);
+        dpc_dataset_free(nb);
+        nb = NULL;
+    }
+    /* refusals: no bound, bad z, a test set of another width, the release list full */
+    CHECK(dpc_features_center_private(tr, NULL, z, &rng, NULL, &err) == DPC_E_INVALID &&
+          !strcmp(err.field, "train"), "no bound accepted");
+    tr->x_norm_bound = 1;
+    CHECK(dpc_features_center_private(tr, NULL, 0.0, &rng, NULL, &err) == DPC_E_INVALID &&
+          !strcmp(err.field, "noise_multiplier"), "z = 0 accepted");
+    CHECK(dpc_features_center_private(tr, NULL, NAN, &rng, NULL, &err) == DPC_E_INVALID,
+          "z = NaN accepted");
+    tr->n_releases = DPC_DATA_MAX_RELEASES;
+    CHECK(dpc_features_center_private(tr, NULL, z, &rng, NULL, &err) == DPC_E_RANGE,
+          "a full release list accepted");
+    tr->n_releases = 1;
+    dpc_dataset *w = NULL;
+    CHECK_OK(dpc_dataset_new(&w, 1, d + 1, 2, &err), &err);
+    CHECK(dpc_features_center_private(tr, w, z, &rng, NULL, &err) == DPC_E_INVALID &&
+          !strcmp(err.field, "test"), "a test set of another width accepted");
+    dpc_dataset_free(w);
+    /* the releases travel with copies */
+    dpc_dataset *cp = NULL;
+    size_t idx[2] = {0, 3};
+    CHECK_OK(dpc_dataset_select(&cp, tr, idx, 2, &err), &err);
+    CHECK(cp->n_releases == 1 && cp->release_z[0] == z, "select keeps the releases");
+    dpc_dataset_free(cp);
+    free(x0), free(mu), free(mu2);
+    dpc_dataset_free(tr), dpc_dataset_free(te);
+}
+
 int main(void)
 {
     test_fft();
     test_oracle();
     test_spec();
     test_dataset();
+    test_group_norm();
+    test_center_private();
     return TEST_SUMMARY();
 }

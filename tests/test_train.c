@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "train/train_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -565,6 +566,51 @@ static void test_learns(void)
     dpc_dataset_free(test);
 }
 
+/* A training set that carries a private release (dpc_dataset.release_z, e.g. the private mean
+ * of dpc_features_center_private): the trainer composes it into the ledger (calibrated noise
+ * above the bare run's, epsilon on the private side of the target), reports it (the epsilon of
+ * the release alone = the Gaussian's exact GDP value, computed here), and the progress epsilon
+ * at step 0 is the release's. */
+static void test_pre_release(void)
+{
+    dpc_dataset *train = logistic_data(600, 6, 8);
+    dpc_model *m = model_of("logistic", 6, 2);
+    dpc_train_config c;
+    base_config(&c, &mechs[2]); /* BSR, cyclic Poisson: the amplified route */
+    c.accountant = DPC_ACCOUNTANT_PLD;
+    dpc_error err = {0};
+    dpc_trainer *bare = trainer(m, train, &c, 3, &err);
+    train->release_z[0] = 7.0;
+    train->n_releases = 1;
+    dpc_trainer *tr = trainer(m, train, &c, 3, &err);
+    if (bare && tr) {
+        const dpc_ledger *L0 = dpc_trainer_ledger(bare), *L = dpc_trainer_ledger(tr);
+        double want, e0;
+        CHECK_OK(dpc_gdp_epsilon(1.0 / 7.0, c.delta, &want, &err), &err);
+        CHECK(L0->n_pre == 0 && L->n_pre == 1 && L->pre_noise_multiplier[0] == 7.0 &&
+                  fabs(L->epsilon_pre - want) <= 1e-9 * want,
+              "ledger: n_pre %zu, z %g, epsilon_pre %.12g (want %.12g)", L->n_pre,
+              L->pre_noise_multiplier[0], L->epsilon_pre, want);
+        CHECK(L->noise_multiplier > L0->noise_multiplier && L->epsilon <= c.epsilon &&
+                  L->epsilon >= c.epsilon * (1 - 1e-4),
+              "z %.9g (bare %.9g), epsilon %.9g", L->noise_multiplier, L0->noise_multiplier,
+              L->epsilon);
+        CHECK_OK(dpc_trainer_epsilon_at(tr, 0, &e0, &err), &err);
+        CHECK(fabs(e0 - want) <= 1e-9 * want, "epsilon at step 0: %g, release alone %g", e0,
+              want);
+        char buf[4096];
+        dpc_ledger_json(L, buf, sizeof buf);
+        CHECK(strstr(buf, "\"pre_noise_multipliers\": [7]") && strstr(buf, "\"epsilon_pre\": "),
+              "json: %s", buf);
+        dpc_ledger_json(L0, buf, sizeof buf);
+        CHECK(!strstr(buf, "pre_noise"), "bare json lists pre-releases: %s", buf);
+    }
+    dpc_trainer_free(bare);
+    dpc_trainer_free(tr);
+    dpc_model_free(m);
+    dpc_dataset_free(train);
+}
+
 /* The batch state is sized for the expected batch and grows for a larger Poisson batch: a
  * trainer whose state starts at one chunk (grown on the first step) gives the same run; the
  * trainer reports its memory. */
@@ -657,6 +703,7 @@ static void test_float32(void)
 
 int main(void)
 {
+    test_pre_release();
     test_update_recomputed();
     test_threads_resume();
     test_secure_resume();

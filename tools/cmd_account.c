@@ -389,7 +389,7 @@ static dpc_status eval_eps(acct *a, size_t steps, double sigma, built *b, dpc_ac
         a->mo.p.steps = steps;
         dpc_mech *m = NULL;
         dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
-        dpc_mech_run run = {m, run_part(a, steps), a->q, a->bins > 0};
+        dpc_mech_run run = {m, run_part(a, steps), a->q, a->bins > 0, NULL, 0};
         if (!st) st = dpc_account_mech_epsilon(&run, sigma, &a->o, a->delta, r, &b->info, err);
         dpc_mech_free(m);
         b->have_info = st == DPC_OK;
@@ -408,7 +408,7 @@ static dpc_status calibrate(acct *a, double *sigma, built *b, dpc_error *err)
         dpc_mech *m = NULL;
         a->mo.p.steps = a->steps;
         dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
-        dpc_mech_run run = {m, run_part(a, a->steps), a->q, a->bins > 0}; /* every route */
+        dpc_mech_run run = {m, run_part(a, a->steps), a->q, a->bins > 0, NULL, 0}; /* every route */
         if (!st && every_route(a))
             st = dpc_account_mech_calibrate_run(&run, &a->o, a->epsilon, a->delta, sigma, NULL, err);
         else if (!st)

@@ -57,8 +57,9 @@ static const opt_spec D_PRECISION = {
 static const opt_spec D_FRONTIER = {
     .name = "--frontier", .type = OPT_FLAG, .section = "options", .param = "frontier",
     .help = "run instead the best configuration found on the training set's holdout "
-            "(doc/training.md): ScatterNet features (cached), GroupNorm + linear, BSR with "
-            "cyclic Poisson sampling; writes DIR/frontier.json, frontier_run.json, frontier.png",
+            "(doc/training.md): ScatterNet features (cached), GroupNorm, private centering "
+            "(composed into the budget), linear, BSR with cyclic Poisson sampling; writes "
+            "DIR/frontier.json, frontier_run.json, frontier.png",
     .example = "--frontier"};
 
 static const opt_spec *const DEMO_OPTS[] = {&D_EPOCHS, &D_THREADS, &D_OUT, &D_QUICK, &D_SEED,

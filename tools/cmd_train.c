@@ -28,8 +28,10 @@ const opt_spec TR_MODEL = {
 const opt_spec TR_FEATURES = {
     .name = "--features", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
     .param = "features",
-    .help = "none (default) | scatter[:J=2,L=8]: ScatterNet features of the images (81 x 7 x 7 "
-            "for 28 x 28; doc/data.md), computed once and cached",
+    .help = "none (default) | scatter[:J=2,L=8][,gn=G][,center=Z]: ScatterNet features of the "
+            "images (81 x 7 x 7 for 28 x 28; doc/data.md), computed once and cached; gn: "
+            "per-example GroupNorm in G groups; center: subtract the training set's mean, "
+            "released with noise multiplier Z and composed into the run's epsilon",
     .example = "! --data fashion-mnist:limit=100,test-limit=100 --model softmax --epsilon 1 "
                "--batch 20 --features scatter:J=1,L=2"};
 const opt_spec TR_FEATURE_CACHE = {

@@ -89,6 +89,10 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
     f->train = out[0];
     f->test = out[1];
     f->owned = 1;
+    /* the private mean: its release is recorded on the training set; the trainer accounts it */
+    if (fc.center > 0 &&
+        dpc_features_center_private(f->train, f->test, fc.center, &f->rng, NULL, &err))
+        return opt_fail(s, "--features: %s", err.msg);
     return 0;
 }
 
@@ -254,6 +258,10 @@ static void banner(const run_ctx *x, size_t resumed_from)
             L->sensitivity_exact ? "" : " (bound)", L->epsilon, L->delta, L->route,
             frame_rng_desc(L->rng_mode, L->seed, rd, sizeof rd),
             dpc_isa_name(dpc_trainer_isa(x->tr)), dpc_precision_name(x->o->cfg.precision));
+    for (size_t k = 0; k < L->n_pre && k < DPC_LEDGER_MAX_PRE; k++)
+        fprintf(stderr, "%sincludes a private statistic of the training set released before "
+                        "training: Gaussian, noise multiplier %.4g (epsilon %.4g alone)\n",
+                x->tag, L->pre_noise_multiplier[k], L->n_pre == 1 ? L->epsilon_pre : NAN);
     if (resumed_from) fprintf(stderr, "%sresumed at step %zu\n", x->tag, resumed_from);
 }
 

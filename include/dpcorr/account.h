@@ -412,6 +412,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_mech_event(const dpc_mech *m,
                                                         dpc_account_mech_info *info,
                                                         dpc_error *err);
 
+#define DPC_MECH_RUN_MAX_PRE 16 /* pre-releases a run may compose (dpc_mech_run.pre) */
+
 /* A mechanism run as the sampler describes it. */
 typedef struct dpc_mech_run {
     const dpc_mech *mech;    /* borrowed */
@@ -421,6 +423,11 @@ typedef struct dpc_mech_run {
                                 period part.b, the same position every period (balls in bins);
                                 q must be 1. Accounted by the whole-run route (which holds for
                                 any placement) and the BALLS_IN_BINS route (amplification) */
+    const dpc_gauss_event *pre; /* (n_pre) releases of the same records composed with the run:
+                                   private data statistics published before training (e.g.
+                                   dpc_features_center_private), each a Gaussian without
+                                   sampling (sampling NONE) under both relations; NULL if none */
+    size_t n_pre;
 } dpc_mech_run;
 
 /* Epsilon at delta of the run with noise multiplier z (noise std per row of Z = z * clip *
@@ -439,6 +446,9 @@ typedef struct dpc_mech_run {
  *              at confidence 1 - 1e-6 with 2^17 samples per direction and draws keyed by the
  *              configuration (info->mc_*). Add/remove and zero-out. Strategies with a negative
  *              entry get neither MMCC nor this route (doc/accounting.md explains why).
+ * The pre-releases (run->pre) are composed into the WHOLE_RUN route (exact GDP composition)
+ * and the BANDMF route (the accountant's composition); MMCC and BALLS_IN_BINS do not compose
+ * them and are skipped when n_pre > 0 (the other routes still give an upper bound).
  * res->upper_bound = 1; info (may be NULL) names the route and every route's epsilon. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run,
                                                           double noise_multiplier,
@@ -450,7 +460,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_mech_epsilon(const dpc_mech_run *ru
 
 /* Smallest noise multiplier z for which the run is (epsilon, delta)-DP by the best route: the
  * minimum over the valid routes of each route's calibrated z (epsilon is monotone in z on every
- * route), on the private side. info (may be NULL) describes the result at that z. */
+ * route), on the private side. info (may be NULL) describes the result at that z.
+ * With pre-releases (fixed noise) the run's z is found by secant steps on log z from the
+ * calibration without them (a lower bound on z), to within a relative 5e-5 of epsilon on the
+ * private side; DPC_E_PRIVACY when the pre-releases alone spend epsilon. */
 DPC_API DPC_NODISCARD dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run,
                                                                 const dpc_account_opts *o,
                                                                 double epsilon, double delta,
@@ -499,6 +512,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_calibration_parse(const char *s, dpc_calibr
                                                        dpc_error *err);
 
 
+#define DPC_LEDGER_MAX_PRE 4 /* pre-releases a ledger lists */
+
 /* What was accounted, exactly for what ran: one record for every trainer of the library (the
  * DP-FTRL trainer of dpcorr/train.h and the papers' algorithms). Strings are NUL-terminated;
  * numbers are NAN where a field does not apply (counts 0). */
@@ -538,6 +553,11 @@ typedef struct dpc_ledger {
                                    no Monte Carlo), its confidence (NAN) and the key of its draws */
     double mc_confidence;
     uint64_t mc_seed;
+    size_t n_pre;               /* releases of the same records composed into epsilon before the
+                                   run (private data statistics, dpc_mech_run.pre; 0: none) */
+    double pre_noise_multiplier[DPC_LEDGER_MAX_PRE]; /* their noise multipliers (Gaussian, no
+                                                        sampling) */
+    double epsilon_pre;         /* epsilon of the pre-releases alone at delta (NAN: none) */
 } dpc_ledger;
 
 /* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */
@@ -546,7 +566,8 @@ DPC_API void dpc_ledger_init(dpc_ledger *L);
 /* The ledger as one JSON object (keys = the field names; participation as "participation",
  * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
  * in accountants; NAN as null, infinities as strings; "note" only when set, "mc_samples",
- * "mc_confidence", "mc_seed" only for a Monte Carlo route). Writes at most len bytes including the
+ * "mc_confidence", "mc_seed" only for a Monte Carlo route; "pre_noise_multipliers" (array) and
+ * "epsilon_pre" only when n_pre > 0). Writes at most len bytes including the
  * NUL (like snprintf) and returns the length of the full text. */
 DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);
 

@@ -61,6 +61,8 @@ extern "C" {
 /* Default Fashion-MNIST directory (Debian package dataset-fashion-mnist). */
 #define DPC_DATA_FASHION_MNIST_DIR "/usr/share/datasets/fashion-mnist"
 
+#define DPC_DATA_MAX_RELEASES 4 /* private statistics recorded on a dataset (n_releases) */
+
 typedef struct dpc_dataset {
     size_t n;                /* examples */
     size_t d;                /* features per example (>= 1) */
@@ -82,6 +84,12 @@ typedef struct dpc_dataset {
     char source[256];        /* origin: "fashion-mnist:train", a file path, a synthetic spec */
     char preprocessing[256]; /* "; "-separated log of what was applied ("" = values as read);
                                 data-dependent steps are marked "[data-dependent]" */
+    size_t n_releases;       /* private statistics of these records already published (e.g.
+                                dpc_features_center_private): release k is a Gaussian mechanism
+                                without sampling, noise multiplier release_z[k] (noise std / L2
+                                sensitivity, under add/remove and zero-out). dpc_trainer_new
+                                composes them into its ledger. Copied with the data. */
+    double release_z[DPC_DATA_MAX_RELEASES];
 } dpc_dataset;
 
 typedef enum dpc_data_task {
@@ -116,7 +124,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_dataset_check_compatible(const dpc_dataset 
                                                               dpc_error *err);
 
 /* *out = the examples idx[0..m) of ds, in that order (indices may repeat; each must be < n).
- * Copies truth / cov_diag / bounds / logs. */
+ * Copies truth / cov_diag / bounds / logs / releases. */
 DPC_API DPC_NODISCARD dpc_status dpc_dataset_select(dpc_dataset **out, const dpc_dataset *ds,
                                                     const size_t *idx, size_t m, dpc_error *err);
 

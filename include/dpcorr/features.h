@@ -24,8 +24,11 @@
  *
  * Privacy: the transform is a fixed function of one image and public constants, so features
  * computed from private images stay inside the training run's guarantee (data.h); no statistic
- * of the dataset is used. Normalise features per example (a GroupNorm layer, model.h), which is
- * also data-independent.
+ * of the dataset is used. Normalise features per example (dpc_features_group_norm, or a
+ * GroupNorm layer, model.h), which is also data-independent. The one data-dependent step,
+ * dpc_features_center_private, releases the training set's mean by the Gaussian mechanism and
+ * records that release on the dataset (dpc_dataset.release_z), so that the trainer composes
+ * it into the run's ledger.
  *
  * Threading: a dpc_scatter is immutable and may be shared; dpc_scatter_apply needs its own
  * scratch per thread. dpc_features_apply runs `threads` threads over disjoint example ranges;
@@ -36,6 +39,7 @@
 
 #include "dpcorr/common.h"
 #include "dpcorr/data.h"
+#include "dpcorr/rng.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -68,17 +72,25 @@ typedef enum dpc_features_kind {
 
 typedef struct dpc_features_config {
     dpc_features_kind kind;
-    size_t J, L; /* scatter: scales and angles (default 2, 8) */
+    size_t J, L;   /* scatter: scales and angles (default 2, 8) */
+    size_t groups; /* > 0: per-example GroupNorm of the features in `groups` groups of whole
+                      channels (dpc_features_group_norm, applied by dpc_features_apply after the
+                      cache); 0 (default): none */
+    double center; /* > 0: private centering with this noise multiplier
+                      (dpc_features_center_private, which the caller runs on the train/test pair
+                      after dpc_features_apply; needs groups > 0 for the norm bound); 0: none */
 } dpc_features_config;
 
-/* "none" | "scatter[:J=2,L=8]" (either key may be omitted). DPC_E_INVALID naming the spec. */
+/* "none" | "scatter[:J=2,L=8][,gn=G][,center=Z]" (every key optional, separated by ',' or ':';
+ * center needs gn). DPC_E_INVALID naming the spec. */
 DPC_API DPC_NODISCARD dpc_status dpc_features_parse(dpc_features_config *cfg, const char *spec,
                                                     dpc_error *err);
 /* Canonical spec of cfg into buf (cap, NUL-terminated); returns the full length. */
 DPC_API size_t dpc_features_format(const dpc_features_config *cfg, char *buf, size_t cap);
 
-/* *out = the features of every example of in (labels, classes and logs copied; shape set to
- * (C K, h, w) for an in->shape (C, H, W); x_norm_bound 0). in must have an image shape.
+/* *out = the features of every example of in (labels, classes, logs and releases copied; shape
+ * set to (C K, h, w) for an in->shape (C, H, W); x_norm_bound 0), followed by the per-example
+ * GroupNorm when cfg->groups > 0 (never cached: it is cheap). in must have an image shape.
  * cache_dir: NULL = no cache; else the directory (created if missing, mode 0700) holding
  * "scatter-J<J>-L<L>-<input hash>.bin": a 64-bit hash of in's shape, x and y names the file, whose
  * header repeats it with the parameters and a hash of the stored features; a file that matches
@@ -89,6 +101,31 @@ DPC_API DPC_NODISCARD dpc_status dpc_features_apply(dpc_dataset **out, const dpc
                                                     const dpc_features_config *cfg,
                                                     const char *cache_dir, size_t threads,
                                                     int *cache_hit, dpc_error *err);
+
+/* ==== Normalisation ======================================================================== */
+
+/* Per-example GroupNorm in place (Wu & He 2018; no affine parameters, eps 1e-5, as the model's
+ * gn<G>n layer): ds->shape (C, H, W) with groups dividing C; group g of example i holds
+ * channels [g C / G, (g + 1) C / G) and is standardised by its own mean and population
+ * variance. Data-independent. Afterwards ||x_i|| <= sqrt(d) for every row as stored, and
+ * ds->x_norm_bound = sqrt(d). */
+DPC_API DPC_NODISCARD dpc_status dpc_features_group_norm(dpc_dataset *ds, size_t groups,
+                                                         dpc_error *err);
+
+/* Private centering: the mean half of Tramer & Boneh's DataNorm (ICLR 2021), per coordinate.
+ * Releases mu = (sum_i x_i + N(0, (z R)^2 I)) / n with R = train->x_norm_bound (required > 0:
+ * a public bound on every row's norm, hence the L2 sensitivity of the sum under add/remove and
+ * zero-out) and z = noise_multiplier: one Gaussian mechanism with noise multiplier z; n is
+ * public (as for the trainer's sampling rate). The noise is stream
+ * DPC_STREAM_ID(DPC_STREAM_STAT, 0) of rng, row 0, index = coordinate. Subtracts mu from every
+ * row of train and of test (may be NULL; same d), records z in train->release_z (the trainer
+ * composes it into its ledger), logs the step on both, and sets their x_norm_bound to 0 (no
+ * bound tracked). mean (may be NULL): (d) receives mu. The sum runs over the examples in order. */
+DPC_API DPC_NODISCARD dpc_status dpc_features_center_private(dpc_dataset *train,
+                                                             dpc_dataset *test,
+                                                             double noise_multiplier,
+                                                             const dpc_rng *rng, double *mean,
+                                                             dpc_error *err);
 
 #ifdef __cplusplus
 }

@@ -86,6 +86,7 @@ enum {
     DPC_STREAM_DATA = 4,     /* synthetic data generation */
     DPC_STREAM_TEST = 5,     /* tests and benchmarks */
     DPC_STREAM_AUDIT = 6,    /* privacy audits: canary inclusion and design (audit.h) */
+    DPC_STREAM_STAT = 7,     /* private data statistics (features.h) */
     DPC_STREAM_USER = 16     /* first id free for applications */
 };
 #define DPC_STREAM_ID(purpose, index) (((uint64_t)(purpose) << 32) | (uint64_t)(uint32_t)(index))

@@ -30,7 +30,8 @@ dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, 
 {
     memset(c, 0, sizeof *c);
     if (!run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC || run->part.b < 1 ||
-        (o->accountant != DPC_ACCOUNTANT_PLD && o->accountant != DPC_ACCOUNTANT_RDP))
+        (o->accountant != DPC_ACCOUNTANT_PLD && o->accountant != DPC_ACCOUNTANT_RDP) ||
+        run->n_pre) /* pre-releases are composed by the whole-run and banded-MF routes only */
         return DPC_E_UNSUPPORTED;
     size_t n = dpc_mech_steps(run->mech), b = run->part.b;
     c->b = b;

@@ -38,6 +38,7 @@ void dpc_ledger_init(dpc_ledger *L)
     L->noise_multiplier = L->sensitivity = L->column_norm = L->noise_std = NAN;
     L->epsilon_target = L->delta = L->epsilon = L->epsilon_paper = NAN;
     L->expected_batch = NAN;
+    L->epsilon_pre = NAN;
     L->mc_confidence = NAN;
 }
 
@@ -135,6 +136,14 @@ size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len)
         cnt(&s, "mc_samples", L->mc_samples, &f);
         num(&s, "mc_confidence", L->mc_confidence, &f);
         cnt(&s, "mc_seed", L->mc_seed, &f);
+    }
+    if (L->n_pre) {
+        key(&s, "pre_noise_multipliers", &f);
+        put(&s, "[");
+        for (size_t i = 0; i < L->n_pre && i < DPC_LEDGER_MAX_PRE; i++)
+            put(&s, "%s%.17g", i ? ", " : "", L->pre_noise_multiplier[i]);
+        put(&s, "]");
+        num(&s, "epsilon_pre", L->epsilon_pre, &f);
     }
     put(&s, "}");
     return s.n;

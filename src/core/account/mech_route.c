@@ -76,12 +76,36 @@ static dpc_status check_run(const dpc_mech_run *run, dpc_error *err)
         return dpc_error_param(err, DPC_E_INVALID, run ? "run.mech" : "run", "NULL");
     dpc_status st = dpc__check_half_open01(run->q, "q", err);
     if (st) return st;
+    if (run->n_pre > DPC_MECH_RUN_MAX_PRE || (run->n_pre && !run->pre))
+        return dpc_error_param(err, DPC_E_INVALID, "run.n_pre",
+                               "must be <= %d with run.pre set, got %zu", DPC_MECH_RUN_MAX_PRE,
+                               run->n_pre);
+    for (size_t i = 0; i < run->n_pre; i++)
+        if (run->pre[i].sampling != DPC_SAMPLING_NONE)
+            return dpc_error_param(err, DPC_E_UNSUPPORTED, "run.pre",
+                                   "release %zu: only releases without sampling are composed", i);
+    if (run->n_pre) {
+        dpc_event pe = {DPC_NEIGHBOR_ADD_REMOVE, run->n_pre, run->pre};
+        if ((st = dpc_event_check(&pe, DPC_ACCOUNTANT_GDP, err)))
+            return dpc_error_nest(err, "run.pre");
+    }
     if (run->balls_in_bins && run->q < 1.0)
         return dpc_error_param(err, DPC_E_INVALID, "q",
                                "balls-in-bins takes every example once per period (q = 1), got "
                                "%g",
                              run->q);
     return DPC_OK;
+}
+
+/* The event of a route's component `ev` composed with the run's pre-releases.
+ * parts: (1 + DPC_MECH_RUN_MAX_PRE) storage. */
+static dpc_event with_pre(const dpc_mech_run *run, dpc_neighbor rel, const dpc_gauss_event *ev,
+                          dpc_gauss_event *parts)
+{
+    parts[0] = *ev;
+    for (size_t i = 0; i < run->n_pre; i++) parts[1 + i] = run->pre[i];
+    dpc_event e = {rel, 1 + run->n_pre, parts};
+    return e;
 }
 
 /* epsilon of the whole-run Gaussian at noise multiplier z: exact GDP unless zCDP was asked
@@ -97,7 +121,8 @@ static dpc_status eps_whole(const dpc_mech_run *run, double sigma, const dpc_acc
     dpc_account_opts_init(&w, o->accountant == DPC_ACCOUNTANT_ZCDP ? DPC_ACCOUNTANT_ZCDP
                                                                     : DPC_ACCOUNTANT_GDP);
     w.zcdp_conv = o->zcdp_conv;
-    dpc_event e = {DPC_NEIGHBOR_ZERO_OUT, 1, &ev};
+    dpc_gauss_event parts[1 + DPC_MECH_RUN_MAX_PRE];
+    dpc_event e = with_pre(run, DPC_NEIGHBOR_ZERO_OUT, &ev, parts);
     dpc_account_result r;
     if ((st = dpc_account_epsilon(&e, &w, delta, &r, err))) return st;
     *eps = r.epsilon;
@@ -116,7 +141,8 @@ static dpc_status eps_bandmf(const dpc_mech_run *run, double sigma, const dpc_ac
     dpc_status st = dpc_account_mech_event(run->mech, &run->part, sigma, run->q, &ev, inf, NULL);
     if (st == DPC_E_UNSUPPORTED) return st;
     if (st) return dpc_account_mech_event(run->mech, &run->part, sigma, run->q, &ev, inf, err);
-    dpc_event e = {DPC_NEIGHBOR_ADD_REMOVE, 1, &ev};
+    dpc_gauss_event parts[1 + DPC_MECH_RUN_MAX_PRE];
+    dpc_event e = with_pre(run, DPC_NEIGHBOR_ADD_REMOVE, &ev, parts);
     dpc_account_result r;
     if ((st = dpc_account_epsilon(&e, o, delta, &r, err))) return st;
     *eps = r.epsilon;
@@ -140,7 +166,7 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
 {
     memset(c, 0, sizeof *c);
     if (run->q >= 1.0 || run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC ||
-        run->part.b != 1 || o->accountant != DPC_ACCOUNTANT_PLD)
+        run->part.b != 1 || o->accountant != DPC_ACCOUNTANT_PLD || run->n_pre)
         return DPC_E_UNSUPPORTED;
     c->C = dpc__mech_nonneg_matrix(run->mech, &c->rows, &c->why);
     if (!c->C) return DPC_E_UNSUPPORTED;
@@ -289,6 +315,57 @@ static double mmcc_eps_u(double u, void *vc)
     return m->st ? NAN : e;
 }
 
+typedef struct {
+    const dpc_mech_run *run;
+    const dpc_account_opts *o;
+    double delta;
+    dpc_status st;
+    dpc_error *err;
+} pre_cal;
+
+static double pre_eps_u(double u, void *vc)
+{
+    pre_cal *c = vc;
+    dpc_account_result r;
+    c->st = dpc_account_mech_epsilon(c->run, exp(u), c->o, c->delta, &r, NULL, c->err);
+    return c->st ? NAN : r.epsilon;
+}
+
+/* DP-REQ: pre-compose: a run composed with fixed pre-releases. Every route's epsilon with the
+ * pre-releases is at least its epsilon without them, so the z calibrated without them is a
+ * lower bound; epsilon(z) with them is monotone (each route's is), found by secant steps on
+ * log z that end on the private side. */
+static dpc_status calibrate_pre(const dpc_mech_run *run, const dpc_account_opts *o,
+                                double epsilon, double delta, double *z, dpc_error *err)
+{
+    dpc_event pe = {DPC_NEIGHBOR_ADD_REMOVE, run->n_pre, run->pre};
+    dpc_account_opts g;
+    dpc_account_opts_init(&g, DPC_ACCOUNTANT_GDP);
+    dpc_account_result r;
+    dpc_status st = dpc_account_epsilon(&pe, &g, delta, &r, err);
+    if (st) return st;
+    if (!(r.epsilon < epsilon))
+        return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
+                               "the pre-releases alone spend epsilon %.6g >= %g at delta %g",
+                               r.epsilon, epsilon, delta);
+    dpc_mech_run bare = *run;
+    bare.pre = NULL;
+    bare.n_pre = 0;
+    double z0;
+    if ((st = dpc_account_mech_calibrate_run(&bare, o, epsilon, delta, &z0, NULL, err)))
+        return st;
+    pre_cal c = {run, o, delta, DPC_OK, err};
+    double u = log(z0), slope = -1.0;
+    int rc = dpc__secant_log(pre_eps_u, &c, epsilon, &u, &slope, 5e-5, 1, 60, log(1e9));
+    if (c.st) return c.st;
+    if (rc != 0)
+        return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
+                               "no noise multiplier <= 1e9 meets (%g, %g) with the pre-releases",
+                               epsilon, delta);
+    *z = exp(u);
+    return DPC_OK;
+}
+
 /* The balls-in-bins route along log z: every evaluation whose epsilon is <= the target is a
  * valid answer and the smallest such z is kept (the Monte Carlo's epsilon is not smooth in z:
  * each z has its own draws). */
@@ -341,6 +418,12 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
     if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
     if (!noise_multiplier)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier", "output pointer is NULL");
+    if (run->n_pre) {
+        if ((st = calibrate_pre(run, o, epsilon, delta, noise_multiplier, err))) return st;
+        if (!info) return DPC_OK;
+        dpc_account_result r;
+        return dpc_account_mech_epsilon(run, *noise_multiplier, o, delta, &r, info, err);
+    }
     /* whole run (exact GDP unless zCDP was asked for) */
     dpc_account_opts w;
     dpc_account_opts_init(&w, o->accountant == DPC_ACCOUNTANT_ZCDP ? DPC_ACCOUNTANT_ZCDP

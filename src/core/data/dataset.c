@@ -146,6 +146,8 @@ static dpc_status copy_meta(dpc_dataset *dst, const dpc_dataset *src, dpc_error 
     dst->data_dependent = src->data_dependent;
     memcpy(dst->source, src->source, sizeof dst->source);
     memcpy(dst->preprocessing, src->preprocessing, sizeof dst->preprocessing);
+    dst->n_releases = src->n_releases;
+    memcpy(dst->release_z, src->release_z, sizeof dst->release_z);
     if (src->truth) {
         dst->truth = dpc__malloc_array(src->d, sizeof(double));
         if (!dst->truth) return DPC__NOMEM(err, "ground truth");

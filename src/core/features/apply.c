@@ -3,7 +3,9 @@
 #include "dpcorr/features.h"
 #include "common/util.h"
 
+#include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +15,47 @@
 
 #define CACHE_MAGIC "DPCSCAT1"
 
+/* One "key=value" of a features spec at p (keys J, L, gn: integers; center: a real). */
+static dpc_status parse_key(dpc_features_config *c, const char *spec, const char **pp,
+                            dpc_error *err)
+{
+    const char *p = *pp;
+    static const char *const keys[] = {"J", "L", "gn", "center"};
+    size_t k = 0, kl = 0;
+    for (; k < 4; k++) {
+        kl = strlen(keys[k]);
+        if (!strncmp(p, keys[k], kl) && p[kl] == '=') break;
+    }
+    if (k == 4)
+        return dpc_error_set(err, DPC_E_INVALID,
+                             "features spec '%s': expected J=N, L=N, gn=G or center=Z at '%s'",
+                             spec, p);
+    char *end;
+    errno = 0;
+    if (k == 3) {
+        double v = strtod(p + kl + 1, &end);
+        if (end == p + kl + 1 || errno || !(v > 0) || !isfinite(v) || v > 1e6)
+            return dpc_error_set(err, DPC_E_INVALID, "features spec '%s': center must be a "
+                                 "noise multiplier in (0, 1e6]", spec);
+        c->center = v;
+    } else {
+        unsigned long v = strtoul(p + kl + 1, &end, 10);
+        if (end == p + kl + 1 || errno || v < 1 || v > (k == 2 ? 4096 : 64) ||
+            !isdigit((unsigned char)p[kl + 1]))
+            return dpc_error_set(err, DPC_E_INVALID, "features spec '%s': %s must be a small "
+                                 "positive integer", spec, keys[k]);
+        if (k == 0) c->J = v;
+        else if (k == 1) c->L = v;
+        else c->groups = v;
+    }
+    *pp = end;
+    return DPC_OK;
+}
+
 dpc_status dpc_features_parse(dpc_features_config *cfg, const char *spec, dpc_error *err)
 {
     if (!cfg || !spec) return dpc_error_set(err, DPC_E_INVALID, "features spec: NULL argument");
-    dpc_features_config c = {DPC_FEATURES_NONE, 2, 8};
+    dpc_features_config c = {DPC_FEATURES_NONE, 2, 8, 0, 0.0};
     if (!strcmp(spec, "none")) {
         *cfg = c;
         return DPC_OK;
@@ -25,39 +64,36 @@ dpc_status dpc_features_parse(dpc_features_config *cfg, const char *spec, dpc_er
     if (n != 7 || memcmp(spec, "scatter", 7) != 0)
         return dpc_error_set(err, DPC_E_INVALID,
                              "features spec '%s': unknown transform (expected none or "
-                             "scatter[:J=2,L=8])", spec);
+                             "scatter[:J=2,L=8][,gn=G][,center=Z])", spec);
     c.kind = DPC_FEATURES_SCATTER;
     const char *p = spec + n;
     while (*p == ':' || *p == ',') {
         p++;
-        char key = *p;
-        char *end;
-        if ((key != 'J' && key != 'L') || p[1] != '=')
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "features spec '%s': expected J=N or L=N at '%s'", spec, p);
-        errno = 0;
-        unsigned long v = strtoul(p + 2, &end, 10);
-        if (end == p + 2 || errno || v < 1 || v > 64)
-            return dpc_error_set(err, DPC_E_INVALID, "features spec '%s': %c must be a small "
-                                 "positive integer", spec, key);
-        if (key == 'J') c.J = v;
-        else c.L = v;
-        p = end;
+        dpc_status st = parse_key(&c, spec, &p, err);
+        if (st) return st;
     }
     if (*p)
         return dpc_error_set(err, DPC_E_INVALID, "features spec '%s': unexpected '%s'", spec, p);
     if (c.J > DPC_SCATTER_MAX_J || c.L > DPC_SCATTER_MAX_L)
         return dpc_error_set(err, DPC_E_INVALID, "features spec '%s': J <= %d and L <= %d", spec,
                              DPC_SCATTER_MAX_J, DPC_SCATTER_MAX_L);
+    if (c.center > 0 && !c.groups)
+        return dpc_error_set(err, DPC_E_INVALID, "features spec '%s': center needs gn=G (the "
+                             "GroupNorm bounds every row's norm, the mean's sensitivity)", spec);
     *cfg = c;
     return DPC_OK;
 }
 
 size_t dpc_features_format(const dpc_features_config *cfg, char *buf, size_t cap)
 {
-    int n = cfg->kind == DPC_FEATURES_SCATTER
-                ? snprintf(buf, cap, "scatter:J=%zu,L=%zu", cfg->J, cfg->L)
-                : snprintf(buf, cap, "none");
+    if (cfg->kind != DPC_FEATURES_SCATTER) {
+        int n = snprintf(buf, cap, "none");
+        return n < 0 ? 0 : (size_t)n;
+    }
+    char gn[32] = "", ce[48] = "";
+    if (cfg->groups) snprintf(gn, sizeof gn, ",gn=%zu", cfg->groups);
+    if (cfg->center > 0) snprintf(ce, sizeof ce, ",center=%.17g", cfg->center);
+    int n = snprintf(buf, cap, "scatter:J=%zu,L=%zu%s%s", cfg->J, cfg->L, gn, ce);
     return n < 0 ? 0 : (size_t)n;
 }
 
@@ -188,6 +224,8 @@ dpc_status dpc_features_apply(dpc_dataset **out, const dpc_dataset *in,
     ds->shape[0] = C * K, ds->shape[1] = oh, ds->shape[2] = ow;
     snprintf(ds->source, sizeof ds->source, "%s", in->source);
     memcpy(ds->preprocessing, in->preprocessing, sizeof ds->preprocessing);
+    ds->n_releases = in->n_releases;
+    memcpy(ds->release_z, in->release_z, sizeof ds->release_z);
     size_t pl = strlen(ds->preprocessing), room = sizeof ds->preprocessing - pl;
     int wr = snprintf(ds->preprocessing + pl, room, "%sscattering J=%zu L=%zu (%zu x %zu x %zu)",
                       pl ? "; " : "", cfg->J, cfg->L, C * K, oh, ow);
@@ -207,6 +245,10 @@ dpc_status dpc_features_apply(dpc_dataset **out, const dpc_dataset *in,
     st = compute(s, in, ds->x, threads, err);
     if (!st && have_path) cache_write(cache_dir, path, key, cfg->J, cfg->L, ds->n, ds->d, ds->x);
 done:
+    if (!st && cfg->groups) {
+        st = dpc_features_group_norm(ds, cfg->groups, err);
+        if (st) st = dpc_error_nest(err, "features");
+    }
     dpc_scatter_free(s);
     if (st) dpc_dataset_free(ds);
     else *out = ds;

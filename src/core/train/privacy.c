@@ -36,6 +36,35 @@ static dpc_status noise_of(dpc_trainer *tr, const dpc_mech_run *run, const dpc_a
     return st;
 }
 
+#if DPC_DATA_MAX_RELEASES > DPC_LEDGER_MAX_PRE || DPC_DATA_MAX_RELEASES > DPC_MECH_RUN_MAX_PRE
+#error "a dataset may hold more releases than a ledger or a run composes"
+#endif
+
+/* The training set's private releases (dpc_dataset.release_z) as Gaussian events without
+ * sampling; returns their number (0 for a plan, which has no data). pre: (DPC_DATA_MAX_RELEASES) */
+static size_t pre_events(const dpc_trainer *tr, dpc_gauss_event *pre)
+{
+    size_t n = tr->train ? tr->train->n_releases : 0;
+    for (size_t k = 0; k < n; k++) {
+        dpc_gauss_event_init(&pre[k]);
+        pre[k].sigma = tr->train->release_z[k];
+    }
+    return n;
+}
+
+/* epsilon at delta of the pre-releases alone (exact GDP: unsampled Gaussians). */
+static dpc_status pre_epsilon(const dpc_gauss_event *pre, size_t n, double delta, double *eps,
+                              dpc_error *err)
+{
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, n, pre};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_GDP);
+    dpc_account_result r;
+    dpc_status st = dpc_account_epsilon(&ev, &o, delta, &r, err);
+    if (!st) *eps = r.epsilon;
+    return st;
+}
+
 static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_mech_info *info,
                         const dpc_participation *part, double q, double epsilon)
 {
@@ -117,7 +146,9 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     if (!amplified && !bib && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
-    dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins};
+    dpc_gauss_event pre[DPC_DATA_MAX_RELEASES];
+    size_t n_pre = pre_events(tr, pre);
+    dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins, n_pre ? pre : NULL, n_pre};
 #ifdef DPC_TEST_BREAK_PRIVACY
     if (dpc__test_break_privacy == 2) run.part.k = 1; /* TEST-ONLY fault 2 (see above) */
 #endif
@@ -132,6 +163,10 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
                                "target %g", info.noise_multiplier, res.epsilon, c->epsilon);
     if (info.route == DPC_ROUTE_WHOLE_RUN && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     fill_ledger(tr, acc, &info, &part, q, res.epsilon);
+    tr->ledger.n_pre = n_pre;
+    for (size_t k = 0; k < n_pre; k++) tr->ledger.pre_noise_multiplier[k] = pre[k].sigma;
+    if (n_pre && (st = pre_epsilon(pre, n_pre, c->delta, &tr->ledger.epsilon_pre, err)))
+        return st;
     tr->noise_scale = info.noise_std * c->clip;
 #ifdef DPC_TEST_BREAK_PRIVACY
     if (dpc__test_break_privacy == 1) tr->noise_scale /= 4.0; /* TEST-ONLY fault 1 */
@@ -149,9 +184,11 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         *eps = L->epsilon;
         return DPC_OK;
     }
+    dpc_gauss_event parts[1 + DPC_DATA_MAX_RELEASES];
+    size_t n_pre = pre_events(tr, parts + 1);
     if (t == 0) {
         *eps = 0.0;
-        return DPC_OK;
+        return n_pre ? pre_epsilon(parts + 1, n_pre, L->delta, eps, err) : DPC_OK;
     }
     if (tr->dist.rank != 0)
         return dpc_error_param(err, DPC_E_UNSUPPORTED, "tr",
@@ -165,7 +202,9 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
     if (acc == DPC_ACCOUNTANT_PLD) o.pld_interval *= 10.0;
     dpc_gauss_event ge;
     dpc_gauss_event_init(&ge);
-    dpc_event ev = {L->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1, &ge};
+    /* the prefix composed with the pre-releases (made before step 0) */
+    dpc_event ev = {L->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT, 1 + n_pre,
+                    parts};
     if (!strncmp(L->route, "MMCC", 4) || !strncmp(L->route, "balls-in-bins", 13)) {
         *eps = L->epsilon; /* the first t rows are post-processing of the whole run */
         return DPC_OK;
@@ -201,6 +240,7 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
         if (st) return st;
         ge.sigma = L->noise_std / sv.value;
     }
+    parts[0] = ge;
     dpc_account_result res;
     dpc_status st = dpc_account_epsilon(&ev, &o, L->delta, &res, err);
     if (st) return st;
