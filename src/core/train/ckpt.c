@@ -196,7 +196,7 @@ static dpc_status read_sections(dpc_ckpt *ck, dpc__ck_rbuf *r, dpc_error *err)
             (st = dpc__ck_rd(r, &n, 8, "section size", err)))
             return st;
         size_t len = strnlen(s->name, DPC_CKPT_NAME_LEN);
-        if (!len || len == DPC_CKPT_NAME_LEN || find(ck, s->name) != s)
+        if (!len || len == DPC_CKPT_NAME_LEN || find(ck, s->name))
             return dpc_error_set(err, DPC_E_FORMAT, "%s: malformed or repeated section name %u",
                                  r->path, i);
         if (n > (r->size - r->pos) / 8)
