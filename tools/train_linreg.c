@@ -3,9 +3,8 @@
  * any data set with real-valued targets, with optional baselines (fixed clip, non-private SGD,
  * SSP, OLS). The run frame (frame.h) does seeding, data, the report and the plot; the library
  * resolves the plan (dpc_linreg_plan_make) and accounts for it (the shared dpc_ledger). */
-#include "frame.h"
 #include "train_algo.h"
-#include "dpcorr/papers/linreg.h"
+#include "train_linreg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include <time.h>
 
 enum { B_FIXED = 1, B_SGD = 2, B_SSP = 4, B_OLS = 8 };
-enum { NPRIOR = 7 };
 
 /* ---- options ------------------------------------------------------------------------------- */
 
@@ -191,16 +189,6 @@ static const opt_cmd SSGD_CMD = {
     .minimal = "--algo dp-ssgd --data synthetic:linreg,n=20000,d=3,alpha=0 --epsilon 0.5",
 };
 
-typedef struct lr_cli {
-    run_frame fr;
-    dpc_linreg_opts o;
-    const char *src[NPRIOR]; /* where each public input came from */
-    int given[NPRIOR];
-    int k_paper, baselines;
-    size_t log_every;
-    double ssp_x, ssp_y;
-} lr_cli;
-
 static double *prior_field(dpc_linreg_prior *p, int k)
 {
     double *f[NPRIOR] = {&p->h_norm, &p->kappa, &p->r_x, &p->k2, &p->a, &p->w_bound,
@@ -320,31 +308,6 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
 }
 
 /* ---- report -------------------------------------------------------------------------------- */
-
-typedef struct log_rec {
-    size_t t;
-    double gamma, zeta, noise_std, clip_fraction, batch_loss, excess_risk;
-    size_t counts;
-} log_rec;
-
-typedef struct base_res {
-    const char *name;
-    double risk, train_loss, test_loss, epsilon, seconds;
-    char note[160];
-} base_res;
-
-typedef struct lr_out {
-    const dpc_linreg_plan *P;
-    log_rec *lg;
-    size_t nlog, cap;       /* log records, their room */
-    size_t every;           /* steps per log record */
-    double blk[4];          /* clipped in total, and in the block: clipped, steps, loss sum */
-    uint64_t params_hash;   /* of the output */
-    double *w; /* (d) the output */
-    double risk, train_loss, test_loss, clipf, wall, cpu;
-    base_res br[4];
-    size_t nb;
-} lr_out;
 
 static void report_plan(jw *w, const lr_cli *c, const dpc_linreg_plan *P)
 {
@@ -629,56 +592,6 @@ static void banner(const lr_cli *c, const dpc_linreg_plan *P)
                     ck[i].name, ck[i].source, ck[i].value, ck[i].required, ck[i].meaning);
 }
 
-/* ---- checkpoints: the run's state and the log so far in the container of dpcorr/train.h ---- */
-
-static int ckpt_build(const lr_cli *c, const dpc_linreg *lr, const lr_out *u, dpc_ckpt **out)
-{
-    int rc = frame_ckpt_new(&c->fr, dpc_linreg_algo_name(u->P->algo), out);
-    if (rc) return rc;
-    dpc_ckpt_item_num(*out, "c1", "c1", c->o.c1);
-    dpc_ckpt_item_num(*out, "dpstat_beta", "DP-STAT beta", c->o.dpstat_beta);
-    dpc_ckpt_item_count(*out, "log_every", "steps per log record", u->every);
-    double *lg = malloc((u->nlog * 8 + 1) * sizeof *lg);
-    for (size_t i = 0; lg && i < u->nlog; i++) {
-        const log_rec *r = &u->lg[i];
-        double v[8] = {(double)r->t, r->gamma, r->zeta, r->noise_std, r->clip_fraction,
-                       r->batch_loss, r->excess_risk, (double)r->counts};
-        memcpy(lg + 8 * i, v, sizeof v);
-    }
-    dpc_error err = {0};
-    if (!lg || dpc_linreg_save(lr, *out, &err) ||
-        dpc_ckpt_put(*out, "cli.block", u->blk, 4, &err) ||
-        dpc_ckpt_put(*out, "cli.log", lg, 8 * u->nlog, &err)) {
-        fprintf(stderr, "dpcorr train: checkpoint: %s\n", lg ? err.msg : "out of memory");
-        rc = CLI_RUNTIME;
-    }
-    free(lg);
-    return rc;
-}
-
-/* --resume F: the saved run into lr and its log into u (a changed option is named). */
-static int resume(const lr_cli *c, opt_set *s, dpc_linreg *lr, lr_out *u)
-{
-    dpc_ckpt *mine = NULL, *saved = NULL;
-    int rc = ckpt_build(c, lr, u, &mine);
-    if (!rc) rc = frame_ckpt_read(&c->fr, s, dpc_linreg_algo_name(u->P->algo), mine, &saved);
-    dpc_error err = {0};
-    size_t n = 0;
-    const double *lg = saved ? dpc_ckpt_section(saved, "cli.log", &n) : NULL;
-    if (!rc && (dpc_linreg_restore(lr, saved, &err) ||
-                dpc_ckpt_get(saved, "cli.block", u->blk, 4, &err)))
-        rc = frame_ckpt_fail(s, &err);
-    if (!rc && (n % 8 || n / 8 > u->cap))
-        rc = opt_fail(s, "--resume: %s: a log of %zu values does not fit this run", c->fr.resume, n);
-    for (size_t i = 0; !rc && i < n / 8; i++, lg += 8)
-        u->lg[u->nlog++] = (log_rec){(size_t)lg[0], lg[1], lg[2], lg[3], lg[4], lg[5], lg[6],
-                                     (size_t)lg[7]};
-    if (!rc && !c->fr.quiet) fprintf(stderr, "resumed at step %zu\n", dpc_linreg_steps_done(lr));
-    dpc_ckpt_free(mine);
-    dpc_ckpt_free(saved);
-    return rc;
-}
-
 /* The steps, logged in blocks of u->every, with checkpoints; -1 when stopped by --stop-after. */
 static int steps(const lr_cli *c, dpc_linreg *lr, lr_out *u)
 {
@@ -702,7 +615,7 @@ static int steps(const lr_cli *c, dpc_linreg *lr, lr_out *u)
         }
         if (frame_ckpt_due(&c->fr, t, P->steps)) {
             dpc_ckpt *ck = NULL;
-            int rc = ckpt_build(c, lr, u, &ck);
+            int rc = lr_ckpt_build(c, lr, u, &ck);
             if (!rc) rc = frame_ckpt_write(&c->fr, ck);
             dpc_ckpt_free(ck);
             if (rc) return rc;
@@ -727,7 +640,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     u.w = calloc(c->fr.train->d, sizeof *u.w);
     dpc_error err = {0};
     int rc = !u.lg || !u.w ? opt_fail(s, "out of memory") : 0;
-    if (!rc && c->fr.resume) rc = resume(c, s, lr, &u);
+    if (!rc && c->fr.resume) rc = lr_resume(c, s, lr, &u);
     if (!rc) rc = steps(c, lr, &u);
     if (!rc && dpc_linreg_average(lr, u.w, &err)) rc = opt_fail_lib(s, &err);
     if (!rc) {

@@ -9,6 +9,10 @@
  *   u64 FNV-1a of all of the above | end of file.
  * Version 2 (still read) has no items and no records; its fingerprint covers the configuration,
  * the data path and shape, not the data content.
+ * The header, the items, the checksum and the atomic write are the file layer shared with the
+ * container of the papers' trainers (ck_file.c, ckpt.c); a file of the DP-FTRL trainer has no
+ * "algorithm" item (its kind is "dp-ftrl"), so resuming another trainer's file is refused naming
+ * "algorithm".
  * Written to "<path>.tmp.<pid>" (mode 0600: a secure-mode checkpoint holds the key), fsync'ed,
  * then renamed over <path>: a crash leaves either the old or the new checkpoint, never a torn
  * one; temporaries of processes that no longer exist are removed by the next save.
