@@ -53,21 +53,35 @@ static inline __mmask8 zig8(const uint64_t *w, double *out)
     return _mm512_cmp_pd_mask(_mm512_abs_pd(u), r, _CMP_LT_OQ);
 }
 
-/* Fast path over w (m, a multiple of 8) into out (m); the rejected positions and their words
- * are appended (branch-free) to pos and w0, which need m + 8 entries. Returns their number. */
-static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t *pos, uint64_t *w0)
+/* Fast path over w (m, a multiple of 16) into out (m); the rejected positions (plus off) and
+ * their words are appended to pos and w0 (m entries). Returns their number. The rejections of
+ * 64 samples form one bit mask, walked afterwards: cheaper than compressing every vector. */
+static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t off, uint32_t *pos,
+                       uint64_t *w0)
 {
-    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
     size_t R = 0;
-    for (size_t j = 0; j < m; j += 8) {
-        __mmask8 rej = (__mmask8)~zig8(w + j, out + j);
-        __m256i p = _mm256_add_epi32(_mm256_set1_epi32((int)j), lane);
-        _mm256_storeu_si256((__m256i *)(pos + R), _mm256_maskz_compress_epi32(rej, p));
-        __m512i wv = _mm512_loadu_si512((const void *)(w + j));
-        _mm512_storeu_si512((void *)(w0 + R), _mm512_maskz_compress_epi64(rej, wv));
-        R += (size_t)__builtin_popcount(rej);
+    for (size_t j = 0; j < m; j += 64) {
+        size_t g8 = m - j >= 64 ? 8 : (m - j) / 8;
+        uint64_t rej = 0;
+        for (size_t g = 0; g < g8; g++)
+            rej |= (uint64_t)(uint8_t)~zig8(w + j + 8 * g, out + j + 8 * g) << (8 * g);
+        for (; rej; rej &= rej - 1) {
+            size_t t = j + (size_t)__builtin_ctzll(rej);
+            pos[R] = off + (uint32_t)t;
+            w0[R++] = w[t];
+        }
     }
     return R;
+}
+
+/* The word buffer placed about half a page (mod 4096) from the outputs it produces: loads of
+ * words whose address bits 0..11 match those of recent stores to out wait for them (4K
+ * aliasing), which made the ziggurat pass up to twice as slow. buf has room for 512 more
+ * words than are used; out advances by whole pages per piece, so one placement serves all. */
+static uint64_t *unalias(uint64_t *buf, const double *out)
+{
+    uintptr_t d = ((uintptr_t)out - 2048u - (uintptr_t)buf) & 4095u; /* a multiple of 8 */
+    return buf + d / 8;
 }
 
 /* ---- Philox4x32-10 -------------------------------------------------------------------------- */
@@ -106,8 +120,8 @@ static inline void ctr8(__m512i p, uint64_t row, uint32_t attempt, __m512i *X, _
 #define ROUND(X, Y, P0, P1, r)                                                               \
     do {                                                                                     \
         __m512i p0_ = _mm512_mul_epu32(X, M0), p1_ = _mm512_mul_epu32(Y, M1);                \
-        X = _mm512_ternarylogic_epi64(_mm512_rol_epi64(p1_, 32), P1, K->k0[r], 0x96);        \
-        Y = _mm512_ternarylogic_epi64(_mm512_rol_epi64(p0_, 32), P0, K->k1[r], 0x96);        \
+        X = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p1_, 32), P1, K->k0[r], 0x96);       \
+        Y = _mm512_ternarylogic_epi64(_mm512_srli_epi64(p0_, 32), P0, K->k1[r], 0x96);       \
         P0 = p0_;                                                                            \
         P1 = p1_;                                                                            \
     } while (0)
@@ -127,62 +141,200 @@ static inline void ctr8(__m512i p, uint64_t row, uint32_t attempt, __m512i *X, _
 #define PHILOX10(G)                                                                          \
     do {                                                                                     \
         __m512i P0[G], P1[G];                                                                \
-        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                              \
+        _Pragma("GCC unroll 8") for (int g = 0; g < (G); g++) {                              \
             P1[g] = _mm512_srli_epi64(X[g], 32);                                             \
             P0[g] = _mm512_srli_epi64(Y[g], 32);                                             \
         }                                                                                    \
         _Pragma("GCC unroll 9") for (int r = 0; r < 9; r++)                                  \
-            _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++)                            \
+            _Pragma("GCC unroll 8") for (int g = 0; g < (G); g++)                            \
                 ROUND(X[g], Y[g], P0[g], P1[g], r);                                          \
-        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) LAST(X[g], Y[g], P0[g], P1[g]); \
+        _Pragma("GCC unroll 8") for (int g = 0; g < (G); g++) LAST(X[g], Y[g], P0[g], P1[g]); \
     } while (0)
 
 /* Attempt-0 words of the m samples (a multiple of 16) from index0 (even) into w, in sample
- * order. Lane order {0,4,1,5,2,6,3,7} makes unpacklo/unpackhi of (X, Y) samples 0..7, 8..15. */
+ * order: G groups of eight blocks at a time (G = 6 keeps the multipliers busy through the
+ * rounds' latency without spilling). Lane order {0,4,1,5,2,6,3,7} makes unpacklo/unpackhi of
+ * (X, Y) samples 0..7, 8..15. */
+#define PHILOX_WORDS(G)                                                                      \
+    for (; j + 16 * (G) <= m; j += 16 * (G)) {                                               \
+        __m512i X[G], Y[G];                                                                  \
+        __m512i p = _mm512_add_epi64(_mm512_set1_epi64((long long)((index0 + j) >> 1)), lane); \
+        _Pragma("GCC unroll 8") for (int g = 0; g < (G); g++)                                \
+            ctr8(_mm512_add_epi64(p, _mm512_set1_epi64(8 * g)), row, 0, &X[g], &Y[g]);       \
+        PHILOX10(G);                                                                         \
+        _Pragma("GCC unroll 8") for (int g = 0; g < (G); g++) {                              \
+            _mm512_storeu_si512((void *)(w + j + 16 * g), _mm512_unpacklo_epi64(X[g], Y[g])); \
+            _mm512_storeu_si512((void *)(w + j + 16 * g + 8),                                \
+                                _mm512_unpackhi_epi64(X[g], Y[g]));                          \
+        }                                                                                    \
+    }
+
 static void philox_words(const keys *K, uint64_t row, uint64_t index0, size_t m, uint64_t *w)
 {
     const __m512i M0 = _mm512_set1_epi64(DPC__PHILOX_M0), M1 = _mm512_set1_epi64(DPC__PHILOX_M1);
     const __m512i LO = _mm512_set1_epi64(0xFFFFFFFFLL);
     const __m512i lane = _mm512_setr_epi64(0, 4, 1, 5, 2, 6, 3, 7);
-    __m512i X[4], Y[4];
     size_t j = 0;
-    for (; j + 64 <= m; j += 64) {
-        __m512i p = _mm512_add_epi64(_mm512_set1_epi64((long long)((index0 + j) >> 1)), lane);
-#pragma GCC unroll 4
-        for (int g = 0; g < 4; g++)
-            ctr8(_mm512_add_epi64(p, _mm512_set1_epi64(8 * g)), row, 0, &X[g], &Y[g]);
-        PHILOX10(4);
-#pragma GCC unroll 4
-        for (int g = 0; g < 4; g++) {
-            _mm512_storeu_si512((void *)(w + j + 16 * g), _mm512_unpacklo_epi64(X[g], Y[g]));
-            _mm512_storeu_si512((void *)(w + j + 16 * g + 8), _mm512_unpackhi_epi64(X[g], Y[g]));
-        }
-    }
-    for (; j < m; j += 16) {
-        __m512i p = _mm512_add_epi64(_mm512_set1_epi64((long long)((index0 + j) >> 1)), lane);
-        ctr8(p, row, 0, &X[0], &Y[0]);
-        PHILOX10(1);
-        _mm512_storeu_si512((void *)(w + j), _mm512_unpacklo_epi64(X[0], Y[0]));
-        _mm512_storeu_si512((void *)(w + j + 8), _mm512_unpackhi_epi64(X[0], Y[0]));
-    }
+    PHILOX_WORDS(6)
+    PHILOX_WORDS(2)
+    PHILOX_WORDS(1)
 }
 
 /* Words of attempt a of the R samples index0 + pos[k] into wa (R rounded up to 8 lanes; pos
- * and wa have room). */
+ * and wa have room), four vectors interleaved. */
 static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const uint32_t *pos,
                             size_t R, uint32_t a, uint64_t *wa)
 {
     const __m512i M0 = _mm512_set1_epi64(DPC__PHILOX_M0), M1 = _mm512_set1_epi64(DPC__PHILOX_M1);
-    const __m512i LO = _mm512_set1_epi64(0xFFFFFFFFLL);
-    for (size_t k = 0; k < R; k += 8) {
+    const __m512i LO = _mm512_set1_epi64(0xFFFFFFFFLL), one = _mm512_set1_epi64(1);
+    const __m512i base = _mm512_set1_epi64((long long)index0);
+    __m512i X[4], Y[4], idx[4];
+    size_t k = 0;
+    for (; k + 32 <= R + 7; k += 32) {
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+            __m256i pk = _mm256_loadu_si256((const __m256i *)(pos + k + 8 * g));
+            idx[g] = _mm512_add_epi64(base, _mm512_cvtepu32_epi64(pk));
+            ctr8(_mm512_srli_epi64(idx[g], 1), row, a & 0xFFFFu, &X[g], &Y[g]);
+        }
+        PHILOX10(4);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+            __mmask8 odd = _mm512_test_epi64_mask(idx[g], one);
+            _mm512_storeu_si512((void *)(wa + k + 8 * g), _mm512_mask_blend_epi64(odd, X[g], Y[g]));
+        }
+    }
+    for (; k < R; k += 8) {
         __m256i pk = _mm256_loadu_si256((const __m256i *)(pos + k));
-        __m512i idx = _mm512_add_epi64(_mm512_set1_epi64((long long)index0),
-                                       _mm512_cvtepu32_epi64(pk));
-        __m512i X[1], Y[1];
-        ctr8(_mm512_srli_epi64(idx, 1), row, a & 0xFFFFu, &X[0], &Y[0]);
+        idx[0] = _mm512_add_epi64(base, _mm512_cvtepu32_epi64(pk));
+        ctr8(_mm512_srli_epi64(idx[0], 1), row, a & 0xFFFFu, &X[0], &Y[0]);
         PHILOX10(1);
-        __mmask8 odd = _mm512_test_epi64_mask(idx, _mm512_set1_epi64(1));
+        __mmask8 odd = _mm512_test_epi64_mask(idx[0], one);
         _mm512_storeu_si512((void *)(wa + k), _mm512_mask_blend_epi64(odd, X[0], Y[0]));
+    }
+}
+
+/* ---- the rejected samples ------------------------------------------------------------------- */
+
+/* exp(e) by the Taylor polynomial of dpc__wedge_squeeze (gauss.c), with fused multiply-adds:
+ * the error bound proved there covers both evaluations. */
+static inline __m512d exp_taylor8(__m512d e)
+{
+    const double *c = dpc__sqz_taylor;
+    __m512d p = _mm512_set1_pd(c[13]);
+#pragma GCC unroll 13
+    for (int k = 12; k >= 0; k--) p = _mm512_fmadd_pd(p, e, _mm512_set1_pd(c[k]));
+    return p;
+}
+
+/* Lanes (of valid) whose wedge test the squeeze decides, and which of them accept (*acc): the
+ * vector form of dpc__gauss_wedge_squeeze, with x = u X[i] and the layer edges Xi, Xn. */
+static inline __mmask8 squeeze8(__mmask8 valid, __m512d x, __m512d Xi, __m512d Xn, __m512i wn,
+                                __mmask8 *acc)
+{
+    const __m512d mhalf = _mm512_set1_pd(-0.5), emax = _mm512_set1_pd(DPC__SQZ_EMAX);
+    __m512d x2 = _mm512_mul_pd(x, x);
+    __m512d e0 = _mm512_mul_pd(mhalf, _mm512_sub_pd(_mm512_mul_pd(Xi, Xi), x2));
+    __m512d e1 = _mm512_mul_pd(mhalf, _mm512_sub_pd(_mm512_mul_pd(Xn, Xn), x2));
+    __mmask8 in = _mm512_mask_cmp_pd_mask(valid, _mm512_abs_pd(e0), emax, _CMP_LE_OQ);
+    in = _mm512_mask_cmp_pd_mask(in, _mm512_abs_pd(e1), emax, _CMP_LE_OQ);
+    __m512d p0 = exp_taylor8(e0), p1 = exp_taylor8(e1);
+    __m512d v = _mm512_mul_pd(_mm512_cvtepu64_pd(_mm512_srli_epi64(wn, 11)),
+                              _mm512_set1_pd(0x1.0p-53));
+    __m512d P = _mm512_add_pd(p1, _mm512_mul_pd(v, _mm512_sub_pd(p0, p1)));
+    *acc = _mm512_mask_cmp_pd_mask(in, P, _mm512_set1_pd(1.0 - DPC__SQZ_MARGIN), _CMP_LT_OQ);
+    __mmask8 rej = _mm512_mask_cmp_pd_mask(in, P, _mm512_set1_pd(1.0 + DPC__SQZ_MARGIN),
+                                           _CMP_GT_OQ);
+    return *acc | rej;
+}
+
+/* T[layer of lane l] for the 8 lanes whose layers are the bytes b[0], b[8], ..., b[56]:
+ * scalar loads (a hardware gather is several times slower here). */
+#define LOOKUP8(T, b)                                                                        \
+    _mm512_setr_pd((T)[(b)[0]], (T)[(b)[8]], (T)[(b)[16]], (T)[(b)[24]], (T)[(b)[32]],       \
+                   (T)[(b)[40]], (T)[(b)[48]], (T)[(b)[56]])
+
+/* One round of the rejected samples out[pos[k]] (index index0 + pos[k]) at attempt a (even),
+ * with the words wa of attempt a and wb of a + 1: what dpc__gauss_step does, eight lanes at a
+ * time (the fast test when a > 0, the tail and undecided wedge tests in scalar code, the
+ * squeeze for the rest). The samples still rejected move to the front of pos; returns their
+ * number. */
+static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                        uint32_t *pos, const uint64_t *wa, const uint64_t *wb, size_t R,
+                        uint32_t a)
+{
+    const __m512i b255 = _mm512_set1_epi64(255);
+    size_t left = 0;
+    for (size_t k = 0; k < R; k += 8) {
+        __mmask8 valid = R - k >= 8 ? 0xFF : (__mmask8)((1u << (R - k)) - 1);
+        __m256i p = _mm256_maskz_loadu_epi32(valid, pos + k);
+        __m512i w = _mm512_maskz_loadu_epi64(valid, wa + k);
+        __m512i wn = _mm512_maskz_loadu_epi64(valid, wb + k);
+        __m512i layer = _mm512_and_si512(w, b255);
+        __m512d d = _mm512_cvtepu64_pd(_mm512_srli_epi64(w, 11));
+        __m512d u = _mm512_sub_pd(_mm512_mul_pd(_mm512_add_pd(d, _mm512_set1_pd(0.5)),
+                                                _mm512_set1_pd(0x1.0p-52)),
+                                  _mm512_set1_pd(1.0));
+        const unsigned char *b = (const unsigned char *)(wa + k); /* layer of lane l: b[8 l] */
+        __m512d Xi = LOOKUP8(dpc__zig_x, b), Xn = LOOKUP8(dpc__zig_x + 1, b);
+        __m512d x = _mm512_mul_pd(u, Xi);
+        __mmask8 fast = 0;
+        if (a)
+            fast = _mm512_mask_cmp_pd_mask(valid, _mm512_abs_pd(u), LOOKUP8(dpc__zig_ratio, b),
+                                           _CMP_LT_OQ);
+        __mmask8 tail = _mm512_mask_cmpeq_epi64_mask((__mmask8)(valid & ~fast), layer,
+                                                     _mm512_setzero_si512());
+        __mmask8 wedge = (__mmask8)(valid & ~fast & ~tail), acc;
+        __mmask8 decided = squeeze8(wedge, x, Xi, Xn, wn, &acc);
+        __mmask8 done = (__mmask8)(fast | acc);
+        __mmask8 rare = (__mmask8)(tail | (wedge & ~decided));
+        if (rare) { /* the tail (finished here) and the undecided wedges: the scalar code */
+            uint32_t pl[8];
+            uint64_t wl[8], wnl[8];
+            double ul[8], xl;
+            _mm256_storeu_si256((__m256i *)pl, p);
+            _mm512_storeu_si512((void *)wl, w);
+            _mm512_storeu_si512((void *)wnl, wn);
+            _mm512_storeu_pd(ul, u);
+            for (unsigned l = 0; l < 8; l++) {
+                if (tail >> l & 1)
+                    out[pl[l]] = dpc__gauss_from(s, row, index0 + pl[l], a, wl[l]);
+                else if (rare >> l & 1 &&
+                         dpc__gauss_wedge((unsigned)(wl[l] & 255u), ul[l], wnl[l], &xl))
+                    done |= (__mmask8)(1u << l); /* xl is lane l of x: the same product */
+            }
+        }
+        _mm512_mask_i32scatter_pd(out, done, p, x, 8);
+        __mmask8 keep = (__mmask8)(valid & ~done & ~tail);
+        _mm256_storeu_si256((__m256i *)(pos + left), _mm256_maskz_compress_epi32(keep, p));
+        left += (size_t)__builtin_popcount(keep);
+    }
+    return left;
+}
+
+/* Pending (rejected) samples of a batch of pieces: finished together once PEND_FLUSH are
+ * collected, so that their words are computed in full vectors. */
+#define PEND_FLUSH 128
+#define PEND_CAP (PEND_FLUSH + WBUF + 8)
+#define PEND_SPAN ((size_t)1 << 20) /* at most this many samples per batch: offsets fit u32 */
+
+typedef struct pending {
+    uint32_t pos[PEND_CAP];                /* offsets from the batch's first sample */
+    uint64_t wa[PEND_CAP], wb[PEND_CAP];   /* words of attempts a and a + 1 */
+} pending;
+
+/* Finishes the R pending samples of the batch at out (index index0), attempt by attempt,
+ * exactly as the scalar sampler would. */
+static void finish(const keys *K, const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                   double *out, pending *P, size_t R)
+{
+    for (uint32_t a = 0; R; a += 2) {
+        for (size_t k = R; k < R + 8; k++) P->pos[k] = 0; /* whole vectors of defined lanes */
+        if (a) philox_words_at(K, row, index0, P->pos, R, a, P->wa);
+        else
+            for (size_t k = R; k < R + 8; k++) P->wa[k] = 0; /* (the others: whole vectors) */
+        philox_words_at(K, row, index0, P->pos, R, a + 1, P->wb);
+        R = slow_step(s, row, index0, out, P->pos, P->wa, P->wb, R, a);
     }
 }
 
@@ -191,17 +343,17 @@ void dpc__gaussian_fill_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t i
 {
     keys K;
     round_keys(s, &K);
-    uint64_t w[WBUF], w0[WBUF + 8], w1[WBUF + 8];
-    uint32_t pos[WBUF + 8];
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out);
+    pending P;
+    size_t R = 0, base = 0; /* the pending samples and their batch's first sample */
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 16 */
         philox_words(&K, row, index0 + i, m, w);
-        size_t R = zig_pass(w, m, out + i, pos, w0);
-        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
-            for (size_t k = R; k < R + 8; k++) pos[k] = 0; /* whole vectors of defined lanes */
-            if (a) philox_words_at(&K, row, index0 + i, pos, R, a, w0);
-            philox_words_at(&K, row, index0 + i, pos, R, a + 1, w1);
-            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        R += zig_pass(w, m, out + i, (uint32_t)(i - base), P.pos + R, P.wa + R);
+        if (R >= PEND_FLUSH || i + m - base >= PEND_SPAN || i + m == n) {
+            finish(&K, s, row, index0 + base, out + base, &P, R);
+            R = 0;
+            base = i + m;
         }
     }
 }
@@ -320,7 +472,7 @@ void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uin
                                       double *out, size_t n)
 {
     const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    uint64_t w[WBUF_S], w0[WBUF_S + 8], w1[WBUF_S + 8];
+    uint64_t wbuf[WBUF_S + 512], *w = unalias(wbuf, out), w0[WBUF_S + 8], w1[WBUF_S + 8];
     uint32_t pos[WBUF_S + 8];
     for (size_t i = 0; i < n; i += WBUF_S) {
         size_t m = n - i < WBUF_S ? n - i : WBUF_S; /* a multiple of 128: 16 blocks */
@@ -332,7 +484,7 @@ void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uin
             chacha_ctr(blo, bhi, 0, &ctr, &non);
             chacha16(s->skey, ctr, row, non, w + j);
         }
-        size_t R = zig_pass(w, m, out + i, pos, w0);
+        size_t R = zig_pass(w, m, out + i, 0, pos, w0);
         for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
             chacha_words_at(s, row, index0 + i, pos, R, a, a ? w0 : NULL, w1);
             R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);

@@ -5,6 +5,23 @@
 
 #include "dpcorr/rng.h"
 
+/* The sampler from attempt a with its word w already drawn (dpc_rng_gaussian is
+ * dpc__gauss_from(s, row, index, 0, dpc_rng_word(s, row, index, 0))). */
+double dpc__gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint32_t a,
+                       uint64_t w);
+
+/* The wedge test of layer i >= 1 (libm exp): 1 and *x = u X[i] when accepted. The reference. */
+int dpc__gauss_wedge(unsigned i, double u, uint64_t wv, double *x);
+
+/* The same decision without exp when a Taylor polynomial decides it with a proven margin: 1
+ * (accept), 0 (reject) or -1 (ask dpc__gauss_wedge); *x = u X[i] always. The vector kernels use
+ * the same polynomial (dpc__sqz_taylor, degree 13), exponent range and margin; the proof that
+ * the decisions agree is in gauss.c. */
+#define DPC__SQZ_EMAX 0.8
+#define DPC__SQZ_MARGIN 1e-9
+extern const double dpc__sqz_taylor[14]; /* 1 / k!, k = 0..13 */
+int dpc__gauss_wedge_squeeze(unsigned i, double u, uint64_t wv, double *x);
+
 /* Batched slow path, one round: the R samples out[pos[k]] (index index0 + pos[k]) rejected so
  * far, at attempt a (even) with word w[k], and wn[k] = the word of attempt a + 1 (the caller
  * computes both in bulk). Does what gauss_from does with them — the fast test (a > 0), the tail
