@@ -26,7 +26,9 @@
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
 #include <immintrin.h>
 
+#ifndef WBUF
 #define WBUF 512 /* samples per piece */
+#endif
 
 /* ---- ziggurat pass ---------------------------------------------------------------------- */
 
@@ -53,24 +55,28 @@ static inline __mmask8 zig8(const uint64_t *w, double *out)
     return _mm512_cmp_pd_mask(_mm512_abs_pd(u), r, _CMP_LT_OQ);
 }
 
-/* Fast path over w (m, a multiple of 16) into out (m); the rejected positions (plus off) and
- * their words are appended to pos and w0 (m entries). Returns their number. The rejections of
- * 64 samples form one bit mask, walked afterwards: cheaper than compressing every vector. */
-static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t off, uint32_t *pos,
-                       uint64_t *w0)
+/* Fast path over w (m, a multiple of 16) into out (m); the rejected positions (plus off) are
+ * appended to pos (m + 16 entries), sixteen lanes compressed at a time. Returns their number.
+ * Branch-free: a walk over the rejection bits mispredicts about once per 64 samples. */
+static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t off, uint32_t *pos)
 {
+    const __m512i lane = _mm512_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15);
     size_t R = 0;
-    for (size_t j = 0; j < m; j += 64) {
-        size_t g8 = m - j >= 64 ? 8 : (m - j) / 8;
-        uint64_t rej = 0;
-        for (size_t g = 0; g < g8; g++)
-            rej |= (uint64_t)(uint8_t)~zig8(w + j + 8 * g, out + j + 8 * g) << (8 * g);
-        for (; rej; rej &= rej - 1) {
-            size_t t = j + (size_t)__builtin_ctzll(rej);
-            pos[R] = off + (uint32_t)t;
-            w0[R++] = w[t];
-        }
+    for (size_t j = 0; j < m; j += 16) {
+        unsigned acc = (unsigned)zig8(w + j, out + j) | (unsigned)zig8(w + j + 8, out + j + 8) << 8;
+        __m512i p = _mm512_add_epi32(_mm512_set1_epi32((int)(off + j)), lane);
+        _mm512_storeu_si512((void *)(pos + R), _mm512_maskz_compress_epi32((__mmask16)~acc, p));
+        R += (size_t)__builtin_popcount(~acc & 0xFFFFu);
     }
+    return R;
+}
+
+/* The same, also appending the rejected samples' words to w0 (m entries). */
+static size_t zig_pass_words(const uint64_t *w, size_t m, double *out, uint32_t *pos,
+                             uint64_t *w0)
+{
+    size_t R0 = 0, R = zig_pass(w, m, out, 0, pos);
+    for (; R0 < R; R0++) w0[R0] = w[pos[R0]];
     return R;
 }
 
@@ -315,7 +321,7 @@ static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, 
 /* Pending (rejected) samples of a batch of pieces: finished together once PEND_FLUSH are
  * collected, so that their words are computed in full vectors. */
 #define PEND_FLUSH 128
-#define PEND_CAP (PEND_FLUSH + WBUF + 8)
+#define PEND_CAP (PEND_FLUSH + WBUF + 16)
 #define PEND_SPAN ((size_t)1 << 20) /* at most this many samples per batch: offsets fit u32 */
 
 typedef struct pending {
@@ -330,9 +336,7 @@ static void finish(const keys *K, const dpc_rng_stream *s, uint64_t row, uint64_
 {
     for (uint32_t a = 0; R; a += 2) {
         for (size_t k = R; k < R + 8; k++) P->pos[k] = 0; /* whole vectors of defined lanes */
-        if (a) philox_words_at(K, row, index0, P->pos, R, a, P->wa);
-        else
-            for (size_t k = R; k < R + 8; k++) P->wa[k] = 0; /* (the others: whole vectors) */
+        philox_words_at(K, row, index0, P->pos, R, a, P->wa);
         philox_words_at(K, row, index0, P->pos, R, a + 1, P->wb);
         R = slow_step(s, row, index0, out, P->pos, P->wa, P->wb, R, a);
     }
@@ -349,7 +353,7 @@ void dpc__gaussian_fill_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t i
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 16 */
         philox_words(&K, row, index0 + i, m, w);
-        R += zig_pass(w, m, out + i, (uint32_t)(i - base), P.pos + R, P.wa + R);
+        R += zig_pass(w, m, out + i, (uint32_t)(i - base), P.pos + R);
         if (R >= PEND_FLUSH || i + m - base >= PEND_SPAN || i + m == n) {
             finish(&K, s, row, index0 + base, out + base, &P, R);
             R = 0;
@@ -473,7 +477,7 @@ void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uin
 {
     const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
     uint64_t wbuf[WBUF_S + 512], *w = unalias(wbuf, out), w0[WBUF_S + 8], w1[WBUF_S + 8];
-    uint32_t pos[WBUF_S + 8];
+    uint32_t pos[WBUF_S + 16];
     for (size_t i = 0; i < n; i += WBUF_S) {
         size_t m = n - i < WBUF_S ? n - i : WBUF_S; /* a multiple of 128: 16 blocks */
         for (size_t j = 0; j < m; j += 128) {
@@ -484,7 +488,7 @@ void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uin
             chacha_ctr(blo, bhi, 0, &ctr, &non);
             chacha16(s->skey, ctr, row, non, w + j);
         }
-        size_t R = zig_pass(w, m, out + i, 0, pos, w0);
+        size_t R = zig_pass_words(w, m, out + i, pos, w0);
         for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
             chacha_words_at(s, row, index0 + i, pos, R, a, a ? w0 : NULL, w1);
             R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
