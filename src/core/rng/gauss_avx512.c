@@ -222,15 +222,23 @@ static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const 
 
 /* ---- the rejected samples ------------------------------------------------------------------- */
 
-/* exp(e) by the Taylor polynomial of dpc__wedge_squeeze (gauss.c), with fused multiply-adds:
- * the error bound proved there covers both evaluations. */
+/* exp(e) by the Taylor polynomial of dpc__gauss_wedge_squeeze (gauss.c) in Estrin's scheme
+ * (depth 5 instead of Horner's 13): every term passes through at most eight roundings, inside
+ * the error bound proved there. */
 static inline __m512d exp_taylor8(__m512d e)
 {
     const double *c = dpc__sqz_taylor;
-    __m512d p = _mm512_set1_pd(c[13]);
-#pragma GCC unroll 13
-    for (int k = 12; k >= 0; k--) p = _mm512_fmadd_pd(p, e, _mm512_set1_pd(c[k]));
-    return p;
+#define C(k) _mm512_set1_pd(c[k])
+    __m512d e2 = _mm512_mul_pd(e, e), e4 = _mm512_mul_pd(e2, e2), e8 = _mm512_mul_pd(e4, e4);
+    __m512d q0 = _mm512_fmadd_pd(C(1), e, C(0)), q1 = _mm512_fmadd_pd(C(3), e, C(2));
+    __m512d q2 = _mm512_fmadd_pd(C(5), e, C(4)), q3 = _mm512_fmadd_pd(C(7), e, C(6));
+    __m512d q4 = _mm512_fmadd_pd(C(9), e, C(8)), q5 = _mm512_fmadd_pd(C(11), e, C(10));
+    __m512d q6 = _mm512_fmadd_pd(C(13), e, C(12));
+#undef C
+    __m512d r0 = _mm512_fmadd_pd(q1, e2, q0), r1 = _mm512_fmadd_pd(q3, e2, q2);
+    __m512d r2 = _mm512_fmadd_pd(q5, e2, q4);
+    __m512d s0 = _mm512_fmadd_pd(r1, e4, r0), s1 = _mm512_fmadd_pd(q6, e4, r2);
+    return _mm512_fmadd_pd(s1, e8, s0);
 }
 
 /* Lanes (of valid) whose wedge test the squeeze decides, and which of them accept (*acc): the
@@ -262,21 +270,21 @@ static inline __mmask8 squeeze8(__mmask8 valid, __m512d x, __m512d Xi, __m512d X
 
 /* One round of the rejected samples out[pos[k]] (index index0 + pos[k]) at attempt a (even),
  * with the words wa of attempt a and wb of a + 1: what dpc__gauss_step does, eight lanes at a
- * time (the fast test when a > 0, the tail and undecided wedge tests in scalar code, the
- * squeeze for the rest). The samples still rejected move to the front of pos; returns their
- * number. */
+ * time — the fast test when a > 0, the squeeze for the wedges — with the tail and the
+ * undecided wedges deferred (their entries k listed in rare) to the scalar code. The positions
+ * of the samples still rejected go to next; returns their number. */
 static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                        uint32_t *pos, const uint64_t *wa, const uint64_t *wb, size_t R,
-                        uint32_t a)
+                        const uint32_t *pos, const uint64_t *wa, const uint64_t *wb, size_t R,
+                        uint32_t a, uint32_t *next, uint32_t *rare)
 {
     const __m512i b255 = _mm512_set1_epi64(255);
-    size_t left = 0;
+    const __m256i lane = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    size_t left = 0, nr = 0;
     for (size_t k = 0; k < R; k += 8) {
         __mmask8 valid = R - k >= 8 ? 0xFF : (__mmask8)((1u << (R - k)) - 1);
         __m256i p = _mm256_maskz_loadu_epi32(valid, pos + k);
         __m512i w = _mm512_maskz_loadu_epi64(valid, wa + k);
         __m512i wn = _mm512_maskz_loadu_epi64(valid, wb + k);
-        __m512i layer = _mm512_and_si512(w, b255);
         __m512d d = _mm512_cvtepu64_pd(_mm512_srli_epi64(w, 11));
         __m512d u = _mm512_sub_pd(_mm512_mul_pd(_mm512_add_pd(d, _mm512_set1_pd(0.5)),
                                                 _mm512_set1_pd(0x1.0p-52)),
@@ -288,32 +296,29 @@ static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, 
         if (a)
             fast = _mm512_mask_cmp_pd_mask(valid, _mm512_abs_pd(u), LOOKUP8(dpc__zig_ratio, b),
                                            _CMP_LT_OQ);
-        __mmask8 tail = _mm512_mask_cmpeq_epi64_mask((__mmask8)(valid & ~fast), layer,
-                                                     _mm512_setzero_si512());
+        __mmask8 tail = _mm512_mask_testn_epi64_mask((__mmask8)(valid & ~fast), w, b255);
         __mmask8 wedge = (__mmask8)(valid & ~fast & ~tail), acc;
         __mmask8 decided = squeeze8(wedge, x, Xi, Xn, wn, &acc);
         __mmask8 done = (__mmask8)(fast | acc);
-        __mmask8 rare = (__mmask8)(tail | (wedge & ~decided));
-        if (rare) { /* the tail (finished here) and the undecided wedges: the scalar code */
-            uint32_t pl[8];
-            uint64_t wl[8], wnl[8];
-            double ul[8], xl;
-            _mm256_storeu_si256((__m256i *)pl, p);
-            _mm512_storeu_si512((void *)wl, w);
-            _mm512_storeu_si512((void *)wnl, wn);
-            _mm512_storeu_pd(ul, u);
-            for (unsigned l = 0; l < 8; l++) {
-                if (tail >> l & 1)
-                    out[pl[l]] = dpc__gauss_from(s, row, index0 + pl[l], a, wl[l]);
-                else if (rare >> l & 1 &&
-                         dpc__gauss_wedge((unsigned)(wl[l] & 255u), ul[l], wnl[l], &xl))
-                    done |= (__mmask8)(1u << l); /* xl is lane l of x: the same product */
-            }
-        }
+        __mmask8 hard = (__mmask8)(tail | (wedge & ~decided));
+        __mmask8 keep = (__mmask8)(valid & ~done & ~hard);
         _mm512_mask_i32scatter_pd(out, done, p, x, 8);
-        __mmask8 keep = (__mmask8)(valid & ~done & ~tail);
-        _mm256_storeu_si256((__m256i *)(pos + left), _mm256_maskz_compress_epi32(keep, p));
+        _mm256_storeu_si256((__m256i *)(next + left), _mm256_maskz_compress_epi32(keep, p));
         left += (size_t)__builtin_popcount(keep);
+        __m256i kk = _mm256_add_epi32(_mm256_set1_epi32((int)k), lane);
+        _mm256_storeu_si256((__m256i *)(rare + nr), _mm256_maskz_compress_epi32(hard, kk));
+        nr += (size_t)__builtin_popcount(hard);
+    }
+    for (size_t q = 0; q < nr; q++) { /* the tail (finished here) and the undecided wedges */
+        size_t k = rare[q];
+        unsigned i = (unsigned)(wa[k] & 255u);
+        double u = ((double)(wa[k] >> 11) + 0.5) * 0x1.0p-52 - 1.0, x;
+        if (i == 0)
+            out[pos[k]] = dpc__gauss_from(s, row, index0 + pos[k], a, wa[k]);
+        else if (dpc__gauss_wedge(i, u, wb[k], &x))
+            out[pos[k]] = x;
+        else
+            next[left++] = pos[k];
     }
     return left;
 }
@@ -325,8 +330,9 @@ static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, 
 #define PEND_SPAN ((size_t)1 << 20) /* at most this many samples per batch: offsets fit u32 */
 
 typedef struct pending {
-    uint32_t pos[PEND_CAP];                /* offsets from the batch's first sample */
-    uint64_t wa[PEND_CAP], wb[PEND_CAP];   /* words of attempts a and a + 1 */
+    uint32_t pos[PEND_CAP], next[PEND_CAP]; /* offsets from the batch's first sample */
+    uint32_t rare[PEND_CAP];                /* entries for the scalar code */
+    uint64_t wa[PEND_CAP], wb[PEND_CAP];    /* words of attempts a and a + 1 */
 } pending;
 
 /* Finishes the R pending samples of the batch at out (index index0), attempt by attempt,
@@ -334,11 +340,15 @@ typedef struct pending {
 static void finish(const keys *K, const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                    double *out, pending *P, size_t R)
 {
+    uint32_t *pos = P->pos, *next = P->next;
     for (uint32_t a = 0; R; a += 2) {
-        for (size_t k = R; k < R + 8; k++) P->pos[k] = 0; /* whole vectors of defined lanes */
-        philox_words_at(K, row, index0, P->pos, R, a, P->wa);
-        philox_words_at(K, row, index0, P->pos, R, a + 1, P->wb);
-        R = slow_step(s, row, index0, out, P->pos, P->wa, P->wb, R, a);
+        for (size_t k = R; k < R + 8; k++) pos[k] = 0; /* whole vectors of defined lanes */
+        philox_words_at(K, row, index0, pos, R, a, P->wa);
+        philox_words_at(K, row, index0, pos, R, a + 1, P->wb);
+        R = slow_step(s, row, index0, out, pos, P->wa, P->wb, R, a, next, P->rare);
+        uint32_t *t = pos;
+        pos = next;
+        next = t;
     }
 }
 
