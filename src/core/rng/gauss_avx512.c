@@ -72,11 +72,11 @@ static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t off, u
 }
 
 /* The same, also appending the rejected samples' words to w0 (m entries). */
-static size_t zig_pass_words(const uint64_t *w, size_t m, double *out, uint32_t *pos,
-                             uint64_t *w0)
+static size_t zig_pass_words(const uint64_t *w, size_t m, double *out, uint32_t off,
+                             uint32_t *pos, uint64_t *w0)
 {
-    size_t R0 = 0, R = zig_pass(w, m, out, 0, pos);
-    for (; R0 < R; R0++) w0[R0] = w[pos[R0]];
+    size_t R = zig_pass(w, m, out, off, pos);
+    for (size_t k = 0; k < R; k++) w0[k] = w[pos[k] - off];
     return R;
 }
 
@@ -382,35 +382,31 @@ void dpc__gaussian_fill_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t i
         c = _mm512_add_epi32(c, d); b = _mm512_rol_epi32(_mm512_xor_si512(b, c), 7);         \
     } while (0)
 
-/* Sixteen ChaCha20 blocks (key skey, block counters ctr, nonces (row lo, row hi, non)), one per
- * lane, written to ks in keystream order: block b's 64 bytes at ks + 8 b (u64 units). */
-static void chacha16(const uint32_t skey[8], __m512i ctr, uint64_t row, __m512i non,
-                     uint64_t *ks)
+/* The initial ChaCha20 state of sixteen blocks (key skey, block counters ctr, nonces (row lo,
+ * row hi, non)), one per 32-bit lane. */
+static inline void chacha_init(__m512i x[16], const uint32_t skey[8], __m512i ctr, uint64_t row,
+                               __m512i non)
 {
-    __m512i in[16], x[16];
-    in[0] = _mm512_set1_epi32(0x61707865);
-    in[1] = _mm512_set1_epi32(0x3320646e);
-    in[2] = _mm512_set1_epi32(0x79622d32);
-    in[3] = _mm512_set1_epi32(0x6b206574);
-    for (int k = 0; k < 8; k++) in[4 + k] = _mm512_set1_epi32((int)skey[k]);
-    in[12] = ctr;
-    in[13] = _mm512_set1_epi32((int)(uint32_t)row);
-    in[14] = _mm512_set1_epi32((int)(uint32_t)(row >> 32));
-    in[15] = non;
-    for (int k = 0; k < 16; k++) x[k] = in[k];
-    for (int r = 0; r < 10; r++) {
-        QR16(x[0], x[4], x[8], x[12]);
-        QR16(x[1], x[5], x[9], x[13]);
-        QR16(x[2], x[6], x[10], x[14]);
-        QR16(x[3], x[7], x[11], x[15]);
-        QR16(x[0], x[5], x[10], x[15]);
-        QR16(x[1], x[6], x[11], x[12]);
-        QR16(x[2], x[7], x[8], x[13]);
-        QR16(x[3], x[4], x[9], x[14]);
-    }
+    x[0] = _mm512_set1_epi32(0x61707865);
+    x[1] = _mm512_set1_epi32(0x3320646e);
+    x[2] = _mm512_set1_epi32(0x79622d32);
+    x[3] = _mm512_set1_epi32(0x6b206574);
+    for (int k = 0; k < 8; k++) x[4 + k] = _mm512_set1_epi32((int)skey[k]);
+    x[12] = ctr;
+    x[13] = _mm512_set1_epi32((int)(uint32_t)row);
+    x[14] = _mm512_set1_epi32((int)(uint32_t)(row >> 32));
+    x[15] = non;
+}
+
+/* The feed-forward (x += the initial state) and the 16 x 16 transpose of u32 that writes the
+ * sixteen blocks to ks in keystream order: block b's 64 bytes at ks + 8 b (u64 units). */
+static inline void chacha_store(__m512i x[16], const uint32_t skey[8], __m512i ctr, uint64_t row,
+                                __m512i non, uint64_t *ks)
+{
+    __m512i in[16], t[16], u[16];
+    chacha_init(in, skey, ctr, row, non);
     for (int k = 0; k < 16; k++) x[k] = _mm512_add_epi32(x[k], in[k]);
-    /* 16 x 16 transpose of u32: state word q of lane b -> ks32[16 b + q] */
-    __m512i t[16], u[16];
+    /* state word q of lane b -> ks32[16 b + q] */
     for (int k = 0; k < 16; k += 2) {
         t[k] = _mm512_unpacklo_epi32(x[k], x[k + 1]);     /* per 128-bit lane: a0 b0 a1 b1 */
         t[k + 1] = _mm512_unpackhi_epi32(x[k], x[k + 1]); /* a2 b2 a3 b3 */
@@ -431,6 +427,47 @@ static void chacha16(const uint32_t skey[8], __m512i ctr, uint64_t row, __m512i 
         _mm512_storeu_si512((void *)(ks + 8 * (8 + k)), _mm512_shuffle_i32x4(p1, q1, 0x88));
         _mm512_storeu_si512((void *)(ks + 8 * (12 + k)), _mm512_shuffle_i32x4(p1, q1, 0xDD));
     }
+}
+
+/* A double round: columns, then diagonals. */
+#define DROUND(x)                                                                            \
+    do {                                                                                     \
+        QR16(x[0], x[4], x[8], x[12]);                                                       \
+        QR16(x[1], x[5], x[9], x[13]);                                                       \
+        QR16(x[2], x[6], x[10], x[14]);                                                      \
+        QR16(x[3], x[7], x[11], x[15]);                                                      \
+        QR16(x[0], x[5], x[10], x[15]);                                                      \
+        QR16(x[1], x[6], x[11], x[12]);                                                      \
+        QR16(x[2], x[7], x[8], x[13]);                                                       \
+        QR16(x[3], x[4], x[9], x[14]);                                                       \
+    } while (0)
+
+/* Sixteen ChaCha20 blocks, one per lane, written to ks in keystream order (chacha_store). */
+static void chacha16(const uint32_t skey[8], __m512i ctr, uint64_t row, __m512i non,
+                     uint64_t *ks)
+{
+    __m512i x[16];
+    chacha_init(x, skey, ctr, row, non);
+    for (int r = 0; r < 10; r++) DROUND(x);
+    chacha_store(x, skey, ctr, row, non, ks);
+}
+
+/* Two sets of sixteen blocks (counters ca, cb; nonce words na, nb) into ksa and ksb, their
+ * rounds interleaved: a quarter round is a chain of twelve dependent operations of latency 2
+ * here, so one set keeps only half the vector units busy. The 32 state vectors fill the
+ * register file. */
+static void chacha32(const uint32_t skey[8], uint64_t row, __m512i ca, __m512i na, uint64_t *ksa,
+                     __m512i cb, __m512i nb, uint64_t *ksb)
+{
+    __m512i x[16], y[16];
+    chacha_init(x, skey, ca, row, na);
+    chacha_init(y, skey, cb, row, nb);
+    for (int r = 0; r < 10; r++) {
+        DROUND(x);
+        DROUND(y);
+    }
+    chacha_store(x, skey, ca, row, na, ksa);
+    chacha_store(y, skey, cb, row, nb, ksb);
 }
 
 /* Counter (low 32 bits of the block number) and nonce word 2, ((block >> 32) & 0xFFFF) << 16 |
@@ -480,28 +517,57 @@ static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t inde
     }
 }
 
-#define WBUF_S 2048 /* secure: longer pieces fill the lanes of the rejected samples' blocks */
+/* The attempt-0 words of the m samples (a multiple of 128) from index0 (a multiple of 8) into
+ * w: 32 blocks at a time, 16 at the end. */
+static void chacha_words(const dpc_rng_stream *s, uint64_t row, uint64_t index0, size_t m,
+                         uint64_t *w)
+{
+    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
+    for (size_t j = 0; j < m; j += 256) {
+        __m512i ctr[2], non[2];
+        for (int h = 0; h < 2; h++) {
+            uint64_t b0 = (index0 + j + 128 * (size_t)h) >> 3;
+            __m512i blo = _mm512_add_epi64(_mm512_set1_epi64((long long)b0), lane);
+            __m512i bhi = _mm512_add_epi64(blo, _mm512_set1_epi64(8));
+            chacha_ctr(blo, bhi, 0, &ctr[h], &non[h]);
+        }
+        if (m - j >= 256)
+            chacha32(s->skey, row, ctr[0], non[0], w + j, ctr[1], non[1], w + j + 128);
+        else
+            chacha16(s->skey, ctr[0], row, non[0], w + j);
+    }
+}
+
+/* finish() for secure mode: the words of the later attempts from ChaCha20. P->wa holds the
+ * attempt-0 words (collected by the fast pass). */
+static void finish_secure(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                          pending *P, size_t R)
+{
+    uint32_t *pos = P->pos, *next = P->next;
+    for (uint32_t a = 0; R; a += 2) {
+        chacha_words_at(s, row, index0, pos, R, a, a ? P->wa : NULL, P->wb);
+        for (size_t k = R; k < R + 8; k++) P->wa[k] = P->wb[k] = 0; /* defined spare lanes */
+        R = slow_step(s, row, index0, out, pos, P->wa, P->wb, R, a, next, P->rare);
+        uint32_t *t = pos;
+        pos = next;
+        next = t;
+    }
+}
 
 void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                       double *out, size_t n)
 {
-    const __m512i lane = _mm512_setr_epi64(0, 1, 2, 3, 4, 5, 6, 7);
-    uint64_t wbuf[WBUF_S + 512], *w = unalias(wbuf, out), w0[WBUF_S + 8], w1[WBUF_S + 8];
-    uint32_t pos[WBUF_S + 16];
-    for (size_t i = 0; i < n; i += WBUF_S) {
-        size_t m = n - i < WBUF_S ? n - i : WBUF_S; /* a multiple of 128: 16 blocks */
-        for (size_t j = 0; j < m; j += 128) {
-            uint64_t b0 = (index0 + i + j) >> 3;
-            __m512i blo = _mm512_add_epi64(_mm512_set1_epi64((long long)b0), lane);
-            __m512i bhi = _mm512_add_epi64(blo, _mm512_set1_epi64(8));
-            __m512i ctr, non;
-            chacha_ctr(blo, bhi, 0, &ctr, &non);
-            chacha16(s->skey, ctr, row, non, w + j);
-        }
-        size_t R = zig_pass_words(w, m, out + i, pos, w0);
-        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
-            chacha_words_at(s, row, index0 + i, pos, R, a, a ? w0 : NULL, w1);
-            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out);
+    pending P;
+    size_t R = 0, base = 0; /* as in dpc__gaussian_fill_avx512 */
+    for (size_t i = 0; i < n; i += WBUF) {
+        size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 128: 16 blocks */
+        chacha_words(s, row, index0 + i, m, w);
+        R += zig_pass_words(w, m, out + i, (uint32_t)(i - base), P.pos + R, P.wa + R);
+        if (R >= PEND_FLUSH || i + m - base >= PEND_SPAN || i + m == n) {
+            finish_secure(s, row, index0 + base, out + base, &P, R);
+            R = 0;
+            base = i + m;
         }
     }
 }
