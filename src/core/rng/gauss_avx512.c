@@ -323,6 +323,24 @@ static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, 
     return left;
 }
 
+void dpc__gauss_wedge_squeeze_avx512(const uint64_t *w, const uint64_t *wn, size_t n,
+                                     signed char *dec)
+{
+    for (size_t k = 0; k < n; k += 8) {
+        __m512i wv = _mm512_loadu_si512((const void *)(w + k));
+        __m512d d = _mm512_cvtepu64_pd(_mm512_srli_epi64(wv, 11));
+        __m512d u = _mm512_sub_pd(_mm512_mul_pd(_mm512_add_pd(d, _mm512_set1_pd(0.5)),
+                                                _mm512_set1_pd(0x1.0p-52)),
+                                  _mm512_set1_pd(1.0));
+        const unsigned char *b = (const unsigned char *)(w + k);
+        __m512d Xi = LOOKUP8(dpc__zig_x, b), Xn = LOOKUP8(dpc__zig_x + 1, b);
+        __mmask8 accm, decided = squeeze8(0xFF, _mm512_mul_pd(u, Xi), Xi, Xn,
+                                          _mm512_loadu_si512((const void *)(wn + k)), &accm);
+        for (unsigned l = 0; l < 8; l++)
+            dec[k + l] = (signed char)(decided >> l & 1 ? accm >> l & 1 : -1);
+    }
+}
+
 /* Pending (rejected) samples of a batch of pieces: finished together once PEND_FLUSH are
  * collected, so that their words are computed in full vectors. */
 #define PEND_FLUSH 128
