@@ -51,21 +51,32 @@ static inline int zig4(const uint64_t *w, double *out)
     return _mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(u, absmask), r, _CMP_LT_OQ));
 }
 
-/* Fast path over w (m, a multiple of 4) into out (m); the rejected positions and their words
- * are appended to pos and w0. Returns their number. */
+/* Fast path over w (m, a multiple of 16) into out (m); the rejected positions and their words
+ * are appended to pos and w0. Returns their number. The rejections of 64 samples form one bit
+ * mask, walked afterwards (a branch per four samples mispredicted more often). */
 static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t *pos, uint64_t *w0)
 {
     size_t R = 0;
-    for (size_t j = 0; j < m; j += 4) {
-        int ok = zig4(w + j, out + j);
-        if (ok == 0xF) continue;
-        for (unsigned l = 0; l < 4; l++)
-            if (!(ok >> l & 1)) {
-                pos[R] = (uint32_t)(j + l);
-                w0[R++] = w[j + l];
-            }
+    for (size_t j = 0; j < m; j += 64) {
+        size_t g4 = m - j >= 64 ? 16 : (m - j) / 4;
+        uint64_t rej = 0;
+        for (size_t g = 0; g < g4; g++)
+            rej |= (uint64_t)(~zig4(w + j + 4 * g, out + j + 4 * g) & 0xF) << (4 * g);
+        for (; rej; rej &= rej - 1) {
+            size_t t = j + (size_t)__builtin_ctzll(rej);
+            pos[R] = (uint32_t)t;
+            w0[R++] = w[t];
+        }
     }
     return R;
+}
+
+/* The word buffer placed about half a page (mod 4096) from the outputs it produces (see
+ * gauss_avx512.c: 4K aliasing); buf has room for 512 more words than are used. */
+static uint64_t *unalias(uint64_t *buf, const double *out)
+{
+    uintptr_t d = ((uintptr_t)out - 2048u - (uintptr_t)buf) & 4095u; /* a multiple of 8 */
+    return buf + d / 8;
 }
 
 /* ---- Philox4x32-10 -------------------------------------------------------------------------- */
@@ -97,12 +108,13 @@ static inline void ctr4(__m256i p, uint64_t row, uint32_t attempt, __m256i *X, _
 }
 
 /* Round r on blocks (X, Y), with P1, P0 the products of the round before (see gauss_avx512.c:
- * only the low halves matter until LAST sets the high halves). */
+ * only the low halves matter until LAST sets the high halves, so a shift brings hi(p) down; the
+ * old halves and the key are combined off the multiply's critical path). */
 #define ROUND(X, Y, P0, P1, r)                                                               \
     do {                                                                                     \
         __m256i p0_ = _mm256_mul_epu32(X, M0), p1_ = _mm256_mul_epu32(Y, M1);                \
-        X = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p1_, 0xB1), P1), K->k0[r]); \
-        Y = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p0_, 0xB1), P0), K->k1[r]); \
+        X = _mm256_xor_si256(_mm256_srli_epi64(p1_, 32), _mm256_xor_si256(P1, K->k0[r]));   \
+        Y = _mm256_xor_si256(_mm256_srli_epi64(p0_, 32), _mm256_xor_si256(P0, K->k1[r]));   \
         P0 = p0_;                                                                            \
         P1 = p1_;                                                                            \
     } while (0)
@@ -130,25 +142,30 @@ static inline void ctr4(__m256i p, uint64_t row, uint32_t attempt, __m256i *X, _
     } while (0)
 
 /* Attempt-0 words of the m samples (a multiple of 16) from index0 (even) into w, in sample
- * order. Lanes hold blocks {0,2,1,3}, so unpacklo/unpackhi of (X, Y) are samples 0..3, 4..7. */
+ * order: G groups of four blocks at a time. Lanes hold blocks {0,2,1,3}, so unpacklo/unpackhi
+ * of (X, Y) are samples 0..3, 4..7. */
+#define PHILOX_WORDS(G)                                                                      \
+    for (; j + 8 * (G) <= m; j += 8 * (G)) {                                                 \
+        __m256i X[G], Y[G];                                                                  \
+        __m256i p = _mm256_add_epi64(_mm256_set1_epi64x((long long)((index0 + j) >> 1)), lane); \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++)                                \
+            ctr4(_mm256_add_epi64(p, _mm256_set1_epi64x(4 * g)), row, 0, &X[g], &Y[g]);      \
+        PHILOX10(G);                                                                         \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                              \
+            _mm256_storeu_si256((__m256i *)(w + j + 8 * g), _mm256_unpacklo_epi64(X[g], Y[g])); \
+            _mm256_storeu_si256((__m256i *)(w + j + 8 * g + 4),                              \
+                                _mm256_unpackhi_epi64(X[g], Y[g]));                          \
+        }                                                                                    \
+    }
+
 static void philox_words(const keys *K, uint64_t row, uint64_t index0, size_t m, uint64_t *w)
 {
     const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
     const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
     const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3);
-    __m256i X[4], Y[4];
-    for (size_t j = 0; j < m; j += 32) { /* m is a multiple of 16: the last group may be half */
-        __m256i p = _mm256_add_epi64(_mm256_set1_epi64x((long long)((index0 + j) >> 1)), lane);
-#pragma GCC unroll 4
-        for (int g = 0; g < 4; g++)
-            ctr4(_mm256_add_epi64(p, _mm256_set1_epi64x(4 * g)), row, 0, &X[g], &Y[g]);
-        PHILOX10(4);
-        size_t groups = m - j >= 32 ? 4 : 2;
-        for (size_t g = 0; g < groups; g++) {
-            _mm256_storeu_si256((__m256i *)(w + j + 8 * g), _mm256_unpacklo_epi64(X[g], Y[g]));
-            _mm256_storeu_si256((__m256i *)(w + j + 8 * g + 4), _mm256_unpackhi_epi64(X[g], Y[g]));
-        }
-    }
+    size_t j = 0;
+    PHILOX_WORDS(4)
+    PHILOX_WORDS(2)
 }
 
 /* Words of attempt a of the R samples index0 + pos[k] into wa (R rounded up to 4 lanes; pos
@@ -176,7 +193,7 @@ void dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t ind
 {
     keys K;
     round_keys(s, &K);
-    uint64_t w[WBUF], w0[WBUF + 4], w1[WBUF + 4];
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out), w0[WBUF + 4], w1[WBUF + 4];
     uint32_t pos[WBUF + 4];
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 16 */
@@ -283,7 +300,7 @@ static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t inde
 void dpc__gaussian_fill_secure_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                     double *out, size_t n)
 {
-    uint64_t w[WBUF], w0[WBUF + 8], w1[WBUF + 8];
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out), w0[WBUF + 8], w1[WBUF + 8];
     uint32_t pos[WBUF + 8], ctr[8], non[8];
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 64: 8 blocks */
