@@ -141,16 +141,45 @@ static inline void ctr4(__m256i p, uint64_t row, uint32_t attempt, __m256i *X, _
         _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) LAST(X[g], Y[g], P0[g], P1[g]); \
     } while (0)
 
+/* The constants of the first two rounds of a row's attempt-0 blocks whose pair indices share
+ * their bits 32..47 (ph): see philox_head in gauss_avx512.c. */
+typedef struct head {
+    __m256i y1, x2, y2, p0; /* c3 ^ k1[0]; lo(M1 c2) ^ k0[1]; hi(M0 x1) ^ k1[1]; M0 x1 */
+} head;
+
+static void philox_head(const dpc_rng_stream *s, uint64_t row, uint64_t ph, head *H)
+{
+    uint32_t c1 = (uint32_t)row, c2 = (uint32_t)(row >> 32), c3 = (uint32_t)((ph & 0xFFFFu) << 16);
+    uint32_t k00 = s->key[0], k10 = s->key[1];
+    uint32_t k01 = k00 + DPC__PHILOX_W0, k11 = k10 + DPC__PHILOX_W1;
+    uint64_t p1 = (uint64_t)DPC__PHILOX_M1 * c2;
+    uint32_t x1 = (uint32_t)(p1 >> 32) ^ c1 ^ k00;
+    uint64_t p0 = (uint64_t)DPC__PHILOX_M0 * x1;
+    H->y1 = _mm256_set1_epi64x((long long)(c3 ^ k10));
+    H->x2 = _mm256_set1_epi64x((long long)((uint32_t)p1 ^ k01));
+    H->y2 = _mm256_set1_epi64x((long long)((uint32_t)(p0 >> 32) ^ k11));
+    H->p0 = _mm256_set1_epi64x((long long)p0);
+}
+
 /* Attempt-0 words of the m samples (a multiple of 16) from index0 (even) into w, in sample
- * order: G groups of four blocks at a time. Lanes hold blocks {0,2,1,3}, so unpacklo/unpackhi
- * of (X, Y) are samples 0..3, 4..7. */
+ * order: G groups of four blocks at a time, the first two rounds from the constants H. Lanes
+ * hold blocks {0,2,1,3}, so unpacklo/unpackhi of (X, Y) are samples 0..3, 4..7. */
 #define PHILOX_WORDS(G)                                                                      \
     for (; j + 8 * (G) <= m; j += 8 * (G)) {                                                 \
-        __m256i X[G], Y[G];                                                                  \
+        __m256i X[G], Y[G], P0[G], P1[G];                                                    \
         __m256i p = _mm256_add_epi64(_mm256_set1_epi64x((long long)((index0 + j) >> 1)), lane); \
-        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++)                                \
-            ctr4(_mm256_add_epi64(p, _mm256_set1_epi64x(4 * g)), row, 0, &X[g], &Y[g]);      \
-        PHILOX10(G);                                                                         \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                              \
+            __m256i q0 = _mm256_mul_epu32(_mm256_add_epi64(p, _mm256_set1_epi64x(4 * g)), M0); \
+            Y[g] = _mm256_xor_si256(_mm256_srli_epi64(q0, 32), H->y1);                       \
+            P1[g] = _mm256_mul_epu32(Y[g], M1);                                              \
+            X[g] = _mm256_xor_si256(_mm256_srli_epi64(P1[g], 32), H->x2);                    \
+            Y[g] = _mm256_xor_si256(q0, H->y2);                                              \
+            P0[g] = H->p0;                                                                   \
+        }                                                                                    \
+        _Pragma("GCC unroll 7") for (int r = 2; r < 9; r++)                                  \
+            _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++)                            \
+                ROUND(X[g], Y[g], P0[g], P1[g], r);                                          \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) LAST(X[g], Y[g], P0[g], P1[g]); \
         _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                              \
             _mm256_storeu_si256((__m256i *)(w + j + 8 * g), _mm256_unpacklo_epi64(X[g], Y[g])); \
             _mm256_storeu_si256((__m256i *)(w + j + 8 * g + 4),                              \
@@ -158,7 +187,7 @@ static inline void ctr4(__m256i p, uint64_t row, uint32_t attempt, __m256i *X, _
         }                                                                                    \
     }
 
-static void philox_words(const keys *K, uint64_t row, uint64_t index0, size_t m, uint64_t *w)
+static void philox_words(const keys *K, const head *H, uint64_t index0, size_t m, uint64_t *w)
 {
     const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
     const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
@@ -166,6 +195,24 @@ static void philox_words(const keys *K, uint64_t row, uint64_t index0, size_t m,
     size_t j = 0;
     PHILOX_WORDS(4)
     PHILOX_WORDS(2)
+}
+
+/* The same without the constants (any index0, even): the pieces where the pair counter's low
+ * word wraps. */
+static void philox_words_gen(const keys *K, uint64_t row, uint64_t index0, size_t m,
+                             uint64_t *w)
+{
+    const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
+    const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
+    const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3);
+    for (size_t j = 0; j < m; j += 8) {
+        __m256i X[1], Y[1];
+        __m256i p = _mm256_add_epi64(_mm256_set1_epi64x((long long)((index0 + j) >> 1)), lane);
+        ctr4(p, row, 0, &X[0], &Y[0]);
+        PHILOX10(1);
+        _mm256_storeu_si256((__m256i *)(w + j), _mm256_unpacklo_epi64(X[0], Y[0]));
+        _mm256_storeu_si256((__m256i *)(w + j + 4), _mm256_unpackhi_epi64(X[0], Y[0]));
+    }
 }
 
 /* Words of attempt a of the R samples index0 + pos[k] into wa (R rounded up to 4 lanes; pos
@@ -193,11 +240,18 @@ void dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t ind
 {
     keys K;
     round_keys(s, &K);
-    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out), w0[WBUF + 4], w1[WBUF + 4];
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out), w0[WBUF + 4], w1[WBUF + 4], hph = 0;
     uint32_t pos[WBUF + 4];
+    head H;
+    philox_head(s, row, hph, &H);
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 16 */
-        philox_words(&K, row, index0 + i, m, w);
+        uint64_t ph = (index0 + i) >> 33, ph_end = (index0 + i + m - 1) >> 33;
+        if (ph != hph) philox_head(s, row, hph = ph, &H);
+        if (ph_end == ph)
+            philox_words(&K, &H, index0 + i, m, w);
+        else /* the pair counter's low word wraps inside the piece */
+            philox_words_gen(&K, row, index0 + i, m, w);
         size_t R = zig_pass(w, m, out + i, pos, w0);
         for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
             for (size_t k = R; k < R + 4; k++) pos[k] = 0; /* whole vectors of defined lanes */
