@@ -1,7 +1,7 @@
 /* test_rng_squeeze.c — the exp-free squeeze of the ziggurat's wedge test (gauss.c) against the
  * reference test with libm's exp: the premises of the proof (exponent range, polynomial error),
  * then brute force — random wedge samples, and samples constructed at the decision boundary by
- * bisection — for the scalar squeeze and the AVX-512 kernels' vector squeeze. A squeeze may
+ * bisection — for the scalar squeeze and the AVX2 and AVX-512 kernels' vector squeezes. A squeeze may
  * abstain (-1) but must never decide differently from dpc__gauss_wedge. */
 #include "dpcorr/isa.h"
 #include "dpcorr/rng.h"
@@ -136,16 +136,17 @@ static void test_boundary(void)
           abstain_near);
     CHECK(decided_far == far, "far from the boundary the squeeze decides (%zu of %zu)",
           decided_far, far);
-    if (dpc_isa_supported(DPC_ISA_AVX512)) {
+    for (int lv = 0; lv < 2; lv++) {
+        if (!dpc_isa_supported(lv ? DPC_ISA_AVX512 : DPC_ISA_AVX2)) continue;
         size_t nv = n / 8 * 8, vbad = 0, vabstain = 0;
-        dpc__gauss_wedge_squeeze_avx512(w, wn, nv, dec);
+        (lv ? dpc__gauss_wedge_squeeze_avx512 : dpc__gauss_wedge_squeeze_avx2)(w, wn, nv, dec);
         for (size_t k = 0; k < nv; k++) {
             if (dec[k] >= 0 && dec[k] != ref[k]) vbad++;
             vabstain += dec[k] < 0;
         }
         CHECK(vbad == 0 && vabstain > 0,
-              "AVX-512 squeeze never decides against the exact test (%zu bad, %zu abstain of %zu)",
-              vbad, vabstain, nv);
+              "%s squeeze never decides against the exact test (%zu bad, %zu abstain of %zu)",
+              lv ? "AVX-512" : "AVX2", vbad, vabstain, nv);
     }
     free(w);
     free(wn);
@@ -153,10 +154,9 @@ static void test_boundary(void)
     free(ref);
 }
 
-/* The vector squeeze on random wedge samples equals the scalar squeeze's decisions. */
+/* The vector squeezes decide random wedge samples as the exact test. */
 static void test_vector_random(void)
 {
-    if (!dpc_isa_supported(DPC_ISA_AVX512)) return;
     enum { N = 1 << 15 };
     uint64_t *w = malloc(N * sizeof *w), *wn = malloc(N * sizeof *wn), seed = 5;
     signed char *dec = malloc(N);
@@ -164,14 +164,17 @@ static void test_vector_random(void)
         w[k] = wedge_word(&seed, 1 + (unsigned)(splitmix(&seed) % 255));
         wn[k] = splitmix(&seed);
     }
-    dpc__gauss_wedge_squeeze_avx512(w, wn, N, dec);
-    size_t bad = 0;
-    for (size_t k = 0; k < N; k++) {
-        double x;
-        bad += dec[k] != dpc__gauss_wedge(w[k] & 255u, u_of(w[k]), wn[k], &x);
+    for (int lv = 0; lv < 2; lv++) {
+        if (!dpc_isa_supported(lv ? DPC_ISA_AVX512 : DPC_ISA_AVX2)) continue;
+        (lv ? dpc__gauss_wedge_squeeze_avx512 : dpc__gauss_wedge_squeeze_avx2)(w, wn, N, dec);
+        size_t bad = 0;
+        for (size_t k = 0; k < N; k++) {
+            double x;
+            bad += dec[k] != dpc__gauss_wedge(w[k] & 255u, u_of(w[k]), wn[k], &x);
+        }
+        CHECK(bad == 0, "%s squeeze decides %d random wedge samples as the exact test (%zu)",
+              lv ? "AVX-512" : "AVX2", N, bad);
     }
-    CHECK(bad == 0, "AVX-512 squeeze decides %d random wedge samples as the exact test (%zu)", N,
-          bad);
     free(w);
     free(wn);
     free(dec);

@@ -51,10 +51,11 @@ static inline int zig4(const uint64_t *w, double *out)
     return _mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(u, absmask), r, _CMP_LT_OQ));
 }
 
-/* Fast path over w (m, a multiple of 16) into out (m); the rejected positions and their words
- * are appended to pos and w0. Returns their number. The rejections of 64 samples form one bit
+/* Fast path over w (m, a multiple of 16) into out (m); the rejected positions (plus off) and
+ * their words are appended to pos and w0. Returns their number. The rejections of 64 samples form one bit
  * mask, walked afterwards (a branch per four samples mispredicted more often). */
-static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t *pos, uint64_t *w0)
+static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t off, uint32_t *pos,
+                       uint64_t *w0)
 {
     size_t R = 0;
     for (size_t j = 0; j < m; j += 64) {
@@ -64,7 +65,7 @@ static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t *pos, 
             rej |= (uint64_t)(~zig4(w + j + 4 * g, out + j + 4 * g) & 0xF) << (4 * g);
         for (; rej; rej &= rej - 1) {
             size_t t = j + (size_t)__builtin_ctzll(rej);
-            pos[R] = (uint32_t)t;
+            pos[R] = off + (uint32_t)t;
             w0[R++] = w[t];
         }
     }
@@ -216,22 +217,191 @@ static void philox_words_gen(const keys *K, uint64_t row, uint64_t index0, size_
 }
 
 /* Words of attempt a of the R samples index0 + pos[k] into wa (R rounded up to 4 lanes; pos
- * and wa have room). */
+ * and wa have room), four vectors interleaved. */
 static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const uint32_t *pos,
                             size_t R, uint32_t a, uint64_t *wa)
 {
     const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
-    const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
-    for (size_t k = 0; k < R; k += 4) {
+    const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL), one = _mm256_set1_epi64x(1);
+    const __m256i base = _mm256_set1_epi64x((long long)index0);
+    __m256i X[4], Y[4], idx[4];
+    size_t k = 0;
+    for (; k + 16 <= R + 3; k += 16) {
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+            __m128i pk = _mm_loadu_si128((const __m128i *)(pos + k + 4 * g));
+            idx[g] = _mm256_add_epi64(base, _mm256_cvtepu32_epi64(pk));
+            ctr4(_mm256_srli_epi64(idx[g], 1), row, a & 0xFFFFu, &X[g], &Y[g]);
+        }
+        PHILOX10(4);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+            __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(idx[g], one), one);
+            _mm256_storeu_si256((__m256i *)(wa + k + 4 * g), _mm256_blendv_epi8(X[g], Y[g], odd));
+        }
+    }
+    for (; k < R; k += 4) {
         __m128i pk = _mm_loadu_si128((const __m128i *)(pos + k));
-        __m256i idx = _mm256_add_epi64(_mm256_set1_epi64x((long long)index0),
-                                       _mm256_cvtepu32_epi64(pk));
-        __m256i X[1], Y[1];
-        ctr4(_mm256_srli_epi64(idx, 1), row, a & 0xFFFFu, &X[0], &Y[0]);
+        idx[0] = _mm256_add_epi64(base, _mm256_cvtepu32_epi64(pk));
+        ctr4(_mm256_srli_epi64(idx[0], 1), row, a & 0xFFFFu, &X[0], &Y[0]);
         PHILOX10(1);
-        __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(idx, _mm256_set1_epi64x(1)),
-                                         _mm256_set1_epi64x(1));
+        __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(idx[0], one), one);
         _mm256_storeu_si256((__m256i *)(wa + k), _mm256_blendv_epi8(X[0], Y[0], odd));
+    }
+}
+
+/* ---- the rejected samples (see gauss_avx512.c) ---------------------------------------------- */
+
+/* exp(e) by the Taylor polynomial of dpc__gauss_wedge_squeeze in Estrin's scheme (the error
+ * bound proved in gauss.c covers it). */
+static inline __m256d exp_taylor4(__m256d e)
+{
+    const double *c = dpc__sqz_taylor;
+#define C(k) _mm256_set1_pd(c[k])
+    __m256d e2 = _mm256_mul_pd(e, e), e4 = _mm256_mul_pd(e2, e2), e8 = _mm256_mul_pd(e4, e4);
+    __m256d q0 = _mm256_fmadd_pd(C(1), e, C(0)), q1 = _mm256_fmadd_pd(C(3), e, C(2));
+    __m256d q2 = _mm256_fmadd_pd(C(5), e, C(4)), q3 = _mm256_fmadd_pd(C(7), e, C(6));
+    __m256d q4 = _mm256_fmadd_pd(C(9), e, C(8)), q5 = _mm256_fmadd_pd(C(11), e, C(10));
+    __m256d q6 = _mm256_fmadd_pd(C(13), e, C(12));
+#undef C
+    __m256d r0 = _mm256_fmadd_pd(q1, e2, q0), r1 = _mm256_fmadd_pd(q3, e2, q2);
+    __m256d r2 = _mm256_fmadd_pd(q5, e2, q4);
+    __m256d s0 = _mm256_fmadd_pd(r1, e4, r0), s1 = _mm256_fmadd_pd(q6, e4, r2);
+    return _mm256_fmadd_pd(s1, e8, s0);
+}
+
+/* The wedge lanes the squeeze decides (bit l = lane l), *acc those it accepts: the vector
+ * form of dpc__gauss_wedge_squeeze with x = u X[i] and the layer edges Xi, Xn. */
+static inline int squeeze4(__m256d x, __m256d Xi, __m256d Xn, __m256i wn, int *acc)
+{
+    const __m256d mhalf = _mm256_set1_pd(-0.5), emax = _mm256_set1_pd(DPC__SQZ_EMAX);
+    const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
+    __m256d x2 = _mm256_mul_pd(x, x);
+    __m256d e0 = _mm256_mul_pd(mhalf, _mm256_sub_pd(_mm256_mul_pd(Xi, Xi), x2));
+    __m256d e1 = _mm256_mul_pd(mhalf, _mm256_sub_pd(_mm256_mul_pd(Xn, Xn), x2));
+    int in = _mm256_movemask_pd(_mm256_and_pd(
+        _mm256_cmp_pd(_mm256_and_pd(e0, absmask), emax, _CMP_LE_OQ),
+        _mm256_cmp_pd(_mm256_and_pd(e1, absmask), emax, _CMP_LE_OQ)));
+    __m256d p0 = exp_taylor4(e0), p1 = exp_taylor4(e1);
+    __m256d v = _mm256_mul_pd(u53_to_double(_mm256_srli_epi64(wn, 11)), _mm256_set1_pd(0x1.0p-53));
+    __m256d P = _mm256_add_pd(p1, _mm256_mul_pd(v, _mm256_sub_pd(p0, p1)));
+    *acc = in & _mm256_movemask_pd(_mm256_cmp_pd(P, _mm256_set1_pd(1.0 - DPC__SQZ_MARGIN),
+                                                 _CMP_LT_OQ));
+    return *acc | (in & _mm256_movemask_pd(_mm256_cmp_pd(
+                            P, _mm256_set1_pd(1.0 + DPC__SQZ_MARGIN), _CMP_GT_OQ)));
+}
+
+#define LOOKUP4(T, b) _mm256_setr_pd((T)[(b)[0]], (T)[(b)[8]], (T)[(b)[16]], (T)[(b)[24]])
+
+/* One round of the rejected samples out[pos[k]] at attempt a (even) with the words wa (attempt
+ * a) and wb (a + 1), as slow_step in gauss_avx512.c four lanes at a time: the samples still
+ * rejected go to next; returns their number. wa[R..R+4) must be defined. */
+static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                        const uint32_t *pos, const uint64_t *wa, const uint64_t *wb, size_t R,
+                        uint32_t a, uint32_t *next, uint32_t *rare)
+{
+    const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
+    size_t left = 0, nr = 0;
+    for (size_t k = 0; k < R; k += 4) {
+        int valid = R - k >= 4 ? 0xF : (1 << (R - k)) - 1;
+        __m256i w = _mm256_loadu_si256((const __m256i *)(wa + k));
+        __m256i wn = _mm256_loadu_si256((const __m256i *)(wb + k));
+        __m256d d = u53_to_double(_mm256_srli_epi64(w, 11));
+        __m256d u = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(d, _mm256_set1_pd(0.5)),
+                                                _mm256_set1_pd(0x1.0p-52)),
+                                  _mm256_set1_pd(1.0));
+        const unsigned char *b = (const unsigned char *)(wa + k); /* layer of lane l: b[8 l] */
+        __m256d Xi = LOOKUP4(dpc__zig_x, b), Xn = LOOKUP4(dpc__zig_x + 1, b);
+        __m256d x = _mm256_mul_pd(u, Xi);
+        int fast = 0, acc;
+        if (a)
+            fast = valid & _mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(u, absmask),
+                                                            LOOKUP4(dpc__zig_ratio, b),
+                                                            _CMP_LT_OQ));
+        int tail = 0;
+        for (unsigned l = 0; l < 4; l++) tail |= (b[8 * l] == 0) << l;
+        tail &= valid & ~fast;
+        int wedge = valid & ~fast & ~tail, decided = squeeze4(x, Xi, Xn, wn, &acc) & wedge;
+        int done = fast | (acc & wedge), hard = tail | (wedge & ~decided);
+        double xl[4];
+        _mm256_storeu_pd(xl, x);
+        for (unsigned l = 0; l < 4; l++) {
+            if (done >> l & 1)
+                out[pos[k + l]] = xl[l];
+            else if (hard >> l & 1)
+                rare[nr++] = (uint32_t)(k + l);
+            else if (valid >> l & 1)
+                next[left++] = pos[k + l];
+        }
+    }
+    for (size_t q = 0; q < nr; q++) { /* the tail (finished here) and the undecided wedges */
+        size_t k = rare[q];
+        unsigned i = (unsigned)(wa[k] & 255u);
+        double u = ((double)(wa[k] >> 11) + 0.5) * 0x1.0p-52 - 1.0, x;
+        if (i == 0)
+            out[pos[k]] = dpc__gauss_from(s, row, index0 + pos[k], a, wa[k]);
+        else if (dpc__gauss_wedge(i, u, wb[k], &x))
+            out[pos[k]] = x;
+        else
+            next[left++] = pos[k];
+    }
+    return left;
+}
+
+void dpc__gauss_wedge_squeeze_avx2(const uint64_t *w, const uint64_t *wn, size_t n,
+                                   signed char *dec)
+{
+    for (size_t k = 0; k < n; k += 4) {
+        __m256d d = u53_to_double(_mm256_srli_epi64(_mm256_loadu_si256((const __m256i *)(w + k)), 11));
+        __m256d u = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(d, _mm256_set1_pd(0.5)),
+                                                _mm256_set1_pd(0x1.0p-52)),
+                                  _mm256_set1_pd(1.0));
+        const unsigned char *b = (const unsigned char *)(w + k);
+        __m256d Xi = LOOKUP4(dpc__zig_x, b), Xn = LOOKUP4(dpc__zig_x + 1, b);
+        int acc, decided = squeeze4(_mm256_mul_pd(u, Xi), Xi, Xn,
+                                    _mm256_loadu_si256((const __m256i *)(wn + k)), &acc);
+        for (unsigned l = 0; l < 4; l++)
+            dec[k + l] = (signed char)(decided >> l & 1 ? acc >> l & 1 : -1);
+    }
+}
+
+/* Pending (rejected) samples of a batch of pieces, finished together (gauss_avx512.c). */
+#define PEND_FLUSH 128
+#define PEND_CAP (PEND_FLUSH + WBUF + 16)
+#define PEND_SPAN ((size_t)1 << 20) /* at most this many samples per batch: offsets fit u32 */
+
+typedef struct pending {
+    uint32_t pos[PEND_CAP], next[PEND_CAP]; /* offsets from the batch's first sample */
+    uint32_t rare[PEND_CAP];                /* entries for the scalar code */
+    uint64_t wa[PEND_CAP], wb[PEND_CAP];    /* words of attempts a and a + 1 */
+} pending;
+
+/* Finishes the R pending samples of the batch at out (index index0), attempt by attempt,
+ * exactly as the scalar sampler would; secure: the words from ChaCha20, P->wa holding the
+ * attempt-0 words. */
+static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                            const uint32_t *pos, size_t R, uint32_t a, uint64_t *wa);
+
+static void finish(const keys *K, const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                   double *out, pending *P, size_t R)
+{
+    uint32_t *pos = P->pos, *next = P->next;
+    for (uint32_t a = 0; R; a += 2) {
+        for (size_t k = R; k < R + 8; k++) pos[k] = 0; /* whole vectors of defined lanes */
+        if (s->secure) {
+            if (a) chacha_words_at(s, row, index0, pos, R, a, P->wa);
+            chacha_words_at(s, row, index0, pos, R, a + 1, P->wb);
+            for (size_t k = R; k < R + 4; k++) P->wa[k] = P->wb[k] = 0;
+        } else {
+            if (a) philox_words_at(K, row, index0, pos, R, a, P->wa);
+            else
+                for (size_t k = R; k < R + 4; k++) P->wa[k] = 0;
+            philox_words_at(K, row, index0, pos, R, a + 1, P->wb);
+        }
+        R = slow_step(s, row, index0, out, pos, P->wa, P->wb, R, a, next, P->rare);
+        uint32_t *t = pos;
+        pos = next;
+        next = t;
     }
 }
 
@@ -240,10 +410,11 @@ void dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t ind
 {
     keys K;
     round_keys(s, &K);
-    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out), w0[WBUF + 4], w1[WBUF + 4], hph = 0;
-    uint32_t pos[WBUF + 4];
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out), hph = 0;
     head H;
     philox_head(s, row, hph, &H);
+    pending P;
+    size_t R = 0, base = 0; /* the pending samples and their batch's first sample */
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 16 */
         uint64_t ph = (index0 + i) >> 33, ph_end = (index0 + i + m - 1) >> 33;
@@ -252,12 +423,11 @@ void dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t ind
             philox_words(&K, &H, index0 + i, m, w);
         else /* the pair counter's low word wraps inside the piece */
             philox_words_gen(&K, row, index0 + i, m, w);
-        size_t R = zig_pass(w, m, out + i, pos, w0);
-        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
-            for (size_t k = R; k < R + 4; k++) pos[k] = 0; /* whole vectors of defined lanes */
-            if (a) philox_words_at(&K, row, index0 + i, pos, R, a, w0);
-            philox_words_at(&K, row, index0 + i, pos, R, a + 1, w1);
-            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        R += zig_pass(w, m, out + i, (uint32_t)(i - base), P.pos + R, P.wa + R);
+        if (R >= PEND_FLUSH || i + m - base >= PEND_SPAN || i + m == n) {
+            finish(&K, s, row, index0 + base, out + base, &P, R);
+            R = 0;
+            base = i + m;
         }
     }
 }
@@ -354,8 +524,10 @@ static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t inde
 void dpc__gaussian_fill_secure_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                     double *out, size_t n)
 {
-    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out), w0[WBUF + 8], w1[WBUF + 8];
-    uint32_t pos[WBUF + 8], ctr[8], non[8];
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out);
+    uint32_t ctr[8], non[8];
+    pending P;
+    size_t R = 0, base = 0; /* as in dpc__gaussian_fill_avx2 */
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 64: 8 blocks */
         for (size_t j = 0; j < m; j += 64) {
@@ -367,12 +539,11 @@ void dpc__gaussian_fill_secure_avx2(const dpc_rng_stream *s, uint64_t row, uint6
             chacha8(s->skey, _mm256_loadu_si256((const __m256i *)ctr), row,
                     _mm256_loadu_si256((const __m256i *)non), w + j);
         }
-        size_t R = zig_pass(w, m, out + i, pos, w0);
-        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
-            for (size_t k = R; k < R + 8; k++) pos[k] = 0; /* whole vectors of defined lanes */
-            if (a) chacha_words_at(s, row, index0 + i, pos, R, a, w0);
-            chacha_words_at(s, row, index0 + i, pos, R, a + 1, w1);
-            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        R += zig_pass(w, m, out + i, (uint32_t)(i - base), P.pos + R, P.wa + R);
+        if (R >= PEND_FLUSH || i + m - base >= PEND_SPAN || i + m == n) {
+            finish(NULL, s, row, index0 + base, out + base, &P, R);
+            R = 0;
+            base = i + m;
         }
     }
 }

@@ -22,9 +22,11 @@ int dpc__gauss_wedge(unsigned i, double u, uint64_t wv, double *x);
 extern const double dpc__sqz_taylor[14]; /* 1 / k!, k = 0..13 */
 int dpc__gauss_wedge_squeeze(unsigned i, double u, uint64_t wv, double *x);
 
-/* The AVX-512 kernels' squeeze on n (a multiple of 8) wedge tests, for the tests: w[k] the word
+/* The level kernels' squeeze on n (a multiple of 8) wedge tests, for the tests: w[k] the word
  * of the attempt (layer i >= 1, u as dpc_rng_gaussian derives them), wn[k] the next attempt's;
- * dec[k] = 1, 0 or -1 as dpc__gauss_wedge_squeeze would answer. AVX-512 CPUs only. */
+ * dec[k] = 1, 0 or -1 as dpc__gauss_wedge_squeeze would answer. CPUs with the level only. */
+void dpc__gauss_wedge_squeeze_avx2(const uint64_t *w, const uint64_t *wn, size_t n,
+                                   signed char *dec);
 void dpc__gauss_wedge_squeeze_avx512(const uint64_t *w, const uint64_t *wn, size_t n,
                                      signed char *dec);
 
