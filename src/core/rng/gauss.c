@@ -113,33 +113,6 @@ double dpc__gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, ui
     }
 }
 
-size_t dpc__gauss_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                       uint32_t *pos, const uint64_t *w, const uint64_t *wn, size_t R, uint32_t a)
-{
-    size_t left = 0;
-    for (size_t k = 0; k < R; k++) {
-        uint32_t p = pos[k];
-        unsigned i = (unsigned)(w[k] & 255u);
-        double u = ((double)(w[k] >> 11) + 0.5) * 0x1.0p-52 - 1.0, x;
-        int done;
-        if (a > 0 && fabs(u) < dpc__zig_ratio[i]) { /* at attempt 0 the fast test failed */
-            x = u * dpc__zig_x[i];
-            done = 1;
-        } else if (i == 0) { /* the tail, rare: its own loop */
-            x = dpc__gauss_from(s, row, index0 + p, a, w[k]);
-            done = 1;
-        } else {
-            done = dpc__gauss_wedge(i, u, wn[k], &x);
-        }
-        /* no branch on the wedge's coin flip: store x anyway (a later attempt overwrites it)
-         * and keep the position unless done */
-        out[p] = x;
-        pos[left] = p;
-        left += (size_t)!done;
-    }
-    return left;
-}
-
 double dpc_rng_gaussian(const dpc_rng_stream *s, uint64_t row, uint64_t index)
 {
     return dpc__gauss_from(s, row, index, 0, dpc_rng_word(s, row, index, 0));

@@ -2,12 +2,13 @@
  * only when the CPU has them, see dpc_rng_gaussian_fill_isa).
  *
  * The structure of gauss_avx512.c at half the width: Philox4x32-10 in 64-bit lanes (X = c1:c0,
- * Y = c3:c2; a round is two vpmuludq, two 32-bit half swaps and four xors per four blocks) or
- * ChaCha20 on eight consecutive blocks (one per 32-bit lane) into a buffer of words in sample
- * order; then the ziggurat fast path four samples at a time with the scalar code's IEEE
- * operations (the u64 -> double conversion of w >> 11 < 2^53 done exactly as hi * 2^32 + lo);
- * rejected samples are finished attempt by attempt with dpc__gauss_step. Bit-identical to the
- * portable fills. */
+ * Y = c3:c2; a round is two vpmuludq, two shifts and four xors per four blocks, the first two
+ * rounds from per-row constants) or ChaCha20 on eight consecutive blocks (one per 32-bit lane)
+ * into a buffer of words in sample order; then the ziggurat fast path four samples at a time
+ * with the scalar code's IEEE operations (the u64 -> double conversion of w >> 11 < 2^53 done
+ * exactly as hi * 2^32 + lo); the rejected samples of a batch of pieces are finished together,
+ * four lanes at a time with the exact exp-free squeeze for the wedge test (gauss.c). Bit-identical
+ * to the portable fills. */
 #include "rng/gauss_impl.h"
 #include "rng/philox_impl.h"
 #include "rng/ziggurat.h"

@@ -1,23 +1,29 @@
 /* gauss_avx512.c — AVX-512 kernels of the bulk Gaussian fill (compiled with the AVX-512 flags;
  * called only when the CPU has them, see dpc_rng_gaussian_fill_isa).
  *
- * Two passes over pieces of WBUF samples, so that each runs at its own pace:
+ * Pieces of WBUF samples, each in two passes so that each runs at its own pace:
  *  1. words: Philox4x32-10 in 64-bit lanes. A block (c0, c1, c2, c3) lives in two u64 lanes,
  *     X = c1:c0 and Y = c3:c2, so one round on eight blocks is
  *         p0 = M0 * lo32(X),  p1 = M1 * lo32(Y)                 (vpmuludq: exact 32x32 -> 64)
- *         X' = rol64(p1, 32) ^ (X >> 32) ^ k0 = (lo(p1) : hi(p1) ^ c1 ^ k0)
- *         Y' = rol64(p0, 32) ^ (Y >> 32) ^ k1 = (lo(p0) : hi(p0) ^ c3 ^ k1)
- *     — the Random123 round (c0, c1, c2, c3) <- (hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0), all ten
- *     rounds — and afterwards X and Y are the 64-bit words of the block's even and odd index
- *     (dpcorr/rng.h). Four groups of eight blocks are interleaved to hide the multiply latency.
- *     Secure mode: ChaCha20 on sixteen consecutive blocks (one per 32-bit lane, RFC 8439 double
- *     rounds), transposed back to keystream order, which is sample order.
+ *         X' = (p1 >> 32) ^ (X >> 32) ^ k0 = (garbage : hi(p1) ^ c1 ^ k0)
+ *         Y' = (p0 >> 32) ^ (Y >> 32) ^ k1 = (garbage : hi(p0) ^ c3 ^ k1)
+ *     — the Random123 round (c0, c1, c2, c3) <- (hi1 ^ c1 ^ k0, lo1, hi0 ^ c3 ^ k1, lo0); only
+ *     the low halves feed the next multiply, the last round writes whole words — and afterwards
+ *     X and Y are the 64-bit words of the block's even and odd index (dpcorr/rng.h). The first
+ *     two rounds of a row's blocks are mostly constants (philox_head); six groups of eight
+ *     blocks are interleaved to hide the multiply latency.
+ *     Secure mode: ChaCha20 on 2 x 16 consecutive blocks (one per 32-bit lane, RFC 8439 double
+ *     rounds, the two sets interleaved), transposed back to keystream (= sample) order.
  *  2. ziggurat fast path on eight words at a time with the scalar code's IEEE operations
  *     ((double)(w >> 11) is exact below 2^53, + 0.5, * 2^-52, - 1, |u| < R[i], u * X[i]); the
  *     layer's (R[i], X[i]) come from one 16-byte load (dpc__zig_pair): hardware gathers are
- *     several times slower on the target. Rejected samples (~1.5%) are collected and
- *     finished attempt by attempt (dpc__gauss_step), the words of each attempt computed in
- *     bulk, exactly as the scalar sampler would.
+ *     several times slower on the target. The positions of the rejected samples (~1.5%) are
+ *     compressed into a list.
+ * The rejected samples of several pieces (a batch of about 8700 samples) are then finished
+ * together, attempt by attempt as dpc_rng_gaussian would: the words of each attempt in full
+ * vectors, the fast test and the wedge test eight lanes at a time — the wedge by the exact
+ * exp-free squeeze (gauss.c: the same decision, proved and tested), so libm's exp is called
+ * only in the squeeze's narrow undecided band — and the rare tail in scalar code.
  * Hence bit-identical to dpc_rng_gaussian. */
 #include "rng/gauss_impl.h"
 #include "rng/philox_impl.h"
@@ -329,10 +335,12 @@ static inline __mmask8 squeeze8(__mmask8 valid, __m512d x, __m512d Xi, __m512d X
                    (T)[(b)[40]], (T)[(b)[48]], (T)[(b)[56]])
 
 /* One round of the rejected samples out[pos[k]] (index index0 + pos[k]) at attempt a (even),
- * with the words wa of attempt a and wb of a + 1: what dpc__gauss_step does, eight lanes at a
- * time — the fast test when a > 0, the squeeze for the wedges — with the tail and the
- * undecided wedges deferred (their entries k listed in rare) to the scalar code. The positions
- * of the samples still rejected go to next; returns their number. */
+ * with the words wa of attempt a and wb of a + 1: what one pass of dpc__gauss_from's loop
+ * does, eight lanes at a time — the fast test when a > 0 (at attempt 0 it failed), the squeeze
+ * for the wedges — with the tail (finished by dpc__gauss_from) and the undecided wedges
+ * (dpc__gauss_wedge) deferred to scalar code, their entries k listed in rare. The positions
+ * of the samples still rejected, which go on at attempt a + 2, go to next; returns their
+ * number. */
 static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
                         const uint32_t *pos, const uint64_t *wa, const uint64_t *wb, size_t R,
                         uint32_t a, uint32_t *next, uint32_t *rare)

@@ -30,15 +30,6 @@ void dpc__gauss_wedge_squeeze_avx2(const uint64_t *w, const uint64_t *wn, size_t
 void dpc__gauss_wedge_squeeze_avx512(const uint64_t *w, const uint64_t *wn, size_t n,
                                      signed char *dec);
 
-/* Batched slow path, one round: the R samples out[pos[k]] (index index0 + pos[k]) rejected so
- * far, at attempt a (even) with word w[k], and wn[k] = the word of attempt a + 1 (the caller
- * computes both in bulk). Does what gauss_from does with them — the fast test (a > 0), the tail
- * (finished here), the wedge test with wn — and moves the positions of the samples whose wedge
- * test failed to the front of pos; returns their number. They go on at attempt a + 2, exactly
- * as dpc_rng_gaussian would. */
-size_t dpc__gauss_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                       uint32_t *pos, const uint64_t *w, const uint64_t *wn, size_t R, uint32_t a);
-
 /* Portable bulk fills (any index0, any n): Philox (seeded) and ChaCha20 (secure). */
 void dpc__gaussian_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                  double *out, size_t n);
