@@ -58,23 +58,24 @@ static double exp_taylor(double e)
  * Why it agrees. Write e0, e1 for the two exponents exactly as dpc__gauss_wedge rounds them
  * (the same IEEE operations on the same x), f0 = exp(e0), f1 = exp(e1) for libm's values and
  * E = f1 + v (f0 - f1) for its rounded test expression. With |x| in [X[i+1], X[i]] (up to
- * rounding), |e0|, |e1| <= (X[i]^2 - X[i+1]^2) / 2 <= 0.73 (layer 1; tests/test_rng.c checks
- * all), f0 in [0.48, 1] and f1 in [1, 2.1].
+ * rounding), |e0|, |e1| <= (X[i]^2 - X[i+1]^2) / 2 <= 0.73 (layer 1; tests/test_rng_squeeze.c
+ * checks all), f0 in [0.48, 1] and f1 in [1, 2.1].
  *  1. libm's exp is within 1 ulp: |f_k - exp(e_k)| <= 2^-52 * 2.1 < 5e-16.
- *  2. p_k = the degree-13 Taylor polynomial at e_k, evaluated in double (Horner, with or
- *     without fused multiply-adds): truncation <= 0.8^14 / 14! * e^0.8 < 1.2e-12 for |e| <= 0.8,
- *     coefficient and evaluation rounding <= 30 * 2^-53 * e^0.8 < 1e-14; so |p_k - f_k| <
- *     d = 1.3e-12.
+ *  2. p_k = the degree-13 Taylor polynomial at e_k, evaluated in double by any scheme in which
+ *     every term c_j e^j passes through at most 28 roundings (Horner here: 26; the kernels'
+ *     Estrin form: 11): truncation <= 0.8^14 / 14! * e^0.8 < 1.2e-12 for |e| <= 0.8, rounding
+ *     of the coefficients and the evaluation <= 29 * 2^-53 * e^0.8 < 1e-14 (sum_j |c_j e^j| <=
+ *     e^0.8); so |p_k - f_k| < d = 1.3e-12.
  *  3. The test expression is a convex combination (v in [0, 1)): the exact
  *     p1 + v (p0 - p1) is within d of the exact f1 + v (f0 - f1); each of the two rounded
  *     evaluations (three operations on values below 4) is within 3 * 2^-52 * 2 < 1.4e-15 of
  *     its exact value. So |P - E| < d + 2.8e-15 < 1.4e-12 for the rounded P computed here.
  * Hence P < 1 - M implies E < 1 (accept), and P > 1 + M implies E > 1 (reject), for any
  * M >= 1.4e-12; DPC__SQZ_MARGIN = 1e-9 leaves a factor of 700. Between the two (a band of
- * width 2M around the boundary, met by about one wedge sample in 10^7) and for exponents
+ * width 2M around the boundary, met by 4 of 2 * 10^7 random wedge samples) and for exponents
  * outside [-DPC__SQZ_EMAX, DPC__SQZ_EMAX] (none with these tables) the caller asks
  * dpc__gauss_wedge. Tests: every fill level against dpc_rng_gaussian, and brute force over
- * wedge samples including ones constructed at the boundary (tests/test_rng.c). */
+ * wedge samples including ones constructed at the boundary (tests/test_rng_squeeze.c). */
 int dpc__gauss_wedge_squeeze(unsigned i, double u, uint64_t wv, double *x)
 {
     const double *X = dpc__zig_x;

@@ -253,23 +253,25 @@ static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const 
 
 /* ---- the rejected samples (see gauss_avx512.c) ---------------------------------------------- */
 
-/* exp(e) by the Taylor polynomial of dpc__gauss_wedge_squeeze in Estrin's scheme (the error
- * bound proved in gauss.c covers it). */
+/* exp(e) by the Taylor polynomial of dpc__gauss_wedge_squeeze in Estrin's scheme, products and
+ * sums rounded separately (the error bound proved in gauss.c covers it). */
+#define MADD(a, b, c) _mm256_add_pd(_mm256_mul_pd(a, b), c) /* rounded twice, as everywhere */
 static inline __m256d exp_taylor4(__m256d e)
 {
     const double *c = dpc__sqz_taylor;
 #define C(k) _mm256_set1_pd(c[k])
     __m256d e2 = _mm256_mul_pd(e, e), e4 = _mm256_mul_pd(e2, e2), e8 = _mm256_mul_pd(e4, e4);
-    __m256d q0 = _mm256_fmadd_pd(C(1), e, C(0)), q1 = _mm256_fmadd_pd(C(3), e, C(2));
-    __m256d q2 = _mm256_fmadd_pd(C(5), e, C(4)), q3 = _mm256_fmadd_pd(C(7), e, C(6));
-    __m256d q4 = _mm256_fmadd_pd(C(9), e, C(8)), q5 = _mm256_fmadd_pd(C(11), e, C(10));
-    __m256d q6 = _mm256_fmadd_pd(C(13), e, C(12));
+    __m256d q0 = MADD(C(1), e, C(0)), q1 = MADD(C(3), e, C(2));
+    __m256d q2 = MADD(C(5), e, C(4)), q3 = MADD(C(7), e, C(6));
+    __m256d q4 = MADD(C(9), e, C(8)), q5 = MADD(C(11), e, C(10));
+    __m256d q6 = MADD(C(13), e, C(12));
 #undef C
-    __m256d r0 = _mm256_fmadd_pd(q1, e2, q0), r1 = _mm256_fmadd_pd(q3, e2, q2);
-    __m256d r2 = _mm256_fmadd_pd(q5, e2, q4);
-    __m256d s0 = _mm256_fmadd_pd(r1, e4, r0), s1 = _mm256_fmadd_pd(q6, e4, r2);
-    return _mm256_fmadd_pd(s1, e8, s0);
+    __m256d r0 = MADD(q1, e2, q0), r1 = MADD(q3, e2, q2);
+    __m256d r2 = MADD(q5, e2, q4);
+    __m256d s0 = MADD(r1, e4, r0), s1 = MADD(q6, e4, r2);
+    return MADD(s1, e8, s0);
 }
+#undef MADD
 
 /* The wedge lanes the squeeze decides (bit l = lane l), *acc those it accepts: the vector
  * form of dpc__gauss_wedge_squeeze with x = u X[i] and the layer edges Xi, Xn. */
