@@ -367,8 +367,8 @@ static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, 
             fast = _mm512_mask_cmp_pd_mask(valid, _mm512_abs_pd(u), LOOKUP8(dpc__zig_ratio, b),
                                            _CMP_LT_OQ);
         __mmask8 tail = _mm512_mask_testn_epi64_mask((__mmask8)(valid & ~fast), w, b255);
-        __mmask8 wedge = (__mmask8)(valid & ~fast & ~tail), acc;
-        __mmask8 decided = squeeze8(wedge, x, Xi, Xn, wn, &acc);
+        __mmask8 wedge = (__mmask8)(valid & ~fast & ~tail), acc = 0, decided = 0;
+        if (wedge) decided = squeeze8(wedge, x, Xi, Xn, wn, &acc); /* after attempt 0: rare */
         __mmask8 done = (__mmask8)(fast | acc);
         __mmask8 hard = (__mmask8)(tail | (wedge & ~decided));
         __mmask8 keep = (__mmask8)(valid & ~done & ~hard);
