@@ -1,8 +1,8 @@
 /* test_rng_squeeze.c — the exp-free squeeze of the ziggurat's wedge test (gauss.c) against the
  * reference test with libm's exp: the premises of the proof (exponent range, polynomial error),
- * then brute force — random wedge samples, and samples constructed at the decision boundary by
- * bisection — for the scalar squeeze and the AVX2 and AVX-512 kernels' vector squeezes. A squeeze may
- * abstain (-1) but must never decide differently from dpc__gauss_wedge. */
+ * then brute force — random wedge samples, and samples constructed at the decision boundary
+ * by bisection — for the scalar squeeze and the AVX2 and AVX-512 kernels' vector squeezes. A
+ * squeeze may abstain (-1) but must never decide differently from dpc__gauss_wedge. */
 #include "dpcorr/isa.h"
 #include "dpcorr/rng.h"
 #include "harness.h"

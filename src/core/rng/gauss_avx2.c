@@ -53,8 +53,8 @@ static inline int zig4(const uint64_t *w, double *out)
 }
 
 /* Fast path over w (m, a multiple of 16) into out (m); the rejected positions (plus off) and
- * their words are appended to pos and w0. Returns their number. The rejections of 64 samples form one bit
- * mask, walked afterwards (a branch per four samples mispredicted more often). */
+ * their words are appended to pos and w0. Returns their number. The rejections of 64 samples
+ * form one bit mask, walked afterwards (a branch per four samples mispredicted more often). */
 static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t off, uint32_t *pos,
                        uint64_t *w0)
 {
@@ -355,7 +355,8 @@ void dpc__gauss_wedge_squeeze_avx2(const uint64_t *w, const uint64_t *wn, size_t
                                    signed char *dec)
 {
     for (size_t k = 0; k < n; k += 4) {
-        __m256d d = u53_to_double(_mm256_srli_epi64(_mm256_loadu_si256((const __m256i *)(w + k)), 11));
+        __m256i wk = _mm256_loadu_si256((const __m256i *)(w + k));
+        __m256d d = u53_to_double(_mm256_srli_epi64(wk, 11));
         __m256d u = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(d, _mm256_set1_pd(0.5)),
                                                 _mm256_set1_pd(0x1.0p-52)),
                                   _mm256_set1_pd(1.0));

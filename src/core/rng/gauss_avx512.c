@@ -32,9 +32,7 @@
 #if defined(__AVX512F__) && defined(__AVX512DQ__) && defined(__AVX512VL__)
 #include <immintrin.h>
 
-#ifndef WBUF
-#define WBUF 512 /* samples per piece */
-#endif
+#define WBUF 512 /* samples per piece: 4 KiB of output (unalias relies on whole pages) */
 
 /* ---- ziggurat pass ---------------------------------------------------------------------- */
 
