@@ -116,6 +116,25 @@ static void test_gaussian_levels(void)
     }
     CHECK(bad == 0 && cases >= 150,
           "every level's fill equals the scalar sampler (%d of %d cases differ)", bad, cases);
+    /* long fills: the kernels finish the rejected samples of several pieces together, in
+     * batches (about 8700 samples each) */
+    enum { NBIG = 40000 + 3 };
+    double *bref = malloc(NBIG * sizeof *bref), *bgot = malloc(NBIG * sizeof *bgot);
+    int big_bad = 0, big_cases = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        dpc_rng_stream s = dpc_rng_stream_derive(&roots[mode], DPC_STREAM_ID(DPC_STREAM_TEST, 5));
+        dpc_rng_gaussian_fill_naive(&s, 9, 13, bref, NBIG);
+        for (size_t k = 0; k < N_LEVELS; k++) {
+            if (!dpc_isa_supported(LEVELS[k])) continue;
+            dpc_rng_gaussian_fill_isa(&s, 9, 13, bgot, NBIG, LEVELS[k]);
+            big_cases++;
+            big_bad += memcmp(bref, bgot, NBIG * sizeof *bref) != 0;
+        }
+    }
+    CHECK(big_bad == 0 && big_cases >= 2, "long fills (%d samples) equal the scalar sampler at "
+          "every level (%d of %d differ)", NBIG, big_bad, big_cases);
+    free(bref);
+    free(bgot);
     /* a level above the CPU's, AUTO and garbage all run (clamped), with the same values */
     dpc_rng_stream s = dpc_rng_stream_derive(&roots[0], DPC_STREAM_ID(DPC_STREAM_TEST, 4));
     dpc_rng_gaussian_fill_naive(&s, 3, 0, ref, 1000);

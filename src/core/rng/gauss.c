@@ -25,8 +25,9 @@ static inline double u01_open0(uint64_t w) { return (double)((w >> 11) + 1) * 0x
 
 /* The wedge test of layer i >= 1 for u with the uniform word wv of the next attempt: returns 1
  * and the sample x = u X[i] when accepted with probability
- * (f(x) - f(X[i])) / (f(X[i+1]) - f(X[i])). */
-static inline int wedge(unsigned i, double u, uint64_t wv, double *x)
+ * (f(x) - f(X[i])) / (f(X[i+1]) - f(X[i])). The reference decision: every faster form
+ * (dpc__gauss_wedge_squeeze and its vector twins) must agree with it. */
+int dpc__gauss_wedge(unsigned i, double u, uint64_t wv, double *x)
 {
     const double *X = dpc__zig_x;
     *x = u * X[i];
@@ -36,9 +37,63 @@ static inline int wedge(unsigned i, double u, uint64_t wv, double *x)
     return f1 + v * (f0 - f1) < 1.0;
 }
 
+/* exp(e) by its Taylor polynomial of degree 13, Horner, for |e| <= DPC__SQZ_EMAX. */
+const double dpc__sqz_taylor[14] = {
+    1.0,           1.0,           1.0 / 2,          1.0 / 6,          1.0 / 24,
+    1.0 / 120,     1.0 / 720,     1.0 / 5040,       1.0 / 40320,      1.0 / 362880,
+    1.0 / 3628800, 1.0 / 39916800, 1.0 / 479001600, 1.0 / 6227020800.0,
+};
+
+static double exp_taylor(double e)
+{
+    const double *c = dpc__sqz_taylor;
+    double p = c[13];
+    for (int k = 12; k >= 0; k--) p = p * e + c[k];
+    return p;
+}
+
+/* The same decision as dpc__gauss_wedge without libm's exp, when it is clear: returns 1
+ * (accept, *x = u X[i]), 0 (reject) or -1 (too close to call: use dpc__gauss_wedge).
+ *
+ * Why it agrees. Write e0, e1 for the two exponents exactly as dpc__gauss_wedge rounds them
+ * (the same IEEE operations on the same x), f0 = exp(e0), f1 = exp(e1) for libm's values and
+ * E = f1 + v (f0 - f1) for its rounded test expression. With |x| in [X[i+1], X[i]] (up to
+ * rounding), |e0|, |e1| <= (X[i]^2 - X[i+1]^2) / 2 <= 0.73 (layer 1; tests/test_rng_squeeze.c
+ * checks all), f0 in [0.48, 1] and f1 in [1, 2.1].
+ *  1. libm's exp is within 1 ulp: |f_k - exp(e_k)| <= 2^-52 * 2.1 < 5e-16.
+ *  2. p_k = the degree-13 Taylor polynomial at e_k, evaluated in double by any scheme in which
+ *     every term c_j e^j passes through at most 28 roundings (Horner here: 26; the kernels'
+ *     Estrin form: 11): truncation <= 0.8^14 / 14! * e^0.8 < 1.2e-12 for |e| <= 0.8, rounding
+ *     of the coefficients and the evaluation <= 29 * 2^-53 * e^0.8 < 1e-14 (sum_j |c_j e^j| <=
+ *     e^0.8); so |p_k - f_k| < d = 1.3e-12.
+ *  3. The test expression is a convex combination (v in [0, 1)): the exact
+ *     p1 + v (p0 - p1) is within d of the exact f1 + v (f0 - f1); each of the two rounded
+ *     evaluations (three operations on values below 4) is within 3 * 2^-52 * 2 < 1.4e-15 of
+ *     its exact value. So |P - E| < d + 2.8e-15 < 1.4e-12 for the rounded P computed here.
+ * Hence P < 1 - M implies E < 1 (accept), and P > 1 + M implies E > 1 (reject), for any
+ * M >= 1.4e-12; DPC__SQZ_MARGIN = 1e-9 leaves a factor of 700. Between the two (a band of
+ * width 2M around the boundary, met by 4 of 2 * 10^7 random wedge samples) and for exponents
+ * outside [-DPC__SQZ_EMAX, DPC__SQZ_EMAX] (none with these tables) the caller asks
+ * dpc__gauss_wedge. Tests: every fill level against dpc_rng_gaussian, and brute force over
+ * wedge samples including ones constructed at the boundary (tests/test_rng_squeeze.c). */
+int dpc__gauss_wedge_squeeze(unsigned i, double u, uint64_t wv, double *x)
+{
+    const double *X = dpc__zig_x;
+    *x = u * X[i];
+    double x2 = *x * *x;
+    double e0 = -0.5 * (X[i] * X[i] - x2), e1 = -0.5 * (X[i + 1] * X[i + 1] - x2);
+    if (!(fabs(e0) <= DPC__SQZ_EMAX && fabs(e1) <= DPC__SQZ_EMAX)) return -1;
+    double p0 = exp_taylor(e0), p1 = exp_taylor(e1);
+    double v = (double)(wv >> 11) * 0x1.0p-53;
+    double P = p1 + v * (p0 - p1);
+    if (P < 1.0 - DPC__SQZ_MARGIN) return 1;
+    if (P > 1.0 + DPC__SQZ_MARGIN) return 0;
+    return -1;
+}
+
 /* Slow path: the full algorithm starting at attempt `a` with its word w already drawn. */
-static double gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint32_t a,
-                         uint64_t w)
+double dpc__gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint32_t a,
+                       uint64_t w)
 {
     for (;;) {
         unsigned i = (unsigned)(w & 255u);
@@ -54,41 +109,14 @@ static double gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, 
             }
         }
         double x;
-        if (wedge(i, u, dpc_rng_word(s, row, index, ++a), &x)) return x;
+        if (dpc__gauss_wedge(i, u, dpc_rng_word(s, row, index, ++a), &x)) return x;
         w = dpc_rng_word(s, row, index, ++a);
     }
 }
 
-size_t dpc__gauss_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                       uint32_t *pos, const uint64_t *w, const uint64_t *wn, size_t R, uint32_t a)
-{
-    size_t left = 0;
-    for (size_t k = 0; k < R; k++) {
-        uint32_t p = pos[k];
-        unsigned i = (unsigned)(w[k] & 255u);
-        double u = ((double)(w[k] >> 11) + 0.5) * 0x1.0p-52 - 1.0, x;
-        int done;
-        if (a > 0 && fabs(u) < dpc__zig_ratio[i]) { /* at attempt 0 the fast test failed */
-            x = u * dpc__zig_x[i];
-            done = 1;
-        } else if (i == 0) { /* the tail, rare: its own loop */
-            x = gauss_from(s, row, index0 + p, a, w[k]);
-            done = 1;
-        } else {
-            done = wedge(i, u, wn[k], &x);
-        }
-        /* no branch on the wedge's coin flip: store x anyway (a later attempt overwrites it)
-         * and keep the position unless done */
-        out[p] = x;
-        pos[left] = p;
-        left += (size_t)!done;
-    }
-    return left;
-}
-
 double dpc_rng_gaussian(const dpc_rng_stream *s, uint64_t row, uint64_t index)
 {
-    return gauss_from(s, row, index, 0, dpc_rng_word(s, row, index, 0));
+    return dpc__gauss_from(s, row, index, 0, dpc_rng_word(s, row, index, 0));
 }
 
 void dpc_rng_gaussian_fill_naive(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
@@ -140,7 +168,7 @@ static inline double fast_or_slow(const dpc_rng_stream *s, uint64_t row, uint64_
     unsigned i = (unsigned)(w & 255u);
     double u = ((double)(w >> 11) + 0.5) * 0x1.0p-52 - 1.0;
     if (fabs(u) < dpc__zig_ratio[i]) return u * dpc__zig_x[i];
-    return gauss_from(s, row, index, 0, w);
+    return dpc__gauss_from(s, row, index, 0, w);
 }
 
 void dpc__gaussian_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t index0,

@@ -2,12 +2,13 @@
  * only when the CPU has them, see dpc_rng_gaussian_fill_isa).
  *
  * The structure of gauss_avx512.c at half the width: Philox4x32-10 in 64-bit lanes (X = c1:c0,
- * Y = c3:c2; a round is two vpmuludq, two 32-bit half swaps and four xors per four blocks) or
- * ChaCha20 on eight consecutive blocks (one per 32-bit lane) into a buffer of words in sample
- * order; then the ziggurat fast path four samples at a time with the scalar code's IEEE
- * operations (the u64 -> double conversion of w >> 11 < 2^53 done exactly as hi * 2^32 + lo);
- * rejected samples are finished attempt by attempt with dpc__gauss_step. Bit-identical to the
- * portable fills. */
+ * Y = c3:c2; a round is two vpmuludq, two shifts and four xors per four blocks, the first two
+ * rounds from per-row constants) or ChaCha20 on eight consecutive blocks (one per 32-bit lane)
+ * into a buffer of words in sample order; then the ziggurat fast path four samples at a time
+ * with the scalar code's IEEE operations (the u64 -> double conversion of w >> 11 < 2^53 done
+ * exactly as hi * 2^32 + lo); the rejected samples of a batch of pieces are finished together,
+ * four lanes at a time with the exact exp-free squeeze for the wedge test (gauss.c). Bit-identical
+ * to the portable fills. */
 #include "rng/gauss_impl.h"
 #include "rng/philox_impl.h"
 #include "rng/ziggurat.h"
@@ -51,21 +52,33 @@ static inline int zig4(const uint64_t *w, double *out)
     return _mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(u, absmask), r, _CMP_LT_OQ));
 }
 
-/* Fast path over w (m, a multiple of 4) into out (m); the rejected positions and their words
- * are appended to pos and w0. Returns their number. */
-static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t *pos, uint64_t *w0)
+/* Fast path over w (m, a multiple of 16) into out (m); the rejected positions (plus off) and
+ * their words are appended to pos and w0. Returns their number. The rejections of 64 samples
+ * form one bit mask, walked afterwards (a branch per four samples mispredicted more often). */
+static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t off, uint32_t *pos,
+                       uint64_t *w0)
 {
     size_t R = 0;
-    for (size_t j = 0; j < m; j += 4) {
-        int ok = zig4(w + j, out + j);
-        if (ok == 0xF) continue;
-        for (unsigned l = 0; l < 4; l++)
-            if (!(ok >> l & 1)) {
-                pos[R] = (uint32_t)(j + l);
-                w0[R++] = w[j + l];
-            }
+    for (size_t j = 0; j < m; j += 64) {
+        size_t g4 = m - j >= 64 ? 16 : (m - j) / 4;
+        uint64_t rej = 0;
+        for (size_t g = 0; g < g4; g++)
+            rej |= (uint64_t)(~zig4(w + j + 4 * g, out + j + 4 * g) & 0xF) << (4 * g);
+        for (; rej; rej &= rej - 1) {
+            size_t t = j + (size_t)__builtin_ctzll(rej);
+            pos[R] = off + (uint32_t)t;
+            w0[R++] = w[t];
+        }
     }
     return R;
+}
+
+/* The word buffer placed about half a page (mod 4096) from the outputs it produces (see
+ * gauss_avx512.c: 4K aliasing); buf has room for 512 more words than are used. */
+static uint64_t *unalias(uint64_t *buf, const double *out)
+{
+    uintptr_t d = ((uintptr_t)out - 2048u - (uintptr_t)buf) & 4095u; /* a multiple of 8 */
+    return buf + d / 8;
 }
 
 /* ---- Philox4x32-10 -------------------------------------------------------------------------- */
@@ -97,12 +110,13 @@ static inline void ctr4(__m256i p, uint64_t row, uint32_t attempt, __m256i *X, _
 }
 
 /* Round r on blocks (X, Y), with P1, P0 the products of the round before (see gauss_avx512.c:
- * only the low halves matter until LAST sets the high halves). */
+ * only the low halves matter until LAST sets the high halves, so a shift brings hi(p) down; the
+ * old halves and the key are combined off the multiply's critical path). */
 #define ROUND(X, Y, P0, P1, r)                                                               \
     do {                                                                                     \
         __m256i p0_ = _mm256_mul_epu32(X, M0), p1_ = _mm256_mul_epu32(Y, M1);                \
-        X = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p1_, 0xB1), P1), K->k0[r]); \
-        Y = _mm256_xor_si256(_mm256_xor_si256(_mm256_shuffle_epi32(p0_, 0xB1), P0), K->k1[r]); \
+        X = _mm256_xor_si256(_mm256_srli_epi64(p1_, 32), _mm256_xor_si256(P1, K->k0[r]));   \
+        Y = _mm256_xor_si256(_mm256_srli_epi64(p0_, 32), _mm256_xor_si256(P0, K->k1[r]));   \
         P0 = p0_;                                                                            \
         P1 = p1_;                                                                            \
     } while (0)
@@ -129,45 +143,269 @@ static inline void ctr4(__m256i p, uint64_t row, uint32_t attempt, __m256i *X, _
         _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) LAST(X[g], Y[g], P0[g], P1[g]); \
     } while (0)
 
+/* The constants of the first two rounds of a row's attempt-0 blocks whose pair indices share
+ * their bits 32..47 (ph): see philox_head in gauss_avx512.c. */
+typedef struct head {
+    __m256i y1, x2, y2, p0; /* c3 ^ k1[0]; lo(M1 c2) ^ k0[1]; hi(M0 x1) ^ k1[1]; M0 x1 */
+} head;
+
+static void philox_head(const dpc_rng_stream *s, uint64_t row, uint64_t ph, head *H)
+{
+    uint32_t c1 = (uint32_t)row, c2 = (uint32_t)(row >> 32), c3 = (uint32_t)((ph & 0xFFFFu) << 16);
+    uint32_t k00 = s->key[0], k10 = s->key[1];
+    uint32_t k01 = k00 + DPC__PHILOX_W0, k11 = k10 + DPC__PHILOX_W1;
+    uint64_t p1 = (uint64_t)DPC__PHILOX_M1 * c2;
+    uint32_t x1 = (uint32_t)(p1 >> 32) ^ c1 ^ k00;
+    uint64_t p0 = (uint64_t)DPC__PHILOX_M0 * x1;
+    H->y1 = _mm256_set1_epi64x((long long)(c3 ^ k10));
+    H->x2 = _mm256_set1_epi64x((long long)((uint32_t)p1 ^ k01));
+    H->y2 = _mm256_set1_epi64x((long long)((uint32_t)(p0 >> 32) ^ k11));
+    H->p0 = _mm256_set1_epi64x((long long)p0);
+}
+
 /* Attempt-0 words of the m samples (a multiple of 16) from index0 (even) into w, in sample
- * order. Lanes hold blocks {0,2,1,3}, so unpacklo/unpackhi of (X, Y) are samples 0..3, 4..7. */
-static void philox_words(const keys *K, uint64_t row, uint64_t index0, size_t m, uint64_t *w)
+ * order: G groups of four blocks at a time, the first two rounds from the constants H. Lanes
+ * hold blocks {0,2,1,3}, so unpacklo/unpackhi of (X, Y) are samples 0..3, 4..7. */
+#define PHILOX_WORDS(G)                                                                      \
+    for (; j + 8 * (G) <= m; j += 8 * (G)) {                                                 \
+        __m256i X[G], Y[G], P0[G], P1[G];                                                    \
+        __m256i p = _mm256_add_epi64(_mm256_set1_epi64x((long long)((index0 + j) >> 1)), lane); \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                              \
+            __m256i q0 = _mm256_mul_epu32(_mm256_add_epi64(p, _mm256_set1_epi64x(4 * g)), M0); \
+            Y[g] = _mm256_xor_si256(_mm256_srli_epi64(q0, 32), H->y1);                       \
+            P1[g] = _mm256_mul_epu32(Y[g], M1);                                              \
+            X[g] = _mm256_xor_si256(_mm256_srli_epi64(P1[g], 32), H->x2);                    \
+            Y[g] = _mm256_xor_si256(q0, H->y2);                                              \
+            P0[g] = H->p0;                                                                   \
+        }                                                                                    \
+        _Pragma("GCC unroll 7") for (int r = 2; r < 9; r++)                                  \
+            _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++)                            \
+                ROUND(X[g], Y[g], P0[g], P1[g], r);                                          \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) LAST(X[g], Y[g], P0[g], P1[g]); \
+        _Pragma("GCC unroll 4") for (int g = 0; g < (G); g++) {                              \
+            _mm256_storeu_si256((__m256i *)(w + j + 8 * g), _mm256_unpacklo_epi64(X[g], Y[g])); \
+            _mm256_storeu_si256((__m256i *)(w + j + 8 * g + 4),                              \
+                                _mm256_unpackhi_epi64(X[g], Y[g]));                          \
+        }                                                                                    \
+    }
+
+static void philox_words(const keys *K, const head *H, uint64_t index0, size_t m, uint64_t *w)
 {
     const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
     const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
     const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3);
-    __m256i X[4], Y[4];
-    for (size_t j = 0; j < m; j += 32) { /* m is a multiple of 16: the last group may be half */
+    size_t j = 0;
+    PHILOX_WORDS(4)
+    PHILOX_WORDS(2)
+}
+
+/* The same without the constants (any index0, even): the pieces where the pair counter's low
+ * word wraps. */
+static void philox_words_gen(const keys *K, uint64_t row, uint64_t index0, size_t m,
+                             uint64_t *w)
+{
+    const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
+    const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
+    const __m256i lane = _mm256_setr_epi64x(0, 2, 1, 3);
+    for (size_t j = 0; j < m; j += 8) {
+        __m256i X[1], Y[1];
         __m256i p = _mm256_add_epi64(_mm256_set1_epi64x((long long)((index0 + j) >> 1)), lane);
-#pragma GCC unroll 4
-        for (int g = 0; g < 4; g++)
-            ctr4(_mm256_add_epi64(p, _mm256_set1_epi64x(4 * g)), row, 0, &X[g], &Y[g]);
-        PHILOX10(4);
-        size_t groups = m - j >= 32 ? 4 : 2;
-        for (size_t g = 0; g < groups; g++) {
-            _mm256_storeu_si256((__m256i *)(w + j + 8 * g), _mm256_unpacklo_epi64(X[g], Y[g]));
-            _mm256_storeu_si256((__m256i *)(w + j + 8 * g + 4), _mm256_unpackhi_epi64(X[g], Y[g]));
-        }
+        ctr4(p, row, 0, &X[0], &Y[0]);
+        PHILOX10(1);
+        _mm256_storeu_si256((__m256i *)(w + j), _mm256_unpacklo_epi64(X[0], Y[0]));
+        _mm256_storeu_si256((__m256i *)(w + j + 4), _mm256_unpackhi_epi64(X[0], Y[0]));
     }
 }
 
 /* Words of attempt a of the R samples index0 + pos[k] into wa (R rounded up to 4 lanes; pos
- * and wa have room). */
+ * and wa have room), four vectors interleaved. */
 static void philox_words_at(const keys *K, uint64_t row, uint64_t index0, const uint32_t *pos,
                             size_t R, uint32_t a, uint64_t *wa)
 {
     const __m256i M0 = _mm256_set1_epi64x(DPC__PHILOX_M0), M1 = _mm256_set1_epi64x(DPC__PHILOX_M1);
-    const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL);
-    for (size_t k = 0; k < R; k += 4) {
+    const __m256i LO = _mm256_set1_epi64x(0xFFFFFFFFLL), one = _mm256_set1_epi64x(1);
+    const __m256i base = _mm256_set1_epi64x((long long)index0);
+    __m256i X[4], Y[4], idx[4];
+    size_t k = 0;
+    for (; k + 16 <= R + 3; k += 16) {
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+            __m128i pk = _mm_loadu_si128((const __m128i *)(pos + k + 4 * g));
+            idx[g] = _mm256_add_epi64(base, _mm256_cvtepu32_epi64(pk));
+            ctr4(_mm256_srli_epi64(idx[g], 1), row, a & 0xFFFFu, &X[g], &Y[g]);
+        }
+        PHILOX10(4);
+#pragma GCC unroll 4
+        for (int g = 0; g < 4; g++) {
+            __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(idx[g], one), one);
+            _mm256_storeu_si256((__m256i *)(wa + k + 4 * g), _mm256_blendv_epi8(X[g], Y[g], odd));
+        }
+    }
+    for (; k < R; k += 4) {
         __m128i pk = _mm_loadu_si128((const __m128i *)(pos + k));
-        __m256i idx = _mm256_add_epi64(_mm256_set1_epi64x((long long)index0),
-                                       _mm256_cvtepu32_epi64(pk));
-        __m256i X[1], Y[1];
-        ctr4(_mm256_srli_epi64(idx, 1), row, a & 0xFFFFu, &X[0], &Y[0]);
+        idx[0] = _mm256_add_epi64(base, _mm256_cvtepu32_epi64(pk));
+        ctr4(_mm256_srli_epi64(idx[0], 1), row, a & 0xFFFFu, &X[0], &Y[0]);
         PHILOX10(1);
-        __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(idx, _mm256_set1_epi64x(1)),
-                                         _mm256_set1_epi64x(1));
+        __m256i odd = _mm256_cmpeq_epi64(_mm256_and_si256(idx[0], one), one);
         _mm256_storeu_si256((__m256i *)(wa + k), _mm256_blendv_epi8(X[0], Y[0], odd));
+    }
+}
+
+/* ---- the rejected samples (see gauss_avx512.c) ---------------------------------------------- */
+
+/* exp(e) by the Taylor polynomial of dpc__gauss_wedge_squeeze in Estrin's scheme, products and
+ * sums rounded separately (the error bound proved in gauss.c covers it). */
+#define MADD(a, b, c) _mm256_add_pd(_mm256_mul_pd(a, b), c) /* rounded twice, as everywhere */
+static inline __m256d exp_taylor4(__m256d e)
+{
+    const double *c = dpc__sqz_taylor;
+#define C(k) _mm256_set1_pd(c[k])
+    __m256d e2 = _mm256_mul_pd(e, e), e4 = _mm256_mul_pd(e2, e2), e8 = _mm256_mul_pd(e4, e4);
+    __m256d q0 = MADD(C(1), e, C(0)), q1 = MADD(C(3), e, C(2));
+    __m256d q2 = MADD(C(5), e, C(4)), q3 = MADD(C(7), e, C(6));
+    __m256d q4 = MADD(C(9), e, C(8)), q5 = MADD(C(11), e, C(10));
+    __m256d q6 = MADD(C(13), e, C(12));
+#undef C
+    __m256d r0 = MADD(q1, e2, q0), r1 = MADD(q3, e2, q2);
+    __m256d r2 = MADD(q5, e2, q4);
+    __m256d s0 = MADD(r1, e4, r0), s1 = MADD(q6, e4, r2);
+    return MADD(s1, e8, s0);
+}
+#undef MADD
+
+/* The wedge lanes the squeeze decides (bit l = lane l), *acc those it accepts: the vector
+ * form of dpc__gauss_wedge_squeeze with x = u X[i] and the layer edges Xi, Xn. */
+static inline int squeeze4(__m256d x, __m256d Xi, __m256d Xn, __m256i wn, int *acc)
+{
+    const __m256d mhalf = _mm256_set1_pd(-0.5), emax = _mm256_set1_pd(DPC__SQZ_EMAX);
+    const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
+    __m256d x2 = _mm256_mul_pd(x, x);
+    __m256d e0 = _mm256_mul_pd(mhalf, _mm256_sub_pd(_mm256_mul_pd(Xi, Xi), x2));
+    __m256d e1 = _mm256_mul_pd(mhalf, _mm256_sub_pd(_mm256_mul_pd(Xn, Xn), x2));
+    int in = _mm256_movemask_pd(_mm256_and_pd(
+        _mm256_cmp_pd(_mm256_and_pd(e0, absmask), emax, _CMP_LE_OQ),
+        _mm256_cmp_pd(_mm256_and_pd(e1, absmask), emax, _CMP_LE_OQ)));
+    __m256d p0 = exp_taylor4(e0), p1 = exp_taylor4(e1);
+    __m256d v = _mm256_mul_pd(u53_to_double(_mm256_srli_epi64(wn, 11)), _mm256_set1_pd(0x1.0p-53));
+    __m256d P = _mm256_add_pd(p1, _mm256_mul_pd(v, _mm256_sub_pd(p0, p1)));
+    *acc = in & _mm256_movemask_pd(_mm256_cmp_pd(P, _mm256_set1_pd(1.0 - DPC__SQZ_MARGIN),
+                                                 _CMP_LT_OQ));
+    return *acc | (in & _mm256_movemask_pd(_mm256_cmp_pd(
+                            P, _mm256_set1_pd(1.0 + DPC__SQZ_MARGIN), _CMP_GT_OQ)));
+}
+
+#define LOOKUP4(T, b) _mm256_setr_pd((T)[(b)[0]], (T)[(b)[8]], (T)[(b)[16]], (T)[(b)[24]])
+
+/* One round of the rejected samples out[pos[k]] at attempt a (even) with the words wa (attempt
+ * a) and wb (a + 1), as slow_step in gauss_avx512.c four lanes at a time: the samples still
+ * rejected go to next; returns their number. wa[R..R+4) must be defined. */
+static size_t slow_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
+                        const uint32_t *pos, const uint64_t *wa, const uint64_t *wb, size_t R,
+                        uint32_t a, uint32_t *next, uint32_t *rare)
+{
+    const __m256d absmask = _mm256_castsi256_pd(_mm256_set1_epi64x(0x7FFFFFFFFFFFFFFFLL));
+    size_t left = 0, nr = 0;
+    for (size_t k = 0; k < R; k += 4) {
+        int valid = R - k >= 4 ? 0xF : (1 << (R - k)) - 1;
+        __m256i w = _mm256_loadu_si256((const __m256i *)(wa + k));
+        __m256i wn = _mm256_loadu_si256((const __m256i *)(wb + k));
+        __m256d d = u53_to_double(_mm256_srli_epi64(w, 11));
+        __m256d u = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(d, _mm256_set1_pd(0.5)),
+                                                _mm256_set1_pd(0x1.0p-52)),
+                                  _mm256_set1_pd(1.0));
+        const unsigned char *b = (const unsigned char *)(wa + k); /* layer of lane l: b[8 l] */
+        __m256d Xi = LOOKUP4(dpc__zig_x, b), Xn = LOOKUP4(dpc__zig_x + 1, b);
+        __m256d x = _mm256_mul_pd(u, Xi);
+        int fast = 0, acc;
+        if (a)
+            fast = valid & _mm256_movemask_pd(_mm256_cmp_pd(_mm256_and_pd(u, absmask),
+                                                            LOOKUP4(dpc__zig_ratio, b),
+                                                            _CMP_LT_OQ));
+        int tail = 0;
+        for (unsigned l = 0; l < 4; l++) tail |= (b[8 * l] == 0) << l;
+        tail &= valid & ~fast;
+        int wedge = valid & ~fast & ~tail, decided = squeeze4(x, Xi, Xn, wn, &acc) & wedge;
+        int done = fast | (acc & wedge), hard = tail | (wedge & ~decided);
+        double xl[4];
+        _mm256_storeu_pd(xl, x);
+        for (unsigned l = 0; l < 4; l++) {
+            if (done >> l & 1)
+                out[pos[k + l]] = xl[l];
+            else if (hard >> l & 1)
+                rare[nr++] = (uint32_t)(k + l);
+            else if (valid >> l & 1)
+                next[left++] = pos[k + l];
+        }
+    }
+    for (size_t q = 0; q < nr; q++) { /* the tail (finished here) and the undecided wedges */
+        size_t k = rare[q];
+        unsigned i = (unsigned)(wa[k] & 255u);
+        double u = ((double)(wa[k] >> 11) + 0.5) * 0x1.0p-52 - 1.0, x;
+        if (i == 0)
+            out[pos[k]] = dpc__gauss_from(s, row, index0 + pos[k], a, wa[k]);
+        else if (dpc__gauss_wedge(i, u, wb[k], &x))
+            out[pos[k]] = x;
+        else
+            next[left++] = pos[k];
+    }
+    return left;
+}
+
+void dpc__gauss_wedge_squeeze_avx2(const uint64_t *w, const uint64_t *wn, size_t n,
+                                   signed char *dec)
+{
+    for (size_t k = 0; k < n; k += 4) {
+        __m256i wk = _mm256_loadu_si256((const __m256i *)(w + k));
+        __m256d d = u53_to_double(_mm256_srli_epi64(wk, 11));
+        __m256d u = _mm256_sub_pd(_mm256_mul_pd(_mm256_add_pd(d, _mm256_set1_pd(0.5)),
+                                                _mm256_set1_pd(0x1.0p-52)),
+                                  _mm256_set1_pd(1.0));
+        const unsigned char *b = (const unsigned char *)(w + k);
+        __m256d Xi = LOOKUP4(dpc__zig_x, b), Xn = LOOKUP4(dpc__zig_x + 1, b);
+        int acc, decided = squeeze4(_mm256_mul_pd(u, Xi), Xi, Xn,
+                                    _mm256_loadu_si256((const __m256i *)(wn + k)), &acc);
+        for (unsigned l = 0; l < 4; l++)
+            dec[k + l] = (signed char)(decided >> l & 1 ? acc >> l & 1 : -1);
+    }
+}
+
+/* Pending (rejected) samples of a batch of pieces, finished together (gauss_avx512.c). */
+#define PEND_FLUSH 128
+#define PEND_CAP (PEND_FLUSH + WBUF + 16)
+#define PEND_SPAN ((size_t)1 << 20) /* at most this many samples per batch: offsets fit u32 */
+
+typedef struct pending {
+    uint32_t pos[PEND_CAP], next[PEND_CAP]; /* offsets from the batch's first sample */
+    uint32_t rare[PEND_CAP];                /* entries for the scalar code */
+    uint64_t wa[PEND_CAP], wb[PEND_CAP];    /* words of attempts a and a + 1 */
+} pending;
+
+/* Finishes the R pending samples of the batch at out (index index0), attempt by attempt,
+ * exactly as the scalar sampler would; secure: the words from ChaCha20, P->wa holding the
+ * attempt-0 words. */
+static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                            const uint32_t *pos, size_t R, uint32_t a, uint64_t *wa);
+
+static void finish(const keys *K, const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                   double *out, pending *P, size_t R)
+{
+    uint32_t *pos = P->pos, *next = P->next;
+    for (uint32_t a = 0; R; a += 2) {
+        for (size_t k = R; k < R + 8; k++) pos[k] = 0; /* whole vectors of defined lanes */
+        if (s->secure) {
+            if (a) chacha_words_at(s, row, index0, pos, R, a, P->wa);
+            chacha_words_at(s, row, index0, pos, R, a + 1, P->wb);
+            for (size_t k = R; k < R + 4; k++) P->wa[k] = P->wb[k] = 0;
+        } else {
+            if (a) philox_words_at(K, row, index0, pos, R, a, P->wa);
+            else
+                for (size_t k = R; k < R + 4; k++) P->wa[k] = 0;
+            philox_words_at(K, row, index0, pos, R, a + 1, P->wb);
+        }
+        R = slow_step(s, row, index0, out, pos, P->wa, P->wb, R, a, next, P->rare);
+        uint32_t *t = pos;
+        pos = next;
+        next = t;
     }
 }
 
@@ -176,17 +414,24 @@ void dpc__gaussian_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t ind
 {
     keys K;
     round_keys(s, &K);
-    uint64_t w[WBUF], w0[WBUF + 4], w1[WBUF + 4];
-    uint32_t pos[WBUF + 4];
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out), hph = 0;
+    head H;
+    philox_head(s, row, hph, &H);
+    pending P;
+    size_t R = 0, base = 0; /* the pending samples and their batch's first sample */
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 16 */
-        philox_words(&K, row, index0 + i, m, w);
-        size_t R = zig_pass(w, m, out + i, pos, w0);
-        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
-            for (size_t k = R; k < R + 4; k++) pos[k] = 0; /* whole vectors of defined lanes */
-            if (a) philox_words_at(&K, row, index0 + i, pos, R, a, w0);
-            philox_words_at(&K, row, index0 + i, pos, R, a + 1, w1);
-            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        uint64_t ph = (index0 + i) >> 33, ph_end = (index0 + i + m - 1) >> 33;
+        if (ph != hph) philox_head(s, row, hph = ph, &H);
+        if (ph_end == ph)
+            philox_words(&K, &H, index0 + i, m, w);
+        else /* the pair counter's low word wraps inside the piece */
+            philox_words_gen(&K, row, index0 + i, m, w);
+        R += zig_pass(w, m, out + i, (uint32_t)(i - base), P.pos + R, P.wa + R);
+        if (R >= PEND_FLUSH || i + m - base >= PEND_SPAN || i + m == n) {
+            finish(&K, s, row, index0 + base, out + base, &P, R);
+            R = 0;
+            base = i + m;
         }
     }
 }
@@ -283,8 +528,10 @@ static void chacha_words_at(const dpc_rng_stream *s, uint64_t row, uint64_t inde
 void dpc__gaussian_fill_secure_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                     double *out, size_t n)
 {
-    uint64_t w[WBUF], w0[WBUF + 8], w1[WBUF + 8];
-    uint32_t pos[WBUF + 8], ctr[8], non[8];
+    uint64_t wbuf[WBUF + 512], *w = unalias(wbuf, out);
+    uint32_t ctr[8], non[8];
+    pending P;
+    size_t R = 0, base = 0; /* as in dpc__gaussian_fill_avx2 */
     for (size_t i = 0; i < n; i += WBUF) {
         size_t m = n - i < WBUF ? n - i : WBUF; /* a multiple of 64: 8 blocks */
         for (size_t j = 0; j < m; j += 64) {
@@ -296,12 +543,11 @@ void dpc__gaussian_fill_secure_avx2(const dpc_rng_stream *s, uint64_t row, uint6
             chacha8(s->skey, _mm256_loadu_si256((const __m256i *)ctr), row,
                     _mm256_loadu_si256((const __m256i *)non), w + j);
         }
-        size_t R = zig_pass(w, m, out + i, pos, w0);
-        for (uint32_t a = 0; R; a += 2) { /* the rejected samples, attempt by attempt */
-            for (size_t k = R; k < R + 8; k++) pos[k] = 0; /* whole vectors of defined lanes */
-            if (a) chacha_words_at(s, row, index0 + i, pos, R, a, w0);
-            chacha_words_at(s, row, index0 + i, pos, R, a + 1, w1);
-            R = dpc__gauss_step(s, row, index0 + i, out + i, pos, w0, w1, R, a);
+        R += zig_pass(w, m, out + i, (uint32_t)(i - base), P.pos + R, P.wa + R);
+        if (R >= PEND_FLUSH || i + m - base >= PEND_SPAN || i + m == n) {
+            finish(NULL, s, row, index0 + base, out + base, &P, R);
+            R = 0;
+            base = i + m;
         }
     }
 }

@@ -5,14 +5,30 @@
 
 #include "dpcorr/rng.h"
 
-/* Batched slow path, one round: the R samples out[pos[k]] (index index0 + pos[k]) rejected so
- * far, at attempt a (even) with word w[k], and wn[k] = the word of attempt a + 1 (the caller
- * computes both in bulk). Does what gauss_from does with them — the fast test (a > 0), the tail
- * (finished here), the wedge test with wn — and moves the positions of the samples whose wedge
- * test failed to the front of pos; returns their number. They go on at attempt a + 2, exactly
- * as dpc_rng_gaussian would. */
-size_t dpc__gauss_step(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
-                       uint32_t *pos, const uint64_t *w, const uint64_t *wn, size_t R, uint32_t a);
+/* The sampler from attempt a with its word w already drawn (dpc_rng_gaussian is
+ * dpc__gauss_from(s, row, index, 0, dpc_rng_word(s, row, index, 0))). */
+double dpc__gauss_from(const dpc_rng_stream *s, uint64_t row, uint64_t index, uint32_t a,
+                       uint64_t w);
+
+/* The wedge test of layer i >= 1 (libm exp): 1 and *x = u X[i] when accepted. The reference. */
+int dpc__gauss_wedge(unsigned i, double u, uint64_t wv, double *x);
+
+/* The same decision without exp when a Taylor polynomial decides it with a proven margin: 1
+ * (accept), 0 (reject) or -1 (ask dpc__gauss_wedge); *x = u X[i] always. The vector kernels use
+ * the same polynomial (dpc__sqz_taylor, degree 13), exponent range and margin; the proof that
+ * the decisions agree is in gauss.c. */
+#define DPC__SQZ_EMAX 0.8
+#define DPC__SQZ_MARGIN 1e-9
+extern const double dpc__sqz_taylor[14]; /* 1 / k!, k = 0..13 */
+int dpc__gauss_wedge_squeeze(unsigned i, double u, uint64_t wv, double *x);
+
+/* The level kernels' squeeze on n (a multiple of 8) wedge tests, for the tests: w[k] the word
+ * of the attempt (layer i >= 1, u as dpc_rng_gaussian derives them), wn[k] the next attempt's;
+ * dec[k] = 1, 0 or -1 as dpc__gauss_wedge_squeeze would answer. CPUs with the level only. */
+void dpc__gauss_wedge_squeeze_avx2(const uint64_t *w, const uint64_t *wn, size_t n,
+                                   signed char *dec);
+void dpc__gauss_wedge_squeeze_avx512(const uint64_t *w, const uint64_t *wn, size_t n,
+                                     signed char *dec);
 
 /* Portable bulk fills (any index0, any n): Philox (seeded) and ChaCha20 (secure). */
 void dpc__gaussian_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
