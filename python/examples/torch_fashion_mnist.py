@@ -31,6 +31,10 @@ import dpcorr
 import dpcorr.torch
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
+# --mech: the kinds whose parameters are numbers (--mech-param) or that the library defaults
+# (blt: optimized for the run; bsr/bisr: bands; nu/antipgd: nu = 0; lcgd: lambda = 0);
+# toeplitz and dense need coefficient arrays (make_private with a dpcorr.Mechanism)
+MECHS = ("blt", "identity", "nu", "antipgd", "lcgd", "bsr", "bisr", "tree")
 
 
 def load_idx(path):
@@ -73,10 +77,13 @@ def accuracy(model, x, y, block=2000):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--mech", default="blt", help="blt (default), identity (DP-SGD), nu, bsr, "
-                   "bisr, ... (dpcorr.torch.make_private)")
+    p.add_argument("--mech", default="blt", choices=MECHS,
+                   help="blt (default), identity (DP-SGD), nu, antipgd, lcgd, bsr, bisr, tree "
+                   "(dpcorr.torch.make_private; parameters the library does not default come "
+                   "from --mech-param)")
     p.add_argument("--mech-param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a mechanism parameter, e.g. bands=16 or nu=0.01 (repeatable)")
+                   help="a mechanism parameter, e.g. bands=16 or nu=0.01 (repeatable; "
+                   "default: the library's choice for the run)")
     p.add_argument("--sampler", default="auto", help="auto (default), fixed, shuffle, poisson, "
                    "cyclic-poisson")
     p.add_argument("--epsilon", type=float, default=3.0)
