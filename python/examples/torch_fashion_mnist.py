@@ -118,13 +118,8 @@ def mech_params(items):
     return out
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    t_start = time.perf_counter()
-    x_train, y_train = load(args.data_dir, "train")
-    x_test, y_test = load(args.data_dir, "t10k")
+def setup(args, x_train, y_train):
+    """The private run of ``args``: (model, optimizer, loader, engine, schedule)."""
     model = cnn()
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
     model, optimizer, loader, engine = dpcorr.torch.make_private(
@@ -138,18 +133,34 @@ def main(argv=None):
               "cooldown": lambda t: 1.0 - 0.95 * max(0.0, (t - 0.75 * n) / (0.25 * n)),
               "constant": lambda t: 1.0}[args.schedule]
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    return model, optimizer, loader, engine, schedule
+
+
+def train_step(model, optimizer, schedule, x, y):
+    """One private step on the loader's batch (x, y); returns the (non-private) loss."""
+    optimizer.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    schedule.step()
+    return loss.item()
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    t_start = time.perf_counter()
+    x_train, y_train = load(args.data_dir, "train")
+    x_test, y_test = load(args.data_dir, "t10k")
+    model, optimizer, loader, engine, schedule = setup(args, x_train, y_train)
     examples, train_time, train_cpu, losses = 0, 0.0, 0.0, []
     for epoch in range(engine.epoch, args.epochs):
         t0 = time.perf_counter()  # the whole loop: sampling, gradients, clipping, noise, update
         c0 = time.process_time()
         for x, y in loader:
-            optimizer.zero_grad()
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            optimizer.step()
-            schedule.step()
+            losses.append(train_step(model, optimizer, schedule, x, y))
             examples += len(y)
-            losses.append(loss.item())
             if args.max_steps and engine.steps_done >= args.max_steps:
                 break
         train_time += time.perf_counter() - t0
