@@ -189,15 +189,16 @@ def torch_subprocess(rounds, steps):
 
 def main():
     p = argparse.ArgumentParser()
-    p.add_argument("--quick", action="store_true", help="fewer rounds")
+    p.add_argument("--quick", action="store_true", help="fewer rounds (also DPC_BENCH_QUICK=1)")
     p.add_argument("--rounds", type=int, default=0)
     p.add_argument("--steps", type=int, default=0, help="training steps per example run")
     p.add_argument("--warmup", type=int, default=5, help="in-process: steps dropped")
     p.add_argument("--no-noise", action="store_true", help="skip the noise-row cases")
     p.add_argument("--no-subprocess", action="store_true", help="skip the example runs (2b)")
     args = p.parse_args()
-    rounds = args.rounds or (2 if args.quick else 5)
-    steps = args.steps or (10 if args.quick else 40)
+    quick = args.quick or os.environ.get("DPC_BENCH_QUICK") == "1"
+    rounds = args.rounds or (2 if quick else 5)
+    steps = args.steps or (10 if quick else 40)
     print(f"library {dpcorr.library_path} ({dpcorr.library_version}); python {sys.version.split()[0]}")
     if not args.no_noise:
         ident = dpcorr.Mechanism("identity", 64)

@@ -6,7 +6,7 @@
 
 The data are Debian's dataset-fashion-mnist (/usr/share/datasets/fashion-mnist; scripts/setup.sh
 installs it): 60000 training and 10000 test images, pixels mapped to [-1, 1]. The model is the
-tanh CNN of Papernot et al. 2021 ("Tempered sigmoid activations", 26010 parameters), with
+tanh CNN of Papernot et al. 2021 ("Tempered sigmoid activations", 26106 parameters), with
 GroupNorm after each convolution. make_private puts dpcorr's sampler (fixed-order epochs for
 correlated noise, Poisson for DP-SGD), per-example clipping, correlated noise and accountant
 around it; the loop is the usual PyTorch loop.
