@@ -22,6 +22,7 @@
       (time.process_time), their ratio, and the median of the per-round ratios. On a loaded
       machine one run's CPU time varies by 2x (CPU time includes what contention costs:
       shared caches, a preempted virtual CPU), so (b) needs many rounds; (a) is the verdict.
+
     DPCORR_LIB=build/libdpcorr.so PYTHONPATH=python /usr/bin/python3 python/bench/bench_python.py
         [--quick] [--rounds R] [--steps S] [--no-noise] [--no-subprocess]
 """
