@@ -65,7 +65,7 @@ static const opt_spec AU_STUDY = {
 static const opt_spec *const AUDIT_OPTS[] = {
     &TR_ALGO, TRAIN_RUN_OPTS, &AU_CANARIES, &AU_CANARY, &AU_GUESSES, &AU_GUESSES_BOTTOM,
     &AU_CONFIDENCE, &OPT_JSON, &AU_QUICK, &AU_STUDY, &OPT_DRY_RUN, &OPT_HELP, NULL};
-static const opt_spec *const AUDIT_REFUSED[] = {TRAIN_CKPT_OPTS, NULL};
+static const opt_spec *const AUDIT_REFUSED[] = {FRAME_CKPT_OPTS, NULL};
 
 static const opt_cmd AUDIT_CMD = {
     .name = "audit",

@@ -133,26 +133,8 @@ const opt_spec TR_PRECISION = {
             "(clipping norms and noise in double; linear, logistic, softmax and mlp models, one "
             "process)",
     .example = "--precision float32"};
-const opt_spec TR_CHECKPOINT = {
-    .name = "--checkpoint", .metavar = "F", .type = OPT_STR, .flags = OPT_OUT_FILE,
-    .section = EXEC, .param = "checkpoint",
-    .help = "write an atomic checkpoint to F after every epoch", .example = "--checkpoint {tmp}/c"};
-const opt_spec TR_CHECKPOINT_EVERY = {
-    .name = "--checkpoint-every", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e8,
-    .section = EXEC, .param = "checkpoint_every", .when = "--checkpoint",
-    .help = "... and every K steps", .example = "--checkpoint {tmp}/c --checkpoint-every 3"};
-const opt_spec TR_RESUME = {
-    .name = "--resume", .metavar = "F", .type = OPT_STR, .section = EXEC, .param = "resume",
-    .help = "continue the run saved in F (same options required)",
-    .example = "--resume {tmp}/ckpt"};
-const opt_spec TR_STOP_AFTER = {
-    .name = "--stop-after", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e8,
-    .section = "testing", .param = "stop_after",
-    .help = "stop (as if killed) after K steps (tests of checkpoint and resume)",
-    .example = "--stop-after 3"};
-
 static const opt_spec *const TRAIN_OPTS[] = {
-    &TR_ALGO, TRAIN_RUN_OPTS, TRAIN_CKPT_OPTS, &OPT_DRY_RUN, &OPT_HELP, NULL};
+    &TR_ALGO, TRAIN_RUN_OPTS, FRAME_CKPT_OPTS, &OPT_DRY_RUN, &OPT_HELP, NULL};
 
 extern const char TRAIN_ALGOS_HELP[];
 
@@ -223,19 +205,16 @@ static int read_opts(train_opts *o, opt_set *s)
     opt_use(s, &TR_ALGO); /* dispatched before parsing (train_algos.c) */
     int rc = train_read_run(o, s);
     if (rc) return rc;
-    o->checkpoint = opt_str(s, &TR_CHECKPOINT, NULL);
-    if (o->checkpoint) o->checkpoint_every = opt_size(s, &TR_CHECKPOINT_EVERY, 0);
-    o->resume = opt_str(s, &TR_RESUME, NULL);
-    o->stop_after = opt_size(s, &TR_STOP_AFTER, 0);
+    frame_read_ckpt(&o->fr, s);
+    o->checkpoint = o->fr.checkpoint;
+    o->checkpoint_every = o->fr.checkpoint_every;
+    o->resume = o->fr.resume;
+    o->stop_after = o->fr.stop_after;
     if ((rc = opt_finish(s))) return rc;
     if (!o->model) return opt_fail_at(s, &TR_MODEL, "required (e.g. softmax, mlp:256)");
     if (o->cfg.epsilon == 0 && o->cfg.noise_multiplier == 0)
         return opt_fail_at(s, &TR_EPSILON, "required (or --noise-multiplier)");
-    if ((rc = frame_check(&o->fr, s, 1))) return rc;
-    if (o->checkpoint && mpi_run_rank() == 0 &&
-        (rc = cli_check_out_file(s, &TR_CHECKPOINT, o->checkpoint)))
-        return rc;
-    return 0;
+    return frame_check(&o->fr, s, 1); /* with --checkpoint F */
 }
 
 int cmd_train(int argc, char **argv)

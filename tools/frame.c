@@ -71,6 +71,7 @@ int frame_check(const run_frame *f, opt_set *s, int need_data)
     if (mpi_run_rank() > 0) return 0; /* under mpirun, rank 0 writes */
     if (f->report && (rc = cli_check_out_file(s, &FR_REPORT, f->report))) return rc;
     if (f->plot && (rc = cli_check_out_file(s, &FR_PLOT, f->plot))) return rc;
+    if (f->checkpoint && (rc = cli_check_out_file(s, &FR_CHECKPOINT, f->checkpoint))) return rc;
     return 0;
 }
 
@@ -90,6 +91,7 @@ void frame_warn_seeded(const char *cmd, uint64_t seed, const char *note)
 int frame_seed(run_frame *f, opt_set *s)
 {
     dpc_error err = {0};
+    if (f->resume) return frame_seed_resume(f, s);
     if (f->secure) {
         if (dpc_rng_seed_os(&f->rng, &err)) return opt_fail_lib_at(s, &FR_SECURE, &err);
     } else {

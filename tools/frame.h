@@ -8,10 +8,14 @@
 
 #include "cli.h"
 #include "plot.h"
+#include "dpcorr/train.h"
 
 extern const opt_spec FR_DATA, FR_SEED, FR_SECURE, FR_REPORT, FR_PLOT, FR_LABEL, FR_QUIET;
 /* The common entries of a trainer's table. */
 #define FRAME_OPTS &FR_DATA, &FR_SEED, &FR_SECURE, &FR_REPORT, &FR_PLOT, &FR_LABEL, &FR_QUIET
+/* Checkpoints and interruption (frame_ckpt.c): every trainer of `train` lists them. */
+extern const opt_spec FR_CHECKPOINT, FR_CHECKPOINT_EVERY, FR_RESUME, FR_STOP_AFTER;
+#define FRAME_CKPT_OPTS &FR_CHECKPOINT, &FR_CHECKPOINT_EVERY, &FR_RESUME, &FR_STOP_AFTER
 
 typedef struct run_frame {
     const opt_spec *data_opt;   /* the trainer's --data entry (frame_init: &FR_DATA) */
@@ -23,6 +27,10 @@ typedef struct run_frame {
     int warn_seed;              /* frame_seed warns of seeded mode (default 1; a caller that
                                    runs several seeded trainings warns once itself) */
     uint64_t seed;              /* --seed S (seeded mode only) */
+    const char *checkpoint;     /* --checkpoint F (NULL: none) */
+    size_t checkpoint_every;    /* --checkpoint-every K (0: at the end of each epoch only) */
+    const char *resume;         /* --resume F (NULL: a fresh run) */
+    size_t stop_after;          /* --stop-after K: stop as if killed after K steps (0: never) */
     dpc_rng rng;                /* the run's root generator (frame_seed) */
     dpc_dataset *train, *test;  /* loaded by frame_load, or set by the caller (borrowed) */
     int owned;                  /* 1: loaded by frame_load (frame_free frees them) */
@@ -32,11 +40,18 @@ typedef struct run_frame {
 void frame_init(run_frame *f);
 /* Reads the common options (marks them used). */
 void frame_read(run_frame *f, opt_set *s);
-/* Before any work: --data (when need_data) and the output paths (--report, --plot). */
+/* Reads the checkpoint options (FRAME_CKPT_OPTS; --checkpoint-every only with --checkpoint). */
+void frame_read_ckpt(run_frame *f, opt_set *s);
+/* Before any work: --data (when need_data) and the output paths (--report, --plot,
+ * --checkpoint). */
 int frame_check(const run_frame *f, opt_set *s, int need_data);
 /* f->rng: the OS key (secure mode, the default) or the seed (--seed: seeded mode, with a
- * one-line warning on stderr unless f->warn_seed is 0). */
+ * one-line warning on stderr unless f->warn_seed is 0); with --resume F the generator stored in
+ * F, whose mode and seed must be the ones given (secure by default, --seed S for a seeded
+ * checkpoint, the same S). */
 int frame_seed(run_frame *f, opt_set *s);
+/* frame_seed's --resume branch (frame_ckpt.c). */
+int frame_seed_resume(run_frame *f, opt_set *s);
 /* Seeded mode with seed (programmatic runs: demo, repro). */
 void frame_use_seed(run_frame *f, uint64_t seed);
 /* "dpcorr CMD: warning: seeded mode (seed S): ... not private against anyone who knows it
@@ -49,6 +64,8 @@ int frame_load(run_frame *f, opt_set *s);
 void frame_free(run_frame *f);
 /* Dry-run lines of the common options. */
 void frame_dry(const run_frame *f);
+/* Dry-run lines of the checkpoint options. */
+void frame_dry_ckpt(const run_frame *f);
 /* "[label] " or "" (for progress lines). */
 const char *frame_tag(const run_frame *f, char *buf, size_t len);
 
@@ -63,5 +80,23 @@ int frame_report_close(jw *w, FILE *fp, const char *path);
 /* A PNG of the panels at png (DIR/NAME.png: DIR/NAME.dat and .gp beside it). 0, or CLI_RUNTIME
  * after printing why (no gnuplot, a write error). */
 int frame_plot(const char *png, const plot_panel *panels, size_t npanels);
+
+/* ---- checkpoints of the papers' trainers (frame_ckpt.c; the container of dpcorr/train.h) ---- */
+
+/* A container of trainer kind `kind` for this run (its generator), with the frame's items: the
+ * data spec and the training set's content hash. 0, or CLI_RUNTIME after printing why. */
+int frame_ckpt_new(const run_frame *f, const char *kind, dpc_ckpt **out);
+/* Writes ck to --checkpoint F. 0, or CLI_RUNTIME after printing why. */
+int frame_ckpt_write(const run_frame *f, const dpc_ckpt *ck);
+/* Reads --resume F as kind and matches it against run (this run's container): a changed option
+ * is named by its flag (opt_fail_lib), a bad file by --resume. 0, or the exit code. */
+int frame_ckpt_read(const run_frame *f, opt_set *s, const char *kind, const dpc_ckpt *run,
+                    dpc_ckpt **saved);
+/* A library error of a trainer's _restore: printed as --resume's; the exit code. */
+int frame_ckpt_fail(const opt_set *s, const dpc_error *err);
+/* After t of total steps: is a checkpoint due (every K steps and at the end)? */
+int frame_ckpt_due(const run_frame *f, size_t t, size_t total);
+/* After t steps: stop (--stop-after) as if killed (prints a note unless quiet)? */
+int frame_stop_due(const run_frame *f, size_t t);
 
 #endif

@@ -17,7 +17,7 @@
 #define EXEC "randomness and execution"
 static const opt_spec K_ALGO = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "lcgd-projected",
-    .section = "data and model", .param = "algo", .help = "lcgd-projected",
+    .section = "data and model", .param = "algorithm", .help = "lcgd-projected",
     .example = "--algo lcgd-projected"};
 static const opt_spec K_DATA = {
     .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
@@ -120,8 +120,8 @@ static const opt_spec K_CHUNK = {
 static const opt_spec *const KAN_OPTS[] = {
     &K_ALGO, &K_DATA, &K_MODEL, &K_EPSILON, &K_DELTA, &K_CALIBRATION, &K_NOISE, &K_LAMBDA,
     &K_ITERATES, &K_EPOCHS, &K_BATCH, &K_LR, &K_CLIP, &K_RADIUS, &K_C_R, &K_MARGIN_ITERS,
-    &K_CONF_DELTA, &K_EVAL_EVERY, &K_NOISE_FORM, &K_CHUNK, &FR_SEED, &FR_SECURE, &FR_REPORT,
-    &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL};
+    &K_CONF_DELTA, &K_EVAL_EVERY, &K_NOISE_FORM, &K_CHUNK, &FR_SEED, &FR_SECURE,
+    FRAME_CKPT_OPTS, &FR_REPORT, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL};
 
 static const opt_cmd KAN_CMD = {
     .name = "train --algo lcgd-projected",
@@ -129,7 +129,7 @@ static const opt_cmd KAN_CMD = {
              "                    (--epsilon E [--delta D] [--calibration accountant|paper] |\n"
              "                     --noise-multiplier Z) [--lambda L] [--iterates T | --epochs N]\n"
              "                    [--batch B] [--lr ETA] [--clip C] [--radius R|theory]\n"
-             "                    [--report F.json]",
+             "                    [--checkpoint F] [--resume F] [--report F.json]",
     .about = "Projected DP-lambda-CGD (Wang et al. 2026, Algorithm 1): a fresh uniform batch of B\n"
              "examples per step, per-example clipping, correlated noise (Z_t - lambda Z_t-1) C/B\n"
              "times the noise std (the core's lambda-CGD mechanism, replayed from the RNG: no\n"
@@ -175,6 +175,7 @@ static int read_opts(kopts *o, opt_set *s)
     o->fr.data_opt = &K_DATA;
     opt_use(s, &K_ALGO);
     frame_read(&o->fr, s);
+    frame_read_ckpt(&o->fr, s);
     o->model = opt_str(s, &K_MODEL, NULL);
     o->is_kan2 = o->model && !strncmp(o->model, "kan2:", 5);
     dpc_kan_privacy *pv = &o->pv;
@@ -302,6 +303,7 @@ typedef struct kan_run {
     dpc_ledger led;
     double noise_std;
     double *lt;   /* (T) training loss per iterate (NAN where not evaluated) */
+    uint64_t params_hash; /* of the last iterate */
 } kan_run;
 
 static int kan2_theory(kan_run *r, int margin_wanted)
@@ -409,6 +411,7 @@ static void dry_run(const kan_run *r, const dpc_kan_lcgd_config *lc)
     opt_dry_uint("eval_every", o->eval_every);
     opt_dry_str("noise_form", dpc_noise_form_name(lc->noise_form));
     opt_dry_uint("chunk", o->chunk);
+    frame_dry_ckpt(&o->fr);
     opt_dry_num("ledger.epsilon", r->led.epsilon);
 }
 
@@ -528,6 +531,9 @@ static int write_report(const kan_run *r, const dpc_kan_lcgd_result *res, double
     report_metrics(&w, res, train_s, cli_now() - o->fr.t0);
     if (o->is_kan2) report_theory(&w, r);
     jw_nums(&w, "train_loss_per_iterate", r->lt, r->T);
+    char h[24];
+    snprintf(h, sizeof h, "%016llx", (unsigned long long)r->params_hash);
+    jw_str(&w, "params_hash", h);
     return frame_report_close(&w, f, o->fr.report);
 }
 
@@ -549,42 +555,120 @@ static int plot(const kan_run *r)
     return rc;
 }
 
+/* ---- checkpoints --------------------------------------------------------------------------- */
+
+/* The run's checkpoint container: the options that determine its values beyond the trainer's
+ * own items, the trainer's state, the training loss per iterate so far. */
+static int ckpt_build(const kan_run *r, const dpc_kan_lcgd *run, dpc_ckpt **out)
+{
+    const kopts *o = r->o;
+    int rc = frame_ckpt_new(&o->fr, DPC_KAN_LCGD_KIND, out);
+    if (rc) return rc;
+    dpc_ckpt *ck = *out;
+    dpc_ckpt_item_num(ck, "epsilon", "epsilon", o->pv.epsilon);
+    dpc_ckpt_item_num(ck, "delta", "delta", o->pv.delta);
+    dpc_ckpt_item_str(ck, "calibration", "calibration", dpc_calibration_name(o->pv.calibration));
+    dpc_ckpt_item_num(ck, "noise_multiplier", "noise multiplier (given)", o->pv.noise_multiplier);
+    dpc_ckpt_item_str(ck, "model", "model", o->model);
+    dpc_ckpt_item_count(ck, "eval_every", "evaluation interval", o->eval_every);
+    dpc_ckpt_item_count(ck, "chunk", "chunk", o->chunk);
+    dpc_error err = {0};
+    if (dpc_kan_lcgd_save(run, ck, &err) || dpc_ckpt_put(ck, "cli.train_loss", r->lt, r->T, &err)) {
+        fprintf(stderr, "dpcorr train: checkpoint: %s\n", err.msg);
+        return CLI_RUNTIME;
+    }
+    return 0;
+}
+
+/* --resume F: the saved run into run and r->lt (a changed option is named). */
+static int resume(kan_run *r, dpc_kan_lcgd *run)
+{
+    dpc_ckpt *mine = NULL, *saved = NULL;
+    int rc = ckpt_build(r, run, &mine);
+    if (!rc) rc = frame_ckpt_read(&r->o->fr, r->s, DPC_KAN_LCGD_KIND, mine, &saved);
+    dpc_error err = {0};
+    if (!rc && (dpc_kan_lcgd_restore(run, saved, &err) ||
+                dpc_ckpt_get(saved, "cli.train_loss", r->lt, r->T, &err)))
+        rc = frame_ckpt_fail(r->s, &err);
+    if (!rc && !r->o->fr.quiet)
+        fprintf(stderr, "resumed at iterate %zu\n", dpc_kan_lcgd_iterate(run));
+    dpc_ckpt_free(mine);
+    dpc_ckpt_free(saved);
+    return rc;
+}
+
+/* The remaining iterates, with checkpoints; -1 when stopped by --stop-after. */
+static int iterate(kan_run *r, dpc_kan_lcgd *run, trace_ctx *tc)
+{
+    const kopts *o = r->o;
+    dpc_error err = {0};
+    while (dpc_kan_lcgd_visited(run) < r->T) {
+        dpc_kan_lcgd_step_info info;
+        double trl, tel;
+        if (dpc_kan_lcgd_advance(run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->eval_every,
+                                 &info, &trl, &tel, &err)) {
+            fprintf(stderr, "\ndpcorr train --algo lcgd-projected: %s\n", err.msg);
+            return CLI_RUNTIME;
+        }
+        trace(tc, &info, trl, tel);
+        size_t t = dpc_kan_lcgd_iterate(run);
+        if (t && frame_ckpt_due(&o->fr, t, r->T - 1)) {
+            dpc_ckpt *ck = NULL;
+            int rc = ckpt_build(r, run, &ck);
+            if (!rc) rc = frame_ckpt_write(&o->fr, ck);
+            dpc_ckpt_free(ck);
+            if (rc) return rc;
+        }
+        if (t && frame_stop_due(&o->fr, t)) return -1;
+    }
+    return 0;
+}
+
+static void banner(const kan_run *r, const dpc_kan_lcgd_config *lc)
+{
+    const kopts *o = r->o;
+    const dpc_ledger *L = &r->led;
+    char tag[80], rd[96];
+    fprintf(stderr, "%sprojected DP-lambda-CGD | %s (%zu parameters) | n %zu, B %zu, %zu "
+                    "iterates | lambda %g, noise multiplier %.6g (%s), C %.4g, eta %.4g, R %.4g "
+                    "| %s\n",
+            frame_tag(&o->fr, tag, sizeof tag), o->model, r->P, lc->n, lc->batch, r->T,
+            lc->lambda, L->noise_multiplier, L->calibration, lc->clip, lc->eta, lc->radius,
+            frame_rng_desc(L->rng_mode, L->seed, rd, sizeof rd));
+    fprintf(stderr, "  (%.4g, %g)-DP by the accountant (%s); the paper's closed form: %.4g\n",
+            L->epsilon, L->delta, L->route, L->epsilon_paper);
+}
+
 static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
 {
     const kopts *o = r->o;
     const dpc_ledger *L = &r->led;
-    if (!o->fr.quiet) {
-        char tag[80], rd[96];
-        fprintf(stderr, "%sprojected DP-lambda-CGD | %s (%zu parameters) | n %zu, B %zu, %zu "
-                        "iterates | lambda %g, noise multiplier %.6g (%s), C %.4g, eta %.4g, R %.4g "
-                        "| %s\n",
-                frame_tag(&o->fr, tag, sizeof tag), o->model, r->P, lc->n, lc->batch, r->T,
-                lc->lambda, L->noise_multiplier, L->calibration, lc->clip, lc->eta, lc->radius,
-                frame_rng_desc(L->rng_mode, L->seed, rd, sizeof rd));
-        fprintf(stderr, "  (%.4g, %g)-DP by the accountant (%s); the paper's closed form: %.4g\n",
-                L->epsilon, L->delta, L->route, L->epsilon_paper);
-    }
+    if (!o->fr.quiet) banner(r, lc);
     if (!(r->lt = malloc(r->T * sizeof *r->lt))) return opt_fail(r->s, "out of memory");
     for (size_t t = 0; t < r->T; t++) r->lt[t] = NAN;
     trace_ctx tc = {isatty(2), o->fr.quiet, r->T, cli_now(), 0, r->lt};
-    dpc_kan_lcgd_result res;
+    dpc_kan_lcgd *run = NULL;
     dpc_error err = {0};
+    if (dpc_kan_lcgd_new(&run, lc, r->P, r->W0, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);
     double t0 = cli_now();
-    if (dpc_kan_lcgd_train(lc, r->P, &o->fr.rng, r->W0, dpc_kan_task_grad, dpc_kan_task_eval,
-                           r->task, o->eval_every, trace, &tc, &res, &err)) {
-        fprintf(stderr, "\ndpcorr train --algo lcgd-projected: %s\n", err.msg);
-        return CLI_RUNTIME;
-    }
+    int rc = o->fr.resume ? resume(r, run) : 0;
+    if (!rc) rc = iterate(r, run, &tc);
+    dpc_kan_lcgd_result res;
+    dpc_kan_lcgd_result_get(run, &res);
+    r->params_hash = dpc_params_hash(dpc_kan_lcgd_params(run), r->P);
+    dpc_kan_lcgd_free(run);
+    if (rc) return rc < 0 ? 0 : rc;
     double train_s = cli_now() - t0;
     if (!o->fr.quiet && tc.tty) fputc('\n', stderr);
     printf("avg train loss %.6f (err %.4f)  avg test loss %.6f (err %.4f)  last train loss %.6f  "
            "projections %zu  clipped %.4f  max ||W-W0|| %.4g  noise multiplier %.6g  epsilon %.4g "
-           "(paper %.4g)  (%.1f s)\n",
+           "(paper %.4g)  (%.1f s, params %016llx)\n",
            res.avg_train_loss, res.avg_train_err, res.avg_test_loss, res.avg_test_err,
            res.last_train_loss, res.projections,
            res.examples ? (double)res.clipped / (double)res.examples : 0, res.max_dist,
-           L->noise_multiplier, L->epsilon, L->epsilon_paper, train_s);
-    int rc = o->fr.report ? write_report(r, &res, train_s) : 0;
+           L->noise_multiplier, L->epsilon, L->epsilon_paper, train_s,
+           (unsigned long long)r->params_hash);
+    rc = o->fr.report ? write_report(r, &res, train_s) : 0;
     if (o->fr.plot) rc = rc ? rc : plot(r);
     return rc;
 }

@@ -3,9 +3,8 @@
  * any data set with real-valued targets, with optional baselines (fixed clip, non-private SGD,
  * SSP, OLS). The run frame (frame.h) does seeding, data, the report and the plot; the library
  * resolves the plan (dpc_linreg_plan_make) and accounts for it (the shared dpc_ledger). */
-#include "frame.h"
 #include "train_algo.h"
-#include "dpcorr/papers/linreg.h"
+#include "train_linreg.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -13,7 +12,6 @@
 #include <time.h>
 
 enum { B_FIXED = 1, B_SGD = 2, B_SSP = 4, B_OLS = 8 };
-enum { NPRIOR = 7 };
 
 /* ---- options ------------------------------------------------------------------------------- */
 
@@ -22,10 +20,12 @@ enum { NPRIOR = 7 };
 #define ALG "algorithm"
 static const opt_spec L_ALGO_AMB = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-ambssgd",
-    .section = "data and model", .param = "algo", .help = "dp-ambssgd", .example = "--algo dp-ambssgd"};
+    .section = "data and model", .param = "algorithm", .help = "dp-ambssgd",
+    .example = "--algo dp-ambssgd"};
 static const opt_spec L_ALGO_SSGD = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-ssgd",
-    .section = "data and model", .param = "algo", .help = "dp-ssgd", .example = "--algo dp-ssgd"};
+    .section = "data and model", .param = "algorithm", .help = "dp-ssgd",
+    .example = "--algo dp-ssgd"};
 static const opt_spec L_DATA = {
     .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
     .param = "data,train,test",
@@ -155,8 +155,8 @@ static const opt_spec L_LOG_EVERY = {
     &L_DATA, &L_EPSILON, &L_DELTA, &L_NOISE, &L_CALIBRATION, &L_PRIOR[0], &L_PRIOR[1],          \
         &L_PRIOR[2], &L_PRIOR[3], &L_PRIOR[4], &L_PRIOR[5], &L_PRIOR[6]
 #define LR_TAIL                                                                                    \
-    &L_BASELINES, &L_SSP_X, &L_SSP_Y, &FR_SEED, &FR_SECURE, &L_STREAM, &FR_REPORT, &FR_PLOT,     \
-        &L_LOG_EVERY, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL
+    &L_BASELINES, &L_SSP_X, &L_SSP_Y, &FR_SEED, &FR_SECURE, &L_STREAM, FRAME_CKPT_OPTS,         \
+        &FR_REPORT, &FR_PLOT, &L_LOG_EVERY, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL
 static const opt_spec *const AMB_OPTS[] = {
     &L_ALGO_AMB, LR_COMMON, &L_C1, &L_STEPS, &L_STAT_BATCH, &L_LR, &L_CLIP, &L_DOMAIN,
     &L_DPSTAT_K, &L_DPSTAT_RULE, &L_DPSTAT_BETA, LR_TAIL};
@@ -188,16 +188,6 @@ static const opt_cmd SSGD_CMD = {
     .opts = SSGD_OPTS,
     .minimal = "--algo dp-ssgd --data synthetic:linreg,n=20000,d=3,alpha=0 --epsilon 0.5",
 };
-
-typedef struct lr_cli {
-    run_frame fr;
-    dpc_linreg_opts o;
-    const char *src[NPRIOR]; /* where each public input came from */
-    int given[NPRIOR];
-    int k_paper, baselines;
-    size_t log_every;
-    double ssp_x, ssp_y;
-} lr_cli;
 
 static double *prior_field(dpc_linreg_prior *p, int k)
 {
@@ -253,6 +243,7 @@ static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
     c->fr.data_opt = &L_DATA;
     opt_use(s, algo == DPC_LINREG_AMBSSGD ? &L_ALGO_AMB : &L_ALGO_SSGD);
     frame_read(&c->fr, s);
+    frame_read_ckpt(&c->fr, s);
     dpc_linreg_opts *o = &c->o;
     o->epsilon = opt_dbl(s, &L_EPSILON, 0);
     o->noise_multiplier = opt_dbl(s, &L_NOISE, 0);
@@ -317,28 +308,6 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
 }
 
 /* ---- report -------------------------------------------------------------------------------- */
-
-typedef struct log_rec {
-    size_t t;
-    double gamma, zeta, noise_std, clip_fraction, batch_loss, excess_risk;
-    size_t counts;
-} log_rec;
-
-typedef struct base_res {
-    const char *name;
-    double risk, train_loss, test_loss, epsilon, seconds;
-    char note[160];
-} base_res;
-
-typedef struct lr_out {
-    const dpc_linreg_plan *P;
-    log_rec *lg;
-    size_t nlog;
-    double *w; /* (d) the output */
-    double risk, train_loss, test_loss, clipf, wall, cpu;
-    base_res br[4];
-    size_t nb;
-} lr_out;
 
 static void report_plan(jw *w, const lr_cli *c, const dpc_linreg_plan *P)
 {
@@ -421,6 +390,9 @@ static void report_results(jw *w, const lr_out *u, size_t d)
     jw_num(w, "wall_time_s", u->wall);
     jw_num(w, "cpu_time_s", u->cpu);
     jw_nums(w, "w", u->w, d);
+    char h[24];
+    snprintf(h, sizeof h, "%016llx", (unsigned long long)u->params_hash);
+    jw_str(w, "params_hash", h);
     jw_end(w);
     jw_arr(w, "baselines");
     for (size_t i = 0; i < u->nb; i++) {
@@ -595,6 +567,7 @@ static void dry_run(const lr_cli *c, const dpc_linreg_plan *P)
     opt_dry_num("ssp.y_bound", c->ssp_y);
     opt_dry_uint("stream", c->o.stream);
     opt_dry_uint("log_every", c->log_every);
+    frame_dry_ckpt(&c->fr);
     opt_dry_num("ledger.epsilon", P->ledger.epsilon);
 }
 
@@ -619,35 +592,36 @@ static void banner(const lr_cli *c, const dpc_linreg_plan *P)
                     ck[i].name, ck[i].source, ck[i].value, ck[i].required, ck[i].meaning);
 }
 
-/* The steps, logged in blocks of `every`. */
-static int steps(const lr_cli *c, dpc_linreg *lr, lr_out *u, size_t every, size_t *clipped)
+/* The steps, logged in blocks of u->every, with checkpoints; -1 when stopped by --stop-after. */
+static int steps(const lr_cli *c, dpc_linreg *lr, lr_out *u)
 {
     const dpc_linreg_plan *P = u->P;
     dpc_error err = {0};
-    size_t blk_clip = 0, blk_n = 0;
-    double blk_loss = 0;
     dpc_linreg_step_info in;
-    *clipped = 0;
     while (dpc_linreg_steps_done(lr) < P->steps) {
         if (dpc_linreg_step(lr, &in, &err)) {
             fprintf(stderr, "dpcorr %s: %s\n", dpc_linreg_algo_name(P->algo), err.msg);
             return CLI_RUNTIME;
         }
-        *clipped += in.clipped;
-        blk_clip += in.clipped;
-        blk_loss += in.batch_loss;
-        blk_n++;
+        u->blk[0] += (double)in.clipped, u->blk[1] += (double)in.clipped;
+        u->blk[2] += 1, u->blk[3] += in.batch_loss;
         size_t t = in.step + 1;
-        if (t % every == 0 || t == P->steps) {
+        if (t % u->every == 0 || t == P->steps) {
             log_rec *r = &u->lg[u->nlog++];
             *r = (log_rec){in.step, in.gamma, in.zeta, in.noise_std,
-                           (double)blk_clip / ((double)blk_n * (double)P->batch),
-                           blk_loss / (double)blk_n, in.excess_risk, in.dpstat_counts};
-            blk_clip = blk_n = 0;
-            blk_loss = 0;
+                           u->blk[1] / (u->blk[2] * (double)P->batch), u->blk[3] / u->blk[2],
+                           in.excess_risk, in.dpstat_counts};
+            u->blk[1] = u->blk[2] = u->blk[3] = 0;
         }
+        if (frame_ckpt_due(&c->fr, t, P->steps)) {
+            dpc_ckpt *ck = NULL;
+            int rc = lr_ckpt_build(c, lr, u, &ck);
+            if (!rc) rc = frame_ckpt_write(&c->fr, ck);
+            dpc_ckpt_free(ck);
+            if (rc) return rc;
+        }
+        if (frame_stop_due(&c->fr, t)) return -1;
     }
-    (void)c;
     return 0;
 }
 
@@ -659,16 +633,19 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     const dpc_linreg_plan *P = u.P;
     double c0 = (double)clock() / CLOCKS_PER_SEC;
     banner(c, P);
-    size_t every = c->log_every ? c->log_every
-                                : (P->algo == DPC_LINREG_SSGD ? (P->steps + 999) / 1000 : 1);
-    u.lg = calloc(P->steps / every + 2, sizeof *u.lg);
+    u.every = c->log_every ? c->log_every
+                           : (P->algo == DPC_LINREG_SSGD ? (P->steps + 999) / 1000 : 1);
+    u.cap = P->steps / u.every + 2;
+    u.lg = calloc(u.cap, sizeof *u.lg);
     u.w = calloc(c->fr.train->d, sizeof *u.w);
     dpc_error err = {0};
-    size_t clipped = 0;
-    int rc = !u.lg || !u.w ? opt_fail(s, "out of memory") : steps(c, lr, &u, every, &clipped);
+    int rc = !u.lg || !u.w ? opt_fail(s, "out of memory") : 0;
+    if (!rc && c->fr.resume) rc = lr_resume(c, s, lr, &u);
+    if (!rc) rc = steps(c, lr, &u);
     if (!rc && dpc_linreg_average(lr, u.w, &err)) rc = opt_fail_lib(s, &err);
     if (!rc) {
-        u.clipf = (double)clipped / ((double)P->steps * (double)P->batch);
+        u.params_hash = dpc_params_hash(u.w, c->fr.train->d);
+        u.clipf = u.blk[0] / ((double)P->steps * (double)P->batch);
         metrics(c->fr.train, c->fr.test, u.w, &u.risk, &u.train_loss, &u.test_loss);
         u.wall = cli_now() - c->fr.t0;
         u.cpu = (double)clock() / CLOCKS_PER_SEC - c0;
@@ -689,7 +666,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     }
     free(u.lg);
     free(u.w);
-    return rc;
+    return rc < 0 ? 0 : rc; /* -1: stopped by --stop-after */
 }
 
 static int run(int argc, char **argv, dpc_linreg_algo algo)

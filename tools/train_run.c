@@ -98,31 +98,11 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
 
 /* ---- preparation: randomness, data, model, mechanism, configuration ---------------------- */
 
-/* The generator: the checkpoint's when resuming (its mode and seed must be the ones given:
- * secure by default, --seed S for a seeded checkpoint). */
+/* The generator: the checkpoint's when resuming (frame_seed checks its mode and seed). */
 static int seed_local(run_ctx *x)
 {
-    train_opts *o = x->o;
-    dpc_error err = {0};
-    if (!o->resume) return frame_seed(&o->fr, x->s);
-    dpc_rng *rng = &o->fr.rng;
-    if (dpc_checkpoint_read_rng(o->resume, rng, &err))
-        return opt_fail(x->s, "--resume: %s", err.msg);
-    unsigned long long cs = (unsigned long long)rng->seed;
-    if (rng->mode == DPC_RNG_SEEDED && o->fr.secure)
-        return opt_fail(x->s, "%s: the checkpoint %s was written in seeded mode (seed %llu); "
-                              "resume it with --seed %llu",
-                        o->fr.secure_typed ? "--secure" : "--resume", o->resume, cs, cs);
-    if (rng->mode != DPC_RNG_SEEDED && !o->fr.secure)
-        return opt_fail(x->s, "--seed: the checkpoint %s was written in secure mode (OS key); "
-                              "resume it without --seed", o->resume);
-    if (rng->mode == DPC_RNG_SEEDED && rng->seed != o->fr.seed)
-        return opt_fail(x->s, "--seed: the checkpoint %s was written with seed %llu, got %llu",
-                        o->resume, cs, (unsigned long long)o->fr.seed);
-    if (rng->mode == DPC_RNG_SEEDED && o->fr.warn_seed)
-        frame_warn_seeded(x->s && x->s->cmd ? x->s->cmd->name : "train", rng->seed,
-                          "resumed seeded checkpoint");
-    return 0;
+    x->o->fr.resume = x->o->resume;
+    return frame_seed(&x->o->fr, x->s);
 }
 
 /* Under mpirun, rank 0's generator (it reads the checkpoint) is every rank's; the other ranks

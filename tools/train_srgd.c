@@ -17,7 +17,7 @@
 #define PRIV "privacy (zero-out adjacency)"
 static const opt_spec S_ALGO = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-srgd", .section = PB,
-    .param = "algo", .help = "dp-srgd", .example = "--algo dp-srgd"};
+    .param = "algorithm", .help = "dp-srgd", .example = "--algo dp-srgd"};
 static const opt_spec S_PROBLEM = {
     .name = "--problem", .metavar = "P", .type = OPT_STR, .section = PB,
     .param = "problem.kind,kind", .conflicts = "--data",
@@ -166,7 +166,7 @@ static const opt_spec *const SRGD_OPTS[] = {
     &S_DESIGN, &S_DATA, &S_MODEL, &S_ROW_RADIUS, &S_Y_BOUND, &S_L, &S_M, &S_R, &S_REGIME, &S_C,
     &S_LITERAL, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP, &S_Z_STEP, &S_VARIANT, &S_NOISE,
     &S_PERMUTE, &S_EPSILON, &S_NONPRIVATE, &S_DELTA, &S_CALIBRATION, &FR_SEED, &FR_SECURE,
-    &S_EVAL_EVERY, &FR_REPORT, &S_TRACE, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP,
+    &S_EVAL_EVERY, FRAME_CKPT_OPTS, &FR_REPORT, &S_TRACE, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP,
     NULL};
 
 static const opt_cmd SRGD_CMD = {
@@ -174,7 +174,7 @@ static const opt_cmd SRGD_CMD = {
     .usage = "dpcorr train --algo dp-srgd [--regime A|B] (--problem P [--n N --dim D ...] |\n"
              "                    --data SPEC [--model linear|logistic]) (--epsilon E | --nonprivate)\n"
              "                    [--delta D] [--c C | --literal] [--seed S | --secure]\n"
-             "                    [--report F.json] [--trace F.csv]",
+             "                    [--checkpoint F] [--resume F] [--report F.json] [--trace F.csv]",
     .about = "Accelerated-DP-SRGD (Choquette-Choo, Ganesh & Thakurta 2024, Algorithm 1): one pass\n"
              "over fixed disjoint batches, per-example increments eta_t grad f(x_t) - eta_{t-1}\n"
              "grad f(x_{t-1}) clipped to C_Delta, prefix sums privatized by the binary tree\n"
@@ -248,6 +248,7 @@ static int read_opts(srgd_opts *o, opt_set *s)
     dpc_srgd_config_init(&o->c);
     opt_use(s, &S_ALGO);
     frame_read(&o->fr, s);
+    frame_read_ckpt(&o->fr, s);
     o->have_problem = opt_typed(s, &S_PROBLEM);
     int rc = o->have_problem ? read_problem(o, s) : 0;
     if (rc) return rc;
@@ -417,6 +418,7 @@ static void dry_run(const srgd_run *r)
     opt_dry_str("calibration", dpc_calibration_name(c->calibration));
     opt_dry_uint("eval_every", c->eval_every);
     opt_dry_str("trace", o->trace);
+    frame_dry_ckpt(&o->fr);
     opt_dry_num("noise_multiplier", G->noise_multiplier);
 }
 
@@ -498,6 +500,10 @@ static int write_report(const srgd_run *r, const srgd_final *f)
     jw_int(&w, "rounds", (long long)T);
     jw_int(&w, "grad_evals", T ? (long long)r->tr[T - 1].grad_evals : 0);
     jw_int(&w, "n_used", (long long)L->n_used);
+    char h[24];
+    snprintf(h, sizeof h, "%016llx",
+             (unsigned long long)dpc_params_hash(dpc_srgd_output(r->srgd), dpc_srgd_num_params(r->srgd)));
+    jw_str(&w, "params_hash", h);
     jw_num(&w, "risk", f->risk);
     jw_num(&w, "excess_risk", f->excess);
     jw_num(&w, "test_accuracy", f->acc);
@@ -572,16 +578,70 @@ static void banner(const srgd_run *r)
                 L->beta * c->R * c->R / ((double)L->steps * (double)L->steps), L->clip);
 }
 
-/* The rounds, then the final risk (problem) or held-out loss and accuracy (data). */
-static int rounds(srgd_run *r, srgd_final *f)
+/* ---- checkpoints: the run's state and the rounds' telemetry so far -------------------------- */
+
+#define NTRACE 12 /* values per round of the telemetry */
+
+static int ckpt_build(const srgd_run *r, dpc_ckpt **out)
 {
     const srgd_opts *o = r->o;
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    int rc = frame_ckpt_new(&o->fr, DPC_SRGD_KIND, out);
+    if (rc) return rc;
+    dpc_ckpt *ck = *out;
+    dpc_ckpt_item_str(ck, "problem.kind", "problem",
+                      o->have_problem ? dpc_srgd_problem_kind_name(o->pc.kind) : "");
+    dpc_ckpt_item_str(ck, "regime", "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
+    dpc_ckpt_item_num(ck, "c", "c", o->cc);
+    dpc_ckpt_item_count(ck, "literal", "literal constants", (uint64_t)o->literal);
+    dpc_ckpt_item_num(ck, "row_radius", "row radius", o->row_radius);
+    dpc_ckpt_item_num(ck, "y_bound", "label bound", o->ybound);
+    size_t t = dpc_srgd_steps_done(r->srgd);
+    double *v = malloc((NTRACE * t + 1) * sizeof *v);
+    for (size_t i = 0; v && i < t; i++) {
+        const dpc_srgd_step_info *q = &r->tr[i];
+        double row[NTRACE] = {(double)q->step, q->eta, q->max_norm, q->clip_fraction,
+                              q->noise_norm, q->b_norm, q->grad_norm, q->srg_error,
+                              q->grad_F_norm, q->loss, q->risk, (double)q->grad_evals};
+        memcpy(v + NTRACE * i, row, sizeof row);
+    }
     dpc_error err = {0};
-    if (!(r->tr = calloc(L->steps, sizeof *r->tr))) return opt_fail(r->s, "out of memory");
-    if (!o->fr.quiet)
-        fprintf(stderr, "    t   max|Delta_t(d)|  clipped   |xi_t|      |grad^|     F(y_t+1)\n");
-    for (size_t t = 0; t < L->steps; t++) {
+    if (!v || dpc_srgd_save(r->srgd, ck, &err) || dpc_ckpt_put(ck, "cli.trace", v, NTRACE * t, &err)) {
+        fprintf(stderr, "dpcorr train: checkpoint: %s\n", v ? err.msg : "out of memory");
+        rc = CLI_RUNTIME;
+    }
+    free(v);
+    return rc;
+}
+
+/* --resume F: the saved run and its telemetry (a changed option is named). */
+static int resume(srgd_run *r)
+{
+    dpc_ckpt *mine = NULL, *saved = NULL;
+    int rc = ckpt_build(r, &mine);
+    if (!rc) rc = frame_ckpt_read(&r->o->fr, r->s, DPC_SRGD_KIND, mine, &saved);
+    dpc_error err = {0};
+    if (!rc && dpc_srgd_restore(r->srgd, saved, &err)) rc = frame_ckpt_fail(r->s, &err);
+    size_t t = rc ? 0 : dpc_srgd_steps_done(r->srgd), n = 0;
+    const double *v = rc ? NULL : dpc_ckpt_section(saved, "cli.trace", &n);
+    if (!rc && n != NTRACE * t)
+        rc = opt_fail(r->s, "--resume: %s: telemetry of %zu values, expected %zu", r->o->fr.resume,
+                      n, NTRACE * t);
+    for (size_t i = 0; !rc && i < t; i++, v += NTRACE)
+        r->tr[i] = (dpc_srgd_step_info){(size_t)v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
+                                        v[8], v[9], v[10], (size_t)v[11]};
+    if (!rc && !r->o->fr.quiet) fprintf(stderr, "resumed at round %zu\n", t);
+    dpc_ckpt_free(mine);
+    dpc_ckpt_free(saved);
+    return rc;
+}
+
+/* The remaining rounds, with checkpoints; -1 when stopped by --stop-after. */
+static int run_rounds(srgd_run *r)
+{
+    const srgd_opts *o = r->o;
+    size_t T = dpc_srgd_get_plan(r->srgd)->steps;
+    dpc_error err = {0};
+    for (size_t t = dpc_srgd_steps_done(r->srgd); t < T; t++) {
         if (dpc_srgd_step(r->srgd, &r->tr[t], &err)) {
             fprintf(stderr, "dpcorr train: round %zu: %s\n", t, err.msg);
             return CLI_RUNTIME;
@@ -590,7 +650,30 @@ static int rounds(srgd_run *r, srgd_final *f)
             fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %.6g\n", t,
                     r->tr[t].max_norm, 100 * r->tr[t].clip_fraction, r->tr[t].noise_norm,
                     r->tr[t].grad_norm, r->tr[t].risk);
+        if (frame_ckpt_due(&o->fr, t + 1, T)) {
+            dpc_ckpt *ck = NULL;
+            int rc = ckpt_build(r, &ck);
+            if (!rc) rc = frame_ckpt_write(&o->fr, ck);
+            dpc_ckpt_free(ck);
+            if (rc) return rc;
+        }
+        if (frame_stop_due(&o->fr, t + 1)) return -1;
     }
+    return 0;
+}
+
+/* The rounds, then the final risk (problem) or held-out loss and accuracy (data). */
+static int rounds(srgd_run *r, srgd_final *f)
+{
+    const srgd_opts *o = r->o;
+    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    dpc_error err = {0};
+    if (!(r->tr = calloc(L->steps, sizeof *r->tr))) return opt_fail(r->s, "out of memory");
+    int rc = o->fr.resume ? resume(r) : 0;
+    if (!rc && !o->fr.quiet)
+        fprintf(stderr, "    t   max|Delta_t(d)|  clipped   |xi_t|      |grad^|     F(y_t+1)\n");
+    if (!rc) rc = run_rounds(r);
+    if (rc) return rc;
     const double *y = dpc_srgd_output(r->srgd);
     const dpc_dataset *te = o->fr.test;
     f->risk = f->excess = f->acc = NAN;
@@ -613,7 +696,7 @@ static int run(srgd_run *r)
     banner(r);
     srgd_final f;
     int rc = rounds(r, &f);
-    if (rc) return rc;
+    if (rc) return rc < 0 ? 0 : rc; /* -1: stopped by --stop-after */
     const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
     const dpc_ledger *G = dpc_srgd_get_ledger(r->srgd);
     f.secs = cli_now() - o->fr.t0;

@@ -294,9 +294,78 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_save(const dpc_trainer *tr, const c
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path,
                                                     dpc_error *err);
 
-/* Reads the root generator stored in a checkpoint (to resume a secure-mode run). */
+/* Reads the root generator stored in a checkpoint of any trainer (dpc_trainer_save or a
+ * dpc_ckpt container), to resume a secure-mode run. */
 DPC_API DPC_NODISCARD dpc_status dpc_checkpoint_read_rng(const char *path, dpc_rng *rng,
                                                          dpc_error *err);
+
+/* ---- The checkpoint container of the other trainers --------------------------------------------
+ *
+ * The papers' trainers (dpcorr/papers/kan.h dpc_kan_lcgd_save, linreg.h dpc_linreg_save, srgd.h
+ * dpc_srgd_save) and their caller's per-step records save into one container: the file of
+ * dpc_trainer_save (same header with step, parameter count and generator; the configuration items
+ * and their fingerprint; the checksum; atomic write through "<path>.tmp.<pid>", fsync and rename,
+ * mode 0600; temporaries of dead processes removed) whose first item, "algorithm", is the trainer
+ * kind (files of dpc_trainer carry none: kind "dp-ftrl"), and whose body is a list of named
+ * sections of doubles:
+ *   u32 nsections | per section: name (DPC_CKPT_NAME_LEN bytes, NUL-padded) | u64 n | n doubles |
+ *   u64 FNV-1a of the file before it | end of file.
+ * A trainer stores only what cannot be regenerated from (key, stream, row, index): iterates,
+ * optimizer and noise state, counters; the caller adds its own records (a report's history).
+ *
+ * Saving: dpc_ckpt_new(kind, the run's root generator), the items (every option and input that
+ * determines the run's values, under the library's name of the parameter), the trainer's _save
+ * (its items, progress and state), the caller's sections, dpc_ckpt_write.
+ * Resuming: dpc_ckpt_read (refuses, DPC_E_FORMAT, a corrupt, truncated or appended-to file, and
+ * with DPC_E_STATE, field "algorithm", a checkpoint of another trainer kind), then the run's
+ * container built as for saving, dpc_ckpt_match (DPC_E_STATE with err->field naming the first
+ * option or input that differs: "lr: the checkpoint F has 0.1, this run has 0.2"), then the
+ * trainer's _restore and the caller's sections. */
+typedef struct dpc_ckpt dpc_ckpt;
+#define DPC_CKPT_NAME_LEN 32 /* section names: 1..31 characters */
+
+/* An empty container of trainer kind `kind` (1..127 characters) for the run of root generator
+ * rng (copied; stored in the file, read back by dpc_checkpoint_read_rng). */
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_new(dpc_ckpt **out, const char *kind, const dpc_rng *rng,
+                                              dpc_error *err);
+DPC_API void dpc_ckpt_free(dpc_ckpt *ck); /* NULL is a no-op */
+/* Configuration items: field = the library's name of the parameter ("lr", "data"), what = what
+ * it is, for messages ("learning rate"). Strings longer than 127 bytes are compared by hash;
+ * hash items compare bytes (a changed one is reported as changed, without values). At most 56
+ * items (dpc_ckpt_write and dpc_ckpt_match refuse more, DPC_E_RANGE "items"). */
+DPC_API void dpc_ckpt_item_num(dpc_ckpt *ck, const char *field, const char *what, double v);
+DPC_API void dpc_ckpt_item_count(dpc_ckpt *ck, const char *field, const char *what, uint64_t v);
+DPC_API void dpc_ckpt_item_str(dpc_ckpt *ck, const char *field, const char *what, const char *v);
+DPC_API void dpc_ckpt_item_hash(dpc_ckpt *ck, const char *field, const char *what, const void *p,
+                                size_t bytes);
+/* The steps done and the parameter count (the header's; set by the trainers' _save). */
+DPC_API void dpc_ckpt_set_progress(dpc_ckpt *ck, size_t step, size_t P);
+/* A section: n values of v copied under name (unique; at most 64 sections). */
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_put(dpc_ckpt *ck, const char *name, const double *v,
+                                              size_t n, dpc_error *err);
+/* Copies section name into v, which must hold exactly n values (DPC_E_FORMAT naming the file and
+ * the section when it is missing or of another size). */
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_get(const dpc_ckpt *ck, const char *name, double *v,
+                                              size_t n, dpc_error *err);
+/* Section name (owned by ck) and its size, or NULL (*n = 0) when absent. */
+DPC_API const double *dpc_ckpt_section(const dpc_ckpt *ck, const char *name, size_t *n);
+DPC_API const char *dpc_ckpt_kind(const dpc_ckpt *ck);
+DPC_API size_t dpc_ckpt_step(const dpc_ckpt *ck);
+DPC_API size_t dpc_ckpt_num_params(const dpc_ckpt *ck);
+DPC_API const char *dpc_ckpt_path(const dpc_ckpt *ck); /* the file read ("" when built) */
+/* Atomic write (see above). */
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_write(const dpc_ckpt *ck, const char *path,
+                                                dpc_error *err);
+/* Reads and verifies the file path, a checkpoint of trainer kind `kind`. */
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_read(dpc_ckpt **out, const char *path, const char *kind,
+                                               dpc_error *err);
+/* DPC_OK when saved (read from a file) records the configuration of run (built for this run):
+ * the same kind, items, generator and fingerprint; else DPC_E_STATE naming the first difference
+ * in err->field (the generator: "rng", "seed"). */
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_match(const dpc_ckpt *saved, const dpc_ckpt *run,
+                                                dpc_error *err);
+/* FNV-1a 64 of the bytes of v[0..n) (the params_hash of every trainer's report). */
+DPC_API uint64_t dpc_params_hash(const double *v, size_t n);
 
 /* The distributed layout of a trainer (one process: ranks 1, shard = every coordinate). Arrays
  * (ranks) owned by the trainer. bytes_per_step: bytes sent by all ranks together per step, mean

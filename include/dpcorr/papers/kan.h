@@ -73,6 +73,7 @@
 #include "dpcorr/mech.h"
 #include "dpcorr/model.h"
 #include "dpcorr/rng.h"
+#include "dpcorr/train.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -489,6 +490,35 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_train(const dpc_kan_lcgd_config *c
                                                     void *ctx, size_t eval_every,
                                                     dpc_kan_lcgd_trace_fn trace, void *tctx,
                                                     dpc_kan_lcgd_result *res, dpc_error *err);
+
+/* A whole run one iterate at a time (what dpc_kan_lcgd_train does, for callers that checkpoint
+ * or stop between iterates): the first call evaluates W_0 (no update), each later call makes one
+ * update (dpc_kan_lcgd_step) and evaluates W_t when t % eval_every == 0 or t = T - 1 (eval may
+ * be NULL: no evaluations); the run's metrics accumulate in r. info, train_loss and test_loss
+ * (NAN when not evaluated) may be NULL. DPC_E_RANGE once all T iterates are visited. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_advance(dpc_kan_lcgd *r, dpc_kan_grad_fn grad,
+                                                      dpc_kan_eval_fn eval, void *ctx,
+                                                      size_t eval_every,
+                                                      dpc_kan_lcgd_step_info *info,
+                                                      double *train_loss, double *test_loss,
+                                                      dpc_error *err);
+DPC_API size_t dpc_kan_lcgd_visited(const dpc_kan_lcgd *r); /* iterates visited, 0..T */
+/* The metrics of the iterates visited so far (dpc_kan_lcgd_train's result after all T). */
+DPC_API void dpc_kan_lcgd_result_get(const dpc_kan_lcgd *r, dpc_kan_lcgd_result *res);
+
+/* Checkpoints (the container of dpcorr/train.h, kind DPC_KAN_LCGD_KIND). _save adds the run's
+ * configuration items (n, iterates, batch, eta, clip, lambda, noise_std, radius, noise_form, the
+ * streams, P and a hash of W_0), its progress and its state: the iterate W_t, the counters, the
+ * run's metrics and, in the BUFFER noise form, the noise state (the REPLAY form regenerates
+ * Z_{t-1} from the RNG; W_0 is the caller's, regenerated from the seed). _restore puts a saved
+ * state into r, a run built with the same configuration, W_0 and generator (check them first
+ * with dpc_ckpt_match against a container of this run): DPC_E_STATE for another kind,
+ * DPC_E_FORMAT for missing or malformed state; the run then continues bit for bit. */
+#define DPC_KAN_LCGD_KIND "lcgd-projected"
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_save(const dpc_kan_lcgd *r, dpc_ckpt *ck,
+                                                   dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_restore(dpc_kan_lcgd *r, const dpc_ckpt *ck,
+                                                      dpc_error *err);
 
 /* ==== 8. Oracles for the two model families ================================================= */
 

@@ -74,6 +74,7 @@
 #include "dpcorr/common.h"
 #include "dpcorr/data.h"
 #include "dpcorr/rng.h"
+#include "dpcorr/train.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -274,6 +275,20 @@ DPC_API const double *dpc_linreg_last_noise(const dpc_linreg *lr);
 /* The permutation: position p of the pass holds record perm[p] (N entries). Step t reads
  * positions (b+s)t .. (b+s)t+s-1 (stat) and (b+s)t+s .. (b+s)(t+1)-1 (gradient). */
 DPC_API const size_t *dpc_linreg_permutation(const dpc_linreg *lr);
+
+/* Checkpoints (the container of dpcorr/train.h; its kind is the algorithm's name,
+ * dpc_linreg_algo_name). _save adds the run's configuration items (the resolved plan: algorithm,
+ * epsilon, delta, calibration, the public inputs, steps, batch, stat_batch, eta, clip, domain,
+ * DP-STAT, noise multipliers, stream; the training set's size and content hash), its progress
+ * and its state: w_t, the running tail sum, the last step's update and noise, the counters. The
+ * permutation and every noise draw (the gradient noise and DP-STAT's counts at step t) are
+ * regenerated from the RNG. _restore puts a saved state into lr, a run built with the same
+ * options, data and generator (check them first with dpc_ckpt_match against a container of this
+ * run): DPC_E_STATE for another kind, DPC_E_FORMAT for missing or malformed state. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_save(const dpc_linreg *lr, dpc_ckpt *ck,
+                                                 dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_restore(dpc_linreg *lr, const dpc_ckpt *ck,
+                                                    dpc_error *err);
 
 /* ==== DP-STAT (Algorithm 3) ================================================================= */
 

@@ -82,6 +82,7 @@
 #include "dpcorr/mech.h"
 #include "dpcorr/model.h"
 #include "dpcorr/rng.h"
+#include "dpcorr/train.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -273,6 +274,20 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_step(dpc_srgd *s, dpc_srgd_step_info *
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_run(dpc_srgd *s, dpc_srgd_step_info *trace,
                                               dpc_error *err);
 
+/* Checkpoints (the container of dpcorr/train.h, kind DPC_SRGD_KIND). _save adds the run's
+ * configuration items (L, M, R, steps, batch, beta, clip, z_step, variant, noise, epsilon, delta,
+ * calibration, permute, eval_every; the model, P and the training set's size and content hash),
+ * its progress and its state: x_t, x_{t-1}, y_t, z_t, the prefix sum S_t, the running noise sum,
+ * S^_t and xi_t, the counters, and the noise generator's state (the tree's partial sums; nothing
+ * for independent noise, which is regenerated). The batches are regenerated (stream order or
+ * the public permutation of the RNG). _restore puts a saved state into s, a run built with the
+ * same configuration, model, data and generator (check them first with dpc_ckpt_match against a
+ * container of this run): DPC_E_STATE for another kind, DPC_E_FORMAT for missing or malformed
+ * state. The hooks (project, risk, heldout) are the caller's: pass the same ones. */
+#define DPC_SRGD_KIND "dp-srgd"
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_save(const dpc_srgd *s, dpc_ckpt *ck, dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_restore(dpc_srgd *s, const dpc_ckpt *ck,
+                                                  dpc_error *err);
 DPC_API size_t dpc_srgd_steps_done(const dpc_srgd *s);
 DPC_API size_t dpc_srgd_num_params(const dpc_srgd *s);          /* P */
 DPC_API const dpc_ledger *dpc_srgd_get_ledger(const dpc_srgd *s);

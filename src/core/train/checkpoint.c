@@ -9,6 +9,10 @@
  *   u64 FNV-1a of all of the above | end of file.
  * Version 2 (still read) has no items and no records; its fingerprint covers the configuration,
  * the data path and shape, not the data content.
+ * The header, the items, the checksum and the atomic write are the file layer shared with the
+ * container of the papers' trainers (ck_file.c, ckpt.c); a file of the DP-FTRL trainer has no
+ * "algorithm" item (its kind is "dp-ftrl"), so resuming another trainer's file is refused naming
+ * "algorithm".
  * Written to "<path>.tmp.<pid>" (mode 0600: a secure-mode checkpoint holds the key), fsync'ed,
  * then renamed over <path>: a crash leaves either the old or the new checkpoint, never a torn
  * one; temporaries of processes that no longer exist are removed by the next save.
@@ -21,34 +25,14 @@
 #include "common/util.h"
 #include "train/train_internal.h"
 
-#include <dirent.h>
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-#define CK_MAGIC "DPCCKPT"
-#define CK_VERSION 3u /* 2: the secure-mode ChaCha20 key; 3: configuration items, records */
 #define CK_REC_BYTES 56u
-#define CK_BOM 0x01020304u
-
-typedef struct fnv {
-    uint64_t h;
-} fnv;
-
-static void fnv_add(fnv *f, const void *p, size_t n)
-{
-    const unsigned char *b = p;
-    for (size_t i = 0; i < n; i++) {
-        f->h ^= b[i];
-        f->h *= 0x100000001b3ull;
-    }
-}
 
 /* Floats of noise state per coordinate (0 when it regenerates from the RNG). */
 size_t dpc__train_noise_per_coord(const dpc_trainer *tr)
@@ -65,19 +49,6 @@ size_t dpc__train_noise_per_coord(const dpc_trainer *tr)
 static dpc__dist *dist_of(const dpc_trainer *tr) { return (dpc__dist *)&tr->dist; }
 
 static size_t shard_of(const dpc__dist *d, size_t s) { return d->bound[s + 1] - d->bound[s]; }
-
-typedef struct wbuf {
-    FILE *f;
-    fnv h;
-    int ok;
-} wbuf;
-
-static void wr(wbuf *w, const void *p, size_t n)
-{
-    if (!w || !w->ok || !n) return;
-    fnv_add(&w->h, p, n);
-    if (fwrite(p, 1, n, w->f) != n) w->ok = 0;
-}
 
 /* This rank's noise state, coordinate-major ((s1 - s0) x per), or NULL when per = 0. */
 static dpc_status export_noise(const dpc_trainer *tr, size_t per, double **out, dpc_error *err)
@@ -102,12 +73,12 @@ static dpc_status export_noise(const dpc_trainer *tr, size_t per, double **out, 
 
 /* One section of the file, per floats per coordinate, in rank order: rank 0 writes its own and
  * the pieces the others send (a failed write keeps receiving, so no rank is left waiting). */
-static dpc_status save_section(dpc__dist *d, wbuf *w, const double *mine, size_t per,
+static dpc_status save_section(dpc__dist *d, dpc__ck_wbuf *w, const double *mine, size_t per,
                                double *buf, dpc_error *err)
 {
     for (size_t s = 0; s < d->size; s++) {
         size_t n = per * shard_of(d, s);
-        if (d->rank == 0 && s == 0) wr(w, mine, n * sizeof(double));
+        if (d->rank == 0 && s == 0) dpc__ck_wr(w, mine, n * sizeof(double));
         if (s == 0 || (d->rank != 0 && d->rank != s)) continue;
         for (size_t q = 0; q < n; q += d->piece_len) {
             size_t b = (n - q < d->piece_len ? n - q : d->piece_len) * sizeof(double);
@@ -115,126 +86,39 @@ static dpc_status save_section(dpc__dist *d, wbuf *w, const double *mine, size_t
                                 ? dpc__dist_sendrecv(d, 0, mine + q, b, DPC_RANK_NONE, NULL, 0, err)
                                 : dpc__dist_sendrecv(d, DPC_RANK_NONE, NULL, 0, s, buf, b, err);
             if (st) return st;
-            if (d->rank == 0) wr(w, buf, b);
+            if (d->rank == 0) dpc__ck_wr(w, buf, b);
         }
     }
     return DPC_OK;
 }
 
 /* The file up to the checksum (rank 0 writes; the others send their shards). */
-static dpc_status save_stream(const dpc_trainer *tr, wbuf *w, const double *ns, size_t per,
+static dpc_status save_stream(const dpc_trainer *tr, dpc__ck_wbuf *w, const double *ns, size_t per,
                               double *buf, dpc_error *err)
 {
     dpc__dist *d = dist_of(tr);
     if (d->rank == 0) {
-        char magic[8] = CK_MAGIC;
-        uint32_t ver = CK_VERSION, bom = CK_BOM, mode = (uint32_t)tr->rng.mode;
-        uint64_t fp = dpc__train_fingerprint(tr), step = tr->t, P = tr->P, seed = tr->rng.seed;
-        wr(w, magic, 8);
-        wr(w, &ver, 4);
-        wr(w, &bom, 4);
-        wr(w, &fp, 8);
-        wr(w, &step, 8);
-        wr(w, &P, 8);
-        wr(w, tr->rng.key, 8);
-        wr(w, &seed, 8);
-        wr(w, &mode, 4);
-        wr(w, tr->rng.skey, sizeof tr->rng.skey);
         ck_item it[CK_MAX_ITEMS];
-        uint32_t ni = (uint32_t)dpc__train_items(tr, it);
-        unsigned char b[CK_ITEM_BYTES];
-        wr(w, &ni, 4);
-        for (uint32_t i = 0; i < ni; i++) {
-            dpc__ck_item_pack(&it[i], b);
-            wr(w, b, sizeof b);
-        }
-        wr(w, tr->params, tr->P * sizeof(double));
+        size_t ni = dpc__train_items(tr, it);
+        dpc__ck_write_header(w, dpc__train_fingerprint(tr), tr->t, tr->P, &tr->rng, it, ni);
+        dpc__ck_wr(w, tr->params, tr->P * sizeof(double));
     }
     dpc_status st = save_section(d, w, tr->velocity, 1, buf, err);
     uint64_t LL = per * tr->P;
-    if (!st && d->rank == 0) wr(w, &LL, 8);
+    if (!st && d->rank == 0) dpc__ck_wr(w, &LL, 8);
     if (!st) st = save_section(d, w, ns, per, buf, err);
     if (!st && d->rank == 0) { /* the history */
         uint64_t nr = tr->nhist;
-        wr(w, &nr, 8);
+        dpc__ck_wr(w, &nr, 8);
         for (size_t i = 0; i < tr->nhist; i++) {
             const dpc_train_record *h = &tr->hist[i];
             uint64_t se[2] = {h->step, h->epoch};
             double v[5] = {h->train_loss, h->test_loss, h->test_accuracy, h->epsilon, h->time_s};
-            wr(w, se, sizeof se);
-            wr(w, v, sizeof v);
+            dpc__ck_wr(w, se, sizeof se);
+            dpc__ck_wr(w, v, sizeof v);
         }
     }
     return st;
-}
-
-/* Rank 0, before writing: removes "<base>.tmp.<pid>" next to path when process pid no longer
- * exists (a run killed while writing leaves one; in secure mode it holds the key). Best effort:
- * failures leave the file. */
-static void clean_stale_tmp(const char *path)
-{
-    char dir[4096];
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    size_t dl = slash ? (size_t)(slash - path) : 0;
-    if (dl + 1 >= sizeof dir) return;
-    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), path);
-    else snprintf(dir, sizeof dir, ".");
-    DIR *dp = opendir(dir);
-    if (!dp) return;
-    size_t bl = strlen(base);
-    struct dirent *e;
-    while ((e = readdir(dp)) != NULL) {
-        const char *nm = e->d_name;
-        if (strncmp(nm, base, bl) || strncmp(nm + bl, ".tmp.", 5)) continue;
-        const char *digits = nm + bl + 5;
-        char *end = NULL;
-        if (!*digits || *digits < '0' || *digits > '9') continue;
-        long pid = strtol(digits, &end, 10);
-        if (*end || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to know */
-        char full[4096 + 300];
-        if (snprintf(full, sizeof full, "%s/%s", dir, nm) < (int)sizeof full) unlink(full);
-    }
-    closedir(dp);
-}
-
-/* Rank 0: creates the temporary file. */
-static dpc_status open_tmp(const char *path, char *tmp, size_t len, wbuf *w, dpc_error *err)
-{
-    int n = snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
-    if (n < 0 || (size_t)n >= len)
-        return dpc_error_param(err, DPC_E_INVALID, "path", "too long");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-    if (fd < 0) return dpc_error_set(err, DPC_E_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    w->f = fdopen(fd, "wb");
-    if (!w->f) {
-        close(fd);
-        return dpc_error_set(err, DPC_E_IO, "%s: %s", tmp, strerror(errno));
-    }
-    w->ok = 1;
-    return DPC_OK;
-}
-
-/* Rank 0: checksum, fsync, rename into place. */
-static dpc_status commit_tmp(wbuf *w, const char *tmp, const char *path, dpc_error *err)
-{
-    uint64_t sum = w->h.h;
-    if (w->ok && fwrite(&sum, 1, 8, w->f) != 8) w->ok = 0;
-    if (w->ok && fflush(w->f) != 0) w->ok = 0;
-    if (w->ok && fsync(fileno(w->f)) != 0) w->ok = 0;
-    int saved_errno = errno;
-    if (fclose(w->f) != 0) w->ok = 0;
-    if (!w->ok) {
-        unlink(tmp);
-        return dpc_error_set(err, DPC_E_IO, "%s: write failed: %s", tmp, strerror(saved_errno));
-    }
-    if (rename(tmp, path) != 0) {
-        saved_errno = errno;
-        unlink(tmp);
-        return dpc_error_set(err, DPC_E_IO, "%s: cannot rename into place: %s", path,
-                             strerror(saved_errno));
-    }
-    return DPC_OK;
 }
 
 dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *err)
@@ -253,17 +137,17 @@ dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *
         return st;
     }
     char tmp[4096];
-    wbuf w = {NULL, {0xcbf29ce484222325ull}, 0};
+    dpc__ck_wbuf w = {NULL, {DPC__CK_FNV0}, 0};
     dpc_error werr = {0};
-    if (d->rank == 0) clean_stale_tmp(path);
-    dpc_status wst = d->rank == 0 ? open_tmp(path, tmp, sizeof tmp, &w, &werr) : DPC_OK;
+    if (d->rank == 0) dpc__ck_clean_stale_tmp(path);
+    dpc_status wst = d->rank == 0 ? dpc__ck_open_tmp(path, tmp, sizeof tmp, &w, &werr) : DPC_OK;
     st = save_stream(tr, d->rank == 0 ? &w : NULL, ns, per, buf, err);
     if (d->rank == 0 && !wst) {
         if (st) { /* a transport failure: drop the temporary file */
             fclose(w.f);
             unlink(tmp);
         } else {
-            wst = commit_tmp(&w, tmp, path, &werr);
+            wst = dpc__ck_commit_tmp(&w, tmp, path, &werr);
         }
     }
     free(ns);
@@ -271,94 +155,6 @@ dpc_status dpc_trainer_save(const dpc_trainer *tr, const char *path, dpc_error *
     if (st) return st;
     if (wst && err) *err = werr;
     return dpc__dist_root(d, wst, err);
-}
-
-typedef struct rbuf {
-    FILE *f;
-    fnv h;
-    const char *path;
-    uint64_t pos, size; /* bytes read; the file's size */
-    uint32_t ver;       /* the file's version (read_header) */
-} rbuf;
-
-static rbuf rbuf_open(const char *path, int open_it)
-{
-    rbuf r = {open_it ? fopen(path, "rb") : NULL, {0xcbf29ce484222325ull}, path, 0, 0, 0};
-    struct stat sb;
-    if (r.f && fstat(fileno(r.f), &sb) == 0) r.size = (uint64_t)sb.st_size;
-    return r;
-}
-
-static dpc_status rd(rbuf *r, void *p, size_t n, const char *what, dpc_error *err)
-{
-    if (!n) return DPC_OK;
-    if (fread(p, 1, n, r->f) != n)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: truncated checkpoint (reading %s)", r->path,
-                             what);
-    fnv_add(&r->h, p, n);
-    r->pos += n;
-    return DPC_OK;
-}
-
-/* Reads the configuration items of a version-3 file (at most CK_MAX_ITEMS, each well formed). */
-static dpc_status read_items(rbuf *r, ck_item *it, size_t *n, dpc_error *err)
-{
-    uint32_t ni;
-    unsigned char b[CK_ITEM_BYTES];
-    dpc_status st = rd(r, &ni, 4, "item count", err);
-    if (st) return st;
-    if (ni > CK_MAX_ITEMS)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: %u configuration items (at most %d)", r->path,
-                             ni, CK_MAX_ITEMS);
-    for (uint32_t i = 0; i < ni; i++) {
-        if ((st = rd(r, b, sizeof b, "configuration items", err))) return st;
-        if (!dpc__ck_item_unpack(b, &it[i]))
-            return dpc_error_set(err, DPC_E_FORMAT, "%s: malformed configuration item %u",
-                                 r->path, i);
-    }
-    *n = ni;
-    return DPC_OK;
-}
-
-/* Reads and verifies the header; leaves the stream positioned after the rng fields. */
-static dpc_status read_header(rbuf *r, uint64_t *fp, uint64_t *step, uint64_t *P, dpc_rng *rng,
-                              dpc_error *err)
-{
-    char magic[8];
-    uint32_t ver, bom, mode;
-    dpc_status st;
-    if ((st = rd(r, magic, 8, "magic", err))) return st;
-    if (memcmp(magic, CK_MAGIC, 8) != 0)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: not a dpcorr checkpoint (bad magic)",
-                             r->path);
-    if ((st = rd(r, &ver, 4, "version", err)) || (st = rd(r, &bom, 4, "byte order", err)))
-        return st;
-    if (bom != CK_BOM)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: written with another byte order", r->path);
-    if (ver != CK_VERSION && ver != 2u)
-        return dpc_error_set(err, DPC_E_FORMAT,
-                             "%s: checkpoint version %u; this dpcorr reads versions 2 and %u",
-                             r->path, ver, CK_VERSION);
-    r->ver = ver;
-    if ((st = rd(r, fp, 8, "fingerprint", err)) || (st = rd(r, step, 8, "step", err)) ||
-        (st = rd(r, P, 8, "parameter count", err)) || (st = rd(r, rng->key, 8, "key", err)) ||
-        (st = rd(r, &rng->seed, 8, "seed", err)) || (st = rd(r, &mode, 4, "rng mode", err)) ||
-        (st = rd(r, rng->skey, sizeof rng->skey, "secure key", err)))
-        return st;
-    if (mode > DPC_RNG_SECURE)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: bad rng mode %u", r->path, mode);
-    rng->mode = (dpc_rng_mode)mode;
-    return DPC_OK;
-}
-
-dpc_status dpc_checkpoint_read_rng(const char *path, dpc_rng *rng, dpc_error *err)
-{
-    rbuf r = rbuf_open(path, 1);
-    if (!r.f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
-    uint64_t fp, step, P;
-    dpc_status st = read_header(&r, &fp, &step, &P, rng, err);
-    fclose(r.f);
-    return st;
 }
 
 /* The parts of a checkpoint a rank receives: the parameters, its momentum and noise shards. */
@@ -383,16 +179,16 @@ static void parts_free(ck_parts *k)
 
 /* Rank 0 reads n doubles into dst unless an earlier read failed (then zeros: the others still
  * receive what they expect; the failure is reported once every rank has its pieces). */
-static void rd_or_zero(rbuf *r, double *dst, size_t n, const char *what, dpc_status *rst,
+static void rd_or_zero(dpc__ck_rbuf *r, double *dst, size_t n, const char *what, dpc_status *rst,
                        dpc_error *rerr)
 {
     if (!n) return; /* an empty section (no noise state): dst may be NULL */
-    if (!*rst) *rst = rd(r, dst, n * sizeof(double), what, rerr);
+    if (!*rst) *rst = dpc__ck_rd(r, dst, n * sizeof(double), what, rerr);
     if (*rst) memset(dst, 0, n * sizeof(double));
 }
 
 /* One section of the file, per floats per coordinate in rank order, from rank 0 to the owners. */
-static dpc_status load_section(dpc__dist *d, rbuf *r, double *mine, size_t per, double *buf,
+static dpc_status load_section(dpc__dist *d, dpc__ck_rbuf *r, double *mine, size_t per, double *buf,
                                const char *what, dpc_status *rst, dpc_error *rerr, dpc_error *err)
 {
     for (size_t s = 0; s < d->size; s++) {
@@ -416,36 +212,8 @@ static dpc_status load_section(dpc__dist *d, rbuf *r, double *mine, size_t per, 
     return DPC_OK;
 }
 
-/* Rank 0, before parsing: the checksum over the whole file (all but its last 8 bytes, which
- * hold it), so that a corrupt file is reported as corrupt, not as a checkpoint of another run. */
-static dpc_status verify_sum(const char *path, dpc_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
-    struct stat sb;
-    if (fstat(fileno(f), &sb) != 0 || sb.st_size < 8) {
-        fclose(f);
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: truncated checkpoint", path);
-    }
-    uint64_t body = (uint64_t)sb.st_size - 8, done = 0, sum = 0;
-    fnv h = {0xcbf29ce484222325ull};
-    unsigned char buf[65536];
-    while (done < body) {
-        size_t want = body - done < sizeof buf ? (size_t)(body - done) : sizeof buf;
-        if (fread(buf, 1, want, f) != want) break;
-        fnv_add(&h, buf, want);
-        done += want;
-    }
-    int ok = done == body && fread(&sum, 1, 8, f) == 8 && sum == h.h;
-    fclose(f);
-    if (!ok)
-        return dpc_error_set(err, DPC_E_FORMAT, "%s: checksum mismatch (corrupt, truncated or "
-                             "appended-to checkpoint)", path);
-    return DPC_OK;
-}
-
 /* Rank 0: header checks (fingerprint, sizes); the step goes to every rank with the verdict. */
-static dpc_status load_header(dpc_trainer *tr, rbuf *r, const char *path, ck_parts *k,
+static dpc_status load_header(dpc_trainer *tr, dpc__ck_rbuf *r, const char *path, ck_parts *k,
                               dpc_error *err)
 {
     dpc__dist *d = &tr->dist;
@@ -454,12 +222,12 @@ static dpc_status load_header(dpc_trainer *tr, rbuf *r, const char *path, ck_par
         uint64_t fp, P;
         dpc_rng rng;
         if (!r->f) st = dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
-        if (!st) st = verify_sum(path, err);
-        if (!st) st = read_header(r, &fp, &k->step, &P, &rng, err);
+        if (!st) st = dpc__ck_verify_sum(path, err);
+        if (!st) st = dpc__ck_read_header(r, &fp, &k->step, &P, &rng, err);
         if (!st && r->ver >= 3) { /* name the first option or input that differs */
             ck_item ck[CK_MAX_ITEMS], run[CK_MAX_ITEMS];
             size_t nck = 0, nrun = dpc__train_items(tr, run);
-            st = read_items(r, ck, &nck, err);
+            st = dpc__ck_read_items(r, ck, &nck, err);
             if (!st) st = dpc__ck_items_diff(ck, nck, run, nrun, path, err);
             if (!st && fp != dpc__train_fingerprint(tr))
                 st = dpc_error_set(err, DPC_E_STATE, "%s: checkpoint of a different run (its "
@@ -481,10 +249,10 @@ static dpc_status load_header(dpc_trainer *tr, rbuf *r, const char *path, ck_par
 }
 
 /* Rank 0: the history records (bounded by the file's size, steps increasing up to the step). */
-static dpc_status read_records(rbuf *r, const dpc_trainer *tr, ck_parts *k, dpc_error *err)
+static dpc_status read_records(dpc__ck_rbuf *r, const dpc_trainer *tr, ck_parts *k, dpc_error *err)
 {
     uint64_t nr;
-    dpc_status st = rd(r, &nr, 8, "record count", err);
+    dpc_status st = dpc__ck_rd(r, &nr, 8, "record count", err);
     if (st) return st;
     if (nr > (r->size - r->pos) / CK_REC_BYTES || nr > tr->n_steps)
         return dpc_error_set(err, DPC_E_FORMAT, "%s: %llu history records do not fit the file",
@@ -494,7 +262,7 @@ static dpc_status read_records(rbuf *r, const dpc_trainer *tr, ck_parts *k, dpc_
     for (uint64_t i = 0; i < nr; i++) {
         uint64_t se[2];
         double v[5];
-        if ((st = rd(r, se, sizeof se, "records", err)) || (st = rd(r, v, sizeof v, "records", err)))
+        if ((st = dpc__ck_rd(r, se, sizeof se, "records", err)) || (st = dpc__ck_rd(r, v, sizeof v, "records", err)))
             return st;
         if (se[0] == 0 || se[0] > k->step || (i && se[0] <= k->rec[i - 1].step))
             return dpc_error_set(err, DPC_E_FORMAT, "%s: history record %llu at step %llu is out "
@@ -507,7 +275,7 @@ static dpc_status read_records(rbuf *r, const dpc_trainer *tr, ck_parts *k, dpc_
 }
 
 /* Rank 0 streams the body; *rst / rerr: its read or verification failure. */
-static dpc_status load_body(dpc_trainer *tr, rbuf *r, const char *path, size_t per, ck_parts *k,
+static dpc_status load_body(dpc_trainer *tr, dpc__ck_rbuf *r, const char *path, size_t per, ck_parts *k,
                             dpc_status *rst, dpc_error *rerr, dpc_error *err)
 {
     dpc__dist *d = &tr->dist;
@@ -517,7 +285,7 @@ static dpc_status load_body(dpc_trainer *tr, rbuf *r, const char *path, size_t p
     if (st) return st;
     if (d->rank == 0 && !*rst) {
         uint64_t L = 0;
-        *rst = rd(r, &L, 8, "noise state size", rerr);
+        *rst = dpc__ck_rd(r, &L, 8, "noise state size", rerr);
         if (!*rst && L != per * tr->P)
             *rst = dpc_error_set(rerr, DPC_E_STATE, "%s: noise state of %llu values, expected %zu",
                                  path, (unsigned long long)L, per * tr->P);
@@ -525,13 +293,7 @@ static dpc_status load_body(dpc_trainer *tr, rbuf *r, const char *path, size_t p
     if ((st = load_section(d, r, k->ns, per, k->buf, "noise state", rst, rerr, err))) return st;
     if (d->rank == 0 && !*rst && r->ver >= 3) *rst = read_records(r, tr, k, rerr);
     if (d->rank == 0 && !*rst) {
-        uint64_t expect = r->h.h, sum;
-        if (fread(&sum, 1, 8, r->f) != 8 || sum != expect)
-            *rst = dpc_error_set(rerr, DPC_E_FORMAT, "%s: checksum mismatch (corrupt checkpoint)",
-                                 path);
-        else if (fgetc(r->f) != EOF)
-            *rst = dpc_error_set(rerr, DPC_E_FORMAT, "%s: bytes after the checksum (corrupt or "
-                                 "appended-to checkpoint)", path);
+        *rst = dpc__ck_read_sum(r, rerr);
         for (size_t i = 0; !*rst && i < tr->P; i++)
             if (!isfinite(k->params[i]))
                 *rst = dpc_error_set(rerr, DPC_E_FORMAT, "%s: non-finite parameter %zu", path, i);
@@ -560,8 +322,8 @@ static dpc_status import_parts(dpc_trainer *tr, const char *path, size_t per, co
 dpc_status dpc_trainer_resume(dpc_trainer *tr, const char *path, dpc_error *err)
 {
     dpc__dist *d = &tr->dist;
-    if (d->rank == 0) clean_stale_tmp(path); /* a resume typically follows a killed run */
-    rbuf r = rbuf_open(path, d->rank == 0);
+    if (d->rank == 0) dpc__ck_clean_stale_tmp(path); /* a resume typically follows a killed run */
+    dpc__ck_rbuf r = dpc__ck_rbuf_open(path, d->rank == 0);
     ck_parts k = {0, NULL, 0, NULL, NULL, NULL, NULL};
     size_t per = dpc__train_noise_per_coord(tr), S = tr->s1 - tr->s0;
     dpc_status st = load_header(tr, &r, path, &k, err), rst = DPC_OK;

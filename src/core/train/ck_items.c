@@ -23,14 +23,12 @@ static uint64_t fnv(uint64_t h, const void *p, size_t n)
     return h;
 }
 
-typedef struct items {
-    ck_item *it;
-    size_t n;
-} items;
-
-static ck_item *add(items *s, const char *field, const char *what, ck_kind kind)
+static ck_item *add(dpc__ck_items *s, const char *field, const char *what, ck_kind kind)
 {
-    if (s->n >= CK_MAX_ITEMS) return NULL; /* the list below is shorter: never reached */
+    if (s->n >= CK_MAX_ITEMS) { /* the trainer's list is shorter; a container's caller is told */
+        s->overflow = 1;
+        return NULL;
+    }
     ck_item *i = &s->it[s->n++];
     memset(i, 0, sizeof *i);
     snprintf(i->field, sizeof i->field, "%s", field);
@@ -39,19 +37,19 @@ static ck_item *add(items *s, const char *field, const char *what, ck_kind kind)
     return i;
 }
 
-static void num(items *s, const char *field, const char *what, double v)
+void dpc__ck_num(dpc__ck_items *s, const char *field, const char *what, double v)
 {
     ck_item *i = add(s, field, what, CK_NUM);
     if (i) i->num = v;
 }
 
-static void count(items *s, const char *field, const char *what, uint64_t v)
+void dpc__ck_count(dpc__ck_items *s, const char *field, const char *what, uint64_t v)
 {
     ck_item *i = add(s, field, what, CK_COUNT);
     if (i) i->count = v;
 }
 
-static void str(items *s, const char *field, const char *what, const char *v)
+void dpc__ck_str(dpc__ck_items *s, const char *field, const char *what, const char *v)
 {
     ck_item *i = add(s, field, what, CK_STR);
     if (!i) return;
@@ -59,7 +57,7 @@ static void str(items *s, const char *field, const char *what, const char *v)
     i->count = fnv(FNV0, v ? v : "", v ? strlen(v) : 0); /* the whole string, cut or not */
 }
 
-static void hash(items *s, const char *field, const char *what, const void *p, size_t bytes)
+void dpc__ck_hash(dpc__ck_items *s, const char *field, const char *what, const void *p, size_t bytes)
 {
     ck_item *i = add(s, field, what, CK_HASH);
     if (!i) return;
@@ -67,65 +65,70 @@ static void hash(items *s, const char *field, const char *what, const void *p, s
     i->count = fnv(fnv(FNV0, &b, sizeof b), p, p ? bytes : 0);
 }
 
-static void mech_items(items *s, const dpc_trainer *tr)
+static void mech_items(dpc__ck_items *s, const dpc_trainer *tr)
 {
     const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
-    str(s, "mech.kind", "mechanism", dpc_mech_kind_name(mp->kind));
-    count(s, "mech.steps", "steps", mp->steps);
-    num(s, "mech.nu", "nu", mp->nu);
-    num(s, "mech.lambda", "lambda", mp->lambda);
-    count(s, "mech.bands", "bands", mp->bands);
-    num(s, "mech.momentum", "workload momentum", mp->momentum);
-    num(s, "mech.decay", "workload decay", mp->decay);
-    count(s, "mech.honaker", "Honaker estimator", (uint64_t)mp->honaker);
-    hash(s, "mech.theta", "BLT theta", mp->theta, mp->nbuf * sizeof(double));
-    hash(s, "mech.omega", "BLT omega", mp->omega, mp->nbuf * sizeof(double));
-    hash(s, "mech.coeffs", "Toeplitz coefficients", mp->coeffs, mp->ncoeffs * sizeof(double));
-    hash(s, "mech.dense", "dense matrix", mp->dense,
+    dpc__ck_str(s, "mech.kind", "mechanism", dpc_mech_kind_name(mp->kind));
+    dpc__ck_count(s, "mech.steps", "steps", mp->steps);
+    dpc__ck_num(s, "mech.nu", "nu", mp->nu);
+    dpc__ck_num(s, "mech.lambda", "lambda", mp->lambda);
+    dpc__ck_count(s, "mech.bands", "bands", mp->bands);
+    dpc__ck_num(s, "mech.momentum", "workload momentum", mp->momentum);
+    dpc__ck_num(s, "mech.decay", "workload decay", mp->decay);
+    dpc__ck_count(s, "mech.honaker", "Honaker estimator", (uint64_t)mp->honaker);
+    dpc__ck_hash(s, "mech.theta", "BLT theta", mp->theta, mp->nbuf * sizeof(double));
+    dpc__ck_hash(s, "mech.omega", "BLT omega", mp->omega, mp->nbuf * sizeof(double));
+    dpc__ck_hash(s, "mech.coeffs", "Toeplitz coefficients", mp->coeffs, mp->ncoeffs * sizeof(double));
+    dpc__ck_hash(s, "mech.dense", "dense matrix", mp->dense,
          mp->dense ? mp->steps * mp->steps * sizeof(double) : 0);
-    count(s, "mech.coeffs_of_strategy", "coefficients of C (not B)",
+    dpc__ck_count(s, "mech.coeffs_of_strategy", "coefficients of C (not B)",
           (uint64_t)mp->coeffs_of_strategy);
 }
 
 size_t dpc__train_items(const dpc_trainer *tr, ck_item *out)
 {
-    items s = {out, 0};
+    dpc__ck_items s = {out, 0, 0};
     const dpc_train_config *c = &tr->cfg;
     /* the options first, then what they derive (the steps from epochs and batch, the noise) */
-    str(&s, "sampler", "sampler", dpc_sampler_kind_name(c->sampler));
-    count(&s, "batch", "batch", c->batch);
-    count(&s, "epochs", "epochs", c->epochs);
-    count(&s, "groups", "groups", dpc_sampler_get_config(tr->sampler)->groups);
-    num(&s, "epsilon", "epsilon", c->epsilon);
-    num(&s, "delta", "delta", c->delta);
-    num(&s, "noise_multiplier", "noise multiplier", c->noise_multiplier);
-    str(&s, "accountant", "accountant", dpc_accountant_name(c->accountant));
-    num(&s, "clip", "clip", c->clip);
-    num(&s, "lr", "learning rate", c->lr);
-    num(&s, "momentum", "momentum", c->momentum);
-    num(&s, "weight_decay", "weight decay", c->weight_decay);
-    str(&s, "schedule", "schedule", dpc_lr_schedule_name(c->schedule));
-    num(&s, "cooldown_fraction", "cooldown fraction", c->cooldown_fraction);
-    num(&s, "cooldown_factor", "cooldown factor", c->cooldown_factor);
-    count(&s, "chunk", "chunk", c->chunk);
-    str(&s, "precision", "precision", dpc_precision_name(c->precision));
+    dpc__ck_str(&s, "sampler", "sampler", dpc_sampler_kind_name(c->sampler));
+    dpc__ck_count(&s, "batch", "batch", c->batch);
+    dpc__ck_count(&s, "epochs", "epochs", c->epochs);
+    dpc__ck_count(&s, "groups", "groups", dpc_sampler_get_config(tr->sampler)->groups);
+    dpc__ck_num(&s, "epsilon", "epsilon", c->epsilon);
+    dpc__ck_num(&s, "delta", "delta", c->delta);
+    dpc__ck_num(&s, "noise_multiplier", "noise multiplier", c->noise_multiplier);
+    dpc__ck_str(&s, "accountant", "accountant", dpc_accountant_name(c->accountant));
+    dpc__ck_num(&s, "clip", "clip", c->clip);
+    dpc__ck_num(&s, "lr", "learning rate", c->lr);
+    dpc__ck_num(&s, "momentum", "momentum", c->momentum);
+    dpc__ck_num(&s, "weight_decay", "weight decay", c->weight_decay);
+    dpc__ck_str(&s, "schedule", "schedule", dpc_lr_schedule_name(c->schedule));
+    dpc__ck_num(&s, "cooldown_fraction", "cooldown fraction", c->cooldown_fraction);
+    dpc__ck_num(&s, "cooldown_factor", "cooldown factor", c->cooldown_factor);
+    dpc__ck_count(&s, "chunk", "chunk", c->chunk);
+    dpc__ck_str(&s, "precision", "precision", dpc_precision_name(c->precision));
     mech_items(&s, tr);
-    num(&s, "noise_multiplier", "noise std (calibrated)", tr->noise_scale);
+    dpc__ck_num(&s, "noise_multiplier", "noise std (calibrated)", tr->noise_scale);
     char spec[DPC_MODEL_SPEC_LEN];
     dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
-    str(&s, "model", "model", spec);
-    count(&s, "model", "parameters", tr->P);
-    str(&s, "data", "training data source", tr->train->source);
-    str(&s, "data", "training data preprocessing", tr->train->preprocessing);
-    count(&s, "data", "training examples", tr->train->n);
-    count(&s, "data", "features", tr->train->d);
-    count(&s, "data", "training data content", tr->train_hash);
-    str(&s, "rng", "randomness", dpc_rng_mode_name(tr->rng.mode));
-    count(&s, "seed", "seed", tr->rng.mode == DPC_RNG_SEEDED ? tr->rng.seed : 0);
-    hash(&s, "rng", "generator key", tr->rng.key, sizeof tr->rng.key);
-    if (tr->rng.mode == DPC_RNG_SECURE)
-        hash(&s, "rng", "secure key", tr->rng.skey, sizeof tr->rng.skey);
+    dpc__ck_str(&s, "model", "model", spec);
+    dpc__ck_count(&s, "model", "parameters", tr->P);
+    dpc__ck_str(&s, "data", "training data source", tr->train->source);
+    dpc__ck_str(&s, "data", "training data preprocessing", tr->train->preprocessing);
+    dpc__ck_count(&s, "data", "training examples", tr->train->n);
+    dpc__ck_count(&s, "data", "features", tr->train->d);
+    dpc__ck_count(&s, "data", "training data content", tr->train_hash);
+    dpc__ck_rng_items(&s, &tr->rng);
     return s.n;
+}
+
+void dpc__ck_rng_items(dpc__ck_items *s, const dpc_rng *rng)
+{
+    dpc__ck_str(s, "rng", "randomness", dpc_rng_mode_name(rng->mode));
+    dpc__ck_count(s, "seed", "seed", rng->mode == DPC_RNG_SEEDED ? rng->seed : 0);
+    dpc__ck_hash(s, "rng", "generator key", rng->key, sizeof rng->key);
+    if (rng->mode == DPC_RNG_SECURE)
+        dpc__ck_hash(s, "rng", "secure key", rng->skey, sizeof rng->skey);
 }
 
 void dpc__ck_item_pack(const ck_item *it, unsigned char *b)
@@ -205,9 +208,20 @@ static void show(const ck_item *i, char *buf, size_t len)
     }
 }
 
+const char *dpc__ck_items_kind(const ck_item *it, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (it[i].kind == CK_STR && !strcmp(it[i].field, "algorithm")) return it[i].str;
+    return "dp-ftrl";
+}
+
 dpc_status dpc__ck_items_diff(const ck_item *ck, size_t nck, const ck_item *run, size_t nrun,
                               const char *path, dpc_error *err)
 {
+    const char *kc = dpc__ck_items_kind(ck, nck), *kr = dpc__ck_items_kind(run, nrun);
+    if (strcmp(kc, kr))
+        return dpc_error_param(err, DPC_E_STATE, "algorithm", "the checkpoint %s is of a %s run, "
+                               "this run is %s", path, kc, kr);
     for (size_t i = 0; i < nrun; i++) {
         const ck_item *a = NULL;
         for (size_t j = 0; j < nck && !a; j++)

@@ -6,6 +6,8 @@
 #include "train/dist.h"
 #include "train/pool.h"
 
+#include <stdio.h>
+
 #define DPC__CHUNKS_PER_THREAD 4 /* chunk buffers per thread per round (one process) */
 #define DPC__EVAL_BLOCK 256      /* examples per evaluation block */
 
@@ -84,6 +86,19 @@ typedef struct ck_item {
     uint64_t count;  /* CK_COUNT, CK_HASH */
     char str[CK_STR_LEN]; /* CK_STR (longer strings are cut, and their hash added) */
 } ck_item;
+/* A list being built (at most CK_MAX_ITEMS; overflow set when an item did not fit). */
+typedef struct dpc__ck_items {
+    ck_item *it;
+    size_t n;
+    int overflow;
+} dpc__ck_items;
+void dpc__ck_num(dpc__ck_items *s, const char *field, const char *what, double v);
+void dpc__ck_count(dpc__ck_items *s, const char *field, const char *what, uint64_t v);
+void dpc__ck_str(dpc__ck_items *s, const char *field, const char *what, const char *v);
+void dpc__ck_hash(dpc__ck_items *s, const char *field, const char *what, const void *p,
+                  size_t bytes);
+/* The generator's items (mode, seed, key, secure key), last in every list. */
+void dpc__ck_rng_items(dpc__ck_items *s, const dpc_rng *rng);
 /* The run's items (at most CK_MAX_ITEMS); returns their count. */
 size_t dpc__train_items(const dpc_trainer *tr, ck_item *out);
 /* FNV-1a 64 of the items' serialized bytes. */
@@ -97,6 +112,55 @@ int dpc__ck_item_unpack(const unsigned char *b, ck_item *it);
  * ("lr: the checkpoint ... has 0.1, this run has 0.2"), or DPC_OK when none does. */
 dpc_status dpc__ck_items_diff(const ck_item *ck, size_t nck, const ck_item *run, size_t nrun,
                               const char *path, dpc_error *err);
+
+/* ck_file.c: the file layer shared by dpc_trainer_save/_resume (checkpoint.c) and the dpc_ckpt
+ * container (ckpt.c). Header: "DPCCKPT\0" | u32 version | u32 byte-order mark | u64 fingerprint |
+ * u64 step | u64 P | u32 key[2] | u64 seed | u32 rng mode | u32 secure key[8] | u32 nitems |
+ * items; then the body of the trainer kind; then the FNV-1a 64 of everything before it. */
+#define DPC__CK_MAGIC "DPCCKPT"
+#define DPC__CK_VERSION 3u /* 2: the secure-mode ChaCha20 key; 3: configuration items, records */
+#define DPC__CK_BOM 0x01020304u
+#define DPC__CK_FNV0 0xcbf29ce484222325ull
+typedef struct dpc__ck_fnv {
+    uint64_t h;
+} dpc__ck_fnv;
+typedef struct dpc__ck_wbuf { /* a file being written, with the running checksum */
+    FILE *f;
+    dpc__ck_fnv h;
+    int ok;
+} dpc__ck_wbuf;
+typedef struct dpc__ck_rbuf { /* a file being read, with the running checksum */
+    FILE *f;
+    dpc__ck_fnv h;
+    const char *path;
+    uint64_t pos, size; /* bytes read; the file's size */
+    uint32_t ver;       /* the file's version (dpc__ck_read_header) */
+} dpc__ck_rbuf;
+void dpc__ck_fnv_add(dpc__ck_fnv *f, const void *p, size_t n);
+/* Appends n bytes (no-op after a failure or with w NULL: the ranks that do not write). */
+void dpc__ck_wr(dpc__ck_wbuf *w, const void *p, size_t n);
+void dpc__ck_write_header(dpc__ck_wbuf *w, uint64_t fp, uint64_t step, uint64_t P,
+                          const dpc_rng *rng, const ck_item *it, size_t ni);
+/* Removes "<path>.tmp.<pid>" of processes that no longer exist (best effort). */
+void dpc__ck_clean_stale_tmp(const char *path);
+/* "<path>.tmp.<pid>" (mode 0600) into tmp (len bytes), opened in w. */
+dpc_status dpc__ck_open_tmp(const char *path, char *tmp, size_t len, dpc__ck_wbuf *w,
+                            dpc_error *err);
+/* Checksum, fsync, rename tmp over path (tmp removed on failure). */
+dpc_status dpc__ck_commit_tmp(dpc__ck_wbuf *w, const char *tmp, const char *path, dpc_error *err);
+dpc__ck_rbuf dpc__ck_rbuf_open(const char *path, int open_it);
+dpc_status dpc__ck_rd(dpc__ck_rbuf *r, void *p, size_t n, const char *what, dpc_error *err);
+/* The header up to the items (version 2 or 3; r->ver set). */
+dpc_status dpc__ck_read_header(dpc__ck_rbuf *r, uint64_t *fp, uint64_t *step, uint64_t *P,
+                               dpc_rng *rng, dpc_error *err);
+dpc_status dpc__ck_read_items(dpc__ck_rbuf *r, ck_item *it, size_t *n, dpc_error *err);
+/* The checksum of the whole file (its last 8 bytes), before parsing. */
+dpc_status dpc__ck_verify_sum(const char *path, dpc_error *err);
+/* At the end of the body: the checksum, then the end of the file. */
+dpc_status dpc__ck_read_sum(dpc__ck_rbuf *r, dpc_error *err);
+/* The trainer kind the items record (the "algorithm" item; "dp-ftrl" when absent: files of the
+ * DP-FTRL trainer carry none). */
+const char *dpc__ck_items_kind(const ck_item *it, size_t n);
 
 /* A round of chunks: this rank computes chunks [c0, c1) of the batch. */
 typedef struct dpc__round {

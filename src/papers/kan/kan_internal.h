@@ -7,6 +7,31 @@
 
 #include "dpcorr/papers/kan.h"
 
+/* The metrics of a whole run (dpc_kan_lcgd_advance), saved in its checkpoints. */
+typedef struct dpc__kan_run_metrics {
+    double sums[4];        /* train loss, train error, test loss, test error over evaluations */
+    double last[4];        /* the same at the last evaluation */
+    double init_train_loss, max_dist, last_dist;
+    size_t clipped, examples, evaluated;
+    int have_test;         /* 1 until the test evaluation reports DPC_E_UNSUPPORTED */
+    int eval_given;        /* an evaluation oracle was given */
+} dpc__kan_run_metrics;
+
+struct dpc_kan_lcgd {
+    dpc_kan_lcgd_config cfg;
+    size_t P;
+    double c_priv;
+    double *W0, *W, *g, *xi; /* (P) each; xi NULL at noise_std = 0 */
+    size_t *idx;             /* (B) */
+    dpc_rng_stream batch_stream;
+    dpc_mech *mech;
+    dpc_noise *noise;
+    size_t t;                /* index of the current iterate W_t */
+    size_t projections;
+    size_t visited;          /* iterates visited by dpc_kan_lcgd_advance (0..T) */
+    dpc__kan_run_metrics m;
+};
+
 struct dpc_kan2 {
     dpc_kan2_config cfg;
     dpc_bspline basis;  /* uniform cubic on [-1, 1] */

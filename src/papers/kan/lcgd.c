@@ -13,19 +13,6 @@
 #include <math.h>
 #include <string.h>
 
-struct dpc_kan_lcgd {
-    dpc_kan_lcgd_config cfg;
-    size_t P;
-    double c_priv;
-    double *W0, *W, *g, *xi; /* (P) each; xi NULL at noise_std = 0 */
-    size_t *idx;             /* (B) */
-    dpc_rng_stream batch_stream;
-    dpc_mech *mech;
-    dpc_noise *noise;
-    size_t t;                /* index of the current iterate W_t */
-    size_t projections;
-};
-
 void dpc_kan_lcgd_config_init(dpc_kan_lcgd_config *c)
 {
     memset(c, 0, sizeof *c);
@@ -101,6 +88,7 @@ dpc_status dpc_kan_lcgd_new(dpc_kan_lcgd **out, const dpc_kan_lcgd_config *cfg, 
     if (!r) return DPC__NOMEM(err, "the lambda-CGD run");
     r->cfg = *cfg;
     r->P = P;
+    r->m.have_test = 1;
     r->c_priv = isfinite(cfg->clip) ? cfg->clip * cfg->noise_std / (double)cfg->batch : 0.0;
     r->W0 = dpc__malloc_array(P, sizeof(double));
     r->W = dpc__malloc_array(P, sizeof(double));
@@ -189,6 +177,75 @@ dpc_status dpc_kan_lcgd_step(dpc_kan_lcgd *r, dpc_kan_grad_fn grad, void *ctx,
     return DPC_OK;
 }
 
+/* ---- a whole run: one iterate at a time, metrics accumulated in the run ------------------- */
+
+dpc_status dpc_kan_lcgd_advance(dpc_kan_lcgd *r, dpc_kan_grad_fn grad, dpc_kan_eval_fn eval,
+                                void *ctx, size_t eval_every, dpc_kan_lcgd_step_info *info,
+                                double *train_loss, double *test_loss, dpc_error *err)
+{
+    if (!r || !grad) return dpc_error_param(err, DPC_E_INVALID, r ? "grad" : "r", "NULL");
+    if (eval && eval_every < 1)
+        return dpc_error_param(err, DPC_E_INVALID, "eval_every", "must be >= 1");
+    size_t T = r->cfg.iterates, t = r->visited;
+    if (t >= T) return dpc_error_param(err, DPC_E_RANGE, "iterates", "all %zu iterates are done", T);
+    dpc__kan_run_metrics *m = &r->m;
+    dpc_kan_lcgd_step_info in = {0, NAN, 0, 0, 0.0};
+    dpc_status st;
+    if (t > 0) {
+        if ((st = dpc_kan_lcgd_step(r, grad, ctx, &in, err))) return st;
+        m->clipped += in.clipped;
+        m->examples += r->cfg.batch;
+        if (in.dist > m->max_dist) m->max_dist = in.dist;
+        m->last_dist = in.dist;
+    }
+    double trl = NAN, tre = NAN, tel = NAN, tee = NAN;
+    if (eval && (t % eval_every == 0 || t == T - 1)) {
+        if ((st = eval(ctx, r->W, 0, &trl, &tre, err))) return st;
+        if (m->have_test) {
+            st = eval(ctx, r->W, 1, &tel, &tee, err);
+            if (st == DPC_E_UNSUPPORTED) m->have_test = 0;
+            else if (st) return st;
+        }
+        m->sums[0] += trl, m->sums[1] += tre, m->sums[2] += tel, m->sums[3] += tee;
+        m->evaluated++;
+        if (t == 0) m->init_train_loss = trl;
+        m->last[0] = trl, m->last[1] = tre, m->last[2] = tel, m->last[3] = tee;
+    }
+    if (eval) m->eval_given = 1;
+    r->visited = t + 1;
+    if (info) *info = in;
+    if (train_loss) *train_loss = trl;
+    if (test_loss) *test_loss = tel;
+    return DPC_OK;
+}
+
+size_t dpc_kan_lcgd_visited(const dpc_kan_lcgd *r) { return r ? r->visited : 0; }
+
+void dpc_kan_lcgd_result_get(const dpc_kan_lcgd *r, dpc_kan_lcgd_result *res)
+{
+    if (!r || !res) return;
+    const dpc__kan_run_metrics *m = &r->m;
+    memset(res, 0, sizeof *res);
+    res->noise_scale = r->c_priv;
+    res->projections = r->projections;
+    res->clipped = m->clipped;
+    res->examples = m->examples;
+    res->evaluated = m->evaluated;
+    res->max_dist = m->max_dist;
+    res->last_dist = m->last_dist;
+    double ne = m->evaluated ? (double)m->evaluated : NAN;
+    int test = m->have_test && m->eval_given;
+    res->avg_train_loss = m->sums[0] / ne;
+    res->avg_train_err = m->sums[1] / ne;
+    res->avg_test_loss = m->have_test ? m->sums[2] / ne : NAN;
+    res->avg_test_err = m->have_test ? m->sums[3] / ne : NAN;
+    res->init_train_loss = m->eval_given ? m->init_train_loss : NAN;
+    res->last_train_loss = m->eval_given ? m->last[0] : NAN;
+    res->last_train_err = m->eval_given ? m->last[1] : NAN;
+    res->last_test_loss = test ? m->last[2] : NAN;
+    res->last_test_err = test ? m->last[3] : NAN;
+}
+
 dpc_status dpc_kan_lcgd_train(const dpc_kan_lcgd_config *cfg, size_t P, const dpc_rng *rng,
                               const double *W0, dpc_kan_grad_fn grad, dpc_kan_eval_fn eval,
                               void *ctx, size_t eval_every, dpc_kan_lcgd_trace_fn trace,
@@ -200,52 +257,18 @@ dpc_status dpc_kan_lcgd_train(const dpc_kan_lcgd_config *cfg, size_t P, const dp
     dpc_kan_lcgd *r = NULL;
     dpc_status st = dpc_kan_lcgd_new(&r, cfg, P, W0, rng, err);
     if (st) return st;
-    memset(res, 0, sizeof *res);
-    double sums[4] = {0, 0, 0, 0};
-    int have_test = 1;
-    res->noise_scale = r->c_priv;
-    size_t T = cfg->iterates;
-    for (size_t t = 0; t < T; t++) {
-        dpc_kan_lcgd_step_info info = {0, NAN, 0, 0, 0.0};
-        if (t > 0) {
-            if ((st = dpc_kan_lcgd_step(r, grad, ctx, &info, err))) goto done;
-            res->clipped += info.clipped;
-            res->examples += cfg->batch;
-            if (info.dist > res->max_dist) res->max_dist = info.dist;
-            res->last_dist = info.dist;
-        }
-        double trl = NAN, tre = NAN, tel = NAN, tee = NAN;
-        if (eval && (t % eval_every == 0 || t == T - 1)) {
-            if ((st = eval(ctx, r->W, 0, &trl, &tre, err))) goto done;
-            if (have_test) {
-                st = eval(ctx, r->W, 1, &tel, &tee, err);
-                if (st == DPC_E_UNSUPPORTED) {
-                    have_test = 0;
-                    st = DPC_OK;
-                } else if (st) {
-                    goto done;
-                }
-            }
-            sums[0] += trl, sums[1] += tre, sums[2] += tel, sums[3] += tee;
-            res->evaluated++;
-            if (t == 0) res->init_train_loss = trl;
-            res->last_train_loss = trl, res->last_train_err = tre;
-            res->last_test_loss = tel, res->last_test_err = tee;
-        }
+    while (r->visited < cfg->iterates) {
+        dpc_kan_lcgd_step_info info;
+        double trl, tel;
+        size_t t = r->visited;
+        if ((st = dpc_kan_lcgd_advance(r, grad, eval, ctx, eval_every, &info, &trl, &tel, err)))
+            break;
         if (trace && trace(tctx, &info, trl, tel)) {
             st = dpc_error_param(err, DPC_E_STATE, "lcgd_train", "stopped by the trace callback at %zu", t);
-            goto done;
+            break;
         }
     }
-    res->projections = r->projections;
-    double ne = res->evaluated ? (double)res->evaluated : NAN;
-    res->avg_train_loss = sums[0] / ne;
-    res->avg_train_err = sums[1] / ne;
-    res->avg_test_loss = have_test ? sums[2] / ne : NAN;
-    res->avg_test_err = have_test ? sums[3] / ne : NAN;
-    if (!eval) res->init_train_loss = res->last_train_loss = res->last_train_err = NAN;
-    if (!have_test || !eval) res->last_test_loss = res->last_test_err = NAN;
-done:
+    if (!st) dpc_kan_lcgd_result_get(r, res);
     dpc_kan_lcgd_free(r);
     return st;
 }

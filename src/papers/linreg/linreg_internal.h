@@ -4,6 +4,25 @@
 
 #include "dpcorr/papers/linreg.h"
 
+/* A run (run.c; checkpoints: run_ckpt.c). */
+struct dpc_linreg {
+    dpc_linreg_plan plan;
+    const dpc_dataset *ds;
+    size_t *perm;        /* (N) position -> record */
+    double *w;           /* (d) w_t */
+    double *sum;         /* (d) sum of the tail iterates */
+    double *update;      /* (d) eta G_t of the last step */
+    double *noise;       /* (d) eta (2 alpha zeta_t / b) g_t of the last step */
+    double *g;           /* (d) scratch: g_t / gradient sum */
+    double *resid;       /* (s) stat residuals */
+    double *work;        /* (s) DP-STAT scratch */
+    double *scratch;     /* owns g, resid, work */
+    dpc_rng_stream s_noise, s_stat;
+    size_t t;            /* steps done */
+    size_t tail_count;   /* iterates added to sum */
+    uint32_t stream;     /* dpc_linreg_opts.stream */
+};
+
 /* <a, b> over n entries, summed left to right (one fixed order everywhere). */
 static inline double dpc__lr_dot(const double *a, const double *b, size_t n)
 {

@@ -8,23 +8,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct dpc_linreg {
-    dpc_linreg_plan plan;
-    const dpc_dataset *ds;
-    size_t *perm;        /* (N) position -> record */
-    double *w;           /* (d) w_t */
-    double *sum;         /* (d) sum of the tail iterates */
-    double *update;      /* (d) eta G_t of the last step */
-    double *noise;       /* (d) eta (2 alpha zeta_t / b) g_t of the last step */
-    double *g;           /* (d) scratch: g_t / gradient sum */
-    double *resid;       /* (s) stat residuals */
-    double *work;        /* (s) DP-STAT scratch */
-    double *scratch;     /* owns g, resid, work */
-    dpc_rng_stream s_noise, s_stat;
-    size_t t;            /* steps done */
-    size_t tail_count;   /* iterates added to sum */
-};
-
 void dpc_linreg_free(dpc_linreg *lr)
 {
     if (!lr) return;
@@ -56,6 +39,7 @@ dpc_status dpc_linreg_new(dpc_linreg **out, const dpc_dataset *ds, const dpc_lin
     lr->plan.ledger.rng_mode = rng->mode;
     lr->plan.ledger.seed = rng->mode == DPC_RNG_SEEDED ? rng->seed : 0;
     lr->ds = ds;
+    lr->stream = o->stream;
     size_t n = ds->n, d = ds->d, s = lr->plan.stat_batch;
     lr->perm = dpc__malloc_array(n, sizeof *lr->perm);
     lr->w = dpc__calloc(4 * d, sizeof *lr->w); /* w, sum, update, noise */

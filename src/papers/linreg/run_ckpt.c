@@ -1,0 +1,92 @@
+/* run_ckpt.c — checkpoints of a linear-regression run (dpc_linreg_save / _restore) in the
+ * trainers' container (dpcorr/train.h): w_t, the tail sum, the last step and the counters; the
+ * permutation and the noise (gradient and DP-STAT) are regenerated from the RNG. */
+#include "common/util.h"
+#include "linreg/linreg_internal.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void plan_items(dpc_ckpt *ck, const dpc_linreg_plan *P)
+{
+    const dpc_ledger *L = &P->ledger;
+    dpc_ckpt_item_num(ck, "epsilon", "epsilon", L->epsilon_target);
+    dpc_ckpt_item_num(ck, "delta", "delta", L->delta);
+    dpc_ckpt_item_str(ck, "calibration", "calibration", L->calibration);
+    static const char *const pn[7] = {"prior.h_norm", "prior.kappa", "prior.r_x", "prior.k2",
+                                      "prior.a", "prior.w_bound", "prior.sigma_bound"};
+    const double pv[7] = {P->prior.h_norm, P->prior.kappa, P->prior.r_x, P->prior.k2, P->prior.a,
+                          P->prior.w_bound, P->prior.sigma_bound};
+    for (int k = 0; k < 7; k++) dpc_ckpt_item_num(ck, pn[k], "public input", pv[k]);
+    dpc_ckpt_item_count(ck, "steps", "steps", P->steps);
+    dpc_ckpt_item_count(ck, "batch", "batch", P->batch);
+    dpc_ckpt_item_count(ck, "stat_batch", "DP-STAT batch", P->stat_batch);
+    dpc_ckpt_item_num(ck, "eta", "step size", P->eta);
+    dpc_ckpt_item_num(ck, "clip", "clip", P->clip);
+    dpc_ckpt_item_num(ck, "clip_scale", "clip scale", P->clip_scale);
+    dpc_ckpt_item_num(ck, "domain", "DP-STAT domain", P->domain);
+    dpc_ckpt_item_count(ck, "dpstat_k", "DP-STAT doublings", P->dpstat_k);
+    dpc_ckpt_item_str(ck, "dpstat_rule", "DP-STAT rule", dpc_dpstat_rule_name(P->dpstat_rule));
+    dpc_ckpt_item_num(ck, "dpstat_margin", "DP-STAT margin", P->dpstat_margin);
+    dpc_ckpt_item_num(ck, "noise_multiplier", "noise multiplier", L->noise_multiplier);
+    dpc_ckpt_item_num(ck, "noise_multiplier_stat", "DP-STAT noise", P->noise_multiplier_stat);
+}
+
+dpc_status dpc_linreg_save(const dpc_linreg *lr, dpc_ckpt *ck, dpc_error *err)
+{
+    if (!lr || !ck) return dpc_error_param(err, DPC_E_INVALID, lr ? "ck" : "lr", "NULL");
+    const dpc_linreg_plan *P = &lr->plan;
+    const char *kind = dpc_linreg_algo_name(P->algo);
+    if (strcmp(dpc_ckpt_kind(ck), kind))
+        return dpc_error_param(err, DPC_E_INVALID, "ck", "a container of kind '%s', not '%s'",
+                               dpc_ckpt_kind(ck), kind);
+    plan_items(ck, P);
+    dpc_ckpt_item_count(ck, "stream", "stream", lr->stream);
+    dpc_ckpt_item_count(ck, "data", "training examples", lr->ds->n);
+    dpc_ckpt_item_count(ck, "data", "features", lr->ds->d);
+    dpc_ckpt_item_count(ck, "data", "training data content", dpc_dataset_hash(lr->ds));
+    size_t d = lr->ds->d;
+    dpc_ckpt_set_progress(ck, lr->t, d);
+    double cnt[2] = {(double)lr->t, (double)lr->tail_count};
+    dpc_status st = dpc_ckpt_put(ck, "linreg.counters", cnt, 2, err);
+    if (!st) st = dpc_ckpt_put(ck, "linreg.w", lr->w, d, err);
+    if (!st) st = dpc_ckpt_put(ck, "linreg.sum", lr->sum, d, err);
+    if (!st) st = dpc_ckpt_put(ck, "linreg.update", lr->update, d, err);
+    if (!st) st = dpc_ckpt_put(ck, "linreg.noise", lr->noise, d, err);
+    return st;
+}
+
+dpc_status dpc_linreg_restore(dpc_linreg *lr, const dpc_ckpt *ck, dpc_error *err)
+{
+    if (!lr || !ck) return dpc_error_param(err, DPC_E_INVALID, lr ? "ck" : "lr", "NULL");
+    const dpc_linreg_plan *P = &lr->plan;
+    const char *kind = dpc_linreg_algo_name(P->algo), *path = dpc_ckpt_path(ck);
+    if (strcmp(dpc_ckpt_kind(ck), kind))
+        return dpc_error_param(err, DPC_E_STATE, "algorithm", "%s: a checkpoint of a %s run, "
+                               "this run is %s", path, dpc_ckpt_kind(ck), kind);
+    size_t d = lr->ds->d;
+    double cnt[2], *v = dpc__malloc_array(4 * d, sizeof *v); /* w, sum, update, noise */
+    if (!v) return DPC__NOMEM(err, "checkpoint state");
+    dpc_status st = dpc_ckpt_get(ck, "linreg.counters", cnt, 2, err);
+    if (!st) st = dpc_ckpt_get(ck, "linreg.w", v, d, err);
+    if (!st) st = dpc_ckpt_get(ck, "linreg.sum", v + d, d, err);
+    if (!st) st = dpc_ckpt_get(ck, "linreg.update", v + 2 * d, d, err);
+    if (!st) st = dpc_ckpt_get(ck, "linreg.noise", v + 3 * d, d, err);
+    /* the tail sum holds w_{T/2+1}..w_t: tail_count = max(0, t - T/2) */
+    double t = cnt[0], tail = t > (double)P->tail_start ? t - (double)P->tail_start : 0;
+    if (!st && (!(t >= 0 && t <= (double)P->steps && t == floor(t)) || cnt[1] != tail ||
+                (size_t)t != dpc_ckpt_step(ck)))
+        st = dpc_error_set(err, DPC_E_FORMAT, "%s: the counters (%g, %g) do not fit a run of %zu "
+                           "steps", path, cnt[0], cnt[1], P->steps);
+    for (size_t j = 0; !st && j < 4 * d; j++)
+        if (!isfinite(v[j]))
+            st = dpc_error_set(err, DPC_E_FORMAT, "%s: non-finite state value %zu", path, j);
+    if (!st) {
+        memcpy(lr->w, v, 4 * d * sizeof *v); /* w, sum, update, noise are one slab */
+        lr->t = (size_t)cnt[0];
+        lr->tail_count = (size_t)cnt[1];
+    }
+    free(v);
+    return st;
+}

@@ -1,0 +1,51 @@
+/* train_linreg.h — the state of one `dpcorr train --algo dp-ambssgd|dp-ssgd` run shared by
+ * train_linreg.c (options, run, report) and train_linreg_ckpt.c (its checkpoints). */
+#ifndef DPCORR_TOOLS_TRAIN_LINREG_H
+#define DPCORR_TOOLS_TRAIN_LINREG_H
+
+#include "frame.h"
+#include "dpcorr/papers/linreg.h"
+
+enum { NPRIOR = 7 };
+
+typedef struct lr_cli {
+    run_frame fr;
+    dpc_linreg_opts o;
+    const char *src[NPRIOR]; /* where each public input came from */
+    int given[NPRIOR];
+    int k_paper, baselines;
+    size_t log_every;
+    double ssp_x, ssp_y;
+} lr_cli;
+
+typedef struct log_rec {
+    size_t t;
+    double gamma, zeta, noise_std, clip_fraction, batch_loss, excess_risk;
+    size_t counts;
+} log_rec;
+
+typedef struct base_res {
+    const char *name;
+    double risk, train_loss, test_loss, epsilon, seconds;
+    char note[160];
+} base_res;
+
+typedef struct lr_out {
+    const dpc_linreg_plan *P;
+    log_rec *lg;
+    size_t nlog, cap;       /* log records, their room */
+    size_t every;           /* steps per log record */
+    double blk[4];          /* clipped in total, and in the block: clipped, steps, loss sum */
+    uint64_t params_hash;   /* of the output */
+    double *w; /* (d) the output */
+    double risk, train_loss, test_loss, clipf, wall, cpu;
+    base_res br[4];
+    size_t nb;
+} lr_out;
+
+/* train_linreg_ckpt.c: the run's checkpoint container (its options beyond the trainer's items,
+ * the trainer's state, the log so far), and --resume F into lr and u. 0 or an exit code. */
+int lr_ckpt_build(const lr_cli *c, const dpc_linreg *lr, const lr_out *u, dpc_ckpt **out);
+int lr_resume(const lr_cli *c, opt_set *s, dpc_linreg *lr, lr_out *u);
+
+#endif
