@@ -534,6 +534,58 @@ static void test_resolve(void)
     dpc_dataset_free(ds);
 }
 
+/* BSR/BISR without bands: the library's default for the run (dpc_mech_default_bands with
+ * k = epochs and the sampler's separation), the rule written out here independently. */
+static void test_default_bands(void)
+{
+    static const struct { size_t n, k, b, want; } rule[] = {
+        {240, 1, 240, 32},           /* one participation: 32 */
+        {720, 3, 240, 240},          /* k > 1: the separation */
+        {720, 3, 4, 16},             /* ... at least 16 */
+        {10, 3, 240, 10},            /* at most n */
+        {20, 1, 1, 20},              /* at most n */
+        {10000000, 2, 1000, 20},     /* at most 2e8 / n */
+        {100000000, 2, 1000, 16},    /* ... but never below 16 */
+        {0, 1, 1, 0}};
+    for (size_t i = 0; i < sizeof rule / sizeof rule[0]; i++) {
+        size_t got = dpc_mech_default_bands(rule[i].n, rule[i].k, rule[i].b);
+        CHECK(got == rule[i].want, "default bands (n %zu, k %zu, b %zu) = %zu, want %zu",
+              rule[i].n, rule[i].k, rule[i].b, got, rule[i].want);
+    }
+    dpc_dataset *ds = logistic_data(2000, 3, 3); /* batch 20: 100 steps per epoch */
+    static const struct {
+        dpc_mech_kind kind;
+        dpc_sampler_kind sampler;
+        size_t epochs, want, groups;
+    } run[] = {{DPC_MECH_BSR, DPC_SAMPLER_FIXED, 1, 32, 0},
+               {DPC_MECH_BSR, DPC_SAMPLER_FIXED, 3, 100, 0},
+               {DPC_MECH_BISR, DPC_SAMPLER_SHUFFLE, 3, 16, 0},
+               {DPC_MECH_BSR, DPC_SAMPLER_POISSON, 2, 16, 0},
+               {DPC_MECH_BSR, DPC_SAMPLER_CYCLIC_POISSON, 3, 100, 100}};
+    for (size_t i = 0; i < sizeof run / sizeof run[0]; i++) {
+        dpc_train_config c, r;
+        dpc_error err = {0};
+        base_config(&c, &mechs[2]);
+        c.mech.kind = run[i].kind;
+        c.mech.bands = 0;
+        c.sampler = run[i].sampler;
+        c.groups = 0;
+        c.epochs = run[i].epochs;
+        CHECK_OK(dpc_train_config_check(&c, ds, &err), &err);
+        CHECK_OK(dpc_train_config_resolve(&c, ds, &r, &err), &err);
+        CHECK(r.mech.bands == run[i].want && r.groups == run[i].groups,
+              "run %zu: bands %zu (want %zu), groups %zu (want %zu)", i, r.mech.bands,
+              run[i].want, r.groups, run[i].groups);
+    }
+    /* given bands are kept */
+    dpc_train_config c, r;
+    dpc_error err = {0};
+    base_config(&c, &mechs[4]);
+    CHECK_OK(dpc_train_config_resolve(&c, ds, &r, &err), &err);
+    CHECK(r.mech.bands == 4, "given bands kept: %zu", r.mech.bands);
+    dpc_dataset_free(ds);
+}
+
 /* A private run learns: logistic regression on separable synthetic data, epsilon = 8. */
 static void test_learns(void)
 {
@@ -710,6 +762,7 @@ int main(void)
     test_refusals();
     test_noise_multiplier_meaning();
     test_resolve();
+    test_default_bands();
     test_learns();
     test_batch_growth();
     test_float32();

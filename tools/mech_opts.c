@@ -38,7 +38,8 @@ const opt_spec MO_LAMBDA = {
 const opt_spec MO_BANDS = {
     .name = "--bands", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
     .section = "mechanism", .param = "mech.bands,bands", .when = "{kind} bsr|bisr",
-    .help = "number of bands (required)", .example = "{kind} bsr --bands 3"};
+    .help = "number of bands (required; dpcorr train: chosen from the run when omitted, shown by "
+            "--dry-run)", .example = "{kind} bsr --bands 3"};
 const opt_spec MO_MOMENTUM = {
     .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
     .flags = OPT_HI_OPEN, .section = "mechanism", .param = "mech.momentum,momentum",
@@ -226,7 +227,10 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
             p->dense = o->dense;
         }
     }
-    if (dpc_mech_params_check(p, &err)) return opt_fail_lib(s, &err);
+    dpc_mech_params chk = *p;
+    if (r->lib_bands && (p->kind == DPC_MECH_BSR || p->kind == DPC_MECH_BISR) && !p->bands)
+        chk.bands = 1; /* 0: dpc_train_config_resolve chooses (dpc_mech_default_bands) */
+    if (dpc_mech_params_check(&chk, &err)) return opt_fail_lib(s, &err);
     return 0;
 }
 

@@ -91,6 +91,14 @@ typedef struct dpc_mech dpc_mech; /* opaque, immutable */
 /* Sets defaults: IDENTITY, steps 0 (must be set), decay 1, everything else 0/NULL. */
 DPC_API void dpc_mech_params_init(dpc_mech_params *p);
 
+/* The default number of bands of BSR / BISR for `steps` steps in which an example participates
+ * up to `participations` times, at least `min_sep` steps apart: max(min_sep, 16) when
+ * participations > 1 (bands that do not reach from one participation into the next), 32 for a
+ * single participation; at most max(16, 2e8 / steps) (building BSR/BISR is O(steps x bands))
+ * and at most steps. Used by the trainer (dpc_train_config_resolve, mech.bands = 0) and the
+ * strategy baselines. Returns 0 only for steps = 0. */
+DPC_API size_t dpc_mech_default_bands(size_t steps, size_t participations, size_t min_sep);
+
 /* Validates p (check_parameter style) without building anything. */
 DPC_API DPC_NODISCARD dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err);
 

@@ -170,7 +170,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_best_nu(const dpc_strategy_problem
                                                       dpc_error *err);
 
 /* Fills up to `cap` entries: DP-SGD, optimal CC (nu = 0), best nu-DP-FTRL, BSR and BISR with
- * `bands` bands (bands = 0: max(b, 16) when k > 1, else 32; at most max(16, 2e8 / n) and n).
+ * `bands` bands (bands = 0: dpc_mech_default_bands(n, k, b): max(b, 16) when k > 1, else 32;
+ * at most max(16, 2e8 / n) and n).
  * *count receives the number written. Cost O(n * bands) for BSR/BISR. A baseline beyond the
  * work limit (DPC_WORK_LIMIT) is listed with available = 0. */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb,

@@ -129,7 +129,8 @@ typedef struct dpc_train_canaries {
 } dpc_train_canaries;
 
 typedef struct dpc_train_config {
-    /* mechanism: kind and parameters; .steps is set by the trainer to epochs * steps/epoch */
+    /* mechanism: kind and parameters; .steps is set by the trainer to epochs * steps/epoch;
+     * BSR/BISR .bands = 0: the default of dpc_train_config_resolve */
     dpc_mech_params mech;
     dpc_noise_form noise_form;  /* AUTO (default), BUFFER or REPLAY */
     size_t noise_memory;        /* bytes allowed for buffer-form noise state (0 = 1 GiB) */
@@ -186,6 +187,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *
  * dpc_train_config_check) and writes the configuration that will run into *out:
  *   sampler   AUTO: POISSON for DP-SGD (identity), FIXED (fixed-order epochs,
  *             exact multi-epoch sensitivity) for every other mechanism;
+ *   bands     BSR/BISR with mech.bands = 0: dpc_mech_default_bands(n, epochs, sep), sep =
+ *             steps per epoch for FIXED, groups (default steps per epoch) for CYCLIC_POISSON,
+ *             1 otherwise (1 epoch: 32 bands; more: max(sep, 16));
  *   groups    cyclic Poisson with groups = 0: the strategy's bands (1 for identity, bands for
  *             BSR; other kinds need groups given);
  *   workload  BSR/BISR unless workload_explicit: the square root of the optimizer's workload

@@ -56,7 +56,10 @@ class TrainingPlan:
     mech               a kind name ("identity" = DP-SGD, "nu", "bsr", "blt", ...) with its
                        parameters in ``mech_params``, or a :class:`dpcorr.Mechanism` (its kind
                        and parameters; rebuilt for the run's n). "blt" without theta/omega uses
-                       :func:`default_blt`.
+                       :func:`default_blt`; "bsr" / "bisr" without ``bands``: the
+                       library's default for the run (32 bands for one epoch, max(steps per
+                       epoch, 16) for more under fixed-order epochs; the ledger's mechanism
+                       names it).
     sampler            "auto" (Poisson for identity, fixed-order epochs otherwise), "fixed",
                        "shuffle", "poisson", "cyclic-poisson" (``groups``, default the bands),
                        "balls-in-bins"; the ledger's "route" says how the run was accounted
@@ -118,8 +121,13 @@ class TrainingPlan:
             c.mech = mech._params_struct()
             self._keep.append(mech)  # its arrays back c.mech's pointers
         elif isinstance(mech, str):
+            lib_bands = mech in ("bsr", "bisr") and not mech_params.get("bands")
+            if lib_bands:  # the library chooses (dpc_mech_default_bands for the run's n, k, b)
+                mech_params["bands"] = 1
             template = Mechanism(mech, 1, **mech_params)  # validates kind and parameters
             c.mech = template._params_struct()
+            if lib_bands:
+                c.mech.bands = 0
             self._keep.append(template)
         else:
             raise TypeError(f"mech: expected a kind name or a dpcorr.Mechanism, got "

@@ -6,7 +6,7 @@
 
 The data are Debian's dataset-fashion-mnist (/usr/share/datasets/fashion-mnist; scripts/setup.sh
 installs it): 60000 training and 10000 test images, pixels mapped to [-1, 1]. The model is the
-tanh CNN of Papernot et al. 2021 ("Tempered sigmoid activations", 26010 parameters), with
+tanh CNN of Papernot et al. 2021 ("Tempered sigmoid activations", 26106 parameters), with
 GroupNorm after each convolution. make_private puts dpcorr's sampler (fixed-order epochs for
 correlated noise, Poisson for DP-SGD), per-example clipping, correlated noise and accountant
 around it; the loop is the usual PyTorch loop.
@@ -31,6 +31,10 @@ import dpcorr
 import dpcorr.torch
 
 DATA_DIR = "/usr/share/datasets/fashion-mnist"
+# --mech: the kinds whose parameters are numbers (--mech-param) or that the library defaults
+# (blt: optimized for the run; bsr/bisr: bands; nu/antipgd: nu = 0; lcgd: lambda = 0);
+# toeplitz and dense need coefficient arrays (make_private with a dpcorr.Mechanism)
+MECHS = ("blt", "identity", "nu", "antipgd", "lcgd", "bsr", "bisr", "tree")
 
 
 def load_idx(path):
@@ -73,10 +77,13 @@ def accuracy(model, x, y, block=2000):
 
 def parse_args(argv):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--mech", default="blt", help="blt (default), identity (DP-SGD), nu, bsr, "
-                   "bisr, ... (dpcorr.torch.make_private)")
+    p.add_argument("--mech", default="blt", choices=MECHS,
+                   help="blt (default), identity (DP-SGD), nu, antipgd, lcgd, bsr, bisr, tree "
+                   "(dpcorr.torch.make_private; parameters the library does not default come "
+                   "from --mech-param)")
     p.add_argument("--mech-param", action="append", default=[], metavar="NAME=VALUE",
-                   help="a mechanism parameter, e.g. bands=16 or nu=0.01 (repeatable)")
+                   help="a mechanism parameter, e.g. bands=16 or nu=0.01 (repeatable; "
+                   "default: the library's choice for the run)")
     p.add_argument("--sampler", default="auto", help="auto (default), fixed, shuffle, poisson, "
                    "cyclic-poisson")
     p.add_argument("--epsilon", type=float, default=3.0)
@@ -111,13 +118,8 @@ def mech_params(items):
     return out
 
 
-def main(argv=None):
-    args = parse_args(argv)
-    torch.set_num_threads(args.threads)
-    torch.manual_seed(args.seed)
-    t_start = time.perf_counter()
-    x_train, y_train = load(args.data_dir, "train")
-    x_test, y_test = load(args.data_dir, "t10k")
+def setup(args, x_train, y_train):
+    """The private run of ``args``: (model, optimizer, loader, engine, schedule)."""
     model = cnn()
     optimizer = torch.optim.SGD(model.parameters(), lr=args.lr, momentum=args.momentum)
     model, optimizer, loader, engine = dpcorr.torch.make_private(
@@ -131,18 +133,34 @@ def main(argv=None):
               "cooldown": lambda t: 1.0 - 0.95 * max(0.0, (t - 0.75 * n) / (0.25 * n)),
               "constant": lambda t: 1.0}[args.schedule]
     schedule = torch.optim.lr_scheduler.LambdaLR(optimizer, factor)
+    return model, optimizer, loader, engine, schedule
+
+
+def train_step(model, optimizer, schedule, x, y):
+    """One private step on the loader's batch (x, y); returns the (non-private) loss."""
+    optimizer.zero_grad()
+    loss = torch.nn.functional.cross_entropy(model(x), y)
+    loss.backward()
+    optimizer.step()
+    schedule.step()
+    return loss.item()
+
+
+def main(argv=None):
+    args = parse_args(argv)
+    torch.set_num_threads(args.threads)
+    torch.manual_seed(args.seed)
+    t_start = time.perf_counter()
+    x_train, y_train = load(args.data_dir, "train")
+    x_test, y_test = load(args.data_dir, "t10k")
+    model, optimizer, loader, engine, schedule = setup(args, x_train, y_train)
     examples, train_time, train_cpu, losses = 0, 0.0, 0.0, []
     for epoch in range(engine.epoch, args.epochs):
         t0 = time.perf_counter()  # the whole loop: sampling, gradients, clipping, noise, update
         c0 = time.process_time()
         for x, y in loader:
-            optimizer.zero_grad()
-            loss = torch.nn.functional.cross_entropy(model(x), y)
-            loss.backward()
-            optimizer.step()
-            schedule.step()
+            losses.append(train_step(model, optimizer, schedule, x, y))
             examples += len(y)
-            losses.append(loss.item())
             if args.max_steps and engine.steps_done >= args.max_steps:
                 break
         train_time += time.perf_counter() - t0

@@ -160,7 +160,8 @@ def test_one_step_recomputed(noise_ref):
     ("identity", {}, []),
     ("bsr", {"mech_params": {"bands": 4}, "sampler": "cyclic-poisson"},
      ["--mech", "bsr", "--bands", 4, "--sampler", "cyclic-poisson"]),
-], ids=["dp-sgd", "bsr-cyclic-poisson"])
+    ("bsr", {}, ["--mech", "bsr"]),
+], ids=["dp-sgd", "bsr-cyclic-poisson", "bsr-default-bands"])
 def test_same_epsilon_as_dpcorr_train(cli, tmp_path, mech, kw, args):
     n = 1000
     ds = data(n, 5)
@@ -179,6 +180,62 @@ def test_same_epsilon_as_dpcorr_train(cli, tmp_path, mech, kw, args):
                 "mechanism", "noise_std_per_unit_clip"):
         assert got[key] == want[key], key
     assert eng.epsilon() == want["epsilon"]
+
+
+def _example_mechs():
+    import importlib.util
+    import pathlib
+    path = pathlib.Path(__file__).resolve().parents[1] / "examples" / "torch_fashion_mnist.py"
+    spec = importlib.util.spec_from_file_location("torch_fashion_mnist", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod.MECHS
+
+
+@pytest.mark.parametrize("mech", _example_mechs())
+def test_every_example_mech_without_parameters(mech):
+    """Every --mech of the example runs with the library's defaults (bsr/bisr: bands chosen
+    for the run; blt: optimized; nu/antipgd/lcgd: 0), two steps."""
+    ds = data(240, 6)  # batch 40: 6 steps per epoch, 2 epochs: n = 12
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    model, opt, loader, eng = dt.make_private(model, opt, ds, epsilon=4.0, epochs=2,
+                                              batch_size=40, mech=mech, seed=3,
+                                              accountant="rdp")
+    before = flat(model).clone()
+    train(model, opt, loader, eng, steps=2)
+    assert eng.steps_done == 2 and not torch.equal(before, flat(model))
+    L = eng.ledger()
+    assert L["steps"] == 12 and L["epsilon"] <= 4.0 + 1e-9
+    if mech in ("bsr", "bisr"):
+        # k = 2 participations an epoch (6 steps) apart: max(6, 16) bands, at most n = 12
+        assert L["mechanism"] == f"{mech.upper()} (bands=12)", L["mechanism"]
+
+
+@pytest.mark.parametrize("epochs,sampler,bands", [(1, "auto", 32), (3, "auto", 100),
+                                                  (3, "shuffle", 16)])
+def test_bsr_default_bands(epochs, sampler, bands):
+    """make_private(mech="bsr") without bands: the library's default for the run (32 for one
+    epoch; an epoch's steps for fixed-order epochs; 16 for shuffled ones), as dpcorr train."""
+    ds = data(4000, 3)  # batch 40: 100 steps per epoch
+    model = torch.nn.Linear(3, 2)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    _, _, _, eng = dt.make_private(model, opt, ds, noise_multiplier=1.0, epochs=epochs,
+                                   batch_size=40, mech="bsr", sampler=sampler, seed=1)
+    assert eng.ledger()["mechanism"] == f"BSR (bands={bands})"
+    _, _, _, eng2 = dt.make_private(model, opt, ds, noise_multiplier=1.0, epochs=epochs,
+                                    batch_size=40, mech="bsr", mech_params={"bands": 7},
+                                    sampler=sampler, seed=1)
+    assert eng2.ledger()["mechanism"] == "BSR (bands=7)"
+
+
+@pytest.mark.parametrize("mech,field", [("toeplitz", "coeffs"), ("dense", "dense")])
+def test_mech_without_its_arrays_refused(mech, field):
+    model = mlp()
+    opt = torch.optim.SGD(model.parameters(), lr=0.5)
+    with pytest.raises(ValueError, match=field):
+        dt.make_private(model, opt, data(240, 6), epsilon=4.0, batch_size=40, mech=mech,
+                        seed=1)
 
 
 def test_tiny_training_run_learns():

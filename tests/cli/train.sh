@@ -89,6 +89,14 @@ h2=$(sed -n 's/.*"params_hash": "\([0-9a-f]*\)".*/\1/p' "$TMP/sd2.json")
 if [ -n "$h1" ] && [ "$h1" = "$h2" ]; then pass; else fail "two seeded runs agree: $h1 vs $h2"; fi
 expect_rc 0 "explicit --secure" "$BIN" train $S --secure --dry-run
 out_has "^rng_mode = secure$" "--secure: dry run"
+# BSR without --bands: the library chooses (1 epoch of 60 steps: 32 bands; 3 epochs: an epoch)
+B="--data synthetic:logistic,n=600,d=4,test-n=100 --model logistic --epsilon 1 --batch 10 --mech bsr"
+expect_rc 0 "bsr without --bands" "$BIN" train $B --dry-run
+out_has "^mech.bands = 32$" "bsr: default bands for one epoch"
+expect_rc 0 "bsr without --bands, 3 epochs" "$BIN" train $B --epochs 3 --dry-run
+out_has "^mech.bands = 60$" "bsr: default bands for 3 epochs"
+expect_rc 2 "dpcorr mech still needs --bands" "$BIN" mech --kind bsr --steps 10
+err_has "bands" "dpcorr mech: bands required"
 expect_rc 0 "default dry run" "$BIN" train $S --dry-run
 out_has "^rng_mode = secure \(default\)$" "default: dry run"
 expect_rc 2 "--seed with --secure" "$BIN" train $S --seed 3 --secure

@@ -186,26 +186,35 @@ class PrivacyEngine:
         clip = self.plan.clip
         if b > 0:
             per = self._grads.compute(b, float(b) if self.loss_reduction == "mean" else 1.0)
-            sq = torch.zeros(b, dtype=per[0].dtype, device=per[0].device)
-            for g in per:
-                sq += g.reshape(b, -1).pow(2).sum(1)
-            norms = sq.sqrt()
-            factor = (clip / norms).clamp(max=1.0)
-            sums = [torch.einsum("i,i...->...", factor, g) for g in per]
+            flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
+            norms = torch.linalg.vector_norm(torch.stack(
+                [torch.linalg.vector_norm(g, dim=1).to(flats[0].dtype) for g in flats], 1),
+                dim=1)  # (b,): ||g_i|| over all parameters
+            factor = (clip / norms).clamp(max=1.0)  # (b,): min(1, clip / ||g_i||)
+            sums = [factor.to(g.dtype) @ g for g in flats]  # sum_i factor_i g_i: one GEMV each
             self.last_clip_fraction = float((norms > clip).float().mean())
         else:
-            sums = [torch.zeros_like(p) for p in self.params]
+            sums = None
             self.last_clip_fraction = float("nan")
-        self.noise.next(out=self._noise_buf)  # raw (B Z)_t; scaled below, in the same pass
-        scale = self.plan.noise_scale
-        inv_b = 1.0 / self.plan.expected_batch
+        flat = self._noise_t  # (dim,) float64, a view of the generator's output buffer
+        self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
+        flat.mul_(self.plan.noise_scale)  # noise_scale (B Z)_t
+        if sums is not None:
+            off = 0
+            for s in sums:
+                n = s.numel()
+                flat[off:off + n].add_(s.cpu())  # in float64
+                off += n
+        flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
         off = 0
-        for p, s in zip(self.params, sums):
+        for p in self.params:
             n = p.numel()
-            w = self._noise_t[off:off + n].view(p.shape)
-            if p.device.type != "cpu":
-                w = w.to(p.device)
-            p.grad = ((s.to(torch.float64) + scale * w) * inv_b).to(p.dtype)
+            h = flat[off:off + n].view(p.shape)
+            if p.grad is not None and p.grad.shape == p.shape and p.grad.dtype == p.dtype \
+                    and p.grad.device == p.device:
+                p.grad.copy_(h)  # in place: rounded to p's dtype, moved to p's device
+            else:
+                p.grad = h.to(device=p.device, dtype=p.dtype, copy=True)
             off += n
 
     def _advance(self):

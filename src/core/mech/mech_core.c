@@ -39,6 +39,15 @@ void dpc_mech_params_init(dpc_mech_params *p)
     p->decay = 1.0;
 }
 
+size_t dpc_mech_default_bands(size_t steps, size_t participations, size_t min_sep)
+{
+    size_t bands = participations > 1 ? (min_sep > 16 ? min_sep : 16) : 32;
+    size_t bmax = steps ? (size_t)(2e8 / (double)steps) : 0;
+    if (bmax < 16) bmax = 16;
+    if (bands > bmax) bands = bmax;
+    return bands < steps ? bands : steps;
+}
+
 static int in_unit(double x, int open_hi) { return x >= 0.0 && (open_hi ? x < 1.0 : x <= 1.0); }
 
 dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err)

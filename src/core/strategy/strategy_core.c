@@ -136,15 +136,7 @@ dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb, size_t bands,
     if (st) return st;
     *count = 0;
     size_t n = pb->steps;
-    if (bands == 0) {
-        /* b bands for k > 1 (no overlap between participations), 32 otherwise; at most
-         * 2e8 / n so that building BSR/BISR (O(n bands)) stays fast */
-        bands = pb->participations > 1 ? (pb->min_sep > 16 ? pb->min_sep : 16) : 32;
-        size_t bmax = (size_t)(2e8 / (double)n);
-        if (bmax < 16) bmax = 16;
-        if (bands > bmax) bands = bmax;
-        if (bands > n) bands = n;
-    }
+    if (bands == 0) bands = dpc_mech_default_bands(n, pb->participations, pb->min_sep);
     for (int which = 0; which < 5 && *count < cap; which++) {
         dpc_strategy_baseline *b = &out[*count];
         memset(b, 0, sizeof *b);

@@ -144,6 +144,8 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
                                cn->first, cn->first + cn->count, train->n);
     dpc_mech_params mp = c->mech;
     mp.steps = 1; /* dpc_train_config_resolve sets the real value */
+    if ((mp.kind == DPC_MECH_BSR || mp.kind == DPC_MECH_BISR) && mp.bands == 0)
+        mp.bands = 1; /* 0: dpc_train_config_resolve chooses the default */
     st = dpc_mech_params_check(&mp, err);
     if (st) return dpc_error_nest(err, "mech");
     return DPC_OK;
@@ -159,6 +161,15 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
     dpc_mech_kind kind = c.mech.kind;
     if (c.sampler == DPC_SAMPLER_AUTO)
         c.sampler = kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
+    size_t spe = train->n / c.batch;
+    if ((kind == DPC_MECH_BSR || kind == DPC_MECH_BISR) && c.mech.bands == 0) {
+        /* an example's participations are an epoch apart under fixed-order epochs, `groups`
+         * (default an epoch) under cyclic Poisson; no minimum separation otherwise */
+        size_t sep = c.sampler == DPC_SAMPLER_FIXED ? spe
+                     : c.sampler == DPC_SAMPLER_CYCLIC_POISSON ? (c.groups ? c.groups : spe)
+                                                               : 1;
+        c.mech.bands = dpc_mech_default_bands(c.epochs * spe, c.epochs, sep);
+    }
     if (c.sampler == DPC_SAMPLER_CYCLIC_POISSON && c.groups == 0) {
         /* as many groups as the strategy has bands, so the banded route amplifies */
         if (kind == DPC_MECH_IDENTITY) c.groups = 1;
@@ -178,7 +189,7 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
                                    "lr x weight_decay = %g must be < 1 for the %s workload",
                                    c.lr * c.weight_decay, dpc_mech_kind_name(kind));
     }
-    c.mech.steps = c.epochs * (train->n / c.batch);
+    c.mech.steps = c.epochs * spe;
     st = dpc_mech_params_check(&c.mech, err);
     if (st) return dpc_error_nest(err, "mech");
     *out = c;
