@@ -151,16 +151,12 @@ typedef struct head {
 
 static void philox_head(const dpc_rng_stream *s, uint64_t row, uint64_t ph, head *H)
 {
-    uint32_t c1 = (uint32_t)row, c2 = (uint32_t)(row >> 32), c3 = (uint32_t)((ph & 0xFFFFu) << 16);
-    uint32_t k00 = s->key[0], k10 = s->key[1];
-    uint32_t k01 = k00 + DPC__PHILOX_W0, k11 = k10 + DPC__PHILOX_W1;
-    uint64_t p1 = (uint64_t)DPC__PHILOX_M1 * c2;
-    uint32_t x1 = (uint32_t)(p1 >> 32) ^ c1 ^ k00;
-    uint64_t p0 = (uint64_t)DPC__PHILOX_M0 * x1;
-    H->y1 = _mm256_set1_epi64x((long long)(c3 ^ k10));
-    H->x2 = _mm256_set1_epi64x((long long)((uint32_t)p1 ^ k01));
-    H->y2 = _mm256_set1_epi64x((long long)((uint32_t)(p0 >> 32) ^ k11));
-    H->p0 = _mm256_set1_epi64x((long long)p0);
+    uint64_t c[4];
+    dpc__philox_head(s->key[0], s->key[1], row, ph, c);
+    H->y1 = _mm256_set1_epi64x((long long)c[0]);
+    H->x2 = _mm256_set1_epi64x((long long)c[1]);
+    H->y2 = _mm256_set1_epi64x((long long)c[2]);
+    H->p0 = _mm256_set1_epi64x((long long)c[3]);
 }
 
 /* Attempt-0 words of the m samples (a multiple of 16) from index0 (even) into w, in sample

@@ -38,4 +38,22 @@ static inline void dpc__philox_ctr(uint32_t c[4], uint64_t row, uint64_t index, 
     c[3] = (uint32_t)(((index >> 33) & 0xFFFFu) << 16) | (attempt & 0xFFFFu);
 }
 
+/* The block-independent constants of the first two rounds of a row's attempt-0 blocks whose
+ * pair indices share their bits 32..47 (ph); the vector kernels broadcast them (the derivation
+ * is in gauss_avx512.c, philox_head). out: c3 ^ k1[0]; lo(M1 c2) ^ k0[1]; hi(M0 x1) ^ k1[1];
+ * M0 x1. */
+static inline void dpc__philox_head(uint32_t key0, uint32_t key1, uint64_t row, uint64_t ph,
+                                    uint64_t out[4])
+{
+    uint32_t c1 = (uint32_t)row, c2 = (uint32_t)(row >> 32), c3 = (uint32_t)((ph & 0xFFFFu) << 16);
+    uint32_t k01 = key0 + DPC__PHILOX_W0, k11 = key1 + DPC__PHILOX_W1;
+    uint64_t p1 = (uint64_t)DPC__PHILOX_M1 * c2;
+    uint32_t x1 = (uint32_t)(p1 >> 32) ^ c1 ^ key0;
+    uint64_t p0 = (uint64_t)DPC__PHILOX_M0 * x1;
+    out[0] = c3 ^ key1;
+    out[1] = (uint32_t)p1 ^ k01;
+    out[2] = (uint32_t)(p0 >> 32) ^ k11;
+    out[3] = p0;
+}
+
 #endif
