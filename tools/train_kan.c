@@ -88,13 +88,13 @@ static const opt_spec K_RADIUS = {
 static const opt_spec K_C_R = {
     .name = "--C-R", .metavar = "X", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = OPTIM, .param = "C_R", .when = "--radius theory",
-    .help = "the constant C_R (default 2)", .example = "--radius theory --C-R 3"};
+    .help = "the constant C_R (default 2)", .example = "--radius theory --seed 1 --C-R 3"};
 static const opt_spec K_MARGIN_ITERS = {
     .name = "--margin-iters", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e9,
     .section = OPTIM, .param = "margin_iters", .when = "--model kan2:M",
     .help = "iterations of the NTK-margin solver (default 20000; the margin is reported for "
             "n <= 2048 or with --radius theory)",
-    .example = "--radius theory --margin-iters 500"};
+    .example = "--radius theory --seed 1 --margin-iters 500"};
 static const opt_spec K_CONF_DELTA = {
     .name = "--conf-delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
     .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = OPTIM, .param = "conf_delta",
