@@ -133,6 +133,11 @@ static void test_gaussian_levels(void)
     }
     CHECK(big_bad == 0 && big_cases >= 2, "long fills (%d samples) equal the scalar sampler at "
           "every level (%d of %d differ)", NBIG, big_bad, big_cases);
+    if (bad || big_bad) { /* the OS key was drawn for this run only: print it to replay */
+        fprintf(stderr, "  the secure cases' test key:");
+        for (int i = 0; i < 8; i++) fprintf(stderr, " %08x", (unsigned)roots[1].skey[i]);
+        fprintf(stderr, "\n");
+    }
     free(bref);
     free(bgot);
     /* a level above the CPU's, AUTO and garbage all run (clamped), with the same values */
