@@ -609,7 +609,10 @@ static int run_mode(acct *a, opt_set *s)
             st = dpc_account_delta(&ev, &a->o, a->epsilon, &r, &err);
         }
         break;
-    case MODE_SIGMA: st = calibrate(a, &sigma, &b, &err); break;
+    case MODE_SIGMA:
+        st = calibrate(a, &sigma, &b, &err);
+        dpc_account_opts_for_target(&a->o, a->epsilon); /* report on the calibration's grid */
+        break;
     case MODE_STEPS: st = search_steps(a, &steps, &b, &err); break;
     default: break;
     }

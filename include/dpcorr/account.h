@@ -179,6 +179,15 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
 
 /* ==== Calibration (epsilon is monotone in each parameter) ==================================== */
 
+/* The PLD grid a calibration to `epsilon` uses (every dpc_account_*calibrate* function applies
+ * it to a copy of o; trainers report the calibrated run's epsilon on the same grid): for PLD,
+ * pld_interval x max(1, epsilon / 10), so that the grid's resolution relative to epsilon never
+ * drops below that of the requested interval at epsilon = 10 (connect-the-dots moves epsilon by
+ * about 1e-7 relative at 1000 with the default 1e-4 -> 1e-2, measured) while a large-epsilon
+ * calibration stays a fraction of a second instead of building 10^7-point grids. Any grid gives
+ * a valid upper bound (pessimistic discretization); other accountants are left alone. */
+DPC_API void dpc_account_opts_for_target(dpc_account_opts *o, double epsilon);
+
 /* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
  * The result is on the private side (eps(sigma) <= epsilon). RDP, zCDP, GDP: bracketing and
  * bisection on log sigma, within a relative 1e-11 in sigma or 1e-10 in epsilon of the crossing.

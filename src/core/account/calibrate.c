@@ -285,11 +285,20 @@ static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *e
     return DPC_OK;
 }
 
+void dpc_account_opts_for_target(dpc_account_opts *o, double epsilon)
+{
+    if (o && o->accountant == DPC_ACCOUNTANT_PLD && epsilon > 10.0 && isfinite(epsilon))
+        o->pld_interval *= epsilon / 10.0;
+}
+
 dpc_status dpc_account_calibrate_sigma(const dpc_event *ev, const dpc_account_opts *o,
                                        double epsilon, double delta, double *sigma,
                                        dpc_error *err)
 {
-    return dpc__calibrate_sigma_count(ev, o, epsilon, delta, sigma, NULL, err);
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
+    dpc_account_opts t = *o;
+    dpc_account_opts_for_target(&t, epsilon);
+    return dpc__calibrate_sigma_count(ev, &t, epsilon, delta, sigma, NULL, err);
 }
 
 dpc_status dpc__calibrate_sigma_count(const dpc_event *ev, const dpc_account_opts *o,

@@ -140,6 +140,18 @@ dpc_status dpc_account_mech_calibrate(const dpc_mech *m, const dpc_participation
                                       double *noise_multiplier, dpc_gauss_event *ev_out,
                                       dpc_account_mech_info *info_out, dpc_error *err)
 {
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
+    dpc_account_opts t = *o;
+    dpc_account_opts_for_target(&t, epsilon);
+    return dpc__account_mech_calibrate(m, part, q, &t, epsilon, delta, noise_multiplier, ev_out,
+                                       info_out, err);
+}
+
+dpc_status dpc__account_mech_calibrate(const dpc_mech *m, const dpc_participation *part, double q,
+                                       const dpc_account_opts *o, double epsilon, double delta,
+                                       double *noise_multiplier, dpc_gauss_event *ev_out,
+                                       dpc_account_mech_info *info_out, dpc_error *err)
+{
     dpc_gauss_event ev;
     dpc_account_mech_info info;
     dpc_sensitivity s, col;
@@ -151,7 +163,7 @@ dpc_status dpc_account_mech_calibrate(const dpc_mech *m, const dpc_participation
     if ((st = event_of(m, part, q, info_of_run_sigma(&s, &col, 1.0), &ev, &info, err))) return st;
     dpc_event e = {DPC_NEIGHBOR_ZERO_OUT, 1, &ev};
     double z;
-    if ((st = dpc_account_calibrate_sigma(&e, o, epsilon, delta, &z, err))) return st;
+    if ((st = dpc__calibrate_sigma_count(&e, o, epsilon, delta, &z, NULL, err))) return st;
     double run_sigma = info.amplified ? z / info.noise_multiplier : z;
     if ((st = event_of(m, part, q, info_of_run_sigma(&s, &col, run_sigma), &ev, &info, err)))
         return st;

@@ -168,6 +168,9 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
     if (run->q >= 1.0 || run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC ||
         run->part.b != 1 || o->accountant != DPC_ACCOUNTANT_PLD || run->n_pre)
         return DPC_E_UNSUPPORTED;
+    /* C = I: MMCC's dominating pair is the n-fold Poisson-subsampled Gaussian itself, which the
+     * banded-MF route (b = 1) accounts with the same PLD: the same epsilon at n times the cost. */
+    if (dpc_mech_get_params(run->mech)->kind == DPC_MECH_IDENTITY) return DPC_E_UNSUPPORTED;
     c->C = dpc__mech_nonneg_matrix(run->mech, &c->rows, &c->why);
     if (!c->C) return DPC_E_UNSUPPORTED;
     dpc_sensitivity s, col;
@@ -331,6 +334,10 @@ static double pre_eps_u(double u, void *vc)
     return c->st ? NAN : r.epsilon;
 }
 
+static dpc_status calibrate_run_at(const dpc_mech_run *run, const dpc_account_opts *o,
+                                   double epsilon, double delta, double *noise_multiplier,
+                                   dpc_account_mech_info *info, dpc_error *err);
+
 /* DP-REQ: pre-compose: a run composed with fixed pre-releases. Every route's epsilon with the
  * pre-releases is at least its epsilon without them, so the z calibrated without them is a
  * lower bound; epsilon(z) with them is monotone (each route's is), found by secant steps on
@@ -352,8 +359,7 @@ static dpc_status calibrate_pre(const dpc_mech_run *run, const dpc_account_opts 
     bare.pre = NULL;
     bare.n_pre = 0;
     double z0;
-    if ((st = dpc_account_mech_calibrate_run(&bare, o, epsilon, delta, &z0, NULL, err)))
-        return st;
+    if ((st = calibrate_run_at(&bare, o, epsilon, delta, &z0, NULL, err))) return st;
     pre_cal c = {run, o, delta, DPC_OK, err};
     double u = log(z0), slope = -1.0;
     int rc = dpc__secant_log(pre_eps_u, &c, epsilon, &u, &slope, 5e-5, 1, 60, log(1e9));
@@ -413,9 +419,18 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
                                           double epsilon, double delta, double *noise_multiplier,
                                           dpc_account_mech_info *info, dpc_error *err)
 {
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
+    dpc_account_opts t = *o; /* every route and the reported info on the target's grid */
+    dpc_account_opts_for_target(&t, epsilon);
+    return calibrate_run_at(run, &t, epsilon, delta, noise_multiplier, info, err);
+}
+
+static dpc_status calibrate_run_at(const dpc_mech_run *run, const dpc_account_opts *o,
+                                   double epsilon, double delta, double *noise_multiplier,
+                                   dpc_account_mech_info *info, dpc_error *err)
+{
     dpc_status st;
     if ((st = check_run(run, err))) return st;
-    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
     if (!noise_multiplier)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier", "output pointer is NULL");
     if (run->n_pre) {
@@ -430,18 +445,18 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
                                                                     : DPC_ACCOUNTANT_GDP);
     w.zcdp_conv = o->zcdp_conv;
     double best, z;
-    if ((st = dpc_account_mech_calibrate(run->mech, &run->part, 1.0, &w, epsilon, delta, &best,
-                                         NULL, NULL, err)))
+    if ((st = dpc__account_mech_calibrate(run->mech, &run->part, 1.0, &w, epsilon, delta, &best,
+                                          NULL, NULL, err)))
         return st;
     /* banded MF, where it applies */
     if (run->q < 1.0 && !run->balls_in_bins && o->accountant != DPC_ACCOUNTANT_ZCDP &&
         o->accountant != DPC_ACCOUNTANT_GDP) {
-        st = dpc_account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta, &z,
-                                        NULL, NULL, NULL);
+        st = dpc__account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta, &z,
+                                         NULL, NULL, NULL);
         if (st == DPC_OK && z < best) best = z;
         else if (st && st != DPC_E_UNSUPPORTED)
-            return dpc_account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta,
-                                              &z, NULL, NULL, err);
+            return dpc__account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta,
+                                               &z, NULL, NULL, err);
     }
     /* MMCC: secant from the best so far, if MMCC is below the target there */
     mmcc_ctx cc;

@@ -154,6 +154,8 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
 #endif
     double z;
     if ((st = noise_of(tr, &run, &o, &z, err))) return st;
+    /* the calibrated run's epsilon on the grid its calibration used */
+    if (c->epsilon > 0) dpc_account_opts_for_target(&o, c->epsilon);
     dpc_account_mech_info info;
     dpc_account_result res;
     if ((st = dpc_account_mech_epsilon(&run, z, &o, c->delta, &res, &info, err))) return st;
