@@ -18,8 +18,8 @@ static const char *const mode_names[] = {"epsilon", "delta", "sigma", "steps", "
 static const opt_spec A_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "rdp|pld|zcdp|gdp",
     .section = SEC, .param = "accountant",
-    .help = "rdp | pld | zcdp | gdp (default rdp; with --mech and no --q: gdp, exact)",
-    .example = "--accountant pld"};
+    .help = "rdp | pld | zcdp | gdp (default pld, as train; with --mech and no --q: gdp, exact; --sampling fixed: rdp)",
+    .example = "--accountant rdp"};
 static const opt_spec A_CONV_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "zcdp|gdp",
     .section = SEC, .param = "accountant",
@@ -185,7 +185,7 @@ typedef struct acct {
     cli_mech_opts mo;
 } acct;
 
-static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 0};
+static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 1};
 
 /* The accountant and its own options (only the chosen accountant's are read). */
 static void read_accountant(acct *a, opt_set *s, dpc_accountant def)
@@ -276,10 +276,11 @@ static int read_event_opts(acct *a, opt_set *s)
     if (!mech && a->q < 1.0)
         a->sampling = opt_word(s, &A_SAMPLING, 0) ? DPC_SAMPLING_FIXED : DPC_SAMPLING_POISSON;
     a->sensitivity = mech ? 1.0 : opt_dbl(s, &A_SENSITIVITY, 1.0);
-    /* a mechanism without sampling is one Gaussian release: GDP is exact (what the trainer
-     * uses); RDP would overstate epsilon by a few percent */
-    read_accountant(a, s, a->bins ? DPC_ACCOUNTANT_PLD
-                          : mech && a->q == 1.0 ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_RDP);
+    /* the library's default, as the trainer: a mechanism without sampling is one Gaussian
+     * release, which GDP accounts exactly (the trainer does the same) */
+    read_accountant(a, s, mech && a->q == 1.0 && !a->bins       ? DPC_ACCOUNTANT_GDP
+                          : a->sampling == DPC_SAMPLING_FIXED ? DPC_ACCOUNTANT_RDP /* PLD: n/a */
+                                                              : dpc_account_default_accountant());
     a->json = opt_given(s, &OPT_JSON);
     if (a->mode != MODE_STEPS && (rc = need(s, &A_STEPS, a->mode))) return rc;
     if (a->mode != MODE_SIGMA && (rc = need(s, &A_SIGMA, a->mode))) return rc;
@@ -291,6 +292,13 @@ static int read_event_opts(acct *a, opt_set *s)
     if (mech) {
         a->mo.p.steps = a->mode == MODE_STEPS ? 1 : a->steps; /* steps: searched (validated at 1) */
         if ((rc = cli_mech_load(&a->mo, s, &ACCT_MECH))) return rc;
+        dpc_mech_params *p = &a->mo.p;
+        if ((p->kind == DPC_MECH_BSR || p->kind == DPC_MECH_BISR) && !p->bands) {
+            if (a->mode == MODE_STEPS) /* the bands would change with every candidate n */
+                return opt_fail_at(s, &MO_BANDS, "must be given with mode steps");
+            dpc_participation part = run_part(a, a->steps);
+            p->bands = dpc_mech_default_bands(a->steps, part.k, part.b); /* as train */
+        }
     }
     return 0;
 }

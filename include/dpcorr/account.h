@@ -179,6 +179,17 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
 
 /* ==== Calibration (epsilon is monotone in each parameter) ==================================== */
 
+/* The default delta for a data set of n_records records (n_records >= 1): the largest power of
+ * ten <= 1/(10 n_records), and never above 1e-5 (1e-5 up to 10^4 records, 1e-6 for Fashion-MNIST's
+ * 60000, 1e-7 at 10^6), so that a default is always below 1/N (a mechanism that publishes one
+ * record outright must not satisfy it). Trainers record a derived delta in the ledger
+ * (dpc_ledger.delta_derived). */
+DPC_API double dpc_account_default_delta(size_t n_records);
+
+/* The default accountant of every front end and trainer: PLD (exact up to its grid for every
+ * amplified route; unamplified runs are one Gaussian and are answered by exact GDP under it). */
+DPC_API dpc_accountant dpc_account_default_accountant(void);
+
 /* The PLD grid a calibration to `epsilon` uses (every dpc_account_*calibrate* function applies
  * it to a copy of o; trainers report the calibrated run's epsilon on the same grid): for PLD,
  * pld_interval x max(1, epsilon / 10), so that the grid's resolution relative to epsilon never
@@ -567,6 +578,7 @@ typedef struct dpc_ledger {
     double pre_noise_multiplier[DPC_LEDGER_MAX_PRE]; /* their noise multipliers (Gaussian, no
                                                         sampling) */
     double epsilon_pre;         /* epsilon of the pre-releases alone at delta (NAN: none) */
+    int delta_derived;          /* 1: delta was not given and is dpc_account_default_delta(N) */
 } dpc_ledger;
 
 /* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */
@@ -575,7 +587,7 @@ DPC_API void dpc_ledger_init(dpc_ledger *L);
 /* The ledger as one JSON object (keys = the field names; participation as "participation",
  * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
  * in accountants; NAN as null, infinities as strings; "note" only when set, "mc_samples",
- * "mc_confidence", "mc_seed" only for a Monte Carlo route; "pre_noise_multipliers" (array) and
+ * "mc_confidence", "mc_seed" only for a Monte Carlo route; "delta_derived": true only when set; "pre_noise_multipliers" (array) and
  * "epsilon_pre" only when n_pre > 0). Writes at most len bytes including the
  * NUL (like snprintf) and returns the length of the full text. */
 DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);

@@ -24,7 +24,7 @@ from ._per_sample import PerSampleGradients
 _STATE_FORMAT = "dpcorr-torch"
 
 
-def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1e-5, epochs=1,
+def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=None, epochs=1,
                  clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
                  mech_params=None, groups=0, accountant="pld", workload=None,
                  allow_large_delta=False, loss_reduction="mean", collate_fn=None,
@@ -52,8 +52,8 @@ def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1
                     default BLT. Returned wrapped (a torch.optim.Optimizer sharing its state).
     dataset         a map-style dataset of N examples (TensorDataset is fastest), or a
                     DataLoader (its dataset and collate_fn are used)
-    epsilon, delta  the budget; the noise is calibrated to it. Or give ``noise_multiplier``
-                    instead of epsilon: the engine reports the epsilon it spends.
+    epsilon, delta  the budget; the noise is calibrated to it (delta None: derived from N by
+                    the library, recorded in the ledger). Or give ``noise_multiplier`` instead of epsilon: the engine reports the epsilon it spends.
     epochs, batch_size
                     n = epochs x floor(N / batch_size) steps; batch_size is the (expected)
                     batch size

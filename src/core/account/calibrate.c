@@ -285,6 +285,19 @@ static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *e
     return DPC_OK;
 }
 
+double dpc_account_default_delta(size_t n_records)
+{
+    if (n_records == 0) return 1e-5;
+    /* 10^floor(log10(1 / (10 N))); the 1e-9 keeps N = 10^k (1/(10N) a power of ten) on it */
+    double e = floor(-log10(10.0 * (double)n_records) + 1e-9);
+    return e >= -5.0 ? 1e-5 : pow(10.0, e);
+}
+
+dpc_accountant dpc_account_default_accountant(void)
+{
+    return DPC_ACCOUNTANT_PLD;
+}
+
 void dpc_account_opts_for_target(dpc_account_opts *o, double epsilon)
 {
     if (o && o->accountant == DPC_ACCOUNTANT_PLD && epsilon > 10.0 && isfinite(epsilon))

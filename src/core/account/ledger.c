@@ -124,6 +124,10 @@ size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len)
     num(&s, "noise_std_per_unit_clip", L->noise_std, &f);
     num(&s, "epsilon", L->epsilon, &f);
     num(&s, "delta", L->delta, &f);
+    if (L->delta_derived) {
+        key(&s, "delta_derived", &f);
+        put(&s, "true");
+    }
     num(&s, "epsilon_target", L->epsilon_target, &f);
     num(&s, "epsilon_paper", L->epsilon_paper, &f);
     cnt(&s, "steps", L->steps, &f);

@@ -104,6 +104,7 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     L->noise_std = info->noise_std;
     L->epsilon_target = c->epsilon > 0 ? c->epsilon : NAN;
     L->delta = c->delta;
+    L->delta_derived = tr->delta_derived;
     L->epsilon = epsilon;
     L->steps = tr->n_steps;
     L->steps_per_epoch = tr->sdesc.steps_per_epoch;

@@ -32,8 +32,8 @@ void dpc_train_config_init(dpc_train_config *c)
     c->sampler = DPC_SAMPLER_AUTO;
     c->batch = 256;
     c->epochs = 1;
-    c->delta = 1e-5;
-    c->accountant = DPC_ACCOUNTANT_PLD;
+    c->delta = 0.0; /* derived from N: dpc_account_default_delta */
+    c->accountant = dpc_account_default_accountant();
     c->clip = 1.0;
     c->lr = 0.1;
     c->schedule = DPC_LR_CONSTANT;
@@ -85,9 +85,11 @@ static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
 /* The privacy fields: exactly one of epsilon and noise_multiplier; delta below 1/N. */
 static dpc_status check_privacy(const dpc_train_config *c, size_t n, dpc_error *err)
 {
-    if (!(c->delta > 0 && c->delta < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", c->delta);
-    if (c->delta >= 1.0 / (double)n && !c->allow_large_delta)
+    if (c->delta == 0.0) { /* derived: below 1/N by construction */
+    } else if (!(c->delta > 0 && c->delta < 1))
+        return dpc_error_param(err, DPC_E_INVALID, "delta",
+                               "must be in (0, 1) (or 0: derived from N), got %g", c->delta);
+    if (c->delta != 0.0 && c->delta >= 1.0 / (double)n && !c->allow_large_delta)
         return dpc_error_param(err, DPC_E_PRIVACY, "delta",
                                "%g >= 1/N = %g for N = %zu training examples: a mechanism that "
                                "publishes one record outright would satisfy it (set "
@@ -189,6 +191,7 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
                                    "lr x weight_decay = %g must be < 1 for the %s workload",
                                    c.lr * c.weight_decay, dpc_mech_kind_name(kind));
     }
+    if (c.delta == 0.0) c.delta = dpc_account_default_delta(train->n);
     c.mech.steps = c.epochs * spe;
     st = dpc_mech_params_check(&c.mech, err);
     if (st) return dpc_error_nest(err, "mech");
