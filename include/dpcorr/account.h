@@ -192,7 +192,7 @@ DPC_API dpc_accountant dpc_account_default_accountant(void);
 
 /* The PLD grid a calibration to `epsilon` uses (every dpc_account_*calibrate* function applies
  * it to a copy of o; trainers report the calibrated run's epsilon on the same grid): for PLD,
- * pld_interval x max(1, epsilon / 10), so that the grid's resolution relative to epsilon never
+ * pld_interval x max(1, epsilon / 10) (at most 1), so that the grid's resolution relative to epsilon never
  * drops below that of the requested interval at epsilon = 10 (connect-the-dots moves epsilon by
  * about 1e-7 relative at 1000 with the default 1e-4 -> 1e-2, measured) while a large-epsilon
  * calibration stays a fraction of a second instead of building 10^7-point grids. Any grid gives

@@ -300,8 +300,10 @@ dpc_accountant dpc_account_default_accountant(void)
 
 void dpc_account_opts_for_target(dpc_account_opts *o, double epsilon)
 {
-    if (o && o->accountant == DPC_ACCOUNTANT_PLD && epsilon > 10.0 && isfinite(epsilon))
-        o->pld_interval *= epsilon / 10.0;
+    if (o && o->accountant == DPC_ACCOUNTANT_PLD && epsilon > 10.0 && isfinite(epsilon) &&
+        o->pld_interval < 1.0)
+        o->pld_interval = fmin(o->pld_interval * epsilon / 10.0, 1.0); /* the largest grid step
+                                                                         accepted anywhere */
 }
 
 dpc_status dpc_account_calibrate_sigma(const dpc_event *ev, const dpc_account_opts *o,

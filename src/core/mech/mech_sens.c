@@ -282,6 +282,44 @@ static double max_column_sq(const dpc_mech *m)
     return best;
 }
 
+/* Toeplitz C: exact for c >= 0 that is non-increasing (min-sep) or under a cyclic pattern
+ * (*done = 1, out filled); otherwise *bound = the squared monotone-majorant bound. One pass of
+ * shifted sums over the band: n min(k, L/b + 1) multiply-adds; past SENS_DIRECT_MAX (wide bands,
+ * many participations) the O(n) prefix-sum form. */
+static dpc_status toeplitz_sens(const double *c, size_t n, size_t k, size_t b, int cyclic,
+                                dpc_sensitivity *out, int *done, double *bound, dpc_error *err)
+{
+    int nonneg = 1, noninc = 1;
+    for (size_t t = 0; t < n; t++) {
+        if (c[t] < 0.0) nonneg = 0;
+        if (t + 1 < n && c[t + 1] > c[t]) noninc = 0;
+    }
+    int prefix = 2.0 * shifted_sum_work(n, k, b, coef_support(c, n)) > SENS_DIRECT_MAX;
+    if (nonneg && (noninc || cyclic)) {
+        double v2;
+        if (!prefix) v2 = dpc__shifted_sum_sq(c, n, k, b, 0);
+        else if (!dpc__shifted_sum_sq_prefix(c, n, k, b, &v2))
+            return DPC__NOMEM(err, "prefix sums");
+        out->value = sqrt(v2);
+        out->exact = 1;
+        out->method = cyclic ? DPC_SENS_EXACT_CYCLIC : DPC_SENS_EXACT_TOEPLITZ_MINSEP;
+        *done = 1;
+        return DPC_OK;
+    }
+    double *maj = dpc__malloc_array(n, sizeof *maj);
+    if (!maj) return DPC__NOMEM(err, "majorant");
+    double run = 0.0;
+    for (size_t t = n; t-- > 0;) {
+        if (fabs(c[t]) > run) run = fabs(c[t]);
+        maj[t] = run;
+    }
+    int ok = 1;
+    if (!prefix) *bound = dpc__shifted_sum_sq(maj, n, k, b, 0);
+    else ok = dpc__shifted_sum_sq_prefix(maj, n, k, b, bound);
+    free(maj);
+    return ok ? DPC_OK : DPC__NOMEM(err, "prefix sums");
+}
+
 dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part,
                                 dpc_sensitivity *out, dpc_error *err)
 {
@@ -308,39 +346,10 @@ dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part
     double bound = INFINITY;
     dpc_sens_method bound_method = DPC_SENS_BOUND_ABSGRAM;
     if (dpc_mech_is_toeplitz(m)) {
-        const double *c = m->ccoef;
-        int nonneg = 1, noninc = 1;
-        for (size_t t = 0; t < n; t++) {
-            if (c[t] < 0.0) nonneg = 0;
-            if (t + 1 < n && c[t + 1] > c[t]) noninc = 0;
-        }
-        /* One pass of shifted sums over the band: n min(k, L/b + 1) multiply-adds; past the
-         * work limit (wide bands, many participations) the O(n) prefix-sum form. */
-        double work = 2.0 * shifted_sum_work(n, k, b, coef_support(c, n));
-        int prefix = work > SENS_DIRECT_MAX;
-        if (nonneg && (noninc || cyclic)) {
-            double v2;
-            if (!prefix) v2 = dpc__shifted_sum_sq(c, n, k, b, 0);
-            else if (!dpc__shifted_sum_sq_prefix(c, n, k, b, &v2))
-                return DPC__NOMEM(err, "prefix sums");
-            out->value = sqrt(v2);
-            out->exact = 1;
-            out->method = cyclic ? DPC_SENS_EXACT_CYCLIC : DPC_SENS_EXACT_TOEPLITZ_MINSEP;
-            return DPC_OK;
-        }
-        double *maj = dpc__malloc_array(n, sizeof *maj);
-        if (!maj) return DPC__NOMEM(err, "majorant");
-        double run = 0.0;
-        for (size_t t = n; t-- > 0;) {
-            if (fabs(c[t]) > run) run = fabs(c[t]);
-            maj[t] = run;
-        }
-        int ok = 1;
-        if (!prefix) bound = dpc__shifted_sum_sq(maj, n, k, b, 0);
-        else ok = dpc__shifted_sum_sq_prefix(maj, n, k, b, &bound);
+        int done = 0;
+        dpc_status st = toeplitz_sens(m->ccoef, n, k, b, cyclic, out, &done, &bound, err);
+        if (st || done) return st;
         bound_method = DPC_SENS_BOUND_MAJORANT;
-        free(maj);
-        if (!ok) return DPC__NOMEM(err, "prefix sums");
     }
     if (m->engine == ENGINE_TREE && !cyclic) {
         double tb = tree_level_bound_sq(n, k, b);
