@@ -137,8 +137,10 @@ static int prepare(run_ctx *x)
     if (o->features &&
         (rc = train_apply_features(&o->fr, s, o->features, o->feature_cache, o->cfg.threads)))
         return rc;
-    /* the trainer sets the steps (dpc_train_config_resolve) */
-    if (!o->mech.p.steps) o->mech.p.steps = 1;
+    /* the trainer sets the steps (dpc_train_config_resolve); a dense strategy (file or
+     * --coeffs) brings its own n, which the run must match (the library checks) */
+    if (!o->mech.p.steps && !o->mech.strategy_path && o->mech.p.kind != DPC_MECH_DENSE)
+        o->mech.p.steps = 1;
     if ((rc = cli_mech_load(&o->mech, s, &TRAIN_MECH_READ))) return rc;
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;

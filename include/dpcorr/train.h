@@ -199,6 +199,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *
  *             (Kalinin & Lampert 2024): mech.momentum = momentum, mech.decay = 1 - lr
  *             weight_decay (must be > 0);
  *   delta     0: dpc_account_default_delta(N);
+ *   dense     mech.kind DENSE: mech.steps is the matrix's n (mech.dense holds n x n values) and
+ *             must equal epochs x steps per epoch, else DPC_E_INVALID naming "mech.steps";
  *   steps     mech.steps = epochs x steps per epoch (floor(N / batch)), at most
  *             DPC_TRAIN_MAX_STEPS.
  * out may equal in. The trainer applies it itself; front ends call it to show the resolved

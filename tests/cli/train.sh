@@ -190,4 +190,14 @@ expect_rc 0 "balls-in-bins + blt" "$BIN" train $COMMON --epsilon 2 --mech nu --n
 if grep -q '"sampler": "balls-in-bins"' "$TMP/bb.json"; then pass; else fail "balls-in-bins sampler recorded"; fi
 if grep -Eq '"route": "(balls-in-bins: Monte Carlo upper confidence bound|whole-run Gaussian)' "$TMP/bb.json"; then pass; else fail "balls-in-bins route: $(grep -o '"route": "[^"]*' "$TMP/bb.json")"; fi
 if ! grep -q '"route": "balls-in-bins' "$TMP/bb.json" || grep -q '"mc_samples": 131072, "mc_confidence": ' "$TMP/bb.json"; then pass; else fail "balls-in-bins Monte Carlo named in the ledger"; fi
+# dense strategies train (issue 28): the file's n is the run's n; a run of another length is
+# refused naming it (before: a placeholder n = 1 was read and then used as n x n)
+expect_rc 0 "dense strategy file" "$BIN" mech optimize --kind dense --steps 4 --out "$TMP/d4.json"
+expect_rc 0 "train a dense strategy file" "$BIN" train --data synthetic:linreg,n=80 --model linear --batch 20 --epsilon 3 --seed 1 --quiet --mech "file:$TMP/d4.json"
+expect_rc 2 "dense file, another n" "$BIN" train --data synthetic:linreg,n=100 --model linear --batch 20 --epsilon 3 --seed 1 --mech "file:$TMP/d4.json"
+err_has "dense strategy has n = 4 steps, the run 5" "dense file: the mismatch is named"
+printf '1\n0.5 1\n0.25 0.5 1\n' > "$TMP/c3.txt"
+expect_rc 0 "train dense --coeffs" "$BIN" train --data synthetic:linreg,n=60 --model linear --batch 20 --epsilon 3 --seed 1 --quiet --mech dense --coeffs "$TMP/c3.txt"
+expect_rc 2 "dense --coeffs, another n" "$BIN" train --data synthetic:linreg,n=200 --model linear --batch 20 --epsilon 3 --seed 1 --mech dense --coeffs "$TMP/c3.txt"
+err_has "dense strategy has n = 3 steps, the run 10" "dense --coeffs: the mismatch is named"
 summary

@@ -145,7 +145,8 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
                                "examples, with inclusion flags",
                                cn->first, cn->first + cn->count, train->n);
     dpc_mech_params mp = c->mech;
-    mp.steps = 1; /* dpc_train_config_resolve sets the real value */
+    if (mp.kind != DPC_MECH_DENSE || mp.steps == 0)
+        mp.steps = 1; /* dpc_train_config_resolve sets the real value (dense: its own n) */
     if ((mp.kind == DPC_MECH_BSR || mp.kind == DPC_MECH_BISR) && mp.bands == 0)
         mp.bands = 1; /* 0: dpc_train_config_resolve chooses the default */
     st = dpc_mech_params_check(&mp, err);
@@ -192,6 +193,13 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
                                    c.lr * c.weight_decay, dpc_mech_kind_name(kind));
     }
     if (c.delta == 0.0) c.delta = dpc_account_default_delta(train->n);
+    if (kind == DPC_MECH_DENSE && c.mech.steps != c.epochs * spe)
+        /* a dense strategy is defined for one n: mech.steps is its size, and mech.dense holds
+         * exactly mech.steps^2 values, so the run must have that many steps */
+        return dpc_error_param(err, DPC_E_INVALID, "mech.steps",
+                               "the dense strategy has n = %zu steps, the run %zu (epochs %zu x "
+                               "floor(N / batch) = %zu); choose epochs and batch to match",
+                               c.mech.steps, c.epochs * spe, c.epochs, spe);
     c.mech.steps = c.epochs * spe;
     st = dpc_mech_params_check(&c.mech, err);
     if (st) return dpc_error_nest(err, "mech");
