@@ -129,9 +129,9 @@ sh -c 'exit 0' & dead=$!; wait $dead
 : > "$TMP/ck5.tmp.$dead"
 expect_rc 0 "resume cleans stale temporaries" "$BIN" train $R --resume "$TMP/ck5"
 if [ -e "$TMP/ck5.tmp.$dead" ]; then fail "stale temporary of a dead process left"; else pass; fi
-# a failed write is a failure: report, stdout
-expect_rc 1 "report to a full disk" "$BIN" train $R --report /dev/full
-err_has -- "--report: write error" "report write error"
+# a failed write is a failure (stdout below); a device as --report is refused up front (issue 28)
+expect_rc 2 "report to a device" "$BIN" train $R --report /dev/full
+err_has -- "--report: refusing to write /dev/full" "report to a device refused"
 "$BIN" mech --kind nu --nu 0.1 --steps 10 > /dev/full 2> "$TMP/err"; rc=$?
 if [ $rc -eq 1 ] && grep -q "write error on standard output" "$TMP/err"; then pass; else fail "stdout write error: exit $rc"; fi
 # a regression run reports its test loss, not an accuracy
@@ -200,4 +200,12 @@ printf '1\n0.5 1\n0.25 0.5 1\n' > "$TMP/c3.txt"
 expect_rc 0 "train dense --coeffs" "$BIN" train --data synthetic:linreg,n=60 --model linear --batch 20 --epsilon 3 --seed 1 --quiet --mech dense --coeffs "$TMP/c3.txt"
 expect_rc 2 "dense --coeffs, another n" "$BIN" train --data synthetic:linreg,n=200 --model linear --batch 20 --epsilon 3 --seed 1 --mech dense --coeffs "$TMP/c3.txt"
 err_has "dense strategy has n = 3 steps, the run 10" "dense --coeffs: the mismatch is named"
+# output paths that exist and are not regular files are refused before any work (issue 28)
+mkfifo "$TMP/fifo" && ln -s /dev/null "$TMP/devlink"
+for o in "--checkpoint $TMP/devlink" "--checkpoint $TMP/fifo" "--report $TMP/fifo"; do
+    # shellcheck disable=SC2086
+    expect_rc 2 "non-regular output: $o" "$BIN" train --data synthetic:linreg,n=80 --model linear --batch 20 --epsilon 3 --seed 1 $o
+    err_has "refusing to write .*not a regular file" "non-regular output: $o names it"
+done
+[ -p "$TMP/fifo" ] && [ -L "$TMP/devlink" ] && pass || fail "the FIFO and the link are left as they were"
 summary
