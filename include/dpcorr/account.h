@@ -105,6 +105,10 @@ typedef struct dpc_gauss_event {
     size_t count;          /* number of (adaptive) compositions, >= 1 (default 1) */
 } dpc_gauss_event;
 
+/* Largest count of a component (2^40 compositions): dpc_event_check refuses more (DPC_E_RANGE)
+ * for every front end, so a binding cannot ask for 2^63 steps. */
+#define DPC_ACCOUNT_MAX_COUNT ((size_t)1 << 40)
+
 /* Defaults: sigma 1, sensitivity 1, NONE, q 1, count 1. */
 DPC_API void dpc_gauss_event_init(dpc_gauss_event *e);
 

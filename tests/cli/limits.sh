@@ -52,4 +52,14 @@ sleep 1; kill -INT $pid 2>/dev/null
 i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 40 ]; do sleep 0.1; i=$((i + 1)); done
 if kill -0 $pid 2>/dev/null; then fail "SIGINT: still running after 4 s"; kill -9 $pid; else pass; fi
 wait $pid 2>/dev/null
+# readers are bounded (issue 28): devices and binary data are refused at once, never read to the end
+for c in "mech --kind file:/dev/zero" "mech --kind file:/dev/urandom" "mech --kind toeplitz --steps 10 --coeffs /dev/zero" \
+         "mech --kind dense --steps 10 --coeffs /dev/urandom" "train --data csv:/dev/zero --model linear --epsilon 1" \
+         "train --data csv:/dev/urandom --model linear --epsilon 1" "train --data libsvm:/dev/zero --model linear --epsilon 1"; do
+    # shellcheck disable=SC2086
+    expect_rc 2 "bounded read: $c" timeout 5 "$BIN" $c
+    err_has "NUL byte" "bounded read: $c names the cause"
+done
+expect_rc 2 "balls-in-bins period above n" $T "$BIN" account sigma --mech identity --balls-in-bins 1e12 --steps 1000 --epsilon 1 --delta 1e-5
+err_has -- "--balls-in-bins: .*at most n" "balls-in-bins period above n: names the option"
 summary

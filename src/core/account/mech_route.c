@@ -89,6 +89,11 @@ static dpc_status check_run(const dpc_mech_run *run, dpc_error *err)
         if ((st = dpc_event_check(&pe, DPC_ACCOUNTANT_GDP, err)))
             return dpc_error_nest(err, "run.pre");
     }
+    if (run->balls_in_bins && run->part.b > dpc_mech_steps(run->mech))
+        return dpc_error_param(err, DPC_E_INVALID, "part.b",
+                               "balls-in-bins with a period of %zu steps in a run of n = %zu: "
+                               "the period must be at most n",
+                               run->part.b, dpc_mech_steps(run->mech));
     if (run->balls_in_bins && run->q < 1.0)
         return dpc_error_param(err, DPC_E_INVALID, "q",
                                "balls-in-bins takes every example once per period (q = 1), got "
