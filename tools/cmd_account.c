@@ -486,7 +486,13 @@ static void report_json(const acct *a, const built *b, size_t steps, double sigm
                 char key[40];
                 snprintf(key, sizeof key, "epsilon_%s", dpc_mech_route_name((dpc_mech_route)k));
                 jw_num(&w, key, in->eps_routes[k]);
+                if (in->route_why[k]) {
+                    snprintf(key, sizeof key, "why_%s", dpc_mech_route_name((dpc_mech_route)k));
+                    jw_str(&w, key, in->route_why[k]);
+                }
             }
+            jw_num(&w, "epsilon_single", in->epsilon_single);
+            if (in->advice) jw_str(&w, "advice", in->advice);
         }
         if (a->bins) jw_int(&w, "bins", (long long)a->bins);
         if (in->mc_samples) {
@@ -541,6 +547,12 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
                 if (isfinite(in->eps_routes[k]))
                     printf(" %s %.6g", dpc_mech_route_name((dpc_mech_route)k), in->eps_routes[k]);
             printf("\n");
+            for (int k = 0; k < DPC_ROUTE_COUNT; k++) /* every route: a number or a reason */
+                if (in->route_why[k])
+                    printf("  %-14s%s\n", dpc_mech_route_name((dpc_mech_route)k),
+                           in->route_why[k]);
+            printf("one participation, no amplification: epsilon %.6g\n", in->epsilon_single);
+            if (in->advice) printf("advice        %s\n", in->advice);
         }
         if (in->note) printf("note          %s\n", in->note);
     }

@@ -423,6 +423,15 @@ typedef struct dpc_account_mech_info {
     uint64_t mc_seed;         /* ... the key of its draws, derived from the configuration */
     const char *note;         /* static text: why an amplification route did not apply to a
                                  sampled run (e.g. negative entries in C), or NULL */
+    const char *route_why[DPC_ROUTE_COUNT]; /* filled by dpc_account_mech_epsilon: for each route
+                                 whose eps_routes entry is INFINITY, one static line saying why
+                                 ("not applicable: ...", "stopped by the work limit: ...",
+                                 "numerically infinite: ..."); NULL where the route answered */
+    double epsilon_single;    /* epsilon of ONE participation without amplification (the
+                                 Gaussian with mu = 1/z: what the noise gives a record seen once;
+                                 NAN when not computed) */
+    const char *advice;       /* static text when the reported epsilon is more than 10x
+                                 epsilon_single: what would amplify better (NULL otherwise) */
 } dpc_account_mech_info;
 
 /* Builds the event equivalent to running mechanism m with participation `part`, noise
@@ -583,6 +592,11 @@ typedef struct dpc_ledger {
                                                         sampling) */
     double epsilon_pre;         /* epsilon of the pre-releases alone at delta (NAN: none) */
     int delta_derived;          /* 1: delta was not given and is dpc_account_default_delta(N) */
+    double eps_routes[DPC_ROUTE_COUNT]; /* epsilon by every route (dpc_account_mech_info; NAN:
+                                   not computed by this trainer) */
+    const char *route_why[DPC_ROUTE_COUNT]; /* static text: why a route gave no epsilon */
+    double epsilon_single;      /* one participation, no amplification (NAN: not computed) */
+    const char *advice;         /* static text when epsilon > 10x epsilon_single, else NULL */
 } dpc_ledger;
 
 /* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */
@@ -591,7 +605,8 @@ DPC_API void dpc_ledger_init(dpc_ledger *L);
 /* The ledger as one JSON object (keys = the field names; participation as "participation",
  * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
  * in accountants; NAN as null, infinities as strings; "note" only when set, "mc_samples",
- * "mc_confidence", "mc_seed" only for a Monte Carlo route; "delta_derived": true only when set; "pre_noise_multipliers" (array) and
+ * "mc_confidence", "mc_seed" only for a Monte Carlo route; "delta_derived": true only when set; "routes" (an object: each route's epsilon or
+ * its reason) when eps_routes were computed, "epsilon_single", "advice" when set; "pre_noise_multipliers" (array) and
  * "epsilon_pre" only when n_pre > 0). Writes at most len bytes including the
  * NUL (like snprintf) and returns the length of the full text. */
 DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);

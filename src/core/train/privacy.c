@@ -86,6 +86,12 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
                                                    : "whole-run Gaussian",
                  dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
     if (info->note) snprintf(L->note, sizeof L->note, "%s", info->note);
+    for (int k = 0; k < DPC_ROUTE_COUNT; k++) {
+        L->eps_routes[k] = info->eps_routes[k];
+        L->route_why[k] = info->route_why[k];
+    }
+    L->epsilon_single = info->epsilon_single;
+    L->advice = info->advice;
     if (info->route == DPC_ROUTE_BALLS_IN_BINS && info->mc_samples) {
         L->mc_samples = info->mc_samples;
         L->mc_confidence = info->mc_confidence;
