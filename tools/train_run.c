@@ -69,6 +69,10 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
     if (cache_opt && !strcmp(cache_opt, "none")) dir[0] = 0;
     else if (cache_opt) snprintf(dir, sizeof dir, "%s", cache_opt);
     else train_default_cache_dir(dir, sizeof dir);
+    /* a cache the user named must be usable: an error now, not a silent run without it (the
+     * default cache stays best effort) */
+    int rc = cache_opt && dir[0] ? cli_make_out_dir(s, &TR_FEATURE_CACHE, dir) : 0;
+    if (rc) return rc;
     dpc_dataset **sets[2] = {&f->train, &f->test}, *out[2] = {NULL, NULL};
     for (int k = 0; k < 2; k++) {
         if (!*sets[k]) continue;

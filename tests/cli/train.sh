@@ -208,4 +208,11 @@ for o in "--checkpoint $TMP/devlink" "--checkpoint $TMP/fifo" "--report $TMP/fif
     err_has "refusing to write .*not a regular file" "non-regular output: $o names it"
 done
 [ -p "$TMP/fifo" ] && [ -L "$TMP/devlink" ] && pass || fail "the FIFO and the link are left as they were"
+# no silent acceptance (issue 28): limit=0, a stray comma in a CNN spec, an unusable feature cache
+expect_rc 2 "limit=0 refused" "$BIN" train --data synthetic:linreg,n=100,limit=0 --model linear --epsilon 1 --batch 10
+err_has "limit=0: must be >= 1" "limit=0: named"
+expect_rc 2 "trailing comma in a cnn spec" "$BIN" train --data synthetic:logistic,n=200,d=16 --model cnn:in=1x4x4,conv2k3,tanh,flatten,fc4, --epsilon 1 --batch 20 --dry-run
+err_has -- "--model: .*stray comma" "trailing comma: named"
+expect_rc 2 "unusable feature cache" "$BIN" train --data synthetic:logistic,n=200,d=784 --model softmax --features scatter:J=1,L=2 --feature-cache /proc/dpcorr-no-such-dir --epsilon 1 --batch 20
+err_has -- "--feature-cache: cannot" "unusable feature cache: named"
 summary
