@@ -38,14 +38,15 @@ static void test_oracle_upper_bound(void)
     dpc_pld_free(pld);
 }
 
-static dpc_mech *mech_of(dpc_mech_kind kind, size_t n, double nu)
+/* par: nu for NU; the bands for BSR (default 4 when par < 1) */
+static dpc_mech *mech_of(dpc_mech_kind kind, size_t n, double par)
 {
     dpc_mech_params p;
     dpc_mech_params_init(&p);
     p.kind = kind;
     p.steps = n;
-    p.nu = nu;
-    p.bands = 4;
+    p.nu = kind == DPC_MECH_NU ? par : 0.0;
+    p.bands = kind == DPC_MECH_BSR && par >= 1.0 ? (size_t)par : 4;
     dpc_mech *m = NULL;
     dpc_error err = {0};
     CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
@@ -170,14 +171,7 @@ static void test_monotone(void)
         {DPC_MECH_BSR, 16, 2}, {DPC_MECH_BSR, 16, 4}, {DPC_MECH_NU, 12, 0.01}};
     double sig[] = {1.5, 2, 2.5, 3, 3.5, 4, 5, 7, 10, 14};
     for (size_t i = 0; i < sizeof ms / sizeof ms[0]; i++) {
-        dpc_mech_params p;
-        dpc_mech_params_init(&p);
-        p.kind = ms[i].kind;
-        p.steps = ms[i].n;
-        if (p.kind == DPC_MECH_BSR) p.bands = (size_t)ms[i].par;
-        else p.nu = ms[i].par;
-        dpc_mech *m = NULL;
-        CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+        dpc_mech *m = mech_of(ms[i].kind, ms[i].n, ms[i].par);
         if (!m) continue;
         dpc_mech_run run = {m, {DPC_PART_CYCLIC, ms[i].n, 1}, 0.01, 0, NULL, 0};
         double prev = INFINITY;
@@ -187,18 +181,12 @@ static void test_monotone(void)
             CHECK_OK(dpc_account_mech_epsilon(&run, sig[j], &o, 1e-3, &r, &info, &err), &err);
             double e = info.eps_routes[DPC_ROUTE_MMCC];
             CHECK(isfinite(e) && e <= prev + 1e-4, "%s n %zu: mmcc at sigma %g = %.6g > %.6g",
-                  dpc_mech_kind_name(p.kind), ms[i].n, sig[j], e, prev);
+                  dpc_mech_kind_name(ms[i].kind), ms[i].n, sig[j], e, prev);
             prev = e;
         }
         dpc_mech_free(m);
     }
-    dpc_mech_params p;
-    dpc_mech_params_init(&p);
-    p.kind = DPC_MECH_BSR;
-    p.steps = 16;
-    p.bands = 2;
-    dpc_mech *m = NULL;
-    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+    dpc_mech *m = mech_of(DPC_MECH_BSR, 16, 2);
     dpc_mech_run run = {m, {DPC_PART_CYCLIC, 16, 1}, 0.01, 0, NULL, 0};
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
     double z = NAN;
