@@ -190,6 +190,18 @@ class PrivacyEngine:
             norms = torch.linalg.vector_norm(torch.stack(
                 [torch.linalg.vector_norm(g, dim=1).to(flats[0].dtype) for g in flats], 1),
                 dim=1)  # (b,): ||g_i|| over all parameters
+            bad = ~torch.isfinite(norms)
+            if bool(bad.any()):
+                # one example would decide the released model (NaN/inf parameters): refuse
+                i = int(bad.nonzero()[0])
+                where = f"example {i} of the batch of step {self.steps_done}"
+                if self._pending is not None:
+                    try:
+                        where += f" (training record {int(self.plan.batch(self.steps_done)[i])})"
+                    except (IndexError, TypeError, ValueError):
+                        pass
+                raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
+                                 f"or inf in its inputs or loss?); refusing the step")
             factor = (clip / norms).clamp(max=1.0)  # (b,): min(1, clip / ||g_i||)
             sums = [factor.to(g.dtype) @ g for g in flats]  # sum_i factor_i g_i: one GEMV each
             self.last_clip_fraction = float((norms > clip).float().mean())
