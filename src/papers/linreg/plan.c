@@ -258,6 +258,13 @@ static dpc_status privacy_gauss(dpc_linreg_plan *pl, const dpc_linreg_opts *o, d
     dpc_account_result r;
     if ((st = dpc_account_epsilon(&ev, &ao, o->delta, &r, err))) return st;
     L->epsilon = r.epsilon;
+    if (!isfinite(r.epsilon))
+        /* e.g. epsilon 1e308: the noise multiplier underflows and the run would release its
+         * data outright while reporting "(inf, delta)-DP": refused, not reported */
+        return dpc_error_param(err, DPC_E_PRIVACY, o->epsilon > 0 ? "epsilon" : "noise_multiplier",
+                               "the run's noise multiplier %g gives no finite epsilon at delta "
+                               "%g%s",
+                               z, o->delta, o->epsilon > 0 ? ": the target cannot be met" : "");
     snprintf(L->accountant, sizeof L->accountant, "gdp");
     /* the paper's route: zCDP (gradient sensitivity 2, std 2z; K counts of sensitivity 1 and std
      * sqrt(K) z, composed: Lemma 3.10 / Bun & Steinke Lemma 2.3), Bun & Steinke's conversion */
