@@ -100,6 +100,9 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libdpcorr.a $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(CFLAGS_ALL) -Ibench -o $@ $< $(BUILD)/libdpcorr.a $(LDFLAGS) $(LDLIBS_ALL)
 
+# test_io replays the io fuzz target's seed corpus through the target's own source
+$(BUILD)/tests/test_io: fuzz/fuzz_io.c fuzz/fuzz_common.h
+
 tests: $(TESTS) $(BUILD)/dpcorr
 
 # Runs every unit-test binary, every CLI script and (not under sanitizers) the Python suite;

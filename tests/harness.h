@@ -4,6 +4,8 @@
  *   CHECK_NEAR_REL(a, b, rtol, ...)   |a-b| <= rtol*max(|a|,|b|)   (NaN never passes)
  *   CHECK_NEAR_ABS(a, b, atol, ...)   |a-b| <= atol
  *   CHECK_OK(status_expr, err)        expects DPC_OK, prints err.msg otherwise
+ *   SKIP(fmt, ...)                    records a skipped check (an absent data set): neither a pass
+ *                                     nor a failure, reported on its own line by TEST_SUMMARY
  *   TEST_SUMMARY()                    prints "N passed, N failed" and returns the exit code
  *
  * DPC_TEST_SCALE=asan in the environment lets statistical tests shrink their sample sizes under
@@ -17,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int harness_passed, harness_failed;
+static int harness_passed, harness_failed, harness_skipped;
 
 #define CHECK(cond, ...)                                                                           \
     do {                                                                                           \
@@ -81,7 +83,16 @@ static inline double tests_scale(void)
     return (s && strcmp(s, "asan") == 0) ? 0.1 : 1.0;
 }
 
+/* A skip is printed, counted apart and never added to the passes, so a run whose data is absent
+ * cannot look like a run that checked it. */
+#define SKIP(...)                                                                                  \
+    do {                                                                                           \
+        harness_skipped++;                                                                         \
+        printf("skip %s:%d: %s\n", __FILE__, __LINE__, harness_fmt(__VA_ARGS__));                 \
+    } while (0)
+
 #define TEST_SUMMARY()                                                                             \
-    (printf("%d passed, %d failed\n", harness_passed, harness_failed), harness_failed ? 1 : 0)
+    ((harness_skipped ? printf("note: %d skipped\n", harness_skipped) : 0),                       \
+     printf("%d passed, %d failed\n", harness_passed, harness_failed), harness_failed ? 1 : 0)
 
 #endif

@@ -339,6 +339,32 @@ static void test_inactivity(void)
                                 NULL, &b, &err), &err);
     CHECK(b.projections > 0 && b.max_dist <= c.radius * (1 + 1e-12),
           "small radius: %zu activations, max dist %g <= %g", b.projections, b.max_dist, c.radius);
+    /* the same run by hand: the accessors agree with what the steps report and with W_0 as
+     * given (a copy, owned by the run), and every iterate stays within the radius of it */
+    CHECK(dpc_kan_task_num_params(s.task) == s.P, "task parameters %zu = model's %zu",
+          dpc_kan_task_num_params(s.task), s.P);
+    dpc_kan_lcgd *r3 = NULL;
+    CHECK_OK(dpc_kan_lcgd_new(&r3, &c, s.P, s.W0, &s.rng, &err), &err);
+    if (r3) {
+        const double *w0 = dpc_kan_lcgd_initial(r3);
+        CHECK(w0 != s.W0 && memcmp(w0, s.W0, s.P * sizeof(double)) == 0, "W_0: an owned copy");
+        size_t seen = 0;
+        double worst = 0;
+        for (size_t t = 1; t < c.iterates; t++) {
+            dpc_kan_lcgd_step_info info;
+            CHECK_OK(dpc_kan_lcgd_step(r3, dpc_kan_task_grad, s.task, &info, &err), &err);
+            seen += (size_t)info.projected;
+            const double *w = dpc_kan_lcgd_params(r3);
+            double d2 = 0;
+            for (size_t q = 0; q < s.P; q++) d2 += (w[q] - s.W0[q]) * (w[q] - s.W0[q]);
+            if (sqrt(d2) > worst) worst = sqrt(d2);
+        }
+        CHECK(dpc_kan_lcgd_projections(r3) == seen && seen == b.projections,
+              "projections %zu = steps' %zu = run's %zu", dpc_kan_lcgd_projections(r3), seen,
+              b.projections);
+        CHECK(worst <= c.radius * (1 + 1e-12), "||W_t - W_0|| %g <= %g", worst, c.radius);
+    }
+    dpc_kan_lcgd_free(r3);
     free(y);
     setup_free(&s);
 }

@@ -250,6 +250,11 @@ typedef struct amb_res {
     size_t ne;
     double nv[MAXN], dpn[MAXN], dv[MAXD], dpd[MAXD], s_n, s_d;
     double cpu, wall;
+    /* what the study ran with (the library's AMBSSGD defaults and the threads started), printed
+     * in the report rather than restated as literals */
+    double delta, c1;
+    size_t dpstat_k;
+    int threads;
 } amb_res;
 
 /* Runs every job of the study on 2 threads. Returns the study (NULL on failure). */
@@ -268,16 +273,24 @@ static study *run_study(repro_ctx *c, const scfg *cf, amb_res *R)
     for (size_t i = 0; i < cf->nsig; i++)
         for (size_t s = 0; s < cf->seeds; s++) JOBS[nj++] = (job){0, i, s};
     S->njobs = nj;
+    dpc_linreg_opts d;
+    dpc_linreg_opts_init(&d, DPC_LINREG_AMBSSGD);
+    R->delta = d.delta;
+    R->c1 = d.c1;
+    R->dpstat_k = d.dpstat_k;
     double cpu0 = cpu_seconds(), w0 = repro_now();
-    repro_say(c, "\nDP-AMBSSGD scaling study: H = I, ||w*|| = 1, delta = 1e-5, Thm. 3.7 alpha, "
-                 "margin rule, K = 40, c1 = 3; N0 = %zu, d0 = %zu, %zu seeds; %zu jobs on 2 threads\n",
-              cf->n0, cf->d0, cf->seeds, nj);
+    repro_say(c, "\nDP-AMBSSGD scaling study: H = I, ||w*|| = 1, delta = %g, Thm. 3.7 alpha, "
+                 "%s rule, K = %zu, c1 = %g; N0 = %zu, d0 = %zu, %zu seeds; %zu jobs on up to 2 "
+                 "threads\n",
+              R->delta, dpc_dpstat_rule_name(DPC_DPSTAT_MARGIN), R->dpstat_k, R->c1, cf->n0, cf->d0,
+              cf->seeds, nj);
     pthread_t th[2];
     int nth = 0;
     for (int i = 0; i < 2; i++)
         if (pthread_create(&th[i], NULL, worker, S) == 0) nth++;
     if (nth == 0) worker(S);
     for (int i = 0; i < nth; i++) pthread_join(th[i], NULL);
+    R->threads = nth ? nth : 1;
     R->cpu = cpu_seconds() - cpu0;
     R->wall = repro_now() - w0;
     if (S->failed) {
@@ -423,10 +436,12 @@ static int verdicts(repro_ctx *c, const scfg *cf, const amb_res *R)
                  "-2), d %.3f (about 2)\n  fixed / adaptive at sigma = %g: %.3g (>= 100: %s)\n",
               R->s_ad, ok_sig ? "yes" : "NO", R->s_fx, ok_flat ? "yes" : "NO", R->s_eps,
               ok_eps ? "yes" : "NO", R->s_n, R->s_d, R->sig[R->lo], R->ratio, ok_ratio ? "yes" : "NO");
-    repro_say(c, "time: %.1f s wall, %.1f s CPU (2 threads; the machine is shared)\n", R->wall, R->cpu);
-    repro_json_raw(c, "config", "{\"n0\": %zu, \"d0\": %zu, \"seeds\": %zu, \"delta\": 1e-5, "
-                                "\"alpha_rule\": \"Thm. 3.7\", \"dpstat_rule\": \"margin\", \"dpstat_k\": 40, "
-                                "\"c1\": 3, \"threads\": 2}", cf->n0, cf->d0, R->ns);
+    repro_say(c, "time: %.1f s wall, %.1f s CPU (%d threads; the machine is shared)\n", R->wall, R->cpu,
+              R->threads);
+    repro_json_raw(c, "config", "{\"n0\": %zu, \"d0\": %zu, \"seeds\": %zu, \"delta\": %g, "
+                                "\"alpha_rule\": \"Thm. 3.7\", \"dpstat_rule\": \"%s\", \"dpstat_k\": %zu, "
+                                "\"c1\": %g, \"threads\": %d}", cf->n0, cf->d0, R->ns, R->delta,
+                   dpc_dpstat_rule_name(DPC_DPSTAT_MARGIN), R->dpstat_k, R->c1, R->threads);
     char buf[4096];
     int n = 0;
     for (size_t i = 0; i < cf->nsig; i++)

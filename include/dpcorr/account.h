@@ -331,6 +331,7 @@ typedef struct dpc_pld_params {
     dpc_pld_disc disc; /* default CONNECT_DOTS */
 } dpc_pld_params;
 
+/* Sets the defaults named above: interval 1e-4, tail 1e-15, CONNECT_DOTS. */
 DPC_API void dpc_pld_params_init(dpc_pld_params *p);
 
 /* PLD of the Poisson-subsampled Gaussian with rate q in (0, 1] (q = 1: the plain Gaussian) and

@@ -211,6 +211,7 @@ typedef struct dpc_audit_config {
     size_t activity_examples; /* GRADIENT: real examples ranking the coordinates (default 256) */
 } dpc_audit_config;
 
+/* Sets every field to the default named above (GRADIENT, 1000 canaries, 0.95, the k grid, 256). */
 DPC_API void dpc_audit_config_init(dpc_audit_config *c);
 /* check_parameter style; fields named ("canaries", "confidence", "k_plus", ...). */
 DPC_API DPC_NODISCARD dpc_status dpc_audit_config_check(const dpc_audit_config *c,

@@ -173,6 +173,7 @@ typedef struct dpc_sensitivity {
     size_t k_effective;      /* participations actually possible: min(k, ceil(n / b)) */
 } dpc_sensitivity;
 
+/* How the sensitivity was obtained, in words for reports ("exact: max column norm", ...). */
 DPC_API const char *dpc_sens_method_name(dpc_sens_method m);
 
 /* Sensitivity of the mechanism under the participation pattern. For vector-valued gradients
@@ -218,6 +219,7 @@ typedef enum dpc_noise_form {
     DPC_NOISE_REPLAY = 2  /* regenerate past Z from the counter-based RNG: O(1) memory */
 } dpc_noise_form;
 
+/* "auto", "buffer", "replay". */
 DPC_API const char *dpc_noise_form_name(dpc_noise_form f);
 
 /* Floats of state per coordinate for `form` (after AUTO is resolved for `d`); and whether the
@@ -244,6 +246,8 @@ typedef struct dpc_noise_config {
                                every level. */
 } dpc_noise_config;
 
+/* A generator of m's correlated noise over cfg's coordinates, Z drawn from stream (copied).
+ * m is borrowed and must outlive the generator. Free with dpc_noise_free (NULL is a no-op). */
 DPC_API DPC_NODISCARD dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m,
                                                const dpc_rng_stream *stream,
                                                const dpc_noise_config *cfg, dpc_error *err);

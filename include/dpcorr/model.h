@@ -236,6 +236,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_model_new(dpc_model **out, const dpc_model_
                                               dpc_error *err);
 DPC_API void dpc_model_free(dpc_model *m); /* NULL is a no-op */
 
+/* The configuration the model was built with (owned by m). */
 DPC_API const dpc_model_config *dpc_model_get_config(const dpc_model *m);
 DPC_API size_t dpc_model_num_params(const dpc_model *m);  /* P */
 DPC_API size_t dpc_model_num_outputs(const dpc_model *m); /* K: columns of predict's output */

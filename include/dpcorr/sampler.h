@@ -82,6 +82,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sa
                                                  const dpc_rng *rng, dpc_error *err);
 DPC_API void dpc_sampler_free(dpc_sampler *s);
 
+/* The configuration s was built with (owned by s), and what it implies for accounting
+ * (participation pattern, Poisson rate, expected batch: dpc_sampler_desc). */
 DPC_API const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s);
 DPC_API void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *out);
 

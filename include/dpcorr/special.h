@@ -14,6 +14,8 @@
 extern "C" {
 #endif
 
+/* Complete elliptic integrals K(k), E(k), Pi(n, k) of modulus k in [0, 1] (not the parameter
+ * m = k^2); NaN outside the domain, K(1) = INFINITY. */
 DPC_API double dpc_special_ellip_k(double k);
 DPC_API double dpc_special_ellip_e(double k);
 DPC_API double dpc_special_ellip_pi(double n, double k);

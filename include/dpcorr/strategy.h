@@ -113,6 +113,7 @@ typedef struct dpc_strategy_options {
                                with DPC_E_CANCELLED. Default none. */
 } dpc_strategy_options;
 
+/* All zero: every option at the default its field names. */
 DPC_API void dpc_strategy_options_init(dpc_strategy_options *o);
 
 /* An optimized (or loaded) strategy. Plain data; arrays owned. */
@@ -130,6 +131,7 @@ typedef struct dpc_strategy {
     size_t iterations;            /* L-BFGS iterations spent (0 when loaded) */
 } dpc_strategy;
 
+/* NULL is a no-op. */
 DPC_API void dpc_strategy_free(dpc_strategy *s);
 
 /* Mechanism parameters for the strategy (arrays borrowed from s; steps = s->problem.steps). */
@@ -143,6 +145,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_default_blt(dpc_strategy **out, si
                                                           double momentum, double decay,
                                                           dpc_error *err);
 
+/* The BLT strategy C (theta, omega) of least loss for pb (buffers per opt: fixed, or grown one
+ * at a time while a buffer improves the loss by min_improvement). *out is the caller's
+ * (dpc_strategy_free). */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_optimize_blt(dpc_strategy **out,
                                                            const dpc_strategy_problem *pb,
                                                            const dpc_strategy_options *opt,
@@ -189,8 +194,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_baselines(const dpc_strategy_probl
 
 /* ---- Strategy files ------------------------------------------------------------------------ */
 
+/* Writes s to path in the file format above (DPC_E_IO naming the path). */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_save(const dpc_strategy *s, const char *path,
                                                    dpc_error *err);
+/* Reads a strategy file, strictly (DPC_E_FORMAT naming file:line and the field at fault);
+ * *out is the caller's (dpc_strategy_free). */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_load(dpc_strategy **out, const char *path,
                                                    dpc_error *err);
 

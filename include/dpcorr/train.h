@@ -105,6 +105,8 @@ typedef enum dpc_lr_schedule {
                             cooldown_fraction of the steps (nu-DP-FTRL paper, App. G.1) */
 } dpc_lr_schedule;
 
+/* "constant", "cosine", "cooldown"; the parser accepts exactly these names (DPC_E_INVALID
+ * naming the string otherwise). */
 DPC_API const char *dpc_lr_schedule_name(dpc_lr_schedule s);
 DPC_API DPC_NODISCARD dpc_status dpc_lr_schedule_parse(const char *s, dpc_lr_schedule *out,
                                                        dpc_error *err);
@@ -254,6 +256,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t,
                                                         double *eps, dpc_error *err);
 
+/* Steps taken (a restored run counts those before its checkpoint). */
 DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
 /* Bytes the trainer holds: parameter, momentum, gradient-sum and noise slabs, the batch state,
  * the per-thread workspaces and buffers, the noise generators' state (not the data sets, which

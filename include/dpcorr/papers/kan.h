@@ -134,6 +134,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan2_new_with_c(dpc_kan2 **out, const dpc_k
                                                      const double *c, dpc_error *err);
 DPC_API void dpc_kan2_free(dpc_kan2 *k); /* NULL is a no-op */
 
+/* The configuration k was built with, and its B-spline basis (both owned by k). */
 DPC_API const dpc_kan2_config *dpc_kan2_get_config(const dpc_kan2 *k);
 DPC_API const dpc_bspline *dpc_kan2_basis(const dpc_kan2 *k);
 DPC_API size_t dpc_kan2_num_params(const dpc_kan2 *k); /* m * d * p */
@@ -218,6 +219,8 @@ typedef struct dpc_kan_margin {
     int converged;
 } dpc_kan_margin;
 
+/* The certified margin bounds above at W0 (P) for the n examples X (n x d) with labels y (n,
+ * each +1 or -1); max_iter and tol as above. */
 DPC_API DPC_NODISCARD dpc_status dpc_kan2_margin(const dpc_kan2 *k, const double *W0,
                                                  const double *X, const double *y, size_t n,
                                                  size_t max_iter, double tol,

@@ -52,6 +52,7 @@ typedef enum dpc_sim_noise_method {
     DPC_SIM_NOISE_MECH = 2
 } dpc_sim_noise_method;
 
+/* "fft", "direct", "mech" ("?" for a value outside the enum). */
 DPC_API const char *dpc_sim_noise_method_name(dpc_sim_noise_method m);
 
 /* ---- Correlated-noise source ---------------------------------------------------------------- */
@@ -69,6 +70,9 @@ typedef struct dpc_sim_noise_config {
 
 typedef struct dpc_sim_noise dpc_sim_noise;
 
+/* A source of the noise sum_s beta_s Z_{t-s} (FFT, DIRECT) or of the mechanism's noise (MECH)
+ * over cfg's coordinates; DPC_E_RANGE naming "memory_budget" when its buffers
+ * (dpc_sim_noise_bytes) would exceed the budget. Free with dpc_sim_noise_free. */
 DPC_API DPC_NODISCARD dpc_status dpc_sim_noise_new(dpc_sim_noise **out,
                                                    const dpc_sim_noise_config *cfg,
                                                    dpc_error *err);
@@ -88,6 +92,7 @@ typedef enum dpc_sim_model {
     DPC_SIM_LOGCOSH = 2
 } dpc_sim_model;
 
+/* "fixed", "random", "logcosh" ("?" for a value outside the enum). */
 DPC_API const char *dpc_sim_model_name(dpc_sim_model m);
 
 typedef struct dpc_sim_config {

@@ -375,6 +375,7 @@ typedef struct dpc_srgd_problem_config {
 
 typedef struct dpc_srgd_problem dpc_srgd_problem; /* opaque, immutable */
 
+/* Sets the defaults named above (n, p and kind must still be set). */
 DPC_API void dpc_srgd_problem_config_init(dpc_srgd_problem_config *c);
 DPC_API const char *dpc_srgd_problem_kind_name(dpc_srgd_problem_kind k); /* "p1", "p2", ... */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_problem_kind_parse(const char *s,
@@ -389,6 +390,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_problem_new(dpc_srgd_problem **out,
                                                       dpc_error *err);
 DPC_API void dpc_srgd_problem_free(dpc_srgd_problem *pr);
 
+/* The configuration the problem was built with (owned by pr). */
 DPC_API const dpc_srgd_problem_config *dpc_srgd_problem_get_config(const dpc_srgd_problem *pr);
 /* The training set (n x p; labels 0/1 for P1), owned by the problem. */
 DPC_API const dpc_dataset *dpc_srgd_problem_data(const dpc_srgd_problem *pr);

@@ -67,6 +67,7 @@ typedef struct dpc_theory_beta {
     const double *coeffs; /* ARRAY: (len), borrowed; coeffs[0] != 0 */
 } dpc_theory_beta;
 
+/* The four kinds of beta (dpc_theory_beta_array borrows coeffs). */
 DPC_API dpc_theory_beta dpc_theory_beta_sgd(void);
 DPC_API dpc_theory_beta dpc_theory_beta_nu(double nu);
 DPC_API dpc_theory_beta dpc_theory_beta_antipgd(double nu);
@@ -141,6 +142,8 @@ typedef struct dpc_theory_problem {
     const double *lambda; /* (d) eigenvalues of H, borrowed */
 } dpc_theory_problem;
 
+/* DPC_OK, or DPC_E_INVALID naming the first field out of its range above (eta, rho, G,
+ * sigma_sgd, d, lambda[j] with 0 < eta lambda_j < 2). */
 DPC_API DPC_NODISCARD dpc_status dpc_theory_problem_check(const dpc_theory_problem *p,
                                                           dpc_error *err);
 
@@ -183,6 +186,7 @@ typedef struct dpc_theory_bounds {
     double q;                /* eta R^2; the upper bounds are INFINITY unless q < 1 */
 } dpc_theory_bounds;
 
+/* The bounds above for problem p and noise coefficients b, with R2 = R^2 and c_kurt = C_kurt. */
 DPC_API DPC_NODISCARD dpc_status dpc_theory_lti_bounds(const dpc_theory_problem *p,
                                                        const dpc_theory_beta *b, double R2,
                                                        double c_kurt, dpc_theory_bounds *out,
@@ -215,6 +219,7 @@ typedef struct dpc_theory_rates {
     double v0_sgd, v0_ftrl, v0_opt; /* exact LTI values (nu = eta mu), sigma_sgd as given */
 } dpc_theory_rates;
 
+/* The rates above for p's spectrum. */
 DPC_API DPC_NODISCARD dpc_status dpc_theory_rates_of(const dpc_theory_problem *p,
                                                      dpc_theory_rates *out, dpc_error *err);
 

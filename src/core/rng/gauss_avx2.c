@@ -17,6 +17,7 @@
 #include <immintrin.h>
 
 #define WBUF 512 /* samples per piece */
+#include "rng/gauss_kernel.inc"
 
 /* ---- ziggurat pass ---------------------------------------------------------------------- */
 
@@ -73,13 +74,6 @@ static size_t zig_pass(const uint64_t *w, size_t m, double *out, uint32_t off, u
     return R;
 }
 
-/* The word buffer placed about half a page (mod 4096) from the outputs it produces (see
- * gauss_avx512.c: 4K aliasing); buf has room for 512 more words than are used. */
-static uint64_t *unalias(uint64_t *buf, const double *out)
-{
-    uintptr_t d = ((uintptr_t)out - 2048u - (uintptr_t)buf) & 4095u; /* a multiple of 8 */
-    return buf + d / 8;
-}
 
 /* ---- Philox4x32-10 -------------------------------------------------------------------------- */
 
@@ -365,16 +359,6 @@ void dpc__gauss_wedge_squeeze_avx2(const uint64_t *w, const uint64_t *wn, size_t
     }
 }
 
-/* Pending (rejected) samples of a batch of pieces, finished together (gauss_avx512.c). */
-#define PEND_FLUSH 128
-#define PEND_CAP (PEND_FLUSH + WBUF + 16)
-#define PEND_SPAN ((size_t)1 << 20) /* at most this many samples per batch: offsets fit u32 */
-
-typedef struct pending {
-    uint32_t pos[PEND_CAP], next[PEND_CAP]; /* offsets from the batch's first sample */
-    uint32_t rare[PEND_CAP];                /* entries for the scalar code */
-    uint64_t wa[PEND_CAP], wb[PEND_CAP];    /* words of attempts a and a + 1 */
-} pending;
 
 /* Finishes the R pending samples of the batch at out (index index0), attempt by attempt,
  * exactly as the scalar sampler would; secure: the words from ChaCha20, P->wa holding the

@@ -33,6 +33,7 @@
 #include <immintrin.h>
 
 #define WBUF 512 /* samples per piece: 4 KiB of output (unalias relies on whole pages) */
+#include "rng/gauss_kernel.inc"
 
 /* ---- ziggurat pass ---------------------------------------------------------------------- */
 
@@ -84,15 +85,6 @@ static size_t zig_pass_words(const uint64_t *w, size_t m, double *out, uint32_t 
     return R;
 }
 
-/* The word buffer placed about half a page (mod 4096) from the outputs it produces: loads of
- * words whose address bits 0..11 match those of recent stores to out wait for them (4K
- * aliasing), which made the ziggurat pass up to twice as slow. buf has room for 512 more
- * words than are used; out advances by whole pages per piece, so one placement serves all. */
-static uint64_t *unalias(uint64_t *buf, const double *out)
-{
-    uintptr_t d = ((uintptr_t)out - 2048u - (uintptr_t)buf) & 4095u; /* a multiple of 8 */
-    return buf + d / 8;
-}
 
 /* ---- Philox4x32-10 -------------------------------------------------------------------------- */
 
@@ -405,17 +397,6 @@ void dpc__gauss_wedge_squeeze_avx512(const uint64_t *w, const uint64_t *wn, size
     }
 }
 
-/* Pending (rejected) samples of a batch of pieces: finished together once PEND_FLUSH are
- * collected, so that their words are computed in full vectors. */
-#define PEND_FLUSH 128
-#define PEND_CAP (PEND_FLUSH + WBUF + 16)
-#define PEND_SPAN ((size_t)1 << 20) /* at most this many samples per batch: offsets fit u32 */
-
-typedef struct pending {
-    uint32_t pos[PEND_CAP], next[PEND_CAP]; /* offsets from the batch's first sample */
-    uint32_t rare[PEND_CAP];                /* entries for the scalar code */
-    uint64_t wa[PEND_CAP], wb[PEND_CAP];    /* words of attempts a and a + 1 */
-} pending;
 
 /* Finishes the R pending samples of the batch at out (index index0), attempt by attempt,
  * exactly as the scalar sampler would. */
