@@ -185,7 +185,7 @@ typedef struct acct {
     cli_mech_opts mo;
 } acct;
 
-static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 1, 1};
+static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 1};
 
 /* The accountant and its own options (only the chosen accountant's are read). */
 static void read_accountant(acct *a, opt_set *s, dpc_accountant def)
@@ -298,19 +298,6 @@ static int read_event_opts(acct *a, opt_set *s)
                 return opt_fail_at(s, &MO_BANDS, "must be given with mode steps");
             dpc_participation part = run_part(a, a->steps);
             p->bands = dpc_mech_default_bands(a->steps, part.k, part.b); /* as train */
-        }
-        if (p->kind == DPC_MECH_BLT && !p->theta && !a->mo.strategy) {
-            /* the library's default BLT for this pattern (dpc_strategy_default_blt: the one
-             * train and make_private take for the same n, k, b and workload) */
-            if (a->mode == MODE_STEPS)
-                return opt_fail(s, "--theta/--omega: must be given with mode steps (the default "
-                                   "BLT depends on n)");
-            dpc_participation part = run_part(a, a->steps);
-            dpc_error err = {0};
-            if (dpc_strategy_default_blt(&a->mo.strategy, a->steps, part.k, part.b, p->momentum,
-                                         p->decay, &err))
-                return opt_fail_lib_at(s, &MO_MECH, &err);
-            dpc_strategy_mech_params(a->mo.strategy, p);
         }
     }
     return 0;

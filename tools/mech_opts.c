@@ -214,7 +214,6 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
         return r->steps ? opt_fail_at(s, r->steps, "required (number of steps n >= 1)")
                         : opt_fail(s, "the number of steps n is not set");
     if (!o->strategy_path && p->kind == DPC_MECH_BLT) {
-        if (r->lib_blt && !p->theta && !p->omega) return 0; /* the library's default BLT */
         if (!p->theta || !p->omega) return opt_fail(s, "--theta/--omega: blt needs both lists");
         if (p->nbuf != o->nomega)
             return opt_fail_at(s, &MO_OMEGA, "%zu values but --theta has %zu", o->nomega, p->nbuf);

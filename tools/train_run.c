@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const mech_read TRAIN_MECH_READ = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 0, 1, 1, 1};
+const mech_read TRAIN_MECH_READ = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 0, 1, 1};
 
 void train_opts_init(train_opts *o)
 {
@@ -147,14 +147,6 @@ static int prepare(run_ctx *x)
         o->mech.p.steps = 1;
     if ((rc = cli_mech_load(&o->mech, s, &TRAIN_MECH_READ))) return rc;
     o->cfg.mech = o->mech.p;
-    if (o->cfg.mech.kind == DPC_MECH_BLT && !o->cfg.mech.theta && !o->mech.strategy) {
-        /* --mech blt without --theta/--omega: the library's default BLT for this run (the one
-         * make_private(mech="blt") takes); cli_mech_free frees it */
-        if (dpc_train_default_blt(&o->cfg, o->fr.train->n, &o->mech.strategy, &err))
-            return opt_fail_lib_at(s, &MO_MECH, &err);
-        dpc_strategy_mech_params(o->mech.strategy, &o->cfg.mech);
-        o->mech.p = o->cfg.mech;
-    }
     o->cfg.noise_form = o->mech.form;
     o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
     o->cfg.isa = cli_isa(); /* the noise generators' level, the model's below */

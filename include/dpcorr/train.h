@@ -47,7 +47,6 @@
 #include "dpcorr/model.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/sampler.h"
-#include "dpcorr/strategy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -211,16 +210,6 @@ DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *
 DPC_API DPC_NODISCARD dpc_status dpc_train_config_resolve(const dpc_train_config *in,
                                                           const dpc_dataset *train,
                                                           dpc_train_config *out, dpc_error *err);
-
-/* The BLT a run takes when mech.kind is BLT without theta/omega, for every front end (CLI train
- * and audit, Python's make_private and TrainingPlan): dpc_strategy_default_blt for the run's
- * n = epochs x floor(N / batch) steps, k = epochs participations floor(N / batch) apart (1 apart
- * for shuffled epochs), and the optimizer's workload (momentum, decay = 1 - lr x weight_decay;
- * mech.momentum / mech.decay when workload_explicit). Set c->mech from it with
- * dpc_strategy_mech_params (it borrows *out's arrays: free *out after the trainer). */
-DPC_API DPC_NODISCARD dpc_status dpc_train_default_blt(const dpc_train_config *c,
-                                                       size_t n_examples, dpc_strategy **out,
-                                                       dpc_error *err);
 
 /* The ledger (what was accounted, exactly for what ran) is dpc_ledger of dpcorr/account.h. */
 

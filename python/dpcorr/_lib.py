@@ -317,8 +317,6 @@ _PROTOTYPES = {
     "dpc_strategy_mech_params": (None, [c_void_p, P(MechParams)]),
     "dpc_strategy_optimize_blt": (_STATUS, [P(c_void_p), P(StrategyProblem),
                                             P(StrategyOptions), _E]),
-    "dpc_strategy_default_blt": (_STATUS, [P(c_void_p), c_size_t, c_size_t, c_size_t, c_double,
-                                           c_double, _E]),
     "dpc_strategy_optimize_banded": (_STATUS, [P(c_void_p), P(StrategyProblem),
                                                P(StrategyOptions), _E]),
     "dpc_strategy_optimize_dense": (_STATUS, [P(c_void_p), P(StrategyProblem),

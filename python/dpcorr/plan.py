@@ -40,8 +40,8 @@ def default_blt(n_examples, batch_size, epochs, sampler="auto", momentum=0.0, de
                          f"({n_examples} examples)")
     epochs = _check.size("epochs", epochs, 1)
     sep = 1 if sampler == "shuffle" else spe
-    # the library's default BLT (dpc_strategy_default_blt: what `dpcorr train --mech blt` runs)
-    return _strategy.default_blt(epochs * spe, epochs, sep, momentum, decay)
+    return _strategy.optimize("blt", epochs * spe, participations=epochs, min_sep=sep,
+                              momentum=momentum, decay=decay)
 
 
 class TrainingPlan:

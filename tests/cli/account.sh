@@ -161,11 +161,4 @@ expect_rc 2 "unknown mode" "$BIN" account bogus;                                
 expect_rc 2 "no mode" "$BIN" account --sigma 1;                                      err_has "mode" "asks for a mode"
 expect_rc 2 "convert rdp" "$BIN" account convert --accountant rdp --rho 1 --delta 1e-5; err_has -- "--accountant" "names --accountant"
 
-# one default BLT (issue 25/26): account --mech blt without --theta/--omega takes the library's
-# default for the pattern, the one train takes for the same run (n 64, k 4, b 16): same epsilon
-expect_rc 0 "account default blt" "$BIN" account epsilon --mech blt --steps 64 --participations 4 --min-sep 16 --sigma 2 --delta 1e-6 --json
-e_acc=$(json_num epsilon)
-expect_rc 0 "train default blt" "$BIN" train --data synthetic:linreg,n=640 --model linear --batch 40 --epochs 4 --noise-multiplier 2 --seed 1 --mech blt --delta 1e-6 --quiet --report "$TMP/tb.json"
-e_tr=$(sed -n 's/.*"privacy": {[^}]*"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/tb.json")
-num_near "$e_acc" "$e_tr" 0 "account and train: the same default BLT, the same epsilon"
 summary

@@ -220,26 +220,3 @@ double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n)
     default: return c->lr;
     }
 }
-
-dpc_status dpc_train_default_blt(const dpc_train_config *c, size_t n_examples, dpc_strategy **out,
-                                 dpc_error *err)
-{
-    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
-    *out = NULL;
-    if (!c) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
-    if (c->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1");
-    size_t spe = n_examples / c->batch;
-    if (spe == 0)
-        return dpc_error_param(err, DPC_E_INVALID, "batch",
-                               "%zu is larger than the training data (%zu examples)", c->batch,
-                               n_examples);
-    if (c->epochs == 0) return dpc_error_param(err, DPC_E_INVALID, "epochs", "must be >= 1");
-    if (c->epochs > DPC_TRAIN_MAX_STEPS / spe)
-        return dpc_error_param(err, DPC_E_RANGE, "epochs", "%zu epochs of %zu steps exceed %zu",
-                               c->epochs, spe, DPC_TRAIN_MAX_STEPS);
-    size_t sep = c->sampler == DPC_SAMPLER_SHUFFLE ? 1 : spe;
-    double m = c->workload_explicit ? c->mech.momentum : c->momentum;
-    double d = c->workload_explicit ? c->mech.decay : 1.0 - c->lr * c->weight_decay;
-    dpc_status st = dpc_strategy_default_blt(out, c->epochs * spe, c->epochs, sep, m, d, err);
-    return st ? dpc_error_nest(err, "mech") : DPC_OK;
-}
