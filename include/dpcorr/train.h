@@ -47,6 +47,7 @@
 #include "dpcorr/model.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/sampler.h"
+#include "dpcorr/strategy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -196,12 +197,24 @@ DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *
  *             (Kalinin & Lampert 2024): mech.momentum = momentum, mech.decay = 1 - lr
  *             weight_decay (must be > 0);
  *   steps     mech.steps = epochs x steps per epoch (floor(N / batch)), at most
- *             DPC_TRAIN_MAX_STEPS.
+ *             DPC_TRAIN_MAX_STEPS;
+ *   blt       BLT without theta/omega (nbuf 0): left so; the trainer, the plan and the audit
+ *             optimize the run's default BLT (dpc_train_default_blt) and their resolved
+ *             configuration (dpc_trainer_config, dpc_train_plan_config) points at its
+ *             coefficients.
  * out may equal in. The trainer applies it itself; front ends call it to show the resolved
  * configuration (dry runs, reports). */
 DPC_API DPC_NODISCARD dpc_status dpc_train_config_resolve(const dpc_train_config *in,
                                                           const dpc_dataset *train,
                                                           dpc_train_config *out, dpc_error *err);
+
+/* The default BLT of a resolved configuration whose mech is BLT without theta/omega:
+ * dpc_strategy_default_blt for n = mech.steps, k = epochs participations at least b apart (b:
+ * steps per epoch for FIXED, groups for CYCLIC_POISSON, 1 otherwise; as the default bands) and
+ * the optimizer's workload (momentum, 1 - lr weight_decay; mech.momentum/decay when
+ * workload_explicit). *out is the caller's (dpc_strategy_free). */
+DPC_API DPC_NODISCARD dpc_status dpc_train_default_blt(const dpc_train_config *resolved,
+                                                       dpc_strategy **out, dpc_error *err);
 
 /* The ledger (what was accounted, exactly for what ran) is dpc_ledger of dpcorr/account.h. */
 

@@ -95,6 +95,10 @@ def test_default_blt():
                         momentum=0.5)
     ref = dpcorr.default_blt(N, 100, 3, momentum=0.5)
     assert plan.mechanism.params["theta"].tolist() == ref.params["theta"].tolist()
+    # independent: the optimizer asked directly for n = 30, k = 3, b = N / 100 = 10
+    direct = dpcorr.strategy.optimize("blt", 30, participations=3, min_sep=10, momentum=0.5)
+    for key in ("theta", "omega"):
+        assert plan.mechanism.params[key].tolist() == direct.params[key].tolist()
     info = ref.strategy_info()
     assert info["participations"] == 3 and info["min_sep"] == 10 and info["momentum"] == 0.5
     assert plan.ledger()["participation"] == "cyclic" and plan.ledger()["separation"] == 10
