@@ -144,3 +144,18 @@ def test_errors():
     plan = TrainingPlan(N, batch_size=100, noise_multiplier=2.0, mech="bsr",
                         mech_params={"bands": 3}, sampler="cyclic-poisson", groups=2, **fast)
     assert not plan.ledger()["amplified"]
+
+
+def test_default_blt_cli(cli, tmp_path):
+    """`dpcorr train --mech blt` without --theta/--omega runs the same default BLT (sensitivity,
+    calibrated z, ledger) as TrainingPlan(mech="blt"): one library decision for both."""
+    report = tmp_path / "r.json"
+    cli("train", "--data", "synthetic:logistic,n=1000,d=4", "--model", "logistic", "--epsilon", 2,
+        "--batch", 100, "--epochs", 3, "--momentum", 0.5, "--mech", "blt", "--seed", 1,
+        "--quiet", "--report", report)
+    got = json.loads(report.read_text())["privacy"]
+    plan = TrainingPlan(1000, batch_size=100, epochs=3, epsilon=2.0, mech="blt", seed=1,
+                        momentum=0.5)
+    L = plan.ledger()
+    for key in ("noise_multiplier", "sensitivity", "accountant", "separation", "participations"):
+        assert got[key] == L[key], key
