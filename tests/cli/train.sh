@@ -190,4 +190,11 @@ expect_rc 0 "balls-in-bins + blt" "$BIN" train $COMMON --epsilon 2 --mech nu --n
 if grep -q '"sampler": "balls-in-bins"' "$TMP/bb.json"; then pass; else fail "balls-in-bins sampler recorded"; fi
 if grep -Eq '"route": "(balls-in-bins: Monte Carlo upper confidence bound|whole-run Gaussian)' "$TMP/bb.json"; then pass; else fail "balls-in-bins route: $(grep -o '"route": "[^"]*' "$TMP/bb.json")"; fi
 if ! grep -q '"route": "balls-in-bins' "$TMP/bb.json" || grep -q '"mc_samples": 131072, "mc_confidence": ' "$TMP/bb.json"; then pass; else fail "balls-in-bins Monte Carlo named in the ledger"; fi
+# --mech blt without --theta/--omega: the library's default BLT, the same for train (n = 3 x 50,
+# k = 3, b = 50 under fixed-order epochs) and `account sigma --mech blt` with those n, k, b
+expect_rc 0 "default blt" "$BIN" train $COMMON --epsilon 2 --mech blt --report "$TMP/blt.json"
+zt=$(sed -n 's/.*"noise_multiplier": \([-0-9.eE+]*\).*/\1/p' "$TMP/blt.json" | head -n 1)
+expect_rc 0 "account default blt" "$BIN" account sigma --mech blt --steps 150 --participations 3 \
+    --min-sep 50 --cyclic --epsilon 2 --delta 1e-5 --json
+if [ -n "$zt" ] && [ "$zt" = "$(json_num sigma)" ]; then pass; else fail "default BLT: train z $zt, account $(json_num sigma)"; fi
 summary
