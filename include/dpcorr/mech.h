@@ -244,6 +244,10 @@ typedef struct dpc_noise_config {
                                every level. */
 } dpc_noise_config;
 
+/* All d coordinates of a model with d parameters from coordinate 0: form AUTO, memory budget 0
+ * (1 GiB), isa AUTO. */
+DPC_API void dpc_noise_config_init(dpc_noise_config *cfg, size_t d);
+
 DPC_API DPC_NODISCARD dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m,
                                                const dpc_rng_stream *stream,
                                                const dpc_noise_config *cfg, dpc_error *err);
