@@ -23,7 +23,8 @@
  *
  * Ownership (every module): the caller owns each object it creates with a `_new` and releases it
  * with the matching `_free` (which accepts NULL); `_new` validates one parameter struct and
- * copies every array that struct points at, so the caller's arrays may be freed right after;
+ * copies the arrays it computes with (a mechanism's coefficients), but a resolved configuration
+ * it hands back (dpc_train_plan_config) still points at the caller's arrays;
  * objects given to another `_new` (a mechanism to dpc_noise_new, a model and data sets to
  * dpc_trainer_new) are borrowed and must outlive the object built on them; getters return
  * pointers owned by the object they came from, valid until it is freed (the resolved
