@@ -209,9 +209,10 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
     if (p->steps == 0)
         return r->steps ? opt_fail_at(s, r->steps, "required (number of steps n >= 1)")
                         : opt_fail(s, "the number of steps n is not set");
-    if (!o->strategy_path && p->kind == DPC_MECH_BLT) {
-        /* neither list under train/audit: the library optimizes the run's default BLT */
-        if (r->lib_bands && !p->theta && !p->omega) return 0;
+    /* neither list under train/audit: the library optimizes the run's default BLT
+     * (dpc_train_mech_check below accepts it) */
+    int lib_blt = r->lib_bands && !p->theta && !p->omega;
+    if (!o->strategy_path && p->kind == DPC_MECH_BLT && !lib_blt) {
         if (r->default_blt && !p->theta && !p->omega && p->steps >= 2) {
             /* the library's default BLT for these n, k and b (prefix workload) */
             size_t steps = p->steps;
@@ -241,10 +242,9 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
             p->dense = o->dense;
         }
     }
-    dpc_mech_params chk = *p;
-    if (r->lib_bands && (p->kind == DPC_MECH_BSR || p->kind == DPC_MECH_BISR) && !p->bands)
-        chk.bands = 1; /* 0: dpc_train_config_resolve chooses (dpc_mech_default_bands) */
-    if (dpc_mech_params_check(&chk, &err)) return opt_fail_lib(s, &err);
+    /* train/audit: bands 0 is the run's default (dpc_train_config_resolve) */
+    if ((r->lib_bands ? dpc_train_mech_check(p, &err) : dpc_mech_params_check(p, &err)))
+        return opt_fail_lib(s, &err);
     return 0;
 }
 

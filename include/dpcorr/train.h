@@ -184,6 +184,12 @@ DPC_API void dpc_train_config_init(dpc_train_config *c);
 DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *c,
                                                         const dpc_dataset *train, dpc_error *err);
 
+/* The mechanism part of dpc_train_config_check: p as dpc_mech_params_check, except that steps
+ * is not read (the run sets it), BSR/BISR bands 0 (the run's default bands) and BLT without
+ * theta/omega (the run's default BLT) are accepted. Front ends validate a parsed mechanism with
+ * it before they have the data. Error fields are those of dpc_mech_params_check. */
+DPC_API DPC_NODISCARD dpc_status dpc_train_mech_check(const dpc_mech_params *p, dpc_error *err);
+
 /* The run decisions, made once for every front end (CLI, bindings): validates `in` (as
  * dpc_train_config_check) and writes the configuration that will run into *out:
  *   sampler   AUTO: POISSON for DP-SGD (identity), FIXED (fixed-order epochs,

@@ -142,7 +142,15 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
                                "slots [%zu, %zu) must be a non-empty range of the %zu training "
                                "examples, with inclusion flags",
                                cn->first, cn->first + cn->count, train->n);
-    dpc_mech_params mp = c->mech;
+    st = dpc_train_mech_check(&c->mech, err);
+    if (st) return dpc_error_nest(err, "mech");
+    return DPC_OK;
+}
+
+dpc_status dpc_train_mech_check(const dpc_mech_params *p, dpc_error *err)
+{
+    if (!p) return dpc_error_param(err, DPC_E_INVALID, "mech", "NULL");
+    dpc_mech_params mp = *p;
     mp.steps = 1; /* dpc_train_config_resolve sets the real value */
     if ((mp.kind == DPC_MECH_BSR || mp.kind == DPC_MECH_BISR) && mp.bands == 0)
         mp.bands = 1; /* 0: dpc_train_config_resolve chooses the default */
@@ -152,9 +160,7 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
         mp.theta = &blt_theta;
         mp.omega = &blt_omega;
     }
-    st = dpc_mech_params_check(&mp, err);
-    if (st) return dpc_error_nest(err, "mech");
-    return DPC_OK;
+    return dpc_mech_params_check(&mp, err);
 }
 
 dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_dataset *train,
