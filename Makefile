@@ -52,14 +52,16 @@ LIB_SRC   := $(sort $(wildcard src/core/*/*.c src/papers/*/*.c))
 TOOL_SRC  := $(sort $(wildcard tools/*.c))
 TEST_SRC  := $(sort $(wildcard tests/test_*.c))
 BENCH_SRC := $(sort $(wildcard bench/bench_*.c))
+EXAMPLE_SRC := $(sort $(wildcard examples/*.c))
 HEADERS   := $(wildcard include/*.h include/dpcorr/*.h include/dpcorr/papers/*.h src/*/*/*.h src/*/*/*.inc tests/*.h tools/*.h)
 
 LIB_OBJ  := $(LIB_SRC:%.c=$(BUILD)/obj/%.o)
 TOOL_OBJ := $(TOOL_SRC:%.c=$(BUILD)/obj/%.o)
 TESTS    := $(TEST_SRC:tests/%.c=$(BUILD)/tests/%)
 BENCHES  := $(BENCH_SRC:bench/%.c=$(BUILD)/bench/%)
+EXAMPLES := $(EXAMPLE_SRC:examples/%.c=$(BUILD)/examples/%)
 
-.PHONY: all lib check asan bench fuzz install uninstall clean tests python
+.PHONY: all lib check asan bench fuzz install uninstall clean tests python examples
 all: lib $(BUILD)/dpcorr python
 lib: $(BUILD)/libdpcorr.a $(BUILD)/libdpcorr.so
 
@@ -103,7 +105,14 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libdpcorr.a $(HEADERS)
 # test_io replays the io fuzz target's seed corpus through the target's own source
 $(BUILD)/tests/test_io: fuzz/fuzz_io.c fuzz/fuzz_common.h
 
-tests: $(TESTS) $(BUILD)/dpcorr
+# The embedder's examples (doc/embedding.md), built only from the public headers.
+$(BUILD)/examples/%: examples/%.c $(BUILD)/libdpcorr.a $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(CSTD) $(OPT) $(WARN) $(FPFLAGS) -Iinclude $(if $(filter 1,$(WERROR)),-Werror) $(SANITIZE) $(CFLAGS) -o $@ $< $(BUILD)/libdpcorr.a $(LDFLAGS) $(LDLIBS_ALL)
+
+examples: $(EXAMPLES)
+
+tests: $(TESTS) $(BUILD)/dpcorr $(EXAMPLES)
 
 # Runs every unit-test binary, every CLI script and (not under sanitizers) the Python suite;
 # prints the totals last.
@@ -137,9 +146,12 @@ install: all
 	install -m 644 include/dpcorr/papers/*.h $(DESTDIR)$(PREFIX)/include/dpcorr/papers/
 	install -m 755 $(BUILD)/dpcorr $(DESTDIR)$(PREFIX)/bin/
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' dpcorr.pc.in > $(DESTDIR)$(PREFIX)/lib/pkgconfig/dpcorr.pc
+	install -d $(DESTDIR)$(PREFIX)/lib/cmake/dpcorr
+	sed -e 's|@VERSION@|$(VERSION)|g' dpcorrConfig.cmake.in > $(DESTDIR)$(PREFIX)/lib/cmake/dpcorr/dpcorrConfig.cmake
 
 uninstall:
 	rm -f $(DESTDIR)$(PREFIX)/lib/libdpcorr.* $(DESTDIR)$(PREFIX)/bin/dpcorr $(DESTDIR)$(PREFIX)/lib/pkgconfig/dpcorr.pc
+	rm -rf $(DESTDIR)$(PREFIX)/lib/cmake/dpcorr
 	rm -rf $(DESTDIR)$(PREFIX)/include/dpcorr $(DESTDIR)$(PREFIX)/include/dpcorr.h
 
 clean:

@@ -20,6 +20,18 @@
  *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger), run plans
  *   dpcorr/audit.h     empirical privacy auditing in one run (canaries, scores, lower bound)
  *   dpcorr/abi.h       sizes of the public structs (bindings check their mirrors)
+ *
+ * Ownership (every module): the caller owns each object it creates with a `_new` and releases it
+ * with the matching `_free` (which accepts NULL); `_new` validates one parameter struct and
+ * copies the arrays it computes with (a mechanism's coefficients), but a resolved configuration
+ * it hands back (dpc_train_plan_config) still points at the caller's arrays;
+ * objects given to another `_new` (a mechanism to dpc_noise_new, a model and data sets to
+ * dpc_trainer_new) are borrowed and must outlive the object built on them; getters return
+ * pointers owned by the object they came from, valid until it is freed (the resolved
+ * configuration of a trainer or plan points into the trainer's own arrays, e.g. its default
+ * BLT); the library keeps no global state, so independent objects may be used from different
+ * threads. doc/embedding.md shows the path from this header to a private step (examples/).
+ *
  * The papers' modules, thin layers over the core (dpcorr/papers/):
  *   theory.h, sim.h    nu-DP-FTRL: stationary-error theory, bounds, simulators
  *   linreg.h           DP-SSGD / DP-AMBSSGD with DP-STAT (adaptive clipping linear regression)

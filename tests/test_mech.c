@@ -801,9 +801,45 @@ static void test_shifted_sums(void)
     }
 }
 
+/* dpc_noise_config_init: every coordinate from 0, AUTO form and isa, default budget; a generator
+ * built from it emits the rows of one built from the literal configuration. */
+static void test_noise_config_init(void)
+{
+    dpc_noise_config a, lit = {0, 5, DPC_NOISE_AUTO, 0, DPC_ISA_AUTO};
+    memset(&a, 0xff, sizeof a);
+    dpc_noise_config_init(&a, 5);
+    CHECK(a.coord0 == 0 && a.d == 5 && a.form == DPC_NOISE_AUTO && a.memory_budget == 0 &&
+              a.isa == DPC_ISA_AUTO,
+          "init values");
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = DPC_MECH_BSR;
+    p.steps = 6;
+    p.bands = 3;
+    dpc_mech *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 11);
+    dpc_rng_stream st = dpc_rng_stream_derive(&rng, 1);
+    dpc_noise *g1 = NULL, *g2 = NULL;
+    CHECK_OK(dpc_noise_new(&g1, m, &st, &a, &err), &err);
+    CHECK_OK(dpc_noise_new(&g2, m, &st, &lit, &err), &err);
+    double r1[5], r2[5];
+    for (size_t t = 0; g1 && g2 && t < 6; t++) {
+        CHECK_OK(dpc_noise_next(g1, r1, &err), &err);
+        CHECK_OK(dpc_noise_next(g2, r2, &err), &err);
+        CHECK(!memcmp(r1, r2, sizeof r1), "step %zu: same rows", t);
+    }
+    dpc_noise_free(g1);
+    dpc_noise_free(g2);
+    dpc_mech_free(m);
+}
+
 int main(void)
 {
     test_shifted_sums();
+    test_noise_config_init();
     test_work_limits();
     test_huge_separation();
     test_streaming();

@@ -2,6 +2,7 @@
  * ledger, sampler, mechanism and per-step epsilon as dpc_trainer_new for the same configuration;
  * the documented front-end recipe (plan sampler + clipped sum + noise_scale x plan noise, over the
  * expected batch) reproduces the trainer's parameters bit for bit; refusals name the parameter. */
+#include "dpcorr/strategy.h"
 #include "dpcorr/train.h"
 #include "harness.h"
 
@@ -229,9 +230,89 @@ static void test_refusals(void)
     dpc_train_plan_free(NULL);
 }
 
+/* BLT without theta/omega: the trainer and the plan optimize the same default BLT, equal to the
+ * optimizer asked directly for the run's n, k = epochs and separation b (steps per epoch under
+ * fixed-order epochs, 1 under shuffling), with the optimizer's workload. */
+static void test_default_blt(void)
+{
+    dpc_dataset *ds = data(150, 4); /* batch 20: 7 steps per epoch, n = 21 */
+    dpc_model_config mc;
+    dpc_model *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_model_parse(&mc, "logistic", 4, 2, &err), &err);
+    CHECK_OK(dpc_model_new(&m, &mc, &err), &err);
+    const struct { dpc_sampler_kind sampler; size_t sep; } runs[] = {
+        {DPC_SAMPLER_AUTO, 7}, {DPC_SAMPLER_SHUFFLE, 1}};
+    for (size_t r = 0; r < 2; r++) {
+        dpc_train_config c;
+        pcase pc = {"default blt", DPC_MECH_BLT, runs[r].sampler, 0, 0, 0};
+        config_of(&c, &pc);
+        c.weight_decay = 0.5; /* workload decay 1 - 0.3 x 0.5 = 0.85 */
+        dpc_train_config rc;
+        CHECK_OK(dpc_train_config_resolve(&c, ds, &rc, &err), &err);
+        CHECK(rc.mech.theta == NULL && rc.mech.nbuf == 0, "resolve leaves the default BLT open");
+        dpc_strategy_problem pb;
+        dpc_strategy_problem_init(&pb, 21);
+        pb.participations = 3;
+        pb.min_sep = runs[r].sep;
+        pb.workload = (dpc_workload){0.5, 0.85};
+        dpc_strategy *want = NULL;
+        CHECK_OK(dpc_strategy_optimize_blt(&want, &pb, NULL, &err), &err);
+        dpc_rng rng;
+        dpc_rng_seed(&rng, 5);
+        dpc_trainer *tr = NULL;
+        dpc_train_plan *p = NULL;
+        CHECK_OK(dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err), &err);
+        CHECK_OK(dpc_train_plan_new(&p, &c, ds->n, &rng, &err), &err);
+        if (tr && p && want) {
+            const dpc_mech_params *a = &dpc_trainer_config(tr)->mech;
+            const dpc_mech_params *b = &dpc_train_plan_config(p)->mech;
+            CHECK(a->nbuf == want->nbuf && b->nbuf == want->nbuf && want->nbuf >= 1,
+                  "buffers: trainer %zu, plan %zu, optimizer %zu", a->nbuf, b->nbuf, want->nbuf);
+            for (size_t i = 0; i < want->nbuf && i < a->nbuf && i < b->nbuf; i++) {
+                CHECK(a->theta[i] == want->theta[i] && b->theta[i] == want->theta[i],
+                      "sep %zu: theta[%zu] %.17g %.17g vs %.17g", runs[r].sep, i, a->theta[i],
+                      b->theta[i], want->theta[i]);
+                CHECK(a->omega[i] == want->omega[i] && b->omega[i] == want->omega[i],
+                      "sep %zu: omega[%zu]", runs[r].sep, i);
+            }
+            char ja[2048], jb[2048];
+            CHECK(dpc_ledger_json(dpc_trainer_ledger(tr), ja, sizeof ja) < sizeof ja, "fits");
+            CHECK(dpc_ledger_json(dpc_train_plan_ledger(p), jb, sizeof jb) < sizeof jb, "fits");
+            CHECK(!strcmp(ja, jb), "default BLT ledgers differ:\n  %s\n  %s", ja, jb);
+            dpc_strategy *again = NULL;
+            CHECK_OK(dpc_train_default_blt(dpc_train_plan_config(p), &again, &err), &err);
+            CHECK(again && again->nbuf == want->nbuf && again->theta[0] == want->theta[0],
+                  "dpc_train_default_blt is deterministic");
+            dpc_strategy_free(again);
+        }
+        dpc_strategy_free(want);
+        dpc_trainer_free(tr);
+        dpc_train_plan_free(p);
+    }
+    /* refusals: one list only; a workload decay <= 0 */
+    dpc_train_config c;
+    pcase pc = {"blt", DPC_MECH_BLT, DPC_SAMPLER_AUTO, 0, 0, 0};
+    config_of(&c, &pc);
+    double th = 0.5;
+    c.mech.theta = &th;
+    dpc_train_config rc;
+    CHECK(dpc_train_config_resolve(&c, ds, &rc, &err) == DPC_E_INVALID, "theta without omega");
+    c.mech.theta = NULL;
+    c.weight_decay = 4.0; /* lr x weight_decay = 1.2 */
+    CHECK(dpc_train_config_resolve(&c, ds, &rc, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "weight_decay"),
+          "decay <= 0 refused, field %s", err.field);
+    dpc_strategy *s = NULL;
+    CHECK(dpc_train_default_blt(&c, &s, &err) == DPC_E_INVALID && !s, "unresolved refused");
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
     test_same_as_trainer();
+    test_default_blt();
     test_recipe_bit_identical();
     test_refusals();
     return TEST_SUMMARY();

@@ -56,7 +56,10 @@ typedef struct mech_read {
     const opt_spec *momentum, *decay;/* the BSR/BISR workload options of the command */
     int participation;               /* reads --participations, --min-sep, --cyclic */
     int form;                        /* reads --form */
-    int lib_bands;                   /* BSR/BISR without --bands: the library's default */
+    int lib_bands;                   /* BSR/BISR without --bands, BLT without --theta/--omega:
+                                        the library's default (dpc_train_config_resolve) */
+    int default_blt;                 /* BLT without --theta/--omega: dpc_strategy_default_blt
+                                        for n, k and b, prefix workload (account) */
 } mech_read;
 
 typedef struct cli_mech_opts {

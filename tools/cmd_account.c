@@ -185,7 +185,7 @@ typedef struct acct {
     cli_mech_opts mo;
 } acct;
 
-static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 1};
+static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 1, 1};
 
 /* The accountant and its own options (only the chosen accountant's are read). */
 static void read_accountant(acct *a, opt_set *s, dpc_accountant def)

@@ -68,12 +68,14 @@ const opt_spec MO_HONAKER = {
 const opt_spec MO_THETA = {
     .name = "--theta", .metavar = "T1,T2,..", .type = OPT_LIST, .lo = 0, .hi = 1,
     .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = "mechanism", .param = "mech.theta,theta,nbuf",
-    .when = "{kind} blt", .help = "buffer decays of C, each in (0,1) (required)",
+    .when = "{kind} blt", .help = "buffer decays of C, each in (0,1) (required; train, audit and "
+                                  "account: both omitted, the run's default BLT)",
     .example = "{kind} blt --omega 0.2,0.1 --theta 0.8,0.4"};
 const opt_spec MO_OMEGA = {
     .name = "--omega", .metavar = "W1,W2,..", .type = OPT_LIST, .lo = -1e300, .hi = 1e300,
     .section = "mechanism", .param = "mech.omega,omega", .when = "{kind} blt",
-    .help = "output scales of C, as many as --theta (required)",
+    .help = "output scales of C, as many as --theta (required; train, audit and account: "
+            "both omitted, the run's default BLT)",
     .example = "{kind} blt --theta 0.9,0.5 --omega 0.3,0.2"};
 const opt_spec MO_COEFFS = {
     .name = "--coeffs", .metavar = "FILE", .type = OPT_STR, .section = "mechanism",
@@ -213,7 +215,20 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
     if (p->steps == 0)
         return r->steps ? opt_fail_at(s, r->steps, "required (number of steps n >= 1)")
                         : opt_fail(s, "the number of steps n is not set");
-    if (!o->strategy_path && p->kind == DPC_MECH_BLT) {
+    /* neither list under train/audit: the library optimizes the run's default BLT
+     * (dpc_train_mech_check below accepts it) */
+    int lib_blt = r->lib_bands && !r->default_blt && !p->theta && !p->omega;
+    if (!o->strategy_path && p->kind == DPC_MECH_BLT && !lib_blt) {
+        if (r->default_blt && !p->theta && !p->omega && p->steps >= 2) {
+            /* the library's default BLT for these n, k and b (prefix workload) */
+            size_t steps = p->steps;
+            if (dpc_strategy_default_blt(&o->strategy, steps, o->part.k, o->part.b,
+                                         DPC_WORKLOAD_PREFIX, &err))
+                return opt_fail_lib_at(s, r->kind, &err);
+            dpc_strategy_mech_params(o->strategy, p);
+            p->steps = steps;
+            return 0;
+        }
         if (!p->theta || !p->omega) return opt_fail(s, "--theta/--omega: blt needs both lists");
         if (p->nbuf != o->nomega)
             return opt_fail_at(s, &MO_OMEGA, "%zu values but --theta has %zu", o->nomega, p->nbuf);
@@ -233,10 +248,9 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
             p->dense = o->dense;
         }
     }
-    dpc_mech_params chk = *p;
-    if (r->lib_bands && (p->kind == DPC_MECH_BSR || p->kind == DPC_MECH_BISR) && !p->bands)
-        chk.bands = 1; /* 0: dpc_train_config_resolve chooses (dpc_mech_default_bands) */
-    if (dpc_mech_params_check(&chk, &err)) return opt_fail_lib(s, &err);
+    /* train/audit: bands 0 is the run's default (dpc_train_config_resolve) */
+    if ((r->lib_bands ? dpc_train_mech_check(p, &err) : dpc_mech_params_check(p, &err)))
+        return opt_fail_lib(s, &err);
     return 0;
 }
 

@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const mech_read TRAIN_MECH_READ = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 0, 1, 1};
+const mech_read TRAIN_MECH_READ = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 0, 1, 1, 0};
 
 void train_opts_init(train_opts *o)
 {

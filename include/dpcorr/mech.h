@@ -246,6 +246,10 @@ typedef struct dpc_noise_config {
                                every level. */
 } dpc_noise_config;
 
+/* All d coordinates of a model with d parameters from coordinate 0: form AUTO, memory budget 0
+ * (1 GiB), isa AUTO. */
+DPC_API void dpc_noise_config_init(dpc_noise_config *cfg, size_t d);
+
 /* A generator of m's correlated noise over cfg's coordinates, Z drawn from stream (copied).
  * m is borrowed and must outlive the generator. Free with dpc_noise_free (NULL is a no-op). */
 DPC_API DPC_NODISCARD dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m,

@@ -144,6 +144,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_optimize_blt(dpc_strategy **out,
                                                            const dpc_strategy_problem *pb,
                                                            const dpc_strategy_options *opt,
                                                            dpc_error *err);
+/* The default BLT of a run: the strategy a BLT mechanism gets when it comes without theta and
+ * omega (dpc_trainer_new, dpc_train_plan_new, dpc_audit_run and `dpcorr account --mech blt`).
+ * dpc_strategy_optimize_blt with objective MAX and the default options (automatic buffer
+ * growth) for n = steps, k = participations at least min_sep apart, and the workload (prefix
+ * sums, or the optimizer's momentum and decay). Deterministic: every front end asking for the
+ * same run gets the same coefficients. *out is owned by the caller (dpc_strategy_free). */
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_default_blt(dpc_strategy **out, size_t steps,
+                                                          size_t participations, size_t min_sep,
+                                                          dpc_workload workload,
+                                                          dpc_error *err);
 /* Work: each L-BFGS iteration costs about 4 n bands; one evaluation above a quarter of
  * DPC_WORK_LIMIT is refused (DPC_E_RANGE, "bands"). All three optimizers report progress per
  * iteration (options.progress). */

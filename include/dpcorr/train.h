@@ -47,6 +47,7 @@
 #include "dpcorr/model.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/sampler.h"
+#include "dpcorr/strategy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -188,6 +189,12 @@ DPC_API void dpc_train_config_init(dpc_train_config *c);
 DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *c,
                                                         const dpc_dataset *train, dpc_error *err);
 
+/* The mechanism part of dpc_train_config_check: p as dpc_mech_params_check, except that steps
+ * is not read (the run sets it), BSR/BISR bands 0 (the run's default bands) and BLT without
+ * theta/omega (the run's default BLT) are accepted. Front ends validate a parsed mechanism with
+ * it before they have the data. Error fields are those of dpc_mech_params_check. */
+DPC_API DPC_NODISCARD dpc_status dpc_train_mech_check(const dpc_mech_params *p, dpc_error *err);
+
 /* The run decisions, made once for every front end (CLI, bindings): validates `in` (as
  * dpc_train_config_check) and writes the configuration that will run into *out:
  *   sampler   AUTO: POISSON for DP-SGD (identity), FIXED (fixed-order epochs,
@@ -204,12 +211,24 @@ DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *
  *   dense     mech.kind DENSE: mech.steps is the matrix's n (mech.dense holds n x n values) and
  *             must equal epochs x steps per epoch, else DPC_E_INVALID naming "mech.steps";
  *   steps     mech.steps = epochs x steps per epoch (floor(N / batch)), at most
- *             DPC_TRAIN_MAX_STEPS.
+ *             DPC_TRAIN_MAX_STEPS;
+ *   blt       BLT without theta/omega (nbuf 0): left so; the trainer, the plan and the audit
+ *             optimize the run's default BLT (dpc_train_default_blt) and their resolved
+ *             configuration (dpc_trainer_config, dpc_train_plan_config) points at its
+ *             coefficients.
  * out may equal in. The trainer applies it itself; front ends call it to show the resolved
  * configuration (dry runs, reports). */
 DPC_API DPC_NODISCARD dpc_status dpc_train_config_resolve(const dpc_train_config *in,
                                                           const dpc_dataset *train,
                                                           dpc_train_config *out, dpc_error *err);
+
+/* The default BLT of a resolved configuration whose mech is BLT without theta/omega:
+ * dpc_strategy_default_blt for n = mech.steps, k = epochs participations at least b apart (b:
+ * steps per epoch for FIXED, groups for CYCLIC_POISSON, 1 otherwise; as the default bands) and
+ * the optimizer's workload (momentum, 1 - lr weight_decay; mech.momentum/decay when
+ * workload_explicit). *out is the caller's (dpc_strategy_free). */
+DPC_API DPC_NODISCARD dpc_status dpc_train_default_blt(const dpc_train_config *resolved,
+                                                       dpc_strategy **out, dpc_error *err);
 
 /* The ledger (what was accounted, exactly for what ran) is dpc_ledger of dpcorr/account.h. */
 

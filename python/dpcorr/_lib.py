@@ -335,6 +335,7 @@ _PROTOTYPES = {
     "dpc_train_plan_new": (_STATUS, [P(c_void_p), P(TrainConfig), c_size_t, P(Rng), _E]),
     "dpc_train_plan_free": (None, [c_void_p]),
     "dpc_train_plan_config": (P(TrainConfig), [c_void_p]),
+    "dpc_train_default_blt": (_STATUS, [P(TrainConfig), P(c_void_p), _E]),
     "dpc_train_plan_ledger": (c_void_p, [c_void_p]),
     "dpc_train_plan_sampler": (c_void_p, [c_void_p]),
     "dpc_train_plan_mech": (c_void_p, [c_void_p]),

@@ -29,19 +29,19 @@ SAMPLERS = ("auto", "fixed", "shuffle", "poisson", "cyclic-poisson", "balls-in-b
 
 
 def default_blt(n_examples, batch_size, epochs, sampler="auto", momentum=0.0, decay=1.0):
-    """The BLT strategy a run uses when ``mech="blt"`` comes without theta/omega: optimized by
-    :func:`dpcorr.strategy.optimize` (max error) for the run's n = epochs x floor(N / B) steps,
-    k = epochs participations ``floor(N / B)`` steps apart (fixed-order epochs; 1 apart for
-    shuffled epochs) and the optimizer's workload (momentum, decay = 1 - lr x weight decay), like
-    the library's default BSR workload. Deterministic."""
-    spe = _check.size("n_examples", n_examples, 1) // _check.size("batch_size", batch_size, 1)
-    if spe == 0:
-        raise ValueError(f"batch_size: {batch_size} is larger than the training data "
-                         f"({n_examples} examples)")
-    epochs = _check.size("epochs", epochs, 1)
-    sep = 1 if sampler == "shuffle" else spe
-    return _strategy.optimize("blt", epochs * spe, participations=epochs, min_sep=sep,
-                              momentum=momentum, decay=decay)
+    """The BLT strategy a run uses when ``mech="blt"`` comes without theta/omega: the library's
+    ``dpc_train_default_blt`` (max error) for the run's n = epochs x floor(N / B) steps, k =
+    epochs participations at least b apart (b = floor(N / B) for fixed-order epochs, the groups
+    for cyclic Poisson, 1 otherwise: the separation of the default BSR bands) and the optimizer's
+    workload (momentum, decay = 1 - lr x weight decay). Deterministic."""
+    plan = TrainingPlan(n_examples, batch_size=batch_size, epochs=epochs, noise_multiplier=1.0,
+                        mech="blt", sampler=sampler, workload=(momentum, decay), seed=0,
+                        allow_large_delta=True)
+    strategy = ctypes.c_void_p()
+    _lib.call(lib.dpc_train_default_blt, ctypes.byref(plan._cfg), ctypes.byref(strategy))
+    L = plan.ledger()
+    part = _lib.Participation(_lib.PART_MINSEP, L["participations"], L["separation"])
+    return _strategy._adopt_strategy(strategy, part)
 
 
 class TrainingPlan:
@@ -120,9 +120,10 @@ class TrainingPlan:
             if mech_params:
                 raise TypeError(f"mech_params: {', '.join(mech_params)} do not apply to the "
                                 f"default BLT (give theta and omega, or a Mechanism)")
-            w = workload if workload is not None else (c.momentum, 1.0 - c.lr * c.weight_decay)
-            mech = default_blt(self.n_examples, c.batch, c.epochs, sampler, *w)
-        if isinstance(mech, Mechanism):
+            # no coefficients: the library optimizes the run's default BLT
+            # (dpc_train_default_blt), as `dpcorr train --mech blt` does
+            c.mech.kind = _lib.parse(lib.dpc_mech_kind_parse, "mech", "blt")
+        elif isinstance(mech, Mechanism):
             if mech_params:
                 raise TypeError("mech_params: give them to the Mechanism")
             c.mech = mech._params_struct()
@@ -139,7 +140,8 @@ class TrainingPlan:
         else:
             raise TypeError(f"mech: expected a kind name or a dpcorr.Mechanism, got "
                             f"{type(mech).__name__}")
-        if c.mech.kind == 9 and c.mech.steps != c.epochs * (self.n_examples // c.batch):
+        dense = _lib.parse(lib.dpc_mech_kind_parse, "mech", "dense")
+        if c.mech.kind == dense and c.mech.steps != c.epochs * (self.n_examples // c.batch):
             raise ValueError(f"mech: the dense strategy has n = {c.mech.steps}, the run "
                              f"{c.epochs * (self.n_examples // c.batch)} steps")
         if workload is not None:

@@ -55,6 +55,12 @@ def optimize(kind, steps, *, participations=1, min_sep=1, objective="max", momen
     strategy = ctypes.c_void_p()
     _lib.call(getattr(lib, _OPTIMIZERS[kind]), ctypes.byref(strategy), ctypes.byref(pb),
               ctypes.byref(opt))
+    part = _lib.Participation(_lib.PART_MINSEP, pb.participations, pb.min_sep)
+    return _adopt_strategy(strategy, part)
+
+
+def _adopt_strategy(strategy, part):
+    """A :class:`dpcorr.Mechanism` that owns ``strategy`` (a dpc_strategy pointer)."""
     ptr = ctypes.c_void_p()
     try:
         p = _lib.MechParams()
@@ -63,5 +69,4 @@ def optimize(kind, steps, *, participations=1, min_sep=1, objective="max", momen
     except BaseException:
         lib.dpc_strategy_free(strategy)
         raise
-    part = _lib.Participation(_lib.PART_MINSEP, pb.participations, pb.min_sep)
     return Mechanism._adopt(ptr.value, part, strategy=strategy)

@@ -93,11 +93,12 @@ def test_noise_generator_is_the_trainers(noise_ref):
 def test_default_blt():
     plan = TrainingPlan(N, batch_size=100, epochs=3, epsilon=2.0, mech="blt", seed=1,
                         momentum=0.5)
-    # the run's problem written out by hand, not through the function the plan calls: n = 3
-    # epochs x 1000 / 100 = 30 steps, k = 3 participations 10 steps apart, momentum 0.5
-    ref = dpcorr.strategy.optimize("blt", 30, participations=3, min_sep=10, momentum=0.5)
+    ref = dpcorr.default_blt(N, 100, 3, momentum=0.5)
+    assert plan.mechanism.params["theta"].tolist() == ref.params["theta"].tolist()
+    # independent: the optimizer asked directly for n = 30, k = 3, b = N / 100 = 10
+    direct = dpcorr.strategy.optimize("blt", 30, participations=3, min_sep=10, momentum=0.5)
     for key in ("theta", "omega"):
-        assert plan.mechanism.params[key].tolist() == ref.params[key].tolist(), key
+        assert plan.mechanism.params[key].tolist() == direct.params[key].tolist()
     info = ref.strategy_info()
     assert info["participations"] == 3 and info["min_sep"] == 10 and info["momentum"] == 0.5
     assert plan.ledger()["participation"] == "cyclic" and plan.ledger()["separation"] == 10
@@ -143,3 +144,18 @@ def test_errors():
     plan = TrainingPlan(N, batch_size=100, noise_multiplier=2.0, mech="bsr",
                         mech_params={"bands": 3}, sampler="cyclic-poisson", groups=2, **fast)
     assert not plan.ledger()["amplified"]
+
+
+def test_default_blt_cli(cli, tmp_path):
+    """`dpcorr train --mech blt` without --theta/--omega runs the same default BLT (sensitivity,
+    calibrated z, ledger) as TrainingPlan(mech="blt"): one library decision for both."""
+    report = tmp_path / "r.json"
+    cli("train", "--data", "synthetic:logistic,n=1000,d=4", "--model", "logistic", "--epsilon", 2,
+        "--batch", 100, "--epochs", 3, "--momentum", 0.5, "--mech", "blt", "--seed", 1,
+        "--quiet", "--report", report)
+    got = json.loads(report.read_text())["privacy"]
+    plan = TrainingPlan(1000, batch_size=100, epochs=3, epsilon=2.0, mech="blt", seed=1,
+                        momentum=0.5)
+    L = plan.ledger()
+    for key in ("noise_multiplier", "sensitivity", "accountant", "separation", "participations"):
+        assert got[key] == L[key], key

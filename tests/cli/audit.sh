@@ -38,6 +38,11 @@ out_has "lower bound +epsilon >= " "summary line"
 if grep -q '"guesses": 60' "$TMP/nu.json"; then pass; else fail "report: 60 guesses"; fi
 if grep -q '"mu_max": [0-9]' "$TMP/nu.json"; then pass; else fail "report: mu of public participation"; fi
 
+# BLT without --theta/--omega: the library's default BLT for the run (as train and Python)
+expect_rc 0 "default blt audit" "$BIN" audit $COMMON --mech blt --epsilon 2 --canaries 300 --json
+out_has '"mechanism": "BLT \([0-9]+ buffers\)"' "default BLT in the ledger"
+expect_rc 2 "blt with one list" "$BIN" audit $COMMON --mech blt --theta 0.9 --epsilon 2
+
 # weak privacy: the white-box bound is >= 2
 expect_rc 0 "weak privacy" "$BIN" audit $COMMON --noise-multiplier 0.2 --canaries 600 --json --accountant rdp
 lb=$(json_num epsilon_lower_bound)

@@ -215,4 +215,11 @@ expect_rc 2 "trailing comma in a cnn spec" "$BIN" train --data synthetic:logisti
 err_has -- "--model: .*stray comma" "trailing comma: named"
 expect_rc 2 "unusable feature cache" "$BIN" train --data synthetic:logistic,n=200,d=784 --model softmax --features scatter:J=1,L=2 --feature-cache /proc/dpcorr-no-such-dir --epsilon 1 --batch 20
 err_has -- "--feature-cache: cannot" "unusable feature cache: named"
+# --mech blt without --theta/--omega: the library's default BLT, the same for train (n = 3 x 50,
+# k = 3, b = 50 under fixed-order epochs) and `account sigma --mech blt` with those n, k, b
+expect_rc 0 "default blt" "$BIN" train $COMMON --epsilon 2 --mech blt --report "$TMP/blt.json"
+zt=$(sed -n 's/.*"noise_multiplier": \([-0-9.eE+]*\).*/\1/p' "$TMP/blt.json" | head -n 1)
+expect_rc 0 "account default blt" "$BIN" account sigma --mech blt --steps 150 --participations 3 \
+    --min-sep 50 --cyclic --epsilon 2 --delta 1e-5 --json
+if [ -n "$zt" ] && [ "$zt" = "$(json_num sigma)" ]; then pass; else fail "default BLT: train z $zt, account $(json_num sigma)"; fi
 summary

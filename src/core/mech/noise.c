@@ -64,6 +64,15 @@ void dpc_noise_free(dpc_noise *g)
     free(g);
 }
 
+void dpc_noise_config_init(dpc_noise_config *cfg, size_t d)
+{
+    memset(cfg, 0, sizeof *cfg);
+    cfg->d = d;
+    cfg->form = DPC_NOISE_AUTO;
+    cfg->memory_budget = 0;
+    cfg->isa = DPC_ISA_AUTO;
+}
+
 dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m, const dpc_rng_stream *stream,
                          const dpc_noise_config *cfg, dpc_error *err)
 {

@@ -378,3 +378,18 @@ fail:
     free(mem);
     return st;
 }
+
+dpc_status dpc_strategy_default_blt(dpc_strategy **out, size_t steps, size_t participations,
+                                    size_t min_sep, dpc_workload workload, dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    *out = NULL;
+    dpc_strategy_problem pb;
+    dpc_strategy_problem_init(&pb, steps);
+    pb.participations = participations;
+    pb.min_sep = min_sep;
+    pb.workload = workload;
+    dpc_strategy_options opt;
+    dpc_strategy_options_init(&opt);
+    return dpc_strategy_optimize_blt(out, &pb, &opt, err);
+}

@@ -121,7 +121,15 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
 
 dpc_status dpc__train_mech(dpc_trainer *tr, dpc_error *err)
 {
-    const dpc_train_config *c = &tr->cfg;
+    dpc_train_config *c = &tr->cfg;
+    if (dpc__train_default_blt(&c->mech)) {
+        /* the trainer owns the strategy; its resolved configuration points at its arrays */
+        dpc_status st = dpc_train_default_blt(c, &tr->blt, err);
+        if (st) return st;
+        c->mech.nbuf = tr->blt->nbuf;
+        c->mech.theta = tr->blt->theta;
+        c->mech.omega = tr->blt->omega;
+    }
     dpc_status st = dpc_mech_new(&tr->mech, &c->mech, err);
     if (st) return dpc_error_nest(err, "mech");
     if (c->noise_form == DPC_NOISE_REPLAY && !dpc_mech_form_available(tr->mech, DPC_NOISE_REPLAY))

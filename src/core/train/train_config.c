@@ -144,14 +144,26 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
                                "slots [%zu, %zu) must be a non-empty range of the %zu training "
                                "examples, with inclusion flags",
                                cn->first, cn->first + cn->count, train->n);
-    dpc_mech_params mp = c->mech;
+    st = dpc_train_mech_check(&c->mech, err);
+    if (st) return dpc_error_nest(err, "mech");
+    return DPC_OK;
+}
+
+dpc_status dpc_train_mech_check(const dpc_mech_params *p, dpc_error *err)
+{
+    if (!p) return dpc_error_param(err, DPC_E_INVALID, "mech", "NULL");
+    dpc_mech_params mp = *p;
     if (mp.kind != DPC_MECH_DENSE || mp.steps == 0)
         mp.steps = 1; /* dpc_train_config_resolve sets the real value (dense: its own n) */
     if ((mp.kind == DPC_MECH_BSR || mp.kind == DPC_MECH_BISR) && mp.bands == 0)
         mp.bands = 1; /* 0: dpc_train_config_resolve chooses the default */
-    st = dpc_mech_params_check(&mp, err);
-    if (st) return dpc_error_nest(err, "mech");
-    return DPC_OK;
+    static const double blt_theta = 0.5, blt_omega = 0.5;
+    if (dpc__train_default_blt(&mp)) { /* the trainer optimizes it (dpc_strategy_default_blt) */
+        mp.nbuf = 1;
+        mp.theta = &blt_theta;
+        mp.omega = &blt_omega;
+    }
+    return dpc_mech_params_check(&mp, err);
 }
 
 dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_dataset *train,
@@ -166,12 +178,8 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
         c.sampler = kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
     size_t spe = train->n / c.batch;
     if ((kind == DPC_MECH_BSR || kind == DPC_MECH_BISR) && c.mech.bands == 0) {
-        /* an example's participations are an epoch apart under fixed-order epochs, `groups`
-         * (default an epoch) under cyclic Poisson; no minimum separation otherwise */
-        size_t sep = c.sampler == DPC_SAMPLER_FIXED ? spe
-                     : c.sampler == DPC_SAMPLER_CYCLIC_POISSON ? (c.groups ? c.groups : spe)
-                                                               : 1;
-        c.mech.bands = dpc_mech_default_bands(c.epochs * spe, c.epochs, sep);
+        c.mech.bands = dpc_mech_default_bands(c.epochs * spe, c.epochs,
+                                              dpc__train_min_sep(&c, spe));
     }
     if (c.sampler == DPC_SAMPLER_CYCLIC_POISSON && c.groups == 0) {
         /* as many groups as the strategy has bands, so the banded route amplifies */
@@ -183,14 +191,16 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
                                    "mechanism (no band count to default to)",
                                    dpc_mech_kind_name(kind));
     }
+    int blt_default = dpc__train_default_blt(&c.mech);
+    if ((kind == DPC_MECH_BSR || kind == DPC_MECH_BISR || blt_default) && !c.workload_explicit &&
+        !(1.0 - c.lr * c.weight_decay > 0))
+        return dpc_error_param(err, DPC_E_INVALID, "weight_decay",
+                               "lr x weight_decay = %g must be < 1 for the %s workload",
+                               c.lr * c.weight_decay, dpc_mech_kind_name(kind));
     if ((kind == DPC_MECH_BSR || kind == DPC_MECH_BISR) && !c.workload_explicit) {
         /* the square root of the SGD-with-momentum workload (Kalinin & Lampert 2024) */
         c.mech.momentum = c.momentum;
         c.mech.decay = 1.0 - c.lr * c.weight_decay;
-        if (!(c.mech.decay > 0))
-            return dpc_error_param(err, DPC_E_INVALID, "weight_decay",
-                                   "lr x weight_decay = %g must be < 1 for the %s workload",
-                                   c.lr * c.weight_decay, dpc_mech_kind_name(kind));
     }
     if (c.delta == 0.0) c.delta = dpc_account_default_delta(train->n);
     if (kind == DPC_MECH_DENSE && c.mech.steps != c.epochs * spe)
@@ -201,10 +211,46 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
                                "floor(N / batch) = %zu); choose epochs and batch to match",
                                c.mech.steps, c.epochs * spe, c.epochs, spe);
     c.mech.steps = c.epochs * spe;
-    st = dpc_mech_params_check(&c.mech, err);
+    dpc_mech_params chk = c.mech;
+    static const double blt_theta = 0.5, blt_omega = 0.5;
+    if (blt_default) { /* placeholders: dpc_trainer_new optimizes the default BLT */
+        chk.nbuf = 1;
+        chk.theta = &blt_theta;
+        chk.omega = &blt_omega;
+    }
+    st = dpc_mech_params_check(&chk, err);
     if (st) return dpc_error_nest(err, "mech");
     *out = c;
     return DPC_OK;
+}
+
+size_t dpc__train_min_sep(const dpc_train_config *c, size_t spe)
+{
+    /* an example's participations are an epoch apart under fixed-order epochs, `groups`
+     * (default an epoch) under cyclic Poisson; no minimum separation otherwise */
+    return c->sampler == DPC_SAMPLER_FIXED ? spe
+           : c->sampler == DPC_SAMPLER_CYCLIC_POISSON ? (c->groups ? c->groups : spe)
+                                                      : 1;
+}
+
+dpc_status dpc_train_default_blt(const dpc_train_config *resolved, dpc_strategy **out,
+                                 dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    *out = NULL;
+    if (!resolved) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
+    const dpc_train_config *c = resolved;
+    if (c->sampler == DPC_SAMPLER_AUTO || c->epochs == 0 || c->mech.steps < c->epochs)
+        return dpc_error_param(err, DPC_E_INVALID, "config",
+                               "not resolved (call dpc_train_config_resolve first)");
+    size_t spe = c->mech.steps / c->epochs;
+    /* the optimizer's workload, as for BSR (Kalinin & Lampert 2024), unless given */
+    dpc_workload w = c->workload_explicit
+                         ? (dpc_workload){c->mech.momentum, c->mech.decay}
+                         : (dpc_workload){c->momentum, 1.0 - c->lr * c->weight_decay};
+    dpc_status st = dpc_strategy_default_blt(out, c->mech.steps, c->epochs,
+                                             dpc__train_min_sep(c, spe), w, err);
+    return st ? dpc_error_nest(err, "mech") : DPC_OK;
 }
 
 double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n)

@@ -2,6 +2,7 @@
 #ifndef DPCORR_SRC_TRAIN_INTERNAL_H
 #define DPCORR_SRC_TRAIN_INTERNAL_H
 
+#include "dpcorr/strategy.h"
 #include "dpcorr/train.h"
 #include "train/dist.h"
 #include "train/pool.h"
@@ -35,6 +36,7 @@ struct dpc_trainer {
     dpc_sampler *sampler;
     dpc_sampler_desc sdesc;
     dpc_mech *mech;
+    dpc_strategy *blt;  /* the default BLT (dpc_train_default_blt); cfg.mech's theta/omega */
     dpc_ledger ledger;
     int delta_derived; /* cfg.delta was 0: dpc_account_default_delta(N) (recorded in the ledger) */
     double noise_scale; /* sigma * sens * clip: std of each entry of Z in gradient-sum units */
@@ -188,6 +190,16 @@ dpc_status dpc__train_batch_resize(dpc_trainer *tr, size_t cap, dpc_error *err);
 
 /* train_config.c */
 double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n);
+
+/* A BLT mechanism without coefficients: the run's default BLT (dpc_train_default_blt). */
+static inline int dpc__train_default_blt(const dpc_mech_params *p)
+{
+    return p->kind == DPC_MECH_BLT && !p->theta && !p->omega && p->nbuf == 0;
+}
+
+/* The minimum separation b of an example's participations under the resolved sampler (spe:
+ * steps per epoch): what the default BSR bands and the default BLT are chosen for. */
+size_t dpc__train_min_sep(const dpc_train_config *c, size_t spe);
 
 /* ck_items.c: everything that determines the values of the run (the hash of its items). */
 uint64_t dpc__train_fingerprint(const dpc_trainer *tr);

@@ -40,6 +40,7 @@ void dpc_trainer_free(dpc_trainer *tr)
     dpc__dist_free(&tr->dist);
     dpc_sampler_free(tr->sampler);
     dpc_mech_free(tr->mech);
+    dpc_strategy_free(tr->blt);
     dpc_model_batch_free(tr->batch);
     free(tr->params);
     free(tr->velocity);
