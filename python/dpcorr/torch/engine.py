@@ -20,11 +20,13 @@ import torch
 from .. import _check
 from ..plan import TrainingPlan
 from ._per_sample import PerSampleGradients
+from ._whole import WholeModelGradients, _tensors, check_independence
+from .validate import validate
 
 _STATE_FORMAT = "dpcorr-torch"
 
 
-def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1e-5, epochs=1,
+def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, delta=1e-5, epochs=1,
                  clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
                  mech_params=None, groups=0, accountant="pld", workload=None,
                  allow_large_delta=False, loss_reduction="mean", collate_fn=None,
@@ -76,8 +78,11 @@ def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1
     unreachable budget, or the gdp accountant for a Poisson-amplified run).
     """
     if isinstance(dataset, torch.utils.data.DataLoader):
+        batch_size = _adopt_loader(dataset, batch_size)
         collate_fn = collate_fn or dataset.collate_fn
         dataset = dataset.dataset
+    if batch_size is None:
+        raise ValueError("batch_size: required (or pass a DataLoader with a batch_size)")
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
     if not isinstance(optimizer, torch.optim.Optimizer):
@@ -97,6 +102,26 @@ def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1
     return model, engine.optimizer, engine.loader, engine
 
 
+def _adopt_loader(loader, batch_size):
+    """A DataLoader's batch size is adopted; its sampler is not: dpcorr's sampler decides which
+    examples each step sees (the ledger accounts for it), so a sampler of the user's own
+    (WeightedRandomSampler, a custom batch_sampler, ...) is refused rather than replaced."""
+    data = torch.utils.data
+    bs = loader.batch_sampler
+    if bs is not None and type(bs) is not data.BatchSampler:
+        raise ValueError(f"dataset: the DataLoader's batch_sampler ({type(bs).__name__}) would "
+                         f"be replaced by dpcorr's sampler (sampler=...); pass the dataset")
+    if type(loader.sampler) not in (data.SequentialSampler, data.RandomSampler):
+        raise ValueError(f"dataset: the DataLoader's sampler ({type(loader.sampler).__name__}) "
+                         f"would be replaced by dpcorr's sampler (sampler=...); pass the dataset")
+    if loader.batch_size is not None:
+        if batch_size is not None and batch_size != loader.batch_size:
+            raise ValueError(f"batch_size: {batch_size} differs from the DataLoader's "
+                             f"batch_size {loader.batch_size}")
+        batch_size = loader.batch_size
+    return batch_size
+
+
 class PrivacyEngine:
     """The state of a private run: its :class:`dpcorr.TrainingPlan` (sampler, mechanism, ledger),
     its noise generator, the per-example gradient hooks and the step counter. Made by
@@ -105,8 +130,19 @@ class PrivacyEngine:
     def __init__(self, model, optimizer, dataset, plan_kwargs, *, seed=None,
                  loss_reduction="mean", collate_fn=None, noise_form="auto"):
         self.model = model
-        self._grads = PerSampleGradients(model)
-        self.params = self._grads.params
+        validate(model, strict=True)
+        # the whole-model path is always there (and sees every batch: the token check); the
+        # per-layer path is used only where it applies, and only after the first step showed
+        # that it gives autograd's gradient (weights used outside their module do not)
+        self._whole = WholeModelGradients(model)
+        self._whole.on_forward = self._seen
+        try:
+            self._layers = PerSampleGradients(model)
+        except ValueError:
+            self._layers = None
+        self.params = self._whole.params
+        self.path = "layers" if self._layers is not None else "whole-model"
+        self._verified = False  # the independence check has passed on a batch
         trainable = {id(p) for p in self.params}
         for g in optimizer.param_groups:
             for p in g["params"]:
@@ -123,7 +159,8 @@ class PrivacyEngine:
         self._noise_buf = np.empty(self.dim, dtype=np.float64)
         self._noise_t = torch.from_numpy(self._noise_buf)
         self.steps_done = 0
-        self._pending = None  # (step, batch size) handed out by the loader
+        self._pending = None  # (step, batch size, batch tensors) handed out by the loader
+        self._foreign = None  # why a forward pass since the last step ran on another batch
         self.last_clip_fraction = float("nan")
         self.optimizer = DPOptimizer(optimizer, self)
         self.loader = DPDataLoader(dataset, self, collate_fn)
@@ -146,10 +183,20 @@ class PrivacyEngine:
         return self.steps_done // self.plan.steps_per_epoch
 
     def epsilon(self, step=None):
-        """The epsilon of the whole configured run (default: the guarantee, as ``dpcorr train``
-        reports it), or of what the first ``step`` steps release
-        (``engine.epsilon(engine.steps_done)``: spent so far)."""
+        """The epsilon spent so far: what the ``steps_done`` steps run so far release (as
+        Opacus's get_epsilon), or what the first ``step`` steps release. 0 before the first
+        step. The whole run's guarantee: :meth:`epsilon_total`."""
+        step = self.steps_done if step is None else step
+        if step == 0:
+            return 0.0
+        if step >= self.plan.steps:
+            return self.plan.epsilon()
         return self.plan.epsilon(step)
+
+    def epsilon_total(self):
+        """The epsilon of the whole configured run (the guarantee, as ``dpcorr train`` reports
+        it)."""
+        return self.plan.epsilon()
 
     def ledger(self):
         """The privacy ledger: the fields of the C trainer's report (see
@@ -158,34 +205,96 @@ class PrivacyEngine:
 
     def detach(self):
         """Removes the hooks from the model."""
-        self._grads.remove()
+        self._whole.remove()
+        if self._layers is not None:
+            self._layers.remove()
 
     # ---- one step --------------------------------------------------------------------------
 
-    def _begin(self, step, batch_size):
-        self._pending = (step, batch_size)
+    def _begin(self, step, batch_size, batch=None):
+        self._pending = (step, batch_size, _tensors(batch) if batch is not None else [])
+        self._foreign = None
+
+    def _seen(self, inputs):
+        """The model's forward hook: its tensor arguments must be the batch the loader issued for
+        this step (the same tensors, or equal ones on another device): the token that ties the
+        step to the ledger."""
+        if self._pending is None:
+            self._foreign = "no batch of the engine's loader is pending"
+            return
+        issued = self._pending[2]
+        for a in inputs:
+            if not isinstance(a, torch.Tensor):
+                continue
+            for t in issued:
+                if a is t or (a.shape == t.shape and a.dtype == t.dtype
+                              and torch.equal(a.detach().to(t.device), t)):
+                    return
+        self._foreign = (f"the model ran on tensors that are not the batch the loader issued "
+                         f"for step {self._pending[0]}")
+
+    def _clear_all(self):
+        self._foreign = None
+        self._whole.clear()
+        if self._layers is not None:
+            self._layers.clear()
+
+    def _per_example(self, b, scale):
+        """Per-example gradients of the current step, by the per-layer path where it is proven
+        to apply, else by the whole-model path."""
+        if not self._verified:
+            args = self._whole.uses[0][0] if self._whole.uses else None
+            if args is not None and check_independence(self.model, args, b, self._whole):
+                self._verified = True
+        if self._layers is not None and self._layers.unusable is None:
+            per = self._layers.compute(b, scale)
+            if self.steps_done > 0 or self._agrees(per, scale):
+                return per
+        if self._layers is not None:  # this model needs the whole-model path: for good
+            self._layers.remove()
+            self._layers = None
+            self.path = "whole-model"
+        return self._whole.compute(b, scale)
+
+    def _agrees(self, per, scale):
+        """On the first step: the per-layer gradients sum to autograd's batch gradient (p.grad,
+        times scale for a mean loss). A weight used outside its module (tied weights), or a
+        module the hooks misread, fails this and the run takes the whole-model path."""
+        for p, g in zip(self.params, per):
+            if p.grad is None:
+                return False
+            want = p.grad.detach() * scale
+            err = float(torch.linalg.vector_norm((g.sum(0) - want).double()))
+            ref = float(torch.linalg.vector_norm(want.double()))
+            tol = 1e-9 if p.dtype == torch.float64 else 1e-4
+            if err > tol * ref + 1e-30:
+                return False
+        return True
 
     def _privatize(self):
         """Sets p.grad = (clipped sum + noise) / expected batch for every trainable parameter."""
         if self.steps_done >= self.plan.steps:
             raise RuntimeError(f"dpcorr: all {self.plan.steps} steps of the run are done")
-        b = self._grads.batch_size()
-        if self._pending is not None:
-            t, want = self._pending
-            if t != self.steps_done:
-                raise RuntimeError(f"dpcorr: the loader's batch is for step {t}, the run is at "
-                                   f"step {self.steps_done}")
-            if b is None and want == 0:
-                b = 0
-            if b != want:
-                raise RuntimeError(f"dpcorr: the model saw a batch of {b} examples, the "
-                                   f"loader's batch of step {t} has {want}")
-        elif b is None:
-            raise RuntimeError("dpcorr: no forward pass with gradients was recorded since the "
-                               "last step")
+        if self._pending is None:
+            raise RuntimeError("dpcorr: optimizer.step() without a batch of the engine's loader "
+                               "(the ledger accounts only for the batches it issues: iterate "
+                               "the loader make_private returned)")
+        if self._foreign is not None:
+            raise RuntimeError(f"dpcorr: {self._foreign}; the private optimizer steps only on "
+                               f"that batch (transform data in the dataset or collate_fn)")
+        b = self._whole.batch_size()
+        t, want = self._pending[:2]
+        if t != self.steps_done:
+            raise RuntimeError(f"dpcorr: the loader's batch is for step {t}, the run is at "
+                               f"step {self.steps_done}")
+        if b is None and want == 0:
+            b = 0
+        if b != want:
+            raise RuntimeError(f"dpcorr: the model saw a batch of {b} examples, the "
+                               f"loader's batch of step {t} has {want}")
         clip = self.plan.clip
         if b > 0:
-            per = self._grads.compute(b, float(b) if self.loss_reduction == "mean" else 1.0)
+            per = self._per_example(b, float(b) if self.loss_reduction == "mean" else 1.0)
             flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
             norms = torch.linalg.vector_norm(torch.stack(
                 [torch.linalg.vector_norm(g, dim=1).to(flats[0].dtype) for g in flats], 1),
@@ -220,7 +329,7 @@ class PrivacyEngine:
     def _advance(self):
         self.steps_done += 1
         self._pending = None
-        self._grads.clear()
+        self._clear_all()
 
     # ---- checkpoints -----------------------------------------------------------------------
 
@@ -260,7 +369,7 @@ class PrivacyEngine:
         self.model.load_state_dict(state["model"])
         self.optimizer.original.load_state_dict(state["optimizer"])
         self.plan, self.noise, self.steps_done, self._pending = plan, noise, step, None
-        self._grads.clear()
+        self._clear_all()
 
 
 class DPOptimizer(torch.optim.Optimizer):
@@ -284,7 +393,7 @@ class DPOptimizer(torch.optim.Optimizer):
         """Clears the gradients and the captured activations (call it before the forward
         pass)."""
         self.original.zero_grad(set_to_none=set_to_none)
-        self.engine._grads.clear()
+        self.engine._clear_all()
 
     def step(self, closure=None):
         """One private step (closure, if given, runs the forward and backward passes)."""
@@ -335,8 +444,9 @@ class DPDataLoader:
                 raise RuntimeError(f"dpcorr: optimizer.step() must be called once per batch "
                                    f"(the loader is at step {t}, the run at {eng.steps_done})")
             idx = eng.plan.batch(t)
-            eng._begin(t, int(idx.size))
-            yield self.fetch(idx)
+            batch = self.fetch(idx)
+            eng._begin(t, int(idx.size), batch)
+            yield batch
 
     def fetch(self, idx):
         """The batch of the example indices ``idx`` (an int64 numpy array)."""
