@@ -101,3 +101,108 @@ def test_epsilon_is_spent_so_far(mech, kw):
     # the library's accountant at the steps done, from a plan of its own
     same = dpcorr.TrainingPlan(200, seed=1, **eng._plan_kwargs)
     assert seen[1] == same.epsilon(5) and seen[2] == same.epsilon(13)
+
+
+def run_virtual(make, x, y, physical, mech="blt", reduction="sum", **kw):
+    torch.manual_seed(0)
+    model = make()
+    opt = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9)
+    model, opt, loader, eng = dt.make_private(
+        model, opt, torch.utils.data.TensorDataset(x, y), batch_size=20, epochs=2,
+        noise_multiplier=1.0, mech=mech, seed=4, max_physical_batch_size=physical,
+        loss_reduction=reduction, **kw)
+    parts = 0
+    for _ in range(2):
+        for xb, yb in loader:
+            assert xb.shape[0] <= (physical or 10 ** 9)
+            opt.zero_grad()
+            F.cross_entropy(model(xb), yb, reduction=reduction).backward()
+            opt.step()
+            parts += 1
+    eng.detach()
+    return [p.detach().clone() for p in model.parameters()], parts, eng
+
+
+class Elementwise(torch.nn.Module):
+    """Only elementwise operations and row reductions: its forward and per-example gradients
+    are the same bits whatever the batch size (a matrix product is not: BLAS blocks by size)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(3, 6))
+        self.b = torch.nn.Parameter(torch.zeros(3))
+
+    def forward(self, v):
+        return (torch.tanh(v[:, None, :] * self.w)).sum(-1) + self.b
+
+
+class Seq(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(3, 4, batch_first=True)
+        self.out = torch.nn.Linear(4, 3)
+
+    def forward(self, v):
+        return self.out(self.lstm(v)[0][:, -1])
+
+
+@pytest.mark.parametrize("physical", [1, 7, 20])
+def test_virtual_steps_bit_identical_to_the_whole_batch(physical):
+    """Clipping, the float64 sum (same additions, same order), the noise and the step are the
+    same bits with the batch split into physical batches of 1, 7 or 20 examples (a summed loss:
+    with a mean loss the per-example gradients are b x the mean's, rounded differently for each
+    physical batch size b)."""
+    torch.manual_seed(1)
+    x, y = torch.randn(100, 6), torch.randint(0, 3, (100,))
+    want, steps, eng0 = run_virtual(Elementwise, x, y, None)
+    got, parts, eng = run_virtual(Elementwise, x, y, physical)
+    assert steps == eng0.steps == 10 and parts == 10 * -(-20 // physical)
+    assert eng.steps_done == 10 and eng.path == eng0.path == "whole-model"
+    assert all(torch.equal(a, b) for a, b in zip(want, got))
+
+
+@pytest.mark.parametrize("physical", [1, 7])
+@pytest.mark.parametrize("make,path", [
+    (lambda: torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3)),
+     "layers"), (Seq, "whole-model")], ids=["mlp", "lstm"])
+def test_virtual_steps_match_the_whole_batch(make, path, physical):
+    """With matrix products the model's own forward pass differs in the last bits between batch
+    sizes (BLAS); the virtual steps then agree to rounding (float64)."""
+    torch.manual_seed(1)
+    x = torch.randn(100, 6) if path == "layers" else torch.randn(100, 4, 3)
+    x, y = x.double(), torch.randint(0, 3, (100,))
+    with torch.random.fork_rng():
+        torch.set_default_dtype(torch.float64)
+        try:
+            want, _, eng0 = run_virtual(make, x, y, None, reduction="mean")
+            got, _, eng = run_virtual(make, x, y, physical, reduction="mean")
+        finally:
+            torch.set_default_dtype(torch.float32)
+    assert eng.path == eng0.path == path
+    for a, b in zip(want, got):
+        assert float((a - b).norm()) <= 1e-12 * float(a.norm())
+
+
+def test_virtual_steps_poisson_and_errors():
+    torch.manual_seed(2)
+    x, y = torch.randn(100, 6), torch.randint(0, 3, (100,))
+    make = Elementwise
+    want, _, _ = run_virtual(make, x, y, None, mech="identity", accountant="pld")
+    got, _, eng = run_virtual(make, x, y, 3, mech="identity", accountant="pld")
+    assert all(torch.equal(a, b) for a, b in zip(want, got))
+    with pytest.raises(ValueError, match="max_physical_batch_size"):
+        run_virtual(make, x, y, 0)
+    torch.manual_seed(0)
+    model = make()
+    opt = torch.optim.SGD(model.parameters(), lr=0.2)
+    model, opt, loader, eng = dt.make_private(
+        model, opt, torch.utils.data.TensorDataset(x, y), batch_size=20, epochs=1,
+        noise_multiplier=1.0, mech="nu", seed=4, max_physical_batch_size=8)
+    it = iter(loader)
+    xb, yb = next(it)
+    F.cross_entropy(model(xb), yb).backward()
+    opt.step()
+    assert not eng.step_done and eng.steps_done == 0
+    with pytest.raises(RuntimeError, match="once per batch"):
+        next(it)
+        next(it)  # the second physical batch was never stepped on

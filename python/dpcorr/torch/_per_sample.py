@@ -18,7 +18,9 @@ after a layer are fine.
 """
 
 import torch
-from functorch import grad, make_functional_with_buffers, vmap
+from functorch import grad, vmap
+
+from ._whole import _hook_free_copy
 
 _REFUSED = (torch.nn.modules.batchnorm._BatchNorm,)
 # The layers whose per-example gradient from (input, output gradient) is proven here: one tensor
@@ -59,7 +61,7 @@ class PerSampleGradients:
                 raise ValueError(f"model: {name or 'the model'} ({type(module).__name__}) has "
                                  f"parameters of its own and submodules with parameters; put its "
                                  f"own parameters in a submodule")
-            fmodel, _, _ = make_functional_with_buffers(module)  # a hook-free copy
+            fmodel = _hook_free_copy(module)
             layer = _Layer(name, module, fmodel)
             self.layers.append(layer)
             for p in layer.params:

@@ -30,7 +30,7 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                  clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
                  mech_params=None, groups=0, accountant="pld", workload=None,
                  allow_large_delta=False, loss_reduction="mean", collate_fn=None,
-                 noise_form="auto"):
+                 noise_form="auto", max_physical_batch_size=None):
     """Makes a model, its optimizer and its data private. Returns ``(model, optimizer, loader,
     engine)``; train with the usual loop::
 
@@ -73,6 +73,13 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
     workload        (momentum, decay) of BSR / BISR / the default BLT instead of the optimizer's
     loss_reduction  "mean" (the loss is averaged over the batch; default) or "sum"
     noise_form      "auto", "buffer" or "replay" (the noise generator's form)
+    max_physical_batch_size
+                    virtual steps: the loader yields each step's batch in physical batches of
+                    at most this many examples; call ``optimizer.step()`` after each: the
+                    examples are clipped per physical batch, summed in the same order, and the
+                    step's noise is added and the wrapped optimizer runs once, on the last one
+                    (``engine.step_done`` is False before it). Bit-identical to the whole batch;
+                    memory bounded by the physical batch.
 
     Library errors raise :class:`dpcorr.DpcorrValueError` with the library's message (e.g. an
     unreachable budget, or the gdp accountant for a Poisson-amplified run).
@@ -98,7 +105,7 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                        allow_large_delta=allow_large_delta)
     engine = PrivacyEngine(model, optimizer, dataset, plan_kwargs, seed=seed,
                            loss_reduction=loss_reduction, collate_fn=collate_fn,
-                           noise_form=noise_form)
+                           noise_form=noise_form, max_physical_batch_size=max_physical_batch_size)
     return model, engine.optimizer, engine.loader, engine
 
 
@@ -128,7 +135,8 @@ class PrivacyEngine:
     :func:`make_private`."""
 
     def __init__(self, model, optimizer, dataset, plan_kwargs, *, seed=None,
-                 loss_reduction="mean", collate_fn=None, noise_form="auto"):
+                 loss_reduction="mean", collate_fn=None, noise_form="auto",
+                 max_physical_batch_size=None):
         self.model = model
         validate(model, strict=True)
         # the whole-model path is always there (and sees every batch: the token check); the
@@ -162,6 +170,14 @@ class PrivacyEngine:
         self._pending = None  # (step, batch size, batch tensors) handed out by the loader
         self._foreign = None  # why a forward pass since the last step ran on another batch
         self.last_clip_fraction = float("nan")
+        self.physical = None if max_physical_batch_size is None else \
+            _check.size("max_physical_batch_size", max_physical_batch_size)
+        if self.physical == 0:
+            raise ValueError("max_physical_batch_size: must be at least 1")
+        self._acc = None  # float64 clipped sum of the step's physical batches so far
+        self._clipped = 0  # examples clipped so far in this step, and how many of them clipped
+        self._over = 0
+        self.step_done = True  # False between the physical batches of a step
         self.optimizer = DPOptimizer(optimizer, self)
         self.loader = DPDataLoader(dataset, self, collate_fn)
 
@@ -211,8 +227,8 @@ class PrivacyEngine:
 
     # ---- one step --------------------------------------------------------------------------
 
-    def _begin(self, step, batch_size, batch=None):
-        self._pending = (step, batch_size, _tensors(batch) if batch is not None else [])
+    def _begin(self, step, batch_size, batch=None, last=True):
+        self._pending = (step, batch_size, _tensors(batch) if batch is not None else [], last)
         self._foreign = None
 
     def _seen(self, inputs):
@@ -272,7 +288,8 @@ class PrivacyEngine:
         return True
 
     def _privatize(self):
-        """Sets p.grad = (clipped sum + noise) / expected batch for every trainable parameter."""
+        """Sets p.grad = (clipped sum + noise) / expected batch for every trainable parameter;
+        returns False (p.grad untouched) for a physical batch that is not the step's last."""
         if self.steps_done >= self.plan.steps:
             raise RuntimeError(f"dpcorr: all {self.plan.steps} steps of the run are done")
         if self._pending is None:
@@ -300,20 +317,31 @@ class PrivacyEngine:
                 [torch.linalg.vector_norm(g, dim=1).to(flats[0].dtype) for g in flats], 1),
                 dim=1)  # (b,): ||g_i|| over all parameters
             factor = (clip / norms).clamp(max=1.0)  # (b,): min(1, clip / ||g_i||)
-            sums = [factor.to(g.dtype) @ g for g in flats]  # sum_i factor_i g_i: one GEMV each
-            self.last_clip_fraction = float((norms > clip).float().mean())
-        else:
-            sums = None
-            self.last_clip_fraction = float("nan")
+            if self._acc is None:
+                self._acc = torch.zeros(self.dim, dtype=torch.float64)
+            off = 0
+            for g in flats:
+                # sum_i factor_i g_i in float64, example after example (cumsum is a sequential
+                # scan), continuing the earlier physical batches' sum: the same additions in the
+                # same order however the step's batch is split
+                n = g.shape[1]
+                clipped = g.to(torch.float64) * factor.to(torch.float64)[:, None]
+                self._acc[off:off + n] = torch.cat(
+                    [self._acc[None, off:off + n], clipped.cpu()]).cumsum(0)[-1]
+                off += n
+            self._clipped += b
+            self._over += int((norms > clip).sum())
+        if not self._pending[3]:
+            self.step_done = False
+            return False
+        self.last_clip_fraction = self._over / self._clipped if self._clipped else float("nan")
+        sums, self._acc, self._clipped, self._over = self._acc, None, 0, 0
+        self.step_done = True
         flat = self._noise_t  # (dim,) float64, a view of the generator's output buffer
         self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
         flat.mul_(self.plan.noise_scale)  # noise_scale (B Z)_t
         if sums is not None:
-            off = 0
-            for s in sums:
-                n = s.numel()
-                flat[off:off + n].add_(s.cpu())  # in float64
-                off += n
+            flat.add_(sums)  # in float64
         flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
         off = 0
         for p in self.params:
@@ -325,6 +353,7 @@ class PrivacyEngine:
             else:
                 p.grad = h.to(device=p.device, dtype=p.dtype, copy=True)
             off += n
+        return True
 
     def _advance(self):
         self.steps_done += 1
@@ -370,6 +399,7 @@ class PrivacyEngine:
         self.optimizer.original.load_state_dict(state["optimizer"])
         self.plan, self.noise, self.steps_done, self._pending = plan, noise, step, None
         self._clear_all()
+        self._acc, self._clipped, self._over, self.step_done = None, 0, 0, True
 
 
 class DPOptimizer(torch.optim.Optimizer):
@@ -401,9 +431,12 @@ class DPOptimizer(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
-        self.engine._privatize()
-        self.original.step()
-        self.engine._advance()
+        if self.engine._privatize():
+            self.original.step()
+            self.engine._advance()
+        else:  # a physical batch of a virtual step: the next one of the same step follows
+            self.engine._pending = None
+            self.engine._clear_all()
         return loss
 
     def state_dict(self):
@@ -444,9 +477,16 @@ class DPDataLoader:
                 raise RuntimeError(f"dpcorr: optimizer.step() must be called once per batch "
                                    f"(the loader is at step {t}, the run at {eng.steps_done})")
             idx = eng.plan.batch(t)
-            batch = self.fetch(idx)
-            eng._begin(t, int(idx.size), batch)
-            yield batch
+            m = eng.physical or max(int(idx.size), 1)
+            parts = [idx[s:s + m] for s in range(0, int(idx.size), m)] or [idx]
+            for k, part in enumerate(parts):
+                if eng.steps_done != t or (k > 0 and eng._pending is not None):
+                    raise RuntimeError(f"dpcorr: optimizer.step() must be called once per batch "
+                                       f"(the loader is at step {t}, the run at "
+                                       f"{eng.steps_done})")
+                batch = self.fetch(part)
+                eng._begin(t, int(part.size), batch, last=k == len(parts) - 1)
+                yield batch
 
     def fetch(self, idx):
         """The batch of the example indices ``idx`` (an int64 numpy array)."""
