@@ -206,3 +206,16 @@ def test_virtual_steps_poisson_and_errors():
     with pytest.raises(RuntimeError, match="once per batch"):
         next(it)
         next(it)  # the second physical batch was never stepped on
+
+
+def test_distributed_run_refused(monkeypatch):
+    """Under torch.distributed with 2 processes each rank would draw its own key and process the
+    whole batch (the ranks diverge): refused until sharding is implemented."""
+    monkeypatch.setattr(torch.distributed, "is_initialized", lambda: True)
+    monkeypatch.setattr(torch.distributed, "get_world_size", lambda group=None: 2)
+    model = torch.nn.Linear(6, 3)
+    with pytest.raises(ValueError, match="torch.distributed with 2 processes is not supported"):
+        dt.make_private(model, torch.optim.SGD(model.parameters(), lr=0.1),
+                        torch.utils.data.TensorDataset(torch.randn(40, 6),
+                                                       torch.randint(0, 3, (40,))),
+                        batch_size=10, noise_multiplier=1.0, mech="nu", seed=1)

@@ -138,6 +138,12 @@ class PrivacyEngine:
                  loss_reduction="mean", collate_fn=None, noise_form="auto",
                  max_physical_batch_size=None):
         self.model = model
+        dist = torch.distributed
+        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+            # each rank would draw its own key and see the whole batch: refuse, do not diverge
+            raise ValueError(f"make_private: torch.distributed with {dist.get_world_size()} "
+                             f"processes is not supported (each rank would run the whole batch "
+                             f"with its own noise); run one process")
         validate(model, strict=True)
         # the whole-model path is always there (and sees every batch: the token check); the
         # per-layer path is used only where it applies, and only after the first step showed
