@@ -327,13 +327,14 @@ class PrivacyEngine:
                 self._acc = torch.zeros(self.dim, dtype=torch.float64)
             off = 0
             for g in flats:
-                # sum_i factor_i g_i in float64, example after example (cumsum is a sequential
-                # scan), continuing the earlier physical batches' sum: the same additions in the
-                # same order however the step's batch is split
+                # sum_i factor_i g_i in float64, example after example, continuing the earlier
+                # physical batches' sum: the same additions in the same order however the
+                # step's batch is split (a GEMV's order depends on the batch size)
                 n = g.shape[1]
-                clipped = g.to(torch.float64) * factor.to(torch.float64)[:, None]
-                self._acc[off:off + n] = torch.cat(
-                    [self._acc[None, off:off + n], clipped.cpu()]).cumsum(0)[-1]
+                clipped = g.to(torch.float64).mul_(factor.to(torch.float64)[:, None]).cpu()
+                acc = self._acc[off:off + n]
+                for row in clipped:
+                    acc.add_(row)
                 off += n
             self._clipped += b
             self._over += int((norms > clip).sum())
