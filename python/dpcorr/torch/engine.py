@@ -157,6 +157,7 @@ class PrivacyEngine:
         self.params = self._whole.params
         self.path = "layers" if self._layers is not None else "whole-model"
         self._verified = False  # the independence check has passed on a batch
+        self._layers_agree = False  # the per-layer path gave autograd's gradient on a batch
         trainable = {id(p) for p in self.params}
         for g in optimizer.param_groups:
             for p in g["params"]:
@@ -270,7 +271,8 @@ class PrivacyEngine:
                 self._verified = True
         if self._layers is not None and self._layers.unusable is None:
             per = self._layers.compute(b, scale)
-            if self.steps_done > 0 or self._agrees(per, scale):
+            if self._layers_agree or self._agrees(per, scale):
+                self._layers_agree = True
                 return per
         if self._layers is not None:  # this model needs the whole-model path: for good
             self._layers.remove()
@@ -279,7 +281,7 @@ class PrivacyEngine:
         return self._whole.compute(b, scale)
 
     def _agrees(self, per, scale):
-        """On the first step: the per-layer gradients sum to autograd's batch gradient (p.grad,
+        """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient (p.grad,
         times scale for a mean loss). A weight used outside its module (tied weights), or a
         module the hooks misread, fails this and the run takes the whole-model path."""
         for p, g in zip(self.params, per):
