@@ -2,6 +2,12 @@
 loader issued for that step; a DataLoader's own sampler is refused, its batch size adopted) and
 engine.epsilon() is the epsilon spent so far (the library's accountant at the steps done)."""
 
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
 import pytest
 import torch
 import torch.nn.functional as F
@@ -208,14 +214,27 @@ def test_virtual_steps_poisson_and_errors():
         next(it)  # the second physical batch was never stepped on
 
 
-def test_distributed_run_refused(monkeypatch):
-    """Under torch.distributed with 2 processes each rank would draw its own key and process the
-    whole batch (the ranks diverge): refused until sharding is implemented."""
-    monkeypatch.setattr(torch.distributed, "is_initialized", lambda: True)
-    monkeypatch.setattr(torch.distributed, "get_world_size", lambda group=None: 2)
-    model = torch.nn.Linear(6, 3)
-    with pytest.raises(ValueError, match="torch.distributed with 2 processes is not supported"):
-        dt.make_private(model, torch.optim.SGD(model.parameters(), lr=0.1),
-                        torch.utils.data.TensorDataset(torch.randn(40, 6),
-                                                       torch.randint(0, 3, (40,))),
-                        batch_size=10, noise_multiplier=1.0, mech="nu", seed=1)
+def distributed(world, seed, *extra):
+    """tests/torch_dist_worker.py with ``world`` processes (gloo on loopback, bounded time)."""
+    port = 29500 + os.getpid() % 1000 + 7 * world
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(dt.__file__).parents[2]))
+    res = subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name(
+        "torch_dist_worker.py")), str(world), str(port), seed, *extra], env=env,
+        capture_output=True, text=True, timeout=240, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_distributed_bit_identical_to_one_process():
+    """Each rank takes a contiguous share of every batch; the clipped sum passes from rank to
+    rank; rank 0's key (broadcast), the same noise: 2 and 3 processes end with the same run's
+    parameters in one process, bit for bit, and the ranks agree with each other."""
+    for world in (2, 3):
+        many = distributed(world, "7")
+        assert many["ranks_equal"] and many["params"] == many["one_process"]
+        assert len(many["params"]) == 21
+
+
+def test_distributed_rank_with_another_configuration_refused():
+    out = distributed(2, "7", "differ")
+    assert out["error"].startswith("torch.distributed: rank 1's ledger differ from rank 0's")

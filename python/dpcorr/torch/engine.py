@@ -73,6 +73,8 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
     workload        (momentum, decay) of BSR / BISR / the default BLT instead of the optimizer's
     loss_reduction  "mean" (the loss is averaged over the batch; default) or "sum"
     noise_form      "auto", "buffer" or "replay" (the noise generator's form)
+    (torch.distributed: when a process group of several processes is initialized, every rank
+    takes its share of every batch and all ranks take the same step; see python/README.md)
     max_physical_batch_size
                     virtual steps: the loader yields each step's batch in physical batches of
                     at most this many examples; call ``optimizer.step()`` after each: the
@@ -139,11 +141,14 @@ class PrivacyEngine:
                  max_physical_batch_size=None):
         self.model = model
         dist = torch.distributed
+        self.world, self.rank = 1, 0
         if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
-            # each rank would draw its own key and see the whole batch: refuse, do not diverge
-            raise ValueError(f"make_private: torch.distributed with {dist.get_world_size()} "
-                             f"processes is not supported (each rank would run the whole batch "
-                             f"with its own noise); run one process")
+            # each rank takes a contiguous share of every batch; the clipped sum is passed from
+            # rank to rank (the one-process order); the key is rank 0's; the noise is the same
+            # on every rank, so is every update
+            self.world, self.rank = dist.get_world_size(), dist.get_rank()
+            if max_physical_batch_size is not None:
+                raise ValueError("max_physical_batch_size: not supported with torch.distributed")
         validate(model, strict=True)
         # the whole-model path is always there (and sees every batch: the token check); the
         # per-layer path is used only where it applies, and only after the first step showed
@@ -170,6 +175,8 @@ class PrivacyEngine:
         self._noise_form = noise_form
         self.loss_reduction = loss_reduction
         self.plan = TrainingPlan(self.n_examples, seed=seed, **plan_kwargs)
+        if self.world > 1:
+            self._join_ranks()
         self.noise = self.plan.noise_generator(self.dim, form=noise_form, scaled=False)
         self._noise_buf = np.empty(self.dim, dtype=np.float64)
         self._noise_t = torch.from_numpy(self._noise_buf)
@@ -181,6 +188,7 @@ class PrivacyEngine:
             _check.size("max_physical_batch_size", max_physical_batch_size)
         if self.physical == 0:
             raise ValueError("max_physical_batch_size: must be at least 1")
+        self._rows = []  # distributed: this rank's clipped rows, (offset, (b, n) float64)
         self._acc = None  # float64 clipped sum of the step's physical batches so far
         self._clipped = 0  # examples clipped so far in this step, and how many of them clipped
         self._over = 0
@@ -231,6 +239,47 @@ class PrivacyEngine:
         self._whole.remove()
         if self._layers is not None:
             self._layers.remove()
+
+    def _join_ranks(self):
+        """Rank 0's RNG (seed or secure key) for every rank; every rank's configuration (ledger,
+        trainable parameters, data size) must be rank 0's, else ValueError naming the rank."""
+        dist = torch.distributed
+        box = [self.plan.rng if self.rank == 0 else None]
+        dist.broadcast_object_list(box, src=0)
+        self.plan = TrainingPlan(self.n_examples, rng_state=box[0], **self._plan_kwargs)
+        mine = (self.plan.ledger(), self.dim, self.n_examples)
+        every = [None] * self.world
+        dist.all_gather_object(every, mine)
+        for r, other in enumerate(every):
+            if other != every[0]:
+                what = [k for k, a, b in zip(("ledger", "trainable parameters", "examples"),
+                                             every[0], other) if a != b]
+                raise ValueError(f"torch.distributed: rank {r}'s {', '.join(what)} differ from "
+                                 f"rank 0's (every rank needs the same model, data and "
+                                 f"make_private arguments)")
+
+    def _share(self, idx):
+        """This rank's contiguous share of a batch's example indices."""
+        if self.world == 1:
+            return idx
+        return np.array_split(idx, self.world)[self.rank]
+
+    def _pass_sum(self):
+        """Distributed: continues the clipped sum rank after rank (0, 1, ...: the one-process
+        order of the batch's examples, row by row) and gives every rank the total."""
+        dist = torch.distributed
+        acc = torch.zeros(self.dim, dtype=torch.float64)
+        if self.rank > 0:
+            dist.recv(acc, src=self.rank - 1)
+        for off, clipped in self._rows:
+            part = acc[off:off + clipped.shape[1]]
+            for row in clipped:
+                part.add_(row)
+        self._rows = []
+        if self.rank < self.world - 1:
+            dist.send(acc, dst=self.rank + 1)
+        dist.broadcast(acc, src=self.world - 1)
+        return acc
 
     # ---- one step --------------------------------------------------------------------------
 
@@ -334,9 +383,12 @@ class PrivacyEngine:
                 # step's batch is split (a GEMV's order depends on the batch size)
                 n = g.shape[1]
                 clipped = g.to(torch.float64).mul_(factor.to(torch.float64)[:, None]).cpu()
-                acc = self._acc[off:off + n]
-                for row in clipped:
-                    acc.add_(row)
+                if self.world > 1:  # added after the earlier ranks' sum arrives
+                    self._rows.append((off, clipped))
+                else:
+                    acc = self._acc[off:off + n]
+                    for row in clipped:
+                        acc.add_(row)
                 off += n
             self._clipped += b
             self._over += int((norms > clip).sum())
@@ -345,6 +397,8 @@ class PrivacyEngine:
             return False
         self.last_clip_fraction = self._over / self._clipped if self._clipped else float("nan")
         sums, self._acc, self._clipped, self._over = self._acc, None, 0, 0
+        if self.world > 1:
+            sums = self._pass_sum()
         self.step_done = True
         flat = self._noise_t  # (dim,) float64, a view of the generator's output buffer
         self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
@@ -485,7 +539,7 @@ class DPDataLoader:
             if eng.steps_done != t:
                 raise RuntimeError(f"dpcorr: optimizer.step() must be called once per batch "
                                    f"(the loader is at step {t}, the run at {eng.steps_done})")
-            idx = eng.plan.batch(t)
+            idx = eng._share(eng.plan.batch(t))
             m = eng.physical or max(int(idx.size), 1)
             parts = [idx[s:s + m] for s in range(0, int(idx.size), m)] or [idx]
             for k, part in enumerate(parts):
