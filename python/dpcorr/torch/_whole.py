@@ -227,14 +227,13 @@ def check_independence(model, args, b, whole=None):
             whole.quiet = False
     if not _mixes(outs[0], outs[1], b):
         return True
+    culprit = model  # the first module (in the order they finish) whose other examples changed
     for (mod, x), (_, y) in zip(records[0], records[1]):
         if _mixes(x, y, b):
-            where = names.get(mod) or "the model"
+            culprit = mod
             break
-    else:
-        where = "the model"
-    mod_name = type(mod).__name__ if where != "the model" else type(model).__name__
-    raise ValueError(f"model: {where} ({mod_name}) mixes the examples of a batch: changing "
+    where = names.get(culprit) or "the model"
+    raise ValueError(f"model: {where} ({type(culprit).__name__}) mixes the examples of a batch: changing "
                      f"example 0 changed the output of other examples, so per-example gradients "
                      f"(and the privacy guarantee) are not defined; make it treat each example "
                      f"on its own (see dpcorr.torch.validate)")
