@@ -173,7 +173,7 @@ def main(argv=None):
             break
     acc = accuracy(model, x_test, y_test)
     ledger = engine.ledger()
-    out = {"test_accuracy": acc, "epsilon": engine.epsilon(), "delta": args.delta,
+    out = {"test_accuracy": acc, "epsilon": engine.epsilon_total(), "delta": args.delta,
            "examples_per_s": examples / train_time if train_time > 0 else None,
            "examples_per_cpu_s": examples / train_cpu if train_cpu > 0 else None,
            "mechanism": ledger["mechanism"], "mech": args.mech, "sampler": ledger["sampler"],

@@ -179,7 +179,7 @@ def test_same_epsilon_as_dpcorr_train(cli, tmp_path, mech, kw, args):
     for key in ("epsilon", "sigma", "sensitivity", "steps", "q", "rounds", "sampler", "route",
                 "mechanism", "noise_std_per_unit_clip"):
         assert got[key] == want[key], key
-    assert eng.epsilon() == want["epsilon"]
+    assert eng.epsilon_total() == want["epsilon"]
 
 
 def _example_mechs():
@@ -281,7 +281,7 @@ def test_tiny_training_run_learns():
     with torch.no_grad():
         acc = (model(x).argmax(1) == y).float().mean().item()
     assert acc > 0.85, acc
-    assert eng.epsilon() <= 8.0 and eng.epsilon(20) < eng.epsilon()
+    assert eng.epsilon_total() <= 8.0 and eng.epsilon(20) < eng.epsilon_total()
     with pytest.raises(RuntimeError, match="done"):
         opt.zero_grad()
         torch.nn.functional.cross_entropy(model(x[:5]), y[:5]).backward()
@@ -469,13 +469,13 @@ def test_errors():
     with pytest.raises(dpcorr.DpcorrValueError):
         private(mlp(), batch_size=1000)
     model, opt, loader, eng = private(mlp())
-    with pytest.raises(RuntimeError, match="no forward pass"):
+    with pytest.raises(RuntimeError, match="without a batch of the engine's loader"):
         opt.step()
     it = iter(loader)
     x, y = next(it)
     opt.zero_grad()
     torch.nn.functional.cross_entropy(model(x[:5]), y[:5]).backward()
-    with pytest.raises(RuntimeError, match="batch of 5"):
+    with pytest.raises(RuntimeError, match="not the batch the loader issued for step 0"):
         opt.step()
     opt.zero_grad()
     model(x)

@@ -3,10 +3,14 @@
 * :func:`make_private`: per-example gradients (functorch), clipping, dpcorr's correlated noise,
   dpcorr's sampler and accountant around a model, an optimizer and a dataset; the same
   configuration reports the same epsilon as ``dpcorr train``.
+* :func:`validate` / :func:`fix`: the modules that mix the examples of a batch, and their
+  replacement (BatchNorm -> GroupNorm).
 * :class:`CorrelatedNoise`: only the noise, for gradients clipped elsewhere.
 """
 
 from .engine import DPDataLoader, DPOptimizer, PrivacyEngine, make_private
 from .noise import CorrelatedNoise
+from .validate import fix, validate
 
-__all__ = ["make_private", "PrivacyEngine", "DPOptimizer", "DPDataLoader", "CorrelatedNoise"]
+__all__ = ["make_private", "PrivacyEngine", "DPOptimizer", "DPDataLoader", "CorrelatedNoise",
+           "validate", "fix"]

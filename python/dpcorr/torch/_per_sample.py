@@ -18,9 +18,16 @@ after a layer are fine.
 """
 
 import torch
-from functorch import grad, make_functional_with_buffers, vmap
+from functorch import grad, vmap
+
+from ._whole import _hook_free_copy
 
 _REFUSED = (torch.nn.modules.batchnorm._BatchNorm,)
+# The layers whose per-example gradient from (input, output gradient) is proven here: one tensor
+# in, one tensor out, every parameter their own. Any other module with parameters of its own
+# makes the engine use the whole-model path (_whole.py).
+FAST = (torch.nn.Linear, torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.Embedding,
+        torch.nn.LayerNorm, torch.nn.GroupNorm)
 
 
 class PerSampleGradients:
@@ -47,11 +54,14 @@ class PerSampleGradients:
                 raise ValueError(f"model: {name or 'the model'} ({type(module).__name__}) mixes "
                                  f"the examples of a batch, so per-example gradients are not "
                                  f"defined; use GroupNorm or LayerNorm")
+            if type(module) not in FAST:
+                raise ValueError(f"model: {name or 'the model'} ({type(module).__name__}) is not "
+                                 f"a layer of the per-layer path")
             if any(p.requires_grad for c in module.children() for p in c.parameters()):
                 raise ValueError(f"model: {name or 'the model'} ({type(module).__name__}) has "
                                  f"parameters of its own and submodules with parameters; put its "
                                  f"own parameters in a submodule")
-            fmodel, _, _ = make_functional_with_buffers(module)  # a hook-free copy
+            fmodel = _hook_free_copy(module)
             layer = _Layer(name, module, fmodel)
             self.layers.append(layer)
             for p in layer.params:
@@ -62,6 +72,7 @@ class PerSampleGradients:
         missing = [p for p in self.params if id(p) not in owner]
         if missing:
             raise ValueError("model: some trainable parameters belong to no module")
+        self.unusable = None  # why a forward pass showed this path does not apply
         self._handles = [layer.module.register_forward_hook(self._forward_hook(layer))
                          for layer in self.layers]
 
@@ -78,15 +89,15 @@ class PerSampleGradients:
             layer.inputs.clear()
             layer.grads.clear()
 
-    @staticmethod
-    def _forward_hook(layer):
+    def _forward_hook(self, layer):
         def hook(module, inputs, output):
             if not torch.is_grad_enabled() or not isinstance(output, torch.Tensor) or \
                     not output.requires_grad:
                 return
             if len(inputs) != 1 or not isinstance(inputs[0], torch.Tensor):
-                raise ValueError(f"dpcorr: {layer.name} ({type(module).__name__}) must take one "
-                                 f"tensor argument")
+                self.unusable = (f"{layer.name} ({type(module).__name__}) took "
+                                 f"{len(inputs)} arguments")
+                return
             layer.inputs.append(inputs[0].detach())
             use = len(layer.inputs) - 1
             output.register_hook(lambda g: layer.grads.__setitem__(use, g.detach()))

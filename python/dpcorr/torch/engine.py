@@ -20,15 +20,17 @@ import torch
 from .. import _check
 from ..plan import TrainingPlan
 from ._per_sample import PerSampleGradients
+from ._whole import WholeModelGradients, _tensors, check_independence
+from .validate import validate
 
 _STATE_FORMAT = "dpcorr-torch"
 
 
-def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=None, epochs=1,
-                 clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
+def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, delta=None,
+                 epochs=1, clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
                  mech_params=None, groups=0, accountant="pld", workload=None,
                  allow_large_delta=False, loss_reduction="mean", collate_fn=None,
-                 noise_form="auto"):
+                 noise_form="auto", max_physical_batch_size=None):
     """Makes a model, its optimizer and its data private. Returns ``(model, optimizer, loader,
     engine)``; train with the usual loop::
 
@@ -71,13 +73,25 @@ def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=N
     workload        (momentum, decay) of BSR / BISR / the default BLT instead of the optimizer's
     loss_reduction  "mean" (the loss is averaged over the batch; default) or "sum"
     noise_form      "auto", "buffer" or "replay" (the noise generator's form)
+    (torch.distributed: when a process group of several processes is initialized, every rank
+    takes its share of every batch and all ranks take the same step; see python/README.md)
+    max_physical_batch_size
+                    virtual steps: the loader yields each step's batch in physical batches of
+                    at most this many examples; call ``optimizer.step()`` after each: the
+                    examples are clipped per physical batch, summed in the same order, and the
+                    step's noise is added and the wrapped optimizer runs once, on the last one
+                    (``engine.step_done`` is False before it). Bit-identical to the whole batch;
+                    memory bounded by the physical batch.
 
     Library errors raise :class:`dpcorr.DpcorrValueError` with the library's message (e.g. an
     unreachable budget, or the gdp accountant for a Poisson-amplified run).
     """
     if isinstance(dataset, torch.utils.data.DataLoader):
+        batch_size = _adopt_loader(dataset, batch_size)
         collate_fn = collate_fn or dataset.collate_fn
         dataset = dataset.dataset
+    if batch_size is None:
+        raise ValueError("batch_size: required (or pass a DataLoader with a batch_size)")
     if not isinstance(model, torch.nn.Module):
         raise TypeError(f"model: expected a torch.nn.Module, got {type(model).__name__}")
     if not isinstance(optimizer, torch.optim.Optimizer):
@@ -93,8 +107,28 @@ def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=N
                        allow_large_delta=allow_large_delta)
     engine = PrivacyEngine(model, optimizer, dataset, plan_kwargs, seed=seed,
                            loss_reduction=loss_reduction, collate_fn=collate_fn,
-                           noise_form=noise_form)
+                           noise_form=noise_form, max_physical_batch_size=max_physical_batch_size)
     return model, engine.optimizer, engine.loader, engine
+
+
+def _adopt_loader(loader, batch_size):
+    """A DataLoader's batch size is adopted; its sampler is not: dpcorr's sampler decides which
+    examples each step sees (the ledger accounts for it), so a sampler of the user's own
+    (WeightedRandomSampler, a custom batch_sampler, ...) is refused rather than replaced."""
+    data = torch.utils.data
+    bs = loader.batch_sampler
+    if bs is not None and type(bs) is not data.BatchSampler:
+        raise ValueError(f"dataset: the DataLoader's batch_sampler ({type(bs).__name__}) would "
+                         f"be replaced by dpcorr's sampler (sampler=...); pass the dataset")
+    if type(loader.sampler) not in (data.SequentialSampler, data.RandomSampler):
+        raise ValueError(f"dataset: the DataLoader's sampler ({type(loader.sampler).__name__}) "
+                         f"would be replaced by dpcorr's sampler (sampler=...); pass the dataset")
+    if loader.batch_size is not None:
+        if batch_size is not None and batch_size != loader.batch_size:
+            raise ValueError(f"batch_size: {batch_size} differs from the DataLoader's "
+                             f"batch_size {loader.batch_size}")
+        batch_size = loader.batch_size
+    return batch_size
 
 
 class PrivacyEngine:
@@ -103,10 +137,32 @@ class PrivacyEngine:
     :func:`make_private`."""
 
     def __init__(self, model, optimizer, dataset, plan_kwargs, *, seed=None,
-                 loss_reduction="mean", collate_fn=None, noise_form="auto"):
+                 loss_reduction="mean", collate_fn=None, noise_form="auto",
+                 max_physical_batch_size=None):
         self.model = model
-        self._grads = PerSampleGradients(model)
-        self.params = self._grads.params
+        dist = torch.distributed
+        self.world, self.rank = 1, 0
+        if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
+            # each rank takes a contiguous share of every batch; the clipped sum is passed from
+            # rank to rank (the one-process order); the key is rank 0's; the noise is the same
+            # on every rank, so is every update
+            self.world, self.rank = dist.get_world_size(), dist.get_rank()
+            if max_physical_batch_size is not None:
+                raise ValueError("max_physical_batch_size: not supported with torch.distributed")
+        validate(model, strict=True)
+        # the whole-model path is always there (and sees every batch: the token check); the
+        # per-layer path is used only where it applies, and only after the first step showed
+        # that it gives autograd's gradient (weights used outside their module do not)
+        self._whole = WholeModelGradients(model)
+        self._whole.on_forward = self._seen
+        try:
+            self._layers = PerSampleGradients(model)
+        except ValueError:
+            self._layers = None
+        self.params = self._whole.params
+        self.path = "layers" if self._layers is not None else "whole-model"
+        self._verified = False  # the independence check has passed on a batch
+        self._layers_agree = False  # the per-layer path gave autograd's gradient on a batch
         trainable = {id(p) for p in self.params}
         for g in optimizer.param_groups:
             for p in g["params"]:
@@ -119,12 +175,24 @@ class PrivacyEngine:
         self._noise_form = noise_form
         self.loss_reduction = loss_reduction
         self.plan = TrainingPlan(self.n_examples, seed=seed, **plan_kwargs)
+        if self.world > 1:
+            self._join_ranks()
         self.noise = self.plan.noise_generator(self.dim, form=noise_form, scaled=False)
         self._noise_buf = np.empty(self.dim, dtype=np.float64)
         self._noise_t = torch.from_numpy(self._noise_buf)
         self.steps_done = 0
-        self._pending = None  # (step, batch size) handed out by the loader
+        self._pending = None  # (step, batch size, batch tensors) handed out by the loader
+        self._foreign = None  # why a forward pass since the last step ran on another batch
         self.last_clip_fraction = float("nan")
+        self.physical = None if max_physical_batch_size is None else \
+            _check.size("max_physical_batch_size", max_physical_batch_size)
+        if self.physical == 0:
+            raise ValueError("max_physical_batch_size: must be at least 1")
+        self._rows = []  # distributed: this rank's clipped rows, (offset, (b, n) float64)
+        self._acc = None  # float64 clipped sum of the step's physical batches so far
+        self._clipped = 0  # examples clipped so far in this step, and how many of them clipped
+        self._over = 0
+        self.step_done = True  # False between the physical batches of a step
         self.optimizer = DPOptimizer(optimizer, self)
         self.loader = DPDataLoader(dataset, self, collate_fn)
 
@@ -146,10 +214,20 @@ class PrivacyEngine:
         return self.steps_done // self.plan.steps_per_epoch
 
     def epsilon(self, step=None):
-        """The epsilon of the whole configured run (default: the guarantee, as ``dpcorr train``
-        reports it), or of what the first ``step`` steps release
-        (``engine.epsilon(engine.steps_done)``: spent so far)."""
+        """The epsilon spent so far: what the ``steps_done`` steps run so far release (as
+        Opacus's get_epsilon), or what the first ``step`` steps release. 0 before the first
+        step. The whole run's guarantee: :meth:`epsilon_total`."""
+        step = self.steps_done if step is None else step
+        if step == 0:
+            return 0.0
+        if step >= self.plan.steps:
+            return self.plan.epsilon()
         return self.plan.epsilon(step)
+
+    def epsilon_total(self):
+        """The epsilon of the whole configured run (the guarantee, as ``dpcorr train`` reports
+        it)."""
+        return self.plan.epsilon()
 
     def ledger(self):
         """The privacy ledger: the fields of the C trainer's report (see
@@ -158,34 +236,139 @@ class PrivacyEngine:
 
     def detach(self):
         """Removes the hooks from the model."""
-        self._grads.remove()
+        self._whole.remove()
+        if self._layers is not None:
+            self._layers.remove()
+
+    def _join_ranks(self):
+        """Rank 0's RNG (seed or secure key) for every rank; every rank's configuration (ledger,
+        trainable parameters, data size) must be rank 0's, else ValueError naming the rank."""
+        dist = torch.distributed
+        box = [self.plan.rng if self.rank == 0 else None]
+        dist.broadcast_object_list(box, src=0)
+        self.plan = TrainingPlan(self.n_examples, rng_state=box[0], **self._plan_kwargs)
+        mine = (self.plan.ledger(), self.dim, self.n_examples)
+        every = [None] * self.world
+        dist.all_gather_object(every, mine)
+        for r, other in enumerate(every):
+            if other != every[0]:
+                what = [k for k, a, b in zip(("ledger", "trainable parameters", "examples"),
+                                             every[0], other) if a != b]
+                raise ValueError(f"torch.distributed: rank {r}'s {', '.join(what)} differ from "
+                                 f"rank 0's (every rank needs the same model, data and "
+                                 f"make_private arguments)")
+
+    def _share(self, idx):
+        """This rank's contiguous share of a batch's example indices."""
+        if self.world == 1:
+            return idx
+        return np.array_split(idx, self.world)[self.rank]
+
+    def _pass_sum(self):
+        """Distributed: continues the clipped sum rank after rank (0, 1, ...: the one-process
+        order of the batch's examples, row by row) and gives every rank the total."""
+        dist = torch.distributed
+        acc = torch.zeros(self.dim, dtype=torch.float64)
+        if self.rank > 0:
+            dist.recv(acc, src=self.rank - 1)
+        for off, clipped in self._rows:
+            part = acc[off:off + clipped.shape[1]]
+            for row in clipped:
+                part.add_(row)
+        self._rows = []
+        if self.rank < self.world - 1:
+            dist.send(acc, dst=self.rank + 1)
+        dist.broadcast(acc, src=self.world - 1)
+        return acc
 
     # ---- one step --------------------------------------------------------------------------
 
-    def _begin(self, step, batch_size):
-        self._pending = (step, batch_size)
+    def _begin(self, step, batch_size, batch=None, last=True):
+        self._pending = (step, batch_size, _tensors(batch) if batch is not None else [], last)
+        self._foreign = None
+
+    def _seen(self, inputs):
+        """The model's forward hook: its tensor arguments must be the batch the loader issued for
+        this step (the same tensors, or equal ones on another device): the token that ties the
+        step to the ledger."""
+        if self._pending is None:
+            self._foreign = "no batch of the engine's loader is pending"
+            return
+        issued = self._pending[2]
+        for a in inputs:
+            if not isinstance(a, torch.Tensor):
+                continue
+            for t in issued:
+                if a is t or (a.shape == t.shape and a.dtype == t.dtype
+                              and torch.equal(a.detach().to(t.device), t)):
+                    return
+        self._foreign = (f"the model ran on tensors that are not the batch the loader issued "
+                         f"for step {self._pending[0]}")
+
+    def _clear_all(self):
+        self._foreign = None
+        self._whole.clear()
+        if self._layers is not None:
+            self._layers.clear()
+
+    def _per_example(self, b, scale):
+        """Per-example gradients of the current step, by the per-layer path where it is proven
+        to apply, else by the whole-model path."""
+        if not self._verified:
+            args = self._whole.uses[0][0] if self._whole.uses else None
+            if args is not None and check_independence(self.model, args, b, self._whole):
+                self._verified = True
+        if self._layers is not None and self._layers.unusable is None:
+            per = self._layers.compute(b, scale)
+            if self._layers_agree or self._agrees(per, scale):
+                self._layers_agree = True
+                return per
+        if self._layers is not None:  # this model needs the whole-model path: for good
+            self._layers.remove()
+            self._layers = None
+            self.path = "whole-model"
+        return self._whole.compute(b, scale)
+
+    def _agrees(self, per, scale):
+        """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient (p.grad,
+        times scale for a mean loss). A weight used outside its module (tied weights), or a
+        module the hooks misread, fails this and the run takes the whole-model path."""
+        for p, g in zip(self.params, per):
+            if p.grad is None:
+                return False
+            want = p.grad.detach() * scale
+            err = float(torch.linalg.vector_norm((g.sum(0) - want).double()))
+            ref = float(torch.linalg.vector_norm(want.double()))
+            tol = 1e-9 if p.dtype == torch.float64 else 1e-4
+            if err > tol * ref + 1e-30:
+                return False
+        return True
 
     def _privatize(self):
-        """Sets p.grad = (clipped sum + noise) / expected batch for every trainable parameter."""
+        """Sets p.grad = (clipped sum + noise) / expected batch for every trainable parameter;
+        returns False (p.grad untouched) for a physical batch that is not the step's last."""
         if self.steps_done >= self.plan.steps:
             raise RuntimeError(f"dpcorr: all {self.plan.steps} steps of the run are done")
-        b = self._grads.batch_size()
-        if self._pending is not None:
-            t, want = self._pending
-            if t != self.steps_done:
-                raise RuntimeError(f"dpcorr: the loader's batch is for step {t}, the run is at "
-                                   f"step {self.steps_done}")
-            if b is None and want == 0:
-                b = 0
-            if b != want:
-                raise RuntimeError(f"dpcorr: the model saw a batch of {b} examples, the "
-                                   f"loader's batch of step {t} has {want}")
-        elif b is None:
-            raise RuntimeError("dpcorr: no forward pass with gradients was recorded since the "
-                               "last step")
+        if self._pending is None:
+            raise RuntimeError("dpcorr: optimizer.step() without a batch of the engine's loader "
+                               "(the ledger accounts only for the batches it issues: iterate "
+                               "the loader make_private returned)")
+        if self._foreign is not None:
+            raise RuntimeError(f"dpcorr: {self._foreign}; the private optimizer steps only on "
+                               f"that batch (transform data in the dataset or collate_fn)")
+        b = self._whole.batch_size()
+        t, want = self._pending[:2]
+        if t != self.steps_done:
+            raise RuntimeError(f"dpcorr: the loader's batch is for step {t}, the run is at "
+                               f"step {self.steps_done}")
+        if b is None and want == 0:
+            b = 0
+        if b != want:
+            raise RuntimeError(f"dpcorr: the model saw a batch of {b} examples, the "
+                               f"loader's batch of step {t} has {want}")
         clip = self.plan.clip
         if b > 0:
-            per = self._grads.compute(b, float(b) if self.loss_reduction == "mean" else 1.0)
+            per = self._per_example(b, float(b) if self.loss_reduction == "mean" else 1.0)
             flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
             norms = torch.linalg.vector_norm(torch.stack(
                 [torch.linalg.vector_norm(g, dim=1).to(flats[0].dtype) for g in flats], 1),
@@ -203,20 +386,37 @@ class PrivacyEngine:
                 raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
                                  f"or inf in its inputs or loss?); refusing the step")
             factor = (clip / norms).clamp(max=1.0)  # (b,): min(1, clip / ||g_i||)
-            sums = [factor.to(g.dtype) @ g for g in flats]  # sum_i factor_i g_i: one GEMV each
-            self.last_clip_fraction = float((norms > clip).float().mean())
-        else:
-            sums = None
-            self.last_clip_fraction = float("nan")
+            if self._acc is None:
+                self._acc = torch.zeros(self.dim, dtype=torch.float64)
+            off = 0
+            for g in flats:
+                # sum_i factor_i g_i in float64, example after example, continuing the earlier
+                # physical batches' sum: the same additions in the same order however the
+                # step's batch is split (a GEMV's order depends on the batch size)
+                n = g.shape[1]
+                clipped = g.to(torch.float64).mul_(factor.to(torch.float64)[:, None]).cpu()
+                if self.world > 1:  # added after the earlier ranks' sum arrives
+                    self._rows.append((off, clipped))
+                else:
+                    acc = self._acc[off:off + n]
+                    for row in clipped:
+                        acc.add_(row)
+                off += n
+            self._clipped += b
+            self._over += int((norms > clip).sum())
+        if not self._pending[3]:
+            self.step_done = False
+            return False
+        self.last_clip_fraction = self._over / self._clipped if self._clipped else float("nan")
+        sums, self._acc, self._clipped, self._over = self._acc, None, 0, 0
+        if self.world > 1:
+            sums = self._pass_sum()
+        self.step_done = True
         flat = self._noise_t  # (dim,) float64, a view of the generator's output buffer
         self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
         flat.mul_(self.plan.noise_scale)  # noise_scale (B Z)_t
         if sums is not None:
-            off = 0
-            for s in sums:
-                n = s.numel()
-                flat[off:off + n].add_(s.cpu())  # in float64
-                off += n
+            flat.add_(sums)  # in float64
         flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
         off = 0
         for p in self.params:
@@ -228,11 +428,12 @@ class PrivacyEngine:
             else:
                 p.grad = h.to(device=p.device, dtype=p.dtype, copy=True)
             off += n
+        return True
 
     def _advance(self):
         self.steps_done += 1
         self._pending = None
-        self._grads.clear()
+        self._clear_all()
 
     # ---- checkpoints -----------------------------------------------------------------------
 
@@ -272,7 +473,8 @@ class PrivacyEngine:
         self.model.load_state_dict(state["model"])
         self.optimizer.original.load_state_dict(state["optimizer"])
         self.plan, self.noise, self.steps_done, self._pending = plan, noise, step, None
-        self._grads.clear()
+        self._clear_all()
+        self._acc, self._clipped, self._over, self.step_done = None, 0, 0, True
 
 
 class DPOptimizer(torch.optim.Optimizer):
@@ -296,7 +498,7 @@ class DPOptimizer(torch.optim.Optimizer):
         """Clears the gradients and the captured activations (call it before the forward
         pass)."""
         self.original.zero_grad(set_to_none=set_to_none)
-        self.engine._grads.clear()
+        self.engine._clear_all()
 
     def step(self, closure=None):
         """One private step (closure, if given, runs the forward and backward passes)."""
@@ -304,9 +506,12 @@ class DPOptimizer(torch.optim.Optimizer):
         if closure is not None:
             with torch.enable_grad():
                 loss = closure()
-        self.engine._privatize()
-        self.original.step()
-        self.engine._advance()
+        if self.engine._privatize():
+            self.original.step()
+            self.engine._advance()
+        else:  # a physical batch of a virtual step: the next one of the same step follows
+            self.engine._pending = None
+            self.engine._clear_all()
         return loss
 
     def state_dict(self):
@@ -346,9 +551,17 @@ class DPDataLoader:
             if eng.steps_done != t:
                 raise RuntimeError(f"dpcorr: optimizer.step() must be called once per batch "
                                    f"(the loader is at step {t}, the run at {eng.steps_done})")
-            idx = eng.plan.batch(t)
-            eng._begin(t, int(idx.size))
-            yield self.fetch(idx)
+            idx = eng._share(eng.plan.batch(t))
+            m = eng.physical or max(int(idx.size), 1)
+            parts = [idx[s:s + m] for s in range(0, int(idx.size), m)] or [idx]
+            for k, part in enumerate(parts):
+                if eng.steps_done != t or (k > 0 and eng._pending is not None):
+                    raise RuntimeError(f"dpcorr: optimizer.step() must be called once per batch "
+                                       f"(the loader is at step {t}, the run at "
+                                       f"{eng.steps_done})")
+                batch = self.fetch(part)
+                eng._begin(t, int(part.size), batch, last=k == len(parts) - 1)
+                yield batch
 
     def fetch(self, idx):
         """The batch of the example indices ``idx`` (an int64 numpy array)."""

@@ -1,0 +1,239 @@
+"""Per-example gradients of the whole model: correct for any composition of modules.
+
+A forward hook on the model itself keeps its positional arguments (the batch: dimension 0) and
+registers a tensor hook on each output tensor for the gradient of the loss with respect to it.
+After ``loss.backward()`` the gradient of example i is
+
+    grad_theta < model(x_i; theta), dL/d out_i >
+
+computed by ``functorch.grad`` over a functional copy of the whole model
+(``make_functional_with_buffers``, which keeps tied weights tied), batched with ``vmap`` in
+chunks of ``chunk`` examples (memory bounded by the chunk), or example by example where vmap
+has no rule for an operation (LSTM/GRU/RNN in functorch 0.2). It equals autograd on example i
+alone whenever the loss is a sum (or mean) of per-example terms and the model treats the examples
+independently -- which :func:`check_independence` verifies on the first batch. RNNs, attention,
+weights used outside their module, root parameters and custom modules need nothing more.
+"""
+
+import torch
+from functorch import grad, make_functional_with_buffers, vmap
+
+
+def _tensors(obj):
+    """The tensors of a (nested) output, in a fixed order."""
+    if isinstance(obj, torch.Tensor):
+        return [obj]
+    if isinstance(obj, (list, tuple)):
+        return [t for o in obj for t in _tensors(o)]
+    if isinstance(obj, dict):
+        return [t for k in obj for t in _tensors(obj[k])]
+    return []
+
+
+def _hook_free_copy(model):
+    """make_functional_with_buffers (a deep copy that keeps tied weights tied) of the model
+    without the hooks of anyone (an earlier engine's hooks hold library handles)."""
+    kinds = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks")
+    saved = [(m, k, getattr(m, k)) for m in model.modules() for k in kinds if hasattr(m, k)]
+    try:
+        for m, k, _ in saved:
+            setattr(m, k, type(getattr(m, k))())
+        fmodel, _, _ = make_functional_with_buffers(model)
+    finally:
+        for m, k, v in saved:
+            setattr(m, k, v)
+    return fmodel
+
+
+class WholeModelGradients:
+    """Captures the model's batches and output gradients; ``compute`` as PerSampleGradients."""
+
+    def __init__(self, model, chunk=32):
+        self.model = model
+        self.chunk = chunk
+        self.params = [p for p in model.parameters() if p.requires_grad]
+        if not self.params:
+            raise ValueError("model: has no trainable parameters")
+        self.fmodel = _hook_free_copy(model)
+        self._live_params = [model.get_parameter(n) for n in self.fmodel.param_names]
+        self._live_buffers = [model.get_buffer(n) for n in self.fmodel.buffer_names]
+        self._use_vmap = True
+        self.uses = []  # per forward pass: (args, outputs, grads dict)
+        self.on_forward = None  # the engine's check of the batch (token)
+        self.quiet = False  # no capture (the independence check's own forward passes)
+        self._handle = model.register_forward_hook(self._hook)
+
+    def remove(self):
+        self._handle.remove()
+        self.clear()
+
+    def clear(self):
+        self.uses = []
+
+    def _hook(self, module, inputs, output):
+        if self.quiet or not torch.is_grad_enabled():
+            return
+        outs = [o for o in _tensors(output) if o.requires_grad]
+        if not outs:
+            return
+        use = (tuple(inputs), outs, {})
+        self.uses.append(use)
+        if self.on_forward is not None:
+            self.on_forward(inputs)
+        for k, o in enumerate(outs):
+            o.register_hook(lambda g, k=k, d=use[2]: d.__setitem__(k, g.detach()))
+
+    def batch_size(self):
+        sizes = set()
+        for args, _, _ in self.uses:
+            batched = [a.shape[0] for a in args if isinstance(a, torch.Tensor) and a.dim() > 0]
+            if not batched:
+                raise RuntimeError("dpcorr: the model's forward took no tensor argument (the "
+                                   "batch must be a positional tensor argument, dimension 0)")
+            sizes.add(batched[0])
+        if not sizes:
+            return None
+        if len(sizes) > 1:
+            raise RuntimeError(f"dpcorr: the model ran on batches of sizes {sorted(sizes)} since "
+                               f"the last step; run it once per step on the loader's batch")
+        return sizes.pop()
+
+    def _sync_modes(self):
+        # the copy follows model.train()/eval() (dropout) of every submodule
+        for m, c in zip(self.model.modules(), self.fmodel.stateless_model.modules()):
+            c.training = m.training
+
+    def compute(self, batch_size, scale=1.0):
+        if not any(g for _, _, g in self.uses):
+            raise RuntimeError("dpcorr: no gradient reached the model; call loss.backward() "
+                               "before optimizer.step()")
+        self._sync_modes()
+        params = tuple(p.detach() for p in self._live_params)
+        buffers = tuple(b.detach() for b in self._live_buffers)
+        index = {id(p): k for k, p in enumerate(self._live_params)}
+        total = None
+        for args, outs, grads in self.uses:
+            if not grads:
+                continue
+            for k, o in enumerate(outs):
+                if k in grads and (o.dim() == 0 or o.shape[0] != batch_size):
+                    raise RuntimeError(f"dpcorr: output {k} of the model has shape "
+                                       f"{tuple(o.shape)}: the examples must be along dimension "
+                                       f"0 of every output that reaches the loss")
+            gos = [grads.get(k) for k in range(len(outs))]
+            gos = [None if g is None else (g * scale if scale != 1.0 else g) for g in gos]
+            g = self._per_example(params, buffers, args, gos, batch_size)
+            total = g if total is None else [a + b for a, b in zip(total, g)]
+        return [total[index[id(p)]] for p in self.params]
+
+    def _per_example(self, params, buffers, args, gos, b):
+        fmodel = self.fmodel
+        batched = [isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b for a in args]
+        live = [k for k, g in enumerate(gos) if g is not None]
+
+        def contribution(prm, xs, gs):
+            it = iter(xs)
+            call = [next(it).unsqueeze(0) if bt else a for a, bt in zip(args, batched)]
+            outs = [o for o in _tensors(fmodel(prm, buffers, *call)) if o.requires_grad]
+            return sum((outs[k] * g.unsqueeze(0)).sum() for k, g in zip(live, gs))
+
+        xs = [a for a, bt in zip(args, batched) if bt]
+        gs = [gos[k] for k in live]
+        if self._use_vmap:
+            try:
+                vg = vmap(grad(contribution), in_dims=(None, 0, 0), randomness="different")
+                parts = []
+                for s in range(0, b, self.chunk):
+                    parts.append(vg(params, [x[s:s + self.chunk] for x in xs],
+                                    [g[s:s + self.chunk] for g in gs]))
+                return [torch.cat([p[j] for p in parts]) for j in range(len(params))]
+            except RuntimeError:
+                self._use_vmap = False  # an operation without a batching rule: example by example
+        g1 = grad(contribution)
+        rows = [g1(params, [x[i] for x in xs], [g[i] for g in gs]) for i in range(b)]
+        return [torch.stack([r[j] for r in rows]) for j in range(len(params))]
+
+
+def _perturbed(args, b):
+    """The arguments with example 0 replaced by another example of the batch that differs from
+    it (any dtype: token ids stay valid), or by example 0 plus one (floating point); None when
+    neither changes anything."""
+    bt = [a for a in args if isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b]
+    for j in range(1, b):
+        if any(not torch.equal(a[0], a[j]) for a in bt):
+            out = []
+            for a in args:
+                if isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b:
+                    a = a.clone()
+                    a[0] = a[j]
+                out.append(a)
+            return out
+    if any(a.is_floating_point() for a in bt):
+        return [a.clone().index_add_(0, torch.zeros(1, dtype=torch.long, device=a.device),
+                                     torch.ones_like(a[:1]))
+                if isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b
+                and a.is_floating_point() else a for a in args]
+    return None
+
+
+def _mixes(before, after, b):
+    """Whether some example other than 0 changed in a module's output (along any dimension of
+    size b: RNNs with batch_first=False carry the batch along dimension 1)."""
+    for x, y in zip(before, after):
+        if x.shape != y.shape:
+            return True
+        dims = [d for d in range(x.dim()) if x.shape[d] == b]
+        if dims and all(not torch.equal(x.narrow(d, 1, b - 1), y.narrow(d, 1, b - 1))
+                        for d in dims):
+            return True
+    return False
+
+
+def check_independence(model, args, b, whole=None):
+    """Runs the model on the batch ``args`` and on it with example 0 changed; every other
+    example's output must be unchanged bit for bit (so their per-example gradients are). Raises
+    ValueError naming the first module (in the order they finish) whose other examples changed.
+    Returns False when the batch cannot tell (fewer than 2 distinct examples), True when it
+    passed. Buffers and the RNG state are restored: the check leaves no trace in the run."""
+    if b < 2:
+        return False
+    other = _perturbed(args, b)
+    if other is None:
+        return False
+    names = {m: n for n, m in model.named_modules()}
+    records = []
+    handles = [m.register_forward_hook(
+        lambda mod, i, o: records[-1].append((mod, [t.detach() for t in _tensors(o)])))
+        for m in model.modules()]
+    saved = [t.detach().clone() for t in model.buffers()]
+    rng = torch.get_rng_state()
+    if whole is not None:
+        whole.quiet = True
+    try:
+        with torch.no_grad():
+            outs = []
+            for a in (args, other):
+                torch.set_rng_state(rng)  # the same dropout masks in both passes
+                records.append([])
+                outs.append(_tensors(model(*a)))
+    finally:
+        for h in handles:
+            h.remove()
+        with torch.no_grad():
+            for t, s in zip(model.buffers(), saved):
+                t.copy_(s)
+        torch.set_rng_state(rng)
+        if whole is not None:
+            whole.quiet = False
+    if not _mixes(outs[0], outs[1], b):
+        return True
+    culprit = model  # the first module (in the order they finish) whose other examples changed
+    for (mod, x), (_, y) in zip(records[0], records[1]):
+        if _mixes(x, y, b):
+            culprit = mod
+            break
+    where = names.get(culprit) or "the model"
+    raise ValueError(f"model: {where} ({type(culprit).__name__}) mixes the examples of a batch: changing "
+                     f"example 0 changed the output of other examples, so per-example gradients "
+                     f"(and the privacy guarantee) are not defined; make it treat each example "
+                     f"on its own (see dpcorr.torch.validate)")

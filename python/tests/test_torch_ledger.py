@@ -1,0 +1,240 @@
+"""dpcorr.torch: the ledger is what ran (the optimizer steps only on the batch the engine's
+loader issued for that step; a DataLoader's own sampler is refused, its batch size adopted) and
+engine.epsilon() is the epsilon spent so far (the library's accountant at the steps done)."""
+
+import json
+import os
+import pathlib
+import subprocess
+import sys
+
+import pytest
+import torch
+import torch.nn.functional as F
+
+import dpcorr
+import dpcorr.torch as dt
+
+torch.set_num_threads(1)
+
+
+def setup(**kw):
+    torch.manual_seed(0)
+    x, y = torch.randn(200, 6), torch.randint(0, 3, (200,))
+    ds = torch.utils.data.TensorDataset(x, y)
+    model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3))
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    args = dict(noise_multiplier=1.0, batch_size=20, epochs=2, mech="nu", seed=1)
+    args.update(kw)
+    return (ds,) + dt.make_private(model, opt, ds, **args)
+
+
+def test_own_dataloader_iteration_refused_before_the_gradient_is_used():
+    ds, model, opt, loader, eng = setup()
+    before = [p.detach().clone() for p in model.parameters()]
+    own = torch.utils.data.DataLoader(ds, batch_size=20, shuffle=True)
+    x, y = next(iter(own))
+    F.cross_entropy(model(x), y).backward()
+    with pytest.raises(RuntimeError, match="without a batch of the engine's loader"):
+        opt.step()
+    it = iter(loader)
+    xb, yb = next(it)  # the engine's batch is pending, but the model runs on another one
+    opt.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    with pytest.raises(RuntimeError, match="not the batch the loader issued for step 0"):
+        opt.step()
+    opt.zero_grad()
+    F.cross_entropy(model(xb * 1.0 + 0.5), yb).backward()  # a transform in the loop
+    with pytest.raises(RuntimeError, match="not the batch"):
+        opt.step()
+    assert eng.steps_done == 0
+    assert all(torch.equal(a, p) for a, p in zip(before, model.parameters()))
+    opt.zero_grad()
+    F.cross_entropy(model(xb.clone()), yb).backward()  # an equal copy (e.g. .to(device)) is fine
+    opt.step()
+    assert eng.steps_done == 1
+
+
+@pytest.mark.parametrize("loader,what", [
+    (lambda ds: torch.utils.data.DataLoader(ds, batch_size=20, sampler=
+                                            torch.utils.data.WeightedRandomSampler(
+                                                torch.ones(200), 200)),
+     r"sampler \(WeightedRandomSampler\)"),
+    (lambda ds: torch.utils.data.DataLoader(ds, batch_sampler=[[0, 1], [2, 3]]),
+     r"batch_sampler \(list\)"),
+])
+def test_dataloader_with_its_own_sampler_refused(loader, what):
+    ds = setup()[0]
+    model = torch.nn.Linear(6, 3)
+    with pytest.raises(ValueError, match="dataset: the DataLoader's " + what +
+                       " would be replaced by dpcorr's sampler"):
+        dt.make_private(model, torch.optim.SGD(model.parameters(), lr=0.1), loader(ds),
+                        noise_multiplier=1.0, epochs=1, mech="nu", seed=1)
+
+
+def test_dataloader_batch_size_adopted_or_conflict_refused():
+    ds = setup()[0]
+    model = torch.nn.Linear(6, 3)
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    dl = torch.utils.data.DataLoader(ds, batch_size=25, shuffle=True)
+    _, _, loader, eng = dt.make_private(model, opt, dl, noise_multiplier=1.0, epochs=1,
+                                        mech="nu", seed=1)
+    assert eng.plan.expected_batch == 25 and len(loader) == 8
+    eng.detach()
+    with pytest.raises(ValueError, match="batch_size: 20 differs from the DataLoader's "
+                                         "batch_size 25"):
+        dt.make_private(model, opt, dl, batch_size=20, noise_multiplier=1.0, mech="nu")
+    with pytest.raises(ValueError, match="batch_size: required"):
+        dt.make_private(model, opt, ds, noise_multiplier=1.0, mech="nu")
+
+
+@pytest.mark.parametrize("mech,kw", [("nu", {}), ("identity", {"accountant": "pld"})])
+def test_epsilon_is_spent_so_far(mech, kw):
+    ds, model, opt, loader, eng = setup(mech=mech, **kw)
+    assert eng.epsilon() == 0.0
+    total = eng.epsilon_total()
+    assert total == eng.ledger()["epsilon"]
+    seen = []
+    for epoch in range(2):
+        for x, y in loader:
+            opt.zero_grad()
+            F.cross_entropy(model(x), y).backward()
+            opt.step()
+            if eng.steps_done in (1, 5, 13, 20):  # (each PLD evaluation takes ~0.1 s)
+                seen.append(eng.epsilon())
+    assert all(a < b for a, b in zip(seen, seen[1:])) and 0 < seen[0] < total
+    assert seen[-1] == total and eng.steps_done == eng.steps
+    # the library's accountant at the steps done, from a plan of its own
+    same = dpcorr.TrainingPlan(200, seed=1, **eng._plan_kwargs)
+    assert seen[1] == same.epsilon(5) and seen[2] == same.epsilon(13)
+
+
+def run_virtual(make, x, y, physical, mech="blt", reduction="sum", **kw):
+    torch.manual_seed(0)
+    model = make()
+    opt = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9)
+    model, opt, loader, eng = dt.make_private(
+        model, opt, torch.utils.data.TensorDataset(x, y), batch_size=20, epochs=2,
+        noise_multiplier=1.0, mech=mech, seed=4, max_physical_batch_size=physical,
+        loss_reduction=reduction, **kw)
+    parts = 0
+    for _ in range(2):
+        for xb, yb in loader:
+            assert xb.shape[0] <= (physical or 10 ** 9)
+            opt.zero_grad()
+            F.cross_entropy(model(xb), yb, reduction=reduction).backward()
+            opt.step()
+            parts += 1
+    eng.detach()
+    return [p.detach().clone() for p in model.parameters()], parts, eng
+
+
+class Elementwise(torch.nn.Module):
+    """Only elementwise operations and row reductions: its forward and per-example gradients
+    are the same bits whatever the batch size (a matrix product is not: BLAS blocks by size)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.randn(3, 6))
+        self.b = torch.nn.Parameter(torch.zeros(3))
+
+    def forward(self, v):
+        return (torch.tanh(v[:, None, :] * self.w)).sum(-1) + self.b
+
+
+class Seq(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lstm = torch.nn.LSTM(3, 4, batch_first=True)
+        self.out = torch.nn.Linear(4, 3)
+
+    def forward(self, v):
+        return self.out(self.lstm(v)[0][:, -1])
+
+
+@pytest.mark.parametrize("physical", [1, 7, 20])
+def test_virtual_steps_bit_identical_to_the_whole_batch(physical):
+    """Clipping, the float64 sum (same additions, same order), the noise and the step are the
+    same bits with the batch split into physical batches of 1, 7 or 20 examples (a summed loss:
+    with a mean loss the per-example gradients are b x the mean's, rounded differently for each
+    physical batch size b)."""
+    torch.manual_seed(1)
+    x, y = torch.randn(100, 6), torch.randint(0, 3, (100,))
+    want, steps, eng0 = run_virtual(Elementwise, x, y, None)
+    got, parts, eng = run_virtual(Elementwise, x, y, physical)
+    assert steps == eng0.steps == 10 and parts == 10 * -(-20 // physical)
+    assert eng.steps_done == 10 and eng.path == eng0.path == "whole-model"
+    assert all(torch.equal(a, b) for a, b in zip(want, got))
+
+
+@pytest.mark.parametrize("physical", [1, 7])
+@pytest.mark.parametrize("make,path", [
+    (lambda: torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3)),
+     "layers"), (Seq, "whole-model")], ids=["mlp", "lstm"])
+def test_virtual_steps_match_the_whole_batch(make, path, physical):
+    """With matrix products the model's own forward pass differs in the last bits between batch
+    sizes (BLAS); the virtual steps then agree to rounding (float64)."""
+    torch.manual_seed(1)
+    x = torch.randn(100, 6) if path == "layers" else torch.randn(100, 4, 3)
+    x, y = x.double(), torch.randint(0, 3, (100,))
+    with torch.random.fork_rng():
+        torch.set_default_dtype(torch.float64)
+        try:
+            want, _, eng0 = run_virtual(make, x, y, None, reduction="mean")
+            got, _, eng = run_virtual(make, x, y, physical, reduction="mean")
+        finally:
+            torch.set_default_dtype(torch.float32)
+    assert eng.path == eng0.path == path
+    for a, b in zip(want, got):
+        assert float((a - b).norm()) <= 1e-12 * float(a.norm())
+
+
+def test_virtual_steps_poisson_and_errors():
+    torch.manual_seed(2)
+    x, y = torch.randn(100, 6), torch.randint(0, 3, (100,))
+    make = Elementwise
+    want, _, _ = run_virtual(make, x, y, None, mech="identity", accountant="pld")
+    got, _, eng = run_virtual(make, x, y, 3, mech="identity", accountant="pld")
+    assert all(torch.equal(a, b) for a, b in zip(want, got))
+    with pytest.raises(ValueError, match="max_physical_batch_size"):
+        run_virtual(make, x, y, 0)
+    torch.manual_seed(0)
+    model = make()
+    opt = torch.optim.SGD(model.parameters(), lr=0.2)
+    model, opt, loader, eng = dt.make_private(
+        model, opt, torch.utils.data.TensorDataset(x, y), batch_size=20, epochs=1,
+        noise_multiplier=1.0, mech="nu", seed=4, max_physical_batch_size=8)
+    it = iter(loader)
+    xb, yb = next(it)
+    F.cross_entropy(model(xb), yb).backward()
+    opt.step()
+    assert not eng.step_done and eng.steps_done == 0
+    with pytest.raises(RuntimeError, match="once per batch"):
+        next(it)
+        next(it)  # the second physical batch was never stepped on
+
+
+def distributed(world, seed, *extra):
+    """tests/torch_dist_worker.py with ``world`` processes (gloo on loopback, bounded time)."""
+    port = 29500 + os.getpid() % 1000 + 7 * world
+    env = dict(os.environ, PYTHONPATH=str(pathlib.Path(dt.__file__).parents[2]))
+    res = subprocess.run([sys.executable, str(pathlib.Path(__file__).with_name(
+        "torch_dist_worker.py")), str(world), str(port), seed, *extra], env=env,
+        capture_output=True, text=True, timeout=240, check=False)
+    assert res.returncode == 0, res.stderr[-2000:]
+    return json.loads(res.stdout.strip().splitlines()[-1])
+
+
+def test_distributed_bit_identical_to_one_process():
+    """Each rank takes a contiguous share of every batch; the clipped sum passes from rank to
+    rank; rank 0's key (broadcast), the same noise: 2 and 3 processes end with the same run's
+    parameters in one process, bit for bit, and the ranks agree with each other."""
+    for world in (2, 3):
+        many = distributed(world, "7")
+        assert many["ranks_equal"] and many["params"] == many["one_process"]
+        assert len(many["params"]) == 21
+
+
+def test_distributed_rank_with_another_configuration_refused():
+    out = distributed(2, "7", "differ")
+    assert out["error"].startswith("torch.distributed: rank 1's ledger differ from rank 0's")
