@@ -336,10 +336,6 @@ dpc_status dpc_mech_new(dpc_mech **out, const dpc_mech_params *p, dpc_error *err
     if (!m) return DPC__NOMEM(err, "mechanism");
     m->p = *p;
     m->n = p->steps;
-    /* C has at most n bands: keep the bands that run, so that every description and ledger
-     * names them (--bands 1e12 on 16 steps runs, and is reported as, 16 bands) */
-    if ((p->kind == DPC_MECH_BSR || p->kind == DPC_MECH_BISR) && m->p.bands > m->n)
-        m->p.bands = m->n;
     if (p->kind == DPC_MECH_BLT) {
         m->theta = dup_array(p->theta, p->nbuf);
         m->omega = dup_array(p->omega, p->nbuf);
