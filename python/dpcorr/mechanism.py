@@ -405,7 +405,7 @@ class Mechanism:
     # ---- matrices --------------------------------------------------------------------------
 
     def _coeffs(self, fn, length):
-        n = self.steps if length is None else _check.size("length", length, 1)
+        n = self.steps if length is None else _check.steps("length", length)
         out = np.empty(n, dtype=np.float64)
         _lib.call(fn, self._ptr, out.ctypes.data_as(_lib.P(_lib.c_double)), n)
         return out

@@ -239,7 +239,7 @@ class TrainingPlan:
         function of (key, step), in increasing order for Poisson samplers."""
         count = _lib.c_size_t()
         _lib.call(lib.dpc_sampler_batch, self._sampler, _check.size("step", step),
-                  self._idx.ctypes.data, ctypes.byref(count))
+                  self._idx.ctypes.data, ctypes.byref(count), rename={"t": "step"})
         return self._idx[:count.value].astype(np.int64)
 
     def noise_generator(self, dim, form="auto", memory_budget=0, scaled=True):

@@ -101,6 +101,8 @@ def test_plan_epsilon_past_the_run_refused():
     with pytest.raises(TypeError, match="step"):
         plan.epsilon(5.5)
     # accepted: every step of the run, the last one being the run's epsilon
+    refused(lambda: plan.batch(10), "step", "beyond the 10 steps")  # the library's check
+    assert plan.batch(9).size > 0
     e5, e10 = plan.epsilon(5), plan.epsilon(10)
     assert 0 < e5 < e10 and math.isclose(e10, plan.epsilon(), rel_tol=0.05)
 
