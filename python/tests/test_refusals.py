@@ -253,3 +253,22 @@ def test_load_state_dict_fingerprint():
     _, _, _, same = private(data(), epochs=2, seed=99)
     same.load_state_dict(state)
     assert same.steps_done == 1
+
+
+def test_data_digest_of_a_generic_dataset():
+    from dpcorr.torch.engine import _data_digest
+
+    class Items(torch.utils.data.Dataset):
+        def __init__(self, shift):
+            self.shift = shift
+
+        def __len__(self):
+            return 5
+
+        def __getitem__(self, i):
+            return torch.full((3,), float(i) + self.shift), i % 2, {"w": float(i)}
+
+    a, b, c = _data_digest(Items(0.0)), _data_digest(Items(0.0)), _data_digest(Items(0.25))
+    assert a == b != c  # deterministic, and the content decides it
+    ds = data()
+    assert _data_digest(ds) == _data_digest(data()) != _data_digest(data(seed=1))

@@ -378,8 +378,12 @@ def _digest_item(h, v):
         if not np.isfinite(float(v)):
             raise _NonFinite
         h.update(f"F{float(v)!r}".encode())
-    else:
+    elif hasattr(v, "__array__"):  # e.g. a PIL image: its pixels, not its repr (an address)
+        _digest_item(h, np.asarray(v))
+    elif v is None or isinstance(v, (numbers.Number, str, bytes)):
         h.update(f"O{type(v).__name__}{v!r}".encode())
+    else:  # an object without a stable content: only its type is part of the fingerprint
+        h.update(f"O{type(v).__name__}".encode())
 
 
 class DPOptimizer(torch.optim.Optimizer):
