@@ -6,9 +6,13 @@
  * same machine; PLD calibration <= 3x one evaluation (CPU time of the one thread; wall time also
  * printed).
  *
+ * DP-SGD calibration as `train` runs it, next to dp_accounting's calibrate_dp_mechanism (target
+ * >= 10x at 1e2, 1e4, 1e5 steps), and 10-step runs at epsilon 0.1 .. 1000 (target < 0.5 s).
+ *
  * dp_accounting (google/differential-privacy, python/dp_accounting) is never a dependency: set
- * DPC_DP_ACCOUNTING to the directory that contains its `dp_accounting` package to have it timed
- * with Debian's /usr/bin/python3 (needs python3-numpy, -scipy, -attr, -mpmath, -absl). */
+ * DPACC_SRC to a checkout (or DPC_DP_ACCOUNTING to the directory that contains its
+ * `dp_accounting` package) to have it timed with Debian's /usr/bin/python3 (needs
+ * python3-numpy, -scipy, -attr, -mpmath, -absl). */
 #include "bench_util.h"
 #include "dpcorr/account.h"
 
@@ -58,29 +62,129 @@ static double eps_timed(dpc_accountant acc, double h, size_t T, int reps, double
     return r.epsilon;
 }
 
+/* Where dp_accounting is: DPACC_SRC (a checkout of google/differential-privacy, or any directory
+ * at or above the `dp_accounting` package) or the older DPC_DP_ACCOUNTING; NULL when unset. The
+ * Python snippets put every candidate package root on sys.path. */
+static const char *dpacc_dir(void)
+{
+    const char *dir = getenv("DPACC_SRC");
+    if (!dir || !*dir) dir = getenv("DPC_DP_ACCOUNTING");
+    if (!dir || !*dir || strchr(dir, '\'') || strchr(dir, '"') ||
+        access("/usr/bin/python3", X_OK) != 0)
+        return NULL;
+    return dir;
+}
+
+#define DPACC_PATHS                                                                              \
+    "import sys, time\nfor p in (\"%s\", \"%s/python/dp_accounting\", \"%s/dp_accounting\"):\n" \
+    "    sys.path.insert(0, p)\nimport dp_accounting as d\n"
+
 /* dp_accounting's PLD epsilon and its best CPU time (process_time) over 3 runs; 0 when
  * unavailable. */
 static int dp_accounting_time(double *eps, double *seconds)
 {
-    const char *dir = getenv("DPC_DP_ACCOUNTING");
-    if (!dir || !*dir || strchr(dir, '\'') || access("/usr/bin/python3", X_OK) != 0) return 0;
-    char cmd[1024];
+    const char *dir = dpacc_dir();
+    if (!dir) return 0;
+    char cmd[2048];
     snprintf(cmd, sizeof cmd,
-             "/usr/bin/python3 -c '\n"
-             "import sys, time\nsys.path.insert(0, \"%s\")\nimport dp_accounting as d\n"
+             "/usr/bin/python3 -c '\n" DPACC_PATHS
              "from dp_accounting.pld import pld_privacy_accountant as p\nbest = 1e30\n"
              "for _ in range(3):\n"
-             "    t = time.time(); a = p.PLDAccountant()\n"
+             "    t = time.process_time(); a = p.PLDAccountant()\n"
              "    a.compose(d.SelfComposedDpEvent(d.PoissonSampledDpEvent(0.01, "
              "d.GaussianDpEvent(1.0)), 100000))\n"
-             "    e = a.get_epsilon(1e-5); best = min(best, time.time() - t)\n"
+             "    e = a.get_epsilon(1e-5); best = min(best, time.process_time() - t)\n"
              "print(e, best)\n' 2>/dev/null",
-             dir);
+             dir, dir, dir);
     FILE *f = popen(cmd, "r");
     if (!f) return 0;
     int ok = fscanf(f, "%lf %lf", eps, seconds) == 2;
     pclose(f);
     return ok;
+}
+
+/* dp_accounting's calibrate_dp_mechanism (PLD accountant, its defaults) for DP-SGD: sigma and
+ * CPU seconds (one run: it takes seconds); 0 when unavailable. */
+static int dp_accounting_calibrate(size_t steps, double q, double eps, double delta, double *sigma,
+                                   double *seconds)
+{
+    const char *dir = dpacc_dir();
+    if (!dir) return 0;
+    char cmd[2048];
+    snprintf(cmd, sizeof cmd,
+             "/usr/bin/python3 -c '\n" DPACC_PATHS
+             "from dp_accounting import mechanism_calibration as mc\n"
+             "from dp_accounting.pld import pld_privacy_accountant as p\n"
+             "ev = lambda s: d.SelfComposedDpEvent(d.PoissonSampledDpEvent(%.17g, "
+             "d.GaussianDpEvent(s)), %zu)\n"
+             "t = time.process_time()\n"
+             "s = mc.calibrate_dp_mechanism(p.PLDAccountant, ev, %.17g, %.17g)\n"
+             "print(s, time.process_time() - t)\n' 2>/dev/null",
+             dir, dir, dir, q, steps, eps, delta);
+    FILE *f = popen(cmd, "r");
+    if (!f) return 0;
+    int ok = fscanf(f, "%lf %lf", sigma, seconds) == 2;
+    pclose(f);
+    return ok;
+}
+
+/* dpcorr's calibration of a DP-SGD run exactly as `dpcorr train` does it: the identity mechanism
+ * with Poisson sampling through dpc_account_mech_calibrate_run (every route; the banded-MF route
+ * is the subsampled Gaussian's PLD). Best CPU time of `reps`. */
+static double dpsgd_calibrate(size_t steps, double q, double eps, double delta, int reps,
+                              double *seconds)
+{
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.steps = steps;
+    dpc_mech *m = NULL;
+    dpc_error err = {0};
+    if (dpc_mech_new(&m, &p, &err)) return NAN;
+    dpc_mech_run run = {m, {DPC_PART_CYCLIC, steps, 1}, q, 0, NULL, 0};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, dpc_account_default_accountant());
+    double z = NAN, best = 1e30;
+    for (int i = 0; i < reps; i++) {
+        double t = cpu_now();
+        if (dpc_account_mech_calibrate_run(&run, &o, eps, delta, &z, NULL, &err)) {
+            printf("error: %s\n", err.msg);
+            z = NAN;
+            break;
+        }
+        t = cpu_now() - t;
+        if (t < best) best = t;
+    }
+    dpc_mech_free(m);
+    *seconds = best;
+    return z;
+}
+
+/* Issue 25's targets: DP-SGD calibration >= 10x faster than dp_accounting at 1e2, 1e4, 1e5
+ * steps; a 10-step run calibrated in < 0.5 s for every epsilon in [0.1, 1000]. */
+static void bench_dpsgd_calibration(void)
+{
+    printf("DP-SGD calibration to (3, 1e-6), as `train` runs it (identity, Poisson, every route)\n");
+    struct { size_t steps; double q; } cs[] = {{100, 0.01}, {10000, 0.01}, {100000, 0.001}};
+    for (int i = 0; i < 3; i++) {
+        double t, dt, ds;
+        double z = dpsgd_calibrate(cs[i].steps, cs[i].q, 3.0, 1e-6, 3, &t);
+        printf("  n = %-6zu q = %-5g  dpcorr sigma %.7f  %8.1f ms CPU", cs[i].steps, cs[i].q, z,
+               1e3 * t);
+        if (dp_accounting_calibrate(cs[i].steps, cs[i].q, 3.0, 1e-6, &ds, &dt))
+            printf("   dp_accounting sigma %.7f %8.1f ms -> %.0fx (target >= 10x: %s)\n", ds,
+                   1e3 * dt, dt / t, dt / t >= 10.0 ? "ok" : "MISSED");
+        else
+            printf("   dp_accounting: not available (set DPACC_SRC to a checkout of "
+                   "google/differential-privacy)\n");
+    }
+    printf("10-step DP-SGD run (q = 0.1, delta 1e-5): calibration by epsilon (target < 0.5 s)\n");
+    double eps[] = {0.1, 1, 10, 50, 100, 1000}, worst = 0;
+    for (int i = 0; i < 6; i++) {
+        double t, z = dpsgd_calibrate(10, 0.1, eps[i], 1e-5, 1, &t);
+        printf("  eps %-6g sigma %.7f  %8.1f ms CPU\n", eps[i], z, 1e3 * t);
+        if (t > worst) worst = t;
+    }
+    printf("  slowest %.1f ms (target < 500 ms: %s)\n", 1e3 * worst, worst < 0.5 ? "ok" : "MISSED");
 }
 
 /* Balls-in-bins route: DP-SGD by the exact random-allocation bound (against Poisson at q = 1/b
@@ -96,7 +200,7 @@ static void bench_bib(void)
         dpc_mech *m = NULL;
         dpc_error err = {0};
         if (dpc_mech_new(&m, &p, &err)) return;
-        dpc_mech_run run = {m, {DPC_PART_CYCLIC, cs[i].n / cs[i].b, cs[i].b}, 1.0, 1};
+        dpc_mech_run run = {m, {DPC_PART_CYCLIC, cs[i].n / cs[i].b, cs[i].b}, 1.0, 1, NULL, 0};
         dpc_account_opts o;
         dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
         dpc_account_result r = {0};
@@ -132,7 +236,7 @@ static void bench_bib(void)
     dpc_mech *m = NULL;
     dpc_error err = {0};
     if (dpc_mech_new(&m, &p, &err)) return;
-    dpc_mech_run run = {m, {DPC_PART_CYCLIC, 20, 60}, 1.0, 1};
+    dpc_mech_run run = {m, {DPC_PART_CYCLIC, 20, 60}, 1.0, 1, NULL, 0};
     dpc_account_opts o;
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
     double zs[] = {4.0, 10.0};
@@ -153,6 +257,7 @@ static void bench_bib(void)
 int main(void)
 {
     bench_machine();
+    bench_dpsgd_calibration();
     printf("Poisson-subsampled Gaussian: q = 0.01, sigma = 1, T = 100000 steps, delta = 1e-5\n");
     printf("  (times: CPU of one thread, best of runs; wall clock in brackets)\n");
     double t, w, e;
@@ -172,8 +277,8 @@ int main(void)
                "(CPU; target >= 10x: %s)\n",
                de, 1e3 * dt, dt / pld_t, dt / pld_t >= 10.0 ? "ok" : "MISSED");
     else
-        printf("  dp_accounting: not available (set DPC_DP_ACCOUNTING to the directory holding "
-               "its dp_accounting package)\n");
+        printf("  dp_accounting: not available (set DPACC_SRC to a checkout of "
+               "google/differential-privacy)\n");
     printf("  (pld h=1e-4: %.1f ms CPU, target <= 80 ms: %s)\n", 1e3 * pld_t,
            pld_t <= 0.080 ? "ok" : "MISSED");
     e = eps_timed(DPC_ACCOUNTANT_PLD, 1e-4, 1000, 3, &t, &w);

@@ -35,6 +35,7 @@ static inline int harness_near_rel(double a, double b, double rtol)
 {
     if (isnan(a) || isnan(b)) return 0;
     if (a == b) return 1; /* covers equal infinities */
+    if (isinf(a) || isinf(b)) return 0; /* else |inf - b| <= rtol * inf would hold */
     double m = fabs(a) > fabs(b) ? fabs(a) : fabs(b);
     return fabs(a - b) <= rtol * m;
 }

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -328,6 +329,40 @@ static void test_version2(const char *path)
     dpc_dataset_free(ds);
 }
 
+/* The atomic write never replaces a non-regular file (issue 28): a FIFO, or a symlink to a
+ * character device, is refused naming the path and left as it was. */
+static void test_not_regular(const char *path)
+{
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    dpc_trainer *a = make(m, ds, &c, 7);
+    steps(a, 2);
+    char fifo[300], link[300];
+    snprintf(fifo, sizeof fifo, "%s.fifo", path);
+    snprintf(link, sizeof link, "%s.devlink", path);
+    unlink(fifo);
+    unlink(link);
+    CHECK(mkfifo(fifo, 0600) == 0 && symlink("/dev/null", link) == 0, "fifo and link made");
+    const char *bad[] = {fifo, link};
+    for (int i = 0; i < 2; i++) {
+        dpc_error e = {0};
+        struct stat sb;
+        CHECK(dpc_trainer_save(a, bad[i], &e) == DPC_E_IO && !strcmp(e.field, "path") &&
+                  strstr(e.msg, "not a regular file"),
+              "%s refused: %s", bad[i], e.msg);
+        CHECK(stat(bad[i], &sb) == 0 && !S_ISREG(sb.st_mode), "%s left as it was", bad[i]);
+    }
+    struct stat ln;
+    CHECK(lstat(link, &ln) == 0 && S_ISLNK(ln.st_mode), "the link is still a link");
+    unlink(fifo);
+    unlink(link);
+    dpc_trainer_free(a);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
     char path[] = "/tmp/dpcorr_ck3_XXXXXX";
@@ -338,6 +373,7 @@ int main(void)
     test_records(path);
     test_stale_tmp(path);
     test_version2(path);
+    test_not_regular(path);
     unlink(path);
     return TEST_SUMMARY();
 }

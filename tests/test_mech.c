@@ -747,18 +747,63 @@ static void test_work_limits(void)
     if (m) {
         dpc_participation part = {DPC_PART_MINSEP, 4000, 1};
         dpc_sensitivity sv;
-        dpc_error e3 = {0};
-        CHECK(dpc_mech_sensitivity(m, &part, &sv, &e3) == DPC_E_RANGE &&
-                  !strcmp(e3.field, "part.k"),
-              "sensitivity n = 2e6, k = 4000 refused: %s", e3.msg);
-        part.k = 40; /* well within: computed */
+        /* n k = 8e9: answered by the O(n) prefix-sum form (issue 25: no participation
+         * search is refused for a Toeplitz C >= 0), exact method, and above k = 40's value */
         CHECK_OK(dpc_mech_sensitivity(m, &part, &sv, &err), &err);
+        double big = sv.value;
+        CHECK(sv.exact && isfinite(big), "n = 2e6, k = 4000: exact, finite (%g)", big);
+        part.k = 40;
+        CHECK_OK(dpc_mech_sensitivity(m, &part, &sv, &err), &err);
+        CHECK(big > sv.value, "k = 4000 (%g) above k = 40 (%g)", big, sv.value);
+        dpc_mech_free(m);
+    }
+}
+
+/* The band-aware shifted sums equal the reference bit for bit; the prefix-sum form agrees to
+ * rounding (relative 1e-13) on random c >= 0 (seeded), banded and full, every b and k. The
+ * identity's k-participation sensitivity is sqrt(k) for any n (1e5 steps x 1e5
+ * participations: answered, no work limit). */
+static void test_shifted_sums(void)
+{
+    uint64_t s = 12345;
+    for (int trial = 0; trial < 40; trial++) {
+        size_t n = 50 + (size_t)(trial * 37 % 400), L = trial % 3 == 0 ? n - 1 : (size_t)trial % 9;
+        double *c = calloc(n, sizeof *c);
+        for (size_t t = 0; t <= L && t < n; t++) {
+            s = s * 6364136223846793005ULL + 1442695040888963407ULL;
+            c[t] = (double)(s >> 11) * 0x1.0p-53 / (1.0 + (double)t);
+        }
+        size_t b = 1 + (size_t)trial % 5, k = 1 + (size_t)(trial * 13) % 60;
+        double ref = dpc__shifted_sum_sq_naive(c, n, k, b, 0);
+        double fast = dpc__shifted_sum_sq(c, n, k, b, 0), pre = NAN;
+        CHECK(fast == ref, "trial %d: band-aware %.17g == reference %.17g", trial, fast, ref);
+        CHECK(dpc__shifted_sum_sq_prefix(c, n, k, b, &pre) && fabs(pre - ref) <= 1e-13 * ref,
+              "trial %d (n %zu, L %zu, b %zu, k %zu): prefix %.17g vs %.17g", trial, n, L, b, k,
+              pre, ref);
+        for (size_t t0 = 1; t0 < 4; t0++)
+            CHECK(dpc__shifted_sum_sq(c, n, k, b, t0) == dpc__shifted_sum_sq_naive(c, n, k, b, t0),
+                  "trial %d t0 %zu bit-identical", trial, t0);
+        free(c);
+    }
+    dpc_mech_params p;
+    dpc_mech_params_init(&p); /* identity */
+    p.steps = 100000;
+    dpc_mech *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+    if (m) {
+        dpc_participation part = {DPC_PART_CYCLIC, 100000, 1};
+        dpc_sensitivity sv;
+        CHECK_OK(dpc_mech_sensitivity(m, &part, &sv, &err), &err);
+        CHECK(sv.exact && fabs(sv.value - sqrt(100000.0)) <= 1e-12 * sqrt(100000.0),
+              "identity, 1e5 participations: sqrt(k) (%.17g)", sv.value);
         dpc_mech_free(m);
     }
 }
 
 int main(void)
 {
+    test_shifted_sums();
     test_work_limits();
     test_huge_separation();
     test_streaming();

@@ -93,6 +93,9 @@ int cli_check_out_file(const opt_set *s, const opt_spec *o, const char *path)
     if (stat(path, &st) == 0) {
         if (S_ISDIR(st.st_mode))
             return opt_fail_at(s, o, "cannot write %s (a directory, not a file)", path);
+        if (!S_ISREG(st.st_mode))
+            return opt_fail_at(s, o, "refusing to write %s: it exists and is not a regular file "
+                                     "(a device, FIFO or socket)", path);
         if (access(path, W_OK) != 0)
             return opt_fail_at(s, o, "cannot write %s (%s)", path, strerror(errno));
     }

@@ -57,6 +57,8 @@ typedef struct mech_read {
     int participation;               /* reads --participations, --min-sep, --cyclic */
     int form;                        /* reads --form */
     int lib_bands;                   /* BSR/BISR without --bands: the library's default */
+    int lib_blt;                     /* BLT without --theta/--omega: the library's default BLT
+                                        (the command sets it once n is known) */
 } mech_read;
 
 typedef struct cli_mech_opts {

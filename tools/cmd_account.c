@@ -18,8 +18,8 @@ static const char *const mode_names[] = {"epsilon", "delta", "sigma", "steps", "
 static const opt_spec A_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "rdp|pld|zcdp|gdp",
     .section = SEC, .param = "accountant",
-    .help = "rdp | pld | zcdp | gdp (default rdp; with --mech and no --q: gdp, exact)",
-    .example = "--accountant pld"};
+    .help = "rdp | pld | zcdp | gdp (default pld, as train; with --mech and no --q: gdp, exact; --sampling fixed: rdp)",
+    .example = "--accountant rdp"};
 static const opt_spec A_CONV_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "zcdp|gdp",
     .section = SEC, .param = "accountant",
@@ -185,7 +185,7 @@ typedef struct acct {
     cli_mech_opts mo;
 } acct;
 
-static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 0};
+static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 1, 1};
 
 /* The accountant and its own options (only the chosen accountant's are read). */
 static void read_accountant(acct *a, opt_set *s, dpc_accountant def)
@@ -276,10 +276,11 @@ static int read_event_opts(acct *a, opt_set *s)
     if (!mech && a->q < 1.0)
         a->sampling = opt_word(s, &A_SAMPLING, 0) ? DPC_SAMPLING_FIXED : DPC_SAMPLING_POISSON;
     a->sensitivity = mech ? 1.0 : opt_dbl(s, &A_SENSITIVITY, 1.0);
-    /* a mechanism without sampling is one Gaussian release: GDP is exact (what the trainer
-     * uses); RDP would overstate epsilon by a few percent */
-    read_accountant(a, s, a->bins ? DPC_ACCOUNTANT_PLD
-                          : mech && a->q == 1.0 ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_RDP);
+    /* the library's default, as the trainer: a mechanism without sampling is one Gaussian
+     * release, which GDP accounts exactly (the trainer does the same) */
+    read_accountant(a, s, mech && a->q == 1.0 && !a->bins       ? DPC_ACCOUNTANT_GDP
+                          : a->sampling == DPC_SAMPLING_FIXED ? DPC_ACCOUNTANT_RDP /* PLD: n/a */
+                                                              : dpc_account_default_accountant());
     a->json = opt_given(s, &OPT_JSON);
     if (a->mode != MODE_STEPS && (rc = need(s, &A_STEPS, a->mode))) return rc;
     if (a->mode != MODE_SIGMA && (rc = need(s, &A_SIGMA, a->mode))) return rc;
@@ -291,6 +292,26 @@ static int read_event_opts(acct *a, opt_set *s)
     if (mech) {
         a->mo.p.steps = a->mode == MODE_STEPS ? 1 : a->steps; /* steps: searched (validated at 1) */
         if ((rc = cli_mech_load(&a->mo, s, &ACCT_MECH))) return rc;
+        dpc_mech_params *p = &a->mo.p;
+        if ((p->kind == DPC_MECH_BSR || p->kind == DPC_MECH_BISR) && !p->bands) {
+            if (a->mode == MODE_STEPS) /* the bands would change with every candidate n */
+                return opt_fail_at(s, &MO_BANDS, "must be given with mode steps");
+            dpc_participation part = run_part(a, a->steps);
+            p->bands = dpc_mech_default_bands(a->steps, part.k, part.b); /* as train */
+        }
+        if (p->kind == DPC_MECH_BLT && !p->theta && !a->mo.strategy) {
+            /* the library's default BLT for this pattern (dpc_strategy_default_blt: the one
+             * train and make_private take for the same n, k, b and workload) */
+            if (a->mode == MODE_STEPS)
+                return opt_fail(s, "--theta/--omega: must be given with mode steps (the default "
+                                   "BLT depends on n)");
+            dpc_participation part = run_part(a, a->steps);
+            dpc_error err = {0};
+            if (dpc_strategy_default_blt(&a->mo.strategy, a->steps, part.k, part.b, p->momentum,
+                                         p->decay, &err))
+                return opt_fail_lib_at(s, &MO_MECH, &err);
+            dpc_strategy_mech_params(a->mo.strategy, p);
+        }
     }
     return 0;
 }
@@ -478,7 +499,13 @@ static void report_json(const acct *a, const built *b, size_t steps, double sigm
                 char key[40];
                 snprintf(key, sizeof key, "epsilon_%s", dpc_mech_route_name((dpc_mech_route)k));
                 jw_num(&w, key, in->eps_routes[k]);
+                if (in->route_why[k]) {
+                    snprintf(key, sizeof key, "why_%s", dpc_mech_route_name((dpc_mech_route)k));
+                    jw_str(&w, key, in->route_why[k]);
+                }
             }
+            jw_num(&w, "epsilon_single", in->epsilon_single);
+            if (in->advice) jw_str(&w, "advice", in->advice);
         }
         if (a->bins) jw_int(&w, "bins", (long long)a->bins);
         if (in->mc_samples) {
@@ -533,6 +560,12 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
                 if (isfinite(in->eps_routes[k]))
                     printf(" %s %.6g", dpc_mech_route_name((dpc_mech_route)k), in->eps_routes[k]);
             printf("\n");
+            for (int k = 0; k < DPC_ROUTE_COUNT; k++) /* every route: a number or a reason */
+                if (in->route_why[k])
+                    printf("  %-14s%s\n", dpc_mech_route_name((dpc_mech_route)k),
+                           in->route_why[k]);
+            printf("one participation, no amplification: epsilon %.6g\n", in->epsilon_single);
+            if (in->advice) printf("advice        %s\n", in->advice);
         }
         if (in->note) printf("note          %s\n", in->note);
     }
@@ -609,7 +642,10 @@ static int run_mode(acct *a, opt_set *s)
             st = dpc_account_delta(&ev, &a->o, a->epsilon, &r, &err);
         }
         break;
-    case MODE_SIGMA: st = calibrate(a, &sigma, &b, &err); break;
+    case MODE_SIGMA:
+        st = calibrate(a, &sigma, &b, &err);
+        dpc_account_opts_for_target(&a->o, a->epsilon); /* report on the calibration's grid */
+        break;
     case MODE_STEPS: st = search_steps(a, &steps, &b, &err); break;
     default: break;
     }

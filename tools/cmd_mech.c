@@ -32,7 +32,7 @@ static const opt_cmd MECH_CMD = {
     .minimal = "--steps 100",
 };
 
-static const mech_read MECH_READ = {&MO_KIND, &MO_STEPS, &MO_MOMENTUM, &MO_DECAY, 1, 0, 0};
+static const mech_read MECH_READ = {&MO_KIND, &MO_STEPS, &MO_MOMENTUM, &MO_DECAY, 1, 0, 0, 0};
 
 static void print_json(const cli_mech_opts *mo, const char *desc, const dpc_sensitivity *sv,
                        const dpc_mech_error *me, double ginf, size_t sbuf, int replay, int anytime)

@@ -109,7 +109,7 @@ typedef struct th_opts {
     double *lam; /* (d) eigenvalues */
 } th_opts;
 
-static const mech_read THEORY_MECH = {&T_KIND, NULL, &MO_MOMENTUM, &MO_DECAY, 0, 0, 0};
+static const mech_read THEORY_MECH = {&T_KIND, NULL, &MO_MOMENTUM, &MO_DECAY, 0, 0, 0, 0};
 
 static int toeplitz_array_kind(const cli_mech_opts *mo)
 {

@@ -50,7 +50,7 @@ const opt_spec TR_EPSILON = {
 const opt_spec TR_DELTA = {
     .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
     .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .help = "target delta in (0,1), below 1/N (default 1e-5)", .example = "--delta 1e-4"};
+    .help = "target delta in (0,1), below 1/N (default: the largest power of ten <= 1/(10 N), at most 1e-5)", .example = "--delta 1e-4"};
 const opt_spec TR_NOISE = {
     .name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = PRIV, .param = "noise_multiplier",

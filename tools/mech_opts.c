@@ -204,10 +204,17 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
         int rc = load_strategy(o, s, r);
         if (rc) return rc;
     }
+    if (!o->strategy_path && p->kind == DPC_MECH_DENSE && p->steps == 0 && o->coeffs_path) {
+        /* the matrix's rows give n (a command whose run sets n: the library checks they agree) */
+        if (dpc_io_read_lower_triangular(o->coeffs_path, 0, &o->dense, &p->steps, &err))
+            return opt_fail_lib_at(s, &MO_COEFFS, &err);
+        p->dense = o->dense;
+    }
     if (p->steps == 0)
         return r->steps ? opt_fail_at(s, r->steps, "required (number of steps n >= 1)")
                         : opt_fail(s, "the number of steps n is not set");
     if (!o->strategy_path && p->kind == DPC_MECH_BLT) {
+        if (r->lib_blt && !p->theta && !p->omega) return 0; /* the library's default BLT */
         if (!p->theta || !p->omega) return opt_fail(s, "--theta/--omega: blt needs both lists");
         if (p->nbuf != o->nomega)
             return opt_fail_at(s, &MO_OMEGA, "%zu values but --theta has %zu", o->nomega, p->nbuf);
@@ -220,7 +227,7 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
             if (dpc_io_read_numbers(o->coeffs_path, 0, &o->coeffs, &p->ncoeffs, &err))
                 return opt_fail_lib_at(s, &MO_COEFFS, &err);
             p->coeffs = o->coeffs;
-        } else {
+        } else if (!o->dense) {
             size_t n_out;
             if (dpc_io_read_lower_triangular(o->coeffs_path, p->steps, &o->dense, &n_out, &err))
                 return opt_fail_lib_at(s, &MO_COEFFS, &err);

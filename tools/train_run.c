@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-const mech_read TRAIN_MECH_READ = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 0, 1, 1};
+const mech_read TRAIN_MECH_READ = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 0, 1, 1, 1};
 
 void train_opts_init(train_opts *o)
 {
@@ -69,6 +69,10 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
     if (cache_opt && !strcmp(cache_opt, "none")) dir[0] = 0;
     else if (cache_opt) snprintf(dir, sizeof dir, "%s", cache_opt);
     else train_default_cache_dir(dir, sizeof dir);
+    /* a cache the user named must be usable: an error now, not a silent run without it (the
+     * default cache stays best effort) */
+    int rc = cache_opt && dir[0] ? cli_make_out_dir(s, &TR_FEATURE_CACHE, dir) : 0;
+    if (rc) return rc;
     dpc_dataset **sets[2] = {&f->train, &f->test}, *out[2] = {NULL, NULL};
     for (int k = 0; k < 2; k++) {
         if (!*sets[k]) continue;
@@ -137,10 +141,20 @@ static int prepare(run_ctx *x)
     if (o->features &&
         (rc = train_apply_features(&o->fr, s, o->features, o->feature_cache, o->cfg.threads)))
         return rc;
-    /* the trainer sets the steps (dpc_train_config_resolve) */
-    if (!o->mech.p.steps) o->mech.p.steps = 1;
+    /* the trainer sets the steps (dpc_train_config_resolve); a dense strategy (file or
+     * --coeffs) brings its own n, which the run must match (the library checks) */
+    if (!o->mech.p.steps && !o->mech.strategy_path && o->mech.p.kind != DPC_MECH_DENSE)
+        o->mech.p.steps = 1;
     if ((rc = cli_mech_load(&o->mech, s, &TRAIN_MECH_READ))) return rc;
     o->cfg.mech = o->mech.p;
+    if (o->cfg.mech.kind == DPC_MECH_BLT && !o->cfg.mech.theta && !o->mech.strategy) {
+        /* --mech blt without --theta/--omega: the library's default BLT for this run (the one
+         * make_private(mech="blt") takes); cli_mech_free frees it */
+        if (dpc_train_default_blt(&o->cfg, o->fr.train->n, &o->mech.strategy, &err))
+            return opt_fail_lib_at(s, &MO_MECH, &err);
+        dpc_strategy_mech_params(o->mech.strategy, &o->cfg.mech);
+        o->mech.p = o->cfg.mech;
+    }
     o->cfg.noise_form = o->mech.form;
     o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
     o->cfg.isa = cli_isa(); /* the noise generators' level, the model's below */

@@ -105,6 +105,10 @@ typedef struct dpc_gauss_event {
     size_t count;          /* number of (adaptive) compositions, >= 1 (default 1) */
 } dpc_gauss_event;
 
+/* Largest count of a component (2^40 compositions): dpc_event_check refuses more (DPC_E_RANGE)
+ * for every front end, so a binding cannot ask for 2^63 steps. */
+#define DPC_ACCOUNT_MAX_COUNT ((size_t)1 << 40)
+
 /* Defaults: sigma 1, sensitivity 1, NONE, q 1, count 1. */
 DPC_API void dpc_gauss_event_init(dpc_gauss_event *e);
 
@@ -178,6 +182,26 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
                                                    dpc_error *err);
 
 /* ==== Calibration (epsilon is monotone in each parameter) ==================================== */
+
+/* The default delta for a data set of n_records records (n_records >= 1): the largest power of
+ * ten <= 1/(10 n_records), and never above 1e-5 (1e-5 up to 10^4 records, 1e-6 for Fashion-MNIST's
+ * 60000, 1e-7 at 10^6), so that a default is always below 1/N (a mechanism that publishes one
+ * record outright must not satisfy it). Trainers record a derived delta in the ledger
+ * (dpc_ledger.delta_derived). */
+DPC_API double dpc_account_default_delta(size_t n_records);
+
+/* The default accountant of every front end and trainer: PLD (exact up to its grid for every
+ * amplified route; unamplified runs are one Gaussian and are answered by exact GDP under it). */
+DPC_API dpc_accountant dpc_account_default_accountant(void);
+
+/* The PLD grid a calibration to `epsilon` uses (every dpc_account_*calibrate* function applies
+ * it to a copy of o; trainers report the calibrated run's epsilon on the same grid): for PLD,
+ * pld_interval x max(1, epsilon / 10) (at most 1), so that the grid's resolution relative to epsilon never
+ * drops below that of the requested interval at epsilon = 10 (connect-the-dots moves epsilon by
+ * about 1e-7 relative at 1000 with the default 1e-4 -> 1e-2, measured) while a large-epsilon
+ * calibration stays a fraction of a second instead of building 10^7-point grids. Any grid gives
+ * a valid upper bound (pessimistic discretization); other accountants are left alone. */
+DPC_API void dpc_account_opts_for_target(dpc_account_opts *o, double epsilon);
 
 /* Smallest sigma (the same for every component) such that the event is (epsilon, delta)-DP.
  * The result is on the private side (eps(sigma) <= epsilon). RDP, zCDP, GDP: bracketing and
@@ -399,6 +423,15 @@ typedef struct dpc_account_mech_info {
     uint64_t mc_seed;         /* ... the key of its draws, derived from the configuration */
     const char *note;         /* static text: why an amplification route did not apply to a
                                  sampled run (e.g. negative entries in C), or NULL */
+    const char *route_why[DPC_ROUTE_COUNT]; /* filled by dpc_account_mech_epsilon: for each route
+                                 whose eps_routes entry is INFINITY, one static line saying why
+                                 ("not applicable: ...", "stopped by the work limit: ...",
+                                 "numerically infinite: ..."); NULL where the route answered */
+    double epsilon_single;    /* epsilon of ONE participation without amplification (the
+                                 Gaussian with mu = 1/z: what the noise gives a record seen once;
+                                 NAN when not computed) */
+    const char *advice;       /* static text when the reported epsilon is more than 10x
+                                 epsilon_single: what would amplify better (NULL otherwise) */
 } dpc_account_mech_info;
 
 /* Builds the event equivalent to running mechanism m with participation `part`, noise
@@ -558,6 +591,12 @@ typedef struct dpc_ledger {
     double pre_noise_multiplier[DPC_LEDGER_MAX_PRE]; /* their noise multipliers (Gaussian, no
                                                         sampling) */
     double epsilon_pre;         /* epsilon of the pre-releases alone at delta (NAN: none) */
+    int delta_derived;          /* 1: delta was not given and is dpc_account_default_delta(N) */
+    double eps_routes[DPC_ROUTE_COUNT]; /* epsilon by every route (dpc_account_mech_info; NAN:
+                                   not computed by this trainer) */
+    const char *route_why[DPC_ROUTE_COUNT]; /* static text: why a route gave no epsilon */
+    double epsilon_single;      /* one participation, no amplification (NAN: not computed) */
+    const char *advice;         /* static text when epsilon > 10x epsilon_single, else NULL */
 } dpc_ledger;
 
 /* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */
@@ -566,7 +605,8 @@ DPC_API void dpc_ledger_init(dpc_ledger *L);
 /* The ledger as one JSON object (keys = the field names; participation as "participation",
  * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
  * in accountants; NAN as null, infinities as strings; "note" only when set, "mc_samples",
- * "mc_confidence", "mc_seed" only for a Monte Carlo route; "pre_noise_multipliers" (array) and
+ * "mc_confidence", "mc_seed" only for a Monte Carlo route; "delta_derived": true only when set; "routes" (an object: each route's epsilon or
+ * its reason) when eps_routes were computed, "epsilon_single", "advice" when set; "pre_noise_multipliers" (array) and
  * "epsilon_pre" only when n_pre > 0). Writes at most len bytes including the
  * NUL (like snprintf) and returns the length of the full text. */
 DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);

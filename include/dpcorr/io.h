@@ -11,8 +11,10 @@
 extern "C" {
 #endif
 
-/* Reads every number of a file in order (at most max_count; 0 = no limit). Non-finite values
- * are rejected. *out is malloc'ed, caller frees. */
+/* Reads every number of a file in order (at most max_count; 0 = at most 2^27). Non-finite values
+ * are rejected. Every reader here is bounded: a line over 64 MiB, a NUL byte (a binary file or a
+ * device such as /dev/zero or /dev/urandom) or too many numbers is a DPC_E_FORMAT error naming
+ * path:line, at once. *out is malloc'ed, caller frees. */
 DPC_API DPC_NODISCARD dpc_status dpc_io_read_numbers(const char *path, size_t max_count,
                                                      double **out, size_t *count, dpc_error *err);
 

@@ -135,6 +135,14 @@ DPC_API void dpc_strategy_free(dpc_strategy *s);
 /* Mechanism parameters for the strategy (arrays borrowed from s; steps = s->problem.steps). */
 DPC_API void dpc_strategy_mech_params(const dpc_strategy *s, dpc_mech_params *p);
 
+/* The default BLT of every front end (train, audit, account, Python) for n steps, k
+ * participations at least b apart and the SGD workload (momentum, decay): dpc_strategy_optimize_blt
+ * on that problem with the max-error objective and default options. Deterministic. */
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_default_blt(dpc_strategy **out, size_t steps,
+                                                          size_t participations, size_t min_sep,
+                                                          double momentum, double decay,
+                                                          dpc_error *err);
+
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_optimize_blt(dpc_strategy **out,
                                                            const dpc_strategy_problem *pb,
                                                            const dpc_strategy_options *opt,

@@ -47,6 +47,7 @@
 #include "dpcorr/model.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/sampler.h"
+#include "dpcorr/strategy.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -142,7 +143,9 @@ typedef struct dpc_train_config {
     int workload_explicit;      /* BSR/BISR: 1 = mech.momentum/mech.decay as given; 0 (default) =
                                    the optimizer's workload: momentum, decay 1 - lr weight_decay */
     /* privacy: exactly one of epsilon (calibrate) and noise_multiplier (given) is set */
-    double epsilon, delta;      /* target epsilon > 0, or 0 to use noise_multiplier */
+    double epsilon, delta;      /* target epsilon > 0, or 0 to use noise_multiplier; delta in
+                                   (0, 1), or 0 (default): dpc_account_default_delta(N), recorded
+                                   as derived in the ledger */
     double noise_multiplier;    /* z > 0 when epsilon = 0 (then the ledger reports its epsilon) */
     int allow_large_delta;      /* 1 accepts delta >= 1/N (a mechanism may then publish a record
                                    outright); refused by default */
@@ -172,7 +175,8 @@ typedef struct dpc_train_config {
     const dpc_train_canaries *canaries; /* NULL (default): none (see above) */
 } dpc_train_config;
 
-/* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 1e-5, PLD. */
+/* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 0 (derived from N),
+ * dpc_account_default_accountant() (PLD). */
 DPC_API void dpc_train_config_init(dpc_train_config *c);
 
 /* Largest number of steps a run may have (epochs x steps per epoch). */
@@ -195,6 +199,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *
  *   workload  BSR/BISR unless workload_explicit: the square root of the optimizer's workload
  *             (Kalinin & Lampert 2024): mech.momentum = momentum, mech.decay = 1 - lr
  *             weight_decay (must be > 0);
+ *   delta     0: dpc_account_default_delta(N);
+ *   dense     mech.kind DENSE: mech.steps is the matrix's n (mech.dense holds n x n values) and
+ *             must equal epochs x steps per epoch, else DPC_E_INVALID naming "mech.steps";
  *   steps     mech.steps = epochs x steps per epoch (floor(N / batch)), at most
  *             DPC_TRAIN_MAX_STEPS.
  * out may equal in. The trainer applies it itself; front ends call it to show the resolved
@@ -202,6 +209,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_train_config_check(const dpc_train_config *
 DPC_API DPC_NODISCARD dpc_status dpc_train_config_resolve(const dpc_train_config *in,
                                                           const dpc_dataset *train,
                                                           dpc_train_config *out, dpc_error *err);
+
+/* The BLT a run takes when mech.kind is BLT without theta/omega, for every front end (CLI train
+ * and audit, Python's make_private and TrainingPlan): dpc_strategy_default_blt for the run's
+ * n = epochs x floor(N / batch) steps, k = epochs participations floor(N / batch) apart (1 apart
+ * for shuffled epochs), and the optimizer's workload (momentum, decay = 1 - lr x weight_decay;
+ * mech.momentum / mech.decay when workload_explicit). Set c->mech from it with
+ * dpc_strategy_mech_params (it borrows *out's arrays: free *out after the trainer). */
+DPC_API DPC_NODISCARD dpc_status dpc_train_default_blt(const dpc_train_config *c,
+                                                       size_t n_examples, dpc_strategy **out,
+                                                       dpc_error *err);
 
 /* The ledger (what was accounted, exactly for what ran) is dpc_ledger of dpcorr/account.h. */
 

@@ -151,7 +151,8 @@ class MechInfo(ctypes.Structure):
                 ("run_sigma", c_double), ("route", c_int), ("delta_slack", c_double),
                 ("eps_routes", c_double * 4), ("mc_samples", c_size_t),
                 ("mc_confidence", c_double), ("mc_seed", c_uint64),
-                ("note", ctypes.c_char_p)]
+                ("note", ctypes.c_char_p), ("route_why", ctypes.c_char_p * 4),
+                ("epsilon_single", c_double), ("advice", ctypes.c_char_p)]
 
 
 class StrategyProblem(ctypes.Structure):
@@ -316,6 +317,8 @@ _PROTOTYPES = {
     "dpc_strategy_mech_params": (None, [c_void_p, P(MechParams)]),
     "dpc_strategy_optimize_blt": (_STATUS, [P(c_void_p), P(StrategyProblem),
                                             P(StrategyOptions), _E]),
+    "dpc_strategy_default_blt": (_STATUS, [P(c_void_p), c_size_t, c_size_t, c_size_t, c_double,
+                                           c_double, _E]),
     "dpc_strategy_optimize_banded": (_STATUS, [P(c_void_p), P(StrategyProblem),
                                                P(StrategyOptions), _E]),
     "dpc_strategy_optimize_dense": (_STATUS, [P(c_void_p), P(StrategyProblem),

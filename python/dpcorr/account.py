@@ -132,7 +132,7 @@ class _Query:
         # the event has one part, built from this function's arguments: name them as the caller
         # did ("sigma", not the library's "parts[0].sigma")
         _lib.call(fn, ctypes.byref(e), ctypes.byref(self.opts), value, ctypes.byref(r),
-                  rename={"parts[0].": ""})
+                  rename={"parts[0].count": "steps", "parts[0].": ""})
         return r
 
     def report(self, r, sigma, steps, details, value):
@@ -219,7 +219,7 @@ def sigma(epsilon, delta, q=1.0, steps=None, accountant=None, mech=None, *, deta
         ev = qr.event(1.0)
         e = _lib.Event(qr.neighbor_code, 1, ctypes.pointer(ev))
         _lib.call(lib.dpc_account_calibrate_sigma, ctypes.byref(e), ctypes.byref(qr.opts), eps,
-                  dlt, ctypes.byref(z))
+                  dlt, ctypes.byref(z), rename={"parts[0].count": "steps", "parts[0].": ""})
     if not details:
         return z.value
     r = qr.run(lib.dpc_account_epsilon, qr.event(z.value), dlt)

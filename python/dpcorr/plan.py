@@ -40,8 +40,8 @@ def default_blt(n_examples, batch_size, epochs, sampler="auto", momentum=0.0, de
                          f"({n_examples} examples)")
     epochs = _check.size("epochs", epochs, 1)
     sep = 1 if sampler == "shuffle" else spe
-    return _strategy.optimize("blt", epochs * spe, participations=epochs, min_sep=sep,
-                              momentum=momentum, decay=decay)
+    # the library's default BLT (dpc_strategy_default_blt: what `dpcorr train --mech blt` runs)
+    return _strategy.default_blt(epochs * spe, epochs, sep, momentum, decay)
 
 
 class TrainingPlan:
@@ -63,8 +63,10 @@ class TrainingPlan:
     sampler            "auto" (Poisson for identity, fixed-order epochs otherwise), "fixed",
                        "shuffle", "poisson", "cyclic-poisson" (``groups``, default the bands),
                        "balls-in-bins"; the ledger's "route" says how the run was accounted
+    delta              None (default): the library's default for N (the largest power of ten
+                       <= 1/(10 N), at most 1e-5), recorded as derived in the ledger
     clip               per-example L2 clip norm
-    accountant         "pld" (default) or "rdp" for amplified runs; unamplified runs use "gdp"
+    accountant         None: the library's default, "pld"; or "rdp" for amplified runs; unamplified runs use "gdp"
                        (exact) unless "zcdp" is asked for
     seed               int: seeded (reproducible); None: secure (OS key)
     lr, momentum, weight_decay
@@ -76,9 +78,9 @@ class TrainingPlan:
                        replaces ``seed``
     """
 
-    def __init__(self, n_examples, *, batch_size, epochs=1, epsilon=None, delta=1e-5,
+    def __init__(self, n_examples, *, batch_size, epochs=1, epsilon=None, delta=None,
                  noise_multiplier=None, mech="identity", mech_params=None, sampler="auto",
-                 groups=0, clip=1.0, accountant="pld", seed=None, lr=0.1, momentum=0.0,
+                 groups=0, clip=1.0, accountant=None, seed=None, lr=0.1, momentum=0.0,
                  weight_decay=0.0, workload=None, allow_large_delta=False, rng_state=None):
         self.n_examples = _check.size("n_examples", n_examples, 1)
         c = _lib.TrainConfig()
@@ -96,9 +98,14 @@ class TrainingPlan:
         if noise_multiplier is not None and not c.noise_multiplier > 0:
             raise ValueError(f"noise_multiplier: must be a finite number > 0, got "
                              f"{c.noise_multiplier}")
-        c.delta = _check.real("delta", delta)
+        # None: the library's default, derived from N and recorded as such in the ledger
+        if delta is not None:
+            c.delta = _check.real("delta", delta)
+            if not 0 < c.delta < 1:
+                raise ValueError(f"delta: must be in (0, 1), got {c.delta}")
         c.allow_large_delta = int(_check.flag("allow_large_delta", allow_large_delta))
-        c.accountant = _lib.parse(lib.dpc_accountant_parse, "accountant", accountant)
+        if accountant is not None:  # None: the library's default (dpc_account_default_accountant)
+            c.accountant = _lib.parse(lib.dpc_accountant_parse, "accountant", accountant)
         c.clip = _check.real("clip", clip)
         c.lr = _check.real("lr", lr)
         c.momentum = _check.real("momentum", momentum)

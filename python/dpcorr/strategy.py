@@ -65,3 +65,25 @@ def optimize(kind, steps, *, participations=1, min_sep=1, objective="max", momen
         raise
     part = _lib.Participation(_lib.PART_MINSEP, pb.participations, pb.min_sep)
     return Mechanism._adopt(ptr.value, part, strategy=strategy)
+
+
+def default_blt(steps, participations, min_sep, momentum=0.0, decay=1.0):
+    """The library's default BLT for n steps, k participations at least b apart and the SGD
+    workload (``dpc_strategy_default_blt``; the CLI's ``--mech blt`` without --theta/--omega
+    takes the same one). A :class:`dpcorr.Mechanism` with min-sep participation (k, b)."""
+    steps = _check.size("steps", steps, 1)
+    k = _check.size("participations", participations, 1)
+    b = _check.size("min_sep", min_sep, 1)
+    strategy = ctypes.c_void_p()
+    _lib.call(lib.dpc_strategy_default_blt, ctypes.byref(strategy), steps, k, b,
+              _check.real("momentum", momentum), _check.real("decay", decay))
+    ptr = ctypes.c_void_p()
+    try:
+        p = _lib.MechParams()
+        lib.dpc_strategy_mech_params(strategy, ctypes.byref(p))
+        _lib.call(lib.dpc_mech_new, ctypes.byref(ptr), ctypes.byref(p))
+    except BaseException:
+        lib.dpc_strategy_free(strategy)
+        raise
+    part = _lib.Participation(_lib.PART_MINSEP, k, b)
+    return Mechanism._adopt(ptr.value, part, strategy=strategy)

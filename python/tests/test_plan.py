@@ -100,6 +100,26 @@ def test_default_blt():
     assert plan.ledger()["participation"] == "cyclic" and plan.ledger()["separation"] == 10
 
 
+def test_default_blt_is_the_clis(cli, tmp_path):
+    """`dpcorr train --mech blt` without --theta/--omega runs the same BLT (bit for bit) and the
+    same noise multiplier as TrainingPlan(mech="blt") for the same run (issue 26)."""
+    args = ["train", "--data", f"synthetic:linreg,n={N}", "--model", "linear", "--batch", 100,
+            "--epochs", 3, "--epsilon", 2.0, "--momentum", 0.5, "--lr", 0.1, "--seed", 1,
+            "--mech", "blt", "--dry-run"]
+    out = cli(*args)
+    kv = dict(line.split(" = ", 1) for line in out.splitlines() if " = " in line)
+    theta = [float(v) for v in kv["mech.theta"].split(",")]
+    omega = [float(v) for v in kv["mech.omega"].split(",")]
+    plan = TrainingPlan(N, batch_size=100, epochs=3, epsilon=2.0, mech="blt", seed=1,
+                        momentum=0.5, lr=0.1)
+    assert plan.mechanism.params["theta"].tolist() == theta
+    assert plan.mechanism.params["omega"].tolist() == omega
+    report = tmp_path / "blt.json"
+    cli(*[a for a in args if a != "--dry-run"], "--report", report, "--quiet")
+    z = json.loads(report.read_text())["privacy"]["noise_multiplier"]
+    assert z == plan.ledger()["noise_multiplier"]
+
+
 def test_errors():
     fast = dict(accountant="rdp")
     with pytest.raises(ValueError, match="exactly one"):

@@ -40,9 +40,9 @@ num_near "$(json_num order)" 5 0 "at order 5"
 rho=$(awk 'BEGIN { s = 4.530877117; printf "%.17g", 1 / (2 * s * s) }')
 expect_rc 0 "zcdp convert" "$BIN" account convert --rho "$rho" --delta 1e-6 --json
 num_near "$(json_num epsilon)" 1 1e-8 "dp_accounting: sigma 4.530877117 is (1, 1e-6)"
-expect_rc 0 "rdp refine" "$BIN" account epsilon --sigma 4.530877117 --steps 1 --delta 1e-6 --refine --json
+expect_rc 0 "rdp refine" "$BIN" account epsilon --accountant rdp --sigma 4.530877117 --steps 1 --delta 1e-6 --refine --json
 num_near "$(json_num epsilon)" 1 1e-8 "the same through RDP with a refined order"
-expect_rc 0 "rdp refine delta" "$BIN" account delta --sigma 4.530877117 --steps 1 --epsilon 1 --refine --json
+expect_rc 0 "rdp refine delta" "$BIN" account delta --accountant rdp --sigma 4.530877117 --steps 1 --epsilon 1 --refine --json
 num_near "$(json_num delta)" 0.000001 1e-14 "and delta(1) = 1e-6"
 
 # round trips and conversions
@@ -87,7 +87,8 @@ e2=$(json_num epsilon)
 expect_rc 0 "dp-sgd equivalent" "$BIN" account epsilon --sigma 1.25 --q 0.05 --steps 16 --delta 1e-6 --json
 num_near "$e2" "$(json_num epsilon)" 1e-12 "amplified BSR = DP-SGD (the same z, 16 steps)"
 expect_rc 0 "mech sigma" "$BIN" account sigma --mech bsr --bands 4 --steps 64 --participations 16 --min-sep 4 --cyclic --q 0.05 --delta 1e-6 --epsilon 2 --json
-num_near "$(json_num epsilon)" 2 1e-6 "calibrated mechanism meets eps 2"
+num_near "$(json_num epsilon)" 2 1e-4 "calibrated mechanism meets eps 2 (PLD, the default: within 5e-5 relative)"
+out_has '"accountant": "pld"' "account and train share the default accountant (pld)"
 
 # bad values: exit 2 and a message naming the option
 expect_rc 2 "delta 1.5" "$BIN" account epsilon --sigma 1 --steps 10 --delta 1.5;   err_has -- "--delta" "names --delta"
@@ -160,4 +161,11 @@ expect_rc 2 "unknown mode" "$BIN" account bogus;                                
 expect_rc 2 "no mode" "$BIN" account --sigma 1;                                      err_has "mode" "asks for a mode"
 expect_rc 2 "convert rdp" "$BIN" account convert --accountant rdp --rho 1 --delta 1e-5; err_has -- "--accountant" "names --accountant"
 
+# one default BLT (issue 25/26): account --mech blt without --theta/--omega takes the library's
+# default for the pattern, the one train takes for the same run (n 64, k 4, b 16): same epsilon
+expect_rc 0 "account default blt" "$BIN" account epsilon --mech blt --steps 64 --participations 4 --min-sep 16 --sigma 2 --delta 1e-6 --json
+e_acc=$(json_num epsilon)
+expect_rc 0 "train default blt" "$BIN" train --data synthetic:linreg,n=640 --model linear --batch 40 --epochs 4 --noise-multiplier 2 --seed 1 --mech blt --delta 1e-6 --quiet --report "$TMP/tb.json"
+e_tr=$(sed -n 's/.*"privacy": {[^}]*"epsilon": \([0-9.e+-]*\).*/\1/p' "$TMP/tb.json")
+num_near "$e_acc" "$e_tr" 0 "account and train: the same default BLT, the same epsilon"
 summary

@@ -11,20 +11,21 @@ refused() { name=$1; opt=$2; shift 2; expect_rc 2 "$name" $T "$BIN" "$@"; err_ha
 fast() { name=$1; shift; expect_rc 0 "$name" $T "$BIN" "$@"; }
 
 # calibration at absurd targets and tiny noise: answers at once
-fast "sigma for epsilon 1e308 (rdp)" account sigma --epsilon 1e308 --q 0.01 --steps 1000 --delta 1e-5
+fast "sigma for epsilon 1e308 (rdp)" account sigma --accountant rdp --epsilon 1e308 --q 0.01 --steps 1000 --delta 1e-5
 out_has "^sigma +[0-9.e+-]+$" "a sigma is printed"
-fast "sigma for epsilon 1000 (rdp)" account sigma --epsilon 1000 --q 0.01 --steps 1000 --delta 1e-5
-fast "epsilon at noise 0.01 (rdp)" account epsilon --sigma 0.01 --q 0.01 --steps 1000 --delta 1e-5
-fast "epsilon at noise 1e-9 (rdp)" account epsilon --sigma 1e-9 --q 0.01 --steps 1000 --delta 1e-5
+fast "sigma for epsilon 1000 (rdp)" account sigma --accountant rdp --epsilon 1000 --q 0.01 --steps 1000 --delta 1e-5
+fast "epsilon at noise 0.01 (rdp)" account epsilon --accountant rdp --sigma 0.01 --q 0.01 --steps 1000 --delta 1e-5
+fast "epsilon at noise 1e-9 (rdp)" account epsilon --accountant rdp --sigma 1e-9 --q 0.01 --steps 1000 --delta 1e-5
 refused "noise 0.01 (pld)" --sigma account epsilon --accountant pld --sigma 0.01 --q 0.01 --steps 1000 --delta 1e-5
 refused "train noise 0.01 (pld)" --noise-multiplier train --data synthetic:logistic,n=2000,d=4 --model logistic --noise-multiplier 0.01 --batch 20 --epochs 1
 fast "train noise 0.01 (rdp)" train --data synthetic:logistic,n=2000,d=4 --model logistic --noise-multiplier 0.01 --batch 20 --epochs 1 --accountant rdp --quiet
 refused "refine over orders up to 1e6" --orders account epsilon --sigma 1 --q 0.01 --steps 1000 --delta 1e-5 --orders 1.0001,999999 --refine
 # the sensitivity and mechanism constructions
 refused "compare --steps 1e9" --steps compare --steps 1000000000
-refused "participations x steps" --participations mech --kind nu --nu 0.001 --steps 10000000 --participations 1000 --min-sep 100
+# the Toeplitz sensitivity over many participations is O(n) (strided prefix sums): answered
+fast "participations x steps" mech --kind nu --nu 0.001 --steps 10000000 --participations 1000 --min-sep 100
 refused "bsr with a million bands" --bands mech --kind bsr --bands 1000000 --steps 10000000
-refused "compare, a million participations" --participations compare --steps 1000000 --participations 1000000 --min-sep 1
+fast "compare, a million participations (progress shown)" compare --steps 1000000 --participations 1000000 --min-sep 1
 refused "2^64-1 min-sep" --min-sep compare --steps 50 --min-sep 18446744073709551615
 # a Toeplitz coefficient file of 30k lines (limit_from_polynomial): milliseconds by FFT
 awk 'BEGIN { print 1; print -0.5; for (l = 2; l < 30000; l++) printf "%.17g\n", 0.3 / (l * l) }' > "$TMP/c30k.txt"
@@ -51,4 +52,14 @@ sleep 1; kill -INT $pid 2>/dev/null
 i=0; while kill -0 $pid 2>/dev/null && [ $i -lt 40 ]; do sleep 0.1; i=$((i + 1)); done
 if kill -0 $pid 2>/dev/null; then fail "SIGINT: still running after 4 s"; kill -9 $pid; else pass; fi
 wait $pid 2>/dev/null
+# readers are bounded (issue 28): devices and binary data are refused at once, never read to the end
+for c in "mech --kind file:/dev/zero" "mech --kind file:/dev/urandom" "mech --kind toeplitz --steps 10 --coeffs /dev/zero" \
+         "mech --kind dense --steps 10 --coeffs /dev/urandom" "train --data csv:/dev/zero --model linear --epsilon 1" \
+         "train --data csv:/dev/urandom --model linear --epsilon 1" "train --data libsvm:/dev/zero --model linear --epsilon 1"; do
+    # shellcheck disable=SC2086
+    expect_rc 2 "bounded read: $c" timeout 5 "$BIN" $c
+    err_has "(NUL byte|/dev/urandom:[0-9]+: )" "bounded read: $c names the cause (path:line)"
+done
+expect_rc 2 "balls-in-bins period above n" $T "$BIN" account sigma --mech identity --balls-in-bins 1e12 --steps 1000 --epsilon 1 --delta 1e-5
+err_has -- "--balls-in-bins: .*at most n" "balls-in-bins period above n: names the option"
 summary

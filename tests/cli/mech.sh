@@ -57,4 +57,7 @@ out_has "tree \\(Honaker\\)" "compare lists Honaker"
 out_has "k = 4 participations" "compare has the multi-participation table"
 expect_rc 2 "compare bad" "$BIN" compare --steps x
 
+# C has at most n bands: --bands above n runs, and is named, as the n bands that run (issue 28)
+expect_rc 0 "bsr bands above n" "$BIN" mech --kind bsr --bands 1e12 --steps 16
+out_has "BSR \(bands=16\)" "bsr bands above n: the bands that run are named"
 summary

@@ -127,7 +127,7 @@ for c in $cmds; do
             # refused as not used, unless the minimal configuration is one that uses it
             case "$c $o" in
             "theory --d" | "theory --alpha" | "theory --simulate" | "theory --nu" | \
-            "account "*" --sensitivity" | "account "*" --orders" | "account "*" --refine" | \
+            "account "*" --sensitivity" | "account "*" --interval" | "account "*" --disc" | \
             "account convert --conversion" | "train --algo lcgd-projected --margin-iters" | \
             "train --algo lcgd-projected --conf-delta" | "train --algo dp-srgd --n" | \
             "train --algo dp-srgd --dim" | "train --algo dp-srgd --relevant" | \
@@ -204,7 +204,9 @@ bad "version option"        "--bogus: unknown option"                         ve
 # library errors name the option typed, or say that no option set the value at fault
 bad "typed option blamed"   "--epochs: "                                      train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --epochs 1e8
 bad "typed delta blamed"    "--delta: 0.999999 >= 1/N"                        train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --delta 0.999999
-bad "default not blamed"    "delta was not given: a default or derived value; --delta sets it" train --data synthetic:logistic,n=100000,d=2 --model logistic --epsilon 1
+# a default the validation would reject is never used: delta follows N (1e-6 for N = 1e5)
+bad "default not blamed"    "batch was not given: a default or derived value; --batch sets it" train --data synthetic:logistic,n=100,d=2 --model logistic --epsilon 1
+"$BIN" train --data synthetic:logistic,n=100000,d=2 --model logistic --epsilon 1 --dry-run > "$TMP/dd" 2>&1 && grep -Eq "^delta = (1e-06|9\.9999999999999995e-07)$" "$TMP/dd" && pass || fail "delta derived from N = 1e5: $(grep delta "$TMP/dd")"
 bad "theory mu"             "--mu: must be > 0, got -1"                       theory --problem sc --mu -1
 bad "participations"        "--participations: unknown option"                train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --participations 7
 # output paths are checked before any work

@@ -129,9 +129,9 @@ sh -c 'exit 0' & dead=$!; wait $dead
 : > "$TMP/ck5.tmp.$dead"
 expect_rc 0 "resume cleans stale temporaries" "$BIN" train $R --resume "$TMP/ck5"
 if [ -e "$TMP/ck5.tmp.$dead" ]; then fail "stale temporary of a dead process left"; else pass; fi
-# a failed write is a failure: report, stdout
-expect_rc 1 "report to a full disk" "$BIN" train $R --report /dev/full
-err_has -- "--report: write error" "report write error"
+# a failed write is a failure (stdout below); a device as --report is refused up front (issue 28)
+expect_rc 2 "report to a device" "$BIN" train $R --report /dev/full
+err_has -- "--report: refusing to write /dev/full" "report to a device refused"
 "$BIN" mech --kind nu --nu 0.1 --steps 10 > /dev/full 2> "$TMP/err"; rc=$?
 if [ $rc -eq 1 ] && grep -q "write error on standard output" "$TMP/err"; then pass; else fail "stdout write error: exit $rc"; fi
 # a regression run reports its test loss, not an accuracy
@@ -190,4 +190,29 @@ expect_rc 0 "balls-in-bins + blt" "$BIN" train $COMMON --epsilon 2 --mech nu --n
 if grep -q '"sampler": "balls-in-bins"' "$TMP/bb.json"; then pass; else fail "balls-in-bins sampler recorded"; fi
 if grep -Eq '"route": "(balls-in-bins: Monte Carlo upper confidence bound|whole-run Gaussian)' "$TMP/bb.json"; then pass; else fail "balls-in-bins route: $(grep -o '"route": "[^"]*' "$TMP/bb.json")"; fi
 if ! grep -q '"route": "balls-in-bins' "$TMP/bb.json" || grep -q '"mc_samples": 131072, "mc_confidence": ' "$TMP/bb.json"; then pass; else fail "balls-in-bins Monte Carlo named in the ledger"; fi
+# dense strategies train (issue 28): the file's n is the run's n; a run of another length is
+# refused naming it (before: a placeholder n = 1 was read and then used as n x n)
+expect_rc 0 "dense strategy file" "$BIN" mech optimize --kind dense --steps 4 --out "$TMP/d4.json"
+expect_rc 0 "train a dense strategy file" "$BIN" train --data synthetic:linreg,n=80 --model linear --batch 20 --epsilon 3 --seed 1 --quiet --mech "file:$TMP/d4.json"
+expect_rc 2 "dense file, another n" "$BIN" train --data synthetic:linreg,n=100 --model linear --batch 20 --epsilon 3 --seed 1 --mech "file:$TMP/d4.json"
+err_has "dense strategy has n = 4 steps, the run 5" "dense file: the mismatch is named"
+printf '1\n0.5 1\n0.25 0.5 1\n' > "$TMP/c3.txt"
+expect_rc 0 "train dense --coeffs" "$BIN" train --data synthetic:linreg,n=60 --model linear --batch 20 --epsilon 3 --seed 1 --quiet --mech dense --coeffs "$TMP/c3.txt"
+expect_rc 2 "dense --coeffs, another n" "$BIN" train --data synthetic:linreg,n=200 --model linear --batch 20 --epsilon 3 --seed 1 --mech dense --coeffs "$TMP/c3.txt"
+err_has "dense strategy has n = 3 steps, the run 10" "dense --coeffs: the mismatch is named"
+# output paths that exist and are not regular files are refused before any work (issue 28)
+mkfifo "$TMP/fifo" && ln -s /dev/null "$TMP/devlink"
+for o in "--checkpoint $TMP/devlink" "--checkpoint $TMP/fifo" "--report $TMP/fifo"; do
+    # shellcheck disable=SC2086
+    expect_rc 2 "non-regular output: $o" "$BIN" train --data synthetic:linreg,n=80 --model linear --batch 20 --epsilon 3 --seed 1 $o
+    err_has "refusing to write .*not a regular file" "non-regular output: $o names it"
+done
+[ -p "$TMP/fifo" ] && [ -L "$TMP/devlink" ] && pass || fail "the FIFO and the link are left as they were"
+# no silent acceptance (issue 28): limit=0, a stray comma in a CNN spec, an unusable feature cache
+expect_rc 2 "limit=0 refused" "$BIN" train --data synthetic:linreg,n=100,limit=0 --model linear --epsilon 1 --batch 10
+err_has "limit=0: must be >= 1" "limit=0: named"
+expect_rc 2 "trailing comma in a cnn spec" "$BIN" train --data synthetic:logistic,n=200,d=16 --model cnn:in=1x4x4,conv2k3,tanh,flatten,fc4, --epsilon 1 --batch 20 --dry-run
+err_has -- "--model: .*stray comma" "trailing comma: named"
+expect_rc 2 "unusable feature cache" "$BIN" train --data synthetic:logistic,n=200,d=784 --model softmax --features scatter:J=1,L=2 --feature-cache /proc/dpcorr-no-such-dir --epsilon 1 --batch 20
+err_has -- "--feature-cache: cannot" "unusable feature cache: named"
 summary

@@ -27,7 +27,7 @@ from ._per_sample import PerSampleGradients
 _STATE_FORMAT = "dpcorr-torch"
 
 
-def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1e-5, epochs=1,
+def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=None, epochs=1,
                  clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
                  mech_params=None, groups=0, accountant="pld", workload=None,
                  allow_large_delta=False, loss_reduction="mean", collate_fn=None,
@@ -55,8 +55,8 @@ def make_private(model, optimizer, dataset, *, batch_size, epsilon=None, delta=1
                     default BLT. Returned wrapped (a torch.optim.Optimizer sharing its state).
     dataset         a map-style dataset of N examples (TensorDataset is fastest), or a
                     DataLoader (its dataset and collate_fn are used)
-    epsilon, delta  the budget; the noise is calibrated to it. Or give ``noise_multiplier``
-                    instead of epsilon: the engine reports the epsilon it spends.
+    epsilon, delta  the budget; the noise is calibrated to it (delta None: derived from N by
+                    the library, recorded in the ledger). Or give ``noise_multiplier`` instead of epsilon: the engine reports the epsilon it spends.
     epochs, batch_size
                     n = epochs x floor(N / batch_size) steps; batch_size is the (expected)
                     batch size
@@ -130,7 +130,6 @@ class PrivacyEngine:
         self._noise_t = torch.from_numpy(self._noise_buf)
         self.steps_done = 0
         self._pending = None  # (step, batch size) handed out by the loader
-        self._indices = None
         self.last_clip_fraction = float("nan")
         self.optimizer = DPOptimizer(optimizer, self)
         self.loader = DPDataLoader(dataset, self, collate_fn)
@@ -169,9 +168,8 @@ class PrivacyEngine:
 
     # ---- one step --------------------------------------------------------------------------
 
-    def _begin(self, step, batch_size, indices=None):
+    def _begin(self, step, batch_size):
         self._pending = (step, batch_size)
-        self._indices = indices  # the batch's example indices: named when a gradient is bad
 
     def _privatize(self):
         """Sets p.grad = (clipped sum + noise) / expected batch for every trainable parameter."""
@@ -198,14 +196,18 @@ class PrivacyEngine:
             norms = torch.linalg.vector_norm(torch.stack(
                 [torch.linalg.vector_norm(g, dim=1).to(flats[0].dtype) for g in flats], 1),
                 dim=1)  # (b,): ||g_i|| over all parameters
-            bad = torch.nonzero(~torch.isfinite(norms)).flatten()
-            if bad.numel():  # clipping would spread NaN / inf over every parameter
-                i = int(bad[0])
-                idx = getattr(self, "_indices", None)
-                which = f"example {int(idx[i])}" if idx is not None and i < len(idx) \
-                    else f"example {i} of the batch"
-                raise ValueError(f"dpcorr: the per-example gradient of {which} (step "
-                                 f"{self.steps_done}) is not finite; no step was taken")
+            bad = ~torch.isfinite(norms)
+            if bool(bad.any()):
+                # one example would decide the released model (NaN/inf parameters): refuse
+                i = int(bad.nonzero()[0])
+                where = f"example {i} of the batch of step {self.steps_done}"
+                if self._pending is not None:
+                    try:
+                        where += f" (training record {int(self.plan.batch(self.steps_done)[i])})"
+                    except (IndexError, TypeError, ValueError):
+                        pass
+                raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
+                                 f"or inf in its inputs or loss?); refusing the step")
             factor = (clip / norms).clamp(max=1.0)  # (b,): min(1, clip / ||g_i||)
             sums = [factor.to(g.dtype) @ g for g in flats]  # sum_i factor_i g_i: one GEMV each
             self.last_clip_fraction = float((norms > clip).float().mean())
@@ -236,7 +238,6 @@ class PrivacyEngine:
     def _advance(self):
         self.steps_done += 1
         self._pending = None
-        self._indices = None
         self._grads.clear()
 
     # ---- checkpoints -----------------------------------------------------------------------
@@ -458,7 +459,7 @@ class DPDataLoader:
                 raise RuntimeError(f"dpcorr: optimizer.step() must be called once per batch "
                                    f"(the loader is at step {t}, the run at {eng.steps_done})")
             idx = eng.plan.batch(t)
-            eng._begin(t, int(idx.size), idx)
+            eng._begin(t, int(idx.size))
             yield self.fetch(idx)
 
     def fetch(self, idx):

@@ -35,6 +35,12 @@ dpc_status dpc__pld_self_compose_naive(dpc_pld **out, const dpc_pld *a, size_t c
 
 /* dpc_account_calibrate_sigma that also reports the number of evaluations of the requested
  * accountant (for PLD: the secant steps after the RDP bracket). */
+/* dpc_account_mech_calibrate with o's grid as given (the public function first applies
+ * dpc_account_opts_for_target; callers that already did use this one). */
+dpc_status dpc__account_mech_calibrate(const dpc_mech *m, const dpc_participation *part, double q,
+                                       const dpc_account_opts *o, double epsilon, double delta,
+                                       double *noise_multiplier, dpc_gauss_event *ev_out,
+                                       dpc_account_mech_info *info_out, dpc_error *err);
 dpc_status dpc__calibrate_sigma_count(const dpc_event *ev, const dpc_account_opts *o,
                                       double epsilon, double delta, double *sigma,
                                       size_t *evals, dpc_error *err);

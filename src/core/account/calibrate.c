@@ -285,11 +285,35 @@ static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *e
     return DPC_OK;
 }
 
+double dpc_account_default_delta(size_t n_records)
+{
+    if (n_records == 0) return 1e-5;
+    /* 10^floor(log10(1 / (10 N))); the 1e-9 keeps N = 10^k (1/(10N) a power of ten) on it */
+    double e = floor(-log10(10.0 * (double)n_records) + 1e-9);
+    return e >= -5.0 ? 1e-5 : pow(10.0, e);
+}
+
+dpc_accountant dpc_account_default_accountant(void)
+{
+    return DPC_ACCOUNTANT_PLD;
+}
+
+void dpc_account_opts_for_target(dpc_account_opts *o, double epsilon)
+{
+    if (o && o->accountant == DPC_ACCOUNTANT_PLD && epsilon > 10.0 && isfinite(epsilon) &&
+        o->pld_interval < 1.0)
+        o->pld_interval = fmin(o->pld_interval * epsilon / 10.0, 1.0); /* the largest grid step
+                                                                         accepted anywhere */
+}
+
 dpc_status dpc_account_calibrate_sigma(const dpc_event *ev, const dpc_account_opts *o,
                                        double epsilon, double delta, double *sigma,
                                        dpc_error *err)
 {
-    return dpc__calibrate_sigma_count(ev, o, epsilon, delta, sigma, NULL, err);
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
+    dpc_account_opts t = *o;
+    dpc_account_opts_for_target(&t, epsilon);
+    return dpc__calibrate_sigma_count(ev, &t, epsilon, delta, sigma, NULL, err);
 }
 
 dpc_status dpc__calibrate_sigma_count(const dpc_event *ev, const dpc_account_opts *o,

@@ -122,6 +122,10 @@ dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc, dpc_error *e
         if (e->count == 0)
             return dpc_error_param(err, DPC_E_INVALID, part_field(f, sizeof f, i, "count"),
                                    "must be >= 1, got 0");
+        if (e->count > DPC_ACCOUNT_MAX_COUNT) /* every front end gets the CLI's range */
+            return dpc_error_param(err, DPC_E_RANGE, part_field(f, sizeof f, i, "count"),
+                                   "must be <= %zu (2^40), got %zu", (size_t)DPC_ACCOUNT_MAX_COUNT,
+                                   e->count);
         double q = part_q(e);
         if (q == 1.0) continue; /* an unsampled Gaussian: every accountant, every relation */
         if (acc == DPC_ACCOUNTANT_ZCDP || acc == DPC_ACCOUNTANT_GDP)

@@ -39,6 +39,8 @@ void dpc_ledger_init(dpc_ledger *L)
     L->epsilon_target = L->delta = L->epsilon = L->epsilon_paper = NAN;
     L->expected_batch = NAN;
     L->epsilon_pre = NAN;
+    for (int k = 0; k < DPC_ROUTE_COUNT; k++) L->eps_routes[k] = NAN;
+    L->epsilon_single = NAN;
     L->mc_confidence = NAN;
 }
 
@@ -124,6 +126,10 @@ size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len)
     num(&s, "noise_std_per_unit_clip", L->noise_std, &f);
     num(&s, "epsilon", L->epsilon, &f);
     num(&s, "delta", L->delta, &f);
+    if (L->delta_derived) {
+        key(&s, "delta_derived", &f);
+        put(&s, "true");
+    }
     num(&s, "epsilon_target", L->epsilon_target, &f);
     num(&s, "epsilon_paper", L->epsilon_paper, &f);
     cnt(&s, "steps", L->steps, &f);
@@ -132,6 +138,19 @@ size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len)
     str(&s, "seed_mode", dpc_rng_mode_name(L->rng_mode), &f);
     if (L->rng_mode == DPC_RNG_SEEDED) cnt(&s, "seed", L->seed, &f);
     if (L->note[0]) str(&s, "note", L->note, &f);
+    if (!isnan(L->eps_routes[0])) {
+        key(&s, "routes", &f);
+        put(&s, "{");
+        int fi = 1;
+        for (int k = 0; k < DPC_ROUTE_COUNT; k++) {
+            const char *nm = dpc_mech_route_name((dpc_mech_route)k);
+            if (isfinite(L->eps_routes[k])) num(&s, nm, L->eps_routes[k], &fi);
+            else str(&s, nm, L->route_why[k] ? L->route_why[k] : "infinite", &fi);
+        }
+        put(&s, "}");
+        num(&s, "epsilon_single", L->epsilon_single, &f);
+    }
+    if (L->advice) str(&s, "advice", L->advice, &f);
     if (L->mc_samples) {
         cnt(&s, "mc_samples", L->mc_samples, &f);
         num(&s, "mc_confidence", L->mc_confidence, &f);

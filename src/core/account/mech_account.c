@@ -113,7 +113,8 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
     /* given z: the noise is exactly z * colnorm per unit clip */
     dpc_account_mech_info inf = {s.value, s.exact, col.value, 0, 1, noise_multiplier, 0, 0,
                                  DPC_ROUTE_WHOLE_RUN, 0.0,
-                                 {INFINITY, INFINITY, INFINITY, INFINITY}, 0, NAN, 0, NULL};
+                                 {INFINITY, INFINITY, INFINITY, INFINITY}, 0, NAN, 0, NULL,
+                                 {NULL, NULL, NULL, NULL}, NAN, NULL};
     inf.noise_std = noise_multiplier * col.value;
     inf.run_sigma = s.value == col.value ? noise_multiplier : inf.noise_std / s.value;
     if (!(inf.run_sigma > 0) || !isfinite(inf.run_sigma) || !isfinite(inf.noise_std))
@@ -129,7 +130,8 @@ static dpc_account_mech_info info_of_run_sigma(const dpc_sensitivity *s,
 {
     dpc_account_mech_info inf = {s->value, s->exact, col->value, 0, 1, 0, 0, run_sigma,
                                  DPC_ROUTE_WHOLE_RUN, 0.0,
-                                 {INFINITY, INFINITY, INFINITY, INFINITY}, 0, NAN, 0, NULL};
+                                 {INFINITY, INFINITY, INFINITY, INFINITY}, 0, NAN, 0, NULL,
+                                 {NULL, NULL, NULL, NULL}, NAN, NULL};
     inf.noise_std = run_sigma * s->value;
     inf.noise_multiplier = s->value == col->value ? run_sigma : inf.noise_std / col->value;
     return inf;
@@ -139,6 +141,18 @@ dpc_status dpc_account_mech_calibrate(const dpc_mech *m, const dpc_participation
                                       const dpc_account_opts *o, double epsilon, double delta,
                                       double *noise_multiplier, dpc_gauss_event *ev_out,
                                       dpc_account_mech_info *info_out, dpc_error *err)
+{
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
+    dpc_account_opts t = *o;
+    dpc_account_opts_for_target(&t, epsilon);
+    return dpc__account_mech_calibrate(m, part, q, &t, epsilon, delta, noise_multiplier, ev_out,
+                                       info_out, err);
+}
+
+dpc_status dpc__account_mech_calibrate(const dpc_mech *m, const dpc_participation *part, double q,
+                                       const dpc_account_opts *o, double epsilon, double delta,
+                                       double *noise_multiplier, dpc_gauss_event *ev_out,
+                                       dpc_account_mech_info *info_out, dpc_error *err)
 {
     dpc_gauss_event ev;
     dpc_account_mech_info info;
@@ -151,7 +165,7 @@ dpc_status dpc_account_mech_calibrate(const dpc_mech *m, const dpc_participation
     if ((st = event_of(m, part, q, info_of_run_sigma(&s, &col, 1.0), &ev, &info, err))) return st;
     dpc_event e = {DPC_NEIGHBOR_ZERO_OUT, 1, &ev};
     double z;
-    if ((st = dpc_account_calibrate_sigma(&e, o, epsilon, delta, &z, err))) return st;
+    if ((st = dpc__calibrate_sigma_count(&e, o, epsilon, delta, &z, NULL, err))) return st;
     double run_sigma = info.amplified ? z / info.noise_multiplier : z;
     if ((st = event_of(m, part, q, info_of_run_sigma(&s, &col, run_sigma), &ev, &info, err)))
         return st;

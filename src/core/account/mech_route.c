@@ -89,6 +89,11 @@ static dpc_status check_run(const dpc_mech_run *run, dpc_error *err)
         if ((st = dpc_event_check(&pe, DPC_ACCOUNTANT_GDP, err)))
             return dpc_error_nest(err, "run.pre");
     }
+    if (run->balls_in_bins && run->part.b > dpc_mech_steps(run->mech))
+        return dpc_error_param(err, DPC_E_INVALID, "part.b",
+                               "balls-in-bins with a period of %zu steps in a run of n = %zu: "
+                               "the period must be at most n",
+                               run->part.b, dpc_mech_steps(run->mech));
     if (run->balls_in_bins && run->q < 1.0)
         return dpc_error_param(err, DPC_E_INVALID, "q",
                                "balls-in-bins takes every example once per period (q = 1), got "
@@ -129,14 +134,22 @@ static dpc_status eps_whole(const dpc_mech_run *run, double sigma, const dpc_acc
     return DPC_OK;
 }
 
+/* Why a sampled route does not apply to the run (NULL: it may). */
+static const char *sampled_why(const dpc_mech_run *run, const dpc_account_opts *o)
+{
+    if (run->balls_in_bins) return "not applicable: balls-in-bins sampling (its own route)";
+    if (run->q >= 1.0) return "not applicable: no Poisson sampling (q = 1)";
+    if (o->accountant == DPC_ACCOUNTANT_ZCDP || o->accountant == DPC_ACCOUNTANT_GDP)
+        return "not applicable: the zcdp and gdp accountants have no amplification by sampling";
+    return NULL;
+}
+
 /* epsilon by amplified banded MF; DPC_E_UNSUPPORTED when the route does not apply. */
 static dpc_status eps_bandmf(const dpc_mech_run *run, double sigma, const dpc_account_opts *o,
                              double delta, double *eps, dpc_account_mech_info *inf,
                              dpc_error *err)
 {
-    if (run->q >= 1.0 || run->balls_in_bins || o->accountant == DPC_ACCOUNTANT_ZCDP ||
-        o->accountant == DPC_ACCOUNTANT_GDP)
-        return DPC_E_UNSUPPORTED;
+    if (sampled_why(run, o)) return DPC_E_UNSUPPORTED;
     dpc_gauss_event ev;
     dpc_status st = dpc_account_mech_event(run->mech, &run->part, sigma, run->q, &ev, inf, NULL);
     if (st == DPC_E_UNSUPPORTED) return st;
@@ -159,15 +172,25 @@ typedef struct mmcc_ctx {
     dpc_status st;
     dpc_error *err;
     const char *why; /* why the route does not apply to a Poisson run (NULL: it does) */
+    const char *skip; /* why the route does not apply to this run at all (NULL: it may) */
 } mmcc_ctx;
 
 static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *o,
                                double delta, mmcc_ctx *c, dpc_error *err)
 {
     memset(c, 0, sizeof *c);
-    if (run->q >= 1.0 || run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC ||
-        run->part.b != 1 || o->accountant != DPC_ACCOUNTANT_PLD || run->n_pre)
-        return DPC_E_UNSUPPORTED;
+    if ((c->skip = sampled_why(run, o))) return DPC_E_UNSUPPORTED;
+    if (run->part.kind != DPC_PART_CYCLIC || run->part.b != 1)
+        c->skip = "not applicable: needs Poisson sampling at every step (cyclic period 1)";
+    else if (o->accountant != DPC_ACCOUNTANT_PLD)
+        c->skip = "not applicable: needs the pld accountant";
+    else if (run->n_pre)
+        c->skip = "not applicable: it does not compose pre-releases";
+    /* C = I: MMCC's dominating pair is the n-fold Poisson-subsampled Gaussian itself, which the
+     * banded-MF route (b = 1) accounts with the same PLD: the same epsilon at n times the cost. */
+    else if (dpc_mech_get_params(run->mech)->kind == DPC_MECH_IDENTITY)
+        c->skip = "not needed: for C = I it is the banded-MF route's PLD (the same epsilon)";
+    if (c->skip) return DPC_E_UNSUPPORTED;
     c->C = dpc__mech_nonneg_matrix(run->mech, &c->rows, &c->why);
     if (!c->C) return DPC_E_UNSUPPORTED;
     dpc_sensitivity s, col;
@@ -232,6 +255,83 @@ static dpc_status eps_bib(const dpc_mech_run *run, double z, const dpc_account_o
     return st;
 }
 
+/* One line per route that gave no finite epsilon (dpc_account_mech_info.route_why). */
+static void explain_routes(const dpc_mech_run *run, const dpc_account_opts *o, const mmcc_ctx *cc,
+                           dpc_status mmcc_st, const char *bwhy, dpc_account_mech_info *in)
+{
+    static const char *const inf_text =
+        "numerically infinite: the mass at infinite loss exceeds delta (too little noise for it)";
+    for (int k = 0; k < DPC_ROUTE_COUNT; k++) in->route_why[k] = NULL;
+    if (!isfinite(in->eps_routes[DPC_ROUTE_WHOLE_RUN]))
+        in->route_why[DPC_ROUTE_WHOLE_RUN] = "numerically infinite: too little noise for delta";
+    if (!isfinite(in->eps_routes[DPC_ROUTE_BANDMF])) {
+        const char *w = sampled_why(run, o);
+        in->route_why[DPC_ROUTE_BANDMF] =
+            w ? w
+            : run->part.kind != DPC_PART_CYCLIC
+                ? "not applicable: needs cyclic Poisson sampling (the pattern is min-sep)"
+                : "not applicable: C has more bands than the cyclic period b (needs a b-banded "
+                  "C: bsr or banded with bands <= b)";
+    }
+    if (!isfinite(in->eps_routes[DPC_ROUTE_MMCC])) {
+        const char *w = cc->skip;
+        if (!w && cc->why)
+            w = strstr(cc->why, "4096") ? "stopped by the work limit: more than 4096 steps (its "
+                                          "strategy matrix is materialized)"
+                : strstr(cc->why, "negative")
+                    ? "not applicable: C has negative entries (its dominating pair needs C >= 0)"
+                    : "not applicable: the strategy matrix is not available";
+        if (!w && mmcc_st == DPC_E_RANGE)
+            w = "numerically infinite: the privacy losses are too wide for one PLD grid (too "
+                "little noise)";
+        in->route_why[DPC_ROUTE_MMCC] = w ? w : inf_text;
+    }
+    if (!isfinite(in->eps_routes[DPC_ROUTE_BALLS_IN_BINS])) {
+        const char *w = !run->balls_in_bins ? "not applicable: not balls-in-bins sampling"
+                        : run->n_pre ? "not applicable: it does not compose pre-releases"
+                        : o->accountant != DPC_ACCOUNTANT_PLD && o->accountant != DPC_ACCOUNTANT_RDP
+                            ? "not applicable: needs the pld or rdp accountant"
+                            : NULL;
+        if (!w && bwhy)
+            w = strstr(bwhy, "negative")
+                    ? "not applicable: C has negative entries (its dominating pair needs C >= 0)"
+                : strstr(bwhy, "4096") ? "stopped by the work limit: more than 4096 steps"
+                : strstr(bwhy, "512")  ? "stopped by the work limit: more than 512 bins"
+                                       : "not applicable: the strategy matrix is not available";
+        in->route_why[DPC_ROUTE_BALLS_IN_BINS] = w ? w : inf_text;
+    }
+}
+
+/* epsilon of one participation without amplification: the Gaussian with mu = 1/z (each entry of
+ * Z has std z x column norm; one participation moves C G by at most the column norm). */
+static double single_epsilon(double z, double delta)
+{
+    double e = NAN;
+    if (dpc_gdp_epsilon(1.0 / z, delta, &e, NULL) != DPC_OK) return NAN;
+    return e;
+}
+
+/* What would amplify better, when the reported epsilon is > 10x a single participation's. */
+static const char *route_advice(const dpc_mech_run *run, const dpc_account_mech_info *in)
+{
+    double e = in->eps_routes[in->route];
+    if (!(in->epsilon_single > 0) || !(e > 10.0 * in->epsilon_single)) return NULL;
+    if (dpc_mech_get_params(run->mech)->kind == DPC_MECH_IDENTITY)
+        return "epsilon is > 10x one participation's: the run composes many participations; "
+               "Poisson sampling (smaller q) amplifies DP-SGD";
+    if (run->q < 1.0 && run->part.b == 1)
+        return "epsilon is > 10x one participation's: Poisson sampling at every step amplifies "
+               "a dense C weakly (MMCC); cyclic Poisson sampling with a banded C (bsr, bands <= "
+               "the period) or balls-in-bins sampling, or fewer bands, usually does far better "
+               "(doc/accounting.md)";
+    if (run->q < 1.0)
+        return "epsilon is > 10x one participation's: the banded-MF route needs at most b bands "
+               "for a cyclic period b; a bsr/banded C with bands <= b amplifies";
+    return "epsilon is > 10x one participation's: the run is accounted without amplification "
+           "(every participation counted); sampling with amplification (Poisson for DP-SGD, "
+           "cyclic Poisson with a banded C, balls-in-bins) would lower it";
+}
+
 dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multiplier,
                                     const dpc_account_opts *o, double delta,
                                     dpc_account_result *res, dpc_account_mech_info *info,
@@ -255,11 +355,14 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     st = mmcc_prepare(run, o, delta, &cc, err);
     if (st && st != DPC_E_UNSUPPORTED) return st;
     double slack = 0.0;
+    dpc_status mmcc_st = st;
     if (!st) {
         em = mmcc_eps(&cc, sigma, &slack, &st, err);
         free(cc.C);
+        cc.C = NULL;
         if (st == DPC_E_RANGE) { /* losses too wide for one grid: the route does not apply */
             em = INFINITY;
+            mmcc_st = st;
             st = DPC_OK;
         }
         if (st) return st;
@@ -288,6 +391,9 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     best.eps_routes[DPC_ROUTE_MMCC] = em;
     best.eps_routes[DPC_ROUTE_BALLS_IN_BINS] = ebb;
     best.note = route_note(cc.why ? cc.why : bwhy);
+    explain_routes(run, o, &cc, mmcc_st, bwhy, &best);
+    best.epsilon_single = single_epsilon(sigma, delta);
+    best.advice = route_advice(run, &best);
     memset(res, 0, sizeof *res);
     res->epsilon = best.eps_routes[best.route];
     res->delta = delta;
@@ -331,6 +437,10 @@ static double pre_eps_u(double u, void *vc)
     return c->st ? NAN : r.epsilon;
 }
 
+static dpc_status calibrate_run_at(const dpc_mech_run *run, const dpc_account_opts *o,
+                                   double epsilon, double delta, double *noise_multiplier,
+                                   dpc_account_mech_info *info, dpc_error *err);
+
 /* DP-REQ: pre-compose: a run composed with fixed pre-releases. Every route's epsilon with the
  * pre-releases is at least its epsilon without them, so the z calibrated without them is a
  * lower bound; epsilon(z) with them is monotone (each route's is), found by secant steps on
@@ -352,8 +462,7 @@ static dpc_status calibrate_pre(const dpc_mech_run *run, const dpc_account_opts 
     bare.pre = NULL;
     bare.n_pre = 0;
     double z0;
-    if ((st = dpc_account_mech_calibrate_run(&bare, o, epsilon, delta, &z0, NULL, err)))
-        return st;
+    if ((st = calibrate_run_at(&bare, o, epsilon, delta, &z0, NULL, err))) return st;
     pre_cal c = {run, o, delta, DPC_OK, err};
     double u = log(z0), slope = -1.0;
     int rc = dpc__secant_log(pre_eps_u, &c, epsilon, &u, &slope, 5e-5, 1, 60, log(1e9));
@@ -413,9 +522,18 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
                                           double epsilon, double delta, double *noise_multiplier,
                                           dpc_account_mech_info *info, dpc_error *err)
 {
+    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
+    dpc_account_opts t = *o; /* every route and the reported info on the target's grid */
+    dpc_account_opts_for_target(&t, epsilon);
+    return calibrate_run_at(run, &t, epsilon, delta, noise_multiplier, info, err);
+}
+
+static dpc_status calibrate_run_at(const dpc_mech_run *run, const dpc_account_opts *o,
+                                   double epsilon, double delta, double *noise_multiplier,
+                                   dpc_account_mech_info *info, dpc_error *err)
+{
     dpc_status st;
     if ((st = check_run(run, err))) return st;
-    if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
     if (!noise_multiplier)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier", "output pointer is NULL");
     if (run->n_pre) {
@@ -430,18 +548,18 @@ dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_acc
                                                                     : DPC_ACCOUNTANT_GDP);
     w.zcdp_conv = o->zcdp_conv;
     double best, z;
-    if ((st = dpc_account_mech_calibrate(run->mech, &run->part, 1.0, &w, epsilon, delta, &best,
-                                         NULL, NULL, err)))
+    if ((st = dpc__account_mech_calibrate(run->mech, &run->part, 1.0, &w, epsilon, delta, &best,
+                                          NULL, NULL, err)))
         return st;
     /* banded MF, where it applies */
     if (run->q < 1.0 && !run->balls_in_bins && o->accountant != DPC_ACCOUNTANT_ZCDP &&
         o->accountant != DPC_ACCOUNTANT_GDP) {
-        st = dpc_account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta, &z,
-                                        NULL, NULL, NULL);
+        st = dpc__account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta, &z,
+                                         NULL, NULL, NULL);
         if (st == DPC_OK && z < best) best = z;
         else if (st && st != DPC_E_UNSUPPORTED)
-            return dpc_account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta,
-                                              &z, NULL, NULL, err);
+            return dpc__account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta,
+                                               &z, NULL, NULL, err);
     }
     /* MMCC: secant from the best so far, if MMCC is below the target there */
     mmcc_ctx cc;

@@ -25,10 +25,15 @@
  * ratio: threshold tests are optimal in both directions). Conditional composition (MMCC Thm 3.1)
  * composes the rows' dominating pairs; the failure probabilities add to delta.
  *
- * Computation per row: terms C_it >= 10 g go into a distribution on the grid g (each rounded
- * up: first-order larger), the small ones are replaced by a Chernoff upper quantile of their sum
- * (its failure probability added to delta), and the top tail of the distribution is pruned
- * (mass added to delta; joint convexity). Rows are sorted by their mean shift and split into
+ * Computation per row: every term C_it > 0 goes into a distribution on the grid g ~ s/64 (each
+ * rounded up to a whole number of grid steps, at least one: first-order larger), and the top
+ * tail of the distribution is pruned (mass added to delta; joint convexity). (Until issue 25,
+ * terms under 10 g were replaced by a Chernoff upper quantile of their sum at a tiny failure
+ * probability, which counts a few small terms as always present; since g grows with s, more
+ * terms fell under the threshold as the noise grew and epsilon was not monotone in sigma:
+ * BSR-2, n = 16, q 0.01 gave 0.073 at sigma 3 and 1.49 at 3.5. Rounded up, a term's shift in
+ * units of s never grows with s, and its posterior probability pt falls, so epsilon falls:
+ * tests/test_account_mmcc.c sweeps sigma.) Rows are sorted by their mean shift and split into
  * `groups` runs of consecutive ranks; each run is represented by the pointwise minimum of its
  * rows' CDFs (a distribution first-order above each of them), whose PLD (pld_mog.c) is
  * self-composed over the run; the runs are composed. */
@@ -40,7 +45,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MMCC_BIG 10.0 /* terms >= MMCC_BIG * g enter the exact distribution */
 
 typedef struct rowdist {
     double *w;  /* (K) probabilities of shifts (off + k) g */
@@ -71,37 +75,10 @@ static size_t binom_quantile(size_t N, double p, double d)
     return k;
 }
 
-/* Upper (1 - d) quantile bound of sum_t c_t B_t, B_t ~ Bernoulli(pt_t) independent (Chernoff,
- * minimized over lam by a scan and golden section: any lam is valid). */
-static double chernoff_sum(const double *c, const double *pt, size_t n, double d)
-{
-    if (n == 0) return 0.0;
-    double best = 0.0, cmax = 0.0;
-    for (size_t t = 0; t < n; t++) {
-        best += c[t];
-        if (c[t] > cmax) cmax = c[t];
-    }
-    if (!(cmax > 0.0)) return 0.0;
-    for (int e = -10; e <= 40; e++) {
-        double lam = ldexp(1.0, e) / cmax * 0.0625, K = 0.0;
-        for (size_t t = 0; t < n; t++) K += log1p(pt[t] * expm1(lam * c[t]));
-        double x = (K - log(d)) / lam;
-        if (x < best) best = x;
-    }
-    return best;
-}
-
-/* The shift distribution of one row. big: (c, pt) of the exact terms; small: likewise. */
+/* The shift distribution of one row: terms (cb, pb), each rounded up to whole grid steps. */
 static dpc_status row_distribution(rowdist *rd, const double *cb, const double *pb, size_t nb,
-                                   const double *cs, const double *ps, size_t ns, double g,
-                                   double d_small, double d_prune, double *slack)
+                                   double g, double d_prune, double *slack)
 {
-    size_t extra = 0;
-    if (ns > 0) {
-        double xq = chernoff_sum(cs, ps, ns, d_small);
-        extra = (size_t)ceil(xq / g - 1e-12);
-        *slack += d_small;
-    }
     size_t cap = 1;
     for (size_t t = 0; t < nb; t++) cap += (size_t)ceil(cb[t] / g - 1e-12);
     double *w = dpc__calloc(cap, sizeof *w);
@@ -128,11 +105,11 @@ static dpc_status row_distribution(rowdist *rd, const double *cb, const double *
     for (size_t j = 0; j < top; j++) tot += w[j];
     for (size_t j = 0; j < top; j++) {
         w[j] /= tot; /* the kept part, renormalized (the pruned mass is in the slack) */
-        mean += w[j] * (double)(j + extra);
+        mean += w[j] * (double)j;
     }
     rd->w = w;
     rd->K = top;
-    rd->off = extra;
+    rd->off = 0;
     rd->mean = mean * g;
     return DPC_OK;
 }
@@ -193,9 +170,8 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
 {
     double *colsq = dpc__calloc(n, sizeof *colsq);
     double *cb = dpc__malloc_array(n, sizeof *cb), *pb = dpc__malloc_array(n, sizeof *pb);
-    double *cs = dpc__malloc_array(n, sizeof *cs), *ps = dpc__malloc_array(n, sizeof *ps);
     dpc_status st = DPC_OK;
-    if (!colsq || !cb || !pb || !cs || !ps) st = DPC__NOMEM(err, "the MMCC work arrays");
+    if (!colsq || !cb || !pb) st = DPC__NOMEM(err, "the MMCC work arrays");
     /* pass 1: pairs (i, t) whose probability must be bounded, rows that have some */
     size_t npairs = 0, prows = 0;
     for (size_t i = 0; !st && i < rows; i++) {
@@ -212,13 +188,13 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
     double dz = npairs ? 0.05 * delta / (double)npairs : 1.0, db = prows ? 0.05 * delta / (double)prows : 1.0;
     double kappa = npairs ? dpc__ndtri_upper(log(dz)) : 0.0;
     if (npairs) *slack += 0.05 * delta * 2.0;
-    double d_small = 0.005 * delta / (double)rows, d_prune = 0.005 * delta / (double)rows;
+    double d_prune = 0.005 * delta / (double)rows;
     if (!st) memset(colsq, 0, n * sizeof *colsq);
     size_t active = 0;
     double W = 0.0;
     for (size_t i = 0; !st && i < rows; i++) {
         const double *Ci = C + i * n;
-        size_t ki = binom_quantile(active, p, db), nb = 0, ns = 0;
+        size_t ki = binom_quantile(active, p, db), nb = 0;
         for (size_t t = 0; t < n; t++) {
             if (!(Ci[t] > 0.0)) continue;
             double pt = p;
@@ -227,15 +203,10 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
                 double e = (0.5 * w * w + (double)ki * w * W) / (s * s) + w * kappa / s;
                 pt = 1.0 / (1.0 + (1.0 - p) / p * exp(-e));
             }
-            if (Ci[t] >= MMCC_BIG * g) {
-                cb[nb] = Ci[t];
-                pb[nb++] = pt;
-            } else {
-                cs[ns] = Ci[t];
-                ps[ns++] = pt;
-            }
+            cb[nb] = Ci[t];
+            pb[nb++] = pt;
         }
-        if (row_distribution(&rd[i], cb, pb, nb, cs, ps, ns, g, d_small, d_prune, slack))
+        if (row_distribution(&rd[i], cb, pb, nb, g, d_prune, slack))
             st = DPC__NOMEM(err, "an MMCC row distribution");
         for (size_t t = 0; t < n; t++) {
             if (Ci[t] != 0.0 && colsq[t] == 0.0) active++;
@@ -246,8 +217,6 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
     free(colsq);
     free(cb);
     free(pb);
-    free(cs);
-    free(ps);
     return st;
 }
 

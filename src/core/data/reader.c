@@ -96,6 +96,9 @@ static dpc_status fill(dpc__reader *r, dpc_error *err)
     return 0;
 }
 
+/* Longest data line (a row of 10^6 features fits). */
+#define READER_MAX_LINE ((size_t)256 << 20)
+
 int dpc__reader_line(dpc__reader *r, size_t *len_out, dpc_error *err)
 {
     size_t len = 0;
@@ -112,6 +115,14 @@ int dpc__reader_line(dpc__reader *r, size_t *len_out, dpc_error *err)
         unsigned char *nl = memchr(start, '\n', avail);
         size_t take = nl ? (size_t)(nl - start) : avail;
         have = 1;
+        /* bounded: a NUL byte (binary data, /dev/zero, /dev/urandom) or an endless line is an
+         * error at once, never an unbounded read */
+        if (memchr(start, '\0', take))
+            return -(int)dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: NUL byte in line (binary file "
+                                       "or a device?)", r->path, r->lineno + 1);
+        if (len + take > READER_MAX_LINE)
+            return -(int)dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: line longer than %zu bytes",
+                                       r->path, r->lineno + 1, (size_t)READER_MAX_LINE);
         if (len + take + 1 > r->line_cap || !r->line) {
             size_t nc = r->line_cap ? r->line_cap : 256;
             while (nc < len + take + 1) {

@@ -528,6 +528,13 @@ dpc_status dpc_data_load_spec(dpc_dataset **train, dpc_dataset **test, const cha
     size_t lim = 0, tlim = 0;
     if (!st) st = opt_size(&s, "limit", 0, &lim, err);
     if (!st) st = opt_size(&s, "test-limit", 0, &tlim, err);
+    /* 0 would read as "no limit" (every row): refused, never silently widened */
+    if (!st && opt_str(&s, "limit") && lim == 0)
+        st = dpc_error_set(err, DPC_E_INVALID, "data spec: limit=0: must be >= 1 (omit it for "
+                                               "every example)");
+    if (!st && opt_str(&s, "test-limit") && tlim == 0)
+        st = dpc_error_set(err, DPC_E_INVALID, "data spec: test-limit=0: must be >= 1 (omit it "
+                                               "for every example)");
     int want = test != NULL;
     if (!st) st = spec_check_keys(&s, err);
     if (st) goto done;

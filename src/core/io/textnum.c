@@ -8,12 +8,21 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Line reader that grows its buffer (lines of any length). Returns -1 at EOF. */
+/* Longest line accepted (a dense matrix row of 10^6 numbers fits): the bound that makes a device
+ * such as /dev/zero an error instead of an unbounded read. */
+#define TEXT_MAX_LINE ((size_t)64 << 20)
+/* Most numbers dpc_io_read_numbers returns when the caller sets no limit (1 GiB of doubles). */
+#define TEXT_MAX_NUMBERS ((size_t)1 << 27)
+
+/* Line reader that grows its buffer up to TEXT_MAX_LINE. Returns -1 at EOF, -2 out of memory,
+ * -3 a NUL byte (a binary file or a device), -4 a line over TEXT_MAX_LINE. */
 static long read_line(FILE *f, char **buf, size_t *cap)
 {
     size_t len = 0;
     int c;
     while ((c = fgetc(f)) != EOF) {
+        if (c == '\0') return -3;
+        if (len >= TEXT_MAX_LINE) return -4;
         if (len + 2 > *cap) {
             size_t nc = *cap ? *cap * 2 : 256;
             char *nb = realloc(*buf, nc);
@@ -34,6 +43,18 @@ static long read_line(FILE *f, char **buf, size_t *cap)
     char *hash = strchr(*buf, '#');
     if (hash) *hash = '\0';
     return (long)len;
+}
+
+/* The error of a read_line failure at line `lineno` of path. */
+static dpc_status line_error(long code, const char *path, size_t lineno, dpc_error *err)
+{
+    if (code == -3)
+        return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: NUL byte (a binary file or a device?)",
+                             path, lineno);
+    if (code == -4)
+        return dpc_error_set(err, DPC_E_FORMAT, "%s:%zu: line longer than %zu bytes", path,
+                             lineno, TEXT_MAX_LINE);
+    return DPC__NOMEM(err, "line buffer");
 }
 
 /* Parses the numbers of one line, appending to *v. Returns DPC_OK or an error naming path:line. */
@@ -93,10 +114,11 @@ dpc_status dpc_io_read_numbers(const char *path, size_t max_count, double **out,
     long len;
     while ((len = read_line(f, &line, &cap)) >= 0) {
         lineno++;
-        st = parse_line(line, path, lineno, &v, &n, &vcap, max_count, err);
+        st = parse_line(line, path, lineno, &v, &n, &vcap, max_count ? max_count : TEXT_MAX_NUMBERS,
+                        err);
         if (st) break;
     }
-    if (!st && len == -2) st = DPC__NOMEM(err, "line buffer");
+    if (!st && len < -1) st = line_error(len, path, lineno + 1, err);
     if (!st && ferror(f)) st = dpc_error_set(err, DPC_E_IO, "%s: read error", path);
     if (!st && n == 0) st = dpc_error_set(err, DPC_E_FORMAT, "%s: no numbers in file", path);
     fclose(f);
@@ -164,7 +186,7 @@ dpc_status dpc_io_read_lower_triangular(const char *path, size_t n, double **out
         rowline[nrows] = lineno;
         nrows++;
     }
-    if (!st && len == -2) st = DPC__NOMEM(err, "line buffer");
+    if (!st && len < -1) st = line_error(len, path, lineno + 1, err);
     if (!st && nrows == 0) st = dpc_error_set(err, DPC_E_FORMAT, "%s: no rows in file", path);
     size_t N = n ? n : nrows;
     if (!st && nrows != N)

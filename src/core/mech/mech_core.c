@@ -413,13 +413,16 @@ int dpc_mech_describe(const dpc_mech *m, char *buf, size_t len)
                             : snprintf(buf, len, "damped anti-PGD (nu=%g)", p->nu);
     case DPC_MECH_LCGD: return snprintf(buf, len, "lambda-CGD (lambda=%g)", p->lambda);
     case DPC_MECH_BSR:
-    case DPC_MECH_BISR:
+    case DPC_MECH_BISR: {
+        /* C has at most n bands: name the bands that run (--bands 1e12 on 16 steps: 16) */
+        size_t bands = p->bands < m->n ? p->bands : m->n;
         if (p->momentum != 0.0 || p->decay != 1.0)
             return snprintf(buf, len, "%s (bands=%zu, momentum=%g, decay=%g)",
-                            p->kind == DPC_MECH_BSR ? "BSR" : "BISR", p->bands, p->momentum,
+                            p->kind == DPC_MECH_BSR ? "BSR" : "BISR", bands, p->momentum,
                             p->decay);
         return snprintf(buf, len, "%s (bands=%zu)", p->kind == DPC_MECH_BSR ? "BSR" : "BISR",
-                        p->bands);
+                        bands);
+    }
     case DPC_MECH_BLT: return snprintf(buf, len, "BLT (%zu buffers)", p->nbuf);
     case DPC_MECH_TREE:
         return snprintf(buf, len, p->honaker ? "tree (Honaker)" : "tree (binary)");

@@ -45,6 +45,14 @@ void dpc__workload_apply(double *y, const double *x, size_t n, double a, double 
 dpc_status dpc__limit_poly(const double *b, size_t L, double *g, dpc_error *err);
 dpc_status dpc__limit_poly_naive(const double *b, size_t L, double *g, dpc_error *err);
 
+/* Sensitivity over participations of a Toeplitz C with first column c >= 0 (mech_sens.c):
+ * ||sum_{j<k} shift(c, t0 + j b)||^2 truncated to n. The reference (n k terms), the band-aware
+ * form (bit-identical, n min(k, L/b + 1) terms) and the O(n) strided prefix-sum form (t0 = 0;
+ * returns 0 when out of memory), which agrees to rounding. */
+double dpc__shifted_sum_sq_naive(const double *c, size_t n, size_t k, size_t b, size_t t0);
+double dpc__shifted_sum_sq(const double *c, size_t n, size_t k, size_t b, size_t t0);
+int dpc__shifted_sum_sq_prefix(const double *c, size_t n, size_t k, size_t b, double *out);
+
 /* Tree helpers (mech_tree.c). */
 uint64_t dpc__tree_node_row(unsigned h, uint64_t i);  /* in-order row id of node (h, i) */
 double dpc__tree_honaker_var(unsigned h);             /* variance of the level-h estimate */

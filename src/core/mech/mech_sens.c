@@ -27,6 +27,7 @@
 
 #define GRAM_MAX 4096
 #define ENUM_MAX 3.0e6
+#define SENS_DIRECT_MAX 2.0e7 /* shifted sums: direct below, prefix sums above */
 
 const char *dpc_sens_method_name(dpc_sens_method m)
 {
@@ -42,8 +43,9 @@ const char *dpc_sens_method_name(dpc_sens_method m)
     return "unknown";
 }
 
-/* ||sum_{j<k} shift(c, t0 + j b)||^2 truncated to n: v_t = sum_j c_{t - t0 - j b}. */
-static double shifted_sum_sq(const double *c, size_t n, size_t k, size_t b, size_t t0)
+/* ||sum_{j<k} shift(c, t0 + j b)||^2 truncated to n: v_t = sum_j c_{t - t0 - j b}, summed in the
+ * order j = 0, 1, ... The reference: n k multiply-adds. */
+double dpc__shifted_sum_sq_naive(const double *c, size_t n, size_t k, size_t b, size_t t0)
 {
     double s = 0.0;
     for (size_t t = t0; t < n; t++) {
@@ -56,6 +58,65 @@ static double shifted_sum_sq(const double *c, size_t n, size_t k, size_t b, size
         s += v * v;
     }
     return s;
+}
+
+/* The last index with c_t != 0 (0 for an all-zero c): C's band. */
+static size_t coef_support(const double *c, size_t n)
+{
+    size_t L = 0;
+    for (size_t t = 0; t < n; t++)
+        if (c[t] != 0.0) L = t;
+    return L;
+}
+
+/* Work of shifted_sum_sq: n times the participations that can overlap a band of L + 1. */
+static double shifted_sum_work(size_t n, size_t k, size_t b, size_t L)
+{
+    double per = (double)(L / b + 1);
+    return (double)n * (per < (double)k ? per : (double)k);
+}
+
+/* The same sum, skipping the terms outside c's band [0, L] (exact zeros: v and the result are
+ * bit-identical to the reference): n min(k, L/b + 1) multiply-adds, so the identity (L = 0) and
+ * banded strategies cost O(n) for any number of participations. */
+double dpc__shifted_sum_sq(const double *c, size_t n, size_t k, size_t b, size_t t0)
+{
+    size_t L = coef_support(c, n);
+    double s = 0.0;
+    for (size_t t = t0; t < n; t++) {
+        double v = 0.0;
+        size_t j0 = t - t0 > L ? (t - t0 - L + b - 1) / b : 0; /* first j with index <= L */
+        for (size_t j = j0; j < k; j++) {
+            size_t off = t0 + j * b;
+            if (off > t) break;
+            v += c[t - off];
+        }
+        s += v * v;
+    }
+    return s;
+}
+
+/* For a wide band and many participations (n k above the work limit): v_t as the difference of
+ * two strided prefix sums P_u = c_u + P_{u-b}, accumulated in long double so that the
+ * cancellation costs nothing at double precision (c >= 0: every P is a sum of non-negative
+ * terms). O(n) time and memory; agrees with the reference to rounding (tests/test_mech.c). */
+int dpc__shifted_sum_sq_prefix(const double *c, size_t n, size_t k, size_t b, double *out)
+{
+    long double *P = dpc__malloc_array(n, sizeof *P);
+    if (!P) return 0;
+    for (size_t u = 0; u < n; u++) P[u] = (long double)c[u] + (u >= b ? P[u - b] : 0.0L);
+    double s = 0.0;
+    for (size_t t = 0; t < n; t++) {
+        /* j = 0 .. min(k - 1, t / b): indices t, t - b, ..., t - jmax b */
+        size_t jmax = t / b < k - 1 ? t / b : k - 1;
+        size_t lo = t - jmax * b; /* smallest index in the sum */
+        long double v = P[t] - (lo >= b ? P[lo - b] : 0.0L);
+        double vd = (double)v;
+        s += vd * vd;
+    }
+    free(P);
+    *out = s;
+    return 1;
 }
 
 /* X = C^T C for n <= GRAM_MAX. Returns malloc'ed (n, n) or NULL. */
@@ -221,6 +282,44 @@ static double max_column_sq(const dpc_mech *m)
     return best;
 }
 
+/* Toeplitz C: exact for c >= 0 that is non-increasing (min-sep) or under a cyclic pattern
+ * (*done = 1, out filled); otherwise *bound = the squared monotone-majorant bound. One pass of
+ * shifted sums over the band: n min(k, L/b + 1) multiply-adds; past SENS_DIRECT_MAX (wide bands,
+ * many participations) the O(n) prefix-sum form. */
+static dpc_status toeplitz_sens(const double *c, size_t n, size_t k, size_t b, int cyclic,
+                                dpc_sensitivity *out, int *done, double *bound, dpc_error *err)
+{
+    int nonneg = 1, noninc = 1;
+    for (size_t t = 0; t < n; t++) {
+        if (c[t] < 0.0) nonneg = 0;
+        if (t + 1 < n && c[t + 1] > c[t]) noninc = 0;
+    }
+    int prefix = 2.0 * shifted_sum_work(n, k, b, coef_support(c, n)) > SENS_DIRECT_MAX;
+    if (nonneg && (noninc || cyclic)) {
+        double v2;
+        if (!prefix) v2 = dpc__shifted_sum_sq(c, n, k, b, 0);
+        else if (!dpc__shifted_sum_sq_prefix(c, n, k, b, &v2))
+            return DPC__NOMEM(err, "prefix sums");
+        out->value = sqrt(v2);
+        out->exact = 1;
+        out->method = cyclic ? DPC_SENS_EXACT_CYCLIC : DPC_SENS_EXACT_TOEPLITZ_MINSEP;
+        *done = 1;
+        return DPC_OK;
+    }
+    double *maj = dpc__malloc_array(n, sizeof *maj);
+    if (!maj) return DPC__NOMEM(err, "majorant");
+    double run = 0.0;
+    for (size_t t = n; t-- > 0;) {
+        if (fabs(c[t]) > run) run = fabs(c[t]);
+        maj[t] = run;
+    }
+    int ok = 1;
+    if (!prefix) *bound = dpc__shifted_sum_sq(maj, n, k, b, 0);
+    else ok = dpc__shifted_sum_sq_prefix(maj, n, k, b, bound);
+    free(maj);
+    return ok ? DPC_OK : DPC__NOMEM(err, "prefix sums");
+}
+
 dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part,
                                 dpc_sensitivity *out, dpc_error *err)
 {
@@ -247,33 +346,10 @@ dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part
     double bound = INFINITY;
     dpc_sens_method bound_method = DPC_SENS_BOUND_ABSGRAM;
     if (dpc_mech_is_toeplitz(m)) {
-        const double *c = m->ccoef;
-        int nonneg = 1, noninc = 1;
-        for (size_t t = 0; t < n; t++) {
-            if (c[t] < 0.0) nonneg = 0;
-            if (t + 1 < n && c[t + 1] > c[t]) noninc = 0;
-        }
-        /* one pass of shifted sums: n k multiply-adds with a branch (2 n k, DPC_WORK_LIMIT) */
-        dpc_status st = dpc__work_check(2.0 * (double)n * (double)k, "part.k",
-                                        "the sensitivity over the participations (steps x "
-                                        "participations)", err);
-        if (st) return st;
-        if (nonneg && (noninc || cyclic)) {
-            out->value = sqrt(shifted_sum_sq(c, n, k, b, 0));
-            out->exact = 1;
-            out->method = cyclic ? DPC_SENS_EXACT_CYCLIC : DPC_SENS_EXACT_TOEPLITZ_MINSEP;
-            return DPC_OK;
-        }
-        double *maj = dpc__malloc_array(n, sizeof *maj);
-        if (!maj) return DPC__NOMEM(err, "majorant");
-        double run = 0.0;
-        for (size_t t = n; t-- > 0;) {
-            if (fabs(c[t]) > run) run = fabs(c[t]);
-            maj[t] = run;
-        }
-        bound = shifted_sum_sq(maj, n, k, b, 0);
+        int done = 0;
+        dpc_status st = toeplitz_sens(m->ccoef, n, k, b, cyclic, out, &done, &bound, err);
+        if (st || done) return st;
         bound_method = DPC_SENS_BOUND_MAJORANT;
-        free(maj);
     }
     if (m->engine == ENGINE_TREE && !cyclic) {
         double tb = tree_level_bound_sq(n, k, b);

@@ -293,8 +293,15 @@ dpc_status dpc__cnn_parse_layers(dpc_model_config *c, const char *spec, const ch
                                  size_t n, dpc_error *err)
 {
     const char *p = tok, *end = tok + n;
+    /* an empty layer (a leading, doubled or trailing comma) is a malformed spec, not nothing */
+    if (n == 0 || tok[0] == ',' || tok[n - 1] == ',')
+        return dpc_error_set(err, DPC_E_INVALID, "model spec '%s': an empty layer (a stray comma)",
+                             spec);
     while (p < end) {
         size_t len = strcspn(p, ",");
+        if (len == 0)
+            return dpc_error_set(err, DPC_E_INVALID,
+                                 "model spec '%s': an empty layer (a stray comma)", spec);
         if (p + len > end) len = (size_t)(end - p);
         if (c->n_layers == DPC_MODEL_MAX_LAYERS)
             return dpc_error_set(err, DPC_E_INVALID, "model spec '%s': at most %d layers", spec,

@@ -378,3 +378,18 @@ fail:
     free(mem);
     return st;
 }
+
+dpc_status dpc_strategy_default_blt(dpc_strategy **out, size_t steps, size_t participations,
+                                    size_t min_sep, double momentum, double decay,
+                                    dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    *out = NULL;
+    dpc_strategy_problem pb;
+    dpc_strategy_problem_init(&pb, steps);
+    pb.participations = participations;
+    pb.min_sep = min_sep;
+    pb.workload.momentum = momentum;
+    pb.workload.decay = decay;
+    return dpc_strategy_optimize_blt(out, &pb, NULL, err);
+}

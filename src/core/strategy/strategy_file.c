@@ -140,17 +140,31 @@ static dpc_status get_array(const rd *r, const jv *v, const char *field, double 
     return DPC_OK;
 }
 
+/* Largest strategy file read (a dense n = 4096 strategy is about 0.4 GB of JSON). */
+#define STRATEGY_FILE_MAX ((size_t)1 << 31)
+
 static dpc_status read_text(const char *path, char **text, size_t *len, dpc_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
+    int binary = 0, huge = 0;
     while (buf) {
         size_t got = fread(buf + n, 1, cap - n, f);
+        /* a JSON text has no NUL byte: a binary file or a device (/dev/zero, /dev/urandom) is
+         * refused at its first chunk instead of read without end */
+        if (memchr(buf + n, '\0', got)) {
+            binary = 1;
+            break;
+        }
         n += got;
         if (n < cap) break;
-        char *nb = cap > ((size_t)1 << 34) ? NULL : realloc(buf, cap * 2);
+        if (cap >= STRATEGY_FILE_MAX) {
+            huge = 1;
+            break;
+        }
+        char *nb = realloc(buf, cap * 2);
         if (!nb) {
             free(buf);
             buf = NULL;
@@ -162,6 +176,14 @@ static dpc_status read_text(const char *path, char **text, size_t *len, dpc_erro
     int rerr = ferror(f);
     fclose(f);
     if (!buf) return DPC__NOMEM(err, "strategy file");
+    if (binary || huge) {
+        free(buf);
+        return binary ? dpc_error_set(err, DPC_E_FORMAT,
+                                      "%s: NUL byte: not a strategy file (binary, or a device?)",
+                                      path)
+                      : dpc_error_set(err, DPC_E_FORMAT, "%s: larger than %zu bytes", path,
+                                      (size_t)STRATEGY_FILE_MAX);
+    }
     if (rerr) {
         free(buf);
         return dpc_error_set(err, DPC_E_IO, "%s: read error", path);

@@ -83,11 +83,27 @@ void dpc__ck_clean_stale_tmp(const char *path)
     closedir(dp);
 }
 
+/* The atomic write replaces `path` by a rename: only a regular file (or nothing) may be there,
+ * never a device node, FIFO, socket or directory (root could otherwise turn /dev/full into a
+ * regular file). stat follows symlinks: a link to a device is refused too. */
+static dpc_status check_replaceable(const char *path, dpc_error *err)
+{
+    struct stat sb;
+    if (stat(path, &sb) == 0 && !S_ISREG(sb.st_mode))
+        return dpc_error_param(err, DPC_E_IO, "path",
+                               "%s exists and is not a regular file (a device, FIFO, socket or "
+                               "directory): refusing to replace it",
+                               path);
+    return DPC_OK;
+}
+
 dpc_status dpc__ck_open_tmp(const char *path, char *tmp, size_t len, dpc__ck_wbuf *w,
                             dpc_error *err)
 {
     w->h.h = DPC__CK_FNV0;
     w->ok = 0;
+    dpc_status st = check_replaceable(path, err);
+    if (st) return st;
     int n = snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
     if (n < 0 || (size_t)n >= len)
         return dpc_error_param(err, DPC_E_INVALID, "path", "too long");
@@ -113,6 +129,10 @@ dpc_status dpc__ck_commit_tmp(dpc__ck_wbuf *w, const char *tmp, const char *path
     if (!w->ok) {
         unlink(tmp);
         return dpc_error_set(err, DPC_E_IO, "%s: write failed: %s", tmp, strerror(saved_errno));
+    }
+    if (check_replaceable(path, NULL) != DPC_OK) { /* appeared while writing */
+        unlink(tmp);
+        return check_replaceable(path, err);
     }
     if (rename(tmp, path) != 0) {
         saved_errno = errno;

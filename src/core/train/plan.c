@@ -45,6 +45,7 @@ dpc_status dpc_train_plan_new(dpc_train_plan **out, const dpc_train_config *cfg,
     p->tr = tr;
     rc.transport = NULL; /* the decisions are every rank's; a plan is one process */
     tr->cfg = rc;
+    tr->delta_derived = cfg->delta == 0.0;
     tr->rng = *rng;
     tr->n_steps = rc.mech.steps;
     dpc_sampler_config sc = {rc.sampler, n_examples, rc.batch, tr->n_steps, rc.groups};

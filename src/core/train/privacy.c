@@ -86,6 +86,12 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
                                                    : "whole-run Gaussian",
                  dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
     if (info->note) snprintf(L->note, sizeof L->note, "%s", info->note);
+    for (int k = 0; k < DPC_ROUTE_COUNT; k++) {
+        L->eps_routes[k] = info->eps_routes[k];
+        L->route_why[k] = info->route_why[k];
+    }
+    L->epsilon_single = info->epsilon_single;
+    L->advice = info->advice;
     if (info->route == DPC_ROUTE_BALLS_IN_BINS && info->mc_samples) {
         L->mc_samples = info->mc_samples;
         L->mc_confidence = info->mc_confidence;
@@ -104,6 +110,7 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     L->noise_std = info->noise_std;
     L->epsilon_target = c->epsilon > 0 ? c->epsilon : NAN;
     L->delta = c->delta;
+    L->delta_derived = tr->delta_derived;
     L->epsilon = epsilon;
     L->steps = tr->n_steps;
     L->steps_per_epoch = tr->sdesc.steps_per_epoch;
@@ -154,6 +161,8 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
 #endif
     double z;
     if ((st = noise_of(tr, &run, &o, &z, err))) return st;
+    /* the calibrated run's epsilon on the grid its calibration used */
+    if (c->epsilon > 0) dpc_account_opts_for_target(&o, c->epsilon);
     dpc_account_mech_info info;
     dpc_account_result res;
     if ((st = dpc_account_mech_epsilon(&run, z, &o, c->delta, &res, &info, err))) return st;

@@ -32,8 +32,8 @@ void dpc_train_config_init(dpc_train_config *c)
     c->sampler = DPC_SAMPLER_AUTO;
     c->batch = 256;
     c->epochs = 1;
-    c->delta = 1e-5;
-    c->accountant = DPC_ACCOUNTANT_PLD;
+    c->delta = 0.0; /* derived from N: dpc_account_default_delta */
+    c->accountant = dpc_account_default_accountant();
     c->clip = 1.0;
     c->lr = 0.1;
     c->schedule = DPC_LR_CONSTANT;
@@ -85,9 +85,11 @@ static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
 /* The privacy fields: exactly one of epsilon and noise_multiplier; delta below 1/N. */
 static dpc_status check_privacy(const dpc_train_config *c, size_t n, dpc_error *err)
 {
-    if (!(c->delta > 0 && c->delta < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", c->delta);
-    if (c->delta >= 1.0 / (double)n && !c->allow_large_delta)
+    if (c->delta == 0.0) { /* derived: below 1/N by construction */
+    } else if (!(c->delta > 0 && c->delta < 1))
+        return dpc_error_param(err, DPC_E_INVALID, "delta",
+                               "must be in (0, 1) (or 0: derived from N), got %g", c->delta);
+    if (c->delta != 0.0 && c->delta >= 1.0 / (double)n && !c->allow_large_delta)
         return dpc_error_param(err, DPC_E_PRIVACY, "delta",
                                "%g >= 1/N = %g for N = %zu training examples: a mechanism that "
                                "publishes one record outright would satisfy it (set "
@@ -143,7 +145,8 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
                                "examples, with inclusion flags",
                                cn->first, cn->first + cn->count, train->n);
     dpc_mech_params mp = c->mech;
-    mp.steps = 1; /* dpc_train_config_resolve sets the real value */
+    if (mp.kind != DPC_MECH_DENSE || mp.steps == 0)
+        mp.steps = 1; /* dpc_train_config_resolve sets the real value (dense: its own n) */
     if ((mp.kind == DPC_MECH_BSR || mp.kind == DPC_MECH_BISR) && mp.bands == 0)
         mp.bands = 1; /* 0: dpc_train_config_resolve chooses the default */
     st = dpc_mech_params_check(&mp, err);
@@ -189,6 +192,14 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
                                    "lr x weight_decay = %g must be < 1 for the %s workload",
                                    c.lr * c.weight_decay, dpc_mech_kind_name(kind));
     }
+    if (c.delta == 0.0) c.delta = dpc_account_default_delta(train->n);
+    if (kind == DPC_MECH_DENSE && c.mech.steps != c.epochs * spe)
+        /* a dense strategy is defined for one n: mech.steps is its size, and mech.dense holds
+         * exactly mech.steps^2 values, so the run must have that many steps */
+        return dpc_error_param(err, DPC_E_INVALID, "mech.steps",
+                               "the dense strategy has n = %zu steps, the run %zu (epochs %zu x "
+                               "floor(N / batch) = %zu); choose epochs and batch to match",
+                               c.mech.steps, c.epochs * spe, c.epochs, spe);
     c.mech.steps = c.epochs * spe;
     st = dpc_mech_params_check(&c.mech, err);
     if (st) return dpc_error_nest(err, "mech");
@@ -208,4 +219,27 @@ double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n)
     }
     default: return c->lr;
     }
+}
+
+dpc_status dpc_train_default_blt(const dpc_train_config *c, size_t n_examples, dpc_strategy **out,
+                                 dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    *out = NULL;
+    if (!c) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
+    if (c->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1");
+    size_t spe = n_examples / c->batch;
+    if (spe == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "batch",
+                               "%zu is larger than the training data (%zu examples)", c->batch,
+                               n_examples);
+    if (c->epochs == 0) return dpc_error_param(err, DPC_E_INVALID, "epochs", "must be >= 1");
+    if (c->epochs > DPC_TRAIN_MAX_STEPS / spe)
+        return dpc_error_param(err, DPC_E_RANGE, "epochs", "%zu epochs of %zu steps exceed %zu",
+                               c->epochs, spe, DPC_TRAIN_MAX_STEPS);
+    size_t sep = c->sampler == DPC_SAMPLER_SHUFFLE ? 1 : spe;
+    double m = c->workload_explicit ? c->mech.momentum : c->momentum;
+    double d = c->workload_explicit ? c->mech.decay : 1.0 - c->lr * c->weight_decay;
+    dpc_status st = dpc_strategy_default_blt(out, c->epochs * spe, c->epochs, sep, m, d, err);
+    return st ? dpc_error_nest(err, "mech") : DPC_OK;
 }

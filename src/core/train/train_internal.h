@@ -36,6 +36,7 @@ struct dpc_trainer {
     dpc_sampler_desc sdesc;
     dpc_mech *mech;
     dpc_ledger ledger;
+    int delta_derived; /* cfg.delta was 0: dpc_account_default_delta(N) (recorded in the ledger) */
     double noise_scale; /* sigma * sens * clip: std of each entry of Z in gradient-sum units */
     /* slabs: params, gsum (P); velocity, noise (s1 - s0), indexed by coordinate - s0 */
     double *params, *velocity, *gsum, *noise;

@@ -195,6 +195,7 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
     if (!tr) return DPC__NOMEM(err, "trainer");
     *out = tr;
     tr->cfg = rc;
+    tr->delta_derived = cfg->delta == 0.0;
     tr->model = model;
     tr->train = train;
     tr->test = test;
