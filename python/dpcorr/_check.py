@@ -1,29 +1,60 @@
-"""Argument checks made by the binding before a value reaches C (where a negative size would
-silently wrap around). Messages follow the library's style: ``"<name>: must be ..., got ..."``."""
+"""Argument checks made by the binding before a value reaches C. Every user value the package
+hands to ctypes goes through one of these: ctypes silently wraps an out-of-range integer into a
+size_t (2**64 - 5 for -5, 0 for 2**64) and passes NaN through, so a refusal has to happen here,
+naming the Python argument. Semantics (which values a parameter admits) stay with the library.
 
+Messages follow the library's style, ``"<name>: must be ..., got ..."``. A value of the wrong
+type raises ``TypeError``; a value out of range raises :class:`dpcorr.DpcorrValueError` (a
+``ValueError``) with ``field`` = the Python argument and status "invalid argument", like a
+refusal by the library."""
+
+import math
 import numbers
 
 import numpy as np
 
+from ._errors import DpcorrValueError, E_INVALID
+
 SIZE_MAX = (1 << 64) - 1
 
+# The CLI's cap on a step count (--steps, --max-steps: 2^40, tools/cmd_account.c). A count the CLI
+# refuses is refused here too: the accounting searches run in time linear in it.
+STEPS_MAX = 1 << 40
 
-def size(name, value, minimum=0):
-    """A non-negative integer (Python or numpy int, not bool) that fits a size_t."""
+
+def refuse(name, message):
+    """Raises the binding's refusal of argument `name` (message without the name)."""
+    raise DpcorrValueError(f"{name}: {message}", field=name, status="invalid argument",
+                           code=E_INVALID)
+
+
+def size(name, value, minimum=0, maximum=SIZE_MAX):
+    """An integer in [minimum, maximum] (Python or numpy int, not bool; at most a size_t). A
+    float with an integral value (1e12) is refused: it usually means a typo or a lost unit."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
         raise TypeError(f"{name}: must be an integer, got {type(value).__name__} {value!r}")
     value = int(value)
-    if value < minimum or value > SIZE_MAX:
-        raise ValueError(f"{name}: must be an integer >= {minimum}, got {value}")
+    maximum = min(maximum, SIZE_MAX)
+    if value < minimum or value > maximum:
+        bound = f"in [{minimum}, {maximum}]" if maximum < SIZE_MAX else f">= {minimum}"
+        refuse(name, f"must be an integer {bound}, got {value}")
     return value
 
 
+def steps(name, value, minimum=1):
+    """A step count: an integer in [minimum, STEPS_MAX] (the CLI's range)."""
+    return size(name, value, minimum, STEPS_MAX)
+
+
 def real(name, value):
-    """A real number as a Python float (NaN and infinities pass: the library refuses them where
-    they are invalid, with its own message)."""
+    """A finite real number as a Python float (NaN and infinities are refused: no parameter of
+    the library admits them, and a NaN that reaches a comparison in C may pass it)."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise TypeError(f"{name}: must be a real number, got {type(value).__name__} {value!r}")
-    return float(value)
+    value = float(value)
+    if not math.isfinite(value):
+        refuse(name, f"must be a finite number, got {value}")
+    return value
 
 
 def flag(name, value):
@@ -34,18 +65,23 @@ def flag(name, value):
 
 
 def vector(name, values):
-    """A 1-D float64 C-contiguous array of finite or non-finite reals (copied when needed)."""
+    """A 1-D float64 C-contiguous array of finite reals (copied when needed)."""
     try:
         arr = np.ascontiguousarray(values, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{name}: expected a sequence of real numbers ({exc})") from None
     if arr.ndim != 1:
         raise ValueError(f"{name}: expected a 1-D sequence, got shape {arr.shape}")
+    bad = np.flatnonzero(~np.isfinite(arr))
+    if bad.size:
+        refuse(name, f"entry {int(bad[0])} is {arr[bad[0]]}: every entry must be finite")
     return arr
 
 
 def choice(name, value, options):
     """One of a fixed set of strings."""
-    if not isinstance(value, str) or value not in options:
+    if not isinstance(value, str):
+        raise TypeError(f"{name}: expected a string, got {type(value).__name__} {value!r}")
+    if value not in options:
         raise ValueError(f"{name}: expected one of {', '.join(options)}, got {value!r}")
     return value

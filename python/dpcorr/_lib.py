@@ -388,18 +388,27 @@ def stream_id(purpose, index=0):
 # ---- helpers -----------------------------------------------------------------------------------
 
 
+# The library's name of a parameter -> the package's name of the argument that carries it, where
+# they differ (dpc_error.field). One table, applied to every library error the package raises, so
+# that a message names what the caller typed. A key ending in "." renames a prefix.
+FIELDS = {
+    "batch": "batch_size",  # dpc_train_config.batch: TrainingPlan(batch_size=)
+}
+
+
 def call(fn, *args, rename=None):
     """Calls fn(*args, &err) and raises the library's error when it returns a status != 0.
 
-    rename: {library field prefix: the binding's name for it}, applied to the error's field and
-    message when the binding built the library argument itself (e.g. "parts[0]." -> "")."""
+    The error's field and message use the package's argument names (FIELDS). rename: more
+    {library field prefix: the binding's name for it}, for a call whose library argument the
+    binding built itself (e.g. "parts[0]." -> "" for an event of one part)."""
     err = Error()
     status = fn(*args, ctypes.byref(err))
     if status:
         field = err.field.decode(errors="replace")
         msg = err.msg.decode(errors="replace")
-        for old, new in (rename or {}).items():
-            if field.startswith(old):
+        for old, new in {**FIELDS, **(rename or {})}.items():
+            if field == old or (old.endswith(".") and field.startswith(old)):
                 field = new + field[len(old):]
                 if msg.startswith(old):
                     msg = new + msg[len(old):]

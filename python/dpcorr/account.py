@@ -48,7 +48,7 @@ class _Query:
             raise TypeError(f"unexpected keyword argument(s) {', '.join(unknown)}")
         self.mech = self._mechanism(mech, steps, mech_params, need_steps)
         self.steps = self.mech.steps if self.mech is not None else (
-            _check.size("steps", steps, 1) if need_steps else 1)
+            _check.steps("steps", steps) if need_steps else 1)
         if accountant is None:
             accountant = "gdp" if self.mech is not None and self.q == 1.0 else "pld"
         self.accountant = accountant
@@ -69,7 +69,9 @@ class _Query:
             o.pld_disc = _lib.parse(lib.dpc_pld_disc_parse, "disc", opts["disc"])
         o.zcdp_conv = _conversion(opts.get("conversion", "tight"))
         self.opts = o
-        neighbor = opts.get("neighbor") or ("zero-out" if self.mech is not None else "add-remove")
+        neighbor = opts.get("neighbor")
+        if neighbor is None:  # "" is not a default: the library's parser refuses it
+            neighbor = "zero-out" if self.mech is not None else "add-remove"
         self.neighbor = neighbor
         self.neighbor_code = _lib.parse(lib.dpc_neighbor_parse, "neighbor", neighbor)
         self.sensitivity = _check.real("sensitivity", opts.get("sensitivity", 1.0))
@@ -93,7 +95,7 @@ class _Query:
             if params:
                 raise TypeError(f"unexpected keyword argument(s) {', '.join(params)}: give them "
                                 f"to the Mechanism")
-            if steps is not None and _check.size("steps", steps, 1) != mech.steps:
+            if steps is not None and _check.steps("steps", steps) != mech.steps:
                 raise ValueError(f"steps: {steps} differs from the mechanism's n = {mech.steps}")
             return mech
         if isinstance(mech, str):
@@ -234,7 +236,7 @@ def steps(sigma, epsilon, delta, q=1.0, accountant=None, mech=None, *, max_steps
     z = _check.real("sigma", sigma)
     eps = _check.real("epsilon", epsilon)
     dlt = _check.real("delta", delta)
-    cap = _check.size("max_steps", max_steps, 1)
+    cap = _check.steps("max_steps", max_steps)
     n = _lib.c_size_t()
     if qr.mech is not None:
         if qr.mech.kind == "dense":
@@ -293,7 +295,7 @@ def zcdp_rho(epsilon, delta, conversion="tight"):
 def zcdp_sigma(rho, count=1):
     """The noise multiplier of ``count`` composed Gaussians whose total is rho-zCDP:
     sqrt(count / (2 rho))."""
-    return _scalar(lib.dpc_zcdp_sigma_for, _check.real("rho", rho), _check.size("count", count, 1))
+    return _scalar(lib.dpc_zcdp_sigma_for, _check.real("rho", rho), _check.steps("count", count))
 
 
 # ---- Gaussian DP (Dong, Roth & Su 2022) --------------------------------------------------------
@@ -324,4 +326,4 @@ def gdp_mu(epsilon, delta):
 def gdp_sigma(mu, count=1):
     """The noise multiplier of ``count`` composed Gaussians whose total is mu-GDP:
     sqrt(count) / mu."""
-    return _scalar(lib.dpc_gdp_sigma_for, _check.real("mu", mu), _check.size("count", count, 1))
+    return _scalar(lib.dpc_gdp_sigma_for, _check.real("mu", mu), _check.steps("count", count))

@@ -89,10 +89,11 @@ class Mechanism:
         p = _lib.MechParams()
         lib.dpc_mech_params_init(ctypes.byref(p))
         p.kind = _kind_code(kind)
-        p.steps = _check.size("steps", steps if steps is not None else 0, 1)
+        p.steps = _check.steps("steps", steps if steps is not None else 0)
         p.nu = _check.real("nu", nu)
         p.lambda_ = _check.real("lambda", lam)
-        p.bands = _check.size("bands", bands)
+        # bands above n would run as n bands under a name claiming more (0: the kind's default)
+        p.bands = _check.size("bands", bands, 0, p.steps)
         p.momentum = _check.real("momentum", momentum)
         p.decay = _check.real("decay", decay)
         p.honaker = int(_check.flag("honaker", honaker))
@@ -125,6 +126,7 @@ class Mechanism:
             if d.shape != (p.steps, p.steps):
                 raise ValueError(f"dense: expected a ({p.steps}, {p.steps}) matrix, got shape "
                                  f"{d.shape}")
+            _check.vector("dense", d.ravel())  # finite entries
             p.dense = d.ctypes.data_as(_lib.P(_lib.c_double))
             keep.append(d)
         _lib.call(lib.dpc_mech_new, ctypes.byref(self._ptr), ctypes.byref(p))
@@ -135,7 +137,7 @@ class Mechanism:
     def _build_from_file(self, path, steps, honaker):
         _lib.call(lib.dpc_strategy_load, ctypes.byref(self._strategy), os.fsencode(path))
         s = ctypes.cast(self._strategy, _lib.P(_lib.Strategy)).contents
-        n = s.problem.steps if steps is None else _check.size("steps", steps, 1)
+        n = s.problem.steps if steps is None else _check.steps("steps", steps)
         if s.kind == _KIND_DENSE and n != s.problem.steps:
             raise ValueError(f"steps: the dense strategy in {path} has n = {s.problem.steps}, "
                              f"got {n}")
@@ -186,7 +188,7 @@ class Mechanism:
         p = self._params_struct()
         if p.kind == _KIND_DENSE and steps != p.steps:
             raise ValueError(f"steps: a dense mechanism is defined for n = {p.steps} only")
-        p.steps = _check.size("steps", steps, 1)
+        p.steps = _check.steps("steps", steps)
         out = Mechanism._adopt(None, self.participation)
         _lib.call(lib.dpc_mech_new, ctypes.byref(out._ptr), ctypes.byref(p))
         return out
@@ -403,7 +405,7 @@ class Mechanism:
     # ---- matrices --------------------------------------------------------------------------
 
     def _coeffs(self, fn, length):
-        n = self.steps if length is None else _check.size("length", length, 1)
+        n = self.steps if length is None else _check.steps("length", length)
         out = np.empty(n, dtype=np.float64)
         _lib.call(fn, self._ptr, out.ctypes.data_as(_lib.P(_lib.c_double)), n)
         return out

@@ -132,7 +132,9 @@ class TrainingPlan:
             lib_bands = mech in ("bsr", "bisr") and not mech_params.get("bands")
             if lib_bands:  # the library chooses (dpc_mech_default_bands for the run's n, k, b)
                 mech_params["bands"] = 1
-            template = Mechanism(mech, 1, **mech_params)  # validates kind and parameters
+            # validates kind and parameters at the run's n (bands above n are refused)
+            template = Mechanism(mech, max(1, c.epochs * (self.n_examples // c.batch)),
+                                 **mech_params)
             c.mech = template._params_struct()
             if lib_bands:
                 c.mech.bands = 0
@@ -145,6 +147,8 @@ class TrainingPlan:
             raise ValueError(f"mech: the dense strategy has n = {c.mech.steps}, the run "
                              f"{c.epochs * (self.n_examples // c.batch)} steps")
         if workload is not None:
+            if not isinstance(workload, (tuple, list)) or len(workload) != 2:
+                raise TypeError(f"workload: expected (momentum, decay), got {workload!r}")
             wm, wd = workload
             c.mech.momentum = _check.real("workload", wm)
             c.mech.decay = _check.real("workload", wd)
@@ -194,8 +198,9 @@ class TrainingPlan:
         if step is None:
             return self._ledger["epsilon"]
         out = ctypes.c_double()
-        _lib.call(lib.dpc_train_plan_epsilon_at, self._ptr, _check.size("step", step),
-                  ctypes.byref(out))
+        # a step past the run's end is not a step of this run: refused, not extrapolated
+        step = _check.size("step", step, 0, self.steps)
+        _lib.call(lib.dpc_train_plan_epsilon_at, self._ptr, step, ctypes.byref(out))
         return out.value
 
     @property
@@ -243,7 +248,7 @@ class TrainingPlan:
         function of (key, step), in increasing order for Poisson samplers."""
         count = _lib.c_size_t()
         _lib.call(lib.dpc_sampler_batch, self._sampler, _check.size("step", step),
-                  self._idx.ctypes.data, ctypes.byref(count))
+                  self._idx.ctypes.data, ctypes.byref(count), rename={"t": "step"})
         return self._idx[:count.value].astype(np.int64)
 
     def noise_generator(self, dim, form="auto", memory_budget=0, scaled=True):

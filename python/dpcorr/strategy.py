@@ -40,7 +40,7 @@ def optimize(kind, steps, *, participations=1, min_sep=1, objective="max", momen
     _check.choice("kind", kind, tuple(_OPTIMIZERS))
     _check.choice("objective", objective, ("max", "mean"))
     pb = _lib.StrategyProblem()
-    lib.dpc_strategy_problem_init(ctypes.byref(pb), _check.size("steps", steps, 1))
+    lib.dpc_strategy_problem_init(ctypes.byref(pb), _check.steps("steps", steps))
     pb.participations = _check.size("participations", participations, 1)
     pb.min_sep = _check.size("min_sep", min_sep, 1)
     pb.workload = _lib.Workload(_check.real("momentum", momentum), _check.real("decay", decay))
@@ -51,7 +51,7 @@ def optimize(kind, steps, *, participations=1, min_sep=1, objective="max", momen
     opt.buffers = _check.size("buffers", buffers)
     opt.max_buffers = _check.size("max_buffers", max_buffers)
     opt.min_improvement = _check.real("min_improvement", min_improvement)
-    opt.bands = _check.size("bands", bands)
+    opt.bands = _check.size("bands", bands, 0, pb.steps)  # at most n bands exist
     strategy = ctypes.c_void_p()
     _lib.call(getattr(lib, _OPTIMIZERS[kind]), ctypes.byref(strategy), ctypes.byref(pb),
               ctypes.byref(opt))

@@ -118,7 +118,8 @@ def test_errors():
         TrainingPlan(N, batch_size=-10, epsilon=1.0)
     with pytest.raises(dpcorr.DpcorrValueError) as e:
         TrainingPlan(N, batch_size=2000, epsilon=1.0, **fast)
-    assert e.value.field == "batch"
+    # the library's dpc_train_config.batch, named as the caller typed it (_lib.FIELDS)
+    assert e.value.field == "batch_size" and str(e.value).startswith("batch_size: 2000")
     with pytest.raises(dpcorr.DpcorrValueError) as e:
         TrainingPlan(N, batch_size=10, epsilon=1.0, delta=0.01, **fast)  # >= 1/N
     assert e.value.field == "delta"

@@ -239,8 +239,9 @@ def test_mech_without_its_arrays_refused(mech, field):
 
 
 def test_non_finite_example_refused():
-    """One NaN feature must not decide the released model (issue 28): the step is refused,
-    naming the example, and no parameter becomes NaN."""
+    """One NaN feature must not decide the released model (issue 28): the run is refused,
+    naming the example, and no parameter becomes NaN. make_private checks the data before any
+    step (a non-finite gradient from finite data: test_refusals.py)."""
     ds = data(600, 6, seed=3)
     x, y = ds.tensors
     x = x.clone()
@@ -249,10 +250,10 @@ def test_non_finite_example_refused():
     model = mlp()
     before = [p.detach().clone() for p in model.parameters()]
     opt = torch.optim.SGD(model.parameters(), lr=1.0)
-    model, opt, loader, eng = dt.make_private(model, opt, ds, epsilon=8.0, epochs=1,
-                                              batch_size=600, clip=1.0, mech="identity",
-                                              seed=1, accountant="rdp", sampler="fixed")
-    with pytest.raises(ValueError, match="non-finite per-example gradient"):
+    with pytest.raises(ValueError, match="example 17 has a non-finite value"):
+        model, opt, loader, eng = dt.make_private(model, opt, ds, epsilon=8.0, epochs=1,
+                                                  batch_size=600, clip=1.0, mech="identity",
+                                                  seed=1, accountant="rdp", sampler="fixed")
         for xb, yb in loader:
             opt.zero_grad()
             torch.nn.functional.cross_entropy(model(xb), yb).backward()

@@ -14,6 +14,9 @@ The run's decisions and its privacy ledger come from :class:`dpcorr.TrainingPlan
 library, so the same configuration reports the same epsilon as ``dpcorr train``.
 """
 
+import hashlib
+import numbers
+
 import numpy as np
 import torch
 
@@ -171,6 +174,9 @@ class PrivacyEngine:
                                      "parameter of the model (it would get no noise)")
         self.dim = sum(p.numel() for p in self.params)
         self.n_examples = len(dataset)
+        # one pass over the data: refuse a non-finite value (one example would decide every
+        # weight) and hash the content for the checkpoint fingerprint, as the CLI does
+        self._data_hash = _data_digest(dataset)
         self._plan_kwargs = plan_kwargs
         self._noise_form = noise_form
         self.loss_reduction = loss_reduction
@@ -442,8 +448,9 @@ class PrivacyEngine:
         secure key: store the checkpoint like a secret), the noise generator's state, the
         ledger (to refuse a checkpoint of another run), the model's and the optimizer's
         state_dicts. Save it with ``torch.save``."""
-        return {"format": _STATE_FORMAT, "version": 1, "steps_done": self.steps_done,
+        return {"format": _STATE_FORMAT, "version": 2, "steps_done": self.steps_done,
                 "rng": self.plan.rng, "ledger": self.plan.ledger(), "dim": self.dim,
+                "fingerprint": self._fingerprint(),
                 "noise": self.noise.state_dict(), "model": self.model.state_dict(),
                 "optimizer": self.optimizer.original.state_dict()}
 
@@ -453,11 +460,23 @@ class PrivacyEngine:
         checkpoint of another run with ValueError naming what differs."""
         if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
             raise ValueError("state: not a dpcorr.torch checkpoint")
-        if state.get("version") != 1:
-            raise ValueError(f"state: unsupported version {state.get('version')!r}")
+        if state.get("version") != 2:
+            # version 1 had no fingerprint of clip and data: it cannot be checked, so refused
+            raise ValueError(f"state: unsupported version {state.get('version')!r} (version 1 "
+                             f"checkpoints carry no fingerprint of clip and data; restart the "
+                             f"run)")
         if state["dim"] != self.dim:
             raise ValueError(f"state: the checkpoint's model has {state['dim']} trainable "
                              f"parameters, this one {self.dim}")
+        mine, saved = self._fingerprint(), state.get("fingerprint")
+        if not isinstance(saved, dict):
+            raise ValueError("state: the checkpoint has no fingerprint")
+        diff = [k for k in mine if saved.get(k) != mine[k]] + \
+            [k for k in saved if k not in mine]
+        if diff:
+            raise ValueError("state: a checkpoint of another run (" + "; ".join(
+                f"{k} differs: {saved.get(k)!r} in the checkpoint, {mine.get(k)!r} here"
+                for k in diff) + ")")
         plan = TrainingPlan(self.n_examples, rng_state=state["rng"], **self._plan_kwargs)
         mine, saved = plan.ledger(), state["ledger"]
         diff = sorted(k for k in set(mine) | set(saved) if mine.get(k) != saved.get(k))
@@ -475,6 +494,99 @@ class PrivacyEngine:
         self.plan, self.noise, self.steps_done, self._pending = plan, noise, step, None
         self._clear_all()
         self._acc, self._clipped, self._over, self.step_done = None, 0, 0, True
+
+
+    def _fingerprint(self):
+        """What a resumed run must share with the saved one (the CLI's checkpoint items:
+        configuration, clip, model, data size and content)."""
+        k = self._plan_kwargs
+        mech = k["mech"]
+        out = {name: _plain(k[name]) for name in sorted(k) if name != "mech"}
+        out.update(mech=mech if isinstance(mech, str) else self.plan.ledger().get("mechanism"),
+                   loss_reduction=self.loss_reduction, noise_form=self._noise_form,
+                   model=[[n, list(p.shape), str(p.dtype)]
+                          for n, p in self.model.named_parameters() if p.requires_grad],
+                   n_examples=self.n_examples, data=self._data_hash)
+        return out
+
+
+def _plain(v):
+    """A configuration value as plain Python (for comparison and for torch.save)."""
+    if isinstance(v, dict):
+        return {str(a): _plain(b) for a, b in sorted(v.items())}
+    if isinstance(v, (list, tuple, np.ndarray)):
+        return [_plain(x) for x in v]
+    if isinstance(v, (bool, str)) or v is None:
+        return v
+    if isinstance(v, numbers.Integral):
+        return int(v)
+    if isinstance(v, numbers.Real):
+        return float(v)
+    return repr(v)
+
+
+def _data_digest(dataset):
+    """The SHA-256 of the dataset's content (every tensor, array and number of every example,
+    with dtypes and shapes). Refuses, with the example's index, a non-finite value."""
+    h = hashlib.sha256()
+    if isinstance(dataset, torch.utils.data.TensorDataset):
+        for j, x in enumerate(dataset.tensors):
+            x = x.detach().cpu().contiguous()
+            if x.is_floating_point() or x.is_complex():
+                rows = x.reshape(x.shape[0], -1) if x.dim() else x.reshape(1, 1)
+                bad = torch.nonzero(~torch.isfinite(rows).all(dim=1)).flatten()
+                if bad.numel():
+                    raise ValueError(f"dataset: example {int(bad[0])} has a non-finite value "
+                                     f"(tensor {j}); clean or drop it")
+            h.update(f"{x.dtype}{tuple(x.shape)}".encode())
+            h.update(x.numpy().tobytes() if x.dtype != torch.bfloat16 else
+                     x.view(torch.int16).numpy().tobytes())
+        return h.hexdigest()
+    for i in range(len(dataset)):
+        try:
+            _digest_item(h, dataset[i])
+        except _NonFinite:
+            raise ValueError(f"dataset: example {i} has a non-finite value; clean or drop "
+                             f"it") from None
+    return h.hexdigest()
+
+
+class _NonFinite(Exception):
+    pass
+
+
+def _digest_item(h, v):
+    if isinstance(v, torch.Tensor):
+        v = v.detach().cpu().contiguous()
+        if (v.is_floating_point() or v.is_complex()) and not bool(torch.isfinite(v).all()):
+            raise _NonFinite
+        h.update(f"T{v.dtype}{tuple(v.shape)}".encode())
+        h.update((v.view(torch.int16) if v.dtype == torch.bfloat16 else v).numpy().tobytes())
+    elif isinstance(v, np.ndarray):
+        if v.dtype.kind in "fc" and not np.isfinite(v).all():
+            raise _NonFinite
+        h.update(f"A{v.dtype}{v.shape}".encode())
+        h.update(np.ascontiguousarray(v).tobytes())
+    elif isinstance(v, (list, tuple)):
+        h.update(f"L{len(v)}".encode())
+        for x in v:
+            _digest_item(h, x)
+    elif isinstance(v, dict):
+        h.update(f"D{len(v)}".encode())
+        for key in sorted(v, key=str):
+            h.update(str(key).encode())
+            _digest_item(h, v[key])
+    elif isinstance(v, numbers.Real) and not isinstance(v, bool) and \
+            not isinstance(v, numbers.Integral):
+        if not np.isfinite(float(v)):
+            raise _NonFinite
+        h.update(f"F{float(v)!r}".encode())
+    elif hasattr(v, "__array__"):  # e.g. a PIL image: its pixels, not its repr (an address)
+        _digest_item(h, np.asarray(v))
+    elif v is None or isinstance(v, (numbers.Number, str, bytes)):
+        h.update(f"O{type(v).__name__}{v!r}".encode())
+    else:  # an object without a stable content: only its type is part of the fingerprint
+        h.update(f"O{type(v).__name__}".encode())
 
 
 class DPOptimizer(torch.optim.Optimizer):
