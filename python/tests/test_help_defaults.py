@@ -12,7 +12,7 @@ from dpcorr import _lib
 from dpcorr._lib import lib
 
 # option -> dpc_train_config field (dotted: inside mech)
-NUMERIC = {"--delta": "delta", "--epochs": "epochs", "--batch": "batch", "--clip": "clip",
+NUMERIC = {"--epochs": "epochs", "--batch": "batch", "--clip": "clip",
            "--lr": "lr", "--momentum": "momentum", "--weight-decay": "weight_decay",
            "--cooldown-fraction": "cooldown_fraction", "--cooldown-factor": "cooldown_factor",
            "--threads": "threads", "--chunk": "chunk", "--nu": "mech.nu",
@@ -48,6 +48,10 @@ def test_help_defaults_are_the_library_init(cli_path, cmd):
     c = _lib.TrainConfig()
     lib.dpc_train_config_init(ctypes.byref(c))
     checked = 0
+    # delta: 0 in the library's init = derived from N (dpc_account_default_delta); --help says so
+    if "--delta" in opts:
+        assert c.delta == 0.0 and "largest power of ten" in opts["--delta"], opts["--delta"]
+        checked += 1
     for opt, field in NUMERIC.items():
         if opt not in opts:
             continue

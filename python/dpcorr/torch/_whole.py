@@ -176,6 +176,17 @@ def _perturbed(args, b):
     return None
 
 
+def _same_bits(x, y):
+    """Bit-for-bit equality that counts NaN as equal to NaN at the same place (an example with a
+    NaN output must not make the others look changed; its own gradient is refused later)."""
+    if torch.equal(x, y):
+        return True
+    if not (x.is_floating_point() or x.is_complex()):
+        return False
+    nx, ny = torch.isnan(x), torch.isnan(y)
+    return torch.equal(nx, ny) and torch.equal(x[~nx], y[~ny])
+
+
 def _mixes(before, after, b):
     """Whether some example other than 0 changed in a module's output (along any dimension of
     size b: RNNs with batch_first=False carry the batch along dimension 1)."""
@@ -183,7 +194,7 @@ def _mixes(before, after, b):
         if x.shape != y.shape:
             return True
         dims = [d for d in range(x.dim()) if x.shape[d] == b]
-        if dims and all(not torch.equal(x.narrow(d, 1, b - 1), y.narrow(d, 1, b - 1))
+        if dims and all(not _same_bits(x.narrow(d, 1, b - 1), y.narrow(d, 1, b - 1))
                         for d in dims):
             return True
     return False
