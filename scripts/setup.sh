@@ -3,7 +3,7 @@
 # Python package's dependencies.
 # Idempotent: a no-op when everything is present. Needs root (or sudo) only to install.
 set -eu
-PKGS="gcc make libc6-dev zlib1g-dev pkg-config gnuplot-nox dataset-fashion-mnist liblbfgs-dev libopenblas-dev liblapacke-dev openmpi-bin libopenmpi-dev"
+PKGS="gcc make libc6-dev zlib1g-dev pkg-config gnuplot-nox dataset-fashion-mnist liblbfgs-dev libopenblas-dev liblapacke-dev openmpi-bin libopenmpi-dev cmake"
 # the Python package and its tests (python/README.md): numpy, PyTorch 1.13 with functorch, pytest,
 # and what `pip install ./python` needs offline (setuptools, wheel, pip, venv)
 PKGS="$PKGS python3 python3-numpy python3-torch python3-pytest python3-setuptools python3-wheel python3-pip python3-venv"
