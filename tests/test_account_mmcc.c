@@ -4,6 +4,7 @@
  * subsampled Gaussian for the identity, beats the unamplified route at the same sigma, the
  * reported route is the best valid one, and calibration lands on the private side. */
 #include "account/acc_internal.h"
+#include "account_mmcc_exact_oracle.h"
 #include "account_mmcc_oracle.h"
 #include "harness.h"
 
@@ -195,8 +196,48 @@ static void test_monotone(void)
     dpc_mech_free(m);
 }
 
+/* MMCC's epsilon for the oracle's matrix at the oracle's (p, s, delta): rows in release order,
+ * the conditioning slack taken from delta as the route does. */
+static double mmcc_eps_of(const double *C, size_t rows, size_t n, double p, double s,
+                          double delta)
+{
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    o.pld_interval = 1e-3;
+    dpc_error err = {0};
+    dpc_pld *pld = NULL;
+    double slack = 0.0, e = NAN;
+    CHECK_OK(dpc__mmcc_pld(C, rows, n, p, s, delta, &o, 24, &pld, &slack, &err), &err);
+    if (pld) CHECK_OK(dpc_pld_epsilon(pld, delta - slack, &e, &err), &err);
+    dpc_pld_free(pld);
+    return e;
+}
+
+/* Against the exact loss of the dominating pair (2^n participation patterns enumerated,
+ * tests/gen/mmcc_exact_oracle.py; delta by seeded Monte Carlo over the output, +-4 standard
+ * errors): MMCC is an upper bound, and its looseness is the table of doc/accounting.md
+ * section 7.1 (ratio = MMCC / exact, asserted to its printed bound). */
+static void test_exact_enumeration(void)
+{
+    static const double max_ratio[] = {5.0, 8.0, 4.0, 9.0, 9.0, 7.0};
+    size_t nc = sizeof mmcc_exact / sizeof mmcc_exact[0];
+    CHECK(nc == sizeof max_ratio / sizeof max_ratio[0], "one ratio bound per case");
+    for (size_t i = 0; i < nc && i < sizeof max_ratio / sizeof max_ratio[0]; i++) {
+        double e = mmcc_eps_of(mmcc_exact[i].C, mmcc_exact[i].rows, mmcc_exact[i].n,
+                               mmcc_exact[i].p, mmcc_exact[i].s, MMCC_EXACT_DELTA);
+        printf("# %-28s p %-5g s %-4g exact %.4f [%.4f, %.4f]  mmcc %.4f  ratio %.2f\n",
+               mmcc_exact[i].name, mmcc_exact[i].p, mmcc_exact[i].s, mmcc_exact[i].eps,
+               mmcc_exact[i].eps_lo, mmcc_exact[i].eps_hi, e, e / mmcc_exact[i].eps);
+        CHECK(e >= mmcc_exact[i].eps_lo, "%s: mmcc %.6g below the exact %.6g (lo %.6g)",
+              mmcc_exact[i].name, e, mmcc_exact[i].eps, mmcc_exact[i].eps_lo);
+        CHECK(e <= max_ratio[i] * mmcc_exact[i].eps, "%s: mmcc %.6g is more than %gx the exact "
+              "%.6g", mmcc_exact[i].name, e, max_ratio[i], mmcc_exact[i].eps);
+    }
+}
+
 int main(void)
 {
+    test_exact_enumeration();
     test_monotone();
     test_oracle_upper_bound();
     test_identity_and_routes();

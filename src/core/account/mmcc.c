@@ -25,8 +25,9 @@
  * ratio: threshold tests are optimal in both directions). Conditional composition (MMCC Thm 3.1)
  * composes the rows' dominating pairs; the failure probabilities add to delta.
  *
- * Computation per row: every term C_it > 0 goes into a distribution on the grid g ~ s/64 (each
- * rounded up to a whole number of grid steps, at least one: first-order larger), and the top
+ * Computation per row: every term C_it >= g goes into a distribution on the grid g ~ s/64 (each
+ * rounded up to a whole number of grid steps: first-order larger); sub-grid terms are packed
+ * into groups of sum <= g, each one grid step present with probability 1 - prod(1 - pt); the top
  * tail of the distribution is pruned (mass added to delta; joint convexity). (Until issue 25,
  * terms under 10 g were replaced by a Chernoff upper quantile of their sum at a tiny failure
  * probability, which counts a few small terms as always present; since g grows with s, more
@@ -195,6 +196,7 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
     for (size_t i = 0; !st && i < rows; i++) {
         const double *Ci = C + i * n;
         size_t ki = binom_quantile(active, p, db), nb = 0;
+        double pack_c = 0.0, pack_absent = 1.0; /* the open pack of sub-grid terms */
         for (size_t t = 0; t < n; t++) {
             if (!(Ci[t] > 0.0)) continue;
             double pt = p;
@@ -203,8 +205,27 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
                 double e = (0.5 * w * w + (double)ki * w * W) / (s * s) + w * kappa / s;
                 pt = 1.0 / (1.0 + (1.0 - p) / p * exp(-e));
             }
-            cb[nb] = Ci[t];
-            pb[nb++] = pt;
+            if (Ci[t] >= g) {
+                cb[nb] = Ci[t];
+                pb[nb++] = pt;
+                continue;
+            }
+            /* DP-REQ: mmcc-pack. Sub-grid terms are packed (in column order) into groups whose
+             * coefficients sum to at most g: a pack's sum is <= g * 1[some member present], and
+             * the packs are independent, so each pack is one grid step present with probability
+             * 1 - prod(1 - pt) (tighter than a grid step per term; never always present). */
+            if (pack_c + Ci[t] > g) {
+                cb[nb] = g;
+                pb[nb++] = 1.0 - pack_absent;
+                pack_c = 0.0;
+                pack_absent = 1.0;
+            }
+            pack_c += Ci[t];
+            pack_absent *= 1.0 - pt;
+        }
+        if (pack_c > 0.0) {
+            cb[nb] = g;
+            pb[nb++] = 1.0 - pack_absent;
         }
         if (row_distribution(&rd[i], cb, pb, nb, g, d_prune, slack))
             st = DPC__NOMEM(err, "an MMCC row distribution");
