@@ -536,6 +536,15 @@ dpc_status dpc__limit_poly_naive(const double *b, size_t L, double *g, dpc_error
     return limit_poly(b, L, 1, g, err);
 }
 
+/* The limit of a banded series needs all `bands` coefficients (not only the n that run): bounded
+ * by the work limit like building them (mech_core.c), before any allocation. */
+static dpc_status limit_bands_work(const dpc_mech_params *p, dpc_error *err)
+{
+    double L = (double)p->bands;
+    return dpc__work_check(16.0 * L + (p->momentum != 0.0 ? L * L : 0.0), "bands",
+                           "the limit sensitivity's series (bands coefficients)", err);
+}
+
 dpc_status dpc_mech_limit_sensitivity(const dpc_mech *m, double *g, dpc_error *err)
 {
     const dpc_mech_params *p = &m->p;
@@ -554,6 +563,8 @@ dpc_status dpc_mech_limit_sensitivity(const dpc_mech *m, double *g, dpc_error *e
     }
     case DPC_MECH_BSR: {
         double s = 0.0; /* C is banded: the limit is reached at n = bands */
+        dpc_status wst = limit_bands_work(p, err);
+        if (wst) return wst;
         double *c = dpc__malloc_array(p->bands, sizeof *c);
         if (!c) return DPC__NOMEM(err, "coefficients");
         if (!dpc__series_workload_root(c, p->bands, p->decay, p->momentum, -1)) {
@@ -586,6 +597,8 @@ dpc_status dpc_mech_limit_sensitivity(const dpc_mech *m, double *g, dpc_error *e
         }
         return dpc__limit_poly(p->coeffs, p->ncoeffs, g, err);
     case DPC_MECH_BISR: {
+        dpc_status wst = limit_bands_work(p, err);
+        if (wst) return wst;
         double *bc = dpc__malloc_array(p->bands, sizeof *bc);
         if (!bc || !dpc__series_workload_root(bc, p->bands, p->decay, p->momentum, +1)) {
             free(bc);
