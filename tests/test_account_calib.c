@@ -276,8 +276,40 @@ static void test_progress_and_limits(void)
           "refine to order 1e6 refused: %s", e3.msg);
 }
 
+/* The defaults that hold (issue 25): delta derived from N is the largest power of ten <=
+ * 1/(10 N), at most 1e-5, hence always below 1/N; the calibration grid is the requested one up
+ * to epsilon 10, then scaled with epsilon, at most 1, and only for PLD. */
+static void test_defaults(void)
+{
+    struct { size_t n; double want; } cs[] = {{1, 1e-5},     {100, 1e-5},    {10000, 1e-5},
+                                              {10001, 1e-6}, {60000, 1e-6},  {100000, 1e-6},
+                                              {100001, 1e-7}, {1000000, 1e-7}, {7000000, 1e-8}};
+    for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
+        double d = dpc_account_default_delta(cs[i].n);
+        CHECK(harness_near_rel(d, cs[i].want, 1e-12) && d < 1.0 / (double)cs[i].n &&
+                  d <= 1.0 / (10.0 * (double)cs[i].n) * (1 + 1e-12),
+              "N %zu: delta %g (want %g)", cs[i].n, d, cs[i].want);
+    }
+    CHECK(dpc_account_default_accountant() == DPC_ACCOUNTANT_PLD, "PLD by default");
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    double h = o.pld_interval;
+    dpc_account_opts_for_target(&o, 8.0);
+    CHECK(o.pld_interval == h, "eps 8: the requested grid");
+    dpc_account_opts_for_target(&o, 1000.0);
+    CHECK(harness_near_rel(o.pld_interval, 100.0 * h, 1e-12), "eps 1000: 100x (%g)",
+          o.pld_interval);
+    dpc_account_opts_for_target(&o, 1e300);
+    CHECK(o.pld_interval == 1.0, "capped at 1 (%g)", o.pld_interval);
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_RDP);
+    h = o.pld_interval;
+    dpc_account_opts_for_target(&o, 1000.0);
+    CHECK(o.pld_interval == h, "RDP: untouched");
+}
+
 int main(void)
 {
+    test_defaults();
     test_progress_and_limits();
     test_published();
     test_identity();
