@@ -109,6 +109,31 @@ static int seed_local(run_ctx *x)
     return frame_seed(&x->o->fr, x->s);
 }
 
+/* Under mpirun every rank must have been given rank 0's mode and seed: rank 0's generator is
+ * used, so another --seed or --secure on a rank would otherwise be silently ignored. */
+static int same_mode(const train_opts *o, const dpc_transport *tp)
+{
+    uint64_t mine[2] = {(uint64_t)o->fr.secure, o->fr.secure ? 0 : o->fr.seed};
+    uint64_t root[2] = {mine[0], mine[1]};
+    dpc_error err = {0};
+    dpc_status st = dpc_transport_bcast(tp, 0, root, sizeof root, &err);
+    if (!st && root[0] != mine[0])
+        st = dpc_error_param(&err, DPC_E_STATE, "secure",
+                             "rank %zu runs in %s mode, rank 0 in %s mode (give every rank the "
+                             "same --seed or --secure)", tp->rank, mine[0] ? "secure" : "seeded",
+                             root[0] ? "secure" : "seeded");
+    else if (!st && root[1] != mine[1])
+        st = dpc_error_param(&err, DPC_E_STATE, "seed",
+                             "rank %zu has seed %llu, rank 0 seed %llu (give every rank the same "
+                             "--seed)", tp->rank, (unsigned long long)mine[1],
+                             (unsigned long long)root[1]);
+    int bad = st != DPC_OK;
+    st = dpc_transport_agree(tp, st, &err); /* every rank fails, with the first bad rank's error */
+    if (!st) return 0;
+    if (bad || tp->rank == 0) fprintf(stderr, "dpcorr train: %s\n", err.msg);
+    return bad || st == DPC_E_STATE ? CLI_USAGE : CLI_RUNTIME;
+}
+
 /* Under mpirun, rank 0's generator (it reads the checkpoint) is every rank's; the other ranks
  * are quiet. */
 static int seed_run(run_ctx *x)
@@ -117,6 +142,7 @@ static int seed_run(run_ctx *x)
     const dpc_transport *tp = mpi_run_transport();
     dpc_error err = {0};
     int rc;
+    if (tp && (rc = same_mode(o, tp))) return rc;
     if (tp && tp->rank > 0) {
         o->fr.quiet = 1;
         memset(&o->fr.rng, 0, sizeof o->fr.rng);

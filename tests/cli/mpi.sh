@@ -120,4 +120,13 @@ expect_rc 0 "resumed after the stop" "$BIN" train $BIG --resume "$TMP/ck4" \
 same "resume after a stopped rank" "$TMP/long.json" "$TMP/long.r2.json"
 t1=$(date +%s)
 if [ $((t1 - t0)) -lt 80 ]; then pass; else fail "failure tests took $((t1 - t0)) s"; fi
+# a rank given another --seed or --secure than rank 0 is refused by name (issue 28; rank 0's
+# generator is the run's, so the other value would be silently ignored)
+A="train --data synthetic:logistic,n=200,d=4,test-n=20 --model logistic --epsilon 1 --batch 20 --lr 0.1 --clip 1 --quiet"
+# shellcheck disable=SC2086
+expect_rc 2 "mpi: rank 1 with another --seed" $MPIRUN -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --seed 2
+err_has "rank 1 has seed 2, rank 0 seed 1" "mpi: the seeds named"
+# shellcheck disable=SC2086
+expect_rc 2 "mpi: rank 1 with --secure" $MPIRUN -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --secure
+err_has "rank 1 runs in secure mode, rank 0 in seeded mode" "mpi: the modes named"
 summary
