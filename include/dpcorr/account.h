@@ -108,6 +108,8 @@ typedef struct dpc_gauss_event {
 /* Largest count of a component (2^40 compositions): dpc_event_check refuses more (DPC_E_RANGE)
  * for every front end, so a binding cannot ask for 2^63 steps. */
 #define DPC_ACCOUNT_MAX_COUNT ((size_t)1 << 40)
+/* DPC_ACCOUNT_MAX_COUNT as a function, for bindings (one range, not a copy per front end). */
+DPC_API size_t dpc_account_max_count(void);
 
 /* Defaults: sigma 1, sensitivity 1, NONE, q 1, count 1. */
 DPC_API void dpc_gauss_event_init(dpc_gauss_event *e);

@@ -17,8 +17,9 @@ from ._errors import DpcorrValueError, E_INVALID
 
 SIZE_MAX = (1 << 64) - 1
 
-# The CLI's cap on a step count (--steps, --max-steps: 2^40, tools/cmd_account.c). A count the CLI
-# refuses is refused here too: the accounting searches run in time linear in it.
+# The library's cap on a step count (dpc_account_max_count: DPC_ACCOUNT_MAX_COUNT = 2^40, the
+# CLI's too), read from the library (set by _lib at load: _check cannot import _lib). A count the
+# library refuses is refused here first, naming the Python argument.
 STEPS_MAX = 1 << 40
 
 

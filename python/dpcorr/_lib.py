@@ -310,6 +310,7 @@ _PROTOTYPES = {
     "dpc_gdp_mu_for": (_STATUS, [c_double, c_double, _D, _E]),
     "dpc_gdp_sigma_for": (_STATUS, [c_double, c_size_t, _D, _E]),
     "dpc_ledger_json": (c_size_t, [c_void_p, ctypes.c_char_p, c_size_t]),
+    "dpc_account_max_count": (c_size_t, []),
     # strategy.h
     "dpc_strategy_problem_init": (None, [P(StrategyProblem), c_size_t]),
     "dpc_strategy_options_init": (None, [P(StrategyOptions)]),
@@ -371,6 +372,10 @@ def _check_abi():
 
 _declare()
 _check_abi()
+
+# the binding's step range is the library's (one range, not a copy)
+from . import _check  # noqa: E402  (after the library is loaded)
+_check.STEPS_MAX = int(lib.dpc_account_max_count())
 
 # ---- enums (values are the C enums') -----------------------------------------------------------
 

@@ -470,3 +470,8 @@ dpc_status dpc_account_delta(const dpc_event *ev, const dpc_account_opts *o, dou
 {
     return run(ev, o, 1, epsilon, out, err);
 }
+
+size_t dpc_account_max_count(void)
+{
+    return DPC_ACCOUNT_MAX_COUNT;
+}
