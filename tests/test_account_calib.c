@@ -291,6 +291,18 @@ static void test_defaults(void)
               "N %zu: delta %g (want %g)", cs[i].n, d, cs[i].want);
     }
     CHECK(dpc_account_default_accountant() == DPC_ACCOUNTANT_PLD, "PLD by default");
+    /* counts above 2^40 refused by the library itself (bindings cannot pass 2^63 steps) */
+    CHECK(dpc_account_max_count() == ((size_t)1 << 40), "max count 2^40");
+    dpc_gauss_event ge;
+    dpc_gauss_event_init(&ge);
+    ge.count = dpc_account_max_count() + 1;
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &ge};
+    dpc_error err = {0};
+    CHECK(dpc_event_check(&ev, DPC_ACCOUNTANT_PLD, &err) == DPC_E_RANGE &&
+              !strcmp(err.field, "parts[0].count"),
+          "count 2^40 + 1 refused: %s (%s)", err.msg, err.field);
+    ge.count = dpc_account_max_count();
+    CHECK_OK(dpc_event_check(&ev, DPC_ACCOUNTANT_PLD, &err), &err);
     dpc_account_opts o;
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
     double h = o.pld_interval;
