@@ -20,7 +20,7 @@ after a layer are fine.
 import torch
 from functorch import grad, vmap
 
-from ._whole import _hook_free_copy
+from ._whole import _hook_free_copy, one_batch_size
 
 _REFUSED = (torch.nn.modules.batchnorm._BatchNorm,)
 # The layers whose per-example gradient from (input, output gradient) is proven here: one tensor
@@ -105,13 +105,7 @@ class PerSampleGradients:
 
     def batch_size(self):
         """The batch size of the captured forward pass (None when nothing was captured)."""
-        sizes = {x.shape[0] for layer in self.layers for x in layer.inputs}
-        if not sizes:
-            return None
-        if len(sizes) > 1:
-            raise RuntimeError(f"dpcorr: the model ran on batches of sizes {sorted(sizes)} since "
-                               f"the last step; run it once per step on the loader's batch")
-        return sizes.pop()
+        return one_batch_size({x.shape[0] for layer in self.layers for x in layer.inputs})
 
     def compute(self, batch_size, scale=1.0):
         """Per-example gradients, one (batch_size, *shape) tensor per trainable parameter."""

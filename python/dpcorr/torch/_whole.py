@@ -19,6 +19,17 @@ import torch
 from functorch import grad, make_functional_with_buffers, vmap
 
 
+def one_batch_size(sizes):
+    """The one batch size the model ran on since the last step (None: it did not run); both
+    gradient paths refuse several (the step's examples are one batch of the loader)."""
+    if not sizes:
+        return None
+    if len(sizes) > 1:
+        raise RuntimeError(f"dpcorr: the model ran on batches of sizes {sorted(sizes)} since "
+                           f"the last step; run it once per step on the loader's batch")
+    return next(iter(sizes))
+
+
 def _tensors(obj):
     """The tensors of a (nested) output, in a fixed order."""
     if isinstance(obj, torch.Tensor):
@@ -91,12 +102,7 @@ class WholeModelGradients:
                 raise RuntimeError("dpcorr: the model's forward took no tensor argument (the "
                                    "batch must be a positional tensor argument, dimension 0)")
             sizes.add(batched[0])
-        if not sizes:
-            return None
-        if len(sizes) > 1:
-            raise RuntimeError(f"dpcorr: the model ran on batches of sizes {sorted(sizes)} since "
-                               f"the last step; run it once per step on the loader's batch")
-        return sizes.pop()
+        return one_batch_size(sizes)
 
     def _sync_modes(self):
         # the copy follows model.train()/eval() (dropout) of every submodule
