@@ -102,6 +102,53 @@ static void test_poisson(void)
     dpc_sampler_free(s);
 }
 
+/* The batches are the documented per-example draws, word by word: Poisson t = {i : uniform(t,
+ * i) < q}, balls-in-bins t = {i : below(ROW_BINS, i, b) == t mod b}, on the sampler's stream
+ * (DPC_STREAM_SAMPLER, 0), seeded and secure; N not a multiple of the samplers' word runs (256)
+ * nor of a block. Guards the bulk draws (dpc_rng_word_fill) against the definition. */
+static void test_draw_definition(void)
+{
+    size_t N = 1037, B = 90, steps = 23;
+    const uint64_t rows_bins = (uint64_t)3 << 61; /* sampler.c's ROW_BINS */
+    for (int secure = 0; secure < 2; secure++)
+        for (int kind = 0; kind < 2; kind++) {
+            dpc_rng rng;
+            dpc_rng_seed(&rng, 41);
+            if (secure) {
+                memset(&rng, 0, sizeof rng);
+                rng.mode = DPC_RNG_SECURE;
+                for (int i = 0; i < 8; i++) rng.skey[i] = 0x2545F491u * (uint32_t)(i + 5);
+            }
+            dpc_sampler_config cfg = {kind ? DPC_SAMPLER_BALLS_IN_BINS : DPC_SAMPLER_POISSON, N,
+                                      B, steps, 0};
+            dpc_sampler *s = NULL;
+            dpc_error err = {0};
+            CHECK_OK(dpc_sampler_new(&s, &cfg, &rng, &err), &err);
+            if (!s) continue;
+            dpc_sampler_desc d;
+            dpc_sampler_describe(s, &d);
+            dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
+            size_t *idx = malloc(N * sizeof *idx), cnt, bad = 0, total = 0;
+            size_t bins = d.steps_per_epoch ? d.steps_per_epoch : 1;
+            for (size_t t = 0; t < steps; t++) {
+                CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
+                size_t j = 0;
+                for (size_t i = 0; i < N; i++) {
+                    int in = kind ? dpc_rng_below(&st, rows_bins, i, bins) == t % bins
+                                  : dpc_rng_uniform(&st, t, i) < (double)B / (double)N;
+                    if (in) bad += j >= cnt || idx[j++] != i;
+                }
+                bad += j != cnt;
+                total += cnt;
+            }
+            CHECK(bad == 0 && total > 0,
+                  "%s %s: batches differ from the per-example definition in %zu places",
+                  secure ? "secure" : "seeded", kind ? "balls-in-bins" : "poisson", bad);
+            free(idx);
+            dpc_sampler_free(s);
+        }
+}
+
 static void test_cyclic_poisson(void)
 {
     size_t N = 1000, G = 8, B = 25, steps = 200;
@@ -252,6 +299,7 @@ int main(void)
 {
     test_fixed_shuffle();
     test_poisson();
+    test_draw_definition();
     test_cyclic_poisson();
     test_opportunities();
     test_balls_in_bins();

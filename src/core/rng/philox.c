@@ -97,6 +97,28 @@ uint64_t dpc_rng_word(const dpc_rng_stream *s, uint64_t row, uint64_t index, uin
     return (index & 1) ? ((uint64_t)c[3] << 32 | c[2]) : ((uint64_t)c[1] << 32 | c[0]);
 }
 
+void dpc_rng_word_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint32_t attempt,
+                       uint64_t *out, size_t n)
+{
+    /* The blocks are those of dpc_rng_word (same counters, same word order), each computed
+     * once for the indices it holds: index >> 3 for ChaCha20, index >> 1 for Philox. */
+    size_t i = 0;
+    while (i < n) {
+        uint64_t index = index0 + i;
+        if (s->secure) {
+            uint64_t w[8];
+            dpc__chacha_words(w, s->skey, row, index, attempt);
+            for (unsigned j = (unsigned)(index & 7); j < 8 && i < n; j++) out[i++] = w[j];
+        } else {
+            uint32_t c[4];
+            dpc__philox_ctr(c, row, index, attempt);
+            dpc__philox_block(c, s->key[0], s->key[1]);
+            if (!(index & 1)) out[i++] = (uint64_t)c[1] << 32 | c[0];
+            if (i < n) out[i++] = (uint64_t)c[3] << 32 | c[2];
+        }
+    }
+}
+
 double dpc_rng_uniform(const dpc_rng_stream *s, uint64_t row, uint64_t index)
 {
     return (double)(dpc_rng_word(s, row, index, 0) >> 11) * 0x1.0p-53;

@@ -24,6 +24,27 @@ struct dpc_sampler {
     double q;            /* Poisson rate */
 };
 
+#define WORD_RUN 256 /* words drawn per dpc_rng_word_fill call (2 KiB on the stack) */
+
+static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
+
+/* dpc_rng_uniform's map from a word to [0, 1) (53 bits). */
+static double word_uniform(uint64_t w) { return (double)(w >> 11) * 0x1.0p-53; }
+
+/* dpc_rng_below's first attempt on word w: 1 and *out when accepted, 0 when rejected. */
+static int below_first(uint64_t w, uint64_t bound, uint64_t *out)
+{
+    __extension__ typedef unsigned __int128 u128;
+    if (bound <= 1) {
+        *out = 0;
+        return 1;
+    }
+    u128 m = (u128)w * bound;
+    if ((uint64_t)m < (0 - bound) % bound) return 0;
+    *out = (uint64_t)(m >> 64);
+    return 1;
+}
+
 static const char *const names[] = {"fixed", "shuffle", "poisson", "cyclic-poisson",
                                     "balls-in-bins"};
 
@@ -225,17 +246,33 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
         for (size_t j = 0; j < B; j++) idx[c++] = permute(s, perm, pos0 + j);
         break;
     }
-    case DPC_SAMPLER_POISSON:
-        for (size_t i = 0; i < s->cfg.n_examples; i++)
-            if (dpc_rng_uniform(&s->s, t, i) < s->q) idx[c++] = i;
+    case DPC_SAMPLER_POISSON: {
+        /* example i is in batch t when dpc_rng_uniform(t, i) < q; the words come in runs
+         * (dpc_rng_word_fill: each block once), the same bits as word by word */
+        uint64_t w[WORD_RUN];
+        for (size_t i0 = 0; i0 < s->cfg.n_examples; i0 += WORD_RUN) {
+            size_t m = min_sz(WORD_RUN, s->cfg.n_examples - i0);
+            dpc_rng_word_fill(&s->s, t, i0, 0, w, m);
+            for (size_t j = 0; j < m; j++)
+                if (word_uniform(w[j]) < s->q) idx[c++] = i0 + j;
+        }
         break;
+    }
     case DPC_SAMPLER_BALLS_IN_BINS: {
-        uint64_t bin = t % s->spe;
-        for (size_t i = 0; i < s->cfg.n_examples; i++) {
-            /* bin of example i: exactly uniform on [0, b) (Lemire's method, no modulo bias:
-             * the accountant's dominating pair gives every bin probability 1/b) */
-            uint64_t bi = dpc_rng_below(&s->s, ROW_BINS, i, s->spe);
-            if (bi == bin) idx[c++] = i;
+        uint64_t bin = t % s->spe, w[WORD_RUN];
+        for (size_t i0 = 0; i0 < s->cfg.n_examples; i0 += WORD_RUN) {
+            size_t m = min_sz(WORD_RUN, s->cfg.n_examples - i0);
+            dpc_rng_word_fill(&s->s, ROW_BINS, i0, 0, w, m);
+            for (size_t j = 0; j < m; j++) {
+                /* bin of example i: exactly uniform on [0, b) (Lemire's method, no modulo
+                 * bias: the accountant's dominating pair gives every bin probability 1/b);
+                 * attempt 0 from the run, a rejected one (probability < b / 2^64) retried
+                 * by dpc_rng_below, which redraws attempt 0 identically and goes on */
+                uint64_t bi;
+                if (!below_first(w[j], s->spe, &bi))
+                    bi = dpc_rng_below(&s->s, ROW_BINS, i0 + j, s->spe);
+                if (bi == bin) idx[c++] = i0 + j;
+            }
         }
         break;
     }
