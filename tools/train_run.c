@@ -281,8 +281,10 @@ static int start(run_ctx *x)
 {
     train_opts *o = x->o;
     dpc_error err = {0};
+    double t0 = cli_now();
     dpc_status st = dpc_trainer_new(&x->tr, x->model, o->fr.train, o->fr.test, &o->cfg,
                                     &o->fr.rng, &err);
+    x->res->setup_s = cli_now() - t0;
     if (st) return opt_fail_lib(x->s, &err);
     if (o->resume) {
         /* a changed option or input is named (err.field); a bad file is --resume's */
@@ -329,7 +331,9 @@ static int end_epoch(run_ctx *x, size_t t, size_t spe, double loss_mean, double 
         fprintf(stderr, "\ndpcorr train: evaluation: %s\n", err.msg);
         return CLI_RUNTIME;
     }
+    double ta = cli_now();
     if (dpc_trainer_epsilon_at(x->tr, t, &e->eps, &err)) e->eps = NAN;
+    res->account_s += cli_now() - ta;
     e->time_s = cli_now() - t0;
     /* kept by the trainer and saved in checkpoints: a resumed report keeps the earlier epochs */
     dpc_train_record rec = {e->step, e->epoch, e->train_loss, e->test_loss, e->test_acc, e->eps,
@@ -497,6 +501,21 @@ static int write_report(const run_ctx *x)
     jw_num(&w, "wall_time_s", r->wall_s);
     jw_num(&w, "train_time_s", r->train_s);
     jw_num(&w, "examples_per_s", r->examples_per_s);
+    /* the split of the time (seconds): set-up (with the noise calibration), the steps' parts,
+     * the evaluations, epsilon-so-far accounting; loop = train_time_s - the steps' parts */
+    const dpc_train_times *tm = &r->times;
+    jw_obj(&w, "time_split_s");
+    jw_num(&w, "setup", r->setup_s);
+    jw_num(&w, "sample", tm->sample_s);
+    jw_num(&w, "gradient", tm->gradient_s);
+    jw_num(&w, "noise", tm->noise_s);
+    jw_num(&w, "update", tm->update_s);
+    jw_num(&w, "step_other", tm->other_s);
+    jw_num(&w, "evaluate", tm->evaluate_s);
+    jw_num(&w, "account", r->account_s);
+    jw_num(&w, "loop", r->train_s - (tm->sample_s + tm->gradient_s + tm->noise_s + tm->update_s +
+                                     tm->other_s));
+    jw_end(&w);
     jw_int(&w, "steps_done", (long long)r->steps_done);
     jw_int(&w, "resumed_from_step", (long long)r->resumed_from);
     char hash[24];
@@ -523,6 +542,7 @@ static int finish(run_ctx *x)
         return CLI_RUNTIME;
     }
     res->params_hash = dpc_trainer_params_hash(x->tr);
+    dpc_trainer_times(x->tr, &res->times);
     res->wall_s = cli_now() - o->fr.t0;
     dpc_trainer_dist_info(x->tr, &res->dist);
     if (mpi_run_rank() > 0) return 0; /* rank 0 writes the report and the plot */

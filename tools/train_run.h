@@ -39,6 +39,10 @@ typedef struct train_result {
     size_t n_params;
     dpc_isa isa;         /* the kernels' instruction-set level (model and trainer) */
     size_t trainer_bytes; /* dpc_trainer_bytes */
+    /* where the time went: dpc_trainer_new (calibration and set-up), the trainer's split of
+     * its steps and evaluations, and epsilon-so-far accounting at the epochs' ends */
+    double setup_s, account_s;
+    dpc_train_times times;
     dpc_dist_info dist;  /* ranks, shards, bytes per step (arrays valid during train_run) */
 } train_result;
 

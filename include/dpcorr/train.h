@@ -270,6 +270,23 @@ DPC_API size_t dpc_trainer_steps_done(const dpc_trainer *tr);
  * the per-thread workspaces and buffers, the noise generators' state (not the data sets, which
  * it borrows, nor the model). */
 DPC_API size_t dpc_trainer_bytes(const dpc_trainer *tr);
+/* Where a trainer's time went (monotonic wall clock, seconds, summed over the steps and
+ * evaluations this object ran; a restored run starts from 0). The parts of a step:
+ *   sample_s    drawing the batch (dpc_sampler_batch; secure Poisson draws one ChaCha20 word
+ *               per example)
+ *   gradient_s  per-example gradients, clipping and the clipped sum (every thread; with ranks
+ *               also the exchange of chunk sums)
+ *   noise_s     the mechanism's noise (dpc_noise_next), the share of the noise-and-update phase
+ *               that thread 0 spent in it (the threads take equal slices)
+ *   update_s    the rest of that phase: the optimizer update, and with ranks the all-gather
+ *   other_s     the step's remainder (finiteness check, telemetry, canaries)
+ *   evaluate_s  dpc_trainer_evaluate
+ * Timing never changes a value of the run. */
+typedef struct dpc_train_times {
+    double sample_s, gradient_s, noise_s, update_s, other_s, evaluate_s;
+    size_t steps, evaluations; /* what the sums cover */
+} dpc_train_times;
+DPC_API void dpc_trainer_times(const dpc_trainer *tr, dpc_train_times *out);
 /* The resolved instruction-set level of the trainer's noise generators (cfg.isa). */
 DPC_API dpc_isa dpc_trainer_isa(const dpc_trainer *tr);
 DPC_API size_t dpc_trainer_steps_total(const dpc_trainer *tr);

@@ -6,6 +6,7 @@
 
 #include <stdlib.h>
 #include <stdint.h>
+#include <time.h>
 
 /* Overflow-checked a*b (and a*b*c); return 1 and store on success, 0 on overflow. */
 /* ceil(a / b) for b >= 1 without the overflow of (a + b - 1) / b when b is huge. */
@@ -56,5 +57,13 @@ static inline dpc_status dpc__progress(const dpc_progress *p, double done, doubl
 }
 
 #define DPC__NOMEM(err, what) dpc_error_set((err), DPC_E_NOMEM, "out of memory allocating %s", (what))
+
+/* Monotonic wall clock in seconds (time splits in reports; never an input to a value). */
+static inline double dpc__now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
 
 #endif

@@ -22,6 +22,7 @@ typedef struct thread_ctx {
                              in two phases, dpc_model_batch_*) */
     dpc_noise *noise;     /* over coordinates [p0, p1) */
     size_t p0, p1;        /* this thread's parameter slice (within the rank's shard) */
+    double noise_s, update_s; /* this thread's time in dpc_noise_next and in the update, last step */
     dpc_status st;
     dpc_error err;
 } thread_ctx;
@@ -71,6 +72,7 @@ struct dpc_trainer {
     /* the run's history (dpc_trainer_record), saved in checkpoints */
     dpc_train_record *hist;
     size_t nhist, hist_cap;
+    dpc_train_times times; /* dpc_trainer_times */
 };
 
 /* ck_items.c: the items of a run's configuration that a checkpoint records (everything that

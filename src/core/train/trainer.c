@@ -439,7 +439,11 @@ static void phase_update(void *a, size_t tid, size_t T)
     (void)T;
     if (c->p1 <= c->p0) return;
     size_t s0 = tr->s0;
+    double t0 = dpc__now();
     c->st = dpc_noise_next(c->noise, tr->noise + (c->p0 - s0), &c->err);
+    double t1 = dpc__now();
+    c->noise_s = t1 - t0;
+    c->update_s = 0;
     if (c->st) return;
     const dpc_train_config *cfg = &tr->cfg;
     double scale = tr->noise_scale, inv_b = 1.0 / tr->sdesc.expected_batch;
@@ -447,15 +451,16 @@ static void phase_update(void *a, size_t tid, size_t T)
            wd = cfg->weight_decay;
     if (tr->params32) {
         update_f32(tr, c->p0, c->p1, lr);
-        return;
+    } else {
+        double *th = tr->params, *v = tr->velocity;
+        const double *g = tr->gsum, *w = tr->noise;
+        for (size_t p = c->p0; p < c->p1; p++) {
+            double h = (g[p] + scale * w[p - s0]) * inv_b + wd * th[p];
+            v[p - s0] = mom * v[p - s0] + h;
+            th[p] = th[p] - lr * v[p - s0];
+        }
     }
-    double *th = tr->params, *v = tr->velocity;
-    const double *g = tr->gsum, *w = tr->noise;
-    for (size_t p = c->p0; p < c->p1; p++) {
-        double h = (g[p] + scale * w[p - s0]) * inv_b + wd * th[p];
-        v[p - s0] = mom * v[p - s0] + h;
-        th[p] = th[p] - lr * v[p - s0];
-    }
+    c->update_s = dpc__now() - t1;
 }
 
 static dpc_status collect(dpc_trainer *tr, dpc_error *err)
@@ -504,8 +509,10 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
     if (tr->t >= tr->n_steps)
         return dpc_error_set(err, DPC_E_RANGE, "trainer: all %zu steps are done", tr->n_steps);
     uint64_t sent0 = tr->dist.sent;
+    double t0 = dpc__now();
     dpc_status st = dpc_sampler_batch(tr->sampler, tr->t, tr->idx, &tr->count, err);
     if (st) return st;
+    double t1 = dpc__now();
     dpc__train_canary_filter(tr);
     if (tr->params32)
         memset(tr->gsum32, 0, tr->P * sizeof(float));
@@ -513,12 +520,15 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
         memset(tr->gsum, 0, tr->P * sizeof(double));
     size_t ch = tr->cfg.chunk, nchunks = (tr->count + ch - 1) / ch;
     if ((st = clipped_sum(tr, nchunks, err))) return st;
+    double t2 = dpc__now();
     dpc__train_canary_add(tr); /* with ranks: lands in the shard of the rank that owns it */
     double lr = dpc__train_lr(&tr->cfg, tr->t, tr->n_steps);
+    double t3 = dpc__now();
     dpc__pool_run(tr->pool, phase_update, tr);
     st = collect(tr, err);
     if ((st = dpc__dist_agree(&tr->dist, st, err)) || (st = dpc__dist_allgather(tr, err)))
         return st;
+    double t4 = dpc__now();
     for (size_t p = 0; p < tr->P; p++)
         if (!isfinite(tr->params[p]))
             return dpc_error_set(err, DPC_E_NUMERIC,
@@ -543,6 +553,16 @@ dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info, dpc_error *err
         info->lr = lr;
     }
     tr->t++;
+    /* the noise-and-update phase split by thread 0's shares (equal slices per thread) */
+    const thread_ctx *c0 = &tr->tc[0];
+    double busy = c0->noise_s + c0->update_s, noise_share = busy > 0 ? c0->noise_s / busy : 0;
+    dpc_train_times *tm = &tr->times;
+    tm->sample_s += t1 - t0;
+    tm->gradient_s += t2 - t1;
+    tm->noise_s += (t4 - t3) * noise_share;
+    tm->update_s += (t4 - t3) * (1 - noise_share);
+    tm->other_s += (t3 - t2) + (dpc__now() - t4);
+    tm->steps++;
     return DPC_OK;
 }
 
@@ -574,6 +594,7 @@ static void phase_eval(void *a, size_t tid, size_t T)
 dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *loss,
                                 double *accuracy, dpc_error *err)
 {
+    double t0 = dpc__now();
     if (!ds || ds->n == 0) return dpc_error_param(err, DPC_E_INVALID, "ds", "empty data set");
     if (ds->d != tr->D)
         return dpc_error_param(err, DPC_E_INVALID, "ds", "%zu features, the model takes %zu", ds->d,
@@ -603,12 +624,15 @@ dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *
     }
     free(e.loss);
     free(e.correct);
+    tr->times.evaluate_s += dpc__now() - t0;
+    tr->times.evaluations++;
     return st;
 }
 
 /* ---- accessors ---------------------------------------------------------------------------- */
 
 size_t dpc_trainer_steps_done(const dpc_trainer *tr) { return tr->t; }
+void dpc_trainer_times(const dpc_trainer *tr, dpc_train_times *out) { *out = tr->times; }
 dpc_isa dpc_trainer_isa(const dpc_trainer *tr) { return tr->isa; }
 
 size_t dpc_trainer_bytes(const dpc_trainer *tr)
