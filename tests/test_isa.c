@@ -624,9 +624,52 @@ static void test_train_cnn_levels(void)
     dpc_dataset_free(ds);
 }
 
+/* dpc_isa_tune: a supported level per family, a finite positive time for each level this CPU
+ * runs and none for the others; the choice rule on made-up tables (the widest kept unless a
+ * narrower one is more than 3% faster; unmeasured levels ignored; never above `have`). */
+static void test_tuning(void)
+{
+    dpc_isa_tuning t;
+    dpc_error err = {0};
+    CHECK_OK(dpc_isa_tune(&t, &err), &err);
+    dpc_isa have = dpc_isa_detect();
+    for (int f = 0; f < DPC_ISA_NFAMILIES; f++) {
+        CHECK(t.level[f] >= DPC_ISA_SSE2 && t.level[f] <= have, "family %s: level %s runs here",
+              dpc_isa_family_name((dpc_isa_family)f), dpc_isa_name(t.level[f]));
+        CHECK(t.level[f] == dpc_isa_tuning_choose(t.ns[f], have), "family %d: the rule's choice", f);
+        for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++)
+            CHECK(l <= (int)have ? (t.ns[f][l] > 0 && isfinite(t.ns[f][l])) : t.ns[f][l] == 0,
+                  "family %d level %d measured iff supported: %g", f, l, t.ns[f][l]);
+    }
+    CHECK(t.seconds > 0 && t.seconds < 60, "measurement time %g s recorded", t.seconds);
+    CHECK(!strcmp(dpc_isa_family_name(DPC_ISA_FAMILY_GEMM), "gemm") &&
+              !strcmp(dpc_isa_family_name(DPC_ISA_FAMILY_GAUSS), "gauss") &&
+              !strcmp(dpc_isa_family_name(DPC_ISA_FAMILY_NOISE), "noise") &&
+              !strcmp(dpc_isa_family_name((dpc_isa_family)7), "unknown"),
+          "family names");
+    static const struct {
+        double ns[4];
+        dpc_isa have, want;
+    } cases[] = {
+        {{0, 3.0, 2.0, 1.0}, DPC_ISA_AVX512, DPC_ISA_AVX512},  /* widest fastest */
+        {{0, 3.0, 1.0, 1.02}, DPC_ISA_AVX512, DPC_ISA_AVX512}, /* 2% slower: the widest kept */
+        {{0, 3.0, 1.0, 1.05}, DPC_ISA_AVX512, DPC_ISA_AVX2},   /* AVX2 5% faster */
+        {{0, 0.5, 1.0, 1.05}, DPC_ISA_AVX512, DPC_ISA_SSE2},   /* the least time wins */
+        {{0, 3.0, 1.0, 0.5}, DPC_ISA_AVX2, DPC_ISA_AVX2},      /* never above have */
+        {{0, 3.0, 0, 0}, DPC_ISA_AVX512, DPC_ISA_SSE2},        /* unmeasured ignored */
+        {{0, 1.0, 0.99, 0}, DPC_ISA_AVX512, DPC_ISA_AVX2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        dpc_isa got = dpc_isa_tuning_choose(cases[i].ns, cases[i].have);
+        CHECK(got == cases[i].want, "choice case %zu: %s, expected %s", i, dpc_isa_name(got),
+              dpc_isa_name(cases[i].want));
+    }
+}
+
 int main(void)
 {
     test_api();
+    test_tuning();
     test_gaussian_levels();
     test_gemm_levels();
     test_gemmf_levels();

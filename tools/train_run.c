@@ -175,7 +175,8 @@ static int prepare(run_ctx *x)
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
     o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
-    o->cfg.isa = cli_isa(); /* the noise generators' level, the model's below */
+    o->cfg.isa = cli_isa_for(DPC_ISA_FAMILY_NOISE); /* the noise generators' level; the model's
+                                                       (GEMM family) below */
     const dpc_dataset *tr = o->fr.train;
     dpc_model_config mc;
     if (cli_model_new(&x->model, &mc, o->model, tr->d, tr->shape, tr->n_classes, &err))
@@ -434,8 +435,10 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     jw_int(w, "threads", (long long)c->threads);
     jw_int(w, "chunk", (long long)c->chunk);
     jw_str(w, "isa", dpc_isa_name(r->isa));
+    jw_str(w, "isa_noise", dpc_isa_name(c->isa));
     jw_str(w, "precision", dpc_precision_name(c->precision));
     jw_end(w);
+    frame_report_isa(w);
 }
 
 /* "memory": the data (features and labels in double), the parameters and the trainer's

@@ -42,9 +42,28 @@ done
 expect_rc 2 "cnn refuses float32" "$BIN" train $CNN --precision float32
 err_has "precision: float32" "message names --precision"
 
-# the default is the best level here
+# the default is the level measured fastest here per family (dpc_isa_tune), recorded with the
+# measurements; DPCORR_ISA forces one level for every family and says so
 expect_rc 0 "train at the default level" "$BIN" train $COMMON --report "$TMP/d.json"
-if grep -q "\"isa\": \"$have\"" "$TMP/d.json"; then pass; else fail "default isa $have recorded"; fi
+J="$TMP/d.json"
+if grep -q '"forced_by_DPCORR_ISA": false' "$J"; then pass; else fail "default not forced"; fi
+for fam in gemm gauss noise; do
+    lv=$(sed -n "s/.*\"$fam\": \"\([a-z0-9]*\)\".*/\1/p" "$J" | head -n 1)
+    case "$lv:$have" in
+        sse2:*|avx2:avx2|avx2:avx512|avx512:avx512) pass ;;
+        *) fail "family $fam: level '$lv' with $have here" ;;
+    esac
+    eval "lv_$fam=$lv"
+done
+# every level this CPU runs was measured (a positive ns figure per family)
+n=$(sed -n 's/.*"measured_ns_per_unit": \(.*\)}}.*/\1/p' "$J" | grep -o '"[a-z0-9]*": [0-9][0-9.e+-]*' | grep -c -v '": 0$')
+want=$(case $have in sse2) echo 3 ;; avx2) echo 6 ;; *) echo 9 ;; esac)
+if [ "$n" = "$want" ]; then pass; else fail "measured levels: $n figures, expected $want"; fi
+if grep -q "\"isa\": \"$lv_gemm\"" "$J" && grep -q "\"isa_noise\": \"$lv_noise\"" "$J"; then pass
+else fail "the run used the chosen levels (model $lv_gemm, noise $lv_noise)"; fi
+expect_rc 0 "train with DPCORR_ISA=sse2" env DPCORR_ISA=sse2 "$BIN" train $COMMON --report "$TMP/s.json"
+if grep -q '"forced_by_DPCORR_ISA": true' "$TMP/s.json" && grep -q '"isa_noise": "sse2"' "$TMP/s.json" &&
+    ! grep -q measured_ns_per_unit "$TMP/s.json"; then pass; else fail "forced level recorded"; fi
 
 expect_rc 2 "unknown level" env DPCORR_ISA=avx9 "$BIN" train $COMMON
 err_has "DPCORR_ISA=avx9: unknown level 'avx9'" "message names the variable and the value"

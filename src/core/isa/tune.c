@@ -1,0 +1,157 @@
+/* tune.c — the instruction-set level by measurement (dpc_isa_tune, see dpcorr/isa.h).
+ *
+ * Each family's kernel runs at every level this CPU has on a small, cache-resident instance;
+ * the time is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), the best of REPS
+ * repetitions after one warm-up, so a job sharing the core inflates a repetition but rarely
+ * all of them. Nothing measured here enters a value: every level computes the same bits. */
+#include "common/util.h"
+#include "dpcorr/mech.h"
+#include "dpcorr/rng.h"
+#include "isa/isa_internal.h"
+#include "model/gemm.h"
+
+#include <math.h>
+#include <string.h>
+
+#define REPS 5
+#define WIDER_KEPT 1.03 /* a narrower level must be more than 3% faster to be chosen */
+
+#define GEMM_M 16
+#define GEMM_N 128
+#define GEMM_K 256
+#define GAUSS_N 32768
+#define NOISE_D 32768
+
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+typedef struct work {
+    double *A, *Bp, *C, *buf;
+    dpc_rng_stream stream;
+    dpc_mech *blt;
+    dpc_noise *noise[4]; /* per level */
+} work;
+
+static void run_gemm(work *w, dpc_isa isa)
+{
+    dpc__gemm_seg(isa, GEMM_M, GEMM_N, GEMM_K, 0, w->A, GEMM_K, w->Bp, 0, w->C, GEMM_N, 0);
+}
+
+static void run_gauss(work *w, dpc_isa isa, uint64_t row)
+{
+    dpc_rng_gaussian_fill_isa(&w->stream, row, 0, w->buf, GAUSS_N, isa);
+}
+
+static dpc_status run_noise(work *w, dpc_isa isa, dpc_error *err)
+{
+    return dpc_noise_next(w->noise[isa], w->buf, err);
+}
+
+/* Best-of-REPS CPU seconds of one family at one level (one warm-up call first). */
+static dpc_status measure(work *w, int fam, dpc_isa isa, double *best, dpc_error *err)
+{
+    *best = INFINITY;
+    for (int r = -1; r < REPS; r++) {
+        double t = thread_cpu();
+        dpc_status st = DPC_OK;
+        if (fam == DPC_ISA_FAMILY_GEMM) run_gemm(w, isa);
+        else if (fam == DPC_ISA_FAMILY_GAUSS) run_gauss(w, isa, (uint64_t)(r + 1));
+        else st = run_noise(w, isa, err);
+        if (st) return st;
+        t = thread_cpu() - t;
+        if (r >= 0 && t < *best) *best = t;
+    }
+    return DPC_OK;
+}
+
+dpc_isa dpc_isa_tuning_choose(const double ns[4], dpc_isa have)
+{
+    dpc_isa pick = DPC_ISA_SSE2;
+    for (int l = DPC_ISA_SSE2; l <= (int)have && l <= DPC_ISA_AVX512; l++)
+        if (ns[l] > 0 && isfinite(ns[l])) pick = (dpc_isa)l; /* the widest measured */
+    for (int l = DPC_ISA_SSE2; l <= (int)have && l <= DPC_ISA_AVX512; l++)
+        if (ns[l] > 0 && isfinite(ns[l]) && ns[l] * WIDER_KEPT < ns[pick]) pick = (dpc_isa)l;
+    return pick;
+}
+
+static void work_free(work *w)
+{
+    for (int l = 0; l < 4; l++) dpc_noise_free(w->noise[l]);
+    dpc_mech_free(w->blt);
+    free(w->A);
+    free(w->Bp);
+    free(w->C);
+    free(w->buf);
+}
+
+static dpc_status work_new(work *w, dpc_isa have, dpc_error *err)
+{
+    memset(w, 0, sizeof *w);
+    size_t bp = dpc__gemm_packed_size(GEMM_K, GEMM_N);
+    w->A = dpc__malloc_array(GEMM_M * GEMM_K, sizeof(double));
+    w->Bp = dpc__malloc_array(bp, sizeof(double));
+    w->C = dpc__malloc_array(GEMM_M * GEMM_N, sizeof(double));
+    w->buf = dpc__malloc_array(GAUSS_N > NOISE_D ? GAUSS_N : NOISE_D, sizeof(double));
+    double *B = dpc__malloc_array(GEMM_K * GEMM_N, sizeof(double));
+    if (!w->A || !w->Bp || !w->C || !w->buf || !B) {
+        free(B);
+        return dpc_error_set(err, DPC_E_NOMEM, "isa tuning: out of memory");
+    }
+    for (size_t i = 0; i < GEMM_M * GEMM_K; i++) w->A[i] = (double)(i % 17) * 0.25 - 2;
+    for (size_t i = 0; i < GEMM_K * GEMM_N; i++) B[i] = (double)(i % 13) * 0.125 - 0.75;
+    dpc__gemm_pack_b(GEMM_K, GEMM_N, B, GEMM_N, w->Bp);
+    free(B);
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 0x15a); /* the values are never used: a fixed key is fine */
+    w->stream = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_TEST, 0x15a));
+    static const double theta[4] = {0.999, 0.99, 0.9, 0.5}, omega[4] = {0.01, 0.05, 0.1, 0.2};
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = DPC_MECH_BLT;
+    p.nbuf = 4;
+    p.theta = theta;
+    p.omega = omega;
+    p.steps = 64;
+    dpc_status st = dpc_mech_new(&w->blt, &p, err);
+    for (int l = DPC_ISA_SSE2; !st && l <= (int)have; l++) {
+        dpc_noise_config nc;
+        dpc_noise_config_init(&nc, NOISE_D);
+        nc.form = DPC_NOISE_BUFFER;
+        nc.isa = (dpc_isa)l;
+        st = dpc_noise_new(&w->noise[l], w->blt, &w->stream, &nc, err);
+    }
+    return st;
+}
+
+dpc_status dpc_isa_tune(dpc_isa_tuning *out, dpc_error *err)
+{
+    double t0 = dpc__now();
+    dpc_isa have = dpc_isa_detect();
+    memset(out, 0, sizeof *out);
+    work w;
+    dpc_status st = work_new(&w, have, err);
+    static const double units[DPC_ISA_NFAMILIES] = {(double)GEMM_M * GEMM_N * GEMM_K, GAUSS_N,
+                                                    NOISE_D};
+    for (int f = 0; !st && f < DPC_ISA_NFAMILIES; f++) {
+        for (int l = DPC_ISA_SSE2; !st && l <= (int)have; l++) {
+            double best;
+            st = measure(&w, f, (dpc_isa)l, &best, err);
+            if (!st) out->ns[f][l] = best * 1e9 / units[f];
+        }
+        out->level[f] = dpc_isa_tuning_choose(out->ns[f], have);
+    }
+    work_free(&w);
+    if (st) dpc_error_prefix(err, "isa tuning: ");
+    out->seconds = dpc__now() - t0;
+    return st;
+}
+
+const char *dpc_isa_family_name(dpc_isa_family f)
+{
+    static const char *const names[DPC_ISA_NFAMILIES] = {"gemm", "gauss", "noise"};
+    return (f >= 0 && (int)f < DPC_ISA_NFAMILIES) ? names[f] : "unknown";
+}
