@@ -14,6 +14,8 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #define ROUNDS 3
 #define STEPS 20
@@ -243,6 +245,111 @@ static void bench_correlated(ctx *x)
     }
 }
 
+/* 6 (issue 29): end to end = kernels. `dpcorr train` (one epoch, the report's examples_per_s
+ * over its steps, which include sampling, noise and update) next to the library trainer of the
+ * same configuration (the loop above, at the levels the CLI measures: dpc_isa_tune), both
+ * seeded, double and float32, and next to torch float32; rounds alternate the three. The CLI's
+ * default secure mode once more, and the CLI's time split (report final.time_split_s). */
+static int cli_run(const char *prec, int secure, const char *report, double *eps, char *split,
+                   size_t cap)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
+        char lr[32], mom[32], batch[32];
+        snprintf(lr, sizeof lr, "%g", LR);
+        snprintf(mom, sizeof mom, "%g", MOMENTUM);
+        snprintf(batch, sizeof batch, "%d", BATCH);
+        if (secure)
+            execl("build/dpcorr", "dpcorr", "train", "--data", "fashion-mnist", "--model",
+                  "mlp:256:tanh", "--epochs", "1", "--batch", batch, "--lr", lr, "--momentum",
+                  mom, "--epsilon", "3", "--accountant", "rdp", "--threads", "2", "--precision",
+                  prec, "--quiet", "--report", report, (char *)NULL);
+        else
+            execl("build/dpcorr", "dpcorr", "train", "--data", "fashion-mnist", "--model",
+                  "mlp:256:tanh", "--epochs", "1", "--batch", batch, "--lr", lr, "--momentum",
+                  mom, "--epsilon", "3", "--accountant", "rdp", "--threads", "2", "--precision",
+                  prec, "--seed", "1", "--quiet", "--report", report, (char *)NULL);
+        _exit(127);
+    }
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0 || !WIFEXITED(status) || WEXITSTATUS(status))
+        return 0;
+    FILE *f = fopen(report, "r");
+    if (!f) return 0;
+    static char buf[1 << 16];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = 0;
+    const char *e = strstr(buf, "\"examples_per_s\": "), *t = strstr(buf, "\"time_split_s\": ");
+    if (!e) return 0;
+    *eps = strtod(e + 18, NULL);
+    if (split && t) {
+        const char *end = strchr(t, '}');
+        size_t len = end ? (size_t)(end - t) + 1 : 0;
+        snprintf(split, cap, "%.*s", (int)(len < cap ? len : cap - 1), t);
+    }
+    return 1;
+}
+
+static void bench_end_to_end(ctx *x)
+{
+    if (!x->real || access("build/dpcorr", X_OK) != 0) {
+        printf("\n(no Fashion-MNIST or no build/dpcorr: no end-to-end comparison)\n");
+        return;
+    }
+    dpc_isa_tuning tu;
+    dpc_error err = {0};
+    dpc_isa gemm = x->best, noise = x->best;
+    if (!dpc_isa_tune(&tu, &err)) {
+        gemm = tu.level[DPC_ISA_FAMILY_GEMM];
+        noise = tu.level[DPC_ISA_FAMILY_NOISE];
+    }
+    char report[] = "/tmp/dpcorr-bench-e2e-XXXXXX";
+    int fd = mkstemp(report);
+    if (fd < 0) return;
+    close(fd);
+    printf("\n== end to end: dpcorr train (one epoch, 2 threads, seeded) vs the trainer loop of the "
+           "same configuration (model %s, noise %s, as dpc_isa_tune chose)\n",
+           dpc_isa_name(gemm), dpc_isa_name(noise));
+    const dpc_precision precs[2] = {DPC_PRECISION_DOUBLE, DPC_PRECISION_FLOAT32};
+    const char *pname[2] = {"double", "float32"};
+    double kern[2][ROUNDS], cli[2][ROUNDS], torch[ROUNDS], sec[ROUNDS];
+    char split[2][512] = {"", ""}, args[256];
+    const char *tkeys[1] = {"examples_per_s"};
+    int have_t = x->have_torch;
+    torch_args(args, sizeof args, x, 5, "float32");
+    dpc_model *m = make_model(x->train->d, x->train->n_classes, gemm);
+    for (int r = 0; r < ROUNDS; r++) {
+        if (have_t) have_t = bench_anchor(args, tkeys, &torch[r], 1, x->why, sizeof x->why);
+        for (int p = 0; p < 2; p++) {
+            dpc_trainer *t = make_trainer(m, x->train, x->test, &SGD, 2, noise, 1, precs[p]);
+            kern[p][r] = throughput(t, STEPS);
+            dpc_trainer_free(t);
+            if (!cli_run(pname[p], 0, report, &cli[p][r], split[p], sizeof split[p]))
+                cli[p][r] = NAN;
+        }
+        if (!cli_run("double", 1, report, &sec[r], NULL, 0)) sec[r] = NAN;
+    }
+    unlink(report);
+    dpc_model_free(m);
+    double tf = have_t ? bench_median(torch, ROUNDS) : NAN;
+    printf("%-8s %16s %16s %12s %18s\n", "", "trainer ex/s", "dpcorr train ex/s", "train/loop",
+           "train / torch f32");
+    for (int p = 0; p < 2; p++) {
+        double k = bench_median(kern[p], ROUNDS), c = bench_median(cli[p], ROUNDS);
+        printf("%-8s %16.0f %16.0f %11.2fx %17.1fx\n", pname[p], k, c, c / k, c / tf);
+    }
+    printf("dpcorr train, secure mode (the default), double: %.0f examples/s\n",
+           bench_median(sec, ROUNDS));
+    if (have_t) printf("torch float32 (2 threads): %.0f examples/s\n", tf);
+    else printf("torch anchor not available (%s)\n", x->why);
+    printf("targets: dpcorr train within 15%% of the trainer loop (train/loop >= 0.85); end to end "
+           ">= 60x torch float32 (double and float32 rows)\n");
+    for (int p = 0; p < 2; p++)
+        if (split[p][0]) printf("time split, %s, last round (s): %s\n", pname[p], split[p]);
+}
+
 /* Fashion-MNIST, or a synthetic stand-in of the same shape. */
 static int load_data(ctx *x)
 {
@@ -286,6 +393,7 @@ int main(void)
     bench_accuracy(&x);
     bench_float32(&x);
     bench_correlated(&x);
+    bench_end_to_end(&x);
     for (int l = 0; l < 3; l++) dpc_model_free(x.models[l]);
     dpc_dataset_free(x.train);
     dpc_dataset_free(x.test);
