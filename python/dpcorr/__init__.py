@@ -35,6 +35,8 @@ from .mechanism import KINDS, Mechanism
 from .noise import NoiseGenerator
 from .plan import TrainingPlan, default_blt
 
+from ._lib import isa_levels
+
 __version__ = "0.1.0"
 
 #: The version of the loaded libdpcorr.so.

@@ -114,6 +114,11 @@ class NoiseConfig(ctypes.Structure):
                 ("memory_budget", c_size_t), ("isa", c_int)]
 
 
+class IsaTuning(ctypes.Structure):
+    """dpc_isa_tuning (isa.h): the level per kernel family and the measured ns per level."""
+    _fields_ = [("level", c_int * 3), ("ns", (c_double * 4) * 3), ("seconds", c_double)]
+
+
 class GaussEvent(ctypes.Structure):
     """dpc_gauss_event (account.h)."""
     _fields_ = [("sigma", c_double), ("sensitivity", c_double), ("sampling", c_int),
@@ -268,6 +273,11 @@ _PROTOTYPES = {
     "dpc_noise_form_name": (c_char_p, [c_int]),
     "dpc_mech_state_floats": (c_size_t, [c_void_p, c_int]),
     "dpc_mech_form_available": (c_int, [c_void_p, c_int]),
+    "dpc_isa_tune": (_STATUS, [P(IsaTuning), _E]),
+    "dpc_isa_parse": (_STATUS, [c_char_p, P(c_int), _E]),
+    "dpc_isa_resolve": (_STATUS, [c_int, P(c_int), _E]),
+    "dpc_isa_name": (c_char_p, [c_int]),
+    "dpc_isa_family_name": (c_char_p, [c_int]),
     "dpc_noise_new": (_STATUS, [P(c_void_p), c_void_p, P(RngStream), P(NoiseConfig), _E]),
     "dpc_noise_free": (None, [c_void_p]),
     "dpc_noise_next": (_STATUS, [c_void_p, c_void_p, _E]),
@@ -449,3 +459,41 @@ def parse(fn, name, value):
 def version():
     """The version string of the loaded library."""
     return text(lib.dpc_version())
+
+
+ISA_FAMILIES = {"gemm": 0, "gauss": 1, "noise": 2}
+_ISA = {}  # the process's levels (front ends own the process-wide cache; the library keeps none)
+
+
+def isa_levels():
+    """The instruction-set level per kernel family, as the CLI chooses them: DPCORR_ISA when set
+    (every family; an unknown or unsupported value raises, naming DPCORR_ISA), else the level
+    dpc_isa_tune measured fastest here, once per process (about 10 ms). Every level computes the
+    same bits; only the speed differs. Returns {"gemm": "avx512", ..., "forced": bool,
+    "measured_ns": {family: {level: ns}}}."""
+    if not _ISA:
+        import os
+        want = os.environ.get("DPCORR_ISA", "")
+        if want and want != "auto":
+            lvl = c_int()
+            try:
+                call(lib.dpc_isa_parse, want.encode(), ctypes.byref(lvl))
+                call(lib.dpc_isa_resolve, lvl.value, ctypes.byref(lvl))
+            except ValueError as exc:
+                raise ValueError(f"DPCORR_ISA={want}: {exc}") from None
+            _ISA.update({f: lvl.value for f in ISA_FAMILIES}, forced=True, measured_ns={})
+        else:
+            t = IsaTuning()
+            call(lib.dpc_isa_tune, ctypes.byref(t))
+            names = {k: text(lib.dpc_isa_name(k)) for k in (1, 2, 3)}
+            _ISA.update({f: t.level[i] for f, i in ISA_FAMILIES.items()}, forced=False,
+                        measured_ns={f: {names[k]: t.ns[i][k] for k in (1, 2, 3) if t.ns[i][k] > 0}
+                                     for f, i in ISA_FAMILIES.items()})
+    return {**{f: text(lib.dpc_isa_name(_ISA[f])) for f in ISA_FAMILIES},
+            "forced": _ISA["forced"], "measured_ns": _ISA["measured_ns"]}
+
+
+def isa_level(family):
+    """The dpc_isa value for one family (isa_levels)."""
+    isa_levels()
+    return _ISA[family]

@@ -126,7 +126,7 @@ class NoiseGenerator:
         stream = lib.dpc_rng_stream_derive(ctypes.byref(self._rng),
                                            _lib.stream_id(_lib.STREAM_NOISE, 0))
         cfg = _lib.NoiseConfig(self.coord0, self.dim, _lib.NOISE_FORMS[self._form_req],
-                               self._budget)
+                               self._budget, _lib.isa_level("noise"))
         _lib.call(lib.dpc_noise_new, ctypes.byref(self._gen), self.mech._ptr,
                   ctypes.byref(stream), ctypes.byref(cfg))
 
