@@ -228,25 +228,25 @@ static void bench_noise(void)
     free(out);
 }
 
-/* The level by measurement (dpc_isa_tune, what the CLI runs once per process): three runs of
+/* The level by measurement (dpc_tune_isa, what the CLI runs once per process): three runs of
  * it, the table of each level's time per family and the choice, and its own cost. */
 static void bench_tuning(void)
 {
-    printf("\n== instruction-set level by measurement (dpc_isa_tune; ns per multiply-add, per "
+    printf("\n== instruction-set level by measurement (dpc_tune_isa; ns per multiply-add, per "
            "sample, per coordinate of a BLT-4 step)\n");
     printf("%-4s %-6s %10s %10s %10s   %-8s\n", "run", "family", "sse2", "avx2", "avx512",
            "chosen");
     double worst = 0;
     for (int run = 1; run <= 3; run++) {
-        dpc_isa_tuning t;
+        dpc_tune_levels t;
         dpc_error err = {0};
-        if (dpc_isa_tune(&t, &err)) {
+        if (dpc_tune_isa(&t, &err)) {
             printf("error: %s\n", err.msg);
             return;
         }
         if (t.seconds > worst) worst = t.seconds;
-        for (int f = 0; f < DPC_ISA_NFAMILIES; f++) {
-            printf("%-4d %-6s", run, dpc_isa_family_name((dpc_isa_family)f));
+        for (int f = 0; f < DPC_TUNE_NFAMILIES; f++) {
+            printf("%-4d %-6s", run, dpc_tune_family_name((dpc_tune_family)f));
             for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++)
                 if (t.ns[f][l] > 0) printf(" %10.4f", t.ns[f][l]);
                 else printf(" %10s", "-");

@@ -247,7 +247,7 @@ static void bench_correlated(ctx *x)
 
 /* 6 (issue 29): end to end = kernels. `dpcorr train` (one epoch, the report's examples_per_s
  * over its steps, which include sampling, noise and update) next to the library trainer of the
- * same configuration (the loop above, at the levels the CLI measures: dpc_isa_tune), both
+ * same configuration (the loop above, at the levels the CLI measures: dpc_tune_isa), both
  * seeded, double and float32, and next to torch float32; rounds alternate the three. The CLI's
  * default secure mode once more, and the CLI's time split (report final.time_split_s). */
 static int cli_run(const char *prec, int secure, const char *report, double *eps, char *split,
@@ -298,19 +298,19 @@ static void bench_end_to_end(ctx *x)
         printf("\n(no Fashion-MNIST or no build/dpcorr: no end-to-end comparison)\n");
         return;
     }
-    dpc_isa_tuning tu;
+    dpc_tune_levels tu;
     dpc_error err = {0};
     dpc_isa gemm = x->best, noise = x->best;
-    if (!dpc_isa_tune(&tu, &err)) {
-        gemm = tu.level[DPC_ISA_FAMILY_GEMM];
-        noise = tu.level[DPC_ISA_FAMILY_NOISE];
+    if (!dpc_tune_isa(&tu, &err)) {
+        gemm = tu.level[DPC_TUNE_GEMM];
+        noise = tu.level[DPC_TUNE_NOISE];
     }
     char report[] = "/tmp/dpcorr-bench-e2e-XXXXXX";
     int fd = mkstemp(report);
     if (fd < 0) return;
     close(fd);
     printf("\n== end to end: dpcorr train (one epoch, 2 threads, seeded) vs the trainer loop of the "
-           "same configuration (model %s, noise %s, as dpc_isa_tune chose)\n",
+           "same configuration (model %s, noise %s, as dpc_tune_isa chose)\n",
            dpc_isa_name(gemm), dpc_isa_name(noise));
     const dpc_precision precs[2] = {DPC_PRECISION_DOUBLE, DPC_PRECISION_FLOAT32};
     const char *pname[2] = {"double", "float32"};

@@ -5,6 +5,7 @@
 #define DPCORR_BENCH_UTIL_H
 
 #include "dpcorr/isa.h"
+#include "dpcorr/tune.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * each header documents its contract, shapes, ownership and sources (doc/architecture.md):
  *   dpcorr/common.h    status codes, error messages
  *   dpcorr/isa.h       instruction-set levels of the hot kernels (runtime CPU dispatch)
+ *   dpcorr/tune.h      the level per kernel family by measurement
  *   dpcorr/rng.h       counter-based RNG (Philox4x32-10 seeded, ChaCha20 secure), exact Gaussian
  *   dpcorr/special.h   special functions (complete elliptic integrals)
  *   dpcorr/fft.h       real FFT and convolution (accountant, theory)
@@ -58,6 +59,7 @@
 #include "dpcorr/train.h"
 #include "dpcorr/audit.h"
 #include "dpcorr/abi.h"
+#include "dpcorr/tune.h"
 #include "dpcorr/papers/theory.h"
 #include "dpcorr/papers/sim.h"
 #include "dpcorr/papers/linreg.h"

@@ -6,6 +6,7 @@
  * clipped sums (dense kinds, kan and cnn in both norm modes), and training runs on 1 and 2
  * threads (mlp in double and float32, a small cnn). Levels this CPU lacks are skipped. */
 #include "dpcorr/isa.h"
+#include "dpcorr/tune.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/model.h"
 #include "dpcorr/rng.h"
@@ -624,28 +625,28 @@ static void test_train_cnn_levels(void)
     dpc_dataset_free(ds);
 }
 
-/* dpc_isa_tune: a supported level per family, a finite positive time for each level this CPU
+/* dpc_tune_isa: a supported level per family, a finite positive time for each level this CPU
  * runs and none for the others; the choice rule on made-up tables (the widest kept unless a
  * narrower one is more than 3% faster; unmeasured levels ignored; never above `have`). */
 static void test_tuning(void)
 {
-    dpc_isa_tuning t;
+    dpc_tune_levels t;
     dpc_error err = {0};
-    CHECK_OK(dpc_isa_tune(&t, &err), &err);
+    CHECK_OK(dpc_tune_isa(&t, &err), &err);
     dpc_isa have = dpc_isa_detect();
-    for (int f = 0; f < DPC_ISA_NFAMILIES; f++) {
+    for (int f = 0; f < DPC_TUNE_NFAMILIES; f++) {
         CHECK(t.level[f] >= DPC_ISA_SSE2 && t.level[f] <= have, "family %s: level %s runs here",
-              dpc_isa_family_name((dpc_isa_family)f), dpc_isa_name(t.level[f]));
-        CHECK(t.level[f] == dpc_isa_tuning_choose(t.ns[f], have), "family %d: the rule's choice", f);
+              dpc_tune_family_name((dpc_tune_family)f), dpc_isa_name(t.level[f]));
+        CHECK(t.level[f] == dpc_tune_choose(t.ns[f], have), "family %d: the rule's choice", f);
         for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++)
             CHECK(l <= (int)have ? (t.ns[f][l] > 0 && isfinite(t.ns[f][l])) : t.ns[f][l] == 0,
                   "family %d level %d measured iff supported: %g", f, l, t.ns[f][l]);
     }
     CHECK(t.seconds > 0 && t.seconds < 60, "measurement time %g s recorded", t.seconds);
-    CHECK(!strcmp(dpc_isa_family_name(DPC_ISA_FAMILY_GEMM), "gemm") &&
-              !strcmp(dpc_isa_family_name(DPC_ISA_FAMILY_GAUSS), "gauss") &&
-              !strcmp(dpc_isa_family_name(DPC_ISA_FAMILY_NOISE), "noise") &&
-              !strcmp(dpc_isa_family_name((dpc_isa_family)7), "unknown"),
+    CHECK(!strcmp(dpc_tune_family_name(DPC_TUNE_GEMM), "gemm") &&
+              !strcmp(dpc_tune_family_name(DPC_TUNE_GAUSS), "gauss") &&
+              !strcmp(dpc_tune_family_name(DPC_TUNE_NOISE), "noise") &&
+              !strcmp(dpc_tune_family_name((dpc_tune_family)7), "unknown"),
           "family names");
     static const struct {
         double ns[4];
@@ -660,7 +661,7 @@ static void test_tuning(void)
         {{0, 1.0, 0.99, 0}, DPC_ISA_AVX512, DPC_ISA_AVX2},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        dpc_isa got = dpc_isa_tuning_choose(cases[i].ns, cases[i].have);
+        dpc_isa got = dpc_tune_choose(cases[i].ns, cases[i].have);
         CHECK(got == cases[i].want, "choice case %zu: %s, expected %s", i, dpc_isa_name(got),
               dpc_isa_name(cases[i].want));
     }

@@ -61,16 +61,16 @@ int cli_isa_check(void)
     return CLI_USAGE;
 }
 
-/* The measured levels, once per process (dpc_isa_tune: ~10 ms, at the first run that builds
+/* The measured levels, once per process (dpc_tune_isa: ~10 ms, at the first run that builds
  * a model or a trainer). On failure (no memory for its buffers) the detected level serves. */
-static dpc_isa_tuning tuning;
+static dpc_tune_levels tuning;
 static int tuning_state; /* 0 not yet, 1 measured, 2 failed */
 
-const dpc_isa_tuning *cli_isa_tuning(void)
+const dpc_tune_levels *cli_isa_tuning(void)
 {
     if (!tuning_state) {
         dpc_error err = {0};
-        tuning_state = dpc_isa_tune(&tuning, &err) ? 2 : 1;
+        tuning_state = dpc_tune_isa(&tuning, &err) ? 2 : 1;
     }
     return tuning_state == 1 ? &tuning : NULL;
 }
@@ -81,17 +81,17 @@ int cli_isa_forced(void)
     return v && *v && strcmp(v, "auto") != 0;
 }
 
-dpc_isa cli_isa_for(dpc_isa_family family)
+dpc_isa cli_isa_for(dpc_tune_family family)
 {
     dpc_isa isa = DPC_ISA_SSE2;
     dpc_error err = {0};
     if (isa_from_env(&isa, &err)) return dpc_isa_detect();
     if (cli_isa_forced()) return isa;
-    const dpc_isa_tuning *t = cli_isa_tuning();
+    const dpc_tune_levels *t = cli_isa_tuning();
     return t ? t->level[family] : dpc_isa_detect();
 }
 
-dpc_isa cli_isa(void) { return cli_isa_for(DPC_ISA_FAMILY_GEMM); }
+dpc_isa cli_isa(void) { return cli_isa_for(DPC_TUNE_GEMM); }
 
 dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec, size_t n_in,
                          const size_t *shape, size_t n_classes, dpc_error *err)
@@ -99,7 +99,7 @@ dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec,
     dpc_model_config c;
     dpc_status st = dpc_model_parse_shape(&c, spec, n_in, shape, n_classes, err);
     if (st) return st;
-    c.isa = cli_isa_for(DPC_ISA_FAMILY_GEMM);
+    c.isa = cli_isa_for(DPC_TUNE_GEMM);
     if (cfg) *cfg = c;
     return dpc_model_new(m, &c, err);
 }

@@ -33,13 +33,13 @@ int cli_close_out(FILE *f, const char *what, const char *path);
  * resolved level (after a successful check). */
 int cli_isa_check(void);
 /* The level for one kernel family: DPCORR_ISA when set (all families), else the level that
- * dpc_isa_tune measured fastest here (once per process), else the detected one. cli_isa() is
+ * dpc_tune_isa measured fastest here (once per process), else the detected one. cli_isa() is
  * the GEMM family's (the model's). */
-dpc_isa cli_isa_for(dpc_isa_family family);
+dpc_isa cli_isa_for(dpc_tune_family family);
 dpc_isa cli_isa(void);
 /* The measurement behind cli_isa_for (NULL when it failed), and whether DPCORR_ISA forced a
  * level; reports record both. */
-const dpc_isa_tuning *cli_isa_tuning(void);
+const dpc_tune_levels *cli_isa_tuning(void);
 int cli_isa_forced(void);
 /* dpc_model_parse_shape (shape may be NULL) then dpc_model_new at the level cli_isa(); *cfg
  * (may be NULL) receives the parsed configuration. */

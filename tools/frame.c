@@ -244,17 +244,17 @@ int frame_plot(const char *png, const plot_panel *panels, size_t npanels)
 void frame_report_isa(jw *w)
 {
     int forced = cli_isa_forced();
-    const dpc_isa_tuning *t = forced ? NULL : cli_isa_tuning();
+    const dpc_tune_levels *t = forced ? NULL : cli_isa_tuning();
     jw_obj(w, "isa_levels");
     jw_bool(w, "forced_by_DPCORR_ISA", forced);
-    for (int f = 0; f < DPC_ISA_NFAMILIES; f++)
-        jw_str(w, dpc_isa_family_name((dpc_isa_family)f),
-               dpc_isa_name(cli_isa_for((dpc_isa_family)f)));
+    for (int f = 0; f < DPC_TUNE_NFAMILIES; f++)
+        jw_str(w, dpc_tune_family_name((dpc_tune_family)f),
+               dpc_isa_name(cli_isa_for((dpc_tune_family)f)));
     if (t) {
         jw_obj(w, "measured_ns_per_unit"); /* gemm: per multiply-add; gauss: per sample; noise:
                                               per coordinate of a BLT-4 step */
-        for (int f = 0; f < DPC_ISA_NFAMILIES; f++) {
-            jw_obj(w, dpc_isa_family_name((dpc_isa_family)f));
+        for (int f = 0; f < DPC_TUNE_NFAMILIES; f++) {
+            jw_obj(w, dpc_tune_family_name((dpc_tune_family)f));
             for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++)
                 if (t->ns[f][l] > 0) jw_num(w, dpc_isa_name((dpc_isa)l), t->ns[f][l]);
             jw_end(w);

@@ -75,7 +75,7 @@ FILE *frame_report_open(const run_frame *f, jw *w, const char *algo);
 void frame_report_data(jw *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test);
 void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry);
 /* "isa_levels": the level per kernel family this process uses, whether DPCORR_ISA forced it,
- * and the measured ns per unit per level (dpc_isa_tune; absent when forced or failed). */
+ * and the measured ns per unit per level (dpc_tune_isa; absent when forced or failed). */
 void frame_report_isa(jw *w);
 /* 0, or CLI_RUNTIME after printing the write error. */
 int frame_report_close(jw *w, FILE *fp, const char *path);

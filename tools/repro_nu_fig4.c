@@ -112,7 +112,7 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
     cfg.momentum = 0.9;
     cfg.schedule = DPC_LR_COOLDOWN;
     cfg.threads = fc->threads;
-    cfg.isa = cli_isa_for(DPC_ISA_FAMILY_NOISE);
+    cfg.isa = cli_isa_for(DPC_TUNE_NOISE);
     dpc_rng rng;
     dpc_rng_seed(&rng, seed);
     dpc_trainer *tr = NULL;

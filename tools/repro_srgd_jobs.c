@@ -46,7 +46,7 @@ static void run_trainer(sjob *j, dpc_srgd_problem *pr, const dpc_model *m, const
     dpc_srgd_problem_constants(pr, &L, NULL, NULL);
     tc.clip = L; /* the per-example gradient bound: clipping never binds */
     tc.lr = j->lr;
-    tc.isa = cli_isa_for(DPC_ISA_FAMILY_NOISE);
+    tc.isa = cli_isa_for(DPC_TUNE_NOISE);
     dpc_trainer *tr = NULL;
     if (dpc_trainer_new(&tr, m, dpc_srgd_problem_data(pr), NULL, &tc, rng, &err)) {
         job_fail(j, &err);

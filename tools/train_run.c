@@ -175,7 +175,7 @@ static int prepare(run_ctx *x)
     o->cfg.mech = o->mech.p;
     o->cfg.noise_form = o->mech.form;
     o->cfg.workload_explicit = o->mech.workload_set; /* else the library follows the optimizer */
-    o->cfg.isa = cli_isa_for(DPC_ISA_FAMILY_NOISE); /* the noise generators' level; the model's
+    o->cfg.isa = cli_isa_for(DPC_TUNE_NOISE); /* the noise generators' level; the model's
                                                        (GEMM family) below */
     const dpc_dataset *tr = o->fr.train;
     dpc_model_config mc;

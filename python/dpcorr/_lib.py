@@ -115,7 +115,7 @@ class NoiseConfig(ctypes.Structure):
 
 
 class IsaTuning(ctypes.Structure):
-    """dpc_isa_tuning (isa.h): the level per kernel family and the measured ns per level."""
+    """dpc_tune_levels (tune.h): the level per kernel family and the measured ns per level."""
     _fields_ = [("level", c_int * 3), ("ns", (c_double * 4) * 3), ("seconds", c_double)]
 
 
@@ -273,11 +273,11 @@ _PROTOTYPES = {
     "dpc_noise_form_name": (c_char_p, [c_int]),
     "dpc_mech_state_floats": (c_size_t, [c_void_p, c_int]),
     "dpc_mech_form_available": (c_int, [c_void_p, c_int]),
-    "dpc_isa_tune": (_STATUS, [P(IsaTuning), _E]),
+    "dpc_tune_isa": (_STATUS, [P(IsaTuning), _E]),
     "dpc_isa_parse": (_STATUS, [c_char_p, P(c_int), _E]),
     "dpc_isa_resolve": (_STATUS, [c_int, P(c_int), _E]),
     "dpc_isa_name": (c_char_p, [c_int]),
-    "dpc_isa_family_name": (c_char_p, [c_int]),
+    "dpc_tune_family_name": (c_char_p, [c_int]),
     "dpc_noise_new": (_STATUS, [P(c_void_p), c_void_p, P(RngStream), P(NoiseConfig), _E]),
     "dpc_noise_free": (None, [c_void_p]),
     "dpc_noise_next": (_STATUS, [c_void_p, c_void_p, _E]),
@@ -468,7 +468,7 @@ _ISA = {}  # the process's levels (front ends own the process-wide cache; the li
 def isa_levels():
     """The instruction-set level per kernel family, as the CLI chooses them: DPCORR_ISA when set
     (every family; an unknown or unsupported value raises, naming DPCORR_ISA), else the level
-    dpc_isa_tune measured fastest here, once per process (about 10 ms). Every level computes the
+    dpc_tune_isa measured fastest here, once per process (about 10 ms). Every level computes the
     same bits; only the speed differs. Returns {"gemm": "avx512", ..., "forced": bool,
     "measured_ns": {family: {level: ns}}}."""
     if not _ISA:
@@ -484,7 +484,7 @@ def isa_levels():
             _ISA.update({f: lvl.value for f in ISA_FAMILIES}, forced=True, measured_ns={})
         else:
             t = IsaTuning()
-            call(lib.dpc_isa_tune, ctypes.byref(t))
+            call(lib.dpc_tune_isa, ctypes.byref(t))
             names = {k: text(lib.dpc_isa_name(k)) for k in (1, 2, 3)}
             _ISA.update({f: t.level[i] for f, i in ISA_FAMILIES.items()}, forced=False,
                         measured_ns={f: {names[k]: t.ns[i][k] for k in (1, 2, 3) if t.ns[i][k] > 0}

@@ -42,7 +42,7 @@ done
 expect_rc 2 "cnn refuses float32" "$BIN" train $CNN --precision float32
 err_has "precision: float32" "message names --precision"
 
-# the default is the level measured fastest here per family (dpc_isa_tune), recorded with the
+# the default is the level measured fastest here per family (dpc_tune_isa), recorded with the
 # measurements; DPCORR_ISA forces one level for every family and says so
 expect_rc 0 "train at the default level" "$BIN" train $COMMON --report "$TMP/d.json"
 J="$TMP/d.json"

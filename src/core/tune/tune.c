@@ -1,4 +1,4 @@
-/* tune.c — the instruction-set level by measurement (dpc_isa_tune, see dpcorr/isa.h).
+/* tune.c — the instruction-set level by measurement (dpc_tune_isa, see dpcorr/tune.h).
  *
  * Each family's kernel runs at every level this CPU has on a small, cache-resident instance;
  * the time is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), the best of REPS
@@ -7,7 +7,7 @@
 #include "common/util.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/rng.h"
-#include "isa/isa_internal.h"
+#include "dpcorr/tune.h"
 #include "model/gemm.h"
 
 #include <math.h>
@@ -58,8 +58,8 @@ static dpc_status measure(work *w, int fam, dpc_isa isa, double *best, dpc_error
     for (int r = -1; r < REPS; r++) {
         double t = thread_cpu();
         dpc_status st = DPC_OK;
-        if (fam == DPC_ISA_FAMILY_GEMM) run_gemm(w, isa);
-        else if (fam == DPC_ISA_FAMILY_GAUSS) run_gauss(w, isa, (uint64_t)(r + 1));
+        if (fam == DPC_TUNE_GEMM) run_gemm(w, isa);
+        else if (fam == DPC_TUNE_GAUSS) run_gauss(w, isa, (uint64_t)(r + 1));
         else st = run_noise(w, isa, err);
         if (st) return st;
         t = thread_cpu() - t;
@@ -68,7 +68,7 @@ static dpc_status measure(work *w, int fam, dpc_isa isa, double *best, dpc_error
     return DPC_OK;
 }
 
-dpc_isa dpc_isa_tuning_choose(const double ns[4], dpc_isa have)
+dpc_isa dpc_tune_choose(const double ns[4], dpc_isa have)
 {
     dpc_isa pick = DPC_ISA_SSE2;
     for (int l = DPC_ISA_SSE2; l <= (int)have && l <= DPC_ISA_AVX512; l++)
@@ -127,22 +127,22 @@ static dpc_status work_new(work *w, dpc_isa have, dpc_error *err)
     return st;
 }
 
-dpc_status dpc_isa_tune(dpc_isa_tuning *out, dpc_error *err)
+dpc_status dpc_tune_isa(dpc_tune_levels *out, dpc_error *err)
 {
     double t0 = dpc__now();
     dpc_isa have = dpc_isa_detect();
     memset(out, 0, sizeof *out);
     work w;
     dpc_status st = work_new(&w, have, err);
-    static const double units[DPC_ISA_NFAMILIES] = {(double)GEMM_M * GEMM_N * GEMM_K, GAUSS_N,
+    static const double units[DPC_TUNE_NFAMILIES] = {(double)GEMM_M * GEMM_N * GEMM_K, GAUSS_N,
                                                     NOISE_D};
-    for (int f = 0; !st && f < DPC_ISA_NFAMILIES; f++) {
+    for (int f = 0; !st && f < DPC_TUNE_NFAMILIES; f++) {
         for (int l = DPC_ISA_SSE2; !st && l <= (int)have; l++) {
             double best;
             st = measure(&w, f, (dpc_isa)l, &best, err);
             if (!st) out->ns[f][l] = best * 1e9 / units[f];
         }
-        out->level[f] = dpc_isa_tuning_choose(out->ns[f], have);
+        out->level[f] = dpc_tune_choose(out->ns[f], have);
     }
     work_free(&w);
     if (st) dpc_error_prefix(err, "isa tuning: ");
@@ -150,8 +150,8 @@ dpc_status dpc_isa_tune(dpc_isa_tuning *out, dpc_error *err)
     return st;
 }
 
-const char *dpc_isa_family_name(dpc_isa_family f)
+const char *dpc_tune_family_name(dpc_tune_family f)
 {
-    static const char *const names[DPC_ISA_NFAMILIES] = {"gemm", "gauss", "noise"};
-    return (f >= 0 && (int)f < DPC_ISA_NFAMILIES) ? names[f] : "unknown";
+    static const char *const names[DPC_TUNE_NFAMILIES] = {"gemm", "gauss", "noise"};
+    return (f >= 0 && (int)f < DPC_TUNE_NFAMILIES) ? names[f] : "unknown";
 }
