@@ -1,6 +1,7 @@
-/* private_sgd.c — private SGD in your own loop: the library plans the run (sampler, mechanism,
- * calibrated noise, ledger); your code computes the clipped gradient sum of each batch and
- * hands it to its own optimizer after adding the library's correlated noise.
+/* private_sgd.c — private SGD in your own loop, without a trainer configuration: the library
+ * (dpcorr/privatize.h) draws each step's batch, calibrates and adds the correlated noise, and
+ * keeps the ledger; your code computes the clipped gradient sum of the batch and hands the
+ * noised mean to its own optimizer.
  *
  * Model: least squares y ~ <w, x> on N synthetic records, P parameters, clip norm 1. */
 #include <dpcorr.h>
@@ -26,39 +27,28 @@ int main(void)
             Y[i] += X[i][j] / P;
         }
     }
-    /* the run: 3 epochs of batches of 100 under (2, 1e-5)-DP with the default BLT */
-    dpc_train_config cfg;
-    dpc_train_config_init(&cfg);
+    /* the run: 3 epochs of batches of 100 under (2, 1e-5)-DP with the default BLT; the
+     * library samples, calibrates, noises and accounts (dpcorr/privatize.h) */
+    dpc_privatize_config cfg;
+    dpc_privatize_config_init(&cfg); /* mechanism: the run's default BLT */
+    cfg.dim = P;
+    cfg.n_examples = N;
     cfg.batch = 100;
     cfg.epochs = 3;
     cfg.epsilon = 2.0;
     cfg.delta = 1e-5;
     cfg.clip = 1.0;
-    cfg.mech.kind = DPC_MECH_BLT; /* no theta/omega: the library optimizes the run's BLT */
-    dpc_train_plan *plan = NULL;
-    if (dpc_train_plan_new(&plan, &cfg, N, &rng, &err)) {
-        fprintf(stderr, "plan: %s: %s\n", err.field, err.msg);
+    dpc_privatizer *pv = NULL;
+    if (dpc_privatize_new(&pv, &cfg, &rng, &err)) {
+        fprintf(stderr, "privatize: %s: %s\n", err.field, err.msg);
         return 1;
     }
-    /* the correlated noise (B Z)_t over the P coordinates, from the plan's noise stream */
-    dpc_noise_config nc;
-    dpc_noise_config_init(&nc, P);
-    dpc_rng_stream stream = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
-    dpc_noise *noise = NULL;
-    if (dpc_noise_new(&noise, dpc_train_plan_mech(plan), &stream, &nc, &err)) {
-        fprintf(stderr, "noise: %s: %s\n", err.field, err.msg);
-        dpc_train_plan_free(plan);
-        return 1;
-    }
-    const dpc_sampler *sampler = dpc_train_plan_sampler(plan);
-    const dpc_ledger *L = dpc_train_plan_ledger(plan);
-    size_t *idx = malloc(dpc_sampler_max_batch(sampler) * sizeof *idx);
-    double w[P] = {0}, g[P], z[P];
-    double scale = dpc_train_plan_noise_scale(plan), lr = 0.5;
+    size_t *idx = malloc(dpc_privatize_max_batch(pv) * sizeof *idx);
+    double w[P] = {0}, g[P], lr = 0.5;
     int rc = idx ? 0 : 1;
-    for (size_t t = 0; !rc && t < L->steps; t++) {
+    while (!rc && dpc_privatize_steps_done(pv) < dpc_privatize_steps_total(pv)) {
         size_t m = 0;
-        if (dpc_sampler_batch(sampler, t, idx, &m, &err) || dpc_noise_next(noise, z, &err)) {
+        if (dpc_privatize_batch(pv, idx, &m, &err)) { /* the records of this step */
             rc = 1;
             break;
         }
@@ -74,15 +64,21 @@ int main(void)
             double f = sqrt(nrm) > cfg.clip ? cfg.clip / sqrt(nrm) : 1.0;
             for (size_t j = 0; j < P; j++) g[j] += f * gi[j];
         }
-        for (size_t j = 0; j < P; j++) /* noised update, then your optimizer (plain SGD) */
-            w[j] -= lr * (g[j] + scale * z[j]) / L->expected_batch;
+        if (dpc_privatize_step(pv, g, g, &err)) { /* g becomes the noised mean gradient */
+            rc = 1;
+            break;
+        }
+        for (size_t j = 0; j < P; j++) w[j] -= lr * g[j]; /* your optimizer (plain SGD) */
     }
-    if (rc) fprintf(stderr, "step: %s: %s\n", err.field, err.msg);
+    const dpc_ledger *L = dpc_privatize_ledger(pv);
+    if (!rc && !(L->epsilon <= cfg.epsilon * (1 + 1e-9))) { /* the example checks itself */
+        fprintf(stderr, "private_sgd: epsilon %g above the target %g\n", L->epsilon, cfg.epsilon);
+        rc = 1;
+    } else if (rc) fprintf(stderr, "step: %s: %s\n", err.field, err.msg);
     else
         printf("private_sgd: %zu steps, %s, z %.5f, (%.4g, %g)-DP by %s; w[0] %.3f\n", L->steps,
                L->mechanism, L->noise_multiplier, L->epsilon, L->delta, L->accountant, w[0]);
     free(idx);
-    dpc_noise_free(noise);
-    dpc_train_plan_free(plan);
+    dpc_privatize_free(pv);
     return rc;
 }

@@ -19,6 +19,7 @@
  *   dpcorr/model.h     models with per-example gradients over a flat parameter slab
  *   dpcorr/sampler.h   batch selection described to the accountant
  *   dpcorr/train.h     the DP trainer (clip, correlated noise, optimizer, ledger), run plans
+ *   dpcorr/privatize.h a private step in your own loop (batch, noised update, ledger)
  *   dpcorr/audit.h     empirical privacy auditing in one run (canaries, scores, lower bound)
  *   dpcorr/abi.h       sizes of the public structs (bindings check their mirrors)
  *
@@ -57,6 +58,7 @@
 #include "dpcorr/model.h"
 #include "dpcorr/sampler.h"
 #include "dpcorr/train.h"
+#include "dpcorr/privatize.h"
 #include "dpcorr/audit.h"
 #include "dpcorr/abi.h"
 #include "dpcorr/tune.h"
