@@ -280,7 +280,7 @@ static void test_run_mechanics(void)
         CHECK(info.step == t && info.gamma > 0 && info.zeta == P->clip_scale * info.gamma,
               "step %zu telemetry", t);
         if (t + 1 > P->tail_start)
-            for (size_t j = 0; j < 5; j++) sum[j] += dpc_linreg_iterate(a)[j];
+            for (size_t j = 0; j < 5; j++) sum[j] += dpc_linreg_params(a)[j];
     }
     CHECK(dpc_linreg_step(a, &info, &err) == DPC_E_RANGE, "no step after T");
     CHECK_OK(dpc_linreg_average(a, wa, &err), &err);
@@ -307,7 +307,7 @@ static void test_run_mechanics(void)
     CHECK_OK(dpc_linreg_step(a, &info, &err), &err); /* step 1, from w_1 */
     const size_t *pm = dpc_linreg_permutation(a);
     double g[5] = {0}, w1[5];
-    for (size_t j = 0; j < 5; j++) w1[j] = dpc_linreg_iterate(a)[j] + dpc_linreg_last_update(a)[j];
+    for (size_t j = 0; j < 5; j++) w1[j] = dpc_linreg_params(a)[j] + dpc_linreg_last_update(a)[j];
     for (size_t i = 0; i < P->batch; i++) {
         const double *x = ds->x + pm[P->batch + i] * 5;
         double r = -ds->y[pm[P->batch + i]];

@@ -256,8 +256,8 @@ static void test_o1_tree(void)
         dpc_srgd *s = NULL;
         CHECK_OK(dpc_srgd_new(&s, m, ds, &c, &rng, &err), &err);
         if (!s) break;
-        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_plan_get(s);
+        const dpc_ledger *G = dpc_srgd_ledger(s);
         sigma = L->sigma;
         mu = L->mu;
         /* node std (C/B) sqrt(1 + ceil(log2 16)) / mu; the tree has 5 levels for T = 16 */
@@ -371,7 +371,7 @@ static void test_o1f_exact_prefix(void)
     CHECK_OK(dpc_srgd_new(&s, m, ds, &c, &rng, &err), &err);
     CHECK_OK(dpc_srgd_new(&s2, m, ds, &c, &rng, &err), &err);
     if (!s || !s2) return;
-    CHECK(!dpc_srgd_get_plan(s)->private_run && dpc_srgd_get_plan(s)->sigma == 0,
+    CHECK(!dpc_srgd_plan_get(s)->private_run && dpc_srgd_plan_get(s)->sigma == 0,
           "non-private ledger");
     double x[6], xp[6] = {0}, d[6], sum[6] = {0};
     for (size_t t = 0; t < 20; t++) {
@@ -437,7 +437,7 @@ static void test_o7_accounting(void)
             while (dpc_srgd_step(s, &info, &err) == DPC_OK) rounds++;
             CHECK(rounds == c.steps, "exactly T rounds (%zu)", rounds);
             size_t want = var == DPC_SRGD_ACCEL_SGD ? 6 * 167 : 2 * 6 * 167 - 167;
-            CHECK(info.grad_evals == want && dpc_srgd_get_plan(s)->grad_evals_planned == want,
+            CHECK(info.grad_evals == want && dpc_srgd_plan_get(s)->grad_evals_planned == want,
                   "O7 variant %d: %zu gradient evaluations, want 2n - B = %zu", var,
                   info.grad_evals, want);
             free(seen);
@@ -569,8 +569,8 @@ static void test_determinism_and_ledger(void)
         if (!s) return;
         CHECK_OK(dpc_srgd_run(s, NULL, &err), &err);
         memcpy(out[k], dpc_srgd_output(s), sizeof out[k]);
-        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_plan_get(s);
+        const dpc_ledger *G = dpc_srgd_ledger(s);
         CHECK(G->rng_mode == DPC_RNG_SEEDED && G->seed == (k == 2 ? 6u : 5u), "seed recorded");
         CHECK(strstr(G->mechanism, "tree") != NULL, "mechanism '%s'", G->mechanism);
         CHECK(L->steps == 8 && L->batch == 512 && L->n_used == 4096, "ledger shape");
@@ -590,8 +590,8 @@ static void test_determinism_and_ledger(void)
     dpc_srgd *s = NULL;
     CHECK_OK(dpc_srgd_new(&s, m, dpc_srgd_problem_data(pr), &c, &rng, &err), &err);
     if (s) {
-        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_plan_get(s);
+        const dpc_ledger *G = dpc_srgd_ledger(s);
         CHECK_NEAR_REL(L->sigma, c.clip / 512.0 / L->mu, 1e-14, "independent sigma");
         CHECK(L->sens_formula == 1 && L->sens_mechanism == 1, "identity sensitivity 1");
         CHECK_NEAR_REL(L->mu_effective, L->mu, 1e-12, "mu effective = mu");
@@ -605,8 +605,8 @@ static void test_determinism_and_ledger(void)
     base_cfg(&c, 12, 10, 0.5);
     CHECK_OK(dpc_srgd_new(&s, m3, ds, &c, &rng, &err), &err);
     if (s) {
-        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_plan_get(s);
+        const dpc_ledger *G = dpc_srgd_ledger(s);
         CHECK_NEAR_REL(L->sens_formula, sqrt(5.0), 1e-14, "formula levels at T = 12");
         CHECK_NEAR_REL(L->sens_mechanism, 2.0, 1e-12, "the core's tree: 4 levels");
         CHECK(L->mu_effective < L->mu && L->delta_achieved < c.delta, "conservative");

@@ -206,10 +206,6 @@ static int read_opts(train_opts *o, opt_set *s)
     int rc = train_read_run(o, s);
     if (rc) return rc;
     frame_read_ckpt(&o->fr, s);
-    o->checkpoint = o->fr.checkpoint;
-    o->checkpoint_every = o->fr.checkpoint_every;
-    o->resume = o->fr.resume;
-    o->stop_after = o->fr.stop_after;
     if ((rc = opt_finish(s))) return rc;
     if (!o->model) return opt_fail_at(s, &TR_MODEL, "required (e.g. softmax, mlp:256)");
     if (o->cfg.epsilon == 0 && o->cfg.noise_multiplier == 0)

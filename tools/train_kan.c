@@ -557,14 +557,16 @@ static int plot(const kan_run *r)
 
 /* ---- checkpoints --------------------------------------------------------------------------- */
 
-/* The run's checkpoint container: the options that determine its values beyond the trainer's
- * own items, the trainer's state, the training loss per iterate so far. */
-static int ckpt_build(const kan_run *r, const dpc_kan_lcgd *run, dpc_ckpt **out)
+/* frame_run's hooks: the options that determine the run's values beyond the trainer's own
+ * items, the training loss per iterate so far, and the progress line. */
+typedef struct kan_loop {
+    kan_run *r;
+    trace_ctx *tc;
+} kan_loop;
+
+static void ckpt_items(void *ctx, dpc_ckpt *ck)
 {
-    const kopts *o = r->o;
-    int rc = frame_ckpt_new(&o->fr, DPC_KAN_LCGD_KIND, out);
-    if (rc) return rc;
-    dpc_ckpt *ck = *out;
+    const kopts *o = ((const kan_loop *)ctx)->r->o;
     dpc_ckpt_item_num(ck, "epsilon", "epsilon", o->pv.epsilon);
     dpc_ckpt_item_num(ck, "delta", "delta", o->pv.delta);
     dpc_ckpt_item_str(ck, "calibration", "calibration", dpc_calibration_name(o->pv.calibration));
@@ -572,56 +574,26 @@ static int ckpt_build(const kan_run *r, const dpc_kan_lcgd *run, dpc_ckpt **out)
     dpc_ckpt_item_str(ck, "model", "model", o->model);
     dpc_ckpt_item_count(ck, "eval_every", "evaluation interval", o->eval_every);
     dpc_ckpt_item_count(ck, "chunk", "chunk", o->chunk);
-    dpc_error err = {0};
-    if (dpc_kan_lcgd_save(run, ck, &err) || dpc_ckpt_put(ck, "cli.train_loss", r->lt, r->T, &err)) {
-        fprintf(stderr, "dpcorr train: checkpoint: %s\n", err.msg);
-        return CLI_RUNTIME;
-    }
-    return 0;
 }
 
-/* --resume F: the saved run into run and r->lt (a changed option is named). */
-static int resume(kan_run *r, dpc_kan_lcgd *run)
+static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
 {
-    dpc_ckpt *mine = NULL, *saved = NULL;
-    int rc = ckpt_build(r, run, &mine);
-    if (!rc) rc = frame_ckpt_read(&r->o->fr, r->s, DPC_KAN_LCGD_KIND, mine, &saved);
-    dpc_error err = {0};
-    if (!rc && (dpc_kan_lcgd_restore(run, saved, &err) ||
-                dpc_ckpt_get(saved, "cli.train_loss", r->lt, r->T, &err)))
-        rc = frame_ckpt_fail(r->s, &err);
-    if (!rc && !r->o->fr.quiet)
-        fprintf(stderr, "resumed at iterate %zu\n", dpc_kan_lcgd_iterate(run));
-    dpc_ckpt_free(mine);
-    dpc_ckpt_free(saved);
-    return rc;
+    const kan_run *r = ((const kan_loop *)ctx)->r;
+    return dpc_ckpt_put(ck, "cli.train_loss", r->lt, r->T, err);
 }
 
-/* The remaining iterates, with checkpoints; -1 when stopped by --stop-after. */
-static int iterate(kan_run *r, dpc_kan_lcgd *run, trace_ctx *tc)
+static int ckpt_get(void *ctx, const dpc_ckpt *ck)
 {
-    const kopts *o = r->o;
+    kan_run *r = ((kan_loop *)ctx)->r;
     dpc_error err = {0};
-    while (dpc_kan_lcgd_visited(run) < r->T) {
-        dpc_kan_lcgd_step_info info;
-        double trl, tel;
-        if (dpc_kan_lcgd_advance(run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->eval_every,
-                                 &info, &trl, &tel, &err)) {
-            fprintf(stderr, "\ndpcorr train --algo lcgd-projected: %s\n", err.msg);
-            return CLI_RUNTIME;
-        }
-        trace(tc, &info, trl, tel);
-        size_t t = dpc_kan_lcgd_iterate(run);
-        if (t && frame_ckpt_due(&o->fr, t, r->T - 1)) {
-            dpc_ckpt *ck = NULL;
-            int rc = ckpt_build(r, run, &ck);
-            if (!rc) rc = frame_ckpt_write(&o->fr, ck);
-            dpc_ckpt_free(ck);
-            if (rc) return rc;
-        }
-        if (t && frame_stop_due(&o->fr, t)) return -1;
-    }
-    return 0;
+    return dpc_ckpt_get(ck, "cli.train_loss", r->lt, r->T, &err) ? frame_ckpt_fail(r->s, &err) : 0;
+}
+
+static int on_iterate(void *ctx, const void *vinfo, size_t t)
+{
+    const dpc_kan_lcgd_run_info *in = vinfo;
+    (void)t;
+    return trace(((kan_loop *)ctx)->tc, &in->step, in->train_loss, in->test_loss);
 }
 
 static void banner(const kan_run *r, const dpc_kan_lcgd_config *lc)
@@ -651,13 +623,20 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
     dpc_error err = {0};
     if (dpc_kan_lcgd_new(&run, lc, r->P, r->W0, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);
     double t0 = cli_now();
-    int rc = o->fr.resume ? resume(r, run) : 0;
-    if (!rc) rc = iterate(r, run, &tc);
+    dpc_kan_lcgd_runner b = {run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->eval_every,
+                             &r->led};
+    kan_loop kl = {r, &tc};
+    dpc_kan_lcgd_run_info info;
+    frame_loop F = {.run = dpc_kan_lcgd_run_ops(&b), .info = &info, .unit = "iterate", .ctx = &kl,
+                    .on_step = on_iterate, .ckpt_items = ckpt_items, .ckpt_put = ckpt_put,
+                    .ckpt_get = ckpt_get};
+    int rc = o->fr.resume ? frame_resume(&o->fr, r->s, &F) : 0;
+    if (!rc) rc = frame_run(&o->fr, &F);
     dpc_kan_lcgd_result res;
     dpc_kan_lcgd_result_get(run, &res);
     r->params_hash = dpc_params_hash(dpc_kan_lcgd_params(run), r->P);
     dpc_kan_lcgd_free(run);
-    if (rc) return rc < 0 ? 0 : rc;
+    if (rc) return rc == FRAME_STOPPED ? 0 : rc;
     double train_s = cli_now() - t0;
     if (!o->fr.quiet && tc.tty) fputc('\n', stderr);
     printf("avg train loss %.6f (err %.4f)  avg test loss %.6f (err %.4f)  last train loss %.6f  "

@@ -592,37 +592,60 @@ static void banner(const lr_cli *c, const dpc_linreg_plan *P)
                     ck[i].name, ck[i].source, ck[i].value, ck[i].required, ck[i].meaning);
 }
 
-/* The steps, logged in blocks of u->every, with checkpoints; -1 when stopped by --stop-after. */
-static int steps(const lr_cli *c, dpc_linreg *lr, lr_out *u)
-{
-    const dpc_linreg_plan *P = u->P;
-    dpc_error err = {0};
+/* frame_run's hooks: the log in blocks of u->every steps. */
+typedef struct lr_loop {
+    const lr_cli *c;
+    opt_set *s;
+    lr_out *u;
     dpc_linreg_step_info in;
-    while (dpc_linreg_steps_done(lr) < P->steps) {
-        if (dpc_linreg_step(lr, &in, &err)) {
-            fprintf(stderr, "dpcorr %s: %s\n", dpc_linreg_algo_name(P->algo), err.msg);
-            return CLI_RUNTIME;
-        }
-        u->blk[0] += (double)in.clipped, u->blk[1] += (double)in.clipped;
-        u->blk[2] += 1, u->blk[3] += in.batch_loss;
-        size_t t = in.step + 1;
-        if (t % u->every == 0 || t == P->steps) {
-            log_rec *r = &u->lg[u->nlog++];
-            *r = (log_rec){in.step, in.gamma, in.zeta, in.noise_std,
-                           u->blk[1] / (u->blk[2] * (double)P->batch), u->blk[3] / u->blk[2],
-                           in.excess_risk, in.dpstat_counts};
-            u->blk[1] = u->blk[2] = u->blk[3] = 0;
-        }
-        if (frame_ckpt_due(&c->fr, t, P->steps)) {
-            dpc_ckpt *ck = NULL;
-            int rc = lr_ckpt_build(c, lr, u, &ck);
-            if (!rc) rc = frame_ckpt_write(&c->fr, ck);
-            dpc_ckpt_free(ck);
-            if (rc) return rc;
-        }
-        if (frame_stop_due(&c->fr, t)) return -1;
+} lr_loop;
+
+static int lr_on_step(void *ctx, const void *vinfo, size_t t)
+{
+    lr_out *u = ((lr_loop *)ctx)->u;
+    const dpc_linreg_step_info *in = vinfo;
+    u->blk[0] += (double)in->clipped, u->blk[1] += (double)in->clipped;
+    u->blk[2] += 1, u->blk[3] += in->batch_loss;
+    if (t % u->every == 0 || t == u->P->steps) {
+        u->lg[u->nlog++] = (log_rec){.t = in->step,
+                                     .gamma = in->gamma,
+                                     .zeta = in->zeta,
+                                     .noise_std = in->noise_std,
+                                     .clip_fraction = u->blk[1] / (u->blk[2] * (double)u->P->batch),
+                                     .batch_loss = u->blk[3] / u->blk[2],
+                                     .excess_risk = in->excess_risk,
+                                     .counts = in->dpstat_counts};
+        u->blk[1] = u->blk[2] = u->blk[3] = 0;
     }
     return 0;
+}
+
+static void lr_items(void *ctx, dpc_ckpt *ck)
+{
+    const lr_loop *l = ctx;
+    lr_ckpt_items(l->c, l->u, ck);
+}
+static dpc_status lr_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
+{
+    const lr_loop *l = ctx;
+    return lr_ckpt_put(l->u, ck, err);
+}
+static int lr_get(void *ctx, const dpc_ckpt *ck)
+{
+    const lr_loop *l = ctx;
+    return lr_ckpt_get(l->c, l->s, l->u, ck);
+}
+
+/* --resume (when given) and the steps, with checkpoints; FRAME_STOPPED when stopped by
+ * --stop-after. */
+static int steps(const lr_cli *c, opt_set *s, dpc_linreg *lr, lr_out *u)
+{
+    lr_loop l = {.c = c, .s = s, .u = u};
+    frame_loop L = {.run = dpc_linreg_run_ops(lr), .info = &l.in, .unit = "step", .ctx = &l,
+                    .on_step = lr_on_step, .ckpt_items = lr_items, .ckpt_put = lr_put,
+                    .ckpt_get = lr_get};
+    int rc = c->fr.resume ? frame_resume(&c->fr, s, &L) : 0;
+    return rc ? rc : frame_run(&c->fr, &L);
 }
 
 static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
@@ -640,8 +663,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     u.w = calloc(c->fr.train->d, sizeof *u.w);
     dpc_error err = {0};
     int rc = !u.lg || !u.w ? opt_fail(s, "out of memory") : 0;
-    if (!rc && c->fr.resume) rc = lr_resume(c, s, lr, &u);
-    if (!rc) rc = steps(c, lr, &u);
+    if (!rc) rc = steps(c, s, lr, &u);
     if (!rc && dpc_linreg_average(lr, u.w, &err)) rc = opt_fail_lib(s, &err);
     if (!rc) {
         u.params_hash = dpc_params_hash(u.w, c->fr.train->d);
@@ -666,7 +688,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     }
     free(u.lg);
     free(u.w);
-    return rc < 0 ? 0 : rc; /* -1: stopped by --stop-after */
+    return rc == FRAME_STOPPED ? 0 : rc;
 }
 
 static int run(int argc, char **argv, dpc_linreg_algo algo)

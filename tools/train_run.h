@@ -10,16 +10,13 @@
 #include "dpcorr/train.h"
 
 typedef struct train_opts {
-    run_frame fr;             /* data, seed/secure, report, plot, label, quiet */
+    run_frame fr;             /* data, seed/secure, report, plot, label, quiet; checkpoint,
+                                 checkpoint_every (0: each epoch), resume, stop_after */
     const char *model;        /* --model spec */
     const char *features;     /* --features spec (NULL: none) */
     const char *feature_cache; /* --feature-cache DIR ("none": no cache; NULL: the default) */
     cli_mech_opts mech;       /* --mech KIND [params] */
     dpc_train_config cfg;
-    const char *checkpoint;   /* --checkpoint F */
-    size_t checkpoint_every;  /* steps (0 = each epoch) */
-    const char *resume;       /* --resume F */
-    size_t stop_after;        /* testing aid: stop (as if killed) after this many steps */
     int dry_run;              /* print the resolved configuration and stop */
 } train_opts;
 

@@ -506,6 +506,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_advance(dpc_kan_lcgd *r, dpc_kan_g
                                                       double *train_loss, double *test_loss,
                                                       dpc_error *err);
 DPC_API size_t dpc_kan_lcgd_visited(const dpc_kan_lcgd *r); /* iterates visited, 0..T */
+/* The updates made (t of W_t, as dpc_kan_lcgd_iterate) and of the whole run (T - 1): the
+ * steps of the one run interface. */
+DPC_API size_t dpc_kan_lcgd_steps_done(const dpc_kan_lcgd *r);
+DPC_API size_t dpc_kan_lcgd_steps_total(const dpc_kan_lcgd *r);
 /* The metrics of the iterates visited so far (dpc_kan_lcgd_train's result after all T). */
 DPC_API void dpc_kan_lcgd_result_get(const dpc_kan_lcgd *r, dpc_kan_lcgd_result *res);
 
@@ -522,6 +526,25 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_save(const dpc_kan_lcgd *r, dpc_ck
                                                    dpc_error *err);
 DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_restore(dpc_kan_lcgd *r, const dpc_ckpt *ck,
                                                       dpc_error *err);
+
+/* The run as a dpc_run (dpcorr/train.h): one step is one dpc_kan_lcgd_advance (the first visits
+ * W_0 and makes no update; steps_done stays 0), with the oracles, evaluation interval and ledger
+ * of the binding below (caller-owned; it and everything it points to must outlive the dpc_run).
+ * Kind DPC_KAN_LCGD_KIND, step info dpc_kan_lcgd_run_info, params W_t, the container
+ * checkpoints of _save / _restore. */
+typedef struct dpc_kan_lcgd_runner {
+    dpc_kan_lcgd *run;
+    dpc_kan_grad_fn grad;
+    dpc_kan_eval_fn eval;     /* may be NULL: no evaluations */
+    void *ctx;                /* of grad and eval */
+    size_t eval_every;
+    const dpc_ledger *ledger; /* the run's (dpc_kan_lcgd_privacy); may be NULL */
+} dpc_kan_lcgd_runner;
+typedef struct dpc_kan_lcgd_run_info {
+    dpc_kan_lcgd_step_info step;   /* the update (zeros when W_0 was visited) */
+    double train_loss, test_loss;  /* at the iterate visited; NAN when not evaluated */
+} dpc_kan_lcgd_run_info;
+DPC_API dpc_run dpc_kan_lcgd_run_ops(dpc_kan_lcgd_runner *b);
 
 /* ==== 8. Oracles for the two model families ================================================= */
 

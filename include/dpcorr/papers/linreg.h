@@ -266,7 +266,12 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_average(const dpc_linreg *lr, double
 
 DPC_API const dpc_linreg_plan *dpc_linreg_plan_get(const dpc_linreg *lr); /* with rng fields */
 DPC_API size_t dpc_linreg_steps_done(const dpc_linreg *lr);
-DPC_API const double *dpc_linreg_iterate(const dpc_linreg *lr);     /* w_t (d) */
+DPC_API size_t dpc_linreg_steps_total(const dpc_linreg *lr);       /* T */
+DPC_API const double *dpc_linreg_params(const dpc_linreg *lr);     /* w_t (d) */
+DPC_API const dpc_ledger *dpc_linreg_ledger(const dpc_linreg *lr); /* the plan's ledger */
+/* The run as a dpc_run (dpcorr/train.h; kind dpc_linreg_algo_name, step info
+ * dpc_linreg_step_info, params w_t, the container checkpoints of _save / _restore). */
+DPC_API dpc_run dpc_linreg_run_ops(dpc_linreg *lr);
 /* Auditing (note oracles O4, O13): the last step was w_{t+1} = w_t - update - noise with
  * update = eta G_t (the clipped mean gradient, before noise) and noise = eta (2 alpha zeta_t/b) g_t.
  * Both (d), owned by lr, valid until the next step. */

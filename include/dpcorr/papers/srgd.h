@@ -219,7 +219,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_noise_parse(const char *s, dpc_srgd_no
 typedef struct dpc_srgd dpc_srgd; /* opaque */
 
 /* The run's resolved schedule and the paper's privacy quantities. What was accounted is the
- * shared dpc_ledger (dpc_srgd_get_ledger): epsilon is the accountant's exact GDP epsilon at the
+ * shared dpc_ledger (dpc_srgd_ledger): epsilon is the accountant's exact GDP epsilon at the
  * target delta for mu_effective, the noise multiplier z = sigma / ((C_Delta/B) colnorm(C)). */
 typedef struct dpc_srgd_plan {
     int private_run;         /* 0 when epsilon is INFINITY */
@@ -289,12 +289,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_save(const dpc_srgd *s, dpc_ckpt *ck, 
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_restore(dpc_srgd *s, const dpc_ckpt *ck,
                                                   dpc_error *err);
 DPC_API size_t dpc_srgd_steps_done(const dpc_srgd *s);
+DPC_API size_t dpc_srgd_steps_total(const dpc_srgd *s);         /* T rounds */
 DPC_API size_t dpc_srgd_num_params(const dpc_srgd *s);          /* P */
-DPC_API const dpc_ledger *dpc_srgd_get_ledger(const dpc_srgd *s);
-DPC_API const dpc_srgd_plan *dpc_srgd_get_plan(const dpc_srgd *s);
+DPC_API const dpc_ledger *dpc_srgd_ledger(const dpc_srgd *s);
+DPC_API const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s);
 DPC_API const dpc_srgd_config *dpc_srgd_get_config(const dpc_srgd *s);
 /* The output: y_t (x_t for DPC_SRGD_SRG) after the steps done; y_T at the end. (P), owned. */
 DPC_API const double *dpc_srgd_output(const dpc_srgd *s);
+/* The run as a dpc_run (dpcorr/train.h; kind DPC_SRGD_KIND, step info dpc_srgd_step_info,
+ * params the output y_t, the container checkpoints of _save / _restore). */
+DPC_API dpc_run dpc_srgd_run_ops(dpc_srgd *s);
 /* Current iterates x_t, z_t (P), owned. */
 DPC_API const double *dpc_srgd_x(const dpc_srgd *s);
 DPC_API const double *dpc_srgd_z(const dpc_srgd *s);
