@@ -10,6 +10,7 @@
 #include "plot.h"
 #include "dpcorr/train.h"
 
+#include <math.h>
 #include <stddef.h>
 
 extern const opt_spec FR_DATA, FR_SEED, FR_SECURE, FR_REPORT, FR_PLOT, FR_LABEL, FR_QUIET;
@@ -18,6 +19,38 @@ extern const opt_spec FR_DATA, FR_SEED, FR_SECURE, FR_REPORT, FR_PLOT, FR_LABEL,
 /* Checkpoints and interruption (frame_ckpt.c): every trainer of `train` lists them. */
 extern const opt_spec FR_CHECKPOINT, FR_CHECKPOINT_EVERY, FR_RESUME, FR_STOP_AFTER;
 #define FRAME_CKPT_OPTS &FR_CHECKPOINT, &FR_CHECKPOINT_EVERY, &FR_RESUME, &FR_STOP_AFTER
+
+/* The privacy options of every trainer of `train` (and `audit`), defined once here: name, value
+ * type and range, the library parameter, the conflicts and the help. A trainer's table
+ * instantiates them with what is its own: the help section (its neighbouring relation), the
+ * alternative to --epsilon (--noise-multiplier, or --nonprivate for dp-srgd), its default delta
+ * as its library _init sets it (compared by tests/test_help_defaults.c), what the noise multiplier
+ * scales in its algorithm, its calibration rules, and examples valid in its minimal invocation.
+ * A noise multiplier of 0 (a non-private run) is a value only lcgd-projected accepts: the others
+ * use FR_NOISE_OPT with OPT_LO_OPEN. */
+#define FR_EPSILON_OPT(sec, alt, ex)                                                              \
+    {.name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,            \
+     .flags = OPT_LO_OPEN, .section = sec, .param = "epsilon",                                   \
+     .conflicts = "--noise-multiplier --nonprivate",                                             \
+     .help = "target epsilon: the noise is calibrated by the accountant for this run "           \
+             "(required, or " alt ")",                                                           \
+     .example = ex}
+#define FR_DELTA_OPT(sec, dflt, when_, ex)                                                        \
+    {.name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,                     \
+     .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = sec, .param = "delta", .when = when_,        \
+     .help = "target delta in (0,1) (default " dflt ")", .example = ex}
+#define FR_NOISE_OPT(sec, lo_flags, scales, ex)                                                   \
+    {.name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,   \
+     .flags = lo_flags, .section = sec, .param = "noise_multiplier",                             \
+     .help = "use this noise multiplier instead of calibrating (" scales "); the run reports "    \
+             "the epsilon it spends",                                                            \
+     .example = ex}
+#define FR_CALIBRATION_OPT(sec, when_, rules, ex)                                                 \
+    {.name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",  \
+     .section = sec, .param = "calibration", .when = when_,                                      \
+     .help = "accountant (default): " rules "; the reported epsilon is always the "              \
+             "accountant's",                                                                     \
+     .example = ex}
 
 typedef struct run_frame {
     const opt_spec *data_opt;   /* the trainer's --data entry (frame_init: &FR_DATA) */

@@ -32,28 +32,17 @@ static const opt_spec K_MODEL = {
             "into the unit ball if needed), or any model spec (kan:64[:grid=G][:range=LO,HI], "
             "mlp:256, ...) (required)",
     .example = "--model kan2:6"};
-static const opt_spec K_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--noise-multiplier",
-    .help = "target epsilon (required, or --noise-multiplier)", .example = "--epsilon 2"};
-static const opt_spec K_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .help = "target delta (default 1e-5)", .example = "--delta 1e-4"};
-static const opt_spec K_CALIBRATION = {
-    .name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",
-    .section = PRIV, .param = "calibration", .when = "--epsilon",
-    .help = "accountant (default): exact binomial participation tail + exact sensitivity + exact "
-            "Gaussian; paper: Thm. D.9 at lambda = 0, Thm. F.12 at lambda > 0 (conditions "
-            "checked); the reported epsilon is always the accountant's",
-    .example = "--epsilon 0.9 --iterates 400 --calibration paper"};
-static const opt_spec K_NOISE = {
-    .name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .section = PRIV, .param = "noise_multiplier",
-    .help = "use this noise multiplier (noise std per row of Z = Z clip colnorm(C); the paper's "
-            "kappa = Z colnorm; 0: non-private)",
-    .example = "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
-               "--noise-multiplier 3"};
+static const opt_spec K_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
+static const opt_spec K_DELTA = FR_DELTA_OPT(PRIV, "1e-5", NULL, "--delta 1e-4");
+static const opt_spec K_CALIBRATION = FR_CALIBRATION_OPT(
+    PRIV, "--epsilon",
+    "exact binomial participation tail + exact sensitivity + exact Gaussian; paper: Thm. D.9 at "
+    "lambda = 0, Thm. F.12 at lambda > 0 (conditions checked)",
+    "--epsilon 0.9 --iterates 400 --calibration paper");
+static const opt_spec K_NOISE = FR_NOISE_OPT(
+    PRIV, 0, "noise std per row of Z = Z clip colnorm(C); the paper's kappa = Z colnorm; 0: non-private",
+    "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
+    "--noise-multiplier 3");
 static const opt_spec K_LAMBDA = {
     .name = "--lambda", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_HI_OPEN,
     .section = OPTIM, .param = "lambda", .help = "noise correlation in [0, 1) (default 0.5)",

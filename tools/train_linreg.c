@@ -32,27 +32,17 @@ static const opt_spec L_DATA = {
     .help = "csv:PATH[,opts] | libsvm:PATH[,opts] | synthetic:linreg[,opts] (real-valued targets; "
             "doc/data.md) (required)",
     .example = "--data synthetic:linreg,n=30000,d=2,alpha=0"};
-static const opt_spec L_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--noise-multiplier",
-    .help = "target epsilon (required, or --noise-multiplier)", .example = "--epsilon 3"};
-static const opt_spec L_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .help = "target delta in (0,1) (default 1e-5)", .example = "--delta 1e-6"};
-static const opt_spec L_NOISE = {
-    .name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "noise_multiplier",
-    .help = "use this noise multiplier (the paper's alpha: gradient noise std 2 Z zeta / b) "
-            "instead of calibrating; the report gives the epsilon it spends",
-    .example = "! --data synthetic:linreg,n=20000,d=3,alpha=0 --noise-multiplier 30"};
-static const opt_spec L_CALIBRATION = {
-    .name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",
-    .section = PRIV, .param = "calibration",
-    .help = "accountant (default: dp-ambssgd the exact GDP of the run, dp-ssgd the shuffling "
-            "theorem with the exact Gaussian eps0) | paper (dp-ambssgd Thm. 3.7's "
-            "sqrt(8 ln(1/delta))/eps; dp-ssgd the classical Gaussian eps0, which needs eps0 < 1)",
-    .example = "--calibration paper"};
+static const opt_spec L_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 3");
+static const opt_spec L_DELTA = FR_DELTA_OPT(PRIV, "1e-5", NULL, "--delta 1e-6");
+static const opt_spec L_NOISE = FR_NOISE_OPT(
+    PRIV, OPT_LO_OPEN, "the paper's alpha: gradient noise std 2 Z zeta / b",
+    "! --data synthetic:linreg,n=20000,d=3,alpha=0 --noise-multiplier 30");
+static const opt_spec L_CALIBRATION = FR_CALIBRATION_OPT(
+    PRIV, NULL,
+    "dp-ambssgd the exact GDP of the run, dp-ssgd the shuffling theorem with the exact Gaussian "
+    "eps0; paper: dp-ambssgd Thm. 3.7's sqrt(8 ln(1/delta))/eps, dp-ssgd the classical Gaussian "
+    "eps0, which needs eps0 < 1",
+    "--calibration paper");
 /* the public inputs, in the order of dpc_linreg_prior's fields used below */
 static const opt_spec L_PRIOR[NPRIOR] = {
     {.name = "--h-norm", .metavar = "H", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,

@@ -188,20 +188,9 @@ static int dry_run(run_ctx *x)
     dpc_train_config c;
     dpc_error err = {0};
     if (dpc_train_config_resolve(&x->o->cfg, x->o->fr.train, &c, &err) ||
-        train_check_precision(&c, x->model, &err))
+        dpc_model_precision_check(x->model, c.precision, &err))
         return opt_fail_lib(x->s, &err);
     train_dry_print(x->o, x->res, &c);
-    return 0;
-}
-
-int train_check_precision(const dpc_train_config *c, const dpc_model *model, dpc_error *err)
-{
-    if (c->precision == DPC_PRECISION_FLOAT32 && !dpc_model_has_f32(model)) {
-        /* the trainer's refusal, before any work */
-        dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
-                        "float32 is available for linear, logistic, softmax and mlp models");
-        return 1;
-    }
     return 0;
 }
 

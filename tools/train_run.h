@@ -78,9 +78,6 @@ void train_result_free(train_result *r);
  * mechanism files, model. *model is the caller's to free; res->model_spec and res->n_params are
  * set. Returns a CLI exit code. */
 int train_prepare(train_opts *o, opt_set *s, train_result *res, dpc_model **model);
-/* The trainer's precision refusal before any work (float32 needs a model with a float path):
- * 0, or 1 with err filled (field "precision"). */
-int train_check_precision(const dpc_train_config *c, const dpc_model *model, dpc_error *err);
 /* The dry-run lines of o with the configuration c the library resolved for it. */
 void train_dry_print(const train_opts *o, const train_result *res, const dpc_train_config *c);
 

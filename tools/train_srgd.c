@@ -129,24 +129,15 @@ static const opt_spec S_NOISE = {
 static const opt_spec S_PERMUTE = {
     .name = "--permute", .type = OPT_FLAG, .section = SCHED, .param = "permute",
     .help = "public random order of the examples first", .example = "--permute"};
-static const opt_spec S_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--nonprivate",
-    .help = "target epsilon (required, or --nonprivate)", .example = "--epsilon 2"};
+static const opt_spec S_EPSILON = FR_EPSILON_OPT(PRIV, "--nonprivate", "--epsilon 2");
 static const opt_spec S_NONPRIVATE = {
     .name = "--nonprivate", .type = OPT_FLAG, .section = PRIV, .param = "epsilon",
     .help = "no noise (epsilon = infinity)",
     .example = "! --algo dp-srgd --problem p2 --n 2000 --dim 4 --nonprivate"};
-static const opt_spec S_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .when = "--epsilon or --literal", .help = "default 1e-6", .example = "--delta 1e-5"};
-static const opt_spec S_CALIBRATION = {
-    .name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",
-    .section = PRIV, .param = "calibration", .when = "--epsilon",
-    .help = "accountant (default: exact GDP mu) | paper (mu = eps/sqrt(2 ln(2.5/delta)), Lemma "
-            "5.6, eps <= 1)",
-    .example = "--epsilon 0.9 --calibration paper"};
+static const opt_spec S_DELTA = FR_DELTA_OPT(PRIV, "1e-6", "--epsilon or --literal", "--delta 1e-5");
+static const opt_spec S_CALIBRATION = FR_CALIBRATION_OPT(
+    PRIV, "--epsilon", "exact GDP mu; paper: mu = eps/sqrt(2 ln(2.5/delta)), Lemma 5.6, eps <= 1",
+    "--epsilon 0.9 --calibration paper");
 static const opt_spec S_EVAL_EVERY = {
     .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .lo = 0, .hi = 1e9,
     .section = "output", .param = "eval_every",
