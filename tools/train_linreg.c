@@ -219,8 +219,8 @@ static void read_algorithm(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
     o->steps = opt_size(s, &L_STEPS, 0);
     o->stat_batch = opt_size(s, &L_STAT_BATCH, 0);
     o->domain = opt_dbl(s, &L_DOMAIN, 0);
-    c->k_paper = opt_word(s, &L_DPSTAT_K, 0) == 1;
     o->dpstat_k = opt_size(s, &L_DPSTAT_K, o->dpstat_k);
+    if (opt_word(s, &L_DPSTAT_K, 0) == 1) o->dpstat_k = DPC_LINREG_DPSTAT_K_PAPER;
     o->dpstat_rule = opt_word(s, &L_DPSTAT_RULE, 0) ? DPC_DPSTAT_PAPER : DPC_DPSTAT_MARGIN;
     o->dpstat_beta = opt_dbl(s, &L_DPSTAT_BETA, 0);
 }
@@ -266,34 +266,19 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
 {
     dpc_linreg_prior *p = &c->o.prior;
     dpc_error err = {0};
-    if (ds->cov_diag && ds->truth) { /* synthetic: the generator's parameters are public */
-        dpc_linreg_prior q = *p;
-        if (dpc_linreg_prior_from_spectrum(&q, ds->cov_diag, ds->d, &err))
-            return opt_fail_lib_at(s, &L_DATA, &err);
-        double val[3] = {q.h_norm, q.kappa, q.r_x};
-        for (int k = 0; k < 3; k++)
-            if (!c->given[k]) *prior_field(p, k) = val[k], c->src[k] = "synthetic generator";
-        if (!c->given[5]) {
-            double wh = 0;
-            for (size_t j = 0; j < ds->d; j++) wh += ds->cov_diag[j] * ds->truth[j] * ds->truth[j];
-            p->w_bound = sqrt(wh);
-            c->src[5] = "synthetic generator";
-        }
-        const char *nz = strstr(ds->source, "noise=");
-        if (!c->given[6] && nz) {
-            p->sigma_bound = strtod(nz + 6, NULL);
-            c->src[6] = "synthetic generator";
-        }
-    } else if (ds->x_norm_bound > 0) { /* ||x|| <= B: R_x <= B and ||H|| <= E||x||^2 <= B^2 */
-        if (!c->given[2]) p->r_x = ds->x_norm_bound, c->src[2] = "x_norm_bound";
-        if (!c->given[0]) p->h_norm = ds->x_norm_bound * ds->x_norm_bound, c->src[0] = "x_norm_bound^2";
-    }
+    unsigned keep = 0, filled = 0;
+    for (int k = 0; k < NPRIOR; k++)
+        if (c->given[k]) keep |= 1u << k;
+    if (dpc_linreg_prior_from_data(p, ds, keep, &filled, &err)) return opt_fail_lib_at(s, &L_DATA, &err);
+    int synth = ds->cov_diag && ds->truth;
+    for (int k = 0; k < NPRIOR; k++)
+        if (filled & (1u << k))
+            c->src[k] = synth ? "synthetic generator" : k == 0 ? "x_norm_bound^2" : "x_norm_bound";
     for (int k = 0; k < 3; k++)
         if (!c->given[k] && !strcmp(c->src[k], "default"))
             return opt_fail_at(s, &L_PRIOR[k], "required for this data set (public prior "
                                                "knowledge of H; no generator spectrum or "
                                                "row-norm bound is known)");
-    if (c->k_paper) c->o.dpstat_k = (size_t)ceil(200.0 * log2((double)ds->n));
     return 0;
 }
 
@@ -476,12 +461,9 @@ static dpc_status ssp_baseline(const lr_cli *c, const dpc_linreg_plan *P, double
                                dpc_error *err)
 {
     const dpc_dataset *tr = c->fr.train;
-    double L = log((double)tr->n), a = c->o.prior.a;
     dpc_linreg_ssp_opts so = {c->o.epsilon, c->o.delta, c->ssp_x, c->ssp_y, c->o.stream};
     if (so.epsilon == 0) so.epsilon = P->ledger.epsilon;
-    if (so.x_bound == 0) so.x_bound = P->prior.r_x * pow(L, a);
-    if (so.y_bound == 0)
-        so.y_bound = P->prior.k2 * hypot(P->prior.w_bound, P->prior.sigma_bound) * pow(L, a);
+    dpc_linreg_ssp_bounds(&so, &P->prior, tr->n);
     dpc_linreg_ssp_info si;
     dpc_status st = dpc_linreg_ssp(tr, &so, &c->fr.rng, w, &si, err);
     r->epsilon = st ? NAN : si.epsilon;
