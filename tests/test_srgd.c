@@ -674,6 +674,56 @@ static void test_hooks(void)
     dpc_srgd_problem_free(ho);
 }
 
+/* The constants of the losses on data with a public row-norm bound, the problem defaults and the
+ * beta-ratio privacy level, against their formulas (what train --algo dp-srgd and repro srgd
+ * used to compute themselves). */
+static void test_library_defaults(void)
+{
+    dpc_error err = {0};
+    dpc_model_config mc;
+    CHECK_OK(dpc_model_parse(&mc, "logistic", 4, 2, &err), &err);
+    double L = 0, M = 0;
+    CHECK_OK(dpc_srgd_data_constants(&mc, 2.0, 2.0, 0, &L, &M, &err), &err);
+    double b = mc.bias ? 5.0 : 4.0;
+    CHECK(L == sqrt(b) && M == b / 4.0, "logistic: L = sqrt(X^2 + 1) = %g, M = %g", L, M);
+    L = 7, M = 0;
+    CHECK_OK(dpc_srgd_data_constants(&mc, 2.0, 2.0, 0, &L, &M, &err), &err);
+    CHECK(L == 7 && M == b / 4.0, "a given L is kept");
+    CHECK_OK(dpc_model_parse(&mc, "linear", 4, 0, &err), &err);
+    L = M = 0;
+    CHECK(dpc_srgd_data_constants(&mc, 2.0, 2.0, 0, &L, &M, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "y_bound"),
+          "linear without a label bound refused: %s", err.msg);
+    CHECK_OK(dpc_srgd_data_constants(&mc, 2.0, 3.0, 0.5, &L, &M, &err), &err);
+    b = mc.bias ? 5.0 : 4.0;
+    CHECK(L == sqrt(b) * (sqrt(b) * 3.0 + 0.5) && M == b, "linear: L %g, M %g", L, M);
+    L = M = 0;
+    CHECK(dpc_srgd_data_constants(&mc, 0, 3.0, 0.5, &L, &M, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "x_norm_bound"),
+          "no row-norm bound refused: %s", err.msg);
+    CHECK_OK(dpc_model_parse(&mc, "mlp:4", 4, 2, &err), &err);
+    CHECK(dpc_srgd_data_constants(&mc, 1.0, 3.0, 0.5, &L, &M, &err) == DPC_E_UNSUPPORTED &&
+              !strcmp(err.field, "model"),
+          "other kinds: unsupported: %s", err.msg);
+    dpc_srgd_problem_config pc;
+    dpc_srgd_problem_config_init(&pc);
+    CHECK(pc.n == 65536 && pc.p == 32, "problem defaults n = 65536, p = 32");
+    /* n = 65536: T = 16, lev = 5: mu = sqrt(5 p / n) / k */
+    double mu = dpc_srgd_mu_at_beta_ratio(65536, 32, 1.0, 4.0);
+    CHECK(fabs(mu - sqrt(5.0 * 32 / 65536) / 4.0) < 1e-15, "mu at ratio 4: %g", mu);
+    dpc_srgd_config c;
+    dpc_srgd_config_init(&c);
+    c.L = 1, c.M = 0.25, c.R = 2, c.delta = 1e-6;
+    CHECK_OK(dpc_srgd_mu(1.0, 1e-6, DPC_CALIBRATION_ACCOUNTANT, &mu, &err), &err);
+    double eps = NAN;
+    CHECK_OK(dpc_gdp_epsilon(dpc_srgd_mu_at_beta_ratio(65536, 32, 1.0, 4.0), 1e-6, &eps, &err), &err);
+    c.epsilon = eps;
+    CHECK_OK(dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 1.0, 0, 65536, 32, &err), &err);
+    double beta0 = fmax(c.M, c.L / c.R);
+    CHECK(fabs(c.beta / beta0 - 4.0) < 1e-6, "the preset's beta at that epsilon is 4 x the "
+                                             "non-private one (%g)", c.beta / beta0);
+}
+
 int main(void)
 {
     test_o2_calibration();
@@ -685,5 +735,6 @@ int main(void)
     test_o8_zero_out();
     test_determinism_and_ledger();
     test_hooks();
+    test_library_defaults();
     return TEST_SUMMARY();
 }

@@ -195,8 +195,8 @@ static int read_problem(srgd_opts *o, opt_set *s)
     dpc_error err = {0};
     if (dpc_srgd_problem_kind_parse(opt_str(s, &S_PROBLEM, ""), &pc->kind, &err))
         return opt_fail_lib_at(s, &S_PROBLEM, &err);
-    pc->n = opt_size(s, &S_N, 65536);
-    pc->p = opt_size(s, &S_DIM, 32);
+    pc->n = opt_size(s, &S_N, pc->n);
+    pc->p = opt_size(s, &S_DIM, pc->p);
     if (pc->kind != DPC_SRGD_P3_NESTEROV) {
         pc->relevant = opt_size(s, &S_RELEVANT, pc->relevant);
         pc->decades = opt_dbl(s, &S_DECADES, pc->decades);
@@ -287,26 +287,17 @@ typedef struct srgd_run {
 static int data_constants(srgd_run *r)
 {
     srgd_opts *o = r->o;
-    const dpc_model_config *mc = dpc_model_get_config(r->model);
-    if (o->L > 0 && o->M > 0) return 0;
-    double X = r->ds->x_norm_bound;
-    if (!(X > 0))
+    dpc_error err = {0};
+    if (!dpc_srgd_data_constants(dpc_model_get_config(r->model), r->ds->x_norm_bound, o->pc.R,
+                                 o->ybound, &o->L, &o->M, &err))
+        return 0;
+    if (!strcmp(err.field, "x_norm_bound"))
         return opt_fail(r->s, "--L/--M: the data has no public row-norm bound; give --L and "
                               "--M, or --row-radius X");
-    double Xb2 = X * X + (mc->bias ? 1.0 : 0.0);
-    if (mc->kind == DPC_MODEL_LOGISTIC) {
-        if (!(o->L > 0)) o->L = sqrt(Xb2); /* |(sigmoid(z) - y) (x, 1)| */
-        if (!(o->M > 0)) o->M = Xb2 / 4.0;
-    } else if (mc->kind == DPC_MODEL_LINEAR) {
-        if (!(o->ybound > 0))
-            return opt_fail_at(r->s, &S_Y_BOUND, "linear regression needs a public bound on |y| "
-                                                 "for L (or give --L)");
-        if (!(o->L > 0)) o->L = sqrt(Xb2) * (sqrt(Xb2) * o->pc.R + o->ybound);
-        if (!(o->M > 0)) o->M = Xb2;
-    } else {
-        return opt_fail(r->s, "--L/--M: required for model '%s'", r->spec);
-    }
-    return 0;
+    if (!strcmp(err.field, "y_bound"))
+        return opt_fail_at(r->s, &S_Y_BOUND, "linear regression needs a public bound on |y| "
+                                             "for L (or give --L)");
+    return opt_fail(r->s, "--L/--M: required for model '%s'", r->spec);
 }
 
 /* The data set or the synthetic problem, and the model. */

@@ -198,6 +198,23 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_re
                                                  double cc, int literal, size_t n, size_t p,
                                                  dpc_error *err);
 
+/* The constants of a model on data with a public row-norm bound x_norm_bound = X (||x|| <= X;
+ * a bias adds 1: b = X^2 + 1, else b = X^2), for L and M left <= 0 (values > 0 are kept):
+ *     logistic loss:  L = sqrt(b) (|(sigmoid(z) - y) (x, 1)|),  M = b / 4;
+ *     squared loss (linear model, parameters in the ball of radius R, |y| <= y_bound):
+ *                     L = sqrt(b) (sqrt(b) R + y_bound),  M = b.
+ * Errors: DPC_E_INVALID naming "x_norm_bound" (X <= 0: no public bound) or "y_bound" (linear
+ * without a positive bound); DPC_E_UNSUPPORTED naming "model" for other kinds. */
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_data_constants(const dpc_model_config *mc,
+                                                         double x_norm_bound, double R,
+                                                         double y_bound, double *L, double *M,
+                                                         dpc_error *err);
+
+/* The privacy level at which regime A's practical beta (dpc_srgd_preset, constant cc) is k
+ * times its non-private value for n examples in dimension p: mu = sqrt(lev p / n) / k, with
+ * lev = 1 + ceil(log2 T), T = ceil(cc n^(1/4)). */
+DPC_API double dpc_srgd_mu_at_beta_ratio(size_t n, size_t p, double cc, double k);
+
 /* check_parameter: validates c for n examples without doing any work ("batch: B T = 1100
  * exceeds the 1000 examples", "clip: must be finite for a private run", ...). */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n,
@@ -367,8 +384,8 @@ typedef enum dpc_srgd_design {
 typedef struct dpc_srgd_problem_config {
     dpc_srgd_problem_kind kind;
     dpc_srgd_design design;   /* P1, P2 (default SPARSE) */
-    size_t n;                 /* examples >= 1 */
-    size_t p;                 /* dimension >= 1 (P3 NESTEROV: >= 2) */
+    size_t n;                 /* examples >= 1 (default 65536) */
+    size_t p;                 /* dimension >= 1 (P3 NESTEROV: >= 2) (default 32) */
     size_t relevant;          /* p0 in [1, p]; 0 = p */
     double decades;           /* log10 of lambda_1/lambda_p0 >= 0 (default 4) */
     double w_norm;            /* |w0| (P3 QUADRATIC: |x*|) > 0 (default 1) */
@@ -379,7 +396,7 @@ typedef struct dpc_srgd_problem_config {
 
 typedef struct dpc_srgd_problem dpc_srgd_problem; /* opaque, immutable */
 
-/* Sets the defaults named above (n, p and kind must still be set). */
+/* Sets the defaults named above (kind P1 LOGISTIC). */
 DPC_API void dpc_srgd_problem_config_init(dpc_srgd_problem_config *c);
 DPC_API const char *dpc_srgd_problem_kind_name(dpc_srgd_problem_kind k); /* "p1", "p2", ... */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_problem_kind_parse(const char *s,
