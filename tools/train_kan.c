@@ -140,26 +140,28 @@ typedef struct kopts {
 } kopts;
 
 /* The options that apply to the model chosen (kan2: the theory constants; others: the chunk). */
-static void read_model_opts(kopts *o, opt_set *s)
+static void read_model_opts(kopts *o, opt_set *s, const dpc_kan_run_config *d)
 {
     o->lr_theory = opt_word(s, &K_LR, 0) == 1;
-    o->lr = opt_dbl(s, &K_LR, 0.5);
+    o->lr = opt_dbl(s, &K_LR, d->lr);
     o->clip_theory = opt_word(s, &K_CLIP, 0) == 1;
-    o->clip = opt_dbl(s, &K_CLIP, 1.0);
+    o->clip = opt_dbl(s, &K_CLIP, d->clip);
     o->radius_theory = opt_word(s, &K_RADIUS, 0) == 1;
-    o->radius = opt_dbl(s, &K_RADIUS, INFINITY);
-    if (o->radius_theory) o->C_R = opt_dbl(s, &K_C_R, 2.0);
+    o->radius = opt_dbl(s, &K_RADIUS, d->radius);
+    if (o->radius_theory) o->C_R = opt_dbl(s, &K_C_R, d->C_R);
     if (o->is_kan2) {
-        o->margin_iters = opt_size(s, &K_MARGIN_ITERS, 20000);
-        o->conf_delta = opt_dbl(s, &K_CONF_DELTA, 0.01);
+        o->margin_iters = opt_size(s, &K_MARGIN_ITERS, d->margin_iters);
+        o->conf_delta = opt_dbl(s, &K_CONF_DELTA, d->conf_delta);
     } else {
-        o->chunk = opt_size(s, &K_CHUNK, 32);
+        o->chunk = opt_size(s, &K_CHUNK, d->chunk);
     }
 }
 
 static int read_opts(kopts *o, opt_set *s)
 {
     memset(o, 0, sizeof *o);
+    dpc_kan_run_config d; /* the library's defaults */
+    dpc_kan_run_config_init(&d);
     frame_init(&o->fr);
     o->fr.data_opt = &K_DATA;
     opt_use(s, &K_ALGO);
@@ -168,19 +170,20 @@ static int read_opts(kopts *o, opt_set *s)
     o->model = opt_str(s, &K_MODEL, NULL);
     o->is_kan2 = o->model && !strncmp(o->model, "kan2:", 5);
     dpc_kan_privacy *pv = &o->pv;
-    pv->epsilon = opt_dbl(s, &K_EPSILON, 0);
-    pv->delta = opt_dbl(s, &K_DELTA, 1e-5);
+    *pv = d.privacy;
+    pv->epsilon = opt_dbl(s, &K_EPSILON, pv->epsilon);
+    pv->delta = opt_dbl(s, &K_DELTA, pv->delta);
     int have_nm = opt_given(s, &K_NOISE);
-    pv->noise_multiplier = opt_dbl(s, &K_NOISE, 0);
+    pv->noise_multiplier = opt_dbl(s, &K_NOISE, pv->noise_multiplier);
     if (pv->epsilon > 0)
         pv->calibration = opt_word(s, &K_CALIBRATION, 0) ? DPC_CALIBRATION_PAPER
                                                          : DPC_CALIBRATION_ACCOUNTANT;
-    pv->lambda = opt_dbl(s, &K_LAMBDA, 0.5);
-    o->iterates = opt_size(s, &K_ITERATES, 1000);
+    pv->lambda = opt_dbl(s, &K_LAMBDA, pv->lambda);
+    o->iterates = opt_size(s, &K_ITERATES, d.iterates);
     o->epochs = opt_size(s, &K_EPOCHS, 0);
-    o->batch = opt_size(s, &K_BATCH, 100);
-    read_model_opts(o, s);
-    o->eval_every = opt_size(s, &K_EVAL_EVERY, 1);
+    o->batch = opt_size(s, &K_BATCH, d.batch);
+    read_model_opts(o, s, &d);
+    o->eval_every = opt_size(s, &K_EVAL_EVERY, d.eval_every);
     o->form = opt_word(s, &K_NOISE_FORM, 0) ? DPC_NOISE_BUFFER : DPC_NOISE_REPLAY;
     int rc = opt_finish(s);
     if (rc || (rc = frame_check(&o->fr, s, 1))) return rc;
@@ -194,40 +197,11 @@ static int read_opts(kopts *o, opt_set *s)
 
 /* ---- data and model ------------------------------------------------------------------------ */
 
-/* kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S] */
+/* kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S] (the library's grammar) */
 static int load_synth(run_frame *f, opt_set *s)
 {
-    size_t v[4] = {0, 0, 0, 0}; /* n, d, test-n, stream */
-    static const char *const keys[4] = {"n", "d", "test-n", "stream"};
-    double margin = 0.05;
-    char buf[256];
-    if (strlen(f->data) >= sizeof buf) return opt_fail_at(s, &K_DATA, "spec too long");
-    strcpy(buf, f->data + strlen("kan-synth:"));
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        char *eq = strchr(tok, '=');
-        if (!eq) return opt_fail_at(s, &K_DATA, "kan-synth: expected key=value, got '%s'", tok);
-        *eq = '\0';
-        int k = 0;
-        while (k < 4 && strcmp(tok, keys[k])) k++;
-        uint64_t u;
-        if (k < 4) {
-            if (!opt_strict_uint(eq + 1, &u) || u > ((uint64_t)1 << 32))
-                return opt_fail_at(s, &K_DATA, "kan-synth: %s: expected an integer in [0, 2^32], "
-                                               "got '%s'", tok, eq + 1);
-            v[k] = (size_t)u;
-        } else if (!strcmp(tok, "margin")) {
-            if (!opt_strict_double(eq + 1, &margin) || margin < 0)
-                return opt_fail_at(s, &K_DATA, "kan-synth: margin: expected a number >= 0, got "
-                                               "'%s'", eq + 1);
-        } else {
-            return opt_fail_at(s, &K_DATA, "kan-synth: unknown key '%s' (n, d, margin, test-n, "
-                                           "stream)", tok);
-        }
-    }
     dpc_error err = {0};
-    if (dpc_kan_synth(&f->train, &f->rng, 2 * (uint64_t)v[3], v[0], v[1], margin, NULL, &err) ||
-        (v[2] && dpc_kan_synth(&f->test, &f->rng, 2 * (uint64_t)v[3] + 1, v[2], v[1], margin,
-                               NULL, &err)))
+    if (dpc_kan_synth_spec(&f->train, &f->test, f->data, &f->rng, &err))
         return opt_fail_lib_at(s, &K_DATA, &err);
     f->owned = 1;
     return 0;
@@ -248,34 +222,6 @@ static int to_unit_ball(dpc_dataset *ds, opt_set *s, int quiet)
         st = dpc_dataset_clip_rows(ds, 1.0, &err);
     }
     return st ? opt_fail_lib_at(s, &K_DATA, &err) : 0;
-}
-
-/* kan2:M[:grid=G][:sigmoid|:tanh] */
-static int parse_kan2(const opt_set *s, const char *spec, size_t d, dpc_kan2_config *c)
-{
-    c->d = d, c->m = 0, c->grid = 5, c->act = DPC_KAN_SIGMOID;
-    char buf[128];
-    if (strlen(spec) >= sizeof buf) return opt_fail_at(s, &K_MODEL, "spec too long");
-    strcpy(buf, spec + 5);
-    char *tok = strtok(buf, ":");
-    uint64_t u;
-    if (!tok) return opt_fail_at(s, &K_MODEL, "kan2 needs a width, e.g. kan2:256");
-    if (!opt_strict_uint(tok, &u) || u < 1 || u > 1000000)
-        return opt_fail_at(s, &K_MODEL, "kan2 width '%s' is not an integer in [1, 1e6]", tok);
-    c->m = (size_t)u;
-    while ((tok = strtok(NULL, ":"))) {
-        if (!strcmp(tok, "sigmoid")) c->act = DPC_KAN_SIGMOID;
-        else if (!strcmp(tok, "tanh")) c->act = DPC_KAN_TANH;
-        else if (!strncmp(tok, "grid=", 5)) {
-            if (!opt_strict_uint(tok + 5, &u) || u < 1 || u > 256)
-                return opt_fail_at(s, &K_MODEL, "grid '%s' must be in 1..256", tok + 5);
-            c->grid = (size_t)u;
-        } else {
-            return opt_fail_at(s, &K_MODEL, "kan2 option '%s' (expected grid=G, sigmoid or tanh)",
-                               tok);
-        }
-    }
-    return 0;
 }
 
 /* The model, its initial point and (kan2) the theory constants, the margin and R*. */
@@ -330,7 +276,8 @@ static int build_model(kan_run *r, int margin_wanted)
     dpc_error err = {0};
     if (o->is_kan2) {
         dpc_kan2_config c;
-        int rc = parse_kan2(r->s, o->model, tr->d, &c);
+        dpc_error perr = {0};
+        int rc = dpc_kan2_config_parse(&c, o->model, tr->d, &perr) ? opt_fail_lib_at(r->s, &K_MODEL, &perr) : 0;
         if (rc) return rc;
         if (dpc_kan2_new(&r->k, &c, rng, 0, &err) || dpc_kan2_task_new(&r->task, r->k, tr, te, &err))
             return opt_fail_lib_at(r->s, &K_MODEL, &err);

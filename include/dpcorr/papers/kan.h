@@ -138,6 +138,11 @@ DPC_API void dpc_kan2_free(dpc_kan2 *k); /* NULL is a no-op */
 DPC_API const dpc_kan2_config *dpc_kan2_get_config(const dpc_kan2 *k);
 DPC_API const dpc_bspline *dpc_kan2_basis(const dpc_kan2 *k);
 DPC_API size_t dpc_kan2_num_params(const dpc_kan2 *k); /* m * d * p */
+/* The model spec "kan2:M[:grid=G][:sigmoid|:tanh]" (width M in [1, 1e6], G in 1..256; defaults
+ * G = 5, sigmoid) for inputs of dimension d into *c. DPC_E_INVALID naming "model". Numbers are
+ * strict: digits, or an exact integer in exponent form; no sign, no spaces. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_config_parse(dpc_kan2_config *c, const char *spec,
+                                                       size_t d, dpc_error *err);
 DPC_API const double *dpc_kan2_c(const dpc_kan2 *k);   /* (m*p): c_j = c + j*p */
 
 /* W_0 ~ N(0, I): W[q] = gaussian(stream, row 0, index q), same stream as c. W (m*d*p). */
@@ -374,6 +379,19 @@ typedef struct dpc_kan_privacy {
                                      PAPER: Thm. D.9 (lambda = 0) or Thm. F.12 (lambda > 0) */
 } dpc_kan_privacy;
 
+/* The defaults of a run of the paper's experiments (what `dpcorr train --algo lcgd-projected`
+ * and the repro start from; the struct fields are dpc_kan_lcgd_config's and dpc_kan_privacy's
+ * meaning): privacy delta 1e-5, lambda 0.5, accountant calibration (epsilon and
+ * noise_multiplier 0: to be set), T = 1000 iterates, B = 100, eta 0.5, clip 1, radius INFINITY
+ * (no projection), C_R 2 (R* = C_R x the margin radius when derived), the margin's 20000
+ * iterations at confidence 0.01, evaluation of every iterate, chunks of 32 examples. */
+typedef struct dpc_kan_run_config {
+    dpc_kan_privacy privacy;
+    size_t iterates, batch, eval_every, chunk, margin_iters;
+    double lr, clip, radius, C_R, conf_delta;
+} dpc_kan_run_config;
+DPC_API void dpc_kan_run_config_init(dpc_kan_run_config *c);
+
 /* Chooses the noise std per unit clip (the paper's kappa) and fills the ledger: epsilon is the
  * accountant's route (the dpc_kan_calibrate argument: zero-out, participations bounded by the
  * binomial quantile with tail delta/2 when B < n, the exact Gaussian at the remaining delta)
@@ -399,6 +417,13 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_synth(dpc_dataset **out, const dpc_rng 
                                                uint64_t stream_index, size_t n, size_t d,
                                                double margin, const double *w_star,
                                                dpc_error *err);
+/* The data spec "kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S]" (integers in [0, 2^32],
+ * margin >= 0, default 0.05): the training set of dpc_kan_synth (stream 2 S) and, when test-n >
+ * 0, a test set (stream 2 S + 1; else *test = NULL). Both are the caller's. DPC_E_INVALID naming
+ * "data" for a malformed spec; dpc_kan_synth's errors. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_synth_spec(dpc_dataset **train, dpc_dataset **test,
+                                                    const char *spec, const dpc_rng *rng,
+                                                    dpc_error *err);
 
 /* ==== 7. Projected DP-lambda-CGD ([KAN] Algorithm 1) ======================================== */
 
