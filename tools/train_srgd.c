@@ -215,7 +215,7 @@ static int read_schedule(srgd_opts *o, opt_set *s)
     o->regime = opt_word(s, &S_REGIME, 0) & 1 ? DPC_SRGD_REGIME_B : DPC_SRGD_REGIME_A;
     if (o->regime == DPC_SRGD_REGIME_A) {
         o->literal = opt_given(s, &S_LITERAL);
-        if (!o->literal) o->cc = opt_dbl(s, &S_C, 1.0);
+        if (!o->literal) o->cc = opt_dbl(s, &S_C, DPC_SRGD_PRACTICAL_C);
     }
     o->steps = opt_size(s, &S_STEPS, 0);
     o->batch = opt_size(s, &S_BATCH, 0);

@@ -194,6 +194,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_c
  *     C_Delta = (8 c_M + 4) L.
  * Requires L, M > 0, R > 0 finite, n >= 1, p >= 1, epsilon > 0 (INFINITY allowed), delta in
  * (0, 1). Errors name the field. */
+#define DPC_SRGD_PRACTICAL_C 1.0 /* the default regime-A practical constant cc */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime,
                                                  double cc, int literal, size_t n, size_t p,
                                                  dpc_error *err);
