@@ -367,7 +367,7 @@ static void dry_run(const srgd_run *r)
 {
     const srgd_opts *o = r->o;
     const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
-    const dpc_srgd_config *c = dpc_srgd_get_config(r->srgd);
+    const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
     const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     frame_dry(&o->fr);
     opt_dry_str("problem.kind", o->have_problem ? dpc_srgd_problem_kind_name(o->pc.kind) : "");
@@ -410,7 +410,7 @@ static void report_config(jw *w, const srgd_run *r)
 {
     const srgd_opts *o = r->o;
     const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
-    const dpc_srgd_config *c = dpc_srgd_get_config(r->srgd);
+    const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
     jw_obj(w, "config");
     jw_str(w, "data", r->ds->source);
     jw_str(w, "model", r->spec);

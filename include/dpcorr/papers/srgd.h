@@ -311,7 +311,7 @@ DPC_API size_t dpc_srgd_steps_total(const dpc_srgd *s);         /* T rounds */
 DPC_API size_t dpc_srgd_num_params(const dpc_srgd *s);          /* P */
 DPC_API const dpc_ledger *dpc_srgd_ledger(const dpc_srgd *s);
 DPC_API const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s);
-DPC_API const dpc_srgd_config *dpc_srgd_get_config(const dpc_srgd *s);
+DPC_API const dpc_srgd_config *dpc_srgd_config_get(const dpc_srgd *s);
 /* The output: y_t (x_t for DPC_SRGD_SRG) after the steps done; y_T at the end. (P), owned. */
 DPC_API const double *dpc_srgd_output(const dpc_srgd *s);
 /* The run as a dpc_run (dpcorr/train.h; kind DPC_SRGD_KIND, step info dpc_srgd_step_info,
