@@ -519,6 +519,8 @@ static void test_specs_and_defaults(void)
     CHECK(d.privacy.delta == 1e-5 && d.privacy.lambda == 0.5 && d.iterates == 1000 &&
               d.batch == 100 && d.lr == 0.5 && d.clip == 1 && isinf(d.radius) && d.eval_every == 1,
           "run defaults");
+    CHECK(dpc_kan_run_iterates(50, 0, 10, 95) == 50 && dpc_kan_run_iterates(50, 2, 10, 95) == 19,
+          "iterates: given, or 1 + epochs floor(n / B)");
 }
 
 int main(void)

@@ -308,7 +308,7 @@ static int prepare(kan_run *r, dpc_kan_lcgd_config *lc, int margin_wanted)
     size_t n = o->fr.train->n;
     if (o->batch > n)
         return opt_fail_at(s, &K_BATCH, "%zu is larger than the data (%zu examples)", o->batch, n);
-    r->T = o->epochs ? 1 + o->epochs * (n / o->batch) : o->iterates;
+    r->T = dpc_kan_run_iterates(o->iterates, o->epochs, o->batch, n);
     if ((rc = build_model(r, margin_wanted))) return rc;
     dpc_error err = {0};
     o->pv.n = n;

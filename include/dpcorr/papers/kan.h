@@ -391,6 +391,9 @@ typedef struct dpc_kan_run_config {
     double lr, clip, radius, C_R, conf_delta;
 } dpc_kan_run_config;
 DPC_API void dpc_kan_run_config_init(dpc_kan_run_config *c);
+/* The iterates T of a run over n examples in batches of `batch`: `iterates`, or with epochs > 0
+ * W_0 and epochs passes of floor(n / batch) updates, T = 1 + epochs floor(n / batch). */
+DPC_API size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n);
 
 /* Chooses the noise std per unit clip (the paper's kappa) and fills the ledger: epsilon is the
  * accountant's route (the dpc_kan_calibrate argument: zero-out, participations bounded by the

@@ -65,6 +65,11 @@ void dpc_kan_run_config_init(dpc_kan_run_config *c)
     c->conf_delta = 0.01;
 }
 
+size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n)
+{
+    return epochs ? 1 + epochs * (n / (batch ? batch : 1)) : iterates;
+}
+
 dpc_status dpc_kan2_config_parse(dpc_kan2_config *c, const char *spec, size_t d, dpc_error *err)
 {
     if (!c || !spec) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL argument");
