@@ -482,6 +482,47 @@ static void test_header_and_errors(void)
     dpc_kan_task_free(NULL);
 }
 
+/* The paper's spec grammars and run defaults, in the library (dpc_kan2_config_parse,
+ * dpc_kan_synth_spec, dpc_kan_run_config_init). */
+static void test_specs_and_defaults(void)
+{
+    dpc_error err = {0};
+    dpc_kan2_config c;
+    CHECK_OK(dpc_kan2_config_parse(&c, "kan2:8:grid=7:tanh", 3, &err), &err);
+    CHECK(c.d == 3 && c.m == 8 && c.grid == 7 && c.act == DPC_KAN_TANH, "kan2:8:grid=7:tanh");
+    CHECK_OK(dpc_kan2_config_parse(&c, "kan2:1e2", 3, &err), &err);
+    CHECK(c.m == 100 && c.grid == 5 && c.act == DPC_KAN_SIGMOID, "an exact exponent width, defaults");
+    static const char *const bad[] = {"kan2:", "kan2:0", "kan2:-3", "kan2: 4", "kan2:4:grid=0",
+                                      "kan2:4:relu", "kan:4"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++)
+        CHECK(dpc_kan2_config_parse(&c, bad[i], 3, &err) == DPC_E_INVALID &&
+                  !strcmp(err.field, "model"),
+              "'%s' refused naming model: %s", bad[i], err.msg);
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 4);
+    dpc_dataset *tr = NULL, *te = NULL, *ref = NULL;
+    CHECK_OK(dpc_kan_synth_spec(&tr, &te, "kan-synth:n=40,d=3,test-n=10,stream=2,margin=0.1", &rng,
+                                &err), &err);
+    CHECK_OK(dpc_kan_synth(&ref, &rng, 4, 40, 3, 0.1, NULL, &err), &err);
+    CHECK(tr && te && ref && tr->n == 40 && te->n == 10 && tr->d == 3 &&
+              !memcmp(tr->x, ref->x, 40 * 3 * sizeof(double)),
+          "kan-synth: the training set of stream 2 S, a test set");
+    dpc_dataset_free(tr), dpc_dataset_free(te), dpc_dataset_free(ref);
+    static const char *const badd[] = {"kan-synth:n=4,d", "kan-synth:n=-4,d=2", "kan-synth:q=1",
+                                       "kan-synth:n=4,d=2,margin=-1"};
+    for (size_t i = 0; i < sizeof badd / sizeof badd[0]; i++)
+        CHECK(dpc_kan_synth_spec(&tr, &te, badd[i], &rng, &err) == DPC_E_INVALID &&
+                  !strcmp(err.field, "data") && !tr && !te,
+              "'%s' refused naming data: %s", badd[i], err.msg);
+    dpc_kan_run_config d;
+    dpc_kan_run_config_init(&d);
+    CHECK(d.privacy.delta == 1e-5 && d.privacy.lambda == 0.5 && d.iterates == 1000 &&
+              d.batch == 100 && d.lr == 0.5 && d.clip == 1 && isinf(d.radius) && d.eval_every == 1,
+          "run defaults");
+    CHECK(dpc_kan_run_iterates(50, 0, 10, 95) == 50 && dpc_kan_run_iterates(50, 2, 10, 95) == 19,
+          "iterates: given, or 1 + epochs floor(n / B)");
+}
+
 int main(void)
 {
     test_batches();
@@ -491,5 +532,6 @@ int main(void)
     test_inactivity();
     test_width_window();
     test_header_and_errors();
+    test_specs_and_defaults();
     return TEST_SUMMARY();
 }

@@ -280,7 +280,7 @@ static void test_run_mechanics(void)
         CHECK(info.step == t && info.gamma > 0 && info.zeta == P->clip_scale * info.gamma,
               "step %zu telemetry", t);
         if (t + 1 > P->tail_start)
-            for (size_t j = 0; j < 5; j++) sum[j] += dpc_linreg_iterate(a)[j];
+            for (size_t j = 0; j < 5; j++) sum[j] += dpc_linreg_params(a)[j];
     }
     CHECK(dpc_linreg_step(a, &info, &err) == DPC_E_RANGE, "no step after T");
     CHECK_OK(dpc_linreg_average(a, wa, &err), &err);
@@ -307,7 +307,7 @@ static void test_run_mechanics(void)
     CHECK_OK(dpc_linreg_step(a, &info, &err), &err); /* step 1, from w_1 */
     const size_t *pm = dpc_linreg_permutation(a);
     double g[5] = {0}, w1[5];
-    for (size_t j = 0; j < 5; j++) w1[j] = dpc_linreg_iterate(a)[j] + dpc_linreg_last_update(a)[j];
+    for (size_t j = 0; j < 5; j++) w1[j] = dpc_linreg_params(a)[j] + dpc_linreg_last_update(a)[j];
     for (size_t i = 0; i < P->batch; i++) {
         const double *x = ds->x + pm[P->batch + i] * 5;
         double r = -ds->y[pm[P->batch + i]];
@@ -443,6 +443,64 @@ static void test_validation(void)
     dpc_dataset_free(ds);
 }
 
+/* The prior a data set makes public (dpc_linreg_prior_from_data), the paper's K and the SSP
+ * default bounds, each against the formula it implements. */
+static void test_prior_defaults(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 12);
+    dpc_error err = {0};
+    dpc_dataset *ds = NULL;
+    CHECK_OK(dpc_data_synth_linreg(&ds, &rng, 0, 3000, 4, 1.0, 0.7, NULL, &err), &err);
+    if (!ds) return;
+    dpc_linreg_prior p, q;
+    dpc_linreg_prior_init(&p);
+    q = p;
+    unsigned filled = 0;
+    CHECK_OK(dpc_linreg_prior_from_data(&p, ds, DPC_LINREG_PRIOR_KAPPA, &filled, &err), &err);
+    CHECK_OK(dpc_linreg_prior_from_spectrum(&q, ds->cov_diag, ds->d, &err), &err);
+    double wh = 0;
+    for (size_t j = 0; j < ds->d; j++) wh += ds->cov_diag[j] * ds->truth[j] * ds->truth[j];
+    CHECK(filled == (DPC_LINREG_PRIOR_H_NORM | DPC_LINREG_PRIOR_R_X | DPC_LINREG_PRIOR_W_BOUND |
+                     DPC_LINREG_PRIOR_SIGMA_BOUND) &&
+              p.h_norm == q.h_norm && p.r_x == q.r_x && p.kappa == 0 && p.sigma_bound == 0.7 &&
+              p.w_bound == sqrt(wh),
+          "synthetic: the spectrum, ||w*||_H and the generator's noise 0.7 (kept: kappa); "
+          "filled %#x, sigma %g", filled, p.sigma_bound);
+    dpc_dataset_free(ds);
+    dpc_dataset *cs = NULL;
+    CHECK_OK(dpc_data_load_spec(&cs, NULL, "synthetic:mean,n=50,d=3", &rng, &err), &err);
+    if (cs) {
+        dpc_linreg_prior_init(&p);
+        CHECK_OK(dpc_linreg_prior_from_data(&p, cs, 0, &filled, &err), &err);
+        double B = cs->x_norm_bound;
+        CHECK(B > 0 && filled == (DPC_LINREG_PRIOR_H_NORM | DPC_LINREG_PRIOR_R_X) && p.r_x == B &&
+                  p.h_norm == B * B,
+              "a row-norm bound B: r_x = B, h_norm = B^2 (B = %g, filled %#x)", B, filled);
+        dpc_dataset_free(cs);
+    }
+    /* SSP: R_x (ln N)^a and K2 sqrt(w^2 + sigma^2) (ln N)^a; a given bound is kept */
+    dpc_linreg_prior_init(&p);
+    p.r_x = 2, p.sigma_bound = 0.5;
+    dpc_linreg_ssp_opts so = {1, 1e-5, 0, 3.5, 0};
+    dpc_linreg_ssp_bounds(&so, &p, 1000);
+    CHECK(fabs(so.x_bound - 2 * sqrt(log(1000.0))) < 1e-12 && so.y_bound == 3.5,
+          "ssp default x bound %g, given y bound kept", so.x_bound);
+    so.y_bound = 0;
+    dpc_linreg_ssp_bounds(&so, &p, 1000);
+    CHECK(fabs(so.y_bound - sqrt(8.0 / 3.0) * sqrt(1.25) * sqrt(log(1000.0))) < 1e-12,
+          "ssp default y bound %g", so.y_bound);
+    /* the paper's K = ceil(200 log2 N) */
+    dpc_linreg_opts o;
+    dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
+    o.epsilon = 1;
+    o.prior.h_norm = o.prior.kappa = 1, o.prior.r_x = 2;
+    o.dpstat_k = DPC_LINREG_DPSTAT_K_PAPER;
+    dpc_linreg_plan P;
+    CHECK_OK(dpc_linreg_plan_make(&P, &o, 20000, 4, &err), &err);
+    CHECK(P.dpstat_k == 2858, "the paper's K at N = 20000: %zu (200 log2 N = 2857.5)", P.dpstat_k);
+}
+
 int main(void)
 {
     test_risk_identity();
@@ -452,5 +510,6 @@ int main(void)
     test_run_mechanics();
     test_ols_ssp();
     test_validation();
+    test_prior_defaults();
     return TEST_SUMMARY();
 }

@@ -312,7 +312,7 @@ static void test_neighbours(dpc_linreg_algo algo)
         for (size_t t = 0; t < t0; t++) {
             CHECK_OK(dpc_linreg_step(a, &ia, &err), &err);
             CHECK_OK(dpc_linreg_step(b, &ib, &err), &err);
-            same_before &= !memcmp(dpc_linreg_iterate(a), dpc_linreg_iterate(b), d * sizeof(double));
+            same_before &= !memcmp(dpc_linreg_params(a), dpc_linreg_params(b), d * sizeof(double));
             same_before &= (isnan(ia.gamma) && isnan(ib.gamma)) || ia.gamma == ib.gamma;
         }
         CHECK(same_before, "%s: nothing changes before the record's step",
@@ -322,7 +322,7 @@ static void test_neighbours(dpc_linreg_algo algo)
             double *ra = malloc(2 * s * sizeof *ra), *rb = ra + s, *work = malloc(s * sizeof *work);
             double ca[40], cb[40];
             const size_t *pm = dpc_linreg_permutation(a);
-            const double *w = dpc_linreg_iterate(a);
+            const double *w = dpc_linreg_params(a);
             for (size_t j = 0; j < s; j++) {
                 size_t r = pm[per * t0 + j];
                 ra[j] = -ds->y[r], rb[j] = -nb->y[r];

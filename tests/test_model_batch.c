@@ -270,6 +270,17 @@ static void test_f32(void)
     CHECK(!dpc_model_has_f32(kan) &&
               dpc_model_batch_new_f32(&b, kan, 8, 4, &err) == DPC_E_UNSUPPORTED &&
               !strcmp(err.field, "precision") && !b, "kan has no float32 path: %s", err.msg);
+    {
+        /* the one refusal (trainer, float32 batch, front ends): the same status and message */
+        dpc_error e2 = {0};
+        dpc_model *lin = make_model("logistic", 5, 2);
+        CHECK(dpc_model_precision_check(kan, DPC_PRECISION_FLOAT32, &e2) == DPC_E_UNSUPPORTED &&
+                  !strcmp(e2.field, "precision") && !strcmp(e2.msg, err.msg) &&
+                  dpc_model_precision_check(kan, DPC_PRECISION_DOUBLE, &e2) == DPC_OK &&
+                  dpc_model_precision_check(lin, DPC_PRECISION_FLOAT32, &e2) == DPC_OK,
+              "dpc_model_precision_check: float32 refused for kan only, as the batch refuses it");
+        dpc_model_free(lin);
+    }
     dpc_precision pr;
     CHECK(dpc_precision_parse("float32", &pr, &err) == DPC_OK && pr == DPC_PRECISION_FLOAT32 &&
               dpc_precision_parse("double", &pr, &err) == DPC_OK && pr == DPC_PRECISION_DOUBLE &&

@@ -5,7 +5,9 @@
  * an uninterrupted one; a changed option is refused naming the library parameter, another
  * generator naming "rng"/"seed", another trainer kind naming "algorithm" (also a DP-FTRL file);
  * a flipped byte, a cut file and bytes after the checksum are refused as corrupt; the file has
- * mode 0600; malformed state (counters, sizes) is refused by _restore. */
+ * mode 0600; malformed state (counters, sizes) is refused by _restore. Every trainer (and the
+ * DP-FTRL trainer) driven, saved and restored through its ops table (dpc_run_ops) finishes bit
+ * for bit like an uninterrupted run. */
 #include "dpcorr.h"
 #include "harness.h"
 
@@ -78,6 +80,39 @@ static void corrupt_files(const char *path, const char *kind)
     unlink(bad);
     free(b);
     free(c);
+}
+
+/* ---- the one run interface (dpc_run_ops) --------------------------------------------------- */
+
+/* Drives a (a fresh run) K steps through its ops table, saves it and restores the state into b (a
+ * fresh run of the same configuration) through b's, finishes b: its parameters are want (P values)
+ * bit for bit, the step after the last is refused, and the counts are the table's. */
+static void ops_resume(const char *what, dpc_run a, dpc_run b, size_t K, const dpc_rng *rng,
+                       const double *want, size_t P, void *info)
+{
+    dpc_error err = {0};
+    size_t total = a.ops->steps_total(a.self);
+    CHECK(a.ops->steps_done(a.self) == 0 && total > K && b.ops == a.ops,
+          "%s: a fresh run of %zu steps", what, total);
+    while (a.ops->steps_done(a.self) < K) CHECK_OK(a.ops->step(a.self, info, &err), &err);
+    dpc_ckpt *ck = NULL;
+    if (a.ops->own_file) {
+        CHECK_OK(a.ops->save(a.self, NULL, g_path, &err), &err);
+        CHECK_OK(b.ops->restore(b.self, NULL, g_path, &err), &err);
+    } else {
+        CHECK_OK(dpc_ckpt_new(&ck, a.ops->kind, rng, &err), &err);
+        CHECK_OK(a.ops->save(a.self, ck, NULL, &err), &err);
+        CHECK_OK(b.ops->restore(b.self, ck, NULL, &err), &err);
+        CHECK(dpc_ckpt_step(ck) == K, "%s: the container holds step %zu", what, dpc_ckpt_step(ck));
+    }
+    CHECK(b.ops->steps_done(b.self) == K, "%s: restored at step %zu", what, K);
+    while (b.ops->steps_done(b.self) < total) CHECK_OK(b.ops->step(b.self, info, &err), &err);
+    size_t n = 0;
+    const double *w = b.ops->params(b.self, &n);
+    CHECK(n == P && w && !memcmp(w, want, P * sizeof *w),
+          "%s: through the ops table, resumed = uninterrupted, bit for bit", what);
+    CHECK(b.ops->step(b.self, info, &err) == DPC_E_RANGE, "%s: no step after the last", what);
+    dpc_ckpt_free(ck);
 }
 
 /* ---- projected DP-lambda-CGD --------------------------------------------------------------- */
@@ -174,6 +209,25 @@ static void test_lcgd(dpc_noise_form form)
     CHECK(dpc_params_hash(dpc_kan_lcgd_params(full), P) == dpc_params_hash(dpc_kan_lcgd_params(b), P) &&
               memcmp(&r1, &r2, sizeof r1) == 0 && r1.evaluated > 0,
           "lcgd (%s): resumed = uninterrupted, bit for bit", dpc_noise_form_name(form));
+    {
+        dpc_kan_lcgd *oa = lcgd_make(&c, P, &rng), *ob = lcgd_make(&c, P, &rng);
+        dpc_ledger led;
+        memset(&led, 0, sizeof led);
+        dpc_kan_lcgd_runner ra = {oa, quad_grad, quad_eval, &P, 3, &led}, rb = ra;
+        rb.run = ob;
+        dpc_kan_lcgd_run_info info;
+        dpc_run ops = dpc_kan_lcgd_run_ops(&ra);
+        CHECK(ops.ops->ledger(ops.self) == &led && !strcmp(ops.ops->kind, DPC_KAN_LCGD_KIND) &&
+                  ops.ops->steps_total(ops.self) == T - 1,
+              "lcgd ops: kind, ledger and T - 1 updates");
+        CHECK_OK(ops.ops->step(ops.self, &info, &err), &err);
+        CHECK(ops.ops->steps_done(ops.self) == 0 && dpc_kan_lcgd_visited(oa) == 1 &&
+                  !isnan(info.train_loss),
+              "lcgd ops: the first step visits W_0 (evaluated) and makes no update");
+        ops_resume("lcgd ops", ops, dpc_kan_lcgd_run_ops(&rb), K - 1, &rng, dpc_kan_lcgd_params(full),
+                   P, &info);
+        dpc_kan_lcgd_free(oa), dpc_kan_lcgd_free(ob);
+    }
     /* a changed option is named; a changed generator too */
     c.eta = 0.25;
     dpc_kan_lcgd *e = lcgd_make(&c, P, &rng);
@@ -290,8 +344,21 @@ static void test_linreg(void)
     CHECK_OK(dpc_linreg_average(full, w1, &err), &err);
     CHECK_OK(dpc_linreg_average(b, w2, &err), &err);
     CHECK(memcmp(w1, w2, sizeof w1) == 0 &&
-              dpc_params_hash(dpc_linreg_iterate(full), d) == dpc_params_hash(dpc_linreg_iterate(b), d),
+              dpc_params_hash(dpc_linreg_params(full), d) == dpc_params_hash(dpc_linreg_params(b), d),
           "linreg: resumed = uninterrupted, bit for bit");
+    {
+        dpc_linreg *oa = linreg_make(ds, 2, &rng), *ob = linreg_make(ds, 2, &rng);
+        dpc_run ops = dpc_linreg_run_ops(oa);
+        CHECK(ops.ops->ledger(ops.self) == &dpc_linreg_plan_get(oa)->ledger &&
+                  dpc_linreg_ledger(oa) == ops.ops->ledger(ops.self) &&
+                  !strcmp(ops.ops->kind, "dp-ambssgd") && dpc_linreg_steps_total(oa) == 20,
+              "linreg ops: kind, the plan's ledger, T");
+        dpc_linreg_step_info info;
+        ops_resume("linreg ops", ops, dpc_linreg_run_ops(ob), 13, &rng, dpc_linreg_params(full), d,
+                   &info);
+        CHECK(info.step == 19, "linreg ops: the step record filled (step %zu)", info.step);
+        dpc_linreg_free(oa), dpc_linreg_free(ob);
+    }
     dpc_linreg *e = linreg_make(ds, 3, &rng); /* another epsilon */
     dpc_ckpt *ce = linreg_ckpt(e, &rng);
     CHECK(dpc_ckpt_match(rd, ce, &err) == DPC_E_STATE && !strcmp(err.field, "epsilon"),
@@ -385,6 +452,17 @@ static void test_srgd(void)
     CHECK(dpc_params_hash(dpc_srgd_output(full), P) == dpc_params_hash(dpc_srgd_output(b), P) &&
               dpc_params_hash(dpc_srgd_z(full), P) == dpc_params_hash(dpc_srgd_z(b), P),
           "srgd: resumed = uninterrupted, bit for bit");
+    {
+        dpc_srgd *oa = srgd_make(&x, 1, &rng), *ob = srgd_make(&x, 1, &rng);
+        dpc_run ops = dpc_srgd_run_ops(oa);
+        CHECK(ops.ops->ledger(ops.self) == dpc_srgd_ledger(oa) &&
+                  !strcmp(ops.ops->kind, DPC_SRGD_KIND) && dpc_srgd_steps_total(oa) == 16,
+              "srgd ops: kind, ledger, T");
+        dpc_srgd_step_info info;
+        ops_resume("srgd ops", ops, dpc_srgd_run_ops(ob), 7, &rng, dpc_srgd_output(full), P, &info);
+        CHECK(info.step == 15, "srgd ops: the step record filled (step %zu)", info.step);
+        dpc_srgd_free(oa), dpc_srgd_free(ob);
+    }
     dpc_srgd *e = srgd_make(&x, 0.5, &rng);
     dpc_ckpt *ce = srgd_ckpt(e, &rng);
     CHECK(dpc_ckpt_match(rd, ce, &err) == DPC_E_STATE && !strcmp(err.field, "clip"),
@@ -424,6 +502,23 @@ static void test_dpftrl_file(void)
     dpc_rng back;
     CHECK_OK(dpc_checkpoint_read_rng(g_path, &back, &err), &err);
     CHECK(back.seed == 1 && back.mode == DPC_RNG_SEEDED, "its generator reads back");
+    /* the trainer through the ops table: its own file */
+    dpc_trainer *full = NULL, *a = NULL, *b = NULL;
+    CHECK_OK(dpc_trainer_new(&full, m, ds, NULL, &c, &rng, &err), &err);
+    CHECK_OK(dpc_trainer_new(&a, m, ds, NULL, &c, &rng, &err), &err);
+    CHECK_OK(dpc_trainer_new(&b, m, ds, NULL, &c, &rng, &err), &err);
+    if (full && a && b) {
+        while (dpc_trainer_steps_done(full) < dpc_trainer_steps_total(full))
+            CHECK_OK(dpc_trainer_step(full, NULL, &err), &err);
+        dpc_run ops = dpc_trainer_run_ops(a);
+        CHECK(ops.ops->own_file && !strcmp(ops.ops->kind, "dp-ftrl") &&
+                  ops.ops->ledger(ops.self) == dpc_trainer_ledger(a),
+              "dp-ftrl ops: its own file, kind, ledger");
+        dpc_step_info info;
+        ops_resume("dp-ftrl ops", ops, dpc_trainer_run_ops(b), 4, &rng, dpc_trainer_params(full),
+                   dpc_model_num_params(m), &info);
+    }
+    dpc_trainer_free(full), dpc_trainer_free(a), dpc_trainer_free(b);
     dpc_trainer_free(tr);
     dpc_model_free(m);
     dpc_dataset_free(ds);

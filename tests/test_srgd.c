@@ -256,8 +256,8 @@ static void test_o1_tree(void)
         dpc_srgd *s = NULL;
         CHECK_OK(dpc_srgd_new(&s, m, ds, &c, &rng, &err), &err);
         if (!s) break;
-        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_plan_get(s);
+        const dpc_ledger *G = dpc_srgd_ledger(s);
         sigma = L->sigma;
         mu = L->mu;
         /* node std (C/B) sqrt(1 + ceil(log2 16)) / mu; the tree has 5 levels for T = 16 */
@@ -371,7 +371,7 @@ static void test_o1f_exact_prefix(void)
     CHECK_OK(dpc_srgd_new(&s, m, ds, &c, &rng, &err), &err);
     CHECK_OK(dpc_srgd_new(&s2, m, ds, &c, &rng, &err), &err);
     if (!s || !s2) return;
-    CHECK(!dpc_srgd_get_plan(s)->private_run && dpc_srgd_get_plan(s)->sigma == 0,
+    CHECK(!dpc_srgd_plan_get(s)->private_run && dpc_srgd_plan_get(s)->sigma == 0,
           "non-private ledger");
     double x[6], xp[6] = {0}, d[6], sum[6] = {0};
     for (size_t t = 0; t < 20; t++) {
@@ -437,7 +437,7 @@ static void test_o7_accounting(void)
             while (dpc_srgd_step(s, &info, &err) == DPC_OK) rounds++;
             CHECK(rounds == c.steps, "exactly T rounds (%zu)", rounds);
             size_t want = var == DPC_SRGD_ACCEL_SGD ? 6 * 167 : 2 * 6 * 167 - 167;
-            CHECK(info.grad_evals == want && dpc_srgd_get_plan(s)->grad_evals_planned == want,
+            CHECK(info.grad_evals == want && dpc_srgd_plan_get(s)->grad_evals_planned == want,
                   "O7 variant %d: %zu gradient evaluations, want 2n - B = %zu", var,
                   info.grad_evals, want);
             free(seen);
@@ -569,8 +569,8 @@ static void test_determinism_and_ledger(void)
         if (!s) return;
         CHECK_OK(dpc_srgd_run(s, NULL, &err), &err);
         memcpy(out[k], dpc_srgd_output(s), sizeof out[k]);
-        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_plan_get(s);
+        const dpc_ledger *G = dpc_srgd_ledger(s);
         CHECK(G->rng_mode == DPC_RNG_SEEDED && G->seed == (k == 2 ? 6u : 5u), "seed recorded");
         CHECK(strstr(G->mechanism, "tree") != NULL, "mechanism '%s'", G->mechanism);
         CHECK(L->steps == 8 && L->batch == 512 && L->n_used == 4096, "ledger shape");
@@ -590,8 +590,8 @@ static void test_determinism_and_ledger(void)
     dpc_srgd *s = NULL;
     CHECK_OK(dpc_srgd_new(&s, m, dpc_srgd_problem_data(pr), &c, &rng, &err), &err);
     if (s) {
-        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_plan_get(s);
+        const dpc_ledger *G = dpc_srgd_ledger(s);
         CHECK_NEAR_REL(L->sigma, c.clip / 512.0 / L->mu, 1e-14, "independent sigma");
         CHECK(L->sens_formula == 1 && L->sens_mechanism == 1, "identity sensitivity 1");
         CHECK_NEAR_REL(L->mu_effective, L->mu, 1e-12, "mu effective = mu");
@@ -605,8 +605,8 @@ static void test_determinism_and_ledger(void)
     base_cfg(&c, 12, 10, 0.5);
     CHECK_OK(dpc_srgd_new(&s, m3, ds, &c, &rng, &err), &err);
     if (s) {
-        const dpc_srgd_plan *L = dpc_srgd_get_plan(s);
-        const dpc_ledger *G = dpc_srgd_get_ledger(s);
+        const dpc_srgd_plan *L = dpc_srgd_plan_get(s);
+        const dpc_ledger *G = dpc_srgd_ledger(s);
         CHECK_NEAR_REL(L->sens_formula, sqrt(5.0), 1e-14, "formula levels at T = 12");
         CHECK_NEAR_REL(L->sens_mechanism, 2.0, 1e-12, "the core's tree: 4 levels");
         CHECK(L->mu_effective < L->mu && L->delta_achieved < c.delta, "conservative");
@@ -674,6 +674,56 @@ static void test_hooks(void)
     dpc_srgd_problem_free(ho);
 }
 
+/* The constants of the losses on data with a public row-norm bound, the problem defaults and the
+ * beta-ratio privacy level, against their formulas (what train --algo dp-srgd and repro srgd
+ * used to compute themselves). */
+static void test_library_defaults(void)
+{
+    dpc_error err = {0};
+    dpc_model_config mc;
+    CHECK_OK(dpc_model_parse(&mc, "logistic", 4, 2, &err), &err);
+    double L = 0, M = 0;
+    CHECK_OK(dpc_srgd_data_constants(&mc, 2.0, 2.0, 0, &L, &M, &err), &err);
+    double b = mc.bias ? 5.0 : 4.0;
+    CHECK(L == sqrt(b) && M == b / 4.0, "logistic: L = sqrt(X^2 + 1) = %g, M = %g", L, M);
+    L = 7, M = 0;
+    CHECK_OK(dpc_srgd_data_constants(&mc, 2.0, 2.0, 0, &L, &M, &err), &err);
+    CHECK(L == 7 && M == b / 4.0, "a given L is kept");
+    CHECK_OK(dpc_model_parse(&mc, "linear", 4, 0, &err), &err);
+    L = M = 0;
+    CHECK(dpc_srgd_data_constants(&mc, 2.0, 2.0, 0, &L, &M, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "y_bound"),
+          "linear without a label bound refused: %s", err.msg);
+    CHECK_OK(dpc_srgd_data_constants(&mc, 2.0, 3.0, 0.5, &L, &M, &err), &err);
+    b = mc.bias ? 5.0 : 4.0;
+    CHECK(L == sqrt(b) * (sqrt(b) * 3.0 + 0.5) && M == b, "linear: L %g, M %g", L, M);
+    L = M = 0;
+    CHECK(dpc_srgd_data_constants(&mc, 0, 3.0, 0.5, &L, &M, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "x_norm_bound"),
+          "no row-norm bound refused: %s", err.msg);
+    CHECK_OK(dpc_model_parse(&mc, "mlp:4", 4, 2, &err), &err);
+    CHECK(dpc_srgd_data_constants(&mc, 1.0, 3.0, 0.5, &L, &M, &err) == DPC_E_UNSUPPORTED &&
+              !strcmp(err.field, "model"),
+          "other kinds: unsupported: %s", err.msg);
+    dpc_srgd_problem_config pc;
+    dpc_srgd_problem_config_init(&pc);
+    CHECK(pc.n == 65536 && pc.p == 32, "problem defaults n = 65536, p = 32");
+    /* n = 65536: T = 16, lev = 5: mu = sqrt(5 p / n) / k */
+    double mu = dpc_srgd_mu_at_beta_ratio(65536, 32, 1.0, 4.0);
+    CHECK(fabs(mu - sqrt(5.0 * 32 / 65536) / 4.0) < 1e-15, "mu at ratio 4: %g", mu);
+    dpc_srgd_config c;
+    dpc_srgd_config_init(&c);
+    c.L = 1, c.M = 0.25, c.R = 2, c.delta = 1e-6;
+    CHECK_OK(dpc_srgd_mu(1.0, 1e-6, DPC_CALIBRATION_ACCOUNTANT, &mu, &err), &err);
+    double eps = NAN;
+    CHECK_OK(dpc_gdp_epsilon(dpc_srgd_mu_at_beta_ratio(65536, 32, 1.0, 4.0), 1e-6, &eps, &err), &err);
+    c.epsilon = eps;
+    CHECK_OK(dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 1.0, 0, 65536, 32, &err), &err);
+    double beta0 = fmax(c.M, c.L / c.R);
+    CHECK(fabs(c.beta / beta0 - 4.0) < 1e-6, "the preset's beta at that epsilon is 4 x the "
+                                             "non-private one (%g)", c.beta / beta0);
+}
+
 int main(void)
 {
     test_o2_calibration();
@@ -685,5 +735,6 @@ int main(void)
     test_o8_zero_out();
     test_determinism_and_ledger();
     test_hooks();
+    test_library_defaults();
     return TEST_SUMMARY();
 }

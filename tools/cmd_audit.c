@@ -293,7 +293,7 @@ static int dry_run(audit_opts *o, opt_set *s, const train_result *tr, const dpc_
     dpc_error err = {0};
     if (dpc_audit_resolve(&o->ac, &o->t.cfg, model, o->t.fr.train, &o->t.fr.rng, &c, &examples,
                           &err) ||
-        train_check_precision(&c, model, &err))
+        dpc_model_precision_check(model, c.precision, &err))
         return opt_fail_lib(s, &err);
     train_dry_print(&o->t, tr, &c);
     opt_dry_str("canary", dpc_audit_canary_name(o->ac.canary));

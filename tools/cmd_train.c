@@ -41,24 +41,15 @@ const opt_spec TR_FEATURE_CACHE = {
             "~/.cache/dpcorr; none: no cache)",
     .example = "! --data fashion-mnist:limit=100,test-limit=100 --model softmax --epsilon 1 "
                "--batch 20 --features scatter:J=1,L=2 --feature-cache none"};
-const opt_spec TR_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--noise-multiplier",
-    .help = "target epsilon: the noise is calibrated for the exact mechanism, sampler and "
-            "participation pattern (required, or --noise-multiplier)",
-    .example = "--epsilon 2"};
-const opt_spec TR_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .help = "target delta in (0,1), below 1/N (default: the largest power of ten <= 1/(10 N), at most 1e-5)", .example = "--delta 1e-4"};
-const opt_spec TR_NOISE = {
-    .name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "noise_multiplier",
-    .help = "use this noise multiplier (noise std per row of Z = Z x clip x the column norm of "
-            "C; DP-SGD: the per-step multiplier) instead of calibrating; the run reports the "
-            "epsilon it spends",
-    .example = "! --data synthetic:logistic,n=600,d=1000 --model logistic --batch 20 "
-               "--noise-multiplier 1.5"};
+const opt_spec TR_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
+const opt_spec TR_DELTA =
+    FR_DELTA_OPT(PRIV, "the largest power of ten <= 1/(10 N), at most 1e-5; below 1/N", NULL,
+                 "--delta 1e-4");
+const opt_spec TR_NOISE = FR_NOISE_OPT(
+    PRIV, OPT_LO_OPEN,
+    "noise std per row of Z = Z x clip x the column norm of C; DP-SGD: the per-step multiplier",
+    "! --data synthetic:logistic,n=600,d=1000 --model logistic --batch 20 "
+    "--noise-multiplier 1.5");
 const opt_spec TR_LARGE_DELTA = {
     .name = "--allow-large-delta", .type = OPT_FLAG, .section = PRIV, .param = "allow_large_delta",
     .help = "accept delta >= 1/N (a mechanism may then publish a record outright)",
@@ -206,10 +197,6 @@ static int read_opts(train_opts *o, opt_set *s)
     int rc = train_read_run(o, s);
     if (rc) return rc;
     frame_read_ckpt(&o->fr, s);
-    o->checkpoint = o->fr.checkpoint;
-    o->checkpoint_every = o->fr.checkpoint_every;
-    o->resume = o->fr.resume;
-    o->stop_after = o->fr.stop_after;
     if ((rc = opt_finish(s))) return rc;
     if (!o->model) return opt_fail_at(s, &TR_MODEL, "required (e.g. softmax, mlp:256)");
     if (o->cfg.epsilon == 0 && o->cfg.noise_multiplier == 0)

@@ -10,12 +10,47 @@
 #include "plot.h"
 #include "dpcorr/train.h"
 
+#include <math.h>
+#include <stddef.h>
+
 extern const opt_spec FR_DATA, FR_SEED, FR_SECURE, FR_REPORT, FR_PLOT, FR_LABEL, FR_QUIET;
 /* The common entries of a trainer's table. */
 #define FRAME_OPTS &FR_DATA, &FR_SEED, &FR_SECURE, &FR_REPORT, &FR_PLOT, &FR_LABEL, &FR_QUIET
 /* Checkpoints and interruption (frame_ckpt.c): every trainer of `train` lists them. */
 extern const opt_spec FR_CHECKPOINT, FR_CHECKPOINT_EVERY, FR_RESUME, FR_STOP_AFTER;
 #define FRAME_CKPT_OPTS &FR_CHECKPOINT, &FR_CHECKPOINT_EVERY, &FR_RESUME, &FR_STOP_AFTER
+
+/* The privacy options of every trainer of `train` (and `audit`), defined once here: name, value
+ * type and range, the library parameter, the conflicts and the help. A trainer's table
+ * instantiates them with what is its own: the help section (its neighbouring relation), the
+ * alternative to --epsilon (--noise-multiplier, or --nonprivate for dp-srgd), its default delta
+ * as its library _init sets it (compared by tests/test_help_defaults.c), what the noise multiplier
+ * scales in its algorithm, its calibration rules, and examples valid in its minimal invocation.
+ * A noise multiplier of 0 (a non-private run) is a value only lcgd-projected accepts: the others
+ * use FR_NOISE_OPT with OPT_LO_OPEN. */
+#define FR_EPSILON_OPT(sec, alt, ex)                                                              \
+    {.name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,            \
+     .flags = OPT_LO_OPEN, .section = sec, .param = "epsilon",                                   \
+     .conflicts = "--noise-multiplier --nonprivate",                                             \
+     .help = "target epsilon: the noise is calibrated by the accountant for this run "           \
+             "(required, or " alt ")",                                                           \
+     .example = ex}
+#define FR_DELTA_OPT(sec, dflt, when_, ex)                                                        \
+    {.name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,                     \
+     .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = sec, .param = "delta", .when = when_,        \
+     .help = "target delta in (0,1) (default " dflt ")", .example = ex}
+#define FR_NOISE_OPT(sec, lo_flags, scales, ex)                                                   \
+    {.name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,   \
+     .flags = lo_flags, .section = sec, .param = "noise_multiplier",                             \
+     .help = "use this noise multiplier instead of calibrating (" scales "); the run reports "    \
+             "the epsilon it spends",                                                            \
+     .example = ex}
+#define FR_CALIBRATION_OPT(sec, when_, rules, ex)                                                 \
+    {.name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",  \
+     .section = sec, .param = "calibration", .when = when_,                                      \
+     .help = "accountant (default): " rules "; the reported epsilon is always the "              \
+             "accountant's",                                                                     \
+     .example = ex}
 
 typedef struct run_frame {
     const opt_spec *data_opt;   /* the trainer's --data entry (frame_init: &FR_DATA) */
@@ -101,5 +136,54 @@ int frame_ckpt_fail(const opt_set *s, const dpc_error *err);
 int frame_ckpt_due(const run_frame *f, size_t t, size_t total);
 /* After t steps: stop (--stop-after) as if killed (prints a note unless quiet)? */
 int frame_stop_due(const run_frame *f, size_t t);
+
+/* ---- the one run loop of every trainer of `train` (frame_run.c) ----------------------------
+ *
+ * Every trainer (dp-ftrl, dp-ambssgd, dp-ssgd, dp-srgd, lcgd-projected) is a dpc_run
+ * (dpcorr/train.h: the library's ops table) stepped by frame_run: after each step the command's
+ * on_step (progress, telemetry, per-epoch records), then a checkpoint when due (--checkpoint-every
+ * K, the end of the run, or the command's own points), then --stop-after. Checkpoints of container
+ * trainers (ops->own_file 0) are the frame's items (frame_ckpt_new), the command's items, the
+ * trainer's _save and the command's sections; dp-ftrl's (own_file 1) are the trainer's own file. */
+typedef struct frame_loop {
+    dpc_run run;          /* the trainer (dpc_*_run_ops) */
+    void *info;           /* the trainer's step record, filled by each step (ops->step) */
+    const char *unit;     /* "step", "round", "iterate": messages ("resumed at round 3") */
+    void *ctx;            /* the command's, passed to the hooks */
+    /* After each step (t = steps done; info filled): 0, or an exit code (message printed). */
+    int (*on_step)(void *ctx, const void *info, size_t t);
+    /* Checkpoint points beyond --checkpoint-every and the end (dp-ftrl: each epoch); NULL: none. */
+    int (*ckpt_due)(void *ctx, size_t t);
+    /* Container trainers: the command's items (before the trainer's state) and sections (after
+     * it); ckpt_get reads its sections back on --resume (0, or an exit code, message printed). */
+    void (*ckpt_items)(void *ctx, dpc_ckpt *ck);
+    dpc_status (*ckpt_put)(void *ctx, dpc_ckpt *ck, dpc_error *err);
+    int (*ckpt_get)(void *ctx, const dpc_ckpt *ck);
+    double step_s;        /* out: seconds spent in ops->step */
+} frame_loop;
+
+#define FRAME_STOPPED (-1) /* frame_run: stopped by --stop-after */
+
+/* --resume F into the trainer (and the command's sections): a changed option is named by its
+ * flag, a bad file by --resume; "resumed at UNIT T" on stderr unless quiet (unit NULL: not
+ * printed). 0, or the exit code. */
+int frame_resume(const run_frame *f, opt_set *s, frame_loop *L);
+/* The remaining steps, with checkpoints: 0, FRAME_STOPPED, or an exit code (message printed). */
+int frame_run(const run_frame *f, frame_loop *L);
+
+/* Per-step telemetry saved in checkpoints by field name: a table of the fields of a record
+ * struct (doubles and counts), packed field after field for each record. */
+typedef struct frame_field {
+    const char *name;
+    size_t offset;
+    int count;            /* 1: size_t, 0: double */
+} frame_field;
+#define FRAME_DBL(T, m) {#m, offsetof(T, m), 0}
+#define FRAME_CNT(T, m) {#m, offsetof(T, m), 1}
+/* v (nf * n) <- the fields of n records of `size` bytes at recs, and back. */
+void frame_pack(const frame_field *fl, size_t nf, const void *recs, size_t size, size_t n,
+                double *v);
+void frame_unpack(const frame_field *fl, size_t nf, const double *v, size_t size, size_t n,
+                  void *recs);
 
 #endif

@@ -132,10 +132,16 @@ static int run_ssp(const dpc_dataset *ds, double sigma, const dpc_rng *rng, uint
                    rres *out)
 {
     dpc_error err = {0};
-    double L = log((double)ds->n), w[64];
-    dpc_linreg_ssp_opts so = {1.0, 1e-5, sqrt((double)ds->d) * sqrt(L),
-                              sqrt(8.0 / 3.0) * sqrt(1 + sigma * sigma) * sqrt(L), stream};
-    if (dpc_linreg_ssp(ds, &so, rng, w, NULL, &err)) {
+    double w[64];
+    /* the note's default bounds for the run's prior (as run_algo's): R_x = sqrt(Tr H),
+     * ||w*||_H = 1, the true sigma */
+    dpc_linreg_prior pr;
+    dpc_linreg_prior_init(&pr);
+    pr.sigma_bound = sigma;
+    dpc_linreg_ssp_opts so = {1.0, 1e-5, 0, 0, stream};
+    dpc_status st = dpc_linreg_prior_from_spectrum(&pr, ds->cov_diag, ds->d, &err);
+    if (!st) dpc_linreg_ssp_bounds(&so, &pr, ds->n);
+    if (st || dpc_linreg_ssp(ds, &so, rng, w, NULL, &err)) {
         fprintf(stderr, "dpcorr repro ambssgd: ssp: %s\n", err.msg);
         return 1;
     }

@@ -55,16 +55,13 @@ static const plan QUICK = {3, 6, 8, {8, 10, 13, 16, 20}, 5, 32, 0.25, 262144, 16
 static const plan SMOKE = {1, 2, 2, {4, 5, 6}, 3, 8, 0.5, 4096, 4, {8, 16}, 2, 8, KS, 3, 1, 4096,
                            {1, 2}, 2, 1, 0.5, {1.0}, 1, {1}, 1, 64, {1296}, 1};
 
-/* the epsilon at which the practical beta is k times its non-private value:
- * mu(eps) = sqrt((1 + ceil(log2 T)) p / n) / k (include/dpcorr/papers/srgd.h) */
+/* the epsilon at which the practical beta (c = 1) is k times its non-private value
+ * (dpc_srgd_mu_at_beta_ratio) */
 static double eps_for_k(size_t n, size_t p, double k)
 {
-    size_t T = (size_t)ceil(pow((double)n, 0.25) - 1e-9);
-    unsigned lev = 1;
-    while (((size_t)1 << (lev - 1)) < T) lev++;
-    double mu = sqrt((double)lev * (double)p / (double)n) / k, eps = NAN;
+    double eps = NAN;
     dpc_error err = {0};
-    if (dpc_gdp_epsilon(mu, 1e-6, &eps, &err)) return NAN;
+    if (dpc_gdp_epsilon(dpc_srgd_mu_at_beta_ratio(n, p, 1.0, k), 1e-6, &eps, &err)) return NAN;
     return eps;
 }
 

@@ -32,28 +32,17 @@ static const opt_spec K_MODEL = {
             "into the unit ball if needed), or any model spec (kan:64[:grid=G][:range=LO,HI], "
             "mlp:256, ...) (required)",
     .example = "--model kan2:6"};
-static const opt_spec K_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--noise-multiplier",
-    .help = "target epsilon (required, or --noise-multiplier)", .example = "--epsilon 2"};
-static const opt_spec K_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .help = "target delta (default 1e-5)", .example = "--delta 1e-4"};
-static const opt_spec K_CALIBRATION = {
-    .name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",
-    .section = PRIV, .param = "calibration", .when = "--epsilon",
-    .help = "accountant (default): exact binomial participation tail + exact sensitivity + exact "
-            "Gaussian; paper: Thm. D.9 at lambda = 0, Thm. F.12 at lambda > 0 (conditions "
-            "checked); the reported epsilon is always the accountant's",
-    .example = "--epsilon 0.9 --iterates 400 --calibration paper"};
-static const opt_spec K_NOISE = {
-    .name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .section = PRIV, .param = "noise_multiplier",
-    .help = "use this noise multiplier (noise std per row of Z = Z clip colnorm(C); the paper's "
-            "kappa = Z colnorm; 0: non-private)",
-    .example = "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
-               "--noise-multiplier 3"};
+static const opt_spec K_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
+static const opt_spec K_DELTA = FR_DELTA_OPT(PRIV, "1e-5", NULL, "--delta 1e-4");
+static const opt_spec K_CALIBRATION = FR_CALIBRATION_OPT(
+    PRIV, "--epsilon",
+    "exact binomial participation tail + exact sensitivity + exact Gaussian; paper: Thm. D.9 at "
+    "lambda = 0, Thm. F.12 at lambda > 0 (conditions checked)",
+    "--epsilon 0.9 --iterates 400 --calibration paper");
+static const opt_spec K_NOISE = FR_NOISE_OPT(
+    PRIV, 0, "noise std per row of Z = Z clip colnorm(C); the paper's kappa = Z colnorm; 0: non-private",
+    "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
+    "--noise-multiplier 3");
 static const opt_spec K_LAMBDA = {
     .name = "--lambda", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_HI_OPEN,
     .section = OPTIM, .param = "lambda", .help = "noise correlation in [0, 1) (default 0.5)",
@@ -151,26 +140,28 @@ typedef struct kopts {
 } kopts;
 
 /* The options that apply to the model chosen (kan2: the theory constants; others: the chunk). */
-static void read_model_opts(kopts *o, opt_set *s)
+static void read_model_opts(kopts *o, opt_set *s, const dpc_kan_run_config *d)
 {
     o->lr_theory = opt_word(s, &K_LR, 0) == 1;
-    o->lr = opt_dbl(s, &K_LR, 0.5);
+    o->lr = opt_dbl(s, &K_LR, d->lr);
     o->clip_theory = opt_word(s, &K_CLIP, 0) == 1;
-    o->clip = opt_dbl(s, &K_CLIP, 1.0);
+    o->clip = opt_dbl(s, &K_CLIP, d->clip);
     o->radius_theory = opt_word(s, &K_RADIUS, 0) == 1;
-    o->radius = opt_dbl(s, &K_RADIUS, INFINITY);
-    if (o->radius_theory) o->C_R = opt_dbl(s, &K_C_R, 2.0);
+    o->radius = opt_dbl(s, &K_RADIUS, d->radius);
+    if (o->radius_theory) o->C_R = opt_dbl(s, &K_C_R, d->C_R);
     if (o->is_kan2) {
-        o->margin_iters = opt_size(s, &K_MARGIN_ITERS, 20000);
-        o->conf_delta = opt_dbl(s, &K_CONF_DELTA, 0.01);
+        o->margin_iters = opt_size(s, &K_MARGIN_ITERS, d->margin_iters);
+        o->conf_delta = opt_dbl(s, &K_CONF_DELTA, d->conf_delta);
     } else {
-        o->chunk = opt_size(s, &K_CHUNK, 32);
+        o->chunk = opt_size(s, &K_CHUNK, d->chunk);
     }
 }
 
 static int read_opts(kopts *o, opt_set *s)
 {
     memset(o, 0, sizeof *o);
+    dpc_kan_run_config d; /* the library's defaults */
+    dpc_kan_run_config_init(&d);
     frame_init(&o->fr);
     o->fr.data_opt = &K_DATA;
     opt_use(s, &K_ALGO);
@@ -179,19 +170,20 @@ static int read_opts(kopts *o, opt_set *s)
     o->model = opt_str(s, &K_MODEL, NULL);
     o->is_kan2 = o->model && !strncmp(o->model, "kan2:", 5);
     dpc_kan_privacy *pv = &o->pv;
-    pv->epsilon = opt_dbl(s, &K_EPSILON, 0);
-    pv->delta = opt_dbl(s, &K_DELTA, 1e-5);
+    *pv = d.privacy;
+    pv->epsilon = opt_dbl(s, &K_EPSILON, pv->epsilon);
+    pv->delta = opt_dbl(s, &K_DELTA, pv->delta);
     int have_nm = opt_given(s, &K_NOISE);
-    pv->noise_multiplier = opt_dbl(s, &K_NOISE, 0);
+    pv->noise_multiplier = opt_dbl(s, &K_NOISE, pv->noise_multiplier);
     if (pv->epsilon > 0)
         pv->calibration = opt_word(s, &K_CALIBRATION, 0) ? DPC_CALIBRATION_PAPER
                                                          : DPC_CALIBRATION_ACCOUNTANT;
-    pv->lambda = opt_dbl(s, &K_LAMBDA, 0.5);
-    o->iterates = opt_size(s, &K_ITERATES, 1000);
+    pv->lambda = opt_dbl(s, &K_LAMBDA, pv->lambda);
+    o->iterates = opt_size(s, &K_ITERATES, d.iterates);
     o->epochs = opt_size(s, &K_EPOCHS, 0);
-    o->batch = opt_size(s, &K_BATCH, 100);
-    read_model_opts(o, s);
-    o->eval_every = opt_size(s, &K_EVAL_EVERY, 1);
+    o->batch = opt_size(s, &K_BATCH, d.batch);
+    read_model_opts(o, s, &d);
+    o->eval_every = opt_size(s, &K_EVAL_EVERY, d.eval_every);
     o->form = opt_word(s, &K_NOISE_FORM, 0) ? DPC_NOISE_BUFFER : DPC_NOISE_REPLAY;
     int rc = opt_finish(s);
     if (rc || (rc = frame_check(&o->fr, s, 1))) return rc;
@@ -205,40 +197,11 @@ static int read_opts(kopts *o, opt_set *s)
 
 /* ---- data and model ------------------------------------------------------------------------ */
 
-/* kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S] */
+/* kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S] (the library's grammar) */
 static int load_synth(run_frame *f, opt_set *s)
 {
-    size_t v[4] = {0, 0, 0, 0}; /* n, d, test-n, stream */
-    static const char *const keys[4] = {"n", "d", "test-n", "stream"};
-    double margin = 0.05;
-    char buf[256];
-    if (strlen(f->data) >= sizeof buf) return opt_fail_at(s, &K_DATA, "spec too long");
-    strcpy(buf, f->data + strlen("kan-synth:"));
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        char *eq = strchr(tok, '=');
-        if (!eq) return opt_fail_at(s, &K_DATA, "kan-synth: expected key=value, got '%s'", tok);
-        *eq = '\0';
-        int k = 0;
-        while (k < 4 && strcmp(tok, keys[k])) k++;
-        uint64_t u;
-        if (k < 4) {
-            if (!opt_strict_uint(eq + 1, &u) || u > ((uint64_t)1 << 32))
-                return opt_fail_at(s, &K_DATA, "kan-synth: %s: expected an integer in [0, 2^32], "
-                                               "got '%s'", tok, eq + 1);
-            v[k] = (size_t)u;
-        } else if (!strcmp(tok, "margin")) {
-            if (!opt_strict_double(eq + 1, &margin) || margin < 0)
-                return opt_fail_at(s, &K_DATA, "kan-synth: margin: expected a number >= 0, got "
-                                               "'%s'", eq + 1);
-        } else {
-            return opt_fail_at(s, &K_DATA, "kan-synth: unknown key '%s' (n, d, margin, test-n, "
-                                           "stream)", tok);
-        }
-    }
     dpc_error err = {0};
-    if (dpc_kan_synth(&f->train, &f->rng, 2 * (uint64_t)v[3], v[0], v[1], margin, NULL, &err) ||
-        (v[2] && dpc_kan_synth(&f->test, &f->rng, 2 * (uint64_t)v[3] + 1, v[2], v[1], margin,
-                               NULL, &err)))
+    if (dpc_kan_synth_spec(&f->train, &f->test, f->data, &f->rng, &err))
         return opt_fail_lib_at(s, &K_DATA, &err);
     f->owned = 1;
     return 0;
@@ -259,34 +222,6 @@ static int to_unit_ball(dpc_dataset *ds, opt_set *s, int quiet)
         st = dpc_dataset_clip_rows(ds, 1.0, &err);
     }
     return st ? opt_fail_lib_at(s, &K_DATA, &err) : 0;
-}
-
-/* kan2:M[:grid=G][:sigmoid|:tanh] */
-static int parse_kan2(const opt_set *s, const char *spec, size_t d, dpc_kan2_config *c)
-{
-    c->d = d, c->m = 0, c->grid = 5, c->act = DPC_KAN_SIGMOID;
-    char buf[128];
-    if (strlen(spec) >= sizeof buf) return opt_fail_at(s, &K_MODEL, "spec too long");
-    strcpy(buf, spec + 5);
-    char *tok = strtok(buf, ":");
-    uint64_t u;
-    if (!tok) return opt_fail_at(s, &K_MODEL, "kan2 needs a width, e.g. kan2:256");
-    if (!opt_strict_uint(tok, &u) || u < 1 || u > 1000000)
-        return opt_fail_at(s, &K_MODEL, "kan2 width '%s' is not an integer in [1, 1e6]", tok);
-    c->m = (size_t)u;
-    while ((tok = strtok(NULL, ":"))) {
-        if (!strcmp(tok, "sigmoid")) c->act = DPC_KAN_SIGMOID;
-        else if (!strcmp(tok, "tanh")) c->act = DPC_KAN_TANH;
-        else if (!strncmp(tok, "grid=", 5)) {
-            if (!opt_strict_uint(tok + 5, &u) || u < 1 || u > 256)
-                return opt_fail_at(s, &K_MODEL, "grid '%s' must be in 1..256", tok + 5);
-            c->grid = (size_t)u;
-        } else {
-            return opt_fail_at(s, &K_MODEL, "kan2 option '%s' (expected grid=G, sigmoid or tanh)",
-                               tok);
-        }
-    }
-    return 0;
 }
 
 /* The model, its initial point and (kan2) the theory constants, the margin and R*. */
@@ -341,7 +276,8 @@ static int build_model(kan_run *r, int margin_wanted)
     dpc_error err = {0};
     if (o->is_kan2) {
         dpc_kan2_config c;
-        int rc = parse_kan2(r->s, o->model, tr->d, &c);
+        dpc_error perr = {0};
+        int rc = dpc_kan2_config_parse(&c, o->model, tr->d, &perr) ? opt_fail_lib_at(r->s, &K_MODEL, &perr) : 0;
         if (rc) return rc;
         if (dpc_kan2_new(&r->k, &c, rng, 0, &err) || dpc_kan2_task_new(&r->task, r->k, tr, te, &err))
             return opt_fail_lib_at(r->s, &K_MODEL, &err);
@@ -372,7 +308,7 @@ static int prepare(kan_run *r, dpc_kan_lcgd_config *lc, int margin_wanted)
     size_t n = o->fr.train->n;
     if (o->batch > n)
         return opt_fail_at(s, &K_BATCH, "%zu is larger than the data (%zu examples)", o->batch, n);
-    r->T = o->epochs ? 1 + o->epochs * (n / o->batch) : o->iterates;
+    r->T = dpc_kan_run_iterates(o->iterates, o->epochs, o->batch, n);
     if ((rc = build_model(r, margin_wanted))) return rc;
     dpc_error err = {0};
     o->pv.n = n;
@@ -557,14 +493,16 @@ static int plot(const kan_run *r)
 
 /* ---- checkpoints --------------------------------------------------------------------------- */
 
-/* The run's checkpoint container: the options that determine its values beyond the trainer's
- * own items, the trainer's state, the training loss per iterate so far. */
-static int ckpt_build(const kan_run *r, const dpc_kan_lcgd *run, dpc_ckpt **out)
+/* frame_run's hooks: the options that determine the run's values beyond the trainer's own
+ * items, the training loss per iterate so far, and the progress line. */
+typedef struct kan_loop {
+    kan_run *r;
+    trace_ctx *tc;
+} kan_loop;
+
+static void ckpt_items(void *ctx, dpc_ckpt *ck)
 {
-    const kopts *o = r->o;
-    int rc = frame_ckpt_new(&o->fr, DPC_KAN_LCGD_KIND, out);
-    if (rc) return rc;
-    dpc_ckpt *ck = *out;
+    const kopts *o = ((const kan_loop *)ctx)->r->o;
     dpc_ckpt_item_num(ck, "epsilon", "epsilon", o->pv.epsilon);
     dpc_ckpt_item_num(ck, "delta", "delta", o->pv.delta);
     dpc_ckpt_item_str(ck, "calibration", "calibration", dpc_calibration_name(o->pv.calibration));
@@ -572,56 +510,26 @@ static int ckpt_build(const kan_run *r, const dpc_kan_lcgd *run, dpc_ckpt **out)
     dpc_ckpt_item_str(ck, "model", "model", o->model);
     dpc_ckpt_item_count(ck, "eval_every", "evaluation interval", o->eval_every);
     dpc_ckpt_item_count(ck, "chunk", "chunk", o->chunk);
-    dpc_error err = {0};
-    if (dpc_kan_lcgd_save(run, ck, &err) || dpc_ckpt_put(ck, "cli.train_loss", r->lt, r->T, &err)) {
-        fprintf(stderr, "dpcorr train: checkpoint: %s\n", err.msg);
-        return CLI_RUNTIME;
-    }
-    return 0;
 }
 
-/* --resume F: the saved run into run and r->lt (a changed option is named). */
-static int resume(kan_run *r, dpc_kan_lcgd *run)
+static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
 {
-    dpc_ckpt *mine = NULL, *saved = NULL;
-    int rc = ckpt_build(r, run, &mine);
-    if (!rc) rc = frame_ckpt_read(&r->o->fr, r->s, DPC_KAN_LCGD_KIND, mine, &saved);
-    dpc_error err = {0};
-    if (!rc && (dpc_kan_lcgd_restore(run, saved, &err) ||
-                dpc_ckpt_get(saved, "cli.train_loss", r->lt, r->T, &err)))
-        rc = frame_ckpt_fail(r->s, &err);
-    if (!rc && !r->o->fr.quiet)
-        fprintf(stderr, "resumed at iterate %zu\n", dpc_kan_lcgd_iterate(run));
-    dpc_ckpt_free(mine);
-    dpc_ckpt_free(saved);
-    return rc;
+    const kan_run *r = ((const kan_loop *)ctx)->r;
+    return dpc_ckpt_put(ck, "cli.train_loss", r->lt, r->T, err);
 }
 
-/* The remaining iterates, with checkpoints; -1 when stopped by --stop-after. */
-static int iterate(kan_run *r, dpc_kan_lcgd *run, trace_ctx *tc)
+static int ckpt_get(void *ctx, const dpc_ckpt *ck)
 {
-    const kopts *o = r->o;
+    kan_run *r = ((kan_loop *)ctx)->r;
     dpc_error err = {0};
-    while (dpc_kan_lcgd_visited(run) < r->T) {
-        dpc_kan_lcgd_step_info info;
-        double trl, tel;
-        if (dpc_kan_lcgd_advance(run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->eval_every,
-                                 &info, &trl, &tel, &err)) {
-            fprintf(stderr, "\ndpcorr train --algo lcgd-projected: %s\n", err.msg);
-            return CLI_RUNTIME;
-        }
-        trace(tc, &info, trl, tel);
-        size_t t = dpc_kan_lcgd_iterate(run);
-        if (t && frame_ckpt_due(&o->fr, t, r->T - 1)) {
-            dpc_ckpt *ck = NULL;
-            int rc = ckpt_build(r, run, &ck);
-            if (!rc) rc = frame_ckpt_write(&o->fr, ck);
-            dpc_ckpt_free(ck);
-            if (rc) return rc;
-        }
-        if (t && frame_stop_due(&o->fr, t)) return -1;
-    }
-    return 0;
+    return dpc_ckpt_get(ck, "cli.train_loss", r->lt, r->T, &err) ? frame_ckpt_fail(r->s, &err) : 0;
+}
+
+static int on_iterate(void *ctx, const void *vinfo, size_t t)
+{
+    const dpc_kan_lcgd_run_info *in = vinfo;
+    (void)t;
+    return trace(((kan_loop *)ctx)->tc, &in->step, in->train_loss, in->test_loss);
 }
 
 static void banner(const kan_run *r, const dpc_kan_lcgd_config *lc)
@@ -651,13 +559,20 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
     dpc_error err = {0};
     if (dpc_kan_lcgd_new(&run, lc, r->P, r->W0, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);
     double t0 = cli_now();
-    int rc = o->fr.resume ? resume(r, run) : 0;
-    if (!rc) rc = iterate(r, run, &tc);
+    dpc_kan_lcgd_runner b = {run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->eval_every,
+                             &r->led};
+    kan_loop kl = {r, &tc};
+    dpc_kan_lcgd_run_info info;
+    frame_loop F = {.run = dpc_kan_lcgd_run_ops(&b), .info = &info, .unit = "iterate", .ctx = &kl,
+                    .on_step = on_iterate, .ckpt_items = ckpt_items, .ckpt_put = ckpt_put,
+                    .ckpt_get = ckpt_get};
+    int rc = o->fr.resume ? frame_resume(&o->fr, r->s, &F) : 0;
+    if (!rc) rc = frame_run(&o->fr, &F);
     dpc_kan_lcgd_result res;
     dpc_kan_lcgd_result_get(run, &res);
     r->params_hash = dpc_params_hash(dpc_kan_lcgd_params(run), r->P);
     dpc_kan_lcgd_free(run);
-    if (rc) return rc < 0 ? 0 : rc;
+    if (rc) return rc == FRAME_STOPPED ? 0 : rc;
     double train_s = cli_now() - t0;
     if (!o->fr.quiet && tc.tty) fputc('\n', stderr);
     printf("avg train loss %.6f (err %.4f)  avg test loss %.6f (err %.4f)  last train loss %.6f  "

@@ -32,27 +32,17 @@ static const opt_spec L_DATA = {
     .help = "csv:PATH[,opts] | libsvm:PATH[,opts] | synthetic:linreg[,opts] (real-valued targets; "
             "doc/data.md) (required)",
     .example = "--data synthetic:linreg,n=30000,d=2,alpha=0"};
-static const opt_spec L_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--noise-multiplier",
-    .help = "target epsilon (required, or --noise-multiplier)", .example = "--epsilon 3"};
-static const opt_spec L_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .help = "target delta in (0,1) (default 1e-5)", .example = "--delta 1e-6"};
-static const opt_spec L_NOISE = {
-    .name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "noise_multiplier",
-    .help = "use this noise multiplier (the paper's alpha: gradient noise std 2 Z zeta / b) "
-            "instead of calibrating; the report gives the epsilon it spends",
-    .example = "! --data synthetic:linreg,n=20000,d=3,alpha=0 --noise-multiplier 30"};
-static const opt_spec L_CALIBRATION = {
-    .name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",
-    .section = PRIV, .param = "calibration",
-    .help = "accountant (default: dp-ambssgd the exact GDP of the run, dp-ssgd the shuffling "
-            "theorem with the exact Gaussian eps0) | paper (dp-ambssgd Thm. 3.7's "
-            "sqrt(8 ln(1/delta))/eps; dp-ssgd the classical Gaussian eps0, which needs eps0 < 1)",
-    .example = "--calibration paper"};
+static const opt_spec L_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 3");
+static const opt_spec L_DELTA = FR_DELTA_OPT(PRIV, "1e-5", NULL, "--delta 1e-6");
+static const opt_spec L_NOISE = FR_NOISE_OPT(
+    PRIV, OPT_LO_OPEN, "the paper's alpha: gradient noise std 2 Z zeta / b",
+    "! --data synthetic:linreg,n=20000,d=3,alpha=0 --noise-multiplier 30");
+static const opt_spec L_CALIBRATION = FR_CALIBRATION_OPT(
+    PRIV, NULL,
+    "dp-ambssgd the exact GDP of the run, dp-ssgd the shuffling theorem with the exact Gaussian "
+    "eps0; paper: dp-ambssgd Thm. 3.7's sqrt(8 ln(1/delta))/eps, dp-ssgd the classical Gaussian "
+    "eps0, which needs eps0 < 1",
+    "--calibration paper");
 /* the public inputs, in the order of dpc_linreg_prior's fields used below */
 static const opt_spec L_PRIOR[NPRIOR] = {
     {.name = "--h-norm", .metavar = "H", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
@@ -229,8 +219,8 @@ static void read_algorithm(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
     o->steps = opt_size(s, &L_STEPS, 0);
     o->stat_batch = opt_size(s, &L_STAT_BATCH, 0);
     o->domain = opt_dbl(s, &L_DOMAIN, 0);
-    c->k_paper = opt_word(s, &L_DPSTAT_K, 0) == 1;
     o->dpstat_k = opt_size(s, &L_DPSTAT_K, o->dpstat_k);
+    if (opt_word(s, &L_DPSTAT_K, 0) == 1) o->dpstat_k = DPC_LINREG_DPSTAT_K_PAPER;
     o->dpstat_rule = opt_word(s, &L_DPSTAT_RULE, 0) ? DPC_DPSTAT_PAPER : DPC_DPSTAT_MARGIN;
     o->dpstat_beta = opt_dbl(s, &L_DPSTAT_BETA, 0);
 }
@@ -276,34 +266,19 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
 {
     dpc_linreg_prior *p = &c->o.prior;
     dpc_error err = {0};
-    if (ds->cov_diag && ds->truth) { /* synthetic: the generator's parameters are public */
-        dpc_linreg_prior q = *p;
-        if (dpc_linreg_prior_from_spectrum(&q, ds->cov_diag, ds->d, &err))
-            return opt_fail_lib_at(s, &L_DATA, &err);
-        double val[3] = {q.h_norm, q.kappa, q.r_x};
-        for (int k = 0; k < 3; k++)
-            if (!c->given[k]) *prior_field(p, k) = val[k], c->src[k] = "synthetic generator";
-        if (!c->given[5]) {
-            double wh = 0;
-            for (size_t j = 0; j < ds->d; j++) wh += ds->cov_diag[j] * ds->truth[j] * ds->truth[j];
-            p->w_bound = sqrt(wh);
-            c->src[5] = "synthetic generator";
-        }
-        const char *nz = strstr(ds->source, "noise=");
-        if (!c->given[6] && nz) {
-            p->sigma_bound = strtod(nz + 6, NULL);
-            c->src[6] = "synthetic generator";
-        }
-    } else if (ds->x_norm_bound > 0) { /* ||x|| <= B: R_x <= B and ||H|| <= E||x||^2 <= B^2 */
-        if (!c->given[2]) p->r_x = ds->x_norm_bound, c->src[2] = "x_norm_bound";
-        if (!c->given[0]) p->h_norm = ds->x_norm_bound * ds->x_norm_bound, c->src[0] = "x_norm_bound^2";
-    }
+    unsigned keep = 0, filled = 0;
+    for (int k = 0; k < NPRIOR; k++)
+        if (c->given[k]) keep |= 1u << k;
+    if (dpc_linreg_prior_from_data(p, ds, keep, &filled, &err)) return opt_fail_lib_at(s, &L_DATA, &err);
+    int synth = ds->cov_diag && ds->truth;
+    for (int k = 0; k < NPRIOR; k++)
+        if (filled & (1u << k))
+            c->src[k] = synth ? "synthetic generator" : k == 0 ? "x_norm_bound^2" : "x_norm_bound";
     for (int k = 0; k < 3; k++)
         if (!c->given[k] && !strcmp(c->src[k], "default"))
             return opt_fail_at(s, &L_PRIOR[k], "required for this data set (public prior "
                                                "knowledge of H; no generator spectrum or "
                                                "row-norm bound is known)");
-    if (c->k_paper) c->o.dpstat_k = (size_t)ceil(200.0 * log2((double)ds->n));
     return 0;
 }
 
@@ -486,12 +461,9 @@ static dpc_status ssp_baseline(const lr_cli *c, const dpc_linreg_plan *P, double
                                dpc_error *err)
 {
     const dpc_dataset *tr = c->fr.train;
-    double L = log((double)tr->n), a = c->o.prior.a;
     dpc_linreg_ssp_opts so = {c->o.epsilon, c->o.delta, c->ssp_x, c->ssp_y, c->o.stream};
     if (so.epsilon == 0) so.epsilon = P->ledger.epsilon;
-    if (so.x_bound == 0) so.x_bound = P->prior.r_x * pow(L, a);
-    if (so.y_bound == 0)
-        so.y_bound = P->prior.k2 * hypot(P->prior.w_bound, P->prior.sigma_bound) * pow(L, a);
+    dpc_linreg_ssp_bounds(&so, &P->prior, tr->n);
     dpc_linreg_ssp_info si;
     dpc_status st = dpc_linreg_ssp(tr, &so, &c->fr.rng, w, &si, err);
     r->epsilon = st ? NAN : si.epsilon;
@@ -592,37 +564,60 @@ static void banner(const lr_cli *c, const dpc_linreg_plan *P)
                     ck[i].name, ck[i].source, ck[i].value, ck[i].required, ck[i].meaning);
 }
 
-/* The steps, logged in blocks of u->every, with checkpoints; -1 when stopped by --stop-after. */
-static int steps(const lr_cli *c, dpc_linreg *lr, lr_out *u)
-{
-    const dpc_linreg_plan *P = u->P;
-    dpc_error err = {0};
+/* frame_run's hooks: the log in blocks of u->every steps. */
+typedef struct lr_loop {
+    const lr_cli *c;
+    opt_set *s;
+    lr_out *u;
     dpc_linreg_step_info in;
-    while (dpc_linreg_steps_done(lr) < P->steps) {
-        if (dpc_linreg_step(lr, &in, &err)) {
-            fprintf(stderr, "dpcorr %s: %s\n", dpc_linreg_algo_name(P->algo), err.msg);
-            return CLI_RUNTIME;
-        }
-        u->blk[0] += (double)in.clipped, u->blk[1] += (double)in.clipped;
-        u->blk[2] += 1, u->blk[3] += in.batch_loss;
-        size_t t = in.step + 1;
-        if (t % u->every == 0 || t == P->steps) {
-            log_rec *r = &u->lg[u->nlog++];
-            *r = (log_rec){in.step, in.gamma, in.zeta, in.noise_std,
-                           u->blk[1] / (u->blk[2] * (double)P->batch), u->blk[3] / u->blk[2],
-                           in.excess_risk, in.dpstat_counts};
-            u->blk[1] = u->blk[2] = u->blk[3] = 0;
-        }
-        if (frame_ckpt_due(&c->fr, t, P->steps)) {
-            dpc_ckpt *ck = NULL;
-            int rc = lr_ckpt_build(c, lr, u, &ck);
-            if (!rc) rc = frame_ckpt_write(&c->fr, ck);
-            dpc_ckpt_free(ck);
-            if (rc) return rc;
-        }
-        if (frame_stop_due(&c->fr, t)) return -1;
+} lr_loop;
+
+static int lr_on_step(void *ctx, const void *vinfo, size_t t)
+{
+    lr_out *u = ((lr_loop *)ctx)->u;
+    const dpc_linreg_step_info *in = vinfo;
+    u->blk[0] += (double)in->clipped, u->blk[1] += (double)in->clipped;
+    u->blk[2] += 1, u->blk[3] += in->batch_loss;
+    if (t % u->every == 0 || t == u->P->steps) {
+        u->lg[u->nlog++] = (log_rec){.t = in->step,
+                                     .gamma = in->gamma,
+                                     .zeta = in->zeta,
+                                     .noise_std = in->noise_std,
+                                     .clip_fraction = u->blk[1] / (u->blk[2] * (double)u->P->batch),
+                                     .batch_loss = u->blk[3] / u->blk[2],
+                                     .excess_risk = in->excess_risk,
+                                     .counts = in->dpstat_counts};
+        u->blk[1] = u->blk[2] = u->blk[3] = 0;
     }
     return 0;
+}
+
+static void lr_items(void *ctx, dpc_ckpt *ck)
+{
+    const lr_loop *l = ctx;
+    lr_ckpt_items(l->c, l->u, ck);
+}
+static dpc_status lr_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
+{
+    const lr_loop *l = ctx;
+    return lr_ckpt_put(l->u, ck, err);
+}
+static int lr_get(void *ctx, const dpc_ckpt *ck)
+{
+    const lr_loop *l = ctx;
+    return lr_ckpt_get(l->c, l->s, l->u, ck);
+}
+
+/* --resume (when given) and the steps, with checkpoints; FRAME_STOPPED when stopped by
+ * --stop-after. */
+static int steps(const lr_cli *c, opt_set *s, dpc_linreg *lr, lr_out *u)
+{
+    lr_loop l = {.c = c, .s = s, .u = u};
+    frame_loop L = {.run = dpc_linreg_run_ops(lr), .info = &l.in, .unit = "step", .ctx = &l,
+                    .on_step = lr_on_step, .ckpt_items = lr_items, .ckpt_put = lr_put,
+                    .ckpt_get = lr_get};
+    int rc = c->fr.resume ? frame_resume(&c->fr, s, &L) : 0;
+    return rc ? rc : frame_run(&c->fr, &L);
 }
 
 static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
@@ -640,8 +635,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     u.w = calloc(c->fr.train->d, sizeof *u.w);
     dpc_error err = {0};
     int rc = !u.lg || !u.w ? opt_fail(s, "out of memory") : 0;
-    if (!rc && c->fr.resume) rc = lr_resume(c, s, lr, &u);
-    if (!rc) rc = steps(c, lr, &u);
+    if (!rc) rc = steps(c, s, lr, &u);
     if (!rc && dpc_linreg_average(lr, u.w, &err)) rc = opt_fail_lib(s, &err);
     if (!rc) {
         u.params_hash = dpc_params_hash(u.w, c->fr.train->d);
@@ -666,7 +660,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     }
     free(u.lg);
     free(u.w);
-    return rc < 0 ? 0 : rc; /* -1: stopped by --stop-after */
+    return rc == FRAME_STOPPED ? 0 : rc;
 }
 
 static int run(int argc, char **argv, dpc_linreg_algo algo)

@@ -13,7 +13,7 @@ typedef struct lr_cli {
     dpc_linreg_opts o;
     const char *src[NPRIOR]; /* where each public input came from */
     int given[NPRIOR];
-    int k_paper, baselines;
+    int baselines;
     size_t log_every;
     double ssp_x, ssp_y;
 } lr_cli;
@@ -43,9 +43,11 @@ typedef struct lr_out {
     size_t nb;
 } lr_out;
 
-/* train_linreg_ckpt.c: the run's checkpoint container (its options beyond the trainer's items,
- * the trainer's state, the log so far), and --resume F into lr and u. 0 or an exit code. */
-int lr_ckpt_build(const lr_cli *c, const dpc_linreg *lr, const lr_out *u, dpc_ckpt **out);
-int lr_resume(const lr_cli *c, opt_set *s, dpc_linreg *lr, lr_out *u);
+/* train_linreg_ckpt.c: the run's checkpoint parts around the trainer's state (frame_run's hooks):
+ * its items (options beyond the trainer's), its sections (the log so far), and --resume F's
+ * sections into u (0 or an exit code, message printed). */
+void lr_ckpt_items(const lr_cli *c, const lr_out *u, dpc_ckpt *ck);
+dpc_status lr_ckpt_put(const lr_out *u, dpc_ckpt *ck, dpc_error *err);
+int lr_ckpt_get(const lr_cli *c, opt_set *s, lr_out *u, const dpc_ckpt *ck);
 
 #endif

@@ -1,54 +1,46 @@
-/* train_linreg_ckpt.c — checkpoints of `dpcorr train --algo dp-ambssgd|dp-ssgd`: the trainer's
- * state (dpc_linreg_save) and the log so far in the container of dpcorr/train.h. */
+/* train_linreg_ckpt.c — checkpoints of `dpcorr train --algo dp-ambssgd|dp-ssgd`: the command's
+ * items and its log so far, around the trainer's state (dpc_linreg_save) in the container of
+ * dpcorr/train.h, written and read by the run frame (frame_run, frame_resume). */
 #include "train_linreg.h"
 
 #include <stdlib.h>
-#include <string.h>
 
-int lr_ckpt_build(const lr_cli *c, const dpc_linreg *lr, const lr_out *u, dpc_ckpt **out)
+/* The log records by field name (the section "cli.log": these fields, record after record). */
+static const frame_field LOG_FIELDS[] = {
+    FRAME_CNT(log_rec, t),          FRAME_DBL(log_rec, gamma),
+    FRAME_DBL(log_rec, zeta),       FRAME_DBL(log_rec, noise_std),
+    FRAME_DBL(log_rec, clip_fraction), FRAME_DBL(log_rec, batch_loss),
+    FRAME_DBL(log_rec, excess_risk), FRAME_CNT(log_rec, counts)};
+#define NLOG (sizeof LOG_FIELDS / sizeof LOG_FIELDS[0])
+
+void lr_ckpt_items(const lr_cli *c, const lr_out *u, dpc_ckpt *ck)
 {
-    int rc = frame_ckpt_new(&c->fr, dpc_linreg_algo_name(u->P->algo), out);
-    if (rc) return rc;
-    dpc_ckpt_item_num(*out, "c1", "c1", c->o.c1);
-    dpc_ckpt_item_num(*out, "dpstat_beta", "DP-STAT beta", c->o.dpstat_beta);
-    dpc_ckpt_item_count(*out, "log_every", "steps per log record", u->every);
-    double *lg = malloc((u->nlog * 8 + 1) * sizeof *lg);
-    for (size_t i = 0; lg && i < u->nlog; i++) {
-        const log_rec *r = &u->lg[i];
-        double v[8] = {(double)r->t, r->gamma, r->zeta, r->noise_std, r->clip_fraction,
-                       r->batch_loss, r->excess_risk, (double)r->counts};
-        memcpy(lg + 8 * i, v, sizeof v);
-    }
-    dpc_error err = {0};
-    if (!lg || dpc_linreg_save(lr, *out, &err) ||
-        dpc_ckpt_put(*out, "cli.block", u->blk, 4, &err) ||
-        dpc_ckpt_put(*out, "cli.log", lg, 8 * u->nlog, &err)) {
-        fprintf(stderr, "dpcorr train: checkpoint: %s\n", lg ? err.msg : "out of memory");
-        rc = CLI_RUNTIME;
-    }
-    free(lg);
-    return rc;
+    dpc_ckpt_item_num(ck, "c1", "c1", c->o.c1);
+    dpc_ckpt_item_num(ck, "dpstat_beta", "DP-STAT beta", c->o.dpstat_beta);
+    dpc_ckpt_item_count(ck, "log_every", "steps per log record", u->every);
 }
 
-/* --resume F: the saved run into lr and its log into u (a changed option is named). */
-int lr_resume(const lr_cli *c, opt_set *s, dpc_linreg *lr, lr_out *u)
+dpc_status lr_ckpt_put(const lr_out *u, dpc_ckpt *ck, dpc_error *err)
 {
-    dpc_ckpt *mine = NULL, *saved = NULL;
-    int rc = lr_ckpt_build(c, lr, u, &mine);
-    if (!rc) rc = frame_ckpt_read(&c->fr, s, dpc_linreg_algo_name(u->P->algo), mine, &saved);
+    double *lg = malloc((u->nlog * NLOG + 1) * sizeof *lg);
+    if (!lg) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
+    frame_pack(LOG_FIELDS, NLOG, u->lg, sizeof *u->lg, u->nlog, lg);
+    dpc_status st = dpc_ckpt_put(ck, "cli.block", u->blk, 4, err);
+    if (!st) st = dpc_ckpt_put(ck, "cli.log", lg, NLOG * u->nlog, err);
+    free(lg);
+    return st;
+}
+
+int lr_ckpt_get(const lr_cli *c, opt_set *s, lr_out *u, const dpc_ckpt *ck)
+{
     dpc_error err = {0};
     size_t n = 0;
-    const double *lg = saved ? dpc_ckpt_section(saved, "cli.log", &n) : NULL;
-    if (!rc && (dpc_linreg_restore(lr, saved, &err) ||
-                dpc_ckpt_get(saved, "cli.block", u->blk, 4, &err)))
-        rc = frame_ckpt_fail(s, &err);
-    if (!rc && (n % 8 || n / 8 > u->cap))
-        rc = opt_fail(s, "--resume: %s: a log of %zu values does not fit this run", c->fr.resume, n);
-    for (size_t i = 0; !rc && i < n / 8; i++, lg += 8)
-        u->lg[u->nlog++] = (log_rec){(size_t)lg[0], lg[1], lg[2], lg[3], lg[4], lg[5], lg[6],
-                                     (size_t)lg[7]};
-    if (!rc && !c->fr.quiet) fprintf(stderr, "resumed at step %zu\n", dpc_linreg_steps_done(lr));
-    dpc_ckpt_free(mine);
-    dpc_ckpt_free(saved);
-    return rc;
+    const double *lg = dpc_ckpt_section(ck, "cli.log", &n);
+    if (dpc_ckpt_get(ck, "cli.block", u->blk, 4, &err)) return frame_ckpt_fail(s, &err);
+    if (n % NLOG || n / NLOG > u->cap)
+        return opt_fail(s, "--resume: %s: a log of %zu values does not fit this run", c->fr.resume,
+                        n);
+    frame_unpack(LOG_FIELDS, NLOG, lg, sizeof *u->lg, n / NLOG, u->lg);
+    u->nlog = n / NLOG;
+    return 0;
 }

@@ -103,11 +103,7 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
 /* ---- preparation: randomness, data, model, mechanism, configuration ---------------------- */
 
 /* The generator: the checkpoint's when resuming (frame_seed checks its mode and seed). */
-static int seed_local(run_ctx *x)
-{
-    x->o->fr.resume = x->o->resume;
-    return frame_seed(&x->o->fr, x->s);
-}
+static int seed_local(run_ctx *x) { return frame_seed(&x->o->fr, x->s); }
 
 /* Under mpirun every rank must have been given rank 0's mode and seed: rank 0's generator is
  * used, so another --seed or --secure on a rank would otherwise be silently ignored. */
@@ -193,20 +189,9 @@ static int dry_run(run_ctx *x)
     dpc_train_config c;
     dpc_error err = {0};
     if (dpc_train_config_resolve(&x->o->cfg, x->o->fr.train, &c, &err) ||
-        train_check_precision(&c, x->model, &err))
+        dpc_model_precision_check(x->model, c.precision, &err))
         return opt_fail_lib(x->s, &err);
     train_dry_print(x->o, x->res, &c);
-    return 0;
-}
-
-int train_check_precision(const dpc_train_config *c, const dpc_model *model, dpc_error *err)
-{
-    if (c->precision == DPC_PRECISION_FLOAT32 && !dpc_model_has_f32(model)) {
-        /* the trainer's refusal, before any work */
-        dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
-                        "float32 is available for linear, logistic, softmax and mlp models");
-        return 1;
-    }
     return 0;
 }
 
@@ -247,10 +232,7 @@ void train_dry_print(const train_opts *o, const train_result *res, const dpc_tra
     opt_dry_uint("chunk", c->chunk);
     opt_dry_str("precision", dpc_precision_name(c->precision));
     opt_dry_str("isa", dpc_isa_name(res->isa));
-    opt_dry_str("checkpoint", o->checkpoint);
-    opt_dry_uint("checkpoint_every", o->checkpoint_every);
-    opt_dry_str("resume", o->resume);
-    opt_dry_uint("stop_after", o->stop_after);
+    frame_dry_ckpt(&o->fr);
     opt_dry_uint("ranks", mpi_run_size());
 }
 
@@ -287,13 +269,11 @@ static int start(run_ctx *x)
                                     &o->fr.rng, &err);
     x->res->setup_s = cli_now() - t0;
     if (st) return opt_fail_lib(x->s, &err);
-    if (o->resume) {
+    if (o->fr.resume) {
         /* a changed option or input is named (err.field); a bad file is --resume's */
-        if (dpc_trainer_resume(x->tr, o->resume, &err)) {
-            if (err.field[0]) opt_fail_lib(x->s, &err);
-            else opt_fail(x->s, "--resume: %s", err.msg);
-            return err.status == DPC_E_NOMEM ? CLI_RUNTIME : CLI_USAGE;
-        }
+        frame_loop L = {.run = dpc_trainer_run_ops(x->tr)};
+        int rc = frame_resume(&o->fr, x->s, &L);
+        if (rc) return rc;
         x->res->resumed_from = dpc_trainer_steps_done(x->tr);
     }
     x->res->ledger = *dpc_trainer_ledger(x->tr);
@@ -356,11 +336,42 @@ static int end_epoch(run_ctx *x, size_t t, size_t spe, double loss_mean, double 
     return 0;
 }
 
+/* frame_run's hooks: progress, the epoch records (before the checkpoint, which then holds the
+ * epoch's record) and the epochs as checkpoint points. */
+typedef struct loop_ctx {
+    run_ctx *x;
+    size_t n, spe, E, examples, loss_n;
+    double t0, loss_acc, last_draw;
+} loop_ctx;
+
+static int on_step(void *ctx, const void *vinfo, size_t t)
+{
+    loop_ctx *c = ctx;
+    const dpc_step_info *info = vinfo;
+    c->examples += info->batch;
+    if (info->batch) c->loss_acc += info->loss, c->loss_n++;
+    if (cli_now() - c->last_draw > 0.25 || t == c->n) {
+        progress(c->x, t, c->n, (t - 1) / c->spe + 1, c->E, info, c->t0);
+        c->last_draw = cli_now();
+    }
+    if (t % c->spe == 0 || t == c->n) {
+        if (end_epoch(c->x, t, c->spe, c->loss_n ? c->loss_acc / (double)c->loss_n : NAN, c->t0))
+            return CLI_RUNTIME;
+        c->loss_acc = 0;
+        c->loss_n = 0;
+    }
+    return 0;
+}
+
+static int epoch_due(void *ctx, size_t t)
+{
+    const loop_ctx *c = ctx;
+    return t % c->spe == 0 || t == c->n;
+}
+
 static int loop(run_ctx *x)
 {
-    train_opts *o = x->o;
     train_result *res = x->res;
-    dpc_error err = {0};
     size_t n = dpc_trainer_steps_total(x->tr);
     size_t spe = res->ledger.steps_per_epoch ? res->ledger.steps_per_epoch : 1;
     size_t E = (n + spe - 1) / spe;
@@ -369,41 +380,21 @@ static int loop(run_ctx *x)
     size_t nrec;
     const dpc_train_record *rec = dpc_trainer_records(x->tr, &nrec); /* a resumed run's history */
     for (size_t i = 0; i < nrec && res->nepochs < E + 1; i++)
-        res->epochs[res->nepochs++] = (epoch_rec){rec[i].epoch, rec[i].step, rec[i].train_loss,
-                                                  rec[i].test_loss, rec[i].test_accuracy,
-                                                  rec[i].epsilon, rec[i].time_s};
-    double t0 = cli_now(), loss_acc = 0, last_draw = 0;
-    size_t examples = 0, loss_n = 0;
+        res->epochs[res->nepochs++] = (epoch_rec){.epoch = rec[i].epoch,
+                                                  .step = rec[i].step,
+                                                  .train_loss = rec[i].train_loss,
+                                                  .test_loss = rec[i].test_loss,
+                                                  .test_acc = rec[i].test_accuracy,
+                                                  .eps = rec[i].epsilon,
+                                                  .time_s = rec[i].time_s};
+    loop_ctx c = {.x = x, .n = n, .spe = spe, .E = E, .t0 = cli_now()};
     dpc_step_info info;
-    while (dpc_trainer_steps_done(x->tr) < n) {
-        if (o->stop_after && dpc_trainer_steps_done(x->tr) >= o->stop_after) break;
-        double ts = cli_now();
-        if (dpc_trainer_step(x->tr, &info, &err)) {
-            fprintf(stderr, "\ndpcorr train: step %zu: %s\n", dpc_trainer_steps_done(x->tr), err.msg);
-            return CLI_RUNTIME;
-        }
-        res->train_s += cli_now() - ts;
-        examples += info.batch;
-        if (info.batch) loss_acc += info.loss, loss_n++;
-        size_t t = dpc_trainer_steps_done(x->tr);
-        if (cli_now() - last_draw > 0.25 || t == n) {
-            progress(x, t, n, (t - 1) / spe + 1, E, &info, t0);
-            last_draw = cli_now();
-        }
-        int epoch_end = t % spe == 0 || t == n;
-        if (epoch_end) { /* before the checkpoint, which then holds the epoch's record */
-            if (end_epoch(x, t, spe, loss_n ? loss_acc / (double)loss_n : NAN, t0)) return CLI_RUNTIME;
-            loss_acc = 0;
-            loss_n = 0;
-        }
-        if (o->checkpoint && ((o->checkpoint_every && t % o->checkpoint_every == 0) || epoch_end) &&
-            dpc_trainer_save(x->tr, o->checkpoint, &err)) {
-            fprintf(stderr, "\ndpcorr train: --checkpoint: %s\n", err.msg);
-            return CLI_RUNTIME;
-        }
-    }
-    res->examples_per_s = res->train_s > 0 ? (double)examples / res->train_s : 0;
-    return 0;
+    frame_loop L = {.run = dpc_trainer_run_ops(x->tr), .info = &info, .ctx = &c,
+                    .on_step = on_step, .ckpt_due = epoch_due};
+    int rc = frame_run(&x->o->fr, &L);
+    res->train_s += L.step_s;
+    res->examples_per_s = res->train_s > 0 ? (double)c.examples / res->train_s : 0;
+    return rc == FRAME_STOPPED ? 0 : rc; /* a stopped run reports its steps so far */
 }
 
 /* ---- report and plot ----------------------------------------------------------------------- */

@@ -10,16 +10,13 @@
 #include "dpcorr/train.h"
 
 typedef struct train_opts {
-    run_frame fr;             /* data, seed/secure, report, plot, label, quiet */
+    run_frame fr;             /* data, seed/secure, report, plot, label, quiet; checkpoint,
+                                 checkpoint_every (0: each epoch), resume, stop_after */
     const char *model;        /* --model spec */
     const char *features;     /* --features spec (NULL: none) */
     const char *feature_cache; /* --feature-cache DIR ("none": no cache; NULL: the default) */
     cli_mech_opts mech;       /* --mech KIND [params] */
     dpc_train_config cfg;
-    const char *checkpoint;   /* --checkpoint F */
-    size_t checkpoint_every;  /* steps (0 = each epoch) */
-    const char *resume;       /* --resume F */
-    size_t stop_after;        /* testing aid: stop (as if killed) after this many steps */
     int dry_run;              /* print the resolved configuration and stop */
 } train_opts;
 
@@ -85,9 +82,6 @@ void train_result_free(train_result *r);
  * mechanism files, model. *model is the caller's to free; res->model_spec and res->n_params are
  * set. Returns a CLI exit code. */
 int train_prepare(train_opts *o, opt_set *s, train_result *res, dpc_model **model);
-/* The trainer's precision refusal before any work (float32 needs a model with a float path):
- * 0, or 1 with err filled (field "precision"). */
-int train_check_precision(const dpc_train_config *c, const dpc_model *model, dpc_error *err);
 /* The dry-run lines of o with the configuration c the library resolved for it. */
 void train_dry_print(const train_opts *o, const train_result *res, const dpc_train_config *c);
 

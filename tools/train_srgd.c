@@ -129,24 +129,15 @@ static const opt_spec S_NOISE = {
 static const opt_spec S_PERMUTE = {
     .name = "--permute", .type = OPT_FLAG, .section = SCHED, .param = "permute",
     .help = "public random order of the examples first", .example = "--permute"};
-static const opt_spec S_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .conflicts = "--nonprivate",
-    .help = "target epsilon (required, or --nonprivate)", .example = "--epsilon 2"};
+static const opt_spec S_EPSILON = FR_EPSILON_OPT(PRIV, "--nonprivate", "--epsilon 2");
 static const opt_spec S_NONPRIVATE = {
     .name = "--nonprivate", .type = OPT_FLAG, .section = PRIV, .param = "epsilon",
     .help = "no noise (epsilon = infinity)",
     .example = "! --algo dp-srgd --problem p2 --n 2000 --dim 4 --nonprivate"};
-static const opt_spec S_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .when = "--epsilon or --literal", .help = "default 1e-6", .example = "--delta 1e-5"};
-static const opt_spec S_CALIBRATION = {
-    .name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",
-    .section = PRIV, .param = "calibration", .when = "--epsilon",
-    .help = "accountant (default: exact GDP mu) | paper (mu = eps/sqrt(2 ln(2.5/delta)), Lemma "
-            "5.6, eps <= 1)",
-    .example = "--epsilon 0.9 --calibration paper"};
+static const opt_spec S_DELTA = FR_DELTA_OPT(PRIV, "1e-6", "--epsilon or --literal", "--delta 1e-5");
+static const opt_spec S_CALIBRATION = FR_CALIBRATION_OPT(
+    PRIV, "--epsilon", "exact GDP mu; paper: mu = eps/sqrt(2 ln(2.5/delta)), Lemma 5.6, eps <= 1",
+    "--epsilon 0.9 --calibration paper");
 static const opt_spec S_EVAL_EVERY = {
     .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .lo = 0, .hi = 1e9,
     .section = "output", .param = "eval_every",
@@ -204,8 +195,8 @@ static int read_problem(srgd_opts *o, opt_set *s)
     dpc_error err = {0};
     if (dpc_srgd_problem_kind_parse(opt_str(s, &S_PROBLEM, ""), &pc->kind, &err))
         return opt_fail_lib_at(s, &S_PROBLEM, &err);
-    pc->n = opt_size(s, &S_N, 65536);
-    pc->p = opt_size(s, &S_DIM, 32);
+    pc->n = opt_size(s, &S_N, pc->n);
+    pc->p = opt_size(s, &S_DIM, pc->p);
     if (pc->kind != DPC_SRGD_P3_NESTEROV) {
         pc->relevant = opt_size(s, &S_RELEVANT, pc->relevant);
         pc->decades = opt_dbl(s, &S_DECADES, pc->decades);
@@ -224,7 +215,7 @@ static int read_schedule(srgd_opts *o, opt_set *s)
     o->regime = opt_word(s, &S_REGIME, 0) & 1 ? DPC_SRGD_REGIME_B : DPC_SRGD_REGIME_A;
     if (o->regime == DPC_SRGD_REGIME_A) {
         o->literal = opt_given(s, &S_LITERAL);
-        if (!o->literal) o->cc = opt_dbl(s, &S_C, 1.0);
+        if (!o->literal) o->cc = opt_dbl(s, &S_C, DPC_SRGD_PRACTICAL_C);
     }
     o->steps = opt_size(s, &S_STEPS, 0);
     o->batch = opt_size(s, &S_BATCH, 0);
@@ -296,26 +287,17 @@ typedef struct srgd_run {
 static int data_constants(srgd_run *r)
 {
     srgd_opts *o = r->o;
-    const dpc_model_config *mc = dpc_model_get_config(r->model);
-    if (o->L > 0 && o->M > 0) return 0;
-    double X = r->ds->x_norm_bound;
-    if (!(X > 0))
+    dpc_error err = {0};
+    if (!dpc_srgd_data_constants(dpc_model_get_config(r->model), r->ds->x_norm_bound, o->pc.R,
+                                 o->ybound, &o->L, &o->M, &err))
+        return 0;
+    if (!strcmp(err.field, "x_norm_bound"))
         return opt_fail(r->s, "--L/--M: the data has no public row-norm bound; give --L and "
                               "--M, or --row-radius X");
-    double Xb2 = X * X + (mc->bias ? 1.0 : 0.0);
-    if (mc->kind == DPC_MODEL_LOGISTIC) {
-        if (!(o->L > 0)) o->L = sqrt(Xb2); /* |(sigmoid(z) - y) (x, 1)| */
-        if (!(o->M > 0)) o->M = Xb2 / 4.0;
-    } else if (mc->kind == DPC_MODEL_LINEAR) {
-        if (!(o->ybound > 0))
-            return opt_fail_at(r->s, &S_Y_BOUND, "linear regression needs a public bound on |y| "
-                                                 "for L (or give --L)");
-        if (!(o->L > 0)) o->L = sqrt(Xb2) * (sqrt(Xb2) * o->pc.R + o->ybound);
-        if (!(o->M > 0)) o->M = Xb2;
-    } else {
-        return opt_fail(r->s, "--L/--M: required for model '%s'", r->spec);
-    }
-    return 0;
+    if (!strcmp(err.field, "y_bound"))
+        return opt_fail_at(r->s, &S_Y_BOUND, "linear regression needs a public bound on |y| "
+                                             "for L (or give --L)");
+    return opt_fail(r->s, "--L/--M: required for model '%s'", r->spec);
 }
 
 /* The data set or the synthetic problem, and the model. */
@@ -384,9 +366,9 @@ static int build(srgd_run *r)
 static void dry_run(const srgd_run *r)
 {
     const srgd_opts *o = r->o;
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
-    const dpc_srgd_config *c = dpc_srgd_get_config(r->srgd);
-    const dpc_ledger *G = dpc_srgd_get_ledger(r->srgd);
+    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
+    const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
+    const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     frame_dry(&o->fr);
     opt_dry_str("problem.kind", o->have_problem ? dpc_srgd_problem_kind_name(o->pc.kind) : "");
     opt_dry_uint("problem.n", o->pc.n);
@@ -427,8 +409,8 @@ static void dry_run(const srgd_run *r)
 static void report_config(jw *w, const srgd_run *r)
 {
     const srgd_opts *o = r->o;
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
-    const dpc_srgd_config *c = dpc_srgd_get_config(r->srgd);
+    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
+    const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
     jw_obj(w, "config");
     jw_str(w, "data", r->ds->source);
     jw_str(w, "model", r->spec);
@@ -452,7 +434,7 @@ static void report_config(jw *w, const srgd_run *r)
 
 static void report_steps(jw *w, const srgd_run *r, size_t T)
 {
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
     jw_obj(w, "privacy_paper");
     jw_bool(w, "private", L->private_run);
     jw_num(w, "mu", L->mu);
@@ -486,14 +468,14 @@ typedef struct srgd_final {
 
 static int write_report(const srgd_run *r, const srgd_final *f)
 {
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
     size_t T = L->steps;
     jw w;
     FILE *fp = frame_report_open(&r->o->fr, &w, "dp-srgd");
     if (!fp) return CLI_RUNTIME;
     report_config(&w, r);
     if (r->o->fr.train) frame_report_data(&w, r->o->fr.data, r->o->fr.train, r->o->fr.test);
-    frame_report_privacy(&w, dpc_srgd_get_ledger(r->srgd),
+    frame_report_privacy(&w, dpc_srgd_ledger(r->srgd),
                          "norms, clip rates, losses and risks are not privatized");
     report_steps(&w, r, T);
     jw_obj(&w, "final");
@@ -551,8 +533,8 @@ static int plot(const srgd_run *r, size_t T)
 static void banner(const srgd_run *r)
 {
     const srgd_opts *o = r->o;
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
-    const dpc_ledger *G = dpc_srgd_get_ledger(r->srgd);
+    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
+    const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     const dpc_srgd_config *c = &o->c;
     int B = o->regime == DPC_SRGD_REGIME_B;
     fprintf(stderr,
@@ -578,16 +560,22 @@ static void banner(const srgd_run *r)
                 L->beta * c->R * c->R / ((double)L->steps * (double)L->steps), L->clip);
 }
 
-/* ---- checkpoints: the run's state and the rounds' telemetry so far -------------------------- */
+/* ---- checkpoints: the command's items and the rounds' telemetry so far (frame_run's hooks) -- */
 
-#define NTRACE 12 /* values per round of the telemetry */
+/* The telemetry of a round by field name (the section "cli.trace": these fields, round after
+ * round). */
+static const frame_field TRACE_FIELDS[] = {
+    FRAME_CNT(dpc_srgd_step_info, step),        FRAME_DBL(dpc_srgd_step_info, eta),
+    FRAME_DBL(dpc_srgd_step_info, max_norm),    FRAME_DBL(dpc_srgd_step_info, clip_fraction),
+    FRAME_DBL(dpc_srgd_step_info, noise_norm),  FRAME_DBL(dpc_srgd_step_info, b_norm),
+    FRAME_DBL(dpc_srgd_step_info, grad_norm),   FRAME_DBL(dpc_srgd_step_info, srg_error),
+    FRAME_DBL(dpc_srgd_step_info, grad_F_norm), FRAME_DBL(dpc_srgd_step_info, loss),
+    FRAME_DBL(dpc_srgd_step_info, risk),        FRAME_CNT(dpc_srgd_step_info, grad_evals)};
+#define NTRACE (sizeof TRACE_FIELDS / sizeof TRACE_FIELDS[0])
 
-static int ckpt_build(const srgd_run *r, dpc_ckpt **out)
+static void ckpt_items(void *ctx, dpc_ckpt *ck)
 {
-    const srgd_opts *o = r->o;
-    int rc = frame_ckpt_new(&o->fr, DPC_SRGD_KIND, out);
-    if (rc) return rc;
-    dpc_ckpt *ck = *out;
+    const srgd_opts *o = ((const srgd_run *)ctx)->o;
     dpc_ckpt_item_str(ck, "problem.kind", "problem",
                       o->have_problem ? dpc_srgd_problem_kind_name(o->pc.kind) : "");
     dpc_ckpt_item_str(ck, "regime", "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
@@ -595,70 +583,42 @@ static int ckpt_build(const srgd_run *r, dpc_ckpt **out)
     dpc_ckpt_item_count(ck, "literal", "literal constants", (uint64_t)o->literal);
     dpc_ckpt_item_num(ck, "row_radius", "row radius", o->row_radius);
     dpc_ckpt_item_num(ck, "y_bound", "label bound", o->ybound);
+}
+
+static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
+{
+    const srgd_run *r = ctx;
     size_t t = dpc_srgd_steps_done(r->srgd);
     double *v = malloc((NTRACE * t + 1) * sizeof *v);
-    for (size_t i = 0; v && i < t; i++) {
-        const dpc_srgd_step_info *q = &r->tr[i];
-        double row[NTRACE] = {(double)q->step, q->eta, q->max_norm, q->clip_fraction,
-                              q->noise_norm, q->b_norm, q->grad_norm, q->srg_error,
-                              q->grad_F_norm, q->loss, q->risk, (double)q->grad_evals};
-        memcpy(v + NTRACE * i, row, sizeof row);
-    }
-    dpc_error err = {0};
-    if (!v || dpc_srgd_save(r->srgd, ck, &err) || dpc_ckpt_put(ck, "cli.trace", v, NTRACE * t, &err)) {
-        fprintf(stderr, "dpcorr train: checkpoint: %s\n", v ? err.msg : "out of memory");
-        rc = CLI_RUNTIME;
-    }
+    if (!v) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
+    frame_pack(TRACE_FIELDS, NTRACE, r->tr, sizeof *r->tr, t, v);
+    dpc_status st = dpc_ckpt_put(ck, "cli.trace", v, NTRACE * t, err);
     free(v);
-    return rc;
+    return st;
 }
 
-/* --resume F: the saved run and its telemetry (a changed option is named). */
-static int resume(srgd_run *r)
+/* --resume F: the telemetry of the saved rounds. */
+static int ckpt_get(void *ctx, const dpc_ckpt *ck)
 {
-    dpc_ckpt *mine = NULL, *saved = NULL;
-    int rc = ckpt_build(r, &mine);
-    if (!rc) rc = frame_ckpt_read(&r->o->fr, r->s, DPC_SRGD_KIND, mine, &saved);
-    dpc_error err = {0};
-    if (!rc && dpc_srgd_restore(r->srgd, saved, &err)) rc = frame_ckpt_fail(r->s, &err);
-    size_t t = rc ? 0 : dpc_srgd_steps_done(r->srgd), n = 0;
-    const double *v = rc ? NULL : dpc_ckpt_section(saved, "cli.trace", &n);
-    if (!rc && n != NTRACE * t)
-        rc = opt_fail(r->s, "--resume: %s: telemetry of %zu values, expected %zu", r->o->fr.resume,
-                      n, NTRACE * t);
-    for (size_t i = 0; !rc && i < t; i++, v += NTRACE)
-        r->tr[i] = (dpc_srgd_step_info){(size_t)v[0], v[1], v[2], v[3], v[4], v[5], v[6], v[7],
-                                        v[8], v[9], v[10], (size_t)v[11]};
-    if (!rc && !r->o->fr.quiet) fprintf(stderr, "resumed at round %zu\n", t);
-    dpc_ckpt_free(mine);
-    dpc_ckpt_free(saved);
-    return rc;
+    srgd_run *r = ctx;
+    size_t t = dpc_srgd_steps_done(r->srgd), n = 0;
+    const double *v = dpc_ckpt_section(ck, "cli.trace", &n);
+    if (n != NTRACE * t)
+        return opt_fail(r->s, "--resume: %s: telemetry of %zu values, expected %zu",
+                        r->o->fr.resume, n, NTRACE * t);
+    frame_unpack(TRACE_FIELDS, NTRACE, v, sizeof *r->tr, t, r->tr);
+    return 0;
 }
 
-/* The remaining rounds, with checkpoints; -1 when stopped by --stop-after. */
-static int run_rounds(srgd_run *r)
+/* A round's line (unless quiet) and its telemetry kept for the report. */
+static int on_round(void *ctx, const void *info, size_t t)
 {
-    const srgd_opts *o = r->o;
-    size_t T = dpc_srgd_get_plan(r->srgd)->steps;
-    dpc_error err = {0};
-    for (size_t t = dpc_srgd_steps_done(r->srgd); t < T; t++) {
-        if (dpc_srgd_step(r->srgd, &r->tr[t], &err)) {
-            fprintf(stderr, "dpcorr train: round %zu: %s\n", t, err.msg);
-            return CLI_RUNTIME;
-        }
-        if (!o->fr.quiet)
-            fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %.6g\n", t,
-                    r->tr[t].max_norm, 100 * r->tr[t].clip_fraction, r->tr[t].noise_norm,
-                    r->tr[t].grad_norm, r->tr[t].risk);
-        if (frame_ckpt_due(&o->fr, t + 1, T)) {
-            dpc_ckpt *ck = NULL;
-            int rc = ckpt_build(r, &ck);
-            if (!rc) rc = frame_ckpt_write(&o->fr, ck);
-            dpc_ckpt_free(ck);
-            if (rc) return rc;
-        }
-        if (frame_stop_due(&o->fr, t + 1)) return -1;
-    }
+    srgd_run *r = ctx;
+    const dpc_srgd_step_info *q = info;
+    r->tr[t - 1] = *q;
+    if (!r->o->fr.quiet)
+        fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %.6g\n", t - 1, q->max_norm,
+                100 * q->clip_fraction, q->noise_norm, q->grad_norm, q->risk);
     return 0;
 }
 
@@ -666,13 +626,17 @@ static int run_rounds(srgd_run *r)
 static int rounds(srgd_run *r, srgd_final *f)
 {
     const srgd_opts *o = r->o;
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
+    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
     dpc_error err = {0};
     if (!(r->tr = calloc(L->steps, sizeof *r->tr))) return opt_fail(r->s, "out of memory");
-    int rc = o->fr.resume ? resume(r) : 0;
+    dpc_srgd_step_info info;
+    frame_loop F = {.run = dpc_srgd_run_ops(r->srgd), .info = &info, .unit = "round", .ctx = r,
+                    .on_step = on_round, .ckpt_items = ckpt_items, .ckpt_put = ckpt_put,
+                    .ckpt_get = ckpt_get};
+    int rc = o->fr.resume ? frame_resume(&o->fr, r->s, &F) : 0;
     if (!rc && !o->fr.quiet)
         fprintf(stderr, "    t   max|Delta_t(d)|  clipped   |xi_t|      |grad^|     F(y_t+1)\n");
-    if (!rc) rc = run_rounds(r);
+    if (!rc) rc = frame_run(&o->fr, &F);
     if (rc) return rc;
     const double *y = dpc_srgd_output(r->srgd);
     const dpc_dataset *te = o->fr.test;
@@ -696,9 +660,9 @@ static int run(srgd_run *r)
     banner(r);
     srgd_final f;
     int rc = rounds(r, &f);
-    if (rc) return rc < 0 ? 0 : rc; /* -1: stopped by --stop-after */
-    const dpc_srgd_plan *L = dpc_srgd_get_plan(r->srgd);
-    const dpc_ledger *G = dpc_srgd_get_ledger(r->srgd);
+    if (rc) return rc == FRAME_STOPPED ? 0 : rc;
+    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
+    const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     f.secs = cli_now() - o->fr.t0;
     f.cpu = ((double)clock() - c0) / CLOCKS_PER_SEC;
     size_t T = L->steps;

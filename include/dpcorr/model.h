@@ -387,6 +387,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_precision_parse(const char *s, dpc_precisio
                                                     dpc_error *err);
 /* 1 if m's kind has a float32 path (linear, logistic, softmax, mlp; not kan or cnn). */
 DPC_API int dpc_model_has_f32(const dpc_model *m);
+/* The one refusal of a precision m cannot run (the trainer's, the float32 batch's and the front
+ * ends' before any work): DPC_E_UNSUPPORTED naming field "precision" for float32 on a kind
+ * without a float32 path; DPC_OK otherwise. */
+DPC_API DPC_NODISCARD dpc_status dpc_model_precision_check(const dpc_model *m, dpc_precision p,
+                                                           dpc_error *err);
 
 /* The batch clipped sum in float32, with the contract of the double one (two phases, any
  * chunk order, any number of parts, chunk-order sums): params (P), X (M, D) and grad_sum (P)

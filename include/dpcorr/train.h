@@ -409,6 +409,54 @@ DPC_API DPC_NODISCARD dpc_status dpc_ckpt_read(dpc_ckpt **out, const char *path,
  * in err->field (the generator: "rng", "seed"). */
 DPC_API DPC_NODISCARD dpc_status dpc_ckpt_match(const dpc_ckpt *saved, const dpc_ckpt *run,
                                                 dpc_error *err);
+/* ==== One run interface: every trainer behind one ops table ===================================
+ *
+ * The DP-FTRL trainer (dpc_trainer) and the papers' trainers (dpcorr/papers/linreg.h dpc_linreg,
+ * srgd.h dpc_srgd, kan.h dpc_kan_lcgd) are driven the same way through a dpc_run: an ops table
+ * with the same operations under the same names, and the trainer as its opaque `self`
+ * (borrowed: the trainer must outlive the dpc_run). Made by dpc_trainer_run_ops,
+ * dpc_linreg_run_ops, dpc_srgd_run_ops and dpc_kan_lcgd_run_ops. A loop that steps, checkpoints
+ * and stops any of them:
+ *
+ *     dpc_run r = dpc_srgd_run_ops(s);
+ *     dpc_srgd_step_info info;                       // the trainer's own step record
+ *     while (r.ops->steps_done(r.self) < r.ops->steps_total(r.self))
+ *         if (r.ops->step(r.self, &info, &err)) goto fail;
+ *     size_t P;  const double *w = r.ops->params(r.self, &P);
+ *     const dpc_ledger *L = r.ops->ledger(r.self);
+ *
+ * steps_done counts the updates made; a trainer whose run starts with an evaluation
+ * (dpc_kan_lcgd: W_0) makes no update in its first step, so a loop checks steps_done after each
+ * step rather than counting calls. Checkpoints: when own_file is 1 (dpc_trainer), save writes and
+ * restore reads the file at path themselves (ck is NULL; a distributed run saves collectively);
+ * when 0 (the papers' trainers), save puts the trainer's items, progress and state into the
+ * caller's container ck (dpc_ckpt_new with `kind`; the caller adds its own items and sections
+ * and writes it) and restore takes them from a container read and matched by the caller (path
+ * unused). */
+typedef struct dpc_run_ops {
+    const char *kind; /* the trainer kind of its checkpoints ("dp-ftrl", DPC_SRGD_KIND, ...) */
+    int own_file;     /* 1: save/restore use path; 0: the container ck */
+    /* One step; info (may be NULL) receives the trainer's step record: dpc_step_info,
+     * dpc_linreg_step_info, dpc_srgd_step_info or dpc_kan_lcgd_run_info. DPC_E_RANGE when all
+     * steps are done. */
+    dpc_status (*step)(void *self, void *info, dpc_error *err);
+    size_t (*steps_done)(const void *self);  /* updates made (a restored run counts its own) */
+    size_t (*steps_total)(const void *self); /* updates of the whole run */
+    const double *(*params)(const void *self, size_t *n); /* the current parameters (*n), owned */
+    const dpc_ledger *(*ledger)(const void *self);        /* the run's privacy ledger */
+    dpc_status (*save)(const void *self, dpc_ckpt *ck, const char *path, dpc_error *err);
+    dpc_status (*restore)(void *self, const dpc_ckpt *ck, const char *path, dpc_error *err);
+} dpc_run_ops;
+
+typedef struct dpc_run {
+    const dpc_run_ops *ops; /* static, owned by the library */
+    void *self;             /* the trainer (borrowed) */
+} dpc_run;
+
+/* The DP-FTRL trainer as a dpc_run (kind "dp-ftrl", own_file 1: save = dpc_trainer_save,
+ * restore = dpc_trainer_resume; step info: dpc_step_info). */
+DPC_API dpc_run dpc_trainer_run_ops(dpc_trainer *tr);
+
 /* FNV-1a 64 of the bytes of v[0..n) (the params_hash of every trainer's report). */
 DPC_API uint64_t dpc_params_hash(const double *v, size_t n);
 

@@ -138,6 +138,11 @@ DPC_API void dpc_kan2_free(dpc_kan2 *k); /* NULL is a no-op */
 DPC_API const dpc_kan2_config *dpc_kan2_get_config(const dpc_kan2 *k);
 DPC_API const dpc_bspline *dpc_kan2_basis(const dpc_kan2 *k);
 DPC_API size_t dpc_kan2_num_params(const dpc_kan2 *k); /* m * d * p */
+/* The model spec "kan2:M[:grid=G][:sigmoid|:tanh]" (width M in [1, 1e6], G in 1..256; defaults
+ * G = 5, sigmoid) for inputs of dimension d into *c. DPC_E_INVALID naming "model". Numbers are
+ * strict: digits, or an exact integer in exponent form; no sign, no spaces. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_config_parse(dpc_kan2_config *c, const char *spec,
+                                                       size_t d, dpc_error *err);
 DPC_API const double *dpc_kan2_c(const dpc_kan2 *k);   /* (m*p): c_j = c + j*p */
 
 /* W_0 ~ N(0, I): W[q] = gaussian(stream, row 0, index q), same stream as c. W (m*d*p). */
@@ -374,6 +379,22 @@ typedef struct dpc_kan_privacy {
                                      PAPER: Thm. D.9 (lambda = 0) or Thm. F.12 (lambda > 0) */
 } dpc_kan_privacy;
 
+/* The defaults of a run of the paper's experiments (what `dpcorr train --algo lcgd-projected`
+ * and the repro start from; the struct fields are dpc_kan_lcgd_config's and dpc_kan_privacy's
+ * meaning): privacy delta 1e-5, lambda 0.5, accountant calibration (epsilon and
+ * noise_multiplier 0: to be set), T = 1000 iterates, B = 100, eta 0.5, clip 1, radius INFINITY
+ * (no projection), C_R 2 (R* = C_R x the margin radius when derived), the margin's 20000
+ * iterations at confidence 0.01, evaluation of every iterate, chunks of 32 examples. */
+typedef struct dpc_kan_run_config {
+    dpc_kan_privacy privacy;
+    size_t iterates, batch, eval_every, chunk, margin_iters;
+    double lr, clip, radius, C_R, conf_delta;
+} dpc_kan_run_config;
+DPC_API void dpc_kan_run_config_init(dpc_kan_run_config *c);
+/* The iterates T of a run over n examples in batches of `batch`: `iterates`, or with epochs > 0
+ * W_0 and epochs passes of floor(n / batch) updates, T = 1 + epochs floor(n / batch). */
+DPC_API size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n);
+
 /* Chooses the noise std per unit clip (the paper's kappa) and fills the ledger: epsilon is the
  * accountant's route (the dpc_kan_calibrate argument: zero-out, participations bounded by the
  * binomial quantile with tail delta/2 when B < n, the exact Gaussian at the remaining delta)
@@ -399,6 +420,13 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_synth(dpc_dataset **out, const dpc_rng 
                                                uint64_t stream_index, size_t n, size_t d,
                                                double margin, const double *w_star,
                                                dpc_error *err);
+/* The data spec "kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S]" (integers in [0, 2^32],
+ * margin >= 0, default 0.05): the training set of dpc_kan_synth (stream 2 S) and, when test-n >
+ * 0, a test set (stream 2 S + 1; else *test = NULL). Both are the caller's. DPC_E_INVALID naming
+ * "data" for a malformed spec; dpc_kan_synth's errors. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_synth_spec(dpc_dataset **train, dpc_dataset **test,
+                                                    const char *spec, const dpc_rng *rng,
+                                                    dpc_error *err);
 
 /* ==== 7. Projected DP-lambda-CGD ([KAN] Algorithm 1) ======================================== */
 
@@ -506,6 +534,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_advance(dpc_kan_lcgd *r, dpc_kan_g
                                                       double *train_loss, double *test_loss,
                                                       dpc_error *err);
 DPC_API size_t dpc_kan_lcgd_visited(const dpc_kan_lcgd *r); /* iterates visited, 0..T */
+/* The updates made (t of W_t, as dpc_kan_lcgd_iterate) and of the whole run (T - 1): the
+ * steps of the one run interface. */
+DPC_API size_t dpc_kan_lcgd_steps_done(const dpc_kan_lcgd *r);
+DPC_API size_t dpc_kan_lcgd_steps_total(const dpc_kan_lcgd *r);
 /* The metrics of the iterates visited so far (dpc_kan_lcgd_train's result after all T). */
 DPC_API void dpc_kan_lcgd_result_get(const dpc_kan_lcgd *r, dpc_kan_lcgd_result *res);
 
@@ -522,6 +554,25 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_save(const dpc_kan_lcgd *r, dpc_ck
                                                    dpc_error *err);
 DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_restore(dpc_kan_lcgd *r, const dpc_ckpt *ck,
                                                       dpc_error *err);
+
+/* The run as a dpc_run (dpcorr/train.h): one step is one dpc_kan_lcgd_advance (the first visits
+ * W_0 and makes no update; steps_done stays 0), with the oracles, evaluation interval and ledger
+ * of the binding below (caller-owned; it and everything it points to must outlive the dpc_run).
+ * Kind DPC_KAN_LCGD_KIND, step info dpc_kan_lcgd_run_info, params W_t, the container
+ * checkpoints of _save / _restore. */
+typedef struct dpc_kan_lcgd_runner {
+    dpc_kan_lcgd *run;
+    dpc_kan_grad_fn grad;
+    dpc_kan_eval_fn eval;     /* may be NULL: no evaluations */
+    void *ctx;                /* of grad and eval */
+    size_t eval_every;
+    const dpc_ledger *ledger; /* the run's (dpc_kan_lcgd_privacy); may be NULL */
+} dpc_kan_lcgd_runner;
+typedef struct dpc_kan_lcgd_run_info {
+    dpc_kan_lcgd_step_info step;   /* the update (zeros when W_0 was visited) */
+    double train_loss, test_loss;  /* at the iterate visited; NAN when not evaluated */
+} dpc_kan_lcgd_run_info;
+DPC_API dpc_run dpc_kan_lcgd_run_ops(dpc_kan_lcgd_runner *b);
 
 /* ==== 8. Oracles for the two model families ================================================= */
 

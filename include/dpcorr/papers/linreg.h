@@ -89,6 +89,7 @@ extern "C" {
 /* Largest number of DP-STAT doublings (the paper's K = ceil(200 log2 N) is about 4000 at
  * N = 1e6; gamma_i = B 2^(i-K) then underflows to 0 for small i, as the note warns). */
 #define DPC_LINREG_MAX_DPSTAT_K 16384
+#define DPC_LINREG_DPSTAT_K_PAPER ((size_t)-1) /* opts.dpstat_k: the paper's ceil(200 log2 N) */
 
 typedef enum dpc_linreg_algo {
     DPC_LINREG_AMBSSGD = 0, /* Alg. 2 + 3: adaptive clip, mini-batch, one pass, zCDP */
@@ -132,6 +133,27 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_from_spectrum(dpc_linreg_prior
                                                                 const double *lambda, size_t d,
                                                                 dpc_error *err);
 
+/* The fields of dpc_linreg_prior as bits, in their order (the `keep` and `filled` masks of
+ * dpc_linreg_prior_from_data). */
+#define DPC_LINREG_PRIOR_H_NORM 0x01u
+#define DPC_LINREG_PRIOR_KAPPA 0x02u
+#define DPC_LINREG_PRIOR_R_X 0x04u
+#define DPC_LINREG_PRIOR_K2 0x08u
+#define DPC_LINREG_PRIOR_A 0x10u
+#define DPC_LINREG_PRIOR_W_BOUND 0x20u
+#define DPC_LINREG_PRIOR_SIGMA_BOUND 0x40u
+
+/* The public prior knowledge a data set carries, into the fields of p not in keep (the caller's
+ * own values): a synthetic set (cov_diag and truth: its generator's parameters are public):
+ * h_norm, kappa, r_x from the spectrum (dpc_linreg_prior_from_spectrum), w_bound = ||w*||_H and
+ * sigma_bound = the generator's label-noise std (the noise= of its source); else a set with a
+ * public row-norm bound B (x_norm_bound > 0): r_x = B and h_norm = B^2 (||H|| <= E||x||^2 <= B^2).
+ * *filled (may be NULL) receives the bits of the fields set. Errors of the spectrum name
+ * "prior". */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_from_data(dpc_linreg_prior *p,
+                                                            const dpc_dataset *ds, unsigned keep,
+                                                            unsigned *filled, dpc_error *err);
+
 /* ==== Options (what the user chooses; 0 = the paper's default) ============================= */
 
 typedef struct dpc_linreg_opts {
@@ -162,7 +184,8 @@ typedef struct dpc_linreg_opts {
     double clip;            /* FIXED, SSGD: zeta; 0 = R_x sqrt(w_bound^2 + sigma_bound^2)
                                (ln N)^(2a) (Cor. 3.3) */
     /* DP-STAT */
-    size_t dpstat_k;        /* K doublings (default 40; Delta = B/2^K) */
+    size_t dpstat_k;        /* K doublings (default 40; Delta = B/2^K); DPC_LINREG_DPSTAT_K_PAPER:
+                               the paper's K = ceil(200 log2 N) */
     dpc_dpstat_rule dpstat_rule;
     double dpstat_beta;     /* beta of Gamma (default 1/N) */
     double domain;          /* B; 0 = K2 R_x (w_bound + sigma_bound) (ln N)^(2a) (Thm. 3.7) */
@@ -266,7 +289,12 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_average(const dpc_linreg *lr, double
 
 DPC_API const dpc_linreg_plan *dpc_linreg_plan_get(const dpc_linreg *lr); /* with rng fields */
 DPC_API size_t dpc_linreg_steps_done(const dpc_linreg *lr);
-DPC_API const double *dpc_linreg_iterate(const dpc_linreg *lr);     /* w_t (d) */
+DPC_API size_t dpc_linreg_steps_total(const dpc_linreg *lr);       /* T */
+DPC_API const double *dpc_linreg_params(const dpc_linreg *lr);     /* w_t (d) */
+DPC_API const dpc_ledger *dpc_linreg_ledger(const dpc_linreg *lr); /* the plan's ledger */
+/* The run as a dpc_run (dpcorr/train.h; kind dpc_linreg_algo_name, step info
+ * dpc_linreg_step_info, params w_t, the container checkpoints of _save / _restore). */
+DPC_API dpc_run dpc_linreg_run_ops(dpc_linreg *lr);
 /* Auditing (note oracles O4, O13): the last step was w_{t+1} = w_t - update - noise with
  * update = eta G_t (the clipped mean gradient, before noise) and noise = eta (2 alpha zeta_t/b) g_t.
  * Both (d), owned by lr, valid until the next step. */
@@ -351,6 +379,10 @@ typedef struct dpc_linreg_ssp_info {
  * of the clipped data, each with half the zCDP budget (replace-one sensitivities sqrt(2) R^2 and
  * 2 R Y), then solves (A + lambda I) w = c by Cholesky with lambda = 0, or, if the noisy A is not
  * positive definite, lambda = sigma_xx sqrt(d) doubled until it is (post-processing). w: (d). */
+/* The note's default clipping bounds of SSP for bounds left 0 in o, from the public prior and
+ * the data set's size N: x_bound = R_x (ln N)^a, y_bound = K2 sqrt(w_bound^2 + sigma_bound^2)
+ * (ln N)^a. */
+DPC_API void dpc_linreg_ssp_bounds(dpc_linreg_ssp_opts *o, const dpc_linreg_prior *p, size_t n);
 DPC_API DPC_NODISCARD dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o,
                                                 const dpc_rng *rng, double *w,
                                                 dpc_linreg_ssp_info *info, dpc_error *err);

@@ -194,9 +194,27 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_c
  *     C_Delta = (8 c_M + 4) L.
  * Requires L, M > 0, R > 0 finite, n >= 1, p >= 1, epsilon > 0 (INFINITY allowed), delta in
  * (0, 1). Errors name the field. */
+#define DPC_SRGD_PRACTICAL_C 1.0 /* the default regime-A practical constant cc */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime,
                                                  double cc, int literal, size_t n, size_t p,
                                                  dpc_error *err);
+
+/* The constants of a model on data with a public row-norm bound x_norm_bound = X (||x|| <= X;
+ * a bias adds 1: b = X^2 + 1, else b = X^2), for L and M left <= 0 (values > 0 are kept):
+ *     logistic loss:  L = sqrt(b) (|(sigmoid(z) - y) (x, 1)|),  M = b / 4;
+ *     squared loss (linear model, parameters in the ball of radius R, |y| <= y_bound):
+ *                     L = sqrt(b) (sqrt(b) R + y_bound),  M = b.
+ * Errors: DPC_E_INVALID naming "x_norm_bound" (X <= 0: no public bound) or "y_bound" (linear
+ * without a positive bound); DPC_E_UNSUPPORTED naming "model" for other kinds. */
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_data_constants(const dpc_model_config *mc,
+                                                         double x_norm_bound, double R,
+                                                         double y_bound, double *L, double *M,
+                                                         dpc_error *err);
+
+/* The privacy level at which regime A's practical beta (dpc_srgd_preset, constant cc) is k
+ * times its non-private value for n examples in dimension p: mu = sqrt(lev p / n) / k, with
+ * lev = 1 + ceil(log2 T), T = ceil(cc n^(1/4)). */
+DPC_API double dpc_srgd_mu_at_beta_ratio(size_t n, size_t p, double cc, double k);
 
 /* check_parameter: validates c for n examples without doing any work ("batch: B T = 1100
  * exceeds the 1000 examples", "clip: must be finite for a private run", ...). */
@@ -219,7 +237,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_noise_parse(const char *s, dpc_srgd_no
 typedef struct dpc_srgd dpc_srgd; /* opaque */
 
 /* The run's resolved schedule and the paper's privacy quantities. What was accounted is the
- * shared dpc_ledger (dpc_srgd_get_ledger): epsilon is the accountant's exact GDP epsilon at the
+ * shared dpc_ledger (dpc_srgd_ledger): epsilon is the accountant's exact GDP epsilon at the
  * target delta for mu_effective, the noise multiplier z = sigma / ((C_Delta/B) colnorm(C)). */
 typedef struct dpc_srgd_plan {
     int private_run;         /* 0 when epsilon is INFINITY */
@@ -289,12 +307,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_save(const dpc_srgd *s, dpc_ckpt *ck, 
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_restore(dpc_srgd *s, const dpc_ckpt *ck,
                                                   dpc_error *err);
 DPC_API size_t dpc_srgd_steps_done(const dpc_srgd *s);
+DPC_API size_t dpc_srgd_steps_total(const dpc_srgd *s);         /* T rounds */
 DPC_API size_t dpc_srgd_num_params(const dpc_srgd *s);          /* P */
-DPC_API const dpc_ledger *dpc_srgd_get_ledger(const dpc_srgd *s);
-DPC_API const dpc_srgd_plan *dpc_srgd_get_plan(const dpc_srgd *s);
-DPC_API const dpc_srgd_config *dpc_srgd_get_config(const dpc_srgd *s);
+DPC_API const dpc_ledger *dpc_srgd_ledger(const dpc_srgd *s);
+DPC_API const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s);
+DPC_API const dpc_srgd_config *dpc_srgd_config_get(const dpc_srgd *s);
 /* The output: y_t (x_t for DPC_SRGD_SRG) after the steps done; y_T at the end. (P), owned. */
 DPC_API const double *dpc_srgd_output(const dpc_srgd *s);
+/* The run as a dpc_run (dpcorr/train.h; kind DPC_SRGD_KIND, step info dpc_srgd_step_info,
+ * params the output y_t, the container checkpoints of _save / _restore). */
+DPC_API dpc_run dpc_srgd_run_ops(dpc_srgd *s);
 /* Current iterates x_t, z_t (P), owned. */
 DPC_API const double *dpc_srgd_x(const dpc_srgd *s);
 DPC_API const double *dpc_srgd_z(const dpc_srgd *s);
@@ -363,8 +385,8 @@ typedef enum dpc_srgd_design {
 typedef struct dpc_srgd_problem_config {
     dpc_srgd_problem_kind kind;
     dpc_srgd_design design;   /* P1, P2 (default SPARSE) */
-    size_t n;                 /* examples >= 1 */
-    size_t p;                 /* dimension >= 1 (P3 NESTEROV: >= 2) */
+    size_t n;                 /* examples >= 1 (default 65536) */
+    size_t p;                 /* dimension >= 1 (P3 NESTEROV: >= 2) (default 32) */
     size_t relevant;          /* p0 in [1, p]; 0 = p */
     double decades;           /* log10 of lambda_1/lambda_p0 >= 0 (default 4) */
     double w_norm;            /* |w0| (P3 QUADRATIC: |x*|) > 0 (default 1) */
@@ -375,7 +397,7 @@ typedef struct dpc_srgd_problem_config {
 
 typedef struct dpc_srgd_problem dpc_srgd_problem; /* opaque, immutable */
 
-/* Sets the defaults named above (n, p and kind must still be set). */
+/* Sets the defaults named above (kind P1 LOGISTIC). */
 DPC_API void dpc_srgd_problem_config_init(dpc_srgd_problem_config *c);
 DPC_API const char *dpc_srgd_problem_kind_name(dpc_srgd_problem_kind k); /* "p1", "p2", ... */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_problem_kind_parse(const char *s,

@@ -42,14 +42,21 @@ int dpc_model_has_f32(const dpc_model *m)
     return m && m->cfg.kind != DPC_MODEL_KAN && dpc__model_is_dense(m);
 }
 
+dpc_status dpc_model_precision_check(const dpc_model *m, dpc_precision p, dpc_error *err)
+{
+    if (p == DPC_PRECISION_FLOAT32 && m && !dpc_model_has_f32(m))
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
+                               "float32 is available for linear, logistic, softmax and mlp "
+                               "models");
+    return DPC_OK;
+}
+
 dpc_status dpc_model_batch_new_f32(dpc_model_batch **out, const dpc_model *m, size_t max_batch,
                                    size_t chunk, dpc_error *err)
 {
     if (out) *out = NULL;
-    if (m && !dpc_model_has_f32(m))
-        return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
-                               "float32 is available for linear, logistic, softmax and mlp "
-                               "models, not this kind");
+    dpc_status st = dpc_model_precision_check(m, DPC_PRECISION_FLOAT32, err);
+    if (st) return st;
     return dpc__batch_new(out, m, max_batch, chunk, DPC__BATCH_F32, err);
 }
 

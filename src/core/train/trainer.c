@@ -208,11 +208,10 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
     tr->noise_stream = dpc_rng_stream_derive(rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
     if ((st = dpc_isa_resolve(rc.isa, &tr->isa, err))) return st;
     if ((st = dpc__dist_init(&tr->dist, rc.transport, tr->P, tr->T, err))) return st;
-    if (rc.precision == DPC_PRECISION_FLOAT32 &&
-        (!dpc_model_has_f32(model) || dpc__dist_on(&tr->dist)))
+    if ((st = dpc_model_precision_check(model, rc.precision, err))) return st;
+    if (rc.precision == DPC_PRECISION_FLOAT32 && dpc__dist_on(&tr->dist))
         return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
-                               "float32 is available for linear, logistic, softmax and mlp "
-                               "models in one process");
+                               "float32 runs in one process (no transport)");
     tr->s0 = tr->dist.bound[tr->dist.rank];
     tr->s1 = tr->dist.bound[tr->dist.rank + 1];
     /* sampler: n = epochs * floor(N / B) steps (resolved into mech.steps) */

@@ -220,6 +220,8 @@ dpc_status dpc_kan_lcgd_advance(dpc_kan_lcgd *r, dpc_kan_grad_fn grad, dpc_kan_e
 }
 
 size_t dpc_kan_lcgd_visited(const dpc_kan_lcgd *r) { return r ? r->visited : 0; }
+size_t dpc_kan_lcgd_steps_done(const dpc_kan_lcgd *r) { return r ? r->t : 0; }
+size_t dpc_kan_lcgd_steps_total(const dpc_kan_lcgd *r) { return r ? r->cfg.iterates - 1 : 0; }
 
 void dpc_kan_lcgd_result_get(const dpc_kan_lcgd *r, dpc_kan_lcgd_result *res)
 {

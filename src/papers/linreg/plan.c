@@ -362,7 +362,9 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
                                  "is 0; give the clip or positive bounds");
     }
     /* DP-STAT */
-    pl->dpstat_k = o->dpstat_k ? o->dpstat_k : 40;
+    pl->dpstat_k = o->dpstat_k == DPC_LINREG_DPSTAT_K_PAPER ? (size_t)ceil(200.0 * log2((double)n))
+                   : o->dpstat_k                          ? o->dpstat_k
+                                                          : 40;
     if (pl->dpstat_k > DPC_LINREG_MAX_DPSTAT_K)
         return dpc_error_param(err, DPC_E_INVALID, "dpstat_k", "must be in [1, %d], got %zu",
                              DPC_LINREG_MAX_DPSTAT_K, pl->dpstat_k);

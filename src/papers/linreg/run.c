@@ -181,7 +181,9 @@ dpc_status dpc_linreg_average(const dpc_linreg *lr, double *w, dpc_error *err)
 
 const dpc_linreg_plan *dpc_linreg_plan_get(const dpc_linreg *lr) { return lr ? &lr->plan : NULL; }
 size_t dpc_linreg_steps_done(const dpc_linreg *lr) { return lr ? lr->t : 0; }
-const double *dpc_linreg_iterate(const dpc_linreg *lr) { return lr ? lr->w : NULL; }
+size_t dpc_linreg_steps_total(const dpc_linreg *lr) { return lr ? lr->plan.steps : 0; }
+const dpc_ledger *dpc_linreg_ledger(const dpc_linreg *lr) { return lr ? &lr->plan.ledger : NULL; }
+const double *dpc_linreg_params(const dpc_linreg *lr) { return lr ? lr->w : NULL; }
 const double *dpc_linreg_last_update(const dpc_linreg *lr) { return lr ? lr->update : NULL; }
 const double *dpc_linreg_last_noise(const dpc_linreg *lr) { return lr ? lr->noise : NULL; }
 const size_t *dpc_linreg_permutation(const dpc_linreg *lr) { return lr ? lr->perm : NULL; }

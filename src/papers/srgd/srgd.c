@@ -230,9 +230,10 @@ fail:
 
 size_t dpc_srgd_steps_done(const dpc_srgd *s) { return s->t; }
 size_t dpc_srgd_num_params(const dpc_srgd *s) { return s->P; }
-const dpc_ledger *dpc_srgd_get_ledger(const dpc_srgd *s) { return &s->ledger; }
-const dpc_srgd_plan *dpc_srgd_get_plan(const dpc_srgd *s) { return &s->plan; }
-const dpc_srgd_config *dpc_srgd_get_config(const dpc_srgd *s) { return &s->cfg; }
+const dpc_ledger *dpc_srgd_ledger(const dpc_srgd *s) { return &s->ledger; }
+size_t dpc_srgd_steps_total(const dpc_srgd *s) { return s->plan.steps; }
+const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s) { return &s->plan; }
+const dpc_srgd_config *dpc_srgd_config_get(const dpc_srgd *s) { return &s->cfg; }
 const double *dpc_srgd_output(const dpc_srgd *s)
 {
     return s->cfg.variant == DPC_SRGD_SRG ? s->x : s->y;

@@ -191,6 +191,39 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     return DPC_OK;
 }
 
+dpc_status dpc_srgd_data_constants(const dpc_model_config *mc, double x_norm_bound, double R,
+                                   double y_bound, double *L, double *M, dpc_error *err)
+{
+    if (*L > 0 && *M > 0) return DPC_OK;
+    double X = x_norm_bound;
+    if (!(X > 0))
+        return dpc_error_param(err, DPC_E_INVALID, "x_norm_bound",
+                               "the data has no public row-norm bound");
+    double Xb2 = X * X + (mc->bias ? 1.0 : 0.0);
+    if (mc->kind == DPC_MODEL_LOGISTIC) {
+        if (!(*L > 0)) *L = sqrt(Xb2); /* |(sigmoid(z) - y) (x, 1)| */
+        if (!(*M > 0)) *M = Xb2 / 4.0;
+    } else if (mc->kind == DPC_MODEL_LINEAR) {
+        if (!(y_bound > 0))
+            return dpc_error_param(err, DPC_E_INVALID, "y_bound",
+                                   "linear regression needs a public bound on |y| for L");
+        if (!(*L > 0)) *L = sqrt(Xb2) * (sqrt(Xb2) * R + y_bound);
+        if (!(*M > 0)) *M = Xb2;
+    } else {
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "model",
+                               "L and M are derived for logistic and linear models only");
+    }
+    return DPC_OK;
+}
+
+double dpc_srgd_mu_at_beta_ratio(size_t n, size_t p, double cc, double k)
+{
+    size_t T = ceil_pos(cc * pow((double)n, 0.25));
+    if (T > n) T = n;
+    double lev = 1.0 + (double)ceil_log2(T);
+    return sqrt(lev * (double)p / (double)n) / k;
+}
+
 dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n, dpc_error *err)
 {
     if (!c) return dpc_error_set(err, DPC_E_INVALID, "config: NULL");

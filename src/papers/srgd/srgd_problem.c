@@ -34,6 +34,8 @@ void dpc_srgd_problem_config_init(dpc_srgd_problem_config *c)
     memset(c, 0, sizeof *c);
     c->kind = DPC_SRGD_P1_LOGISTIC;
     c->design = DPC_SRGD_DESIGN_SPARSE;
+    c->n = 65536;
+    c->p = 32;
     c->decades = 4.0;
     c->w_norm = 1.0;
     c->noise = 0.5;

@@ -1,0 +1,154 @@
+/* spec.c — the KAN paper's run defaults (dpc_kan_run_config_init) and spec grammars
+ * (dpcorr/papers/kan.h): the model "kan2:M[:...]" and the data "kan-synth:...", with the strict numbers of every spec (digits, or an exact integer in
+ * exponent form; no sign, no spaces). */
+#include "dpcorr/papers/kan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int space_edge(const char *v)
+{
+    size_t n = strlen(v);
+    return n == 0 || isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1]);
+}
+
+static int strict_double(const char *v, double *out)
+{
+    if (space_edge(v)) return 0;
+    for (const char *p = v; *p; p++)
+        if (!isdigit((unsigned char)*p) && !strchr(".eE+-", *p)) return 0;
+    char *end;
+    errno = 0;
+    double d = strtod(v, &end);
+    if (end == v || *end || errno == ERANGE || !isfinite(d)) return 0;
+    *out = d;
+    return 1;
+}
+
+static int strict_uint(const char *v, uint64_t *out)
+{
+    if (space_edge(v) || v[0] == '-' || v[0] == '+') return 0;
+    int digits = 1;
+    for (const char *p = v; *p; p++) digits &= isdigit((unsigned char)*p) != 0;
+    if (digits) {
+        char *end;
+        errno = 0;
+        unsigned long long u = strtoull(v, &end, 10);
+        if (*end || errno == ERANGE || u > (1ull << 53)) return 0;
+        *out = u;
+        return 1;
+    }
+    double d;
+    if (!strict_double(v, &d) || d < 0 || d != floor(d) || d > 9007199254740992.0) return 0;
+    *out = (uint64_t)d;
+    return 1;
+}
+
+void dpc_kan_run_config_init(dpc_kan_run_config *c)
+{
+    memset(c, 0, sizeof *c);
+    c->privacy.delta = 1e-5;
+    c->privacy.lambda = 0.5;
+    c->privacy.calibration = DPC_CALIBRATION_ACCOUNTANT;
+    c->iterates = 1000;
+    c->batch = 100;
+    c->eval_every = 1;
+    c->chunk = 32;
+    c->margin_iters = 20000;
+    c->lr = 0.5;
+    c->clip = 1.0;
+    c->radius = INFINITY;
+    c->C_R = 2.0;
+    c->conf_delta = 0.01;
+}
+
+size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n)
+{
+    return epochs ? 1 + epochs * (n / (batch ? batch : 1)) : iterates;
+}
+
+dpc_status dpc_kan2_config_parse(dpc_kan2_config *c, const char *spec, size_t d, dpc_error *err)
+{
+    if (!c || !spec) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL argument");
+    c->d = d, c->m = 0, c->grid = 5, c->act = DPC_KAN_SIGMOID;
+    char buf[128];
+    if (strncmp(spec, "kan2:", 5))
+        return dpc_error_param(err, DPC_E_INVALID, "model", "expected kan2:M, got '%s'", spec);
+    if (strlen(spec) >= sizeof buf)
+        return dpc_error_param(err, DPC_E_INVALID, "model", "spec too long");
+    strcpy(buf, spec + 5);
+    char *save = NULL, *tok = strtok_r(buf, ":", &save);
+    uint64_t u;
+    if (!tok) return dpc_error_param(err, DPC_E_INVALID, "model", "kan2 needs a width, e.g. kan2:256");
+    if (!strict_uint(tok, &u) || u < 1 || u > 1000000)
+        return dpc_error_param(err, DPC_E_INVALID, "model",
+                               "kan2 width '%s' is not an integer in [1, 1e6]", tok);
+    c->m = (size_t)u;
+    while ((tok = strtok_r(NULL, ":", &save))) {
+        if (!strcmp(tok, "sigmoid")) c->act = DPC_KAN_SIGMOID;
+        else if (!strcmp(tok, "tanh")) c->act = DPC_KAN_TANH;
+        else if (!strncmp(tok, "grid=", 5)) {
+            if (!strict_uint(tok + 5, &u) || u < 1 || u > 256)
+                return dpc_error_param(err, DPC_E_INVALID, "model", "grid '%s' must be in 1..256",
+                                       tok + 5);
+            c->grid = (size_t)u;
+        } else {
+            return dpc_error_param(err, DPC_E_INVALID, "model",
+                                   "kan2 option '%s' (expected grid=G, sigmoid or tanh)", tok);
+        }
+    }
+    return DPC_OK;
+}
+
+dpc_status dpc_kan_synth_spec(dpc_dataset **train, dpc_dataset **test, const char *spec,
+                              const dpc_rng *rng, dpc_error *err)
+{
+    if (train) *train = NULL;
+    if (test) *test = NULL;
+    if (!train || !test || !spec || !rng)
+        return dpc_error_param(err, DPC_E_INVALID, "data", "NULL argument");
+    size_t v[4] = {0, 0, 0, 0}; /* n, d, test-n, stream */
+    static const char *const keys[4] = {"n", "d", "test-n", "stream"};
+    double margin = 0.05;
+    char buf[256];
+    if (strncmp(spec, "kan-synth:", 10))
+        return dpc_error_param(err, DPC_E_INVALID, "data", "expected kan-synth:..., got '%s'", spec);
+    if (strlen(spec) >= sizeof buf) return dpc_error_param(err, DPC_E_INVALID, "data", "spec too long");
+    strcpy(buf, spec + 10);
+    char *save = NULL;
+    for (char *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char *eq = strchr(tok, '=');
+        if (!eq)
+            return dpc_error_param(err, DPC_E_INVALID, "data",
+                                   "kan-synth: expected key=value, got '%s'", tok);
+        *eq = '\0';
+        int k = 0;
+        while (k < 4 && strcmp(tok, keys[k])) k++;
+        uint64_t u;
+        if (k < 4) {
+            if (!strict_uint(eq + 1, &u) || u > ((uint64_t)1 << 32))
+                return dpc_error_param(err, DPC_E_INVALID, "data",
+                                       "kan-synth: %s: expected an integer in [0, 2^32], got '%s'",
+                                       tok, eq + 1);
+            v[k] = (size_t)u;
+        } else if (!strcmp(tok, "margin")) {
+            if (!strict_double(eq + 1, &margin) || margin < 0)
+                return dpc_error_param(err, DPC_E_INVALID, "data",
+                                       "kan-synth: margin: expected a number >= 0, got '%s'",
+                                       eq + 1);
+        } else {
+            return dpc_error_param(err, DPC_E_INVALID, "data",
+                                   "kan-synth: unknown key '%s' (n, d, margin, test-n, stream)", tok);
+        }
+    }
+    dpc_status st = dpc_kan_synth(train, rng, 2 * (uint64_t)v[3], v[0], v[1], margin, NULL, err);
+    if (!st && v[2]) st = dpc_kan_synth(test, rng, 2 * (uint64_t)v[3] + 1, v[2], v[1], margin, NULL, err);
+    if (st) {
+        dpc_dataset_free(*train);
+        *train = NULL;
+    }
+    return st;
+}

@@ -1,0 +1,204 @@
+/* test_help_defaults.c — every default that a command's --help prints for a library field is the
+ * value of the library's _init (the library decides; the help text of each option table,
+ * tools/opt.h, is a copy that only this test compares): `train` and `audit` against
+ * dpc_train_config_init, `train --algo dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init,
+ * `train --algo dp-srgd` against dpc_srgd_config_init / dpc_srgd_problem_config_init,
+ * `train --algo lcgd-projected` against dpc_kan_run_config_init. Runs $BUILD/dpcorr (default
+ * build/dpcorr) from the repository root; python/tests/test_help_defaults.py checks the same
+ * for the binding's view of train and audit. */
+#include "dpcorr.h"
+#include "dpcorr/papers/kan.h"
+#include "dpcorr/papers/linreg.h"
+#include "dpcorr/papers/srgd.h"
+#include "harness.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+static char g_help[65536];
+
+/* The --help of the command (argv words after the binary), into g_help; 0 on failure. */
+static int help_of(const char *words)
+{
+    const char *b = getenv("BUILD");
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s/dpcorr %s --help 2>/dev/null", b && *b ? b : "build", words);
+    FILE *p = popen(cmd, "r");
+    if (!p) return 0;
+    size_t n = fread(g_help, 1, sizeof g_help - 1, p);
+    g_help[n] = 0;
+    return pclose(p) == 0 && n > 0;
+}
+
+/* The help text of option `name` (its line and continuation lines joined) into buf; 0 if the
+ * command has no such option. */
+static int opt_text(const char *name, char *buf, size_t cap)
+{
+    size_t nl = strlen(name);
+    const char *p = g_help;
+    buf[0] = 0;
+    while ((p = strstr(p, "\n  --"))) {
+        p += 3;
+        if (strncmp(p, name, nl) || (p[nl] != ' ' && p[nl] != '\n')) continue;
+        const char *e = p;
+        size_t n = 0;
+        for (;;) {
+            const char *le = strchr(e, '\n');
+            size_t len = le ? (size_t)(le - e) : strlen(e);
+            if (n + len + 2 < cap) memcpy(buf + n, e, len), n += len, buf[n++] = ' ';
+            if (!le || strncmp(le + 1, "          ", 10)) break;
+            e = le + 1;
+        }
+        buf[n] = 0;
+        return 1;
+    }
+    return 0;
+}
+
+/* The number after "(default " in the option's help; NAN when none. */
+static double help_default(const char *cmd, const char *name)
+{
+    char t[1024];
+    if (!opt_text(name, t, sizeof t)) {
+        CHECK(0, "%s: no option %s in --help", cmd, name);
+        return NAN;
+    }
+    const char *d = strstr(t, "(default ");
+    if (!d) {
+        CHECK(0, "%s %s: no default printed: %s", cmd, name, t);
+        return NAN;
+    }
+    char *end;
+    double v = strtod(d + 9, &end);
+    CHECK(end != d + 9 && *end && strchr(";), :", *end), "%s %s: a number as the default: %s", cmd, name, t);
+    return v;
+}
+
+static void same(const char *cmd, const char *name, double lib)
+{
+    double h = help_default(cmd, name);
+    CHECK(h == lib, "%s %s: --help says %.17g, the library's _init %.17g", cmd, name, h, lib);
+}
+
+/* "WORD (default)" in the option's help names the library's default word. */
+static void same_word(const char *cmd, const char *name, const char *lib)
+{
+    char t[1024], want[64];
+    CHECK(opt_text(name, t, sizeof t), "%s: no option %s", cmd, name);
+    snprintf(want, sizeof want, "%s (default", lib);
+    CHECK(strstr(t, want) != NULL, "%s %s: the default word is not the library's %s: %s", cmd,
+          name, lib, t);
+}
+
+static void test_train(const char *cmd)
+{
+    if (!help_of(cmd)) {
+        CHECK(0, "dpcorr %s --help failed (BUILD=%s)", cmd, getenv("BUILD") ? getenv("BUILD") : "");
+        return;
+    }
+    dpc_train_config c;
+    dpc_train_config_init(&c);
+    same(cmd, "--epochs", (double)c.epochs);
+    same(cmd, "--batch", (double)c.batch);
+    same(cmd, "--clip", c.clip);
+    same(cmd, "--lr", c.lr);
+    same(cmd, "--momentum", c.momentum);
+    same(cmd, "--weight-decay", c.weight_decay);
+    same(cmd, "--cooldown-fraction", c.cooldown_fraction);
+    same(cmd, "--cooldown-factor", c.cooldown_factor);
+    same(cmd, "--threads", (double)c.threads);
+    same(cmd, "--chunk", (double)c.chunk);
+    same(cmd, "--nu", c.mech.nu);
+    same(cmd, "--lambda", c.mech.lambda);
+    same_word(cmd, "--accountant", dpc_accountant_name(c.accountant));
+    same_word(cmd, "--schedule", dpc_lr_schedule_name(c.schedule));
+    same_word(cmd, "--precision", dpc_precision_name(c.precision));
+    char t[1024];
+    CHECK(c.delta == 0 && opt_text("--delta", t, sizeof t) && strstr(t, "largest power of ten"),
+          "%s --delta: derived from N (dpc_account_default_delta), as --help says", cmd);
+}
+
+static void test_linreg(const char *algo, dpc_linreg_algo a)
+{
+    char cmd[64];
+    snprintf(cmd, sizeof cmd, "train --algo %s", algo);
+    if (!help_of(cmd)) {
+        CHECK(0, "dpcorr %s --help failed", cmd);
+        return;
+    }
+    dpc_linreg_opts o;
+    dpc_linreg_opts_init(&o, a);
+    same(cmd, "--delta", o.delta);
+    same(cmd, "--tail-a", o.prior.a);
+    same(cmd, "--w-bound", o.prior.w_bound);
+    same(cmd, "--sigma-bound", o.prior.sigma_bound);
+    same(cmd, "--stream", (double)o.stream);
+    same_word(cmd, "--calibration", dpc_calibration_name(o.calibration));
+    char t[1024];
+    CHECK(opt_text("--k2", t, sizeof t) && strstr(t, "(default sqrt(8/3)") &&
+              o.prior.k2 == sqrt(8.0 / 3.0),
+          "%s --k2: sqrt(8/3) in --help and the library", cmd);
+    if (a == DPC_LINREG_AMBSSGD) {
+        same(cmd, "--c1", o.c1);
+        same(cmd, "--dpstat-k", (double)o.dpstat_k);
+    }
+}
+
+static void test_srgd(void)
+{
+    const char *cmd = "train --algo dp-srgd";
+    if (!help_of(cmd)) {
+        CHECK(0, "dpcorr %s --help failed", cmd);
+        return;
+    }
+    dpc_srgd_problem_config pc;
+    dpc_srgd_problem_config_init(&pc);
+    dpc_srgd_config c;
+    dpc_srgd_config_init(&c);
+    same(cmd, "--n", (double)pc.n);
+    same(cmd, "--dim", (double)pc.p);
+    same(cmd, "--decades", pc.decades);
+    same(cmd, "--w-norm", pc.w_norm);
+    same(cmd, "--label-noise", pc.noise);
+    same(cmd, "--R", pc.R);
+    same(cmd, "--c", DPC_SRGD_PRACTICAL_C);
+    same(cmd, "--z-step", c.z_step);
+    same(cmd, "--delta", c.delta);
+    same_word(cmd, "--calibration", dpc_calibration_name(c.calibration));
+    same_word(cmd, "--variant", dpc_srgd_variant_name(c.variant));
+    same_word(cmd, "--noise", dpc_srgd_noise_name(c.noise));
+}
+
+static void test_kan(void)
+{
+    const char *cmd = "train --algo lcgd-projected";
+    if (!help_of(cmd)) {
+        CHECK(0, "dpcorr %s --help failed", cmd);
+        return;
+    }
+    dpc_kan_run_config d;
+    dpc_kan_run_config_init(&d);
+    same(cmd, "--delta", d.privacy.delta);
+    same(cmd, "--lambda", d.privacy.lambda);
+    same(cmd, "--iterates", (double)d.iterates);
+    same(cmd, "--batch", (double)d.batch);
+    same(cmd, "--lr", d.lr);
+    same(cmd, "--clip", d.clip);
+    same(cmd, "--C-R", d.C_R);
+    same(cmd, "--margin-iters", (double)d.margin_iters);
+    same(cmd, "--conf-delta", d.conf_delta);
+    same(cmd, "--chunk", (double)d.chunk);
+    same(cmd, "--eval-every", (double)d.eval_every);
+    same_word(cmd, "--calibration", dpc_calibration_name(d.privacy.calibration));
+}
+
+int main(void)
+{
+    test_train("train");
+    test_train("audit");
+    test_linreg("dp-ambssgd", DPC_LINREG_AMBSSGD);
+    test_linreg("dp-ssgd", DPC_LINREG_SSGD);
+    test_srgd();
+    test_kan();
+    return TEST_SUMMARY();
+}
