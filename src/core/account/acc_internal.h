@@ -84,6 +84,18 @@ dpc_status dpc__bib_mc_delta(const double *G, size_t b, double s, double eps, si
                              uint64_t seed, double lambda, double theta_a, double beta,
                              double out[6]);
 
+/* Sampling-free balls-in-bins bound (bib_sf.c): prepare certifies up to DPC__BIB_SF_CAND pairs
+ * (a[i], c[i]) with G <= a I + c 11^T (PSD order; DPC_E_RANGE naming part.b above
+ * DPC__BIB_SF_MAX_BINS bins); epsilon: the deterministic bound at delta for noise std s, the
+ * smallest over the candidates of random allocation (mu = sqrt(a)/s, b bins) composed with a
+ * Gaussian (mu0 = sqrt(c)/s). Valid in both directions; nonincreasing in s. */
+#define DPC__BIB_SF_CAND 5
+#define DPC__BIB_SF_MAX_BINS 512
+dpc_status dpc__bib_sf_prepare(const double *G, size_t b, double *a, double *c, size_t *count,
+                               dpc_error *err);
+dpc_status dpc__bib_sf_epsilon(const double *a, const double *c, size_t count, size_t b,
+                               double s, double delta, double *eps, dpc_error *err);
+
 /* The strategy as a dense nonnegative matrix with rows in release order (mech_route.c; a row is
  * released at the step of its last nonzero column); all-zero rows dropped. NULL with *why set
  * when C has a negative entry, n > 4096, or memory fails. rows: (out). Caller frees. */
@@ -99,12 +111,21 @@ typedef struct dpc__bib_ctx {
     size_t b, k;
     double colmax, delta;
     double *G;       /* (b, b) Gram matrix of the m_j (non-identity C) */
+    double sf_a[DPC__BIB_SF_CAND], sf_c[DPC__BIB_SF_CAND]; /* the sampling-free certificates */
+    size_t sf_n;     /* (in units of G; 0: no sampling-free bound) */
+    int allow_mc;    /* opts.bib_monte_carlo */
     const char *why; /* why the route does not apply to a balls-in-bins run (NULL: it does) */
 } dpc__bib_ctx;
 dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
                             dpc__bib_ctx *c, dpc_error *err);
 dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, double *eps,
                             dpc_account_mech_info *mc, dpc_error *err);
+/* with_mc: also run the Monte Carlo beside the sampling-free bound (its epsilon to
+ * mc->eps_bib_mc); calibration passes allow_mc (only the bound that may be reported is
+ * searched). The route's epsilon is the deterministic bound (mc->bib_deterministic = 1) unless
+ * allow_mc and the Monte Carlo is lower, or no certificate exists. */
+dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole, int with_mc,
+                               double *eps, dpc_account_mech_info *mc, dpc_error *err);
 void dpc__bib_free(dpc__bib_ctx *c);
 
 /* Secant search on log eps(e^u) = log target (calibrate.c); see the definition. */
