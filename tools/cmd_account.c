@@ -585,6 +585,11 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
                            in->route_why[k]);
             printf("one participation, no amplification: epsilon %.6g\n", in->epsilon_single);
             if (in->advice) printf("advice        %s\n", in->advice);
+            if (in->route != DPC_ROUTE_BALLS_IN_BINS && in->mc_samples && in->bib_deterministic)
+                printf("balls-in-bins deterministic %.6g; Monte Carlo %.6g (high-probability, "
+                       "confidence %.10g; --bib-monte-carlo lets it count)\n",
+                       in->eps_routes[DPC_ROUTE_BALLS_IN_BINS], in->eps_bib_mc,
+                       in->mc_confidence);
         }
         if (in->note) printf("note          %s\n", in->note);
     }
