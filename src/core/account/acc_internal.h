@@ -89,7 +89,7 @@ dpc_status dpc__bib_mc_delta(const double *G, size_t b, double s, double eps, si
  * DPC__BIB_SF_MAX_BINS bins); epsilon: the deterministic bound at delta for noise std s, the
  * smallest over the candidates of random allocation (mu = sqrt(a)/s, b bins) composed with a
  * Gaussian (mu0 = sqrt(c)/s). Valid in both directions; nonincreasing in s. */
-#define DPC__BIB_SF_CAND 5
+#define DPC__BIB_SF_CAND 3 /* each costs one random-allocation bound per evaluation */
 #define DPC__BIB_SF_MAX_BINS 512
 dpc_status dpc__bib_sf_prepare(const double *G, size_t b, double *a, double *c, size_t *count,
                                dpc_error *err);

@@ -113,7 +113,7 @@ dpc_status dpc__bib_sf_prepare(const double *G, size_t b, double *a, double *c, 
     double *v = dpc__malloc_array(b, sizeof *v), *w = dpc__malloc_array(b, sizeof *w);
     dpc_status st = DPC_OK;
     if (!S || !W || !v || !w) st = DPC__NOMEM(err, "the sampling-free balls-in-bins bound");
-    static const double frac[DPC__BIB_SF_CAND] = {0.0, 0.5, 0.8, 0.95, 1.0};
+    static const double frac[DPC__BIB_SF_CAND] = {0.0, 0.8, 1.0};
     for (size_t i = 0; !st && i < DPC__BIB_SF_CAND; i++) {
         if (i > 0 && offmin == 0.0) break;
         c[*count] = frac[i] * offmin;
