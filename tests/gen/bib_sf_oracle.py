@@ -7,7 +7,9 @@ bisection on the exact hockey-stick divergences of tests/gen/bib_oracle.py (clos
 conditional expectation + adaptive quadrature; no code shared with the C library). The C test
 checks that the deterministic bound is never below these and reports how far above it is.
 Run with Debian's python3 (numpy, scipy):
-    /usr/bin/python3 tests/gen/bib_sf_oracle.py > tests/account_bib_sf_oracle.h
+    /usr/bin/python3 tests/gen/bib_sf_oracle.py 0 1 3 > tests/account_bib_sf_oracle.h
+(the committed header; case 2, b = 3, takes tens of minutes of nested quadrature per bisection
+and is left out of it).
 """
 import os
 import sys
