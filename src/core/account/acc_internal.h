@@ -66,6 +66,8 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
  * delta(eps) <= delta over both directions (never above the single Gaussian's). dpc__ra_delta:
  * upper bounds on both directions' delta at eps on a grid of K cells (tests). */
 dpc_status dpc__ra_epsilon(size_t b, double mu, double delta, double *eps, dpc_error *err);
+dpc_status dpc__ra_epsilon2(size_t b, double mu, double delta, double *e_remove, double *e_add,
+                           dpc_error *err); /* each direction (dpc__ra_epsilon: the larger) */
 dpc_status dpc__ra_delta(size_t b, double mu, double eps, size_t K, double *d_remove,
                          double *d_add);
 
@@ -95,6 +97,35 @@ dpc_status dpc__bib_sf_prepare(const double *G, size_t b, double *a, double *c, 
                                dpc_error *err);
 dpc_status dpc__bib_sf_epsilon(const double *a, const double *c, size_t count, size_t b,
                                double s, double delta, double *eps, dpc_error *err);
+/* the same, each direction on its own (the route combines them with the Renyi bound's) */
+dpc_status dpc__bib_sf_epsilon2(const double *a, const double *c, size_t count, size_t b,
+                                double s, double delta, double *e_remove, double *e_add,
+                                dpc_error *err);
+
+/* Renyi-DP dynamic program for balls-in-bins (bib_rdp.c; doc/accounting.md 7.2): prepare
+ * builds, for each constant rho in {0, min off-diagonal G, max non-neighbour G}, the chain
+ * weights d, e (per bin) and r (neighbours), units of G; epsilon: the deterministic bound at
+ * delta for noise std s (for each direction the smallest over the candidates).
+ * logmoments (tests): upper bounds on log E_Q[Lambda^m], m = 0..M, without the rho part;
+ * work b (M+1)^3 / 6 (DPC_WORK_LIMIT, else DPC_E_RANGE naming part.b). curve: RDP of both
+ * directions at order alpha from the integer log moments tl (rho part included). */
+#define DPC__BIB_RDP_CAND 3
+typedef struct dpc__bib_rdp {
+    size_t b, ncand;
+    double rho[DPC__BIB_RDP_CAND], gmax;
+    double *d, *e, *r; /* (ncand, b) each */
+} dpc__bib_rdp;
+dpc_status dpc__bib_rdp_prepare(const double *G, size_t b, dpc__bib_rdp *R, dpc_error *err);
+void dpc__bib_rdp_free(dpc__bib_rdp *R);
+dpc_status dpc__bib_rdp_epsilon(const dpc__bib_rdp *R, double s, double delta, double *eps,
+                                dpc_error *err);
+/* the same, each direction on its own (remove: D(P||Q), add: D(Q||P)) */
+dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, double *e_remove,
+                                 double *e_add, dpc_error *err);
+dpc_status dpc__bib_rdp_logmoments(size_t b, const double *d, const double *e, const double *r,
+                                   double s, size_t M, double *logm, dpc_error *err);
+void dpc__bib_rdp_curve(const double *tl, size_t M, double a, double alpha, double *r_remove,
+                        double *r_add);
 
 /* The strategy as a dense nonnegative matrix with rows in release order (mech_route.c; a row is
  * released at the step of its last nonzero column); all-zero rows dropped. NULL with *why set
@@ -113,6 +144,7 @@ typedef struct dpc__bib_ctx {
     double *G;       /* (b, b) Gram matrix of the m_j (non-identity C) */
     double sf_a[DPC__BIB_SF_CAND], sf_c[DPC__BIB_SF_CAND]; /* the sampling-free certificates */
     size_t sf_n;     /* (in units of G; 0: no sampling-free bound) */
+    dpc__bib_rdp rdp; /* the Renyi dynamic program (non-identity C) */
     int allow_mc;    /* opts.bib_monte_carlo */
     const char *why; /* why the route does not apply to a balls-in-bins run (NULL: it does) */
 } dpc__bib_ctx;

@@ -75,6 +75,7 @@ dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, 
     free(C);
     free(M);
     if (!st) st = dpc__bib_sf_prepare(c->G, b, c->sf_a, c->sf_c, &c->sf_n, err);
+    if (!st) st = dpc__bib_rdp_prepare(c->G, b, &c->rdp, err);
     if (st) {
         dpc__bib_free(c);
         return st;
@@ -86,6 +87,7 @@ dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, 
 void dpc__bib_free(dpc__bib_ctx *c)
 {
     free(c->G);
+    dpc__bib_rdp_free(&c->rdp);
     c->G = NULL;
 }
 
@@ -100,9 +102,18 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
     if (c->identity) return dpc__ra_epsilon(c->b, sqrt((double)c->k) / z, c->delta, eps, err);
     double s = z * c->colmax, esf = INFINITY;
     dpc_status st;
-    if (c->sf_n && (st = dpc__bib_sf_epsilon(c->sf_a, c->sf_c, c->sf_n, c->b, s, c->delta,
-                                             &esf, err)))
-        return st;
+    if (c->sf_n) {
+        /* two deterministic bounds, each direction on its own: the post-processing bound
+         * (bib_sf.c) and the Renyi dynamic program (bib_rdp.c); every direction takes the
+         * smaller, the route the larger direction */
+        double sr, sa, rr, ra;
+        if ((st = dpc__bib_sf_epsilon2(c->sf_a, c->sf_c, c->sf_n, c->b, s, c->delta, &sr, &sa,
+                                       err)) ||
+            (st = dpc__bib_rdp_epsilon2(&c->rdp, s, c->delta, &rr, &ra, err)))
+            return st;
+        double er = sr < rr ? sr : rr, ea = sa < ra ? sa : ra;
+        esf = er > ea ? er : ea;
+    }
     *eps = esf;
     if (!with_mc && c->sf_n) return DPC_OK;
     uint64_t seed;

@@ -127,19 +127,29 @@ dpc_status dpc__bib_sf_prepare(const double *G, size_t b, double *a, double *c, 
     return st;
 }
 
+dpc_status dpc__bib_sf_epsilon2(const double *a, const double *c, size_t count, size_t b,
+                                double s, double delta, double *e_remove, double *e_add,
+                                dpc_error *err)
+{
+    *e_remove = *e_add = INFINITY;
+    for (size_t i = 0; i < count; i++) { /* each direction: the best candidate for it */
+        double er = 0.0, ea = 0.0, eg = 0.0, mu = sqrt(a[i]) / s, mu0 = sqrt(c[i]) / s;
+        double dr = c[i] > 0.0 ? 0.5 * delta : delta;
+        dpc_status st = DPC_OK;
+        if (mu > 0.0) st = dpc__ra_epsilon2(b, mu, dr, &er, &ea, err);
+        if (!st && mu0 > 0.0) st = dpc_gdp_epsilon(mu0, 0.5 * delta, &eg, err);
+        if (st) return st;
+        if (er + eg < *e_remove) *e_remove = er + eg;
+        if (ea + eg < *e_add) *e_add = ea + eg;
+    }
+    return DPC_OK;
+}
+
 dpc_status dpc__bib_sf_epsilon(const double *a, const double *c, size_t count, size_t b,
                                double s, double delta, double *eps, dpc_error *err)
 {
-    *eps = INFINITY;
-    for (size_t i = 0; i < count; i++) {
-        double er, eg = 0.0, mu = sqrt(a[i]) / s, mu0 = sqrt(c[i]) / s;
-        double dr = c[i] > 0.0 ? 0.5 * delta : delta;
-        dpc_status st = DPC_OK;
-        if (mu > 0.0) st = dpc__ra_epsilon(b, mu, dr, &er, err);
-        else er = 0.0;
-        if (!st && mu0 > 0.0) st = dpc_gdp_epsilon(mu0, 0.5 * delta, &eg, err);
-        if (st) return st;
-        if (er + eg < *eps) *eps = er + eg;
-    }
-    return DPC_OK;
+    double er, ea;
+    dpc_status st = dpc__bib_sf_epsilon2(a, c, count, b, s, delta, &er, &ea, err);
+    *eps = st ? INFINITY : er > ea ? er : ea;
+    return st;
 }
