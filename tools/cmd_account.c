@@ -552,8 +552,8 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
                    in->rounds, in->delta_slack);
         else if (in->route == DPC_ROUTE_BALLS_IN_BINS && in->mc_samples &&
                  in->bib_deterministic) {
-            printf("amplified     balls in %zu bins: sampling-free bound (random allocation "
-                   "after a post-processing domination)\n",
+            printf("amplified     balls in %zu bins: sampling-free bound (Renyi dynamic program and "
+                   "post-processing domination, each direction the smaller)\n",
                    pp.b);
             printf("guarantee     deterministic; Monte Carlo beside it %.6g (%zu samples per "
                    "direction, confidence %.10g, seed %llu)%s\n",

@@ -78,7 +78,7 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     if (info->route == DPC_ROUTE_BALLS_IN_BINS)
         snprintf(L->route, sizeof L->route, "balls-in-bins: %s (add/remove)",
                  !info->bib_deterministic ? "Monte Carlo upper confidence bound"
-                 : info->mc_samples       ? "sampling-free bound"
+                 : info->mc_samples       ? "sampling-free bound (Renyi DP, post-processing)"
                                           : "random allocation, exact bound");
     else
         snprintf(L->route, sizeof L->route, "%s (%s, %s)",
