@@ -67,6 +67,62 @@ static void test_gen_moments(void)
     }
 }
 
+/* two neighbours kept (logmoments3): exact for every candidate on 3 bins (no pair at distance
+ * 3), an upper bound on 4 bins and never above the one-neighbour program */
+static void test_gen_moments3(void)
+{
+    for (size_t i = 0; i < sizeof bib_rdp_oracle_gen / sizeof bib_rdp_oracle_gen[0]; i++) {
+        dpc__bib_rdp R;
+        dpc_error err = {0};
+        double s = bib_rdp_oracle_gen[i].s, lm[BIB_RDP_ORACLE_GEN_M + 1];
+        size_t M = BIB_RDP_ORACLE_GEN_M;
+        CHECK_OK(dpc__bib_rdp_prepare(bib_rdp_oracle_gen[i].G, 3, &R, &err), &err);
+        for (size_t k = 0; k < R.ncand; k++) {
+            CHECK_OK(dpc__bib_rdp_logmoments3(3, R.d3 + 3 * k, R.e3 + 3 * k, R.r + 3 * k,
+                                              R.r2 + 3 * k, s, M, lm, &err),
+                     &err);
+            for (size_t m = 2; m <= M; m++) {
+                double v = lm[m] + R.rho[k] / (s * s) * (double)m * ((double)m - 1.0) / 2.0;
+                double ex = bib_rdp_oracle_gen[i].logm[m];
+                CHECK(v >= ex - 1e-12 * fabs(ex) && v <= ex + 1e-10 * fabs(ex),
+                      "%s rho %g m %zu (two neighbours, exact): %.15g vs %.15g",
+                      bib_rdp_oracle_gen[i].name, R.rho[k], m, v, ex);
+            }
+        }
+        dpc__bib_rdp_free(&R);
+    }
+    for (size_t i = 0; i < sizeof bib_rdp_oracle_gen4 / sizeof bib_rdp_oracle_gen4[0]; i++) {
+        dpc__bib_rdp R;
+        dpc_error err = {0};
+        double s = bib_rdp_oracle_gen4[i].s, l3[BIB_RDP_ORACLE_GEN_M + 1],
+               l2[BIB_RDP_ORACLE_GEN_M + 1];
+        size_t M = BIB_RDP_ORACLE_GEN_M;
+        CHECK_OK(dpc__bib_rdp_prepare(bib_rdp_oracle_gen4[i].G, 4, &R, &err), &err);
+        for (size_t k = 0; k < R.ncand; k++) {
+            CHECK_OK(dpc__bib_rdp_logmoments3(4, R.d3 + 4 * k, R.e3 + 4 * k, R.r + 4 * k,
+                                              R.r2 + 4 * k, s, M, l3, &err),
+                     &err);
+            CHECK_OK(dpc__bib_rdp_logmoments(4, R.d + 4 * k, R.e + 4 * k, R.r + 4 * k, s, M, l2,
+                                             &err),
+                     &err);
+            double w3 = 0.0, w2 = 0.0;
+            for (size_t m = 2; m <= M; m++) {
+                double sh = R.rho[k] / (s * s) * (double)m * ((double)m - 1.0) / 2.0;
+                double ex = bib_rdp_oracle_gen4[i].logm[m];
+                CHECK(l3[m] + sh >= ex - 1e-12 * fabs(ex) && l3[m] <= l2[m] + 1e-12 * fabs(l2[m]),
+                      "%s rho %g m %zu: two neighbours %.15g, one %.15g, exact %.15g",
+                      bib_rdp_oracle_gen4[i].name, R.rho[k], m, l3[m] + sh, l2[m] + sh, ex);
+                if (l3[m] + sh - ex > w3) w3 = l3[m] + sh - ex;
+                if (l2[m] + sh - ex > w2) w2 = l2[m] + sh - ex;
+            }
+            printf("# %-16s rho %.3g: log-moment bound - exact <= %.4g (two neighbours), %.4g "
+                   "(one)\n",
+                   bib_rdp_oracle_gen4[i].name, R.rho[k], w3, w2);
+        }
+        dpc__bib_rdp_free(&R);
+    }
+}
+
 static double *gram_identity(size_t b, double k)
 {
     double *G = calloc(b * b, sizeof *G);
@@ -223,7 +279,8 @@ static void test_mc_and_monotone(void)
     }
 }
 
-/* the work limit: b (M+1)^3 / 6 above DPC_WORK_LIMIT refused before any work, naming part.b */
+/* the work limit: b (M+1)^3 / 6 (one neighbour) or b (M+1)^4 / 24 (two) above DPC_WORK_LIMIT
+ * refused before any work (the arrays are not read), naming part.b */
 static void test_work_limit(void)
 {
     double one = 1.0, lm[65];
@@ -231,12 +288,18 @@ static void test_work_limit(void)
     CHECK(dpc__bib_rdp_logmoments(2000000, &one, &one, &one, 1.0, 64, lm, &err) == DPC_E_RANGE &&
               strstr(err.msg, "part.b"),
           "work limit: '%s'", err.msg);
+    err.msg[0] = 0;
+    CHECK(dpc__bib_rdp_logmoments3(20000, &one, &one, &one, &one, 1.0, 64, lm, &err) ==
+                  DPC_E_RANGE &&
+              strstr(err.msg, "part.b"),
+          "work limit (two neighbours): '%s'", err.msg);
 }
 
 int main(void)
 {
     test_ra_moments();
     test_gen_moments();
+    test_gen_moments3();
     test_ra_epsilon();
     test_gen_epsilon();
     test_mc_and_monotone();

@@ -113,7 +113,8 @@ dpc_status dpc__bib_sf_epsilon2(const double *a, const double *c, size_t count, 
 typedef struct dpc__bib_rdp {
     size_t b, ncand;
     double rho[DPC__BIB_RDP_CAND], gmax;
-    double *d, *e, *r; /* (ncand, b) each */
+    double *d, *e, *r;    /* (ncand, b) each: one neighbour exact */
+    double *d3, *e3, *r2; /* (ncand, b) each: two neighbours exact (r: distance 1 as above) */
 } dpc__bib_rdp;
 dpc_status dpc__bib_rdp_prepare(const double *G, size_t b, dpc__bib_rdp *R, dpc_error *err);
 void dpc__bib_rdp_free(dpc__bib_rdp *R);
@@ -124,6 +125,9 @@ dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, 
                                  double *e_add, dpc_error *err);
 dpc_status dpc__bib_rdp_logmoments(size_t b, const double *d, const double *e, const double *r,
                                    double s, size_t M, double *logm, dpc_error *err);
+dpc_status dpc__bib_rdp_logmoments3(size_t b, const double *d3, const double *e3,
+                                    const double *r1, const double *r2, double s, size_t M,
+                                    double *logm, dpc_error *err);
 void dpc__bib_rdp_curve(const double *tl, size_t M, double a, double alpha, double *r_remove,
                         double *r_add);
 

@@ -35,6 +35,7 @@
 
 #define RDP_ORDER0 64  /* first largest integer order; doubled (to RDP_ORDER_MAX) while optimal */
 #define RDP_ORDER_MAX 256
+#define RDP_W3_WORK 2e8 /* the two-neighbour program where b (M+1)^4 / 24 is below this */
 
 /* Upper bound on log E_Q[Lambda^m], m = 0..M, without the rho part (see the file comment).
  * d, e: (b) per-bin weights, r: (b - 1) neighbour couplings, all in units of G; s: noise std. */
@@ -116,6 +117,84 @@ dpc_status dpc__bib_rdp_logmoments(size_t b, const double *d, const double *e, c
     return DPC_OK;
 }
 
+/* The same with two neighbours kept exactly (w = 3): state (balls so far, balls in the last two
+ * bins); d3, e3: (b) per-bin weights with the pairs at distance >= 3 bounded; r1: (b - 1)
+ * distance-1 couplings, r2: (b - 2) distance-2 couplings. Work b (M+1)^4 / 24. */
+dpc_status dpc__bib_rdp_logmoments3(size_t b, const double *d3, const double *e3,
+                                    const double *r1, const double *r2, double s, size_t M,
+                                    double *logm, dpc_error *err)
+{
+    double work = (double)b * pow((double)(M + 1), 4.0) / 24.0;
+    if (b < 3 || work > DPC_WORK_LIMIT)
+        return dpc_error_param(err, DPC_E_RANGE, "part.b",
+                               "the balls-in-bins Renyi dynamic program (two neighbours) over %zu "
+                               "bins up to order %zu takes about %.3g operations, above the work "
+                               "limit %.3g (or fewer than 3 bins)",
+                               b, M, work, DPC_WORK_LIMIT);
+    size_t W = M + 1, W2 = W * W;
+    double *L = dpc__malloc_array(W * W2, sizeof *L), *N = dpc__malloc_array(W * W2, sizeof *N);
+    double *p = dpc__malloc_array(W, sizeof *p), *u = dpc__malloc_array(W, sizeof *u);
+    if (!L || !N || !p || !u) {
+        free(L), free(N), free(p), free(u);
+        return DPC__NOMEM(err, "the balls-in-bins Renyi dynamic program");
+    }
+    double is2 = 1.0 / (s * s);
+#define U(j, c)                                                                                    \
+    (d3[j] * is2 * (double)(c) * ((double)(c) - 1.0) / 2.0 + e3[j] * is2 * (double)(c) / 2.0 -    \
+     lgamma((double)(c) + 1.0))
+    /* L[m W^2 + a W + c]: m balls so far, a in the bin before the last, c in the last */
+    for (size_t i = 0; i < W * W2; i++) L[i] = -INFINITY;
+    for (size_t a = 0; a <= M; a++)
+        for (size_t c = 0; a + c <= M; c++)
+            L[(a + c) * W2 + a * W + c] = U(0, a) + U(1, c) + r1[0] * is2 * (double)a * (double)c;
+    for (size_t j = 2; j < b; j++) {
+        double q1 = r1[j - 1] * is2, q2 = r2[j - 2] * is2;
+        for (size_t c = 0; c <= M; c++) u[c] = U(j, c);
+        for (size_t i = 0; i < W * W2; i++) N[i] = -INFINITY;
+        for (size_t mp = 0; mp <= M; mp++)
+            for (size_t bb = 0; bb <= mp; bb++) {
+                /* p[a] = exp(L[mp][a][bb] - max), a <= mp - bb */
+                size_t na = mp - bb;
+                double mx = -INFINITY;
+                for (size_t a = 0; a <= na; a++)
+                    if (L[mp * W2 + a * W + bb] > mx) mx = L[mp * W2 + a * W + bb];
+                if (!isfinite(mx)) continue;
+                for (size_t a = 0; a <= na; a++) p[a] = exp(L[mp * W2 + a * W + bb] - mx);
+                for (size_t c = 0; mp + c <= M; c++) {
+                    double x = exp(-fabs(q2) * (double)c), S;
+                    if (q2 < 0.0) {
+                        S = p[na];
+                        for (size_t k = na; k-- > 0;) S = S * x + p[k];
+                    } else {
+                        S = p[0];
+                        for (size_t k = 1; k <= na; k++) S = S * x + p[k];
+                    }
+                    S = S * (1.0 + 1e-13) + (double)(na + 2) * 1e-300;
+                    double v = u[c] + mx + log(S) + q1 * (double)bb * (double)c;
+                    if (q2 >= 0.0) v += q2 * (double)c * (double)na;
+                    N[(mp + c) * W2 + bb * W + c] = v;
+                }
+            }
+        double *t = L;
+        L = N;
+        N = t;
+    }
+#undef U
+    double lb = log((double)b);
+    for (size_t m = 0; m <= M; m++) {
+        double mx = -INFINITY, S = 0.0;
+        for (size_t i = 0; i < W2; i++)
+            if (L[m * W2 + i] > mx) mx = L[m * W2 + i];
+        for (size_t i = 0; i < W2; i++)
+            if (isfinite(L[m * W2 + i])) S += exp(L[m * W2 + i] - mx);
+        S = S * (1.0 + 1e-13) + (double)(W2 + 2) * 1e-300;
+        logm[m] = mx + log(S) + lgamma((double)m + 1.0) - (double)m * lb;
+    }
+    logm[0] = logm[1] = 0.0;
+    free(L), free(N), free(p), free(u);
+    return DPC_OK;
+}
+
 dpc_status dpc__bib_rdp_prepare(const double *G, size_t b, dpc__bib_rdp *R, dpc_error *err)
 {
     memset(R, 0, sizeof *R);
@@ -135,7 +214,10 @@ dpc_status dpc__bib_rdp_prepare(const double *G, size_t b, dpc__bib_rdp *R, dpc_
     R->d = dpc__malloc_array(DPC__BIB_RDP_CAND * b, sizeof *R->d);
     R->e = dpc__malloc_array(DPC__BIB_RDP_CAND * b, sizeof *R->e);
     R->r = dpc__malloc_array(DPC__BIB_RDP_CAND * b, sizeof *R->r);
-    if (!R->d || !R->e || !R->r) {
+    R->d3 = dpc__malloc_array(DPC__BIB_RDP_CAND * b, sizeof *R->d3);
+    R->e3 = dpc__malloc_array(DPC__BIB_RDP_CAND * b, sizeof *R->e3);
+    R->r2 = dpc__malloc_array(DPC__BIB_RDP_CAND * b, sizeof *R->r2);
+    if (!R->d || !R->e || !R->r || !R->d3 || !R->e3 || !R->r2) {
         dpc__bib_rdp_free(R);
         return DPC__NOMEM(err, "the balls-in-bins Renyi bound");
     }
@@ -147,16 +229,22 @@ dpc_status dpc__bib_rdp_prepare(const double *G, size_t b, dpc__bib_rdp *R, dpc_
         size_t o = R->ncand++;
         R->rho[o] = rho;
         double *d = R->d + o * b, *e = R->e + o * b, *r = R->r + o * b;
+        double *d3 = R->d3 + o * b, *e3 = R->e3 + o * b, *r2 = R->r2 + o * b;
         for (size_t i = 0; i < b; i++) {
-            double ei = 0.0;
+            double ei = 0.0, e3i = 0.0;
             for (size_t j = 0; j < b; j++) {
-                if (i == j || (i > j ? i - j : j - i) == 1) continue;
+                size_t dist = i > j ? i - j : j - i;
                 double v = G[i * b + j] - rho;
-                if (v > 0.0) ei += v;
+                if (dist <= 1 || !(v > 0.0)) continue;
+                ei += v;
+                if (dist >= 3) e3i += v;
             }
             e[i] = ei;
             d[i] = G[i * b + i] - rho + ei;
+            e3[i] = e3i;
+            d3[i] = G[i * b + i] - rho + e3i;
             if (i + 1 < b) r[i] = G[i * b + i + 1] - rho;
+            if (i + 2 < b) r2[i] = G[i * b + i + 2] - rho;
         }
     }
     return DPC_OK;
@@ -164,8 +252,8 @@ dpc_status dpc__bib_rdp_prepare(const double *G, size_t b, dpc__bib_rdp *R, dpc_
 
 void dpc__bib_rdp_free(dpc__bib_rdp *R)
 {
-    free(R->d), free(R->e), free(R->r);
-    R->d = R->e = R->r = NULL;
+    free(R->d), free(R->e), free(R->r), free(R->d3), free(R->e3), free(R->r2);
+    R->d = R->e = R->r = R->d3 = R->e3 = R->r2 = NULL;
     R->ncand = 0;
 }
 
@@ -203,9 +291,15 @@ dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, 
     if (!lm) return DPC__NOMEM(err, "the balls-in-bins Renyi bound");
     dpc_status st = DPC_OK;
     for (size_t k = 0; !st && k < R->ncand; k++) {
-        const double *d = R->d + k * R->b, *e = R->e + k * R->b, *r = R->r + k * R->b;
+        size_t b = R->b, o = k * b;
         for (M = RDP_ORDER0;; M *= 2) {
-            if ((st = dpc__bib_rdp_logmoments(R->b, d, e, r, s, M, lm, err))) break;
+            /* two neighbours exact where affordable (never looser), else one */
+            if (b >= 3 && (double)b * pow((double)(M + 1), 4.0) / 24.0 <= RDP_W3_WORK)
+                st = dpc__bib_rdp_logmoments3(b, R->d3 + o, R->e3 + o, R->r + o, R->r2 + o, s, M,
+                                              lm, err);
+            else
+                st = dpc__bib_rdp_logmoments(b, R->d + o, R->e + o, R->r + o, s, M, lm, err);
+            if (st) break;
             for (size_t m = 0; m <= M; m++) /* the common shift rho: exact, m (m - 1) rho / 2 */
                 lm[m] += R->rho[k] / (s * s) * (double)m * ((double)m - 1.0) / 2.0;
             double er = INFINITY, ea = INFINITY, or_ = NAN, oa = NAN;
