@@ -310,8 +310,10 @@ dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, 
                 if (x < er) er = x, or_ = al;
                 if (y < ea) ea = y, oa = al;
             }
-            if ((or_ >= (double)M || oa >= (double)M) && 2 * M <= RDP_ORDER_MAX)
-                continue; /* an optimum at the largest order: more orders */
+            double next = (double)b * pow((double)(2 * M + 1), 3.0) / 6.0;
+            if ((or_ >= (double)M || oa >= (double)M) && 2 * M <= RDP_ORDER_MAX &&
+                next <= DPC_WORK_LIMIT)
+                continue; /* an optimum at the largest order: more orders (if affordable) */
             /* each direction: the best candidate for it */
             if (er < 0.0) er = 0.0;
             if (ea < 0.0) ea = 0.0;
