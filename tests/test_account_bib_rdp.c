@@ -265,7 +265,7 @@ static void test_mc_and_monotone(void)
                mc, det / mc, in.eps_routes[DPC_ROUTE_WHOLE_RUN]);
         if (i == 0 || i == 3) { /* sigma sweep of the deterministic route */
             double prev = INFINITY;
-            for (double z = 0.75; z <= 12.0; z *= 2.0) {
+            for (double z = 0.75; z <= 12.0; z *= 4.0) {
                 double e;
                 dpc_account_mech_info mi;
                 CHECK_OK(dpc__bib_epsilon_ex(&c, z, 1e300, 0, &e, &mi, &err), &err);
