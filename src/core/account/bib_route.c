@@ -10,8 +10,10 @@
  *    mu = sqrt(k)/z among b steps (a post-processing argument covers k_j < k: shrinking a
  *    coordinate's mean and adding noise maps the k pair onto the k_j one), bounded
  *    deterministically by bib_ra.c;
- *  - any other C >= 0: the b x b Gram matrix G = M^T M is all the pair depends on; bib_sf.c
- *    bounds it deterministically (the route's epsilon) and bib_mc.c certifies an upper
+ *  - any other C >= 0: the b x b Gram matrix G = M^T M is all the pair depends on; two
+ *    deterministic bounds, bib_sf.c (post-processing onto random allocation) and bib_rdp.c (the
+ *    Renyi dynamic program), each direction the smaller of the two, give the route's epsilon
+ *    (the larger direction); bib_mc.c certifies an upper
  *    confidence bound by importance-sampled Monte Carlo, reported beside it (the deterministic
  *    bound stays the route's answer even where the Monte Carlo is tighter: its guarantee does
  *    not hold only with high probability). */
