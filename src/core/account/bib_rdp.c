@@ -17,10 +17,16 @@
  *   R_jl c_j c_l <= R_jl^+ (c_j^2 + c_l^2) / 2, which moves e_j = sum_l R_jl^+ onto bin j
  *   (c^2 = c (c - 1) + c). What is left couples only neighbours: a chain, summed exactly by a
  *   dynamic program over the bins with state (balls so far, balls in the last bin).
- * Add: 1 / Lambda <= (1/b) sum_j exp(-t_j + A_jj / 2) <= e^{a} Lambda(-t) (AM-HM; a = max A_jj),
- *   and t is symmetric under Q, so E_Q[Lambda^{-(alpha-1)}] <= e^{(alpha-1) a} E_Q[Lambda^{alpha-1}]:
- *   RDP_add(alpha) <= a + log E_Q[Lambda^{alpha-1}] / (alpha - 1) (for C = I this is the add bound
- *   of Feldman & Shenfeld's random-allocation RDP).
+ * Add (beta = alpha - 1): for 0 < beta' <= 1 the power mean M_{-beta'} <= M_1 over the bins gives
+ *   Lambda^{-beta} <= ((1/b) sum_j exp(-beta' t_j + beta' A_jj / 2))^{beta / beta'}
+ *                 <= e^{gamma beta' (1 + beta') a / 2} Lambda~(u)^gamma,  gamma = beta / beta',
+ *   with u = -beta' t ~ N(0, beta'^2 A) under Q and Lambda~ the remove likelihood ratio of the
+ *   pair at noise s / beta' (a = max A_jj). So
+ *   RDP_add(alpha) <= (1 + beta') a / 2 + log E_Q[Lambda~^gamma] / beta.
+ *   beta' = 1 (harmonic mean) is a + log E_Q[Lambda^beta] / beta, the add bound of Feldman &
+ *   Shenfeld's random-allocation RDP for C = I; beta' = 1/2 ... 1/16 approach the geometric mean
+ *   (constant a/2 instead of a) and need the moments at noise s / beta' (one more dynamic
+ *   program each, one neighbour).
  * Both directions are also at most the unamplified alpha a / 2 (quasi-convexity). Fractional
  * orders: log E_Q[Lambda^alpha] is convex in alpha (Hoelder), so linear interpolation between
  * integers is an upper bound (log E = 0 at alpha = 0, 1). RDP -> (eps, delta): rdp-conv, each
@@ -35,6 +41,8 @@
 
 #define RDP_ORDER0 64  /* first largest integer order; doubled (to RDP_ORDER_MAX) while optimal */
 #define RDP_ORDER_MAX 256
+#define RDP_NPOW 4 /* the add direction's power means beta' = 1/2, 1/4, 1/8, 1/16 (item 4) */
+static const double rdp_pow[RDP_NPOW] = {0.5, 0.25, 0.125, 0.0625};
 #define RDP_W3_WORK 2e8 /* the two-neighbour program where b (M+1)^4 / 24 is below this */
 
 /* Upper bound on log E_Q[Lambda^m], m = 0..M, without the rho part (see the file comment).
@@ -287,7 +295,7 @@ dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, 
         return dpc_error_param(err, DPC_E_INVALID, "sigma", "the noise must be > 0, got %g", s);
     double logd = log(delta), a = R->gmax / (s * s);
     size_t M = RDP_ORDER0;
-    double *lm = dpc__malloc_array(RDP_ORDER_MAX + 1, sizeof *lm);
+    double *lm = dpc__malloc_array((RDP_NPOW + 1) * (RDP_ORDER_MAX + 1), sizeof *lm);
     if (!lm) return DPC__NOMEM(err, "the balls-in-bins Renyi bound");
     dpc_status st = DPC_OK;
     for (size_t k = 0; !st && k < R->ncand; k++) {
@@ -299,18 +307,32 @@ dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, 
                                               lm, err);
             else
                 st = dpc__bib_rdp_logmoments(b, R->d + o, R->e + o, R->r + o, s, M, lm, err);
+            /* the add direction's power means (item 4 of the file comment): the moments of the
+             * pair with noise s / beta' (one neighbour: the signal is beta'^2 weaker) */
+            for (size_t q = 0; !st && q < RDP_NPOW; q++)
+                st = dpc__bib_rdp_logmoments(b, R->d + o, R->e + o, R->r + o, s / rdp_pow[q], M,
+                                             lm + (q + 1) * (M + 1), err);
             if (st) break;
-            for (size_t m = 0; m <= M; m++) /* the common shift rho: exact, m (m - 1) rho / 2 */
-                lm[m] += R->rho[k] / (s * s) * (double)m * ((double)m - 1.0) / 2.0;
+            for (size_t q = 0; q <= RDP_NPOW; q++) { /* the common shift rho: exact */
+                double bp = q ? rdp_pow[q - 1] : 1.0, rs = R->rho[k] * bp * bp / (s * s);
+                for (size_t m = 0; m <= M; m++)
+                    lm[q * (M + 1) + m] += rs * (double)m * ((double)m - 1.0) / 2.0;
+            }
             double er = INFINITY, ea = INFINITY, or_ = NAN, oa = NAN;
             for (double al = 1.25; al <= (double)M + 1e-9; al += al < 8.0 ? 0.25 : 1.0) {
                 double rr, ra;
                 dpc__bib_rdp_curve(lm, M, a, al, &rr, &ra);
+                for (size_t q = 0; q < RDP_NPOW; q++) { /* DP-REQ: bib-rdp (add, power means) */
+                    double bp = rdp_pow[q], be = al - 1.0, gam = be / bp;
+                    if (gam > (double)M) continue;
+                    double v = (1.0 + bp) * a / 2.0 + lm_at(lm + (q + 1) * (M + 1), M, gam) / be;
+                    if (v < ra) ra = v > 0.0 ? v : 0.0;
+                }
                 double x = dpc__rdp_eps1(al, rr, logd), y = dpc__rdp_eps1(al, ra, logd);
                 if (x < er) er = x, or_ = al;
                 if (y < ea) ea = y, oa = al;
             }
-            double next = (double)b * pow((double)(2 * M + 1), 3.0) / 6.0;
+            double next = (double)b * pow((double)(2 * M + 1), 3.0) / 6.0 * (1 + RDP_NPOW);
             if ((or_ >= (double)M || oa >= (double)M) && 2 * M <= RDP_ORDER_MAX &&
                 next <= DPC_WORK_LIMIT)
                 continue; /* an optimum at the largest order: more orders (if affordable) */
