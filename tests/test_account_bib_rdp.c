@@ -163,8 +163,8 @@ static void test_ra_epsilon(void)
         CHECK_OK(dpc__ra_epsilon2(b, mus[i], 1e-5, &rr, &ra, &err), &err);
         CHECK(er >= rr * (1 - 1e-6) && ea >= ra * (1 - 1e-6) && er <= 3.0 * rr,
               "identity b %zu: Renyi %.6g / %.6g vs exact bound %.6g / %.6g", b, er, ea, rr, ra);
-        printf("# identity b %-4zu mu %-4g delta 1e-5: Renyi DP remove %.4f add %.4f | exact random "
-               "allocation remove %.4f add %.4f | ratio (remove) %.2f\n",
+        printf("# identity b %-4zu mu %-4g delta 1e-5: Renyi DP remove %.4f add %.4f | exact "
+               "random allocation remove %.4f add %.4f | ratio (remove) %.2f\n",
                b, mus[i], er, ea, rr, ra, er / rr);
         dpc__bib_rdp_free(&R);
         free(G);

@@ -16,7 +16,9 @@
  *   adjacent bins (l = j + 1) keep R exactly; every other pair is bounded by
  *   R_jl c_j c_l <= R_jl^+ (c_j^2 + c_l^2) / 2, which moves e_j = sum_l R_jl^+ onto bin j
  *   (c^2 = c (c - 1) + c). What is left couples only neighbours: a chain, summed exactly by a
- *   dynamic program over the bins with state (balls so far, balls in the last bin).
+ *   dynamic program over the bins with state (balls so far, balls in the last bin). Where
+ *   b (M+1)^4 / 24 allows, pairs at distance 2 are kept exactly too (state: the last two bins;
+ *   dpc__bib_rdp_logmoments3), never looser.
  * Add (beta = alpha - 1): for 0 < beta' <= 1 the power mean M_{-beta'} <= M_1 over the bins gives
  *   Lambda^{-beta} <= ((1/b) sum_j exp(-beta' t_j + beta' A_jj / 2))^{beta / beta'}
  *                 <= e^{gamma beta' (1 + beta') a / 2} Lambda~(u)^gamma,  gamma = beta / beta',
