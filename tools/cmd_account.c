@@ -290,7 +290,7 @@ static int read_event_opts(acct *a, opt_set *s)
     read_accountant(a, s, mech && a->q == 1.0 && !a->bins       ? DPC_ACCOUNTANT_GDP
                           : a->sampling == DPC_SAMPLING_FIXED ? DPC_ACCOUNTANT_RDP /* PLD: n/a */
                                                               : dpc_account_default_accountant());
-    if (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA)
+    if ((a->mode == MODE_EPSILON || a->mode == MODE_SIGMA) && a->bins) /* else: not used */
         a->o.bib_monte_carlo = opt_given(s, &A_BIB_MC);
     a->json = opt_given(s, &OPT_JSON);
     if (a->mode != MODE_STEPS && (rc = need(s, &A_STEPS, a->mode))) return rc;
@@ -369,6 +369,7 @@ static void dry_run(const acct *a)
     opt_dry_num("sensitivity", a->sensitivity);
     opt_dry_uint("json", (uint64_t)a->json);
     opt_dry_uint("balls_in_bins", a->bins);
+    opt_dry_uint("bib_monte_carlo", (uint64_t)a->o.bib_monte_carlo);
     if (a->mo.have_kind) cli_mech_dry(&a->mo, !poisson_every_step(a) && !a->bins);
 }
 
