@@ -196,12 +196,15 @@ static void test_route(void)
     CHECK(r.epsilon <= 3.0 && r.epsilon > 3.0 * (1 - 1e-3) && z < 0.8 * zw,
           "calibrated z %.6g (eps %.8g) vs whole run %.6g", z, r.epsilon, zw);
     dpc_mech_free(id);
-    /* nu-DP-FTRL: Monte Carlo, reproducible, below the whole run */
+    /* nu-DP-FTRL: Monte Carlo (opted in: its high-probability bound is below the
+     * deterministic one, which is above the whole run here), reproducible, below the whole run */
+    o.bib_monte_carlo = 1;
     dpc_mech *nu = mech_of(DPC_MECH_NU, 120, 0.05);
     dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 4, 30}, 1.0, 1, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&rn, 3.0, &o, 1e-5, &r, &info, &err), &err);
     CHECK_OK(dpc_account_mech_epsilon(&rn, 3.0, &o, 1e-5, &r2, &info2, &err), &err);
     CHECK(info.route == DPC_ROUTE_BALLS_IN_BINS && info.mc_samples == ((size_t)1 << 17) &&
+              !info.bib_deterministic && info.eps_bib_mc == r.epsilon &&
               info.mc_confidence == 1 - 1e-6 && info.mc_seed != 0 &&
               r.epsilon < info.eps_routes[DPC_ROUTE_WHOLE_RUN],
           "nu: Monte Carlo %.6g < whole run %.6g", r.epsilon,

@@ -357,13 +357,15 @@ static void test_refusals(void)
         const dpc_ledger *L = dpc_trainer_ledger(tr);
         char js[2048];
         dpc_ledger_json(L, js, sizeof js);
-        /* nu: amplified by the balls-in-bins Monte Carlo route, its samples, confidence and
-         * seed in the ledger */
+        /* nu: amplified by the balls-in-bins route's deterministic (sampling-free) bound, the
+         * guarantee in the ledger, the Monte Carlo beside it (samples, confidence, seed) */
         CHECK(!strcmp(L->sampler, "balls-in-bins") && L->epsilon <= c.epsilon * (1 + 1e-9) &&
-                  !strncmp(L->route, "balls-in-bins: Monte Carlo", 26) && L->amplified &&
-                  L->mc_samples > 0 && L->mc_confidence > 0.999 && strstr(js, "\"mc_samples\"") &&
-                  strstr(js, "\"mc_seed\""),
-              "balls-in-bins ledger %s / %s", L->sampler, L->route);
+                  !strncmp(L->route, "balls-in-bins: sampling-free", 28) && L->amplified &&
+                  !strcmp(L->guarantee, "deterministic") &&
+                  strstr(js, "\"guarantee\": \"deterministic\"") && L->mc_samples > 0 &&
+                  L->mc_confidence > 0.999 && strstr(js, "\"mc_samples\"") &&
+                  strstr(js, "\"mc_seed\"") && strstr(js, "\"epsilon_mc\""),
+              "balls-in-bins ledger %s / %s / %s", L->sampler, L->route, L->guarantee);
         dpc_trainer_free(tr);
         tr = NULL;
     }

@@ -111,9 +111,16 @@ static const opt_spec A_BIB = {
     .section = SEC, .param = "balls_in_bins,part.b", .when = "--mech", .conflicts = "--q --cyclic",
     .help = "balls-in-bins sampling over B steps per period: each example in one uniformly random "
             "step of each period, the same every period (k = ceil(N/B)); amplified by the "
-            "balls-in-bins route (identity: exact bound; other C >= 0: Monte Carlo upper "
-            "confidence bound) when it beats the whole run; default accountant pld",
+            "balls-in-bins route (identity: exact bound; other C >= 0: a deterministic "
+            "sampling-free bound, with the Monte Carlo upper confidence bound beside it) when it "
+            "beats the whole run; default accountant pld",
     .example = "--mech identity --balls-in-bins 10"};
+static const opt_spec A_BIB_MC = {
+    .name = "--bib-monte-carlo", .type = OPT_FLAG, .section = SEC, .param = "bib_monte_carlo",
+    .when = "--balls-in-bins",
+    .help = "let the Monte Carlo's high-probability bound (confidence 1 - 1e-6) be the "
+            "balls-in-bins epsilon where it is below the deterministic bound",
+    .example = "--mech nu --balls-in-bins 10 --bib-monte-carlo"};
 static const opt_spec A_MAX_STEPS = {
     .name = "--max-steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
     .section = SEC, .param = "max_steps", .help = "the largest answer searched (default 10000000)",
@@ -126,11 +133,11 @@ static const opt_spec A_MAX_STEPS = {
         MECH_KIND_OPTS(MO_MECH, MO_MECH_MOMENTUM, MO_MECH_DECAY), &MO_PARTICIPATIONS,             \
         &MO_MIN_SEP, &MO_CYCLIC, &OPT_JSON, &OPT_DRY_RUN, &OPT_HELP
 
-static const opt_spec *const EPS_OPTS[] = {&A_SIGMA, &A_STEPS, &A_DELTA, &A_BIB, ACCT_COMMON,
-                                           NULL};
+static const opt_spec *const EPS_OPTS[] = {&A_SIGMA, &A_STEPS, &A_DELTA, &A_BIB, &A_BIB_MC,
+                                           ACCT_COMMON, NULL};
 static const opt_spec *const DELTA_OPTS[] = {&A_SIGMA, &A_STEPS, &A_EPSILON, ACCT_COMMON, NULL};
-static const opt_spec *const SIGMA_OPTS[] = {&A_STEPS, &A_EPSILON, &A_DELTA, &A_BIB, ACCT_COMMON,
-                                             NULL};
+static const opt_spec *const SIGMA_OPTS[] = {&A_STEPS, &A_EPSILON, &A_DELTA, &A_BIB, &A_BIB_MC,
+                                             ACCT_COMMON, NULL};
 static const opt_spec *const STEPS_OPTS[] = {&A_SIGMA, &A_EPSILON, &A_DELTA, &A_MAX_STEPS,
                                              ACCT_COMMON, NULL};
 static const opt_spec *const CONVERT_OPTS[] = {
@@ -242,7 +249,9 @@ static int read_mech(acct *a, opt_set *s)
 {
     if (!opt_typed(s, &MO_MECH)) return 0; /* the mechanism and participation options unused */
     mech_read r = ACCT_MECH;
-    if (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA) a->bins = opt_size(s, &A_BIB, 0);
+    if (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA) {
+        a->bins = opt_size(s, &A_BIB, 0);
+    }
     int every = a->q < 1.0 && !opt_typed(s, &MO_CYCLIC) &&
                 (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA);
     r.participation = !every && !a->bins;
@@ -281,6 +290,8 @@ static int read_event_opts(acct *a, opt_set *s)
     read_accountant(a, s, mech && a->q == 1.0 && !a->bins       ? DPC_ACCOUNTANT_GDP
                           : a->sampling == DPC_SAMPLING_FIXED ? DPC_ACCOUNTANT_RDP /* PLD: n/a */
                                                               : dpc_account_default_accountant());
+    if ((a->mode == MODE_EPSILON || a->mode == MODE_SIGMA) && a->bins) /* else: not used */
+        a->o.bib_monte_carlo = opt_given(s, &A_BIB_MC);
     a->json = opt_given(s, &OPT_JSON);
     if (a->mode != MODE_STEPS && (rc = need(s, &A_STEPS, a->mode))) return rc;
     if (a->mode != MODE_SIGMA && (rc = need(s, &A_SIGMA, a->mode))) return rc;
@@ -358,6 +369,7 @@ static void dry_run(const acct *a)
     opt_dry_num("sensitivity", a->sensitivity);
     opt_dry_uint("json", (uint64_t)a->json);
     opt_dry_uint("balls_in_bins", a->bins);
+    opt_dry_uint("bib_monte_carlo", (uint64_t)a->o.bib_monte_carlo);
     if (a->mo.have_kind) cli_mech_dry(&a->mo, !poisson_every_step(a) && !a->bins);
 }
 
@@ -500,6 +512,13 @@ static void report_json(const acct *a, const built *b, size_t steps, double sigm
             jw_num(&w, "mc_confidence", in->mc_confidence);
             jw_int(&w, "mc_seed", (long long)in->mc_seed);
         }
+        if (in->route == DPC_ROUTE_BALLS_IN_BINS) {
+            char g[48];
+            if (in->bib_deterministic) snprintf(g, sizeof g, "deterministic");
+            else snprintf(g, sizeof g, "high-probability, confidence %.10g", in->mc_confidence);
+            jw_str(&w, "guarantee", g);
+        }
+        if (in->mc_samples && in->bib_deterministic) jw_num(&w, "epsilon_mc", in->eps_bib_mc);
         if (in->note) jw_str(&w, "note", in->note);
     }
     jw_bool(&w, "upper_bound", r->upper_bound);
@@ -532,13 +551,27 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
             printf("amplified     MMCC conditional composition over %zu rows (delta spent on "
                    "conditioning %.3g)\n",
                    in->rounds, in->delta_slack);
-        else if (in->route == DPC_ROUTE_BALLS_IN_BINS && in->mc_samples)
+        else if (in->route == DPC_ROUTE_BALLS_IN_BINS && in->mc_samples &&
+                 in->bib_deterministic) {
+            printf("amplified     balls in %zu bins: sampling-free bound (Renyi dynamic program and "
+                   "post-processing domination, each direction the smaller)\n",
+                   pp.b);
+            printf("guarantee     deterministic; Monte Carlo beside it %.6g (%zu samples per "
+                   "direction, confidence %.10g, seed %llu)%s\n",
+                   in->eps_bib_mc, in->mc_samples, in->mc_confidence,
+                   (unsigned long long)in->mc_seed,
+                   in->eps_bib_mc < in->eps_routes[DPC_ROUTE_BALLS_IN_BINS]
+                       ? ": tighter, but holds only with that confidence"
+                       : "");
+        } else if (in->route == DPC_ROUTE_BALLS_IN_BINS && in->mc_samples)
             printf("amplified     balls in %zu bins: Monte Carlo upper confidence bound (%zu "
-                   "samples per direction, confidence %.10g, seed %llu)\n",
-                   pp.b, in->mc_samples, in->mc_confidence, (unsigned long long)in->mc_seed);
+                   "samples per direction, confidence %.10g, seed %llu)\n"
+                   "guarantee     high-probability, confidence %.10g\n",
+                   pp.b, in->mc_samples, in->mc_confidence, (unsigned long long)in->mc_seed,
+                   in->mc_confidence);
         else if (in->route == DPC_ROUTE_BALLS_IN_BINS)
             printf("amplified     balls in %zu bins: random allocation of one Gaussian "
-                   "(mu = %.6g), exact bound\n",
+                   "(mu = %.6g), exact bound\nguarantee     deterministic\n",
                    pp.b, sqrt((double)pp.k) / in->noise_multiplier);
         printf("route         %s\n", dpc_mech_route_name(in->route));
         if (every_route(a)) {
@@ -553,6 +586,11 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
                            in->route_why[k]);
             printf("one participation, no amplification: epsilon %.6g\n", in->epsilon_single);
             if (in->advice) printf("advice        %s\n", in->advice);
+            if (in->route != DPC_ROUTE_BALLS_IN_BINS && in->mc_samples && in->bib_deterministic)
+                printf("balls-in-bins deterministic %.6g; Monte Carlo %.6g (high-probability, "
+                       "confidence %.10g; --bib-monte-carlo lets it count)\n",
+                       in->eps_routes[DPC_ROUTE_BALLS_IN_BINS], in->eps_bib_mc,
+                       in->mc_confidence);
         }
         if (in->note) printf("note          %s\n", in->note);
     }

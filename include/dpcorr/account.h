@@ -157,6 +157,10 @@ typedef struct dpc_account_opts {
     dpc_progress progress;  /* called by the long computations (calibrations: per evaluation;
                                MMCC: per composed group); a non-zero return cancels them
                                (DPC_E_CANCELLED). Default none. */
+    int bib_monte_carlo;    /* balls-in-bins with C not the identity: 1 lets the Monte Carlo's
+                               high-probability bound be the route's epsilon where it is below
+                               the deterministic bound (default 0: deterministic only; the
+                               Monte Carlo is still reported beside it) */
 } dpc_account_opts;
 
 /* Defaults for accountant `acc`, as listed in the field comments. */
@@ -435,6 +439,11 @@ typedef struct dpc_account_mech_info {
                                  NAN when not computed) */
     const char *advice;       /* static text when the reported epsilon is more than 10x
                                  epsilon_single: what would amplify better (NULL otherwise) */
+    int bib_deterministic;    /* route BALLS_IN_BINS: 1 when its epsilon is a deterministic
+                                 (sampling-free) bound, 0 when it is the Monte Carlo's upper
+                                 confidence bound (confidence mc_confidence) */
+    double eps_bib_mc;        /* the Monte Carlo epsilon computed beside the sampling-free bound
+                                 (C not the identity; NAN when not run) */
 } dpc_account_mech_info;
 
 /* Builds the event equivalent to running mechanism m with participation `part`, noise
@@ -589,6 +598,10 @@ typedef struct dpc_ledger {
                                    no Monte Carlo), its confidence (NAN) and the key of its draws */
     double mc_confidence;
     uint64_t mc_seed;
+    char guarantee[48];         /* route balls-in-bins: "deterministic" or "high-probability,
+                                   confidence c" (the Monte Carlo's); "" for other routes */
+    double epsilon_mc;          /* balls-in-bins: the Monte Carlo epsilon computed beside the
+                                   deterministic bound (NAN: none) */
     size_t n_pre;               /* releases of the same records composed into epsilon before the
                                    run (private data statistics, dpc_mech_run.pre; 0: none) */
     double pre_noise_multiplier[DPC_LEDGER_MAX_PRE]; /* their noise multipliers (Gaussian, no
@@ -608,7 +621,8 @@ DPC_API void dpc_ledger_init(dpc_ledger *L);
 /* The ledger as one JSON object (keys = the field names; participation as "participation",
  * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
  * in accountants; NAN as null, infinities as strings; "note" only when set, "mc_samples",
- * "mc_confidence", "mc_seed" only for a Monte Carlo route; "delta_derived": true only when set; "routes" (an object: each route's epsilon or
+ * "mc_confidence", "mc_seed" only for a Monte Carlo route; "guarantee" when set, "epsilon_mc"
+ * when not NAN; "delta_derived": true only when set; "routes" (an object: each route's epsilon or
  * its reason) when eps_routes were computed, "epsilon_single", "advice" when set; "pre_noise_multipliers" (array) and
  * "epsilon_pre" only when n_pre > 0). Writes at most len bytes including the
  * NUL (like snprintf) and returns the length of the full text. */

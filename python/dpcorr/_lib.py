@@ -139,7 +139,8 @@ class AccountOpts(ctypes.Structure):
     """dpc_account_opts (account.h)."""
     _fields_ = [("accountant", c_int), ("orders", P(c_double)), ("norders", c_size_t),
                 ("rdp_refine", c_int), ("pld_interval", c_double), ("pld_tail", c_double),
-                ("pld_disc", c_int), ("zcdp_conv", c_int), ("progress", Progress)]
+                ("pld_disc", c_int), ("zcdp_conv", c_int), ("progress", Progress),
+                ("bib_monte_carlo", c_int)]
 
 
 class AccountResult(ctypes.Structure):
@@ -157,7 +158,8 @@ class MechInfo(ctypes.Structure):
                 ("eps_routes", c_double * 4), ("mc_samples", c_size_t),
                 ("mc_confidence", c_double), ("mc_seed", c_uint64),
                 ("note", ctypes.c_char_p), ("route_why", ctypes.c_char_p * 4),
-                ("epsilon_single", c_double), ("advice", ctypes.c_char_p)]
+                ("epsilon_single", c_double), ("advice", ctypes.c_char_p),
+                ("bib_deterministic", c_int), ("eps_bib_mc", c_double)]
 
 
 class StrategyProblem(ctypes.Structure):

@@ -135,11 +135,19 @@ if awk -v a="$e_bib" -v b="$e_whole" 'BEGIN { exit !(a > 0 && a < 0.25 * b) }'; 
 expect_rc 0 "poisson q = 1/b" "$BIN" account epsilon --accountant pld --sigma 1 --steps 60 --q 0.0166666666666667 --delta 1e-5 --json
 e_poi=$(json_num epsilon)
 if awk -v a="$e_bib" -v b="$e_poi" 'BEGIN { exit !(a <= b && a >= 0.75 * b) }'; then pass; else fail "balls-in-bins $e_bib vs poisson $e_poi"; fi
-expect_rc 0 "nu balls-in-bins: monte carlo" "$BIN" account epsilon --mech nu --nu 0.05 --steps 120 --sigma 3 --delta 1e-5 --balls-in-bins 30 --json
+expect_rc 0 "nu balls-in-bins: monte carlo" "$BIN" account epsilon --mech nu --nu 0.05 --steps 120 --sigma 3 --delta 1e-5 --balls-in-bins 30 --bib-monte-carlo --json
 out_has '"route": "balls-in-bins"' "nu: route balls-in-bins"
 out_has '"mc_samples": 131072' "nu: samples named"
 out_has '"mc_confidence": 0.99999899999999997' "nu: confidence named"
 out_has '"mc_seed": ' "nu: seed named"
+out_has '"guarantee": "high-probability, confidence 0.999999"' "nu: opted-in Monte Carlo: its guarantee named"
+# default: the deterministic (sampling-free) bound; BSR-2 is amplified by it, the Monte Carlo beside
+expect_rc 0 "bsr balls-in-bins: deterministic" "$BIN" account epsilon --mech bsr --bands 2 --steps 60 --sigma 2 --delta 1e-5 --balls-in-bins 15 --json
+out_has '"route": "balls-in-bins"' "bsr: route balls-in-bins"
+out_has '"guarantee": "deterministic"' "bsr: deterministic guarantee"
+out_has '"epsilon_mc": ' "bsr: the Monte Carlo beside it"
+expect_rc 0 "bsr balls-in-bins: text" "$BIN" account epsilon --mech bsr --bands 2 --steps 60 --sigma 2 --delta 1e-5 --balls-in-bins 15
+out_has 'guarantee     deterministic' "bsr text: guarantee line"
 expect_rc 0 "sigma with balls-in-bins" "$BIN" account sigma --mech identity --steps 120 --epsilon 2 --delta 1e-5 --balls-in-bins 30 --json
 s_bib=$(json_num sigma); e_cal=$(json_num epsilon)
 if awk -v e="$e_cal" 'BEGIN { exit !(e <= 2 && e > 1.99) }'; then pass; else fail "calibrated epsilon $e_cal"; fi

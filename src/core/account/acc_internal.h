@@ -66,6 +66,8 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
  * delta(eps) <= delta over both directions (never above the single Gaussian's). dpc__ra_delta:
  * upper bounds on both directions' delta at eps on a grid of K cells (tests). */
 dpc_status dpc__ra_epsilon(size_t b, double mu, double delta, double *eps, dpc_error *err);
+dpc_status dpc__ra_epsilon2(size_t b, double mu, double delta, double *e_remove, double *e_add,
+                           dpc_error *err); /* each direction (dpc__ra_epsilon: the larger) */
 dpc_status dpc__ra_delta(size_t b, double mu, double eps, size_t K, double *d_remove,
                          double *d_add);
 
@@ -84,6 +86,51 @@ dpc_status dpc__bib_mc_delta(const double *G, size_t b, double s, double eps, si
                              uint64_t seed, double lambda, double theta_a, double beta,
                              double out[6]);
 
+/* Sampling-free balls-in-bins bound (bib_sf.c): prepare certifies up to DPC__BIB_SF_CAND pairs
+ * (a[i], c[i]) with G <= a I + c 11^T (PSD order; DPC_E_RANGE naming part.b above
+ * DPC__BIB_SF_MAX_BINS bins); epsilon: the deterministic bound at delta for noise std s, the
+ * smallest over the candidates of random allocation (mu = sqrt(a)/s, b bins) composed with a
+ * Gaussian (mu0 = sqrt(c)/s). Valid in both directions; nonincreasing in s. */
+#define DPC__BIB_SF_CAND 3 /* each costs one random-allocation bound per evaluation */
+#define DPC__BIB_SF_MAX_BINS 512
+dpc_status dpc__bib_sf_prepare(const double *G, size_t b, double *a, double *c, size_t *count,
+                               dpc_error *err);
+dpc_status dpc__bib_sf_epsilon(const double *a, const double *c, size_t count, size_t b,
+                               double s, double delta, double *eps, dpc_error *err);
+/* the same, each direction on its own (the route combines them with the Renyi bound's) */
+dpc_status dpc__bib_sf_epsilon2(const double *a, const double *c, size_t count, size_t b,
+                                double s, double delta, double *e_remove, double *e_add,
+                                dpc_error *err);
+
+/* Renyi-DP dynamic program for balls-in-bins (bib_rdp.c; doc/accounting.md 7.2): prepare
+ * builds, for each constant rho in {0, min off-diagonal G, max non-neighbour G}, the chain
+ * weights d, e (per bin) and r (neighbours), units of G; epsilon: the deterministic bound at
+ * delta for noise std s (for each direction the smallest over the candidates).
+ * logmoments (tests): upper bounds on log E_Q[Lambda^m], m = 0..M, without the rho part;
+ * work b (M+1)^3 / 6 (DPC_WORK_LIMIT, else DPC_E_RANGE naming part.b). curve: RDP of both
+ * directions at order alpha from the integer log moments tl (rho part included). */
+#define DPC__BIB_RDP_CAND 3
+typedef struct dpc__bib_rdp {
+    size_t b, ncand;
+    double rho[DPC__BIB_RDP_CAND], gmax;
+    double *d, *e, *r;    /* (ncand, b) each: one neighbour exact */
+    double *d3, *e3, *r2; /* (ncand, b) each: two neighbours exact (r: distance 1 as above) */
+} dpc__bib_rdp;
+dpc_status dpc__bib_rdp_prepare(const double *G, size_t b, dpc__bib_rdp *R, dpc_error *err);
+void dpc__bib_rdp_free(dpc__bib_rdp *R);
+dpc_status dpc__bib_rdp_epsilon(const dpc__bib_rdp *R, double s, double delta, double *eps,
+                                dpc_error *err);
+/* the same, each direction on its own (remove: D(P||Q), add: D(Q||P)) */
+dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, double *e_remove,
+                                 double *e_add, dpc_error *err);
+dpc_status dpc__bib_rdp_logmoments(size_t b, const double *d, const double *e, const double *r,
+                                   double s, size_t M, double *logm, dpc_error *err);
+dpc_status dpc__bib_rdp_logmoments3(size_t b, const double *d3, const double *e3,
+                                    const double *r1, const double *r2, double s, size_t M,
+                                    double *logm, dpc_error *err);
+void dpc__bib_rdp_curve(const double *tl, size_t M, double a, double alpha, double *r_remove,
+                        double *r_add);
+
 /* The strategy as a dense nonnegative matrix with rows in release order (mech_route.c; a row is
  * released at the step of its last nonzero column); all-zero rows dropped. NULL with *why set
  * when C has a negative entry, n > 4096, or memory fails. rows: (out). Caller frees. */
@@ -99,12 +146,22 @@ typedef struct dpc__bib_ctx {
     size_t b, k;
     double colmax, delta;
     double *G;       /* (b, b) Gram matrix of the m_j (non-identity C) */
+    double sf_a[DPC__BIB_SF_CAND], sf_c[DPC__BIB_SF_CAND]; /* the sampling-free certificates */
+    size_t sf_n;     /* (in units of G; 0: no sampling-free bound) */
+    dpc__bib_rdp rdp; /* the Renyi dynamic program (non-identity C) */
+    int allow_mc;    /* opts.bib_monte_carlo */
     const char *why; /* why the route does not apply to a balls-in-bins run (NULL: it does) */
 } dpc__bib_ctx;
 dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
                             dpc__bib_ctx *c, dpc_error *err);
 dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, double *eps,
                             dpc_account_mech_info *mc, dpc_error *err);
+/* with_mc: also run the Monte Carlo beside the sampling-free bound (its epsilon to
+ * mc->eps_bib_mc); calibration passes allow_mc (only the bound that may be reported is
+ * searched). The route's epsilon is the deterministic bound (mc->bib_deterministic = 1) unless
+ * allow_mc and the Monte Carlo is lower, or no certificate exists. */
+dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole, int with_mc,
+                               double *eps, dpc_account_mech_info *mc, dpc_error *err);
 void dpc__bib_free(dpc__bib_ctx *c);
 
 /* Secant search on log eps(e^u) = log target (calibrate.c); see the definition. */

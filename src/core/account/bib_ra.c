@@ -406,20 +406,30 @@ static dpc_status ra_direction(size_t b, double mu, double delta, double eps_hi,
     return DPC_OK;
 }
 
-dpc_status dpc__ra_epsilon(size_t b, double mu, double delta, double *eps, dpc_error *err)
+dpc_status dpc__ra_epsilon2(size_t b, double mu, double delta, double *e_remove, double *e_add,
+                           dpc_error *err)
 {
     double eg;
     dpc_status st = dpc_gdp_epsilon(mu, delta, &eg, err); /* the unamplified Gaussian */
     if (st) return st;
     if (b <= 1 || eg == 0.0) {
-        *eps = eg;
+        *e_remove = *e_add = eg;
         return DPC_OK;
     }
     double er, ea;
     if ((st = ra_direction(b, mu, delta, eg, 1, &er)) ||
         (st = ra_direction(b, mu, delta, eg, 0, &ea)))
         return DPC__NOMEM(err, "the balls-in-bins grids");
-    *eps = er > ea ? er : ea;
-    if (*eps > eg) *eps = eg; /* convexity: the mixture is never worse than one Gaussian */
+    /* convexity: the mixture is never worse than one Gaussian (in each direction) */
+    *e_remove = er < eg ? er : eg;
+    *e_add = ea < eg ? ea : eg;
     return DPC_OK;
+}
+
+dpc_status dpc__ra_epsilon(size_t b, double mu, double delta, double *eps, dpc_error *err)
+{
+    double er, ea;
+    dpc_status st = dpc__ra_epsilon2(b, mu, delta, &er, &ea, err);
+    if (!st) *eps = er > ea ? er : ea;
+    return st;
 }

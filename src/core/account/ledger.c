@@ -42,6 +42,7 @@ void dpc_ledger_init(dpc_ledger *L)
     for (int k = 0; k < DPC_ROUTE_COUNT; k++) L->eps_routes[k] = NAN;
     L->epsilon_single = NAN;
     L->mc_confidence = NAN;
+    L->epsilon_mc = NAN;
 }
 
 /* A bounded appender: keeps counting past the end so the caller learns the full length. */
@@ -156,6 +157,8 @@ size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len)
         num(&s, "mc_confidence", L->mc_confidence, &f);
         cnt(&s, "mc_seed", L->mc_seed, &f);
     }
+    if (L->guarantee[0]) str(&s, "guarantee", L->guarantee, &f);
+    if (!isnan(L->epsilon_mc)) num(&s, "epsilon_mc", L->epsilon_mc, &f);
     if (L->n_pre) {
         key(&s, "pre_noise_multipliers", &f);
         put(&s, "[");

@@ -376,16 +376,19 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     }
     double ebb = INFINITY;
     const char *bwhy = NULL;
-    if ((st = eps_bib(run, sigma, o, delta, ew, &ebb, &best, &bwhy, err))) return st;
+    dpc_account_mech_info bm = best;
+    bm.mc_samples = 0, bm.mc_confidence = NAN, bm.mc_seed = 0;
+    bm.bib_deterministic = 0, bm.eps_bib_mc = NAN;
+    if ((st = eps_bib(run, sigma, o, delta, ew, &ebb, &bm, &bwhy, err))) return st;
     if (ebb < (eb < ew ? eb : ew) && ebb < em) {
-        size_t ns = best.mc_samples;
-        double cf = best.mc_confidence;
-        uint64_t sd = best.mc_seed;
         best = wi;
         best.amplified = 1;
         best.route = DPC_ROUTE_BALLS_IN_BINS;
-        best.mc_samples = ns, best.mc_confidence = cf, best.mc_seed = sd;
     }
+    /* the balls-in-bins evaluation (guarantee type, Monte Carlo beside it) whatever route won */
+    best.mc_samples = bm.mc_samples, best.mc_confidence = bm.mc_confidence;
+    best.mc_seed = bm.mc_seed;
+    best.bib_deterministic = bm.bib_deterministic, best.eps_bib_mc = bm.eps_bib_mc;
     best.eps_routes[DPC_ROUTE_WHOLE_RUN] = ew;
     best.eps_routes[DPC_ROUTE_BANDMF] = eb;
     best.eps_routes[DPC_ROUTE_MMCC] = em;
@@ -493,7 +496,7 @@ static double bib_eps_u(double u, void *vc)
     double z = exp(u), ew, e;
     dpc_account_mech_info mc;
     if ((c->st = eps_whole(c->run, z, c->o, c->delta, &ew, NULL, c->err))) return NAN;
-    if ((c->st = dpc__bib_epsilon(c->bc, z, ew, &e, &mc, c->err))) return NAN;
+    if ((c->st = dpc__bib_epsilon_ex(c->bc, z, ew, c->bc->allow_mc, &e, &mc, c->err))) return NAN;
     if (e <= c->target && z < c->zbest) c->zbest = z;
     return e;
 }

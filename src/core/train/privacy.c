@@ -77,8 +77,9 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
     if (info->route == DPC_ROUTE_BALLS_IN_BINS)
         snprintf(L->route, sizeof L->route, "balls-in-bins: %s (add/remove)",
-                 info->mc_samples ? "Monte Carlo upper confidence bound"
-                                  : "random allocation, exact bound");
+                 !info->bib_deterministic ? "Monte Carlo upper confidence bound"
+                 : info->mc_samples       ? "sampling-free bound (Renyi DP, post-processing)"
+                                          : "random allocation, exact bound");
     else
         snprintf(L->route, sizeof L->route, "%s (%s, %s)",
                  info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
@@ -96,6 +97,14 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
         L->mc_samples = info->mc_samples;
         L->mc_confidence = info->mc_confidence;
         L->mc_seed = info->mc_seed;
+        if (info->bib_deterministic) L->epsilon_mc = info->eps_bib_mc;
+    }
+    if (info->route == DPC_ROUTE_BALLS_IN_BINS) {
+        if (info->bib_deterministic)
+            snprintf(L->guarantee, sizeof L->guarantee, "deterministic");
+        else
+            snprintf(L->guarantee, sizeof L->guarantee, "high-probability, confidence %.10g",
+                     info->mc_confidence);
     }
     snprintf(L->calibration, sizeof L->calibration, "%s", c->epsilon > 0 ? "accountant" : "given");
     L->neighbor = info->amplified ? DPC_NEIGHBOR_ADD_REMOVE : DPC_NEIGHBOR_ZERO_OUT;
