@@ -58,6 +58,13 @@ static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
     if (!(c->lr > 0) || !isfinite(c->lr))
         return dpc_error_param(err, DPC_E_INVALID, "lr", "must be a finite number > 0, got %g",
                                c->lr);
+    /* a clipped step moves the parameters by up to lr x clip (before noise): beyond 1e150 the
+     * squared norms of clipping, weight decay and the loss overflow double (sqrt(DBL_MAX) is
+     * 1.3e154), and the run would report an overflowed model as trained */
+    if (c->lr * c->clip > 1e150)
+        return dpc_error_param(err, DPC_E_RANGE, "lr",
+                               "lr x clip = %g overflows: a step must stay below 1e150 (lr %g, "
+                               "clip %g)", c->lr * c->clip, c->lr, c->clip);
     if (!(c->momentum >= 0 && c->momentum < 1))
         return dpc_error_param(err, DPC_E_INVALID, "momentum", "must be in [0, 1), got %g",
                                c->momentum);
