@@ -329,7 +329,8 @@ static int kan2_theory(kan_run *r, int margin_wanted)
         return opt_fail_at(r->s, &K_RADIUS, "theory: no positive NTK margin certified (gamma_lo = "
                                             "%g)", r->mg.gamma_lo);
     if (dpc_kan_radius(o->C_R, r->T, tr->n, o->conf_delta, r->mg.gamma_lo, &o->radius, &err))
-        return opt_fail_lib_at(r->s, &K_RADIUS, &err);
+        return strcmp(err.field, "C_R") ? opt_fail_lib_at(r->s, &K_RADIUS, &err)
+                                         : opt_fail_lib(r->s, &err); /* --C-R by name */
     return 0;
 }
 

@@ -2,6 +2,7 @@
  * paper (Eq. 19, Cor. 5.7; Lemma 5.9, Cor. 5.10, Thm. 5.12), the practical constant, the literal
  * constants and why they cannot run, the GDP calibration, and validation. */
 #include "dpcorr/account.h"
+#include "common/util.h"
 #include "srgd/srgd_internal.h"
 
 #include <math.h>
@@ -222,6 +223,14 @@ dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n, dpc_error *
     if (st) return st;
     if (!(c->clip > 0))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "C_Delta must be > 0, got %g", c->clip);
+    /* the paper's constants enter squared (step sizes, the noise scale, the risk): larger ones
+     * overflow to inf or NaN (issue 28) */
+    const struct { const char *name; double v; } scale[] = {
+        {"L", c->L}, {"M", c->M}, {"R", c->R}, {"beta", c->beta}, {"clip", c->clip}};
+    for (size_t i = 0; i < sizeof scale / sizeof scale[0]; i++)
+        if (isfinite(scale[i].v) && scale[i].v > DPC__SCALE_MAX)
+            return dpc_error_param(err, DPC_E_RANGE, scale[i].name,
+                                   "%g overflows: must be at most 1e150", scale[i].v);
     if (isfinite(mu) && !isfinite(c->clip))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "must be finite for a private run (the "
                                                  "sensitivity is C_Delta/B)");
