@@ -86,7 +86,7 @@ static const opt_spec S_M = {
     .example = "--M 3"};
 static const opt_spec S_R = {
     .name = "--R", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = CONST, .param = "R", .help = "radius of C = B(0, R) (default 2)",
+    .flags = OPT_LO_OPEN, .section = CONST, .param = "R,problem.R", .help = "radius of C = B(0, R) (default 2)",
     .example = "--R 3"};
 static const opt_spec S_REGIME = {
     .name = "--regime", .metavar = "A|B", .type = OPT_CHOICE, .choices = "A|B|a|b",
@@ -315,6 +315,12 @@ static int data_constants(srgd_run *r)
     } else {
         return opt_fail(r->s, "--L/--M: required for model '%s'", r->spec);
     }
+    /* L and M are derived here (a front-end debt, doc/architecture.md), so the options they
+     * come from are named when they overflow (the library names L or M; 1e150 as its bound) */
+    if (!(o->L <= 1e150) || !(o->M <= 1e150))
+        return opt_fail_at(r->s, o->ybound > X ? &S_Y_BOUND : &S_ROW_RADIUS,
+                           "the derived constants L = %g, M = %g overflow (at most 1e150)", o->L,
+                           o->M);
     return 0;
 }
 
@@ -325,8 +331,11 @@ static int load(srgd_run *r)
     dpc_error err = {0};
     int rc;
     if (o->have_problem) {
-        if (dpc_srgd_problem_new(&r->pr, &o->pc, &o->fr.rng, 0, &err))
-            return opt_fail_lib_at(r->s, &S_PROBLEM, &err);
+        if (dpc_srgd_problem_new(&r->pr, &o->pc, &o->fr.rng, 0, &err)) {
+            if (!err.field[0]) return opt_fail_lib_at(r->s, &S_PROBLEM, &err);
+            dpc_error_nest(&err, "problem"); /* problem.w_norm: --w-norm, by name */
+            return opt_fail_lib(r->s, &err);
+        }
         r->ds = dpc_srgd_problem_data(r->pr);
         snprintf(r->spec, sizeof r->spec, "%s", dpc_srgd_problem_model_spec(r->pr));
     } else {
@@ -362,7 +371,8 @@ static int build(srgd_run *r)
     }
     size_t P = dpc_model_num_params(r->model);
     if (dpc_srgd_preset(c, o->regime, o->cc, o->literal, r->ds->n, P, &err))
-        return opt_fail_lib_at(r->s, &S_REGIME, &err);
+        return !strcmp(err.field, "epsilon") ? opt_fail_lib(r->s, &err) /* --epsilon by name */
+                                             : opt_fail_lib_at(r->s, &S_REGIME, &err);
     if (o->steps) c->steps = o->steps;
     if (o->batch) c->batch = o->batch;
     if (o->beta > 0) c->beta = o->beta;
@@ -646,10 +656,13 @@ static int run_rounds(srgd_run *r)
             fprintf(stderr, "dpcorr train: round %zu: %s\n", t, err.msg);
             return CLI_RUNTIME;
         }
-        if (!o->fr.quiet)
-            fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %.6g\n", t,
+        if (!o->fr.quiet) {
+            char risk[32] = "-"; /* a round not evaluated (--eval-every): no "nan" column */
+            if (!isnan(r->tr[t].risk)) snprintf(risk, sizeof risk, "%.6g", r->tr[t].risk);
+            fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %s\n", t,
                     r->tr[t].max_norm, 100 * r->tr[t].clip_fraction, r->tr[t].noise_norm,
-                    r->tr[t].grad_norm, r->tr[t].risk);
+                    r->tr[t].grad_norm, risk);
+        }
         if (frame_ckpt_due(&o->fr, t + 1, T)) {
             dpc_ckpt *ck = NULL;
             int rc = ckpt_build(r, &ck);

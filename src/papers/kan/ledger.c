@@ -41,9 +41,10 @@ static dpc_status check(const dpc_kan_privacy *p, double *noise_std, dpc_ledger 
     if (p->epsilon != 0 && p->noise_multiplier != 0)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "give either epsilon or noise_multiplier, not both");
-    if (p->epsilon != 0 && (!(p->epsilon > 0) || !isfinite(p->epsilon)))
-        return dpc_error_param(err, DPC_E_INVALID, "epsilon", "must be a finite number > 0, got %g",
-                               p->epsilon);
+    if (p->epsilon != 0 && (!(p->epsilon > 0) || !(p->epsilon <= DPC__SCALE_MAX)))
+        return dpc_error_param(err, DPC_E_INVALID, "epsilon",
+                               "must be in (0, 1e150] (larger overflows the GDP conversion), "
+                               "got %g", p->epsilon);
     if (!(p->noise_multiplier >= 0) || !(p->noise_multiplier <= DPC__SCALE_MAX))
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "must be in [0, 1e150] (0: non-private), got %g",

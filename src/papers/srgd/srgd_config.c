@@ -95,6 +95,10 @@ dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_calibration rule, doubl
         *mu = INFINITY;
         return DPC_OK;
     }
+    if (epsilon > DPC__SCALE_MAX) /* mu ~ sqrt(2 epsilon): its square and the ledger overflow */
+        return dpc_error_param(err, DPC_E_RANGE, "epsilon",
+                               "%g overflows the GDP conversion (at most 1e150; INFINITY: "
+                               "non-private)", epsilon);
     if (!(delta > 0 && delta < 1))
         return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     dpc_status st;
