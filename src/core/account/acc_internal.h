@@ -66,6 +66,9 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
  * delta(eps) <= delta over both directions (never above the single Gaussian's). dpc__ra_delta:
  * upper bounds on both directions' delta at eps on a grid of K cells (tests). */
 dpc_status dpc__ra_epsilon(size_t b, double mu, double delta, double *eps, dpc_error *err);
+/* The work of one dpc__ra_epsilon over b bins, in the units of DPC_WORK_LIMIT (its curves are
+ * binary powers: about RA_OPS_PER_LEVEL per bit of b, whatever mu). */
+double dpc__ra_epsilon_ops(size_t b);
 dpc_status dpc__ra_delta(size_t b, double mu, double eps, size_t K, double *d_remove,
                          double *d_add);
 

@@ -498,6 +498,16 @@ static double bib_eps_u(double u, void *vc)
     return e;
 }
 
+static dpc_status bib_work_refusal(size_t b, double ops, dpc_error *err)
+{
+    return dpc_error_param(err, DPC_E_RANGE, "part.b",
+                           "calibrating the balls-in-bins route over %zu bins needs more than "
+                           "%.2g operations, above the work limit %.2g (DPC_WORK_LIMIT, about "
+                           "10 s); use fewer bins (larger batches), or give the noise "
+                           "multiplier and account its epsilon",
+                           b, ops, DPC_WORK_LIMIT);
+}
+
 static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts *o,
                                 double epsilon, double delta, double *best, dpc_error *err)
 {
@@ -505,12 +515,32 @@ static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts 
     dpc_status st = dpc__bib_prepare(run, o, delta, &bc, err);
     if (st == DPC_E_UNSUPPORTED) return DPC_OK;
     if (st) return st;
+    /* Work (identity: the random-allocation curves; issue 28: 10^5 bins took ~6 s per
+     * evaluation and minutes per calibration). The search gets as many evaluations as the work
+     * limit holds, at most 15. Fewer than 4 (the first point and the three secant steps it
+     * usually needs) is refused up front, and a search the limit stops before it converges is
+     * refused too (never a silently looser noise), both naming the bins. */
+    int max_it = 14, cut = 0;
+    double one = bc.identity ? dpc__ra_epsilon_ops(bc.b) : 0.0;
+    if (bc.identity) {
+        double fit = floor(DPC_WORK_LIMIT / one);
+        if (fit < 4.0) {
+            dpc__bib_free(&bc);
+            return bib_work_refusal(bc.b, 4.0 * one, err);
+        }
+        if (fit - 1.0 < (double)max_it) max_it = (int)fit - 1, cut = 1;
+    }
     bib_cal c = {&bc, run, o, epsilon, delta, *best, DPC_OK, err};
     double u = log(*best), slope = -1.0, e0 = bib_eps_u(u, &c);
+    int rc = 0;
     if (!c.st && e0 < epsilon) {
         double uu = u - 0.1;
-        (void)dpc__secant_log(bib_eps_u, &c, epsilon, &uu, &slope, bc.identity ? 5e-5 : 2e-3, 1,
-                              14, u);
+        rc = dpc__secant_log(bib_eps_u, &c, epsilon, &uu, &slope, bc.identity ? 5e-5 : 2e-3, 1,
+                             max_it, u);
+    }
+    if (!c.st && cut && rc) {
+        dpc__bib_free(&bc);
+        return bib_work_refusal(bc.b, (double)(max_it + 2) * one, err);
     }
     dpc__bib_free(&bc);
     if (c.st) return c.st;
