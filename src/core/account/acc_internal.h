@@ -97,6 +97,7 @@ double *dpc__mech_nonneg_matrix(const dpc_mech *m, size_t *rows, const char **wh
  * non-identity C). epsilon: the route's upper bound at noise multiplier z (eps_whole: the
  * whole-run epsilon at z, the Monte Carlo's search range); mc receives mc_samples,
  * mc_confidence and mc_seed (0 / NAN / 0 when exact). */
+#define DPC__BIB_MC_SAMPLES ((size_t)1 << 17) /* the Monte Carlo bound's draws (O(b^2) each) */
 typedef struct dpc__bib_ctx {
     int identity;
     size_t b, k;

@@ -235,7 +235,7 @@ static const char *route_note(const char *why)
         return "no MMCC or balls-in-bins amplification: C has negative entries (both dominating "
                "pairs need C >= 0; doc/accounting.md section 7)";
     if (strstr(why, "4096")) return "no MMCC or balls-in-bins amplification: more than 4096 steps";
-    if (strstr(why, "512")) return "no balls-in-bins amplification: more than 512 bins";
+    if (strstr(why, "256")) return "no balls-in-bins amplification: more than 256 bins";
     return "no MMCC or balls-in-bins amplification: the strategy matrix is not available";
 }
 
@@ -296,7 +296,7 @@ static void explain_routes(const dpc_mech_run *run, const dpc_account_opts *o, c
             w = strstr(bwhy, "negative")
                     ? "not applicable: C has negative entries (its dominating pair needs C >= 0)"
                 : strstr(bwhy, "4096") ? "stopped by the work limit: more than 4096 steps"
-                : strstr(bwhy, "512")  ? "stopped by the work limit: more than 512 bins"
+                : strstr(bwhy, "256")  ? "stopped by the work limit: more than 256 bins"
                                        : "not applicable: the strategy matrix is not available";
         in->route_why[DPC_ROUTE_BALLS_IN_BINS] = w ? w : inf_text;
     }
@@ -521,15 +521,17 @@ static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts 
      * usually needs) is refused up front, and a search the limit stops before it converges is
      * refused too (never a silently looser noise), both naming the bins. */
     int max_it = 14, cut = 0;
-    double one = bc.identity ? dpc__ra_epsilon_ops(bc.b) : 0.0;
-    if (bc.identity) {
-        double fit = floor(DPC_WORK_LIMIT / one);
-        if (fit < 4.0) {
-            dpc__bib_free(&bc);
-            return bib_work_refusal(bc.b, 4.0 * one, err);
-        }
-        if (fit - 1.0 < (double)max_it) max_it = (int)fit - 1, cut = 1;
+    double one = bc.identity ? dpc__ra_epsilon_ops(bc.b)
+                             : (double)DPC__BIB_MC_SAMPLES * (double)bc.b * (double)bc.b,
+           fit = floor(DPC_WORK_LIMIT / one);
+    if (fit < 4.0) {
+        dpc__bib_free(&bc);
+        /* Monte Carlo (other C): calibrated by the other routes, its bound reported at the
+         * result (one evaluation); identity: the route balls-in-bins exists for, refused */
+        return bc.identity ? bib_work_refusal(bc.b, 4.0 * one, err) : DPC_OK;
     }
+    if (fit - 1.0 < (double)max_it) max_it = (int)fit - 1, cut = 1;
+    if (!bc.identity) cut = 0; /* a Monte Carlo search cut short keeps its best valid z */
     bib_cal c = {&bc, run, o, epsilon, delta, *best, DPC_OK, err};
     double u = log(*best), slope = -1.0, e0 = bib_eps_u(u, &c);
     int rc = 0;
