@@ -104,6 +104,8 @@ $(BUILD)/bench/%: bench/%.c $(BUILD)/libdpcorr.a $(HEADERS)
 
 # test_io replays the io fuzz target's seed corpus through the target's own source
 $(BUILD)/tests/test_io: fuzz/fuzz_io.c fuzz/fuzz_common.h
+# test_fuzz_train_mech replays the train-entry fuzz target's corpus (fuzz/corpus/train_mech)
+$(BUILD)/tests/test_fuzz_train_mech: fuzz/fuzz_train_mech.c fuzz/fuzz_common.h
 
 # The embedder's examples (doc/embedding.md), built only from the public headers.
 $(BUILD)/examples/%: examples/%.c $(BUILD)/libdpcorr.a $(HEADERS)

@@ -20,6 +20,7 @@ files_of() {
     libsvm) echo src/core/data/libsvm.c src/core/data/reader.c ;;
     strategy) echo src/core/strategy/strategy_file.c src/core/io/json.c ;;
     checkpoint) echo src/core/train/checkpoint.c src/core/train/ck_items.c ;;
+    train_mech) echo src/core/io/textnum.c src/core/train/train_config.c src/core/mech/mech_core.c ;;
     esac
 }
 for t in $TARGETS; do

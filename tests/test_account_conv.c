@@ -194,6 +194,12 @@ static void test_errors(void)
           "sigma 0 rejected: '%s'", err.msg);
     CHECK(dpc_zcdp_epsilon(0.1, 1e-5, (dpc_zcdp_conv)7, &v, NULL, &err) == DPC_E_INVALID,
           "unknown conversion rejected");
+    /* issue 28: values whose epsilon would overflow are refused naming the parameter */
+    CHECK(dpc_zcdp_epsilon(1e308, 1e-5, DPC_ZCDP_TIGHT, &v, NULL, &err) == DPC_E_RANGE &&
+              !strcmp(err.field, "rho"),
+          "rho 1e308 refused: '%s'", err.msg);
+    CHECK(dpc_gdp_epsilon(1e308, 1e-5, &v, &err) == DPC_E_RANGE && !strcmp(err.field, "mu"),
+          "mu 1e308 refused: '%s'", err.msg);
     CHECK(dpc_zcdp_epsilon(0.1, 1e-5, DPC_ZCDP_TIGHT, &v, NULL, NULL) == DPC_OK,
           "err may be NULL");
 }
@@ -221,8 +227,24 @@ static void test_no_noise(void)
     }
 }
 
+/* Large rho: the tight conversion is between rho and the Bun-Steinke bound (it read 0 above
+ * rho ~ 1e17, where the optimal order a rounds to 1; issue 28's sweep). */
+static void test_zcdp_large_rho(void)
+{
+    const double rhos[] = {1e15, 1e17, 1e20, 1e50, 1e150};
+    for (size_t i = 0; i < sizeof rhos / sizeof rhos[0]; i++) {
+        dpc_error err = {0};
+        double e = 0, bs = 0;
+        CHECK_OK(dpc_zcdp_epsilon(rhos[i], 1e-5, DPC_ZCDP_TIGHT, &e, NULL, &err), &err);
+        CHECK_OK(dpc_zcdp_epsilon(rhos[i], 1e-5, DPC_ZCDP_BUN_STEINKE, &bs, NULL, &err), &err);
+        CHECK(e >= rhos[i] && e <= bs * (1 + 1e-12), "rho %g: tight %.17g, Bun-Steinke %.17g",
+              rhos[i], e, bs);
+    }
+}
+
 int main(void)
 {
+    test_zcdp_large_rho();
     test_no_noise();
     test_gaussian_parameters();
     test_gdp();

@@ -329,8 +329,8 @@ static void test_version2(const char *path)
     dpc_dataset_free(ds);
 }
 
-/* The atomic write never replaces a non-regular file (issue 28): a FIFO, or a symlink to a
- * character device, is refused naming the path and left as it was. */
+/* The atomic write never replaces a non-regular file (issue 28): a FIFO, a symlink to a
+ * character device or a directory is refused naming the path and left as it was. */
 static void test_not_regular(const char *path)
 {
     dpc_dataset *ds = data(1);
@@ -339,14 +339,17 @@ static void test_not_regular(const char *path)
     config(&c);
     dpc_trainer *a = make(m, ds, &c, 7);
     steps(a, 2);
-    char fifo[300], link[300];
+    char fifo[300], link[300], dir[300];
     snprintf(fifo, sizeof fifo, "%s.fifo", path);
     snprintf(link, sizeof link, "%s.devlink", path);
+    snprintf(dir, sizeof dir, "%s.dir", path);
     unlink(fifo);
     unlink(link);
-    CHECK(mkfifo(fifo, 0600) == 0 && symlink("/dev/null", link) == 0, "fifo and link made");
-    const char *bad[] = {fifo, link};
-    for (int i = 0; i < 2; i++) {
+    rmdir(dir);
+    CHECK(mkfifo(fifo, 0600) == 0 && symlink("/dev/null", link) == 0 && mkdir(dir, 0700) == 0,
+          "fifo, link and directory made");
+    const char *bad[] = {fifo, link, dir};
+    for (int i = 0; i < 3; i++) {
         dpc_error e = {0};
         struct stat sb;
         CHECK(dpc_trainer_save(a, bad[i], &e) == DPC_E_IO && !strcmp(e.field, "path") &&
@@ -358,6 +361,7 @@ static void test_not_regular(const char *path)
     CHECK(lstat(link, &ln) == 0 && S_ISLNK(ln.st_mode), "the link is still a link");
     unlink(fifo);
     unlink(link);
+    rmdir(dir);
     dpc_trainer_free(a);
     dpc_model_free(m);
     dpc_dataset_free(ds);

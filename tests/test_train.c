@@ -305,7 +305,8 @@ static void test_refusals(void)
     dpc_trainer *tr = NULL;
     struct { const char *field; void (*set)(dpc_train_config *); } bad[] = {
         {"epsilon", NULL}, {"delta", NULL}, {"batch", NULL}, {"clip", NULL}, {"lr", NULL},
-        {"momentum", NULL}, {"epochs", NULL}, {"threads", NULL}};
+        {"momentum", NULL}, {"epochs", NULL}, {"threads", NULL}, {"lr", NULL}, {"clip", NULL},
+        {"weight_decay", NULL}, {"noise_multiplier", NULL}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         base_config(&c, &mechs[0]);
         switch (i) {
@@ -317,6 +318,11 @@ static void test_refusals(void)
         case 5: c.momentum = 1; break;
         case 6: c.epochs = 0; break;
         case 7: c.threads = 0; break;
+        /* issue 28: overflowing steps and noise (a 1e308 learning rate ran to loss 1e306) */
+        case 8: c.lr = 1e308; break;
+        case 9: c.clip = 1e200; break; /* lr x clip: blamed on the larger factor */
+        case 10: c.weight_decay = 1e308; break;
+        case 11: c.epsilon = 0, c.noise_multiplier = 1e300; break;
         }
         dpc_status bst = dpc_trainer_new(&tr, m, ds, NULL, &c, &rng, &err);
         CHECK((bst == DPC_E_INVALID || bst == DPC_E_RANGE) && !tr &&

@@ -264,7 +264,8 @@ static int kan2_theory(kan_run *r, int margin_wanted)
         return opt_fail_at(r->s, &K_RADIUS, "theory: no positive NTK margin certified (gamma_lo = "
                                             "%g)", r->mg.gamma_lo);
     if (dpc_kan_radius(o->C_R, r->T, tr->n, o->conf_delta, r->mg.gamma_lo, &o->radius, &err))
-        return opt_fail_lib_at(r->s, &K_RADIUS, &err);
+        return strcmp(err.field, "C_R") ? opt_fail_lib_at(r->s, &K_RADIUS, &err)
+                                         : opt_fail_lib(r->s, &err); /* --C-R by name */
     return 0;
 }
 
@@ -532,19 +533,29 @@ static int on_iterate(void *ctx, const void *vinfo, size_t t)
     return trace(((kan_loop *)ctx)->tc, &in->step, in->train_loss, in->test_loss);
 }
 
+/* A value for printing: "%.4g", or `none` where it is not finite (no radius, no closed form,
+ * no test set: never "inf" or "nan" in the output). */
+static const char *num_or(char *buf, size_t len, double v, const char *none)
+{
+    if (isfinite(v)) snprintf(buf, len, "%.4g", v);
+    else snprintf(buf, len, "%s", none);
+    return buf;
+}
+
 static void banner(const kan_run *r, const dpc_kan_lcgd_config *lc)
 {
     const kopts *o = r->o;
     const dpc_ledger *L = &r->led;
-    char tag[80], rd[96];
+    char tag[80], rd[96], rb[32], pb[32];
     fprintf(stderr, "%sprojected DP-lambda-CGD | %s (%zu parameters) | n %zu, B %zu, %zu "
-                    "iterates | lambda %g, noise multiplier %.6g (%s), C %.4g, eta %.4g, R %.4g "
+                    "iterates | lambda %g, noise multiplier %.6g (%s), C %.4g, eta %.4g, R %s "
                     "| %s\n",
             frame_tag(&o->fr, tag, sizeof tag), o->model, r->P, lc->n, lc->batch, r->T,
-            lc->lambda, L->noise_multiplier, L->calibration, lc->clip, lc->eta, lc->radius,
+            lc->lambda, L->noise_multiplier, L->calibration, lc->clip, lc->eta,
+            num_or(rb, sizeof rb, lc->radius, "none"),
             frame_rng_desc(L->rng_mode, L->seed, rd, sizeof rd));
-    fprintf(stderr, "  (%.4g, %g)-DP by the accountant (%s); the paper's closed form: %.4g\n",
-            L->epsilon, L->delta, L->route, L->epsilon_paper);
+    fprintf(stderr, "  (%.4g, %g)-DP by the accountant (%s); the paper's closed form: %s\n",
+            L->epsilon, L->delta, L->route, num_or(pb, sizeof pb, L->epsilon_paper, "n/a"));
 }
 
 static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
@@ -575,14 +586,17 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
     if (rc) return rc == FRAME_STOPPED ? 0 : rc;
     double train_s = cli_now() - t0;
     if (!o->fr.quiet && tc.tty) fputc('\n', stderr);
-    printf("avg train loss %.6f (err %.4f)  avg test loss %.6f (err %.4f)  last train loss %.6f  "
+    char tb[96] = "no test set", pb[32];
+    if (isfinite(res.avg_test_loss))
+        snprintf(tb, sizeof tb, "avg test loss %.6f (err %.4f)", res.avg_test_loss,
+                 res.avg_test_err);
+    printf("avg train loss %.6f (err %.4f)  %s  last train loss %.6f  "
            "projections %zu  clipped %.4f  max ||W-W0|| %.4g  noise multiplier %.6g  epsilon %.4g "
-           "(paper %.4g)  (%.1f s, params %016llx)\n",
-           res.avg_train_loss, res.avg_train_err, res.avg_test_loss, res.avg_test_err,
-           res.last_train_loss, res.projections,
+           "(paper %s)  (%.1f s, params %016llx)\n",
+           res.avg_train_loss, res.avg_train_err, tb, res.last_train_loss, res.projections,
            res.examples ? (double)res.clipped / (double)res.examples : 0, res.max_dist,
-           L->noise_multiplier, L->epsilon, L->epsilon_paper, train_s,
-           (unsigned long long)r->params_hash);
+           L->noise_multiplier, L->epsilon, num_or(pb, sizeof pb, L->epsilon_paper, "n/a"),
+           train_s, (unsigned long long)r->params_hash);
     rc = o->fr.report ? write_report(r, &res, train_s) : 0;
     if (o->fr.plot) rc = rc ? rc : plot(r);
     return rc;

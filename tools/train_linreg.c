@@ -473,8 +473,11 @@ static dpc_status ssp_baseline(const lr_cli *c, const dpc_linreg_plan *P, double
     return st;
 }
 
-/* The requested baselines on the same data, each a separate release at the same (eps, delta). */
-static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, base_res *br)
+/* The requested baselines on the same data, each a separate release at the same (eps, delta).
+ * The first one that fails is kept in *bad: the command then fails naming its option (a
+ * requested baseline is never silently left out). */
+static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, base_res *br,
+                            dpc_error *bad)
 {
     size_t nb = 0;
     double *w = calloc(c->fr.train->d, sizeof *w);
@@ -491,6 +494,8 @@ static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, base_res 
             st = sgd_baseline(c, P, bit, w, r, &err);
         } else if (bit == B_SSP) {
             st = ssp_baseline(c, P, w, r, &err);
+            if (st && (!strcmp(err.field, "x_bound") || !strcmp(err.field, "y_bound")))
+                dpc_error_nest(&err, "ssp"); /* the option's name: --ssp-x-bound */
         } else {
             st = dpc_linreg_ols(c->fr.train, w, &err);
             r->epsilon = INFINITY;
@@ -499,6 +504,7 @@ static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, base_res 
         }
         if (st) {
             fprintf(stderr, "dpcorr train: baseline %s: %s\n", r->name, err.msg);
+            if (!bad->status) *bad = err;
             continue;
         }
         metrics(c->fr.train, c->fr.test, w, &r->risk, &r->train_loss, &r->test_loss);
@@ -643,7 +649,8 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
         metrics(c->fr.train, c->fr.test, u.w, &u.risk, &u.train_loss, &u.test_loss);
         u.wall = cli_now() - c->fr.t0;
         u.cpu = (double)clock() / CLOCKS_PER_SEC - c0;
-        u.nb = c->baselines ? run_baselines(c, P, u.br) : 0;
+        dpc_error bad = {0};
+        u.nb = c->baselines ? run_baselines(c, P, u.br, &bad) : 0;
         if (c->fr.report) rc = write_report(c, &u);
         if (c->fr.plot && u.nlog) rc = rc ? rc : plot(c, &u);
         char tl[48] = "no test set"; /* never "test loss nan" */
@@ -657,6 +664,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
                    "%.4g\n",
                    u.br[i].name, u.br[i].risk, u.br[i].train_loss, u.br[i].test_loss,
                    u.br[i].epsilon);
+        if (!rc && bad.status) rc = opt_fail_lib(s, &bad); /* a requested baseline failed */
     }
     free(u.lg);
     free(u.w);

@@ -86,7 +86,7 @@ static const opt_spec S_M = {
     .example = "--M 3"};
 static const opt_spec S_R = {
     .name = "--R", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = CONST, .param = "R", .help = "radius of C = B(0, R) (default 2)",
+    .flags = OPT_LO_OPEN, .section = CONST, .param = "R,problem.R", .help = "radius of C = B(0, R) (default 2)",
     .example = "--R 3"};
 static const opt_spec S_REGIME = {
     .name = "--regime", .metavar = "A|B", .type = OPT_CHOICE, .choices = "A|B|a|b",
@@ -291,12 +291,17 @@ static int data_constants(srgd_run *r)
     if (!dpc_srgd_data_constants(dpc_model_get_config(r->model), r->ds->x_norm_bound, o->pc.R,
                                  o->ybound, &o->L, &o->M, &err))
         return 0;
-    if (!strcmp(err.field, "x_norm_bound"))
+    if (!strcmp(err.field, "x_norm_bound") && err.status == DPC_E_INVALID)
         return opt_fail(r->s, "--L/--M: the data has no public row-norm bound; give --L and "
                               "--M, or --row-radius X");
-    if (!strcmp(err.field, "y_bound"))
+    if (!strcmp(err.field, "y_bound") && err.status == DPC_E_INVALID)
         return opt_fail_at(r->s, &S_Y_BOUND, "linear regression needs a public bound on |y| "
                                              "for L (or give --L)");
+    /* L and M derived from --y-bound / --row-radius overflow: the option at fault is named */
+    if (err.status == DPC_E_RANGE)
+        return opt_fail_at(r->s, !strcmp(err.field, "y_bound") ? &S_Y_BOUND : &S_ROW_RADIUS, "%s",
+                           err.msg + (strncmp(err.msg, err.field, strlen(err.field)) ? 0 :
+                                      strlen(err.field) + 2));
     return opt_fail(r->s, "--L/--M: required for model '%s'", r->spec);
 }
 
@@ -307,8 +312,11 @@ static int load(srgd_run *r)
     dpc_error err = {0};
     int rc;
     if (o->have_problem) {
-        if (dpc_srgd_problem_new(&r->pr, &o->pc, &o->fr.rng, 0, &err))
-            return opt_fail_lib_at(r->s, &S_PROBLEM, &err);
+        if (dpc_srgd_problem_new(&r->pr, &o->pc, &o->fr.rng, 0, &err)) {
+            if (!err.field[0]) return opt_fail_lib_at(r->s, &S_PROBLEM, &err);
+            dpc_error_nest(&err, "problem"); /* problem.w_norm: --w-norm, by name */
+            return opt_fail_lib(r->s, &err);
+        }
         r->ds = dpc_srgd_problem_data(r->pr);
         snprintf(r->spec, sizeof r->spec, "%s", dpc_srgd_problem_model_spec(r->pr));
     } else {
@@ -344,7 +352,8 @@ static int build(srgd_run *r)
     }
     size_t P = dpc_model_num_params(r->model);
     if (dpc_srgd_preset(c, o->regime, o->cc, o->literal, r->ds->n, P, &err))
-        return opt_fail_lib_at(r->s, &S_REGIME, &err);
+        return !strcmp(err.field, "epsilon") ? opt_fail_lib(r->s, &err) /* --epsilon by name */
+                                             : opt_fail_lib_at(r->s, &S_REGIME, &err);
     if (o->steps) c->steps = o->steps;
     if (o->batch) c->batch = o->batch;
     if (o->beta > 0) c->beta = o->beta;
@@ -616,9 +625,12 @@ static int on_round(void *ctx, const void *info, size_t t)
     srgd_run *r = ctx;
     const dpc_srgd_step_info *q = info;
     r->tr[t - 1] = *q;
-    if (!r->o->fr.quiet)
-        fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %.6g\n", t - 1, q->max_norm,
-                100 * q->clip_fraction, q->noise_norm, q->grad_norm, q->risk);
+    if (!r->o->fr.quiet) {
+        char risk[32] = "-"; /* a round not evaluated (--eval-every): no "nan" column */
+        if (!isnan(q->risk)) snprintf(risk, sizeof risk, "%.6g", q->risk);
+        fprintf(stderr, "%5zu   %-14.5g  %6.1f%%   %-10.4g  %-10.4g  %s\n", t - 1, q->max_norm,
+                100 * q->clip_fraction, q->noise_norm, q->grad_norm, risk);
+    }
     return 0;
 }
 

@@ -486,7 +486,7 @@ typedef struct dpc_mech_run {
  *   BALLS_IN_BINS  balls_in_bins = 1, part CYCLIC with period b (the bins) and k participations;
  *              PLD or RDP asked for. Identity (DP-SGD): the random allocation of one Gaussian
  *              with mu = sqrt(k)/z among b steps, a deterministic upper bound (connect-the-dots
- *              spread + FFT sums, doc/accounting.md). Other C >= 0 (n <= 4096, b <= 512):
+ *              spread + FFT sums, doc/accounting.md). Other C >= 0 (n <= 4096, b <= 256):
  *              importance-sampled Monte Carlo of the dominating pair, an upper confidence bound
  *              at confidence 1 - 1e-6 with 2^17 samples per direction and draws keyed by the
  *              configuration (info->mc_*). Add/remove and zero-out. Strategies with a negative

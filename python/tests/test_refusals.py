@@ -107,6 +107,36 @@ def test_plan_epsilon_past_the_run_refused():
     assert 0 < e5 < e10 and math.isclose(e10, plan.epsilon(), rel_tol=0.05)
 
 
+def test_overflowing_values_refused():
+    """Issue 28's 1e308 sweep, through the binding: values whose squares or products overflow
+    are refused by the library naming the package's argument (a 1e308 learning rate trained to
+    loss 1e306; zCDP rho 1e20 converted to epsilon 0)."""
+    refused(lambda: TrainingPlan(100, batch_size=10, noise_multiplier=1.0, lr=1e308), "lr",
+            "overflows")
+    refused(lambda: TrainingPlan(100, batch_size=10, noise_multiplier=1.0, clip=1e200), "clip",
+            "overflows")
+    refused(lambda: TrainingPlan(100, batch_size=10, noise_multiplier=1.0, weight_decay=1e308),
+            "weight_decay", "overflows")
+    refused(lambda: TrainingPlan(100, batch_size=10, noise_multiplier=1e300), "noise_multiplier",
+            "overflows")
+    refused(lambda: account.zcdp_epsilon(1e308, 1e-5), "rho", "overflows")
+    refused(lambda: account.gdp_epsilon(1e308, 1e-5), "mu", "overflows")
+    # the accepted neighbours: large but finite, and rho beyond the old precision loss
+    assert TrainingPlan(100, batch_size=10, noise_multiplier=1.0, lr=1e3).steps == 10
+    assert 1e20 <= account.zcdp_epsilon(1e20, 1e-5) < 1.001e20
+
+
+def test_balls_in_bins_calibration_bounded():
+    """A balls-in-bins calibration over 1e5 bins (minutes before) is refused at once by the
+    work limit; the plan names its sampler's period through the library's field."""
+    import time
+    t0 = time.time()
+    with pytest.raises(dpcorr.DpcorrError) as e:
+        TrainingPlan(1000000, batch_size=10, epsilon=8.0, sampler="balls-in-bins")
+    assert "work limit" in str(e.value) and "bins" in str(e.value), str(e.value)
+    assert time.time() - t0 < 5.0
+
+
 def test_strings_refused():
     with pytest.raises(dpcorr.DpcorrValueError) as e:
         account.epsilon(1.0, q=0.01, steps=10, delta=1e-5, neighbor="")

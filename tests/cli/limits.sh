@@ -62,4 +62,9 @@ for c in "mech --kind file:/dev/zero" "mech --kind file:/dev/urandom" "mech --ki
 done
 expect_rc 2 "balls-in-bins period above n" $T "$BIN" account sigma --mech identity --balls-in-bins 1e12 --steps 1000 --epsilon 1 --delta 1e-5
 err_has -- "--balls-in-bins: .*at most n" "balls-in-bins period above n: names the option"
+# a balls-in-bins calibration over 10^5 bins (~6 s per evaluation, minutes in all): refused up
+# front by the work limit, naming the bins (issue 28); a period of 30 bins still calibrates
+refused "balls-in-bins calibration over 1e5 bins" --balls-in-bins account sigma --mech identity --balls-in-bins 100000 --steps 1000000 --epsilon 8 --delta 1e-5
+fast "balls-in-bins calibration over 30 bins" account sigma --mech identity --balls-in-bins 30 --steps 300 --epsilon 8 --delta 1e-5
+out_has "^route +balls-in-bins" "30 bins: the balls-in-bins route calibrated"
 summary

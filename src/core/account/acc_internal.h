@@ -68,6 +68,9 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
 dpc_status dpc__ra_epsilon(size_t b, double mu, double delta, double *eps, dpc_error *err);
 dpc_status dpc__ra_epsilon2(size_t b, double mu, double delta, double *e_remove, double *e_add,
                            dpc_error *err); /* each direction (dpc__ra_epsilon: the larger) */
+/* The work of one dpc__ra_epsilon over b bins, in the units of DPC_WORK_LIMIT (its curves are
+ * binary powers: about RA_OPS_PER_LEVEL per bit of b, whatever mu). */
+double dpc__ra_epsilon_ops(size_t b);
 dpc_status dpc__ra_delta(size_t b, double mu, double eps, size_t K, double *d_remove,
                          double *d_add);
 
@@ -141,6 +144,7 @@ double *dpc__mech_nonneg_matrix(const dpc_mech *m, size_t *rows, const char **wh
  * non-identity C). epsilon: the route's upper bound at noise multiplier z (eps_whole: the
  * whole-run epsilon at z, the Monte Carlo's search range); mc receives mc_samples,
  * mc_confidence and mc_seed (0 / NAN / 0 when exact). */
+#define DPC__BIB_MC_SAMPLES ((size_t)1 << 17) /* the Monte Carlo bound's draws (O(b^2) each) */
 typedef struct dpc__bib_ctx {
     int identity;
     size_t b, k;

@@ -406,6 +406,19 @@ static dpc_status ra_direction(size_t b, double mu, double delta, double eps_hi,
     return DPC_OK;
 }
 
+/* Each bit of b costs one squaring (and one product where the bit is set) of every curve; the
+ * two directions' fine curves (up to 2^18 cells) dominate: 0.1-0.25 s of one core per bit,
+ * measured for b = 10^2 .. 10^5 (the grids grow with b up to their cap), counted as 1.5e8
+ * operations (DPC_WORK_LIMIT counts about 1e9 per second). */
+#define RA_OPS_PER_LEVEL 1.5e8
+
+double dpc__ra_epsilon_ops(size_t b)
+{
+    double levels = 1.0;
+    for (size_t e = b; e > 1; e >>= 1) levels += 1.0;
+    return RA_OPS_PER_LEVEL * levels;
+}
+
 dpc_status dpc__ra_epsilon2(size_t b, double mu, double delta, double *e_remove, double *e_add,
                            dpc_error *err)
 {

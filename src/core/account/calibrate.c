@@ -6,6 +6,7 @@
 #include "account/acc_math.h"
 #include "common/util.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -335,6 +336,15 @@ dpc_status dpc__calibrate_sigma_count(const dpc_event *ev, const dpc_account_opt
     else st = bisect_sigma(&c, smax, 1e-11, sigma, err);
     if (evals) *evals = c.evals;
     free(c.parts);
+    if (st == DPC_E_RANGE && err && !strcmp(err->field, "noise_multiplier")) {
+        /* the search's own trial noise is not the caller's: the target epsilon is what asks
+         * for noise too small to account (issue 28: epsilon 1e308 was blamed on the noise) */
+        char why[DPC_ERROR_MSG_LEN];
+        snprintf(why, sizeof why, "%s", err->msg);
+        return dpc_error_param(err, DPC_E_RANGE, "epsilon",
+                               "%g is beyond what the accountant can calibrate (the noise it "
+                               "needs is too small to account: %s)", epsilon, why);
+    }
     return st;
 }
 

@@ -113,6 +113,9 @@ dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc, dpc_error *e
         if ((st = dpc__check_pos(e->sigma, part_field(f, sizeof f, i, "sigma"), err))) return st;
         if ((st = dpc__check_pos(e->sensitivity, part_field(f, sizeof f, i, "sensitivity"), err)))
             return st;
+        if (e->sensitivity > DPC__SCALE_MAX) /* sigma / sensitivity would underflow to 0 */
+            return dpc_error_param(err, DPC_E_RANGE, part_field(f, sizeof f, i, "sensitivity"),
+                                   "%g overflows: must be at most 1e150", e->sensitivity);
         if ((unsigned)e->sampling > DPC_SAMPLING_FIXED)
             return dpc_error_param(err, DPC_E_INVALID, part_field(f, sizeof f, i, "sampling"),
                                    "unknown %d", (int)e->sampling);

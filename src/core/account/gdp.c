@@ -4,6 +4,7 @@
 #include "dpcorr/account.h"
 
 #include "account/acc_math.h"
+#include "common/util.h"
 
 dpc_status dpc_gdp_mu_gaussian(double sensitivity, double sigma, double *mu, dpc_error *err)
 {
@@ -61,6 +62,9 @@ dpc_status dpc_gdp_epsilon(double mu, double delta, double *eps, dpc_error *err)
     if ((st = dpc__check_pos(mu, "mu", err))) return st;
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
     if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
+    if (mu > DPC__SCALE_MAX) /* epsilon grows like mu^2 / 2: it would overflow to inf */
+        return dpc_error_param(err, DPC_E_RANGE, "mu",
+                               "%g overflows: epsilon grows like mu^2 / 2 (at most 1e150)", mu);
     gctx c = {mu, 0.0, delta};
     if (eps_ok(0.0, &c)) {
         *eps = 0.0;

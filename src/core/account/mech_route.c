@@ -235,7 +235,7 @@ static const char *route_note(const char *why)
         return "no MMCC or balls-in-bins amplification: C has negative entries (both dominating "
                "pairs need C >= 0; doc/accounting.md section 7)";
     if (strstr(why, "4096")) return "no MMCC or balls-in-bins amplification: more than 4096 steps";
-    if (strstr(why, "512")) return "no balls-in-bins amplification: more than 512 bins";
+    if (strstr(why, "256")) return "no balls-in-bins amplification: more than 256 bins";
     return "no MMCC or balls-in-bins amplification: the strategy matrix is not available";
 }
 
@@ -296,7 +296,7 @@ static void explain_routes(const dpc_mech_run *run, const dpc_account_opts *o, c
             w = strstr(bwhy, "negative")
                     ? "not applicable: C has negative entries (its dominating pair needs C >= 0)"
                 : strstr(bwhy, "4096") ? "stopped by the work limit: more than 4096 steps"
-                : strstr(bwhy, "512")  ? "stopped by the work limit: more than 512 bins"
+                : strstr(bwhy, "256")  ? "stopped by the work limit: more than 256 bins"
                                        : "not applicable: the strategy matrix is not available";
         in->route_why[DPC_ROUTE_BALLS_IN_BINS] = w ? w : inf_text;
     }
@@ -501,6 +501,16 @@ static double bib_eps_u(double u, void *vc)
     return e;
 }
 
+static dpc_status bib_work_refusal(size_t b, double ops, dpc_error *err)
+{
+    return dpc_error_param(err, DPC_E_RANGE, "part.b",
+                           "calibrating the balls-in-bins route over %zu bins needs more than "
+                           "%.2g operations, above the work limit %.2g (DPC_WORK_LIMIT, about "
+                           "10 s); use fewer bins (larger batches), or give the noise "
+                           "multiplier and account its epsilon",
+                           b, ops, DPC_WORK_LIMIT);
+}
+
 static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts *o,
                                 double epsilon, double delta, double *best, dpc_error *err)
 {
@@ -508,12 +518,34 @@ static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts 
     dpc_status st = dpc__bib_prepare(run, o, delta, &bc, err);
     if (st == DPC_E_UNSUPPORTED) return DPC_OK;
     if (st) return st;
+    /* Work (identity: the random-allocation curves; issue 28: 10^5 bins took ~6 s per
+     * evaluation and minutes per calibration). The search gets as many evaluations as the work
+     * limit holds, at most 15. Fewer than 4 (the first point and the three secant steps it
+     * usually needs) is refused up front, and a search the limit stops before it converges is
+     * refused too (never a silently looser noise), both naming the bins. */
+    int max_it = 14, cut = 0;
+    double one = bc.identity ? dpc__ra_epsilon_ops(bc.b)
+                             : (double)DPC__BIB_MC_SAMPLES * (double)bc.b * (double)bc.b,
+           fit = floor(DPC_WORK_LIMIT / one);
+    if (fit < 4.0) {
+        dpc__bib_free(&bc);
+        /* Monte Carlo (other C): calibrated by the other routes, its bound reported at the
+         * result (one evaluation); identity: the route balls-in-bins exists for, refused */
+        return bc.identity ? bib_work_refusal(bc.b, 4.0 * one, err) : DPC_OK;
+    }
+    if (fit - 1.0 < (double)max_it) max_it = (int)fit - 1, cut = 1;
+    if (!bc.identity) cut = 0; /* a Monte Carlo search cut short keeps its best valid z */
     bib_cal c = {&bc, run, o, epsilon, delta, *best, DPC_OK, err};
     double u = log(*best), slope = -1.0, e0 = bib_eps_u(u, &c);
+    int rc = 0;
     if (!c.st && e0 < epsilon) {
         double uu = u - 0.1;
-        (void)dpc__secant_log(bib_eps_u, &c, epsilon, &uu, &slope, bc.identity ? 5e-5 : 2e-3, 1,
-                              14, u);
+        rc = dpc__secant_log(bib_eps_u, &c, epsilon, &uu, &slope, bc.identity ? 5e-5 : 2e-3, 1,
+                             max_it, u);
+    }
+    if (!c.st && cut && rc) {
+        dpc__bib_free(&bc);
+        return bib_work_refusal(bc.b, (double)(max_it + 2) * one, err);
     }
     dpc__bib_free(&bc);
     if (c.st) return c.st;

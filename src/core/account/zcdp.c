@@ -4,6 +4,7 @@
 #include "dpcorr/account.h"
 
 #include "account/acc_math.h"
+#include "common/util.h"
 
 dpc_status dpc_zcdp_rho_gaussian(double sensitivity, double sigma, double *rho, dpc_error *err)
 {
@@ -31,7 +32,10 @@ static double eps_at(double u, void *vc)
 {
     const zctx *c = vc;
     double am1 = exp(u), a = 1.0 + am1;
-    return c->rho * a + log1p(-1.0 / a) - (c->logd + log(a)) / am1;
+    /* log1p(-1/a) = log(a - 1) - log(a) = u - log1p(a - 1): exact where a rounds to 1 (large
+     * rho centres the search at a - 1 ~ sqrt(L / rho) < 1e-16; log1p(-1/a) read -inf there and
+     * the conversion returned epsilon 0 for rho above ~1e17) */
+    return c->rho * a + (u - log1p(am1)) - (c->logd + log1p(am1)) / am1;
 }
 
 /* The same bound solved for delta: log delta = (a-1)(a rho - eps) + (a-1) log1p(-1/a) - log a. */
@@ -39,7 +43,7 @@ static double logdelta_at(double u, void *vc)
 {
     const zctx *c = vc;
     double am1 = exp(u), a = 1.0 + am1;
-    return am1 * (a * c->rho - c->eps) + am1 * log1p(-1.0 / a) - log(a);
+    return am1 * (a * c->rho - c->eps) + am1 * (u - log1p(am1)) - log1p(am1); /* as eps_at */
 }
 
 static double zcdp_eps_tight(double rho, double delta, double *alpha)
@@ -68,6 +72,8 @@ dpc_status dpc_zcdp_epsilon(double rho, double delta, dpc_zcdp_conv conv, double
     if ((st = dpc__check_open01(delta, "delta", err))) return st;
     if ((st = check_conv(conv, err))) return st;
     if (!eps) return dpc_error_param(err, DPC_E_INVALID, "eps", "output pointer is NULL");
+    if (rho > DPC__SCALE_MAX) /* the tight conversion's search loses all precision (it read 0) */
+        return dpc_error_param(err, DPC_E_RANGE, "rho", "%g overflows: must be at most 1e150", rho);
     if (alpha) *alpha = NAN;
     if (rho == 0.0) {
         *eps = 0.0;

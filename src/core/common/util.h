@@ -56,6 +56,12 @@ static inline dpc_status dpc__progress(const dpc_progress *p, double done, doubl
     return DPC_OK;
 }
 
+/* The largest scale a parameter may take where it is squared or multiplied (a step lr x clip, a
+ * noise standard deviation, a Lipschitz constant, a paper's bound): its square stays finite
+ * (sqrt(DBL_MAX) is 1.3e154), with room for the products it enters. Larger values are refused
+ * naming the parameter (issue 28: 1e308 ran to inf or NaN with exit 0). */
+#define DPC__SCALE_MAX 1e150
+
 #define DPC__NOMEM(err, what) dpc_error_set((err), DPC_E_NOMEM, "out of memory allocating %s", (what))
 
 /* Monotonic wall clock in seconds (time splits in reports; never an input to a value). */

@@ -1,5 +1,6 @@
 /* train_config.c — trainer configuration: defaults, validation (check_parameter style) and
  * the learning-rate schedules. */
+#include "common/util.h"
 #include "train/train_internal.h"
 
 #include <math.h>
@@ -58,12 +59,23 @@ static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
     if (!(c->lr > 0) || !isfinite(c->lr))
         return dpc_error_param(err, DPC_E_INVALID, "lr", "must be a finite number > 0, got %g",
                                c->lr);
+    /* a clipped step moves the parameters by up to lr x clip (before noise): beyond 1e150 the
+     * squared norms of clipping, weight decay and the loss overflow double (sqrt(DBL_MAX) is
+     * 1.3e154), and the run would report an overflowed model as trained */
+    if (c->lr * c->clip > DPC__SCALE_MAX) /* blamed on the larger factor */
+        return dpc_error_param(err, DPC_E_RANGE, c->clip > c->lr ? "clip" : "lr",
+                               "lr x clip = %g overflows: a step must stay below 1e150 (lr %g, "
+                               "clip %g)", c->lr * c->clip, c->lr, c->clip);
     if (!(c->momentum >= 0 && c->momentum < 1))
         return dpc_error_param(err, DPC_E_INVALID, "momentum", "must be in [0, 1), got %g",
                                c->momentum);
     if (!(c->weight_decay >= 0) || !isfinite(c->weight_decay))
         return dpc_error_param(err, DPC_E_INVALID, "weight_decay", "must be >= 0, got %g",
                                c->weight_decay);
+    if (c->lr * c->weight_decay > DPC__SCALE_MAX) /* the decay step would overflow at once */
+        return dpc_error_param(err, DPC_E_RANGE, "weight_decay",
+                               "lr x weight_decay = %g overflows: must stay below 1e150",
+                               c->lr * c->weight_decay);
     if ((unsigned)c->schedule > DPC_LR_COOLDOWN)
         return dpc_error_param(err, DPC_E_INVALID, "schedule", "unknown value %d",
                                (int)c->schedule);
@@ -107,6 +119,11 @@ static dpc_status check_privacy(const dpc_train_config *c, size_t n, dpc_error *
     } else if (!(c->noise_multiplier > 0) || !isfinite(c->noise_multiplier)) {
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "must be a finite number > 0, got %g", c->noise_multiplier);
+    } else if (c->noise_multiplier * c->clip > DPC__SCALE_MAX) {
+        /* the noise's standard deviation (z x clip x colnorm) and its square would overflow */
+        return dpc_error_param(err, DPC_E_RANGE, "noise_multiplier",
+                               "noise_multiplier x clip = %g overflows: must stay below 1e150",
+                               c->noise_multiplier * c->clip);
     }
     if (c->accountant != DPC_ACCOUNTANT_PLD && c->accountant != DPC_ACCOUNTANT_RDP &&
         c->accountant != DPC_ACCOUNTANT_GDP && c->accountant != DPC_ACCOUNTANT_ZCDP)

@@ -51,6 +51,18 @@ dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c, dpc_error *er
     if (!(c->radius > 0))
         return dpc_error_param(err, DPC_E_INVALID, "radius", "must be > 0 (INFINITY: none), got %g",
                              c->radius);
+    /* scales whose squares must stay finite (issue 28: 1e308 ran to NaN parameters) */
+    if (isfinite(c->radius) && c->radius > DPC__SCALE_MAX)
+        return dpc_error_param(err, DPC_E_RANGE, "radius",
+                               "%g overflows: must be at most 1e150 (INFINITY: none)", c->radius);
+    if (isfinite(c->clip) && c->eta * c->clip > DPC__SCALE_MAX)
+        return dpc_error_param(err, DPC_E_RANGE, c->clip > c->eta ? "clip" : "eta",
+                               "eta x clip = %g overflows: a step must stay below 1e150",
+                               c->eta * c->clip);
+    if (isfinite(c->clip) && c->noise_std * c->clip > DPC__SCALE_MAX)
+        return dpc_error_param(err, DPC_E_RANGE, "noise_std",
+                               "noise_std x clip = %g overflows: must stay below 1e150",
+                               c->noise_std * c->clip);
     if (c->noise_form != DPC_NOISE_REPLAY && c->noise_form != DPC_NOISE_BUFFER &&
         c->noise_form != DPC_NOISE_AUTO)
         return dpc_error_param(err, DPC_E_INVALID, "noise_form", "unknown %d", (int)c->noise_form);

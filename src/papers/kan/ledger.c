@@ -1,6 +1,7 @@
 /* ledger.c — the privacy decision of a projected DP-lambda-CGD run and its ledger: the noise is
  * calibrated by the accountant's route (default) or the paper's closed form, and the reported
  * epsilon is always the accountant's for the noise that runs. */
+#include "common/util.h"
 #include "dpcorr/papers/kan.h"
 
 #include <math.h>
@@ -40,12 +41,14 @@ static dpc_status check(const dpc_kan_privacy *p, double *noise_std, dpc_ledger 
     if (p->epsilon != 0 && p->noise_multiplier != 0)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "give either epsilon or noise_multiplier, not both");
-    if (p->epsilon != 0 && (!(p->epsilon > 0) || !isfinite(p->epsilon)))
-        return dpc_error_param(err, DPC_E_INVALID, "epsilon", "must be a finite number > 0, got %g",
-                               p->epsilon);
-    if (!(p->noise_multiplier >= 0) || !isfinite(p->noise_multiplier))
+    if (p->epsilon != 0 && (!(p->epsilon > 0) || !(p->epsilon <= DPC__SCALE_MAX)))
+        return dpc_error_param(err, DPC_E_INVALID, "epsilon",
+                               "must be in (0, 1e150] (larger overflows the GDP conversion), "
+                               "got %g", p->epsilon);
+    if (!(p->noise_multiplier >= 0) || !(p->noise_multiplier <= DPC__SCALE_MAX))
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
-                               "must be a finite number >= 0, got %g", p->noise_multiplier);
+                               "must be in [0, 1e150] (0: non-private), got %g",
+                               p->noise_multiplier);
     if (p->calibration != DPC_CALIBRATION_ACCOUNTANT && p->calibration != DPC_CALIBRATION_PAPER)
         return dpc_error_param(err, DPC_E_INVALID, "calibration", "unknown value %d",
                                (int)p->calibration);

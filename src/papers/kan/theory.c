@@ -3,6 +3,7 @@
  * window, and the risk bounds A_corr (Thm. 4.1), A_van (Thm. D.14), A_non (Thm. E.1). The paper
  * hides absolute constants and polylog factors; these evaluators set them to 1 so that trends
  * in lambda, noise_std, m, n can be compared with measurements (note 004 §5, oracle 17). */
+#include "common/util.h"
 #include "kan/kan_internal.h"
 
 #include <math.h>
@@ -43,8 +44,8 @@ dpc_status dpc_kan_radius(double C_R, size_t T, size_t n, double delta, double g
                           dpc_error *err)
 {
     if (!R) return dpc_error_param(err, DPC_E_INVALID, "kan_radius", "NULL output");
-    if (!(C_R > 0) || !isfinite(C_R))
-        return dpc_error_param(err, DPC_E_INVALID, "C_R", "must be > 0, got %g", C_R);
+    if (!(C_R > 0) || !(C_R <= DPC__SCALE_MAX)) /* larger: the radius overflows to none */
+        return dpc_error_param(err, DPC_E_INVALID, "C_R", "must be in (0, 1e150], got %g", C_R);
     if (T < 1 || n < 1) return dpc_error_set(err, DPC_E_INVALID, "T and n must be >= 1");
     if (!(delta > 0 && delta < 1))
         return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);

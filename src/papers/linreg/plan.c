@@ -1,6 +1,7 @@
 /* plan.c — options, public prior, the resolved plan (T, b, s, eta, clip, B, K, Gamma), the
  * privacy ledger (through the accountant's calculators) and the theory's preconditions, for
  * DP-AMBSSGD / DP-SSGD / the SGD baselines (Varshney, Thakurta & Jain 2022; note 001). */
+#include "common/util.h"
 #include "linreg/linreg_internal.h"
 
 #include <float.h>
@@ -84,10 +85,14 @@ void dpc_linreg_opts_init(dpc_linreg_opts *o, dpc_linreg_algo algo)
     o->dpstat_rule = DPC_DPSTAT_MARGIN;
 }
 
+/* A scale (a prior's bound, a step, a clip, a domain) enters squared and in products: above
+ * DPC__SCALE_MAX (1e150) it overflows to inf or NaN, so it is refused (issue 28). */
 static dpc_status pos(double v, const char *name, dpc_error *err)
 {
     if (!(v > 0) || !isfinite(v))
         return dpc_error_param(err, DPC_E_INVALID, name, "must be a finite number > 0, got %g", v);
+    if (v > DPC__SCALE_MAX)
+        return dpc_error_param(err, DPC_E_RANGE, name, "%g overflows: must be at most 1e150", v);
     return DPC_OK;
 }
 
@@ -95,6 +100,8 @@ static dpc_status nonneg(double v, const char *name, dpc_error *err)
 {
     if (!(v >= 0) || !isfinite(v))
         return dpc_error_param(err, DPC_E_INVALID, name, "must be a finite number >= 0, got %g", v);
+    if (v > DPC__SCALE_MAX)
+        return dpc_error_param(err, DPC_E_RANGE, name, "%g overflows: must be at most 1e150", v);
     return DPC_OK;
 }
 
@@ -105,6 +112,7 @@ static dpc_status check_prior(const dpc_linreg_prior *p, dpc_error *err)
     if (!(p->kappa >= 1) || !isfinite(p->kappa))
         return dpc_error_param(err, DPC_E_INVALID, "prior.kappa",
                                "must be a finite number >= 1, got %g", p->kappa);
+    if ((st = pos(p->kappa, "prior.kappa", err))) return st;
     if ((st = pos(p->r_x, "prior.r_x", err))) return st;
     if ((st = pos(p->k2, "prior.k2", err))) return st;
     if ((st = pos(p->a, "prior.a", err))) return st;
@@ -361,6 +369,10 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
                                  "the default R_x sqrt(w_bound^2 + sigma_bound^2) (ln N)^(2a) "
                                  "is 0; give the clip or positive bounds");
     }
+    if (isfinite(pl->clip) && pl->eta * pl->clip > DPC__SCALE_MAX) /* the step overflows */
+        return dpc_error_param(err, DPC_E_RANGE, o->clip != 0 && pl->clip > pl->eta ? "clip" : "eta",
+                               "eta x clip = %g overflows: a step must stay below 1e150 (eta %g, "
+                               "clip %g)", pl->eta * pl->clip, pl->eta, pl->clip);
     /* DP-STAT */
     pl->dpstat_k = o->dpstat_k == DPC_LINREG_DPSTAT_K_PAPER ? (size_t)ceil(200.0 * log2((double)n))
                    : o->dpstat_k                          ? o->dpstat_k
@@ -378,7 +390,7 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
         } else { /* Thm. 3.7: B = K2 R_x (||w*||_H + sigma) log^(2a) N */
             pl->domain = P->k2 * P->r_x * (P->w_bound + P->sigma_bound) *
                          pow(pl->log_n, 2.0 * P->a);
-            if (!(pl->domain > 0) || !isfinite(pl->domain))
+            if (!(pl->domain > 0) || !(pl->domain <= DPC__SCALE_MAX))
                 return dpc_error_param(err, DPC_E_INVALID, "domain",
                                      "the default K2 R_x (w_bound + sigma_bound) (ln N)^(2a) "
                                      "is %g; give the domain or positive bounds",

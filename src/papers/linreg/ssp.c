@@ -101,11 +101,11 @@ dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o, c
     if (!ds || !o || !rng || !w) return dpc_error_set(err, DPC_E_INVALID, "ssp: NULL argument");
     if (ds->n_classes != 0)
         return dpc_error_set(err, DPC_E_INVALID, "data set: SSP needs real-valued targets");
-    if (!(o->x_bound > 0) || !isfinite(o->x_bound))
-        return dpc_error_param(err, DPC_E_INVALID, "x_bound", "must be a finite number > 0, got %g",
+    if (!(o->x_bound > 0) || !(o->x_bound <= DPC__SCALE_MAX)) /* squared in the sensitivity */
+        return dpc_error_param(err, DPC_E_INVALID, "x_bound", "must be in (0, 1e150], got %g",
                              o->x_bound);
-    if (!(o->y_bound > 0) || !isfinite(o->y_bound))
-        return dpc_error_param(err, DPC_E_INVALID, "y_bound", "must be a finite number > 0, got %g",
+    if (!(o->y_bound > 0) || !(o->y_bound <= DPC__SCALE_MAX)) /* squared in the sensitivity */
+        return dpc_error_param(err, DPC_E_INVALID, "y_bound", "must be in (0, 1e150], got %g",
                              o->y_bound);
     dpc_status st = dpc_dataset_check(ds, err);
     if (st) return st;

@@ -83,7 +83,13 @@ dpc_status dpc_theory_beta_from_mech(const dpc_mech *m, size_t len, dpc_theory_b
     case DPC_MECH_IDENTITY: *out = dpc_theory_beta_sgd(); return DPC_OK;
     case DPC_MECH_NU: *out = dpc_theory_beta_nu(p->nu); return DPC_OK;
     case DPC_MECH_ANTIPGD: *out = dpc_theory_beta_antipgd(p->nu); return DPC_OK;
-    case DPC_MECH_LCGD: *out = dpc_theory_beta_antipgd(1.0 - p->lambda); return DPC_OK;
+    case DPC_MECH_LCGD:
+        if (!(p->lambda > 0.0)) /* nu = 1 - lambda must be below 1 */
+            return dpc_error_param(err, DPC_E_INVALID, "mech.lambda",
+                                   "must be > 0 for the theory (the Anti-PGD beta with nu = 1 - "
+                                   "lambda needs nu < 1), got %g", p->lambda);
+        *out = dpc_theory_beta_antipgd(1.0 - p->lambda);
+        return DPC_OK;
     default: break;
     }
     if (!dpc_mech_is_toeplitz(m))

@@ -14,21 +14,23 @@
 dpc_status dpc_theory_problem_check(const dpc_theory_problem *p, dpc_error *err)
 {
     if (!p) return dpc_error_set(err, DPC_E_INVALID, "problem: NULL");
+    /* the constants enter squared: above DPC__SCALE_MAX they overflow to inf (issue 28) */
     if (!(p->eta > 0.0) || !isfinite(p->eta))
-        return dpc_error_set(err, DPC_E_INVALID, "eta = %g must be > 0", p->eta);
-    if (!(p->rho > 0.0) || !isfinite(p->rho))
-        return dpc_error_set(err, DPC_E_INVALID, "rho = %g must be > 0", p->rho);
-    if (!(p->G > 0.0) || !isfinite(p->G))
-        return dpc_error_set(err, DPC_E_INVALID, "G = %g must be > 0", p->G);
-    if (!(p->sigma_sgd >= 0.0) || !isfinite(p->sigma_sgd))
-        return dpc_error_set(err, DPC_E_INVALID, "sigma_sgd = %g must be >= 0", p->sigma_sgd);
-    if (p->d == 0 || !p->lambda) return dpc_error_set(err, DPC_E_INVALID, "d = 0 (no eigenvalues)");
+        return dpc_error_param(err, DPC_E_INVALID, "eta", "must be > 0, got %g", p->eta);
+    if (!(p->rho > 0.0) || !(p->rho <= DPC__SCALE_MAX))
+        return dpc_error_param(err, DPC_E_INVALID, "rho", "must be in (0, 1e150], got %g", p->rho);
+    if (!(p->G > 0.0) || !(p->G <= DPC__SCALE_MAX))
+        return dpc_error_param(err, DPC_E_INVALID, "G", "must be in (0, 1e150], got %g", p->G);
+    if (!(p->sigma_sgd >= 0.0) || !(p->sigma_sgd <= DPC__SCALE_MAX))
+        return dpc_error_param(err, DPC_E_INVALID, "sigma_sgd", "must be in [0, 1e150], got %g",
+                               p->sigma_sgd);
+    if (p->d == 0 || !p->lambda) return dpc_error_param(err, DPC_E_INVALID, "d", "0 (no eigenvalues)");
     for (size_t j = 0; j < p->d; j++) {
         double b = p->eta * p->lambda[j];
-        if (!(p->lambda[j] > 0.0) || !(b < 2.0))
-            return dpc_error_set(err, DPC_E_INVALID,
-                                 "lambda[%zu] = %g: need lambda > 0 and eta lambda < 2", j,
-                                 p->lambda[j]);
+        if (!(p->lambda[j] > 0.0) || !(b < 2.0)) /* eta is the step the caller chose */
+            return dpc_error_param(err, DPC_E_INVALID, "eta",
+                                   "eta x lambda[%zu] = %g x %g: need lambda > 0 and eta lambda "
+                                   "< 2", j, p->eta, p->lambda[j]);
     }
     return DPC_OK;
 }

@@ -2,6 +2,7 @@
  * paper (Eq. 19, Cor. 5.7; Lemma 5.9, Cor. 5.10, Thm. 5.12), the practical constant, the literal
  * constants and why they cannot run, the GDP calibration, and validation. */
 #include "dpcorr/account.h"
+#include "common/util.h"
 #include "srgd/srgd_internal.h"
 
 #include <math.h>
@@ -94,6 +95,10 @@ dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_calibration rule, doubl
         *mu = INFINITY;
         return DPC_OK;
     }
+    if (epsilon > DPC__SCALE_MAX) /* mu ~ sqrt(2 epsilon): its square and the ledger overflow */
+        return dpc_error_param(err, DPC_E_RANGE, "epsilon",
+                               "%g overflows the GDP conversion (at most 1e150; INFINITY: "
+                               "non-private)", epsilon);
     if (!(delta > 0 && delta < 1))
         return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", delta);
     dpc_status st;
@@ -213,6 +218,11 @@ dpc_status dpc_srgd_data_constants(const dpc_model_config *mc, double x_norm_bou
         return dpc_error_param(err, DPC_E_UNSUPPORTED, "model",
                                "L and M are derived for logistic and linear models only");
     }
+    /* derived from public bounds: an overflow is the bound's fault (1e150: squares stay finite) */
+    if (!(*L <= 1e150) || !(*M <= 1e150))
+        return dpc_error_param(err, DPC_E_RANGE, y_bound > X ? "y_bound" : "x_norm_bound",
+                               "the derived constants L = %g, M = %g overflow (at most 1e150)",
+                               *L, *M);
     return DPC_OK;
 }
 
@@ -255,6 +265,14 @@ dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n, dpc_error *
     if (st) return st;
     if (!(c->clip > 0))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "C_Delta must be > 0, got %g", c->clip);
+    /* the paper's constants enter squared (step sizes, the noise scale, the risk): larger ones
+     * overflow to inf or NaN (issue 28) */
+    const struct { const char *name; double v; } scale[] = {
+        {"L", c->L}, {"M", c->M}, {"R", c->R}, {"beta", c->beta}, {"clip", c->clip}};
+    for (size_t i = 0; i < sizeof scale / sizeof scale[0]; i++)
+        if (isfinite(scale[i].v) && scale[i].v > DPC__SCALE_MAX)
+            return dpc_error_param(err, DPC_E_RANGE, scale[i].name,
+                                   "%g overflows: must be at most 1e150", scale[i].v);
     if (isfinite(mu) && !isfinite(c->clip))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "must be finite for a private run (the "
                                                  "sensitivity is C_Delta/B)");

@@ -270,12 +270,16 @@ static dpc_status check_cfg(const dpc_srgd_problem_config *c, dpc_error *err)
     if (!(c->decades >= 0) || c->decades > 30)
         return dpc_error_param(err, DPC_E_INVALID, "decades", "must be in [0, 30], got %g",
                              c->decades);
-    if (!(c->w_norm > 0) || !isfinite(c->w_norm))
-        return dpc_error_param(err, DPC_E_INVALID, "w_norm", "must be > 0, got %g", c->w_norm);
-    if (!(c->noise >= 0) || !isfinite(c->noise))
-        return dpc_error_set(err, DPC_E_INVALID, "noise: must be >= 0, got %g", c->noise);
-    if (!(c->R > 0) || !isfinite(c->R))
-        return dpc_error_param(err, DPC_E_INVALID, "R", "must be > 0 and finite, got %g", c->R);
+    /* the problem's constants make its Lipschitz constant L = R + w_norm + noise: each at most
+     * DPC__SCALE_MAX so that L and its square stay finite (issue 28) */
+    if (!(c->w_norm > 0) || !(c->w_norm <= DPC__SCALE_MAX))
+        return dpc_error_param(err, DPC_E_INVALID, "w_norm", "must be in (0, 1e150], got %g",
+                               c->w_norm);
+    if (!(c->noise >= 0) || !(c->noise <= DPC__SCALE_MAX))
+        return dpc_error_param(err, DPC_E_INVALID, "noise", "must be in [0, 1e150], got %g",
+                               c->noise);
+    if (!(c->R > 0) || !(c->R <= DPC__SCALE_MAX))
+        return dpc_error_param(err, DPC_E_INVALID, "R", "must be in (0, 1e150], got %g", c->R);
     if (c->kind == DPC_SRGD_P1_LOGISTIC && c->design == DPC_SRGD_DESIGN_SPHERE) {
         if (c->eval_n == 0) return dpc_error_param(err, DPC_E_INVALID, "eval_n", "must be >= 1");
         if (c->w_norm > c->R)
