@@ -345,6 +345,7 @@ _PROTOTYPES = {
     "dpc_sampler_batch": (_STATUS, [c_void_p, c_size_t, c_void_p, _S, _E]),
     # train.h
     "dpc_train_config_init": (None, [P(TrainConfig)]),
+    "dpc_train_mech_check": (_STATUS, [P(MechParams), _E]),
     "dpc_train_plan_new": (_STATUS, [P(c_void_p), P(TrainConfig), c_size_t, P(Rng), _E]),
     "dpc_train_plan_free": (None, [c_void_p]),
     "dpc_train_plan_config": (P(TrainConfig), [c_void_p]),

@@ -26,6 +26,71 @@ def _kind_code(kind):
     return _lib.parse(lib.dpc_mech_kind_parse, "kind", kind)
 
 
+def _params(kind, steps, *, nu=0.0, lam=0.0, bands=0, momentum=0.0, decay=1.0, honaker=False,
+            theta=None, omega=None, coeffs=None, dense=None, of="noising"):
+    """A dpc_mech_params for kind with the given parameters (checked by type and range here,
+    by the library when used), and the numpy arrays its pointers refer to (keep them alive).
+    steps 0: not set (a run sets it; dpc_train_mech_check), except for a dense matrix, whose
+    shape gives n."""
+    p = _lib.MechParams()
+    lib.dpc_mech_params_init(ctypes.byref(p))
+    p.kind = _kind_code(kind)
+    p.steps = steps
+    p.nu = _check.real("nu", nu)
+    p.lambda_ = _check.real("lambda", lam)
+    # bands above n would run as n bands under a name claiming more (0: the kind's default)
+    p.bands = _check.size("bands", bands, 0, p.steps if p.steps else _check.SIZE_MAX)
+    p.momentum = _check.real("momentum", momentum)
+    p.decay = _check.real("decay", decay)
+    p.honaker = int(_check.flag("honaker", honaker))
+    p.coeffs_of_strategy = {"noising": 0, "B": 0, "strategy": 1, "C": 1}.get(of, -1)
+    if p.coeffs_of_strategy < 0:
+        raise ValueError(f"of: expected 'noising' or 'strategy', got {of!r}")
+    keep = []  # arrays referenced by p until the library has copied them
+    if theta is not None or omega is not None:
+        if p.kind != _KIND_BLT:
+            raise ValueError(f"theta/omega: only for the blt kind, not {kind}")
+        th = _check.vector("theta", theta if theta is not None else [])
+        om = _check.vector("omega", omega if omega is not None else [])
+        if th.size != om.size:
+            raise ValueError(f"omega: {om.size} values but theta has {th.size}")
+        p.nbuf = th.size
+        p.theta = th.ctypes.data_as(_lib.P(_lib.c_double)) if th.size else None
+        p.omega = om.ctypes.data_as(_lib.P(_lib.c_double)) if om.size else None
+        keep += [th, om]
+    if coeffs is not None:
+        if p.kind != _KIND_TOEPLITZ:
+            raise ValueError(f"coeffs: only for the toeplitz kind, not {kind}")
+        c = _check.vector("coeffs", coeffs)
+        p.ncoeffs = c.size
+        p.coeffs = c.ctypes.data_as(_lib.P(_lib.c_double)) if c.size else None
+        keep.append(c)
+    if dense is not None:
+        if p.kind != _KIND_DENSE:
+            raise ValueError(f"dense: only for the dense kind, not {kind}")
+        d = np.ascontiguousarray(dense, dtype=np.float64)
+        if not p.steps and d.ndim == 2 and d.shape[0] == d.shape[1]:
+            p.steps = d.shape[0]  # a run's dense strategy: the matrix gives n
+        if d.shape != (p.steps, p.steps):
+            raise ValueError(f"dense: expected a ({p.steps}, {p.steps}) matrix, got shape "
+                             f"{d.shape}")
+        _check.vector("dense", d.ravel())  # finite entries
+        p.dense = d.ctypes.data_as(_lib.P(_lib.c_double))
+        keep.append(d)
+    return p, keep
+
+
+def run_params(kind, **params):
+    """The mechanism of a run, unbuilt: (dpc_mech_params, arrays to keep) validated by the
+    library's dpc_train_mech_check as the trainer will (steps are the run's; BSR/BISR without
+    bands and BLT without theta/omega take the run's defaults). For TrainingPlan."""
+    if "lambda" in params:
+        params["lam"] = params.pop("lambda")
+    p, keep = _params(kind, 0, **params)
+    _lib.call(lib.dpc_train_mech_check, ctypes.byref(p))
+    return p, keep
+
+
 class Mechanism:
     """A correlated-noise mechanism for ``steps`` steps and a participation pattern.
 
@@ -86,49 +151,10 @@ class Mechanism:
                                  f"give {', '.join(clash)}")
             self._build_from_file(kind[5:], steps, honaker)
             return
-        p = _lib.MechParams()
-        lib.dpc_mech_params_init(ctypes.byref(p))
-        p.kind = _kind_code(kind)
-        p.steps = _check.steps("steps", steps if steps is not None else 0)
-        p.nu = _check.real("nu", nu)
-        p.lambda_ = _check.real("lambda", lam)
-        # bands above n would run as n bands under a name claiming more (0: the kind's default)
-        p.bands = _check.size("bands", bands, 0, p.steps)
-        p.momentum = _check.real("momentum", momentum)
-        p.decay = _check.real("decay", decay)
-        p.honaker = int(_check.flag("honaker", honaker))
-        p.coeffs_of_strategy = {"noising": 0, "B": 0, "strategy": 1, "C": 1}.get(of, -1)
-        if p.coeffs_of_strategy < 0:
-            raise ValueError(f"of: expected 'noising' or 'strategy', got {of!r}")
-        keep = []  # arrays referenced by p until dpc_mech_new has copied them
-        if theta is not None or omega is not None:
-            if p.kind != _KIND_BLT:
-                raise ValueError(f"theta/omega: only for the blt kind, not {kind}")
-            th = _check.vector("theta", theta if theta is not None else [])
-            om = _check.vector("omega", omega if omega is not None else [])
-            if th.size != om.size:
-                raise ValueError(f"omega: {om.size} values but theta has {th.size}")
-            p.nbuf = th.size
-            p.theta = th.ctypes.data_as(_lib.P(_lib.c_double)) if th.size else None
-            p.omega = om.ctypes.data_as(_lib.P(_lib.c_double)) if om.size else None
-            keep += [th, om]
-        if coeffs is not None:
-            if p.kind != _KIND_TOEPLITZ:
-                raise ValueError(f"coeffs: only for the toeplitz kind, not {kind}")
-            c = _check.vector("coeffs", coeffs)
-            p.ncoeffs = c.size
-            p.coeffs = c.ctypes.data_as(_lib.P(_lib.c_double)) if c.size else None
-            keep.append(c)
-        if dense is not None:
-            if p.kind != _KIND_DENSE:
-                raise ValueError(f"dense: only for the dense kind, not {kind}")
-            d = np.ascontiguousarray(dense, dtype=np.float64)
-            if d.shape != (p.steps, p.steps):
-                raise ValueError(f"dense: expected a ({p.steps}, {p.steps}) matrix, got shape "
-                                 f"{d.shape}")
-            _check.vector("dense", d.ravel())  # finite entries
-            p.dense = d.ctypes.data_as(_lib.P(_lib.c_double))
-            keep.append(d)
+        p, keep = _params(kind, _check.steps("steps", steps if steps is not None else 0),
+                          nu=nu, lam=lam, bands=bands, momentum=momentum, decay=decay,
+                          honaker=honaker, theta=theta, omega=omega, coeffs=coeffs, dense=dense,
+                          of=of)
         _lib.call(lib.dpc_mech_new, ctypes.byref(self._ptr), ctypes.byref(p))
         del keep
 

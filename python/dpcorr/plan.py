@@ -20,7 +20,7 @@ import numpy as np
 from . import _check
 from . import _lib
 from ._lib import lib
-from .mechanism import Mechanism
+from .mechanism import Mechanism, run_params
 from . import noise as _noise
 from .noise import NoiseGenerator
 from . import strategy as _strategy
@@ -128,24 +128,19 @@ class TrainingPlan:
                 raise TypeError("mech_params: give them to the Mechanism")
             c.mech = mech._params_struct()
             self._keep.append(mech)  # its arrays back c.mech's pointers
-        elif isinstance(mech, str):
-            lib_bands = mech in ("bsr", "bisr") and not mech_params.get("bands")
-            if lib_bands:  # the library chooses (dpc_mech_default_bands for the run's n, k, b)
-                mech_params["bands"] = 1
-            # validates kind and parameters at the run's n (bands above n are refused)
-            template = Mechanism(mech, max(1, c.epochs * (self.n_examples // c.batch)),
-                                 **mech_params)
+        elif isinstance(mech, str) and mech.startswith("file:"):
+            template = Mechanism(mech, None, **mech_params)  # the file's strategy (its n)
             c.mech = template._params_struct()
-            if lib_bands:
-                c.mech.bands = 0
             self._keep.append(template)
+        elif isinstance(mech, str):
+            # the run's mechanism, unbuilt: validated by the library as the trainer will
+            # (dpc_train_mech_check; BSR/BISR without bands take the run's default bands)
+            c.mech, keep = run_params(mech, **mech_params)
+            self._keep.append(keep)
         else:
             raise TypeError(f"mech: expected a kind name or a dpcorr.Mechanism, got "
                             f"{type(mech).__name__}")
-        dense = _lib.parse(lib.dpc_mech_kind_parse, "mech", "dense")
-        if c.mech.kind == dense and c.mech.steps != c.epochs * (self.n_examples // c.batch):
-            raise ValueError(f"mech: the dense strategy has n = {c.mech.steps}, the run "
-                             f"{c.epochs * (self.n_examples // c.batch)} steps")
+        # (a dense strategy of another n than the run's is refused by the library: mech.steps)
         if workload is not None:
             if not isinstance(workload, (tuple, list)) or len(workload) != 2:
                 raise TypeError(f"workload: expected (momentum, decay), got {workload!r}")
