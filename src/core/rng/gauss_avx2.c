@@ -116,7 +116,8 @@ static inline lmask layer0(lmask m, vi w, const unsigned char *b)
 static inline void chacha_out(const vi u[16], uint64_t *ks)
 {
     for (int k = 0; k < 4; k++) {
-        _mm256_storeu_si256((__m256i *)(ks + 8 * k), _mm256_permute2x128_si256(u[k], u[4 + k], 0x20));
+        _mm256_storeu_si256((__m256i *)(ks + 8 * k),
+                            _mm256_permute2x128_si256(u[k], u[4 + k], 0x20));
         _mm256_storeu_si256((__m256i *)(ks + 8 * k + 4),
                             _mm256_permute2x128_si256(u[8 + k], u[12 + k], 0x20));
         _mm256_storeu_si256((__m256i *)(ks + 8 * (4 + k)),

@@ -121,7 +121,8 @@ static inline size_t compress_seq(uint32_t *dst, unsigned m, uint32_t first)
 typedef __m256i vpos;
 #define P_LOADM(m, p) _mm256_maskz_loadu_epi32(m, p)
 #define P_SCATTER(out, m, p, x) _mm512_mask_i32scatter_pd(out, m, p, x, 8)
-#define P_SEQ(k) _mm256_add_epi32(_mm256_set1_epi32((int)(k)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
+#define P_SEQ(k)                                                                             \
+    _mm256_add_epi32(_mm256_set1_epi32((int)(k)), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7))
 static inline size_t compress_u32(uint32_t *dst, lmask m, vpos v)
 {
     _mm256_storeu_si256((__m256i *)dst, _mm256_maskz_compress_epi32(m, v));
