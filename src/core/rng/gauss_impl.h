@@ -1,5 +1,6 @@
 /* gauss_impl.h — internal entry points of the Gaussian sampler shared with the per-level
- * kernels (gauss_avx2.c, gauss_avx512.c; selected by dpc_rng_gaussian_fill_isa). */
+ * kernels (gauss_avx2.c, gauss_avx512.c: one source, gauss_kernel.inc, at two widths; selected
+ * by dpc_rng_gaussian_fill_isa). */
 #ifndef DPCORR_SRC_GAUSS_IMPL_H
 #define DPCORR_SRC_GAUSS_IMPL_H
 

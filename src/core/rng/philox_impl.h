@@ -40,7 +40,7 @@ static inline void dpc__philox_ctr(uint32_t c[4], uint64_t row, uint64_t index, 
 
 /* The block-independent constants of the first two rounds of a row's attempt-0 blocks whose
  * pair indices share their bits 32..47 (ph); the vector kernels broadcast them (the derivation
- * is in gauss_avx512.c, philox_head). out: c3 ^ k1[0]; lo(M1 c2) ^ k0[1]; hi(M0 x1) ^ k1[1];
+ * is in gauss_kernel.inc, philox_head). out: c3 ^ k1[0]; lo(M1 c2) ^ k0[1]; hi(M0 x1) ^ k1[1];
  * M0 x1. */
 static inline void dpc__philox_head(uint32_t key0, uint32_t key1, uint64_t row, uint64_t ph,
                                     uint64_t out[4])
