@@ -16,12 +16,15 @@ library, so the same configuration reports the same epsilon as ``dpcorr train``.
 
 import hashlib
 import numbers
+import time
+import weakref
 
 import numpy as np
 import torch
 
 from .. import _check
 from ..plan import TrainingPlan
+from . import _prefetch
 from ._per_sample import PerSampleGradients
 from ._whole import WholeModelGradients, _tensors, check_independence
 from .validate import validate
@@ -33,7 +36,7 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                  epochs=1, clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
                  mech_params=None, groups=0, accountant="pld", workload=None,
                  allow_large_delta=False, loss_reduction="mean", collate_fn=None,
-                 noise_form="auto", max_physical_batch_size=None):
+                 noise_form="auto", max_physical_batch_size=None, prefetch_noise=True):
     """Makes a model, its optimizer and its data private. Returns ``(model, optimizer, loader,
     engine)``; train with the usual loop::
 
@@ -85,6 +88,16 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                     step's noise is added and the wrapped optimizer runs once, on the last one
                     (``engine.step_done`` is False before it). Bit-identical to the whole batch;
                     memory bounded by the physical batch.
+    prefetch_noise  True (default): step t's noise is generated on the CPU by a background
+                    thread from the moment the loader issues step t's batch, overlapping the
+                    forward and backward passes (the same bits as generating it in
+                    ``optimizer.step()``, which False does); ``engine.close()`` stops the thread
+
+    Parameters may be on any device (all trainable parameters on one device is fastest) and of
+    any floating dtype: per-example gradients are clipped, summed and noised in float64 on the
+    parameters' device (norms and clip factors in float64), the noise is made on the CPU,
+    staged in pinned memory (CUDA) and copied with ``non_blocking=True``, and the averaged,
+    noised gradient is rounded once to each parameter's dtype (float32, bfloat16, ...).
 
     Library errors raise :class:`dpcorr.DpcorrValueError` with the library's message (e.g. an
     unreachable budget, or the gdp accountant for a Poisson-amplified run).
@@ -110,7 +123,8 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                        allow_large_delta=allow_large_delta)
     engine = PrivacyEngine(model, optimizer, dataset, plan_kwargs, seed=seed,
                            loss_reduction=loss_reduction, collate_fn=collate_fn,
-                           noise_form=noise_form, max_physical_batch_size=max_physical_batch_size)
+                           noise_form=noise_form, max_physical_batch_size=max_physical_batch_size,
+                           prefetch_noise=prefetch_noise)
     return model, engine.optimizer, engine.loader, engine
 
 
@@ -141,7 +155,7 @@ class PrivacyEngine:
 
     def __init__(self, model, optimizer, dataset, plan_kwargs, *, seed=None,
                  loss_reduction="mean", collate_fn=None, noise_form="auto",
-                 max_physical_batch_size=None):
+                 max_physical_batch_size=None, prefetch_noise=True):
         self.model = model
         dist = torch.distributed
         self.world, self.rank = 1, 0
@@ -184,8 +198,20 @@ class PrivacyEngine:
         if self.world > 1:
             self._join_ranks()
         self.noise = self.plan.noise_generator(self.dim, form=noise_form, scaled=False)
-        self._noise_buf = np.empty(self.dim, dtype=np.float64)
-        self._noise_t = torch.from_numpy(self._noise_buf)
+        # the update is computed on the first trainable parameter's device; the noise on the
+        # CPU, staged (pinned when CUDA is there: a page-locked buffer makes the copy to the
+        # device asynchronous) and copied with non_blocking=True
+        self.device = self.params[0].device
+        self._staged = self.device.type != "cpu"
+        pin = self._staged and self.device.type == "cuda" and torch.cuda.is_available()
+        self._noise_t = torch.empty(self.dim, dtype=torch.float64, pin_memory=pin)
+        self._noise_buf = self._noise_t.numpy()  # the generator writes into the tensor's memory
+        self._copied = None  # a CUDA event: the last copy out of the staging buffer is done
+        self.prefetch_noise = bool(prefetch_noise)
+        self._worker = None  # the noise thread (started by the first batch the loader issues)
+        self._job = None  # the noise job of the step in progress (its step, in the job)
+        self.noise_wait_s = 0.0  # seconds optimizer.step() waited for noise, in all
+        self.last_noise_wait_s = 0.0  # ... in the last step
         self.steps_done = 0
         self._pending = None  # (step, batch size, batch tensors) handed out by the loader
         self._foreign = None  # why a forward pass since the last step ran on another batch
@@ -241,10 +267,82 @@ class PrivacyEngine:
         return self.plan.ledger()
 
     def detach(self):
-        """Removes the hooks from the model."""
+        """Removes the hooks from the model (and stops the noise thread)."""
+        self._stop_worker()
         self._whole.remove()
         if self._layers is not None:
             self._layers.remove()
+
+    def close(self):
+        """Ends the run's use of resources: stops the noise thread (waiting for its job) and
+        removes the hooks. The state (steps_done, ledger, state_dict) stays readable."""
+        self.detach()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    # ---- the noise -------------------------------------------------------------------------
+
+    def _noise_fill(self):
+        """Step t's scaled noise noise_scale (B Z)_t into the staging buffer (what the thread
+        runs, and the inline path): one library call and one multiply, in place."""
+        if self._copied is not None:  # the last step's copy to the device has left the buffer
+            self._copied.synchronize()
+        self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
+        self._noise_t.mul_(self.plan.noise_scale)  # noise_scale (B Z)_t
+
+    def _prefetch(self, step):
+        """Starts generating step ``step``'s noise in the background (once per step)."""
+        if not self.prefetch_noise or (self._job is not None and self._job.step == step):
+            return
+        if self._job is not None:  # a step that never ran: not possible in step order
+            self._drain()
+            raise RuntimeError(f"dpcorr: noise of step {self._job.step} pending at step {step}")
+        if self.noise.step != step:
+            return  # the generator is elsewhere (e.g. all steps done): inline path decides
+        if self._worker is None:
+            self._worker = _prefetch.NoiseWorker()
+            self._finalizer = weakref.finalize(self, self._worker.close)
+        self._job = self._worker.submit(step, self._noise_fill)
+
+    def _take_noise(self, step):
+        """Step ``step``'s scaled noise (the staging buffer), waiting for the thread if it made
+        it; records the wait."""
+        job, self._job = self._job, None
+        if job is not None and job.step == step:
+            self.last_noise_wait_s = _prefetch.wait(job)
+        else:
+            if job is not None:
+                _prefetch.wait(job)
+                raise RuntimeError(f"dpcorr: noise of step {job.step} made for step {step}")
+            t0 = time.perf_counter()
+            self._noise_fill()
+            self.last_noise_wait_s = time.perf_counter() - t0
+        self.noise_wait_s += self.last_noise_wait_s
+        return self._noise_t
+
+    def _drain(self):
+        """Waits for the noise thread's job (its result stays pending)."""
+        if self._job is not None:
+            try:
+                _prefetch.wait(self._job)
+            except BaseException:
+                self._job = None
+                raise
+
+    def _stop_worker(self):
+        try:
+            self._drain()
+        finally:
+            if self._worker is not None:
+                self._finalizer.detach()
+                self._worker.close()
+                self._worker = None
+            self.prefetch_noise = False
 
     def _join_ranks(self):
         """Rank 0's RNG (seed or secure key) for every rank; every rank's configuration (ledger,
@@ -290,6 +388,7 @@ class PrivacyEngine:
     # ---- one step --------------------------------------------------------------------------
 
     def _begin(self, step, batch_size, batch=None, last=True):
+        self._prefetch(step)
         self._pending = (step, batch_size, _tensors(batch) if batch is not None else [], last)
         self._foreign = None
 
@@ -376,9 +475,11 @@ class PrivacyEngine:
         if b > 0:
             per = self._per_example(b, float(b) if self.loss_reduction == "mean" else 1.0)
             flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
+            # ||g_i|| over all parameters and the clip factors in float64 (a factor rounded to
+            # a bfloat16 or float32 could leave ||factor_i g_i|| above clip)
+            f64 = torch.float64
             norms = torch.linalg.vector_norm(torch.stack(
-                [torch.linalg.vector_norm(g, dim=1).to(flats[0].dtype) for g in flats], 1),
-                dim=1)  # (b,): ||g_i|| over all parameters
+                [torch.linalg.vector_norm(g, dim=1, dtype=f64) for g in flats], 1), dim=1)
             bad = ~torch.isfinite(norms)
             if bool(bad.any()):
                 # one example would decide the released model (NaN/inf parameters): refuse
@@ -391,23 +492,30 @@ class PrivacyEngine:
                         pass
                 raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
                                  f"or inf in its inputs or loss?); refusing the step")
-            factor = (clip / norms).clamp(max=1.0)  # (b,): min(1, clip / ||g_i||)
-            if self._acc is None:
-                self._acc = torch.zeros(self.dim, dtype=torch.float64)
+            factor = (clip / norms).clamp(max=1.0)[:, None]  # (b, 1): min(1, clip/||g_i||)
+            # the clipped rows factor_i g_i in float64, one (b, dim) matrix on the update's
+            # device (row 0 of it: the earlier physical batches' sum, which the rows continue)
+            dev = self.device if self.world == 1 else torch.device("cpu")
+            first = 1 if self.world == 1 else 0
+            rows = torch.empty((b + first, self.dim), dtype=f64, device=dev)
+            if first:
+                if self._acc is None:
+                    rows[0].zero_()
+                else:
+                    rows[0].copy_(self._acc)
             off = 0
             for g in flats:
-                # sum_i factor_i g_i in float64, example after example, continuing the earlier
-                # physical batches' sum: the same additions in the same order however the
-                # step's batch is split (a GEMV's order depends on the batch size)
                 n = g.shape[1]
-                clipped = g.to(torch.float64).mul_(factor.to(torch.float64)[:, None]).cpu()
-                if self.world > 1:  # added after the earlier ranks' sum arrives
-                    self._rows.append((off, clipped))
-                else:
-                    acc = self._acc[off:off + n]
-                    for row in clipped:
-                        acc.add_(row)
+                # float64(g_i) x factor_i, one rounding (torch.mul promotes g to float64)
+                torch.mul(g.to(dev), factor.to(dev), out=rows[first:, off:off + n])
                 off += n
+            if self.world > 1:  # added after the earlier ranks' sum arrives
+                self._rows.append((0, rows))
+            else:
+                # sum_i factor_i g_i, example after example from the earlier physical batches'
+                # sum: the same additions in the same order however the step's batch is split
+                # (a GEMV's order depends on the batch size)
+                self._acc = _fold_rows(rows)
             self._clipped += b
             self._over += int((norms > clip).sum())
         if not self._pending[3]:
@@ -418,9 +526,14 @@ class PrivacyEngine:
         if self.world > 1:
             sums = self._pass_sum()
         self.step_done = True
-        flat = self._noise_t  # (dim,) float64, a view of the generator's output buffer
-        self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
-        flat.mul_(self.plan.noise_scale)  # noise_scale (B Z)_t
+        noise = self._take_noise(self.steps_done)  # noise_scale (B Z)_t, float64, CPU
+        if self._staged:  # to the device: from pinned memory, asynchronous
+            flat = noise.to(self.device, non_blocking=True, copy=True)
+            if self.device.type == "cuda":
+                self._copied = torch.cuda.Event()
+                self._copied.record()
+        else:
+            flat = noise  # in place: the buffer is free until the next step's noise
         if sums is not None:
             flat.add_(sums)  # in float64
         flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
@@ -428,9 +541,10 @@ class PrivacyEngine:
         for p in self.params:
             n = p.numel()
             h = flat[off:off + n].view(p.shape)
+            # rounded once to p's dtype (the float64 update), moved to p's device
             if p.grad is not None and p.grad.shape == p.shape and p.grad.dtype == p.dtype \
                     and p.grad.device == p.device:
-                p.grad.copy_(h)  # in place: rounded to p's dtype, moved to p's device
+                p.grad.copy_(h, non_blocking=True)
             else:
                 p.grad = h.to(device=p.device, dtype=p.dtype, copy=True)
             off += n
@@ -447,12 +561,19 @@ class PrivacyEngine:
         """Everything needed to resume the run bit for bit: the step, the RNG (seed, or the
         secure key: store the checkpoint like a secret), the noise generator's state, the
         ledger (to refuse a checkpoint of another run), the model's and the optimizer's
-        state_dicts. Save it with ``torch.save``."""
-        return {"format": _STATE_FORMAT, "version": 2, "steps_done": self.steps_done,
-                "rng": self.plan.rng, "ledger": self.plan.ledger(), "dim": self.dim,
-                "fingerprint": self._fingerprint(),
-                "noise": self.noise.state_dict(), "model": self.model.state_dict(),
-                "optimizer": self.optimizer.original.state_dict()}
+        state_dicts. Save it with ``torch.save``. Taken while the loader's batch of a step is
+        out (the noise thread has made that step's noise, one row ahead of the saved step), it
+        holds that row too ("noise_ahead"), so that the resumed run uses the same bits."""
+        self._drain()
+        out = {"format": _STATE_FORMAT, "version": 2, "steps_done": self.steps_done,
+               "rng": self.plan.rng, "ledger": self.plan.ledger(), "dim": self.dim,
+               "fingerprint": self._fingerprint(),
+               "noise": self.noise.state_dict(), "model": self.model.state_dict(),
+               "optimizer": self.optimizer.original.state_dict()}
+        if self._job is not None:
+            out["noise_ahead"] = {"step": self._job.step,
+                                  "row": self._noise_t.detach().clone().numpy()}
+        return out
 
     def load_state_dict(self, state):
         """Resumes a run saved by :meth:`state_dict`: same model architecture, data size and
@@ -489,6 +610,15 @@ class PrivacyEngine:
             raise ValueError(f"state: steps_done {step} > the run's {plan.steps} steps")
         noise = plan.noise_generator(self.dim, form=self._noise_form, scaled=False)
         noise.load_state_dict(state["noise"])
+        ahead = state.get("noise_ahead")
+        if ahead is not None and (ahead.get("step") != step or noise.step != step + 1 or
+                                  np.asarray(ahead.get("row")).size != self.dim):
+            raise ValueError("state: its noise_ahead row does not belong to its step")
+        self._drain()  # the thread's job belongs to the generator being replaced
+        self._job = None
+        if ahead is not None:
+            self._noise_t.copy_(torch.from_numpy(np.asarray(ahead["row"], dtype=np.float64)))
+            self._job = _prefetch.done_job(step)
         self.model.load_state_dict(state["model"])
         self.optimizer.original.load_state_dict(state["optimizer"])
         self.plan, self.noise, self.steps_done, self._pending = plan, noise, step, None
@@ -508,6 +638,18 @@ class PrivacyEngine:
                           for n, p in self.model.named_parameters() if p.requires_grad],
                    n_examples=self.n_examples, data=self._data_hash)
         return out
+
+
+def _fold_rows(rows):
+    """rows[0] + rows[1] + ... + rows[k-1], added in that order for every coordinate (float64,
+    (k, dim)). On the CPU one numpy reduction over axis 0 of a C-contiguous matrix, which adds
+    row after row (tests/test_torch_device.py checks it against the loop); elsewhere the loop."""
+    if rows.device.type == "cpu" and rows.is_contiguous():
+        return torch.from_numpy(np.add.reduce(rows.numpy(), axis=0))
+    acc = rows[0].clone()
+    for row in rows[1:]:
+        acc.add_(row)
+    return acc
 
 
 def _plain(v):
