@@ -72,9 +72,10 @@ def test_background_noise_bit_identical_to_synchronous(mech, kw):
         assert torch.equal(a, b)
     assert e1._worker is not None and e2._worker is None
     assert e1.noise_wait_s >= 0 and e2.noise_wait_s > 0
+    th = e1._worker._thread
     e1.close()
     e2.close()
-    assert not noise_threads()
+    assert not th.is_alive()
 
 
 def test_staged_device_path_same_bits():
@@ -95,6 +96,8 @@ def test_fold_rows_adds_row_after_row():
         for r in rows[1:]:
             loop.add_(r)
         assert torch.equal(engine_mod._fold_rows(rows), loop)
+        out = torch.empty(n, dtype=torch.float64)
+        assert engine_mod._fold_rows(rows, out=out) is out and torch.equal(out, loop)
         assert torch.equal(engine_mod._fold_rows(rows.t().contiguous().t()), loop)  # the loop
 
 
@@ -103,12 +106,14 @@ def test_low_precision_gradient_is_the_float64_update_rounded_once(dtype, monkey
     seen = {}
     fold = engine_mod._fold_rows
 
-    def spy_fold(rows):
-        seen["sum"] = out = fold(rows)
-        return out
+    def spy_fold(rows, out=None):
+        res = fold(rows, out=out)
+        seen["sum"] = seen["engine"]._acc  # the whole clipped sum, once the last one ran
+        return res
     monkeypatch.setattr(engine_mod, "_fold_rows", spy_fold)
     model, opt, loader, eng = run(steps=0, dtype=dtype, lr=0.01, mech="identity",
                                   sampler="fixed", noise_multiplier=3.0)
+    seen["engine"] = eng
     take = eng._take_noise
 
     def spy_take(step):
@@ -139,21 +144,27 @@ def test_low_precision_gradient_is_the_float64_update_rounded_once(dtype, monkey
 
 
 def test_thread_stops_on_close_and_on_gc():
-    assert not noise_threads()
+    gc.collect()  # engines of earlier tests
+    before = set(noise_threads())
     _, _, _, eng = run(steps=2)
-    assert len(noise_threads()) == 1
+    th = eng._worker._thread
+    assert th.is_alive() and th.daemon and set(noise_threads()) - before == {th}
     eng.close()
-    assert not noise_threads()
+    assert not th.is_alive() and eng._worker is None
     with pytest.raises(RuntimeError):  # closed: the hooks are gone as well
         eng.optimizer.step()
     model, opt, loader, eng = run(steps=2)
-    assert len(noise_threads()) == 1
+    th = eng._worker._thread
+    assert th.is_alive()
     del model, opt, loader, eng
     gc.collect()
-    assert not noise_threads()
+    th.join(5)
+    assert not th.is_alive()
     with run(steps=1)[3] as eng:  # a context manager
-        assert len(noise_threads()) == 1
-    assert not noise_threads()
+        th = eng._worker._thread
+        assert th.is_alive()
+    assert not th.is_alive()
+    assert set(noise_threads()) <= before
 
 
 def test_checkpoint_with_the_next_steps_noise_out_resumes_bit_identically():

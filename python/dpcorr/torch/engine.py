@@ -222,6 +222,7 @@ class PrivacyEngine:
             raise ValueError("max_physical_batch_size: must be at least 1")
         self._rows = []  # distributed: this rank's clipped rows, (offset, (b, n) float64)
         self._acc = None  # float64 clipped sum of the step's physical batches so far
+        self._work = {}  # per parameter: a float64 workspace of (rows >= b + 1, numel)
         self._clipped = 0  # examples clipped so far in this step, and how many of them clipped
         self._over = 0
         self.step_done = True  # False between the physical batches of a step
@@ -475,11 +476,11 @@ class PrivacyEngine:
         if b > 0:
             per = self._per_example(b, float(b) if self.loss_reduction == "mean" else 1.0)
             flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
-            # ||g_i|| over all parameters and the clip factors in float64 (a factor rounded to
-            # a bfloat16 or float32 could leave ||factor_i g_i|| above clip)
-            f64 = torch.float64
-            norms = torch.linalg.vector_norm(torch.stack(
-                [torch.linalg.vector_norm(g, dim=1, dtype=f64) for g in flats], 1), dim=1)
+            # float64(g_i) (exact) in one (b + 1, numel(p)) matrix per parameter, row 0 the
+            # earlier physical batches' sum; ||g_i|| over all parameters and the clip factors
+            # in float64 (a factor rounded to bfloat16 or float32 could leave ||factor_i g_i||
+            # above clip)
+            mats, norms = self._rows_and_norms(flats, b)
             bad = ~torch.isfinite(norms)
             if bool(bad.any()):
                 # one example would decide the released model (NaN/inf parameters): refuse
@@ -493,29 +494,16 @@ class PrivacyEngine:
                 raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
                                  f"or inf in its inputs or loss?); refusing the step")
             factor = (clip / norms).clamp(max=1.0)[:, None]  # (b, 1): min(1, clip/||g_i||)
-            # the clipped rows factor_i g_i in float64, one (b, dim) matrix on the update's
-            # device (row 0 of it: the earlier physical batches' sum, which the rows continue)
-            dev = self.device if self.world == 1 else torch.device("cpu")
-            first = 1 if self.world == 1 else 0
-            rows = torch.empty((b + first, self.dim), dtype=f64, device=dev)
-            if first:
-                if self._acc is None:
-                    rows[0].zero_()
+            for off, m in mats:
+                rows = m[1:]
+                rows.mul_(factor)  # factor_i float64(g_i): one rounding
+                if self.world > 1:  # added after the earlier ranks' sum arrives
+                    self._rows.append((off, rows))
                 else:
-                    rows[0].copy_(self._acc)
-            off = 0
-            for g in flats:
-                n = g.shape[1]
-                # float64(g_i) x factor_i, one rounding (torch.mul promotes g to float64)
-                torch.mul(g.to(dev), factor.to(dev), out=rows[first:, off:off + n])
-                off += n
-            if self.world > 1:  # added after the earlier ranks' sum arrives
-                self._rows.append((0, rows))
-            else:
-                # sum_i factor_i g_i, example after example from the earlier physical batches'
-                # sum: the same additions in the same order however the step's batch is split
-                # (a GEMV's order depends on the batch size)
-                self._acc = _fold_rows(rows)
+                    # sum_i factor_i g_i, example after example from the earlier physical
+                    # batches' sum: the same additions in the same order however the step's
+                    # batch is split (a GEMV's order depends on the batch size)
+                    _fold_rows(m, out=self._acc[off:off + m.shape[1]])
             self._clipped += b
             self._over += int((norms > clip).sum())
         if not self._pending[3]:
@@ -549,6 +537,36 @@ class PrivacyEngine:
                 p.grad = h.to(device=p.device, dtype=p.dtype, copy=True)
             off += n
         return True
+
+    def _rows_and_norms(self, flats, b):
+        """Per parameter (offset, M): M (b + 1, numel) float64 on the update's device (a
+        workspace kept across steps: no page faults for a fresh matrix every step), M[0] the
+        clipped sum so far, M[1:] float64 of the per-example gradients; and ||g_i|| (b,),
+        float64, summed over the parameters in order."""
+        dev = self.device if self.world == 1 else torch.device("cpu")
+        if self._acc is None:
+            self._acc = torch.zeros(self.dim, dtype=torch.float64, device=dev)
+        cpu = dev.type == "cpu"
+        mats, sq, off = [], None, 0
+        for k, g in enumerate(flats):
+            n = g.shape[1]
+            w = self._work.get(k)
+            if w is None or w.shape[0] < b + 1 or w.device != dev:
+                w = self._work[k] = torch.empty((b + 1 + b // 4, n), dtype=torch.float64,
+                                                device=dev)
+            m = w[:b + 1]  # contiguous: the first rows
+            m[0].copy_(self._acc[off:off + n])
+            rows = m[1:]
+            rows.copy_(g)
+            if cpu:  # numpy's einsum: a vectorized float64 dot per row
+                r = rows.numpy()
+                s = torch.from_numpy(np.einsum("ij,ij->i", r, r))
+            else:
+                s = (rows * rows).sum(1)
+            sq = s if sq is None else sq.add_(s)
+            mats.append((off, m))
+            off += n
+        return mats, sq.sqrt_()
 
     def _advance(self):
         self.steps_done += 1
@@ -640,16 +658,20 @@ class PrivacyEngine:
         return out
 
 
-def _fold_rows(rows):
+def _fold_rows(rows, out=None):
     """rows[0] + rows[1] + ... + rows[k-1], added in that order for every coordinate (float64,
-    (k, dim)). On the CPU one numpy reduction over axis 0 of a C-contiguous matrix, which adds
-    row after row (tests/test_torch_device.py checks it against the loop); elsewhere the loop."""
-    if rows.device.type == "cpu" and rows.is_contiguous():
-        return torch.from_numpy(np.add.reduce(rows.numpy(), axis=0))
-    acc = rows[0].clone()
+    (k, n)), into ``out`` (a (n,) tensor; default: a new one). On the CPU one numpy reduction
+    over axis 0 of a C-contiguous matrix, which adds row after row (test_torch_device.py
+    checks it against the loop); elsewhere the loop."""
+    if out is None:
+        out = torch.empty(rows.shape[1], dtype=rows.dtype, device=rows.device)
+    if rows.device.type == "cpu" and rows.is_contiguous() and out.is_contiguous():
+        np.add.reduce(rows.numpy(), axis=0, out=out.numpy())
+        return out
+    out.copy_(rows[0])
     for row in rows[1:]:
-        acc.add_(row)
-    return acc
+        out.add_(row)
+    return out
 
 
 def _plain(v):
