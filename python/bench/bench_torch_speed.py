@@ -77,41 +77,49 @@ def load_data():
 
 
 class EncoderLayer(torch.nn.Module):
-    """nn.TransformerEncoderLayer's post-norm layer (ReLU, no dropout), sequence-first
-    (L, N, E): Opacus's DPMultiheadAttention (what its ModuleValidator.fix puts in place of
-    nn.MultiheadAttention) takes only that layout, and Opacus's hooks then need every layer's
-    input batched along dimension 1 (make_private(batch_first=False))."""
+    """nn.TransformerEncoderLayer's post-norm layer (ReLU, no dropout). seq_first: (L, N, E)
+    throughout, for Opacus: its DPMultiheadAttention (what ModuleValidator.fix puts in place of
+    nn.MultiheadAttention) takes only that layout, and its hooks then need every layer's input
+    batched along dimension 1 (make_private(batch_first=False)). The same parameters either
+    way."""
 
-    def __init__(self, d, heads, ff):
+    def __init__(self, d, heads, ff, seq_first):
         super().__init__()
-        self.self_attn = torch.nn.MultiheadAttention(d, heads, dropout=0.0)
+        self.self_attn = torch.nn.MultiheadAttention(d, heads, dropout=0.0,
+                                                     batch_first=not seq_first)
         self.linear1, self.linear2 = torch.nn.Linear(d, ff), torch.nn.Linear(ff, d)
         self.norm1, self.norm2 = torch.nn.LayerNorm(d), torch.nn.LayerNorm(d)
 
-    def forward(self, x):  # (L, N, E)
+    def forward(self, x):
         x = self.norm1(x + self.self_attn(x, x, x, need_weights=False)[0])
         return self.norm2(x + self.linear2(torch.relu(self.linear1(x))))
 
 
 class RowTransformer(torch.nn.Module):
     """A 2-layer transformer encoder over the 28 rows of an image (tokens of 28 pixels), fixed
-    sinusoidal positions, mean pooling, a linear head; (N, 1, 28, 28) in, (N, 10) out."""
+    sinusoidal positions, mean pooling, a linear head; (N, 1, 28, 28) in, (N, 10) out.
+    Batch-first (as nn.TransformerEncoder(batch_first=True)) unless seq_first (Opacus)."""
 
-    def __init__(self, d=32, heads=4, ff=64, layers=2):
+    def __init__(self, d=32, heads=4, ff=64, layers=2, seq_first=False):
         super().__init__()
+        self.seq_first = seq_first
         self.embed = torch.nn.Linear(28, d)
         pos = torch.arange(28, dtype=torch.float32)[:, None] / \
             10000 ** (torch.arange(0, d, 2, dtype=torch.float32) / d)
-        pe = torch.zeros(28, 1, d)
-        pe[:, 0, 0::2], pe[:, 0, 1::2] = torch.sin(pos), torch.cos(pos)
+        pe = torch.zeros(28, d)
+        pe[:, 0::2], pe[:, 1::2] = torch.sin(pos), torch.cos(pos)
         self.register_buffer("pe", pe)
-        self.layers = torch.nn.Sequential(*[EncoderLayer(d, heads, ff) for _ in range(layers)])
+        self.layers = torch.nn.Sequential(*[EncoderLayer(d, heads, ff, seq_first)
+                                            for _ in range(layers)])
         self.head = torch.nn.Linear(d, 10)
 
     def forward(self, x):
-        h = self.embed(x.reshape(x.shape[0], 28, 28).transpose(0, 1)) + self.pe  # (L, N, d)
-        # the head sees (1, N, d): batched along dimension 1 like every other layer
-        return self.head(self.layers(h).mean(0, keepdim=True))[0]
+        x = x.reshape(x.shape[0], 28, 28)
+        if self.seq_first:  # the head sees (1, N, d): batched along dimension 1 as the rest
+            h = self.embed(x.transpose(0, 1)) + self.pe[:, None]
+            return self.head(self.layers(h).mean(0, keepdim=True))[0]
+        h = self.embed(x) + self.pe
+        return self.head(self.layers(h).mean(1))
 
 
 MODELS = {"cnn": example.cnn, "transformer": RowTransformer}
@@ -254,8 +262,8 @@ def run_model(name, data, opacus, only, max_steps):
     init = MODELS[name]()
     lr = MODEL_LR[name]
 
-    def fresh():
-        m = MODELS[name]()
+    def fresh(**kw):
+        m = MODELS[name](**kw)
         m.load_state_dict(init.state_dict())
         return m
     trainers = {}
@@ -268,7 +276,8 @@ def run_model(name, data, opacus, only, max_steps):
     z = trainers["dpcorr-dpsgd"].noise_multiplier
     steps = trainers["dpcorr-blt"].engine.steps
     if opacus is not None:
-        trainers["opacus-dpsgd"] = Opacus(opacus, fresh(), (x_train, y_train), lr, z, steps,
+        seq = {"seq_first": True} if name == "transformer" else {}
+        trainers["opacus-dpsgd"] = Opacus(opacus, fresh(**seq), (x_train, y_train), lr, z, steps,
                                          batch_first=name != "transformer")
     trainers["functorch-dpsgd"] = Functorch(fresh(), (x_train, y_train), lr, z)
     if only:

@@ -49,15 +49,27 @@ class Rnn(torch.nn.Module):
 
 
 class SelfAttention(torch.nn.Module):
-    def __init__(self, batch_first):
+    """Per-layer path (MultiheadAttention as one unit) unless a causal mask is given (keyword
+    or positional) or the attention weights reach the loss: then the whole-model path."""
+
+    def __init__(self, batch_first, mask=None, use_weights=False):
         super().__init__()
         self.batch_first = batch_first
+        self.mask, self.use_weights = mask, use_weights
         self.att = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
 
     def forward(self, x):
         if not self.batch_first:
             x = x.transpose(0, 1)
-        y, _ = self.att(x, x, x)
+        causal = torch.triu(torch.ones(4, 4, dtype=torch.bool), 1)
+        if self.mask == "keyword":
+            y, w = self.att(x, x, x, attn_mask=causal)
+        elif self.mask == "positional":
+            y, w = self.att(x, x, x, None, True, causal)
+        else:
+            y, w = self.att(x, x, x)
+        if self.use_weights:
+            y = y + w.sum(-1, keepdim=True)
         return y if self.batch_first else y.transpose(0, 1)
 
 
@@ -125,13 +137,19 @@ CASES = {
         torch.nn.Linear(16, 3)), floats(1, 4, 4), "layers"),
     "embedding-padding": (lambda: Head(torch.nn.Embedding(10, 4, padding_idx=0), 4), tokens,
                           "layers"),
-    "mha-batch-first": (lambda: Head(SelfAttention(True), 8), floats(4, 8), "whole-model"),
-    "mha-seq-first": (lambda: Head(SelfAttention(False), 8), floats(4, 8), "whole-model"),
+    "mha-batch-first": (lambda: Head(SelfAttention(True), 8), floats(4, 8), "layers"),
+    "mha-seq-first": (lambda: Head(SelfAttention(False), 8), floats(4, 8), "layers"),
+    "mha-mask-keyword": (lambda: Head(SelfAttention(True, "keyword"), 8), floats(4, 8),
+                         "whole-model"),
+    "mha-mask-positional": (lambda: Head(SelfAttention(False, "positional"), 8), floats(4, 8),
+                            "whole-model"),
+    "mha-weights-used": (lambda: Head(SelfAttention(True, use_weights=True), 8), floats(4, 8),
+                         "whole-model"),
     "transformer-encoder-layer": (lambda: Head(torch.nn.TransformerEncoderLayer(
-        8, 2, 16, dropout=0.0, batch_first=True), 8), floats(4, 8), "whole-model"),
+        8, 2, 16, dropout=0.0, batch_first=True), 8), floats(4, 8), "layers"),
     "transformer-encoder": (lambda: Head(torch.nn.TransformerEncoder(
         torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2), 8),
-        floats(4, 8), "whole-model"),
+        floats(4, 8), "layers"),
     "tied-weights": (Tied, tokens, "whole-model"),
     "root-parameter": (RootParam, floats(5, 4), "whole-model"),
     "mixed": (Mixed, tokens, "whole-model"),

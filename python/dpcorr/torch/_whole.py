@@ -46,6 +46,9 @@ def _hook_free_copy(model):
     without the hooks of anyone (an earlier engine's hooks hold library handles)."""
     kinds = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks")
     saved = [(m, k, getattr(m, k)) for m in model.modules() for k in kinds if hasattr(m, k)]
+    # the per-layer path's recording forward of a unit (an instance attribute) stays behind too
+    forwards = [(m, m.__dict__.pop("forward")) for m in model.modules() if "forward" in m.__dict__
+                and getattr(m.__dict__["forward"], "__name__", "") == "recording"]
     try:
         for m, k, _ in saved:
             setattr(m, k, type(getattr(m, k))())
@@ -53,6 +56,8 @@ def _hook_free_copy(model):
     finally:
         for m, k, v in saved:
             setattr(m, k, v)
+        for m, f in forwards:
+            m.__dict__["forward"] = f
     return fmodel
 
 

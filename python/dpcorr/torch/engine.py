@@ -426,7 +426,7 @@ class PrivacyEngine:
                 self._verified = True
         if self._layers is not None and self._layers.unusable is None:
             per = self._layers.compute(b, scale)
-            if self._layers_agree or self._agrees(per, scale):
+            if per is not None and (self._layers_agree or self._agrees(per, scale)):
                 self._layers_agree = True
                 return per
         if self._layers is not None:  # this model needs the whole-model path: for good
