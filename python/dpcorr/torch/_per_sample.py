@@ -17,6 +17,8 @@ its uses. The tensor hooks see the gradient of the module's own output, so in-pl
 after a layer are fine.
 """
 
+import math
+
 import torch
 import torch.nn.functional as F
 from functorch import grad, vmap
@@ -252,6 +254,9 @@ class _Layer:
 
     def _unit_per_example(self, x, go):
         q, k, v, k_is_q, v_is_q = x
+        out = _mha_closed_form(self.module, q, k, v, go, self.bdim)
+        if out is not None:
+            return out
         key = (k_is_q, v_is_q)
         if key not in self._vg:
             fmodel, bd = self.fmodel, self.bdim
@@ -318,3 +323,38 @@ def _closed_form(module, x, go):
         bias = go.sum(lead) if lead else go
         return [w, bias]
     return None
+
+
+def _mha_closed_form(module, q, k, v, go, bd):
+    """Per-example gradients of a MultiheadAttention without masks, dropout, bias_k/v or zero
+    attention, whose q, k, v share the embedding size: one batched forward of the attention on
+    the recorded inputs and one backward from the output gradient give the gradients of the q,
+    k, v projections and the context; each parameter's per-example gradient is then a batched
+    product with its input, as for Linear. None: not covered (functorch over the unit)."""
+    if not module._qkv_same_embed_dim or module.bias_k is not None or \
+            module.bias_v is not None or module.add_zero_attn or \
+            (module.training and module.dropout > 0):
+        return None
+    if bd == 1:
+        q, k, v, go = (t.transpose(0, 1) for t in (q, k, v, go))
+    n, tgt, e = q.shape
+    heads = module.num_heads
+    hd = e // heads
+    w_in, b_in = module.in_proj_weight.detach(), module.in_proj_bias
+    b_in = (None, None, None) if b_in is None else b_in.detach().chunk(3)
+    w_out = module.out_proj.weight.detach()
+    with torch.enable_grad():
+        proj = [F.linear(t, w, bb).detach().requires_grad_()
+                for t, w, bb in zip((q, k, v), w_in.chunk(3), b_in)]
+        qh, kh, vh = (p.reshape(n, -1, heads, hd).transpose(1, 2) for p in proj)
+        att = torch.softmax((qh / math.sqrt(hd)) @ kh.transpose(-1, -2), dim=-1)
+        ctx = (att @ vh).transpose(1, 2).reshape(n, tgt, e)
+        grads = torch.autograd.grad(ctx, proj, go @ w_out)
+    out = [torch.cat([torch.bmm(g.transpose(1, 2), t) for g, t in zip(grads, (q, k, v))], 1)]
+    if module.in_proj_bias is not None:
+        out.append(torch.cat([g.sum(1) for g in grads], 1))
+    ctx = ctx.detach()
+    out.append(torch.bmm(go.transpose(1, 2), ctx))
+    if module.out_proj.bias is not None:
+        out.append(go.sum(1))
+    return out
