@@ -355,3 +355,27 @@ def test_lstm_text_model_trains_like_per_example_autograd():
     acc, ref = train(False), train(True)
     assert acc >= 0.75, acc
     assert abs(acc - ref) <= 0.02, (acc, ref)
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_attention_computed_as_its_parts_gives_the_same_output(batch_first):
+    """The per-layer path runs MultiheadAttention as its parts (projections, softmax, context,
+    output projection) to keep their gradients: the output and the weights are the stock
+    forward's (float64: to rounding)."""
+    torch.manual_seed(0)
+    with torch.random.fork_rng():
+        torch.set_default_dtype(torch.float64)
+        try:
+            att = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+            x = torch.randn(4, N, 8)
+        finally:
+            torch.set_default_dtype(torch.float32)
+    want = torch.nn.MultiheadAttention.forward(att, x, x, x)
+    from dpcorr.torch._per_sample import PerSampleGradients
+    ps = PerSampleGradients(att)
+    got = att(x, x, x)
+    assert ps.layers[0].inputs[0][5] is not None  # the parts ran
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
+    ps.remove()
+    assert "forward" not in att.__dict__

@@ -136,30 +136,23 @@ class PerSampleGradients:
             out = output[0] if isinstance(output, tuple) else output
             if not isinstance(out, torch.Tensor) or not out.requires_grad:
                 return
-            why = None
             if call is None or len(call[0]) != len(inputs) or \
                     any(a is not b for a, b in zip(call[0], inputs)):
                 why = "was called in a way the wrapper did not see"
             else:
-                args, kwargs = call
-                named = dict(zip(("key_padding_mask", "need_weights", "attn_mask",
-                                  "average_attn_weights"), args[3:]))
-                named.update(kwargs)
-                if module.training and module.dropout > 0:
-                    why = "drops attention weights at random (dropout > 0)"
-                elif len(args) < 3 or not all(isinstance(a, torch.Tensor) and a.dim() == 3
-                                            for a in args[:3]):
-                    why = "took other than three batched (3-d) tensors"
-                elif named.get("key_padding_mask") is not None or \
-                        named.get("attn_mask") is not None or \
-                        set(named) - {"key_padding_mask", "need_weights", "attn_mask",
-                                      "average_attn_weights", "is_causal"}:
-                    why = "took a mask"
+                why = _unit_why(module, *call)
+            fast, layer.fast = layer.fast, None
             if why is not None:
                 self.unusable = f"{layer.name} ({type(module).__name__}) {why}"
                 return
+            args = call[0]
             q, k, v = (a.detach() for a in args[:3])
-            layer.inputs.append((q, k, v, args[1] is args[0], args[2] is args[0]))
+            held = None
+            if fast is not None and fast[0] is out:  # the decomposed forward ran
+                held = [None, None, None, fast[2].detach()]
+                for j, t in enumerate(fast[1]):
+                    t.register_hook(lambda g, j=j, h=held: h.__setitem__(j, g.detach()))
+            layer.inputs.append((q, k, v, args[1] is args[0], args[2] is args[0], held))
             use = len(layer.inputs) - 1
             out.register_hook(lambda g: layer.grads.__setitem__(use, g.detach()))
             if isinstance(output, tuple) and len(output) > 1 and \
@@ -192,7 +185,7 @@ class PerSampleGradients:
                     return None
                 if scale != 1.0:
                     go = go * scale
-                for p, g in zip(layer.params, layer.per_example(x, go)):
+                for p, g in zip(layer.params, layer.per_example(x, go, scale)):
                     out[id(p)] = g if id(p) not in out else out[id(p)] + g
         res = []
         for p in self.params:
@@ -211,8 +204,66 @@ def _wrap_forward(layer):
 
     def recording(*args, **kwargs):
         layer.call = (args, kwargs)
+        if torch.is_grad_enabled() and _unit_why(module, args, kwargs) is None and \
+                _decomposable(module):
+            # the attention computed as its parts (the same operations, in the order of
+            # F.multi_head_attention_forward), keeping the q, k, v projections and the context:
+            # their gradients from the user's backward give the per-example gradients without
+            # a second pass (Opacus's DPMultiheadAttention does the same)
+            named = dict(zip(("key_padding_mask", "need_weights", "attn_mask",
+                              "average_attn_weights"), args[3:]))
+            named.update(kwargs)
+            output, proj, ctx = _mha_forward(module, *args[:3],
+                                             named.get("need_weights", True),
+                                             named.get("average_attn_weights", True))
+            layer.fast = (output[0], proj, ctx)
+            return output
         return forward(*args, **kwargs)
     module.__dict__["forward"] = recording
+
+
+def _unit_why(module, args, kwargs):
+    """Why the unit's call is not covered by the per-layer path (None: it is)."""
+    named = dict(zip(("key_padding_mask", "need_weights", "attn_mask",
+                      "average_attn_weights"), args[3:]))
+    named.update(kwargs)
+    if module.training and module.dropout > 0:
+        return "drops attention weights at random (dropout > 0)"
+    if len(args) < 3 or not all(isinstance(a, torch.Tensor) and a.dim() == 3
+                                for a in args[:3]):
+        return "took other than three batched (3-d) tensors"
+    if named.get("key_padding_mask") is not None or named.get("attn_mask") is not None or \
+            set(named) - {"key_padding_mask", "need_weights", "attn_mask",
+                          "average_attn_weights", "is_causal"}:
+        return "took a mask"
+    return None
+
+
+def _decomposable(module):
+    return module._qkv_same_embed_dim and module.bias_k is None and module.bias_v is None \
+        and not module.add_zero_attn and not (module.training and module.dropout > 0)
+
+
+def _mha_forward(module, q, k, v, need_weights, average):
+    """MultiheadAttention's forward (no masks, no dropout) as its parts; returns (its output
+    tuple, the q, k, v projections (N, L, E), the context (N, L, E)), batch-first inside."""
+    if not module.batch_first:
+        q, k, v = (t.transpose(0, 1) for t in (q, k, v))
+    n, tgt, e = q.shape
+    heads = module.num_heads
+    hd = e // heads
+    b_in = module.in_proj_bias
+    b_in = (None, None, None) if b_in is None else b_in.chunk(3)
+    proj = [F.linear(t, w, bb) for t, w, bb in zip((q, k, v), module.in_proj_weight.chunk(3),
+                                                    b_in)]
+    qh, kh, vh = (p.reshape(n, -1, heads, hd).transpose(1, 2) for p in proj)
+    att = torch.softmax((qh / math.sqrt(hd)) @ kh.transpose(-1, -2), dim=-1)
+    ctx = (att @ vh).transpose(1, 2).reshape(n, tgt, e)
+    out = F.linear(ctx, module.out_proj.weight, module.out_proj.bias)
+    if not module.batch_first:
+        out = out.transpose(0, 1)
+    weights = (att.mean(1) if average else att) if need_weights else None
+    return (out, weights), proj, ctx
 
 
 class _Layer:
@@ -226,6 +277,7 @@ class _Layer:
         self.grads = {}
         self.unit = type(module) in _UNITS
         self.call = None
+        self.fast = None
         self.kind = type(module) if type(module) in _CLOSED else None
         self.bdim = 0
         if self.unit:
@@ -241,9 +293,9 @@ class _Layer:
     def batch_of(self, x):
         return x[0].shape[self.bdim] if self.unit else x.shape[0]
 
-    def per_example(self, x, go):
+    def per_example(self, x, go, scale=1.0):
         if self.unit:
-            return self._unit_per_example(x, go)
+            return self._unit_per_example(x, go, scale)
         if self.kind is not None:
             out = _closed_form(self.module, x, go)
             if out is not None:
@@ -252,8 +304,10 @@ class _Layer:
         buffers = tuple(b.detach() for b in self.module.buffers())
         return list(self._vg(params, buffers, x, go))
 
-    def _unit_per_example(self, x, go):
-        q, k, v, k_is_q, v_is_q = x
+    def _unit_per_example(self, x, go, scale):
+        q, k, v, k_is_q, v_is_q, held = x
+        if held is not None and all(g is not None for g in held[:3]):
+            return _mha_from_parts(self.module, q, k, v, go, held, scale, self.bdim)
         out = _mha_closed_form(self.module, q, k, v, go, self.bdim)
         if out is not None:
             return out
@@ -350,10 +404,23 @@ def _mha_closed_form(module, q, k, v, go, bd):
         att = torch.softmax((qh / math.sqrt(hd)) @ kh.transpose(-1, -2), dim=-1)
         ctx = (att @ vh).transpose(1, 2).reshape(n, tgt, e)
         grads = torch.autograd.grad(ctx, proj, go @ w_out)
+    return _mha_grads(module, q, k, v, go, grads, ctx.detach())
+
+
+def _mha_from_parts(module, q, k, v, go, held, scale, bd):
+    """From the gradients of the projections and the context the decomposed forward kept."""
+    if bd == 1:
+        q, k, v, go = (t.transpose(0, 1) for t in (q, k, v, go))
+    grads = held[:3] if scale == 1.0 else [g * scale for g in held[:3]]
+    return _mha_grads(module, q, k, v, go, grads, held[3])
+
+
+def _mha_grads(module, q, k, v, go, grads, ctx):
+    """Per-example gradients (parameters() order) from batch-first inputs, output gradient,
+    projection gradients and context."""
     out = [torch.cat([torch.bmm(g.transpose(1, 2), t) for g, t in zip(grads, (q, k, v))], 1)]
     if module.in_proj_bias is not None:
         out.append(torch.cat([g.sum(1) for g in grads], 1))
-    ctx = ctx.detach()
     out.append(torch.bmm(go.transpose(1, 2), ctx))
     if module.out_proj.bias is not None:
         out.append(go.sum(1))
