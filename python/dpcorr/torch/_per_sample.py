@@ -340,7 +340,10 @@ def _closed_form(module, x, go):
     if kind is torch.nn.Linear:
         x2 = x.reshape(b, -1, x.shape[-1])
         g2 = go.reshape(b, -1, go.shape[-1])
-        out = [torch.bmm(g2.transpose(1, 2), x2)]  # (b, out, in)
+        # (b, out, in); one row per example: an outer product (a broadcast multiply is 3x a
+        # bmm with an inner dimension of 1, and the same products)
+        out = [g2.transpose(1, 2) * x2 if x2.shape[1] == 1 else
+               torch.bmm(g2.transpose(1, 2), x2)]
         if module.bias is not None:
             out.append(g2.sum(1))
         return out
