@@ -379,3 +379,39 @@ def test_attention_computed_as_its_parts_gives_the_same_output(batch_first):
         torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
     ps.remove()
     assert "forward" not in att.__dict__
+
+
+def test_sequence_first_linear_as_long_as_the_batch_takes_the_whole_model_path():
+    """Linear layers fed (time, batch, features) where time == batch: the per-layer rows would
+    be per time step, not per example, yet sum to the right batch gradient; the first step's
+    example-by-example comparison with the whole-model path sends the run there."""
+
+    class SeqFirst(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(3, 4), torch.nn.Linear(4, 3)
+
+        def forward(self, x):  # x: (batch, time, 3), time == the batch size
+            h = torch.tanh(self.a(x.transpose(0, 1)))  # (time, batch, 4)
+            return self.b(h).mean(0)
+
+    torch.manual_seed(0)
+    with torch.random.fork_rng():
+        torch.set_default_dtype(torch.float64)
+        try:
+            model = SeqFirst()
+            x = torch.randn(N, B, 3)
+        finally:
+            torch.set_default_dtype(torch.float32)
+    y = torch.randint(0, 3, (N,))
+    ref_model = copy.deepcopy(model)
+    model, opt, loader, eng = engine_for(model, x, y)
+    xb, yb = next(iter(loader))
+    assert xb.shape[0] == xb.shape[1] == B
+    opt.zero_grad()
+    F.cross_entropy(model(xb), yb).backward()
+    got = eng._per_example(B, float(B))
+    assert eng.path == "whole-model"
+    want = autograd_alone(ref_model, xb, yb)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-12)

@@ -436,9 +436,10 @@ class PrivacyEngine:
         return self._whole.compute(b, scale)
 
     def _agrees(self, per, scale):
-        """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient (p.grad,
-        times scale for a mean loss). A weight used outside its module (tied weights), or a
-        module the hooks misread, fails this and the run takes the whole-model path."""
+        """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
+        (p.grad, times scale for a mean loss) and equal the whole-model path's example by
+        example. A weight used outside its module (tied weights), or a module the hooks misread,
+        fails this and the run takes the whole-model path."""
         for p, g in zip(self.params, per):
             if p.grad is None:
                 return False
@@ -448,7 +449,27 @@ class PrivacyEngine:
             tol = 1e-9 if p.dtype == torch.float64 else 1e-4
             if err > tol * ref + 1e-30:
                 return False
-        return True
+        # and example by example, against the whole-model path (functorch over the full
+        # forward pass), once: a layer whose examples are not along dimension 0 of its input
+        # (a sequence-first Linear whose sequence happens to be as long as the batch) sums to
+        # the right batch gradient with wrong per-example rows
+        b = per[0].shape[0]
+        try:
+            ref = self._whole.compute(b, scale)
+        except RuntimeError:
+            return False
+        sq_err = torch.zeros(b, dtype=torch.float64)
+        sq_ref = torch.zeros(b, dtype=torch.float64)
+        low = False
+        for p, g, r in zip(self.params, per, ref):
+            d = (g.double() - r.double()).reshape(b, -1).cpu()
+            sq_err += (d * d).sum(1)
+            rr = r.double().reshape(b, -1).cpu()
+            sq_ref += (rr * rr).sum(1)
+            low = low or p.dtype not in (torch.float64, torch.float32)
+        tol = 5e-2 if low else 1e-9 if all(p.dtype == torch.float64 for p in self.params) \
+            else 1e-4
+        return bool((sq_err.sqrt() <= tol * sq_ref.sqrt() + 1e-30).all())
 
     def _privatize(self):
         """Sets p.grad = (clipped sum + noise) / expected batch for every trainable parameter;
