@@ -453,11 +453,19 @@ class PrivacyEngine:
         # forward pass), once: a layer whose examples are not along dimension 0 of its input
         # (a sequence-first Linear whose sequence happens to be as long as the batch) sums to
         # the right batch gradient with wrong per-example rows
+        # (skipped while a Dropout module is active: the recomputation would draw other
+        # masks; the RNG state is left as it was)
+        if any(isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.training and m.p > 0
+               for m in self.model.modules()):
+            return True
         b = per[0].shape[0]
+        rng = torch.get_rng_state()
         try:
             ref = self._whole.compute(b, scale)
         except RuntimeError:
             return False
+        finally:
+            torch.set_rng_state(rng)
         sq_err = torch.zeros(b, dtype=torch.float64)
         sq_ref = torch.zeros(b, dtype=torch.float64)
         low = False
