@@ -13,7 +13,6 @@ import torch
 import torch.nn.functional as F
 
 import dpcorr.torch as dt
-from dpcorr.torch import engine as engine_mod
 
 torch.set_num_threads(1)
 
@@ -87,33 +86,31 @@ def test_staged_device_path_same_bits():
     e2.close()
 
 
-def test_fold_rows_adds_row_after_row():
+def test_numpy_reduction_adds_row_after_row():
+    """The clipped sum relies on numpy's add.reduce over axis 0 of a C-contiguous matrix adding
+    row after row (into ``out``), as a loop does: the same bits however a batch is split."""
     rng = np.random.default_rng(1)
-    for k, n in [(2, 1), (3, 5), (251, 2611), (1000, 7), (17, 10003)]:
-        rows = torch.from_numpy(rng.standard_normal((k, n)) *
-                                np.exp(5 * rng.standard_normal((k, n))))
-        loop = rows[0].clone()
+    for k, n in [(2, 1), (3, 5), (251, 2048), (1000, 7), (17, 1999)]:
+        rows = rng.standard_normal((k, n)) * np.exp(5 * rng.standard_normal((k, n)))
+        loop = rows[0].copy()
         for r in rows[1:]:
-            loop.add_(r)
-        assert torch.equal(engine_mod._fold_rows(rows), loop)
-        out = torch.empty(n, dtype=torch.float64)
-        assert engine_mod._fold_rows(rows, out=out) is out and torch.equal(out, loop)
-        assert torch.equal(engine_mod._fold_rows(rows.t().contiguous().t()), loop)  # the loop
+            loop += r
+        out = np.empty(n)
+        np.add.reduce(rows, axis=0, out=out)
+        assert np.array_equal(out, loop)
 
 
 @pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16])
-def test_low_precision_gradient_is_the_float64_update_rounded_once(dtype, monkeypatch):
+def test_low_precision_gradient_is_the_float64_update_rounded_once(dtype):
     seen = {}
-    fold = engine_mod._fold_rows
-
-    def spy_fold(rows, out=None):
-        res = fold(rows, out=out)
-        seen["sum"] = seen["engine"]._acc  # the whole clipped sum, once the last one ran
-        return res
-    monkeypatch.setattr(engine_mod, "_fold_rows", spy_fold)
     model, opt, loader, eng = run(steps=0, dtype=dtype, lr=0.01, mech="identity",
                                   sampler="fixed", noise_multiplier=3.0)
-    seen["engine"] = eng
+    clip_and_sum = eng._clip_and_sum
+
+    def spy_sum(flats, factor):
+        clip_and_sum(flats, factor)
+        seen["sum"] = eng._acc.clone()
+    eng._clip_and_sum = spy_sum
     take = eng._take_noise
 
     def spy_take(step):
@@ -196,4 +193,21 @@ def test_a_parameter_on_another_device_is_accepted():
                                    epochs=1, seed=1)
     assert eng.device.type == "meta" and eng._staged
     assert not eng._noise_t.is_pinned()  # pinned only for CUDA
+    eng.close()
+
+
+@pytest.mark.parametrize("dtype", [torch.float32, torch.bfloat16, torch.float64])
+def test_clipped_rows_never_above_clip(dtype):
+    """factor_i = min(1, clip / ||g_i||) with the engine's norms: ||factor_i float64(g_i)|| <=
+    clip in float64 for every example, whatever the gradients' dtype (low-precision norms are
+    raised by 2^-16, above their rounding error)."""
+    _, _, _, eng = run(steps=0)
+    g = torch.Generator().manual_seed(5)
+    for scale in (1e-3, 1.0, 1e3):
+        flats = [(torch.randn(64, n, generator=g, dtype=torch.float64) * scale).to(dtype)
+                 for n in (7, 300, 4097)]
+        clip = 0.37
+        factor = (clip / eng._norms(flats)).clamp(max=1.0)[:, None]
+        rows = torch.cat([f.to(torch.float64) * factor for f in flats], 1)
+        assert bool((torch.linalg.vector_norm(rows, dim=1) <= clip).all())
     eng.close()

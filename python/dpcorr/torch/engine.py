@@ -222,7 +222,7 @@ class PrivacyEngine:
             raise ValueError("max_physical_batch_size: must be at least 1")
         self._rows = []  # distributed: this rank's clipped rows, (offset, (b, n) float64)
         self._acc = None  # float64 clipped sum of the step's physical batches so far
-        self._work = {}  # per parameter: a float64 workspace of (rows >= b + 1, numel)
+        self._work = None  # the float64 scratch of the clipped sum (CPU)
         self._clipped = 0  # examples clipped so far in this step, and how many of them clipped
         self._over = 0
         self.step_done = True  # False between the physical batches of a step
@@ -505,11 +505,10 @@ class PrivacyEngine:
         if b > 0:
             per = self._per_example(b, float(b) if self.loss_reduction == "mean" else 1.0)
             flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
-            # float64(g_i) (exact) in one (b + 1, numel(p)) matrix per parameter, row 0 the
-            # earlier physical batches' sum; ||g_i|| over all parameters and the clip factors
-            # in float64 (a factor rounded to bfloat16 or float32 could leave ||factor_i g_i||
+            # ||g_i|| over all parameters (float64 from per-parameter norms accumulated in
+            # float64 at least; a clip factor rounded to bfloat16 could leave ||factor_i g_i||
             # above clip)
-            mats, norms = self._rows_and_norms(flats, b)
+            norms = self._norms(flats)
             bad = ~torch.isfinite(norms)
             if bool(bad.any()):
                 # one example would decide the released model (NaN/inf parameters): refuse
@@ -523,18 +522,9 @@ class PrivacyEngine:
                 raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
                                  f"or inf in its inputs or loss?); refusing the step")
             factor = (clip / norms).clamp(max=1.0)[:, None]  # (b, 1): min(1, clip/||g_i||)
-            for off, m in mats:
-                rows = m[1:]
-                rows.mul_(factor)  # factor_i float64(g_i): one rounding
-                if self.world > 1:  # added after the earlier ranks' sum arrives
-                    self._rows.append((off, rows))
-                else:
-                    # sum_i factor_i g_i, example after example from the earlier physical
-                    # batches' sum: the same additions in the same order however the step's
-                    # batch is split (a GEMV's order depends on the batch size)
-                    _fold_rows(m, out=self._acc[off:off + m.shape[1]])
+            self._clip_and_sum(flats, factor)
             self._clipped += b
-            self._over += int((norms > clip).sum())
+            self._over += int((factor < 1.0).sum())
         if not self._pending[3]:
             self.step_done = False
             return False
@@ -567,35 +557,70 @@ class PrivacyEngine:
             off += n
         return True
 
-    def _rows_and_norms(self, flats, b):
-        """Per parameter (offset, M): M (b + 1, numel) float64 on the update's device (a
-        workspace kept across steps: no page faults for a fresh matrix every step), M[0] the
-        clipped sum so far, M[1:] float64 of the per-example gradients; and ||g_i|| (b,),
-        float64, summed over the parameters in order."""
+    def _norms(self, flats):
+        """||g_i|| over all parameters, float64 (b,). Each parameter's row norms come from torch
+        (float32 and float64 gradients in their dtype, which the CPU accumulates in float64;
+        bfloat16 / float16 accumulated in float32), squared and summed in float64, raised by
+        2^-16 (gradients not float64) or 2^-40 (relative; far above the rounding error), so
+        that factor_i = clip / ||g_i|| never leaves ||factor_i g_i|| above clip."""
+        sq, low = None, False
+        for g in flats:
+            if g.dtype == torch.float64 and g.device.type == "cpu" and g.is_contiguous():
+                a = g.numpy()  # numpy's einsum: a vectorized float64 dot per row
+                s = torch.from_numpy(np.einsum("ij,ij->i", a, a))
+            else:
+                low = low or g.dtype != torch.float64
+                n = torch.linalg.vector_norm(g, dim=1) if g.dtype in (torch.float32,
+                                                                      torch.float64) \
+                    else torch.linalg.vector_norm(g, dim=1, dtype=torch.float32)
+                n = n.to(torch.float64)
+                s = n * n
+            sq = s if sq is None else sq.add_(s.to(sq.device))
+        # raised above their rounding error: 2^-16 for norms of low-precision gradients,
+        # 2^-40 for float64 ones (the float64 factor and product round too)
+        return sq.sqrt_().mul_(1.0 + 2.0 ** (-16 if low else -40))
+
+    def _clip_and_sum(self, flats, factor):
+        """The clipped rows factor_i float64(g_i) (one rounding: float64(g_i) is exact), added
+        to the step's float64 sum example after example (the earlier physical batches' sum
+        first): the same additions in the same order however the step's batch is split (a
+        GEMV's order depends on the batch size). On the CPU in blocks of columns that stay in
+        cache (a float64 scratch of (b + 1) x 2048: the sum so far in row 0, then numpy's
+        multiply and its reduction over axis 0, which adds row after row); distributed: the
+        rows are kept for the rank-to-rank sum."""
+        b = factor.shape[0]
         dev = self.device if self.world == 1 else torch.device("cpu")
         if self._acc is None:
             self._acc = torch.zeros(self.dim, dtype=torch.float64, device=dev)
-        cpu = dev.type == "cpu"
-        mats, sq, off = [], None, 0
-        for k, g in enumerate(flats):
+        off = 0
+        if self.world > 1 or dev.type != "cpu":
+            f = factor.to(dev)
+            for g in flats:
+                n = g.shape[1]
+                rows = g.to(device=dev, dtype=torch.float64).mul_(f)
+                if self.world > 1:  # added after the earlier ranks' sum arrives
+                    self._rows.append((off, rows))
+                else:
+                    acc = self._acc[off:off + n]
+                    for row in rows:
+                        acc.add_(row)
+                off += n
+            return
+        blk = _BLOCK
+        if self._work is None or self._work.numel() < (b + 1) * blk:
+            self._work = torch.empty((b + 1 + b // 4) * blk, dtype=torch.float64)
+        work, f = self._work.numpy(), factor.numpy()
+        acc = self._acc.numpy()
+        for g in flats:
             n = g.shape[1]
-            w = self._work.get(k)
-            if w is None or w.shape[0] < b + 1 or w.device != dev:
-                w = self._work[k] = torch.empty((b + 1 + b // 4, n), dtype=torch.float64,
-                                                device=dev)
-            m = w[:b + 1]  # contiguous: the first rows
-            m[0].copy_(self._acc[off:off + n])
-            rows = m[1:]
-            rows.copy_(g)
-            if cpu:  # numpy's einsum: a vectorized float64 dot per row
-                r = rows.numpy()
-                s = torch.from_numpy(np.einsum("ij,ij->i", r, r))
-            else:
-                s = (rows * rows).sum(1)
-            sq = s if sq is None else sq.add_(s)
-            mats.append((off, m))
+            for c in range(0, n, blk):
+                w = min(blk, n - c)
+                m = work[:(b + 1) * w].reshape(b + 1, w)
+                m[0] = acc[off + c:off + c + w]
+                torch.from_numpy(m[1:]).copy_(g[:, c:c + w])  # float64(g_i): exact
+                np.multiply(m[1:], f, out=m[1:])
+                np.add.reduce(m, axis=0, out=acc[off + c:off + c + w])
             off += n
-        return mats, sq.sqrt_()
 
     def _advance(self):
         self.steps_done += 1
@@ -687,20 +712,7 @@ class PrivacyEngine:
         return out
 
 
-def _fold_rows(rows, out=None):
-    """rows[0] + rows[1] + ... + rows[k-1], added in that order for every coordinate (float64,
-    (k, n)), into ``out`` (a (n,) tensor; default: a new one). On the CPU one numpy reduction
-    over axis 0 of a C-contiguous matrix, which adds row after row (test_torch_device.py
-    checks it against the loop); elsewhere the loop."""
-    if out is None:
-        out = torch.empty(rows.shape[1], dtype=rows.dtype, device=rows.device)
-    if rows.device.type == "cpu" and rows.is_contiguous() and out.is_contiguous():
-        np.add.reduce(rows.numpy(), axis=0, out=out.numpy())
-        return out
-    out.copy_(rows[0])
-    for row in rows[1:]:
-        out.add_(row)
-    return out
+_BLOCK = 2048  # columns per block of the clipped sum (CPU): (b + 1) x 2048 doubles in cache
 
 
 def _plain(v):
