@@ -114,7 +114,8 @@ class WholeModelGradients:
         for m, c in zip(self.model.modules(), self.fmodel.stateless_model.modules()):
             c.training = m.training
 
-    def compute(self, batch_size, scale=1.0):
+    def compute(self, batch_size, scale=1.0, first=None):
+        """Per-example gradients (of the first ``first`` examples only, when given)."""
         if not any(g for _, _, g in self.uses):
             raise RuntimeError("dpcorr: no gradient reached the model; call loss.backward() "
                                "before optimizer.step()")
@@ -133,11 +134,11 @@ class WholeModelGradients:
                                        f"0 of every output that reaches the loss")
             gos = [grads.get(k) for k in range(len(outs))]
             gos = [None if g is None else (g * scale if scale != 1.0 else g) for g in gos]
-            g = self._per_example(params, buffers, args, gos, batch_size)
+            g = self._per_example(params, buffers, args, gos, batch_size, first)
             total = g if total is None else [a + b for a, b in zip(total, g)]
         return [total[index[id(p)]] for p in self.params]
 
-    def _per_example(self, params, buffers, args, gos, b):
+    def _per_example(self, params, buffers, args, gos, b, first=None):
         fmodel = self.fmodel
         batched = [isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b for a in args]
         live = [k for k, g in enumerate(gos) if g is not None]
@@ -154,14 +155,16 @@ class WholeModelGradients:
             try:
                 vg = vmap(grad(contribution), in_dims=(None, 0, 0), randomness="different")
                 parts = []
-                for s in range(0, b, self.chunk):
-                    parts.append(vg(params, [x[s:s + self.chunk] for x in xs],
-                                    [g[s:s + self.chunk] for g in gs]))
+                end = b if first is None else min(b, first)
+                for s in range(0, end, self.chunk):
+                    e = min(s + self.chunk, end)
+                    parts.append(vg(params, [x[s:e] for x in xs], [g[s:e] for g in gs]))
                 return [torch.cat([p[j] for p in parts]) for j in range(len(params))]
             except RuntimeError:
                 self._use_vmap = False  # an operation without a batching rule: example by example
         g1 = grad(contribution)
-        rows = [g1(params, [x[i] for x in xs], [g[i] for g in gs]) for i in range(b)]
+        rows = [g1(params, [x[i] for x in xs], [g[i] for g in gs])
+                for i in range(b if first is None else min(b, first))]
         return [torch.stack([r[j] for r in rows]) for j in range(len(params))]
 
 
