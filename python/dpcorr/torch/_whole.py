@@ -232,6 +232,10 @@ def check_independence(model, args, b, whole=None):
         for m in model.modules()]
     saved = [t.detach().clone() for t in model.buffers()]
     rng = torch.get_rng_state()
+    # CUDA draws its dropout masks from the device's generator: the same in both passes too
+    cuda = sorted({t.device.index or 0 for t in list(model.parameters()) + list(model.buffers())
+                   + [a for a in args if isinstance(a, torch.Tensor)] if t.device.type == "cuda"})
+    cuda_rng = [torch.cuda.get_rng_state(d) for d in cuda]
     if whole is not None:
         whole.quiet = True
     try:
@@ -239,6 +243,8 @@ def check_independence(model, args, b, whole=None):
             outs = []
             for a in (args, other):
                 torch.set_rng_state(rng)  # the same dropout masks in both passes
+                for d, r in zip(cuda, cuda_rng):
+                    torch.cuda.set_rng_state(r, d)
                 records.append([])
                 outs.append(_tensors(model(*a)))
     finally:
@@ -248,6 +254,8 @@ def check_independence(model, args, b, whole=None):
             for t, s in zip(model.buffers(), saved):
                 t.copy_(s)
         torch.set_rng_state(rng)
+        for d, r in zip(cuda, cuda_rng):
+            torch.cuda.set_rng_state(r, d)
         if whole is not None:
             whole.quiet = False
     if not _mixes(outs[0], outs[1], b):
