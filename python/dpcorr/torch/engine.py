@@ -95,7 +95,8 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
 
     Parameters may be on any device (all trainable parameters on one device is fastest) and of
     any floating dtype: per-example gradients are clipped, summed and noised in float64 on the
-    parameters' device (norms and clip factors in float64), the noise is made on the CPU,
+    parameters' device (clip factors in float64 from norms raised above their rounding error:
+    no clipped gradient exceeds clip in any dtype), the noise is made on the CPU,
     staged in pinned memory (CUDA) and copied with ``non_blocking=True``, and the averaged,
     noised gradient is rounded once to each parameter's dtype (float32, bfloat16, ...).
 
