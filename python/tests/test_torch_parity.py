@@ -49,15 +49,27 @@ class Rnn(torch.nn.Module):
 
 
 class SelfAttention(torch.nn.Module):
-    def __init__(self, batch_first):
+    """Per-layer path (MultiheadAttention as one unit) unless a causal mask is given (keyword
+    or positional) or the attention weights reach the loss: then the whole-model path."""
+
+    def __init__(self, batch_first, mask=None, use_weights=False):
         super().__init__()
         self.batch_first = batch_first
+        self.mask, self.use_weights = mask, use_weights
         self.att = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
 
     def forward(self, x):
         if not self.batch_first:
             x = x.transpose(0, 1)
-        y, _ = self.att(x, x, x)
+        causal = torch.triu(torch.ones(4, 4, dtype=torch.bool), 1)
+        if self.mask == "keyword":
+            y, w = self.att(x, x, x, attn_mask=causal)
+        elif self.mask == "positional":
+            y, w = self.att(x, x, x, None, True, causal)
+        else:
+            y, w = self.att(x, x, x)
+        if self.use_weights:
+            y = y + w.sum(-1, keepdim=True)
         return y if self.batch_first else y.transpose(0, 1)
 
 
@@ -125,13 +137,19 @@ CASES = {
         torch.nn.Linear(16, 3)), floats(1, 4, 4), "layers"),
     "embedding-padding": (lambda: Head(torch.nn.Embedding(10, 4, padding_idx=0), 4), tokens,
                           "layers"),
-    "mha-batch-first": (lambda: Head(SelfAttention(True), 8), floats(4, 8), "whole-model"),
-    "mha-seq-first": (lambda: Head(SelfAttention(False), 8), floats(4, 8), "whole-model"),
+    "mha-batch-first": (lambda: Head(SelfAttention(True), 8), floats(4, 8), "layers"),
+    "mha-seq-first": (lambda: Head(SelfAttention(False), 8), floats(4, 8), "layers"),
+    "mha-mask-keyword": (lambda: Head(SelfAttention(True, "keyword"), 8), floats(4, 8),
+                         "whole-model"),
+    "mha-mask-positional": (lambda: Head(SelfAttention(False, "positional"), 8), floats(4, 8),
+                            "whole-model"),
+    "mha-weights-used": (lambda: Head(SelfAttention(True, use_weights=True), 8), floats(4, 8),
+                         "whole-model"),
     "transformer-encoder-layer": (lambda: Head(torch.nn.TransformerEncoderLayer(
-        8, 2, 16, dropout=0.0, batch_first=True), 8), floats(4, 8), "whole-model"),
+        8, 2, 16, dropout=0.0, batch_first=True), 8), floats(4, 8), "layers"),
     "transformer-encoder": (lambda: Head(torch.nn.TransformerEncoder(
         torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2), 8),
-        floats(4, 8), "whole-model"),
+        floats(4, 8), "layers"),
     "tied-weights": (Tied, tokens, "whole-model"),
     "root-parameter": (RootParam, floats(5, 4), "whole-model"),
     "mixed": (Mixed, tokens, "whole-model"),
@@ -337,3 +355,63 @@ def test_lstm_text_model_trains_like_per_example_autograd():
     acc, ref = train(False), train(True)
     assert acc >= 0.75, acc
     assert abs(acc - ref) <= 0.02, (acc, ref)
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+def test_attention_computed_as_its_parts_gives_the_same_output(batch_first):
+    """The per-layer path runs MultiheadAttention as its parts (projections, softmax, context,
+    output projection) to keep their gradients: the output and the weights are the stock
+    forward's (float64: to rounding)."""
+    torch.manual_seed(0)
+    with torch.random.fork_rng():
+        torch.set_default_dtype(torch.float64)
+        try:
+            att = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+            x = torch.randn(4, N, 8)
+        finally:
+            torch.set_default_dtype(torch.float32)
+    want = torch.nn.MultiheadAttention.forward(att, x, x, x)
+    from dpcorr.torch._per_sample import PerSampleGradients
+    ps = PerSampleGradients(att)
+    got = att(x, x, x)
+    assert ps.layers[0].inputs[0][5] is not None  # the parts ran
+    for a, b in zip(got, want):
+        torch.testing.assert_close(a, b, rtol=1e-12, atol=1e-14)
+    ps.remove()
+    assert "forward" not in att.__dict__
+
+
+def test_sequence_first_linear_as_long_as_the_batch_takes_the_whole_model_path():
+    """Linear layers fed (time, batch, features) where time == batch: the per-layer rows would
+    be per time step, not per example, yet sum to the right batch gradient; the first step's
+    example-by-example comparison with the whole-model path sends the run there."""
+
+    class SeqFirst(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.a, self.b = torch.nn.Linear(3, 4), torch.nn.Linear(4, 3)
+
+        def forward(self, x):  # x: (batch, time, 3), time == the batch size
+            h = torch.tanh(self.a(x.transpose(0, 1)))  # (time, batch, 4)
+            return self.b(h).mean(0)
+
+    torch.manual_seed(0)
+    with torch.random.fork_rng():
+        torch.set_default_dtype(torch.float64)
+        try:
+            model = SeqFirst()
+            x = torch.randn(N, B, 3)
+        finally:
+            torch.set_default_dtype(torch.float32)
+    y = torch.randint(0, 3, (N,))
+    ref_model = copy.deepcopy(model)
+    model, opt, loader, eng = engine_for(model, x, y)
+    xb, yb = next(iter(loader))
+    assert xb.shape[0] == xb.shape[1] == B
+    opt.zero_grad()
+    F.cross_entropy(model(xb), yb).backward()
+    got = eng._per_example(B, float(B))
+    assert eng.path == "whole-model"
+    want = autograd_alone(ref_model, xb, yb)
+    for g, w in zip(got, want):
+        torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-12)

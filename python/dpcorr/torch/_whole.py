@@ -46,6 +46,9 @@ def _hook_free_copy(model):
     without the hooks of anyone (an earlier engine's hooks hold library handles)."""
     kinds = ("_forward_hooks", "_forward_pre_hooks", "_backward_hooks")
     saved = [(m, k, getattr(m, k)) for m in model.modules() for k in kinds if hasattr(m, k)]
+    # the per-layer path's recording forward of a unit (an instance attribute) stays behind too
+    forwards = [(m, m.__dict__.pop("forward")) for m in model.modules() if "forward" in m.__dict__
+                and getattr(m.__dict__["forward"], "__name__", "") == "recording"]
     try:
         for m, k, _ in saved:
             setattr(m, k, type(getattr(m, k))())
@@ -53,6 +56,8 @@ def _hook_free_copy(model):
     finally:
         for m, k, v in saved:
             setattr(m, k, v)
+        for m, f in forwards:
+            m.__dict__["forward"] = f
     return fmodel
 
 
@@ -109,7 +114,8 @@ class WholeModelGradients:
         for m, c in zip(self.model.modules(), self.fmodel.stateless_model.modules()):
             c.training = m.training
 
-    def compute(self, batch_size, scale=1.0):
+    def compute(self, batch_size, scale=1.0, first=None):
+        """Per-example gradients (of the first ``first`` examples only, when given)."""
         if not any(g for _, _, g in self.uses):
             raise RuntimeError("dpcorr: no gradient reached the model; call loss.backward() "
                                "before optimizer.step()")
@@ -128,11 +134,11 @@ class WholeModelGradients:
                                        f"0 of every output that reaches the loss")
             gos = [grads.get(k) for k in range(len(outs))]
             gos = [None if g is None else (g * scale if scale != 1.0 else g) for g in gos]
-            g = self._per_example(params, buffers, args, gos, batch_size)
+            g = self._per_example(params, buffers, args, gos, batch_size, first)
             total = g if total is None else [a + b for a, b in zip(total, g)]
         return [total[index[id(p)]] for p in self.params]
 
-    def _per_example(self, params, buffers, args, gos, b):
+    def _per_example(self, params, buffers, args, gos, b, first=None):
         fmodel = self.fmodel
         batched = [isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b for a in args]
         live = [k for k, g in enumerate(gos) if g is not None]
@@ -149,14 +155,16 @@ class WholeModelGradients:
             try:
                 vg = vmap(grad(contribution), in_dims=(None, 0, 0), randomness="different")
                 parts = []
-                for s in range(0, b, self.chunk):
-                    parts.append(vg(params, [x[s:s + self.chunk] for x in xs],
-                                    [g[s:s + self.chunk] for g in gs]))
+                end = b if first is None else min(b, first)
+                for s in range(0, end, self.chunk):
+                    e = min(s + self.chunk, end)
+                    parts.append(vg(params, [x[s:e] for x in xs], [g[s:e] for g in gs]))
                 return [torch.cat([p[j] for p in parts]) for j in range(len(params))]
             except RuntimeError:
                 self._use_vmap = False  # an operation without a batching rule: example by example
         g1 = grad(contribution)
-        rows = [g1(params, [x[i] for x in xs], [g[i] for g in gs]) for i in range(b)]
+        rows = [g1(params, [x[i] for x in xs], [g[i] for g in gs])
+                for i in range(b if first is None else min(b, first))]
         return [torch.stack([r[j] for r in rows]) for j in range(len(params))]
 
 
@@ -224,6 +232,10 @@ def check_independence(model, args, b, whole=None):
         for m in model.modules()]
     saved = [t.detach().clone() for t in model.buffers()]
     rng = torch.get_rng_state()
+    # CUDA draws its dropout masks from the device's generator: the same in both passes too
+    cuda = sorted({t.device.index or 0 for t in list(model.parameters()) + list(model.buffers())
+                   + [a for a in args if isinstance(a, torch.Tensor)] if t.device.type == "cuda"})
+    cuda_rng = [torch.cuda.get_rng_state(d) for d in cuda]
     if whole is not None:
         whole.quiet = True
     try:
@@ -231,6 +243,8 @@ def check_independence(model, args, b, whole=None):
             outs = []
             for a in (args, other):
                 torch.set_rng_state(rng)  # the same dropout masks in both passes
+                for d, r in zip(cuda, cuda_rng):
+                    torch.cuda.set_rng_state(r, d)
                 records.append([])
                 outs.append(_tensors(model(*a)))
     finally:
@@ -240,6 +254,8 @@ def check_independence(model, args, b, whole=None):
             for t, s in zip(model.buffers(), saved):
                 t.copy_(s)
         torch.set_rng_state(rng)
+        for d, r in zip(cuda, cuda_rng):
+            torch.cuda.set_rng_state(r, d)
         if whole is not None:
             whole.quiet = False
     if not _mixes(outs[0], outs[1], b):

@@ -16,12 +16,15 @@ library, so the same configuration reports the same epsilon as ``dpcorr train``.
 
 import hashlib
 import numbers
+import time
+import weakref
 
 import numpy as np
 import torch
 
 from .. import _check
 from ..plan import TrainingPlan
+from . import _prefetch
 from ._per_sample import PerSampleGradients
 from ._whole import WholeModelGradients, _tensors, check_independence
 from .validate import validate
@@ -33,7 +36,7 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                  epochs=1, clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
                  mech_params=None, groups=0, accountant="pld", workload=None,
                  allow_large_delta=False, loss_reduction="mean", collate_fn=None,
-                 noise_form="auto", max_physical_batch_size=None):
+                 noise_form="auto", max_physical_batch_size=None, prefetch_noise=True):
     """Makes a model, its optimizer and its data private. Returns ``(model, optimizer, loader,
     engine)``; train with the usual loop::
 
@@ -85,6 +88,17 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                     step's noise is added and the wrapped optimizer runs once, on the last one
                     (``engine.step_done`` is False before it). Bit-identical to the whole batch;
                     memory bounded by the physical batch.
+    prefetch_noise  True (default): step t's noise is generated on the CPU by a background
+                    thread from the moment the loader issues step t's batch, overlapping the
+                    forward and backward passes (the same bits as generating it in
+                    ``optimizer.step()``, which False does); ``engine.close()`` stops the thread
+
+    Parameters may be on any device (all trainable parameters on one device is fastest) and of
+    any floating dtype: per-example gradients are clipped, summed and noised in float64 on the
+    parameters' device (clip factors in float64 from norms raised above their rounding error:
+    no clipped gradient exceeds clip in any dtype), the noise is made on the CPU,
+    staged in pinned memory (CUDA) and copied with ``non_blocking=True``, and the averaged,
+    noised gradient is rounded once to each parameter's dtype (float32, bfloat16, ...).
 
     Library errors raise :class:`dpcorr.DpcorrValueError` with the library's message (e.g. an
     unreachable budget, or the gdp accountant for a Poisson-amplified run).
@@ -110,7 +124,8 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                        allow_large_delta=allow_large_delta)
     engine = PrivacyEngine(model, optimizer, dataset, plan_kwargs, seed=seed,
                            loss_reduction=loss_reduction, collate_fn=collate_fn,
-                           noise_form=noise_form, max_physical_batch_size=max_physical_batch_size)
+                           noise_form=noise_form, max_physical_batch_size=max_physical_batch_size,
+                           prefetch_noise=prefetch_noise)
     return model, engine.optimizer, engine.loader, engine
 
 
@@ -141,7 +156,7 @@ class PrivacyEngine:
 
     def __init__(self, model, optimizer, dataset, plan_kwargs, *, seed=None,
                  loss_reduction="mean", collate_fn=None, noise_form="auto",
-                 max_physical_batch_size=None):
+                 max_physical_batch_size=None, prefetch_noise=True):
         self.model = model
         dist = torch.distributed
         self.world, self.rank = 1, 0
@@ -184,8 +199,20 @@ class PrivacyEngine:
         if self.world > 1:
             self._join_ranks()
         self.noise = self.plan.noise_generator(self.dim, form=noise_form, scaled=False)
-        self._noise_buf = np.empty(self.dim, dtype=np.float64)
-        self._noise_t = torch.from_numpy(self._noise_buf)
+        # the update is computed on the first trainable parameter's device; the noise on the
+        # CPU, staged (pinned when CUDA is there: a page-locked buffer makes the copy to the
+        # device asynchronous) and copied with non_blocking=True
+        self.device = self.params[0].device
+        self._staged = self.device.type != "cpu"
+        pin = self._staged and self.device.type == "cuda" and torch.cuda.is_available()
+        self._noise_t = torch.empty(self.dim, dtype=torch.float64, pin_memory=pin)
+        self._noise_buf = self._noise_t.numpy()  # the generator writes into the tensor's memory
+        self._copied = None  # a CUDA event: the last copy out of the staging buffer is done
+        self.prefetch_noise = bool(prefetch_noise)
+        self._worker = None  # the noise thread (started by the first batch the loader issues)
+        self._job = None  # the noise job of the step in progress (its step, in the job)
+        self.noise_wait_s = 0.0  # seconds optimizer.step() waited for noise, in all
+        self.last_noise_wait_s = 0.0  # ... in the last step
         self.steps_done = 0
         self._pending = None  # (step, batch size, batch tensors) handed out by the loader
         self._foreign = None  # why a forward pass since the last step ran on another batch
@@ -196,6 +223,7 @@ class PrivacyEngine:
             raise ValueError("max_physical_batch_size: must be at least 1")
         self._rows = []  # distributed: this rank's clipped rows, (offset, (b, n) float64)
         self._acc = None  # float64 clipped sum of the step's physical batches so far
+        self._work = None  # the float64 scratch of the clipped sum (CPU)
         self._clipped = 0  # examples clipped so far in this step, and how many of them clipped
         self._over = 0
         self.step_done = True  # False between the physical batches of a step
@@ -241,10 +269,82 @@ class PrivacyEngine:
         return self.plan.ledger()
 
     def detach(self):
-        """Removes the hooks from the model."""
+        """Removes the hooks from the model (and stops the noise thread)."""
+        self._stop_worker()
         self._whole.remove()
         if self._layers is not None:
             self._layers.remove()
+
+    def close(self):
+        """Ends the run's use of resources: stops the noise thread (waiting for its job) and
+        removes the hooks. The state (steps_done, ledger, state_dict) stays readable."""
+        self.detach()
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
+        return False
+
+    # ---- the noise -------------------------------------------------------------------------
+
+    def _noise_fill(self):
+        """Step t's scaled noise noise_scale (B Z)_t into the staging buffer (what the thread
+        runs, and the inline path): one library call and one multiply, in place."""
+        if self._copied is not None:  # the last step's copy to the device has left the buffer
+            self._copied.synchronize()
+        self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
+        self._noise_t.mul_(self.plan.noise_scale)  # noise_scale (B Z)_t
+
+    def _prefetch(self, step):
+        """Starts generating step ``step``'s noise in the background (once per step)."""
+        if not self.prefetch_noise or (self._job is not None and self._job.step == step):
+            return
+        if self._job is not None:  # a step that never ran: not possible in step order
+            self._drain()
+            raise RuntimeError(f"dpcorr: noise of step {self._job.step} pending at step {step}")
+        if self.noise.step != step:
+            return  # the generator is elsewhere (e.g. all steps done): inline path decides
+        if self._worker is None:
+            self._worker = _prefetch.NoiseWorker()
+            self._finalizer = weakref.finalize(self, self._worker.close)
+        self._job = self._worker.submit(step, self._noise_fill)
+
+    def _take_noise(self, step):
+        """Step ``step``'s scaled noise (the staging buffer), waiting for the thread if it made
+        it; records the wait."""
+        job, self._job = self._job, None
+        if job is not None and job.step == step:
+            self.last_noise_wait_s = _prefetch.wait(job)
+        else:
+            if job is not None:
+                _prefetch.wait(job)
+                raise RuntimeError(f"dpcorr: noise of step {job.step} made for step {step}")
+            t0 = time.perf_counter()
+            self._noise_fill()
+            self.last_noise_wait_s = time.perf_counter() - t0
+        self.noise_wait_s += self.last_noise_wait_s
+        return self._noise_t
+
+    def _drain(self):
+        """Waits for the noise thread's job (its result stays pending)."""
+        if self._job is not None:
+            try:
+                _prefetch.wait(self._job)
+            except BaseException:
+                self._job = None
+                raise
+
+    def _stop_worker(self):
+        try:
+            self._drain()
+        finally:
+            if self._worker is not None:
+                self._finalizer.detach()
+                self._worker.close()
+                self._worker = None
+            self.prefetch_noise = False
 
     def _join_ranks(self):
         """Rank 0's RNG (seed or secure key) for every rank; every rank's configuration (ledger,
@@ -290,6 +390,7 @@ class PrivacyEngine:
     # ---- one step --------------------------------------------------------------------------
 
     def _begin(self, step, batch_size, batch=None, last=True):
+        self._prefetch(step)
         self._pending = (step, batch_size, _tensors(batch) if batch is not None else [], last)
         self._foreign = None
 
@@ -326,7 +427,7 @@ class PrivacyEngine:
                 self._verified = True
         if self._layers is not None and self._layers.unusable is None:
             per = self._layers.compute(b, scale)
-            if self._layers_agree or self._agrees(per, scale):
+            if per is not None and (self._layers_agree or self._agrees(per, scale)):
                 self._layers_agree = True
                 return per
         if self._layers is not None:  # this model needs the whole-model path: for good
@@ -336,9 +437,10 @@ class PrivacyEngine:
         return self._whole.compute(b, scale)
 
     def _agrees(self, per, scale):
-        """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient (p.grad,
-        times scale for a mean loss). A weight used outside its module (tied weights), or a
-        module the hooks misread, fails this and the run takes the whole-model path."""
+        """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
+        (p.grad, times scale for a mean loss) and equal the whole-model path's example by
+        example. A weight used outside its module (tied weights), or a module the hooks misread,
+        fails this and the run takes the whole-model path."""
         for p, g in zip(self.params, per):
             if p.grad is None:
                 return False
@@ -348,7 +450,36 @@ class PrivacyEngine:
             tol = 1e-9 if p.dtype == torch.float64 else 1e-4
             if err > tol * ref + 1e-30:
                 return False
-        return True
+        # and example by example (the first 8), against the whole-model path (functorch over
+        # the full forward pass), once: a layer whose examples are not along dimension 0 of its input
+        # (a sequence-first Linear whose sequence happens to be as long as the batch) sums to
+        # the right batch gradient with wrong per-example rows
+        # (skipped while a Dropout module is active: the recomputation would draw other
+        # masks; the RNG state is left as it was)
+        if any(isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.training and m.p > 0
+               for m in self.model.modules()):
+            return True
+        b = per[0].shape[0]
+        k = min(b, 8)  # the first 8 examples: a misread layer gets (nearly) every row wrong
+        rng = torch.get_rng_state()
+        try:
+            ref = self._whole.compute(b, scale, first=k)
+        except RuntimeError:
+            return False
+        finally:
+            torch.set_rng_state(rng)
+        sq_err = torch.zeros(k, dtype=torch.float64)
+        sq_ref = torch.zeros(k, dtype=torch.float64)
+        low = False
+        for p, g, r in zip(self.params, per, ref):
+            d = (g[:k].double() - r.double()).reshape(k, -1).cpu()
+            sq_err += (d * d).sum(1)
+            rr = r.double().reshape(k, -1).cpu()
+            sq_ref += (rr * rr).sum(1)
+            low = low or p.dtype not in (torch.float64, torch.float32)
+        tol = 5e-2 if low else 1e-9 if all(p.dtype == torch.float64 for p in self.params) \
+            else 1e-4
+        return bool((sq_err.sqrt() <= tol * sq_ref.sqrt() + 1e-30).all())
 
     def _privatize(self):
         """Sets p.grad = (clipped sum + noise) / expected batch for every trainable parameter;
@@ -376,9 +507,10 @@ class PrivacyEngine:
         if b > 0:
             per = self._per_example(b, float(b) if self.loss_reduction == "mean" else 1.0)
             flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
-            norms = torch.linalg.vector_norm(torch.stack(
-                [torch.linalg.vector_norm(g, dim=1).to(flats[0].dtype) for g in flats], 1),
-                dim=1)  # (b,): ||g_i|| over all parameters
+            # ||g_i|| over all parameters (float64 from per-parameter norms accumulated in
+            # float64 at least; a clip factor rounded to bfloat16 could leave ||factor_i g_i||
+            # above clip)
+            norms = self._norms(flats)
             bad = ~torch.isfinite(norms)
             if bool(bad.any()):
                 # one example would decide the released model (NaN/inf parameters): refuse
@@ -391,25 +523,10 @@ class PrivacyEngine:
                         pass
                 raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
                                  f"or inf in its inputs or loss?); refusing the step")
-            factor = (clip / norms).clamp(max=1.0)  # (b,): min(1, clip / ||g_i||)
-            if self._acc is None:
-                self._acc = torch.zeros(self.dim, dtype=torch.float64)
-            off = 0
-            for g in flats:
-                # sum_i factor_i g_i in float64, example after example, continuing the earlier
-                # physical batches' sum: the same additions in the same order however the
-                # step's batch is split (a GEMV's order depends on the batch size)
-                n = g.shape[1]
-                clipped = g.to(torch.float64).mul_(factor.to(torch.float64)[:, None]).cpu()
-                if self.world > 1:  # added after the earlier ranks' sum arrives
-                    self._rows.append((off, clipped))
-                else:
-                    acc = self._acc[off:off + n]
-                    for row in clipped:
-                        acc.add_(row)
-                off += n
+            factor = (clip / norms).clamp(max=1.0)[:, None]  # (b, 1): min(1, clip/||g_i||)
+            self._clip_and_sum(flats, factor)
             self._clipped += b
-            self._over += int((norms > clip).sum())
+            self._over += int((factor < 1.0).sum())
         if not self._pending[3]:
             self.step_done = False
             return False
@@ -418,9 +535,14 @@ class PrivacyEngine:
         if self.world > 1:
             sums = self._pass_sum()
         self.step_done = True
-        flat = self._noise_t  # (dim,) float64, a view of the generator's output buffer
-        self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
-        flat.mul_(self.plan.noise_scale)  # noise_scale (B Z)_t
+        noise = self._take_noise(self.steps_done)  # noise_scale (B Z)_t, float64, CPU
+        if self._staged:  # to the device: from pinned memory, asynchronous
+            flat = noise.to(self.device, non_blocking=True, copy=True)
+            if self.device.type == "cuda":
+                self._copied = torch.cuda.Event()
+                self._copied.record()
+        else:
+            flat = noise  # in place: the buffer is free until the next step's noise
         if sums is not None:
             flat.add_(sums)  # in float64
         flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
@@ -428,13 +550,79 @@ class PrivacyEngine:
         for p in self.params:
             n = p.numel()
             h = flat[off:off + n].view(p.shape)
+            # rounded once to p's dtype (the float64 update), moved to p's device
             if p.grad is not None and p.grad.shape == p.shape and p.grad.dtype == p.dtype \
                     and p.grad.device == p.device:
-                p.grad.copy_(h)  # in place: rounded to p's dtype, moved to p's device
+                p.grad.copy_(h, non_blocking=True)
             else:
                 p.grad = h.to(device=p.device, dtype=p.dtype, copy=True)
             off += n
         return True
+
+    def _norms(self, flats):
+        """||g_i|| over all parameters, float64 (b,). Each parameter's row norms come from torch
+        (float32 and float64 gradients in their dtype, which the CPU accumulates in float64;
+        bfloat16 / float16 accumulated in float32), squared and summed in float64, raised by
+        2^-16 (gradients not float64) or 2^-40 (relative; far above the rounding error), so
+        that factor_i = clip / ||g_i|| never leaves ||factor_i g_i|| above clip."""
+        sq, low = None, False
+        for g in flats:
+            if g.dtype == torch.float64 and g.device.type == "cpu" and g.is_contiguous():
+                a = g.numpy()  # numpy's einsum: a vectorized float64 dot per row
+                s = torch.from_numpy(np.einsum("ij,ij->i", a, a))
+            else:
+                low = low or g.dtype != torch.float64
+                n = torch.linalg.vector_norm(g, dim=1) if g.dtype in (torch.float32,
+                                                                      torch.float64) \
+                    else torch.linalg.vector_norm(g, dim=1, dtype=torch.float32)
+                n = n.to(torch.float64)
+                s = n * n
+            sq = s if sq is None else sq.add_(s.to(sq.device))
+        # raised above their rounding error: 2^-16 for norms of low-precision gradients,
+        # 2^-40 for float64 ones (the float64 factor and product round too)
+        return sq.sqrt_().mul_(1.0 + 2.0 ** (-16 if low else -40))
+
+    def _clip_and_sum(self, flats, factor):
+        """The clipped rows factor_i float64(g_i) (one rounding: float64(g_i) is exact), added
+        to the step's float64 sum example after example (the earlier physical batches' sum
+        first): the same additions in the same order however the step's batch is split (a
+        GEMV's order depends on the batch size). On the CPU in blocks of columns that stay in
+        cache (a float64 scratch of (b + 1) x 2048: the sum so far in row 0, then numpy's
+        multiply and its reduction over axis 0, which adds row after row); distributed: the
+        rows are kept for the rank-to-rank sum."""
+        b = factor.shape[0]
+        dev = self.device if self.world == 1 else torch.device("cpu")
+        if self._acc is None:
+            self._acc = torch.zeros(self.dim, dtype=torch.float64, device=dev)
+        off = 0
+        if self.world > 1 or dev.type != "cpu":
+            f = factor.to(dev)
+            for g in flats:
+                n = g.shape[1]
+                rows = g.to(device=dev, dtype=torch.float64).mul_(f)
+                if self.world > 1:  # added after the earlier ranks' sum arrives
+                    self._rows.append((off, rows))
+                else:
+                    acc = self._acc[off:off + n]
+                    for row in rows:
+                        acc.add_(row)
+                off += n
+            return
+        blk = _BLOCK
+        if self._work is None or self._work.numel() < (b + 1) * blk:
+            self._work = torch.empty((b + 1 + b // 4) * blk, dtype=torch.float64)
+        work, f = self._work.numpy(), factor.numpy()
+        acc = self._acc.numpy()
+        for g in flats:
+            n = g.shape[1]
+            for c in range(0, n, blk):
+                w = min(blk, n - c)
+                m = work[:(b + 1) * w].reshape(b + 1, w)
+                m[0] = acc[off + c:off + c + w]
+                torch.from_numpy(m[1:]).copy_(g[:, c:c + w])  # float64(g_i): exact
+                np.multiply(m[1:], f, out=m[1:])
+                np.add.reduce(m, axis=0, out=acc[off + c:off + c + w])
+            off += n
 
     def _advance(self):
         self.steps_done += 1
@@ -447,12 +635,19 @@ class PrivacyEngine:
         """Everything needed to resume the run bit for bit: the step, the RNG (seed, or the
         secure key: store the checkpoint like a secret), the noise generator's state, the
         ledger (to refuse a checkpoint of another run), the model's and the optimizer's
-        state_dicts. Save it with ``torch.save``."""
-        return {"format": _STATE_FORMAT, "version": 2, "steps_done": self.steps_done,
-                "rng": self.plan.rng, "ledger": self.plan.ledger(), "dim": self.dim,
-                "fingerprint": self._fingerprint(),
-                "noise": self.noise.state_dict(), "model": self.model.state_dict(),
-                "optimizer": self.optimizer.original.state_dict()}
+        state_dicts. Save it with ``torch.save``. Taken while the loader's batch of a step is
+        out (the noise thread has made that step's noise, one row ahead of the saved step), it
+        holds that row too ("noise_ahead"), so that the resumed run uses the same bits."""
+        self._drain()
+        out = {"format": _STATE_FORMAT, "version": 2, "steps_done": self.steps_done,
+               "rng": self.plan.rng, "ledger": self.plan.ledger(), "dim": self.dim,
+               "fingerprint": self._fingerprint(),
+               "noise": self.noise.state_dict(), "model": self.model.state_dict(),
+               "optimizer": self.optimizer.original.state_dict()}
+        if self._job is not None:
+            out["noise_ahead"] = {"step": self._job.step,
+                                  "row": self._noise_t.detach().clone().numpy()}
+        return out
 
     def load_state_dict(self, state):
         """Resumes a run saved by :meth:`state_dict`: same model architecture, data size and
@@ -489,6 +684,15 @@ class PrivacyEngine:
             raise ValueError(f"state: steps_done {step} > the run's {plan.steps} steps")
         noise = plan.noise_generator(self.dim, form=self._noise_form, scaled=False)
         noise.load_state_dict(state["noise"])
+        ahead = state.get("noise_ahead")
+        if ahead is not None and (ahead.get("step") != step or noise.step != step + 1 or
+                                  np.asarray(ahead.get("row")).size != self.dim):
+            raise ValueError("state: its noise_ahead row does not belong to its step")
+        self._drain()  # the thread's job belongs to the generator being replaced
+        self._job = None
+        if ahead is not None:
+            self._noise_t.copy_(torch.from_numpy(np.asarray(ahead["row"], dtype=np.float64)))
+            self._job = _prefetch.done_job(step)
         self.model.load_state_dict(state["model"])
         self.optimizer.original.load_state_dict(state["optimizer"])
         self.plan, self.noise, self.steps_done, self._pending = plan, noise, step, None
@@ -508,6 +712,9 @@ class PrivacyEngine:
                           for n, p in self.model.named_parameters() if p.requires_grad],
                    n_examples=self.n_examples, data=self._data_hash)
         return out
+
+
+_BLOCK = 2048  # columns per block of the clipped sum (CPU): (b + 1) x 2048 doubles in cache
 
 
 def _plain(v):
