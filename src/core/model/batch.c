@@ -13,7 +13,12 @@
  * each entry is read and written once per chunk from cache instead of through P-sized buffers.
  *
  * Other kinds (cnn) keep the per-chunk sums S_c (P doubles each) from dpc_model_clipped_sum and add
- * them in chunk order on the part's slice of the slab. */
+ * them in chunk order on the part's slice of the slab.
+ *
+ * The store of phase 1 (keep), phase 2's dense sum and the argument checks are one source with
+ * the float32 path (batch_kernel.inc, included here with double and in batch_f32.c with float);
+ * this file keeps the batch state (both precisions' slabs) and the double-only parts: phase 1 by
+ * the chunk passes of chunk.c and the generic (cnn) sum. */
 #include "common/util.h"
 #include "model/gemm.h"
 #include "model/internal.h"
@@ -136,55 +141,30 @@ int dpc__batch_same_shape(const dpc_model *m, const dpc_model_batch *b)
            !memcmp(b->feat, m->feat, m->n_layers * sizeof m->feat[0]);
 }
 
-/* Stores the chunk's In_l rows (M, fe) packed at batch rows i0.. and s_i Delta_l[i] at
- * columns i0.. of sdt_l. */
-static void keep_chunk(const dpc_model *m, const double *X, size_t M, size_t i0,
-                       dpc_model_batch *b, const dpc_model_ws *ws)
-{
-    size_t cap = b->cap;
-    for (size_t l = 0; l < m->n_layers; l++) {
-        size_t fe = m->feat[l], out = m->dim[l + 1];
-        const double *In = dpc__layer_input(m, X, ws, l); /* (M, fe) */
-        for (size_t p = 0; p < panels(fe); p++) {
-            size_t j0 = p * DPC__NR, w = fe - j0 < DPC__NR ? fe - j0 : DPC__NR;
-            double *dst = b->in[l] + (p * cap + i0) * DPC__NR; /* (M, NR) */
-            for (size_t i = 0; i < M; i++, dst += DPC__NR) {
-                const double *src = In + i * fe + j0;
-                size_t j = 0;
-                for (; j < w; j++) dst[j] = src[j];
-                for (; j < DPC__NR; j++) dst[j] = 0.0;
-            }
-        }
-        const double *D = ws->delta[l]; /* (M, out) */
-        double *sdt = b->sdt[l];        /* (out, cap) */
-        for (size_t o = 0; o < out; o++)
-            for (size_t i = 0; i < M; i++) sdt[o * cap + i0 + i] = ws->scale[i] * D[i * out + o];
-    }
-}
+/* The shared phase-1 checks, keep and phase 2 (batch_kernel.inc), in double. */
+#define BK_T double
+#define BK_NR DPC__NR
+#define BK_F32 0
+#define BK_GRADS_NAME "dpc_model_batch_grads"
+#define BK_IN(b, l) ((b)->in[l])
+#define BK_SDT(b, l) ((b)->sdt[l])
+#define BK_LAYER_IN(m, X, ws, l) dpc__layer_input(m, X, ws, l)
+#define BK_DELTA(ws, l) ((const double *)(ws)->delta[l])
+#define BK_GEMM_SEG dpc__gemm_seg
+#include "model/batch_kernel.inc"
 
 dpc_status dpc_model_batch_grads(const dpc_model *m, const double *params, const double *X,
                                  const double *y, size_t M, size_t i0, double clip,
                                  dpc_model_batch *b, dpc_model_ws *ws, double *losses,
                                  double *norms, dpc_error *err)
 {
-    if (!m || !b || !ws || (M > 0 && (!params || !X || !y)))
-        return dpc_error_set(err, DPC_E_INVALID, "dpc_model_batch_grads: NULL argument");
-    if (!dpc__batch_same_shape(m, b) || b->f32)
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "batch state was created for a model of another shape or precision");
-    if (!(clip >= 0.0))
-        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
-    if (i0 % b->chunk || M > b->chunk || i0 > b->cap || M > b->cap - i0)
-        return dpc_error_set(err, DPC_E_RANGE,
-                             "chunk at %zu of %zu examples does not fit chunks of %zu in a "
-                             "batch of %zu", i0, M, b->chunk, b->cap);
-    dpc_status st = dpc__check_ws(m, ws, M, err);
+    dpc_status st = check_chunk(m, b, ws, params && X && y, M, i0, clip, err);
     if (st || M == 0) return st;
     if (b->dense) {
         /* params are checked by the chunk at 0 only: they are the same for every chunk of the
          * batch (a non-finite one would make every loss non-finite anyway) */
         if ((st = dpc__chunk_grads(m, params, X, y, M, clip, i0 != 0, ws, err))) return st;
-        keep_chunk(m, X, M, i0, b, ws);
+        keep(m, X, M, i0, b, ws);
     } else {
         double *S = b->sums + (i0 / b->chunk) * m->n_params;
         memset(S, 0, m->n_params * sizeof *S);
@@ -194,27 +174,6 @@ dpc_status dpc_model_batch_grads(const dpc_model *m, const double *params, const
     if (losses) memcpy(losses, ws->loss, M * sizeof *losses);
     if (norms) memcpy(norms, ws->norm, M * sizeof *norms);
     return DPC_OK;
-}
-
-/* Rows [o0, o1) of layer l: dW_l and db_l += S_0, += S_1, ... over the chunks of [0, n). */
-static void sum_rows(const dpc_model *m, const dpc_model_batch *b, size_t l, size_t o0,
-                     size_t o1, size_t n, double *grad_sum)
-{
-    size_t fe = m->feat[l], cap = b->cap;
-    const double *sdt = b->sdt[l] + o0 * cap;
-    dpc__gemm_seg(m->cfg.isa, o1 - o0, fe, n, b->chunk, sdt, cap, b->in[l], cap,
-                  grad_sum + m->w_off[l] + o0 * fe, fe, 1);
-    if (!m->cfg.bias) return;
-    double *gb = grad_sum + m->b_off[l];
-    for (size_t o = o0; o < o1; o++) {
-        const double *s = b->sdt[l] + o * cap;
-        for (size_t t0 = 0; t0 < n; t0 += b->chunk) {
-            size_t t1 = n - t0 < b->chunk ? n : t0 + b->chunk;
-            double acc = 0.0;
-            for (size_t i = t0; i < t1; i++) acc += s[i];
-            gb[o] = gb[o] + acc;
-        }
-    }
 }
 
 void dpc_model_batch_sum(const dpc_model *m, const dpc_model_batch *b, size_t n, size_t part,
@@ -232,21 +191,5 @@ void dpc_model_batch_sum(const dpc_model *m, const dpc_model_batch *b, size_t n,
         }
         return;
     }
-    /* Rows of every layer in slab order, each costing feat[l] multiply-adds per example; part
-     * k takes the rows whose cost offset falls in [k total / nparts, (k + 1) total / nparts). */
-    size_t total = 0;
-    for (size_t l = 0; l < m->n_layers; l++) total += m->dim[l + 1] * m->feat[l];
-    size_t lo = total / nparts * part + total % nparts * part / nparts;
-    size_t hi = total / nparts * (part + 1) + total % nparts * (part + 1) / nparts;
-    size_t off = 0;
-    for (size_t l = 0; l < m->n_layers; l++) {
-        size_t fe = m->feat[l], out = m->dim[l + 1];
-        /* rows o with lo <= off + o fe < hi */
-        size_t o0 = lo <= off ? 0 : (lo - off + fe - 1) / fe;
-        size_t o1 = hi <= off ? 0 : (hi - off + fe - 1) / fe;
-        if (o0 > out) o0 = out;
-        if (o1 > out) o1 = out;
-        if (o0 < o1) sum_rows(m, b, l, o0, o1, n, grad_sum);
-        off += out * fe;
-    }
+    sum_dense(m, b, n, part, nparts, grad_sum);
 }

@@ -11,7 +11,9 @@
  *     norms      ||g_i||^2 = sum_l (sum_o Delta^2)(sum_k In^2 + bias), the squares of the float
  *                values summed in double in the order of chunk_steps.c
  *     clip       s_i = clip / ||g_i|| (double); kept: (float)(s_i Delta_l[i][o]) and In_l
- * and phase 2 adds the segmented float GEMM sums to the float gradient. */
+ * and phase 2 adds the segmented float GEMM sums to the float gradient. The store (keep), phase 2
+ * and the argument checks are batch_kernel.inc with T = float (batch.c includes it with double);
+ * the passes above are this file's own. */
 #include "common/util.h"
 #include "model/gemm.h"
 #include "model/internal.h"
@@ -176,46 +178,25 @@ static dpc_status norms(const dpc_model *m, const float *X, size_t M, double cli
     return DPC_OK;
 }
 
-static void keep(const dpc_model *m, const float *X, size_t M, size_t i0, dpc_model_batch *b,
-                 dpc_model_ws *ws)
-{
-    size_t cap = b->cap;
-    for (size_t l = 0; l < m->n_layers; l++) {
-        size_t fe = m->dim[l], out = m->dim[l + 1];
-        const float *In = layer_in(X, ws, l);
-        for (size_t j0 = 0; j0 < fe; j0 += DPC__NRF) {
-            size_t w = fe - j0 < DPC__NRF ? fe - j0 : DPC__NRF;
-            float *dst = b->inf[l] + ((j0 / DPC__NRF) * cap + i0) * DPC__NRF;
-            for (size_t i = 0; i < M; i++, dst += DPC__NRF) {
-                size_t j = 0;
-                for (; j < w; j++) dst[j] = In[i * fe + j0 + j];
-                for (; j < DPC__NRF; j++) dst[j] = 0.0f;
-            }
-        }
-        const float *D = fl(ws->delta[l]);
-        for (size_t o = 0; o < out; o++)
-            for (size_t i = 0; i < M; i++)
-                b->sdtf[l][o * cap + i0 + i] = (float)(ws->scale[i] * (double)D[i * out + o]);
-    }
-}
+/* The shared phase-1 checks, keep and phase 2 (batch_kernel.inc), in float: In_l and
+ * (float)(s_i Delta_l[i][o]) kept in float, s_i double. */
+#define BK_T float
+#define BK_NR DPC__NRF
+#define BK_F32 1
+#define BK_GRADS_NAME "dpc_model_batch_grads_f32"
+#define BK_IN(b, l) ((b)->inf[l])
+#define BK_SDT(b, l) ((b)->sdtf[l])
+#define BK_LAYER_IN(m, X, ws, l) layer_in(X, ws, l)
+#define BK_DELTA(ws, l) ((const float *)fl((ws)->delta[l]))
+#define BK_GEMM_SEG dpc__gemmf_seg
+#include "model/batch_kernel.inc"
 
 dpc_status dpc_model_batch_grads_f32(const dpc_model *m, const float *params, const float *X,
                                      const double *y, size_t M, size_t i0, double clip,
                                      dpc_model_batch *b, dpc_model_ws *ws, double *losses,
                                      double *norms_out, dpc_error *err)
 {
-    if (!m || !b || !ws || (M > 0 && (!params || !X || !y)))
-        return dpc_error_set(err, DPC_E_INVALID, "dpc_model_batch_grads_f32: NULL argument");
-    if (!b->f32 || !dpc__batch_same_shape(m, b))
-        return dpc_error_set(err, DPC_E_INVALID,
-                             "batch state was created for a model of another shape or precision");
-    if (!(clip >= 0.0))
-        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be >= 0, got %g", clip);
-    if (i0 % b->chunk || M > b->chunk || i0 > b->cap || M > b->cap - i0)
-        return dpc_error_set(err, DPC_E_RANGE,
-                             "chunk at %zu of %zu examples does not fit chunks of %zu in a "
-                             "batch of %zu", i0, M, b->chunk, b->cap);
-    dpc_status st = dpc__check_ws(m, ws, M, err);
+    dpc_status st = check_chunk(m, b, ws, params && X && y, M, i0, clip, err);
     if (st || M == 0) return st;
     if (i0 == 0 && !finite_f(params, m->n_params)) /* (the chunk at 0 checks the batch's) */
         return dpc_error_param(err, DPC_E_INVALID, "params", "a float parameter is not finite");
@@ -246,31 +227,5 @@ void dpc_model_batch_sum_f32(const dpc_model *m, const dpc_model_batch *b, size_
         !dpc__batch_same_shape(m, b))
         return;
     if (n > b->cap) n = b->cap;
-    size_t total = 0, cap = b->cap;
-    for (size_t l = 0; l < m->n_layers; l++) total += m->dim[l + 1] * m->dim[l];
-    size_t lo = total / nparts * part + total % nparts * part / nparts;
-    size_t hi = total / nparts * (part + 1) + total % nparts * (part + 1) / nparts;
-    size_t off = 0;
-    for (size_t l = 0; l < m->n_layers; l++) {
-        size_t fe = m->dim[l], out = m->dim[l + 1];
-        size_t o0 = lo <= off ? 0 : (lo - off + fe - 1) / fe;
-        size_t o1 = hi <= off ? 0 : (hi - off + fe - 1) / fe;
-        if (o0 > out) o0 = out;
-        if (o1 > out) o1 = out;
-        off += out * fe;
-        if (o0 >= o1) continue;
-        dpc__gemmf_seg(m->cfg.isa, o1 - o0, fe, n, b->chunk, b->sdtf[l] + o0 * cap, cap,
-                       b->inf[l], cap, grad_sum + m->w_off[l] + o0 * fe, fe, 1);
-        if (!m->cfg.bias) continue;
-        float *gb = grad_sum + m->b_off[l];
-        for (size_t o = o0; o < o1; o++) {
-            const float *s = b->sdtf[l] + o * cap;
-            for (size_t t0 = 0; t0 < n; t0 += b->chunk) {
-                size_t t1 = n - t0 < b->chunk ? n : t0 + b->chunk;
-                float acc = 0.0f;
-                for (size_t i = t0; i < t1; i++) acc += s[i];
-                gb[o] = gb[o] + acc;
-            }
-        }
-    }
+    sum_dense(m, b, n, part, nparts, grad_sum);
 }

@@ -7,62 +7,14 @@
  * SSE2 lanes, and B is packed so the 8 values needed per k sit in one cache line.
  * GCC 12 -O2 turns the tile into 8 mulpd + 8 addpd per k (about 6 GMAC/s in L1 on the
  * target EPYC, against about 1 for the naive loop).
+ *
+ * The packing, the baseline level and the dispatch to the AVX2 / AVX-512 levels are one source
+ * with gemm_f32.c (gemm_base.inc, included below with double); this file keeps the double tile
+ * kernel, dpc__gemm_packed and the naive reference.
  */
 #include "model/gemm.h"
 
 #include <string.h>
-
-#define DPC__GEMM_L2 65536 /* doubles of packed B kept in L2 per column block (512 KiB) */
-
-size_t dpc__gemm_packed_size(size_t k, size_t n)
-{
-    return k * ((n + DPC__NR - 1) / DPC__NR) * DPC__NR;
-}
-
-void dpc__gemm_pack_b(size_t k, size_t n, const double *B, size_t ldb, double *Bp)
-{
-    for (size_t j0 = 0; j0 < n; j0 += DPC__NR) {
-        size_t w = n - j0 < DPC__NR ? n - j0 : DPC__NR;
-        const double *b = B + j0;
-        if (w == DPC__NR) {
-            for (size_t t = 0; t < k; t++, Bp += DPC__NR, b += ldb)
-                memcpy(Bp, b, DPC__NR * sizeof *Bp);
-        } else {
-            for (size_t t = 0; t < k; t++, Bp += DPC__NR, b += ldb) {
-                size_t j = 0;
-                for (; j < w; j++) Bp[j] = b[j];
-                for (; j < DPC__NR; j++) Bp[j] = 0.0;
-            }
-        }
-    }
-}
-
-void dpc__gemm_pack_bt(size_t k, size_t n, const double *Bt, size_t ldbt, double *Bp)
-{
-    for (size_t j0 = 0; j0 < n; j0 += DPC__NR) {
-        size_t w = n - j0 < DPC__NR ? n - j0 : DPC__NR;
-        const double *s = Bt + j0 * ldbt;
-        /* Bp[t][j] = Bt[j0 + j][t]: sequential writes, w sequential read streams. */
-        if (w == DPC__NR) {
-            for (size_t t = 0; t < k; t++, Bp += DPC__NR) {
-                Bp[0] = s[t];
-                Bp[1] = s[ldbt + t];
-                Bp[2] = s[2 * ldbt + t];
-                Bp[3] = s[3 * ldbt + t];
-                Bp[4] = s[4 * ldbt + t];
-                Bp[5] = s[5 * ldbt + t];
-                Bp[6] = s[6 * ldbt + t];
-                Bp[7] = s[7 * ldbt + t];
-            }
-        } else {
-            for (size_t t = 0; t < k; t++, Bp += DPC__NR) {
-                size_t j = 0;
-                for (; j < w; j++) Bp[j] = s[j * ldbt + t];
-                for (; j < DPC__NR; j++) Bp[j] = 0.0;
-            }
-        }
-    }
-}
 
 /* out (2, 8) = [a0; a1] (2, k) x panel (k, 8). Named scalars so that GCC keeps the tile in
  * registers and pairs columns into SSE2 lanes. */
@@ -87,77 +39,13 @@ static void kernel_2x8(size_t k, const double *a0, const double *a1, const doubl
     out[12] = c14; out[13] = c15; out[14] = c16; out[15] = c17;
 }
 
-static void store_row(double *c, const double *t, size_t w, int accumulate)
-{
-    if (accumulate)
-        for (size_t j = 0; j < w; j++) c[j] = c[j] + t[j];
-    else
-        memcpy(c, t, w * sizeof *c);
-}
-
-/* One 2 x 8 tile: rows i, i+1 (i+1 = i when only one row is left), columns j0.. of C, summed
- * over the k-range [t0, t1) and stored (added to C when add is set). */
-static void tile(size_t m, size_t n, size_t kp, const double *A, size_t lda, const double *Bp,
-                 double *C, size_t ldc, int add, size_t i, size_t j0, size_t t0, size_t t1)
-{
-    double t[2 * DPC__NR];
-    size_t w = n - j0 < DPC__NR ? n - j0 : DPC__NR;
-    const double *bp = Bp + (j0 / DPC__NR) * kp * DPC__NR + t0 * DPC__NR;
-    int two = i + 1 < m;
-    kernel_2x8(t1 - t0, A + i * lda + t0, A + (two ? i + 1 : i) * lda + t0, bp, t);
-    store_row(C + i * ldc + j0, t, w, add);
-    if (two) store_row(C + (i + 1) * ldc + j0, t + DPC__NR, w, add);
-}
-
-/* Columns are taken in blocks of panels that together fit in L2 (DPC__GEMM_L2 doubles); within
- * a block, each row pair of A (in L1) sweeps every panel, so A and C are streamed once per
- * block and the B block is reused from L2 by all rows. Blocking moves data, never changes a
- * sum. */
-static size_t panels_per_block(size_t k)
-{
-    size_t per = DPC__GEMM_L2 / (k * DPC__NR + 1);
-    return per < 1 ? 1 : per;
-}
-
-static void block_sse2(size_t m, size_t n, size_t k, size_t seg, const double *A, size_t lda,
-                       const double *Bp, size_t kp, double *C, size_t ldc, int accumulate,
-                       size_t p0, size_t p1)
-{
-    for (size_t i = 0; i < m; i += DPC__MR)
-        for (size_t p = p0; p < p1; p++)
-            for (size_t t0 = 0; t0 < k; t0 += seg)
-                tile(m, n, kp, A, lda, Bp, C, ldc, accumulate || t0 > 0, i, p * DPC__NR, t0,
-                     t0 + seg < k ? t0 + seg : k);
-}
-
-void dpc__gemm_seg(dpc_isa isa, size_t m, size_t n, size_t k, size_t seg, const double *A,
-                   size_t lda, const double *Bp, size_t kp, double *C, size_t ldc,
-                   int accumulate)
-{
-    if (m == 0 || n == 0) return;
-    if (k == 0) { /* empty sums: C = C + 0 (accumulate) or 0 */
-        for (size_t i = 0; i < m; i++)
-            for (size_t j = 0; j < n; j++) C[i * ldc + j] = accumulate ? C[i * ldc + j] + 0.0 : 0.0;
-        return;
-    }
-    if (seg == 0 || seg > k) seg = k;
-    if (kp < k) kp = k;
-    if (isa == DPC_ISA_AUTO) isa = dpc_isa_detect();
-    size_t np = (n + DPC__NR - 1) / DPC__NR, per = panels_per_block(k);
-    /* (the blocks are sized for the k rows used; a longer panel only spaces them) */
-    for (size_t p0 = 0; p0 < np; p0 += per) {
-        size_t p1 = p0 + per < np ? p0 + per : np;
-        switch (isa) {
-        case DPC_ISA_AVX512:
-            dpc__gemm_block_avx512(m, n, k, seg, A, lda, Bp, kp, C, ldc, accumulate, p0, p1);
-            break;
-        case DPC_ISA_AVX2:
-            dpc__gemm_block_avx2(m, n, k, seg, A, lda, Bp, kp, C, ldc, accumulate, p0, p1);
-            break;
-        default: block_sse2(m, n, k, seg, A, lda, Bp, kp, C, ldc, accumulate, p0, p1); break;
-        }
-    }
-}
+/* Packing, the baseline level (block_base: 2 x 8 tiles of kernel_2x8) and the dispatch to the
+ * AVX2 / AVX-512 levels: gemm_base.inc, shared with gemm_f32.c. */
+#define GS_T double
+#define GS_NR DPC__NR
+#define GS_PREFIX dpc__gemm
+#define GS_KERNEL kernel_2x8
+#include "model/gemm_base.inc"
 
 void dpc__gemm_packed(size_t m, size_t n, size_t k, const double *A, size_t lda,
                       const double *Bp, double *C, size_t ldc, int accumulate)

@@ -129,7 +129,7 @@ void dpc__chunk_scaled_sum(const dpc_model *m, const double *X, size_t M, double
 dpc_status dpc__chunk_grads(const dpc_model *m, const double *params, const double *X,
                             const double *y, size_t M, double clip, int skip_params,
                             dpc_model_ws *ws, dpc_error *err);
-/* The batch state (batch.c, batch_f32.c; dpcorr/model.h "Batch clipped sums"). */
+/* The batch state (batch.c, batch_f32.c, batch_kernel.inc; dpcorr/model.h "Batch clipped sums"). */
 struct dpc_model_batch {
     size_t cap, chunk, nchunks; /* max_batch, chunk size, ceil(cap / chunk) */
     int dense;                  /* 1: per-layer GEMM path; 0: per-chunk sums */
