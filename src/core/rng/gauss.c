@@ -236,12 +236,18 @@ static void fill_secure(const dpc_rng_stream *s, uint64_t row, uint64_t index0, 
 static void fill_seeded(const dpc_rng_stream *s, uint64_t row, uint64_t index0, double *out,
                         size_t n, dpc_isa isa)
 {
+    /* The kernels start at an even index (a Philox block holds a pair). When they can also
+     * start on a 64-byte line of out (the parity of the line offset agrees with index0's), the
+     * head reaches it: stores that split cache lines made a long fill into malloc'ed memory
+     * (16 bytes into a line) a third slower on the Xeon of issue 29 (doc/performance.md). */
     size_t head = (size_t)(index0 & 1);
+    size_t to_line = (size_t)((8 - (((uintptr_t)out / sizeof(double)) & 7)) & 7);
+    if ((uintptr_t)out % sizeof(double) == 0 && (to_line & 1) == head) head = to_line;
     if (isa == DPC_ISA_SSE2 || n < head + DPC__PHILOX_BULK) {
         dpc__gaussian_fill_portable(s, row, index0, out, n);
         return;
     }
-    if (head) out[0] = dpc_rng_gaussian(s, row, index0);
+    dpc__gaussian_fill_portable(s, row, index0, out, head);
     size_t mid = (n - head) / DPC__PHILOX_BULK * DPC__PHILOX_BULK;
     if (isa == DPC_ISA_AVX512)
         dpc__gaussian_fill_avx512(s, row, index0 + head, out + head, mid);
