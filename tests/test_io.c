@@ -152,8 +152,56 @@ static void test_fuzz_corpus(void)
     CHECK(seeds >= 8, "%zu seeds replayed", seeds);
 }
 
+/* The strict number rules every option and spec grammar shares (dpc_io_parse_double / _uint). */
+static void test_strict_numbers(void)
+{
+    static const struct {
+        const char *text;
+        int ok;
+        double v;
+    } dbl[] = {{"1.5", 1, 1.5},   {"-2", 1, -2},    {"1e6", 1, 1e6}, {"+.5e-3", 1, 5e-4},
+               {" 1", 0, 0},      {"1 ", 0, 0},     {"", 0, 0},      {"inf", 0, 0},
+               {"nan", 0, 0},     {"0x10", 0, 0},   {"1e400", 0, 0}, {"1,5", 0, 0},
+               {"1e", 0, 0},      {"--1", 0, 0}};
+    for (size_t i = 0; i < sizeof dbl / sizeof dbl[0]; i++) {
+        double v = -7;
+        int ok = dpc_io_parse_double(dbl[i].text, &v);
+        CHECK(ok == dbl[i].ok && (ok ? v == dbl[i].v : v == -7), "double '%s': %d %g",
+              dbl[i].text, ok, v);
+    }
+    static const struct {
+        const char *text;
+        int big, ok;
+        uint64_t v;
+    } uin[] = {{"0", 0, 1, 0},
+               {"42", 0, 1, 42},
+               {"1e6", 0, 1, 1000000},
+               {"2.5e1", 0, 1, 25},
+               {"9007199254740992", 0, 1, 9007199254740992ull},
+               {"9007199254740993", 0, 0, 0},
+               {"9007199254740993", 1, 1, 9007199254740993ull},
+               {"18446744073709551615", 1, 1, 18446744073709551615ull},
+               {"18446744073709551616", 1, 0, 0},
+               {"1e17", 1, 0, 0}, /* a float form above 2^53: not exact */
+               {"1.5", 0, 0, 0},
+               {"-1", 0, 0, 0},
+               {"+1", 0, 0, 0},
+               {" 3", 0, 0, 0},
+               {"", 0, 0, 0}};
+    for (size_t i = 0; i < sizeof uin / sizeof uin[0]; i++) {
+        uint64_t v = 7;
+        int ok = dpc_io_parse_uint(uin[i].text, &v, uin[i].big);
+        CHECK(ok == uin[i].ok && (ok ? v == uin[i].v : v == 7), "uint '%s' (big %d): %d %llu",
+              uin[i].text, uin[i].big, ok, (unsigned long long)v);
+    }
+    double d;
+    uint64_t u;
+    CHECK(!dpc_io_parse_double(NULL, &d) && !dpc_io_parse_uint(NULL, &u, 1), "NULL refused");
+}
+
 int main(void)
 {
+    test_strict_numbers();
     test_numbers();
     test_lower_triangular();
     test_fuzz_corpus();

@@ -1,5 +1,6 @@
 /* opt.c — the table-driven option parser; see opt.h. */
 #include "opt.h"
+#include "dpcorr/io.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -139,50 +140,9 @@ static int word_index(const char *list, const char *w)
 
 /* ---- strict numbers ------------------------------------------------------------------------ */
 
-static int has_space_edge(const char *v)
-{
-    size_t n = strlen(v);
-    return n == 0 || isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1]);
-}
-
-/* A finite decimal number: digits, '.', 'e', signs only (no hex, inf, nan, spaces). */
-static int parse_double(const char *v, double *out)
-{
-    if (has_space_edge(v)) return 0;
-    for (const char *p = v; *p; p++)
-        if (!isdigit((unsigned char)*p) && !strchr(".eE+-", *p)) return 0;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || errno == ERANGE || !isfinite(d)) return 0;
-    *out = d;
-    return 1;
-}
-
-/* A non-negative integer: digits (any size up to 2^64-1 with `big`, else 2^53), or a decimal
- * or exponent form whose value is an exact integer <= 2^53. No sign, no spaces. */
-static int parse_uint(const char *v, uint64_t *out, int big)
-{
-    if (has_space_edge(v) || v[0] == '-' || v[0] == '+') return 0;
-    int digits = 1;
-    for (const char *p = v; *p; p++) digits &= isdigit((unsigned char)*p) != 0;
-    if (digits) {
-        char *end;
-        errno = 0;
-        unsigned long long u = strtoull(v, &end, 10);
-        if (*end || errno == ERANGE) return 0;
-        if (!big && u > (1ull << 53)) return 0;
-        *out = u;
-        return 1;
-    }
-    double d;
-    if (!parse_double(v, &d) || d < 0 || d != floor(d) || d > 9007199254740992.0) return 0;
-    *out = (uint64_t)d;
-    return 1;
-}
-
-int opt_strict_double(const char *v, double *out) { return parse_double(v, out); }
-int opt_strict_uint(const char *v, uint64_t *out) { return parse_uint(v, out, 0); }
+/* the rules are the library's (dpc_io_parse_double / _uint: every spec grammar shares them) */
+int opt_strict_double(const char *v, double *out) { return dpc_io_parse_double(v, out); }
+int opt_strict_uint(const char *v, uint64_t *out) { return dpc_io_parse_uint(v, out, 0); }
 
 static int has_range(const opt_spec *o) { return o->lo != 0 || o->hi != 0; }
 
@@ -221,7 +181,7 @@ static int parse_list(const opt_set *s, const opt_spec *o, const char *v, opt_va
         if (l >= sizeof item) return fail_name(s, o->name, "expected comma-separated numbers, got '%s'", v);
         memcpy(item, p, l);
         item[l] = '\0';
-        if (!parse_double(item, &d))
+        if (!dpc_io_parse_double(item, &d))
             return fail_name(s, o->name, "expected comma-separated numbers, got '%s'", v);
         if (!in_range(o, d)) return bad_range(s, o, item);
         if (out->nlist == OPT_MAX_LIST)
@@ -257,12 +217,12 @@ static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_v
     }
     if ((o->flags & OPT_WORDS) && (out->word = word_index(o->choices, v))) return 0;
     if (o->type == OPT_DOUBLE) {
-        if (!parse_double(v, &out->num))
+        if (!dpc_io_parse_double(v, &out->num))
             return fail_name(s, o->name, "expected a number%s%s, got '%s'",
                              (o->flags & OPT_WORDS) ? " or " : "",
                              (o->flags & OPT_WORDS) ? o->choices : "", v);
     } else {
-        if (!parse_uint(v, &out->u, (o->flags & OPT_BIG) != 0))
+        if (!dpc_io_parse_uint(v, &out->u, (o->flags & OPT_BIG) != 0))
             return fail_name(s, o->name, "expected a non-negative integer%s%s, got '%s'",
                              (o->flags & OPT_WORDS) ? " or " : "",
                              (o->flags & OPT_WORDS) ? o->choices : "", v);

@@ -7,6 +7,8 @@
 
 #include "dpcorr/common.h"
 
+#include <stdint.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -25,6 +27,15 @@ DPC_API DPC_NODISCARD dpc_status dpc_io_read_numbers(const char *path, size_t ma
 DPC_API DPC_NODISCARD dpc_status dpc_io_read_lower_triangular(const char *path, size_t n,
                                                               double **out, size_t *n_out,
                                                               dpc_error *err);
+
+/* The strict number rules of every option and spec value (the CLI's options, the KAN and data
+ * spec grammars): a finite decimal number made of digits, '.', 'e'/'E' and signs only (no hex,
+ * inf, nan, leading or trailing space). 1 and *out on success, 0 otherwise (*out untouched). */
+DPC_API int dpc_io_parse_double(const char *text, double *out);
+
+/* A non-negative integer: digits (up to 2^64 - 1 when big, else 2^53), or a decimal or exponent
+ * form whose value is an exact integer <= 2^53 ("1e6"). No sign, no spaces. 1 or 0 as above. */
+DPC_API int dpc_io_parse_uint(const char *text, uint64_t *out, int big);
 
 #ifdef __cplusplus
 }

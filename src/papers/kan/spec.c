@@ -1,6 +1,7 @@
 /* spec.c — the KAN paper's run defaults (dpc_kan_run_config_init) and spec grammars
  * (dpcorr/papers/kan.h): the model "kan2:M[:...]" and the data "kan-synth:...", with the strict numbers of every spec (digits, or an exact integer in
  * exponent form; no sign, no spaces). */
+#include "dpcorr/io.h"
 #include "dpcorr/papers/kan.h"
 
 #include <ctype.h>
@@ -8,44 +9,6 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int space_edge(const char *v)
-{
-    size_t n = strlen(v);
-    return n == 0 || isspace((unsigned char)v[0]) || isspace((unsigned char)v[n - 1]);
-}
-
-static int strict_double(const char *v, double *out)
-{
-    if (space_edge(v)) return 0;
-    for (const char *p = v; *p; p++)
-        if (!isdigit((unsigned char)*p) && !strchr(".eE+-", *p)) return 0;
-    char *end;
-    errno = 0;
-    double d = strtod(v, &end);
-    if (end == v || *end || errno == ERANGE || !isfinite(d)) return 0;
-    *out = d;
-    return 1;
-}
-
-static int strict_uint(const char *v, uint64_t *out)
-{
-    if (space_edge(v) || v[0] == '-' || v[0] == '+') return 0;
-    int digits = 1;
-    for (const char *p = v; *p; p++) digits &= isdigit((unsigned char)*p) != 0;
-    if (digits) {
-        char *end;
-        errno = 0;
-        unsigned long long u = strtoull(v, &end, 10);
-        if (*end || errno == ERANGE || u > (1ull << 53)) return 0;
-        *out = u;
-        return 1;
-    }
-    double d;
-    if (!strict_double(v, &d) || d < 0 || d != floor(d) || d > 9007199254740992.0) return 0;
-    *out = (uint64_t)d;
-    return 1;
-}
 
 void dpc_kan_run_config_init(dpc_kan_run_config *c)
 {
@@ -83,7 +46,7 @@ dpc_status dpc_kan2_config_parse(dpc_kan2_config *c, const char *spec, size_t d,
     char *save = NULL, *tok = strtok_r(buf, ":", &save);
     uint64_t u;
     if (!tok) return dpc_error_param(err, DPC_E_INVALID, "model", "kan2 needs a width, e.g. kan2:256");
-    if (!strict_uint(tok, &u) || u < 1 || u > 1000000)
+    if (!dpc_io_parse_uint(tok, &u, 0) || u < 1 || u > 1000000)
         return dpc_error_param(err, DPC_E_INVALID, "model",
                                "kan2 width '%s' is not an integer in [1, 1e6]", tok);
     c->m = (size_t)u;
@@ -91,7 +54,7 @@ dpc_status dpc_kan2_config_parse(dpc_kan2_config *c, const char *spec, size_t d,
         if (!strcmp(tok, "sigmoid")) c->act = DPC_KAN_SIGMOID;
         else if (!strcmp(tok, "tanh")) c->act = DPC_KAN_TANH;
         else if (!strncmp(tok, "grid=", 5)) {
-            if (!strict_uint(tok + 5, &u) || u < 1 || u > 256)
+            if (!dpc_io_parse_uint(tok + 5, &u, 0) || u < 1 || u > 256)
                 return dpc_error_param(err, DPC_E_INVALID, "model", "grid '%s' must be in 1..256",
                                        tok + 5);
             c->grid = (size_t)u;
@@ -129,13 +92,13 @@ dpc_status dpc_kan_synth_spec(dpc_dataset **train, dpc_dataset **test, const cha
         while (k < 4 && strcmp(tok, keys[k])) k++;
         uint64_t u;
         if (k < 4) {
-            if (!strict_uint(eq + 1, &u) || u > ((uint64_t)1 << 32))
+            if (!dpc_io_parse_uint(eq + 1, &u, 0) || u > ((uint64_t)1 << 32))
                 return dpc_error_param(err, DPC_E_INVALID, "data",
                                        "kan-synth: %s: expected an integer in [0, 2^32], got '%s'",
                                        tok, eq + 1);
             v[k] = (size_t)u;
         } else if (!strcmp(tok, "margin")) {
-            if (!strict_double(eq + 1, &margin) || margin < 0)
+            if (!dpc_io_parse_double(eq + 1, &margin) || margin < 0)
                 return dpc_error_param(err, DPC_E_INVALID, "data",
                                        "kan-synth: margin: expected a number >= 0, got '%s'",
                                        eq + 1);
