@@ -97,6 +97,7 @@ DPC_API DPC_NODISCARD dpc_status dpc_privatize_batch(dpc_privatizer *pv, size_t 
 DPC_API DPC_NODISCARD dpc_status dpc_privatize_step(dpc_privatizer *pv, const double *clipped_sum,
                                                     double *h, dpc_error *err);
 
+/* Steps released so far, the run's steps n, and the capacity dpc_privatize_batch's idx needs. */
 DPC_API size_t dpc_privatize_steps_done(const dpc_privatizer *pv);
 DPC_API size_t dpc_privatize_steps_total(const dpc_privatizer *pv);
 DPC_API size_t dpc_privatize_max_batch(const dpc_privatizer *pv);

@@ -286,6 +286,7 @@ typedef struct dpc_train_times {
     double sample_s, gradient_s, noise_s, update_s, other_s, evaluate_s;
     size_t steps, evaluations; /* what the sums cover */
 } dpc_train_times;
+/* *out = the trainer's time split so far (above). */
 DPC_API void dpc_trainer_times(const dpc_trainer *tr, dpc_train_times *out);
 /* The resolved instruction-set level of the trainer's noise generators (cfg.isa). */
 DPC_API dpc_isa dpc_trainer_isa(const dpc_trainer *tr);
