@@ -134,6 +134,27 @@ static void test_gaussian_levels(void)
     }
     CHECK(big_bad == 0 && big_cases >= 2, "long fills (%d samples) equal the scalar sampler at "
           "every level (%d of %d differ)", NBIG, big_bad, big_cases);
+    /* a secure fill of 32 MiB and more requests its next piece's lines ahead
+     * (SECURE_PREFETCH_MIN in gauss_kernel.inc): the same values, nothing past the end */
+    size_t nhuge = ((size_t)1 << 22) + 1003;
+    double *href = malloc((nhuge + 1) * sizeof *href), *hgot = malloc((nhuge + 1) * sizeof *hgot);
+    int huge_bad = 0, huge_cases = 0;
+    if (href && hgot) {
+        dpc_rng_stream s = dpc_rng_stream_derive(&roots[1], DPC_STREAM_ID(DPC_STREAM_TEST, 6));
+        dpc_rng_gaussian_fill_naive(&s, 2, 5, href, nhuge);
+        for (size_t k = 0; k < N_LEVELS; k++) {
+            if (!dpc_isa_supported(LEVELS[k])) continue;
+            hgot[nhuge] = 12345.0; /* guard */
+            dpc_rng_gaussian_fill_isa(&s, 2, 5, hgot, nhuge, LEVELS[k]);
+            huge_cases++;
+            huge_bad += memcmp(href, hgot, nhuge * sizeof *href) != 0 || hgot[nhuge] != 12345.0;
+        }
+    }
+    CHECK(huge_bad == 0 && huge_cases >= 2, "secure fills of %zu samples equal the scalar sampler "
+          "at every level (%d of %d differ)", nhuge, huge_bad, huge_cases);
+    free(href);
+    free(hgot);
+    big_bad += huge_bad;
     if (bad || big_bad) { /* the OS key was drawn for this run only: print it to replay */
         fprintf(stderr, "  the secure cases' test key:");
         for (int i = 0; i < 8; i++) fprintf(stderr, " %08x", (unsigned)roots[1].skey[i]);
