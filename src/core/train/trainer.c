@@ -279,6 +279,10 @@ static size_t gather(dpc_trainer *tr, thread_ctx *c, size_t chunk)
     size_t m = tr->count - i0 < ch ? tr->count - i0 : ch;
     for (size_t j = 0; j < m; j++) {
         const double *src = tr->train->x + tr->idx[i0 + j] * D;
+        if (j + 1 < m) { /* rows are scattered: ask for the next one while this one is copied */
+            const double *next = tr->train->x + tr->idx[i0 + j + 1] * D;
+            for (size_t k = 0; k < D; k += 8) __builtin_prefetch(next + k, 0, 3);
+        }
         if (tr->params32) {
             float *X = (float *)c->X + j * D;
             for (size_t k = 0; k < D; k++) X[k] = (float)src[k];
