@@ -2,12 +2,14 @@
  *  1. Gaussian fill (seeded Philox and secure ChaCha20) at every instruction-set level, next to
  *     NumPy's standard_normal measured in the same run (rounds alternate NumPy and dpcorr;
  *     the ratio is the median over rounds); memory bandwidth for scale;
- *  2. per-step noise time of every mechanism at d = 1e6 next to identity (DP-SGD), at the
+ *  2. the float32 path's tanh at every level against the libm loop it replaces;
+ *  3. per-step noise time of every mechanism at d = 1e6 next to identity (DP-SGD), at the
  *     default level, and identity / BLT / BSR at every level.
  * CPU time of the process (NumPy's figure too: anchors.py times with process_time), best of
  * several repetitions inside each round, so that other jobs on the cores distort little. */
 #include "bench_util.h"
 #include "dpcorr/mech.h"
+#include "model/tanh_f32.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -257,11 +259,62 @@ static void bench_tuning(void)
            worst * 1e3);
 }
 
+/* The float32 path's tanh (model/tanh_f32.h) at every level against the libm loop it
+ * replaces, (float)tanh((double)x): the same floats (tests/test_tanh_f32.c, exhaustive). */
+typedef struct tanh_arg {
+    float *z;
+    const float *x;
+    size_t n;
+    dpc_isa isa;
+} tanh_arg;
+static void do_tanh(void *p)
+{
+    tanh_arg *t = p;
+    memcpy(t->z, t->x, t->n * sizeof *t->z);
+    dpc__tanh_f32(t->isa, t->z, t->n);
+    bench_sink = t->z[t->n / 2];
+}
+static void do_tanh_libm(void *p)
+{
+    tanh_arg *t = p;
+    for (size_t i = 0; i < t->n; i++) t->z[i] = (float)tanh((double)t->x[i]);
+    bench_sink = t->z[t->n / 2];
+}
+static void do_copy_f(void *p)
+{
+    tanh_arg *t = p;
+    memcpy(t->z, t->x, t->n * sizeof *t->z);
+    bench_sink = t->z[t->n / 2];
+}
+
+static void bench_tanh(void)
+{
+    size_t n = 128000; /* one float32 forward's hidden layer: 500 examples x 256 units */
+    float *x = malloc(n * sizeof *x), *z = malloc(n * sizeof *z);
+    for (size_t i = 0; i < n; i++) x[i] = (float)(4.0 * sin(0.001 * (double)i)); /* [-4, 4] */
+    tanh_arg t = {z, x, n, DPC_ISA_SSE2};
+    double copy = best_of(5, do_copy_f, &t), libm = best_of(5, do_tanh_libm, &t);
+    printf("\n== float32 tanh, one core, %zu values in [-4, 4] (ns per value, best of 5; the "
+           "copy of the input included and shown)\n", n);
+    printf("libm (float)tanh((double)x): %.2f   copy: %.2f\n", libm / (double)n * 1e9,
+           copy / (double)n * 1e9);
+    for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++) {
+        if (!dpc_isa_supported((dpc_isa)l)) continue;
+        t.isa = (dpc_isa)l;
+        double s = best_of(5, do_tanh, &t);
+        printf("%-8s %.2f  (%.1fx libm)\n", dpc_isa_name((dpc_isa)l), s / (double)n * 1e9,
+               libm / s);
+    }
+    free(x);
+    free(z);
+}
+
 int main(void)
 {
     bench_machine();
     bench_tuning();
     bench_fill();
+    bench_tanh();
     bench_noise();
     printf("\nload average at the end: %.2f\n", bench_loadavg());
     return 0;
