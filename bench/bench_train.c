@@ -253,6 +253,7 @@ static void bench_correlated(ctx *x)
 static int cli_run(const char *prec, int secure, const char *report, double *eps, char *split,
                    size_t cap)
 {
+    fflush(stdout); /* else the child's freopen writes the parent's pending output once more */
     pid_t pid = fork();
     if (pid == 0) {
         if (!freopen("/dev/null", "w", stdout) || !freopen("/dev/null", "w", stderr)) _exit(127);
