@@ -273,14 +273,20 @@ static void test_word_fill(void)
     for (int i = 0; i < 8; i++) secure.skey[i] = 0x01234567u * (uint32_t)(i + 3);
     const dpc_rng *roots[2] = {&seeded, &secure};
     static const uint64_t bases[4] = {0, 1000, ((uint64_t)1 << 33) - 9, ((uint64_t)1 << 35) - 13};
-    uint64_t out[80];
+    /* short runs (the reference alone) and runs through the level kernels at attempt 0: their
+     * bulk (16 Philox words, 64 or 128 ChaCha20 words), pieces of 512, the pair counter's
+     * wrap at index 2^33 */
+    static const size_t sizes[] = {0, 7, 14, 21, 28, 35, 42, 49, 56, 63, 70, 127, 128, 129,
+                                   255, 256, 300, 513, 1031, 2049};
+    static uint64_t out[2049 + 1];
     size_t bad = 0, tried = 0;
     for (int r = 0; r < 2; r++) {
         dpc_rng_stream s = dpc_rng_stream_derive(roots[r], DPC_STREAM_ID(DPC_STREAM_TEST, 9));
         for (int b = 0; b < 4; b++)
             for (uint64_t off = 0; off < 8; off++)
-                for (size_t n = 0; n <= 70; n += 7)
+                for (size_t z = 0; z < sizeof sizes / sizeof sizes[0]; z++)
                     for (uint32_t a = 0; a < 3; a += 2) {
+                        size_t n = sizes[z];
                         uint64_t index0 = bases[b] + off, row = 77 + (uint64_t)b;
                         out[n] = 0xDEADBEEFu; /* the word past the end stays untouched */
                         dpc_rng_word_fill(&s, row, index0, a, out, n);

@@ -54,4 +54,12 @@ void dpc__gaussian_fill_secure_avx2(const dpc_rng_stream *s, uint64_t row, uint6
 void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
                                       double *out, size_t n);
 
+/* Level kernels of dpc_rng_word_fill at attempt 0 (the Gaussian kernels' first pass on its
+ * own): Philox with index0 even and n a multiple of DPC__PHILOX_BULK; ChaCha20 with index0 a
+ * multiple of 8 and n a multiple of the level's DPC__CHACHA_BULK_*. */
+void dpc__word_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint64_t *w,
+                         size_t n);
+void dpc__word_fill_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint64_t *w,
+                           size_t n);
+
 #endif

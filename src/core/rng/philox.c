@@ -2,6 +2,7 @@
  * 1, 2, 3", SC 2011), root seeding, stream derivation and 64-bit words.
  * Known-answer vectors from Random123's kat_vectors are checked in tests/test_rng.c. */
 #include "rng/chacha_impl.h"
+#include "rng/gauss_impl.h"
 #include "rng/philox_impl.h"
 #include "dpcorr/rng.h"
 
@@ -97,11 +98,11 @@ uint64_t dpc_rng_word(const dpc_rng_stream *s, uint64_t row, uint64_t index, uin
     return (index & 1) ? ((uint64_t)c[3] << 32 | c[2]) : ((uint64_t)c[1] << 32 | c[0]);
 }
 
-void dpc_rng_word_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint32_t attempt,
-                       uint64_t *out, size_t n)
+/* The reference: the blocks of dpc_rng_word (same counters, same word order), each computed
+ * once for the indices it holds: index >> 3 for ChaCha20, index >> 1 for Philox. */
+static void word_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t index0,
+                               uint32_t attempt, uint64_t *out, size_t n)
 {
-    /* The blocks are those of dpc_rng_word (same counters, same word order), each computed
-     * once for the indices it holds: index >> 3 for ChaCha20, index >> 1 for Philox. */
     size_t i = 0;
     while (i < n) {
         uint64_t index = index0 + i;
@@ -117,6 +118,30 @@ void dpc_rng_word_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, u
             if (i < n) out[i++] = (uint64_t)c[3] << 32 | c[2];
         }
     }
+}
+
+/* Attempt 0 (what the samplers draw) on an aligned middle part by the CPU's best level (the
+ * Gaussian kernels' word pass: Philox from an even index in multiples of DPC__PHILOX_BULK,
+ * ChaCha20 from a block boundary in multiples of the level's bulk); the head, the tail and
+ * other attempts by the reference. The same words either way (tests/test_rng.c). */
+void dpc_rng_word_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint32_t attempt,
+                       uint64_t *out, size_t n)
+{
+    dpc_isa isa = attempt == 0 ? dpc_isa_detect() : DPC_ISA_SSE2;
+    size_t bulk = !s->secure ? DPC__PHILOX_BULK
+                  : isa == DPC_ISA_AVX512 ? DPC__CHACHA_BULK_AVX512 : DPC__CHACHA_BULK_AVX2;
+    size_t align = s->secure ? 8 : 2, head = (size_t)((align - index0 % align) % align);
+    if (isa == DPC_ISA_SSE2 || n < head + bulk) {
+        word_fill_portable(s, row, index0, attempt, out, n);
+        return;
+    }
+    word_fill_portable(s, row, index0, 0, out, head);
+    size_t mid = (n - head) / bulk * bulk;
+    if (isa == DPC_ISA_AVX512)
+        dpc__word_fill_avx512(s, row, index0 + head, out + head, mid);
+    else
+        dpc__word_fill_avx2(s, row, index0 + head, out + head, mid);
+    word_fill_portable(s, row, index0 + head + mid, 0, out + head + mid, n - head - mid);
 }
 
 double dpc_rng_uniform(const dpc_rng_stream *s, uint64_t row, uint64_t index)
