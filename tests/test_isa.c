@@ -14,6 +14,7 @@
 #include "harness.h"
 #include "isa/isa_internal.h"
 #include "model/gemm.h"
+#include "rng/gauss_impl.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -134,6 +135,30 @@ static void test_gaussian_levels(void)
     }
     CHECK(big_bad == 0 && big_cases >= 2, "long fills (%d samples) equal the scalar sampler at "
           "every level (%d of %d differ)", NBIG, big_bad, big_cases);
+    /* the samplers' word fill (dpc_rng_word_fill) at every level: attempt 0 goes through the
+     * level's word pass from the first aligned index, other attempts through the reference */
+    static uint64_t words[1031 + 1];
+    int word_bad = 0, word_cases = 0;
+    for (int mode = 0; mode < 2; mode++) {
+        dpc_rng_stream s = dpc_rng_stream_derive(&roots[mode], DPC_STREAM_ID(DPC_STREAM_TEST, 7));
+        static const size_t wn[] = {0, 15, 16, 129, 300, 1031};
+        for (size_t k = 0; k < N_LEVELS; k++) {
+            if (!dpc_isa_supported(LEVELS[k])) continue;
+            for (size_t a = 0; a < sizeof starts / sizeof starts[0]; a++)
+                for (size_t b = 0; b < sizeof wn / sizeof wn[0]; b++)
+                    for (uint32_t att = 0; att < 2; att++) {
+                        words[wn[b]] = 0x5555u; /* guard */
+                        dpc__word_fill_isa(&s, 3, starts[a], att, words, wn[b], LEVELS[k]);
+                        int ok = words[wn[b]] == 0x5555u;
+                        for (size_t i = 0; i < wn[b]; i++)
+                            ok &= words[i] == dpc_rng_word(&s, 3, starts[a] + i, att);
+                        word_bad += !ok;
+                        word_cases++;
+                    }
+        }
+    }
+    CHECK(word_bad == 0 && word_cases >= 144, "the word fill equals dpc_rng_word at every level "
+          "(%d of %d cases differ)", word_bad, word_cases);
     /* a secure fill of 32 MiB and more requests its next piece's lines ahead
      * (SECURE_PREFETCH_MIN in gauss_kernel.inc): the same values, nothing past the end */
     size_t nhuge = ((size_t)1 << 22) + 1003;

@@ -57,6 +57,8 @@ void dpc__gaussian_fill_secure_avx512(const dpc_rng_stream *s, uint64_t row, uin
 /* Level kernels of dpc_rng_word_fill at attempt 0 (the Gaussian kernels' first pass on its
  * own): Philox with index0 even and n a multiple of DPC__PHILOX_BULK; ChaCha20 with index0 a
  * multiple of 8 and n a multiple of the level's DPC__CHACHA_BULK_*. */
+void dpc__word_fill_isa(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint32_t attempt,
+                        uint64_t *out, size_t n, dpc_isa isa); /* dpc_rng_word_fill at a level */
 void dpc__word_fill_avx2(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint64_t *w,
                          size_t n);
 void dpc__word_fill_avx512(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint64_t *w,

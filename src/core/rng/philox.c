@@ -124,10 +124,12 @@ static void word_fill_portable(const dpc_rng_stream *s, uint64_t row, uint64_t i
  * Gaussian kernels' word pass: Philox from an even index in multiples of DPC__PHILOX_BULK,
  * ChaCha20 from a block boundary in multiples of the level's bulk); the head, the tail and
  * other attempts by the reference. The same words either way (tests/test_rng.c). */
-void dpc_rng_word_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint32_t attempt,
-                       uint64_t *out, size_t n)
+void dpc__word_fill_isa(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint32_t attempt,
+                        uint64_t *out, size_t n, dpc_isa isa)
 {
-    dpc_isa isa = attempt == 0 ? dpc_isa_detect() : DPC_ISA_SSE2;
+    dpc_isa have = dpc_isa_detect();
+    if (isa < DPC_ISA_SSE2 || isa > have) isa = have;
+    if (attempt != 0) isa = DPC_ISA_SSE2;
     size_t bulk = !s->secure ? DPC__PHILOX_BULK
                   : isa == DPC_ISA_AVX512 ? DPC__CHACHA_BULK_AVX512 : DPC__CHACHA_BULK_AVX2;
     size_t align = s->secure ? 8 : 2, head = (size_t)((align - index0 % align) % align);
@@ -142,6 +144,12 @@ void dpc_rng_word_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, u
     else
         dpc__word_fill_avx2(s, row, index0 + head, out + head, mid);
     word_fill_portable(s, row, index0 + head + mid, 0, out + head + mid, n - head - mid);
+}
+
+void dpc_rng_word_fill(const dpc_rng_stream *s, uint64_t row, uint64_t index0, uint32_t attempt,
+                       uint64_t *out, size_t n)
+{
+    dpc__word_fill_isa(s, row, index0, attempt, out, n, DPC_ISA_AUTO);
 }
 
 double dpc_rng_uniform(const dpc_rng_stream *s, uint64_t row, uint64_t index)
