@@ -7,6 +7,7 @@
 #include "account/acc_internal.h"
 #include "account_bib_oracle.h"
 #include "harness.h"
+#include "mech_fixture.h"
 
 #include <string.h>
 
@@ -155,19 +156,6 @@ static void test_mc_oracle(void)
           er, ew);
 }
 
-static dpc_mech *mech_of(dpc_mech_kind kind, size_t n, double nu)
-{
-    dpc_mech_params p;
-    dpc_mech_params_init(&p);
-    p.kind = kind;
-    p.steps = n;
-    p.nu = nu;
-    dpc_mech *m = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
-    return m;
-}
-
 /* the route: identity exact, nu by Monte Carlo, both below the whole run, reproducible */
 static void test_route(void)
 {
@@ -176,7 +164,7 @@ static void test_route(void)
     dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
     dpc_account_result r, r2;
     dpc_account_mech_info info, info2;
-    dpc_mech *id = mech_of(DPC_MECH_IDENTITY, 120, 0);
+    dpc_mech *id = mech_of(DPC_MECH_IDENTITY, 120, 0, 0);
     dpc_mech_run run = {id, {DPC_PART_CYCLIC, 4, 30}, 1.0, 1, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&run, 1.0, &o, 1e-5, &r, &info, &err), &err);
     double er;
@@ -199,7 +187,7 @@ static void test_route(void)
     /* nu-DP-FTRL: Monte Carlo (opted in: its high-probability bound is below the
      * deterministic one, which is above the whole run here), reproducible, below the whole run */
     o.bib_monte_carlo = 1;
-    dpc_mech *nu = mech_of(DPC_MECH_NU, 120, 0.05);
+    dpc_mech *nu = mech_of(DPC_MECH_NU, 120, 0.05, 0);
     dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 4, 30}, 1.0, 1, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&rn, 3.0, &o, 1e-5, &r, &info, &err), &err);
     CHECK_OK(dpc_account_mech_epsilon(&rn, 3.0, &o, 1e-5, &r2, &info2, &err), &err);

@@ -9,6 +9,7 @@
 #include "account_bib_oracle.h"
 #include "account_bib_rdp_oracle.h"
 #include "harness.h"
+#include "mech_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -200,20 +201,6 @@ static void test_gen_epsilon(void)
                bib_oracle_gen[i].eps, bib_oracle_gen[i].remove, er, er / bib_oracle_gen[i].eps);
     }
     dpc__bib_rdp_free(&R);
-}
-
-static dpc_mech *mech_of(dpc_mech_kind kind, size_t n, double nu, size_t bands)
-{
-    dpc_mech_params p;
-    dpc_mech_params_init(&p);
-    p.kind = kind;
-    p.steps = n;
-    p.nu = nu;
-    if (bands) p.bands = bands;
-    dpc_mech *m = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
-    return m;
 }
 
 /* nu and BSR through the route: the deterministic bound against the Monte Carlo. At the bound's

@@ -7,6 +7,7 @@
 #include "account/acc_internal.h"
 #include "account_bib_sf_oracle.h"
 #include "harness.h"
+#include "mech_fixture.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,20 +53,6 @@ static void test_exact_oracle(void)
                bib_sf_oracle[i].name, bib_sf_oracle[i].b, bib_sf_oracle[i].s,
                bib_sf_oracle[i].delta, ex, e, e / ex);
     }
-}
-
-static dpc_mech *mech_of(dpc_mech_kind kind, size_t n, double nu, size_t bands)
-{
-    dpc_mech_params p;
-    dpc_mech_params_init(&p);
-    p.kind = kind;
-    p.steps = n;
-    p.nu = nu;
-    if (bands) p.bands = bands;
-    dpc_mech *m = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
-    return m;
 }
 
 /* nu and BSR: the Monte Carlo's point estimate of delta at the bound's epsilon (4 standard
