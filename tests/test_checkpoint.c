@@ -7,6 +7,7 @@
 #include "harness.h"
 #include "train/train_internal.h"
 
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -367,6 +368,133 @@ static void test_not_regular(const char *path)
     dpc_dataset_free(ds);
 }
 
+/* The noise state is a function of the key and the step (issue 37): a checkpoint whose BLT or
+ * BSR buffers were edited, with the checksum recomputed (it is not a MAC), is refused naming
+ * "noise_state" (10 edits each: one ulp, a sign, zero, NaN, a swap, a scale, another run's
+ * state, a rewound step); the unedited file resumes bit for bit; a secure-mode checkpoint read
+ * by a seeded run (and another seed) is refused naming the generator. */
+static void edit_noise(const char *path, const char *bad, dpc_mech_kind kind)
+{
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    c.mech.kind = kind;
+    if (kind == DPC_MECH_BSR) c.mech.bands = 4;
+    dpc_error err = {0};
+    dpc_trainer *full = make(m, ds, &c, 7), *a = make(m, ds, &c, 7), *o = make(m, ds, &c, 7);
+    steps(full, dpc_trainer_steps_total(full));
+    uint64_t want = dpc_trainer_params_hash(full);
+    steps(a, 6);
+    steps(o, 5);
+    CHECK_OK(dpc_trainer_save(o, path, &err), &err); /* the state of step 5 */
+    size_t n5 = 0;
+    unsigned char *b5 = slurp(path, &n5);
+    CHECK_OK(dpc_trainer_save(a, path, &err), &err);
+    size_t n = 0;
+    unsigned char *b = slurp(path, &n), *e = malloc(n);
+    size_t head = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 32, P = a->P;
+    uint32_t ni;
+    memcpy(&ni, b + head, 4);
+    size_t at_L = head + 4 + (size_t)ni * CK_ITEM_BYTES + 2 * P * 8, off = at_L + 8;
+    uint64_t L;
+    memcpy(&L, b + at_L, 8);
+    CHECK(L >= P && n5 == n, "%s: a noise state of %llu values is stored",
+          dpc_mech_kind_name(kind), (unsigned long long)L);
+    const char *what[10] = {"one ulp", "sign", "zero", "NaN", "swap", "x2", "last value",
+                            "step 5's state", "step rewound to 5", "step 5 and its state"};
+    int refused = 0;
+    for (int k = 0; k < 10 && L >= P; k++) {
+        memcpy(e, b, n);
+        double *ns = (double *)(void *)(e + off), v;
+        size_t i = (size_t)k * 3 % L;
+        memcpy(&v, &ns[i], 8);
+        switch (k) {
+        case 0: v = nextafter(v, INFINITY); break;
+        case 1: v = -v; break;
+        case 2: v = 0.0; break;
+        case 3: v = NAN; break;
+        case 4: memcpy(&v, &ns[i + 1], 8), memcpy(&ns[i + 1], &ns[i], 8); break;
+        case 5: v *= 2; break;
+        case 6: memcpy(&v, &ns[L - 1], 8), v += 1e-3; break;
+        default: break;
+        }
+        if (k < 7) memcpy(&ns[i], &v, 8);
+        if (k == 7 || k == 9) memcpy(e + off, b5 + off, L * 8);
+        if (k >= 8) {
+            uint64_t five = 5;
+            memcpy(e + 8 + 4 + 4 + 8, &five, 8);
+        }
+        uint64_t h = fnv(e, n - 8);
+        memcpy(e + n - 8, &h, 8);
+        spit(bad, e, n);
+        dpc_trainer *y = make(m, ds, &c, 7);
+        dpc_status st = dpc_trainer_resume(y, bad, &err);
+        int ok = k == 9 ? 1 : st == DPC_E_STATE && !strcmp(err.field, "noise_state") &&
+                                  strstr(err.msg, "replay") && strstr(err.msg, bad);
+        if (k == 9) { /* a consistent rewind: the step's own state: allowed, and step 5 runs */
+            ok = st == DPC_OK && dpc_trainer_steps_done(y) == 5;
+        }
+        refused += ok && k < 9;
+        CHECK(ok, "%s: edited noise state (%s), checksum recomputed: %s",
+              dpc_mech_kind_name(kind), what[k], st ? err.msg : "accepted");
+        dpc_trainer_free(y);
+    }
+    CHECK(refused == 9, "%s: 9 of 9 edits refused", dpc_mech_kind_name(kind));
+    dpc_trainer *r = make(m, ds, &c, 7);
+    CHECK_OK(dpc_trainer_resume(r, path, &err), &err);
+    steps(r, dpc_trainer_steps_total(r) - 6);
+    CHECK(dpc_trainer_params_hash(r) == want, "%s: the unedited checkpoint resumes bit for bit",
+          dpc_mech_kind_name(kind));
+    dpc_trainer_free(r);
+    free(e), free(b), free(b5);
+    dpc_trainer_free(o), dpc_trainer_free(a), dpc_trainer_free(full);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
+static void test_noise_state(const char *path)
+{
+    char bad[512];
+    snprintf(bad, sizeof bad, "%s.noise", path);
+    edit_noise(path, bad, DPC_MECH_BLT);
+    edit_noise(path, bad, DPC_MECH_BSR);
+    unlink(bad);
+    /* the generator's mode and key agree with the run's (the ledger's rng_mode and seed) */
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    c.mech.kind = DPC_MECH_BLT;
+    dpc_error err = {0};
+    dpc_rng sec;
+    CHECK_OK(dpc_rng_seed_os(&sec, &err), &err);
+    dpc_trainer *a = NULL;
+    CHECK_OK(dpc_trainer_new(&a, m, ds, NULL, &c, &sec, &err), &err);
+    steps(a, 3);
+    CHECK_OK(dpc_trainer_save(a, path, &err), &err);
+    dpc_trainer *y = make(m, ds, &c, 7);
+    CHECK(dpc_trainer_resume(y, path, &err) == DPC_E_STATE && !strcmp(err.field, "rng"),
+          "a secure checkpoint into a seeded run: refused naming rng: %s", err.msg);
+    dpc_rng back;
+    CHECK_OK(dpc_checkpoint_read_rng(path, &back, &err), &err);
+    dpc_trainer *z = NULL;
+    CHECK_OK(dpc_trainer_new(&z, m, ds, NULL, &c, &back, &err), &err);
+    CHECK_OK(dpc_trainer_resume(z, path, &err), &err);
+    CHECK(dpc_trainer_ledger(z)->rng_mode == DPC_RNG_SECURE && dpc_trainer_steps_done(z) == 3,
+          "the secure run resumes with its stored key (ledger: secure)");
+    dpc_trainer_free(z), dpc_trainer_free(y);
+    dpc_trainer *s7 = make(m, ds, &c, 7), *s8 = make(m, ds, &c, 8);
+    steps(s7, 2);
+    CHECK_OK(dpc_trainer_save(s7, path, &err), &err);
+    CHECK(dpc_trainer_resume(s8, path, &err) == DPC_E_STATE &&
+              (!strcmp(err.field, "seed") || !strcmp(err.field, "rng")),
+          "another seed refused naming the generator: %s", err.msg);
+    dpc_trainer_free(s8), dpc_trainer_free(s7), dpc_trainer_free(a);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 int main(void)
 {
     char path[] = "/tmp/dpcorr_ck3_XXXXXX";
@@ -378,6 +506,7 @@ int main(void)
     test_stale_tmp(path);
     test_version2(path);
     test_not_regular(path);
+    test_noise_state(path);
     unlink(path);
     return TEST_SUMMARY();
 }

@@ -284,6 +284,62 @@ static void test_lcgd_malformed(void)
     dpc_kan_lcgd_free(r);
 }
 
+
+/* ---- edited noise state, the checksum recomputed (issue 37) -------------------------------- */
+
+static uint64_t fnv(const unsigned char *b, size_t n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 0x100000001b3ull;
+    return h;
+}
+
+/* Writes to bad the container file at path with value i of section name replaced by v (or, when
+ * v is NaN and i is SIZE_MAX, every value zeroed), and the checksum recomputed over the edit: the
+ * checksum is not a MAC, only a replay of the noise from the key can tell. */
+static void edit_section(const char *path, const char *bad, const char *name, size_t i, double v)
+{
+    size_t n = 0;
+    unsigned char *b = slurp(path, &n);
+    char key[DPC_CKPT_NAME_LEN] = {0};
+    snprintf(key, sizeof key, "%s", name);
+    for (size_t o = 0; b && o + sizeof key + 8 <= n; o++) {
+        if (memcmp(b + o, key, sizeof key)) continue;
+        uint64_t len;
+        memcpy(&len, b + o + sizeof key, 8);
+        double *vals = (double *)(void *)(b + o + sizeof key + 8);
+        if (i == SIZE_MAX) memset(vals, 0, (size_t)len * 8);
+        else if (i < len) memcpy(&vals[i], &v, 8);
+        break;
+    }
+    uint64_t h = fnv(b, n - 8);
+    memcpy(b + n - 8, &h, 8);
+    spit(bad, b, n);
+    free(b);
+}
+
+/* Restores the edited file bad into run through restore; the refusal must name noise_state. */
+typedef dpc_status (*restore_fn)(void *run, const dpc_ckpt *ck, dpc_error *err);
+
+static int refused_noise(const char *bad, const char *kind, restore_fn restore, void *run,
+                         dpc_error *err)
+{
+    dpc_ckpt *ck = NULL;
+    dpc_status st = dpc_ckpt_read(&ck, bad, kind, err);
+    if (!st) st = restore(run, ck, err);
+    dpc_ckpt_free(ck);
+    return st == DPC_E_STATE && !strcmp(err->field, "noise_state") && strstr(err->msg, bad);
+}
+
+static dpc_status srgd_restore_fn(void *r, const dpc_ckpt *ck, dpc_error *err)
+{
+    return dpc_srgd_restore(r, ck, err);
+}
+static dpc_status linreg_restore_fn(void *r, const dpc_ckpt *ck, dpc_error *err)
+{
+    return dpc_linreg_restore(r, ck, err);
+}
+
 /* ---- DP-AMBSSGD ------------------------------------------------------------------------------ */
 
 static dpc_linreg *linreg_make(const dpc_dataset *ds, double eps, const dpc_rng *rng)
@@ -358,6 +414,30 @@ static void test_linreg(void)
                    &info);
         CHECK(info.step == 19, "linreg ops: the step record filled (step %zu)", info.step);
         dpc_linreg_free(oa), dpc_linreg_free(ob);
+    }
+    /* the last step's noise row, edited under a recomputed checksum: refused; the same file
+     * unedited restores */
+    {
+        char bad[96];
+        snprintf(bad, sizeof bad, "%s.noise", g_path);
+        dpc_linreg *y = linreg_make(ds, 2, &rng);
+        const double *nz = dpc_linreg_last_noise(a);
+        double edits[4] = {nextafter(nz[1], INFINITY), 0.0, -nz[1], 2 * nz[1]};
+        for (int k = 0; k < 4; k++) {
+            edit_section(g_path, bad, "linreg.noise", 1, edits[k]);
+            CHECK(refused_noise(bad, "dp-ambssgd", linreg_restore_fn, y, &err),
+                  "linreg: edited noise row (%d) refused naming noise_state: %s", k, err.msg);
+        }
+        edit_section(g_path, bad, "linreg.noise", SIZE_MAX, NAN); /* the row zeroed */
+        CHECK(refused_noise(bad, "dp-ambssgd", linreg_restore_fn, y, &err),
+              "linreg: a zeroed noise row refused: %s", err.msg);
+        edit_section(g_path, bad, "linreg.noise", 99, 0.0); /* no such value: the file as saved */
+        dpc_ckpt *ok = NULL;
+        CHECK_OK(dpc_ckpt_read(&ok, bad, "dp-ambssgd", &err), &err);
+        CHECK_OK(dpc_linreg_restore(y, ok, &err), &err);
+        dpc_ckpt_free(ok);
+        unlink(bad);
+        dpc_linreg_free(y);
     }
     dpc_linreg *e = linreg_make(ds, 3, &rng); /* another epsilon */
     dpc_ckpt *ce = linreg_ckpt(e, &rng);
@@ -462,6 +542,32 @@ static void test_srgd(void)
         ops_resume("srgd ops", ops, dpc_srgd_run_ops(ob), 7, &rng, dpc_srgd_output(full), P, &info);
         CHECK(info.step == 15, "srgd ops: the step record filled (step %zu)", info.step);
         dpc_srgd_free(oa), dpc_srgd_free(ob);
+    }
+    {
+        char bad[96];
+        snprintf(bad, sizeof bad, "%s.noise", g_path);
+        dpc_srgd *y = srgd_make(&x, 1, &rng);
+        const char *slab[3] = {"noise_cum", "S_hat", "xi"};
+        for (int k = 0; k < 6; k++) { /* slabs 5, 6, 7 of srgd.state: a value nudged or zeroed */
+            size_t i = (size_t)(5 + k % 3) * P + 1;
+            size_t nsv = 0;
+            const double *sv = dpc_ckpt_section(ca, "srgd.state", &nsv);
+            double v = k < 3 ? nextafter(sv[i], INFINITY) : 0.0;
+            edit_section(g_path, bad, "srgd.state", i, v);
+            CHECK(refused_noise(bad, DPC_SRGD_KIND, srgd_restore_fn, y, &err) &&
+                      strstr(err.msg, slab[k % 3]),
+                  "srgd: edited %s refused naming noise_state: %s", slab[k % 3], err.msg);
+        }
+        edit_section(g_path, bad, "srgd.state", SIZE_MAX - 1, 0.0); /* unedited */
+        dpc_ckpt *ok = NULL;
+        CHECK_OK(dpc_ckpt_read(&ok, bad, DPC_SRGD_KIND, &err), &err);
+        CHECK_OK(dpc_srgd_restore(y, ok, &err), &err);
+        srgd_steps(y, 9);
+        CHECK(dpc_params_hash(dpc_srgd_output(full), P) == dpc_params_hash(dpc_srgd_output(y), P),
+              "srgd: after the verifying replay, resumed = uninterrupted, bit for bit");
+        dpc_ckpt_free(ok);
+        unlink(bad);
+        dpc_srgd_free(y);
     }
     dpc_srgd *e = srgd_make(&x, 0.5, &rng);
     dpc_ckpt *ce = srgd_ckpt(e, &rng);

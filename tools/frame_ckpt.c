@@ -91,7 +91,9 @@ int frame_ckpt_write(const run_frame *f, const dpc_ckpt *ck)
 
 int frame_ckpt_fail(const opt_set *s, const dpc_error *err)
 {
-    if (err->field[0]) opt_fail_lib(s, err); /* a changed option or input: its flag */
+    /* saved state that is not its replay from the key (edited): the file's fault, not an option's */
+    if (!strcmp(err->field, "noise_state")) opt_fail(s, "--resume: %s", err->msg);
+    else if (err->field[0]) opt_fail_lib(s, err); /* a changed option or input: its flag */
     else opt_fail(s, "--resume: %s", err->msg);
     return err->status == DPC_E_NOMEM ? CLI_RUNTIME : CLI_USAGE;
 }

@@ -269,10 +269,15 @@ DPC_API dpc_noise_form dpc_noise_get_form(const dpc_noise *g);
  * their state from the RNG (banded B, TREE: O(state) draws; BSR, BLT: replays steps 0..t-1). */
 DPC_API DPC_NODISCARD dpc_status dpc_noise_seek(dpc_noise *g, size_t t, dpc_error *err);
 
-/* Checkpointing without replay: the generator state is (step, state floats). The state is laid
- * out coordinate-major, (d, floats per coordinate), so the states of generators over adjacent
+/* Checkpointing: the generator state is (step, state floats). The state is laid out
+ * coordinate-major, (d, floats per coordinate), so the states of generators over adjacent
  * coordinate ranges concatenate into the state of one generator over their union. Kinds whose
- * state can be regenerated from the RNG export nothing (size 0) and import by seeking. */
+ * state can be regenerated from the RNG export nothing (size 0) and import by seeking. The state
+ * of the others (BSR, BLT buffers) is a pure function of (key, step): import replays steps
+ * 0..step-1 from the key (O(step x d) work, as dpc_noise_seek) and refuses, DPC_E_STATE with
+ * err->field "noise_state" naming the coordinate and buffer, a saved state that differs from the
+ * replay in any bit (an edited state, or one of another key or step); the saved floats are only
+ * compared, never used. On a refusal the generator is left at `step` with the replayed state. */
 DPC_API size_t dpc_noise_state_size(const dpc_noise *g); /* doubles */
 DPC_API DPC_NODISCARD dpc_status dpc_noise_export(const dpc_noise *g, size_t *step,
                                                   double *state, dpc_error *err);

@@ -3,8 +3,10 @@
 # dense strategy and coefficient files at the train entry (memory error, sized from the file),
 # special files as outputs (FIFO, link to /dev/null: refused before any work, never replaced),
 # endless and binary inputs (/dev/zero, /dev/urandom, an endless FIFO: a clear error at once),
-# silent acceptance (bands above n recorded as run, limit=0, a trailing comma in a cnn spec) and, under mpirun,
-# ranks given another --seed or --secure. Every command
+# silent acceptance (bands above n recorded as run, limit=0, a trailing comma in a cnn spec),
+# edited noise state with the checksum recomputed (issue 37: BLT and BSR buffers, a rewound step,
+# dp-srgd's noise slabs, dp-ambssgd's and dp-ssgd's last noise row: refused naming the state) and,
+# under mpirun, ranks given another --seed or --secure. Every command
 # runs under `timeout 10`, so an unbounded read fails here instead of hanging.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
@@ -81,6 +83,69 @@ expect_rc 0 "train --lr 1e3 (large but finite steps)" $T "$BIN" train $L --lr 1e
 touch "$TMP/afile"
 expect_rc 2 "--feature-cache on a file" $T "$BIN" train $S --features scatter:J=1,L=2 --feature-cache "$TMP/afile"
 err_has -- "--feature-cache: cannot write into .*not a directory" "the unusable cache named"
+
+# --- edited noise state with the checksum recomputed (the checksum is not a MAC): the noise
+# state is a function of the key and the step, replayed on resume and compared bit for bit.
+# ck_edit IN OUT WHERE K OP: WHERE = ftrl (the DP-FTRL file's noise state) or a section name of a
+# papers' container; value K edited by OP (ulp, neg, zero, nan, x2, swap, step = the header's
+# step rewound by one); FNV-1a 64 recomputed over the edit (perl-base: on every Debian system)
+ck_edit() {
+    perl -e '
+        my ($in, $out, $where, $k, $op) = @ARGV;
+        open(my $f, "<:raw", $in) or die; local $/; my $b = <$f>; close $f;
+        my $off;
+        if ($where eq "ftrl") {
+            my $P = unpack("Q<", substr($b, 32, 8)); my $ni = unpack("L<", substr($b, 92, 4));
+            $off = 96 + $ni * 220 + 16 * $P + 8;   # items of 220 bytes, params, momentum, L
+        } else {
+            my $i = index($b, pack("a32", $where)); die "no section $where" if $i < 0;
+            $off = $i + 40;
+        }
+        my $p = $off + 8 * $k; my $v = unpack("d<", substr($b, $p, 8));
+        if ($op eq "ulp") { substr($b, $p, 8) = pack("q<", unpack("q<", substr($b, $p, 8)) + 1) }
+        elsif ($op eq "neg") { substr($b, $p, 8) = pack("d<", -$v) }
+        elsif ($op eq "zero") { substr($b, $p, 8) = pack("d<", 0) }
+        elsif ($op eq "nan") { substr($b, $p, 8) = pack("Q<", 0x7ff8000000000000) }
+        elsif ($op eq "x2") { substr($b, $p, 8) = pack("d<", 2 * $v) }
+        elsif ($op eq "swap") { my $w = substr($b, $p + 8, 8); substr($b, $p + 8, 8) = substr($b, $p, 8); substr($b, $p, 8) = $w }
+        elsif ($op eq "step") { substr($b, 24, 8) = pack("Q<", unpack("Q<", substr($b, 24, 8)) - 1) }
+        { use integer; my $h = -3750763034362895579;   # 0xcbf29ce484222325
+          $h = ($h ^ $_) * 1099511628211 for unpack("C*", substr($b, 0, length($b) - 8));
+          substr($b, -8) = pack("q<", $h); }
+        open(my $g, ">:raw", $out) or die; print $g $b; close $g;' "$@"
+}
+for mech in blt bsr; do
+    expect_rc 0 "$mech: checkpoint at step 5" $T "$BIN" train $S --epochs 3 --mech $mech --checkpoint "$TMP/n.ck" --checkpoint-every 1 --stop-after 5
+    n=0
+    for e in "0 ulp" "1 neg" "2 zero" "3 nan" "4 swap" "5 ulp" "6 ulp" "7 neg" "0 x2" "0 step"; do
+        # shellcheck disable=SC2086
+        ck_edit "$TMP/n.ck" "$TMP/e.ck" ftrl $e
+        n=$((n + 1))
+        expect_rc 2 "$mech: edited noise state ($e), checksum recomputed" $T "$BIN" train $S --epochs 3 --mech $mech --resume "$TMP/e.ck"
+        err_has "^dpcorr train: --resume: .*e.ck: noise_state: coordinate [0-9]+, buffer [0-9]+ at step [0-9]+: the saved noise state has .* its replay from the key gives" "$mech: edit $n refused naming the noise state"
+    done
+    expect_rc 0 "$mech: the unedited checkpoint resumes" $T "$BIN" train $S --epochs 3 --mech $mech --resume "$TMP/n.ck"
+done
+SR="--algo dp-srgd --problem p2 --n 3000 --dim 4 --epsilon 1 --quiet --seed 5"
+expect_rc 0 "dp-srgd: checkpoint" $T "$BIN" train $SR --checkpoint "$TMP/s.ck" --checkpoint-every 1 --stop-after 5
+for e in "21 ulp" "25 zero" "29 neg"; do  # noise_cum, S_hat, xi of coordinate 1 (P = 4)
+    # shellcheck disable=SC2086
+    ck_edit "$TMP/s.ck" "$TMP/e.ck" srgd.state $e
+    expect_rc 2 "dp-srgd: edited noise slab ($e)" $T "$BIN" train $SR --resume "$TMP/e.ck"
+    err_has "^dpcorr train( --algo dp-srgd)?: --resume: noise_state: .*e.ck: srgd.state \((noise_cum|S_hat|xi)\) coordinate 1 .* replay of the noise from the key" "dp-srgd: the slab named"
+done
+expect_rc 0 "dp-srgd: the unedited checkpoint resumes" $T "$BIN" train $SR --resume "$TMP/s.ck"
+for algo in dp-ambssgd dp-ssgd; do
+    LR="--algo $algo --data synthetic:linreg,n=4000,d=3,alpha=0 --epsilon 1 --quiet --seed 4"
+    expect_rc 0 "$algo: checkpoint" $T "$BIN" train $LR --checkpoint "$TMP/l.ck" --checkpoint-every 1 --stop-after 3
+    for e in "1 ulp" "0 zero" "2 nan"; do
+        # shellcheck disable=SC2086
+        ck_edit "$TMP/l.ck" "$TMP/e.ck" linreg.noise $e
+        expect_rc 2 "$algo: edited noise row ($e)" $T "$BIN" train $LR --resume "$TMP/e.ck"
+        err_has "^dpcorr train( --algo $algo)?: --resume: (noise_state: )?.*e.ck: (linreg.noise is not the noise of step 2 regenerated from the key|non-finite)" "$algo: the row named"
+    done
+    expect_rc 0 "$algo: the unedited checkpoint resumes" $T "$BIN" train $LR --resume "$TMP/l.ck"
+done
 
 # --- MPI: a rank given another --seed or --secure is refused by name (rank 0's generator is
 # the run's); only where mpirun exists and dpcorr has MPI, each job bounded in time

@@ -239,29 +239,37 @@ dpc_status dpc_noise_export(const dpc_noise *g, size_t *step, double *state, dpc
     return DPC_OK;
 }
 
+/* The saved state of a BUFFER form whose state depends on every past output (IIR, BLT) is a
+ * pure function of (key, step): the import replays steps 0..step-1 from the key (dpc_noise_seek)
+ * and compares the result with the saved state bit for bit, so an edited buffer (with its file's
+ * checksum recomputed: the checksum is not a MAC) or a state of another key or step is refused
+ * rather than released as noise. */
+static dpc_status verify_replayed(const dpc_noise *g, size_t step, const double *state,
+                                  dpc_error *err)
+{
+    size_t d = g->d, S = g->slots, n = S * d;
+    double *mine = dpc__malloc_array(n, sizeof *mine);
+    if (!mine) return DPC__NOMEM(err, "noise state replay");
+    size_t t;
+    dpc_status st = dpc_noise_export(g, &t, mine, err);
+    for (size_t k = 0; !st && k < n; k++) {
+        if (memcmp(&mine[k], &state[k], sizeof(double)) == 0) continue;
+        st = dpc_error_param(err, DPC_E_STATE, "noise_state",
+                             "coordinate %zu, buffer %zu at step %zu: the saved noise state has "
+                             "%.17g, its replay from the key gives %.17g (the state is a function "
+                             "of the key and the step: an edited state, or one of another key or "
+                             "step)",
+                             g->coord0 + k / S, k % S, step, state[k], mine[k]);
+    }
+    free(mine);
+    return st;
+}
+
 dpc_status dpc_noise_import(dpc_noise *g, size_t step, const double *state, dpc_error *err)
 {
     if (step > g->n) return dpc_error_param(err, DPC_E_STATE, "step", "%zu > n = %zu", step, g->n);
-    size_t d = g->d, S = g->slots;
-    if (g->engine == ENGINE_BLT) {
-        for (size_t i = 0; i < S * d; i++)
-            if (!isfinite(state[i]))
-                return dpc_error_param(err, DPC_E_STATE, "state", "not finite");
-        for (size_t q = 0; q < S; q++)
-            for (size_t i = 0; i < d; i++) g->state[q * d + i] = state[i * S + q];
-        g->t = step;
-        return DPC_OK;
-    }
-    if (g->engine == ENGINE_IIR) {
-        for (size_t i = 0; i < S * d; i++)
-            if (!isfinite(state[i]))
-                return dpc_error_param(err, DPC_E_STATE, "state", "not finite");
-        for (size_t j = 0; j < S && j + 1 <= step; j++) {
-            double *x = row_of(g->state, (step - 1 - j) % S, d);
-            for (size_t i = 0; i < d; i++) x[i] = state[i * S + j];
-        }
-        g->t = step;
-        return DPC_OK;
-    }
-    return dpc_noise_seek(g, step, err);
+    if (!dpc_noise_state_size(g)) return dpc_noise_seek(g, step, err); /* regenerated */
+    if (!state) return dpc_error_param(err, DPC_E_INVALID, "state", "NULL");
+    dpc_status st = dpc_noise_seek(g, step, err);
+    return st ? st : verify_replayed(g, step, state, err);
 }

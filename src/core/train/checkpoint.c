@@ -4,7 +4,8 @@
  *   "DPCCKPT\0" | u32 version 3 | u32 0x01020304 | u64 fingerprint of the run configuration |
  *   u64 step | u64 P | u32 key[2] | u64 seed | u32 rng mode | u32 secure key[8] (0 if seeded) |
  *   u32 nitems | nitems configuration items (ck_items.c, CK_ITEM_BYTES each) |
- *   params (P) | velocity (P) | u64 L | noise state (L, coordinate-major) |
+ *   params (P) | velocity (P) | u64 L | noise state (L, coordinate-major; a function of the key
+ *   and the step: on resume it is replayed from the key and compared, never trusted) |
  *   u64 nrec | nrec history records (u64 step, u64 epoch, 5 doubles) |
  *   u64 FNV-1a of all of the above | end of file.
  * Version 2 (still read) has no items and no records; its fingerprint covers the configuration,
@@ -312,9 +313,10 @@ static dpc_status import_parts(dpc_trainer *tr, const char *path, size_t per, co
     for (size_t i = 0; i < tr->T; i++) {
         thread_ctx *c = &tr->tc[i];
         if (!c->noise) continue;
+        /* the saved state is only compared with its replay from the key (dpc_noise_import) */
         dpc_status st = dpc_noise_import(c->noise, (size_t)k->step,
                                          per ? k->ns + (c->p0 - tr->s0) * per : NULL, err);
-        if (st) return st;
+        if (st) return err ? dpc_error_prefix(err, "%s: ", path) : st;
     }
     return DPC_OK;
 }

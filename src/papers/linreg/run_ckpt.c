@@ -1,6 +1,7 @@
 /* run_ckpt.c — checkpoints of a linear-regression run (dpc_linreg_save / _restore) in the
  * trainers' container (dpcorr/train.h): w_t, the tail sum, the last step and the counters; the
- * permutation and the noise (gradient and DP-STAT) are regenerated from the RNG. */
+ * permutation and the noise (gradient and DP-STAT) are regenerated from the RNG; the last step's
+ * noise row, saved for its accessor, is regenerated and compared (verify_noise). */
 #include "common/util.h"
 #include "linreg/linreg_internal.h"
 
@@ -57,6 +58,55 @@ dpc_status dpc_linreg_save(const dpc_linreg *lr, dpc_ckpt *ck, dpc_error *err)
     return st;
 }
 
+/* Does eta (sd g_j) reproduce every saved noise value bit for bit? */
+static int row_is(const double *noise, const double *g, size_t d, double eta, double sd)
+{
+    for (size_t j = 0; j < d; j++) {
+        double x = eta * (sd * g[j]);
+        if (memcmp(&x, &noise[j], sizeof x)) return 0;
+    }
+    return 1;
+}
+
+/* The last step's noise (linreg.noise) is eta sd_t g_t with g_t = row t - 1 of the noise stream,
+ * a function of the key and the step: regenerated and compared bit for bit. Its std sd_t is
+ * known for a fixed clip (DP-SSGD: 2 z clip / b, or 0 without noise); DP-AMBSSGD's depends on the
+ * step's DP-STAT estimate at w_{t-1}, which the checkpoint does not hold, so there the row must
+ * be the regenerated one at some scale sd >= 0 (searched around the value the largest coordinate
+ * implies). The saved row is only compared; a step recomputes it. */
+static dpc_status verify_noise(dpc_linreg *lr, const double *noise, size_t t, const char *path,
+                               dpc_error *err)
+{
+    const dpc_linreg_plan *P = &lr->plan;
+    size_t d = lr->ds->d, jm = 0;
+    double *g = lr->g, z = P->ledger.noise_multiplier;
+    int ok;
+    if (t == 0 || !(z > 0)) { /* no step yet, or no noise: zeros */
+        memset(g, 0, d * sizeof *g);
+        ok = row_is(noise, g, d, 1.0, 0.0);
+    } else {
+        dpc_rng_gaussian_fill(&lr->s_noise, t - 1, 0, g, d);
+        for (size_t j = 1; j < d; j++)
+            if (fabs(g[j]) > fabs(g[jm])) jm = j;
+        double sd = 2.0 * z * P->clip / (double)P->batch;
+        if (P->algo == DPC_LINREG_AMBSSGD) sd = noise[jm] / (P->eta * g[jm]);
+        /* the candidates sd, then 1 .. 8 ulps below and above it (AMBSSGD only: a fixed clip's
+         * sd is known exactly) */
+        int span = P->algo == DPC_LINREG_AMBSSGD ? 8 : 0;
+        ok = 0;
+        for (int k = 0; !ok && k <= 2 * span && isfinite(sd) && sd >= 0; k++) {
+            double c = sd;
+            for (int i = 0; i < (k + 1) / 2; i++) c = nextafter(c, k % 2 ? -INFINITY : INFINITY);
+            ok = c >= 0 && row_is(noise, g, d, P->eta, c);
+        }
+    }
+    if (ok) return DPC_OK;
+    return dpc_error_param(err, DPC_E_STATE, "noise_state",
+                           "%s: linreg.noise is not the noise of step %zu regenerated from the "
+                           "key (the noise is a function of the key and the step: an edited "
+                           "checkpoint)", path, t ? t - 1 : 0);
+}
+
 dpc_status dpc_linreg_restore(dpc_linreg *lr, const dpc_ckpt *ck, dpc_error *err)
 {
     if (!lr || !ck) return dpc_error_param(err, DPC_E_INVALID, lr ? "ck" : "lr", "NULL");
@@ -82,6 +132,7 @@ dpc_status dpc_linreg_restore(dpc_linreg *lr, const dpc_ckpt *ck, dpc_error *err
     for (size_t j = 0; !st && j < 4 * d; j++)
         if (!isfinite(v[j]))
             st = dpc_error_set(err, DPC_E_FORMAT, "%s: non-finite state value %zu", path, j);
+    if (!st) st = verify_noise(lr, v + 3 * d, (size_t)cnt[0], path, err);
     if (!st) {
         memcpy(lr->w, v, 4 * d * sizeof *v); /* w, sum, update, noise are one slab */
         lr->t = (size_t)cnt[0];

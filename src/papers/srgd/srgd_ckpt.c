@@ -1,6 +1,7 @@
 /* srgd_ckpt.c — checkpoints of an Accelerated-DP-SRGD run (dpc_srgd_save / _restore) in the
  * trainers' container (dpcorr/train.h): the iterates, the prefix sums, the counters and the
- * tree noise's state; the batches and independent noise are regenerated from the RNG. */
+ * tree noise's state; the batches and independent noise are regenerated from the RNG, and the
+ * noise slabs of the state (noise_cum, xi, S_hat - S) are replayed from the key and compared. */
 #include "common/util.h"
 #include "srgd/srgd_internal.h"
 
@@ -66,6 +67,40 @@ static int counters_ok(const dpc_srgd *s, const double *c, size_t step)
            c[1] == floor(c[1]) && c[1] >= B * t && c[1] <= 2 * B * t;
 }
 
+/* The noise slabs are a pure function of the key and the step: noise_cum (the running sum of
+ * the rows of B Z, ACCEL_SGD: the last row) and xi = sigma noise_cum are replayed from step 0 and
+ * compared bit for bit, and S_hat must be S + xi; the saved values are never trusted. Leaves the
+ * generator at step t. */
+static dpc_status verify_noise(dpc_srgd *s, const double *v, size_t t, const char *path,
+                               dpc_error *err)
+{
+    size_t P = s->P;
+    int srg = s->cfg.variant != DPC_SRGD_ACCEL_SGD;
+    double *nc = dpc__calloc(P, sizeof *nc);
+    if (!nc) return DPC__NOMEM(err, "noise replay");
+    dpc_status st = s->noise && t ? dpc_noise_seek(s->noise, 0, err) : DPC_OK;
+    for (size_t r = 0; s->noise && !st && r < t; r++) {
+        if ((st = dpc_noise_next(s->noise, s->step_noise, err))) break;
+        for (size_t p = 0; p < P; p++) nc[p] = srg ? nc[p] + s->step_noise[p] : s->step_noise[p];
+    }
+    const double *S = v + 4 * P, *ncs = v + 5 * P, *sh = v + 6 * P, *xi = v + 7 * P;
+    for (size_t p = 0; !st && p < P; p++) {
+        double x = s->noise ? s->sigma * nc[p] : 0.0, h = S[p] + x;
+        const char *slab = memcmp(&ncs[p], &nc[p], sizeof x) ? "noise_cum"
+                           : memcmp(&xi[p], &x, sizeof x)    ? "xi"
+                           : memcmp(&sh[p], &h, sizeof x)    ? "S_hat"
+                                                             : NULL;
+        if (slab)
+            st = dpc_error_param(err, DPC_E_STATE, "noise_state",
+                                 "%s: srgd.state (%s) coordinate %zu at round %zu differs from "
+                                 "the replay of the noise from the key (the noise state is a "
+                                 "function of the key and the round: an edited checkpoint)",
+                                 path, slab, p, t);
+    }
+    free(nc);
+    return st;
+}
+
 dpc_status dpc_srgd_restore(dpc_srgd *s, const dpc_ckpt *ck, dpc_error *err)
 {
     if (!s || !ck) return dpc_error_param(err, DPC_E_INVALID, s ? "ck" : "s", "NULL");
@@ -89,6 +124,7 @@ dpc_status dpc_srgd_restore(dpc_srgd *s, const dpc_ckpt *ck, dpc_error *err)
         st = dpc_error_set(err, DPC_E_FORMAT, "%s: noise state of %zu values, this run needs %zu",
                            path, nfile, ns);
     if (!st && s->noise) st = dpc_noise_import(s->noise, (size_t)cnt[0], ns ? state : NULL, err);
+    if (!st) st = verify_noise(s, v, (size_t)cnt[0], path, err);
     if (!st) {
         memcpy(s->x, v, n * sizeof *v);
         s->t = (size_t)cnt[0];
