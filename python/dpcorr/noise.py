@@ -45,7 +45,11 @@ def rng_from_state(state):
     """Inverse of :func:`rng_state`."""
     mode = state.get("rng_mode")
     if mode == "seeded":
-        return make_rng(state["seed"])
+        seed = state.get("seed")
+        if seed is None or isinstance(seed, bool):  # make_rng(None) would be a fresh secure key
+            raise ValueError(f"state: a seeded generator's state needs its integer seed, got "
+                             f"{seed!r}")
+        return make_rng(seed)
     if mode == "secure":
         key = state.get("key")
         if not isinstance(key, (list, tuple)) or len(key) != 8:

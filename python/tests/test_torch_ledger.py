@@ -8,6 +8,7 @@ import pathlib
 import subprocess
 import sys
 
+import numpy as np
 import pytest
 import torch
 import torch.nn.functional as F
@@ -238,3 +239,133 @@ def test_distributed_bit_identical_to_one_process():
 def test_distributed_rank_with_another_configuration_refused():
     out = distributed(2, "7", "differ")
     assert out["error"].startswith("torch.distributed: rank 1's ledger differ from rank 0's")
+
+
+# ---- the noise state is verified, not trusted, on resume (issue 37) --------------------------
+
+def steps_of(model, opt, loader, eng, k):
+    """k steps from the engine's current one (the loader's batch of the next step not taken)."""
+    it = iter(loader)
+    for _ in range(k):
+        x, y = next(it)
+        opt.zero_grad()
+        F.cross_entropy(model(x), y).backward()
+        opt.step()
+    return it
+
+
+def saved(seed=1, ahead=False, k=3, mech="blt"):
+    """A run of setup() (mech, seed) after k steps, its state_dict (with the row of step k made
+    ahead by the noise thread when ahead), and a fresh engine of the same run to load it into."""
+    ds, model, opt, loader, eng = setup(mech=mech, seed=seed)
+    it = steps_of(model, opt, loader, eng, k)
+    if ahead:
+        next(it)  # step k's batch is out: the thread made its noise row
+    state = eng.state_dict()
+    assert ("noise_ahead" in state) == ahead and state["noise"]["step"] == k + ahead
+    fresh = setup(mech=mech, seed=seed)[4]
+    return state, fresh, eng
+
+
+def test_unedited_noise_state_with_a_row_ahead_resumes_bit_for_bit():
+    state, fresh, _ = saved(ahead=True)
+    ds, model, opt, loader, eng = setup(mech="blt")
+    steps_of(model, opt, loader, eng, 10)
+    _, m2, o2, l2, e2 = setup(mech="blt")
+    e2.load_state_dict(state)
+    assert e2.steps_done == 3 and e2._job is not None and e2._job.step == 3
+    m2.load_state_dict(state["model"])
+    steps_of(m2, o2, l2, e2, 7)
+    assert all(torch.equal(a, b) for a, b in zip(model.parameters(), m2.parameters()))
+
+
+def test_rewound_noise_step_refused():
+    """A noise generator state of an earlier step under the checkpoint's steps_done would
+    release that step's noise again (two releases with the same noise cancel it in their
+    difference)."""
+    ds, model, opt, loader, eng = setup(mech="blt")
+    steps_of(model, opt, loader, eng, 1)
+    early = eng.state_dict()["noise"]
+    steps_of(model, opt, loader, eng, 2)
+    state = eng.state_dict()
+    fresh = setup(mech="blt")[4]
+    state["noise"] = early
+    with pytest.raises(ValueError, match=r"noise.step is 1, steps_done 3 needs 3 .*rewound"):
+        fresh.load_state_dict(state)
+    state, fresh, _ = saved(ahead=True)
+    state["noise"]["step"] = 3  # the row of step 3 is out: the generator must be at 4
+    with pytest.raises(ValueError, match=r"noise.step is 3, steps_done 3 needs 4"):
+        fresh.load_state_dict(state)
+    assert fresh.steps_done == 0
+
+
+@pytest.mark.parametrize("edit", ["ulp", "zero", "nan", "swap"])
+def test_edited_noise_buffers_refused(edit):
+    state, fresh, _ = saved()
+    buf = state["noise"]["state"]
+    assert buf.size == 2 * fresh.dim  # BLT: 2 buffers per coordinate
+    if edit == "ulp":
+        buf[5] = np.nextafter(buf[5], np.inf)
+    elif edit == "zero":
+        buf[:] = 0.0
+    elif edit == "nan":
+        buf[7] = np.nan
+    else:
+        buf[[0, 1]] = buf[[1, 0]]
+    with pytest.raises(ValueError, match=r"noise: .*noise_state.*replay from the key"):
+        fresh.load_state_dict(state)
+
+
+@pytest.mark.parametrize("edit", ["zero", "nan", "ulp", "another step's row"])
+def test_edited_noise_ahead_row_refused(edit):
+    state, fresh, eng = saved(ahead=True)
+    row = state["noise_ahead"]["row"]
+    if edit == "zero":
+        row[:] = 0.0
+    elif edit == "nan":
+        row[3] = np.nan
+    elif edit == "ulp":
+        row[-1] = np.nextafter(row[-1], -np.inf)
+    else:
+        row[:] = eng.plan.noise_generator(eng.dim).next()
+    with pytest.raises(ValueError, match=r"noise_ahead.row differs from its replay from the key "
+                                         r"at coordinate"):
+        fresh.load_state_dict(state)
+    assert fresh.steps_done == 0 and fresh._job is None
+
+
+def test_seeded_noise_generator_under_a_secure_ledger_refused():
+    state, fresh, _ = saved(seed=None)  # a secure run
+    assert state["ledger"]["seed_mode"] == "secure" and state["rng"]["rng_mode"] == "secure"
+    seeded, _, _ = saved(seed=1)
+    other = dict(state, noise=seeded["noise"])  # a seeded generator's noise state
+    with pytest.raises(ValueError, match=r"noise.rng_mode is not the run's"):
+        fresh.load_state_dict(other)
+    other = dict(state, rng=seeded["rng"])  # the run's generator seeded, the ledger secure
+    with pytest.raises(ValueError, match=r"rng: the generator is seeded \(seed 1\), the ledger "
+                                         r"says 'secure'"):
+        fresh.load_state_dict(other)
+    key = list(state["rng"]["key"])
+    key[0] ^= 1
+    noise = dict(state["noise"], key=key)  # another secure key for the noise
+    with pytest.raises(ValueError, match=r"noise.key is not the run's"):
+        fresh.load_state_dict(dict(state, noise=noise))
+    both = dict(state, rng=dict(state["rng"], key=key), noise=noise)  # both keys replaced
+    with pytest.raises(ValueError, match=r"noise_state.*replay from the key"):
+        fresh.load_state_dict(both)
+    fresh.load_state_dict(state)  # the secure checkpoint itself resumes (its key adopted)
+    assert fresh.steps_done == 3 and fresh.ledger()["seed_mode"] == "secure"
+
+
+def test_seed_none_does_not_load_as_secure():
+    state, fresh, _ = saved(seed=1)
+    for part in ("rng", "noise"):
+        bad = dict(state, **{part: dict(state[part], seed=None)})
+        if part == "rng":
+            bad["ledger"] = dict(state["ledger"], seed=None)
+        with pytest.raises(ValueError, match=r"seed"):
+            fresh.load_state_dict(bad)
+    assert fresh.steps_done == 0 and fresh.ledger()["seed_mode"] == "seeded"
+    gen = dpcorr.NoiseGenerator(fresh.plan.mechanism, 21, 1)
+    with pytest.raises(ValueError, match=r"seeded generator's state needs its integer seed"):
+        gen.load_state_dict(dict(gen.state_dict(), seed=None))

@@ -23,6 +23,7 @@ import numpy as np
 import torch
 
 from .. import _check
+from .._errors import DpcorrRuntimeError
 from ..plan import TrainingPlan
 from . import _prefetch
 from ._per_sample import PerSampleGradients
@@ -672,6 +673,7 @@ class PrivacyEngine:
             raise ValueError("state: a checkpoint of another run (" + "; ".join(
                 f"{k} differs: {saved.get(k)!r} in the checkpoint, {mine.get(k)!r} here"
                 for k in diff) + ")")
+        _generator_agrees(state)
         plan = TrainingPlan(self.n_examples, rng_state=state["rng"], **self._plan_kwargs)
         mine, saved = plan.ledger(), state["ledger"]
         diff = sorted(k for k in set(mine) | set(saved) if mine.get(k) != saved.get(k))
@@ -682,16 +684,11 @@ class PrivacyEngine:
         step = _check.size("steps_done", state["steps_done"])
         if step > plan.steps:
             raise ValueError(f"state: steps_done {step} > the run's {plan.steps} steps")
-        noise = plan.noise_generator(self.dim, form=self._noise_form, scaled=False)
-        noise.load_state_dict(state["noise"])
-        ahead = state.get("noise_ahead")
-        if ahead is not None and (ahead.get("step") != step or noise.step != step + 1 or
-                                  np.asarray(ahead.get("row")).size != self.dim):
-            raise ValueError("state: its noise_ahead row does not belong to its step")
+        noise, row = self._replay_noise(plan, state, step)
         self._drain()  # the thread's job belongs to the generator being replaced
         self._job = None
-        if ahead is not None:
-            self._noise_t.copy_(torch.from_numpy(np.asarray(ahead["row"], dtype=np.float64)))
+        if row is not None:  # the replayed row, never the saved one (compared equal)
+            self._noise_t.copy_(torch.from_numpy(row))
             self._job = _prefetch.done_job(step)
         self.model.load_state_dict(state["model"])
         self.optimizer.original.load_state_dict(state["optimizer"])
@@ -699,6 +696,52 @@ class PrivacyEngine:
         self._clear_all()
         self._acc, self._clipped, self._over, self.step_done = None, 0, 0, True
 
+
+    def _replay_noise(self, plan, state, step):
+        """The noise state of a checkpoint is a pure function of (key, step): the generator is
+        rebuilt from the key, its saved state replayed and compared bit for bit (the library's
+        dpc_noise_import), and the row made ahead ("noise_ahead") regenerated and compared; the
+        saved floats are never used. Refuses, naming the field, a noise step that is not the
+        checkpoint's steps_done (a rewound one would release an earlier step's noise again: two
+        releases with the same noise cancel it in their difference) and a row or buffer that is
+        not its replay (zeroed, NaN, edited). Returns (generator, scaled row or None)."""
+        saved, ahead = state.get("noise"), state.get("noise_ahead")
+        if not isinstance(saved, dict):
+            raise ValueError("state: noise: missing (the noise generator's state)")
+        want = step + (1 if ahead is not None else 0)
+        got = saved.get("step")
+        if isinstance(got, bool) or not isinstance(got, numbers.Integral) or got != want:
+            raise ValueError(
+                f"state: noise.step is {got!r}, steps_done {step} needs {want} (the noise "
+                f"generator's step must be the steps done{', plus the row made ahead' if ahead is not None else ''}: "
+                f"a rewound noise step would release an earlier step's noise again)")
+        noise = plan.noise_generator(self.dim, form=self._noise_form, scaled=False)
+        try:
+            noise.load_state_dict(saved)  # the library replays the buffers and compares them
+        except (ValueError, DpcorrRuntimeError) as e:
+            raise ValueError(f"state: noise: {e}") from None
+        if ahead is None:
+            return noise, None
+        if not isinstance(ahead, dict) or ahead.get("step") != step:
+            raise ValueError(f"state: noise_ahead.step is "
+                             f"{ahead.get('step') if isinstance(ahead, dict) else ahead!r}, "
+                             f"its row must be step {step}'s (steps_done)")
+        raw = np.asarray(ahead.get("row"))
+        if raw.dtype != np.float64 or raw.shape != (self.dim,):
+            raise ValueError(f"state: noise_ahead.row must be {self.dim} float64 values, got "
+                             f"{raw.dtype} {raw.shape}")
+        noise.seek(step)  # step's row again (the generator ends at step + 1, as saved)
+        row = np.empty(self.dim, dtype=np.float64)
+        noise.next(out=row)
+        row *= plan.noise_scale  # as _noise_fill: one IEEE multiply per value
+        bad = np.flatnonzero(row.view(np.uint64) != raw.view(np.uint64))
+        if bad.size:
+            i = int(bad[0])
+            raise ValueError(
+                f"state: noise_ahead.row differs from its replay from the key at coordinate {i} "
+                f"({raw[i]!r} saved, {row[i]!r} replayed; {bad.size} of {self.dim} values): an "
+                f"edited checkpoint (a zeroed row would release step {step} without noise)")
+        return noise, row
 
     def _fingerprint(self):
         """What a resumed run must share with the saved one (the CLI's checkpoint items:
@@ -712,6 +755,36 @@ class PrivacyEngine:
                           for n, p in self.model.named_parameters() if p.requires_grad],
                    n_examples=self.n_examples, data=self._data_hash)
         return out
+
+
+def _generator_agrees(state):
+    """The run's generator (state["rng"]), the noise generator's (state["noise"]) and the
+    ledger's seed_mode and seed describe one generator: a seeded generator under a ledger that
+    says secure (or the reverse), a seeded state without its seed, or a noise generator of
+    another key is refused, naming the field."""
+    run, led, nz = state.get("rng"), state.get("ledger"), state.get("noise")
+    if not isinstance(run, dict) or not isinstance(led, dict) or not isinstance(nz, dict):
+        raise ValueError("state: rng, ledger and noise must be dicts")
+    mode, seed, key = run.get("rng_mode"), run.get("seed"), run.get("key")
+    if mode == "seeded":
+        if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or key is not None:
+            raise ValueError(f"state: rng: a seeded generator needs an integer seed and no key "
+                             f"(seed {seed!r}): refusing to load it as another generator "
+                             f"(seed None would be a fresh secure key)")
+    elif mode == "secure":
+        if seed is not None or not isinstance(key, (list, tuple)) or len(key) != 8:
+            raise ValueError("state: rng: a secure generator has seed None and its 8-word key")
+    else:
+        raise ValueError(f"state: rng.rng_mode must be 'seeded' or 'secure', got {mode!r}")
+    if led.get("seed_mode") != mode or (mode == "seeded" and led.get("seed") != seed):
+        raise ValueError(f"state: rng: the generator is {mode}"
+                         f"{f' (seed {seed})' if mode == 'seeded' else ''}, the ledger says "
+                         f"{led.get('seed_mode')!r} (seed {led.get('seed')!r}): the ledger "
+                         f"must describe the generator that made the noise")
+    for k in ("rng_mode", "seed", "key"):
+        if nz.get(k) != run.get(k):
+            raise ValueError(f"state: noise.{k} is not the run's rng.{k}: the noise generator "
+                             f"must be the run's (its {k} differs)")
 
 
 _BLOCK = 2048  # columns per block of the clipped sum (CPU): (b + 1) x 2048 doubles in cache
