@@ -302,6 +302,26 @@ static dpc_status load_body(dpc_trainer *tr, dpc__ck_rbuf *r, const char *path, 
     return DPC_OK;
 }
 
+/* The replay of one thread's noise generator (the pool's threads in parallel: the replay costs
+ * the noise of the steps done, so it runs at the training's width). */
+typedef struct import_job {
+    dpc_trainer *tr;
+    size_t per;
+    const ck_parts *k;
+} import_job;
+
+static void phase_import(void *a, size_t tid, size_t T)
+{
+    const import_job *j = a;
+    thread_ctx *c = &j->tr->tc[tid];
+    (void)T;
+    c->st = DPC_OK;
+    if (!c->noise) return;
+    /* the saved state is only compared with its replay from the key (dpc_noise_import) */
+    c->st = dpc_noise_import(c->noise, (size_t)j->k->step,
+                             j->per ? j->k->ns + (c->p0 - j->tr->s0) * j->per : NULL, &c->err);
+}
+
 /* Every rank: its momentum shard is finite, then the generators take their states. */
 static dpc_status import_parts(dpc_trainer *tr, const char *path, size_t per, const ck_parts *k,
                                dpc_error *err)
@@ -310,13 +330,13 @@ static dpc_status import_parts(dpc_trainer *tr, const char *path, size_t per, co
         if (!isfinite(k->vel[i]))
             return dpc_error_set(err, DPC_E_FORMAT, "%s: non-finite parameter %zu", path,
                                  tr->s0 + i);
-    for (size_t i = 0; i < tr->T; i++) {
+    import_job j = {tr, per, k};
+    dpc__pool_run(tr->pool, phase_import, &j);
+    for (size_t i = 0; i < tr->T; i++) { /* the first thread's refusal (lowest coordinates) */
         thread_ctx *c = &tr->tc[i];
-        if (!c->noise) continue;
-        /* the saved state is only compared with its replay from the key (dpc_noise_import) */
-        dpc_status st = dpc_noise_import(c->noise, (size_t)k->step,
-                                         per ? k->ns + (c->p0 - tr->s0) * per : NULL, err);
-        if (st) return err ? dpc_error_prefix(err, "%s: ", path) : st;
+        if (!c->st) continue;
+        if (err) *err = c->err;
+        return err ? dpc_error_prefix(err, "%s: ", path) : c->st;
     }
     return DPC_OK;
 }
