@@ -15,6 +15,7 @@ import torch.nn.functional as F
 
 import dpcorr
 import dpcorr.torch as dt
+from dpcorr.torch.engine import _data_digest, _state_digest
 
 torch.set_num_threads(1)
 
@@ -243,6 +244,14 @@ def test_distributed_rank_with_another_configuration_refused():
 
 # ---- the noise state is verified, not trusted, on resume (issue 37) --------------------------
 
+def forged(state):
+    """The state with its digests recomputed, as an editor who knows the format would: what the
+    replay of the noise from the key must catch (the digests are not a MAC)."""
+    state = {k: v for k, v in state.items() if k != "digests"}
+    state["digests"] = {k: _state_digest(v) for k, v in state.items()}
+    return state
+
+
 def steps_of(model, opt, loader, eng, k):
     """k steps from the engine's current one (the loader's batch of the next step not taken)."""
     it = iter(loader)
@@ -291,11 +300,11 @@ def test_rewound_noise_step_refused():
     fresh = setup(mech="blt")[4]
     state["noise"] = early
     with pytest.raises(ValueError, match=r"noise.step is 1, steps_done 3 needs 3 .*rewound"):
-        fresh.load_state_dict(state)
+        fresh.load_state_dict(forged(state))
     state, fresh, _ = saved(ahead=True)
     state["noise"]["step"] = 3  # the row of step 3 is out: the generator must be at 4
     with pytest.raises(ValueError, match=r"noise.step is 3, steps_done 3 needs 4"):
-        fresh.load_state_dict(state)
+        fresh.load_state_dict(forged(state))
     assert fresh.steps_done == 0
 
 
@@ -313,7 +322,7 @@ def test_edited_noise_buffers_refused(edit):
     else:
         buf[[0, 1]] = buf[[1, 0]]
     with pytest.raises(ValueError, match=r"noise: .*noise_state.*replay from the key"):
-        fresh.load_state_dict(state)
+        fresh.load_state_dict(forged(state))
 
 
 @pytest.mark.parametrize("edit", ["zero", "nan", "ulp", "another step's row"])
@@ -330,7 +339,7 @@ def test_edited_noise_ahead_row_refused(edit):
         row[:] = eng.plan.noise_generator(eng.dim).next()
     with pytest.raises(ValueError, match=r"noise_ahead.row differs from its replay from the key "
                                          r"at coordinate"):
-        fresh.load_state_dict(state)
+        fresh.load_state_dict(forged(state))
     assert fresh.steps_done == 0 and fresh._job is None
 
 
@@ -340,20 +349,20 @@ def test_seeded_noise_generator_under_a_secure_ledger_refused():
     seeded, _, _ = saved(seed=1)
     other = dict(state, noise=seeded["noise"])  # a seeded generator's noise state
     with pytest.raises(ValueError, match=r"noise.rng_mode is not the run's"):
-        fresh.load_state_dict(other)
+        fresh.load_state_dict(forged(other))
     other = dict(state, rng=seeded["rng"])  # the run's generator seeded, the ledger secure
     with pytest.raises(ValueError, match=r"rng: the generator is seeded \(seed 1\), the ledger "
                                          r"says 'secure'"):
-        fresh.load_state_dict(other)
+        fresh.load_state_dict(forged(other))
     key = list(state["rng"]["key"])
     key[0] ^= 1
     noise = dict(state["noise"], key=key)  # another secure key for the noise
     with pytest.raises(ValueError, match=r"noise.key is not the run's"):
-        fresh.load_state_dict(dict(state, noise=noise))
+        fresh.load_state_dict(forged(dict(state, noise=noise)))
     both = dict(state, rng=dict(state["rng"], key=key), noise=noise)  # both keys replaced
     with pytest.raises(ValueError, match=r"noise_state.*replay from the key"):
-        fresh.load_state_dict(both)
-    fresh.load_state_dict(state)  # the secure checkpoint itself resumes (its key adopted)
+        fresh.load_state_dict(forged(both))
+    fresh.load_state_dict(forged(state))  # the secure checkpoint itself resumes (its key adopted)
     assert fresh.steps_done == 3 and fresh.ledger()["seed_mode"] == "secure"
 
 
@@ -364,8 +373,139 @@ def test_seed_none_does_not_load_as_secure():
         if part == "rng":
             bad["ledger"] = dict(state["ledger"], seed=None)
         with pytest.raises(ValueError, match=r"seed"):
-            fresh.load_state_dict(bad)
+            fresh.load_state_dict(forged(bad))
     assert fresh.steps_done == 0 and fresh.ledger()["seed_mode"] == "seeded"
     gen = dpcorr.NoiseGenerator(fresh.plan.mechanism, 21, 1)
     with pytest.raises(ValueError, match=r"seeded generator's state needs its integer seed"):
         gen.load_state_dict(dict(gen.state_dict(), seed=None))
+
+
+# ---- the ledger is what ran (issue 34 item 4) ---------------------------------------------
+
+def test_batch_token_covers_inputs_and_labels_by_content():
+    ds, model, opt, loader, eng = setup(mech="nu")
+    before = [p.detach().clone() for p in model.parameters()]
+    it = iter(loader)
+    x, y = next(it)
+    other_x, other_y = ds.tensors[0][-20:], ds.tensors[1][-20:]
+    x.copy_(other_x)  # the issued tensor overwritten in place before the forward pass
+    opt.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    with pytest.raises(RuntimeError, match="not the batch the loader issued for step 0"):
+        opt.step()
+    ds, model, opt, loader, eng = setup(mech="nu")
+    x, y = next(iter(loader))
+    y.copy_(other_y)  # the labels of other examples, in the issued tensor
+    opt.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    with pytest.raises(RuntimeError, match=r"tensor 1 of the batch the loader issued for step 0 "
+                                           r"\(its inputs and labels, in order\) was changed"):
+        opt.step()
+    ds, model, opt, loader, eng = setup(mech="nu")
+    x, y = next(iter(loader))
+    opt.zero_grad()
+    F.cross_entropy(model(x), y).backward()
+    x.add_(1.0)  # after the forward pass, before the step
+    with pytest.raises(RuntimeError, match=r"tensor 0 of the batch .* was changed in place"):
+        opt.step()
+    assert eng.steps_done == 0
+    assert all(torch.equal(a, p) for a, p in zip(before, model.parameters()))
+
+
+def test_edited_checkpoint_refused_by_its_digests():
+    ds, model, opt, loader, eng = setup(mech="nu")
+    steps_of(model, opt, loader, eng, 4)
+    state = eng.state_dict()
+    assert state["version"] == 3 and set(state["digests"]) == set(state) - {"digests"}
+    for field, value in (("steps_done", 0), ("ledger", dict(state["ledger"], epsilon=0.1)),
+                         ("model", {k: v + 1 for k, v in state["model"].items()})):
+        fresh = setup(mech="nu")[4]
+        with pytest.raises(ValueError, match=rf"state: {field} does not match its digest"):
+            fresh.load_state_dict(dict(state, **{field: value}))
+        assert fresh.steps_done == 0 and fresh.epsilon() == 0.0
+    fresh = setup(mech="nu")[4]
+    with pytest.raises(ValueError, match=r"state: noise does not match its digest"):
+        fresh.load_state_dict(dict(state, noise=dict(state["noise"], step=0)))
+    with pytest.raises(ValueError, match=r"unsupported version 2"):
+        fresh.load_state_dict(dict(state, version=2))
+    no = {k: v for k, v in state.items() if k != "digests"}
+    with pytest.raises(ValueError, match=r"no digests"):
+        fresh.load_state_dict(no)
+    # steps_done and the noise step rewound together, digests recomputed: the noise step is
+    # bound by the replay (stateless mechanism: nothing to compare), so this engine's own
+    # spend is what refuses it below; a fresh engine has no such memory (doc/reliability.md)
+    fresh.load_state_dict(state)
+    assert fresh.steps_done == 4 and fresh.epsilon() == eng.epsilon()
+
+
+def test_an_older_checkpoint_never_lowers_the_spent_epsilon():
+    ds, model, opt, loader, eng = setup(mech="blt")
+    steps_of(model, opt, loader, eng, 2)
+    old = eng.state_dict()
+    steps_of(model, opt, loader, eng, 2)
+    spent = eng.epsilon()
+    assert spent > eng.epsilon(2) > 0
+    with pytest.raises(ValueError, match=rf"steps_done 2 < the 4 steps this engine has already "
+                                         rf"run: loading it would lower the spent epsilon from "
+                                         rf"{spent:.6g} to {eng.epsilon(2):.6g}"):
+        eng.load_state_dict(old)
+    assert eng.steps_done == 4 and eng.epsilon() == spent
+    eng.load_state_dict(eng.state_dict())  # the same step: nothing released twice
+    assert eng.steps_done == 4 and eng.epsilon() == spent
+
+
+def test_distributed_ranks_with_other_initial_parameters_refused():
+    out = distributed(2, "7", "params")
+    assert out["error"].startswith("torch.distributed: rank 1's initial parameters differ "
+                                   "from rank 0's")
+    assert "torch.manual_seed" in out["error"]
+
+
+class Augmented(torch.utils.data.Dataset):
+    """A dataset with a random augmentation (torch's and numpy's global generators)."""
+
+    def __init__(self, n=120):
+        g = torch.Generator().manual_seed(3)
+        self.x, self.y = torch.randn(n, 6, generator=g), torch.randint(0, 3, (n,), generator=g)
+
+    def __len__(self):
+        return len(self.x)
+
+    def __getitem__(self, i):
+        jitter = 0.01 * torch.randn(6) + float(np.random.uniform(-0.01, 0.01))
+        return self.x[i] + jitter, self.y[i]
+
+
+def test_dataset_with_random_augmentation_resumes():
+    def make():
+        model = torch.nn.Linear(6, 3)
+        return dt.make_private(model, torch.optim.SGD(model.parameters(), lr=0.1), Augmented(),
+                               noise_multiplier=1.0, batch_size=20, epochs=2, mech="blt", seed=1)
+    torch.manual_seed(5)
+    np.random.seed(5)
+    model, opt, loader, eng = make()
+    steps_of(model, opt, loader, eng, 3)
+    state = eng.state_dict()
+    other = make()[3]
+    assert other._fingerprint()["data"] == eng._fingerprint()["data"]
+    other.load_state_dict(state)
+    assert other.steps_done == 3
+    # the fingerprint leaves the user's generators where they were
+    torch.manual_seed(11)
+    np.random.seed(11)
+    a, b = torch.rand(1), np.random.rand()
+    torch.manual_seed(11)
+    np.random.seed(11)
+    assert _data_digest(Augmented()) == eng._fingerprint()["data"]
+    assert torch.equal(torch.rand(1), a) and np.random.rand() == b
+    # other data is still another run
+    class Shifted(Augmented):
+        def __getitem__(self, i):
+            x, y = super().__getitem__(i)
+            return x + 1.0, y
+    model = torch.nn.Linear(6, 3)
+    shifted = dt.make_private(model, torch.optim.SGD(model.parameters(), lr=0.1), Shifted(),
+                              noise_multiplier=1.0, batch_size=20, epochs=2, mech="blt",
+                              seed=1)[3]
+    with pytest.raises(ValueError, match="data differs"):
+        shifted.load_state_dict(state)

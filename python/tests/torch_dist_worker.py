@@ -1,6 +1,6 @@
 """Run by test_torch_ledger.py: a private run of a small model under torch.distributed (gloo on
 loopback) with WORLD processes; rank 0 prints the final parameters (float64 hex) as JSON, or the
-ValueError of make_private, and the same run's parameters in one process. Usage: torch_dist_worker.py WORLD PORT SEED|secure [differ]."""
+ValueError of make_private, and the same run's parameters in one process. Usage: torch_dist_worker.py WORLD PORT SEED|secure [differ|params]."""
 
 import json
 import os
@@ -31,11 +31,14 @@ def run(rank, world, port, seed, differ, out):
     x = torch.randn(60, 6, dtype=torch.float64)
     y = torch.randint(0, 3, (60,))
     model = Elementwise()
+    if differ == "params" and rank == world - 1:  # another initialisation on the last rank
+        with torch.no_grad():
+            model.w[0, 0] += 1e-3
     opt = torch.optim.SGD(model.parameters(), lr=0.2, momentum=0.9)
     try:
         model, opt, loader, eng = dt.make_private(
             model, opt, torch.utils.data.TensorDataset(x, y),
-            batch_size=12 if not (differ and rank == world - 1) else 10, epochs=2,
+            batch_size=12 if not (differ == "differ" and rank == world - 1) else 10, epochs=2,
             noise_multiplier=1.0, mech="nu", seed=seed, loss_reduction="sum")
     except ValueError as e:
         if rank == 0:
@@ -73,7 +76,7 @@ class ctxless_queue:  # pylint: disable=invalid-name
 def main():
     world, port, seed = int(sys.argv[1]), int(sys.argv[2]), sys.argv[3]
     seed = None if seed == "secure" else int(seed)
-    differ = len(sys.argv) > 4
+    differ = sys.argv[4] if len(sys.argv) > 4 else None  # "differ" (batch) or "params"
     import dpcorr.torch  # noqa: F401  (imported once, before the fork)
     ctx = torch.multiprocessing.get_context("fork")
     out = ctx.Queue()

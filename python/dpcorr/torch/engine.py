@@ -16,6 +16,7 @@ library, so the same configuration reports the same epsilon as ``dpcorr train``.
 
 import hashlib
 import numbers
+import random
 import time
 import weakref
 
@@ -215,7 +216,8 @@ class PrivacyEngine:
         self.noise_wait_s = 0.0  # seconds optimizer.step() waited for noise, in all
         self.last_noise_wait_s = 0.0  # ... in the last step
         self.steps_done = 0
-        self._pending = None  # (step, batch size, batch tensors) handed out by the loader
+        self._high = 0  # the most steps this engine has released (a load never goes below)
+        self._pending = None  # (step, batch size, batch tensors, last, their content) issued
         self._foreign = None  # why a forward pass since the last step ran on another batch
         self.last_clip_fraction = float("nan")
         self.physical = None if max_physical_batch_size is None else \
@@ -354,16 +356,21 @@ class PrivacyEngine:
         box = [self.plan.rng if self.rank == 0 else None]
         dist.broadcast_object_list(box, src=0)
         self.plan = TrainingPlan(self.n_examples, rng_state=box[0], **self._plan_kwargs)
-        mine = (self.plan.ledger(), self.dim, self.n_examples)
+        # the initial parameters too (before step 1): ranks that start from different models
+        # would apply the same update to different points and diverge
+        mine = (self.plan.ledger(), self.dim, self.n_examples,
+                _state_digest([p.detach() for p in self.params]))
         every = [None] * self.world
         dist.all_gather_object(every, mine)
         for r, other in enumerate(every):
             if other != every[0]:
-                what = [k for k, a, b in zip(("ledger", "trainable parameters", "examples"),
-                                             every[0], other) if a != b]
+                what = [k for k, a, b in zip(("ledger", "trainable parameters", "examples",
+                                              "initial parameters"), every[0], other) if a != b]
                 raise ValueError(f"torch.distributed: rank {r}'s {', '.join(what)} differ from "
                                  f"rank 0's (every rank needs the same model, data and "
-                                 f"make_private arguments)")
+                                 f"make_private arguments; initialise the model identically on "
+                                 f"every rank: the same torch.manual_seed before building it, "
+                                 f"or load rank 0's state_dict)")
 
     def _share(self, idx):
         """This rank's contiguous share of a batch's example indices."""
@@ -392,7 +399,12 @@ class PrivacyEngine:
 
     def _begin(self, step, batch_size, batch=None, last=True):
         self._prefetch(step)
-        self._pending = (step, batch_size, _tensors(batch) if batch is not None else [], last)
+        issued = _tensors(batch) if batch is not None else []
+        # the token is the batch's content (inputs and labels), not the tensor objects: a copy
+        # of each, compared at the forward pass and again at optimizer.step(), so an in-place
+        # overwrite of an issued tensor (x.copy_(other), y[:] = ...) is caught
+        self._pending = (step, batch_size, issued, last,
+                         [t.detach().clone() for t in issued])
         self._foreign = None
 
     def _seen(self, inputs):
@@ -402,13 +414,13 @@ class PrivacyEngine:
         if self._pending is None:
             self._foreign = "no batch of the engine's loader is pending"
             return
-        issued = self._pending[2]
+        issued = self._pending[4]  # the content issued (copies), not the tensors handed out
         for a in inputs:
             if not isinstance(a, torch.Tensor):
                 continue
             for t in issued:
-                if a is t or (a.shape == t.shape and a.dtype == t.dtype
-                              and torch.equal(a.detach().to(t.device), t)):
+                if a.shape == t.shape and a.dtype == t.dtype and \
+                        torch.equal(a.detach().to(t.device), t):
                     return
         self._foreign = (f"the model ran on tensors that are not the batch the loader issued "
                          f"for step {self._pending[0]}")
@@ -494,6 +506,13 @@ class PrivacyEngine:
         if self._foreign is not None:
             raise RuntimeError(f"dpcorr: {self._foreign}; the private optimizer steps only on "
                                f"that batch (transform data in the dataset or collate_fn)")
+        for k, (a, c) in enumerate(zip(self._pending[2], self._pending[4])):
+            if a.shape != c.shape or not torch.equal(a.detach(), c):
+                raise RuntimeError(
+                    f"dpcorr: tensor {k} of the batch the loader issued for step "
+                    f"{self._pending[0]} (its inputs and labels, in order) was changed in place "
+                    f"before optimizer.step(); the ledger accounts only for the issued examples "
+                    f"(transform data in the dataset or collate_fn, on copies)")
         b = self._whole.batch_size()
         t, want = self._pending[:2]
         if t != self.steps_done:
@@ -627,6 +646,7 @@ class PrivacyEngine:
 
     def _advance(self):
         self.steps_done += 1
+        self._high = max(self._high, self.steps_done)
         self._pending = None
         self._clear_all()
 
@@ -640,14 +660,18 @@ class PrivacyEngine:
         out (the noise thread has made that step's noise, one row ahead of the saved step), it
         holds that row too ("noise_ahead"), so that the resumed run uses the same bits."""
         self._drain()
-        out = {"format": _STATE_FORMAT, "version": 2, "steps_done": self.steps_done,
+        out = {"format": _STATE_FORMAT, "version": 3, "steps_done": self.steps_done,
                "rng": self.plan.rng, "ledger": self.plan.ledger(), "dim": self.dim,
                "fingerprint": self._fingerprint(),
-               "noise": self.noise.state_dict(), "model": self.model.state_dict(),
-               "optimizer": self.optimizer.original.state_dict()}
+               "noise": self.noise.state_dict(),
+               # copies: a state_dict shares its tensors with the live model, so a checkpoint
+               # kept while training goes on would hold later weights than its steps_done
+               "model": _snapshot(self.model.state_dict()),
+               "optimizer": _snapshot(self.optimizer.original.state_dict())}
         if self._job is not None:
             out["noise_ahead"] = {"step": self._job.step,
                                   "row": self._noise_t.detach().clone().numpy()}
+        out["digests"] = {k: _state_digest(v) for k, v in out.items()}
         return out
 
     def load_state_dict(self, state):
@@ -656,11 +680,13 @@ class PrivacyEngine:
         checkpoint of another run with ValueError naming what differs."""
         if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
             raise ValueError("state: not a dpcorr.torch checkpoint")
-        if state.get("version") != 2:
-            # version 1 had no fingerprint of clip and data: it cannot be checked, so refused
-            raise ValueError(f"state: unsupported version {state.get('version')!r} (version 1 "
-                             f"checkpoints carry no fingerprint of clip and data; restart the "
-                             f"run)")
+        if state.get("version") != 3:
+            # version 1 had no fingerprint of clip and data, version 2 no digests binding
+            # steps_done, the noise state and the ledger: they cannot be checked, so refused
+            raise ValueError(f"state: unsupported version {state.get('version')!r} (versions 1 "
+                             f"and 2 carry no digests of steps_done, the noise state and the "
+                             f"ledger; restart the run)")
+        _check_digests(state)
         if state["dim"] != self.dim:
             raise ValueError(f"state: the checkpoint's model has {state['dim']} trainable "
                              f"parameters, this one {self.dim}")
@@ -684,6 +710,14 @@ class PrivacyEngine:
         step = _check.size("steps_done", state["steps_done"])
         if step > plan.steps:
             raise ValueError(f"state: steps_done {step} > the run's {plan.steps} steps")
+        if step < self._high:
+            raise ValueError(
+                f"state: steps_done {step} < the {self._high} steps this engine has already "
+                f"run: loading it would lower the spent epsilon from {self.epsilon(self._high):.6g}"
+                f" to {self.epsilon(step):.6g} although those steps were released, and running "
+                f"them again would release their noise again; the spend stays "
+                f"{self.epsilon(self._high):.6g} (load a checkpoint at step >= {self._high}, or "
+                f"start a new run with a new key)")
         noise, row = self._replay_noise(plan, state, step)
         self._drain()  # the thread's job belongs to the generator being replaced
         self._job = None
@@ -693,6 +727,7 @@ class PrivacyEngine:
         self.model.load_state_dict(state["model"])
         self.optimizer.original.load_state_dict(state["optimizer"])
         self.plan, self.noise, self.steps_done, self._pending = plan, noise, step, None
+        self._high = max(self._high, step)
         self._clear_all()
         self._acc, self._clipped, self._over, self.step_done = None, 0, 0, True
 
@@ -755,6 +790,67 @@ class PrivacyEngine:
                           for n, p in self.model.named_parameters() if p.requires_grad],
                    n_examples=self.n_examples, data=self._data_hash)
         return out
+
+
+def _snapshot(v):
+    """v with every tensor copied (dicts, lists and tuples rebuilt)."""
+    if isinstance(v, torch.Tensor):
+        return v.detach().clone()
+    if isinstance(v, dict):  # an OrderedDict keeps its type and the modules' _metadata
+        out = type(v)((k, _snapshot(x)) for k, x in v.items())
+        if hasattr(v, "_metadata"):
+            out._metadata = v._metadata
+        return out
+    if isinstance(v, list):
+        return [_snapshot(x) for x in v]
+    if isinstance(v, tuple):
+        return tuple(_snapshot(x) for x in v)
+    return v
+
+
+def _state_digest(v):
+    """The SHA-256 of a state_dict field (every tensor, array, number and string, with dtypes,
+    shapes and dict keys), as hex."""
+    h = hashlib.sha256()
+    _hash_value(h, v)
+    return h.hexdigest()
+
+
+def _hash_value(h, v):
+    if isinstance(v, torch.Tensor):
+        v = v.detach().cpu().contiguous()
+        h.update(f"T{v.dtype}{tuple(v.shape)}".encode())
+        h.update((v.view(torch.int16) if v.dtype == torch.bfloat16 else v).numpy().tobytes())
+    elif isinstance(v, np.ndarray):
+        h.update(f"A{v.dtype}{v.shape}".encode())
+        h.update(np.ascontiguousarray(v).tobytes())
+    elif isinstance(v, dict):
+        h.update(f"D{len(v)}".encode())
+        for key in sorted(v, key=str):
+            h.update(f"K{type(key).__name__}{key!r}".encode())
+            _hash_value(h, v[key])
+    elif isinstance(v, (list, tuple)):
+        h.update(f"L{type(v).__name__}{len(v)}".encode())
+        for x in v:
+            _hash_value(h, x)
+    else:  # numbers, strings, None (float: repr round-trips; nan and inf included)
+        h.update(f"O{type(v).__name__}{v!r}".encode())
+
+
+def _check_digests(state):
+    """Every field of a checkpoint (steps_done, rng, ledger, fingerprint, the noise state, the row
+    made ahead, model and optimizer) must match the digest saved with it: a field edited alone
+    (steps_done 4 -> 0, a ledger, a buffer) is refused naming it. A SHA-256 is not a MAC: an
+    editor who recomputes the digests is caught by what is replayed (the noise state) and by
+    the engine's own spend (a lower steps_done), not by the digest."""
+    saved = state.get("digests")
+    if not isinstance(saved, dict):
+        raise ValueError("state: no digests (steps_done, noise state and ledger unbound)")
+    fields = [k for k in state if k != "digests"]
+    for k in sorted(set(fields) | set(saved)):
+        if k not in state or _state_digest(state[k]) != saved.get(k):
+            raise ValueError(f"state: {k} does not match its digest in the checkpoint (an "
+                             f"edited, damaged or partial checkpoint)")
 
 
 def _generator_agrees(state):
@@ -822,12 +918,27 @@ def _data_digest(dataset):
             h.update(x.numpy().tobytes() if x.dtype != torch.bfloat16 else
                      x.view(torch.int16).numpy().tobytes())
         return h.hexdigest()
-    for i in range(len(dataset)):
-        try:
-            _digest_item(h, dataset[i])
-        except _NonFinite:
-            raise ValueError(f"dataset: example {i} has a non-finite value; clean or drop "
-                             f"it") from None
+    # A dataset with random augmentation returns another draw of its transforms at every
+    # access; its identity is its data, so the pass runs under fixed seeds of torch's, numpy's
+    # and Python's global generators (restored afterwards): the same data gives the same
+    # examples, hence the same digest, in every process, and a resume is not refused for a
+    # draw. (Transforms with their own generator objects are not reseeded: they resume only if
+    # their draws do not depend on it.)
+    py_state, np_state = random.getstate(), np.random.get_state()
+    try:
+        with torch.random.fork_rng(devices=[]):
+            torch.manual_seed(0)
+            random.seed(0)
+            np.random.seed(0)
+            for i in range(len(dataset)):
+                try:
+                    _digest_item(h, dataset[i])
+                except _NonFinite:
+                    raise ValueError(f"dataset: example {i} has a non-finite value; clean or "
+                                     f"drop it") from None
+    finally:
+        random.setstate(py_state)
+        np.random.set_state(np_state)
     return h.hexdigest()
 
 
