@@ -156,5 +156,11 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$BIN" 2>/dev/null | grep -q libmpi;
     err_has "rank 1 has seed 2, rank 0 seed 1" "mpi: the seeds named"
     expect_rc 2 "mpi: rank 1 with --secure" $M -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --secure
     err_has "rank 1 runs in secure mode, rank 0 in seeded mode" "mpi: the modes named"
+    # an edited noise value in rank 1's shard (the last coordinate): rank 1's replay refuses it
+    expect_rc 0 "mpi: checkpoint at step 5" $T "$BIN" train $S --epochs 3 --mech blt --checkpoint "$TMP/m.ck" --checkpoint-every 1 --stop-after 5
+    L=$(perl -e 'open(my $f, "<:raw", $ARGV[0]) or die; local $/; my $b = <$f>; my $P = unpack("Q<", substr($b, 32, 8)); my $ni = unpack("L<", substr($b, 92, 4)); print unpack("Q<", substr($b, 96 + $ni * 220 + 16 * $P, 8))' "$TMP/m.ck")
+    ck_edit "$TMP/m.ck" "$TMP/e.ck" ftrl $((L - 1)) neg
+    expect_rc 2 "mpi: edited noise state in rank 1's shard" $M -np 2 "$BIN" train $S --epochs 3 --mech blt --resume "$TMP/e.ck"
+    err_has "rank 1: .*e.ck: noise_state: coordinate [0-9]+, buffer 1 at step 5" "mpi: rank 1's refusal reaches rank 0"
 fi
 summary
