@@ -17,6 +17,7 @@ import numpy as np
 
 from . import _check
 from . import _lib
+from ._errors import DpcorrRuntimeError
 from ._lib import lib
 from .mechanism import Mechanism
 
@@ -261,7 +262,10 @@ class NoiseGenerator:
     def load_state_dict(self, state):
         """Restores a :meth:`state_dict` of a generator of the same mechanism, coordinates and
         scale (ValueError otherwise); adopts its RNG (seed or secure key), so that the following
-        rows continue the saved run bit for bit."""
+        rows continue the saved run bit for bit. The saved state floats (BLT, BSR buffers) are a
+        function of the key and the step: they are replayed from the key and compared, and a
+        state that differs in any bit (edited, or of another key or step) raises ValueError
+        naming noise_state; they are never used as they are."""
         if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
             raise ValueError("state: not a dpcorr NoiseGenerator state")
         if state.get("version") != 1:
@@ -281,8 +285,13 @@ class NoiseGenerator:
             if arr.size != int(lib.dpc_noise_state_size(self._gen)):
                 raise ValueError(f"state: {arr.size} state floats, this generator keeps "
                                  f"{int(lib.dpc_noise_state_size(self._gen))}")
-            _lib.call(lib.dpc_noise_import, self._gen, _check.size("step", state["step"]),
-                      arr.ctypes.data_as(_lib.P(_lib.c_double)))
+            try:  # the library replays the state from the key and compares it bit for bit
+                _lib.call(lib.dpc_noise_import, self._gen, _check.size("step", state["step"]),
+                          arr.ctypes.data_as(_lib.P(_lib.c_double)))
+            except DpcorrRuntimeError as e:
+                if e.field != "noise_state":
+                    raise
+                raise ValueError(f"state: {e}") from None
         except BaseException:
             self._rng = old
             self._open()

@@ -171,6 +171,19 @@ def test_state_dict_resume(kind, params):
         NoiseGenerator(mech, 7, seed=11, noise_multiplier=1.0).load_state_dict(state)
     with pytest.raises(ValueError, match="not a dpcorr"):
         h.load_state_dict({"format": "x"})
+    # the state floats are replayed from the key and compared (issue 37): an edited value, a
+    # state of another step or of another seed is refused naming noise_state
+    if state["state"].size:
+        edited = dict(state, state=state["state"].copy())
+        edited["state"][4] = np.nextafter(edited["state"][4], np.inf)
+        with pytest.raises(ValueError, match=r"noise_state: coordinate \d+, buffer \d+ at step 3: the saved"):
+            h.load_state_dict(edited)
+        with pytest.raises(ValueError, match=r"noise_state"):
+            h.load_state_dict(dict(state, step=2))
+        with pytest.raises(ValueError, match=r"noise_state"):
+            h.load_state_dict(dict(state, seed=12))
+    with pytest.raises(ValueError, match=r"seeded generator's state needs its integer seed"):
+        h.load_state_dict(dict(state, seed=None))
 
 
 def test_secure_mode():
