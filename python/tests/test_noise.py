@@ -176,7 +176,8 @@ def test_state_dict_resume(kind, params):
     if state["state"].size:
         edited = dict(state, state=state["state"].copy())
         edited["state"][4] = np.nextafter(edited["state"][4], np.inf)
-        with pytest.raises(ValueError, match=r"noise_state: coordinate \d+, buffer \d+ at step 3: the saved"):
+        with pytest.raises(ValueError,
+                           match=r"noise_state: coordinate \d+, buffer \d+ at step 3: the saved"):
             h.load_state_dict(edited)
         with pytest.raises(ValueError, match=r"noise_state"):
             h.load_state_dict(dict(state, step=2))

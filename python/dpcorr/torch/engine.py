@@ -746,10 +746,11 @@ class PrivacyEngine:
         want = step + (1 if ahead is not None else 0)
         got = saved.get("step")
         if isinstance(got, bool) or not isinstance(got, numbers.Integral) or got != want:
+            plus = ", plus the row made ahead" if ahead is not None else ""
             raise ValueError(
                 f"state: noise.step is {got!r}, steps_done {step} needs {want} (the noise "
-                f"generator's step must be the steps done{', plus the row made ahead' if ahead is not None else ''}: "
-                f"a rewound noise step would release an earlier step's noise again)")
+                f"generator's step must be the steps done{plus}: a rewound noise step would "
+                f"release an earlier step's noise again)")
         noise = plan.noise_generator(self.dim, form=self._noise_form, scaled=False)
         try:
             noise.load_state_dict(saved)  # the library replays the buffers and compares them
