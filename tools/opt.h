@@ -135,6 +135,7 @@ void opt_help(FILE *f, const opt_cmd *cmd);
  *   cmd <TAB> minimal invocation
  *   opt <TAB> name <TAB> type <TAB> param <TAB> example <TAB> when   (one line per option)
  *   refused <TAB> name                                            (one line per refused option)
+ *   io <TAB> name <TAB> out|in|data|strategy <TAB> 0|1 (OPT_CONTINUES)   (files it writes, reads)
  * ("-" for an empty column). */
 void opt_help_table(FILE *f, const opt_cmd *cmd);
 

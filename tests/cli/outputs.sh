@@ -35,7 +35,7 @@ S="--data synthetic:logistic,n=80,d=4,test-n=20 --model logistic --epsilon 1 --b
 {
 for o in --report --checkpoint --plot; do
     expect_rc 2 "train $o = the --data file" $T "$BIN" train $D $o "$TMP/t.csv"
-    err_has -- "^dpcorr train: $o $TMP/t.csv is the same file as --data csv:$TMP/t.csv,.*refusing to overwrite an input" "$o: both options named"
+    err_has "^dpcorr train: $o $TMP/t.csv is the same file as --data csv:$TMP/t.csv,.*refusing to overwrite an input" "$o: both options named"
     unchanged "$TMP/t.csv" "$TMP/t.copy" "$o onto --data"
 done
 mkdir "$TMP/sub"
@@ -59,25 +59,25 @@ unchanged "$TMP/test.csv" "$TMP/t.copy" "test= file"
 expect_rc 0 "a checkpoint to resume" $T "$BIN" train $S --checkpoint "$TMP/ck"
 cp "$TMP/ck" "$TMP/ck.copy"
 expect_rc 2 "--resume ck --report ck" $T "$BIN" train $S --resume "$TMP/ck" --report "$TMP/ck"
-err_has -- "--report $TMP/ck is the same file as --resume $TMP/ck: refusing to overwrite an input" "both named"
+err_has "--report $TMP/ck is the same file as --resume $TMP/ck: refusing to overwrite an input" "both named"
 unchanged "$TMP/ck" "$TMP/ck.copy" "the resumed checkpoint"
 # ... but continuing the checkpoint resumed is the normal pattern
 expect_rc 0 "--resume ck --checkpoint ck" $T "$BIN" train $S --resume "$TMP/ck" --checkpoint "$TMP/ck"
 # two outputs, one file (also when neither exists yet)
 expect_rc 2 "--report x --checkpoint x" $T "$BIN" train $S --report "$TMP/x" --checkpoint "$TMP/x"
-err_has -- "--report $TMP/x is the same file as --checkpoint $TMP/x: each output needs its own file" "both named"
+err_has "--report $TMP/x is the same file as --checkpoint $TMP/x: each output needs its own file" "both named"
 if [ -e "$TMP/x" ]; then fail "x was written"; else pass; fi
 expect_rc 2 "--report y --plot sub/../y (not there yet)" $T "$BIN" train $S --report "$TMP/y" --plot "$TMP/sub/../y"
-err_has -- "--report $TMP/y is the same file as --plot $TMP/sub/../y" "named"
+err_has "--report $TMP/y is the same file as --plot $TMP/sub/../y" "named"
 # --coeffs and --mech file:PATH are inputs too
 printf '1\n0.5\n0.25\n0.125\n' > "$TMP/c.txt"; cp "$TMP/c.txt" "$TMP/c.copy"
 expect_rc 2 "--report = --coeffs" $T "$BIN" train $S --mech toeplitz --coeffs "$TMP/c.txt" --report "$TMP/c.txt"
-err_has -- "--report $TMP/c.txt is the same file as --coeffs $TMP/c.txt" "named"
+err_has "--report $TMP/c.txt is the same file as --coeffs $TMP/c.txt" "named"
 unchanged "$TMP/c.txt" "$TMP/c.copy" "--coeffs"
 expect_rc 0 "a strategy file" $T "$BIN" mech optimize --kind blt --steps 4 --out "$TMP/s.json"
 cp "$TMP/s.json" "$TMP/s.copy"
 expect_rc 2 "--checkpoint = --mech file:" $T "$BIN" train $S --mech "file:$TMP/s.json" --checkpoint "$TMP/s.json"
-err_has -- "--checkpoint $TMP/s.json is the same file as --mech file:$TMP/s.json \(its file $TMP/s.json\)" "named"
+err_has "--checkpoint $TMP/s.json is the same file as --mech file:$TMP/s.json \(its file $TMP/s.json\)" "named"
 unchanged "$TMP/s.json" "$TMP/s.copy" "the strategy file"
 # every trainer and audit: their --data, --report, --checkpoint and --trace
 printf 'x1,x2,y\n' > "$TMP/lr.csv"; i=0
@@ -90,11 +90,11 @@ err_has "is the same file as --data" "dp-ambssgd named"
 expect_rc 2 "lcgd-projected --report = data" $T "$BIN" train --algo lcgd-projected $D --report "$TMP/t.csv"
 err_has "is the same file as --data" "lcgd-projected named"
 expect_rc 2 "dp-srgd --trace = --report" $T "$BIN" train --algo dp-srgd --problem p2 --n 300 --dim 2 --epsilon 1 --quiet --seed 1 --report "$TMP/tr" --trace "$TMP/tr"
-err_has -- "--report $TMP/tr is the same file as --trace $TMP/tr" "dp-srgd named"
+err_has "--report $TMP/tr is the same file as --trace $TMP/tr" "dp-srgd named"
 expect_rc 2 "dp-srgd --trace = data" $T "$BIN" train --algo dp-srgd --data "csv:$TMP/t.csv,label=label,task=classification,classes=2" --row-radius 1 --epsilon 1 --quiet --seed 1 --trace "$TMP/t.csv"
-err_has -- "--trace $TMP/t.csv is the same file as --data" "dp-srgd --trace named"
+err_has "--trace $TMP/t.csv is the same file as --data" "dp-srgd --trace named"
 expect_rc 2 "audit --report = data" $T "$BIN" audit $D --report "$TMP/t.csv"
-err_has -- "--report $TMP/t.csv is the same file as --data" "audit named"
+err_has "--report $TMP/t.csv is the same file as --data" "audit named"
 unchanged "$TMP/t.csv" "$TMP/t.copy" "every trainer"
 unchanged "$TMP/lr.csv" "$TMP/lr.copy" "every trainer (lr.csv)"
 }
@@ -105,7 +105,7 @@ unchanged "$TMP/lr.csv" "$TMP/lr.copy" "every trainer (lr.csv)"
 long=$(printf '%0300d' 0)
 for o in --report --checkpoint; do
     expect_rc 2 "$o: a 300-byte name" $T "$BIN" train $S --epochs 50 $o "$TMP/$long"
-    err_has -- "^dpcorr train: $o: cannot write .*the file name is 300 bytes" "$o: the name's length named"
+    err_has "^dpcorr train: $o: cannot write .*the file name is 300 bytes" "$o: the name's length named"
 done
 near=$(printf '%0245d' 0) # fits NAME_MAX (255) but leaves no room for the temporary
 expect_rc 2 "--report: a 245-byte name" $T "$BIN" train $S --report "$TMP/$near"
@@ -113,13 +113,13 @@ err_has "less 16 for the temporary" "the temporary's room named"
 ln -s "$TMP/nowhere/r.json" "$TMP/dangling"
 for o in --report --checkpoint; do
     expect_rc 2 "$o: a dangling link" $T "$BIN" train $S --epochs 50 $o "$TMP/dangling"
-    err_has -- "^dpcorr train: $o: cannot write $TMP/dangling \(a symbolic link to nothing" "$o: dangling named"
+    err_has "^dpcorr train: $o: cannot write $TMP/dangling \(a symbolic link to nothing" "$o: dangling named"
 done
 if [ -L "$TMP/dangling" ]; then pass; else fail "the dangling link was replaced"; fi
 expect_rc 2 "--report: a missing directory" $T "$BIN" train $S --report "$TMP/missing/r.json"
-err_has -- "--report: cannot write $TMP/missing/r.json \(directory $TMP/missing: No such file" "named"
+err_has "--report: cannot write $TMP/missing/r.json \(directory $TMP/missing: No such file" "named"
 expect_rc 2 "mech optimize --out: a dangling link" $T "$BIN" mech optimize --kind blt --steps 4 --out "$TMP/dangling"
-err_has -- "--out: cannot write $TMP/dangling \(a symbolic link to nothing" "named"
+err_has "--out: cannot write $TMP/dangling \(a symbolic link to nothing" "named"
 }
 
 # ---- safe writes: the previous file survives a failed write ----------------------------------
@@ -196,7 +196,7 @@ SRGD="--algo dp-srgd --problem p2 --n 600 --dim 2 --epsilon 1 --quiet --seed 5"
 for a in FTRL KAN AMB SSGD SRGD; do
     case $a in FTRL) args="$S --epochs 3" ;; KAN) args=$KAN ;; AMB) args=$AMB ;; SSGD) args=$SSGD ;; SRGD) args=$SRGD ;; esac
     expect_rc 2 "$a: --stop-after without --checkpoint" $T "$BIN" train $args --stop-after 3
-    err_has -- "--stop-after: needs --checkpoint F" "$a: refused, naming --checkpoint"
+    err_has "--stop-after: needs --checkpoint F" "$a: refused, naming --checkpoint"
     rm -f "$TMP/stop.ck"
     expect_rc 0 "$a: --stop-after 3 --checkpoint" $T "$BIN" train $args --stop-after 3 --checkpoint "$TMP/stop.ck"
     if [ -f "$TMP/stop.ck" ]; then pass; else fail "$a: no checkpoint at the stop"; fi
