@@ -55,10 +55,11 @@ for h in include/dpcorr/*.h include/dpcorr/papers/*.h; do
     m=$(modof "${h#include/}")
     dir="src/$m"
     [ -d "$dir" ] || { fail "$h: no folder $dir"; continue; }
-    # the declared name: the identifier just before the first '(' after DPC_API
+    # the declared name: the identifier just before the first '(' after DPC_API (its definition may
+    # return a type spelt with capitals: FILE *)
     for fn in $(sed 's:/\*.*\*/::' "$h" | tr '\n' ' ' | sed 's/DPC_API/\nDPC_API/g' | grep '^DPC_API' |
                 sed 's/(.*//' | awk '{ n = $NF; sub(/^\*+/, "", n); print n }' | grep '^dpc_' | sort -u); do
-        def="^([a-z].*[ *]$fn\(|[A-Z_]+\($fn,)"
+        def="^([a-zA-Z].*[ *]$fn\(|[A-Z_]+\($fn,)"
         if grep -qE "$def" "$dir"/*.c 2>/dev/null; then pass
         elif grep -rqE "$def" src; then fail "$fn (declared in $h) is defined outside $dir"
         else fail "$fn (declared in $h) is not defined anywhere"; fi

@@ -114,13 +114,13 @@ static void study_json_open(jw *w, FILE *f)
 int audit_study(audit_opts *o, opt_set *s, const dpc_model *model)
 {
     char path[4096];
+    dpc_io_out *hc = NULL, *hj = NULL; /* temporaries renamed into place at the end */
     snprintf(path, sizeof path, "%s/audit_study.csv", o->study);
-    FILE *csv = fopen(path, "w");
+    FILE *csv = cli_out_open(&hc, "--study", path);
     snprintf(path, sizeof path, "%s/audit_study.json", o->study);
-    FILE *js = fopen(path, "w");
+    FILE *js = csv ? cli_out_open(&hj, "--study", path) : NULL;
     if (!csv || !js) {
-        if (csv) fclose(csv);
-        if (js) fclose(js);
+        dpc_io_out_abort(hc);
         return opt_fail(s, "--study: cannot write into %s", o->study);
     }
     fprintf(csv, "mechanism,claimed_epsilon,lower_bound,correct,guesses,canaries,seconds\n");
@@ -159,11 +159,13 @@ int audit_study(audit_opts *o, opt_set *s, const dpc_model *model)
     double cap = perfect_bound(o->ac.canaries, o->t.cfg.delta, o->ac.confidence);
     jw_num(&w, "cap", cap);
     jw_finish(&w);
-    snprintf(path, sizeof path, "%s/audit_study.csv", o->study);
-    int bad = cli_close_out(csv, "--study", path);
-    snprintf(path, sizeof path, "%s/audit_study.json", o->study);
-    bad = cli_close_out(js, "--study", path) || bad;
-    if (rc) return rc;
+    if (rc) { /* a failed audit: the previous study files stay */
+        dpc_io_out_abort(hc);
+        dpc_io_out_abort(hj);
+        return rc;
+    }
+    int bad = cli_out_commit(hc, "--study");
+    bad = cli_out_commit(hj, "--study") || bad;
     printf("%-34s  %8.3f (every guess right: the most %zu canaries can show)\n", "cap", cap,
            o->ac.canaries);
     if (write_plot(o->study, bound, cap, o->ac.confidence)) bad = 1;

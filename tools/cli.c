@@ -1,5 +1,7 @@
 /* cli.c — clock and output-path helpers of the dpcorr tool; see cli.h. */
 #include "cli.h"
+#include "dpcorr/data.h"
+#include "dpcorr/io.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -13,15 +15,6 @@ double cli_now(void)
     struct timespec t;
     clock_gettime(CLOCK_MONOTONIC, &t);
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* The directory part of path ("." when none). */
-static void dir_of(const char *path, char *dir, size_t len)
-{
-    const char *slash = strrchr(path, '/');
-    if (!slash) snprintf(dir, len, ".");
-    else if (slash == path) snprintf(dir, len, "/");
-    else snprintf(dir, len, "%.*s", (int)(slash - path), path);
 }
 
 static int writable_dir(const char *dir, const char **why)
@@ -106,25 +99,101 @@ dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec,
 
 int cli_check_out_file(const opt_set *s, const opt_spec *o, const char *path)
 {
-    char dir[4096];
-    const char *why = NULL;
-    struct stat st;
-    if (strlen(path) >= sizeof dir) return opt_fail_at(s, o, "path too long");
-    if (path[strlen(path) - 1] == '/')
-        return opt_fail_at(s, o, "cannot write %s (a directory, not a file)", path);
-    dir_of(path, dir, sizeof dir);
-    if (!writable_dir(dir, &why))
-        return opt_fail_at(s, o, "cannot write %s (directory %s: %s)", path, dir, why);
-    if (stat(path, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return opt_fail_at(s, o, "cannot write %s (a directory, not a file)", path);
-        if (!S_ISREG(st.st_mode))
-            return opt_fail_at(s, o, "refusing to write %s: it exists and is not a regular file "
-                                     "(a device, FIFO or socket)", path);
-        if (access(path, W_OK) != 0)
-            return opt_fail_at(s, o, "cannot write %s (%s)", path, strerror(errno));
-    }
+    dpc_error err = {0};
+    if (dpc_io_check_output(path, &err)) return opt_fail_lib_at(s, o, &err);
     return 0;
+}
+
+/* ---- no output may be an input or another output ------------------------------------------- */
+
+#define IO_MAX 32
+
+typedef struct io_path {
+    const opt_spec *o;
+    const char *value; /* as typed */
+    const char *path;  /* the file (the value, or one a spec names) */
+    int output, continues;
+} io_path;
+
+/* The files an input option names: itself, a spec's files, a kind's file:PATH. */
+static size_t input_paths(const opt_spec *o, const char *v, io_path *p, size_t room, char **own)
+{
+    size_t n = 0;
+    if ((o->flags & OPT_IN_FILE) && room)
+        p[n++] = (io_path){o, v, v, 0, (o->flags & OPT_CONTINUES) != 0};
+    if ((o->flags & OPT_IN_STRATEGY) && !strncmp(v, "file:", 5) && v[5] && room)
+        p[n++] = (io_path){o, v, v + 5, 0, 0};
+    if (o->flags & OPT_IN_DATA) {
+        size_t count = 0;
+        dpc_error err = {0};
+        if (dpc_data_spec_files(v, own, &count, &err)) return n; /* the loader names the fault */
+        const char *f = *own;
+        for (size_t k = 0; k < count && n < room; k++, f += strlen(f) + 1)
+            p[n++] = (io_path){o, v, f, 0, 0};
+    }
+    return n;
+}
+
+/* "--report F" or "--data SPEC (its file F)" */
+static void describe(const io_path *p, char *buf, size_t len)
+{
+    if (p->path == p->value) snprintf(buf, len, "%s %s", p->o->name, p->value);
+    else snprintf(buf, len, "%s %s (its file %s)", p->o->name, p->value, p->path);
+}
+
+int cli_check_outputs(const opt_set *s)
+{
+    io_path p[IO_MAX];
+    char *own[OPT_MAX] = {0};
+    size_t n = 0, nown = 0;
+    int rc = 0;
+    for (size_t i = 0; i < s->n && !rc; i++) {
+        const opt_spec *o = s->cmd->opts[i];
+        if (!s->given[i] || o->type != OPT_STR) continue;
+        const char *v = s->val[i].raw;
+        if (o->flags & OPT_OUT_FILE) {
+            if ((rc = cli_check_out_file(s, o, v))) break;
+            if (n < IO_MAX) p[n++] = (io_path){o, v, v, 1, (o->flags & OPT_CONTINUES) != 0};
+        }
+        if (o->flags & (OPT_IN_FILE | OPT_IN_DATA | OPT_IN_STRATEGY))
+            n += input_paths(o, v, p + n, IO_MAX - n, &own[nown++]);
+    }
+    for (size_t a = 0; a < n && !rc; a++) {
+        if (!p[a].output) continue;
+        for (size_t b = 0; b < n && !rc; b++) {
+            if (b == a || (p[b].output && b < a)) continue; /* each pair of outputs once */
+            if (!p[b].output && p[a].continues && p[b].continues) continue;
+            if (!dpc_io_same_file(p[a].path, p[b].path)) continue;
+            char da[4200], db[4200];
+            describe(&p[a], da, sizeof da);
+            describe(&p[b], db, sizeof db);
+            rc = opt_fail(s, "%s is the same file as %s: %s", da, db,
+                          p[b].output ? "each output needs its own file"
+                                      : "refusing to overwrite an input");
+        }
+    }
+    for (size_t k = 0; k < nown; k++) free(own[k]);
+    return rc;
+}
+
+/* ---- outputs written safely ------------------------------------------------------------------ */
+
+FILE *cli_out_open(dpc_io_out **h, const char *what, const char *path)
+{
+    dpc_error err = {0};
+    if (dpc_io_out_open(h, path, &err)) {
+        fprintf(stderr, "dpcorr: %s: %s\n", what, err.msg + (err.field[0] ? 6 : 0));
+        return NULL;
+    }
+    return dpc_io_out_file(*h);
+}
+
+int cli_out_commit(dpc_io_out *h, const char *what)
+{
+    dpc_error err = {0};
+    if (!dpc_io_out_commit(h, &err)) return 0;
+    fprintf(stderr, "dpcorr: %s: %s\n", what, err.msg + (err.field[0] ? 6 : 0));
+    return CLI_RUNTIME;
 }
 
 int cli_make_out_dir(const opt_set *s, const opt_spec *o, const char *path)

@@ -9,6 +9,7 @@
 #define DPCORR_TOOLS_CLI_H
 
 #include "dpcorr.h"
+#include "dpcorr/io.h"
 #include "dpcorr/mech.h"
 #include "jw.h"
 #include "opt.h"
@@ -22,6 +23,18 @@ double cli_now(void);
  * existing path is a writable regular file. A directory: created (mkdir -p) and writable.
  * Return 0, or print "<option>: cannot write PATH (why)" and return CLI_USAGE. */
 int cli_check_out_file(const opt_set *s, const opt_spec *o, const char *path);
+/* Every typed output of the command (OPT_OUT_FILE) checked (cli_check_out_file), then compared
+ * by file identity (dpc_io_same_file) with every input (OPT_IN_FILE, the files of OPT_IN_DATA
+ * specs, file:PATH of OPT_IN_STRATEGY kinds) and every other output: "dpcorr CMD: --report F is
+ * the same file as --data SPEC (its file F): refusing to overwrite an input", CLI_USAGE. Only
+ * an OPT_CONTINUES output and input may be one file (--resume F --checkpoint F). 0 otherwise. */
+int cli_check_outputs(const opt_set *s);
+/* Outputs written safely (dpcorr/io.h: a temporary renamed over the target, links written
+ * through): the stream, or NULL after printing "dpcorr: WHAT: why". */
+FILE *cli_out_open(dpc_io_out **h, const char *what, const char *path);
+/* Commits it; 0, or CLI_RUNTIME after printing "dpcorr: WHAT: write error on P (why); ..." (the
+ * previous file is unchanged). */
+int cli_out_commit(dpc_io_out *h, const char *what);
 int cli_make_out_dir(const opt_set *s, const opt_spec *o, const char *path);
 /* Closes a written file; 0, or prints "<what>: write error on PATH" and returns CLI_RUNTIME. */
 int cli_close_out(FILE *f, const char *what, const char *path);

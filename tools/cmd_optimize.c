@@ -127,7 +127,7 @@ static int read_job(opt_set *s, opt_job *j)
     if (j->kind == 2 && j->pb.steps > 2048)
         return opt_fail_at(s, &P_STEPS, "dense optimization supports n <= 2048, got %zu",
                            j->pb.steps);
-    if ((rc = cli_check_out_file(s, &P_OUT, j->out))) return rc;
+    if ((rc = cli_check_outputs(s))) return rc;
     if (s->dry_run) {
         opt_dry_str("kind", kinds[j->kind]);
         opt_dry_uint("problem.steps", j->pb.steps);

@@ -99,12 +99,12 @@ static int run_target(const repro_target *t, repro_opts *o)
     fclose(c.json);
     char path[4200];
     snprintf(path, sizeof path, "%s/%s.json", o->out, t->name);
-    FILE *f = fopen(path, "w");
+    dpc_io_out *h = NULL; /* a temporary renamed into place: a failed write keeps the old */
+    FILE *f = cli_out_open(&h, "repro", path);
     if (f) {
         fprintf(f, "{%s\n}\n", c.json_buf);
-        if (cli_close_out(f, "repro", path)) rc = 1;
+        if (cli_out_commit(h, "repro")) rc = 1;
     } else {
-        fprintf(stderr, "dpcorr repro: cannot write %s\n", path);
         rc = 1;
     }
     if (c.write_failed) rc = 1;

@@ -76,7 +76,8 @@ static const opt_spec T_LEN = {
     .example = "--kind bsr --bands 4 --len 1000"};
 #undef PB
 static const opt_spec T_KIND = {
-    .name = "--kind", .metavar = "KIND", .type = OPT_STR, .section = "mechanism (the noising "
+    .name = "--kind", .metavar = "KIND", .type = OPT_STR, .flags = OPT_IN_STRATEGY,
+    .section = "mechanism (the noising "
     "coefficients beta of B)", .param = "mech.kind,kind",
     .help = "identity | nu | antipgd | lcgd | bsr | bisr | blt | toeplitz | file:PATH (default "
             "nu with nu = eta lambda_min, the Theorem 2.2 choice)",

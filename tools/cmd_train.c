@@ -222,7 +222,10 @@ int cmd_train(int argc, char **argv)
     memset(&res, 0, sizeof res);
     if (!(rc = read_opts(&o, &s)) && !(rc = train_run(&o, &s, &res)) && !o.dry_run) {
         const dpc_ledger *L = &res.ledger;
-        if (!o.fr.test) printf("done (no test set)");
+        if (o.fr.stop_after && res.steps_done < L->steps) /* not "done": --resume continues it */
+            printf("stopped at step %zu of %zu (--stop-after; checkpoint %s)", res.steps_done,
+                   L->steps, o.fr.checkpoint);
+        else if (!o.fr.test) printf("done (no test set)");
         else if (!o.fr.train->n_classes) printf("final test loss %.6g (regression)", res.final_loss);
         else printf("final test accuracy %.4f", res.final_acc);
         printf("  (epsilon %.4g, delta %.3g, %s, %.1f s, %.0f examples/s, params %016llx)\n",

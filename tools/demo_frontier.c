@@ -34,11 +34,9 @@ static int write_json(const char *path, const train_opts *o, const train_result 
         fprintf(stderr, "dpcorr demo: %s\n", err.msg);
         return CLI_RUNTIME;
     }
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "dpcorr demo: cannot write %s\n", path);
-        return CLI_RUNTIME;
-    }
+    dpc_io_out *h = NULL; /* a temporary renamed into place: a failed write keeps the old */
+    FILE *f = cli_out_open(&h, "demo", path);
+    if (!f) return CLI_RUNTIME;
     const dpc_ledger *L = &r->ledger;
     const dpc_train_config *c = &o->cfg;
     jw w;
@@ -80,7 +78,7 @@ static int write_json(const char *path, const train_opts *o, const train_result 
     jw_num(&w, "train_time_s", r->train_s);
     jw_num(&w, "examples_per_s", r->examples_per_s);
     jw_finish(&w);
-    return cli_close_out(f, "dpcorr demo", path);
+    return cli_out_commit(h, "demo");
 }
 
 int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs, int quick,

@@ -6,8 +6,8 @@
 #include <string.h>
 
 const opt_spec FR_DATA = {
-    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
-    .param = "data,train,test",
+    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .flags = OPT_IN_DATA,
+    .section = "data and model", .param = "data,train,test",
     .help = "fashion-mnist | csv:PATH[,opts] | libsvm:PATH[,opts] | idx:PATH,labels=PATH | "
             "synthetic:linreg|mean|logistic[,opts] (doc/data.md) (required)",
     .example = "--data synthetic:logistic,n=900,d=5"};
@@ -68,10 +68,14 @@ int frame_check(const run_frame *f, opt_set *s, int need_data)
     int rc = 0;
     if (need_data && !f->data && !f->train)
         return opt_fail_at(s, f->data_opt, "required (e.g. fashion-mnist, synthetic:logistic,n=1000,d=5)");
+    /* a stop without a checkpoint would silently run fewer steps and keep nothing */
+    if (f->stop_after && !f->checkpoint)
+        return opt_fail_at(s, &FR_STOP_AFTER, "needs --checkpoint F: the run stops as if killed "
+                                              "after K steps and continues from F with --resume F");
     if (mpi_run_rank() > 0) return 0; /* under mpirun, rank 0 writes */
-    if (f->report && (rc = cli_check_out_file(s, &FR_REPORT, f->report))) return rc;
-    if (f->plot && (rc = cli_check_out_file(s, &FR_PLOT, f->plot))) return rc;
-    if (f->checkpoint && (rc = cli_check_out_file(s, &FR_CHECKPOINT, f->checkpoint))) return rc;
+    /* every output (--report, --plot, --checkpoint, a trainer's own): writable, and neither an
+     * input nor another output */
+    if ((rc = cli_check_outputs(s))) return rc;
     return 0;
 }
 
@@ -162,12 +166,11 @@ const char *frame_tag(const run_frame *f, char *buf, size_t len)
 
 FILE *frame_report_open(const run_frame *f, jw *w, const char *algo)
 {
-    FILE *fp = fopen(f->report, "w");
-    if (!fp) {
-        fprintf(stderr, "dpcorr train: --report: cannot write %s\n", f->report);
-        return NULL;
-    }
+    dpc_io_out *out = NULL; /* a temporary renamed over the report: a failed write keeps the old */
+    FILE *fp = cli_out_open(&out, "--report", f->report);
+    if (!fp) return NULL;
     jw_begin(w, fp);
+    w->out = out;
     jw_str(w, "dpcorr_version", dpc_version());
     jw_str(w, "algo", algo);
     jw_str(w, "label", f->label ? f->label : "");
@@ -213,8 +216,10 @@ void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry)
 
 int frame_report_close(jw *w, FILE *fp, const char *path)
 {
+    (void)fp;
+    (void)path;
     jw_finish(w);
-    return cli_close_out(fp, "--report", path);
+    return cli_out_commit(w->out, "--report");
 }
 
 /* ---- plot ---------------------------------------------------------------------------------- */

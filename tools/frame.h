@@ -112,7 +112,9 @@ void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry);
 /* "isa_levels": the level per kernel family this process uses, whether DPCORR_ISA forced it,
  * and the measured ns per unit per level (dpc_tune_isa; absent when forced or failed). */
 void frame_report_isa(jw *w);
-/* 0, or CLI_RUNTIME after printing the write error. */
+/* Renames the finished report over F.json (frame_report_open wrote a temporary beside it, so a
+ * failed write leaves the previous report as it was): 0, or CLI_RUNTIME after printing the
+ * write error. */
 int frame_report_close(jw *w, FILE *fp, const char *path);
 
 /* A PNG of the panels at png (DIR/NAME.png: DIR/NAME.dat and .gp beside it). 0, or CLI_RUNTIME
@@ -134,7 +136,8 @@ int frame_ckpt_read(const run_frame *f, opt_set *s, const char *kind, const dpc_
 int frame_ckpt_fail(const opt_set *s, const dpc_error *err);
 /* After t of total steps: is a checkpoint due (every K steps and at the end)? */
 int frame_ckpt_due(const run_frame *f, size_t t, size_t total);
-/* After t steps: stop (--stop-after) as if killed (prints a note unless quiet)? */
+/* After t steps: stop (--stop-after) as if killed? (frame_run then writes the checkpoint and
+ * says so.) */
 int frame_stop_due(const run_frame *f, size_t t);
 
 /* ---- the one run loop of every trainer of `train` (frame_run.c) ----------------------------

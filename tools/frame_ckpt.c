@@ -9,7 +9,7 @@
 #define EXEC "randomness and execution"
 
 const opt_spec FR_CHECKPOINT = {
-    .name = "--checkpoint", .metavar = "F", .type = OPT_STR, .flags = OPT_OUT_FILE,
+    .name = "--checkpoint", .metavar = "F", .type = OPT_STR, .flags = OPT_OUT_FILE | OPT_CONTINUES,
     .section = EXEC, .param = "checkpoint",
     .help = "write an atomic checkpoint to F after every epoch (the papers' one-pass "
             "algorithms: at the end of the run)",
@@ -19,15 +19,17 @@ const opt_spec FR_CHECKPOINT_EVERY = {
     .section = EXEC, .param = "checkpoint_every", .when = "--checkpoint",
     .help = "... and every K steps", .example = "--checkpoint {tmp}/c --checkpoint-every 3"};
 const opt_spec FR_RESUME = {
-    .name = "--resume", .metavar = "F", .type = OPT_STR, .section = EXEC, .param = "resume",
+    .name = "--resume", .metavar = "F", .type = OPT_STR, .flags = OPT_IN_FILE | OPT_CONTINUES,
+    .section = EXEC, .param = "resume",
     .help = "continue the run saved in F (same options required; the result is bit-identical "
             "to an uninterrupted run)",
     .example = "--resume {tmp}/ckpt"};
 const opt_spec FR_STOP_AFTER = {
     .name = "--stop-after", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e8,
     .section = "testing", .param = "stop_after",
-    .help = "stop (as if killed) after K steps (tests of checkpoint and resume)",
-    .example = "--stop-after 3"};
+    .help = "stop (as if killed) after K steps, with a checkpoint written there (needs "
+            "--checkpoint F; continue with --resume F; tests of checkpoint and resume)",
+    .example = "--checkpoint {tmp}/c --stop-after 3"};
 
 void frame_read_ckpt(run_frame *f, opt_set *s)
 {
@@ -118,7 +120,5 @@ int frame_ckpt_due(const run_frame *f, size_t t, size_t total)
 
 int frame_stop_due(const run_frame *f, size_t t)
 {
-    if (!f->stop_after || t < f->stop_after) return 0;
-    if (!f->quiet) fprintf(stderr, "\nstopped after %zu steps (--stop-after)\n", t);
-    return 1;
+    return f->stop_after && t >= f->stop_after;
 }

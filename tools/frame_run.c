@@ -76,10 +76,16 @@ int frame_run(const run_frame *f, frame_loop *L)
         int rc = L->on_step ? L->on_step(L->ctx, L->info, t) : 0;
         if (rc) return rc;
         if (!t) continue; /* a first step that made no update (lcgd: W_0 visited) */
-        if ((frame_ckpt_due(f, t, total) || (f->checkpoint && L->ckpt_due && L->ckpt_due(L->ctx, t))) &&
-            (rc = ckpt_write(f, L)))
-            return rc;
-        if (frame_stop_due(f, t)) return FRAME_STOPPED;
+        int due = frame_ckpt_due(f, t, total) || (f->checkpoint && L->ckpt_due && L->ckpt_due(L->ctx, t));
+        /* --stop-after: the checkpoint at the stop is what a resume continues from */
+        int stop = frame_stop_due(f, t);
+        if ((due || (stop && f->checkpoint)) && (rc = ckpt_write(f, L))) return rc;
+        if (stop) {
+            fprintf(stderr, "\nstopped after %zu of %zu %ss (--stop-after); checkpoint written to "
+                            "%s: continue with --resume %s\n",
+                    t, total, L->unit ? L->unit : "step", f->checkpoint, f->checkpoint);
+            return FRAME_STOPPED;
+        }
     }
     return 0;
 }

@@ -3,6 +3,42 @@
 
 #include <math.h>
 
+/* The length of the well-formed UTF-8 sequence at p (RFC 3629: no overlong forms, no
+ * surrogates, at most U+10FFFF), or 0 when the byte at p does not start one. */
+static int utf8_len(const unsigned char *p)
+{
+    unsigned c = p[0];
+    if (c < 0x80) return 1;
+    int n = c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3 : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+    if (!n) return 0;
+    unsigned lo = 0x80, hi = 0xbf; /* the range of the second byte */
+    if (c == 0xe0) lo = 0xa0;
+    else if (c == 0xed) hi = 0x9f; /* U+D800..U+DFFF are surrogates */
+    else if (c == 0xf0) lo = 0x90;
+    else if (c == 0xf4) hi = 0x8f;
+    if (p[1] < lo || p[1] > hi) return 0;
+    for (int k = 2; k < n; k++)
+        if (p[k] < 0x80 || p[k] > 0xbf) return 0;
+    return n;
+}
+
+/* A JSON string: quotes, backslashes and control bytes escaped; every byte that is not part of
+ * valid UTF-8 (a Latin-1 --label, a CSV column name in another encoding) written as U+FFFD, the
+ * replacement character (as the escape \ufffd), so that strict parsers always accept the report. */
+static void put_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (const unsigned char *p = (const unsigned char *)(s ? s : ""); *p;) {
+        int n = utf8_len(p);
+        if (!n) fputs("\\ufffd", f);
+        else if (*p == '"' || *p == '\\') fprintf(f, "\\%c", *p);
+        else if (*p < 0x20 || *p == 0x7f) fprintf(f, "\\u%04x", *p);
+        else fwrite(p, 1, (size_t)n, f);
+        p += n ? n : 1;
+    }
+    fputc('"', f);
+}
+
 static void sep(jw *w, const char *key)
 {
     int d = w->depth;
@@ -11,9 +47,8 @@ static void sep(jw *w, const char *key)
     if (newline) fprintf(w->f, "\n%*s", 2 * d, "");
     else if (w->count[d] > 1) fputc(' ', w->f);
     if (key) {
-        fputc('"', w->f);
-        for (const unsigned char *p = (const unsigned char *)key; *p; p++) fputc(*p, w->f);
-        fputs("\": ", w->f);
+        put_string(w->f, key);
+        fputs(": ", w->f);
     }
 }
 
@@ -31,6 +66,7 @@ void jw_begin(jw *w, FILE *f)
     w->depth = 0;
     w->count[0] = 0;
     w->oneline = 0;
+    w->out = NULL;
     open_level(w, '{', '}');
 }
 
@@ -90,13 +126,7 @@ void jw_int(jw *w, const char *key, long long v)
 void jw_str(jw *w, const char *key, const char *v)
 {
     sep(w, key);
-    fputc('"', w->f);
-    for (const unsigned char *p = (const unsigned char *)(v ? v : ""); *p; p++) {
-        if (*p == '"' || *p == '\\') fprintf(w->f, "\\%c", *p);
-        else if (*p < 0x20 || *p == 0x7f) fprintf(w->f, "\\u%04x", *p);
-        else fputc(*p, w->f);
-    }
-    fputc('"', w->f);
+    put_string(w->f, v);
 }
 
 void jw_bool(jw *w, const char *key, int v)

@@ -1,6 +1,8 @@
 /* jw.h — a small JSON writer for the tool's reports and --json outputs (commas and nesting are
  * tracked, so writers cannot forget a separator). Numbers are written with %.17g (exact round
- * trip), NaN as null and infinities as the strings "inf" / "-inf". Members of the top-level
+ * trip), NaN as null and infinities as the strings "inf" / "-inf". Strings (keys and values) are
+ * always valid UTF-8: a byte that is not part of a well-formed UTF-8 sequence is written as
+ * \ufffd (U+FFFD, the replacement character); controls are \u-escaped. Members of the top-level
  * object and the elements of its arrays start on their own lines; deeper levels stay inline.
  *
  *   jw w;  jw_begin(&w, f);  jw_str(&w, "kind", "nu");  jw_obj(&w, "config");
@@ -19,6 +21,7 @@ typedef struct jw {
     int count[JW_DEPTH];   /* members written at each level */
     char close[JW_DEPTH];  /* '}' or ']' */
     int oneline;           /* everything on one line (stdout --json) */
+    struct dpc_io_out *out;/* the safe output behind f (frame_report_open), or NULL */
 } jw;
 
 void jw_begin(jw *w, FILE *f);        /* "{" */

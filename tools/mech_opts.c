@@ -13,11 +13,13 @@
               "file:PATH (a strategy file written by `dpcorr mech optimize`)"
 
 const opt_spec MO_KIND = {
-    .name = "--kind", .metavar = "KIND", .type = OPT_STR, .section = "mechanism",
+    .name = "--kind", .metavar = "KIND", .type = OPT_STR, .flags = OPT_IN_STRATEGY,
+    .section = "mechanism",
     .help = KINDS " (default identity = DP-SGD)", .param = "mech.kind,kind",
     .example = "--kind nu --nu 0.1"};
 const opt_spec MO_MECH = {
-    .name = "--mech", .metavar = "KIND", .type = OPT_STR, .section = "mechanism",
+    .name = "--mech", .metavar = "KIND", .type = OPT_STR, .flags = OPT_IN_STRATEGY,
+    .section = "mechanism",
     .help = KINDS " (default identity = DP-SGD)", .param = "mech.kind,mech", .example = "--mech nu"};
 const opt_spec MO_STEPS = {
     .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
@@ -78,7 +80,8 @@ const opt_spec MO_OMEGA = {
             "both omitted, the run's default BLT)",
     .example = "{kind} blt --theta 0.9,0.5 --omega 0.3,0.2"};
 const opt_spec MO_COEFFS = {
-    .name = "--coeffs", .metavar = "FILE", .type = OPT_STR, .section = "mechanism",
+    .name = "--coeffs", .metavar = "FILE", .type = OPT_STR, .flags = OPT_IN_FILE,
+    .section = "mechanism",
     .param = "mech.coeffs,coeffs,mech.dense,dense", .when = "{kind} toeplitz|dense",
     .help = "toeplitz: coefficients (first column); dense: n rows of the lower-triangular matrix "
             "('#' comments allowed) (required)",

@@ -590,6 +590,12 @@ void opt_help_table(FILE *f, const opt_cmd *c)
     }
     for (size_t i = 0; c->refused && c->refused[i]; i++)
         fprintf(f, "refused\t%s\n", c->refused[i]->name);
+    for (size_t i = 0; c->opts[i]; i++) { /* the files of cli_check_outputs, for the sweep */
+        unsigned fl = c->opts[i]->flags;
+        const char *role = (fl & OPT_OUT_FILE) ? "out" : (fl & OPT_IN_FILE) ? "in"
+                         : (fl & OPT_IN_DATA) ? "data" : (fl & OPT_IN_STRATEGY) ? "strategy" : NULL;
+        if (role) fprintf(f, "io\t%s\t%s\t%d\n", c->opts[i]->name, role, (fl & OPT_CONTINUES) != 0);
+    }
 }
 
 /* ---- dry run ------------------------------------------------------------------------------- */

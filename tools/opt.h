@@ -49,6 +49,12 @@ typedef enum opt_type {
 #define OPT_OUT_FILE 8u /* a file the run writes: checked writable before any work */
 #define OPT_OUT_DIR 16u /* a directory the run writes into: created and checked before any work */
 #define OPT_BIG 32u     /* OPT_UINT beyond 2^53 allowed (seeds): digits only */
+/* Inputs, for cli_check_outputs (no output may be one of them): */
+#define OPT_IN_FILE 64u      /* a file the run reads */
+#define OPT_IN_DATA 128u     /* a data spec: the files it names (dpc_data_spec_files) */
+#define OPT_IN_STRATEGY 256u /* a mechanism kind: file:PATH reads PATH */
+#define OPT_CONTINUES 512u   /* an input and an output with this flag may be one file (--resume F
+                                --checkpoint F: the run continues the checkpoint it resumed) */
 
 typedef struct opt_spec {
     const char *name;      /* "--steps" */
@@ -129,6 +135,7 @@ void opt_help(FILE *f, const opt_cmd *cmd);
  *   cmd <TAB> minimal invocation
  *   opt <TAB> name <TAB> type <TAB> param <TAB> example <TAB> when   (one line per option)
  *   refused <TAB> name                                            (one line per refused option)
+ *   io <TAB> name <TAB> out|in|data|strategy <TAB> 0|1 (OPT_CONTINUES)   (files it writes, reads)
  * ("-" for an empty column). */
 void opt_help_table(FILE *f, const opt_cmd *cmd);
 

@@ -20,8 +20,8 @@ static const opt_spec K_ALGO = {
     .section = "data and model", .param = "algorithm", .help = "lcgd-projected",
     .example = "--algo lcgd-projected"};
 static const opt_spec K_DATA = {
-    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
-    .param = "data,train,test",
+    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .flags = OPT_IN_DATA,
+    .section = "data and model", .param = "data,train,test",
     .help = "any --data of `dpcorr train`, or kan-synth:n=N,d=D[,margin=M][,test-n=N][,stream=S] "
             "(inputs uniform in the unit ball, labels from a linear teacher, margin M) (required)",
     .example = "--data kan-synth:n=500,d=3"};

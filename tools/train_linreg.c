@@ -27,8 +27,8 @@ static const opt_spec L_ALGO_SSGD = {
     .section = "data and model", .param = "algorithm", .help = "dp-ssgd",
     .example = "--algo dp-ssgd"};
 static const opt_spec L_DATA = {
-    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = "data and model",
-    .param = "data,train,test",
+    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .flags = OPT_IN_DATA,
+    .section = "data and model", .param = "data,train,test",
     .help = "csv:PATH[,opts] | libsvm:PATH[,opts] | synthetic:linreg[,opts] (real-valued targets; "
             "doc/data.md) (required)",
     .example = "--data synthetic:linreg,n=30000,d=2,alpha=0"};

@@ -25,7 +25,8 @@ static const opt_spec S_PROBLEM = {
             "(quadratic), nesterov (P3, non-private checks)",
     .example = "--problem p1"};
 static const opt_spec S_DATA = {
-    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .section = PB, .param = "data,train,test",
+    .name = "--data", .metavar = "SPEC", .type = OPT_STR, .flags = OPT_IN_DATA, .section = PB,
+    .param = "data,train,test",
     .help = "any dataset (doc/data.md); its held-out part estimates F",
     .example = "! --algo dp-srgd --data synthetic:logistic,n=2000,d=3,test-n=200 --row-radius 1 "
                "--epsilon 1"};
@@ -261,8 +262,8 @@ static int read_opts(srgd_opts *o, opt_set *s)
                                                           : DPC_CALIBRATION_ACCOUNTANT;
     o->c.eval_every = opt_size(s, &S_EVAL_EVERY, o->have_problem ? 1 : 0);
     o->trace = opt_str(s, &S_TRACE, NULL);
+    /* frame_check checks --trace with the frame's outputs (cli_check_outputs) */
     if ((rc = opt_finish(s)) || (rc = frame_check(&o->fr, s, 0))) return rc;
-    if (o->trace && (rc = cli_check_out_file(s, &S_TRACE, o->trace))) return rc;
     if (!o->have_problem && !o->fr.data)
         return opt_fail(s, "--problem / --data: give exactly one (see --help)");
     if (!o->nonprivate && o->c.epsilon == 0)
@@ -506,11 +507,9 @@ static int write_report(const srgd_run *r, const srgd_final *f)
 
 static int write_trace(const char *path, const dpc_srgd_step_info *tr, size_t T)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
-        fprintf(stderr, "dpcorr train: --trace: cannot write %s\n", path);
-        return CLI_RUNTIME;
-    }
+    dpc_io_out *h = NULL; /* a temporary renamed into place: a failed write keeps the old */
+    FILE *f = cli_out_open(&h, "--trace", path);
+    if (!f) return CLI_RUNTIME;
     fprintf(f, "t,eta,max_delta_norm,clip_fraction,noise_norm,b_norm,grad_norm,srg_error,"
                "grad_F_norm,batch_loss,risk,grad_evals\n");
     for (size_t t = 0; t < T; t++)
@@ -518,7 +517,7 @@ static int write_trace(const char *path, const dpc_srgd_step_info *tr, size_t T)
                 tr[t].step, tr[t].eta, tr[t].max_norm, tr[t].clip_fraction, tr[t].noise_norm,
                 tr[t].b_norm, tr[t].grad_norm, tr[t].srg_error, tr[t].grad_F_norm, tr[t].loss,
                 tr[t].risk, tr[t].grad_evals);
-    return cli_close_out(f, "--trace", path);
+    return cli_out_commit(h, "--trace");
 }
 
 /* F(y_t) per round (or the batch loss when F is not evaluated). */

@@ -320,6 +320,15 @@ DPC_API DPC_NODISCARD dpc_status dpc_data_load_spec(dpc_dataset **train, dpc_dat
                                                     const char *spec, const dpc_rng *rng,
                                                     dpc_error *err);
 
+/* The files spec reads (for front ends that refuse an output which is one of their inputs): the
+ * paths it names (csv, libsvm: PATH and test=; idx: IMAGES, labels=, test=, test-labels=) and
+ * for fashion-mnist the eight candidate files of its directory (plain and .gz). *files receives
+ * the *count paths one after the other, each ending with a NUL (malloc'ed, caller frees; NULL
+ * and 0 for synthetic data). Only the syntax of KIND:ITEM,... is checked here (DPC_E_INVALID);
+ * the loader checks the rest. */
+DPC_API DPC_NODISCARD dpc_status dpc_data_spec_files(const char *spec, char **files,
+                                                     size_t *count, dpc_error *err);
+
 /* Static help text describing the spec syntax (for --help). */
 DPC_API const char *dpc_data_spec_help(void);
 

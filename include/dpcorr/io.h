@@ -8,6 +8,7 @@
 #include "dpcorr/common.h"
 
 #include <stdint.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -36,6 +37,47 @@ DPC_API int dpc_io_parse_double(const char *text, double *out);
 /* A non-negative integer: digits (up to 2^64 - 1 when big, else 2^53), or a decimal or exponent
  * form whose value is an exact integer <= 2^53 ("1e6"). No sign, no spaces. 1 or 0 as above. */
 DPC_API int dpc_io_parse_uint(const char *text, uint64_t *out, int big);
+
+/* ---- Output files: never destroying an input, never left half written ----------------------
+ *
+ * Front ends check every output path before any work (dpc_io_check_output) and compare it with
+ * every input and every other output (dpc_io_same_file), then write it with dpc_io_out_*: a
+ * temporary beside the target ("NAME.tmp.PID"), every write and the close checked, fsync, then
+ * a rename over the target, so a failed write (a full disk, a file size limit) leaves the
+ * previous file as it was. A symbolic link is written through: the file it points to is
+ * replaced, the link stays a link. A dangling link is refused (there is nothing to write
+ * through to). */
+
+/* 1 when a and b name the same file, else 0. An existing path is identified by its device and
+ * inode after following links (so hard links, symbolic links and "dir/../x" spellings of one
+ * file are the same); a path not there yet by its directory's device and inode (links
+ * followed) and its last component. A path whose directory cannot be resolved is the same as
+ * nothing. */
+DPC_API int dpc_io_same_file(const char *a, const char *b);
+
+/* Whether path can be written by dpc_io_out_open, for a check before any work: the path (its
+ * links resolved) is shorter than PATH_MAX and its last component leaves DPC_IO_TMP_SUFFIX bytes
+ * of the directory's NAME_MAX for the temporary; a link resolves to an existing file; its
+ * directory exists and is writable; an existing target is a writable regular file (never a
+ * directory, device, FIFO or socket). DPC_E_INVALID with field "path" and a message naming
+ * path and the reason ("cannot write P (...)" or "refusing to write P: ..."). */
+#define DPC_IO_TMP_SUFFIX 16
+DPC_API DPC_NODISCARD dpc_status dpc_io_check_output(const char *path, dpc_error *err);
+
+/* A file being written safely (opaque). */
+typedef struct dpc_io_out dpc_io_out;
+/* Checks path (dpc_io_check_output) and creates the temporary beside its target (the target's
+ * mode when it exists, else 0666 less the umask). *out is the caller's: commit or abort it. */
+DPC_API DPC_NODISCARD dpc_status dpc_io_out_open(dpc_io_out **out, const char *path,
+                                                 dpc_error *err);
+/* The stream to write to (NULL for a NULL handle). */
+DPC_API FILE *dpc_io_out_file(dpc_io_out *o);
+/* Flushes, checks every write (ferror), fsyncs and closes the temporary, then renames it over
+ * the target; on any failure the temporary is removed and the target is unchanged (DPC_E_IO
+ * naming the path and the reason). Frees o in every case. */
+DPC_API DPC_NODISCARD dpc_status dpc_io_out_commit(dpc_io_out *o, dpc_error *err);
+/* Closes and removes the temporary, the target unchanged; frees o (NULL: nothing). */
+DPC_API void dpc_io_out_abort(dpc_io_out *o);
 
 #ifdef __cplusplus
 }

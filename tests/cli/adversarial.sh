@@ -2,6 +2,7 @@
 # adversarial.sh — the adversarial families of issue 28 kept as a quick regression (seconds):
 # dense strategy and coefficient files at the train entry (memory error, sized from the file),
 # special files as outputs (FIFO, link to /dev/null: refused before any work, never replaced),
+# output identity (an output onto an input or another output: refused naming both),
 # endless and binary inputs (/dev/zero, /dev/urandom, an endless FIFO: a clear error at once),
 # silent acceptance (bands above n recorded as run, limit=0, a trailing comma in a cnn spec),
 # edited noise state with the checksum recomputed (issue 37: BLT and BSR buffers, a rewound step,
@@ -38,8 +39,27 @@ for opt in --checkpoint --report; do
     done
 done
 expect_rc 2 "mech optimize --out fifo" $T "$BIN" mech optimize --kind dense --steps 4 --out "$TMP/fifo"
-err_has -- "--out: (cannot|refusing to) write .*not a regular file" "--out fifo: named"
+err_has "--out: (cannot|refusing to) write .*not a regular file" "--out fifo: named"
 if [ -p "$TMP/fifo" ] && [ -L "$TMP/null" ]; then pass; else fail "a special file was replaced"; fi
+
+# --- output identity (issue 37): an output onto an input or another output, however spelt (a
+# hard link, a symlink, dir/../name), is refused before any work naming both; the input survives
+printf 'a,b,y\n1,2,0\n3,4,1\n1,1,0\n2,2,1\n' > "$TMP/in.csv"; cp "$TMP/in.csv" "$TMP/in.copy"
+ln "$TMP/in.csv" "$TMP/in.hard"; ln -s "$TMP/in.csv" "$TMP/in.soft"; mkdir "$TMP/d"
+ID="--data csv:$TMP/in.csv,label=y,task=classification,classes=2 --model logistic --epsilon 1 --batch 2 --quiet --seed 1"
+for out in "--report $TMP/in.hard" "--checkpoint $TMP/in.soft" "--plot $TMP/d/../in.csv"; do
+    # shellcheck disable=SC2086
+    expect_rc 2 "train $out (the --data file)" $T "$BIN" train $ID $out
+    err_has "^dpcorr train: ${out%% *} .* is the same file as --data " "$out: both named"
+done
+if cmp -s "$TMP/in.csv" "$TMP/in.copy" && [ -L "$TMP/in.soft" ]; then pass; else fail "an input was changed"; fi
+# shellcheck disable=SC2086
+expect_rc 0 "a checkpoint" $T "$BIN" train $S --checkpoint "$TMP/ck"
+# shellcheck disable=SC2086
+expect_rc 2 "--resume ck --report ck" $T "$BIN" train $S --resume "$TMP/ck" --report "$TMP/ck"
+err_has "--report $TMP/ck is the same file as --resume $TMP/ck" "both named"
+# shellcheck disable=SC2086
+expect_rc 0 "--resume ck --checkpoint ck (continuing it)" $T "$BIN" train $S --resume "$TMP/ck" --checkpoint "$TMP/ck"
 
 # --- endless and binary inputs: a clear error at once, never read until out of memory
 for dev in /dev/zero /dev/urandom; do
@@ -78,11 +98,11 @@ expect_rc 2 "cnn spec with a trailing comma" $T "$BIN" train $C --model cnn:conv
 err_has "an empty layer \(a stray comma\)" "the trailing comma named"
 L="--data synthetic:logistic,n=80,d=4,test-n=20 --model logistic --epsilon 1 --batch 20 --clip 1 --quiet --seed 1"
 expect_rc 2 "train --lr 1e308" $T "$BIN" train $L --lr 1e308
-err_has -- "--lr: lr x clip = 1e\\+308 overflows" "the overflowing step named"
+err_has "--lr: lr x clip = 1e\\+308 overflows" "the overflowing step named"
 expect_rc 0 "train --lr 1e3 (large but finite steps)" $T "$BIN" train $L --lr 1e3
 touch "$TMP/afile"
 expect_rc 2 "--feature-cache on a file" $T "$BIN" train $S --features scatter:J=1,L=2 --feature-cache "$TMP/afile"
-err_has -- "--feature-cache: cannot write into .*not a directory" "the unusable cache named"
+err_has "--feature-cache: cannot write into .*not a directory" "the unusable cache named"
 
 # --- edited noise state with the checksum recomputed (the checksum is not a MAC): the noise
 # state is a function of the key and the step, replayed on resume and compared bit for bit.

@@ -9,6 +9,7 @@
 #     and was reported with exit 0 is the silent acceptance this test exists to catch).
 # Anything else (exit 1, a crash, a refusal naming another option, a timeout) fails, except the
 # cases listed in KNOWN below, each with its reason. Every command runs under `timeout 10`.
+# Then the output identity family: every output of every command onto each of its other files.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 T="timeout 10"
@@ -89,4 +90,50 @@ done
 IFS=' '
 # the sweep itself ran: every command's options were tried
 if [ $tried -ge 300 ]; then pass; else fail "only $tried option values tried"; fi
+
+# ---- output identity (issue 37): every output of every command (its "io ... out" rows) put onto
+# every other file of the command (each other output, each input with a path in its example:
+# --resume, --coeffs) must be refused before any work with exit 2 naming both options; only an
+# output and an input that both continue (--checkpoint F --resume F) may be one file.
+# value_of OPT EXAMPLE: the word after OPT in EXAMPLE
+value_of() { echo "$2" | awk -v o="$1" '{ for (i = 1; i < NF; i++) if ($i == o) { print $(i + 1); exit } }'; }
+pairs=0
+IFS='|'
+for c in $cmds; do
+    IFS=' '
+    # shellcheck disable=SC2086
+    set -- $c
+    "$BIN" "$@" --help-table | sed "s|{tmp}|$TMP|g" > "$TMP/table"
+    minimal=$(awk -F'\t' '$1 == "cmd" { print $3 }' "$TMP/table")
+    awk -F'\t' '$1 == "io" { print $2 "\t" $3 "\t" $4 }' "$TMP/table" > "$TMP/io"
+    while IFS="$(printf '\t')" read -r o role cont; do
+        [ "$role" = out ] || continue
+        exo=$(awk -F'\t' -v o="$o" '$1 == "opt" && $2 == o { print $5 }' "$TMP/table")
+        while IFS="$(printf '\t')" read -r p prole pcont; do
+            IFS=' '
+            [ "$p" = "$o" ] && continue
+            [ "$prole" = out ] || [ "$prole" = in ] || continue
+            [ "$prole" = in ] && [ "$cont" = 1 ] && [ "$pcont" = 1 ] && continue # continues it
+            exp=$(awk -F'\t' -v o="$p" '$1 == "opt" && $2 == o { print $5 }' "$TMP/table")
+            path=$(value_of "$p" "$exp")
+            [ -n "$path" ] || continue
+            # the minimal invocation without the options the two examples name, then the examples
+            inv="$(echo "$minimal" | awk -v ex="$exo $exp" '{
+                n = split(ex, e, " "); for (i = 1; i <= n; i++) if (e[i] ~ /^--/) named[e[i]] = 1
+                out = ""; skip = 0
+                for (i = 1; i <= NF; i++) { if (skip) { skip = 0; continue }
+                    if ($i in named) { skip = 1; continue } out = out " " $i }
+                print out }') $exp $(echo "$exo" | awk -v o="$o" -v v="$path" '{ for (i = 1; i < NF; i++) if ($i == o) $(i + 1) = v; print }')"
+            pairs=$((pairs + 1))
+            # shellcheck disable=SC2086
+            $T "$BIN" "$@" $inv > "$TMP/out" 2> "$TMP/err"; rc=$?
+            if [ $rc -eq 2 ] && grep -Eq -- "($o|$p) $path is the same file as ($o|$p) $path" "$TMP/err"; then pass
+            else fail "$c: $o onto $p ($path): exit $rc, want 2 naming both: $c $inv: $(tail -n 1 "$TMP/err" | head -c 300)"; fi
+        done < "$TMP/io"
+    done < "$TMP/io"
+    IFS='|'
+done
+IFS=' '
+# every trainer has at least --report against --checkpoint and --resume
+if [ $pairs -ge 15 ]; then pass; else fail "only $pairs output identity pairs tried"; fi
 summary

@@ -574,3 +574,60 @@ done:
         dpc_dataset_free(L.test);
     return DPC_OK;
 }
+
+/* ==== The files a spec reads ================================================================ */
+
+/* Appends path and its NUL to the list (*buf, *len bytes used, *cap allocated). */
+static dpc_status list_add(char **buf, size_t *len, size_t *cap, const char *path, dpc_error *err)
+{
+    size_t n = strlen(path) + 1;
+    if (*len + n + 1 > *cap) {
+        size_t c = 2 * (*cap + n + 1);
+        char *b = realloc(*buf, c);
+        if (!b) return DPC__NOMEM(err, "data spec files");
+        *buf = b;
+        *cap = c;
+    }
+    memcpy(*buf + *len, path, n);
+    *len += n;
+    (*buf)[*len] = '\0';
+    return DPC_OK;
+}
+
+dpc_status dpc_data_spec_files(const char *text, char **files, size_t *count, dpc_error *err)
+{
+    static const char *const path_keys[] = {"labels", "test", "test-labels", NULL};
+    static const char *const fm[] = {"train-images-idx3-ubyte", "train-labels-idx1-ubyte",
+                                     "t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte", NULL};
+    if (!files || !count) return dpc_error_param(err, DPC_E_INVALID, files ? "count" : "files", "NULL");
+    *files = NULL;
+    *count = 0;
+    if (!text) return dpc_error_param(err, DPC_E_INVALID, "spec", "NULL");
+    spec s;
+    char *buf = NULL, one[4096];
+    size_t len = 0, cap = 0, n = 0;
+    dpc_status st = spec_parse(&s, text, err);
+    int fashion = !st && !strcmp(s.kind, "fashion-mnist");
+    int paths = !st && (!strcmp(s.kind, "idx") || !strcmp(s.kind, "csv") || !strcmp(s.kind, "libsvm"));
+    if (paths && s.pos && !(st = list_add(&buf, &len, &cap, s.pos, err))) n++;
+    for (size_t k = 0; paths && !st && path_keys[k]; k++) {
+        const char *v = opt_str(&s, path_keys[k]);
+        if (v && !(st = list_add(&buf, &len, &cap, v, err))) n++;
+    }
+    const char *dir = fashion ? opt_str(&s, "dir") : NULL;
+    for (size_t k = 0; fashion && !st && fm[k]; k++)
+        for (int gz = 0; gz < 2 && !st; gz++) { /* either may be read (find_file: .gz first) */
+            int w = snprintf(one, sizeof one, "%s/%s%s", dir ? dir : DPC_DATA_FASHION_MNIST_DIR,
+                             fm[k], gz ? ".gz" : "");
+            if (w < 0 || (size_t)w >= sizeof one) continue; /* refused by the loader */
+            if (!(st = list_add(&buf, &len, &cap, one, err))) n++;
+        }
+    free(s.buf);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    *files = buf;
+    *count = n;
+    return DPC_OK;
+}

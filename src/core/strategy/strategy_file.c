@@ -2,6 +2,7 @@
  * b and the achieved loss (format in dpcorr/strategy.h). Doubles are written with %.17g, which
  * strtod reads back to the identical value. The reader is strict and names file:line and field. */
 #include "common/util.h"
+#include "dpcorr/io.h"
 #include "dpcorr/strategy.h"
 #include "io/json.h"
 
@@ -44,9 +45,10 @@ dpc_status dpc_strategy_save(const dpc_strategy *s, const char *path, dpc_error 
     for (const char *c = s->method; *c; c++)
         if (*c == '"' || *c == '\\' || (unsigned char)*c < 0x20)
             return dpc_error_set(err, DPC_E_INVALID, "%s: method: characters not allowed", path);
-    FILE *f = fopen(path, "w");
-    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open for writing: %s", path,
-                                 strerror(errno));
+    dpc_io_out *out = NULL; /* a temporary renamed into place: a failed write keeps the old file */
+    dpc_error e = {0};     /* its messages name the path (field "path" dropped) */
+    if (dpc_io_out_open(&out, path, &e)) return dpc_error_set(err, DPC_E_IO, "%s", e.msg + 6);
+    FILE *f = dpc_io_out_file(out);
     const dpc_strategy_problem *pb = &s->problem;
     fprintf(f, "{\n  \"format\": \"%s\",\n  \"version\": %d,\n", STRATEGY_FORMAT, STRATEGY_VERSION);
     fprintf(f, "  \"kind\": \"%s\",\n  \"method\": \"%s\",\n", kind_word(s->kind), s->method);
@@ -83,13 +85,11 @@ dpc_status dpc_strategy_save(const dpc_strategy *s, const char *path, dpc_error 
         }
     }
     fprintf(f, "}\n");
-    int werr = ferror(f);
-    if (fclose(f) != 0) werr = 1;
     if (!ok) {
-        remove(path);
+        dpc_io_out_abort(out);
         return dpc_error_set(err, DPC_E_NUMERIC, "%s: strategy has a non-finite value", path);
     }
-    if (werr) return dpc_error_set(err, DPC_E_IO, "%s: write failed", path);
+    if (dpc_io_out_commit(out, &e)) return dpc_error_set(err, DPC_E_IO, "%s", e.msg + 6);
     return DPC_OK;
 }
 

@@ -3,6 +3,7 @@
  * FNV-1a checksum, the atomic write (temporary file, fsync, rename; mode 0600) and the removal of
  * temporaries left by dead processes. The layout is described in dpcorr/train.h. */
 #include "common/util.h"
+#include "io/outfile.h"
 #include "train/train_internal.h"
 
 #include <dirent.h>
@@ -58,7 +59,8 @@ void dpc__ck_write_header(dpc__ck_wbuf *w, uint64_t fp, uint64_t step, uint64_t 
 
 void dpc__ck_clean_stale_tmp(const char *path)
 {
-    char dir[4096];
+    char dir[4096], target[4096];
+    if (!dpc__io_target(path, target, sizeof target, NULL)) path = target; /* where it writes */
     const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
     size_t dl = slash ? (size_t)(slash - path) : 0;
     if (dl + 1 >= sizeof dir) return;
@@ -102,9 +104,11 @@ dpc_status dpc__ck_open_tmp(const char *path, char *tmp, size_t len, dpc__ck_wbu
 {
     w->h.h = DPC__CK_FNV0;
     w->ok = 0;
-    dpc_status st = check_replaceable(path, err);
+    char target[4096]; /* a symbolic link is written through, never replaced (outfile.h) */
+    dpc_status st = dpc__io_target(path, target, sizeof target, err);
+    if (!st) st = check_replaceable(target, err);
     if (st) return st;
-    int n = snprintf(tmp, len, "%s.tmp.%ld", path, (long)getpid());
+    int n = snprintf(tmp, len, "%s.tmp.%ld", target, (long)getpid());
     if (n < 0 || (size_t)n >= len)
         return dpc_error_param(err, DPC_E_INVALID, "path", "too long");
     int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0600);
@@ -121,6 +125,9 @@ dpc_status dpc__ck_open_tmp(const char *path, char *tmp, size_t len, dpc__ck_wbu
 dpc_status dpc__ck_commit_tmp(dpc__ck_wbuf *w, const char *tmp, const char *path, dpc_error *err)
 {
     uint64_t sum = w->h.h;
+    char target[4096];
+    if (dpc__io_target(path, target, sizeof target, NULL)) w->ok = 0; /* the link went away */
+    path = target;
     if (w->ok && fwrite(&sum, 1, 8, w->f) != 8) w->ok = 0;
     if (w->ok && fflush(w->f) != 0) w->ok = 0;
     if (w->ok && fsync(fileno(w->f)) != 0) w->ok = 0;
