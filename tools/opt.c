@@ -222,10 +222,17 @@ static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_v
                              (o->flags & OPT_WORDS) ? " or " : "",
                              (o->flags & OPT_WORDS) ? o->choices : "", v);
     } else {
-        if (!dpc_io_parse_uint(v, &out->u, (o->flags & OPT_BIG) != 0))
+        if (!dpc_io_parse_uint(v, &out->u, (o->flags & OPT_BIG) != 0)) {
+            /* an integer too large to be represented: say the bound, not "expected an integer" */
+            if (v[0] && strspn(v, "0123456789") == strlen(v)) {
+                if (has_range(o)) return bad_range(s, o, v);
+                return fail_name(s, o->name, "must be at most %s, got %s",
+                                 (o->flags & OPT_BIG) ? "18446744073709551615" : "2^53 = 9007199254740992", v);
+            }
             return fail_name(s, o->name, "expected a non-negative integer%s%s, got '%s'",
                              (o->flags & OPT_WORDS) ? " or " : "",
                              (o->flags & OPT_WORDS) ? o->choices : "", v);
+        }
         out->num = (double)out->u;
     }
     if (!in_range(o, out->num)) return bad_range(s, o, v);

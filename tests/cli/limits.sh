@@ -19,7 +19,7 @@ fast "epsilon at noise 1e-9 (rdp)" account epsilon --accountant rdp --sigma 1e-9
 refused "noise 0.01 (pld)" --sigma account epsilon --accountant pld --sigma 0.01 --q 0.01 --steps 1000 --delta 1e-5
 refused "train noise 0.01 (pld)" --noise-multiplier train --data synthetic:logistic,n=2000,d=4 --model logistic --noise-multiplier 0.01 --batch 20 --epochs 1
 fast "train noise 0.01 (rdp)" train --data synthetic:logistic,n=2000,d=4 --model logistic --noise-multiplier 0.01 --batch 20 --epochs 1 --accountant rdp --quiet
-refused "refine over orders up to 1e6" --orders account epsilon --sigma 1 --q 0.01 --steps 1000 --delta 1e-5 --orders 1.0001,999999 --refine
+refused "refine over orders up to 1e6" --orders account epsilon --accountant rdp --sigma 1 --q 0.01 --steps 1000 --delta 1e-5 --orders 1.0001,999999 --refine
 # the sensitivity and mechanism constructions
 refused "compare --steps 1e9" --steps compare --steps 1000000000
 # the Toeplitz sensitivity over many participations is O(n) (strided prefix sums): answered

@@ -212,5 +212,5 @@ bad "participations"        "--participations: unknown option"                tr
 # output paths are checked before any work
 bad "unwritable report"     "--report: cannot write /nonexistent-dir/r.json"  train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --report /nonexistent-dir/r.json
 bad "unwritable checkpoint" "--checkpoint: cannot write"                      train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --checkpoint /nonexistent-dir/c
-bad "report is a directory" "--report: cannot write $TMP (a directory"        train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --report "$TMP"
+bad "report is a directory" "--report: cannot write $TMP \\(a directory"        train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --report "$TMP"
 summary

@@ -73,7 +73,7 @@ expect_rc 2 "dp-ftrl file into lcgd" "$BIN" train $KAN --resume "$TMP/ftrl.ck"
 err_has -- "--algo: the checkpoint .* is of a dp-ftrl run, this run is lcgd-projected" "dp-ftrl named"
 expect_rc 2 "an lcgd file into dp-ftrl" "$BIN" train --data synthetic:logistic,n=600,d=4 --model logistic \
     --epsilon 1 --batch 20 --quiet --seed 3 --resume "$TMP/kan.ck"
-err_has -- "--algo: the checkpoint .* is of a lcgd-projected run, this run is dp-ftrl" "lcgd named"
+err_has -- "(--algo|algorithm): the checkpoint .* is of a lcgd-projected run, this run is dp-ftrl" "lcgd named"
 expect_rc 2 "secure resume of a seeded run" "$BIN" train ${KAN% --seed 3} --resume "$TMP/kan.ck"
 err_has -- "--resume: the checkpoint .* seeded mode \(seed 3\); resume it with --seed 3" "seeded named"
 expect_rc 2 "another seed" "$BIN" train ${AMB% --seed 4} --seed 5 --resume "$TMP/amb.ck"

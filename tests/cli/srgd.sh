@@ -83,7 +83,7 @@ expect_rc 2 "no epsilon" $T --problem p2;                          err_has -- "-
 expect_rc 2 "two sources" $T --problem p2 --data x --epsilon 1;    err_has -- "--data: cannot be combined with --problem" "one source"
 expect_rc 2 "no source" $T --epsilon 1;                             err_has -- "--problem / --data" "one source"
 expect_rc 2 "unknown" $T --problem p2 --epsilon 1 --frob 2;        err_has -- "--frob" "names it"
-expect_rc 2 "bad z-step" $T --problem p2 --n 4096 --z-step 2 --epsilon 1; err_has -- "--z-step: must be in (0, 1]" "names --z-step"
+expect_rc 2 "bad z-step" $T --problem p2 --n 4096 --z-step 2 --epsilon 1; err_has -- "--z-step: must be in \\(0, 1\\]" "names --z-step"
 expect_rc 2 "no norm bound" $T --data "synthetic:linreg,n=100,d=3" --epsilon 1; err_has -- "--L/--M" "asks for L, M"
 
 # ---- repro srgd ----

@@ -113,7 +113,7 @@ if grep -q '"final": {"test_accuracy": [01]' "$TMP/fin2.json" && [ "$(grep -c '"
 # a refused resume names the option or input that changed
 expect_rc 2 "resume with another --lr" "$BIN" train $R --lr 0.3 --resume "$TMP/ck5"
 err_has -- "--lr: learning rate: the checkpoint .* has 0.1, this run has 0.3" "names --lr and both values"
-expect_rc 2 "resume with another --batch" "$BIN" train $R --batch 30 --resume "$TMP/ck5"
+expect_rc 2 "resume with another --batch" "$BIN" train $(printf '%s\n' "$R" | sed 's/--batch 20/--batch 30/') --resume "$TMP/ck5"
 err_has -- "--batch: batch: the checkpoint .* has 20, this run has 30" "names --batch"
 printf 'a,b,label\n' > "$TMP/dd.csv"; i=0; while [ $i -lt 200 ]; do echo "$((i % 7)),$((i % 5)),$((i % 2))" >> "$TMP/dd.csv"; i=$((i + 1)); done
 D="--data csv:$TMP/dd.csv,label=label,task=classification,classes=2 --model logistic --epsilon 1 --batch 20 --epochs 3 --quiet --seed 3"
@@ -211,7 +211,7 @@ done
 # no silent acceptance (issue 28): limit=0, a stray comma in a CNN spec, an unusable feature cache
 expect_rc 2 "limit=0 refused" "$BIN" train --data synthetic:linreg,n=100,limit=0 --model linear --epsilon 1 --batch 10
 err_has "limit=0: must be >= 1" "limit=0: named"
-expect_rc 2 "trailing comma in a cnn spec" "$BIN" train --data synthetic:logistic,n=200,d=16 --model cnn:in=1x4x4,conv2k3,tanh,flatten,fc4, --epsilon 1 --batch 20 --dry-run
+expect_rc 2 "trailing comma in a cnn spec" "$BIN" train --data synthetic:logistic,n=200,d=16 --model cnn:conv2k3,tanh,flatten,fc4,:in=1x4x4 --epsilon 1 --batch 20 --dry-run
 err_has -- "--model: .*stray comma" "trailing comma: named"
 expect_rc 2 "unusable feature cache" "$BIN" train --data synthetic:logistic,n=200,d=784 --model softmax --features scatter:J=1,L=2 --feature-cache /proc/dpcorr-no-such-dir --epsilon 1 --batch 20
 err_has -- "--feature-cache: cannot" "unusable feature cache: named"
