@@ -121,7 +121,14 @@ err_has "layer 'bn' is not one of" "8: names the layer"
 expect_rc 0 "8: group norm" "$BIN" train $C --model cnn:conv2k3,gn2,relu,flatten,fc2:in=1x6x6
 
 # ---- 9. auxiliary outputs: the report says what is not differentially private -----------------
-for f in p ss; do
+# every trainer of `train --algo` (dp-ftrl: p.json, dp-ssgd: ss.json, and the three below)
+expect_rc 0 "9: dp-ambssgd" "$BIN" train --algo dp-ambssgd --data synthetic:linreg,n=2000,d=4 \
+    --epsilon 2 --quiet --seed 1 --report "$TMP/am.json"
+expect_rc 0 "9: lcgd-projected" "$BIN" train --algo lcgd-projected --data kan-synth:n=300,d=4,test-n=100 \
+    --model kan2:8 --iterates 20 --batch 30 --noise-multiplier 5 --quiet --seed 1 --report "$TMP/kn.json"
+expect_rc 0 "9: dp-srgd" "$BIN" train --algo dp-srgd --problem p2 --n 1024 --dim 4 --epsilon 1 \
+    --quiet --seed 1 --report "$TMP/sr.json"
+for f in p ss am kn sr; do
     is "$(top dp_outputs "$TMP/$f.json")" "the parameters (params_hash) and the privacy ledger only" \
         "9: $f: what the guarantee covers"
     if top not_dp "$TMP/$f.json" | grep -q "^NOT differentially private"; then pass; else
