@@ -302,3 +302,21 @@ def test_auxiliary_outputs_are_not_released():
     assert set(state) <= {"format", "version", "steps_done", "rng", "ledger", "dim", "fingerprint",
                           "noise", "model", "optimizer", "noise_ahead"}
     assert "last_clip_fraction" not in state and "loss" not in str(sorted(state["ledger"]))
+
+
+def test_correlated_noise_refuses_non_finite():
+    """CorrelatedNoise (gradients the caller clips): a NaN or inf gradient is refused before the
+    step's noise is drawn; the next finite call adds that step's noise (the reference row)."""
+    p = torch.nn.Parameter(torch.zeros(5, dtype=torch.float64))
+    mech = dpcorr.Mechanism("identity", 4)
+    cn = dt.CorrelatedNoise([p], mech, noise_multiplier=1.0, clip=1.0, seed=3)
+    ref = dt.CorrelatedNoise([p], mech, noise_multiplier=1.0, clip=1.0, seed=3)
+    for bad in (float("nan"), float("inf")):
+        g = torch.zeros(5, dtype=torch.float64)
+        g[2] = bad
+        with pytest.raises(ValueError, match="non-finite"):
+            cn.add_([g])
+        assert cn.step == 0
+    got = cn.add_([torch.zeros(5, dtype=torch.float64)])[0]
+    want = ref.add_([torch.zeros(5, dtype=torch.float64)])[0]
+    assert cn.step == 1 and torch.equal(got, want) and bool((got != 0).all())
