@@ -128,6 +128,10 @@ expect_rc 0 "9: lcgd-projected" "$BIN" train --algo lcgd-projected --data kan-sy
     --model kan2:8 --iterates 20 --batch 30 --noise-multiplier 5 --quiet --seed 1 --report "$TMP/kn.json"
 expect_rc 0 "9: dp-srgd" "$BIN" train --algo dp-srgd --problem p2 --n 1024 --dim 4 --epsilon 1 \
     --quiet --seed 1 --report "$TMP/sr.json"
+# (5 again: every algorithm's ledger states its relation)
+is "$(key privacy neighbor "$TMP/am.json")" replace-one "5: dp-ambssgd: replace-one"
+is "$(key privacy neighbor "$TMP/kn.json")" zero-out "5: lcgd-projected: zero-out"
+is "$(key privacy neighbor "$TMP/sr.json")" zero-out "5: dp-srgd: zero-out"
 for f in p ss am kn sr; do
     is "$(top dp_outputs "$TMP/$f.json")" "the parameters (params_hash) and the privacy ledger only" \
         "9: $f: what the guarantee covers"
