@@ -499,8 +499,8 @@ static void test_empty_and_nonfinite_privatizer(void)
 
 /* The trainer: empty batches are steps like the others (the update is the noise alone); a record
  * whose loss overflows (finite data, y = 1e300 under squared loss) makes the step refused with
- * DPC_E_NUMERIC naming the example, the steps done unchanged: the run stops deterministically,
- * nothing of the step is released. */
+ * DPC_E_NUMERIC naming that record (not the first of its chunk), the steps done unchanged: the
+ * run stops deterministically, nothing of the step is released. */
 static void test_empty_and_nonfinite_trainer(void)
 {
     dpc_dataset *ds = logistic_data(100, DIM, 5);
@@ -556,6 +556,8 @@ static void test_empty_and_nonfinite_trainer(void)
         dpc_status st = dpc_trainer_step(tr, NULL, &err);
         CHECK(st == DPC_E_NUMERIC && strstr(err.msg, "not finite"),
               "an overflowing record refuses the step: status %d, %s", (int)st, err.msg);
+        CHECK(strstr(err.msg, "training record 7 (batch position ") != NULL,
+              "the refusal names the record at fault (7): %s", err.msg);
         CHECK(dpc_trainer_steps_done(tr) == 0, "nothing released");
     }
     dpc_trainer_free(tr);

@@ -97,7 +97,7 @@ done
 R="--model linear --sampler fixed --batch 40 --epochs 2 --noise-multiplier 1 --quiet --seed 1"
 expect_rc 1 "6: an overflowing loss stops the run" "$BIN" train --data "csv:$TMP/r.csv,label=y,task=regression" $R \
     --report "$TMP/nf.json"
-err_has "not finite" "6: says the loss is not finite"
+err_has "training record 7 \(batch position [0-9]+\): loss is not finite" "6: names the record at fault"
 if [ ! -e "$TMP/nf.json" ]; then pass; else fail "6: no report of a refused run"; fi
 sed 's/1e300/inf/' "$TMP/r.csv" > "$TMP/ri.csv"
 expect_rc 2 "6: inf in the data refused" "$BIN" train --data "csv:$TMP/ri.csv,label=y,task=regression" $R
@@ -154,7 +154,7 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$BIN" 2>/dev/null | grep -q libmpi;
         "mpi 9: what the guarantee covers"
     expect_rc 1 "mpi 6: an overflowing loss stops every rank" $MPIRUN -np 2 "$BIN" train \
         --data "csv:$TMP/r.csv,label=y,task=regression" $R
-    err_has "not finite" "mpi 6: says the loss is not finite"
+    err_has "training record 7 \(batch position [0-9]+\): loss is not finite" "mpi 6: names the record at fault"
     expect_rc 2 "mpi 6: inf in the data refused" $MPIRUN -np 2 "$BIN" train \
         --data "csv:$TMP/ri.csv,label=y,task=regression" $R
     expect_rc 2 "mpi 7: no accumulation option" $MPIRUN -np 2 "$BIN" train $E --grad-accum 2
