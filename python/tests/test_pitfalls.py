@@ -245,7 +245,7 @@ def test_physical_batches_are_one_step():
     added once (the generator advances once per logical step) and the result is the whole
     batch's bit for bit; a second optimizer.step() on one batch is refused."""
     ds = regression(n=60)
-    runs = []
+    runs, ledgers = [], []
     for phys in (None, 3):
         model, opt, loader, eng = private(ds, batch=12, seed=4, max_physical_batch_size=phys)
         steps = 0
@@ -255,7 +255,10 @@ def test_physical_batches_are_one_step():
                 steps += 1
                 assert eng.noise.step == eng.steps_done == steps
         runs.append(model.weight.detach().clone())
+        ledgers.append(eng.ledger())
+        assert eng.epsilon() == eng.epsilon_total()  # 5 logical steps = the run's 5 steps
     assert torch.equal(runs[0], runs[1])
+    assert ledgers[0] == ledgers[1]  # accounted as one step of the full batch
     model, opt, loader, eng = private(ds, batch=12, seed=4)
     x, y = next(iter(loader))
     one_step(model, opt, x, y)
