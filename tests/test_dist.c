@@ -361,8 +361,8 @@ static void test_failures(void)
     tmpl.cfg.sampler = DPC_SAMPLER_FIXED;
     bad->x[5 * 157 + 2] = NAN;
     rank_job *one = run_ranks(0, &tmpl);
-    CHECK(one->st != DPC_OK && strstr(one->err.msg, "example"), "one process: %s",
-          one->err.msg);
+    CHECK(one->st != DPC_OK && strstr(one->err.msg, "training record 157 "),
+          "one process: the record at fault named: %s", one->err.msg);
     rank_job *jobs = run_ranks(3, &tmpl);
     const char *p = strstr(jobs[0].err.msg, "rank ");
     CHECK(p && strstr(jobs[0].err.msg, one->err.msg), "NaN example: '%s' names a rank and '%s'",

@@ -212,6 +212,15 @@ void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry)
         jw_null(w, "privacy");
     }
     jw_str(w, "telemetry", telemetry);
+    /* jax_privacy's "auxiliary information" pitfall: a report sits next to the model and looks
+     * publishable, so it says field by field what the guarantee covers; the telemetry stays
+     * (operators need it to tune and debug) but is marked as what it is */
+    jw_str(w, "dp_outputs", "the parameters (params_hash) and the privacy ledger only");
+    jw_str(w, "not_dp", "NOT differentially private: the telemetry, the progress lines, the "
+                        "timings, throughput and byte counts (they depend on the realised batch "
+                        "sizes) are computed from the training data without noise, the test "
+                        "metrics from the test set without noise; do not publish them with the "
+                        "model");
 }
 
 int frame_report_close(jw *w, FILE *fp, const char *path)

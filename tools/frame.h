@@ -108,6 +108,9 @@ const char *frame_tag(const run_frame *f, char *buf, size_t len);
  * the writer (frame_report_data, frame_report_privacy and its own), then close. */
 FILE *frame_report_open(const run_frame *f, jw *w, const char *algo);
 void frame_report_data(jw *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test);
+/* The ledger under "privacy", "telemetry" (what the trainer reports unnoised), then
+ * "dp_outputs" (what the guarantee covers: the parameters and the ledger) and "not_dp" (everything
+ * else the report and the progress lines hold is computed without noise). */
 void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry);
 /* "isa_levels": the level per kernel family this process uses, whether DPCORR_ISA forced it,
  * and the measured ns per unit per level (dpc_tune_isa; absent when forced or failed). */

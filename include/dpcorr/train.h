@@ -243,7 +243,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_mo
                                                  dpc_error *err);
 DPC_API void dpc_trainer_free(dpc_trainer *tr);
 
-/* Per-step telemetry. Losses and clip rates are NOT privatized: outside the guarantee. */
+/* Per-step telemetry. Losses, clip rates and the realised batch size are NOT privatized:
+ * outside the guarantee (under Poisson sampling the realised size is itself private: the update
+ * divides by the expected batch size, never by it). */
 typedef struct dpc_step_info {
     size_t step;          /* the step just taken */
     size_t batch;         /* realized batch size */

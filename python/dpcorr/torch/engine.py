@@ -79,7 +79,11 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
     accountant      "pld" or "rdp" for amplified runs (unamplified runs use exact GDP unless
                     "zcdp" is asked for)
     workload        (momentum, decay) of BSR / BISR / the default BLT instead of the optimizer's
-    loss_reduction  "mean" (the loss is averaged over the batch; default) or "sum"
+    loss_reduction  "mean" (the loss is averaged over the batch; default) or "sum". The loss
+                    must be that sum or mean of per-example terms: a loss that couples the
+                    examples of a batch (contrastive, centred on the batch mean) is NOT detected
+                    (the engine sees dL/d output, not the loss) and voids the guarantee
+                    (doc/reliability.md, "The critical DP pitfalls", 8)
     noise_form      "auto", "buffer" or "replay" (the noise generator's form)
     (torch.distributed: when a process group of several processes is initialized, every rank
     takes its share of every batch and all ranks take the same step; see python/README.md)

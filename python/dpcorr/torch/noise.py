@@ -27,7 +27,8 @@ class CorrelatedNoise:
                          clipped per-example gradients, the expected batch size for averages
 
     ``add_(grads=None)`` adds the noise of the current step in place (``grads``: a list of
-    tensors shaped like ``params``; default: each parameter's ``.grad``) and advances.
+    tensors shaped like ``params``; default: each parameter's ``.grad``) and advances; a NaN or
+    infinite entry is refused (ValueError, the step and its noise unspent).
     ``state_dict()`` / ``load_state_dict()`` checkpoint the generator.
     """
 
@@ -65,6 +66,13 @@ class CorrelatedNoise:
         if len(grads) != len(self.params) or any(
                 g.shape != p.shape for g, p in zip(grads, self.params)):
             raise ValueError("grads: expected one tensor shaped like each parameter")
+        # a non-finite gradient would make the released tensor NaN/inf whatever the noise (one
+        # example deciding the output): refused before the step's noise is drawn, as the C
+        # privatizer refuses a non-finite clipped sum
+        for k, g in enumerate(grads):
+            if not bool(torch.isfinite(g).all()):
+                raise ValueError(f"grads: tensor {k} has a non-finite entry at step "
+                                 f"{self.generator.step}; refusing the step (nothing was added)")
         self.generator.next(out=self._buf)
         alpha = 1.0 / self.expected_batch_size
         off = 0

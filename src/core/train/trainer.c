@@ -294,6 +294,31 @@ static size_t gather(dpc_trainer *tr, thread_ctx *c, size_t chunk)
     return m;
 }
 
+/* The failure of a chunk of batch positions [i0, i0 + m) named by its training record: the
+ * model's message says "example i" of the chunk, so the chunk's rows are tried one by one on the
+ * naive path (the failure path only: at most a chunk of single-row calls) and the first that
+ * fails is named with its record and batch position. Float32 runs, or no row failing alone, name
+ * the chunk's positions instead (never the chunk's first record as if it were at fault). */
+static void name_failed_record(const dpc_trainer *tr, thread_ctx *c, size_t i0, size_t m)
+{
+    double *g = tr->params32 ? NULL : dpc__malloc_array(tr->P, sizeof *g);
+    for (size_t j = 0; g && j < m; j++) {
+        dpc_error e = {0};
+        size_t r = tr->idx[i0 + j];
+        memset(g, 0, tr->P * sizeof *g);
+        if (dpc_model_clipped_sum_naive(tr->model, tr->params, tr->train->x + r * tr->D,
+                                        tr->train->y + r, 1, tr->cfg.clip, g, NULL, NULL, &e)) {
+            const char *why = strncmp(e.msg, "example 0: ", 11) ? e.msg : e.msg + 11;
+            dpc_error_set(&c->err, c->st, "training record %zu (batch position %zu): %s", r,
+                          i0 + j, why);
+            free(g);
+            return;
+        }
+    }
+    free(g);
+    dpc_error_prefix(&c->err, "batch positions %zu-%zu: ", i0, i0 + m - 1);
+}
+
 /* Loss sum and clipped count of chunk `chunk` for the step's telemetry. */
 static void chunk_telemetry(dpc_trainer *tr, const thread_ctx *c, size_t chunk, size_t m)
 {
@@ -325,7 +350,7 @@ static void phase_batch(void *a, size_t tid, size_t T)
                                           tr->cfg.clip, tr->batch, c->ws, c->losses, c->norms,
                                           &c->err);
         if (c->st) {
-            dpc_error_prefix(&c->err, "example %zu: ", tr->idx[i0]);
+            name_failed_record(tr, c, i0, m);
             break;
         }
         chunk_telemetry(tr, c, chunk, m);
@@ -361,7 +386,7 @@ static void phase_chunks(void *a, size_t tid, size_t T)
         c->st = dpc_model_clipped_sum(tr->model, tr->params, c->X, c->y, m, tr->cfg.clip, S,
                                       c->losses, c->norms, c->ws, &c->err);
         if (c->st) {
-            dpc_error_prefix(&c->err, "example %zu: ", tr->idx[i0]);
+            name_failed_record(tr, c, i0, m);
             break;
         }
         chunk_telemetry(tr, c, chunk, m);
