@@ -303,7 +303,8 @@ def test_auxiliary_outputs_are_not_released():
     assert 0.0 <= eng.last_clip_fraction <= 1.0
     state = eng.state_dict()
     assert set(state) <= {"format", "version", "steps_done", "rng", "ledger", "dim", "fingerprint",
-                          "noise", "model", "optimizer", "noise_ahead"}
+                          "noise", "model", "optimizer", "noise_ahead",
+                          "digests"}
     assert "last_clip_fraction" not in state and "loss" not in str(sorted(state["ledger"]))
 
 
