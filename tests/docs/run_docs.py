@@ -282,7 +282,7 @@ class Tally:
         else:
             self.failed += 1
             print("FAIL  %s: %s" % (where, what))
-            tail = out.strip().split("\n")[-25:]
+            tail = out.strip().split("\n")[-25:] if out.strip() else []
             for t in tail:
                 print("      | " + t)
         sys.stdout.flush()
