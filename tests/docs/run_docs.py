@@ -11,6 +11,8 @@ escape. The marker is one comment, its first line "<!-- doctest: KIND [ARG]", th
                                          "quote" a side to keep its leading/trailing spaces)
       expect: 84\\.7                       (a regular expression the output must match)
       reject: warning                     (one it must not match)
+      near: sigma = 3.85422 +- 5e-6        (a number after the label, within the tolerance:
+                                          a number the text rounds)
       env: DPCORR_ISA=sse2
       before: cp examples/calibrate.c app.c
       timeout: 120
@@ -293,6 +295,15 @@ def check_expect(b, out):
     for pat in b.marker.get("expect"):
         if not re.search(pat, out, re.M):
             return "no match for /%s/" % pat
+    for spec in b.marker.get("near"):
+        m = re.match(r"^(.*?) = (\S+) \+- (\S+)$", spec)
+        if not m:
+            return "near: %r is not 'LABEL = VALUE +- TOL'" % spec
+        want, tol = float(m.group(2)), float(m.group(3))
+        got = [float(x) for x in re.findall(r"(?:^|\s)%s\s*[:=]?\s*([-+0-9.eE]+)" % m.group(1), out)
+               if re.match(r"^[-+]?[0-9.]+([eE][-+]?[0-9]+)?$", x)]
+        if not any(abs(g - want) <= tol for g in got):
+            return "%s: want %g +- %g, got %s" % (m.group(1), want, tol, got or "none")
     for pat in b.marker.get("reject"):
         m = re.search(pat, out, re.M)
         if m:
