@@ -35,12 +35,15 @@ A "claim" marker has no block: its "run:" lines are commands stated in the runni
 "expect:" lines the numbers the text gives for them.
 
 Each Markdown file runs in its own scratch directory: symlinks to the repository's top-level
-entries (build -> $BUILD, the tree built by make; dpcorr on PATH), HOME and XDG_CACHE_HOME
-inside it, so the commands' outputs (out/, run.json, ck.bin, ...) never touch the checkout.
+entries (build -> $BUILD, the tree built by make; dpcorr on PATH), HOME inside it (and one
+XDG_CACHE_HOME for the run), so the commands' outputs (out/, run.json, ck.bin, ...) never
+touch the checkout.
 
-Usage: run_docs.py [--list] [--keep] FILE.md...   (from the repository root; BUILD, PYTHON)
+Usage: run_docs.py [--list] [--keep] FILE.md...   (from the repository root; BUILD, PYTHON;
+DOCS_JOBS: files run at a time, default 2)
 Prints one line per block, the skipped blocks with their reasons, then "N passed, N failed".
 """
+import concurrent.futures
 import json
 import os
 import re
@@ -185,7 +188,10 @@ def block_env(d, prefix, extra):
     env = dict(os.environ)
     for k in ("BUILD", "MAKEFLAGS", "MFLAGS", "MAKELEVEL", "PKG_CONFIG_PATH"):
         env.pop(k, None)
-    env.update(HOME=os.path.join(d, "home"), XDG_CACHE_HOME=os.path.join(d, "home", ".cache"),
+    # one feature cache for the whole run: pages that train on the same ScatterNet inputs
+    # compute them once
+    env.update(HOME=os.path.join(d, "home"),
+               XDG_CACHE_HOME=os.path.join(os.path.dirname(d), "cache"),
                PATH=os.path.join(d, ".bin") + os.pathsep + env.get("PATH", ""),
                DOC_PREFIX=prefix, PYTHON=PYTHON)
     for kv in extra:
@@ -273,20 +279,28 @@ def run_python(blocks, d, env, timeout):
 
 
 class Tally:
+    """One file's results; its lines are printed when the file is done (files run in parallel)."""
     def __init__(self):
         self.passed = self.failed = self.text = 0
-        self.skipped = []
+        self.skipped, self.lines = [], []
 
     def result(self, where, ok, what, out="", secs=0.0):
         if ok:
             self.passed += 1
-            print("ok    %s (%s, %.1f s)" % (where, what, secs))
+            self.lines.append("ok    %s (%s, %.1f s)" % (where, what, secs))
         else:
             self.failed += 1
-            print("FAIL  %s: %s" % (where, what))
+            self.lines.append("FAIL  %s: %s" % (where, what))
             tail = out.strip().split("\n")[-25:] if out.strip() else []
-            for t in tail:
-                print("      | " + t)
+            self.lines.extend("      | " + t for t in tail)
+
+    def add(self, other):
+        self.passed += other.passed
+        self.failed += other.failed
+        self.text += other.text
+        self.skipped += other.skipped
+        for line in other.lines:
+            print(line)
         sys.stdout.flush()
 
 
@@ -311,7 +325,8 @@ def check_expect(b, out):
     return None
 
 
-def run_file(path, work, prefix, tally):
+def run_file(path, work, prefix):
+    tally = Tally()
     blocks, claims, errors = parse(path)
     for e in errors:
         tally.result(e.split(": ")[0], False, e.split(": ", 1)[1])
@@ -371,6 +386,7 @@ def run_file(path, work, prefix, tally):
             tally.result(b.where, False, "the output contradicts the text: " + bad, out)
             continue
         tally.result(b.where, True, what, secs=secs)
+    return tally
 
 
 def install_prefix(work):
@@ -402,8 +418,12 @@ def main(argv):
             prefix, rc, out = install_prefix(work)
             if rc != 0:
                 tally.result("make install", False, "exit %d" % rc, out)
-        for f in files:
-            run_file(f, work, prefix, tally)
+                print("\n".join(tally.lines))
+        # two files at a time: much of a page's time is start-up, linking and waiting
+        jobs = int(os.environ.get("DOCS_JOBS", "2"))
+        with concurrent.futures.ThreadPoolExecutor(max_workers=jobs) as pool:
+            for fut in [pool.submit(run_file, f, work, prefix) for f in files]:
+                tally.add(fut.result())
     finally:
         if "--keep" in argv:
             print("scratch kept in " + work)
