@@ -7,15 +7,18 @@ escape. The marker is one comment, its first line "<!-- doctest: KIND [ARG]", th
 "key: value" lines, ending with "-->" (blank lines may separate it from its block):
 
     <!-- doctest: sh
-      sub: --epochs 30 => --epochs 1      (literal replacement: a shortened run; must match;
-                                         "quote" a side to keep its leading/trailing spaces)
-      expect: 84\\.7                       (a regular expression the output must match)
+      sub: --epochs 30 => --epochs 1      (literal replacement: a shortened run; it must match;
+                                           "quote" a side to keep its edge spaces)
+      expect: 84\\.7                      (a regular expression the output must match)
       reject: warning                     (one it must not match)
-      near: sigma = 3.85422 +- 5e-6        (a number after the label, within the tolerance:
-                                          a number the text rounds)
+      near: sigma = 3.85422 +- 5e-6       (a number after the label, within the tolerance: a
+                                           number the text rounds)
+      full: DP-SGD +0\\.8476              (checked only with DOCS_FULL=1, which runs every
+                                           block as written, without its "sub:" lines: the
+                                           numbers of the long runs, minutes to hours)
       env: DPCORR_ISA=sse2
       before: cp examples/calibrate.c app.c
-      timeout: 120
+      timeout: 120                        (seconds; default 180, x60 with DOCS_FULL=1)
     -->
 
 KIND is
@@ -59,6 +62,7 @@ PYTHON = os.environ.get("PYTHON", "/usr/bin/python3")
 KINDS = ("sh", "python", "c", "file", "text", "skip", "claim")
 MARK = re.compile(r"^\s*<!--\s*doctest:\s*(\S+)\s*(.*?)\s*(-->)?\s*$")
 FENCE = re.compile(r"^(\s*)(```+|~~~+)")
+FULL = os.environ.get("DOCS_FULL") == "1"  # run every block as written, check "full:" too
 C_BUILD = ("cc -std=c11 -O2 app.c $(pkg-config --cflags --libs dpcorr) -lm "
            "-Wl,-rpath,$DOC_PREFIX/lib")
 
@@ -157,9 +161,11 @@ def parse(path):
 
 
 def apply_subs(b):
-    """The block's code with its "sub:" replacements; (code, error)."""
+    """The block's code with its "sub:" replacements; (code, error). DOCS_FULL=1: as written."""
     code = b.code
     for s in b.marker.get("sub"):
+        if FULL:
+            break
         old, sep, new = s.partition(" => ")
         if not sep:
             return None, "sub without ' => ': %r" % s
@@ -306,7 +312,7 @@ class Tally:
 
 def check_expect(b, out):
     """The first "expect:" pattern the output lacks, or None."""
-    for pat in b.marker.get("expect"):
+    for pat in b.marker.get("expect") + (b.marker.get("full") if FULL else []):
         if not re.search(pat, out, re.M):
             return "no match for /%s/" % pat
     for spec in b.marker.get("near"):
@@ -374,7 +380,7 @@ def run_file(path, work, prefix):
                 code = ("export PKG_CONFIG_PATH=$DOC_PREFIX/lib/pkgconfig\n%s -o app\n./app\n"
                         % (mk.get("build") or [C_BUILD])[0])
             code = "\n".join(mk.get("before")) + "\n" + code
-            timeout = int((mk.get("timeout") or ["180"])[0])
+            timeout = int((mk.get("timeout") or ["180"])[0]) * (60 if FULL else 1)
             rc, out = run_sh(code, d, block_env(d, prefix, mk.get("env")), timeout)
         secs = time.time() - t0
         what = mk.kind + (" shortened" if mk.get("sub") else "")
