@@ -38,9 +38,9 @@ A "claim" marker has no block: its "run:" lines are commands stated in the runni
 "expect:" lines the numbers the text gives for them.
 
 Each Markdown file runs in its own scratch directory: symlinks to the repository's top-level
-entries (build -> $BUILD, the tree built by make; dpcorr on PATH), HOME inside it (and one
-XDG_CACHE_HOME for the run), so the commands' outputs (out/, run.json, ck.bin, ...) never
-touch the checkout.
+entries (python/ copied, as pip builds in place; build -> $BUILD, the tree built by make;
+dpcorr on PATH), HOME inside it (and one XDG_CACHE_HOME for the run), so the commands' outputs
+(out/, run.json, ck.bin, .venv, ...) never touch the checkout.
 
 Usage: run_docs.py [--list] [--keep] FILE.md...   (from the repository root; BUILD, PYTHON;
 DOCS_JOBS: files run at a time, default 2)
@@ -184,6 +184,10 @@ def scratch_dir(work, name):
     for e in os.listdir(ROOT):
         if e in (".git", "build") or e.startswith("build-") or e == "out":
             continue
+        if e == "python":  # pip install ./python builds in place (python/build, egg-info)
+            shutil.copytree(os.path.join(ROOT, e), os.path.join(d, e), symlinks=True,
+                            ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
+            continue
         os.symlink(os.path.join(ROOT, e), os.path.join(d, e))
     os.symlink(BUILD, os.path.join(d, "build"))
     os.symlink(os.path.join(BUILD, "dpcorr"), os.path.join(d, ".bin", "dpcorr"))
@@ -199,7 +203,7 @@ def block_env(d, prefix, extra):
     env.update(HOME=os.path.join(d, "home"),
                XDG_CACHE_HOME=os.path.join(os.path.dirname(d), "cache"),
                PATH=os.path.join(d, ".bin") + os.pathsep + env.get("PATH", ""),
-               DOC_PREFIX=prefix, PYTHON=PYTHON)
+               DOC_PREFIX=prefix, PYTHON=PYTHON, PYTHONDONTWRITEBYTECODE="1")
     for kv in extra:
         k, _, v = kv.partition("=")
         env[k] = v
@@ -263,7 +267,7 @@ def run_python(blocks, d, env, timeout):
         json.dump(items, fh)
     with open(os.path.join(d, ".driver.py"), "w") as fh:
         fh.write(DRIVER)
-    env = dict(env, PYTHONPATH=os.path.join(ROOT, "python"))
+    env = dict(env, PYTHONPATH=os.path.join(d, "python"))
     try:
         p = subprocess.run([PYTHON, ".driver.py", ".blocks.json"], cwd=d, env=env,
                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout)
