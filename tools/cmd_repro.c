@@ -30,7 +30,7 @@ static const repro_target targets[] = {
 
 static const opt_spec R_QUICK = {
     .name = "--quick", .type = OPT_FLAG, .section = "options", .param = "quick",
-    .conflicts = "--smoke", .help = "reduced grids and horizons (each target < 1 minute)",
+    .conflicts = "--smoke", .help = "reduced grids and horizons (seconds; nu-fig4 about 1.5 min of CPU)",
     .example = "--quick"};
 static const opt_spec R_SMOKE = {
     .name = "--smoke", .type = OPT_FLAG, .section = "options", .param = "smoke",
@@ -60,7 +60,7 @@ static void repro_usage(FILE *f)
                "not (and why). dpcorr repro TARGET --help lists the options of a target.\n\ntargets:\n");
     for (size_t i = 0; i < NTARGETS; i++) fprintf(f, "  %-10s %s\n", targets[i].name, targets[i].summary);
     fprintf(f, "\noptions:\n"
-               "  --quick      reduced grids and horizons (each target < 1 minute)\n"
+               "  --quick      reduced grids and horizons (seconds; nu-fig4 about 1.5 min of CPU)\n"
                "  --smoke      tiny grids for sanitizer test runs (numbers not meaningful)\n"
                "  --out DIR    output directory (default repro-out/TARGET)\n"
                "  --json       print the JSON summary on stdout (the text report goes to stderr)\n"

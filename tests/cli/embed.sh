@@ -1,8 +1,8 @@
 #!/bin/sh
 # The C embedder's path (doc/embedding.md): the examples/ programs run and check themselves; an
 # install to a temporary prefix writes the pkg-config file and lib/cmake/dpcorr/dpcorrConfig.cmake;
-# the examples build against that prefix with pkg-config (shared, with an rpath) and a CMake
-# project finds and links it. A missing tool is reported as a failure, never a pass.
+# the examples build against that prefix with pkg-config (shared, with an rpath) and the CMake
+# project examples/CMakeLists.txt finds and links it. A missing tool is reported as a failure, never a pass.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 B=${BUILD:-build}
@@ -33,8 +33,7 @@ else
     fail "pkg-config not installed"
 fi
 if command -v cmake >/dev/null 2>&1; then
-    expect_rc 0 "cmake configure" cmake -S tests/cmake -B "$TMP/cm" -DCMAKE_PREFIX_PATH="$PFX" \
-        -DEXAMPLES_DIR="$(pwd)/examples"
+    expect_rc 0 "cmake configure" cmake -S examples -B "$TMP/cm" -DCMAKE_PREFIX_PATH="$PFX"
     expect_rc 0 "cmake build" cmake --build "$TMP/cm"
     expect_rc 0 "cmake shared example" "$TMP/cm/calibrate"
     expect_rc 0 "cmake static example" "$TMP/cm/private_sgd_static"

@@ -3,8 +3,8 @@
  *
  * Source: P. Wang, J. Schuchardt, N. Kalinin, J. Zhou, S. Fellenz, C. Lampert, M. Kloft,
  * "Population risk bounds for Kolmogorov-Arnold networks trained by DP-SGD with correlated
- * noise", arXiv:2605.12648 (2026); cited below as [KAN]. The engineering note
- * shared/papers/004_kan_dp_lcgd.md and doc/kan.md map its notation to dpcorr:
+ * noise", arXiv:2605.12648 (2026); cited below as [KAN].
+ * doc/kan.md maps its notation to dpcorr:
  *
  *   paper                         dpcorr
  *   kappa ("noise multiplier")    noise_std: the std of each entry of Z per unit clip, on the

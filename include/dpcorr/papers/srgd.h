@@ -2,7 +2,7 @@
  * optimization by stochastic recursive gradients, Nesterov acceleration and binary-tree
  * (continual-counting) noise. Choquette-Choo, Ganesh & Thakurta 2024, "Optimal rates for
  * O(1)-smooth DP-SCO with a single epoch and large batches" (arXiv 2406.02716), Algorithm 1.
- * Engineering note: shared/papers/003_dp_srgd.md; derivations and measurements: doc/srgd.md.
+ * Derivations and measurements: doc/srgd.md.
  *
  * The algorithm (one pass, T rounds, fixed disjoint batches B_0..B_{T-1} of B examples, eta_t =
  * t + 1, eta_{-1} = 0, x_0 = z_0 = 0):

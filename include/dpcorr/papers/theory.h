@@ -2,7 +2,7 @@
  * coefficients (Choquette-Choo, Dvijotham, Pillutla, Ganesh, Steinke, Thakurta, "Correlated
  * noise provably beats independent noise for differentially private learning", the
  * "nu-DP-FTRL paper"; equation and section numbers below are the arXiv version's, "note" is
- * the engineering note shared/papers/000_nu_dp_ftrl.md, [OURS] marks its derived formulas).
+ * the project's reading note on the paper, [OURS] marks its derived formulas; doc/theory.md).
  *
  * Model (zero-based, T -> infinity):  theta_{t+1} = theta_t - eta (g_t + sum_tau beta_tau w_{t-tau}),
  * w_t ~ N(0, sigma^2 I), sigma^2 = G^2 gamma_inf(beta)^2 / (2 rho) (rho-zCDP, Theorem 1.1), and
