@@ -600,11 +600,13 @@ int train_plot(const char *png, const train_result *runs, const char *const *lab
             off += n;
         }
         int regression = nruns && runs[0].nepochs && isnan(runs[0].epochs[0].test_acc);
+        int tested = 0; /* without a test set the test panel is omitted, not drawn empty */
+        for (size_t i = 0; i < total; i++) tested |= !isnan(ya[i]);
         plot_panel panels[2] = {
             {regression ? "test loss" : "test accuracy", "epoch", regression ? "loss" : "accuracy",
              0, 0, acc, nruns},
             {"training loss (non-private telemetry)", "epoch", "loss", 0, 0, loss, nruns}};
-        rc = frame_plot(png, panels, 2);
+        rc = frame_plot(png, panels + !tested, 2 - (size_t)!tested);
     }
     free(xs);
     free(ya);
