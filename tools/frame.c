@@ -31,7 +31,8 @@ const opt_spec FR_REPORT = {
 const opt_spec FR_PLOT = {
     .name = "--plot", .metavar = "F.png", .type = OPT_STR, .flags = OPT_OUT_FILE,
     .section = "output", .param = "plot",
-    .help = "PNG of the run's curves (gnuplot; F.dat and F.gp beside it)",
+    .help = "PNG of the run's curves (gnuplot; replaced only by a whole PNG, written through "
+            "a link; DPCORR_PLOT_KEEP_DATA=1 keeps its data and script beside it)",
     .example = "--plot {tmp}/p.png"};
 const opt_spec FR_LABEL = {
     .name = "--label", .metavar = "NAME", .type = OPT_STR, .section = "output", .param = "label",
