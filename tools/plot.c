@@ -200,6 +200,19 @@ static void set_range(FILE *fg, const char *axis, range r)
     else fprintf(fg, "set autoscale %s\n", axis);
 }
 
+/* A log axis over less than two decades gets tics at factors of 2 from a power of 10 (1, 2,
+ * 4, 8: else one tic or none would be labelled), in plain numbers; other axes gnuplot's. */
+static void log_tics(FILE *fg, const char *axis, int short_log, double lo)
+{
+    if (!short_log) {
+        fprintf(fg, "set %stics autofreq\n", axis);
+        return;
+    }
+    double p = pow(10, round(log10(lo)));
+    if (p > lo) p /= pow(2, ceil(log2(p / lo)));
+    fprintf(fg, "set %stics %.10g, 2\n", axis, p);
+}
+
 static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, size_t p,
                          const long *blk, const char *stem, range xr, range yr,
                          const key_layout *kl, int h)
@@ -214,7 +227,11 @@ static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, siz
     int nodata = !(xr.lo < xr.hi) || !(yr.lo < yr.hi);
     fprintf(fg, "\n%s logscale x\n%s logscale y\n", pn->logx && !nodata ? "set" : "unset",
             pn->logy && !nodata ? "set" : "unset");
-    fprintf(fg, "set format y %s\n", pn->logy && !nodata ? "'10^{%L}'" : "'%g'");
+    int shortx = pn->logx && !nodata && xr.hi < 100 * xr.lo,
+        shorty = pn->logy && !nodata && yr.hi < 100 * yr.lo;
+    log_tics(fg, "x", shortx, xr.lo);
+    log_tics(fg, "y", shorty, yr.lo);
+    fprintf(fg, "set format y %s\n", pn->logy && !nodata && !shorty ? "'10^{%L}'" : "'%g'");
     size_t q = p < 64 ? p : 63;
     if (kl->rows[q])
         fprintf(fg, "set key at screen %.5f, screen %.5f center top box spacing 1.1 maxrows %zu "
