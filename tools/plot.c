@@ -128,7 +128,8 @@ static int write_data(FILE *fd, const plot_panel *panels, size_t npanels, long *
                 if (!point_ok(pn, se, i)) continue;
                 double e = se->yerr && (se->style == PLOT_ERRORBARS || se->style == PLOT_ERRORLINES)
                                ? fabs(se->yerr[i]) : 0.0;
-                if (!any) fprintf(fd, "# panel %zu series %zu: %s\n", p, s, se->title ? se->title : "");
+                if (!any)
+                    fprintf(fd, "# panel %zu series %zu: %s\n", p, s, se->title ? se->title : "");
                 fprintf(fd, "%.10g %.10g %.10g\n", se->x[i], se->y[i], e);
                 range_add(&x, se->x[i]);
                 range_add(&y, se->y[i] + e);
@@ -449,7 +450,8 @@ static int work_init(work_files *w, const char *tdir, const char *base, char *st
         return -1;
     }
     if (!mkdtemp(w->dir)) {
-        snprintf(msg, msglen, "cannot create a temporary directory in %s: %s", tdir, strerror(errno));
+        snprintf(msg, msglen, "cannot create a temporary directory in %s: %s", tdir,
+                 strerror(errno));
         return -1;
     }
     /* the sizes hold dir + stem (checked above) + the longest suffix */

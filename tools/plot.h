@@ -4,17 +4,19 @@
  * checks the PNG is complete and renames it onto the target, so that the previous PNG survives
  * any failure (a full disk, gnuplot failing). A symbolic link as the target is written through
  * (the file it names is replaced, the link stays). The data and script are removed afterwards
- * unless asked for (plot_opts.keep, or $DPCORR_PLOT_KEEP_DATA=1); without gnuplot they are kept beside
- * the PNG's path (the only output) and plot_render says so.
+ * unless asked for (plot_opts.keep, or $DPCORR_PLOT_KEEP_DATA=1); without gnuplot they are kept
+ * beside the PNG's path (the only output) and plot_render says so.
  *
- *   plot_series s[] = {{"theory", x, y, NULL, n, PLOT_LINES}, {"sim", x2, y2, e2, n2, PLOT_ERRORBARS}};
+ *   plot_series s[] = {{"theory", x, y, NULL, n, PLOT_LINES},
+ *                      {"sim", x2, y2, e2, n2, PLOT_ERRORBARS}};
  *   plot_panel p = {"Figure 1 (left)", "eta", "ratio", 1, 0, s, 2};
  *   plot_opts po = {1, NULL};
  *   plot_render("out", "fig1", &p, 1, &po, msg, sizeof msg);  // out/fig1.png (+ fig1.dat, .gp)
  *
  * Layout: panels side by side, each with its legend below its x-axis label (room reserved, so a
- * legend never covers a label or data); every axis range autoscaled with a 4% margin beyond the
- * data, so a series or reference line at the end of the range is not drawn on the border; a
+ * legend never covers a label or data); every axis range autoscaled with a margin beyond the
+ * data (3% on x, 5% on y), so a series or reference line at the end of the range is not drawn
+ * on the border; a
  * series keeps its colour, marker and dash type in every panel (by title). */
 #ifndef DPCORR_TOOLS_PLOT_H
 #define DPCORR_TOOLS_PLOT_H
