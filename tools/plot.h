@@ -16,8 +16,7 @@
  * Layout: panels side by side, each with its legend below its x-axis label (room reserved, so a
  * legend never covers a label or data); every axis range autoscaled with a margin beyond the
  * data (3% on x, 5% on y), so a series or reference line at the end of the range is not drawn
- * on the border; a
- * series keeps its colour, marker and dash type in every panel (by title). */
+ * on the border; a series keeps its colour, marker and dash type in every panel (by title). */
 #ifndef DPCORR_TOOLS_PLOT_H
 #define DPCORR_TOOLS_PLOT_H
 
