@@ -232,7 +232,9 @@ static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, siz
         shorty = pn->logy && !nodata && yr.hi < 100 * yr.lo;
     log_tics(fg, "x", shortx, xr.lo);
     log_tics(fg, "y", shorty, yr.lo);
-    fprintf(fg, "set format y %s\n", pn->logy && !nodata && !shorty ? "'10^{%L}'" : "'%g'");
+    fprintf(fg, "set format x %s\nset format y %s\n",
+            pn->logx && !nodata && !shortx ? "'10^{%L}'" : "'%g'",
+            pn->logy && !nodata && !shorty ? "'10^{%L}'" : "'%g'");
     size_t q = p < 64 ? p : 63;
     if (kl->rows[q])
         fprintf(fg, "set key at screen %.5f, screen %.5f center top box spacing 1.1 maxrows %zu "
