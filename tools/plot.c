@@ -232,8 +232,9 @@ static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, siz
         shorty = pn->logy && !nodata && yr.hi < 100 * yr.lo;
     log_tics(fg, "x", shortx, xr.lo);
     log_tics(fg, "y", shorty, yr.lo);
-    fprintf(fg, "set format x %s\nset format y %s\n",
-            pn->logx && !nodata && !shortx ? "'10^{%L}'" : "'%g'",
+    /* a log x axis in powers of 10 when %g would print exponents or long decimals */
+    int powx = pn->logx && !nodata && (xr.lo < 1e-3 || xr.hi > 1e5);
+    fprintf(fg, "set format x %s\nset format y %s\n", powx ? "'10^{%L}'" : "'%g'",
             pn->logy && !nodata && !shorty ? "'10^{%L}'" : "'%g'");
     size_t q = p < 64 ? p : 63;
     if (kl->rows[q])
