@@ -105,8 +105,12 @@ static range range_pad(range r, int logscale, double frac)
 {
     if (logscale) r.lo = log10(r.lo), r.hi = log10(r.hi);
     double w = r.hi - r.lo;
-    if (!(w > 0)) w = logscale ? 0.6 : (r.lo != 0 ? fabs(r.lo) : 1.0);
-    r.lo -= frac * w, r.hi += frac * w;
+    if (w > 0) {
+        r.lo -= frac * w, r.hi += frac * w;
+    } else { /* one value: a range around it (a factor of 2 on log axes, 10% else) */
+        double h = logscale ? 0.3 : (r.lo != 0 ? 0.1 * fabs(r.lo) : 1.0);
+        r.lo -= h, r.hi += h;
+    }
     if (logscale) r.lo = pow(10, r.lo), r.hi = pow(10, r.hi);
     return r;
 }
