@@ -118,13 +118,14 @@ static range range_pad(range r, int logscale, double frac)
 /* Writes one block per series with a point to draw; blk[k] = its block or -1 (omitted), for the
  * series in panel order. Per panel, xr/yr get the padded data ranges (lo > hi: no data). */
 static int write_data(FILE *fd, const plot_panel *panels, size_t npanels, long *blk, range *xr,
-                      range *yr)
+                      range *yr, int *xint)
 {
     long block = 0;
     size_t k = 0;
     for (size_t p = 0; p < npanels; p++) {
         const plot_panel *pn = &panels[p];
         range x = {INFINITY, -INFINITY}, y = x;
+        xint[p] = 1;
         for (size_t s = 0; s < pn->nseries; s++, k++) {
             const plot_series *se = &pn->series[s];
             size_t any = 0;
@@ -136,6 +137,7 @@ static int write_data(FILE *fd, const plot_panel *panels, size_t npanels, long *
                     fprintf(fd, "# panel %zu series %zu: %s\n", p, s, se->title ? se->title : "");
                 fprintf(fd, "%.10g %.10g %.10g\n", se->x[i], se->y[i], e);
                 range_add(&x, se->x[i]);
+                xint[p] &= se->x[i] == floor(se->x[i]);
                 range_add(&y, se->y[i] + e);
                 range_add(&y, pn->logy && se->y[i] - e <= 0 ? se->y[i] : se->y[i] - e);
                 any++;
@@ -219,7 +221,7 @@ static void log_tics(FILE *fg, const char *axis, int short_log, double lo)
 }
 
 static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, size_t p,
-                         const long *blk, const char *stem, range xr, range yr,
+                         const long *blk, const char *stem, range xr, range yr, int xint,
                          const key_layout *kl, int h)
 {
     const plot_panel *pn = &panels[p];
@@ -234,7 +236,10 @@ static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, siz
             pn->logy && !nodata ? "set" : "unset");
     int shortx = pn->logx && !nodata && xr.hi < 100 * xr.lo,
         shorty = pn->logy && !nodata && yr.hi < 100 * yr.lo;
-    log_tics(fg, "x", shortx, xr.lo);
+    if (xint && !pn->logx && !nodata && xr.hi - xr.lo <= 12) /* epochs: whole tics */
+        fprintf(fg, "set xtics 1\n");
+    else
+        log_tics(fg, "x", shortx, xr.lo);
     log_tics(fg, "y", shorty, yr.lo);
     /* a log x axis in powers of 10 when %g would print exponents or long decimals */
     int powx = pn->logx && !nodata && (xr.lo < 1e-3 || xr.hi > 1e5);
@@ -279,7 +284,7 @@ static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, siz
 
 static int write_script(const char *path, const char *stem, const plot_panel *panels,
                         size_t npanels, const long *blk, const range *xr, const range *yr,
-                        const double *ylim)
+                        const int *xint, const double *ylim)
 {
     FILE *fg = fopen(path, "w");
     if (!fg) return -1;
@@ -290,7 +295,7 @@ static int write_script(const char *path, const char *stem, const plot_panel *pa
         range y = yr[p];
         if (ylim && ylim[2 * p] < ylim[2 * p + 1] && xr[p].lo < xr[p].hi)
             y = (range){ylim[2 * p], ylim[2 * p + 1]}; /* a zoom: the caller's range */
-        script_panel(fg, panels, npanels, p, blk, stem, xr[p], y, &kl, h);
+        script_panel(fg, panels, npanels, p, blk, stem, xr[p], y, xint[p], &kl, h);
     }
     if (npanels > 1) fprintf(fg, "unset multiplot\n");
     int bad = ferror(fg) || fflush(fg) != 0;
@@ -422,18 +427,19 @@ static int write_inputs(const work_files *w, const plot_panel *panels, size_t np
     for (size_t p = 0; p < npanels; p++) total += panels[p].nseries;
     long *blk = malloc((total + 1) * sizeof *blk);
     range *xr = malloc((npanels + 1) * sizeof *xr), *yr = malloc((npanels + 1) * sizeof *yr);
-    int rc = -1;
-    FILE *fd = blk && xr && yr ? fopen(w->dat, "w") : NULL;
+    int rc = -1, *xint = malloc((npanels + 1) * sizeof *xint);
+    FILE *fd = blk && xr && yr && xint ? fopen(w->dat, "w") : NULL;
     if (!fd) {
         snprintf(msg, msglen, "cannot write the data of %s: %s; %s left as it was", target,
-                 blk && xr && yr ? strerror(errno) : "out of memory", target);
+                 blk && xr && yr && xint ? strerror(errno) : "out of memory", target);
     } else {
-        int bad = write_data(fd, panels, npanels, blk, xr, yr) != 0 || fflush(fd) != 0;
+        int bad = write_data(fd, panels, npanels, blk, xr, yr, xint) != 0 || fflush(fd) != 0;
         bad = fclose(fd) != 0 || bad;
         if (bad)
             snprintf(msg, msglen, "cannot write the data of %s: %s; %s left as it was", target,
                      strerror(errno), target);
-        else if (write_script(w->gp, w->stem, panels, npanels, blk, xr, yr, po ? po->ylim : NULL))
+        else if (write_script(w->gp, w->stem, panels, npanels, blk, xr, yr, xint,
+                              po ? po->ylim : NULL))
             snprintf(msg, msglen, "cannot write the gnuplot script of %s: %s; %s left as it was",
                      target, strerror(errno), target);
         else rc = 0;
@@ -441,6 +447,7 @@ static int write_inputs(const work_files *w, const plot_panel *panels, size_t np
     free(blk);
     free(xr);
     free(yr);
+    free(xint);
     return rc;
 }
 
