@@ -208,16 +208,28 @@ static void set_range(FILE *fg, const char *axis, range r)
 }
 
 /* A log axis over less than two decades gets tics at factors of 2 from a power of 10 (1, 2,
- * 4, 8: else one tic or none would be labelled), in plain numbers; other axes gnuplot's. */
-static void log_tics(FILE *fg, const char *axis, int short_log, double lo)
+ * 4, 8: else one tic or none would be labelled), and below a factor of 4 about five evenly
+ * spaced round values; in plain numbers. Other axes: gnuplot's. */
+static void log_tics(FILE *fg, const char *axis, int short_log, double lo, double hi)
 {
     if (!short_log) {
         fprintf(fg, "set %stics autofreq\n", axis);
         return;
     }
-    double p = pow(10, round(log10(lo)));
-    if (p > lo) p /= pow(2, ceil(log2(p / lo)));
-    fprintf(fg, "set %stics %.10g, 2\n", axis, p);
+    if (hi >= 4 * lo) {
+        double p = pow(10, round(log10(lo)));
+        if (p > lo) p /= pow(2, ceil(log2(p / lo)));
+        fprintf(fg, "set %stics %.10g, 2\n", axis, p);
+        return;
+    }
+    double raw = (hi - lo) / 5, mag = pow(10, floor(log10(raw))), f = raw / mag;
+    double step = (f < 1.5 ? 1 : f < 3.5 ? 2 : f < 7.5 ? 5 : 10) * mag;
+    /* labelled with the digits the step needs (a narrow range near 0.5: 0.4998, 0.5) */
+    int prec = (int)ceil(log10(hi / step)) + 1, first = 1;
+    fprintf(fg, "set %stics (", axis);
+    for (double v = ceil(lo / step) * step; v <= hi; v += step, first = 0)
+        fprintf(fg, "%s\"%.*g\" %.17g", first ? "" : ", ", prec < 1 ? 1 : prec, v, v);
+    fprintf(fg, ")\n");
 }
 
 static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, size_t p,
@@ -239,8 +251,8 @@ static void script_panel(FILE *fg, const plot_panel *panels, size_t npanels, siz
     if (xint && !pn->logx && !nodata && xr.hi - xr.lo <= 12) /* epochs: whole tics */
         fprintf(fg, "set xtics 1\n");
     else
-        log_tics(fg, "x", shortx, xr.lo);
-    log_tics(fg, "y", shorty, yr.lo);
+        log_tics(fg, "x", shortx, xr.lo, xr.hi);
+    log_tics(fg, "y", shorty, yr.lo, yr.hi);
     /* a log x axis in powers of 10 when %g would print exponents or long decimals */
     int powx = pn->logx && !nodata && (xr.lo < 1e-3 || xr.hi > 1e5);
     fprintf(fg, "set format x %s\nset format y %s\n", powx ? "'10^{%L}'" : "'%g'",
