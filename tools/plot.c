@@ -18,12 +18,14 @@ int plot_have_gnuplot(void) { return system("command -v gnuplot >/dev/null 2>&1"
 
 /* ---- styles -------------------------------------------------------------------------------- */
 
+/* A gnuplot double-quoted string; control characters (a newline in a --label) become spaces,
+ * which would otherwise end the script's line. */
 static void gp_string(FILE *f, const char *s)
 {
     fputc('"', f);
     for (; s && *s; s++) {
         if (*s == '"' || *s == '\\') fputc('\\', f);
-        fputc(*s, f);
+        fputc((unsigned char)*s < 0x20 ? ' ' : *s, f);
     }
     fputc('"', f);
 }
@@ -133,9 +135,9 @@ static int write_data(FILE *fd, const plot_panel *panels, size_t npanels, long *
                 if (!point_ok(pn, se, i)) continue;
                 double e = se->yerr && (se->style == PLOT_ERRORBARS || se->style == PLOT_ERRORLINES)
                                ? fabs(se->yerr[i]) : 0.0;
-                if (!any)
-                    fprintf(fd, "# panel %zu series %zu: %s\n", p, s, se->title ? se->title : "");
-                fprintf(fd, "%.10g %.10g %.10g\n", se->x[i], se->y[i], e);
+                /* no title in the comment: a label may hold a newline */
+                if (!any) fprintf(fd, "# panel %zu series %zu\n", p, s);
+                fprintf(fd, "%.15g %.15g %.15g\n", se->x[i], se->y[i], e);
                 range_add(&x, se->x[i]);
                 xint[p] &= se->x[i] == floor(se->x[i]);
                 range_add(&y, se->y[i] + e);
@@ -470,6 +472,8 @@ static int work_init(work_files *w, const char *tdir, const char *base, char *st
     size_t bl = strlen(base);
     int sl = (int)(bl > 4 && !strcmp(base + bl - 4, ".png") ? bl - 4 : bl);
     w->stem = stem;
+    for (int i = 0; i < sl; i++) /* a control character would end a line of the script */
+        if ((unsigned char)base[i] < 0x20) base = "plot.png", sl = 4;
     if (snprintf(stem, stemlen, "%.*s", sl, base) >= (int)stemlen ||
         snprintf(w->dir, sizeof w->dir, "%s/.dpcorr-plot.XXXXXX", tdir) >= (int)sizeof w->dir) {
         snprintf(msg, msglen, "file name too long: %s/%s", tdir, base);
