@@ -205,7 +205,7 @@ static void script_head(FILE *fg, const char *stem, size_t npanels, const key_la
 
 static void set_range(FILE *fg, const char *axis, range r)
 {
-    if (r.lo < r.hi) fprintf(fg, "set %srange [%.10g:%.10g]\n", axis, r.lo, r.hi);
+    if (r.lo < r.hi) fprintf(fg, "set %srange [%.17g:%.17g]\n", axis, r.lo, r.hi);
     else fprintf(fg, "set autoscale %s\n", axis);
 }
 
