@@ -240,6 +240,55 @@ static void test_negative(void)
     dpc_mech_free(m);
 }
 
+/* Progress (issue 38: a balls-in-bins calibration ran 23-56 s silently): every evaluation of
+ * the route reports per stage (bounds, Monte Carlo), the count grows, and a non-zero return
+ * cancels the calibration. */
+typedef struct {
+    int calls, stop_at;
+    double last_done, last_total, decreases;
+} prog;
+
+static int on_progress(void *ctx, double done, double total)
+{
+    prog *p = ctx;
+    if (p->calls && done < p->last_done) p->decreases++;
+    p->calls++;
+    p->last_done = done;
+    p->last_total = total;
+    return p->stop_at && p->calls >= p->stop_at;
+}
+
+static void test_progress(void)
+{
+    dpc_error err = {0};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_mech *id = mech_of(DPC_MECH_IDENTITY, 120, 0, 0), *nu = mech_of(DPC_MECH_NU, 40, 0.05, 0);
+    dpc_mech_run ri = {id, {DPC_PART_CYCLIC, 4, 30}, 1.0, 1, NULL, 0};
+    dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 4, 10}, 1.0, 1, NULL, 0};
+    prog p = {0, 0, 0, 0, 0};
+    o.progress = (dpc_progress){on_progress, &p};
+    double z;
+    CHECK_OK(dpc_account_mech_calibrate_run(&ri, &o, 3.0, 1e-5, &z, NULL, &err), &err);
+    CHECK(p.calls >= 4 && p.decreases == 0 && p.last_done <= p.last_total,
+          "balls-in-bins calibration reports per stage: %d calls, %g of %g, %g decreases",
+          p.calls, p.last_done, p.last_total, p.decreases);
+    prog e = {0, 0, 0, 0, 0}; /* one evaluation: the two bounds and the Monte Carlo */
+    o.progress = (dpc_progress){on_progress, &e};
+    dpc_account_result r;
+    dpc_account_mech_info info;
+    CHECK_OK(dpc_account_mech_epsilon(&rn, 3.0, &o, 1e-5, &r, &info, &err), &err);
+    CHECK(e.calls >= 3, "an evaluation with its Monte Carlo reports 3 stages: %d", e.calls);
+    prog q = {0, 2, 0, 0, 0};
+    o.progress = (dpc_progress){on_progress, &q};
+    dpc_error e2 = {0};
+    CHECK(dpc_account_mech_calibrate_run(&ri, &o, 3.0, 1e-5, &z, NULL, &e2) == DPC_E_CANCELLED &&
+              q.calls == 2,
+          "a balls-in-bins calibration stops when asked: %s (%d calls)", e2.msg, q.calls);
+    dpc_mech_free(id);
+    dpc_mech_free(nu);
+}
+
 int main(void)
 {
     test_ra_oracle();
@@ -247,5 +296,6 @@ int main(void)
     test_mc_oracle();
     test_route();
     test_negative();
+    test_progress();
     return TEST_SUMMARY();
 }

@@ -89,6 +89,51 @@ static void base_config(dpc_train_config *c, const mcfg *m)
     c->accountant = DPC_ACCOUNTANT_RDP; /* fast; PLD is exercised by the accounting tests */
 }
 
+/* dpc_trainer_new_progress: the calibration (balls-in-bins: seconds of work) reports through
+ * the callback and stops when it asks (issue 38: train calibrated silently); dpc_trainer_new
+ * is the same trainer without reports. */
+typedef struct {
+    int calls, stop_at;
+} calib_prog;
+
+static int on_calib(void *ctx, double done, double total)
+{
+    calib_prog *p = ctx;
+    p->calls++;
+    return done > total || (p->stop_at && p->calls >= p->stop_at);
+}
+
+static void test_calibration_progress(void)
+{
+    dpc_dataset *ds = logistic_data(400, 4, 11);
+    dpc_model *m = model_of("logistic", 4, 2);
+    dpc_train_config c;
+    base_config(&c, &mechs[1]);
+    c.sampler = DPC_SAMPLER_BALLS_IN_BINS;
+    c.epochs = 2;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 3);
+    dpc_error err = {0};
+    dpc_trainer *tr = NULL, *plain = NULL;
+    calib_prog p = {0, 0};
+    CHECK_OK(dpc_trainer_new_progress(&tr, m, ds, NULL, &c, &rng, (dpc_progress){on_calib, &p},
+                                      &err), &err);
+    CHECK_OK(dpc_trainer_new(&plain, m, ds, NULL, &c, &rng, &err), &err);
+    CHECK(p.calls >= 4 && tr && plain &&
+              dpc_trainer_ledger(tr)->noise_multiplier ==
+                  dpc_trainer_ledger(plain)->noise_multiplier,
+          "the calibration reports (%d calls) and calibrates as without reports", p.calls);
+    dpc_trainer_free(tr);
+    calib_prog q = {0, 2};
+    tr = NULL;
+    CHECK(dpc_trainer_new_progress(&tr, m, ds, NULL, &c, &rng, (dpc_progress){on_calib, &q},
+                                   &err) == DPC_E_CANCELLED && !tr && q.calls == 2,
+          "a calibration cancelled by its callback: %s", err.msg);
+    dpc_trainer_free(plain);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 /* Secure mode (ChaCha20 noise): the key travels in the checkpoint, so a resumed run is
  * bit-identical; a different secure key is another run; the noise differs from seeded mode. */
 static void test_secure_resume(void)
@@ -763,6 +808,7 @@ static void test_float32(void)
 
 int main(void)
 {
+    test_calibration_progress();
     test_pre_release();
     test_update_recomputed();
     test_threads_resume();

@@ -63,7 +63,7 @@ static int write_plot(const char *dir, double bound[NMECH][NEPS], double cap, do
     plot_panel p = {title,
                     "claimed epsilon", "epsilon lower bound", 0, 0, s, NMECH + 2};
     char msg[256];
-    int rc = plot_render(dir, "audit_study", &p, 1, msg, sizeof msg);
+    int rc = plot_render(dir, "audit_study", &p, 1, NULL, msg, sizeof msg);
     if (rc) fprintf(stderr, "dpcorr audit: --study: %s\n", msg);
     return rc;
 }

@@ -31,7 +31,8 @@ const opt_spec FR_REPORT = {
 const opt_spec FR_PLOT = {
     .name = "--plot", .metavar = "F.png", .type = OPT_STR, .flags = OPT_OUT_FILE,
     .section = "output", .param = "plot",
-    .help = "PNG of the run's curves (gnuplot; F.dat and F.gp beside it)",
+    .help = "PNG of the run's curves (gnuplot; replaced only by a whole PNG, written through "
+            "a link; DPCORR_PLOT_KEEP_DATA=1 keeps its data and script beside it)",
     .example = "--plot {tmp}/p.png"};
 const opt_spec FR_LABEL = {
     .name = "--label", .metavar = "NAME", .type = OPT_STR, .section = "output", .param = "label",
@@ -235,8 +236,9 @@ int frame_report_close(jw *w, FILE *fp, const char *path)
 
 int frame_plot(const char *png, const plot_panel *panels, size_t npanels)
 {
-    /* png = DIR/NAME.png: plot_render writes DIR/NAME.dat, DIR/NAME.gp and DIR/NAME.png */
-    char dir[1024], name[256], msg[256];
+    /* png = DIR/NAME.png: plot_render makes DIR/NAME.png (through a link), nothing else unless
+       $DPCORR_PLOT_KEEP_DATA asks for NAME.dat and NAME.gp */
+    char dir[1024], name[256], msg[4400];
     const char *slash = strrchr(png, '/');
     size_t dl = slash ? (size_t)(slash - png) : 0;
     if (dl >= sizeof dir || strlen(slash ? slash + 1 : png) >= sizeof name) {
@@ -248,7 +250,7 @@ int frame_plot(const char *png, const plot_panel *panels, size_t npanels)
     snprintf(name, sizeof name, "%s", slash ? slash + 1 : png);
     size_t nl = strlen(name);
     if (nl > 4 && !strcmp(name + nl - 4, ".png")) name[nl - 4] = 0;
-    if (plot_render(dir, name, panels, npanels, msg, sizeof msg) != 0) {
+    if (plot_render(dir, name, panels, npanels, NULL, msg, sizeof msg) != 0) {
         fprintf(stderr, "dpcorr: --plot: %s\n", msg);
         return CLI_RUNTIME;
     }

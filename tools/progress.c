@@ -9,6 +9,10 @@
 static int on_progress(void *ctx, double done, double total)
 {
     cli_progress *p = ctx;
+    if (done < p->prev) p->base += p->prev;
+    p->prev = done;
+    done += p->base;
+    total += p->base;
     double now = cli_now(), el = now - p->t0;
     if (p->quiet || el < p->delay || now - p->last < (p->tty ? 0.5 : 10.0)) return 0;
     p->last = now;
@@ -32,6 +36,7 @@ dpc_progress cli_progress_start(cli_progress *p, const char *what, const char *u
     p->tty = isatty(2);
     p->printed = 0;
     p->quiet = quiet;
+    p->base = p->prev = 0.0;
     const char *d = getenv("DPCORR_PROGRESS_DELAY"); /* tests: 0 shows the first report */
     p->delay = d && *d ? atof(d) : PROGRESS_DELAY;
     return (dpc_progress){on_progress, p};

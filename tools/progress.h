@@ -17,6 +17,9 @@ typedef struct cli_progress {
     double t0, last;    /* start, last line (cli_now) */
     double delay;       /* PROGRESS_DELAY, or $DPCORR_PROGRESS_DELAY (tests) */
     int tty, printed, quiet;
+    double base, prev;  /* a computation that starts over (its done below the last one: the
+                           next stage, e.g. the epsilon after a calibration) counts on from
+                           base, so the count shown only grows */
 } cli_progress;
 
 /* Starts the clock; returns the dpc_progress to hand to the library. quiet: never prints. */

@@ -45,6 +45,9 @@ void repro_json_raw(repro_ctx *c, const char *key, const char *fmt, ...) __attri
 /* Renders a plot into out/name.png; reports the outcome. */
 struct plot_panel;
 void repro_plot(repro_ctx *c, const char *name, const struct plot_panel *panels, size_t n);
+/* The same with fixed y ranges (plot_opts.ylim: 2 per panel; ymin >= ymax: autoscaled). */
+void repro_plot_ylim(repro_ctx *c, const char *name, const struct plot_panel *panels, size_t n,
+                     const double *ylim);
 /* Least-squares slope of log y against log x. */
 double repro_loglog_slope(const double *x, const double *y, size_t n);
 

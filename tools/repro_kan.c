@@ -419,11 +419,11 @@ static int sec_lambda(repro_ctx *c, const kcfg *cf)
     repro_close(c, f);
     repro_close(c, g);
     plot_series s1[1] = {{"paired difference to lambda 0 (mean +- s.e. over seeds)", LAMS, dm, ds, 5, PLOT_ERRORBARS}};
-    plot_series s2[1] = {{"A_corr, unit constants", LAMS, Ac, NULL, 5, PLOT_LINESPOINTS}};
+    plot_series s2[1] = {{"A_{corr}, unit constants", LAMS, Ac, NULL, 5, PLOT_LINESPOINTS}};
     plot_series s3[2] = {{"kappa = F.12(lambda)", LAMS, mc[0], NULL, 5, PLOT_LINESPOINTS},
                          {"kappa = dpcorr(lambda)", LAMS, mc[1], NULL, 5, PLOT_LINESPOINTS}};
     plot_panel p[3] = {{"fixed kappa: measured", "lambda", "change of (1/T) sum_t L_S(W_t)", 0, 0, s1, 1},
-                       {"fixed kappa: Thm. 4.1 bound", "lambda", "A_corr", 0, 1, s2, 1},
+                       {"fixed kappa: Thm. 4.1 bound", "lambda", "A_{corr}", 0, 1, s2, 1},
                        {"calibrated kappa (eps = 1)", "lambda", "(1/T) sum_t L_S(W_t)", 0, 0, s3, 2}};
     repro_plot(c, "kan-lambda", p, 3);
     return 0;

@@ -173,7 +173,7 @@ static void fig2_plot(repro_ctx *c, const f2sweeps *w)
         ser[s][5] = (plot_series){"nu-Noisy-FTRL: sim random design", xs, w->yr[s][1], e[s][1][1], n, PLOT_LINESPOINTS};
     }
     plot_panel pn[3] = {{"error vs dimension (lambda_k = 1/k)", "dimension d", "E||theta - theta*||_H^2", 1, 1, ser[0], 6},
-                        {"error vs effective dimension (alpha sweep)", "d_eff = Tr H / ||H||", "E||theta - theta*||_H^2", 1, 1, ser[1], 6},
+                        {"error vs effective dimension (alpha sweep)", "d_{eff} = Tr H / ||H||", "E||theta - theta*||_H^2", 1, 1, ser[1], 6},
                         {"error vs learning rate", "learning rate eta", "E||theta - theta*||_H^2", 1, 1, ser[2], 6}};
     repro_plot(c, "nu-fig2", pn, 3);
 }

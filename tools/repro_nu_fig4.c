@@ -453,23 +453,40 @@ static void fig4_checks(repro_ctx *c, const fig4 *g)
     fig4_json_per_mech(c, g, "chosen_lr", 1);
 }
 
-/* Accuracy vs epsilon, error bars = std over seeds. */
+/* Accuracy vs epsilon, error bars = std over seeds: every mechanism over the whole range, then
+ * two zooms on the top of it (the same y range: 1.5 points below the best at each epsilon), one
+ * per family so that the close mechanisms can be told apart: fixed order (correlated noise and
+ * DP-SGD) and amplified (Poisson, balls-in-bins). A mechanism with a point below the zoom is
+ * only in the first panel. */
 static void fig4_plot(repro_ctx *c, fig4 *g)
 {
-    size_t E = g->fc.neps;
-    plot_series ser[NMECH];
-    double xs[NMECH][4];
-    for (int m = 0; m < NMECH; m++) {
-        for (size_t e = 0; e < E; e++) xs[m][e] = g->fc.eps[e];
-        ser[m] = (plot_series){g->mk[m].name, xs[m], g->mean[m], g->sd[m], E,
-                               g->fc.nseeds > 1 ? PLOT_ERRORBARS : PLOT_LINESPOINTS};
+    size_t E = g->fc.neps, nf = 0, na = 0;
+    plot_style style = g->fc.nseeds > 1 ? PLOT_ERRORLINES : PLOT_LINESPOINTS;
+    plot_series all[NMECH], fixed[NMECH], amp[NMECH];
+    double xs[4], lo = INFINITY, hi = -INFINITY;
+    for (size_t e = 0; e < E; e++) {
+        double best = -INFINITY, bsd = 0;
+        for (int m = 0; m < NMECH; m++)
+            if (g->mean[m][e] > best) best = g->mean[m][e], bsd = g->sd[m][e];
+        lo = fmin(lo, best - 0.015);
+        hi = fmax(hi, best + (isfinite(bsd) ? bsd : 0) + 0.003);
+        xs[e] = g->fc.eps[e];
     }
-    /* left: every mechanism; right: without the unamplified DP-SGD, to resolve the top */
-    plot_panel p[2] = {{"test accuracy vs epsilon (delta = 1e-5), mean +- std over seeds",
-                        "epsilon", "test accuracy", 1, 0, ser, NMECH},
-                       {"zoom: all but DP-SGD (fixed order)", "epsilon", "test accuracy", 1, 0,
-                        ser + 1, NMECH - 1}};
-    repro_plot(c, "fig4", p, 2);
+    for (int m = 0; m < NMECH; m++) {
+        all[m] = (plot_series){g->mk[m].name, xs, g->mean[m], g->sd[m], E, style};
+        int in = 1;
+        for (size_t e = 0; e < E; e++) in &= g->mean[m][e] >= lo;
+        if (in && g->mk[m].sampler == DPC_SAMPLER_FIXED) fixed[nf++] = all[m];
+        else if (in) amp[na++] = all[m];
+    }
+    plot_panel p[3] = {{"test accuracy vs epsilon (delta = 1e-5), mean +- std over seeds",
+                        "epsilon", "test accuracy", 1, 0, all, NMECH},
+                       {"zoom: fixed order (within 1.5 points of the best)", "epsilon",
+                        "test accuracy", 1, 0, fixed, nf},
+                       {"zoom: amplified (within 1.5 points of the best)", "epsilon",
+                        "test accuracy", 1, 0, amp, na}};
+    double ylim[6] = {0, 0, lo, hi, lo, hi};
+    repro_plot_ylim(c, "fig4", p, 3, ylim);
 }
 
 /* The study after loading: strategies, tuning, runs, table, checks, plot. */

@@ -94,8 +94,15 @@ void repro_json_raw(repro_ctx *c, const char *k, const char *fmt, ...)
 
 void repro_plot(repro_ctx *c, const char *name, const struct plot_panel *panels, size_t n)
 {
+    repro_plot_ylim(c, name, panels, n, NULL);
+}
+
+void repro_plot_ylim(repro_ctx *c, const char *name, const struct plot_panel *panels, size_t n,
+                     const double *ylim)
+{
     char msg[8600];
-    int r = plot_render(c->o->out, name, panels, n, msg, sizeof msg);
+    plot_opts po = {1, ylim}; /* the script and data are part of a reproduction's output */
+    int r = plot_render(c->o->out, name, panels, n, &po, msg, sizeof msg);
     if (r != 0) c->plots_ok = 0;
     repro_say(c, "plot: %s\n", msg);
     if (r != 0) fprintf(stderr, "dpcorr repro: %s\n", msg);

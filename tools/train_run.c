@@ -1,6 +1,7 @@
 /* train_run.c — one run of the DP-FTRL trainer as the CLI performs it; see train_run.h. */
 #include "train_run.h"
 #include "mpi_run.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -265,8 +266,14 @@ static int start(run_ctx *x)
     train_opts *o = x->o;
     dpc_error err = {0};
     double t0 = cli_now();
-    dpc_status st = dpc_trainer_new(&x->tr, x->model, o->fr.train, o->fr.test, &o->cfg,
-                                    &o->fr.rng, &err);
+    cli_progress pr; /* the calibration (balls-in-bins, MMCC) can take seconds */
+    char what[64];
+    snprintf(what, sizeof what, "%sdpcorr train: calibrating", x->tag);
+    dpc_status st = dpc_trainer_new_progress(&x->tr, x->model, o->fr.train, o->fr.test, &o->cfg,
+                                             &o->fr.rng,
+                                             cli_progress_start(&pr, what, "stages", o->fr.quiet),
+                                             &err);
+    cli_progress_end(&pr);
     x->res->setup_s = cli_now() - t0;
     if (st) return opt_fail_lib(x->s, &err);
     if (o->fr.resume) {
@@ -600,11 +607,13 @@ int train_plot(const char *png, const train_result *runs, const char *const *lab
             off += n;
         }
         int regression = nruns && runs[0].nepochs && isnan(runs[0].epochs[0].test_acc);
+        int tested = 0; /* without a test set the test panel is omitted, not drawn empty */
+        for (size_t i = 0; i < total; i++) tested |= !isnan(ya[i]);
         plot_panel panels[2] = {
             {regression ? "test loss" : "test accuracy", "epoch", regression ? "loss" : "accuracy",
              0, 0, acc, nruns},
             {"training loss (non-private telemetry)", "epoch", "loss", 0, 0, loss, nruns}};
-        rc = frame_plot(png, panels, 2);
+        rc = frame_plot(png, panels + !tested, 2 - (size_t)!tested);
     }
     free(xs);
     free(ya);

@@ -241,6 +241,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_mo
                                                  const dpc_dataset *test,
                                                  const dpc_train_config *cfg, const dpc_rng *rng,
                                                  dpc_error *err);
+/* dpc_trainer_new with progress reports of its calibration (dpc_account_opts.progress: per
+ * evaluation, per stage of a balls-in-bins evaluation, per MMCC group), which can take seconds
+ * (balls-in-bins, MMCC); a non-zero return of progress.fn cancels (DPC_E_CANCELLED). */
+DPC_API DPC_NODISCARD dpc_status dpc_trainer_new_progress(dpc_trainer **out,
+                                                          const dpc_model *model,
+                                                          const dpc_dataset *train,
+                                                          const dpc_dataset *test,
+                                                          const dpc_train_config *cfg,
+                                                          const dpc_rng *rng,
+                                                          dpc_progress progress, dpc_error *err);
 DPC_API void dpc_trainer_free(dpc_trainer *tr);
 
 /* Per-step telemetry. Losses, clip rates and the realised batch size are NOT privatized:

@@ -155,6 +155,10 @@ typedef struct dpc__bib_ctx {
     dpc__bib_rdp rdp; /* the Renyi dynamic program (non-identity C) */
     int allow_mc;    /* opts.bib_monte_carlo */
     const char *why; /* why the route does not apply to a balls-in-bins run (NULL: it does) */
+    dpc_progress progress; /* opts.progress: one report per stage of an evaluation (each bound,
+                              the Monte Carlo), since one evaluation may take seconds */
+    double *stages;        /* stages reported so far (points at stages_done) */
+    double stages_done;
 } dpc__bib_ctx;
 dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
                             dpc__bib_ctx *c, dpc_error *err);

@@ -35,6 +35,8 @@ dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, 
                             dpc__bib_ctx *c, dpc_error *err)
 {
     memset(c, 0, sizeof *c);
+    c->progress = o->progress;
+    c->stages = &c->stages_done;
     if (!run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC || run->part.b < 1 ||
         (o->accountant != DPC_ACCOUNTANT_PLD && o->accountant != DPC_ACCOUNTANT_RDP) ||
         run->n_pre) /* pre-releases are composed by the whole-run and banded-MF routes only */
@@ -94,6 +96,14 @@ void dpc__bib_free(dpc__bib_ctx *c)
     c->G = NULL;
 }
 
+/* One stage of an evaluation done: reported (the total is a ceiling that grows, as the
+ * calibrations' is), and a cancellation seen. */
+static dpc_status bib_stage(const dpc__bib_ctx *c, dpc_error *err)
+{
+    double d = ++*c->stages;
+    return dpc__progress(&c->progress, d, fmax(120.0, d + 1.0), err);
+}
+
 dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole, int with_mc,
                                double *eps, dpc_account_mech_info *mc, dpc_error *err)
 {
@@ -102,9 +112,10 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
     mc->mc_seed = 0;
     mc->eps_bib_mc = NAN;
     mc->bib_deterministic = 1;
+    dpc_status st;
+    if ((st = bib_stage(c, err))) return st;
     if (c->identity) return dpc__ra_epsilon(c->b, sqrt((double)c->k) / z, c->delta, eps, err);
     double s = z * c->colmax, esf = INFINITY;
-    dpc_status st;
     if (c->sf_n) {
         /* two deterministic bounds, each direction on its own: the post-processing bound
          * (bib_sf.c) and the Renyi dynamic program (bib_rdp.c); every direction takes the
@@ -112,6 +123,7 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
         double sr, sa, rr, ra;
         if ((st = dpc__bib_sf_epsilon2(c->sf_a, c->sf_c, c->sf_n, c->b, s, c->delta, &sr, &sa,
                                        err)) ||
+            (st = bib_stage(c, err)) ||
             (st = dpc__bib_rdp_epsilon2(&c->rdp, s, c->delta, &rr, &ra, err)))
             return st;
         double er = sr < rr ? sr : rr, ea = sa < ra ? sa : ra;
@@ -121,7 +133,8 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
     if (!with_mc && c->sf_n) return DPC_OK;
     uint64_t seed;
     double emc;
-    if ((st = dpc__bib_mc_epsilon(c->G, c->b, s, c->delta, BIB_MC_SAMPLES, BIB_MC_BETA,
+    if ((st = bib_stage(c, err)) ||
+        (st = dpc__bib_mc_epsilon(c->G, c->b, s, c->delta, BIB_MC_SAMPLES, BIB_MC_BETA,
                                   eps_whole, &emc, &seed, err)))
         return st;
     mc->mc_samples = BIB_MC_SAMPLES;

@@ -170,6 +170,7 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
     if (!amplified && !bib && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     dpc_account_opts o;
     dpc_account_opts_init(&o, acc);
+    o.progress = tr->progress; /* balls-in-bins and MMCC calibrations take seconds */
     dpc_gauss_event pre[DPC_DATA_MAX_RELEASES];
     size_t n_pre = pre_events(tr, pre);
     dpc_mech_run run = {tr->mech, part, q, tr->sdesc.balls_in_bins, n_pre ? pre : NULL, n_pre};

@@ -29,6 +29,7 @@ typedef struct thread_ctx {
 
 struct dpc_trainer {
     dpc_train_config cfg;
+    dpc_progress progress; /* the calibration's reports (dpc_trainer_new_progress) */
     const dpc_model *model;
     const dpc_dataset *train, *test;
     dpc_rng rng;

@@ -185,7 +185,7 @@ static dpc_status make_slabs(dpc_trainer *tr, dpc_error *err)
 /* Everything this rank builds on its own; *out is set as soon as the trainer exists. */
 static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dataset *train,
                         const dpc_dataset *test, const dpc_train_config *cfg, const dpc_rng *rng,
-                        dpc_error *err)
+                        dpc_progress progress, dpc_error *err)
 {
     if (!model) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL");
     if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
@@ -196,6 +196,7 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
     if (!tr) return DPC__NOMEM(err, "trainer");
     *out = tr;
     tr->cfg = rc;
+    tr->progress = progress;
     tr->delta_derived = cfg->delta == 0.0;
     tr->model = model;
     tr->train = train;
@@ -229,9 +230,19 @@ dpc_status dpc_trainer_new(dpc_trainer **out, const dpc_model *model, const dpc_
                            const dpc_dataset *test, const dpc_train_config *cfg,
                            const dpc_rng *rng, dpc_error *err)
 {
+    return dpc_trainer_new_progress(out, model, train, test, cfg, rng, (dpc_progress){NULL, NULL},
+                                    err);
+}
+
+dpc_status dpc_trainer_new_progress(dpc_trainer **out, const dpc_model *model,
+                                    const dpc_dataset *train, const dpc_dataset *test,
+                                    const dpc_train_config *cfg, const dpc_rng *rng,
+                                    dpc_progress progress, dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     dpc_trainer *tr = NULL;
-    dpc_status st = build(&tr, model, train, test, cfg, rng, err);
+    dpc_status st = build(&tr, model, train, test, cfg, rng, progress, err);
     const dpc_transport *tp = cfg ? cfg->transport : NULL;
     if (tp && tp->size > 1 && tp->rank < tp->size) {
         /* every rank learns whether every rank is ready before any trainer message */
