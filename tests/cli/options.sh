@@ -132,7 +132,8 @@ for c in $cmds; do
             "train --algo lcgd-projected --conf-delta" | "train --algo dp-srgd --n" | \
             "train --algo dp-srgd --dim" | "train --algo dp-srgd --relevant" | \
             "train --algo dp-srgd --decades" | "train --algo dp-srgd --w-norm" | \
-            "train --algo dp-srgd --c" | "train --algo dp-srgd --delta") want=0 ;;
+            "train --algo dp-srgd --c" | "train --algo dp-srgd --delta" | \
+            "train --algo dp-srgd --allow-large-delta") want=0 ;;
             *) want=2 ;;
             esac
             # shellcheck disable=SC2086
