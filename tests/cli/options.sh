@@ -23,7 +23,7 @@ printf '1\n-0.5\n0.25\n' > "$TMP/coeffs.txt"
 "$BIN" train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --batch 20 \
     --checkpoint "$TMP/ckpt" --quiet >/dev/null 2>&1 || fail "fixture: checkpoint"
 
-cmds="mech|mech optimize|compare|theory|version"
+cmds="mech|mech optimize|compare|advise|theory|version"
 for m in epsilon delta sigma steps convert; do cmds="$cmds|account $m"; done
 for t in $("$BIN" repro --help | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p'); do cmds="$cmds|repro $t"; done
 for a in $("$BIN" train --help | sed -n '/^algorithms/,$s/^  \([a-z-]*\) .*/\1/p'); do
