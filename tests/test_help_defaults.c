@@ -3,7 +3,8 @@
  * tools/opt.h, is a copy that only this test compares): `train` and `audit` against
  * dpc_train_config_init, `train --algo dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init,
  * `train --algo dp-srgd` against dpc_srgd_config_init / dpc_srgd_problem_config_init,
- * `train --algo lcgd-projected` against dpc_kan_run_config_init. Runs $BUILD/dpcorr (default
+ * `train --algo lcgd-projected` against dpc_kan_run_config_init, `advise` against
+ * dpc_advise_query_init. Runs $BUILD/dpcorr (default
  * build/dpcorr) from the repository root; python/tests/test_help_defaults.py checks the same
  * for the binding's view of train and audit. */
 #include "dpcorr.h"
@@ -199,8 +200,25 @@ static void test_kan(void)
     same_word(cmd, "--calibration", dpc_calibration_name(d.privacy.calibration));
 }
 
+static void test_advise(void)
+{
+    const char *cmd = "advise";
+    if (!help_of(cmd)) {
+        CHECK(0, "dpcorr %s --help failed", cmd);
+        return;
+    }
+    dpc_advise_query q;
+    dpc_advise_query_init(&q);
+    same(cmd, "--batch", (double)q.batch);
+    same(cmd, "--epochs", (double)q.epochs);
+    same(cmd, "--momentum", q.momentum);
+    same_word(cmd, "--accountant", dpc_accountant_name(q.accountant));
+    derived_delta(cmd, q.delta);
+}
+
 int main(void)
 {
+    test_advise();
     test_train("train");
     test_train("audit");
     test_linreg("dp-ambssgd", DPC_LINREG_AMBSSGD);
