@@ -319,9 +319,54 @@ static void test_defaults(void)
     CHECK(o.pld_interval == h, "RDP: untouched");
 }
 
+/* The one delta rule of every trainer (dpc_account_resolve_delta): 0 is the default from N
+ * (flagged derived), a delta >= 1/N is refused naming "delta" and the override by its library
+ * name unless allow_large is set, and a delta outside (0, 1) or N = 0 is invalid. */
+static void test_resolve_delta(void)
+{
+    size_t ns[] = {1, 1000, 60000, 1000000, 7000000};
+    for (size_t i = 0; i < sizeof ns / sizeof ns[0]; i++) {
+        dpc_error err = {0};
+        double d = -1;
+        int derived = 0;
+        CHECK_OK(dpc_account_resolve_delta(0, ns[i], 0, &d, &derived, &err), &err);
+        CHECK(d == dpc_account_default_delta(ns[i]) && derived == 1 && d < 1.0 / (double)ns[i],
+              "N %zu: 0 resolves to the default %g (derived %d)", ns[i], d, derived);
+    }
+    dpc_error err = {0};
+    double d = -1;
+    int derived = 1;
+    CHECK_OK(dpc_account_resolve_delta(1e-7, 1000000, 0, &d, &derived, &err), &err);
+    CHECK(d == 1e-7 && derived == 0, "a given delta below 1/N is kept (%g, derived %d)", d, derived);
+    double at[] = {1e-6, 1e-5, 0.5}; /* 1/N itself and above, N = 1e6 */
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++) {
+        dpc_error e = {0};
+        d = -1;
+        CHECK(dpc_account_resolve_delta(at[i], 1000000, 0, &d, NULL, &e) == DPC_E_PRIVACY &&
+                  !strcmp(e.field, "delta") && strstr(e.msg, ">= 1/N") &&
+                  strstr(e.msg, "allow_large_delta") && d == -1,
+              "delta %g at N = 1e6 refused: %s", at[i], e.msg);
+        CHECK_OK(dpc_account_resolve_delta(at[i], 1000000, 1, &d, NULL, &e), &e);
+        CHECK(d == at[i], "delta %g accepted with allow_large", at[i]);
+    }
+    double bad[] = {-1e-9, 1.0, 2.0, NAN, INFINITY};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_error e = {0};
+        CHECK(dpc_account_resolve_delta(bad[i], 1000, 1, &d, NULL, &e) == DPC_E_INVALID &&
+                  !strcmp(e.field, "delta"),
+              "delta %g invalid even with allow_large: %s", bad[i], e.msg);
+    }
+    dpc_error e = {0};
+    CHECK(dpc_account_resolve_delta(0, 0, 0, &d, NULL, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "n"),
+          "N = 0 refused: %s", e.msg);
+    CHECK(dpc_account_resolve_delta(0, 10, 0, NULL, NULL, &e) == DPC_E_INVALID, "NULL output");
+}
+
 int main(void)
 {
     test_defaults();
+    test_resolve_delta();
     test_progress_and_limits();
     test_published();
     test_identity();

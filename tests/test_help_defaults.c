@@ -3,7 +3,8 @@
  * tools/opt.h, is a copy that only this test compares): `train` and `audit` against
  * dpc_train_config_init, `train --algo dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init,
  * `train --algo dp-srgd` against dpc_srgd_config_init / dpc_srgd_problem_config_init,
- * `train --algo lcgd-projected` against dpc_kan_run_config_init. Runs $BUILD/dpcorr (default
+ * `train --algo lcgd-projected` against dpc_kan_run_config_init, `advise` against
+ * dpc_advise_query_init. Runs $BUILD/dpcorr (default
  * build/dpcorr) from the repository root; python/tests/test_help_defaults.py checks the same
  * for the binding's view of train and audit. */
 #include "dpcorr.h"
@@ -90,6 +91,15 @@ static void same_word(const char *cmd, const char *name, const char *lib)
           name, lib, t);
 }
 
+/* Every trainer's default delta is the one rule, derived from N (dpc_account_resolve_delta):
+ * 0 in its _init, and --help says so. */
+static void derived_delta(const char *cmd, double init_delta)
+{
+    char t[1024];
+    CHECK(init_delta == 0 && opt_text("--delta", t, sizeof t) && strstr(t, "largest power of ten"),
+          "%s --delta: derived from N (dpc_account_default_delta), as --help says", cmd);
+}
+
 static void test_train(const char *cmd)
 {
     if (!help_of(cmd)) {
@@ -113,9 +123,7 @@ static void test_train(const char *cmd)
     same_word(cmd, "--accountant", dpc_accountant_name(c.accountant));
     same_word(cmd, "--schedule", dpc_lr_schedule_name(c.schedule));
     same_word(cmd, "--precision", dpc_precision_name(c.precision));
-    char t[1024];
-    CHECK(c.delta == 0 && opt_text("--delta", t, sizeof t) && strstr(t, "largest power of ten"),
-          "%s --delta: derived from N (dpc_account_default_delta), as --help says", cmd);
+    derived_delta(cmd, c.delta);
 }
 
 static void test_linreg(const char *algo, dpc_linreg_algo a)
@@ -128,7 +136,7 @@ static void test_linreg(const char *algo, dpc_linreg_algo a)
     }
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, a);
-    same(cmd, "--delta", o.delta);
+    derived_delta(cmd, o.delta);
     same(cmd, "--tail-a", o.prior.a);
     same(cmd, "--w-bound", o.prior.w_bound);
     same(cmd, "--sigma-bound", o.prior.sigma_bound);
@@ -163,7 +171,7 @@ static void test_srgd(void)
     same(cmd, "--R", pc.R);
     same(cmd, "--c", DPC_SRGD_PRACTICAL_C);
     same(cmd, "--z-step", c.z_step);
-    same(cmd, "--delta", c.delta);
+    derived_delta(cmd, c.delta);
     same_word(cmd, "--calibration", dpc_calibration_name(c.calibration));
     same_word(cmd, "--variant", dpc_srgd_variant_name(c.variant));
     same_word(cmd, "--noise", dpc_srgd_noise_name(c.noise));
@@ -178,7 +186,7 @@ static void test_kan(void)
     }
     dpc_kan_run_config d;
     dpc_kan_run_config_init(&d);
-    same(cmd, "--delta", d.privacy.delta);
+    derived_delta(cmd, d.privacy.delta);
     same(cmd, "--lambda", d.privacy.lambda);
     same(cmd, "--iterates", (double)d.iterates);
     same(cmd, "--batch", (double)d.batch);
@@ -192,8 +200,25 @@ static void test_kan(void)
     same_word(cmd, "--calibration", dpc_calibration_name(d.privacy.calibration));
 }
 
+static void test_advise(void)
+{
+    const char *cmd = "advise";
+    if (!help_of(cmd)) {
+        CHECK(0, "dpcorr %s --help failed", cmd);
+        return;
+    }
+    dpc_advise_query q;
+    dpc_advise_query_init(&q);
+    same(cmd, "--batch", (double)q.batch);
+    same(cmd, "--epochs", (double)q.epochs);
+    same(cmd, "--momentum", q.momentum);
+    same_word(cmd, "--accountant", dpc_accountant_name(q.accountant));
+    derived_delta(cmd, q.delta);
+}
+
 int main(void)
 {
+    test_advise();
     test_train("train");
     test_train("audit");
     test_linreg("dp-ambssgd", DPC_LINREG_AMBSSGD);

@@ -516,7 +516,7 @@ static void test_specs_and_defaults(void)
               "'%s' refused naming data: %s", badd[i], err.msg);
     dpc_kan_run_config d;
     dpc_kan_run_config_init(&d);
-    CHECK(d.privacy.delta == 1e-5 && d.privacy.lambda == 0.5 && d.iterates == 1000 &&
+    CHECK(d.privacy.delta == 0 && d.privacy.lambda == 0.5 && d.iterates == 1000 &&
               d.batch == 100 && d.lr == 0.5 && d.clip == 1 && isinf(d.radius) && d.eval_every == 1,
           "run defaults");
     CHECK(dpc_kan_run_iterates(50, 0, 10, 95) == 50 && dpc_kan_run_iterates(50, 2, 10, 95) == 19,

@@ -270,7 +270,7 @@ static void test_lcgd_privacy(void)
     double c2 = 0;
     for (size_t j = 0; j < steps; j++) c2 += pow(lambda, 2.0 * (double)j);
     double colnorm = sqrt(c2);
-    dpc_kan_privacy p = {n, B, steps, lambda, 2.0, delta, 0, DPC_CALIBRATION_ACCOUNTANT};
+    dpc_kan_privacy p = {n, B, steps, lambda, 2.0, delta, 0, DPC_CALIBRATION_ACCOUNTANT, 0};
     dpc_ledger L;
     double ns;
     CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns, &L, &err), &err);
@@ -319,8 +319,45 @@ static void test_lcgd_privacy(void)
     CHECK(ns == 0 && isinf(L.epsilon), "non-private: no noise, epsilon inf");
 }
 
+/* The delta rule of every trainer (dpc_account_resolve_delta): delta 0 (the run config's
+ * default) is derived from n and flagged in the ledger; >= 1/n is refused unless
+ * allow_large_delta; a non-private run (epsilon = noise_multiplier = 0) refuses nothing. */
+static void test_delta_rule(void)
+{
+    dpc_error err = {0};
+    dpc_kan_run_config rc;
+    dpc_kan_run_config_init(&rc);
+    CHECK(rc.privacy.delta == 0 && rc.privacy.allow_large_delta == 0, "init: delta from n");
+    dpc_kan_privacy p = rc.privacy;
+    p.n = 60000;
+    p.batch = 600;
+    p.steps = 200;
+    p.epsilon = 3;
+    dpc_ledger L;
+    double ns, ns_explicit;
+    CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns, &L, &err), &err);
+    CHECK(L.delta == 1e-6 && L.delta_derived, "n = 60000: delta 1e-6 derived (%g)", L.delta);
+    p.delta = 1e-6;
+    CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns_explicit, &L, &err), &err);
+    CHECK(ns == ns_explicit && !L.delta_derived, "the derived delta calibrates as the explicit one");
+    p.delta = 1.0 / 60000;
+    dpc_error e = {0};
+    CHECK(dpc_kan_lcgd_privacy(&p, &ns, &L, &e) == DPC_E_PRIVACY && !strcmp(e.field, "delta") &&
+              strstr(e.msg, "allow_large_delta"),
+          "delta 1/n refused: %s", e.msg);
+    p.allow_large_delta = 1;
+    CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns, &L, &e), &e);
+    CHECK(L.delta == 1.0 / 60000, "accepted when allowed");
+    p.allow_large_delta = 0;
+    p.epsilon = 0; /* non-private */
+    p.delta = 0.5;
+    CHECK_OK(dpc_kan_lcgd_privacy(&p, &ns, &L, &e), &e);
+    CHECK(ns == 0 && isinf(L.epsilon), "non-private run: no refusal");
+}
+
 int main(void)
 {
+    test_delta_rule();
     test_sensitivity();
     test_kappa_table();
     test_tail();

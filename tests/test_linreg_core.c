@@ -26,7 +26,8 @@ static void opts_for(dpc_linreg_opts *o, dpc_linreg_algo a, const dpc_dataset *d
     dpc_error err = {0};
     dpc_linreg_opts_init(o, a);
     o->epsilon = 1.0;
-    o->delta = 1e-5;
+    o->delta = 1e-5; /* the note's setting, kept where it is >= 1/N */
+    o->allow_large_delta = 1;
     CHECK_OK(dpc_linreg_prior_from_spectrum(&o->prior, ds->cov_diag, ds->d, &err), &err);
     o->prior.sigma_bound = sigma;
 }
@@ -64,6 +65,8 @@ static void test_plan_layout(void)
     for (size_t i = 0; i < NELEM(t); i++) {
         dpc_linreg_opts o;
         dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
+        o.delta = 1e-5; /* the note's (1, 1e-5), kept where it is >= 1/N */
+        o.allow_large_delta = 1;
         o.epsilon = 1;
         o.calibration = DPC_CALIBRATION_PAPER;
         o.prior.h_norm = 1;
@@ -81,6 +84,8 @@ static void test_plan_layout(void)
     /* Lemma 3.11 at the note's configuration (oracle_batch) and the resolved numbers */
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
+    o.delta = 1e-5; /* the note's (1, 1e-5), kept where it is >= 1/N */
+    o.allow_large_delta = 1;
     o.epsilon = 1;
     o.calibration = DPC_CALIBRATION_PAPER;
     o.prior.h_norm = 1;
@@ -352,7 +357,7 @@ static void test_ols_ssp(void)
     CHECK(maxg < 1e-12, "OLS residual orthogonal to X (%g)", maxg);
     double ex_ols = dpc_linreg_excess_risk(w, ds->truth, ds->cov_diag, 6);
     /* SSP: ledger arithmetic and the huge-epsilon limit */
-    dpc_linreg_ssp_opts so = {1.0, 1e-5, 6.0, 5.0, 0};
+    dpc_linreg_ssp_opts so = {1.0, 1e-5, 6.0, 5.0, 0, 0};
     dpc_linreg_ssp_info si;
     double ws[6];
     CHECK_OK(dpc_linreg_ssp(ds, &so, &rng, ws, &si, &err), &err);
@@ -362,6 +367,22 @@ static void test_ols_ssp(void)
     CHECK_NEAR_REL(si.epsilon, 1.0, 1e-10, "SSP epsilon");
     CHECK_NEAR_REL(si.sigma_xx, sqrt(2.0) * 36.0 / sqrt(rho), 1e-14, "sigma_xx = sqrt2 R^2/sqrt(rho)");
     CHECK_NEAR_REL(si.sigma_xy, 2.0 * 6.0 * 5.0 / sqrt(rho), 1e-14, "sigma_xy = 2RY/sqrt(rho)");
+    {   /* the delta rule of every trainer: 0 is the default from N, >= 1/N refused */
+        dpc_linreg_ssp_opts sd = so;
+        dpc_linreg_ssp_info sdi;
+        double wd[6];
+        sd.delta = 0;
+        CHECK_OK(dpc_linreg_ssp(ds, &sd, &rng, wd, &sdi, &err), &err);
+        CHECK(sdi.delta == dpc_account_default_delta(ds->n), "SSP: delta 0 -> %g, the default for "
+              "N = %zu", sdi.delta, ds->n);
+        sd.delta = 1.0 / (double)ds->n;
+        dpc_error e = {0};
+        CHECK(dpc_linreg_ssp(ds, &sd, &rng, wd, &sdi, &e) == DPC_E_PRIVACY &&
+                  !strcmp(e.field, "delta"),
+              "SSP: delta 1/N refused: %s", e.msg);
+        sd.allow_large_delta = 1;
+        CHECK_OK(dpc_linreg_ssp(ds, &sd, &rng, wd, &sdi, &e), &e);
+    }
     double ex_ssp = dpc_linreg_excess_risk(ws, ds->truth, ds->cov_diag, 6);
     CHECK(isfinite(ex_ssp) && ex_ssp > ex_ols, "SSP (%g) is worse than OLS (%g)", ex_ssp, ex_ols);
     so.epsilon = 1e7;
@@ -482,7 +503,7 @@ static void test_prior_defaults(void)
     /* SSP: R_x (ln N)^a and K2 sqrt(w^2 + sigma^2) (ln N)^a; a given bound is kept */
     dpc_linreg_prior_init(&p);
     p.r_x = 2, p.sigma_bound = 0.5;
-    dpc_linreg_ssp_opts so = {1, 1e-5, 0, 3.5, 0};
+    dpc_linreg_ssp_opts so = {1, 1e-5, 0, 3.5, 0, 0};
     dpc_linreg_ssp_bounds(&so, &p, 1000);
     CHECK(fabs(so.x_bound - 2 * sqrt(log(1000.0))) < 1e-12 && so.y_bound == 3.5,
           "ssp default x bound %g, given y bound kept", so.x_bound);
@@ -493,6 +514,8 @@ static void test_prior_defaults(void)
     /* the paper's K = ceil(200 log2 N) */
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
+    o.delta = 1e-5; /* the note's (1, 1e-5), kept where it is >= 1/N */
+    o.allow_large_delta = 1;
     o.epsilon = 1;
     o.prior.h_norm = o.prior.kappa = 1, o.prior.r_x = 2;
     o.dpstat_k = DPC_LINREG_DPSTAT_K_PAPER;

@@ -41,6 +41,7 @@ static void test_zcdp(void)
         prior_identity(&o.prior, 10);
         o.epsilon = eps;
         o.delta = delta;
+        o.allow_large_delta = 1; /* the note's table at N = 10^6 (delta 1e-5 >= 1/N) */
         /* the paper's Thm. 3.6 calibration alpha* (Bun & Steinke inverse), given as z */
         double astar;
         CHECK_OK(dpc_account_ambssgd_alpha(eps, delta, 0, &astar, &err), &err);
@@ -110,6 +111,8 @@ static void test_zcdp(void)
     dpc_linreg_opts_init(&o, DPC_LINREG_FIXED);
     prior_identity(&o.prior, 10);
     o.epsilon = 1;
+    o.delta = 1e-5; /* the paper's setting at N = 10^6 (>= 1/N: allowed explicitly) */
+    o.allow_large_delta = 1;
     o.calibration = DPC_CALIBRATION_PAPER;
     dpc_linreg_plan p;
     CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000000, 10, &err), &err);
@@ -430,8 +433,51 @@ static void test_clip_exact(dpc_linreg_algo algo)
     dpc_dataset_free(ds);
 }
 
+/* The delta rule of every trainer (dpc_account_resolve_delta): delta 0 (the _init default)
+ * is derived from N and flagged in the ledger; a delta >= 1/N is refused unless
+ * allow_large_delta; the non-private baseline has no guarantee to refuse. */
+static void test_delta_rule(void)
+{
+    static const dpc_linreg_algo algos[] = {DPC_LINREG_AMBSSGD, DPC_LINREG_SSGD,
+                                            DPC_LINREG_FIXED};
+    for (size_t a = 0; a < NELEM(algos); a++) {
+        dpc_error err = {0};
+        dpc_linreg_opts o;
+        dpc_linreg_opts_init(&o, algos[a]);
+        CHECK(o.delta == 0 && o.allow_large_delta == 0, "%s: init derives delta from N",
+              dpc_linreg_algo_name(algos[a]));
+        prior_identity(&o.prior, 10);
+        if (algos[a] == DPC_LINREG_SSGD) o.noise_multiplier = 20;
+        else o.epsilon = 1;
+        dpc_linreg_plan p;
+        size_t n = algos[a] == DPC_LINREG_SSGD ? 20000 : 1000000;
+        double want = algos[a] == DPC_LINREG_SSGD ? 1e-6 : 1e-7;
+        CHECK_OK(dpc_linreg_plan_make(&p, &o, n, 10, &err), &err);
+        CHECK(harness_near_rel(p.ledger.delta, want, 1e-12) && p.ledger.delta_derived,
+              "%s N = %zu: delta %g (want %g), derived %d", dpc_linreg_algo_name(algos[a]), n,
+              p.ledger.delta, want, p.ledger.delta_derived);
+        o.delta = 10.0 / (double)n; /* the former fixed default 1e-5 at N = 1e6 */
+        dpc_error e = {0};
+        CHECK(dpc_linreg_plan_make(&p, &o, n, 10, &e) == DPC_E_PRIVACY &&
+                  !strcmp(e.field, "delta") && strstr(e.msg, "allow_large_delta"),
+              "%s: delta 10/N refused: %s", dpc_linreg_algo_name(algos[a]), e.msg);
+        o.allow_large_delta = 1;
+        CHECK_OK(dpc_linreg_plan_make(&p, &o, n, 10, &e), &e);
+        CHECK(p.ledger.delta == o.delta && !p.ledger.delta_derived, "%s: accepted when allowed",
+              dpc_linreg_algo_name(algos[a]));
+    }
+    dpc_error err = {0};
+    dpc_linreg_opts o;
+    dpc_linreg_opts_init(&o, DPC_LINREG_SGD);
+    prior_identity(&o.prior, 10);
+    o.delta = 0.5;
+    dpc_linreg_plan p;
+    CHECK_OK(dpc_linreg_plan_make(&p, &o, 1000, 10, &err), &err);
+}
+
 int main(void)
 {
+    test_delta_rule();
     test_clip_exact(DPC_LINREG_AMBSSGD);
     test_clip_exact(DPC_LINREG_SSGD);
     test_clip_exact(DPC_LINREG_FIXED);

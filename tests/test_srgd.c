@@ -124,6 +124,7 @@ static void test_presets(void)
         dpc_srgd_config_init(&c);
         c.epsilon = r[2];
         c.delta = r[3];
+        c.allow_large_delta = 1; /* the paper's delta at these n, kept where it is >= 1/n */
         c.L = r[4];
         c.M = 0.25;
         c.R = r[5];
@@ -151,6 +152,8 @@ static void test_presets(void)
     /* the note's example: the literal constants cannot run at n = 1e6, delta = 1e-6 */
     dpc_srgd_config_init(&c);
     c.epsilon = 1;
+    c.delta = 1e-6; /* the note's: = 1/n, allowed explicitly */
+    c.allow_large_delta = 1;
     c.L = 1;
     c.M = 0.25;
     c.R = 1;
@@ -724,8 +727,58 @@ static void test_library_defaults(void)
                                              "non-private one (%g)", c.beta / beta0);
 }
 
+/* The delta rule of every trainer (dpc_account_resolve_delta): delta 0 (the _init default) is
+ * derived from n and flagged in the ledger; >= 1/n is refused (config check, preset and run)
+ * unless allow_large_delta; a non-private run has no guarantee to refuse. */
+static void test_delta_rule(void)
+{
+    dpc_error err = {0};
+    dpc_srgd_config c;
+    dpc_srgd_config_init(&c);
+    CHECK(c.delta == 0 && c.allow_large_delta == 0, "init: delta derived from n");
+    dpc_srgd_problem *pr = problem(DPC_SRGD_P2_LSQ, 4096, 4, 1, 3);
+    const dpc_dataset *ds = dpc_srgd_problem_data(pr);
+    dpc_model *m = model_of("linear:nobias", 4, 0);
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    base_cfg(&c, 8, 512, 1);
+    c.delta = 0;
+    dpc_srgd *s = NULL;
+    CHECK_OK(dpc_srgd_new(&s, m, ds, &c, &rng, &err), &err);
+    const dpc_ledger *L = s ? dpc_srgd_ledger(s) : NULL;
+    CHECK(L && L->delta == 1e-5 && L->delta_derived && dpc_srgd_config_get(s)->delta == 1e-5,
+          "n = 4096: delta 1e-5 derived (%g)", L ? L->delta : NAN);
+    double mu;
+    CHECK_OK(dpc_gdp_mu_for(1.0, 1e-5, &mu, &err), &err);
+    CHECK(s && harness_near_rel(dpc_srgd_plan_get(s)->mu, mu, 1e-12), "mu at the derived delta");
+    dpc_srgd_free(s);
+    s = NULL;
+    c.delta = 1e-3; /* >= 1/4096 */
+    dpc_error e = {0};
+    CHECK(dpc_srgd_config_check(&c, ds->n, &e) == DPC_E_PRIVACY && !strcmp(e.field, "delta") &&
+              strstr(e.msg, "allow_large_delta"),
+          "delta 1e-3 at n = 4096 refused: %s", e.msg);
+    CHECK(dpc_srgd_new(&s, m, ds, &c, &rng, &e) == DPC_E_PRIVACY && !s, "the run refuses it");
+    dpc_srgd_config pc = c;
+    CHECK(dpc_srgd_preset(&pc, DPC_SRGD_REGIME_A, 1, 0, ds->n, 4, &e) == DPC_E_PRIVACY &&
+              !strcmp(e.field, "delta"),
+          "the preset refuses it: %s", e.msg);
+    c.allow_large_delta = 1;
+    CHECK_OK(dpc_srgd_new(&s, m, ds, &c, &rng, &e), &e);
+    CHECK(s && dpc_srgd_ledger(s)->delta == 1e-3 && !dpc_srgd_ledger(s)->delta_derived,
+          "accepted when allowed");
+    dpc_srgd_free(s);
+    s = NULL;
+    c.allow_large_delta = 0;
+    c.epsilon = INFINITY; /* non-private: nothing to refuse */
+    CHECK_OK(dpc_srgd_config_check(&c, ds->n, &e), &e);
+    dpc_model_free(m);
+    dpc_srgd_problem_free(pr);
+}
+
 int main(void)
 {
+    test_delta_rule();
     test_o2_calibration();
     test_presets();
     test_validation();

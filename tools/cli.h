@@ -109,6 +109,7 @@ void cli_mech_dry(const cli_mech_opts *o, int participation);
 /* ---- Subcommands ----------------------------------------------------------------------------- */
 int cmd_mech(int argc, char **argv);
 int cmd_compare(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 int cmd_account(int argc, char **argv);
 int cmd_theory(int argc, char **argv);
 int cmd_repro(int argc, char **argv);

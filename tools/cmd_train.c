@@ -43,17 +43,13 @@ const opt_spec TR_FEATURE_CACHE = {
                "--batch 20 --features scatter:J=1,L=2 --feature-cache none"};
 const opt_spec TR_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
 const opt_spec TR_DELTA =
-    FR_DELTA_OPT(PRIV, "the largest power of ten <= 1/(10 N), at most 1e-5; below 1/N", NULL,
-                 "--delta 1e-4");
+    FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-4");
 const opt_spec TR_NOISE = FR_NOISE_OPT(
     PRIV, OPT_LO_OPEN,
     "noise std per row of Z = Z x clip x the column norm of C; DP-SGD: the per-step multiplier",
     "! --data synthetic:logistic,n=600,d=1000 --model logistic --batch 20 "
     "--noise-multiplier 1.5");
-const opt_spec TR_LARGE_DELTA = {
-    .name = "--allow-large-delta", .type = OPT_FLAG, .section = PRIV, .param = "allow_large_delta",
-    .help = "accept delta >= 1/N (a mechanism may then publish a record outright)",
-    .example = "--allow-large-delta"};
+const opt_spec TR_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 const opt_spec TR_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "pld|rdp|zcdp|gdp",
     .section = PRIV, .param = "accountant",

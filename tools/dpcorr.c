@@ -16,6 +16,7 @@ typedef struct command {
 static const command commands[] = {
     {"mech", cmd_mech, "sensitivity, error and memory of a correlated-noise mechanism"},
     {"compare", cmd_compare, "comparison table of every mechanism (single and multi participation)"},
+    {"advise", cmd_advise, "which mechanism and sampler for a run's N, batch, epochs and epsilon"},
     {"account", cmd_account, "privacy accounting: epsilon, delta, noise and step calibration"},
     {"theory", cmd_theory, "stationary-error theory of DP-FTRL (nu-DP-FTRL paper): V0, bounds, rates"},
     {"repro", cmd_repro, "reproduce a paper's figure or table (CSV, PNG, JSON): dpcorr repro --help"},

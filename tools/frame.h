@@ -39,6 +39,14 @@ extern const opt_spec FR_CHECKPOINT, FR_CHECKPOINT_EVERY, FR_RESUME, FR_STOP_AFT
     {.name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,                     \
      .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = sec, .param = "delta", .when = when_,        \
      .help = "target delta in (0,1) (default " dflt ")", .example = ex}
+/* The default delta of every trainer (dpc_account_default_delta, through
+ * dpc_account_resolve_delta) and the override of its refusal of delta >= 1/N. */
+#define FR_DELTA_DEFAULT "the largest power of ten <= 1/(10 N), at most 1e-5; below 1/N"
+#define FR_LARGE_DELTA_OPT(sec, when_)                                                            \
+    {.name = "--allow-large-delta", .type = OPT_FLAG, .section = sec,                             \
+     .param = "allow_large_delta", .when = when_,                                                \
+     .help = "accept delta >= 1/N (a mechanism may then publish a record outright)",             \
+     .example = "--allow-large-delta"}
 #define FR_NOISE_OPT(sec, lo_flags, scales, ex)                                                   \
     {.name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,   \
      .flags = lo_flags, .section = sec, .param = "noise_multiplier",                             \

@@ -471,11 +471,52 @@ static const char *msg_body(const dpc_error *err)
     return err->msg;
 }
 
+static int ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '.';
+}
+
+/* The message with every library identifier that is a `param` of this command's table spelled
+ * as the option the user types ("set allow_large_delta to accept" -> "set --allow-large-delta
+ * to accept"). Only names with '_' or '.' are identifiers (plain words such as "delta" or
+ * "epsilon" stay prose); whole words only. */
+static const char *spell_params(const opt_set *s, const char *msg, char *out, size_t len)
+{
+    if (!s) return msg;
+    size_t o = 0;
+    for (const char *p = msg; *p && o + 1 < len;) {
+        const opt_spec *hit = NULL;
+        size_t wl = 0;
+        if (p == msg || !ident_char(p[-1])) {
+            while (ident_char(p[wl])) wl++;
+            while (wl && p[wl - 1] == '.') wl--; /* a sentence's full stop is not the name's */
+            char w[DPC_ERROR_FIELD_LEN];
+            if (wl && wl < sizeof w && memchr(p, '_', wl)) {
+                memcpy(w, p, wl);
+                w[wl] = '\0';
+                for (size_t i = 0; i < s->n && !hit; i++)
+                    if (s->cmd->opts[i]->param && names_param(s->cmd->opts[i]->param, w))
+                        hit = s->cmd->opts[i];
+            }
+        }
+        if (hit) {
+            int k = snprintf(out + o, len - o, "%s", hit->name);
+            o = k < 0 ? o : o + (size_t)k < len ? o + (size_t)k : len - 1;
+            p += wl;
+        } else {
+            out[o++] = *p++;
+        }
+    }
+    out[o] = '\0';
+    return out;
+}
+
 int opt_fail_lib(const opt_set *s, const dpc_error *err)
 {
     int rc = opt_status_rc(err->status);
+    char m[DPC_ERROR_MSG_LEN + 256];
     if (!s || !err->field[0]) {
-        fail_name(s, NULL, "%s", err->msg);
+        fail_name(s, NULL, "%s", spell_params(s, err->msg, m, sizeof m));
         return rc;
     }
     char f[DPC_ERROR_FIELD_LEN];
@@ -485,22 +526,25 @@ int opt_fail_lib(const opt_set *s, const dpc_error *err)
         const opt_spec *o = s->cmd->opts[i];
         if (!o->param || !names_param(o->param, f)) continue;
         if (s->given[i]) {
-            fail_name(s, o->name, "%s", msg_body(err));
+            fail_name(s, o->name, "%s", spell_params(s, msg_body(err), m, sizeof m));
             return rc;
         }
         if (!untyped) untyped = o;
     }
+    const char *b = msg_body(err), *body = spell_params(s, b, m, sizeof m);
+    const char *head = b != err->msg ? err->field : "", *sep = b != err->msg ? ": " : "";
     if (untyped)
-        fail_name(s, NULL, "%s (%s was not given: a default or derived value; %s sets it)",
-                  err->msg, f, untyped->name);
+        fail_name(s, NULL, "%s%s%s (%s was not given: a default or derived value; %s sets it)",
+                  head, sep, body, f, untyped->name);
     else
-        fail_name(s, NULL, "%s", err->msg);
+        fail_name(s, NULL, "%s%s%s", head, sep, body);
     return rc;
 }
 
 int opt_fail_lib_at(const opt_set *s, const opt_spec *o, const dpc_error *err)
 {
-    fail_name(s, o->name, "%s", msg_body(err)); /* the option names what the field named */
+    char m[DPC_ERROR_MSG_LEN + 256]; /* the option names what the field named */
+    fail_name(s, o->name, "%s", spell_params(s, msg_body(err), m, sizeof m));
     /* a file or spec named by the option that cannot be read is a bad value of the option */
     return err->status == DPC_E_NOMEM || err->status == DPC_E_NUMERIC ? CLI_RUNTIME : CLI_USAGE;
 }

@@ -532,6 +532,7 @@ static int problem_scale(exp_t *E)
     dpc_srgd_config sc;
     dpc_srgd_config_init(&sc);
     sc.epsilon = INFINITY;
+    sc.delta = 1e-6; /* the paper's (no effect on a non-private preset's beta) */
     if (dpc_srgd_problem_new(&pr, &pc, &rng, 0, &err)) return 1;
     E->lambda1 = dpc_srgd_problem_lambda(pr)[0];
     dpc_srgd_problem_constants(pr, &sc.L, &sc.M, &sc.R);

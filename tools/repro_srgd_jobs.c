@@ -120,6 +120,8 @@ static void run_job_timed(sjob *j)
     dpc_srgd_config_init(&c);
     dpc_srgd_problem_constants(pr, &c.L, &c.M, &c.R);
     c.epsilon = j->eps;
+    c.delta = 1e-6; /* the paper's, kept where it is >= 1/N (n = 10^6); the default is from N */
+    c.allow_large_delta = 1;
     c.variant = j->var;
     c.noise = j->noise;
     if (dpc_srgd_preset(&c, j->regime, j->cc, 0, j->n, j->p, &err)) {

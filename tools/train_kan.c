@@ -33,7 +33,8 @@ static const opt_spec K_MODEL = {
             "mlp:256, ...) (required)",
     .example = "--model kan2:6"};
 static const opt_spec K_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
-static const opt_spec K_DELTA = FR_DELTA_OPT(PRIV, "1e-5", NULL, "--delta 1e-4");
+static const opt_spec K_DELTA = FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-4");
+static const opt_spec K_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 static const opt_spec K_CALIBRATION = FR_CALIBRATION_OPT(
     PRIV, "--epsilon",
     "exact binomial participation tail + exact sensitivity + exact Gaussian; paper: Thm. D.9 at "
@@ -107,8 +108,8 @@ static const opt_spec K_CHUNK = {
 #undef EXEC
 
 static const opt_spec *const KAN_OPTS[] = {
-    &K_ALGO, &K_DATA, &K_MODEL, &K_EPSILON, &K_DELTA, &K_CALIBRATION, &K_NOISE, &K_LAMBDA,
-    &K_ITERATES, &K_EPOCHS, &K_BATCH, &K_LR, &K_CLIP, &K_RADIUS, &K_C_R, &K_MARGIN_ITERS,
+    &K_ALGO, &K_DATA, &K_MODEL, &K_EPSILON, &K_DELTA, &K_LARGE_DELTA, &K_CALIBRATION, &K_NOISE,
+    &K_LAMBDA, &K_ITERATES, &K_EPOCHS, &K_BATCH, &K_LR, &K_CLIP, &K_RADIUS, &K_C_R, &K_MARGIN_ITERS,
     &K_CONF_DELTA, &K_EVAL_EVERY, &K_NOISE_FORM, &K_CHUNK, &FR_SEED, &FR_SECURE,
     FRAME_CKPT_OPTS, &FR_REPORT, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL};
 
@@ -173,6 +174,7 @@ static int read_opts(kopts *o, opt_set *s)
     *pv = d.privacy;
     pv->epsilon = opt_dbl(s, &K_EPSILON, pv->epsilon);
     pv->delta = opt_dbl(s, &K_DELTA, pv->delta);
+    pv->allow_large_delta = opt_given(s, &K_LARGE_DELTA);
     int have_nm = opt_given(s, &K_NOISE);
     pv->noise_multiplier = opt_dbl(s, &K_NOISE, pv->noise_multiplier);
     if (pv->epsilon > 0)
@@ -333,7 +335,8 @@ static void dry_run(const kan_run *r, const dpc_kan_lcgd_config *lc)
     opt_dry_str("model", o->model);
     opt_dry_uint("parameters", r->P);
     opt_dry_num("epsilon", o->pv.epsilon);
-    opt_dry_num("delta", o->pv.delta);
+    opt_dry_num("delta", r->led.delta); /* resolved: dpc_account_resolve_delta */
+    opt_dry_uint("allow_large_delta", (uint64_t)o->pv.allow_large_delta);
     opt_dry_num("noise_multiplier", r->led.noise_multiplier);
     opt_dry_str("calibration", r->led.calibration);
     opt_dry_num("lambda", lc->lambda);

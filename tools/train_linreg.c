@@ -33,7 +33,8 @@ static const opt_spec L_DATA = {
             "doc/data.md) (required)",
     .example = "--data synthetic:linreg,n=30000,d=2,alpha=0"};
 static const opt_spec L_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 3");
-static const opt_spec L_DELTA = FR_DELTA_OPT(PRIV, "1e-5", NULL, "--delta 1e-6");
+static const opt_spec L_DELTA = FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-7");
+static const opt_spec L_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 static const opt_spec L_NOISE = FR_NOISE_OPT(
     PRIV, OPT_LO_OPEN, "the paper's alpha: gradient noise std 2 Z zeta / b",
     "! --data synthetic:linreg,n=20000,d=3,alpha=0 --noise-multiplier 30");
@@ -142,8 +143,8 @@ static const opt_spec L_LOG_EVERY = {
 #undef ALG
 
 #define LR_COMMON                                                                                  \
-    &L_DATA, &L_EPSILON, &L_DELTA, &L_NOISE, &L_CALIBRATION, &L_PRIOR[0], &L_PRIOR[1],          \
-        &L_PRIOR[2], &L_PRIOR[3], &L_PRIOR[4], &L_PRIOR[5], &L_PRIOR[6]
+    &L_DATA, &L_EPSILON, &L_DELTA, &L_LARGE_DELTA, &L_NOISE, &L_CALIBRATION, &L_PRIOR[0],      \
+        &L_PRIOR[1], &L_PRIOR[2], &L_PRIOR[3], &L_PRIOR[4], &L_PRIOR[5], &L_PRIOR[6]
 #define LR_TAIL                                                                                    \
     &L_BASELINES, &L_SSP_X, &L_SSP_Y, &FR_SEED, &FR_SECURE, &L_STREAM, FRAME_CKPT_OPTS,         \
         &FR_REPORT, &FR_PLOT, &L_LOG_EVERY, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL
@@ -238,6 +239,7 @@ static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
     o->epsilon = opt_dbl(s, &L_EPSILON, 0);
     o->noise_multiplier = opt_dbl(s, &L_NOISE, 0);
     o->delta = opt_dbl(s, &L_DELTA, o->delta);
+    o->allow_large_delta = opt_given(s, &L_LARGE_DELTA);
     o->calibration = opt_word(s, &L_CALIBRATION, 0) ? DPC_CALIBRATION_PAPER
                                                     : DPC_CALIBRATION_ACCOUNTANT;
     for (int k = 0; k < NPRIOR; k++) {
@@ -461,7 +463,8 @@ static dpc_status ssp_baseline(const lr_cli *c, const dpc_linreg_plan *P, double
                                dpc_error *err)
 {
     const dpc_dataset *tr = c->fr.train;
-    dpc_linreg_ssp_opts so = {c->o.epsilon, c->o.delta, c->ssp_x, c->ssp_y, c->o.stream};
+    dpc_linreg_ssp_opts so = {c->o.epsilon, c->o.delta, c->ssp_x, c->ssp_y, c->o.stream,
+                              c->o.allow_large_delta};
     if (so.epsilon == 0) so.epsilon = P->ledger.epsilon;
     dpc_linreg_ssp_bounds(&so, &P->prior, tr->n);
     dpc_linreg_ssp_info si;
@@ -522,7 +525,8 @@ static void dry_run(const lr_cli *c, const dpc_linreg_plan *P)
     frame_dry(&c->fr);
     opt_dry_str("algo", dpc_linreg_algo_name(P->algo));
     opt_dry_num("epsilon", c->o.epsilon);
-    opt_dry_num("delta", c->o.delta);
+    opt_dry_num("delta", P->ledger.delta); /* resolved: dpc_account_resolve_delta */
+    opt_dry_uint("allow_large_delta", (uint64_t)c->o.allow_large_delta);
     opt_dry_num("noise_multiplier", P->ledger.noise_multiplier);
     opt_dry_str("calibration", dpc_calibration_name(c->o.calibration));
     dpc_linreg_prior q = P->prior;

@@ -100,7 +100,8 @@ static const opt_spec S_C = {
 static const opt_spec S_LITERAL = {
     .name = "--literal", .type = OPT_FLAG, .section = SCHED, .param = "literal",
     .when = "--regime A", .help = "Regime A with the paper's c_DP (explains when infeasible)",
-    .example = "! --algo dp-srgd --problem p2 --n 1500000 --dim 1 --epsilon 1 --literal"};
+    .example = "! --algo dp-srgd --problem p2 --n 1500000 --dim 1 --epsilon 1 --literal --delta "
+               "1e-6 --allow-large-delta"}; /* the paper's delta: feasible from n = 1.43e6 */
 static const opt_spec S_STEPS = {
     .name = "--steps", .metavar = "T", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = SCHED,
     .param = "steps", .help = "override the preset's rounds T", .example = "--steps 5"};
@@ -135,7 +136,9 @@ static const opt_spec S_NONPRIVATE = {
     .name = "--nonprivate", .type = OPT_FLAG, .section = PRIV, .param = "epsilon",
     .help = "no noise (epsilon = infinity)",
     .example = "! --algo dp-srgd --problem p2 --n 2000 --dim 4 --nonprivate"};
-static const opt_spec S_DELTA = FR_DELTA_OPT(PRIV, "1e-6", "--epsilon or --literal", "--delta 1e-5");
+static const opt_spec S_DELTA =
+    FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, "--epsilon or --literal", "--delta 1e-6");
+static const opt_spec S_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, "--epsilon");
 static const opt_spec S_CALIBRATION = FR_CALIBRATION_OPT(
     PRIV, "--epsilon", "exact GDP mu; paper: mu = eps/sqrt(2 ln(2.5/delta)), Lemma 5.6, eps <= 1",
     "--epsilon 0.9 --calibration paper");
@@ -157,8 +160,8 @@ static const opt_spec *const SRGD_OPTS[] = {
     &S_ALGO, &S_PROBLEM, &S_N, &S_DIM, &S_RELEVANT, &S_DECADES, &S_W_NORM, &S_LABEL_NOISE,
     &S_DESIGN, &S_DATA, &S_MODEL, &S_ROW_RADIUS, &S_Y_BOUND, &S_L, &S_M, &S_R, &S_REGIME, &S_C,
     &S_LITERAL, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP, &S_Z_STEP, &S_VARIANT, &S_NOISE,
-    &S_PERMUTE, &S_EPSILON, &S_NONPRIVATE, &S_DELTA, &S_CALIBRATION, &FR_SEED, &FR_SECURE,
-    &S_EVAL_EVERY, FRAME_CKPT_OPTS, &FR_REPORT, &S_TRACE, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP,
+    &S_PERMUTE, &S_EPSILON, &S_NONPRIVATE, &S_DELTA, &S_LARGE_DELTA, &S_CALIBRATION, &FR_SEED,
+    &FR_SECURE, &S_EVAL_EVERY, FRAME_CKPT_OPTS, &FR_REPORT, &S_TRACE, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP,
     NULL};
 
 static const opt_cmd SRGD_CMD = {
@@ -257,6 +260,7 @@ static int read_opts(srgd_opts *o, opt_set *s)
     o->nonprivate = opt_given(s, &S_NONPRIVATE);
     o->c.epsilon = o->nonprivate ? INFINITY : opt_dbl(s, &S_EPSILON, 0);
     if (!o->nonprivate || o->literal) o->c.delta = opt_dbl(s, &S_DELTA, o->c.delta);
+    if (!o->nonprivate) o->c.allow_large_delta = opt_given(s, &S_LARGE_DELTA);
     if (!o->nonprivate)
         o->c.calibration = opt_word(s, &S_CALIBRATION, 0) ? DPC_CALIBRATION_PAPER
                                                           : DPC_CALIBRATION_ACCOUNTANT;
@@ -353,8 +357,9 @@ static int build(srgd_run *r)
     }
     size_t P = dpc_model_num_params(r->model);
     if (dpc_srgd_preset(c, o->regime, o->cc, o->literal, r->ds->n, P, &err))
-        return !strcmp(err.field, "epsilon") ? opt_fail_lib(r->s, &err) /* --epsilon by name */
-                                             : opt_fail_lib_at(r->s, &S_REGIME, &err);
+        return !strcmp(err.field, "epsilon") || !strcmp(err.field, "delta")
+                   ? opt_fail_lib(r->s, &err) /* --epsilon, --delta by name */
+                   : opt_fail_lib_at(r->s, &S_REGIME, &err);
     if (o->steps) c->steps = o->steps;
     if (o->batch) c->batch = o->batch;
     if (o->beta > 0) c->beta = o->beta;
@@ -406,7 +411,8 @@ static void dry_run(const srgd_run *r)
     opt_dry_str("noise", dpc_srgd_noise_name(c->noise));
     opt_dry_uint("permute", (uint64_t)c->permute);
     opt_dry_num("epsilon", c->epsilon);
-    opt_dry_num("delta", c->delta);
+    opt_dry_num("delta", G->delta); /* resolved: dpc_account_resolve_delta */
+    opt_dry_uint("allow_large_delta", (uint64_t)c->allow_large_delta);
     opt_dry_str("calibration", dpc_calibration_name(c->calibration));
     opt_dry_uint("eval_every", c->eval_every);
     opt_dry_str("trace", o->trace);
@@ -550,7 +556,7 @@ static void banner(const srgd_run *r)
             "C_Delta = %.4g, z-step %.3g\n",
             dpc_srgd_variant_name(c->variant), B ? "B" : "A",
             B ? "paper constants, c_M =" : o->literal ? "literal c_DP =" : "practical c =",
-            B ? c->M * c->R / c->L : o->literal ? dpc_srgd_c_dp((double)r->ds->n, c->delta) : o->cc,
+            B ? c->M * c->R / c->L : o->literal ? dpc_srgd_c_dp((double)r->ds->n, G->delta) : o->cc,
             r->ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
     char rd[96];
     const char *mode = frame_rng_desc(G->rng_mode, G->seed, rd, sizeof rd);

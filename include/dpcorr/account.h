@@ -196,6 +196,17 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_delta(const dpc_event *ev, const dp
  * (dpc_ledger.delta_derived). */
 DPC_API double dpc_account_default_delta(size_t n_records);
 
+/* The delta rule of every trainer and front end (dpc_train_config, dpc_privatize, DP-(AMB)SSGD,
+ * Accelerated-DP-SRGD, DP-lambda-CGD, the Python binding): delta 0 is the default
+ * dpc_account_default_delta(n_records) (*derived = 1); a given delta must be in (0, 1) and below
+ * 1/N, because a mechanism that publishes one record outright satisfies (eps, 1/N)-DP: a delta
+ * >= 1/N is refused (DPC_E_PRIVACY, field "delta"; the message names the override by its
+ * library name, allow_large_delta, which front ends spell their own way) unless allow_large is
+ * set. n_records >= 1 (field "n"). *derived may be NULL. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_resolve_delta(double delta, size_t n_records,
+                                                           int allow_large, double *out,
+                                                           int *derived, dpc_error *err);
+
 /* The default accountant of every front end and trainer: PLD (exact up to its grid for every
  * amplified route; unamplified runs are one Gaussian and are answered by exact GDP under it). */
 DPC_API dpc_accountant dpc_account_default_accountant(void);

@@ -526,6 +526,60 @@ DPC_API double dpc_train_plan_noise_scale(const dpc_train_plan *p);
 DPC_API DPC_NODISCARD dpc_status dpc_train_plan_epsilon_at(const dpc_train_plan *p, size_t t,
                                                            double *eps, dpc_error *err);
 
+/* ==== Which mechanism for a run: the library's ranking ======================================= */
+
+/* The shape of a run: N records, batch B, epochs, the budget (epsilon, delta; delta 0 = the
+ * default from N, dpc_account_resolve_delta), the accountant (default PLD) and the optimizer's
+ * momentum (the workload BSR / BLT are fitted to, as in dpc_train_config). */
+typedef struct dpc_advise_query {
+    size_t n_examples, batch, epochs;
+    double epsilon, delta;
+    int allow_large_delta;
+    dpc_accountant accountant;
+    double momentum;            /* in [0, 1) */
+    int skip_slow;              /* 1: leave out candidates whose calibration takes seconds to
+                                   minutes (the balls-in-bins sampler's accounting) */
+} dpc_advise_query;
+
+/* epochs 1, batch 256, accountant PLD, everything else 0 (n_examples and epsilon must be set). */
+DPC_API void dpc_advise_query_init(dpc_advise_query *q);
+
+/* One candidate: a mechanism with a sampler, calibrated to the budget by exactly the trainer's
+ * decisions (dpc_train_plan_new), scored by the error it adds to the workload:
+ *   error = noise_std_per_unit_clip x rmse (RMSE over the n steps of A B Z per unit noise std,
+ *           A the workload of SGD with the query's momentum: prefix sums when it is 0, as
+ *           `dpcorr compare`),
+ * i.e. the RMSE of the noise that reaches the parameters, in units of the clip (times the
+ * learning rate over the batch), at the budget, amplification included. Equal batches make it
+ * comparable across candidates. */
+typedef struct dpc_advice {
+    dpc_mech_kind mech;
+    dpc_sampler_kind sampler;
+    size_t bands, groups;       /* BSR; cyclic Poisson (0: not applicable) */
+    double nu;                  /* nu-DP-FTRL: dpc_strategy_best_nu for the run's shape */
+    int ok;                     /* 0: the candidate does not apply or cannot meet the budget */
+    char mechanism[96];         /* the ledger's mechanism description */
+    char route[96];             /* the ledger's route */
+    int amplified;
+    double noise_multiplier, noise_std, rmse, error;
+    double loss_ratio;          /* (error / DP-SGD's error)^2, NAN when DP-SGD has none */
+    double epsilon;             /* the ledger's (<= the target) */
+    double seconds;             /* wall time of its calibration */
+    char why[400];              /* ok: the reason of its rank; else why it does not apply */
+} dpc_advice;
+
+#define DPC_ADVISE_MAX 8
+
+/* Ranks the candidates for the run's shape: DP-SGD (Poisson), BSR with cyclic Poisson (bands
+ * in {16, 32, 64} not above the steps per epoch, the best kept), BSR, BLT (the run's default
+ * BLT) and nu-DP-FTRL (best nu) with fixed-order epochs, and BLT with balls-in-bins sampling
+ * (unless skip_slow). out[0 .. *n_out) holds the applicable ones by increasing error, then the
+ * others with their reason; cap >= DPC_ADVISE_MAX. Errors (field named): an invalid query
+ * (n_examples, batch, epochs, epsilon, delta, momentum). A candidate that cannot meet the
+ * budget is listed with ok = 0, not an error. Deterministic (fixed keys: no data, no noise). */
+DPC_API DPC_NODISCARD dpc_status dpc_train_advise(const dpc_advise_query *q, dpc_advice *out,
+                                                  size_t cap, size_t *n_out, dpc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

@@ -160,3 +160,19 @@ def test_default_blt_cli(cli, tmp_path):
     L = plan.ledger()
     for key in ("noise_multiplier", "sensitivity", "accountant", "separation", "participations"):
         assert got[key] == L[key], key
+
+
+def test_delta_rule_from_n():
+    """The one delta rule of every trainer (dpc_account_resolve_delta): a delta not given is
+    derived from N (largest power of ten <= 1/(10 N), at most 1e-5) and recorded as derived; a
+    given delta >= 1/N is refused naming the keyword that accepts it, allow_large_delta."""
+    for n, want in ((1000, 1e-5), (60000, 1e-6), (10**6, 1e-7)):
+        L = TrainingPlan(n, batch_size=n // 10, noise_multiplier=1.0, seed=0).ledger()
+        assert L["delta"] == pytest.approx(want, rel=1e-12) and L.get("delta_derived") is True
+    with pytest.raises(dpcorr.DpcorrValueError) as e:
+        TrainingPlan(10**6, batch_size=10**5, noise_multiplier=1.0, delta=1e-5, seed=0)
+    assert e.value.field == "delta" and e.value.code == dpcorr._errors.E_PRIVACY
+    assert "1/N" in str(e.value) and "allow_large_delta" in str(e.value)
+    L = TrainingPlan(10**6, batch_size=10**5, noise_multiplier=1.0, delta=1e-5, seed=0,
+                     allow_large_delta=True).ledger()
+    assert L["delta"] == 1e-5 and not L.get("delta_derived")

@@ -23,7 +23,7 @@ printf '1\n-0.5\n0.25\n' > "$TMP/coeffs.txt"
 "$BIN" train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --batch 20 \
     --checkpoint "$TMP/ckpt" --quiet >/dev/null 2>&1 || fail "fixture: checkpoint"
 
-cmds="mech|mech optimize|compare|theory|version"
+cmds="mech|mech optimize|compare|advise|theory|version"
 for m in epsilon delta sigma steps convert; do cmds="$cmds|account $m"; done
 for t in $("$BIN" repro --help | sed -n 's/^  \([a-z][a-z0-9-]*\) .*/\1/p'); do cmds="$cmds|repro $t"; done
 for a in $("$BIN" train --help | sed -n '/^algorithms/,$s/^  \([a-z-]*\) .*/\1/p'); do
@@ -132,7 +132,8 @@ for c in $cmds; do
             "train --algo lcgd-projected --conf-delta" | "train --algo dp-srgd --n" | \
             "train --algo dp-srgd --dim" | "train --algo dp-srgd --relevant" | \
             "train --algo dp-srgd --decades" | "train --algo dp-srgd --w-norm" | \
-            "train --algo dp-srgd --c" | "train --algo dp-srgd --delta") want=0 ;;
+            "train --algo dp-srgd --c" | "train --algo dp-srgd --delta" | \
+            "train --algo dp-srgd --allow-large-delta") want=0 ;;
             *) want=2 ;;
             esac
             # shellcheck disable=SC2086

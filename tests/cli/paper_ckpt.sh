@@ -59,8 +59,9 @@ done
 # refusals, naming what the user typed
 expect_rc 2 "kan: changed lr" "$BIN" train $KAN --lr 0.3 --resume "$TMP/kan.ck"
 err_has -- "--lr: step size: the checkpoint .* has 0.5, this run has 0.3" "names --lr"
-expect_rc 2 "amb: changed delta" "$BIN" train $AMB --delta 1e-6 --resume "$TMP/amb.ck"
-err_has -- "--delta: delta: the checkpoint .* has 1e-05, this run has 1e-06" "names --delta"
+# (the checkpoint's delta is the default derived for N = 20000, 1e-6)
+expect_rc 2 "amb: changed delta" "$BIN" train $AMB --delta 1e-7 --resume "$TMP/amb.ck"
+err_has -- "--delta: delta: the checkpoint .* has 1e-06, this run has 1e-07" "names --delta"
 expect_rc 2 "srgd: changed clip" "$BIN" train $SRGD --clip-delta 2 --resume "$TMP/srgd.ck"
 err_has -- "--clip-delta: clip" "names --clip-delta"
 expect_rc 2 "srgd: changed data" "$BIN" train ${SRGD% --seed 5} --n 3001 --seed 5 --resume "$TMP/srgd.ck"

@@ -372,16 +372,19 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_full_batch_delta(size_t steps, double l
 typedef struct dpc_kan_privacy {
     size_t n, batch, steps;
     double lambda;                /* in [0, 1) */
-    double epsilon, delta;        /* target (delta also the ledger's) */
+    double epsilon, delta;        /* target (delta also the ledger's); delta 0: the default
+                                     from n, and a delta >= 1/n is refused (the rule of every
+                                     trainer, dpc_account_resolve_delta) */
     double noise_multiplier;      /* z when epsilon = 0: noise_std = z colnorm(C) */
     dpc_calibration calibration;  /* ACCOUNTANT (default): dpc_kan_calibrate (exact binomial
                                      participation tail, exact sensitivity, exact Gaussian);
                                      PAPER: Thm. D.9 (lambda = 0) or Thm. F.12 (lambda > 0) */
+    int allow_large_delta;        /* 1 accepts delta >= 1/n */
 } dpc_kan_privacy;
 
 /* The defaults of a run of the paper's experiments (what `dpcorr train --algo lcgd-projected`
  * and the repro start from; the struct fields are dpc_kan_lcgd_config's and dpc_kan_privacy's
- * meaning): privacy delta 1e-5, lambda 0.5, accountant calibration (epsilon and
+ * meaning): privacy delta 0 (from n: dpc_account_resolve_delta), lambda 0.5, accountant calibration (epsilon and
  * noise_multiplier 0: to be set), T = 1000 iterates, B = 100, eta 0.5, clip 1, radius INFINITY
  * (no projection), C_R 2 (R* = C_R x the margin radius when derived), the margin's 20000
  * iterations at confidence 0.01, evaluation of every iterate, chunks of 32 examples. */

@@ -52,11 +52,12 @@
  * (sample complexity, Lemma 3.11's batch condition, DP-STAT's margin, ...): a failed check is a
  * warning about the utility guarantee, never about privacy.
  *
- * Example (DP-AMBSSGD at (1, 1e-5)-DP on synthetic data with H = I):
+ * Example (DP-AMBSSGD at (1, 1e-7)-DP on synthetic data with H = I; delta left 0 is the default
+ * for N = 10^6, dpc_account_default_delta):
  *     dpc_dataset *ds;  dpc_rng rng;  dpc_rng_seed(&rng, 1);
  *     if (dpc_data_synth_linreg(&ds, &rng, 0, 1000000, 10, 0.0, 0.1, NULL, &err)) ...
  *     dpc_linreg_opts o;  dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
- *     o.epsilon = 1;  o.delta = 1e-5;
+ *     o.epsilon = 1;
  *     dpc_linreg_prior_from_spectrum(&o.prior, ds->cov_diag, ds->d, &err);
  *     dpc_linreg *lr;
  *     if (dpc_linreg_new(&lr, ds, &o, &rng, &err)) ...
@@ -159,7 +160,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_from_data(dpc_linreg_prior *p,
 typedef struct dpc_linreg_opts {
     dpc_linreg_algo algo;
     /* privacy: exactly one of epsilon (calibrated) and noise_multiplier (given) */
-    double epsilon, delta;  /* target; epsilon = 0: use noise_multiplier as given */
+    double epsilon, delta;  /* target; epsilon = 0: use noise_multiplier as given; delta 0
+                               (default): dpc_account_default_delta(N), and a given delta >= 1/N
+                               is refused (dpc_account_resolve_delta) */
+    int allow_large_delta;  /* 1 accepts delta >= 1/N (a mechanism may then publish a record) */
     double noise_multiplier; /* z when epsilon = 0 (the paper's alpha): gradient noise std
                                2 z zeta / b, i.e. z x the replace-one sensitivity; the ledger then
                                reports the epsilon it spends (DP-SSGD outside the shuffling
@@ -193,7 +197,8 @@ typedef struct dpc_linreg_opts {
     uint32_t stream;        /* stream index of every stream this run uses */
 } dpc_linreg_opts;
 
-/* Defaults for `algo`: epsilon 0 (must be set, or noise_multiplier), delta 1e-5, accountant
+/* Defaults for `algo`: epsilon 0 (must be set, or noise_multiplier), delta 0 (from N: the rule
+ * of every trainer, dpc_account_resolve_delta; the paper's experiments set 1e-5), accountant
  * calibration, prior defaults, c1 3, K 40, margin rule, everything else 0 (= derived). */
 DPC_API void dpc_linreg_opts_init(dpc_linreg_opts *o, dpc_linreg_algo algo);
 
@@ -359,10 +364,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_ols(const dpc_dataset *ds, double *w
                                                 dpc_error *err);
 
 typedef struct dpc_linreg_ssp_opts {
-    double epsilon, delta;  /* (eps, delta)-DP, replace-one */
+    double epsilon, delta;  /* (eps, delta)-DP, replace-one; delta as dpc_linreg_opts.delta */
     double x_bound;         /* rows clipped to ||x|| <= x_bound (public) */
     double y_bound;         /* targets clipped to [-y_bound, y_bound] (public) */
     uint32_t stream;
+    int allow_large_delta;  /* as dpc_linreg_opts.allow_large_delta */
 } dpc_linreg_ssp_opts;
 
 typedef struct dpc_linreg_ssp_info {

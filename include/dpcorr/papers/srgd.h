@@ -141,7 +141,9 @@ typedef struct dpc_srgd_config {
     dpc_srgd_noise noise;       /* default TREE */
     /* privacy */
     double epsilon;  /* > 0; INFINITY = non-private (no noise) */
-    double delta;    /* in (0, 1); default 1e-6 */
+    double delta;    /* in (0, 1/N), or 0 (default): dpc_account_default_delta(N) (the rule of
+                        every trainer, dpc_account_resolve_delta; the paper's runs set 1e-6) */
+    int allow_large_delta; /* 1 accepts delta >= 1/N (a mechanism may then publish a record) */
     dpc_calibration calibration; /* mu of the noise: ACCOUNTANT (default) or PAPER (above) */
     /* data order */
     int permute;     /* 0: batch t = examples [tB, (t+1)B) (stream order, default); 1: a public
@@ -158,7 +160,7 @@ typedef struct dpc_srgd_config {
 } dpc_srgd_config;
 
 /* Defaults: L = M = R = 0 (must be set), steps = batch = 0, beta = 0, clip = 0 (set by
- * dpc_srgd_preset or by hand), z_step 1/2, ACCEL, TREE, epsilon 0 (must be set), delta 1e-6,
+ * dpc_srgd_preset or by hand), z_step 1/2, ACCEL, TREE, epsilon 0 (must be set), delta 0 (from N),
  * mu EXACT, stream order, no hooks, chunk 256. */
 DPC_API void dpc_srgd_config_init(dpc_srgd_config *c);
 

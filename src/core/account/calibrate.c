@@ -294,6 +294,30 @@ double dpc_account_default_delta(size_t n_records)
     return e >= -5.0 ? 1e-5 : pow(10.0, e);
 }
 
+dpc_status dpc_account_resolve_delta(double delta, size_t n_records, int allow_large, double *out,
+                                     int *derived, dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "delta", "NULL output");
+    if (n_records == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "n", "the number of records must be >= 1");
+    if (derived) *derived = delta == 0.0;
+    if (delta == 0.0) { /* derived: below 1/(10 N) by construction */
+        *out = dpc_account_default_delta(n_records);
+        return DPC_OK;
+    }
+    if (!(delta > 0 && delta < 1))
+        return dpc_error_param(err, DPC_E_INVALID, "delta",
+                               "must be in (0, 1) (or 0: derived from N), got %g", delta);
+    if (delta >= 1.0 / (double)n_records && !allow_large)
+        return dpc_error_param(err, DPC_E_PRIVACY, "delta",
+                               "%g >= 1/N = %g for N = %zu training examples: a mechanism that "
+                               "publishes one record outright would satisfy it (set "
+                               "allow_large_delta to accept)",
+                               delta, 1.0 / (double)n_records, n_records);
+    *out = delta;
+    return DPC_OK;
+}
+
 dpc_accountant dpc_account_default_accountant(void)
 {
     return DPC_ACCOUNTANT_PLD;

@@ -97,16 +97,9 @@ static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
 /* The privacy fields: exactly one of epsilon and noise_multiplier; delta below 1/N. */
 static dpc_status check_privacy(const dpc_train_config *c, size_t n, dpc_error *err)
 {
-    if (c->delta == 0.0) { /* derived: below 1/N by construction */
-    } else if (!(c->delta > 0 && c->delta < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "delta",
-                               "must be in (0, 1) (or 0: derived from N), got %g", c->delta);
-    if (c->delta != 0.0 && c->delta >= 1.0 / (double)n && !c->allow_large_delta)
-        return dpc_error_param(err, DPC_E_PRIVACY, "delta",
-                               "%g >= 1/N = %g for N = %zu training examples: a mechanism that "
-                               "publishes one record outright would satisfy it (set "
-                               "allow_large_delta to accept)",
-                               c->delta, 1.0 / (double)n, n);
+    double delta; /* the one rule of every trainer: dpc_account_resolve_delta */
+    dpc_status st = dpc_account_resolve_delta(c->delta, n, c->allow_large_delta, &delta, NULL, err);
+    if (st) return st;
     if (c->epsilon != 0 && c->noise_multiplier != 0)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "give either epsilon (the noise is calibrated) or "
@@ -219,7 +212,9 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
         c.mech.momentum = c.momentum;
         c.mech.decay = 1.0 - c.lr * c.weight_decay;
     }
-    if (c.delta == 0.0) c.delta = dpc_account_default_delta(train->n);
+    if ((st = dpc_account_resolve_delta(c.delta, train->n, c.allow_large_delta, &c.delta, NULL,
+                                        err)))
+        return st;
     if (kind == DPC_MECH_DENSE && c.mech.steps != c.epochs * spe)
         /* a dense strategy is defined for one n: mech.steps is its size, and mech.dense holds
          * exactly mech.steps^2 values, so the run must have that many steps */

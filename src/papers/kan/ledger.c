@@ -35,9 +35,6 @@ static dpc_status check(const dpc_kan_privacy *p, double *noise_std, dpc_ledger 
     if (!(p->lambda >= 0 && p->lambda < 1))
         return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1), got %g",
                                p->lambda);
-    if (!(p->delta > 0 && p->delta < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g",
-                               p->delta);
     if (p->epsilon != 0 && p->noise_multiplier != 0)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "give either epsilon or noise_multiplier, not both");
@@ -74,11 +71,19 @@ static dpc_status calibrate(const dpc_kan_privacy *p, double *noise_std, dpc_err
     return DPC_OK;
 }
 
-dpc_status dpc_kan_lcgd_privacy(const dpc_kan_privacy *p, double *noise_std, dpc_ledger *L,
+dpc_status dpc_kan_lcgd_privacy(const dpc_kan_privacy *given, double *noise_std, dpc_ledger *L,
                                 dpc_error *err)
 {
-    dpc_status st = check(p, noise_std, L, err);
+    dpc_status st = check(given, noise_std, L, err);
     if (st) return st;
+    /* the delta rule of every trainer; a non-private run has no guarantee to refuse */
+    dpc_kan_privacy r = *given;
+    const dpc_kan_privacy *p = &r;
+    int derived = 0, nonprivate = given->epsilon == 0 && given->noise_multiplier == 0;
+    if ((st = dpc_account_resolve_delta(given->delta, given->n,
+                                        given->allow_large_delta || nonprivate, &r.delta,
+                                        &derived, err)))
+        return st;
     double colnorm; /* one participation: the first column of C (entries lambda^j) */
     if ((st = dpc_kan_sens_exact(p->steps, p->lambda, 1, &colnorm, err))) return st;
     double ns = 0.0;
@@ -108,6 +113,7 @@ dpc_status dpc_kan_lcgd_privacy(const dpc_kan_privacy *p, double *noise_std, dpc
     L->sensitivity_exact = 1;
     L->epsilon_target = p->epsilon > 0 ? p->epsilon : NAN;
     L->delta = p->delta;
+    L->delta_derived = derived;
     L->steps = p->steps;
     L->steps_per_epoch = p->n / p->batch;
     L->expected_batch = (double)p->batch;

@@ -13,7 +13,7 @@
 void dpc_kan_run_config_init(dpc_kan_run_config *c)
 {
     memset(c, 0, sizeof *c);
-    c->privacy.delta = 1e-5;
+    c->privacy.delta = 0; /* from n: dpc_account_resolve_delta */
     c->privacy.lambda = 0.5;
     c->privacy.calibration = DPC_CALIBRATION_ACCOUNTANT;
     c->iterates = 1000;

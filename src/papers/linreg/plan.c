@@ -78,7 +78,7 @@ void dpc_linreg_opts_init(dpc_linreg_opts *o, dpc_linreg_algo algo)
 {
     memset(o, 0, sizeof *o);
     o->algo = algo;
-    o->delta = 1e-5;
+    o->delta = 0; /* from N: dpc_account_resolve_delta */
     dpc_linreg_prior_init(&o->prior);
     o->c1 = 3.0;
     o->dpstat_k = 40;
@@ -293,11 +293,20 @@ static dpc_status privacy_gauss(dpc_linreg_plan *pl, const dpc_linreg_opts *o, d
 }
 
 /* Privacy: the noise multiplier (calibrated or given) and the ledger. */
-static dpc_status privacy(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_error *err)
+static dpc_status privacy(dpc_linreg_plan *pl, const dpc_linreg_opts *given, dpc_error *err)
 {
-    dpc_status st;
+    /* the delta rule of every trainer; the non-private baseline has no guarantee to refuse */
+    dpc_linreg_opts r = *given;
+    const dpc_linreg_opts *o = &r;
+    int derived = 0;
+    dpc_status st = dpc_account_resolve_delta(given->delta, pl->n,
+                                              given->allow_large_delta ||
+                                                  given->algo == DPC_LINREG_SGD,
+                                              &r.delta, &derived, err);
+    if (st) return st;
     ledger_base(pl, o);
     dpc_ledger *L = &pl->ledger;
+    L->delta_derived = derived;
     L->steps = L->steps_per_epoch = pl->steps;
     L->expected_batch = (double)pl->batch;
     if (o->algo == DPC_LINREG_SGD) {
@@ -307,8 +316,6 @@ static dpc_status privacy(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_err
         return DPC_OK;
     }
     if ((st = nonneg(o->epsilon, "epsilon", err))) return st;
-    if (!(o->delta > 0 && o->delta < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", o->delta);
     if (o->epsilon > 0 && o->noise_multiplier != 0)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "give either epsilon or noise_multiplier, not both");

@@ -109,8 +109,10 @@ dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o, c
                              o->y_bound);
     dpc_status st = dpc_dataset_check(ds, err);
     if (st) return st;
-    double rho, eps;
-    if ((st = dpc_zcdp_rho_for(o->epsilon, o->delta, DPC_ZCDP_BUN_STEINKE, &rho, err)))
+    double rho, eps, delta; /* the delta rule of every trainer */
+    if ((st = dpc_account_resolve_delta(o->delta, ds->n, o->allow_large_delta, &delta, NULL, err)))
+        return st;
+    if ((st = dpc_zcdp_rho_for(o->epsilon, delta, DPC_ZCDP_BUN_STEINKE, &rho, err)))
         return dpc_error_prefix(err, "ssp: ");
     size_t d = ds->d, dd;
     if (!dpc__mul_ok(d, d, &dd)) return DPC__NOMEM(err, "X^T X");
@@ -127,7 +129,7 @@ dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o, c
     double r1, r2;
     if ((st = dpc_zcdp_rho_gaussian(sqrt(2.0) * R * R, s_xx, &r1, err)) ||
         (st = dpc_zcdp_rho_gaussian(2.0 * R * Y, s_xy, &r2, err)) ||
-        (st = dpc_zcdp_epsilon(r1 + r2, o->delta, DPC_ZCDP_BUN_STEINKE, &eps, NULL, err))) {
+        (st = dpc_zcdp_epsilon(r1 + r2, delta, DPC_ZCDP_BUN_STEINKE, &eps, NULL, err))) {
         free(A);
         return st;
     }
@@ -160,7 +162,7 @@ dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o, c
         info->sigma_xy = s_xy;
         info->ridge = lambda;
         info->epsilon = eps;
-        info->delta = o->delta;
+        info->delta = delta;
     }
     free(A);
     return DPC_OK;

@@ -166,6 +166,12 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
     dpc_srgd *s = calloc(1, sizeof *s);
     if (!s) return DPC__NOMEM(err, "the run");
     s->cfg = *cfg;
+    /* the run's own copy holds the resolved delta (checked above: cannot fail here) */
+    int derived = 0;
+    if ((st = dpc__srgd_delta(cfg, data->n, &s->cfg.delta, &derived, err))) {
+        free(s);
+        return st;
+    }
     s->model = model;
     s->data = data;
     s->rng = *rng;
@@ -176,6 +182,7 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
     s->chunk = cfg->chunk < s->B ? cfg->chunk : s->B;
     dpc_srgd_plan *L = &s->plan;
     dpc_ledger_init(&s->ledger);
+    s->ledger.delta_derived = derived;
     L->n_examples = data->n;
     L->n_used = s->B * s->T;
     L->steps = s->T;

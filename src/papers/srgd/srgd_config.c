@@ -14,7 +14,7 @@ void dpc_srgd_config_init(dpc_srgd_config *c)
     c->z_step = 0.5;
     c->variant = DPC_SRGD_ACCEL;
     c->noise = DPC_SRGD_NOISE_TREE;
-    c->delta = 1e-6;
+    c->delta = 0; /* from N: dpc_account_resolve_delta */
     c->calibration = DPC_CALIBRATION_ACCOUNTANT;
     c->chunk = 256;
 }
@@ -130,6 +130,13 @@ static dpc_status preset_common_check(const dpc_srgd_config *c, size_t n, size_t
     return DPC_OK;
 }
 
+dpc_status dpc__srgd_delta(const dpc_srgd_config *c, size_t n, double *delta, int *derived,
+                           dpc_error *err)
+{
+    return dpc_account_resolve_delta(c->delta, n, c->allow_large_delta || isinf(c->epsilon),
+                                     delta, derived, err);
+}
+
 static size_t ceil_pos(double v)
 {
     double r = ceil(v - 1e-9 * fmax(1.0, v)); /* n = T^4 gives T, not T + 1 */
@@ -141,8 +148,9 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
 {
     dpc_status st = preset_common_check(c, n, p, err);
     if (st) return st;
-    double mu;
-    if ((st = dpc_srgd_mu(c->epsilon, c->delta, c->calibration, &mu, err))) return st;
+    double mu, delta;
+    if ((st = dpc__srgd_delta(c, n, &delta, NULL, err))) return st;
+    if ((st = dpc_srgd_mu(c->epsilon, delta, c->calibration, &mu, err))) return st;
     int priv = isfinite(mu);
     double dn = (double)n, L = c->L, M = c->M, R = c->R;
     if (regime == DPC_SRGD_REGIME_B) {
@@ -161,7 +169,7 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     if (regime != DPC_SRGD_REGIME_A)
         return dpc_error_param(err, DPC_E_INVALID, "regime", "unknown value %d", (int)regime);
     if (literal) {
-        double cdp = dpc_srgd_c_dp(dn, c->delta);
+        double cdp = dpc_srgd_c_dp(dn, delta);
         if (!isfinite(cdp))
             return dpc_error_param(err, DPC_E_INVALID, "n", "the literal constants need n >= 2 and "
                                                      "delta in (0, 1)");
@@ -172,7 +180,7 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
                 "regime A literal: c_DP = %.4g (n = %zu, delta = %g) gives T = c_DP n^(1/4) = "
                 "%.4g rounds > n = %zu examples, i.e. a batch B = n/T = %.3g < 1; the literal "
                 "constants need n >= %.3g (n^(3/4) >= c_DP(n)); use the practical constant c",
-                cdp, n, c->delta, Tl, n, dn / Tl, dpc_srgd_literal_min_n(c->delta));
+                cdp, n, delta, Tl, n, dn / Tl, dpc_srgd_literal_min_n(delta));
         size_t T = ceil_pos(Tl);
         if (T > n) T = n;
         c->steps = T;
@@ -260,9 +268,10 @@ dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n, dpc_error *
     if ((unsigned)c->noise > DPC_SRGD_NOISE_INDEPENDENT)
         return dpc_error_set(err, DPC_E_INVALID, "noise: unknown value %d", (int)c->noise);
     if (c->chunk == 0) return dpc_error_param(err, DPC_E_INVALID, "chunk", "must be >= 1");
-    double mu;
-    dpc_status st = dpc_srgd_mu(c->epsilon, c->delta, c->calibration, &mu, err);
+    double mu, delta;
+    dpc_status st = dpc__srgd_delta(c, n, &delta, NULL, err);
     if (st) return st;
+    if ((st = dpc_srgd_mu(c->epsilon, delta, c->calibration, &mu, err))) return st;
     if (!(c->clip > 0))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "C_Delta must be > 0, got %g", c->clip);
     /* the paper's constants enter squared (step sizes, the noise scale, the risk): larger ones

@@ -48,4 +48,9 @@ struct dpc_srgd_problem {
     double L, M, fstar;
 };
 
+/* The run's delta for n examples: the rule of every trainer (dpc_account_resolve_delta); a
+ * non-private run (epsilon INFINITY) has no guarantee to refuse, so any delta passes there. */
+dpc_status dpc__srgd_delta(const dpc_srgd_config *c, size_t n, double *delta, int *derived,
+                           dpc_error *err);
+
 #endif

@@ -1,0 +1,202 @@
+/* cmd_advise.c — `dpcorr advise`: which mechanism and sampler for a run's shape. The ranking,
+ * the calibrations and the reasons are the library's (dpc_train_advise); this file parses the
+ * options, prints the table and spells the recommended run as `dpcorr train` options. */
+#include "cli.h"
+#include "frame.h"
+#include "jw.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define SHAPE "run shape"
+static const opt_spec A_N = {
+    .name = "--n-examples", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e12,
+    .section = SHAPE, .param = "n_examples", .help = "training examples N (required)",
+    .example = "--n-examples 60000"};
+static const opt_spec A_BATCH = {
+    .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e12, .section = SHAPE,
+    .param = "batch", .help = "(expected) batch size (default 256)", .example = "--batch 500"};
+static const opt_spec A_EPOCHS = {
+    .name = "--epochs", .metavar = "E", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = SHAPE,
+    .param = "epochs", .help = "passes over the data (default 1)", .example = "--epochs 5"};
+static const opt_spec A_MOMENTUM = {
+    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_HI_OPEN, .section = SHAPE, .param = "momentum",
+    .help = "the optimizer's momentum, the workload BSR and BLT are fitted to (default 0)",
+    .example = "--momentum 0.9"};
+#undef SHAPE
+#define PRIV "privacy"
+static const opt_spec A_EPSILON = {
+    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
+    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .help = "target epsilon (required)",
+    .example = "--epsilon 3"};
+static const opt_spec A_DELTA = FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-7");
+static const opt_spec A_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
+static const opt_spec A_ACCOUNTANT = {
+    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "pld|rdp|zcdp|gdp",
+    .section = PRIV, .param = "accountant",
+    .help = "pld (default) | rdp for amplified runs; gdp (exact) for unamplified ones unless zcdp "
+            "is asked for",
+    .example = "--accountant rdp"};
+#undef PRIV
+static const opt_spec A_QUICK = {
+    .name = "--quick", .type = OPT_FLAG, .section = "output", .param = "skip_slow",
+    .help = "leave out the candidates whose calibration takes seconds to minutes (balls-in-bins "
+            "sampling)",
+    .example = "--quick"};
+
+static const opt_spec *const ADVISE_OPTS[] = {
+    &A_N,      &A_BATCH,        &A_EPOCHS, &A_MOMENTUM,    &A_EPSILON, &A_DELTA, &A_LARGE_DELTA,
+    &A_ACCOUNTANT, &A_QUICK, &OPT_JSON, &OPT_DRY_RUN, &OPT_HELP, NULL};
+
+static const opt_cmd ADVISE_CMD = {
+    .name = "advise",
+    .usage = "dpcorr advise --n-examples N --epsilon E [--batch B] [--epochs E] [--delta D]\n"
+             "                     [--momentum M] [--accountant A] [--quick] [--json]",
+    .about = "Ranks mechanisms and samplers for a run of N examples, batch B, E epochs at\n"
+             "(epsilon, delta): each candidate is calibrated to the budget exactly as `dpcorr\n"
+             "train` would (sampler, accounting route with amplification, noise multiplier) and\n"
+             "scored by the error its noise adds to the parameters (noise std per unit clip x\n"
+             "the RMSE of the SGD-with-momentum workload, prefix sums at momentum 0, per unit\n"
+             "noise). Columns: z (noise multiplier),\n"
+             "noise_std (per unit clip), rmse (per unit noise), error (their product), vs SGD\n"
+             "(squared error relative to DP-SGD), calib_s (calibration time); then the reason\n"
+             "of each rank and the recommended `dpcorr train` options (doc/choosing.md).",
+    .opts = ADVISE_OPTS,
+    .minimal = "--n-examples 2000 --batch 100 --epochs 2 --epsilon 2 --quick",
+};
+
+/* The `dpcorr train` options of a candidate (the CLI's spelling of the library's choice). */
+static void train_opts(const dpc_advice *a, char *buf, size_t len)
+{
+    const char *mech = dpc_mech_kind_name(a->mech);
+    if (a->sampler == DPC_SAMPLER_CYCLIC_POISSON)
+        snprintf(buf, len, "--mech %s --bands %zu --sampler cyclic-poisson", mech, a->bands);
+    else if (a->mech == DPC_MECH_NU)
+        snprintf(buf, len, "--mech nu --nu %.3g", a->nu);
+    else if (a->sampler == DPC_SAMPLER_BALLS_IN_BINS)
+        snprintf(buf, len, "--mech %s --sampler balls-in-bins", mech);
+    else
+        snprintf(buf, len, "--mech %s", mech);
+}
+
+static void print_json(const dpc_advise_query *q, const dpc_advice *a, size_t n)
+{
+    jw w;
+    jw_begin(&w, stdout);
+    jw_int(&w, "n_examples", (long long)q->n_examples);
+    jw_int(&w, "batch", (long long)q->batch);
+    jw_int(&w, "epochs", (long long)q->epochs);
+    jw_num(&w, "epsilon", q->epsilon);
+    jw_arr(&w, "candidates");
+    for (size_t i = 0; i < n; i++) {
+        char o[160];
+        train_opts(&a[i], o, sizeof o);
+        jw_obj(&w, NULL);
+        jw_bool(&w, "applicable", a[i].ok);
+        jw_str(&w, "mechanism", a[i].mechanism);
+        jw_str(&w, "sampler", dpc_sampler_kind_name(a[i].sampler));
+        jw_str(&w, "train_options", o);
+        if (a[i].ok) {
+            jw_str(&w, "route", a[i].route);
+            jw_bool(&w, "amplified", a[i].amplified);
+            jw_num(&w, "noise_multiplier", a[i].noise_multiplier);
+            jw_num(&w, "noise_std_per_unit_clip", a[i].noise_std);
+            jw_num(&w, "rmse", a[i].rmse);
+            jw_num(&w, "error", a[i].error);
+            jw_num(&w, "vs_sgd", a[i].loss_ratio);
+            jw_num(&w, "epsilon", a[i].epsilon);
+        }
+        jw_num(&w, "calibration_s", a[i].seconds);
+        jw_str(&w, "why", a[i].why);
+        jw_end(&w);
+    }
+    jw_finish(&w);
+}
+
+static void print_table(const dpc_advise_query *q, const dpc_advice *a, size_t n, double delta)
+{
+    size_t steps = q->epochs * (q->n_examples / q->batch);
+    printf("dpcorr %s: mechanisms for N = %zu, batch %zu, %zu epochs (%zu steps), epsilon %g, "
+           "delta %g%s\n\n",
+           dpc_version(), q->n_examples, q->batch, q->epochs, steps, q->epsilon, delta,
+           q->delta == 0 ? " (the default for N)" : "");
+    printf("%-4s %-44s %-15s %8s %9s %8s %9s %8s %7s\n", "rank", "mechanism", "sampler", "z",
+           "noise_std", "rmse", "error", "vs SGD", "calib_s");
+    size_t r = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!a[i].ok) continue;
+        printf("%-4zu %-44.44s %-15s %8.4g %9.4g %8.4g %9.4g %7.3fx %7.1f\n", ++r, a[i].mechanism,
+               dpc_sampler_kind_name(a[i].sampler), a[i].noise_multiplier, a[i].noise_std,
+               a[i].rmse, a[i].error, a[i].loss_ratio, a[i].seconds);
+    }
+    printf("\nwhy:\n");
+    r = 0;
+    for (size_t i = 0; i < n; i++)
+        if (a[i].ok) printf("  %zu. %s\n", ++r, a[i].why);
+    int header = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (a[i].ok) continue;
+        if (!header++) printf("\nnot applicable:\n");
+        printf("  %s with %s sampling: %s\n", a[i].mechanism, dpc_sampler_kind_name(a[i].sampler),
+               a[i].why);
+    }
+    if (n && a[0].ok) {
+        char o[160];
+        train_opts(&a[0], o, sizeof o);
+        char m[48] = "";
+        if (q->momentum > 0) snprintf(m, sizeof m, " --momentum %g", q->momentum);
+        printf("\nrecommended: dpcorr train %s --epochs %zu --batch %zu --epsilon %g%s ...\n", o,
+               q->epochs, q->batch, q->epsilon, m);
+    }
+    printf("(error = noise std per unit clip x workload RMSE per unit noise, workload %s; vs SGD = "
+           "squared error / DP-SGD's)\n", q->momentum > 0 ? "SGD with momentum" : "prefix sums");
+}
+
+int cmd_advise(int argc, char **argv)
+{
+    opt_set s;
+    int rc = opt_parse(&s, &ADVISE_CMD, argc, argv, 1, 0);
+    if (rc || s.help) return rc;
+    dpc_advise_query q;
+    dpc_advise_query_init(&q);
+    static const dpc_accountant accs[] = {DPC_ACCOUNTANT_PLD, DPC_ACCOUNTANT_RDP,
+                                          DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
+    if (!opt_given(&s, &A_N)) return opt_fail_at(&s, &A_N, "required (e.g. --n-examples 60000)");
+    if (!opt_given(&s, &A_EPSILON)) return opt_fail_at(&s, &A_EPSILON, "required (e.g. --epsilon 3)");
+    q.n_examples = opt_size(&s, &A_N, 0);
+    q.batch = opt_size(&s, &A_BATCH, q.batch);
+    q.epochs = opt_size(&s, &A_EPOCHS, q.epochs);
+    q.momentum = opt_dbl(&s, &A_MOMENTUM, 0);
+    q.epsilon = opt_dbl(&s, &A_EPSILON, 0);
+    q.delta = opt_dbl(&s, &A_DELTA, 0);
+    q.allow_large_delta = opt_given(&s, &A_LARGE_DELTA);
+    q.accountant = accs[opt_word(&s, &A_ACCOUNTANT, 0)];
+    q.skip_slow = opt_given(&s, &A_QUICK);
+    int json = opt_given(&s, &OPT_JSON);
+    if ((rc = opt_finish(&s))) return rc;
+    double delta = 0;
+    dpc_error err = {0};
+    if (dpc_account_resolve_delta(q.delta, q.n_examples, q.allow_large_delta, &delta, NULL, &err))
+        return opt_fail_lib(&s, &err);
+    if (s.dry_run) {
+        opt_dry_uint("n_examples", q.n_examples);
+        opt_dry_uint("batch", q.batch);
+        opt_dry_uint("epochs", q.epochs);
+        opt_dry_num("momentum", q.momentum);
+        opt_dry_num("epsilon", q.epsilon);
+        opt_dry_num("delta", delta);
+        opt_dry_uint("allow_large_delta", (uint64_t)q.allow_large_delta);
+        opt_dry_str("accountant", dpc_accountant_name(q.accountant));
+        opt_dry_uint("skip_slow", (uint64_t)q.skip_slow);
+        opt_dry_uint("json", (uint64_t)json);
+        return 0;
+    }
+    dpc_advice a[DPC_ADVISE_MAX];
+    size_t n = 0;
+    if (dpc_train_advise(&q, a, DPC_ADVISE_MAX, &n, &err)) return opt_fail_lib(&s, &err);
+    if (json) print_json(&q, a, n);
+    else print_table(&q, a, n, delta);
+    return 0;
+}
