@@ -4,9 +4,14 @@
  * 2^w >= N whose round function is Philox on the sampler stream, with cycle walking back into
  * [0, N). pi(i) costs O(1) expected (the domain is < 4N), so a batch costs O(B) and no
  * permutation is ever stored. (Shuffling is not used for privacy amplification, so a
- * pseudorandom permutation is all that is needed.) */
+ * pseudorandom permutation is all that is needed.)
+ *
+ * The Poisson kinds draw a step's batch at the cost of the batch (scheme 2, see the header):
+ * the size from a table of the binomial, then that many distinct uniform members; the bins of
+ * balls-in-bins are drawn once and kept bucketed. */
 #include "common/util.h"
 #include "dpcorr/sampler.h"
+#include "sampler/sampler_internal.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -227,9 +232,16 @@ static dpc_status size_table(dpc_sampler *sp, uint64_t n, uint64_t B, dpc_error 
     }
     /* the rest to the mode (|rest| <= nk + 2^64 * 4u, far below its mass) */
     sp->cum[m] = (uint64_t)((u128)sp->cum[m] + (((u128)1 << 64) - total));
+    /* sizes of mass 0 (below 2^-64) dropped at both ends: the sums below 2^64 stay increasing
+     * up to the last entry, whose sum wraps to 0 */
+    size_t a = 0, b = nk;
+    while (!sp->cum[a]) a++;
+    while (!sp->cum[b - 1]) b--;
+    memmove(sp->cum, sp->cum + a, (b - a) * sizeof *sp->cum);
+    nk = b - a;
     for (size_t j = 1; j < nk; j++) sp->cum[j] += sp->cum[j - 1]; /* mod 2^64: the last is 0 */
     free(rv);
-    sp->k0 = (size_t)lo;
+    sp->k0 = (size_t)lo + a;
     sp->nk = nk;
     sp->count_tv = 8.02 * 0x1.0p-53 * dev + 4 * 0x1.0p-53 + (double)(nk + 1) * 0x1.0p-64 + tail;
     return DPC_OK;
@@ -433,6 +445,14 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
     }
     *out = s;
     return DPC_OK;
+}
+
+double dpc__sampler_size_tv(const dpc_sampler *s, size_t *k0, size_t *nk, const uint64_t **cum)
+{
+    *k0 = s->k0;
+    *nk = s->nk;
+    *cum = s->cum;
+    return s->cum ? s->count_tv : 0.0;
 }
 
 const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s) { return &s->cfg; }
