@@ -20,6 +20,8 @@
 #define FEISTEL_ROUNDS 6
 #define ROW_PERM ((uint64_t)1 << 62) /* Feistel rows; Poisson draws use rows = step < 2^62 */
 #define ROW_BINS ((uint64_t)3 << 61) /* balls-in-bins: the bin of example i is draw (ROW_BINS, i) */
+#define ROW_GROUPS ((uint64_t)7 << 61) /* cyclic Poisson: the group permutation's round keys */
+#define GROUP_ROUNDS 8
 
 struct dpc_sampler {
     dpc_sampler_config cfg;
@@ -35,6 +37,7 @@ struct dpc_sampler {
     uint64_t *cum;       /* cum[j] = 2^64 P(size <= k0 + j), mod 2^64 (the last wraps to 0) */
     double count_tv;     /* bound on the table's total variation from Binomial(pop, q) */
     size_t cap;          /* capacity dpc_sampler_batch needs in idx */
+    uint64_t gk[GROUP_ROUNDS]; /* CYCLIC_POISSON: round keys of the group permutation */
     /* BALLS_IN_BINS: the members of bin b are mem[off[b] .. off[b + 1]), increasing */
     size_t *off;
     uint32_t *mem32;     /* N <= 2^32 */
@@ -111,6 +114,38 @@ static void sort_idx(size_t *a, size_t n)
     }
 }
 
+/* Ascending sort of n keys below 2^bits with tmp (n) as scratch: least-significant-digit radix
+ * sort, 8 bits a pass (3 passes below 2^24 examples), O(n + 256) a pass; short runs by
+ * sort_idx. */
+static void radix_idx(size_t *a, size_t n, size_t *tmp, unsigned bits)
+{
+    if (n < 64) {
+        sort_idx(a, n);
+        return;
+    }
+    size_t *src = a, *dst = tmp;
+    for (unsigned sh = 0; sh < bits; sh += 8) {
+        size_t cnt[257] = {0};
+        for (size_t i = 0; i < n; i++) cnt[((src[i] >> sh) & 255) + 1]++;
+        for (int d = 0; d < 256; d++) cnt[d + 1] += cnt[d];
+        for (size_t i = 0; i < n; i++) dst[cnt[(src[i] >> sh) & 255]++] = src[i];
+        size_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+static unsigned bit_length(uint64_t v)
+{
+    unsigned b = 0;
+    while (v) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
 /* Removes repeats from a sorted run; returns the new length. */
 static size_t unique_idx(size_t *a, size_t n)
 {
@@ -144,7 +179,8 @@ static void distinct_positions(const dpc_sampler *sp, uint64_t t, size_t K, size
         size_t m = K - a, *nw = a ? idx + K : idx;
         below_fill(sp, t, d, sp->pop, nw, m);
         d += m;
-        sort_idx(nw, m);
+        if (a) sort_idx(nw, m); /* a few repeats redrawn */
+        else radix_idx(nw, m, idx + K, bit_length(sp->pop - 1));
         m = unique_idx(nw, m);
         if (a) { /* keep the new ones not yet in [0, a), then merge from the back */
             size_t k = 0;
@@ -378,6 +414,51 @@ static size_t unpermute(const dpc_sampler *sp, uint64_t perm, size_t x)
     return (size_t)y;
 }
 
+/* Cyclic Poisson's public partition into groups (scheme 2): a Feistel network like the one
+ * above whose round function is a 64-bit mixer (splitmix64's finalizer) of the half and a
+ * round key drawn once from the stream, 8 rounds, cycle walking into [0, N). A member costs a
+ * few ns instead of 6 generator blocks (the partition is public and needs no secrecy: it only
+ * has to mix, e.g. data sorted by class). */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t gfeistel(const dpc_sampler *sp, uint64_t x, int inverse)
+{
+    unsigned h = sp->half;
+    uint64_t mask = ((uint64_t)1 << h) - 1, L = x >> h, R = x & mask;
+    for (int k = 0; k < GROUP_ROUNDS; k++) {
+        if (!inverse) {
+            uint64_t nl = R;
+            R = L ^ (mix64(R ^ sp->gk[k]) & mask);
+            L = nl;
+        } else {
+            uint64_t nr = L;
+            L = R ^ (mix64(L ^ sp->gk[GROUP_ROUNDS - 1 - k]) & mask);
+            R = nr;
+        }
+    }
+    return (L << h) | R;
+}
+
+/* Position i of the group permutation -> example, and back. */
+static size_t group_member(const dpc_sampler *sp, size_t i)
+{
+    uint64_t y = gfeistel(sp, i, 0);
+    while (y >= sp->cfg.n_examples) y = gfeistel(sp, y, 0);
+    return (size_t)y;
+}
+
+static size_t group_position(const dpc_sampler *sp, size_t x)
+{
+    uint64_t y = gfeistel(sp, x, 1);
+    while (y >= sp->cfg.n_examples) y = gfeistel(sp, y, 1);
+    return (size_t)y;
+}
+
 void dpc_sampler_free(dpc_sampler *s)
 {
     if (!s) return;
@@ -428,6 +509,7 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
                                  cfg->batch, s->group_size, N, cfg->groups);
             break;
         }
+        for (int k = 0; k < GROUP_ROUNDS; k++) s->gk[k] = dpc_rng_word(&s->s, ROW_GROUPS, k, 0);
         st = make_poisson(s, s->group_size, err);
         break;
     case DPC_SAMPLER_BALLS_IN_BINS:
@@ -532,8 +614,9 @@ static size_t poisson_batch(const dpc_sampler *s, size_t t, size_t *idx)
     }
     if (s->cfg.kind == DPC_SAMPLER_CYCLIC_POISSON) {
         size_t base = (t % s->cfg.groups) * s->group_size;
-        for (size_t j = 0; j < c; j++) idx[j] = permute(s, 0, base + idx[j]);
-        sort_idx(idx, c);
+        for (size_t j = 0; j < c; j++) idx[j] = group_member(s, base + idx[j]);
+        if (s->dense) sort_idx(idx, c); /* idx holds no scratch beyond the group's size */
+        else radix_idx(idx, c, idx + c, bit_length(s->cfg.n_examples - 1));
     }
     return c;
 }
@@ -596,7 +679,7 @@ dpc_status dpc_sampler_opportunities(const dpc_sampler *s, size_t example, size_
         for (size_t t = 0; t < n; t++) steps[c++] = t;
         break;
     case DPC_SAMPLER_CYCLIC_POISSON: {
-        size_t pos = unpermute(s, 0, example), G = s->cfg.groups;
+        size_t pos = group_position(s, example), G = s->cfg.groups;
         if (pos < G * s->group_size)
             for (size_t t = pos / s->group_size; t < n; t += G) steps[c++] = t;
         break;
