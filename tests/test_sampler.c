@@ -283,9 +283,10 @@ static void poisson_stats(const stat_case *sc, uint64_t seed)
             if (group_of[ex] == SIZE_MAX) group_of[ex] = t % G;
             if (group_of[ex] != t % G) range = 0;
             /* histv bit k: in at this group's step k + 1 rounds ago */
-            size_t rounds = (t - last[ex]) / G;
-            unsigned h = rounds >= 32 ? 0 : (histv[ex] << rounds) | (1u << (rounds - 1));
-            if (hits[ex] == 1) h = 0;
+            size_t rounds = (t - last[ex]) / G; /* >= 1 after the first hit */
+            unsigned h = 0;
+            if (hits[ex] > 1 && rounds >= 1 && rounds < 32)
+                h = (histv[ex] << rounds) | (1u << (rounds - 1));
             for (int l = 0; l < 3; l++) co[l] += (h >> (lags[l] - 1)) & 1;
             histv[ex] = h;
             last[ex] = t;
