@@ -1,10 +1,11 @@
 /* sampler.c — batch selection as a pure function of (key, step); see dpcorr/sampler.h.
  *
- * Permutations are random-access: a 6-round Feistel network on the smallest even-bit domain
- * 2^w >= N whose round function is Philox on the sampler stream, with cycle walking back into
- * [0, N). pi(i) costs O(1) expected (the domain is < 4N), so a batch costs O(B) and no
- * permutation is ever stored. (Shuffling is not used for privacy amplification, so a
- * pseudorandom permutation is all that is needed.)
+ * Permutations are random-access: a Feistel network on the smallest even-bit domain 2^w >= N
+ * with cycle walking back into [0, N); FIXED and SHUFFLE use 6 rounds whose round function is
+ * a generator word of the sampler stream, cyclic Poisson's groups 8 rounds of a 64-bit mixer
+ * keyed once from the stream. pi(i) costs O(1) expected (the domain is < 4N), so a batch costs
+ * O(B) and no permutation is ever stored. (Neither shuffling nor the groups are used for
+ * privacy amplification, so a pseudorandom permutation is all that is needed.)
  *
  * The Poisson kinds draw a step's batch at the cost of the batch (scheme 2, see the header):
  * the size from a table of the binomial, then that many distinct uniform members; the bins of
@@ -32,7 +33,7 @@ struct dpc_sampler {
     double q;            /* Poisson rate */
     /* Poisson kinds: each step draws from a population of pop (N, or the group size) */
     size_t pop;
-    int dense;           /* q >= DENSE_Q: one exact draw per member of the population */
+    int dense;           /* q >= 1/DENSE_DIV: one exact draw per member of the population */
     size_t k0, nk;       /* else the batch-size table covers the sizes k0 .. k0 + nk - 1: */
     uint64_t *cum;       /* cum[j] = 2^64 P(size <= k0 + j), mod 2^64 (the last wraps to 0) */
     double count_tv;     /* bound on the table's total variation from Binomial(pop, q) */
@@ -45,7 +46,7 @@ struct dpc_sampler {
 };
 
 #define WORD_RUN 256 /* words drawn per dpc_rng_word_fill call (2 KiB on the stack) */
-#define DENSE_Q 0.0625 /* from q = 1/16 on, one word per member costs <= 16 words per example */
+#define DENSE_DIV 16 /* from q = 1/16 on, one word per member: <= 16 words per expected member */
 #define TAIL_CUT 0x1.0p-80 /* the size table ends where P(size = k) / P(size = mode) < 2^-80 */
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
@@ -207,7 +208,7 @@ static size_t draw_size(const dpc_sampler *sp, uint64_t t)
     return sp->k0 + lo;
 }
 
-/* The batch-size table of the Poisson kinds below DENSE_Q: Binomial(n, B / n), whose mode is B,
+/* The batch-size table of the Poisson kinds below q = 1/DENSE_DIV: Binomial(n, B / n), mode B,
  * by the ratio recurrence outward from the mode, r(B) = 1,
  *     r(k + 1) / r(k) = (n - k) B / ((k + 1)(n - B)),
  * each ratio from exact integers with three roundings and one more for the product, so
@@ -330,7 +331,7 @@ static dpc_status make_poisson(dpc_sampler *sp, size_t pop, dpc_error *err)
     size_t B = sp->cfg.batch;
     sp->pop = pop;
     sp->q = (double)B / (double)pop;
-    sp->dense = (uint64_t)B * 16 >= (uint64_t)pop;
+    sp->dense = (uint64_t)B * DENSE_DIV >= (uint64_t)pop;
     if (sp->dense) {
         sp->cap = pop;
         return DPC_OK;
