@@ -20,8 +20,9 @@
  *                  "amplified BandMF"): an example can only take part at steps g, g + groups, ...
  *   BALLS_IN_BINS  every example is put in one of b = floor(N/B) bins, exactly uniformly
  *                  (unbiased integer draw) and independently (a pure function of the key), and
- *                  takes part in every step t with t mod b = its bin: one uniformly random step of each epoch, the same
- *                  position every epoch (jax_privacy's BallsInBinsSampling; Choquette-Choo et al.
+ *                  takes part in every step t with t mod b = its bin: one uniformly random
+ *                  step of each epoch, the same position every epoch (jax_privacy's
+ *                  BallsInBinsSampling; Choquette-Choo et al.
  *                  2024, "Near exact privacy amplification for matrix mechanisms"). Variable
  *                  batch size (Binomial(N, 1/b)); the sum is divided by the expected size N/b.
  *
@@ -32,7 +33,7 @@
  *     and independent (n words, at most 16 per expected member);
  *   - else the batch size K is drawn by inversion of a table of Binomial(n, B / n) at the word
  *     (t, 0), then K distinct members exactly uniformly among the K-subsets, from the draws
- *     dpc_rng_below(t, 1, n), dpc_rng_below(t, 2, n), ... (repeats redrawn; O(K log K)). Given
+ *     dpc_rng_below(t, 1, n), dpc_rng_below(t, 2, n), ... (repeats redrawn; radix-sorted). Given
  *     its size, a set of independent Bernoulli(q) draws is exactly a uniform K-subset, so the
  *     only departure from exact independent Bernoulli(q) inclusion is the size table's: it is
  *     computed in double precision and held in multiples of 2^-64, and its total variation
@@ -40,6 +41,8 @@
  *     1e-13 for B <= 10^4, 1e-12 for B = 10^6; sampler.c derives the bound), so each step's
  *     batch is within that distance of the exact Poisson sample. (Scheme 1, before: one
  *     53-bit uniform per example and step, inclusion probability q rounded up to 2^-53.)
+ * CYCLIC_POISSON's public groups are a Feistel permutation keyed once from the stream (8 rounds
+ * of a 64-bit mixer; scheme 1 used FIXED's permutation).
  * Every word is a pure function of (key, step, index): the batches do not depend on the
  * thread or rank count, nor on the order in which steps are asked for. Balls-in-bins draws the
  * bin of every example once, at dpc_sampler_new (N words, a bucketed list of N indices in
