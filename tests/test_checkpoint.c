@@ -2,7 +2,8 @@
  * names the option or input that changed (an optimizer option, the training data's content, the
  * seed); a corrupt file, bytes after the checksum and a future version are refused as such; the
  * history records travel in the checkpoint; temporaries of dead processes are removed; a version-2
- * file (the previous format, rebuilt here from a version-3 one) still resumes bit for bit. */
+ * file (the previous format, rebuilt here from a version-3 one) still resumes bit for bit; a
+ * checkpoint of a Poisson kind written before sampler scheme 2 is refused as such. */
 #include "dpcorr/train.h"
 #include "harness.h"
 #include "train/train_internal.h"
@@ -330,6 +331,116 @@ static void test_version2(const char *path)
     dpc_dataset_free(ds);
 }
 
+/* The Poisson kinds' batches changed with sampler scheme 2 (dpcorr/sampler.h): a checkpoint
+ * written before (no "sampler scheme" item, or a version-2 file) or by another scheme is refused
+ * naming "sampler" and both schemes, never resumed with other batches; a scheme-2 file resumes
+ * bit for bit; the other kinds record no scheme (their batches did not change). */
+static void test_sampler_scheme(const char *path)
+{
+    dpc_dataset *ds = data(1);
+    dpc_model *m = model();
+    dpc_train_config c;
+    config(&c);
+    dpc_error err = {0};
+    const dpc_sampler_kind kinds[] = {DPC_SAMPLER_POISSON, DPC_SAMPLER_CYCLIC_POISSON};
+    for (int k = 0; k < 2; k++) {
+        c.sampler = kinds[k];
+        c.groups = k ? 2 : 0;
+        dpc_trainer *full = make(m, ds, &c, 7), *a = make(m, ds, &c, 7);
+        steps(full, dpc_trainer_steps_total(full));
+        steps(a, 5);
+        CHECK_OK(dpc_trainer_save(a, path, &err), &err);
+        size_t n = 0;
+        unsigned char *b = slurp(path, &n);
+        dpc_trainer *y = make(m, ds, &c, 7);
+        CHECK_OK(dpc_trainer_resume(y, path, &err), &err);
+        steps(y, dpc_trainer_steps_total(y) - dpc_trainer_steps_done(y));
+        CHECK(dpc_trainer_params_hash(y) == dpc_trainer_params_hash(full),
+              "%s: a scheme-2 checkpoint resumes bit for bit", dpc_sampler_kind_name(c.sampler));
+        /* the file without its scheme item, as scheme 1 wrote it */
+        size_t head = 8 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 32, at = 0;
+        uint32_t ni;
+        memcpy(&ni, b + head, 4);
+        ck_item it[CK_MAX_ITEMS], kept[CK_MAX_ITEMS];
+        size_t nk = 0;
+        for (uint32_t i = 0; i < ni && i < CK_MAX_ITEMS; i++) {
+            dpc__ck_item_unpack(b + head + 4 + (size_t)i * CK_ITEM_BYTES, &it[i]);
+            if (!strcmp(it[i].what, "sampler scheme")) at = i + 1;
+            else kept[nk++] = it[i];
+        }
+        CHECK(at && it[at - 1].count == DPC_SAMPLER_SCHEME, "%s records scheme %d",
+              dpc_sampler_kind_name(c.sampler), DPC_SAMPLER_SCHEME);
+        if (!at) {
+            free(b);
+            dpc_trainer_free(full);
+            dpc_trainer_free(a);
+            dpc_trainer_free(y);
+            continue;
+        }
+        size_t item_at = head + 4 + (at - 1) * CK_ITEM_BYTES;
+        unsigned char *old = malloc(n);
+        memcpy(old, b, item_at);
+        memcpy(old + item_at, b + item_at + CK_ITEM_BYTES, n - item_at - CK_ITEM_BYTES);
+        uint32_t ni1 = ni - 1;
+        memcpy(old + head, &ni1, 4);
+        uint64_t fp = dpc__train_items_hash(kept, nk), h;
+        memcpy(old + 16, &fp, 8);
+        size_t n1 = n - CK_ITEM_BYTES;
+        h = fnv(old, n1 - 8);
+        memcpy(old + n1 - 8, &h, 8);
+        spit(path, old, n1);
+        dpc_trainer *z = make(m, ds, &c, 7);
+        CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE && !strcmp(err.field, "sampler") &&
+                  strstr(err.msg, "sampler scheme 1 (per-example draws") &&
+                  strstr(err.msg, "by scheme 2") && strstr(err.msg, "resume is not possible"),
+              "%s: a scheme-1 checkpoint refused: %s", dpc_sampler_kind_name(c.sampler), err.msg);
+        CHECK(dpc_trainer_steps_done(z) == 0, "nothing resumed");
+        dpc_trainer_free(z);
+        /* another scheme number */
+        uint64_t three = 3;
+        memcpy(b + item_at + CK_FIELD_LEN + CK_WHAT_LEN + 4, &three, 8);
+        h = fnv(b, n - 8);
+        memcpy(b + n - 8, &h, 8);
+        spit(path, b, n);
+        z = make(m, ds, &c, 7);
+        CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE &&
+                  strstr(err.msg, "sampler scheme 3;"),
+              "%s: a scheme-3 checkpoint refused: %s", dpc_sampler_kind_name(c.sampler), err.msg);
+        dpc_trainer_free(z);
+        /* a version-2 file of this run (it predates the schemes) */
+        size_t items = 4 + (size_t)ni * CK_ITEM_BYTES, body = n - 8 - head - items - 8;
+        uint32_t ver = 2;
+        memcpy(old, b, head);
+        memcpy(old + 8, &ver, 4);
+        fp = dpc__train_fingerprint_v2(a);
+        memcpy(old + 16, &fp, 8);
+        memcpy(old + head, b + head + items, body);
+        h = fnv(old, head + body);
+        memcpy(old + head + body, &h, 8);
+        spit(path, old, head + body + 8);
+        z = make(m, ds, &c, 7);
+        CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE &&
+                  strstr(err.msg, "sampler scheme 1 (per-example draws"),
+              "%s: a version-2 checkpoint refused: %s", dpc_sampler_kind_name(c.sampler), err.msg);
+        dpc_trainer_free(z);
+        free(old);
+        free(b);
+        dpc_trainer_free(full);
+        dpc_trainer_free(a);
+        dpc_trainer_free(y);
+    }
+    /* fixed-order batches did not change: no scheme recorded */
+    config(&c);
+    dpc_trainer *f = make(m, ds, &c, 7);
+    ck_item it[CK_MAX_ITEMS];
+    size_t ni = dpc__train_items(f, it), found = 0;
+    for (size_t i = 0; i < ni; i++) found += !strcmp(it[i].what, "sampler scheme");
+    CHECK(found == 0, "a fixed-order run records no sampler scheme");
+    dpc_trainer_free(f);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+}
+
 /* The atomic write never replaces a non-regular file (issue 28): a FIFO, a symlink to a
  * character device or a directory is refused naming the path and left as it was. */
 static void test_not_regular(const char *path)
@@ -505,6 +616,7 @@ int main(void)
     test_records(path);
     test_stale_tmp(path);
     test_version2(path);
+    test_sampler_scheme(path);
     test_not_regular(path);
     test_noise_state(path);
     unlink(path);

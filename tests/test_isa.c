@@ -12,6 +12,7 @@
 #include "dpcorr/rng.h"
 #include "dpcorr/train.h"
 #include "harness.h"
+#include "tune/tune_internal.h"
 #include "isa/isa_internal.h"
 #include "model/gemm.h"
 #include "rng/gauss_impl.h"
@@ -671,6 +672,57 @@ static void test_train_cnn_levels(void)
     dpc_dataset_free(ds);
 }
 
+/* The decision on timed rounds (dpc__tune_decide): the median of each level's rounds, then the
+ * rule. A cold first round (the wider level slow once, as on the Zen 1 core of issue 35) or one
+ * disturbed round does not decide; rounds within 2% keep the widest; a narrower level faster
+ * in most rounds wins. */
+static void test_tune_decide(void)
+{
+    enum { R = 7 };
+    static const struct {
+        double sse2[R], avx2[R], avx512[R];
+        dpc_isa have, want;
+    } cases[] = {
+        /* Zen 1: AVX2 17% faster once warm, 10% slower in the cold first round */
+        {{0.197, 0.220, 0.221, 0.219, 0.222, 0.220, 0.221},
+         {0.219, 0.186, 0.187, 0.185, 0.188, 0.186, 0.187}, {0}, DPC_ISA_AVX2, DPC_ISA_AVX2},
+        /* within 2% in every round: the widest kept */
+        {{1.00, 1.01, 0.99, 1.00, 1.02, 1.00, 0.99}, {1.01, 1.00, 1.00, 1.02, 0.99, 1.01, 1.00},
+         {1.02, 1.01, 1.00, 1.01, 1.01, 1.02, 1.00}, DPC_ISA_AVX512, DPC_ISA_AVX512},
+        /* AVX-512 disturbed in two rounds (another job): its median still wins */
+        {{3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0}, {2.0, 2.0, 2.0, 2.0, 2.0, 2.0, 2.0},
+         {1.0, 9.0, 1.0, 1.0, 7.0, 1.0, 1.0}, DPC_ISA_AVX512, DPC_ISA_AVX512},
+        /* AVX2 10% faster than AVX-512 in 5 of 7 rounds: AVX2 */
+        {{3.0, 3.0, 3.0, 3.0, 3.0, 3.0, 3.0}, {0.9, 0.9, 1.2, 0.9, 0.9, 1.2, 0.9},
+         {1.0, 1.0, 0.8, 1.0, 1.0, 0.8, 1.0}, DPC_ISA_AVX512, DPC_ISA_AVX2},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        double sec[R * 4] = {0}, ns[4];
+        for (int r = 0; r < R; r++) {
+            sec[r * 4 + DPC_ISA_SSE2] = cases[i].sse2[r];
+            sec[r * 4 + DPC_ISA_AVX2] = cases[i].avx2[r];
+            sec[r * 4 + DPC_ISA_AVX512] = cases[i].avx512[r];
+        }
+        dpc_isa got = dpc__tune_decide(sec, R, cases[i].have, 10.0, ns);
+        CHECK(got == cases[i].want, "decide case %zu: %s, expected %s", i, dpc_isa_name(got),
+              dpc_isa_name(cases[i].want));
+        double v[R];
+        memcpy(v, cases[i].avx2, sizeof v);
+        for (int a = 1; a < R; a++) /* the median, by sorting a copy */
+            for (int b = a; b > 0 && v[b - 1] > v[b]; b--) {
+                double t = v[b];
+                v[b] = v[b - 1];
+                v[b - 1] = t;
+            }
+        CHECK(ns[DPC_ISA_AVX2] == 10.0 * v[R / 2] && ns[0] == 0 &&
+                  (cases[i].have == DPC_ISA_AVX512 || ns[DPC_ISA_AVX512] == 0),
+              "decide case %zu: ns are the scaled medians", i);
+    }
+    /* the first round alone (what one cold timing would say) picks the other level */
+    double first[4] = {0, 0.197, 0.219, 0};
+    CHECK(dpc_tune_choose(first, DPC_ISA_AVX2) == DPC_ISA_SSE2, "one cold timing picks SSE2");
+}
+
 /* dpc_tune_isa: a supported level per family, a finite positive time for each level this CPU
  * runs and none for the others; the choice rule on made-up tables (the widest kept unless a
  * narrower one is more than 3% faster; unmeasured levels ignored; never above `have`). */
@@ -711,6 +763,7 @@ static void test_tuning(void)
         CHECK(got == cases[i].want, "choice case %zu: %s, expected %s", i, dpc_isa_name(got),
               dpc_isa_name(cases[i].want));
     }
+    test_tune_decide();
 }
 
 int main(void)

@@ -3,7 +3,10 @@
  * sizes and inclusion rates are right, batches are pure functions of the step. */
 #include "dpcorr/sampler.h"
 #include "harness.h"
+#include "sampler/sampler_internal.h"
 
+#include <float.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 static dpc_sampler *mk(dpc_sampler_kind kind, size_t N, size_t B, size_t steps, size_t groups,
@@ -102,16 +105,26 @@ static void test_poisson(void)
     dpc_sampler_free(s);
 }
 
-/* The batches are the documented per-example draws, word by word: Poisson t = {i : uniform(t,
- * i) < q}, balls-in-bins t = {i : below(ROW_BINS, i, b) == t mod b}, on the sampler's stream
- * (DPC_STREAM_SAMPLER, 0), seeded and secure; N not a multiple of the samplers' word runs (256)
- * nor of a block. Guards the bulk draws (dpc_rng_word_fill) against the definition. */
+/* The batches are the documented draws (sampler.h, scheme 2), on the sampler's stream
+ * (DPC_STREAM_SAMPLER, 0), seeded and secure:
+ *   Poisson at rate >= 1/16   {i : below(t, i, N) < B};
+ *   Poisson below 1/16        the first `count` distinct values of below(t, 1, N),
+ *                             below(t, 2, N), ... (the size itself comes from the table);
+ *   balls-in-bins             {i : below(ROW_BINS, i, b) == t mod b} (unchanged since scheme 1).
+ * N not a multiple of the samplers' word runs (256) nor of a block. */
 static void test_draw_definition(void)
 {
-    size_t N = 1037, B = 90, steps = 23;
+    const struct { dpc_sampler_kind kind; size_t N, B; } cases[] = {
+        {DPC_SAMPLER_POISSON, 1037, 90},  /* q = 0.087: one draw per example */
+        {DPC_SAMPLER_POISSON, 1037, 20},  /* q = 0.019: size table + distinct positions */
+        {DPC_SAMPLER_POISSON, 300, 150},  /* q = 0.5: distinct positions would repeat often */
+        {DPC_SAMPLER_BALLS_IN_BINS, 1037, 90}};
+    size_t steps = 23;
     const uint64_t rows_bins = (uint64_t)3 << 61; /* sampler.c's ROW_BINS */
     for (int secure = 0; secure < 2; secure++)
-        for (int kind = 0; kind < 2; kind++) {
+        for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+            size_t N = cases[c].N, B = cases[c].B;
+            int bib = cases[c].kind == DPC_SAMPLER_BALLS_IN_BINS, dense = B * 16 >= N;
             dpc_rng rng;
             dpc_rng_seed(&rng, 41);
             if (secure) {
@@ -119,8 +132,7 @@ static void test_draw_definition(void)
                 rng.mode = DPC_RNG_SECURE;
                 for (int i = 0; i < 8; i++) rng.skey[i] = 0x2545F491u * (uint32_t)(i + 5);
             }
-            dpc_sampler_config cfg = {kind ? DPC_SAMPLER_BALLS_IN_BINS : DPC_SAMPLER_POISSON, N,
-                                      B, steps, 0};
+            dpc_sampler_config cfg = {cases[c].kind, N, B, steps, 0};
             dpc_sampler *s = NULL;
             dpc_error err = {0};
             CHECK_OK(dpc_sampler_new(&s, &cfg, &rng, &err), &err);
@@ -128,25 +140,279 @@ static void test_draw_definition(void)
             dpc_sampler_desc d;
             dpc_sampler_describe(s, &d);
             dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
-            size_t *idx = malloc(N * sizeof *idx), cnt, bad = 0, total = 0;
+            size_t *idx = malloc(dpc_sampler_max_batch(s) * sizeof *idx), cnt, bad = 0, total = 0;
+            unsigned char *in = malloc(N);
             size_t bins = d.steps_per_epoch ? d.steps_per_epoch : 1;
             for (size_t t = 0; t < steps; t++) {
                 CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
-                size_t j = 0;
-                for (size_t i = 0; i < N; i++) {
-                    int in = kind ? dpc_rng_below(&st, rows_bins, i, bins) == t % bins
-                                  : dpc_rng_uniform(&st, t, i) < (double)B / (double)N;
-                    if (in) bad += j >= cnt || idx[j++] != i;
+                memset(in, 0, N);
+                if (bib || dense) {
+                    for (size_t i = 0; i < N; i++)
+                        in[i] = bib ? dpc_rng_below(&st, rows_bins, i, bins) == t % bins
+                                    : dpc_rng_below(&st, t, i, N) < B;
+                } else {
+                    for (size_t got = 0, dd = 1; got < cnt && dd < 100 * N; dd++) {
+                        size_t v = (size_t)dpc_rng_below(&st, t, dd, N);
+                        if (!in[v]) in[v] = 1, got++;
+                    }
                 }
+                size_t j = 0;
+                for (size_t i = 0; i < N; i++)
+                    if (in[i]) bad += j >= cnt || idx[j++] != i;
                 bad += j != cnt;
                 total += cnt;
             }
-            CHECK(bad == 0 && total > 0,
-                  "%s %s: batches differ from the per-example definition in %zu places",
-                  secure ? "secure" : "seeded", kind ? "balls-in-bins" : "poisson", bad);
+            CHECK(bad == 0 && total > 0, "%s case %zu: batches differ from the definition in %zu "
+                  "places", secure ? "secure" : "seeded", c, bad);
             free(idx);
+            free(in);
             dpc_sampler_free(s);
         }
+}
+
+/* Wilson-Hilferty: the chi-square quantile with df degrees of freedom at the standard normal
+ * quantile z (z = 3.719: upper 1e-4). */
+static double chi2_quantile(double df, double z)
+{
+    double h = 2.0 / (9.0 * df), c = 1.0 - h + z * sqrt(h);
+    return df * c * c * c;
+}
+
+/* Binomial(n, q) pmf at k0 .. k0 + m - 1, by the ratio recurrence from the mode in long double
+ * (64-bit mantissa on x86: 2^11 times finer than the sampler's double table). */
+static void binom_pmf(size_t n, size_t B, size_t k0, size_t m, long double *p)
+{
+    long double nb = (long double)(n - B), bd = (long double)B, S = 0;
+    /* r over [lo, hi] wide enough to normalize: the mode +- 60 sd */
+    double sd = sqrt((double)B * (1.0 - (double)B / (double)n)) + 1.0;
+    size_t lo = (double)B > 60 * sd ? B - (size_t)(60 * sd) : 0;
+    size_t hi = B + (size_t)(60 * sd) < n ? B + (size_t)(60 * sd) : n;
+    long double *r = malloc((hi - lo + 1) * sizeof *r);
+    r[B - lo] = 1;
+    for (size_t k = B; k < hi; k++) r[k + 1 - lo] = r[k - lo] * ((n - k) * bd) / ((k + 1) * nb);
+    for (size_t k = B; k > lo; k--) r[k - 1 - lo] = r[k - lo] * (k * nb) / ((n - k + 1) * bd);
+    for (size_t k = lo; k <= hi; k++) S += r[k - lo];
+    for (size_t j = 0; j < m; j++) {
+        size_t k = k0 + j;
+        p[j] = k >= lo && k <= hi ? r[k - lo] / S : 0;
+    }
+    free(r);
+}
+
+/* The batch-size table (rate below 1/16) against the binomial in long double: the total
+ * variation is within the bound the sampler states, and the bound is as small as the header
+ * says (below 1e-13 up to B = 10^4, 1e-12 at 10^6). */
+static void test_size_table(void)
+{
+    const size_t Ns[] = {1000, 100000, 10000000, 100000000, 60000, 1000000};
+    const size_t Bs[] = {10, 1000, 1000, 1000000, 1, 10000};
+    for (int c = 0; c < 6; c++) {
+        dpc_sampler *s = mk(DPC_SAMPLER_POISSON, Ns[c], Bs[c], 10, 0, 5);
+        if (!s) continue;
+        size_t k0, nk;
+        const uint64_t *cum;
+        double tv_bound = dpc__sampler_size_tv(s, &k0, &nk, &cum);
+        CHECK(cum && nk > 1 && k0 <= Bs[c] && k0 + nk > Bs[c], "case %d: table [%zu, +%zu)", c,
+              k0, nk);
+        CHECK(tv_bound > 0 && tv_bound < (Bs[c] <= 10000 ? 1e-13 : 1e-12),
+              "case %d (B = %zu): stated total variation %.3g", c, Bs[c], tv_bound);
+        CHECK(dpc_sampler_max_batch(s) == 2 * (k0 + nk - 1), "case %d: capacity", c);
+        if (LDBL_MANT_DIG < 64 || !cum) {
+            SKIP("case %d: long double is no finer than double here", c);
+            dpc_sampler_free(s);
+            continue;
+        }
+        long double *p = malloc(nk * sizeof *p), tv = 0, inside = 0, prev = 0;
+        binom_pmf(Ns[c], Bs[c], k0, nk, p);
+        for (size_t j = 0; j < nk; j++) {
+            long double cj = j + 1 < nk ? (long double)cum[j] : 0x1p64L;
+            tv += fabsl((cj - prev) / 0x1p64L - p[j]);
+            inside += p[j];
+            prev = cj;
+        }
+        tv = (tv + (1 - inside)) / 2; /* the mass outside the table counts fully */
+        CHECK((double)tv <= tv_bound, "case %d: total variation %.3Lg above the bound %.3g", c,
+              tv, tv_bound);
+        free(p);
+        dpc_sampler_free(s);
+    }
+}
+
+/* One Poisson-kind sampler over many steps: sorted, in range, no repeats; per-example
+ * inclusion ~ Binomial(steps, q) (chi-square over the examples and the largest |z|); batch
+ * size ~ Binomial(n, q) exactly (chi-square against the pmf, tails pooled to >= 20 expected);
+ * independence: co-inclusion of an example at steps t and t + lag (lags 1, 2, 7), and of
+ * examples i and i + 1 in one step, each within 4.5 sd of its count under independence.
+ * Fixed seeds; each check's false-failure rate under a correct sampler is about 1e-4 or below
+ * (the chi-square checks at the upper 1e-4 quantile, |z| < 4.5 at 7e-6, the max over n
+ * examples at n 6.8e-7). */
+typedef struct stat_case {
+    dpc_sampler_kind kind;
+    size_t N, B, steps, G;
+} stat_case;
+
+static void poisson_stats(const stat_case *sc, uint64_t seed)
+{
+    size_t G = sc->G ? sc->G : 1, n = sc->N / G, T = sc->steps;
+    dpc_sampler *s = mk(sc->kind, sc->N, sc->B, T, sc->G, seed);
+    if (!s) return;
+    double q = (double)sc->B / (double)n;
+    size_t cap = dpc_sampler_max_batch(s), cnt;
+    size_t *idx = malloc(cap * sizeof *idx), *hits = calloc(sc->N, sizeof *hits);
+    size_t *last = calloc(sc->N, sizeof *last), co[3] = {0, 0, 0}, adj = 0, adj_pairs = 0;
+    size_t *sizes = calloc(n + 1, sizeof *sizes), *group_of = malloc(sc->N * sizeof *group_of);
+    const size_t lags[3] = {1, 2, 7};
+    unsigned char *in = calloc(sc->N, 1);
+    /* the steps an example was in, as a bit history of the last 8 steps of its group */
+    unsigned *histv = calloc(sc->N, sizeof *histv);
+    int sorted = 1, range = 1;
+    dpc_error err = {0};
+    for (size_t i = 0; i < sc->N; i++) group_of[i] = SIZE_MAX;
+    for (size_t t = 0; t < T; t++) {
+        CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &err), &err);
+        sizes[cnt <= n ? cnt : n]++;
+        for (size_t j = 0; j < cnt; j++) {
+            if (idx[j] >= sc->N) {
+                range = 0;
+                continue;
+            }
+            if (j && idx[j] <= idx[j - 1]) sorted = 0;
+            size_t ex = idx[j];
+            hits[ex]++;
+            in[ex] = 1;
+            if (group_of[ex] == SIZE_MAX) group_of[ex] = t % G;
+            if (group_of[ex] != t % G) range = 0;
+            /* histv bit k: in at this group's step k + 1 rounds ago */
+            size_t rounds = (t - last[ex]) / G; /* >= 1 after the first hit */
+            unsigned h = 0;
+            if (hits[ex] > 1 && rounds >= 1 && rounds < 32)
+                h = (histv[ex] << rounds) | (1u << (rounds - 1));
+            for (int l = 0; l < 3; l++) co[l] += (h >> (lags[l] - 1)) & 1;
+            histv[ex] = h;
+            last[ex] = t;
+        }
+        /* adjacent members i, i + 1 of this step's population, both in (POISSON only) */
+        if (sc->kind == DPC_SAMPLER_POISSON) {
+            for (size_t j = 0; j + 1 < cnt; j++) adj += idx[j + 1] == idx[j] + 1;
+            adj_pairs += n - 1;
+        }
+        for (size_t j = 0; j < cnt; j++)
+            if (idx[j] < sc->N) in[idx[j]] = 0;
+    }
+    const char *kn = dpc_sampler_kind_name(sc->kind);
+    CHECK(sorted && range, "%s N %zu B %zu: sorted %d, in range and group %d", kn, sc->N, sc->B,
+          sorted, range);
+    /* inclusion: each example of a used group ~ Binomial(opportunities, q) */
+    double chi = 0, zmax = 0;
+    size_t used = 0;
+    for (size_t i = 0; i < sc->N; i++) {
+        if (group_of[i] == SIZE_MAX && sc->G) continue; /* never drawn: leftover, or unlucky */
+        size_t g = sc->G ? group_of[i] : 0, opp = T / G + (g < T % G);
+        double e = opp * q, v = e * (1 - q), z = ((double)hits[i] - e) / sqrt(v);
+        chi += z * z;
+        if (fabs(z) > zmax) zmax = fabs(z);
+        used++;
+    }
+    double zlim = sqrt(2 * log(used / 6.8e-7 / sqrt(2 * M_PI)) - log(2 * log(used / 6.8e-7)));
+    CHECK(chi < chi2_quantile((double)used, 3.719),
+          "%s N %zu B %zu: inclusion chi2 %.1f over %zu examples (limit %.1f)", kn, sc->N, sc->B,
+          chi, used, chi2_quantile((double)used, 3.719));
+    CHECK(zmax < zlim, "%s N %zu B %zu: largest inclusion |z| %.2f (limit %.2f)", kn, sc->N,
+          sc->B, zmax, zlim);
+    /* batch size against the exact pmf */
+    long double *p = malloc((n + 1) * sizeof *p);
+    binom_pmf(n, sc->B, 0, n + 1, p);
+    double chs = 0, acc_o = 0, acc_e = 0;
+    int bins = 0;
+    for (size_t k = 0; k <= n; k++) {
+        acc_o += (double)sizes[k];
+        acc_e += (double)(p[k] * T);
+        if (acc_e >= 20 || k == n) {
+            if (acc_e > 0) chs += (acc_o - acc_e) * (acc_o - acc_e) / acc_e, bins++;
+            acc_o = acc_e = 0;
+        }
+    }
+    CHECK(bins >= 5 && chs < chi2_quantile(bins - 1, 3.719),
+          "%s N %zu B %zu: batch-size chi2 %.1f over %d bins (limit %.1f)", kn, sc->N, sc->B, chs,
+          bins, chi2_quantile(bins - 1, 3.719));
+    /* independence across steps and within a step */
+    for (int l = 0; l < 3; l++) {
+        double pairs = (double)used * (double)(T / G > lags[l] ? T / G - lags[l] : 0);
+        double e = pairs * q * q, z = ((double)co[l] - e) / sqrt(e * (1 - q * q));
+        CHECK(fabs(z) < 4.5, "%s N %zu B %zu: co-inclusion at lag %zu: %zu vs %.1f (z %.2f)", kn,
+              sc->N, sc->B, lags[l], co[l], e, z);
+    }
+    if (adj_pairs) {
+        double e = (double)adj_pairs * q * q, z = ((double)adj - e) / sqrt(e * (1 - q * q));
+        CHECK(fabs(z) < 4.5, "%s N %zu B %zu: neighbours in one batch %zu vs %.1f (z %.2f)", kn,
+              sc->N, sc->B, adj, e, z);
+    }
+    free(p);
+    free(idx);
+    free(hits);
+    free(last);
+    free(sizes);
+    free(group_of);
+    free(in);
+    free(histv);
+    dpc_sampler_free(s);
+}
+
+static void test_poisson_stats(void)
+{
+    double sc = tests_scale();
+    const stat_case cases[] = {
+        {DPC_SAMPLER_POISSON, 500, 10, (size_t)(20000 * sc) + 2000, 0},   /* table, q = 0.02 */
+        {DPC_SAMPLER_POISSON, 100000, 40, (size_t)(20000 * sc) + 2000, 0}, /* table, q 4e-4 */
+        {DPC_SAMPLER_POISSON, 200, 40, (size_t)(5000 * sc) + 500, 0},     /* dense, q = 0.2 */
+        {DPC_SAMPLER_POISSON, 64, 3, (size_t)(20000 * sc) + 2000, 0},     /* table, q = 0.047 */
+        {DPC_SAMPLER_CYCLIC_POISSON, 4003, 10, (size_t)(40000 * sc) + 4000, 4}, /* table */
+        {DPC_SAMPLER_CYCLIC_POISSON, 1000, 25, (size_t)(8000 * sc) + 800, 8},   /* dense */
+    };
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) poisson_stats(&cases[c], 7 + c);
+}
+
+/* A batch is a pure function of (key, t): the steps asked for backwards, and twice, give the same
+ * sets as forwards, for every kind; another seed gives other sets. */
+static void test_pure(void)
+{
+    const stat_case cases[] = {{DPC_SAMPLER_POISSON, 5000, 20, 40, 0},
+                               {DPC_SAMPLER_POISSON, 300, 100, 40, 0},
+                               {DPC_SAMPLER_CYCLIC_POISSON, 5000, 20, 40, 3},
+                               {DPC_SAMPLER_BALLS_IN_BINS, 5000, 250, 40, 0},
+                               {DPC_SAMPLER_SHUFFLE, 5000, 250, 40, 0}};
+    dpc_error err = {0};
+    for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
+        const stat_case *k = &cases[c];
+        dpc_sampler *s = mk(k->kind, k->N, k->B, k->steps, k->G, 21);
+        dpc_sampler *o = mk(k->kind, k->N, k->B, k->steps, k->G, 22);
+        if (!s || !o) continue;
+        size_t cap = dpc_sampler_max_batch(s), T = k->steps;
+        size_t *fw = malloc(T * cap * sizeof *fw), *fc = malloc(T * sizeof *fc);
+        size_t *b = malloc(cap * sizeof *b), *ob = malloc(dpc_sampler_max_batch(o) * sizeof *ob);
+        size_t cnt, ocnt, differ = 0;
+        int same = 1;
+        for (size_t t = 0; t < T; t++)
+            CHECK_OK(dpc_sampler_batch(s, t, fw + t * cap, &fc[t], &err), &err);
+        for (size_t r = 0; r < 2; r++)
+            for (size_t t = T; t-- > 0;) {
+                CHECK_OK(dpc_sampler_batch(s, t, b, &cnt, &err), &err);
+                same &= cnt == fc[t] && !memcmp(b, fw + t * cap, cnt * sizeof *b);
+            }
+        for (size_t t = 0; t < T; t++) {
+            CHECK_OK(dpc_sampler_batch(o, t, ob, &ocnt, &err), &err);
+            differ += ocnt != fc[t] || memcmp(ob, fw + t * cap, ocnt * sizeof *ob);
+        }
+        CHECK(same, "%s: the same batches backwards and twice", dpc_sampler_kind_name(k->kind));
+        CHECK(differ == T, "%s: another key gives other batches (%zu of %zu differ)",
+              dpc_sampler_kind_name(k->kind), differ, T);
+        free(fw);
+        free(fc);
+        free(b);
+        free(ob);
+        dpc_sampler_free(s);
+        dpc_sampler_free(o);
+    }
 }
 
 static void test_cyclic_poisson(void)
@@ -300,6 +566,9 @@ int main(void)
     test_fixed_shuffle();
     test_poisson();
     test_draw_definition();
+    test_size_table();
+    test_poisson_stats();
+    test_pure();
     test_cyclic_poisson();
     test_opportunities();
     test_balls_in_bins();

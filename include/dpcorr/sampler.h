@@ -20,11 +20,33 @@
  *                  "amplified BandMF"): an example can only take part at steps g, g + groups, ...
  *   BALLS_IN_BINS  every example is put in one of b = floor(N/B) bins, exactly uniformly
  *                  (unbiased integer draw) and independently (a pure function of the key), and
- *                  takes part in every step t
- *                  with t mod b = its bin: one uniformly random step of each epoch, the same
- *                  position every epoch (jax_privacy's BallsInBinsSampling; Choquette-Choo et al.
+ *                  takes part in every step t with t mod b = its bin: one uniformly random
+ *                  step of each epoch, the same position every epoch (jax_privacy's
+ *                  BallsInBinsSampling; Choquette-Choo et al.
  *                  2024, "Near exact privacy amplification for matrix mechanisms"). Variable
  *                  batch size (Binomial(N, 1/b)); the sum is divided by the expected size N/b.
+ *
+ * How the Poisson kinds draw (sampler scheme 2, DPC_SAMPLER_SCHEME): a step's batch costs
+ * O(batch) words, not one word per example. Over a population of n (N, or the group of the
+ * step) with expected size B:
+ *   - B / n >= 1/16: member j is in when dpc_rng_below(t, j, n) < B, exactly Bernoulli(B / n)
+ *     and independent (n words, at most 16 per expected member);
+ *   - else the batch size K is drawn by inversion of a table of Binomial(n, B / n) at the word
+ *     (t, 0), then K distinct members exactly uniformly among the K-subsets, from the draws
+ *     dpc_rng_below(t, 1, n), dpc_rng_below(t, 2, n), ... (repeats redrawn; radix-sorted). Given
+ *     its size, a set of independent Bernoulli(q) draws is exactly a uniform K-subset, so the
+ *     only departure from exact independent Bernoulli(q) inclusion is the size table's: it is
+ *     computed in double precision and held in multiples of 2^-64, and its total variation
+ *     distance from Binomial(n, q) is bounded at construction (about 1e-15 sqrt(B): below
+ *     1e-13 for B <= 10^4, 1e-12 for B = 10^6; sampler.c derives the bound), so each step's
+ *     batch is within that distance of the exact Poisson sample. (Scheme 1, before: one
+ *     53-bit uniform per example and step, inclusion probability q rounded up to 2^-53.)
+ * CYCLIC_POISSON's public groups are a Feistel permutation keyed once from the stream (8 rounds
+ * of a 64-bit mixer; scheme 1 used FIXED's permutation).
+ * Every word is a pure function of (key, step, index): the batches do not depend on the
+ * thread or rank count, nor on the order in which steps are asked for. Balls-in-bins draws the
+ * bin of every example once, at dpc_sampler_new (N words, a bucketed list of N indices in
+ * memory: 4 bytes per example below 2^32 examples), and a step copies its bin.
  *
  * What the accountant needs (dpc_sampler_describe): the participation pattern of one example
  * (for the mechanism's sensitivity) and whether Poisson amplification applies, with its rate and
@@ -39,6 +61,11 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* Which sets (key, step) draws for the Poisson kinds (above); checkpoints record it and a resume
+ * under another scheme is refused. FIXED, SHUFFLE and BALLS_IN_BINS draw what they drew under
+ * scheme 1. */
+#define DPC_SAMPLER_SCHEME 2
 
 typedef enum dpc_sampler_kind {
     DPC_SAMPLER_FIXED = 0,
@@ -76,8 +103,9 @@ DPC_API const char *dpc_sampler_kind_name(dpc_sampler_kind k); /* "fixed", "shuf
 DPC_API DPC_NODISCARD dpc_status dpc_sampler_kind_parse(const char *s, dpc_sampler_kind *out,
                                                         dpc_error *err);
 
-/* Validates (batch <= N, groups <= N, ...) and draws the public permutation if the kind has
- * one. DPC_E_INVALID naming the field on bad input. */
+/* Validates (batch <= N, groups <= N, ...) and prepares the draws: the batch-size table of a
+ * Poisson kind (O(sqrt(B) log(1/2^-80)) entries), the bins of balls-in-bins (O(N)).
+ * DPC_E_INVALID naming the field on bad input, DPC_E_NOMEM. */
 DPC_API DPC_NODISCARD dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg,
                                                  const dpc_rng *rng, dpc_error *err);
 DPC_API void dpc_sampler_free(dpc_sampler *s);
@@ -87,11 +115,14 @@ DPC_API void dpc_sampler_free(dpc_sampler *s);
 DPC_API const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s);
 DPC_API void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *out);
 
-/* Largest possible batch (capacity needed by dpc_sampler_batch's idx). */
+/* The capacity dpc_sampler_batch needs in idx: at least the largest possible batch (the Poisson
+ * kinds below rate 1/16 use twice their largest batch, the rest as scratch; balls-in-bins its
+ * largest bin). */
 DPC_API size_t dpc_sampler_max_batch(const dpc_sampler *s);
 
-/* The example indices of step t (0 <= t < steps), in increasing order for Poisson kinds and in
- * permutation order otherwise. Pure function of (key, t). idx: (max_batch). */
+/* The example indices of step t (0 <= t < steps), in increasing order for the Poisson kinds and
+ * balls-in-bins, in permutation order otherwise. Pure function of (key, t). Cost O(B) words
+ * (O(B log B) time; for a Poisson kind at rate >= 1/16, O(n) = O(16 B)). idx: (max_batch). */
 DPC_API DPC_NODISCARD dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx,
                                                    size_t *count, dpc_error *err);
 
@@ -107,7 +138,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t 
  *                    one secret offset t0 (its bin), uniform in [0, b) — not independent draws
  *                    (dpc_audit_score_cyclic scores this).
  * An example that never takes part (left over by the permutation or the groups) has count 0.
- * Computed by inverting the permutations: O(epochs) for FIXED and SHUFFLE. */
+ * Computed by inverting the permutations: O(epochs) for FIXED and SHUFFLE, O(steps / groups)
+ * for CYCLIC_POISSON, O(steps) for POISSON and BALLS_IN_BINS (every step is listed); no
+ * batch is drawn. */
 DPC_API DPC_NODISCARD dpc_status dpc_sampler_opportunities(const dpc_sampler *s, size_t example,
                                                            size_t *steps, size_t *count,
                                                            int *certain, dpc_error *err);

@@ -3,8 +3,9 @@
  * The widest level is not always the fastest (on some AMD Zen cores AVX-512 GEMMs run slower
  * than AVX2; on others it is the other way round), and since every level computes the same
  * bits the choice is free. dpc_tune_isa measures each level this CPU runs on a small instance
- * of each kernel family, on the calling thread (its CPU time, best of several repetitions, so
- * that other jobs on the core distort little), in about 10-30 ms:
+ * of each kernel family, on the calling thread (its CPU time: after untimed warm-up rounds of
+ * every level, the median of 7 rounds with the levels interleaved, so that neither a cold
+ * first timing nor another job on the core decides), in about 10-30 ms:
  *
  *   DPC_TUNE_GEMM   the model's matrix products (dpc_model_config.isa):
  *                   (16 x 256) x (256 x 128), ns per multiply-add
@@ -14,8 +15,9 @@
  *                   (dpc_noise_config.isa, dpc_train_config.isa): BLT with 4 buffers over
  *                   32 Ki coordinates, ns per coordinate
  *
- * and picks per family the level with the least time, except that a wider level is kept unless
- * a narrower one is more than 3% faster (measurement noise must not flip the choice). It keeps
+ * and picks per family the level with the least (median) time, except that a wider level is
+ * kept unless a narrower one is more than 3% faster (measurement noise must not flip the
+ * choice). It keeps
  * no state: front ends call it once per process at first use and set the objects' levels (the
  * CLI and the Python package do; they record the table in reports), and DPCORR_ISA there
  * still forces one level for all families. An object left at DPC_ISA_AUTO takes
@@ -38,8 +40,8 @@ typedef enum dpc_tune_family {
 
 typedef struct dpc_tune_levels {
     dpc_isa level[DPC_TUNE_NFAMILIES]; /* the chosen level per family */
-    /* ns per unit (above) per family and level, indexed by dpc_isa (0 for AUTO and for levels
-     * this CPU lacks) */
+    /* ns per unit (above) per family and level, the median of the rounds, indexed by dpc_isa (0
+     * for AUTO and for levels this CPU lacks) */
     double ns[DPC_TUNE_NFAMILIES][4];
     double seconds; /* the measurement's own wall time */
 } dpc_tune_levels;

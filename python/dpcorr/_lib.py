@@ -393,6 +393,11 @@ _check.STEPS_MAX = int(lib.dpc_account_max_count())
 # ---- enums (values are the C enums') -----------------------------------------------------------
 
 SAMPLER_AUTO = 99
+# dpcorr/sampler.h DPC_SAMPLER_SCHEME: which batches (key, step) draws for the Poisson kinds
+# (scheme 2: a binomial batch size, then that many distinct uniform examples; scheme 1 drew a
+# word per example and step). Checkpoints of those kinds record it.
+SAMPLER_SCHEME = 2
+SCHEME_SAMPLERS = ("poisson", "cyclic-poisson")
 PART_MINSEP, PART_CYCLIC = 0, 1
 NOISE_FORMS = {"auto": 0, "buffer": 1, "replay": 2}
 STREAM_NOISE = 1

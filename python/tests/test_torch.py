@@ -369,6 +369,36 @@ def test_checkpoint_of_another_run_refused():
         third.load_state_dict(state)
 
 
+def test_checkpoint_of_an_older_sampler_scheme_refused():
+    """Poisson-kind batches changed with sampler scheme 2: a checkpoint without the scheme (as
+    written before it) or with another one is refused naming both schemes, never resumed with
+    other batches; fixed-order epochs did not change and record no scheme."""
+    ds = data(240, 6)
+
+    def engine(mech, sampler, **kw):
+        model = mlp()
+        return dt.make_private(model, torch.optim.SGD(model.parameters(), lr=0.1), ds,
+                               noise_multiplier=1.0, epochs=2, batch_size=40, mech=mech,
+                               sampler=sampler, seed=1, **kw)[3]
+
+    for mech, sampler, kw in (("identity", "poisson", {}),
+                              ("bsr", "cyclic-poisson", {"groups": 2,
+                                                         "mech_params": {"bands": 2}})):
+        eng = engine(mech, sampler, **kw)
+        state = eng.state_dict()
+        assert state["fingerprint"]["sampler_scheme"] == 2
+        engine(mech, sampler, **kw).load_state_dict(state)  # the same scheme resumes
+        old = dict(state, fingerprint={k: v for k, v in state["fingerprint"].items()
+                                       if k != "sampler_scheme"})
+        with pytest.raises(ValueError, match=r"sampler scheme 1 \(per-example draws.*scheme 2"
+                                             r".*resume is not possible"):
+            engine(mech, sampler, **kw).load_state_dict(old)
+        other = dict(state, fingerprint=dict(state["fingerprint"], sampler_scheme=3))
+        with pytest.raises(ValueError, match="sampler scheme 3; this dpcorr samples by scheme 2"):
+            engine(mech, sampler, **kw).load_state_dict(other)
+    assert "sampler_scheme" not in engine("nu", "fixed").state_dict()["fingerprint"]
+
+
 def test_generic_dataset_and_empty_batches():
     class Pairs(torch.utils.data.Dataset):
         def __len__(self):

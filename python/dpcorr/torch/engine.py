@@ -23,7 +23,7 @@ import weakref
 import numpy as np
 import torch
 
-from .. import _check
+from .. import _check, _lib
 from .._errors import DpcorrRuntimeError
 from ..plan import TrainingPlan
 from . import _prefetch
@@ -697,6 +697,14 @@ class PrivacyEngine:
         mine, saved = self._fingerprint(), state.get("fingerprint")
         if not isinstance(saved, dict):
             raise ValueError("state: the checkpoint has no fingerprint")
+        if "sampler_scheme" in mine and saved.get("sampler_scheme") != mine["sampler_scheme"]:
+            was = saved.get("sampler_scheme", 1)  # absent: written before scheme 2
+            raise ValueError(f"state: the checkpoint was written by sampler scheme {was!r}"
+                             f"{' (per-example draws at every step)' if was == 1 else ''}; "
+                             f"this dpcorr samples by scheme {mine['sampler_scheme']} (a "
+                             f"binomial batch size, then that many distinct uniform examples);"
+                             f" resume is not possible (the remaining batches would not be "
+                             f"those of the run); restart the run")
         diff = [k for k in mine if saved.get(k) != mine[k]] + \
             [k for k in saved if k not in mine]
         if diff:
@@ -794,6 +802,8 @@ class PrivacyEngine:
                    model=[[n, list(p.shape), str(p.dtype)]
                           for n, p in self.model.named_parameters() if p.requires_grad],
                    n_examples=self.n_examples, data=self._data_hash)
+        if self.plan.ledger().get("sampler") in _lib.SCHEME_SAMPLERS:  # which batches it drew
+            out["sampler_scheme"] = _lib.SAMPLER_SCHEME
         return out
 
 

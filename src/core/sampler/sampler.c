@@ -1,19 +1,28 @@
 /* sampler.c — batch selection as a pure function of (key, step); see dpcorr/sampler.h.
  *
- * Permutations are random-access: a 6-round Feistel network on the smallest even-bit domain
- * 2^w >= N whose round function is Philox on the sampler stream, with cycle walking back into
- * [0, N). pi(i) costs O(1) expected (the domain is < 4N), so a batch costs O(B) and no
- * permutation is ever stored. (Shuffling is not used for privacy amplification, so a
- * pseudorandom permutation is all that is needed.) */
+ * Permutations are random-access: a Feistel network on the smallest even-bit domain 2^w >= N
+ * with cycle walking back into [0, N); FIXED and SHUFFLE use 6 rounds whose round function is
+ * a generator word of the sampler stream, cyclic Poisson's groups 8 rounds of a 64-bit mixer
+ * keyed once from the stream. pi(i) costs O(1) expected (the domain is < 4N), so a batch costs
+ * O(B) and no permutation is ever stored. (Neither shuffling nor the groups are used for
+ * privacy amplification, so a pseudorandom permutation is all that is needed.)
+ *
+ * The Poisson kinds draw a step's batch at the cost of the batch (scheme 2, see the header):
+ * the size from a table of the binomial, then that many distinct uniform members; the bins of
+ * balls-in-bins are drawn once and kept bucketed. */
 #include "common/util.h"
 #include "dpcorr/sampler.h"
+#include "sampler/sampler_internal.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define FEISTEL_ROUNDS 6
 #define ROW_PERM ((uint64_t)1 << 62) /* Feistel rows; Poisson draws use rows = step < 2^62 */
 #define ROW_BINS ((uint64_t)3 << 61) /* balls-in-bins: the bin of example i is draw (ROW_BINS, i) */
+#define ROW_GROUPS ((uint64_t)7 << 61) /* cyclic Poisson: the group permutation's round keys */
+#define GROUP_ROUNDS 8
 
 struct dpc_sampler {
     dpc_sampler_config cfg;
@@ -22,14 +31,25 @@ struct dpc_sampler {
     size_t spe;          /* steps per epoch (FIXED, SHUFFLE) */
     size_t group_size;   /* CYCLIC_POISSON: floor(N / groups) */
     double q;            /* Poisson rate */
+    /* Poisson kinds: each step draws from a population of pop (N, or the group size) */
+    size_t pop;
+    int dense;           /* q >= 1/DENSE_DIV: one exact draw per member of the population */
+    size_t k0, nk;       /* else the batch-size table covers the sizes k0 .. k0 + nk - 1: */
+    uint64_t *cum;       /* cum[j] = 2^64 P(size <= k0 + j), mod 2^64 (the last wraps to 0) */
+    double count_tv;     /* bound on the table's total variation from Binomial(pop, q) */
+    size_t cap;          /* capacity dpc_sampler_batch needs in idx */
+    uint64_t gk[GROUP_ROUNDS]; /* CYCLIC_POISSON: round keys of the group permutation */
+    /* BALLS_IN_BINS: the members of bin b are mem[off[b] .. off[b + 1]), increasing */
+    size_t *off;
+    uint32_t *mem32;     /* N <= 2^32 */
+    size_t *mem;         /* else */
 };
 
 #define WORD_RUN 256 /* words drawn per dpc_rng_word_fill call (2 KiB on the stack) */
+#define DENSE_DIV 16 /* from q = 1/16 on, one word per member: <= 16 words per expected member */
+#define TAIL_CUT 0x1.0p-80 /* the size table ends where P(size = k) / P(size = mode) < 2^-80 */
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
-
-/* dpc_rng_uniform's map from a word to [0, 1) (53 bits). */
-static double word_uniform(uint64_t w) { return (double)(w >> 11) * 0x1.0p-53; }
 
 /* dpc_rng_below's first attempt on word w: 1 and *out when accepted, 0 when rejected. */
 static int below_first(uint64_t w, uint64_t bound, uint64_t *out)
@@ -43,6 +63,284 @@ static int below_first(uint64_t w, uint64_t bound, uint64_t *out)
     if ((uint64_t)m < (0 - bound) % bound) return 0;
     *out = (uint64_t)(m >> 64);
     return 1;
+}
+
+/* out[j] = dpc_rng_below(row, index0 + j, bound) for j < n, the words in runs. */
+static void below_fill(const dpc_sampler *sp, uint64_t row, uint64_t index0, uint64_t bound,
+                       size_t *out, size_t n)
+{
+    uint64_t w[WORD_RUN];
+    for (size_t j0 = 0; j0 < n; j0 += WORD_RUN) {
+        size_t m = min_sz(WORD_RUN, n - j0);
+        dpc_rng_word_fill(&sp->s, row, index0 + j0, 0, w, m);
+        for (size_t j = 0; j < m; j++) {
+            uint64_t v;
+            if (!below_first(w[j], bound, &v)) /* p < bound / 2^64: redrawn on attempts 1.. */
+                v = dpc_rng_below(&sp->s, row, index0 + j0 + j, bound);
+            out[j0 + j] = (size_t)v;
+        }
+    }
+}
+
+/* Ascending sort of n indices (quicksort, median of three, insertion sort below 16): the keys
+ * are pseudorandom, so the expected O(n log n) holds. */
+static void sort_idx(size_t *a, size_t n)
+{
+    while (n > 16) {
+        size_t x = a[0], y = a[n / 2], z = a[n - 1];
+        size_t p = x < y ? (y < z ? y : (x < z ? z : x)) : (x < z ? x : (y < z ? z : y));
+        size_t i = 0, j = n - 1;
+        for (;;) {
+            while (a[i] < p) i++;
+            while (a[j] > p) j--;
+            if (i >= j) break;
+            size_t t = a[i];
+            a[i++] = a[j];
+            a[j--] = t;
+        }
+        /* [0, j] <= p <= [j + 1, n): recurse on the smaller part, loop on the larger */
+        if (j + 1 < n - j - 1) {
+            sort_idx(a, j + 1);
+            a += j + 1;
+            n -= j + 1;
+        } else {
+            sort_idx(a + j + 1, n - j - 1);
+            n = j + 1;
+        }
+    }
+    for (size_t i = 1; i < n; i++) {
+        size_t v = a[i], j = i;
+        for (; j > 0 && a[j - 1] > v; j--) a[j] = a[j - 1];
+        a[j] = v;
+    }
+}
+
+/* Ascending sort of n keys below 2^bits with tmp (n) as scratch: least-significant-digit radix
+ * sort, 8 bits a pass (3 passes below 2^24 examples), O(n + 256) a pass; short runs by
+ * sort_idx. */
+static void radix_idx(size_t *a, size_t n, size_t *tmp, unsigned bits)
+{
+    if (n < 64) {
+        sort_idx(a, n);
+        return;
+    }
+    size_t *src = a, *dst = tmp;
+    for (unsigned sh = 0; sh < bits; sh += 8) {
+        size_t cnt[257] = {0};
+        for (size_t i = 0; i < n; i++) cnt[((src[i] >> sh) & 255) + 1]++;
+        for (int d = 0; d < 256; d++) cnt[d + 1] += cnt[d];
+        for (size_t i = 0; i < n; i++) dst[cnt[(src[i] >> sh) & 255]++] = src[i];
+        size_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    if (src != a) memcpy(a, src, n * sizeof *a);
+}
+
+static unsigned bit_length(uint64_t v)
+{
+    unsigned b = 0;
+    while (v) {
+        b++;
+        v >>= 1;
+    }
+    return b;
+}
+
+/* Removes repeats from a sorted run; returns the new length. */
+static size_t unique_idx(size_t *a, size_t n)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        if (!m || a[i] != a[m - 1]) a[m++] = a[i];
+    return m;
+}
+
+static int in_sorted(const size_t *a, size_t n, size_t v)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (a[mid] < v) lo = mid + 1;
+        else hi = mid;
+    }
+    return lo < n && a[lo] == v;
+}
+
+/* K distinct positions of [0, pop), increasing, into idx[0, K); idx[K, 2K) is scratch. Draw d
+ * (d = 0, 1, ...) is dpc_rng_below(t, 1 + d, pop); the set is the distinct values of the draws
+ * up to the first round that completes K. Every rule here treats the labels alike (it depends
+ * on the draws only through equalities), so the set is exactly uniform among the K-subsets,
+ * which is the law of independent Bernoulli(q) draws given their number. */
+static void distinct_positions(const dpc_sampler *sp, uint64_t t, size_t K, size_t *idx)
+{
+    size_t a = 0;
+    uint64_t d = 1;
+    while (a < K) {
+        size_t m = K - a, *nw = a ? idx + K : idx;
+        below_fill(sp, t, d, sp->pop, nw, m);
+        d += m;
+        if (a) sort_idx(nw, m); /* a few repeats redrawn */
+        else radix_idx(nw, m, idx + K, bit_length(sp->pop - 1));
+        m = unique_idx(nw, m);
+        if (a) { /* keep the new ones not yet in [0, a), then merge from the back */
+            size_t k = 0;
+            for (size_t i = 0; i < m; i++)
+                if (!in_sorted(idx, a, nw[i])) nw[k++] = nw[i];
+            size_t i = a, j = k, w = a + k;
+            while (j > 0) idx[--w] = (i > 0 && idx[i - 1] > nw[j - 1]) ? idx[--i] : nw[--j];
+            m = k;
+        }
+        a += m;
+    }
+}
+
+/* The batch size of step t: the table's inverse at the word (t, 0). */
+static size_t draw_size(const dpc_sampler *sp, uint64_t t)
+{
+    uint64_t w = dpc_rng_word(&sp->s, t, 0, 0);
+    size_t lo = 0, hi = sp->nk - 1; /* the first j < nk - 1 with w < cum[j], else nk - 1 */
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (w < sp->cum[mid]) hi = mid;
+        else lo = mid + 1;
+    }
+    return sp->k0 + lo;
+}
+
+/* The batch-size table of the Poisson kinds below q = 1/DENSE_DIV: Binomial(n, B / n), mode B,
+ * by the ratio recurrence outward from the mode, r(B) = 1,
+ *     r(k + 1) / r(k) = (n - k) B / ((k + 1)(n - B)),
+ * each ratio from exact integers with three roundings and one more for the product, so
+ * r^(k) = r(k)(1 + e_k), |e_k| <= 4.01 u |k - B| (u = 2^-53). The table ends where r < 2^-80,
+ * is normalized (compensated sum), truncated to multiples of 2^-64 and completed to 1 at the
+ * mode. Its total variation from the binomial is at most
+ *     sum_k p(k) 8.02 u |k - B| + 4 u + (nk + 1) 2^-64 + the two tails,
+ * the bound kept in count_tv (about 1e-15 sqrt(B): 2e-14 at B = 1000). */
+static dpc_status size_table(dpc_sampler *sp, uint64_t n, uint64_t B, dpc_error *err)
+{
+    const double nb = (double)(n - B), bd = (double)B;
+    double r = 1.0, rt = 0.0, tail = 0.0;
+    uint64_t lo = B, hi = B;
+    for (; hi < n; hi++) { /* r(hi + 1) */
+        rt = (double)(n - hi) * bd / ((double)(hi + 1) * nb);
+        if (r * rt < TAIL_CUT) break;
+        r *= rt;
+    }
+    if (hi < n) tail += r * rt / (1.0 - rt); /* the ratios fall beyond the mode */
+    for (r = 1.0; lo > 0; lo--) {        /* r(lo - 1) */
+        rt = (double)lo * nb / ((double)(n - lo + 1) * bd);
+        if (r * rt < TAIL_CUT) break;
+        r *= rt;
+    }
+    if (lo > 0) tail += r * rt / (1.0 - rt);
+    size_t nk = (size_t)(hi - lo + 1);
+    double *rv = dpc__malloc_array(nk, sizeof(double));
+    sp->cum = dpc__malloc_array(nk, sizeof(uint64_t));
+    if (!rv || !sp->cum) {
+        free(rv);
+        return DPC__NOMEM(err, "sampler batch-size table");
+    }
+    size_t m = (size_t)(B - lo);
+    rv[m] = 1.0;
+    for (size_t j = m; j + 1 < nk; j++) {
+        uint64_t k = lo + j;
+        rv[j + 1] = rv[j] * ((double)(n - k) * bd / ((double)(k + 1) * nb));
+    }
+    for (size_t j = m; j > 0; j--) {
+        uint64_t k = lo + j;
+        rv[j - 1] = rv[j] * ((double)k * nb / ((double)(n - k + 1) * bd));
+    }
+    double S = 0.0, c = 0.0; /* Neumaier */
+    for (size_t j = 0; j < nk; j++) {
+        double t = S + rv[j];
+        c += fabs(S) >= fabs(rv[j]) ? (S - t) + rv[j] : (rv[j] - t) + S;
+        S = t;
+    }
+    S += c;
+    __extension__ typedef unsigned __int128 u128;
+    u128 total = 0;
+    double dev = 0.0, scale = 0x1.0p64 / S;
+    for (size_t j = 0; j < nk; j++) {
+        double x = rv[j] * scale;
+        sp->cum[j] = x >= 0x1.0p64 ? UINT64_MAX : (uint64_t)x; /* here: the mass of k0 + j */
+        total += sp->cum[j];
+        dev += rv[j] / S * fabs((double)(lo + j) - bd);
+    }
+    /* the rest to the mode (|rest| <= nk + 2^64 * 4u, far below its mass) */
+    sp->cum[m] = (uint64_t)((u128)sp->cum[m] + (((u128)1 << 64) - total));
+    /* sizes of mass 0 (below 2^-64) dropped at both ends: the sums below 2^64 stay increasing
+     * up to the last entry, whose sum wraps to 0 */
+    size_t a = 0, b = nk;
+    while (!sp->cum[a]) a++;
+    while (!sp->cum[b - 1]) b--;
+    memmove(sp->cum, sp->cum + a, (b - a) * sizeof *sp->cum);
+    nk = b - a;
+    for (size_t j = 1; j < nk; j++) sp->cum[j] += sp->cum[j - 1]; /* mod 2^64: the last is 0 */
+    free(rv);
+    sp->k0 = (size_t)lo + a;
+    sp->nk = nk;
+    sp->count_tv = 8.02 * 0x1.0p-53 * dev + 4 * 0x1.0p-53 + (double)(nk + 1) * 0x1.0p-64 + tail;
+    return DPC_OK;
+}
+
+/* Bins of balls-in-bins, once: bin(i) = dpc_rng_below(ROW_BINS, i, b) (exactly uniform), the
+ * members of each bin in increasing order (a counting sort): O(N) words and memory. */
+static dpc_status make_bins(dpc_sampler *sp, dpc_error *err)
+{
+    size_t N = sp->cfg.n_examples, b = sp->spe, chunk = 4096;
+    size_t *bin = dpc__malloc_array(chunk, sizeof(size_t));
+    sp->off = dpc__calloc(b + 1, sizeof(size_t));
+    if (N <= ((size_t)1 << 32)) sp->mem32 = dpc__malloc_array(N, sizeof(uint32_t));
+    else sp->mem = dpc__malloc_array(N, sizeof(size_t));
+    if (!bin || !sp->off || (!sp->mem32 && !sp->mem)) {
+        free(bin);
+        return DPC__NOMEM(err, "balls-in-bins bins");
+    }
+    for (int pass = 0; pass < 2; pass++) { /* counts, then the members */
+        for (size_t i0 = 0; i0 < N; i0 += chunk) {
+            size_t m = min_sz(chunk, N - i0);
+            below_fill(sp, ROW_BINS, i0, b, bin, m);
+            for (size_t j = 0; j < m; j++) {
+                if (!pass) {
+                    sp->off[bin[j] + 1]++;
+                    continue;
+                }
+                size_t at = sp->off[bin[j]]++;
+                if (sp->mem32) sp->mem32[at] = (uint32_t)(i0 + j);
+                else sp->mem[at] = i0 + j;
+            }
+        }
+        if (!pass)
+            for (size_t g = 0; g < b; g++) sp->off[g + 1] += sp->off[g];
+        else /* the fill advanced off[g] to the start of g + 1 */
+            for (size_t g = b; g > 0; g--) sp->off[g] = sp->off[g - 1];
+    }
+    sp->off[0] = 0;
+    sp->cap = 1;
+    for (size_t g = 0; g < b; g++)
+        if (sp->off[g + 1] - sp->off[g] > sp->cap) sp->cap = sp->off[g + 1] - sp->off[g];
+    free(bin);
+    return DPC_OK;
+}
+
+/* The Poisson kinds' draw over a population of pop with B expected: dense (one exact
+ * Bernoulli(B / pop) per member) or the batch-size table. */
+static dpc_status make_poisson(dpc_sampler *sp, size_t pop, dpc_error *err)
+{
+    size_t B = sp->cfg.batch;
+    sp->pop = pop;
+    sp->q = (double)B / (double)pop;
+    sp->dense = (uint64_t)B * DENSE_DIV >= (uint64_t)pop;
+    if (sp->dense) {
+        sp->cap = pop;
+        return DPC_OK;
+    }
+    dpc_status st = size_table(sp, pop, B, err);
+    if (st) return st;
+    sp->cap = 2 * (sp->k0 + sp->nk - 1); /* the largest size, and as much scratch */
+    if (sp->cap < 1) sp->cap = 1;
+    return DPC_OK;
 }
 
 static const char *const names[] = {"fixed", "shuffle", "poisson", "cyclic-poisson",
@@ -117,7 +415,60 @@ static size_t unpermute(const dpc_sampler *sp, uint64_t perm, size_t x)
     return (size_t)y;
 }
 
-void dpc_sampler_free(dpc_sampler *s) { free(s); }
+/* Cyclic Poisson's public partition into groups (scheme 2): a Feistel network like the one
+ * above whose round function is a 64-bit mixer (splitmix64's finalizer) of the half and a
+ * round key drawn once from the stream, 8 rounds, cycle walking into [0, N). A member costs a
+ * few ns instead of 6 generator blocks (the partition is public and needs no secrecy: it only
+ * has to mix, e.g. data sorted by class). */
+static uint64_t mix64(uint64_t z)
+{
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+    return z ^ (z >> 31);
+}
+
+static uint64_t gfeistel(const dpc_sampler *sp, uint64_t x, int inverse)
+{
+    unsigned h = sp->half;
+    uint64_t mask = ((uint64_t)1 << h) - 1, L = x >> h, R = x & mask;
+    for (int k = 0; k < GROUP_ROUNDS; k++) {
+        if (!inverse) {
+            uint64_t nl = R;
+            R = L ^ (mix64(R ^ sp->gk[k]) & mask);
+            L = nl;
+        } else {
+            uint64_t nr = L;
+            L = R ^ (mix64(L ^ sp->gk[GROUP_ROUNDS - 1 - k]) & mask);
+            R = nr;
+        }
+    }
+    return (L << h) | R;
+}
+
+/* Position i of the group permutation -> example, and back. */
+static size_t group_member(const dpc_sampler *sp, size_t i)
+{
+    uint64_t y = gfeistel(sp, i, 0);
+    while (y >= sp->cfg.n_examples) y = gfeistel(sp, y, 0);
+    return (size_t)y;
+}
+
+static size_t group_position(const dpc_sampler *sp, size_t x)
+{
+    uint64_t y = gfeistel(sp, x, 1);
+    while (y >= sp->cfg.n_examples) y = gfeistel(sp, y, 1);
+    return (size_t)y;
+}
+
+void dpc_sampler_free(dpc_sampler *s)
+{
+    if (!s) return;
+    free(s->cum);
+    free(s->off);
+    free(s->mem32);
+    free(s->mem);
+    free(s);
+}
 
 dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, const dpc_rng *rng,
                            dpc_error *err)
@@ -143,41 +494,53 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
     while (((uint64_t)1 << w) < N) w += 2;
     s->half = w / 2;
     s->spe = N / cfg->batch;
+    dpc_status st = DPC_OK;
     switch (cfg->kind) {
-    case DPC_SAMPLER_POISSON: s->q = (double)cfg->batch / (double)N; break;
+    case DPC_SAMPLER_POISSON: st = make_poisson(s, N, err); break;
     case DPC_SAMPLER_CYCLIC_POISSON:
         if (cfg->groups == 0 || cfg->groups > N) {
-            free(s);
-            return dpc_error_param(err, DPC_E_INVALID, "groups", "must be in [1, %zu], got %zu", N,
-                                   cfg->groups);
+            st = dpc_error_param(err, DPC_E_INVALID, "groups", "must be in [1, %zu], got %zu", N,
+                                 cfg->groups);
+            break;
         }
         s->group_size = N / cfg->groups;
         if (cfg->batch > s->group_size) {
-            size_t gs = s->group_size;
-            free(s);
-            return dpc_error_param(err, DPC_E_INVALID, "batch",
-                                   "%zu exceeds the group size %zu (N = %zu in %zu groups)",
-                                   cfg->batch, gs, N, cfg->groups);
+            st = dpc_error_param(err, DPC_E_INVALID, "batch",
+                                 "%zu exceeds the group size %zu (N = %zu in %zu groups)",
+                                 cfg->batch, s->group_size, N, cfg->groups);
+            break;
         }
-        s->q = (double)cfg->batch / (double)s->group_size;
+        for (int k = 0; k < GROUP_ROUNDS; k++) s->gk[k] = dpc_rng_word(&s->s, ROW_GROUPS, k, 0);
+        st = make_poisson(s, s->group_size, err);
         break;
-    default: s->q = 1.0; break;
+    case DPC_SAMPLER_BALLS_IN_BINS:
+        s->q = 1.0;
+        st = make_bins(s, err);
+        break;
+    default:
+        s->q = 1.0;
+        s->cap = cfg->batch;
+        break;
+    }
+    if (st) {
+        dpc_sampler_free(s);
+        return st;
     }
     *out = s;
     return DPC_OK;
 }
 
+double dpc__sampler_size_tv(const dpc_sampler *s, size_t *k0, size_t *nk, const uint64_t **cum)
+{
+    *k0 = s->k0;
+    *nk = s->nk;
+    *cum = s->cum;
+    return s->cum ? s->count_tv : 0.0;
+}
+
 const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s) { return &s->cfg; }
 
-size_t dpc_sampler_max_batch(const dpc_sampler *s)
-{
-    switch (s->cfg.kind) {
-    case DPC_SAMPLER_POISSON:
-    case DPC_SAMPLER_BALLS_IN_BINS: return s->cfg.n_examples;
-    case DPC_SAMPLER_CYCLIC_POISSON: return s->group_size;
-    default: return s->cfg.batch;
-    }
-}
+size_t dpc_sampler_max_batch(const dpc_sampler *s) { return s->cap; }
 
 void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
 {
@@ -231,6 +594,34 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
     }
 }
 
+/* A Poisson kind's batch at step t, increasing. Dense: member j of the population is in when
+ * dpc_rng_below(t, j, pop) < B (exactly Bernoulli(B / pop)). Else a size from the table at
+ * word (t, 0) and that many distinct uniform members (distinct_positions). CYCLIC_POISSON's
+ * members are the positions of its group in the public permutation. */
+static size_t poisson_batch(const dpc_sampler *s, size_t t, size_t *idx)
+{
+    size_t c = 0, B = s->cfg.batch;
+    if (s->dense) {
+        size_t v[WORD_RUN];
+        for (size_t j0 = 0; j0 < s->pop; j0 += WORD_RUN) {
+            size_t m = min_sz(WORD_RUN, s->pop - j0);
+            below_fill(s, t, j0, s->pop, v, m);
+            for (size_t j = 0; j < m; j++)
+                if (v[j] < B) idx[c++] = j0 + j;
+        }
+    } else {
+        c = draw_size(s, t);
+        distinct_positions(s, t, c, idx);
+    }
+    if (s->cfg.kind == DPC_SAMPLER_CYCLIC_POISSON) {
+        size_t base = (t % s->cfg.groups) * s->group_size;
+        for (size_t j = 0; j < c; j++) idx[j] = group_member(s, base + idx[j]);
+        if (s->dense) sort_idx(idx, c); /* idx holds no scratch beyond the group's size */
+        else radix_idx(idx, c, idx + c, bit_length(s->cfg.n_examples - 1));
+    }
+    return c;
+}
+
 dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t *count,
                              dpc_error *err)
 {
@@ -246,42 +637,15 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
         for (size_t j = 0; j < B; j++) idx[c++] = permute(s, perm, pos0 + j);
         break;
     }
-    case DPC_SAMPLER_POISSON: {
-        /* example i is in batch t when dpc_rng_uniform(t, i) < q; the words come in runs
-         * (dpc_rng_word_fill: each block once), the same bits as word by word */
-        uint64_t w[WORD_RUN];
-        for (size_t i0 = 0; i0 < s->cfg.n_examples; i0 += WORD_RUN) {
-            size_t m = min_sz(WORD_RUN, s->cfg.n_examples - i0);
-            dpc_rng_word_fill(&s->s, t, i0, 0, w, m);
-            for (size_t j = 0; j < m; j++)
-                if (word_uniform(w[j]) < s->q) idx[c++] = i0 + j;
-        }
-        break;
-    }
+    case DPC_SAMPLER_POISSON:
+    case DPC_SAMPLER_CYCLIC_POISSON: c = poisson_batch(s, t, idx); break;
     case DPC_SAMPLER_BALLS_IN_BINS: {
-        uint64_t bin = t % s->spe, w[WORD_RUN];
-        for (size_t i0 = 0; i0 < s->cfg.n_examples; i0 += WORD_RUN) {
-            size_t m = min_sz(WORD_RUN, s->cfg.n_examples - i0);
-            dpc_rng_word_fill(&s->s, ROW_BINS, i0, 0, w, m);
-            for (size_t j = 0; j < m; j++) {
-                /* bin of example i: exactly uniform on [0, b) (Lemire's method, no modulo
-                 * bias: the accountant's dominating pair gives every bin probability 1/b);
-                 * attempt 0 from the run, a rejected one (probability < b / 2^64) retried
-                 * by dpc_rng_below, which redraws attempt 0 identically and goes on */
-                uint64_t bi;
-                if (!below_first(w[j], s->spe, &bi))
-                    bi = dpc_rng_below(&s->s, ROW_BINS, i0 + j, s->spe);
-                if (bi == bin) idx[c++] = i0 + j;
-            }
-        }
-        break;
-    }
-    case DPC_SAMPLER_CYCLIC_POISSON: {
-        size_t g = t % s->cfg.groups, m = s->group_size;
-        for (size_t j = 0; j < m; j++) {
-            size_t ex = permute(s, 0, g * m + j);
-            if (dpc_rng_uniform(&s->s, t, ex) < s->q) idx[c++] = ex;
-        }
+        size_t g = t % s->spe, a = s->off[g];
+        c = s->off[g + 1] - a;
+        if (s->mem32)
+            for (size_t j = 0; j < c; j++) idx[j] = s->mem32[a + j];
+        else
+            memcpy(idx, s->mem + a, c * sizeof *idx);
         break;
     }
     case DPC_SAMPLER_AUTO: break; /* refused by dpc_sampler_new */
@@ -316,7 +680,7 @@ dpc_status dpc_sampler_opportunities(const dpc_sampler *s, size_t example, size_
         for (size_t t = 0; t < n; t++) steps[c++] = t;
         break;
     case DPC_SAMPLER_CYCLIC_POISSON: {
-        size_t pos = unpermute(s, 0, example), G = s->cfg.groups;
+        size_t pos = group_position(s, example), G = s->cfg.groups;
         if (pos < G * s->group_size)
             for (size_t t = pos / s->group_size; t < n; t += G) steps[c++] = t;
         break;

@@ -238,6 +238,8 @@ static dpc_status load_header(dpc_trainer *tr, dpc__ck_rbuf *r, const char *path
                                "%s: checkpoint of a different run (configuration, data path or "
                                "shape, model or seed differ; a version-2 checkpoint does not "
                                "record which)", path);
+        } else if (!st && dpc__ck_scheme_matters(tr->cfg.sampler)) {
+            st = dpc__ck_scheme_refused(1, path, err); /* version 2 predates scheme 2 */
         }
         if (!st && (P != tr->P || k->step > tr->n_steps))
             st = dpc_error_set(err, DPC_E_STATE,

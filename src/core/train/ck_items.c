@@ -94,6 +94,9 @@ size_t dpc__train_items(const dpc_trainer *tr, ck_item *out)
     dpc__ck_count(&s, "batch", "batch", c->batch);
     dpc__ck_count(&s, "epochs", "epochs", c->epochs);
     dpc__ck_count(&s, "groups", "groups", dpc_sampler_get_config(tr->sampler)->groups);
+    /* the Poisson kinds' batches changed with scheme 2: recorded, an older file is refused */
+    if (dpc__ck_scheme_matters(c->sampler))
+        dpc__ck_count(&s, "sampler", "sampler scheme", DPC_SAMPLER_SCHEME);
     dpc__ck_num(&s, "epsilon", "epsilon", c->epsilon);
     dpc__ck_num(&s, "delta", "delta", c->delta);
     dpc__ck_num(&s, "noise_multiplier", "noise multiplier", c->noise_multiplier);
@@ -215,6 +218,30 @@ const char *dpc__ck_items_kind(const ck_item *it, size_t n)
     return "dp-ftrl";
 }
 
+int dpc__ck_scheme_matters(dpc_sampler_kind kind)
+{
+    return kind == DPC_SAMPLER_POISSON || kind == DPC_SAMPLER_CYCLIC_POISSON;
+}
+
+static const char *scheme_name(uint64_t v)
+{
+    switch (v) {
+    case 1: return " (per-example draws at every step)";
+    case 2: return " (a binomial batch size, then that many distinct uniform examples)";
+    default: return "";
+    }
+}
+
+dpc_status dpc__ck_scheme_refused(uint64_t was, const char *path, dpc_error *err)
+{
+    return dpc_error_param(err, DPC_E_STATE, "sampler",
+                           "the checkpoint %s was written by sampler scheme %llu%s; this build "
+                           "samples by scheme %d%s; resume is not possible (the batches of the "
+                           "remaining steps would not be those of the run); restart the run",
+                           path, (unsigned long long)was, scheme_name(was), DPC_SAMPLER_SCHEME,
+                           scheme_name(DPC_SAMPLER_SCHEME));
+}
+
 dpc_status dpc__ck_items_diff(const ck_item *ck, size_t nck, const ck_item *run, size_t nrun,
                               const char *path, dpc_error *err)
 {
@@ -227,6 +254,8 @@ dpc_status dpc__ck_items_diff(const ck_item *ck, size_t nck, const ck_item *run,
         for (size_t j = 0; j < nck && !a; j++)
             if (!strcmp(ck[j].field, run[i].field) && !strcmp(ck[j].what, run[i].what)) a = &ck[j];
         if (a && same(a, &run[i])) continue;
+        if (!strcmp(run[i].what, "sampler scheme")) /* absent: written before scheme 2 */
+            return dpc__ck_scheme_refused(a ? a->count : 1, path, err);
         if (!a)
             return dpc_error_param(err, DPC_E_STATE, run[i].field,
                                    "%s: the checkpoint %s does not record it (another version "

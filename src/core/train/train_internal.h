@@ -118,6 +118,11 @@ int dpc__ck_item_unpack(const unsigned char *b, ck_item *it);
  * ("lr: the checkpoint ... has 0.1, this run has 0.2"), or DPC_OK when none does. */
 dpc_status dpc__ck_items_diff(const ck_item *ck, size_t nck, const ck_item *run, size_t nrun,
                               const char *path, dpc_error *err);
+/* DPC_E_STATE naming "sampler": the checkpoint at path drew its batches by sampler scheme
+ * `was` (1 when it does not record one), this build by DPC_SAMPLER_SCHEME. */
+dpc_status dpc__ck_scheme_refused(uint64_t was, const char *path, dpc_error *err);
+/* 1 when the kind's batches depend on the sampler scheme (the Poisson kinds). */
+int dpc__ck_scheme_matters(dpc_sampler_kind kind);
 
 /* ck_file.c: the file layer shared by dpc_trainer_save/_resume (checkpoint.c) and the dpc_ckpt
  * container (ckpt.c). Header: "DPCCKPT\0" | u32 version | u32 byte-order mark | u64 fingerprint |

@@ -1,19 +1,27 @@
 /* tune.c — the instruction-set level by measurement (dpc_tune_isa, see dpcorr/tune.h).
  *
  * Each family's kernel runs at every level this CPU has on a small, cache-resident instance;
- * the time is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID), the best of REPS
- * repetitions after one warm-up, so a job sharing the core inflates a repetition but rarely
- * all of them. Nothing measured here enters a value: every level computes the same bits. */
+ * the time is the calling thread's CPU time (CLOCK_THREAD_CPUTIME_ID). The first timings of a
+ * process are cold (page faults on the buffers, the clock ramping up, wide units powering on:
+ * on a Zen 1 core one cold run in three picked SSE2 over an AVX2 17% faster), so every level
+ * of a family first runs WARM rounds untimed, then ROUNDS rounds timed with the levels
+ * interleaved (alternating order, so a drift of the clock falls on all levels alike); a level's
+ * time is the median of its rounds, and the choice keeps the wider level unless a narrower one
+ * is more than 3% faster on those medians. A job sharing the core inflates some rounds but
+ * rarely the median. Nothing measured here enters a value: every level computes the same
+ * bits. */
 #include "common/util.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/tune.h"
 #include "model/gemm.h"
+#include "tune/tune_internal.h"
 
 #include <math.h>
 #include <string.h>
 
-#define REPS 5
+#define WARM 2   /* untimed rounds of every level first */
+#define ROUNDS 7 /* timed rounds, levels interleaved; the median decides */
 #define WIDER_KEPT 1.03 /* a narrower level must be more than 3% faster to be chosen */
 
 #define GEMM_M 16
@@ -51,21 +59,56 @@ static dpc_status run_noise(work *w, dpc_isa isa, dpc_error *err)
     return dpc_noise_next(w->noise[isa], w->buf, err);
 }
 
-/* Best-of-REPS CPU seconds of one family at one level (one warm-up call first). */
-static dpc_status measure(work *w, int fam, dpc_isa isa, double *best, dpc_error *err)
+static dpc_status run_once(work *w, int fam, dpc_isa isa, uint64_t row, dpc_error *err)
 {
-    *best = INFINITY;
-    for (int r = -1; r < REPS; r++) {
-        double t = thread_cpu();
-        dpc_status st = DPC_OK;
-        if (fam == DPC_TUNE_GEMM) run_gemm(w, isa);
-        else if (fam == DPC_TUNE_GAUSS) run_gauss(w, isa, (uint64_t)(r + 1));
-        else st = run_noise(w, isa, err);
-        if (st) return st;
-        t = thread_cpu() - t;
-        if (r >= 0 && t < *best) *best = t;
-    }
+    if (fam == DPC_TUNE_GEMM) run_gemm(w, isa);
+    else if (fam == DPC_TUNE_GAUSS) run_gauss(w, isa, row);
+    else return run_noise(w, isa, err);
     return DPC_OK;
+}
+
+/* CPU seconds of one family at every level this CPU has: sec[r * 4 + level] for the timed
+ * rounds r < ROUNDS, after WARM untimed rounds; within a round the levels run in increasing
+ * order on even rounds and decreasing on odd ones. */
+static dpc_status measure(work *w, int fam, dpc_isa have, double *sec, dpc_error *err)
+{
+    int nl = (int)have - DPC_ISA_SSE2 + 1;
+    for (int r = -WARM; r < ROUNDS; r++)
+        for (int j = 0; j < nl; j++) {
+            dpc_isa l = (dpc_isa)((r & 1) ? (int)have - j : DPC_ISA_SSE2 + j);
+            double t = thread_cpu();
+            dpc_status st = run_once(w, fam, l, (uint64_t)(r + WARM + 1), err);
+            if (st) return st;
+            t = thread_cpu() - t;
+            if (r >= 0) sec[r * 4 + (int)l] = t;
+        }
+    return DPC_OK;
+}
+
+static double median(double *v, size_t n)
+{
+    for (size_t i = 1; i < n; i++) /* insertion sort: n is ROUNDS */
+        for (size_t j = i; j > 0 && v[j - 1] > v[j]; j--) {
+            double t = v[j];
+            v[j] = v[j - 1];
+            v[j - 1] = t;
+        }
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+dpc_isa dpc__tune_decide(const double *sec, size_t rounds, dpc_isa have, double scale,
+                         double ns[4])
+{
+    double v[64];
+    if (rounds > 64) rounds = 64;
+    ns[0] = 0;
+    for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++) {
+        ns[l] = 0;
+        if (l > (int)have || !rounds) continue;
+        for (size_t r = 0; r < rounds; r++) v[r] = sec[r * 4 + (size_t)l];
+        ns[l] = median(v, rounds) * scale;
+    }
+    return dpc_tune_choose(ns, have);
 }
 
 dpc_isa dpc_tune_choose(const double ns[4], dpc_isa have)
@@ -137,12 +180,9 @@ dpc_status dpc_tune_isa(dpc_tune_levels *out, dpc_error *err)
     static const double units[DPC_TUNE_NFAMILIES] = {(double)GEMM_M * GEMM_N * GEMM_K, GAUSS_N,
                                                     NOISE_D};
     for (int f = 0; !st && f < DPC_TUNE_NFAMILIES; f++) {
-        for (int l = DPC_ISA_SSE2; !st && l <= (int)have; l++) {
-            double best;
-            st = measure(&w, f, (dpc_isa)l, &best, err);
-            if (!st) out->ns[f][l] = best * 1e9 / units[f];
-        }
-        out->level[f] = dpc_tune_choose(out->ns[f], have);
+        double sec[ROUNDS * 4] = {0};
+        st = measure(&w, f, have, sec, err);
+        if (!st) out->level[f] = dpc__tune_decide(sec, ROUNDS, have, 1e9 / units[f], out->ns[f]);
     }
     work_free(&w);
     if (st) dpc_error_prefix(err, "isa tuning: ");
