@@ -369,6 +369,14 @@ def test_checkpoint_of_another_run_refused():
         third.load_state_dict(state)
 
 
+def _redigest(state):
+    """The state with its field digests recomputed (what an editor of the file could do)."""
+    from dpcorr.torch import engine as engine_mod
+    out = {k: v for k, v in state.items() if k != "digests"}
+    out["digests"] = {k: engine_mod._state_digest(v) for k, v in out.items()}
+    return out
+
+
 def test_checkpoint_of_an_older_sampler_scheme_refused():
     """Poisson-kind batches changed with sampler scheme 2: a checkpoint without the scheme (as
     written before it) or with another one is refused naming both schemes, never resumed with
@@ -390,10 +398,14 @@ def test_checkpoint_of_an_older_sampler_scheme_refused():
         engine(mech, sampler, **kw).load_state_dict(state)  # the same scheme resumes
         old = dict(state, fingerprint={k: v for k, v in state["fingerprint"].items()
                                        if k != "sampler_scheme"})
+        # edited alone, the fingerprint fails its digest; with the digests recomputed (as an
+        # editor could), the scheme itself is refused
+        with pytest.raises(ValueError, match="fingerprint does not match its digest"):
+            engine(mech, sampler, **kw).load_state_dict(old)
         with pytest.raises(ValueError, match=r"sampler scheme 1 \(per-example draws.*scheme 2"
                                              r".*resume is not possible"):
-            engine(mech, sampler, **kw).load_state_dict(old)
-        other = dict(state, fingerprint=dict(state["fingerprint"], sampler_scheme=3))
+            engine(mech, sampler, **kw).load_state_dict(_redigest(old))
+        other = _redigest(dict(state, fingerprint=dict(state["fingerprint"], sampler_scheme=3)))
         with pytest.raises(ValueError, match="sampler scheme 3; this dpcorr samples by scheme 2"):
             engine(mech, sampler, **kw).load_state_dict(other)
     assert "sampler_scheme" not in engine("nu", "fixed").state_dict()["fingerprint"]
