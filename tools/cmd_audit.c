@@ -5,6 +5,7 @@
  * options of train that an uninterrupted audit cannot honour (checkpoints, resume, early stop)
  * are refused by name. Parses and prints; the library decides. */
 #include "audit_cli.h"
+#include "progress.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -132,11 +133,13 @@ typedef struct progress_ctx {
     char tag[80];
     int show;
     double last;
+    cli_progress calib; /* the calibration's line, ended before the first step's */
 } progress_ctx;
 
 static int progress(void *ctx, const dpc_step_info *info, size_t steps)
 {
     progress_ctx *p = ctx;
+    cli_progress_end(&p->calib);
     double now = cli_now();
     if (!p->show || (now - p->last < 0.25 && info->step + 1 < steps)) return 0;
     p->last = now;
@@ -149,12 +152,17 @@ static int progress(void *ctx, const dpc_step_info *info, size_t steps)
 int audit_one(audit_opts *o, opt_set *s, const dpc_model *model, dpc_audit_result *res)
 {
     train_opts *t = &o->t;
-    progress_ctx pc = {"", !t->fr.quiet && isatty(2), 0};
+    progress_ctx pc = {"", !t->fr.quiet && isatty(2), 0, {0}};
     frame_tag(&t->fr, pc.tag, sizeof pc.tag);
+    char what[128]; /* the calibration (balls-in-bins, MMCC) can take seconds: shown after 2 s */
+    snprintf(what, sizeof what, "%sdpcorr audit: calibrating", pc.tag);
+    o->ac.calibration = cli_progress_start(&pc.calib, what, "stages", t->fr.quiet);
     dpc_error err = {0};
-    if (dpc_audit_run(&o->ac, &t->cfg, model, t->fr.train, t->fr.test, &t->fr.rng, progress, &pc,
-                      res, &err))
-        return opt_fail_lib(s, &err);
+    dpc_status st = dpc_audit_run(&o->ac, &t->cfg, model, t->fr.train, t->fr.test, &t->fr.rng,
+                                  progress, &pc, res, &err);
+    cli_progress_end(&pc.calib);
+    o->ac.calibration = (dpc_progress){0};
+    if (st) return opt_fail_lib(s, &err);
     return 0;
 }
 

@@ -209,6 +209,8 @@ typedef struct dpc_audit_config {
     double confidence;        /* in (0, 1) (default 0.95) */
     size_t k_plus, k_minus;   /* guess sizes; 0, 0 (default): the grid of dpc_audit_bound */
     size_t activity_examples; /* GRADIENT: real examples ranking the coordinates (default 256) */
+    dpc_progress calibration; /* reports of the trainer's calibration (balls-in-bins, MMCC:
+                                 seconds), as dpc_trainer_new_progress; default none */
 } dpc_audit_config;
 
 /* Sets every field to the default named above (GRADIENT, 1000 canaries, 0.95, the k grid, 256). */

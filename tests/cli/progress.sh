@@ -48,4 +48,12 @@ tty_has "final test accuracy" "the run follows"
 on_tty env DPCORR_PROGRESS_DELAY=0 "$BIN" $TR --quiet
 tty_lacks "calibrating" "train --quiet"
 
+# audit's trainer calibrates the same way and reports too (issue 38: it was silent)
+AU="audit --data synthetic:logistic,n=1200,d=4,test-n=100 --model logistic --mech nu --nu 0.01 --sampler balls-in-bins --batch 40 --epochs 2 --epsilon 2 --delta 1e-5 --seed 1 --canaries 4"
+on_tty env DPCORR_PROGRESS_DELAY=0 "$BIN" $AU
+tty_has "dpcorr audit: calibrating: [0-9]+ of at most [0-9]+ stages" "audit calibration progress"
+tty_has "audit step 60/60" "the audit's steps follow"
+on_tty env DPCORR_PROGRESS_DELAY=0 "$BIN" $AU --quiet
+tty_lacks "calibrating" "audit --quiet"
+
 summary

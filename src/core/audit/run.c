@@ -280,7 +280,7 @@ dpc_status dpc_audit_run(const dpc_audit_config *ac, const dpc_train_config *tc,
                                ac->canary == DPC_AUDIT_GRADIENT ? dpc__canary_add_gradient : NULL,
                                &a.cn};
     cfg.canaries = &hook;
-    st = dpc_trainer_new(&a.tr, model, a.cn.data, test, &cfg, rng, err);
+    st = dpc_trainer_new_progress(&a.tr, model, a.cn.data, test, &cfg, rng, ac->calibration, err);
     if (!st) st = audit(&a, ac, model, test, rng, progress, ctx, out, err);
     audit_run_free(&a);
     if (st) dpc_audit_result_free(out);
