@@ -8,30 +8,12 @@
 #include "dist_local.h"
 #include "dpcorr/train.h"
 #include "harness.h"
+#include "train_fixture.h"
 #include "train/train_internal.h" /* rank_job.round_chunks: force several rounds per step */
 
 #include <stdint.h>
 #include <unistd.h>
 
-static dpc_dataset *logistic_data(size_t n, size_t d, uint64_t seed)
-{
-    dpc_rng rng;
-    dpc_rng_seed(&rng, seed);
-    dpc_dataset *ds = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_data_synth_logistic(&ds, &rng, 0, n, d, 0.1, 0.0, NULL, &err), &err);
-    return ds;
-}
-
-static dpc_model *model_of(const char *spec, size_t d, size_t k)
-{
-    dpc_model_config mc;
-    dpc_model *m = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_model_parse(&mc, spec, d, k, &err), &err);
-    CHECK_OK(dpc_model_new(&m, &mc, &err), &err);
-    return m;
-}
 
 typedef struct mcfg {
     const char *name;

@@ -10,6 +10,7 @@
 #include "dpcorr/privatize.h"
 #include "dpcorr/train.h"
 #include "harness.h"
+#include "train_fixture.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -17,25 +18,6 @@
 
 #define DIM 4
 
-static dpc_dataset *logistic_data(size_t n, size_t d, uint64_t seed)
-{
-    dpc_rng rng;
-    dpc_rng_seed(&rng, seed);
-    dpc_dataset *ds = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_data_synth_logistic(&ds, &rng, 0, n, d, 0.1, 0.0, NULL, &err), &err);
-    return ds;
-}
-
-static dpc_model *model_of(const char *spec, size_t d, size_t k)
-{
-    dpc_model_config mc;
-    dpc_model *m = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_model_parse(&mc, spec, d, k, &err), &err);
-    CHECK_OK(dpc_model_new(&m, &mc, &err), &err);
-    return m;
-}
 
 /* A privatizer of DIM coordinates over n records, (expected) batch b, given noise multiplier. */
 static void pv_config(dpc_privatize_config *c, size_t n, size_t b, dpc_mech_kind kind)

@@ -4,6 +4,7 @@
  * impossible budgets and bad configurations are refused; a private run actually learns. */
 #include "dpcorr/train.h"
 #include "harness.h"
+#include "train_fixture.h"
 #include "train/train_internal.h"
 
 #include <math.h>
@@ -11,25 +12,6 @@
 #include <string.h>
 #include <unistd.h>
 
-static dpc_dataset *logistic_data(size_t n, size_t d, uint64_t seed)
-{
-    dpc_rng rng;
-    dpc_rng_seed(&rng, seed);
-    dpc_dataset *ds = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_data_synth_logistic(&ds, &rng, 0, n, d, 0.1, 0.0, NULL, &err), &err);
-    return ds;
-}
-
-static dpc_model *model_of(const char *spec, size_t d, size_t k)
-{
-    dpc_model_config mc;
-    dpc_model *m = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_model_parse(&mc, spec, d, k, &err), &err);
-    CHECK_OK(dpc_model_new(&m, &mc, &err), &err);
-    return m;
-}
 
 static dpc_trainer *trainer(const dpc_model *m, const dpc_dataset *ds, dpc_train_config *c,
                             uint64_t seed, dpc_error *err)
