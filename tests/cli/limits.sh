@@ -67,4 +67,18 @@ err_has -- "--balls-in-bins: .*at most n" "balls-in-bins period above n: names t
 refused "balls-in-bins calibration over 1e5 bins" --balls-in-bins account sigma --mech identity --balls-in-bins 100000 --steps 1000000 --epsilon 8 --delta 1e-5
 fast "balls-in-bins calibration over 30 bins" account sigma --mech identity --balls-in-bins 30 --steps 300 --epsilon 8 --delta 1e-5
 out_has "^route +balls-in-bins" "30 bins: the balls-in-bins route calibrated"
+# issue 37: tiny jobs decide first. quick NAME SECONDS ARGS: exit 0 or 2 within SECONDS of wall
+# time (generous for a loaded CI machine; each took 13-40 s of CPU before)
+quick() {
+    name=$1; lim=$2; shift 2
+    t0=$(date +%s)
+    $T "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    t1=$(date +%s)
+    if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then pass; else fail "$name: exit $rc: $(head -c 300 "$TMP/err")"; fi
+    if [ $((t1 - t0)) -le "$lim" ]; then pass; else fail "$name: $((t1 - t0)) s (limit $lim s)"; fi
+}
+# delta 0.5: epsilon(sigma) is 0 above a finite sigma; the calibration's secant crawled through
+# that flat region (46 PLD evaluations, 13 s CPU on 30 steps), now it bisects it
+quick "train at delta 0.5, 30 steps" 8 train --data synthetic:logistic,n=300,d=4,test-n=20 --model logistic --batch 10 --epochs 1 --lr 0.1 --clip 1 --quiet --seed 1 --epsilon 1 --delta 0.5 --allow-large-delta
+out_has "epsilon 1, delta 0.5" "delta 0.5: trained at the target"
 summary
