@@ -47,6 +47,8 @@ int mpi_run_finish(int rc) { return rc; }
 
 #else /* DPCORR_MPI */
 
+#include "dpcorr/io.h"
+
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -181,12 +183,30 @@ static void quiet_rank(void)
     g.aside = fd;
 }
 
+/* DPCORR_MPI_TIMEOUT: strictly a number of seconds > 0 (the library's number syntax), else
+ * refused with exit 2 by every rank before MPI starts (issue 37: "abc", "-5", "nan" and "5s"
+ * silently meant 600 s). */
+static int parse_timeout(void)
+{
+    const char *t = getenv("DPCORR_MPI_TIMEOUT");
+    double v;
+    if (!t) return 0;
+    if (!dpc_io_parse_double(t, &v) || !(v > 0.0) || v > 1e9) {
+        fprintf(stderr, "dpcorr: DPCORR_MPI_TIMEOUT=%s: must be a number of seconds in (0, 1e9] "
+                        "(e.g. 600)\n", t);
+        return 2;
+    }
+    g.timeout = v;
+    return 0;
+}
+
 int mpi_run_init(int *argc, char ***argv)
 {
     size_t rank, size = env_size(&rank);
     const char *force = getenv("DPCORR_MPI");
     if (force && !strcmp(force, "0")) size = 0;
     if (!size && !(force && !strcmp(force, "1"))) return 0;
+    if (parse_timeout()) return 2;
     int provided;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "dpcorr: MPI_Init failed\n");
@@ -199,8 +219,6 @@ int mpi_run_init(int *argc, char ***argv)
     g.on = 1;
     g.rank = (size_t)r;
     g.size = (size_t)s;
-    const char *t = getenv("DPCORR_MPI_TIMEOUT");
-    if (t && atof(t) > 0) g.timeout = atof(t);
     g.tp.rank = g.rank;
     g.tp.size = g.size;
     g.tp.sendrecv = mpi_sendrecv;

@@ -129,4 +129,9 @@ err_has "rank 1 has seed 2, rank 0 seed 1" "mpi: the seeds named"
 # shellcheck disable=SC2086
 expect_rc 2 "mpi: rank 1 with --secure" $MPIRUN -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --secure
 err_has "rank 1 runs in secure mode, rank 0 in seeded mode" "mpi: the modes named"
+# DPCORR_MPI_TIMEOUT is strictly a number of seconds (issue 37: these meant 600 s silently)
+for v in abc -5 nan 5s 0; do
+    expect_rc 2 "DPCORR_MPI_TIMEOUT=$v refused" env DPCORR_MPI_TIMEOUT=$v $MPIRUN -np 2 "$BIN" mech --kind nu --nu 0.01 --steps 10
+    err_has "DPCORR_MPI_TIMEOUT=$v: must be a number of seconds" "DPCORR_MPI_TIMEOUT=$v: names the variable"
+done
 summary
