@@ -81,4 +81,20 @@ quick() {
 # that flat region (46 PLD evaluations, 13 s CPU on 30 steps), now it bisects it
 quick "train at delta 0.5, 30 steps" 8 train --data synthetic:logistic,n=300,d=4,test-n=20 --model logistic --batch 10 --epochs 1 --lr 0.1 --clip 1 --quiet --seed 1 --epsilon 1 --delta 0.5 --allow-large-delta
 out_has "epsilon 1, delta 0.5" "delta 0.5: trained at the target"
+# FIFOs (issue 37): a named pipe nobody writes to blocked forever in open(2) as --data, --coeffs,
+# a strategy file or --resume; now refused within about a second, naming the file (a checkpoint
+# must be a regular file; the other inputs read a pipe that is being fed)
+mkfifo "$TMP/fifo"
+for c in "train --data csv:$TMP/fifo --model linear --epsilon 1|--data" \
+         "train --data libsvm:$TMP/fifo --model linear --epsilon 1|--data" \
+         "mech --kind toeplitz --steps 10 --coeffs $TMP/fifo|--coeffs" "mech --kind file:$TMP/fifo|--kind" \
+         "train --data synthetic:logistic,n=200,d=4 --model logistic --epsilon 1 --resume $TMP/fifo --checkpoint $TMP/ck|--resume"; do
+    opt=${c#*|}
+    quick "FIFO as $opt (${c%% *})" 8 ${c%|*}
+    err_has -- "$opt: $TMP/fifo: is a FIFO \(named pipe\)" "FIFO as $opt: refused naming the file"
+done
+printf 'a,b,label\n1,2,0\n3,4,1\n5,6,0\n2,2,1\n' > "$TMP/fed.csv"
+(sleep 0.2; cat "$TMP/fed.csv" > "$TMP/fifo") &
+expect_rc 0 "a fed FIFO is read" $T "$BIN" train --data "csv:$TMP/fifo,task=classification,classes=2" --model softmax --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1 --delta 1e-3 --quiet
+wait
 summary

@@ -145,8 +145,9 @@ static dpc_status get_array(const rd *r, const jv *v, const char *field, double 
 
 static dpc_status read_text(const char *path, char **text, size_t *len, dpc_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    dpc_status ost;
+    FILE *f = dpc__fopen_input(path, 0, &ost, err); /* never blocks on a FIFO */
+    if (!f) return ost;
     size_t cap = 1 << 16, n = 0;
     char *buf = malloc(cap);
     int binary = 0, huge = 0;
