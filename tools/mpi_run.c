@@ -70,7 +70,9 @@ static struct {
     int real_err;  /* the launcher's stderr (ranks > 0 write theirs aside) */
     int aside;     /* descriptor of the set-aside stderr of ranks > 0, or -1 */
     int notified;  /* a notice from a failed rank arrived */
-} g = {0, 0, 0, 1, 600.0, {0, 1, NULL, NULL}, 2, -1, 0};
+    int notice_from;                /* its rank */
+    char notice[NOTICE_LEN + 1];    /* and its text */
+} g = {0, 0, 0, 1, 600.0, {0, 1, NULL, NULL}, 2, -1, 0, -1, {0}};
 
 static void die(const char *fmt, ...) DPC_PRINTF(1, 2);
 
@@ -103,6 +105,8 @@ static int take_notice(dpc_error *err)
     MPI_Recv(text, NOTICE_LEN, MPI_CHAR, s.MPI_SOURCE, TAG_NOTICE, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
     g.notified = 1;
+    g.notice_from = s.MPI_SOURCE;
+    memcpy(g.notice, text, sizeof g.notice);
     dpc_error_set(err, DPC_E_IO, "rank %d failed: %s", s.MPI_SOURCE, text);
     return 1;
 }
@@ -142,6 +146,10 @@ static dpc_status mpi_sendrecv(void *ctx, size_t to, const void *sbuf, size_t sb
                                void *rbuf, size_t rbytes, dpc_error *err)
 {
     (void)ctx;
+    /* after a rank failed on its own, every later exchange fails at once with its notice (the
+     * failed rank takes part in none: waiting would last DPCORR_MPI_TIMEOUT; issue 37) */
+    if (g.notified)
+        return dpc_error_set(err, DPC_E_IO, "rank %d failed: %s", g.notice_from, g.notice);
     size_t so = 0, ro = 0;
     if (to == DPC_RANK_NONE) sbytes = 0;
     if (from == DPC_RANK_NONE) rbytes = 0;
