@@ -97,4 +97,12 @@ printf 'a,b,label\n1,2,0\n3,4,1\n5,6,0\n2,2,1\n' > "$TMP/fed.csv"
 (sleep 0.2; cat "$TMP/fed.csv" > "$TMP/fifo") &
 expect_rc 0 "a fed FIFO is read" $T "$BIN" train --data "csv:$TMP/fifo,task=classification,classes=2" --model softmax --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1 --delta 1e-3 --quiet
 wait
+# balls-in-bins work decided first (issue 37): an identity calibration whose evaluations do not
+# fit the work limit is refused before any (5e4 bins ran 16 s CPU first, 1000 bins 2 s), and
+# the Monte Carlo beside a deterministic bound runs only where it is cheap (256 bins: 10.5 ->
+# 5.5 s CPU; --bib-monte-carlo still asks for it)
+for b in 50000 1000; do
+    quick "balls-in-bins calibration over $b bins" 3 account sigma --mech identity --steps 100000 --epsilon 1 --delta 1e-5 --balls-in-bins $b
+    err_has -- "--balls-in-bins: calibrating the balls-in-bins route over $b bins needs more than .* above the work limit" "$b bins: refused naming the bins"
+done
 summary
