@@ -280,6 +280,61 @@ static dpc_status parse_matrix(const rd *r, const jv *root, dpc_strategy *s)
     return DPC_OK;
 }
 
+/* The kind's own fields (theta/omega, coeffs/of, matrix/of) and the mechanism's checks. */
+static dpc_status parse_kind_fields(const rd *r, const jv *root, dpc_strategy *s)
+{
+    dpc_status st;
+    const jv *v;
+    /* kind-specific fields */
+    const char *own[3][2] = {{"theta", "omega"}, {"coeffs", "of"}, {"matrix", "of"}};
+    int ki = s->kind == DPC_MECH_BLT ? 0 : s->kind == DPC_MECH_TOEPLITZ ? 1 : 2;
+    const char *all[4] = {"theta", "omega", "coeffs", "matrix"};
+    for (int i = 0; i < 4; i++)
+        if ((v = dpc__json_get(root, all[i])) && strcmp(all[i], own[ki][0]) &&
+            strcmp(all[i], own[ki][1]))
+            return bad(r, v, all[i],
+                       ki == 0   ? "not allowed for kind blt (it takes theta and omega)"
+                       : ki == 1 ? "not allowed for kind toeplitz (it takes coeffs and of)"
+                                 : "not allowed for kind dense (it takes matrix and of)");
+    if (ki == 0 && dpc__json_get(root, "of"))
+        return bad(r, dpc__json_get(root, "of"), "of",
+                   "not allowed for kind blt (it takes theta and omega)");
+    s->of_strategy = 1;
+    if ((v = dpc__json_get(root, "of"))) {
+        if (v->type == JV_STR && !strcmp(v->str, "strategy")) s->of_strategy = 1;
+        else if (v->type == JV_STR && !strcmp(v->str, "noising")) s->of_strategy = 0;
+        else return bad_got(r, v, "of", "expected \"strategy\" or \"noising\"");
+    }
+    if (ki == 0) {
+        const jv *vt = dpc__json_get(root, "theta"), *vo = dpc__json_get(root, "omega");
+        size_t nt, no;
+        if (!vt) return bad(r, root, "theta", "missing (kind blt needs theta and omega arrays)");
+        if (!vo) return bad(r, root, "omega", "missing (kind blt needs theta and omega arrays)");
+        if ((st = get_array(r, vt, "theta", &s->theta, &nt))) return st;
+        if ((st = get_array(r, vo, "omega", &s->omega, &no))) return st;
+        if (nt != no) {
+            char what[96];
+            snprintf(what, sizeof what, "expected %zu numbers (as many as theta), got %zu", nt,
+                     no);
+            return bad(r, vo, "omega", what);
+        }
+        s->nbuf = nt;
+    } else if (ki == 1) {
+        if (!(v = dpc__json_get(root, "coeffs")))
+            return bad(r, root, "coeffs", "missing (kind toeplitz needs a coeffs array)");
+        if ((st = get_array(r, v, "coeffs", &s->coeffs, &s->ncoeffs))) return st;
+    } else if ((st = parse_matrix(r, root, s))) {
+        return st;
+    }
+    dpc_mech_params p;
+    dpc_strategy_mech_params(s, &p);
+    if ((st = dpc_mech_params_check(&p, r->err))) {
+        const jv *pv = dpc__json_get(root, own[ki][0]);
+        return lib_refusal(r, pv ? pv->line : root->line);
+    }
+    return DPC_OK;
+}
+
 static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
 {
     dpc_status st;
@@ -361,54 +416,7 @@ static dpc_status parse_strategy(const rd *r, const jv *root, dpc_strategy *s)
         if (v->type != JV_BOOL) return bad_got(r, v, "exact", "expected true or false");
         s->achieved.exact = v->num != 0.0;
     }
-    /* kind-specific fields */
-    const char *own[3][2] = {{"theta", "omega"}, {"coeffs", "of"}, {"matrix", "of"}};
-    int ki = s->kind == DPC_MECH_BLT ? 0 : s->kind == DPC_MECH_TOEPLITZ ? 1 : 2;
-    const char *all[4] = {"theta", "omega", "coeffs", "matrix"};
-    for (int i = 0; i < 4; i++)
-        if ((v = dpc__json_get(root, all[i])) && strcmp(all[i], own[ki][0]) &&
-            strcmp(all[i], own[ki][1]))
-            return bad(r, v, all[i],
-                       ki == 0   ? "not allowed for kind blt (it takes theta and omega)"
-                       : ki == 1 ? "not allowed for kind toeplitz (it takes coeffs and of)"
-                                 : "not allowed for kind dense (it takes matrix and of)");
-    if (ki == 0 && dpc__json_get(root, "of"))
-        return bad(r, dpc__json_get(root, "of"), "of",
-                   "not allowed for kind blt (it takes theta and omega)");
-    s->of_strategy = 1;
-    if ((v = dpc__json_get(root, "of"))) {
-        if (v->type == JV_STR && !strcmp(v->str, "strategy")) s->of_strategy = 1;
-        else if (v->type == JV_STR && !strcmp(v->str, "noising")) s->of_strategy = 0;
-        else return bad_got(r, v, "of", "expected \"strategy\" or \"noising\"");
-    }
-    if (ki == 0) {
-        const jv *vt = dpc__json_get(root, "theta"), *vo = dpc__json_get(root, "omega");
-        size_t nt, no;
-        if (!vt) return bad(r, root, "theta", "missing (kind blt needs theta and omega arrays)");
-        if (!vo) return bad(r, root, "omega", "missing (kind blt needs theta and omega arrays)");
-        if ((st = get_array(r, vt, "theta", &s->theta, &nt))) return st;
-        if ((st = get_array(r, vo, "omega", &s->omega, &no))) return st;
-        if (nt != no) {
-            char what[96];
-            snprintf(what, sizeof what, "expected %zu numbers (as many as theta), got %zu", nt,
-                     no);
-            return bad(r, vo, "omega", what);
-        }
-        s->nbuf = nt;
-    } else if (ki == 1) {
-        if (!(v = dpc__json_get(root, "coeffs")))
-            return bad(r, root, "coeffs", "missing (kind toeplitz needs a coeffs array)");
-        if ((st = get_array(r, v, "coeffs", &s->coeffs, &s->ncoeffs))) return st;
-    } else if ((st = parse_matrix(r, root, s))) {
-        return st;
-    }
-    dpc_mech_params p;
-    dpc_strategy_mech_params(s, &p);
-    if ((st = dpc_mech_params_check(&p, r->err))) {
-        const jv *pv = dpc__json_get(root, own[ki][0]);
-        return lib_refusal(r, pv ? pv->line : root->line);
-    }
-    return DPC_OK;
+    return parse_kind_fields(r, root, s);
 }
 
 dpc_status dpc_strategy_load(dpc_strategy **out, const char *path, dpc_error *err)
