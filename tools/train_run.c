@@ -109,8 +109,9 @@ static int seed_local(run_ctx *x) { return frame_seed(&x->o->fr, x->s); }
  * --checkpoint on one rank only hung the job in mismatched collectives for
  * DPCORR_MPI_TIMEOUT, and other differences surfaced later as an unnamed fingerprint
  * mismatch). First thing, before any other collective, every rank receives rank 0's table of
- * options (given, a hash of the value as typed, its first characters: a fixed size, the same
- * binary on every rank) and compares it with its own; the first option that differs is named
+ * options (given, a hash of the value: numbers by value, the rest as typed; its first
+ * characters: a fixed size, the same binary on every rank) and compares it with its own; the
+ * first option that differs is named
  * with both values, and the agreement brings that rank's error to every rank (rank 0 prints
  * it). Per-rank options: --threads (threads per rank), --data and --test-data (a copy per node
  * may have its own path; the run fingerprint compares the data themselves) and --quiet. */
@@ -133,14 +134,25 @@ static void opt_digest_of(const opt_set *s, opt_digest *d)
     d->n = s->n;
     for (size_t i = 0; i < s->n && i < OPT_MAX; i++) {
         const char *raw = s->val[i].raw ? s->val[i].raw : "";
+        const opt_value *v = &s->val[i];
+        opt_type ty = s->cmd->opts[i]->type;
+        /* numbers by value (0.1 and 1e-1 agree), everything else as typed */
+        const unsigned char *p = (const unsigned char *)raw;
+        size_t len = strlen(raw);
+        if ((ty == OPT_DOUBLE || ty == OPT_UINT) && !v->word) {
+            p = (const unsigned char *)&v->num;
+            len = sizeof v->num;
+        } else if (ty == OPT_LIST) {
+            p = (const unsigned char *)v->list;
+            len = v->nlist * sizeof v->list[0];
+        }
         uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-        for (const char *p = raw; *p; p++) h = (h ^ (unsigned char)*p) * 0x100000001b3ull;
+        for (size_t k = 0; k < len; k++) h = (h ^ p[k]) * 0x100000001b3ull;
         d->given[i] = s->given[i];
         d->hash[i] = s->given[i] ? h : 0;
-        size_t len = strlen(raw);
         if (s->given[i])
             snprintf(d->shown[i], OPT_SHOWN, "'%.*s'%s", OPT_SHOWN - 6, raw,
-                     len > OPT_SHOWN - 6 ? "..." : "");
+                     strlen(raw) > OPT_SHOWN - 6 ? "..." : "");
     }
 }
 

@@ -155,6 +155,8 @@ per_rank "mpi: --resume on rank 0 only" "--resume: rank 1 has \(not given\), ran
 per_rank "mpi: another --epochs" "--epochs: rank 1 has '2', rank 0 \\(not given\\)" "" "--epochs 2"
 per_rank "mpi: rank 1's own refusal" "rank 1 failed: .*--nu: not used by this configuration" "" "--nu 0.3"
 per_rank "mpi: rank 1's unknown option" "rank 1 failed: .*--bogus: unknown option" "" "--bogus"
+# a number written two ways is the same value
+expect_rc 0 "mpi: 0.5 and 5e-1 agree" $MPIRUN -np 1 "$BIN" $A2 --momentum 0.5 : -np 1 "$BIN" $A2 --momentum 5e-1
 # --threads may differ per rank
 expect_rc 0 "mpi: --threads per rank" $MPIRUN -np 1 "$BIN" $A2 --threads 1 : -np 1 "$BIN" $A2 --threads 2
 summary
