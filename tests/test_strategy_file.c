@@ -143,11 +143,11 @@ static void test_malformed(void)
     expect_fail("e4.json", HEAD "\"kind\": \"blt\", \"steps\": 10.5,\n\"theta\": [0.5], \"omega\": [0.1]}",
                 DPC_E_FORMAT, "e4.json:2", "field 'steps': expected an integer in [1, 2^40], got 10.5");
     expect_fail("e5.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"theta\": [0.5,], \"omega\": [0.1]}",
-                DPC_E_FORMAT, "e5.json:3", "trailing comma");
+                DPC_E_FORMAT, "e5.json:3", "trailing comma (expected another item after ',')");
     expect_fail("e6.json", HEAD "\"kind\": \"blt\", \"kind\": \"blt\"}", DPC_E_FORMAT, "e6.json:2",
                 "duplicate key");
     expect_fail("e7.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [1, NaN]}",
-                DPC_E_FORMAT, "e7.json:3", "unexpected character");
+                DPC_E_FORMAT, "e7.json:3", "unexpected character 'N' (expected a value: a number");
     expect_fail("e8.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [01]}",
                 DPC_E_FORMAT, "e8.json:3", "leading zero");
     expect_fail("e9.json", "{\"format\": \"dpcorr-strategy\", \"version\": 2}", DPC_E_FORMAT,
