@@ -239,10 +239,105 @@ static void test_refusals(void)
     dpc_privatize_free(NULL);
 }
 
+/* Issue 37: what the object can see. A sum whose norm exceeds count x clip (plus the stated
+ * rounding allowance) is no clipped batch's and is refused, one at the bound is released; a
+ * never-seeded, zeroed, edited or invalid-mode rng is refused naming its field; every accessor
+ * answers a NULL handle. */
+static void test_sees(void)
+{
+    dpc_error err = {0};
+    dpc_privatize_config c;
+    base(&c);
+    c.dim = 1000;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 11);
+    CHECK_OK(dpc_rng_check(&rng, &err), &err);
+    /* rngs nobody seeded */
+    static const struct {
+        const char *field;
+        int what;
+    } bad[] = {{"rng.key", 0}, {"rng.mode", 1}, {"rng.skey", 2}, {"rng.key", 3}, {"rng.key", 4}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_rng r;
+        dpc_rng_seed(&r, 11);
+        switch (bad[i].what) {
+        case 0: memset(&r, 0, sizeof r); break;   /* never seeded: all zero */
+        case 1: r.mode = (dpc_rng_mode)7; break;  /* no mode */
+        case 2: memset(&r, 0, sizeof r), r.mode = DPC_RNG_SECURE; break; /* zero secure key */
+        case 3: r.key[0] ^= 1u; break;            /* a key that is not the seed's */
+        case 4: r.skey[3] = 5u; break;            /* seeded with a secure key beside it */
+        }
+        dpc_privatizer *pv = NULL;
+        memset(&err, 0, sizeof err);
+        dpc_status st = dpc_privatize_new(&pv, &c, &r, &err);
+        CHECK(st == DPC_E_INVALID && pv == NULL && !strcmp(err.field, bad[i].field),
+              "rng case %zu refused naming %s: status %d field '%s' (%s)", i, bad[i].field,
+              (int)st, err.field, err.msg);
+        CHECK(dpc_rng_check(&r, NULL) == DPC_E_INVALID, "dpc_rng_check refuses case %zu", i);
+        dpc_privatize_free(pv);
+    }
+    dpc_rng sec;
+    CHECK_OK(dpc_rng_seed_os(&sec, &err), &err);
+    CHECK_OK(dpc_rng_check(&sec, &err), &err);
+    CHECK(dpc_rng_check(NULL, &err) == DPC_E_INVALID && !strcmp(err.field, "rng"), "NULL rng");
+    /* the norm bound */
+    dpc_privatizer *pv = NULL;
+    CHECK_OK(dpc_privatize_new(&pv, &c, &rng, &err), &err);
+    if (!pv) return;
+    size_t cap = dpc_privatize_max_batch(pv), m = 0;
+    size_t *idx = malloc(cap * sizeof *idx);
+    double *g = calloc(c.dim, sizeof *g), *h = malloc(c.dim * sizeof *h);
+    CHECK_OK(dpc_privatize_batch(pv, idx, &m, &err), &err);
+    CHECK(m == 60, "a batch of 60: %zu", m);
+    /* the issue's case: a norm far beyond any clipped batch */
+    for (size_t j = 0; j < c.dim; j++) g[j] = 1e3;
+    memset(&err, 0, sizeof err);
+    CHECK(dpc_privatize_step(pv, g, h, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "clipped_sum") && strstr(err.msg, "count x clip"),
+          "norm 3.2e4 for 60 records at clip 0.7 refused: %s", err.msg);
+    /* just past the allowance (relative 1e-9 > (60 + 1000 + 8) 2^-52 = 2.4e-13), then one
+     * clipped gradient per record along the same direction, summed: norm m x clip up to rounding */
+    double reach = (double)m * c.clip;
+    for (size_t j = 0; j < c.dim; j++) g[j] = 0.0;
+    g[7] = reach * (1.0 + 1e-9);
+    CHECK(dpc_privatize_step(pv, g, h, &err) == DPC_E_INVALID, "1e-9 above count x clip refused");
+    CHECK(dpc_privatize_steps_done(pv) == 0, "nothing released by the refusals");
+    double u = c.clip / sqrt((double)c.dim); /* each record's clipped gradient: norm clip */
+    for (size_t j = 0; j < c.dim; j++) g[j] = 0.0;
+    for (size_t i = 0; i < m; i++)
+        for (size_t j = 0; j < c.dim; j++) g[j] += u;
+    CHECK_OK(dpc_privatize_step(pv, g, h, &err), &err);
+    CHECK(dpc_privatize_steps_done(pv) == 1, "a sum at the bound is released");
+    /* the next step: every record at full norm on one coordinate, the sum exactly m x clip */
+    CHECK_OK(dpc_privatize_batch(pv, idx, &m, &err), &err);
+    for (size_t j = 0; j < c.dim; j++) g[j] = 0.0;
+    g[0] = (double)m * c.clip;
+    CHECK_OK(dpc_privatize_step(pv, g, h, &err), &err);
+    free(idx);
+    free(g);
+    free(h);
+    dpc_privatize_free(pv);
+    /* NULL handles: every public function */
+    CHECK(dpc_privatize_steps_done(NULL) == 0, "steps_done(NULL)");
+    CHECK(dpc_privatize_steps_total(NULL) == 0, "steps_total(NULL)");
+    CHECK(dpc_privatize_max_batch(NULL) == 0, "max_batch(NULL)");
+    CHECK(isnan(dpc_privatize_noise_scale(NULL)), "noise_scale(NULL)");
+    CHECK(dpc_privatize_ledger(NULL) == NULL, "ledger(NULL)");
+    double e;
+    size_t one[1], cnt;
+    CHECK(dpc_privatize_epsilon_spent(NULL, &e, &err) == DPC_E_INVALID, "epsilon_spent(NULL)");
+    CHECK(dpc_privatize_batch(NULL, one, &cnt, &err) == DPC_E_INVALID, "batch(NULL)");
+    CHECK(dpc_privatize_step(NULL, &e, &e, &err) == DPC_E_INVALID, "step(NULL)");
+    CHECK(dpc_privatize_new(NULL, &c, &rng, &err) == DPC_E_INVALID, "new(NULL)");
+    dpc_privatize_config_init(NULL);
+    dpc_privatize_free(NULL);
+}
+
 int main(void)
 {
     test_ledger_is_the_trainers();
     test_steps_are_the_formula();
     test_refusals();
+    test_sees();
     return TEST_SUMMARY();
 }

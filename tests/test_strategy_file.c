@@ -137,43 +137,62 @@ static void test_malformed(void)
     expect_fail("e1.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"theta\": [0.5], \"omega\": [0.1],\n\"bogus\": 1}",
                 DPC_E_FORMAT, "e1.json:4", "bogus");
     expect_fail("e2.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"theta\": [0.5, 0.7],\n\"omega\": [0.1]}",
-                DPC_E_FORMAT, "e2.json:4", "omega");
+                DPC_E_FORMAT, "e2.json:4", "field 'omega': expected 2 numbers (as many as theta), got 1");
     expect_fail("e3.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"theta\": [1.5], \"omega\": [0.1]}",
-                DPC_E_FORMAT, "e3.json:3", "theta: entry 0");
+                DPC_E_FORMAT, "e3.json:3", "field 'theta': entry 0");
     expect_fail("e4.json", HEAD "\"kind\": \"blt\", \"steps\": 10.5,\n\"theta\": [0.5], \"omega\": [0.1]}",
-                DPC_E_FORMAT, "e4.json:2", "steps");
+                DPC_E_FORMAT, "e4.json:2", "field 'steps': expected an integer in [1, 2^40], got 10.5");
     expect_fail("e5.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"theta\": [0.5,], \"omega\": [0.1]}",
-                DPC_E_FORMAT, "e5.json:3", "trailing comma");
+                DPC_E_FORMAT, "e5.json:3", "trailing comma (expected another item after ',')");
     expect_fail("e6.json", HEAD "\"kind\": \"blt\", \"kind\": \"blt\"}", DPC_E_FORMAT, "e6.json:2",
                 "duplicate key");
     expect_fail("e7.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [1, NaN]}",
-                DPC_E_FORMAT, "e7.json:3", "unexpected character");
+                DPC_E_FORMAT, "e7.json:3", "unexpected character 'N' (expected a value: a number");
     expect_fail("e8.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [01]}",
                 DPC_E_FORMAT, "e8.json:3", "leading zero");
     expect_fail("e9.json", "{\"format\": \"dpcorr-strategy\", \"version\": 2}", DPC_E_FORMAT,
-                "e9.json:1", "version");
+                "e9.json:1", "field 'version': expected 1 (the version this reader knows), got 2");
     expect_fail("e10.json", HEAD "\"kind\": \"dense\", \"steps\": 2,\n\"matrix\": [[1],\n [0.5, 1, 3]]}",
-                DPC_E_FORMAT, "e10.json:4", "row 1");
+                DPC_E_FORMAT, "e10.json:4", "field 'matrix': row 1: expected 2 numbers, got an array of 3");
     expect_fail("e11.json", HEAD "\"kind\": \"dense\", \"steps\": 2,\n\"matrix\": [[1, 2],\n [0.5, 1]]}",
-                DPC_E_FORMAT, "e11.json:3", "above the diagonal");
+                DPC_E_FORMAT, "e11.json:3", "row 0, column 1: expected 0 above the diagonal (C is lower triangular), got 2");
     expect_fail("e12.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [1], \"theta\": [0.5]}",
-                DPC_E_FORMAT, "e12.json:3", "theta");
+                DPC_E_FORMAT, "e12.json:3", "field 'theta': not allowed for kind toeplitz (it takes coeffs and of)");
     expect_fail("e13.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5, \"coeffs\": [1]} extra",
                 DPC_E_FORMAT, "e13.json:2", "trailing data");
     expect_fail("e14.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [1, 0.5",
                 DPC_E_FORMAT, "e14.json:3", "end of file");
     expect_fail("e15.json", HEAD "\"kind\": \"toeplitz\", \"steps\": 5,\n\"coeffs\": [0, 1]}",
-                DPC_E_FORMAT, "e15.json:3", "coeffs: entry 0");
+                DPC_E_FORMAT, "e15.json:3", "field 'coeffs': entry 0");
     expect_fail("e16.json", HEAD "\"kind\": \"blt\", \"steps\": 10, \"workload\": {\"momentum\": 1.5},\n"
                 "\"theta\": [0.5], \"omega\": [0.1]}",
-                DPC_E_FORMAT, "e16.json:2", "momentum");
+                DPC_E_FORMAT, "e16.json:2", "field 'workload.momentum': must be in [0, 1), got 1.5");
     expect_fail("e17.json", HEAD "\"kind\": \"spiral\", \"steps\": 10}", DPC_E_FORMAT, "e17.json:2",
-                "kind");
+                "field 'kind': expected \"blt\", \"toeplitz\" or \"dense\", got the string \"spiral\"");
     expect_fail("e18.json", HEAD "\"kind\": \"blt\",\n\"theta\": [0.5], \"omega\": [0.1]}",
-                DPC_E_FORMAT, "e18.json:1", "steps");
+                DPC_E_FORMAT, "e18.json:1", "field 'steps': missing (expected an integer >= 1");
     expect_fail("e19.json", "", DPC_E_FORMAT, "e19.json:1", "end of file");
     expect_fail("e20.json", HEAD "\"kind\": \"blt\", \"steps\": 10, \"objective\": \"median\",\n"
-                "\"theta\": [0.5], \"omega\": [0.1]}", DPC_E_FORMAT, "e20.json:2", "objective");
+                "\"theta\": [0.5], \"omega\": [0.1]}", DPC_E_FORMAT, "e20.json:2",
+                "field 'objective': expected \"max\" or \"mean\", got the string \"median\"");
+    /* issue 37: every reader refusal names the file, the line, the field, what it expected and
+     * what it found */
+    expect_fail("e21.json", HEAD "\"kind\": \"blt\", \"steps\": \"ten\", \"theta\": [0.5], \"omega\": [0.1]}",
+                DPC_E_FORMAT, "e21.json:2", "field 'steps': expected an integer in [1, 2^40], got the string \"ten\"");
+    expect_fail("e22.json", HEAD "\"kind\": 3, \"steps\": 10}", DPC_E_FORMAT, "e22.json:2",
+                "field 'kind': expected \"blt\", \"toeplitz\" or \"dense\", got 3");
+    expect_fail("e23.json", HEAD "\"kind\": \"blt\", \"steps\": 10, \"theta\": [0.5, \"x\"], \"omega\": [0.1, 0.2]}",
+                DPC_E_FORMAT, "e23.json:2", "field 'theta': element 1: expected a number, got the string \"x\"");
+    expect_fail("e24.json", "[1, 2]", DPC_E_FORMAT, "e24.json:1",
+                "field '(top level)': expected an object, got an array of 2");
+    expect_fail("e25.json", HEAD "\"kind\": \"blt\", \"steps\": 10, \"exact\": 1, \"theta\": [0.5], \"omega\": [0.1]}",
+                DPC_E_FORMAT, "e25.json:2", "field 'exact': expected true or false, got 1");
+    expect_fail("e26.json", HEAD "\"kind\": \"blt\", \"steps\": 10,\n\"omega\": [0.1]}", DPC_E_FORMAT,
+                "e26.json:1", "field 'theta': missing (kind blt needs theta and omega arrays)");
+    expect_fail("e27.json", HEAD "\"kind\": \"blt\", \"steps\": 10, \"bogus\": 1}", DPC_E_FORMAT,
+                "e27.json:2", "field 'bogus': unknown field (expected format, version, kind");
+    expect_fail("e28.json", HEAD "\"kind\": \"dense\", \"steps\": 3,\n\"matrix\": [[1], [0, 1]]}",
+                DPC_E_FORMAT, "e28.json:3", "field 'matrix': expected an array of 3 rows (n = steps), got an array of 2");
     dpc_strategy *s = NULL;
     dpc_error err = {0};
     CHECK(dpc_strategy_load(&s, path_of("missing.json"), &err) == DPC_E_IO, "missing file");

@@ -154,7 +154,11 @@ static void test_secure_resume(void)
         CHECK(dpc_trainer_resume(z, path, &err) == DPC_E_STATE,
               "%s: another secure key is another run", mechs[k].name);
         dpc_rng seeded = sec;
-        seeded.mode = DPC_RNG_SEEDED; /* same Philox key (0), Philox noise */
+        seeded.mode = DPC_RNG_SEEDED; /* a secure key relabelled seeded: no seed's key (issue 37) */
+        CHECK(dpc_trainer_new(&s, m, ds, NULL, &c, &seeded, &err) == DPC_E_INVALID &&
+                  !strcmp(err.field, "rng.key") && s == NULL,
+              "%s: a relabelled generator refused: %s", mechs[k].name, err.msg);
+        dpc_rng_seed(&seeded, 0); /* Philox noise */
         CHECK_OK(dpc_trainer_new(&s, m, ds, NULL, &c, &seeded, &err), &err);
         CHECK(run_all(s) != ha, "%s: secure noise differs from seeded", mechs[k].name);
         dpc_trainer_free(a);

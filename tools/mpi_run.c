@@ -47,6 +47,8 @@ int mpi_run_finish(int rc) { return rc; }
 
 #else /* DPCORR_MPI */
 
+#include "dpcorr/io.h"
+
 #include <fcntl.h>
 #include <mpi.h>
 #include <stdarg.h>
@@ -68,7 +70,9 @@ static struct {
     int real_err;  /* the launcher's stderr (ranks > 0 write theirs aside) */
     int aside;     /* descriptor of the set-aside stderr of ranks > 0, or -1 */
     int notified;  /* a notice from a failed rank arrived */
-} g = {0, 0, 0, 1, 600.0, {0, 1, NULL, NULL}, 2, -1, 0};
+    int notice_from;                /* its rank */
+    char notice[NOTICE_LEN + 1];    /* and its text */
+} g = {0, 0, 0, 1, 600.0, {0, 1, NULL, NULL}, 2, -1, 0, -1, {0}};
 
 static void die(const char *fmt, ...) DPC_PRINTF(1, 2);
 
@@ -101,6 +105,8 @@ static int take_notice(dpc_error *err)
     MPI_Recv(text, NOTICE_LEN, MPI_CHAR, s.MPI_SOURCE, TAG_NOTICE, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
     g.notified = 1;
+    g.notice_from = s.MPI_SOURCE;
+    memcpy(g.notice, text, sizeof g.notice);
     dpc_error_set(err, DPC_E_IO, "rank %d failed: %s", s.MPI_SOURCE, text);
     return 1;
 }
@@ -140,6 +146,10 @@ static dpc_status mpi_sendrecv(void *ctx, size_t to, const void *sbuf, size_t sb
                                void *rbuf, size_t rbytes, dpc_error *err)
 {
     (void)ctx;
+    /* after a rank failed on its own, every later exchange fails at once with its notice (the
+     * failed rank takes part in none: waiting would last DPCORR_MPI_TIMEOUT; issue 37) */
+    if (g.notified)
+        return dpc_error_set(err, DPC_E_IO, "rank %d failed: %s", g.notice_from, g.notice);
     size_t so = 0, ro = 0;
     if (to == DPC_RANK_NONE) sbytes = 0;
     if (from == DPC_RANK_NONE) rbytes = 0;
@@ -181,12 +191,30 @@ static void quiet_rank(void)
     g.aside = fd;
 }
 
+/* DPCORR_MPI_TIMEOUT: strictly a number of seconds > 0 (the library's number syntax), else
+ * refused with exit 2 by every rank before MPI starts (issue 37: "abc", "-5", "nan" and "5s"
+ * silently meant 600 s). */
+static int parse_timeout(void)
+{
+    const char *t = getenv("DPCORR_MPI_TIMEOUT");
+    double v;
+    if (!t) return 0;
+    if (!dpc_io_parse_double(t, &v) || !(v > 0.0) || v > 1e9) {
+        fprintf(stderr, "dpcorr: DPCORR_MPI_TIMEOUT=%s: must be a number of seconds in (0, 1e9] "
+                        "(e.g. 600)\n", t);
+        return 2;
+    }
+    g.timeout = v;
+    return 0;
+}
+
 int mpi_run_init(int *argc, char ***argv)
 {
     size_t rank, size = env_size(&rank);
     const char *force = getenv("DPCORR_MPI");
     if (force && !strcmp(force, "0")) size = 0;
     if (!size && !(force && !strcmp(force, "1"))) return 0;
+    if (parse_timeout()) return 2;
     int provided;
     if (MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "dpcorr: MPI_Init failed\n");
@@ -199,8 +227,6 @@ int mpi_run_init(int *argc, char ***argv)
     g.on = 1;
     g.rank = (size_t)r;
     g.size = (size_t)s;
-    const char *t = getenv("DPCORR_MPI_TIMEOUT");
-    if (t && atof(t) > 0) g.timeout = atof(t);
     g.tp.rank = g.rank;
     g.tp.size = g.size;
     g.tp.sendrecv = mpi_sendrecv;

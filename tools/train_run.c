@@ -106,14 +106,98 @@ int train_apply_features(run_frame *f, opt_set *s, const char *spec, const char 
 /* The generator: the checkpoint's when resuming (frame_seed checks its mode and seed). */
 static int seed_local(run_ctx *x) { return frame_seed(&x->o->fr, x->s); }
 
+/* Under mpirun every rank must have been given rank 0's options (issue 37: --resume or
+ * --checkpoint on one rank only hung the job in mismatched collectives for
+ * DPCORR_MPI_TIMEOUT, and other differences surfaced later as an unnamed fingerprint
+ * mismatch). First thing, before any other collective, every rank receives rank 0's table of
+ * options (given, a hash of the value: numbers by value, the rest as typed; its first
+ * characters: a fixed size, the same binary on every rank) and compares it with its own; the
+ * first option that differs is named
+ * with both values, and the agreement brings that rank's error to every rank (rank 0 prints
+ * it). Per-rank options: --threads (threads per rank), --data and --test-data (a copy per node
+ * may have its own path; the run fingerprint compares the data themselves) and --quiet. */
+#define OPT_SHOWN 48
+typedef struct {
+    uint64_t n, hash[OPT_MAX];
+    unsigned char given[OPT_MAX];
+    char shown[OPT_MAX][OPT_SHOWN];
+} opt_digest;
+
+static int per_rank_option(const char *name)
+{
+    return !strcmp(name, "--threads") || !strcmp(name, "--data") ||
+           !strcmp(name, "--test-data") || !strcmp(name, "--quiet");
+}
+
+static void opt_digest_of(const opt_set *s, opt_digest *d)
+{
+    memset(d, 0, sizeof *d);
+    d->n = s->n;
+    for (size_t i = 0; i < s->n && i < OPT_MAX; i++) {
+        const char *raw = s->val[i].raw ? s->val[i].raw : "";
+        const opt_value *v = &s->val[i];
+        opt_type ty = s->cmd->opts[i]->type;
+        /* numbers by value (0.1 and 1e-1 agree), everything else as typed */
+        const unsigned char *p = (const unsigned char *)raw;
+        size_t len = strlen(raw);
+        if ((ty == OPT_DOUBLE || ty == OPT_UINT) && !v->word) {
+            p = (const unsigned char *)&v->num;
+            len = sizeof v->num;
+        } else if (ty == OPT_LIST) {
+            p = (const unsigned char *)v->list;
+            len = v->nlist * sizeof v->list[0];
+        }
+        uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+        for (size_t k = 0; k < len; k++) h = (h ^ p[k]) * 0x100000001b3ull;
+        d->given[i] = s->given[i];
+        d->hash[i] = s->given[i] ? h : 0;
+        if (s->given[i])
+            snprintf(d->shown[i], OPT_SHOWN, "'%.*s'%s", OPT_SHOWN - 6, raw,
+                     strlen(raw) > OPT_SHOWN - 6 ? "..." : "");
+    }
+}
+
+static dpc_status same_options(const opt_set *s, const dpc_transport *tp, dpc_error *err)
+{
+    static opt_digest mine_s, root_s; /* 8 KB each: the CLI's, once per run */
+    opt_digest *mine = &mine_s, *root = &root_s;
+    dpc_status st;
+    opt_digest_of(s, mine);
+    *root = *mine;
+    st = dpc_transport_bcast(tp, 0, root, sizeof *root, err);
+    for (size_t i = 0; !st && i < mine->n && i < OPT_MAX; i++) {
+        if (root->n != mine->n) {
+            st = dpc_error_set(err, DPC_E_STATE, "rank %zu runs another dpcorr than rank 0 (its "
+                               "train options differ in number)", tp->rank);
+            break;
+        }
+        const char *name = s->cmd->opts[i]->name;
+        if (per_rank_option(name) ||
+            (mine->given[i] == root->given[i] && mine->hash[i] == root->hash[i]))
+            continue;
+        st = dpc_error_set(err, DPC_E_STATE, "%s: rank %zu has %s, rank 0 %s (give every rank the same options; "
+                             "only --threads, --data, --test-data and --quiet may differ)",
+                             name, tp->rank, mine->given[i] ? mine->shown[i] : "(not given)",
+                             root->given[i] ? root->shown[i] : "(not given)");
+    }
+    return st;
+}
+
 /* Under mpirun every rank must have been given rank 0's mode and seed: rank 0's generator is
  * used, so another --seed or --secure on a rank would otherwise be silently ignored. */
-static int same_mode(const train_opts *o, const dpc_transport *tp)
+static int same_mode(const train_opts *o, const opt_set *s, const dpc_transport *tp)
 {
     uint64_t mine[2] = {(uint64_t)o->fr.secure, o->fr.secure ? 0 : o->fr.seed};
     uint64_t root[2] = {mine[0], mine[1]};
     dpc_error err = {0};
-    dpc_status st = dpc_transport_bcast(tp, 0, root, sizeof root, &err);
+    dpc_status st = s ? same_options(s, tp, &err) : DPC_OK;
+    int bad = st != DPC_OK;
+    st = dpc_transport_agree(tp, st, &err); /* every rank fails, with the first bad rank's error */
+    if (st) {
+        if (bad || tp->rank == 0) fprintf(stderr, "dpcorr train: %s\n", err.msg);
+        return bad || st == DPC_E_STATE ? CLI_USAGE : CLI_RUNTIME;
+    }
+    st = dpc_transport_bcast(tp, 0, root, sizeof root, &err);
     if (!st && root[0] != mine[0])
         st = dpc_error_param(&err, DPC_E_STATE, "secure",
                              "rank %zu runs in %s mode, rank 0 in %s mode (give every rank the "
@@ -124,7 +208,7 @@ static int same_mode(const train_opts *o, const dpc_transport *tp)
                              "rank %zu has seed %llu, rank 0 seed %llu (give every rank the same "
                              "--seed)", tp->rank, (unsigned long long)mine[1],
                              (unsigned long long)root[1]);
-    int bad = st != DPC_OK;
+    bad = st != DPC_OK;
     st = dpc_transport_agree(tp, st, &err); /* every rank fails, with the first bad rank's error */
     if (!st) return 0;
     if (bad || tp->rank == 0) fprintf(stderr, "dpcorr train: %s\n", err.msg);
@@ -139,7 +223,7 @@ static int seed_run(run_ctx *x)
     const dpc_transport *tp = mpi_run_transport();
     dpc_error err = {0};
     int rc;
-    if (tp && (rc = same_mode(o, tp))) return rc;
+    if (tp && (rc = same_mode(o, x->s, tp))) return rc;
     if (tp && tp->rank > 0) {
         o->fr.quiet = 1;
         memset(&o->fr.rng, 0, sizeof o->fr.rng);

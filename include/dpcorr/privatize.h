@@ -31,7 +31,9 @@
  * The guarantee holds when the code between dpc_privatize_batch and dpc_privatize_step uses
  * only the records of the batch, each through its gradient clipped to norm clip, and adds them
  * once. The object refuses what it can see: a step without this step's batch drawn, a second
- * step on one batch, a non-finite gradient sum (naming the coordinate), steps past the run.
+ * step on one batch, a non-finite gradient sum (naming the coordinate), a sum no clipped batch can
+ * produce (norm above count x clip, with a stated rounding allowance), a never-seeded or
+ * invalid rng (dpc_rng_check), steps past the run; every accessor answers a NULL handle.
  *
  * One object per run; not safe for concurrent use (use one per thread). */
 #ifndef DPCORR_PRIVATIZE_H
@@ -70,11 +72,13 @@ typedef struct dpc_privatize_config {
 /* Defaults: mechanism BLT (the run's default BLT), sampler AUTO, epochs 1, clip 1, delta 0,
  * the default accountant, isa AUTO; dim, n_examples, batch and one of epsilon /
  * noise_multiplier must be set. */
-DPC_API void dpc_privatize_config_init(dpc_privatize_config *cfg);
+DPC_API void dpc_privatize_config_init(dpc_privatize_config *cfg); /* NULL: nothing */
 
 typedef struct dpc_privatizer dpc_privatizer; /* opaque */
 
-/* Validates cfg (fields named as above: "dim", "batch", "epsilon", "mech.nu", ...), plans the
+/* Validates cfg (fields named as above: "dim", "batch", "epsilon", "mech.nu", ...) and rng
+ * (dpc_rng_check: DPC_E_INVALID naming "rng", "rng.mode", "rng.key" or "rng.skey" for a
+ * generator dpc_rng_seed / dpc_rng_seed_os did not make, e.g. an all-zero one), plans the
  * run (calibrating the noise when epsilon is set: DPC_E_PRIVACY when the budget cannot be met)
  * and opens the noise stream. rng is copied (secure mode: dpc_rng_seed_os; a seed makes the
  * noise reproducible and is recorded in the ledger). The mechanism's arrays are copied. */
@@ -93,17 +97,24 @@ DPC_API DPC_NODISCARD dpc_status dpc_privatize_batch(dpc_privatizer *pv, size_t 
  * clipped_sum (dim) is the sum of the batch's clipped gradients (all zeros for an empty batch).
  * h may alias clipped_sum. Refused, with nothing released and t unchanged: before
  * dpc_privatize_batch drew step t's batch (DPC_E_STATE), a non-finite entry of clipped_sum
- * (DPC_E_NUMERIC naming the coordinate), after the last step (DPC_E_RANGE). */
+ * (DPC_E_NUMERIC naming the coordinate), a sum whose L2 norm exceeds count x clip x (1 + r),
+ * count = the records dpc_privatize_batch returned for the step and r = (count + dim + 8) x
+ * 2^-52 the rounding allowance (DPC_E_INVALID naming "clipped_sum"; r covers twice the
+ * first-order rounding of clipping each gradient, summing them in any order and this norm, in
+ * double precision: a sum accumulated in float32 may be refused), after the last step
+ * (DPC_E_RANGE). An empty batch's sum must be all zeros. */
 DPC_API DPC_NODISCARD dpc_status dpc_privatize_step(dpc_privatizer *pv, const double *clipped_sum,
                                                     double *h, dpc_error *err);
 
-/* Steps released so far, the run's steps n, and the capacity dpc_privatize_batch's idx needs. */
+/* Steps released so far, the run's steps n, and the capacity dpc_privatize_batch's idx needs
+ * (each 0 for a NULL pv). */
 DPC_API size_t dpc_privatize_steps_done(const dpc_privatizer *pv);
 DPC_API size_t dpc_privatize_steps_total(const dpc_privatizer *pv);
 DPC_API size_t dpc_privatize_max_batch(const dpc_privatizer *pv);
-/* clip x the ledger's noise_std: the std of each noise entry in gradient-sum units. */
+/* clip x the ledger's noise_std: the std of each noise entry in gradient-sum units (NAN for a
+ * NULL pv). */
 DPC_API double dpc_privatize_noise_scale(const dpc_privatizer *pv);
-/* The run's ledger (the whole run's epsilon); owned by pv. */
+/* The run's ledger (the whole run's epsilon); owned by pv (NULL for a NULL pv). */
 DPC_API const dpc_ledger *dpc_privatize_ledger(const dpc_privatizer *pv);
 /* Epsilon of what the steps done so far released (0 before the first step). */
 DPC_API DPC_NODISCARD dpc_status dpc_privatize_epsilon_spent(const dpc_privatizer *pv,

@@ -109,6 +109,14 @@ DPC_API void dpc_rng_seed(dpc_rng *rng, uint64_t seed);
  * provide them. */
 DPC_API DPC_NODISCARD dpc_status dpc_rng_seed_os(dpc_rng *rng, dpc_error *err);
 
+/* Whether rng is a generator dpc_rng_seed or dpc_rng_seed_os made (or a copy of one): the
+ * mode is SEEDED or SECURE; seeded: the key is the seed's key and the secure key is zero;
+ * secure: the secure key is not all zero (a never-seeded or zeroed dpc_rng, whose noise anyone
+ * can regenerate, is refused). DPC_E_INVALID naming "rng" (NULL), "rng.mode", "rng.key" or
+ * "rng.skey". Every library call that releases with a caller's dpc_rng checks it (the trainer,
+ * its plan, the sampler, the privatizer, the private feature mean, the papers' trainers). */
+DPC_API DPC_NODISCARD dpc_status dpc_rng_check(const dpc_rng *rng, dpc_error *err);
+
 /* "seeded" or "secure". */
 DPC_API const char *dpc_rng_mode_name(dpc_rng_mode mode);
 

@@ -105,7 +105,8 @@ typedef struct dpc_strategy_options {
     size_t buffers;         /* BLT: fixed number of buffers (0 = automatic growth) */
     size_t max_buffers;     /* BLT automatic: at most this many (0 = 10; at most 32) */
     double min_improvement; /* BLT automatic: stop when a buffer improves the loss by less
-                               than this fraction (0 = 0.01) */
+                               than this fraction (0 = 0.01; else in (0, 1), refused
+                               otherwise: "min_improvement") */
     size_t bands;           /* BANDED: number of bands (required, >= 1);
                                DENSE: bandwidth of X for k > 1 (0 = min-sep b; must be <= b) */
     dpc_progress progress;  /* called after every L-BFGS iteration (done, total: iterations, the

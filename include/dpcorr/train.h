@@ -141,7 +141,8 @@ typedef struct dpc_train_config {
     dpc_sampler_kind sampler;   /* AUTO (default): chosen by dpc_train_config_resolve */
     size_t batch;               /* (expected) batch size B */
     size_t epochs;              /* n = epochs * floor(N / B) steps (Poisson: N/B per epoch) */
-    size_t groups;              /* cyclic Poisson: number of groups (0 = the strategy's bands) */
+    size_t groups;              /* cyclic Poisson: number of groups (0 = the strategy's bands);
+                                   must be 0 for every other sampler (refused: "groups") */
     int workload_explicit;      /* BSR/BISR: 1 = mech.momentum/mech.decay as given; 0 (default) =
                                    the optimizer's workload: momentum, decay 1 - lr weight_decay */
     /* privacy: exactly one of epsilon (calibrate) and noise_multiplier (given) is set */

@@ -90,6 +90,17 @@ def test_integers_out_of_range_refused():
         TrainingPlan(100, batch_size=10, noise_multiplier=1.0, sampler="cyclic-poisson",
                      groups=10 ** 12)
     assert e.value.field == "groups"
+    # issue 37: groups under a sampler without groups (Poisson, the identity's default; balls-in-
+    # bins) were accepted and ignored; the library's configuration check refuses them
+    for sampler in (None, "poisson", "balls-in-bins", "fixed"):
+        kw = {"sampler": sampler} if sampler else {}
+        refused(lambda: TrainingPlan(100, batch_size=10, noise_multiplier=1.0, groups=10 ** 12,
+                                     **kw), "groups", "only cyclic Poisson")
+    TrainingPlan(100, batch_size=10, noise_multiplier=1.0, sampler="cyclic-poisson", groups=5)
+    # min_improvement is a fraction of the loss in [0, 1) (issue 37: -1 was accepted)
+    for bad in (-1.0, 1.0, 2.5):
+        refused(lambda: strategy.optimize("blt", 8, min_improvement=bad), "min_improvement",
+                "in [0, 1)")
     with pytest.raises(TypeError, match="steps"):
         account.epsilon(1.0, q=0.1, steps=10.0, delta=1e-5)
     with pytest.raises(TypeError, match="bands"):

@@ -3,11 +3,12 @@
 # dense strategy and coefficient files at the train entry (memory error, sized from the file),
 # special files as outputs (FIFO, link to /dev/null: refused before any work, never replaced),
 # output identity (an output onto an input or another output: refused naming both),
-# endless and binary inputs (/dev/zero, /dev/urandom, an endless FIFO: a clear error at once),
+# endless and binary inputs (/dev/zero, /dev/urandom, an endless FIFO: a clear error at once;
+# a FIFO with no writer: refused within seconds, issue 37),
 # silent acceptance (bands above n recorded as run, limit=0, a trailing comma in a cnn spec),
 # edited noise state with the checksum recomputed (issue 37: BLT and BSR buffers, a rewound step,
 # dp-srgd's noise slabs, dp-ambssgd's and dp-ssgd's last noise row: refused naming the state) and,
-# under mpirun, ranks given another --seed or --secure. Every command
+# under mpirun, ranks given another --seed or --secure, per-rank options. Every command
 # runs under `timeout 10`, so an unbounded read fails here instead of hanging.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
@@ -173,14 +174,31 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$BIN" 2>/dev/null | grep -q libmpi;
     M="timeout 60 env ASAN_OPTIONS=${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0 mpirun --oversubscribe --allow-run-as-root"
     A="train --data synthetic:logistic,n=200,d=4,test-n=20 --model logistic --epsilon 1 --batch 20 --lr 0.1 --clip 1 --quiet"
     expect_rc 2 "mpi: rank 1 with another --seed" $M -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --seed 2
-    err_has "rank 1 has seed 2, rank 0 seed 1" "mpi: the seeds named"
+    err_has "--seed: rank 1 has '2', rank 0 '1'" "mpi: the seeds named"
     expect_rc 2 "mpi: rank 1 with --secure" $M -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --secure
-    err_has "rank 1 runs in secure mode, rank 0 in seeded mode" "mpi: the modes named"
+    err_has "--(seed|secure): rank 1 has" "mpi: the modes named"
     # an edited noise value in rank 1's shard (the last coordinate): rank 1's replay refuses it
     expect_rc 0 "mpi: checkpoint at step 5" $T "$BIN" train $S --epochs 3 --mech blt --checkpoint "$TMP/m.ck" --checkpoint-every 1 --stop-after 5
     L=$(perl -e 'open(my $f, "<:raw", $ARGV[0]) or die; local $/; my $b = <$f>; my $P = unpack("Q<", substr($b, 32, 8)); my $ni = unpack("L<", substr($b, 92, 4)); print unpack("Q<", substr($b, 96 + $ni * 220 + 16 * $P, 8))' "$TMP/m.ck")
     ck_edit "$TMP/m.ck" "$TMP/e.ck" ftrl $((L - 1)) neg
     expect_rc 2 "mpi: edited noise state in rank 1's shard" $M -np 2 "$BIN" train $S --epochs 3 --mech blt --resume "$TMP/e.ck"
     err_has "rank 1: .*e.ck: noise_state: coordinate [0-9]+, buffer 1 at step 5" "mpi: rank 1's refusal reaches rank 0"
+    # per-rank options (issue 37): compared before any exchange, named with both values
+    expect_rc 2 "mpi: --checkpoint on rank 1 only" $M -np 1 "$BIN" $A : -np 1 "$BIN" $A --checkpoint "$TMP/mck"
+    err_has "--checkpoint: rank 1 has '.*mck', rank 0 \(not given\)" "mpi: --checkpoint named"
+    expect_rc 2 "mpi: DPCORR_MPI_TIMEOUT=5s" env DPCORR_MPI_TIMEOUT=5s $M -np 2 "$BIN" $A
+    err_has "DPCORR_MPI_TIMEOUT=5s: must be a number" "mpi: the timeout variable named"
 fi
+
+# --- FIFOs without a writer as inputs (issue 37: blocked forever in open(2)): refused naming
+# the file within seconds
+rm -f "$TMP/fifo"; mkfifo "$TMP/fifo"
+expect_rc 2 "FIFO as --data" timeout 10 "$BIN" train --data "csv:$TMP/fifo" --model linear --epsilon 1
+err_has -- "--data: .*fifo: is a FIFO" "FIFO as --data named"
+expect_rc 2 "FIFO as --coeffs" timeout 10 "$BIN" mech --kind toeplitz --steps 10 --coeffs "$TMP/fifo"
+err_has -- "--coeffs: .*fifo: is a FIFO" "FIFO as --coeffs named"
+expect_rc 2 "FIFO as a strategy file" timeout 10 "$BIN" mech --kind "file:$TMP/fifo"
+err_has -- "--kind: .*fifo: is a FIFO" "FIFO as a strategy file named"
+expect_rc 2 "FIFO as --resume" timeout 10 "$BIN" train --data synthetic:logistic,n=200,d=4 --model logistic --epsilon 1 --resume "$TMP/fifo" --checkpoint "$TMP/ck"
+err_has -- "--resume: .*fifo: is a FIFO \(named pipe\), not a regular file" "FIFO as --resume named"
 summary

@@ -67,4 +67,42 @@ err_has -- "--balls-in-bins: .*at most n" "balls-in-bins period above n: names t
 refused "balls-in-bins calibration over 1e5 bins" --balls-in-bins account sigma --mech identity --balls-in-bins 100000 --steps 1000000 --epsilon 8 --delta 1e-5
 fast "balls-in-bins calibration over 30 bins" account sigma --mech identity --balls-in-bins 30 --steps 300 --epsilon 8 --delta 1e-5
 out_has "^route +balls-in-bins" "30 bins: the balls-in-bins route calibrated"
+# issue 37: tiny jobs decide first. quick NAME SECONDS ARGS: exit 0 or 2 within SECONDS of wall
+# time (generous for a loaded CI machine; each took 13-40 s of CPU before)
+quick() {
+    name=$1; lim=$2; shift 2
+    t0=$(date +%s)
+    $T "$BIN" "$@" >"$TMP/out" 2>"$TMP/err"; rc=$?
+    t1=$(date +%s)
+    if [ $rc -eq 0 ] || [ $rc -eq 2 ]; then pass; else fail "$name: exit $rc: $(head -c 300 "$TMP/err")"; fi
+    if [ $((t1 - t0)) -le "$lim" ]; then pass; else fail "$name: $((t1 - t0)) s (limit $lim s)"; fi
+}
+# delta 0.5: epsilon(sigma) is 0 above a finite sigma; the calibration's secant crawled through
+# that flat region (46 PLD evaluations, 13 s CPU on 30 steps), now it bisects it
+quick "train at delta 0.5, 30 steps" 8 train --data synthetic:logistic,n=300,d=4,test-n=20 --model logistic --batch 10 --epochs 1 --lr 0.1 --clip 1 --quiet --seed 1 --epsilon 1 --delta 0.5 --allow-large-delta
+out_has "epsilon 1, delta 0.5" "delta 0.5: trained at the target"
+# FIFOs (issue 37): a named pipe nobody writes to blocked forever in open(2) as --data, --coeffs,
+# a strategy file or --resume; now refused within about a second, naming the file (a checkpoint
+# must be a regular file; the other inputs read a pipe that is being fed)
+mkfifo "$TMP/fifo"
+for c in "train --data csv:$TMP/fifo --model linear --epsilon 1|--data" \
+         "train --data libsvm:$TMP/fifo --model linear --epsilon 1|--data" \
+         "mech --kind toeplitz --steps 10 --coeffs $TMP/fifo|--coeffs" "mech --kind file:$TMP/fifo|--kind" \
+         "train --data synthetic:logistic,n=200,d=4 --model logistic --epsilon 1 --resume $TMP/fifo --checkpoint $TMP/ck|--resume"; do
+    opt=${c#*|}
+    quick "FIFO as $opt (${c%% *})" 8 ${c%|*}
+    err_has -- "$opt: $TMP/fifo: is a FIFO \(named pipe\)" "FIFO as $opt: refused naming the file"
+done
+printf 'a,b,label\n1,2,0\n3,4,1\n5,6,0\n2,2,1\n' > "$TMP/fed.csv"
+(sleep 0.2; cat "$TMP/fed.csv" > "$TMP/fifo") &
+expect_rc 0 "a fed FIFO is read" $T "$BIN" train --data "csv:$TMP/fifo,task=classification,classes=2" --model softmax --epochs 1 --batch 2 --lr 0.1 --clip 1 --epsilon 1 --delta 1e-3 --quiet
+wait
+# balls-in-bins work decided first (issue 37): an identity calibration whose evaluations do not
+# fit the work limit is refused before any (5e4 bins ran 16 s CPU first, 1000 bins 2 s), and
+# the Monte Carlo beside a deterministic bound runs only where it is cheap (256 bins: 10.5 ->
+# 5.5 s CPU; --bib-monte-carlo still asks for it)
+for b in 50000 1000; do
+    quick "balls-in-bins calibration over $b bins" 3 account sigma --mech identity --steps 100000 --epsilon 1 --delta 1e-5 --balls-in-bins $b
+    err_has -- "--balls-in-bins: calibrating the balls-in-bins route over $b bins needs more than .* above the work limit" "$b bins: refused naming the bins"
+done
 summary

@@ -125,8 +125,38 @@ if [ $((t1 - t0)) -lt 80 ]; then pass; else fail "failure tests took $((t1 - t0)
 A="train --data synthetic:logistic,n=200,d=4,test-n=20 --model logistic --epsilon 1 --batch 20 --lr 0.1 --clip 1 --quiet"
 # shellcheck disable=SC2086
 expect_rc 2 "mpi: rank 1 with another --seed" $MPIRUN -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --seed 2
-err_has "rank 1 has seed 2, rank 0 seed 1" "mpi: the seeds named"
+err_has "--seed: rank 1 has '2', rank 0 '1'" "mpi: the seeds named (the options' comparison, issue 37)"
 # shellcheck disable=SC2086
 expect_rc 2 "mpi: rank 1 with --secure" $MPIRUN -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --secure
-err_has "rank 1 runs in secure mode, rank 0 in seeded mode" "mpi: the modes named"
+err_has "--(seed|secure): rank 1 has (\(not given\)|''), rank 0 ('1'|\(not given\))" "mpi: the modes named"
+# DPCORR_MPI_TIMEOUT is strictly a number of seconds (issue 37: these meant 600 s silently)
+for v in abc -5 nan 5s 0; do
+    expect_rc 2 "DPCORR_MPI_TIMEOUT=$v refused" env DPCORR_MPI_TIMEOUT=$v $MPIRUN -np 2 "$BIN" mech --kind nu --nu 0.01 --steps 10
+    err_has "DPCORR_MPI_TIMEOUT=$v: must be a number of seconds" "DPCORR_MPI_TIMEOUT=$v: names the variable"
+done
+# per-rank options (issue 37): --checkpoint or --resume on one rank only hung the job for
+# DPCORR_MPI_TIMEOUT; now every rank compares rank 0's options first, and the mismatch is named
+# with its option and both values; a rank that fails alone before any exchange (an unused or
+# unknown option) reaches rank 0 with its own message. Each must end in seconds.
+A2="$A --seed 1"
+expect_rc 0 "mpi: checkpoint for resume" "$BIN" $A2 --checkpoint "$TMP/ckr" --checkpoint-every 3 --stop-after 4
+per_rank() { # NAME PATTERN RANK0-EXTRA -- RANK1-EXTRA
+    name=$1; pat=$2; r0=$3; r1=$4
+    t0=$(date +%s)
+    # shellcheck disable=SC2086
+    $MPIRUN -np 1 "$BIN" $A2 $r0 : -np 1 "$BIN" $A2 $r1 >"$TMP/out" 2>"$TMP/err"; rc=$?
+    t1=$(date +%s)
+    if [ $rc -eq 1 ] || [ $rc -eq 2 ]; then pass; else fail "$name: exit $rc"; fi
+    if [ $((t1 - t0)) -lt 30 ]; then pass; else fail "$name: $((t1 - t0)) s (a hang)"; fi
+    err_has "$pat" "$name: named"
+}
+per_rank "mpi: --checkpoint on rank 1 only" "--checkpoint: rank 1 has '.*ck1', rank 0 \(not given\)" "" "--checkpoint $TMP/ck1"
+per_rank "mpi: --resume on rank 0 only" "--resume: rank 1 has \(not given\), rank 0 '.*ckr'" "--resume $TMP/ckr" ""
+per_rank "mpi: another --epochs" "--epochs: rank 1 has '2', rank 0 \\(not given\\)" "" "--epochs 2"
+per_rank "mpi: rank 1's own refusal" "rank 1 failed: .*--nu: not used by this configuration" "" "--nu 0.3"
+per_rank "mpi: rank 1's unknown option" "rank 1 failed: .*--bogus: unknown option" "" "--bogus"
+# a number written two ways is the same value
+expect_rc 0 "mpi: 0.5 and 5e-1 agree" $MPIRUN -np 1 "$BIN" $A2 --momentum 0.5 : -np 1 "$BIN" $A2 --momentum 5e-1
+# --threads may differ per rank
+expect_rc 0 "mpi: --threads per rank" $MPIRUN -np 1 "$BIN" $A2 --threads 1 : -np 1 "$BIN" $A2 --threads 2
 summary

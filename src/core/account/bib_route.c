@@ -29,6 +29,10 @@
 #define BIB_MAX_BINS 256   /* Monte Carlo: O(b^2) per sample, 2^17 samples: 8.6e9 operations at
                             256 bins, within DPC_WORK_LIMIT (512 took 33 s per evaluation) */
 #define BIB_MC_SAMPLES DPC__BIB_MC_SAMPLES
+/* The Monte Carlo reported beside a deterministic bound (not asked for by bib_monte_carlo) runs
+ * only within this work, about 1 s (2^17 samples x b^2: up to 87 bins); above it the side
+ * report is omitted (mc_samples 0) instead of taking 4-10 s at 256 bins (issue 37) */
+#define BIB_MC_SIDE_WORK 1e9
 #define BIB_MC_BETA 1e-6
 
 dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
@@ -130,7 +134,8 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
         esf = er > ea ? er : ea;
     }
     *eps = esf;
-    if (!with_mc && c->sf_n) return DPC_OK;
+    double mc_work = (double)BIB_MC_SAMPLES * (double)c->b * (double)c->b;
+    if (c->sf_n && (!with_mc || (!c->allow_mc && mc_work > BIB_MC_SIDE_WORK))) return DPC_OK;
     uint64_t seed;
     double emc;
     if ((st = bib_stage(c, err)) ||

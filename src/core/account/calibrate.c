@@ -155,7 +155,8 @@ int dpc__secant_log(dpc__fn eps_of_u, void *ctx, double target, double *u, doubl
         if (f <= 0.0 && (isnan(hi) || x < hi)) hi = x;
         if (f > 0.0 && (isnan(lo) || x > lo)) lo = x;
         double sl = *slope;
-        if (!isnan(up) && x != up && f != fp && (f - fp) / (x - up) < 0.0) sl = (f - fp) / (x - up);
+        if (!isnan(up) && e > 0.0 && x != up && f != fp && (f - fp) / (x - up) < 0.0)
+            sl = (f - fp) / (x - up);
         *slope = sl;
         if (private_end ? (f <= 0.0 && -f <= tol) : fabs(f) <= tol) {
             *u = x;
@@ -166,6 +167,17 @@ int dpc__secant_log(dpc__fn eps_of_u, void *ctx, double target, double *u, doubl
             return 0;
         }
         double xn = x - (f + (private_end ? 0.5 * tol : 0.0)) / sl;
+        if (!(e > 0.0)) {
+            /* eps = 0 (large delta, much noise): f = -1 is no measure of the distance, so
+             * neither a secant slope nor a step size: bisect a bracket, else the longest step
+             * towards less noise (crawling by the last slope took 40+ PLD evaluations, 13 s
+             * CPU, at delta 0.5; issue 37) */
+            xn = !isnan(lo) ? 0.5 * (lo + hi) : x - 1.0;
+            up = NAN;
+            x = xn;
+            if (x > umax) return -1;
+            continue;
+        }
         if (!isnan(lo) && !isnan(hi)) {
             if (!(xn > lo && xn < hi)) xn = 0.5 * (lo + hi);
         } else if (fabs(xn - x) > 1.0) {

@@ -511,6 +511,8 @@ static dpc_status bib_work_refusal(size_t b, double ops, dpc_error *err)
                            b, ops, DPC_WORK_LIMIT);
 }
 
+#define BIB_CAL_MIN_EVALS 8.0 /* the first point, ~5 secant steps, slack */
+
 static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts *o,
                                 double epsilon, double delta, double *best, dpc_error *err)
 {
@@ -523,15 +525,17 @@ static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts 
      * limit holds, at most 15. Fewer than 4 (the first point and the three secant steps it
      * usually needs) is refused up front, and a search the limit stops before it converges is
      * refused too (never a silently looser noise), both naming the bins. */
+    /* identity: fewer than BIB_CAL_MIN_EVALS evaluations in the limit is refused before any
+     * (issue 37: 4 fit at 5e4 bins, the search ran 16 s and was refused after them) */
     int max_it = 14, cut = 0;
     double one = bc.identity ? dpc__ra_epsilon_ops(bc.b)
                              : (double)DPC__BIB_MC_SAMPLES * (double)bc.b * (double)bc.b,
            fit = floor(DPC_WORK_LIMIT / one);
-    if (fit < 4.0) {
+    if (fit < (bc.identity ? BIB_CAL_MIN_EVALS : 4.0)) {
         dpc__bib_free(&bc);
         /* Monte Carlo (other C): calibrated by the other routes, its bound reported at the
          * result (one evaluation); identity: the route balls-in-bins exists for, refused */
-        return bc.identity ? bib_work_refusal(bc.b, 4.0 * one, err) : DPC_OK;
+        return bc.identity ? bib_work_refusal(bc.b, BIB_CAL_MIN_EVALS * one, err) : DPC_OK;
     }
     if (fit - 1.0 < (double)max_it) max_it = (int)fit - 1, cut = 1;
     if (!bc.identity) cut = 0; /* a Monte Carlo search cut short keeps its best valid z */

@@ -4,6 +4,7 @@
 
 #include "dpcorr/common.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
 #include <time.h>
@@ -71,5 +72,13 @@ static inline double dpc__now(void)
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
+
+/* Opens an input file for reading without ever blocking in open(2) (io/input.c): a regular
+ * file or a character device; a FIFO only when data or its writer's end arrives within 1 s
+ * (else DPC_E_IO "<path>: is a FIFO (named pipe) with nothing to read ..."); a directory
+ * never; regular_only: a regular file only ("<path>: is a FIFO ..., not a regular file").
+ * dpc__open_input gives a blocking descriptor, dpc__fopen_input a stream (*st the status). */
+dpc_status dpc__open_input(const char *path, int regular_only, int *fd, dpc_error *err);
+FILE *dpc__fopen_input(const char *path, int regular_only, dpc_status *st, dpc_error *err);
 
 #endif

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #define READER_CHUNK ((size_t)1 << 16)
 
@@ -19,12 +20,16 @@ dpc_status dpc__reader_open(dpc__reader *r, const char *path, dpc_error *err)
 {
     memset(r, 0, sizeof *r);
     r->path = path;
-    if (!path || !*path) return dpc_error_set(err, DPC_E_INVALID, "empty file path");
+    int fd;
+    dpc_status st = dpc__open_input(path, 0, &fd, err); /* never blocks on a FIFO */
+    if (st) return st;
     errno = 0;
-    r->f = gzopen(path, "rb");
-    if (!r->f)
+    r->f = gzdopen(fd, "rb");
+    if (!r->f) {
+        close(fd);
         return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path,
                              errno ? strerror(errno) : "out of memory");
+    }
     (void)gzbuffer(r->f, 1u << 17);
     return DPC_OK;
 }

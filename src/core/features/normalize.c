@@ -114,6 +114,7 @@ dpc_status dpc_features_center_private(dpc_dataset *train, dpc_dataset *test,
                                        dpc_error *err)
 {
     dpc_status st = center_check(train, test, noise_multiplier, rng, err);
+    if (!st) st = dpc_rng_check(rng, err); /* a never-seeded key makes public noise */
     if (st) return st;
     size_t n = train->n, d = train->d;
     double R = train->x_norm_bound;

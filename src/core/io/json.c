@@ -201,7 +201,7 @@ static int parse_number(jp *p, double *out)
     if (q >= e || !is_digit(*q)) return fail(p, "invalid number");
     if (*q == '0') {
         q++;
-        if (q < e && is_digit(*q)) return fail(p, "invalid number (leading zero)");
+        if (q < e && is_digit(*q)) return fail(p, "invalid number (leading zero: expected 0, 0.x or a number without it)");
     } else {
         while (q < e && is_digit(*q)) q++;
     }
@@ -268,7 +268,7 @@ static int parse_container(jp *p, jv *v, int depth)
             if (!parse_string(p, &key)) return 0;
             for (size_t i = 0; i < v->n; i++)
                 if (!strcmp(v->keys[i], key)) {
-                    fail(p, "duplicate key '%s'", key);
+                    fail(p, "duplicate key '%s' (expected each key once)", key);
                     free(key);
                     return 0;
                 }
@@ -289,7 +289,7 @@ static int parse_container(jp *p, jv *v, int depth)
         if (*p->s == ',') {
             p->s++;
             skip_ws(p);
-            if (p->s < p->end && *p->s == close) return fail(p, "trailing comma");
+            if (p->s < p->end && *p->s == close) return fail(p, "trailing comma (expected another item after ',')");
             continue;
         }
         if (*p->s == close) {
@@ -339,7 +339,8 @@ static int parse_value(jp *p, jv *v, int depth)
         v->type = JV_NULL;
         return 1;
     }
-    return fail(p, "unexpected character '%c'", c);
+    return fail(p, "unexpected character '%c' (expected a value: a number, a string, true, false, "
+                   "null, [ or {)", c);
 }
 
 int dpc__json_parse(const char *text, size_t len, jv **out, char *msg, size_t msglen,
@@ -361,7 +362,7 @@ int dpc__json_parse(const char *text, size_t len, jv **out, char *msg, size_t ms
     }
     skip_ws(&p);
     if (p.s != p.end) {
-        fail(&p, "trailing data after the JSON value");
+        fail(&p, "trailing data after the JSON value (expected the end of the file)");
         dpc__json_free(v);
         return 0;
     }

@@ -105,8 +105,9 @@ dpc_status dpc_io_read_numbers(const char *path, size_t max_count, double **out,
 {
     *out = NULL;
     *count = 0;
-    FILE *f = fopen(path, "r");
-    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    dpc_status ost;
+    FILE *f = dpc__fopen_input(path, 0, &ost, err); /* never blocks on a FIFO */
+    if (!f) return ost;
     char *line = NULL;
     size_t cap = 0, vcap = 0, n = 0, lineno = 0;
     double *v = NULL;
@@ -136,8 +137,9 @@ dpc_status dpc_io_read_lower_triangular(const char *path, size_t n, double **out
                                         dpc_error *err)
 {
     *out = NULL;
-    FILE *f = fopen(path, "r");
-    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    dpc_status ost;
+    FILE *f = dpc__fopen_input(path, 0, &ost, err); /* never blocks on a FIFO */
+    if (!f) return ost;
     char *line = NULL;
     size_t cap = 0, lineno = 0;
     dpc_status st = DPC_OK;

@@ -19,10 +19,13 @@ struct dpc_privatizer {
     double scale, inv_b; /* noise_scale, 1 / expected_batch */
     size_t t, n;         /* steps done, steps of the run */
     size_t drawn;        /* t + 1 once dpc_privatize_batch drew step t's batch, else 0 */
+    size_t count;        /* records of the drawn batch (the sum's norm bound: count x clip) */
+    double clip;
 };
 
 void dpc_privatize_config_init(dpc_privatize_config *cfg)
 {
+    if (!cfg) return;
     memset(cfg, 0, sizeof *cfg);
     dpc_mech_params_init(&cfg->mech);
     cfg->mech.kind = DPC_MECH_BLT; /* no theta/omega: the run's default BLT */
@@ -48,7 +51,8 @@ dpc_status dpc_privatize_new(dpc_privatizer **out, const dpc_privatize_config *c
     if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     if (!cfg) return dpc_error_param(err, DPC_E_INVALID, "cfg", "NULL");
-    if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
+    dpc_status st = dpc_rng_check(rng, err); /* a never-seeded key makes public noise */
+    if (st) return st;
     if (cfg->dim == 0) return dpc_error_param(err, DPC_E_INVALID, "dim", "must be >= 1");
     if (cfg->dim > ((size_t)1 << 40))
         return dpc_error_param(err, DPC_E_RANGE, "dim", "%zu coordinates: at most 2^40",
@@ -72,7 +76,8 @@ dpc_status dpc_privatize_new(dpc_privatizer **out, const dpc_privatize_config *c
     dpc_privatizer *pv = calloc(1, sizeof *pv);
     if (!pv) return DPC__NOMEM(err, "privatizer");
     pv->dim = cfg->dim;
-    dpc_status st = dpc_train_plan_new(&pv->plan, &tc, cfg->n_examples, rng, err);
+    pv->clip = cfg->clip;
+    st = dpc_train_plan_new(&pv->plan, &tc, cfg->n_examples, rng, err);
     if (!st && !(pv->z = dpc__malloc_array(cfg->dim, sizeof(double))))
         st = DPC__NOMEM(err, "privatizer noise row");
     if (!st) {
@@ -101,8 +106,35 @@ dpc_status dpc_privatize_batch(dpc_privatizer *pv, size_t *idx, size_t *count, d
     if (pv->t >= pv->n)
         return dpc_error_set(err, DPC_E_RANGE, "privatize: all %zu steps are done", pv->n);
     dpc_status st = dpc_sampler_batch(dpc_train_plan_sampler(pv->plan), pv->t, idx, count, err);
-    if (!st) pv->drawn = pv->t + 1;
+    if (!st) {
+        pv->drawn = pv->t + 1;
+        pv->count = *count;
+    }
     return st;
+}
+
+/* The sum of `count` gradients each clipped to norm clip has norm <= count x clip; a larger
+ * one is no sum of the batch's clipped gradients, and its noise was not calibrated for it.
+ * Rounding (double precision, any summation order): each clipped gradient's norm is
+ * clip (1 + (dim/2 + 3) u) at most (its norm computed, the factor min(1, clip/norm), the
+ * product), the sum of count of them adds (count - 1) u relative, and the norm computed here
+ * (scaled by the largest entry) (dim/2 + 2) u: first order (count + dim + 4) u with
+ * u = 2^-53; the allowance (count + dim + 8) 2^-52 covers that twice over. finite: checked. */
+static dpc_status sum_in_reach(const dpc_privatizer *pv, const double *g, dpc_error *err)
+{
+    double big = 0.0, ss = 0.0;
+    for (size_t j = 0; j < pv->dim; j++)
+        if (fabs(g[j]) > big) big = fabs(g[j]);
+    if (big > 0.0)
+        for (size_t j = 0; j < pv->dim; j++) ss += (g[j] / big) * (g[j] / big);
+    double norm = big * sqrt(ss), reach = (double)pv->count * pv->clip,
+           slack = ((double)pv->count + (double)pv->dim + 8.0) * 0x1p-52;
+    if (norm <= reach * (1.0 + slack)) return DPC_OK;
+    return dpc_error_param(err, DPC_E_INVALID, "clipped_sum",
+                           "norm %.17g at step %zu exceeds count x clip = %zu x %g = %.17g "
+                           "(+ the rounding allowance, relative %.3g): not a sum of the "
+                           "batch's gradients clipped to %g (nothing was released)",
+                           norm, pv->t, pv->count, pv->clip, reach, slack, pv->clip);
 }
 
 dpc_status dpc_privatize_step(dpc_privatizer *pv, const double *clipped_sum, double *h,
@@ -123,24 +155,27 @@ dpc_status dpc_privatize_step(dpc_privatizer *pv, const double *clipped_sum, dou
             return dpc_error_param(err, DPC_E_NUMERIC, "clipped_sum",
                                    "coordinate %zu is %g at step %zu (nothing was released)", j,
                                    clipped_sum[j], pv->t);
-    dpc_status st = dpc_noise_next(pv->noise, pv->z, err);
+    dpc_status st = sum_in_reach(pv, clipped_sum, err);
     if (st) return st;
+    if ((st = dpc_noise_next(pv->noise, pv->z, err))) return st;
     for (size_t j = 0; j < pv->dim; j++) h[j] = (clipped_sum[j] + pv->scale * pv->z[j]) * pv->inv_b;
     pv->t++;
     pv->drawn = 0;
     return DPC_OK;
 }
 
-size_t dpc_privatize_steps_done(const dpc_privatizer *pv) { return pv->t; }
-size_t dpc_privatize_steps_total(const dpc_privatizer *pv) { return pv->n; }
+/* The accessors answer a NULL handle (a failed dpc_privatize_new leaves one) with nothing:
+ * 0 steps, capacity 0, NAN, NULL. */
+size_t dpc_privatize_steps_done(const dpc_privatizer *pv) { return pv ? pv->t : 0; }
+size_t dpc_privatize_steps_total(const dpc_privatizer *pv) { return pv ? pv->n : 0; }
 size_t dpc_privatize_max_batch(const dpc_privatizer *pv)
 {
-    return dpc_sampler_max_batch(dpc_train_plan_sampler(pv->plan));
+    return pv ? dpc_sampler_max_batch(dpc_train_plan_sampler(pv->plan)) : 0;
 }
-double dpc_privatize_noise_scale(const dpc_privatizer *pv) { return pv->scale; }
+double dpc_privatize_noise_scale(const dpc_privatizer *pv) { return pv ? pv->scale : NAN; }
 const dpc_ledger *dpc_privatize_ledger(const dpc_privatizer *pv)
 {
-    return dpc_train_plan_ledger(pv->plan);
+    return pv ? dpc_train_plan_ledger(pv->plan) : NULL;
 }
 
 dpc_status dpc_privatize_epsilon_spent(const dpc_privatizer *pv, double *eps, dpc_error *err)

@@ -58,6 +58,33 @@ dpc_status dpc_rng_seed_os(dpc_rng *rng, dpc_error *err)
     return DPC_OK;
 }
 
+dpc_status dpc_rng_check(const dpc_rng *rng, dpc_error *err)
+{
+    if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
+    uint32_t any = 0;
+    for (size_t i = 0; i < 8; i++) any |= rng->skey[i];
+    if (rng->mode == DPC_RNG_SECURE) {
+        if (!any)
+            return dpc_error_param(err, DPC_E_INVALID, "rng.skey",
+                                   "a secure generator with an all-zero key: never seeded "
+                                   "(dpc_rng_seed_os); its noise would be public");
+        return DPC_OK;
+    }
+    if (rng->mode != DPC_RNG_SEEDED)
+        return dpc_error_param(err, DPC_E_INVALID, "rng.mode",
+                               "%d is no generator mode (seeded 0 or secure 1): not made by "
+                               "dpc_rng_seed or dpc_rng_seed_os",
+                               (int)rng->mode);
+    /* a seeded key is a function of the seed: a zeroed dpc_rng (seed 0, key 0) is not one */
+    uint64_t k = splitmix64(rng->seed);
+    if (rng->key[0] != (uint32_t)k || rng->key[1] != (uint32_t)(k >> 32) || any)
+        return dpc_error_param(err, DPC_E_INVALID, "rng.key",
+                               "the key is not seed %llu's: a generator not made by "
+                               "dpc_rng_seed (never seeded, zeroed or edited)",
+                               (unsigned long long)rng->seed);
+    return DPC_OK;
+}
+
 const char *dpc_rng_mode_name(dpc_rng_mode mode)
 {
     return mode == DPC_RNG_SECURE ? "secure" : "seeded";

@@ -474,7 +474,9 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
                            dpc_error *err)
 {
     *out = NULL;
-    if (!cfg || !rng) return dpc_error_param(err, DPC_E_INVALID, cfg ? "rng" : "cfg", "NULL");
+    if (!cfg) return dpc_error_param(err, DPC_E_INVALID, "cfg", "NULL");
+    dpc_status rst = dpc_rng_check(rng, err); /* a never-seeded key makes public batches */
+    if (rst) return rst;
     if ((unsigned)cfg->kind > DPC_SAMPLER_BALLS_IN_BINS)
         return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown value %d", (int)cfg->kind);
     size_t N = cfg->n_examples;

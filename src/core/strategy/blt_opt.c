@@ -292,6 +292,13 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
                                "%zu effective participations; the BLT sensitivity "
                                "costs O(k) per evaluation, at most 100000 supported",
                                dpc__strat_keff(pb));
+    /* a fraction of the loss: 0 (the default), else in (0, 1) (issue 37: -1 was accepted and
+     * silently meant the default) */
+    if (!(o.min_improvement >= 0.0 && o.min_improvement < 1.0))
+        return dpc_error_param(err, DPC_E_INVALID, "min_improvement",
+                               "must be in [0, 1) (a fraction of the loss; 0: the default 0.01), "
+                               "got %g",
+                               o.min_improvement);
     double min_impr = o.min_improvement > 0.0 ? o.min_improvement : 0.01;
     size_t max_iter = o.max_iterations ? o.max_iterations : 500;
 

@@ -222,7 +222,7 @@ static dpc_status load_header(dpc_trainer *tr, dpc__ck_rbuf *r, const char *path
     if (d->rank == 0) {
         uint64_t fp, P;
         dpc_rng rng;
-        if (!r->f) st = dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+        if (!r->f) st = dpc_error_set(err, DPC_E_IO, "%s", r->why);
         if (!st) st = dpc__ck_verify_sum(path, err);
         if (!st) st = dpc__ck_read_header(r, &fp, &k->step, &P, &rng, err);
         if (!st && r->ver >= 3) { /* name the first option or input that differs */

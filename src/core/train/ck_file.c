@@ -152,7 +152,13 @@ dpc_status dpc__ck_commit_tmp(dpc__ck_wbuf *w, const char *tmp, const char *path
 
 dpc__ck_rbuf dpc__ck_rbuf_open(const char *path, int open_it)
 {
-    dpc__ck_rbuf r = {open_it ? fopen(path, "rb") : NULL, {DPC__CK_FNV0}, path, 0, 0, 0};
+    dpc__ck_rbuf r = {NULL, {DPC__CK_FNV0}, path, 0, 0, 0, ""};
+    if (open_it) { /* a checkpoint is a regular file: a FIFO is refused, never waited on */
+        dpc_status st;
+        dpc_error e = {0};
+        r.f = dpc__fopen_input(path, 1, &st, &e);
+        if (!r.f) snprintf(r.why, sizeof r.why, "%s", e.msg);
+    }
     struct stat sb;
     if (r.f && fstat(fileno(r.f), &sb) == 0) r.size = (uint64_t)sb.st_size;
     return r;
@@ -224,8 +230,9 @@ dpc_status dpc__ck_read_header(dpc__ck_rbuf *r, uint64_t *fp, uint64_t *step, ui
 
 dpc_status dpc__ck_verify_sum(const char *path, dpc_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    dpc_status ost;
+    FILE *f = dpc__fopen_input(path, 1, &ost, err); /* a regular file: never blocks */
+    if (!f) return ost;
     struct stat sb;
     if (fstat(fileno(f), &sb) != 0 || sb.st_size < 8) {
         fclose(f);
@@ -264,7 +271,7 @@ dpc_status dpc_checkpoint_read_rng(const char *path, dpc_rng *rng, dpc_error *er
 {
     if (!path || !rng) return dpc_error_param(err, DPC_E_INVALID, path ? "rng" : "path", "NULL");
     dpc__ck_rbuf r = dpc__ck_rbuf_open(path, 1);
-    if (!r.f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!r.f) return dpc_error_set(err, DPC_E_IO, "%s", r.why);
     uint64_t fp, step, P;
     dpc_status st = dpc__ck_read_header(&r, &fp, &step, &P, rng, err);
     fclose(r.f);

@@ -233,7 +233,7 @@ dpc_status dpc_ckpt_read(dpc_ckpt **out, const char *path, const char *kind, dpc
     if (!path || !kind) return dpc_error_param(err, DPC_E_INVALID, path ? "kind" : "path", "NULL");
     dpc__ck_clean_stale_tmp(path); /* a resume typically follows a killed run */
     dpc__ck_rbuf r = dpc__ck_rbuf_open(path, 1);
-    if (!r.f) return dpc_error_set(err, DPC_E_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (!r.f) return dpc_error_set(err, DPC_E_IO, "%s", r.why);
     dpc_ckpt *ck = calloc(1, sizeof *ck);
     dpc_status st = ck ? read_file(ck, &r, kind, err) : DPC__NOMEM(err, "checkpoint");
     fclose(r.f);

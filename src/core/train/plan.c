@@ -24,7 +24,8 @@ dpc_status dpc_train_plan_new(dpc_train_plan **out, const dpc_train_config *cfg,
 {
     if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
-    if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
+    dpc_status rst = dpc_rng_check(rng, err); /* a never-seeded key makes public noise */
+    if (rst) return rst;
     if (n_examples == 0)
         return dpc_error_param(err, DPC_E_INVALID, "n_examples", "must be >= 1");
     /* resolution reads only the number of records of the training set */

@@ -191,6 +191,13 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
         c.mech.bands = dpc_mech_default_bands(c.epochs * spe, c.epochs,
                                               dpc__train_min_sep(&c, spe));
     }
+    /* only cyclic Poisson sampling has groups: another sampler would ignore them silently
+     * (issue 37: groups = 10^12 with Poisson sampling was accepted) */
+    if (c.groups != 0 && c.sampler != DPC_SAMPLER_CYCLIC_POISSON)
+        return dpc_error_param(err, DPC_E_INVALID, "groups",
+                               "%zu groups: only cyclic Poisson sampling uses groups (the "
+                               "sampler is %s; leave groups 0)",
+                               c.groups, dpc_sampler_kind_name(c.sampler));
     if (c.sampler == DPC_SAMPLER_CYCLIC_POISSON && c.groups == 0) {
         /* as many groups as the strategy has bands, so the banded route amplifies */
         if (kind == DPC_MECH_IDENTITY) c.groups = 1;

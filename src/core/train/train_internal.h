@@ -146,6 +146,8 @@ typedef struct dpc__ck_rbuf { /* a file being read, with the running checksum */
     const char *path;
     uint64_t pos, size; /* bytes read; the file's size */
     uint32_t ver;       /* the file's version (dpc__ck_read_header) */
+    char why[DPC_ERROR_MSG_LEN]; /* f NULL: why ("<path>: cannot open: ..." or "<path>: is
+                                    a FIFO ..., not a regular file") */
 } dpc__ck_rbuf;
 void dpc__ck_fnv_add(dpc__ck_fnv *f, const void *p, size_t n);
 /* Appends n bytes (no-op after a failure or with w NULL: the ranks that do not write). */

@@ -188,9 +188,10 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
                         dpc_progress progress, dpc_error *err)
 {
     if (!model) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL");
-    if (!rng) return dpc_error_param(err, DPC_E_INVALID, "rng", "NULL");
+    dpc_status st = dpc_rng_check(rng, err); /* a never-seeded key makes public noise */
+    if (st) return st;
     dpc_train_config rc;
-    dpc_status st = dpc_train_config_resolve(cfg, train, &rc, err);
+    st = dpc_train_config_resolve(cfg, train, &rc, err);
     if (st || (st = check_shapes(model, train, test, err))) return st;
     dpc_trainer *tr = calloc(1, sizeof *tr);
     if (!tr) return DPC__NOMEM(err, "trainer");

@@ -92,6 +92,7 @@ dpc_status dpc_kan_lcgd_new(dpc_kan_lcgd **out, const dpc_kan_lcgd_config *cfg, 
     dpc_status st = dpc_kan_lcgd_config_check(cfg, err);
     if (st) return st;
     if (!W0 || !rng) return dpc_error_param(err, DPC_E_INVALID, "lcgd_new", "NULL W0 or rng");
+    if ((st = dpc_rng_check(rng, err))) return st; /* a never-seeded key makes public noise */
     if (P < 1) return dpc_error_param(err, DPC_E_INVALID, "P", "must be >= 1");
     for (size_t q = 0; q < P; q++)
         if (!isfinite(W0[q]))

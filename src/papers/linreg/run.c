@@ -23,6 +23,8 @@ dpc_status dpc_linreg_new(dpc_linreg **out, const dpc_dataset *ds, const dpc_lin
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "linreg: out is NULL");
     *out = NULL;
     if (!ds || !o || !rng) return dpc_error_set(err, DPC_E_INVALID, "linreg: NULL argument");
+    dpc_status rst = dpc_rng_check(rng, err); /* a never-seeded key makes public noise */
+    if (rst) return rst;
     if (ds->n_classes != 0)
         return dpc_error_set(err, DPC_E_INVALID,
                              "data set: linear regression needs real-valued targets; '%s' is a "

@@ -99,6 +99,8 @@ dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o, c
                           double *w, dpc_linreg_ssp_info *info, dpc_error *err)
 {
     if (!ds || !o || !rng || !w) return dpc_error_set(err, DPC_E_INVALID, "ssp: NULL argument");
+    dpc_status rst = dpc_rng_check(rng, err); /* a never-seeded key makes public noise */
+    if (rst) return rst;
     if (ds->n_classes != 0)
         return dpc_error_set(err, DPC_E_INVALID, "data set: SSP needs real-valued targets");
     if (!(o->x_bound > 0) || !(o->x_bound <= DPC__SCALE_MAX)) /* squared in the sensitivity */

@@ -154,7 +154,8 @@ dpc_status dpc_srgd_new(dpc_srgd **out, const dpc_model *model, const dpc_datase
     *out = NULL;
     if (!model || !data || !cfg || !rng)
         return dpc_error_set(err, DPC_E_INVALID, "model, data, cfg and rng must be non-NULL");
-    dpc_status st = dpc_srgd_config_check(cfg, data->n, err);
+    dpc_status st = dpc_rng_check(rng, err); /* a never-seeded key makes public noise */
+    if (!st) st = dpc_srgd_config_check(cfg, data->n, err);
     if (st) return st;
     const dpc_model_config *mc = dpc_model_get_config(model);
     if (mc->n_in != data->d)
