@@ -91,5 +91,7 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$BIN" 2>/dev/null | grep -q libmpi;
     err_has "rank 1 has seed 2, rank 0 seed 1" "mpi: the seeds named"
     expect_rc 2 "mpi: rank 1 with --secure" $M -np 1 "$BIN" $A --seed 1 : -np 1 "$BIN" $A --secure
     err_has "rank 1 runs in secure mode, rank 0 in seeded mode" "mpi: the modes named"
+else
+    skip "mpi checks: no mpirun, or $BIN built without MPI"
 fi
 summary
