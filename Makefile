@@ -2,7 +2,8 @@
 #   make            libdpcorr.a, libdpcorr.so, build/dpcorr, the Python package (make python)
 #   make python     copies libdpcorr.so into python/dpcorr/ (PYTHONPATH=python, pip install ./python)
 #   make check      all tests, the Python suite too when $(PYTHON) has numpy, torch and pytest
-#                   (last line: "N passed, N failed")
+#                   (last line: "N passed, N failed, N skipped", after the skipped or absent
+#                   suites with their reasons; a skip is never a pass)
 #   make asan       the tests under AddressSanitizer + UndefinedBehaviorSanitizer
 #   make bench      benchmarks
 #   make fuzz       every loader's fuzz target under ASan+UBSan for FUZZ_SECONDS (default 60)

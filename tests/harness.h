@@ -4,9 +4,11 @@
  *   CHECK_NEAR_REL(a, b, rtol, ...)   |a-b| <= rtol*max(|a|,|b|)   (NaN never passes)
  *   CHECK_NEAR_ABS(a, b, atol, ...)   |a-b| <= atol
  *   CHECK_OK(status_expr, err)        expects DPC_OK, prints err.msg otherwise
- *   SKIP(fmt, ...)                    records a skipped check (an absent data set): neither a pass
- *                                     nor a failure, reported on its own line by TEST_SUMMARY
- *   TEST_SUMMARY()                    prints "N passed, N failed" and returns the exit code
+ *   SKIP(fmt, ...)                    records a skipped check (an absent data set, a CPU level this
+ *                                     machine lacks): neither a pass nor a failure; prints
+ *                                     "skip: file:line: why" (tests/run_all.sh lists these lines)
+ *   TEST_SUMMARY()                    prints "N passed, N failed, N skipped" and returns the exit
+ *                                     code (skips alone exit 0)
  *
  * DPC_TEST_SCALE=asan in the environment lets statistical tests shrink their sample sizes under
  * sanitizers (tests_scale() returns 0.1 then, 1.0 otherwise) — never below what keeps them meaningful.
@@ -88,11 +90,12 @@ static inline double tests_scale(void)
 #define SKIP(...)                                                                                  \
     do {                                                                                           \
         harness_skipped++;                                                                         \
-        printf("skip %s:%d: %s\n", __FILE__, __LINE__, harness_fmt(__VA_ARGS__));                 \
+        printf("skip: %s:%d: %s\n", __FILE__, __LINE__, harness_fmt(__VA_ARGS__));                \
     } while (0)
 
 #define TEST_SUMMARY()                                                                             \
-    ((harness_skipped ? printf("note: %d skipped\n", harness_skipped) : 0),                       \
-     printf("%d passed, %d failed\n", harness_passed, harness_failed), harness_failed ? 1 : 0)
+    (printf("%d passed, %d failed, %d skipped\n", harness_passed, harness_failed,                 \
+            harness_skipped),                                                                      \
+     harness_failed ? 1 : 0)
 
 #endif

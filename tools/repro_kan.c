@@ -25,17 +25,30 @@ typedef struct kcfg {
     size_t wm[6], nwm, wT, wtarget;      /* width sweep: widths, iterates, edge placement */
     size_t ns[5], nn;                    /* n trend */
     double eps[5];                       /* epsilon trend */
-    size_t ne, tr_T, tr_B, tr_m;
+    size_t ne, tr_T, tr_B, tr_m;         /* epsilon points; trend runs' iterates, batch, width */
 } kcfg;
 
-static const kcfg FULL = {20000, 5, 1000, 1000, 5, 64, 300, 100, 2, 20.0, 0.5, 4000, 400, 400,
-                          {16, 64, 256, 1024, 4096}, 5, 200, 400,
-                          {250, 500, 1000, 2000, 4000}, 5, {0.5, 1, 2, 4, 8}, 5, 200, 50, 64};
-static const kcfg QUICK = {4000, 3, 1000, 500, 5, 32, 300, 100, 5, 20.0, 0.5, 2000, 200, 400,
-                           {16, 64, 256, 1024}, 4, 150, 250,
-                           {250, 1000, 4000}, 3, {0.5, 2, 8}, 3, 150, 50, 32};
-static const kcfg SMOKE = {500, 1, 200, 100, 3, 8, 40, 20, 4, 20.0, 0.5, 400, 40, 200,
-                           {8, 64}, 2, 30, 16, {100, 400}, 2, {1, 8}, 2, 30, 20, 8};
+static const kcfg FULL = {
+    .noise_N = 20000, .seeds = 5,
+    .n = 1000, .n_test = 1000, .d = 5, .m = 64, .T = 300, .B = 100, .every = 2, .kappa = 20.0, .eta = 0.5,
+    .n_cal = 4000, .B_cal = 400, .T_cal = 400,
+    .wm = {16, 64, 256, 1024, 4096}, .nwm = 5, .wT = 200, .wtarget = 400,
+    .ns = {250, 500, 1000, 2000, 4000}, .nn = 5, .eps = {0.5, 1, 2, 4, 8}, .ne = 5,
+    .tr_T = 200, .tr_B = 50, .tr_m = 64};
+static const kcfg QUICK = {
+    .noise_N = 4000, .seeds = 3,
+    .n = 1000, .n_test = 500, .d = 5, .m = 32, .T = 300, .B = 100, .every = 5, .kappa = 20.0, .eta = 0.5,
+    .n_cal = 2000, .B_cal = 200, .T_cal = 400,
+    .wm = {16, 64, 256, 1024}, .nwm = 4, .wT = 150, .wtarget = 250,
+    .ns = {250, 1000, 4000}, .nn = 3, .eps = {0.5, 2, 8}, .ne = 3,
+    .tr_T = 150, .tr_B = 50, .tr_m = 32};
+static const kcfg SMOKE = {
+    .noise_N = 500, .seeds = 1,
+    .n = 200, .n_test = 100, .d = 3, .m = 8, .T = 40, .B = 20, .every = 4, .kappa = 20.0, .eta = 0.5,
+    .n_cal = 400, .B_cal = 40, .T_cal = 200,
+    .wm = {8, 64}, .nwm = 2, .wT = 30, .wtarget = 16,
+    .ns = {100, 400}, .nn = 2, .eps = {1, 8}, .ne = 2,
+    .tr_T = 30, .tr_B = 20, .tr_m = 8};
 
 static const double LAMS[5] = {0.0, 0.3, 0.5, 0.7, 0.9};
 
@@ -74,7 +87,7 @@ static int kan_run(repro_ctx *c, const kexp *e, kout *out)
     dpc_kan_task *task = NULL;
     double *W0 = NULL, *y = NULL;
     int rc = 1;
-    dpc_kan2_config kc = {e->d, e->m, e->G, DPC_KAN_SIGMOID};
+    dpc_kan2_config kc = {.d = e->d, .m = e->m, .grid = e->G, .act = DPC_KAN_SIGMOID};
     if (dpc_kan_synth(&tr, &rng, 0, e->n, e->d, 0.05, NULL, &err) ||
         (e->n_test && dpc_kan_synth(&te, &rng, 1, e->n_test, e->d, 0.05, NULL, &err)) ||
         dpc_kan2_new(&k, &kc, &rng, 0, &err) || dpc_kan2_task_new(&task, k, tr, te, &err))
@@ -133,11 +146,18 @@ static double mean_of(const double *v, size_t n, double *se)
 static int sec_noise(repro_ctx *c, const kcfg *cf)
 {
     size_t N = cf->noise_N, T = 100;
+    int rc = 1;
+    dpc_error err = {0};
+    dpc_kan_lcgd *r = NULL;
     double *W0 = calloc(N, sizeof *W0), *Wp = malloc(N * sizeof *Wp), *cum = calloc(N, sizeof *cum);
-    double *xprev = malloc(N * sizeof *xprev);
+    double *xprev = malloc(N * sizeof *xprev), *x2 = malloc(N * sizeof *x2);
     static double t_ax[101], cv[3][101], th[3][101], indep[101];
     FILE *f = repro_open(c, "noise_stats.csv"), *fc = repro_open(c, "noise_cumvar.csv");
-    if (!W0 || !Wp || !cum || !xprev || !f || !fc) return 1;
+    if (!f || !fc) goto done; /* repro_open said which file */
+    if (!W0 || !Wp || !cum || !xprev || !x2) {
+        snprintf(err.msg, sizeof err.msg, "noise statistics: out of memory (%zu coordinates)", N);
+        goto done;
+    }
     fprintf(f, "lambda,T,var_xi1,var_xi_t,theory_var_xi_t,cov_lag1,theory_cov_lag1,cov_lag2,var_sum,"
                "theory_var_sum,independent_T,coordinates\n");
     fprintf(fc, "lambda,t,var_sum_mc,var_sum_theory\n");
@@ -148,25 +168,18 @@ static int sec_noise(repro_ctx *c, const kcfg *cf)
     int jn = 0;
     for (int l = 0; l < 3; l++) {
         double lam = l == 0 ? 0.0 : l == 1 ? 0.5 : 0.9;
-        dpc_error err = {0};
         dpc_rng rng;
         dpc_rng_seed(&rng, c->o->seed + 11);
         dpc_kan_lcgd_config lc;
         dpc_kan_lcgd_config_init(&lc);
         lc.n = 1, lc.batch = 1, lc.iterates = T + 1, lc.eta = 1, lc.clip = 1, lc.noise_std = 1, lc.lambda = lam;
-        dpc_kan_lcgd *r = NULL;
-        if (dpc_kan_lcgd_new(&r, &lc, N, W0, &rng, &err)) {
-            fprintf(stderr, "dpcorr repro: %s\n", err.msg);
-            return 1;
-        }
+        if (dpc_kan_lcgd_new(&r, &lc, N, W0, &rng, &err)) goto done;
         memset(cum, 0, N * sizeof *cum);
         memcpy(Wp, W0, N * sizeof *Wp);
-        double v1 = 0, vt = 0, c1 = 0, c2 = 0, x2prev = 0;
+        double v1 = 0, vt = 0, c1 = 0, c2 = 0;
         size_t nv = 0, n1 = 0, n2 = 0;
-        double *x2 = malloc(N * sizeof *x2);
-        if (!x2) return 1;
         for (size_t t = 1; t <= T; t++) {
-            if (dpc_kan_lcgd_step(r, zero_grad, NULL, NULL, &err)) return 1;
+            if (dpc_kan_lcgd_step(r, zero_grad, NULL, NULL, &err)) goto done;
             const double *W = dpc_kan_lcgd_params(r);
             double s = 0;
             for (size_t q = 0; q < N; q++) {
@@ -187,9 +200,8 @@ static int sec_noise(repro_ctx *c, const kcfg *cf)
             indep[t] = (double)t;
             fprintf(fc, "%g,%zu,%.6g,%.6g\n", lam, t, cv[l][t], th[l][t]);
         }
-        (void)x2prev;
-        free(x2);
         dpc_kan_lcgd_free(r);
+        r = NULL;
         double dn = (double)N;
         fprintf(f, "%g,%zu,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%.6g,%zu,%zu\n", lam, T, v1 / dn, vt / (double)nv,
                 1 + lam * lam, c1 / (double)n1, -lam, c2 / (double)n2, cv[l][T], th[l][T], T, N);
@@ -200,6 +212,7 @@ static int sec_noise(repro_ctx *c, const kcfg *cf)
     }
     repro_close(c, f);
     repro_close(c, fc);
+    f = fc = NULL;
     repro_json_raw(c, "noise_var_sum_T100", "{%s}", jb);
     repro_say(c, "   theory at T = 100: 100, 25.75, 1.99 (kappa^2); independent noise: T = 100\n");
     plot_series s[7] = {
@@ -213,23 +226,30 @@ static int sec_noise(repro_ctx *c, const kcfg *cf)
     plot_panel p = {"variance of the cumulative noise sum_{s<=t} xi_s (Figure 1 right)", "t",
                     "Var / kappa^2 per coordinate", 0, 1, s, 7};
     repro_plot(c, "kan-noise", &p, 1);
-    free(W0), free(Wp), free(cum), free(xprev);
-    return 0;
+    rc = 0;
+done: /* every path: the generator, the buffers and the files */
+    if (rc && *err.msg) fprintf(stderr, "dpcorr repro: %s\n", err.msg);
+    dpc_kan_lcgd_free(r);
+    free(W0), free(Wp), free(cum), free(xprev), free(x2);
+    repro_close(c, f);
+    repro_close(c, fc);
+    return rc;
 }
 
 /* ==== 2. Sensitivity and 3. kappa tables ======================================================= */
 
 static int sec_sensitivity(repro_ctx *c)
 {
+    int rc = 1;
+    dpc_error err = {0};
     FILE *f = repro_open(c, "sensitivity.csv");
-    if (!f) return 1;
+    if (!f) goto done;
     fprintf(f, "T,lambda,tau,brute_force,exact_core,bound_F11,bound_over_exact\n");
     repro_say(c, "\n2. lambda-CGD sensitivity max_{|y|<=tau} ||C y|| (brute force over y in {0,1}^T for T <= 12):\n"
                  "   T     lambda  tau    brute      exact (core)  F.11 bound  bound/exact\n");
     const struct { size_t T; double lam; size_t tau; } cs[] = {
         {10, 0.5, 3}, {10, 0.9, 3}, {12, 0.5, 12}, {10, 0.0, 3}, {10, 0.5, 1},
         {1000, 0.5, 161}, {1000, 0.9, 161}, {1000, 0.0, 161}};
-    dpc_error err = {0};
     for (size_t i = 0; i < sizeof cs / sizeof cs[0]; i++) {
         double brute = NAN, ex, bd;
         if (cs[i].T <= 12) {
@@ -239,28 +259,31 @@ static int sec_sensitivity(repro_ctx *c)
                 if ((size_t)__builtin_popcount(mask) > cs[i].tau) continue;
                 for (size_t t = 0; t < cs[i].T; t++) y[t] = (mask >> t) & 1u;
                 double s;
-                if (dpc_kan_sens_pattern(cs[i].T, cs[i].lam, y, &s, &err)) return 1;
+                if (dpc_kan_sens_pattern(cs[i].T, cs[i].lam, y, &s, &err)) goto done;
                 if (s > brute) brute = s;
             }
         }
         if (dpc_kan_sens_exact(cs[i].T, cs[i].lam, cs[i].tau, &ex, &err) ||
-            dpc_kan_sens_bound(cs[i].T, cs[i].lam, (double)cs[i].tau, &bd, &err)) {
-            fprintf(stderr, "dpcorr repro: %s\n", err.msg);
-            return 1;
-        }
+            dpc_kan_sens_bound(cs[i].T, cs[i].lam, (double)cs[i].tau, &bd, &err))
+            goto done;
         fprintf(f, "%zu,%g,%zu,%.8g,%.8g,%.8g,%.6g\n", cs[i].T, cs[i].lam, cs[i].tau, brute, ex, bd, bd / ex);
         repro_say(c, "   %-5zu %-7g %-6zu %-10.5f %-13.5f %-11.5f %.4f\n", cs[i].T, cs[i].lam, cs[i].tau, brute,
                   ex, bd, bd / ex);
     }
-    repro_close(c, f);
     repro_say(c, "   note 004: 2.70800 vs 3.46072; 6.00838 vs 11.28122; 6.42925 vs 6.92651; 1.73205; 1.15470\n");
-    return 0;
+    rc = 0;
+done:
+    if (rc && *err.msg) fprintf(stderr, "dpcorr repro: %s\n", err.msg);
+    repro_close(c, f);
+    return rc;
 }
 
 static int sec_kappa(repro_ctx *c)
 {
+    int rc = 1;
+    dpc_error err = {0};
     FILE *f = repro_open(c, "kappa_table.csv");
-    if (!f) return 1;
+    if (!f) goto done;
     fprintf(f, "n,B,T,eps,delta,lambda,kappa_D9,kappa_F12,F12_valid,kappa_dpcorr,dpcorr_participations,"
                "dpcorr_sensitivity\n");
     repro_say(c, "\n3. kappa (noise multiplier) for (eps, delta): Thm. D.9 (lambda = 0, replace-one), Thm. F.12\n"
@@ -268,7 +291,6 @@ static int sec_kappa(repro_ctx *c)
                  "   tail, exact sensitivity, analytic Gaussian):\n"
                  "   n     B    T     eps  D.9      | F.12 at lambda 0, .3, .5, .7, .9            | dpcorr at the same lambdas\n");
     const struct { size_t n, B, T; double eps; } rows[] = {{1000, 100, 1000, 1}, {1000, 500, 100, 1}, {1000, 100, 1000, 8}};
-    dpc_error err = {0};
     char jb[2048];
     int jn = 0;
     for (size_t r = 0; r < 3; r++) {
@@ -299,11 +321,12 @@ static int sec_kappa(repro_ctx *c)
                        kf[4], kp[0], kp[1], kp[2], kp[3], kp[4]);
     }
     repro_close(c, f);
+    f = NULL;
     repro_json_raw(c, "kappa_table", "[%s]", jb);
     double kd, e19, a19, kw = NAN;
     if (dpc_account_kan_paper_indep(1000, 100, 1000, 1, 1e-5, &kd, &err) ||
         dpc_kan_rdp_eq19_eps(1000, 100, 1000, kd, 1e-5, &e19, &a19, &err))
-        return 1;
+        goto done;
     dpc_error e2 = {0};
     int can = !dpc_kan_calibrate_rdp_wor(1000, 100, 1000, 1, 1e-5, &kw, &e2);
     repro_say(c, "   eq. 19 (WBK Thm. 9, all terms) at kappa_D.9 = %.3f: eps = %.4f at order %g (note: 6.65, not 1);\n"
@@ -317,22 +340,27 @@ static int sec_kappa(repro_ctx *c)
         dpc_kan_full_batch_delta(100, 0.5, kf, 1, &dl, &err) || dpc_kan_calibrate(100, 100, 100, 1, 1e-5, 0.5, &cal, &err) ||
         dpc_account_kan_paper_lcgd(100, 100, 100, 1, 1e-5, 0.0, &k0f, &err) ||
         dpc_kan_full_batch_delta(100, 0.0, k0f, 1, &dl0, &err) || dpc_kan_calibrate(100, 100, 100, 1, 1e-5, 0.0, &cal0, &err))
-        return 1;
+        goto done;
     repro_say(c, "   full batch, T = 100, eps = 1: lambda 0.5: F.12 kappa %.2f gives delta %.3g; the exact smallest\n"
                  "   kappa for delta = 1e-5 is %.2f (||C 1|| = %.3f); lambda 0: %.2f (delta %.3g) vs %.2f (note: 252.67,\n"
                  "   1.8e-39, 73.99, 19.833; 126.33, 37.31)\n",
               kf, dl, cal.noise_std, cal.sensitivity, k0f, dl0, cal0.noise_std);
     repro_json_raw(c, "full_batch", "{\"kappa_F12\": %.6g, \"delta_at_F12\": %.4g, \"kappa_exact\": %.6g, "
                                     "\"kappa_F12_l0\": %.6g, \"kappa_exact_l0\": %.6g}", kf, dl, cal.noise_std, k0f, cal0.noise_std);
-    return 0;
+    rc = 0;
+done:
+    if (rc && *err.msg) fprintf(stderr, "dpcorr repro: %s\n", err.msg);
+    repro_close(c, f);
+    return rc;
 }
 
 /* ==== 4, 5. lambda trends ======================================================================= */
 
 static int sec_lambda(repro_ctx *c, const kcfg *cf)
 {
+    int rc = 1;
     FILE *f = repro_open(c, "lambda_fixed_kappa.csv"), *g = repro_open(c, "lambda_calibrated.csv");
-    if (!f || !g) return 1;
+    if (!f || !g) goto done;
     fprintf(f, "lambda,seed,kappa,avg_train_loss,avg_test_loss,avg_train_err,last_train_loss,max_dist,A_corr_unit\n");
     fprintf(g, "lambda,calibration,seed,kappa,avg_train_loss,avg_test_loss,avg_train_err,last_train_loss\n");
     size_t S = cf->seeds;
@@ -343,13 +371,15 @@ static int sec_lambda(repro_ctx *c, const kcfg *cf)
     for (int l = 0; l < 5; l++) {
         double dist = 0;
         for (size_t s = 0; s < S; s++) {
-            kexp e = {cf->n, cf->n_test, cf->d, cf->m, 5, cf->T, cf->B, cf->every, cf->eta, 1.0, LAMS[l],
-                      cf->kappa, 0, 0, 100 + s};
+            kexp e = {.n = cf->n, .n_test = cf->n_test, .d = cf->d, .m = cf->m, .G = 5, .T = cf->T,
+                      .B = cf->B, .every = cf->every, .eta = cf->eta, .clip = 1.0, .lambda = LAMS[l],
+                      .kappa = cf->kappa, .seed = 100 + s};
             kout o;
-            if (kan_run(c, &e, &o)) return 1;
+            if (kan_run(c, &e, &o)) goto done; /* kan_run said why */
             v[s] = per[l][s] = o.r.avg_train_loss;
             dist += o.r.max_dist / (double)S;
-            dpc_kan_rate_in ri = {cf->n, cf->m, cf->d, cf->T, cf->B, cf->eta, LAMS[l], cf->kappa, 0.03, 0.01};
+            dpc_kan_rate_in ri = {.n = cf->n, .m = cf->m, .d = cf->d, .T = cf->T, .B = cf->B, .eta = cf->eta,
+                                  .lambda = LAMS[l], .noise_std = cf->kappa, .gamma = 0.03, .delta = 0.01};
             dpc_error err = {0};
             if (dpc_kan_bound_corr(&ri, &Ac[l], &err)) Ac[l] = NAN;
             fprintf(f, "%g,%zu,%g,%.8g,%.8g,%.6g,%.8g,%.6g,%.6g\n", LAMS[l], s, cf->kappa, o.r.avg_train_loss,
@@ -395,10 +425,11 @@ static int sec_lambda(repro_ctx *c, const kcfg *cf)
             if (k == 1) kap = cal.noise_std;
             size_t S2 = S > 2 ? 2 : S;
             for (size_t s = 0; s < S2; s++) {
-                kexp e = {cf->n_cal, cf->n_test, cf->d, cf->m, 5, cf->T_cal, cf->B_cal, cf->every * 2, cf->eta, 1.0,
-                          LAMS[l], kap, 0, 0, 200 + s};
+                kexp e = {.n = cf->n_cal, .n_test = cf->n_test, .d = cf->d, .m = cf->m, .G = 5, .T = cf->T_cal,
+                          .B = cf->B_cal, .every = cf->every * 2, .eta = cf->eta, .clip = 1.0, .lambda = LAMS[l],
+                          .kappa = kap, .seed = 200 + s};
                 kout o;
-                if (kan_run(c, &e, &o)) return 1;
+                if (kan_run(c, &e, &o)) goto done;
                 v[s] = o.r.avg_train_loss;
                 fprintf(g, "%g,%s,%zu,%.8g,%.8g,%.8g,%.6g,%.8g\n", LAMS[l], cn[k], s, kap, o.r.avg_train_loss,
                         o.r.avg_test_loss, o.r.avg_train_err, o.r.last_train_loss);
@@ -418,6 +449,7 @@ static int sec_lambda(repro_ctx *c, const kcfg *cf)
                    mc[2][0], no_gain ? "true" : "false");
     repro_close(c, f);
     repro_close(c, g);
+    f = g = NULL;
     plot_series s1[1] = {{"paired difference to lambda 0 (mean +- s.e. over seeds)", LAMS, dm, ds, 5, PLOT_ERRORBARS}};
     plot_series s2[1] = {{"A_{corr}, unit constants", LAMS, Ac, NULL, 5, PLOT_LINESPOINTS}};
     plot_series s3[2] = {{"kappa = F.12(lambda)", LAMS, mc[0], NULL, 5, PLOT_LINESPOINTS},
@@ -426,26 +458,33 @@ static int sec_lambda(repro_ctx *c, const kcfg *cf)
                        {"fixed kappa: Thm. 4.1 bound", "lambda", "A_{corr}", 0, 1, s2, 1},
                        {"calibrated kappa (eps = 1)", "lambda", "(1/T) sum_t L_S(W_t)", 0, 0, s3, 2}};
     repro_plot(c, "kan-lambda", p, 3);
-    return 0;
+    rc = 0;
+done:
+    repro_close(c, f);
+    repro_close(c, g);
+    return rc;
 }
 
 /* ==== 6. Width window ============================================================================ */
 
 static int sec_width(repro_ctx *c, const kcfg *cf)
 {
+    int rc = 1;
+    dpc_error err = {0};
     FILE *f = repro_open(c, "width_window.csv");
-    if (!f) return 1;
+    if (!f) goto done;
     fprintf(f, "m,P,kappa,eta,clip,gamma_lo,radius,max_dist,projections,m_edge,m_hi_unit,m_lo_unit,inside\n");
     /* theory settings: eta = eta_max, C = G_c (no clipping), R* with C_R = 2 and the estimated gamma;
      * kappa is fixed for the sweep, chosen so that the calibrated edge of the reference width
      * m = wm[0] sits at m = wtarget */
-    kexp e = {cf->n, 0, cf->d, cf->wm[0], 5, cf->wT, cf->B, 0, -1, -1, 0.5, 1.0, 0, 2.0, 300};
+    kexp e = {.n = cf->n, .n_test = 0, .d = cf->d, .m = cf->wm[0], .G = 5, .T = cf->wT, .B = cf->B, .every = 0,
+              .eta = -1, .clip = -1, .lambda = 0.5, .kappa = 1.0, .radius = 0, .C_R = 2.0, .seed = 300};
     kout o;
-    if (kan_run(c, &e, &o)) return 1;
-    dpc_kan_rate_in ri = {cf->n, cf->wm[0], cf->d, cf->wT, cf->B, o.eta, 0.5, 1.0, o.gamma_lo, 0.01};
+    if (kan_run(c, &e, &o)) goto done; /* kan_run said why */
+    dpc_kan_rate_in ri = {.n = cf->n, .m = cf->wm[0], .d = cf->d, .T = cf->wT, .B = cf->B, .eta = o.eta,
+                          .lambda = 0.5, .noise_std = 1.0, .gamma = o.gamma_lo, .delta = 0.01};
     dpc_kan_window w;
-    dpc_error err = {0};
-    if (dpc_kan_width_window(&ri, (size_t)o.p, o.clip, o.radius, &w, &err)) return 1;
+    if (dpc_kan_width_window(&ri, (size_t)o.p, o.clip, o.radius, &w, &err)) goto done;
     double kappa = sqrt(w.m_edge / (double)cf->wtarget); /* m_edge scales as 1/kappa^2 */
     repro_say(c, "\n6. Width window (lambda 0.5, theory settings eta = 1/(12 beta), C = G_c, R* = 2 (log T +\n"
                  "   sqrt(log(n/delta)))/gamma, gamma estimated per m; kappa fixed at %.4g, eta kappa = %.4g):\n"
@@ -457,9 +496,10 @@ static int sec_width(repro_ctx *c, const kcfg *cf)
         kexp e2 = e;
         e2.m = cf->wm[i];
         e2.kappa = kappa;
-        if (kan_run(c, &e2, &o)) return 1;
-        dpc_kan_rate_in r2 = {cf->n, cf->wm[i], cf->d, cf->wT, cf->B, o.eta, 0.5, kappa, o.gamma_lo, 0.01};
-        if (dpc_kan_width_window(&r2, (size_t)o.p, o.clip, o.radius, &w, &err)) return 1;
+        if (kan_run(c, &e2, &o)) goto done;
+        dpc_kan_rate_in r2 = {.n = cf->n, .m = cf->wm[i], .d = cf->d, .T = cf->wT, .B = cf->B, .eta = o.eta,
+                              .lambda = 0.5, .noise_std = kappa, .gamma = o.gamma_lo, .delta = 0.01};
+        if (dpc_kan_width_window(&r2, (size_t)o.p, o.clip, o.radius, &w, &err)) goto done;
         if (i == 0) edge_ref = w.m_edge;
         int inside = (double)cf->wm[i] <= w.m_edge;
         if (inside) seen_in = 1, consistent &= o.r.projections == 0;
@@ -471,6 +511,7 @@ static int sec_width(repro_ctx *c, const kcfg *cf)
                   o.radius, o.r.max_dist, o.r.projections, w.m_edge, w.m_hi, w.m_lo);
     }
     repro_close(c, f);
+    f = NULL;
     repro_say(c, "   -> projection activations are %s inside the window (m <= m_edge) and %s beyond it\n"
                  "   (unit constants: m_lo = 1/gamma^4 exceeds m_hi, the Thm. 4.1 window is empty as written;\n"
                  "   m_edge is where E||noise walk|| reaches R*, the upper limit's mechanism with explicit constants)\n",
@@ -484,15 +525,20 @@ static int sec_width(repro_ctx *c, const kcfg *cf)
     plot_panel p[2] = {{"distance from W_0 vs width", "m", "max dist / R*", 1, 1, s1, 1},
                        {"projection activations vs width", "m", "count", 1, 0, s2, 1}};
     repro_plot(c, "kan-width", p, 2);
-    return 0;
+    rc = 0;
+done:
+    if (rc && *err.msg) fprintf(stderr, "dpcorr repro: %s\n", err.msg);
+    repro_close(c, f);
+    return rc;
 }
 
 /* ==== 7. n and epsilon trends ===================================================================== */
 
 static int sec_trends(repro_ctx *c, const kcfg *cf)
 {
+    int rc = 1;
     FILE *f = repro_open(c, "n_eps_trends.csv");
-    if (!f) return 1;
+    if (!f) goto done;
     fprintf(f, "sweep,n,eps,kappa_D9,avg_test_loss,avg_test_err,avg_train_loss,A_van_unit\n");
     repro_say(c, "\n7. lambda = 0, kappa from Thm. D.9 (B = %zu, T = %zu, m = %zu): test loss averaged over iterates\n",
               cf->tr_B, cf->tr_T, cf->tr_m);
@@ -506,12 +552,14 @@ static int sec_trends(repro_ctx *c, const kcfg *cf)
             dpc_error err = {0};
             if (dpc_account_kan_paper_indep(n, cf->tr_B, cf->tr_T - 1, eps, 1e-5, &kap, &err)) {
                 fprintf(stderr, "dpcorr repro: %s\n", err.msg);
-                return 1;
+                goto done;
             }
-            kexp e = {n, cf->n_test, cf->d, cf->tr_m, 5, cf->tr_T, cf->tr_B, cf->every * 2, cf->eta, 1.0, 0.0, kap, 0, 0, 400};
+            kexp e = {.n = n, .n_test = cf->n_test, .d = cf->d, .m = cf->tr_m, .G = 5, .T = cf->tr_T, .B = cf->tr_B,
+                      .every = cf->every * 2, .eta = cf->eta, .clip = 1.0, .lambda = 0.0, .kappa = kap, .seed = 400};
             kout o;
-            if (kan_run(c, &e, &o)) return 1;
-            dpc_kan_rate_in ri = {n, cf->tr_m, cf->d, cf->tr_T, cf->tr_B, cf->eta, 0, kap, 0.03, 1e-5};
+            if (kan_run(c, &e, &o)) goto done; /* kan_run said why */
+            dpc_kan_rate_in ri = {.n = n, .m = cf->tr_m, .d = cf->d, .T = cf->tr_T, .B = cf->tr_B, .eta = cf->eta,
+                                  .lambda = 0, .noise_std = kap, .gamma = 0.03, .delta = 1e-5};
             double Av = NAN;
             if (dpc_kan_bound_indep(&ri, &Av, &err)) Av = NAN;
             fprintf(f, "%s,%zu,%g,%.6g,%.8g,%.6g,%.8g,%.6g\n", sw ? "eps" : "n", n, eps, kap, o.r.avg_test_loss,
@@ -528,6 +576,7 @@ static int sec_trends(repro_ctx *c, const kcfg *cf)
         }
     }
     repro_close(c, f);
+    f = NULL;
     repro_say(c, "   -> test loss %s in n and %s in eps (oracle 18c)\n", mono_n ? "decreases" : "does NOT decrease",
               mono_e ? "decreases" : "does NOT decrease");
     repro_json_raw(c, "trends", "{\"decreasing_in_n\": %s, \"decreasing_in_eps\": %s}", mono_n ? "true" : "false",
@@ -537,7 +586,10 @@ static int sec_trends(repro_ctx *c, const kcfg *cf)
     plot_panel p[2] = {{"n trend (lambda 0, kappa D.9)", "n", "test loss", 1, 0, s1, 1},
                        {"epsilon trend", "epsilon", "test loss", 1, 0, s2, 1}};
     repro_plot(c, "kan-trends", p, 2);
-    return 0;
+    rc = 0;
+done:
+    repro_close(c, f);
+    return rc;
 }
 
 /* ==== Target ===================================================================================== */

@@ -29,6 +29,8 @@ int repro_kan_fmnist(repro_ctx *c)
     const fcfg *cf = c->o->smoke ? &SMOKE : c->o->quick ? &QUICK : &FULL;
     dpc_error err = {0};
     dpc_dataset *all = NULL, *allt = NULL, *tr = NULL, *te = NULL;
+    train_result res[2]; /* freed at done on every path (a failed second run keeps the first's) */
+    memset(res, 0, sizeof res);
     repro_say(c, "\n8. Fashion-MNIST, (eps, delta) = (%g, 1e-5), DP-SGD (Poisson, %s), %zu training / %zu test\n"
                  "   images, %zu epochs, batch %zu, lr %g, clip %g, 2 threads:\n",
               FM_EPS, dpc_accountant_name(cf->acc), cf->n_train, cf->n_test, cf->epochs, cf->batch, FM_LR, FM_CLIP);
@@ -45,8 +47,6 @@ int repro_kan_fmnist(repro_ctx *c)
     }
     const char *models[2] = {"kan:32:grid=5:range=0,1", "mlp:256"};
     const char *labels[2] = {"KAN 784-32-10 (grid 5)", "MLP 784-256-10 (tanh)"};
-    train_result res[2];
-    memset(res, 0, sizeof res);
     FILE *f = repro_open(c, "fmnist_kan_vs_mlp.csv");
     if (!f) goto done;
     fprintf(f, "model,spec,parameters,epsilon,delta,epochs,batch,lr,clip,test_accuracy,test_loss,train_seconds,"
@@ -99,10 +99,10 @@ int repro_kan_fmnist(repro_ctx *c)
     snprintf(png, sizeof png, "%s/kan-fmnist.png", c->o->out);
     if (train_plot(png, res, lab, 2)) c->plots_ok = 0;
     repro_say(c, "   (accuracy is reported as measured: no threshold; a subset and few epochs when --quick)\n");
-    train_result_free(&res[0]);
-    train_result_free(&res[1]);
     rc = 0;
 done:
+    train_result_free(&res[0]);
+    train_result_free(&res[1]);
     dpc_dataset_free(all);
     dpc_dataset_free(allt);
     dpc_dataset_free(tr);

@@ -188,6 +188,8 @@ if command -v mpirun >/dev/null 2>&1 && ldd "$BIN" 2>/dev/null | grep -q libmpi;
     err_has "--checkpoint: rank 1 has '.*mck', rank 0 \(not given\)" "mpi: --checkpoint named"
     expect_rc 2 "mpi: DPCORR_MPI_TIMEOUT=5s" env DPCORR_MPI_TIMEOUT=5s $M -np 2 "$BIN" $A
     err_has "DPCORR_MPI_TIMEOUT=5s: must be a number" "mpi: the timeout variable named"
+else
+    skip "mpi checks: no mpirun, or $BIN built without MPI"
 fi
 
 # --- FIFOs without a writer as inputs (issue 37: blocked forever in open(2)): refused naming

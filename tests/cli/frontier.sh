@@ -6,7 +6,7 @@
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
-    echo "skipped: Debian's dataset-fashion-mnist is not installed"; pass; summary; exit $?
+    skip "Debian's dataset-fashion-mnist is not installed"; summary; exit $?
 fi
 export XDG_CACHE_HOME="$TMP/cache"
 expect_rc 0 "demo --frontier --quick" "$BIN" demo --frontier --quick --epochs 1 --out "$TMP/f"

@@ -4,12 +4,12 @@
 # epsilon bit for bit; a checkpoint written by 3 ranks resumes with 2 (and one written by 2 with
 # 1); a rank that cannot read its data, a killed rank and a stopped rank end the job with a
 # message naming the rank, never a hang (every launch is bounded by `timeout`), and the last
-# checkpoint stays valid. Skipped (0 tests) when mpirun is missing or dpcorr was built without
-# MPI.
+# checkpoint stays valid. Skipped (one skip, no pass) when mpirun is missing or dpcorr was built
+# without MPI.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 if ! command -v mpirun >/dev/null 2>&1 || ! ldd "$BIN" 2>/dev/null | grep -q libmpi; then
-    echo "mpi.sh: skipped (no mpirun, or $BIN built without MPI)" >&2
+    skip "no mpirun, or $BIN built without MPI"
     summary
     exit 0
 fi

@@ -30,6 +30,7 @@ for a in $("$BIN" train --help | sed -n '/^algorithms/,$s/^  \([a-z-]*\) .*/\1/p
     if [ "$a" = dp-ftrl ]; then cmds="$cmds|train"; else cmds="$cmds|train --algo $a"; fi
 done
 [ $have_fmnist = 1 ] && cmds="$cmds|demo|audit"  # audit: the features examples read Fashion-MNIST
+[ $have_fmnist = 1 ] || skip "demo and audit options: Debian's dataset-fashion-mnist is not installed"
 echo "$cmds" | grep -q "repro nu-fig1" && pass || fail "repro targets listed in repro --help"
 echo "$cmds" | grep -q "train --algo dp-srgd" && pass || fail "algorithms listed in train --help"
 

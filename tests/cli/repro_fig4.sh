@@ -4,7 +4,7 @@
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
 if [ ! -f /usr/share/datasets/fashion-mnist/train-images-idx3-ubyte.gz ]; then
-    echo "skipped: Debian's dataset-fashion-mnist is not installed"; pass; summary; exit $?
+    skip "Debian's dataset-fashion-mnist is not installed"; summary; exit $?
 fi
 expect_rc 0 "fig4 smoke" "$BIN" repro nu-fig4 --smoke --out "$TMP/f4"
 for m in "DP-SGD \\(fixed order\\)" "DP-SGD \\(Poisson" "nu-DP-FTRL" "optimal CC" "tree \\(Honaker\\)" \
