@@ -39,7 +39,7 @@ grep -q '^skipped tests/docs/fixture.md:[0-9]*: needs a cluster' "$TMP/fx" && pa
 
 if [ "${DPC_TEST_SCALE:-}" = asan ]; then
     # the documented commands build and link against the plain build (make install, cc, cmake)
-    echo "docs.sh: skipped under sanitizers: the documented commands (run by the normal make check)"
+    skip "the documented commands under sanitizers (they build and link against the plain build; the normal make check runs them)"
     summary; exit $?
 fi
 
@@ -55,4 +55,8 @@ else
     PASS=$((PASS + p)); FAIL=$((FAIL + f))
     [ "$rc" -ne 0 ] && [ "$f" -eq 0 ] && fail "run_docs.py: exit $rc"
 fi
+# the blocks that cannot run here, each counted as a skip (never a pass) with its reason
+while IFS= read -r l; do [ -n "$l" ] && skip "documented block ${l#skipped }"; done <<EOF2
+$(grep '^skipped ' "$TMP/docs")
+EOF2
 summary
