@@ -463,20 +463,17 @@ class PrivacyEngine:
             tol = 1e-9 if p.dtype == torch.float64 else 1e-4
             if err > tol * ref + 1e-30:
                 return False
-        # and example by example (the first 8), against the whole-model path (functorch over
-        # the full forward pass), once: a layer whose examples are not along dimension 0 of its input
-        # (a sequence-first Linear whose sequence happens to be as long as the batch) sums to
-        # the right batch gradient with wrong per-example rows
-        # (skipped while a Dropout module is active: the recomputation would draw other
-        # masks; the RNG state is left as it was)
-        if any(isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.training and m.p > 0
-               for m in self.model.modules()):
-            return True
+        # and example by example (the first 8), against autograd on each example alone (the
+        # model's functional copy, the step's random draws replayed: dropout masks included),
+        # once: a layer whose examples are not along dimension 0 of its input (a sequence-first
+        # Linear whose sequence happens to be as long as the batch) sums to the right batch
+        # gradient with wrong per-example rows. Never skipped: with Dropout active the replay
+        # gives the reference the masks of the step's forward.
         b = per[0].shape[0]
         k = min(b, 8)  # the first 8 examples: a misread layer gets (nearly) every row wrong
         rng = torch.get_rng_state()
         try:
-            ref = self._whole.compute(b, scale, first=k)
+            ref = self._whole.alone(b, scale, first=k)
         except RuntimeError:
             return False
         finally:
