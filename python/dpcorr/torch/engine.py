@@ -160,6 +160,9 @@ class PrivacyEngine:
                  loss_reduction="mean", collate_fn=None, noise_form="auto",
                  max_physical_batch_size=None, prefetch_noise=True):
         self.model = model
+        if hasattr(dataset, "__len__") and len(dataset) == 0:
+            raise ValueError("dataset: is empty (0 examples): a private run needs at least one "
+                             "batch of examples")
         dist = torch.distributed
         self.world, self.rank = 1, 0
         if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
