@@ -11,7 +11,10 @@ computed by ``functorch.grad`` over a functional copy of the whole model
 chunks of ``chunk`` examples (memory bounded by the chunk), or example by example where vmap
 has no rule for an operation (LSTM/GRU/RNN in functorch 0.2). It equals autograd on example i
 alone whenever the loss is a sum (or mean) of per-example terms and the model treats the examples
-independently -- which :func:`check_independence` verifies on the first batch. RNNs, attention,
+independently -- which :func:`check_independence` verifies on the first batch. The random
+draws of the step's forward (dropout masks, randn_like) are recorded and each example's part
+replayed in its per-example computation (_replay.py): the gradient is that of the forward the
+step ran, not of a fresh draw. RNNs, attention,
 weights used outside their module, root parameters and custom modules need nothing more.
 """
 

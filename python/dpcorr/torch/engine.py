@@ -454,8 +454,8 @@ class PrivacyEngine:
 
     def _agrees(self, per, scale):
         """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
-        (p.grad, times scale for a mean loss) and equal the whole-model path's example by
-        example. A weight used outside its module (tied weights), or a module the hooks misread,
+        (p.grad, times scale for a mean loss) and equal autograd on each example alone (the
+        first 8, the step's random draws replayed). A weight used outside its module (tied weights), or a module the hooks misread,
         fails this and the run takes the whole-model path."""
         for p, g in zip(self.params, per):
             if p.grad is None:
