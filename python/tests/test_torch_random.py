@@ -62,6 +62,22 @@ class Vae(torch.nn.Module):
         return self.dec(z)
 
 
+class StochasticDepth(torch.nn.Module):
+    """A residual branch kept per example with probability 0.7 (bernoulli_ in place), and noise
+    drawn by size (torch.randn(shape))."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.branch, self.out = (torch.nn.Linear(4, 6), torch.nn.Linear(6, 6),
+                                         torch.nn.Linear(6, 3))
+
+    def forward(self, x):
+        h = torch.tanh(self.a(x))
+        keep = torch.empty(h.shape[0], 1, dtype=h.dtype).bernoulli_(0.7) / 0.7
+        h = h + keep * self.branch(h) + 0.1 * torch.randn(h.shape, dtype=h.dtype)
+        return self.out(h)
+
+
 class ChannelDrop(torch.nn.Module):
     def __init__(self):
         super().__init__()
@@ -78,7 +94,8 @@ MODELS = {"dropout-mlp": (DropoutMlp, (4,), "layers"),
           "lstm-dropout": (DropLstm, (4, 3), "whole-model"),
           "gru-dropout": (lambda: DropLstm("GRU"), (4, 3), "whole-model"),
           "vae-randn-like": (Vae, (4,), "layers"),
-          "dropout2d": (ChannelDrop, (1, 5, 5), "layers")}
+          "dropout2d": (ChannelDrop, (1, 5, 5), "layers"),
+          "stochastic-depth-randn": (StochasticDepth, (4,), "layers")}
 
 
 def float64(make, *shape):

@@ -146,7 +146,8 @@ def _feature_dropout(mode, func, args, kwargs):
 def _mha(mode, func, args, kwargs):
     """MultiheadAttention's functional forward: its attention dropout (a call of the module
     global ``dropout`` of torch.nn.functional, which this mode does not see from inside) is
-    routed to this mode for the call."""
+    routed to this mode for the call (the module global is swapped for the call's duration:
+    another thread's F.multi_head_attention_forward in that window would be recorded too)."""
     glob = F.multi_head_attention_forward.__globals__
     saved = glob["dropout"]
     glob["dropout"] = lambda x, p=0.5, training=True, inplace=False: _dropout(
