@@ -11,12 +11,17 @@ computed by ``functorch.grad`` over a functional copy of the whole model
 chunks of ``chunk`` examples (memory bounded by the chunk), or example by example where vmap
 has no rule for an operation (LSTM/GRU/RNN in functorch 0.2). It equals autograd on example i
 alone whenever the loss is a sum (or mean) of per-example terms and the model treats the examples
-independently -- which :func:`check_independence` verifies on the first batch. RNNs, attention,
+independently -- which :func:`check_independence` verifies on the first batch. The random
+draws of the step's forward (dropout masks, randn_like) are recorded and each example's part
+replayed in its per-example computation (_replay.py): the gradient is that of the forward the
+step ran, not of a fresh draw. RNNs, attention,
 weights used outside their module, root parameters and custom modules need nothing more.
 """
 
 import torch
 from functorch import grad, make_functional_with_buffers, vmap
+
+from ._replay import Draws, rng_states, same_states
 
 
 def one_batch_size(sizes):
@@ -74,25 +79,49 @@ class WholeModelGradients:
         self._live_params = [model.get_parameter(n) for n in self.fmodel.param_names]
         self._live_buffers = [model.get_buffer(n) for n in self.fmodel.buffer_names]
         self._use_vmap = True
-        self.uses = []  # per forward pass: (args, outputs, grads dict)
+        self.uses = []  # per forward pass: (args, outputs, grads dict, random draws)
         self.on_forward = None  # the engine's check of the batch (token)
         self.quiet = False  # no capture (the independence check's own forward passes)
+        self._draws = None  # the Draws recording the forward pass in progress
+        self._pre = model.register_forward_pre_hook(self._pre_hook)
         self._handle = model.register_forward_hook(self._hook)
+        cuda = {t.device.index or 0 for t in list(model.parameters()) + list(model.buffers())
+                if t.device.type == "cuda"}
+        self._cuda = sorted(cuda)  # the CUDA generators the forward may draw from
 
     def remove(self):
+        self._pre.remove()
         self._handle.remove()
+        self._stop_recording()
         self.clear()
+
+    def _stop_recording(self):
+        draws, self._draws = self._draws, None
+        if draws is not None:
+            draws.__exit__(None, None, None)
+        return draws
+
+    def _pre_hook(self, module, inputs):
+        # a forward that raised left its recorder on the mode stack: drop it first
+        self._stop_recording()
+        if self.quiet or not torch.is_grad_enabled():
+            return
+        # the forward's random draws (dropout masks, randn_like) are kept, so that each
+        # example's gradient is that of the forward the step ran (_replay.py)
+        self._draws = Draws()
+        self._draws.__enter__()
 
     def clear(self):
         self.uses = []
 
     def _hook(self, module, inputs, output):
+        draws = self._stop_recording()
         if self.quiet or not torch.is_grad_enabled():
             return
         outs = [o for o in _tensors(output) if o.requires_grad]
         if not outs:
             return
-        use = (tuple(inputs), outs, {})
+        use = (tuple(inputs), outs, {}, draws.records if draws is not None else [])
         self.uses.append(use)
         if self.on_forward is not None:
             self.on_forward(inputs)
@@ -101,7 +130,7 @@ class WholeModelGradients:
 
     def batch_size(self):
         sizes = set()
-        for args, _, _ in self.uses:
+        for args, _, _, _ in self.uses:
             batched = [a.shape[0] for a in args if isinstance(a, torch.Tensor) and a.dim() > 0]
             if not batched:
                 raise RuntimeError("dpcorr: the model's forward took no tensor argument (the "
@@ -116,7 +145,7 @@ class WholeModelGradients:
 
     def compute(self, batch_size, scale=1.0, first=None):
         """Per-example gradients (of the first ``first`` examples only, when given)."""
-        if not any(g for _, _, g in self.uses):
+        if not any(use[2] for use in self.uses):
             raise RuntimeError("dpcorr: no gradient reached the model; call loss.backward() "
                                "before optimizer.step()")
         self._sync_modes()
@@ -124,7 +153,7 @@ class WholeModelGradients:
         buffers = tuple(b.detach() for b in self._live_buffers)
         index = {id(p): k for k, p in enumerate(self._live_params)}
         total = None
-        for args, outs, grads in self.uses:
+        for args, outs, grads, draws in self.uses:
             if not grads:
                 continue
             for k, o in enumerate(outs):
@@ -134,11 +163,11 @@ class WholeModelGradients:
                                        f"0 of every output that reaches the loss")
             gos = [grads.get(k) for k in range(len(outs))]
             gos = [None if g is None else (g * scale if scale != 1.0 else g) for g in gos]
-            g = self._per_example(params, buffers, args, gos, batch_size, first)
+            g = self._per_example(params, buffers, args, gos, batch_size, first, draws)
             total = g if total is None else [a + b for a, b in zip(total, g)]
         return [total[index[id(p)]] for p in self.params]
 
-    def _per_example(self, params, buffers, args, gos, b, first=None):
+    def _per_example(self, params, buffers, args, gos, b, first=None, draws=()):
         fmodel = self.fmodel
         batched = [isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b for a in args]
         live = [k for k, g in enumerate(gos) if g is not None]
@@ -151,21 +180,106 @@ class WholeModelGradients:
 
         xs = [a for a, bt in zip(args, batched) if bt]
         gs = [gos[k] for k in live]
-        if self._use_vmap:
+        end = b if first is None else min(b, first)
+        if self._use_vmap and not draws:
             try:
-                vg = vmap(grad(contribution), in_dims=(None, 0, 0), randomness="different")
+                # randomness="error": a random operation the recorder did not see must not
+                # draw anew unnoticed; it goes to the example-by-example replay and its check
+                vg = vmap(grad(contribution), in_dims=(None, 0, 0), randomness="error")
                 parts = []
-                end = b if first is None else min(b, first)
                 for s in range(0, end, self.chunk):
                     e = min(s + self.chunk, end)
                     parts.append(vg(params, [x[s:e] for x in xs], [g[s:e] for g in gs]))
                 return [torch.cat([p[j] for p in parts]) for j in range(len(params))]
-            except RuntimeError:
-                self._use_vmap = False  # an operation without a batching rule: example by example
+            except RuntimeError as err:
+                _refuse_function(err, self.uses)
+                if "randomness" not in str(err):
+                    self._use_vmap = False  # an operation without a batching rule
         g1 = grad(contribution)
-        rows = [g1(params, [x[i] for x in xs], [g[i] for g in gs])
-                for i in range(b if first is None else min(b, first))]
+        replay = Draws(list(draws))
+        before = rng_states(self._cuda)
+        rows = []
+        for i in range(end):
+            # example i's part of the step's draws (its dropout masks, its noise)
+            replay.replay(i, b)
+            try:
+                with replay:
+                    rows.append(g1(params, [x[i] for x in xs], [g[i] for g in gs]))
+            except RuntimeError as err:
+                _refuse_function(err, self.uses)
+                raise
+            replay.finish()
+        if not same_states(before, rng_states(self._cuda)):
+            raise ValueError(_UNREPLAYED)
         return [torch.stack([r[j] for r in rows]) for j in range(len(params))]
+
+    def alone(self, batch_size, scale=1.0, first=None):
+        """The reference: per-example gradients by plain autograd on each example alone (the
+        functional copy of the model on example i, the step's draws replayed), the first
+        ``first`` examples. Needs no functorch rule: custom autograd.Function included."""
+        self._sync_modes()
+        params = [p.detach().requires_grad_() for p in self._live_params]
+        buffers = tuple(b.detach() for b in self._live_buffers)
+        index = {id(p): k for k, p in enumerate(self._live_params)}
+        end = batch_size if first is None else min(batch_size, first)
+        total = [torch.zeros((end,) + tuple(p.shape), dtype=p.dtype, device=p.device)
+                 for p in params]
+        before = rng_states(self._cuda)
+        for args, _, grads, draws in self.uses:
+            if not grads:
+                continue
+            batched = [isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == batch_size
+                       for a in args]
+            replay = Draws(list(draws))
+            for i in range(end):
+                call = [a[i:i + 1] if bt else a for a, bt in zip(args, batched)]
+                replay.replay(i, batch_size)
+                with torch.enable_grad(), replay:
+                    outs = [o for o in _tensors(self.fmodel(params, buffers, *call))
+                            if o.requires_grad]
+                replay.finish()
+                dot = sum((outs[k] * (grads[k][i:i + 1] * scale)).sum() for k in grads)
+                got = torch.autograd.grad(dot, params, allow_unused=True)
+                for t, g in zip(total, got):
+                    if g is not None:
+                        t[i] += g
+        if not same_states(before, rng_states(self._cuda)):
+            raise ValueError(_UNREPLAYED)
+        return [total[index[id(p)]] for p in self.params]
+
+
+_UNREPLAYED = ("model: draws random numbers in an operation dpcorr cannot replay for each "
+               "example (the per-example gradients would see another draw than the step's "
+               "forward); use F.dropout / nn.Dropout, Dropout1d/2d/3d, rand_like, randn_like or "
+               "bernoulli_, or draw in the dataset (see dpcorr.torch._replay)")
+
+
+def _functions(uses):
+    """The custom autograd.Function classes in the autograd graphs of the captured outputs."""
+    seen, found, stack = set(), [], [o.grad_fn for _, outs, _, _ in uses for o in outs]
+    while stack:
+        node = stack.pop()
+        if node is None or node in seen:
+            continue
+        seen.add(node)
+        cls = getattr(node, "_forward_cls", None)
+        if cls is not None and cls not in found:
+            found.append(cls)
+        stack.extend(n for n, _ in node.next_functions)
+    return found
+
+
+def _refuse_function(err, uses):
+    """functorch's refusal of a custom autograd.Function, as a ValueError naming it."""
+    if "autograd.Function" not in str(err):
+        return
+    names = ", ".join(f"{c.__module__}.{c.__qualname__}" for c in _functions(uses)) or \
+        "a custom autograd.Function"
+    raise ValueError(f"model: {names} (torch.autograd.Function) has no per-example rule: the "
+                     f"whole-model path (functorch) cannot differentiate it example by example. "
+                     f"Use it only between layers of the per-layer path (Linear, Conv, "
+                     f"LayerNorm, GroupNorm, Embedding, MultiheadAttention), or write it with "
+                     f"torch operations (no autograd.Function)") from None
 
 
 def _perturbed(args, b):

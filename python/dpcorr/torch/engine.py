@@ -164,6 +164,9 @@ class PrivacyEngine:
                  loss_reduction="mean", collate_fn=None, noise_form="auto",
                  max_physical_batch_size=None, prefetch_noise=True):
         self.model = model
+        if hasattr(dataset, "__len__") and len(dataset) == 0:
+            raise ValueError("dataset: is empty (0 examples): a private run needs at least one "
+                             "batch of examples")
         dist = torch.distributed
         self.world, self.rank = 1, 0
         if dist.is_available() and dist.is_initialized() and dist.get_world_size() > 1:
@@ -455,8 +458,8 @@ class PrivacyEngine:
 
     def _agrees(self, per, scale):
         """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
-        (p.grad, times scale for a mean loss) and equal the whole-model path's example by
-        example. A weight used outside its module (tied weights), or a module the hooks misread,
+        (p.grad, times scale for a mean loss) and equal autograd on each example alone (the
+        first 8, the step's random draws replayed). A weight used outside its module (tied weights), or a module the hooks misread,
         fails this and the run takes the whole-model path."""
         for p, g in zip(self.params, per):
             if p.grad is None:
@@ -467,20 +470,17 @@ class PrivacyEngine:
             tol = 1e-9 if p.dtype == torch.float64 else 1e-4
             if err > tol * ref + 1e-30:
                 return False
-        # and example by example (the first 8), against the whole-model path (functorch over
-        # the full forward pass), once: a layer whose examples are not along dimension 0 of its input
-        # (a sequence-first Linear whose sequence happens to be as long as the batch) sums to
-        # the right batch gradient with wrong per-example rows
-        # (skipped while a Dropout module is active: the recomputation would draw other
-        # masks; the RNG state is left as it was)
-        if any(isinstance(m, torch.nn.modules.dropout._DropoutNd) and m.training and m.p > 0
-               for m in self.model.modules()):
-            return True
+        # and example by example (the first 8), against autograd on each example alone (the
+        # model's functional copy, the step's random draws replayed: dropout masks included),
+        # once: a layer whose examples are not along dimension 0 of its input (a sequence-first
+        # Linear whose sequence happens to be as long as the batch) sums to the right batch
+        # gradient with wrong per-example rows. Never skipped: with Dropout active the replay
+        # gives the reference the masks of the step's forward.
         b = per[0].shape[0]
         k = min(b, 8)  # the first 8 examples: a misread layer gets (nearly) every row wrong
         rng = torch.get_rng_state()
         try:
-            ref = self._whole.compute(b, scale, first=k)
+            ref = self._whole.alone(b, scale, first=k)
         except RuntimeError:
             return False
         finally:

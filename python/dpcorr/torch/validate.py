@@ -7,11 +7,20 @@ has no bounded sensitivity and no epsilon holds. This is decided per module type
 the module has trainable parameters (BatchNorm2d(affine=False) or a frozen BatchNorm mixes just
 the same); code that mixes examples in other ways is caught at run time by the independence
 check of the engine (``_whole.check_independence``).
+
+Refused as well, before any forward pass, naming the module and the fix: weight_norm,
+spectral_norm, torch.nn.utils.prune and parametrize (weights made by a hook or a
+parametrization), Embedding/EmbeddingBag with max_norm (renormalizes its weight in place at
+every forward) or sparse=True (sparse gradients).
 """
 
 import math
 
 import torch
+import torch.nn.utils.parametrize
+import torch.nn.utils.prune
+from torch.nn.utils.spectral_norm import SpectralNorm
+from torch.nn.utils.weight_norm import WeightNorm
 
 _BN = torch.nn.modules.batchnorm._BatchNorm  # BatchNorm1d/2d/3d, SyncBatchNorm, LazyBatchNorm
 _IN = torch.nn.modules.instancenorm._InstanceNorm
@@ -27,6 +36,46 @@ def _problem(name, module):
     if isinstance(module, _IN) and module.track_running_stats:
         return (f"{where} ({kind}) keeps running statistics over batches: use "
                 f"track_running_stats=False (dpcorr.torch.fix(model) does)")
+    return _unsupported(where, kind, module)
+
+
+def _unsupported(where, kind, module):
+    """Modules whose weights are not plain parameters of the forward, or whose forward changes
+    its weights in place, or whose gradients are sparse: refused before any forward pass runs
+    (an Embedding with max_norm renormalizes its weight in place at every forward)."""
+    for hook in module._forward_pre_hooks.values():
+        if isinstance(hook, WeightNorm):
+            return (f"{where} ({kind}) uses weight_norm ({hook.name} recomputed from "
+                    f"{hook.name}_g and {hook.name}_v by a forward pre-hook, which the "
+                    f"per-example copies of the model cannot carry): remove it with "
+                    f"torch.nn.utils.remove_weight_norm(module) before make_private, or compute "
+                    f"g * v / ||v|| in your module's forward")
+        if isinstance(hook, SpectralNorm):
+            return (f"{where} ({kind}) uses spectral_norm (a forward pre-hook whose power "
+                    f"iteration updates buffers at every forward): remove it with "
+                    f"torch.nn.utils.remove_spectral_norm(module) before make_private, or "
+                    f"normalize the weight in your module's forward")
+        if isinstance(hook, torch.nn.utils.prune.BasePruningMethod):
+            return (f"{where} ({kind}) is pruned (torch.nn.utils.prune: {hook._tensor_name} = "
+                    f"{hook._tensor_name}_orig * {hook._tensor_name}_mask by a forward "
+                    f"pre-hook): make it permanent with torch.nn.utils.prune.remove(module, "
+                    f"'{hook._tensor_name}') before make_private, or multiply by a fixed mask "
+                    f"buffer in your module's forward")
+    if torch.nn.utils.parametrize.is_parametrized(module):
+        names = ", ".join(sorted(module.parametrizations.keys()))
+        return (f"{where} ({kind}) is parametrized (torch.nn.utils.parametrize: {names}): "
+                f"remove it with torch.nn.utils.parametrize.remove_parametrizations(module, "
+                f"name) before make_private, or compute the parametrization in your module's "
+                f"forward")
+    if isinstance(module, (torch.nn.Embedding, torch.nn.EmbeddingBag)):
+        if module.max_norm is not None:
+            return (f"{where} ({kind}) renormalizes its weight in place at every forward "
+                    f"(max_norm={module.max_norm}), a change outside the private step: use "
+                    f"max_norm=None (to bound the rows, renormalize them after "
+                    f"optimizer.step(), under torch.no_grad())")
+        if module.sparse:
+            return (f"{where} ({kind}) produces sparse gradients (sparse=True), which are "
+                    f"neither clipped per example nor noised densely: use sparse=False")
     return None
 
 
