@@ -351,7 +351,7 @@ static int start(run_ctx *x)
     dpc_error err = {0};
     double t0 = cli_now();
     cli_progress pr; /* the calibration (balls-in-bins, MMCC) can take seconds */
-    char what[64];
+    char what[128];
     snprintf(what, sizeof what, "%sdpcorr train: calibrating", x->tag);
     dpc_status st = dpc_trainer_new_progress(&x->tr, x->model, o->fr.train, o->fr.test, &o->cfg,
                                              &o->fr.rng,
