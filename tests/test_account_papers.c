@@ -3,6 +3,7 @@
  * §3.2 table), both KAN kappa formulas (note §2.4 table) with their stated conditions, checked
  * against mpmath oracles and against the general accountants. */
 #include "dpcorr/account.h"
+#include "dpcorr/papers/kan.h"
 #include "account_oracles.h"
 #include "harness.h"
 

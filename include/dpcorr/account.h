@@ -699,39 +699,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_dpssgd_alpha(double eps, size_t n, 
                                                           int paper, double *alpha,
                                                           dpc_error *err);
 
-/* KAN DP-lambda-CGD (Wang et al. 2026). noise_std is the paper's kappa, the "noise multiplier"
- * of Algorithm 1: the std of each entry of Z per unit clip on the batch sum (noise std C_clip
- * noise_std / B on the averaged gradient); dpcorr's noise multiplier is noise_std / colnorm(C).
- * lambda = 0, Thm. 5.4 = D.9 (replace-one, batches of size B without replacement, RDP with
- * the j = 2 term of Wang et al. 2019 eq. 19, order 1 + 2 log(1/delta)/eps):
- *   noise_std^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
- * Conditions: eps > 0, 0 < delta < 1, 1 <= B < n (subsampled regime), T >= 1. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep(size_t n, size_t batch, size_t steps,
-                                                             double eps, double delta,
-                                                             double *noise_std, dpc_error *err);
-/* lambda > 0, Thm. 5.1 = F.12 (zero-out, Chernoff bound on participations, r = B/n):
- *   noise_std^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
- *             / eps^2.
- * Conditions (checked, DPC_E_PRIVACY when they fail): eps, delta in (0, 1], r T >= 3 log(2/delta),
- * 0 <= lambda < 1, 1 <= B <= n. */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd(size_t n, size_t batch, size_t steps,
-                                                            double eps, double delta,
-                                                            double lambda, double *noise_std,
-                                                            dpc_error *err);
-/* The inverses: the epsilon the paper's closed form claims for a given noise_std > 0 (D.9:
- * eps = 2 b / (sqrt(a^2 + 4 b noise_std^2) - a), a = 16 q^2 T, b = 32 q^2 T log(1/delta);
- * F.12: eps = noise_std(eps = 1) / noise_std). Same conditions as above; DPC_E_PRIVACY when the
- * resulting epsilon is outside the theorem's range (F.12: eps > 1). */
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep_epsilon(size_t n, size_t batch,
-                                                                     size_t steps,
-                                                                     double noise_std,
-                                                                     double delta, double *eps,
-                                                                     dpc_error *err);
-DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd_epsilon(size_t n, size_t batch,
-                                                                    size_t steps, double lambda,
-                                                                    double noise_std,
-                                                                    double delta, double *eps,
-                                                                    dpc_error *err);
+/* The KAN DP-lambda-CGD paper's closed forms (dpc_account_kan_paper_indep, _lcgd and their
+ * inverses) are the paper's: dpcorr/papers/kan.h, section 5. */
 
 #ifdef __cplusplus
 }

@@ -35,8 +35,9 @@
  *     gradient oracle (dpc_kan2, or any dpc_model through dpc_kan_model_task).
  *  4. Theory: the NTK margin gamma, G_delta, beta, eta_max, R*, the width window and the risk
  *     bounds A_corr, A_van, A_non with unit constants (the paper's constants are unknown).
- *  5. Privacy helpers around the accountant's noise_std formulas (dpc_account_kan_paper_indep,
- *     dpc_account_kan_paper_lcgd in dpcorr/account.h): the lambda-CGD pattern sensitivity, the
+ *  5. Privacy: the paper's closed noise_std formulas (dpc_account_kan_paper_indep and
+ *     dpc_account_kan_paper_lcgd, src/papers/kan/paper_noise.c; their accountant names kept for
+ *     the ABI), the lambda-CGD pattern sensitivity, the
  *     participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter calibration.
  *
  * Example (train the paper's KAN privately on synthetic data):
@@ -294,6 +295,41 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_width_window(const dpc_kan_rate_in *r, 
                                                       dpc_kan_window *out, dpc_error *err);
 
 /* ==== 5. Privacy helpers ==================================================================== */
+
+/* KAN DP-lambda-CGD (Wang et al. 2026). noise_std is the paper's kappa, the "noise multiplier"
+ * of Algorithm 1: the std of each entry of Z per unit clip on the batch sum (noise std C_clip
+ * noise_std / B on the averaged gradient); dpcorr's noise multiplier is noise_std / colnorm(C).
+ * lambda = 0, Thm. 5.4 = D.9 (replace-one, batches of size B without replacement, RDP with
+ * the j = 2 term of Wang et al. 2019 eq. 19, order 1 + 2 log(1/delta)/eps):
+ *   noise_std^2 = 16 B^2 T / (n^2 eps) + 32 B^2 T log(1/delta) / (n^2 eps^2).
+ * Conditions: eps > 0, 0 < delta < 1, 1 <= B < n (subsampled regime), T >= 1. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep(size_t n, size_t batch, size_t steps,
+                                                             double eps, double delta,
+                                                             double *noise_std, dpc_error *err);
+/* lambda > 0, Thm. 5.1 = F.12 (zero-out, Chernoff bound on participations, r = B/n):
+ *   noise_std^2 = 8 ((1 - lambda^T)/(1 - lambda))^2 (rT + sqrt(3 rT log(2/delta))) log(2.5/delta)
+ *             / eps^2.
+ * Conditions (checked, DPC_E_PRIVACY when they fail): eps, delta in (0, 1], r T >= 3 log(2/delta),
+ * 0 <= lambda < 1, 1 <= B <= n. */
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd(size_t n, size_t batch, size_t steps,
+                                                            double eps, double delta,
+                                                            double lambda, double *noise_std,
+                                                            dpc_error *err);
+/* The inverses: the epsilon the paper's closed form claims for a given noise_std > 0 (D.9:
+ * eps = 2 b / (sqrt(a^2 + 4 b noise_std^2) - a), a = 16 q^2 T, b = 32 q^2 T log(1/delta);
+ * F.12: eps = noise_std(eps = 1) / noise_std). Same conditions as above; DPC_E_PRIVACY when the
+ * resulting epsilon is outside the theorem's range (F.12: eps > 1). */
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_indep_epsilon(size_t n, size_t batch,
+                                                                     size_t steps,
+                                                                     double noise_std,
+                                                                     double delta, double *eps,
+                                                                     dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_account_kan_paper_lcgd_epsilon(size_t n, size_t batch,
+                                                                    size_t steps, double lambda,
+                                                                    double noise_std,
+                                                                    double delta, double *eps,
+                                                                    dpc_error *err);
+
 /* T and `steps` below count noisy releases (rows of C): a run with T iterates has T - 1. */
 
 /* ||C y||_2 for a participation pattern y (T entries, 0 or 1) of lambda-CGD, C = B^-1 lower

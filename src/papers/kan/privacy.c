@@ -1,7 +1,7 @@
 /* privacy.c — privacy helpers for DP-lambda-CGD ([KAN] App. D and F): the pattern sensitivity
  * ||C y|| and its bounds, the participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter
- * calibrations. The paper's own closed forms live in the accountant
- * (dpc_account_kan_paper_indep / _lcgd, src/account/papers.c). */
+ * calibrations. The paper's own closed forms are in paper_noise.c
+ * (dpc_account_kan_paper_indep / _lcgd). */
 #include "common/util.h"
 #include "dpcorr/account.h"
 #include "kan/kan_internal.h"
