@@ -1,7 +1,9 @@
 /* cmd_compare.c — `dpcorr compare`: every mechanism side by side at n steps, single and
- * multiple participation. Tunable families are shown at the parameter that minimises the scaled
- * RMSE, i.e. the error at equal privacy: nu at the library's search (dpc_strategy_best_nu, the
- * same answer as everywhere), damping, lambda and bands over a small grid. */
+ * multiple participation. nu is shown at the library's search (dpc_strategy_best_nu, the same
+ * answer as everywhere); BSR, BISR and BLT as the library makes them for a run of this n, k and
+ * b (dpc_mech_default_bands, dpc_strategy_default_blt: what train gets); damping and lambda,
+ * which no run picks by default, at the best of a small grid (the scaled RMSE, i.e. the error at
+ * equal privacy). */
 #include "cli.h"
 #include "progress.h"
 
@@ -25,10 +27,11 @@ typedef struct cmp_run {
     dpc_progress dp;
     double done;
     int failed; /* evaluations of the current table that failed (err: the first one) */
+    size_t nbuf; /* buffers of the last default BLT */
 } cmp_run;
 /* evaluations of both tables: identity, nu = 0, the best nu (searched by the library), 6
- * dampings, 8 lambdas, up to 8 + 8 bands, BLT, 2 trees */
-#define CMP_EVALS (2.0 * (1 + 1 + 1 + 6 + 8 + 16 + 1 + 2))
+ * dampings, 8 lambdas, BSR and BISR, BLT, 2 trees */
+#define CMP_EVALS (2.0 * (1 + 1 + 1 + 6 + 8 + 2 + 1 + 2))
 
 static int eval(const dpc_mech_params *p, const dpc_participation *part, row *r, cmp_run *c)
 {
@@ -99,6 +102,28 @@ static int best_nu(size_t n, const dpc_participation *part, row *r, double *nu, 
     return eval(&p, part, r, c);
 }
 
+/* The library's default BLT for this n, k and b (dpc_strategy_default_blt: what train and
+ * account use for a BLT without theta and omega), evaluated as the other rows. */
+static int default_blt(size_t n, const dpc_participation *part, row *r, cmp_run *c)
+{
+    dpc_strategy *st = NULL;
+    dpc_error e = {0};
+    if (n < 2 || dpc_strategy_default_blt(&st, n, part->k, part->b, DPC_WORKLOAD_PREFIX, &e)) {
+        c->done += 1.0;
+        if (n < 2) snprintf(e.msg, sizeof e.msg, "BLT needs n >= 2 steps");
+        if (!c->failed++) c->err = e;
+        return 0;
+    }
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    dpc_strategy_mech_params(st, &p);
+    p.steps = n;
+    c->nbuf = p.nbuf;
+    int ok = eval(&p, part, r, c);
+    dpc_strategy_free(st);
+    return ok;
+}
+
 static void print_table(row *rows, size_t nr, const char *title, double sgd_loss)
 {
     printf("\n%s\n", title);
@@ -119,13 +144,11 @@ static int run_setting(size_t n, const dpc_participation *part, const char *titl
 {
     static const double damp[] = {1e-3, 3e-3, 1e-2, 3e-2, 1e-1, 3e-1};
     static const double lams[] = {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99};
-    static const double bands[] = {2, 4, 8, 16, 32, 64, 128, 256};
     row rows[16];
     size_t nr = 0;
     cmp_run *err = c;
     dpc_mech_params p;
     double v = 0;
-    size_t bandsz = 0;
 
 #define BASE(k)                                                                                    \
     dpc_mech_params_init(&p);                                                                      \
@@ -142,40 +165,15 @@ static int run_setting(size_t n, const dpc_participation *part, const char *titl
     BASE(DPC_MECH_LCGD);
     if (tune(&p, &p.lambda, lams, 8, part, &rows[nr], &v, err))
         snprintf(rows[nr++].name, 64, "lambda-CGD (lambda=%g)", v);
-    /* bands: tuned over powers of two */
+    /* BSR, BISR and BLT as a run of this shape gets them from the library (train, account,
+     * advise): the default bands and the default BLT for n, k and b, not a front end's grid */
     for (int kind = 0; kind < 2; kind++) {
-        row best;
-        int found = 0;
-        memset(&best, 0, sizeof best);
-        for (size_t i = 0; i < 8; i++) {
-            BASE(kind ? DPC_MECH_BISR : DPC_MECH_BSR);
-            p.bands = (size_t)bands[i];
-            if (p.bands > n) continue;
-            row r;
-            memset(&r, 0, sizeof r);
-            if (!eval(&p, part, &r, err)) continue;
-            if (!found || r.sens * r.rmse < best.sens * best.rmse) {
-                best = r;
-                bandsz = p.bands;
-                found = 1;
-            }
-        }
-        if (found) {
-            rows[nr] = best;
-            snprintf(rows[nr++].name, 64, "%s (bands=%zu)", kind ? "BISR" : "BSR", bandsz);
-        }
+        BASE(kind ? DPC_MECH_BISR : DPC_MECH_BSR);
+        p.bands = dpc_mech_default_bands(n, part->k, part->b);
+        if (eval(&p, part, &rows[nr], err))
+            snprintf(rows[nr++].name, 64, "%s (bands=%zu)", kind ? "BISR" : "BSR", p.bands);
     }
-    {
-        /* BLT: the 2-buffer max-error optimum published for n = 1e5 (jax_privacy tests);
-         * `dpcorr mech optimize` will fit BLTs for any n. */
-        static const double th[2] = {0.9999528892, 0.9857068667}, om[2] = {0.0122853238,
-                                                                             0.1878393665};
-        BASE(DPC_MECH_BLT);
-        p.nbuf = 2;
-        p.theta = th;
-        p.omega = om;
-        if (eval(&p, part, &rows[nr], err)) snprintf(rows[nr++].name, 64, "BLT (2 buffers)");
-    }
+    if (default_blt(n, part, &rows[nr], c)) snprintf(rows[nr++].name, 64, "BLT (%zu buffers)", c->nbuf);
     BASE(DPC_MECH_TREE);
     if (eval(&p, part, &rows[nr], err)) snprintf(rows[nr++].name, 64, "tree (binary)");
     BASE(DPC_MECH_TREE);
@@ -214,8 +212,9 @@ static const opt_cmd COMPARE_CMD = {
              "at min-separation B. Columns: sensitivity (* = upper bound), RMSE and max error of\n"
              "the prefix sums per unit noise, both times the sensitivity (error at equal\n"
              "privacy), generator state in floats per coordinate (buffer/replay), anytime, and\n"
-             "the loss (scaled RMSE^2) relative to DP-SGD. Tunable families show their best\n"
-             "value: nu by the library's search (dpc_strategy_best_nu), the others over a grid.",
+             "the loss (scaled RMSE^2) relative to DP-SGD. nu is the library's best\n"
+             "(dpc_strategy_best_nu); BSR, BISR and BLT are the library's defaults for this\n"
+             "n, k and B (what train uses); damping and lambda the best of a grid.",
     .opts = COMPARE_OPTS,
     .minimal = "",
 };

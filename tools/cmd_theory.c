@@ -107,7 +107,9 @@ typedef struct th_opts {
     int random, json;
     uint64_t seed;
     cli_mech_opts mo;
-    double *lam; /* (d) eigenvalues */
+    dpc_nu_setup_params sp; /* the library's setup of the run (defaults, nu, simulation) */
+    dpc_nu_setup setup;
+    const double *lam; /* (d) eigenvalues: setup.lambda */
 } th_opts;
 
 static const mech_read THEORY_MECH = {&T_KIND, NULL, &MO_MOMENTUM, &MO_DECAY, 0, 0, 0, 0};
@@ -119,25 +121,29 @@ static int toeplitz_array_kind(const cli_mech_opts *mo)
            k == DPC_MECH_TOEPLITZ;
 }
 
-/* Reads the options the problem and mechanism chosen use; fills o->lam. */
+/* Reads the options the problem and mechanism chosen use (unset: the library's defaults,
+ * dpc_nu_setup_params_init); the setup (spectrum, Theorem 2.2's nu) is the library's. */
 static int th_read(th_opts *o, opt_set *s)
 {
-    o->problem = opt_word(s, &T_PROBLEM, 0);
-    o->d = o->problem == 1 ? 1 : opt_size(s, &T_D, 128);
-    o->alpha = o->problem == 0 ? opt_dbl(s, &T_ALPHA, 1.0) : 1.0;
-    o->eta = opt_dbl(s, &T_ETA, 0.02);
-    o->rho = opt_dbl(s, &T_RHO, 0.5);
-    o->G = opt_dbl(s, &T_G, 1.0);
-    o->sgd = opt_dbl(s, &T_SGD, 0.0);
+    dpc_nu_setup_params *P = &o->sp;
+    dpc_nu_setup_params_init(P);
+    o->problem = opt_word(s, &T_PROBLEM, (int)P->problem);
+    P->problem = (dpc_nu_problem)o->problem;
+    o->d = o->problem == 1 ? 1 : opt_size(s, &T_D, P->d);
+    o->alpha = o->problem == 0 ? opt_dbl(s, &T_ALPHA, P->alpha) : P->alpha;
+    o->eta = opt_dbl(s, &T_ETA, P->eta);
+    o->rho = opt_dbl(s, &T_RHO, P->rho);
+    o->G = opt_dbl(s, &T_G, P->G);
+    o->sgd = opt_dbl(s, &T_SGD, P->sigma_sgd);
     if (o->problem == 2) {
-        o->mu = opt_dbl(s, &T_MU, 0.01);
-        o->L = opt_dbl(s, &T_L, 1.0);
-        o->tmax = opt_size(s, &T_TMAX, 4);
+        o->mu = opt_dbl(s, &T_MU, P->mu);
+        o->L = opt_dbl(s, &T_L, P->L);
+        o->tmax = opt_size(s, &T_TMAX, P->tmax);
     } else {
         o->simulate = opt_size(s, &T_SIMULATE, 0);
         if (o->simulate) {
             o->random = opt_given(s, &T_RANDOM);
-            o->seed = opt_u64(s, &T_SEED, 1);
+            o->seed = opt_u64(s, &T_SEED, P->seed);
         }
     }
     o->json = opt_given(s, &OPT_JSON);
@@ -147,14 +153,22 @@ static int th_read(th_opts *o, opt_set *s)
     if (rc) return rc;
     o->len = toeplitz_array_kind(mo) ? opt_size(s, &T_LEN, 65536) : 65536;
     if ((rc = opt_finish(s))) return rc;
-    o->lam = malloc(o->d * sizeof *o->lam);
-    if (!o->lam) return opt_fail(s, "out of memory");
-    if (o->problem == 1) o->lam[0] = 1.0;
-    else dpc_theory_powerlaw(o->lam, o->d, o->alpha);
-    double lmin = o->problem == 2 ? o->mu : o->lam[o->d - 1];
+    P->d = o->d;
+    P->alpha = o->alpha;
+    P->eta = o->eta;
+    P->rho = o->rho;
+    P->G = o->G;
+    P->sigma_sgd = o->sgd;
+    if (o->problem == 2) P->mu = o->mu, P->L = o->L, P->tmax = o->tmax;
+    P->steps = o->simulate;
+    P->model = o->random ? DPC_SIM_RANDOM : DPC_SIM_FIXED;
+    if (o->simulate) P->seed = o->seed;
+    dpc_error err = {0};
+    if (dpc_nu_setup_make(&o->setup, P, NULL, &err)) return opt_fail_lib(s, &err);
+    o->lam = o->setup.lambda;
     /* the Theorem 2.2 choice nu = eta lambda_min (a derived value: library errors say so) */
     if (mo->p.kind == DPC_MECH_NU && !mo->strategy_path && !opt_typed(s, &MO_NU))
-        mo->p.nu = fmin(o->eta * lmin, 0.999);
+        mo->p.nu = o->setup.nu;
     mo->p.steps = o->len;
     return cli_mech_load(mo, s, &THEORY_MECH);
 }
@@ -180,37 +194,18 @@ static void th_dry(const th_opts *o)
     cli_mech_dry(&o->mo, 0);
 }
 
-static int simulate(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, double g2,
+static int simulate(const opt_set *s, const th_opts *o, const dpc_theory_beta *b,
                     dpc_sim_result *r, size_t *len)
 {
     dpc_error err = {0};
-    double nu = b->kind == DPC_THEORY_BETA_NU ? b->nu : 0.0;
-    *len = dpc_theory_beta_len_for_tail(b, 1e-8, 1);
-    if (!*len) return opt_fail_at(s, &T_SIMULATE, "coefficients do not decay");
-    double *beta = malloc(*len * sizeof *beta);
-    if (!beta) return CLI_RUNTIME;
-    dpc_theory_beta_coeffs(b, beta, *len);
-    dpc_sim_config c;
-    dpc_sim_config_init(&c);
-    c.model = o->random ? DPC_SIM_RANDOM : DPC_SIM_FIXED;
-    c.eta = o->eta;
-    c.sigma = o->G * sqrt(g2 / (2 * o->rho));
-    c.sigma_sgd = o->sgd;
-    c.d = o->d;
-    c.lambda = o->lam;
-    double lmin = o->lam[0];
-    for (size_t j = 0; j < o->d; j++) lmin = fmin(lmin, o->lam[j]);
-    double slow = fmin(o->eta * lmin, nu > 0 ? nu : 1.0);
-    c.burn_in = (size_t)(10.0 / slow);
-    c.steps = o->simulate;
-    c.seed = o->seed;
-    c.beta = beta;
-    c.len = *len;
+    dpc_nu_setup su; /* sigma, burn-in and the truncated beta: the library's rules */
+    if (dpc_nu_setup_make(&su, &o->sp, b, &err)) return opt_fail_lib_at(s, &T_SIMULATE, &err);
+    *len = su.len;
     int rc = 0;
     /* a simulation of the theory (no private data), seeded for reproducibility: said once */
-    frame_warn_seeded("theory", c.seed, "a simulation with a fixed seed; --seed S changes it");
-    if (dpc_sim_run(&c, r, &err)) rc = opt_fail_lib_at(s, &T_SIMULATE, &err);
-    free(beta);
+    frame_warn_seeded("theory", su.sim.seed, "a simulation with a fixed seed; --seed S changes it");
+    if (dpc_sim_run(&su.sim, r, &err)) rc = opt_fail_lib_at(s, &T_SIMULATE, &err);
+    dpc_nu_setup_free(&su);
     return rc;
 }
 
@@ -218,7 +213,7 @@ static int run_sc(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, 
                   double g2)
 {
     dpc_error err = {0};
-    dpc_theory_sc sp = {o->mu, o->L, o->eta, o->rho, o->G, o->sgd, o->d, o->tmax};
+    dpc_theory_sc sp = o->setup.sc;
     dpc_theory_sc_result r, ro = {NAN, NAN, NAN, 0};
     if (dpc_theory_sc_bound(&sp, b, &r, &err)) return opt_fail_lib(s, &err);
     int have_opt = o->sgd == 0.0 && !dpc_theory_sc_optimized(&sp, &ro, &err);
@@ -336,7 +331,7 @@ static int run_lti(const opt_set *s, const th_opts *o, const dpc_theory_beta *b,
     dpc_error err = {0};
     lti_out u;
     memset(&u, 0, sizeof u);
-    dpc_theory_problem p = {o->eta, o->rho, o->G, o->sgd, o->d, o->lam};
+    dpc_theory_problem p = o->setup.problem;
     u.series_ok = !dpc_theory_lti_error(&p, b, DPC_THEORY_SERIES, &u.ls, &err);
     if (dpc_theory_lti_error(&p, b, DPC_THEORY_QUADRATURE, &u.lq, &err)) return opt_fail_lib(s, &err);
     double tr = 0;
@@ -346,7 +341,7 @@ static int run_lti(const opt_set *s, const th_opts *o, const dpc_theory_beta *b,
         dpc_theory_rates_of(&p, &u.rt, &err))
         return opt_fail_lib(s, &err);
     if (o->simulate) {
-        int rc = simulate(s, o, b, g2, &u.sr, &u.slen);
+        int rc = simulate(s, o, b, &u.sr, &u.slen);
         if (rc) return rc;
         u.have_sim = 1;
     }
@@ -390,7 +385,7 @@ int cmd_theory(int argc, char **argv)
         if (s.dry_run) th_dry(&o);
         else rc = run(&s, &o);
     }
-    free(o.lam);
+    dpc_nu_setup_free(&o.setup);
     cli_mech_opts_free(&o.mo);
     return rc;
 }

@@ -78,9 +78,9 @@ typedef struct nu_sim_point {
     uint64_t seed;
 } nu_sim_point;
 
-/* Simulates model (FIXED or RANDOM) with coefficients b at G = 1, rho = 1/2, sigma_sgd = 0
- * (sigma = gamma_inf(b)), truncating b where its l1 tail is <= 1e-8, for burn_in + steps steps.
- * Returns 0 or prints the error and returns 1. */
-int nu_simulate(repro_ctx *c, dpc_sim_model model, const dpc_theory_beta *b, double eta,
-                size_t d, const double *lam, size_t burn_in, size_t steps, uint64_t salt,
-                nu_sim_point *out);
+/* Simulates the problem of sp (the library's setup, dpc_nu_setup_make: sigma = G gamma_inf(b) /
+ * sqrt(2 rho), burn-in, b truncated where its l1 tail is <= sp->tail) for burn_in + steps
+ * steps, seed = the run's seed + salt, with the exact LTI value V0 beside it. Returns 0 or
+ * prints the error and returns 1. */
+int nu_simulate(repro_ctx *c, const dpc_nu_setup_params *sp, const dpc_theory_beta *b,
+                uint64_t salt, nu_sim_point *out);

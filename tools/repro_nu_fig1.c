@@ -38,12 +38,16 @@ int repro_nu_fig1(repro_ctx *c)
     int n = 0;
     double worst = 0;
     for (int i = 0; i < NS; i++) {
-        double one = 1.0;
         dpc_theory_beta bo = dpc_theory_beta_nu(se[i]), bs = dpc_theory_beta_sgd();
         nu_sim_point po, ps;
-        size_t burn = (size_t)(20.0 / se[i]);
-        if (nu_simulate(c, DPC_SIM_FIXED, &bo, se[i], 1, &one, burn, steps, 100 + (uint64_t)i, &po) ||
-            nu_simulate(c, DPC_SIM_FIXED, &bs, se[i], 1, &one, burn, steps, 200 + (uint64_t)i, &ps))
+        dpc_nu_setup_params sp; /* mean estimation, burn-in 20 correlation times */
+        dpc_nu_setup_params_init(&sp);
+        sp.problem = DPC_NU_PROBLEM_MEAN;
+        sp.eta = se[i];
+        sp.steps = steps;
+        sp.burn_in_scale = 20.0;
+        if (nu_simulate(c, &sp, &bo, 100 + (uint64_t)i, &po) ||
+            nu_simulate(c, &sp, &bs, 200 + (uint64_t)i, &ps))
             return 1;
         sr[i] = po.mean / ps.mean;
         sre[i] = sr[i] * sqrt(pow(po.se / po.mean, 2) + pow(ps.se / ps.mean, 2));

@@ -50,32 +50,44 @@ static int point(repro_ctx *c, const f2cfg *cf, size_t d, double a, double eta, 
     if (*ncache >= MAXPT) return 1;
     f2pt *p = &cache[(*ncache)++];
     *out = p;
-    double *lam = malloc(d * sizeof *lam), tr = 0;
-    if (!lam) return 1;
-    dpc_theory_powerlaw(lam, d, a);
+    /* the library's setup: the spectrum k^-a, nu = eta lambda_min (Theorem 2.2), burn-in 10
+     * correlation times (dpc_nu_setup_make, as `dpcorr theory`) */
+    dpc_nu_setup_params sp;
+    dpc_nu_setup_params_init(&sp);
+    sp.d = d;
+    sp.alpha = a;
+    sp.eta = eta;
+    dpc_nu_setup su;
+    dpc_error err = {0};
+    if (dpc_nu_setup_make(&su, &sp, NULL, &err)) {
+        fprintf(stderr, "dpcorr repro: %s\n", err.msg);
+        return 1;
+    }
+    const double *lam = su.lambda;
+    double tr = 0;
     for (size_t j = 0; j < d; j++) tr += lam[j];
     p->d = d;
     p->a = a;
     p->eta = eta;
-    p->nu = eta * lam[d - 1];
+    p->nu = su.nu;
     p->deff = tr / lam[0];
     double mstep = cf->mult / p->nu;
     size_t steps = mstep > (double)cf->max_steps ? cf->max_steps : (size_t)mstep;
     steps = (steps / 32 + 1) * 32;
-    size_t burn = (size_t)(10.0 / p->nu);
+    sp.steps = steps;
     p->steps = steps;
-    p->burn = burn;
-    dpc_error err = {0};
-    dpc_theory_problem pr = {eta, 0.5, 1.0, 0.0, d, lam};
     for (int m = 0; m < 2; m++) {
         dpc_theory_beta b = m ? dpc_theory_beta_nu(p->nu) : dpc_theory_beta_sgd();
         nu_sim_point pf, pq;
         uint64_t salt = 1000 + 10 * (uint64_t)(*ncache) + (uint64_t)m;
-        if (nu_simulate(c, DPC_SIM_FIXED, &b, eta, d, lam, burn, steps, salt, &pf) ||
-            nu_simulate(c, DPC_SIM_RANDOM, &b, eta, d, lam, burn, steps, salt + 5, &pq)) {
-            free(lam);
+        sp.model = DPC_SIM_FIXED;
+        int bad = nu_simulate(c, &sp, &b, salt, &pf);
+        sp.model = DPC_SIM_RANDOM;
+        if (bad || nu_simulate(c, &sp, &b, salt + 5, &pq)) {
+            dpc_nu_setup_free(&su);
             return 1;
         }
+        p->burn = pf.burn_in;
         p->th[m] = pf.theory;
         p->sf[m] = pf.mean;
         p->sfe[m] = pf.se;
@@ -83,21 +95,21 @@ static int point(repro_ctx *c, const f2cfg *cf, size_t d, double a, double eta, 
         p->sre[m] = pq.se;
         if (m == 1) {
             dpc_theory_bounds bd;
-            if (dpc_theory_lti_bounds(&pr, &b, tr + 2 * lam[0], 3.0, &bd, &err)) {
+            if (dpc_theory_lti_bounds(&su.problem, &b, tr + 2 * lam[0], 3.0, &bd, &err)) {
                 fprintf(stderr, "dpcorr repro: %s\n", err.msg);
-                free(lam);
+                dpc_nu_setup_free(&su);
                 return 1;
             }
             p->sandwich = bd.sandwich_upper;
         }
         fprintf(csv, "%s,%zu,%g,%g,%.6g,%.6g,%s,%.8g,%.8g,%.3g,%.8g,%.3g,%.8g,%zu,%zu,%llu\n", sweep, d, a, eta, p->nu,
                 p->deff, m ? "nu-Noisy-FTRL" : "Noisy-SGD", pf.theory, pf.mean, pf.se, pq.mean, pq.se,
-                m ? p->sandwich : NAN, steps, burn, (unsigned long long)pf.seed);
+                m ? p->sandwich : NAN, steps, pf.burn_in, (unsigned long long)pf.seed);
     }
     repro_say(c, "  d=%-4zu a=%-4g eta=%-6g  SGD %.5g | fixed %.5g (%+.2f%%) random %.5g   FTRL %.5g | fixed %.5g (%+.2f%%) random %.5g (sandwich %.4g)\n",
               d, a, eta, p->th[0], p->sf[0], 100 * (p->sf[0] / p->th[0] - 1), p->sr[0], p->th[1], p->sf[1],
               100 * (p->sf[1] / p->th[1] - 1), p->sr[1], p->sandwich);
-    free(lam);
+    dpc_nu_setup_free(&su);
     return 0;
 }
 

@@ -16,6 +16,27 @@ typedef struct fig3 {
     int below;
 } fig3;
 
+/* The library's setup of the log-cosh problem at kappa = 1/mu (L = G = 1, eta = 1/L, d = 1;
+ * rho and, for a simulation, its steps): nu, and with b the noise std, burn-in (20 correlation
+ * times) and the beta truncated at a 1e-10 tail. */
+static dpc_status fig3_setup(dpc_nu_setup *su, double mu, double rho, size_t steps,
+                             const dpc_theory_beta *b, dpc_error *err)
+{
+    dpc_nu_setup_params sp;
+    dpc_nu_setup_params_init(&sp);
+    sp.problem = DPC_NU_PROBLEM_SC;
+    sp.model = DPC_SIM_LOGCOSH;
+    sp.d = 1;
+    sp.mu = mu;
+    sp.L = 1.0;
+    sp.eta = 1.0;
+    sp.rho = rho;
+    sp.steps = steps;
+    sp.burn_in_scale = 20.0;
+    sp.tail = 1e-10;
+    return dpc_nu_setup_make(su, &sp, b, err);
+}
+
 /* The bounds of DP-SGD, nu-DP-FTRL and Optimized over the kappa grid. */
 static int fig3_bounds(repro_ctx *c, fig3 *g)
 {
@@ -30,7 +51,14 @@ static int fig3_bounds(repro_ctx *c, fig3 *g)
         g->kap[i] = pow(10.0, 3.0 * (double)i / (double)(g->nk - 1));
         double mu = 1.0 / g->kap[i];
         dpc_theory_sc p = {mu, 1.0, 1.0, 0.5, 1.0, 0.0, 1, g->tmax};
-        dpc_theory_beta bs = dpc_theory_beta_sgd(), bn = dpc_theory_beta_nu(fmin(mu, 0.999));
+        dpc_nu_setup su; /* Theorem 2.2's nu = eta mu (eta = 1), the library's rule and clamp */
+        if (fig3_setup(&su, mu, 0.5, 0, NULL, &err)) {
+            fprintf(stderr, "dpcorr repro: %s\n", err.msg);
+            repro_close(c, f);
+            return 1;
+        }
+        dpc_theory_beta bs = dpc_theory_beta_sgd(), bn = dpc_theory_beta_nu(su.nu);
+        dpc_nu_setup_free(&su);
         dpc_theory_sc_result rs, rn, ro, ro0;
         if (dpc_theory_sc_bound(&p, &bs, &rs, &err) || dpc_theory_sc_bound(&p, &bn, &rn, &err) ||
             dpc_theory_sc_optimized(&p, &ro, &err)) {
@@ -57,31 +85,21 @@ static int fig3_bounds(repro_ctx *c, fig3 *g)
 static int fig3_sim(repro_ctx *c, fig3 *g, FILE *f, double skap, int m, int k, double rho_s, size_t i)
 {
     dpc_error err = {0};
-    double mu = 1.0 / skap, g2, one = 1.0;
+    double mu = 1.0 / skap;
     dpc_theory_beta b = m ? dpc_theory_beta_nu(mu) : dpc_theory_beta_sgd();
     dpc_theory_sc p = {mu, 1.0, 1.0, 0.5, 1.0, 0.0, 1, g->tmax};
     dpc_theory_sc_result br;
-    if (dpc_theory_sc_bound(&p, &b, &br, &err) || dpc_theory_gamma_inf2(&b, &g2, &err)) return 1;
-    size_t len = dpc_theory_beta_len_for_tail(&b, 1e-10, 1);
-    double *beta = malloc(len * sizeof *beta);
-    dpc_theory_beta_coeffs(&b, beta, len);
-    dpc_sim_config sc;
-    dpc_sim_config_init(&sc);
-    sc.model = DPC_SIM_LOGCOSH;
-    sc.mu = mu;
-    sc.L = 1.0;
-    sc.eta = 1.0;
-    sc.sigma = sqrt(g2 / (2.0 * rho_s));
-    sc.d = 1;
-    sc.lambda = &one;
-    sc.burn_in = (size_t)(20.0 / mu);
-    sc.steps = c->o->smoke ? 20000 : c->o->quick ? 200000 : 2000000;
-    sc.seed = c->o->seed + 300 + (uint64_t)(2 * k + m);
-    sc.beta = beta;
-    sc.len = len;
+    if (dpc_theory_sc_bound(&p, &b, &br, &err)) return 1;
+    dpc_nu_setup su; /* noise std at rho_s, burn-in and truncation: the library's setup */
+    size_t steps = c->o->smoke ? 20000 : c->o->quick ? 200000 : 2000000;
+    if (fig3_setup(&su, mu, rho_s, steps, &b, &err)) {
+        fprintf(stderr, "dpcorr repro: %s\n", err.msg);
+        return 1;
+    }
+    su.sim.seed = c->o->seed + 300 + (uint64_t)(2 * k + m);
     dpc_sim_result r;
-    int bad = dpc_sim_run(&sc, &r, &err);
-    free(beta);
+    int bad = dpc_sim_run(&su.sim, &r, &err);
+    dpc_nu_setup_free(&su);
     if (bad) {
         fprintf(stderr, "dpcorr repro: %s\n", err.msg);
         return 1;

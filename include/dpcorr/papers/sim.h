@@ -40,6 +40,7 @@
 
 #include "dpcorr/common.h"
 #include "dpcorr/mech.h"
+#include "dpcorr/papers/theory.h"
 #include "dpcorr/rng.h"
 
 #ifdef __cplusplus
@@ -133,6 +134,75 @@ typedef struct dpc_sim_result {
  * DPC_E_RANGE naming "steps" or "burn_in", whichever is longer). */
 DPC_API DPC_NODISCARD dpc_status dpc_sim_run(const dpc_sim_config *c, dpc_sim_result *out,
                                              dpc_error *err);
+
+
+/* ---- The setup of a theory run and its simulation (nu-DP-FTRL paper) -------------------------
+ * One place for the decisions every front end (`dpcorr theory`, the nu-* repro targets) used to
+ * make by itself: the defaults of the problem, the spectrum, Theorem 2.2's nu, the DP noise std
+ * and the burn-in of a simulation.
+ *   spectrum    LTI: lambda_k = k^-alpha (dpc_theory_powerlaw); MEAN: d = 1, lambda = 1; SC: the
+ *               same power law (unused by the bound), the curvature that matters being mu
+ *   lambda_min  the smallest eigenvalue (LTI, MEAN), mu (SC and the LOGCOSH model)
+ *   nu          Theorem 2.2's choice nu = eta lambda_min, clamped to nu_max (nu < 1 keeps the
+ *               nu-DP-FTRL coefficients summable)
+ *   sigma       G gamma_inf / sqrt(2 rho): the noise std of rho-zCDP at clip norm G
+ *   burn_in     burn_in_scale / min(eta lambda_min, nu), nu = 1 for a beta that is not nu-FTRL:
+ *               burn_in_scale correlation times of the slowest mode
+ *   beta        the mechanism's coefficients truncated where their l1 tail is <= tail
+ *               (dpc_theory_beta_len_for_tail) */
+typedef enum dpc_nu_problem {
+    DPC_NU_PROBLEM_LTI = 0,  /* linear regression, H = diag(k^-alpha) */
+    DPC_NU_PROBLEM_MEAN = 1, /* mean estimation (Theorem 2.1): d = 1, lambda = 1 */
+    DPC_NU_PROBLEM_SC = 2    /* mu-strongly convex, L-smooth (Theorem 3.1) */
+} dpc_nu_problem;
+
+typedef struct dpc_nu_setup_params {
+    dpc_nu_problem problem;   /* LTI */
+    size_t d;                 /* 128 (MEAN: 1 whatever is set); >= 1 */
+    double alpha;             /* 1: lambda_k = k^-alpha, finite >= 0 */
+    double eta;               /* 0.02: learning rate > 0 */
+    double rho;               /* 0.5: zCDP parameter > 0 */
+    double G;                 /* 1: clip norm > 0 */
+    double sigma_sgd;         /* 0: data-noise std >= 0 */
+    double mu, L;             /* SC and LOGCOSH: 0.01, 1 (0 < mu <= L) */
+    size_t tmax;              /* SC: Zames-Falb multipliers |t| <= tmax (4) */
+    double nu_max;            /* 0.999: the clamp of Theorem 2.2's nu, in (0, 1) */
+    /* the simulation (made when a beta is given and steps >= 1) */
+    size_t steps;             /* measured steps (0: none) */
+    dpc_sim_model model;      /* FIXED (LOGCOSH for SC's toy problem) */
+    uint64_t seed;            /* 1 */
+    double burn_in_scale;     /* 10, > 0 */
+    double tail;              /* 1e-8: l1 tail of the truncated beta, in (0, 1) */
+    size_t memory_budget;     /* 0: dpc_sim_run's default */
+} dpc_nu_setup_params;
+
+typedef struct dpc_nu_setup {
+    size_t d;
+    double *lambda;            /* (d) owned: the spectrum */
+    double lambda_min;
+    double nu;                 /* Theorem 2.2's nu for this problem */
+    dpc_theory_problem problem;/* eta, rho, G, sigma_sgd, d, lambda (a view of the above) */
+    dpc_theory_sc sc;          /* mu, L, eta, rho, G, sigma_sgd, d, tmax */
+    /* with a beta: */
+    double gamma_inf2;         /* gamma_inf(beta)^2 */
+    double sigma;              /* G gamma_inf / sqrt(2 rho) */
+    size_t burn_in;
+    double *beta;              /* (len) owned, truncated coefficients (with steps >= 1) */
+    size_t len;
+    dpc_sim_config sim;        /* ready for dpc_sim_run (with steps >= 1); points into this */
+} dpc_nu_setup;
+
+/* The defaults above. */
+DPC_API void dpc_nu_setup_params_init(dpc_nu_setup_params *p);
+/* Checks p (DPC_E_INVALID naming the first field out of range) before any work, then fills
+ * *out: the spectrum, lambda_min, nu and the problem views; with b (may be NULL) also
+ * gamma_inf2, sigma and burn_in, and with steps >= 1 the truncated beta and the simulation's
+ * configuration (DPC_E_INVALID naming "beta" when b's coefficients do not decay). *out is the
+ * caller's (dpc_nu_setup_free), zeroed on failure. */
+DPC_API DPC_NODISCARD dpc_status dpc_nu_setup_make(dpc_nu_setup *out,
+                                                   const dpc_nu_setup_params *p,
+                                                   const dpc_theory_beta *b, dpc_error *err);
+DPC_API void dpc_nu_setup_free(dpc_nu_setup *s);
 
 #ifdef __cplusplus
 }

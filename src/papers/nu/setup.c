@@ -1,0 +1,144 @@
+/* setup.c — the setup of a theory run and its simulation (dpcorr/papers/sim.h): the defaults,
+ * the spectrum, Theorem 2.2's nu, the DP noise std and the burn-in, decided here once for
+ * `dpcorr theory` and every nu-DP-FTRL repro target. */
+#include "common/util.h"
+#include "dpcorr/papers/sim.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void dpc_nu_setup_params_init(dpc_nu_setup_params *p)
+{
+    if (!p) return;
+    memset(p, 0, sizeof *p);
+    p->problem = DPC_NU_PROBLEM_LTI;
+    p->d = 128;
+    p->alpha = 1.0;
+    p->eta = 0.02;
+    p->rho = 0.5;
+    p->G = 1.0;
+    p->sigma_sgd = 0.0;
+    p->mu = 0.01;
+    p->L = 1.0;
+    p->tmax = 4;
+    p->nu_max = 0.999;
+    p->model = DPC_SIM_FIXED;
+    p->seed = 1;
+    p->burn_in_scale = 10.0;
+    p->tail = 1e-8;
+}
+
+static dpc_status positive(double v, const char *field, dpc_error *err)
+{
+    if (v > 0.0 && isfinite(v)) return DPC_OK;
+    return dpc_error_param(err, DPC_E_INVALID, field, "must be a finite number > 0, got %g", v);
+}
+
+static dpc_status check(const dpc_nu_setup_params *p, dpc_error *err)
+{
+    dpc_status st;
+    if (!p) return dpc_error_param(err, DPC_E_INVALID, "params", "NULL");
+    if ((unsigned)p->problem > DPC_NU_PROBLEM_SC)
+        return dpc_error_param(err, DPC_E_INVALID, "problem", "unknown problem %d",
+                               (int)p->problem);
+    if (p->d == 0) return dpc_error_param(err, DPC_E_INVALID, "d", "must be >= 1, got 0");
+    if (!(p->alpha >= 0.0 && isfinite(p->alpha)))
+        return dpc_error_param(err, DPC_E_INVALID, "alpha", "must be a finite number >= 0, got %g",
+                               p->alpha);
+    if ((st = positive(p->eta, "eta", err)) || (st = positive(p->rho, "rho", err)) ||
+        (st = positive(p->G, "G", err)))
+        return st;
+    if (!(p->sigma_sgd >= 0.0 && isfinite(p->sigma_sgd)))
+        return dpc_error_param(err, DPC_E_INVALID, "sigma_sgd",
+                               "must be a finite number >= 0, got %g", p->sigma_sgd);
+    int sc = p->problem == DPC_NU_PROBLEM_SC || p->model == DPC_SIM_LOGCOSH;
+    if (sc && ((st = positive(p->mu, "mu", err)) || (st = positive(p->L, "L", err))))
+        return st;
+    if (sc && p->mu > p->L)
+        return dpc_error_param(err, DPC_E_INVALID, "mu", "must be <= L = %g, got %g", p->L, p->mu);
+    if (!(p->nu_max > 0.0 && p->nu_max < 1.0))
+        return dpc_error_param(err, DPC_E_INVALID, "nu_max", "must be in (0, 1), got %g",
+                               p->nu_max);
+    if ((unsigned)p->model > DPC_SIM_LOGCOSH)
+        return dpc_error_param(err, DPC_E_INVALID, "model", "unknown model %d", (int)p->model);
+    if ((st = positive(p->burn_in_scale, "burn_in_scale", err))) return st;
+    if (!(p->tail > 0.0 && p->tail < 1.0))
+        return dpc_error_param(err, DPC_E_INVALID, "tail", "must be in (0, 1), got %g", p->tail);
+    return DPC_OK;
+}
+
+/* gamma_inf^2, sigma, burn-in, and with steps the truncated beta and the simulation. */
+static dpc_status with_beta(dpc_nu_setup *s, const dpc_nu_setup_params *p,
+                            const dpc_theory_beta *b, dpc_error *err)
+{
+    dpc_status st = dpc_theory_gamma_inf2(b, &s->gamma_inf2, err);
+    if (st) return st;
+    s->sigma = p->G * sqrt(s->gamma_inf2 / (2 * p->rho));
+    double nu = b->kind == DPC_THEORY_BETA_NU ? b->nu : 0.0;
+    double slow = fmin(p->eta * s->lambda_min, nu > 0 ? nu : 1.0);
+    s->burn_in = (size_t)(p->burn_in_scale / slow);
+    if (p->steps == 0) return DPC_OK;
+    s->len = dpc_theory_beta_len_for_tail(b, p->tail, 1);
+    if (!s->len)
+        return dpc_error_param(err, DPC_E_INVALID, "beta",
+                               "coefficients do not decay (gamma_inf = inf): nothing to simulate");
+    s->beta = dpc__malloc_array(s->len, sizeof *s->beta);
+    if (!s->beta) return DPC__NOMEM(err, "the simulation's coefficients");
+    dpc_theory_beta_coeffs(b, s->beta, s->len);
+    dpc_sim_config *c = &s->sim;
+    dpc_sim_config_init(c);
+    c->model = p->model;
+    c->eta = p->eta;
+    c->sigma = s->sigma;
+    c->sigma_sgd = p->sigma_sgd;
+    c->d = s->d;
+    c->lambda = s->lambda;
+    if (p->model == DPC_SIM_LOGCOSH) {
+        c->mu = p->mu;
+        c->L = p->L;
+    }
+    c->burn_in = s->burn_in;
+    c->steps = p->steps;
+    c->seed = p->seed;
+    c->beta = s->beta;
+    c->len = s->len;
+    c->memory_budget = p->memory_budget;
+    return DPC_OK;
+}
+
+dpc_status dpc_nu_setup_make(dpc_nu_setup *out, const dpc_nu_setup_params *p,
+                             const dpc_theory_beta *b, dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    memset(out, 0, sizeof *out);
+    dpc_status st = check(p, err);
+    if (!st && b) st = dpc_theory_beta_check(b, err);
+    if (st) return st;
+    out->d = p->problem == DPC_NU_PROBLEM_MEAN ? 1 : p->d;
+    out->lambda = dpc__malloc_array(out->d, sizeof *out->lambda);
+    if (!out->lambda) return DPC__NOMEM(err, "the spectrum");
+    if (p->problem == DPC_NU_PROBLEM_MEAN) out->lambda[0] = 1.0;
+    else dpc_theory_powerlaw(out->lambda, out->d, p->alpha);
+    double lmin = out->lambda[0];
+    for (size_t j = 0; j < out->d; j++) lmin = fmin(lmin, out->lambda[j]);
+    int sc = p->problem == DPC_NU_PROBLEM_SC || p->model == DPC_SIM_LOGCOSH;
+    out->lambda_min = sc ? p->mu : lmin;
+    /* Theorem 2.2's nu = eta lambda_min; the clamp keeps nu-FTRL's coefficients summable */
+    out->nu = fmin(p->eta * out->lambda_min, p->nu_max);
+    out->problem = (dpc_theory_problem){p->eta, p->rho, p->G, p->sigma_sgd, out->d, out->lambda};
+    out->sc = (dpc_theory_sc){p->mu, p->L, p->eta, p->rho, p->G, p->sigma_sgd, out->d, p->tmax};
+    if (b && (st = with_beta(out, p, b, err))) {
+        dpc_nu_setup_free(out);
+        return st;
+    }
+    return DPC_OK;
+}
+
+void dpc_nu_setup_free(dpc_nu_setup *s)
+{
+    if (!s) return;
+    free(s->lambda);
+    free(s->beta);
+    memset(s, 0, sizeof *s);
+}
