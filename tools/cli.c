@@ -141,37 +141,76 @@ static void describe(const io_path *p, char *buf, size_t len)
     else snprintf(buf, len, "%s %s (its file %s)", p->o->name, p->value, p->path);
 }
 
-int cli_check_outputs(const opt_set *s)
+/* The command's typed outputs (checked writable) and the files of its inputs, into p. */
+static int collect(const opt_set *s, io_path *p, size_t *n, char **own, size_t *nown)
 {
-    io_path p[IO_MAX];
-    char *own[OPT_MAX] = {0};
-    size_t n = 0, nown = 0;
-    int rc = 0;
-    for (size_t i = 0; i < s->n && !rc; i++) {
+    for (size_t i = 0; i < s->n; i++) {
         const opt_spec *o = s->cmd->opts[i];
         if (!s->given[i] || o->type != OPT_STR) continue;
         const char *v = s->val[i].raw;
         if (o->flags & OPT_OUT_FILE) {
-            if ((rc = cli_check_out_file(s, o, v))) break;
-            if (n < IO_MAX) p[n++] = (io_path){o, v, v, 1, (o->flags & OPT_CONTINUES) != 0};
+            int rc = cli_check_out_file(s, o, v);
+            if (rc) return rc;
+            if (*n < IO_MAX) p[(*n)++] = (io_path){o, v, v, 1, (o->flags & OPT_CONTINUES) != 0};
         }
         if (o->flags & (OPT_IN_FILE | OPT_IN_DATA | OPT_IN_STRATEGY))
-            n += input_paths(o, v, p + n, IO_MAX - n, &own[nown++]);
+            *n += input_paths(o, v, p + *n, IO_MAX - *n, &own[(*nown)++]);
     }
-    for (size_t a = 0; a < n && !rc; a++) {
+    return 0;
+}
+
+/* Every output of p against every input and every other output (each pair once). */
+static int compare_paths(const opt_set *s, const io_path *p, size_t n)
+{
+    for (size_t a = 0; a < n; a++) {
         if (!p[a].output) continue;
-        for (size_t b = 0; b < n && !rc; b++) {
-            if (b == a || (p[b].output && b < a)) continue; /* each pair of outputs once */
+        for (size_t b = 0; b < n; b++) {
+            if (b == a || (p[b].output && b < a)) continue;
             if (!p[b].output && p[a].continues && p[b].continues) continue;
             if (!dpc_io_same_file(p[a].path, p[b].path)) continue;
             char da[4200], db[4200];
             describe(&p[a], da, sizeof da);
             describe(&p[b], db, sizeof db);
-            rc = opt_fail(s, "%s is the same file as %s: %s", da, db,
-                          p[b].output ? "each output needs its own file"
-                                      : "refusing to overwrite an input");
+            return opt_fail(s, "%s is the same file as %s: %s", da, db,
+                            p[b].output ? "each output needs its own file"
+                                        : "refusing to overwrite an input");
         }
     }
+    return 0;
+}
+
+int cli_check_outputs(const opt_set *s)
+{
+    io_path p[IO_MAX];
+    char *own[OPT_MAX] = {0};
+    size_t n = 0, nown = 0;
+    int rc = collect(s, p, &n, own, &nown);
+    if (!rc) rc = compare_paths(s, p, n);
+    for (size_t k = 0; k < nown; k++) free(own[k]);
+    return rc;
+}
+
+int cli_check_dir_outputs(const opt_set *s, const opt_spec *dir, const char *path,
+                          const char *const *names, const char *data_spec)
+{
+    static const opt_spec implicit = {.name = "the data", .flags = OPT_IN_DATA};
+    io_path p[IO_MAX + 64];
+    char *own[OPT_MAX + 1] = {0}, (*files)[4200] = NULL;
+    size_t n = 0, nown = 0, nf = 0;
+    int rc = collect(s, p, &n, own, &nown);
+    if (!rc && data_spec) n += input_paths(&implicit, data_spec, p + n, IO_MAX - n, &own[nown++]);
+    while (names && names[nf]) nf++;
+    if (!rc && nf > 64) rc = opt_fail_at(s, dir, "too many files (%zu)", nf);
+    if (!rc && nf && !(files = malloc(nf * sizeof *files))) rc = opt_fail(s, "out of memory");
+    for (size_t k = 0; k < nf && !rc; k++) {
+        if (snprintf(files[k], sizeof files[k], "%s/%s", path, names[k]) >= (int)sizeof files[k])
+            rc = opt_fail_at(s, dir, "cannot write %s/%s (the path is too long)", path, names[k]);
+        dpc_error err = {0};
+        if (!rc && dpc_io_check_output(files[k], &err)) rc = opt_fail_lib_at(s, dir, &err);
+        if (!rc) p[n++] = (io_path){dir, path, files[k], 1, 0};
+    }
+    if (!rc) rc = compare_paths(s, p, n);
+    free(files);
     for (size_t k = 0; k < nown; k++) free(own[k]);
     return rc;
 }

@@ -29,6 +29,14 @@ int cli_check_out_file(const opt_set *s, const opt_spec *o, const char *path);
  * the same file as --data SPEC (its file F): refusing to overwrite an input", CLI_USAGE. Only
  * an OPT_CONTINUES output and input may be one file (--resume F --checkpoint F). 0 otherwise. */
 int cli_check_outputs(const opt_set *s);
+/* The files a command writes into its output directory (option dir, value path): each of
+ * path/NAME (names: NULL-terminated) checked like a typed output (dpc_io_check_output), then
+ * compared by file identity with every input of the command (as cli_check_outputs; data_spec,
+ * may be NULL: a data spec the command reads without an option, e.g. "fashion-mnist"), every
+ * typed output and each other: "--out DIR (its file DIR/x.csv) is the same file as --data SPEC
+ * (its file F): refusing to overwrite an input", CLI_USAGE. Run before any work. */
+int cli_check_dir_outputs(const opt_set *s, const opt_spec *dir, const char *path,
+                          const char *const *names, const char *data_spec);
 /* Outputs written safely (dpcorr/io.h: a temporary renamed over the target, links written
  * through): the stream, or NULL after printing "dpcorr: WHAT: why". */
 FILE *cli_out_open(dpc_io_out **h, const char *what, const char *path);

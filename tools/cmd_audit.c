@@ -123,7 +123,15 @@ static int read_opts(audit_opts *o, opt_set *s)
     if (rc || (rc = read_audit(o, s)) || (rc = opt_finish(s))) return rc;
     if (t->cfg.epsilon == 0 && t->cfg.noise_multiplier == 0) t->cfg.epsilon = AUDIT_EPSILON;
     if ((rc = frame_check(&t->fr, s, 1))) return rc;
-    if (o->study && (rc = cli_make_out_dir(s, &AU_STUDY, o->study))) return rc;
+    /* the study's files (audit_study.c; the plot's data and script kept beside it on request)
+     * checked before any work against the inputs, the data and the other outputs */
+    static const char *const study_files[] = {"audit_study.csv", "audit_study.json",
+                                              "audit_study.png", "audit_study.dat",
+                                              "audit_study.gp", NULL};
+    if (o->study && ((rc = cli_make_out_dir(s, &AU_STUDY, o->study)) ||
+                     (rc = cli_check_dir_outputs(s, &AU_STUDY, o->study, study_files,
+                                                 t->fr.data))))
+        return rc;
     return 0;
 }
 

@@ -186,6 +186,16 @@ int cmd_demo(int argc, char **argv)
     size_t frontier_epochs = opt_typed(&s, &D_EPOCHS) ? d.epochs : 0;
     d.precision = (dpc_precision)opt_word(&s, &D_PRECISION, DPC_PRECISION_DOUBLE);
     if ((rc = opt_finish(&s)) || (rc = cli_make_out_dir(&s, &D_OUT, d.out))) return rc;
+    /* every file the demo writes into DIR (the reports, the plot and, on request, its data and
+     * script), checked before any work against the data it reads and each other */
+    static const char *const demo_files[] = {"dpsgd.json", "bsr.json", "demo.png", "demo.dat",
+                                             "demo.gp", NULL};
+    static const char *const frontier_files[] = {"frontier.json", "frontier_run.json",
+                                                 "frontier.png", "frontier.dat", "frontier.gp",
+                                                 NULL};
+    if ((rc = cli_check_dir_outputs(&s, &D_OUT, d.out, frontier ? frontier_files : demo_files,
+                                     "fashion-mnist")))
+        return rc;
     /* the demo is an experiment with fixed, reproducible numbers: seeded, warned once */
     if (!d.dry_run && mpi_run_rank() == 0) frame_warn_seeded("demo", d.seed, "a demo with fixed, reproducible numbers");
     if (frontier) {

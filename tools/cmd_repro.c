@@ -14,17 +14,50 @@ typedef struct repro_target {
     int (*run)(repro_ctx *c);
     const char *summary;
     int deterministic; /* no simulation: --quick, --smoke and --seed do not apply */
+    const char *const *files; /* what it writes into --out besides TARGET.json (NULL-ended) */
+    const char *data;  /* a data spec it reads (its files are inputs no output may be), or NULL */
 } repro_target;
 
+/* A plot NAME: the PNG and the data and script kept beside it (tools/plot.h, keep). */
+#define PLOT(n) n ".png", n ".dat", n ".gp"
+static const char *const F_FIG1[] = {"nu-fig1.json", "fig1_ratio.csv", "fig1_sim.csv",
+                                     "fig1_beta.csv", "fig1_spectrum.csv", PLOT("nu-fig1"), NULL};
+static const char *const F_FIG2[] = {"nu-fig2.json", "fig2_slopes.csv", "fig2_points.csv",
+                                     PLOT("nu-fig2"), NULL};
+static const char *const F_FIG3[] = {"nu-fig3.json", "fig3_bound.csv", "fig3_sim.csv",
+                                     PLOT("nu-fig3"), NULL};
+static const char *const F_FIG4[] = {"nu-fig4.json", "fig4_tuning.csv", "fig4_runs.csv",
+                                     "fig4_summary.csv", PLOT("fig4"), NULL};
+static const char *const F_TABLES[] = {"nu-tables.json", "table2_mechanisms.csv",
+                                       "table2_gamma_T.csv", "table1.csv", "table4.csv",
+                                       PLOT("nu-tables"), NULL};
+static const char *const F_AMBSSGD[] = {"ambssgd.json", "ambssgd_sigma.csv",
+                                        "ambssgd_epsilon.csv", "ambssgd_n_d.csv",
+                                        "ambssgd_slopes.csv", PLOT("ambssgd"),
+                                        PLOT("ambssgd_d_zeta"), NULL};
+static const char *const F_KAN[] = {"kan.json", "noise_stats.csv", "noise_cumvar.csv",
+                                    "sensitivity.csv", "kappa_table.csv",
+                                    "lambda_fixed_kappa.csv", "lambda_calibrated.csv",
+                                    "width_window.csv", "n_eps_trends.csv",
+                                    "fmnist_kan_vs_mlp.csv", PLOT("kan-noise"),
+                                    PLOT("kan-lambda"), PLOT("kan-width"), PLOT("kan-trends"),
+                                    PLOT("kan-fmnist"), NULL};
+static const char *const F_SRGD[] = {"srgd.json", "srgd_vs_n.csv", "srgd_vs_p.csv",
+                                     "srgd_vs_eps.csv", "srgd_regimes.csv",
+                                     "srgd_tree_vs_independent.csv", "srgd_baselines.csv",
+                                     "srgd_trace.csv", PLOT("srgd"), PLOT("srgd-ablations"),
+                                     NULL};
+#undef PLOT
+
 static const repro_target targets[] = {
-    {"nu-fig1", repro_nu_fig1, "nu-DP-FTRL Fig. 1: mean estimation ratio R(eta), beta*_t, |B*(w)|^2; simulation", 0},
-    {"nu-fig2", repro_nu_fig2, "nu-DP-FTRL Fig. 2: linear regression error vs d, d_eff, eta; slopes; simulation", 0},
-    {"nu-fig3", repro_nu_fig3, "nu-DP-FTRL Fig. 3: Theorem 3.1 bound vs condition number (SGD, nu, Optimized)", 0},
-    {"nu-fig4", repro_nu_fig4, "nu-DP-FTRL Fig. 4 on Fashion-MNIST: every mechanism at eps 1..8, seeds, mean +- std", 0},
-    {"nu-tables", repro_nu_tables, "nu-DP-FTRL Tables 1, 2, 4: rates, sensitivities, F_inf of every mechanism (exact; no options)", 1},
-    {"ambssgd", repro_ambssgd, "adaptive-clipping linear regression: sigma, eps, N, d sweeps; adaptive vs fixed clip", 0},
-    {"kan", repro_kan, "KAN + DP-lambda-CGD: noise, sensitivity, kappa tables, lambda/width/n/eps trends, FMNIST KAN vs MLP", 0},
-    {"srgd", repro_srgd, "DP-SRGD: excess risk vs n, p, eps; regimes A/B; acceleration; tree vs independent; baselines", 0},
+    {"nu-fig1", repro_nu_fig1, "nu-DP-FTRL Fig. 1: mean estimation ratio R(eta), beta*_t, |B*(w)|^2; simulation", 0, F_FIG1, NULL},
+    {"nu-fig2", repro_nu_fig2, "nu-DP-FTRL Fig. 2: linear regression error vs d, d_eff, eta; slopes; simulation", 0, F_FIG2, NULL},
+    {"nu-fig3", repro_nu_fig3, "nu-DP-FTRL Fig. 3: Theorem 3.1 bound vs condition number (SGD, nu, Optimized)", 0, F_FIG3, NULL},
+    {"nu-fig4", repro_nu_fig4, "nu-DP-FTRL Fig. 4 on Fashion-MNIST: every mechanism at eps 1..8, seeds, mean +- std", 0, F_FIG4, "fashion-mnist"},
+    {"nu-tables", repro_nu_tables, "nu-DP-FTRL Tables 1, 2, 4: rates, sensitivities, F_inf of every mechanism (exact; no options)", 1, F_TABLES, NULL},
+    {"ambssgd", repro_ambssgd, "adaptive-clipping linear regression: sigma, eps, N, d sweeps; adaptive vs fixed clip", 0, F_AMBSSGD, NULL},
+    {"kan", repro_kan, "KAN + DP-lambda-CGD: noise, sensitivity, kappa tables, lambda/width/n/eps trends, FMNIST KAN vs MLP", 0, F_KAN, "fashion-mnist"},
+    {"srgd", repro_srgd, "DP-SRGD: excess risk vs n, p, eps; regimes A/B; acceleration; tree vs independent; baselines", 0, F_SRGD, NULL},
 };
 #define NTARGETS (sizeof targets / sizeof targets[0])
 
@@ -72,7 +105,7 @@ static void repro_usage(FILE *f)
 /* Runs target t with the options; writes TARGET.json. */
 static int run_target(const repro_target *t, repro_opts *o)
 {
-    repro_ctx c = {o, NULL, NULL, 0, 1, 1, 0, repro_now()};
+    repro_ctx c = {.o = o, .json_first = 1, .plots_ok = 1, .t0 = repro_now()};
     c.json = open_memstream(&c.json_buf, &c.json_len);
     if (!c.json) {
         fprintf(stderr, "dpcorr repro: out of memory\n");
@@ -93,6 +126,7 @@ static int run_target(const repro_target *t, repro_opts *o)
         frame_warn_seeded(cmdname, o->seed, "an experiment with fixed seeds");
     }
     int rc = t->run(&c);
+    repro_abort_open(&c); /* a file its error path left open: the old file stays */
     double secs = repro_now() - c.t0;
     repro_json_raw(&c, "png_ok", "%s", c.plots_ok ? "true" : "false");
     repro_json_num(&c, "seconds", secs);
@@ -144,7 +178,7 @@ int cmd_repro(int argc, char **argv)
     opt_set s;
     int rc = opt_parse(&s, &cmd, argc, argv, 2, 0);
     if (rc || s.help) return rc;
-    repro_opts o = {t->name, 0, 0, 0, NULL, 20240101u};
+    repro_opts o = {t->name, 0, 0, 0, NULL, 20240101u, t->files};
     if (!t->deterministic) {
         o.smoke = opt_given(&s, &R_SMOKE);
         o.quick = o.smoke || opt_given(&s, &R_QUICK);
@@ -154,6 +188,9 @@ int cmd_repro(int argc, char **argv)
     snprintf(outbuf, sizeof outbuf, "repro-out/%s", t->name);
     o.out = opt_str(&s, &R_OUT, outbuf);
     if ((rc = opt_finish(&s)) || (rc = cli_make_out_dir(&s, &R_OUT, o.out))) return rc;
+    /* every file of the target checked before any work: against the data it reads, and each
+     * other (a link in DIR to an input, or two names of one file, would be overwritten) */
+    if ((rc = cli_check_dir_outputs(&s, &R_OUT, o.out, t->files, t->data))) return rc;
     if (s.dry_run) {
         opt_dry_str("target", t->name);
         opt_dry_uint("quick", (uint64_t)o.quick);

@@ -15,7 +15,16 @@ typedef struct repro_opts {
     int json;           /* print the JSON summary on stdout instead of the text report */
     const char *out;    /* output directory (created) */
     uint64_t seed;      /* root seed of every simulation (recorded) */
+    const char *const *files; /* every file the target writes into out (NULL-terminated):
+                                 checked before any work; repro_open refuses any other */
 } repro_opts;
+
+/* A file being written (a temporary renamed into place by repro_close). */
+typedef struct repro_out {
+    FILE *f;
+    struct dpc_io_out *h;
+} repro_out;
+#define REPRO_MAX_OPEN 8
 
 /* The report under construction: text lines (stdout unless --json) and a JSON object. */
 typedef struct repro_ctx {
@@ -26,14 +35,19 @@ typedef struct repro_ctx {
     int json_first;
     int plots_ok;       /* 0 if some PNG could not be made */
     int write_failed;   /* a CSV could not be written completely (repro_close): exit 1 */
+    repro_out open[REPRO_MAX_OPEN]; /* files of repro_open not yet closed */
     double t0;          /* wall-clock start */
 } repro_ctx;
 
 /* Helpers (repro_util.c). */
 double repro_now(void);
-/* Opens out/name for writing (prints the error and returns NULL on failure). */
+/* Whether name is among the target's declared outputs (repro_opts.files). */
+int repro_declared(const repro_ctx *c, const char *name);
+/* Opens out/name for writing: a temporary beside it, renamed over it by repro_close, so a
+ * failed write keeps the previous file (prints the error and returns NULL on failure; a name
+ * the target did not declare is refused). */
 FILE *repro_open(repro_ctx *c, const char *name);
-/* Closes a file of repro_open; a write error is printed and makes the command exit 1. */
+/* Commits a file of repro_open; a write error is printed and makes the command exit 1. */
 void repro_close(repro_ctx *c, FILE *f);
 void repro_say(repro_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void repro_json_num(repro_ctx *c, const char *key, double v);
@@ -50,6 +64,9 @@ void repro_plot_ylim(repro_ctx *c, const char *name, const struct plot_panel *pa
                      const double *ylim);
 /* Least-squares slope of log y against log x. */
 double repro_loglog_slope(const double *x, const double *y, size_t n);
+
+/* Removes the temporaries of files not closed (a target's error path). */
+void repro_abort_open(repro_ctx *c);
 
 /* Targets. Return 0 on success, 1 on runtime failure. */
 int repro_nu_fig1(repro_ctx *c);

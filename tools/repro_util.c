@@ -11,23 +11,54 @@
 
 double repro_now(void) { return cli_now(); }
 
+int repro_declared(const repro_ctx *c, const char *name)
+{
+    for (const char *const *f = c->o->files; f && *f; f++)
+        if (!strcmp(*f, name)) return 1;
+    return 0;
+}
+
 FILE *repro_open(repro_ctx *c, const char *name)
 {
     char path[4096];
+    if (!repro_declared(c, name)) { /* a file the up-front check did not see: a bug, refused */
+        fprintf(stderr, "dpcorr repro %s: internal error: %s is not among the target's declared "
+                        "outputs (cmd_repro.c)\n", c->o->target, name);
+        c->write_failed = 1;
+        return NULL;
+    }
+    size_t k = 0;
+    while (k < REPRO_MAX_OPEN && c->open[k].f) k++;
+    if (k == REPRO_MAX_OPEN) {
+        fprintf(stderr, "dpcorr repro: too many open outputs\n");
+        c->write_failed = 1;
+        return NULL;
+    }
     snprintf(path, sizeof path, "%s/%s", c->o->out, name);
-    FILE *f = fopen(path, "w");
-    if (!f) fprintf(stderr, "dpcorr repro: cannot write %s: %s\n", path, strerror(errno));
+    FILE *f = cli_out_open(&c->open[k].h, "repro", path);
+    c->open[k].f = f;
     return f;
 }
 
 void repro_close(repro_ctx *c, FILE *f)
 {
     if (!f) return;
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (bad) {
-        fprintf(stderr, "dpcorr repro %s: write error in %s\n", c->o->target, c->o->out);
-        c->write_failed = 1;
+    for (size_t k = 0; k < REPRO_MAX_OPEN; k++) {
+        if (c->open[k].f != f) continue;
+        if (cli_out_commit(c->open[k].h, "repro")) c->write_failed = 1;
+        c->open[k].f = NULL;
+        c->open[k].h = NULL;
+        return;
+    }
+}
+
+void repro_abort_open(repro_ctx *c)
+{
+    for (size_t k = 0; k < REPRO_MAX_OPEN; k++) {
+        if (!c->open[k].f) continue;
+        dpc_io_out_abort(c->open[k].h);
+        c->open[k].f = NULL;
+        c->open[k].h = NULL;
     }
 }
 
@@ -100,7 +131,14 @@ void repro_plot(repro_ctx *c, const char *name, const struct plot_panel *panels,
 void repro_plot_ylim(repro_ctx *c, const char *name, const struct plot_panel *panels, size_t n,
                      const double *ylim)
 {
-    char msg[8600];
+    char msg[8600], png[300];
+    snprintf(png, sizeof png, "%s.png", name);
+    if (!repro_declared(c, png)) {
+        fprintf(stderr, "dpcorr repro %s: internal error: %s is not among the target's declared "
+                        "outputs (cmd_repro.c)\n", c->o->target, png);
+        c->plots_ok = 0;
+        return;
+    }
     plot_opts po = {1, ylim}; /* the script and data are part of a reproduction's output */
     int r = plot_render(c->o->out, name, panels, n, &po, msg, sizeof msg);
     if (r != 0) c->plots_ok = 0;

@@ -5,9 +5,11 @@
 #include "common/util.h"
 #include "dpcorr/io.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -172,6 +174,35 @@ dpc_status dpc_io_check_output(const char *path, dpc_error *err)
 
 /* ---- the safe write ------------------------------------------------------------------------ */
 
+void dpc__io_clean_stale_tmp(const char *path)
+{
+    char dir[4096], target[4096];
+    if (!dpc__io_target(path, target, sizeof target, NULL)) path = target; /* where it writes */
+    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
+    size_t dl = slash ? (size_t)(slash - path) : 0;
+    if (dl + 1 >= sizeof dir) return;
+    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), path);
+    else snprintf(dir, sizeof dir, ".");
+    DIR *dp = opendir(dir);
+    if (!dp) return;
+    size_t bl = strlen(base);
+    struct dirent *e;
+    while ((e = readdir(dp)) != NULL) {
+        const char *nm = e->d_name;
+        if (strncmp(nm, base, bl) || strncmp(nm + bl, ".tmp.", 5)) continue;
+        const char *digits = nm + bl + 5;
+        char *end = NULL;
+        if (!*digits || *digits < '0' || *digits > '9') continue;
+        long pid = strtol(digits, &end, 10);
+        if (*end || pid <= 0 || pid == (long)getpid()) continue;
+        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to know */
+        char full[4096 + 300];
+        if (snprintf(full, sizeof full, "%s/%s", dir, nm) < (int)sizeof full) unlink(full);
+    }
+    closedir(dp);
+}
+
+
 struct dpc_io_out {
     FILE *f;
     char target[PATH_MAX];
@@ -222,6 +253,7 @@ dpc_status dpc_io_out_commit(dpc_io_out *o, dpc_error *err)
     struct stat sb;
     if (!e && stat(o->target, &sb) == 0 && !S_ISREG(sb.st_mode)) e = EEXIST; /* appeared since */
     if (!e && rename(o->tmp, o->target) != 0) e = errno;
+    if (!e) dpc__io_clean_stale_tmp(o->target); /* a killed writer's TARGET.tmp.PID */
     dpc_status st = DPC_OK;
     if (e) {
         unlink(o->tmp);

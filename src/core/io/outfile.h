@@ -13,4 +13,10 @@
  * link, a loop and a name too long for out (len bytes) are refused (DPC_E_INVALID, field "path"). */
 dpc_status dpc__io_target(const char *path, char *out, size_t len, dpc_error *err);
 
+/* Removes "TARGET.tmp.PID" beside the file path writes (links resolved) of processes that no
+ * longer exist (kill(pid, 0) fails with ESRCH): the temporaries of writers killed mid-write
+ * (kill -9, SIGXFSZ, power loss). A live process's is kept. Best effort, silent. Called by the
+ * safe write after a successful commit and by the checkpoint writer. */
+void dpc__io_clean_stale_tmp(const char *path);
+
 #endif

@@ -57,33 +57,7 @@ void dpc__ck_write_header(dpc__ck_wbuf *w, uint64_t fp, uint64_t step, uint64_t 
     }
 }
 
-void dpc__ck_clean_stale_tmp(const char *path)
-{
-    char dir[4096], target[4096];
-    if (!dpc__io_target(path, target, sizeof target, NULL)) path = target; /* where it writes */
-    const char *slash = strrchr(path, '/'), *base = slash ? slash + 1 : path;
-    size_t dl = slash ? (size_t)(slash - path) : 0;
-    if (dl + 1 >= sizeof dir) return;
-    if (slash) snprintf(dir, sizeof dir, "%.*s", (int)(dl ? dl : 1), path);
-    else snprintf(dir, sizeof dir, ".");
-    DIR *dp = opendir(dir);
-    if (!dp) return;
-    size_t bl = strlen(base);
-    struct dirent *e;
-    while ((e = readdir(dp)) != NULL) {
-        const char *nm = e->d_name;
-        if (strncmp(nm, base, bl) || strncmp(nm + bl, ".tmp.", 5)) continue;
-        const char *digits = nm + bl + 5;
-        char *end = NULL;
-        if (!*digits || *digits < '0' || *digits > '9') continue;
-        long pid = strtol(digits, &end, 10);
-        if (*end || pid <= 0 || pid == (long)getpid()) continue;
-        if (kill((pid_t)pid, 0) == 0 || errno != ESRCH) continue; /* alive, or not ours to know */
-        char full[4096 + 300];
-        if (snprintf(full, sizeof full, "%s/%s", dir, nm) < (int)sizeof full) unlink(full);
-    }
-    closedir(dp);
-}
+void dpc__ck_clean_stale_tmp(const char *path) { dpc__io_clean_stale_tmp(path); }
 
 /* The atomic write replaces `path` by a rename: only a regular file (or nothing) may be there,
  * never a device node, FIFO, socket or directory (root could otherwise turn /dev/full into a
