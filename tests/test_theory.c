@@ -2,6 +2,7 @@
  * 3.1-3.4, 5.2, 5.3.2, 5.3.5, 5.3.6) and against independent mpmath oracles
  * (tests/gen/theory_oracles.py -> tests/theory_oracles.inc); the series and quadrature routes
  * against each other (1e-8) and the time-domain series against the naive double sum. */
+#include "dpcorr/papers/sim.h"
 #include "dpcorr/papers/theory.h"
 #include "harness.h"
 #include "theory_oracles.inc"
@@ -414,6 +415,118 @@ static void test_table4(void)
     CHECK(rel(tr, dpc_theory_table4_deff(0.5, 4096)) < 0.02, "k^-1/2: d_eff ~ 2 sqrt d");
 }
 
+/* dpc_nu_setup_make: the defaults, the spectrum, Theorem 2.2's nu and its clamp, sigma, the
+ * burn-in and the truncated beta, each against an independent computation; every field out of
+ * range refused by name before any work. */
+static void test_setup(void)
+{
+    dpc_error err = {0};
+    dpc_nu_setup_params p;
+    dpc_nu_setup su;
+    dpc_nu_setup_params_init(&p);
+    CHECK(p.problem == DPC_NU_PROBLEM_LTI && p.d == 128 && p.alpha == 1.0 && p.eta == 0.02 &&
+              p.rho == 0.5 && p.G == 1.0 && p.sigma_sgd == 0.0 && p.mu == 0.01 && p.L == 1.0 &&
+              p.tmax == 4 && p.nu_max == 0.999 && p.steps == 0 && p.model == DPC_SIM_FIXED &&
+              p.seed == 1 && p.burn_in_scale == 10.0 && p.tail == 1e-8,
+          "setup defaults");
+    /* LTI: lambda_k = k^-alpha, nu = eta lambda_d */
+    p.alpha = 1.5;
+    CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &err), &err);
+    int same = su.d == 128;
+    for (size_t k = 0; k < 128 && same; k++) same = su.lambda[k] == pow((double)(k + 1), -1.5);
+    CHECK(same, "setup spectrum k^-1.5");
+    CHECK(su.lambda_min == su.lambda[127] && su.nu == 0.02 * su.lambda[127], "setup nu = eta lambda_min: %g",
+          su.nu);
+    CHECK(su.problem.eta == 0.02 && su.problem.rho == 0.5 && su.problem.lambda == su.lambda &&
+              su.problem.d == 128 && !su.beta && su.len == 0,
+          "setup problem view, no beta without one");
+    dpc_nu_setup_free(&su);
+    CHECK(!su.lambda, "setup free clears");
+    /* MEAN: d = 1, lambda = 1; the clamp */
+    p.problem = DPC_NU_PROBLEM_MEAN;
+    p.eta = 1.5;
+    CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &err), &err);
+    CHECK(su.d == 1 && su.lambda[0] == 1.0 && su.nu == 0.999, "setup mean: clamp 0.999, got %g", su.nu);
+    dpc_nu_setup_free(&su);
+    /* SC: lambda_min = mu */
+    dpc_nu_setup_params_init(&p);
+    p.problem = DPC_NU_PROBLEM_SC;
+    p.mu = 0.05;
+    p.eta = 0.5;
+    CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &err), &err);
+    CHECK(su.lambda_min == 0.05 && su.nu == 0.5 * 0.05 && su.sc.mu == 0.05 && su.sc.tmax == 4,
+          "setup sc: nu = eta mu = %g", su.nu);
+    dpc_nu_setup_free(&su);
+    /* with a beta and a simulation */
+    dpc_nu_setup_params_init(&p);
+    p.d = 8;
+    p.rho = 2.0;
+    p.G = 3.0;
+    p.steps = 1000;
+    p.seed = 9;
+    p.burn_in_scale = 20.0;
+    dpc_theory_beta bs = dpc_theory_beta_sgd(), bn = dpc_theory_beta_nu(0.01);
+    for (int m = 0; m < 2; m++) {
+        const dpc_theory_beta *b = m ? &bn : &bs;
+        double g2;
+        CHECK_OK(dpc_theory_gamma_inf2(b, &g2, &err), &err);
+        CHECK_OK(dpc_nu_setup_make(&su, &p, b, &err), &err);
+        double lmin = pow(8.0, -1.0), slow = fmin(0.02 * lmin, m ? 0.01 : 1.0);
+        CHECK(su.gamma_inf2 == g2 && su.sigma == 3.0 * sqrt(g2 / 4.0), "setup sigma %d: %g", m, su.sigma);
+        CHECK(su.burn_in == (size_t)(20.0 / slow), "setup burn-in %d: %zu", m, su.burn_in);
+        size_t len = dpc_theory_beta_len_for_tail(b, 1e-8, 1);
+        double *want = malloc(len * sizeof *want);
+        dpc_theory_beta_coeffs(b, want, len);
+        int eq = su.len == len && su.beta;
+        for (size_t t = 0; t < len && eq; t++) eq = su.beta[t] == want[t];
+        free(want);
+        CHECK(eq, "setup truncated beta %d (len %zu)", m, su.len);
+        CHECK(su.sim.beta == su.beta && su.sim.len == len && su.sim.d == 8 && su.sim.lambda == su.lambda &&
+                  su.sim.steps == 1000 && su.sim.burn_in == su.burn_in && su.sim.seed == 9 &&
+                  su.sim.sigma == su.sigma && su.sim.model == DPC_SIM_FIXED,
+              "setup simulation %d", m);
+        CHECK_OK(dpc_sim_config_check(&su.sim, &err), &err);
+        dpc_nu_setup_free(&su);
+    }
+    /* refusals, each naming its field, *out zeroed */
+    static const struct { const char *field; int what; } bad[] = {
+        {"problem", 0}, {"d", 1}, {"alpha", 2}, {"eta", 3}, {"rho", 4}, {"G", 5}, {"sigma_sgd", 6},
+        {"mu", 7}, {"L", 8}, {"mu", 9}, {"nu_max", 10}, {"model", 11}, {"burn_in_scale", 12}, {"tail", 13}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_nu_setup_params_init(&p);
+        switch (bad[i].what) {
+        case 0: p.problem = (dpc_nu_problem)7; break;
+        case 1: p.d = 0; break;
+        case 2: p.alpha = -1; break;
+        case 3: p.eta = 0; break;
+        case 4: p.rho = NAN; break;
+        case 5: p.G = -2; break;
+        case 6: p.sigma_sgd = INFINITY; break;
+        case 7: p.problem = DPC_NU_PROBLEM_SC, p.mu = 0; break;
+        case 8: p.model = DPC_SIM_LOGCOSH, p.L = -1; break;
+        case 9: p.problem = DPC_NU_PROBLEM_SC, p.mu = 2, p.L = 1; break;
+        case 10: p.nu_max = 1.0; break;
+        case 11: p.model = (dpc_sim_model)9; break;
+        case 12: p.burn_in_scale = 0; break;
+        default: p.tail = 1.0; break;
+        }
+        dpc_error e = {0};
+        dpc_status st = dpc_nu_setup_make(&su, &p, NULL, &e);
+        CHECK(st == DPC_E_INVALID && !strcmp(e.field, bad[i].field) && !su.lambda,
+              "setup refuses %s: %d %s (%s)", bad[i].field, (int)st, e.field, e.msg);
+    }
+    dpc_error e = {0};
+    CHECK(dpc_nu_setup_make(&su, NULL, NULL, &e) == DPC_E_INVALID && !strcmp(e.field, "params"),
+          "setup NULL params");
+    CHECK(dpc_nu_setup_make(NULL, &p, NULL, &e) == DPC_E_INVALID, "setup NULL out");
+    dpc_theory_beta nodecay = dpc_theory_beta_nu(0.0);
+    dpc_nu_setup_params_init(&p);
+    p.steps = 100;
+    dpc_status st = dpc_nu_setup_make(&su, &p, &nodecay, &e);
+    CHECK(st != DPC_OK && !su.lambda && !su.beta, "setup: coefficients that do not decay refused (%s: %s)",
+          e.field, e.msg);
+}
+
 int main(void)
 {
     test_special();
@@ -426,5 +539,6 @@ int main(void)
     test_errors();
     test_from_mech();
     test_table4();
+    test_setup();
     return TEST_SUMMARY();
 }
