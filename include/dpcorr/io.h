@@ -74,7 +74,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_io_out_open(dpc_io_out **out, const char *p
 DPC_API FILE *dpc_io_out_file(dpc_io_out *o);
 /* Flushes, checks every write (ferror), fsyncs and closes the temporary, then renames it over
  * the target; on any failure the temporary is removed and the target is unchanged (DPC_E_IO
- * naming the path and the reason). Frees o in every case. */
+ * naming the path and the reason). After a successful rename, the stale "TARGET.tmp.PID" of
+ * writers that no longer exist (killed mid-write) are removed; a live process's is kept. Frees
+ * o in every case. */
 DPC_API DPC_NODISCARD dpc_status dpc_io_out_commit(dpc_io_out *o, dpc_error *err);
 /* Closes and removes the temporary, the target unchanged; frees o (NULL: nothing). */
 DPC_API void dpc_io_out_abort(dpc_io_out *o);
