@@ -55,6 +55,19 @@ expect_rc 0 "compare" "$BIN" compare --steps 500
 out_has "nu-DP-FTRL" "compare lists nu"
 out_has "tree \\(Honaker\\)" "compare lists Honaker"
 out_has "k = 4 participations" "compare has the multi-participation table"
+# issue 36: BSR, BISR and BLT as the library makes them for the run's n, k and b (what train
+# gets): the default bands max(b, 16), and the default BLT (the optimizer's max-error BLT for the
+# same shape), not a grid of bands nor a BLT published for n = 1e5
+expect_rc 0 "compare 600/5/120" "$BIN" compare --steps 600 --participations 5 --min-sep 120
+sed -n '/k = 5 participations/,$p' "$TMP/out" > "$TMP/multi"
+if grep -q "^BSR (bands=120) " "$TMP/multi" && grep -q "^BISR (bands=120) " "$TMP/multi"; then pass
+else fail "compare: BSR/BISR at the default bands 120: $(grep -E '^BI?SR' "$TMP/multi")"; fi
+blt=$(awk '$1 == "BLT" { print $7 }' "$TMP/multi")
+expect_rc 0 "optimize the same BLT" "$BIN" mech optimize --kind blt --steps 600 --participations 5 \
+    --min-sep 120 --objective max --out "$TMP/blt600.json"
+expect_rc 0 "that BLT" "$BIN" mech --kind "file:$TMP/blt600.json" --steps 600 --participations 5 --min-sep 120
+num_near "$blt" "$(sed -n 's/^scaled rmse *\([0-9.e+-]*\).*/\1/p' "$TMP/out")" 0.001 \
+    "compare's BLT row is the default BLT for n = 600, k = 5, b = 120"
 expect_rc 2 "compare bad" "$BIN" compare --steps x
 
 # C has at most n bands: --bands above n runs, and is named, as the n bands that run (issue 28)
