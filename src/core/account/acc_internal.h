@@ -28,6 +28,8 @@ dpc_status dpc__pld_self_compose_pts(dpc_pld **out, const dpc_pld *a, size_t cou
 /* Round-off mass the FFT may have left in the losses above eps (largest clamped negative
  * times the entries there; 0 when the composition was refined by tilting). */
 double dpc__pld_noise_above(const dpc_pld *a, double eps);
+/* Mean and variance of the finite loss under P (max over directions) and the mass at +inf. */
+void dpc__pld_moments(const dpc_pld *a, double *mean, double *var, double *inf);
 size_t dpc__pld_max_points(void);
 double dpc__pld_interval(const dpc_pld *a);
 dpc_status dpc__pld_self_compose_naive(dpc_pld **out, const dpc_pld *a, size_t count,
