@@ -62,6 +62,13 @@ dpc_status dpc__pld_new_mog(dpc_pld **out, const double *w, size_t K, size_t off
 dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, double s,
                          double delta, const dpc_account_opts *o, size_t groups, dpc_pld **out,
                          double *slack, dpc_error *err);
+/* The MMCC route's epsilon at delta (the slack taken off delta inside): rows computed once;
+ * adaptive = 1 composes on a coarse grid first and then on max(o->pld_interval, 1e-5 epsilon),
+ * answering the smaller (both are upper bounds); 0: on o->pld_interval only (calibrations: one
+ * grid along the search). *h_used: the grid of the answer (may be NULL). */
+dpc_status dpc__mmcc_epsilon(const double *C, size_t rows, size_t n, double p, double s,
+                             double delta, const dpc_account_opts *o, size_t groups, int adaptive,
+                             double *eps, double *slack, double *h_used, dpc_error *err);
 
 /* Random allocation of one Gaussian participation among b steps (bib_ra.c): the pair
  * (1/b) sum_j N(mu e_j, I) vs N(0, I). dpc__ra_epsilon: an upper bound on the smallest eps with

@@ -212,19 +212,16 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
     return DPC_OK;
 }
 
-/* epsilon of the MMCC route at noise multiplier z (std per row z * column norm, per clip). */
-static double mmcc_eps(const mmcc_ctx *cc, double z, double *slack, dpc_status *stp,
-                       dpc_error *err)
+/* epsilon of the MMCC route at noise multiplier z (std per row z * column norm, per clip);
+ * adaptive: the grid chosen from a coarse first pass (dpc__mmcc_epsilon; 0 in calibrations,
+ * which search along one grid). */
+static double mmcc_eps(const mmcc_ctx *cc, double z, int adaptive, double *slack,
+                       dpc_status *stp, dpc_error *err)
 {
-    dpc_pld *pld = NULL;
     double e = NAN;
-    *stp = dpc__mmcc_pld(cc->C, cc->rows, cc->n, cc->q, z * cc->colmax, cc->delta, cc->o,
-                         MMCC_GROUPS, &pld, slack, err);
-    if (!*stp && !(cc->delta - *slack > 0.0))
-        *stp = dpc_error_param(err, DPC_E_NUMERIC, "delta", "the MMCC slack exceeds delta");
-    if (!*stp) *stp = dpc_pld_epsilon(pld, cc->delta - *slack, &e, err);
-    dpc_pld_free(pld);
-    return e;
+    *stp = dpc__mmcc_epsilon(cc->C, cc->rows, cc->n, cc->q, z * cc->colmax, cc->delta, cc->o,
+                             MMCC_GROUPS, adaptive, &e, slack, NULL, err);
+    return *stp ? NAN : e;
 }
 
 /* The ledger's note for a sampled run that no amplification route could take. */
@@ -357,7 +354,7 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     double slack = 0.0;
     dpc_status mmcc_st = st;
     if (!st) {
-        em = mmcc_eps(&cc, sigma, &slack, &st, err);
+        em = mmcc_eps(&cc, sigma, 1, &slack, &st, err);
         free(cc.C);
         cc.C = NULL;
         if (st == DPC_E_RANGE) { /* losses too wide for one grid: the route does not apply */
@@ -416,7 +413,7 @@ static double mmcc_eps_u(double u, void *vc)
 {
     mmcc_cal *m = vc;
     double slack;
-    double e = mmcc_eps(m->cc, exp(u), &slack, &m->st, m->err);
+    double e = mmcc_eps(m->cc, exp(u), 0, &slack, &m->st, m->err);
     if (m->st == DPC_E_RANGE) { /* too little noise for one grid: certainly above target */
         m->st = DPC_OK;
         return INFINITY;

@@ -241,40 +241,66 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
     return st;
 }
 
-dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, double s,
-                         double delta, const dpc_account_opts *o, size_t groups, dpc_pld **out,
-                         double *slack, dpc_error *err)
+/* The rows' shift distributions, sorted by mean: everything of the route that does not depend on
+ * the loss grid (computed once, composed on one or two grids). */
+typedef struct mmcc_rowset {
+    rowdist *rd;
+    rowdist **ord;
+    size_t rows;
+    double g, s, slack;
+} mmcc_rowset;
+
+static void rowset_free(mmcc_rowset *rs)
 {
-    *out = NULL;
-    *slack = 0.0;
-    rowdist *rd = dpc__calloc(rows, sizeof *rd);
-    rowdist **ord = dpc__malloc_array(rows, sizeof *ord);
-    if (!rd || !ord) {
-        free(rd);
-        free(ord);
+    free_rows(rs->rd, rs->rows);
+    free(rs->ord);
+    rs->rd = NULL;
+    rs->ord = NULL;
+}
+
+static dpc_status rowset_make(mmcc_rowset *rs, const double *C, size_t rows, size_t n, double p,
+                              double s, double delta, dpc_error *err)
+{
+    memset(rs, 0, sizeof *rs);
+    rs->rd = dpc__calloc(rows, sizeof *rs->rd);
+    rs->ord = dpc__malloc_array(rows, sizeof *rs->ord);
+    rs->rows = rows;
+    rs->s = s;
+    if (!rs->rd || !rs->ord) {
+        rowset_free(rs);
         return DPC__NOMEM(err, "the MMCC rows");
     }
-    dpc_status st = mmcc_rows(C, rows, n, p, s, delta, rd, slack, err);
-    double g = 0.0, cmax = 0.0;
+    dpc_status st = mmcc_rows(C, rows, n, p, s, delta, rs->rd, &rs->slack, err);
+    double cmax = 0.0;
     for (size_t k = 0; k < rows * n; k++)
         if (C[k] > cmax) cmax = C[k];
-    g = cmax / ceil(64.0 * cmax / s);
-    for (size_t i = 0; i < rows; i++) ord[i] = &rd[i];
-    qsort(ord, rows, sizeof *ord, cmp_mean);
+    rs->g = cmax / ceil(64.0 * cmax / s);
+    for (size_t i = 0; i < rows; i++) rs->ord[i] = &rs->rd[i];
+    qsort(rs->ord, rows, sizeof *rs->ord, cmp_mean);
+    if (st) rowset_free(rs);
+    return st;
+}
+
+/* The rows' groups composed on the loss grid `interval`. */
+static dpc_status rowset_pld(const mmcc_rowset *rs, const dpc_account_opts *o, double interval,
+                             size_t groups, dpc_pld **out, dpc_error *err)
+{
+    size_t rows = rs->rows;
     if (groups < 1) groups = 1;
     if (groups > rows) groups = rows;
-    dpc_pld_params par = {o->pld_interval, o->pld_tail, DPC_PLD_CONNECT_DOTS};
+    dpc_pld_params par = {interval, o->pld_tail, DPC_PLD_CONNECT_DOTS};
     dpc_pld *acc = NULL;
+    dpc_status st = DPC_OK;
     for (size_t gi = 0; !st && gi < groups; gi++) {
         size_t a = rows * gi / groups, b = rows * (gi + 1) / groups;
         if ((st = dpc__progress(&o->progress, (double)gi, (double)groups, err))) break;
         rowdist rep;
-        if (group_rep(ord + a, b - a, &rep)) {
+        if (group_rep(rs->ord + a, b - a, &rep)) {
             st = DPC__NOMEM(err, "an MMCC group");
             break;
         }
         dpc_pld *one = NULL, *many = NULL, *sum = NULL;
-        st = dpc__pld_new_mog(&one, rep.w, rep.K, rep.off, g, s, &par, rows, err);
+        st = dpc__pld_new_mog(&one, rep.w, rep.K, rep.off, rs->g, rs->s, &par, rows, err);
         free(rep.w);
         if (!st) st = dpc_pld_self_compose(&many, one, b - a, err);
         dpc_pld_free(one);
@@ -286,12 +312,79 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
         dpc_pld_free(acc);
         acc = many;
     }
-    free_rows(rd, rows);
-    free(ord);
     if (st) {
         dpc_pld_free(acc);
         return st;
     }
     *out = acc;
+    return DPC_OK;
+}
+
+dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, double s,
+                         double delta, const dpc_account_opts *o, size_t groups, dpc_pld **out,
+                         double *slack, dpc_error *err)
+{
+    *out = NULL;
+    *slack = 0.0;
+    mmcc_rowset rs;
+    dpc_status st = rowset_make(&rs, C, rows, n, p, s, delta, err);
+    if (st) return st;
+    *slack = rs.slack;
+    st = rowset_pld(&rs, o, o->pld_interval, groups, out, err);
+    rowset_free(&rs);
+    return st;
+}
+
+/* epsilon of the composed rows on the grid h at delta - slack (DPC_E_RANGE: too wide a grid). */
+static dpc_status rowset_eps(const mmcc_rowset *rs, const dpc_account_opts *o, double h,
+                             size_t groups, double delta, double *eps, dpc_error *err)
+{
+    dpc_pld *pld = NULL;
+    dpc_status st = rowset_pld(rs, o, h, groups, &pld, err);
+    if (!st && !(delta - rs->slack > 0.0))
+        st = dpc_error_param(err, DPC_E_NUMERIC, "delta", "the MMCC slack exceeds delta");
+    if (!st) st = dpc_pld_epsilon(pld, delta - rs->slack, eps, err);
+    dpc_pld_free(pld);
+    return st;
+}
+
+/* DP-REQ: mmcc-grid: connect-the-dots is pessimistic on every grid, so the epsilon of each grid
+ * is an upper bound and so is their minimum. adaptive: a first pass on the coarse grid
+ * MMCC_COARSE (a few hundred points per unit of loss) bounds epsilon; the final grid is
+ * max(requested, 1e-5 epsilon), the resolution relative to epsilon that
+ * dpc_account_opts_for_target gives a calibration (a loss range of hundreds on the 1e-4 grid
+ * took 25 s for nu, n = 100, issue 35); the answer is the smaller of the two passes. */
+#define MMCC_COARSE 1e-2
+dpc_status dpc__mmcc_epsilon(const double *C, size_t rows, size_t n, double p, double s,
+                             double delta, const dpc_account_opts *o, size_t groups, int adaptive,
+                             double *eps, double *slack, double *h_used, dpc_error *err)
+{
+    mmcc_rowset rs;
+    dpc_status st = rowset_make(&rs, C, rows, n, p, s, delta, err);
+    if (st) return st;
+    *slack = rs.slack;
+    double h = o->pld_interval, e1 = INFINITY;
+    if (adaptive && h < MMCC_COARSE) {
+        dpc_error e2;
+        dpc_status s1 = rowset_eps(&rs, o, MMCC_COARSE, groups, delta, &e1, &e2);
+        if (s1 == DPC_E_CANCELLED || s1 == DPC_E_NOMEM || s1 == DPC_E_NUMERIC) {
+            if (err) *err = e2;
+            rowset_free(&rs);
+            return s1;
+        }
+        if (s1) e1 = INFINITY;  /* too wide even there: the requested grid decides */
+        if (1e-5 * e1 > h) h = 1e-5 * e1;
+    }
+    double e = INFINITY;
+    if (h < MMCC_COARSE || !adaptive || !isfinite(e1)) {
+        st = rowset_eps(&rs, o, h, groups, delta, &e, err);
+        if (st == DPC_E_RANGE && isfinite(e1)) st = DPC_OK; /* the coarse answer stands */
+    } else {
+        h = MMCC_COARSE;
+    }
+    rowset_free(&rs);
+    if (st) return st;
+    *eps = e1 < e ? e1 : e;
+    if (h_used) *h_used = e1 < e ? MMCC_COARSE : h;
     return DPC_OK;
 }
