@@ -165,10 +165,19 @@ static void free_rows(rowdist *rd, size_t n)
     free(rd);
 }
 
-/* Per-row shift distributions (pass 2 of dpc__mmcc_epsilon). */
-static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, double s,
-                            double delta, rowdist *rd, double *slack, dpc_error *err)
+double dpc__mmcc_cmax(const dpc__mmcc_mat *M)
 {
+    double cmax = 0.0;
+    for (size_t k = 0; k < M->rows * M->width; k++)
+        if (M->v[k] > cmax) cmax = M->v[k];
+    return cmax;
+}
+
+/* Per-row shift distributions (pass 2 of dpc__mmcc_epsilon). */
+static dpc_status mmcc_rows(const dpc__mmcc_mat *M, double p, double s, double delta,
+                            rowdist *rd, double *slack, dpc_error *err)
+{
+    size_t rows = M->rows, n = M->n, wd = M->width;
     double *colsq = dpc__calloc(n, sizeof *colsq);
     double *cb = dpc__malloc_array(n, sizeof *cb), *pb = dpc__malloc_array(n, sizeof *pb);
     dpc_status st = DPC_OK;
@@ -176,15 +185,14 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
     /* pass 1: pairs (i, t) whose probability must be bounded, rows that have some */
     size_t npairs = 0, prows = 0;
     for (size_t i = 0; !st && i < rows; i++) {
-        size_t c = 0;
-        for (size_t t = 0; t < n; t++) c += C[i * n + t] > 0.0 && colsq[t] > 0.0;
+        const double *Ci = M->v + i * wd;
+        size_t c = 0, c0 = M->col0 ? M->col0[i] : 0;
+        for (size_t j = 0; j < wd; j++) c += Ci[j] > 0.0 && colsq[c0 + j] > 0.0;
         npairs += c;
         prows += c > 0;
-        for (size_t t = 0; t < n; t++) colsq[t] += C[i * n + t] * C[i * n + t];
+        for (size_t j = 0; j < wd; j++) colsq[c0 + j] += Ci[j] * Ci[j];
     }
-    double cmax = 0.0;
-    for (size_t k = 0; !st && k < rows * n; k++)
-        if (C[k] > cmax) cmax = C[k];
+    double cmax = dpc__mmcc_cmax(M);
     double g = cmax / ceil(64.0 * cmax / s); /* the largest entry sits exactly on the grid */
     double dz = npairs ? 0.05 * delta / (double)npairs : 1.0, db = prows ? 0.05 * delta / (double)prows : 1.0;
     double kappa = npairs ? dpc__ndtri_upper(log(dz)) : 0.0;
@@ -194,10 +202,11 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
     size_t active = 0;
     double W = 0.0;
     for (size_t i = 0; !st && i < rows; i++) {
-        const double *Ci = C + i * n;
+        const double *Ci = M->v + i * wd - (M->col0 ? M->col0[i] : 0); /* Ci[t]: column t */
         size_t ki = binom_quantile(active, p, db), nb = 0;
+        size_t t0 = M->col0 ? M->col0[i] : 0, t1 = t0 + wd;
         double pack_c = 0.0, pack_absent = 1.0; /* the open pack of sub-grid terms */
-        for (size_t t = 0; t < n; t++) {
+        for (size_t t = t0; t < t1; t++) {
             if (!(Ci[t] > 0.0)) continue;
             double pt = p;
             if (colsq[t] > 0.0) { /* DP-REQ: mmcc-posterior (see the file comment) */
@@ -229,7 +238,7 @@ static dpc_status mmcc_rows(const double *C, size_t rows, size_t n, double p, do
         }
         if (row_distribution(&rd[i], cb, pb, nb, g, d_prune, slack))
             st = DPC__NOMEM(err, "an MMCC row distribution");
-        for (size_t t = 0; t < n; t++) {
+        for (size_t t = t0; t < t1; t++) {
             if (Ci[t] != 0.0 && colsq[t] == 0.0) active++;
             colsq[t] += Ci[t] * Ci[t];
             if (colsq[t] > W * W) W = sqrt(colsq[t]);
@@ -258,9 +267,10 @@ static void rowset_free(mmcc_rowset *rs)
     rs->ord = NULL;
 }
 
-static dpc_status rowset_make(mmcc_rowset *rs, const double *C, size_t rows, size_t n, double p,
-                              double s, double delta, dpc_error *err)
+static dpc_status rowset_make(mmcc_rowset *rs, const dpc__mmcc_mat *M, double p, double s,
+                              double delta, dpc_error *err)
 {
+    size_t rows = M->rows;
     memset(rs, 0, sizeof *rs);
     rs->rd = dpc__calloc(rows, sizeof *rs->rd);
     rs->ord = dpc__malloc_array(rows, sizeof *rs->ord);
@@ -270,10 +280,8 @@ static dpc_status rowset_make(mmcc_rowset *rs, const double *C, size_t rows, siz
         rowset_free(rs);
         return DPC__NOMEM(err, "the MMCC rows");
     }
-    dpc_status st = mmcc_rows(C, rows, n, p, s, delta, rs->rd, &rs->slack, err);
-    double cmax = 0.0;
-    for (size_t k = 0; k < rows * n; k++)
-        if (C[k] > cmax) cmax = C[k];
+    dpc_status st = mmcc_rows(M, p, s, delta, rs->rd, &rs->slack, err);
+    double cmax = dpc__mmcc_cmax(M);
     rs->g = cmax / ceil(64.0 * cmax / s);
     for (size_t i = 0; i < rows; i++) rs->ord[i] = &rs->rd[i];
     qsort(rs->ord, rows, sizeof *rs->ord, cmp_mean);
@@ -327,7 +335,8 @@ dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, doubl
     *out = NULL;
     *slack = 0.0;
     mmcc_rowset rs;
-    dpc_status st = rowset_make(&rs, C, rows, n, p, s, delta, err);
+    dpc__mmcc_mat M = {C, NULL, rows, n, n};
+    dpc_status st = rowset_make(&rs, &M, p, s, delta, err);
     if (st) return st;
     *slack = rs.slack;
     st = rowset_pld(&rs, o, o->pld_interval, groups, out, err);
@@ -355,12 +364,12 @@ static dpc_status rowset_eps(const mmcc_rowset *rs, const dpc_account_opts *o, d
  * dpc_account_opts_for_target gives a calibration (a loss range of hundreds on the 1e-4 grid
  * took 25 s for nu, n = 100, issue 35); the answer is the smaller of the two passes. */
 #define MMCC_COARSE 1e-2
-dpc_status dpc__mmcc_epsilon(const double *C, size_t rows, size_t n, double p, double s,
-                             double delta, const dpc_account_opts *o, size_t groups, int adaptive,
-                             double *eps, double *slack, double *h_used, dpc_error *err)
+dpc_status dpc__mmcc_epsilon(const dpc__mmcc_mat *M, double p, double s, double delta,
+                             const dpc_account_opts *o, size_t groups, int adaptive, double *eps,
+                             double *slack, double *h_used, dpc_error *err)
 {
     mmcc_rowset rs;
-    dpc_status st = rowset_make(&rs, C, rows, n, p, s, delta, err);
+    dpc_status st = rowset_make(&rs, M, p, s, delta, err);
     if (st) return st;
     *slack = rs.slack;
     double h = o->pld_interval, e1 = INFINITY;
