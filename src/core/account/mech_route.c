@@ -269,12 +269,13 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
  * adaptive: the grid chosen from a coarse first pass (dpc__mmcc_epsilon; 0 in calibrations,
  * which search along one grid). */
 static double mmcc_eps(const mmcc_ctx *cc, double z, int adaptive, double *slack,
-                       dpc_status *stp, dpc_error *err)
+                       double *work, dpc_status *stp, dpc_error *err)
 {
     double e = NAN;
     dpc__mmcc_mat M = {cc->C, cc->col0, cc->rows, cc->n, cc->width};
+    *work = 0.0;
     *stp = dpc__mmcc_epsilon(&M, cc->q, z * cc->colmax, cc->delta, cc->o, MMCC_GROUPS, adaptive,
-                             &e, slack, NULL, err);
+                             &e, slack, NULL, work, err);
     return *stp ? NAN : e;
 }
 
@@ -308,7 +309,8 @@ static dpc_status eps_bib(const dpc_mech_run *run, double z, const dpc_account_o
 
 /* One line per route that gave no finite epsilon (dpc_account_mech_info.route_why). */
 static void explain_routes(const dpc_mech_run *run, const dpc_account_opts *o, const mmcc_ctx *cc,
-                           dpc_status mmcc_st, const char *bwhy, dpc_account_mech_info *in)
+                           dpc_status mmcc_st, double mmcc_work, const char *bwhy,
+                           dpc_account_mech_info *in)
 {
     static const char *const inf_text =
         "numerically infinite: the mass at infinite loss exceeds delta (too little noise for it)";
@@ -332,6 +334,9 @@ static void explain_routes(const dpc_mech_run *run, const dpc_account_opts *o, c
                 : strstr(cc->why, "negative")
                     ? "not applicable: C has negative entries (its dominating pair needs C >= 0)"
                     : "not applicable: the strategy matrix is not available";
+        if (!w && mmcc_st == DPC_E_RANGE && mmcc_work > DPC_WORK_LIMIT)
+            w = "stopped by the work limit before any work: its estimated cost at this noise is "
+                "above DPC_WORK_LIMIT (about 10 s; too little noise for its per-row mixtures)";
         if (!w && mmcc_st == DPC_E_RANGE)
             w = "numerically infinite: the privacy losses are too wide for one PLD grid (too "
                 "little noise)";
@@ -405,10 +410,10 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     mmcc_ctx cc;
     st = mmcc_prepare(run, o, delta, &cc, err);
     if (st && st != DPC_E_UNSUPPORTED) return st;
-    double slack = 0.0;
+    double slack = 0.0, mmcc_work = 0.0;
     dpc_status mmcc_st = st;
     if (!st) {
-        em = mmcc_eps(&cc, sigma, 1, &slack, &st, err);
+        em = mmcc_eps(&cc, sigma, 1, &slack, &mmcc_work, &st, err);
         mmcc_release(&cc);
         if (st == DPC_E_RANGE) { /* losses too wide for one grid: the route does not apply */
             em = INFINITY;
@@ -444,7 +449,7 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     best.eps_routes[DPC_ROUTE_MMCC] = em;
     best.eps_routes[DPC_ROUTE_BALLS_IN_BINS] = ebb;
     best.note = route_note(cc.why ? cc.why : bwhy);
-    explain_routes(run, o, &cc, mmcc_st, bwhy, &best);
+    explain_routes(run, o, &cc, mmcc_st, mmcc_work, bwhy, &best);
     best.epsilon_single = single_epsilon(sigma, delta);
     best.advice = route_advice(run, &best);
     memset(res, 0, sizeof *res);
@@ -466,7 +471,7 @@ static double mmcc_eps_u(double u, void *vc)
 {
     mmcc_cal *m = vc;
     double slack;
-    double e = mmcc_eps(m->cc, exp(u), 0, &slack, &m->st, m->err);
+    double work, e = mmcc_eps(m->cc, exp(u), 0, &slack, &work, &m->st, m->err);
     if (m->st == DPC_E_RANGE) { /* too little noise for one grid: certainly above target */
         m->st = DPC_OK;
         return INFINITY;
