@@ -399,7 +399,8 @@ static int rdp_beside(const dpc_event *ev, const dpc_account_opts *o, int mode, 
  * mu = sqrt(max(V, 2 M)) (a PLD has mean ~ variance / 2; the central limit theorem, Dong, Roth
  * & Su 2022, Thm. 3.4). The grid's own spread enters V: connect-the-dots moves a loss l in a
  * cell [a, a + h] to the cell's ends, adding (l - a)(a + h - l) of variance per composition,
- * which after 10^12 compositions dominates (issue 37). NAN when no prediction is made. */
+ * which after 10^12 compositions dominates (issue 37). NAN when no prediction is made (a
+ * component whose one-step losses, of order q / z, exceed 10 grid steps has no such floor). */
 static double pld_predicted(const dpc_event *ev, const dpc_account_opts *o, int mode, double x)
 {
     dpc_pld_params par = {o->pld_interval, o->pld_tail, o->pld_disc};
@@ -412,6 +413,9 @@ static double pld_predicted(const dpc_event *ev, const dpc_account_opts *o, int 
             M += c / (2.0 * z * z);
             continue;
         }
+        /* one-step losses of order q / z far above the grid step: no floor to predict (and
+         * their one-step PLD is the costly part of the composition: not built twice) */
+        if (q / z > 10.0 * par.interval) return NAN;
         dpc_pld *one = NULL;
         if (dpc__pld_new_gaussian_count(&one, z, q, &par, e->count, NULL) != DPC_OK) return NAN;
         dpc__pld_moments(one, &m, &v, &inf);
