@@ -413,7 +413,7 @@ static double pld_predicted(const dpc_event *ev, const dpc_account_opts *o, int 
             M += c / (2.0 * z * z);
             continue;
         }
-        /* one-step losses of order q / z far above the grid step: no floor to predict (and
+        /* one-step losses of order q / z well above the grid step: no floor to predict (and
          * their one-step PLD is the costly part of the composition: not built twice) */
         if (q / z > 10.0 * par.interval) return NAN;
         dpc_pld *one = NULL;
