@@ -498,7 +498,11 @@ typedef struct dpc_mech_run {
  *   BANDMF     q < 1, part CYCLIC with period b, C at most b-banded; RDP or PLD;
  *   MMCC       q < 1, part CYCLIC with period 1 (Poisson at every step), C >= 0 entrywise
  *              (identity, nu, BLT, BSR, tree, lambda-CGD with lambda >= 0, nonnegative Toeplitz,
- *              dense or file strategies), n <= 4096; PLD only. Add/remove and zero-out.
+ *              dense or file strategies), n <= 4096 (banded Toeplitz C, e.g. BSR: n x bands
+ *              <= 4096^2); PLD only. Add/remove and zero-out. Its cost is estimated before
+ *              any work: above DPC_WORK_LIMIT (too little noise for its per-row mixtures) it
+ *              is refused at once (route_why "stopped by the work limit ..."). Its grid is
+ *              chosen from a coarse first pass (max(o->pld_interval, 1e-5 epsilon)).
  *   BALLS_IN_BINS  balls_in_bins = 1, part CYCLIC with period b (the bins) and k participations;
  *              PLD or RDP asked for. Identity (DP-SGD): the random allocation of one Gaussian
  *              with mu = sqrt(k)/z among b steps, a deterministic upper bound (connect-the-dots

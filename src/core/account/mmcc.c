@@ -37,7 +37,12 @@
  * tests/test_account_mmcc.c sweeps sigma.) Rows are sorted by their mean shift and split into
  * `groups` runs of consecutive ranks; each run is represented by the pointwise minimum of its
  * rows' CDFs (a distribution first-order above each of them), whose PLD (pld_mog.c) is
- * self-composed over the run; the runs are composed. */
+ * self-composed over the run; the runs are composed.
+ *
+ * Speed (issue 35): rows are stored by their bands (dpc__mmcc_mat: a banded Toeplitz C costs
+ * n x bands, not n^2); the route's cost is estimated from the rows' terms before any
+ * distribution is built and refused above DPC_WORK_LIMIT; the rows are built once and composed
+ * on a coarse grid first and then on the grid epsilon needs (mmcc-grid). */
 #include "account/acc_internal.h"
 
 #include "account/acc_math.h"
