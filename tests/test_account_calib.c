@@ -4,7 +4,9 @@
 #include "account/acc_internal.h"
 #include "harness.h"
 
+#include <math.h>
 #include <string.h>
+#include <time.h>
 
 static dpc_gauss_event poisson(double sigma, double q, size_t T)
 {
@@ -363,6 +365,61 @@ static void test_resolve_delta(void)
     CHECK(dpc_account_resolve_delta(0, 10, 0, NULL, NULL, &e) == DPC_E_INVALID, "NULL output");
 }
 
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* DP-REQ: pld-or-rdp. A PLD request is answered by the smaller of the PLD and the RDP bound
+ * (both upper bounds); where the PLD's grid floor is predicted above twice the RDP answer (10^12
+ * steps: the PLD calibrated 1.1e7 in 10.6 s, RDP 4.0e4; issue 37) the PLD is not composed. A
+ * round-down (lower-bound) request is never replaced by RDP. */
+static void test_pld_or_rdp(void)
+{
+    dpc_account_opts o, ro;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_account_opts_init(&ro, DPC_ACCOUNTANT_RDP);
+    dpc_gauss_event c = poisson(1.0, 0.01, (size_t)1000000000000ULL);
+    dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 1, &c};
+    dpc_error err = {0};
+    double z = 0.0, zr = 0.0, t0 = cpu_s();
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &o, 1.0, 1e-5, &z, &err), &err);
+    double t = cpu_s() - t0;
+    CHECK_OK(dpc_account_calibrate_sigma(&ev, &ro, 1.0, 1e-5, &zr, &err), &err);
+    CHECK(t <= 2.0, "10^12 steps, pld requested: %.2f s CPU (target <= 2 s; was 10.6 s)", t);
+    CHECK(z > 0.0 && z <= 1.001 * zr && z > 0.5 * zr,
+          "10^12 steps: pld-requested sigma %.6g vs rdp %.6g (the pld alone gave 1.1e7)", z, zr);
+    /* its epsilon there is RDP's, reported with RDP's order */
+    c.sigma = z;
+    dpc_account_result r, rr;
+    CHECK_OK(dpc_account_epsilon(&ev, &o, 1e-5, &r, &err), &err);
+    CHECK_OK(dpc_account_epsilon(&ev, &ro, 1e-5, &rr, &err), &err);
+    CHECK(r.epsilon == rr.epsilon && r.epsilon <= 1.0 && !isnan(r.order) && r.upper_bound == 1,
+          "10^12 steps at sigma %.6g: pld-requested eps %.9g (order %g), rdp %.9g", z, r.epsilon,
+          r.order, rr.epsilon);
+    /* delta too */
+    CHECK_OK(dpc_account_delta(&ev, &o, 1.0, &r, &err), &err);
+    CHECK_OK(dpc_account_delta(&ev, &ro, 1.0, &rr, &err), &err);
+    CHECK(r.delta <= rr.delta && r.delta <= 1e-5, "10^12 steps: delta %g vs rdp %g", r.delta,
+          rr.delta);
+    /* an ordinary run: the PLD answers (tighter), order NAN */
+    dpc_gauss_event d = poisson(1.1, 0.01, 10000);
+    dpc_event ed = {DPC_NEIGHBOR_ADD_REMOVE, 1, &d};
+    CHECK_OK(dpc_account_epsilon(&ed, &o, 1e-5, &r, &err), &err);
+    CHECK_OK(dpc_account_epsilon(&ed, &ro, 1e-5, &rr, &err), &err);
+    CHECK(isnan(r.order) && r.epsilon < rr.epsilon,
+          "1e4 steps: pld %.6g (order %g) below rdp %.6g", r.epsilon, r.order, rr.epsilon);
+    /* round-down asks for a lower bound: never replaced by RDP's upper bound */
+    dpc_account_opts od = o;
+    od.pld_disc = DPC_PLD_ROUND_DOWN;
+    dpc_account_result rd;
+    CHECK_OK(dpc_account_epsilon(&ed, &od, 1e-5, &rd, &err), &err);
+    CHECK(isnan(rd.order) && rd.upper_bound == 0 && rd.epsilon <= r.epsilon,
+          "round-down %.6g (order %g) <= connect-dots %.6g", rd.epsilon, rd.order, r.epsilon);
+}
+
 int main(void)
 {
     test_defaults();
@@ -374,5 +431,6 @@ int main(void)
     test_closed_forms();
     test_steps_crossing();
     test_impossible_and_invalid();
+    test_pld_or_rdp();
     return TEST_SUMMARY();
 }

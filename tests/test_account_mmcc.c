@@ -8,8 +8,10 @@
 #include "account_mmcc_oracle.h"
 #include "harness.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static void test_oracle_upper_bound(void)
 {
@@ -196,6 +198,70 @@ static void test_monotone(void)
     dpc_mech_free(m);
 }
 
+static double cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* dpc__mmcc_epsilon on a dense lower-triangular C, or on its rows' bands (width: the widest
+ * row's span from its first to its last nonzero). */
+static double mmcc_eps_mat(const double *C, size_t rows, size_t n, int banded, int adaptive,
+                           double p, double s, double delta, double interval)
+{
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    o.pld_interval = interval;
+    size_t w = 1, *col0 = calloc(rows, sizeof *col0);
+    double *B = NULL, e = NAN, slack = 0.0, work = 0.0;
+    for (size_t i = 0; banded && i < rows; i++) {
+        size_t a = n, b = 0;
+        for (size_t t = 0; t < n; t++)
+            if (C[i * n + t] != 0.0) {
+                if (a == n) a = t;
+                b = t;
+            }
+        if (a < n && b - a + 1 > w) w = b - a + 1;
+    }
+    if (banded) {
+        B = calloc(rows * w, sizeof *B);
+        for (size_t i = 0; i < rows; i++) {
+            size_t last = 0;
+            for (size_t t = 0; t < n; t++)
+                if (C[i * n + t] != 0.0) last = t;
+            col0[i] = last + 1 >= w ? last + 1 - w : 0;
+            for (size_t j = 0; j < w && col0[i] + j < n; j++) B[i * w + j] = C[i * n + col0[i] + j];
+        }
+    }
+    dpc__mmcc_mat M = {banded ? B : C, banded ? col0 : NULL, rows, n, banded ? w : n};
+    dpc_error err = {0};
+    CHECK_OK(dpc__mmcc_epsilon(&M, p, s, delta, &o, 24, adaptive, &e, &slack, NULL, &work, &err),
+             &err);
+    CHECK(work > 0.0 && work < DPC_WORK_LIMIT, "the cost estimate %g is set", work);
+    free(B);
+    free(col0);
+    return e;
+}
+
+/* The speed-ups keep the bound (issue 35): the adaptive grid (a coarse pass, then max(interval,
+ * 1e-5 eps)) against the exact enumeration oracle, never above the requested grid alone, and the
+ * banded storage of C bit-identical to the dense one. e_dense: the dense route on the 1e-3 grid
+ * (test_exact_enumeration's value). */
+static void check_fast_paths(size_t i, double e_dense)
+{
+    const double *C = mmcc_exact[i].C;
+    size_t rows = mmcc_exact[i].rows, n = mmcc_exact[i].n;
+    double p = mmcc_exact[i].p, s = mmcc_exact[i].s, d = MMCC_EXACT_DELTA;
+    double ea = mmcc_eps_mat(C, rows, n, 0, 1, p, s, d, 1e-3);
+    double eb = mmcc_eps_mat(C, rows, n, 1, 0, p, s, d, 1e-3);
+    CHECK(ea >= mmcc_exact[i].eps_lo, "%s: adaptive %.6g below the exact %.6g (lo %.6g)",
+          mmcc_exact[i].name, ea, mmcc_exact[i].eps, mmcc_exact[i].eps_lo);
+    CHECK(eb == e_dense, "%s: banded %.17g vs dense %.17g", mmcc_exact[i].name, eb, e_dense);
+    CHECK(ea <= e_dense, "%s: adaptive %.9g above the requested grid's %.9g (the smaller of a "
+          "coarse pass and that grid)", mmcc_exact[i].name, ea, e_dense);
+}
+
 /* MMCC's epsilon for the oracle's matrix at the oracle's (p, s, delta): rows in release order,
  * the conditioning slack taken from delta as the route does. */
 static double mmcc_eps_of(const double *C, size_t rows, size_t n, double p, double s,
@@ -232,7 +298,97 @@ static void test_exact_enumeration(void)
               mmcc_exact[i].name, e, mmcc_exact[i].eps, mmcc_exact[i].eps_lo);
         CHECK(e <= max_ratio[i] * mmcc_exact[i].eps, "%s: mmcc %.6g is more than %gx the exact "
               "%.6g", mmcc_exact[i].name, e, max_ratio[i], mmcc_exact[i].eps);
+        check_fast_paths(i, e);
     }
+}
+
+/* Banded Toeplitz strategies are stored by their bands: the route answers beyond the dense
+ * limit of 4096 steps (BSR-64, n = 5000; was "more than 4096 steps"), and for n <= 4096 its
+ * answer is the dense computation's, bit for bit. */
+static void test_banded_route(void)
+{
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_error err = {0};
+    dpc_mech *m = mech_of(DPC_MECH_BSR, 300, 8);
+    dpc_mech_run run = {m, {DPC_PART_CYCLIC, 300, 1}, 0.01, 0, NULL, 0};
+    dpc_account_result r;
+    dpc_account_mech_info info;
+    CHECK_OK(dpc_account_mech_epsilon(&run, 5.0, &o, 1e-8, &r, &info, &err), &err);
+    size_t rows = 0;
+    const char *why = NULL;
+    double *C = dpc__mech_nonneg_matrix(m, &rows, &why);
+    dpc_sensitivity col;
+    dpc_participation single = {DPC_PART_MINSEP, 1, 1};
+    CHECK_OK(dpc_mech_sensitivity(m, &single, &col, &err), &err);
+    if (C) {
+        double e = mmcc_eps_mat(C, rows, 300, 0, 1, 0.01, 5.0 * col.value, 1e-8, 1e-4);
+        CHECK(e == info.eps_routes[DPC_ROUTE_MMCC], "bsr-8 n 300: banded route %.17g vs dense %.17g",
+              info.eps_routes[DPC_ROUTE_MMCC], e);
+    }
+    free(C);
+    dpc_mech_free(m);
+    m = mech_of(DPC_MECH_BSR, 5000, 64);
+    dpc_mech_run big = {m, {DPC_PART_CYCLIC, 5000, 1}, 0.01, 0, NULL, 0};
+    double t0 = cpu_s();
+    CHECK_OK(dpc_account_mech_epsilon(&big, 20.0, &o, 1e-10, &r, &info, &err), &err);
+    double t = cpu_s() - t0;
+    CHECK(info.route == DPC_ROUTE_MMCC && info.eps_routes[DPC_ROUTE_MMCC] <
+                                              0.1 * info.eps_routes[DPC_ROUTE_WHOLE_RUN],
+          "bsr-64 n 5000 z 20: mmcc %.6g vs whole run %.6g (route %s; %s)",
+          info.eps_routes[DPC_ROUTE_MMCC], info.eps_routes[DPC_ROUTE_WHOLE_RUN],
+          dpc_mech_route_name(info.route),
+          info.route_why[DPC_ROUTE_MMCC] ? info.route_why[DPC_ROUTE_MMCC] : "");
+    printf("# bsr-64 n 5000 z 20 delta 1e-10: mmcc %.5g in %.2f s CPU\n", r.epsilon, t);
+    dpc_mech_free(m);
+}
+
+/* Work limits decide first (issue 37 item 6): too little noise for the route's per-row mixtures
+ * (BLT, n = 1000, z 0.3; z 1 took 20 s before) is refused from the cost estimate before any
+ * work, the other routes still answer, and the calibration steps over it. */
+static void test_work_refusal(void)
+{
+    static const double theta[2] = {0.98, 0.7}, omega[2] = {0.25, 0.35};
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = DPC_MECH_BLT;
+    p.steps = 1000;
+    p.nbuf = 2;
+    p.theta = theta;
+    p.omega = omega;
+    dpc_mech *m = NULL;
+    dpc_error err = {0};
+    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
+    dpc_mech_run run = {m, {DPC_PART_CYCLIC, 1000, 1}, 0.01, 0, NULL, 0};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_account_result r;
+    dpc_account_mech_info info;
+    double t0 = cpu_s();
+    CHECK_OK(dpc_account_mech_epsilon(&run, 0.3, &o, 1e-10, &r, &info, &err), &err);
+    double t = cpu_s() - t0;
+    const char *why = info.route_why[DPC_ROUTE_MMCC];
+    CHECK(t < 2.0 && why && strstr(why, "work limit") && info.route == DPC_ROUTE_WHOLE_RUN &&
+              isfinite(r.epsilon),
+          "blt n 1000 z 0.3: %.2f s CPU, mmcc: %s", t, why ? why : "answered");
+    /* the internal entry: DPC_E_RANGE naming the noise, with the estimate above the limit */
+    size_t rows = 0;
+    const char *w2 = NULL;
+    double *C = dpc__mech_nonneg_matrix(m, &rows, &w2);
+    if (C) {
+        dpc__mmcc_mat M = {C, NULL, rows, 1000, 1000};
+        double e = 0.0, slack = 0.0, work = 0.0;
+        dpc_error e2 = {0};
+        t0 = cpu_s();
+        dpc_status st = dpc__mmcc_epsilon(&M, 0.01, 0.3, 1e-10, &o, 24, 1, &e, &slack, NULL,
+                                          &work, &e2);
+        t = cpu_s() - t0;
+        CHECK(st == DPC_E_RANGE && work > DPC_WORK_LIMIT && !strcmp(e2.field, "noise_multiplier") &&
+                  strstr(e2.msg, "work limit") && t < 2.0,
+              "refused at once: status %d, work %g, %.2f s: %s", (int)st, work, t, e2.msg);
+    }
+    free(C);
+    dpc_mech_free(m);
 }
 
 int main(void)
@@ -242,5 +398,7 @@ int main(void)
     test_oracle_upper_bound();
     test_identity_and_routes();
     test_negative_strategy();
+    test_banded_route();
+    test_work_refusal();
     return TEST_SUMMARY();
 }

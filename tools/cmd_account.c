@@ -477,6 +477,7 @@ static void report_json(const acct *a, const built *b, size_t steps, double sigm
     if (a->o.accountant == DPC_ACCOUNTANT_PLD) {
         jw_num(&w, "interval", a->o.pld_interval);
         jw_str(&w, "discretization", dpc_pld_disc_name(a->o.pld_disc));
+        if (!isnan(r->order)) jw_num(&w, "rdp_order", r->order); /* RDP's bound was smaller */
     }
     if (b && b->have_info) {
         const dpc_account_mech_info *in = &b->info;
@@ -532,6 +533,8 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
     if (a->o.accountant == DPC_ACCOUNTANT_RDP && !isnan(r->order)) printf(" (order %.6g)", r->order);
     if (a->o.accountant == DPC_ACCOUNTANT_PLD)
         printf(" (%s, interval %g)", dpc_pld_disc_name(a->o.pld_disc), a->o.pld_interval);
+    if (a->o.accountant == DPC_ACCOUNTANT_PLD && !isnan(r->order))
+        printf("; answered by rdp (order %.6g): its bound is below the grid's", r->order);
     printf("\nneighbor      %s\n", dpc_neighbor_name(a->neighbor));
     if (b && b->have_info) {
         const dpc_account_mech_info *in = &b->info;

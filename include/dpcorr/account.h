@@ -34,7 +34,10 @@
  *         Pessimistic discretizations give upper bounds (truncated tails are moved to +inf), the
  *         optimistic one a lower bound; both converge to the exact value as the grid is refined.
  *         When a long run's window would exceed 2^24 grid points the accountant coarsens the
- *         grid (still an upper bound, only looser), so every request is answered.
+ *         grid (still an upper bound, only looser), so every request is answered. A pessimistic
+ *         request is answered by the smaller of the PLD and the RDP bound (both upper bounds;
+ *         the result's order says when RDP answered), and the PLD is not composed where its
+ *         grid's floor is predicted above twice the RDP bound (10^12 steps: seconds -> ms).
  *
  * Example (DP-SGD: Poisson rate 0.01, noise multiplier 1.1, 10000 steps):
  *     dpc_gauss_event c;  dpc_gauss_event_init(&c);
@@ -169,7 +172,9 @@ DPC_API void dpc_account_opts_init(dpc_account_opts *o, dpc_accountant acc);
 typedef struct dpc_account_result {
     double epsilon;  /* >= 0; INFINITY if unattainable */
     double delta;    /* in [0, 1] */
-    double order;    /* RDP: the order achieving the bound; NAN for other accountants */
+    double order;    /* RDP: the order achieving the bound; PLD: the RDP order when RDP's bound
+                        (computed beside it) was smaller and answered, else NAN; NAN for
+                        other accountants */
     double rho;      /* ZCDP: total rho of the event; NAN otherwise */
     double mu;       /* GDP: total mu of the event; NAN otherwise */
     int upper_bound; /* 1: epsilon/delta are upper bounds (valid guarantees); 0: PLD ROUND_DOWN */
@@ -493,7 +498,11 @@ typedef struct dpc_mech_run {
  *   BANDMF     q < 1, part CYCLIC with period b, C at most b-banded; RDP or PLD;
  *   MMCC       q < 1, part CYCLIC with period 1 (Poisson at every step), C >= 0 entrywise
  *              (identity, nu, BLT, BSR, tree, lambda-CGD with lambda >= 0, nonnegative Toeplitz,
- *              dense or file strategies), n <= 4096; PLD only. Add/remove and zero-out.
+ *              dense or file strategies), n <= 4096 (banded Toeplitz C, e.g. BSR: n x bands
+ *              <= 4096^2); PLD only. Add/remove and zero-out. Its cost is estimated before
+ *              any work: above DPC_WORK_LIMIT (too little noise for its per-row mixtures) it
+ *              is refused at once (route_why "stopped by the work limit ..."). Its grid is
+ *              chosen from a coarse first pass (max(o->pld_interval, 1e-5 epsilon)).
  *   BALLS_IN_BINS  balls_in_bins = 1, part CYCLIC with period b (the bins) and k participations;
  *              PLD or RDP asked for. Identity (DP-SGD): the random allocation of one Gaussian
  *              with mu = sqrt(k)/z among b steps, a deterministic upper bound (connect-the-dots

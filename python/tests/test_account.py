@@ -2,6 +2,7 @@
 the CLI must give the same numbers), published values, and every error path."""
 
 import math
+import time
 
 import pytest
 
@@ -191,3 +192,21 @@ def test_errors():
     with pytest.raises(dpcorr.DpcorrValueError) as e:
         account.steps(0.1, 0.01, 1e-5, q=0.5)
     assert e.value.status == "privacy parameters cannot be met" and e.value.code == 6
+
+
+def test_huge_step_count_takes_the_cheaper_tighter_route():
+    """Issue 37 item 6: at 10**12 steps the PLD's grid floor (1.1e7, 10.6 s before) is predicted
+    in the library and RDP answers (the C rule, shared with the CLI) in <= 2 s CPU."""
+    t0 = time.process_time()
+    z = account.sigma(1.0, 1e-5, q=0.01, steps=10**12)
+    took = time.process_time() - t0
+    zr = account.sigma(1.0, 1e-5, q=0.01, steps=10**12, accountant="rdp")
+    assert took <= 2.0, took
+    assert 0.5 * zr < z <= 1.001 * zr, (z, zr)
+    r = account.epsilon(z, q=0.01, steps=10**12, delta=1e-5, details=True)
+    assert r["epsilon"] <= 1.0 and "order" in r and r["upper_bound"]
+    # an ordinary run is still answered by the PLD (tighter; no RDP order)
+    r = account.epsilon(1.1, q=0.01, steps=10_000, delta=1e-5, details=True)
+    assert "order" not in r
+    assert r["epsilon"] < account.epsilon(1.1, q=0.01, steps=10_000, delta=1e-5,
+                                          accountant="rdp")

@@ -164,6 +164,19 @@ printf '1\n-0.3\n0.1\n' > "$TMP/neg.txt"
 expect_rc 0 "negative entries: note" "$BIN" account epsilon --mech toeplitz --coeffs "$TMP/neg.txt" --of strategy --steps 30 --sigma 2 --delta 1e-5 --balls-in-bins 10 --json
 out_has '"route": "whole-run"' "negative entries: whole run"
 out_has '"note": "no MMCC or balls-in-bins amplification: C has negative entries' "negative entries: the note says why"
+# issue 37 item 6 / issue 35 item 3: routes decide from their cost first. A PLD request at 10^12
+# steps is answered by RDP (the PLD's grid floor predicted far above it; 10.6 s and 1.1e7 before),
+# MMCC with too little noise for its work limit is refused at once, and a banded C is accounted
+# by MMCC beyond 4096 steps.
+expect_rc 0 "pld at 1e12 steps: rdp answers" timeout 20 "$BIN" account sigma --epsilon 1 --delta 1e-5 --q 0.01 --steps 1000000000000 --json
+out_has '"rdp_order": ' "1e12 steps: rdp_order reported"
+s12=$(json_num sigma)
+if awk -v s="$s12" 'BEGIN { exit !(s > 3e4 && s < 5e4) }'; then pass; else fail "1e12 steps sigma $s12 (rdp: 4.05e4)"; fi
+expect_rc 0 "mmcc beyond the work limit" timeout 20 "$BIN" account epsilon --mech blt --theta 0.98,0.7 --omega 0.25,0.35 --steps 1000 --q 0.01 --sigma 0.3 --delta 1e-10
+out_has 'mmcc +stopped by the work limit before any work' "mmcc refused from its estimate"
+expect_rc 0 "mmcc banded beyond 4096 steps" timeout 60 "$BIN" account epsilon --mech bsr --bands 64 --steps 5000 --q 0.01 --sigma 20 --delta 1e-10 --json
+out_has '"route": "mmcc"|MMCC' "bsr-64 n 5000: mmcc route"
+
 expect_rc 2 "unknown option" "$BIN" account epsilon --frobnicate 1;                  err_has -- "--frobnicate" "names it"
 expect_rc 2 "unknown mode" "$BIN" account bogus;                                     err_has "bogus" "names the mode"
 expect_rc 2 "no mode" "$BIN" account --sigma 1;                                      err_has "mode" "asks for a mode"

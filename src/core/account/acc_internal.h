@@ -28,6 +28,8 @@ dpc_status dpc__pld_self_compose_pts(dpc_pld **out, const dpc_pld *a, size_t cou
 /* Round-off mass the FFT may have left in the losses above eps (largest clamped negative
  * times the entries there; 0 when the composition was refined by tilting). */
 double dpc__pld_noise_above(const dpc_pld *a, double eps);
+/* Mean and variance of the finite loss under P (max over directions) and the mass at +inf. */
+void dpc__pld_moments(const dpc_pld *a, double *mean, double *var, double *inf);
 size_t dpc__pld_max_points(void);
 double dpc__pld_interval(const dpc_pld *a);
 dpc_status dpc__pld_self_compose_naive(dpc_pld **out, const dpc_pld *a, size_t count,
@@ -60,6 +62,21 @@ dpc_status dpc__pld_new_mog(dpc_pld **out, const double *w, size_t K, size_t off
 dpc_status dpc__mmcc_pld(const double *C, size_t rows, size_t n, double p, double s,
                          double delta, const dpc_account_opts *o, size_t groups, dpc_pld **out,
                          double *slack, dpc_error *err);
+/* The MMCC route's epsilon at delta (the slack taken off delta inside): rows computed once;
+ * adaptive = 1 composes on a coarse grid first and then on max(o->pld_interval, 1e-5 epsilon),
+ * answering the smaller (both are upper bounds); 0: on o->pld_interval only (calibrations: one
+ * grid along the search). *h_used: the grid of the answer (may be NULL). *work: the estimated
+ * operations, set before any work; above DPC_WORK_LIMIT the route is refused at once
+ * (DPC_E_RANGE, field "noise_multiplier"). */
+typedef struct dpc__mmcc_mat { /* C >= 0 by rows in release order, each row a band */
+    const double *v;     /* (rows, width): v[i width + j] = C[i, col0[i] + j] */
+    const size_t *col0;  /* (rows) first column of each row's band; NULL: all 0 (dense) */
+    size_t rows, n, width;
+} dpc__mmcc_mat;
+double dpc__mmcc_cmax(const dpc__mmcc_mat *M);
+dpc_status dpc__mmcc_epsilon(const dpc__mmcc_mat *M, double p, double s, double delta,
+                             const dpc_account_opts *o, size_t groups, int adaptive, double *eps,
+                             double *slack, double *h_used, double *work, dpc_error *err);
 
 /* Random allocation of one Gaussian participation among b steps (bib_ra.c): the pair
  * (1/b) sum_j N(mu e_j, I) vs N(0, I). dpc__ra_epsilon: an upper bound on the smallest eps with

@@ -164,8 +164,9 @@ static dpc_status eps_bandmf(const dpc_mech_run *run, double sigma, const dpc_ac
 
 /* The MMCC route's matrix, materialized once per evaluation sequence. */
 typedef struct mmcc_ctx {
-    double *C;
-    size_t rows, n;
+    double *C;     /* (rows, width) the bands of C's rows (dpc__mmcc_mat) */
+    size_t *col0;  /* (rows) or NULL (dense) */
+    size_t rows, n, width;
     double sens, colmax, q, delta;
     const dpc_account_opts *o;
     double slack;
@@ -174,6 +175,58 @@ typedef struct mmcc_ctx {
     const char *why; /* why the route does not apply to a Poisson run (NULL: it does) */
     const char *skip; /* why the route does not apply to this run at all (NULL: it may) */
 } mmcc_ctx;
+
+/* A Toeplitz C >= 0 whose coefficients end after `width` <= n (banded: BSR, banded
+ * strategies) is stored by its rows' bands, rows x width values (n = 10^4 with 64 bands:
+ * 5 MB instead of the dense 800 MB); anything else densely (n <= 4096). 0: stored;
+ * 1: not applicable (c->why set); -1: no memory. */
+static int mmcc_matrix(const dpc_mech *m, mmcc_ctx *c)
+{
+    size_t n = dpc_mech_steps(m), w = 0, rn;
+    double *coef = NULL;
+    if (dpc_mech_is_toeplitz(m) && dpc_mech_noise_rows(m) == n &&
+        (coef = dpc__malloc_array(n, sizeof *coef)) &&
+        dpc_mech_strategy_coeffs(m, coef, n, NULL) == DPC_OK && coef[0] > 0.0) {
+        for (size_t j = 0; j < n; j++) {
+            if (coef[j] < 0.0) {
+                free(coef);
+                c->why = "its strategy C has negative entries";
+                return 1;
+            }
+            if (coef[j] != 0.0) w = j + 1;
+        }
+    }
+    if (w && (n <= MMCC_MAX_STEPS || (dpc__mul_ok(n, w, &rn) &&
+                                      rn <= (size_t)MMCC_MAX_STEPS * MMCC_MAX_STEPS))) {
+        c->C = dpc__calloc(n * w, sizeof *c->C);
+        c->col0 = dpc__malloc_array(n, sizeof *c->col0);
+        if (!c->C || !c->col0) {
+            free(coef);
+            return -1;
+        }
+        for (size_t i = 0; i < n; i++) { /* row i: C[i, t] = coef[i - t], t in [col0, i] */
+            size_t len = i + 1 < w ? i + 1 : w;
+            c->col0[i] = i + 1 - len;
+            for (size_t j = 0; j < len; j++) c->C[i * w + j] = coef[i - c->col0[i] - j];
+        }
+        free(coef);
+        c->rows = n;
+        c->width = w;
+        return 0;
+    }
+    free(coef);
+    c->C = dpc__mech_nonneg_matrix(m, &c->rows, &c->why);
+    c->width = n;
+    return c->C ? 0 : 1;
+}
+
+static void mmcc_release(mmcc_ctx *c)
+{
+    free(c->C);
+    free(c->col0);
+    c->C = NULL;
+    c->col0 = NULL;
+}
 
 static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *o,
                                double delta, mmcc_ctx *c, dpc_error *err)
@@ -191,15 +244,15 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
     else if (dpc_mech_get_params(run->mech)->kind == DPC_MECH_IDENTITY)
         c->skip = "not needed: for C = I it is the banded-MF route's PLD (the same epsilon)";
     if (c->skip) return DPC_E_UNSUPPORTED;
-    c->C = dpc__mech_nonneg_matrix(run->mech, &c->rows, &c->why);
-    if (!c->C) return DPC_E_UNSUPPORTED;
+    int mr = mmcc_matrix(run->mech, c);
+    if (mr < 0) return DPC__NOMEM(err, "the MMCC strategy matrix");
+    if (mr > 0) return DPC_E_UNSUPPORTED;
     dpc_sensitivity s, col;
     dpc_participation single = {DPC_PART_MINSEP, 1, 1};
     dpc_status st = dpc_mech_sensitivity(run->mech, &run->part, &s, err);
     if (!st) st = dpc_mech_sensitivity(run->mech, &single, &col, err);
     if (st) {
-        free(c->C);
-        c->C = NULL;
+        mmcc_release(c);
         return st;
     }
     c->n = dpc_mech_steps(run->mech);
@@ -212,19 +265,18 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
     return DPC_OK;
 }
 
-/* epsilon of the MMCC route at noise multiplier z (std per row z * column norm, per clip). */
-static double mmcc_eps(const mmcc_ctx *cc, double z, double *slack, dpc_status *stp,
-                       dpc_error *err)
+/* epsilon of the MMCC route at noise multiplier z (std per row z * column norm, per clip);
+ * adaptive: the grid chosen from a coarse first pass (dpc__mmcc_epsilon; 0 in calibrations,
+ * which search along one grid). */
+static double mmcc_eps(const mmcc_ctx *cc, double z, int adaptive, double *slack,
+                       double *work, dpc_status *stp, dpc_error *err)
 {
-    dpc_pld *pld = NULL;
     double e = NAN;
-    *stp = dpc__mmcc_pld(cc->C, cc->rows, cc->n, cc->q, z * cc->colmax, cc->delta, cc->o,
-                         MMCC_GROUPS, &pld, slack, err);
-    if (!*stp && !(cc->delta - *slack > 0.0))
-        *stp = dpc_error_param(err, DPC_E_NUMERIC, "delta", "the MMCC slack exceeds delta");
-    if (!*stp) *stp = dpc_pld_epsilon(pld, cc->delta - *slack, &e, err);
-    dpc_pld_free(pld);
-    return e;
+    dpc__mmcc_mat M = {cc->C, cc->col0, cc->rows, cc->n, cc->width};
+    *work = 0.0;
+    *stp = dpc__mmcc_epsilon(&M, cc->q, z * cc->colmax, cc->delta, cc->o, MMCC_GROUPS, adaptive,
+                             &e, slack, NULL, work, err);
+    return *stp ? NAN : e;
 }
 
 /* The ledger's note for a sampled run that no amplification route could take. */
@@ -257,7 +309,8 @@ static dpc_status eps_bib(const dpc_mech_run *run, double z, const dpc_account_o
 
 /* One line per route that gave no finite epsilon (dpc_account_mech_info.route_why). */
 static void explain_routes(const dpc_mech_run *run, const dpc_account_opts *o, const mmcc_ctx *cc,
-                           dpc_status mmcc_st, const char *bwhy, dpc_account_mech_info *in)
+                           dpc_status mmcc_st, double mmcc_work, const char *bwhy,
+                           dpc_account_mech_info *in)
 {
     static const char *const inf_text =
         "numerically infinite: the mass at infinite loss exceeds delta (too little noise for it)";
@@ -281,6 +334,9 @@ static void explain_routes(const dpc_mech_run *run, const dpc_account_opts *o, c
                 : strstr(cc->why, "negative")
                     ? "not applicable: C has negative entries (its dominating pair needs C >= 0)"
                     : "not applicable: the strategy matrix is not available";
+        if (!w && mmcc_st == DPC_E_RANGE && mmcc_work > DPC_WORK_LIMIT)
+            w = "stopped by the work limit before any work: its estimated cost at this noise is "
+                "above DPC_WORK_LIMIT (about 10 s; too little noise for its per-row mixtures)";
         if (!w && mmcc_st == DPC_E_RANGE)
             w = "numerically infinite: the privacy losses are too wide for one PLD grid (too "
                 "little noise)";
@@ -354,12 +410,11 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     mmcc_ctx cc;
     st = mmcc_prepare(run, o, delta, &cc, err);
     if (st && st != DPC_E_UNSUPPORTED) return st;
-    double slack = 0.0;
+    double slack = 0.0, mmcc_work = 0.0;
     dpc_status mmcc_st = st;
     if (!st) {
-        em = mmcc_eps(&cc, sigma, &slack, &st, err);
-        free(cc.C);
-        cc.C = NULL;
+        em = mmcc_eps(&cc, sigma, 1, &slack, &mmcc_work, &st, err);
+        mmcc_release(&cc);
         if (st == DPC_E_RANGE) { /* losses too wide for one grid: the route does not apply */
             em = INFINITY;
             mmcc_st = st;
@@ -394,7 +449,7 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     best.eps_routes[DPC_ROUTE_MMCC] = em;
     best.eps_routes[DPC_ROUTE_BALLS_IN_BINS] = ebb;
     best.note = route_note(cc.why ? cc.why : bwhy);
-    explain_routes(run, o, &cc, mmcc_st, bwhy, &best);
+    explain_routes(run, o, &cc, mmcc_st, mmcc_work, bwhy, &best);
     best.epsilon_single = single_epsilon(sigma, delta);
     best.advice = route_advice(run, &best);
     memset(res, 0, sizeof *res);
@@ -408,6 +463,7 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
 
 typedef struct {
     const mmcc_ctx *cc;
+    const dpc_account_opts *o; /* the grid of this search */
     dpc_status st;
     dpc_error *err;
 } mmcc_cal;
@@ -415,9 +471,12 @@ typedef struct {
 static double mmcc_eps_u(double u, void *vc)
 {
     mmcc_cal *m = vc;
+    mmcc_ctx c = *m->cc;
+    c.o = m->o;
     double slack;
-    double e = mmcc_eps(m->cc, exp(u), &slack, &m->st, m->err);
-    if (m->st == DPC_E_RANGE) { /* too little noise for one grid: certainly above target */
+    double work, e = mmcc_eps(&c, exp(u), 0, &slack, &work, &m->st, m->err);
+    /* too little noise for one grid, or for the work limit: certainly above target */
+    if (m->st == DPC_E_RANGE) {
         m->st = DPC_OK;
         return INFINITY;
     }
@@ -557,6 +616,45 @@ static dpc_status calibrate_bib(const dpc_mech_run *run, const dpc_account_opts 
     return DPC_OK;
 }
 
+/* MMCC: secant from the best z so far, if MMCC is below the target there. DP-REQ: mmcc-grid
+ * (calibration): the search runs first on the coarse grid MMCC_CAL_COARSE (a tenth of the
+ * cost: the mixture PLDs shrink with the grid, the rows are the same), whose crossing and slope
+ * start the secant steps on the requested grid (usually 2-3 evaluations instead of 6-10; BSR-16,
+ * n = 1000, delta 1e-10: 15.7 s -> see bench_account). The answer is always an evaluation on
+ * the requested grid that is <= the target, as without the coarse search. */
+#define MMCC_CAL_COARSE 1e-2
+static dpc_status calibrate_mmcc(const dpc_mech_run *run, const dpc_account_opts *o,
+                                 double epsilon, double delta, double *best, dpc_error *err)
+{
+    mmcc_ctx cc;
+    dpc_status st = mmcc_prepare(run, o, delta, &cc, err);
+    if (st == DPC_E_UNSUPPORTED) return DPC_OK;
+    if (st) return st;
+    dpc_account_opts co = *o;
+    if (co.pld_interval < MMCC_CAL_COARSE) co.pld_interval = MMCC_CAL_COARSE;
+    mmcc_cal mc = {&cc, o, DPC_OK, err}, cc2 = {&cc, &co, DPC_OK, err};
+    double u0 = log(*best), u = u0, slope = -1.0, uc = u0 - 0.1;
+    /* the coarse crossing (any failure or miss only costs the shortcut) */
+    if (co.pld_interval > o->pld_interval && mmcc_eps_u(u0, &cc2) < epsilon && !cc2.st &&
+        dpc__secant_log(mmcc_eps_u, &cc2, epsilon, &uc, &slope, 1e-3, 0, 10, u0) == 0 &&
+        uc < u0)
+        u = uc;
+    if (cc2.st == DPC_E_CANCELLED || cc2.st == DPC_E_NOMEM) {
+        mmcc_release(&cc);
+        return cc2.st;
+    }
+    /* without a coarse crossing: only where MMCC is below the target at the best z so far */
+    if (u == u0 && mmcc_eps_u(u0, &mc) < epsilon && !mc.st) u = u0 - 0.1;
+    if (!mc.st && u < u0) {
+        double uu = u;
+        if (dpc__secant_log(mmcc_eps_u, &mc, epsilon, &uu, &slope, 5e-5, 1, 14, u0) == 0 &&
+            uu < u0)
+            *best = exp(uu);
+    }
+    mmcc_release(&cc);
+    return mc.st;
+}
+
 dpc_status dpc_account_mech_calibrate_run(const dpc_mech_run *run, const dpc_account_opts *o,
                                           double epsilon, double delta, double *noise_multiplier,
                                           dpc_account_mech_info *info, dpc_error *err)
@@ -600,22 +698,7 @@ static dpc_status calibrate_run_at(const dpc_mech_run *run, const dpc_account_op
             return dpc__account_mech_calibrate(run->mech, &run->part, run->q, o, epsilon, delta,
                                                &z, NULL, NULL, err);
     }
-    /* MMCC: secant from the best so far, if MMCC is below the target there */
-    mmcc_ctx cc;
-    st = mmcc_prepare(run, o, delta, &cc, err);
-    if (st && st != DPC_E_UNSUPPORTED) return st;
-    if (!st) {
-        mmcc_cal mc = {&cc, DPC_OK, err};
-        double u = log(best), slope = -1.0, e0 = mmcc_eps_u(u, &mc);
-        if (!mc.st && e0 < epsilon) {
-            double uu = u - 0.1;
-            if (dpc__secant_log(mmcc_eps_u, &mc, epsilon, &uu, &slope, 5e-5, 1, 14, u) == 0 &&
-                uu < u)
-                best = exp(uu);
-        }
-        free(cc.C);
-        if (mc.st) return mc.st;
-    }
+    if ((st = calibrate_mmcc(run, o, epsilon, delta, &best, err))) return st;
     if ((st = calibrate_bib(run, o, epsilon, delta, &best, err))) return st;
     *noise_multiplier = best;
     if (info) {

@@ -335,6 +335,27 @@ dpc_status dpc_pld_new_gaussian(dpc_pld **out, double z, double q, const dpc_pld
     return dpc__pld_new_gaussian_count(out, z, q, par, 1, err);
 }
 
+/* Mean and variance of the finite loss under P (the larger of the two directions' each), and
+ * the mass at +inf: what the accountant's route choice predicts a composition from. */
+void dpc__pld_moments(const dpc_pld *a, double *mean, double *var, double *inf)
+{
+    *mean = *var = *inf = 0.0;
+    for (int d = 0; d < a->ndir; d++) {
+        const pmf *m = &a->dir[d];
+        double s0 = 0.0, s1 = 0.0, s2 = 0.0;
+        for (size_t j = 0; j < m->n; j++) {
+            double l = (double)(m->k0 + (long long)j) * a->h;
+            s0 += m->p[j];
+            s1 += m->p[j] * l;
+            s2 += m->p[j] * l * l;
+        }
+        double mu = s0 > 0.0 ? s1 / s0 : 0.0, v = s0 > 0.0 ? s2 / s0 - mu * mu : 0.0;
+        if (mu > *mean) *mean = mu;
+        if (v > *var) *var = v;
+        if (m->inf > *inf) *inf = m->inf;
+    }
+}
+
 /* ==== (eps, delta) ============================================================================ */
 
 /* DP-REQ: pld-delta: Koskela et al. 2020, eq. 5 / Sommer et al. 2019:
