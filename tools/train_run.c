@@ -244,6 +244,11 @@ static int prepare(run_ctx *x)
     opt_set *s = x->s;
     dpc_error err = {0};
     int rc;
+    const dpc_transport *tp = mpi_run_transport();
+    if (tp && !o->features) { /* each rank holds its rows (features need the whole set) */
+        o->fr.shard.rank = tp->rank;
+        o->fr.shard.ranks = tp->size;
+    }
     if ((rc = seed_run(x)) || (rc = frame_load(&o->fr, s))) return rc;
     if (o->features &&
         (rc = train_apply_features(&o->fr, s, o->features, o->feature_cache, o->cfg.threads)))

@@ -377,16 +377,28 @@ static dpc_status shard_window(const dpc_data_shard *sh, size_t N, size_t d, int
     w->first = dpc_data_shard_row(N, r, P);
     w->count = dpc_data_shard_row(N, r + 1, P) - w->first;
     size_t held = whole ? N : w->count;
-    if (!dpc__mul_ok(d + 1, sizeof(double), &row) || !dpc__mul_ok(held, row, &bytes))
-        bytes = SIZE_MAX;
-    if (sh && sh->max_bytes && bytes > sh->max_bytes)
-        return dpc_error_param(err, DPC_E_RANGE, "max_data_bytes",
-                               "%s %zu of %zu training rows (%zu features and the target in "
-                               "double) take %zu bytes, more than the limit of %zu per rank%s",
-                               whole && P > 1 ? "this format is read whole: all" : "rank's",
-                               held, N, d, bytes, sh->max_bytes,
-                               whole ? "" : ": run on more ranks");
-    return DPC_OK;
+    row = (d + 1) * sizeof(double); /* d <= DPC_DATA_MAX_FEATURES */
+    if (!dpc__mul_ok(held, row, &bytes)) bytes = SIZE_MAX;
+    if (!sh || !sh->max_bytes || bytes <= sh->max_bytes) return DPC_OK;
+    size_t fit = sh->max_bytes / row, need = fit ? (N + fit - 1) / fit : 0;
+    char who[64];
+    if (P > 1) snprintf(who, sizeof who, "rank %zu's", r);
+    else snprintf(who, sizeof who, "the");
+    if (whole && P > 1)
+        return dpc_error_param(err, DPC_E_RANGE, "max_data_bytes", "this data format is read "
+                               "whole by every rank: its %zu training rows (%zu features and the "
+                               "target in double) take %zu bytes, more than the limit of %zu per "
+                               "rank (npy and synthetic sets are read in shards)", N, d, bytes,
+                               sh->max_bytes);
+    if (!need)
+        return dpc_error_param(err, DPC_E_RANGE, "max_data_bytes", "one training row (%zu "
+                               "features and the target in double) takes %zu bytes, more than the "
+                               "limit of %zu", d, row, sh->max_bytes);
+    return dpc_error_param(err, DPC_E_RANGE, "max_data_bytes", "%s %zu of %zu training rows (%zu "
+                           "features and the target in double) take %zu bytes, more than the "
+                           "limit of %zu per rank: run on at least %zu ranks%s", who, held, N, d,
+                           bytes, sh->max_bytes, need, whole ? " with an npy or synthetic set "
+                           "(read in shards)" : "");
 }
 
 static dpc_status load_npy_kind(spec *s, loaded *L, int want_test, size_t lim, size_t tlim,
