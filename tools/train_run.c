@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -528,8 +529,10 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     frame_report_isa(w);
 }
 
-/* "memory": the data (features and labels in double), the parameters and the trainer's
- * buffers (dpc_trainer_bytes), for the peak-RSS comparison of bench_demo. */
+/* "memory": the data (features and labels in double) rank 0 holds (its shard of the training set
+ * under mpirun: train_rows_held of the n_train rows), the parameters and the trainer's buffers
+ * (dpc_trainer_bytes), for the peak-RSS comparison of bench_demo; peak_rss_bytes: this process's
+ * peak resident memory so far (getrusage). */
 static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *test,
                           const train_result *r)
 {
@@ -537,6 +540,9 @@ static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *te
                         (test ? test->n * (test->d + 1) * sizeof(double) : 0);
     jw_obj(w, "memory");
     jw_int(w, "data_bytes", (long long)data_bytes);
+    jw_int(w, "train_rows_held", (long long)train->n);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0) jw_int(w, "peak_rss_bytes", (long long)ru.ru_maxrss * 1024);
     jw_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
     jw_int(w, "trainer_bytes", (long long)r->trainer_bytes);
     jw_end(w);
