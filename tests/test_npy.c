@@ -51,9 +51,11 @@ static void fixtures(void)
     }
     for (size_t i = 0; i < N; i++) Y8[i] = (int64_t)(i % 4);
     char dict[160];
-    snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }", N, D);
+    snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': False, 'shape': (%d, %d), }",
+             N, D);
     write_npy("X.npy", 1, dict, X, sizeof X, 0);
-    snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }", N, D);
+    snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%d, %d), }",
+             N, D);
     write_npy("X4.npy", 2, dict, X4, sizeof X4, 0);
     snprintf(dict, sizeof dict, "{'descr': '<i8', 'fortran_order': False, 'shape': (%d,), }", N);
     write_npy("y.npy", 1, dict, Y8, sizeof Y8, 0);
@@ -129,13 +131,16 @@ static void test_refusals(void)
     fwrite("\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03", 1, 10, f);
     fclose(f);
     refused("gz.npy", "y.npy", NULL, DPC_E_FORMAT, "magic", "gzip");
-    snprintf(dict, sizeof dict, "{'descr': '>f8', 'fortran_order': False, 'shape': (%d, %d), }", N, D);
+    snprintf(dict, sizeof dict, "{'descr': '>f8', 'fortran_order': False, 'shape': (%d, %d), }",
+             N, D);
     write_npy("be.npy", 1, dict, X, sizeof X, 0);
     refused("be.npy", "y.npy", NULL, DPC_E_FORMAT, "descr", "'>f8'");
-    snprintf(dict, sizeof dict, "{'descr': '<i8', 'fortran_order': False, 'shape': (%d, %d), }", N, D);
+    snprintf(dict, sizeof dict, "{'descr': '<i8', 'fortran_order': False, 'shape': (%d, %d), }",
+             N, D);
     write_npy("int.npy", 1, dict, X, sizeof X, 0);
     refused("int.npy", "y.npy", NULL, DPC_E_FORMAT, "descr", "features of dtype '<i8'");
-    snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': True, 'shape': (%d, %d), }", N, D);
+    snprintf(dict, sizeof dict, "{'descr': '<f8', 'fortran_order': True, 'shape': (%d, %d), }",
+             N, D);
     write_npy("fo.npy", 1, dict, X, sizeof X, 0);
     refused("fo.npy", "y.npy", NULL, DPC_E_FORMAT, "fortran_order", "Fortran order");
     snprintf(dict, sizeof dict, "{%s, 'shape': (%d,), }", F8, N * D);

@@ -542,7 +542,8 @@ static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *te
     jw_int(w, "data_bytes", (long long)data_bytes);
     jw_int(w, "train_rows_held", (long long)train->n);
     struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0) jw_int(w, "peak_rss_bytes", (long long)ru.ru_maxrss * 1024);
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        jw_int(w, "peak_rss_bytes", (long long)ru.ru_maxrss * 1024);
     jw_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
     jw_int(w, "trainer_bytes", (long long)r->trainer_bytes);
     jw_end(w);

@@ -1,5 +1,6 @@
 /* dpcorr/data.h — datasets: a dense in-memory type, file loaders (IDX, CSV, LIBSVM; each plain or
- * gzip-compressed), synthetic generators, row preprocessing and the `--data` spec parser.
+ * gzip-compressed; NumPy .npy, memory-mapped), synthetic generators, row preprocessing, the
+ * `--data` spec parser and shards of a training set for data-parallel runs.
  *
  * A dataset is n examples of d features, row-major, plus one target per example:
  *
@@ -15,11 +16,11 @@
  *     // train->n == 60000, train->d == 784, train->n_classes == 10, pixels in [0, 1]
  *     dpc_dataset_free(train); dpc_dataset_free(test);
  *
- * Files. Every loader opens its file through zlib, so a gzip-compressed file is recognised by its
- * magic bytes (1f 8b) and read transparently; the name does not matter. Every malformed input is
- * rejected with DPC_E_FORMAT (or DPC_E_IO for an unreadable file) and a one-line message naming
- * the file, the line (text formats) or byte offset and record (IDX; offsets are in the
- * decompressed stream), and the fault. Loaders never read out of bounds, check every size
+ * Files. Every loader but npy (memory-mapped) opens its file through zlib, so a gzip-compressed
+ * file is recognised by its magic bytes (1f 8b) and read transparently; the name does not matter.
+ * Every malformed input is rejected with DPC_E_FORMAT (or DPC_E_IO for an unreadable file) and a
+ * one-line message naming the file, the line (text formats) or byte offset and record (IDX;
+ * offsets are in the decompressed stream), and the fault. Loaders never read out of bounds, check every size
  * product for overflow, and leave *out == NULL on failure. Formats and the spec syntax are
  * described in doc/data.md.
  *

@@ -522,7 +522,8 @@ static dpc_status load_synth_kind(spec *s, loaded *L, const dpc_rng *rng, int wa
         L->has_test = tn > 0;
         st = synth_rows(g, s, rng, stream, n + tn, d, &w, &L->train, err);
         if (!st) synth_part(L->train, n, tn, 0);
-        if (!st && tn && want_test) st = synth_rows(g, s, rng, stream, n + tn, d, &wt, &L->test, err);
+        if (!st && tn && want_test)
+            st = synth_rows(g, s, rng, stream, n + tn, d, &wt, &L->test, err);
         if (!st && L->test) synth_part(L->test, n, tn, 1);
         return st;
     }
