@@ -302,6 +302,43 @@ static void test_shards(void)
           "npy without labels: %s", err.msg);
 }
 
+/* A file of more rows than one 4 MiB block: the rows are read and the labels inferred block by
+ * block (the pages of each block released after use), the values of a part and of the whole. */
+static void test_blocks(void)
+{
+    size_t n = 1100000;
+    float *x = malloc(n * sizeof *x);
+    unsigned char *y = malloc(n);
+    for (size_t i = 0; i < n; i++) {
+        x[i] = (float)(i % 1000) * 0.5f;
+        y[i] = (unsigned char)(i % 7);
+    }
+    char dict[160];
+    snprintf(dict, sizeof dict, "{'descr': '<f4', 'fortran_order': False, 'shape': (%zu, 1), }",
+             n);
+    write_npy("bx.npy", 1, dict, x, n * sizeof *x, 0);
+    snprintf(dict, sizeof dict, "{'descr': '|u1', 'fortran_order': False, 'shape': (%zu,), }", n);
+    write_npy("by.npy", 3, dict, y, n, 0);
+    dpc_npy_opts o = {.task = DPC_TASK_CLASSIFICATION, .first = 500000, .count = 600000};
+    dpc_dataset *ds = NULL;
+    dpc_error err = {0};
+    for (int whole = 0; whole < 2; whole++) {
+        if (whole) o.first = o.count = 0;
+        CHECK_OK(dpc_data_load_npy(&ds, path_of("bx.npy"), path_of("by.npy"), &o, &err), &err);
+        if (!ds) break;
+        size_t r0 = whole ? 0 : 500000, bad = 0;
+        for (size_t i = 0; i < ds->n; i++)
+            bad += ds->x[i] != (double)x[r0 + i] || ds->y[i] != (double)y[r0 + i];
+        CHECK(bad == 0 && ds->n == (whole ? n : 600000) && ds->n_classes == 7,
+              "%s: %zu rows, %zu classes, %zu values differ", whole ? "whole" : "part", ds->n,
+              ds->n_classes, bad);
+        dpc_dataset_free(ds);
+        ds = NULL;
+    }
+    free(x);
+    free(y);
+}
+
 int main(void)
 {
     if (!mkdtemp(dir)) {
@@ -312,6 +349,7 @@ int main(void)
     test_read();
     test_refusals();
     test_shards();
+    test_blocks();
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);

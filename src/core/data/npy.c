@@ -242,6 +242,9 @@ static dpc_status read_targets(const npy_file *f, const dpc_npy_opts *o, size_t 
                                    (K ? K : (size_t)DPC_DATA_MAX_CLASSES) - 1);
         if (cls && (size_t)v > mx) mx = (size_t)v;
         if (i >= r0 && i < r0 + m) y[i - r0] = v;
+        if ((i + 1 - lo) % (NPY_BLOCK / 8) == 0) /* an inference over every label: released */
+            dpc__map_release(&f->map, f->data_off + (i + 1 - NPY_BLOCK / 8) * TYPES[f->type].size,
+                             NPY_BLOCK / 8 * TYPES[f->type].size);
     }
     *k_out = cls ? (K ? K : mx + 1) : 0;
     return DPC_OK;
