@@ -140,6 +140,12 @@ dpc_status dpc__dist_fetch_rows(dpc_trainer *tr, size_t g0, size_t g1, dpc_error
     if (!tr->row_bound) return DPC_OK;
     dpc__dist *d = &tr->dist;
     size_t P = d->size, r = d->rank, w = tr->D + 1, a, b;
+    for (size_t s = 0; s < P; s++) { /* every rank refuses alike, before any exchange */
+        share_positions(tr, s, g0, g1, &a, &b);
+        if (b - a > tr->rows_cap) /* a share is at most C chunks (the buffers' size) */
+            return dpc_error_set(err, DPC_E_STATE, "trainer: rank %zu's share of the round has "
+                                 "%zu batch rows, the row buffers %zu", s, b - a, tr->rows_cap);
+    }
     share_positions(tr, r, g0, g1, &a, &b);
     tr->rows_base = a;
     for (size_t i = a; i < b; i++)
