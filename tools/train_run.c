@@ -320,6 +320,7 @@ void train_dry_print(const train_opts *o, const train_result *res, const dpc_tra
     opt_dry_num("cooldown_fraction", c->cooldown_fraction);
     opt_dry_num("cooldown_factor", c->cooldown_factor);
     opt_dry_uint("threads", c->threads);
+    opt_dry_uint("max_data_bytes", o->fr.shard.max_bytes);
     opt_dry_uint("chunk", c->chunk);
     opt_dry_str("precision", dpc_precision_name(c->precision));
     opt_dry_str("isa", dpc_isa_name(res->isa));
