@@ -126,8 +126,8 @@ const opt_spec TR_MAX_DATA_BYTES = {
     .help = "refuse to hold more than B bytes of training data (rows x (features + 1) x 8) per "
             "process; under mpirun each rank holds only its rows of npy and synthetic sets "
             "(doc/distributed.md), so P ranks take P times as much (default: no limit)",
-    .example = "! --data synthetic:linreg,n=1000,d=10 --model linear --epsilon 1 --batch 50 "
-               "--max-data-bytes 1e6"};
+    .example = "! --data synthetic:logistic,n=600,d=1000 --model logistic --epsilon 1 "
+               "--batch 20 --max-data-bytes 1e7"};
 static const opt_spec *const TRAIN_OPTS[] = {
     &TR_ALGO, TRAIN_RUN_OPTS, FRAME_CKPT_OPTS, &OPT_DRY_RUN, &OPT_HELP, NULL};
 
