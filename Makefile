@@ -130,6 +130,7 @@ asan:
 bench: $(BENCHES) $(BUILD)/dpcorr python
 	@for b in $(BENCHES); do echo "== $$b"; $$b || exit 1; done
 	@echo "== bench/bench_mpi.sh"; sh bench/bench_mpi.sh $(BUILD)/dpcorr
+	@echo "== bench/bench_scaling.sh"; sh bench/bench_scaling.sh $(BUILD)/dpcorr
 	@if $(PYTHON) -c "import numpy, torch" 2>/dev/null; then \
 	  echo "== python/bench/bench_python.py"; DPCORR_LIB=$(BUILD)/libdpcorr.so $(PYTHON) python/bench/bench_python.py || exit 1; \
 	  echo "== python/bench/bench_torch_speed.py (OPACUS_SRC=$${OPACUS_SRC:-unset})"; DPCORR_LIB=$(BUILD)/libdpcorr.so $(PYTHON) python/bench/bench_torch_speed.py || exit 1; \

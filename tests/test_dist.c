@@ -4,7 +4,9 @@
  * the bytes each step moves equal the formula of doc/distributed.md; checkpoints written with P
  * ranks resume with any other P; a failure on one rank (bad example, another data set, an
  * unwritable checkpoint, a lost peer) fails every rank with a message naming the rank; the
- * transport collectives. Needs no MPI. */
+ * transport collectives; a training set held in shards (each rank its rows, the batch's rows
+ * fetched from their owners) trains bit-identically to one process with the whole set, and its
+ * checkpoints resume there. Needs no MPI. */
 #include "dist_local.h"
 #include "dpcorr/train.h"
 #include "harness.h"
@@ -61,6 +63,7 @@ typedef struct rank_job {
     size_t rank;
     const dpc_model *m;
     const dpc_dataset *ds, *test;
+    dpc_dataset *const *shards; /* non-NULL: rank r trains on shards[r] instead of ds */
     dpc_train_config cfg;
     size_t steps;      /* steps to take (SIZE_MAX: all) */
     const char *resume, *save;
@@ -112,6 +115,7 @@ static void *rank_main(void *a)
     dpc_rng_seed(&rng, 7);
     j->tele = 0xcbf29ce484222325ull;
     if (j->net) j->cfg.transport = &j->net->tp[j->rank];
+    if (j->shards) j->ds = j->shards[j->rank];
     dpc_trainer *tr = NULL;
     if ((j->st = dpc_trainer_new(&tr, j->m, j->ds, j->test, &j->cfg, &rng, &j->err))) return NULL;
     if (j->round_chunks) tr->C = j->round_chunks;
@@ -325,6 +329,109 @@ static void test_resume_across(void)
 }
 
 static void all_fail(const rank_job *jobs, size_t P, dpc_status st, const char *pat,
+                     const char *what);
+
+/* Rank r's shard of ds for P ranks: rows [floor(n r / P), floor(n (r + 1) / P)), as
+ * dpc_data_load_spec_shard cuts them (rows given: first, count). */
+static dpc_dataset *shard_of(const dpc_dataset *ds, size_t first, size_t count)
+{
+    size_t *idx = calloc(count, sizeof *idx);
+    for (size_t i = 0; i < count; i++) idx[i] = first + i;
+    dpc_dataset *s = NULL;
+    dpc_error err = {0};
+    CHECK(dpc_dataset_select(&s, ds, idx, count, &err) == DPC_OK, "select: %s", err.msg);
+    free(idx);
+    s->shard_first = first;
+    s->shard_total = ds->n;
+    return s;
+}
+
+static dpc_dataset **shards_of(const dpc_dataset *ds, size_t P)
+{
+    dpc_dataset **sh = calloc(P, sizeof *sh);
+    for (size_t r = 0; r < P; r++) {
+        size_t a = dpc_data_shard_row(ds->n, r, P), b = dpc_data_shard_row(ds->n, r + 1, P);
+        sh[r] = shard_of(ds, a, b - a);
+    }
+    return sh;
+}
+
+static void shards_free(dpc_dataset **sh, size_t P)
+{
+    for (size_t r = 0; r < P; r++) dpc_dataset_free(sh[r]);
+    free(sh);
+}
+
+/* Each rank holds only its rows: parameters, telemetry, evaluation and ledger bit-identical to
+ * one process holding every row, for P = 2, 3 (1-2 threads, the trainer's rounds and one chunk
+ * per rank per round), and a checkpoint of a sharded run resumes in one process with the whole
+ * set (the content hash is the whole set's). */
+static void test_sharded(void)
+{
+    dpc_dataset *ds = logistic_data(203, 5, 11), *test = logistic_data(100, 5, 12);
+    dpc_model *m = model_of("mlp:6", 5, 2);
+    char path[] = "/tmp/dpcorr_dist_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    for (size_t k = 0; k < NMECH; k++) {
+        rank_job tmpl = job_of(m, ds, test, &mechs[k]);
+        rank_job *one = run_ranks(0, &tmpl);
+        CHECK(one->st == DPC_OK, "%s one process: %s", mechs[k].name, one->err.msg);
+        for (size_t P = 2; P <= 3; P++) {
+            dpc_dataset **sh = shards_of(ds, P);
+            for (size_t v = 0; v < 3; v++) {
+                rank_job t = tmpl;
+                t.shards = sh;
+                t.cfg.threads = v == 1 ? 2 : 1;
+                t.round_chunks = v == 2 ? 1 : 0;
+                rank_job *jobs = run_ranks(P, &t);
+                same_as(one, jobs, P, 1,
+                        harness_fmt("%s sharded P=%zu variant %zu", mechs[k].name, P, v));
+                free(jobs);
+            }
+            if (k >= 1 && k <= 2) { /* saved by sharded ranks, resumed by one whole process */
+                rank_job a = tmpl, b = tmpl;
+                a.shards = sh;
+                a.steps = 7;
+                a.save = path;
+                a.test = NULL;
+                b.resume = path;
+                free(run_ranks(P, &a));
+                rank_job *jobs = run_ranks(0, &b);
+                same_as(one, jobs, 1, 0,
+                        harness_fmt("%s saved by %zu sharded ranks, resumed whole",
+                                    mechs[k].name, P));
+                free(jobs);
+            }
+            shards_free(sh, P);
+        }
+        free(one);
+    }
+    unlink(path);
+    /* refusals: shards that do not tile the set, a shard next to a whole copy, a shard alone */
+    rank_job tmpl = job_of(m, ds, NULL, &mechs[1]);
+    dpc_dataset **sh = shards_of(ds, 2), *swapped[2] = {sh[1], sh[0]}, *mixed[2] = {ds, sh[1]};
+    tmpl.shards = swapped;
+    rank_job *jobs = run_ranks(2, &tmpl);
+    all_fail(jobs, 2, DPC_E_STATE, "rank 0 holds rows", "shards in the wrong order");
+    free(jobs);
+    tmpl.shards = mixed;
+    jobs = run_ranks(2, &tmpl);
+    all_fail(jobs, 2, DPC_E_STATE, "rank 1 holds a shard where rank 0 does not", "mixed");
+    free(jobs);
+    tmpl.shards = NULL;
+    tmpl.ds = sh[0];
+    jobs = run_ranks(0, &tmpl);
+    all_fail(jobs, 1, DPC_E_INVALID, "a shard of a training set trains only", "shard alone");
+    CHECK(!strcmp(jobs[0].err.field, "train"), "shard alone: field '%s'", jobs[0].err.field);
+    free(jobs);
+    shards_free(sh, 2);
+    dpc_model_free(m);
+    dpc_dataset_free(ds);
+    dpc_dataset_free(test);
+}
+
+static void all_fail(const rank_job *jobs, size_t P, dpc_status st, const char *pat,
                      const char *what)
 {
     for (size_t r = 0; r < P; r++)
@@ -506,6 +613,7 @@ int main(void)
     test_bytes();
     test_resume_across();
     test_failures();
+    test_sharded();
     test_epsilon_at();
     return TEST_SUMMARY();
 }

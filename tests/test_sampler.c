@@ -75,6 +75,61 @@ static void test_fixed_shuffle(void)
     }
 }
 
+/* The fixed-order and shuffled batches by their definition (doc/training.md): position i of
+ * epoch e's order is the Feistel permutation pi_perm (perm 0 fixed, 1 + e shuffle) of i, six
+ * rounds whose round function is dpc_rng_word(ROW_PERM + perm, half, round) mod 2^half, cycle
+ * walking into [0, N). The sampler keeps the round function as tables (make_ftab); the batches
+ * must be these, bit for bit, in seeded and secure mode, for half widths 1 .. 9 and epochs past
+ * the first. */
+static size_t ref_permute(const dpc_rng_stream *st, unsigned h, size_t N, uint64_t perm, size_t i)
+{
+    uint64_t mask = ((uint64_t)1 << h) - 1, y = i;
+    do {
+        uint64_t L = y >> h, R = y & mask;
+        for (uint32_t r = 0; r < 6; r++) {
+            uint64_t f = dpc_rng_word(st, ((uint64_t)1 << 62) + perm, R, r) & mask, nl = R;
+            R = L ^ f;
+            L = nl;
+        }
+        y = (L << h) | R;
+    } while (y >= N);
+    return (size_t)y;
+}
+
+static void test_permutation_definition(void)
+{
+    static const size_t Ns[] = {3, 17, 1003, 70000};
+    for (int secure = 0; secure < 2; secure++)
+        for (size_t k = 0; k < sizeof Ns / sizeof Ns[0]; k++)
+            for (int kind = 0; kind < 2; kind++) {
+                size_t N = Ns[k], B = N > 100 ? 100 : 1, spe = N / B, steps = 2 * spe + 3;
+                dpc_rng rng;
+                dpc_error err = {0};
+                if (secure) CHECK_OK(dpc_rng_seed_os(&rng, &err), &err); /* ChaCha20 words */
+                else dpc_rng_seed(&rng, 21 + k);
+                dpc_sampler_config cfg = {kind ? DPC_SAMPLER_SHUFFLE : DPC_SAMPLER_FIXED, N, B,
+                                          steps, 0};
+                dpc_sampler *s = NULL;
+                CHECK_OK(dpc_sampler_new(&s, &cfg, &rng, &err), &err);
+                if (!s) continue;
+                dpc_rng_stream st =
+                    dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
+                unsigned w = 2;
+                while (((uint64_t)1 << w) < N) w += 2;
+                size_t *idx = calloc(B, sizeof *idx), c, bad = 0;
+                for (size_t t = 0; t < steps; t += (t % spe == 1 && spe > 4 ? spe - 3 : 1)) {
+                    CHECK_OK(dpc_sampler_batch(s, t, idx, &c, &err), &err);
+                    uint64_t perm = kind ? 1 + t / spe : 0;
+                    for (size_t j = 0; j < c; j++)
+                        bad += idx[j] != ref_permute(&st, w / 2, N, perm, (t % spe) * B + j);
+                }
+                CHECK(bad == 0, "%s %s N=%zu: %zu members differ from the definition",
+                      secure ? "secure" : "seeded", kind ? "shuffle" : "fixed", N, bad);
+                free(idx);
+                dpc_sampler_free(s);
+            }
+}
+
 static void test_poisson(void)
 {
     size_t N = 2000, B = 40, steps = (size_t)(400 * tests_scale()) + 40;
@@ -563,6 +618,7 @@ static void test_invalid(void)
 
 int main(void)
 {
+    test_permutation_definition();
     test_fixed_shuffle();
     test_poisson();
     test_draw_definition();

@@ -120,6 +120,14 @@ const opt_spec TR_PRECISION = {
             "(clipping norms and noise in double; linear, logistic, softmax and mlp models, one "
             "process)",
     .example = "--precision float32"};
+const opt_spec TR_MAX_DATA_BYTES = {
+    .name = "--max-data-bytes", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 9e15,
+    .section = EXEC, .param = "max_data_bytes",
+    .help = "refuse to hold more than B bytes of training data (rows x (features + 1) x 8) per "
+            "process; under mpirun each rank holds only its rows of npy and synthetic sets "
+            "(doc/distributed.md), so P ranks take P times as much (default: no limit)",
+    .example = "! --data synthetic:logistic,n=600,d=1000 --model logistic --epsilon 1 "
+               "--batch 20 --max-data-bytes 1e7"};
 static const opt_spec *const TRAIN_OPTS[] = {
     &TR_ALGO, TRAIN_RUN_OPTS, FRAME_CKPT_OPTS, &OPT_DRY_RUN, &OPT_HELP, NULL};
 
@@ -182,6 +190,7 @@ int train_read_run(train_opts *o, opt_set *s)
     o->model = opt_str(s, &TR_MODEL, o->model);
     o->features = opt_str(s, &TR_FEATURES, NULL);
     if (o->features) o->feature_cache = opt_str(s, &TR_FEATURE_CACHE, NULL);
+    o->fr.shard.max_bytes = opt_size(s, &TR_MAX_DATA_BYTES, 0);
     read_config(o, s);
     o->dry_run = s->dry_run;
     return cli_mech_read(&o->mech, s, &TRAIN_MECH_READ);

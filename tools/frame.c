@@ -121,8 +121,9 @@ int frame_load(run_frame *f, opt_set *s)
 {
     if (f->train) return 0; /* given by the caller */
     dpc_error err = {0};
-    if (dpc_data_load_spec(&f->train, &f->test, f->data, &f->rng, &err))
-        return opt_fail_lib_at(s, f->data_opt, &err);
+    if (dpc_data_load_spec_shard(&f->train, &f->test, f->data, &f->rng, &f->shard, &err))
+        return !strcmp(err.field, "max_data_bytes") ? opt_fail_lib(s, &err)
+                                                    : opt_fail_lib_at(s, f->data_opt, &err);
     f->owned = 1;
     return 0;
 }
@@ -141,7 +142,7 @@ void frame_dry(const run_frame *f)
 {
     opt_dry_str("data", f->data);
     if (f->train) {
-        opt_dry_uint("train.n", f->train->n);
+        opt_dry_uint("train.n", dpc_dataset_rows(f->train));
         opt_dry_uint("train.d", f->train->d);
         opt_dry_uint("train.n_classes", f->train->n_classes);
         opt_dry_uint("test.n", f->test ? f->test->n : 0);
@@ -192,7 +193,7 @@ void frame_report_data(jw *w, const char *spec, const dpc_dataset *train, const 
     jw_obj(w, "data");
     jw_str(w, "spec", spec ? spec : "");
     jw_str(w, "source", train->source);
-    jw_int(w, "n_train", (long long)train->n);
+    jw_int(w, "n_train", (long long)dpc_dataset_rows(train));
     jw_int(w, "n_test", test ? (long long)test->n : 0);
     jw_int(w, "features", (long long)train->d);
     jw_int(w, "classes", (long long)train->n_classes);

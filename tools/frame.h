@@ -76,6 +76,8 @@ typedef struct run_frame {
     size_t stop_after;          /* --stop-after K: stop as if killed after K steps (0: never) */
     dpc_rng rng;                /* the run's root generator (frame_seed) */
     dpc_dataset *train, *test;  /* loaded by frame_load, or set by the caller (borrowed) */
+    dpc_data_shard shard;       /* the rows frame_load keeps (ranks 0: all) and the memory
+                                   limit (--max-data-bytes) */
     int owned;                  /* 1: loaded by frame_load (frame_free frees them) */
     double t0;                  /* wall clock at frame_init */
 } run_frame;

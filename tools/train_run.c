@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -244,6 +245,11 @@ static int prepare(run_ctx *x)
     opt_set *s = x->s;
     dpc_error err = {0};
     int rc;
+    const dpc_transport *tp = mpi_run_transport();
+    if (tp && !o->features) { /* each rank holds its rows (features need the whole set) */
+        o->fr.shard.rank = tp->rank;
+        o->fr.shard.ranks = tp->size;
+    }
     if ((rc = seed_run(x)) || (rc = frame_load(&o->fr, s))) return rc;
     if (o->features &&
         (rc = train_apply_features(&o->fr, s, o->features, o->feature_cache, o->cfg.threads)))
@@ -314,6 +320,7 @@ void train_dry_print(const train_opts *o, const train_result *res, const dpc_tra
     opt_dry_num("cooldown_fraction", c->cooldown_fraction);
     opt_dry_num("cooldown_factor", c->cooldown_factor);
     opt_dry_uint("threads", c->threads);
+    opt_dry_uint("max_data_bytes", o->fr.shard.max_bytes);
     opt_dry_uint("chunk", c->chunk);
     opt_dry_str("precision", dpc_precision_name(c->precision));
     opt_dry_str("isa", dpc_isa_name(res->isa));
@@ -523,8 +530,10 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     frame_report_isa(w);
 }
 
-/* "memory": the data (features and labels in double), the parameters and the trainer's
- * buffers (dpc_trainer_bytes), for the peak-RSS comparison of bench_demo. */
+/* "memory": the data (features and labels in double) rank 0 holds (its shard of the training set
+ * under mpirun: train_rows_held of the n_train rows), the parameters and the trainer's buffers
+ * (dpc_trainer_bytes), for the peak-RSS comparison of bench_demo; peak_rss_bytes: this process's
+ * peak resident memory so far (getrusage). */
 static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *test,
                           const train_result *r)
 {
@@ -532,6 +541,10 @@ static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *te
                         (test ? test->n * (test->d + 1) * sizeof(double) : 0);
     jw_obj(w, "memory");
     jw_int(w, "data_bytes", (long long)data_bytes);
+    jw_int(w, "train_rows_held", (long long)train->n);
+    struct rusage ru;
+    if (getrusage(RUSAGE_SELF, &ru) == 0)
+        jw_int(w, "peak_rss_bytes", (long long)ru.ru_maxrss * 1024);
     jw_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
     jw_int(w, "trainer_bytes", (long long)r->trainer_bytes);
     jw_end(w);

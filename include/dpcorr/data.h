@@ -1,5 +1,6 @@
 /* dpcorr/data.h — datasets: a dense in-memory type, file loaders (IDX, CSV, LIBSVM; each plain or
- * gzip-compressed), synthetic generators, row preprocessing and the `--data` spec parser.
+ * gzip-compressed; NumPy .npy, memory-mapped), synthetic generators, row preprocessing, the
+ * `--data` spec parser and shards of a training set for data-parallel runs.
  *
  * A dataset is n examples of d features, row-major, plus one target per example:
  *
@@ -15,11 +16,11 @@
  *     // train->n == 60000, train->d == 784, train->n_classes == 10, pixels in [0, 1]
  *     dpc_dataset_free(train); dpc_dataset_free(test);
  *
- * Files. Every loader opens its file through zlib, so a gzip-compressed file is recognised by its
- * magic bytes (1f 8b) and read transparently; the name does not matter. Every malformed input is
- * rejected with DPC_E_FORMAT (or DPC_E_IO for an unreadable file) and a one-line message naming
- * the file, the line (text formats) or byte offset and record (IDX; offsets are in the
- * decompressed stream), and the fault. Loaders never read out of bounds, check every size
+ * Files. Every loader but npy (memory-mapped) opens its file through zlib, so a gzip-compressed
+ * file is recognised by its magic bytes (1f 8b) and read transparently; the name does not matter.
+ * Every malformed input is rejected with DPC_E_FORMAT (or DPC_E_IO for an unreadable file) and a
+ * one-line message naming the file, the line (text formats) or byte offset and record (IDX;
+ * offsets are in the decompressed stream), and the fault. Loaders never read out of bounds, check every size
  * product for overflow, and leave *out == NULL on failure. Formats and the spec syntax are
  * described in doc/data.md.
  *
@@ -90,7 +91,17 @@ typedef struct dpc_dataset {
                                 sensitivity, under add/remove and zero-out). dpc_trainer_new
                                 composes them into its ledger. Copied with the data. */
     double release_z[DPC_DATA_MAX_RELEASES];
+    /* A shard (dpc_data_load_spec_shard): rows [shard_first, shard_first + n) of a set of
+     * shard_total rows, the rest held by other ranks. shard_total == 0: not a shard (the n rows
+     * are the whole set). Everything else (source, d, classes, bounds) describes the whole set. */
+    size_t shard_first, shard_total;
 } dpc_dataset;
+
+/* The rows of the whole set ds is (a shard: shard_total; else n). */
+static inline size_t dpc_dataset_rows(const dpc_dataset *ds)
+{
+    return ds->shard_total ? ds->shard_total : ds->n;
+}
 
 typedef enum dpc_data_task {
     DPC_TASK_REGRESSION = 0,    /* y real, n_classes = 0 */
@@ -111,6 +122,13 @@ DPC_API void dpc_dataset_free(dpc_dataset *ds);
  * (word-wise FNV-1a with a final avalanche; O(n d), about 1 ns per value). Checkpoints record it
  * to refuse a resume on edited data; not a cryptographic hash. 0 for NULL. */
 DPC_API uint64_t dpc_dataset_hash(const dpc_dataset *ds);
+
+/* The pieces of dpc_dataset_hash, for a set held in shards by several processes: begin with the
+ * whole set's (n, d, n_classes), add every row's features in row order (shard after shard), then
+ * every target in row order, and end: the same value as dpc_dataset_hash of the whole set. */
+DPC_API uint64_t dpc_dataset_hash_begin(size_t n, size_t d, size_t n_classes);
+DPC_API uint64_t dpc_dataset_hash_add(uint64_t h, const double *v, size_t count);
+DPC_API uint64_t dpc_dataset_hash_end(uint64_t h);
 
 /* Validates a dataset before training: n >= 1, d >= 1, every x and y finite (DPC_E_NUMERIC,
  * naming example and feature), classification labels integers in 0..K-1 (DPC_E_INVALID), rows
@@ -255,6 +273,30 @@ DPC_API DPC_NODISCARD dpc_status dpc_data_load_libsvm(dpc_dataset **out, const c
                                                       const dpc_libsvm_opts *opts,
                                                       dpc_error *err);
 
+/* NumPy .npy (format versions 1.0, 2.0 and 3.0), read through a memory map: features a 2-D
+ * array (n, d) of dtype '<f8' or '<f4' in C order (fortran_order False); targets a second file,
+ * a 1-D array (n) of '<f8', '<f4', '<i8', '<i4', '|u1' or '|i1' (np.save(X) and np.save(y) as
+ * scikit-learn and PyTorch users hold them). Only the rows asked for are touched: the map is
+ * read in blocks that are released after their rows are copied (converted to double), so a file
+ * larger than memory can be read in shards. Refused, naming the file and the header field or
+ * the row: not a .npy (magic), gzip-compressed (cannot be mapped), unknown version, a header
+ * that is not the dict numpy writes, 'descr' of another dtype or byte order, 'fortran_order'
+ * True, 'shape' of another rank or with a zero dimension, a file shorter (truncated) or longer
+ * than the header says, labels of another length, NaN/Inf features or targets, labels that are
+ * not classes. */
+typedef struct dpc_npy_opts {
+    dpc_data_task task; /* classification: targets are class indices */
+    size_t n_classes;   /* classification: public K; 0 = infer max label + 1 over every label of
+                           the file (data-dependent; the same on every shard) */
+    size_t max_rows;    /* 0 = all; else only the first max_rows rows form the set */
+    size_t first, count; /* rows [first, first + count) of the (limited) set are loaded; count 0
+                            = to the end. A proper part makes a shard (shard_first, shard_total) */
+} dpc_npy_opts;
+
+DPC_API DPC_NODISCARD dpc_status dpc_data_load_npy(dpc_dataset **out, const char *path,
+                                                   const char *labels_path,
+                                                   const dpc_npy_opts *opts, dpc_error *err);
+
 /* ==== Synthetic data ======================================================================== */
 /* All generators are deterministic functions of (rng key, stream_index < 2^32, parameters);
  * example i uses counter row i. Set source to a description of the parameters. */
@@ -319,6 +361,32 @@ DPC_API DPC_NODISCARD dpc_status dpc_data_synth_logistic(dpc_dataset **out, cons
 DPC_API DPC_NODISCARD dpc_status dpc_data_load_spec(dpc_dataset **train, dpc_dataset **test,
                                                     const char *spec, const dpc_rng *rng,
                                                     dpc_error *err);
+
+/* Which rows of the training set this process holds (data-parallel training, doc/distributed.md):
+ * rank r of `ranks` holds the contiguous rows [floor(N r / ranks), floor(N (r + 1) / ranks)) of
+ * the N training rows, and at most max_bytes bytes of them (features and targets in double:
+ * rows x (d + 1) x 8; 0 = no limit). */
+typedef struct dpc_data_shard {
+    size_t rank, ranks; /* ranks 0 or 1: the whole set */
+    size_t max_bytes;   /* the field named "max_data_bytes" in errors */
+} dpc_data_shard;
+
+/* The first row of rank r's shard of n rows (r = ranks: n). */
+static inline size_t dpc_data_shard_row(size_t n, size_t r, size_t ranks)
+{
+    return n / ranks * r + n % ranks * r / ranks; /* floor(n r / ranks) without overflow */
+}
+
+/* dpc_data_load_spec for one rank's shard of the training set (shard NULL or ranks <= 1: the
+ * whole set; the test set is always whole). npy and synthetic sets without holdout= or
+ * standardize= read only their rows; other specs are read whole and then cut (the memory of the
+ * whole set is needed while loading). The shard's bytes (or for a spec read whole, the whole
+ * set's) above shard->max_bytes are refused with DPC_E_RANGE, field "max_data_bytes", before the
+ * rows are read when the format allows. */
+DPC_API DPC_NODISCARD dpc_status dpc_data_load_spec_shard(dpc_dataset **train, dpc_dataset **test,
+                                                          const char *spec, const dpc_rng *rng,
+                                                          const dpc_data_shard *shard,
+                                                          dpc_error *err);
 
 /* The files spec reads (for front ends that refuse an output which is one of their inputs): the
  * paths it names (csv, libsvm: PATH and test=; idx: IMAGES, labels=, test=, test-labels=) and

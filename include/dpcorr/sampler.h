@@ -46,7 +46,10 @@
  * Every word is a pure function of (key, step, index): the batches do not depend on the
  * thread or rank count, nor on the order in which steps are asked for. Balls-in-bins draws the
  * bin of every example once, at dpc_sampler_new (N words, a bucketed list of N indices in
- * memory: 4 bytes per example below 2^32 examples), and a step copies its bin.
+ * memory: 4 bytes per example below 2^32 examples), and a step copies its bin. FIXED and SHUFFLE
+ * keep their permutation's round function as tables (6 x 2^half 16-bit words per permutation,
+ * drawn at dpc_sampler_new, at most 64 MB: the same words as drawn one at a time, so the same
+ * batches), an index costing ~10 loads instead of ~10 generator blocks.
  *
  * What the accountant needs (dpc_sampler_describe): the participation pattern of one example
  * (for the mechanism's sensitivity) and whether Poisson amplification applies, with its rate and

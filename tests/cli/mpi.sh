@@ -4,7 +4,9 @@
 # epsilon bit for bit; a checkpoint written by 3 ranks resumes with 2 (and one written by 2 with
 # 1); a rank that cannot read its data, a killed rank and a stopped rank end the job with a
 # message naming the rank, never a hang (every launch is bounded by `timeout`), and the last
-# checkpoint stays valid. Skipped (one skip, no pass) when mpirun is missing or dpcorr was built
+# checkpoint stays valid; each rank holds only its rows of an .npy or synthetic training set
+# (P = 1, 2, 3 bit-identical, and 2 ranks under a --max-data-bytes that refuses one process).
+# Skipped (one skip, no pass) when mpirun is missing or dpcorr was built
 # without MPI.
 BIN=${1:-build/dpcorr}
 . "$(dirname "$0")/common.inc"
@@ -50,6 +52,57 @@ n1=$(sed -n 's/.*"noise_state_bytes_per_rank": \[\([0-9]*\)\].*/\1/p' "$TMP/bsr.
 n2=$(sed -n 's/.*"noise_state_bytes_per_rank": \[\([0-9]*\), \([0-9]*\)\].*/\1 + \2/p' "$TMP/bsr.2.json")
 if [ -n "$n1" ] && [ -n "$n2" ] && [ "$(($n2))" = "$n1" ] && [ "${n2%% *}" -lt "$n1" ]; then pass
 else fail "noise state split over the ranks: $n1 vs $n2"; fi
+
+# ---- sharded data (issue 35): each rank holds only its rows ----------------------------------
+# an .npy pair written with the standard library only (no numpy needed): X 1500 x 8 '<f8', y
+# '<i8' classes 0..2
+python3 - "$TMP" <<'PY'
+import random, struct, sys
+def npy(path, descr, shape, fmt, vals):
+    h = "{'descr': '%s', 'fortran_order': False, 'shape': %s, }" % (descr, shape)
+    h += " " * (63 - (10 + len(h)) % 64) + "\n"
+    with open(path, "wb") as f:
+        f.write(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(h)) + h.encode())
+        f.write(struct.pack("<%d%s" % (len(vals), fmt), *vals))
+r = random.Random(5)
+X = [r.gauss(0, 1) for _ in range(1500 * 8)]
+y = [int(X[8 * i] + X[8 * i + 1] > 0) + int(X[8 * i + 2] > 1) for i in range(1500)]
+npy(sys.argv[1] + "/X.npy", "<f8", "(1500, 8)", "d", X)
+npy(sys.argv[1] + "/y.npy", "<i8", "(1500,)", "q", y)
+PY
+NPY="npy:$TMP/X.npy,labels=$TMP/y.npy,classes=3,test=$TMP/X.npy,test-labels=$TMP/y.npy"
+S="--data $NPY --model mlp:6 --epochs 2 --batch 50 --lr 0.5 --clip 1 --epsilon 2 --quiet --seed 1 --mech blt --theta 0.9,0.5 --omega 0.2,0.1"
+held() { sed -n 's/.*"train_rows_held": \([0-9]*\).*/\1/p' "$1"; }
+expect_rc 0 "npy one process" "$BIN" train $S --report "$TMP/npy.1.json"
+for P in 1 2 3; do
+    expect_rc 0 "npy P=$P" $MPIRUN -np $P "$BIN" train $S --report "$TMP/npy.m$P.json"
+    same "npy sharded P=$P vs one process" "$TMP/npy.1.json" "$TMP/npy.m$P.json"
+    want=$((1500 / P))
+    if [ "$(held "$TMP/npy.m$P.json")" = "$want" ]; then pass
+    else fail "npy P=$P: rank 0 holds $(held "$TMP/npy.m$P.json") rows, want $want"; fi
+done
+# the acceptance run: the 1500 rows take 108,000 bytes; a limit of 60,000 per process refuses
+# one process, and 2 (or 3) ranks under the same limit train to the unlimited single process's
+# parameters bit for bit
+expect_rc 2 "npy over --max-data-bytes alone" "$BIN" train $S --max-data-bytes 60000
+err_has "--max-data-bytes: the 1500 of 1500 training rows .* take 108000 bytes, more than the limit of 60000 per rank: run on at least 2 ranks" "the limit named with the ranks needed"
+for P in 2 3; do
+    expect_rc 0 "npy P=$P within --max-data-bytes" $MPIRUN -np $P "$BIN" train $S \
+        --max-data-bytes 60000 --report "$TMP/npy.l$P.json"
+    same "npy P=$P under the limit vs one unlimited process" "$TMP/npy.1.json" "$TMP/npy.l$P.json"
+done
+# synthetic sets are generated in shards too; a csv set is read whole by every rank (refused
+# under a limit below the whole set's bytes, naming why)
+expect_rc 0 "synthetic P=2 within --max-data-bytes" $MPIRUN -np 2 "$BIN" train $COMMON \
+    --max-data-bytes 100000 --report "$TMP/syn.l2.json"
+expect_rc 0 "synthetic one process" "$BIN" train $COMMON --report "$TMP/syn.1.json"
+same "synthetic P=2 under the limit vs one process" "$TMP/syn.1.json" "$TMP/syn.l2.json"
+if [ "$(held "$TMP/syn.l2.json")" = 1000 ]; then pass; else fail "synthetic P=2: rank 0 holds $(held "$TMP/syn.l2.json") rows"; fi
+printf 'a,b,label\n1,2,0\n3,4,1\n5,6,0\n2,2,1\n' > "$TMP/small.csv"
+expect_rc 2 "csv under a limit with 2 ranks" $MPIRUN -np 2 "$BIN" train \
+    --data "csv:$TMP/small.csv,task=classification,classes=2" --model softmax --batch 2 \
+    --epsilon 1 --delta 1e-3 --quiet --max-data-bytes 50
+err_has "--max-data-bytes: this data format is read whole by every rank" "csv read whole: named"
 
 # ---- other commands run once (rank 0) ---------------------------------------------------------
 # secure by default under mpirun too: rank 0's OS key is every rank's (a consistent run)

@@ -68,15 +68,30 @@ static uint64_t hash_doubles(uint64_t h, const double *v, size_t n)
     return h;
 }
 
+uint64_t dpc_dataset_hash_begin(size_t n, size_t d, size_t n_classes)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    h = hash_word(h, (uint64_t)n);
+    h = hash_word(h, (uint64_t)d);
+    return hash_word(h, (uint64_t)n_classes);
+}
+
+uint64_t dpc_dataset_hash_add(uint64_t h, const double *v, size_t count)
+{
+    return v ? hash_doubles(h, v, count) : h;
+}
+
 uint64_t dpc_dataset_hash(const dpc_dataset *ds)
 {
     if (!ds) return 0;
-    uint64_t h = 0xcbf29ce484222325ull;
-    h = hash_word(h, (uint64_t)ds->n);
-    h = hash_word(h, (uint64_t)ds->d);
-    h = hash_word(h, (uint64_t)ds->n_classes);
+    uint64_t h = dpc_dataset_hash_begin(ds->n, ds->d, ds->n_classes);
     if (ds->x) h = hash_doubles(h, ds->x, ds->n * ds->d);
     if (ds->y) h = hash_doubles(h, ds->y, ds->n);
+    return dpc_dataset_hash_end(h);
+}
+
+uint64_t dpc_dataset_hash_end(uint64_t h)
+{
     h ^= h >> 30;
     h *= 0xBF58476D1CE4E5B9ull;
     h ^= h >> 27;

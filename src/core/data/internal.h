@@ -68,6 +68,26 @@ size_t dpc__labels_count(const dpc__labels *L);
 dpc_status dpc__load_fm_part(dpc_dataset **out, const char *dir, int test, size_t max_records,
                              dpc_error *err);
 
+/* npy.c: rows and features of a features .npy from its header (nothing else read). */
+dpc_status dpc__npy_shape(const char *path, size_t *n, size_t *d, dpc_error *err);
+
+/* synth.c: the generators for a window of rows: rows [first, first + count) of the set of n
+ * (count 0: to the end; NULL: all), a shard of it when proper; the values of every row are those
+ * of the whole set's. */
+typedef struct dpc__rows {
+    size_t first, count;
+} dpc__rows;
+dpc_status dpc__synth_linreg(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index,
+                             size_t n, size_t d, const double *lambda, double noise_std,
+                             const double *w_star, const char *spectrum_desc, const dpc__rows *w,
+                             dpc_error *err);
+dpc_status dpc__synth_mean(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index, size_t n,
+                           size_t d, const double *mean, double spread, double radius,
+                           const dpc__rows *w, dpc_error *err);
+dpc_status dpc__synth_logistic(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index,
+                               size_t n, size_t d, double margin, double flip_prob,
+                               const double *w_star, const dpc__rows *w, dpc_error *err);
+
 /* ==== Dataset log =========================================================================== */
 
 /* Appends "; <text>" (or "<text>" if empty) to ds->preprocessing, truncating with "..." if the

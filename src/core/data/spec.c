@@ -20,6 +20,8 @@ static const char HELP[] =
     "  csv:PATH[,header=auto|yes|no,label=INDEX|NAME,delim=comma|tab|semicolon|space|pipe|C,\n"
     "           task=regression|classification,classes=K|NAME|NAME...,test=PATH]\n"
     "  libsvm:PATH[,d=N,task=regression|classification,classes=K,test=PATH]\n"
+    "  npy:X.npy,labels=Y.npy[,task=regression|classification,classes=K,test=X.npy,\n"
+    "           test-labels=Y.npy]   NumPy arrays: X 2-D '<f8'/'<f4' (C order), Y 1-D; mapped\n"
     "  synthetic:linreg[,n=1000,d=10,alpha=1|kappa=K,noise=0.1]   x ~ N(0, diag(k^-alpha))\n"
     "  synthetic:mean[,n=1000,d=1,spread=0.5,radius=1]             bounded mean estimation\n"
     "  synthetic:logistic[,n=1000,d=10,margin=0.1,flip=0]          separable with a margin\n"
@@ -156,6 +158,7 @@ static const struct {
     {"idx", NULL, {"labels", "test", "test-labels", "classes", "task", NULL}},
     {"csv", NULL, {"header", "label", "delim", "task", "classes", "test", NULL}},
     {"libsvm", NULL, {"d", "task", "classes", "test", NULL}},
+    {"npy", NULL, {"labels", "test", "test-labels", "task", "classes", NULL}},
     {"synthetic", "linreg", {"n", "d", "test-n", "stream", "alpha", "kappa", "noise", NULL}},
     {"synthetic", "mean", {"n", "d", "test-n", "stream", "radius", "spread", NULL}},
     {"synthetic", "logistic", {"n", "d", "test-n", "stream", "margin", "flip", NULL}},
@@ -358,8 +361,141 @@ static dpc_status load_libsvm_kind(spec *s, loaded *L, int want_test, size_t lim
     return st;
 }
 
+/* ==== Shards ================================================================================ */
+
+/* Rank sh->rank's rows of a training set of N rows of d features (sh NULL or ranks <= 1: all),
+ * within the memory limit; whole = 1: the set is read whole (the limit applies to all of it). */
+static dpc_status shard_window(const dpc_data_shard *sh, size_t N, size_t d, int whole,
+                               dpc__rows *w, dpc_error *err)
+{
+    size_t P = sh && sh->ranks > 1 ? sh->ranks : 1, r = P > 1 ? sh->rank : 0, row, bytes;
+    if (P > 1 && r >= P)
+        return dpc_error_param(err, DPC_E_INVALID, "rank", "rank %zu of %zu ranks", r, P);
+    if (N < P)
+        return dpc_error_param(err, DPC_E_INVALID, "ranks", "%zu training rows cannot be shared "
+                               "by %zu ranks (at least one row each)", N, P);
+    w->first = dpc_data_shard_row(N, r, P);
+    w->count = dpc_data_shard_row(N, r + 1, P) - w->first;
+    size_t held = whole ? N : w->count;
+    row = (d + 1) * sizeof(double); /* d <= DPC_DATA_MAX_FEATURES */
+    if (!dpc__mul_ok(held, row, &bytes)) bytes = SIZE_MAX;
+    if (!sh || !sh->max_bytes || bytes <= sh->max_bytes) return DPC_OK;
+    size_t fit = sh->max_bytes / row, need = fit ? (N + fit - 1) / fit : 0;
+    char who[64];
+    if (P > 1) snprintf(who, sizeof who, "rank %zu's", r);
+    else snprintf(who, sizeof who, "the");
+    if (whole && P > 1)
+        return dpc_error_param(err, DPC_E_RANGE, "max_data_bytes", "this data format is read "
+                               "whole by every rank: its %zu training rows (%zu features and the "
+                               "target in double) take %zu bytes, more than the limit of %zu per "
+                               "rank (npy and synthetic sets are read in shards)", N, d, bytes,
+                               sh->max_bytes);
+    if (!need)
+        return dpc_error_param(err, DPC_E_RANGE, "max_data_bytes", "one training row (%zu "
+                               "features and the target in double) takes %zu bytes, more than the "
+                               "limit of %zu", d, row, sh->max_bytes);
+    return dpc_error_param(err, DPC_E_RANGE, "max_data_bytes", "%s %zu of %zu training rows (%zu "
+                           "features and the target in double) take %zu bytes, more than the "
+                           "limit of %zu per rank: run on at least %zu ranks%s", who, held, N, d,
+                           bytes, sh->max_bytes, need, whole ? " with an npy or synthetic set "
+                           "(read in shards)" : "");
+}
+
+static dpc_status load_npy_kind(spec *s, loaded *L, int want_test, size_t lim, size_t tlim,
+                                const dpc_data_shard *sh, dpc_error *err)
+{
+    dpc_status st = need_path(s, err);
+    if (st) return st;
+    const char *labels = opt_str(s, "labels"), *test = opt_str(s, "test");
+    const char *tlabels = opt_str(s, "test-labels");
+    dpc_npy_opts o = {.max_rows = lim};
+    if ((st = opt_task(s, 0, &o.task, &o.n_classes, NULL, err))) return st;
+    if (!labels)
+        return dpc_error_set(err, DPC_E_INVALID, "data spec: npy needs labels=PATH (the "
+                                                 "targets: a 1-D .npy, one per row)");
+    if (!test != !tlabels)
+        return dpc_error_set(err, DPC_E_INVALID,
+                             "data spec: npy test= and test-labels= go together");
+    size_t N, d;
+    dpc__rows w;
+    if ((st = dpc__npy_shape(s->pos, &N, &d, err))) return st;
+    if (lim && lim < N) N = lim;
+    if ((st = shard_window(sh, N, d, 0, &w, err))) return st;
+    o.first = w.first;
+    o.count = w.count;
+    L->has_test = test != NULL;
+    st = dpc_data_load_npy(&L->train, s->pos, labels, &o, err);
+    if (!st && want_test && test) {
+        dpc_npy_opts t = {o.task, o.n_classes ? o.n_classes : L->train->n_classes, tlim, 0, 0};
+        st = dpc_data_load_npy(&L->test, test, tlabels, &t, err);
+    }
+    return st;
+}
+
+/* Synthetic rows of the window w of the set of n + tn (train: [0, n), test: [n, n + tn)). */
+static dpc_status synth_rows(int g, spec *s, const dpc_rng *rng, size_t stream, size_t n,
+                             size_t d, const dpc__rows *w, dpc_dataset **out, dpc_error *err)
+{
+    dpc_status st;
+    if (g == 0) {
+        const char *kv = opt_str(s, "kappa");
+        double alpha, noise, kappa = 0;
+        if ((st = opt_double(s, "alpha", 1.0, &alpha, err)) ||
+            (st = opt_double(s, "noise", 0.1, &noise, err)))
+            return st;
+        if (kv && opt_str(s, "alpha"))
+            return dpc_error_set(err, DPC_E_INVALID,
+                                 "data spec: alpha= and kappa= exclude each other");
+        if (kv && (dpc__parse_double(kv, &kappa) || !(kappa >= 1)))
+            return dpc_error_set(err, DPC_E_INVALID,
+                                 "data spec: kappa: expected a number >= 1, got '%s'", kv);
+        if (!kv && (!isfinite(alpha) || alpha < 0))
+            return dpc_error_set(err, DPC_E_INVALID,
+                                 "synthetic linreg: alpha %g must be finite and >= 0", alpha);
+        double *lam = d && d < ((size_t)1 << 48) ? dpc__malloc_array(d, sizeof *lam) : NULL;
+        if (!lam)
+            return d ? DPC__NOMEM(err, "spectrum")
+                     : dpc_error_set(err, DPC_E_INVALID, "data spec: d must be >= 1");
+        char desc[64];
+        if (kv) {
+            for (size_t k = 0; k < d; k++)
+                lam[k] = d == 1 ? 1.0 : pow(kappa, -(double)k / (double)(d - 1));
+            snprintf(desc, sizeof desc, "spectrum=%.6g..%.6g", lam[0], lam[d - 1]);
+        } else {
+            dpc_data_spectrum_power(lam, d, alpha);
+            snprintf(desc, sizeof desc, "alpha=%.17g", alpha);
+        }
+        st = dpc__synth_linreg(out, rng, stream, n, d, lam, noise, NULL, desc, w, err);
+        free(lam);
+        return st;
+    }
+    if (g == 1) {
+        double spread, radius;
+        if ((st = opt_double(s, "radius", 1.0, &radius, err)) ||
+            (st = opt_double(s, "spread", radius / 2, &spread, err)))
+            return st;
+        return dpc__synth_mean(out, rng, stream, n, d, NULL, spread, radius, w, err);
+    }
+    double margin, flip;
+    if ((st = opt_double(s, "margin", 0.1, &margin, err)) ||
+        (st = opt_double(s, "flip", 0.0, &flip, err)))
+        return st;
+    return dpc__synth_logistic(out, rng, stream, n, d, margin, flip, NULL, w, err);
+}
+
+/* A proper window of the generated set: a shard of the training set's n rows, or the whole
+ * test set (rows n.. of the stream), named as the split of the whole would name it. */
+static void synth_part(dpc_dataset *ds, size_t n, size_t tn, int test)
+{
+    char src[sizeof ds->source];
+    memcpy(src, ds->source, sizeof src);
+    ds->shard_total = test || ds->n == n ? 0 : n;
+    if (test) ds->shard_first = 0;
+    if (tn) dpc__dataset_source(ds, "%.200s:%s", src, test ? "test" : "train");
+}
+
 static dpc_status load_synth_kind(spec *s, loaded *L, const dpc_rng *rng, int want_test,
-                                  dpc_error *err)
+                                  const dpc_data_shard *sh, dpc_error *err)
 {
     static const char *const gens[] = {"linreg", "mean", "logistic", NULL};
     if (!s->pos)
@@ -380,45 +516,19 @@ static dpc_status load_synth_kind(spec *s, loaded *L, const dpc_rng *rng, int wa
         (st = opt_size(s, "test-n", 0, &tn, err)) || (st = opt_size(s, "stream", 0, &stream, err)))
         return st;
     if (n == 0 || n + tn < n) return dpc_error_set(err, DPC_E_INVALID, "data spec: n must be >= 1");
-    dpc_dataset *all = NULL;
-    if (g == 0) {
-        const char *kv = opt_str(s, "kappa");
-        double alpha, noise, kappa = 0;
-        if ((st = opt_double(s, "alpha", 1.0, &alpha, err)) ||
-            (st = opt_double(s, "noise", 0.1, &noise, err)))
-            return st;
-        if (kv) {
-            if (opt_str(s, "alpha"))
-                return dpc_error_set(err, DPC_E_INVALID,
-                                     "data spec: alpha= and kappa= exclude each other");
-            if (dpc__parse_double(kv, &kappa) || !(kappa >= 1))
-                return dpc_error_set(err, DPC_E_INVALID,
-                                     "data spec: kappa: expected a number >= 1, got '%s'", kv);
-            double *lam = d ? dpc__malloc_array(d, sizeof *lam) : NULL;
-            if (!lam)
-                return d ? DPC__NOMEM(err, "spectrum")
-                         : dpc_error_set(err, DPC_E_INVALID, "data spec: d must be >= 1");
-            for (size_t k = 0; k < d; k++)
-                lam[k] = d == 1 ? 1.0 : pow(kappa, -(double)k / (double)(d - 1));
-            st =
-                dpc_data_synth_linreg_spectrum(&all, rng, stream, n + tn, d, lam, noise, NULL, err);
-            free(lam);
-        } else {
-            st = dpc_data_synth_linreg(&all, rng, stream, n + tn, d, alpha, noise, NULL, err);
-        }
-    } else if (g == 1) {
-        double spread, radius;
-        if ((st = opt_double(s, "radius", 1.0, &radius, err)) ||
-            (st = opt_double(s, "spread", radius / 2, &spread, err)))
-            return st;
-        st = dpc_data_synth_mean(&all, rng, stream, n + tn, d, NULL, spread, radius, err);
-    } else {
-        double margin, flip;
-        if ((st = opt_double(s, "margin", 0.1, &margin, err)) ||
-            (st = opt_double(s, "flip", 0.0, &flip, err)))
-            return st;
-        st = dpc_data_synth_logistic(&all, rng, stream, n + tn, d, margin, flip, NULL, err);
+    if (sh && sh->ranks > 1) { /* only this rank's rows are generated */
+        dpc__rows w, wt = {n, tn};
+        if ((st = shard_window(sh, n, d, 0, &w, err))) return st;
+        L->has_test = tn > 0;
+        st = synth_rows(g, s, rng, stream, n + tn, d, &w, &L->train, err);
+        if (!st) synth_part(L->train, n, tn, 0);
+        if (!st && tn && want_test)
+            st = synth_rows(g, s, rng, stream, n + tn, d, &wt, &L->test, err);
+        if (!st && L->test) synth_part(L->test, n, tn, 1);
+        return st;
     }
+    dpc_dataset *all = NULL;
+    st = synth_rows(g, s, rng, stream, n + tn, d, NULL, &all, err);
     if (st) return st;
     L->has_test = tn > 0;
     if (!tn) {
@@ -515,8 +625,47 @@ static dpc_status apply_common(spec *s, loaded *L, const dpc_rng *rng, int want_
     return DPC_OK;
 }
 
-dpc_status dpc_data_load_spec(dpc_dataset **train, dpc_dataset **test, const char *text,
-                              const dpc_rng *rng, dpc_error *err)
+/* The spec's loader; with a shard, npy and synthetic sets read only this rank's rows (direct). */
+static dpc_status load_kind(spec *s, loaded *L, const dpc_rng *rng, int want, size_t lim,
+                            size_t tlim, const dpc_data_shard *sh, dpc_error *err)
+{
+    if (!strcmp(s->kind, "fashion-mnist")) return load_fashion(s, L, want, lim, tlim, err);
+    if (!strcmp(s->kind, "idx")) return load_idx_kind(s, L, want, lim, tlim, err);
+    if (!strcmp(s->kind, "csv")) return load_csv_kind(s, L, want, lim, tlim, err);
+    if (!strcmp(s->kind, "libsvm")) return load_libsvm_kind(s, L, want, lim, tlim, err);
+    if (!strcmp(s->kind, "npy")) return load_npy_kind(s, L, want, lim, tlim, sh, err);
+    if (!strcmp(s->kind, "synthetic")) {
+        if (lim || tlim)
+            return dpc_error_set(err, DPC_E_INVALID,
+                                 "data spec: use n= / test-n= for synthetic data");
+        return load_synth_kind(s, L, rng, want, sh, err);
+    }
+    return dpc_error_set(err, DPC_E_INVALID, "data spec: unknown kind '%s' (fashion-mnist, idx, "
+                         "csv, libsvm, npy, synthetic)", s->kind);
+}
+
+/* A set read whole: within the limit (all of it), then cut to this rank's rows. */
+static dpc_status cut_shard(loaded *L, const dpc_data_shard *sh, dpc_error *err)
+{
+    dpc__rows w;
+    dpc_status st = shard_window(sh, L->train->n, L->train->d, 1, &w, err);
+    if (st || !sh || sh->ranks <= 1) return st;
+    size_t *idx = dpc__malloc_array(w.count, sizeof *idx);
+    if (!idx) return DPC__NOMEM(err, "shard rows");
+    for (size_t i = 0; i < w.count; i++) idx[i] = w.first + i;
+    dpc_dataset *part = NULL;
+    st = dpc_dataset_select(&part, L->train, idx, w.count, err);
+    free(idx);
+    if (st) return st;
+    part->shard_first = w.first;
+    part->shard_total = L->train->n;
+    dpc_dataset_free(L->train);
+    L->train = part;
+    return DPC_OK;
+}
+
+static dpc_status load_spec(dpc_dataset **train, dpc_dataset **test, const char *text,
+                            const dpc_rng *rng, const dpc_data_shard *sh, dpc_error *err)
 {
     if (!train) return dpc_error_set(err, DPC_E_INVALID, "data spec: train is NULL");
     *train = NULL;
@@ -538,28 +687,15 @@ dpc_status dpc_data_load_spec(dpc_dataset **train, dpc_dataset **test, const cha
     int want = test != NULL;
     if (!st) st = spec_check_keys(&s, err);
     if (st) goto done;
-    if (!strcmp(s.kind, "fashion-mnist"))
-        st = load_fashion(&s, &L, want, lim, tlim, err);
-    else if (!strcmp(s.kind, "idx"))
-        st = load_idx_kind(&s, &L, want, lim, tlim, err);
-    else if (!strcmp(s.kind, "csv"))
-        st = load_csv_kind(&s, &L, want, lim, tlim, err);
-    else if (!strcmp(s.kind, "libsvm"))
-        st = load_libsvm_kind(&s, &L, want, lim, tlim, err);
-    else if (!strcmp(s.kind, "synthetic")) {
-        if (lim || tlim)
-            st =
-                dpc_error_set(err, DPC_E_INVALID, "data spec: use n= / test-n= for synthetic data");
-        else
-            st = load_synth_kind(&s, &L, rng, want, err);
-    } else
-        st = dpc_error_set(
-            err, DPC_E_INVALID,
-            "data spec: unknown kind '%s' (fashion-mnist, idx, csv, libsvm, synthetic)", s.kind);
+    /* holdout= and standardize= need the whole set: such a set is read whole, then cut */
+    int whole = !!opt_str(&s, "holdout") || !!opt_str(&s, "standardize");
+    const dpc_data_shard *direct = whole ? NULL : sh;
+    st = load_kind(&s, &L, rng, want, lim, tlim, direct, err);
     if (!st) st = apply_common(&s, &L, rng, want, err);
     if (!st) st = spec_finish(&s, err);
     if (!st && L.test) st = dpc_dataset_check_compatible(L.train, L.test, err);
     if (!st && L.test && L.train->n_classes) L.test->n_classes = L.train->n_classes;
+    if (!st && !L.train->shard_total) st = cut_shard(&L, sh, err);
 done:
     free(s.buf);
     if (st) {
@@ -573,6 +709,19 @@ done:
     else
         dpc_dataset_free(L.test);
     return DPC_OK;
+}
+
+dpc_status dpc_data_load_spec(dpc_dataset **train, dpc_dataset **test, const char *text,
+                              const dpc_rng *rng, dpc_error *err)
+{
+    return load_spec(train, test, text, rng, NULL, err);
+}
+
+dpc_status dpc_data_load_spec_shard(dpc_dataset **train, dpc_dataset **test, const char *text,
+                                    const dpc_rng *rng, const dpc_data_shard *shard,
+                                    dpc_error *err)
+{
+    return load_spec(train, test, text, rng, shard, err);
 }
 
 /* ==== The files a spec reads ================================================================ */
@@ -608,7 +757,8 @@ dpc_status dpc_data_spec_files(const char *text, char **files, size_t *count, dp
     size_t len = 0, cap = 0, n = 0;
     dpc_status st = spec_parse(&s, text, err);
     int fashion = !st && !strcmp(s.kind, "fashion-mnist");
-    int paths = !st && (!strcmp(s.kind, "idx") || !strcmp(s.kind, "csv") || !strcmp(s.kind, "libsvm"));
+    int paths = !st && (!strcmp(s.kind, "idx") || !strcmp(s.kind, "csv") ||
+                        !strcmp(s.kind, "libsvm") || !strcmp(s.kind, "npy"));
     if (paths && s.pos && !(st = list_add(&buf, &len, &cap, s.pos, err))) n++;
     for (size_t k = 0; paths && !st && path_keys[k]; k++) {
         const char *v = opt_str(&s, path_keys[k]);

@@ -60,10 +60,29 @@ void dpc_data_spectrum_power(double *lambda, size_t d, double alpha)
 
 /* ==== Linear regression ===================================================================== */
 
-static dpc_status linreg(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index, size_t n,
-                         size_t d, const double *lambda, double noise_std, const double *w_star,
-                         const char *spectrum_desc, dpc_error *err)
+/* The rows of the window w (NULL: all n) as a dataset: row i of it is example w->first + i of
+ * the set of n (its own counter row), a shard of it when the window is a proper part. */
+static dpc_status window_new(dpc_dataset **ds, size_t n, size_t d, size_t k, const dpc__rows *w,
+                             size_t *first, dpc_error *err)
 {
+    size_t f = w ? w->first : 0, m = w && w->count ? w->count : n - f;
+    *first = f;
+    if (f > n || m > n - f)
+        return dpc_error_param(err, DPC_E_RANGE, "first", "rows %zu..+%zu of %zu", f, m, n);
+    dpc_status st = dpc_dataset_new(ds, m, d, k, err);
+    if (!st && m < n) {
+        (*ds)->shard_first = f;
+        (*ds)->shard_total = n;
+    }
+    return st;
+}
+
+dpc_status dpc__synth_linreg(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index,
+                             size_t n, size_t d, const double *lambda, double noise_std,
+                             const double *w_star, const char *spectrum_desc, const dpc__rows *w,
+                             dpc_error *err)
+{
+    size_t r0;
     const char *what = "synthetic linreg";
     dpc_rng_stream s;
     dpc_status st = synth_begin(what, rng, stream_index, n, d, &s, err);
@@ -77,7 +96,7 @@ static dpc_status linreg(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_
                                  k, lambda[k]);
     if (w_star && (st = check_vec(what, "w_star", w_star, d, err))) return st;
     dpc_dataset *ds = NULL;
-    st = dpc_dataset_new(&ds, n, d, 0, err);
+    st = window_new(&ds, n, d, 0, w, &r0, err);
     if (!st) st = alloc_truth(ds, 1, err);
     size_t zlen = 2 * d + 1; /* d + 1 normals, then sqrt(lambda) (d < 2^48: no overflow) */
     double *z = st ? NULL : dpc__malloc_array(zlen, sizeof *z);
@@ -92,8 +111,8 @@ static dpc_status linreg(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_
         ds->cov_diag[k] = lambda[k];
         sq[k] = sqrt(lambda[k]);
     }
-    for (size_t i = 0; i < n; i++) {
-        dpc_rng_gaussian_fill(&s, i, 0, z, d + 1);
+    for (size_t i = 0; i < ds->n; i++) {
+        dpc_rng_gaussian_fill(&s, r0 + i, 0, z, d + 1);
         double *x = ds->x + i * d, dot = 0;
         for (size_t k = 0; k < d; k++) {
             x[k] = sq[k] * z[k];
@@ -127,7 +146,8 @@ dpc_status dpc_data_synth_linreg(dpc_dataset **out, const dpc_rng *rng, uint64_t
     dpc_data_spectrum_power(lambda, d, alpha);
     char desc[48];
     snprintf(desc, sizeof desc, "alpha=%.17g", alpha);
-    dpc_status st = linreg(out, rng, stream_index, n, d, lambda, noise_std, w_star, desc, err);
+    dpc_status st =
+        dpc__synth_linreg(out, rng, stream_index, n, d, lambda, noise_std, w_star, desc, NULL, err);
     free(lambda);
     return st;
 }
@@ -143,7 +163,8 @@ dpc_status dpc_data_synth_linreg_spectrum(dpc_dataset **out, const dpc_rng *rng,
     if (d == 0) return dpc_error_set(err, DPC_E_INVALID, "synthetic linreg: d must be >= 1");
     char desc[64];
     snprintf(desc, sizeof desc, "spectrum=%.6g..%.6g", lambda[0], lambda[d - 1]);
-    return linreg(out, rng, stream_index, n, d, lambda, noise_std, w_star, desc, err);
+    return dpc__synth_linreg(out, rng, stream_index, n, d, lambda, noise_std, w_star, desc, NULL,
+                             err);
 }
 
 /* ==== Mean estimation ======================================================================= */
@@ -152,7 +173,15 @@ dpc_status dpc_data_synth_mean(dpc_dataset **out, const dpc_rng *rng, uint64_t s
                                size_t n, size_t d, const double *mean, double spread, double radius,
                                dpc_error *err)
 {
+    return dpc__synth_mean(out, rng, stream_index, n, d, mean, spread, radius, NULL, err);
+}
+
+dpc_status dpc__synth_mean(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index, size_t n,
+                           size_t d, const double *mean, double spread, double radius,
+                           const dpc__rows *w, dpc_error *err)
+{
     const char *what = "synthetic mean";
+    size_t r0;
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "%s: out is NULL", what);
     *out = NULL;
     dpc_rng_stream s;
@@ -166,7 +195,7 @@ dpc_status dpc_data_synth_mean(dpc_dataset **out, const dpc_rng *rng, uint64_t s
                              spread);
     if (mean && (st = check_vec(what, "mean", mean, d, err))) return st;
     dpc_dataset *ds = NULL;
-    st = dpc_dataset_new(&ds, n, d, 0, err);
+    st = window_new(&ds, n, d, 0, w, &r0, err);
     if (!st) st = alloc_truth(ds, 0, err);
     if (st) {
         dpc_dataset_free(ds);
@@ -181,9 +210,9 @@ dpc_status dpc_data_synth_mean(dpc_dataset **out, const dpc_rng *rng, uint64_t s
                              "%s: ||mean|| + spread = %.17g + %.17g exceeds the radius %.17g", what,
                              mnorm, spread, radius);
     }
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < ds->n; i++) {
         double *x = ds->x + i * d;
-        dpc_rng_gaussian_fill(&s, i, 0, x, d);
+        dpc_rng_gaussian_fill(&s, r0 + i, 0, x, d);
         double g = dpc__norm2(x, d);
         if (g == 0) { /* probability 0; keep the law symmetric enough: take e_1 */
             x[0] = 1;
@@ -213,7 +242,15 @@ dpc_status dpc_data_synth_logistic(dpc_dataset **out, const dpc_rng *rng, uint64
                                    size_t n, size_t d, double margin, double flip_prob,
                                    const double *w_star, dpc_error *err)
 {
+    return dpc__synth_logistic(out, rng, stream_index, n, d, margin, flip_prob, w_star, NULL, err);
+}
+
+dpc_status dpc__synth_logistic(dpc_dataset **out, const dpc_rng *rng, uint64_t stream_index,
+                               size_t n, size_t d, double margin, double flip_prob,
+                               const double *w_star, const dpc__rows *win, dpc_error *err)
+{
     const char *what = "synthetic logistic";
+    size_t r0;
     if (!out) return dpc_error_set(err, DPC_E_INVALID, "%s: out is NULL", what);
     *out = NULL;
     dpc_rng_stream s;
@@ -230,7 +267,7 @@ dpc_status dpc_data_synth_logistic(dpc_dataset **out, const dpc_rng *rng, uint64
     if (!(wn > 0) || !isfinite(wn))
         return dpc_error_set(err, DPC_E_INVALID, "%s: w_star must be non-zero", what);
     dpc_dataset *ds = NULL;
-    st = dpc_dataset_new(&ds, n, d, 2, err);
+    st = window_new(&ds, n, d, 2, win, &r0, err);
     if (!st) st = alloc_truth(ds, 0, err);
     if (st) {
         dpc_dataset_free(ds);
@@ -238,14 +275,14 @@ dpc_status dpc_data_synth_logistic(dpc_dataset **out, const dpc_rng *rng, uint64
     }
     double *w = ds->truth, inv = 1.0 / sqrt((double)d);
     for (size_t k = 0; k < d; k++) w[k] = w_star ? w_star[k] / wn : inv;
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < ds->n; i++) {
         double *x = ds->x + i * d, t = 0;
-        dpc_rng_gaussian_fill(&s, i, 0, x, d);
+        dpc_rng_gaussian_fill(&s, r0 + i, 0, x, d);
         for (size_t k = 0; k < d; k++) t += w[k] * x[k];
         double sgn = t >= 0 ? 1.0 : -1.0;
         for (size_t k = 0; k < d; k++) x[k] += sgn * margin * w[k];
         int label = sgn > 0;
-        if (flip_prob > 0 && dpc_rng_uniform(&s, i, d) < flip_prob) label = !label;
+        if (flip_prob > 0 && dpc_rng_uniform(&s, r0 + i, d) < flip_prob) label = !label;
         ds->y[i] = label;
     }
     char sd[48];

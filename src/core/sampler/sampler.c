@@ -23,12 +23,19 @@
 #define ROW_BINS ((uint64_t)3 << 61) /* balls-in-bins: the bin of example i is draw (ROW_BINS, i) */
 #define ROW_GROUPS ((uint64_t)7 << 61) /* cyclic Poisson: the group permutation's round keys */
 #define GROUP_ROUNDS 8
+/* Bytes of Feistel round tables a FIXED / SHUFFLE sampler may keep (make_ftab) */
+#define FTAB_MAX_BYTES ((size_t)64 << 20)
 
 struct dpc_sampler {
     dpc_sampler_config cfg;
     dpc_rng_stream s;
     unsigned half;       /* Feistel half width in bits */
     size_t spe;          /* steps per epoch (FIXED, SHUFFLE) */
+    /* FIXED, SHUFFLE: the Feistel round function of permutations [ftab0, ftab0 + nftab) as a
+     * table, the same words as drawn each time (make_ftab): ftab[((perm - ftab0) ROUNDS + r)
+     * 2^half + x] = word(ROW_PERM + perm, x, r) mod 2^half; NULL or other perms: drawn */
+    uint16_t *ftab;
+    uint64_t ftab0, nftab;
     size_t group_size;   /* CYCLIC_POISSON: floor(N / groups) */
     double q;            /* Poisson rate */
     /* Poisson kinds: each step draws from a population of pop (N, or the group size) */
@@ -370,13 +377,23 @@ dpc_status dpc_sampler_kind_parse(const char *s, dpc_sampler_kind *out, dpc_erro
 }
 
 /* Feistel permutation of [0, 2^(2 half)) for permutation id `perm`. */
+/* The round function: word(ROW_PERM + perm, x, r) mod 2^half, from the table when it holds perm
+ * (one load instead of a generator block: the cost of a fixed-order or shuffled epoch). */
+static uint64_t round_word(const dpc_sampler *sp, uint64_t perm, uint64_t x, uint32_t r,
+                           uint64_t mask)
+{
+    if (sp->ftab && perm - sp->ftab0 < sp->nftab)
+        return sp->ftab[(((perm - sp->ftab0) * FEISTEL_ROUNDS + r) << sp->half) + x];
+    return dpc_rng_word(&sp->s, ROW_PERM + perm, x, r) & mask;
+}
+
 static uint64_t feistel(const dpc_sampler *sp, uint64_t perm, uint64_t x)
 {
     unsigned h = sp->half;
     uint64_t mask = ((uint64_t)1 << h) - 1;
     uint64_t L = x >> h, R = x & mask;
     for (uint32_t r = 0; r < FEISTEL_ROUNDS; r++) {
-        uint64_t f = dpc_rng_word(&sp->s, ROW_PERM + perm, R, r) & mask;
+        uint64_t f = round_word(sp, perm, R, r, mask);
         uint64_t nl = R;
         R = L ^ f;
         L = nl;
@@ -399,7 +416,7 @@ static uint64_t feistel_inv(const dpc_sampler *sp, uint64_t perm, uint64_t y)
     uint64_t mask = ((uint64_t)1 << h) - 1;
     uint64_t L = y >> h, R = y & mask;
     for (uint32_t r = FEISTEL_ROUNDS; r-- > 0;) {
-        uint64_t f = dpc_rng_word(&sp->s, ROW_PERM + perm, L, r) & mask;
+        uint64_t f = round_word(sp, perm, L, r, mask);
         uint64_t nr = L;
         L = R ^ f;
         R = nr;
@@ -460,9 +477,43 @@ static size_t group_position(const dpc_sampler *sp, size_t x)
     return (size_t)y;
 }
 
+/* FIXED (permutation 0) and SHUFFLE (permutations 1 .. epochs): the Feistel round function as
+ * tables of 2^half words per round, drawn by dpc_rng_word_fill (the same words as dpc_rng_word,
+ * whole generator blocks at a time). The batches are unchanged, bit for bit; an index then costs
+ * ~6 loads per cycle-walking step instead of ~6 generator blocks (doc/performance.md §8). Only
+ * for half <= 16 (N <= 2^32) and within FTAB_MAX_BYTES (the first permutations of a long
+ * shuffled run: the rest are drawn); 6 2^half words per permutation, about 6 sqrt(N) to
+ * 12 sqrt(N) against an epoch's ~10 N drawn. */
+static dpc_status make_ftab(dpc_sampler *s, dpc_error *err)
+{
+    size_t len = (size_t)1 << s->half, per = FEISTEL_ROUNDS * len * sizeof(uint16_t);
+    if (s->half > 16) return DPC_OK;
+    uint64_t first = s->cfg.kind == DPC_SAMPLER_FIXED ? 0 : 1;
+    uint64_t n = s->cfg.kind == DPC_SAMPLER_FIXED ? 1 : (s->cfg.steps - 1) / s->spe + 1;
+    if (n > FTAB_MAX_BYTES / per) n = FTAB_MAX_BYTES / per;
+    if (n == 0) return DPC_OK;
+    uint64_t *w = dpc__malloc_array(len, sizeof *w), mask = len - 1;
+    s->ftab = dpc__malloc_array((size_t)n * FEISTEL_ROUNDS * len, sizeof *s->ftab);
+    if (!w || !s->ftab) {
+        free(w);
+        return DPC__NOMEM(err, "sampler permutation tables");
+    }
+    for (uint64_t p = 0; p < n; p++)
+        for (uint32_t r = 0; r < FEISTEL_ROUNDS; r++) {
+            uint16_t *t = s->ftab + (p * FEISTEL_ROUNDS + r) * len;
+            dpc_rng_word_fill(&s->s, ROW_PERM + first + p, 0, r, w, len);
+            for (size_t x = 0; x < len; x++) t[x] = (uint16_t)(w[x] & mask);
+        }
+    free(w);
+    s->ftab0 = first;
+    s->nftab = n;
+    return DPC_OK;
+}
+
 void dpc_sampler_free(dpc_sampler *s)
 {
     if (!s) return;
+    free(s->ftab);
     free(s->cum);
     free(s->off);
     free(s->mem32);
@@ -522,6 +573,7 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
     default:
         s->q = 1.0;
         s->cap = cfg->batch;
+        st = make_ftab(s, err);
         break;
     }
     if (st) {

@@ -118,7 +118,7 @@ size_t dpc__train_items(const dpc_trainer *tr, ck_item *out)
     dpc__ck_count(&s, "model", "parameters", tr->P);
     dpc__ck_str(&s, "data", "training data source", tr->train->source);
     dpc__ck_str(&s, "data", "training data preprocessing", tr->train->preprocessing);
-    dpc__ck_count(&s, "data", "training examples", tr->train->n);
+    dpc__ck_count(&s, "data", "training examples", dpc_dataset_rows(tr->train));
     dpc__ck_count(&s, "data", "features", tr->train->d);
     dpc__ck_count(&s, "data", "training data content", tr->train_hash);
     dpc__ck_rng_items(&s, &tr->rng);
@@ -356,7 +356,7 @@ uint64_t dpc__train_fingerprint_v2(const dpc_trainer *tr)
     dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
     h = f_str(h, spec);
     h = f_size(h, tr->P);
-    h = f_size(h, tr->train->n);
+    h = f_size(h, dpc_dataset_rows(tr->train));
     h = f_size(h, tr->train->d);
     h = f_str(h, tr->train->source);
     h = f_str(h, tr->train->preprocessing);

@@ -99,6 +99,7 @@ dpc_status dpc__dist_setup(dpc_trainer *tr, dpc_error *err)
 {
     if (!dpc__dist_on(&tr->dist)) return DPC_OK;
     dpc_status st = share_privacy(tr, err);
+    if (!st) st = dpc__dist_data_setup(tr, err); /* the content hash of a sharded set first */
     return st ? st : share_layout(tr, err);
 }
 

@@ -130,30 +130,31 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
 {
     if (!c) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
     if (!train) return dpc_error_param(err, DPC_E_INVALID, "train", "NULL data set");
-    if (train->n == 0) return dpc_error_param(err, DPC_E_INVALID, "train", "the data set is empty");
+    size_t N = dpc_dataset_rows(train); /* a shard: the whole set's rows */
+    if (N == 0) return dpc_error_param(err, DPC_E_INVALID, "train", "the data set is empty");
     if (c->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1");
-    if (c->batch > train->n)
+    if (c->batch > N)
         return dpc_error_param(err, DPC_E_INVALID, "batch",
                                "%zu is larger than the training data (%zu examples)", c->batch,
-                               train->n);
+                               N);
     if (c->epochs == 0) return dpc_error_param(err, DPC_E_INVALID, "epochs", "must be >= 1");
-    size_t spe = train->n / c->batch;
+    size_t spe = N / c->batch;
     if (c->epochs > DPC_TRAIN_MAX_STEPS / spe)
         return dpc_error_param(err, DPC_E_RANGE, "epochs",
                                "%zu epochs of %zu steps exceed the limit of %zu steps",
                                c->epochs, spe, DPC_TRAIN_MAX_STEPS);
     dpc_status st = check_optimizer(c, err);
-    if (!st) st = check_privacy(c, train->n, err);
+    if (!st) st = check_privacy(c, N, err);
     if (st) return st;
     if ((unsigned)c->sampler > DPC_SAMPLER_BALLS_IN_BINS && c->sampler != DPC_SAMPLER_AUTO)
         return dpc_error_param(err, DPC_E_INVALID, "sampler", "unknown value %d", (int)c->sampler);
     const dpc_train_canaries *cn = c->canaries;
-    if (cn && (cn->count == 0 || cn->first > train->n || cn->count > train->n - cn->first ||
+    if (cn && (cn->count == 0 || cn->first > N || cn->count > N - cn->first ||
                !cn->included))
         return dpc_error_param(err, DPC_E_INVALID, "canaries",
                                "slots [%zu, %zu) must be a non-empty range of the %zu training "
                                "examples, with inclusion flags",
-                               cn->first, cn->first + cn->count, train->n);
+                               cn->first, cn->first + cn->count, N);
     st = dpc_train_mech_check(&c->mech, err);
     if (st) return dpc_error_nest(err, "mech");
     return DPC_OK;
@@ -184,9 +185,10 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
     if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     dpc_train_config c = *in;
     dpc_mech_kind kind = c.mech.kind;
+    size_t N = dpc_dataset_rows(train);
     if (c.sampler == DPC_SAMPLER_AUTO)
         c.sampler = kind == DPC_MECH_IDENTITY ? DPC_SAMPLER_POISSON : DPC_SAMPLER_FIXED;
-    size_t spe = train->n / c.batch;
+    size_t spe = N / c.batch;
     if ((kind == DPC_MECH_BSR || kind == DPC_MECH_BISR) && c.mech.bands == 0) {
         c.mech.bands = dpc_mech_default_bands(c.epochs * spe, c.epochs,
                                               dpc__train_min_sep(&c, spe));
@@ -219,7 +221,7 @@ dpc_status dpc_train_config_resolve(const dpc_train_config *in, const dpc_datase
         c.mech.momentum = c.momentum;
         c.mech.decay = 1.0 - c.lr * c.weight_decay;
     }
-    if ((st = dpc_account_resolve_delta(c.delta, train->n, c.allow_large_delta, &c.delta, NULL,
+    if ((st = dpc_account_resolve_delta(c.delta, N, c.allow_large_delta, &c.delta, NULL,
                                         err)))
         return st;
     if (kind == DPC_MECH_DENSE && c.mech.steps != c.epochs * spe)

@@ -67,6 +67,13 @@ struct dpc_trainer {
     /* ranks: this one owns coordinates [s0, s1) (one process: [0, P)) */
     dpc__dist dist;
     size_t s0, s1;
+    /* a training set held in shards (dist_data.c): rank s holds rows [row_bound[s],
+     * row_bound[s + 1]); NULL when every rank holds every row. rows: this round's share of the
+     * batch (rows_cap rows of D features and the target), position rows_base first; rows_out,
+     * rows_in: the rows sent to and received from one rank */
+    size_t *row_bound;
+    double *rows, *rows_out, *rows_in;
+    size_t rows_base, rows_cap;
     /* content hash of the training data (dpc_dataset_hash); the test set does not enter the
      * values of a run and may change between a save and a resume */
     uint64_t train_hash;
@@ -234,6 +241,24 @@ dpc_status dpc__dist_telemetry(dpc_trainer *tr, size_t nchunks, uint64_t sent0, 
  * rank 0, which adds them in block order and sends the two totals to all. */
 dpc_status dpc__dist_eval_sum(dpc_trainer *tr, size_t nblocks, double *loss, double *correct,
                               double *tot_loss, double *tot_correct, dpc_error *err);
+/* dist_data.c: a sharded training set: the ranks' row ranges, the whole set's content hash and
+ * the row buffers (no-op when no rank holds a shard); then, each round, this rank's share of the
+ * round's chunks [g0, g1) fetched from the rows' owners into rows. */
+dpc_status dpc__dist_data_setup(dpc_trainer *tr, dpc_error *err);
+dpc_status dpc__dist_fetch_rows(dpc_trainer *tr, size_t g0, size_t g1, dpc_error *err);
+/* The features of batch position pos (and *y its target): the fetched row of a sharded set, else
+ * the training set's row. */
+static inline const double *dpc__train_row(const dpc_trainer *tr, size_t pos, double *y)
+{
+    if (tr->row_bound) {
+        const double *r = tr->rows + (pos - tr->rows_base) * (tr->D + 1);
+        *y = r[tr->D];
+        return r;
+    }
+    *y = tr->train->y[tr->idx[pos]];
+    return tr->train->x + tr->idx[pos] * tr->D;
+}
+
 /* The rank's share [c0, c1) of n items (chunks of a round, evaluation blocks). */
 static inline void dpc__dist_share(const dpc__dist *d, size_t n, size_t *c0, size_t *c1)
 {

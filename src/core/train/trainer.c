@@ -56,6 +56,10 @@ void dpc_trainer_free(dpc_trainer *tr)
     free(tr->tele_msg);
     free(tr->hist);
     free(tr->canary_hits);
+    free(tr->row_bound);
+    free(tr->rows);
+    free(tr->rows_out);
+    free(tr->rows_in);
     free(tr);
 }
 
@@ -203,7 +207,8 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
     tr->train = train;
     tr->test = test;
     tr->rng = *rng;
-    tr->train_hash = dpc_dataset_hash(train); /* checkpoints and ranks compare the content */
+    /* checkpoints and ranks compare the content (a shard's: the whole set's, in setup) */
+    tr->train_hash = train->shard_total ? 0 : dpc_dataset_hash(train);
     tr->P = dpc_model_num_params(model);
     tr->D = train->d;
     tr->T = rc.threads;
@@ -211,6 +216,11 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
     if ((st = dpc_isa_resolve(rc.isa, &tr->isa, err))) return st;
     if ((st = dpc__dist_init(&tr->dist, rc.transport, tr->P, tr->T, err))) return st;
     if ((st = dpc_model_precision_check(model, rc.precision, err))) return st;
+    if (train->shard_total && !dpc__dist_on(&tr->dist))
+        return dpc_error_param(err, DPC_E_INVALID, "train", "rows %zu..%zu of %zu: a shard of a "
+                               "training set trains only with the ranks that hold the others "
+                               "(a transport)", train->shard_first,
+                               train->shard_first + train->n - 1, train->shard_total);
     if (rc.precision == DPC_PRECISION_FLOAT32 && dpc__dist_on(&tr->dist))
         return dpc_error_param(err, DPC_E_UNSUPPORTED, "precision",
                                "float32 runs in one process (no transport)");
@@ -218,7 +228,8 @@ static dpc_status build(dpc_trainer **out, const dpc_model *model, const dpc_dat
     tr->s1 = tr->dist.bound[tr->dist.rank + 1];
     /* sampler: n = epochs * floor(N / B) steps (resolved into mech.steps) */
     tr->n_steps = rc.mech.steps;
-    dpc_sampler_config sc = {rc.sampler, train->n, rc.batch, tr->n_steps, rc.groups};
+    dpc_sampler_config sc = {rc.sampler, dpc_dataset_rows(train), rc.batch, tr->n_steps,
+                             rc.groups};
     if ((st = dpc_sampler_new(&tr->sampler, &sc, rng, err))) return st;
     dpc_sampler_describe(tr->sampler, &tr->sdesc);
     if ((st = dpc__train_mech(tr, err))) return st;
@@ -290,9 +301,10 @@ static size_t gather(dpc_trainer *tr, thread_ctx *c, size_t chunk)
     size_t ch = tr->cfg.chunk, D = tr->D, i0 = chunk * ch;
     size_t m = tr->count - i0 < ch ? tr->count - i0 : ch;
     for (size_t j = 0; j < m; j++) {
-        const double *src = tr->train->x + tr->idx[i0 + j] * D;
+        double yj, yn;
+        const double *src = dpc__train_row(tr, i0 + j, &yj);
         if (j + 1 < m) { /* rows are scattered: ask for the next one while this one is copied */
-            const double *next = tr->train->x + tr->idx[i0 + j + 1] * D;
+            const double *next = dpc__train_row(tr, i0 + j + 1, &yn);
             for (size_t k = 0; k < D; k += 8) __builtin_prefetch(next + k, 0, 3);
         }
         if (tr->params32) {
@@ -301,7 +313,7 @@ static size_t gather(dpc_trainer *tr, thread_ctx *c, size_t chunk)
         } else {
             memcpy(c->X + j * D, src, D * sizeof(double));
         }
-        c->y[j] = tr->train->y[tr->idx[i0 + j]];
+        c->y[j] = yj;
     }
     return m;
 }
@@ -317,9 +329,11 @@ static void name_failed_record(const dpc_trainer *tr, thread_ctx *c, size_t i0, 
     for (size_t j = 0; g && j < m; j++) {
         dpc_error e = {0};
         size_t r = tr->idx[i0 + j];
+        double yr;
+        const double *xr = dpc__train_row(tr, i0 + j, &yr);
         memset(g, 0, tr->P * sizeof *g);
-        if (dpc_model_clipped_sum_naive(tr->model, tr->params, tr->train->x + r * tr->D,
-                                        tr->train->y + r, 1, tr->cfg.clip, g, NULL, NULL, &e)) {
+        if (dpc_model_clipped_sum_naive(tr->model, tr->params, xr, &yr, 1, tr->cfg.clip, g, NULL,
+                                        NULL, &e)) {
             const char *why = strncmp(e.msg, "example 0: ", 11) ? e.msg : e.msg + 11;
             dpc_error_set(&c->err, c->st, "training record %zu (batch position %zu): %s", r,
                           i0 + j, why);
@@ -536,6 +550,7 @@ static dpc_status clipped_sum(dpc_trainer *tr, size_t nchunks, dpc_error *err)
         dpc__dist_share(d, g1 - g0, &a, &b);
         r.c0 = g0 + a;
         r.c1 = g0 + b;
+        if ((st = dpc__dist_fetch_rows(tr, g0, g1, err))) return st; /* sharded data */
         dpc__pool_run(tr->pool, phase_chunks, &r);
         st = collect(tr, err);
         if ((st = dpc__dist_agree(d, st, err)) || (st = dpc__dist_chain(tr, j, &r, err)))
@@ -639,6 +654,10 @@ dpc_status dpc_trainer_evaluate(dpc_trainer *tr, const dpc_dataset *ds, double *
     if (ds->d != tr->D)
         return dpc_error_param(err, DPC_E_INVALID, "ds", "%zu features, the model takes %zu", ds->d,
                                tr->D);
+    if (ds->shard_total)
+        return dpc_error_param(err, DPC_E_INVALID, "ds", "a shard (rows %zu.. of %zu): evaluation "
+                               "takes a whole set on every rank", ds->shard_first,
+                               ds->shard_total);
     size_t nblocks = (ds->n + DPC__EVAL_BLOCK - 1) / DPC__EVAL_BLOCK;
     eval_arg e = {tr, ds, 0, nblocks, NULL, NULL};
     dpc__dist_share(&tr->dist, nblocks, &e.b0, &e.b1);
@@ -686,6 +705,7 @@ size_t dpc_trainer_bytes(const dpc_trainer *tr)
         b += dpc_model_ws_bytes(c->ws) + dpc_noise_bytes(c->noise) +
              (ch * tr->D + 3 * ch) * sizeof(double) + (c->bufs ? tr->K * tr->P * sizeof(double) : 0);
     }
+    if (tr->rows) b += 3 * tr->rows_cap * (tr->D + 1) * sizeof(double);
     return b;
 }
 size_t dpc_trainer_steps_total(const dpc_trainer *tr) { return tr->n_steps; }
