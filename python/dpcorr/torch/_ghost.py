@@ -1,0 +1,246 @@
+"""Fast gradient clipping on the per-layer path: ghost norms and book-keeping.
+
+The per-layer path (_per_sample.py) captures, for every layer use, its input A and the gradient
+G of the loss with respect to its output. The per-example gradient of a Linear's weight is
+G_i^T A_i (A_i: example i's T x d_in rows, G_i: its T x d_out rows), so
+
+    ||G_i^T A_i||^2 = ||a_i||^2 ||g_i||^2                     (T = 1)
+                    = sum((A_i A_i^T) o (G_i G_i^T))          (T > 1: the ghost norm)
+
+cost O(T (d_in + d_out)) or O(T^2 (d_in + d_out)) per example instead of the d_in x d_out
+per-example matrix, and the clipped sum of the batch is one contraction
+
+    sum_i f_i G_i^T A_i = (diag(f) G)^T A                     (book-keeping: no second backward)
+
+with f_i = min(1, clip / ||g_i||) the float64 clip factors. A convolution is a Linear over the
+unfolded patches (T = output positions); an Embedding's per-example gradient is a scatter of its
+G rows into the rows of the looked-up indices (the rows of one example that hit the same index
+add up first, then the norm). Where the ghost norm costs more than the per-example matrix
+(T^2 > d_in d_out) the matrix is made per example (one batched product) and its norm taken;
+its clipped sum is then f^T of the rows. Layers without such a rule (LayerNorm, GroupNorm,
+MultiheadAttention, Conv3d, grouped convolutions, ...) and layers used several times in one
+forward (the norm of a sum of uses is not the sum of their norms) get their per-example
+gradients materialised by the per-layer path's own rule, as without ghost clipping.
+
+Precision (the engine's guarantees): A and G are converted to float64 (exact) before any norm or
+contraction, so each ghost norm is the float64 norm of the exact per-example gradient of the
+captured float64(A), float64(G) (rounding ~1e-16 relative); materialised layers' norms are those
+of their per-example gradients in the parameters' dtype, as in the engine; the squared norms
+are added in float64 and raised by the engine's margin (2^-16 when any parameter is not
+float64, else 2^-40) before clip / norm, so no example's clipped contribution exceeds clip. The
+sums differ from the engine's fixed-order row sum by rounding only (a GEMM adds in another
+order): equal to 1e-10 relative, not bit for bit; the engine therefore takes this path only
+where bit-identity is not promised between two orders of the same sum (not under virtual steps,
+whose physical batches must add up exactly as the whole batch; not across torch.distributed
+ranks, whose rank-to-rank sum keeps the one-process order).
+"""
+
+import torch
+import torch.nn.functional as F
+
+_F64 = torch.float64
+
+
+def ghost_clip(layers, params, batch_size, scale, clip):
+    """Per-example norms and the clipped sum of one (physical) batch from the per-layer path's
+    captures, without per-example gradients where a layer has a ghost rule.
+
+    ``layers``: a PerSampleGradients after ``loss.backward()``; ``params``: the trainable
+    parameters (the engine's coordinate order); ``scale``: the factor of the captured output
+    gradients (the batch size for a mean loss). Returns ``(norms, clipped_sum)``: norms (b,)
+    float64, raised above their rounding error as engine._norms does, and clipped_sum (dim,)
+    float64 = sum_i min(1, clip / norms_i) g_i in the coordinates of ``params``. Returns None
+    when the captures do not fit the per-layer path (nothing reached the model, a layer ran on
+    another batch size): the caller then takes the materialised path, which says why.
+    """
+    b = batch_size
+    trainable = {id(p) for p in params}
+    dev = params[0].device
+    sq = torch.zeros(b, dtype=_F64, device=dev)
+    parts = []  # callables: factor (b,) float64 -> [(param, float64 sum of f_i g_i)]
+    if not any(layer.grads for layer in layers.layers):
+        return None
+    for layer in layers.layers:
+        uses = [(x, layer.grads[u]) for u, x in enumerate(layer.inputs) if u in layer.grads]
+        if not uses:
+            continue
+        if any(layer.batch_of(x) != b for x, _ in uses):
+            return None
+        mine = [p for p in layer.params if id(p) in trainable]
+        rule = _rule(layer.module) if len(uses) == 1 else None
+        got = rule(layer.module, uses[0][0], uses[0][1], scale, mine) if rule else None
+        if got is None:
+            got = _materialised(layer, uses, scale, mine)
+        s, part = got
+        sq.add_(s.to(dev))
+        parts.append(part)
+    low = any(p.dtype != _F64 for p in params)
+    norms = sq.sqrt_().mul_(1.0 + 2.0 ** (-16 if low else -40))
+    factor = (clip / norms).clamp(max=1.0)
+    offsets, off = {}, 0
+    for p in params:
+        offsets[id(p)] = off
+        off += p.numel()
+    total = torch.zeros(off, dtype=_F64, device=dev)
+    for part in parts:
+        for p, s in part(factor):
+            o = offsets[id(p)]
+            total[o:o + p.numel()].add_(s.reshape(-1).to(dev))
+    return norms, total
+
+
+def _f64(t, scale=1.0):
+    """float64(t) * scale, never writing into t (a captured tensor)."""
+    out = t.to(_F64)
+    if scale != 1.0:
+        out = out * scale if out is t else out.mul_(scale)
+    return out
+
+
+def _rule(module):
+    kind = type(module)
+    if kind is torch.nn.Linear:
+        return _linear
+    if kind in (torch.nn.Conv1d, torch.nn.Conv2d):
+        if module.groups == 1 and module.padding_mode == "zeros" and \
+                not isinstance(module.padding, str):
+            return _conv
+        return None
+    if kind is torch.nn.Embedding:
+        if module.max_norm is None and not module.sparse and not module.scale_grad_by_freq:
+            return _embedding
+        return None
+    return None
+
+
+def _materialised(layer, uses, scale, mine):
+    """The per-layer path's per-example gradients of this layer (summed over its uses), their
+    squared norms (as engine._norms: in the gradients' dtype, float64 for the sum of squares)
+    and their clipped sum f^T rows in float64."""
+    total = None
+    for x, go in uses:
+        if scale != 1.0:
+            go = go * scale
+        got = layer.per_example(x, go, scale)
+        total = got if total is None else [a + c for a, c in zip(total, got)]
+    rows = [g.reshape(g.shape[0], -1) for p, g in zip(layer.params, total)
+            if any(p is q for q in mine)]
+    kept = [p for p in layer.params if any(p is q for q in mine)]
+    sq = None
+    for g in rows:
+        if g.dtype in (torch.float32, _F64):
+            n = torch.linalg.vector_norm(g, dim=1).to(_F64)
+        else:
+            n = torch.linalg.vector_norm(g, dim=1, dtype=torch.float32).to(_F64)
+        sq = n * n if sq is None else sq + n * n
+
+    def part(f):
+        return [(p, f.to(g.device) @ g.to(_F64)) for p, g in zip(kept, rows)]
+    return sq, part
+
+
+def _sequence(a, g, w, bias):
+    """A Linear over sequences: a (b, T, d_in), g (b, T, d_out), float64; w / bias: whether the
+    weight / bias is trainable. Returns (squared norms (b,), part)."""
+    b, t, d_in = a.shape
+    d_out = g.shape[2]
+    sq = torch.zeros(b, dtype=_F64, device=a.device)
+    gsum = None
+    if bias:
+        gsum = g.sum(1) if t > 1 else g[:, 0]
+        sq += (gsum * gsum).sum(1)
+    per = None
+    if w:
+        if t == 1:
+            a1, g1 = a[:, 0], g[:, 0]
+            sq += (a1 * a1).sum(1) * (g1 * g1).sum(1)
+        elif t * t <= d_in * d_out:  # the ghost norm: two (b, T, T) Gram matrices
+            aa = torch.bmm(a, a.transpose(1, 2))
+            gg = torch.bmm(g, g.transpose(1, 2))
+            sq += (aa * gg).sum((1, 2))
+        else:  # cheaper as the per-example matrix (b, d_out, d_in)
+            per = torch.bmm(g.transpose(1, 2), a)
+            sq += (per * per).reshape(b, -1).sum(1)
+
+    def part(f):
+        out = []
+        if w:
+            if per is not None:
+                out.append(f @ per.reshape(b, -1))
+            else:  # (diag(f) G)^T A over the batch's b T rows
+                gf = (g * f[:, None, None]).reshape(b * t, d_out)
+                out.append(gf.t() @ a.reshape(b * t, d_in))
+        if bias:
+            out.append(f @ gsum)
+        return out
+    return sq, part
+
+
+def _pair(module, mine, sq_part):
+    """Names the sums of a (weight, bias) layer by parameter object, trainable ones only."""
+    sq, part = sq_part
+    kept = [p for p in (module.weight, module.bias) if p is not None and
+            any(p is q for q in mine)]
+    return sq, lambda f: list(zip(kept, part(f)))
+
+
+def _linear(module, x, go, scale, mine):
+    b = x.shape[0]
+    a = _f64(x.reshape(b, -1, x.shape[-1]))
+    g = _f64(go.reshape(b, -1, go.shape[-1]), scale)
+    w = any(module.weight is q for q in mine)
+    bias = module.bias is not None and any(module.bias is q for q in mine)
+    return _pair(module, mine, _sequence(a, g, w, bias))
+
+
+def _conv(module, x, go, scale, mine):
+    """Conv1d / Conv2d as a Linear over the unfolded patches (as _per_sample._closed_form)."""
+    b = x.shape[0]
+    if type(module) is torch.nn.Conv1d:  # as a conv2d of height 1
+        xs, ks = x.unsqueeze(2), (1,) + tuple(module.kernel_size)
+        pad, st, dil = (0,) + tuple(module.padding), (1,) + tuple(module.stride), \
+            (1,) + tuple(module.dilation)
+    else:
+        xs, ks = x, tuple(module.kernel_size)
+        pad, st, dil = tuple(module.padding), tuple(module.stride), tuple(module.dilation)
+    cols = F.unfold(xs.to(_F64), ks, dilation=dil, padding=pad, stride=st)  # (b, C k k, L)
+    g = _f64(go.reshape(b, go.shape[1], -1), scale)  # (b, out, L)
+    w = any(module.weight is q for q in mine)
+    bias = module.bias is not None and any(module.bias is q for q in mine)
+    sq, part = _sequence(cols.transpose(1, 2), g.transpose(1, 2), w, bias)
+    shape = module.weight.shape
+
+    def shaped(f):
+        out = part(f)
+        if w:
+            out[0] = out[0].reshape(shape)
+        return out
+    return _pair(module, mine, (sq, shaped))
+
+
+def _embedding(module, x, go, scale, mine):
+    """Example i's gradient is row g_it added to row x_it of the table: the rows of one example
+    that hit the same index are added first (a segment sum keyed by (example, index)), then the
+    norm; the clipped sum scatters f_i times those segments into the table."""
+    if not any(module.weight is q for q in mine):
+        return None
+    b = x.shape[0]
+    n_rows, dim = module.weight.shape
+    idx = x.reshape(b, -1)
+    t = idx.shape[1]
+    g = _f64(go.reshape(b * t, dim), scale)
+    example = torch.arange(b, device=idx.device).repeat_interleave(t)
+    flat = idx.reshape(-1)
+    if module.padding_idx is not None:  # its row gets no gradient
+        keep = flat != module.padding_idx
+        flat, example, g = flat[keep], example[keep], g[keep]
+    key = example * n_rows + flat
+    uniq, inv = torch.unique(key, return_inverse=True)
+    seg = torch.zeros(uniq.numel(), dim, dtype=_F64, device=g.device).index_add_(0, inv, g)
+    who, row = uniq // n_rows, uniq % n_rows
+    sq = torch.zeros(b, dtype=_F64, device=g.device).index_add_(0, who, (seg * seg).sum(1))
+
+    def part(f):
+        out = torch.zeros(n_rows, dim, dtype=_F64, device=g.device)
+        return [(module.weight, out.index_add_(0, row, seg * f.to(g.device)[who][:, None]))]
+    return sq, part

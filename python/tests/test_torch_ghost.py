@@ -1,0 +1,268 @@
+"""Fast gradient clipping (dpcorr/torch/_ghost.py): ghost norms and the book-keeping clipped sum
+against the materialised per-example path, float64, 1e-10 relative, for every rule (Linear
+without and with a sequence, both branches of the ghost-or-materialise choice, Conv1d/2d,
+Embedding with repeated and padding indices) and the layers that fall back (LayerNorm,
+GroupNorm, MultiheadAttention, a layer used twice, frozen parameters); the engine's choice
+(ghost only after the first batch's checks, never under virtual steps), its refusal of a
+non-finite gradient, and whole runs equal to the materialised engine's."""
+
+import copy
+
+import pytest
+import torch
+
+import dpcorr.torch as dt
+from dpcorr.torch import _ghost, engine as engine_mod
+
+torch.set_num_threads(1)
+N, B, CLIP = 24, 8, 0.05
+
+
+class Seq(torch.nn.Module):
+    """A Linear over a sequence (b, T, d) then a mean and a head."""
+
+    def __init__(self, t, d_in, d_out):
+        super().__init__()
+        self.t, self.d_in = t, d_in
+        self.lin = torch.nn.Linear(d_in, d_out)
+        self.out = torch.nn.Linear(d_out, 3)
+
+    def forward(self, x):
+        h = torch.tanh(self.lin(x.reshape(x.shape[0], self.t, self.d_in)))
+        return self.out(h.mean(1))
+
+
+class Twice(torch.nn.Module):
+    """One Linear used twice in a forward: the norm of a sum of uses (materialised)."""
+
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(6, 6)
+        self.out = torch.nn.Linear(6, 3)
+
+    def forward(self, x):
+        return self.out(torch.tanh(self.lin(torch.tanh(self.lin(x)))))
+
+
+class Embed(torch.nn.Module):
+    def __init__(self, padding_idx=None):
+        super().__init__()
+        self.emb = torch.nn.Embedding(5, 4, padding_idx=padding_idx)
+        self.out = torch.nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.out(torch.tanh(self.emb(x)).mean(1))
+
+
+class Attention(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inp = torch.nn.Linear(4, 8)
+        self.att = torch.nn.MultiheadAttention(8, 2, batch_first=True)
+        self.norm = torch.nn.LayerNorm(8)
+        self.out = torch.nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = self.inp(x.reshape(x.shape[0], 5, 4))
+        h = self.norm(h + self.att(h, h, h, need_weights=False)[0])
+        return self.out(h.mean(1))
+
+
+def _frozen_bias():
+    m = torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(), torch.nn.Linear(5, 3))
+    m[0].bias.requires_grad_(False)
+    return m
+
+
+# (name, model factory, input shape of one example or ("tokens", length))
+CASES = [
+    ("mlp", lambda: torch.nn.Sequential(torch.nn.Linear(6, 5), torch.nn.Tanh(),
+                                        torch.nn.Linear(5, 3)), (6,)),
+    ("linear-seq-ghost", lambda: Seq(3, 4, 5), (12,)),  # T^2 = 9 <= 20: Gram matrices
+    ("linear-seq-rows", lambda: Seq(8, 2, 3), (16,)),  # T^2 = 64 > 6: per-example matrix
+    ("linear-no-bias", lambda: torch.nn.Sequential(torch.nn.Linear(6, 5, bias=False),
+                                                   torch.nn.Tanh(), torch.nn.Linear(5, 3)),
+     (6,)),
+    ("frozen-bias", _frozen_bias, (6,)),
+    ("conv2d", lambda: torch.nn.Sequential(
+        torch.nn.Conv2d(2, 8, 3, stride=2, padding=1), torch.nn.GroupNorm(2, 8),
+        torch.nn.Tanh(), torch.nn.Conv2d(8, 3, 2), torch.nn.Flatten(),
+        torch.nn.Linear(27, 3)), (2, 8, 8)),
+    ("conv1d", lambda: torch.nn.Sequential(
+        torch.nn.Conv1d(3, 6, 3, padding=1), torch.nn.Tanh(), torch.nn.Conv1d(6, 4, 2, stride=2),
+        torch.nn.Flatten(), torch.nn.Linear(16, 3)), (3, 8)),
+    ("embedding", lambda: Embed(), ("tokens", 7)),
+    ("embedding-padding", lambda: Embed(padding_idx=0), ("tokens", 7)),
+    ("attention-layernorm", Attention, (20,)),
+    ("used-twice", Twice, (6,)),
+]
+
+
+def _data(shape, seed=0):
+    g = torch.Generator().manual_seed(seed)
+    if shape[0] == "tokens":  # few distinct indices: repeats within an example
+        x = torch.randint(0, 5, (N, shape[1]), generator=g)
+    else:
+        x = torch.randn((N,) + shape, generator=g, dtype=torch.float64)
+    return x, torch.randint(0, 3, (N,), generator=g)
+
+
+def _engine(model, data, ghost=True, **kw):
+    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.3,
+                          momentum=0.5)
+    kw.setdefault("epsilon", 30.0)
+    _, opt, loader, eng = dt.make_private(model, opt, torch.utils.data.TensorDataset(*data),
+                                          delta=1e-5, epochs=1, batch_size=B, clip=CLIP,
+                                          mech="blt", seed=3, prefetch_noise=False, **kw)
+    eng.ghost_clipping = ghost
+    return opt, loader, eng
+
+
+def _backward(model, x, y, reduction="mean"):
+    torch.nn.functional.cross_entropy(model(x), y, reduction=reduction).backward()
+
+
+def _materialised(eng, b, scale):
+    per = eng._per_example(b, scale)
+    flats = [g.reshape(b, -1) for g in per]
+    norms = eng._norms(flats)
+    factor = (eng.plan.clip / norms).clamp(max=1.0)
+    total = torch.cat([factor @ f.double() for f in flats])
+    return norms, total
+
+
+def _rel(a, b):
+    return float((a - b).norm() / b.norm().clamp_min(1e-300))
+
+
+@pytest.mark.parametrize("name,make,shape", CASES, ids=[c[0] for c in CASES])
+def test_ghost_equals_materialised(name, make, shape):
+    """Per step, over several steps: the same captures give norms and clipped sums equal to the
+    materialised path's to 1e-10 relative; most examples are clipped (CLIP is small), so the
+    factors matter."""
+    torch.manual_seed(0)
+    model = make().double()
+    data = _data(shape)
+    opt, loader, eng = _engine(model, data)
+    assert eng.path == "layers", name
+    for t, (x, y) in enumerate(loader):
+        opt.zero_grad()
+        _backward(model, x, y)
+        b = len(y)
+        want_n, want_s = _materialised(eng, b, float(b))
+        got = _ghost.ghost_clip(eng._layers, eng.params, b, float(b), CLIP)
+        assert got is not None
+        assert _rel(got[0], want_n) < 1e-10, (name, t)
+        assert _rel(got[1], want_s) < 1e-10, (name, t)
+        assert float((want_n > CLIP).double().mean()) > 0.5  # clipping is exercised
+        opt.step()
+        if t == 2:
+            break
+
+
+def _train(make, shape, ghost, steps=3, physical=None, dtype=torch.float64, reduction="mean"):
+    torch.manual_seed(0)
+    model = make().to(dtype)
+    x, y = _data(shape, seed=1)
+    if x.is_floating_point():
+        x = x.to(dtype)
+    opt, loader, eng = _engine(model, (x, y), ghost=ghost, max_physical_batch_size=physical,
+                               loss_reduction=reduction)
+    for t, (xb, yb) in enumerate(loader):
+        opt.zero_grad()
+        _backward(model, xb, yb, reduction)
+        opt.step()
+        if eng.steps_done == steps:
+            break
+    eng.close()
+    return [p.detach().clone() for p in model.parameters()]
+
+
+@pytest.mark.parametrize("name,make,shape", CASES, ids=[c[0] for c in CASES])
+def test_run_equals_materialised_run(name, make, shape, monkeypatch):
+    """Whole runs (same seed: same batches and noise): the ghost engine's parameters after 3
+    steps equal the materialised engine's to 1e-10 relative, and ghost clipping ran on the
+    steps after the first (whose checks need the per-example rows)."""
+    calls = []
+    real = engine_mod.ghost_clip
+
+    def counted(*a, **k):
+        out = real(*a, **k)
+        calls.append(out is not None)
+        return out
+    monkeypatch.setattr(engine_mod, "ghost_clip", counted)
+    got = _train(make, shape, True)
+    assert calls == [True, True], (name, calls)  # steps 2 and 3
+    del calls[:]
+    want = _train(make, shape, False)
+    assert calls == []
+    for g, w in zip(got, want):
+        assert _rel(g, w) < 1e-10, name
+
+
+def test_float32_run_close_to_materialised():
+    """float32 parameters: ghost norms are float64 norms of the exact per-example gradients,
+    the materialised ones of float32-rounded rows: the runs agree to float32 rounding."""
+    make, shape = CASES[5][1], CASES[5][2]
+    got = _train(make, shape, True, dtype=torch.float32)
+    want = _train(make, shape, False, dtype=torch.float32)
+    for g, w in zip(got, want):
+        assert _rel(g, w) < 1e-5
+
+
+def test_virtual_steps_stay_materialised(monkeypatch):
+    """Under max_physical_batch_size the engine keeps the fixed-order row sum (bit-identical to
+    the whole batch; a GEMM's order depends on the batch): ghost clipping is not called, and the
+    virtual run is bit for bit the whole-batch materialised run."""
+    calls = []
+    monkeypatch.setattr(engine_mod, "ghost_clip", lambda *a, **k: calls.append(1))
+    make, shape = CASES[0][1], CASES[0][2]
+    virtual = _train(make, shape, True, physical=3, reduction="sum")
+    assert calls == []
+    whole = _train(make, shape, False, reduction="sum")
+    for v, w in zip(virtual, whole):
+        assert torch.equal(v, w)
+    monkeypatch.undo()
+    ghost = _train(make, shape, True, reduction="sum")
+    for v, g in zip(virtual, ghost):
+        assert _rel(g, v) < 1e-10
+
+
+def test_nonfinite_refused_on_ghost_path():
+    """A NaN reaching the gradients after the first step (the ghost path is active) is refused
+    as on the materialised path, naming the example."""
+    torch.manual_seed(0)
+    model = CASES[0][1]().double()
+    opt, loader, eng = _engine(model, _data(CASES[0][2]))
+    it = iter(loader)
+    x, y = next(it)
+    opt.zero_grad()
+    _backward(model, x, y)
+    opt.step()
+    assert eng._layers_agree
+    x, y = next(it)
+    opt.zero_grad()
+    with torch.no_grad():
+        model[2].weight[0, 0] = float("nan")
+    _backward(model, x, y)
+    with pytest.raises(ValueError, match="non-finite per-example gradient"):
+        opt.step()
+
+
+def test_norms_raised_clip_holds():
+    """Each example's clipped contribution, materialised afterwards in float64, has norm at most
+    clip: the ghost norms are raised above their rounding as engine._norms raises its own."""
+    torch.manual_seed(0)
+    model = Seq(3, 4, 5).double()
+    opt, loader, eng = _engine(model, _data((12,)))
+    x, y = next(iter(loader))
+    opt.zero_grad()
+    _backward(model, x, y)
+    b = len(y)
+    norms, _ = _ghost.ghost_clip(eng._layers, eng.params, b, float(b), CLIP)
+    per = eng._layers.compute(b, float(b))
+    exact = torch.cat([g.reshape(b, -1) for g in per], 1).norm(dim=1)
+    assert bool((norms > exact).all())
+    factor = (CLIP / norms).clamp(max=1.0)
+    assert bool((factor * exact <= CLIP).all())
+    assert float(((norms - exact) / exact).max()) < 1e-11
