@@ -7,7 +7,7 @@ G_i^T A_i (A_i: example i's T x d_in rows, G_i: its T x d_out rows), so
     ||G_i^T A_i||^2 = ||a_i||^2 ||g_i||^2                     (T = 1)
                     = sum((A_i A_i^T) o (G_i G_i^T))          (T > 1: the ghost norm)
 
-cost O(T (d_in + d_out)) or O(T^2 (d_in + d_out)) per example instead of the d_in x d_out
+cost O(d_in + d_out) or O(T^2 (d_in + d_out)) per example instead of the d_in x d_out
 per-example matrix, and the clipped sum of the batch is one contraction
 
     sum_i f_i G_i^T A_i = (diag(f) G)^T A                     (book-keeping: no second backward)
@@ -15,24 +15,28 @@ per-example matrix, and the clipped sum of the batch is one contraction
 with f_i = min(1, clip / ||g_i||) the float64 clip factors. A convolution is a Linear over the
 unfolded patches (T = output positions); an Embedding's per-example gradient is a scatter of its
 G rows into the rows of the looked-up indices (the rows of one example that hit the same index
-add up first, then the norm). Where the ghost norm costs more than the per-example matrix
-(T^2 > d_in d_out) the matrix is made per example (one batched product) and its norm taken;
-its clipped sum is then f^T of the rows. Layers without such a rule (LayerNorm, GroupNorm,
-MultiheadAttention, Conv3d, grouped convolutions, ...) and layers used several times in one
-forward (the norm of a sum of uses is not the sum of their norms) get their per-example
-gradients materialised by the per-layer path's own rule, as without ghost clipping.
+add up first, then the norm). With a sequence (T > 1) the per-example matrices cost as many
+multiply-adds as the contraction, so they are made (one batched product) unless they are large
+against the activations already held (d_in d_out > 2 T (d_in + d_out)): the choice is memory's.
+Layers without a rule here (LayerNorm, GroupNorm, MultiheadAttention, Conv3d, grouped
+convolutions, ...) and layers used several times in one forward (the norm of a sum of uses is
+not the sum of their norms) get their per-example gradients materialised by the per-layer
+path's own rule, as without ghost clipping.
 
-Precision (the engine's guarantees): A and G are converted to float64 (exact) before any norm or
-contraction, so each ghost norm is the float64 norm of the exact per-example gradient of the
-captured float64(A), float64(G) (rounding ~1e-16 relative); materialised layers' norms are those
-of their per-example gradients in the parameters' dtype, as in the engine; the squared norms
-are added in float64 and raised by the engine's margin (2^-16 when any parameter is not
-float64, else 2^-40) before clip / norm, so no example's clipped contribution exceeds clip. The
-sums differ from the engine's fixed-order row sum by rounding only (a GEMM adds in another
-order): equal to 1e-10 relative, not bit for bit; the engine therefore takes this path only
-where bit-identity is not promised between two orders of the same sum (not under virtual steps,
-whose physical batches must add up exactly as the whole batch; not across torch.distributed
-ranks, whose rank-to-rank sum keeps the one-process order).
+Precision (the engine's guarantees): every squared norm is that of what is summed, in float64,
+or an upper bound of it. Materialised rows (the captured dtype, as the engine's per-layer path
+makes them) get their norms and f^T rows in float64, as in engine._norms / _clip_and_sum. T = 1:
+||a_i||^2 ||g_i||^2 from float64(a), float64(g) (exact conversions; no cancellation), the sum a
+float64 GEMM. Gram matrices are made in the captured dtype and their terms have both signs, so
+that squared norm is raised by its rounding bound (see _sequence); the float64 contraction then
+sums the exact products of the captured values. The squared norms are added in float64 and
+raised by the engine's margin (2^-16 when any parameter is not float64, else 2^-40) before
+clip / norm, so no example's clipped contribution exceeds clip. The sums differ from the
+engine's fixed-order row sum by rounding only (a GEMM adds in another order): equal to 1e-10
+relative in float64, not bit for bit; the engine therefore takes this path only where no
+bit-identity between two orders of the same sum is promised: not under virtual steps (whose
+physical batches add up exactly as the whole batch) and not across torch.distributed ranks
+(whose rank-to-rank sum keeps the one-process order).
 """
 
 import torch
@@ -89,6 +93,11 @@ def ghost_clip(layers, params, batch_size, scale, clip):
     return norms, total
 
 
+def _scaled(t, scale):
+    """t * scale in t's dtype (as the per-layer path scales the output gradients)."""
+    return t * scale if scale != 1.0 else t
+
+
 def _f64(t, scale=1.0):
     """float64(t) * scale, never writing into t (a captured tensor)."""
     out = t.to(_F64)
@@ -140,36 +149,54 @@ def _materialised(layer, uses, scale, mine):
 
 
 def _sequence(a, g, w, bias):
-    """A Linear over sequences: a (b, T, d_in), g (b, T, d_out), float64; w / bias: whether the
-    weight / bias is trainable. Returns (squared norms (b,), part)."""
+    """A Linear over sequences: a (b, T, d_in), g (b, T, d_out) in the captured dtype (g
+    already scaled); w / bias: whether the weight / bias is trainable. Returns (squared norms
+    (b,) float64, part).
+
+    T = 1: ||a_i||^2 ||g_i||^2 in float64 (no cancellation: the engine's margin covers its
+    rounding), the sum one float64 GEMM. T > 1: the per-example matrices G_i^T A_i (one batched
+    product in the captured dtype; norm and clipped sum f^T rows in float64, as the engine does
+    with materialised rows), unless they are large against the activations already held
+    (d_in d_out > 2 T (d_in + d_out), which implies T^2 < d_in d_out / 16): then the ghost norm
+    from the two (b, T, T) Gram matrices and the float64 book-keeping contraction. The Gram form
+    cancels (its terms have both signs), so its squared norm is raised by its rounding bound
+    gamma S_i^2, S_i = sum_t ||a_it|| ||g_it||, gamma = 1.01 (d_in + d_out + T^2 + 2) u (u: the
+    captured dtype's unit roundoff): an upper bound of the exact per-example norm, which the
+    float64 contraction sums."""
     b, t, d_in = a.shape
     d_out = g.shape[2]
     sq = torch.zeros(b, dtype=_F64, device=a.device)
     gsum = None
     if bias:
-        gsum = g.sum(1) if t > 1 else g[:, 0]
+        gsum = (g.sum(1) if t > 1 else g[:, 0]).to(_F64)
         sq += (gsum * gsum).sum(1)
-    per = None
+    per = a64 = g64 = None
     if w:
         if t == 1:
-            a1, g1 = a[:, 0], g[:, 0]
-            sq += (a1 * a1).sum(1) * (g1 * g1).sum(1)
-        elif t * t <= d_in * d_out:  # the ghost norm: two (b, T, T) Gram matrices
+            a64, g64 = a.to(_F64), g.to(_F64)
+            sq += (a64 * a64).sum((1, 2)) * (g64 * g64).sum((1, 2))
+        elif d_in * d_out > 2 * t * (d_in + d_out):  # the ghost norm: two Gram matrices
             aa = torch.bmm(a, a.transpose(1, 2))
             gg = torch.bmm(g, g.transpose(1, 2))
-            sq += (aa * gg).sum((1, 2))
-        else:  # cheaper as the per-example matrix (b, d_out, d_in)
-            per = torch.bmm(g.transpose(1, 2), a)
-            sq += (per * per).reshape(b, -1).sum(1)
+            u = torch.finfo(a.dtype).eps / 2
+            gamma = 1.01 * (d_in + d_out + t * t + 2) * u
+            s = (torch.linalg.vector_norm(a, dim=2).to(_F64) *
+                 torch.linalg.vector_norm(g, dim=2).to(_F64)).sum(1)
+            sq += (aa * gg).sum((1, 2)).to(_F64) + gamma * s * s
+            a64, g64 = a.to(_F64), g.to(_F64)
+        else:  # the per-example matrix (b, d_out, d_in)
+            per = torch.bmm(g.transpose(1, 2), a).reshape(b, -1)
+            n = torch.linalg.vector_norm(per, dim=1).to(_F64)
+            sq += n * n
 
     def part(f):
         out = []
         if w:
             if per is not None:
-                out.append(f @ per.reshape(b, -1))
-            else:  # (diag(f) G)^T A over the batch's b T rows
-                gf = (g * f[:, None, None]).reshape(b * t, d_out)
-                out.append(gf.t() @ a.reshape(b * t, d_in))
+                out.append(f @ per.to(_F64))
+            else:  # (diag(f) G)^T A over the batch's b T rows, in float64
+                gf = (g64 * f[:, None, None]).reshape(b * t, d_out)
+                out.append(gf.t() @ a64.reshape(b * t, d_in))
         if bias:
             out.append(f @ gsum)
         return out
@@ -186,8 +213,8 @@ def _pair(module, mine, sq_part):
 
 def _linear(module, x, go, scale, mine):
     b = x.shape[0]
-    a = _f64(x.reshape(b, -1, x.shape[-1]))
-    g = _f64(go.reshape(b, -1, go.shape[-1]), scale)
+    a = x.reshape(b, -1, x.shape[-1])
+    g = _scaled(go.reshape(b, -1, go.shape[-1]), scale)
     w = any(module.weight is q for q in mine)
     bias = module.bias is not None and any(module.bias is q for q in mine)
     return _pair(module, mine, _sequence(a, g, w, bias))
@@ -203,8 +230,8 @@ def _conv(module, x, go, scale, mine):
     else:
         xs, ks = x, tuple(module.kernel_size)
         pad, st, dil = tuple(module.padding), tuple(module.stride), tuple(module.dilation)
-    cols = F.unfold(xs.to(_F64), ks, dilation=dil, padding=pad, stride=st)  # (b, C k k, L)
-    g = _f64(go.reshape(b, go.shape[1], -1), scale)  # (b, out, L)
+    cols = F.unfold(xs, ks, dilation=dil, padding=pad, stride=st)  # (b, C k k, L)
+    g = _scaled(go.reshape(b, go.shape[1], -1), scale)  # (b, out, L)
     w = any(module.weight is q for q in mine)
     bias = module.bias is not None and any(module.bias is q for q in mine)
     sq, part = _sequence(cols.transpose(1, 2), g.transpose(1, 2), w, bias)
