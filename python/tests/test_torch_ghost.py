@@ -94,6 +94,9 @@ CASES = [
     ("conv1d", lambda: torch.nn.Sequential(
         torch.nn.Conv1d(3, 6, 3, padding=1), torch.nn.Tanh(), torch.nn.Conv1d(6, 16, 4, stride=4),
         torch.nn.Flatten(), torch.nn.Linear(32, 3)), (3, 8)),
+    ("conv2d-dilated-no-bias", lambda: torch.nn.Sequential(
+        torch.nn.Conv2d(2, 4, 3, dilation=2, padding=2, bias=False), torch.nn.Tanh(),
+        torch.nn.Flatten(), torch.nn.Linear(256, 3)), (2, 8, 8)),
     ("embedding", lambda: Embed(), ("tokens", 7)),
     ("embedding-padding", lambda: Embed(padding_idx=0), ("tokens", 7)),
     ("attention-layernorm", Attention, (20,)),
