@@ -3,7 +3,8 @@ against the materialised per-example path, float64, 1e-10 relative, for every ru
 without and with a sequence, both branches of the ghost-or-materialise choice, Conv1d/2d,
 Embedding with repeated and padding indices) and the layers that fall back (LayerNorm,
 GroupNorm, MultiheadAttention, a layer used twice, frozen parameters); the engine's choice
-(ghost only after the first batch's checks, never under virtual steps), its refusal of a
+(ghost on every step, after the first batch's checks; never under virtual steps; a resumed
+run bit-identical to the uninterrupted one), its refusal of a
 non-finite gradient, and whole runs equal to the materialised engine's."""
 
 import copy
@@ -187,8 +188,9 @@ def _train(make, shape, ghost, steps=3, physical=None, dtype=torch.float64, redu
 @pytest.mark.parametrize("name,make,shape", CASES, ids=[c[0] for c in CASES])
 def test_run_equals_materialised_run(name, make, shape, monkeypatch):
     """Whole runs (same seed: same batches and noise): the ghost engine's parameters after 3
-    steps equal the materialised engine's to 1e-10 relative, and ghost clipping ran on the
-    steps after the first (whose checks need the per-example rows)."""
+    steps equal the materialised engine's to 1e-10 relative, and ghost clipping ran on every
+    step (the first one after its checks, which need the per-example rows: so that a resumed
+    run, whose first step runs the checks again, takes the path the run took)."""
     calls = []
     real = engine_mod.ghost_clip
 
@@ -198,7 +200,7 @@ def test_run_equals_materialised_run(name, make, shape, monkeypatch):
         return out
     monkeypatch.setattr(engine_mod, "ghost_clip", counted)
     got = _train(make, shape, True)
-    assert calls == [True, True], (name, calls)  # steps 2 and 3
+    assert calls == [True, True, True], (name, calls)
     del calls[:]
     want = _train(make, shape, False)
     assert calls == []

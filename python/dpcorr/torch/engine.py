@@ -458,16 +458,19 @@ class PrivacyEngine:
             self.path = "whole-model"
         return self._whole.compute(b, scale)
 
+    def _ghost_ready(self):
+        """Ghost clipping applies: the per-layer path is proven on this model (the per-example
+        cross-check of a batch passed), on one process, without virtual steps (a GEMM adds in
+        another order than the fixed-order row sum: physical batches and ranks keep the
+        materialised path, bit-identical to the whole batch)."""
+        return self.ghost_clipping and self._layers is not None and \
+            self._layers.unusable is None and self._layers_agree and self.world == 1 and \
+            self.physical is None
+
     def _ghost(self, b, scale):
         """(norms, clipped sum) by ghost norms and book-keeping (_ghost.py), or None: the
-        materialised path decides. Taken only once the per-layer path is proven on this model
-        (the independence check and the per-example cross-check of the first batch passed), on
-        one process without virtual steps: a GEMM adds in another order than the fixed-order
-        row sum, so physical batches and ranks keep the materialised path (bit-identical to
-        the whole batch)."""
-        if not self.ghost_clipping or self._layers is None or self._layers.unusable is not None \
-                or not (self._verified and self._layers_agree) or self.world > 1 or \
-                self.physical is not None:
+        materialised path decides."""
+        if not self._ghost_ready():
             return None
         return ghost_clip(self._layers, self.params, b, scale, self.plan.clip)
 
@@ -545,9 +548,13 @@ class PrivacyEngine:
         clip = self.plan.clip
         if b > 0:
             scale = float(b) if self.loss_reduction == "mean" else 1.0
-            ghost = self._ghost(b, scale)  # (norms, clipped sum) without per-example rows
+            # the first batch's checks decide the path (they need the per-example rows); then,
+            # on the per-layer path, (norms, clipped sum) by ghost clipping: on every step
+            # after the checks, so that a resumed run takes the steps' path as the run did
+            per = None if self._ghost_ready() else self._per_example(b, scale)
+            ghost = self._ghost(b, scale)
             if ghost is None:
-                per = self._per_example(b, scale)
+                per = self._per_example(b, scale) if per is None else per
                 flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
                 # ||g_i|| over all parameters (float64 from per-parameter norms accumulated
                 # in float64 at least; a clip factor rounded to bfloat16 could leave
