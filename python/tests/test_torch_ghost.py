@@ -7,7 +7,6 @@ GroupNorm, MultiheadAttention, a layer used twice, frozen parameters); the engin
 run bit-identical to the uninterrupted one), its refusal of a
 non-finite gradient, and whole runs equal to the materialised engine's."""
 
-import copy
 
 import pytest
 import torch
