@@ -3,9 +3,9 @@ against the materialised per-example path, float64, 1e-10 relative, for every ru
 without and with a sequence, both branches of the ghost-or-materialise choice, Conv1d/2d,
 Embedding with repeated and padding indices) and the layers that fall back (LayerNorm,
 GroupNorm, MultiheadAttention, a layer used twice, frozen parameters); the engine's choice
-(ghost on every step, after the first batch's checks; never under virtual steps; a resumed
-run bit-identical to the uninterrupted one), its refusal of a
-non-finite gradient, and whole runs equal to the materialised engine's."""
+(ghost on every step, the first one after its checks, so that test_torch.py's resumed runs stay
+bit-identical; never under virtual steps), its refusal of a non-finite gradient, and whole runs
+equal to the materialised engine's."""
 
 
 import pytest
