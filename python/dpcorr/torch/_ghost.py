@@ -25,7 +25,8 @@ path's own rule, as without ghost clipping.
 
 Precision (the engine's guarantees): every squared norm is that of what is summed, in float64,
 or an upper bound of it. Materialised rows (the captured dtype, as the engine's per-layer path
-makes them) are converted to float64 (exact) and their norms and f^T rows taken from those:
+makes them) are converted to float64 (exact; in cache-sized blocks of columns) and their norms
+and f^T rows taken from those:
 the norm is that of the rows summed, accumulated in float64 (engine._norms takes float32 rows'
 norms in float32, 8e-6 relative on the MLP's first layer). T = 1:
 ||a_i||^2 ||g_i||^2 from float64(a), float64(g) (exact conversions; no cancellation), the sum a
@@ -95,20 +96,37 @@ def ghost_clip(layers, params, batch_size, scale, clip):
     return norms, total
 
 
+def _block(rows):
+    """Columns per block of a float32 -> float64 pass over rows (b, n): about 1 MiB of float64
+    (in cache), so that the rows are never converted whole."""
+    return max(256, (1 << 17) // max(rows.shape[0], 1))
+
+
 def _sq64(rows):
-    """(float64(rows), their squared norms (b,)): the rows summed and the norms of exactly
-    those rows, accumulated in float64. (torch's float32 vector_norm accumulates in float32:
-    8e-6 relative on the MLP's 100 480-value rows, half the engine's 2^-16 margin; with
-    dtype=float64 it is 10-30x slower than converting first.)"""
-    rows = rows.to(_F64)
-    return rows, torch.linalg.vector_norm(rows, dim=1).square_()
+    """(rows, their squared norms (b,) accumulated in float64): the norms of exactly the rows
+    that _ft sums (float64(rows), an exact conversion), made block by block. (torch's float32
+    vector_norm accumulates in float32: 8e-6 relative on the MLP's 100 480-value rows, half the
+    engine's 2^-16 margin; with dtype=float64 it is 10-30x slower than converting blocks.)"""
+    if rows.dtype == _F64:
+        return rows, torch.linalg.vector_norm(rows, dim=1).square_()
+    sq = torch.zeros(rows.shape[0], dtype=_F64, device=rows.device)
+    w = _block(rows)
+    for c in range(0, rows.shape[1], w):
+        sq += torch.linalg.vector_norm(rows[:, c:c + w].to(_F64), dim=1).square_()
+    return rows, sq
 
 
 def _ft(f, rows):
-    """f^T float64(rows): (n,) float64 from rows (b, n) of any float dtype (torch.mv on the
-    transposed rows: 1-d @ 2-d takes a 4-5x slower kernel in torch 1.13)."""
-    rows = rows.to(_F64)  # no copy when float64 already
-    return torch.mv(rows.t(), f.to(rows.device))
+    """f^T float64(rows): (n,) float64 from rows (b, n) of any float dtype, block by block
+    (torch.mv on the transposed rows: 1-d @ 2-d takes a 4-5x slower kernel in torch 1.13)."""
+    f = f.to(rows.device)
+    if rows.dtype == _F64:
+        return torch.mv(rows.t(), f)
+    out = torch.empty(rows.shape[1], dtype=_F64, device=rows.device)
+    w = _block(rows)
+    for c in range(0, rows.shape[1], w):
+        torch.mv(rows[:, c:c + w].to(_F64).t(), f, out=out[c:c + w])
+    return out
 
 
 def _scaled(t, scale):

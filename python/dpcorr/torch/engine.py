@@ -552,6 +552,8 @@ class PrivacyEngine:
             # on the per-layer path, (norms, clipped sum) by ghost clipping: on every step
             # after the checks, so that a resumed run takes the steps' path as the run did
             per = None if self._ghost_ready() else self._per_example(b, scale)
+            if per is not None and self._ghost_ready():
+                per = None  # the rows served the checks: freed before ghost clipping
             ghost = self._ghost(b, scale)
             if ghost is None:
                 per = self._per_example(b, scale) if per is None else per
