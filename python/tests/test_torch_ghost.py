@@ -104,6 +104,10 @@ CASES = [
 ]
 
 
+# the cases whose per-example rows hold most trainable parameters (ghost_clip declines them)
+MOSTLY_ROWS = {"attention-layernorm", "used-twice"}
+
+
 def _data(shape, seed=0):
     g = torch.Generator().manual_seed(seed)
     if shape[0] == "tokens":  # few distinct indices: repeats within an example
@@ -156,7 +160,7 @@ def test_ghost_equals_materialised(name, make, shape):
         _backward(model, x, y)
         b = len(y)
         want_n, want_s = _materialised(eng, b, float(b))
-        got = _ghost.ghost_clip(eng._layers, eng.params, b, float(b), CLIP)
+        got = _ghost.ghost_clip(eng._layers, eng.params, b, float(b), CLIP, always=True)
         assert got is not None
         assert _rel(got[0], want_n) < 1e-10, (name, t)
         assert _rel(got[1], want_s) < 1e-10, (name, t)
@@ -199,7 +203,8 @@ def test_run_equals_materialised_run(name, make, shape, monkeypatch):
         return out
     monkeypatch.setattr(engine_mod, "ghost_clip", counted)
     got = _train(make, shape, True)
-    assert calls == [True, True, True], (name, calls)
+    # where most parameters would get per-example rows anyway, the engine's row sum is taken
+    assert calls == [name not in MOSTLY_ROWS] * 3, (name, calls)
     del calls[:]
     want = _train(make, shape, False)
     assert calls == []
@@ -302,7 +307,7 @@ def test_norms_raised_clip_holds():
     opt.zero_grad()
     _backward(model, x, y)
     b = len(y)
-    norms, _ = _ghost.ghost_clip(eng._layers, eng.params, b, float(b), CLIP)
+    norms, _ = _ghost.ghost_clip(eng._layers, eng.params, b, float(b), CLIP, always=True)
     per = eng._layers.compute(b, float(b))
     exact = torch.cat([g.reshape(b, -1) for g in per], 1).norm(dim=1)
     assert bool((norms > exact).all())
