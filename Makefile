@@ -133,7 +133,7 @@ bench: $(BENCHES) $(BUILD)/dpcorr python
 	@echo "== bench/bench_scaling.sh"; sh bench/bench_scaling.sh $(BUILD)/dpcorr
 	@if $(PYTHON) -c "import numpy, torch" 2>/dev/null; then \
 	  echo "== python/bench/bench_python.py"; DPCORR_LIB=$(BUILD)/libdpcorr.so $(PYTHON) python/bench/bench_python.py || exit 1; \
-	  echo "== python/bench/bench_torch_speed.py (OPACUS_SRC=$${OPACUS_SRC:-unset})"; DPCORR_LIB=$(BUILD)/libdpcorr.so $(PYTHON) python/bench/bench_torch_speed.py || exit 1; \
+	  echo "== python/bench/bench_torch_speed.py (OPACUS_SRC=$${OPACUS_SRC:-unset})"; DPCORR_LIB=$(BUILD)/libdpcorr.so $(PYTHON) python/bench/bench_torch_speed.py --memory || exit 1; \
 	else echo "== python benchmark skipped: $(PYTHON) lacks numpy or torch (scripts/setup.sh installs them)"; fi
 
 # Fuzzing (not in check/CI): builds build-fuzz/ with clang, runs each target (doc/reliability.md).

@@ -27,6 +27,7 @@ from .. import _check, _lib
 from .._errors import DpcorrRuntimeError
 from ..plan import TrainingPlan
 from . import _prefetch
+from ._ghost import ghost_clip
 from ._per_sample import PerSampleGradients
 from ._whole import WholeModelGradients, _tensors, check_independence
 from .validate import validate
@@ -190,6 +191,7 @@ class PrivacyEngine:
         self.path = "layers" if self._layers is not None else "whole-model"
         self._verified = False  # the independence check has passed on a batch
         self._layers_agree = False  # the per-layer path gave autograd's gradient on a batch
+        self.ghost_clipping = True  # ghost norms + book-keeping where they apply (_ghost.py)
         trainable = {id(p) for p in self.params}
         for g in optimizer.param_groups:
             for p in g["params"]:
@@ -456,6 +458,22 @@ class PrivacyEngine:
             self.path = "whole-model"
         return self._whole.compute(b, scale)
 
+    def _ghost_ready(self):
+        """Ghost clipping applies: the per-layer path is proven on this model (the per-example
+        cross-check of a batch passed), on one process, without virtual steps (a GEMM adds in
+        another order than the fixed-order row sum: physical batches and ranks keep the
+        materialised path, bit-identical to the whole batch)."""
+        return self.ghost_clipping and self._layers is not None and \
+            self._layers.unusable is None and self._layers_agree and self.world == 1 and \
+            self.physical is None
+
+    def _ghost(self, b, scale):
+        """(norms, clipped sum) by ghost norms and book-keeping (_ghost.py), or None: the
+        materialised path decides."""
+        if not self._ghost_ready():
+            return None
+        return ghost_clip(self._layers, self.params, b, scale, self.plan.clip)
+
     def _agrees(self, per, scale):
         """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
         (p.grad, times scale for a mean loss) and equal autograd on each example alone (the
@@ -529,12 +547,23 @@ class PrivacyEngine:
                                f"loader's batch of step {t} has {want}")
         clip = self.plan.clip
         if b > 0:
-            per = self._per_example(b, float(b) if self.loss_reduction == "mean" else 1.0)
-            flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
-            # ||g_i|| over all parameters (float64 from per-parameter norms accumulated in
-            # float64 at least; a clip factor rounded to bfloat16 could leave ||factor_i g_i||
-            # above clip)
-            norms = self._norms(flats)
+            scale = float(b) if self.loss_reduction == "mean" else 1.0
+            # the first batch's checks decide the path (they need the per-example rows); then,
+            # on the per-layer path, (norms, clipped sum) by ghost clipping: on every step
+            # after the checks, so that a resumed run takes the steps' path as the run did
+            per = None if self._ghost_ready() else self._per_example(b, scale)
+            if per is not None and self._ghost_ready():
+                per = None  # the rows served the checks: freed before ghost clipping
+            ghost = self._ghost(b, scale)
+            if ghost is None:
+                per = self._per_example(b, scale) if per is None else per
+                flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
+                # ||g_i|| over all parameters (float64 from per-parameter norms accumulated
+                # in float64 at least; a clip factor rounded to bfloat16 could leave
+                # ||factor_i g_i|| above clip)
+                norms = self._norms(flats)
+            else:
+                norms = ghost[0]
             bad = ~torch.isfinite(norms)
             if bool(bad.any()):
                 # one example would decide the released model (NaN/inf parameters): refuse
@@ -548,7 +577,10 @@ class PrivacyEngine:
                 raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
                                  f"or inf in its inputs or loss?); refusing the step")
             factor = (clip / norms).clamp(max=1.0)[:, None]  # (b, 1): min(1, clip/||g_i||)
-            self._clip_and_sum(flats, factor)
+            if ghost is None:
+                self._clip_and_sum(flats, factor)
+            else:
+                self._acc = ghost[1] if self._acc is None else self._acc.add_(ghost[1])
             self._clipped += b
             self._over += int((factor < 1.0).sum())
         if not self._pending[3]:
