@@ -314,3 +314,18 @@ def test_norms_raised_clip_holds():
     factor = (CLIP / norms).clamp(max=1.0)
     assert bool((factor * exact <= CLIP).all())
     assert float(((norms - exact) / exact).max()) < 1e-11
+
+
+def test_norms_accumulate_float32_rows_in_float64():
+    """engine._norms: a float32 row's sum of squares is accumulated in float64 (torch's float32
+    vector_norm accumulates in float32: ~1e-5 relative on long rows, the size of the clip
+    margin). Reference: the float64 norm of the same float32 values."""
+    from dpcorr.torch.engine import PrivacyEngine
+    g = torch.Generator().manual_seed(3)
+    rows = (torch.rand(3, 1_000_003, generator=g) + 1.0).to(torch.float32)
+    got = PrivacyEngine._norms(None, [rows[:, :400_000], rows[:, 400_000:]])
+    want = torch.linalg.vector_norm(rows.double(), dim=1)
+    rel = (got / want - 1.0).abs()
+    # raised by 2^-16 exactly (up to float64 rounding), never below the true norm
+    assert bool((got >= want).all())
+    assert float((rel - 2.0 ** -16).abs().max()) < 1e-12
