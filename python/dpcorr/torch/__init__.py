@@ -9,8 +9,10 @@
 """
 
 from .engine import DPDataLoader, DPOptimizer, PrivacyEngine, make_private
+from ._proof import NotPerExampleError
 from .noise import CorrelatedNoise
 from .validate import fix, validate
 
 __all__ = ["make_private", "PrivacyEngine", "DPOptimizer", "DPDataLoader", "CorrelatedNoise",
+           "NotPerExampleError",
            "validate", "fix"]
