@@ -434,6 +434,7 @@ class PrivacyEngine:
             if t.dim() > 0 and t.shape[0] == batch_size:
                 self._tracker.tag(t, 0)
         self._tracker.__enter__()
+        _ACTIVE[0] = weakref.ref(self)
 
     def _stop_tracker(self):
         tr, self._tracker = self._tracker, None
@@ -646,7 +647,7 @@ class PrivacyEngine:
                     f"{self._pending[0]} (its inputs and labels, in order) was changed in place "
                     f"before optimizer.step(); the ledger accounts only for the issued examples "
                     f"(transform data in the dataset or collate_fn, on copies)")
-        if not self._backward_done:
+        if not self._backward_done and self._pending[1] > 0:
             self._stop_tracker()
             raise RuntimeError("dpcorr: optimizer.step() without engine.backward(losses): the "
                                "engine needs one loss per example; replace loss.backward() by "
@@ -945,6 +946,19 @@ class PrivacyEngine:
         if self.plan.ledger().get("sampler") in _lib.SCHEME_SAMPLERS:  # which batches it drew
             out["sampler_scheme"] = _lib.SAMPLER_SCHEME
         return out
+
+
+_ACTIVE = [None]  # the engine whose loader issued the batch in progress (for backward())
+
+
+def backward(losses):
+    """``engine.backward(losses)`` of the engine whose loader issued the batch in progress (one
+    private run at a time): ``dpcorr.torch.backward(F.cross_entropy(out, y,
+    reduction="none"))``."""
+    eng = _ACTIVE[0]() if _ACTIVE[0] is not None else None
+    if eng is None or eng._pending is None:
+        raise RuntimeError("dpcorr: backward() without a batch of a private loader in progress")
+    return eng.backward(losses)
 
 
 def _module_state(model):
@@ -1279,4 +1293,4 @@ def _empty_like(batch):
     return batch
 
 
-__all__ = ["make_private", "PrivacyEngine", "DPOptimizer", "DPDataLoader"]
+__all__ = ["make_private", "backward", "PrivacyEngine", "DPOptimizer", "DPDataLoader"]
