@@ -197,11 +197,11 @@ class PrivacyEngine:
         self._hooks = [model.register_forward_pre_hook(self._model_pre),
                        model.register_forward_hook(self._model_post)]
         for name, m in model.named_modules():  # where an operation ran, for the messages
-            if name:
-                label = f"{name} ({type(m).__name__})"
-                self._hooks += [m.register_forward_pre_hook(
-                    lambda mod, i, label=label: self._enter_module(label)),
-                    m.register_forward_hook(lambda mod, i, o: self._leave_module())]
+            label = f"{name} ({type(m).__name__})" if name else \
+                f"the model's own forward ({type(m).__name__})"
+            self._hooks += [m.register_forward_pre_hook(
+                lambda mod, i, label=label: self._enter_module(label)),
+                m.register_forward_hook(lambda mod, i, o: self._leave_module())]
         self._layers_agree = False  # the per-layer path gave autograd's gradient on a batch
         trainable = {id(p) for p in self.params}
         for g in optimizer.param_groups:
