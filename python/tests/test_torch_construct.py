@@ -205,6 +205,7 @@ def test_sequence_first_linear_sensitivity_within_the_bound():
         if change:  # an example of step 0's batch
             ds.tensors[0][idx] = 10 * torch.randn(B, 4, dtype=torch.float64)
         model, opt, loader, eng = private(model, ds, clip=0.05)
+        eng.keep_clipped_sum = True
         torch.manual_seed(7)
         one_step(model, opt, loader, eng)
         sums.append(eng.last_clipped_sum)

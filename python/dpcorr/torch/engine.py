@@ -192,7 +192,10 @@ class PrivacyEngine:
         self._tracker = None  # the proof of the step in progress (_proof.Tracker)
         self.proof = None  # None: the last step's model was proven per example; else why not
         self._backward_done = False  # engine.backward(losses) ran on the pending batch
-        self.last_clipped_sum = None  # float64 CPU: the last step's clipped sum (tests)
+        # tests and sensitivity probes only: with keep_clipped_sum = True, last_clipped_sum is
+        # the last step's clipped sum before noise (float64, CPU): NOT private, never publish
+        self.keep_clipped_sum = False
+        self.last_clipped_sum = None
         self._state_before = None
         self._hooks = [model.register_forward_pre_hook(self._model_pre),
                        model.register_forward_hook(self._model_post)]
@@ -727,9 +730,9 @@ class PrivacyEngine:
             flat = noise  # in place: the buffer is free until the next step's noise
         if sums is not None:
             flat.add_(sums)  # in float64
-            self.last_clipped_sum = sums.detach().to("cpu", copy=True)
-        else:
-            self.last_clipped_sum = torch.zeros(self.dim, dtype=torch.float64)
+        if self.keep_clipped_sum:
+            self.last_clipped_sum = sums.detach().to("cpu", copy=True) if sums is not None \
+                else torch.zeros(self.dim, dtype=torch.float64)
         if self.loss_reduction == "mean":
             flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
         off = 0
