@@ -9,6 +9,7 @@ refused or exact.
 """
 
 import copy
+import types
 
 import pytest
 import torch
@@ -246,6 +247,7 @@ class PrevMean(torch.nn.Module):
         self.prev = None
         self.register_buffer("running", torch.zeros(3))
         self.seen = []
+        self.cache = types.SimpleNamespace(prev=None)
 
     def forward(self, x):
         h = self.lin(x)
@@ -262,7 +264,8 @@ class PrevMean(torch.nn.Module):
 
 @pytest.mark.parametrize("how,where", [("attribute", r"PrevMean\.prev"),
                                        ("buffer", r"PrevMean\.running \(buffer\)"),
-                                       ("list", r"PrevMean\.seen")])
+                                       ("list", r"PrevMean\.seen"),
+                                       ("object", r"PrevMean\.cache\.prev")])
 def test_cross_step_state_refused(how, where):
     model, opt, loader, eng = private(PrevMean(how).double(), data())
     with pytest.raises(dt.NotPerExampleError, match=r"model: cross-step state: " + where +

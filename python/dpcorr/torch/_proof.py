@@ -28,6 +28,7 @@ dispatched call) are covered by the rule for that call.
 """
 
 import math
+import threading
 import weakref
 
 import torch
@@ -140,6 +141,9 @@ class Tracker(TorchFunctionMode):
         self.model_why = None  # first reason the model's outputs are not proven
         self.loss_why = None  # first reason a value of the batch escaped outside the model
         self.where = []  # the modules whose forward is running (dotted name, type)
+        # the thread that iterates the loader: other threads' operations (the noise thread's
+        # scaling) are not the step's and must not share the pause counter
+        self._thread = threading.get_ident()
 
     # ---- tags -------------------------------------------------------------------------------
 
@@ -180,13 +184,13 @@ class Tracker(TorchFunctionMode):
 
         def getitem(t, idx):
             out = get(t, idx)
-            if not me.paused:
+            if not me.paused and threading.get_ident() == me._thread:
                 me._seen(get, "__getitem__", (t, idx), {}, out)
             return out
 
         def setitem(t, idx, v):
             out = put(t, idx, v)
-            if not me.paused:
+            if not me.paused and threading.get_ident() == me._thread:
                 me._seen(put, "__setitem__", (t, idx, v), {}, t)
             return out
         torch.Tensor.__getitem__, torch.Tensor.__setitem__ = getitem, setitem
@@ -198,6 +202,8 @@ class Tracker(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if threading.get_ident() != self._thread:
+            return func(*args, **kwargs)
         if func in (torch.Tensor.__getitem__, torch.Tensor.__setitem__) or \
                 getattr(func, "__name__", "") in ("__getitem__", "__setitem__"):
             # the patched indexing (__enter__) runs the rule once

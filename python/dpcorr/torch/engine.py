@@ -992,6 +992,7 @@ def _module_state(model):
     too) by identity and version counter (an in-place write bumps it), and each number, string
     or None attribute by value. Keyed by 'module.attribute'."""
     out = {}
+    params = {id(p) for p in model.parameters()}  # changed by the optimizer, not the forward
     for name, m in model.named_modules():
         where = name or type(model).__name__
         for key, v in m.__dict__.items():
@@ -1003,23 +1004,30 @@ def _module_state(model):
                     if t is not None:
                         out[f"{where}.{bn} (buffer)"] = (id(t), t._version)
                 continue
-            _state_items(f"{where}.{key}", v, out, 0)
+            _state_items(f"{where}.{key}", v, out, 0, params)
     return out
 
 
-def _state_items(path, v, out, depth):
+def _state_items(path, v, out, depth, params):
     if isinstance(v, torch.Tensor):
-        out[path] = (id(v), v._version)
+        if id(v) not in params:  # e.g. an RNN's _flat_weights list holds its parameters
+            out[path] = (id(v), v._version)
     elif isinstance(v, (bool, numbers.Number, str)) or v is None:
         out[path] = ("value", v if not isinstance(v, float) or v == v else "nan")
     elif isinstance(v, (list, tuple)) and depth < 3:
         out[path] = ("len", len(v))
         for i, x in enumerate(v[:64]):
-            _state_items(f"{path}[{i}]", x, out, depth + 1)
+            _state_items(f"{path}[{i}]", x, out, depth + 1, params)
     elif isinstance(v, dict) and depth < 3:
         out[path] = ("len", len(v))
         for k in list(v)[:64]:
-            _state_items(f"{path}[{k!r}]", v[k], out, depth + 1)
+            _state_items(f"{path}[{k!r}]", v[k], out, depth + 1, params)
+    elif depth < 3 and hasattr(v, "__dict__") and not callable(v) and \
+            not isinstance(v, (torch.nn.Module, type)):
+        # a plain object (a namespace, a dataclass) holding state: its attributes too
+        out[path] = ("object", id(v))
+        for k, x in list(vars(v).items())[:64]:
+            _state_items(f"{path}.{k}", x, out, depth + 1, params)
 
 
 def _snapshot(v):
