@@ -257,6 +257,8 @@ class PrevMean(torch.nn.Module):
         elif self.how == "buffer":
             with torch.no_grad():
                 self.running.copy_(h.mean(0))
+        elif self.how == "object":
+            self.cache.prev = h.detach()
         else:
             self.seen.append(h.detach())
         return out
