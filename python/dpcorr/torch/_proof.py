@@ -46,7 +46,7 @@ bitwise_and bitwise_or bitwise_xor bitwise_not and or xor invert isnan isfinite 
 isposinf nan_to_num float double half bfloat16 long int bool short byte char to type type_as
 clone contiguous detach requires_grad_ cpu cuda dropout alpha_dropout feature_alpha_dropout
 dropout1d dropout2d dropout3d bernoulli copy_ xlogy sub_ rsub neg_ logit hypot conj real imag
-glu prelu rrelu heaviside copysign nextafter positive sinc deg2rad rad2deg square_ exp_ pin_memory
+glu prelu heaviside copysign nextafter positive sinc deg2rad rad2deg square_ exp_ pin_memory
 """.split())
 # losses whose reduction="none" result is pointwise in their inputs
 POINTWISE_LOSS = set("""binary_cross_entropy binary_cross_entropy_with_logits mse_loss l1_loss

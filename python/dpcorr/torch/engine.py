@@ -4,10 +4,14 @@ accountant.
 One optimizer step t does what the library's trainer does (include/dpcorr/train.h):
 
     I_t  = the sampler's batch of step t          (the loader yields exactly it)
-    g_i  = per-example gradients                  (functorch, _per_sample.py)
+    l_i  = the per-example losses                 (engine.backward(losses): one per example,
+                                                   proven to depend on example i alone, _proof.py)
+    g_i  = grad l_i                               (per-layer hooks where proven, _per_sample.py;
+                                                   else each example alone, _whole.py)
     g_t  = sum_i min(1, clip / ||g_i||) g_i
     p.grad = (g_t + noise_scale (B Z)_t) / B      (B = expected batch size; (B Z)_t from the
-                                                   plan's dpcorr.NoiseGenerator)
+                                                   plan's dpcorr.NoiseGenerator; no / B when
+                                                   loss_reduction="sum")
     the wrapped optimizer's step                  (post-processing)
 
 The run's decisions and its privacy ledger come from :class:`dpcorr.TrainingPlan`, i.e. from the
@@ -49,8 +53,8 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
         for epoch in range(engine.epoch, 2):
             for x, y in loader:
                 optimizer.zero_grad()
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-                loss.backward()
+                losses = torch.nn.functional.cross_entropy(model(x), y, reduction="none")
+                engine.backward(losses)  # one loss per example, not loss.backward()
                 optimizer.step()
         print(engine.epsilon(), engine.ledger())
 
@@ -80,11 +84,12 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
     accountant      "pld" or "rdp" for amplified runs (unamplified runs use exact GDP unless
                     "zcdp" is asked for)
     workload        (momentum, decay) of BSR / BISR / the default BLT instead of the optimizer's
-    loss_reduction  "mean" (the loss is averaged over the batch; default) or "sum". The loss
-                    must be that sum or mean of per-example terms: a loss that couples the
-                    examples of a batch (contrastive, centred on the batch mean) is NOT detected
-                    (the engine sees dL/d output, not the loss) and voids the guarantee
-                    (doc/reliability.md, "The critical DP pitfalls", 8)
+    loss_reduction  how the per-example losses given to ``engine.backward(losses)`` combine
+                    into the update: "mean" (default): (clipped sum + noise) / expected batch
+                    size; "sum": clipped sum + noise. The losses are one per example (shape
+                    (B,)); a scalar, or a loss vector whose computation couples the examples
+                    (batch-centred, in-batch contrastive), is refused (NotPerExampleError; see
+                    python/README.md, "Privacy model of dpcorr.torch")
     noise_form      "auto", "buffer" or "replay" (the noise generator's form)
     (torch.distributed: when a process group of several processes is initialized, every rank
     takes its share of every batch and all ranks take the same step; see python/README.md)
@@ -178,9 +183,10 @@ class PrivacyEngine:
             if max_physical_batch_size is not None:
                 raise ValueError("max_physical_batch_size: not supported with torch.distributed")
         validate(model, strict=True)
-        # the whole-model path is always there (and sees every batch: the token check); the
-        # per-layer path is used only where it applies, and only after the first step showed
-        # that it gives autograd's gradient (weights used outside their module do not)
+        # the isolated path is always there (and sees every batch: the token check); the
+        # per-layer path is used only where the step's proof holds and its layers apply; on its
+        # first step it is also compared with autograd (evidence: weights used outside their
+        # module fail it, and the run takes the isolated path)
         self._whole = WholeModelGradients(model)
         self._whole.on_forward = self._seen
         try:
@@ -615,7 +621,7 @@ class PrivacyEngine:
         """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
         (p.grad, times scale for a mean loss) and equal autograd on each example alone (the
         first 8, the step's random draws replayed). A weight used outside its module (tied weights), or a module the hooks misread,
-        fails this and the run takes the whole-model path."""
+        fails this and the run takes the isolated path."""
         for p, g in zip(self.params, per):
             if p.grad is None:
                 return False
