@@ -315,6 +315,8 @@ _PROVEN = {
     "transpose-back": lambda x, y: x.t().t().norm(dim=1),
     "setitem-rows": lambda x, y: _assign(x, slice(None), x * 2).sum(1),
     "cat-features": lambda x, y: torch.cat([x, x * x], 1).amax(1),
+    "gather-label": lambda x, y: -F.log_softmax(x, 1).gather(1, y[:, None]).squeeze(1),
+    "index-select-features": lambda x, y: x.index_select(1, torch.tensor([0, 2])).sum(1),
 }
 _REFUSED = {
     "mean-over-batch": (lambda x, y: x.sum(1) - x.sum(1).mean(), "mean over every dimension"),
@@ -333,6 +335,9 @@ _REFUSED = {
     "numpy": (lambda x, y: x.sum(1) * float(x.detach().numpy().max()), "read into Python"),
     "unknown-op": (lambda x, y: torch.einsum("bi,bi->b", x, x), "einsum: an operation outside"),
     "cumsum-batch": (lambda x, y: x.cumsum(0).sum(1), "cumsum along the batch"),
+    "sum-dim-empty": (lambda x, y: x.sum(1) - x.sum(dim=[]), "sum over (every )?dimension"),
+    "gather-batch": (lambda x, y: x.gather(0, torch.zeros_like(y)[:, None].expand(-1, 5)),
+                     "gather along or across the batch"),
 }
 
 

@@ -124,8 +124,8 @@ def _flat(obj, out):
 
 
 def _dims(dim, ndim):
-    if dim is None:
-        return list(range(ndim))
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(ndim))  # torch 1.13 reduces every dimension for dim=[] too
     if isinstance(dim, (list, tuple)):
         return sorted(int(d) % max(ndim, 1) for d in dim)
     return [int(dim) % max(ndim, 1)]
@@ -350,6 +350,18 @@ class Tracker(TorchFunctionMode):
                 raise _NotProven(f"{name}: the weights depend on the batch")
             if name == "embedding_bag" and (x.dim() != 2 or d != 0):
                 raise _NotProven("embedding_bag with offsets: not proven per example")
+            return d
+        if name in ("gather", "take_along_dim", "index_select"):
+            # logp.gather(1, y[:, None]): along a dimension other than the batch's, the index
+            # of each example from that example (or a constant)
+            dim = int(kwargs.get("dim", _arg(args, 1, None))) % max(args[0].dim(), 1)
+            src, index = args[0], kwargs.get("index", _arg(args, 2, None))
+            d = self.tag_of(src)
+            ti = self.tag_of(index) if isinstance(index, torch.Tensor) else None
+            if not isinstance(d, int) or dim == d or ti not in (None, d) or \
+                    (name != "index_select" and index.shape[d] != src.shape[d]) or \
+                    (name == "index_select" and ti is not None):
+                raise _NotProven(f"{name} along or across the batch dimension")
             return d
         if name == "multi_head_attention_forward":
             return self._mha(args, kwargs, tagged, outs)
