@@ -363,3 +363,35 @@ def test_proof_refuses_operations_across_the_batch(name):
 
     assert tag != 0 or note is not None, (tag, note)
     assert re.search(why, str(tag) + " " + str(note)), (tag, note)
+
+
+class ConstantRows(torch.nn.Module):
+    """A Linear applied to a learned table of B rows (not the batch) whose output is broadcast
+    over the batch: its rows are not examples, so the per-layer path must not read them as
+    such (the isolated path runs, exact)."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.randn(B, 5))
+        self.pos = torch.nn.Linear(5, 5)
+        self.head = torch.nn.Linear(5, 3)
+
+    def forward(self, x):
+        return self.head(x + self.pos(self.table).mean(0))
+
+
+def test_a_layer_on_a_constant_with_b_rows_is_not_read_as_examples():
+    torch.manual_seed(0)
+    model = ConstantRows().double()
+    stock = copy.deepcopy(model)
+    model, opt, loader, eng = private(model, data())
+    x, y = next(iter(loader))
+    opt.zero_grad()
+    eng.backward(ce(model(x), y))
+    got = eng._per_example(B, 1.0)
+    assert eng.path == "isolated"
+    losses = ce(stock(x), y)
+    for i in range(B):
+        want = torch.autograd.grad(losses[i], list(stock.parameters()), retain_graph=True)
+        for g, w in zip(got, want):
+            torch.testing.assert_close(g[i], w, rtol=1e-10, atol=1e-12)
