@@ -395,3 +395,30 @@ def test_a_layer_on_a_constant_with_b_rows_is_not_read_as_examples():
         want = torch.autograd.grad(losses[i], list(stock.parameters()), retain_graph=True)
         for g, w in zip(got, want):
             torch.testing.assert_close(g[i], w, rtol=1e-10, atol=1e-12)
+
+
+def test_a_refused_forward_leaves_no_mode_behind():
+    """A forward refused mid-way (cross-step state) leaves the tracker and the replay recorder
+    on torch's mode stack; the next batch, or close(), takes them off: indexing is torch's own
+    again and no mode stays active."""
+    from torch.overrides import _get_current_function_mode_stack
+    getitem = torch.Tensor.__getitem__
+    stack = _get_current_function_mode_stack()
+    model, opt, loader, eng = private(torch.nn.Sequential(torch.nn.Dropout(0.5),
+                                                          PrevMean("attribute")).double(), data())
+    it = iter(loader)
+    x, y = next(it)
+    with pytest.raises(dt.NotPerExampleError, match="cross-step state"):
+        model(x)
+    eng.close()
+    assert torch.Tensor.__getitem__ is getitem
+    assert _get_current_function_mode_stack() == stack
+    # refused in the forward: backward refuses until zero_grad() starts a new attempt
+    model, opt, loader, eng = private(PrevMean("attribute").double(), data())
+    x, y = next(iter(loader))
+    with pytest.raises(dt.NotPerExampleError, match="cross-step state"):
+        out = model(x)
+    with pytest.raises(RuntimeError, match="not followed to the loss"):
+        eng.backward(ce(model.lin(x), y))
+    eng.close()
+    assert _get_current_function_mode_stack() == stack

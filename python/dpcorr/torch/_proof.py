@@ -32,7 +32,8 @@ import threading
 import weakref
 
 import torch
-from torch.overrides import TorchFunctionMode
+from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack, _pop_mode, \
+    _push_mode
 
 POINTWISE = set("""
 add sub mul div true_divide floor_divide remainder fmod pow float_power exp exp2 expm1 log log2
@@ -139,6 +140,7 @@ class Tracker(TorchFunctionMode):
         self.batch = batch
         self._tags = {}  # id -> (weakref, dim int | reason str)
         self.paused = 0
+        self.closed = False
         self.in_model = 0  # depth of model forward passes in progress
         self.model_why = None  # first reason the model's outputs are not proven
         self.loss_why = None  # first reason a value of the batch escaped outside the model
@@ -184,27 +186,49 @@ class Tracker(TorchFunctionMode):
         get, put = self._saved_index
         me = self
 
+        self._wrappers = None
+
         def getitem(t, idx):
             out = get(t, idx)
-            if not me.paused and threading.get_ident() == me._thread:
+            if not me.paused and not me.closed and threading.get_ident() == me._thread:
                 me._seen(get, "__getitem__", (t, idx), {}, out)
             return out
 
         def setitem(t, idx, v):
             out = put(t, idx, v)
-            if not me.paused and threading.get_ident() == me._thread:
+            if not me.paused and not me.closed and threading.get_ident() == me._thread:
                 me._seen(put, "__setitem__", (t, idx, v), {}, t)
             return out
         torch.Tensor.__getitem__, torch.Tensor.__setitem__ = getitem, setitem
+        self._wrappers = (getitem, setitem)
         return super().__enter__()
 
     def __exit__(self, *exc):
-        torch.Tensor.__getitem__, torch.Tensor.__setitem__ = self._saved_index
-        return super().__exit__(*exc)
+        self.close()
+        return False
+
+    def close(self):
+        """Ends the tracking: the mode leaves torch's stack wherever it is in it (a forward
+        that raised may have left the replay recorder above it; the modes above are kept, in
+        order) and the indexing is restored (if no later tracker patched it over)."""
+        if self.closed:
+            return
+        self.closed = True
+        if (torch.Tensor.__getitem__, torch.Tensor.__setitem__) == self._wrappers:
+            torch.Tensor.__getitem__, torch.Tensor.__setitem__ = self._saved_index
+        if any(m is self for m in _get_current_function_mode_stack()):
+            above = []
+            while True:
+                m = _pop_mode()
+                if m is self:
+                    break
+                above.append(m)
+            for m in reversed(above):
+                _push_mode(m)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if threading.get_ident() != self._thread:
+        if self.closed or threading.get_ident() != self._thread:
             return func(*args, **kwargs)
         if func in (torch.Tensor.__getitem__, torch.Tensor.__setitem__) or \
                 getattr(func, "__name__", "") in ("__getitem__", "__setitem__"):
