@@ -375,6 +375,8 @@ class Tracker(TorchFunctionMode):
             if name == "embedding_bag" and (x.dim() != 2 or d != 0):
                 raise _NotProven("embedding_bag with offsets: not proven per example")
             return d
+        if name == "einsum":
+            return self._einsum(args, tagged)
         if name in ("gather", "take_along_dim", "index_select"):
             # logp.gather(1, y[:, None]): along a dimension other than the batch's, the index
             # of each example from that example (or a constant)
@@ -605,6 +607,30 @@ class Tracker(TorchFunctionMode):
         if name == "pad" and len(kwargs.get("pad", _arg(args, 1, ()))) // 2 >= x.dim():
             raise _NotProven("pad along the batch dimension")
         return 0
+
+    def _einsum(self, args, tagged):
+        """einsum("bld,bmd->blm", q, k): the batch's letter, the same in every operand that
+        carries the batch, once in each and once in the output (never summed over)."""
+        eq = args[0]
+        ops = args[1] if len(args) == 2 and isinstance(args[1], (list, tuple)) else args[1:]
+        if not isinstance(eq, str) or "->" not in eq or "." in eq:
+            raise _NotProven("einsum without an explicit output (or with ...): not covered")
+        ins, out = eq.replace(" ", "").split("->")
+        subs = ins.split(",")
+        letters = set()
+        for sub, t in zip(subs, ops):
+            d = self.tag_of(t) if isinstance(t, torch.Tensor) else None
+            if d is None:
+                continue
+            if not isinstance(d, int) or d >= len(sub) or sub.count(sub[d]) != 1:
+                raise _NotProven("einsum: the batch is not one index of an operand")
+            letters.add(sub[d])
+        if len(letters) != 1:
+            raise _NotProven("einsum pairs the examples of its operands (different indices)")
+        b = letters.pop()
+        if out.count(b) != 1:
+            raise _NotProven("einsum sums over the examples of the batch")
+        return out.index(b)
 
     def _mha(self, args, kwargs, tagged, outs):
         q, k, v = args[:3]
