@@ -155,11 +155,7 @@ TARGET_OPACUS = 2.5
 def dpcorr_backward(engine, logits, y):
     """The private loop's loss and backward pass (the one place the bench spells the user's
     call, so that a change of dpcorr.torch's loss API is one edit)."""
-    backward = getattr(engine, "backward", None)
-    if backward is not None:  # the per-example loss API (engine.backward(losses))
-        backward(torch.nn.functional.cross_entropy(logits, y, reduction="none"))
-    else:
-        torch.nn.functional.cross_entropy(logits, y).backward()
+    engine.backward(torch.nn.functional.cross_entropy(logits, y, reduction="none"))
 
 
 class Nonprivate:

@@ -50,7 +50,7 @@ class Rnn(torch.nn.Module):
 
 class SelfAttention(torch.nn.Module):
     """Per-layer path (MultiheadAttention as one unit) unless a causal mask is given (keyword
-    or positional) or the attention weights reach the loss: then the whole-model path."""
+    or positional) or the attention weights reach the loss: then the isolated path."""
 
     def __init__(self, batch_first, mask=None, use_weights=False):
         super().__init__()
@@ -140,26 +140,26 @@ CASES = {
     "mha-batch-first": (lambda: Head(SelfAttention(True), 8), floats(4, 8), "layers"),
     "mha-seq-first": (lambda: Head(SelfAttention(False), 8), floats(4, 8), "layers"),
     "mha-mask-keyword": (lambda: Head(SelfAttention(True, "keyword"), 8), floats(4, 8),
-                         "whole-model"),
+                         "isolated"),
     "mha-mask-positional": (lambda: Head(SelfAttention(False, "positional"), 8), floats(4, 8),
-                            "whole-model"),
+                            "isolated"),
     "mha-weights-used": (lambda: Head(SelfAttention(True, use_weights=True), 8), floats(4, 8),
-                         "whole-model"),
+                         "isolated"),
     "transformer-encoder-layer": (lambda: Head(torch.nn.TransformerEncoderLayer(
         8, 2, 16, dropout=0.0, batch_first=True), 8), floats(4, 8), "layers"),
     "transformer-encoder": (lambda: Head(torch.nn.TransformerEncoder(
         torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2), 8),
         floats(4, 8), "layers"),
-    "tied-weights": (Tied, tokens, "whole-model"),
-    "root-parameter": (RootParam, floats(5, 4), "whole-model"),
-    "mixed": (Mixed, tokens, "whole-model"),
+    "tied-weights": (Tied, tokens, "isolated"),
+    "root-parameter": (RootParam, floats(5, 4), "isolated"),
+    "mixed": (Mixed, tokens, "isolated"),
 }
 for kind in ("LSTM", "GRU", "RNN"):
     for layers, bidir, bf in ((1, False, True), (2, True, False), (2, False, True),
                               (1, True, True)):
         CASES[f"{kind.lower()}-l{layers}{'-bi' if bidir else ''}-{'bf' if bf else 'sf'}"] = (
             (lambda k=kind, la=layers, bi=bidir, b=bf: Rnn(k, la, bi, b)), floats(4, 3),
-            "whole-model")
+            "isolated")
 
 
 def autograd_alone(model, x, y):
@@ -196,8 +196,8 @@ def test_per_example_gradients_equal_autograd_alone(case):
     model, opt, loader, eng = engine_for(model, x, y)
     xb, yb = next(iter(loader))
     opt.zero_grad()
-    F.cross_entropy(model(xb), yb).backward()
-    got = eng._per_example(xb.shape[0], float(xb.shape[0]))
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    got = eng._per_example(xb.shape[0], 1.0)
     assert eng.path == path
     want = autograd_alone(ref_model, xb, yb)
     names = [n for n, p in ref_model.named_parameters() if p.requires_grad]
@@ -247,7 +247,7 @@ def test_batchnorm_refused_by_dotted_path_and_fixed(bn, kind):
     model, opt, loader, eng = engine_for(model, x, y)
     for xb, yb in loader:
         opt.zero_grad()
-        F.cross_entropy(model(xb), yb).backward()
+        dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
         opt.step()
     eng.detach()
 
@@ -271,9 +271,10 @@ def test_custom_module_that_mixes_examples_refused_before_the_first_step():
     model, opt, loader, eng = engine_for(model, x, y)
     xb, yb = next(iter(loader))
     opt.zero_grad()
-    F.cross_entropy(model(xb), yb).backward()
-    with pytest.raises(ValueError, match=r"model: 1 \(Centering\) mixes the examples of a "
-                                         r"batch: changing example 0"):
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    with pytest.raises(dt.NotPerExampleError, match=r"model: mixes the examples of a batch: "
+                       r"example \d+'s output computed alone differs.*mean over dimension 0 .*"
+                       r"\(in 1 \(Centering\)\)"):
         opt.step()
     assert all(torch.equal(a, p) for a, p in zip(before, model.parameters()))
     assert eng.steps_done == 0
@@ -287,13 +288,13 @@ def test_sequence_first_encoder_fed_batch_first_refused():
                                                                               dropout=0.0), 1), 8)
     model, opt, loader, eng = engine_for(model, torch.randn(N, 4, 8), torch.randint(0, 3, (N,)))
     xb, yb = next(iter(loader))
-    F.cross_entropy(model(xb), yb).backward()
-    with pytest.raises(ValueError, match=r"body\.layers\.0\.self_attn \(MultiheadAttention\) "
-                                         r"mixes the examples"):
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    with pytest.raises(dt.NotPerExampleError, match=r"mixes the examples.*every example with every other"
+                       r".*\(in body\.layers\.0\.self_attn \(MultiheadAttention\)\)"):
         opt.step()
 
 
-def test_independence_check_passes_with_dropout_and_leaves_no_trace():
+def test_dropout_model_is_proven_and_leaves_no_trace():
     torch.manual_seed(0)
     model = torch.nn.Sequential(torch.nn.Linear(4, 8), torch.nn.Dropout(0.5),
                                 torch.nn.Linear(8, 3))
@@ -301,15 +302,17 @@ def test_independence_check_passes_with_dropout_and_leaves_no_trace():
     model, opt, loader, eng = engine_for(model, x, y)
     xb, yb = next(iter(loader))
     opt.zero_grad()
-    F.cross_entropy(model(xb), yb).backward()
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     state = torch.get_rng_state()
     opt.step()
-    assert torch.equal(state, torch.get_rng_state()) and eng._verified
+    # proven per example by construction (no probe): the per-layer path, the RNG untouched
+    assert torch.equal(state, torch.get_rng_state())
+    assert eng.proof is None and eng.path == "layers"
 
 
 def test_lstm_text_model_trains_like_per_example_autograd():
     """A synthetic text task (does token 7 occur?): the LSTM model trained by dpcorr.torch
-    (whole-model path) and the same model whose per-example gradients come from autograd on
+    (isolated path) and the same model whose per-example gradients come from autograd on
     each example alone, with the same seed (same batches, same noise): accuracies within 2 pp."""
     g = torch.Generator().manual_seed(3)
     x = torch.randint(1, 10, (600, 6), generator=g)
@@ -346,7 +349,7 @@ def test_lstm_text_model_trains_like_per_example_autograd():
         for _ in range(6):
             for batch in loader:
                 opt.zero_grad()
-                F.cross_entropy(model(batch[0]), batch[1]).backward()
+                dt.backward(F.cross_entropy(model(batch[0]), batch[1], reduction="none"))
                 opt.step()
         eng.detach()
         with torch.no_grad():
@@ -384,7 +387,7 @@ def test_attention_computed_as_its_parts_gives_the_same_output(batch_first):
 def test_sequence_first_linear_as_long_as_the_batch_takes_the_whole_model_path():
     """Linear layers fed (time, batch, features) where time == batch: the per-layer rows would
     be per time step, not per example, yet sum to the right batch gradient; the first step's
-    example-by-example comparison with the whole-model path sends the run there."""
+    example-by-example comparison with the isolated path sends the run there."""
 
     class SeqFirst(torch.nn.Module):
         def __init__(self):
@@ -409,9 +412,9 @@ def test_sequence_first_linear_as_long_as_the_batch_takes_the_whole_model_path()
     xb, yb = next(iter(loader))
     assert xb.shape[0] == xb.shape[1] == B
     opt.zero_grad()
-    F.cross_entropy(model(xb), yb).backward()
-    got = eng._per_example(B, float(B))
-    assert eng.path == "whole-model"
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    got = eng._per_example(B, 1.0)
+    assert eng.path == "isolated"
     want = autograd_alone(ref_model, xb, yb)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-12)

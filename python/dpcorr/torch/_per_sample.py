@@ -28,13 +28,13 @@ from ._whole import _hook_free_copy, one_batch_size
 _REFUSED = (torch.nn.modules.batchnorm._BatchNorm,)
 # The layers whose per-example gradient from (input, output gradient) is proven here: one tensor
 # in, one tensor out, every parameter their own. Any other module with parameters of its own
-# makes the engine use the whole-model path (_whole.py).
+# makes the engine use the isolated path (_whole.py).
 FAST = (torch.nn.Linear, torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.Embedding,
         torch.nn.LayerNorm, torch.nn.GroupNorm, torch.nn.MultiheadAttention)
 # Units that take several tensors and own their submodules' parameters (out_proj): the examples
 # along dimension 0 (batch_first) or 1 of every input and of the attention output; called
 # without masks (a mask, or the attention weights reaching the loss, sends the run to the
-# whole-model path). Their arguments are seen through a wrapper of the instance's forward.
+# isolated path). Their arguments are seen through a wrapper of the instance's forward.
 _UNITS = (torch.nn.MultiheadAttention,)
 
 
@@ -89,6 +89,10 @@ class PerSampleGradients:
         if missing:
             raise ValueError("model: some trainable parameters belong to no module")
         self.unusable = None  # why a forward pass showed this path does not apply
+        # the step's proof (engine: _proof.Tracker.tag_of): each layer's input must hold the
+        # examples along the layer's batch dimension, nothing mixed in; else this path does
+        # not apply (a sequence-first Linear with L == B reads time steps as examples)
+        self.tag_of = None
         self._handles = [layer.module.register_forward_hook(self._forward_hook(layer))
                          for layer in self.layers]
         for layer in self.layers:
@@ -123,6 +127,16 @@ class PerSampleGradients:
                 self.unusable = (f"{layer.name} ({type(module).__name__}) took "
                                  f"{len(inputs)} arguments")
                 return
+            # an input that is not the batch's (a constant, e.g. a table of positions, whose
+            # output is broadcast over the batch) has no per-example rows either
+            tag = self.tag_of(inputs[0]) if self.tag_of is not None else 0
+            if tag != 0:
+                self.unusable = (f"{layer.name} ({type(module).__name__}) holds the examples "
+                                 f"along dimension {tag} of its input, not 0" if
+                                 isinstance(tag, int) else
+                                 f"{layer.name} ({type(module).__name__}): its input is not "
+                                 f"the batch's" if tag is None else f"{layer.name}: {tag}")
+                return
             layer.inputs.append(inputs[0].detach())
             use = len(layer.inputs) - 1
             output.register_hook(lambda g: layer.grads.__setitem__(use, g.detach()))
@@ -146,6 +160,12 @@ class PerSampleGradients:
                 self.unusable = f"{layer.name} ({type(module).__name__}) {why}"
                 return
             args = call[0]
+            if self.tag_of is not None:
+                tags = [self.tag_of(a) for a in args[:3]]
+                if any(t != layer.bdim for t in tags):
+                    self.unusable = (f"{layer.name} ({type(module).__name__}) does not hold "
+                                     f"the examples along its batch dimension {layer.bdim}")
+                    return
             q, k, v = (a.detach() for a in args[:3])
             held = None
             if fast is not None and fast[0] is out:  # the decomposed forward ran

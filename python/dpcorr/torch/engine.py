@@ -4,10 +4,14 @@ accountant.
 One optimizer step t does what the library's trainer does (include/dpcorr/train.h):
 
     I_t  = the sampler's batch of step t          (the loader yields exactly it)
-    g_i  = per-example gradients                  (functorch, _per_sample.py)
+    l_i  = the per-example losses                 (engine.backward(losses): one per example,
+                                                   proven to depend on example i alone, _proof.py)
+    g_i  = grad l_i                               (per-layer hooks where proven, _per_sample.py;
+                                                   else each example alone, _whole.py)
     g_t  = sum_i min(1, clip / ||g_i||) g_i
     p.grad = (g_t + noise_scale (B Z)_t) / B      (B = expected batch size; (B Z)_t from the
-                                                   plan's dpcorr.NoiseGenerator)
+                                                   plan's dpcorr.NoiseGenerator; no / B when
+                                                   loss_reduction="sum")
     the wrapped optimizer's step                  (post-processing)
 
 The run's decisions and its privacy ledger come from :class:`dpcorr.TrainingPlan`, i.e. from the
@@ -29,7 +33,8 @@ from ..plan import TrainingPlan
 from . import _prefetch
 from ._ghost import ghost_clip
 from ._per_sample import PerSampleGradients
-from ._whole import WholeModelGradients, _tensors, check_independence
+from ._proof import ANCHOR, NotPerExampleError, Tracker
+from ._whole import WholeModelGradients, _tensors
 from .validate import validate
 
 _STATE_FORMAT = "dpcorr-torch"
@@ -49,8 +54,8 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
         for epoch in range(engine.epoch, 2):
             for x, y in loader:
                 optimizer.zero_grad()
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-                loss.backward()
+                losses = torch.nn.functional.cross_entropy(model(x), y, reduction="none")
+                engine.backward(losses)  # one loss per example, not loss.backward()
                 optimizer.step()
         print(engine.epsilon(), engine.ledger())
 
@@ -80,11 +85,12 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
     accountant      "pld" or "rdp" for amplified runs (unamplified runs use exact GDP unless
                     "zcdp" is asked for)
     workload        (momentum, decay) of BSR / BISR / the default BLT instead of the optimizer's
-    loss_reduction  "mean" (the loss is averaged over the batch; default) or "sum". The loss
-                    must be that sum or mean of per-example terms: a loss that couples the
-                    examples of a batch (contrastive, centred on the batch mean) is NOT detected
-                    (the engine sees dL/d output, not the loss) and voids the guarantee
-                    (doc/reliability.md, "The critical DP pitfalls", 8)
+    loss_reduction  how the per-example losses given to ``engine.backward(losses)`` combine
+                    into the update: "mean" (default): (clipped sum + noise) / expected batch
+                    size; "sum": clipped sum + noise. The losses are one per example (shape
+                    (B,)); a scalar, or a loss vector whose computation couples the examples
+                    (batch-centred, in-batch contrastive), is refused (NotPerExampleError; see
+                    python/README.md, "Privacy model of dpcorr.torch")
     noise_form      "auto", "buffer" or "replay" (the noise generator's form)
     (torch.distributed: when a process group of several processes is initialized, every rank
     takes its share of every batch and all ranks take the same step; see python/README.md)
@@ -178,9 +184,10 @@ class PrivacyEngine:
             if max_physical_batch_size is not None:
                 raise ValueError("max_physical_batch_size: not supported with torch.distributed")
         validate(model, strict=True)
-        # the whole-model path is always there (and sees every batch: the token check); the
-        # per-layer path is used only where it applies, and only after the first step showed
-        # that it gives autograd's gradient (weights used outside their module do not)
+        # the isolated path is always there (and sees every batch: the token check); the
+        # per-layer path is used only where the step's proof holds and its layers apply; on its
+        # first step it is also compared with autograd (evidence: weights used outside their
+        # module fail it, and the run takes the isolated path)
         self._whole = WholeModelGradients(model)
         self._whole.on_forward = self._seen
         try:
@@ -188,8 +195,23 @@ class PrivacyEngine:
         except ValueError:
             self._layers = None
         self.params = self._whole.params
-        self.path = "layers" if self._layers is not None else "whole-model"
-        self._verified = False  # the independence check has passed on a batch
+        self.path = "layers" if self._layers is not None else "isolated"
+        self._tracker = None  # the proof of the step in progress (_proof.Tracker)
+        self.proof = None  # None: the last step's model was proven per example; else why not
+        self._backward_done = False  # engine.backward(losses) ran on the pending batch
+        # tests and sensitivity probes only: with keep_clipped_sum = True, last_clipped_sum is
+        # the last step's clipped sum before noise (float64, CPU): NOT private, never publish
+        self.keep_clipped_sum = False
+        self.last_clipped_sum = None
+        self._state_before = None
+        self._hooks = [model.register_forward_pre_hook(self._model_pre),
+                       model.register_forward_hook(self._model_post)]
+        for name, m in model.named_modules():  # where an operation ran, for the messages
+            label = f"{name} ({type(m).__name__})" if name else \
+                f"the model's own forward ({type(m).__name__})"
+            self._hooks += [m.register_forward_pre_hook(
+                lambda mod, i, label=label: self._enter_module(label)),
+                m.register_forward_hook(lambda mod, i, o: self._leave_module())]
         self._layers_agree = False  # the per-layer path gave autograd's gradient on a batch
         self.ghost_clipping = True  # ghost norms + book-keeping where they apply (_ghost.py)
         trainable = {id(p) for p in self.params}
@@ -283,6 +305,9 @@ class PrivacyEngine:
     def detach(self):
         """Removes the hooks from the model (and stops the noise thread)."""
         self._stop_worker()
+        self._stop_tracker()
+        for h in self._hooks:
+            h.remove()
         self._whole.remove()
         if self._layers is not None:
             self._layers.remove()
@@ -415,11 +440,155 @@ class PrivacyEngine:
         self._pending = (step, batch_size, issued, last,
                          [t.detach().clone() for t in issued])
         self._foreign = None
+        self._start_tracker()
+
+    def _start_tracker(self):
+        """From here to engine.backward(losses), every operation on the pending batch is
+        followed (_proof.py): the proof that each loss depends on its own example. Started when
+        the loader issues the batch, and again by zero_grad() (a new attempt on it)."""
+        self._backward_done = False
+        self._stop_tracker()
+        _close_stale_trackers()
+        batch_size, issued = self._pending[1], self._pending[2]
+        self._tracker = Tracker(batch_size)
+        self._tracker.owner = weakref.ref(self)
+        if self._layers is not None:
+            self._layers.tag_of = self._tracker.tag_of
+        for t in issued:
+            if t.dim() > 0 and t.shape[0] == batch_size:
+                self._tracker.tag(t, 0)
+        self._tracker.__enter__()
+        _ACTIVE[0] = weakref.ref(self)
+
+    def _stop_tracker(self):
+        tr, self._tracker = self._tracker, None
+        if tr is not None and getattr(tr, "_saved_index", None) is not None:
+            tr.close()
+        return tr
+
+    def backward(self, losses):
+        """Runs the backward pass of a step from its per-example losses: ``losses`` is a 1-d
+        tensor of the batch's B losses (e.g. ``F.cross_entropy(out, y, reduction="none")``).
+        Refuses (NotPerExampleError) a scalar or a vector of another length, and a loss vector
+        whose computation mixes the examples of the batch (a mean over the batch, z @ z.T, an
+        index of one example, a Python value read out of the batch), naming the operation."""
+        live = self._tracker is not None and not self._tracker.closed
+        tr = self._stop_tracker()
+        if self._pending is None:
+            raise RuntimeError("dpcorr: engine.backward() without a batch of the engine's "
+                               "loader (iterate the loader make_private returned)")
+        if not live and not self._backward_done:
+            raise RuntimeError("dpcorr: the operations on this batch were not followed to the "
+                               "loss (a refused forward pass, or another engine's loader "
+                               "issued a batch in between); call optimizer.zero_grad() and "
+                               "run the forward pass again")
+        b = self._pending[1]
+        if not isinstance(losses, torch.Tensor) or losses.dim() != 1 or losses.shape[0] != b:
+            got = (f"a tensor of shape {list(losses.shape)}" if isinstance(losses, torch.Tensor)
+                   else type(losses).__name__)
+            raise NotPerExampleError(
+                f"loss: engine.backward needs one loss per example (a 1-d tensor of the batch's "
+                f"{b} losses), got {got}: compute it per example, e.g. "
+                f"F.cross_entropy(out, y, reduction=\"none\") or a per-example sum over the "
+                f"other dimensions (l.sum(dim=1)); the mean or sum over the batch is the "
+                f"engine's (loss_reduction). See {ANCHOR}")
+        if self._backward_done:
+            raise RuntimeError("dpcorr: engine.backward() called twice on one batch")
+        if tr is not None and b > 1:
+            why = tr.loss_why
+            if why is None:
+                tag = tr.tag_of(losses)
+                if tag is None:
+                    why = ("the losses were not computed from the loader's batch since it was "
+                           "issued (or since the last zero_grad())")
+                elif isinstance(tag, str):
+                    why = tag
+                elif tag not in (None, 0):
+                    why = f"the examples are along dimension {tag} of the loss, not 0"
+            if why is not None:
+                raise NotPerExampleError(
+                    f"loss: mixes the examples of a batch ({why}): each example's loss must "
+                    f"depend on that example alone (a batch-centred loss, an in-batch "
+                    f"contrastive loss such as InfoNCE, a statistic of the batch); make it "
+                    f"per example (e.g. contrast against a fixed or public set of negatives, "
+                    f"or centre with a constant). See {ANCHOR}")
+            self.proof = tr.model_why
+        elif tr is not None:
+            self.proof = tr.model_why
+        if losses.requires_grad:
+            losses.backward(torch.ones_like(losses))
+        self._backward_done = True
+
+    def _enter_module(self, label):
+        if self._tracker is not None:
+            self._tracker.where.append(label)
+
+    def _leave_module(self):
+        if self._tracker is not None and self._tracker.where:
+            self._tracker.where.pop()
+
+    def _model_pre(self, module, inputs):
+        tr = self._tracker
+        if tr is not None:
+            tr.in_model += 1
+            tr.paused += 1
+        try:
+            self._state_before = _module_state(self.model)
+        finally:
+            if tr is not None:
+                tr.paused -= 1
+
+    def _model_post(self, module, inputs, output):
+        before, self._state_before = self._state_before, None
+        if before is not None:
+            if self._tracker is not None:
+                self._tracker.paused += 1
+            try:
+                after = _module_state(self.model)
+            finally:
+                if self._tracker is not None:
+                    self._tracker.paused -= 1
+            for key in sorted(set(before) | set(after)):
+                if before.get(key) != after.get(key):
+                    self._stop_tracker()  # the forward is refused: nothing of it is followed
+                    raise NotPerExampleError(
+                        f"model: cross-step state: {key} changed during the forward pass (a "
+                        f"tensor or value kept in a module and read at a later step carries "
+                        f"this batch's examples into the next steps' gradients, outside the "
+                        f"clipped rows); keep no state across steps in a module (compute it "
+                        f"from the example, or keep it outside the model and out of the "
+                        f"forward). See {ANCHOR}")
+        tr = self._tracker
+        if tr is None:
+            return
+        tr.in_model = max(0, tr.in_model - 1)
+        if tr.in_model:
+            return
+        b = tr.batch
+        for k, o in enumerate(_tensors(output)):
+            if o.dim() == 0 or o.shape[0] != b:
+                continue  # refused at the step (examples along dimension 0 of every output)
+            tag = tr.tag_of(o)
+            if tag not in (None, 0):
+                tr.model_why = tr.model_why or (
+                    tag if isinstance(tag, str) else
+                    f"output {k} carries the examples along dimension {tag}")
+            # the loss is proven from here on its own: the model's outputs as given
+            tr.tag(o, 0)
 
     def _seen(self, inputs):
         """The model's forward hook: its tensor arguments must be the batch the loader issued for
         this step (the same tensors, or equal ones on another device): the token that ties the
         step to the ledger."""
+        if self._tracker is not None:  # the engine's own comparisons are not the model's
+            self._tracker.paused += 1
+        try:
+            self._seen_batch(inputs)
+        finally:
+            if self._tracker is not None:
+                self._tracker.paused -= 1
+
+    def _seen_batch(self, inputs):
         if self._pending is None:
             self._foreign = "no batch of the engine's loader is pending"
             return
@@ -441,29 +610,30 @@ class PrivacyEngine:
             self._layers.clear()
 
     def _per_example(self, b, scale):
-        """Per-example gradients of the current step, by the per-layer path where it is proven
-        to apply, else by the whole-model path."""
-        if not self._verified:
-            args = self._whole.uses[0][0] if self._whole.uses else None
-            if args is not None and check_independence(self.model, args, b, self._whole):
-                self._verified = True
-        if self._layers is not None and self._layers.unusable is None:
+        """Per-example gradients of the current step: by the per-layer path where the step's
+        proof (_proof.py) showed that the model's outputs hold each example along dimension 0
+        with nothing mixed in and the layers are of the per-layer kinds; else by the isolated
+        path (each example alone, functorch), whose outputs must equal the batch's."""
+        if self.proof is None and self._layers is not None and self._layers.unusable is None:
             per = self._layers.compute(b, scale)
             if per is not None and (self._layers_agree or self._agrees(per, scale)):
                 self._layers_agree = True
+                self.path = "layers"
                 return per
-        if self._layers is not None:  # this model needs the whole-model path: for good
+        if self._layers is not None and self.proof is None:
+            # proven, but the layers' reading disagrees with autograd (tied weights, a
+            # weight used outside its module): the isolated path, for good
             self._layers.remove()
             self._layers = None
-            self.path = "whole-model"
-        return self._whole.compute(b, scale)
+        self.path = "isolated"
+        return self._whole.compute(b, scale, verify=self.proof)
 
     def _ghost_ready(self):
         """Ghost clipping applies: the per-layer path is proven on this model (the per-example
         cross-check of a batch passed), on one process, without virtual steps (a GEMM adds in
         another order than the fixed-order row sum: physical batches and ranks keep the
         materialised path, bit-identical to the whole batch)."""
-        return self.ghost_clipping and self._layers is not None and \
+        return self.ghost_clipping and self.proof is None and self._layers is not None and \
             self._layers.unusable is None and self._layers_agree and self.world == 1 and \
             self.physical is None
 
@@ -477,17 +647,22 @@ class PrivacyEngine:
     def _agrees(self, per, scale):
         """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
         (p.grad, times scale for a mean loss) and equal autograd on each example alone (the
-        first 8, the step's random draws replayed). A weight used outside its module (tied weights), or a module the hooks misread,
-        fails this and the run takes the whole-model path."""
+        first 8, the step's random draws replayed). A weight used outside its module (tied
+        weights), or a module the hooks misread, fails this and the run takes the isolated
+        path. Evidence only: the per-layer path runs only where the step's proof holds."""
+        # relative to the whole gradient's norm: a parameter whose gradient is zero in exact
+        # arithmetic (the key bias of an attention: softmax ignores a shift of every logit)
+        # holds rounding noise that no relative test per parameter can pass
+        if any(p.grad is None for p in self.params):
+            return False
+        sq_err, sq_ref = 0.0, 0.0
         for p, g in zip(self.params, per):
-            if p.grad is None:
-                return False
             want = p.grad.detach() * scale
-            err = float(torch.linalg.vector_norm((g.sum(0) - want).double()))
-            ref = float(torch.linalg.vector_norm(want.double()))
-            tol = 1e-9 if p.dtype == torch.float64 else 1e-4
-            if err > tol * ref + 1e-30:
-                return False
+            sq_err += float(torch.linalg.vector_norm((g.sum(0) - want).double())) ** 2
+            sq_ref += float(torch.linalg.vector_norm(want.double())) ** 2
+        tol = 1e-9 if all(p.dtype == torch.float64 for p in self.params) else 1e-4
+        if sq_err ** 0.5 > tol * sq_ref ** 0.5 + 1e-30:
+            return False
         # and example by example (the first 8), against autograd on each example alone (the
         # model's functional copy, the step's random draws replayed: dropout masks included),
         # once: a layer whose examples are not along dimension 0 of its input (a sequence-first
@@ -535,6 +710,12 @@ class PrivacyEngine:
                     f"{self._pending[0]} (its inputs and labels, in order) was changed in place "
                     f"before optimizer.step(); the ledger accounts only for the issued examples "
                     f"(transform data in the dataset or collate_fn, on copies)")
+        if not self._backward_done and self._pending[1] > 0:
+            self._stop_tracker()
+            raise RuntimeError("dpcorr: optimizer.step() without engine.backward(losses): the "
+                               "engine needs one loss per example; replace loss.backward() by "
+                               "losses = <loss>(..., reduction=\"none\"); "
+                               "engine.backward(losses)")
         b = self._whole.batch_size()
         t, want = self._pending[:2]
         if t != self.steps_done:
@@ -547,20 +728,20 @@ class PrivacyEngine:
                                f"loader's batch of step {t} has {want}")
         clip = self.plan.clip
         if b > 0:
-            scale = float(b) if self.loss_reduction == "mean" else 1.0
-            # the first batch's checks decide the path (they need the per-example rows); then,
-            # on the per-layer path, (norms, clipped sum) by ghost clipping: on every step
-            # after the checks, so that a resumed run takes the steps' path as the run did
-            per = None if self._ghost_ready() else self._per_example(b, scale)
+            # the gradients of each example's own loss (engine.backward(losses): scale 1). The
+            # first batch's checks decide the path (they need the per-example rows); then, on
+            # the per-layer path and on every step whose proof holds, (norms, clipped sum) by
+            # ghost clipping, so that a resumed run takes the steps' path as the run did
+            per = None if self._ghost_ready() else self._per_example(b, 1.0)
             if per is not None and self._ghost_ready():
                 per = None  # the rows served the checks: freed before ghost clipping
-            ghost = self._ghost(b, scale)
+            ghost = self._ghost(b, 1.0)
             if ghost is None:
-                per = self._per_example(b, scale) if per is None else per
+                per = self._per_example(b, 1.0) if per is None else per
                 flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
                 # ||g_i|| over all parameters (float64 from per-parameter norms accumulated
-                # in float64 at least; a clip factor rounded to bfloat16 could leave
-                # ||factor_i g_i|| above clip)
+                # in float64; a clip factor rounded to bfloat16 could leave ||factor_i g_i||
+                # above clip)
                 norms = self._norms(flats)
             else:
                 norms = ghost[0]
@@ -601,7 +782,11 @@ class PrivacyEngine:
             flat = noise  # in place: the buffer is free until the next step's noise
         if sums is not None:
             flat.add_(sums)  # in float64
-        flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
+        if self.keep_clipped_sum:
+            self.last_clipped_sum = sums.detach().to("cpu", copy=True) if sums is not None \
+                else torch.zeros(self.dim, dtype=torch.float64)
+        if self.loss_reduction == "mean":
+            flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
         off = 0
         for p in self.params:
             n = p.numel()
@@ -684,6 +869,7 @@ class PrivacyEngine:
             off += n
 
     def _advance(self):
+        self._backward_done = False
         self.steps_done += 1
         self._high = max(self._high, self.steps_done)
         self._pending = None
@@ -840,6 +1026,74 @@ class PrivacyEngine:
         if self.plan.ledger().get("sampler") in _lib.SCHEME_SAMPLERS:  # which batches it drew
             out["sampler_scheme"] = _lib.SAMPLER_SCHEME
         return out
+
+
+_ACTIVE = [None]  # the engine whose loader issued the batch in progress (for backward())
+
+
+def _close_stale_trackers():
+    """Takes off torch's mode stack the trackers of engines that are gone or moved on (a
+    forward that raised in user code leaves its engine's tracker there until then)."""
+    from torch.overrides import _get_current_function_mode_stack
+    for m in _get_current_function_mode_stack():
+        if isinstance(m, Tracker):
+            eng = m.owner() if getattr(m, "owner", None) is not None else None
+            if eng is None or eng._tracker is not m:
+                m.close()
+
+
+def backward(losses):
+    """``engine.backward(losses)`` of the engine whose loader issued the batch in progress (one
+    private run at a time): ``dpcorr.torch.backward(F.cross_entropy(out, y,
+    reduction="none"))``."""
+    eng = _ACTIVE[0]() if _ACTIVE[0] is not None else None
+    if eng is None or eng._pending is None:
+        raise RuntimeError("dpcorr: backward() without a batch of a private loader in progress")
+    return eng.backward(losses)
+
+
+def _module_state(model):
+    """What a forward pass must not change: for every module, each tensor attribute outside
+    its parameters and submodules (buffers and plain attributes, in lists, tuples and dicts
+    too) by identity and version counter (an in-place write bumps it), and each number, string
+    or None attribute by value. Keyed by 'module.attribute'."""
+    out = {}
+    params = {id(p) for p in model.parameters()}  # changed by the optimizer, not the forward
+    for name, m in model.named_modules():
+        where = name or type(model).__name__
+        for key, v in m.__dict__.items():
+            if key in ("_parameters", "_modules", "training") or key.endswith("hooks") or \
+                    key in ("forward", "_state_dict_hooks", "_load_state_dict_pre_hooks"):
+                continue
+            if key == "_buffers":
+                for bn, t in v.items():
+                    if t is not None:
+                        out[f"{where}.{bn} (buffer)"] = (id(t), t._version)
+                continue
+            _state_items(f"{where}.{key}", v, out, 0, params)
+    return out
+
+
+def _state_items(path, v, out, depth, params):
+    if isinstance(v, torch.Tensor):
+        if id(v) not in params:  # e.g. an RNN's _flat_weights list holds its parameters
+            out[path] = (id(v), v._version)
+    elif isinstance(v, (bool, numbers.Number, str)) or v is None:
+        out[path] = ("value", v if not isinstance(v, float) or v == v else "nan")
+    elif isinstance(v, (list, tuple)) and depth < 3:
+        out[path] = ("len", len(v))
+        for i, x in enumerate(v[:64]):
+            _state_items(f"{path}[{i}]", x, out, depth + 1, params)
+    elif isinstance(v, dict) and depth < 3:
+        out[path] = ("len", len(v))
+        for k in list(v)[:64]:
+            _state_items(f"{path}[{k!r}]", v[k], out, depth + 1, params)
+    elif depth < 3 and hasattr(v, "__dict__") and not callable(v) and \
+            not isinstance(v, (torch.nn.Module, type)):
+        # a plain object (a namespace, a dataclass) holding state: its attributes too
+        out[path] = ("object", id(v))
+        for k, x in list(vars(v).items())[:64]:
+            _state_items(f"{path}.{k}", x, out, depth + 1, params)
 
 
 def _snapshot(v):
@@ -1052,6 +1306,8 @@ class DPOptimizer(torch.optim.Optimizer):
         pass)."""
         self.original.zero_grad(set_to_none=set_to_none)
         self.engine._clear_all()
+        if self.engine._pending is not None:
+            self.engine._start_tracker()
 
     def step(self, closure=None):
         """One private step (closure, if given, runs the forward and backward passes)."""
@@ -1064,6 +1320,7 @@ class DPOptimizer(torch.optim.Optimizer):
             self.engine._advance()
         else:  # a physical batch of a virtual step: the next one of the same step follows
             self.engine._pending = None
+            self.engine._backward_done = False
             self.engine._clear_all()
         return loss
 
@@ -1137,4 +1394,4 @@ def _empty_like(batch):
     return batch
 
 
-__all__ = ["make_private", "PrivacyEngine", "DPOptimizer", "DPDataLoader"]
+__all__ = ["make_private", "backward", "PrivacyEngine", "DPOptimizer", "DPDataLoader"]
