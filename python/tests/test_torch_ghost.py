@@ -128,8 +128,10 @@ def _engine(model, data, ghost=True, **kw):
     return opt, loader, eng
 
 
-def _backward(model, x, y, reduction="mean"):
-    torch.nn.functional.cross_entropy(model(x), y, reduction=reduction).backward()
+def _backward(eng, model, x, y):
+    """The per-example loss API: one loss per example (the captures are the gradients of their
+    sum: scale 1)."""
+    eng.backward(torch.nn.functional.cross_entropy(model(x), y, reduction="none"))
 
 
 def _materialised(eng, b, scale):
@@ -157,10 +159,10 @@ def test_ghost_equals_materialised(name, make, shape):
     assert eng.path == "layers", name
     for t, (x, y) in enumerate(loader):
         opt.zero_grad()
-        _backward(model, x, y)
+        _backward(eng, model, x, y)
         b = len(y)
-        want_n, want_s = _materialised(eng, b, float(b))
-        got = _ghost.ghost_clip(eng._layers, eng.params, b, float(b), CLIP, always=True)
+        want_n, want_s = _materialised(eng, b, 1.0)
+        got = _ghost.ghost_clip(eng._layers, eng.params, b, 1.0, CLIP, always=True)
         assert got is not None
         assert _rel(got[0], want_n) < 1e-10, (name, t)
         assert _rel(got[1], want_s) < 1e-10, (name, t)
@@ -180,7 +182,7 @@ def _train(make, shape, ghost, steps=3, physical=None, dtype=torch.float64, redu
                                loss_reduction=reduction)
     for t, (xb, yb) in enumerate(loader):
         opt.zero_grad()
-        _backward(model, xb, yb, reduction)
+        _backward(eng, model, xb, yb)
         opt.step()
         if eng.steps_done == steps:
             break
@@ -285,14 +287,14 @@ def test_nonfinite_refused_on_ghost_path():
     it = iter(loader)
     x, y = next(it)
     opt.zero_grad()
-    _backward(model, x, y)
+    _backward(eng, model, x, y)
     opt.step()
     assert eng._layers_agree
     x, y = next(it)
     opt.zero_grad()
     with torch.no_grad():
         model[2].weight[0, 0] = float("nan")
-    _backward(model, x, y)
+    _backward(eng, model, x, y)
     with pytest.raises(ValueError, match="non-finite per-example gradient"):
         opt.step()
 
@@ -305,10 +307,10 @@ def test_norms_raised_clip_holds():
     opt, loader, eng = _engine(model, _data((12,)))
     x, y = next(iter(loader))
     opt.zero_grad()
-    _backward(model, x, y)
+    _backward(eng, model, x, y)
     b = len(y)
-    norms, _ = _ghost.ghost_clip(eng._layers, eng.params, b, float(b), CLIP, always=True)
-    per = eng._layers.compute(b, float(b))
+    norms, _ = _ghost.ghost_clip(eng._layers, eng.params, b, 1.0, CLIP, always=True)
+    per = eng._layers.compute(b, 1.0)
     exact = torch.cat([g.reshape(b, -1) for g in per], 1).norm(dim=1)
     assert bool((norms > exact).all())
     factor = (CLIP / norms).clamp(max=1.0)
