@@ -71,6 +71,12 @@ dpc_status dpc__ra_epsilon2(size_t b, double mu, double delta, double *e_remove,
 /* The work of one dpc__ra_epsilon over b bins, in the units of DPC_WORK_LIMIT (its curves are
  * binary powers: about RA_OPS_PER_LEVEL per bit of b, whatever mu). */
 double dpc__ra_epsilon_ops(size_t b);
+/* One direction of dpc__ra_epsilon2 (remove 1, add 0), the same value. */
+dpc_status dpc__ra_epsilon_dir(size_t b, double mu, double delta, int remove, double *eps,
+                               dpc_error *err);
+/* log of a lower bound on the exact delta of the pair at eps, one direction (test events;
+ * -INFINITY when none separates): decides that an upper bound need not be computed. */
+double dpc__ra_log_delta_lower(size_t b, double mu, double eps, int remove);
 dpc_status dpc__ra_delta(size_t b, double mu, double eps, size_t K, double *d_remove,
                          double *d_add);
 
@@ -104,6 +110,13 @@ dpc_status dpc__bib_sf_epsilon(const double *a, const double *c, size_t count, s
 dpc_status dpc__bib_sf_epsilon2(const double *a, const double *c, size_t count, size_t b,
                                 double s, double delta, double *e_remove, double *e_add,
                                 dpc_error *err);
+/* The same, except that a candidate's direction is skipped when it provably exceeds that
+ * direction's floor (a test-event lower bound): each result is the same value whenever it is
+ * below its floor, else some value above the floor (INFINITY when nothing was computed), so
+ * min(result, floor) is exactly min(dpc__bib_sf_epsilon2's, floor). */
+dpc_status dpc__bib_sf_epsilon2_over(const double *a, const double *c, size_t count, size_t b,
+                                     double s, double delta, double floor_r, double floor_a,
+                                     double *e_remove, double *e_add, dpc_error *err);
 
 /* Renyi-DP dynamic program for balls-in-bins (bib_rdp.c; doc/accounting.md 7.2): prepare
  * builds, for each constant rho in {0, min off-diagonal G, max non-neighbour G}, the chain

@@ -123,12 +123,14 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
     if (c->sf_n) {
         /* two deterministic bounds, each direction on its own: the post-processing bound
          * (bib_sf.c) and the Renyi dynamic program (bib_rdp.c); every direction takes the
-         * smaller, the route the larger direction */
+         * smaller, the route the larger direction. The Renyi bound first: a post-processing
+         * candidate that provably lies above it in a direction is not computed there (the
+         * minimum is the same; its random-allocation curves were 60-75% of the time) */
         double sr, sa, rr, ra;
-        if ((st = dpc__bib_sf_epsilon2(c->sf_a, c->sf_c, c->sf_n, c->b, s, c->delta, &sr, &sa,
-                                       err)) ||
+        if ((st = dpc__bib_rdp_epsilon2(&c->rdp, s, c->delta, &rr, &ra, err)) ||
             (st = bib_stage(c, err)) ||
-            (st = dpc__bib_rdp_epsilon2(&c->rdp, s, c->delta, &rr, &ra, err)))
+            (st = dpc__bib_sf_epsilon2_over(c->sf_a, c->sf_c, c->sf_n, c->b, s, c->delta, rr, ra,
+                                            &sr, &sa, err)))
             return st;
         double er = sr < rr ? sr : rr, ea = sa < ra ? sa : ra;
         esf = er > ea ? er : ea;
