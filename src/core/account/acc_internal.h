@@ -116,7 +116,8 @@ dpc_status dpc__bib_sf_epsilon2(const double *a, const double *c, size_t count, 
  * min(result, floor) is exactly min(dpc__bib_sf_epsilon2's, floor). */
 dpc_status dpc__bib_sf_epsilon2_over(const double *a, const double *c, size_t count, size_t b,
                                      double s, double delta, double floor_r, double floor_a,
-                                     double *e_remove, double *e_add, dpc_error *err);
+                                     double *e_remove, double *e_add, double *ops,
+                                     dpc_error *err); /* ops: the work done */
 
 /* Renyi-DP dynamic program for balls-in-bins (bib_rdp.c; doc/accounting.md 7.2): prepare
  * builds, for each constant rho in {0, min off-diagonal G, max non-neighbour G}, the chain
@@ -139,6 +140,11 @@ dpc_status dpc__bib_rdp_epsilon(const dpc__bib_rdp *R, double s, double delta, d
 /* the same, each direction on its own (remove: D(P||Q), add: D(Q||P)) */
 dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, double *e_remove,
                                  double *e_add, dpc_error *err);
+/* The same, with the work done (DPC_WORK_LIMIT's units) in *ops; ops_max: the most one
+ * evaluation can take (every order level it may double to). */
+dpc_status dpc__bib_rdp_epsilon2_ops(const dpc__bib_rdp *R, double s, double delta,
+                                     double *e_remove, double *e_add, double *ops, dpc_error *err);
+double dpc__bib_rdp_ops_max(const dpc__bib_rdp *R);
 dpc_status dpc__bib_rdp_logmoments(size_t b, const double *d, const double *e, const double *r,
                                    double s, size_t M, double *logm, dpc_error *err);
 dpc_status dpc__bib_rdp_logmoments3(size_t b, const double *d3, const double *e3,
@@ -172,7 +178,13 @@ typedef struct dpc__bib_ctx {
                               the Monte Carlo), since one evaluation may take seconds */
     double *stages;        /* stages reported so far (points at stages_done) */
     double stages_done;
+    double *ops;           /* work done by the evaluations so far, DPC_WORK_LIMIT's units
+                              (points at ops_done): a calibration's budget counts it */
+    double ops_done;
 } dpc__bib_ctx;
+/* The most work one evaluation can take (DPC_WORK_LIMIT's units; every bound computed in full,
+ * with_mc: the Monte Carlo too), known before any: the budget decides on it first. */
+double dpc__bib_eval_ops(const dpc__bib_ctx *c, int with_mc);
 dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
                             dpc__bib_ctx *c, dpc_error *err);
 dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, double *eps,
