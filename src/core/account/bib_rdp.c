@@ -308,11 +308,12 @@ void dpc__bib_rdp_curve(const double *tl, size_t M, double a, double alpha, doub
     *r_add = ra < cap ? (ra > 0.0 ? ra : 0.0) : cap;
 }
 
-/* The work of one order level in DPC_WORK_LIMIT's units (about 1 ns each): measured on the
- * 2-core AMD EPYC Zen 5 (KVM, under load) at b = 50, 200: the two-neighbour program 2.2, 1.2
- * ns per b (M+1)^4 / 24 at M = 32, 64; the one-neighbour program 1.6, 0.9, 0.6 ns per
- * b (M+1)^3 / 6 at M = 32, 64, 128 (short Horner rows cost more per step), counted as
- * 0.8 + 45 / (M+1) and 0.7 + 30 / (M+1). */
+/* The work of one order level in DPC_WORK_LIMIT's units (about 1 ns each). Per step of the
+ * programs (b (M+1)^4 / 24 two-neighbour, b (M+1)^3 / 6 one-neighbour) the cost falls with M
+ * (short Horner rows cost more per step): counted as 0.4 + 22 / (M+1) and 0.35 + 15 / (M+1),
+ * which put whole evaluations (BSR-4 and BSR-16 over 150 and 200 bins, with their
+ * post-processing checks) at 1.6 counted units per measured ns of CPU on the 2-core AMD
+ * EPYC Zen 5 (KVM, load 12): the budget errs on the safe side. */
 static int rdp_uses3(size_t b, size_t M)
 {
     return b >= 3 && (double)b * pow((double)(M + 1), 4.0) / 24.0 <= RDP_W3_WORK;
@@ -322,7 +323,7 @@ static double rdp_level_ops(size_t b, size_t M)
 {
     double w1 = (double)b * pow((double)(M + 1), 3.0) / 6.0;
     double w3 = (double)b * pow((double)(M + 1), 4.0) / 24.0;
-    double n3 = 0.8 + 45.0 / (double)(M + 1), n1 = 0.7 + 30.0 / (double)(M + 1);
+    double n3 = 0.4 + 22.0 / (double)(M + 1), n1 = 0.35 + 15.0 / (double)(M + 1);
     return (rdp_uses3(b, M) ? n3 * w3 : n1 * w1) + n1 * w1 * RDP_NPOW;
 }
 

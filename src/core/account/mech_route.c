@@ -533,11 +533,22 @@ static dpc_status bib_work_refusal(size_t b, double ops, dpc_error *err)
  * at most 1.0 in u, aiming at f = -tol/2 so that the answer lands on the private side. Stops
  * at an evaluation with -tol <= f <= 0, a bracket narrower than 1e-4, 14 evaluations, or when
  * the work limit stops bib_eps_u (NAN); the answer is c->zbest either way. */
+/* Inverse quadratic interpolation of the point where f = F through the last three points
+ * (NAN when two share an f). */
+static double bib_iqi(const double *u, const double *f, double F)
+{
+    if (f[0] == f[1] || f[1] == f[2] || f[0] == f[2]) return NAN;
+    return u[0] * (F - f[1]) * (F - f[2]) / ((f[0] - f[1]) * (f[0] - f[2])) +
+           u[1] * (F - f[0]) * (F - f[2]) / ((f[1] - f[0]) * (f[1] - f[2])) +
+           u[2] * (F - f[0]) * (F - f[1]) / ((f[2] - f[0]) * (f[2] - f[1]));
+}
+
 static void bib_search(bib_cal *c, double u0, double f0, double tol)
 {
-    double lo = NAN, flo = NAN, hi = u0, fhi = f0, pu = u0, pf = f0, x;
+    double lo = NAN, flo = NAN, hi = u0, fhi = f0, pu = u0, pf = f0, x, F = -0.5 * tol;
+    double hu[3] = {NAN, NAN, u0}, hf[3] = {NAN, NAN, f0}; /* the last three points */
     int side = 0; /* which end the last two steps moved (Illinois) */
-    double xn = u0 + (f0 + 0.5 * tol) / -BIB_SLOPE0;
+    double xn = u0 + (f0 - F) / -BIB_SLOPE0;
     for (int it = 0; it < 14; it++) {
         x = xn;
         double e = bib_eps_u(x, c);
@@ -557,11 +568,15 @@ static void bib_search(bib_cal *c, double u0, double f0, double tol)
         double sl = (x != pu && f != pf && e > 0.0) ? (f - pf) / (x - pu) : BIB_SLOPE0;
         if (!(sl < 0.0)) sl = BIB_SLOPE0;
         pu = x, pf = f;
-        if (!isnan(lo)) { /* regula falsi inside [lo, hi] */
-            xn = lo + (flo + 0.5 * tol) * (hi - lo) / (flo - fhi);
+        hu[0] = hu[1], hf[0] = hf[1], hu[1] = hu[2], hf[1] = hf[2];
+        hu[2] = x, hf[2] = e > 0.0 ? f : NAN;
+        if (!isnan(lo)) { /* inverse quadratic, else regula falsi, inside [lo, hi] */
+            xn = isnan(hf[0] + hf[1] + hf[2]) ? NAN : bib_iqi(hu, hf, F);
+            double m = 0.02 * (hi - lo); /* not onto an end: that would gain nothing */
+            if (!(xn > lo + m && xn < hi - m)) xn = lo + (flo - F) * (hi - lo) / (flo - fhi);
             if (!(xn > lo && xn < hi)) xn = 0.5 * (lo + hi);
         } else {
-            xn = x - (f + 0.5 * tol) / sl;
+            xn = x - (f - F) / sl;
             if (fabs(xn - x) > 1.0) xn = x + (xn > x ? 1.0 : -1.0);
         }
     }
