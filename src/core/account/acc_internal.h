@@ -195,6 +195,10 @@ dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, d
  * allow_mc and the Monte Carlo is lower, or no certificate exists. */
 dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole, int with_mc,
                                double *eps, dpc_account_mech_info *mc, dpc_error *err);
+/* The post-processing bound alone (other C; INFINITY for the identity or without candidates):
+ * an upper bound on the route's deterministic epsilon, often far cheaper where the noise is
+ * large (the Renyi program's orders grow as epsilon falls). */
+dpc_status dpc__bib_epsilon_sf(const dpc__bib_ctx *c, double z, double *eps, dpc_error *err);
 void dpc__bib_free(dpc__bib_ctx *c);
 
 /* Secant search on log eps(e^u) = log target (calibrate.c); see the definition. */

@@ -189,6 +189,20 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
     return DPC_OK;
 }
 
+dpc_status dpc__bib_epsilon_sf(const dpc__bib_ctx *c, double z, double *eps, dpc_error *err)
+{
+    double er, ea, w = 0.0;
+    *eps = INFINITY;
+    if (c->identity || !c->sf_n) return DPC_OK;
+    dpc_status st = bib_stage(c, err);
+    if (!st)
+        st = dpc__bib_sf_epsilon2_over(c->sf_a, c->sf_c, c->sf_n, c->b, z * c->colmax, c->delta,
+                                       INFINITY, INFINITY, &er, &ea, &w, err);
+    *c->ops += w;
+    if (!st) *eps = er > ea ? er : ea;
+    return st;
+}
+
 dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, double *eps,
                             dpc_account_mech_info *mc, dpc_error *err)
 {
