@@ -15,6 +15,7 @@
  * python3-numpy, -scipy, -attr, -mpmath, -absl). */
 #include "bench_util.h"
 #include "dpcorr/account.h"
+#include "dpcorr/strategy.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -361,6 +362,99 @@ static void bench_mmcc(void)
            bad ? err.msg : "");
 }
 
+/* One balls-in-bins question timed (CPU of this thread, best of reps): epsilon at z, or (z <= 0)
+ * the noise multiplier for (eps, delta). *status: the library's answer (a refusal is one). */
+static double bib_timed(const dpc_mech_run *run, const dpc_account_opts *o, double z, double eps,
+                        double delta, int reps, double *out, dpc_status *status, dpc_error *err)
+{
+    double best = 1e30;
+    for (int i = 0; i < reps; i++) {
+        dpc_account_result r = {0};
+        double t0 = cpu_now();
+        *status = z > 0 ? dpc_account_mech_epsilon(run, z, o, delta, &r, NULL, err)
+                        : dpc_account_mech_calibrate_run(run, o, eps, delta, out, NULL, err);
+        t0 = cpu_now() - t0;
+        if (z > 0) *out = r.epsilon;
+        if (t0 < best) best = t0;
+    }
+    return best;
+}
+
+static dpc_mech *bib_mech(dpc_mech_kind kind, size_t n, size_t k, size_t b)
+{
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    dpc_strategy *st = NULL;
+    dpc_error err = {0};
+    if (kind == DPC_MECH_BLT) { /* the library's default BLT for the run (as the CLI) */
+        if (dpc_strategy_default_blt(&st, n, k, b, DPC_WORKLOAD_PREFIX, &err)) return NULL;
+        dpc_strategy_mech_params(st, &p);
+    }
+    p.kind = kind;
+    p.steps = n;
+    if (kind == DPC_MECH_BSR) p.bands = 16;
+    dpc_mech *m = NULL;
+    dpc_status s = dpc_mech_new(&m, &p, &err);
+    dpc_strategy_free(st);
+    return s ? NULL : m;
+}
+
+/* The balls-in-bins targets of issues 35 and 37: `account epsilon --mech blt --steps 256
+ * --balls-in-bins 256 --sigma 1` <= 2 s; BSR-16 over 2000 steps, 200 bins, calibrated at
+ * eps 1 (delta 1e-5 and 1e-10: `train`'s calibration) <= 10 s; the requests beyond a work
+ * limit answered or refused from the cost estimate <= 2 s each. CPU of this thread. */
+static void bench_bib_targets(void)
+{
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_error err = {0};
+    dpc_status st;
+    double v, t;
+    dpc_mech *blt = bib_mech(DPC_MECH_BLT, 256, 1, 256);
+    if (blt) {
+        dpc_mech_run run = {blt, {DPC_PART_CYCLIC, 1, 256}, 1.0, 1, NULL, 0};
+        t = bib_timed(&run, &o, 1.0, 0, 1e-5, 2, &v, &st, &err);
+        printf("balls-in-bins blt n 256 b 256 z 1 delta 1e-5: eps %.6f  %.2f s CPU (target <= 2 "
+               "s: %s)%s%s\n",
+               v, t, !st && t <= 2.0 ? "ok" : "MISSED", st ? "  error: " : "", st ? err.msg : "");
+        dpc_mech_free(blt);
+    }
+    dpc_mech *bsr = bib_mech(DPC_MECH_BSR, 2000, 10, 200);
+    double deltas[] = {1e-5, 1e-10};
+    for (int i = 0; bsr && i < 2; i++) {
+        dpc_mech_run run = {bsr, {DPC_PART_CYCLIC, 10, 200}, 1.0, 1, NULL, 0};
+        t = bib_timed(&run, &o, 0, 1.0, deltas[i], 1, &v, &st, &err);
+        dpc_account_result r = {0};
+        if (!st) st = dpc_account_mech_epsilon(&run, v, &o, deltas[i], &r, NULL, &err);
+        printf("balls-in-bins bsr-16 n 2000 b 200 calibrated to (1, %g): z %.5f (eps %.6f)  %.2f "
+               "s CPU (target <= 10 s: %s)%s%s\n",
+               deltas[i], v, r.epsilon, t, !st && t <= 10.0 ? "ok" : "MISSED",
+               st ? "  error: " : "", st ? err.msg : "");
+    }
+    dpc_mech_free(bsr);
+    /* beyond a work limit: answered or refused before the work */
+    struct { const char *what; size_t b, n; int mc; } lim[] = {
+        {"dp-sgd calibration, 1000 bins, n 1e5", 1000, 100000, 0},
+        {"dp-sgd calibration, 5e4 bins, n 1e5", 50000, 100000, 0},
+        {"bsr-4 --bib-monte-carlo, 256 bins, z 3", 256, 512, 1}};
+    for (int i = 0; i < 3; i++) {
+        dpc_mech_params p;
+        dpc_mech_params_init(&p);
+        p.steps = lim[i].n;
+        if (lim[i].mc) p.kind = DPC_MECH_BSR, p.bands = 4;
+        dpc_mech *m = NULL;
+        if (dpc_mech_new(&m, &p, &err)) continue;
+        dpc_mech_run run = {m, {DPC_PART_CYCLIC, lim[i].n / lim[i].b, lim[i].b}, 1.0, 1, NULL, 0};
+        o.bib_monte_carlo = lim[i].mc;
+        t = bib_timed(&run, &o, lim[i].mc ? 3.0 : 0, 1.0, 1e-5, 1, &v, &st, &err);
+        printf("balls-in-bins %s: %s  %.3f s CPU (target <= 2 s: %s)\n", lim[i].what,
+               st ? "refused" : "answered", t, t <= 2.0 ? "ok" : "MISSED");
+        if (st) printf("  (%s)\n", err.msg);
+        o.bib_monte_carlo = 0;
+        dpc_mech_free(m);
+    }
+}
+
 int main(void)
 {
     bench_machine();
@@ -480,5 +574,6 @@ int main(void)
     }
     bench_bib();
     bench_mmcc();
+    bench_bib_targets();
     return 0;
 }

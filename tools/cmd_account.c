@@ -554,6 +554,13 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
             printf("amplified     MMCC conditional composition over %zu rows (delta spent on "
                    "conditioning %.3g)\n",
                    in->rounds, in->delta_slack);
+        else if (in->route == DPC_ROUTE_BALLS_IN_BINS && !in->mc_samples &&
+                 a->mo.p.kind != DPC_MECH_IDENTITY)
+            printf("amplified     balls in %zu bins: sampling-free bound (Renyi dynamic program and "
+                   "post-processing domination, each direction the smaller)\n"
+                   "guarantee     deterministic (no Monte Carlo beside it: above its work limit "
+                   "of 1e9 operations, 2^17 draws x b^2; --bib-monte-carlo asks for it)\n",
+                   pp.b);
         else if (in->route == DPC_ROUTE_BALLS_IN_BINS && in->mc_samples &&
                  in->bib_deterministic) {
             printf("amplified     balls in %zu bins: sampling-free bound (Renyi dynamic program and "

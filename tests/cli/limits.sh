@@ -110,4 +110,17 @@ for b in 50000 1000; do
     quick "balls-in-bins calibration over $b bins" 3 account sigma --mech identity --steps 100000 --epsilon 1 --delta 1e-5 --balls-in-bins $b
     err_has -- "--balls-in-bins: calibrating the balls-in-bins route over $b bins needs more than .* above the work limit" "$b bins: refused naming the bins"
 done
+# balls-in-bins at speed (issues 35, 37): blt over 256 bins answered (5.5 s CPU before, 0.8 s now
+# on the 2-core AMD EPYC Zen 5); the Monte Carlo asked for over 256 bins refused before any work
+# (2^17 draws x b^2 above 4e9: ran 3-16 s); BSR-16 over 200 bins at delta 1e-10 calibrated by
+# the route itself (2.6 s CPU; before, the Monte Carlo's cost estimate kept the whole run's noise,
+# 18.56)
+quick "blt epsilon over 256 bins" 10 account epsilon --mech blt --steps 256 --balls-in-bins 256 --sigma 1 --delta 1e-5
+out_has "^routes +whole-run 4\.37718 balls-in-bins 4\.03528" "blt over 256 bins: the same bound as before"
+quick "the Monte Carlo over 256 bins" 3 account epsilon --mech bsr --bands 4 --steps 512 --balls-in-bins 256 --sigma 3 --delta 1e-5 --bib-monte-carlo
+err_has -- "--bib-monte-carlo: .*256 bins .*above its limit .*at most 174 bins" "the Monte Carlo over 256 bins: refused naming --bib-monte-carlo"
+refused "the Monte Carlo over 256 bins (exit 2)" --bib-monte-carlo account epsilon --mech bsr --bands 4 --steps 512 --balls-in-bins 256 --sigma 3 --delta 1e-5 --bib-monte-carlo
+quick "bsr-16 over 200 bins at delta 1e-10" 20 account sigma --mech bsr --bands 16 --steps 2000 --balls-in-bins 200 --epsilon 1 --delta 1e-10
+out_has "^route +balls-in-bins" "bsr-16, 200 bins: the balls-in-bins route calibrated"
+if awk -v s="$(awk '/^sigma/ { print $2 }' "$TMP/out")" 'BEGIN { exit !(s > 10 && s < 12) }'; then pass; else fail "bsr-16, 200 bins: sigma $(grep '^sigma' "$TMP/out") (whole run 18.56)"; fi
 summary

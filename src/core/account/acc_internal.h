@@ -88,6 +88,12 @@ dpc_status dpc__ra_epsilon2(size_t b, double mu, double delta, double *e_remove,
 /* The work of one dpc__ra_epsilon over b bins, in the units of DPC_WORK_LIMIT (its curves are
  * binary powers: about RA_OPS_PER_LEVEL per bit of b, whatever mu). */
 double dpc__ra_epsilon_ops(size_t b);
+/* One direction of dpc__ra_epsilon2 (remove 1, add 0), the same value. */
+dpc_status dpc__ra_epsilon_dir(size_t b, double mu, double delta, int remove, double *eps,
+                               dpc_error *err);
+/* log of a lower bound on the exact delta of the pair at eps, one direction (test events;
+ * -INFINITY when none separates): decides that an upper bound need not be computed. */
+double dpc__ra_log_delta_lower(size_t b, double mu, double eps, int remove);
 dpc_status dpc__ra_delta(size_t b, double mu, double eps, size_t K, double *d_remove,
                          double *d_add);
 
@@ -121,6 +127,14 @@ dpc_status dpc__bib_sf_epsilon(const double *a, const double *c, size_t count, s
 dpc_status dpc__bib_sf_epsilon2(const double *a, const double *c, size_t count, size_t b,
                                 double s, double delta, double *e_remove, double *e_add,
                                 dpc_error *err);
+/* The same, except that a candidate's direction is skipped when it provably exceeds that
+ * direction's floor (a test-event lower bound): each result is the same value whenever it is
+ * below its floor, else some value above the floor (INFINITY when nothing was computed), so
+ * min(result, floor) is exactly min(dpc__bib_sf_epsilon2's, floor). */
+dpc_status dpc__bib_sf_epsilon2_over(const double *a, const double *c, size_t count, size_t b,
+                                     double s, double delta, double floor_r, double floor_a,
+                                     double *e_remove, double *e_add, double *ops,
+                                     dpc_error *err); /* ops: the work done */
 
 /* Renyi-DP dynamic program for balls-in-bins (bib_rdp.c; doc/accounting.md 7.2): prepare
  * builds, for each constant rho in {0, min off-diagonal G, max non-neighbour G}, the chain
@@ -143,6 +157,11 @@ dpc_status dpc__bib_rdp_epsilon(const dpc__bib_rdp *R, double s, double delta, d
 /* the same, each direction on its own (remove: D(P||Q), add: D(Q||P)) */
 dpc_status dpc__bib_rdp_epsilon2(const dpc__bib_rdp *R, double s, double delta, double *e_remove,
                                  double *e_add, dpc_error *err);
+/* The same, with the work done (DPC_WORK_LIMIT's units) in *ops; ops_max: the most one
+ * evaluation can take (every order level it may double to). */
+dpc_status dpc__bib_rdp_epsilon2_ops(const dpc__bib_rdp *R, double s, double delta,
+                                     double *e_remove, double *e_add, double *ops, dpc_error *err);
+double dpc__bib_rdp_ops_max(const dpc__bib_rdp *R);
 dpc_status dpc__bib_rdp_logmoments(size_t b, const double *d, const double *e, const double *r,
                                    double s, size_t M, double *logm, dpc_error *err);
 dpc_status dpc__bib_rdp_logmoments3(size_t b, const double *d3, const double *e3,
@@ -176,7 +195,13 @@ typedef struct dpc__bib_ctx {
                               the Monte Carlo), since one evaluation may take seconds */
     double *stages;        /* stages reported so far (points at stages_done) */
     double stages_done;
+    double *ops;           /* work done by the evaluations so far, DPC_WORK_LIMIT's units
+                              (points at ops_done): a calibration's budget counts it */
+    double ops_done;
 } dpc__bib_ctx;
+/* The most work one evaluation can take (DPC_WORK_LIMIT's units; every bound computed in full,
+ * with_mc: the Monte Carlo too), known before any: the budget decides on it first. */
+double dpc__bib_eval_ops(const dpc__bib_ctx *c, int with_mc);
 dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
                             dpc__bib_ctx *c, dpc_error *err);
 dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, double *eps,
@@ -187,6 +212,10 @@ dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, d
  * allow_mc and the Monte Carlo is lower, or no certificate exists. */
 dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole, int with_mc,
                                double *eps, dpc_account_mech_info *mc, dpc_error *err);
+/* The post-processing bound alone (other C; INFINITY for the identity or without candidates):
+ * an upper bound on the route's deterministic epsilon, often far cheaper where the noise is
+ * large (the Renyi program's orders grow as epsilon falls). */
+dpc_status dpc__bib_epsilon_sf(const dpc__bib_ctx *c, double z, double *eps, dpc_error *err);
 void dpc__bib_free(dpc__bib_ctx *c);
 
 /* Secant search on log eps(e^u) = log target (calibrate.c); see the definition. */

@@ -50,6 +50,7 @@
 
 #define RA_KMIN ((size_t)1 << 10)
 #define RA_KMAX ((size_t)1 << 18)
+#define RA_LOWER_GRID 2000 /* test events of dpc__ra_log_delta_lower */
 
 /* E[(V - y)+] and E[(y - V)+] for V = exp(mu Z - mu^2/2). */
 static double ln_call(double mu, double y)
@@ -417,6 +418,50 @@ double dpc__ra_epsilon_ops(size_t b)
     double levels = 1.0;
     for (size_t e = b; e > 1; e >>= 1) levels += 1.0;
     return RA_OPS_PER_LEVEL * levels;
+}
+
+/* A lower bound on the exact hockey-stick divergence of the pair at eps, one direction, from one
+ * family of test events (any event E gives P(E) - e^eps Q(E) <= H_{e^eps}(P || Q)): remove
+ * E = {max_j u_j > tau}, P(E) = 1 - Phi(tau - mu) Phi(tau)^(b-1), Q(E) = 1 - Phi(tau)^b; add
+ * E = {max_j u_j <= tau}, Q(E) - e^eps P(E) = Phi(tau)^(b-1) (Phi(tau) - e^eps Phi(tau - mu)).
+ * The best of a fixed grid of tau, as a log (-INFINITY when no event separates). It only ever
+ * decides that a bound need not be computed (bib_route.c): a value below the true divergence
+ * is all it must be, so a coarse grid costs tightness of that decision, never validity. */
+double dpc__ra_log_delta_lower(size_t b, double mu, double eps, int remove)
+{
+    if (!(mu > 0.0) || b < 1 || !(eps >= 0.0)) return -INFINITY;
+    double bd = (double)b, best = -INFINITY;
+    double lo = -4.0, hi = mu + 2.0 * sqrt(2.0 * log(bd + 1.0)) + 12.0;
+    for (int i = 0; i <= RA_LOWER_GRID; i++) {
+        double tau = lo + (hi - lo) * (double)i / RA_LOWER_GRID, v;
+        double l0 = dpc__log_ndtr(tau), l1 = dpc__log_ndtr(tau - mu);
+        if (remove) {
+            double lp = log(-expm1(l1 + (bd - 1.0) * l0)), lq = log(-expm1(bd * l0));
+            if (!(lp > eps + lq)) continue;
+            v = lp + log(-expm1(eps + lq - lp));
+        } else {
+            if (!(l0 > eps + l1)) continue;
+            v = bd * l0 + log(-expm1(eps + l1 - l0));
+        }
+        if (v > best) best = v;
+    }
+    return best;
+}
+
+dpc_status dpc__ra_epsilon_dir(size_t b, double mu, double delta, int remove, double *eps,
+                               dpc_error *err)
+{
+    double eg, e;
+    dpc_status st = dpc_gdp_epsilon(mu, delta, &eg, err); /* the unamplified Gaussian */
+    if (st) return st;
+    if (b <= 1 || eg == 0.0) {
+        *eps = eg;
+        return DPC_OK;
+    }
+    if (ra_direction(b, mu, delta, eg, remove, &e))
+        return DPC__NOMEM(err, "the balls-in-bins grids");
+    *eps = e < eg ? e : eg; /* convexity: never worse than one Gaussian */
+    return DPC_OK;
 }
 
 dpc_status dpc__ra_epsilon2(size_t b, double mu, double delta, double *e_remove, double *e_add,

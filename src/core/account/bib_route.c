@@ -33,7 +33,19 @@
  * only within this work, about 1 s (2^17 samples x b^2: up to 87 bins); above it the side
  * report is omitted (mc_samples 0) instead of taking 4-10 s at 256 bins (issue 37) */
 #define BIB_MC_SIDE_WORK 1e9
+/* The Monte Carlo asked for (bib_monte_carlo): one evaluation's draws within 4e9 operations,
+ * 174 bins (measured 0.3-0.4 ns per operation on the 2-core AMD EPYC Zen 5, KVM: 256 bins took
+ * 2.3 s, 180 bins 1.3 s, beside the deterministic bound's 0.4-0.6 s); more bins are refused
+ * before any work (issue 37: "the Monte Carlo route" ran 16 s and more) */
+#define BIB_MC_WORK 4e9
+#define BIB_MC_MAX_BINS 174
 #define BIB_MC_BETA 1e-6
+
+/* The Monte Carlo's work: N draws of O(b^2) each. */
+static double mc_ops(size_t b)
+{
+    return (double)BIB_MC_SAMPLES * (double)b * (double)b;
+}
 
 dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, double delta,
                             dpc__bib_ctx *c, dpc_error *err)
@@ -41,6 +53,7 @@ dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, 
     memset(c, 0, sizeof *c);
     c->progress = o->progress;
     c->stages = &c->stages_done;
+    c->ops = &c->ops_done;
     if (!run->balls_in_bins || run->part.kind != DPC_PART_CYCLIC || run->part.b < 1 ||
         (o->accountant != DPC_ACCOUNTANT_PLD && o->accountant != DPC_ACCOUNTANT_RDP) ||
         run->n_pre) /* pre-releases are composed by the whole-run and banded-MF routes only */
@@ -64,6 +77,13 @@ dpc_status dpc__bib_prepare(const dpc_mech_run *run, const dpc_account_opts *o, 
         c->why = "more than 256 bins";
         return DPC_E_UNSUPPORTED;
     }
+    if (c->allow_mc && mc_ops(b) > BIB_MC_WORK) /* decided before any work (issue 37) */
+        return dpc_error_param(err, DPC_E_RANGE, "bib_monte_carlo",
+                               "the balls-in-bins Monte Carlo over %zu bins takes 2^17 draws x "
+                               "b^2 = %.3g operations, above its limit %.3g (at most %d bins, "
+                               "about 1.5 s); without it the deterministic bound is the route's "
+                               "answer",
+                               b, mc_ops(b), BIB_MC_WORK, BIB_MC_MAX_BINS);
     size_t rows;
     double *C = dpc__mech_nonneg_matrix(run->mech, &rows, &c->why);
     if (!C) return DPC_E_UNSUPPORTED; /* negative entries: see doc/accounting.md */
@@ -100,6 +120,15 @@ void dpc__bib_free(dpc__bib_ctx *c)
     c->G = NULL;
 }
 
+double dpc__bib_eval_ops(const dpc__bib_ctx *c, int with_mc)
+{
+    if (c->identity) return dpc__ra_epsilon_ops(c->b);
+    /* every post-processing candidate in both directions (none skipped) plus the Renyi
+     * program at every order level it may double to */
+    double w = dpc__bib_rdp_ops_max(&c->rdp) + (double)c->sf_n * dpc__ra_epsilon_ops(c->b);
+    return with_mc ? w + mc_ops(c->b) : w;
+}
+
 /* One stage of an evaluation done: reported (the total is a ceiling that grows, as the
  * calibrations' is), and a cancellation seen. */
 static dpc_status bib_stage(const dpc__bib_ctx *c, dpc_error *err)
@@ -118,24 +147,31 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
     mc->bib_deterministic = 1;
     dpc_status st;
     if ((st = bib_stage(c, err))) return st;
-    if (c->identity) return dpc__ra_epsilon(c->b, sqrt((double)c->k) / z, c->delta, eps, err);
+    if (c->identity) {
+        *c->ops += dpc__ra_epsilon_ops(c->b);
+        return dpc__ra_epsilon(c->b, sqrt((double)c->k) / z, c->delta, eps, err);
+    }
     double s = z * c->colmax, esf = INFINITY;
     if (c->sf_n) {
         /* two deterministic bounds, each direction on its own: the post-processing bound
          * (bib_sf.c) and the Renyi dynamic program (bib_rdp.c); every direction takes the
-         * smaller, the route the larger direction */
-        double sr, sa, rr, ra;
-        if ((st = dpc__bib_sf_epsilon2(c->sf_a, c->sf_c, c->sf_n, c->b, s, c->delta, &sr, &sa,
-                                       err)) ||
-            (st = bib_stage(c, err)) ||
-            (st = dpc__bib_rdp_epsilon2(&c->rdp, s, c->delta, &rr, &ra, err)))
-            return st;
+         * smaller, the route the larger direction. The Renyi bound first: a post-processing
+         * candidate that provably lies above it in a direction is not computed there (the
+         * minimum is the same; its random-allocation curves were 60-75% of the time) */
+        double sr, sa, rr, ra, w1 = 0.0, w2 = 0.0;
+        st = dpc__bib_rdp_epsilon2_ops(&c->rdp, s, c->delta, &rr, &ra, &w1, err);
+        if (!st) st = bib_stage(c, err);
+        if (!st)
+            st = dpc__bib_sf_epsilon2_over(c->sf_a, c->sf_c, c->sf_n, c->b, s, c->delta, rr, ra,
+                                           &sr, &sa, &w2, err);
+        *c->ops += w1 + w2;
+        if (st) return st;
         double er = sr < rr ? sr : rr, ea = sa < ra ? sa : ra;
         esf = er > ea ? er : ea;
     }
     *eps = esf;
-    double mc_work = (double)BIB_MC_SAMPLES * (double)c->b * (double)c->b;
-    if (c->sf_n && (!with_mc || (!c->allow_mc && mc_work > BIB_MC_SIDE_WORK))) return DPC_OK;
+    if (c->sf_n && (!with_mc || (!c->allow_mc && mc_ops(c->b) > BIB_MC_SIDE_WORK))) return DPC_OK;
+    *c->ops += mc_ops(c->b);
     uint64_t seed;
     double emc;
     if ((st = bib_stage(c, err)) ||
@@ -151,6 +187,20 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
         *eps = emc;
     }
     return DPC_OK;
+}
+
+dpc_status dpc__bib_epsilon_sf(const dpc__bib_ctx *c, double z, double *eps, dpc_error *err)
+{
+    double er, ea, w = 0.0;
+    *eps = INFINITY;
+    if (c->identity || !c->sf_n) return DPC_OK;
+    dpc_status st = bib_stage(c, err);
+    if (!st)
+        st = dpc__bib_sf_epsilon2_over(c->sf_a, c->sf_c, c->sf_n, c->b, z * c->colmax, c->delta,
+                                       INFINITY, INFINITY, &er, &ea, &w, err);
+    *c->ops += w;
+    if (!st) *eps = er > ea ? er : ea;
+    return st;
 }
 
 dpc_status dpc__bib_epsilon(const dpc__bib_ctx *c, double z, double eps_whole, double *eps,

@@ -145,6 +145,46 @@ dpc_status dpc__bib_sf_epsilon2(const double *a, const double *c, size_t count, 
     return DPC_OK;
 }
 
+/* One candidate's direction needs no computing when it certainly exceeds floor: the Gaussian
+ * part alone does, or the exact random-allocation divergence at floor - eg (a lower bound from
+ * test events, dpc__ra_log_delta_lower) exceeds its share dr of delta, so the exact epsilon,
+ * and the upper bound that would be computed, lie above floor - eg. The test point is moved up
+ * by a relative 1e-12 and the lower bound must clear log(dr) by 1e-6 (its rounding). */
+#define SF_ABOVE_OPS 2e5 /* the test events: 2 x 2001 normal log-tails, about 0.2 ms */
+static int sf_above(size_t b, double mu, double eg, double dr, double floor, int remove)
+{
+    if (!isfinite(floor)) return 0;
+    if (eg > floor) return 1;
+    double x = floor - eg;
+    x += 1e-12 * (fabs(floor) + fabs(eg)) + 1e-300;
+    return dpc__ra_log_delta_lower(b, mu, x, remove) > log(dr) + 1e-6;
+}
+
+dpc_status dpc__bib_sf_epsilon2_over(const double *a, const double *c, size_t count, size_t b,
+                                     double s, double delta, double floor_r, double floor_a,
+                                     double *e_remove, double *e_add, double *ops, dpc_error *err)
+{
+    *e_remove = *e_add = INFINITY;
+    *ops = 0.0;
+    for (size_t i = 0; i < count; i++) { /* each direction: the best candidate for it */
+        double mu = sqrt(a[i]) / s, mu0 = sqrt(c[i]) / s, eg = 0.0;
+        double dr = c[i] > 0.0 ? 0.5 * delta : delta;
+        dpc_status st = DPC_OK;
+        if (mu0 > 0.0 && (st = dpc_gdp_epsilon(mu0, 0.5 * delta, &eg, err))) return st;
+        for (int remove = 1; remove >= 0; remove--) {
+            double fl = remove ? floor_r : floor_a, e = 0.0, *out = remove ? e_remove : e_add;
+            if (mu > 0.0) {
+                *ops += SF_ABOVE_OPS;
+                if (sf_above(b, mu, eg, dr, fl, remove)) continue;
+                *ops += 0.5 * dpc__ra_epsilon_ops(b); /* one direction's curves */
+                if ((st = dpc__ra_epsilon_dir(b, mu, dr, remove, &e, err))) return st;
+            }
+            if (e + eg < *out) *out = e + eg;
+        }
+    }
+    return DPC_OK;
+}
+
 dpc_status dpc__bib_sf_epsilon(const double *a, const double *c, size_t count, size_t b,
                                double s, double delta, double *eps, dpc_error *err)
 {

@@ -75,10 +75,13 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
     dpc_mech_describe(tr->mech, L->mechanism, sizeof L->mechanism);
     snprintf(L->sampler, sizeof L->sampler, "%s", dpc_sampler_kind_name(c->sampler));
     snprintf(L->accountant, sizeof L->accountant, "%s", dpc_accountant_name(acc));
+    /* the identity's bound is the exact random allocation; any other C's the sampling-free
+     * bound, with or without the Monte Carlo beside it (omitted above its work limit) */
+    int ident = dpc_mech_get_params(tr->mech)->kind == DPC_MECH_IDENTITY;
     if (info->route == DPC_ROUTE_BALLS_IN_BINS)
         snprintf(L->route, sizeof L->route, "balls-in-bins: %s (add/remove)",
                  !info->bib_deterministic ? "Monte Carlo upper confidence bound"
-                 : info->mc_samples       ? "sampling-free bound (Renyi DP, post-processing)"
+                 : !ident                 ? "sampling-free bound (Renyi DP, post-processing)"
                                           : "random allocation, exact bound");
     else
         snprintf(L->route, sizeof L->route, "%s (%s, %s)",
