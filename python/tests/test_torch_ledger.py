@@ -419,7 +419,7 @@ def test_edited_checkpoint_refused_by_its_digests():
     ds, model, opt, loader, eng = setup(mech="nu")
     steps_of(model, opt, loader, eng, 4)
     state = eng.state_dict()
-    assert state["version"] == 3 and set(state["digests"]) == set(state) - {"digests"}
+    assert state["version"] == 4 and set(state["digests"]) == set(state) - {"digests"}
     for field, value in (("steps_done", 0), ("ledger", dict(state["ledger"], epsilon=0.1)),
                          ("model", {k: v + 1 for k, v in state["model"].items()})):
         fresh = setup(mech="nu")[4]
@@ -431,6 +431,9 @@ def test_edited_checkpoint_refused_by_its_digests():
         fresh.load_state_dict(dict(state, noise=dict(state["noise"], step=0)))
     with pytest.raises(ValueError, match=r"unsupported version 2"):
         fresh.load_state_dict(dict(state, version=2))
+    # version 3: the scalar-loss engine's, whose "sum" reduction divided by the batch size
+    with pytest.raises(ValueError, match=r"unsupported version 3 .*divided by the batch size"):
+        fresh.load_state_dict(dict(state, version=3))
     no = {k: v for k, v in state.items() if k != "digests"}
     with pytest.raises(ValueError, match=r"no digests"):
         fresh.load_state_dict(no)

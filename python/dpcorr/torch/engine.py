@@ -885,7 +885,7 @@ class PrivacyEngine:
         out (the noise thread has made that step's noise, one row ahead of the saved step), it
         holds that row too ("noise_ahead"), so that the resumed run uses the same bits."""
         self._drain()
-        out = {"format": _STATE_FORMAT, "version": 3, "steps_done": self.steps_done,
+        out = {"format": _STATE_FORMAT, "version": 4, "steps_done": self.steps_done,
                "rng": self.plan.rng, "ledger": self.plan.ledger(), "dim": self.dim,
                "fingerprint": self._fingerprint(),
                "noise": self.noise.state_dict(),
@@ -905,12 +905,16 @@ class PrivacyEngine:
         checkpoint of another run with ValueError naming what differs."""
         if not isinstance(state, dict) or state.get("format") != _STATE_FORMAT:
             raise ValueError("state: not a dpcorr.torch checkpoint")
-        if state.get("version") != 3:
+        if state.get("version") != 4:
             # version 1 had no fingerprint of clip and data, version 2 no digests binding
-            # steps_done, the noise state and the ledger: they cannot be checked, so refused
+            # steps_done, the noise state and the ledger: they cannot be checked, so refused;
+            # version 3 was written by the scalar-loss engine, whose loss_reduction="sum" also
+            # divided by the batch size (the per-example loss engine does not): resuming it
+            # would change the update's scale mid-run
             raise ValueError(f"state: unsupported version {state.get('version')!r} (versions 1 "
                              f"and 2 carry no digests of steps_done, the noise state and the "
-                             f"ledger; restart the run)")
+                             f"ledger; version 3 was saved by the scalar-loss engine, whose "
+                             f"loss_reduction='sum' divided by the batch size; restart the run)")
         _check_digests(state)
         if state["dim"] != self.dim:
             raise ValueError(f"state: the checkpoint's model has {state['dim']} trainable "
