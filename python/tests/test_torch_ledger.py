@@ -515,3 +515,20 @@ def test_dataset_with_random_augmentation_resumes():
                               seed=1)[3]
     with pytest.raises(ValueError, match="data differs"):
         shifted.load_state_dict(state)
+
+
+def test_module_backward_never_reaches_an_earlier_engine():
+    """dpcorr.torch.backward() dispatches to the engine whose loader issued the batch in
+    progress: an earlier run left with a pending batch (not closed) is not that engine once a
+    new private run starts, nor after its own close()."""
+    ds, model, opt, loader, old = setup()
+    x, y = next(iter(loader))  # old's batch pending, never stepped
+    ds2, model2, opt2, loader2, eng = setup()
+    own = torch.utils.data.DataLoader(ds2, batch_size=20)
+    x2, y2 = next(iter(own))
+    with pytest.raises(RuntimeError, match="without a batch of a private loader"):
+        dpcorr.torch.backward(F.cross_entropy(model2(x2), y2, reduction="none"))
+    xb, yb = next(iter(loader2))
+    eng.close()
+    with pytest.raises(RuntimeError, match="without a batch of a private loader"):
+        dpcorr.torch.backward(F.cross_entropy(model2(xb), yb, reduction="none"))

@@ -229,6 +229,9 @@ class PrivacyEngine:
         self._noise_form = noise_form
         self.loss_reduction = loss_reduction
         self.plan = TrainingPlan(self.n_examples, seed=seed, **plan_kwargs)
+        # a new private run: dpcorr.torch.backward() no longer reaches an earlier engine's
+        # pending batch (one private run at a time; engine.backward is explicit)
+        _ACTIVE[0] = None
         if self.world > 1:
             self._join_ranks()
         self.noise = self.plan.noise_generator(self.dim, form=noise_form, scaled=False)
@@ -304,6 +307,8 @@ class PrivacyEngine:
 
     def detach(self):
         """Removes the hooks from the model (and stops the noise thread)."""
+        if _ACTIVE[0] is not None and _ACTIVE[0]() is self:
+            _ACTIVE[0] = None
         self._stop_worker()
         self._stop_tracker()
         for h in self._hooks:
