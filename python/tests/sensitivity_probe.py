@@ -1,0 +1,158 @@
+"""The one-example sensitivity probe of dpcorr.torch (used by test_torch_sensitivity.py).
+
+A case is run by three engines in lockstep, made with the same seed (so the same sampler
+batches and the same noise) from copies of one model:
+
+    A        the dataset D, example j moved to the end of the batch it is in
+    remove   the neighbour D \\ {j}: the batches of A without j (add/remove adjacency)
+    replace  the neighbour D with example j replaced by another draw (replace-one adjacency),
+             j at the end of its batch as in A
+
+Before each step the global torch generator is seeded the same in the three engines, so the
+random draws of the forward pass (dropout masks, stochastic depth) are the same: the examples
+that A and a neighbour share keep their draws (for "remove" only where a draw of shape
+(B - 1, ...) is the prefix of the draw of shape (B, ...): dropout and uniform draws of a
+batch-first tensor; a case whose draws are not coupled that way -- normal draws, a
+sequence-first layout under dropout -- is probed by "replace" only). After each step the
+neighbours' parameters are set to A's: each step is measured given the same released past
+(adaptive composition), so step t's difference is the sensitivity of step t alone, and a
+difference at a step without j is state carried across steps.
+
+The step's clipped sum (before noise, before the division by the batch size) is read from the
+engine: ``engine.last_clipped_sum`` where the engine provides it, else the engine's float64
+accumulator ``engine._acc`` read right after its last ``_clip_and_sum`` of the step (the same
+vector: ``_privatize`` adds the noise to it next).
+"""
+
+import numpy as np
+import torch
+
+N, B = 12, 4  # 3 steps of 4 examples (epochs=1)
+CLIP = 1e-3  # below every per-example gradient norm of the cases: every row is clipped
+TOL = 1e-9  # relative float64 tolerance on the bound
+
+
+def step(engine, model, optimizer, batch, loss_fn):
+    """One private step: the only place the training loop's API is spelled. The per-example loss
+    API (engine.backward(losses), issue 34 item 1) where the engine has it; else the scalar
+    loss of the engine's loss_reduction through loss.backward()."""
+    optimizer.zero_grad()
+    losses = loss_fn(model, *batch)
+    if hasattr(engine, "backward"):
+        engine.backward(losses)
+    else:
+        if losses.dim() > 0:
+            losses = losses.mean() if engine.loss_reduction == "mean" else losses.sum()
+        losses.backward()
+    optimizer.step()
+
+
+def capture_clipped_sum(engine):
+    """Makes ``clipped_sum(engine)`` return the last step's clipped sum on engines without
+    ``last_clipped_sum``: wraps ``_clip_and_sum`` to copy the accumulator after each call."""
+    if hasattr(engine, "last_clipped_sum"):
+        return
+    inner = engine._clip_and_sum
+
+    def wrapped(flats, factor):
+        inner(flats, factor)
+        engine._probe_sum = engine._acc.detach().to("cpu", torch.float64).clone()
+
+    engine._clip_and_sum = wrapped
+    engine._probe_sum = None
+
+
+def clipped_sum(engine):
+    s = engine.last_clipped_sum if hasattr(engine, "last_clipped_sum") else engine._probe_sum
+    assert s is not None, "the engine recorded no clipped sum for the step"
+    return s.detach().to("cpu", torch.float64).clone()
+
+
+def make(model, dataset, seed, make_kw=None):
+    import dpcorr.torch as dt
+    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.05)
+    kw = dict(noise_multiplier=1.0, batch_size=B, epochs=1, mech="nu", sampler="shuffle",
+              clip=CLIP, seed=seed)
+    kw.update(make_kw or {})
+    model, opt, loader, engine = dt.make_private(model, opt, dataset, **kw)
+    capture_clipped_sum(engine)
+    return model, opt, loader, engine
+
+
+def build(case, seed):
+    """The case's model in float64, initialised from ``seed`` (the same model at every call: a
+    deepcopy would fail on the models refused for their hooks, e.g. weight_norm)."""
+    torch.manual_seed(seed)
+    return case.build().double()
+
+
+def coupled(case, seed=0):
+    """Whether the case's forward draws couple under removal: with the same seed, the outputs
+    of a batch without its last example are the first outputs of the whole batch (to
+    rounding). Only then is "remove" a measurement of the engine, not of other draws."""
+    model = build(case, seed).train()
+    x = case.data(torch.Generator().manual_seed(seed), B)[0]
+    with torch.no_grad():
+        torch.manual_seed(7)
+        whole = model(x)
+        torch.manual_seed(7)
+        part = model(x[:-1])
+    return bool(torch.allclose(whole[:-1], part, rtol=1e-12, atol=1e-12))
+
+
+def _reorder(engine, j, drop):
+    """The engine's batches with example j moved to the end (drop=False) or left out."""
+    batch = engine.plan.batch
+
+    def patched(t):
+        idx = batch(t)
+        rest = idx[idx != j]
+        return rest if drop or rest.size == idx.size else np.append(rest, j)
+
+    engine.plan.batch = patched
+
+
+def probe(case, seed, kinds=("remove", "replace")):
+    """Runs the case on data seed ``seed``; returns one dict per (neighbour, step): kind, step,
+    ratio = ||S_A - S_neighbour|| / clip, present (j is in that step's batch)."""
+    gen = torch.Generator().manual_seed(seed)
+    data = case.data(gen, N)
+    other = case.data(torch.Generator().manual_seed(10_000 + seed), N)
+    steps = N // B
+    runs = {"A": make(build(case, seed), torch.utils.data.TensorDataset(*data), seed,
+                      case.make_kw)}
+    plan = runs["A"][3].plan
+    at = seed % steps  # the step whose batch holds j
+    j = int(plan.batch(at)[seed % B])
+    for kind in kinds:
+        if kind == "replace":
+            swapped = tuple(t.clone() for t in data)
+            for t, o in zip(swapped, other):
+                t[j] = o[j]
+            ds = torch.utils.data.TensorDataset(*swapped)
+        else:
+            ds = torch.utils.data.TensorDataset(*data)
+        runs[kind] = make(build(case, seed), ds, seed, case.make_kw)
+    for name, (_, _, _, eng) in runs.items():
+        _reorder(eng, j, drop=name == "remove")
+    iters = {name: iter(r[2]) for name, r in runs.items()}
+    out = []
+    for t in range(steps):
+        sums = {}
+        for name, (model, opt, _, eng) in runs.items():
+            batch = next(iters[name])
+            torch.manual_seed(1000 * seed + t)  # the same draws in every engine
+            step(eng, model, opt, batch, case.loss)
+            sums[name] = clipped_sum(eng)
+        present = j in set(int(i) for i in runs["A"][3].plan.batch(t))
+        for kind in kinds:
+            ratio = float(torch.linalg.vector_norm(sums["A"] - sums[kind])) / CLIP
+            out.append(dict(kind=kind, step=t, ratio=ratio, present=present))
+        # the released past is the same for every neighbour: A's parameters
+        with torch.no_grad():
+            for name in kinds:
+                for p, q in zip(runs[name][0].parameters(), runs["A"][0].parameters()):
+                    p.copy_(q)
+    for r in runs.values():
+        r[3].close()
+    return out

@@ -1,0 +1,518 @@
+"""The sensitivity suite of dpcorr.torch (issue 34 item 3): models and losses a PyTorch user
+writes, each either ACCEPTED -- and then, over every step of a run and three data seeds, one
+example moves the step's clipped gradient sum by at most clip (add/remove) or 2 x clip
+(replace-one), measured by engines on neighbouring datasets (sensitivity_probe.py) -- or
+REFUSED with the exception and the words that explain it. The refused cases include the
+defect classes that were once accepted (a loss or model that mixes the examples, state
+carried across steps). Float64, tiny models, batches of 4 (clip 1e-3: every example's
+gradient is clipped, so a removal moves the sum by exactly clip where the engine is right).
+"""
+
+import builtins
+import dataclasses
+import time
+import typing
+
+import pytest
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+import dpcorr.torch as dt
+import sensitivity_probe as sp
+
+torch.set_num_threads(1)
+SEEDS = (0, 1, 2)
+
+
+# ---- data -------------------------------------------------------------------------------------
+
+def vec(d=6, classes=3):
+    return lambda g, n: (torch.randn(n, d, generator=g, dtype=torch.float64),
+                         torch.randint(0, classes, (n,), generator=g))
+
+
+def real(d=6, out=2):
+    return lambda g, n: (torch.randn(n, d, generator=g, dtype=torch.float64),
+                         torch.randn(n, out, generator=g, dtype=torch.float64))
+
+
+def seq(length=5, width=4):
+    return lambda g, n: (torch.randn(n, length, width, generator=g, dtype=torch.float64),
+                         torch.randint(0, 3, (n,), generator=g))
+
+
+def image(*shape):
+    return lambda g, n: (torch.randn(n, *shape, generator=g, dtype=torch.float64),
+                         torch.randint(0, 3, (n,), generator=g))
+
+
+def tokens(vocab=10, length=5, classes=3):
+    return lambda g, n: (torch.randint(0, vocab, (n, length), generator=g),
+                         torch.randint(0, classes, (n,), generator=g))
+
+
+def views(d=6):
+    """Two views of each example (contrastive learning): x and a perturbed copy."""
+    def make(g, n):
+        x = torch.randn(n, d, generator=g, dtype=torch.float64)
+        return x, x + 0.1 * torch.randn(n, d, generator=g, dtype=torch.float64)
+    return make
+
+
+# ---- per-example losses (a vector of B losses) -------------------------------------------------
+
+def ce(model, x, y):
+    return F.cross_entropy(model(x), y, reduction="none")
+
+
+def mse(model, x, y):
+    return ((model(x) - y) ** 2).sum(1)
+
+
+def bce(model, x, y):
+    return F.binary_cross_entropy_with_logits(model(x)[:, 0], (y[:, 0] > 0).double(),
+                                              reduction="none")
+
+
+def smoothed(model, x, y):
+    return F.cross_entropy(model(x), y, reduction="none", label_smoothing=0.1)
+
+
+def huber(model, x, y):
+    return F.huber_loss(model(x), y, reduction="none", delta=0.5).sum(1)
+
+
+def batch_centred(model, x, y):
+    """Regression on outputs centred on the batch mean: example i's loss reads every output."""
+    out = model(x)
+    return ((out - out.mean(0, keepdim=True) - y) ** 2).sum(1)
+
+
+def info_nce(model, x, x2):
+    """In-batch contrastive loss: the other examples of the batch are the negatives."""
+    z1, z2 = F.normalize(model(x), dim=1), F.normalize(model(x2), dim=1)
+    return F.cross_entropy(z1 @ z2.T / 0.5, torch.arange(x.shape[0]), reduction="none")
+
+
+def scalar_mean(model, x, y):
+    return F.cross_entropy(model(x), y)  # reduction="mean": one number, not one per example
+
+
+# ---- models -----------------------------------------------------------------------------------
+
+class Recurrent(nn.Module):
+    def __init__(self, kind, batch_first, **kw):
+        super().__init__()
+        self.batch_first = batch_first
+        self.rnn = kind(4, 6, batch_first=batch_first, **kw)
+        self.out = nn.Linear(6, 3)
+
+    def forward(self, x):
+        h, _ = self.rnn(x if self.batch_first else x.transpose(0, 1))
+        return self.out(h[:, -1] if self.batch_first else h[-1])
+
+
+class Attention(nn.Module):
+    def __init__(self, batch_first):
+        super().__init__()
+        self.batch_first = batch_first
+        self.mha = nn.MultiheadAttention(4, 2, batch_first=batch_first)
+        self.out = nn.Linear(4, 3)
+
+    def forward(self, x):
+        if not self.batch_first:
+            x = x.transpose(0, 1)
+        h, _ = self.mha(x, x, x)
+        return self.out(h.mean(1 if self.batch_first else 0))
+
+
+class Encoder(nn.Module):
+    def __init__(self, batch_first):
+        super().__init__()
+        self.batch_first = batch_first
+        self.layer = nn.TransformerEncoderLayer(4, 2, dim_feedforward=8, dropout=0.1,
+                                                batch_first=batch_first)
+        self.out = nn.Linear(4, 3)
+
+    def forward(self, x):
+        if not self.batch_first:
+            return self.out(self.layer(x.transpose(0, 1)).mean(0))
+        return self.out(self.layer(x).mean(1))
+
+
+class Decoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.layer = nn.TransformerDecoderLayer(4, 2, dim_feedforward=8, dropout=0.1,
+                                                batch_first=True)
+        self.out = nn.Linear(4, 3)
+
+    def forward(self, x):
+        return self.out(self.layer(x, torch.tanh(x)).mean(1))
+
+
+class TiedLM(nn.Module):
+    """Tokens -> mean embedding -> logits over the vocabulary with the embedding's weight."""
+
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(10, 4)
+        self.mix = nn.Linear(4, 4)
+        self.head = nn.Linear(4, 10, bias=False)
+        self.head.weight = self.emb.weight
+
+    def forward(self, t):
+        return self.head(torch.tanh(self.mix(self.emb(t).mean(1))))
+
+
+class TiedAutoencoder(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.enc = nn.Linear(6, 3)
+
+    def forward(self, x):
+        return torch.tanh(self.enc(x)) @ self.enc.weight  # decoder = encoder's transpose
+
+
+class Root(nn.Module):
+    """Parameters of the top module used directly in its forward."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = nn.Parameter(0.5 * torch.randn(6, 3))
+        self.b = nn.Parameter(torch.zeros(3))
+
+    def forward(self, x):
+        return torch.tanh(x @ self.w) + self.b
+
+
+class RootScale(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = nn.Linear(6, 3)
+        self.scale = nn.Parameter(torch.ones(3))
+
+    def forward(self, x):
+        return self.scale * torch.tanh(self.lin(x))
+
+
+class Cube(torch.autograd.Function):
+    """x ** 3 with its own backward (no functorch rule in torch 1.13)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x ** 3
+
+    @staticmethod
+    def backward(ctx, g):
+        (x,) = ctx.saved_tensors
+        return 3 * x * x * g
+
+
+class CustomFunction(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(6, 5), nn.Linear(5, 3)
+
+    def forward(self, x):
+        return self.b(Cube.apply(torch.tanh(self.a(x))))
+
+
+class ResidualConv(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.c1, self.c2 = nn.Conv2d(2, 2, 3, padding=1), nn.Conv2d(2, 2, 3, padding=1)
+        self.out = nn.Linear(2, 3)
+
+    def forward(self, x):
+        h = x + self.c2(torch.relu(self.c1(x)))
+        return self.out(F.adaptive_avg_pool2d(h, 1).flatten(1))
+
+
+class ResidualMLP(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.inp, self.norm = nn.Linear(6, 8), nn.LayerNorm(8)
+        self.block, self.out = nn.Linear(8, 8), nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = self.inp(x)
+        return self.out(h + torch.relu(self.block(self.norm(h))))
+
+
+class StochasticDepth(nn.Module):
+    """A residual branch dropped per example (drop-path) with probability 0.3."""
+
+    def __init__(self):
+        super().__init__()
+        self.inp, self.block, self.out = nn.Linear(6, 8), nn.Linear(8, 8), nn.Linear(8, 3)
+
+    def forward(self, x):
+        h = torch.tanh(self.inp(x))
+        keep = (torch.rand(h.shape[0], 1, dtype=h.dtype) < 0.7).to(h.dtype) / 0.7
+        return self.out(h + keep * torch.tanh(self.block(h)))
+
+
+class Reparam(nn.Module):
+    """A VAE-style encoder with randn_like noise and a decoder."""
+
+    def __init__(self):
+        super().__init__()
+        self.enc, self.dec = nn.Linear(6, 4), nn.Linear(2, 2)
+
+    def forward(self, x):
+        mu, logvar = self.enc(x).chunk(2, dim=1)
+        return self.dec(mu + torch.exp(0.5 * logvar) * torch.randn_like(mu))
+
+
+class SeqFirstLinear(nn.Module):
+    """A Linear (and Dropout) run on (L, B, E): the sequence first."""
+
+    def __init__(self, dropout):
+        super().__init__()
+        self.lin, self.drop, self.out = nn.Linear(4, 4), nn.Dropout(dropout), nn.Linear(4, 3)
+
+    def forward(self, x):
+        h = self.drop(torch.tanh(self.lin(x.transpose(0, 1))))  # (L, B, E)
+        return self.out(h.mean(0))
+
+
+class Mix(nn.Module):
+    """A hidden layer normalised by a statistic of ``how``: per example, or of the batch."""
+
+    def __init__(self, how):
+        super().__init__()
+        self.how, self.a, self.b = how, nn.Linear(6, 5), nn.Linear(5, 3)
+
+    def forward(self, x):
+        h = self.a(x)
+        if self.how == "absmax-example":
+            h = h / h.abs().amax(1, keepdim=True)
+        elif self.how == "max-example":
+            h = h - h.max(1, keepdim=True).values
+        elif self.how == "absmax-batch":
+            h = h / h.abs().max()
+        elif self.how == "max-batch":
+            h = h - h.max(0).values
+        return self.b(torch.tanh(h))
+
+
+class CrossStep(nn.Module):
+    """Carries the previous batch's mean hidden state into the next step (a plain attribute)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(6, 5), nn.Linear(5, 3)
+        self.prev = None
+
+    def forward(self, x):
+        h = self.a(x)
+        out = h if self.prev is None else h - self.prev
+        self.prev = h.mean(0).detach()
+        return self.b(torch.tanh(out))
+
+
+class Frozen(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(6, 5), nn.Linear(5, 3)
+        self.a.requires_grad_(False)
+
+    def forward(self, x):
+        return self.b(torch.relu(self.a(x)))
+
+
+def head(body, width):
+    """body -> flatten -> Linear(width, 3)."""
+    return lambda: nn.Sequential(*body(), nn.Flatten(), nn.Linear(width, 3))
+
+
+# ---- the cases --------------------------------------------------------------------------------
+
+@dataclasses.dataclass
+class Case:
+    build: typing.Callable
+    data: typing.Callable
+    loss: typing.Callable = ce
+    remove: bool = True  # the forward's draws couple under removal (see sensitivity_probe)
+    make_kw: dict = None
+    refused: tuple = None  # (exception name, [words of the message])
+
+
+ACCEPTED = {
+    "linear": Case(lambda: nn.Linear(6, 3), vec()),
+    "mlp_dropout": Case(lambda: nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Dropout(0.3),
+                                              nn.Linear(8, 3)), vec()),
+    "conv1d": Case(head(lambda: [nn.Conv1d(2, 3, 3), nn.ReLU()], 18), image(2, 8)),
+    "conv2d": Case(head(lambda: [nn.Conv2d(2, 3, 3, padding=1), nn.ReLU()], 108),
+                   image(2, 6, 6)),
+    "conv2d_groups_dilation": Case(head(lambda: [nn.Conv2d(2, 4, 3, groups=2, dilation=2),
+                                                 nn.Tanh()], 16), image(2, 6, 6)),
+    "conv3d": Case(head(lambda: [nn.Conv3d(1, 2, 2), nn.ReLU()], 54), image(1, 4, 4, 4)),
+    "convtranspose1d": Case(head(lambda: [nn.ConvTranspose1d(2, 3, 3), nn.Tanh()], 30),
+                            image(2, 8)),
+    "convtranspose2d": Case(head(lambda: [nn.ConvTranspose2d(2, 2, 2, stride=2), nn.Tanh()],
+                                 128), image(2, 4, 4)),
+    "pooling": Case(head(lambda: [nn.Conv2d(2, 3, 3, padding=1), nn.MaxPool2d(2), nn.ReLU(),
+                                  nn.AvgPool2d(3), nn.AdaptiveMaxPool2d(1)], 3),
+                    image(2, 6, 6)),
+    "residual_conv": Case(ResidualConv, image(2, 6, 6)),
+    "residual_mlp_layernorm": Case(ResidualMLP, vec()),
+    "embedding": Case(lambda: nn.Sequential(nn.Embedding(10, 4), nn.Flatten(),
+                                            nn.Linear(20, 3)), tokens()),
+    "embeddingbag": Case(lambda: nn.Sequential(nn.EmbeddingBag(10, 4, mode="mean"),
+                                               nn.Linear(4, 3)), tokens()),
+    "layernorm": Case(lambda: nn.Sequential(nn.Linear(6, 8), nn.LayerNorm(8), nn.Tanh(),
+                                            nn.Linear(8, 3)), vec()),
+    "groupnorm": Case(head(lambda: [nn.Conv2d(2, 4, 3), nn.GroupNorm(2, 4), nn.ReLU()], 64),
+                      image(2, 6, 6)),
+    "instancenorm": Case(head(lambda: [nn.Conv1d(2, 4, 3), nn.InstanceNorm1d(4, affine=True),
+                                       nn.ReLU()], 24), image(2, 8)),
+    "lstm_batch_first": Case(lambda: Recurrent(nn.LSTM, True), seq()),
+    "lstm_seq_first": Case(lambda: Recurrent(nn.LSTM, False), seq()),
+    "gru_batch_first": Case(lambda: Recurrent(nn.GRU, True), seq()),
+    "gru_seq_first": Case(lambda: Recurrent(nn.GRU, False), seq()),
+    "rnn_batch_first": Case(lambda: Recurrent(nn.RNN, True), seq()),
+    "rnn_seq_first": Case(lambda: Recurrent(nn.RNN, False), seq()),
+    "lstm_2layer_dropout": Case(lambda: Recurrent(nn.LSTM, True, num_layers=2, dropout=0.5),
+                                seq(), remove=False),
+    "mha_batch_first": Case(lambda: Attention(True), seq()),
+    "mha_seq_first": Case(lambda: Attention(False), seq()),
+    "transformer_encoder_dropout": Case(lambda: Encoder(True), seq(), remove=False),
+    "transformer_encoder_seq_first_dropout": Case(lambda: Encoder(False), seq(),
+                                                  remove=False),
+    "transformer_decoder_dropout": Case(Decoder, seq(), remove=False),
+    "tied_embedding_head": Case(TiedLM, tokens(classes=10)),
+    "tied_autoencoder": Case(TiedAutoencoder, real(6, 6), mse),
+    "root_parameters": Case(Root, vec()),
+    "root_scale_of_child": Case(RootScale, vec()),
+    "custom_autograd_function": Case(CustomFunction, vec()),
+    "seq_first_linear_L_eq_B_dropout": Case(lambda: SeqFirstLinear(0.3), seq(length=sp.B),
+                                            remove=False),
+    "seq_first_linear_L_eq_B": Case(lambda: SeqFirstLinear(0.0), seq(length=sp.B)),
+    "seq_first_linear_L_ne_B_dropout": Case(lambda: SeqFirstLinear(0.3), seq(length=5),
+                                            remove=False),
+    "per_example_absmax": Case(lambda: Mix("absmax-example"), vec()),
+    "per_example_max": Case(lambda: Mix("max-example"), vec()),
+    "stochastic_depth": Case(StochasticDepth, vec()),
+    "reparam_randn_like": Case(Reparam, real(6, 2), mse),
+    "frozen_layer": Case(Frozen, vec()),
+    "mse_loss": Case(lambda: nn.Linear(6, 2), real(6, 2), mse),
+    "bce_loss": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(), nn.Linear(4, 1)),
+                     real(6, 1), bce),
+    "label_smoothing_loss": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(),
+                                                       nn.Linear(4, 3)), vec(), smoothed),
+    "huber_loss": Case(lambda: nn.Linear(6, 2), real(6, 2), huber),
+    "loss_reduction_sum": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(),
+                                                     nn.Linear(4, 3)), vec(),
+                               make_kw={"loss_reduction": "sum"}),
+}
+
+MIXES = ["mixes the examples"]
+REFUSED = {
+    # modules refused at make_private, naming the module and the fix
+    "batchnorm": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.BatchNorm1d(4), nn.Linear(4, 3)),
+                      vec(), refused=("ValueError", ["1 (BatchNorm1d)", "mixes the examples",
+                                                     "GroupNorm"])),
+    "weight_norm": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(),
+                                              nn.utils.weight_norm(nn.Linear(4, 3))), vec(),
+                        refused=("ValueError", ["2 (Linear)", "weight_norm",
+                                                "remove_weight_norm"])),
+    "spectral_norm": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(),
+                                                nn.utils.spectral_norm(nn.Linear(4, 3))), vec(),
+                          refused=("ValueError", ["2 (Linear)", "spectral_norm",
+                                                  "remove_spectral_norm"])),
+    "embedding_max_norm": Case(lambda: nn.Sequential(nn.Embedding(10, 4, max_norm=0.5),
+                                                     nn.Flatten(), nn.Linear(20, 3)), tokens(),
+                               refused=("ValueError", ["0 (Embedding)", "max_norm",
+                                                       "max_norm=None"])),
+    "embedding_sparse": Case(lambda: nn.Sequential(nn.Embedding(10, 4, sparse=True),
+                                                   nn.Flatten(), nn.Linear(20, 3)), tokens(),
+                             refused=("ValueError", ["0 (Embedding)", "sparse=False"])),
+    # models whose examples mix (the defect classes): refused when the step runs
+    "mix_abs_max_of_batch": Case(lambda: Mix("absmax-batch"), vec(),
+                                 refused=("NotPerExampleError", ["model"] + MIXES + ["max"])),
+    "mix_max_over_batch": Case(lambda: Mix("max-batch"), vec(),
+                               refused=("NotPerExampleError", ["model"] + MIXES + ["max"])),
+    "cross_step_attribute": Case(CrossStep, vec(),
+                                 refused=("NotPerExampleError", ["cross-step state", "prev"])),
+    # losses that mix the examples
+    "batch_centred_loss": Case(lambda: nn.Linear(6, 2), real(6, 2), batch_centred,
+                               refused=("NotPerExampleError",
+                                        ["loss"] + MIXES + ["mean", "python/README.md"])),
+    "info_nce_loss": Case(lambda: nn.Linear(6, 4), views(), info_nce,
+                          refused=("NotPerExampleError", ["loss"] + MIXES +
+                                   ["python/README.md"])),
+    "scalar_mean_loss": Case(lambda: nn.Linear(6, 3), vec(), scalar_mean,
+                             refused=("NotPerExampleError", ["per example", 'reduction="none"'])),
+}
+assert len(ACCEPTED) + len(REFUSED) >= 40 and not set(ACCEPTED) & set(REFUSED)
+
+
+def _bounds(kind):
+    return {"remove": 1.0, "replace": 2.0}[kind]
+
+
+@pytest.mark.parametrize("name", list(ACCEPTED))
+def test_accepted_case_within_sensitivity(name):
+    """Every step of the run, three data seeds: ||S(D) - S(D')|| <= clip (add/remove) and
+    <= 2 clip (replace-one); 0 at the steps whose batch does not hold the changed example (no
+    state carried across steps); and > 0 at the step that holds it (the probe sees the
+    example: the measurement can fail)."""
+    case = ACCEPTED[name]
+    assert sp.coupled(case) == case.remove, \
+        f"{name}: remove={case.remove} but the forward's draws are " \
+        f"{'' if sp.coupled(case) else 'not '}coupled under removal"
+    kinds = ("remove", "replace") if case.remove else ("replace",)
+    t0 = time.perf_counter()
+    worst = {k: 0.0 for k in kinds}
+    for seed in SEEDS:
+        for r in sp.probe(case, seed, kinds):
+            bound = _bounds(r["kind"])
+            where = f"{name} seed {seed} step {r['step']} {r['kind']}"
+            worst[r["kind"]] = max(worst[r["kind"]], r["ratio"])
+            assert r["ratio"] <= bound * (1 + sp.TOL), \
+                f"{where}: one example moved the clipped sum by {r['ratio']:.4g} x clip " \
+                f"(bound {bound:g} x clip)"
+            if r["present"]:
+                assert r["ratio"] > 1e-3, f"{where}: the changed example had no effect"
+            else:
+                assert r["ratio"] <= 1e-9, \
+                    f"{where}: the changed example is not in this step's batch but moved its " \
+                    f"clipped sum by {r['ratio']:.4g} x clip (state across steps)"
+    print(f"\nsensitivity {name}: " + ", ".join(f"{k} max {v:.6f} x clip"
+                                                 for k, v in worst.items()) +
+          f" ({time.perf_counter() - t0:.2f} s)")
+
+
+@pytest.mark.parametrize("name", list(REFUSED))
+def test_refused_case_explains(name):
+    case = REFUSED[name]
+    exc_name, words = case.refused
+    exc = getattr(dt, exc_name, None) or getattr(builtins, exc_name, None)
+    assert exc is not None, f"dpcorr.torch.{exc_name} does not exist (issue 34 item 1)"
+    with pytest.raises(exc) as err:
+        for seed in SEEDS:
+            sp.probe(case, seed, ("replace",))
+    msg = str(err.value)
+    missing = [w for w in words if w not in msg]
+    assert not missing, f"{name}: the refusal does not say {missing}: {msg}"
+
+
+def test_probe_can_see_a_break():
+    """The probe measures beyond the add/remove bound when the truth is beyond it: replacing
+    one example of a linear model moves the clipped sum by more than clip (up to 2 clip) at the
+    step that holds it, and removing it moves it by clip (every row is clipped)."""
+    case = ACCEPTED["linear"]
+    rows = [r for seed in SEEDS for r in sp.probe(case, seed) if r["present"]]
+    assert max(r["ratio"] for r in rows if r["kind"] == "replace") > 1.2
+    for r in rows:
+        if r["kind"] == "remove":
+            assert r["ratio"] == pytest.approx(1.0, rel=1e-9)
+
+
+def test_case_count():
+    assert len(ACCEPTED) + len(REFUSED) >= 40
+    assert len(ACCEPTED) >= 30 and len(REFUSED) >= 10
