@@ -32,13 +32,13 @@ def private(ds, *, batch=10, z=1.1, clip=0.3, sampler="auto", seed=5, mech="iden
     m = linear(ds.tensors[0].shape[1])
     opt = torch.optim.SGD(m.parameters(), lr=0.1)
     return dt.make_private(m, opt, ds, batch_size=batch, noise_multiplier=z, clip=clip,
-                           sampler=sampler, seed=seed, mech=mech, loss_reduction="sum", **kw)
+                           sampler=sampler, seed=seed, mech=mech, **kw)
 
 
 def one_step(model, opt, x, y):
     opt.zero_grad()
     out = model(x).squeeze(1)
-    (0.5 * (out - y) ** 2).sum().backward()
+    dt.backward(0.5 * (out - y) ** 2)  # one loss per example
     opt.step()
 
 
@@ -69,13 +69,15 @@ def test_division_by_expected_batch_torch():
     other = 0
     for t, (x, y) in enumerate(loader):
         idx = plan.batch(t)
-        assert torch.equal(x, x_all[idx])  # the loader's batch is the accounted sampler's
         w = model.weight.detach().clone().reshape(-1)
         r = (x_all[idx] @ w - y_all[idx])[:, None] * x_all[idx]  # per-example gradients
         norms = r.norm(dim=1) * (1 + 2.0 ** -40)  # the engine's raised norms (engine._norms)
         clipped = (r * torch.clamp(eng.plan.clip / norms, max=1.0)[:, None]).sum(0)
         z = torch.from_numpy(noise.next()) * eng.plan.noise_scale
         one_step(model, opt, x, y)
+        # (read after the step: a value of the batch read into Python between the loader and
+        # engine.backward refuses the loss)
+        assert torch.equal(x, x_all[idx])  # the loader's batch is the accounted sampler's
         got = model.weight.grad.reshape(-1)
         want = (clipped + z) / 10.0
         torch.testing.assert_close(got, want, rtol=1e-13, atol=1e-15)
@@ -207,7 +209,7 @@ def test_empty_batch_releases_noise():
         opt.zero_grad()
         out = model(x).squeeze(1)
         if len(y):
-            (0.5 * (out - y) ** 2).sum().backward()
+            eng.backward(0.5 * (out - y) ** 2)
         opt.step()
         if len(y) == 0:
             empty += 1
@@ -278,7 +280,8 @@ class Centre(torch.nn.Module):
 
 def test_cross_example_modules_refused():
     ds = regression()
-    for bad, why in ((torch.nn.BatchNorm1d(3), "BatchNorm1d"), (Centre(), "Centre")):
+    for bad, why in ((torch.nn.BatchNorm1d(3), "BatchNorm1d"),
+                     (Centre(), "model: mixes the examples of a batch.*mean over dimension 0")):
         m = torch.nn.Sequential(bad, torch.nn.Linear(3, 1)).double()
         opt = torch.optim.SGD(m.parameters(), lr=0.1)
         with pytest.raises(ValueError, match=why):
@@ -286,7 +289,7 @@ def test_cross_example_modules_refused():
                                                   mech="identity", seed=1, sampler="fixed")
             x, y = next(iter(loader))
             opt.zero_grad()
-            (0.5 * (m(x).squeeze(1) - y) ** 2).sum().backward()
+            eng.backward(0.5 * (m(x).squeeze(1) - y) ** 2)
             opt.step()
 
 

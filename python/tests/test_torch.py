@@ -116,7 +116,7 @@ def train(model, opt, loader, engine, steps=None):
     while engine.steps_done < engine.steps and (steps is None or done < steps):
         for x, y in loader:
             opt.zero_grad()
-            torch.nn.functional.cross_entropy(model(x), y).backward()
+            dpcorr.torch.backward(torch.nn.functional.cross_entropy(model(x), y, reduction="none"))
             opt.step()
             done += 1
             if steps is not None and done == steps:
@@ -150,7 +150,7 @@ def test_one_step_recomputed(noise_ref):
         expect = theta - 0.5 * (clipped + w) / eng.plan.expected_batch
         x, y = next(iter(loader))
         opt.zero_grad()
-        torch.nn.functional.cross_entropy(model(x), y).backward()
+        dpcorr.torch.backward(torch.nn.functional.cross_entropy(model(x), y, reduction="none"))
         opt.step()
         assert eng.last_clip_fraction == 1.0  # clip 0.05: every example is clipped
         torch.testing.assert_close(flat(model).double(), expect, rtol=0, atol=2e-6)
@@ -256,7 +256,7 @@ def test_non_finite_example_refused():
                                                   seed=1, accountant="rdp", sampler="fixed")
         for xb, yb in loader:
             opt.zero_grad()
-            torch.nn.functional.cross_entropy(model(xb), yb).backward()
+            dpcorr.torch.backward(torch.nn.functional.cross_entropy(model(xb), yb, reduction="none"))
             opt.step()
     for p, q in zip(model.parameters(), before):
         assert torch.isfinite(p).all() and torch.equal(p.detach(), q)
@@ -273,7 +273,7 @@ def test_tiny_training_run_learns():
     for epoch in range(eng.epoch, 4):
         for x, y in loader:
             opt.zero_grad()
-            torch.nn.functional.cross_entropy(model(x), y).backward()
+            dpcorr.torch.backward(torch.nn.functional.cross_entropy(model(x), y, reduction="none"))
             opt.step()
         assert eng.epoch == epoch + 1
     assert eng.steps_done == eng.steps == 40
@@ -283,9 +283,9 @@ def test_tiny_training_run_learns():
         acc = (model(x).argmax(1) == y).float().mean().item()
     assert acc > 0.85, acc
     assert eng.epsilon_total() <= 8.0 and eng.epsilon(20) < eng.epsilon_total()
-    with pytest.raises(RuntimeError, match="done"):
+    with pytest.raises(RuntimeError, match="without a batch of a private loader"):
         opt.zero_grad()
-        torch.nn.functional.cross_entropy(model(x[:5]), y[:5]).backward()
+        dpcorr.torch.backward(torch.nn.functional.cross_entropy(model(x[:5]), y[:5], reduction="none"))
         opt.step()
 
 
@@ -329,9 +329,9 @@ def test_optimizer_closure_and_state():
 
     def closure():
         opt.zero_grad()
-        loss = torch.nn.functional.cross_entropy(model(x), y)
-        loss.backward()
-        return loss
+        losses = torch.nn.functional.cross_entropy(model(x), y, reduction="none")
+        eng.backward(losses)
+        return losses.mean()
 
     loss = opt.step(closure)
     assert loss is not None and eng.steps_done == 1
@@ -431,7 +431,7 @@ def test_generic_dataset_and_empty_batches():
         opt.zero_grad()
         out = model(x)
         if len(y):
-            torch.nn.functional.cross_entropy(out, y).backward()
+            dpcorr.torch.backward(torch.nn.functional.cross_entropy(out, y, reduction="none"))
         opt.step()
     assert eng.steps_done == 50 and 0 in sizes and max(sizes) >= 1
     assert all(torch.isfinite(p).all() for p in model.parameters())
@@ -517,15 +517,19 @@ def test_errors():
     it = iter(loader)
     x, y = next(it)
     opt.zero_grad()
-    torch.nn.functional.cross_entropy(model(x[:5]), y[:5]).backward()
+    with pytest.raises(dt.NotPerExampleError, match="one loss per example .*20 losses"):
+        eng.backward(torch.nn.functional.cross_entropy(model(x[:5]), y[:5], reduction="none"))
+    opt.zero_grad()
+    eng.backward(torch.nn.functional.cross_entropy(model(x + 1), y, reduction="none"))
     with pytest.raises(RuntimeError, match="not the batch the loader issued for step 0"):
         opt.step()
+    eng._backward_done = False  # (the refused step left the batch pending)
     opt.zero_grad()
     model(x)
     with pytest.raises(RuntimeError, match="backward"):
         opt.step()
     opt.zero_grad()
-    torch.nn.functional.cross_entropy(model(x), y).backward()
+    dpcorr.torch.backward(torch.nn.functional.cross_entropy(model(x), y, reduction="none"))
     opt.step()
     with pytest.raises(RuntimeError, match="once per batch"):
         next(it)

@@ -36,23 +36,23 @@ def test_own_dataloader_iteration_refused_before_the_gradient_is_used():
     before = [p.detach().clone() for p in model.parameters()]
     own = torch.utils.data.DataLoader(ds, batch_size=20, shuffle=True)
     x, y = next(iter(own))
-    F.cross_entropy(model(x), y).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
     with pytest.raises(RuntimeError, match="without a batch of the engine's loader"):
         opt.step()
     it = iter(loader)
     xb, yb = next(it)  # the engine's batch is pending, but the model runs on another one
     opt.zero_grad()
-    F.cross_entropy(model(x), y).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
     with pytest.raises(RuntimeError, match="not the batch the loader issued for step 0"):
         opt.step()
     opt.zero_grad()
-    F.cross_entropy(model(xb * 1.0 + 0.5), yb).backward()  # a transform in the loop
+    dpcorr.torch.backward(F.cross_entropy(model(xb * 1.0 + 0.5), yb, reduction="none"))  # a transform in the loop
     with pytest.raises(RuntimeError, match="not the batch"):
         opt.step()
     assert eng.steps_done == 0
     assert all(torch.equal(a, p) for a, p in zip(before, model.parameters()))
     opt.zero_grad()
-    F.cross_entropy(model(xb.clone()), yb).backward()  # an equal copy (e.g. .to(device)) is fine
+    dpcorr.torch.backward(F.cross_entropy(model(xb.clone()), yb, reduction="none"))  # an equal copy (e.g. .to(device)) is fine
     opt.step()
     assert eng.steps_done == 1
 
@@ -100,7 +100,7 @@ def test_epsilon_is_spent_so_far(mech, kw):
     for epoch in range(2):
         for x, y in loader:
             opt.zero_grad()
-            F.cross_entropy(model(x), y).backward()
+            dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
             opt.step()
             if eng.steps_done in (1, 5, 13, 20):  # (each PLD evaluation takes ~0.1 s)
                 seen.append(eng.epsilon())
@@ -124,7 +124,7 @@ def run_virtual(make, x, y, physical, mech="blt", reduction="sum", **kw):
         for xb, yb in loader:
             assert xb.shape[0] <= (physical or 10 ** 9)
             opt.zero_grad()
-            F.cross_entropy(model(xb), yb, reduction=reduction).backward()
+            dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
             opt.step()
             parts += 1
     eng.detach()
@@ -165,14 +165,14 @@ def test_virtual_steps_bit_identical_to_the_whole_batch(physical):
     want, steps, eng0 = run_virtual(Elementwise, x, y, None)
     got, parts, eng = run_virtual(Elementwise, x, y, physical)
     assert steps == eng0.steps == 10 and parts == 10 * -(-20 // physical)
-    assert eng.steps_done == 10 and eng.path == eng0.path == "whole-model"
+    assert eng.steps_done == 10 and eng.path == eng0.path == "isolated"
     assert all(torch.equal(a, b) for a, b in zip(want, got))
 
 
 @pytest.mark.parametrize("physical", [1, 7])
 @pytest.mark.parametrize("make,path", [
     (lambda: torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.Tanh(), torch.nn.Linear(8, 3)),
-     "layers"), (Seq, "whole-model")], ids=["mlp", "lstm"])
+     "layers"), (Seq, "isolated")], ids=["mlp", "lstm"])
 def test_virtual_steps_match_the_whole_batch(make, path, physical):
     """With matrix products the model's own forward pass differs in the last bits between batch
     sizes (BLAS); the virtual steps then agree to rounding (float64)."""
@@ -208,7 +208,7 @@ def test_virtual_steps_poisson_and_errors():
         noise_multiplier=1.0, mech="nu", seed=4, max_physical_batch_size=8)
     it = iter(loader)
     xb, yb = next(it)
-    F.cross_entropy(model(xb), yb).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     opt.step()
     assert not eng.step_done and eng.steps_done == 0
     with pytest.raises(RuntimeError, match="once per batch"):
@@ -258,7 +258,7 @@ def steps_of(model, opt, loader, eng, k):
     for _ in range(k):
         x, y = next(it)
         opt.zero_grad()
-        F.cross_entropy(model(x), y).backward()
+        dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
         opt.step()
     return it
 
@@ -390,21 +390,21 @@ def test_batch_token_covers_inputs_and_labels_by_content():
     other_x, other_y = ds.tensors[0][-20:], ds.tensors[1][-20:]
     x.copy_(other_x)  # the issued tensor overwritten in place before the forward pass
     opt.zero_grad()
-    F.cross_entropy(model(x), y).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
     with pytest.raises(RuntimeError, match="not the batch the loader issued for step 0"):
         opt.step()
     ds, model, opt, loader, eng = setup(mech="nu")
     x, y = next(iter(loader))
     y.copy_(other_y)  # the labels of other examples, in the issued tensor
     opt.zero_grad()
-    F.cross_entropy(model(x), y).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
     with pytest.raises(RuntimeError, match=r"tensor 1 of the batch the loader issued for step 0 "
                                            r"\(its inputs and labels, in order\) was changed"):
         opt.step()
     ds, model, opt, loader, eng = setup(mech="nu")
     x, y = next(iter(loader))
     opt.zero_grad()
-    F.cross_entropy(model(x), y).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
     x.add_(1.0)  # after the forward pass, before the step
     with pytest.raises(RuntimeError, match=r"tensor 0 of the batch .* was changed in place"):
         opt.step()

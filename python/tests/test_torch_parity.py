@@ -140,26 +140,26 @@ CASES = {
     "mha-batch-first": (lambda: Head(SelfAttention(True), 8), floats(4, 8), "layers"),
     "mha-seq-first": (lambda: Head(SelfAttention(False), 8), floats(4, 8), "layers"),
     "mha-mask-keyword": (lambda: Head(SelfAttention(True, "keyword"), 8), floats(4, 8),
-                         "whole-model"),
+                         "isolated"),
     "mha-mask-positional": (lambda: Head(SelfAttention(False, "positional"), 8), floats(4, 8),
-                            "whole-model"),
+                            "isolated"),
     "mha-weights-used": (lambda: Head(SelfAttention(True, use_weights=True), 8), floats(4, 8),
-                         "whole-model"),
+                         "isolated"),
     "transformer-encoder-layer": (lambda: Head(torch.nn.TransformerEncoderLayer(
         8, 2, 16, dropout=0.0, batch_first=True), 8), floats(4, 8), "layers"),
     "transformer-encoder": (lambda: Head(torch.nn.TransformerEncoder(
         torch.nn.TransformerEncoderLayer(8, 2, 16, dropout=0.0, batch_first=True), 2), 8),
         floats(4, 8), "layers"),
-    "tied-weights": (Tied, tokens, "whole-model"),
-    "root-parameter": (RootParam, floats(5, 4), "whole-model"),
-    "mixed": (Mixed, tokens, "whole-model"),
+    "tied-weights": (Tied, tokens, "isolated"),
+    "root-parameter": (RootParam, floats(5, 4), "isolated"),
+    "mixed": (Mixed, tokens, "isolated"),
 }
 for kind in ("LSTM", "GRU", "RNN"):
     for layers, bidir, bf in ((1, False, True), (2, True, False), (2, False, True),
                               (1, True, True)):
         CASES[f"{kind.lower()}-l{layers}{'-bi' if bidir else ''}-{'bf' if bf else 'sf'}"] = (
             (lambda k=kind, la=layers, bi=bidir, b=bf: Rnn(k, la, bi, b)), floats(4, 3),
-            "whole-model")
+            "isolated")
 
 
 def autograd_alone(model, x, y):
@@ -196,8 +196,8 @@ def test_per_example_gradients_equal_autograd_alone(case):
     model, opt, loader, eng = engine_for(model, x, y)
     xb, yb = next(iter(loader))
     opt.zero_grad()
-    F.cross_entropy(model(xb), yb).backward()
-    got = eng._per_example(xb.shape[0], float(xb.shape[0]))
+    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    got = eng._per_example(xb.shape[0], 1.0)
     assert eng.path == path
     want = autograd_alone(ref_model, xb, yb)
     names = [n for n, p in ref_model.named_parameters() if p.requires_grad]
@@ -247,7 +247,7 @@ def test_batchnorm_refused_by_dotted_path_and_fixed(bn, kind):
     model, opt, loader, eng = engine_for(model, x, y)
     for xb, yb in loader:
         opt.zero_grad()
-        F.cross_entropy(model(xb), yb).backward()
+        dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
         opt.step()
     eng.detach()
 
@@ -271,7 +271,7 @@ def test_custom_module_that_mixes_examples_refused_before_the_first_step():
     model, opt, loader, eng = engine_for(model, x, y)
     xb, yb = next(iter(loader))
     opt.zero_grad()
-    F.cross_entropy(model(xb), yb).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     with pytest.raises(ValueError, match=r"model: 1 \(Centering\) mixes the examples of a "
                                          r"batch: changing example 0"):
         opt.step()
@@ -287,7 +287,7 @@ def test_sequence_first_encoder_fed_batch_first_refused():
                                                                               dropout=0.0), 1), 8)
     model, opt, loader, eng = engine_for(model, torch.randn(N, 4, 8), torch.randint(0, 3, (N,)))
     xb, yb = next(iter(loader))
-    F.cross_entropy(model(xb), yb).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     with pytest.raises(ValueError, match=r"body\.layers\.0\.self_attn \(MultiheadAttention\) "
                                          r"mixes the examples"):
         opt.step()
@@ -301,7 +301,7 @@ def test_independence_check_passes_with_dropout_and_leaves_no_trace():
     model, opt, loader, eng = engine_for(model, x, y)
     xb, yb = next(iter(loader))
     opt.zero_grad()
-    F.cross_entropy(model(xb), yb).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     state = torch.get_rng_state()
     opt.step()
     assert torch.equal(state, torch.get_rng_state()) and eng._verified
@@ -346,7 +346,7 @@ def test_lstm_text_model_trains_like_per_example_autograd():
         for _ in range(6):
             for batch in loader:
                 opt.zero_grad()
-                F.cross_entropy(model(batch[0]), batch[1]).backward()
+                dpcorr.torch.backward(F.cross_entropy(model(batch[0]), batch[1], reduction="none"))
                 opt.step()
         eng.detach()
         with torch.no_grad():
@@ -409,9 +409,9 @@ def test_sequence_first_linear_as_long_as_the_batch_takes_the_whole_model_path()
     xb, yb = next(iter(loader))
     assert xb.shape[0] == xb.shape[1] == B
     opt.zero_grad()
-    F.cross_entropy(model(xb), yb).backward()
-    got = eng._per_example(B, float(B))
-    assert eng.path == "whole-model"
+    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    got = eng._per_example(B, 1.0)
+    assert eng.path == "isolated"
     want = autograd_alone(ref_model, xb, yb)
     for g, w in zip(got, want):
         torch.testing.assert_close(g, w, rtol=1e-10, atol=1e-12)

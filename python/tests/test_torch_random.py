@@ -90,9 +90,9 @@ class ChannelDrop(torch.nn.Module):
 
 
 MODELS = {"dropout-mlp": (DropoutMlp, (4,), "layers"),
-          "transformer-dropout": (Encoder, (5, 8), "whole-model"),
-          "lstm-dropout": (DropLstm, (4, 3), "whole-model"),
-          "gru-dropout": (lambda: DropLstm("GRU"), (4, 3), "whole-model"),
+          "transformer-dropout": (Encoder, (5, 8), "isolated"),
+          "lstm-dropout": (DropLstm, (4, 3), "isolated"),
+          "gru-dropout": (lambda: DropLstm("GRU"), (4, 3), "isolated"),
           "vae-randn-like": (Vae, (4,), "layers"),
           "dropout2d": (ChannelDrop, (1, 5, 5), "layers"),
           "stochastic-depth-randn": (StochasticDepth, (4,), "layers")}
@@ -138,9 +138,9 @@ def test_random_forward_gradients_are_the_steps_own(case):
     for step, (xb, yb) in enumerate(loader):
         opt.zero_grad()
         state = torch.get_rng_state()
-        F.cross_entropy(model(xb), yb).backward()
+        dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
         after = torch.get_rng_state()
-        got = eng._per_example(B, float(B))
+        got = eng._per_example(B, 1.0)
         assert torch.equal(after, torch.get_rng_state())  # the checks and replay drew nothing
         assert eng.path == path
         with torch.random.fork_rng():
@@ -189,7 +189,7 @@ def test_unreplayable_random_op_refused():
     y = torch.randint(0, 3, (N,))
     model, opt, loader, eng = engine_for(model, x, y)
     xb, yb = next(iter(loader))
-    F.cross_entropy(model(xb), yb).backward()
+    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     with pytest.raises(ValueError, match="cannot replay"):
         opt.step()
     eng.close()
@@ -217,7 +217,7 @@ def first_clipped_sum(model_state, make, x, y, mask_seed):
     model, opt, loader, eng = engine_for(model, x, y, sampler="fixed")
     xb, yb = next(iter(loader))
     torch.manual_seed(mask_seed)  # the same masks in both runs
-    F.cross_entropy(model(xb), yb, reduction="sum").backward()
+    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     per = eng._per_example(xb.shape[0], 1.0)
     flat = torch.cat([g.reshape(g.shape[0], -1) for g in per], 1)
     norms = flat.norm(dim=1, keepdim=True)
@@ -247,7 +247,7 @@ def test_sequence_first_linear_with_dropout_sensitivity_within_clip(seed):
     y = torch.randint(0, 3, (N,))
     for mask_seed in range(3):
         a, idx, path = first_clipped_sum(state, make_seq_first, x, y, mask_seed)
-        assert path == "whole-model"
+        assert path == "isolated"
         j = int(idx[mask_seed % len(idx)])
         x2, y2 = x.clone(), y.clone()
         x2[j] = -x[j] * 5 + 1

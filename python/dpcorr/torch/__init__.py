@@ -8,9 +8,11 @@
 * :class:`CorrelatedNoise`: only the noise, for gradients clipped elsewhere.
 """
 
-from .engine import DPDataLoader, DPOptimizer, PrivacyEngine, make_private
+from .engine import DPDataLoader, DPOptimizer, PrivacyEngine, backward, make_private
+from ._proof import NotPerExampleError
 from .noise import CorrelatedNoise
 from .validate import fix, validate
 
-__all__ = ["make_private", "PrivacyEngine", "DPOptimizer", "DPDataLoader", "CorrelatedNoise",
+__all__ = ["make_private", "backward", "PrivacyEngine", "DPOptimizer", "DPDataLoader", "CorrelatedNoise",
+           "NotPerExampleError",
            "validate", "fix"]

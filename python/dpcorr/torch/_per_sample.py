@@ -89,6 +89,10 @@ class PerSampleGradients:
         if missing:
             raise ValueError("model: some trainable parameters belong to no module")
         self.unusable = None  # why a forward pass showed this path does not apply
+        # the step's proof (engine: _proof.Tracker.tag_of): each layer's input must hold the
+        # examples along the layer's batch dimension, nothing mixed in; else this path does
+        # not apply (a sequence-first Linear with L == B reads time steps as examples)
+        self.tag_of = None
         self._handles = [layer.module.register_forward_hook(self._forward_hook(layer))
                          for layer in self.layers]
         for layer in self.layers:
@@ -123,6 +127,12 @@ class PerSampleGradients:
                 self.unusable = (f"{layer.name} ({type(module).__name__}) took "
                                  f"{len(inputs)} arguments")
                 return
+            tag = self.tag_of(inputs[0]) if self.tag_of is not None else 0
+            if tag not in (0, None):
+                self.unusable = (f"{layer.name} ({type(module).__name__}) holds the examples "
+                                 f"along dimension {tag} of its input, not 0" if
+                                 isinstance(tag, int) else f"{layer.name}: {tag}")
+                return
             layer.inputs.append(inputs[0].detach())
             use = len(layer.inputs) - 1
             output.register_hook(lambda g: layer.grads.__setitem__(use, g.detach()))
@@ -146,6 +156,12 @@ class PerSampleGradients:
                 self.unusable = f"{layer.name} ({type(module).__name__}) {why}"
                 return
             args = call[0]
+            if self.tag_of is not None:
+                tags = [self.tag_of(a) for a in args[:3]]
+                if any(t not in (layer.bdim, None) for t in tags):
+                    self.unusable = (f"{layer.name} ({type(module).__name__}) does not hold "
+                                     f"the examples along its batch dimension {layer.bdim}")
+                    return
             q, k, v = (a.detach() for a in args[:3])
             held = None
             if fast is not None and fast[0] is out:  # the decomposed forward ran

@@ -21,6 +21,7 @@ weights used outside their module, root parameters and custom modules need nothi
 import torch
 from functorch import grad, make_functional_with_buffers, vmap
 
+from ._proof import ANCHOR, NotPerExampleError
 from ._replay import Draws, rng_states, same_states
 
 
@@ -143,8 +144,12 @@ class WholeModelGradients:
         for m, c in zip(self.model.modules(), self.fmodel.stateless_model.modules()):
             c.training = m.training
 
-    def compute(self, batch_size, scale=1.0, first=None):
-        """Per-example gradients (of the first ``first`` examples only, when given)."""
+    def compute(self, batch_size, scale=1.0, first=None, verify=None):
+        """Per-example gradients (of the first ``first`` examples only, when given). ``verify``
+        (a reason the model is not proven per example): every example's outputs computed alone
+        must equal its rows of the step's batch outputs (else NotPerExampleError): the loss
+        gradient taken from the batch is then that of the example alone."""
+        self._verify = verify
         if not any(use[2] for use in self.uses):
             raise RuntimeError("dpcorr: no gradient reached the model; call loss.backward() "
                                "before optimizer.step()")
@@ -176,7 +181,13 @@ class WholeModelGradients:
             it = iter(xs)
             call = [next(it).unsqueeze(0) if bt else a for a, bt in zip(args, batched)]
             outs = [o for o in _tensors(fmodel(prm, buffers, *call)) if o.requires_grad]
-            return sum((outs[k] * g.unsqueeze(0)).sum() for k, g in zip(live, gs))
+            dot = sum((outs[k] * g.unsqueeze(0)).sum() for k, g in zip(live, gs))
+            return dot, [outs[k].detach()[0] for k in live]
+
+        batch_outs = None
+        for use in self.uses:
+            if use[0] is args:
+                batch_outs = [use[1][k].detach() for k in live]
 
         xs = [a for a, bt in zip(args, batched) if bt]
         gs = [gos[k] for k in live]
@@ -185,17 +196,20 @@ class WholeModelGradients:
             try:
                 # randomness="error": a random operation the recorder did not see must not
                 # draw anew unnoticed; it goes to the example-by-example replay and its check
-                vg = vmap(grad(contribution), in_dims=(None, 0, 0), randomness="error")
+                vg = vmap(grad(contribution, has_aux=True), in_dims=(None, 0, 0),
+                          randomness="error")
                 parts = []
                 for s in range(0, end, self.chunk):
                     e = min(s + self.chunk, end)
-                    parts.append(vg(params, [x[s:e] for x in xs], [g[s:e] for g in gs]))
+                    got, alone = vg(params, [x[s:e] for x in xs], [g[s:e] for g in gs])
+                    self._check_alone(alone, batch_outs, s, e)
+                    parts.append(got)
                 return [torch.cat([p[j] for p in parts]) for j in range(len(params))]
             except RuntimeError as err:
                 _refuse_function(err, self.uses)
                 if "randomness" not in str(err):
                     self._use_vmap = False  # an operation without a batching rule
-        g1 = grad(contribution)
+        g1 = grad(contribution, has_aux=True)
         replay = Draws(list(draws))
         before = rng_states(self._cuda)
         rows = []
@@ -204,7 +218,9 @@ class WholeModelGradients:
             replay.replay(i, b)
             try:
                 with replay:
-                    rows.append(g1(params, [x[i] for x in xs], [g[i] for g in gs]))
+                    got, alone = g1(params, [x[i] for x in xs], [g[i] for g in gs])
+                rows.append(got)
+                self._check_alone([a.unsqueeze(0) for a in alone], batch_outs, i, i + 1)
             except RuntimeError as err:
                 _refuse_function(err, self.uses)
                 raise
@@ -212,6 +228,35 @@ class WholeModelGradients:
         if not same_states(before, rng_states(self._cuda)):
             raise ValueError(_UNREPLAYED)
         return [torch.stack([r[j] for r in rows]) for j in range(len(params))]
+
+    def _check_alone(self, alone, batch_outs, s, e):
+        """The outputs of examples s..e-1 computed alone against their rows of the batch's
+        outputs (when the model is not proven per example): equal up to rounding, else the
+        model mixes the examples and is refused (the loss gradient of the batch would carry
+        other examples into example i's row)."""
+        why = getattr(self, "_verify", None)
+        if why is None or batch_outs is None:
+            return
+        for a, o in zip(alone, batch_outs):
+            ref = o[s:e].to(a.dtype)
+            if a.shape != ref.shape:
+                raise NotPerExampleError(
+                    f"model: an example's output alone has shape {list(a.shape[1:])}, in the "
+                    f"batch {list(ref.shape[1:])}: the model mixes the examples ({why}); see "
+                    f"{ANCHOR}")
+            tol = 1e-10 if a.dtype == torch.float64 else 1e-5 if a.dtype == torch.float32 \
+                else 2e-2
+            err = torch.linalg.vector_norm((a - ref).reshape(e - s, -1).double(), dim=1)
+            mag = torch.linalg.vector_norm(ref.reshape(e - s, -1).double(), dim=1)
+            bad = (err > tol * mag + 1e-30) | ~torch.isfinite(err)
+            if bool(bad.any()):
+                i = s + int(bad.nonzero()[0])
+                raise NotPerExampleError(
+                    f"model: mixes the examples of a batch: example {i}'s output computed alone "
+                    f"differs from its output in the batch (relative difference "
+                    f"{float(err[i - s] / (mag[i - s] + 1e-300)):.3g}); not proven per example "
+                    f"because of: {why}. Make each example's computation use that example only "
+                    f"(see {ANCHOR})")
 
     def alone(self, batch_size, scale=1.0, first=None):
         """The reference: per-example gradients by plain autograd on each example alone (the
@@ -280,107 +325,3 @@ def _refuse_function(err, uses):
                      f"Use it only between layers of the per-layer path (Linear, Conv, "
                      f"LayerNorm, GroupNorm, Embedding, MultiheadAttention), or write it with "
                      f"torch operations (no autograd.Function)") from None
-
-
-def _perturbed(args, b):
-    """The arguments with example 0 replaced by another example of the batch that differs from
-    it (any dtype: token ids stay valid), or by example 0 plus one (floating point); None when
-    neither changes anything."""
-    bt = [a for a in args if isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b]
-    for j in range(1, b):
-        if any(not torch.equal(a[0], a[j]) for a in bt):
-            out = []
-            for a in args:
-                if isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b:
-                    a = a.clone()
-                    a[0] = a[j]
-                out.append(a)
-            return out
-    if any(a.is_floating_point() for a in bt):
-        return [a.clone().index_add_(0, torch.zeros(1, dtype=torch.long, device=a.device),
-                                     torch.ones_like(a[:1]))
-                if isinstance(a, torch.Tensor) and a.dim() > 0 and a.shape[0] == b
-                and a.is_floating_point() else a for a in args]
-    return None
-
-
-def _same_bits(x, y):
-    """Bit-for-bit equality that counts NaN as equal to NaN at the same place (an example with a
-    NaN output must not make the others look changed; its own gradient is refused later)."""
-    if torch.equal(x, y):
-        return True
-    if not (x.is_floating_point() or x.is_complex()):
-        return False
-    nx, ny = torch.isnan(x), torch.isnan(y)
-    return torch.equal(nx, ny) and torch.equal(x[~nx], y[~ny])
-
-
-def _mixes(before, after, b):
-    """Whether some example other than 0 changed in a module's output (along any dimension of
-    size b: RNNs with batch_first=False carry the batch along dimension 1)."""
-    for x, y in zip(before, after):
-        if x.shape != y.shape:
-            return True
-        dims = [d for d in range(x.dim()) if x.shape[d] == b]
-        if dims and all(not _same_bits(x.narrow(d, 1, b - 1), y.narrow(d, 1, b - 1))
-                        for d in dims):
-            return True
-    return False
-
-
-def check_independence(model, args, b, whole=None):
-    """Runs the model on the batch ``args`` and on it with example 0 changed; every other
-    example's output must be unchanged bit for bit (so their per-example gradients are). Raises
-    ValueError naming the first module (in the order they finish) whose other examples changed.
-    Returns False when the batch cannot tell (fewer than 2 distinct examples), True when it
-    passed. Buffers and the RNG state are restored: the check leaves no trace in the run."""
-    if b < 2:
-        return False
-    other = _perturbed(args, b)
-    if other is None:
-        return False
-    names = {m: n for n, m in model.named_modules()}
-    records = []
-    handles = [m.register_forward_hook(
-        lambda mod, i, o: records[-1].append((mod, [t.detach() for t in _tensors(o)])))
-        for m in model.modules()]
-    saved = [t.detach().clone() for t in model.buffers()]
-    rng = torch.get_rng_state()
-    # CUDA draws its dropout masks from the device's generator: the same in both passes too
-    cuda = sorted({t.device.index or 0 for t in list(model.parameters()) + list(model.buffers())
-                   + [a for a in args if isinstance(a, torch.Tensor)] if t.device.type == "cuda"})
-    cuda_rng = [torch.cuda.get_rng_state(d) for d in cuda]
-    if whole is not None:
-        whole.quiet = True
-    try:
-        with torch.no_grad():
-            outs = []
-            for a in (args, other):
-                torch.set_rng_state(rng)  # the same dropout masks in both passes
-                for d, r in zip(cuda, cuda_rng):
-                    torch.cuda.set_rng_state(r, d)
-                records.append([])
-                outs.append(_tensors(model(*a)))
-    finally:
-        for h in handles:
-            h.remove()
-        with torch.no_grad():
-            for t, s in zip(model.buffers(), saved):
-                t.copy_(s)
-        torch.set_rng_state(rng)
-        for d, r in zip(cuda, cuda_rng):
-            torch.cuda.set_rng_state(r, d)
-        if whole is not None:
-            whole.quiet = False
-    if not _mixes(outs[0], outs[1], b):
-        return True
-    culprit = model  # the first module (in the order they finish) whose other examples changed
-    for (mod, x), (_, y) in zip(records[0], records[1]):
-        if _mixes(x, y, b):
-            culprit = mod
-            break
-    where = names.get(culprit) or "the model"
-    raise ValueError(f"model: {where} ({type(culprit).__name__}) mixes the examples of a batch: changing "
-                     f"example 0 changed the output of other examples, so per-example gradients "
-                     f"(and the privacy guarantee) are not defined; make it treat each example "
-                     f"on its own (see dpcorr.torch.validate)")

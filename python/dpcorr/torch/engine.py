@@ -28,7 +28,8 @@ from .._errors import DpcorrRuntimeError
 from ..plan import TrainingPlan
 from . import _prefetch
 from ._per_sample import PerSampleGradients
-from ._whole import WholeModelGradients, _tensors, check_independence
+from ._proof import ANCHOR, NotPerExampleError, Tracker
+from ._whole import WholeModelGradients, _tensors
 from .validate import validate
 
 _STATE_FORMAT = "dpcorr-torch"
@@ -187,8 +188,14 @@ class PrivacyEngine:
         except ValueError:
             self._layers = None
         self.params = self._whole.params
-        self.path = "layers" if self._layers is not None else "whole-model"
-        self._verified = False  # the independence check has passed on a batch
+        self.path = "layers" if self._layers is not None else "isolated"
+        self._tracker = None  # the proof of the step in progress (_proof.Tracker)
+        self.proof = None  # None: the last step's model was proven per example; else why not
+        self._backward_done = False  # engine.backward(losses) ran on the pending batch
+        self.last_clipped_sum = None  # float64 CPU: the last step's clipped sum (tests)
+        self._state_before = None
+        self._hooks = [model.register_forward_pre_hook(self._model_pre),
+                       model.register_forward_hook(self._model_post)]
         self._layers_agree = False  # the per-layer path gave autograd's gradient on a batch
         trainable = {id(p) for p in self.params}
         for g in optimizer.param_groups:
@@ -281,6 +288,9 @@ class PrivacyEngine:
     def detach(self):
         """Removes the hooks from the model (and stops the noise thread)."""
         self._stop_worker()
+        self._stop_tracker()
+        for h in self._hooks:
+            h.remove()
         self._whole.remove()
         if self._layers is not None:
             self._layers.remove()
@@ -413,11 +423,130 @@ class PrivacyEngine:
         self._pending = (step, batch_size, issued, last,
                          [t.detach().clone() for t in issued])
         self._foreign = None
+        self._backward_done = False
+        # from here to engine.backward(losses), every operation on the batch is followed
+        # (_proof.py): the proof that each loss depends on its own example
+        self._stop_tracker()
+        self._tracker = Tracker(batch_size)
+        if self._layers is not None:
+            self._layers.tag_of = self._tracker.tag_of
+        for t in issued:
+            if t.dim() > 0 and t.shape[0] == batch_size:
+                self._tracker.tag(t, 0)
+        self._tracker.__enter__()
+        _ACTIVE[0] = weakref.ref(self)
+
+    def _stop_tracker(self):
+        tr, self._tracker = self._tracker, None
+        if tr is not None and getattr(tr, "_saved_index", None) is not None:
+            tr.__exit__(None, None, None)
+        return tr
+
+    def backward(self, losses):
+        """Runs the backward pass of a step from its per-example losses: ``losses`` is a 1-d
+        tensor of the batch's B losses (e.g. ``F.cross_entropy(out, y, reduction="none")``).
+        Refuses (NotPerExampleError) a scalar or a vector of another length, and a loss vector
+        whose computation mixes the examples of the batch (a mean over the batch, z @ z.T, an
+        index of one example, a Python value read out of the batch), naming the operation."""
+        tr = self._stop_tracker()
+        if self._pending is None:
+            raise RuntimeError("dpcorr: engine.backward() without a batch of the engine's "
+                               "loader (iterate the loader make_private returned)")
+        b = self._pending[1]
+        if not isinstance(losses, torch.Tensor) or losses.dim() != 1 or losses.shape[0] != b:
+            got = (f"a tensor of shape {list(losses.shape)}" if isinstance(losses, torch.Tensor)
+                   else type(losses).__name__)
+            raise NotPerExampleError(
+                f"loss: engine.backward needs one loss per example (a 1-d tensor of the batch's "
+                f"{b} losses), got {got}: compute it per example, e.g. "
+                f"F.cross_entropy(out, y, reduction=\"none\") or a per-example sum over the "
+                f"other dimensions (l.sum(dim=1)); the mean or sum over the batch is the "
+                f"engine's (loss_reduction). See {ANCHOR}")
+        if self._backward_done:
+            raise RuntimeError("dpcorr: engine.backward() called twice on one batch")
+        if tr is not None and b > 1:
+            why = tr.loss_why
+            if why is None:
+                tag = tr.tag_of(losses)
+                if isinstance(tag, str):
+                    why = tag
+                elif tag not in (None, 0):
+                    why = f"the examples are along dimension {tag} of the loss, not 0"
+            if why is not None:
+                raise NotPerExampleError(
+                    f"loss: mixes the examples of a batch ({why}): each example's loss must "
+                    f"depend on that example alone (a batch-centred loss, an in-batch "
+                    f"contrastive loss such as InfoNCE, a statistic of the batch); make it "
+                    f"per example (e.g. contrast against a fixed or public set of negatives, "
+                    f"or centre with a constant). See {ANCHOR}")
+            self.proof = tr.model_why
+        elif tr is not None:
+            self.proof = tr.model_why
+        if losses.requires_grad:
+            losses.backward(torch.ones_like(losses))
+        self._backward_done = True
+
+    def _model_pre(self, module, inputs):
+        tr = self._tracker
+        if tr is not None:
+            tr.in_model += 1
+            tr.paused += 1
+        try:
+            self._state_before = _module_state(self.model)
+        finally:
+            if tr is not None:
+                tr.paused -= 1
+
+    def _model_post(self, module, inputs, output):
+        before, self._state_before = self._state_before, None
+        if before is not None:
+            if self._tracker is not None:
+                self._tracker.paused += 1
+            try:
+                after = _module_state(self.model)
+            finally:
+                if self._tracker is not None:
+                    self._tracker.paused -= 1
+            for key in sorted(set(before) | set(after)):
+                if before.get(key) != after.get(key):
+                    raise NotPerExampleError(
+                        f"model: cross-step state: {key} changed during the forward pass (a "
+                        f"tensor or value kept in a module and read at a later step carries "
+                        f"this batch's examples into the next steps' gradients, outside the "
+                        f"clipped rows); keep no state across steps in a module (compute it "
+                        f"from the example, or keep it outside the model and out of the "
+                        f"forward). See {ANCHOR}")
+        tr = self._tracker
+        if tr is None:
+            return
+        tr.in_model = max(0, tr.in_model - 1)
+        if tr.in_model:
+            return
+        b = tr.batch
+        for k, o in enumerate(_tensors(output)):
+            if o.dim() == 0 or o.shape[0] != b:
+                continue  # refused at the step (examples along dimension 0 of every output)
+            tag = tr.tag_of(o)
+            if tag not in (None, 0):
+                tr.model_why = tr.model_why or (
+                    tag if isinstance(tag, str) else
+                    f"output {k} carries the examples along dimension {tag}")
+            # the loss is proven from here on its own: the model's outputs as given
+            tr.tag(o, 0)
 
     def _seen(self, inputs):
         """The model's forward hook: its tensor arguments must be the batch the loader issued for
         this step (the same tensors, or equal ones on another device): the token that ties the
         step to the ledger."""
+        if self._tracker is not None:  # the engine's own comparisons are not the model's
+            self._tracker.paused += 1
+        try:
+            self._seen_batch(inputs)
+        finally:
+            if self._tracker is not None:
+                self._tracker.paused -= 1
+
+    def _seen_batch(self, inputs):
         if self._pending is None:
             self._foreign = "no batch of the engine's loader is pending"
             return
@@ -439,22 +568,23 @@ class PrivacyEngine:
             self._layers.clear()
 
     def _per_example(self, b, scale):
-        """Per-example gradients of the current step, by the per-layer path where it is proven
-        to apply, else by the whole-model path."""
-        if not self._verified:
-            args = self._whole.uses[0][0] if self._whole.uses else None
-            if args is not None and check_independence(self.model, args, b, self._whole):
-                self._verified = True
-        if self._layers is not None and self._layers.unusable is None:
+        """Per-example gradients of the current step: by the per-layer path where the step's
+        proof (_proof.py) showed that the model's outputs hold each example along dimension 0
+        with nothing mixed in and the layers are of the per-layer kinds; else by the isolated
+        path (each example alone, functorch), whose outputs must equal the batch's."""
+        if self.proof is None and self._layers is not None and self._layers.unusable is None:
             per = self._layers.compute(b, scale)
             if per is not None and (self._layers_agree or self._agrees(per, scale)):
                 self._layers_agree = True
+                self.path = "layers"
                 return per
-        if self._layers is not None:  # this model needs the whole-model path: for good
+        if self._layers is not None and self.proof is None:
+            # proven, but the layers' reading disagrees with autograd (tied weights, a
+            # weight used outside its module): the isolated path, for good
             self._layers.remove()
             self._layers = None
-            self.path = "whole-model"
-        return self._whole.compute(b, scale)
+        self.path = "isolated"
+        return self._whole.compute(b, scale, verify=self.proof)
 
     def _agrees(self, per, scale):
         """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
@@ -517,6 +647,12 @@ class PrivacyEngine:
                     f"{self._pending[0]} (its inputs and labels, in order) was changed in place "
                     f"before optimizer.step(); the ledger accounts only for the issued examples "
                     f"(transform data in the dataset or collate_fn, on copies)")
+        if not self._backward_done and self._pending[1] > 0:
+            self._stop_tracker()
+            raise RuntimeError("dpcorr: optimizer.step() without engine.backward(losses): the "
+                               "engine needs one loss per example; replace loss.backward() by "
+                               "losses = <loss>(..., reduction=\"none\"); "
+                               "engine.backward(losses)")
         b = self._whole.batch_size()
         t, want = self._pending[:2]
         if t != self.steps_done:
@@ -529,7 +665,7 @@ class PrivacyEngine:
                                f"loader's batch of step {t} has {want}")
         clip = self.plan.clip
         if b > 0:
-            per = self._per_example(b, float(b) if self.loss_reduction == "mean" else 1.0)
+            per = self._per_example(b, 1.0)  # the gradients of each example's own loss
             flats = [g.reshape(b, -1) for g in per]  # views: (b, numel(p))
             # ||g_i|| over all parameters (float64 from per-parameter norms accumulated in
             # float64 at least; a clip factor rounded to bfloat16 could leave ||factor_i g_i||
@@ -569,7 +705,11 @@ class PrivacyEngine:
             flat = noise  # in place: the buffer is free until the next step's noise
         if sums is not None:
             flat.add_(sums)  # in float64
-        flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
+            self.last_clipped_sum = sums.detach().to("cpu", copy=True)
+        else:
+            self.last_clipped_sum = torch.zeros(self.dim, dtype=torch.float64)
+        if self.loss_reduction == "mean":
+            flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
         off = 0
         for p in self.params:
             n = p.numel()
@@ -649,6 +789,7 @@ class PrivacyEngine:
             off += n
 
     def _advance(self):
+        self._backward_done = False
         self.steps_done += 1
         self._high = max(self._high, self.steps_done)
         self._pending = None
@@ -805,6 +946,55 @@ class PrivacyEngine:
         if self.plan.ledger().get("sampler") in _lib.SCHEME_SAMPLERS:  # which batches it drew
             out["sampler_scheme"] = _lib.SAMPLER_SCHEME
         return out
+
+
+_ACTIVE = [None]  # the engine whose loader issued the batch in progress (for backward())
+
+
+def backward(losses):
+    """``engine.backward(losses)`` of the engine whose loader issued the batch in progress (one
+    private run at a time): ``dpcorr.torch.backward(F.cross_entropy(out, y,
+    reduction="none"))``."""
+    eng = _ACTIVE[0]() if _ACTIVE[0] is not None else None
+    if eng is None or eng._pending is None:
+        raise RuntimeError("dpcorr: backward() without a batch of a private loader in progress")
+    return eng.backward(losses)
+
+
+def _module_state(model):
+    """What a forward pass must not change: for every module, each tensor attribute outside
+    its parameters and submodules (buffers and plain attributes, in lists, tuples and dicts
+    too) by identity and version counter (an in-place write bumps it), and each number, string
+    or None attribute by value. Keyed by 'module.attribute'."""
+    out = {}
+    for name, m in model.named_modules():
+        where = name or type(model).__name__
+        for key, v in m.__dict__.items():
+            if key in ("_parameters", "_modules", "training") or key.endswith("hooks") or \
+                    key in ("forward", "_state_dict_hooks", "_load_state_dict_pre_hooks"):
+                continue
+            if key == "_buffers":
+                for bn, t in v.items():
+                    if t is not None:
+                        out[f"{where}.{bn} (buffer)"] = (id(t), t._version)
+                continue
+            _state_items(f"{where}.{key}", v, out, 0)
+    return out
+
+
+def _state_items(path, v, out, depth):
+    if isinstance(v, torch.Tensor):
+        out[path] = (id(v), v._version)
+    elif isinstance(v, (bool, numbers.Number, str)) or v is None:
+        out[path] = ("value", v if not isinstance(v, float) or v == v else "nan")
+    elif isinstance(v, (list, tuple)) and depth < 3:
+        out[path] = ("len", len(v))
+        for i, x in enumerate(v[:64]):
+            _state_items(f"{path}[{i}]", x, out, depth + 1)
+    elif isinstance(v, dict) and depth < 3:
+        out[path] = ("len", len(v))
+        for k in list(v)[:64]:
+            _state_items(f"{path}[{k!r}]", v[k], out, depth + 1)
 
 
 def _snapshot(v):
@@ -1029,6 +1219,7 @@ class DPOptimizer(torch.optim.Optimizer):
             self.engine._advance()
         else:  # a physical batch of a virtual step: the next one of the same step follows
             self.engine._pending = None
+            self.engine._backward_done = False
             self.engine._clear_all()
         return loss
 
@@ -1102,4 +1293,4 @@ def _empty_like(batch):
     return batch
 
 
-__all__ = ["make_private", "PrivacyEngine", "DPOptimizer", "DPDataLoader"]
+__all__ = ["make_private", "backward", "PrivacyEngine", "DPOptimizer", "DPDataLoader"]
