@@ -1,7 +1,7 @@
 """The one-example sensitivity probe of dpcorr.torch (used by test_torch_sensitivity.py).
 
 A case is run by three engines in lockstep, made with the same seed (so the same sampler
-batches and the same noise) from copies of one model:
+batches and the same noise) from the same initial model (built under the same seed):
 
     A        the dataset D, example j moved to the end of the batch it is in
     remove   the neighbour D \\ {j}: the batches of A without j (add/remove adjacency)
@@ -18,14 +18,14 @@ neighbours' parameters are set to A's: each step is measured given the same rele
 (adaptive composition), so step t's difference is the sensitivity of step t alone, and a
 difference at a step without j is state carried across steps.
 
-The step's clipped sum (before noise, before the division by the batch size) is read from the
-engine: ``engine.last_clipped_sum`` where the engine provides it, else the engine's float64
-accumulator ``engine._acc`` read right after its last ``_clip_and_sum`` of the step (the same
-vector: ``_privatize`` adds the noise to it next).
+The step's clipped sum (before noise, before the division by the batch size) is the engine's
+``last_clipped_sum`` (the vector ``_privatize`` adds the noise to).
 """
 
 import numpy as np
 import torch
+
+import dpcorr.torch as dt
 
 N, B = 12, 4  # 3 steps of 4 examples (epochs=1)
 CLIP = 1e-3  # below every per-example gradient norm of the cases: every row is clipped
@@ -33,50 +33,27 @@ TOL = 1e-9  # relative float64 tolerance on the bound
 
 
 def step(engine, model, optimizer, batch, loss_fn):
-    """One private step: the only place the training loop's API is spelled. The per-example loss
-    API (engine.backward(losses), issue 34 item 1) where the engine has it; else the scalar
-    loss of the engine's loss_reduction through loss.backward()."""
+    """One private step: the only place the training loop's API is spelled (the per-example
+    loss API of issue 34 item 1: a vector of B losses to engine.backward)."""
     optimizer.zero_grad()
-    losses = loss_fn(model, *batch)
-    if hasattr(engine, "backward"):
-        engine.backward(losses)
-    else:
-        if losses.dim() > 0:
-            losses = losses.mean() if engine.loss_reduction == "mean" else losses.sum()
-        losses.backward()
+    engine.backward(loss_fn(model, *batch))
     optimizer.step()
 
 
-def capture_clipped_sum(engine):
-    """Makes ``clipped_sum(engine)`` return the last step's clipped sum on engines without
-    ``last_clipped_sum``: wraps ``_clip_and_sum`` to copy the accumulator after each call."""
-    if hasattr(engine, "last_clipped_sum"):
-        return
-    inner = engine._clip_and_sum
-
-    def wrapped(flats, factor):
-        inner(flats, factor)
-        engine._probe_sum = engine._acc.detach().to("cpu", torch.float64).clone()
-
-    engine._clip_and_sum = wrapped
-    engine._probe_sum = None
-
-
 def clipped_sum(engine):
-    s = engine.last_clipped_sum if hasattr(engine, "last_clipped_sum") else engine._probe_sum
+    """The step's clipped sum before noise and before the division by the batch size (float64,
+    the engine's parameters in order)."""
+    s = engine.last_clipped_sum
     assert s is not None, "the engine recorded no clipped sum for the step"
     return s.detach().to("cpu", torch.float64).clone()
 
 
 def make(model, dataset, seed, make_kw=None):
-    import dpcorr.torch as dt
     opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.05)
     kw = dict(noise_multiplier=1.0, batch_size=B, epochs=1, mech="nu", sampler="shuffle",
               clip=CLIP, seed=seed)
     kw.update(make_kw or {})
-    model, opt, loader, engine = dt.make_private(model, opt, dataset, **kw)
-    capture_clipped_sum(engine)
-    return model, opt, loader, engine
+    return dt.make_private(model, opt, dataset, **kw)
 
 
 def build(case, seed):

@@ -17,6 +17,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from torch import nn
+from torch.nn.utils import prune
 
 import dpcorr.torch as dt
 import sensitivity_probe as sp
@@ -93,6 +94,29 @@ def info_nce(model, x, x2):
     """In-batch contrastive loss: the other examples of the batch are the negatives."""
     z1, z2 = F.normalize(model(x), dim=1), F.normalize(model(x2), dim=1)
     return F.cross_entropy(z1 @ z2.T / 0.5, torch.arange(x.shape[0]), reduction="none")
+
+
+def item_scaled(model, x, y):
+    """Per-example losses divided by their batch mean read out as a Python float."""
+    losses = F.cross_entropy(model(x), y, reduction="none")
+    return losses / float(losses.detach().mean())
+
+
+def detached_centred(model, x, y):
+    out = model(x)
+    return ((out - out.mean(0, keepdim=True).detach() - y) ** 2).sum(1)
+
+
+def flipped(model, x, y):
+    """The batch's losses in reverse order: example i's entry is another example's loss."""
+    return F.cross_entropy(model(x), y, reduction="none").flip(0)
+
+
+def batch_weighted(model, x, y):
+    """Losses weighted by a softmax over the batch (hard-example mining)."""
+    out = model(x)
+    w = torch.softmax(out.detach().max(1).values, 0) * x.shape[0]
+    return F.cross_entropy(out, y, reduction="none") * w
 
 
 def scalar_mean(model, x, y):
@@ -324,6 +348,123 @@ class Frozen(nn.Module):
         return self.b(torch.relu(self.a(x)))
 
 
+STATE = {}  # state a model keeps outside itself (cleared by each probe's test)
+
+
+class Hidden(nn.Module):
+    """Linear -> ``how`` (an operation on the batch of hidden states) -> tanh -> Linear."""
+
+    def __init__(self, how):
+        super().__init__()
+        self.how, self.a, self.b = how, nn.Linear(6, 5), nn.Linear(5, 3)
+        self.box = type("Box", (), {"prev": None})()  # a plain object, not a Module
+
+    def forward(self, x):
+        return self.b(torch.tanh(HOW[self.how](self, self.a(x))))
+
+
+def _shift(m, h):  # example i gets example i - 1's hidden state (example 0 gets zeros)
+    return h + torch.cat([torch.zeros_like(h[:1]), h[:-1]])
+
+
+def _setitem(m, h):
+    h = h.clone()
+    h[0] = h[1]
+    return h
+
+
+def _no_grad_mean(m, h):
+    with torch.no_grad():
+        centre = h.mean(0)
+    return h - centre
+
+
+def _global(m, h):  # the previous step's hidden states, kept in a module-level dict
+    prev = STATE.get(id(m))
+    STATE[id(m)] = h.detach()
+    return h if prev is None else h - prev
+
+
+def _boxed(m, h):  # ... kept in a plain object the module holds
+    prev, m.box.prev = m.box.prev, h.detach()
+    return h if prev is None else h - prev
+
+
+def _param_update(m, h):  # a parameter changed by the forward, from the batch
+    with torch.no_grad():
+        m.b.bias.add_(1e-3 * h.mean(0)[:3])
+    return h
+
+
+HOW = {
+    "python_float": lambda m, h: h / float(h.abs().max()),
+    "detached_mean": lambda m, h: h - h.mean(0).detach(),
+    "no_grad_mean": _no_grad_mean,
+    "data_mean": lambda m, h: h - h.data.mean(0),
+    "tolist_mean": lambda m, h: h - torch.tensor(h.tolist(), dtype=h.dtype).mean(0),
+    "roll": lambda m, h: h + h.roll(1, 0),
+    "shift": _shift,
+    "setitem": _setitem,
+    "sort": lambda m, h: torch.sort(h, dim=0).values,
+    "cumsum": lambda m, h: torch.cumsum(h, 0),
+    "std": lambda m, h: h / h.std(0),
+    "einsum": lambda m, h: torch.einsum("bi,ci->bi", h, h),
+    "gather": lambda m, h: h + torch.gather(h, 0, torch.zeros_like(h, dtype=torch.long)),
+    "global": _global,
+    "boxed": _boxed,
+    "param_update": _param_update,
+}
+
+
+class MixFn(torch.autograd.Function):
+    """A custom Function that adds the batch mean (forward and backward)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x + x.mean(0)
+
+    @staticmethod
+    def backward(ctx, g):
+        return g + g.mean(0)
+
+
+HOW["custom_function"] = lambda m, h: MixFn.apply(h)
+
+
+class BufferState(nn.Module):
+    """A running mean of the hidden states in a buffer (BatchNorm's statistics by hand)."""
+
+    def __init__(self):
+        super().__init__()
+        self.a, self.b = nn.Linear(6, 5), nn.Linear(5, 3)
+        self.register_buffer("running", torch.zeros(5))
+
+    def forward(self, x):
+        h = self.a(x)
+        out = h - self.running
+        with torch.no_grad():
+            self.running.mul_(0.5).add_(0.5 * h.mean(0))
+        return self.b(torch.tanh(out))
+
+
+class ValueState(nn.Module):
+    """The previous batch's mean as a Python float (``kind="float"``) or a list of them."""
+
+    def __init__(self, kind):
+        super().__init__()
+        self.a, self.b = nn.Linear(6, 5), nn.Linear(5, 3)
+        self.kind, self.prev, self.history = kind, 0.0, []
+
+    def forward(self, x):
+        h = self.a(x)
+        if self.kind == "float":
+            out, self.prev = h - self.prev, float(h.detach().mean())
+        else:
+            out = h - (self.history[-1] if self.history else 0.0)
+            self.history.append(float(h.detach().mean()))
+        return self.b(torch.tanh(out))
+
+
 def head(body, width):
     """body -> flatten -> Linear(width, 3)."""
     return lambda: nn.Sequential(*body(), nn.Flatten(), nn.Linear(width, 3))
@@ -410,6 +551,11 @@ ACCEPTED = {
                                make_kw={"loss_reduction": "sum"}),
 }
 
+def _pruned(module):
+    prune.l1_unstructured(module, "weight", 0.5)
+    return module
+
+
 MIXES = ["mixes the examples"]
 REFUSED = {
     # modules refused at make_private, naming the module and the fix
@@ -435,16 +581,73 @@ REFUSED = {
     "mix_abs_max_of_batch": Case(lambda: Mix("absmax-batch"), vec(),
                                  refused=("NotPerExampleError", ["model"] + MIXES + ["max"])),
     "mix_max_over_batch": Case(lambda: Mix("max-batch"), vec(),
-                               refused=("NotPerExampleError", ["model"] + MIXES + ["max"])),
+                               refused=("NotPerExampleError", ["model"] + MIXES +
+                                        ["max over dimension 0"])),
     "cross_step_attribute": Case(CrossStep, vec(),
-                                 refused=("NotPerExampleError", ["cross-step state", "prev"])),
+                                 refused=("NotPerExampleError", ["cross-step state",
+                                                                 "CrossStep.prev"])),
+    "prune": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(), _pruned(nn.Linear(4, 3))),
+                  vec(), refused=("ValueError", ["2 (Linear)", "pruned", "prune.remove"])),
+    "custom_function_mixing": Case(lambda: Hidden("custom_function"), vec(),
+                                   refused=("ValueError", ["MixFn", "autograd.Function",
+                                                           "no per-example rule"])),
+    "mix_python_float_of_batch": Case(lambda: Hidden("python_float"), vec(),
+                                      refused=("NotPerExampleError", ["model"] + MIXES)),
+    "mix_detached_batch_mean": Case(lambda: Hidden("detached_mean"), vec(),
+                                    refused=("NotPerExampleError", ["model"] + MIXES + ["mean"])),
+    "mix_no_grad_batch_mean": Case(lambda: Hidden("no_grad_mean"), vec(),
+                                   refused=("NotPerExampleError", ["model"] + MIXES + ["mean"])),
+    "mix_dot_data_batch_mean": Case(lambda: Hidden("data_mean"), vec(),
+                                    refused=("NotPerExampleError", ["model"] + MIXES)),
+    "mix_tolist_batch_mean": Case(lambda: Hidden("tolist_mean"), vec(),
+                                  refused=("NotPerExampleError", ["model"] + MIXES)),
+    "mix_roll_over_batch": Case(lambda: Hidden("roll"), vec(),
+                                refused=("NotPerExampleError", ["model"] + MIXES + ["roll"])),
+    "mix_shift_over_batch": Case(lambda: Hidden("shift"), vec(),
+                                 refused=("NotPerExampleError", ["model"] + MIXES)),
+    "mix_setitem_across_batch": Case(lambda: Hidden("setitem"), vec(),
+                                     refused=("NotPerExampleError", ["model"] + MIXES)),
+    "mix_sort_over_batch": Case(lambda: Hidden("sort"), vec(),
+                                refused=("NotPerExampleError", ["model"] + MIXES + ["sort"])),
+    "mix_cumsum_over_batch": Case(lambda: Hidden("cumsum"), vec(),
+                                  refused=("NotPerExampleError", ["model"] + MIXES + ["cumsum"])),
+    "mix_std_over_batch": Case(lambda: Hidden("std"), vec(),
+                               refused=("NotPerExampleError", ["model"] + MIXES + ["std"])),
+    "mix_einsum_across_batch": Case(lambda: Hidden("einsum"), vec(),
+                                    refused=("NotPerExampleError", ["model"] + MIXES + ["einsum"])),
+    "mix_gather_across_batch": Case(lambda: Hidden("gather"), vec(),
+                                    refused=("NotPerExampleError", ["model"] + MIXES + ["gather"])),
+    "parameter_changed_by_forward": Case(lambda: Hidden("param_update"), vec(),
+                                         refused=("NotPerExampleError", ["model"])),
+    "cross_step_buffer": Case(BufferState, vec(),
+                              refused=("NotPerExampleError", ["cross-step state",
+                                                              "BufferState.running"])),
+    "cross_step_float_attribute": Case(lambda: ValueState("float"), vec(),
+                                       refused=("NotPerExampleError", ["cross-step state",
+                                                                       "ValueState.prev"])),
+    "cross_step_list_attribute": Case(lambda: ValueState("list"), vec(),
+                                      refused=("NotPerExampleError", ["cross-step state",
+                                                                      "ValueState.history"])),
+    "cross_step_global_dict": Case(lambda: Hidden("global"), vec(),
+                                   refused=("NotPerExampleError", ["cross-step state"])),
+    "cross_step_plain_object": Case(lambda: Hidden("boxed"), vec(),
+                                    refused=("NotPerExampleError", ["cross-step state"])),
     # losses that mix the examples
     "batch_centred_loss": Case(lambda: nn.Linear(6, 2), real(6, 2), batch_centred,
                                refused=("NotPerExampleError",
                                         ["loss"] + MIXES + ["mean", "python/README.md"])),
     "info_nce_loss": Case(lambda: nn.Linear(6, 4), views(), info_nce,
                           refused=("NotPerExampleError", ["loss"] + MIXES +
-                                   ["python/README.md"])),
+                                   ["matmul", "python/README.md"])),
+    "item_scaled_loss": Case(lambda: nn.Linear(6, 3), vec(), item_scaled,
+                             refused=("NotPerExampleError", ["loss"] + MIXES)),
+    "detached_centred_loss": Case(lambda: nn.Linear(6, 2), real(6, 2), detached_centred,
+                                  refused=("NotPerExampleError", ["loss"] + MIXES + ["mean"])),
+    "flipped_loss": Case(lambda: nn.Linear(6, 3), vec(), flipped,
+                         refused=("NotPerExampleError", ["loss"] + MIXES + ["flip"])),
+    "batch_softmax_weighted_loss": Case(lambda: nn.Linear(6, 3), vec(), batch_weighted,
+                                        refused=("NotPerExampleError",
+                                                 ["loss"] + MIXES + ["softmax"])),
     "scalar_mean_loss": Case(lambda: nn.Linear(6, 3), vec(), scalar_mean,
                              refused=("NotPerExampleError", ["per example", 'reduction="none"'])),
 }
@@ -489,16 +692,28 @@ def test_accepted_case_within_sensitivity(name):
 
 @pytest.mark.parametrize("name", list(REFUSED))
 def test_refused_case_explains(name):
+    """The case is refused (at make_private, the forward, engine.backward or optimizer.step),
+    with its exception type and the words that say what and why; accepted, the failure
+    reports what the probe measured."""
     case = REFUSED[name]
     exc_name, words = case.refused
-    exc = getattr(dt, exc_name, None) or getattr(builtins, exc_name, None)
-    assert exc is not None, f"dpcorr.torch.{exc_name} does not exist (issue 34 item 1)"
-    with pytest.raises(exc) as err:
+    exc = getattr(dt, exc_name, None) or getattr(builtins, exc_name)
+    STATE.clear()
+    rows = []
+    try:
         for seed in SEEDS:
-            sp.probe(case, seed, ("replace",))
-    msg = str(err.value)
-    missing = [w for w in words if w not in msg]
-    assert not missing, f"{name}: the refusal does not say {missing}: {msg}"
+            rows += sp.probe(case, seed, ("replace",))
+    except Exception as e:  # pylint: disable=broad-except
+        err = e
+    else:
+        worst = max(r["ratio"] for r in rows if r["present"])
+        leak = max(r["ratio"] for r in rows if not r["present"])
+        pytest.fail(f"{name}: accepted; one example moved its step's clipped sum by up to "
+                    f"{worst:.4g} x clip and a step without it by {leak:.4g} x clip")
+    assert isinstance(err, exc), \
+        f"{name}: refused with {type(err).__name__}, not {exc_name}: {err}"
+    missing = [w for w in words if w not in str(err)]
+    assert not missing, f"{name}: the refusal does not say {missing}: {err}"
 
 
 def test_probe_can_see_a_break():
