@@ -91,7 +91,8 @@ def _reorder(engine, j, drop):
 
 def probe(case, seed, kinds=("remove", "replace")):
     """Runs the case on data seed ``seed``; returns one dict per (neighbour, step): kind, step,
-    ratio = ||S_A - S_neighbour|| / clip, present (j is in that step's batch)."""
+    ratio = ||S_A - S_neighbour|| / clip, present (j is in that step's batch), path (the
+    engine's path for the step: "layers" or "isolated")."""
     gen = torch.Generator().manual_seed(seed)
     data = case.data(gen, N)
     other = case.data(torch.Generator().manual_seed(10_000 + seed), N)
@@ -124,7 +125,8 @@ def probe(case, seed, kinds=("remove", "replace")):
         present = j in set(int(i) for i in runs["A"][3].plan.batch(t))
         for kind in kinds:
             ratio = float(torch.linalg.vector_norm(sums["A"] - sums[kind])) / CLIP
-            out.append(dict(kind=kind, step=t, ratio=ratio, present=present))
+            out.append(dict(kind=kind, step=t, ratio=ratio, present=present,
+                            path=getattr(runs["A"][3], "path", None)))
         # the released past is the same for every neighbour: A's parameters
         with torch.no_grad():
             for name in kinds:

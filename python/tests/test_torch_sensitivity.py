@@ -673,8 +673,10 @@ def test_accepted_case_within_sensitivity(name):
     kinds = ("remove", "replace") if case.remove else ("replace",)
     t0 = time.perf_counter()
     worst = {k: 0.0 for k in kinds}
+    paths = set()
     for seed in SEEDS:
         for r in sp.probe(case, seed, kinds):
+            paths.add(r["path"])
             bound = _bounds(r["kind"])
             where = f"{name} seed {seed} step {r['step']} {r['kind']}"
             worst[r["kind"]] = max(worst[r["kind"]], r["ratio"])
@@ -689,7 +691,7 @@ def test_accepted_case_within_sensitivity(name):
                     f"clipped sum by {r['ratio']:.4g} x clip (state across steps)"
     print(f"\nsensitivity {name}: " + ", ".join(f"{k} max {v:.6f} x clip"
                                                  for k, v in worst.items()) +
-          f" ({time.perf_counter() - t0:.2f} s)")
+          f" (path {'/'.join(sorted(map(str, paths)))}; {time.perf_counter() - t0:.2f} s)")
 
 
 @pytest.mark.parametrize("name", list(REFUSED))
