@@ -118,9 +118,11 @@ def probe(case, seed, kinds=("remove", "replace")):
     for t in range(steps):
         sums = {}
         for name, (model, opt, _, eng) in runs.items():
-            batch = next(iters[name])
             torch.manual_seed(1000 * seed + t)  # the same draws in every engine
-            step(eng, model, opt, batch, case.loss)
+            while True:  # the physical batches of the step (one without virtual steps)
+                step(eng, model, opt, next(iters[name]), case.loss)
+                if eng.step_done:
+                    break
             sums[name] = clipped_sum(eng)
         present = j in set(int(i) for i in runs["A"][3].plan.batch(t))
         for kind in kinds:

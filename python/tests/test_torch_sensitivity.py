@@ -548,6 +548,8 @@ ACCEPTED = {
     "label_smoothing_loss": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(),
                                                        nn.Linear(4, 3)), vec(), smoothed),
     "huber_loss": Case(lambda: nn.Linear(6, 2), real(6, 2), huber),
+    "virtual_steps": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(), nn.Linear(4, 3)),
+                          vec(), make_kw={"max_physical_batch_size": 3}),
     "loss_reduction_sum": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(),
                                                      nn.Linear(4, 3)), vec(),
                                make_kw={"loss_reduction": "sum"}),
