@@ -555,6 +555,7 @@ ACCEPTED = {
                                make_kw={"loss_reduction": "sum"}),
 }
 
+
 def _pruned(module):
     prune.l1_unstructured(module, "weight", 0.5)
     return module
