@@ -48,8 +48,9 @@ def clipped_sum(engine):
     return s.detach().to("cpu", torch.float64).clone()
 
 
-def make(model, dataset, seed, make_kw=None):
-    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=0.05)
+def make(model, dataset, seed, make_kw=None, lr=0.05):
+    """make_private with the probe's run: 3 steps of B examples, clip CLIP (or make_kw's)."""
+    opt = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=lr)
     kw = dict(noise_multiplier=1.0, batch_size=B, epochs=1, mech="nu", sampler="shuffle",
               clip=CLIP, seed=seed)
     kw.update(make_kw or {})
@@ -77,6 +78,34 @@ def coupled(case, seed=0):
     return bool(torch.allclose(whole[:-1], part, rtol=1e-12, atol=1e-12))
 
 
+def deterministic(case, seed=0):
+    """Whether the case's forward draws nothing at random (the same outputs under two seeds):
+    then example j's own clipped gradient can be recomputed outside the engine."""
+    model = build(case, seed).train()
+    x = case.data(torch.Generator().manual_seed(seed), B)[0]
+    with torch.no_grad():
+        torch.manual_seed(7)
+        one = model(x)
+        torch.manual_seed(8)
+        two = model(x)
+    return bool(torch.equal(one, two))
+
+
+def own_row(case, seed, model, engine, example, clip):
+    """Example j's clipped gradient by plain autograd on j alone, at ``model``'s parameters, in
+    the engine's coordinates: what removing j must take out of a correct engine's sum."""
+    ref = build(case, seed).train()
+    ref.load_state_dict(model.state_dict())
+    names = {id(p): n for n, p in model.named_parameters()}
+    mine = dict(ref.named_parameters())
+    params = [mine[names[id(p)]] for p in engine.params]
+    loss = case.loss(ref, *example)
+    grads = torch.autograd.grad(loss.sum(), params, allow_unused=True)
+    g = torch.cat([(torch.zeros_like(p) if d is None else d).reshape(-1).double()
+                   for p, d in zip(params, grads)])
+    return g * min(1.0, clip / float(torch.linalg.vector_norm(g)))
+
+
 def _reorder(engine, j, drop):
     """The engine's batches with example j moved to the end (drop=False) or left out."""
     batch = engine.plan.batch
@@ -89,16 +118,20 @@ def _reorder(engine, j, drop):
     engine.plan.batch = patched
 
 
-def probe(case, seed, kinds=("remove", "replace")):
+def probe(case, seed, kinds=("remove", "replace"), clip=CLIP):
     """Runs the case on data seed ``seed``; returns one dict per (neighbour, step): kind, step,
     ratio = ||S_A - S_neighbour|| / clip, present (j is in that step's batch), path (the
-    engine's path for the step: "layers" or "isolated")."""
+    engine's path for the step: "layers" or "isolated"), own: for "remove" at the step that
+    holds j, on a case without random draws, ||(S_A - S_remove) - clip(g_j)|| / ||clip(g_j)||
+    with g_j by autograd on j alone (else None)."""
     gen = torch.Generator().manual_seed(seed)
     data = case.data(gen, N)
     other = case.data(torch.Generator().manual_seed(10_000 + seed), N)
     steps = N // B
-    runs = {"A": make(build(case, seed), torch.utils.data.TensorDataset(*data), seed,
-                      case.make_kw)}
+    kw = dict(case.make_kw or {}, clip=clip)
+    # the noise is z x clip: unclipped (clip 1e6) a step of 1e-12 keeps the parameters finite
+    lr = 0.05 if clip < 1 else 1e-12
+    runs = {"A": make(build(case, seed), torch.utils.data.TensorDataset(*data), seed, kw, lr)}
     plan = runs["A"][3].plan
     at = seed % steps  # the step whose batch holds j
     j = int(plan.batch(at)[seed % B])
@@ -110,12 +143,16 @@ def probe(case, seed, kinds=("remove", "replace")):
             ds = torch.utils.data.TensorDataset(*swapped)
         else:
             ds = torch.utils.data.TensorDataset(*data)
-        runs[kind] = make(build(case, seed), ds, seed, case.make_kw)
+        runs[kind] = make(build(case, seed), ds, seed, kw, lr)
     for name, (_, _, _, eng) in runs.items():
         _reorder(eng, j, drop=name == "remove")
     iters = {name: iter(r[2]) for name, r in runs.items()}
+    exact = "remove" in kinds and deterministic(case, seed)
     out = []
     for t in range(steps):
+        present = j in set(int(i) for i in runs["A"][3].plan.batch(t))
+        want = own_row(case, seed, runs["A"][0], runs["A"][3],
+                       tuple(d[j:j + 1] for d in data), clip) if exact and present else None
         sums = {}
         for name, (model, opt, _, eng) in runs.items():
             torch.manual_seed(1000 * seed + t)  # the same draws in every engine
@@ -124,11 +161,14 @@ def probe(case, seed, kinds=("remove", "replace")):
                 if eng.step_done:
                     break
             sums[name] = clipped_sum(eng)
-        present = j in set(int(i) for i in runs["A"][3].plan.batch(t))
         for kind in kinds:
-            ratio = float(torch.linalg.vector_norm(sums["A"] - sums[kind])) / CLIP
-            out.append(dict(kind=kind, step=t, ratio=ratio, present=present,
-                            path=getattr(runs["A"][3], "path", None)))
+            diff = sums["A"] - sums[kind]
+            own = None
+            if kind == "remove" and want is not None:
+                own = float(torch.linalg.vector_norm(diff - want) /
+                            torch.linalg.vector_norm(want))
+            out.append(dict(kind=kind, step=t, ratio=float(torch.linalg.vector_norm(diff)) / clip,
+                            present=present, own=own, path=getattr(runs["A"][3], "path", None)))
         # the released past is the same for every neighbour: A's parameters
         with torch.no_grad():
             for name in kinds:

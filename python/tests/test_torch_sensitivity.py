@@ -24,6 +24,7 @@ import sensitivity_probe as sp
 
 torch.set_num_threads(1)
 SEEDS = (0, 1, 2)
+OWN_TOL = 1e-8  # relative: the removal takes out example j's own clipped gradient
 # functorch's note that EmbeddingBag has no batching rule (the isolated path loops): not ours
 pytestmark = pytest.mark.filterwarnings("ignore:There is a performance drop:UserWarning")
 
@@ -676,7 +677,7 @@ def test_accepted_case_within_sensitivity(name):
     kinds = ("remove", "replace") if case.remove else ("replace",)
     t0 = time.perf_counter()
     worst = {k: 0.0 for k in kinds}
-    paths = set()
+    paths, owns = set(), []
     for seed in SEEDS:
         for r in sp.probe(case, seed, kinds):
             paths.add(r["path"])
@@ -688,12 +689,26 @@ def test_accepted_case_within_sensitivity(name):
                 f"(bound {bound:g} x clip)"
             if r["present"]:
                 assert r["ratio"] > 1e-3, f"{where}: the changed example had no effect"
+                assert r["own"] is None or r["own"] <= OWN_TOL, \
+                    f"{where}: removing the example took {r['own']:.3g} (relative) more or " \
+                    f"less than its own clipped gradient out of the sum"
+                owns.append(r["own"])
             else:
                 assert r["ratio"] <= 1e-9, \
                     f"{where}: the changed example is not in this step's batch but moved its " \
                     f"clipped sum by {r['ratio']:.4g} x clip (state across steps)"
+    # without clipping (clip 1e6): the removal takes out exactly g_j, so a wrong magnitude
+    # (a loss scaled by the batch, a factor B) shows too; at clip 1e-3 only its direction does
+    unclipped = case.remove and sp.deterministic(case)
+    for r in sp.probe(case, 0, ("remove",), clip=1e6) if unclipped else []:
+        assert not r["present"] or r["own"] is None or r["own"] <= OWN_TOL, \
+            f"{name} unclipped step {r['step']}: removing the example took {r['own']:.3g} " \
+            f"(relative) more or less than its own gradient out of the sum"
+        owns.append(r["own"] if r["present"] else None)
+    owns = [o for o in owns if o is not None]
+    exact = f"; own row to {max(owns):.1e}" if owns else "; random draws: own row not checked"
     print(f"\nsensitivity {name}: " + ", ".join(f"{k} max {v:.6f} x clip"
-                                                 for k, v in worst.items()) +
+                                                 for k, v in worst.items()) + exact +
           f" (path {'/'.join(sorted(map(str, paths)))}; {time.perf_counter() - t0:.2f} s)")
 
 
