@@ -133,8 +133,9 @@ def probe(case, seed, kinds=("remove", "replace"), clip=CLIP):
     lr = 0.05 if clip < 1 else 1e-12
     runs = {"A": make(build(case, seed), torch.utils.data.TensorDataset(*data), seed, kw, lr)}
     plan = runs["A"][3].plan
-    at = seed % steps  # the step whose batch holds j
-    j = int(plan.batch(at)[seed % B])
+    at = next(t for t in [seed % steps, *range(steps)] if plan.batch(t).size)
+    idx = plan.batch(at)  # j: an example of step ``at``'s batch
+    j = int(idx[seed % idx.size])
     for kind in kinds:
         if kind == "replace":
             swapped = tuple(t.clone() for t in data)
