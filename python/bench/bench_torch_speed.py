@@ -141,7 +141,7 @@ class Dpcorr:
     def step(self):
         x, y = next(self.it)
         self.opt.zero_grad()
-        dpcorr.torch.backward(torch.nn.functional.cross_entropy(self.model(x), y, reduction="none"))
+        self.engine.backward(torch.nn.functional.cross_entropy(self.model(x), y, reduction="none"))
         self.opt.step()
         return len(y)
 
@@ -193,7 +193,7 @@ class Opacus:
     def step(self):
         x, y = next(self.it)
         self.opt.zero_grad()
-        dpcorr.torch.backward(torch.nn.functional.cross_entropy(self.model(x), y, reduction="none"))
+        torch.nn.functional.cross_entropy(self.model(x), y).backward()
         self.opt.step()
         return len(y)
 

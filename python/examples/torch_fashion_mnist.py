@@ -139,11 +139,13 @@ def setup(args, x_train, y_train):
 def train_step(model, optimizer, schedule, x, y):
     """One private step on the loader's batch (x, y); returns the (non-private) loss."""
     optimizer.zero_grad()
-    loss = torch.nn.functional.cross_entropy(model(x), y)
-    loss.backward()
+    # one loss per example (reduction="none"): the engine clips each example's gradient and
+    # proves that each loss depends on its own example only
+    losses = torch.nn.functional.cross_entropy(model(x), y, reduction="none")
+    dpcorr.torch.backward(losses)
     optimizer.step()
     schedule.step()
-    return loss.item()
+    return losses.mean().item()  # read after backward: no batch value enters the step
 
 
 def main(argv=None):

@@ -44,7 +44,7 @@ def run(steps=None, dtype=torch.float32, lr=0.3, staged=False, **kw):
     while eng.steps_done < eng.steps and (steps is None or done < steps):
         for x, y in loader:
             opt.zero_grad()
-            dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
+            dt.backward(F.cross_entropy(model(x), y, reduction="none"))
             opt.step()
             done += 1
             if steps is not None and done == steps:
@@ -122,7 +122,7 @@ def test_low_precision_gradient_is_the_float64_update_rounded_once(dtype):
     for _ in range(3):
         x, y = next(iter(loader))
         opt.zero_grad()
-        dpcorr.torch.backward(F.cross_entropy(model(x).float(), y, reduction="none"))
+        dt.backward(F.cross_entropy(model(x).float(), y, reduction="none"))
         opt.step()
         update = (seen["noise"] + seen["sum"]) * (1.0 / eng.plan.expected_batch)
         off = 0
@@ -177,7 +177,7 @@ def test_checkpoint_with_the_next_steps_noise_out_resumes_bit_identically():
     while e2.steps_done < e2.steps:
         for x, y in l2:
             o2.zero_grad()
-            dpcorr.torch.backward(F.cross_entropy(m2(x), y, reduction="none"))
+            dt.backward(F.cross_entropy(m2(x), y, reduction="none"))
             o2.step()
     for a, b in zip(params(full), params(m2)):
         assert torch.equal(a, b)

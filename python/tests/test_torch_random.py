@@ -138,7 +138,7 @@ def test_random_forward_gradients_are_the_steps_own(case):
     for step, (xb, yb) in enumerate(loader):
         opt.zero_grad()
         state = torch.get_rng_state()
-        dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+        dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
         after = torch.get_rng_state()
         got = eng._per_example(B, 1.0)
         assert torch.equal(after, torch.get_rng_state())  # the checks and replay drew nothing
@@ -189,7 +189,7 @@ def test_unreplayable_random_op_refused():
     y = torch.randint(0, 3, (N,))
     model, opt, loader, eng = engine_for(model, x, y)
     xb, yb = next(iter(loader))
-    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     with pytest.raises(ValueError, match="cannot replay"):
         opt.step()
     eng.close()
@@ -217,7 +217,7 @@ def first_clipped_sum(model_state, make, x, y, mask_seed):
     model, opt, loader, eng = engine_for(model, x, y, sampler="fixed")
     xb, yb = next(iter(loader))
     torch.manual_seed(mask_seed)  # the same masks in both runs
-    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     per = eng._per_example(xb.shape[0], 1.0)
     flat = torch.cat([g.reshape(g.shape[0], -1) for g in per], 1)
     norms = flat.norm(dim=1, keepdim=True)

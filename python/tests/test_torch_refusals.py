@@ -122,7 +122,7 @@ def test_plain_modules_still_accepted():
     model = body(torch.nn.Linear(5, 3))
     model, opt, loader, eng = make(model)
     xb, yb = next(iter(loader))
-    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     opt.step()
     eng.close()
 
@@ -187,7 +187,7 @@ def test_autograd_function_between_layers_exact_on_the_per_layer_path():
     ref = copy.deepcopy(model)
     model, opt, loader, eng = make(model, x, y)
     xb, yb = next(iter(loader))
-    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     got = eng._per_example(B, 1.0)
     assert eng.path == "layers"
     for i in range(B):
@@ -203,7 +203,7 @@ def test_autograd_function_without_rule_refused_naming_it():
     torch.manual_seed(0)
     model, opt, loader, eng = make(Owner())
     xb, yb = next(iter(loader))
-    dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+    dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     with pytest.raises(ValueError, match=r"^model: .*Scaled \(torch\.autograd\.Function\) has no "
                                          r"per-example rule.*without autograd\.Function|"
                                          r"^model: .*Scaled \(torch\.autograd\.Function\) has no "

@@ -47,7 +47,7 @@ def run(rank, world, port, seed, differ, out):
     for _ in range(2):
         for xb, yb in loader:
             opt.zero_grad()
-            dpcorr.torch.backward(F.cross_entropy(model(xb), yb, reduction="none"))
+            dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
             opt.step()
     params = [float(v).hex() for p in model.parameters() for v in p.detach().reshape(-1)]
     every = [None] * world

@@ -139,7 +139,7 @@ class Tracker(TorchFunctionMode):
         self.in_model = 0  # depth of model forward passes in progress
         self.model_why = None  # first reason the model's outputs are not proven
         self.loss_why = None  # first reason a value of the batch escaped outside the model
-        self.model_outputs_tagged = True
+        self.where = []  # the modules whose forward is running (dotted name, type)
 
     # ---- tags -------------------------------------------------------------------------------
 
@@ -162,6 +162,8 @@ class Tracker(TorchFunctionMode):
         self._tags.pop(id(t), None)
 
     def _note(self, why):
+        if self.where and " (in " not in why:
+            why = f"{why} (in {self.where[-1]})"
         if self.in_model:
             self.model_why = self.model_why or why
         else:
@@ -246,6 +248,8 @@ class Tracker(TorchFunctionMode):
             except Exception as e:  # a rule that cannot read the call: not proven
                 res = f"{name}: not covered by the rules ({type(e).__name__})"
         if isinstance(res, str):
+            if self.where and " (in " not in res:
+                res = f"{res} (in {self.where[-1]})"
             self._note(res)
         for o, r in zip(outs, res if isinstance(res, list) else [res] * len(outs)):
             if r is None:

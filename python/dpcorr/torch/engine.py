@@ -196,6 +196,12 @@ class PrivacyEngine:
         self._state_before = None
         self._hooks = [model.register_forward_pre_hook(self._model_pre),
                        model.register_forward_hook(self._model_post)]
+        for name, m in model.named_modules():  # where an operation ran, for the messages
+            if name:
+                label = f"{name} ({type(m).__name__})"
+                self._hooks += [m.register_forward_pre_hook(
+                    lambda mod, i, label=label: self._enter_module(label)),
+                    m.register_forward_hook(lambda mod, i, o: self._leave_module())]
         self._layers_agree = False  # the per-layer path gave autograd's gradient on a batch
         trainable = {id(p) for p in self.params}
         for g in optimizer.param_groups:
@@ -485,6 +491,14 @@ class PrivacyEngine:
         if losses.requires_grad:
             losses.backward(torch.ones_like(losses))
         self._backward_done = True
+
+    def _enter_module(self, label):
+        if self._tracker is not None:
+            self._tracker.where.append(label)
+
+    def _leave_module(self):
+        if self._tracker is not None and self._tracker.where:
+            self._tracker.where.pop()
 
     def _model_pre(self, module, inputs):
         tr = self._tracker
