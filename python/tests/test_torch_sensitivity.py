@@ -483,6 +483,8 @@ def head(body, width):
 
 @dataclasses.dataclass
 class Case:
+    """A model (build), its data (data(generator, n) -> tensors of n examples), its
+    per-example loss (loss(model, *batch) -> B losses), and what the engine must do with it."""
     build: typing.Callable
     data: typing.Callable
     loss: typing.Callable = ce
