@@ -36,7 +36,10 @@ def test_own_dataloader_iteration_refused_before_the_gradient_is_used():
     before = [p.detach().clone() for p in model.parameters()]
     own = torch.utils.data.DataLoader(ds, batch_size=20, shuffle=True)
     x, y = next(iter(own))
-    dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
+    with pytest.raises(RuntimeError, match="without a batch of a private loader"):
+        dpcorr.torch.backward(F.cross_entropy(model(x), y, reduction="none"))
+    model.zero_grad()
+    F.cross_entropy(model(x), y).backward()
     with pytest.raises(RuntimeError, match="without a batch of the engine's loader"):
         opt.step()
     it = iter(loader)

@@ -429,10 +429,15 @@ class PrivacyEngine:
         self._pending = (step, batch_size, issued, last,
                          [t.detach().clone() for t in issued])
         self._foreign = None
+        self._start_tracker()
+
+    def _start_tracker(self):
+        """From here to engine.backward(losses), every operation on the pending batch is
+        followed (_proof.py): the proof that each loss depends on its own example. Started when
+        the loader issues the batch, and again by zero_grad() (a new attempt on it)."""
         self._backward_done = False
-        # from here to engine.backward(losses), every operation on the batch is followed
-        # (_proof.py): the proof that each loss depends on its own example
         self._stop_tracker()
+        batch_size, issued = self._pending[1], self._pending[2]
         self._tracker = Tracker(batch_size)
         if self._layers is not None:
             self._layers.tag_of = self._tracker.tag_of
@@ -474,7 +479,10 @@ class PrivacyEngine:
             why = tr.loss_why
             if why is None:
                 tag = tr.tag_of(losses)
-                if isinstance(tag, str):
+                if tag is None:
+                    why = ("the losses were not computed from the loader's batch since it was "
+                           "issued (or since the last zero_grad())")
+                elif isinstance(tag, str):
                     why = tag
                 elif tag not in (None, 0):
                     why = f"the examples are along dimension {tag} of the loss, not 0"
@@ -1221,6 +1229,8 @@ class DPOptimizer(torch.optim.Optimizer):
         pass)."""
         self.original.zero_grad(set_to_none=set_to_none)
         self.engine._clear_all()
+        if self.engine._pending is not None:
+            self.engine._start_tracker()
 
     def step(self, closure=None):
         """One private step (closure, if given, runs the forward and backward passes)."""
