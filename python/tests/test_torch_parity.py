@@ -50,7 +50,7 @@ class Rnn(torch.nn.Module):
 
 class SelfAttention(torch.nn.Module):
     """Per-layer path (MultiheadAttention as one unit) unless a causal mask is given (keyword
-    or positional) or the attention weights reach the loss: then the whole-model path."""
+    or positional) or the attention weights reach the loss: then the isolated path."""
 
     def __init__(self, batch_first, mask=None, use_weights=False):
         super().__init__()
@@ -312,7 +312,7 @@ def test_dropout_model_is_proven_and_leaves_no_trace():
 
 def test_lstm_text_model_trains_like_per_example_autograd():
     """A synthetic text task (does token 7 occur?): the LSTM model trained by dpcorr.torch
-    (whole-model path) and the same model whose per-example gradients come from autograd on
+    (isolated path) and the same model whose per-example gradients come from autograd on
     each example alone, with the same seed (same batches, same noise): accuracies within 2 pp."""
     g = torch.Generator().manual_seed(3)
     x = torch.randint(1, 10, (600, 6), generator=g)
@@ -387,7 +387,7 @@ def test_attention_computed_as_its_parts_gives_the_same_output(batch_first):
 def test_sequence_first_linear_as_long_as_the_batch_takes_the_whole_model_path():
     """Linear layers fed (time, batch, features) where time == batch: the per-layer rows would
     be per time step, not per example, yet sum to the right batch gradient; the first step's
-    example-by-example comparison with the whole-model path sends the run there."""
+    example-by-example comparison with the isolated path sends the run there."""
 
     class SeqFirst(torch.nn.Module):
         def __init__(self):

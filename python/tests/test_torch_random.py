@@ -182,8 +182,8 @@ class AlphaDrop(torch.nn.Module):
 
 def test_unreplayable_random_op_refused():
     """AlphaDropout draws inside one C++ call dpcorr does not record: refused, not redrawn.
-    (RReLU draws only for negative inputs, so one example shifts the others' draws: the
-    independence check refuses it as mixing.)"""
+    (RReLU draws only for negative inputs, so one example shifts the others' draws: not in
+    the proof's rules, so the isolated path runs, redraws, and is refused as unreplayed.)"""
     torch.manual_seed(0)
     model, x = float64(AlphaDrop, 4)
     y = torch.randint(0, 3, (N,))

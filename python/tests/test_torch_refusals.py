@@ -2,7 +2,7 @@
 Embedding(max_norm) (refused before any in-place change of its weight), sparse Embedding, an
 empty dataset -- each at make_private, naming the module and the fix -- and custom
 autograd.Function: exact on the per-layer path between layers, refused naming the function on
-the whole-model path (not functorch's message)."""
+the isolated path (not functorch's message)."""
 
 import copy
 

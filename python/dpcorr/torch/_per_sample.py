@@ -28,13 +28,13 @@ from ._whole import _hook_free_copy, one_batch_size
 _REFUSED = (torch.nn.modules.batchnorm._BatchNorm,)
 # The layers whose per-example gradient from (input, output gradient) is proven here: one tensor
 # in, one tensor out, every parameter their own. Any other module with parameters of its own
-# makes the engine use the whole-model path (_whole.py).
+# makes the engine use the isolated path (_whole.py).
 FAST = (torch.nn.Linear, torch.nn.Conv1d, torch.nn.Conv2d, torch.nn.Conv3d, torch.nn.Embedding,
         torch.nn.LayerNorm, torch.nn.GroupNorm, torch.nn.MultiheadAttention)
 # Units that take several tensors and own their submodules' parameters (out_proj): the examples
 # along dimension 0 (batch_first) or 1 of every input and of the attention output; called
 # without masks (a mask, or the attention weights reaching the loss, sends the run to the
-# whole-model path). Their arguments are seen through a wrapper of the instance's forward.
+# isolated path). Their arguments are seen through a wrapper of the instance's forward.
 _UNITS = (torch.nn.MultiheadAttention,)
 
 

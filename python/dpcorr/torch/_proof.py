@@ -28,6 +28,7 @@ dispatched call) are covered by the rule for that call.
 """
 
 import math
+import threading
 import weakref
 
 import torch
@@ -45,7 +46,7 @@ bitwise_and bitwise_or bitwise_xor bitwise_not and or xor invert isnan isfinite 
 isposinf nan_to_num float double half bfloat16 long int bool short byte char to type type_as
 clone contiguous detach requires_grad_ cpu cuda dropout alpha_dropout feature_alpha_dropout
 dropout1d dropout2d dropout3d bernoulli copy_ xlogy sub_ rsub neg_ logit hypot conj real imag
-glu prelu rrelu heaviside copysign nextafter positive sinc deg2rad rad2deg square_ exp_ pin_memory
+glu prelu heaviside copysign nextafter positive sinc deg2rad rad2deg square_ exp_ pin_memory
 """.split())
 # losses whose reduction="none" result is pointwise in their inputs
 POINTWISE_LOSS = set("""binary_cross_entropy binary_cross_entropy_with_logits mse_loss l1_loss
@@ -140,6 +141,9 @@ class Tracker(TorchFunctionMode):
         self.model_why = None  # first reason the model's outputs are not proven
         self.loss_why = None  # first reason a value of the batch escaped outside the model
         self.where = []  # the modules whose forward is running (dotted name, type)
+        # the thread that iterates the loader: other threads' operations (the noise thread's
+        # scaling) are not the step's and must not share the pause counter
+        self._thread = threading.get_ident()
 
     # ---- tags -------------------------------------------------------------------------------
 
@@ -180,13 +184,13 @@ class Tracker(TorchFunctionMode):
 
         def getitem(t, idx):
             out = get(t, idx)
-            if not me.paused:
+            if not me.paused and threading.get_ident() == me._thread:
                 me._seen(get, "__getitem__", (t, idx), {}, out)
             return out
 
         def setitem(t, idx, v):
             out = put(t, idx, v)
-            if not me.paused:
+            if not me.paused and threading.get_ident() == me._thread:
                 me._seen(put, "__setitem__", (t, idx, v), {}, t)
             return out
         torch.Tensor.__getitem__, torch.Tensor.__setitem__ = getitem, setitem
@@ -198,6 +202,8 @@ class Tracker(TorchFunctionMode):
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
+        if threading.get_ident() != self._thread:
+            return func(*args, **kwargs)
         if func in (torch.Tensor.__getitem__, torch.Tensor.__setitem__) or \
                 getattr(func, "__name__", "") in ("__getitem__", "__setitem__"):
             # the patched indexing (__enter__) runs the rule once

@@ -1,8 +1,8 @@
-"""Per-example gradients of the whole model: correct for any composition of modules.
+"""Per-example gradients of the whole model, each example alone (the isolated path).
 
 A forward hook on the model itself keeps its positional arguments (the batch: dimension 0) and
 registers a tensor hook on each output tensor for the gradient of the loss with respect to it.
-After ``loss.backward()`` the gradient of example i is
+After ``engine.backward(losses)`` the gradient of example i is
 
     grad_theta < model(x_i; theta), dL/d out_i >
 
@@ -10,8 +10,10 @@ computed by ``functorch.grad`` over a functional copy of the whole model
 (``make_functional_with_buffers``, which keeps tied weights tied), batched with ``vmap`` in
 chunks of ``chunk`` examples (memory bounded by the chunk), or example by example where vmap
 has no rule for an operation (LSTM/GRU/RNN in functorch 0.2). It equals autograd on example i
-alone whenever the loss is a sum (or mean) of per-example terms and the model treats the examples
-independently -- which :func:`check_independence` verifies on the first batch. The random
+alone whenever example i's loss depends on out_i alone (the engine's proof, _proof.py, refuses
+any other loss) and out_i is example i's output computed alone: where the proof did not show
+it, ``compute(verify=...)`` compares every example's outputs alone with the batch's at every
+step and refuses a model whose outputs differ (NotPerExampleError). The random
 draws of the step's forward (dropout masks, randn_like) are recorded and each example's part
 replayed in its per-example computation (_replay.py): the gradient is that of the forward the
 step ran, not of a fresh draw. RNNs, attention,
@@ -321,7 +323,7 @@ def _refuse_function(err, uses):
     names = ", ".join(f"{c.__module__}.{c.__qualname__}" for c in _functions(uses)) or \
         "a custom autograd.Function"
     raise ValueError(f"model: {names} (torch.autograd.Function) has no per-example rule: the "
-                     f"whole-model path (functorch) cannot differentiate it example by example. "
+                     f"isolated path (functorch) cannot differentiate it example by example. "
                      f"Use it only between layers of the per-layer path (Linear, Conv, "
                      f"LayerNorm, GroupNorm, Embedding, MultiheadAttention), or write it with "
                      f"torch operations (no autograd.Function)") from None

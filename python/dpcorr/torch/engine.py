@@ -4,10 +4,14 @@ accountant.
 One optimizer step t does what the library's trainer does (include/dpcorr/train.h):
 
     I_t  = the sampler's batch of step t          (the loader yields exactly it)
-    g_i  = per-example gradients                  (functorch, _per_sample.py)
+    l_i  = the per-example losses                 (engine.backward(losses): one per example,
+                                                   proven to depend on example i alone, _proof.py)
+    g_i  = grad l_i                               (per-layer hooks where proven, _per_sample.py;
+                                                   else each example alone, _whole.py)
     g_t  = sum_i min(1, clip / ||g_i||) g_i
     p.grad = (g_t + noise_scale (B Z)_t) / B      (B = expected batch size; (B Z)_t from the
-                                                   plan's dpcorr.NoiseGenerator)
+                                                   plan's dpcorr.NoiseGenerator; no / B when
+                                                   loss_reduction="sum")
     the wrapped optimizer's step                  (post-processing)
 
 The run's decisions and its privacy ledger come from :class:`dpcorr.TrainingPlan`, i.e. from the
@@ -49,8 +53,8 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
         for epoch in range(engine.epoch, 2):
             for x, y in loader:
                 optimizer.zero_grad()
-                loss = torch.nn.functional.cross_entropy(model(x), y)
-                loss.backward()
+                losses = torch.nn.functional.cross_entropy(model(x), y, reduction="none")
+                engine.backward(losses)  # one loss per example, not loss.backward()
                 optimizer.step()
         print(engine.epsilon(), engine.ledger())
 
@@ -80,11 +84,12 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
     accountant      "pld" or "rdp" for amplified runs (unamplified runs use exact GDP unless
                     "zcdp" is asked for)
     workload        (momentum, decay) of BSR / BISR / the default BLT instead of the optimizer's
-    loss_reduction  "mean" (the loss is averaged over the batch; default) or "sum". The loss
-                    must be that sum or mean of per-example terms: a loss that couples the
-                    examples of a batch (contrastive, centred on the batch mean) is NOT detected
-                    (the engine sees dL/d output, not the loss) and voids the guarantee
-                    (doc/reliability.md, "The critical DP pitfalls", 8)
+    loss_reduction  how the per-example losses given to ``engine.backward(losses)`` combine
+                    into the update: "mean" (default): (clipped sum + noise) / expected batch
+                    size; "sum": clipped sum + noise. The losses are one per example (shape
+                    (B,)); a scalar, or a loss vector whose computation couples the examples
+                    (batch-centred, in-batch contrastive), is refused (NotPerExampleError; see
+                    python/README.md, "Privacy model of dpcorr.torch")
     noise_form      "auto", "buffer" or "replay" (the noise generator's form)
     (torch.distributed: when a process group of several processes is initialized, every rank
     takes its share of every batch and all ranks take the same step; see python/README.md)
@@ -178,9 +183,10 @@ class PrivacyEngine:
             if max_physical_batch_size is not None:
                 raise ValueError("max_physical_batch_size: not supported with torch.distributed")
         validate(model, strict=True)
-        # the whole-model path is always there (and sees every batch: the token check); the
-        # per-layer path is used only where it applies, and only after the first step showed
-        # that it gives autograd's gradient (weights used outside their module do not)
+        # the isolated path is always there (and sees every batch: the token check); the
+        # per-layer path is used only where the step's proof holds and its layers apply; on its
+        # first step it is also compared with autograd (evidence: weights used outside their
+        # module fail it, and the run takes the isolated path)
         self._whole = WholeModelGradients(model)
         self._whole.on_forward = self._seen
         try:
@@ -192,16 +198,19 @@ class PrivacyEngine:
         self._tracker = None  # the proof of the step in progress (_proof.Tracker)
         self.proof = None  # None: the last step's model was proven per example; else why not
         self._backward_done = False  # engine.backward(losses) ran on the pending batch
-        self.last_clipped_sum = None  # float64 CPU: the last step's clipped sum (tests)
+        # tests and sensitivity probes only: with keep_clipped_sum = True, last_clipped_sum is
+        # the last step's clipped sum before noise (float64, CPU): NOT private, never publish
+        self.keep_clipped_sum = False
+        self.last_clipped_sum = None
         self._state_before = None
         self._hooks = [model.register_forward_pre_hook(self._model_pre),
                        model.register_forward_hook(self._model_post)]
         for name, m in model.named_modules():  # where an operation ran, for the messages
-            if name:
-                label = f"{name} ({type(m).__name__})"
-                self._hooks += [m.register_forward_pre_hook(
-                    lambda mod, i, label=label: self._enter_module(label)),
-                    m.register_forward_hook(lambda mod, i, o: self._leave_module())]
+            label = f"{name} ({type(m).__name__})" if name else \
+                f"the model's own forward ({type(m).__name__})"
+            self._hooks += [m.register_forward_pre_hook(
+                lambda mod, i, label=label: self._enter_module(label)),
+                m.register_forward_hook(lambda mod, i, o: self._leave_module())]
         self._layers_agree = False  # the per-layer path gave autograd's gradient on a batch
         trainable = {id(p) for p in self.params}
         for g in optimizer.param_groups:
@@ -612,7 +621,7 @@ class PrivacyEngine:
         """On the first non-empty batch: the per-layer gradients sum to autograd's batch gradient
         (p.grad, times scale for a mean loss) and equal autograd on each example alone (the
         first 8, the step's random draws replayed). A weight used outside its module (tied weights), or a module the hooks misread,
-        fails this and the run takes the whole-model path."""
+        fails this and the run takes the isolated path."""
         for p, g in zip(self.params, per):
             if p.grad is None:
                 return False
@@ -727,9 +736,9 @@ class PrivacyEngine:
             flat = noise  # in place: the buffer is free until the next step's noise
         if sums is not None:
             flat.add_(sums)  # in float64
-            self.last_clipped_sum = sums.detach().to("cpu", copy=True)
-        else:
-            self.last_clipped_sum = torch.zeros(self.dim, dtype=torch.float64)
+        if self.keep_clipped_sum:
+            self.last_clipped_sum = sums.detach().to("cpu", copy=True) if sums is not None \
+                else torch.zeros(self.dim, dtype=torch.float64)
         if self.loss_reduction == "mean":
             flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
         off = 0
@@ -989,6 +998,7 @@ def _module_state(model):
     too) by identity and version counter (an in-place write bumps it), and each number, string
     or None attribute by value. Keyed by 'module.attribute'."""
     out = {}
+    params = {id(p) for p in model.parameters()}  # changed by the optimizer, not the forward
     for name, m in model.named_modules():
         where = name or type(model).__name__
         for key, v in m.__dict__.items():
@@ -1000,23 +1010,30 @@ def _module_state(model):
                     if t is not None:
                         out[f"{where}.{bn} (buffer)"] = (id(t), t._version)
                 continue
-            _state_items(f"{where}.{key}", v, out, 0)
+            _state_items(f"{where}.{key}", v, out, 0, params)
     return out
 
 
-def _state_items(path, v, out, depth):
+def _state_items(path, v, out, depth, params):
     if isinstance(v, torch.Tensor):
-        out[path] = (id(v), v._version)
+        if id(v) not in params:  # e.g. an RNN's _flat_weights list holds its parameters
+            out[path] = (id(v), v._version)
     elif isinstance(v, (bool, numbers.Number, str)) or v is None:
         out[path] = ("value", v if not isinstance(v, float) or v == v else "nan")
     elif isinstance(v, (list, tuple)) and depth < 3:
         out[path] = ("len", len(v))
         for i, x in enumerate(v[:64]):
-            _state_items(f"{path}[{i}]", x, out, depth + 1)
+            _state_items(f"{path}[{i}]", x, out, depth + 1, params)
     elif isinstance(v, dict) and depth < 3:
         out[path] = ("len", len(v))
         for k in list(v)[:64]:
-            _state_items(f"{path}[{k!r}]", v[k], out, depth + 1)
+            _state_items(f"{path}[{k!r}]", v[k], out, depth + 1, params)
+    elif depth < 3 and hasattr(v, "__dict__") and not callable(v) and \
+            not isinstance(v, (torch.nn.Module, type)):
+        # a plain object (a namespace, a dataclass) holding state: its attributes too
+        out[path] = ("object", id(v))
+        for k, x in list(vars(v).items())[:64]:
+            _state_items(f"{path}.{k}", x, out, depth + 1, params)
 
 
 def _snapshot(v):

@@ -5,8 +5,9 @@ BatchNorm in training mode (batch statistics), and every module that keeps runni
 of the batches it sees (the running mean reaches the next steps' outputs). Then the clipped sum
 has no bounded sensitivity and no epsilon holds. This is decided per module type, whether or not
 the module has trainable parameters (BatchNorm2d(affine=False) or a frozen BatchNorm mixes just
-the same); code that mixes examples in other ways is caught at run time by the independence
-check of the engine (``_whole.check_independence``).
+the same); code that mixes examples in other ways is caught at every step by the engine's
+proof (``_proof.py``) and the isolated path's comparison of each example's outputs alone with
+the batch's.
 
 Refused as well, before any forward pass, naming the module and the fix: weight_norm,
 spectral_norm, torch.nn.utils.prune and parametrize (weights made by a hook or a
