@@ -19,7 +19,8 @@ neighbours' parameters are set to A's: each step is measured given the same rele
 difference at a step without j is state carried across steps.
 
 The step's clipped sum (before noise, before the division by the batch size) is the engine's
-``last_clipped_sum`` (the vector ``_privatize`` adds the noise to).
+``last_clipped_sum`` (the vector ``_privatize`` adds the noise to; kept when the probe sets
+``keep_clipped_sum``).
 """
 
 import numpy as np
@@ -54,7 +55,9 @@ def make(model, dataset, seed, make_kw=None, lr=0.05):
     kw = dict(noise_multiplier=1.0, batch_size=B, epochs=1, mech="nu", sampler="shuffle",
               clip=CLIP, seed=seed)
     kw.update(make_kw or {})
-    return dt.make_private(model, opt, dataset, **kw)
+    model, opt, loader, engine = dt.make_private(model, opt, dataset, **kw)
+    engine.keep_clipped_sum = True  # the probe's reading (not private: off by default)
+    return model, opt, loader, engine
 
 
 def build(case, seed):
