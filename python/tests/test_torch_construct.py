@@ -9,6 +9,7 @@ refused or exact.
 """
 
 import copy
+import re
 import types
 
 import pytest
@@ -290,3 +291,134 @@ def test_loss_reduction_sum_does_not_divide():
         grads[red] = [p.grad.clone() for p in model.parameters()]
     for a, b in zip(grads["mean"], grads["sum"]):
         torch.testing.assert_close(a * B, b, rtol=1e-12, atol=1e-14)
+
+
+# ---- the proof's rules, one operation at a time -------------------------------------------------
+
+def _tag(f, *xs):
+    """The tag of f(*xs)'s result when every x holds the examples along dimension 0."""
+    from dpcorr.torch._proof import Tracker
+    tr = Tracker(xs[0].shape[0])
+    for x in xs:
+        tr.tag(x, 0)
+    with tr:
+        out = f(*xs)
+    return tr.tag_of(out), tr.model_why or tr.loss_why
+
+
+_W = torch.randn(3, 5, dtype=torch.float64)
+_PROVEN = {
+    "linear-relu-sum": lambda x, y: F.relu(F.linear(x, _W)).sum(1),
+    "gather-arange": lambda x, y: F.log_softmax(x, 1)[torch.arange(x.shape[0]), y],
+    "bmm-per-example": lambda x, y: (x[:, :, None] @ x[:, None, :]).sum((1, 2)),
+    "view-keeps-batch": lambda x, y: x.reshape(x.shape[0], 5, 1).flatten(1).mean(1),
+    "transpose-back": lambda x, y: x.t().t().norm(dim=1),
+    "setitem-rows": lambda x, y: _assign(x, slice(None), x * 2).sum(1),
+    "cat-features": lambda x, y: torch.cat([x, x * x], 1).amax(1),
+    "gather-label": lambda x, y: -F.log_softmax(x, 1).gather(1, y[:, None]).squeeze(1),
+    "index-select-features": lambda x, y: x.index_select(1, torch.tensor([0, 2])).sum(1),
+}
+_REFUSED = {
+    "mean-over-batch": (lambda x, y: x.sum(1) - x.sum(1).mean(), "mean over every dimension"),
+    "z-zT": (lambda x, y: (x @ x.T).sum(1), "every example with every other"),
+    "permuted-rows": (lambda x, y: x[torch.randperm(x.shape[0])].sum(1), "not arange"),
+    "one-example": (lambda x, y: (x - x[0]).sum(1), "one example of the batch|integer index"),
+    "slice-of-batch": (lambda x, y: torch.cat([x[1:], x[:1]]).sum(1), "view of the batch|slice"),
+    "view-merges-batch": (lambda x, y: x.reshape(-1)[:x.shape[0]], "merges the batch"),
+    "where-indices": (lambda x, y: torch.where(x > 0)[0].double(), "not the broadcast"),
+    "class-weights": (lambda x, y: F.cross_entropy(x[:, :3], y, weight=x[:3, :3].sum(0),
+                                                   reduction="none"), "view of the batch|slice"),
+    "flip-batch": (lambda x, y: x.flip(0).sum(1), "flip along the batch"),
+    "setitem-moves": (lambda x, y: _assign(torch.zeros_like(x), 0, x[1]).sum(1),
+                      "index|outside the batch"),
+    "item": (lambda x, y: x.sum(1) * x.sum().item(), "sum over every dimension"),
+    "numpy": (lambda x, y: x.sum(1) * float(x.detach().numpy().max()), "read into Python"),
+    "unknown-op": (lambda x, y: torch.einsum("bi,bi->b", x, x), "einsum: an operation outside"),
+    "cumsum-batch": (lambda x, y: x.cumsum(0).sum(1), "cumsum along the batch"),
+    "sum-dim-empty": (lambda x, y: x.sum(1) - x.sum(dim=[]), "sum over (every )?dimension"),
+    "gather-batch": (lambda x, y: x.gather(0, torch.zeros_like(y)[:, None].expand(-1, 5)),
+                     "gather along or across the batch"),
+}
+
+
+def _assign(t, idx, v):
+    t = t.clone()
+    t[idx] = v
+    return t
+
+
+@pytest.mark.parametrize("name", sorted(_PROVEN))
+def test_proof_keeps_per_example_operations(name):
+    x = torch.randn(6, 5, dtype=torch.float64)
+    y = torch.randint(0, 3, (6,))
+    assert _tag(_PROVEN[name], x, y) == (0, None)
+
+
+@pytest.mark.parametrize("name", sorted(_REFUSED))
+def test_proof_refuses_operations_across_the_batch(name):
+    f, why = _REFUSED[name]
+    x = torch.randn(6, 5, dtype=torch.float64)
+    y = torch.randint(0, 3, (6,))
+    tag, note = _tag(f, x, y)
+
+    assert tag != 0 or note is not None, (tag, note)
+    assert re.search(why, str(tag) + " " + str(note)), (tag, note)
+
+
+class ConstantRows(torch.nn.Module):
+    """A Linear applied to a learned table of B rows (not the batch) whose output is broadcast
+    over the batch: its rows are not examples, so the per-layer path must not read them as
+    such (the isolated path runs, exact)."""
+
+    def __init__(self):
+        super().__init__()
+        self.table = torch.nn.Parameter(torch.randn(B, 5))
+        self.pos = torch.nn.Linear(5, 5)
+        self.head = torch.nn.Linear(5, 3)
+
+    def forward(self, x):
+        return self.head(x + self.pos(self.table).mean(0))
+
+
+def test_a_layer_on_a_constant_with_b_rows_is_not_read_as_examples():
+    torch.manual_seed(0)
+    model = ConstantRows().double()
+    stock = copy.deepcopy(model)
+    model, opt, loader, eng = private(model, data())
+    x, y = next(iter(loader))
+    opt.zero_grad()
+    eng.backward(ce(model(x), y))
+    got = eng._per_example(B, 1.0)
+    assert eng.path == "isolated"
+    losses = ce(stock(x), y)
+    for i in range(B):
+        want = torch.autograd.grad(losses[i], list(stock.parameters()), retain_graph=True)
+        for g, w in zip(got, want):
+            torch.testing.assert_close(g[i], w, rtol=1e-10, atol=1e-12)
+
+
+def test_a_refused_forward_leaves_no_mode_behind():
+    """A forward refused mid-way (cross-step state) leaves the tracker and the replay recorder
+    on torch's mode stack; the next batch, or close(), takes them off: indexing is torch's own
+    again and no mode stays active."""
+    from torch.overrides import _get_current_function_mode_stack
+    getitem = torch.Tensor.__getitem__
+    stack = _get_current_function_mode_stack()
+    model, opt, loader, eng = private(torch.nn.Sequential(torch.nn.Dropout(0.5),
+                                                          PrevMean("attribute")).double(), data())
+    it = iter(loader)
+    x, y = next(it)
+    with pytest.raises(dt.NotPerExampleError, match="cross-step state"):
+        model(x)
+    eng.close()
+    assert torch.Tensor.__getitem__ is getitem
+    assert _get_current_function_mode_stack() == stack
+    # refused in the forward: backward refuses until zero_grad() starts a new attempt
+    model, opt, loader, eng = private(PrevMean("attribute").double(), data())
+    x, y = next(iter(loader))
+    with pytest.raises(dt.NotPerExampleError, match="cross-step state"):
+        out = model(x)
+    with pytest.raises(RuntimeError, match="not followed to the loss"):
+        eng.backward(ce(model.lin(x), y))
+    eng.close()
+    assert _get_current_function_mode_stack() == stack

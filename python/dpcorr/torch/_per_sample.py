@@ -127,11 +127,15 @@ class PerSampleGradients:
                 self.unusable = (f"{layer.name} ({type(module).__name__}) took "
                                  f"{len(inputs)} arguments")
                 return
+            # an input that is not the batch's (a constant, e.g. a table of positions, whose
+            # output is broadcast over the batch) has no per-example rows either
             tag = self.tag_of(inputs[0]) if self.tag_of is not None else 0
-            if tag not in (0, None):
+            if tag != 0:
                 self.unusable = (f"{layer.name} ({type(module).__name__}) holds the examples "
                                  f"along dimension {tag} of its input, not 0" if
-                                 isinstance(tag, int) else f"{layer.name}: {tag}")
+                                 isinstance(tag, int) else
+                                 f"{layer.name} ({type(module).__name__}): its input is not "
+                                 f"the batch's" if tag is None else f"{layer.name}: {tag}")
                 return
             layer.inputs.append(inputs[0].detach())
             use = len(layer.inputs) - 1
@@ -158,7 +162,7 @@ class PerSampleGradients:
             args = call[0]
             if self.tag_of is not None:
                 tags = [self.tag_of(a) for a in args[:3]]
-                if any(t not in (layer.bdim, None) for t in tags):
+                if any(t != layer.bdim for t in tags):
                     self.unusable = (f"{layer.name} ({type(module).__name__}) does not hold "
                                      f"the examples along its batch dimension {layer.bdim}")
                     return

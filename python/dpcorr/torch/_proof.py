@@ -32,7 +32,8 @@ import threading
 import weakref
 
 import torch
-from torch.overrides import TorchFunctionMode
+from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack, _pop_mode, \
+    _push_mode
 
 POINTWISE = set("""
 add sub mul div true_divide floor_divide remainder fmod pow float_power exp exp2 expm1 log log2
@@ -46,8 +47,10 @@ bitwise_and bitwise_or bitwise_xor bitwise_not and or xor invert isnan isfinite 
 isposinf nan_to_num float double half bfloat16 long int bool short byte char to type type_as
 clone contiguous detach requires_grad_ cpu cuda dropout alpha_dropout feature_alpha_dropout
 dropout1d dropout2d dropout3d bernoulli copy_ xlogy sub_ rsub neg_ logit hypot conj real imag
-glu prelu heaviside copysign nextafter positive sinc deg2rad rad2deg square_ exp_ pin_memory
+glu prelu heaviside copysign nextafter positive sinc deg2rad rad2deg square_ exp_ pin_memory data
 """.split())
+CONVERT = set("""to type type_as float double half bfloat16 long int bool short byte char clone
+contiguous detach requires_grad_ cpu cuda pin_memory data""".split())
 # losses whose reduction="none" result is pointwise in their inputs
 POINTWISE_LOSS = set("""binary_cross_entropy binary_cross_entropy_with_logits mse_loss l1_loss
 smooth_l1_loss huber_loss soft_margin_loss kl_div poisson_nll_loss margin_ranking_loss
@@ -122,8 +125,8 @@ def _flat(obj, out):
 
 
 def _dims(dim, ndim):
-    if dim is None:
-        return list(range(ndim))
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return list(range(ndim))  # torch 1.13 reduces every dimension for dim=[] too
     if isinstance(dim, (list, tuple)):
         return sorted(int(d) % max(ndim, 1) for d in dim)
     return [int(dim) % max(ndim, 1)]
@@ -137,6 +140,7 @@ class Tracker(TorchFunctionMode):
         self.batch = batch
         self._tags = {}  # id -> (weakref, dim int | reason str)
         self.paused = 0
+        self.closed = False
         self.in_model = 0  # depth of model forward passes in progress
         self.model_why = None  # first reason the model's outputs are not proven
         self.loss_why = None  # first reason a value of the batch escaped outside the model
@@ -182,27 +186,49 @@ class Tracker(TorchFunctionMode):
         get, put = self._saved_index
         me = self
 
+        self._wrappers = None
+
         def getitem(t, idx):
             out = get(t, idx)
-            if not me.paused and threading.get_ident() == me._thread:
+            if not me.paused and not me.closed and threading.get_ident() == me._thread:
                 me._seen(get, "__getitem__", (t, idx), {}, out)
             return out
 
         def setitem(t, idx, v):
             out = put(t, idx, v)
-            if not me.paused and threading.get_ident() == me._thread:
+            if not me.paused and not me.closed and threading.get_ident() == me._thread:
                 me._seen(put, "__setitem__", (t, idx, v), {}, t)
             return out
         torch.Tensor.__getitem__, torch.Tensor.__setitem__ = getitem, setitem
+        self._wrappers = (getitem, setitem)
         return super().__enter__()
 
     def __exit__(self, *exc):
-        torch.Tensor.__getitem__, torch.Tensor.__setitem__ = self._saved_index
-        return super().__exit__(*exc)
+        self.close()
+        return False
+
+    def close(self):
+        """Ends the tracking: the mode leaves torch's stack wherever it is in it (a forward
+        that raised may have left the replay recorder above it; the modes above are kept, in
+        order) and the indexing is restored (if no later tracker patched it over)."""
+        if self.closed:
+            return
+        self.closed = True
+        if (torch.Tensor.__getitem__, torch.Tensor.__setitem__) == self._wrappers:
+            torch.Tensor.__getitem__, torch.Tensor.__setitem__ = self._saved_index
+        if any(m is self for m in _get_current_function_mode_stack()):
+            above = []
+            while True:
+                m = _pop_mode()
+                if m is self:
+                    break
+                above.append(m)
+            for m in reversed(above):
+                _push_mode(m)
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
-        if threading.get_ident() != self._thread:
+        if self.closed or threading.get_ident() != self._thread:
             return func(*args, **kwargs)
         if func in (torch.Tensor.__getitem__, torch.Tensor.__setitem__) or \
                 getattr(func, "__name__", "") in ("__getitem__", "__setitem__"):
@@ -226,8 +252,11 @@ class Tracker(TorchFunctionMode):
             self.paused -= 1
 
     def _apply(self, func, name, args, kwargs, out):
-        if name in META:
-            return
+        if name in META or (name.startswith("is_") and name != "is_nonzero") or \
+                (name.startswith("_") and not name.startswith("__") and
+                 name in ("_base", "_version", "_cdata", "_grad_fn", "_backward_hooks",
+                          "_is_view", "_python_dispatch", "_typed_storage")):
+            return  # metadata (is_nested, is_floating_point, _base, ...), not values
         ins = _flat(list(args) + list(kwargs.values()), [])
         tags = [(t, self.tag_of(t)) for t in ins]
         tagged = [(t, v) for t, v in tags if v is not None]
@@ -242,6 +271,9 @@ class Tracker(TorchFunctionMode):
                 not any(args[0] is o for o in outs):
             outs.append(args[0])
         if not outs:
+            if name not in ("backward", "register_hook", "retain_grad", "__repr__",
+                            "__format__", "__str__", "__len__"):
+                self._note(f"{name}: returned a non-tensor value computed from the batch")
             return
         bad = [v for _, v in tagged if isinstance(v, str)]
         if bad:
@@ -276,9 +308,9 @@ class Tracker(TorchFunctionMode):
             if red != "none":
                 raise _NotProven(f"{name} with reduction={red!r} combines the examples (use "
                                  f"reduction='none')")
-            return self._pointwise(name, tagged, o)
+            return self._pointwise(name, tagged, o, args[:2])
         if name in POINTWISE:
-            return self._pointwise(name, tagged, o)
+            return self._pointwise(name, tagged, o, args, kwargs)
         if name in ROW_LOSS:
             red = kwargs.get("reduction", "mean")
             if red != "none":
@@ -286,6 +318,9 @@ class Tracker(TorchFunctionMode):
                                  f"reduction='none')")
             if any(v != 0 for _, v in tagged) or any(t.dim() < 1 for t, _ in tagged):
                 raise _NotProven(f"{name}: the examples must be along dimension 0")
+            if any(not any(t is a for a in args[:2]) for t, _ in tagged):
+                raise _NotProven(f"{name}: an argument other than input and target (class "
+                                 f"weights, ...) depends on the batch")
             return 0
         if name in REDUCE:
             return self._reduce(name, args, kwargs, x, d, outs)
@@ -340,13 +375,34 @@ class Tracker(TorchFunctionMode):
             if name == "embedding_bag" and (x.dim() != 2 or d != 0):
                 raise _NotProven("embedding_bag with offsets: not proven per example")
             return d
+        if name in ("gather", "take_along_dim", "index_select"):
+            # logp.gather(1, y[:, None]): along a dimension other than the batch's, the index
+            # of each example from that example (or a constant)
+            dim = int(kwargs.get("dim", _arg(args, 1, None))) % max(args[0].dim(), 1)
+            src, index = args[0], kwargs.get("index", _arg(args, 2, None))
+            d = self.tag_of(src)
+            ti = self.tag_of(index) if isinstance(index, torch.Tensor) else None
+            if not isinstance(d, int) or dim == d or ti not in (None, d) or \
+                    (name != "index_select" and index.shape[d] != src.shape[d]) or \
+                    (name == "index_select" and ti is not None):
+                raise _NotProven(f"{name} along or across the batch dimension")
+            return d
         if name == "multi_head_attention_forward":
             return self._mha(args, kwargs, tagged, outs)
         if name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
             return self._rnn(args, tagged, outs)
         raise _NotProven(f"{name}: an operation outside dpcorr.torch's per-example rules")
 
-    def _pointwise(self, name, tagged, o):
+    def _pointwise(self, name, tagged, o, args=(), kwargs=None):
+        shapes = [t.shape for t in _flat(list(args) + list((kwargs or {}).values()), [])]
+        if name in CONVERT and args and isinstance(args[0], torch.Tensor):
+            shapes = [args[0].shape]  # x.to(other), x.type_as(other): x's shape
+        try:
+            if shapes and tuple(torch.broadcast_shapes(*shapes)) != tuple(o.shape):
+                raise _NotProven(f"{name}: its result is not the broadcast of its operands "
+                                 f"(not an elementwise operation here)")
+        except RuntimeError:
+            raise _NotProven(f"{name}: operands that do not broadcast") from None
         dims = set()
         for t, d in tagged:
             k = d + o.dim() - t.dim()
@@ -372,10 +428,7 @@ class Tracker(TorchFunctionMode):
         if name == "var" or name == "std":
             if isinstance(dim, bool):
                 dim = None
-        keep = bool(kwargs.get("keepdim", _arg(args, pos + 1, False)
-                               if name not in ("topk", "kthvalue") else True))
-        if name in ("topk", "kthvalue", "sort"):
-            keep = name != "kthvalue" or keep
+        keep = name == "topk" or bool(kwargs.get("keepdim", _arg(args, pos + 1, False)))
         red = _dims(dim, x.dim())
         if d in red:
             what = "every dimension" if dim is None else f"dimension {d}"
@@ -446,6 +499,12 @@ class Tracker(TorchFunctionMode):
         idx = args[1]
         if not isinstance(idx, tuple):
             idx = (idx,)
+        if name == "__setitem__":
+            v = args[2]
+            tv = self.tag_of(v) if isinstance(v, torch.Tensor) else None
+            if tv is not None and (v.dim() != x.dim() or tv != d or not all(
+                    isinstance(i, slice) or i is Ellipsis for i in idx)):
+                raise _NotProven("an index assignment that moves batch values to other rows")
         n, p, q, adv = x.dim(), 0, 0, False
         ell = sum(1 for i in idx if i is not Ellipsis and i is not None)
         res = None
@@ -543,6 +602,8 @@ class Tracker(TorchFunctionMode):
                                  f"batch)")
         if name in ("group_norm", "instance_norm") and x.dim() < 2:
             raise _NotProven(f"{name} on an unbatched input")
+        if name == "pad" and len(kwargs.get("pad", _arg(args, 1, ()))) // 2 >= x.dim():
+            raise _NotProven("pad along the batch dimension")
         return 0
 
     def _mha(self, args, kwargs, tagged, outs):

@@ -446,8 +446,10 @@ class PrivacyEngine:
         the loader issues the batch, and again by zero_grad() (a new attempt on it)."""
         self._backward_done = False
         self._stop_tracker()
+        _close_stale_trackers()
         batch_size, issued = self._pending[1], self._pending[2]
         self._tracker = Tracker(batch_size)
+        self._tracker.owner = weakref.ref(self)
         if self._layers is not None:
             self._layers.tag_of = self._tracker.tag_of
         for t in issued:
@@ -459,7 +461,7 @@ class PrivacyEngine:
     def _stop_tracker(self):
         tr, self._tracker = self._tracker, None
         if tr is not None and getattr(tr, "_saved_index", None) is not None:
-            tr.__exit__(None, None, None)
+            tr.close()
         return tr
 
     def backward(self, losses):
@@ -468,10 +470,16 @@ class PrivacyEngine:
         Refuses (NotPerExampleError) a scalar or a vector of another length, and a loss vector
         whose computation mixes the examples of the batch (a mean over the batch, z @ z.T, an
         index of one example, a Python value read out of the batch), naming the operation."""
+        live = self._tracker is not None and not self._tracker.closed
         tr = self._stop_tracker()
         if self._pending is None:
             raise RuntimeError("dpcorr: engine.backward() without a batch of the engine's "
                                "loader (iterate the loader make_private returned)")
+        if not live and not self._backward_done:
+            raise RuntimeError("dpcorr: the operations on this batch were not followed to the "
+                               "loss (a refused forward pass, or another engine's loader "
+                               "issued a batch in between); call optimizer.zero_grad() and "
+                               "run the forward pass again")
         b = self._pending[1]
         if not isinstance(losses, torch.Tensor) or losses.dim() != 1 or losses.shape[0] != b:
             got = (f"a tensor of shape {list(losses.shape)}" if isinstance(losses, torch.Tensor)
@@ -540,6 +548,7 @@ class PrivacyEngine:
                     self._tracker.paused -= 1
             for key in sorted(set(before) | set(after)):
                 if before.get(key) != after.get(key):
+                    self._stop_tracker()  # the forward is refused: nothing of it is followed
                     raise NotPerExampleError(
                         f"model: cross-step state: {key} changed during the forward pass (a "
                         f"tensor or value kept in a module and read at a later step carries "
@@ -980,6 +989,17 @@ class PrivacyEngine:
 
 
 _ACTIVE = [None]  # the engine whose loader issued the batch in progress (for backward())
+
+
+def _close_stale_trackers():
+    """Takes off torch's mode stack the trackers of engines that are gone or moved on (a
+    forward that raised in user code leaves its engine's tracker there until then)."""
+    from torch.overrides import _get_current_function_mode_stack
+    for m in _get_current_function_mode_stack():
+        if isinstance(m, Tracker):
+            eng = m.owner() if getattr(m, "owner", None) is not None else None
+            if eng is None or eng._tracker is not m:
+                m.close()
 
 
 def backward(losses):
