@@ -361,6 +361,7 @@ class Hidden(nn.Module):
         super().__init__()
         self.how, self.a, self.b = how, nn.Linear(6, 5), nn.Linear(5, 3)
         self.box = type("Box", (), {"prev": None})()  # a plain object, not a Module
+        self.cache = {}
 
     def forward(self, x):
         return self.b(torch.tanh(HOW[self.how](self, self.a(x))))
@@ -385,6 +386,12 @@ def _no_grad_mean(m, h):
 def _global(m, h):  # the previous step's hidden states, kept in a module-level dict
     prev = STATE.get(id(m))
     STATE[id(m)] = h.detach()
+    return h if prev is None else h - prev
+
+
+def _cached(m, h):  # ... kept in a dict the module holds
+    prev = m.cache.get("prev")
+    m.cache["prev"] = h.detach()
     return h if prev is None else h - prev
 
 
@@ -420,6 +427,7 @@ HOW = {
     "batch_size": _batch_size,
     "numel": lambda m, h: h * sp.B / h.numel(),
     "global": _global,
+    "dict": _cached,
     "boxed": _boxed,
     "param_update": _param_update,
 }
@@ -654,8 +662,9 @@ REFUSED = {
     "cross_step_list_attribute": Case(lambda: ValueState("list"), vec(),
                                       refused=("NotPerExampleError", ["cross-step state",
                                                                       "ValueState.history"])),
-    "cross_step_global_dict": Case(lambda: Hidden("global"), vec(),
-                                   refused=("NotPerExampleError", ["cross-step state"])),
+    "cross_step_dict_attribute": Case(lambda: Hidden("dict"), vec(),
+                                      refused=("NotPerExampleError", ["cross-step state",
+                                                                      "Hidden.cache"])),
     "cross_step_plain_object": Case(lambda: Hidden("boxed"), vec(),
                                     refused=("NotPerExampleError", ["cross-step state"])),
     # losses that mix the examples
@@ -759,6 +768,20 @@ def test_refused_case_explains(name):
         f"{name}: refused with {type(err).__name__}, not {exc_name}: {err}"
     missing = [w for w in words if w not in str(err)]
     assert not missing, f"{name}: the refusal does not say {missing}: {err}"
+
+
+def test_state_outside_the_model_is_outside_the_proof():
+    """python/README.md ("What you keep"): state a model keeps outside itself (here a
+    module-level dict) is outside the proof, the user's to avoid. Measured, not assumed: the
+    probe sees an example move the clipped sum of a step that does not hold it. When the
+    engine refuses this, the case belongs to REFUSED."""
+    case = Case(lambda: Hidden("global"), vec())
+    STATE.clear()
+    rows = [r for seed in SEEDS for r in sp.probe(case, seed, ("replace",))]
+    leak = max(r["ratio"] for r in rows if not r["present"])
+    print(f"\nsensitivity state outside the model: {leak:.4f} x clip at a step without the "
+          f"example")
+    assert leak > 0.1
 
 
 def test_probe_can_see_a_break():
