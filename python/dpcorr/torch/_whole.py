@@ -207,7 +207,9 @@ class WholeModelGradients:
                     self._check_alone(alone, batch_outs, s, e)
                     parts.append(got)
                 return [torch.cat([p[j] for p in parts]) for j in range(len(params))]
-            except RuntimeError as err:
+            except NotPerExampleError:
+                raise
+            except (RuntimeError, IndexError, ValueError, TypeError) as err:
                 _refuse_function(err, self.uses)
                 if "randomness" not in str(err):
                     self._use_vmap = False  # an operation without a batching rule
@@ -223,8 +225,18 @@ class WholeModelGradients:
                     got, alone = g1(params, [x[i] for x in xs], [g[i] for g in gs])
                 rows.append(got)
                 self._check_alone([a.unsqueeze(0) for a in alone], batch_outs, i, i + 1)
-            except RuntimeError as err:
+            except NotPerExampleError:
+                raise
+            except (RuntimeError, IndexError, ValueError, TypeError) as err:
                 _refuse_function(err, self.uses)
+                why = getattr(self, "_verify", None)
+                if why is not None:
+                    # not proven, and the example cannot even be computed alone (an index
+                    # into other examples, a Python value of the batch): the model mixes them
+                    raise NotPerExampleError(
+                        f"model: not proven per example ({why}), and example {i} computed "
+                        f"alone fails ({type(err).__name__}: {err}): the model mixes the "
+                        f"examples of a batch; see {ANCHOR}") from err
                 raise
             replay.finish()
         if not same_states(before, rng_states(self._cuda)):
