@@ -44,6 +44,7 @@
 #define DPCORR_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 #include "dpcorr/isa.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/special.h"

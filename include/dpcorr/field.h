@@ -1,0 +1,121 @@
+/* dpcorr/field.h — field tables: every public parameter struct described once.
+ *
+ * In the spirit of SQLite's pragma table and libsodium's constant functions, each public
+ * parameter struct and step record has one table, owned by the library and exported, that gives
+ * for every field its library name (the name a dpc_error.field carries), its type, offset and
+ * size, its default, its range, its flags and a one-line description. The library's `_init`
+ * functions and range checks read the table; the struct's `_check` keeps only the refusals that
+ * involve several fields. Front ends read the same table for their option types, ranges,
+ * defaults and help, for dry-run echoes, report config sections and checkpoint items, and the
+ * language bindings check their mirrors' offsets against it, so a parameter is written once.
+ *
+ * A table covers its struct: every byte belongs to exactly one field, or is alignment padding
+ * (a gap shorter than the next field's alignment, or at the end shorter than the struct's);
+ * dpc_field_table_verify proves it, and the tests run it on every exported table.
+ *
+ * Nested structs (dpc_train_config.mech) are fields of type DPC_FIELD_STRUCT pointing to the
+ * nested table; their fields are named with a dot ("mech.nu") by dpc_field_find and by the
+ * errors of dpc_field_check.
+ */
+#ifndef DPCORR_FIELD_H
+#define DPCORR_FIELD_H
+
+#include "dpcorr/common.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The C type of a field. The numeric types are read and written as double by
+ * dpc_field_get/dpc_field_set (exact for every integer below 2^53). */
+typedef enum dpc_field_type {
+    DPC_FIELD_DOUBLE = 0, /* double */
+    DPC_FIELD_SIZE = 1,   /* size_t */
+    DPC_FIELD_INT = 2,    /* int */
+    DPC_FIELD_BOOL = 3,   /* int, 0 or 1 */
+    DPC_FIELD_ENUM = 4,   /* a C enum (int-sized); names[v] names value v */
+    DPC_FIELD_U64 = 5,    /* uint64_t */
+    DPC_FIELD_STRUCT = 6, /* a nested struct described by `sub` */
+    DPC_FIELD_STRING = 7, /* const char * (borrowed; NULL = unset) */
+    DPC_FIELD_POINTER = 8,/* any other pointer (borrowed; NULL = none; not a parameter value) */
+    DPC_FIELD_BYTES = 9   /* an inline array or opaque bytes (keys, fixed buffers) */
+} dpc_field_type;
+
+/* Flags (bitwise or). */
+#define DPC_FIELD_LO_OPEN 0x1u   /* the range excludes lo */
+#define DPC_FIELD_HI_OPEN 0x2u   /* the range excludes hi */
+#define DPC_FIELD_UNSET_ZERO 0x4u /* 0 means "unset: the library derives it" (e.g. delta from
+                                    N); 0 is accepted outside the range */
+#define DPC_FIELD_DERIVED 0x8u   /* set by the library, not by the caller (e.g. mech.steps in a
+                                    training run); the range check skips it */
+#define DPC_FIELD_RUNTIME 0x10u  /* does not change what is computed (threads, isa, transport):
+                                    left out of fingerprints */
+#define DPC_FIELD_NO_RANGE 0x20u /* no range check (lo and hi unused) */
+
+typedef struct dpc_field_table dpc_field_table;
+
+typedef struct dpc_field {
+    const char *name;       /* library name, = dpc_error.field ("cooldown_fraction") */
+    dpc_field_type type;
+    size_t offset, size;    /* offsetof and sizeof of the member */
+    double def;             /* default written by dpc_field_defaults (numeric types) */
+    double lo, hi;          /* accepted range (numeric types; see the flags) */
+    unsigned flags;
+    const char *const *names; /* DPC_FIELD_ENUM: names[0..nnames) */
+    size_t nnames;
+    const dpc_field_table *sub; /* DPC_FIELD_STRUCT: the nested table */
+    const char *doc;        /* one line: meaning, unit, what 0 means */
+} dpc_field;
+
+struct dpc_field_table {
+    const char *name;       /* the struct's name ("dpc_train_config") */
+    size_t size;            /* sizeof the struct */
+    size_t align;           /* its alignment (_Alignof) */
+    const dpc_field *fields;
+    size_t count;
+};
+
+/* The field named `name` in t; a dotted name ("mech.nu") descends into DPC_FIELD_STRUCT fields.
+ * *base_offset (may be NULL) receives the offset of the field's enclosing struct from the start
+ * of t's struct, so that (char *)obj + *base_offset + f->offset is the member. NULL when none. */
+DPC_API const dpc_field *dpc_field_find(const dpc_field_table *t, const char *name,
+                                        size_t *base_offset);
+
+/* Zeroes obj (t->size bytes) and writes every numeric field's default, recursively. */
+DPC_API void dpc_field_defaults(const dpc_field_table *t, void *obj);
+
+/* A numeric field's value as double (DOUBLE, SIZE, INT, BOOL, ENUM, U64); NAN for the others. */
+DPC_API double dpc_field_get(const dpc_field *f, const void *member_base);
+
+/* Writes v into a numeric field after checking it: integer types need an integral v within the
+ * type's limits. The range is not checked here (dpc_field_check_value does). */
+DPC_API DPC_NODISCARD dpc_status dpc_field_set(const dpc_field *f, void *member_base, double v,
+                                               dpc_error *err);
+
+/* The range check of one value: NaN refused, lo/hi with the open flags, 0 accepted with
+ * DPC_FIELD_UNSET_ZERO, ENUM within its names, BOOL 0 or 1. The error names `prefix` + f->name
+ * and states the range ("must be in [0, 1], got 2"). */
+DPC_API DPC_NODISCARD dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix,
+                                                       double v, dpc_error *err);
+
+/* Range-checks every numeric field of obj (recursively, DERIVED fields skipped), in table order;
+ * the first failure is returned, its field named with t's dotted names. */
+DPC_API DPC_NODISCARD dpc_status dpc_field_check(const dpc_field_table *t, const void *obj,
+                                                 dpc_error *err);
+
+/* The enum name of value v of an ENUM field, NULL when out of range. */
+DPC_API const char *dpc_field_enum_name(const dpc_field *f, int v);
+
+/* Proves t describes its struct: names unique and non-empty, offsets + sizes within t->size,
+ * fields in increasing offset without overlap, every gap alignment padding (shorter than the
+ * next field's natural alignment and ending on it, or at the end shorter than t->align), sizes
+ * consistent with the types, ENUM fields with names, STRUCT fields with a sub-table of their
+ * size (verified recursively), defaults within the range. DPC_E_INVALID naming the field. */
+DPC_API DPC_NODISCARD dpc_status dpc_field_table_verify(const dpc_field_table *t,
+                                                        dpc_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

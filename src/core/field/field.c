@@ -1,0 +1,245 @@
+/* field.c — the generic operations on field tables (dpcorr/field.h): lookup by dotted name,
+ * defaults, typed get/set, range checks and the coverage proof. The tables themselves live
+ * beside the structs they describe. */
+#include "dpcorr/field.h"
+
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+
+static int is_numeric(dpc_field_type t)
+{
+    return t == DPC_FIELD_DOUBLE || t == DPC_FIELD_SIZE || t == DPC_FIELD_INT ||
+           t == DPC_FIELD_BOOL || t == DPC_FIELD_ENUM || t == DPC_FIELD_U64;
+}
+
+const dpc_field *dpc_field_find(const dpc_field_table *t, const char *name, size_t *base_offset)
+{
+    size_t base = 0;
+    if (!t || !name) return NULL;
+    for (;;) {
+        const char *dot = strchr(name, '.');
+        size_t len = dot ? (size_t)(dot - name) : strlen(name);
+        const dpc_field *hit = NULL;
+        for (size_t i = 0; i < t->count && !hit; i++)
+            if (strlen(t->fields[i].name) == len && !strncmp(t->fields[i].name, name, len))
+                hit = &t->fields[i];
+        if (!hit) return NULL;
+        if (!dot) {
+            if (base_offset) *base_offset = base;
+            return hit;
+        }
+        if (hit->type != DPC_FIELD_STRUCT || !hit->sub) return NULL;
+        base += hit->offset;
+        t = hit->sub;
+        name = dot + 1;
+    }
+}
+
+double dpc_field_get(const dpc_field *f, const void *member_base)
+{
+    const char *p = (const char *)member_base + f->offset;
+    switch (f->type) {
+    case DPC_FIELD_DOUBLE: { double v; memcpy(&v, p, sizeof v); return v; }
+    case DPC_FIELD_SIZE: { size_t v; memcpy(&v, p, sizeof v); return (double)v; }
+    case DPC_FIELD_U64: { uint64_t v; memcpy(&v, p, sizeof v); return (double)v; }
+    case DPC_FIELD_INT:
+    case DPC_FIELD_BOOL:
+    case DPC_FIELD_ENUM: { int v; memcpy(&v, p, sizeof v); return (double)v; }
+    default: return NAN;
+    }
+}
+
+dpc_status dpc_field_set(const dpc_field *f, void *member_base, double v, dpc_error *err)
+{
+    char *p = (char *)member_base + f->offset;
+    if (!is_numeric(f->type))
+        return dpc_error_param(err, DPC_E_INVALID, f->name, "is not a numeric field");
+    if (f->type == DPC_FIELD_DOUBLE) {
+        memcpy(p, &v, sizeof v);
+        return DPC_OK;
+    }
+    if (!(v == floor(v)))
+        return dpc_error_param(err, DPC_E_INVALID, f->name, "must be an integer, got %g", v);
+    if (f->type == DPC_FIELD_SIZE || f->type == DPC_FIELD_U64) {
+        /* 2^64 is exact in double; every double below it converts without overflow. */
+        if (!(v >= 0 && v < 18446744073709551616.0) || (f->type == DPC_FIELD_SIZE &&
+                                                         v > (double)SIZE_MAX))
+            return dpc_error_param(err, DPC_E_INVALID, f->name,
+                                   "must be a non-negative integer in range, got %g", v);
+        if (f->type == DPC_FIELD_SIZE) {
+            size_t s = (size_t)v;
+            memcpy(p, &s, sizeof s);
+        } else {
+            uint64_t u = (uint64_t)v;
+            memcpy(p, &u, sizeof u);
+        }
+        return DPC_OK;
+    }
+    if (!(v >= -2147483648.0 && v <= 2147483647.0))
+        return dpc_error_param(err, DPC_E_INVALID, f->name, "must fit an int, got %g", v);
+    int i = (int)v;
+    memcpy(p, &i, sizeof i);
+    return DPC_OK;
+}
+
+const char *dpc_field_enum_name(const dpc_field *f, int v)
+{
+    if (!f || f->type != DPC_FIELD_ENUM || v < 0 || (size_t)v >= f->nnames) return NULL;
+    return f->names[v];
+}
+
+static void field_path(char *out, size_t cap, const char *prefix, const char *name)
+{
+    snprintf(out, cap, "%s%s", prefix ? prefix : "", name);
+}
+
+dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix, double v,
+                                 dpc_error *err)
+{
+    char path[DPC_ERROR_FIELD_LEN];
+    field_path(path, sizeof path, prefix, f->name);
+    if (isnan(v)) return dpc_error_param(err, DPC_E_INVALID, path, "must be a number, got NaN");
+    if (f->type == DPC_FIELD_BOOL && v != 0 && v != 1)
+        return dpc_error_param(err, DPC_E_INVALID, path, "must be 0 or 1, got %g", v);
+    if (f->type == DPC_FIELD_ENUM && !(v >= 0 && v < (double)f->nnames))
+        return dpc_error_param(err, DPC_E_INVALID, path, "unknown value %g (%zu names)", v,
+                               f->nnames);
+    if ((f->flags & DPC_FIELD_NO_RANGE) || f->type == DPC_FIELD_BOOL ||
+        f->type == DPC_FIELD_ENUM)
+        return DPC_OK;
+    if ((f->flags & DPC_FIELD_UNSET_ZERO) && v == 0) return DPC_OK;
+    int lo_ok = (f->flags & DPC_FIELD_LO_OPEN) ? v > f->lo : v >= f->lo;
+    int hi_ok = (f->flags & DPC_FIELD_HI_OPEN) ? v < f->hi : v <= f->hi;
+    if (lo_ok && hi_ok) return DPC_OK;
+    return dpc_error_param(err, DPC_E_INVALID, path, "must be in %c%.17g, %.17g%c%s, got %.17g",
+                           (f->flags & DPC_FIELD_LO_OPEN) ? '(' : '[', f->lo, f->hi,
+                           (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']',
+                           (f->flags & DPC_FIELD_UNSET_ZERO) ? " or 0 (unset)" : "", v);
+}
+
+static dpc_status check_rec(const dpc_field_table *t, const char *base, const char *prefix,
+                            int depth, dpc_error *err)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (f->flags & DPC_FIELD_DERIVED) continue;
+        if (f->type == DPC_FIELD_STRUCT && f->sub && depth < 8) {
+            char sub[DPC_ERROR_FIELD_LEN];
+            snprintf(sub, sizeof sub, "%s%s.", prefix, f->name);
+            dpc_status st = check_rec(f->sub, base + f->offset, sub, depth + 1, err);
+            if (st) return st;
+        } else if (is_numeric(f->type)) {
+            dpc_status st = dpc_field_check_value(f, prefix, dpc_field_get(f, base), err);
+            if (st) return st;
+        }
+    }
+    return DPC_OK;
+}
+
+dpc_status dpc_field_check(const dpc_field_table *t, const void *obj, dpc_error *err)
+{
+    if (!t || !obj) return dpc_error_param(err, DPC_E_INVALID, "table", "is NULL");
+    return check_rec(t, (const char *)obj, "", 0, err);
+}
+
+static void defaults_rec(const dpc_field_table *t, char *base, int depth)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (f->type == DPC_FIELD_STRUCT && f->sub && depth < 8)
+            defaults_rec(f->sub, base + f->offset, depth + 1);
+        else if (is_numeric(f->type) && f->def != 0 &&
+                 dpc_field_set(f, base, f->def, NULL) != DPC_OK) {
+            /* unreachable for a verified table (defaults are in range and of the type) */
+        }
+    }
+}
+
+void dpc_field_defaults(const dpc_field_table *t, void *obj)
+{
+    if (!t || !obj) return;
+    memset(obj, 0, t->size);
+    defaults_rec(t, (char *)obj, 0);
+}
+
+/* The natural alignment and expected size (0: any) of a field's type. */
+static size_t type_align(const dpc_field *f, size_t *want_size)
+{
+    *want_size = 0;
+    switch (f->type) {
+    case DPC_FIELD_DOUBLE: *want_size = sizeof(double); return _Alignof(double);
+    case DPC_FIELD_SIZE: *want_size = sizeof(size_t); return _Alignof(size_t);
+    case DPC_FIELD_U64: *want_size = sizeof(uint64_t); return _Alignof(uint64_t);
+    case DPC_FIELD_INT:
+    case DPC_FIELD_BOOL:
+    case DPC_FIELD_ENUM: *want_size = sizeof(int); return _Alignof(int);
+    case DPC_FIELD_STRING:
+    case DPC_FIELD_POINTER: *want_size = sizeof(void *); return _Alignof(void *);
+    case DPC_FIELD_STRUCT: return f->sub ? f->sub->align : 1;
+    case DPC_FIELD_BYTES: {
+        /* Opaque bytes: the largest power of two up to 16 dividing offset and size. */
+        size_t a = 16;
+        while (a > 1 && (f->offset % a || f->size % a)) a /= 2;
+        return a;
+    }
+    }
+    return 1;
+}
+
+static dpc_status verify_field(const dpc_field_table *t, size_t i, size_t *end, dpc_error *err)
+{
+    const dpc_field *f = &t->fields[i];
+    const char *nm = f->name && f->name[0] ? f->name : "(unnamed)";
+    size_t want, al = type_align(f, &want);
+    if (!f->name || !f->name[0] || !f->doc || !f->doc[0])
+        return dpc_error_param(err, DPC_E_INVALID, nm, "%s field %zu: name and doc required",
+                               t->name, i);
+    for (size_t j = 0; j < i; j++)
+        if (!strcmp(t->fields[j].name, f->name))
+            return dpc_error_param(err, DPC_E_INVALID, nm, "%s: name used twice", t->name);
+    if (want && f->size != want)
+        return dpc_error_param(err, DPC_E_INVALID, nm, "%s: size %zu does not fit its type",
+                               t->name, f->size);
+    if (f->offset < *end || f->offset + f->size > t->size || f->size == 0)
+        return dpc_error_param(err, DPC_E_INVALID, nm,
+                               "%s: bytes [%zu, %zu) overlap or leave the struct", t->name,
+                               f->offset, f->offset + f->size);
+    if (f->offset - *end >= al || f->offset % al)
+        return dpc_error_param(err, DPC_E_INVALID, nm,
+                               "%s: bytes [%zu, %zu) before it are not covered by any field",
+                               t->name, *end, f->offset);
+    if (f->type == DPC_FIELD_ENUM && (!f->names || !f->nnames))
+        return dpc_error_param(err, DPC_E_INVALID, nm, "%s: enum without names", t->name);
+    if (f->type == DPC_FIELD_STRUCT) {
+        if (!f->sub || f->sub->size != f->size)
+            return dpc_error_param(err, DPC_E_INVALID, nm, "%s: nested table missing or of "
+                                   "another size", t->name);
+        dpc_status st = dpc_field_table_verify(f->sub, err);
+        if (st) return st;
+    }
+    if (is_numeric(f->type) && !(f->flags & DPC_FIELD_DERIVED)) {
+        dpc_status st = dpc_field_check_value(f, "", f->def, err);
+        if (st) return dpc_error_param(err, DPC_E_INVALID, nm, "%s: its default %g is outside "
+                                       "its range", t->name, f->def);
+    }
+    *end = f->offset + f->size;
+    return DPC_OK;
+}
+
+dpc_status dpc_field_table_verify(const dpc_field_table *t, dpc_error *err)
+{
+    if (!t || !t->name || !t->fields || !t->count || !t->size || !t->align)
+        return dpc_error_param(err, DPC_E_INVALID, "table", "empty or unnamed table");
+    size_t end = 0;
+    for (size_t i = 0; i < t->count; i++) {
+        dpc_status st = verify_field(t, i, &end, err);
+        if (st) return st;
+    }
+    if (t->size - end >= t->align)
+        return dpc_error_param(err, DPC_E_INVALID, "table",
+                               "%s: bytes [%zu, %zu) at its end are not covered by any field",
+                               t->name, end, t->size);
+    return DPC_OK;
+}

@@ -1,0 +1,145 @@
+/* test_field.c — the field-table machinery (dpcorr/field.h) on a local struct: lookup of dotted
+ * names, defaults, typed set/get, range checks with their messages, and the coverage proof
+ * refusing a table that leaves bytes uncovered, overlaps, mis-sizes or has an out-of-range
+ * default. The exported tables of the library are verified by the tests of their modules. */
+#include "dpcorr.h"
+#include "field/field_def.h"
+#include "harness.h"
+
+#include <math.h>
+
+typedef struct inner {
+    double nu;
+    int kind;
+} inner;
+
+typedef struct outer {
+    inner mech;
+    size_t batch;
+    double delta;
+    int flag;
+    const char *label;
+} outer;
+
+static const char *const kind_names[] = {"a", "b", "c"};
+
+static const dpc_field inner_fields[] = {
+    {.name = "nu", .type = DPC_FIELD_DOUBLE, DPC_FIELD_AT(inner, nu), .def = 0.5, .lo = 0,
+     .hi = 1, .flags = DPC_FIELD_HI_OPEN, .doc = "the decay"},
+    {.name = "kind", .type = DPC_FIELD_ENUM, DPC_FIELD_AT(inner, kind), .def = 1,
+     DPC_FIELD_NAMES(kind_names), .doc = "the kind"},
+};
+static const dpc_field_table inner_table = DPC_FIELD_TABLE(inner, inner_fields);
+
+static const dpc_field outer_fields[] = {
+    {.name = "mech", .type = DPC_FIELD_STRUCT, DPC_FIELD_AT(outer, mech), .sub = &inner_table,
+     .doc = "the mechanism"},
+    {.name = "batch", .type = DPC_FIELD_SIZE, DPC_FIELD_AT(outer, batch), .def = 256, .lo = 1,
+     .hi = 1e12, .doc = "the batch"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, DPC_FIELD_AT(outer, delta), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_ZERO, .doc = "delta"},
+    {.name = "flag", .type = DPC_FIELD_BOOL, DPC_FIELD_AT(outer, flag), .doc = "a switch"},
+    {.name = "label", .type = DPC_FIELD_STRING, DPC_FIELD_AT(outer, label), .doc = "a label"},
+};
+static const dpc_field_table outer_table = DPC_FIELD_TABLE(outer, outer_fields);
+
+static void test_lookup_defaults(void)
+{
+    dpc_error e = {0};
+    CHECK_OK(dpc_field_table_verify(&outer_table, &e), &e);
+    size_t base = 99;
+    const dpc_field *f = dpc_field_find(&outer_table, "mech.nu", &base);
+    CHECK(f && !strcmp(f->name, "nu") && base == offsetof(outer, mech), "dotted lookup");
+    CHECK(!dpc_field_find(&outer_table, "mech.zz", NULL), "unknown nested name");
+    CHECK(!dpc_field_find(&outer_table, "batch.x", NULL), "dot into a scalar");
+    CHECK(!dpc_field_find(&outer_table, "mec", NULL), "prefix is not a name");
+    outer o;
+    memset(&o, 0x5a, sizeof o);
+    dpc_field_defaults(&outer_table, &o);
+    CHECK(o.mech.nu == 0.5 && o.mech.kind == 1 && o.batch == 256 && o.delta == 0 &&
+              o.flag == 0 && o.label == NULL, "defaults written, the rest zero");
+    CHECK(!strcmp(dpc_field_enum_name(&inner_fields[1], 2), "c") &&
+              !dpc_field_enum_name(&inner_fields[1], 3), "enum names");
+    CHECK_OK(dpc_field_check(&outer_table, &o, &e), &e);
+}
+
+static void test_set_and_ranges(void)
+{
+    dpc_error e = {0};
+    outer o;
+    dpc_field_defaults(&outer_table, &o);
+    const dpc_field *b = dpc_field_find(&outer_table, "batch", NULL);
+    CHECK(dpc_field_set(b, &o, 2.5, &e) == DPC_E_INVALID && !strcmp(e.field, "batch"),
+          "non-integer size refused: %s", e.msg);
+    CHECK(dpc_field_set(b, &o, -1, &e) == DPC_E_INVALID, "negative size refused");
+    CHECK_OK(dpc_field_set(b, &o, 1024, &e), &e);
+    CHECK(o.batch == 1024 && dpc_field_get(b, &o) == 1024, "set/get size");
+    o.mech.nu = 1.0; /* hi is open */
+    CHECK(dpc_field_check(&outer_table, &o, &e) == DPC_E_INVALID && !strcmp(e.field, "mech.nu"),
+          "open upper bound refused, nested name: %s", e.msg);
+    CHECK(strstr(e.msg, "[0, 1)") != NULL, "message states the range: %s", e.msg);
+    o.mech.nu = NAN;
+    CHECK(dpc_field_check(&outer_table, &o, &e) == DPC_E_INVALID && strstr(e.msg, "NaN"),
+          "NaN refused: %s", e.msg);
+    o.mech.nu = 0.25;
+    o.mech.kind = 3;
+    CHECK(dpc_field_check(&outer_table, &o, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "mech.kind"), "enum out of its names refused");
+    o.mech.kind = 0;
+    o.delta = 0; /* unset */
+    CHECK_OK(dpc_field_check(&outer_table, &o, &e), &e);
+    o.delta = 1;
+    CHECK(dpc_field_check(&outer_table, &o, &e) == DPC_E_INVALID && !strcmp(e.field, "delta") &&
+              strstr(e.msg, "or 0 (unset)"), "delta 1 refused: %s", e.msg);
+    o.delta = 1e-5;
+    o.flag = 2;
+    CHECK(dpc_field_check(&outer_table, &o, &e) == DPC_E_INVALID && !strcmp(e.field, "flag"),
+          "bool 2 refused");
+}
+
+/* Broken tables: each must be refused naming the field. */
+static void test_verify_refuses(void)
+{
+    dpc_error e = {0};
+    /* a field left out: the bytes of batch uncovered */
+    dpc_field gap[] = {outer_fields[0], outer_fields[2], outer_fields[3], outer_fields[4]};
+    dpc_field_table t = DPC_FIELD_TABLE(outer, gap);
+    CHECK(dpc_field_table_verify(&t, &e) == DPC_E_INVALID && !strcmp(e.field, "delta") &&
+              strstr(e.msg, "not covered"), "uncovered bytes: %s", e.msg);
+    /* the last field left out: bytes at the end */
+    dpc_field tail[] = {outer_fields[0], outer_fields[1], outer_fields[2], outer_fields[3]};
+    dpc_field_table t2 = DPC_FIELD_TABLE(outer, tail);
+    CHECK(dpc_field_table_verify(&t2, &e) == DPC_E_INVALID && strstr(e.msg, "at its end"),
+          "uncovered end: %s", e.msg);
+    /* wrong type for its size */
+    dpc_field wrong[5];
+    memcpy(wrong, outer_fields, sizeof wrong);
+    wrong[3].type = DPC_FIELD_DOUBLE; /* an int */
+    dpc_field_table t3 = DPC_FIELD_TABLE(outer, wrong);
+    CHECK(dpc_field_table_verify(&t3, &e) == DPC_E_INVALID && !strcmp(e.field, "flag"),
+          "type/size mismatch: %s", e.msg);
+    /* a default outside the range */
+    memcpy(wrong, outer_fields, sizeof wrong);
+    wrong[1].def = 0;
+    dpc_field_table t4 = DPC_FIELD_TABLE(outer, wrong);
+    CHECK(dpc_field_table_verify(&t4, &e) == DPC_E_INVALID && !strcmp(e.field, "batch"),
+          "default out of range: %s", e.msg);
+    /* a duplicated name */
+    memcpy(wrong, outer_fields, sizeof wrong);
+    wrong[4].name = "flag";
+    dpc_field_table t5 = DPC_FIELD_TABLE(outer, wrong);
+    CHECK(dpc_field_table_verify(&t5, &e) == DPC_E_INVALID, "duplicate name: %s", e.msg);
+    /* a missing doc line */
+    memcpy(wrong, outer_fields, sizeof wrong);
+    wrong[2].doc = NULL;
+    dpc_field_table t6 = DPC_FIELD_TABLE(outer, wrong);
+    CHECK(dpc_field_table_verify(&t6, &e) == DPC_E_INVALID, "missing doc: %s", e.msg);
+}
+
+int main(void)
+{
+    test_lookup_defaults();
+    test_set_and_ranges();
+    test_verify_refuses();
+    return TEST_SUMMARY();
+}
