@@ -9,6 +9,7 @@ refused or exact.
 """
 
 import copy
+import math
 import re
 import types
 
@@ -318,11 +319,26 @@ _PROVEN = {
     "einsum-per-example": lambda x, y: torch.einsum("bi,bj->bij", x, x).sum((1, 2)),
     "gather-label": lambda x, y: -F.log_softmax(x, 1).gather(1, y[:, None]).squeeze(1),
     "index-select-features": lambda x, y: x.index_select(1, torch.tensor([0, 2])).sum(1),
+    # the batch size as a SHAPE only (_sizes.py): one row per example, built alike
+    "size-view": lambda x, y: x.view(x.size(0), -1).reshape(len(x), 5, 1).sum((1, 2)),
+    "size-unpack": lambda x, y: _unpacked(x).sum(1),
+    "size-zeros-rows": lambda x, y: (x + torch.zeros(x.shape[0], 5)).sum(1),
+    "size-new-zeros": lambda x, y: (x + x.new_zeros(len(x), 5) + x.new_ones((len(x), 1))).sum(1),
+    "size-randn-rows": lambda x, y: (x * torch.randn(x.numel() // 5, 5)).sum(1),
+    "size-expand-batch": lambda x, y: (x[:, None].expand(x.shape[0], 3, 5) + x[:, None]).sum((1, 2)),
+    "size-param-expand": lambda x, y: torch.cat([_W[:1].expand(x.shape[0], -1), x], 1).sum(1),
+    "size-zeros-like": lambda x, y: (x + torch.zeros_like(x)).sum(1),
+    "size-gather-len": lambda x, y: F.log_softmax(x, 1)[torch.arange(len(y)), y],
+    "size-unflatten": lambda x, y: x.unflatten(0, (x.shape[0], 1)).sum((1, 2)),
+    "size-compare-tracked": lambda x, y: x.sum(1) if x.shape[0] == y.shape[0] else x.sum(1) * 2,
 }
+_BS = "batch size read into values: .*"
 _REFUSED = {
     "mean-over-batch": (lambda x, y: x.sum(1) - x.sum(1).mean(), "mean over every dimension"),
     "z-zT": (lambda x, y: (x @ x.T).sum(1), "every example with every other"),
-    "permuted-rows": (lambda x, y: x[torch.randperm(x.shape[0])].sum(1), "not arange"),
+    "permuted-rows": (lambda x, y: x[torch.randperm(x.shape[0])].sum(1),
+                      "not arange|batch size read into values"),
+    "permuted-rows-literal": (lambda x, y: x[torch.randperm(6)].sum(1), "not arange"),
     "one-example": (lambda x, y: (x - x[0]).sum(1), "one example of the batch|integer index"),
     "slice-of-batch": (lambda x, y: torch.cat([x[1:], x[:1]]).sum(1), "view of the batch|slice"),
     "view-merges-batch": (lambda x, y: x.reshape(-1)[:x.shape[0]], "merges the batch"),
@@ -342,7 +358,44 @@ _REFUSED = {
     "sum-dim-empty": (lambda x, y: x.sum(1) - x.sum(dim=[]), "sum over (every )?dimension"),
     "gather-batch": (lambda x, y: x.gather(0, torch.zeros_like(y)[:, None].expand(-1, 5)),
                      "gather along or across the batch"),
+    # the batch size (or an example's position) as a VALUE (_sizes.py)
+    "size-div-shape": (lambda x, y: (x / x.shape[0]).sum(1), _BS + "x.shape.0. .*div"),
+    "size-mul-size": (lambda x, y: (x * x.size(0)).sum(1), _BS + r"x.size\(0\).*mul"),
+    "size-len": (lambda x, y: (x / len(x)).sum(1), _BS + r"len\(x\)"),
+    "size-numel": (lambda x, y: (x * (x.numel() // 5)).sum(1), _BS + r"x.numel\(\)"),
+    "size-full-like": (lambda x, y: (x + torch.full_like(x, x.shape[0])).sum(1), _BS + "full_like"),
+    "size-full": (lambda x, y: (x + torch.full((5,), len(x))).sum(1), _BS + "full"),
+    "size-tensor": (lambda x, y: (x * torch.tensor(x.shape[0])).sum(1), _BS + "tensor"),
+    "size-float": (lambda x, y: (x * float(x.shape[0])).sum(1), _BS + r".*float\(\)"),
+    "size-sqrt": (lambda x, y: (x / math.sqrt(x.shape[0])).sum(1), _BS + r".*float\(\)"),
+    "size-int-arith": (lambda x, y: (x * ((x.shape[0] * 2 + 1) // 3)).sum(1), _BS + "mul"),
+    "size-true-div": (lambda x, y: (x * (x.shape[0] / 2)).sum(1), _BS + "mul"),
+    "size-arange": (lambda x, y: (x + torch.arange(x.shape[0])[:, None]).sum(1),
+                    _BS + ".*positions"),
+    "size-linspace": (lambda x, y: (x * torch.linspace(0, 1, len(x))[:, None]).sum(1),
+                      _BS + "linspace"),
+    "size-eye-rolled": (lambda x, y: (torch.eye(len(x)).roll(1, 0).double() @ x).sum(1),
+                        _BS + "eye"),
+    "size-range": (lambda x, y: (x + torch.tensor([float(i) for i in range(len(x))],
+                                                  dtype=x.dtype)[:, None]).sum(1),
+                   _BS + r".*range\(\)"),
+    "size-control-flow": (lambda x, y: x.sum(1) * (2 if x.shape[0] > 3 else 1),
+                          _BS + ".*comparison"),
+    "size-ones-sum": (lambda x, y: x.sum(1) * torch.ones(x.shape[0]).sum(), "sum over every"),
+    "size-ones-like-sum": (lambda x, y: x.sum(1) * torch.ones_like(x).sum(), "sum over every"),
+    "size-expand-other": (lambda x, y: x[:, None, :].expand(-1, x.shape[0], -1).sum((1, 2)),
+                          _BS + "expand: sets dimension 1"),
+    "size-repeat-other": (lambda x, y: x.repeat(1, len(x)).sum(1), "repeat"),
+    "size-two-dims": (lambda x, y: x.sum(1) + torch.ones(len(x), len(x)).tril().sum(1),
+                      _BS + ".*2 dimensions"),
+    "size-arange-labels": (lambda x, y: F.cross_entropy(x, torch.arange(len(x)) % 5,
+                                                       reduction="none"), _BS + ".*positions"),
 }
+
+
+def _unpacked(x):
+    b, d = x.shape
+    return x.reshape(b, d) + torch.zeros(b, d)
 
 
 def _assign(t, idx, v):
