@@ -325,7 +325,8 @@ _PROVEN = {
     "size-zeros-rows": lambda x, y: (x + torch.zeros(x.shape[0], 5)).sum(1),
     "size-new-zeros": lambda x, y: (x + x.new_zeros(len(x), 5) + x.new_ones((len(x), 1))).sum(1),
     "size-randn-rows": lambda x, y: (x * torch.randn(x.numel() // 5, 5)).sum(1),
-    "size-expand-batch": lambda x, y: (x[:, None].expand(x.shape[0], 3, 5) + x[:, None]).sum((1, 2)),
+    "size-expand-batch": lambda x, y: (x[:, None].expand(x.shape[0], 3, 5) +
+                                       x[:, None]).sum((1, 2)),
     "size-param-expand": lambda x, y: torch.cat([_W[:1].expand(x.shape[0], -1), x], 1).sum(1),
     "size-zeros-like": lambda x, y: (x + torch.zeros_like(x)).sum(1),
     "size-gather-len": lambda x, y: F.log_softmax(x, 1)[torch.arange(len(y)), y],
@@ -388,6 +389,11 @@ _REFUSED = {
     "size-repeat-other": (lambda x, y: x.repeat(1, len(x)).sum(1), "repeat"),
     "size-two-dims": (lambda x, y: x.sum(1) + torch.ones(len(x), len(x)).tril().sum(1),
                       _BS + ".*2 dimensions"),
+    "size-mul-float-right": (lambda x, y: (x * (len(x) * 0.5)).sum(1), _BS + "mul"),
+    "size-pow-float": (lambda x, y: (x * len(x) ** 0.5).sum(1), _BS + "mul"),
+    "size-ceil": (lambda x, y: (x * math.ceil(x.shape[0] / 4)).sum(1), _BS + "mul"),
+    "size-prod-shape": (lambda x, y: (x / math.prod(x.shape)).sum(1), _BS + "div"),
+    "size-slice-features": (lambda x, y: x[:, :len(x) - 2].sum(1), _BS + "__getitem__"),
     "size-arange-labels": (lambda x, y: F.cross_entropy(x, torch.arange(len(x)) % 5,
                                                        reduction="none"), _BS + ".*positions"),
 }
@@ -420,6 +426,37 @@ def test_proof_refuses_operations_across_the_batch(name):
 
     assert tag != 0 or note is not None, (tag, note)
     assert re.search(why, str(tag) + " " + str(note)), (tag, note)
+
+
+def test_batch_size_tracking_leaves_python_as_it_was():
+    """len and range are Python's own again once the tracker ends (_sizes.py replaces them
+    while it is active), range(n) stays a range, and a tracked batch size read during the
+    step is an int with the batch's value."""
+    import builtins
+    from dpcorr.torch._proof import Tracker
+    real_len, real_range = builtins.len, builtins.range
+    x = torch.randn(6, 5, dtype=torch.float64)
+    tr = Tracker(6)
+    tr.tag(x, 0)
+    with tr:
+        b, d = x.shape
+        n = len(x)
+        assert isinstance(range(3), real_range) and list(range(n)) == list(real_range(6))
+    assert builtins.len is real_len and builtins.range is real_range
+    assert (b, d, n) == (6, 5, 6) and isinstance(b, int) and type(b) is not int
+    assert type(d) is int  # a size of another dimension is a plain int
+
+
+def test_float_left_of_the_batch_size_is_outside_the_proof():
+    """python/README.md (privacy model, "Not followed"): a float on the LEFT of arithmetic
+    with the batch size (1.0 / B) is computed by float's own operator, which reads the int's
+    value without asking it: the tracker cannot see it. Measured, not assumed; when the
+    tracker sees it, this case belongs to _REFUSED."""
+    x = torch.randn(6, 5, dtype=torch.float64)
+    y = torch.randint(0, 3, (6,))
+    assert _tag(lambda x, y: (x * (1.0 / len(x))).sum(1), x, y) == (0, None)
+    tag, note = _tag(lambda x, y: (x * (1 / len(x))).sum(1), x, y)  # an int on the left is seen
+    assert "batch size read into values" in str(tag) and note is not None
 
 
 class ConstantRows(torch.nn.Module):

@@ -19,6 +19,17 @@ tensor (``.item()``, ``bool``, ``.tolist()``, ``.numpy()``), or an integer index
 runs without telling the mode (a view whose base is tagged) leaves its result *not proven*,
 with the reason.
 
+The batch size is a value of the batch too (under Poisson-type sampling it moves with every
+example present; with any sampler each example alone has B = 1 and position 0): a size read
+involving the batch dimension of a tagged tensor (``x.shape``, ``x.size()``, ``len(x)``,
+``x.numel()``) gives a tracked int (_sizes.py), and a call with one among its arguments is
+proven only where it sizes the batch dimension of a shape operation's result
+(``x.view(B, -1)``, ``zeros(B, d)``, ``randn(B, d)``); elsewhere (``h / B``, ``full_like(h, B)``,
+``arange(B)`` but as the first index of ``x[arange(B), y]``) its result is not proven, naming
+the read (:meth:`Tracker._sizes`). Tensors made like a tagged tensor (``zeros_like(h)``) or
+with its batch size (``zeros(B, d)``) are tagged along that dimension, so that a reduction of
+them over it (``ones_like(h).sum()``: B) is one across the batch.
+
 This decides, deterministically at every step: the loss vector must come out tagged with
 dimension 0 after the model's outputs are taken as given (else the loss mixes the examples:
 refused); the model's outputs must come out tagged along dimension 0 for the per-layer fast
@@ -267,7 +278,7 @@ class Tracker(TorchFunctionMode):
         if not isinstance(d, int) or isinstance(d, bool):
             return out
         me = weakref.ref(self)
-        what = f"a tensor of the batch of shape {list(out if isinstance(out, torch.Size) else t.shape)}"
+        what = f"a tensor of the batch of shape {list(t.shape)}"
         if name == "numel":
             return tracked(out, f"x.numel() of {what}", me)
         if isinstance(out, torch.Size):

@@ -104,8 +104,16 @@ def first_tracked(obj, depth=0):
 
 
 def _forward(base):
+    as_float = getattr(float, base.__name__, None)
+
     def op(self, *other):
-        return tracked(base(self, *other), self._read, self._owner)
+        r = base(self, *other)
+        if r is NotImplemented and as_float is not None and other and \
+                isinstance(other[0], float) and isinstance(self, int):
+            # B * 0.5, B ** 0.5: int's operator declines a float, and float's reflected one
+            # would read the int's value untracked: computed here, as float would
+            r = as_float(int.__float__(self), *other)
+        return tracked(r, self._read, self._owner)
     op.__name__ = base.__name__
     return op
 
