@@ -332,6 +332,8 @@ _PROVEN = {
     "size-gather-len": lambda x, y: F.log_softmax(x, 1)[torch.arange(len(y)), y],
     "size-unflatten": lambda x, y: x.unflatten(0, (x.shape[0], 1)).sum((1, 2)),
     "size-compare-tracked": lambda x, y: x.sum(1) if x.shape[0] == y.shape[0] else x.sum(1) * 2,
+    "size-empty-test": lambda x, y: x.sum(1) * (1 if len(x) > 0 and x.shape[0] != 0 and
+                                               0 < x.size(0) else 2),
 }
 _BS = "batch size read into values: .*"
 _REFUSED = {
@@ -382,6 +384,10 @@ _REFUSED = {
                    _BS + r".*range\(\)"),
     "size-control-flow": (lambda x, y: x.sum(1) * (2 if x.shape[0] > 3 else 1),
                           _BS + ".*comparison"),
+    "size-control-flow-ge-1": (lambda x, y: x.sum(1) * (2 if len(x) >= 2 else 1),
+                               _BS + ".*comparison"),
+    "size-control-flow-derived": (lambda x, y: x.sum(1) * (2 if x.shape[0] - 6 == 0 else 1),
+                                  _BS + ".*comparison"),
     "size-ones-sum": (lambda x, y: x.sum(1) * torch.ones(x.shape[0]).sum(), "sum over every"),
     "size-ones-like-sum": (lambda x, y: x.sum(1) * torch.ones_like(x).sum(), "sum over every"),
     "size-expand-other": (lambda x, y: x[:, None, :].expand(-1, x.shape[0], -1).sum((1, 2)),

@@ -284,11 +284,11 @@ class Tracker(TorchFunctionMode):
         if isinstance(out, torch.Size):
             read = "x.shape" if name == "shape" else "x.size()"
             items = list(out)
-            items[d] = tracked(items[d], f"{read}[{d}] of {what}", me)
+            items[d] = tracked(items[d], f"{read}[{d}] of {what}", me, exact=True)
             return torch.Size(items)
         dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
         if isinstance(out, int) and dim is not None and int(dim) % max(t.dim(), 1) == d:
-            return tracked(out, f"x.size({int(dim)}) of {what}", me)
+            return tracked(out, f"x.size({int(dim)}) of {what}", me, exact=True)
         return out
 
     def sized_len(self, obj, n):
@@ -298,7 +298,7 @@ class Tracker(TorchFunctionMode):
                 not isinstance(obj, torch.Tensor) or self.tag_of(obj) != 0:
             return n
         return tracked(n, f"len(x) of a tensor of the batch of shape {list(obj.shape)}",
-                       weakref.ref(self))
+                       weakref.ref(self), exact=True)
 
     def _seen(self, func, name, args, kwargs, out):
         self.paused += 1  # the rules' own torch calls are not the user's

@@ -27,8 +27,10 @@ as reasons the step is not proven (then the isolated path's own-row check decide
 loss is refused): ``float(B)``, ``int(B)``, ``complex(B)``, ``math.sqrt(B)`` and the other
 math functions that convert through ``__float__``, ``numpy.float64(B)``, ``range(B)`` (its
 items are plain ints), and comparisons of a tracked value with an untracked number
-(``if x.shape[0] > 8``: control flow decided by B; comparing two tracked values, as torch's
-modules do to validate shapes, is not noted).
+(``if x.shape[0] > 8``: control flow decided by B). Not noted: comparing two tracked values,
+as torch's modules do to validate shapes (``hx.size() != expected``), and a test of the batch
+size itself whose outcome is the same for every batch size >= 1 (``len(x) == 0``: an empty
+batch; each example alone gets the same outcome).
 
 NOT covered (Python computes these without asking the int; documented in python/README.md):
 a float, numpy scalar or Fraction on the LEFT of arithmetic with the batch size (``1.0 / B``,
@@ -53,6 +55,7 @@ class _Tracked:
 
     _read = "the batch size"
     _owner = None  # weakref to the Tracker whose batch it is
+    _exact = False  # the batch size itself as read (x.shape[0], len(x)), not computed from it
 
     def _live(self):
         tr = self._owner() if self._owner is not None else None
@@ -67,8 +70,9 @@ class _Tracked:
                      f"{how} (what is computed from it is invisible to the proof)")
 
 
-def tracked(value, read, owner):
-    """``value`` (an int or float computed from the batch size) as a tracked value."""
+def tracked(value, read, owner, exact=False):
+    """``value`` (an int or float computed from the batch size) as a tracked value; ``exact``:
+    the batch size itself as read (not computed from it)."""
     if isinstance(value, bool):
         return value
     if isinstance(value, int):
@@ -79,7 +83,7 @@ def tracked(value, read, owner):
         return tuple(tracked(v, read, owner) for v in value)
     else:
         return value
-    out._read, out._owner = read, owner
+    out._read, out._owner, out._exact = read, owner, exact
     return out
 
 
@@ -126,9 +130,21 @@ def _exit(base, how):
     return op
 
 
+def _same_for_every_batch(base, other):
+    """Whether ``B <op> other`` has one outcome for every batch size B >= 1 (``len(x) == 0``,
+    ``x.shape[0] > 0``: a test for an empty batch, whose outcome is that of each example
+    alone too)."""
+    if isinstance(other, bool) or not isinstance(other, (int, float)) or other != other:
+        return False
+    if base.__name__ in ("__eq__", "__ne__"):
+        return other < 1 or other != int(other)
+    return base(1, other) == base(1 << 62, other)
+
+
 def _compare(base):
     def op(self, other):
-        if not isinstance(other, _Tracked):
+        if not isinstance(other, _Tracked) and not (
+                self._exact and _same_for_every_batch(base, other)):
             self._escape(f"a comparison with {other!r} (control flow decided by the batch "
                          f"size)")
         return base(self, other)
