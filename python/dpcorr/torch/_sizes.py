@@ -36,10 +36,11 @@ NOT covered (Python computes these without asking the int; documented in python/
 a float, numpy scalar or Fraction on the LEFT of arithmetic with the batch size (``1.0 / B``,
 ``0.5 * B``: float's own operator reads the int's value), ``math.log(B)`` (and log2, log10:
 CPython reads an int's digits directly), ``str(B)``/format, ``[0] * B``, sequence slicing by
-``B``, ``B.bit_length()``, ``x.stride()``, ``x.storage()`` sizes, and a size read of a tensor
-the proof does not tag (one built from the batch's values through Python). ``len(x)`` is
-tracked by replacing ``builtins.len`` while a tracker is active (CPython's ``len`` makes an
-exact int of whatever ``__len__`` returns).
+``B``, ``B.bit_length()``, ``numpy.array(x.shape)`` (numpy reads the ints' values),
+``torch.Size.numel()`` (C code; ``math.prod(x.shape)`` is tracked), ``x.stride()``,
+``x.storage()`` sizes, and a size read of a tensor the proof does not tag (one built from
+the batch's values through Python). ``len(x)`` is tracked by replacing ``builtins.len`` while
+a tracker is active (CPython's ``len`` makes an exact int of whatever ``__len__`` returns).
 """
 
 import builtins
