@@ -855,6 +855,31 @@ def test_refused_case_explains(name):
     assert not missing, f"{name}: the refusal does not say {missing}: {err}"
 
 
+SHAPE_READERS = ["batch_size_as_shape_poisson", "label_logits_arange_poisson", "mha_poisson",
+                 "lstm_seq_first_poisson", "transformer_encoder_poisson", "mha_seq_first",
+                 "gru_batch_first", "transformer_decoder_dropout", "stochastic_depth",
+                 "reparam_randn_like"]
+
+
+@pytest.mark.parametrize("name", SHAPE_READERS)
+def test_shape_reads_stay_proven(name):
+    """torch's own modules (MultiheadAttention, RNNs, transformer layers), the engine's hooks
+    and a forward or loss that read the batch size as a shape only (x.view(B, -1),
+    zeros(B, d), rand(B, 1), x[arange(B), y]) keep the step proven at every step of a run,
+    under Poisson sampling where the batch size varies (engine.proof is None: nothing in the
+    step was found to mix the examples or to put the batch size into values)."""
+    case = ACCEPTED[name]
+    data = case.data(torch.Generator().manual_seed(0), sp.N)
+    model, opt, loader, engine = sp.make(sp.build(case, 0), torch.utils.data.TensorDataset(*data),
+                                         0, case.make_kw)
+    sizes = []
+    for batch in loader:
+        sp.step(engine, model, opt, batch, case.loss)
+        sizes.append(batch[0].shape[0])
+        assert engine.proof is None, f"{name} step {len(sizes)}: {engine.proof}"
+    assert len(sizes) == engine.steps
+
+
 def test_state_outside_the_model_is_outside_the_proof():
     """python/README.md ("What you keep"): state a model keeps outside itself (here a
     module-level dict) is outside the proof, the user's to avoid. Measured, not assumed: the

@@ -9,6 +9,13 @@ example moves every other example's row. Reading B as a SHAPE (``x.view(x.size(0
 ``torch.zeros(B, d)``, ``torch.randn(B, d)``: one row per example, the rows built alike) is
 what torch's own modules do at every call and changes nothing per example.
 
+What torch 1.13's TorchFunctionMode sees (measured): ``Tensor.shape.__get__``, ``size``,
+``numel`` (``nelement`` too), ``__len__``, ``dim``, ``stride``, and the factories without a
+tensor argument (``zeros``, ``randn``, ``arange``, ``eye``, ``tensor``, ``full``); a
+``torch.Size`` keeps the int subclass objects it is built from (indexing, slicing and
+unpacking give them back); ``torch.Size`` cannot be subclassed; ``len()`` turns whatever
+``__len__`` returns into an exact int.
+
 So a size read that involves the batch dimension of a tensor the proof tags (``x.shape``,
 ``x.size()``, ``x.size(d)``, ``len(x)``, ``x.numel()``, unpacking ``x.shape``) returns a
 :class:`BatchInt`: an ``int`` (torch and Python take it wherever they take an int) that
