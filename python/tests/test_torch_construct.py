@@ -308,6 +308,7 @@ def _tag(f, *xs):
 
 
 _W = torch.randn(3, 5, dtype=torch.float64)
+_T6 = torch.randn(6, 5, dtype=torch.float64)  # a constant with as many rows as the batch
 _PROVEN = {
     "linear-relu-sum": lambda x, y: F.relu(F.linear(x, _W)).sum(1),
     "gather-arange": lambda x, y: F.log_softmax(x, 1)[torch.arange(x.shape[0]), y],
@@ -332,6 +333,7 @@ _PROVEN = {
     "size-gather-len": lambda x, y: F.log_softmax(x, 1)[torch.arange(len(y)), y],
     "size-unflatten": lambda x, y: x.unflatten(0, (x.shape[0], 1)).sum((1, 2)),
     "size-compare-tracked": lambda x, y: x.sum(1) if x.shape[0] == y.shape[0] else x.sum(1) * 2,
+    "size-row-broadcast": lambda x, y: (x + _T6[:1] * x.new_ones(len(x), 1)).sum(1),
     "size-empty-test": lambda x, y: x.sum(1) * (1 if len(x) > 0 and x.shape[0] != 0 and
                                                0 < x.size(0) else 2),
 }
@@ -400,6 +402,9 @@ _REFUSED = {
     "size-ceil": (lambda x, y: (x * math.ceil(x.shape[0] / 4)).sum(1), _BS + "mul"),
     "size-prod-shape": (lambda x, y: (x / math.prod(x.shape)).sum(1), _BS + "div"),
     "size-slice-features": (lambda x, y: x[:, :len(x) - 2].sum(1), _BS + "__getitem__"),
+    "position-table": (lambda x, y: (x + _T6).sum(1), "one row per position"),
+    "position-target": (lambda x, y: F.mse_loss(x, _T6, reduction="none").sum(1),
+                        "one row per position"),
     "size-arange-labels": (lambda x, y: F.cross_entropy(x, torch.arange(len(x)) % 5,
                                                        reduction="none"), _BS + ".*positions"),
 }

@@ -457,6 +457,8 @@ HOW = {
     "arange_position": lambda m, h: h + 0.1 * torch.arange(h.shape[0], dtype=h.dtype)[:, None],
     "eye_rolled": lambda m, h: torch.eye(len(h), dtype=h.dtype).roll(1, 0) @ h,
     "eye_identity": lambda m, h: torch.eye(len(h), dtype=h.dtype) @ h,
+    # a constant with one row per position of a batch of sp.B (fixed batch size)
+    "position_table": lambda m, h: h + 0.1 * torch.arange(20.0, dtype=h.dtype).view(sp.B, 5),
     "control_flow": _control_flow,
     "range_position": _range_position,
     "shape_only": _shape_only,
@@ -728,6 +730,9 @@ REFUSED = {
                                       kinds=("remove",),
                                       refused=("NotPerExampleError", ["model"] + BS +
                                                ["range()"])),
+    "position_table_in_forward": Case(lambda: Hidden("position_table"), vec(),
+                                      refused=("NotPerExampleError", ["model"] + MIXES +
+                                               ["one row per position"])),
     "control_flow_on_batch_size": Case(lambda: Hidden("control_flow"), vec(),
                                        kinds=("remove",),
                                        refused=("NotPerExampleError", ["model"] + BS +

@@ -28,7 +28,9 @@ proven only where it sizes the batch dimension of a shape operation's result
 ``arange(B)`` but as the first index of ``x[arange(B), y]``) its result is not proven, naming
 the read (:meth:`Tracker._sizes`). Tensors made like a tagged tensor (``zeros_like(h)``) or
 with its batch size (``zeros(B, d)``) are tagged along that dimension, so that a reduction of
-them over it (``ones_like(h).sum()``: B) is one across the batch.
+them over it (``ones_like(h).sum()``: B) is one across the batch; a pointwise operation with a
+tensor not of the batch that has one row per position of the batch (``h + table``, table of
+B rows) uses each example's position as a value: not proven.
 
 This decides, deterministically at every step: the loss vector must come out tagged with
 dimension 0 after the model's outputs are taken as given (else the loss mixes the examples:
@@ -515,7 +517,19 @@ class Tracker(TorchFunctionMode):
         if len(dims) != 1:
             raise _NotProven(f"{name} combines the batch dimension of one operand with another "
                              f"dimension of the other (every example meets every other)")
-        return dims.pop()
+        k = dims.pop()
+        if name in CONVERT or o.shape[k] == 1:
+            return k
+        for t in _flat(list(args) + list((kwargs or {}).values()), []):
+            j = k - (o.dim() - t.dim())
+            if self.tag_of(t) is None and j >= 0 and t.shape[j] != 1:
+                # h + table with table's rows along the batch: example i gets row i, its
+                # position in the batch used as a value (a tensor made with the batch size,
+                # zeros(B, d), is tagged and passes: its rows are built alike)
+                raise _NotProven(f"{name}: a tensor not of the batch has one row per position "
+                                 f"of the batch ({list(t.shape)}): each example's position "
+                                 f"is used as a value")
+        return k
 
     def _reduce(self, name, args, kwargs, x, d, outs):
         if x is not args[0]:
