@@ -334,6 +334,8 @@ _PROVEN = {
     "size-unflatten": lambda x, y: x.unflatten(0, (x.shape[0], 1)).sum((1, 2)),
     "size-compare-tracked": lambda x, y: x.sum(1) if x.shape[0] == y.shape[0] else x.sum(1) * 2,
     "size-row-broadcast": lambda x, y: (x + _T6[:1] * x.new_ones(len(x), 1)).sum(1),
+    "size-cat-tagged-rows": lambda x, y: torch.cat([x, torch.zeros(len(x), 2)], 1).sum(1),
+    "size-bmm-param": lambda x, y: (x[:, None, :] @ _W.T[None]).sum((1, 2)),
     "size-empty-test": lambda x, y: x.sum(1) * (1 if len(x) > 0 and x.shape[0] != 0 and
                                                0 < x.size(0) else 2),
 }
@@ -405,6 +407,12 @@ _REFUSED = {
     "position-table": (lambda x, y: (x + _T6).sum(1), "one row per position"),
     "position-target": (lambda x, y: F.mse_loss(x, _T6, reduction="none").sum(1),
                         "one row per position"),
+    "position-cat": (lambda x, y: torch.cat([x, _T6], 1).sum(1), "one row per position"),
+    "position-stack": (lambda x, y: torch.stack([x, _T6], 1).sum((1, 2)),
+                       "one row per position"),
+    "position-bmm": (lambda x, y: (x[:, None, :] @ _T6[:, :, None]).sum((1, 2)),
+                     "one row per position"),
+    "position-einsum": (lambda x, y: torch.einsum("bi,bi->b", x, _T6), "one row per position"),
     "size-arange-labels": (lambda x, y: F.cross_entropy(x, torch.arange(len(x)) % 5,
                                                        reduction="none"), _BS + ".*positions"),
 }

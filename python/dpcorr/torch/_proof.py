@@ -518,18 +518,27 @@ class Tracker(TorchFunctionMode):
             raise _NotProven(f"{name} combines the batch dimension of one operand with another "
                              f"dimension of the other (every example meets every other)")
         k = dims.pop()
-        if name in CONVERT or o.shape[k] == 1:
-            return k
-        for t in _flat(list(args) + list((kwargs or {}).values()), []):
+        if name not in CONVERT:
+            self._no_position_rows(name, _flat(list(args) + list((kwargs or {}).values()), []),
+                                   o, k)
+        return k
+
+    def _no_position_rows(self, name, operands, o, k, lead=None):
+        """h + table, cat([h, table], 1), bmm(h, table) with a tensor not of the batch whose
+        rows lie along the result's batch dimension k: example i gets row i, its position in
+        the batch used as a value. A tensor made with the batch size (zeros(B, d), expand of
+        a parameter to B rows) is tagged and passes: its rows are built alike. ``lead``: only
+        an operand's first ``t.dim() - lead`` dimensions broadcast (matrix products)."""
+        if o.shape[k] == 1:
+            return
+        for t in operands:
+            if not isinstance(t, torch.Tensor) or self.tag_of(t) is not None:
+                continue
             j = k - (o.dim() - t.dim())
-            if self.tag_of(t) is None and j >= 0 and t.shape[j] != 1:
-                # h + table with table's rows along the batch: example i gets row i, its
-                # position in the batch used as a value (a tensor made with the batch size,
-                # zeros(B, d), is tagged and passes: its rows are built alike)
+            if 0 <= j < t.dim() - (lead or 0) and t.shape[j] != 1:
                 raise _NotProven(f"{name}: a tensor not of the batch has one row per position "
                                  f"of the batch ({list(t.shape)}): each example's position "
                                  f"is used as a value")
-        return k
 
     def _reduce(self, name, args, kwargs, x, d, outs):
         if x is not args[0]:
@@ -601,9 +610,12 @@ class Tracker(TorchFunctionMode):
         d = ds.pop()
         if name == "stack":
             dim = dim % o.dim()
-            return d + (1 if dim <= d else 0)
+            k = d + (1 if dim <= d else 0)
+            self._no_position_rows(name, [t.unsqueeze(dim) for t in seq], o, k)
+            return k
         if dim % o.dim() == d:
             raise _NotProven(f"{name} along the batch dimension")
+        self._no_position_rows(name, seq, o, d)
         return d
 
     def _index(self, name, args, tagged, x, d, o):
@@ -708,7 +720,10 @@ class Tracker(TorchFunctionMode):
                              not all(v < t.dim() - 2 for t, v in tagged)):
             raise _NotProven(f"{name} pairs every example with every other (both operands "
                              f"carry the batch, e.g. z @ z.T)")
-        return res.pop()
+        k = res.pop()
+        if k < o.dim() - 2:  # the batch among the broadcast (leading) dimensions
+            self._no_position_rows(name, [a, b], o, k, lead=2)
+        return k
 
     def _spatial(self, name, args, kwargs, tagged, x, d):
         if x is not args[0] or len(tagged) > 1 or d != 0:
@@ -745,6 +760,11 @@ class Tracker(TorchFunctionMode):
         b = letters.pop()
         if out.count(b) != 1:
             raise _NotProven("einsum sums over the examples of the batch")
+        for sub, t in zip(subs, ops):
+            if isinstance(t, torch.Tensor) and self.tag_of(t) is None and b in sub and \
+                    t.shape[sub.index(b)] != 1:
+                raise _NotProven("einsum: a tensor not of the batch has one row per position "
+                                 "of the batch: each example's position is used as a value")
         return out.index(b)
 
     def _mha(self, args, kwargs, tagged, outs):
