@@ -9,6 +9,7 @@ refused or exact.
 """
 
 import copy
+import math
 import re
 import types
 
@@ -307,6 +308,7 @@ def _tag(f, *xs):
 
 
 _W = torch.randn(3, 5, dtype=torch.float64)
+_T6 = torch.randn(6, 5, dtype=torch.float64)  # a constant with as many rows as the batch
 _PROVEN = {
     "linear-relu-sum": lambda x, y: F.relu(F.linear(x, _W)).sum(1),
     "gather-arange": lambda x, y: F.log_softmax(x, 1)[torch.arange(x.shape[0]), y],
@@ -318,11 +320,32 @@ _PROVEN = {
     "einsum-per-example": lambda x, y: torch.einsum("bi,bj->bij", x, x).sum((1, 2)),
     "gather-label": lambda x, y: -F.log_softmax(x, 1).gather(1, y[:, None]).squeeze(1),
     "index-select-features": lambda x, y: x.index_select(1, torch.tensor([0, 2])).sum(1),
+    # the batch size as a SHAPE only (_sizes.py): one row per example, built alike
+    "size-view": lambda x, y: x.view(x.size(0), -1).reshape(len(x), 5, 1).sum((1, 2)),
+    "size-unpack": lambda x, y: _unpacked(x).sum(1),
+    "size-zeros-rows": lambda x, y: (x + torch.zeros(x.shape[0], 5)).sum(1),
+    "size-new-zeros": lambda x, y: (x + x.new_zeros(len(x), 5) + x.new_ones((len(x), 1))).sum(1),
+    "size-randn-rows": lambda x, y: (x * torch.randn(x.numel() // 5, 5)).sum(1),
+    "size-expand-batch": lambda x, y: (x[:, None].expand(x.shape[0], 3, 5) +
+                                       x[:, None]).sum((1, 2)),
+    "size-param-expand": lambda x, y: torch.cat([_W[:1].expand(x.shape[0], -1), x], 1).sum(1),
+    "size-zeros-like": lambda x, y: (x + torch.zeros_like(x)).sum(1),
+    "size-gather-len": lambda x, y: F.log_softmax(x, 1)[torch.arange(len(y)), y],
+    "size-unflatten": lambda x, y: x.unflatten(0, (x.shape[0], 1)).sum((1, 2)),
+    "size-compare-tracked": lambda x, y: x.sum(1) if x.shape[0] == y.shape[0] else x.sum(1) * 2,
+    "size-row-broadcast": lambda x, y: (x + _T6[:1] * x.new_ones(len(x), 1)).sum(1),
+    "size-cat-tagged-rows": lambda x, y: torch.cat([x, torch.zeros(len(x), 2)], 1).sum(1),
+    "size-bmm-param": lambda x, y: (x[:, None, :] @ _W.T[None]).sum((1, 2)),
+    "size-empty-test": lambda x, y: x.sum(1) * (1 if len(x) > 0 and x.shape[0] != 0 and
+                                               0 < x.size(0) else 2),
 }
+_BS = "batch size read into values: .*"
 _REFUSED = {
     "mean-over-batch": (lambda x, y: x.sum(1) - x.sum(1).mean(), "mean over every dimension"),
     "z-zT": (lambda x, y: (x @ x.T).sum(1), "every example with every other"),
-    "permuted-rows": (lambda x, y: x[torch.randperm(x.shape[0])].sum(1), "not arange"),
+    "permuted-rows": (lambda x, y: x[torch.randperm(x.shape[0])].sum(1),
+                      "not arange|batch size read into values"),
+    "permuted-rows-literal": (lambda x, y: x[torch.randperm(6)].sum(1), "not arange"),
     "one-example": (lambda x, y: (x - x[0]).sum(1), "one example of the batch|integer index"),
     "slice-of-batch": (lambda x, y: torch.cat([x[1:], x[:1]]).sum(1), "view of the batch|slice"),
     "view-merges-batch": (lambda x, y: x.reshape(-1)[:x.shape[0]], "merges the batch"),
@@ -342,7 +365,62 @@ _REFUSED = {
     "sum-dim-empty": (lambda x, y: x.sum(1) - x.sum(dim=[]), "sum over (every )?dimension"),
     "gather-batch": (lambda x, y: x.gather(0, torch.zeros_like(y)[:, None].expand(-1, 5)),
                      "gather along or across the batch"),
+    # the batch size (or an example's position) as a VALUE (_sizes.py)
+    "size-div-shape": (lambda x, y: (x / x.shape[0]).sum(1), _BS + "x.shape.0. .*div"),
+    "size-mul-size": (lambda x, y: (x * x.size(0)).sum(1), _BS + r"x.size\(0\).*mul"),
+    "size-len": (lambda x, y: (x / len(x)).sum(1), _BS + r"len\(x\)"),
+    "size-numel": (lambda x, y: (x * (x.numel() // 5)).sum(1), _BS + r"x.numel\(\)"),
+    "size-full-like": (lambda x, y: (x + torch.full_like(x, x.shape[0])).sum(1), _BS + "full_like"),
+    "size-full": (lambda x, y: (x + torch.full((5,), len(x))).sum(1), _BS + "full"),
+    "size-tensor": (lambda x, y: (x * torch.tensor(x.shape[0])).sum(1), _BS + "tensor"),
+    "size-float": (lambda x, y: (x * float(x.shape[0])).sum(1), _BS + r".*float\(\)"),
+    "size-sqrt": (lambda x, y: (x / math.sqrt(x.shape[0])).sum(1), _BS + r".*float\(\)"),
+    "size-int-arith": (lambda x, y: (x * ((x.shape[0] * 2 + 1) // 3)).sum(1), _BS + "mul"),
+    "size-true-div": (lambda x, y: (x * (x.shape[0] / 2)).sum(1), _BS + "mul"),
+    "size-arange": (lambda x, y: (x + torch.arange(x.shape[0])[:, None]).sum(1),
+                    _BS + ".*positions"),
+    "size-linspace": (lambda x, y: (x * torch.linspace(0, 1, len(x))[:, None]).sum(1),
+                      _BS + "linspace"),
+    "size-eye-rolled": (lambda x, y: (torch.eye(len(x)).roll(1, 0).double() @ x).sum(1),
+                        _BS + "eye"),
+    "size-range": (lambda x, y: (x + torch.tensor([float(i) for i in range(len(x))],
+                                                  dtype=x.dtype)[:, None]).sum(1),
+                   _BS + r".*range\(\)"),
+    "size-control-flow": (lambda x, y: x.sum(1) * (2 if x.shape[0] > 3 else 1),
+                          _BS + ".*comparison"),
+    "size-control-flow-ge-1": (lambda x, y: x.sum(1) * (2 if len(x) >= 2 else 1),
+                               _BS + ".*comparison"),
+    "size-control-flow-derived": (lambda x, y: x.sum(1) * (2 if x.shape[0] - 6 == 0 else 1),
+                                  _BS + ".*comparison"),
+    "size-ones-sum": (lambda x, y: x.sum(1) * torch.ones(x.shape[0]).sum(), "sum over every"),
+    "size-ones-like-sum": (lambda x, y: x.sum(1) * torch.ones_like(x).sum(), "sum over every"),
+    "size-expand-other": (lambda x, y: x[:, None, :].expand(-1, x.shape[0], -1).sum((1, 2)),
+                          _BS + "expand: sets dimension 1"),
+    "size-repeat-other": (lambda x, y: x.repeat(1, len(x)).sum(1), "repeat"),
+    "size-two-dims": (lambda x, y: x.sum(1) + torch.ones(len(x), len(x)).tril().sum(1),
+                      _BS + ".*2 dimensions"),
+    "size-mul-float-right": (lambda x, y: (x * (len(x) * 0.5)).sum(1), _BS + "mul"),
+    "size-pow-float": (lambda x, y: (x * len(x) ** 0.5).sum(1), _BS + "mul"),
+    "size-ceil": (lambda x, y: (x * math.ceil(x.shape[0] / 4)).sum(1), _BS + "mul"),
+    "size-prod-shape": (lambda x, y: (x / math.prod(x.shape)).sum(1), _BS + "div"),
+    "size-slice-features": (lambda x, y: x[:, :len(x) - 2].sum(1), _BS + "__getitem__"),
+    "position-table": (lambda x, y: (x + _T6).sum(1), "one row per position"),
+    "position-target": (lambda x, y: F.mse_loss(x, _T6, reduction="none").sum(1),
+                        "one row per position"),
+    "position-cat": (lambda x, y: torch.cat([x, _T6], 1).sum(1), "one row per position"),
+    "position-stack": (lambda x, y: torch.stack([x, _T6], 1).sum((1, 2)),
+                       "one row per position"),
+    "position-bmm": (lambda x, y: (x[:, None, :] @ _T6[:, :, None]).sum((1, 2)),
+                     "one row per position"),
+    "position-einsum": (lambda x, y: torch.einsum("bi,bi->b", x, _T6), "one row per position"),
+    "size-arange-labels": (lambda x, y: F.cross_entropy(x, torch.arange(len(x)) % 5,
+                                                       reduction="none"), _BS + ".*positions"),
 }
+
+
+def _unpacked(x):
+    b, d = x.shape
+    return x.reshape(b, d) + torch.zeros(b, d)
 
 
 def _assign(t, idx, v):
@@ -367,6 +445,37 @@ def test_proof_refuses_operations_across_the_batch(name):
 
     assert tag != 0 or note is not None, (tag, note)
     assert re.search(why, str(tag) + " " + str(note)), (tag, note)
+
+
+def test_batch_size_tracking_leaves_python_as_it_was():
+    """len and range are Python's own again once the tracker ends (_sizes.py replaces them
+    while it is active), range(n) stays a range, and a tracked batch size read during the
+    step is an int with the batch's value."""
+    import builtins
+    from dpcorr.torch._proof import Tracker
+    real_len, real_range = builtins.len, builtins.range
+    x = torch.randn(6, 5, dtype=torch.float64)
+    tr = Tracker(6)
+    tr.tag(x, 0)
+    with tr:
+        b, d = x.shape
+        n = len(x)
+        assert isinstance(range(3), real_range) and list(range(n)) == list(real_range(6))
+    assert builtins.len is real_len and builtins.range is real_range
+    assert (b, d, n) == (6, 5, 6) and isinstance(b, int) and type(b) is not int
+    assert type(d) is int  # a size of another dimension is a plain int
+
+
+def test_float_left_of_the_batch_size_is_outside_the_proof():
+    """python/README.md (privacy model, "Not followed"): a float on the LEFT of arithmetic
+    with the batch size (1.0 / B) is computed by float's own operator, which reads the int's
+    value without asking it: the tracker cannot see it. Measured, not assumed; when the
+    tracker sees it, this case belongs to _REFUSED."""
+    x = torch.randn(6, 5, dtype=torch.float64)
+    y = torch.randint(0, 3, (6,))
+    assert _tag(lambda x, y: (x * (1.0 / len(x))).sum(1), x, y) == (0, None)
+    tag, note = _tag(lambda x, y: (x * (1 / len(x))).sum(1), x, y)  # an int on the left is seen
+    assert "batch size read into values" in str(tag) and note is not None
 
 
 class ConstantRows(torch.nn.Module):

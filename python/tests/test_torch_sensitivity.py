@@ -122,6 +122,17 @@ def batch_weighted(model, x, y):
     return F.cross_entropy(out, y, reduction="none") * w
 
 
+def batch_scaled(model, x, y):
+    """Per-example losses times the batch size (the engine's mean undone by hand)."""
+    return F.cross_entropy(model(x), y, reduction="none") * x.shape[0]
+
+
+def label_logits(model, x, y):
+    """The negative log-likelihood of the label by x[arange(B), y] (the batch size as the
+    positions of an index that keeps each example on its row: accepted)."""
+    return -F.log_softmax(model(x), 1)[torch.arange(len(y)), y]
+
+
 def scalar_mean(model, x, y):
     return F.cross_entropy(model(x), y)  # reduction="mean": one number, not one per example
 
@@ -404,6 +415,20 @@ def _batch_size(m, h):  # a value of the batch: its size (add/remove changes it)
     return h * h.shape[0] / sp.B
 
 
+def _shape_only(m, h):  # the batch size as a shape only: one row per example, built alike
+    b, d = h.shape
+    rows = h.view(h.size(0), -1).reshape(len(h), d) + h.new_zeros(b, d) + torch.zeros(b, 1)
+    return rows + m.b.bias[:1].expand(h.shape[0], 1) * 0.0
+
+
+def _control_flow(m, h):  # the batch size decides what the forward computes
+    return h * 2 if h.shape[0] > 2 else h
+
+
+def _range_position(m, h):  # each example's position, through Python's range
+    return h + 0.1 * torch.tensor([float(i) for i in range(len(h))], dtype=h.dtype)[:, None]
+
+
 def _param_update(m, h):  # a parameter changed by the forward, from the batch
     with torch.no_grad():
         m.b.bias.add_(1e-3 * h.mean(0)[:3])
@@ -426,6 +451,17 @@ HOW = {
     "gather": lambda m, h: h + torch.gather(h, 0, torch.zeros_like(h, dtype=torch.long)),
     "batch_size": _batch_size,
     "numel": lambda m, h: h * sp.B / h.numel(),
+    "len": lambda m, h: h * len(h) / sp.B,
+    "float_batch_size": lambda m, h: h * float(h.shape[0]) / sp.B,
+    "full_like_batch_size": lambda m, h: h + 0.1 * torch.full_like(h, h.shape[0]),
+    "arange_position": lambda m, h: h + 0.1 * torch.arange(h.shape[0], dtype=h.dtype)[:, None],
+    "eye_rolled": lambda m, h: torch.eye(len(h), dtype=h.dtype).roll(1, 0) @ h,
+    "eye_identity": lambda m, h: torch.eye(len(h), dtype=h.dtype) @ h,
+    # a constant with one row per position of a batch of sp.B (fixed batch size)
+    "position_table": lambda m, h: h + 0.1 * torch.arange(20.0, dtype=h.dtype).view(sp.B, 5),
+    "control_flow": _control_flow,
+    "range_position": _range_position,
+    "shape_only": _shape_only,
     "global": _global,
     "dict": _cached,
     "boxed": _boxed,
@@ -576,6 +612,19 @@ ACCEPTED = {
     "loss_reduction_sum": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.Tanh(),
                                                      nn.Linear(4, 3)), vec(),
                                make_kw={"loss_reduction": "sum"}),
+    # the batch size read as a shape only (view, reshape, new_zeros, zeros, expand), under
+    # variable batch sizes too: proven, exact (_sizes.py)
+    "batch_size_as_shape": Case(lambda: Hidden("shape_only"), vec()),
+    "batch_size_as_shape_poisson": Case(lambda: Hidden("shape_only"), vec(), make_kw=POISSON),
+    "label_logits_arange_poisson": Case(lambda: nn.Linear(6, 3), vec(), label_logits,
+                                        make_kw=POISSON),
+    # eye(B) @ h is not proven (the batch size read into values) but is h: the isolated
+    # path's check of each example alone passes and its rows are exact
+    "eye_identity_poisson": Case(lambda: Hidden("eye_identity"), vec(), make_kw=POISSON),
+    "mha_poisson": Case(lambda: Attention(True), seq(), make_kw=POISSON),
+    "lstm_seq_first_poisson": Case(lambda: Recurrent(nn.LSTM, False), seq(), make_kw=POISSON),
+    "transformer_encoder_poisson": Case(lambda: Encoder(True), seq(), remove=False,
+                                        make_kw=POISSON),
 }
 
 
@@ -585,6 +634,7 @@ def _pruned(module):
 
 
 MIXES = ["mixes the examples"]
+BS = ["batch size read into values"]
 REFUSED = {
     # modules refused at make_private, naming the module and the fix
     "batchnorm": Case(lambda: nn.Sequential(nn.Linear(6, 4), nn.BatchNorm1d(4), nn.Linear(4, 3)),
@@ -645,12 +695,52 @@ REFUSED = {
                                     refused=("NotPerExampleError", ["model"] + MIXES + ["einsum"])),
     "mix_gather_across_batch": Case(lambda: Hidden("gather"), vec(),
                                     refused=("NotPerExampleError", ["model"] + MIXES + ["gather"])),
+    # the batch size or an example's position read into values (_sizes.py): refused under
+    # every sampler (each example alone has B = 1 and position 0)
     "batch_size_in_forward_poisson": Case(lambda: Hidden("batch_size"), vec(), make_kw=POISSON,
                                           kinds=("remove", "replace"),
-                                          refused=("NotPerExampleError", ["model"] + MIXES)),
+                                          refused=("NotPerExampleError", ["model"] + MIXES +
+                                                   BS + ["x.shape[0]", "mul", "(Hidden)"])),
     "numel_in_forward_poisson": Case(lambda: Hidden("numel"), vec(), make_kw=POISSON,
                                      kinds=("remove", "replace"),
-                                     refused=("NotPerExampleError", ["model"] + MIXES)),
+                                     refused=("NotPerExampleError", ["model"] + MIXES + BS +
+                                              ["x.numel()", "(Hidden)"])),
+    "batch_size_in_forward": Case(lambda: Hidden("batch_size"), vec(), kinds=("remove",),
+                                  refused=("NotPerExampleError", ["model"] + MIXES + BS +
+                                           ["x.shape[0]"])),
+    "len_in_forward_poisson": Case(lambda: Hidden("len"), vec(), make_kw=POISSON,
+                                   kinds=("remove",),
+                                   refused=("NotPerExampleError", ["model"] + BS + ["len(x)"])),
+    "float_batch_size_in_forward": Case(lambda: Hidden("float_batch_size"), vec(),
+                                        kinds=("remove",),
+                                        refused=("NotPerExampleError", ["model"] + BS +
+                                                 ["float()"])),
+    "full_like_batch_size": Case(lambda: Hidden("full_like_batch_size"), vec(),
+                                 kinds=("remove",),
+                                 refused=("NotPerExampleError", ["model"] + BS +
+                                          ["full_like"])),
+    "arange_position_in_forward": Case(lambda: Hidden("arange_position"), vec(),
+                                       kinds=("remove",),
+                                       refused=("NotPerExampleError", ["model"] + BS +
+                                                ["arange"])),
+    "eye_rolled_over_batch": Case(lambda: Hidden("eye_rolled"), vec(),
+                                  refused=("NotPerExampleError", ["model"] + MIXES + BS +
+                                           ["eye"])),
+    "range_position_in_forward": Case(lambda: Hidden("range_position"), vec(),
+                                      kinds=("remove",),
+                                      refused=("NotPerExampleError", ["model"] + BS +
+                                               ["range()"])),
+    "position_table_in_forward": Case(lambda: Hidden("position_table"), vec(),
+                                      refused=("NotPerExampleError", ["model"] + MIXES +
+                                               ["one row per position"])),
+    "control_flow_on_batch_size": Case(lambda: Hidden("control_flow"), vec(),
+                                       kinds=("remove",),
+                                       refused=("NotPerExampleError", ["model"] + BS +
+                                                ["comparison"])),
+    "batch_size_scaled_loss": Case(lambda: nn.Linear(6, 3), vec(), batch_scaled,
+                                   make_kw=POISSON, kinds=("remove",),
+                                   refused=("NotPerExampleError", ["loss"] + MIXES + BS +
+                                            ["x.shape[0]", "mul"])),
     "parameter_changed_by_forward": Case(lambda: Hidden("param_update"), vec(),
                                          refused=("NotPerExampleError", ["model"])),
     "cross_step_buffer": Case(BufferState, vec(),
@@ -741,20 +831,7 @@ def test_accepted_case_within_sensitivity(name):
           f" (path {'/'.join(sorted(map(str, paths)))}; {time.perf_counter() - t0:.2f} s)")
 
 
-# Known open (issue 34): under Poisson-type sampling the batch size depends on which examples
-# are present, and a forward that carries it into values (h / x.shape[0], h / x.numel()) couples
-# the examples through a Python integer that no tensor rule of the proof sees: measured 1.003 x
-# clip (remove) and 1.69 x clip (replace) at the example's step. Reading the extent cannot simply
-# void the proof (x.view(x.size(0), -1) is everywhere, and the engine's own hooks read shapes);
-# strict: the day the engine refuses them, these fail until the mark is removed. Counted as skips
-# by python/tests/run.sh, never as passes.
-OPEN = {"batch_size_in_forward_poisson", "numel_in_forward_poisson"}
-
-
-@pytest.mark.parametrize("name", [pytest.param(
-    n, marks=pytest.mark.xfail(strict=True, reason="known open: the batch size read into a value "
-                                                   "under Poisson sampling (issue 34)"))
-    if n in OPEN else n for n in REFUSED])
+@pytest.mark.parametrize("name", list(REFUSED))
 def test_refused_case_explains(name):
     """The case is refused (at make_private, the forward, engine.backward or optimizer.step),
     with its exception type and the words that say what and why; accepted, the failure
@@ -781,6 +858,31 @@ def test_refused_case_explains(name):
         f"{name}: refused with {type(err).__name__}, not {exc_name}: {err}"
     missing = [w for w in words if w not in str(err)]
     assert not missing, f"{name}: the refusal does not say {missing}: {err}"
+
+
+SHAPE_READERS = ["batch_size_as_shape_poisson", "label_logits_arange_poisson", "mha_poisson",
+                 "lstm_seq_first_poisson", "transformer_encoder_poisson", "mha_seq_first",
+                 "gru_batch_first", "transformer_decoder_dropout", "stochastic_depth",
+                 "reparam_randn_like"]
+
+
+@pytest.mark.parametrize("name", SHAPE_READERS)
+def test_shape_reads_stay_proven(name):
+    """torch's own modules (MultiheadAttention, RNNs, transformer layers), the engine's hooks
+    and a forward or loss that read the batch size as a shape only (x.view(B, -1),
+    zeros(B, d), rand(B, 1), x[arange(B), y]) keep the step proven at every step of a run,
+    under Poisson sampling where the batch size varies (engine.proof is None: nothing in the
+    step was found to mix the examples or to put the batch size into values)."""
+    case = ACCEPTED[name]
+    data = case.data(torch.Generator().manual_seed(0), sp.N)
+    model, opt, loader, engine = sp.make(sp.build(case, 0), torch.utils.data.TensorDataset(*data),
+                                         0, case.make_kw)
+    sizes = []
+    for batch in loader:
+        sp.step(engine, model, opt, batch, case.loss)
+        sizes.append(batch[0].shape[0])
+        assert engine.proof is None, f"{name} step {len(sizes)}: {engine.proof}"
+    assert len(sizes) == engine.steps
 
 
 def test_state_outside_the_model_is_outside_the_proof():

@@ -19,6 +19,19 @@ tensor (``.item()``, ``bool``, ``.tolist()``, ``.numpy()``), or an integer index
 runs without telling the mode (a view whose base is tagged) leaves its result *not proven*,
 with the reason.
 
+The batch size is a value of the batch too (under Poisson-type sampling it moves with every
+example present; with any sampler each example alone has B = 1 and position 0): a size read
+involving the batch dimension of a tagged tensor (``x.shape``, ``x.size()``, ``len(x)``,
+``x.numel()``) gives a tracked int (_sizes.py), and a call with one among its arguments is
+proven only where it sizes the batch dimension of a shape operation's result
+(``x.view(B, -1)``, ``zeros(B, d)``, ``randn(B, d)``); elsewhere (``h / B``, ``full_like(h, B)``,
+``arange(B)`` but as the first index of ``x[arange(B), y]``) its result is not proven, naming
+the read (:meth:`Tracker._sizes`). Tensors made like a tagged tensor (``zeros_like(h)``) or
+with its batch size (``zeros(B, d)``) are tagged along that dimension, so that a reduction of
+them over it (``ones_like(h).sum()``: B) is one across the batch; a pointwise operation with a
+tensor not of the batch that has one row per position of the batch (``h + table``, table of
+B rows) uses each example's position as a value: not proven.
+
 This decides, deterministically at every step: the loss vector must come out tagged with
 dimension 0 after the model's outputs are taken as given (else the loss mixes the examples:
 refused); the model's outputs must come out tagged along dimension 0 for the per-layer fast
@@ -34,6 +47,8 @@ import weakref
 import torch
 from torch.overrides import TorchFunctionMode, _get_current_function_mode_stack, _pop_mode, \
     _push_mode
+
+from ._sizes import first_tracked, is_tracked, patch_builtins, tracked, unpatch_builtins
 
 POINTWISE = set("""
 add sub mul div true_divide floor_divide remainder fmod pow float_power exp exp2 expm1 log log2
@@ -81,6 +96,7 @@ FACTORY_LIKE = set("""zeros_like ones_like empty_like full_like rand_like randn_
 new_zeros new_ones new_empty new_full new_tensor""".split())
 ESCAPE = set("""item tolist numpy __bool__ __float__ __int__ __index__ __complex__ __array__
 equal allclose __iter__ __hash__""".split())
+SIZE_READS = {"shape", "size", "numel"}  # len(x): builtins.len (_sizes.py)
 ANCHOR = "python/README.md, section 'Privacy model of dpcorr.torch'"
 
 
@@ -201,6 +217,7 @@ class Tracker(TorchFunctionMode):
             return out
         torch.Tensor.__getitem__, torch.Tensor.__setitem__ = getitem, setitem
         self._wrappers = (getitem, setitem)
+        patch_builtins(self)  # len(x) and range(B) see the tracked batch size (_sizes.py)
         return super().__enter__()
 
     def __exit__(self, *exc):
@@ -214,6 +231,7 @@ class Tracker(TorchFunctionMode):
         if self.closed:
             return
         self.closed = True
+        unpatch_builtins(self)
         if (torch.Tensor.__getitem__, torch.Tensor.__setitem__) == self._wrappers:
             torch.Tensor.__getitem__, torch.Tensor.__setitem__ = self._saved_index
         if any(m is self for m in _get_current_function_mode_stack()):
@@ -238,11 +256,51 @@ class Tracker(TorchFunctionMode):
                 return func(*args, **kwargs)
             finally:
                 self.paused -= 1
-        out = func(*args, **kwargs)
-        if self.paused:
+        paused = self.paused
+        # inside the call: its own Python code (F.multi_head_attention_forward's indexing, a
+        # float() of a size argument) is covered by the rule for the call, not followed
+        self.paused += 1
+        try:
+            out = func(*args, **kwargs)
+        finally:
+            self.paused -= 1
+        if paused:
             return out
-        self._seen(func, _name(func), args, kwargs, out)
+        name = _name(func)
+        if name in SIZE_READS:
+            return self._size_read(name, args, kwargs, out)
+        self._seen(func, name, args, kwargs, out)
         return out
+
+    def _size_read(self, name, args, kwargs, out):
+        """x.shape, x.size(), x.size(d), x.numel() of a tensor tagged along dimension d: the
+        batch's extent as a tracked int (_sizes.py), so the rules see where it lands."""
+        t = args[0] if args else None
+        d = self.tag_of(t) if isinstance(t, torch.Tensor) else None
+        if not isinstance(d, int) or isinstance(d, bool):
+            return out
+        me = weakref.ref(self)
+        what = f"a tensor of the batch of shape {list(t.shape)}"
+        if name == "numel":
+            return tracked(out, f"x.numel() of {what}", me)
+        if isinstance(out, torch.Size):
+            read = "x.shape" if name == "shape" else "x.size()"
+            items = list(out)
+            items[d] = tracked(items[d], f"{read}[{d}] of {what}", me, exact=True)
+            return torch.Size(items)
+        dim = kwargs.get("dim", args[1] if len(args) > 1 else None)
+        if isinstance(out, int) and dim is not None and int(dim) % max(t.dim(), 1) == d:
+            return tracked(out, f"x.size({int(dim)}) of {what}", me, exact=True)
+        return out
+
+    def sized_len(self, obj, n):
+        """len(x) (builtins.len while this tracker is active, _sizes.py): the batch's extent
+        when x is tagged along dimension 0."""
+        if self.closed or self.paused or threading.get_ident() != self._thread or \
+                not isinstance(obj, torch.Tensor) or self.tag_of(obj) != 0:
+            return n
+        return tracked(n, f"len(x) of a tensor of the batch of shape {list(obj.shape)}",
+                       weakref.ref(self), exact=True)
 
     def _seen(self, func, name, args, kwargs, out):
         self.paused += 1  # the rules' own torch calls are not the user's
@@ -260,9 +318,10 @@ class Tracker(TorchFunctionMode):
         ins = _flat(list(args) + list(kwargs.values()), [])
         tags = [(t, self.tag_of(t)) for t in ins]
         tagged = [(t, v) for t, v in tags if v is not None]
-        if not tagged:
+        size = first_tracked([list(args), kwargs])  # the batch size among the arguments
+        if not tagged and size is None:
             return
-        if name in ESCAPE:
+        if name in ESCAPE and tagged:
             self._note(f"a value of the batch was read into Python ({name}): what is computed "
                        f"from it is invisible to the proof")
             return
@@ -271,13 +330,18 @@ class Tracker(TorchFunctionMode):
                 not any(args[0] is o for o in outs):
             outs.append(args[0])
         if not outs:
-            if name not in ("backward", "register_hook", "retain_grad", "__repr__",
-                            "__format__", "__str__", "__len__"):
+            if tagged and name not in ("backward", "register_hook", "retain_grad", "__repr__",
+                                       "__format__", "__str__", "__len__"):
                 self._note(f"{name}: returned a non-tensor value computed from the batch")
             return
-        bad = [v for _, v in tagged if isinstance(v, str)]
+        # arange(B) as the index of x[arange(B), y] (the loss's label logits): its positions
+        # are allowed there only (_advanced); anywhere else they are values
+        bad = [v for t, v in tagged if isinstance(v, str) and not (
+            isinstance(v, _Position) and name == "__getitem__" and t is not args[0])]
         if bad:
-            res = bad[0]
+            res = str(bad[0])
+        elif not tagged:
+            res = None  # a tensor made from constants (and the batch size: below)
         else:
             try:
                 res = self._rule(name, func, args, kwargs, tagged, outs)
@@ -285,7 +349,9 @@ class Tracker(TorchFunctionMode):
                 res = str(e)
             except Exception as e:  # a rule that cannot read the call: not proven
                 res = f"{name}: not covered by the rules ({type(e).__name__})"
-        if isinstance(res, str):
+        if size is not None:
+            res = self._sizes(name, args, kwargs, outs, res, size)
+        if isinstance(res, str) and not isinstance(res, _Position):
             if self.where and " (in " not in res:
                 res = f"{res} (in {self.where[-1]})"
             self._note(res)
@@ -295,6 +361,39 @@ class Tracker(TorchFunctionMode):
             else:
                 self.tag(o, r)
 
+    def _sizes(self, name, args, kwargs, outs, res, size):
+        """The rule for a call with the batch size among its arguments (_sizes.py): as the
+        size of the batch dimension of a shape operation's result (x.view(B, -1), zeros(B, d),
+        randn(B, d), expand(B, -1)) it is a shape, and the result holds one row per example
+        along it (constants or independent draws: a reduction over it is across the batch);
+        anywhere else (a scalar, data, a fill value, arange/linspace/eye, an index, another
+        dimension's size) the batch size is a value and the result is not proven: even with a
+        fixed batch size each example alone (the per-example reference) has B = 1 and
+        position 0, and under Poisson-type sampling B moves with every example present."""
+        why = f"batch size read into values: {size._read}, an argument of {name}"
+        if isinstance(res, str):
+            return res  # not proven already, for its own reason
+        if name not in SHAPED or len(outs) != 1:
+            o = outs[0]
+            if name == "arange" and o.dim() == 1 and o.shape[0] == self.batch and \
+                    not o.is_floating_point() and \
+                    torch.equal(o.detach().cpu(), torch.arange(self.batch)):
+                return _Position(f"{why} (the examples' positions used as values)")
+            return why
+        sizes, offset, values = _size_args(name, args, kwargs)
+        if first_tracked(values) is not None or first_tracked(list(sizes)) is None:
+            return why  # a fill value or a bound, not a size
+        spots = [offset + k for k, v in enumerate(sizes) if is_tracked(v)]
+        o, B = outs[0], self.batch
+        if len(spots) != 1:
+            return f"{why}: the size of {len(spots)} dimensions (every example meets every other)"
+        k = spots[0]
+        if o.dim() <= k or o.shape[k] != B or int(sizes[k - offset]) != B or \
+                (res is not None and res != k):
+            return f"{why}: sets dimension {k} of the result to {int(sizes[k - offset])}, " \
+                   f"not the dimension holding the batch's {B} examples"
+        return k
+
     # ---- the rules --------------------------------------------------------------------------
 
     def _rule(self, name, func, args, kwargs, tagged, outs):
@@ -302,7 +401,11 @@ class Tracker(TorchFunctionMode):
         x, d = tagged[0]
         o = outs[0]
         if name in FACTORY_LIKE:
-            return None  # a shape only
+            # zeros_like(h): one row per example (constants or independent draws), so that a
+            # reduction over them (ones_like(h).sum(): the batch size) is across the batch;
+            # new_zeros(sizes): a tensor of its sizes (the batch size among them: _sizes)
+            like = x is args[0] or kwargs.get("input") is x
+            return d if name.endswith("_like") and like and isinstance(d, int) else None
         if name in POINTWISE_LOSS:
             red = kwargs.get("reduction", "mean")
             if red != "none":
@@ -414,7 +517,28 @@ class Tracker(TorchFunctionMode):
         if len(dims) != 1:
             raise _NotProven(f"{name} combines the batch dimension of one operand with another "
                              f"dimension of the other (every example meets every other)")
-        return dims.pop()
+        k = dims.pop()
+        if name not in CONVERT:
+            self._no_position_rows(name, _flat(list(args) + list((kwargs or {}).values()), []),
+                                   o, k)
+        return k
+
+    def _no_position_rows(self, name, operands, o, k, lead=None):
+        """h + table, cat([h, table], 1), bmm(h, table) with a tensor not of the batch whose
+        rows lie along the result's batch dimension k: example i gets row i, its position in
+        the batch used as a value. A tensor made with the batch size (zeros(B, d), expand of
+        a parameter to B rows) is tagged and passes: its rows are built alike. ``lead``: only
+        an operand's first ``t.dim() - lead`` dimensions broadcast (matrix products)."""
+        if o.shape[k] == 1:
+            return
+        for t in operands:
+            if not isinstance(t, torch.Tensor) or self.tag_of(t) is not None:
+                continue
+            j = k - (o.dim() - t.dim())
+            if 0 <= j < t.dim() - (lead or 0) and t.shape[j] != 1:
+                raise _NotProven(f"{name}: a tensor not of the batch has one row per position "
+                                 f"of the batch ({list(t.shape)}): each example's position "
+                                 f"is used as a value")
 
     def _reduce(self, name, args, kwargs, x, d, outs):
         if x is not args[0]:
@@ -486,9 +610,12 @@ class Tracker(TorchFunctionMode):
         d = ds.pop()
         if name == "stack":
             dim = dim % o.dim()
-            return d + (1 if dim <= d else 0)
+            k = d + (1 if dim <= d else 0)
+            self._no_position_rows(name, [t.unsqueeze(dim) for t in seq], o, k)
+            return k
         if dim % o.dim() == d:
             raise _NotProven(f"{name} along the batch dimension")
+        self._no_position_rows(name, seq, o, d)
         return d
 
     def _index(self, name, args, tagged, x, d, o):
@@ -593,7 +720,10 @@ class Tracker(TorchFunctionMode):
                              not all(v < t.dim() - 2 for t, v in tagged)):
             raise _NotProven(f"{name} pairs every example with every other (both operands "
                              f"carry the batch, e.g. z @ z.T)")
-        return res.pop()
+        k = res.pop()
+        if k < o.dim() - 2:  # the batch among the broadcast (leading) dimensions
+            self._no_position_rows(name, [a, b], o, k, lead=2)
+        return k
 
     def _spatial(self, name, args, kwargs, tagged, x, d):
         if x is not args[0] or len(tagged) > 1 or d != 0:
@@ -630,6 +760,11 @@ class Tracker(TorchFunctionMode):
         b = letters.pop()
         if out.count(b) != 1:
             raise _NotProven("einsum sums over the examples of the batch")
+        for sub, t in zip(subs, ops):
+            if isinstance(t, torch.Tensor) and self.tag_of(t) is None and b in sub and \
+                    t.shape[sub.index(b)] != 1:
+                raise _NotProven("einsum: a tensor not of the batch has one row per position "
+                                 "of the batch: each example's position is used as a value")
         return out.index(b)
 
     def _mha(self, args, kwargs, tagged, outs):
@@ -663,6 +798,35 @@ class Tracker(TorchFunctionMode):
 
 def _arg(args, i, default):
     return args[i] if len(args) > i else default
+
+
+class _Position(str):
+    """The reason a tensor of the examples' positions (arange(B)) is not proven; accepted
+    only as the first index of x[arange(B), y] (Tracker._advanced)."""
+
+
+# shape operations and factories whose size arguments may hold the batch size (Tracker._sizes)
+SHAPED = set("""view reshape expand broadcast_to repeat unflatten new_zeros new_ones new_empty
+new_full zeros ones empty full rand randn randint normal""".split())
+
+
+def _size_args(name, args, kwargs):
+    """(the sizes, the result dimension of the first, the value arguments) of a SHAPED call."""
+    values = [kwargs.get(k) for k in ("fill_value", "low", "high", "mean", "std") if k in kwargs]
+    if name == "unflatten":
+        x = args[0]
+        dim = int(kwargs.get("dim", _arg(args, 1, 0)))
+        return tuple(kwargs.get("sizes", _arg(args, 2, ()))), dim % max(x.dim(), 1), values
+    if name in ("full", "new_full", "randint", "normal"):
+        pos = list(args[1:] if name == "new_full" else args)
+        seq = [i for i, a in enumerate(pos) if isinstance(a, (list, tuple))]
+        sizes = kwargs.get("size", pos[seq[-1]] if seq else ())
+        values += [a for i, a in enumerate(pos) if not seq or i != seq[-1]]
+        return tuple(sizes), 0, values
+    rest = args if name in ("zeros", "ones", "empty", "rand", "randn") else args[1:]
+    if len(rest) == 1 and isinstance(rest[0], (list, tuple)):
+        rest = rest[0]
+    return tuple(kwargs.get("size", kwargs.get("shape", rest))), 0, values
 
 
 __all__ = ["Tracker", "ANCHOR", "NotPerExampleError"]

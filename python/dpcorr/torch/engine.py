@@ -570,16 +570,20 @@ class PrivacyEngine:
         if tr.in_model:
             return
         b = tr.batch
-        for k, o in enumerate(_tensors(output)):
-            if o.dim() == 0 or o.shape[0] != b:
-                continue  # refused at the step (examples along dimension 0 of every output)
-            tag = tr.tag_of(o)
-            if tag not in (None, 0):
-                tr.model_why = tr.model_why or (
-                    tag if isinstance(tag, str) else
-                    f"output {k} carries the examples along dimension {tag}")
-            # the loss is proven from here on its own: the model's outputs as given
-            tr.tag(o, 0)
+        tr.paused += 1  # the engine's own reading of the outputs' shapes is not the model's
+        try:
+            for k, o in enumerate(_tensors(output)):
+                if o.dim() == 0 or o.shape[0] != b:
+                    continue  # refused at the step (examples along dimension 0 of every output)
+                tag = tr.tag_of(o)
+                if tag not in (None, 0):
+                    tr.model_why = tr.model_why or (
+                        tag if isinstance(tag, str) else
+                        f"output {k} carries the examples along dimension {tag}")
+                # the loss is proven from here on its own: the model's outputs as given
+                tr.tag(o, 0)
+        finally:
+            tr.paused -= 1
 
     def _seen(self, inputs):
         """The model's forward hook: its tensor arguments must be the batch the loader issued for
