@@ -1,0 +1,24 @@
+/* opt_field.h — option specs that read their type, range and default from the library's field
+ * tables (dpcorr/field.h), and dry-run echoes written from a table, so that a front end states
+ * no default or range of a library parameter. */
+#ifndef DPCORR_TOOLS_OPT_FIELD_H
+#define DPCORR_TOOLS_OPT_FIELD_H
+
+#include "dpcorr/field.h"
+#include "opt.h"
+
+/* Binds each spec of the NULL-terminated list to the field of t that its `param` names (the
+ * first comma-separated name that starts with prefix, the prefix removed: "problem." binds
+ * "problem.decades" to t's "decades"): numeric fields give the option's type (DOUBLE: a number,
+ * integer types: OPT_UINT), its range and open ends (an UNSET_ZERO field's 0 stays refused: the
+ * option's absence is the unset value), and " (default X)" appended to its help unless the help
+ * already states one or the default is an unset 0; an ENUM field marks its default word in the
+ * help ("tree (default) | honaker"). Specs that name no field of t are left as they are. Call
+ * once before the command's table is parsed or printed (idempotent). */
+void opt_field_bind(opt_spec *const *specs, const dpc_field_table *t, const char *prefix);
+
+/* The dry-run lines "prefix+name = value" of obj's fields in table order: numbers, counts,
+ * ENUM names, strings; pointers and nested structs left out. */
+void opt_field_dry(const dpc_field_table *t, const void *obj, const char *prefix);
+
+#endif
