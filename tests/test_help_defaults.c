@@ -2,7 +2,8 @@
  * value of the library's _init (the library decides; the help text of each option table,
  * tools/opt.h, is a copy that only this test compares): `train` and `audit` against
  * dpc_train_config_init, `train --algo dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init,
- * `train --algo dp-srgd` against dpc_srgd_config_init / dpc_srgd_problem_config_init,
+ * (`train --algo dp-srgd` reads its defaults from the library's field tables: nothing to
+ * compare),
  * `train --algo lcgd-projected` against dpc_kan_run_config_init, `advise` against
  * dpc_advise_query_init. Runs $BUILD/dpcorr (default
  * build/dpcorr) from the repository root; python/tests/test_help_defaults.py checks the same
@@ -10,7 +11,6 @@
 #include "dpcorr.h"
 #include "dpcorr/papers/kan.h"
 #include "dpcorr/papers/linreg.h"
-#include "dpcorr/papers/srgd.h"
 #include "harness.h"
 
 #include <stdio.h>
@@ -152,31 +152,6 @@ static void test_linreg(const char *algo, dpc_linreg_algo a)
     }
 }
 
-static void test_srgd(void)
-{
-    const char *cmd = "train --algo dp-srgd";
-    if (!help_of(cmd)) {
-        CHECK(0, "dpcorr %s --help failed", cmd);
-        return;
-    }
-    dpc_srgd_problem_config pc;
-    dpc_srgd_problem_config_init(&pc);
-    dpc_srgd_config c;
-    dpc_srgd_config_init(&c);
-    same(cmd, "--n", (double)pc.n);
-    same(cmd, "--dim", (double)pc.p);
-    same(cmd, "--decades", pc.decades);
-    same(cmd, "--w-norm", pc.w_norm);
-    same(cmd, "--label-noise", pc.noise);
-    same(cmd, "--R", pc.R);
-    same(cmd, "--c", DPC_SRGD_PRACTICAL_C);
-    same(cmd, "--z-step", c.z_step);
-    derived_delta(cmd, c.delta);
-    same_word(cmd, "--calibration", dpc_calibration_name(c.calibration));
-    same_word(cmd, "--variant", dpc_srgd_variant_name(c.variant));
-    same_word(cmd, "--noise", dpc_srgd_noise_name(c.noise));
-}
-
 static void test_kan(void)
 {
     const char *cmd = "train --algo lcgd-projected";
@@ -223,7 +198,6 @@ int main(void)
     test_train("audit");
     test_linreg("dp-ambssgd", DPC_LINREG_AMBSSGD);
     test_linreg("dp-ssgd", DPC_LINREG_SSGD);
-    test_srgd();
     test_kan();
     return TEST_SUMMARY();
 }

@@ -1,0 +1,135 @@
+/* test_paper_fields.c — the field tables of the papers' parameter structs and step records
+ * (dpcorr/field.h): each covers every byte of its struct (dpc_field_table_verify), each _init
+ * writes the table's defaults, and each library check refuses a value outside a field's range
+ * naming that field, so the range written in the table is the one the library enforces. */
+#include "dpcorr.h"
+#include "dpcorr/papers/srgd.h"
+#include "harness.h"
+
+#include <math.h>
+#include <string.h>
+
+/* The coverage proof, and the proof refusing the table once a field is dropped. */
+static void verify(const dpc_field_table *t)
+{
+    dpc_error err = {0};
+    CHECK(t && dpc_field_table_verify(t, &err) == DPC_OK, "%s: %s", t ? t->name : "NULL",
+          err.msg);
+    if (!t || t->count < 2) return;
+    dpc_field less[64];
+    size_t n = 0;
+    for (size_t i = 1; i < t->count && n < 64; i++) less[n++] = t->fields[i];
+    dpc_field_table cut = *t;
+    cut.fields = less;
+    cut.count = n;
+    CHECK(dpc_field_table_verify(&cut, &err) != DPC_OK, "%s without its first field verifies",
+          t->name);
+}
+
+/* Every numeric field of obj (initialized by the struct's _init) holds the table's default. */
+static void defaults_are_init(const dpc_field_table *t, const void *obj)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        double v = dpc_field_get(f, obj);
+        if (isnan(v) || (f->flags & DPC_FIELD_DERIVED)) continue;
+        CHECK(v == f->def, "%s.%s: _init %g, table %g", t->name, f->name, v, f->def);
+    }
+}
+
+/* A value just outside the field's range (NAN when it has none below or above). */
+static double outside(const dpc_field *f, int below)
+{
+    if (f->flags & DPC_FIELD_NO_RANGE) return NAN;
+    if (below) {
+        if (!isfinite(f->lo)) return NAN;
+        double v = (f->flags & DPC_FIELD_LO_OPEN) ? f->lo : f->lo - 1;
+        if (v == 0 && (f->flags & DPC_FIELD_UNSET_ZERO)) v = -1;
+        return v < 0 && f->type != DPC_FIELD_DOUBLE ? NAN : v;
+    }
+    if (!isfinite(f->hi)) return NAN;
+    return (f->flags & DPC_FIELD_HI_OPEN) ? f->hi : f->type == DPC_FIELD_DOUBLE ? f->hi * 2 + 1
+                                                                                : f->hi + 1;
+}
+
+typedef dpc_status (*check_fn)(const void *obj, dpc_error *err);
+
+/* For each numeric field with a range: the value outside it, set in a copy of good, is refused
+ * by the library's check naming the field (prefix + name). */
+static void check_refuses(const dpc_field_table *t, const void *good, size_t size, check_fn fn,
+                          const char *prefix)
+{
+    unsigned char obj[4096];
+    dpc_error err = {0};
+    CHECK(size <= sizeof obj && fn(good, &err) == DPC_OK, "%s: the good value is refused: %s",
+          t->name, err.msg);
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (f->type == DPC_FIELD_BOOL || f->type == DPC_FIELD_ENUM ||
+            (f->flags & DPC_FIELD_DERIVED) || isnan(dpc_field_get(f, good)))
+            continue;
+        for (int below = 0; below < 2; below++) {
+            double v = outside(f, below);
+            if (isnan(v)) continue;
+            memcpy(obj, good, size);
+            if (dpc_field_set(f, obj, v, NULL) != DPC_OK) continue; /* not representable */
+            char want[96];
+            snprintf(want, sizeof want, "%s%s", prefix, f->name);
+            memset(&err, 0, sizeof err);
+            dpc_status st = fn(obj, &err);
+            CHECK(st != DPC_OK && !strcmp(err.field, want), "%s: %s = %g: status %d field '%s' "
+                  "(want '%s'): %s", t->name, f->name, v, (int)st, err.field, want, err.msg);
+        }
+    }
+}
+
+/* ---- srgd ------------------------------------------------------------------------------------ */
+
+static dpc_status srgd_check(const void *obj, dpc_error *err)
+{
+    return dpc_srgd_config_check(obj, 1000, err);
+}
+
+static dpc_status srgd_problem_check(const void *obj, dpc_error *err)
+{
+    dpc_srgd_problem_config pc = *(const dpc_srgd_problem_config *)obj;
+    dpc_srgd_problem *pr = NULL;
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 3);
+    dpc_status st = dpc_srgd_problem_new(&pr, &pc, &rng, 0, err);
+    dpc_srgd_problem_free(pr);
+    return st;
+}
+
+static void test_srgd(void)
+{
+    verify(dpc_srgd_config_fields());
+    verify(dpc_srgd_problem_config_fields());
+    verify(dpc_srgd_step_info_fields());
+    dpc_srgd_config c;
+    dpc_srgd_config_init(&c);
+    defaults_are_init(dpc_srgd_config_fields(), &c);
+    c.L = c.M = 1;
+    c.R = 2;
+    c.steps = 10;
+    c.batch = 10;
+    c.beta = 1;
+    c.clip = 1;
+    c.epsilon = 1;
+    c.delta = 1e-4;
+    check_refuses(dpc_srgd_config_fields(), &c, sizeof c, srgd_check, "");
+    dpc_srgd_problem_config pc;
+    dpc_srgd_problem_config_init(&pc);
+    defaults_are_init(dpc_srgd_problem_config_fields(), &pc);
+    pc.n = 64;
+    pc.p = 4;
+    check_refuses(dpc_srgd_problem_config_fields(), &pc, sizeof pc, srgd_problem_check, "");
+    const dpc_field *f = dpc_field_find(dpc_srgd_problem_config_fields(), "decades", NULL);
+    CHECK(f && f->def == 4 && f->lo == 0 && f->hi == 30, "decades: default 4, range [0, 30]");
+}
+
+int main(void)
+{
+    test_srgd();
+    return TEST_SUMMARY();
+}
