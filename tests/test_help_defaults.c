@@ -2,14 +2,13 @@
  * value of the library's _init (the library decides; the help text of each option table,
  * tools/opt.h, is a copy that only this test compares): `train` and `audit` against
  * dpc_train_config_init, `train --algo dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init,
- * (`train --algo dp-srgd` reads its defaults from the library's field tables: nothing to
- * compare),
- * `train --algo lcgd-projected` against dpc_kan_run_config_init, `advise` against
+ * (`train --algo dp-srgd` and `lcgd-projected` read their defaults from the library's field
+ * tables: nothing to compare),
+ * `advise` against
  * dpc_advise_query_init. Runs $BUILD/dpcorr (default
  * build/dpcorr) from the repository root; python/tests/test_help_defaults.py checks the same
  * for the binding's view of train and audit. */
 #include "dpcorr.h"
-#include "dpcorr/papers/kan.h"
 #include "dpcorr/papers/linreg.h"
 #include "harness.h"
 
@@ -152,29 +151,6 @@ static void test_linreg(const char *algo, dpc_linreg_algo a)
     }
 }
 
-static void test_kan(void)
-{
-    const char *cmd = "train --algo lcgd-projected";
-    if (!help_of(cmd)) {
-        CHECK(0, "dpcorr %s --help failed", cmd);
-        return;
-    }
-    dpc_kan_run_config d;
-    dpc_kan_run_config_init(&d);
-    derived_delta(cmd, d.privacy.delta);
-    same(cmd, "--lambda", d.privacy.lambda);
-    same(cmd, "--iterates", (double)d.iterates);
-    same(cmd, "--batch", (double)d.batch);
-    same(cmd, "--lr", d.lr);
-    same(cmd, "--clip", d.clip);
-    same(cmd, "--C-R", d.C_R);
-    same(cmd, "--margin-iters", (double)d.margin_iters);
-    same(cmd, "--conf-delta", d.conf_delta);
-    same(cmd, "--chunk", (double)d.chunk);
-    same(cmd, "--eval-every", (double)d.eval_every);
-    same_word(cmd, "--calibration", dpc_calibration_name(d.privacy.calibration));
-}
-
 static void test_advise(void)
 {
     const char *cmd = "advise";
@@ -198,6 +174,5 @@ int main(void)
     test_train("audit");
     test_linreg("dp-ambssgd", DPC_LINREG_AMBSSGD);
     test_linreg("dp-ssgd", DPC_LINREG_SSGD);
-    test_kan();
     return TEST_SUMMARY();
 }

@@ -3,6 +3,7 @@
  * writes the table's defaults, and each library check refuses a value outside a field's range
  * naming that field, so the range written in the table is the one the library enforces. */
 #include "dpcorr.h"
+#include "dpcorr/papers/kan.h"
 #include "dpcorr/papers/srgd.h"
 #include "harness.h"
 
@@ -128,8 +129,59 @@ static void test_srgd(void)
     CHECK(f && f->def == 4 && f->lo == 0 && f->hi == 30, "decades: default 4, range [0, 30]");
 }
 
+/* ---- kan ------------------------------------------------------------------------------------- */
+
+static dpc_status kan_run_check(const void *obj, dpc_error *err)
+{
+    return dpc_kan_run_config_check(obj, err);
+}
+
+static dpc_status kan_lcgd_check(const void *obj, dpc_error *err)
+{
+    return dpc_kan_lcgd_config_check(obj, err);
+}
+
+static dpc_status kan_privacy_check(const void *obj, dpc_error *err)
+{
+    double noise_std;
+    dpc_ledger L;
+    return dpc_kan_lcgd_privacy(obj, &noise_std, &L, err);
+}
+
+static void test_kan(void)
+{
+    verify(dpc_kan_privacy_fields());
+    verify(dpc_kan_run_config_fields());
+    verify(dpc_kan_lcgd_config_fields());
+    verify(dpc_kan_lcgd_step_info_fields());
+    dpc_kan_run_config rc;
+    dpc_kan_run_config_init(&rc);
+    defaults_are_init(dpc_kan_run_config_fields(), &rc);
+    defaults_are_init(dpc_kan_privacy_fields(), &rc.privacy);
+    check_refuses(dpc_kan_run_config_fields(), &rc, sizeof rc, kan_run_check, "");
+    /* the nested privacy fields are named with their struct ("privacy.lambda") */
+    rc.privacy.lambda = 1;
+    dpc_error err = {0};
+    CHECK(dpc_kan_run_config_check(&rc, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "privacy.lambda"),
+          "privacy.lambda = 1 refused naming privacy.lambda: '%s' %s", err.field, err.msg);
+    dpc_kan_privacy pv = rc.privacy;
+    pv.lambda = 0.5;
+    pv.n = 1000;
+    pv.batch = 100;
+    pv.steps = 10;
+    pv.noise_multiplier = 1;
+    check_refuses(dpc_kan_privacy_fields(), &pv, sizeof pv, kan_privacy_check, "");
+    dpc_kan_lcgd_config lc;
+    dpc_kan_lcgd_config_init(&lc);
+    defaults_are_init(dpc_kan_lcgd_config_fields(), &lc);
+    lc.n = 100;
+    check_refuses(dpc_kan_lcgd_config_fields(), &lc, sizeof lc, kan_lcgd_check, "");
+}
+
 int main(void)
 {
     test_srgd();
+    test_kan();
     return TEST_SUMMARY();
 }

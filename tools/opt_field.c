@@ -92,6 +92,12 @@ void opt_field_bind(opt_spec *const *specs, const dpc_field_table *t, const char
     }
 }
 
+void opt_field_bind_as(opt_spec *o, const dpc_field_table *t, const char *name)
+{
+    const dpc_field *f = dpc_field_find(t, name, NULL);
+    if (f) bind_one(o, f);
+}
+
 void opt_field_dry(const dpc_field_table *t, const void *obj, const char *prefix)
 {
     for (size_t i = 0; i < t->count; i++) {
@@ -102,8 +108,14 @@ void opt_field_dry(const dpc_field_table *t, const void *obj, const char *prefix
         double v = dpc_field_get(f, obj);
         switch (f->type) {
         case DPC_FIELD_DOUBLE: opt_dry_num(key, v); break;
-        case DPC_FIELD_SIZE:
         case DPC_FIELD_INT:
+            if (v < 0) {
+                opt_dry_num(key, v);
+                break;
+            }
+            opt_dry_uint(key, (uint64_t)v);
+            break;
+        case DPC_FIELD_SIZE:
         case DPC_FIELD_BOOL: opt_dry_uint(key, (uint64_t)v); break;
         case DPC_FIELD_U64: {
             uint64_t u;

@@ -17,6 +17,10 @@
  * once before the command's table is parsed or printed (idempotent). */
 void opt_field_bind(opt_spec *const *specs, const dpc_field_table *t, const char *prefix);
 
+/* Binds o to the field `name` of t whatever its `param` says (an option that sets a field of
+ * another name: --lr sets dpc_kan_run_config.lr, which the run's errors call eta). */
+void opt_field_bind_as(opt_spec *o, const dpc_field_table *t, const char *name);
+
 /* The dry-run lines "prefix+name = value" of obj's fields in table order: numbers, counts,
  * ENUM names, strings; pointers and nested structs left out. */
 void opt_field_dry(const dpc_field_table *t, const void *obj, const char *prefix);

@@ -4,6 +4,7 @@
  * makes the privacy decision (dpcorr/papers/kan.h: dpc_kan_lcgd_privacy, the shared ledger); the
  * run frame (frame.h) does seeding, data, the report and the plot. */
 #include "frame.h"
+#include "opt_field.h"
 #include "train_algo.h"
 #include "dpcorr/papers/kan.h"
 
@@ -44,68 +45,86 @@ static const opt_spec K_NOISE = FR_NOISE_OPT(
     PRIV, 0, "noise std per row of Z = Z clip colnorm(C); the paper's kappa = Z colnorm; 0: non-private",
     "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
     "--noise-multiplier 3");
-static const opt_spec K_LAMBDA = {
-    .name = "--lambda", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_HI_OPEN,
-    .section = OPTIM, .param = "lambda", .help = "noise correlation in [0, 1) (default 0.5)",
+/* The options of library fields take their type, range and default from the field tables
+ * (bind_fields, tools/opt_field.h): none is written here. */
+static opt_spec K_LAMBDA = {
+    .name = "--lambda", .metavar = "L", .type = OPT_DOUBLE, .section = OPTIM,
+    .param = "lambda", .help = "noise correlation",
     .example = "--lambda 0.3"};
-static const opt_spec K_ITERATES = {
-    .name = "--iterates", .metavar = "T", .type = OPT_UINT, .lo = 2, .hi = 1e8, .section = OPTIM,
+static opt_spec K_ITERATES = {
+    .name = "--iterates", .metavar = "T", .type = OPT_UINT, .section = OPTIM,
     .param = "iterates", .conflicts = "--epochs",
-    .help = "iterates W_0..W_T-1, i.e. T-1 updates (default 1000)", .example = "--iterates 30"};
+    .help = "iterates W_0..W_T-1, i.e. T-1 updates", .example = "--iterates 30"};
 static const opt_spec K_EPOCHS = {
     .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = OPTIM,
     .param = "iterates", .help = "T = 1 + N floor(n/B) instead",
     .example = "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --epsilon 1 "
                "--epochs 2"};
-static const opt_spec K_BATCH = {
-    .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = OPTIM,
-    .param = "batch", .help = "batch size (default 100)", .example = "--batch 50"};
-static const opt_spec K_LR = {
-    .name = "--lr", .metavar = "ETA|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "eta",
-    .help = "step size (default 0.5; theory: 1/(12 beta), kan2 only)", .example = "--lr 0.2"};
-static const opt_spec K_CLIP = {
-    .name = "--clip", .metavar = "C|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "clip",
-    .help = "clip norm (default 1; theory: G from c, kan2 only: no clipping)",
+static opt_spec K_BATCH = {
+    .name = "--batch", .metavar = "B", .type = OPT_UINT, .section = OPTIM,
+    .param = "batch", .help = "batch size", .example = "--batch 50"};
+static opt_spec K_LR = {
+    .name = "--lr", .metavar = "ETA|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
+    .choices = "theory", .section = OPTIM, .param = "eta",
+    .help = "step size (theory: 1/(12 beta), kan2 only)", .example = "--lr 0.2"};
+static opt_spec K_CLIP = {
+    .name = "--clip", .metavar = "C|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
+    .choices = "theory", .section = OPTIM, .param = "clip",
+    .help = "clip norm (theory: G from c, kan2 only: no clipping)",
     .example = "--clip 0.5"};
-static const opt_spec K_RADIUS = {
-    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "radius",
+static opt_spec K_RADIUS = {
+    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
+    .choices = "theory", .section = OPTIM, .param = "radius",
     .help = "projection radius (default none; theory: C_R (log T + sqrt(log(n/delta)))/gamma "
             "with gamma estimated, kan2 only)",
     .example = "--radius 2"};
-static const opt_spec K_C_R = {
-    .name = "--C-R", .metavar = "X", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = OPTIM, .param = "C_R", .when = "--radius theory",
-    .help = "the constant C_R (default 2)", .example = "--radius theory --seed 1 --C-R 3"};
-static const opt_spec K_MARGIN_ITERS = {
-    .name = "--margin-iters", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e9,
-    .section = OPTIM, .param = "margin_iters", .when = "--model kan2:M",
-    .help = "iterations of the NTK-margin solver (default 20000; the margin is reported for "
-            "n <= 2048 or with --radius theory)",
+static opt_spec K_C_R = {
+    .name = "--C-R", .metavar = "X", .type = OPT_DOUBLE, .section = OPTIM, .param = "C_R",
+    .when = "--radius theory", .help = "the constant C_R", .example = "--radius theory --seed 1 --C-R 3"};
+static opt_spec K_MARGIN_ITERS = {
+    .name = "--margin-iters", .metavar = "N", .type = OPT_UINT, .section = OPTIM,
+    .param = "margin_iters", .when = "--model kan2:M",
+    .help = "iterations of the NTK-margin solver (the margin is reported for n <= 2048 or with "
+            "--radius theory)",
     .example = "--radius theory --seed 1 --margin-iters 500"};
-static const opt_spec K_CONF_DELTA = {
-    .name = "--conf-delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = OPTIM, .param = "conf_delta",
-    .when = "--model kan2:M", .help = "confidence level of the theory constants (default 0.01)",
+static opt_spec K_CONF_DELTA = {
+    .name = "--conf-delta", .metavar = "D", .type = OPT_DOUBLE, .section = OPTIM,
+    .param = "conf_delta", .when = "--model kan2:M",
+    .help = "confidence level of the theory constants",
     .example = "--lr theory --conf-delta 0.05"};
-static const opt_spec K_EVAL_EVERY = {
-    .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = EXEC,
-    .param = "eval_every", .help = "evaluate L_S every K iterates (default 1: the exact average)",
+static opt_spec K_EVAL_EVERY = {
+    .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .section = EXEC,
+    .param = "eval_every", .help = "evaluate L_S every K iterates (1: the exact average)",
     .example = "--eval-every 3"};
-static const opt_spec K_NOISE_FORM = {
+static opt_spec K_NOISE_FORM = {
     .name = "--noise-form", .metavar = "F", .type = OPT_CHOICE, .choices = "replay|buffer",
-    .section = EXEC, .param = "noise_form", .help = "replay (default) | buffer",
+    .section = EXEC, .param = "noise_form", .help = "replay | buffer",
     .example = "--noise-form buffer"};
-static const opt_spec K_CHUNK = {
-    .name = "--chunk", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 4096, .section = EXEC,
-    .param = "chunk", .when = "a --model other than kan2:M",
-    .help = "examples per model chunk (default 32)",
+static opt_spec K_CHUNK = {
+    .name = "--chunk", .metavar = "K", .type = OPT_UINT, .section = EXEC,
+    .param = "chunk", .when = "a --model other than kan2:M", .help = "examples per model chunk",
     .example = "--data synthetic:logistic,n=300,d=3 --model kan:3 --chunk 8"};
 #undef PRIV
 #undef OPTIM
 #undef EXEC
+
+static opt_spec *const BOUND_RUN[] = {&K_ITERATES, &K_BATCH, &K_CLIP, &K_RADIUS, &K_C_R,
+                                       &K_MARGIN_ITERS, &K_CONF_DELTA, &K_EVAL_EVERY, &K_CHUNK,
+                                       NULL};
+static opt_spec *const BOUND_PRIVACY[] = {&K_LAMBDA, NULL};
+static opt_spec *const BOUND_LCGD[] = {&K_NOISE_FORM, NULL};
+
+static void bind_fields(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    opt_field_bind(BOUND_RUN, dpc_kan_run_config_fields(), "");
+    opt_field_bind(BOUND_PRIVACY, dpc_kan_privacy_fields(), "");
+    opt_field_bind(BOUND_LCGD, dpc_kan_lcgd_config_fields(), "");
+    /* --lr sets the run's lr, which the library names eta in the run it builds */
+    opt_field_bind_as(&K_LR, dpc_kan_run_config_fields(), "lr");
+}
 
 static const opt_spec *const KAN_OPTS[] = {
     &K_ALGO, &K_DATA, &K_MODEL, &K_EPSILON, &K_DELTA, &K_LARGE_DELTA, &K_CALIBRATION, &K_NOISE,
@@ -339,17 +358,11 @@ static void dry_run(const kan_run *r, const dpc_kan_lcgd_config *lc)
     opt_dry_uint("allow_large_delta", (uint64_t)o->pv.allow_large_delta);
     opt_dry_num("noise_multiplier", r->led.noise_multiplier);
     opt_dry_str("calibration", r->led.calibration);
-    opt_dry_num("lambda", lc->lambda);
-    opt_dry_uint("iterates", lc->iterates);
-    opt_dry_uint("batch", lc->batch);
-    opt_dry_num("eta", lc->eta);
-    opt_dry_num("clip", lc->clip);
-    opt_dry_num("radius", lc->radius);
+    opt_field_dry(dpc_kan_lcgd_config_fields(), lc, ""); /* the run as built */
     opt_dry_num("C_R", o->C_R);
     opt_dry_uint("margin_iters", o->margin_iters);
     opt_dry_num("conf_delta", o->conf_delta);
     opt_dry_uint("eval_every", o->eval_every);
-    opt_dry_str("noise_form", dpc_noise_form_name(lc->noise_form));
     opt_dry_uint("chunk", o->chunk);
     frame_dry_ckpt(&o->fr);
     opt_dry_num("ledger.epsilon", r->led.epsilon);
@@ -608,6 +621,7 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
 int train_lcgd_projected(int argc, char **argv)
 {
     opt_set s;
+    bind_fields();
     int rc = opt_parse(&s, &KAN_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;
     kopts o;
