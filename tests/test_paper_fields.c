@@ -4,6 +4,7 @@
  * naming that field, so the range written in the table is the one the library enforces. */
 #include "dpcorr.h"
 #include "dpcorr/papers/kan.h"
+#include "dpcorr/papers/linreg.h"
 #include "dpcorr/papers/srgd.h"
 #include "harness.h"
 
@@ -179,9 +180,60 @@ static void test_kan(void)
     check_refuses(dpc_kan_lcgd_config_fields(), &lc, sizeof lc, kan_lcgd_check, "");
 }
 
+/* ---- linreg ---------------------------------------------------------------------------------- */
+
+static dpc_status linreg_check(const void *obj, dpc_error *err)
+{
+    dpc_linreg_plan pl;
+    return dpc_linreg_plan_make(&pl, obj, 20000, 3, err);
+}
+
+static dpc_linreg_opts g_linreg; /* the options a prior is checked in */
+
+static dpc_status prior_check(const void *obj, dpc_error *err)
+{
+    dpc_linreg_opts o = g_linreg;
+    o.prior = *(const dpc_linreg_prior *)obj;
+    return linreg_check(&o, err);
+}
+
+static dpc_status dpstat_check(const void *obj, dpc_error *err)
+{
+    double r[4] = {0.1, -0.2, 0.3, 0.4}, work[4];
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 5);
+    dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    dpc_dpstat_result out;
+    return dpc_linreg_dpstat(r, 4, obj, &st, 0, work, &out, NULL, NULL, err);
+}
+
+static void test_linreg(void)
+{
+    verify(dpc_linreg_prior_fields());
+    verify(dpc_linreg_opts_fields());
+    verify(dpc_dpstat_params_fields());
+    verify(dpc_linreg_step_info_fields());
+    dpc_linreg_opts o;
+    dpc_linreg_opts_init(&o, DPC_LINREG_AMBSSGD);
+    defaults_are_init(dpc_linreg_opts_fields(), &o);
+    defaults_are_init(dpc_linreg_prior_fields(), &o.prior);
+    CHECK(o.prior.k2 == sqrt(8.0 / 3.0), "prior.k2: the table's literal is sqrt(8/3) exactly");
+    o.epsilon = 1;
+    o.prior.h_norm = 1;
+    o.prior.kappa = 2;
+    o.prior.r_x = 2;
+    check_refuses(dpc_linreg_opts_fields(), &o, sizeof o, linreg_check, "");
+    g_linreg = o;
+    check_refuses(dpc_linreg_prior_fields(), &o.prior, sizeof o.prior, prior_check, "prior.");
+    dpc_dpstat_params p = {.domain = 10, .k = 20, .noise_multiplier = 1,
+                           .rule = DPC_DPSTAT_MARGIN, .margin = 1};
+    check_refuses(dpc_dpstat_params_fields(), &p, sizeof p, dpstat_check, "");
+}
+
 int main(void)
 {
     test_srgd();
     test_kan();
+    test_linreg();
     return TEST_SUMMARY();
 }

@@ -32,7 +32,7 @@ static const dpc_field *param_field(const opt_spec *o, const dpc_field_table *t,
         char name[96];
         if (len > pl && len - pl < sizeof name && !strncmp(p, prefix, pl)) {
             snprintf(name, sizeof name, "%.*s", (int)(len - pl), p + pl);
-            const dpc_field *f = strchr(name, '.') ? NULL : dpc_field_find(t, name, NULL);
+            const dpc_field *f = dpc_field_find(t, name, NULL); /* dotted: nested fields */
             if (f) return f;
         }
         p = e ? e + 1 : NULL;
