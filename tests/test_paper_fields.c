@@ -5,6 +5,7 @@
 #include "dpcorr.h"
 #include "dpcorr/papers/kan.h"
 #include "dpcorr/papers/linreg.h"
+#include "dpcorr/papers/sim.h"
 #include "dpcorr/papers/srgd.h"
 #include "harness.h"
 
@@ -230,10 +231,63 @@ static void test_linreg(void)
     check_refuses(dpc_dpstat_params_fields(), &p, sizeof p, dpstat_check, "");
 }
 
+/* ---- sim / nu --------------------------------------------------------------------------------- */
+
+static dpc_status sim_check(const void *obj, dpc_error *err)
+{
+    return dpc_sim_config_check(obj, err);
+}
+
+static dpc_status nu_check(const void *obj, dpc_error *err)
+{
+    dpc_nu_setup s;
+    dpc_status st = dpc_nu_setup_make(&s, obj, NULL, err);
+    if (!st) dpc_nu_setup_free(&s);
+    return st;
+}
+
+static dpc_status noise_check(const void *obj, dpc_error *err)
+{
+    dpc_sim_noise *ns = NULL;
+    dpc_status st = dpc_sim_noise_new(&ns, obj, err);
+    dpc_sim_noise_free(ns);
+    return st;
+}
+
+static void test_sim(void)
+{
+    verify(dpc_sim_noise_config_fields());
+    verify(dpc_sim_config_fields());
+    verify(dpc_nu_setup_params_fields());
+    static const double lambda[2] = {1, 0.5}, beta[3] = {1, -0.5, 0.25};
+    dpc_sim_config c;
+    dpc_sim_config_init(&c);
+    defaults_are_init(dpc_sim_config_fields(), &c);
+    c.eta = 0.1;
+    c.d = 2;
+    c.lambda = lambda;
+    c.steps = 64;
+    c.beta = beta;
+    c.len = 3;
+    check_refuses(dpc_sim_config_fields(), &c, sizeof c, sim_check, "");
+    dpc_nu_setup_params p;
+    dpc_nu_setup_params_init(&p);
+    defaults_are_init(dpc_nu_setup_params_fields(), &p);
+    p.d = 4;
+    check_refuses(dpc_nu_setup_params_fields(), &p, sizeof p, nu_check, "");
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 9);
+    dpc_rng_stream zs = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_NOISE, 0));
+    dpc_sim_noise_config nc = {.method = DPC_SIM_NOISE_DIRECT, .beta = beta, .len = 3,
+                               .stream = &zs, .d = 2};
+    check_refuses(dpc_sim_noise_config_fields(), &nc, sizeof nc, noise_check, "");
+}
+
 int main(void)
 {
     test_srgd();
     test_kan();
     test_linreg();
+    test_sim();
     return TEST_SUMMARY();
 }

@@ -1,6 +1,9 @@
 /* field_items.c — library-internal uses of the field tables (field_items.h): checkpoint items
  * and single-field checks written from a table, so a trainer's _save lists no field by hand. */
 #include "field/field_items.h"
+#include "common/util.h"
+
+#include <math.h>
 
 #include <stdint.h>
 #include <stdio.h>
@@ -60,4 +63,32 @@ dpc_status dpc__field_check_one(const dpc_field_table *t, const void *obj, const
     const char *dot = strrchr(name, '.');
     snprintf(prefix, sizeof prefix, "%.*s", dot ? (int)(dot - name + 1) : 0, name);
     return dpc_field_check_value(f, prefix, dpc_field_get(f, (const char *)obj + base), err);
+}
+
+static dpc_status overflow_rec(const dpc_field_table *t, const char *base, const char *prefix,
+                               int depth, dpc_error *err)
+{
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (f->type == DPC_FIELD_STRUCT && f->sub && depth < 8) {
+            char sub[DPC_ERROR_FIELD_LEN];
+            snprintf(sub, sizeof sub, "%s%s.", prefix, f->name);
+            dpc_status st = overflow_rec(f->sub, base + f->offset, sub, depth + 1, err);
+            if (st) return st;
+        } else if (f->type == DPC_FIELD_DOUBLE && f->hi == DPC__SCALE_MAX) {
+            double v = dpc_field_get(f, base);
+            if (isfinite(v) && v > DPC__SCALE_MAX) {
+                char path[DPC_ERROR_FIELD_LEN];
+                snprintf(path, sizeof path, "%s%s", prefix, f->name);
+                return dpc_error_param(err, DPC_E_RANGE, path,
+                                       "%g overflows: must be at most 1e150", v);
+            }
+        }
+    }
+    return DPC_OK;
+}
+
+dpc_status dpc__field_check_overflow(const dpc_field_table *t, const void *obj, dpc_error *err)
+{
+    return overflow_rec(t, (const char *)obj, "", 0, err);
 }

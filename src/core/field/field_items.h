@@ -23,4 +23,11 @@ void dpc__field_ckpt_items(dpc_ckpt *ck, const dpc_field_table *t, const void *o
 DPC_NODISCARD dpc_status dpc__field_check_one(const dpc_field_table *t, const void *obj,
                                               const char *name, dpc_error *err);
 
+/* The scales of obj whose table range ends at DPC__SCALE_MAX (they enter squared and in
+ * products, issue 28): a finite value above it is refused as DPC_E_RANGE, "%g overflows: must
+ * be at most 1e150", naming the field (dotted for nested structs). Run before dpc_field_check,
+ * whose message for the same value would not say why. */
+DPC_NODISCARD dpc_status dpc__field_check_overflow(const dpc_field_table *t, const void *obj,
+                                                   dpc_error *err);
+
 #endif

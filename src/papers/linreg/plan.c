@@ -2,6 +2,7 @@
  * privacy ledger (through the accountant's calculators) and the theory's preconditions, for
  * DP-AMBSSGD / DP-SSGD / the SGD baselines (Varshney, Thakurta & Jain 2022; note 001). */
 #include "common/util.h"
+#include "field/field_items.h"
 #include "linreg/linreg_internal.h"
 
 #include <float.h>
@@ -296,7 +297,8 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
     memset(pl, 0, sizeof *pl);
     /* every field within its range (dpc_linreg_opts_fields, the prior's nested as "prior.k2");
      * below, the fields that must be set and the refusals that involve several */
-    dpc_status st = dpc_field_check(dpc_linreg_opts_fields(), o, err);
+    dpc_status st = dpc__field_check_overflow(dpc_linreg_opts_fields(), o, err);
+    if (!st) st = dpc_field_check(dpc_linreg_opts_fields(), o, err);
     if (st) return st;
     if (n < 2) return dpc_error_set(err, DPC_E_INVALID, "data set: need N >= 2 records, got %zu", n);
     if (d == 0) return dpc_error_set(err, DPC_E_INVALID, "data set: d must be >= 1");
