@@ -127,8 +127,6 @@ static void test_srgd(void)
     pc.n = 64;
     pc.p = 4;
     check_refuses(dpc_srgd_problem_config_fields(), &pc, sizeof pc, srgd_problem_check, "");
-    const dpc_field *f = dpc_field_find(dpc_srgd_problem_config_fields(), "decades", NULL);
-    CHECK(f && f->def == 4 && f->lo == 0 && f->hi == 30, "decades: default 4, range [0, 30]");
 }
 
 /* ---- kan ------------------------------------------------------------------------------------- */

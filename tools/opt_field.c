@@ -20,9 +20,10 @@ static const char *help_with(const char *help, const char *add)
     return p;
 }
 
-/* The field named by o->param under prefix, or NULL. */
+/* The field named by o->param under prefix, or NULL; *base: the offset of its enclosing struct
+ * (nested fields). */
 static const dpc_field *param_field(const opt_spec *o, const dpc_field_table *t,
-                                    const char *prefix)
+                                    const char *prefix, size_t *base)
 {
     const char *p = o->param;
     size_t pl = strlen(prefix);
@@ -32,7 +33,7 @@ static const dpc_field *param_field(const opt_spec *o, const dpc_field_table *t,
         char name[96];
         if (len > pl && len - pl < sizeof name && !strncmp(p, prefix, pl)) {
             snprintf(name, sizeof name, "%.*s", (int)(len - pl), p + pl);
-            const dpc_field *f = dpc_field_find(t, name, NULL); /* dotted: nested fields */
+            const dpc_field *f = dpc_field_find(t, name, base); /* dotted: nested fields */
             if (f) return f;
         }
         p = e ? e + 1 : NULL;
@@ -87,7 +88,8 @@ static void bind_one(opt_spec *o, const dpc_field *f)
 void opt_field_bind(opt_spec *const *specs, const dpc_field_table *t, const char *prefix)
 {
     for (size_t i = 0; specs[i]; i++) {
-        const dpc_field *f = param_field(specs[i], t, prefix);
+        size_t base;
+        const dpc_field *f = param_field(specs[i], t, prefix, &base);
         if (f) bind_one(specs[i], f);
     }
 }
@@ -96,6 +98,26 @@ void opt_field_bind_as(opt_spec *o, const dpc_field_table *t, const char *name)
 {
     const dpc_field *f = dpc_field_find(t, name, NULL);
     if (f) bind_one(o, f);
+}
+
+void opt_field_read(opt_set *s, opt_spec *const *specs, const dpc_field_table *t, void *obj,
+                    const char *prefix)
+{
+    for (size_t i = 0; specs[i]; i++) {
+        const opt_spec *o = specs[i];
+        size_t base = 0;
+        const dpc_field *f = param_field(o, t, prefix, &base);
+        if (!f) continue;
+        char *m = (char *)obj + base;
+        double cur = dpc_field_get(f, m), v = cur;
+        if (f->type == DPC_FIELD_ENUM && o->type == OPT_CHOICE) v = opt_word(s, o, (int)cur);
+        else if (f->type == DPC_FIELD_DOUBLE) v = opt_dbl(s, o, cur);
+        else if (f->type != DPC_FIELD_ENUM) v = (double)opt_u64(s, o, (uint64_t)cur);
+        else continue;
+        if (v != cur && dpc_field_set(f, m, v, NULL) != DPC_OK) {
+            /* unreachable: the parser checked the value against the field's range */
+        }
+    }
 }
 
 void opt_field_dry(const dpc_field_table *t, const void *obj, const char *prefix)

@@ -21,6 +21,14 @@ void opt_field_bind(opt_spec *const *specs, const dpc_field_table *t, const char
  * another name: --lr sets dpc_kan_run_config.lr, which the run's errors call eta). */
 void opt_field_bind_as(opt_spec *o, const dpc_field_table *t, const char *name);
 
+/* Reads each spec of the NULL-terminated list into the field of obj it is bound to (as
+ * opt_field_bind finds it), marking it used: a given number is written with dpc_field_set, an
+ * OPT_CHOICE word of an ENUM field by its index (the choices in the order of the enum's
+ * names); an option not given leaves the field's value. A command reads a list only in the
+ * configurations that use it (opt_finish refuses the others). */
+void opt_field_read(opt_set *s, opt_spec *const *specs, const dpc_field_table *t, void *obj,
+                    const char *prefix);
+
 /* The dry-run lines "prefix+name = value" of obj's fields in table order: numbers, counts,
  * ENUM names, strings; pointers and nested structs left out. */
 void opt_field_dry(const dpc_field_table *t, const void *obj, const char *prefix);

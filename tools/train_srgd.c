@@ -210,16 +210,16 @@ static int read_problem(srgd_opts *o, opt_set *s)
     dpc_error err = {0};
     if (dpc_srgd_problem_kind_parse(opt_str(s, &S_PROBLEM, ""), &pc->kind, &err))
         return opt_fail_lib_at(s, &S_PROBLEM, &err);
-    pc->n = opt_size(s, &S_N, pc->n);
-    pc->p = opt_size(s, &S_DIM, pc->p);
-    if (pc->kind != DPC_SRGD_P3_NESTEROV) {
-        pc->relevant = opt_size(s, &S_RELEVANT, pc->relevant);
-        pc->decades = opt_dbl(s, &S_DECADES, pc->decades);
-        pc->w_norm = opt_dbl(s, &S_W_NORM, pc->w_norm);
-    }
-    if (pc->kind == DPC_SRGD_P2_LSQ) pc->noise = opt_dbl(s, &S_LABEL_NOISE, pc->noise);
+    /* the problem's options by the configurations that use them, read into their fields */
+    static opt_spec *const all[] = {&S_N, &S_DIM, NULL};
+    static opt_spec *const spectrum[] = {&S_RELEVANT, &S_DECADES, &S_W_NORM, NULL};
+    static opt_spec *const lsq[] = {&S_LABEL_NOISE, NULL}, *const design[] = {&S_DESIGN, NULL};
+    const dpc_field_table *t = dpc_srgd_problem_config_fields();
+    opt_field_read(s, all, t, pc, "problem.");
+    if (pc->kind != DPC_SRGD_P3_NESTEROV) opt_field_read(s, spectrum, t, pc, "problem.");
+    if (pc->kind == DPC_SRGD_P2_LSQ) opt_field_read(s, lsq, t, pc, "problem.");
     if (pc->kind == DPC_SRGD_P1_LOGISTIC || pc->kind == DPC_SRGD_P2_LSQ)
-        pc->design = opt_word(s, &S_DESIGN, 0) ? DPC_SRGD_DESIGN_SPHERE : DPC_SRGD_DESIGN_SPARSE;
+        opt_field_read(s, design, t, pc, "problem.");
     return 0;
 }
 
