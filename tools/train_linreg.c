@@ -106,7 +106,7 @@ static opt_spec L_DPSTAT_RULE = {
 static opt_spec L_DPSTAT_BETA = {
     .name = "--dpstat-beta", .metavar = "P", .type = OPT_DOUBLE, .section = ALG,
     .param = "dpstat_beta",
-    .help = "failure probability in Gamma (default 1/N)", .example = "--dpstat-beta 0.01"};
+    .help = "failure probability in Gamma (unset: 1/N)", .example = "--dpstat-beta 0.01"};
 static const opt_spec L_BASELINES = {
     .name = "--baselines", .metavar = "LIST", .type = OPT_STR, .section = "baselines",
     .param = "baselines",

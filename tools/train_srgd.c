@@ -142,7 +142,7 @@ static const opt_spec S_CALIBRATION = FR_CALIBRATION_OPT(
     "--epsilon 0.9 --calibration paper");
 static opt_spec S_EVAL_EVERY = {
     .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .section = "output", .param = "eval_every",
-    .help = "F(y_t) every K steps (default 1 for problems, 0 for data; 0 = never)",
+    .help = "F(y_t) every K steps (0 = never; unset: every step for --problem, never for --data)",
     .example = "--eval-every 2"};
 static const opt_spec S_TRACE = {
     .name = "--trace", .metavar = "F.csv", .type = OPT_STR, .flags = OPT_OUT_FILE,
