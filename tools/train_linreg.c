@@ -219,18 +219,17 @@ static int parse_baselines(const opt_set *s, const char *v, int *out)
 /* The algorithm's own options (DP-AMBSSGD: layout and DP-STAT). */
 static void read_algorithm(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
 {
+    static opt_spec *const lr[] = {&L_LR, NULL}, *const clip[] = {&L_CLIP, NULL};
+    static opt_spec *const amb[] = {&L_C1,     &L_STEPS,       &L_STAT_BATCH,
+                                    &L_DOMAIN, &L_DPSTAT_RULE, &L_DPSTAT_BETA, NULL};
+    const dpc_field_table *t = dpc_linreg_opts_fields();
     dpc_linreg_opts *o = &c->o;
-    o->eta = opt_dbl(s, &L_LR, 0);
-    if (algo == DPC_LINREG_SSGD || (c->baselines & B_FIXED)) o->clip = opt_dbl(s, &L_CLIP, 0);
+    opt_field_read(s, lr, t, o, "");
+    if (algo == DPC_LINREG_SSGD || (c->baselines & B_FIXED)) opt_field_read(s, clip, t, o, "");
     if (algo != DPC_LINREG_AMBSSGD) return;
-    o->c1 = opt_dbl(s, &L_C1, o->c1);
-    o->steps = opt_size(s, &L_STEPS, 0);
-    o->stat_batch = opt_size(s, &L_STAT_BATCH, 0);
-    o->domain = opt_dbl(s, &L_DOMAIN, 0);
+    opt_field_read(s, amb, t, o, "");
     o->dpstat_k = opt_size(s, &L_DPSTAT_K, o->dpstat_k);
     if (opt_word(s, &L_DPSTAT_K, 0) == 1) o->dpstat_k = DPC_LINREG_DPSTAT_K_PAPER;
-    o->dpstat_rule = opt_word(s, &L_DPSTAT_RULE, 0) ? DPC_DPSTAT_PAPER : DPC_DPSTAT_MARGIN;
-    o->dpstat_beta = opt_dbl(s, &L_DPSTAT_BETA, 0);
 }
 
 static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
