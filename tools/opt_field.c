@@ -160,3 +160,26 @@ void opt_field_dry(const dpc_field_table *t, const void *obj, const char *prefix
         }
     }
 }
+
+void opt_field_pack(const dpc_field_table *t, const void *recs, size_t n, double *v)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < t->count; k++) {
+            double x = dpc_field_get(&t->fields[k], (const char *)recs + i * t->size);
+            v[t->count * i + k] = isnan(x) && t->fields[k].type != DPC_FIELD_DOUBLE ? 0 : x;
+        }
+}
+
+void opt_field_unpack(const dpc_field_table *t, const double *v, size_t n, void *recs)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < t->count; k++) {
+            const dpc_field *f = &t->fields[k];
+            char *rec = (char *)recs + i * t->size;
+            if (f->type == DPC_FIELD_DOUBLE) /* bit for bit, NaN included */
+                memcpy(rec + f->offset, &v[t->count * i + k], sizeof(double));
+            else if (dpc_field_set(f, rec, v[t->count * i + k], NULL) != DPC_OK) {
+                /* a value out of the type's range (an edited file): the field keeps its value */
+            }
+        }
+}

@@ -33,4 +33,10 @@ void opt_field_read(opt_set *s, opt_spec *const *specs, const dpc_field_table *t
  * ENUM names, strings; pointers and nested structs left out. */
 void opt_field_dry(const dpc_field_table *t, const void *obj, const char *prefix);
 
+/* Step records saved in checkpoints by their table: v (t->count * n) <- the numeric fields of
+ * n records (t->size bytes each) at recs as doubles, field after field, and back. Non-numeric
+ * fields are packed as 0 and left alone when unpacked. */
+void opt_field_pack(const dpc_field_table *t, const void *recs, size_t n, double *v);
+void opt_field_unpack(const dpc_field_table *t, const double *v, size_t n, void *recs);
+
 #endif

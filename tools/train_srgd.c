@@ -574,16 +574,9 @@ static void banner(const srgd_run *r)
 
 /* ---- checkpoints: the command's items and the rounds' telemetry so far (frame_run's hooks) -- */
 
-/* The telemetry of a round by field name (the section "cli.trace": these fields, round after
- * round). */
-static const frame_field TRACE_FIELDS[] = {
-    FRAME_CNT(dpc_srgd_step_info, step),        FRAME_DBL(dpc_srgd_step_info, eta),
-    FRAME_DBL(dpc_srgd_step_info, max_norm),    FRAME_DBL(dpc_srgd_step_info, clip_fraction),
-    FRAME_DBL(dpc_srgd_step_info, noise_norm),  FRAME_DBL(dpc_srgd_step_info, b_norm),
-    FRAME_DBL(dpc_srgd_step_info, grad_norm),   FRAME_DBL(dpc_srgd_step_info, srg_error),
-    FRAME_DBL(dpc_srgd_step_info, grad_F_norm), FRAME_DBL(dpc_srgd_step_info, loss),
-    FRAME_DBL(dpc_srgd_step_info, risk),        FRAME_CNT(dpc_srgd_step_info, grad_evals)};
-#define NTRACE (sizeof TRACE_FIELDS / sizeof TRACE_FIELDS[0])
+/* The telemetry of a round: the section "cli.trace" holds the fields of dpc_srgd_step_info (its
+ * field table), round after round. */
+#define NTRACE (dpc_srgd_step_info_fields()->count)
 
 static void ckpt_items(void *ctx, dpc_ckpt *ck)
 {
@@ -603,7 +596,7 @@ static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
     size_t t = dpc_srgd_steps_done(r->srgd);
     double *v = malloc((NTRACE * t + 1) * sizeof *v);
     if (!v) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
-    frame_pack(TRACE_FIELDS, NTRACE, r->tr, sizeof *r->tr, t, v);
+    opt_field_pack(dpc_srgd_step_info_fields(), r->tr, t, v);
     dpc_status st = dpc_ckpt_put(ck, "cli.trace", v, NTRACE * t, err);
     free(v);
     return st;
@@ -618,7 +611,7 @@ static int ckpt_get(void *ctx, const dpc_ckpt *ck)
     if (n != NTRACE * t)
         return opt_fail(r->s, "--resume: %s: telemetry of %zu values, expected %zu",
                         r->o->fr.resume, n, NTRACE * t);
-    frame_unpack(TRACE_FIELDS, NTRACE, v, sizeof *r->tr, t, r->tr);
+    opt_field_unpack(dpc_srgd_step_info_fields(), v, t, r->tr);
     return 0;
 }
 
