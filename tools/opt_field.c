@@ -3,6 +3,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 /* Help texts with their default appended: the specs point into this arena for the life of the
@@ -79,8 +80,9 @@ static void bind_one(opt_spec *o, const dpc_field *f)
     }
     int unset = f->def == 0 && (f->flags & DPC_FIELD_UNSET_ZERO);
     if (o->help && !strstr(o->help, "(default") && !unset && !(f->flags & DPC_FIELD_DERIVED)) {
-        char add[64];
+        char add[64]; /* the shortest form that reads back as the library's value */
         snprintf(add, sizeof add, " (default %.15g)", f->def);
+        if (strtod(add + 10, NULL) != f->def) snprintf(add, sizeof add, " (default %.17g)", f->def);
         o->help = help_with(o->help, add);
     }
 }
