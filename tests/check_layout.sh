@@ -86,7 +86,7 @@ lit=$(awk '
     inspec && (/\.lo = / || /\.hi = / || /\(default [0-9.]/) { printf "%s:%d: %s\n", FILENAME, FNR, name }
     inspec && /};/ { inspec = 0 }' tools/*.c)
 if [ -z "$lit" ]; then pass; else fail "a bound option states a range or default literal: $lit"; fi
-for pair in "train_srgd.c:problem.decades" "train_srgd.c:z_step" "train_kan.c:lambda" \
+for pair in "train_srgd.c:problem.w_norm" "train_srgd.c:z_step" "train_kan.c:lambda" \
             "train_kan.c:conf_delta" "train_linreg.c:prior.a" "train_linreg.c:c1"; do
     f=tools/${pair%%:*}; prm=${pair#*:}
     if awk -v p="$prm" '/^static const opt_spec/ { c = 1 } /^static opt_spec/ { c = 0 }

@@ -9,7 +9,7 @@
 
 /* Binds each spec of the NULL-terminated list to the field of t that its `param` names (the
  * first comma-separated name that starts with prefix, the prefix removed: "problem." binds
- * "problem.decades" to t's "decades"): numeric fields give the option's type (DOUBLE: a number,
+ * "problem.w_norm" to t's "w_norm"): numeric fields give the option's type (DOUBLE: a number,
  * integer types: OPT_UINT), its range and open ends (an UNSET_ZERO field's 0 stays refused: the
  * option's absence is the unset value), and " (default X)" appended to its help unless the help
  * already states one or the default is an unset 0; an ENUM field marks its default word in the
