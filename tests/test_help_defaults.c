@@ -2,8 +2,8 @@
  * value of the library's _init (the library decides; the help text of each option table,
  * tools/opt.h, is a copy that only this test compares): `train` and `audit` against
  * dpc_train_config_init, `train --algo dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init (its
- * --stream and --dpstat-k; the other paper options read the library's field tables: nothing
- * to compare), `advise` against dpc_advise_query_init. Runs $BUILD/dpcorr (default
+ * --stream; the other paper options read the library's field tables: nothing to compare),
+ * `advise` against dpc_advise_query_init. Runs $BUILD/dpcorr (default
  * build/dpcorr) from the repository root; python/tests/test_help_defaults.py checks the same
  * for the binding's view of train and audit. */
 #include "dpcorr.h"
@@ -134,11 +134,9 @@ static void test_linreg(const char *algo, dpc_linreg_algo a)
     dpc_linreg_opts o;
     dpc_linreg_opts_init(&o, a);
     derived_delta(cmd, o.delta);
-    /* the prior, c1 and the layout read the field tables; the stream (a uint32_t) and K (its
-     * paper sentinel) keep their own help */
+    /* the other options read the field table; the stream is a uint32_t, of no table type */
     same(cmd, "--stream", (double)o.stream);
     same_word(cmd, "--calibration", dpc_calibration_name(o.calibration));
-    if (a == DPC_LINREG_AMBSSGD) same(cmd, "--dpstat-k", (double)o.dpstat_k);
 }
 
 static void test_advise(void)

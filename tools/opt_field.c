@@ -79,12 +79,16 @@ static void bind_one(opt_spec *o, const dpc_field *f)
         if (f->flags & DPC_FIELD_HI_OPEN) o->flags |= OPT_HI_OPEN;
     }
     int unset = f->def == 0 && (f->flags & DPC_FIELD_UNSET_ZERO);
-    if (o->help && !strstr(o->help, "(default") && !unset && !(f->flags & DPC_FIELD_DERIVED)) {
-        char add[64]; /* the shortest form that reads back as the library's value */
-        snprintf(add, sizeof add, " (default %.15g)", f->def);
-        if (strtod(add + 10, NULL) != f->def) snprintf(add, sizeof add, " (default %.17g)", f->def);
-        o->help = help_with(o->help, add);
-    }
+    if (!unset && !(f->flags & DPC_FIELD_DERIVED)) opt_field_default(o, f->def);
+}
+
+void opt_field_default(opt_spec *o, double def)
+{
+    if (!o->help || strstr(o->help, "(default")) return;
+    char add[64]; /* the shortest form that reads back as the library's value */
+    snprintf(add, sizeof add, " (default %.15g)", def);
+    if (strtod(add + 10, NULL) != def) snprintf(add, sizeof add, " (default %.17g)", def);
+    o->help = help_with(o->help, add);
 }
 
 void opt_field_bind(opt_spec *const *specs, const dpc_field_table *t, const char *prefix)

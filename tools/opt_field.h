@@ -17,6 +17,11 @@
  * once before the command's table is parsed or printed (idempotent). */
 void opt_field_bind(opt_spec *const *specs, const dpc_field_table *t, const char *prefix);
 
+/* Appends " (default X)" to o's help unless it states one: the default of an option that is
+ * not a table field but a library constant (DPC_SRGD_PRACTICAL_C) or a field without a table
+ * range (linreg's dpstat_k, with its paper sentinel). */
+void opt_field_default(opt_spec *o, double def);
+
 /* Binds o to the field `name` of t whatever its `param` says (an option that sets a field of
  * another name: --lr sets dpc_kan_run_config.lr, which the run's errors call eta). */
 void opt_field_bind_as(opt_spec *o, const dpc_field_table *t, const char *name);

@@ -91,11 +91,10 @@ static opt_spec L_DOMAIN = {
     .name = "--domain", .metavar = "B", .type = OPT_DOUBLE, .section = ALG, .param = "domain",
     .help = "DP-STAT domain (default K2 R_x (w-bound + sigma-bound) (ln N)^(2a))",
     .example = "--domain 10"};
-static const opt_spec L_DPSTAT_K = {
+static opt_spec L_DPSTAT_K = { /* the CLI's range (the table's dpstat_k has none: the paper's sentinel) */
     .name = "--dpstat-k", .metavar = "K|paper", .type = OPT_UINT, .lo = 1, .hi = 100000,
     .flags = OPT_WORDS, .choices = "paper", .section = ALG, .param = "dpstat_k",
-    .help = "DP-STAT doublings (default 40; paper: ceil(200 log2 N), whose Delta = B/N^200 "
-            "underflows)",
+    .help = "DP-STAT doublings (paper: ceil(200 log2 N), whose Delta = B/N^200 underflows)",
     .example = "--dpstat-k 30"};
 static opt_spec L_DPSTAT_RULE = {
     .name = "--dpstat-rule", .metavar = "R", .type = OPT_CHOICE, .choices = "margin|paper",
@@ -183,7 +182,12 @@ static opt_spec *const BOUND_OPTS[] = {&L_PRIOR[0], &L_PRIOR[1], &L_PRIOR[2], &L
 static void bind_fields(void)
 {
     static int done;
-    if (!done) opt_field_bind(BOUND_OPTS, dpc_linreg_opts_fields(), "");
+    if (!done) {
+        const dpc_field_table *t = dpc_linreg_opts_fields();
+        opt_field_bind(BOUND_OPTS, t, "");
+        /* K's range is the CLI's (the library's holds its paper sentinel); its default the table's */
+        opt_field_default(&L_DPSTAT_K, dpc_field_find(t, "dpstat_k", NULL)->def);
+    }
     done = 1;
 }
 

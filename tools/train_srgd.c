@@ -93,10 +93,10 @@ static const opt_spec S_REGIME = {
     .name = "--regime", .metavar = "A|B", .type = OPT_CHOICE, .choices = "A|B|a|b",
     .section = SCHED, .param = "regime",
     .help = "A: T = ceil(c n^(1/4)), B = n/T (default); B: B = sqrt n", .example = "--regime B"};
-static const opt_spec S_C = {
+static opt_spec S_C = { /* the CLI's range; the default is DPC_SRGD_PRACTICAL_C */
     .name = "--c", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = 1e9, .flags = OPT_LO_OPEN,
     .section = SCHED, .param = "c", .when = "--regime A", .conflicts = "--literal",
-    .help = "Regime A practical constant (default 1)", .example = "--c 2"};
+    .help = "Regime A practical constant", .example = "--c 2"};
 static const opt_spec S_LITERAL = {
     .name = "--literal", .type = OPT_FLAG, .section = SCHED, .param = "literal",
     .when = "--regime A", .help = "Regime A with the paper's c_DP (explains when infeasible)",
@@ -165,6 +165,7 @@ static void bind_fields(void)
     done = 1;
     opt_field_bind(BOUND_PROBLEM, dpc_srgd_problem_config_fields(), "problem.");
     opt_field_bind(BOUND_CONFIG, dpc_srgd_config_fields(), "");
+    opt_field_default(&S_C, DPC_SRGD_PRACTICAL_C); /* a library constant, not a field */
 }
 
 static const opt_spec *const SRGD_OPTS[] = {
