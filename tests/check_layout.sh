@@ -77,5 +77,25 @@ if [ -z "$long" ]; then pass; else
     FAIL=$((FAIL + $(echo "$long" | wc -l)))
 fi
 
+# 5. an option bound to a library field table (a non-const `static opt_spec`, tools/opt_field.h)
+# states no range or default: the table's are the ones (the issue-36 rule: a parameter is
+# written once; an option whose default alone comes from the library says "the CLI's range");
+# and every paper option whose param names a table field is bound
+lit=$(awk '
+    /^static opt_spec / { inspec = 1; own = 0; name = $3 }
+    /^static const opt_spec / { inspec = 0 }
+    inspec && /the CLI.s range/ { own = 1 }
+    inspec && ((!own && (/\.lo = / || /\.hi = /)) || /\(default [0-9.]/) { printf "%s:%d: %s\n", FILENAME, FNR, name }
+    inspec && /};/ { inspec = 0 }' tools/*.c)
+if [ -z "$lit" ]; then pass; else fail "a bound option states a range or default literal: $lit"; fi
+for pair in "train_srgd.c:problem.w_norm" "train_srgd.c:z_step" "train_kan.c:lambda" \
+            "train_kan.c:conf_delta" "train_linreg.c:prior.a" "train_linreg.c:c1"; do
+    f=tools/${pair%%:*}; prm=${pair#*:}
+    if awk -v p="$prm" '/^static const opt_spec/ { c = 1 } /^static opt_spec/ { c = 0 }
+                        c && index($0, ".param = \"" p "\"") { bad = 1 } END { exit !bad }' "$f"; then
+        fail "$f: the option of $prm is not bound to its field table"
+    else pass; fi
+done
+
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -4,6 +4,7 @@
  * makes the privacy decision (dpcorr/papers/kan.h: dpc_kan_lcgd_privacy, the shared ledger); the
  * run frame (frame.h) does seeding, data, the report and the plot. */
 #include "frame.h"
+#include "opt_field.h"
 #include "train_algo.h"
 #include "dpcorr/papers/kan.h"
 
@@ -44,68 +45,86 @@ static const opt_spec K_NOISE = FR_NOISE_OPT(
     PRIV, 0, "noise std per row of Z = Z clip colnorm(C); the paper's kappa = Z colnorm; 0: non-private",
     "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
     "--noise-multiplier 3");
-static const opt_spec K_LAMBDA = {
-    .name = "--lambda", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_HI_OPEN,
-    .section = OPTIM, .param = "lambda", .help = "noise correlation in [0, 1) (default 0.5)",
+/* The options of library fields take their type, range and default from the field tables
+ * (bind_fields, tools/opt_field.h): none is written here. */
+static opt_spec K_LAMBDA = {
+    .name = "--lambda", .metavar = "L", .type = OPT_DOUBLE, .section = OPTIM,
+    .param = "lambda", .help = "noise correlation",
     .example = "--lambda 0.3"};
-static const opt_spec K_ITERATES = {
-    .name = "--iterates", .metavar = "T", .type = OPT_UINT, .lo = 2, .hi = 1e8, .section = OPTIM,
+static opt_spec K_ITERATES = {
+    .name = "--iterates", .metavar = "T", .type = OPT_UINT, .section = OPTIM,
     .param = "iterates", .conflicts = "--epochs",
-    .help = "iterates W_0..W_T-1, i.e. T-1 updates (default 1000)", .example = "--iterates 30"};
+    .help = "iterates W_0..W_T-1, i.e. T-1 updates", .example = "--iterates 30"};
 static const opt_spec K_EPOCHS = {
     .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = OPTIM,
     .param = "iterates", .help = "T = 1 + N floor(n/B) instead",
     .example = "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --epsilon 1 "
                "--epochs 2"};
-static const opt_spec K_BATCH = {
-    .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = OPTIM,
-    .param = "batch", .help = "batch size (default 100)", .example = "--batch 50"};
-static const opt_spec K_LR = {
-    .name = "--lr", .metavar = "ETA|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "eta",
-    .help = "step size (default 0.5; theory: 1/(12 beta), kan2 only)", .example = "--lr 0.2"};
-static const opt_spec K_CLIP = {
-    .name = "--clip", .metavar = "C|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "clip",
-    .help = "clip norm (default 1; theory: G from c, kan2 only: no clipping)",
+static opt_spec K_BATCH = {
+    .name = "--batch", .metavar = "B", .type = OPT_UINT, .section = OPTIM,
+    .param = "batch", .help = "batch size", .example = "--batch 50"};
+static opt_spec K_LR = {
+    .name = "--lr", .metavar = "ETA|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
+    .choices = "theory", .section = OPTIM, .param = "eta",
+    .help = "step size (theory: 1/(12 beta), kan2 only)", .example = "--lr 0.2"};
+static opt_spec K_CLIP = {
+    .name = "--clip", .metavar = "C|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
+    .choices = "theory", .section = OPTIM, .param = "clip",
+    .help = "clip norm (theory: G from c, kan2 only: no clipping)",
     .example = "--clip 0.5"};
-static const opt_spec K_RADIUS = {
-    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "theory", .section = OPTIM, .param = "radius",
+static opt_spec K_RADIUS = {
+    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
+    .choices = "theory", .section = OPTIM, .param = "radius",
     .help = "projection radius (default none; theory: C_R (log T + sqrt(log(n/delta)))/gamma "
             "with gamma estimated, kan2 only)",
     .example = "--radius 2"};
-static const opt_spec K_C_R = {
-    .name = "--C-R", .metavar = "X", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = OPTIM, .param = "C_R", .when = "--radius theory",
-    .help = "the constant C_R (default 2)", .example = "--radius theory --seed 1 --C-R 3"};
-static const opt_spec K_MARGIN_ITERS = {
-    .name = "--margin-iters", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e9,
-    .section = OPTIM, .param = "margin_iters", .when = "--model kan2:M",
-    .help = "iterations of the NTK-margin solver (default 20000; the margin is reported for "
-            "n <= 2048 or with --radius theory)",
+static opt_spec K_C_R = {
+    .name = "--C-R", .metavar = "X", .type = OPT_DOUBLE, .section = OPTIM, .param = "C_R",
+    .when = "--radius theory", .help = "the constant C_R", .example = "--radius theory --seed 1 --C-R 3"};
+static opt_spec K_MARGIN_ITERS = {
+    .name = "--margin-iters", .metavar = "N", .type = OPT_UINT, .section = OPTIM,
+    .param = "margin_iters", .when = "--model kan2:M",
+    .help = "iterations of the NTK-margin solver (the margin is reported for n <= 2048 or with "
+            "--radius theory)",
     .example = "--radius theory --seed 1 --margin-iters 500"};
-static const opt_spec K_CONF_DELTA = {
-    .name = "--conf-delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = OPTIM, .param = "conf_delta",
-    .when = "--model kan2:M", .help = "confidence level of the theory constants (default 0.01)",
+static opt_spec K_CONF_DELTA = {
+    .name = "--conf-delta", .metavar = "D", .type = OPT_DOUBLE, .section = OPTIM,
+    .param = "conf_delta", .when = "--model kan2:M",
+    .help = "confidence level of the theory constants",
     .example = "--lr theory --conf-delta 0.05"};
-static const opt_spec K_EVAL_EVERY = {
-    .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = EXEC,
-    .param = "eval_every", .help = "evaluate L_S every K iterates (default 1: the exact average)",
+static opt_spec K_EVAL_EVERY = {
+    .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .section = EXEC,
+    .param = "eval_every", .help = "evaluate L_S every K iterates (1: the exact average)",
     .example = "--eval-every 3"};
-static const opt_spec K_NOISE_FORM = {
+static opt_spec K_NOISE_FORM = {
     .name = "--noise-form", .metavar = "F", .type = OPT_CHOICE, .choices = "replay|buffer",
-    .section = EXEC, .param = "noise_form", .help = "replay (default) | buffer",
+    .section = EXEC, .param = "noise_form", .help = "replay | buffer",
     .example = "--noise-form buffer"};
-static const opt_spec K_CHUNK = {
-    .name = "--chunk", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 4096, .section = EXEC,
-    .param = "chunk", .when = "a --model other than kan2:M",
-    .help = "examples per model chunk (default 32)",
+static opt_spec K_CHUNK = {
+    .name = "--chunk", .metavar = "K", .type = OPT_UINT, .section = EXEC,
+    .param = "chunk", .when = "a --model other than kan2:M", .help = "examples per model chunk",
     .example = "--data synthetic:logistic,n=300,d=3 --model kan:3 --chunk 8"};
 #undef PRIV
 #undef OPTIM
 #undef EXEC
+
+static opt_spec *const BOUND_RUN[] = {&K_ITERATES, &K_BATCH, &K_CLIP, &K_RADIUS, &K_C_R,
+                                       &K_MARGIN_ITERS, &K_CONF_DELTA, &K_EVAL_EVERY, &K_CHUNK,
+                                       NULL};
+static opt_spec *const BOUND_PRIVACY[] = {&K_LAMBDA, NULL};
+static opt_spec *const BOUND_LCGD[] = {&K_NOISE_FORM, NULL};
+
+static void bind_fields(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    opt_field_bind(BOUND_RUN, dpc_kan_run_config_fields(), "");
+    opt_field_bind(BOUND_PRIVACY, dpc_kan_privacy_fields(), "");
+    opt_field_bind(BOUND_LCGD, dpc_kan_lcgd_config_fields(), "");
+    /* --lr sets the run's lr, which the library names eta in the run it builds */
+    opt_field_bind_as(&K_LR, dpc_kan_run_config_fields(), "lr");
+}
 
 static const opt_spec *const KAN_OPTS[] = {
     &K_ALGO, &K_DATA, &K_MODEL, &K_EPSILON, &K_DELTA, &K_LARGE_DELTA, &K_CALIBRATION, &K_NOISE,
@@ -134,35 +153,45 @@ typedef struct kopts {
     run_frame fr;
     const char *model;
     int is_kan2, lr_theory, clip_theory, radius_theory;
-    size_t iterates, epochs, batch, eval_every, chunk, margin_iters;
-    double lr, clip, radius, C_R, conf_delta;
-    dpc_kan_privacy pv; /* n and steps set once the data is known */
+    dpc_kan_run_config rc; /* the library's defaults and the options; privacy.n, .batch and .steps
+                              set once the data is known */
+    size_t epochs;
     dpc_noise_form form;
 } kopts;
 
-/* The options that apply to the model chosen (kan2: the theory constants; others: the chunk). */
-static void read_model_opts(kopts *o, opt_set *s, const dpc_kan_run_config *d)
+/* The options that apply to the model chosen (kan2: the theory constants; others: the chunk).
+ * A parameter the configuration does not use is 0 (the dry run and the checkpoint items). */
+static void read_model_opts(kopts *o, opt_set *s)
 {
+    static opt_spec *const c_r[] = {&K_C_R, NULL};
+    static opt_spec *const kan2[] = {&K_MARGIN_ITERS, &K_CONF_DELTA, NULL};
+    static opt_spec *const other[] = {&K_CHUNK, NULL};
+    const dpc_field_table *t = dpc_kan_run_config_fields();
+    dpc_kan_run_config *rc = &o->rc;
     o->lr_theory = opt_word(s, &K_LR, 0) == 1;
-    o->lr = opt_dbl(s, &K_LR, d->lr);
+    rc->lr = opt_dbl(s, &K_LR, rc->lr);
     o->clip_theory = opt_word(s, &K_CLIP, 0) == 1;
-    o->clip = opt_dbl(s, &K_CLIP, d->clip);
+    rc->clip = opt_dbl(s, &K_CLIP, rc->clip);
     o->radius_theory = opt_word(s, &K_RADIUS, 0) == 1;
-    o->radius = opt_dbl(s, &K_RADIUS, d->radius);
-    if (o->radius_theory) o->C_R = opt_dbl(s, &K_C_R, d->C_R);
+    rc->radius = opt_dbl(s, &K_RADIUS, rc->radius);
+    if (o->radius_theory) opt_field_read(s, c_r, t, rc, "");
+    else rc->C_R = 0;
     if (o->is_kan2) {
-        o->margin_iters = opt_size(s, &K_MARGIN_ITERS, d->margin_iters);
-        o->conf_delta = opt_dbl(s, &K_CONF_DELTA, d->conf_delta);
+        opt_field_read(s, kan2, t, rc, "");
+        rc->chunk = 0;
     } else {
-        o->chunk = opt_size(s, &K_CHUNK, d->chunk);
+        opt_field_read(s, other, t, rc, "");
+        rc->margin_iters = 0;
+        rc->conf_delta = 0;
     }
 }
 
 static int read_opts(kopts *o, opt_set *s)
 {
+    static opt_spec *const run[] = {&K_ITERATES, &K_BATCH, &K_EVAL_EVERY, NULL};
+    static opt_spec *const lambda[] = {&K_LAMBDA, NULL};
     memset(o, 0, sizeof *o);
-    dpc_kan_run_config d; /* the library's defaults */
-    dpc_kan_run_config_init(&d);
+    dpc_kan_run_config_init(&o->rc);
     frame_init(&o->fr);
     o->fr.data_opt = &K_DATA;
     opt_use(s, &K_ALGO);
@@ -170,8 +199,7 @@ static int read_opts(kopts *o, opt_set *s)
     frame_read_ckpt(&o->fr, s);
     o->model = opt_str(s, &K_MODEL, NULL);
     o->is_kan2 = o->model && !strncmp(o->model, "kan2:", 5);
-    dpc_kan_privacy *pv = &o->pv;
-    *pv = d.privacy;
+    dpc_kan_privacy *pv = &o->rc.privacy;
     pv->epsilon = opt_dbl(s, &K_EPSILON, pv->epsilon);
     pv->delta = opt_dbl(s, &K_DELTA, pv->delta);
     pv->allow_large_delta = opt_given(s, &K_LARGE_DELTA);
@@ -180,12 +208,10 @@ static int read_opts(kopts *o, opt_set *s)
     if (pv->epsilon > 0)
         pv->calibration = opt_word(s, &K_CALIBRATION, 0) ? DPC_CALIBRATION_PAPER
                                                          : DPC_CALIBRATION_ACCOUNTANT;
-    pv->lambda = opt_dbl(s, &K_LAMBDA, pv->lambda);
-    o->iterates = opt_size(s, &K_ITERATES, d.iterates);
+    opt_field_read(s, lambda, dpc_kan_privacy_fields(), pv, "");
+    opt_field_read(s, run, dpc_kan_run_config_fields(), &o->rc, "");
     o->epochs = opt_size(s, &K_EPOCHS, 0);
-    o->batch = opt_size(s, &K_BATCH, d.batch);
-    read_model_opts(o, s, &d);
-    o->eval_every = opt_size(s, &K_EVAL_EVERY, d.eval_every);
+    read_model_opts(o, s);
     o->form = opt_word(s, &K_NOISE_FORM, 0) ? DPC_NOISE_BUFFER : DPC_NOISE_REPLAY;
     int rc = opt_finish(s);
     if (rc || (rc = frame_check(&o->fr, s, 1))) return rc;
@@ -248,16 +274,16 @@ static int kan2_theory(kan_run *r, int margin_wanted)
     kopts *o = r->o;
     const dpc_dataset *tr = o->fr.train;
     dpc_error err = {0};
-    if (dpc_kan2_consts(r->k, o->conf_delta, &r->kc, &err)) return opt_fail_lib(r->s, &err);
-    if (o->lr_theory) o->lr = r->kc.eta_max;
-    if (o->clip_theory) o->clip = r->kc.G_c;
+    if (dpc_kan2_consts(r->k, o->rc.conf_delta, &r->kc, &err)) return opt_fail_lib(r->s, &err);
+    if (o->lr_theory) o->rc.lr = r->kc.eta_max;
+    if (o->clip_theory) o->rc.clip = r->kc.G_c;
     /* the margin (for the report and --radius theory): by default only when the n x n kernel
      * is cheap (n <= 2048); --radius theory computes it for any n (columns on the fly) */
     if (!(margin_wanted && (tr->n <= 2048 || o->radius_theory))) return 0;
     double *ypm = malloc(tr->n * sizeof *ypm);
     if (!ypm) return opt_fail(r->s, "out of memory");
     for (size_t i = 0; i < tr->n; i++) ypm[i] = tr->y[i] == 1.0 ? 1.0 : -1.0;
-    dpc_status st = dpc_kan2_margin(r->k, r->W0, tr->x, ypm, tr->n, o->margin_iters, 1e-3, &r->mg,
+    dpc_status st = dpc_kan2_margin(r->k, r->W0, tr->x, ypm, tr->n, o->rc.margin_iters, 1e-3, &r->mg,
                                     &err);
     free(ypm);
     if (st) return opt_fail(r->s, "margin: %s", err.msg);
@@ -265,7 +291,7 @@ static int kan2_theory(kan_run *r, int margin_wanted)
     if (!(r->mg.gamma_lo > 0))
         return opt_fail_at(r->s, &K_RADIUS, "theory: no positive NTK margin certified (gamma_lo = "
                                             "%g)", r->mg.gamma_lo);
-    if (dpc_kan_radius(o->C_R, r->T, tr->n, o->conf_delta, r->mg.gamma_lo, &o->radius, &err))
+    if (dpc_kan_radius(o->rc.C_R, r->T, tr->n, o->rc.conf_delta, r->mg.gamma_lo, &o->rc.radius, &err))
         return strcmp(err.field, "C_R") ? opt_fail_lib_at(r->s, &K_RADIUS, &err)
                                          : opt_fail_lib(r->s, &err); /* --C-R by name */
     return 0;
@@ -290,7 +316,7 @@ static int build_model(kan_run *r, int margin_wanted)
         return kan2_theory(r, margin_wanted);
     }
     if (cli_model_new(&r->m, NULL, o->model, tr->d, NULL, tr->n_classes, &err) ||
-        dpc_kan_model_task_new(&r->task, r->m, tr, te, o->chunk, &err))
+        dpc_kan_model_task_new(&r->task, r->m, tr, te, o->rc.chunk, &err))
         return opt_fail_lib_at(r->s, &K_MODEL, &err);
     r->P = dpc_model_num_params(r->m);
     if (!(r->W0 = malloc(r->P * sizeof *r->W0))) return opt_fail(r->s, "out of memory");
@@ -309,20 +335,20 @@ static int prepare(kan_run *r, dpc_kan_lcgd_config *lc, int margin_wanted)
         rc = to_unit_ball(o->fr.test, s, o->fr.quiet);
     if (rc) return rc;
     size_t n = o->fr.train->n;
-    if (o->batch > n)
-        return opt_fail_at(s, &K_BATCH, "%zu is larger than the data (%zu examples)", o->batch, n);
-    r->T = dpc_kan_run_iterates(o->iterates, o->epochs, o->batch, n);
+    if (o->rc.batch > n)
+        return opt_fail_at(s, &K_BATCH, "%zu is larger than the data (%zu examples)", o->rc.batch, n);
+    r->T = dpc_kan_run_iterates(o->rc.iterates, o->epochs, o->rc.batch, n);
     if ((rc = build_model(r, margin_wanted))) return rc;
     dpc_error err = {0};
-    o->pv.n = n;
-    o->pv.batch = o->batch;
-    o->pv.steps = r->T - 1;
-    if (dpc_kan_lcgd_privacy(&o->pv, &r->noise_std, &r->led, &err)) return opt_fail_lib(s, &err);
+    o->rc.privacy.n = n;
+    o->rc.privacy.batch = o->rc.batch;
+    o->rc.privacy.steps = r->T - 1;
+    if (dpc_kan_lcgd_privacy(&o->rc.privacy, &r->noise_std, &r->led, &err)) return opt_fail_lib(s, &err);
     r->led.rng_mode = o->fr.rng.mode;
     r->led.seed = o->fr.rng.seed;
     dpc_kan_lcgd_config_init(lc);
-    lc->n = n, lc->iterates = r->T, lc->batch = o->batch, lc->eta = o->lr, lc->clip = o->clip;
-    lc->lambda = o->pv.lambda, lc->noise_std = r->noise_std, lc->radius = o->radius;
+    lc->n = n, lc->iterates = r->T, lc->batch = o->rc.batch, lc->eta = o->rc.lr, lc->clip = o->rc.clip;
+    lc->lambda = o->rc.privacy.lambda, lc->noise_std = r->noise_std, lc->radius = o->rc.radius;
     lc->noise_form = o->form;
     if (dpc_kan_lcgd_config_check(lc, &err)) return opt_fail_lib(s, &err);
     return 0;
@@ -334,23 +360,17 @@ static void dry_run(const kan_run *r, const dpc_kan_lcgd_config *lc)
     frame_dry(&o->fr);
     opt_dry_str("model", o->model);
     opt_dry_uint("parameters", r->P);
-    opt_dry_num("epsilon", o->pv.epsilon);
+    opt_dry_num("epsilon", o->rc.privacy.epsilon);
     opt_dry_num("delta", r->led.delta); /* resolved: dpc_account_resolve_delta */
-    opt_dry_uint("allow_large_delta", (uint64_t)o->pv.allow_large_delta);
+    opt_dry_uint("allow_large_delta", (uint64_t)o->rc.privacy.allow_large_delta);
     opt_dry_num("noise_multiplier", r->led.noise_multiplier);
     opt_dry_str("calibration", r->led.calibration);
-    opt_dry_num("lambda", lc->lambda);
-    opt_dry_uint("iterates", lc->iterates);
-    opt_dry_uint("batch", lc->batch);
-    opt_dry_num("eta", lc->eta);
-    opt_dry_num("clip", lc->clip);
-    opt_dry_num("radius", lc->radius);
-    opt_dry_num("C_R", o->C_R);
-    opt_dry_uint("margin_iters", o->margin_iters);
-    opt_dry_num("conf_delta", o->conf_delta);
-    opt_dry_uint("eval_every", o->eval_every);
-    opt_dry_str("noise_form", dpc_noise_form_name(lc->noise_form));
-    opt_dry_uint("chunk", o->chunk);
+    opt_field_dry(dpc_kan_lcgd_config_fields(), lc, ""); /* the run as built */
+    opt_dry_num("C_R", o->rc.C_R);
+    opt_dry_uint("margin_iters", o->rc.margin_iters);
+    opt_dry_num("conf_delta", o->rc.conf_delta);
+    opt_dry_uint("eval_every", o->rc.eval_every);
+    opt_dry_uint("chunk", o->rc.chunk);
     frame_dry_ckpt(&o->fr);
     opt_dry_num("ledger.epsilon", r->led.epsilon);
 }
@@ -386,12 +406,12 @@ static void report_config(jw *w, const kan_run *r, const dpc_kan_lcgd_result *re
     jw_str(w, "model", o->model);
     jw_int(w, "parameters", (long long)r->P);
     jw_int(w, "iterates", (long long)r->T);
-    jw_int(w, "batch", (long long)o->batch);
-    jw_num(w, "eta", o->lr);
-    jw_num(w, "clip", o->clip);
-    jw_num(w, "lambda", o->pv.lambda);
-    jw_num(w, "radius", o->radius);
-    jw_int(w, "eval_every", (long long)o->eval_every);
+    jw_int(w, "batch", (long long)o->rc.batch);
+    jw_num(w, "eta", o->rc.lr);
+    jw_num(w, "clip", o->rc.clip);
+    jw_num(w, "lambda", o->rc.privacy.lambda);
+    jw_num(w, "radius", o->rc.radius);
+    jw_int(w, "eval_every", (long long)o->rc.eval_every);
     jw_str(w, "noise_form", dpc_noise_form_name(o->form));
     jw_end(w);
     jw_obj(w, "noise");
@@ -430,16 +450,16 @@ static void report_theory(jw *w, const kan_run *r)
     const kopts *o = r->o;
     dpc_error err = {0};
     dpc_kan_rate_in ri = {o->fr.train->n, dpc_kan2_get_config(r->k)->m, o->fr.train->d, r->T,
-                          o->batch, o->lr, o->pv.lambda, r->noise_std,
-                          r->mg.gamma_lo > 0 ? r->mg.gamma_lo : NAN, o->conf_delta};
+                          o->rc.batch, o->rc.lr, o->rc.privacy.lambda, r->noise_std,
+                          r->mg.gamma_lo > 0 ? r->mg.gamma_lo : NAN, o->rc.conf_delta};
     double Ac = NAN, Av = NAN, An = NAN;
     dpc_kan_window win = {NAN, NAN, NAN};
     if (ri.gamma > 0) {
         if (dpc_kan_bound_corr(&ri, &Ac, &err)) Ac = NAN;
         if (dpc_kan_bound_indep(&ri, &Av, &err)) Av = NAN;
         if (dpc_kan_bound_nonpriv(&ri, &An, &err)) An = NAN;
-        if (dpc_kan_width_window(&ri, dpc_kan2_basis(r->k)->p, o->clip,
-                                 isfinite(o->radius) ? o->radius : 1.0, &win, &err))
+        if (dpc_kan_width_window(&ri, dpc_kan2_basis(r->k)->p, o->rc.clip,
+                                 isfinite(o->rc.radius) ? o->rc.radius : 1.0, &win, &err))
             win.m_lo = win.m_hi = win.m_edge = NAN;
     }
     jw_obj(w, "theory");
@@ -455,7 +475,7 @@ static void report_theory(jw *w, const kan_run *r)
     jw_num(w, "A_non_unit", An);
     jw_num(w, "width_m_lo", win.m_lo);
     jw_num(w, "width_m_hi", win.m_hi);
-    jw_num(w, "width_m_edge", isfinite(o->radius) ? win.m_edge : NAN);
+    jw_num(w, "width_m_edge", isfinite(o->rc.radius) ? win.m_edge : NAN);
     jw_end(w);
 }
 
@@ -507,13 +527,13 @@ typedef struct kan_loop {
 static void ckpt_items(void *ctx, dpc_ckpt *ck)
 {
     const kopts *o = ((const kan_loop *)ctx)->r->o;
-    dpc_ckpt_item_num(ck, "epsilon", "epsilon", o->pv.epsilon);
-    dpc_ckpt_item_num(ck, "delta", "delta", o->pv.delta);
-    dpc_ckpt_item_str(ck, "calibration", "calibration", dpc_calibration_name(o->pv.calibration));
-    dpc_ckpt_item_num(ck, "noise_multiplier", "noise multiplier (given)", o->pv.noise_multiplier);
+    dpc_ckpt_item_num(ck, "epsilon", "epsilon", o->rc.privacy.epsilon);
+    dpc_ckpt_item_num(ck, "delta", "delta", o->rc.privacy.delta);
+    dpc_ckpt_item_str(ck, "calibration", "calibration", dpc_calibration_name(o->rc.privacy.calibration));
+    dpc_ckpt_item_num(ck, "noise_multiplier", "noise multiplier (given)", o->rc.privacy.noise_multiplier);
     dpc_ckpt_item_str(ck, "model", "model", o->model);
-    dpc_ckpt_item_count(ck, "eval_every", "evaluation interval", o->eval_every);
-    dpc_ckpt_item_count(ck, "chunk", "chunk", o->chunk);
+    dpc_ckpt_item_count(ck, "eval_every", "evaluation interval", o->rc.eval_every);
+    dpc_ckpt_item_count(ck, "chunk", "chunk", o->rc.chunk);
 }
 
 static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
@@ -573,7 +593,7 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
     dpc_error err = {0};
     if (dpc_kan_lcgd_new(&run, lc, r->P, r->W0, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);
     double t0 = cli_now();
-    dpc_kan_lcgd_runner b = {run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->eval_every,
+    dpc_kan_lcgd_runner b = {run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->rc.eval_every,
                              &r->led};
     kan_loop kl = {r, &tc};
     dpc_kan_lcgd_run_info info;
@@ -608,6 +628,7 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
 int train_lcgd_projected(int argc, char **argv)
 {
     opt_set s;
+    bind_fields();
     int rc = opt_parse(&s, &KAN_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;
     kopts o;

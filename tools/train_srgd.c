@@ -4,6 +4,7 @@
  * library presets the schedule and makes the privacy decision (the shared ledger); the run frame
  * (frame.h) does seeding, data, the report and the plot. */
 #include "frame.h"
+#include "opt_field.h"
 #include "train_algo.h"
 
 #include <math.h>
@@ -30,35 +31,36 @@ static const opt_spec S_DATA = {
     .help = "any dataset (doc/data.md); its held-out part estimates F",
     .example = "! --algo dp-srgd --data synthetic:logistic,n=2000,d=3,test-n=200 --row-radius 1 "
                "--epsilon 1"};
-static const opt_spec S_N = {
-    .name = "--n", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = PB,
-    .param = "problem.n", .when = "--problem", .help = "examples (default 65536)",
+/* The options of library fields take their type, range and default from the field tables
+ * (bind_fields, tools/opt_field.h): none is written here. */
+static opt_spec S_N = {
+    .name = "--n", .metavar = "N", .type = OPT_UINT, .section = PB,
+    .param = "problem.n", .when = "--problem", .help = "examples",
     .example = "--n 2000"};
-static const opt_spec S_DIM = {
-    .name = "--dim", .metavar = "D", .type = OPT_UINT, .lo = 1, .hi = 1e7, .section = PB,
-    .param = "problem.p", .when = "--problem", .help = "dimension (default 32)",
+static opt_spec S_DIM = {
+    .name = "--dim", .metavar = "D", .type = OPT_UINT, .section = PB,
+    .param = "problem.p", .when = "--problem", .help = "dimension",
     .example = "--dim 5"};
-static const opt_spec S_RELEVANT = {
-    .name = "--relevant", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e7, .section = PB,
+static opt_spec S_RELEVANT = {
+    .name = "--relevant", .metavar = "K", .type = OPT_UINT, .section = PB,
     .param = "problem.relevant", .when = "--problem p1|p2|quadratic",
     .help = "coordinates with signal (default all)", .example = "--relevant 2"};
-static const opt_spec S_DECADES = {
-    .name = "--decades", .metavar = "G", .type = OPT_DOUBLE, .lo = 0, .hi = 30, .section = PB,
+static opt_spec S_DECADES = {
+    .name = "--decades", .metavar = "G", .type = OPT_DOUBLE, .section = PB,
     .param = "problem.decades", .when = "--problem p1|p2|quadratic",
-    .help = "spectrum lambda_1/lambda_K = 10^G (default 4)", .example = "--decades 2"};
-static const opt_spec S_W_NORM = {
-    .name = "--w-norm", .metavar = "W", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PB, .param = "problem.w_norm",
-    .when = "--problem p1|p2|quadratic", .help = "|w0| (default 1; > R puts x-dagger outside C)",
+    .help = "spectrum lambda_1/lambda_K = 10^G", .example = "--decades 2"};
+static opt_spec S_W_NORM = {
+    .name = "--w-norm", .metavar = "W", .type = OPT_DOUBLE, .section = PB,
+    .param = "problem.w_norm", .when = "--problem p1|p2|quadratic",
+    .help = "|w0| (> R puts x-dagger outside C)",
     .example = "--w-norm 0.5"};
-static const opt_spec S_LABEL_NOISE = {
-    .name = "--label-noise", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .section = PB, .param = "problem.noise", .when = "--problem p2",
-    .help = "label noise half-width (default 0.5)", .example = "--problem p2 --label-noise 0.2"};
-static const opt_spec S_DESIGN = {
+static opt_spec S_LABEL_NOISE = {
+    .name = "--label-noise", .metavar = "S", .type = OPT_DOUBLE, .section = PB,
+    .param = "problem.noise", .when = "--problem p2", .help = "label noise half-width", .example = "--problem p2 --label-noise 0.2"};
+static opt_spec S_DESIGN = {
     .name = "--design", .metavar = "D", .type = OPT_CHOICE, .choices = "sparse|sphere",
     .section = PB, .param = "problem.design", .when = "--problem p1|p2",
-    .help = "sparse (default) | sphere", .example = "--problem p2 --design sphere"};
+    .help = "sparse | sphere", .example = "--problem p2 --design sphere"};
 static const opt_spec S_MODEL = {
     .name = "--model", .metavar = "SPEC", .type = OPT_STR, .section = PB, .param = "model",
     .when = "--data",
@@ -77,57 +79,53 @@ static const opt_spec S_Y_BOUND = {
     .help = "public bound on |y| (for L)",
     .example = "! --algo dp-srgd --data synthetic:linreg,n=2000,d=3 --row-radius 1 --epsilon 1 "
                "--y-bound 3"};
-static const opt_spec S_L = {
-    .name = "--L", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = CONST, .param = "L",
+static opt_spec S_L = {
+    .name = "--L", .metavar = "L", .type = OPT_DOUBLE, .section = CONST, .param = "L",
     .help = "per-example Lipschitz constant on C", .example = "--L 3"};
-static const opt_spec S_M = {
-    .name = "--M", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = CONST, .param = "M", .help = "per-example smoothness on C",
+static opt_spec S_M = {
+    .name = "--M", .metavar = "M", .type = OPT_DOUBLE, .section = CONST, .param = "M", .help = "per-example smoothness on C",
     .example = "--M 3"};
-static const opt_spec S_R = {
-    .name = "--R", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = CONST, .param = "R,problem.R", .help = "radius of C = B(0, R) (default 2)",
+static opt_spec S_R = {
+    .name = "--R", .metavar = "R", .type = OPT_DOUBLE, .section = CONST, .param = "R,problem.R",
+    .help = "radius of C = B(0, R)",
     .example = "--R 3"};
 static const opt_spec S_REGIME = {
     .name = "--regime", .metavar = "A|B", .type = OPT_CHOICE, .choices = "A|B|a|b",
     .section = SCHED, .param = "regime",
     .help = "A: T = ceil(c n^(1/4)), B = n/T (default); B: B = sqrt n", .example = "--regime B"};
-static const opt_spec S_C = {
+static opt_spec S_C = { /* the CLI's range; the default is DPC_SRGD_PRACTICAL_C */
     .name = "--c", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = 1e9, .flags = OPT_LO_OPEN,
     .section = SCHED, .param = "c", .when = "--regime A", .conflicts = "--literal",
-    .help = "Regime A practical constant (default 1)", .example = "--c 2"};
+    .help = "Regime A practical constant", .example = "--c 2"};
 static const opt_spec S_LITERAL = {
     .name = "--literal", .type = OPT_FLAG, .section = SCHED, .param = "literal",
     .when = "--regime A", .help = "Regime A with the paper's c_DP (explains when infeasible)",
     .example = "! --algo dp-srgd --problem p2 --n 1500000 --dim 1 --epsilon 1 --literal --delta "
                "1e-6 --allow-large-delta"}; /* the paper's delta: feasible from n = 1.43e6 */
-static const opt_spec S_STEPS = {
-    .name = "--steps", .metavar = "T", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = SCHED,
+static opt_spec S_STEPS = {
+    .name = "--steps", .metavar = "T", .type = OPT_UINT, .section = SCHED,
     .param = "steps", .help = "override the preset's rounds T", .example = "--steps 5"};
-static const opt_spec S_BATCH = {
-    .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = SCHED,
+static opt_spec S_BATCH = {
+    .name = "--batch", .metavar = "B", .type = OPT_UINT, .section = SCHED,
     .param = "batch", .help = "override the preset's batch B", .example = "--batch 100"};
-static const opt_spec S_BETA = {
-    .name = "--beta", .metavar = "BETA", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = SCHED, .param = "beta", .help = "override the preset's beta",
+static opt_spec S_BETA = {
+    .name = "--beta", .metavar = "BETA", .type = OPT_DOUBLE, .section = SCHED, .param = "beta", .help = "override the preset's beta",
     .example = "--beta 2"};
-static const opt_spec S_CLIP = {
-    .name = "--clip-delta", .metavar = "C|inf", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN | OPT_WORDS, .choices = "inf", .section = SCHED, .param = "clip",
+static opt_spec S_CLIP = {
+    .name = "--clip-delta", .metavar = "C|inf", .type = OPT_DOUBLE, .flags = OPT_WORDS, .choices = "inf", .section = SCHED, .param = "clip",
     .help = "override the preset's C_Delta (inf only with --nonprivate)",
     .example = "--clip-delta 2"};
-static const opt_spec S_Z_STEP = {
-    .name = "--z-step", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
-    .section = SCHED, .param = "z_step", .help = "z-step scale in (0, 1] (default 0.5, the proof's choice)",
+static opt_spec S_Z_STEP = {
+    .name = "--z-step", .metavar = "S", .type = OPT_DOUBLE, .section = SCHED, .param = "z_step",
+    .help = "z-step scale s: z_{t+1} = Pi(z_t - s S^_t/beta); the default is the proof's choice",
     .example = "--z-step 0.75"};
-static const opt_spec S_VARIANT = {
+static opt_spec S_VARIANT = {
     .name = "--variant", .metavar = "V", .type = OPT_STR, .section = SCHED, .param = "variant",
-    .help = "accel (default) | srg (unaccelerated) | accel-sgd (Thm 5.13)",
+    .help = "accel | srg (unaccelerated) | accel-sgd (Thm 5.13)",
     .example = "--variant srg"};
-static const opt_spec S_NOISE = {
+static opt_spec S_NOISE = {
     .name = "--noise", .metavar = "K", .type = OPT_STR, .section = SCHED, .param = "noise",
-    .help = "tree (default) | honaker | independent", .example = "--noise honaker"};
+    .help = "tree | honaker | independent", .example = "--noise honaker"};
 static const opt_spec S_PERMUTE = {
     .name = "--permute", .type = OPT_FLAG, .section = SCHED, .param = "permute",
     .help = "public random order of the examples first", .example = "--permute"};
@@ -142,10 +140,9 @@ static const opt_spec S_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, "--epsilon");
 static const opt_spec S_CALIBRATION = FR_CALIBRATION_OPT(
     PRIV, "--epsilon", "exact GDP mu; paper: mu = eps/sqrt(2 ln(2.5/delta)), Lemma 5.6, eps <= 1",
     "--epsilon 0.9 --calibration paper");
-static const opt_spec S_EVAL_EVERY = {
-    .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .lo = 0, .hi = 1e9,
-    .section = "output", .param = "eval_every",
-    .help = "F(y_t) every K steps (default 1 for problems, 0 for data; 0 = never)",
+static opt_spec S_EVAL_EVERY = {
+    .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .section = "output", .param = "eval_every",
+    .help = "F(y_t) every K steps (0 = never; unset: every step for --problem, never for --data)",
     .example = "--eval-every 2"};
 static const opt_spec S_TRACE = {
     .name = "--trace", .metavar = "F.csv", .type = OPT_STR, .flags = OPT_OUT_FILE,
@@ -155,6 +152,21 @@ static const opt_spec S_TRACE = {
 #undef CONST
 #undef SCHED
 #undef PRIV
+
+static opt_spec *const BOUND_CONFIG[] = {&S_L, &S_M, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP,
+                                          &S_Z_STEP, &S_VARIANT, &S_NOISE, &S_EVAL_EVERY, NULL};
+static opt_spec *const BOUND_PROBLEM[] = {&S_N, &S_DIM, &S_RELEVANT, &S_DECADES, &S_W_NORM,
+                                           &S_LABEL_NOISE, &S_DESIGN, &S_R, NULL};
+
+static void bind_fields(void)
+{
+    static int done;
+    if (done) return;
+    done = 1;
+    opt_field_bind(BOUND_PROBLEM, dpc_srgd_problem_config_fields(), "problem.");
+    opt_field_bind(BOUND_CONFIG, dpc_srgd_config_fields(), "");
+    opt_field_default(&S_C, DPC_SRGD_PRACTICAL_C); /* a library constant, not a field */
+}
 
 static const opt_spec *const SRGD_OPTS[] = {
     &S_ALGO, &S_PROBLEM, &S_N, &S_DIM, &S_RELEVANT, &S_DECADES, &S_W_NORM, &S_LABEL_NOISE,
@@ -199,16 +211,16 @@ static int read_problem(srgd_opts *o, opt_set *s)
     dpc_error err = {0};
     if (dpc_srgd_problem_kind_parse(opt_str(s, &S_PROBLEM, ""), &pc->kind, &err))
         return opt_fail_lib_at(s, &S_PROBLEM, &err);
-    pc->n = opt_size(s, &S_N, pc->n);
-    pc->p = opt_size(s, &S_DIM, pc->p);
-    if (pc->kind != DPC_SRGD_P3_NESTEROV) {
-        pc->relevant = opt_size(s, &S_RELEVANT, pc->relevant);
-        pc->decades = opt_dbl(s, &S_DECADES, pc->decades);
-        pc->w_norm = opt_dbl(s, &S_W_NORM, pc->w_norm);
-    }
-    if (pc->kind == DPC_SRGD_P2_LSQ) pc->noise = opt_dbl(s, &S_LABEL_NOISE, pc->noise);
+    /* the problem's options by the configurations that use them, read into their fields */
+    static opt_spec *const all[] = {&S_N, &S_DIM, NULL};
+    static opt_spec *const spectrum[] = {&S_RELEVANT, &S_DECADES, &S_W_NORM, NULL};
+    static opt_spec *const lsq[] = {&S_LABEL_NOISE, NULL}, *const design[] = {&S_DESIGN, NULL};
+    const dpc_field_table *t = dpc_srgd_problem_config_fields();
+    opt_field_read(s, all, t, pc, "problem.");
+    if (pc->kind != DPC_SRGD_P3_NESTEROV) opt_field_read(s, spectrum, t, pc, "problem.");
+    if (pc->kind == DPC_SRGD_P2_LSQ) opt_field_read(s, lsq, t, pc, "problem.");
     if (pc->kind == DPC_SRGD_P1_LOGISTIC || pc->kind == DPC_SRGD_P2_LSQ)
-        pc->design = opt_word(s, &S_DESIGN, 0) ? DPC_SRGD_DESIGN_SPHERE : DPC_SRGD_DESIGN_SPARSE;
+        opt_field_read(s, design, t, pc, "problem.");
     return 0;
 }
 
@@ -385,36 +397,23 @@ static void dry_run(const srgd_run *r)
     const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
     const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     frame_dry(&o->fr);
-    opt_dry_str("problem.kind", o->have_problem ? dpc_srgd_problem_kind_name(o->pc.kind) : "");
-    opt_dry_uint("problem.n", o->pc.n);
-    opt_dry_uint("problem.p", o->pc.p);
-    opt_dry_uint("problem.relevant", o->pc.relevant);
-    opt_dry_num("problem.decades", o->pc.decades);
-    opt_dry_num("problem.w_norm", o->pc.w_norm);
-    opt_dry_num("problem.noise", o->pc.noise);
-    opt_dry_str("problem.design", o->pc.design == DPC_SRGD_DESIGN_SPHERE ? "sphere" : "sparse");
+    if (o->have_problem) opt_field_dry(dpc_srgd_problem_config_fields(), &o->pc, "problem.");
+    else opt_dry_str("problem.kind", "");
     opt_dry_str("model", r->spec);
     opt_dry_num("row_radius", o->row_radius);
     opt_dry_num("y_bound", o->ybound);
-    opt_dry_num("L", c->L);
-    opt_dry_num("M", c->M);
-    opt_dry_num("R", c->R);
     opt_dry_str("regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
     opt_dry_num("c", o->cc);
     opt_dry_uint("literal", (uint64_t)o->literal);
-    opt_dry_uint("steps", L->steps);
-    opt_dry_uint("batch", L->batch);
-    opt_dry_num("beta", L->beta);
-    opt_dry_num("clip", L->clip);
-    opt_dry_num("z_step", L->z_step);
-    opt_dry_str("variant", dpc_srgd_variant_name(c->variant));
-    opt_dry_str("noise", dpc_srgd_noise_name(c->noise));
-    opt_dry_uint("permute", (uint64_t)c->permute);
-    opt_dry_num("epsilon", c->epsilon);
-    opt_dry_num("delta", G->delta); /* resolved: dpc_account_resolve_delta */
-    opt_dry_uint("allow_large_delta", (uint64_t)c->allow_large_delta);
-    opt_dry_str("calibration", dpc_calibration_name(c->calibration));
-    opt_dry_uint("eval_every", c->eval_every);
+    /* the run's configuration as resolved: the plan's schedule, the ledger's delta */
+    dpc_srgd_config shown = *c;
+    shown.steps = L->steps;
+    shown.batch = L->batch;
+    shown.beta = L->beta;
+    shown.clip = L->clip;
+    shown.z_step = L->z_step;
+    shown.delta = G->delta; /* dpc_account_resolve_delta */
+    opt_field_dry(dpc_srgd_config_fields(), &shown, "");
     opt_dry_str("trace", o->trace);
     frame_dry_ckpt(&o->fr);
     opt_dry_num("noise_multiplier", G->noise_multiplier);
@@ -576,16 +575,9 @@ static void banner(const srgd_run *r)
 
 /* ---- checkpoints: the command's items and the rounds' telemetry so far (frame_run's hooks) -- */
 
-/* The telemetry of a round by field name (the section "cli.trace": these fields, round after
- * round). */
-static const frame_field TRACE_FIELDS[] = {
-    FRAME_CNT(dpc_srgd_step_info, step),        FRAME_DBL(dpc_srgd_step_info, eta),
-    FRAME_DBL(dpc_srgd_step_info, max_norm),    FRAME_DBL(dpc_srgd_step_info, clip_fraction),
-    FRAME_DBL(dpc_srgd_step_info, noise_norm),  FRAME_DBL(dpc_srgd_step_info, b_norm),
-    FRAME_DBL(dpc_srgd_step_info, grad_norm),   FRAME_DBL(dpc_srgd_step_info, srg_error),
-    FRAME_DBL(dpc_srgd_step_info, grad_F_norm), FRAME_DBL(dpc_srgd_step_info, loss),
-    FRAME_DBL(dpc_srgd_step_info, risk),        FRAME_CNT(dpc_srgd_step_info, grad_evals)};
-#define NTRACE (sizeof TRACE_FIELDS / sizeof TRACE_FIELDS[0])
+/* The telemetry of a round: the section "cli.trace" holds the fields of dpc_srgd_step_info (its
+ * field table), round after round. */
+#define NTRACE (dpc_srgd_step_info_fields()->count)
 
 static void ckpt_items(void *ctx, dpc_ckpt *ck)
 {
@@ -605,7 +597,7 @@ static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
     size_t t = dpc_srgd_steps_done(r->srgd);
     double *v = malloc((NTRACE * t + 1) * sizeof *v);
     if (!v) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
-    frame_pack(TRACE_FIELDS, NTRACE, r->tr, sizeof *r->tr, t, v);
+    opt_field_pack(dpc_srgd_step_info_fields(), r->tr, t, v);
     dpc_status st = dpc_ckpt_put(ck, "cli.trace", v, NTRACE * t, err);
     free(v);
     return st;
@@ -620,7 +612,7 @@ static int ckpt_get(void *ctx, const dpc_ckpt *ck)
     if (n != NTRACE * t)
         return opt_fail(r->s, "--resume: %s: telemetry of %zu values, expected %zu",
                         r->o->fr.resume, n, NTRACE * t);
-    frame_unpack(TRACE_FIELDS, NTRACE, v, sizeof *r->tr, t, r->tr);
+    opt_field_unpack(dpc_srgd_step_info_fields(), v, t, r->tr);
     return 0;
 }
 
@@ -702,6 +694,7 @@ static int run(srgd_run *r)
 int train_srgd(int argc, char **argv)
 {
     opt_set s;
+    bind_fields();
     int rc = opt_parse(&s, &SRGD_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;
     srgd_opts o;

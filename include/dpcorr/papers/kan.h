@@ -70,6 +70,7 @@
 #include "dpcorr/account.h"
 #include "dpcorr/bspline.h"
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 #include "dpcorr/data.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/model.h"
@@ -412,24 +413,32 @@ typedef struct dpc_kan_privacy {
                                      from n, and a delta >= 1/n is refused (the rule of every
                                      trainer, dpc_account_resolve_delta) */
     double noise_multiplier;      /* z when epsilon = 0: noise_std = z colnorm(C) */
-    dpc_calibration calibration;  /* ACCOUNTANT (default): dpc_kan_calibrate (exact binomial
+    dpc_calibration calibration;  /* ACCOUNTANT: dpc_kan_calibrate (exact binomial
                                      participation tail, exact sensitivity, exact Gaussian);
                                      PAPER: Thm. D.9 (lambda = 0) or Thm. F.12 (lambda > 0) */
     int allow_large_delta;        /* 1 accepts delta >= 1/n */
 } dpc_kan_privacy;
 
-/* The defaults of a run of the paper's experiments (what `dpcorr train --algo lcgd-projected`
- * and the repro start from; the struct fields are dpc_kan_lcgd_config's and dpc_kan_privacy's
- * meaning): privacy delta 0 (from n: dpc_account_resolve_delta), lambda 0.5, accountant calibration (epsilon and
- * noise_multiplier 0: to be set), T = 1000 iterates, B = 100, eta 0.5, clip 1, radius INFINITY
- * (no projection), C_R 2 (R* = C_R x the margin radius when derived), the margin's 20000
- * iterations at confidence 0.01, evaluation of every iterate, chunks of 32 examples. */
+/* The field table of dpc_kan_privacy (dpcorr/field.h): n, batch and steps are DERIVED (set
+ * from the data and the run; dpc_kan_lcgd_privacy checks them), the others have their ranges. */
+DPC_API const dpc_field_table *dpc_kan_privacy_fields(void);
+
+/* A run of the paper's experiments (what `dpcorr train --algo lcgd-projected` and the repro
+ * start from; the fields have dpc_kan_lcgd_config's and dpc_kan_privacy's meaning). Defaults,
+ * ranges and docs: dpc_kan_run_config_fields (privacy nested as "privacy.lambda"); epsilon and
+ * noise_multiplier are 0 (to be set), delta 0 (from n: dpc_account_resolve_delta). */
 typedef struct dpc_kan_run_config {
     dpc_kan_privacy privacy;
     size_t iterates, batch, eval_every, chunk, margin_iters;
     double lr, clip, radius, C_R, conf_delta;
 } dpc_kan_run_config;
+DPC_API const dpc_field_table *dpc_kan_run_config_fields(void);
+/* Writes the table's defaults (dpc_field_defaults). */
 DPC_API void dpc_kan_run_config_init(dpc_kan_run_config *c);
+/* Every field within its table's range (dpc_field_check; the DERIVED privacy.n, .batch, .steps
+ * are dpc_kan_lcgd_privacy's to check). DPC_E_INVALID naming the field ("privacy.lambda"). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_run_config_check(const dpc_kan_run_config *c,
+                                                          dpc_error *err);
 /* The iterates T of a run over n examples in batches of `batch`: `iterates`, or with epochs > 0
  * W_0 and epochs passes of floor(n / batch) updates, T = 1 + epochs floor(n / batch). */
 DPC_API size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n);
@@ -479,6 +488,7 @@ typedef dpc_status (*dpc_kan_grad_fn)(void *ctx, const double *W, const size_t *
 typedef dpc_status (*dpc_kan_eval_fn)(void *ctx, const double *W, int which, double *loss,
                                       double *err01, dpc_error *err);
 
+/* Defaults and ranges: dpc_kan_lcgd_config_fields (below). */
 typedef struct dpc_kan_lcgd_config {
     size_t n;                  /* training examples >= 1 */
     size_t iterates;           /* T >= 2: the run produces W_0..W_{T-1} (T - 1 updates) */
@@ -488,14 +498,18 @@ typedef struct dpc_kan_lcgd_config {
     double lambda;             /* correlation in [0, 1) */
     double noise_std;              /* noise multiplier >= 0 (0: non-private) */
     double radius;             /* R* > 0; INFINITY: no projection */
-    dpc_noise_form noise_form; /* REPLAY (default: no memory beyond the iterate) or BUFFER */
+    dpc_noise_form noise_form; /* REPLAY (no memory beyond the iterate) or BUFFER */
     uint64_t noise_stream;     /* Z = DPC_STREAM_ID(DPC_STREAM_NOISE, noise_stream) */
     uint64_t batch_stream;     /* batches from DPC_STREAM_ID(DPC_STREAM_SAMPLER, batch_stream) */
 } dpc_kan_lcgd_config;
 
-/* Defaults: iterates 2, batch 1, eta 0.1, clip 1, lambda 0, noise_std 0, radius INFINITY,
- * REPLAY, noise stream 0, batch stream 1; n must be set. */
+/* The field table of dpc_kan_lcgd_config: defaults, ranges, docs; the checkpoint items of
+ * dpc_kan_lcgd_save are its fields in table order. */
+DPC_API const dpc_field_table *dpc_kan_lcgd_config_fields(void);
+/* Writes the table's defaults (dpc_field_defaults); n (0) must be set. */
 DPC_API void dpc_kan_lcgd_config_init(dpc_kan_lcgd_config *c);
+/* Every field within its range (dpc_field_check), n set, then the refusals across fields
+ * (batch <= n, a finite clip with noise, the overflow of eta clip and noise_std clip). */
 DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c,
                                                            dpc_error *err);
 
@@ -518,6 +532,9 @@ typedef struct dpc_kan_lcgd_step_info {
     int projected;     /* 1 if the projection changed the step */
     double dist;       /* ||W_t - W_0|| after projection */
 } dpc_kan_lcgd_step_info;
+
+/* The field table of dpc_kan_lcgd_step_info (every field DERIVED). */
+DPC_API const dpc_field_table *dpc_kan_lcgd_step_info_fields(void);
 
 /* One update, [KAN] Algorithm 1:  v = gsum/B;  V = W - eta (v + c_priv xi);
  * W = W_0 + (V - W_0) min(1, R* / ||V - W_0||). DPC_E_RANGE when all T - 1 updates are done.

@@ -73,6 +73,7 @@
 
 #include "dpcorr/account.h"
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 #include "dpcorr/data.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/train.h"
@@ -126,7 +127,9 @@ typedef struct dpc_linreg_prior {
     double sigma_bound; /* upper bound on the label-noise std sigma (enters B, the fixed clip) */
 } dpc_linreg_prior;
 
-/* k2 = sqrt(8/3), a = 1/2, w_bound = sigma_bound = 1; h_norm = kappa = r_x = 0 (must be set). */
+/* The field table of dpc_linreg_prior (dpcorr/field.h): defaults, ranges, docs. */
+DPC_API const dpc_field_table *dpc_linreg_prior_fields(void);
+/* Writes the table's defaults (dpc_field_defaults); h_norm = kappa = r_x = 0 (must be set). */
 DPC_API void dpc_linreg_prior_init(dpc_linreg_prior *p);
 /* From a known diagonal spectrum lambda (d), e.g. a synthetic set's cov_diag: h_norm = max,
  * kappa = max/min, r_x = sqrt(sum). Other fields untouched. */
@@ -160,22 +163,22 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_from_data(dpc_linreg_prior *p,
 typedef struct dpc_linreg_opts {
     dpc_linreg_algo algo;
     /* privacy: exactly one of epsilon (calibrated) and noise_multiplier (given) */
-    double epsilon, delta;  /* target; epsilon = 0: use noise_multiplier as given; delta 0
-                               (default): dpc_account_default_delta(N), and a given delta >= 1/N
+    double epsilon, delta;  /* target; epsilon = 0: use noise_multiplier as given; delta 0:
+                               dpc_account_default_delta(N), and a given delta >= 1/N
                                is refused (dpc_account_resolve_delta) */
     int allow_large_delta;  /* 1 accepts delta >= 1/N (a mechanism may then publish a record) */
     double noise_multiplier; /* z when epsilon = 0 (the paper's alpha): gradient noise std
                                2 z zeta / b, i.e. z x the replace-one sensitivity; the ledger then
                                reports the epsilon it spends (DP-SSGD outside the shuffling
                                theorem's range: INFINITY, no guarantee; utility experiments only) */
-    dpc_calibration calibration; /* ACCOUNTANT (default): AMBSSGD and FIXED the exact GDP of the
+    dpc_calibration calibration; /* ACCOUNTANT: AMBSSGD and FIXED the exact GDP of the
                                run's Gaussians (replace-one, parallel composition); SSGD the
                                shuffling theorem with the exact Gaussian eps0. PAPER: AMBSSGD
                                Thm. 3.7's sqrt(8 log(1/delta))/eps, FIXED zCDP with Bun &
                                Steinke's conversion, SSGD the classical Gaussian eps0 */
     dpc_linreg_prior prior;
     /* layout and optimisation */
-    double c1;              /* T = ceil(c1 kappa ln N), rounded up to even (default 3) */
+    double c1;              /* T = ceil(c1 kappa ln N), rounded up to even */
     size_t steps;           /* T (even, >= 2) instead of c1; SSGD: ignored (T = N, b = 1) */
     size_t stat_batch;      /* s. 0 = floor((b+s)/11) for AMBSSGD (s = b/10), 0 otherwise; for
                                FIXED and SGD a non-zero s skips s records per step (matched
@@ -188,18 +191,22 @@ typedef struct dpc_linreg_opts {
     double clip;            /* FIXED, SSGD: zeta; 0 = R_x sqrt(w_bound^2 + sigma_bound^2)
                                (ln N)^(2a) (Cor. 3.3) */
     /* DP-STAT */
-    size_t dpstat_k;        /* K doublings (default 40; Delta = B/2^K); DPC_LINREG_DPSTAT_K_PAPER:
+    size_t dpstat_k;        /* K doublings (Delta = B/2^K); DPC_LINREG_DPSTAT_K_PAPER:
                                the paper's K = ceil(200 log2 N) */
     dpc_dpstat_rule dpstat_rule;
-    double dpstat_beta;     /* beta of Gamma (default 1/N) */
+    double dpstat_beta;     /* beta of Gamma (0: 1/N) */
     double domain;          /* B; 0 = K2 R_x (w_bound + sigma_bound) (ln N)^(2a) (Thm. 3.7) */
     /* randomness */
     uint32_t stream;        /* stream index of every stream this run uses */
 } dpc_linreg_opts;
 
-/* Defaults for `algo`: epsilon 0 (must be set, or noise_multiplier), delta 0 (from N: the rule
- * of every trainer, dpc_account_resolve_delta; the paper's experiments set 1e-5), accountant
- * calibration, prior defaults, c1 3, K 40, margin rule, everything else 0 (= derived). */
+/* The field table of dpc_linreg_opts: defaults, ranges (0 = the paper's default where the doc
+ * says so), docs; the prior nested as "prior.k2". dpc_linreg_new refuses a field outside its
+ * range naming it (dpc_field_check), then the combinations. */
+DPC_API const dpc_field_table *dpc_linreg_opts_fields(void);
+/* The table's defaults (dpc_field_defaults: epsilon 0, must be set or noise_multiplier; delta
+ * 0, from N: the rule of every trainer, dpc_account_resolve_delta; the paper's experiments set
+ * 1e-5) and algo. */
 DPC_API void dpc_linreg_opts_init(dpc_linreg_opts *o, dpc_linreg_algo algo);
 
 /* ==== The resolved plan and the privacy ledger ============================================= */
@@ -282,6 +289,9 @@ typedef struct dpc_linreg_step_info {
                                cov_diag (synthetic), else NAN */
 } dpc_linreg_step_info;
 
+/* The field table of dpc_linreg_step_info (every field DERIVED). */
+DPC_API const dpc_field_table *dpc_linreg_step_info_fields(void);
+
 /* One step; DPC_E_RANGE when all T steps are done. info may be NULL. */
 DPC_API DPC_NODISCARD dpc_status dpc_linreg_step(dpc_linreg *lr, dpc_linreg_step_info *info,
                                                  dpc_error *err);
@@ -332,6 +342,9 @@ typedef struct dpc_dpstat_params {
     dpc_dpstat_rule rule;
     double margin;          /* Gamma >= 0 (MARGIN rule) */
 } dpc_dpstat_params;
+
+/* The field table of dpc_dpstat_params (domain, k and noise_multiplier 0: must be set). */
+DPC_API const dpc_field_table *dpc_dpstat_params_fields(void);
 
 typedef struct dpc_dpstat_result {
     double gamma;           /* gamma_priv = 2^i Delta for the stopping round i (B if none) */

@@ -39,6 +39,7 @@
 #define DPCORR_SIM_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/papers/theory.h"
 #include "dpcorr/rng.h"
@@ -68,6 +69,9 @@ typedef struct dpc_sim_noise_config {
     size_t block;                 /* steps per block (0 = auto: FFT ~len, others 1024) */
     size_t memory_budget;         /* bytes (0 = 1 GiB); DPC_E_RANGE if the buffers exceed it */
 } dpc_sim_noise_config;
+
+/* The field table of dpc_sim_noise_config (dpcorr/field.h); dpc_sim_noise_new checks through it. */
+DPC_API const dpc_field_table *dpc_sim_noise_config_fields(void);
 
 typedef struct dpc_sim_noise dpc_sim_noise;
 
@@ -116,8 +120,12 @@ typedef struct dpc_sim_config {
     size_t memory_budget;      /* bytes (0 = 1 GiB) */
 } dpc_sim_config;
 
-/* Defaults: FIXED, FFT, batches 32, chunk 0, everything else 0/NULL. */
+/* The field table of dpc_sim_config: defaults, ranges, docs. */
+DPC_API const dpc_field_table *dpc_sim_config_fields(void);
+/* Writes the table's defaults (dpc_field_defaults): eta and d 0 (must be set), no hooks. */
 DPC_API void dpc_sim_config_init(dpc_sim_config *c);
+/* Every field within its table's range (naming it), eta and d set, then the refusals across
+ * fields (the spectrum, mu <= L, eta L < 2, steps >= batches, the noise's source). */
 DPC_API DPC_NODISCARD dpc_status dpc_sim_config_check(const dpc_sim_config *c, dpc_error *err);
 
 typedef struct dpc_sim_result {
@@ -192,7 +200,9 @@ typedef struct dpc_nu_setup {
     dpc_sim_config sim;        /* ready for dpc_sim_run (with steps >= 1); points into this */
 } dpc_nu_setup;
 
-/* The defaults above. */
+/* The field table of dpc_nu_setup_params: the defaults above, ranges, docs. */
+DPC_API const dpc_field_table *dpc_nu_setup_params_fields(void);
+/* Writes the table's defaults (dpc_field_defaults). */
 DPC_API void dpc_nu_setup_params_init(dpc_nu_setup_params *p);
 /* Checks p (DPC_E_INVALID naming the first field out of range) before any work, then fills
  * *out: the spectrum, lambda_min, nu and the problem views; with b (may be NULL) also

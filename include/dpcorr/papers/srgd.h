@@ -79,6 +79,7 @@
 #include "dpcorr/account.h"
 #include "dpcorr/common.h"
 #include "dpcorr/data.h"
+#include "dpcorr/field.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/model.h"
 #include "dpcorr/rng.h"
@@ -125,6 +126,7 @@ typedef void (*dpc_srgd_project_fn)(void *ctx, double *x, size_t P);
 typedef dpc_status (*dpc_srgd_risk_fn)(void *ctx, const double *x, size_t P, double *F,
                                        double *grad, dpc_error *err);
 
+/* Defaults and ranges: dpc_srgd_config_fields (below). */
 typedef struct dpc_srgd_config {
     /* problem constants: used by dpc_srgd_preset and the Lemma 5.9 check, never by privacy */
     double L;        /* per-example Lipschitz constant of f on C, > 0 */
@@ -136,17 +138,17 @@ typedef struct dpc_srgd_config {
     double beta;     /* > 0 */
     double clip;     /* C_Delta > 0 on Delta_t(d) (ACCEL_SGD: on grad f); INFINITY only when
                         non-private */
-    double z_step;   /* s in (0, 1]: z_{t+1} = Pi(z_t - s S^_t / beta); default 1/2 */
-    dpc_srgd_variant variant;   /* default ACCEL */
-    dpc_srgd_noise noise;       /* default TREE */
+    double z_step;   /* s in (0, 1]: z_{t+1} = Pi(z_t - s S^_t / beta) */
+    dpc_srgd_variant variant;
+    dpc_srgd_noise noise;
     /* privacy */
     double epsilon;  /* > 0; INFINITY = non-private (no noise) */
-    double delta;    /* in (0, 1/N), or 0 (default): dpc_account_default_delta(N) (the rule of
+    double delta;    /* in (0, 1/N), or 0: dpc_account_default_delta(N) (the rule of
                         every trainer, dpc_account_resolve_delta; the paper's runs set 1e-6) */
     int allow_large_delta; /* 1 accepts delta >= 1/N (a mechanism may then publish a record) */
-    dpc_calibration calibration; /* mu of the noise: ACCOUNTANT (default) or PAPER (above) */
+    dpc_calibration calibration; /* mu of the noise: ACCOUNTANT or PAPER (above) */
     /* data order */
-    int permute;     /* 0: batch t = examples [tB, (t+1)B) (stream order, default); 1: a public
+    int permute;     /* 0: batch t = examples [tB, (t+1)B) (stream order); 1: a public
                         random permutation first (dpc_sampler FIXED, stream SAMPLER of the rng) */
     /* hooks (all optional) */
     dpc_srgd_project_fn project; /* NULL: the l2 ball B(0, R) */
@@ -156,12 +158,17 @@ typedef struct dpc_srgd_config {
     const dpc_dataset *heldout;  /* borrowed; NULL: none */
     size_t eval_every;           /* evaluate F(y_{t+1}) every this many steps and at the end
                                     (0 = never) */
-    size_t chunk;                /* examples per gradient chunk (default 256) */
+    size_t chunk;                /* examples per gradient chunk */
 } dpc_srgd_config;
 
-/* Defaults: L = M = R = 0 (must be set), steps = batch = 0, beta = 0, clip = 0 (set by
- * dpc_srgd_preset or by hand), z_step 1/2, ACCEL, TREE, epsilon 0 (must be set), delta 0 (from N),
- * mu EXACT, stream order, no hooks, chunk 256. */
+/* The field table of dpc_srgd_config (dpcorr/field.h): every field's name (= dpc_error.field),
+ * default, range and one-line doc; the checkpoint items are its fields in table order, less the
+ * RUNTIME ones (allow_large_delta, chunk) and the hooks. */
+DPC_API const dpc_field_table *dpc_srgd_config_fields(void);
+
+/* Writes the table's defaults (dpc_field_defaults): L, M, R and epsilon 0 (must be set),
+ * steps, batch, beta and clip 0 (set by dpc_srgd_preset or by hand), delta 0 (from N), no
+ * hooks; the others as the table says. */
 DPC_API void dpc_srgd_config_init(dpc_srgd_config *c);
 
 /* c_DP of Regime A (Eq. 19): 4 sqrt(2) log2(n)^(3/2) sqrt(ln(2n/delta)) ln(2.5/delta) (log base 2
@@ -218,8 +225,10 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_data_constants(const dpc_model_config 
  * lev = 1 + ceil(log2 T), T = ceil(cc n^(1/4)). */
 DPC_API double dpc_srgd_mu_at_beta_ratio(size_t n, size_t p, double cc, double k);
 
-/* check_parameter: validates c for n examples without doing any work ("batch: B T = 1100
- * exceeds the 1000 examples", "clip: must be finite for a private run", ...). */
+/* check_parameter: validates c for n examples without doing any work: every field within its
+ * table's range (dpc_field_check), the fields that must be set, then the refusals that involve
+ * several ("batch: B T = 1100 exceeds the 1000 examples", "clip: must be finite for a private
+ * run", ...). */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n,
                                                        dpc_error *err);
 
@@ -286,6 +295,9 @@ typedef struct dpc_srgd_step_info {
     size_t grad_evals;      /* per-example gradient evaluations so far (dpc_srgd_increment
                                calls made by the caller count too) */
 } dpc_srgd_step_info;
+
+/* The field table of dpc_srgd_step_info (every field DERIVED: the trace's columns). */
+DPC_API const dpc_field_table *dpc_srgd_step_info_fields(void);
 
 /* One round; DPC_E_RANGE when all T rounds are done. info may be NULL. */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_step(dpc_srgd *s, dpc_srgd_step_info *info,
@@ -385,21 +397,21 @@ typedef enum dpc_srgd_design {
 } dpc_srgd_design;
 
 typedef struct dpc_srgd_problem_config {
+    /* defaults, ranges and docs: dpc_srgd_problem_config_fields */
     dpc_srgd_problem_kind kind;
-    dpc_srgd_design design;   /* P1, P2 (default SPARSE) */
-    size_t n;                 /* examples >= 1 (default 65536) */
-    size_t p;                 /* dimension >= 1 (P3 NESTEROV: >= 2) (default 32) */
-    size_t relevant;          /* p0 in [1, p]; 0 = p */
-    double decades;           /* log10 of lambda_1/lambda_p0 >= 0 (default 4) */
-    double w_norm;            /* |w0| (P3 QUADRATIC: |x*|) > 0 (default 1) */
-    double noise;             /* P2: half-width of the label noise >= 0 (default 0.5) */
-    double R;                 /* radius of C (default 2) */
-    size_t eval_n;            /* P1 SPHERE: Monte-Carlo sample (default 100000) */
+    dpc_srgd_design design;
+    size_t n, p, relevant;
+    double decades;
+    double w_norm, noise, R;
+    size_t eval_n;
 } dpc_srgd_problem_config;
 
 typedef struct dpc_srgd_problem dpc_srgd_problem; /* opaque, immutable */
 
-/* Sets the defaults named above (kind P1 LOGISTIC). */
+/* The field table of dpc_srgd_problem_config: defaults, ranges, docs (field names as in
+ * dpc_error.field, "w_norm"; front ends nest them as "problem.w_norm"). */
+DPC_API const dpc_field_table *dpc_srgd_problem_config_fields(void);
+/* Writes the table's defaults (dpc_field_defaults; kind P1 LOGISTIC). */
 DPC_API void dpc_srgd_problem_config_init(dpc_srgd_problem_config *c);
 DPC_API const char *dpc_srgd_problem_kind_name(dpc_srgd_problem_kind k); /* "p1", "p2", ... */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_problem_kind_parse(const char *s,

@@ -6,6 +6,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_numeric(dpc_field_type t)
@@ -95,6 +96,14 @@ static void field_path(char *out, size_t cap, const char *prefix, const char *na
     snprintf(out, cap, "%s%s", prefix ? prefix : "", name);
 }
 
+/* The shortest of %.15g and %.17g that reads back as v (1e150, not 9.9999999999999998e+149). */
+static const char *num(char out[32], double v)
+{
+    snprintf(out, 32, "%.15g", v);
+    if (strtod(out, NULL) != v) snprintf(out, 32, "%.17g", v);
+    return out;
+}
+
 dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix, double v,
                                  dpc_error *err)
 {
@@ -113,10 +122,12 @@ dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix, double 
     int lo_ok = (f->flags & DPC_FIELD_LO_OPEN) ? v > f->lo : v >= f->lo;
     int hi_ok = (f->flags & DPC_FIELD_HI_OPEN) ? v < f->hi : v <= f->hi;
     if (lo_ok && hi_ok) return DPC_OK;
-    return dpc_error_param(err, DPC_E_INVALID, path, "must be in %c%.17g, %.17g%c%s, got %.17g",
-                           (f->flags & DPC_FIELD_LO_OPEN) ? '(' : '[', f->lo, f->hi,
-                           (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']',
-                           (f->flags & DPC_FIELD_UNSET_ZERO) ? " or 0 (unset)" : "", v);
+    char lo[32], hi[32], got[32];
+    return dpc_error_param(err, DPC_E_INVALID, path, "must be in %c%s, %s%c%s, got %s",
+                           (f->flags & DPC_FIELD_LO_OPEN) ? '(' : '[', num(lo, f->lo),
+                           num(hi, f->hi), (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']',
+                           (f->flags & DPC_FIELD_UNSET_ZERO) ? " or 0 (unset)" : "",
+                           num(got, v));
 }
 
 static dpc_status check_rec(const dpc_field_table *t, const char *base, const char *prefix,

@@ -15,42 +15,21 @@
 
 void dpc_kan_lcgd_config_init(dpc_kan_lcgd_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->iterates = 2;
-    c->batch = 1;
-    c->eta = 0.1;
-    c->clip = 1.0;
-    c->radius = INFINITY;
-    c->noise_form = DPC_NOISE_REPLAY;
-    c->batch_stream = 1;
+    dpc_field_defaults(dpc_kan_lcgd_config_fields(), c);
 }
 
 dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c, dpc_error *err)
 {
     if (!c) return dpc_error_set(err, DPC_E_INVALID, "lcgd config: NULL");
     if (c->n < 1) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1, got 0");
-    if (c->iterates < 2)
-        return dpc_error_param(err, DPC_E_INVALID, "iterates", "T must be >= 2 (T - 1 updates), got %zu",
-                             c->iterates);
-    if (c->batch < 1 || c->batch > c->n)
+    dpc_status st = dpc_field_check(dpc_kan_lcgd_config_fields(), c, err);
+    if (st) return st;
+    if (c->batch > c->n)
         return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, n = %zu], got %zu", c->n,
                              c->batch);
-    if (!(c->eta > 0) || !isfinite(c->eta))
-        return dpc_error_param(err, DPC_E_INVALID, "eta", "must be > 0, got %g", c->eta);
-    if (!(c->clip > 0))
-        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be > 0 (INFINITY: none), got %g",
-                             c->clip);
-    if (!(c->lambda >= 0 && c->lambda < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1), got %g", c->lambda);
-    if (!(c->noise_std >= 0) || !isfinite(c->noise_std))
-        return dpc_error_param(err, DPC_E_INVALID, "noise_std", "must be >= 0 and finite, got %g",
-                             c->noise_std);
     if (c->noise_std > 0 && !isfinite(c->clip))
         return dpc_error_param(err, DPC_E_INVALID, "clip",
                              "must be finite when noise_std > 0 (the noise scales with it)");
-    if (!(c->radius > 0))
-        return dpc_error_param(err, DPC_E_INVALID, "radius", "must be > 0 (INFINITY: none), got %g",
-                             c->radius);
     /* scales whose squares must stay finite (issue 28: 1e308 ran to NaN parameters) */
     if (isfinite(c->radius) && c->radius > DPC__SCALE_MAX)
         return dpc_error_param(err, DPC_E_RANGE, "radius",
@@ -63,11 +42,6 @@ dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c, dpc_error *er
         return dpc_error_param(err, DPC_E_RANGE, "noise_std",
                                "noise_std x clip = %g overflows: must stay below 1e150",
                                c->noise_std * c->clip);
-    if (c->noise_form != DPC_NOISE_REPLAY && c->noise_form != DPC_NOISE_BUFFER &&
-        c->noise_form != DPC_NOISE_AUTO)
-        return dpc_error_param(err, DPC_E_INVALID, "noise_form", "unknown %d", (int)c->noise_form);
-    if (c->noise_stream > UINT32_MAX || c->batch_stream > UINT32_MAX)
-        return dpc_error_set(err, DPC_E_RANGE, "noise/batch stream index exceeds 2^32 - 1");
     return DPC_OK;
 }
 

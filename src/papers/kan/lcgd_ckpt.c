@@ -2,6 +2,7 @@
  * the trainers' container (dpcorr/train.h): the iterate, the counters, the run's metrics and the
  * noise state when it cannot be regenerated from the RNG (the BUFFER form). */
 #include "common/util.h"
+#include "field/field_items.h"
 #include "kan/kan_internal.h"
 
 #include <math.h>
@@ -51,18 +52,8 @@ dpc_status dpc_kan_lcgd_save(const dpc_kan_lcgd *r, dpc_ckpt *ck, dpc_error *err
     if (strcmp(dpc_ckpt_kind(ck), DPC_KAN_LCGD_KIND))
         return dpc_error_param(err, DPC_E_INVALID, "ck", "a container of kind '%s', not '%s'",
                                dpc_ckpt_kind(ck), DPC_KAN_LCGD_KIND);
-    const dpc_kan_lcgd_config *c = &r->cfg;
-    dpc_ckpt_item_count(ck, "n", "training examples", c->n);
-    dpc_ckpt_item_count(ck, "iterates", "iterates", c->iterates);
-    dpc_ckpt_item_count(ck, "batch", "batch", c->batch);
-    dpc_ckpt_item_num(ck, "eta", "step size", c->eta);
-    dpc_ckpt_item_num(ck, "clip", "clip", c->clip);
-    dpc_ckpt_item_num(ck, "lambda", "noise correlation", c->lambda);
-    dpc_ckpt_item_num(ck, "noise_std", "noise multiplier", c->noise_std);
-    dpc_ckpt_item_num(ck, "radius", "projection radius", c->radius);
-    dpc_ckpt_item_str(ck, "noise_form", "noise form", dpc_noise_form_name(c->noise_form));
-    dpc_ckpt_item_count(ck, "noise_stream", "noise stream", c->noise_stream);
-    dpc_ckpt_item_count(ck, "batch_stream", "batch stream", c->batch_stream);
+    /* the configuration items: the table's fields in order */
+    dpc__field_ckpt_items(ck, dpc_kan_lcgd_config_fields(), &r->cfg);
     dpc_ckpt_item_count(ck, "P", "parameters", r->P);
     dpc_ckpt_item_hash(ck, "W0", "initial point", r->W0, r->P * sizeof(double));
     dpc_ckpt_set_progress(ck, r->t, r->P);

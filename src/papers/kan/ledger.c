@@ -32,23 +32,12 @@ static dpc_status check(const dpc_kan_privacy *p, double *noise_std, dpc_ledger 
         return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, n = %zu], got %zu",
                                p->n, p->batch);
     if (p->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
-    if (!(p->lambda >= 0 && p->lambda < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1), got %g",
-                               p->lambda);
+    /* every other field within its range (dpc_kan_privacy_fields), then the pair */
+    dpc_status st = dpc_field_check(dpc_kan_privacy_fields(), p, err);
+    if (st) return st;
     if (p->epsilon != 0 && p->noise_multiplier != 0)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "give either epsilon or noise_multiplier, not both");
-    if (p->epsilon != 0 && (!(p->epsilon > 0) || !(p->epsilon <= DPC__SCALE_MAX)))
-        return dpc_error_param(err, DPC_E_INVALID, "epsilon",
-                               "must be in (0, 1e150] (larger overflows the GDP conversion), "
-                               "got %g", p->epsilon);
-    if (!(p->noise_multiplier >= 0) || !(p->noise_multiplier <= DPC__SCALE_MAX))
-        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
-                               "must be in [0, 1e150] (0: non-private), got %g",
-                               p->noise_multiplier);
-    if (p->calibration != DPC_CALIBRATION_ACCOUNTANT && p->calibration != DPC_CALIBRATION_PAPER)
-        return dpc_error_param(err, DPC_E_INVALID, "calibration", "unknown value %d",
-                               (int)p->calibration);
     return DPC_OK;
 }
 

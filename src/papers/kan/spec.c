@@ -12,20 +12,13 @@
 
 void dpc_kan_run_config_init(dpc_kan_run_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->privacy.delta = 0; /* from n: dpc_account_resolve_delta */
-    c->privacy.lambda = 0.5;
-    c->privacy.calibration = DPC_CALIBRATION_ACCOUNTANT;
-    c->iterates = 1000;
-    c->batch = 100;
-    c->eval_every = 1;
-    c->chunk = 32;
-    c->margin_iters = 20000;
-    c->lr = 0.5;
-    c->clip = 1.0;
-    c->radius = INFINITY;
-    c->C_R = 2.0;
-    c->conf_delta = 0.01;
+    dpc_field_defaults(dpc_kan_run_config_fields(), c);
+}
+
+dpc_status dpc_kan_run_config_check(const dpc_kan_run_config *c, dpc_error *err)
+{
+    if (!c) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
+    return dpc_field_check(dpc_kan_run_config_fields(), c, err);
 }
 
 size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n)

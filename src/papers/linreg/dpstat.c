@@ -51,20 +51,18 @@ dpc_status dpc_linreg_dpstat(const double *r, size_t s, const dpc_dpstat_params 
     if (!r || !p || !noise || !work || !out)
         return dpc_error_set(err, DPC_E_INVALID, "dpstat: NULL argument");
     if (s == 0) return dpc_error_set(err, DPC_E_INVALID, "dpstat: s must be >= 1");
-    if (!(p->domain > 0) || !isfinite(p->domain))
-        return dpc_error_param(err, DPC_E_INVALID, "domain", "must be a finite number > 0, got %g",
-                             p->domain);
-    if (p->k == 0 || p->k > DPC_LINREG_MAX_DPSTAT_K)
-        return dpc_error_param(err, DPC_E_INVALID, "k", "must be in [1, %d], got %zu",
-                             DPC_LINREG_MAX_DPSTAT_K, p->k);
-    if (!(p->noise_multiplier > 0) || !isfinite(p->noise_multiplier))
+    /* domain, k and the noise multiplier must be set (0 is their unset value); then every field
+     * within its range (dpc_dpstat_params_fields) */
+    if (p->domain == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "domain", "must be a finite number > 0, got 0");
+    if (p->k == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "k", "must be in [1, %d], got 0",
+                               DPC_LINREG_MAX_DPSTAT_K);
+    if (p->noise_multiplier == 0)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
-                               "must be a finite number > 0, got %g", p->noise_multiplier);
-    if (!(p->margin >= 0) || !isfinite(p->margin))
-        return dpc_error_param(err, DPC_E_INVALID, "margin", "must be a finite number >= 0, got %g",
-                             p->margin);
-    if ((unsigned)p->rule > DPC_DPSTAT_PAPER)
-        return dpc_error_param(err, DPC_E_INVALID, "rule", "unknown value %d", (int)p->rule);
+                               "must be a finite number > 0, got 0");
+    dpc_status st = dpc_field_check(dpc_dpstat_params_fields(), p, err);
+    if (st) return st;
     for (size_t j = 0; j < s; j++) {
         if (!isfinite(r[j]))
             return dpc_error_set(err, DPC_E_NUMERIC, "dpstat: residual %zu is not finite (%g)", j,

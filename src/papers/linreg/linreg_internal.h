@@ -4,6 +4,10 @@
 
 #include "dpcorr/papers/linreg.h"
 
+/* The enums' names (linreg_fields.c; the field tables' ENUM names). */
+extern const char *const dpc__linreg_algo_names[4];
+extern const char *const dpc__dpstat_rule_names[2];
+
 /* A run (run.c; checkpoints: run_ckpt.c). */
 struct dpc_linreg {
     dpc_linreg_plan plan;

@@ -2,6 +2,7 @@
  * privacy ledger (through the accountant's calculators) and the theory's preconditions, for
  * DP-AMBSSGD / DP-SSGD / the SGD baselines (Varshney, Thakurta & Jain 2022; note 001). */
 #include "common/util.h"
+#include "field/field_items.h"
 #include "linreg/linreg_internal.h"
 
 #include <float.h>
@@ -9,8 +10,8 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const algo_names[] = {"dp-ambssgd", "dp-ssgd", "dp-sgd-fixed", "sgd"};
-static const char *const rule_names[] = {"margin", "paper"};
+#define algo_names dpc__linreg_algo_names
+#define rule_names dpc__dpstat_rule_names
 
 const char *dpc_linreg_algo_name(dpc_linreg_algo a)
 {
@@ -47,11 +48,7 @@ dpc_status dpc_dpstat_rule_parse(const char *s, dpc_dpstat_rule *out, dpc_error 
 
 void dpc_linreg_prior_init(dpc_linreg_prior *p)
 {
-    memset(p, 0, sizeof *p);
-    p->k2 = sqrt(8.0 / 3.0); /* Gaussian x with the Orlicz constant 2 (note §1) */
-    p->a = 0.5;
-    p->w_bound = 1.0;
-    p->sigma_bound = 1.0;
+    dpc_field_defaults(dpc_linreg_prior_fields(), p);
 }
 
 dpc_status dpc_linreg_prior_from_spectrum(dpc_linreg_prior *p, const double *lambda, size_t d,
@@ -76,48 +73,20 @@ dpc_status dpc_linreg_prior_from_spectrum(dpc_linreg_prior *p, const double *lam
 
 void dpc_linreg_opts_init(dpc_linreg_opts *o, dpc_linreg_algo algo)
 {
-    memset(o, 0, sizeof *o);
+    dpc_field_defaults(dpc_linreg_opts_fields(), o);
     o->algo = algo;
-    o->delta = 0; /* from N: dpc_account_resolve_delta */
-    dpc_linreg_prior_init(&o->prior);
-    o->c1 = 3.0;
-    o->dpstat_k = 40;
-    o->dpstat_rule = DPC_DPSTAT_MARGIN;
 }
 
-/* A scale (a prior's bound, a step, a clip, a domain) enters squared and in products: above
- * DPC__SCALE_MAX (1e150) it overflows to inf or NaN, so it is refused (issue 28). */
-static dpc_status pos(double v, const char *name, dpc_error *err)
+/* The prior's fields that must be set (0 is their unset value); their ranges are the table's. */
+static dpc_status check_prior_set(const dpc_linreg_prior *p, dpc_error *err)
 {
-    if (!(v > 0) || !isfinite(v))
-        return dpc_error_param(err, DPC_E_INVALID, name, "must be a finite number > 0, got %g", v);
-    if (v > DPC__SCALE_MAX)
-        return dpc_error_param(err, DPC_E_RANGE, name, "%g overflows: must be at most 1e150", v);
+    if (p->h_norm == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "prior.h_norm", "must be a finite number > 0, got 0");
+    if (p->kappa == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "prior.kappa", "must be a finite number >= 1, got 0");
+    if (p->r_x == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "prior.r_x", "must be a finite number > 0, got 0");
     return DPC_OK;
-}
-
-static dpc_status nonneg(double v, const char *name, dpc_error *err)
-{
-    if (!(v >= 0) || !isfinite(v))
-        return dpc_error_param(err, DPC_E_INVALID, name, "must be a finite number >= 0, got %g", v);
-    if (v > DPC__SCALE_MAX)
-        return dpc_error_param(err, DPC_E_RANGE, name, "%g overflows: must be at most 1e150", v);
-    return DPC_OK;
-}
-
-static dpc_status check_prior(const dpc_linreg_prior *p, dpc_error *err)
-{
-    dpc_status st;
-    if ((st = pos(p->h_norm, "prior.h_norm", err))) return st;
-    if (!(p->kappa >= 1) || !isfinite(p->kappa))
-        return dpc_error_param(err, DPC_E_INVALID, "prior.kappa",
-                               "must be a finite number >= 1, got %g", p->kappa);
-    if ((st = pos(p->kappa, "prior.kappa", err))) return st;
-    if ((st = pos(p->r_x, "prior.r_x", err))) return st;
-    if ((st = pos(p->k2, "prior.k2", err))) return st;
-    if ((st = pos(p->a, "prior.a", err))) return st;
-    if ((st = nonneg(p->w_bound, "prior.w_bound", err))) return st;
-    return nonneg(p->sigma_bound, "prior.sigma_bound", err);
 }
 
 /* Batch layout: T, b, s for the mini-batch algorithms. */
@@ -132,14 +101,11 @@ static dpc_status layout(dpc_linreg_plan *pl, const dpc_linreg_opts *o, dpc_erro
         return DPC_OK;
     }
     if (o->steps) {
-        if (o->steps % 2 || o->steps < 2)
+        if (o->steps % 2)
             return dpc_error_param(err, DPC_E_INVALID, "steps", "T must be even and >= 2, got %zu",
                                  o->steps);
         T = o->steps;
     } else {
-        if ((o->c1 != 0 && !(o->c1 > 0)) || !isfinite(o->c1))
-            return dpc_error_param(err, DPC_E_INVALID, "c1", "must be a finite number > 0, got %g",
-                                 o->c1);
         double c1 = o->c1 > 0 ? o->c1 : 3.0;
         /* Thm. 3.7: T = c1 kappa log N, an even integer (note §2.6.10) */
         double t = ceil(c1 * pl->prior.kappa * pl->log_n);
@@ -315,14 +281,12 @@ static dpc_status privacy(dpc_linreg_plan *pl, const dpc_linreg_opts *given, dpc
         L->epsilon = INFINITY;
         return DPC_OK;
     }
-    if ((st = nonneg(o->epsilon, "epsilon", err))) return st;
     if (o->epsilon > 0 && o->noise_multiplier != 0)
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "give either epsilon or noise_multiplier, not both");
-    if (o->epsilon == 0 && (st = pos(o->noise_multiplier, "noise_multiplier", err))) return st;
-    if (o->calibration != DPC_CALIBRATION_ACCOUNTANT && o->calibration != DPC_CALIBRATION_PAPER)
-        return dpc_error_param(err, DPC_E_INVALID, "calibration", "unknown value %d",
-                               (int)o->calibration);
+    if (o->epsilon == 0 && o->noise_multiplier == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
+                               "must be a finite number > 0, got 0 (or give epsilon)");
     return o->algo == DPC_LINREG_SSGD ? privacy_ssgd(pl, o, err) : privacy_gauss(pl, o, err);
 }
 
@@ -331,15 +295,14 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
 {
     if (!pl || !o) return dpc_error_set(err, DPC_E_INVALID, "linreg: NULL argument");
     memset(pl, 0, sizeof *pl);
-    if ((unsigned)o->algo > DPC_LINREG_SGD)
-        return dpc_error_param(err, DPC_E_INVALID, "algo", "unknown value %d", (int)o->algo);
-    if ((unsigned)o->dpstat_rule > DPC_DPSTAT_PAPER)
-        return dpc_error_param(err, DPC_E_INVALID, "dpstat_rule", "unknown value %d",
-                             (int)o->dpstat_rule);
+    /* every field within its range (dpc_linreg_opts_fields, the prior's nested as "prior.k2");
+     * below, the fields that must be set and the refusals that involve several */
+    dpc_status st = dpc__field_check_overflow(dpc_linreg_opts_fields(), o, err);
+    if (!st) st = dpc_field_check(dpc_linreg_opts_fields(), o, err);
+    if (st) return st;
     if (n < 2) return dpc_error_set(err, DPC_E_INVALID, "data set: need N >= 2 records, got %zu", n);
     if (d == 0) return dpc_error_set(err, DPC_E_INVALID, "data set: d must be >= 1");
-    dpc_status st;
-    if ((st = check_prior(&o->prior, err))) return st;
+    if ((st = check_prior_set(&o->prior, err))) return st;
     pl->algo = o->algo;
     pl->n = n;
     pl->d = d;
@@ -352,7 +315,6 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
     const dpc_linreg_prior *P = &pl->prior;
     double rx2 = P->r_x * P->r_x, b = (double)pl->batch;
     if (o->eta != 0) {
-        if ((st = pos(o->eta, "eta", err))) return st;
         pl->eta = o->eta;
     } else if (o->algo == DPC_LINREG_SSGD) {
         pl->eta = 1.0 / (4.0 * rx2); /* Cor. 3.3: 1/(4d) with R_x^2 = d; capped below (ledger) */
@@ -367,7 +329,6 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
     } else if (o->algo == DPC_LINREG_SGD) {
         pl->clip = INFINITY;
     } else if (o->clip != 0) {
-        if ((st = pos(o->clip, "clip", err))) return st;
         pl->clip = o->clip;
     } else { /* Cor. 3.3: zeta = sqrt(d) sqrt(||w*||^2 + sigma^2) log N, with R_x^2 = d, a = 1/2 */
         pl->clip = P->r_x * hypot(P->w_bound, P->sigma_bound) * pow(pl->log_n, 2.0 * P->a);
@@ -392,7 +353,6 @@ dpc_status dpc_linreg_plan_make(dpc_linreg_plan *pl, const dpc_linreg_opts *o, s
     pl->dpstat_margin = NAN;
     if (o->algo == DPC_LINREG_AMBSSGD) {
         if (o->domain != 0) {
-            if ((st = pos(o->domain, "domain", err))) return st;
             pl->domain = o->domain;
         } else { /* Thm. 3.7: B = K2 R_x (||w*||_H + sigma) log^(2a) N */
             pl->domain = P->k2 * P->r_x * (P->w_bound + P->sigma_bound) *

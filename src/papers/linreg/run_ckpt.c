@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
 
 static void plan_items(dpc_ckpt *ck, const dpc_linreg_plan *P)
@@ -15,11 +16,12 @@ static void plan_items(dpc_ckpt *ck, const dpc_linreg_plan *P)
     dpc_ckpt_item_num(ck, "epsilon", "epsilon", L->epsilon_target);
     dpc_ckpt_item_num(ck, "delta", "delta", L->delta);
     dpc_ckpt_item_str(ck, "calibration", "calibration", L->calibration);
-    static const char *const pn[7] = {"prior.h_norm", "prior.kappa", "prior.r_x", "prior.k2",
-                                      "prior.a", "prior.w_bound", "prior.sigma_bound"};
-    const double pv[7] = {P->prior.h_norm, P->prior.kappa, P->prior.r_x, P->prior.k2, P->prior.a,
-                          P->prior.w_bound, P->prior.sigma_bound};
-    for (int k = 0; k < 7; k++) dpc_ckpt_item_num(ck, pn[k], "public input", pv[k]);
+    const dpc_field_table *pt = dpc_linreg_prior_fields(); /* the public inputs, in order */
+    for (size_t k = 0; k < pt->count; k++) {
+        char name[32];
+        snprintf(name, sizeof name, "prior.%s", pt->fields[k].name);
+        dpc_ckpt_item_num(ck, name, "public input", dpc_field_get(&pt->fields[k], &P->prior));
+    }
     dpc_ckpt_item_count(ck, "steps", "steps", P->steps);
     dpc_ckpt_item_count(ck, "batch", "batch", P->batch);
     dpc_ckpt_item_count(ck, "stat_batch", "DP-STAT batch", P->stat_batch);

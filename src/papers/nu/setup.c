@@ -10,61 +10,18 @@
 
 void dpc_nu_setup_params_init(dpc_nu_setup_params *p)
 {
-    if (!p) return;
-    memset(p, 0, sizeof *p);
-    p->problem = DPC_NU_PROBLEM_LTI;
-    p->d = 128;
-    p->alpha = 1.0;
-    p->eta = 0.02;
-    p->rho = 0.5;
-    p->G = 1.0;
-    p->sigma_sgd = 0.0;
-    p->mu = 0.01;
-    p->L = 1.0;
-    p->tmax = 4;
-    p->nu_max = 0.999;
-    p->model = DPC_SIM_FIXED;
-    p->seed = 1;
-    p->burn_in_scale = 10.0;
-    p->tail = 1e-8;
+    if (p) dpc_field_defaults(dpc_nu_setup_params_fields(), p);
 }
 
-static dpc_status positive(double v, const char *field, dpc_error *err)
-{
-    if (v > 0.0 && isfinite(v)) return DPC_OK;
-    return dpc_error_param(err, DPC_E_INVALID, field, "must be a finite number > 0, got %g", v);
-}
-
+/* Every field within its table's range, then mu <= L where they are used. */
 static dpc_status check(const dpc_nu_setup_params *p, dpc_error *err)
 {
-    dpc_status st;
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "params", "NULL");
-    if ((unsigned)p->problem > DPC_NU_PROBLEM_SC)
-        return dpc_error_param(err, DPC_E_INVALID, "problem", "unknown problem %d",
-                               (int)p->problem);
-    if (p->d == 0) return dpc_error_param(err, DPC_E_INVALID, "d", "must be >= 1, got 0");
-    if (!(p->alpha >= 0.0 && isfinite(p->alpha)))
-        return dpc_error_param(err, DPC_E_INVALID, "alpha", "must be a finite number >= 0, got %g",
-                               p->alpha);
-    if ((st = positive(p->eta, "eta", err)) || (st = positive(p->rho, "rho", err)) ||
-        (st = positive(p->G, "G", err)))
-        return st;
-    if (!(p->sigma_sgd >= 0.0 && isfinite(p->sigma_sgd)))
-        return dpc_error_param(err, DPC_E_INVALID, "sigma_sgd",
-                               "must be a finite number >= 0, got %g", p->sigma_sgd);
+    dpc_status st = dpc_field_check(dpc_nu_setup_params_fields(), p, err);
+    if (st) return st;
     int sc = p->problem == DPC_NU_PROBLEM_SC || p->model == DPC_SIM_LOGCOSH;
-    if (sc && ((st = positive(p->mu, "mu", err)) || (st = positive(p->L, "L", err))))
-        return st;
     if (sc && p->mu > p->L)
         return dpc_error_param(err, DPC_E_INVALID, "mu", "must be <= L = %g, got %g", p->L, p->mu);
-    if (!(p->nu_max > 0.0 && p->nu_max < 1.0))
-        return dpc_error_param(err, DPC_E_INVALID, "nu_max", "must be in (0, 1), got %g",
-                               p->nu_max);
-    if ((unsigned)p->model > DPC_SIM_LOGCOSH)
-        return dpc_error_param(err, DPC_E_INVALID, "model", "unknown model %d", (int)p->model);
-    if ((st = positive(p->burn_in_scale, "burn_in_scale", err))) return st;
-    if (!(p->tail > 0.0 && p->tail < 1.0))
-        return dpc_error_param(err, DPC_E_INVALID, "tail", "must be in (0, 1), got %g", p->tail);
     return DPC_OK;
 }
 

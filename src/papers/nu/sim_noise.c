@@ -64,14 +64,13 @@ dpc_status dpc_sim_noise_new(dpc_sim_noise **out, const dpc_sim_noise_config *cf
 {
     *out = NULL;
     if (!cfg || !cfg->stream) return dpc_error_set(err, DPC_E_INVALID, "noise: config/stream NULL");
-    if (cfg->d == 0) return dpc_error_set(err, DPC_E_INVALID, "noise: d must be >= 1");
+    if (cfg->d == 0) return dpc_error_param(err, DPC_E_INVALID, "d", "must be >= 1, got 0");
+    dpc_status st0 = dpc_field_check(dpc_sim_noise_config_fields(), cfg, err);
+    if (st0) return st0;
     if (cfg->method == DPC_SIM_NOISE_MECH) {
         if (!cfg->mech) return dpc_error_set(err, DPC_E_INVALID, "noise: method mech needs mech");
-    } else if (cfg->method == DPC_SIM_NOISE_FFT || cfg->method == DPC_SIM_NOISE_DIRECT) {
-        if (!cfg->beta || cfg->len == 0)
-            return dpc_error_set(err, DPC_E_INVALID, "noise: beta is empty (len = %zu)", cfg->len);
-    } else {
-        return dpc_error_set(err, DPC_E_INVALID, "noise: method = %d unknown", (int)cfg->method);
+    } else if (!cfg->beta || cfg->len == 0) {
+        return dpc_error_set(err, DPC_E_INVALID, "noise: beta is empty (len = %zu)", cfg->len);
     }
     size_t budget = cfg->memory_budget ? cfg->memory_budget : ((size_t)1 << 30);
     dpc_sim_noise *ns = calloc(1, sizeof *ns);

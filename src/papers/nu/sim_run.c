@@ -22,24 +22,16 @@ const char *dpc_sim_model_name(dpc_sim_model m)
 
 void dpc_sim_config_init(dpc_sim_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->model = DPC_SIM_FIXED;
-    c->method = DPC_SIM_NOISE_FFT;
-    c->batches = 32;
+    dpc_field_defaults(dpc_sim_config_fields(), c);
 }
 
 dpc_status dpc_sim_config_check(const dpc_sim_config *c, dpc_error *err)
 {
     if (!c) return dpc_error_set(err, DPC_E_INVALID, "sim: config NULL");
-    if (c->model != DPC_SIM_FIXED && c->model != DPC_SIM_RANDOM && c->model != DPC_SIM_LOGCOSH)
-        return dpc_error_set(err, DPC_E_INVALID, "sim: model = %d unknown", (int)c->model);
-    if (!(c->eta > 0.0) || !isfinite(c->eta))
-        return dpc_error_set(err, DPC_E_INVALID, "sim: eta = %g must be > 0", c->eta);
-    if (!(c->sigma >= 0.0) || !isfinite(c->sigma))
-        return dpc_error_set(err, DPC_E_INVALID, "sim: sigma = %g must be >= 0", c->sigma);
-    if (!(c->sigma_sgd >= 0.0) || !isfinite(c->sigma_sgd))
-        return dpc_error_set(err, DPC_E_INVALID, "sim: sigma_sgd = %g must be >= 0", c->sigma_sgd);
-    if (c->d == 0) return dpc_error_set(err, DPC_E_INVALID, "sim: d must be >= 1");
+    if (c->eta == 0) return dpc_error_param(err, DPC_E_INVALID, "eta", "must be > 0, got 0");
+    if (c->d == 0) return dpc_error_param(err, DPC_E_INVALID, "d", "must be >= 1, got 0");
+    dpc_status st = dpc_field_check(dpc_sim_config_fields(), c, err);
+    if (st) return st;
     if (c->model == DPC_SIM_LOGCOSH) {
         if (!(c->mu > 0.0) || !(c->L >= c->mu) || !(c->eta * c->L < 2.0))
             return dpc_error_set(err, DPC_E_INVALID,
@@ -52,7 +44,6 @@ dpc_status dpc_sim_config_check(const dpc_sim_config *c, dpc_error *err)
                                      "sim: lambda[%zu] = %g: need lambda > 0 and eta lambda < 2", j,
                                      c->lambda[j]);
     }
-    if (c->batches < 2) return dpc_error_set(err, DPC_E_INVALID, "sim: batches must be >= 2");
     if (c->steps < c->batches)
         return dpc_error_set(err, DPC_E_INVALID, "sim: steps = %zu must be >= batches = %zu",
                              c->steps, c->batches);

@@ -3,6 +3,7 @@
  * tree noise's state; the batches and independent noise are regenerated from the RNG, and the
  * noise slabs of the state (noise_cum, xi, S_hat - S) are replayed from the key and compared. */
 #include "common/util.h"
+#include "field/field_items.h"
 #include "srgd/srgd_internal.h"
 
 #include <math.h>
@@ -11,32 +12,14 @@
 
 #define NSLABS 8 /* x, x_prev, y, z, S, noise_cum, S_hat, xi: the first slabs of s->x */
 
-static void config_items(dpc_ckpt *ck, const dpc_srgd_config *c)
-{
-    dpc_ckpt_item_num(ck, "L", "Lipschitz constant", c->L);
-    dpc_ckpt_item_num(ck, "M", "smoothness", c->M);
-    dpc_ckpt_item_num(ck, "R", "radius", c->R);
-    dpc_ckpt_item_count(ck, "steps", "rounds", c->steps);
-    dpc_ckpt_item_count(ck, "batch", "batch", c->batch);
-    dpc_ckpt_item_num(ck, "beta", "beta", c->beta);
-    dpc_ckpt_item_num(ck, "clip", "clip", c->clip);
-    dpc_ckpt_item_num(ck, "z_step", "z step", c->z_step);
-    dpc_ckpt_item_str(ck, "variant", "variant", dpc_srgd_variant_name(c->variant));
-    dpc_ckpt_item_str(ck, "noise", "noise", dpc_srgd_noise_name(c->noise));
-    dpc_ckpt_item_num(ck, "epsilon", "epsilon", c->epsilon);
-    dpc_ckpt_item_num(ck, "delta", "delta", c->delta);
-    dpc_ckpt_item_str(ck, "calibration", "calibration", dpc_calibration_name(c->calibration));
-    dpc_ckpt_item_count(ck, "permute", "permutation", (uint64_t)c->permute);
-    dpc_ckpt_item_count(ck, "eval_every", "evaluation interval", c->eval_every);
-}
-
 dpc_status dpc_srgd_save(const dpc_srgd *s, dpc_ckpt *ck, dpc_error *err)
 {
     if (!s || !ck) return dpc_error_param(err, DPC_E_INVALID, s ? "ck" : "s", "NULL");
     if (strcmp(dpc_ckpt_kind(ck), DPC_SRGD_KIND))
         return dpc_error_param(err, DPC_E_INVALID, "ck", "a container of kind '%s', not '%s'",
                                dpc_ckpt_kind(ck), DPC_SRGD_KIND);
-    config_items(ck, &s->cfg);
+    /* the configuration items: the table's fields in order (RUNTIME ones and hooks left out) */
+    dpc__field_ckpt_items(ck, dpc_srgd_config_fields(), &s->cfg);
     char spec[DPC_MODEL_SPEC_LEN];
     dpc_model_format_spec(dpc_model_get_config(s->model), spec, sizeof spec);
     dpc_ckpt_item_str(ck, "model", "model", spec);

@@ -3,6 +3,7 @@
  * constants and why they cannot run, the GDP calibration, and validation. */
 #include "dpcorr/account.h"
 #include "common/util.h"
+#include "field/field_items.h"
 #include "srgd/srgd_internal.h"
 
 #include <math.h>
@@ -10,17 +11,11 @@
 
 void dpc_srgd_config_init(dpc_srgd_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->z_step = 0.5;
-    c->variant = DPC_SRGD_ACCEL;
-    c->noise = DPC_SRGD_NOISE_TREE;
-    c->delta = 0; /* from N: dpc_account_resolve_delta */
-    c->calibration = DPC_CALIBRATION_ACCOUNTANT;
-    c->chunk = 256;
+    dpc_field_defaults(dpc_srgd_config_fields(), c);
 }
 
-static const char *const variant_names[] = {"accel", "srg", "accel-sgd"};
-static const char *const noise_names[] = {"tree", "honaker", "independent"};
+#define variant_names dpc__srgd_variant_names
+#define noise_names dpc__srgd_noise_names
 
 const char *dpc_srgd_variant_name(dpc_srgd_variant v)
 {
@@ -245,32 +240,25 @@ double dpc_srgd_mu_at_beta_ratio(size_t n, size_t p, double cc, double k)
 dpc_status dpc_srgd_config_check(const dpc_srgd_config *c, size_t n, dpc_error *err)
 {
     if (!c) return dpc_error_set(err, DPC_E_INVALID, "config: NULL");
-    if (!(c->L > 0) || !isfinite(c->L))
-        return dpc_error_param(err, DPC_E_INVALID, "L", "must be > 0 and finite, got %g", c->L);
-    if (!(c->M > 0) || !isfinite(c->M))
-        return dpc_error_param(err, DPC_E_INVALID, "M", "must be > 0 and finite, got %g", c->M);
-    if (!(c->R > 0))
+    /* the constants and the schedule must be set (0 = unset, dpc_srgd_preset fills the
+     * schedule); then every field within its range */
+    if (c->L == 0) return dpc_error_param(err, DPC_E_INVALID, "L", "must be > 0 and finite, got 0");
+    if (c->M == 0) return dpc_error_param(err, DPC_E_INVALID, "M", "must be > 0 and finite, got 0");
+    if (c->R == 0)
         return dpc_error_param(err, DPC_E_INVALID, "R", "must be > 0 (INFINITY: unconstrained), "
-                                                 "got %g", c->R);
+                                                 "got 0");
     if (c->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1, got 0");
     if (c->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1, got 0");
+    if (c->beta == 0) return dpc_error_param(err, DPC_E_INVALID, "beta", "must be > 0, got 0");
+    dpc_status st = dpc_field_check(dpc_srgd_config_fields(), c, err);
+    if (st) return st;
     if (c->batch > n || c->steps > n / c->batch)
         return dpc_error_param(err, DPC_E_INVALID, "batch",
                              "B T = %zu x %zu exceeds the %zu examples (a single epoch uses "
                              "each example once)",
                              c->batch, c->steps, n);
-    if (!(c->beta > 0) || !isfinite(c->beta))
-        return dpc_error_param(err, DPC_E_INVALID, "beta", "must be > 0 and finite, got %g", c->beta);
-    if (!(c->z_step > 0 && c->z_step <= 1))
-        return dpc_error_param(err, DPC_E_INVALID, "z_step", "must be in (0, 1], got %g", c->z_step);
-    if ((unsigned)c->variant > DPC_SRGD_ACCEL_SGD)
-        return dpc_error_param(err, DPC_E_INVALID, "variant", "unknown value %d", (int)c->variant);
-    if ((unsigned)c->noise > DPC_SRGD_NOISE_INDEPENDENT)
-        return dpc_error_set(err, DPC_E_INVALID, "noise: unknown value %d", (int)c->noise);
-    if (c->chunk == 0) return dpc_error_param(err, DPC_E_INVALID, "chunk", "must be >= 1");
     double mu, delta;
-    dpc_status st = dpc__srgd_delta(c, n, &delta, NULL, err);
-    if (st) return st;
+    if ((st = dpc__srgd_delta(c, n, &delta, NULL, err))) return st;
     if ((st = dpc_srgd_mu(c->epsilon, delta, c->calibration, &mu, err))) return st;
     if (!(c->clip > 0))
         return dpc_error_param(err, DPC_E_INVALID, "clip", "C_Delta must be > 0, got %g", c->clip);

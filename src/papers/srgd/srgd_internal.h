@@ -6,6 +6,11 @@
 #include "dpcorr/sampler.h"
 #include "dpcorr/papers/srgd.h"
 
+/* The enums' names (srgd_fields.c; the field tables' ENUM names). */
+extern const char *const dpc__srgd_variant_names[3];
+extern const char *const dpc__srgd_noise_names[3];
+extern const char *const dpc__srgd_problem_kind_names[4];
+
 struct dpc_srgd {
     dpc_srgd_config cfg;
     const dpc_model *model;

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 
-static const char *const kind_names[] = {"p1", "p2", "p3", "nesterov"};
+#define kind_names dpc__srgd_problem_kind_names
 
 const char *dpc_srgd_problem_kind_name(dpc_srgd_problem_kind k)
 {
@@ -31,16 +31,7 @@ dpc_status dpc_srgd_problem_kind_parse(const char *s, dpc_srgd_problem_kind *out
 
 void dpc_srgd_problem_config_init(dpc_srgd_problem_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->kind = DPC_SRGD_P1_LOGISTIC;
-    c->design = DPC_SRGD_DESIGN_SPARSE;
-    c->n = 65536;
-    c->p = 32;
-    c->decades = 4.0;
-    c->w_norm = 1.0;
-    c->noise = 0.5;
-    c->R = 2.0;
-    c->eval_n = 100000;
+    dpc_field_defaults(dpc_srgd_problem_config_fields(), c);
 }
 
 void dpc_srgd_problem_free(dpc_srgd_problem *pr)
@@ -254,39 +245,21 @@ dpc_status dpc_srgd_problem_excess(const dpc_srgd_problem *pr, const double *x, 
 
 static dpc_status check_cfg(const dpc_srgd_problem_config *c, dpc_error *err)
 {
-    if ((unsigned)c->kind > DPC_SRGD_P3_NESTEROV)
-        return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown value %d", (int)c->kind);
-    if ((unsigned)c->design > DPC_SRGD_DESIGN_SPHERE)
-        return dpc_error_param(err, DPC_E_INVALID, "design", "unknown value %d", (int)c->design);
-    if (c->n == 0) return dpc_error_param(err, DPC_E_INVALID, "n", "must be >= 1");
-    if (c->p == 0 || c->p > DPC_MODEL_MAX_WIDTH)
-        return dpc_error_param(err, DPC_E_INVALID, "p", "must be in [1, %u], got %zu",
-                             DPC_MODEL_MAX_WIDTH, c->p);
+    /* every field within its range (the problem's L = R + w_norm + noise: each at most
+     * DPC__SCALE_MAX so that L and its square stay finite, issue 28); then the cross-field
+     * refusals */
+    dpc_status st = dpc_field_check(dpc_srgd_problem_config_fields(), c, err);
+    if (st) return st;
     if (c->kind == DPC_SRGD_P3_NESTEROV && c->p < 2)
         return dpc_error_param(err, DPC_E_INVALID, "p", "Nesterov's function needs p >= 2");
     if (c->relevant > c->p)
         return dpc_error_param(err, DPC_E_INVALID, "relevant", "%zu exceeds p = %zu", c->relevant,
                              c->p);
-    if (!(c->decades >= 0) || c->decades > 30)
-        return dpc_error_param(err, DPC_E_INVALID, "decades", "must be in [0, 30], got %g",
-                             c->decades);
-    /* the problem's constants make its Lipschitz constant L = R + w_norm + noise: each at most
-     * DPC__SCALE_MAX so that L and its square stay finite (issue 28) */
-    if (!(c->w_norm > 0) || !(c->w_norm <= DPC__SCALE_MAX))
-        return dpc_error_param(err, DPC_E_INVALID, "w_norm", "must be in (0, 1e150], got %g",
-                               c->w_norm);
-    if (!(c->noise >= 0) || !(c->noise <= DPC__SCALE_MAX))
-        return dpc_error_param(err, DPC_E_INVALID, "noise", "must be in [0, 1e150], got %g",
-                               c->noise);
-    if (!(c->R > 0) || !(c->R <= DPC__SCALE_MAX))
-        return dpc_error_param(err, DPC_E_INVALID, "R", "must be in (0, 1e150], got %g", c->R);
-    if (c->kind == DPC_SRGD_P1_LOGISTIC && c->design == DPC_SRGD_DESIGN_SPHERE) {
-        if (c->eval_n == 0) return dpc_error_param(err, DPC_E_INVALID, "eval_n", "must be >= 1");
-        if (c->w_norm > c->R)
-            return dpc_error_param(err, DPC_E_UNSUPPORTED, "w_norm",
-                                 "P1 with the sphere design needs |w0| <= R (x* = w0); "
-                                 "use the sparse design for x-dagger outside C");
-    }
+    if (c->kind == DPC_SRGD_P1_LOGISTIC && c->design == DPC_SRGD_DESIGN_SPHERE &&
+        c->w_norm > c->R)
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "w_norm",
+                             "P1 with the sphere design needs |w0| <= R (x* = w0); "
+                             "use the sparse design for x-dagger outside C");
     return DPC_OK;
 }
 

@@ -1,0 +1,130 @@
+/* nu_fields.c — the field tables of the nu-DP-FTRL paper's simulation and theory setup
+ * (dpcorr/field.h): dpc_sim_noise_config, dpc_sim_config and dpc_nu_setup_params. The _init
+ * functions write these defaults and the checks range-check through them; the setup's and the
+ * simulation's front ends read them for their options. */
+#include "field/field_def.h"
+#include "dpcorr/papers/sim.h"
+
+#include <math.h>
+
+static const char *const method_names[] = {"fft", "direct", "mech"};
+static const char *const model_names[] = {"fixed", "random", "logcosh"};
+static const char *const problem_names[] = {"lti", "mean", "sc"};
+
+#define NN(m) DPC_FIELD_AT(dpc_sim_noise_config, m)
+static const dpc_field noise_fields[] = {
+    {.name = "method", .type = DPC_FIELD_ENUM, NN(method), DPC_FIELD_NAMES(method_names),
+     .doc = "how the correlated noise is made: FFT or direct convolution of beta, or the "
+            "mechanism's generator"},
+    {.name = "beta", .type = DPC_FIELD_POINTER, NN(beta),
+     .doc = "FFT, DIRECT: (len) Toeplitz coefficients, borrowed"},
+    {.name = "len", .type = DPC_FIELD_SIZE, NN(len), .lo = 0, .hi = INFINITY,
+     .doc = "coefficients of beta (>= 1 for FFT and DIRECT)"},
+    {.name = "mech", .type = DPC_FIELD_POINTER, NN(mech),
+     .doc = "MECH: the mechanism, borrowed"},
+    {.name = "stream", .type = DPC_FIELD_POINTER, NN(stream), .doc = "the Z stream (copied)"},
+    {.name = "coord0", .type = DPC_FIELD_SIZE, NN(coord0), .lo = 0, .hi = INFINITY,
+     .doc = "first coordinate"},
+    {.name = "d", .type = DPC_FIELD_SIZE, NN(d), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO, .doc = "coordinates (0: must be set)"},
+    {.name = "block", .type = DPC_FIELD_SIZE, NN(block), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_RUNTIME, .doc = "steps per block (0: auto, FFT ~len, others 1024)"},
+    {.name = "memory_budget", .type = DPC_FIELD_SIZE, NN(memory_budget), .lo = 0,
+     .hi = INFINITY, .flags = DPC_FIELD_RUNTIME, .doc = "bytes of buffers (0: 1 GiB)"},
+};
+#undef NN
+
+#define SC(m) DPC_FIELD_AT(dpc_sim_config, m)
+static const dpc_field sim_fields[] = {
+    {.name = "model", .type = DPC_FIELD_ENUM, SC(model), DPC_FIELD_NAMES(model_names),
+     .doc = "the simulated problem: fixed or random design quadratic, or log-cosh"},
+    {.name = "eta", .type = DPC_FIELD_DOUBLE, SC(eta), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_ZERO,
+     .doc = "learning rate (0: must be set)"},
+    {.name = "sigma", .type = DPC_FIELD_DOUBLE, SC(sigma), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "std of the DP noise w: G gamma_inf / sqrt(2 rho)"},
+    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, SC(sigma_sgd), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "data-noise std"},
+    {.name = "d", .type = DPC_FIELD_SIZE, SC(d), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO, .doc = "dimension (0: must be set)"},
+    {.name = "lambda", .type = DPC_FIELD_POINTER, SC(lambda),
+     .doc = "FIXED, RANDOM: (d) eigenvalues of H, borrowed"},
+    {.name = "mu", .type = DPC_FIELD_DOUBLE, SC(mu), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_ZERO,
+     .doc = "LOGCOSH: strong convexity, <= L"},
+    {.name = "L", .type = DPC_FIELD_DOUBLE, SC(L), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_ZERO,
+     .doc = "LOGCOSH: smoothness"},
+    {.name = "burn_in", .type = DPC_FIELD_SIZE, SC(burn_in), .lo = 0, .hi = INFINITY,
+     .doc = "discarded steps"},
+    {.name = "steps", .type = DPC_FIELD_SIZE, SC(steps), .lo = 0, .hi = INFINITY,
+     .doc = "measured steps (>= batches)"},
+    {.name = "batches", .type = DPC_FIELD_SIZE, SC(batches), .def = 32, .lo = 2,
+     .hi = INFINITY, .doc = "batch means of the standard error"},
+    {.name = "seed", .type = DPC_FIELD_U64, SC(seed), .flags = DPC_FIELD_NO_RANGE,
+     .doc = "root seed (dpc_rng_seed)"},
+    {.name = "method", .type = DPC_FIELD_ENUM, SC(method), DPC_FIELD_NAMES(method_names),
+     .doc = "noise method (dpc_sim_noise_config.method)"},
+    {.name = "beta", .type = DPC_FIELD_POINTER, SC(beta), .doc = "FFT, DIRECT: coefficients"},
+    {.name = "len", .type = DPC_FIELD_SIZE, SC(len), .lo = 0, .hi = INFINITY,
+     .doc = "coefficients of beta"},
+    {.name = "mech", .type = DPC_FIELD_POINTER, SC(mech), .doc = "MECH: the mechanism"},
+    {.name = "block", .type = DPC_FIELD_SIZE, SC(block), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_RUNTIME, .doc = "noise block (0: auto)"},
+    {.name = "chunk", .type = DPC_FIELD_SIZE, SC(chunk), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_RUNTIME, .doc = "FIXED, LOGCOSH: coordinates per pass (0: auto, 16)"},
+    {.name = "memory_budget", .type = DPC_FIELD_SIZE, SC(memory_budget), .lo = 0,
+     .hi = INFINITY, .flags = DPC_FIELD_RUNTIME, .doc = "bytes (0: 1 GiB)"},
+};
+#undef SC
+
+#define NU(m) DPC_FIELD_AT(dpc_nu_setup_params, m)
+#define POS (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN)
+static const dpc_field nu_fields[] = {
+    {.name = "problem", .type = DPC_FIELD_ENUM, NU(problem), DPC_FIELD_NAMES(problem_names),
+     .doc = "linear regression (LTI), mean estimation or strongly convex"},
+    {.name = "d", .type = DPC_FIELD_SIZE, NU(d), .def = 128, .lo = 1, .hi = INFINITY,
+     .doc = "dimension (MEAN: 1 whatever is set)"},
+    {.name = "alpha", .type = DPC_FIELD_DOUBLE, NU(alpha), .def = 1, .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "spectrum exponent: lambda_k = k^-alpha"},
+    {.name = "eta", .type = DPC_FIELD_DOUBLE, NU(eta), .def = 0.02, .lo = 0, .hi = INFINITY,
+     .flags = POS, .doc = "learning rate"},
+    {.name = "rho", .type = DPC_FIELD_DOUBLE, NU(rho), .def = 0.5, .lo = 0, .hi = INFINITY,
+     .flags = POS, .doc = "zCDP parameter"},
+    {.name = "G", .type = DPC_FIELD_DOUBLE, NU(G), .def = 1, .lo = 0, .hi = INFINITY,
+     .flags = POS, .doc = "clip norm"},
+    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, NU(sigma_sgd), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "data-noise std"},
+    {.name = "mu", .type = DPC_FIELD_DOUBLE, NU(mu), .def = 0.01, .lo = 0, .hi = INFINITY,
+     .flags = POS, .doc = "SC and LOGCOSH: strong convexity, <= L"},
+    {.name = "L", .type = DPC_FIELD_DOUBLE, NU(L), .def = 1, .lo = 0, .hi = INFINITY,
+     .flags = POS, .doc = "SC and LOGCOSH: smoothness"},
+    {.name = "tmax", .type = DPC_FIELD_SIZE, NU(tmax), .def = 4, .lo = 0, .hi = INFINITY,
+     .doc = "SC: Zames-Falb multipliers |t| <= tmax"},
+    {.name = "nu_max", .type = DPC_FIELD_DOUBLE, NU(nu_max), .def = 0.999, .lo = 0, .hi = 1,
+     .flags = POS, .doc = "the clamp of Theorem 2.2's nu (nu < 1 keeps the coefficients "
+                          "summable)"},
+    {.name = "steps", .type = DPC_FIELD_SIZE, NU(steps), .lo = 0, .hi = INFINITY,
+     .doc = "measured steps of the simulation (0: none)"},
+    {.name = "model", .type = DPC_FIELD_ENUM, NU(model), DPC_FIELD_NAMES(model_names),
+     .doc = "simulated model (LOGCOSH for SC's toy problem)"},
+    {.name = "seed", .type = DPC_FIELD_U64, NU(seed), .def = 1, .flags = DPC_FIELD_NO_RANGE,
+     .doc = "root seed of the simulation"},
+    {.name = "burn_in_scale", .type = DPC_FIELD_DOUBLE, NU(burn_in_scale), .def = 10, .lo = 0,
+     .hi = INFINITY, .flags = POS,
+     .doc = "burn-in in correlation times of the slowest mode"},
+    {.name = "tail", .type = DPC_FIELD_DOUBLE, NU(tail), .def = 1e-8, .lo = 0, .hi = 1,
+     .flags = POS, .doc = "l1 tail of the truncated beta"},
+    {.name = "memory_budget", .type = DPC_FIELD_SIZE, NU(memory_budget), .lo = 0,
+     .hi = INFINITY, .flags = DPC_FIELD_RUNTIME, .doc = "bytes (0: dpc_sim_run's default)"},
+};
+#undef NU
+#undef POS
+
+static const dpc_field_table noise_table = DPC_FIELD_TABLE(dpc_sim_noise_config, noise_fields);
+static const dpc_field_table sim_table = DPC_FIELD_TABLE(dpc_sim_config, sim_fields);
+static const dpc_field_table nu_table = DPC_FIELD_TABLE(dpc_nu_setup_params, nu_fields);
+
+const dpc_field_table *dpc_sim_noise_config_fields(void) { return &noise_table; }
+const dpc_field_table *dpc_sim_config_fields(void) { return &sim_table; }
+const dpc_field_table *dpc_nu_setup_params_fields(void) { return &nu_table; }
