@@ -4,6 +4,7 @@
 #include "dpcorr/sampler.h"
 #include "harness.h"
 #include "sampler/sampler_internal.h"
+#include "size_table_oracle.h"
 
 #include <float.h>
 #include <stdint.h>
@@ -225,16 +226,8 @@ static void test_draw_definition(void)
         }
 }
 
-/* Wilson-Hilferty: the chi-square quantile with df degrees of freedom at the standard normal
- * quantile z (z = 3.719: upper 1e-4). */
-static double chi2_quantile(double df, double z)
-{
-    double h = 2.0 / (9.0 * df), c = 1.0 - h + z * sqrt(h);
-    return df * c * c * c;
-}
-
 /* Binomial(n, q) pmf at k0 .. k0 + m - 1, by the ratio recurrence from the mode in long double
- * (64-bit mantissa on x86: 2^11 times finer than the sampler's double table). */
+ * (for the chi-square of drawn sizes; the table itself is checked exactly, below). */
 static void binom_pmf(size_t n, size_t B, size_t k0, size_t m, long double *p)
 {
     long double nb = (long double)(n - B), bd = (long double)B, S = 0;
@@ -254,41 +247,283 @@ static void binom_pmf(size_t n, size_t B, size_t k0, size_t m, long double *p)
     free(r);
 }
 
-/* The batch-size table (rate below 1/16) against the binomial in long double: the total
- * variation is within the bound the sampler states, and the bound is as small as the header
- * says (below 1e-13 up to B = 10^4, 1e-12 at 10^6). */
+/* Wilson-Hilferty: the chi-square quantile with df degrees of freedom at the standard normal
+ * quantile z (z = 3.719: upper 1e-4). */
+static double chi2_quantile(double df, double z)
+{
+    double h = 2.0 / (9.0 * df), c = 1.0 - h + z * sqrt(h);
+    return df * c * c * c;
+}
+
+/* Unsigned numbers in units of 2^-192 up to 1 (four little-endian limbs), for the oracle. */
+typedef struct u192 {
+    uint64_t w[4];
+} u192;
+
+static u192 u192_of(const uint64_t v[3])
+{
+    u192 r = {{v[0], v[1], v[2], 0}};
+    return r;
+}
+
+static u192 u192_sub(u192 a, u192 b) /* a >= b */
+{
+    u192 r;
+    uint64_t br = 0;
+    for (int i = 0; i < 4; i++) {
+        r.w[i] = a.w[i] - b.w[i] - br;
+        br = a.w[i] < b.w[i] || (a.w[i] == b.w[i] && br);
+    }
+    return r;
+}
+
+static long double u192_ld(u192 a)
+{
+    long double v = 0;
+    for (int i = 4; i-- > 0;) v = v * 0x1p64L + (long double)a.w[i];
+    return v;
+}
+
+/* The table's boundary j (0 for j < 0, 2^128 for j >= nk - 1) in units of 2^-192. */
+static u192 table_cdf(const dpc__size_table *t, long j)
+{
+    u192 r = {{0, 0, 0, 0}};
+    if (j < 0) return r;
+    if ((size_t)j >= t->nk - 1) {
+        r.w[3] = 1;
+        return r;
+    }
+    r.w[1] = t->lo[j];
+    r.w[2] = t->hi[j];
+    return r;
+}
+
+/* The 128-bit batch-size table against the binomial computed independently and exactly
+ * (tests/size_table_oracle.h: integers for n <= 10^6, 100-digit decimal at n = 10^12, to
+ * 2^-192): the total variation is within the bound the table states, and the bound is below
+ * 1e-33 there. The oracle's range covers the table's; outside it the oracle's mass counts whole. */
+static void test_size_table_exact(void)
+{
+    size_t nc = sizeof STO_CASES / sizeof STO_CASES[0];
+    for (size_t c = 0; c < nc; c++) {
+        uint64_t n = STO_CASES[c].n, B = STO_CASES[c].B, kf = STO_CASES[c].kf;
+        size_t cnt = STO_CASES[c].count;
+        dpc__size_table t;
+        dpc_error err = {0};
+        CHECK_OK(dpc__size_table_build(&t, n, B, &err), &err);
+        if (!t.nk) continue;
+        CHECK(kf <= t.k0 && t.k0 + t.nk <= kf + cnt, "case %zu: table %zu..%zu outside the "
+              "oracle's %llu..%llu", c, t.k0, t.k0 + t.nk - 1, (unsigned long long)kf,
+              (unsigned long long)(kf + cnt - 1));
+        u192 one = {{0, 0, 0, 1}}, prev_o = u192_of(STO_CASES[c].below), prev_t = table_cdf(&t, -1);
+        long double l1 = u192_ld(prev_o); /* the oracle's mass below kf */
+        for (size_t i = 0; i < cnt; i++) {
+            u192 o = u192_of(STO_CASES[c].cdf[i]);
+            long j = (long)(kf + i) - (long)t.k0;
+            u192 tc = table_cdf(&t, j);
+            /* masses: each oracle mass within one unit of its exact value */
+            long double mo = u192_ld(u192_sub(o, prev_o)), mt = u192_ld(u192_sub(tc, prev_t));
+            l1 += fabsl(mo - mt);
+            prev_o = o;
+            prev_t = tc;
+        }
+        l1 += u192_ld(u192_sub(one, prev_o)); /* the oracle's mass above the range */
+        long double tv = l1 / 2 * 0x1p-192L, slack = (long double)cnt * 0x1p-192L;
+        CHECK(tv <= (long double)t.tv + slack && t.tv < 1e-33,
+              "n = %llu, B = %llu: total variation %.3Lg, stated bound %.3g",
+              (unsigned long long)n, (unsigned long long)B, tv, t.tv);
+        printf("size table n = %llu, B = %llu: %zu sizes from %zu, total variation %.3Lg "
+               "(bound %.3g)\n", (unsigned long long)n, (unsigned long long)B, t.nk, t.k0, tv,
+               t.tv);
+        dpc__size_table_free(&t);
+    }
+}
+
+/* Every table below rate 1/16 of the samplers: the bound is below 1e-25 (the target) up to B =
+ * 10^6 and n = 2^48, the capacity holds the largest size twice, the boundaries increase, and
+ * dpc_sampler_size_tv / dpc_sampler_step_tv give the sampler's bound bit for bit. */
 static void test_size_table(void)
 {
-    const size_t Ns[] = {1000, 100000, 10000000, 100000000, 60000, 1000000};
-    const size_t Bs[] = {10, 1000, 1000, 1000000, 1, 10000};
-    for (int c = 0; c < 6; c++) {
+    const size_t Ns[] = {1000, 100000, 10000000, 100000000, 60000, 1000000, 1000000000000,
+                         (size_t)1 << 48, 17};
+    const size_t Bs[] = {10, 1000, 1000, 1000000, 1, 10000, 1000000, 1000000, 1};
+    for (int c = 0; c < 9; c++) {
         dpc_sampler *s = mk(DPC_SAMPLER_POISSON, Ns[c], Bs[c], 10, 0, 5);
         if (!s) continue;
-        size_t k0, nk;
-        const uint64_t *cum;
-        double tv_bound = dpc__sampler_size_tv(s, &k0, &nk, &cum);
-        CHECK(cum && nk > 1 && k0 <= Bs[c] && k0 + nk > Bs[c], "case %d: table [%zu, +%zu)", c,
-              k0, nk);
-        CHECK(tv_bound > 0 && tv_bound < (Bs[c] <= 10000 ? 1e-13 : 1e-12),
-              "case %d (B = %zu): stated total variation %.3g", c, Bs[c], tv_bound);
-        CHECK(dpc_sampler_max_batch(s) == 2 * (k0 + nk - 1), "case %d: capacity", c);
-        if (LDBL_MANT_DIG < 64 || !cum) {
-            SKIP("case %d: long double is no finer than double here", c);
+        const dpc__size_table *t = dpc__sampler_size_table(s);
+        CHECK(t && t->nk > 1 && t->k0 <= Bs[c] && t->k0 + t->nk > Bs[c], "case %d: table", c);
+        if (!t) {
             dpc_sampler_free(s);
             continue;
         }
-        long double *p = malloc(nk * sizeof *p), tv = 0, inside = 0, prev = 0;
-        binom_pmf(Ns[c], Bs[c], k0, nk, p);
-        for (size_t j = 0; j < nk; j++) {
-            long double cj = j + 1 < nk ? (long double)cum[j] : 0x1p64L;
-            tv += fabsl((cj - prev) / 0x1p64L - p[j]);
-            inside += p[j];
-            prev = cj;
+        CHECK(t->tv > 0 && t->tv < 1e-25, "case %d (B = %zu): stated total variation %.3g", c,
+              Bs[c], t->tv);
+        CHECK(dpc_sampler_max_batch(s) == 2 * (t->k0 + t->nk - 1), "case %d: capacity", c);
+        int inc = 1;
+        for (size_t j = 1; j + 1 < t->nk; j++)
+            inc &= t->hi[j] > t->hi[j - 1] || (t->hi[j] == t->hi[j - 1] && t->lo[j] >= t->lo[j - 1]);
+        CHECK(inc && (t->hi[0] || t->lo[0]), "case %d: boundaries non-decreasing from > 0", c);
+        double tau = NAN;
+        CHECK(!dpc_sampler_size_tv(Ns[c], Bs[c], &tau, NULL) && tau == t->tv &&
+                  dpc_sampler_step_tv(s) == t->tv,
+              "case %d: dpc_sampler_size_tv %.17g, step_tv %.17g, table's %.17g", c, tau,
+              dpc_sampler_step_tv(s), t->tv);
+        dpc_sampler_free(s);
+    }
+}
+
+/* dpc_sampler_size_tv where no table is drawn (0), over CYCLIC_POISSON's group size, and its
+ * refusals. */
+static void test_step_tv(void)
+{
+    double tau = NAN;
+    CHECK(!dpc_sampler_size_tv(1600, 100, &tau, NULL) && tau == 0.0, "rate 1/16: %g", tau);
+    CHECK(!dpc_sampler_size_tv(1601, 100, &tau, NULL) && tau > 0 && tau < 1e-33,
+          "below 1/16: %g", tau);
+    dpc_error e = {0};
+    CHECK(dpc_sampler_size_tv(0, 1, &tau, &e) == DPC_E_INVALID && isnan(tau) &&
+              !strcmp(e.field, "n_examples"), "population 0");
+    CHECK(dpc_sampler_size_tv(10, 11, &tau, &e) == DPC_E_INVALID && !strcmp(e.field, "batch"),
+          "batch > population: %s", e.field);
+    CHECK(dpc_sampler_size_tv(((size_t)1 << 48) + 1, 11, &tau, &e) == DPC_E_RANGE &&
+              !strcmp(e.field, "n_examples"), "population above 2^48: %s", e.field);
+    dpc_sampler *s = mk(DPC_SAMPLER_CYCLIC_POISSON, 100003, 50, 20, 4, 7);
+    if (s) {
+        CHECK(!dpc_sampler_size_tv(100003 / 4, 50, &tau, NULL) && tau > 0 &&
+                  dpc_sampler_step_tv(s) == tau,
+              "cyclic-poisson: step_tv %.17g, size_tv over the group %.17g",
+              dpc_sampler_step_tv(s), tau);
+        dpc_sampler_free(s);
+    }
+    const dpc_sampler_kind exact[] = {DPC_SAMPLER_FIXED, DPC_SAMPLER_SHUFFLE,
+                                      DPC_SAMPLER_BALLS_IN_BINS};
+    for (int k = 0; k < 3; k++) {
+        s = mk(exact[k], 100000, 50, 20, 0, 7);
+        if (!s) continue;
+        CHECK(dpc_sampler_step_tv(s) == 0.0, "%s: step_tv %g", dpc_sampler_kind_name(exact[k]),
+              dpc_sampler_step_tv(s));
+        dpc_sampler_free(s);
+    }
+    s = mk(DPC_SAMPLER_POISSON, 1000, 100, 20, 0, 7); /* dense: exact per-member draws */
+    if (s) {
+        CHECK(dpc_sampler_step_tv(s) == 0.0, "dense poisson: %g", dpc_sampler_step_tv(s));
+        dpc_sampler_free(s);
+    }
+}
+
+/* The lazy 128-bit draw: at a first word equal to a boundary's high word the index is the one
+ * of the full comparison with the second word (t, 0, DPC__SIZE_SECOND_ATTEMPT); elsewhere the
+ * first word alone decides (no second word), as the 64-bit table did. And how often a second
+ * word is needed: over 10^6 steps of a sampler, none (expected nk 2^-64 per step, 5e-11). */
+static void test_lazy_draw(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 77);
+    dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
+    dpc__size_table t;
+    dpc_error err = {0};
+    CHECK_OK(dpc__size_table_build(&t, 1000000, 1000, &err), &err);
+    if (!t.nk) return;
+    size_t nb = t.nk - 1, bad = 0, seconds = 0, lows = 0;
+    for (uint64_t row = 0; row < 4000; row++) {
+        size_t j = (size_t)(row * 7919 % nb);
+        uint64_t w = t.hi[j] + (row % 3 == 0 ? 0 : row % 3 == 1 ? 1 : UINT64_MAX);
+        int second = -1;
+        size_t got = dpc__size_table_find(&t, w, &st, row, &second);
+        uint64_t w2 = dpc_rng_word(&st, row, 0, DPC__SIZE_SECOND_ATTEMPT);
+        size_t want = nb, first = nb; /* the full 128-bit comparison; the 64-bit one */
+        for (size_t i = 0; i < nb && want == nb; i++)
+            if (w < t.hi[i] || (w == t.hi[i] && w2 < t.lo[i])) want = i;
+        for (size_t i = 0; i < nb && first == nb; i++)
+            if (w < t.hi[i]) first = i;
+        int at = 0;
+        for (size_t i = 0; i < nb; i++) at |= t.hi[i] == w;
+        bad += got != want || second != at || (!at && got != first);
+        seconds += second == 1;
+        lows += at && got != first; /* the second word moved the size */
+    }
+    CHECK(bad == 0 && seconds > 1000 && lows > 0,
+          "lazy draw: %zu differ from the 128-bit comparison; %zu at a boundary, %zu settled "
+          "below it", bad, seconds, lows);
+    dpc__size_table_free(&t);
+    /* a sampler's first words over 10^6 steps: how many needed the second word */
+    dpc_sampler *s = mk(DPC_SAMPLER_POISSON, 1000000, 1000, 1000000, 0, 77);
+    const dpc__size_table *ts = s ? dpc__sampler_size_table(s) : NULL;
+    if (!ts) {
+        dpc_sampler_free(s);
+        return;
+    }
+    size_t need = 0, T = (size_t)(1000000 * tests_scale());
+    for (uint64_t tt = 0; tt < T; tt++) {
+        int second = 0;
+        (void)dpc__size_table_find(ts, dpc_rng_word(&st, tt, 0, 0), &st, tt, &second);
+        need += (size_t)second;
+    }
+    CHECK(need == 0, "%zu of %zu steps needed the second word (expected %.2g)", need, T,
+          (double)T * (double)ts->nk * 0x1p-64);
+    printf("lazy draw: %zu of %zu steps needed the second word\n", need, T);
+    dpc_sampler_free(s);
+}
+
+/* The sets of the Poisson kinds are those the 64-bit size table drew (the previous table,
+ * recorded by the previous library: FNV-1a of every step's size, and of sizes and members, over
+ * 20000-100000 steps, seeded and secure, cyclic-poisson, B up to 10^5): the 128-bit table
+ * changes a step only where its first word falls between an old and a new boundary or on a new
+ * boundary (together below 1e-13 a step), so none of these changed. */
+static uint64_t fnv8(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 255;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static void test_scheme2_golden(void)
+{
+    static const struct {
+        dpc_sampler_kind k;
+        size_t N, B, T, G;
+        int secure;
+        uint64_t sizes, sets;
+    } cs[] = {
+        {DPC_SAMPLER_POISSON, 1000000, 1000, 20000, 0, 0, 0x58c5342d3248514dull,
+         0xb0ce99441e0fb12aull},
+        {DPC_SAMPLER_POISSON, 100000, 10, 100000, 0, 0, 0xafb1400c56bee30bull,
+         0xd51d509998ad113cull},
+        {DPC_SAMPLER_POISSON, 60000, 1, 100000, 0, 1, 0xaac88bafc606d967ull,
+         0x2df90be10c22acccull},
+        {DPC_SAMPLER_CYCLIC_POISSON, 100003, 50, 50000, 4, 0, 0xd518e8f60fd8dbb8ull,
+         0x114ee658b73cab11ull},
+        {DPC_SAMPLER_POISSON, 10000000, 100000, 200, 0, 0, 0x052b2c9c3a3251b2ull,
+         0xf79cfa6366f76778ull},
+    };
+    for (int c = 0; c < 5; c++) {
+        dpc_rng rng;
+        dpc_rng_seed(&rng, 1234 + (uint64_t)c);
+        if (cs[c].secure) {
+            memset(&rng, 0, sizeof rng);
+            rng.mode = DPC_RNG_SECURE;
+            for (int i = 0; i < 8; i++) rng.skey[i] = 0x2545F491u * (uint32_t)(i + 5);
         }
-        tv = (tv + (1 - inside)) / 2; /* the mass outside the table counts fully */
-        CHECK((double)tv <= tv_bound, "case %d: total variation %.3Lg above the bound %.3g", c,
-              tv, tv_bound);
-        free(p);
+        dpc_sampler_config cfg = {cs[c].k, cs[c].N, cs[c].B, cs[c].T, cs[c].G};
+        dpc_sampler *s = NULL;
+        dpc_error e = {0};
+        CHECK_OK(dpc_sampler_new(&s, &cfg, &rng, &e), &e);
+        if (!s) continue;
+        size_t *idx = malloc(dpc_sampler_max_batch(s) * sizeof *idx), cnt;
+        uint64_t h = 0xcbf29ce484222325ull, hs = h;
+        for (size_t t = 0; t < cs[c].T; t++) {
+            CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &e), &e);
+            hs = fnv8(hs, cnt);
+            h = fnv8(h, cnt);
+            for (size_t j = 0; j < cnt; j++) h = fnv8(h, idx[j]);
+        }
+        CHECK(hs == cs[c].sizes && h == cs[c].sets,
+              "case %d: sizes %016llx (recorded %016llx), sets %016llx (recorded %016llx)", c,
+              (unsigned long long)hs, (unsigned long long)cs[c].sizes, (unsigned long long)h,
+              (unsigned long long)cs[c].sets);
+        free(idx);
         dpc_sampler_free(s);
     }
 }
@@ -622,7 +857,11 @@ int main(void)
     test_fixed_shuffle();
     test_poisson();
     test_draw_definition();
+    test_size_table_exact();
     test_size_table();
+    test_step_tv();
+    test_lazy_draw();
+    test_scheme2_golden();
     test_poisson_stats();
     test_pure();
     test_cyclic_poisson();
