@@ -266,6 +266,13 @@ static u192 u192_of(const uint64_t v[3])
     return r;
 }
 
+static int u192_lt(u192 a, u192 b)
+{
+    for (int i = 4; i-- > 0;)
+        if (a.w[i] != b.w[i]) return a.w[i] < b.w[i];
+    return 0;
+}
+
 static u192 u192_sub(u192 a, u192 b) /* a >= b */
 {
     u192 r;
@@ -328,6 +335,22 @@ static void test_size_table_exact(void)
             prev_t = tc;
         }
         l1 += u192_ld(u192_sub(one, prev_o)); /* the oracle's mass above the range */
+        /* the window of the exact draw: |2^128 F(k0 + j) - cum_j| < win at every boundary,
+         * F(k0 - 1) <= win 2^-128, F(last) >= 1 - win 2^-128 (the oracle to 2^-192) */
+        long double win = (long double)t.win, worst = 0;
+        for (size_t j = 0; j + 1 < t.nk; j++) {
+            u192 o = u192_of(STO_CASES[c].cdf[t.k0 + j - kf]), tc = table_cdf(&t, (long)j);
+            long double d = u192_lt(o, tc) ? u192_ld(u192_sub(tc, o)) : u192_ld(u192_sub(o, tc));
+            d = d * 0x1p-64L + 1; /* in units of 2^-128, the oracle's floor taken up */
+            if (d > worst) worst = d;
+        }
+        u192 below = t.k0 > kf ? u192_of(STO_CASES[c].cdf[t.k0 - 1 - kf])
+                               : u192_of(STO_CASES[c].below);
+        u192 top = u192_sub(one, u192_of(STO_CASES[c].cdf[t.k0 + t.nk - 1 - kf]));
+        CHECK(worst < win && u192_ld(below) * 0x1p-64L + 1 <= win &&
+                  u192_ld(top) * 0x1p-64L + 1 <= win,
+              "n = %llu, B = %llu: boundaries within %.3Lg of 2^128 F, window %llu",
+              (unsigned long long)n, (unsigned long long)B, worst, (unsigned long long)t.win);
         long double tv = l1 / 2 * 0x1p-192L, slack = (long double)cnt * 0x1p-192L;
         CHECK(tv <= (long double)t.tv + slack && t.tv < 1e-33,
               "n = %llu, B = %llu: total variation %.3Lg, stated bound %.3g",
@@ -339,9 +362,10 @@ static void test_size_table_exact(void)
     }
 }
 
-/* Every table below rate 1/16 of the samplers: the bound is below 1e-25 (the target) up to B =
- * 10^6 and n = 2^48, the capacity holds the largest size twice, the boundaries increase, and
- * dpc_sampler_size_tv / dpc_sampler_step_tv give the sampler's bound bit for bit. */
+/* Every table below rate 1/16 of the samplers: the 128-bit rule's bound is below 1e-25 up to B =
+ * 10^6 and n = 2^48 and the exact draw's window is 3 or 4 units of 2^-128, the capacity holds
+ * the largest size twice, the boundaries increase, and dpc_sampler_size_tv /
+ * dpc_sampler_step_tv say 0 (exact). */
 static void test_size_table(void)
 {
     const size_t Ns[] = {1000, 100000, 10000000, 100000000, 60000, 1000000, 1000000000000,
@@ -362,24 +386,23 @@ static void test_size_table(void)
         int inc = 1;
         for (size_t j = 1; j + 1 < t->nk; j++)
             inc &= t->hi[j] > t->hi[j - 1] || (t->hi[j] == t->hi[j - 1] && t->lo[j] >= t->lo[j - 1]);
-        CHECK(inc && (t->hi[0] || t->lo[0]), "case %d: boundaries non-decreasing from > 0", c);
-        double tau = NAN;
-        CHECK(!dpc_sampler_size_tv(Ns[c], Bs[c], &tau, NULL) && tau == t->tv &&
-                  dpc_sampler_step_tv(s) == t->tv,
-              "case %d: dpc_sampler_size_tv %.17g, step_tv %.17g, table's %.17g", c, tau,
-              dpc_sampler_step_tv(s), t->tv);
+        CHECK(inc && t->hi[t->nk - 2] == UINT64_MAX, "case %d: boundaries non-decreasing to 1", c);
+        double tau = NAN; /* the draw is exact: no departure from the binomial */
+        CHECK(!dpc_sampler_size_tv(Ns[c], Bs[c], &tau, NULL) && tau == 0.0 &&
+                  dpc_sampler_step_tv(s) == 0.0 && t->win >= 3 && t->win <= 4,
+              "case %d: dpc_sampler_size_tv %g, step_tv %g, window %llu", c, tau,
+              dpc_sampler_step_tv(s), (unsigned long long)t->win);
         dpc_sampler_free(s);
     }
 }
 
-/* dpc_sampler_size_tv where no table is drawn (0), over CYCLIC_POISSON's group size, and its
- * refusals. */
+/* dpc_sampler_size_tv: 0 everywhere (the table's draw is exact, the dense one too), over
+ * CYCLIC_POISSON's group size, and its refusals. */
 static void test_step_tv(void)
 {
     double tau = NAN;
     CHECK(!dpc_sampler_size_tv(1600, 100, &tau, NULL) && tau == 0.0, "rate 1/16: %g", tau);
-    CHECK(!dpc_sampler_size_tv(1601, 100, &tau, NULL) && tau > 0 && tau < 1e-33,
-          "below 1/16: %g", tau);
+    CHECK(!dpc_sampler_size_tv(1601, 100, &tau, NULL) && tau == 0.0, "below 1/16: %g", tau);
     dpc_error e = {0};
     CHECK(dpc_sampler_size_tv(0, 1, &tau, &e) == DPC_E_INVALID && isnan(tau) &&
               !strcmp(e.field, "n_examples"), "population 0");
@@ -389,7 +412,7 @@ static void test_step_tv(void)
               !strcmp(e.field, "n_examples"), "population above 2^48: %s", e.field);
     dpc_sampler *s = mk(DPC_SAMPLER_CYCLIC_POISSON, 100003, 50, 20, 4, 7);
     if (s) {
-        CHECK(!dpc_sampler_size_tv(100003 / 4, 50, &tau, NULL) && tau > 0 &&
+        CHECK(!dpc_sampler_size_tv(100003 / 4, 50, &tau, NULL) && tau == 0.0 &&
                   dpc_sampler_step_tv(s) == tau,
               "cyclic-poisson: step_tv %.17g, size_tv over the group %.17g",
               dpc_sampler_step_tv(s), tau);
@@ -411,57 +434,127 @@ static void test_step_tv(void)
     }
 }
 
-/* The lazy 128-bit draw: at a first word equal to a boundary's high word the index is the one
- * of the full comparison with the second word (t, 0, DPC__SIZE_SECOND_ATTEMPT); elsewhere the
- * first word alone decides (no second word), as the 64-bit table did. And how often a second
- * word is needed: over 10^6 steps of a sampler, none (expected nk 2^-64 per step, 5e-11). */
-static void test_lazy_draw(void)
+/* The size the oracle of case c gives the uniform whose first three words are u (the first k
+ * with U192 < floor(2^192 F(k))), SIZE_MAX where it cannot tell (U192 equal to one of its
+ * values, or below or above its range). */
+static size_t oracle_size(size_t c, const uint64_t u[3])
+{
+    u192 U = {{u[2], u[1], u[0], 0}}, lo = u192_of(STO_CASES[c].below);
+    if (!u192_lt(lo, U)) return SIZE_MAX;
+    for (size_t i = 0; i < STO_CASES[c].count; i++) {
+        u192 e = u192_of(STO_CASES[c].cdf[i]);
+        if (u192_lt(U, e)) return (size_t)STO_CASES[c].kf + i;
+        if (!u192_lt(e, U)) return SIZE_MAX;
+    }
+    return SIZE_MAX;
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 11 ^ *x << 29;
+}
+
+/* One draw with the first three words fixed against the oracle; counts the paths. */
+static void draw_vs_oracle(size_t c, const dpc__size_table *t, const dpc_rng_stream *st,
+                           const uint64_t u[3], size_t *bad, size_t *told, size_t paths[3])
+{
+    dpc__uniform U = {st, 99, u, 3};
+    size_t size = SIZE_MAX, want = oracle_size(c, u);
+    int path = -1;
+    dpc_status s = dpc__size_table_draw(t, &U, &size, &path);
+    if (s || path < 0 || path > 2) {
+        ++*bad;
+        return;
+    }
+    paths[path]++;
+    if (want == SIZE_MAX) return;
+    ++*told;
+    *bad += size != want;
+}
+
+/* The exact draw against the binomial computed independently (tests/size_table_oracle.h, to
+ * 2^-192): uniforms whose 128-bit prefix lies within twice the window of a boundary (the exact
+ * comparisons at 512 bits and up decide), just below and above the oracle's own CDF values at
+ * sizes inside the table and outside it at both ends (bisection over sizes the table does not
+ * hold), and first words far from every boundary (decided by the first word alone, as the
+ * 64-bit table did). Every draw the oracle can tell is its size. */
+static void test_exact_draw(void)
 {
     dpc_rng rng;
     dpc_rng_seed(&rng, 77);
     dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
-    dpc__size_table t;
-    dpc_error err = {0};
-    CHECK_OK(dpc__size_table_build(&t, 1000000, 1000, &err), &err);
-    if (!t.nk) return;
-    size_t nb = t.nk - 1, bad = 0, seconds = 0, lows = 0;
-    for (uint64_t row = 0; row < 4000; row++) {
-        size_t j = (size_t)(row * 7919 % nb);
-        uint64_t w = t.hi[j] + (row % 3 == 0 ? 0 : row % 3 == 1 ? 1 : UINT64_MAX);
-        int second = -1;
-        size_t got = dpc__size_table_find(&t, w, &st, row, &second);
-        uint64_t w2 = dpc_rng_word(&st, row, 0, DPC__SIZE_SECOND_ATTEMPT);
-        size_t want = nb, first = nb; /* the full 128-bit comparison; the 64-bit one */
-        for (size_t i = 0; i < nb && want == nb; i++)
-            if (w < t.hi[i] || (w == t.hi[i] && w2 < t.lo[i])) want = i;
-        for (size_t i = 0; i < nb && first == nb; i++)
-            if (w < t.hi[i]) first = i;
-        int at = 0;
-        for (size_t i = 0; i < nb; i++) at |= t.hi[i] == w;
-        bad += got != want || second != at || (!at && got != first);
-        seconds += second == 1;
-        lows += at && got != first; /* the second word moved the size */
+    const size_t cases[] = {0, 1, 3, 5};
+    for (size_t ci = 0; ci < 4; ci++) {
+        size_t c = cases[ci], bad = 0, told = 0, paths[3] = {0, 0, 0}, outside = 0;
+        dpc__size_table t;
+        dpc_error err = {0};
+        CHECK_OK(dpc__size_table_build(&t, STO_CASES[c].n, STO_CASES[c].B, &err), &err);
+        if (!t.nk) continue;
+        uint64_t x = 12345 + c;
+        size_t nb = t.nk - 1, kf = (size_t)STO_CASES[c].kf, cnt = STO_CASES[c].count;
+        for (size_t j = 0; j < nb; j++) /* near each boundary: delta in [-2 win, 2 win] */
+            for (int d = -2 * (int)t.win; d <= 2 * (int)t.win; d += 1 + (j % 3)) {
+                /* v = cum_j + d, mod 2^128 */
+                uint64_t lo = t.lo[j] + (uint64_t)(int64_t)d;
+                uint64_t hi = t.hi[j] + (d < 0 ? (lo > t.lo[j] ? UINT64_MAX : 0)
+                                               : (lo < t.lo[j]));
+                uint64_t u[3] = {hi, lo, lcg(&x)};
+                draw_vs_oracle(c, &t, &st, u, &bad, &told, paths);
+            }
+        for (size_t i = 1; i < cnt; i++) /* just below and above the oracle's values */
+            for (int side = 0; side < 2; side++) {
+                u192 e = u192_of(STO_CASES[c].cdf[i]), one = {{1 + (lcg(&x) & 255), 0, 0, 0}};
+                u192 v = side ? e : u192_sub(e, one);
+                if (side) { /* e + 1 .. e + 256 */
+                    u192 z = {{0, 0, 0, 0}};
+                    v = u192_sub(e, u192_sub(z, one)); /* e + one, mod 2^256 */
+                }
+                uint64_t u[3] = {v.w[2], v.w[1], v.w[0]};
+                size_t k = kf + i;
+                outside += k < t.k0 || k >= t.k0 + t.nk;
+                draw_vs_oracle(c, &t, &st, u, &bad, &told, paths);
+            }
+        for (int r = 0; r < 20000; r++) { /* random first words */
+            uint64_t u[3] = {lcg(&x), lcg(&x), lcg(&x)};
+            draw_vs_oracle(c, &t, &st, u, &bad, &told, paths);
+        }
+        CHECK(bad == 0 && told > 20000 && paths[0] > 19000 && paths[2] > nb,
+              "n = %llu, B = %llu: %zu of %zu draws differ from the oracle (paths %zu / %zu / "
+              "%zu)", (unsigned long long)STO_CASES[c].n, (unsigned long long)STO_CASES[c].B,
+              bad, told, paths[0], paths[1], paths[2]);
+        if (t.k0 > kf)
+            CHECK(outside > 0, "n = %llu: sizes outside the table were drawn",
+                  (unsigned long long)STO_CASES[c].n);
+        dpc__size_table_free(&t);
     }
-    CHECK(bad == 0 && seconds > 1000 && lows > 0,
-          "lazy draw: %zu differ from the 128-bit comparison; %zu at a boundary, %zu settled "
-          "below it", bad, seconds, lows);
-    dpc__size_table_free(&t);
-    /* a sampler's first words over 10^6 steps: how many needed the second word */
+}
+
+/* How often a sampler's draw needs more than its first word: over 10^6 steps (expected about
+ * 3 nk 2^-64 a step for the second word, 1e-34 for the exact comparison), none. */
+static void test_draw_counts(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 77);
+    dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
     dpc_sampler *s = mk(DPC_SAMPLER_POISSON, 1000000, 1000, 1000000, 0, 77);
     const dpc__size_table *ts = s ? dpc__sampler_size_table(s) : NULL;
     if (!ts) {
         dpc_sampler_free(s);
         return;
     }
-    size_t need = 0, T = (size_t)(1000000 * tests_scale());
+    size_t paths[3] = {0, 0, 0}, T = (size_t)(1000000 * tests_scale()), bad = 0;
     for (uint64_t tt = 0; tt < T; tt++) {
-        int second = 0;
-        (void)dpc__size_table_find(ts, dpc_rng_word(&st, tt, 0, 0), &st, tt, &second);
-        need += (size_t)second;
+        dpc__uniform u = {&st, tt, NULL, 0};
+        size_t size;
+        int path = 0;
+        bad += dpc__size_table_draw(ts, &u, &size, &path) != DPC_OK;
+        paths[path]++;
     }
-    CHECK(need == 0, "%zu of %zu steps needed the second word (expected %.2g)", need, T,
-          (double)T * (double)ts->nk * 0x1p-64);
-    printf("lazy draw: %zu of %zu steps needed the second word\n", need, T);
+    CHECK(bad == 0 && paths[0] == T, "%zu of %zu steps needed the second word, %zu the exact "
+          "comparison (expected %.2g)", paths[1], T, paths[2], 3.0 * (double)T *
+          (double)ts->nk * 0x1p-64);
+    printf("exact draw: %zu of %zu steps needed the second word\n", paths[1] + paths[2], T);
     dpc_sampler_free(s);
 }
 
@@ -860,7 +953,8 @@ int main(void)
     test_size_table_exact();
     test_size_table();
     test_step_tv();
-    test_lazy_draw();
+    test_exact_draw();
+    test_draw_counts();
     test_scheme2_golden();
     test_poisson_stats();
     test_pure();

@@ -31,16 +31,19 @@
  * step) with expected size B:
  *   - B / n >= 1/16: member j is in when dpc_rng_below(t, j, n) < B, exactly Bernoulli(B / n)
  *     and independent (n words, at most 16 per expected member);
- *   - else the batch size K is drawn by inversion of a table of Binomial(n, B / n) at the word
- *     (t, 0), then K distinct members exactly uniformly among the K-subsets, from the draws
- *     dpc_rng_below(t, 1, n), dpc_rng_below(t, 2, n), ... (repeats redrawn; radix-sorted). Given
- *     its size, a set of independent Bernoulli(q) draws is exactly a uniform K-subset, so the
- *     only departure from exact independent Bernoulli(q) inclusion is the size table's: it is
- *     computed in double precision and held in multiples of 2^-64, and its total variation
- *     distance from Binomial(n, q) is bounded at construction (about 1e-15 sqrt(B): below
- *     1e-13 for B <= 10^4, 1e-12 for B = 10^6; sampler.c derives the bound), so each step's
- *     batch is within that distance of the exact Poisson sample. (Scheme 1, before: one
- *     53-bit uniform per example and step, inclusion probability q rounded up to 2^-53.)
+ *   - else the batch size K is drawn by inversion of a table of Binomial(n, B / n) at a 128-bit
+ *     uniform whose high word is (t, 0) and whose low word, (t, 0) at attempt 1, is drawn only when
+ *     the high word equals a boundary's (nk 2^-64 of the steps, nk ~ 28 sqrt(B) sizes), then K
+ *     distinct members exactly uniformly among the K-subsets, from the draws dpc_rng_below(t, 1,
+ *     n), dpc_rng_below(t, 2, n), ... (repeats redrawn; radix-sorted). Given its size, a set of
+ *     independent Bernoulli(q) draws is exactly a uniform K-subset, so the only departure from
+ *     exact independent Bernoulli(q) inclusion is the size table's: computed in exact integer
+ *     arithmetic and held as 128-bit cumulative masses, its total variation distance from
+ *     Binomial(n, q) is bounded at construction (dpc_sampler_size_tv: 5e-36 at B = 10^3, 2e-34 at B
+ *     = 10^6; size_table.c derives the bound), and trainers charge it to delta. (The 64-bit table
+ *     before it, tau ~1e-15 sqrt(B), drew the same sets but at a fraction below 1e-13 of the steps.
+ *     Scheme 1, before: one 53-bit uniform per example and step, inclusion probability q rounded up
+ *     to 2^-53.)
  * CYCLIC_POISSON's public groups are a Feistel permutation keyed once from the stream (8 rounds
  * of a 64-bit mixer; scheme 1 used FIXED's permutation).
  * Every word is a pure function of (key, step, index): the batches do not depend on the

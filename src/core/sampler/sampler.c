@@ -199,14 +199,19 @@ static void distinct_positions(const dpc_sampler *sp, uint64_t t, size_t K, size
     }
 }
 
-/* The batch size of step t: the table's inverse at the 128-bit uniform whose high word is (t, 0),
- * as before, and whose low word (t, 0, DPC__SIZE_SECOND_ATTEMPT) is drawn only when the high
- * word equals a boundary's (about nk 2^-64 of the steps). */
-static size_t draw_size(const dpc_sampler *sp, uint64_t t)
+/* The batch size of step t, exactly Binomial(pop, B / pop): the inverse of its CDF at the uniform
+ * whose words are (t, 0, 0), (t, 0, 1), ...; the first word decides alone at all but about
+ * 3 nk 2^-64 of the steps, as the 64-bit table did (dpc__size_table_draw). */
+static dpc_status draw_size(const dpc_sampler *sp, uint64_t t, size_t *size, dpc_error *err)
 {
-    int second;
-    uint64_t w = dpc_rng_word(&sp->s, t, 0, 0);
-    return sp->size.k0 + dpc__size_table_find(&sp->size, w, &sp->s, t, &second);
+    int path;
+    dpc__uniform u = {&sp->s, t, NULL, 0};
+    dpc_status st = dpc__size_table_draw(&sp->size, &u, size, &path);
+    if (st == DPC_E_NOMEM) return DPC__NOMEM(err, "exact batch-size comparison");
+    if (st)
+        return dpc_error_param(err, st, "t", "step %llu: the batch-size draw did not settle",
+                               (unsigned long long)t);
+    return DPC_OK;
 }
 
 /* Bins of balls-in-bins, once: bin(i) = dpc_rng_below(ROW_BINS, i, b) (exactly uniform), the
@@ -506,8 +511,8 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
     return DPC_OK;
 }
 
-/* The table is built and dropped: the bound is the one a sampler over population keeps, by the
- * same code, so the accountant's share and the sampler's own bound cannot drift apart. */
+/* The batch sizes are drawn exactly (dpc__size_table_draw), the members exactly uniformly among
+ * the subsets of that size: tau is 0 for every valid population and batch. */
 dpc_status dpc_sampler_size_tv(size_t population, size_t expected_batch, double *tv,
                                dpc_error *err)
 {
@@ -521,15 +526,14 @@ dpc_status dpc_sampler_size_tv(size_t population, size_t expected_batch, double 
         return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, %zu], got %zu",
                                population, expected_batch);
     *tv = 0.0;
-    if (dense_rate(population, expected_batch)) return DPC_OK;
-    dpc__size_table t;
-    dpc_status st = dpc__size_table_build(&t, population, expected_batch, err);
-    *tv = st ? NAN : t.tv;
-    dpc__size_table_free(&t);
-    return st;
+    return DPC_OK;
 }
 
-double dpc_sampler_step_tv(const dpc_sampler *s) { return s->size.nk ? s->size.tv : 0.0; }
+double dpc_sampler_step_tv(const dpc_sampler *s)
+{
+    (void)s;
+    return 0.0;
+}
 
 const dpc__size_table *dpc__sampler_size_table(const dpc_sampler *s)
 {
@@ -596,7 +600,8 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
  * dpc_rng_below(t, j, pop) < B (exactly Bernoulli(B / pop)). Else a size from the table at
  * word (t, 0) and that many distinct uniform members (distinct_positions). CYCLIC_POISSON's
  * members are the positions of its group in the public permutation. */
-static size_t poisson_batch(const dpc_sampler *s, size_t t, size_t *idx)
+static dpc_status poisson_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t *count,
+                                dpc_error *err)
 {
     size_t c = 0, B = s->cfg.batch;
     if (s->dense) {
@@ -608,7 +613,8 @@ static size_t poisson_batch(const dpc_sampler *s, size_t t, size_t *idx)
                 if (v[j] < B) idx[c++] = j0 + j;
         }
     } else {
-        c = draw_size(s, t);
+        dpc_status st = draw_size(s, t, &c, err);
+        if (st) return st;
         distinct_positions(s, t, c, idx);
     }
     if (s->cfg.kind == DPC_SAMPLER_CYCLIC_POISSON) {
@@ -617,7 +623,8 @@ static size_t poisson_batch(const dpc_sampler *s, size_t t, size_t *idx)
         if (s->dense) sort_idx(idx, c); /* idx holds no scratch beyond the group's size */
         else radix_idx(idx, c, idx + c, bit_length(s->cfg.n_examples - 1));
     }
-    return c;
+    *count = c;
+    return DPC_OK;
 }
 
 dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t *count,
@@ -636,7 +643,11 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
         break;
     }
     case DPC_SAMPLER_POISSON:
-    case DPC_SAMPLER_CYCLIC_POISSON: c = poisson_batch(s, t, idx); break;
+    case DPC_SAMPLER_CYCLIC_POISSON: {
+        dpc_status st = poisson_batch(s, t, idx, &c, err);
+        if (st) return st;
+        break;
+    }
     case DPC_SAMPLER_BALLS_IN_BINS: {
         size_t g = t % s->spe, a = s->off[g];
         c = s->off[g + 1] - a;
