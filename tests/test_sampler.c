@@ -364,8 +364,7 @@ static void test_size_table_exact(void)
 
 /* Every table below rate 1/16 of the samplers: the 128-bit rule's bound is below 1e-25 up to B =
  * 10^6 and n = 2^48 and the exact draw's window is 3 or 4 units of 2^-128, the capacity holds
- * the largest size twice, the boundaries increase, and dpc_sampler_size_tv /
- * dpc_sampler_step_tv say 0 (exact). */
+ * the largest size twice, the boundaries increase to 1. */
 static void test_size_table(void)
 {
     const size_t Ns[] = {1000, 100000, 10000000, 100000000, 60000, 1000000, 1000000000000,
@@ -387,49 +386,8 @@ static void test_size_table(void)
         for (size_t j = 1; j + 1 < t->nk; j++)
             inc &= t->hi[j] > t->hi[j - 1] || (t->hi[j] == t->hi[j - 1] && t->lo[j] >= t->lo[j - 1]);
         CHECK(inc && t->hi[t->nk - 2] == UINT64_MAX, "case %d: boundaries non-decreasing to 1", c);
-        double tau = NAN; /* the draw is exact: no departure from the binomial */
-        CHECK(!dpc_sampler_size_tv(Ns[c], Bs[c], &tau, NULL) && tau == 0.0 &&
-                  dpc_sampler_step_tv(s) == 0.0 && t->win >= 3 && t->win <= 4,
-              "case %d: dpc_sampler_size_tv %g, step_tv %g, window %llu", c, tau,
-              dpc_sampler_step_tv(s), (unsigned long long)t->win);
-        dpc_sampler_free(s);
-    }
-}
-
-/* dpc_sampler_size_tv: 0 everywhere (the table's draw is exact, the dense one too), over
- * CYCLIC_POISSON's group size, and its refusals. */
-static void test_step_tv(void)
-{
-    double tau = NAN;
-    CHECK(!dpc_sampler_size_tv(1600, 100, &tau, NULL) && tau == 0.0, "rate 1/16: %g", tau);
-    CHECK(!dpc_sampler_size_tv(1601, 100, &tau, NULL) && tau == 0.0, "below 1/16: %g", tau);
-    dpc_error e = {0};
-    CHECK(dpc_sampler_size_tv(0, 1, &tau, &e) == DPC_E_INVALID && isnan(tau) &&
-              !strcmp(e.field, "n_examples"), "population 0");
-    CHECK(dpc_sampler_size_tv(10, 11, &tau, &e) == DPC_E_INVALID && !strcmp(e.field, "batch"),
-          "batch > population: %s", e.field);
-    CHECK(dpc_sampler_size_tv(((size_t)1 << 48) + 1, 11, &tau, &e) == DPC_E_RANGE &&
-              !strcmp(e.field, "n_examples"), "population above 2^48: %s", e.field);
-    dpc_sampler *s = mk(DPC_SAMPLER_CYCLIC_POISSON, 100003, 50, 20, 4, 7);
-    if (s) {
-        CHECK(!dpc_sampler_size_tv(100003 / 4, 50, &tau, NULL) && tau == 0.0 &&
-                  dpc_sampler_step_tv(s) == tau,
-              "cyclic-poisson: step_tv %.17g, size_tv over the group %.17g",
-              dpc_sampler_step_tv(s), tau);
-        dpc_sampler_free(s);
-    }
-    const dpc_sampler_kind exact[] = {DPC_SAMPLER_FIXED, DPC_SAMPLER_SHUFFLE,
-                                      DPC_SAMPLER_BALLS_IN_BINS};
-    for (int k = 0; k < 3; k++) {
-        s = mk(exact[k], 100000, 50, 20, 0, 7);
-        if (!s) continue;
-        CHECK(dpc_sampler_step_tv(s) == 0.0, "%s: step_tv %g", dpc_sampler_kind_name(exact[k]),
-              dpc_sampler_step_tv(s));
-        dpc_sampler_free(s);
-    }
-    s = mk(DPC_SAMPLER_POISSON, 1000, 100, 20, 0, 7); /* dense: exact per-member draws */
-    if (s) {
-        CHECK(dpc_sampler_step_tv(s) == 0.0, "dense poisson: %g", dpc_sampler_step_tv(s));
+        CHECK(t->win >= 3 && t->win <= 4, "case %d: window %llu", c,
+              (unsigned long long)t->win);
         dpc_sampler_free(s);
     }
 }
@@ -952,7 +910,6 @@ int main(void)
     test_draw_definition();
     test_size_table_exact();
     test_size_table();
-    test_step_tv();
     test_exact_draw();
     test_draw_counts();
     test_scheme2_golden();

@@ -286,19 +286,6 @@ static int dry_run(run_ctx *x)
     return 0;
 }
 
-/* tau, the per-step total variation bound of the Poisson samplers' batch-size table: the run
- * spends a share of delta of at least (1 + e^epsilon) steps tau on it (dpc_ledger.delta_sampler);
- * 0 when exact. */
-static double step_tv(const train_opts *o, const dpc_train_config *c)
-{
-    size_t n = o->fr.train ? o->fr.train->n : 0, pop = n;
-    if (c->sampler == DPC_SAMPLER_CYCLIC_POISSON) pop = c->groups ? n / c->groups : 0;
-    else if (c->sampler != DPC_SAMPLER_POISSON) return 0.0;
-    double tau = NAN;
-    if (dpc_sampler_size_tv(pop, c->batch, &tau, NULL)) return NAN;
-    return tau;
-}
-
 void train_dry_print(const train_opts *o, const train_result *res, const dpc_train_config *c)
 {
     frame_dry(&o->fr);
@@ -322,7 +309,6 @@ void train_dry_print(const train_opts *o, const train_result *res, const dpc_tra
     opt_dry_uint("groups", c->groups);
     opt_dry_num("epsilon", c->epsilon);
     opt_dry_num("delta", c->delta);
-    opt_dry_num("sampler_step_tv", step_tv(o, c));
     opt_dry_num("noise_multiplier", c->noise_multiplier);
     opt_dry_uint("allow_large_delta", (uint64_t)c->allow_large_delta);
     opt_dry_str("accountant", dpc_accountant_name(c->accountant));

@@ -633,13 +633,6 @@ typedef struct dpc_ledger {
     const char *route_why[DPC_ROUTE_COUNT]; /* static text: why a route gave no epsilon */
     double epsilon_single;      /* one participation, no amplification (NAN: not computed) */
     const char *advice;         /* static text when epsilon > 10x epsilon_single, else NULL */
-    double delta_sampler;       /* the part of delta spent on the Poisson samplers' departure
-                                   from exact Poisson sampling (their batch-size table,
-                                   dpc_sampler_step_tv): epsilon is accounted at delta -
-                                   delta_sampler (exactly), and delta_sampler >= (1 + e^epsilon)
-                                   x steps x tau; in practice one unit in the last place of
-                                   delta (tau ~1e-35). 0: exact sampling (other samplers, rate
-                                   >= 1/16) */
 } dpc_ledger;
 
 /* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */

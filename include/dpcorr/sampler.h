@@ -31,19 +31,20 @@
  * step) with expected size B:
  *   - B / n >= 1/16: member j is in when dpc_rng_below(t, j, n) < B, exactly Bernoulli(B / n)
  *     and independent (n words, at most 16 per expected member);
- *   - else the batch size K is drawn by inversion of a table of Binomial(n, B / n) at a 128-bit
- *     uniform whose high word is (t, 0) and whose low word, (t, 0) at attempt 1, is drawn only when
- *     the high word equals a boundary's (nk 2^-64 of the steps, nk ~ 28 sqrt(B) sizes), then K
- *     distinct members exactly uniformly among the K-subsets, from the draws dpc_rng_below(t, 1,
- *     n), dpc_rng_below(t, 2, n), ... (repeats redrawn; radix-sorted). Given its size, a set of
- *     independent Bernoulli(q) draws is exactly a uniform K-subset, so the only departure from
- *     exact independent Bernoulli(q) inclusion is the size table's: computed in exact integer
- *     arithmetic and held as 128-bit cumulative masses, its total variation distance from
- *     Binomial(n, q) is bounded at construction (dpc_sampler_size_tv: 5e-36 at B = 10^3, 2e-34 at B
- *     = 10^6; size_table.c derives the bound), and trainers charge it to delta. (The 64-bit table
- *     before it, tau ~1e-15 sqrt(B), drew the same sets but at a fraction below 1e-13 of the steps.
- *     Scheme 1, before: one 53-bit uniform per example and step, inclusion probability q rounded up
- *     to 2^-53.)
+ *   - else the batch size K is drawn exactly from Binomial(n, B / n), by inversion of its CDF at a
+ *     uniform U whose 64-bit words are (t, 0, 0), (t, 0, 1), ... (sampler_internal.h): the first
+ *     word decides against a table of 128-bit cumulative masses unless it is within one of a
+ *     boundary's high word (about 3 nk 2^-64 of the steps, nk ~ 28 sqrt(B) sizes), then the second
+ *     word, and only where the 128-bit prefix is within a few units of a boundary (about 1e-35 of
+ *     the steps) is U compared with the exact CDF in exact integer arithmetic at rising precision;
+ *     the first word alone gives the same size as the 64-bit table used before. Then K distinct
+ *     members exactly uniformly among the K-subsets, from the draws dpc_rng_below(t, 1, n),
+ *     dpc_rng_below(t, 2, n), ... (repeats redrawn; radix-sorted). Given its size, a set of
+ *     independent Bernoulli(q) draws is exactly a uniform K-subset, so the batch is exactly the
+ *     independent Bernoulli(q) sample (given uniform words). (The 64-bit table before it, in double
+ *     precision, was within total variation ~1e-15 sqrt(B) a step and drew the same sets but at a
+ *     fraction below 1e-13 of the steps. Scheme 1, before: one 53-bit uniform per example and step,
+ *     inclusion probability q rounded up to 2^-53.)
  * CYCLIC_POISSON's public groups are a Feistel permutation keyed once from the stream (8 rounds
  * of a 64-bit mixer; scheme 1 used FIXED's permutation).
  * Every word is a pure function of (key, step, index): the batches do not depend on the
@@ -121,22 +122,6 @@ DPC_API void dpc_sampler_free(dpc_sampler *s);
  * (participation pattern, Poisson rate, expected batch: dpc_sampler_desc). */
 DPC_API const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s);
 DPC_API void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *out);
-
-/* The bound tau on the total variation distance between one step's batch of a Poisson kind
- * drawn over a population (N, or CYCLIC_POISSON's group size floor(N / groups)) with
- * expected_batch expected and the exact Poisson (independent Bernoulli(B / population)) sample:
- * the size table's (above: below 1e-33 up to B = 10^6), 0 where the sampler draws each member
- * exactly (B / population >= 1/16). A pure function, the very computation dpc_sampler_new does.
- * By coupling, a run whose T steps are each within tau of the accounted sampling and that is
- * (epsilon, delta_mech)-DP under it is (epsilon, delta_mech + (1 + e^epsilon) T tau)-DP:
- * trainers spend that share of delta (dpc_ledger.delta_sampler, doc/training.md). Errors:
- * population 0 or above 2^48, expected_batch outside [1, population] (tv NAN). */
-DPC_API DPC_NODISCARD dpc_status dpc_sampler_size_tv(size_t population, size_t expected_batch,
-                                                     double *tv, dpc_error *err);
-
-/* tau of one step of this sampler: dpc_sampler_size_tv over its population for the Poisson
- * kinds, 0 for FIXED, SHUFFLE and BALLS_IN_BINS (their batches are drawn exactly). */
-DPC_API double dpc_sampler_step_tv(const dpc_sampler *s);
 
 /* The capacity dpc_sampler_batch needs in idx: at least the largest possible batch (the Poisson
  * kinds below rate 1/16 use twice their largest batch, the rest as scratch; balls-in-bins its

@@ -183,8 +183,7 @@ class TrainingPlan:
         separation, q, rounds, amplified, noise_multiplier / sigma, sensitivity,
         sensitivity_exact, column_norm, noise_std_per_unit_clip, epsilon, delta,
         epsilon_target, epsilon_paper, steps, steps_per_epoch, expected_batch, seed_mode and
-        seed; delta_sampler, the part of delta set aside for the Poisson sampler's batch-size
-        table, when not 0), as a dict (a copy)."""
+        seed), as a dict (a copy)."""
         return dict(self._ledger)
 
     def epsilon(self, step=None):

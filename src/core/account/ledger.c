@@ -131,7 +131,6 @@ size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len)
         key(&s, "delta_derived", &f);
         put(&s, "true");
     }
-    if (L->delta_sampler > 0) num(&s, "delta_sampler", L->delta_sampler, &f);
     num(&s, "epsilon_target", L->epsilon_target, &f);
     num(&s, "epsilon_paper", L->epsilon_paper, &f);
     cnt(&s, "steps", L->steps, &f);

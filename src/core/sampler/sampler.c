@@ -511,30 +511,6 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
     return DPC_OK;
 }
 
-/* The batch sizes are drawn exactly (dpc__size_table_draw), the members exactly uniformly among
- * the subsets of that size: tau is 0 for every valid population and batch. */
-dpc_status dpc_sampler_size_tv(size_t population, size_t expected_batch, double *tv,
-                               dpc_error *err)
-{
-    *tv = NAN;
-    if (population == 0)
-        return dpc_error_param(err, DPC_E_INVALID, "n_examples", "must be >= 1, got 0");
-    if (population > ((size_t)1 << 48))
-        return dpc_error_param(err, DPC_E_RANGE, "n_examples", "%zu examples exceed 2^48",
-                               population);
-    if (expected_batch == 0 || expected_batch > population)
-        return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, %zu], got %zu",
-                               population, expected_batch);
-    *tv = 0.0;
-    return DPC_OK;
-}
-
-double dpc_sampler_step_tv(const dpc_sampler *s)
-{
-    (void)s;
-    return 0.0;
-}
-
 const dpc__size_table *dpc__sampler_size_table(const dpc_sampler *s)
 {
     return s->size.nk ? &s->size : NULL;

@@ -1,32 +1,38 @@
-/* size_table.c — the batch-size table of the Poisson kinds below rate 1/16: Binomial(n, B / n)
- * as 128-bit cumulative masses, computed in exact integer arithmetic, with a proven bound on
- * its total variation distance from the binomial (sampler_internal.h).
+/* size_table.c — the batch size of the Poisson kinds below rate 1/16, drawn exactly from
+ * Binomial(n, B / n): a table of 128-bit cumulative masses computed in exact integer arithmetic,
+ * and the exact comparison where the table's precision does not decide (sampler_internal.h).
  *
- * Construction. The mode of Binomial(n, B / n) is B (every ratio below is <= 1), and
+ * Walks. The mode of Binomial(n, B / n) is B (every ratio below is <= 1), and
  *     r(k + 1) / r(k) = (n - k) B / ((k + 1)(n - B))    (k >= B, upward),
  *     r(k - 1) / r(k) = k (n - B) / ((n - k + 1) B)      (k <= B, downward),
- * r(B) = 1. R(k) = 2^160 r(k) is carried in 256-bit fixed point (four 64-bit limbs), each step
- * R^(k +- 1) = floor(R^(k) a b / (c d)): two exact multiplications by factors below 2^48 (N <=
- * 2^48), then two exact floor divisions, and floor(floor(x / c) / d) = floor(x / (c d)), so a
- * step is the exact floor of its exact rational. With D(k) = R^(k) - R(k): D(B) = 0 and, the
- * ratio rho being <= 1, R(k +- 1) - |D(k)| - 1 <= R^(k +- 1) <= R(k +- 1), so -|k - B| <= D(k) <= 0.
- * The table runs outward from the mode until R^ < 2^20 (r below 2^-140), both ends included.
+ * r(B) = 1. R(k) = 2^f r(k) is carried in fixed point on L 64-bit limbs (f = 64 L - 96: the
+ * table L = 4, f = 160), each step R^(k +- 1) = floor(R^(k) a b / (c d)): exact multiplications
+ * by factors below 2^48 (N <= 2^48), then exact floor divisions, and floor(floor(x / c) / d) =
+ * floor(x / (c d)), so a step is the exact floor of its exact rational. With D(k) = R^(k) - R(k):
+ * D(B) = 0 and, the ratio rho being <= 1, R(k +- 1) - |D(k)| - 1 <= R^(k +- 1) <= R(k +- 1), so
+ * -|k - B| <= D(k) <= 0. A walk runs outward from the mode until R^ < 2^20 (r below 2^(20 - f)),
+ * both ends included. Beyond an end the ratios keep falling (they are monotone in k), so the sum
+ * of R there is at most R(end) rho / (1 - rho), R(end) <= R^(end) + |end - B|. X = sum over the
+ * walk of |k - B| plus both tail bounds (rounded up) bounds the error of every sum: with S = the
+ * sum of R^ over the walk and C = the sum up to k, the CDF F(k) lies in [C / (S + X), (C + X) / S]
+ * (C <= C_true <= C + X, S <= R_total <= S + X).
  *
- * Normalization. S = sum of R^ over the table (exact), C_j = the sum up to size k0 + j, and
- *     cum_j = floor(C_j V / 2^s), V = floor(2^(128 + s) / S), s = bit length of S,
- * so 2^128 C_j / S - 2 < cum_j <= 2^128 C_j / S for j < nk - 1 (cum_j < 2^128); the last size
- * takes the rest, 2^128 - cum_(nk-2). Sizes of mass 0 are dropped at the ends (the low ones have
- * P = 0 already; dropping high ones moves the last size's mass down, `moved` units).
+ * The table (L = 4). cum_j = floor(C_j V / 2^s), V = floor(2^(128 + s) / S), s = bit length of S:
+ * 2^128 C_j / S - 2 < cum_j <= 2^128 C_j / S, and |C_j / S - F(k)| <= X / S, so
+ * |2^128 F(k0 + j) - cum_j| < win = 3 + ceil(2^128 X / S) (3 or 4 for n <= 2^48, B <= 10^6),
+ * also for the virtual boundaries 0 below the table and 2^128 at its last size. Sizes of table
+ * mass 0 are kept (never drawn: a boundary equal to the one before is never the first above U).
+ * The 128-bit rule alone (the first j with U < cum_j) would be within total variation tv = nk
+ * 2^-127 + X / S of the binomial (5e-36 at B = 10^3, 2e-34 at B = 10^6).
  *
- * Total variation from p = Binomial(n, B / n), with p~ = R^ / S on the table:
- *   TV(table, p~) <= nk 2^-127 (each cum_j within 2 units of 2^128 C_j / S),
- *   TV(p~, p) <= (Tail + sum_table |k - B|) / S, where Tail bounds the sum of R outside the
- *     table: beyond the ends the ratios keep falling (they are monotone in k), so Tail <= R(end)
- *     rho / (1 - rho) per end, R(end) <= R^(end) + |end - B| (derivation: L1(p~, p) <=
- *     sum |D| / S + S_K |R_tot - S| / (S R_tot) + Tail / R_tot with S <= S_K <= R_tot and
- *     R_tot - S = Tail + sum |D|),
- *   plus moved 2^-128; the sum, rounded up, is the table's bound tv: at B = 10^3 about 5e-36,
- *   at B = 10^6 about 2e-34, at any n <= 2^48. */
+ * The draw. U = sum_i u_i 2^(-64 (i + 1)). The first word decides when no boundary's high word
+ * is within one of it (the 128-bit comparisons below then hold with 2^64 to spare); else the
+ * 128-bit prefix v decides when every boundary is either above v + win or at most v - win; else
+ * the candidate sizes (those whose boundaries lie within win of v, and all sizes below or above
+ * the table when v is within win of 0 or 2^128) are bisected with exact comparisons U < F(k): a
+ * walk at L = 8, 16, ... limbs and U's first L words decide when (U_L + 1)(S + X) <= C 2^(64 L)
+ * (then U < F(k)) or U_L S >= (C + X) 2^(64 L) (then U >= F(k)); a level decides unless U lies
+ * within about 2^(60 - 64 L) of F(k). So the size is exactly the inverse CDF of U. */
 #include "common/util.h"
 #include "sampler/sampler_internal.h"
 

@@ -20,12 +20,12 @@ extern int dpc__test_break_privacy;
 /* The noise multiplier of the run: calibrated to (epsilon, delta) or given, over every valid
  * accounting route (whole-run Gaussian, amplified banded MF, MMCC conditional composition). */
 static dpc_status noise_of(dpc_trainer *tr, const dpc_mech_run *run, const dpc_account_opts *o,
-                           double delta_mech, double *z, dpc_error *err)
+                           double *z, dpc_error *err)
 {
     const dpc_train_config *c = &tr->cfg;
     *z = c->noise_multiplier;
     if (!(c->epsilon > 0)) return DPC_OK;
-    dpc_status st = dpc_account_mech_calibrate_run(run, o, c->epsilon, delta_mech, z, NULL, err);
+    dpc_status st = dpc_account_mech_calibrate_run(run, o, c->epsilon, c->delta, z, NULL, err);
     if (st == DPC_E_PRIVACY) {
         char msg[DPC_ERROR_MSG_LEN];
         snprintf(msg, sizeof msg, "%s", err ? err->msg : "");
@@ -34,73 +34,6 @@ static dpc_status noise_of(dpc_trainer *tr, const dpc_mech_run *run, const dpc_a
                                c->epsilon, c->delta, tr->n_steps, c->batch, msg);
     }
     return st;
-}
-
-/* The Poisson samplers' share of delta (dpc_ledger.delta_sampler). Their batches are each within
- * total variation tau (dpc_sampler_step_tv, ~1e-35) of exact Poisson sampling, T = steps x tau
- * over the run; by coupling, a run (epsilon, delta_mech)-DP under exact sampling is (epsilon,
- * delta_mech + (1 + e^epsilon) T)-DP as run. charge(): (1 + e^epsilon) T rounded up. */
-static double charge(double eps, double T) { return (1 + exp(eps)) * T * (1 + 0x1.0p-40); }
-
-/* The largest double delta_mech <= delta - share (exactly: delta - delta_mech is computed
- * without rounding for delta_mech >= delta / 2, Sterbenz), or delta when share is 0; NAN when
- * the share takes half of delta or more (refused). */
-static double mech_delta(double delta, double share)
-{
-    if (!(share > 0)) return delta;
-    double dm = delta - share;
-    if (!(dm > delta / 2)) return NAN;
-    if (delta - dm < share) dm = nextafter(dm, 0.0);
-    return dm;
-}
-
-static dpc_status share_refused(const dpc_trainer *tr, double T, double share, dpc_error *err)
-{
-    return dpc_error_param(err, DPC_E_PRIVACY, "delta",
-                           "%g is too small for the Poisson sampler's batch-size table: %zu steps "
-                           "within total variation %.3g of exact Poisson sampling need %.3g of it "
-                           "(half or more); raise delta or lower epsilon",
-                           tr->cfg.delta, tr->n_steps, T, share);
-}
-
-/* The mechanism's delta before accounting: calibrated, the share at the target epsilon (the
- * calibrated epsilon may exceed it by 1e-9 relative: taken up); given noise, epsilon is not
- * known yet: the first double below delta is tried (a share of one unit in the last place,
- * ~1e-16 delta, which covers (1 + e^epsilon) T unless delta is tiny and the run very long;
- * checked after accounting by share_at_delta_half). */
-static dpc_status first_share(const dpc_trainer *tr, double T, double *share, double *dm,
-                              dpc_error *err)
-{
-    const dpc_train_config *c = &tr->cfg;
-    *share = 0.0;
-    *dm = c->delta;
-    if (!(T > 0)) return DPC_OK;
-    *share = c->epsilon > 0 ? charge(c->epsilon * (1 + 1e-9), T)
-                            : c->delta - nextafter(c->delta, 0.0);
-    *dm = mech_delta(c->delta, *share);
-    if (isnan(*dm)) return share_refused(tr, T, *share, err);
-    *share = c->delta - *dm; /* what is set aside: exact (Sterbenz) */
-    return DPC_OK;
-}
-
-/* Given noise whose epsilon at the first delta_mech needs more than its share: the share at
- * the epsilon at delta / 2, an upper bound on the epsilon at any delta_mech >= delta / 2, and
- * the epsilon again at the new delta_mech. */
-static dpc_status share_at_delta_half(const dpc_trainer *tr, const dpc_mech_run *run,
-                                      const dpc_account_opts *o, double T, double *share,
-                                      double *dm, dpc_account_result *res,
-                                      dpc_account_mech_info *info, dpc_error *err)
-{
-    const dpc_train_config *c = &tr->cfg;
-    dpc_account_result half;
-    dpc_status st =
-        dpc_account_mech_epsilon(run, c->noise_multiplier, o, c->delta / 2, &half, NULL, err);
-    if (st) return st;
-    *share = charge(half.epsilon, T);
-    *dm = mech_delta(c->delta, *share);
-    if (isnan(*dm)) return share_refused(tr, T, *share, err);
-    *share = c->delta - *dm;
-    return dpc_account_mech_epsilon(run, c->noise_multiplier, o, *dm, res, info, err);
 }
 
 #if DPC_DATA_MAX_RELEASES > DPC_LEDGER_MAX_PRE || DPC_DATA_MAX_RELEASES > DPC_MECH_RUN_MAX_PRE
@@ -247,28 +180,19 @@ dpc_status dpc__train_privacy(dpc_trainer *tr, dpc_error *err)
 #ifdef DPC_TEST_BREAK_PRIVACY
     if (dpc__test_break_privacy == 2) run.part.k = 1; /* TEST-ONLY fault 2 (see above) */
 #endif
-    double z, T = (double)tr->n_steps * dpc_sampler_step_tv(tr->sampler), share, dm;
-    if ((st = first_share(tr, T, &share, &dm, err))) return st;
-    if ((st = noise_of(tr, &run, &o, dm, &z, err))) return st;
+    double z;
+    if ((st = noise_of(tr, &run, &o, &z, err))) return st;
     /* the calibrated run's epsilon on the grid its calibration used */
     if (c->epsilon > 0) dpc_account_opts_for_target(&o, c->epsilon);
     dpc_account_mech_info info;
     dpc_account_result res;
-    if ((st = dpc_account_mech_epsilon(&run, z, &o, dm, &res, &info, err))) return st;
+    if ((st = dpc_account_mech_epsilon(&run, z, &o, c->delta, &res, &info, err))) return st;
     if (c->epsilon > 0 && res.epsilon > c->epsilon * (1 + 1e-9))
         return dpc_error_param(err, DPC_E_PRIVACY, "epsilon",
                                "internal: calibrated noise multiplier %.9g gives epsilon %.9g > "
                                "target %g", info.noise_multiplier, res.epsilon, c->epsilon);
-    if (T > 0 && charge(res.epsilon, T) > share && !(c->epsilon > 0) &&
-        (st = share_at_delta_half(tr, &run, &o, T, &share, &dm, &res, &info, err)))
-        return st;
-    if (T > 0 && !(charge(res.epsilon, T) <= share)) /* by construction: never */
-        return dpc_error_param(err, DPC_E_PRIVACY, "delta",
-                               "internal: the sampler's share %.3g of delta is below (1 + e^%.9g) "
-                               "x %.3g", share, res.epsilon, T);
     if (info.route == DPC_ROUTE_WHOLE_RUN && acc != DPC_ACCOUNTANT_ZCDP) acc = DPC_ACCOUNTANT_GDP;
     fill_ledger(tr, acc, &info, &part, q, res.epsilon);
-    tr->ledger.delta_sampler = share; /* epsilon holds at delta - share, exactly */
     tr->ledger.n_pre = n_pre;
     for (size_t k = 0; k < n_pre; k++) tr->ledger.pre_noise_multiplier[k] = pre[k].sigma;
     if (n_pre && (st = pre_epsilon(pre, n_pre, c->delta, &tr->ledger.epsilon_pre, err)))
@@ -348,9 +272,7 @@ dpc_status dpc_trainer_epsilon_at(const dpc_trainer *tr, size_t t, double *eps, 
     }
     parts[0] = ge;
     dpc_account_result res;
-    /* at the run's delta_mech (exact: delta_sampler = delta - delta_mech); a prefix's sampler
-     * share is at most the run's */
-    dpc_status st = dpc_account_epsilon(&ev, &o, L->delta - L->delta_sampler, &res, err);
+    dpc_status st = dpc_account_epsilon(&ev, &o, L->delta, &res, err);
     if (st) return st;
     *eps = res.epsilon;
     return DPC_OK;
