@@ -307,8 +307,10 @@ static u192 table_cdf(const dpc__size_table *t, long j)
 
 /* The 128-bit batch-size table against the binomial computed independently and exactly
  * (tests/size_table_oracle.h: integers for n <= 10^6, 100-digit decimal at n = 10^12, to
- * 2^-192): the total variation is within the bound the table states, and the bound is below
- * 1e-33 there. The oracle's range covers the table's; outside it the oracle's mass counts whole. */
+ * 2^-192): every boundary is within the window the exact draw relies on (also the virtual ones,
+ * 0 below the table and 1 at its last size), and the 128-bit rule alone is within the total
+ * variation the table states (below 1e-33 there). The oracle's range covers the table's; outside
+ * it the oracle's mass counts whole. */
 static void test_size_table_exact(void)
 {
     size_t nc = sizeof STO_CASES / sizeof STO_CASES[0];
@@ -516,11 +518,11 @@ static void test_draw_counts(void)
     dpc_sampler_free(s);
 }
 
-/* The sets of the Poisson kinds are those the 64-bit size table drew (the previous table,
- * recorded by the previous library: FNV-1a of every step's size, and of sizes and members, over
- * 20000-100000 steps, seeded and secure, cyclic-poisson, B up to 10^5): the 128-bit table
- * changes a step only where its first word falls between an old and a new boundary or on a new
- * boundary (together below 1e-13 a step), so none of these changed. */
+/* The sets of the Poisson kinds are those the 64-bit size table drew (recorded by the previous
+ * library: FNV-1a of every step's size, and of sizes and members, over 20000-100000 steps,
+ * seeded and secure, cyclic-poisson, B up to 10^5): the exact draw changes a step only where its
+ * first word falls between an old and a new boundary or within one of a new boundary's high
+ * word (together below 1e-13 a step), so none of these changed. */
 static uint64_t fnv8(uint64_t h, uint64_t v)
 {
     for (int i = 0; i < 8; i++) {
