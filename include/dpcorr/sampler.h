@@ -124,8 +124,9 @@ DPC_API const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s);
 DPC_API void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *out);
 
 /* The capacity dpc_sampler_batch needs in idx: at least the largest possible batch (the Poisson
- * kinds below rate 1/16 use twice their largest batch, the rest as scratch; balls-in-bins its
- * largest bin). */
+ * kinds below rate 1/16 use twice their largest batch, the rest as scratch: the largest size of
+ * their table, out to P(size) < 2^-140 P(B); a larger size, drawn with probability below 1e-40
+ * a step, is refused by dpc_sampler_batch naming t; balls-in-bins its largest bin). */
 DPC_API size_t dpc_sampler_max_batch(const dpc_sampler *s);
 
 /* The example indices of step t (0 <= t < steps), in increasing order for the Poisson kinds and

@@ -211,6 +211,12 @@ static dpc_status draw_size(const dpc_sampler *sp, uint64_t t, size_t *size, dpc
     if (st)
         return dpc_error_param(err, st, "t", "step %llu: the batch-size draw did not settle",
                                (unsigned long long)t);
+    /* above the table: probability below 1e-40 a step (P(size) < 2^-140 P(B) there), an event
+     * of the generator's words alone, refused rather than written past the capacity */
+    if (*size > sp->size.k0 + sp->size.nk - 1)
+        return dpc_error_param(err, DPC_E_RANGE, "t",
+                               "step %llu: batch size %zu drawn beyond the capacity %zu",
+                               (unsigned long long)t, *size, sp->size.k0 + sp->size.nk - 1);
     return DPC_OK;
 }
 
