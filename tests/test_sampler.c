@@ -423,11 +423,11 @@ static void draw_vs_oracle(size_t c, const dpc__size_table *t, const dpc_rng_str
     size_t size = SIZE_MAX, want = oracle_size(c, u);
     int path = -1;
     dpc_status s = dpc__size_table_draw(t, &U, &size, &path);
-    if (s || path < 0 || path > 2) {
+    if (s || path < 0 || path > 20) {
         ++*bad;
         return;
     }
-    paths[path]++;
+    paths[path > 2 ? 2 : path]++;
     if (want == SIZE_MAX) return;
     ++*told;
     *bad += size != want;
@@ -490,6 +490,60 @@ static void test_exact_draw(void)
     }
 }
 
+/* The size of the uniform given exactly by its first nw words (the rest 0). */
+static size_t size_of_words(const dpc__size_table *t, const uint64_t *w, size_t nw, int *path)
+{
+    uint64_t z[16] = {0};
+    memcpy(z, w, nw * sizeof *w);
+    dpc__uniform u = {NULL, 0, z, 16};
+    size_t size = SIZE_MAX;
+    *path = -1;
+    if (dpc__size_table_draw(t, &u, &size, path)) return SIZE_MAX;
+    return size;
+}
+
+/* Deep comparisons: F(k) found to 640 bits by bisection on U through the draw itself (U < F(k)
+ * exactly when the size of U is at most k); its first 192 bits are the oracle's floor(2^192
+ * F(k)), and the uniforms one unit of 2^-640 on either side of it, which agree with F(k) beyond
+ * what the first exact level (512 bits) resolves, draw k and k + 1 through a deeper level. */
+static void test_exact_deep(void)
+{
+    dpc__size_table t;
+    dpc_error err = {0};
+    CHECK_OK(dpc__size_table_build(&t, STO_CASES[0].n, STO_CASES[0].B, &err), &err);
+    if (!t.nk) return;
+    const size_t ks[] = {3, 10, 17};
+    for (int c = 0; c < 3; c++) {
+        size_t k = ks[c], nw = 10, bad = 0;
+        uint64_t w[10] = {0};
+        int path;
+        for (size_t b = 0; b < 64 * nw; b++) { /* the largest U (640 bits) with U < F(k) */
+            size_t i = b / 64;
+            uint64_t bit = (uint64_t)1 << (63 - b % 64);
+            w[i] |= bit;
+            size_t sz = size_of_words(&t, w, nw, &path);
+            bad += sz == SIZE_MAX;
+            if (sz > k) w[i] &= ~bit;
+        }
+        const uint64_t *o = STO_CASES[0].cdf[k - STO_CASES[0].kf];
+        CHECK(!bad && w[0] == o[2] && w[1] == o[1] && w[2] == o[0],
+              "k = %zu: F(k) by bisection %016llx %016llx %016llx, oracle %016llx %016llx %016llx",
+              k, (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2],
+              (unsigned long long)o[2], (unsigned long long)o[1], (unsigned long long)o[0]);
+        int p_lo, p_hi;
+        size_t lo = size_of_words(&t, w, nw, &p_lo);
+        uint64_t up[10];
+        memcpy(up, w, sizeof up);
+        for (size_t i = nw; i-- > 0;) /* + 2^-640 */
+            if (++up[i]) break;
+        size_t hi = size_of_words(&t, up, nw, &p_hi);
+        CHECK(lo == k && hi == k + 1 && p_lo >= 3 && p_hi >= 3,
+              "k = %zu: sizes %zu and %zu either side of F(k) (paths %d, %d: deeper than 512 "
+              "bits)", k, lo, hi, p_lo, p_hi);
+    }
+    dpc__size_table_free(&t);
+}
+
 /* How often a sampler's draw needs more than its first word: over 10^6 steps (expected about
  * 3 nk 2^-64 a step for the second word, 1e-34 for the exact comparison), none. */
 static void test_draw_counts(void)
@@ -509,7 +563,7 @@ static void test_draw_counts(void)
         size_t size;
         int path = 0;
         bad += dpc__size_table_draw(ts, &u, &size, &path) != DPC_OK;
-        paths[path]++;
+        paths[path > 2 ? 2 : path]++;
     }
     CHECK(bad == 0 && paths[0] == T, "%zu of %zu steps needed the second word, %zu the exact "
           "comparison (expected %.2g)", paths[1], T, paths[2], 3.0 * (double)T *
@@ -913,6 +967,7 @@ int main(void)
     test_size_table_exact();
     test_size_table();
     test_exact_draw();
+    test_exact_deep();
     test_draw_counts();
     test_scheme2_golden();
     test_poisson_stats();

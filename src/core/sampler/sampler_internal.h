@@ -39,8 +39,8 @@ typedef struct dpc__uniform {
  * word decides alone (path 0) unless it is within one of a boundary's high word (about 3 nk
  * 2^-64 of the draws); then the second word (path 1), and where the 128-bit prefix is within win
  * of a boundary (about 2 win nk 2^-128), the exact comparison with U at rising precision (path
- * 2: exact integer walks of 8, 16, ... limbs). DPC_E_NOMEM, or DPC_E_NUMERIC where U agrees with
- * P(size <= k) to 4 million bits. */
+ * 2 + l: exact integer walks of 8, 16, ... limbs, the last at 8 2^l). DPC_E_NOMEM, or
+ * DPC_E_NUMERIC where U agrees with P(size <= k) to 4 million bits. */
 dpc_status dpc__size_table_draw(const dpc__size_table *t, const dpc__uniform *u, size_t *size,
                                 int *path);
 

@@ -381,9 +381,10 @@ static int decide(const dpc__size_table *t, uint64_t k, const dpc__uniform *u, i
  * F(k) to about its precision: probability ~2^(-64 L + 60)). DPC_E_NUMERIC past MAX_LIMBS
  * (probability below 2^-4000000), DPC_E_NOMEM. */
 static dpc_status exact_below(const dpc__size_table *t, uint64_t k, const dpc__uniform *u,
-                              int *below)
+                              int *below, int *path)
 {
-    for (int L = 8; L <= MAX_LIMBS; L *= 2) {
+    for (int L = 8, lv = 2; L <= MAX_LIMBS; L *= 2, lv++) {
+        if (lv > *path) *path = lv;
         uint64_t *buf = dpc__malloc_array((size_t)(12 * L + 4), sizeof *buf);
         if (!buf) return DPC_E_NOMEM;
         int d = decide(t, k, u, L, buf);
@@ -416,7 +417,7 @@ static size_t first_above(const dpc__size_table *t, u128 v)
 /* The size when the 128-bit prefix U128 = v does not decide: the first k in [kmin, kmax] with
  * U < F(k) (U < F(kmax) is known), by bisection on exact comparisons. */
 static dpc_status exact_size(const dpc__size_table *t, u128 v, const dpc__uniform *u,
-                             size_t *size)
+                             size_t *size, int *path)
 {
     size_t nb = t->nk - 1;
     u128 W = t->win;
@@ -427,7 +428,7 @@ static dpc_status exact_size(const dpc__size_table *t, u128 v, const dpc__unifor
     while (kmin < kmax) {
         uint64_t mid = kmin + (kmax - kmin) / 2;
         int below;
-        dpc_status st = exact_below(t, mid, u, &below);
+        dpc_status st = exact_below(t, mid, u, &below, path);
         if (st) return st;
         if (below) kmax = mid;
         else kmin = mid + 1;
@@ -463,5 +464,5 @@ dpc_status dpc__size_table_draw(const dpc__size_table *t, const dpc__uniform *u,
         return DPC_OK;
     }
     *path = 2;
-    return exact_size(t, v, u, size);
+    return exact_size(t, v, u, size, path);
 }
