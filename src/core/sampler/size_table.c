@@ -301,8 +301,10 @@ dpc_status dpc__size_table_build(dpc__size_table *t, uint64_t n, uint64_t B, dpc
     t->nk = nk;
     /* |2^128 F(k) - cum_j| <= 2 + 2^128 X / S */
     double e = ldexp(w.X / mp_lower(S, TL), 128);
-    if (!(e < 0x1.0p60))
+    if (!(e < 0x1.0p60)) { /* never for n <= 2^48 (e < 1 there) */
+        dpc__size_table_free(t);
         return dpc_error_param(err, DPC_E_NUMERIC, "batch", "size table window %g", e);
+    }
     t->win = 3 + (uint64_t)ceil(e);
     t->tv = ((double)nk * 0x1.0p-127 + w.X / mp_lower(S, TL)) * (1 + 0x1.0p-40);
     return DPC_OK;
