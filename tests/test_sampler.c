@@ -4,6 +4,7 @@
 #include "dpcorr/sampler.h"
 #include "harness.h"
 #include "sampler/sampler_internal.h"
+#include "size_table_oracle.h"
 
 #include <float.h>
 #include <stdint.h>
@@ -225,16 +226,8 @@ static void test_draw_definition(void)
         }
 }
 
-/* Wilson-Hilferty: the chi-square quantile with df degrees of freedom at the standard normal
- * quantile z (z = 3.719: upper 1e-4). */
-static double chi2_quantile(double df, double z)
-{
-    double h = 2.0 / (9.0 * df), c = 1.0 - h + z * sqrt(h);
-    return df * c * c * c;
-}
-
 /* Binomial(n, q) pmf at k0 .. k0 + m - 1, by the ratio recurrence from the mode in long double
- * (64-bit mantissa on x86: 2^11 times finer than the sampler's double table). */
+ * (for the chi-square of drawn sizes; the table itself is checked exactly, below). */
 static void binom_pmf(size_t n, size_t B, size_t k0, size_t m, long double *p)
 {
     long double nb = (long double)(n - B), bd = (long double)B, S = 0;
@@ -254,41 +247,390 @@ static void binom_pmf(size_t n, size_t B, size_t k0, size_t m, long double *p)
     free(r);
 }
 
-/* The batch-size table (rate below 1/16) against the binomial in long double: the total
- * variation is within the bound the sampler states, and the bound is as small as the header
- * says (below 1e-13 up to B = 10^4, 1e-12 at 10^6). */
+/* Wilson-Hilferty: the chi-square quantile with df degrees of freedom at the standard normal
+ * quantile z (z = 3.719: upper 1e-4). */
+static double chi2_quantile(double df, double z)
+{
+    double h = 2.0 / (9.0 * df), c = 1.0 - h + z * sqrt(h);
+    return df * c * c * c;
+}
+
+/* Unsigned numbers in units of 2^-192 up to 1 (four little-endian limbs), for the oracle. */
+typedef struct u192 {
+    uint64_t w[4];
+} u192;
+
+static u192 u192_of(const uint64_t v[3])
+{
+    u192 r = {{v[0], v[1], v[2], 0}};
+    return r;
+}
+
+static int u192_lt(u192 a, u192 b)
+{
+    for (int i = 4; i-- > 0;)
+        if (a.w[i] != b.w[i]) return a.w[i] < b.w[i];
+    return 0;
+}
+
+static u192 u192_sub(u192 a, u192 b) /* a >= b */
+{
+    u192 r;
+    uint64_t br = 0;
+    for (int i = 0; i < 4; i++) {
+        r.w[i] = a.w[i] - b.w[i] - br;
+        br = a.w[i] < b.w[i] || (a.w[i] == b.w[i] && br);
+    }
+    return r;
+}
+
+static long double u192_ld(u192 a)
+{
+    long double v = 0;
+    for (int i = 4; i-- > 0;) v = v * 0x1p64L + (long double)a.w[i];
+    return v;
+}
+
+/* The table's boundary j (0 for j < 0, 2^128 for j >= nk - 1) in units of 2^-192. */
+static u192 table_cdf(const dpc__size_table *t, long j)
+{
+    u192 r = {{0, 0, 0, 0}};
+    if (j < 0) return r;
+    if ((size_t)j >= t->nk - 1) {
+        r.w[3] = 1;
+        return r;
+    }
+    r.w[1] = t->lo[j];
+    r.w[2] = t->hi[j];
+    return r;
+}
+
+/* The 128-bit batch-size table against the binomial computed independently and exactly
+ * (tests/size_table_oracle.h: integers for n <= 10^6, 100-digit decimal at n = 10^12, to
+ * 2^-192): every boundary is within the window the exact draw relies on (also the virtual ones,
+ * 0 below the table and 1 at its last size), and the 128-bit rule alone is within the total
+ * variation the table states (below 1e-33 there). The oracle's range covers the table's; outside
+ * it the oracle's mass counts whole. */
+static void test_size_table_exact(void)
+{
+    size_t nc = sizeof STO_CASES / sizeof STO_CASES[0];
+    for (size_t c = 0; c < nc; c++) {
+        uint64_t n = STO_CASES[c].n, B = STO_CASES[c].B, kf = STO_CASES[c].kf;
+        size_t cnt = STO_CASES[c].count;
+        dpc__size_table t;
+        dpc_error err = {0};
+        CHECK_OK(dpc__size_table_build(&t, n, B, &err), &err);
+        if (!t.nk) continue;
+        CHECK(kf <= t.k0 && t.k0 + t.nk <= kf + cnt, "case %zu: table %zu..%zu outside the "
+              "oracle's %llu..%llu", c, t.k0, t.k0 + t.nk - 1, (unsigned long long)kf,
+              (unsigned long long)(kf + cnt - 1));
+        u192 one = {{0, 0, 0, 1}}, prev_o = u192_of(STO_CASES[c].below), prev_t = table_cdf(&t, -1);
+        long double l1 = u192_ld(prev_o); /* the oracle's mass below kf */
+        for (size_t i = 0; i < cnt; i++) {
+            u192 o = u192_of(STO_CASES[c].cdf[i]);
+            long j = (long)(kf + i) - (long)t.k0;
+            u192 tc = table_cdf(&t, j);
+            /* masses: each oracle mass within one unit of its exact value */
+            long double mo = u192_ld(u192_sub(o, prev_o)), mt = u192_ld(u192_sub(tc, prev_t));
+            l1 += fabsl(mo - mt);
+            prev_o = o;
+            prev_t = tc;
+        }
+        l1 += u192_ld(u192_sub(one, prev_o)); /* the oracle's mass above the range */
+        /* the window of the exact draw: |2^128 F(k0 + j) - cum_j| < win at every boundary,
+         * F(k0 - 1) <= win 2^-128, F(last) >= 1 - win 2^-128 (the oracle to 2^-192) */
+        long double win = (long double)t.win, worst = 0;
+        for (size_t j = 0; j + 1 < t.nk; j++) {
+            u192 o = u192_of(STO_CASES[c].cdf[t.k0 + j - kf]), tc = table_cdf(&t, (long)j);
+            long double d = u192_lt(o, tc) ? u192_ld(u192_sub(tc, o)) : u192_ld(u192_sub(o, tc));
+            d = d * 0x1p-64L + 1; /* in units of 2^-128, the oracle's floor taken up */
+            if (d > worst) worst = d;
+        }
+        u192 below = t.k0 > kf ? u192_of(STO_CASES[c].cdf[t.k0 - 1 - kf])
+                               : u192_of(STO_CASES[c].below);
+        u192 top = u192_sub(one, u192_of(STO_CASES[c].cdf[t.k0 + t.nk - 1 - kf]));
+        CHECK(worst < win && u192_ld(below) * 0x1p-64L + 1 <= win &&
+                  u192_ld(top) * 0x1p-64L + 1 <= win,
+              "n = %llu, B = %llu: boundaries within %.3Lg of 2^128 F, window %llu",
+              (unsigned long long)n, (unsigned long long)B, worst, (unsigned long long)t.win);
+        long double tv = l1 / 2 * 0x1p-192L, slack = (long double)cnt * 0x1p-192L;
+        CHECK(tv <= (long double)t.tv + slack && t.tv < 1e-33,
+              "n = %llu, B = %llu: total variation %.3Lg, stated bound %.3g",
+              (unsigned long long)n, (unsigned long long)B, tv, t.tv);
+        printf("size table n = %llu, B = %llu: %zu sizes from %zu, total variation %.3Lg "
+               "(bound %.3g)\n", (unsigned long long)n, (unsigned long long)B, t.nk, t.k0, tv,
+               t.tv);
+        dpc__size_table_free(&t);
+    }
+}
+
+/* Every table below rate 1/16 of the samplers: the 128-bit rule's bound is below 1e-25 up to B =
+ * 10^6 and n = 2^48 and the exact draw's window is 3 or 4 units of 2^-128, the capacity holds
+ * the largest size twice, the boundaries increase to 1. */
 static void test_size_table(void)
 {
-    const size_t Ns[] = {1000, 100000, 10000000, 100000000, 60000, 1000000};
-    const size_t Bs[] = {10, 1000, 1000, 1000000, 1, 10000};
-    for (int c = 0; c < 6; c++) {
+    const size_t Ns[] = {1000, 100000, 10000000, 100000000, 60000, 1000000, 1000000000000,
+                         (size_t)1 << 48, 17};
+    const size_t Bs[] = {10, 1000, 1000, 1000000, 1, 10000, 1000000, 1000000, 1};
+    for (int c = 0; c < 9; c++) {
         dpc_sampler *s = mk(DPC_SAMPLER_POISSON, Ns[c], Bs[c], 10, 0, 5);
         if (!s) continue;
-        size_t k0, nk;
-        const uint64_t *cum;
-        double tv_bound = dpc__sampler_size_tv(s, &k0, &nk, &cum);
-        CHECK(cum && nk > 1 && k0 <= Bs[c] && k0 + nk > Bs[c], "case %d: table [%zu, +%zu)", c,
-              k0, nk);
-        CHECK(tv_bound > 0 && tv_bound < (Bs[c] <= 10000 ? 1e-13 : 1e-12),
-              "case %d (B = %zu): stated total variation %.3g", c, Bs[c], tv_bound);
-        CHECK(dpc_sampler_max_batch(s) == 2 * (k0 + nk - 1), "case %d: capacity", c);
-        if (LDBL_MANT_DIG < 64 || !cum) {
-            SKIP("case %d: long double is no finer than double here", c);
+        const dpc__size_table *t = dpc__sampler_size_table(s);
+        CHECK(t && t->nk > 1 && t->k0 <= Bs[c] && t->k0 + t->nk > Bs[c], "case %d: table", c);
+        if (!t) {
             dpc_sampler_free(s);
             continue;
         }
-        long double *p = malloc(nk * sizeof *p), tv = 0, inside = 0, prev = 0;
-        binom_pmf(Ns[c], Bs[c], k0, nk, p);
-        for (size_t j = 0; j < nk; j++) {
-            long double cj = j + 1 < nk ? (long double)cum[j] : 0x1p64L;
-            tv += fabsl((cj - prev) / 0x1p64L - p[j]);
-            inside += p[j];
-            prev = cj;
+        CHECK(t->tv > 0 && t->tv < 1e-25, "case %d (B = %zu): stated total variation %.3g", c,
+              Bs[c], t->tv);
+        CHECK(dpc_sampler_max_batch(s) == 2 * (t->k0 + t->nk - 1), "case %d: capacity", c);
+        int inc = 1;
+        for (size_t j = 1; j + 1 < t->nk; j++)
+            inc &= t->hi[j] > t->hi[j - 1] || (t->hi[j] == t->hi[j - 1] && t->lo[j] >= t->lo[j - 1]);
+        CHECK(inc && t->hi[t->nk - 2] == UINT64_MAX, "case %d: boundaries non-decreasing to 1", c);
+        CHECK(t->win >= 3 && t->win <= 4, "case %d: window %llu", c,
+              (unsigned long long)t->win);
+        dpc_sampler_free(s);
+    }
+}
+
+/* The size the oracle of case c gives the uniform whose first three words are u (the first k
+ * with U192 < floor(2^192 F(k))), SIZE_MAX where it cannot tell (U192 equal to one of its
+ * values, or below or above its range). */
+static size_t oracle_size(size_t c, const uint64_t u[3])
+{
+    u192 U = {{u[2], u[1], u[0], 0}}, lo = u192_of(STO_CASES[c].below);
+    if (!u192_lt(lo, U)) return SIZE_MAX;
+    for (size_t i = 0; i < STO_CASES[c].count; i++) {
+        u192 e = u192_of(STO_CASES[c].cdf[i]);
+        if (u192_lt(U, e)) return (size_t)STO_CASES[c].kf + i;
+        if (!u192_lt(e, U)) return SIZE_MAX;
+    }
+    return SIZE_MAX;
+}
+
+static uint64_t lcg(uint64_t *x)
+{
+    *x = *x * 6364136223846793005ull + 1442695040888963407ull;
+    return *x >> 11 ^ *x << 29;
+}
+
+/* One draw with the first three words fixed against the oracle; counts the paths. */
+static void draw_vs_oracle(size_t c, const dpc__size_table *t, const dpc_rng_stream *st,
+                           const uint64_t u[3], size_t *bad, size_t *told, size_t paths[3])
+{
+    dpc__uniform U = {st, 99, u, 3};
+    size_t size = SIZE_MAX, want = oracle_size(c, u);
+    int path = -1;
+    dpc_status s = dpc__size_table_draw(t, &U, &size, &path);
+    if (s || path < 0 || path > 20) {
+        ++*bad;
+        return;
+    }
+    paths[path > 2 ? 2 : path]++;
+    if (want == SIZE_MAX) return;
+    ++*told;
+    *bad += size != want;
+}
+
+/* The exact draw against the binomial computed independently (tests/size_table_oracle.h, to
+ * 2^-192): uniforms whose 128-bit prefix lies within twice the window of a boundary (the exact
+ * comparisons at 512 bits and up decide), just below and above the oracle's own CDF values at
+ * sizes inside the table and outside it at both ends (bisection over sizes the table does not
+ * hold), and first words far from every boundary (decided by the first word alone, as the
+ * 64-bit table did). Every draw the oracle can tell is its size. */
+static void test_exact_draw(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 77);
+    dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
+    const size_t cases[] = {0, 1, 3, 5};
+    for (size_t ci = 0; ci < 4; ci++) {
+        size_t c = cases[ci], bad = 0, told = 0, paths[3] = {0, 0, 0}, outside = 0;
+        dpc__size_table t;
+        dpc_error err = {0};
+        CHECK_OK(dpc__size_table_build(&t, STO_CASES[c].n, STO_CASES[c].B, &err), &err);
+        if (!t.nk) continue;
+        uint64_t x = 12345 + c;
+        size_t nb = t.nk - 1, kf = (size_t)STO_CASES[c].kf, cnt = STO_CASES[c].count;
+        for (size_t j = 0; j < nb; j++) /* near each boundary: delta in [-2 win, 2 win] */
+            for (int d = -2 * (int)t.win; d <= 2 * (int)t.win; d += 1 + (j % 3)) {
+                /* v = cum_j + d, mod 2^128 */
+                uint64_t lo = t.lo[j] + (uint64_t)(int64_t)d;
+                uint64_t hi = t.hi[j] + (d < 0 ? (lo > t.lo[j] ? UINT64_MAX : 0)
+                                               : (lo < t.lo[j]));
+                uint64_t u[3] = {hi, lo, lcg(&x)};
+                draw_vs_oracle(c, &t, &st, u, &bad, &told, paths);
+            }
+        for (size_t i = 1; i < cnt; i++) /* just below and above the oracle's values */
+            for (int side = 0; side < 2; side++) {
+                u192 e = u192_of(STO_CASES[c].cdf[i]), one = {{1 + (lcg(&x) & 255), 0, 0, 0}};
+                u192 v = side ? e : u192_sub(e, one);
+                if (side) { /* e + 1 .. e + 256 */
+                    u192 z = {{0, 0, 0, 0}};
+                    v = u192_sub(e, u192_sub(z, one)); /* e + one, mod 2^256 */
+                }
+                uint64_t u[3] = {v.w[2], v.w[1], v.w[0]};
+                size_t k = kf + i;
+                outside += k < t.k0 || k >= t.k0 + t.nk;
+                draw_vs_oracle(c, &t, &st, u, &bad, &told, paths);
+            }
+        for (int r = 0; r < 20000; r++) { /* random first words */
+            uint64_t u[3] = {lcg(&x), lcg(&x), lcg(&x)};
+            draw_vs_oracle(c, &t, &st, u, &bad, &told, paths);
         }
-        tv = (tv + (1 - inside)) / 2; /* the mass outside the table counts fully */
-        CHECK((double)tv <= tv_bound, "case %d: total variation %.3Lg above the bound %.3g", c,
-              tv, tv_bound);
-        free(p);
+        CHECK(bad == 0 && told > 20000 && paths[0] > 19000 && paths[2] > nb,
+              "n = %llu, B = %llu: %zu of %zu draws differ from the oracle (paths %zu / %zu / "
+              "%zu)", (unsigned long long)STO_CASES[c].n, (unsigned long long)STO_CASES[c].B,
+              bad, told, paths[0], paths[1], paths[2]);
+        if (t.k0 > kf)
+            CHECK(outside > 0, "n = %llu: sizes outside the table were drawn",
+                  (unsigned long long)STO_CASES[c].n);
+        dpc__size_table_free(&t);
+    }
+}
+
+/* The size of the uniform given exactly by its first nw words (the rest 0). */
+static size_t size_of_words(const dpc__size_table *t, const uint64_t *w, size_t nw, int *path)
+{
+    uint64_t z[16] = {0};
+    memcpy(z, w, nw * sizeof *w);
+    dpc__uniform u = {NULL, 0, z, 16};
+    size_t size = SIZE_MAX;
+    *path = -1;
+    if (dpc__size_table_draw(t, &u, &size, path)) return SIZE_MAX;
+    return size;
+}
+
+/* Deep comparisons: F(k) found to 640 bits by bisection on U through the draw itself (U < F(k)
+ * exactly when the size of U is at most k); its first 192 bits are the oracle's floor(2^192
+ * F(k)), and the uniforms one unit of 2^-640 on either side of it, which agree with F(k) beyond
+ * what the first exact level (512 bits) resolves, draw k and k + 1 through a deeper level. */
+static void test_exact_deep(void)
+{
+    dpc__size_table t;
+    dpc_error err = {0};
+    CHECK_OK(dpc__size_table_build(&t, STO_CASES[0].n, STO_CASES[0].B, &err), &err);
+    if (!t.nk) return;
+    const size_t ks[] = {3, 10, 17};
+    for (int c = 0; c < 3; c++) {
+        size_t k = ks[c], nw = 10, bad = 0;
+        uint64_t w[10] = {0};
+        int path;
+        for (size_t b = 0; b < 64 * nw; b++) { /* the largest U (640 bits) with U < F(k) */
+            size_t i = b / 64;
+            uint64_t bit = (uint64_t)1 << (63 - b % 64);
+            w[i] |= bit;
+            size_t sz = size_of_words(&t, w, nw, &path);
+            bad += sz == SIZE_MAX;
+            if (sz > k) w[i] &= ~bit;
+        }
+        const uint64_t *o = STO_CASES[0].cdf[k - STO_CASES[0].kf];
+        CHECK(!bad && w[0] == o[2] && w[1] == o[1] && w[2] == o[0],
+              "k = %zu: F(k) by bisection %016llx %016llx %016llx, oracle %016llx %016llx %016llx",
+              k, (unsigned long long)w[0], (unsigned long long)w[1], (unsigned long long)w[2],
+              (unsigned long long)o[2], (unsigned long long)o[1], (unsigned long long)o[0]);
+        int p_lo, p_hi;
+        size_t lo = size_of_words(&t, w, nw, &p_lo);
+        uint64_t up[10];
+        memcpy(up, w, sizeof up);
+        for (size_t i = nw; i-- > 0;) /* + 2^-640 */
+            if (++up[i]) break;
+        size_t hi = size_of_words(&t, up, nw, &p_hi);
+        CHECK(lo == k && hi == k + 1 && p_lo >= 3 && p_hi >= 3,
+              "k = %zu: sizes %zu and %zu either side of F(k) (paths %d, %d: deeper than 512 "
+              "bits)", k, lo, hi, p_lo, p_hi);
+    }
+    dpc__size_table_free(&t);
+}
+
+/* How often a sampler's draw needs more than its first word: over 10^6 steps (expected about
+ * 3 nk 2^-64 a step for the second word, 1e-34 for the exact comparison), none. */
+static void test_draw_counts(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 77);
+    dpc_rng_stream st = dpc_rng_stream_derive(&rng, DPC_STREAM_ID(DPC_STREAM_SAMPLER, 0));
+    dpc_sampler *s = mk(DPC_SAMPLER_POISSON, 1000000, 1000, 1000000, 0, 77);
+    const dpc__size_table *ts = s ? dpc__sampler_size_table(s) : NULL;
+    if (!ts) {
+        dpc_sampler_free(s);
+        return;
+    }
+    size_t paths[3] = {0, 0, 0}, T = (size_t)(1000000 * tests_scale()), bad = 0;
+    for (uint64_t tt = 0; tt < T; tt++) {
+        dpc__uniform u = {&st, tt, NULL, 0};
+        size_t size;
+        int path = 0;
+        bad += dpc__size_table_draw(ts, &u, &size, &path) != DPC_OK;
+        paths[path > 2 ? 2 : path]++;
+    }
+    CHECK(bad == 0 && paths[0] == T, "%zu of %zu steps needed the second word, %zu the exact "
+          "comparison (expected %.2g)", paths[1], T, paths[2], 3.0 * (double)T *
+          (double)ts->nk * 0x1p-64);
+    printf("exact draw: %zu of %zu steps needed the second word\n", paths[1] + paths[2], T);
+    dpc_sampler_free(s);
+}
+
+/* The sets of the Poisson kinds are those the 64-bit size table drew (recorded by the previous
+ * library: FNV-1a of every step's size, and of sizes and members, over 20000-100000 steps,
+ * seeded and secure, cyclic-poisson, B up to 10^5): the exact draw changes a step only where its
+ * first word falls between an old and a new boundary or within one of a new boundary's high
+ * word (together below 1e-13 a step), so none of these changed. */
+static uint64_t fnv8(uint64_t h, uint64_t v)
+{
+    for (int i = 0; i < 8; i++) {
+        h ^= (v >> (8 * i)) & 255;
+        h *= 0x100000001b3ull;
+    }
+    return h;
+}
+
+static void test_scheme2_golden(void)
+{
+    static const struct {
+        dpc_sampler_kind k;
+        size_t N, B, T, G;
+        int secure;
+        uint64_t sizes, sets;
+    } cs[] = {
+        {DPC_SAMPLER_POISSON, 1000000, 1000, 20000, 0, 0, 0x58c5342d3248514dull,
+         0xb0ce99441e0fb12aull},
+        {DPC_SAMPLER_POISSON, 100000, 10, 100000, 0, 0, 0xafb1400c56bee30bull,
+         0xd51d509998ad113cull},
+        {DPC_SAMPLER_POISSON, 60000, 1, 100000, 0, 1, 0xaac88bafc606d967ull,
+         0x2df90be10c22acccull},
+        {DPC_SAMPLER_CYCLIC_POISSON, 100003, 50, 50000, 4, 0, 0xd518e8f60fd8dbb8ull,
+         0x114ee658b73cab11ull},
+        {DPC_SAMPLER_POISSON, 10000000, 100000, 200, 0, 0, 0x052b2c9c3a3251b2ull,
+         0xf79cfa6366f76778ull},
+    };
+    for (int c = 0; c < 5; c++) {
+        dpc_rng rng;
+        dpc_rng_seed(&rng, 1234 + (uint64_t)c);
+        if (cs[c].secure) {
+            memset(&rng, 0, sizeof rng);
+            rng.mode = DPC_RNG_SECURE;
+            for (int i = 0; i < 8; i++) rng.skey[i] = 0x2545F491u * (uint32_t)(i + 5);
+        }
+        dpc_sampler_config cfg = {cs[c].k, cs[c].N, cs[c].B, cs[c].T, cs[c].G};
+        dpc_sampler *s = NULL;
+        dpc_error e = {0};
+        CHECK_OK(dpc_sampler_new(&s, &cfg, &rng, &e), &e);
+        if (!s) continue;
+        size_t *idx = malloc(dpc_sampler_max_batch(s) * sizeof *idx), cnt;
+        uint64_t h = 0xcbf29ce484222325ull, hs = h;
+        for (size_t t = 0; t < cs[c].T; t++) {
+            CHECK_OK(dpc_sampler_batch(s, t, idx, &cnt, &e), &e);
+            hs = fnv8(hs, cnt);
+            h = fnv8(h, cnt);
+            for (size_t j = 0; j < cnt; j++) h = fnv8(h, idx[j]);
+        }
+        CHECK(hs == cs[c].sizes && h == cs[c].sets,
+              "case %d: sizes %016llx (recorded %016llx), sets %016llx (recorded %016llx)", c,
+              (unsigned long long)hs, (unsigned long long)cs[c].sizes, (unsigned long long)h,
+              (unsigned long long)cs[c].sets);
+        free(idx);
         dpc_sampler_free(s);
     }
 }
@@ -622,7 +964,12 @@ int main(void)
     test_fixed_shuffle();
     test_poisson();
     test_draw_definition();
+    test_size_table_exact();
     test_size_table();
+    test_exact_draw();
+    test_exact_deep();
+    test_draw_counts();
+    test_scheme2_golden();
     test_poisson_stats();
     test_pure();
     test_cyclic_poisson();

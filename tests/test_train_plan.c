@@ -6,6 +6,7 @@
 #include "dpcorr/train.h"
 #include "harness.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -230,6 +231,58 @@ static void test_refusals(void)
     dpc_train_plan_free(NULL);
 }
 
+/* Poisson below rate 1/16 at production deltas: the batch sizes are drawn exactly (no share of
+ * delta is set aside for the sampler), so delta 1e-10 over 10^5 steps (N = 10^6, B = 1000, 100
+ * epochs) and 1e-15 over 1000 steps calibrate, and the noise (calibrated) or epsilon (given
+ * noise) is the accountant's at delta itself, asked directly. */
+static void test_poisson_small_delta(void)
+{
+    const size_t N = 1000000;
+    const struct {
+        int given;
+        size_t epochs;
+        double delta;
+    } runs[] = {{0, 100, 1e-10}, {1, 100, 1e-10}, {0, 1, 1e-15}, {1, 1, 1e-15}};
+    for (size_t r = 0; r < sizeof runs / sizeof runs[0]; r++) {
+        dpc_train_config c;
+        config_of(&c, &cases[runs[r].given ? 4 : 0]);
+        c.sampler = DPC_SAMPLER_POISSON;
+        c.batch = 1000; /* q = 1e-3: the size table */
+        c.epochs = runs[r].epochs;
+        c.delta = runs[r].delta;
+        dpc_rng rng;
+        dpc_rng_seed(&rng, 3);
+        dpc_error err = {0};
+        dpc_train_plan *p = NULL;
+        CHECK_OK(dpc_train_plan_new(&p, &c, N, &rng, &err), &err);
+        if (!p) continue;
+        const dpc_ledger *L = dpc_train_plan_ledger(p);
+        const char *what = runs[r].given ? "given z" : "calibrated";
+        CHECK(L->steps == 1000 * c.epochs && L->delta == c.delta, "%s, delta %g: %zu steps",
+              what, c.delta, L->steps);
+        dpc_mech_run run = {dpc_train_plan_mech(p), L->part, L->q, 0, NULL, 0};
+        dpc_account_opts o;
+        dpc_account_opts_init(&o, c.accountant);
+        if (!runs[r].given) {
+            double z = 0;
+            CHECK_OK(dpc_account_mech_calibrate_run(&run, &o, c.epsilon, c.delta, &z, NULL,
+                                                    &err),
+                     &err);
+            CHECK(L->noise_multiplier == z && L->epsilon <= c.epsilon * (1 + 1e-9),
+                  "%s, delta %g: noise multiplier %.17g, calibrated at delta %.17g", what,
+                  c.delta, L->noise_multiplier, z);
+        } else {
+            dpc_account_result ar;
+            CHECK_OK(dpc_account_mech_epsilon(&run, c.noise_multiplier, &o, c.delta, &ar, NULL,
+                                              &err),
+                     &err);
+            CHECK(ar.epsilon == L->epsilon, "%s, delta %g: epsilon %.17g, at delta %.17g", what,
+                  c.delta, L->epsilon, ar.epsilon);
+        }
+        dpc_train_plan_free(p);
+    }
+}
+
 /* BLT without theta/omega: the trainer and the plan optimize the same default BLT, equal to the
  * optimizer asked directly for the run's n, k = epochs and separation b (steps per epoch under
  * fixed-order epochs, 1 under shuffling), with the optimizer's workload. */
@@ -315,5 +368,6 @@ int main(void)
     test_default_blt();
     test_recipe_bit_identical();
     test_refusals();
+    test_poisson_small_delta();
     return TEST_SUMMARY();
 }

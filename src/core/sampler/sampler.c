@@ -41,9 +41,7 @@ struct dpc_sampler {
     /* Poisson kinds: each step draws from a population of pop (N, or the group size) */
     size_t pop;
     int dense;           /* q >= 1/DENSE_DIV: one exact draw per member of the population */
-    size_t k0, nk;       /* else the batch-size table covers the sizes k0 .. k0 + nk - 1: */
-    uint64_t *cum;       /* cum[j] = 2^64 P(size <= k0 + j), mod 2^64 (the last wraps to 0) */
-    double count_tv;     /* bound on the table's total variation from Binomial(pop, q) */
+    dpc__size_table size; /* else the batch-size table (sampler_internal.h) */
     size_t cap;          /* capacity dpc_sampler_batch needs in idx */
     uint64_t gk[GROUP_ROUNDS]; /* CYCLIC_POISSON: round keys of the group permutation */
     /* BALLS_IN_BINS: the members of bin b are mem[off[b] .. off[b + 1]), increasing */
@@ -54,7 +52,6 @@ struct dpc_sampler {
 
 #define WORD_RUN 256 /* words drawn per dpc_rng_word_fill call (2 KiB on the stack) */
 #define DENSE_DIV 16 /* from q = 1/16 on, one word per member: <= 16 words per expected member */
-#define TAIL_CUT 0x1.0p-80 /* the size table ends where P(size = k) / P(size = mode) < 2^-80 */
 
 static size_t min_sz(size_t a, size_t b) { return a < b ? a : b; }
 
@@ -202,92 +199,24 @@ static void distinct_positions(const dpc_sampler *sp, uint64_t t, size_t K, size
     }
 }
 
-/* The batch size of step t: the table's inverse at the word (t, 0). */
-static size_t draw_size(const dpc_sampler *sp, uint64_t t)
+/* The batch size of step t, exactly Binomial(pop, B / pop): the inverse of its CDF at the uniform
+ * whose words are (t, 0, 0), (t, 0, 1), ...; the first word decides alone at all but about
+ * 3 nk 2^-64 of the steps, as the 64-bit table did (dpc__size_table_draw). */
+static dpc_status draw_size(const dpc_sampler *sp, uint64_t t, size_t *size, dpc_error *err)
 {
-    uint64_t w = dpc_rng_word(&sp->s, t, 0, 0);
-    size_t lo = 0, hi = sp->nk - 1; /* the first j < nk - 1 with w < cum[j], else nk - 1 */
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (w < sp->cum[mid]) hi = mid;
-        else lo = mid + 1;
-    }
-    return sp->k0 + lo;
-}
-
-/* The batch-size table of the Poisson kinds below q = 1/DENSE_DIV: Binomial(n, B / n), mode B,
- * by the ratio recurrence outward from the mode, r(B) = 1,
- *     r(k + 1) / r(k) = (n - k) B / ((k + 1)(n - B)),
- * each ratio from exact integers with three roundings and one more for the product, so
- * r^(k) = r(k)(1 + e_k), |e_k| <= 4.01 u |k - B| (u = 2^-53). The table ends where r < 2^-80,
- * is normalized (compensated sum), truncated to multiples of 2^-64 and completed to 1 at the
- * mode. Its total variation from the binomial is at most
- *     sum_k p(k) 8.02 u |k - B| + 4 u + (nk + 1) 2^-64 + the two tails,
- * the bound kept in count_tv (about 1e-15 sqrt(B): 2e-14 at B = 1000). */
-static dpc_status size_table(dpc_sampler *sp, uint64_t n, uint64_t B, dpc_error *err)
-{
-    const double nb = (double)(n - B), bd = (double)B;
-    double r = 1.0, rt = 0.0, tail = 0.0;
-    uint64_t lo = B, hi = B;
-    for (; hi < n; hi++) { /* r(hi + 1) */
-        rt = (double)(n - hi) * bd / ((double)(hi + 1) * nb);
-        if (r * rt < TAIL_CUT) break;
-        r *= rt;
-    }
-    if (hi < n) tail += r * rt / (1.0 - rt); /* the ratios fall beyond the mode */
-    for (r = 1.0; lo > 0; lo--) {        /* r(lo - 1) */
-        rt = (double)lo * nb / ((double)(n - lo + 1) * bd);
-        if (r * rt < TAIL_CUT) break;
-        r *= rt;
-    }
-    if (lo > 0) tail += r * rt / (1.0 - rt);
-    size_t nk = (size_t)(hi - lo + 1);
-    double *rv = dpc__malloc_array(nk, sizeof(double));
-    sp->cum = dpc__malloc_array(nk, sizeof(uint64_t));
-    if (!rv || !sp->cum) {
-        free(rv);
-        return DPC__NOMEM(err, "sampler batch-size table");
-    }
-    size_t m = (size_t)(B - lo);
-    rv[m] = 1.0;
-    for (size_t j = m; j + 1 < nk; j++) {
-        uint64_t k = lo + j;
-        rv[j + 1] = rv[j] * ((double)(n - k) * bd / ((double)(k + 1) * nb));
-    }
-    for (size_t j = m; j > 0; j--) {
-        uint64_t k = lo + j;
-        rv[j - 1] = rv[j] * ((double)k * nb / ((double)(n - k + 1) * bd));
-    }
-    double S = 0.0, c = 0.0; /* Neumaier */
-    for (size_t j = 0; j < nk; j++) {
-        double t = S + rv[j];
-        c += fabs(S) >= fabs(rv[j]) ? (S - t) + rv[j] : (rv[j] - t) + S;
-        S = t;
-    }
-    S += c;
-    __extension__ typedef unsigned __int128 u128;
-    u128 total = 0;
-    double dev = 0.0, scale = 0x1.0p64 / S;
-    for (size_t j = 0; j < nk; j++) {
-        double x = rv[j] * scale;
-        sp->cum[j] = x >= 0x1.0p64 ? UINT64_MAX : (uint64_t)x; /* here: the mass of k0 + j */
-        total += sp->cum[j];
-        dev += rv[j] / S * fabs((double)(lo + j) - bd);
-    }
-    /* the rest to the mode (|rest| <= nk + 2^64 * 4u, far below its mass) */
-    sp->cum[m] = (uint64_t)((u128)sp->cum[m] + (((u128)1 << 64) - total));
-    /* sizes of mass 0 (below 2^-64) dropped at both ends: the sums below 2^64 stay increasing
-     * up to the last entry, whose sum wraps to 0 */
-    size_t a = 0, b = nk;
-    while (!sp->cum[a]) a++;
-    while (!sp->cum[b - 1]) b--;
-    memmove(sp->cum, sp->cum + a, (b - a) * sizeof *sp->cum);
-    nk = b - a;
-    for (size_t j = 1; j < nk; j++) sp->cum[j] += sp->cum[j - 1]; /* mod 2^64: the last is 0 */
-    free(rv);
-    sp->k0 = (size_t)lo + a;
-    sp->nk = nk;
-    sp->count_tv = 8.02 * 0x1.0p-53 * dev + 4 * 0x1.0p-53 + (double)(nk + 1) * 0x1.0p-64 + tail;
+    int path;
+    dpc__uniform u = {&sp->s, t, NULL, 0};
+    dpc_status st = dpc__size_table_draw(&sp->size, &u, size, &path);
+    if (st == DPC_E_NOMEM) return DPC__NOMEM(err, "exact batch-size comparison");
+    if (st)
+        return dpc_error_param(err, st, "t", "step %llu: the batch-size draw did not settle",
+                               (unsigned long long)t);
+    /* above the table: probability below 1e-40 a step (P(size) < 2^-140 P(B) there), an event
+     * of the generator's words alone, refused rather than written past the capacity */
+    if (*size > sp->size.k0 + sp->size.nk - 1)
+        return dpc_error_param(err, DPC_E_RANGE, "t",
+                               "step %llu: batch size %zu drawn beyond the capacity %zu",
+                               (unsigned long long)t, *size, sp->size.k0 + sp->size.nk - 1);
     return DPC_OK;
 }
 
@@ -331,6 +260,10 @@ static dpc_status make_bins(dpc_sampler *sp, dpc_error *err)
     return DPC_OK;
 }
 
+/* Whether a Poisson draw over pop with B expected takes one exact Bernoulli(B / pop) per member
+ * (no batch-size table, no departure from exact Poisson sampling). */
+static int dense_rate(size_t pop, size_t B) { return (uint64_t)B * DENSE_DIV >= (uint64_t)pop; }
+
 /* The Poisson kinds' draw over a population of pop with B expected: dense (one exact
  * Bernoulli(B / pop) per member) or the batch-size table. */
 static dpc_status make_poisson(dpc_sampler *sp, size_t pop, dpc_error *err)
@@ -338,14 +271,14 @@ static dpc_status make_poisson(dpc_sampler *sp, size_t pop, dpc_error *err)
     size_t B = sp->cfg.batch;
     sp->pop = pop;
     sp->q = (double)B / (double)pop;
-    sp->dense = (uint64_t)B * DENSE_DIV >= (uint64_t)pop;
+    sp->dense = dense_rate(pop, B);
     if (sp->dense) {
         sp->cap = pop;
         return DPC_OK;
     }
-    dpc_status st = size_table(sp, pop, B, err);
+    dpc_status st = dpc__size_table_build(&sp->size, pop, B, err);
     if (st) return st;
-    sp->cap = 2 * (sp->k0 + sp->nk - 1); /* the largest size, and as much scratch */
+    sp->cap = 2 * (sp->size.k0 + sp->size.nk - 1); /* the largest size, and as much scratch */
     if (sp->cap < 1) sp->cap = 1;
     return DPC_OK;
 }
@@ -514,7 +447,7 @@ void dpc_sampler_free(dpc_sampler *s)
 {
     if (!s) return;
     free(s->ftab);
-    free(s->cum);
+    dpc__size_table_free(&s->size);
     free(s->off);
     free(s->mem32);
     free(s->mem);
@@ -584,12 +517,9 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
     return DPC_OK;
 }
 
-double dpc__sampler_size_tv(const dpc_sampler *s, size_t *k0, size_t *nk, const uint64_t **cum)
+const dpc__size_table *dpc__sampler_size_table(const dpc_sampler *s)
 {
-    *k0 = s->k0;
-    *nk = s->nk;
-    *cum = s->cum;
-    return s->cum ? s->count_tv : 0.0;
+    return s->size.nk ? &s->size : NULL;
 }
 
 const dpc_sampler_config *dpc_sampler_get_config(const dpc_sampler *s) { return &s->cfg; }
@@ -652,7 +582,8 @@ void dpc_sampler_describe(const dpc_sampler *s, dpc_sampler_desc *d)
  * dpc_rng_below(t, j, pop) < B (exactly Bernoulli(B / pop)). Else a size from the table at
  * word (t, 0) and that many distinct uniform members (distinct_positions). CYCLIC_POISSON's
  * members are the positions of its group in the public permutation. */
-static size_t poisson_batch(const dpc_sampler *s, size_t t, size_t *idx)
+static dpc_status poisson_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t *count,
+                                dpc_error *err)
 {
     size_t c = 0, B = s->cfg.batch;
     if (s->dense) {
@@ -664,7 +595,8 @@ static size_t poisson_batch(const dpc_sampler *s, size_t t, size_t *idx)
                 if (v[j] < B) idx[c++] = j0 + j;
         }
     } else {
-        c = draw_size(s, t);
+        dpc_status st = draw_size(s, t, &c, err);
+        if (st) return st;
         distinct_positions(s, t, c, idx);
     }
     if (s->cfg.kind == DPC_SAMPLER_CYCLIC_POISSON) {
@@ -673,7 +605,8 @@ static size_t poisson_batch(const dpc_sampler *s, size_t t, size_t *idx)
         if (s->dense) sort_idx(idx, c); /* idx holds no scratch beyond the group's size */
         else radix_idx(idx, c, idx + c, bit_length(s->cfg.n_examples - 1));
     }
-    return c;
+    *count = c;
+    return DPC_OK;
 }
 
 dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t *count,
@@ -692,7 +625,11 @@ dpc_status dpc_sampler_batch(const dpc_sampler *s, size_t t, size_t *idx, size_t
         break;
     }
     case DPC_SAMPLER_POISSON:
-    case DPC_SAMPLER_CYCLIC_POISSON: c = poisson_batch(s, t, idx); break;
+    case DPC_SAMPLER_CYCLIC_POISSON: {
+        dpc_status st = poisson_batch(s, t, idx, &c, err);
+        if (st) return st;
+        break;
+    }
     case DPC_SAMPLER_BALLS_IN_BINS: {
         size_t g = t % s->spe, a = s->off[g];
         c = s->off[g + 1] - a;
