@@ -261,6 +261,30 @@ DPC_API void dpc_noise_free(dpc_noise *g);
  * DPC_E_RANGE after n steps.                                                   out: (d) */
 DPC_API DPC_NODISCARD dpc_status dpc_noise_next(dpc_noise *g, double *out, dpc_error *err);
 
+
+/* The release of one step: the one formula every front end applies (the trainer, the
+ * privatizer and dpcorr.torch all call it, so the same clipped sum, noise and scale give
+ * bit-identical updates whoever runs the step):
+ *     release[p] = (clipped_sum[p] + noise_scale * z[p]) * inv_b
+ * in double, each operation rounded once in this order (no contraction). z is the generator's
+ * raw (B Z)_t (dpc_noise_next), noise_scale = noise multiplier x clip x the strategy's
+ * sensitivity (dpc_train_plan_noise_scale), inv_b = 1 / expected batch size (1 for a sum
+ * release). release may alias clipped_sum or z (elementwise). The caller has refused a
+ * non-finite clipped sum (dpc_privatize_release does; one example must not decide the
+ * output); here DPC_E_INVALID names "noise_scale" (not finite or < 0), "inv_b" (not finite or
+ * <= 0), or a NULL array ("clipped_sum", "z", "release") when n > 0.       arrays: (n) */
+DPC_API DPC_NODISCARD dpc_status dpc_noise_release(const double *clipped_sum, const double *z,
+                                                   size_t n, double noise_scale, double inv_b,
+                                                   double *release, dpc_error *err);
+/* The float32-precision release of the trainer (dpc_train_config.precision FLOAT32): the noise
+ * scaled in double and rounded once to float, then in float:
+ *     release[p] = (clipped_sum[p] + (float)(noise_scale * z[p])) * inv_b
+ * Arguments and refusals as dpc_noise_release; release may alias clipped_sum. */
+DPC_API DPC_NODISCARD dpc_status dpc_noise_release_f32(const float *clipped_sum,
+                                                       const double *z, size_t n,
+                                                       double noise_scale, float inv_b,
+                                                       float *release, dpc_error *err);
+
 DPC_API size_t dpc_noise_step(const dpc_noise *g);      /* next step to be emitted */
 DPC_API size_t dpc_noise_bytes(const dpc_noise *g);     /* memory held (state and scratch) */
 DPC_API dpc_noise_form dpc_noise_get_form(const dpc_noise *g);

@@ -192,6 +192,14 @@ typedef struct dpc_model_ws dpc_model_ws; /* per-thread scratch for chunks (opaq
 
 /* ==== Configuration ==================================================================== */
 
+/* The clip factors of per-example gradients, the one formula of every front end (the models'
+ * clipped sums, the paper trainers and dpcorr.torch through ctypes):
+ *     factor[i] = clip / norm[i] if norm[i] > clip, else 1
+ * so ||factor_i g_i|| <= clip up to one rounding of the division. norm[i] must be finite and
+ * >= 0 (callers refuse a non-finite gradient before: one example must not decide the output);
+ * clip > 0. factor may alias norm.                                    norm, factor: (m) */
+DPC_API void dpc_model_clip_factors(const double *norm, size_t m, double clip, double *factor);
+
 /* Checks cfg: kind/n_classes compatibility, sizes >= 1 and <= DPC_MODEL_MAX_WIDTH, n_hidden,
  * activation, and that P fits in size_t. DPC_E_INVALID / DPC_E_RANGE naming the field. */
 DPC_API DPC_NODISCARD dpc_status dpc_model_config_check(const dpc_model_config *cfg,

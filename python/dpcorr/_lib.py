@@ -16,6 +16,7 @@ Nothing here is public API: the modules of the package wrap it.
 import ctypes
 import os
 import pathlib
+import numpy as np
 
 from ._errors import DpcorrError, raise_for
 
@@ -283,6 +284,9 @@ _PROTOTYPES = {
     "dpc_noise_new": (_STATUS, [P(c_void_p), c_void_p, P(RngStream), P(NoiseConfig), _E]),
     "dpc_noise_free": (None, [c_void_p]),
     "dpc_noise_next": (_STATUS, [c_void_p, c_void_p, _E]),
+    "dpc_noise_release": (_STATUS, [c_void_p, c_void_p, c_size_t, c_double, c_double, c_void_p,
+                                    _E]),
+    "dpc_model_clip_factors": (None, [c_void_p, c_size_t, c_double, c_void_p]),
     "dpc_noise_step": (c_size_t, [c_void_p]),
     "dpc_noise_get_form": (c_int, [c_void_p]),
     "dpc_noise_seek": (_STATUS, [c_void_p, c_size_t, _E]),
@@ -417,6 +421,36 @@ def stream_id(purpose, index=0):
 FIELDS = {
     "batch": "batch_size",  # dpc_train_config.batch: TrainingPlan(batch_size=)
 }
+
+
+def _f64(a, name):
+    if not (isinstance(a, np.ndarray) and a.dtype == np.float64 and a.flags.c_contiguous):
+        raise TypeError(f"{name}: expected a C-contiguous float64 numpy array")
+    return a.ctypes.data
+
+
+def release(clipped_sum, z, noise_scale, inv_b, out):
+    """The library's release of one step (dpc_noise_release), the one formula of the C trainer,
+    the privatizer and dpcorr.torch: out = (clipped_sum + noise_scale z) inv_b, float64, in
+    this operation order. Arrays: C-contiguous float64 of one length; out may be z or
+    clipped_sum."""
+    n = z.size
+    if clipped_sum.size != n or out.size != n:
+        raise ValueError(f"release: lengths differ (clipped_sum {clipped_sum.size}, z {n}, "
+                         f"out {out.size})")
+    call(lib.dpc_noise_release, _f64(clipped_sum, "clipped_sum"), _f64(z, "z"), n,
+         float(noise_scale), float(inv_b), _f64(out, "out"))
+    return out
+
+
+def clip_factors(norms, clip, out=None):
+    """The library's clip factors (dpc_model_clip_factors): clip / norm where norm > clip, else
+    1; norms finite float64 (the caller refuses a non-finite one)."""
+    out = np.empty_like(norms) if out is None else out
+    if out.size != norms.size:
+        raise ValueError("clip_factors: out has another length than norms")
+    lib.dpc_model_clip_factors(_f64(norms, "norms"), norms.size, float(clip), _f64(out, "out"))
+    return out
 
 
 def call(fn, *args, rename=None):

@@ -332,12 +332,11 @@ class PrivacyEngine:
     # ---- the noise -------------------------------------------------------------------------
 
     def _noise_fill(self):
-        """Step t's scaled noise noise_scale (B Z)_t into the staging buffer (what the thread
-        runs, and the inline path): one library call and one multiply, in place."""
+        """Step t's raw noise (B Z)_t into the staging buffer (what the thread runs, and the
+        inline path): one library call, in place; scaled by the release (_release)."""
         if self._copied is not None:  # the last step's copy to the device has left the buffer
             self._copied.synchronize()
         self.noise.next(out=self._noise_buf)  # raw (B Z)_t: one library call, no allocation
-        self._noise_t.mul_(self.plan.noise_scale)  # noise_scale (B Z)_t
 
     def _prefetch(self, step):
         """Starts generating step ``step``'s noise in the background (once per step)."""
@@ -766,7 +765,10 @@ class PrivacyEngine:
                         pass
                 raise ValueError(f"dpcorr: {where} has a non-finite per-example gradient (a NaN "
                                  f"or inf in its inputs or loss?); refusing the step")
-            factor = (clip / norms).clamp(max=1.0)[:, None]  # (b, 1): min(1, clip/||g_i||)
+            # (b, 1): min(1, clip/||g_i||) by the library's formula (dpc_model_clip_factors)
+            n64 = norms.detach().to("cpu", dtype=torch.float64).contiguous()
+            factor = torch.from_numpy(_lib.clip_factors(n64.numpy(), clip)).to(
+                norms.device)[:, None]
             if ghost is None:
                 self._clip_and_sum(flats, factor)
             else:
@@ -781,21 +783,24 @@ class PrivacyEngine:
         if self.world > 1:
             sums = self._pass_sum()
         self.step_done = True
-        noise = self._take_noise(self.steps_done)  # noise_scale (B Z)_t, float64, CPU
+        noise = self._take_noise(self.steps_done)  # raw (B Z)_t, float64, CPU
+        cpu_sum = torch.zeros(self.dim, dtype=torch.float64) if sums is None else \
+            sums.detach().to("cpu", dtype=torch.float64)
+        if self.keep_clipped_sum:
+            self.last_clipped_sum = cpu_sum.clone()
+        # the release by the library's one formula (dpc_noise_release, as the C trainer and
+        # privatizer): (g_t + noise_scale (B Z)_t) / B ("sum": / 1), float64, in place of the
+        # noise (the buffer is free until the next step's noise)
+        inv_b = 1.0 / self.plan.expected_batch if self.loss_reduction == "mean" else 1.0
+        _lib.release(cpu_sum.numpy(), self._noise_buf, self.plan.noise_scale, inv_b,
+                     self._noise_buf)
         if self._staged:  # to the device: from pinned memory, asynchronous
             flat = noise.to(self.device, non_blocking=True, copy=True)
             if self.device.type == "cuda":
                 self._copied = torch.cuda.Event()
                 self._copied.record()
         else:
-            flat = noise  # in place: the buffer is free until the next step's noise
-        if sums is not None:
-            flat.add_(sums)  # in float64
-        if self.keep_clipped_sum:
-            self.last_clipped_sum = sums.detach().to("cpu", copy=True) if sums is not None \
-                else torch.zeros(self.dim, dtype=torch.float64)
-        if self.loss_reduction == "mean":
-            flat.mul_(1.0 / self.plan.expected_batch)  # (g_t + noise_scale (B Z)_t) / B
+            flat = noise
         off = 0
         for p in self.params:
             n = p.numel()
@@ -904,7 +909,9 @@ class PrivacyEngine:
                "optimizer": _snapshot(self.optimizer.original.state_dict())}
         if self._job is not None:
             out["noise_ahead"] = {"step": self._job.step,
-                                  "row": self._noise_t.detach().clone().numpy()}
+                                  # scaled, as versions 4 have always saved it (the buffer
+                                  # holds the raw row; the release scales it)
+                                  "row": (self._noise_t * self.plan.noise_scale).numpy()}
         out["digests"] = {k: _state_digest(v) for k, v in out.items()}
         return out
 
@@ -985,7 +992,7 @@ class PrivacyEngine:
         saved floats are never used. Refuses, naming the field, a noise step that is not the
         checkpoint's steps_done (a rewound one would release an earlier step's noise again: two
         releases with the same noise cancel it in their difference) and a row or buffer that is
-        not its replay (zeroed, NaN, edited). Returns (generator, scaled row or None)."""
+        not its replay (zeroed, NaN, edited). Returns (generator, raw row or None)."""
         saved, ahead = state.get("noise"), state.get("noise_ahead")
         if not isinstance(saved, dict):
             raise ValueError("state: noise: missing (the noise generator's state)")
@@ -1015,13 +1022,13 @@ class PrivacyEngine:
         noise.seek(step)  # step's row again (the generator ends at step + 1, as saved)
         row = np.empty(self.dim, dtype=np.float64)
         noise.next(out=row)
-        row *= plan.noise_scale  # as _noise_fill: one IEEE multiply per value
-        bad = np.flatnonzero(row.view(np.uint64) != raw.view(np.uint64))
+        scaled = row * plan.noise_scale  # as saved: one IEEE multiply per value
+        bad = np.flatnonzero(scaled.view(np.uint64) != raw.view(np.uint64))
         if bad.size:
             i = int(bad[0])
             raise ValueError(
                 f"state: noise_ahead.row differs from its replay from the key at coordinate {i} "
-                f"({raw[i]!r} saved, {row[i]!r} replayed; {bad.size} of {self.dim} values): an "
+                f"({raw[i]!r} saved, {scaled[i]!r} replayed; {bad.size} of {self.dim} values): an "
                 f"edited checkpoint (a zeroed row would release step {step} without noise)")
         return noise, row
 

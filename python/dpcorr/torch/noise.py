@@ -4,7 +4,7 @@ example with Opacus with its own noise turned off)."""
 import numpy as np
 import torch
 
-from .. import _check
+from .. import _check, _lib
 from ..mechanism import Mechanism
 from ..noise import NoiseGenerator
 
@@ -79,10 +79,11 @@ class CorrelatedNoise:
         with torch.no_grad():
             for g in grads:
                 n = g.numel()
-                w = self._w[off:off + n].view(g.shape)
-                if g.device.type != "cpu":
-                    w = w.to(g.device)
-                g.add_(w, alpha=alpha)
+                # the library's release (dpc_noise_release: g + alpha w, float64, the trainer's
+                # and the privatizer's formula), rounded once to g's dtype and device
+                g64 = g.detach().to("cpu", dtype=torch.float64, copy=True).reshape(-1)
+                _lib.release(g64.numpy(), self._buf[off:off + n], alpha, 1.0, g64.numpy())
+                g.copy_(g64.view(g.shape))
                 off += n
         return grads
 

@@ -174,7 +174,7 @@ static dpc_status norms(const dpc_model *m, const float *X, size_t M, double cli
         if (!isfinite(ws->norm[i]))
             return dpc_error_set(err, DPC_E_NUMERIC,
                                  "example %zu: gradient is not finite (norm %g)", i, ws->norm[i]);
-        ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
+        dpc_model_clip_factors(&ws->norm[i], 1, clip, &ws->scale[i]);
     }
     return DPC_OK;
 }

@@ -118,10 +118,15 @@ static dpc_status gradient_pass(const dpc_model *m, const double *params, const 
     return dpc__chunk_norms(m, X, M, *ws, err);
 }
 
+void dpc_model_clip_factors(const double *norm, size_t m, double clip, double *factor)
+{
+    for (size_t i = 0; i < m; i++) factor[i] = norm[i] > clip ? clip / norm[i] : 1.0;
+}
+
 /* s_i = clip / ||g_i|| if ||g_i|| > clip else 1, into ws->scale. */
 static void clip_factors(size_t M, double clip, dpc_model_ws *ws)
 {
-    for (size_t i = 0; i < M; i++) ws->scale[i] = ws->norm[i] > clip ? clip / ws->norm[i] : 1.0;
+    dpc_model_clip_factors(ws->norm, M, clip, ws->scale);
 }
 
 dpc_status dpc__chunk_grads(const dpc_model *m, const double *params, const double *X,

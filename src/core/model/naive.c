@@ -154,7 +154,8 @@ dpc_status dpc_model_clipped_sum_naive(const dpc_model *m, const double *params,
             goto done;
         }
         buf[M + i] = norm;
-        double s = norm > clip ? clip / norm : 1.0;
+        double s;
+        dpc_model_clip_factors(&norm, 1, clip, &s);
         for (size_t p = 0; p < P; p++) S[p] += s * g[p];
     }
     for (size_t p = 0; p < P; p++) grad_sum[p] = grad_sum[p] + S[p];

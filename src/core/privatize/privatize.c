@@ -158,7 +158,8 @@ dpc_status dpc_privatize_step(dpc_privatizer *pv, const double *clipped_sum, dou
     dpc_status st = sum_in_reach(pv, clipped_sum, err);
     if (st) return st;
     if ((st = dpc_noise_next(pv->noise, pv->z, err))) return st;
-    for (size_t j = 0; j < pv->dim; j++) h[j] = (clipped_sum[j] + pv->scale * pv->z[j]) * pv->inv_b;
+    if ((st = dpc_noise_release(clipped_sum, pv->z, pv->dim, pv->scale, pv->inv_b, h, err)))
+        return st;
     pv->t++;
     pv->drawn = 0;
     return DPC_OK;

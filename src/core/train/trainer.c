@@ -464,25 +464,26 @@ void dpc__train_sync_f32(dpc_trainer *tr)
     }
 }
 
-/* float32 precision: the same update in float on [p0, p1): the noise (double, scaled in double)
- * rounded to float and added to the float sum; then the double views. */
-static void update_f32(dpc_trainer *tr, size_t p0, size_t p1, double lr)
+/* float32 precision: the same update in float on [p0, p1): the release
+ * (dpc_noise_release_f32: the noise scaled in double, rounded to float, added to the float sum,
+ * divided) in place of the float sum, then the optimizer; then the double views. */
+static dpc_status update_f32(dpc_trainer *tr, size_t p0, size_t p1, double lr, dpc_error *err)
 {
     const dpc_train_config *cfg = &tr->cfg;
     float inv_b = (float)(1.0 / tr->sdesc.expected_batch), lr32 = (float)lr;
     float mom = (float)cfg->momentum, wd = (float)cfg->weight_decay;
-    double scale = tr->noise_scale;
-    float *th = tr->params32, *v = tr->velocity32;
-    const float *g = tr->gsum32;
-    const double *w = tr->noise;
+    float *th = tr->params32, *v = tr->velocity32, *r = tr->gsum32;
+    dpc_status st = dpc_noise_release_f32(tr->gsum32 + p0, tr->noise + p0, p1 - p0,
+                                          tr->noise_scale, inv_b, r + p0, err);
+    if (st) return st;
     for (size_t p = p0; p < p1; p++) {
-        float n = (float)(scale * w[p]);
-        float h = (g[p] + n) * inv_b + wd * th[p];
+        float h = r[p] + wd * th[p];
         v[p] = mom * v[p] + h;
         th[p] = th[p] - lr32 * v[p];
         tr->params[p] = th[p];
         tr->velocity[p] = v[p];
     }
+    return DPC_OK;
 }
 
 /* Phase 3: noise for this slice, then the optimizer update (shard arrays start at s0). */
@@ -500,16 +501,18 @@ static void phase_update(void *a, size_t tid, size_t T)
     c->update_s = 0;
     if (c->st) return;
     const dpc_train_config *cfg = &tr->cfg;
-    double scale = tr->noise_scale, inv_b = 1.0 / tr->sdesc.expected_batch;
+    double inv_b = 1.0 / tr->sdesc.expected_batch;
     double lr = dpc__train_lr(cfg, tr->t, tr->n_steps), mom = cfg->momentum,
            wd = cfg->weight_decay;
     if (tr->params32) {
-        update_f32(tr, c->p0, c->p1, lr);
+        c->st = update_f32(tr, c->p0, c->p1, lr, &c->err);
     } else {
-        double *th = tr->params, *v = tr->velocity;
-        const double *g = tr->gsum, *w = tr->noise;
-        for (size_t p = c->p0; p < c->p1; p++) {
-            double h = (g[p] + scale * w[p - s0]) * inv_b + wd * th[p];
+        /* the release (dpc_noise_release) in place of the slice's noise, then heavy-ball SGD */
+        double *th = tr->params, *v = tr->velocity, *r = tr->noise + (c->p0 - s0);
+        c->st = dpc_noise_release(tr->gsum + c->p0, r, c->p1 - c->p0, tr->noise_scale, inv_b, r,
+                                  &c->err);
+        for (size_t p = c->p0; p < c->p1 && !c->st; p++) {
+            double h = r[p - c->p0] + wd * th[p];
             v[p - s0] = mom * v[p - s0] + h;
             th[p] = th[p] - lr * v[p - s0];
         }

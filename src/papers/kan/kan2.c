@@ -373,7 +373,8 @@ dpc_status dpc_kan2_clipped_sum(const dpc_kan2 *k, const double *W, const double
                                loss, norm);
             goto done;
         }
-        double s = norm > clip ? clip / norm : 1.0;
+        double s;
+        dpc_model_clip_factors(&norm, 1, clip, &s);
         if (norm > clip) nclip++;
         bl[b] = loss;
         bn[b] = norm;
@@ -422,7 +423,8 @@ dpc_status dpc_kan2_clipped_sum_naive(const dpc_kan2 *k, const double *W, const 
         }
         double n2 = 0.0;
         for (size_t p = 0; p < k->P; p++) n2 += g[p] * g[p];
-        double norm = sqrt(n2), s = norm > clip ? clip / norm : 1.0;
+        double norm = sqrt(n2), s;
+        dpc_model_clip_factors(&norm, 1, clip, &s);
         if (norm > clip) nclip++;
         buf[B + b] = norm;
         for (size_t p = 0; p < k->P; p++) S[p] += s * g[p];

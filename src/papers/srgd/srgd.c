@@ -316,11 +316,9 @@ dpc_status dpc_srgd_increment(dpc_srgd *s, size_t t, const double *x_t, const do
                 return dpc_error_set(err, DPC_E_NUMERIC, "round %zu: example %zu: non-finite "
                                                          "increment", t, s->idx[c0 + i]);
             if (nr > maxn) maxn = nr;
-            double f = 1.0;
-            if (nr > clip) { /* clip(v, C) = v min(1, C/|v|) */
-                f = clip / nr;
-                clipped++;
-            }
+            double f; /* clip(v, C) = v min(1, C/|v|) */
+            dpc_model_clip_factors(&nr, 1, clip, &f);
+            clipped += nr > clip;
             for (size_t p = 0; p < P; p++) out[p] += f * v[p];
         }
     }
