@@ -87,6 +87,13 @@ dpc_status dpc__mmcc_epsilon(const dpc__mmcc_mat *M, double p, double s, double 
 int dpc__band2_applies(const dpc__mmcc_mat *M);
 /* log E_Q[(P/Q)^al] of the pair, integer al >= 2 (exact up to rounding; tests). -1: no memory. */
 int dpc__band2_log_moment(const dpc__mmcc_mat *M, double q, double s, size_t al, double *out);
+/* For C >= 0 with at most 8 bands (one row per step): each direction's epsilon by the per-column
+ * bounds and Hoelder over the residues mod the band count (mmcc_band.c); DPC_E_UNSUPPORTED when C
+ * has more bands or its columns take more than 64 forms. dpc__band2_epsilon takes, per
+ * direction, the smaller of these and the two-band chain, and answers for any C it covers. */
+size_t dpc__band_span(const dpc__mmcc_mat *M);
+dpc_status dpc__band_holder(const dpc__mmcc_mat *M, double q, double s, double delta,
+                            double *eps_remove, double *eps_add, dpc_error *err);
 dpc_status dpc__band2_epsilon(const dpc__mmcc_mat *M, double q, double s, double delta,
                               double *eps, double *eps_remove, double *eps_add, size_t *order,
                               dpc_error *err);

@@ -264,7 +264,7 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
     c->o = o;
     c->err = err;
     dpc__mmcc_mat M = {c->C, c->col0, c->rows, c->n, c->width};
-    c->band2 = dpc__band2_applies(&M);
+    c->band2 = dpc__band2_applies(&M) || dpc__band_span(&M);
     return DPC_OK;
 }
 

@@ -26,6 +26,7 @@
 #include "common/util.h"
 
 #include <float.h>
+#include <stdint.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -215,16 +216,207 @@ static double band2_add(const dpc__mmcc_mat *M, double q, double s, double delta
     return best;
 }
 
+/* ---- Banded C with up to BAND_MAX_SPAN bands: per-column bounds and Hoelder ----
+ * With h_t = <y, c_t>/s^2 - G_tt/(2 s^2) (G = C^T C >= 0), log dP_theta/dQ = sum_t theta_t h_t -
+ * sum_{t<u} theta_t theta_u G_tu / s^2. Remove: the cross terms are <= 0, so
+ * L <= prod_t phi(h_t), phi(h) = 1 - q + q e^h. Add: Gibbs with the y-dependent product weights
+ * r_t = r(h_t) = q e^h_t / phi(h_t) and r_t r_u <= (r_t^2 + r_u^2)/2 give
+ * log L >= sum_t [log phi(h_t) - kappa_t r(h_t)^2], kappa_t = sum_{u != t} G_tu / (2 s^2).
+ * Under Q, h ~ N(-diag(G)/(2 s^2), G/s^2) and G_tu = 0 for |t - u| >= b (b bands), so the
+ * columns of one residue mod b are independent; Hoelder over the b residues gives
+ * log E_Q[L^alpha] <= (1/b) sum_t log E[phi(h_t)^(b alpha)] and
+ * log E_Q[L^(1 - alpha)] <= (1/b) sum_t log E[exp(-b (alpha - 1)(log phi - kappa_t r^2)(h_t))],
+ * one-dimensional integrals bounded from above cell by cell (each factor at its largest end). */
+#define BAND_MAX_SPAN 8
+#define BAND_MAX_CLASSES 64
+#define BAND_CELLS 4096
+#define BAND_CELLS_MAX 65536
+
+typedef struct {
+    double mu, v, kap; /* h_t ~ N(mu, v); kappa_t */
+    double count;      /* columns with these values */
+} band_col;
+
+/* The span b of C's bands (largest last - first nonzero column + 1 of a row), 0 if above
+ * BAND_MAX_SPAN or the rows are not one per step. */
+static size_t band_span(const dpc__mmcc_mat *M)
+{
+    size_t b = 0;
+    if (M->rows != M->n) return 0;
+    for (size_t i = 0; i < M->rows; i++) {
+        size_t c0 = M->col0 ? M->col0[i] : 0, f = SIZE_MAX, l = 0;
+        for (size_t j = 0; j < M->width; j++)
+            if (M->v[i * M->width + j] != 0.0) {
+                if (f == SIZE_MAX) f = c0 + j;
+                l = c0 + j;
+            }
+        if (f != SIZE_MAX && l - f + 1 > b) b = l - f + 1;
+        if (b > BAND_MAX_SPAN) return 0;
+    }
+    return b;
+}
+
+/* The columns' (mu, v, kappa), grouped by equal values (Toeplitz: at most b + 1 groups).
+ * Returns the number of groups, 0 when there are more than BAND_MAX_CLASSES, -1: no memory. */
+static int band_columns(const dpc__mmcc_mat *M, size_t b, double s, band_col *cls)
+{
+    size_t n = M->n, nc = 0;
+    double *G = calloc(n * b, sizeof *G); /* G[t b + d] = G_{t, t + d} */
+    if (!G) return -1;
+    for (size_t i = 0; i < M->rows; i++) {
+        size_t c0 = M->col0 ? M->col0[i] : 0;
+        const double *v = M->v + i * M->width;
+        for (size_t j1 = 0; j1 < M->width; j1++) {
+            if (v[j1] == 0.0) continue;
+            for (size_t j2 = j1; j2 < M->width && j2 - j1 < b; j2++)
+                G[(c0 + j1) * b + (j2 - j1)] += v[j1] * v[j2];
+        }
+    }
+    for (size_t t = 0; t < n; t++) {
+        double off = 0.0;
+        for (size_t d = 1; d < b; d++) {
+            if (t + d < n) off += G[t * b + d];
+            if (t >= d) off += G[(t - d) * b + d];
+        }
+        band_col c = {-G[t * b] / (2.0 * s * s), G[t * b] / (s * s), off / (2.0 * s * s), 1.0};
+        size_t k = 0;
+        while (k < nc && !(cls[k].mu == c.mu && cls[k].v == c.v && cls[k].kap == c.kap)) k++;
+        if (k < nc) {
+            cls[k].count += 1.0;
+        } else if (nc == BAND_MAX_CLASSES) {
+            free(G);
+            return 0;
+        } else {
+            cls[nc++] = c;
+        }
+    }
+    free(G);
+    return (int)nc;
+}
+
+static double band_lphi(double q, double h) { return dpc__log_add(log1p(-q), log(q) + h); }
+static double band_r(double q, double h) { return exp(log(q) + h - band_lphi(q, h)); }
+
+/* Upper bound on log E[exp(k1 log phi(h) + k2 r(h)^2)], h ~ N(c->mu, c->v), k2 >= 0: on every
+ * cell each factor at the end where it is largest, times the cell's normal mass; beyond the
+ * cells closed-form tail bounds (phi <= e^h for h >= 0, phi >= 1 - q, r <= 1). */
+static double band_log_int(const band_col *c, double q, double k1, double k2)
+{
+    if (c->v == 0.0) return k1 * band_lphi(q, c->mu) + k2 * band_r(q, c->mu) * band_r(q, c->mu);
+    double sd = sqrt(c->v), lo = c->mu - 14.0 * sd;
+    double hi = c->mu + (k1 > 0.0 ? k1 * c->v : 0.0) + sd * (12.0 + sqrt(2.0 * (k2 + 40.0)));
+    if (hi < 1.0) hi = 1.0;
+    double rl = band_r(q, lo), acc;
+    /* below lo */
+    acc = (k1 > 0.0 ? k1 * band_lphi(q, lo) : k1 * log1p(-q)) + k2 * rl * rl +
+          dpc__log_ndtr((lo - c->mu) / sd);
+    /* above hi (hi >= 1 > 0: phi(h) <= e^h there) */
+    double up = k1 > 0.0 ? k1 * c->mu + k1 * k1 * c->v / 2.0 +
+                               dpc__log_ndtr((c->mu + k1 * c->v - hi) / sd)
+                         : k1 * band_lphi(q, hi) + dpc__log_ndtr((c->mu - hi) / sd);
+    acc = dpc__log_add(acc, up + k2);
+    /* cells narrow enough that the log-integrand (slope <= |k1| + 2 k2) moves <= 0.01 across one;
+     * any width gives an upper bound, the width sets only how close it is */
+    double want = ceil((hi - lo) * (fabs(k1) + 2.0 * k2) / 0.01);
+    long N = want < BAND_CELLS ? BAND_CELLS : want > BAND_CELLS_MAX ? BAND_CELLS_MAX : (long)want;
+    double d = (hi - lo) / (double)N, la = band_lphi(q, lo);
+    for (long k = 0; k < N; k++) {
+        double a = lo + d * (double)k, e = k + 1 == N ? hi : a + d;
+        double lb = band_lphi(q, e), rb = exp(log(q) + e - lb);
+        double m = dpc__norm_mass(a, e, c->mu, sd);
+        if (m > 0.0) acc = dpc__log_add(acc, (k1 > 0.0 ? k1 * lb : k1 * la) + k2 * rb * rb + log(m));
+        la = lb;
+    }
+    /* rounding: relative 1e-12 per cell on positive terms; the masses' own relative error */
+    return acc + 1e-9;
+}
+
+typedef struct {
+    const band_col *cls;
+    size_t nc, b;
+    double q, delta;
+    int add;
+} band_holder;
+
+/* epsilon of one direction at order al by the Hoelder bound (CKS 2020, Prop. 12). */
+static double band_holder_eps(const band_holder *H, size_t al)
+{
+    double a = (double)al, bb = (double)H->b, lm = 0.0;
+    for (size_t k = 0; k < H->nc; k++) {
+        double k1 = H->add ? -bb * (a - 1.0) : bb * a, k2 = H->add ? bb * (a - 1.0) * H->cls[k].kap : 0.0;
+        lm += H->cls[k].count * band_log_int(&H->cls[k], H->q, k1, k2);
+    }
+    lm /= bb;
+    return lm / (a - 1.0) + log1p(-1.0 / a) - (log(a) + log(H->delta)) / (a - 1.0);
+}
+
+/* The smallest Hoelder epsilon over integer orders (geometric while it falls, then ternary). */
+static double band_holder_search(const band_holder *H, size_t *order)
+{
+    double best = INFINITY;
+    size_t prev = 2, lo = 2, hi = 2, al = 2, evals = 0;
+    int rising = 0;
+    *order = 0;
+    for (; al <= 1024 && evals < 40; prev = al, al = al < 12 ? al + 1 : al + al / 4, evals++) {
+        double e = band_holder_eps(H, al);
+        if (e < best) {
+            best = e, *order = al, lo = prev, rising = 0;
+        } else if (++rising == 1) {
+            hi = al;
+        }
+        if (rising >= 3) break;
+    }
+    if (!rising) hi = al;
+    while (hi > lo + 2 && evals++ < 60) {
+        size_t m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
+        double e1 = band_holder_eps(H, m1), e2 = band_holder_eps(H, m2);
+        if (e1 < best) best = e1, *order = m1;
+        if (e2 < best) best = e2, *order = m2;
+        if (e1 <= e2) hi = m2;
+        else lo = m1;
+    }
+    return best > 0.0 ? best : 0.0;
+}
+
+size_t dpc__band_span(const dpc__mmcc_mat *M) { return band_span(M); }
+
+dpc_status dpc__band_holder(const dpc__mmcc_mat *M, double q, double s, double delta,
+                            double *eps_remove, double *eps_add, dpc_error *err)
+{
+    size_t b = band_span(M), o;
+    if (!b) return dpc_error_param(err, DPC_E_UNSUPPORTED, "mech", "C has more than 8 bands");
+    band_col cls[BAND_MAX_CLASSES];
+    int nc = band_columns(M, b, s, cls);
+    if (nc < 0) return DPC__NOMEM(err, "the banded Hoelder bound");
+    if (nc == 0)
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "mech", "C's columns take too many forms");
+    band_holder H = {cls, (size_t)nc, b, q, delta, 0};
+    *eps_remove = band_holder_search(&H, &o);
+    H.add = 1;
+    *eps_add = band_holder_search(&H, &o);
+    return DPC_OK;
+}
+
 dpc_status dpc__band2_epsilon(const dpc__mmcc_mat *M, double q, double s, double delta,
                               double *eps, double *eps_remove, double *eps_add, size_t *order,
                               dpc_error *err)
 {
-    if (!dpc__band2_applies(M))
-        return dpc_error_param(err, DPC_E_UNSUPPORTED, "mech", "C has more than two bands");
-    double er, ea;
-    size_t al = 0;
-    if (band2_remove(M, q, s, delta, &er, &al)) return DPC__NOMEM(err, "the banded Renyi chain");
-    ea = band2_add(M, q, s, delta);
+    size_t b = band_span(M), al = 0;
+    int two = dpc__band2_applies(M);
+    if (!b && !two)
+        return dpc_error_param(err, DPC_E_UNSUPPORTED, "mech", "C has more than 8 bands");
+    double er = INFINITY, ea = INFINITY, hr = INFINITY, ha = INFINITY;
+    dpc_status st;
+    if (two) {
+        if (band2_remove(M, q, s, delta, &er, &al))
+            return DPC__NOMEM(err, "the banded Renyi chain");
+        ea = band2_add(M, q, s, delta);
+    }
+    if (b && (st = dpc__band_holder(M, q, s, delta, &hr, &ha, err)) && st != DPC_E_UNSUPPORTED)
+        return st;
+    /* per direction the smallest valid bound */
+    er = hr < er ? hr : er;
+    ea = ha < ea ? ha : ea;
     if (eps_remove) *eps_remove = er;
     if (eps_add) *eps_add = ea;
     if (order) *order = al;
