@@ -297,10 +297,26 @@ static int band_columns(const dpc__mmcc_mat *M, size_t b, double s, band_col *cl
 static double band_lphi(double q, double h) { return dpc__log_add(log1p(-q), log(q) + h); }
 static double band_r(double q, double h) { return exp(log(q) + h - band_lphi(q, h)); }
 
+/* log of the N(mu, sd^2) tail beyond x on the far side of the mean (upper tail for x >= mu,
+ * lower below): cells many standard deviations out, where the integrand's largest part may lie,
+ * keep their mass in log space instead of underflowing to 0. */
+static double band_log_tail(double x, double mu, double sd)
+{
+    return x >= mu ? dpc__log_ndtr(-(x - mu) / sd) : dpc__log_ndtr((x - mu) / sd);
+}
+
+/* log mass of [a, e] from the tails at its ends (ta, te: band_log_tail there). */
+static double band_log_mass(double a, double e, double ta, double te, double mu, double sd)
+{
+    if (a >= mu) return ta + log1p(-exp(te - ta));
+    if (e <= mu) return te + log1p(-exp(ta - te));
+    return log(dpc__norm_mass(a, e, mu, sd));
+}
+
 /* Upper bound on log E[exp(k1 log phi(h) + k2 r(h)^2)], h ~ N(c->mu, c->v), k2 >= 0: on every
  * cell each factor at the end where it is largest, times the cell's normal mass; beyond the
  * cells closed-form tail bounds (phi <= e^h for h >= 0, phi >= 1 - q, r <= 1). */
-static double band_log_int(const band_col *c, double q, double k1, double k2)
+static double band_log_int(const band_col *c, double q, double k1, double k2, int fine)
 {
     if (c->v == 0.0) return k1 * band_lphi(q, c->mu) + k2 * band_r(q, c->mu) * band_r(q, c->mu);
     double sd = sqrt(c->v), lo = c->mu - 14.0 * sd;
@@ -315,17 +331,19 @@ static double band_log_int(const band_col *c, double q, double k1, double k2)
                                dpc__log_ndtr((c->mu + k1 * c->v - hi) / sd)
                          : k1 * band_lphi(q, hi) + dpc__log_ndtr((c->mu - hi) / sd);
     acc = dpc__log_add(acc, up + k2);
-    /* cells narrow enough that the log-integrand (slope <= |k1| + 2 k2) moves <= 0.01 across one;
+    /* cells narrow enough that the log-integrand (slope <= |k1| + 2 k2) moves <= 0.01 (fine) or
+     * 0.05 (the order search) across one;
      * any width gives an upper bound, the width sets only how close it is */
-    double want = ceil((hi - lo) * (fabs(k1) + 2.0 * k2) / 0.01);
-    long N = want < BAND_CELLS ? BAND_CELLS : want > BAND_CELLS_MAX ? BAND_CELLS_MAX : (long)want;
-    double d = (hi - lo) / (double)N, la = band_lphi(q, lo);
+    double want = ceil((hi - lo) * (fabs(k1) + 2.0 * k2) / (fine ? 0.01 : 0.05)), top = fine ? BAND_CELLS_MAX : BAND_CELLS_MAX / 4;
+    long N = want < BAND_CELLS ? BAND_CELLS : want > top ? (long)top : (long)want;
+    double d = (hi - lo) / (double)N, la = band_lphi(q, lo), ta = band_log_tail(lo, c->mu, sd);
     for (long k = 0; k < N; k++) {
         double a = lo + d * (double)k, e = k + 1 == N ? hi : a + d;
-        double lb = band_lphi(q, e), rb = exp(log(q) + e - lb);
-        double m = dpc__norm_mass(a, e, c->mu, sd);
-        if (m > 0.0) acc = dpc__log_add(acc, (k1 > 0.0 ? k1 * lb : k1 * la) + k2 * rb * rb + log(m));
-        la = lb;
+        double lb = band_lphi(q, e), rb = exp(log(q) + e - lb), te = band_log_tail(e, c->mu, sd);
+        double lm = band_log_mass(a, e, ta, te, c->mu, sd);
+        if (lm > -INFINITY)
+            acc = dpc__log_add(acc, (k1 > 0.0 ? k1 * lb : k1 * la) + k2 * rb * rb + lm);
+        la = lb, ta = te;
     }
     /* rounding: relative 1e-12 per cell on positive terms; the masses' own relative error */
     return acc + 1e-9;
@@ -335,7 +353,7 @@ typedef struct {
     const band_col *cls;
     size_t nc, b;
     double q, delta;
-    int add;
+    int add, fine;
 } band_holder;
 
 /* epsilon of one direction at order al by the Hoelder bound (CKS 2020, Prop. 12). */
@@ -344,14 +362,16 @@ static double band_holder_eps(const band_holder *H, size_t al)
     double a = (double)al, bb = (double)H->b, lm = 0.0;
     for (size_t k = 0; k < H->nc; k++) {
         double k1 = H->add ? -bb * (a - 1.0) : bb * a, k2 = H->add ? bb * (a - 1.0) * H->cls[k].kap : 0.0;
-        lm += H->cls[k].count * band_log_int(&H->cls[k], H->q, k1, k2);
+        lm += H->cls[k].count * band_log_int(&H->cls[k], H->q, k1, k2, H->fine);
     }
     lm /= bb;
     return lm / (a - 1.0) + log1p(-1.0 / a) - (log(a) + log(H->delta)) / (a - 1.0);
 }
 
-/* The smallest Hoelder epsilon over integer orders (geometric while it falls, then ternary). */
-static double band_holder_search(const band_holder *H, size_t *order)
+/* The smallest Hoelder epsilon over integer orders (geometric while it falls, then ternary),
+ * searched on coarse cells; the best order is evaluated again on fine cells (every evaluation is
+ * an upper bound; the smaller is kept). */
+static double band_holder_search(band_holder *H, size_t *order)
 {
     double best = INFINITY;
     size_t prev = 2, lo = 2, hi = 2, al = 2, evals = 0;
@@ -375,6 +395,12 @@ static double band_holder_search(const band_holder *H, size_t *order)
         if (e1 <= e2) hi = m2;
         else lo = m1;
     }
+    if (*order) {
+        H->fine = 1;
+        double e = band_holder_eps(H, *order);
+        H->fine = 0;
+        if (e < best) best = e;
+    }
     return best > 0.0 ? best : 0.0;
 }
 
@@ -390,7 +416,7 @@ dpc_status dpc__band_holder(const dpc__mmcc_mat *M, double q, double s, double d
     if (nc < 0) return DPC__NOMEM(err, "the banded Hoelder bound");
     if (nc == 0)
         return dpc_error_param(err, DPC_E_UNSUPPORTED, "mech", "C's columns take too many forms");
-    band_holder H = {cls, (size_t)nc, b, q, delta, 0};
+    band_holder H = {cls, (size_t)nc, b, q, delta, 0, 0};
     *eps_remove = band_holder_search(&H, &o);
     H.add = 1;
     *eps_add = band_holder_search(&H, &o);
