@@ -270,16 +270,20 @@ static int mmcc_mech(dpc_mech **m, int kind, size_t n)
     if (kind == 1) p.kind = DPC_MECH_BSR, p.bands = 16;
     if (kind == 2) p.kind = DPC_MECH_BLT, p.nbuf = 2, p.theta = theta, p.omega = omega;
     if (kind == 3) p.kind = DPC_MECH_BSR, p.bands = 64;
+    if (kind == 4) p.kind = DPC_MECH_BSR, p.bands = 2;
+    if (kind == 5) p.kind = DPC_MECH_BSR, p.bands = 4;
     dpc_error err = {0};
     return dpc_mech_new(m, &p, &err) == DPC_OK;
 }
 
 static void bench_mmcc(void)
 {
-    static const char *const names[] = {"nu 0.05", "bsr-16", "blt-2", "bsr-64"};
+    static const char *const names[] = {"nu 0.05", "bsr-16", "blt-2", "bsr-64", "bsr-2", "bsr-4"};
+    /* bsr-2 / bsr-4: the banded bound beside MMCC (doc/accounting.md section 7.1.2) */
     struct { int kind; size_t n; double z, delta, target; } ev[] = {
         {0, 100, 1.0, 1e-6, 5.0},   {0, 1000, 9.0, 1e-10, 5.0}, {1, 1000, 6.0, 1e-10, 5.0},
-        {2, 1000, 4.0, 1e-10, 5.0}, {3, 10000, 20.0, 1e-10, 60.0}};
+        {2, 1000, 4.0, 1e-10, 5.0}, {3, 10000, 20.0, 1e-10, 60.0}, {4, 1000, 1.0, 1e-3, 5.0},
+        {4, 1000, 5.0, 1e-10, 5.0}, {5, 1000, 2.0, 1e-3, 5.0}};
     printf("MMCC (Poisson q = 0.01 at every step; CPU s of one thread):\n");
     for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++) {
         dpc_mech *m = NULL;

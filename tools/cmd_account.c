@@ -550,6 +550,10 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
             printf("whole run     one Gaussian, noise multiplier %.6g (noise std %.6g per unit "
                    "clip / sensitivity)\n",
                    in->run_sigma, in->noise_std);
+        else if (in->route == DPC_ROUTE_MMCC && in->delta_slack == 0.0)
+            printf("amplified     Poisson two-band bound over %zu rows (exact Renyi moments for "
+                   "remove, Gibbs bound for add; below MMCC's conditional composition)\n",
+                   in->rounds);
         else if (in->route == DPC_ROUTE_MMCC)
             printf("amplified     MMCC conditional composition over %zu rows (delta spent on "
                    "conditioning %.3g)\n",

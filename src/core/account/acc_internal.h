@@ -78,6 +78,26 @@ dpc_status dpc__mmcc_epsilon(const dpc__mmcc_mat *M, double p, double s, double 
                              const dpc_account_opts *o, size_t groups, int adaptive, double *eps,
                              double *slack, double *h_used, double *work, dpc_error *err);
 
+/* The two-band Poisson bound beside MMCC (mmcc_band.c, doc/accounting.md section 7.1.2): for
+ * C >= 0 with at most two bands (C[i, i], C[i, i - 1]; one row per step) an upper bound on
+ * epsilon at delta over both directions of MMCC's dominating pair: remove by the exact integer
+ * Renyi moments (a chain over the count of copies participating at the last step), add by a
+ * Gibbs lower bound on the likelihood ratio. Each direction's epsilon and the Renyi order used
+ * go to the optional outputs. DPC_E_UNSUPPORTED when C has other entries. */
+int dpc__band2_applies(const dpc__mmcc_mat *M);
+/* log E_Q[(P/Q)^al] of the pair, integer al >= 2 (exact up to rounding; tests). -1: no memory. */
+int dpc__band2_log_moment(const dpc__mmcc_mat *M, double q, double s, size_t al, double *out);
+/* For C >= 0 with at most 8 bands (one row per step): each direction's epsilon by the per-column
+ * bounds and Hoelder over the residues mod the band count (mmcc_band.c); DPC_E_UNSUPPORTED when C
+ * has more bands or its columns take more than 64 forms. dpc__band2_epsilon takes, per
+ * direction, the smaller of these and the two-band chain, and answers for any C it covers. */
+size_t dpc__band_span(const dpc__mmcc_mat *M);
+dpc_status dpc__band_holder(const dpc__mmcc_mat *M, double q, double s, double delta,
+                            double *eps_remove, double *eps_add, dpc_error *err);
+dpc_status dpc__band2_epsilon(const dpc__mmcc_mat *M, double q, double s, double delta,
+                              double *eps, double *eps_remove, double *eps_add, size_t *order,
+                              dpc_error *err);
+
 /* Random allocation of one Gaussian participation among b steps (bib_ra.c): the pair
  * (1/b) sum_j N(mu e_j, I) vs N(0, I). dpc__ra_epsilon: an upper bound on the smallest eps with
  * delta(eps) <= delta over both directions (never above the single Gaussian's). dpc__ra_delta:

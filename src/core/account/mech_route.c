@@ -174,6 +174,7 @@ typedef struct mmcc_ctx {
     dpc_error *err;
     const char *why; /* why the route does not apply to a Poisson run (NULL: it does) */
     const char *skip; /* why the route does not apply to this run at all (NULL: it may) */
+    int band2;        /* C has at most two bands: the banded Renyi bound answers beside MMCC */
 } mmcc_ctx;
 
 /* A Toeplitz C >= 0 whose coefficients end after `width` <= n (banded: BSR, banded
@@ -262,6 +263,8 @@ static dpc_status mmcc_prepare(const dpc_mech_run *run, const dpc_account_opts *
     c->delta = delta;
     c->o = o;
     c->err = err;
+    dpc__mmcc_mat M = {c->C, c->col0, c->rows, c->n, c->width};
+    c->band2 = dpc__band2_applies(&M) || dpc__band_span(&M);
     return DPC_OK;
 }
 
@@ -274,9 +277,18 @@ static double mmcc_eps(const mmcc_ctx *cc, double z, int adaptive, double *slack
     double e = NAN;
     dpc__mmcc_mat M = {cc->C, cc->col0, cc->rows, cc->n, cc->width};
     *work = 0.0;
+    /* two bands: the exact Renyi chain's bound beside MMCC, the smaller answers (both are upper
+     * bounds of the same pair; DP-REQ: mmcc-band, doc/accounting.md section 7.1.2) */
+    double eb = INFINITY;
+    if (cc->band2 && (*stp = dpc__band2_epsilon(&M, cc->q, z * cc->colmax, cc->delta, &eb, NULL,
+                                                NULL, NULL, err)))
+        return NAN;
     *stp = dpc__mmcc_epsilon(&M, cc->q, z * cc->colmax, cc->delta, cc->o, MMCC_GROUPS, adaptive,
                              &e, slack, NULL, work, err);
-    return *stp ? NAN : e;
+    if (*stp == DPC_E_RANGE && eb < INFINITY) *stp = DPC_OK, e = INFINITY;
+    if (*stp) return NAN;
+    if (eb < e) *slack = 0.0, e = eb; /* no conditioning events: no slack */
+    return e;
 }
 
 /* The ledger's note for a sampled run that no amplification route could take. */

@@ -85,7 +85,11 @@ static void fill_ledger(dpc_trainer *tr, dpc_accountant acc, const dpc_account_m
                                           : "random allocation, exact bound");
     else
         snprintf(L->route, sizeof L->route, "%s (%s, %s)",
-                 info->route == DPC_ROUTE_MMCC     ? "MMCC conditional composition"
+                 /* MMCC always spends part of delta on its conditioning; the two-band Renyi
+                  * bound beside it (mmcc_band.c) spends none */
+                 info->route == DPC_ROUTE_MMCC && info->delta_slack == 0.0
+                     ? "Poisson two-band Renyi bound (MMCC route)"
+                 : info->route == DPC_ROUTE_MMCC   ? "MMCC conditional composition"
                  : info->route == DPC_ROUTE_BANDMF ? "amplified by sampling (banded MF)"
                                                    : "whole-run Gaussian",
                  dpc_accountant_name(acc), info->amplified ? "add/remove" : "zero-out");
