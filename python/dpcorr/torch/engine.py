@@ -846,8 +846,16 @@ class PrivacyEngine:
                 low = low or g.dtype != torch.float64
                 s = None
                 for c in range(0, g.shape[1], _BLOCK):
-                    n = torch.linalg.vector_norm(g[:, c:c + _BLOCK], dim=1, dtype=torch.float64)
-                    s = n * n if s is None else s.add_(n * n)
+                    blk = g[:, c:c + _BLOCK]
+                    if blk.device.type == "cpu" and not blk.requires_grad:
+                        # widened (exact), then numpy's float64 dot per row: 3-4x faster
+                        # than torch's vector_norm(dtype=float64) on this CPU
+                        a = blk.to(torch.float64).numpy()
+                        n2 = torch.from_numpy(np.einsum("ij,ij->i", a, a))
+                    else:
+                        n = torch.linalg.vector_norm(blk, dim=1, dtype=torch.float64)
+                        n2 = n * n
+                    s = n2 if s is None else s.add_(n2)
                 if s is None:
                     s = torch.zeros(g.shape[0], dtype=torch.float64, device=g.device)
             sq = s if sq is None else sq.add_(s.to(sq.device))
