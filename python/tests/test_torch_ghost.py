@@ -97,6 +97,14 @@ CASES = [
     ("conv2d-dilated-no-bias", lambda: torch.nn.Sequential(
         torch.nn.Conv2d(2, 4, 3, dilation=2, padding=2, bias=False), torch.nn.Tanh(),
         torch.nn.Flatten(), torch.nn.Linear(256, 3)), (2, 8, 8)),
+    # one input channel: the per-example matrices as a forward convolution (_conv_rows); 9 x 9
+    # with stride 2 leaves the last row and column out (the output is cropped to the kernel)
+    ("conv2d-one-channel", lambda: torch.nn.Sequential(
+        torch.nn.Conv2d(1, 4, 4, stride=2, padding=1), torch.nn.Tanh(), torch.nn.Flatten(),
+        torch.nn.Linear(64, 3)), (1, 9, 9)),
+    ("conv1d-one-channel", lambda: torch.nn.Sequential(
+        torch.nn.Conv1d(1, 3, 3, stride=2, padding=1, dilation=2), torch.nn.Tanh(),
+        torch.nn.Flatten(), torch.nn.Linear(15, 3)), (1, 12)),
     ("embedding", lambda: Embed(), ("tokens", 7)),
     ("embedding-padding", lambda: Embed(padding_idx=0), ("tokens", 7)),
     ("attention-layernorm", Attention, (20,)),
@@ -248,6 +256,50 @@ def test_sequence_norms_bound_the_exact_ones(t, d_in, d_out, gram, dtype):
         assert _rel(sq, want) < (1e-12 if t == 1 else 1e-5)
         assert _rel(w_sum.reshape(-1), f @ exact) < 1e-5
     assert _rel(b_sum, f @ gs) < (1e-10 if dtype == torch.float64 else 1e-5)
+
+
+@pytest.mark.parametrize("c_in,size,k,stride,pad,dil", [
+    (1, (28, 28), (8, 8), (2, 2), (3, 3), (1, 1)),  # the CNN's first layer
+    (1, (9, 11), (4, 3), (2, 3), (1, 0), (1, 2)),   # cropped, unequal sides
+    (1, (1, 12), (1, 3), (1, 2), (0, 1), (1, 2)),   # a Conv1d as height 1
+    (3, (7, 7), (3, 3), (2, 2), (1, 1), (1, 1)),    # grouped weight gradient
+])
+@pytest.mark.parametrize("dtype", [torch.float64, torch.float32])
+def test_conv_rows_equal_unfolded_products(c_in, size, k, stride, pad, dil, dtype):
+    """_ghost._conv_rows (a forward convolution for one input channel, the grouped weight
+    gradient otherwise) against the per-layer path's unfold and batched product: float64 to
+    1e-12 relative per example, float32 to its rounding."""
+    g0 = torch.Generator().manual_seed(7)
+    b, n_out = 5, 4
+    conv = torch.nn.Conv2d(c_in, n_out, k, stride=stride, padding=pad, dilation=dil)
+    x = torch.randn((b, c_in) + size, generator=g0, dtype=torch.float64)
+    go = torch.randn(conv.double()(x).shape, generator=g0, dtype=torch.float64)
+    x, go = x.to(dtype), go.to(dtype)
+    got = _ghost._conv_rows(x, go, k, stride, pad, dil)
+    cols = torch.nn.functional.unfold(x.double(), k, dilation=dil, padding=pad, stride=stride)
+    want = torch.bmm(go.double().reshape(b, n_out, -1), cols.transpose(1, 2)).reshape(b, -1)
+    err = (got.double() - want).norm(dim=1) / want.norm(dim=1)
+    assert got.shape == want.shape and got.dtype == dtype
+    assert float(err.max()) < (1e-12 if dtype == torch.float64 else 1e-5)
+
+
+def test_pruned_backward_leaves_parameter_gradients():
+    """Once the per-layer path is proven (after the first step), engine.backward takes the
+    gradients of the captured tensors only (torch.autograd.grad): p.grad is not filled by the
+    backward pass (the engine sets it at optimizer.step()); on the first step, whose checks
+    compare with autograd's p.grad, it is."""
+    torch.manual_seed(0)
+    model = CASES[0][1]().double()
+    opt, loader, eng = _engine(model, _data(CASES[0][2]))
+    it = iter(loader)
+    for t in range(2):
+        x, y = next(it)
+        opt.zero_grad(set_to_none=True)
+        _backward(eng, model, x, y)
+        filled = [p.grad is not None for p in model.parameters()]
+        assert filled == [t == 0] * len(filled), t
+        opt.step()
+        assert all(p.grad is not None for p in model.parameters())
 
 
 def test_float32_run_close_to_materialised():

@@ -12,6 +12,7 @@ import torch.nn.functional as F
 from torch.nn.utils import prune
 
 import dpcorr.torch as dt
+from torch_functions import Cube
 
 torch.set_num_threads(1)
 N, B = 12, 6
@@ -125,20 +126,6 @@ def test_plain_modules_still_accepted():
     dt.backward(F.cross_entropy(model(xb), yb, reduction="none"))
     opt.step()
     eng.close()
-
-
-class Cube(torch.autograd.Function):
-    """x ** 3 with its own backward (no functorch rule in torch 1.13)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return 3 * x * x * g
 
 
 class Scaled(torch.autograd.Function):

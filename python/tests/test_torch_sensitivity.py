@@ -21,6 +21,7 @@ from torch.nn.utils import prune
 
 import dpcorr.torch as dt
 import sensitivity_probe as sp
+from torch_functions import Cube
 
 torch.set_num_threads(1)
 SEEDS = (0, 1, 2)
@@ -233,20 +234,6 @@ class RootScale(nn.Module):
 
     def forward(self, x):
         return self.scale * torch.tanh(self.lin(x))
-
-
-class Cube(torch.autograd.Function):
-    """x ** 3 with its own backward (no functorch rule in torch 1.13)."""
-
-    @staticmethod
-    def forward(ctx, x):
-        ctx.save_for_backward(x)
-        return x ** 3
-
-    @staticmethod
-    def backward(ctx, g):
-        (x,) = ctx.saved_tensors
-        return 3 * x * x * g
 
 
 class CustomFunction(nn.Module):

@@ -44,8 +44,11 @@ physical batches add up exactly as the whole batch) and not across torch.distrib
 
 import math
 
+import numpy as np
 import torch
 import torch.nn.functional as F
+
+from ._per_sample import as_conv2d, plain_conv
 
 _F64 = torch.float64
 
@@ -116,7 +119,10 @@ def ghost_clip(layers, params, batch_size, scale, clip, always=False):
 
 def _block(rows):
     """Columns per block of a float32 -> float64 pass over rows (b, n): about 1 MiB of float64
-    (in cache), so that the rows are never converted whole."""
+    (in cache), so that the rows are never converted whole. (A whole float64 copy kept from
+    the norms to the sum saves one conversion but costs more: a fresh 8 MiB allocation per
+    step faults its pages in again, and the other large allocations of the step with it:
+    3000 page faults a step on the CNN, 2-4 ms on this VM.)"""
     return max(256, (1 << 17) // max(rows.shape[0], 1))
 
 
@@ -124,14 +130,32 @@ def _sq64(rows):
     """(rows, their squared norms (b,) accumulated in float64): the norms of exactly the rows
     that _ft sums (float64(rows), an exact conversion), made block by block. (torch's float32
     vector_norm accumulates in float32: 8e-6 relative on the MLP's 100 480-value rows, half the
-    engine's 2^-16 margin; with dtype=float64 it is 10-30x slower than converting blocks.)"""
+    engine's 2^-16 margin; its float64 vector_norm, or dtype=float64, runs at about 0.5 G
+    values/s on this CPU: 4x slower than converting a block and a float64 dot per row.)"""
     if rows.dtype == _F64:
-        return rows, torch.linalg.vector_norm(rows, dim=1).square_()
+        return rows, _dots(rows)
     sq = torch.zeros(rows.shape[0], dtype=_F64, device=rows.device)
     w = _block(rows)
+    scratch = _scratch(rows, w)
     for c in range(0, rows.shape[1], w):
-        sq += torch.linalg.vector_norm(rows[:, c:c + w].to(_F64), dim=1).square_()
+        blk = rows[:, c:c + w]
+        sq += _dots(scratch[:, :blk.shape[1]].copy_(blk))
     return rows, sq
+
+
+def _scratch(rows, w):
+    """One float64 block (b, w) that every block of a pass over rows is widened into (one
+    allocation per pass, not one per block: fewer fresh pages to fault in)."""
+    return torch.empty((rows.shape[0], min(w, rows.shape[1])), dtype=_F64, device=rows.device)
+
+
+def _dots(rows):
+    """Each float64 row's dot with itself, (b,) float64: numpy's einsum on the CPU (a
+    vectorised float64 dot per row, as engine._norms), else a product and a sum."""
+    if rows.device.type == "cpu" and not rows.requires_grad:
+        a = rows.numpy()
+        return torch.from_numpy(np.einsum("ij,ij->i", a, a))
+    return (rows * rows).sum(1)
 
 
 def _ft(f, rows):
@@ -142,8 +166,10 @@ def _ft(f, rows):
         return torch.mv(rows.t(), f)
     out = torch.empty(rows.shape[1], dtype=_F64, device=rows.device)
     w = _block(rows)
+    scratch = _scratch(rows, w)
     for c in range(0, rows.shape[1], w):
-        torch.mv(rows[:, c:c + w].to(_F64).t(), f, out=out[c:c + w])
+        blk = rows[:, c:c + w]
+        torch.mv(scratch[:, :blk.shape[1]].copy_(blk).t(), f, out=out[c:c + w])
     return out
 
 
@@ -183,10 +209,7 @@ def _rule(module):
     if kind is torch.nn.Linear:
         return _linear
     if kind in (torch.nn.Conv1d, torch.nn.Conv2d):
-        if module.groups == 1 and module.padding_mode == "zeros" and \
-                not isinstance(module.padding, str):
-            return _conv
-        return None
+        return _conv if plain_conv(module) else None
     if kind is torch.nn.Embedding:
         if module.max_norm is None and not module.sparse and not module.scale_grad_by_freq:
             return _embedding
@@ -287,13 +310,7 @@ def _linear(module, x, go, scale, mine):
 def _conv(module, x, go, scale, mine):
     """Conv1d / Conv2d as a Linear over the unfolded patches (as _per_sample._closed_form)."""
     b = x.shape[0]
-    if type(module) is torch.nn.Conv1d:  # as a conv2d of height 1
-        xs, ks = x.unsqueeze(2), (1,) + tuple(module.kernel_size)
-        pad, st, dil = (0,) + tuple(module.padding), (1,) + tuple(module.stride), \
-            (1,) + tuple(module.dilation)
-    else:
-        xs, ks = x, tuple(module.kernel_size)
-        pad, st, dil = tuple(module.padding), tuple(module.stride), tuple(module.dilation)
+    xs, ks, st, pad, dil = as_conv2d(module, x)
     n_out, c_in = go.shape[1], xs.shape[1]
     g = _scaled(go.reshape(b, n_out, -1), scale)  # (b, out, L)
     t, ckk = g.shape[2], c_in * ks[0] * ks[1]
@@ -301,16 +318,10 @@ def _conv(module, x, go, scale, mine):
     bias = module.bias is not None and any(module.bias is q for q in mine)
     shape = module.weight.shape
     if not w or ckk * n_out <= 2 * t * (ckk + n_out):
-        # the per-example matrices, as the weight gradient of one convolution whose groups are
-        # the examples (example i's channels in, its output channels out): 1.6-1.7x faster
-        # than unfold and a batched product on the CPU (the same sums)
         per = None
         if w:
             hw = (1, t) if type(module) is torch.nn.Conv1d else tuple(go.shape[2:])
-            per = torch.nn.grad.conv2d_weight(
-                xs.reshape((1, b * c_in) + tuple(xs.shape[2:])), (b * n_out, c_in) + ks,
-                g.reshape((1, b * n_out) + hw), stride=st, padding=pad, dilation=dil,
-                groups=b).reshape(b, -1)
+            per = _conv_rows(xs, g.reshape((b, n_out) + hw), ks, st, pad, dil)
         return _pair(module, mine, _rows(per, g.sum(2) if bias else None, shape))
     cols = F.unfold(xs, ks, dilation=dil, padding=pad, stride=st)  # (b, C k k, L)
     sq, part = _sequence(cols.transpose(1, 2), g.transpose(1, 2), w, bias)
@@ -321,6 +332,31 @@ def _conv(module, x, go, scale, mine):
             out[0] = out[0].reshape(shape)
         return out
     return _pair(module, mine, (sq, shaped))
+
+
+def _conv_rows(xs, g, ks, st, pad, dil):
+    """The per-example weight gradients (b, out C kh kw) of a conv2d of xs (b, C, H, W) whose
+    output gradients are g (b, out, h, w) (stride st, zero padding pad, dilation dil: pairs).
+
+    Example i's gradient is G_i^T U_i (U_i: its unfolded patches), made without unfolding: as
+    the weight gradient of one convolution whose groups are the examples (example i's channels
+    in, its output channels out: 1.6-1.7x faster than unfold and a batched product on this
+    CPU), and for one input channel as a forward convolution: entry (o, a, c) of example i is
+    sum_{h,w} g_i[o, h, w] x_i[st h + dil a - pad, st w + dil c - pad], the correlation of
+    its image with its output gradient as a kernel dilated by the stride (the batch's images
+    as the channels of one image, a group each): 1.8x faster than the weight gradient on the
+    CNN's first layer (28 x 28, 8 x 8, stride 2), 2x slower with 3 or more channels. The same
+    products; the sums in another order (parity to 1e-10 in float64 in the tests)."""
+    b, n_out = g.shape[:2]
+    c_in = xs.shape[1]
+    if c_in == 1:
+        out = F.conv2d(xs.transpose(0, 1), g.reshape((b * n_out, 1) + tuple(g.shape[2:])),
+                       stride=dil, padding=pad, dilation=st, groups=b)
+        return out[0, :, :ks[0], :ks[1]].reshape(b, -1)
+    return torch.nn.grad.conv2d_weight(
+        xs.reshape((1, b * c_in) + tuple(xs.shape[2:])), (b * n_out, c_in) + tuple(ks),
+        g.reshape((1, b * n_out) + tuple(g.shape[2:])), stride=st, padding=pad, dilation=dil,
+        groups=b).reshape(b, -1)
 
 
 def _rows(per, gsum, shape=None):

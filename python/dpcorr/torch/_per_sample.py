@@ -89,6 +89,9 @@ class PerSampleGradients:
         if missing:
             raise ValueError("model: some trainable parameters belong to no module")
         self.unusable = None  # why a forward pass showed this path does not apply
+        # (tensor, callback) of every tensor hook of the forward pass in progress: the
+        # engine's pruned backward (engine._backward_to_captures) hands each its gradient
+        self.watched = []
         # the step's proof (engine: _proof.Tracker.tag_of): each layer's input must hold the
         # examples along the layer's batch dimension, nothing mixed in; else this path does
         # not apply (a sequence-first Linear with L == B reads time steps as examples)
@@ -114,6 +117,11 @@ class PerSampleGradients:
         for layer in self.layers:
             layer.inputs.clear()
             layer.grads.clear()
+        self.watched = []
+
+    def _watch(self, t, callback):
+        t.register_hook(callback)
+        self.watched.append((t, callback))
 
     def _forward_hook(self, layer):
         if layer.unit:
@@ -139,7 +147,7 @@ class PerSampleGradients:
                 return
             layer.inputs.append(inputs[0].detach())
             use = len(layer.inputs) - 1
-            output.register_hook(lambda g: layer.grads.__setitem__(use, g.detach()))
+            self._watch(output, lambda g: layer.grads.__setitem__(use, g.detach()))
         return hook
 
     def _unit_hook(self, layer):
@@ -171,16 +179,16 @@ class PerSampleGradients:
             if fast is not None and fast[0] is out:  # the decomposed forward ran
                 held = [None, None, None, fast[2].detach()]
                 for j, t in enumerate(fast[1]):
-                    t.register_hook(lambda g, j=j, h=held: h.__setitem__(j, g.detach()))
+                    self._watch(t, lambda g, j=j, h=held: h.__setitem__(j, g.detach()))
             layer.inputs.append((q, k, v, args[1] is args[0], args[2] is args[0], held))
             use = len(layer.inputs) - 1
-            out.register_hook(lambda g: layer.grads.__setitem__(use, g.detach()))
+            self._watch(out, lambda g: layer.grads.__setitem__(use, g.detach()))
             if isinstance(output, tuple) and len(output) > 1 and \
                     isinstance(output[1], torch.Tensor) and output[1].requires_grad:
                 def weights_used(g):
                     self.unusable = (f"{layer.name} ({type(module).__name__}): its attention "
                                      f"weights reached the loss")
-                output[1].register_hook(weights_used)
+                self._watch(output[1], weights_used)
         return hook
 
     def batch_size(self):
@@ -368,16 +376,9 @@ def _closed_form(module, x, go):
             out.append(g2.sum(1))
         return out
     if kind in (torch.nn.Conv1d, torch.nn.Conv2d):
-        if module.groups != 1 or module.padding_mode != "zeros" or \
-                isinstance(module.padding, str):
+        if not plain_conv(module):
             return None
-        if kind is torch.nn.Conv1d:  # as a conv2d of height 1
-            xs, ks = x.unsqueeze(2), (1,) + tuple(module.kernel_size)
-            pad, st, dil = (0,) + tuple(module.padding), (1,) + tuple(module.stride), \
-                (1,) + tuple(module.dilation)
-        else:
-            xs, ks = x, tuple(module.kernel_size)
-            pad, st, dil = tuple(module.padding), tuple(module.stride), tuple(module.dilation)
+        xs, ks, st, pad, dil = as_conv2d(module, x)
         cols = F.unfold(xs, ks, dilation=dil, padding=pad, stride=st)  # (b, C k k, L)
         g2 = go.reshape(b, go.shape[1], -1)  # (b, out, L)
         out = [torch.bmm(g2, cols.transpose(1, 2)).view((b,) + tuple(module.weight.shape))]
@@ -400,6 +401,23 @@ def _closed_form(module, x, go):
         bias = go.sum(lead) if lead else go
         return [w, bias]
     return None
+
+
+def plain_conv(module):
+    """Whether a Conv1d / Conv2d is one convolution of all input channels with zero padding of
+    given sizes (the layout as_conv2d, unfold and the ghost rules read)."""
+    return module.groups == 1 and module.padding_mode == "zeros" and \
+        not isinstance(module.padding, str)
+
+
+def as_conv2d(module, x):
+    """A Conv1d / Conv2d and its batch input x as a Conv2d (a Conv1d as one of height 1):
+    (input (b, C, H, W), kernel size, stride, padding, dilation), each a pair."""
+    if type(module) is torch.nn.Conv1d:
+        return (x.unsqueeze(2), (1,) + tuple(module.kernel_size), (1,) + tuple(module.stride),
+                (0,) + tuple(module.padding), (1,) + tuple(module.dilation))
+    return (x, tuple(module.kernel_size), tuple(module.stride), tuple(module.padding),
+            tuple(module.dilation))
 
 
 def _mha_closed_form(module, q, k, v, go, bd):

@@ -520,8 +520,32 @@ class PrivacyEngine:
         elif tr is not None:
             self.proof = tr.model_why
         if losses.requires_grad:
-            losses.backward(torch.ones_like(losses))
+            if self._ghost_ready():
+                self._backward_to_captures(losses)
+            else:
+                losses.backward(torch.ones_like(losses))
         self._backward_done = True
+
+    def _backward_to_captures(self, losses):
+        """The backward pass as far as the captured tensors (the layers' outputs, the model's
+        outputs, the attention's parts): torch.autograd.grad to those tensors prunes the
+        parameters' own gradients (a convolution's weight gradient, ...), which the clipped
+        sum never reads once the per-layer path is proven (p.grad is the engine's at
+        optimizer.step()); each capture's callback gets its gradient as its tensor hook would
+        (a hook that also ran sets the same value again). The first batch's checks compare with
+        autograd's p.grad: they run before _ghost_ready() holds, on a full backward."""
+        watched = list(self._layers.watched)
+        for use in self._whole.uses:
+            for k, o in enumerate(use[1]):
+                watched.append((o, lambda g, k=k, d=use[2]: d.__setitem__(k, g.detach())))
+        self._layers.watched = []
+        if not watched:
+            return
+        grads = torch.autograd.grad(losses, [t for t, _ in watched], torch.ones_like(losses),
+                                    allow_unused=True)
+        for (_, callback), g in zip(watched, grads):
+            if g is not None:
+                callback(g)
 
     def _enter_module(self, label):
         if self._tracker is not None:
@@ -831,8 +855,16 @@ class PrivacyEngine:
                 low = low or g.dtype != torch.float64
                 s = None
                 for c in range(0, g.shape[1], _BLOCK):
-                    n = torch.linalg.vector_norm(g[:, c:c + _BLOCK], dim=1, dtype=torch.float64)
-                    s = n * n if s is None else s.add_(n * n)
+                    blk = g[:, c:c + _BLOCK]
+                    if blk.device.type == "cpu" and not blk.requires_grad:
+                        # widened (exact), then numpy's float64 dot per row: 3-4x faster
+                        # than torch's vector_norm(dtype=float64) on this CPU
+                        a = blk.to(torch.float64).numpy()
+                        n2 = torch.from_numpy(np.einsum("ij,ij->i", a, a))
+                    else:
+                        n = torch.linalg.vector_norm(blk, dim=1, dtype=torch.float64)
+                        n2 = n * n
+                    s = n2 if s is None else s.add_(n2)
                 if s is None:
                     s = torch.zeros(g.shape[0], dtype=torch.float64, device=g.device)
             sq = s if sq is None else sq.add_(s.to(sq.device))
