@@ -245,7 +245,9 @@ def test_non_finite_gradient_refused():
 def test_physical_batches_are_one_step():
     """max_physical_batch_size: the step's physical batches are clipped and summed, the noise is
     added once (the generator advances once per logical step) and the result is the whole
-    batch's bit for bit; a second optimizer.step() on one batch is refused."""
+    batch's to rounding (the clipped sum is grouped by physical batch, so its last bits may
+    differ: measured, they do at every step of this run); a second optimizer.step() on one
+    batch is refused."""
     ds = regression(n=60)
     runs, ledgers = [], []
     for phys in (None, 3):
@@ -259,7 +261,7 @@ def test_physical_batches_are_one_step():
         runs.append(model.weight.detach().clone())
         ledgers.append(eng.ledger())
         assert eng.epsilon() == eng.epsilon_total()  # 5 logical steps = the run's 5 steps
-    assert torch.equal(runs[0], runs[1])
+    assert torch.allclose(runs[0], runs[1], rtol=1e-13, atol=1e-15)
     assert ledgers[0] == ledgers[1]  # accounted as one step of the full batch
     model, opt, loader, eng = private(ds, batch=12, seed=4)
     x, y = next(iter(loader))

@@ -48,6 +48,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .. import _lib
 from ._per_sample import as_conv2d, plain_conv
 
 _F64 = torch.float64
@@ -104,7 +105,9 @@ def ghost_clip(layers, params, batch_size, scale, clip, always=False):
         parts.append(part)
     low = any(p.dtype != _F64 for p in params)
     norms = sq.sqrt_().mul_(1.0 + 2.0 ** (-16 if low else -40))
-    factor = (clip / norms).clamp(max=1.0)
+    # min(1, clip / ||g_i||) by the library's formula (dpc_model_clip_factors)
+    n64 = norms.detach().to("cpu", dtype=_F64).contiguous()
+    factor = torch.from_numpy(_lib.clip_factors(n64.numpy(), clip)).to(norms.device)
     offsets, off = {}, 0
     for p in params:
         offsets[id(p)] = off
