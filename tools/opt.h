@@ -26,6 +26,7 @@
 #define DPCORR_TOOLS_OPT_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -60,11 +61,13 @@ typedef struct opt_spec {
     const char *name;      /* "--steps" */
     const char *metavar;   /* "N" (NULL for flags) */
     opt_type type;
-    const char *help;      /* one line: meaning and default */
+    const char *help;      /* one line: meaning and default (for a field of `fields`: meaning
+                              only; the table's default is appended) */
     const char *param;     /* library parameter(s) it sets, comma separated ("mech.nu,nu"); the
                               dry-run prints them; NULL for pure tool switches (--help) */
     const char *section;   /* help section */
-    double lo, hi;         /* range of numeric values (lo = hi = 0: none) */
+    double lo, hi;         /* range of numeric values (lo = hi = 0: none); must be left 0 for a
+                              field of `fields` (tests/check_layout.sh): the table's is used */
     unsigned flags;
     const char *choices;   /* OPT_CHOICE: "a|b|c"; OPT_WORDS: the words a number may be replaced by */
     const char *when;      /* the configurations that use it ("{kind} nu|antipgd"); NULL: all */
@@ -72,6 +75,10 @@ typedef struct opt_spec {
     const char *example;   /* a valid use with its companions, added to the command's minimal
                               invocation by the option tests ("{kind} nu --nu 0.05"; {tmp}: the
                               tests' fixture directory); "! ARGS": a complete invocation */
+    /* The library's field table (dpcorr/field.h) whose field the first name of `param` is
+     * (dpc_train_config_fields): the option's range and the default shown in --help are the
+     * table's, written once in the library. NULL: the spec's own lo, hi and help. */
+    const dpc_field_table *(*fields)(void);
 } opt_spec;
 
 typedef struct opt_cmd {
