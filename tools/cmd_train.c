@@ -106,11 +106,11 @@ const opt_spec TR_COOL_FACTOR = {
     .help = "final lr factor", .example = "--schedule cooldown --cooldown-factor 0.1"};
 const opt_spec TR_THREADS = {
     .name = "--threads", .metavar = "T", .type = OPT_UINT, TRAIN_FIELD, .section = EXEC,
-    .param = "threads", .help = "worker threads; results do not depend on T",
+    .param = "threads", .help = "worker threads (results do not depend on T)",
     .example = "--threads 2"};
 const opt_spec TR_CHUNK = {
     .name = "--chunk", .metavar = "K", .type = OPT_UINT, TRAIN_FIELD, .section = EXEC,
-    .param = "chunk", .help = "examples per chunk, part of the sum order",
+    .param = "chunk", .help = "examples per chunk (part of the sum order)",
     .example = "--chunk 8"};
 const opt_spec TR_PRECISION = {
     .name = "--precision", .metavar = "P", .type = OPT_CHOICE, .choices = "double|float32",

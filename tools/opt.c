@@ -202,14 +202,19 @@ static void range_text(const opt_spec *o, char *buf, size_t len)
 }
 
 /* The option's help line: its spec's text, then for a field of a library table the table's
- * default ("(default 0.25)", "(default: the strategy's bands)"). */
+ * range and default ("last fraction of steps, in [0, 1] (default 0.25)", "number of groups,
+ * >= 1 (default: the strategy's bands)"). */
 static const char *help_text(const opt_spec *o, char *buf, size_t len)
 {
     const dpc_field *f = spec_field(o);
     if (!f) return o->help;
-    char d[128];
+    char d[128], r[96] = "";
     dpc_field_format_default(f, d, sizeof d);
-    snprintf(buf, len, "%s (default%s%s)", o->help, f->def_text ? ": " : " ", d);
+    if (has_range(o)) {
+        r[0] = ',', r[1] = ' ';
+        range_text(o, r + 2, sizeof r - 2);
+    }
+    snprintf(buf, len, "%s%s (default%s%s)", o->help, r, f->def_text ? ": " : " ", d);
     return buf;
 }
 
