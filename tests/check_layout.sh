@@ -90,8 +90,10 @@ tabfields() { # numeric fields of a table: the rows between "$2[] = {" and "};" 
     awk -v t="$2" -v pre="$3" '
         $0 ~ t "\\[\\] = \\{" { on = 1; next }
         on && /^\};/ { on = 0 }
-        on && match($0, /\.name = "[a-z_]+", \.type = DPC_FIELD_(DOUBLE|SIZE|U64)/) {
-            s = substr($0, RSTART + 9); sub(/".*/, "", s); print pre s }' "$1"
+        on && match($0, /\{\.name = "[a-z_]+"/) { cur = substr($0, RSTART + 10, RLENGTH - 11) }
+        on && cur != "" && /\.type = DPC_FIELD_/ {
+            if ($0 ~ /\.type = DPC_FIELD_(DOUBLE|SIZE|U64)[,}]/) print pre cur
+            cur = "" }' "$1"
 }
 nums=" $(tabfields src/core/train/train_config.c train_fields "" | tr '\n' ' ') $(tabfields src/core/mech/mech_core.c mech_fields mech. | tr '\n' ' ') "
 case "$nums" in *" cooldown_fraction "*" mech.nu "*) pass ;; *) fail "check 5 read no table fields: $nums" ;; esac

@@ -51,6 +51,9 @@ typedef enum dpc_field_type {
 #define DPC_FIELD_RUNTIME 0x10u  /* does not change what is computed (threads, isa, transport):
                                     left out of fingerprints */
 #define DPC_FIELD_NO_RANGE 0x20u /* no range check (lo and hi unused) */
+#define DPC_FIELD_UNRECORDED 0x80u /* not an item of checkpoints and fingerprints although it
+                                    is a parameter: what it decides is recorded through the
+                                    fields it sets (workload_explicit -> mech.momentum) */
 #define DPC_FIELD_OWN_CHECK 0x40u /* a DPC_FIELD_STRUCT whose fields apply by case (a mechanism's
                                     parameters by its kind): dpc_field_check does not descend
                                     into it; the nested struct's own _check checks it */
@@ -68,6 +71,8 @@ typedef struct dpc_field {
     size_t nnames;
     const dpc_field_table *sub; /* DPC_FIELD_STRUCT: the nested table */
     const char *doc;        /* one line: meaning, unit, what 0 means */
+    const char *label;      /* a few words for messages and checkpoint items ("learning rate");
+                               NULL: the name */
     const char *def_text;   /* the default in words when it is not a plain value (a field with
                                DPC_FIELD_UNSET_ZERO: "the strategy's bands"); NULL: the value */
 } dpc_field;
