@@ -352,47 +352,55 @@ static uint64_t f_size(uint64_t h, size_t x)
 }
 static uint64_t f_str(uint64_t h, const char *s) { return fnv(h, s, strlen(s) + 1); }
 
-uint64_t dpc__train_fingerprint_v2(const dpc_trainer *tr)
+/* Version 2's fingerprint: every field of the mechanism's table (the counts too, arrays without
+ * their lengths), then the recorded fields of dpc_train_config in table order with enums as
+ * their values and the calibrated noise after noise_multiplier; the bytes of that order are
+ * what version 2 files hold. */
+static uint64_t v2_config(uint64_t h, const dpc_trainer *tr)
 {
     const dpc_train_config *c = &tr->cfg;
-    const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
-    uint64_t h = f_str(FNV0, "dpcorr-run-v1");
-    h = f_size(h, (size_t)mp->kind);
-    h = f_size(h, mp->steps);
-    h = f_num(h, mp->nu);
-    h = f_num(h, mp->lambda);
-    h = f_size(h, mp->bands);
-    h = f_num(h, mp->momentum);
-    h = f_num(h, mp->decay);
-    h = f_size(h, (size_t)mp->honaker);
-    h = f_size(h, mp->nbuf);
-    if (mp->nbuf) {
-        h = fnv(h, mp->theta, mp->nbuf * sizeof(double));
-        h = fnv(h, mp->omega, mp->nbuf * sizeof(double));
+    const dpc_field_table *t = dpc_train_config_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (!recorded(f) || f->type == DPC_FIELD_POINTER) continue;
+        if (!strcmp(f->name, "groups")) {
+            h = f_size(h, dpc_sampler_get_config(tr->sampler)->groups);
+        } else if (!strcmp(f->name, "precision")) {
+            if (c->precision != DPC_PRECISION_DOUBLE) /* (absent for double in version 2) */
+                h = f_str(h, dpc_precision_name(c->precision));
+        } else if (f->type == DPC_FIELD_DOUBLE) {
+            h = f_num(h, dpc_field_get(f, c));
+            if (!strcmp(f->name, "noise_multiplier")) h = f_num(h, tr->noise_scale);
+        } else if (f->type == DPC_FIELD_SIZE) {
+            h = f_size(h, (size_t)dpc_field_get(f, c));
+        } else {
+            h = f_size(h, (size_t)int_count(f, c));
+        }
     }
-    h = f_size(h, mp->ncoeffs);
-    if (mp->ncoeffs) h = fnv(h, mp->coeffs, mp->ncoeffs * sizeof(double));
-    if (mp->dense) h = fnv(h, mp->dense, mp->steps * mp->steps * sizeof(double));
-    h = f_size(h, (size_t)mp->coeffs_of_strategy);
-    h = f_size(h, (size_t)c->sampler);
-    h = f_size(h, c->batch);
-    h = f_size(h, c->epochs);
-    h = f_size(h, dpc_sampler_get_config(tr->sampler)->groups);
-    h = f_num(h, c->epsilon);
-    h = f_num(h, c->delta);
-    h = f_num(h, c->noise_multiplier);
-    h = f_num(h, tr->noise_scale);
-    h = f_size(h, (size_t)c->accountant);
-    h = f_num(h, c->clip);
-    h = f_num(h, c->lr);
-    h = f_num(h, c->momentum);
-    h = f_num(h, c->weight_decay);
-    h = f_size(h, (size_t)c->schedule);
-    h = f_num(h, c->cooldown_fraction);
-    h = f_num(h, c->cooldown_factor);
-    h = f_size(h, c->chunk);
-    if (c->precision != DPC_PRECISION_DOUBLE) /* (absent for double in version 2) */
-        h = f_str(h, dpc_precision_name(c->precision));
+    return h;
+}
+
+uint64_t dpc__train_fingerprint_v2(const dpc_trainer *tr)
+{
+    const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
+    const dpc_field_table *mt = dpc_mech_params_fields();
+    uint64_t h = f_str(FNV0, "dpcorr-run-v1");
+    for (size_t i = 0; i < mt->count; i++) {
+        const dpc_field *f = &mt->fields[i];
+        if (f->type == DPC_FIELD_POINTER) {
+            const void *p;
+            memcpy(&p, (const char *)mp + f->offset, sizeof p);
+            size_t bytes = mech_array_bytes(mp, f->name);
+            if (bytes) h = fnv(h, p, bytes);
+        } else if (f->type == DPC_FIELD_DOUBLE) {
+            h = f_num(h, dpc_field_get(f, mp));
+        } else if (f->type == DPC_FIELD_SIZE) {
+            h = f_size(h, (size_t)dpc_field_get(f, mp));
+        } else {
+            h = f_size(h, (size_t)int_count(f, mp));
+        }
+    }
+    h = v2_config(h, tr);
     char spec[DPC_MODEL_SPEC_LEN];
     dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
     h = f_str(h, spec);
