@@ -711,6 +711,18 @@ void opt_dry_num(const char *key, double v) { printf("%s = %.17g\n", key, v); }
 void opt_dry_uint(const char *key, uint64_t v) { printf("%s = %llu\n", key, (unsigned long long)v); }
 void opt_dry_str(const char *key, const char *v) { printf("%s = %s\n", key, v ? v : ""); }
 
+void opt_dry_field(const dpc_field *f, const void *base)
+{
+    if (f->type == DPC_FIELD_ENUM)
+        opt_dry_str(f->name, dpc_field_enum_name(f, (int)dpc_field_get(f, base)));
+    else if (f->type == DPC_FIELD_DOUBLE)
+        opt_dry_num(f->name, dpc_field_get(f, base));
+    else if (f->type == DPC_FIELD_INT) /* (values below 2^31: exact in double) */
+        printf("%s = %d\n", f->name, (int)dpc_field_get(f, base));
+    else if (f->type == DPC_FIELD_SIZE || f->type == DPC_FIELD_U64 || f->type == DPC_FIELD_BOOL)
+        opt_dry_uint(f->name, (uint64_t)dpc_field_get(f, base));
+}
+
 void opt_dry_list(const char *key, const double *v, size_t n)
 {
     printf("%s =", key);

@@ -185,6 +185,9 @@ int opt_status_rc(dpc_status st);
 void opt_dry_num(const char *key, double v);
 void opt_dry_uint(const char *key, uint64_t v);
 void opt_dry_str(const char *key, const char *v);
+/* One numeric or enum field of a library table as its dry-run line ("name = value"; an ENUM by
+ * its name, a double as %.17g); base is the struct the table describes. */
+void opt_dry_field(const dpc_field *f, const void *base);
 void opt_dry_list(const char *key, const double *v, size_t n);
 
 #endif

@@ -301,29 +301,16 @@ void train_dry_print(const train_opts *o, const train_result *res, const dpc_tra
     cli_mech_opts m = o->mech;
     m.p = c->mech;
     cli_mech_dry(&m, 0);
-    opt_dry_str("noise_form", dpc_noise_form_name(c->noise_form));
-    opt_dry_uint("workload_explicit", (uint64_t)c->workload_explicit);
-    opt_dry_str("sampler", dpc_sampler_kind_name(c->sampler));
-    opt_dry_uint("batch", c->batch);
-    opt_dry_uint("epochs", c->epochs);
-    opt_dry_uint("groups", c->groups);
-    opt_dry_num("epsilon", c->epsilon);
-    opt_dry_num("delta", c->delta);
-    opt_dry_num("noise_multiplier", c->noise_multiplier);
-    opt_dry_uint("allow_large_delta", (uint64_t)c->allow_large_delta);
-    opt_dry_str("accountant", dpc_accountant_name(c->accountant));
-    opt_dry_num("clip", c->clip);
-    opt_dry_num("lr", c->lr);
-    opt_dry_num("momentum", c->momentum);
-    opt_dry_num("weight_decay", c->weight_decay);
-    opt_dry_str("schedule", dpc_lr_schedule_name(c->schedule));
-    opt_dry_num("cooldown_fraction", c->cooldown_fraction);
-    opt_dry_num("cooldown_factor", c->cooldown_factor);
-    opt_dry_uint("threads", c->threads);
+    /* every field of the resolved configuration, from the library's table (the mechanism
+     * above; the sampler by name; the isa the model resolved) */
+    const dpc_field_table *t = dpc_train_config_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (!strcmp(f->name, "sampler")) opt_dry_str(f->name, dpc_sampler_kind_name(c->sampler));
+        else if (!strcmp(f->name, "isa")) opt_dry_str(f->name, dpc_isa_name(res->isa));
+        else opt_dry_field(f, c);
+    }
     opt_dry_uint("max_data_bytes", o->fr.shard.max_bytes);
-    opt_dry_uint("chunk", c->chunk);
-    opt_dry_str("precision", dpc_precision_name(c->precision));
-    opt_dry_str("isa", dpc_isa_name(res->isa));
     frame_dry_ckpt(&o->fr);
     opt_dry_uint("ranks", mpi_run_size());
 }
