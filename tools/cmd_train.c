@@ -165,21 +165,21 @@ static void read_config(train_opts *o, opt_set *s)
     c->delta = opt_dbl(s, &TR_DELTA, c->delta);
     c->allow_large_delta = opt_given(s, &TR_LARGE_DELTA);
     c->accountant = accs[opt_word(s, &TR_ACCOUNTANT, 0)];
-    c->epochs = opt_size(s, &TR_EPOCHS, c->epochs);
-    c->batch = opt_size(s, &TR_BATCH, c->batch);
+    opt_read_field(s, &TR_EPOCHS, c);
+    opt_read_field(s, &TR_BATCH, c);
     c->sampler = samplers[opt_word(s, &TR_SAMPLER, 0)];
     if (c->sampler == DPC_SAMPLER_CYCLIC_POISSON) c->groups = opt_size(s, &TR_GROUPS, 0);
-    c->clip = opt_dbl(s, &TR_CLIP, c->clip);
-    c->lr = opt_dbl(s, &TR_LR, c->lr);
-    c->momentum = opt_dbl(s, &TR_MOMENTUM, c->momentum);
-    c->weight_decay = opt_dbl(s, &TR_WEIGHT_DECAY, c->weight_decay);
+    opt_read_field(s, &TR_CLIP, c);
+    opt_read_field(s, &TR_LR, c);
+    opt_read_field(s, &TR_MOMENTUM, c);
+    opt_read_field(s, &TR_WEIGHT_DECAY, c);
     c->schedule = (dpc_lr_schedule)opt_word(s, &TR_SCHEDULE, DPC_LR_CONSTANT);
     if (c->schedule == DPC_LR_COOLDOWN) {
-        c->cooldown_fraction = opt_dbl(s, &TR_COOL_FRACTION, c->cooldown_fraction);
-        c->cooldown_factor = opt_dbl(s, &TR_COOL_FACTOR, c->cooldown_factor);
+        opt_read_field(s, &TR_COOL_FRACTION, c);
+        opt_read_field(s, &TR_COOL_FACTOR, c);
     }
-    c->threads = opt_size(s, &TR_THREADS, c->threads);
-    c->chunk = opt_size(s, &TR_CHUNK, c->chunk);
+    opt_read_field(s, &TR_THREADS, c);
+    opt_read_field(s, &TR_CHUNK, c);
     c->precision = (dpc_precision)opt_word(s, &TR_PRECISION, DPC_PRECISION_DOUBLE);
 }
 

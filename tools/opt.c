@@ -146,7 +146,7 @@ int opt_strict_uint(const char *v, uint64_t *out) { return dpc_io_parse_uint(v, 
 
 /* The library field an option sets when its spec names the table (opt_spec.fields): the first
  * name of `param`; NULL otherwise. */
-static const dpc_field *spec_field(const opt_spec *o)
+static const dpc_field *spec_field_at(const opt_spec *o, size_t *base_offset)
 {
     if (!o->fields || !o->param) return NULL;
     char name[DPC_ERROR_FIELD_LEN];
@@ -154,8 +154,10 @@ static const dpc_field *spec_field(const opt_spec *o)
     if (n >= sizeof name) return NULL;
     memcpy(name, o->param, n);
     name[n] = '\0';
-    return dpc_field_find(o->fields(), name, NULL);
+    return dpc_field_find(o->fields(), name, base_offset);
 }
+
+static const dpc_field *spec_field(const opt_spec *o) { return spec_field_at(o, NULL); }
 
 typedef struct opt_range {
     double lo, hi;  /* lo = hi = 0: none */
@@ -436,6 +438,23 @@ uint64_t opt_u64(opt_set *s, const opt_spec *o, uint64_t def)
 size_t opt_size(opt_set *s, const opt_spec *o, size_t def)
 {
     return (size_t)opt_u64(s, o, def); /* ranges keep values below SIZE_MAX */
+}
+
+void opt_read_field(opt_set *s, const opt_spec *o, void *base)
+{
+    size_t off = 0;
+    const dpc_field *f = spec_field_at(o, &off);
+    if (!f) {
+        /* a spec without a table field: only marked used (a table mistake, caught by tests) */
+        (void)opt_given(s, o);
+        return;
+    }
+    char *member_base = (char *)base + off;
+    double v = dpc_field_get(f, member_base);
+    v = o->type == OPT_UINT ? (double)opt_u64(s, o, (uint64_t)v) : opt_dbl(s, o, v);
+    /* the parser's range is the field's, and OPT_UINT values are exact below 2^53 */
+    if (dpc_field_set(f, member_base, v, NULL) != DPC_OK) { /* unreachable */
+    }
 }
 
 const char *opt_str(opt_set *s, const opt_spec *o, const char *def)

@@ -151,6 +151,10 @@ int opt_given(opt_set *s, const opt_spec *o);
 double opt_dbl(opt_set *s, const opt_spec *o, double def);
 uint64_t opt_u64(opt_set *s, const opt_spec *o, uint64_t def);
 size_t opt_size(opt_set *s, const opt_spec *o, size_t def);
+/* An option of a library table field (opt_spec.fields): the value given, else the one in the
+ * struct at base (the table's struct, e.g. a dpc_train_config), written into its field; marks
+ * it used. */
+void opt_read_field(opt_set *s, const opt_spec *o, void *base);
 const char *opt_str(opt_set *s, const opt_spec *o, const char *def);
 /* OPT_CHOICE: the index of the word; OPT_WORDS: 1 + index of the word, 0 for a number. */
 int opt_word(opt_set *s, const opt_spec *o, int def);
