@@ -4,7 +4,12 @@
 #   2. no include cycle between modules (src/core/<m>, src/papers/<p>);
 #   3. every public function declared in include/dpcorr/<m>.h (papers/<p>.h) is defined in
 #      src/core/<m>/ (src/papers/<p>/) — each header implemented in its own folder;
-#   4. no function in src/ or tools/ longer than MAX_FN lines (default 120).
+#   4. no function in src/ or tools/ longer than MAX_FN lines (default 120);
+#   5. a CLI option spec (tools/) that sets a field of a library field table (.fields = ..., or a
+#      *_FIELD macro) writes no range (.lo, .hi) and no "(default" in its help: both come from the
+#      table; and every option of tools/cmd_train.c and tools/mech_opts.c whose first parameter
+#      is a numeric field of dpc_train_config or dpc_mech_params ("mech.X") uses the table
+#      (FIELD_EXEMPT: the options whose default is not a value of the field).
 # Prints "N passed, N failed" like the other tests.
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -96,6 +101,40 @@ for pair in "train_srgd.c:problem.w_norm" "train_srgd.c:z_step" "train_kan.c:lam
         fail "$f: the option of $prm is not bound to its field table"
     else pass; fi
 done
+# 6. option specs of table fields carry no copy of the table's range or default
+# their default is not the field's: "required" for mech/account and derived by train (bands,
+# steps), or the optimizer's workload in train (--mech-momentum, --mech-decay)
+FIELD_EXEMPT=" mech.bands mech.steps mech.momentum mech.decay "
+tabfields() { # numeric fields of a table: the rows between "$2[] = {" and "};" of file $1
+    awk -v t="$2" -v pre="$3" '
+        $0 ~ t "\\[\\] = \\{" { on = 1; next }
+        on && /^\};/ { on = 0 }
+        on && match($0, /\{\.name = "[a-z_]+"/) { cur = substr($0, RSTART + 10, RLENGTH - 11) }
+        on && cur != "" && /\.type = DPC_FIELD_/ {
+            if ($0 ~ /\.type = DPC_FIELD_(DOUBLE|SIZE|U64)[,}]/) print pre cur
+            cur = "" }' "$1"
+}
+nums=" $(tabfields src/core/train/train_config.c train_fields "" | tr '\n' ' ') $(tabfields src/core/mech/mech_core.c mech_fields mech. | tr '\n' ' ') "
+case "$nums" in *" cooldown_fraction "*" mech.nu "*) pass ;; *) fail "check 5 read no table fields: $nums" ;; esac
+bad=$(awk -v nums="$nums" -v exempt="$FIELD_EXEMPT" '
+    /^(static )?const opt_spec [A-Z_0-9]+ = \{/ || /^(static )?const opt_spec [A-Z_0-9]+ =$/ {
+        on = 1; blk = ""; name = $0; sub(/ =.*/, "", name); sub(/.* /, "", name); start = FNR }
+    on { blk = blk " " $0 }
+    on && /\};[ \t]*$/ {
+        on = 0
+        tab = blk ~ /\.fields = |[A-Z]+_FIELD[,}]/
+        if (tab && (blk ~ /\.lo = |\.hi = |\(default/))
+            printf "%s:%d: %s sets a table field but writes its range or default\n", FILENAME, start, name
+        p = ""
+        if (match(blk, /\.param = "[^",]+/)) { p = substr(blk, RSTART + 10, RLENGTH - 10) }
+        if (!tab && p != "" && index(nums, " " p " ") && !index(exempt, " " p " ") &&
+            (FILENAME ~ /cmd_train\.c$|mech_opts\.c$/))
+            printf "%s:%d: %s sets %s, a field of a library table, without reading the table\n", FILENAME, start, name, p
+    }' tools/*.c)
+if [ -z "$bad" ]; then pass; else
+    echo "$bad" | while read -r l; do echo "FAIL: $l" >&2; done
+    FAIL=$((FAIL + $(echo "$bad" | wc -l)))
+fi
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

@@ -1,11 +1,11 @@
 /* test_help_defaults.c — every default that a command's --help prints for a library field is the
  * value of the library's _init (the library decides; the help text of each option table,
- * tools/opt.h, is a copy that only this test compares): `train` and `audit` against
- * dpc_train_config_init, `train --algo dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init (its
- * --stream; the other paper options read the library's field tables: nothing to compare),
- * `advise` against dpc_advise_query_init. Runs $BUILD/dpcorr (default
- * build/dpcorr) from the repository root; python/tests/test_help_defaults.py checks the same
- * for the binding's view of train and audit. */
+ * tools/opt.h, is a copy that only this test compares), where the option does not read it from
+ * the library's field table yet: `train` and `audit` against dpc_train_config_init (the choices
+ * and delta; their numeric fields come from dpc_train_config_fields), `train --algo
+ * dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init (its --stream; the other paper options read
+ * the library's field tables: nothing to compare), `advise` against dpc_advise_query_init. Runs
+ * $BUILD/dpcorr (default build/dpcorr) from the repository root. */
 #include "dpcorr.h"
 #include "dpcorr/papers/linreg.h"
 #include "harness.h"
@@ -105,18 +105,10 @@ static void test_train(const char *cmd)
     }
     dpc_train_config c;
     dpc_train_config_init(&c);
-    same(cmd, "--epochs", (double)c.epochs);
-    same(cmd, "--batch", (double)c.batch);
-    same(cmd, "--clip", c.clip);
-    same(cmd, "--lr", c.lr);
-    same(cmd, "--momentum", c.momentum);
-    same(cmd, "--weight-decay", c.weight_decay);
-    same(cmd, "--cooldown-fraction", c.cooldown_fraction);
-    same(cmd, "--cooldown-factor", c.cooldown_factor);
-    same(cmd, "--threads", (double)c.threads);
-    same(cmd, "--chunk", (double)c.chunk);
-    same(cmd, "--nu", c.mech.nu);
-    same(cmd, "--lambda", c.mech.lambda);
+    /* the numeric fields (epochs, batch, clip, lr, momentum, weight decay, cooldown, threads,
+     * chunk, nu, lambda): their --help default is printed from dpc_train_config_fields (no copy
+     * left to compare; tests/check_layout.sh refuses one). The choices are still words in the
+     * option specs: */
     same_word(cmd, "--accountant", dpc_accountant_name(c.accountant));
     same_word(cmd, "--schedule", dpc_lr_schedule_name(c.schedule));
     same_word(cmd, "--precision", dpc_precision_name(c.precision));

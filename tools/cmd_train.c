@@ -10,6 +10,8 @@
 #define PRIV "privacy"
 #define OPTIM "sampling and optimization"
 #define EXEC "randomness and execution"
+/* an option setting a field of dpc_train_config: range and default from the library's table */
+#define TRAIN_FIELD .fields = dpc_train_config_fields
 
 const opt_spec TR_ALGO = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-ftrl",
@@ -57,11 +59,11 @@ const opt_spec TR_ACCOUNTANT = {
             "unless zcdp is asked for",
     .example = "--accountant rdp"};
 const opt_spec TR_EPOCHS = {
-    .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e8, .section = OPTIM,
-    .param = "epochs", .help = "passes over the data (default 1)", .example = "--epochs 2"};
+    .name = "--epochs", .metavar = "N", .type = OPT_UINT, TRAIN_FIELD, .section = OPTIM,
+    .param = "epochs", .help = "passes over the data", .example = "--epochs 2"};
 const opt_spec TR_BATCH = {
-    .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
-    .section = OPTIM, .param = "batch", .help = "(expected) batch size (default 256)",
+    .name = "--batch", .metavar = "B", .type = OPT_UINT, TRAIN_FIELD,
+    .section = OPTIM, .param = "batch", .help = "(expected) batch size",
     .example = "--batch 30"};
 const opt_spec TR_SAMPLER = {
     .name = "--sampler", .metavar = "S", .type = OPT_CHOICE,
@@ -72,46 +74,43 @@ const opt_spec TR_SAMPLER = {
             "route is used and reported)",
     .example = "--sampler shuffle"};
 const opt_spec TR_GROUPS = {
-    .name = "--groups", .metavar = "G", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .name = "--groups", .metavar = "G", .type = OPT_UINT, TRAIN_FIELD,
     .section = OPTIM, .param = "groups", .when = "--sampler cyclic-poisson",
-    .help = "number of groups (default: the strategy's bands)",
+    .help = "number of groups",
     .example = "--sampler cyclic-poisson --groups 2"};
 const opt_spec TR_CLIP = {
-    .name = "--clip", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = OPTIM, .param = "clip",
-    .help = "per-example L2 clip norm (default 1)", .example = "--clip 0.5"};
+    .name = "--clip", .metavar = "C", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
+    .param = "clip", .help = "per-example L2 clip norm", .example = "--clip 0.5"};
 const opt_spec TR_LR = {
-    .name = "--lr", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = OPTIM, .param = "lr", .help = "learning rate (default 0.1)",
-    .example = "--lr 0.3"};
+    .name = "--lr", .metavar = "L", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
+    .param = "lr", .help = "learning rate", .example = "--lr 0.3"};
 const opt_spec TR_MOMENTUM = {
-    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_HI_OPEN, .section = OPTIM, .param = "momentum",
-    .help = "heavy-ball momentum in [0,1) (default 0)", .example = "--momentum 0.5"};
+    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
+    .param = "momentum", .help = "heavy-ball momentum", .example = "--momentum 0.5"};
 const opt_spec TR_WEIGHT_DECAY = {
-    .name = "--weight-decay", .metavar = "W", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .section = OPTIM, .param = "weight_decay", .help = "L2 weight decay (default 0)",
+    .name = "--weight-decay", .metavar = "W", .type = OPT_DOUBLE, TRAIN_FIELD,
+    .section = OPTIM, .param = "weight_decay", .help = "L2 weight decay",
     .example = "--weight-decay 0.01"};
 const opt_spec TR_SCHEDULE = {
     .name = "--schedule", .metavar = "S", .type = OPT_CHOICE, .choices = "constant|cosine|cooldown",
     .section = OPTIM, .param = "schedule", .help = "constant (default) | cosine | cooldown",
     .example = "--schedule cosine"};
 const opt_spec TR_COOL_FRACTION = {
-    .name = "--cooldown-fraction", .metavar = "F", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .name = "--cooldown-fraction", .metavar = "F", .type = OPT_DOUBLE, TRAIN_FIELD,
     .section = OPTIM, .param = "cooldown_fraction", .when = "--schedule cooldown",
-    .help = "last fraction of steps (default 0.25)",
+    .help = "last fraction of steps",
     .example = "--schedule cooldown --cooldown-fraction 0.5"};
 const opt_spec TR_COOL_FACTOR = {
-    .name = "--cooldown-factor", .metavar = "F", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .name = "--cooldown-factor", .metavar = "F", .type = OPT_DOUBLE, TRAIN_FIELD,
     .section = OPTIM, .param = "cooldown_factor", .when = "--schedule cooldown",
-    .help = "final lr factor (default 0.05)", .example = "--schedule cooldown --cooldown-factor 0.1"};
+    .help = "final lr factor", .example = "--schedule cooldown --cooldown-factor 0.1"};
 const opt_spec TR_THREADS = {
-    .name = "--threads", .metavar = "T", .type = OPT_UINT, .lo = 1, .hi = 256, .section = EXEC,
-    .param = "threads", .help = "worker threads (default 1); results do not depend on T",
+    .name = "--threads", .metavar = "T", .type = OPT_UINT, TRAIN_FIELD, .section = EXEC,
+    .param = "threads", .help = "worker threads (results do not depend on T)",
     .example = "--threads 2"};
 const opt_spec TR_CHUNK = {
-    .name = "--chunk", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 4096, .section = EXEC,
-    .param = "chunk", .help = "examples per chunk (default 32; part of the sum order)",
+    .name = "--chunk", .metavar = "K", .type = OPT_UINT, TRAIN_FIELD, .section = EXEC,
+    .param = "chunk", .help = "examples per chunk (part of the sum order)",
     .example = "--chunk 8"};
 const opt_spec TR_PRECISION = {
     .name = "--precision", .metavar = "P", .type = OPT_CHOICE, .choices = "double|float32",
@@ -166,21 +165,21 @@ static void read_config(train_opts *o, opt_set *s)
     c->delta = opt_dbl(s, &TR_DELTA, c->delta);
     c->allow_large_delta = opt_given(s, &TR_LARGE_DELTA);
     c->accountant = accs[opt_word(s, &TR_ACCOUNTANT, 0)];
-    c->epochs = opt_size(s, &TR_EPOCHS, c->epochs);
-    c->batch = opt_size(s, &TR_BATCH, c->batch);
+    opt_read_field(s, &TR_EPOCHS, c);
+    opt_read_field(s, &TR_BATCH, c);
     c->sampler = samplers[opt_word(s, &TR_SAMPLER, 0)];
     if (c->sampler == DPC_SAMPLER_CYCLIC_POISSON) c->groups = opt_size(s, &TR_GROUPS, 0);
-    c->clip = opt_dbl(s, &TR_CLIP, c->clip);
-    c->lr = opt_dbl(s, &TR_LR, c->lr);
-    c->momentum = opt_dbl(s, &TR_MOMENTUM, c->momentum);
-    c->weight_decay = opt_dbl(s, &TR_WEIGHT_DECAY, c->weight_decay);
+    opt_read_field(s, &TR_CLIP, c);
+    opt_read_field(s, &TR_LR, c);
+    opt_read_field(s, &TR_MOMENTUM, c);
+    opt_read_field(s, &TR_WEIGHT_DECAY, c);
     c->schedule = (dpc_lr_schedule)opt_word(s, &TR_SCHEDULE, DPC_LR_CONSTANT);
     if (c->schedule == DPC_LR_COOLDOWN) {
-        c->cooldown_fraction = opt_dbl(s, &TR_COOL_FRACTION, c->cooldown_fraction);
-        c->cooldown_factor = opt_dbl(s, &TR_COOL_FACTOR, c->cooldown_factor);
+        opt_read_field(s, &TR_COOL_FRACTION, c);
+        opt_read_field(s, &TR_COOL_FACTOR, c);
     }
-    c->threads = opt_size(s, &TR_THREADS, c->threads);
-    c->chunk = opt_size(s, &TR_CHUNK, c->chunk);
+    opt_read_field(s, &TR_THREADS, c);
+    opt_read_field(s, &TR_CHUNK, c);
     c->precision = (dpc_precision)opt_word(s, &TR_PRECISION, DPC_PRECISION_DOUBLE);
 }
 

@@ -157,3 +157,13 @@ void jw_nums(jw *w, const char *key, const double *v, size_t n)
     }
     fputc(']', w->f);
 }
+
+void jw_field(jw *w, const dpc_field *f, const void *base)
+{
+    double v = dpc_field_get(f, base);
+    if (f->type == DPC_FIELD_ENUM) jw_str(w, f->name, dpc_field_enum_name(f, (int)v));
+    else if (f->type == DPC_FIELD_DOUBLE) jw_num(w, f->name, v);
+    else if (f->type == DPC_FIELD_SIZE || f->type == DPC_FIELD_U64 ||
+             f->type == DPC_FIELD_INT || f->type == DPC_FIELD_BOOL)
+        jw_int(w, f->name, (long long)v);
+}

@@ -11,6 +11,8 @@
 #ifndef DPCORR_TOOLS_JW_H
 #define DPCORR_TOOLS_JW_H
 
+#include "dpcorr/field.h"
+
 #include <stdio.h>
 
 #define JW_DEPTH 16
@@ -32,6 +34,9 @@ void jw_arr(jw *w, const char *key);  /* "key": [ */
 void jw_end(jw *w);                   /* } or ] */
 void jw_num(jw *w, const char *key, double v);
 void jw_int(jw *w, const char *key, long long v);
+/* A numeric or enum field of a library table (dpcorr/field.h) under its name: an ENUM by its
+ * name, a double as a number, the integer types as integers; base is the struct it describes. */
+void jw_field(jw *w, const dpc_field *f, const void *base);
 void jw_str(jw *w, const char *key, const char *v);
 void jw_bool(jw *w, const char *key, int v);
 void jw_null(jw *w, const char *key);

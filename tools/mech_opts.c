@@ -26,16 +26,18 @@ const opt_spec MO_STEPS = {
     .section = "mechanism", .param = "mech.steps,steps",
     .help = "number of steps n (required; file:PATH: default the file's n)",
     .example = "--steps 77"};
+/* options setting a field of dpc_mech_params (as "mech.X" of the trainer's table, which nests
+ * it): range and default from the library's table */
+#define MECH_FIELD .fields = dpc_train_config_fields
 const opt_spec MO_NU = {
-    .name = "--nu", .metavar = "V", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_HI_OPEN,
-    .section = "mechanism", .param = "mech.nu,nu", .when = "{kind} nu|antipgd",
-    .help = "nu: damping in [0,1) (nu-DP-FTRL; 0 = optimal CC / sqrt); antipgd: damping (0 = "
-            "undamped) (default 0)",
+    .name = "--nu", .metavar = "V", .type = OPT_DOUBLE, MECH_FIELD, .section = "mechanism",
+    .param = "mech.nu,nu", .when = "{kind} nu|antipgd",
+    .help = "nu: damping (nu-DP-FTRL; 0 = optimal CC / sqrt); antipgd: damping (0 = undamped)",
     .example = "{kind} nu --nu 0.05"};
 const opt_spec MO_LAMBDA = {
-    .name = "--lambda", .metavar = "V", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .name = "--lambda", .metavar = "V", .type = OPT_DOUBLE, MECH_FIELD,
     .section = "mechanism", .param = "mech.lambda,lambda", .when = "{kind} lcgd",
-    .help = "B = bidiagonal (1, -lambda), lambda in [0,1] (default 0)",
+    .help = "B = bidiagonal (1, -lambda)",
     .example = "{kind} lcgd --lambda 0.5"};
 const opt_spec MO_BANDS = {
     .name = "--bands", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
@@ -43,14 +45,14 @@ const opt_spec MO_BANDS = {
     .help = "number of bands (required; dpcorr train: chosen from the run when omitted, shown by "
             "--dry-run)", .example = "{kind} bsr --bands 3"};
 const opt_spec MO_MOMENTUM = {
-    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_HI_OPEN, .section = "mechanism", .param = "mech.momentum,momentum",
-    .when = "{kind} bsr|bisr", .help = "workload momentum in [0,1) (default 0)",
+    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, MECH_FIELD,
+    .section = "mechanism", .param = "mech.momentum,momentum",
+    .when = "{kind} bsr|bisr", .help = "workload momentum",
     .example = "{kind} bsr --bands 3 --momentum 0.5"};
 const opt_spec MO_DECAY = {
-    .name = "--decay", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
+    .name = "--decay", .metavar = "A", .type = OPT_DOUBLE, MECH_FIELD,
     .section = "mechanism", .param = "mech.decay,decay", .when = "{kind} bsr|bisr",
-    .help = "workload decay factor in (0,1] (default 1)",
+    .help = "workload decay factor",
     .example = "{kind} bsr --bands 3 --decay 0.9"};
 const opt_spec MO_MECH_MOMENTUM = {
     .name = "--mech-momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,

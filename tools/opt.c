@@ -144,23 +144,80 @@ static int word_index(const char *list, const char *w)
 int opt_strict_double(const char *v, double *out) { return dpc_io_parse_double(v, out); }
 int opt_strict_uint(const char *v, uint64_t *out) { return dpc_io_parse_uint(v, out, 0); }
 
-static int has_range(const opt_spec *o) { return o->lo != 0 || o->hi != 0; }
+/* The library field an option sets when its spec names the table (opt_spec.fields): the first
+ * name of `param`; NULL otherwise. */
+static const dpc_field *spec_field_at(const opt_spec *o, size_t *base_offset)
+{
+    if (!o->fields || !o->param) return NULL;
+    char name[DPC_ERROR_FIELD_LEN];
+    size_t n = strcspn(o->param, ",");
+    if (n >= sizeof name) return NULL;
+    memcpy(name, o->param, n);
+    name[n] = '\0';
+    return dpc_field_find(o->fields(), name, base_offset);
+}
+
+static const dpc_field *spec_field(const opt_spec *o) { return spec_field_at(o, NULL); }
+
+typedef struct opt_range {
+    double lo, hi;  /* lo = hi = 0: none */
+    unsigned flags; /* OPT_LO_OPEN, OPT_HI_OPEN */
+} opt_range;
+
+/* The accepted range: the library table's for a field of a table (a typed value must be in the
+ * range: 0 as "unset" is the library's convention for a value not given), else the spec's. */
+static opt_range range_of(const opt_spec *o)
+{
+    const dpc_field *f = spec_field(o);
+    if (!f) return (opt_range){o->lo, o->hi, o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
+    if ((f->flags & DPC_FIELD_NO_RANGE) || f->type == DPC_FIELD_BOOL ||
+        f->type == DPC_FIELD_ENUM || f->type > DPC_FIELD_U64)
+        return (opt_range){0, 0, 0};
+    return (opt_range){f->lo, f->hi,
+                       ((f->flags & DPC_FIELD_LO_OPEN) ? OPT_LO_OPEN : 0u) |
+                           ((f->flags & DPC_FIELD_HI_OPEN) ? OPT_HI_OPEN : 0u)};
+}
+
+static int has_range(const opt_spec *o)
+{
+    opt_range r = range_of(o);
+    return r.lo != 0 || r.hi != 0;
+}
 
 static int in_range(const opt_spec *o, double x)
 {
-    if (!has_range(o)) return 1;
-    int lo_ok = (o->flags & OPT_LO_OPEN) ? x > o->lo : x >= o->lo;
-    int hi_ok = (o->flags & OPT_HI_OPEN) ? x < o->hi : x <= o->hi;
+    opt_range r = range_of(o);
+    if (r.lo == 0 && r.hi == 0) return 1;
+    int lo_ok = (r.flags & OPT_LO_OPEN) ? x > r.lo : x >= r.lo;
+    int hi_ok = (r.flags & OPT_HI_OPEN) ? x < r.hi : x <= r.hi;
     return lo_ok && hi_ok;
 }
 
 static void range_text(const opt_spec *o, char *buf, size_t len)
 {
-    if (isinf(o->hi))
-        snprintf(buf, len, "%s %.15g", (o->flags & OPT_LO_OPEN) ? ">" : ">=", o->lo);
+    opt_range r = range_of(o);
+    if (isinf(r.hi))
+        snprintf(buf, len, "%s %.15g", (r.flags & OPT_LO_OPEN) ? ">" : ">=", r.lo);
     else
-        snprintf(buf, len, "in %c%.15g, %.15g%c", (o->flags & OPT_LO_OPEN) ? '(' : '[', o->lo,
-                 o->hi, (o->flags & OPT_HI_OPEN) ? ')' : ']');
+        snprintf(buf, len, "in %c%.15g, %.15g%c", (r.flags & OPT_LO_OPEN) ? '(' : '[', r.lo,
+                 r.hi, (r.flags & OPT_HI_OPEN) ? ')' : ']');
+}
+
+/* The option's help line: its spec's text, then for a field of a library table the table's
+ * range and default ("last fraction of steps, in [0, 1] (default 0.25)", "number of groups,
+ * >= 1 (default: the strategy's bands)"). */
+static const char *help_text(const opt_spec *o, char *buf, size_t len)
+{
+    const dpc_field *f = spec_field(o);
+    if (!f) return o->help;
+    char d[128], r[96] = "";
+    dpc_field_format_default(f, d, sizeof d);
+    if (has_range(o)) {
+        r[0] = ',', r[1] = ' ';
+        range_text(o, r + 2, sizeof r - 2);
+    }
+    snprintf(buf, len, "%s%s (default%s%s)", o->help, r, f->def_text ? ": " : " ", d);
+    return buf;
 }
 
 static int bad_range(const opt_set *s, const opt_spec *o, const char *v)
@@ -383,6 +440,23 @@ size_t opt_size(opt_set *s, const opt_spec *o, size_t def)
     return (size_t)opt_u64(s, o, def); /* ranges keep values below SIZE_MAX */
 }
 
+void opt_read_field(opt_set *s, const opt_spec *o, void *base)
+{
+    size_t off = 0;
+    const dpc_field *f = spec_field_at(o, &off);
+    if (!f) {
+        /* a spec without a table field: only marked used (a table mistake, caught by tests) */
+        (void)opt_given(s, o);
+        return;
+    }
+    char *member_base = (char *)base + off;
+    double v = dpc_field_get(f, member_base);
+    v = o->type == OPT_UINT ? (double)opt_u64(s, o, (uint64_t)v) : opt_dbl(s, o, v);
+    /* the parser's range is the field's, and OPT_UINT values are exact below 2^53 */
+    if (dpc_field_set(f, member_base, v, NULL) != DPC_OK) { /* unreachable */
+    }
+}
+
 const char *opt_str(opt_set *s, const opt_spec *o, const char *def)
 {
     size_t i = index_of(s, o);
@@ -590,13 +664,14 @@ void opt_help(FILE *f, const opt_cmd *c)
         for (size_t j = i; j < n; j++) {
             const opt_spec *o = c->opts[j];
             if (strcmp(o->section ? o->section : "options", sec)) continue;
-            char head[64], w[256], line[768];
+            char head[64], w[256], line[1024], h[768];
             snprintf(head, sizeof head, "  %s%s%s", o->name, o->metavar ? " " : "",
                      o->metavar ? o->metavar : "");
+            const char *help = help_text(o, h, sizeof h);
             if (o->when)
-                snprintf(line, sizeof line, "%s [%s]", o->help, subst(w, sizeof w, o->when, c));
+                snprintf(line, sizeof line, "%s [%s]", help, subst(w, sizeof w, o->when, c));
             else
-                snprintf(line, sizeof line, "%s", o->help);
+                snprintf(line, sizeof line, "%s", help);
             fputs(head, f);
             int col = (int)strlen(head);
             if (col >= 22) {
@@ -654,6 +729,18 @@ void opt_help_table(FILE *f, const opt_cmd *c)
 void opt_dry_num(const char *key, double v) { printf("%s = %.17g\n", key, v); }
 void opt_dry_uint(const char *key, uint64_t v) { printf("%s = %llu\n", key, (unsigned long long)v); }
 void opt_dry_str(const char *key, const char *v) { printf("%s = %s\n", key, v ? v : ""); }
+
+void opt_dry_field(const dpc_field *f, const void *base)
+{
+    if (f->type == DPC_FIELD_ENUM)
+        opt_dry_str(f->name, dpc_field_enum_name(f, (int)dpc_field_get(f, base)));
+    else if (f->type == DPC_FIELD_DOUBLE)
+        opt_dry_num(f->name, dpc_field_get(f, base));
+    else if (f->type == DPC_FIELD_INT) /* (values below 2^31: exact in double) */
+        printf("%s = %d\n", f->name, (int)dpc_field_get(f, base));
+    else if (f->type == DPC_FIELD_SIZE || f->type == DPC_FIELD_U64 || f->type == DPC_FIELD_BOOL)
+        opt_dry_uint(f->name, (uint64_t)dpc_field_get(f, base));
+}
 
 void opt_dry_list(const char *key, const double *v, size_t n)
 {

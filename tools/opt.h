@@ -26,6 +26,7 @@
 #define DPCORR_TOOLS_OPT_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -60,11 +61,13 @@ typedef struct opt_spec {
     const char *name;      /* "--steps" */
     const char *metavar;   /* "N" (NULL for flags) */
     opt_type type;
-    const char *help;      /* one line: meaning and default */
+    const char *help;      /* one line: meaning and default (for a field of `fields`: meaning
+                              only; the table's default is appended) */
     const char *param;     /* library parameter(s) it sets, comma separated ("mech.nu,nu"); the
                               dry-run prints them; NULL for pure tool switches (--help) */
     const char *section;   /* help section */
-    double lo, hi;         /* range of numeric values (lo = hi = 0: none) */
+    double lo, hi;         /* range of numeric values (lo = hi = 0: none); must be left 0 for a
+                              field of `fields` (tests/check_layout.sh): the table's is used */
     unsigned flags;
     const char *choices;   /* OPT_CHOICE: "a|b|c"; OPT_WORDS: the words a number may be replaced by */
     const char *when;      /* the configurations that use it ("{kind} nu|antipgd"); NULL: all */
@@ -72,6 +75,10 @@ typedef struct opt_spec {
     const char *example;   /* a valid use with its companions, added to the command's minimal
                               invocation by the option tests ("{kind} nu --nu 0.05"; {tmp}: the
                               tests' fixture directory); "! ARGS": a complete invocation */
+    /* The library's field table (dpcorr/field.h) whose field the first name of `param` is
+     * (dpc_train_config_fields): the option's range and the default shown in --help are the
+     * table's, written once in the library. NULL: the spec's own lo, hi and help. */
+    const dpc_field_table *(*fields)(void);
 } opt_spec;
 
 typedef struct opt_cmd {
@@ -144,6 +151,10 @@ int opt_given(opt_set *s, const opt_spec *o);
 double opt_dbl(opt_set *s, const opt_spec *o, double def);
 uint64_t opt_u64(opt_set *s, const opt_spec *o, uint64_t def);
 size_t opt_size(opt_set *s, const opt_spec *o, size_t def);
+/* An option of a library table field (opt_spec.fields): the value given, else the one in the
+ * struct at base (the table's struct, e.g. a dpc_train_config), written into its field; marks
+ * it used. */
+void opt_read_field(opt_set *s, const opt_spec *o, void *base);
 const char *opt_str(opt_set *s, const opt_spec *o, const char *def);
 /* OPT_CHOICE: the index of the word; OPT_WORDS: 1 + index of the word, 0 for a number. */
 int opt_word(opt_set *s, const opt_spec *o, int def);
@@ -178,6 +189,9 @@ int opt_status_rc(dpc_status st);
 void opt_dry_num(const char *key, double v);
 void opt_dry_uint(const char *key, uint64_t v);
 void opt_dry_str(const char *key, const char *v);
+/* One numeric or enum field of a library table as its dry-run line ("name = value"; an ENUM by
+ * its name, a double as %.17g); base is the struct the table describes. */
+void opt_dry_field(const dpc_field *f, const void *base);
 void opt_dry_list(const char *key, const double *v, size_t n);
 
 #endif

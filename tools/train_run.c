@@ -301,29 +301,16 @@ void train_dry_print(const train_opts *o, const train_result *res, const dpc_tra
     cli_mech_opts m = o->mech;
     m.p = c->mech;
     cli_mech_dry(&m, 0);
-    opt_dry_str("noise_form", dpc_noise_form_name(c->noise_form));
-    opt_dry_uint("workload_explicit", (uint64_t)c->workload_explicit);
-    opt_dry_str("sampler", dpc_sampler_kind_name(c->sampler));
-    opt_dry_uint("batch", c->batch);
-    opt_dry_uint("epochs", c->epochs);
-    opt_dry_uint("groups", c->groups);
-    opt_dry_num("epsilon", c->epsilon);
-    opt_dry_num("delta", c->delta);
-    opt_dry_num("noise_multiplier", c->noise_multiplier);
-    opt_dry_uint("allow_large_delta", (uint64_t)c->allow_large_delta);
-    opt_dry_str("accountant", dpc_accountant_name(c->accountant));
-    opt_dry_num("clip", c->clip);
-    opt_dry_num("lr", c->lr);
-    opt_dry_num("momentum", c->momentum);
-    opt_dry_num("weight_decay", c->weight_decay);
-    opt_dry_str("schedule", dpc_lr_schedule_name(c->schedule));
-    opt_dry_num("cooldown_fraction", c->cooldown_fraction);
-    opt_dry_num("cooldown_factor", c->cooldown_factor);
-    opt_dry_uint("threads", c->threads);
+    /* every field of the resolved configuration, from the library's table (the mechanism
+     * above; the sampler by name; the isa the model resolved) */
+    const dpc_field_table *t = dpc_train_config_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (!strcmp(f->name, "sampler")) opt_dry_str(f->name, dpc_sampler_kind_name(c->sampler));
+        else if (!strcmp(f->name, "isa")) opt_dry_str(f->name, dpc_isa_name(res->isa));
+        else opt_dry_field(f, c);
+    }
     opt_dry_uint("max_data_bytes", o->fr.shard.max_bytes);
-    opt_dry_uint("chunk", c->chunk);
-    opt_dry_str("precision", dpc_precision_name(c->precision));
-    opt_dry_str("isa", dpc_isa_name(res->isa));
     frame_dry_ckpt(&o->fr);
     opt_dry_uint("ranks", mpi_run_size());
 }
@@ -497,7 +484,8 @@ static int loop(run_ctx *x)
 
 /* ---- report and plot ----------------------------------------------------------------------- */
 
-/* The configuration that ran (resolved by the library). */
+/* The configuration that ran (resolved by the library). The mechanism's keys predate the field
+ * tables ("mech" = mech.kind, "mech_momentum" = mech.momentum) and are kept for readers. */
 static void report_config(jw *w, const train_opts *o, const train_result *r,
                           const dpc_train_config *c)
 {
@@ -512,20 +500,26 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     jw_int(w, "bands", (long long)c->mech.bands);
     jw_num(w, "mech_momentum", c->mech.momentum);
     jw_num(w, "mech_decay", c->mech.decay);
-    jw_str(w, "sampler", dpc_sampler_kind_name(c->sampler));
-    jw_int(w, "groups", (long long)c->groups);
-    jw_int(w, "batch", (long long)c->batch);
-    jw_int(w, "epochs", (long long)c->epochs);
-    jw_num(w, "clip", c->clip);
-    jw_num(w, "lr", c->lr);
-    jw_num(w, "momentum", c->momentum);
-    jw_num(w, "weight_decay", c->weight_decay);
-    jw_str(w, "schedule", dpc_lr_schedule_name(c->schedule));
-    jw_int(w, "threads", (long long)c->threads);
-    jw_int(w, "chunk", (long long)c->chunk);
-    jw_str(w, "isa", dpc_isa_name(r->isa));
-    jw_str(w, "isa_noise", dpc_isa_name(c->isa));
-    jw_str(w, "precision", dpc_precision_name(c->precision));
+    /* every field of dpc_train_config from the library's table (the mechanism's under the keys
+     * above; the sampler by name; isa: the model's level, isa_noise: the noise generators'),
+     * except the privacy fields: the "privacy" section reports what was accounted under those
+     * names (the calibrated noise_multiplier, the derived delta) */
+    static const char privacy[] = " epsilon delta noise_multiplier allow_large_delta accountant ";
+    const dpc_field_table *t = dpc_train_config_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        char key[48];
+        snprintf(key, sizeof key, " %s ", f->name);
+        if (strstr(privacy, key)) continue;
+        if (!strcmp(f->name, "sampler")) {
+            jw_str(w, f->name, dpc_sampler_kind_name(c->sampler));
+        } else if (!strcmp(f->name, "isa")) {
+            jw_str(w, "isa", dpc_isa_name(r->isa));
+            jw_str(w, "isa_noise", dpc_isa_name(c->isa));
+        } else {
+            jw_field(w, f, c);
+        }
+    }
     jw_end(w);
     frame_report_isa(w);
 }

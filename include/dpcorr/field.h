@@ -51,6 +51,12 @@ typedef enum dpc_field_type {
 #define DPC_FIELD_RUNTIME 0x10u  /* does not change what is computed (threads, isa, transport):
                                     left out of fingerprints */
 #define DPC_FIELD_NO_RANGE 0x20u /* no range check (lo and hi unused) */
+#define DPC_FIELD_UNRECORDED 0x80u /* not an item of checkpoints and fingerprints although it
+                                    is a parameter: what it decides is recorded through the
+                                    fields it sets (workload_explicit -> mech.momentum) */
+#define DPC_FIELD_OWN_CHECK 0x40u /* a DPC_FIELD_STRUCT whose fields apply by case (a mechanism's
+                                    parameters by its kind): dpc_field_check does not descend
+                                    into it; the nested struct's own _check checks it */
 
 typedef struct dpc_field_table dpc_field_table;
 
@@ -65,6 +71,10 @@ typedef struct dpc_field {
     size_t nnames;
     const dpc_field_table *sub; /* DPC_FIELD_STRUCT: the nested table */
     const char *doc;        /* one line: meaning, unit, what 0 means */
+    const char *label;      /* a few words for messages and checkpoint items ("learning rate");
+                               NULL: the name */
+    const char *def_text;   /* the default in words when it is not a plain value (a field with
+                               DPC_FIELD_UNSET_ZERO: "the strategy's bands"); NULL: the value */
 } dpc_field;
 
 struct dpc_field_table {
@@ -105,6 +115,14 @@ DPC_API DPC_NODISCARD dpc_status dpc_field_check(const dpc_field_table *t, const
 
 /* The enum name of value v of an ENUM field, NULL when out of range. */
 DPC_API const char *dpc_field_enum_name(const dpc_field *f, int v);
+
+/* The default of f as front ends show it ("0.25", "256", "cooldown" for an ENUM, f->def_text
+ * when set): the shortest decimal that reads back as the default. Returns snprintf's count. */
+DPC_API int dpc_field_format_default(const dpc_field *f, char *buf, size_t len);
+
+/* A numeric value as the shortest decimal that reads back as v (%.15g, else %.17g; "inf",
+ * "nan"). Returns snprintf's count. */
+DPC_API int dpc_field_format_number(double v, char *buf, size_t len);
 
 /* Proves t describes its struct: names unique and non-empty, offsets + sizes within t->size,
  * fields in increasing offset without overlap, every gap alignment padding (shorter than the

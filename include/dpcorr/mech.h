@@ -47,6 +47,7 @@
 #define DPCORR_MECH_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 #include "dpcorr/rng.h"
 
 #ifdef __cplusplus
@@ -67,7 +68,9 @@ typedef enum dpc_mech_kind {
     DPC_MECH_KIND_COUNT
 } dpc_mech_kind;
 
-/* Parameters. Initialise with dpc_mech_params_init() and set what the kind needs. */
+/* Parameters. Initialise with dpc_mech_params_init() and set what the kind needs. The manual of
+ * every field (its range, default and which kinds read it) is the table of
+ * dpc_mech_params_fields(); the comments below are a summary. */
 typedef struct dpc_mech_params {
     dpc_mech_kind kind;
     size_t steps;            /* n >= 1 */
@@ -88,7 +91,20 @@ typedef struct dpc_mech_params {
 
 typedef struct dpc_mech dpc_mech; /* opaque, immutable */
 
-/* Sets defaults: IDENTITY, steps 0 (must be set), decay 1, everything else 0/NULL. */
+/* The field table of dpc_mech_params (dpcorr/field.h): for each field its name (= the
+ * dpc_error.field of dpc_mech_params_check), type, offset, default, range and doc. Ranges:
+ *   kind      identity .. dense (dpc_mech_kind_name)
+ *   steps     [1, 2^40]; 0 = unset (must be set; a training run sets it)
+ *   nu        [0, 1)               lambda    [0, 1]
+ *   bands     >= 1; 0 = unset (a training run's default bands)
+ *   momentum  [0, 1)               decay     (0, 1], default 1
+ *   honaker   0 or 1               nbuf      [1, 32]; 0 = unset (a training run's default BLT)
+ *   theta, omega, coeffs, dense: arrays (pointers; checked by dpc_mech_params_check)
+ *   ncoeffs   any                  coeffs_of_strategy  0 or 1
+ * dpc_mech_params_check applies a field's range only for the kinds that read it. */
+DPC_API const dpc_field_table *dpc_mech_params_fields(void);
+
+/* Sets the table's defaults: IDENTITY, steps 0 (must be set), decay 1, everything else 0/NULL. */
 DPC_API void dpc_mech_params_init(dpc_mech_params *p);
 
 /* The default number of bands of BSR / BISR for `steps` steps in which an example participates

@@ -157,11 +157,11 @@ typedef struct dpc_train_config {
     double clip;                /* per-example L2 clip norm C > 0 */
     double lr, momentum, weight_decay;
     dpc_lr_schedule schedule;
-    double cooldown_fraction;   /* default 0.25 */
-    double cooldown_factor;     /* default 0.05 */
+    double cooldown_fraction;   /* cooldown: the decaying fraction of the steps (table) */
+    double cooldown_factor;     /* cooldown: the final lr factor (table) */
     /* execution */
-    size_t threads;             /* >= 1 (default 1) */
-    size_t chunk;               /* examples per chunk (default 32); part of the reduction order */
+    size_t threads;             /* worker threads (table: range, default) */
+    size_t chunk;               /* examples per chunk (table); part of the reduction order */
     dpc_precision precision;    /* DOUBLE (default) or FLOAT32: parameters, momentum,
                                    activations and gradients in float, clipping norms in double,
                                    noise generated in double and added in float (dense models:
@@ -178,8 +178,34 @@ typedef struct dpc_train_config {
     const dpc_train_canaries *canaries; /* NULL (default): none (see above) */
 } dpc_train_config;
 
-/* Defaults as documented above; batch 256, epochs 1, clip 1, lr 0.1, delta 0 (derived from N),
- * dpc_account_default_accountant() (PLD). */
+/* The field table of dpc_train_config (dpcorr/field.h), the manual of its fields: for each its
+ * name (= the dpc_error.field of dpc_train_config_check; nested mechanism fields "mech.nu"), type,
+ * offset, default, range, flags and a one-line doc. Front ends read their option types, ranges,
+ * defaults and help from it. In brief (range; default):
+ *   mech               the mechanism (dpc_mech_params_fields; checked by kind); identity
+ *   noise_form         auto | buffer | replay; auto        noise_memory  bytes; 0 = 1 GiB
+ *   sampler            a dpc_sampler_kind; AUTO            batch    >= 1 (<= N); 256
+ *   epochs             >= 1 (steps <= DPC_TRAIN_MAX_STEPS); 1
+ *   groups             >= 1, 0 = the strategy's bands; 0    workload_explicit  0 | 1; 0
+ *   epsilon            > 0, or 0 with noise_multiplier given; 0
+ *   delta              (0, 1), 0 = dpc_account_default_delta(N); 0
+ *   noise_multiplier   > 0 when epsilon = 0; 0             allow_large_delta  0 | 1; 0
+ *   accountant         rdp | pld | zcdp | gdp; pld (dpc_account_default_accountant)
+ *   clip               > 0; 1                              lr       > 0; 0.1
+ *   momentum           [0, 1); 0                           weight_decay  >= 0; 0
+ *   schedule           constant | cosine | cooldown; constant
+ *   cooldown_fraction  [0, 1]; 0.25                        cooldown_factor  [0, 1]; 0.05
+ *   threads            [1, 256]; 1                         chunk    [1, 4096]; 32
+ *   precision          double | float32; double            isa      auto .. avx512; auto
+ *   transport, canaries  borrowed pointers; NULL
+ * Refusals between fields (dpc_train_config_check): batch <= N; epochs x steps per epoch <=
+ * DPC_TRAIN_MAX_STEPS; exactly one of epsilon and noise_multiplier; lr x clip, lr x
+ * weight_decay and noise_multiplier x clip below 1e150; delta < 1/N unless allow_large_delta;
+ * groups only with cyclic Poisson sampling. */
+DPC_API const dpc_field_table *dpc_train_config_fields(void);
+
+/* The table's defaults (above): batch 256, epochs 1, clip 1, lr 0.1, delta 0 (derived from N),
+ * dpc_account_default_accountant() (PLD), everything else 0/NULL/AUTO. */
 DPC_API void dpc_train_config_init(dpc_train_config *c);
 
 /* Largest number of steps a run may have (epochs x steps per epoch). */
@@ -265,6 +291,10 @@ typedef struct dpc_step_info {
     double lr;
 } dpc_step_info;
 
+/* The field table of dpc_step_info (dpcorr/field.h; every field DPC_FIELD_DERIVED: the trainer
+ * writes them), for front ends that print or store step telemetry by name. */
+DPC_API const dpc_field_table *dpc_step_info_fields(void);
+
 /* One step; DPC_E_RANGE when all steps are done. info may be NULL. */
 DPC_API DPC_NODISCARD dpc_status dpc_trainer_step(dpc_trainer *tr, dpc_step_info *info,
                                                   dpc_error *err);
@@ -327,6 +357,10 @@ typedef struct dpc_train_record {
     double epsilon;       /* epsilon spent so far */
     double time_s;        /* seconds since the run started (in the process that recorded it) */
 } dpc_train_record;
+
+/* The field table of dpc_train_record (dpcorr/field.h; every field DPC_FIELD_DERIVED), for the
+ * report writers and bindings that mirror the records. */
+DPC_API const dpc_field_table *dpc_train_record_fields(void);
 
 /* Appends a record: r->step must be <= the steps done and > the last record's step
  * (DPC_E_INVALID "step"). */

@@ -219,6 +219,26 @@ class TrainRecord(ctypes.Structure):
                 ("time_s", c_double)]
 
 
+class Field(ctypes.Structure):
+    """dpc_field (field.h): one row of a library field table."""
+    _fields_ = [("name", c_char_p), ("type", c_int), ("offset", c_size_t), ("size", c_size_t),
+                ("def_", c_double), ("lo", c_double), ("hi", c_double), ("flags", ctypes.c_uint),
+                ("names", P(c_char_p)), ("nnames", c_size_t), ("sub", c_void_p),
+                ("doc", c_char_p), ("label", c_char_p), ("def_text", c_char_p)]
+
+
+class FieldTable(ctypes.Structure):
+    """dpc_field_table (field.h)."""
+    _fields_ = [("name", c_char_p), ("size", c_size_t), ("align", c_size_t),
+                ("fields", P(Field)), ("count", c_size_t)]
+
+
+# mirrors whose layout is checked field by field against the library's table (name: a mirror's
+# field spelt differently because it is a Python keyword)
+TABLES = {"dpc_train_config_fields": "TrainConfig", "dpc_mech_params_fields": "MechParams",
+          "dpc_train_record_fields": "TrainRecord"}
+SPELLING = {"lambda_": "lambda"}
+
 MIRRORS = {
     "dpc_error": Error, "dpc_rng": Rng, "dpc_rng_stream": RngStream,
     "dpc_mech_params": MechParams, "dpc_participation": Participation,
@@ -245,6 +265,11 @@ _PROTOTYPES = {
     "dpc_version": (c_char_p, []),
     "dpc_status_str": (c_char_p, [c_int]),
     "dpc_abi_sizeof": (c_size_t, [c_char_p]),
+    # field.h and the tables of train.h, mech.h
+    "dpc_train_config_fields": (P(FieldTable), []),
+    "dpc_mech_params_fields": (P(FieldTable), []),
+    "dpc_train_record_fields": (P(FieldTable), []),
+    "dpc_step_info_fields": (P(FieldTable), []),
     "dpc_abi_count": (c_size_t, []),
     "dpc_abi_name": (c_char_p, [c_size_t]),
     # rng.h
@@ -387,8 +412,39 @@ def _check_abi():
                 f"both from one tree (make)")
 
 
+def table_fields(table_fn):
+    """{name: Field} of a library field table (a function of _PROTOTYPES returning one)."""
+    t = getattr(lib, table_fn)().contents
+    return {t.fields[i].name.decode(): t.fields[i] for i in range(t.count)}
+
+
+def check_mirror(mirror, table_fn):
+    """Raises ImportError unless the ctypes mirror has exactly the fields of the library's table
+    table_fn at its offsets and sizes (the size check of _check_abi cannot see two fields
+    swapped or renamed)."""
+    fields = table_fields(table_fn)
+    mine = {SPELLING.get(n, n): getattr(mirror, n) for n, _ in mirror._fields_}
+    if set(mine) != set(fields):
+        raise ImportError(
+            f"dpcorr: {LIB_PATH}: {mirror.__name__} has fields {sorted(set(mine) ^ set(fields))} "
+            f"that the library's {table_fn} does not agree with; rebuild both from one tree")
+    for name, desc in mine.items():
+        f = fields[name]
+        if desc.offset != f.offset or desc.size != f.size:
+            raise ImportError(
+                f"dpcorr: {LIB_PATH}: {mirror.__name__}.{name} is at offset {desc.offset} (size "
+                f"{desc.size}) here and {f.offset} ({f.size}) in the library; rebuild both "
+                f"from one tree (make)")
+
+
+def _check_tables():
+    for table_fn, mirror_name in TABLES.items():
+        check_mirror(globals()[mirror_name], table_fn)
+
+
 _declare()
 _check_abi()
+_check_tables()
 
 # the binding's step range is the library's (one range, not a copy)
 from . import _check  # noqa: E402  (after the library is loaded)

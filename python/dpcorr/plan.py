@@ -78,15 +78,19 @@ class TrainingPlan:
                        replaces ``seed``
     """
 
-    def __init__(self, n_examples, *, batch_size, epochs=1, epsilon=None, delta=None,
+    def __init__(self, n_examples, *, batch_size, epochs=None, epsilon=None, delta=None,
                  noise_multiplier=None, mech="identity", mech_params=None, sampler="auto",
-                 groups=0, clip=1.0, accountant=None, seed=None, lr=0.1, momentum=0.0,
-                 weight_decay=0.0, workload=None, allow_large_delta=False, rng_state=None):
+                 groups=None, clip=None, accountant=None, seed=None, lr=None, momentum=None,
+                 weight_decay=None, workload=None, allow_large_delta=False, rng_state=None):
+        # a keyword left None is the library's default (dpc_train_config_init, from its field
+        # table dpc_train_config_fields: epochs 1, groups 0 = the strategy's bands, clip 1,
+        # lr 0.1, momentum 0, weight_decay 0); no copy of them here
         self.n_examples = _check.size("n_examples", n_examples, 1)
         c = _lib.TrainConfig()
         lib.dpc_train_config_init(ctypes.byref(c))
         c.batch = _check.size("batch_size", batch_size, 1)
-        c.epochs = _check.size("epochs", epochs, 1)
+        if epochs is not None:
+            c.epochs = _check.size("epochs", epochs, 1)
         if (epsilon is None) == (noise_multiplier is None):
             raise ValueError("epsilon: give exactly one of epsilon (the noise is calibrated) and "
                              "noise_multiplier (the epsilon is reported)")
@@ -106,14 +110,15 @@ class TrainingPlan:
         c.allow_large_delta = int(_check.flag("allow_large_delta", allow_large_delta))
         if accountant is not None:  # None: the library's default (dpc_account_default_accountant)
             c.accountant = _lib.parse(lib.dpc_accountant_parse, "accountant", accountant)
-        c.clip = _check.real("clip", clip)
-        c.lr = _check.real("lr", lr)
-        c.momentum = _check.real("momentum", momentum)
-        c.weight_decay = _check.real("weight_decay", weight_decay)
+        for name, value in (("clip", clip), ("lr", lr), ("momentum", momentum),
+                            ("weight_decay", weight_decay)):
+            if value is not None:
+                setattr(c, name, _check.real(name, value))
         _check.choice("sampler", sampler, SAMPLERS)
         c.sampler = _lib.SAMPLER_AUTO if sampler == "auto" else \
             _lib.parse(lib.dpc_sampler_kind_parse, "sampler", sampler)
-        c.groups = _check.size("groups", groups)
+        if groups is not None:
+            c.groups = _check.size("groups", groups)
         self._keep = []
         mech_params = dict(mech_params or {})
         if isinstance(mech, str) and mech == "blt" and "theta" not in mech_params:

@@ -96,12 +96,41 @@ static void field_path(char *out, size_t cap, const char *prefix, const char *na
     snprintf(out, cap, "%s%s", prefix ? prefix : "", name);
 }
 
-/* The shortest of %.15g and %.17g that reads back as v (1e150, not 9.9999999999999998e+149). */
-static const char *num(char out[32], double v)
+int dpc_field_format_number(double v, char *buf, size_t len)
 {
-    snprintf(out, 32, "%.15g", v);
-    if (strtod(out, NULL) != v) snprintf(out, 32, "%.17g", v);
-    return out;
+    int n = snprintf(buf, len, "%.15g", v);
+    if (isfinite(v) && n > 0 && (size_t)n < len && strtod(buf, NULL) != v)
+        n = snprintf(buf, len, "%.17g", v);
+    return n;
+}
+
+int dpc_field_format_default(const dpc_field *f, char *buf, size_t len)
+{
+    if (!f) return snprintf(buf, len, "%s", "");
+    if (f->def_text) return snprintf(buf, len, "%s", f->def_text);
+    if (f->type == DPC_FIELD_ENUM) {
+        const char *nm = dpc_field_enum_name(f, (int)f->def);
+        return snprintf(buf, len, "%s", nm ? nm : "");
+    }
+    return dpc_field_format_number(f->def, buf, len);
+}
+
+/* The accepted range in words: "in [0, 1)", "a finite number > 0", ">= 1". */
+static void range_words(const dpc_field *f, char *out, size_t cap)
+{
+    char lo[40], hi[40];
+    dpc_field_format_number(f->lo, lo, sizeof lo);
+    dpc_field_format_number(f->hi, hi, sizeof hi);
+    int lo_open = (f->flags & DPC_FIELD_LO_OPEN) != 0;
+    if (isinf(f->hi) && f->hi > 0) {
+        if (f->type == DPC_FIELD_DOUBLE)
+            snprintf(out, cap, "a finite number %s %s", lo_open ? ">" : ">=", lo);
+        else
+            snprintf(out, cap, "%s %s", lo_open ? ">" : ">=", lo);
+        return;
+    }
+    snprintf(out, cap, "in %c%s, %s%c", lo_open ? '(' : '[', lo, hi,
+             (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']');
 }
 
 dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix, double v,
@@ -122,12 +151,11 @@ dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix, double 
     int lo_ok = (f->flags & DPC_FIELD_LO_OPEN) ? v > f->lo : v >= f->lo;
     int hi_ok = (f->flags & DPC_FIELD_HI_OPEN) ? v < f->hi : v <= f->hi;
     if (lo_ok && hi_ok) return DPC_OK;
-    char lo[32], hi[32], got[32];
-    return dpc_error_param(err, DPC_E_INVALID, path, "must be in %c%s, %s%c%s, got %s",
-                           (f->flags & DPC_FIELD_LO_OPEN) ? '(' : '[', num(lo, f->lo),
-                           num(hi, f->hi), (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']',
-                           (f->flags & DPC_FIELD_UNSET_ZERO) ? " or 0 (unset)" : "",
-                           num(got, v));
+    char range[96], got[40];
+    range_words(f, range, sizeof range);
+    dpc_field_format_number(v, got, sizeof got);
+    return dpc_error_param(err, DPC_E_INVALID, path, "must be %s%s, got %s", range,
+                           (f->flags & DPC_FIELD_UNSET_ZERO) ? " or 0 (unset)" : "", got);
 }
 
 static dpc_status check_rec(const dpc_field_table *t, const char *base, const char *prefix,
@@ -136,6 +164,7 @@ static dpc_status check_rec(const dpc_field_table *t, const char *base, const ch
     for (size_t i = 0; i < t->count; i++) {
         const dpc_field *f = &t->fields[i];
         if (f->flags & DPC_FIELD_DERIVED) continue;
+        if (f->type == DPC_FIELD_STRUCT && (f->flags & DPC_FIELD_OWN_CHECK)) continue;
         if (f->type == DPC_FIELD_STRUCT && f->sub && depth < 8) {
             char sub[DPC_ERROR_FIELD_LEN];
             snprintf(sub, sizeof sub, "%s%s.", prefix, f->name);

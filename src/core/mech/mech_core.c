@@ -1,6 +1,7 @@
 /* mech_core.c — mechanism parameters, validation and construction: the coefficients of the
  * strategy C and the noising matrix B = C^-1 for every kind (see dpcorr/mech.h). */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "mech/mech_internal.h"
 
 #include <math.h>
@@ -32,11 +33,78 @@ dpc_status dpc_mech_kind_parse(const char *name, dpc_mech_kind *out, dpc_error *
                            name ? name : "(null)");
 }
 
+#define MP(m) DPC_FIELD_AT(dpc_mech_params, m)
+#define ONE_OPEN (DPC_FIELD_HI_OPEN)
+/* The parameters of every kind; a field applies only to the kinds its doc names, and
+ * dpc_mech_params_check range-checks exactly those (DPC_FIELD_OWN_CHECK where nested). */
+static const dpc_field mech_fields[] = {
+    {.name = "kind", .label = "mechanism",
+     .type = DPC_FIELD_ENUM, MP(kind), .def = DPC_MECH_IDENTITY,
+     DPC_FIELD_NAMES(kind_names), .doc = "the mechanism (dpc_mech_kind); identity = DP-SGD"},
+    {.name = "steps", .label = "steps",
+     .type = DPC_FIELD_SIZE, MP(steps), .lo = 1, .hi = 1099511627776.0,
+     .flags = DPC_FIELD_UNSET_ZERO, .def_text = "the run's steps",
+     .doc = "n, the number of steps (rows of the workload), at most 2^40; must be set (a "
+            "training run sets it to epochs x steps per epoch)"},
+    {.name = "nu", .label = "nu",
+     .type = DPC_FIELD_DOUBLE, MP(nu), .lo = 0, .hi = 1, .flags = ONE_OPEN,
+     .doc = "nu: the damping of nu-DP-FTRL; antipgd: the damping of anti-PGD (0 = undamped)"},
+    {.name = "lambda", .label = "lambda",
+     .type = DPC_FIELD_DOUBLE, MP(lambda), .lo = 0, .hi = 1,
+     .doc = "lcgd: lambda of the bidiagonal B (1, -lambda)"},
+    {.name = "bands", .label = "bands",
+     .type = DPC_FIELD_SIZE, MP(bands), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN,
+     .def_text = "the run's default bands",
+     .doc = "bsr, bisr: number of bands; 0 in a training run: dpc_mech_default_bands"},
+    {.name = "momentum", .label = "workload momentum",
+     .type = DPC_FIELD_DOUBLE, MP(momentum), .lo = 0, .hi = 1,
+     .flags = ONE_OPEN, .doc = "bsr, bisr: workload momentum m (0 = plain prefix sums)"},
+    {.name = "decay", .label = "workload decay",
+     .type = DPC_FIELD_DOUBLE, MP(decay), .def = 1, .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "bsr, bisr: workload decay factor a (1 = no weight decay)"},
+    {.name = "honaker", .label = "Honaker estimator",
+     .type = DPC_FIELD_BOOL, MP(honaker),
+     .doc = "tree: 1 = the Honaker efficient estimator, 0 = plain prefix-sum noise"},
+    {.name = "nbuf", .type = DPC_FIELD_SIZE, MP(nbuf), .lo = 1, .hi = BLT_MAX_BUFFERS,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_UNRECORDED, /* recorded with theta, omega */
+     .def_text = "the run's default BLT",
+     .doc = "blt: number of buffers of theta and omega; 0 in a training run: the default BLT"},
+    {.name = "theta", .label = "BLT theta",
+     .type = DPC_FIELD_POINTER, MP(theta),
+     .doc = "blt: (nbuf) buffer decays of C, each in (0, 1)"},
+    {.name = "omega", .label = "BLT omega",
+     .type = DPC_FIELD_POINTER, MP(omega),
+     .doc = "blt: (nbuf) output scales of C, finite"},
+    {.name = "ncoeffs", .type = DPC_FIELD_SIZE, MP(ncoeffs),
+     .flags = DPC_FIELD_NO_RANGE | DPC_FIELD_UNRECORDED, /* recorded with coeffs */
+     .doc = "toeplitz: number of coefficients given (>= 1); zero beyond them"},
+    {.name = "coeffs", .label = "Toeplitz coefficients",
+     .type = DPC_FIELD_POINTER, MP(coeffs),
+     .doc = "toeplitz: (ncoeffs) first column, finite, coeffs[0] != 0"},
+    {.name = "dense", .label = "dense matrix",
+     .type = DPC_FIELD_POINTER, MP(dense),
+     .doc = "dense: (steps x steps) row-major lower-triangular matrix, n <= 4096"},
+    {.name = "coeffs_of_strategy", .label = "coefficients of C (not B)",
+     .type = DPC_FIELD_BOOL, MP(coeffs_of_strategy),
+     .doc = "toeplitz, dense: 0 = the values are B (noising), 1 = C (strategy)"},
+};
+#undef MP
+#undef ONE_OPEN
+const dpc_field_table dpc__mech_params_table = DPC_FIELD_TABLE(dpc_mech_params, mech_fields);
+
+const dpc_field_table *dpc_mech_params_fields(void) { return &dpc__mech_params_table; }
+
 void dpc_mech_params_init(dpc_mech_params *p)
 {
-    memset(p, 0, sizeof *p);
-    p->kind = DPC_MECH_IDENTITY;
-    p->decay = 1.0;
+    dpc_field_defaults(&dpc__mech_params_table, p);
+}
+
+/* The range check of one parameter the kind uses (the table's range). */
+static dpc_status check_param(const dpc_mech_params *p, const char *name, dpc_error *err)
+{
+    const dpc_field *f = dpc_field_find(&dpc__mech_params_table, name, NULL);
+    return dpc_field_check_value(f, "", dpc_field_get(f, p), err);
 }
 
 size_t dpc_mech_default_bands(size_t steps, size_t participations, size_t min_sep)
@@ -48,7 +116,6 @@ size_t dpc_mech_default_bands(size_t steps, size_t participations, size_t min_se
     return bands < steps ? bands : steps;
 }
 
-static int in_unit(double x, int open_hi) { return x >= 0.0 && (open_hi ? x < 1.0 : x <= 1.0); }
 
 dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err)
 {
@@ -58,29 +125,20 @@ dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err)
     if (p->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
     if (p->steps > ((size_t)1 << 40))
         return dpc_error_param(err, DPC_E_RANGE, "steps", "%zu is beyond the supported 2^40", p->steps);
+    dpc_status st = DPC_OK;
     switch (p->kind) {
     case DPC_MECH_IDENTITY: break;
     case DPC_MECH_NU:
-    case DPC_MECH_ANTIPGD:
-        if (!in_unit(p->nu, 1))
-            return dpc_error_param(err, DPC_E_INVALID, "nu", "must be in [0, 1), got %g", p->nu);
-        break;
-    case DPC_MECH_LCGD:
-        if (!in_unit(p->lambda, 0))
-            return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1], got %g",
-                                 p->lambda);
-        break;
+    case DPC_MECH_ANTIPGD: st = check_param(p, "nu", err); break;
+    case DPC_MECH_LCGD: st = check_param(p, "lambda", err); break;
     case DPC_MECH_BSR:
     case DPC_MECH_BISR:
         if (p->bands == 0) return dpc_error_param(err, DPC_E_INVALID, "bands", "must be >= 1");
-        if (!in_unit(p->momentum, 1))
-            return dpc_error_param(err, DPC_E_INVALID, "momentum", "must be in [0, 1), got %g",
-                                 p->momentum);
-        if (!(p->decay > 0.0 && p->decay <= 1.0))
-            return dpc_error_param(err, DPC_E_INVALID, "decay", "must be in (0, 1], got %g", p->decay);
+        st = check_param(p, "momentum", err);
+        if (!st) st = check_param(p, "decay", err);
         break;
     case DPC_MECH_BLT:
-        if (p->nbuf == 0 || p->nbuf > BLT_MAX_BUFFERS)
+        if (p->nbuf == 0 || p->nbuf > BLT_MAX_BUFFERS) /* the table's range, in its words */
             return dpc_error_param(err, DPC_E_INVALID, "nbuf", "need 1..%d buffers, got %zu",
                                    BLT_MAX_BUFFERS, p->nbuf);
         if (!p->theta || !p->omega)
@@ -126,7 +184,7 @@ dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err)
         break;
     default: break;
     }
-    return DPC_OK;
+    return st;
 }
 
 void dpc_mech_free(dpc_mech *m)

@@ -60,4 +60,7 @@ unsigned dpc__tree_levels(size_t n);                   /* 1 + floor(log2 n) */
 int dpc__tree_dense_noising(const dpc_mech *m, double *B); /* (n, 2n) */
 int dpc__tree_dense_strategy(const dpc_mech *m, double *C); /* (2n, n) */
 
+/* The field table of dpc_mech_params (dpc_mech_params_fields), for tables that nest it. */
+extern const dpc_field_table dpc__mech_params_table;
+
 #endif

@@ -65,51 +65,92 @@ void dpc__ck_hash(dpc__ck_items *s, const char *field, const char *what, const v
     i->count = fnv(fnv(FNV0, &b, sizeof b), p, p ? bytes : 0);
 }
 
+/* Whether a field of a table is a checkpoint item: a parameter that changes a value of the run. */
+static int recorded(const dpc_field *f)
+{
+    return f->type != DPC_FIELD_STRUCT &&
+           !(f->flags & (DPC_FIELD_RUNTIME | DPC_FIELD_UNRECORDED | DPC_FIELD_DERIVED));
+}
+
+/* An int-sized field (INT, BOOL, ENUM) as the count it was always recorded as. */
+static uint64_t int_count(const dpc_field *f, const void *base)
+{
+    int v;
+    memcpy(&v, (const char *)base + f->offset, sizeof v);
+    return (uint64_t)v;
+}
+
+/* The bytes of a mechanism's array (the table does not know their lengths). */
+static size_t mech_array_bytes(const dpc_mech_params *mp, const char *name)
+{
+    if (!strcmp(name, "theta") || !strcmp(name, "omega")) return mp->nbuf * sizeof(double);
+    if (!strcmp(name, "coeffs")) return mp->ncoeffs * sizeof(double);
+    return mp->dense ? mp->steps * mp->steps * sizeof(double) : 0; /* dense */
+}
+
+/* One item per recorded field of the mechanism's table, in table order, named "mech.X". */
 static void mech_items(dpc__ck_items *s, const dpc_trainer *tr)
 {
     const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
-    dpc__ck_str(s, "mech.kind", "mechanism", dpc_mech_kind_name(mp->kind));
-    dpc__ck_count(s, "mech.steps", "steps", mp->steps);
-    dpc__ck_num(s, "mech.nu", "nu", mp->nu);
-    dpc__ck_num(s, "mech.lambda", "lambda", mp->lambda);
-    dpc__ck_count(s, "mech.bands", "bands", mp->bands);
-    dpc__ck_num(s, "mech.momentum", "workload momentum", mp->momentum);
-    dpc__ck_num(s, "mech.decay", "workload decay", mp->decay);
-    dpc__ck_count(s, "mech.honaker", "Honaker estimator", (uint64_t)mp->honaker);
-    dpc__ck_hash(s, "mech.theta", "BLT theta", mp->theta, mp->nbuf * sizeof(double));
-    dpc__ck_hash(s, "mech.omega", "BLT omega", mp->omega, mp->nbuf * sizeof(double));
-    dpc__ck_hash(s, "mech.coeffs", "Toeplitz coefficients", mp->coeffs, mp->ncoeffs * sizeof(double));
-    dpc__ck_hash(s, "mech.dense", "dense matrix", mp->dense,
-         mp->dense ? mp->steps * mp->steps * sizeof(double) : 0);
-    dpc__ck_count(s, "mech.coeffs_of_strategy", "coefficients of C (not B)",
-          (uint64_t)mp->coeffs_of_strategy);
+    const dpc_field_table *t = dpc_mech_params_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (!recorded(f)) continue;
+        char name[CK_FIELD_LEN];
+        snprintf(name, sizeof name, "mech.%s", f->name);
+        const char *what = f->label ? f->label : f->name;
+        if (f->type == DPC_FIELD_ENUM) {
+            dpc__ck_str(s, name, what, dpc_field_enum_name(f, (int)int_count(f, mp)));
+        } else if (f->type == DPC_FIELD_POINTER) {
+            const void *p;
+            memcpy(&p, (const char *)mp + f->offset, sizeof p);
+            dpc__ck_hash(s, name, what, p, mech_array_bytes(mp, f->name));
+        } else if (f->type == DPC_FIELD_DOUBLE) {
+            dpc__ck_num(s, name, what, dpc_field_get(f, mp));
+        } else if (f->type == DPC_FIELD_SIZE) {
+            dpc__ck_count(s, name, what, (uint64_t)dpc_field_get(f, mp));
+        } else {
+            dpc__ck_count(s, name, what, int_count(f, mp));
+        }
+    }
+}
+
+/* One item per recorded field of dpc_train_config's table, in table order (the mechanism after
+ * them); the sampler by name, groups as the sampler runs them, and the sampler's scheme where
+ * it matters. */
+static void config_items(dpc__ck_items *s, const dpc_trainer *tr)
+{
+    const dpc_train_config *c = &tr->cfg;
+    const dpc_field_table *t = dpc_train_config_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (!recorded(f) || f->type == DPC_FIELD_POINTER) continue;
+        const char *what = f->label ? f->label : f->name;
+        if (!strcmp(f->name, "sampler")) { /* an int: AUTO (99) is resolved before a run */
+            dpc__ck_str(s, f->name, what, dpc_sampler_kind_name(c->sampler));
+        } else if (!strcmp(f->name, "groups")) {
+            dpc__ck_count(s, f->name, what, dpc_sampler_get_config(tr->sampler)->groups);
+            /* the Poisson kinds' batches changed with scheme 2: recorded, an older file is
+             * refused */
+            if (dpc__ck_scheme_matters(c->sampler))
+                dpc__ck_count(s, "sampler", "sampler scheme", DPC_SAMPLER_SCHEME);
+        } else if (f->type == DPC_FIELD_ENUM) {
+            dpc__ck_str(s, f->name, what, dpc_field_enum_name(f, (int)int_count(f, c)));
+        } else if (f->type == DPC_FIELD_DOUBLE) {
+            dpc__ck_num(s, f->name, what, dpc_field_get(f, c));
+        } else if (f->type == DPC_FIELD_SIZE) {
+            dpc__ck_count(s, f->name, what, (uint64_t)dpc_field_get(f, c));
+        } else {
+            dpc__ck_count(s, f->name, what, int_count(f, c));
+        }
+    }
 }
 
 size_t dpc__train_items(const dpc_trainer *tr, ck_item *out)
 {
     dpc__ck_items s = {out, 0, 0};
-    const dpc_train_config *c = &tr->cfg;
     /* the options first, then what they derive (the steps from epochs and batch, the noise) */
-    dpc__ck_str(&s, "sampler", "sampler", dpc_sampler_kind_name(c->sampler));
-    dpc__ck_count(&s, "batch", "batch", c->batch);
-    dpc__ck_count(&s, "epochs", "epochs", c->epochs);
-    dpc__ck_count(&s, "groups", "groups", dpc_sampler_get_config(tr->sampler)->groups);
-    /* the Poisson kinds' batches changed with scheme 2: recorded, an older file is refused */
-    if (dpc__ck_scheme_matters(c->sampler))
-        dpc__ck_count(&s, "sampler", "sampler scheme", DPC_SAMPLER_SCHEME);
-    dpc__ck_num(&s, "epsilon", "epsilon", c->epsilon);
-    dpc__ck_num(&s, "delta", "delta", c->delta);
-    dpc__ck_num(&s, "noise_multiplier", "noise multiplier", c->noise_multiplier);
-    dpc__ck_str(&s, "accountant", "accountant", dpc_accountant_name(c->accountant));
-    dpc__ck_num(&s, "clip", "clip", c->clip);
-    dpc__ck_num(&s, "lr", "learning rate", c->lr);
-    dpc__ck_num(&s, "momentum", "momentum", c->momentum);
-    dpc__ck_num(&s, "weight_decay", "weight decay", c->weight_decay);
-    dpc__ck_str(&s, "schedule", "schedule", dpc_lr_schedule_name(c->schedule));
-    dpc__ck_num(&s, "cooldown_fraction", "cooldown fraction", c->cooldown_fraction);
-    dpc__ck_num(&s, "cooldown_factor", "cooldown factor", c->cooldown_factor);
-    dpc__ck_count(&s, "chunk", "chunk", c->chunk);
-    dpc__ck_str(&s, "precision", "precision", dpc_precision_name(c->precision));
+    config_items(&s, tr);
     mech_items(&s, tr);
     dpc__ck_num(&s, "noise_multiplier", "noise std (calibrated)", tr->noise_scale);
     char spec[DPC_MODEL_SPEC_LEN];
@@ -311,47 +352,55 @@ static uint64_t f_size(uint64_t h, size_t x)
 }
 static uint64_t f_str(uint64_t h, const char *s) { return fnv(h, s, strlen(s) + 1); }
 
-uint64_t dpc__train_fingerprint_v2(const dpc_trainer *tr)
+/* Version 2's fingerprint: every field of the mechanism's table (the counts too, arrays without
+ * their lengths), then the recorded fields of dpc_train_config in table order with enums as
+ * their values and the calibrated noise after noise_multiplier; the bytes of that order are
+ * what version 2 files hold. */
+static uint64_t v2_config(uint64_t h, const dpc_trainer *tr)
 {
     const dpc_train_config *c = &tr->cfg;
-    const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
-    uint64_t h = f_str(FNV0, "dpcorr-run-v1");
-    h = f_size(h, (size_t)mp->kind);
-    h = f_size(h, mp->steps);
-    h = f_num(h, mp->nu);
-    h = f_num(h, mp->lambda);
-    h = f_size(h, mp->bands);
-    h = f_num(h, mp->momentum);
-    h = f_num(h, mp->decay);
-    h = f_size(h, (size_t)mp->honaker);
-    h = f_size(h, mp->nbuf);
-    if (mp->nbuf) {
-        h = fnv(h, mp->theta, mp->nbuf * sizeof(double));
-        h = fnv(h, mp->omega, mp->nbuf * sizeof(double));
+    const dpc_field_table *t = dpc_train_config_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (!recorded(f) || f->type == DPC_FIELD_POINTER) continue;
+        if (!strcmp(f->name, "groups")) {
+            h = f_size(h, dpc_sampler_get_config(tr->sampler)->groups);
+        } else if (!strcmp(f->name, "precision")) {
+            if (c->precision != DPC_PRECISION_DOUBLE) /* (absent for double in version 2) */
+                h = f_str(h, dpc_precision_name(c->precision));
+        } else if (f->type == DPC_FIELD_DOUBLE) {
+            h = f_num(h, dpc_field_get(f, c));
+            if (!strcmp(f->name, "noise_multiplier")) h = f_num(h, tr->noise_scale);
+        } else if (f->type == DPC_FIELD_SIZE) {
+            h = f_size(h, (size_t)dpc_field_get(f, c));
+        } else {
+            h = f_size(h, (size_t)int_count(f, c));
+        }
     }
-    h = f_size(h, mp->ncoeffs);
-    if (mp->ncoeffs) h = fnv(h, mp->coeffs, mp->ncoeffs * sizeof(double));
-    if (mp->dense) h = fnv(h, mp->dense, mp->steps * mp->steps * sizeof(double));
-    h = f_size(h, (size_t)mp->coeffs_of_strategy);
-    h = f_size(h, (size_t)c->sampler);
-    h = f_size(h, c->batch);
-    h = f_size(h, c->epochs);
-    h = f_size(h, dpc_sampler_get_config(tr->sampler)->groups);
-    h = f_num(h, c->epsilon);
-    h = f_num(h, c->delta);
-    h = f_num(h, c->noise_multiplier);
-    h = f_num(h, tr->noise_scale);
-    h = f_size(h, (size_t)c->accountant);
-    h = f_num(h, c->clip);
-    h = f_num(h, c->lr);
-    h = f_num(h, c->momentum);
-    h = f_num(h, c->weight_decay);
-    h = f_size(h, (size_t)c->schedule);
-    h = f_num(h, c->cooldown_fraction);
-    h = f_num(h, c->cooldown_factor);
-    h = f_size(h, c->chunk);
-    if (c->precision != DPC_PRECISION_DOUBLE) /* (absent for double in version 2) */
-        h = f_str(h, dpc_precision_name(c->precision));
+    return h;
+}
+
+uint64_t dpc__train_fingerprint_v2(const dpc_trainer *tr)
+{
+    const dpc_mech_params *mp = dpc_mech_get_params(tr->mech);
+    const dpc_field_table *mt = dpc_mech_params_fields();
+    uint64_t h = f_str(FNV0, "dpcorr-run-v1");
+    for (size_t i = 0; i < mt->count; i++) {
+        const dpc_field *f = &mt->fields[i];
+        if (f->type == DPC_FIELD_POINTER) {
+            const void *p;
+            memcpy(&p, (const char *)mp + f->offset, sizeof p);
+            size_t bytes = mech_array_bytes(mp, f->name);
+            if (bytes) h = fnv(h, p, bytes);
+        } else if (f->type == DPC_FIELD_DOUBLE) {
+            h = f_num(h, dpc_field_get(f, mp));
+        } else if (f->type == DPC_FIELD_SIZE) {
+            h = f_size(h, (size_t)dpc_field_get(f, mp));
+        } else {
+            h = f_size(h, (size_t)int_count(f, mp));
+        }
+    }
+    h = v2_config(h, tr);
     char spec[DPC_MODEL_SPEC_LEN];
     dpc_model_format_spec(dpc_model_get_config(tr->model), spec, sizeof spec);
     h = f_str(h, spec);

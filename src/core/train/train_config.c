@@ -1,6 +1,8 @@
 /* train_config.c — trainer configuration: defaults, validation (check_parameter style) and
  * the learning-rate schedules. */
 #include "common/util.h"
+#include "field/field_def.h"
+#include "mech/mech_internal.h"
 #include "train/train_internal.h"
 
 #include <math.h>
@@ -25,40 +27,159 @@ dpc_status dpc_lr_schedule_parse(const char *s, dpc_lr_schedule *out, dpc_error 
                            s ? s : "(null)");
 }
 
+static const char *const form_names[] = {"auto", "buffer", "replay"};
+static const char *const accountant_names[] = {"rdp", "pld", "zcdp", "gdp"};
+static const char *const precision_names[] = {"double", "float32"};
+static const char *const isa_names[] = {"auto", "sse2", "avx2", "avx512"};
+
+#define TC(m) DPC_FIELD_AT(dpc_train_config, m)
+#define POS (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN) /* (0, inf): a finite number > 0 */
+/* The manual of dpc_train_config: one row per field, in struct order (dpcorr/train.h). */
+static const dpc_field train_fields[] = {
+    {.name = "mech", .type = DPC_FIELD_STRUCT, TC(mech), .flags = DPC_FIELD_OWN_CHECK,
+     .sub = &dpc__mech_params_table, .doc = "the mechanism: kind and parameters (dpc_mech_params; "
+                                    "steps set by the run, bands 0 = the run's default)"},
+    {.name = "noise_form", .type = DPC_FIELD_ENUM, TC(noise_form), .def = DPC_NOISE_AUTO,
+     DPC_FIELD_NAMES(form_names), .flags = DPC_FIELD_RUNTIME,
+     .doc = "state of the noise generators: auto (buffer when it fits noise_memory), buffer, "
+            "replay; the noise is the same"},
+    {.name = "noise_memory", .type = DPC_FIELD_SIZE, TC(noise_memory),
+     .flags = DPC_FIELD_NO_RANGE | DPC_FIELD_RUNTIME, .def_text = "1 GiB",
+     .doc = "bytes allowed for buffer-form noise state (0 = 1 GiB)"},
+    {.name = "sampler", .label = "sampler",
+     .type = DPC_FIELD_INT, TC(sampler), .def = DPC_SAMPLER_AUTO,
+     .flags = DPC_FIELD_NO_RANGE, .def_text = "auto",
+     .doc = "dpc_sampler_kind, or DPC_SAMPLER_AUTO (poisson for identity, fixed-order epochs "
+            "otherwise; dpc_train_config_resolve)"},
+    {.name = "batch", .label = "batch",
+     .type = DPC_FIELD_SIZE, TC(batch), .def = 256, .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "(expected) batch size B, at most the training examples"},
+    {.name = "epochs", .label = "epochs",
+     .type = DPC_FIELD_SIZE, TC(epochs), .def = 1, .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN,
+     .doc = "passes over the data: n = epochs x floor(N / B) steps, at most "
+            "DPC_TRAIN_MAX_STEPS"},
+    {.name = "groups", .label = "groups",
+     .type = DPC_FIELD_SIZE, TC(groups), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN, .def_text = "the strategy's bands",
+     .doc = "cyclic Poisson: number of groups (0 = the strategy's bands); 0 for other samplers"},
+    {.name = "workload_explicit", .type = DPC_FIELD_BOOL, TC(workload_explicit),
+     .flags = DPC_FIELD_UNRECORDED,
+     .doc = "bsr, bisr, blt: 1 = mech.momentum/decay as given; 0 = the optimizer's workload"},
+    {.name = "epsilon", .label = "epsilon",
+     .type = DPC_FIELD_DOUBLE, TC(epsilon), .lo = 0, .hi = INFINITY,
+     .flags = POS | DPC_FIELD_UNSET_ZERO,
+     .def_text = "none",
+     .doc = "target epsilon (the noise is calibrated), or 0 to give noise_multiplier"},
+    {.name = "delta", .label = "delta",
+     .type = DPC_FIELD_DOUBLE, TC(delta), .lo = 0, .hi = 1,
+     .flags = POS | DPC_FIELD_UNSET_ZERO, .def_text = "dpc_account_default_delta(N)",
+     .doc = "target delta, below 1/N unless allow_large_delta; 0 = derived from N"},
+    {.name = "noise_multiplier", .label = "noise multiplier",
+     .type = DPC_FIELD_DOUBLE, TC(noise_multiplier), .lo = 0,
+     .hi = INFINITY, .flags = POS | DPC_FIELD_UNSET_ZERO, .def_text = "calibrated",
+     .doc = "z: noise std per row of Z over clip x colnorm(C), given when epsilon = 0"},
+    {.name = "allow_large_delta", .type = DPC_FIELD_BOOL, TC(allow_large_delta),
+     .flags = DPC_FIELD_UNRECORDED, /* what it accepts changes no value of the run */
+     .doc = "1 accepts delta >= 1/N (a mechanism may then publish a record outright)"},
+    {.name = "accountant", .label = "accountant",
+     .type = DPC_FIELD_ENUM, TC(accountant), .def = DPC_ACCOUNTANT_PLD,
+     DPC_FIELD_NAMES(accountant_names),
+     .doc = "accountant of the amplified routes: rdp or pld (dpc_account_default_accountant)"},
+    {.name = "clip", .label = "clip",
+     .type = DPC_FIELD_DOUBLE, TC(clip), .def = 1, .lo = 0, .hi = INFINITY,
+     .flags = POS, .doc = "per-example L2 clip norm C"},
+    {.name = "lr", .label = "learning rate",
+     .type = DPC_FIELD_DOUBLE, TC(lr), .def = 0.1, .lo = 0, .hi = INFINITY,
+     .flags = POS, .doc = "learning rate (lr x clip below 1e150)"},
+    {.name = "momentum", .label = "momentum",
+     .type = DPC_FIELD_DOUBLE, TC(momentum), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "heavy-ball momentum"},
+    {.name = "weight_decay", .label = "weight decay",
+     .type = DPC_FIELD_DOUBLE, TC(weight_decay), .lo = 0,
+     .hi = INFINITY, .flags = DPC_FIELD_HI_OPEN, .doc = "L2 weight decay"},
+    {.name = "schedule", .label = "schedule",
+     .type = DPC_FIELD_ENUM, TC(schedule), .def = DPC_LR_CONSTANT,
+     DPC_FIELD_NAMES(sched_names), .doc = "learning-rate schedule (dpc_lr_schedule)"},
+    {.name = "cooldown_fraction", .label = "cooldown fraction",
+     .type = DPC_FIELD_DOUBLE, TC(cooldown_fraction), .def = 0.25,
+     .lo = 0, .hi = 1, .doc = "cooldown schedule: the last fraction of the steps that decay"},
+    {.name = "cooldown_factor", .label = "cooldown factor",
+     .type = DPC_FIELD_DOUBLE, TC(cooldown_factor), .def = 0.05,
+     .lo = 0, .hi = 1, .doc = "cooldown schedule: the final lr factor"},
+    {.name = "threads", .type = DPC_FIELD_SIZE, TC(threads), .def = 1, .lo = 1, .hi = 256,
+     .flags = DPC_FIELD_RUNTIME, .doc = "worker threads; results do not depend on them"},
+    {.name = "chunk", .label = "chunk",
+     .type = DPC_FIELD_SIZE, TC(chunk), .def = 32, .lo = 1, .hi = 4096,
+     .doc = "examples per chunk; part of the reduction order"},
+    {.name = "precision", .label = "precision",
+     .type = DPC_FIELD_ENUM, TC(precision), .def = DPC_PRECISION_DOUBLE,
+     DPC_FIELD_NAMES(precision_names),
+     .doc = "double, or float32 parameters, activations and gradients (dense models)"},
+    {.name = "isa", .type = DPC_FIELD_ENUM, TC(isa), .def = DPC_ISA_AUTO,
+     DPC_FIELD_NAMES(isa_names), .flags = DPC_FIELD_RUNTIME,
+     .doc = "instruction-set level of the noise generators (auto = the best this CPU runs)"},
+    {.name = "transport", .type = DPC_FIELD_POINTER, TC(transport), .flags = DPC_FIELD_RUNTIME,
+     .doc = "NULL: one process; else this rank of a data-parallel run (borrowed)"},
+    {.name = "canaries", .type = DPC_FIELD_POINTER, TC(canaries), .flags = DPC_FIELD_UNRECORDED,
+     .doc = "NULL: no canaries; else the audit's canary slots (borrowed)"},
+};
+#undef TC
+#undef POS
+static const dpc_field_table train_table = DPC_FIELD_TABLE(dpc_train_config, train_fields);
+
+const dpc_field_table *dpc_train_config_fields(void) { return &train_table; }
+
 void dpc_train_config_init(dpc_train_config *c)
 {
-    memset(c, 0, sizeof *c);
-    dpc_mech_params_init(&c->mech);
-    c->noise_form = DPC_NOISE_AUTO;
-    c->sampler = DPC_SAMPLER_AUTO;
-    c->batch = 256;
-    c->epochs = 1;
-    c->delta = 0.0; /* derived from N: dpc_account_default_delta */
-    c->accountant = dpc_account_default_accountant();
-    c->clip = 1.0;
-    c->lr = 0.1;
-    c->schedule = DPC_LR_CONSTANT;
-    c->cooldown_fraction = 0.25;
-    c->cooldown_factor = 0.05;
-    c->threads = 1;
-    c->chunk = 32;
+    dpc_field_defaults(&train_table, c);
+    c->accountant = dpc_account_default_accountant(); /* the one rule (PLD), the table's too */
 }
 
-/* The optimizer and execution fields. */
+#define SI(m) DPC_FIELD_AT(dpc_step_info, m)
+static const dpc_field step_fields[] = {
+    {.name = "step", .type = DPC_FIELD_SIZE, SI(step), .flags = DPC_FIELD_DERIVED,
+     .doc = "the step just taken (0-based)"},
+    {.name = "batch", .type = DPC_FIELD_SIZE, SI(batch), .flags = DPC_FIELD_DERIVED,
+     .doc = "realized batch size (not privatized)"},
+    {.name = "loss", .type = DPC_FIELD_DOUBLE, SI(loss), .flags = DPC_FIELD_DERIVED,
+     .doc = "mean per-example loss on the batch, before the update (not privatized)"},
+    {.name = "clip_fraction", .type = DPC_FIELD_DOUBLE, SI(clip_fraction),
+     .flags = DPC_FIELD_DERIVED, .doc = "fraction of the batch whose gradient norm exceeded clip"},
+    {.name = "lr", .type = DPC_FIELD_DOUBLE, SI(lr), .flags = DPC_FIELD_DERIVED,
+     .doc = "the learning rate of the step (schedule applied)"},
+};
+#undef SI
+static const dpc_field_table step_table = DPC_FIELD_TABLE(dpc_step_info, step_fields);
+
+const dpc_field_table *dpc_step_info_fields(void) { return &step_table; }
+
+#define TR(m) DPC_FIELD_AT(dpc_train_record, m)
+static const dpc_field record_fields[] = {
+    {.name = "step", .type = DPC_FIELD_SIZE, TR(step), .flags = DPC_FIELD_DERIVED,
+     .doc = "steps done when recorded (1..steps)"},
+    {.name = "epoch", .type = DPC_FIELD_SIZE, TR(epoch), .flags = DPC_FIELD_DERIVED,
+     .doc = "the epoch of the record"},
+    {.name = "train_loss", .type = DPC_FIELD_DOUBLE, TR(train_loss), .flags = DPC_FIELD_DERIVED,
+     .doc = "mean training loss (non-private telemetry); NAN when not measured"},
+    {.name = "test_loss", .type = DPC_FIELD_DOUBLE, TR(test_loss), .flags = DPC_FIELD_DERIVED,
+     .doc = "mean test loss; NAN when not measured"},
+    {.name = "test_accuracy", .type = DPC_FIELD_DOUBLE, TR(test_accuracy),
+     .flags = DPC_FIELD_DERIVED, .doc = "test accuracy; NAN for regression or not measured"},
+    {.name = "epsilon", .type = DPC_FIELD_DOUBLE, TR(epsilon), .flags = DPC_FIELD_DERIVED,
+     .doc = "epsilon spent so far"},
+    {.name = "time_s", .type = DPC_FIELD_DOUBLE, TR(time_s), .flags = DPC_FIELD_DERIVED,
+     .doc = "seconds since the run started (in the process that recorded it)"},
+};
+#undef TR
+static const dpc_field_table record_table = DPC_FIELD_TABLE(dpc_train_record, record_fields);
+
+const dpc_field_table *dpc_train_record_fields(void) { return &record_table; }
+
+/* The optimizer and execution fields: the table's ranges (dpc_field_check) and the products
+ * that must not overflow. */
 static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
 {
-    if (c->precision != DPC_PRECISION_DOUBLE && c->precision != DPC_PRECISION_FLOAT32)
-        return dpc_error_param(err, DPC_E_INVALID, "precision", "unknown precision %d",
-                               (int)c->precision);
-    if (c->isa < DPC_ISA_AUTO || c->isa > DPC_ISA_AVX512)
-        return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
-                               (int)c->isa);
-    if (!(c->clip > 0) || !isfinite(c->clip))
-        return dpc_error_param(err, DPC_E_INVALID, "clip", "must be a finite number > 0, got %g",
-                               c->clip);
-    if (!(c->lr > 0) || !isfinite(c->lr))
-        return dpc_error_param(err, DPC_E_INVALID, "lr", "must be a finite number > 0, got %g",
-                               c->lr);
     /* a clipped step moves the parameters by up to lr x clip (before noise): beyond 1e150 the
      * squared norms of clipping, weight decay and the loss overflow double (sqrt(DBL_MAX) is
      * 1.3e154), and the run would report an overflowed model as trained */
@@ -66,31 +187,10 @@ static dpc_status check_optimizer(const dpc_train_config *c, dpc_error *err)
         return dpc_error_param(err, DPC_E_RANGE, c->clip > c->lr ? "clip" : "lr",
                                "lr x clip = %g overflows: a step must stay below 1e150 (lr %g, "
                                "clip %g)", c->lr * c->clip, c->lr, c->clip);
-    if (!(c->momentum >= 0 && c->momentum < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "momentum", "must be in [0, 1), got %g",
-                               c->momentum);
-    if (!(c->weight_decay >= 0) || !isfinite(c->weight_decay))
-        return dpc_error_param(err, DPC_E_INVALID, "weight_decay", "must be >= 0, got %g",
-                               c->weight_decay);
     if (c->lr * c->weight_decay > DPC__SCALE_MAX) /* the decay step would overflow at once */
         return dpc_error_param(err, DPC_E_RANGE, "weight_decay",
                                "lr x weight_decay = %g overflows: must stay below 1e150",
                                c->lr * c->weight_decay);
-    if ((unsigned)c->schedule > DPC_LR_COOLDOWN)
-        return dpc_error_param(err, DPC_E_INVALID, "schedule", "unknown value %d",
-                               (int)c->schedule);
-    if (!(c->cooldown_fraction >= 0 && c->cooldown_fraction <= 1))
-        return dpc_error_param(err, DPC_E_INVALID, "cooldown_fraction",
-                               "must be in [0, 1], got %g", c->cooldown_fraction);
-    if (!(c->cooldown_factor >= 0 && c->cooldown_factor <= 1))
-        return dpc_error_param(err, DPC_E_INVALID, "cooldown_factor", "must be in [0, 1], got %g",
-                               c->cooldown_factor);
-    if (c->threads == 0 || c->threads > 256)
-        return dpc_error_param(err, DPC_E_INVALID, "threads", "must be in [1, 256], got %zu",
-                               c->threads);
-    if (c->chunk == 0 || c->chunk > 4096)
-        return dpc_error_param(err, DPC_E_INVALID, "chunk", "must be in [1, 4096], got %zu",
-                               c->chunk);
     return DPC_OK;
 }
 
@@ -104,24 +204,15 @@ static dpc_status check_privacy(const dpc_train_config *c, size_t n, dpc_error *
         return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
                                "give either epsilon (the noise is calibrated) or "
                                "noise_multiplier (the epsilon is reported), not both");
-    if (c->noise_multiplier == 0) {
-        if (!(c->epsilon > 0) || !isfinite(c->epsilon))
-            return dpc_error_param(err, DPC_E_INVALID, "epsilon",
-                                   "must be a finite number > 0, got %g (or give "
-                                   "noise_multiplier)", c->epsilon);
-    } else if (!(c->noise_multiplier > 0) || !isfinite(c->noise_multiplier)) {
-        return dpc_error_param(err, DPC_E_INVALID, "noise_multiplier",
-                               "must be a finite number > 0, got %g", c->noise_multiplier);
-    } else if (c->noise_multiplier * c->clip > DPC__SCALE_MAX) {
+    if (c->noise_multiplier == 0 && c->epsilon == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "epsilon",
+                               "must be a finite number > 0, got 0 (or give noise_multiplier)");
+    if (c->noise_multiplier * c->clip > DPC__SCALE_MAX) {
         /* the noise's standard deviation (z x clip x colnorm) and its square would overflow */
         return dpc_error_param(err, DPC_E_RANGE, "noise_multiplier",
                                "noise_multiplier x clip = %g overflows: must stay below 1e150",
                                c->noise_multiplier * c->clip);
     }
-    if (c->accountant != DPC_ACCOUNTANT_PLD && c->accountant != DPC_ACCOUNTANT_RDP &&
-        c->accountant != DPC_ACCOUNTANT_GDP && c->accountant != DPC_ACCOUNTANT_ZCDP)
-        return dpc_error_param(err, DPC_E_INVALID, "accountant", "unknown value %d",
-                               (int)c->accountant);
     return DPC_OK;
 }
 
@@ -132,18 +223,19 @@ dpc_status dpc_train_config_check(const dpc_train_config *c, const dpc_dataset *
     if (!train) return dpc_error_param(err, DPC_E_INVALID, "train", "NULL data set");
     size_t N = dpc_dataset_rows(train); /* a shard: the whole set's rows */
     if (N == 0) return dpc_error_param(err, DPC_E_INVALID, "train", "the data set is empty");
-    if (c->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1");
+    /* every field's own range first (the table's), then the refusals between fields */
+    dpc_status st = dpc_field_check(&train_table, c, err);
+    if (st) return st;
     if (c->batch > N)
         return dpc_error_param(err, DPC_E_INVALID, "batch",
                                "%zu is larger than the training data (%zu examples)", c->batch,
                                N);
-    if (c->epochs == 0) return dpc_error_param(err, DPC_E_INVALID, "epochs", "must be >= 1");
     size_t spe = N / c->batch;
     if (c->epochs > DPC_TRAIN_MAX_STEPS / spe)
         return dpc_error_param(err, DPC_E_RANGE, "epochs",
                                "%zu epochs of %zu steps exceed the limit of %zu steps",
                                c->epochs, spe, DPC_TRAIN_MAX_STEPS);
-    dpc_status st = check_optimizer(c, err);
+    st = check_optimizer(c, err);
     if (!st) st = check_privacy(c, N, err);
     if (st) return st;
     if ((unsigned)c->sampler > DPC_SAMPLER_BALLS_IN_BINS && c->sampler != DPC_SAMPLER_AUTO)

@@ -6,7 +6,7 @@
  * messages and checkpoint items (dpc__field_what). */
 #include "common/util.h"
 #include "field/field_def.h"
-#include "field/field_items.h"
+#include "train/field_items.h"
 #include "kan/kan_internal.h"
 
 #include <math.h>

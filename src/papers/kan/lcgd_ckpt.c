@@ -2,7 +2,7 @@
  * the trainers' container (dpcorr/train.h): the iterate, the counters, the run's metrics and the
  * noise state when it cannot be regenerated from the RNG (the BUFFER form). */
 #include "common/util.h"
-#include "field/field_items.h"
+#include "train/field_items.h"
 #include "kan/kan_internal.h"
 
 #include <math.h>

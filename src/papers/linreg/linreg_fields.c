@@ -5,7 +5,7 @@
  * option ranges, defaults and dry-run read them. */
 #include "common/util.h"
 #include "field/field_def.h"
-#include "field/field_items.h"
+#include "train/field_items.h"
 #include "linreg/linreg_internal.h"
 
 #include <math.h>

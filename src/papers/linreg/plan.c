@@ -2,7 +2,7 @@
  * privacy ledger (through the accountant's calculators) and the theory's preconditions, for
  * DP-AMBSSGD / DP-SSGD / the SGD baselines (Varshney, Thakurta & Jain 2022; note 001). */
 #include "common/util.h"
-#include "field/field_items.h"
+#include "train/field_items.h"
 #include "linreg/linreg_internal.h"
 
 #include <float.h>

@@ -3,7 +3,7 @@
  * tree noise's state; the batches and independent noise are regenerated from the RNG, and the
  * noise slabs of the state (noise_cum, xi, S_hat - S) are replayed from the key and compared. */
 #include "common/util.h"
-#include "field/field_items.h"
+#include "train/field_items.h"
 #include "srgd/srgd_internal.h"
 
 #include <math.h>

@@ -3,7 +3,7 @@
  * constants and why they cannot run, the GDP calibration, and validation. */
 #include "dpcorr/account.h"
 #include "common/util.h"
-#include "field/field_items.h"
+#include "train/field_items.h"
 #include "srgd/srgd_internal.h"
 
 #include <math.h>

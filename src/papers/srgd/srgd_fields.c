@@ -4,7 +4,7 @@
  * checkpoint items, the CLI's option ranges, defaults and dry-run read them. A doc's head before
  * ": " is the short noun used in messages and checkpoint items (dpc__field_what). */
 #include "field/field_def.h"
-#include "field/field_items.h"
+#include "train/field_items.h"
 #include "common/util.h"
 #include "srgd/srgd_internal.h"
 

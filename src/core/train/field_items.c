@@ -1,6 +1,6 @@
 /* field_items.c — library-internal uses of the field tables (field_items.h): checkpoint items
  * and single-field checks written from a table, so a trainer's _save lists no field by hand. */
-#include "field/field_items.h"
+#include "train/field_items.h"
 #include "common/util.h"
 
 #include <math.h>
