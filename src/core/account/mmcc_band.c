@@ -136,20 +136,24 @@ static int band2_order_eps(const dpc__mmcc_mat *M, double q, double s, double de
     return 0;
 }
 
-/* The remove direction: the smallest epsilon over integer orders, raised geometrically while it
- * falls (and while the work fits BAND2_WORK), then a ternary search between the best order's
- * neighbours. Every order evaluated is a valid bound; the smallest is kept. */
-#define BAND2_WORK 4e8
-static int band2_remove(const dpc__mmcc_mat *M, double q, double s, double delta, double *eps,
-                        size_t *order)
+/* The smallest epsilon of a bound over integer orders: raised geometrically from 2 while it
+ * falls (up to max_order; at most cap1 evaluations), then a ternary search between the best
+ * order's neighbours (evaluations counted on, up to cap2). Every order evaluated is a valid
+ * bound, so the smallest is kept whatever the search's path. f returns 0 with *eps, 1 when its
+ * work is spent (the phase stops there), -1 on an error (returned). */
+typedef int (*order_eps_fn)(void *ctx, size_t al, double *eps);
+
+static int order_search(order_eps_fn f, void *ctx, size_t max_order, size_t cap1, size_t cap2,
+                        double *best_out, size_t *order)
 {
-    double best = INFINITY, budget = BAND2_WORK, e;
-    size_t prev = 2, lo = 2, hi = 2, al = 2;
-    int rising = 0;
+    double best = INFINITY, e, e1, e2;
+    size_t prev = 2, lo = 2, hi = 2, al = 2, evals = 0;
+    int rising = 0, rc;
     *order = 0;
-    for (; al <= 4096; prev = al, al = al < 12 ? al + 1 : al + al / 4) {
-        if (band2_order_eps(M, q, s, delta, al, &budget, &e)) return -1;
-        if (e == INFINITY && budget < BAND2_WORK) break; /* out of work */
+    for (; al <= max_order && evals < cap1; prev = al, al = al < 12 ? al + 1 : al + al / 4,
+                                            evals++) {
+        if ((rc = f(ctx, al, &e)) < 0) return -1;
+        if (rc) break; /* out of work */
         if (e < best) {
             best = e, *order = al, lo = prev, rising = 0;
         } else if (++rising == 1) {
@@ -158,18 +162,41 @@ static int band2_remove(const dpc__mmcc_mat *M, double q, double s, double delta
         if (rising >= 3) break;
     }
     if (!rising) hi = al;
-    while (hi > lo + 2) { /* the orders strictly between lo and hi, around *order */
+    while (hi > lo + 2 && evals++ < cap2) { /* the orders strictly between lo and hi */
         size_t m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
-        double e1, e2;
-        if (band2_order_eps(M, q, s, delta, m1, &budget, &e1) ||
-            band2_order_eps(M, q, s, delta, m2, &budget, &e2))
-            return -1;
+        int r1 = f(ctx, m1, &e1), r2 = r1 ? 0 : f(ctx, m2, &e2);
+        if (r1 < 0 || r2 < 0) return -1;
+        if (r1 || r2) break;
         if (e1 < best) best = e1, *order = m1;
         if (e2 < best) best = e2, *order = m2;
-        if (e1 == INFINITY || e2 == INFINITY) break;
         if (e1 <= e2) hi = m2;
         else lo = m1;
     }
+    *best_out = best;
+    return 0;
+}
+
+/* The remove direction at one order within the work budget BAND2_WORK (an order whose moment
+ * would not fit ends the search; a numerically infinite one as well). */
+#define BAND2_WORK 4e8
+typedef struct {
+    const dpc__mmcc_mat *M;
+    double q, s, delta, budget;
+} band2_ctx;
+
+static int band2_order_fn(void *vc, size_t al, double *eps)
+{
+    band2_ctx *c = vc;
+    if (band2_order_eps(c->M, c->q, c->s, c->delta, al, &c->budget, eps)) return -1;
+    return *eps == INFINITY;
+}
+
+static int band2_remove(const dpc__mmcc_mat *M, double q, double s, double delta, double *eps,
+                        size_t *order)
+{
+    band2_ctx c = {M, q, s, delta, BAND2_WORK};
+    double best;
+    if (order_search(band2_order_fn, &c, 4096, SIZE_MAX, SIZE_MAX, &best, order)) return -1;
     *eps = best > 0.0 ? best : 0.0;
     return 0;
 }
@@ -368,33 +395,19 @@ static double band_holder_eps(const band_holder *H, size_t al)
     return lm / (a - 1.0) + log1p(-1.0 / a) - (log(a) + log(H->delta)) / (a - 1.0);
 }
 
-/* The smallest Hoelder epsilon over integer orders (geometric while it falls, then ternary),
- * searched on coarse cells; the best order is evaluated again on fine cells (every evaluation is
- * an upper bound; the smaller is kept). */
+static int band_holder_fn(void *vc, size_t al, double *eps)
+{
+    *eps = band_holder_eps(vc, al);
+    return 0;
+}
+
+/* The smallest Hoelder epsilon over integer orders (order_search, at most 40 + 20
+ * evaluations), searched on coarse cells; the best order is evaluated again on fine cells
+ * (every evaluation is an upper bound; the smaller is kept). */
 static double band_holder_search(band_holder *H, size_t *order)
 {
-    double best = INFINITY;
-    size_t prev = 2, lo = 2, hi = 2, al = 2, evals = 0;
-    int rising = 0;
-    *order = 0;
-    for (; al <= 1024 && evals < 40; prev = al, al = al < 12 ? al + 1 : al + al / 4, evals++) {
-        double e = band_holder_eps(H, al);
-        if (e < best) {
-            best = e, *order = al, lo = prev, rising = 0;
-        } else if (++rising == 1) {
-            hi = al;
-        }
-        if (rising >= 3) break;
-    }
-    if (!rising) hi = al;
-    while (hi > lo + 2 && evals++ < 60) {
-        size_t m1 = lo + (hi - lo) / 3, m2 = hi - (hi - lo) / 3;
-        double e1 = band_holder_eps(H, m1), e2 = band_holder_eps(H, m2);
-        if (e1 < best) best = e1, *order = m1;
-        if (e2 < best) best = e2, *order = m2;
-        if (e1 <= e2) hi = m2;
-        else lo = m1;
-    }
+    double best;
+    if (order_search(band_holder_fn, H, 1024, 40, 60, &best, order)) return INFINITY;
     if (*order) {
         H->fine = 1;
         double e = band_holder_eps(H, *order);
