@@ -2,6 +2,7 @@
 #include "dpcorr/abi.h"
 #include "dpcorr/account.h"
 #include "dpcorr/mech.h"
+#include "dpcorr/privatize.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/sampler.h"
 #include "dpcorr/strategy.h"
@@ -27,7 +28,7 @@ static const struct {
     ENTRY(dpc_strategy),         ENTRY(dpc_sampler_config),
     ENTRY(dpc_sampler_desc),     ENTRY(dpc_train_config),
     ENTRY(dpc_step_info),        ENTRY(dpc_progress),
-    ENTRY(dpc_train_record),
+    ENTRY(dpc_train_record),     ENTRY(dpc_privatize_config),
 };
 
 #define ABI_COUNT (sizeof abi_table / sizeof abi_table[0])
