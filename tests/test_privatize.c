@@ -6,6 +6,7 @@
 #include "dpcorr/model.h"
 #include "dpcorr/privatize.h"
 #include "dpcorr/train.h"
+#include "dpcorr/abi.h"
 #include "harness.h"
 
 #include <math.h>
@@ -333,8 +334,33 @@ static void test_sees(void)
     dpc_privatize_free(NULL);
 }
 
+/* The field table covers the struct, and _init writes its defaults (the mechanism's too). */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_privatize_config_fields();
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    dpc_privatize_config c, z;
+    memset(&c, 0x5a, sizeof c);
+    dpc_privatize_config_init(&c);
+    CHECK(c.epochs == 1 && c.clip == 1.0 && c.sampler == DPC_SAMPLER_AUTO &&
+              c.mech.kind == DPC_MECH_BLT && c.accountant == dpc_account_default_accountant() &&
+              c.isa == DPC_ISA_AUTO && c.dim == 0 && c.batch == 0 && c.epsilon == 0,
+          "defaults");
+    dpc_mech_params mp;
+    dpc_mech_params_init(&mp);
+    z = c;
+    z.mech = mp;
+    z.mech.kind = DPC_MECH_BLT;
+    CHECK(!memcmp(&z.mech, &c.mech, sizeof mp), "the mechanism's defaults");
+    const dpc_field *f = dpc_field_find(t, "mech.nu", NULL);
+    CHECK(f && f->type == DPC_FIELD_DOUBLE, "dotted lookup into the mechanism");
+    CHECK(t->size == dpc_abi_sizeof("dpc_privatize_config"), "the table's size is the ABI's");
+}
+
 int main(void)
 {
+    test_field_table();
     test_ledger_is_the_trainers();
     test_steps_are_the_formula();
     test_refusals();

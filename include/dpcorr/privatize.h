@@ -40,6 +40,7 @@
 #define DPCORR_PRIVATIZE_H
 
 #include "dpcorr/account.h"
+#include "dpcorr/field.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/sampler.h"
@@ -73,6 +74,11 @@ typedef struct dpc_privatize_config {
  * the default accountant, isa AUTO; dim, n_examples, batch and one of epsilon /
  * noise_multiplier must be set. */
 DPC_API void dpc_privatize_config_init(dpc_privatize_config *cfg); /* NULL: nothing */
+
+/* The field table of dpc_privatize_config (dpcorr/field.h): name, type, offset, default and
+ * one-line doc of every field; dpc_privatize_config_init writes its defaults. The privacy,
+ * sampling and mechanism fields are validated as dpc_train_config's (same names). */
+DPC_API const dpc_field_table *dpc_privatize_config_fields(void);
 
 typedef struct dpc_privatizer dpc_privatizer; /* opaque */
 

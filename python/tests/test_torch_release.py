@@ -44,6 +44,9 @@ def code(parse, s):
 def test_torch_update_is_the_privatizers_release(mech):
     have = lib.dpc_abi_sizeof(b"dpc_privatize_config")
     assert have == ctypes.sizeof(PrivatizeConfig), "the test's mirror is out of date"
+    fn = lib.dpc_privatize_config_fields
+    fn.restype, fn.argtypes = ctypes.POINTER(_lib.FieldTable), []
+    _lib.check_mirror(PrivatizeConfig, "dpc_privatize_config_fields")  # names, offsets, sizes
     n, batch, clip, z = 240, 24, 0.5, 0.7
     g = torch.Generator().manual_seed(0)
     x = torch.randn(n, 6, generator=g, dtype=torch.float64)

@@ -4,6 +4,8 @@
  * mechanism, calibration, ledger); this object adds the noise stream and the step's guard
  * (one release per drawn batch, finite input, nothing past the run). */
 #include "common/util.h"
+#include "field/field_def.h"
+#include "mech/mech_internal.h"
 #include "dpcorr/privatize.h"
 #include "dpcorr/train.h"
 
@@ -23,17 +25,56 @@ struct dpc_privatizer {
     double clip;
 };
 
+/* The manual of dpc_privatize_config, one row per field in struct order. The privacy, sampling
+ * and mechanism fields are those of dpc_train_config (dpc_privatize_new validates them through
+ * the trainer's plan, errors naming the same fields): their ranges are stated there. */
+#define PC(m) DPC_FIELD_AT(dpc_privatize_config, m)
+#define UNSET (DPC_FIELD_NO_RANGE | DPC_FIELD_UNSET_ZERO)
+static const char *const pc_accountant_names[] = {"rdp", "pld", "zcdp", "gdp"};
+static const char *const pc_isa_names[] = {"auto", "sse2", "avx2", "avx512"};
+static const dpc_field pc_fields[] = {
+    {.name = "dim", .type = DPC_FIELD_SIZE, PC(dim), .flags = UNSET,
+     .doc = "P: coordinates of the gradient sums, 1 .. 2^40 (0: must be set)"},
+    {.name = "n_examples", .type = DPC_FIELD_SIZE, PC(n_examples), .flags = UNSET,
+     .doc = "N: records of the training set, >= 1 (0: must be set)"},
+    {.name = "batch", .type = DPC_FIELD_SIZE, PC(batch), .flags = UNSET,
+     .doc = "(expected) batch size B, 1 <= B <= N (0: must be set)"},
+    {.name = "epochs", .type = DPC_FIELD_SIZE, PC(epochs), .def = 1, .flags = DPC_FIELD_NO_RANGE,
+     .doc = "n = epochs x steps per epoch (Poisson: N / B per epoch)"},
+    {.name = "epsilon", .type = DPC_FIELD_DOUBLE, PC(epsilon), .flags = UNSET,
+     .doc = "target epsilon > 0 (the noise is calibrated), or 0 to use noise_multiplier"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, PC(delta), .flags = UNSET,
+     .doc = "in (0, 1/N), or 0: dpc_account_default_delta(N)"},
+    {.name = "noise_multiplier", .type = DPC_FIELD_DOUBLE, PC(noise_multiplier), .flags = UNSET,
+     .doc = "z > 0 when epsilon = 0 (the ledger then reports its epsilon)"},
+    {.name = "clip", .type = DPC_FIELD_DOUBLE, PC(clip), .def = 1, .flags = DPC_FIELD_NO_RANGE,
+     .doc = "the L2 norm each per-example gradient is clipped to (> 0)"},
+    {.name = "mech", .type = DPC_FIELD_STRUCT, PC(mech), .flags = DPC_FIELD_OWN_CHECK,
+     .sub = &dpc__mech_params_table,
+     .doc = "the mechanism (kind BLT by default: the run's default BLT; steps set by the run)"},
+    {.name = "sampler", .type = DPC_FIELD_INT, PC(sampler), .def = DPC_SAMPLER_AUTO,
+     .flags = DPC_FIELD_NO_RANGE, .doc = "dpc_sampler_kind, or DPC_SAMPLER_AUTO"},
+    {.name = "groups", .type = DPC_FIELD_SIZE, PC(groups), .flags = DPC_FIELD_NO_RANGE,
+     .doc = "cyclic Poisson: number of groups (0 = the strategy's bands)"},
+    {.name = "accountant", .type = DPC_FIELD_ENUM, PC(accountant), .def = DPC_ACCOUNTANT_PLD,
+     DPC_FIELD_NAMES(pc_accountant_names),
+     .doc = "amplified routes' accountant (dpc_account_default_accountant)"},
+    {.name = "isa", .type = DPC_FIELD_ENUM, PC(isa), .def = DPC_ISA_AUTO,
+     DPC_FIELD_NAMES(pc_isa_names), .flags = DPC_FIELD_RUNTIME,
+     .doc = "the noise generator's level (auto: the best this CPU runs)"},
+};
+#undef PC
+#undef UNSET
+static const dpc_field_table pc_table = DPC_FIELD_TABLE(dpc_privatize_config, pc_fields);
+
+const dpc_field_table *dpc_privatize_config_fields(void) { return &pc_table; }
+
 void dpc_privatize_config_init(dpc_privatize_config *cfg)
 {
     if (!cfg) return;
-    memset(cfg, 0, sizeof *cfg);
-    dpc_mech_params_init(&cfg->mech);
+    dpc_field_defaults(&pc_table, cfg);
     cfg->mech.kind = DPC_MECH_BLT; /* no theta/omega: the run's default BLT */
-    cfg->sampler = DPC_SAMPLER_AUTO;
-    cfg->epochs = 1;
-    cfg->clip = 1.0;
     cfg->accountant = dpc_account_default_accountant();
-    cfg->isa = DPC_ISA_AUTO;
 }
 
 void dpc_privatize_free(dpc_privatizer *pv)
