@@ -15,13 +15,21 @@ static void test_coverage(void)
 {
     dpc_error e;
     const dpc_field_table *t[] = {dpc_train_config_fields(), dpc_mech_params_fields(),
-                                  dpc_step_info_fields(), dpc_train_record_fields()};
+                                  dpc_step_info_fields(), dpc_train_record_fields(),
+                                  dpc_noise_config_fields()};
     const size_t sz[] = {sizeof(dpc_train_config), sizeof(dpc_mech_params),
-                         sizeof(dpc_step_info), sizeof(dpc_train_record)};
+                         sizeof(dpc_step_info), sizeof(dpc_train_record),
+                         sizeof(dpc_noise_config)};
     for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
         CHECK(t[i] && t[i]->size == sz[i], "table %zu describes a struct of its size", i);
         CHECK_OK(dpc_field_table_verify(t[i], &e), &e);
     }
+    /* dpc_noise_config_init: the documented defaults (0 = 1 GiB budget) */
+    dpc_noise_config nc;
+    memset(&nc, 0x5a, sizeof nc);
+    dpc_noise_config_init(&nc, 7);
+    CHECK(nc.coord0 == 0 && nc.d == 7 && nc.form == DPC_NOISE_AUTO && nc.memory_budget == 0 &&
+              nc.isa == DPC_ISA_AUTO, "noise config defaults");
     /* the nested mechanism is the mechanism's own table */
     const dpc_field *m = dpc_field_find(dpc_train_config_fields(), "mech", NULL);
     CHECK(m && m->sub == dpc_mech_params_fields() && (m->flags & DPC_FIELD_OWN_CHECK),

@@ -265,6 +265,9 @@ typedef struct dpc_noise_config {
 /* All d coordinates of a model with d parameters from coordinate 0: form AUTO, memory budget 0
  * (1 GiB), isa AUTO. */
 DPC_API void dpc_noise_config_init(dpc_noise_config *cfg, size_t d);
+/* The field table of dpc_noise_config (dpcorr/field.h): every field's name, type, offset,
+ * default and one-line doc; dpc_noise_config_init writes its defaults. */
+DPC_API const dpc_field_table *dpc_noise_config_fields(void);
 
 /* A generator of m's correlated noise over cfg's coordinates, Z drawn from stream (copied).
  * m is borrowed and must outlive the generator. Free with dpc_noise_free (NULL is a no-op). */

@@ -14,6 +14,7 @@
  * themselves (noise_step.inc) run fused over pieces of the range, at the generator's
  * instruction-set level; every level computes the same values. */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "mech/noise_internal.h"
 
 #include <math.h>
@@ -64,13 +65,35 @@ void dpc_noise_free(dpc_noise *g)
     free(g);
 }
 
+/* The manual of dpc_noise_config, one row per field in struct order (dpcorr/mech.h). The
+ * refusals of dpc_noise_new name them as "cfg." + name. */
+#define NC(m) DPC_FIELD_AT(dpc_noise_config, m)
+static const char *const nc_form_names[] = {"auto", "buffer", "replay"};
+static const char *const nc_isa_names[] = {"auto", "sse2", "avx2", "avx512"};
+static const dpc_field nc_fields[] = {
+    {.name = "coord0", .type = DPC_FIELD_SIZE, NC(coord0), .flags = DPC_FIELD_NO_RANGE,
+     .doc = "first global coordinate handled (coord0 + d <= 2^49)"},
+    {.name = "d", .type = DPC_FIELD_SIZE, NC(d), .flags = DPC_FIELD_NO_RANGE,
+     .doc = "number of coordinates, >= 1 (the argument of dpc_noise_config_init)"},
+    {.name = "form", .type = DPC_FIELD_ENUM, NC(form), .def = DPC_NOISE_AUTO,
+     DPC_FIELD_NAMES(nc_form_names),
+     .doc = "state form: auto (buffer when it fits memory_budget), buffer, replay"},
+    {.name = "memory_budget", .type = DPC_FIELD_SIZE, NC(memory_budget),
+     .flags = DPC_FIELD_NO_RANGE, .def_text = "1 GiB",
+     .doc = "auto form: max bytes of buffer state (0 = 1 GiB)"},
+    {.name = "isa", .type = DPC_FIELD_ENUM, NC(isa), .def = DPC_ISA_AUTO,
+     DPC_FIELD_NAMES(nc_isa_names), .flags = DPC_FIELD_RUNTIME,
+     .doc = "instruction-set level (auto = the best this CPU runs; the noise is the same)"},
+};
+#undef NC
+static const dpc_field_table nc_table = DPC_FIELD_TABLE(dpc_noise_config, nc_fields);
+
+const dpc_field_table *dpc_noise_config_fields(void) { return &nc_table; }
+
 void dpc_noise_config_init(dpc_noise_config *cfg, size_t d)
 {
-    memset(cfg, 0, sizeof *cfg);
+    dpc_field_defaults(&nc_table, cfg);
     cfg->d = d;
-    cfg->form = DPC_NOISE_AUTO;
-    cfg->memory_budget = 0;
-    cfg->isa = DPC_ISA_AUTO;
 }
 
 dpc_status dpc_noise_new(dpc_noise **out, const dpc_mech *m, const dpc_rng_stream *stream,
