@@ -505,6 +505,65 @@ typedef struct dpc_run {
  * restore = dpc_trainer_resume; step info: dpc_step_info). */
 DPC_API dpc_run dpc_trainer_run_ops(dpc_trainer *tr);
 
+/* ==== The one run driver: step to the end, checkpoint, stop ==================================
+ *
+ * dpc_run_drive is the loop every front end uses (the CLI's `train`, the papers' _run/_train
+ * functions, the audit, the repro drivers): it steps r until steps_done reaches steps_total and,
+ * after each step that made an update (steps_done t > 0; dpc_kan_lcgd's first step only visits
+ * W_0), calls hooks->on_step, then hooks->checkpoint when one is due, then stops at
+ * params->stop_after. The driver never prints, never reads a clock of its own and keeps no state
+ * beyond its arguments.
+ *
+ * A checkpoint is due (only when hooks->checkpoint is set) every params->checkpoint_every steps
+ * (0: never by count), after the last step, at the points hooks->checkpoint_due names (dp-ftrl:
+ * each epoch), and at the stop of params->stop_after (what a resume continues from). */
+typedef struct dpc_run_params {
+    size_t checkpoint_every; /* a checkpoint every K updates (0: only at the end and hook points) */
+    size_t stop_after;       /* stop once steps_done >= K, as if killed (0: never) */
+} dpc_run_params;
+
+typedef struct dpc_run_hooks {
+    void *ctx; /* passed to every hook */
+    /* After each step (t = steps done; info: the step record the step filled). Nonzero stops the
+     * run: dpc_run_drive returns DPC_E_CANCELLED with the value in dpc_run_outcome.hook_rc. NULL:
+     * none. Called after the first step even when it made no update (t = 0). */
+    int (*on_step)(void *ctx, const void *info, size_t t);
+    /* Extra checkpoint points (nonzero: due after update t). NULL: none. */
+    int (*checkpoint_due)(void *ctx, size_t t);
+    /* Writes a checkpoint after update t (r->ops->save into the caller's file or container).
+     * NULL: no checkpoints. A failure returns its status from dpc_run_drive unchanged. */
+    dpc_status (*checkpoint)(void *ctx, size_t t, dpc_error *err);
+    /* Seconds of a monotonic clock (NULL: no timing): dpc_run_outcome.step_s sums the steps. */
+    double (*clock)(void);
+} dpc_run_hooks;
+
+typedef enum dpc_run_end {
+    DPC_RUN_DONE = 0,      /* every step made */
+    DPC_RUN_STOPPED = 1,   /* stopped at params->stop_after (its checkpoint written, if any) */
+    DPC_RUN_CANCELLED = 2, /* hooks->on_step returned nonzero */
+    DPC_RUN_FAILED = 3     /* a step or a checkpoint failed (err says why) */
+} dpc_run_end;
+
+typedef struct dpc_run_outcome {
+    dpc_run_end end;
+    size_t steps_done;  /* updates made when the driver returned */
+    size_t failed_step; /* DPC_RUN_FAILED by a step: steps_done before that step */
+    int step_failed;    /* 1: a step failed; 0: a checkpoint (DPC_RUN_FAILED) */
+    int hook_rc;        /* DPC_RUN_CANCELLED: what on_step returned */
+    double step_s;      /* seconds in r->ops->step (hooks->clock; 0 without one) */
+} dpc_run_outcome;
+
+/* Steps r to its end (or stop_after, or a cancelling hook), with checkpoints. info (may be NULL)
+ * receives each step's record (the trainer's step record type, see dpc_run_ops.step). params and
+ * hooks may be NULL (no stop, no hooks); out may be NULL. DPC_OK when every step was made or the
+ * run stopped at stop_after; DPC_E_CANCELLED naming "on_step" when on_step stopped it ("cancelled
+ * after step T"); a failing step's or checkpoint's own status and message otherwise (out says
+ * which and where). */
+DPC_API DPC_NODISCARD dpc_status dpc_run_drive(const dpc_run *r, void *info,
+                                               const dpc_run_params *params,
+                                               const dpc_run_hooks *hooks, dpc_run_outcome *out,
+                                               dpc_error *err);
+
 /* FNV-1a 64 of the bytes of v[0..n) (the params_hash of every trainer's report). */
 DPC_API uint64_t dpc_params_hash(const double *v, size_t n);
 
