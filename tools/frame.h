@@ -147,16 +147,12 @@ int frame_ckpt_read(const run_frame *f, opt_set *s, const char *kind, const dpc_
                     dpc_ckpt **saved);
 /* A library error of a trainer's _restore: printed as --resume's; the exit code. */
 int frame_ckpt_fail(const opt_set *s, const dpc_error *err);
-/* After t of total steps: is a checkpoint due (every K steps and at the end)? */
-int frame_ckpt_due(const run_frame *f, size_t t, size_t total);
-/* After t steps: stop (--stop-after) as if killed? (frame_run then writes the checkpoint and
- * says so.) */
-int frame_stop_due(const run_frame *f, size_t t);
 
-/* ---- the one run loop of every trainer of `train` (frame_run.c) ----------------------------
+/* ---- every trainer of `train` run by the library's driver (frame_run.c) --------------------
  *
  * Every trainer (dp-ftrl, dp-ambssgd, dp-ssgd, dp-srgd, lcgd-projected) is a dpc_run
- * (dpcorr/train.h: the library's ops table) stepped by frame_run: after each step the command's
+ * (dpcorr/train.h: the library's ops table) stepped by dpc_run_drive through frame_run, which
+ * gives it the frame's --checkpoint-every and --stop-after: after each step the command's
  * on_step (progress, telemetry, per-epoch records), then a checkpoint when due (--checkpoint-every
  * K, the end of the run, or the command's own points), then --stop-after. Checkpoints of container
  * trainers (ops->own_file 0) are the frame's items (frame_ckpt_new), the command's items, the

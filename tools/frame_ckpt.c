@@ -112,13 +112,3 @@ int frame_ckpt_read(const run_frame *f, opt_set *s, const char *kind, const dpc_
     }
     return 0;
 }
-
-int frame_ckpt_due(const run_frame *f, size_t t, size_t total)
-{
-    return f->checkpoint && ((f->checkpoint_every && t % f->checkpoint_every == 0) || t == total);
-}
-
-int frame_stop_due(const run_frame *f, size_t t)
-{
-    return f->stop_after && t >= f->stop_after;
-}

@@ -1,6 +1,6 @@
-/* frame_run.c — the one run loop of every trainer of `dpcorr train` (frame.h): steps through the
- * library's ops table (dpc_run), the command's telemetry hook, checkpoints, --stop-after and
- * --resume, and the per-step telemetry of checkpoints by field name. */
+/* frame_run.c — every trainer of `dpcorr train` run by the library's driver (dpc_run_drive,
+ * frame.h): the command's telemetry hook, checkpoints of the frame's container, --stop-after's
+ * message, --resume, and the per-step telemetry of checkpoints by field name. */
 #include "frame.h"
 
 #include <string.h>
@@ -59,35 +59,58 @@ int frame_resume(const run_frame *f, opt_set *s, frame_loop *L)
     return rc;
 }
 
+/* The driver's hooks: the command's on_step and checkpoint points, and the checkpoint write,
+ * whose exit code (message printed) travels back through rc. */
+typedef struct drive_ctx {
+    const run_frame *f;
+    frame_loop *L;
+    int rc;
+} drive_ctx;
+
+static int drive_on_step(void *ctx, const void *info, size_t t)
+{
+    drive_ctx *d = ctx;
+    return d->L->on_step ? d->L->on_step(d->L->ctx, info, t) : 0;
+}
+static int drive_due(void *ctx, size_t t)
+{
+    drive_ctx *d = ctx;
+    return d->L->ckpt_due && d->L->ckpt_due(d->L->ctx, t);
+}
+static dpc_status drive_ckpt(void *ctx, size_t t, dpc_error *err)
+{
+    drive_ctx *d = ctx;
+    (void)t;
+    if (!(d->rc = ckpt_write(d->f, d->L))) return DPC_OK;
+    return dpc_error_set(err, DPC_E_IO, "checkpoint not written");
+}
+
 int frame_run(const run_frame *f, frame_loop *L)
 {
     const dpc_run *r = &L->run;
-    size_t total = r->ops->steps_total(r->self);
+    drive_ctx d = {f, L, 0};
+    dpc_run_params p = {.checkpoint_every = f->checkpoint_every, .stop_after = f->stop_after};
+    dpc_run_hooks h = {.ctx = &d, .on_step = drive_on_step, .checkpoint_due = drive_due,
+                       .checkpoint = f->checkpoint ? drive_ckpt : NULL, .clock = cli_now};
+    dpc_run_outcome o;
     dpc_error err = {0};
-    while (r->ops->steps_done(r->self) < total) {
-        size_t t = r->ops->steps_done(r->self);
-        double ts = cli_now();
-        if (r->ops->step(r->self, L->info, &err)) {
-            fprintf(stderr, "\ndpcorr train: %s %zu: %s\n", L->unit ? L->unit : "step", t, err.msg);
-            return CLI_RUNTIME;
-        }
-        L->step_s += cli_now() - ts;
-        t = r->ops->steps_done(r->self);
-        int rc = L->on_step ? L->on_step(L->ctx, L->info, t) : 0;
-        if (rc) return rc;
-        if (!t) continue; /* a first step that made no update (lcgd: W_0 visited) */
-        int due = frame_ckpt_due(f, t, total) || (f->checkpoint && L->ckpt_due && L->ckpt_due(L->ctx, t));
-        /* --stop-after: the checkpoint at the stop is what a resume continues from */
-        int stop = frame_stop_due(f, t);
-        if ((due || (stop && f->checkpoint)) && (rc = ckpt_write(f, L))) return rc;
-        if (stop) {
-            fprintf(stderr, "\nstopped after %zu of %zu %ss (--stop-after); checkpoint written to "
-                            "%s: continue with --resume %s\n",
-                    t, total, L->unit ? L->unit : "step", f->checkpoint, f->checkpoint);
-            return FRAME_STOPPED;
-        }
+    dpc_status st = dpc_run_drive(r, L->info, &p, &h, &o, &err);
+    L->step_s += o.step_s;
+    const char *unit = L->unit ? L->unit : "step";
+    switch (o.end) {
+    case DPC_RUN_DONE: return 0;
+    case DPC_RUN_CANCELLED: return o.hook_rc;
+    case DPC_RUN_STOPPED:
+        fprintf(stderr, "\nstopped after %zu of %zu %ss (--stop-after); checkpoint written to "
+                        "%s: continue with --resume %s\n",
+                o.steps_done, r->ops->steps_total(r->self), unit, f->checkpoint, f->checkpoint);
+        return FRAME_STOPPED;
+    case DPC_RUN_FAILED: break;
     }
-    return 0;
+    if (!o.step_failed) return d.rc ? d.rc : CLI_RUNTIME;
+    fprintf(stderr, "\ndpcorr train: %s %zu: %s\n", unit, o.failed_step, err.msg);
+    (void)st;
+    return CLI_RUNTIME;
 }
 
 void frame_pack(const frame_field *fl, size_t nf, const void *recs, size_t size, size_t n,
