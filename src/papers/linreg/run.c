@@ -159,14 +159,20 @@ dpc_status dpc_linreg_step(dpc_linreg *lr, dpc_linreg_step_info *info, dpc_error
     return DPC_OK;
 }
 
+/* dpc_linreg_run's trace: the record of update t lands in trace[t - 1]. */
+static int trace_step(void *ctx, const void *info, size_t t)
+{
+    ((dpc_linreg_step_info *)ctx)[t - 1] = *(const dpc_linreg_step_info *)info;
+    return 0;
+}
+
 dpc_status dpc_linreg_run(dpc_linreg *lr, dpc_linreg_step_info *trace, dpc_error *err)
 {
     if (!lr) return dpc_error_set(err, DPC_E_INVALID, "linreg: NULL run");
-    while (lr->t < lr->plan.steps) {
-        dpc_status st = dpc_linreg_step(lr, trace ? &trace[lr->t] : NULL, err);
-        if (st) return st;
-    }
-    return DPC_OK;
+    dpc_run r = dpc_linreg_run_ops(lr);
+    dpc_linreg_step_info info;
+    dpc_run_hooks h = {.ctx = trace, .on_step = trace ? trace_step : NULL};
+    return dpc_run_drive(&r, trace ? &info : NULL, NULL, &h, NULL, err);
 }
 
 dpc_status dpc_linreg_average(const dpc_linreg *lr, double *w, dpc_error *err)

@@ -430,12 +430,17 @@ dpc_status dpc_srgd_step(dpc_srgd *s, dpc_srgd_step_info *info, dpc_error *err)
     return DPC_OK;
 }
 
+/* dpc_srgd_run's trace: the record of update t lands in trace[t - 1]. */
+static int trace_step(void *ctx, const void *info, size_t t)
+{
+    ((dpc_srgd_step_info *)ctx)[t - 1] = *(const dpc_srgd_step_info *)info;
+    return 0;
+}
+
 dpc_status dpc_srgd_run(dpc_srgd *s, dpc_srgd_step_info *trace, dpc_error *err)
 {
-    while (s->t < s->T) {
-        size_t t = s->t;
-        dpc_status st = dpc_srgd_step(s, trace ? &trace[t] : NULL, err);
-        if (st) return st;
-    }
-    return DPC_OK;
+    dpc_run r = dpc_srgd_run_ops(s);
+    dpc_srgd_step_info info;
+    dpc_run_hooks h = {.ctx = trace, .on_step = trace ? trace_step : NULL};
+    return dpc_run_drive(&r, trace ? &info : NULL, NULL, &h, NULL, err);
 }
