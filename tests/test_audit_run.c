@@ -207,6 +207,12 @@ typedef struct acase {
 
 static const double blt_theta[2] = {0.95, 0.6}, blt_omega[2] = {0.25, 0.15};
 
+/* audit()'s progress callback and the status it expects (test_cancel; DPC_OK otherwise). */
+static dpc_audit_progress_fn g_progress;
+static void *g_progress_ctx;
+static dpc_status g_expect;
+static dpc_error g_err;
+
 /* One audit: m gradient canaries on 200 real examples (softmax, 10 classes, 101 features). */
 static dpc_audit_result audit(const acase *a, double epsilon, double z, size_t epochs, size_t m,
                               dpc_audit_canary kind)
@@ -240,10 +246,34 @@ static dpc_audit_result audit(const acase *a, double epsilon, double z, size_t e
     dpc_rng_seed(&rng, 2024);
     dpc_audit_result r;
     dpc_error err = {0};
-    CHECK_OK(dpc_audit_run(&ac, &c, model, ds, NULL, &rng, NULL, NULL, &r, &err), &err);
+    memset(&r, 0, sizeof r);
+    dpc_status st = dpc_audit_run(&ac, &c, model, ds, NULL, &rng, g_progress, g_progress_ctx, &r, &err);
+    if (g_expect == DPC_OK) CHECK_OK(st, &err);
+    else CHECK(st == g_expect, "status %d, want %d: %s", (int)st, (int)g_expect, err.msg);
+    g_err = err;
     dpc_model_free(model);
     dpc_dataset_free(ds);
     return r;
+}
+
+/* A progress callback that stops the audit's training after its third step. */
+static int stop_at_three(void *ctx, const dpc_step_info *info, size_t steps)
+{
+    size_t *calls = ctx;
+    (void)info;
+    (void)steps;
+    return ++*calls == 3;
+}
+
+static void test_cancel(void)
+{
+    const acase a = {"dp-sgd fixed", DPC_MECH_IDENTITY, DPC_SAMPLER_FIXED, 0, 0};
+    size_t calls = 0;
+    g_progress = stop_at_three, g_progress_ctx = &calls, g_expect = DPC_E_STATE;
+    (void)audit(&a, 4.0, 0.0, 4, 50, DPC_AUDIT_GRADIENT);
+    CHECK(calls == 3, "progress called %zu times before the stop", calls);
+    CHECK(strstr(g_err.msg, "cancelled at step 3") != NULL, "cancel message: %s", g_err.msg);
+    g_progress = NULL, g_progress_ctx = NULL, g_expect = DPC_OK;
 }
 
 static void test_valid(void)
@@ -433,5 +463,6 @@ int main(void)
     test_blackbox();
     test_refusals();
     test_resolve();
+    test_cancel();
     return TEST_SUMMARY();
 }

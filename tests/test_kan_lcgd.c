@@ -6,6 +6,8 @@
 #include "dpcorr/papers/kan.h"
 #include "harness.h"
 
+#include <string.h>
+
 static double *dalloc(size_t n)
 {
     double *p = calloc(n ? n : 1, sizeof *p);
@@ -296,6 +298,14 @@ static void test_shifted_iterate(void)
 
 /* ---- oracle 16 ----------------------------------------------------------------------------- */
 
+/* Counts its calls (ctx[0]) and stops the run at call ctx[1] (0: never). */
+static int count_trace(void *tctx, const dpc_kan_lcgd_step_info *info, double trl, double tel)
+{
+    size_t *c = tctx;
+    (void)info, (void)trl, (void)tel;
+    return ++c[0] == c[1];
+}
+
 static void test_inactivity(void)
 {
     dpc_error err = {0};
@@ -319,6 +329,16 @@ static void test_inactivity(void)
                                 NULL, &a, &err), &err);
     CHECK(a.clipped == 0, "C_clip = G_c: no example is clipped (%zu)", a.clipped);
     CHECK(a.projections == 0, "theory radius R* = %g: no projection (max dist %g)", R, a.max_dist);
+    /* the trace sees every iterate (W_0 first); a nonzero return stops the run at that iterate */
+    size_t calls[2] = {0, 0};
+    CHECK_OK(dpc_kan_lcgd_train(&c, s.P, &s.rng, s.W0, dpc_kan_task_grad, NULL, s.task, 1,
+                                count_trace, calls, &b, &err), &err);
+    CHECK(calls[0] == c.iterates, "trace calls %zu of %zu iterates", calls[0], c.iterates);
+    calls[0] = 0, calls[1] = 4;
+    CHECK(dpc_kan_lcgd_train(&c, s.P, &s.rng, s.W0, dpc_kan_task_grad, NULL, s.task, 1,
+                             count_trace, calls, &b, &err) == DPC_E_STATE &&
+              !strcmp(err.field, "lcgd_train") && strstr(err.msg, "callback at 3"),
+          "stopped by the trace at iterate 3 (%zu calls): %s", calls[0], err.msg);
     /* bit-identical to the unprojected run: compare the last iterates */
     dpc_kan_lcgd *r1 = NULL, *r2 = NULL;
     dpc_kan_lcgd_config u = c;

@@ -115,20 +115,35 @@ static void record(audit_run *a, size_t t)
     for (size_t i = 0; i < a->cn.m; i++) row[i] = p[a->cn.coord[i]];
 }
 
+typedef struct train_hook {
+    audit_run *a;
+    dpc_audit_progress_fn progress;
+    void *ctx;
+    size_t n;
+} train_hook;
+
+/* After update t: its learning rate, the canary coordinates, then the caller's progress. */
+static int on_step(void *ctx, const void *vinfo, size_t t)
+{
+    const train_hook *h = ctx;
+    const dpc_step_info *info = vinfo;
+    h->a->lr[t - 1] = info->lr;
+    if (h->a->theta) record(h->a, t);
+    return h->progress && h->progress(h->ctx, info, h->n);
+}
+
 static dpc_status train(audit_run *a, dpc_audit_progress_fn progress, void *ctx, dpc_error *err)
 {
-    size_t n = dpc_trainer_steps_total(a->tr);
+    train_hook th = {a, progress, ctx, dpc_trainer_steps_total(a->tr)};
     if (a->theta) record(a, 0);
     dpc_step_info info;
-    for (size_t t = 0; t < n; t++) {
-        dpc_status st = dpc_trainer_step(a->tr, &info, err);
-        if (st) return st;
-        a->lr[t] = info.lr;
-        if (a->theta) record(a, t + 1);
-        if (progress && progress(ctx, &info, n))
-            return dpc_error_set(err, DPC_E_STATE, "audit: cancelled at step %zu", t + 1);
-    }
-    return DPC_OK;
+    dpc_run r = dpc_trainer_run_ops(a->tr);
+    dpc_run_hooks h = {.ctx = &th, .on_step = on_step};
+    dpc_run_outcome o;
+    dpc_status st = dpc_run_drive(&r, &info, NULL, &h, &o, err);
+    if (o.end == DPC_RUN_CANCELLED)
+        return dpc_error_set(err, DPC_E_STATE, "audit: cancelled at step %zu", o.steps_done);
+    return st;
 }
 
 /* GRADIENT scores: the released sums at the canary coordinates, then each canary's LLR over

@@ -235,6 +235,19 @@ void dpc_kan_lcgd_result_get(const dpc_kan_lcgd *r, dpc_kan_lcgd_result *res)
     res->last_test_err = test ? m->last[3] : NAN;
 }
 
+typedef struct lcgd_trace {
+    dpc_kan_lcgd_trace_fn fn;
+    void *ctx;
+} lcgd_trace;
+
+static int trace_step(void *ctx, const void *vinfo, size_t t)
+{
+    const lcgd_trace *tr = ctx;
+    const dpc_kan_lcgd_run_info *in = vinfo;
+    (void)t;
+    return tr->fn(tr->ctx, &in->step, in->train_loss, in->test_loss);
+}
+
 dpc_status dpc_kan_lcgd_train(const dpc_kan_lcgd_config *cfg, size_t P, const dpc_rng *rng,
                               const double *W0, dpc_kan_grad_fn grad, dpc_kan_eval_fn eval,
                               void *ctx, size_t eval_every, dpc_kan_lcgd_trace_fn trace,
@@ -246,17 +259,17 @@ dpc_status dpc_kan_lcgd_train(const dpc_kan_lcgd_config *cfg, size_t P, const dp
     dpc_kan_lcgd *r = NULL;
     dpc_status st = dpc_kan_lcgd_new(&r, cfg, P, W0, rng, err);
     if (st) return st;
-    while (r->visited < cfg->iterates) {
-        dpc_kan_lcgd_step_info info;
-        double trl, tel;
-        size_t t = r->visited;
-        if ((st = dpc_kan_lcgd_advance(r, grad, eval, ctx, eval_every, &info, &trl, &tel, err)))
-            break;
-        if (trace && trace(tctx, &info, trl, tel)) {
-            st = dpc_error_param(err, DPC_E_STATE, "lcgd_train", "stopped by the trace callback at %zu", t);
-            break;
-        }
-    }
+    dpc_kan_lcgd_runner b = {.run = r, .grad = grad, .eval = eval, .ctx = ctx,
+                             .eval_every = eval_every};
+    dpc_run run = dpc_kan_lcgd_run_ops(&b);
+    dpc_kan_lcgd_run_info info;
+    lcgd_trace tr = {trace, tctx};
+    dpc_run_hooks h = {.ctx = &tr, .on_step = trace ? trace_step : NULL};
+    dpc_run_outcome o;
+    st = dpc_run_drive(&run, &info, NULL, &h, &o, err);
+    if (o.end == DPC_RUN_CANCELLED) /* the iterate visited: W_t after update t (W_0 first) */
+        st = dpc_error_param(err, DPC_E_STATE, "lcgd_train", "stopped by the trace callback at %zu",
+                             o.steps_done);
     if (!st) dpc_kan_lcgd_result_get(r, res);
     dpc_kan_lcgd_free(r);
     return st;
