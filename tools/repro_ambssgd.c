@@ -73,6 +73,25 @@ typedef struct job {
 
 static job JOBS[MAXS * MAXSEED + MAXSEED + MAXD * MAXSEED];
 
+/* run_algo's sums over the steps: clipped examples, the tail's sum of zeta^2, the traces. */
+typedef struct run_sums {
+    size_t tail_start;
+    double *tz, *tg;
+    size_t clipped;
+    double z2;
+} run_sums;
+
+static int add_step(void *ctx, const void *info, size_t t)
+{
+    run_sums *rs = ctx;
+    const dpc_linreg_step_info *in = info;
+    (void)t;
+    rs->clipped += in->clipped;
+    if (in->step >= rs->tail_start) rs->z2 += in->zeta * in->zeta;
+    if (in->step < MAXT && rs->tz) rs->tz[in->step] = in->zeta, rs->tg[in->step] = in->gamma;
+    return 0;
+}
+
 /* One run of algo on ds; trace_z / trace_g (T) may be NULL. */
 static int run_algo(const dpc_dataset *ds, dpc_linreg_algo algo, double eps, int paper_alpha,
                     dpc_dpstat_rule rule, size_t stat_batch, double sigma, uint32_t stream,
@@ -103,18 +122,17 @@ static int run_algo(const dpc_dataset *ds, dpc_linreg_algo algo, double eps, int
     dpc_linreg *lr = NULL;
     if (dpc_linreg_new(&lr, ds, &o, rng, &err)) goto fail;
     const dpc_linreg_plan *P = dpc_linreg_plan_get(lr);
-    size_t clipped = 0;
-    double z2 = 0, w[64];
+    double w[64];
     dpc_linreg_step_info in;
-    while (dpc_linreg_steps_done(lr) < P->steps) {
-        if (dpc_linreg_step(lr, &in, &err)) {
-            dpc_linreg_free(lr);
-            goto fail;
-        }
-        clipped += in.clipped;
-        if (in.step >= P->tail_start) z2 += in.zeta * in.zeta;
-        if (in.step < MAXT && tz) tz[in.step] = in.zeta, tg[in.step] = in.gamma;
+    run_sums rs = {P->tail_start, tz, tg, 0, 0};
+    dpc_run run = dpc_linreg_run_ops(lr);
+    dpc_run_hooks h = {.ctx = &rs, .on_step = add_step};
+    if (dpc_run_drive(&run, &in, NULL, &h, NULL, &err)) {
+        dpc_linreg_free(lr);
+        goto fail;
     }
+    size_t clipped = rs.clipped;
+    double z2 = rs.z2;
     if (dpc_linreg_average(lr, w, &err)) {
         dpc_linreg_free(lr);
         goto fail;

@@ -128,12 +128,12 @@ static double train_one(repro_ctx *c, const fig4_cfg *fc, fig4_mech *mk, size_t 
                   fc->eps[ei], sigma[ei], L->route);
     }
     *eps_out = L->epsilon;
-    while (dpc_trainer_steps_done(tr) < dpc_trainer_steps_total(tr))
-        if (dpc_trainer_step(tr, NULL, &err)) {
-            repro_say(c, "  %s: step: %s\n", mk->name, err.msg);
-            dpc_trainer_free(tr);
-            return NAN;
-        }
+    dpc_run run = dpc_trainer_run_ops(tr);
+    if (dpc_run_drive(&run, NULL, NULL, NULL, NULL, &err)) {
+        repro_say(c, "  %s: step: %s\n", mk->name, err.msg);
+        dpc_trainer_free(tr);
+        return NAN;
+    }
     double loss, acc;
     if (dpc_trainer_evaluate(tr, test, &loss, &acc, &err)) acc = NAN;
     dpc_trainer_free(tr);

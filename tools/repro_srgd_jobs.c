@@ -62,11 +62,8 @@ static void run_trainer(sjob *j, dpc_srgd_problem *pr, const dpc_model *m, const
         dpc_trainer_free(tr);
         return;
     }
-    while (dpc_trainer_steps_done(tr) < dpc_trainer_steps_total(tr))
-        if (dpc_trainer_step(tr, NULL, &err)) {
-            job_fail(j, &err);
-            break;
-        }
+    dpc_run run = dpc_trainer_run_ops(tr);
+    if (dpc_run_drive(&run, NULL, NULL, NULL, NULL, &err)) job_fail(j, &err);
     j->T = dpc_trainer_steps_total(tr);
     j->B = j->bbatch;
     if (!j->failed && dpc_srgd_problem_excess(pr, dpc_trainer_params(tr), &j->excess, &err))
