@@ -143,6 +143,46 @@ static double mean_of(const double *v, size_t n, double *se)
 
 /* ==== 1. Noise statistics ===================================================================== */
 
+/* One lambda's statistics of the noise xi_t = W_{t-1} - W_t (zero gradients, eta = c_priv = 1),
+ * accumulated after each update t by the run driver. */
+typedef struct noise_acc {
+    const dpc_kan_lcgd *r;
+    size_t N;
+    double lam;
+    double *Wp, *cum, *xprev, *x2;          /* (N) W_{t-1}, sum xi, xi_{t-1}, xi_{t-2} */
+    double *t_ax, *cv, *th, *indep;         /* (T + 1) the plot's series */
+    FILE *fc;
+    double v1, vt, c1, c2;
+    size_t nv, n1, n2;
+} noise_acc;
+
+static int noise_step(void *ctx, const void *info, size_t t)
+{
+    noise_acc *a = ctx;
+    (void)info;
+    if (!t) return 0; /* W_0 visited: no update yet */
+    const double *W = dpc_kan_lcgd_params(a->r);
+    double s = 0;
+    for (size_t q = 0; q < a->N; q++) {
+        double xi = a->Wp[q] - W[q]; /* eta = c_priv = 1 */
+        if (t == 1) a->v1 += xi * xi;
+        else a->vt += xi * xi, a->nv++;
+        if (t >= 2) a->c1 += xi * a->xprev[q], a->n1++;
+        if (t >= 3) a->c2 += xi * a->x2[q], a->n2++;
+        a->x2[q] = t >= 2 ? a->xprev[q] : 0;
+        a->xprev[q] = xi;
+        a->cum[q] += xi;
+        s += a->cum[q] * a->cum[q];
+        a->Wp[q] = W[q];
+    }
+    a->t_ax[t] = (double)t;
+    a->cv[t] = s / (double)a->N;
+    a->th[t] = 1 + (1 - a->lam) * (1 - a->lam) * (double)(t - 1);
+    a->indep[t] = (double)t;
+    fprintf(a->fc, "%g,%zu,%.6g,%.6g\n", a->lam, t, a->cv[t], a->th[t]);
+    return 0;
+}
+
 static int sec_noise(repro_ctx *c, const kcfg *cf)
 {
     size_t N = cf->noise_N, T = 100;
@@ -176,30 +216,14 @@ static int sec_noise(repro_ctx *c, const kcfg *cf)
         if (dpc_kan_lcgd_new(&r, &lc, N, W0, &rng, &err)) goto done;
         memset(cum, 0, N * sizeof *cum);
         memcpy(Wp, W0, N * sizeof *Wp);
-        double v1 = 0, vt = 0, c1 = 0, c2 = 0;
-        size_t nv = 0, n1 = 0, n2 = 0;
-        for (size_t t = 1; t <= T; t++) {
-            if (dpc_kan_lcgd_step(r, zero_grad, NULL, NULL, &err)) goto done;
-            const double *W = dpc_kan_lcgd_params(r);
-            double s = 0;
-            for (size_t q = 0; q < N; q++) {
-                double xi = Wp[q] - W[q]; /* eta = c_priv = 1 */
-                if (t == 1) v1 += xi * xi;
-                else vt += xi * xi, nv++;
-                if (t >= 2) c1 += xi * xprev[q], n1++;
-                if (t >= 3) c2 += xi * x2[q], n2++;
-                x2[q] = t >= 2 ? xprev[q] : 0;
-                xprev[q] = xi;
-                cum[q] += xi;
-                s += cum[q] * cum[q];
-                Wp[q] = W[q];
-            }
-            t_ax[t] = (double)t;
-            cv[l][t] = s / (double)N;
-            th[l][t] = 1 + (1 - lam) * (1 - lam) * (double)(t - 1);
-            indep[t] = (double)t;
-            fprintf(fc, "%g,%zu,%.6g,%.6g\n", lam, t, cv[l][t], th[l][t]);
-        }
+        noise_acc a = {.r = r, .N = N, .lam = lam, .Wp = Wp, .cum = cum, .xprev = xprev, .x2 = x2,
+                       .t_ax = t_ax, .cv = cv[l], .th = th[l], .indep = indep, .fc = fc};
+        dpc_kan_lcgd_runner b = {.run = r, .grad = zero_grad};
+        dpc_run run = dpc_kan_lcgd_run_ops(&b);
+        dpc_run_hooks h = {.ctx = &a, .on_step = noise_step};
+        if (dpc_run_drive(&run, NULL, NULL, &h, NULL, &err)) goto done;
+        double v1 = a.v1, vt = a.vt, c1 = a.c1, c2 = a.c2;
+        size_t nv = a.nv, n1 = a.n1, n2 = a.n2;
         dpc_kan_lcgd_free(r);
         r = NULL;
         double dn = (double)N;
