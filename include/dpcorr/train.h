@@ -463,19 +463,18 @@ DPC_API DPC_NODISCARD dpc_status dpc_ckpt_match(const dpc_ckpt *saved, const dpc
  * srgd.h dpc_srgd, kan.h dpc_kan_lcgd) are driven the same way through a dpc_run: an ops table
  * with the same operations under the same names, and the trainer as its opaque `self`
  * (borrowed: the trainer must outlive the dpc_run). Made by dpc_trainer_run_ops,
- * dpc_linreg_run_ops, dpc_srgd_run_ops and dpc_kan_lcgd_run_ops. A loop that steps, checkpoints
- * and stops any of them:
+ * dpc_linreg_run_ops, dpc_srgd_run_ops and dpc_kan_lcgd_run_ops, and stepped to the end by the
+ * one run driver, dpc_run_drive (below), with progress, checkpoint and stop hooks:
  *
  *     dpc_run r = dpc_srgd_run_ops(s);
  *     dpc_srgd_step_info info;                       // the trainer's own step record
- *     while (r.ops->steps_done(r.self) < r.ops->steps_total(r.self))
- *         if (r.ops->step(r.self, &info, &err)) goto fail;
+ *     if (dpc_run_drive(&r, &info, NULL, NULL, NULL, &err)) goto fail;
  *     size_t P;  const double *w = r.ops->params(r.self, &P);
  *     const dpc_ledger *L = r.ops->ledger(r.self);
  *
  * steps_done counts the updates made; a trainer whose run starts with an evaluation
- * (dpc_kan_lcgd: W_0) makes no update in its first step, so a loop checks steps_done after each
- * step rather than counting calls. Checkpoints: when own_file is 1 (dpc_trainer), save writes and
+ * (dpc_kan_lcgd: W_0) makes no update in its first step, so the driver checks steps_done after
+ * each step rather than counting calls. Checkpoints: when own_file is 1 (dpc_trainer), save writes and
  * restore reads the file at path themselves (ck is NULL; a distributed run saves collectively);
  * when 0 (the papers' trainers), save puts the trainer's items, progress and state into the
  * caller's container ck (dpc_ckpt_new with `kind`; the caller adds its own items and sections
