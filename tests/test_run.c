@@ -115,6 +115,23 @@ static void test_checkpoint_cadence(void)
     CHECK(s2.n_ckpt == 1 && s2.ckpt[0] == 5, "end only: %zu", s2.n_ckpt);
 }
 
+/* The checkpoint writer's own context (checkpoint_ctx) when the caller gives one. */
+static void test_checkpoint_ctx(void)
+{
+    toy y = {.total = 4};
+    seen prog = {0}, writer = {0};
+    dpc_run r = {&TOY_OPS, &y};
+    dpc_run_hooks h = {.ctx = &prog, .on_step = on_step, .checkpoint = ckpt,
+                       .checkpoint_ctx = &writer};
+    dpc_run_params p = {.checkpoint_every = 2};
+    dpc_error err = {0};
+    CHECK_OK(dpc_run_drive(&r, NULL, &p, &h, NULL, &err), &err);
+    CHECK(prog.n_on_step == 4 && prog.n_ckpt == 0, "progress ctx: %zu steps %zu checkpoints",
+          prog.n_on_step, prog.n_ckpt);
+    CHECK(writer.n_ckpt == 2 && writer.ckpt[0] == 2 && writer.ckpt[1] == 4,
+          "writer ctx: %zu checkpoints", writer.n_ckpt);
+}
+
 static void test_stop_after(void)
 {
     toy y = {.total = 10};
@@ -184,6 +201,7 @@ int main(void)
 {
     test_to_the_end();
     test_checkpoint_cadence();
+    test_checkpoint_ctx();
     test_stop_after();
     test_visit_first();
     test_cancel_and_failures();

@@ -59,27 +59,17 @@ int frame_resume(const run_frame *f, opt_set *s, frame_loop *L)
     return rc;
 }
 
-/* The driver's hooks: the command's on_step and checkpoint points, and the checkpoint write,
- * whose exit code (message printed) travels back through rc. */
-typedef struct drive_ctx {
+/* The driver's checkpoint hook: the frame's write, whose exit code (message printed) travels
+ * back through rc. */
+typedef struct drive_ckpt {
     const run_frame *f;
-    frame_loop *L;
+    const frame_loop *L;
     int rc;
-} drive_ctx;
+} drive_ckpt;
 
-static int drive_on_step(void *ctx, const void *info, size_t t)
+static dpc_status ckpt_hook(void *ctx, size_t t, dpc_error *err)
 {
-    drive_ctx *d = ctx;
-    return d->L->on_step ? d->L->on_step(d->L->ctx, info, t) : 0;
-}
-static int drive_due(void *ctx, size_t t)
-{
-    drive_ctx *d = ctx;
-    return d->L->ckpt_due && d->L->ckpt_due(d->L->ctx, t);
-}
-static dpc_status drive_ckpt(void *ctx, size_t t, dpc_error *err)
-{
-    drive_ctx *d = ctx;
+    drive_ckpt *d = ctx;
     (void)t;
     if (!(d->rc = ckpt_write(d->f, d->L))) return DPC_OK;
     return dpc_error_set(err, DPC_E_IO, "checkpoint not written");
@@ -88,14 +78,19 @@ static dpc_status drive_ckpt(void *ctx, size_t t, dpc_error *err)
 int frame_run(const run_frame *f, frame_loop *L)
 {
     const dpc_run *r = &L->run;
-    drive_ctx d = {f, L, 0};
+    drive_ckpt d = {f, L, 0};
     dpc_run_params p = {.checkpoint_every = f->checkpoint_every, .stop_after = f->stop_after};
-    dpc_run_hooks h = {.ctx = &d, .on_step = drive_on_step, .checkpoint_due = drive_due,
-                       .checkpoint = f->checkpoint ? drive_ckpt : NULL, .clock = cli_now};
+    dpc_run_hooks h = {.ctx = L->ctx, .on_step = L->on_step, .checkpoint_due = L->ckpt_due,
+                       .checkpoint = f->checkpoint ? ckpt_hook : NULL, .checkpoint_ctx = &d,
+                       .clock = cli_now};
     dpc_run_outcome o;
     dpc_error err = {0};
     dpc_status st = dpc_run_drive(r, L->info, &p, &h, &o, &err);
     L->step_s += o.step_s;
+    if (st && o.end == DPC_RUN_FAILED && !o.step_failed) { /* the checkpoint said why */
+        if (!d.rc) fprintf(stderr, "\ndpcorr train: %s\n", err.msg);
+        return d.rc ? d.rc : CLI_RUNTIME;
+    }
     const char *unit = L->unit ? L->unit : "step";
     switch (o.end) {
     case DPC_RUN_DONE: return 0;
@@ -107,9 +102,7 @@ int frame_run(const run_frame *f, frame_loop *L)
         return FRAME_STOPPED;
     case DPC_RUN_FAILED: break;
     }
-    if (!o.step_failed) return d.rc ? d.rc : CLI_RUNTIME;
     fprintf(stderr, "\ndpcorr train: %s %zu: %s\n", unit, o.failed_step, err.msg);
-    (void)st;
     return CLI_RUNTIME;
 }
 

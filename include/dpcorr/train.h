@@ -529,9 +529,11 @@ typedef struct dpc_run_hooks {
     int (*on_step)(void *ctx, const void *info, size_t t);
     /* Extra checkpoint points (nonzero: due after update t). NULL: none. */
     int (*checkpoint_due)(void *ctx, size_t t);
-    /* Writes a checkpoint after update t (r->ops->save into the caller's file or container).
-     * NULL: no checkpoints. A failure returns its status from dpc_run_drive unchanged. */
-    dpc_status (*checkpoint)(void *ctx, size_t t, dpc_error *err);
+    /* Writes a checkpoint after update t (r->ops->save into the caller's file or container),
+     * given checkpoint_ctx (NULL: ctx), the writer being often another object than the progress
+     * hook's. NULL: no checkpoints. A failure returns its status from dpc_run_drive unchanged. */
+    dpc_status (*checkpoint)(void *checkpoint_ctx, size_t t, dpc_error *err);
+    void *checkpoint_ctx;
     /* Seconds of a monotonic clock (NULL: no timing): dpc_run_outcome.step_s sums the steps. */
     double (*clock)(void);
 } dpc_run_hooks;

@@ -45,7 +45,7 @@ dpc_status dpc_run_drive(const dpc_run *r, void *info, const dpc_run_params *par
         int stop = p->stop_after && t >= p->stop_after;
         /* the checkpoint at the stop is what a resume continues from */
         if ((checkpoint_due(p, h, t, total) || (stop && h->checkpoint)) &&
-            (st = h->checkpoint(h->ctx, t, err)))
+            (st = h->checkpoint(h->checkpoint_ctx ? h->checkpoint_ctx : h->ctx, t, err)))
             return out->end = DPC_RUN_FAILED, st;
         if (stop) return out->end = DPC_RUN_STOPPED, DPC_OK;
     }
