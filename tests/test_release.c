@@ -40,15 +40,15 @@ static void test_kernel(void)
     double keep[3];
     memcpy(keep, row, sizeof keep);
     dpc_status st = dpc_noise_release(bad, row, 3, 1.0, 0.5, row, &e);
-    CHECK(st == DPC_E_NUMERIC && !strcmp(e.field, "clipped_sum") && strstr(e.msg, "coordinate 1"),
+    CHECK(st == DPC_E_INVALID && !strcmp(e.field, "clipped_sum") && strstr(e.msg, "coordinate 1"),
           "NaN in the sum refused naming clipped_sum and the coordinate: %d %s", (int)st, e.msg);
     CHECK(!memcmp(row, keep, sizeof row), "a refused release writes nothing");
     st = dpc_noise_release(inf, row, 3, 1.0, 0.5, out, &e);
-    CHECK(st == DPC_E_NUMERIC && !strcmp(e.field, "clipped_sum"), "inf in the sum refused: %s",
+    CHECK(st == DPC_E_INVALID && !strcmp(e.field, "clipped_sum"), "inf in the sum refused: %s",
           e.msg);
     float badf[2] = {0.0f, -INFINITY}, of2[2] = {7.0f, 7.0f};
     st = dpc_noise_release_f32(badf, row, 2, 1.0, 0.5f, of2, &e);
-    CHECK(st == DPC_E_NUMERIC && !strcmp(e.field, "clipped_sum") && of2[0] == 7.0f,
+    CHECK(st == DPC_E_INVALID && !strcmp(e.field, "clipped_sum") && of2[0] == 7.0f,
           "f32: -inf in the sum refused, nothing written: %s", e.msg);
     float gf[3] = {0.5f, -1.25f, 3.0f}, of[3];
     double zf[3] = {0.1, 0.2, -0.3};

@@ -22,10 +22,12 @@ static dpc_status check_args(const void *sum, const double *z, size_t n, double 
     return DPC_OK;
 }
 
-/* Before anything is written (release may alias z: a refused step keeps its noise row). */
+/* Before anything is written (release may alias z: a refused step keeps its noise row). An
+ * invalid argument (a ValueError in Python), as the engine and CorrelatedNoise refuse a
+ * non-finite gradient. */
 static dpc_status refuse_nonfinite(size_t j, size_t n, double v, dpc_error *err)
 {
-    return dpc_error_param(err, DPC_E_NUMERIC, "clipped_sum",
+    return dpc_error_param(err, DPC_E_INVALID, "clipped_sum",
                            "coordinate %zu of %zu is %g (a NaN or inf gradient: non-finite data "
                            "or a diverging run); nothing was released",
                            j, n, v);
