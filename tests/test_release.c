@@ -34,6 +34,22 @@ static void test_kernel(void)
     CHECK(dpc_noise_release(g, NULL, 5, 1, 1, out, &e) == DPC_E_INVALID && !strcmp(e.field, "z"),
           "NULL z refused");
     CHECK_OK(dpc_noise_release(NULL, NULL, 0, 1, 1, NULL, &e), &e);
+    /* a non-finite clipped sum: refused naming it, before anything is written (the trainer's
+     * release aliases the noise row) */
+    double bad[3] = {1.0, NAN, 2.0}, inf[3] = {INFINITY, 0.0, 0.0}, row[3] = {0.5, 0.25, 0.125};
+    double keep[3];
+    memcpy(keep, row, sizeof keep);
+    dpc_status st = dpc_noise_release(bad, row, 3, 1.0, 0.5, row, &e);
+    CHECK(st == DPC_E_INVALID && !strcmp(e.field, "clipped_sum") && strstr(e.msg, "coordinate 1"),
+          "NaN in the sum refused naming clipped_sum and the coordinate: %d %s", (int)st, e.msg);
+    CHECK(!memcmp(row, keep, sizeof row), "a refused release writes nothing");
+    st = dpc_noise_release(inf, row, 3, 1.0, 0.5, out, &e);
+    CHECK(st == DPC_E_INVALID && !strcmp(e.field, "clipped_sum"), "inf in the sum refused: %s",
+          e.msg);
+    float badf[2] = {0.0f, -INFINITY}, of2[2] = {7.0f, 7.0f};
+    st = dpc_noise_release_f32(badf, row, 2, 1.0, 0.5f, of2, &e);
+    CHECK(st == DPC_E_INVALID && !strcmp(e.field, "clipped_sum") && of2[0] == 7.0f,
+          "f32: -inf in the sum refused, nothing written: %s", e.msg);
     float gf[3] = {0.5f, -1.25f, 3.0f}, of[3];
     double zf[3] = {0.1, 0.2, -0.3};
     CHECK_OK(dpc_noise_release_f32(gf, zf, 3, 2.5, 0.125f, of, &e), &e);
@@ -47,9 +63,11 @@ static void test_kernel(void)
           "clip factors: %.17g %.17g %.17g %.17g", f[0], f[1], f[2], f[3]);
 }
 
-/* One step of the C trainer (lr 1, no momentum or weight decay: params_1 = params_0 - release)
- * and of the privatizer on the clipped sum the trainer's model computes for the same batch:
- * the two releases are the same bits. */
+/* STEPS steps of the C trainer (no momentum or weight decay: params_{t+1} = params_t - lr_t
+ * release_t) and of the privatizer on the clipped sum the trainer's model computes at params_t
+ * for the same batch: the two releases are the same bits at every step (same key: the same
+ * batches and the same noise rows). */
+#define STEPS 4
 static void test_trainer_is_the_privatizer(dpc_mech_kind kind, const char *what)
 {
     dpc_error e = {0};
@@ -100,27 +118,30 @@ static void test_trainer_is_the_privatizer(dpc_mech_kind kind, const char *what)
     p0 = malloc(P * sizeof *p0), sum = calloc(P, sizeof *sum), h = malloc(P * sizeof *h);
     idx = malloc(cap * sizeof *idx), X = malloc(cap * D * sizeof *X), y = malloc(cap * sizeof *y);
     ls = malloc(cap * sizeof *ls), nr = malloc(cap * sizeof *nr);
-    memcpy(p0, dpc_trainer_params(tr), P * sizeof *p0);
     CHECK(dpc_privatize_noise_scale(pv) > 0, "%s: a noise scale", what);
-    CHECK_OK(dpc_privatize_batch(pv, idx, &M, &e), &e);
-    CHECK(M == B, "%s: fixed batch of %d, got %zu", what, B, M);
-    for (size_t i = 0; i < M; i++) {
-        memcpy(X + i * D, ds->x + idx[i] * D, D * sizeof *X);
-        y[i] = ds->y[idx[i]];
+    for (size_t t = 0; t < STEPS; t++) {
+        memcpy(p0, dpc_trainer_params(tr), P * sizeof *p0);
+        CHECK_OK(dpc_privatize_batch(pv, idx, &M, &e), &e);
+        CHECK(M == B, "%s: fixed batch of %d, got %zu", what, B, M);
+        for (size_t i = 0; i < M && i < cap; i++) {
+            memcpy(X + i * D, ds->x + idx[i] * D, D * sizeof *X);
+            y[i] = ds->y[idx[i]];
+        }
+        memset(sum, 0, P * sizeof *sum);
+        CHECK_OK(dpc_model_clipped_sum(m, p0, X, y, M, 0.4, sum, ls, nr, ws, &e), &e);
+        CHECK_OK(dpc_privatize_step(pv, sum, h, &e), &e);
+        dpc_step_info info;
+        CHECK_OK(dpc_trainer_step(tr, &info, &e), &e);
+        const double *p1 = dpc_trainer_params(tr);
+        size_t same = 0, moved = 0;
+        for (size_t p = 0; p < P; p++) {
+            double want = p0[p] - info.lr * h[p]; /* the trainer's th - lr v, v = release */
+            same += !memcmp(&want, &p1[p], sizeof want);
+            moved += p1[p] != p0[p];
+        }
+        CHECK(same == P && moved == P, "%s, step %zu: %zu of %zu coordinates bit-identical "
+              "(%zu moved)", what, t, same, P, moved);
     }
-    CHECK_OK(dpc_model_clipped_sum(m, p0, X, y, M, 0.4, sum, ls, nr, ws, &e), &e);
-    CHECK_OK(dpc_privatize_step(pv, sum, h, &e), &e);
-    dpc_step_info info;
-    CHECK_OK(dpc_trainer_step(tr, &info, &e), &e);
-    const double *p1 = dpc_trainer_params(tr);
-    size_t same = 0, moved = 0;
-    for (size_t p = 0; p < P; p++) {
-        double want = p0[p] - h[p]; /* the trainer's th - lr v with lr 1, v = release */
-        same += !memcmp(&want, &p1[p], sizeof want);
-        moved += p1[p] != p0[p];
-    }
-    CHECK(same == P && moved == P, "%s: %zu of %zu coordinates bit-identical (%zu moved)", what,
-          same, P, moved);
 done:
     free(p0), free(sum), free(h), free(idx), free(X), free(y), free(ls), free(nr);
     dpc_privatize_free(pv);

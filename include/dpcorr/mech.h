@@ -282,16 +282,20 @@ DPC_API DPC_NODISCARD dpc_status dpc_noise_next(dpc_noise *g, double *out, dpc_e
 
 
 /* The release of one step: the one formula every front end applies (the trainer, the
- * privatizer and dpcorr.torch all call it, so the same clipped sum, noise and scale give
- * bit-identical updates whoever runs the step):
+ * privatizer, dpcorr.torch and dpcorr.TrainingPlan.release all call it, so the same clipped
+ * sum, noise and scale give bit-identical updates whoever runs the step):
  *     release[p] = (clipped_sum[p] + noise_scale * z[p]) * inv_b
  * in double, each operation rounded once in this order (no contraction). z is the generator's
  * raw (B Z)_t (dpc_noise_next), noise_scale = noise multiplier x clip x the strategy's
  * sensitivity (dpc_train_plan_noise_scale), inv_b = 1 / expected batch size (1 for a sum
- * release). release may alias clipped_sum or z (elementwise). The caller has refused a
- * non-finite clipped sum (dpc_privatize_release does; one example must not decide the
- * output); here DPC_E_INVALID names "noise_scale" (not finite or < 0), "inv_b" (not finite or
- * <= 0), or a NULL array ("clipped_sum", "z", "release") when n > 0.       arrays: (n) */
+ * release). release may alias clipped_sum or z (elementwise). Refusals, DPC_E_INVALID before
+ * anything is written (a refused step's noise row stays intact), naming "clipped_sum" when a
+ * coordinate of it is NaN or inf (it would pass through the noise, so one example's gradient
+ * would decide the output; the message gives the coordinate), "noise_scale" (not finite or
+ * < 0), "inv_b" (not finite or <= 0), or a NULL array ("clipped_sum", "z", "release") when
+ * n > 0. (The privatizer also refuses a non-finite sum before the step's noise is drawn, and
+ * dpcorr.torch a non-finite per-example gradient; the trainer relies on this refusal.)
+ *                                                                          arrays: (n) */
 DPC_API DPC_NODISCARD dpc_status dpc_noise_release(const double *clipped_sum, const double *z,
                                                    size_t n, double noise_scale, double inv_b,
                                                    double *release, dpc_error *err);

@@ -8,8 +8,12 @@ A step t of such a front end (what the library's trainer does):
 
     I_t = plan.batch(t)                                  # example indices of step t
     g_t = sum_{i in I_t} min(1, clip / ||g_i||) g_i      # clipped per-example gradients
-    h_t = (g_t + w_t) / plan.expected_batch              # w_t = noise.next(): noise_scale (B Z)_t
+    h_t = plan.release(g_t, w_t)                         # w_t = noise.next(): noise_scale (B Z)_t
     optimizer step on h_t                                # post-processing
+
+plan.release is (g_t + w_t) x (1/B) by the library's one release (dpc_noise_release): the bits
+of the C trainer, the privatizer and dpcorr.torch (writing (g_t + w_t) / B by hand divides
+instead, and can differ in the last bit).
 """
 
 import ctypes
@@ -250,6 +254,28 @@ class TrainingPlan:
         _lib.call(lib.dpc_sampler_batch, self._sampler, _check.size("step", step),
                   self._idx.ctypes.data, ctypes.byref(count), rename={"t": "step"})
         return self._idx[:count.value].astype(np.int64)
+
+    def release(self, clipped_sum, noise_row, out=None, *, scaled=True):
+        """Step t's release h_t = (g_t + w_t) x (1/B) (B = :attr:`expected_batch`), computed by
+        the library's one release kernel (``dpc_noise_release``), so a front end built on the
+        plan gives the bits of the C trainer, the privatizer and :mod:`dpcorr.torch` for the
+        same clipped sum and key. ``clipped_sum`` g_t and ``noise_row`` w_t: arrays of one
+        length, read as float64 (exactly); ``noise_row`` is a row of
+        ``noise_generator(dim)`` (``scaled=False``: a raw row (B Z)_t of
+        ``noise_generator(dim, scaled=False)``, scaled here by :attr:`noise_scale`). Returns
+        ``out`` (a new float64 array unless given; a C-contiguous float64 numpy array, which may
+        be either input). A NaN or inf in ``clipped_sum`` raises
+        :class:`dpcorr.DpcorrValueError` naming it (nothing released)."""
+        g = np.ascontiguousarray(clipped_sum, dtype=np.float64).reshape(-1)
+        w = np.ascontiguousarray(noise_row, dtype=np.float64).reshape(-1)
+        if g.size != w.size:
+            raise ValueError(f"clipped_sum: {g.size} values, noise_row has {w.size}")
+        if out is None:
+            out = np.empty_like(w)
+        # a scaled row already holds noise_scale x (B Z)_t, rounded once as the kernel rounds
+        # it: a factor of 1 adds it unchanged (1 x w = w exactly)
+        scale = 1.0 if _check.flag("scaled", scaled) else self.noise_scale
+        return _lib.release(g, w, scale, 1.0 / self.expected_batch, out)
 
     def noise_generator(self, dim, form="auto", memory_budget=0, scaled=True):
         """The run's noise over coordinates [0, dim): rows noise_scale x (B Z)_t from the

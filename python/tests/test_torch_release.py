@@ -1,6 +1,7 @@
-"""One release formula (issue 36 item 3): dpcorr.torch's update is the C privatizer's release
-(dpc_noise_release) for the same clipped sums and keys, bit for bit; the C trainer's half of the
-same statement is tests/test_release.c (trainer = privatizer)."""
+"""One release formula (issue 36 item 3): dpcorr.torch's update, the C privatizer's release and
+TrainingPlan.release (dpc_noise_release, through ctypes) are the same bits for the same clipped
+sums and keys; the C trainer's half of the same statement is tests/test_release.c (trainer =
+privatizer, bit for bit)."""
 
 import ctypes
 from ctypes import byref, c_double, c_int, c_size_t, c_void_p
@@ -10,6 +11,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 
+import dpcorr
 import dpcorr.torch as dt
 from dpcorr import _lib
 
@@ -73,6 +75,7 @@ def test_torch_update_is_the_privatizers_release(mech):
     lib.dpc_rng_seed(byref(rng), 3)
     pv = c_void_p()
     _lib.call(lib.dpc_privatize_new, byref(pv), byref(cfg), byref(rng))
+    rows = eng.plan.noise_generator(eng.dim)  # the plan's own rows from the same key
     try:
         idx = np.empty(n, dtype=np.uintp)
         h = np.empty(eng.dim, dtype=np.float64)
@@ -89,6 +92,8 @@ def test_torch_update_is_the_privatizers_release(mech):
             grad = torch.cat([p.grad.reshape(-1) for p in model.parameters()]).numpy()
             same = grad.view(np.uint64) == h.view(np.uint64)
             assert same.all(), (mech, steps, int((~same).sum()), eng.dim)
+            hp = eng.plan.release(s, rows.next())  # a front end built on the plan
+            assert (hp.view(np.uint64) == h.view(np.uint64)).all(), (mech, steps)
             assert np.any(grad != s / batch)  # noise was added
             steps += 1
             if steps == 4:
@@ -96,3 +101,42 @@ def test_torch_update_is_the_privatizers_release(mech):
         assert steps == 4
     finally:
         lib.dpc_privatize_free(pv)
+
+
+def test_release_kernel_is_the_formula_and_refuses_nonfinite():
+    rng = np.random.default_rng(7)
+    g = rng.standard_normal(5000) * 10.0 ** rng.integers(-5, 5, 5000)
+    z = rng.standard_normal(5000)
+    for s, inv_b in ((1.7, 1.0 / 24), (0.3, 1.0), (2.0, 1.0 / 3)):
+        want = (g + s * z) * inv_b  # numpy: each operation rounded once, in this order
+        got = _lib.release(g, z, s, inv_b, np.empty_like(g))
+        assert (got.view(np.uint64) == want.view(np.uint64)).all()
+    bad, row = g.copy(), z.copy()
+    bad[17] = np.nan
+    with pytest.raises(ValueError) as exc:
+        _lib.release(bad, row, 1.0, 0.5, row)
+    assert exc.value.field == "clipped_sum" and "coordinate 17" in str(exc.value)
+    assert (row == z).all()  # refused before anything was written
+    bad[17] = -np.inf
+    with pytest.raises(ValueError, match="clipped_sum"):
+        _lib.release(bad, row, 1.0, 0.5, np.empty_like(g))
+    with pytest.raises(ValueError, match="noise_scale"):
+        _lib.release(g, z, float("nan"), 0.5, np.empty_like(g))
+
+
+def test_plan_release_is_the_kernel():
+    plan = dpcorr.TrainingPlan(1000, batch_size=50, epochs=1, noise_multiplier=1.1, clip=0.8,
+                               mech="blt", seed=4)
+    dim = 33
+    raw, scaled = plan.noise_generator(dim, scaled=False), plan.noise_generator(dim)
+    g = np.random.default_rng(1).standard_normal(dim)
+    for _ in range(3):
+        z, w = raw.next(), scaled.next()
+        want = _lib.release(g, z, plan.noise_scale, 1.0 / plan.expected_batch,
+                            np.empty(dim))
+        assert (plan.release(g, w).view(np.uint64) == want.view(np.uint64)).all()
+        assert (plan.release(g, z, scaled=False).view(np.uint64) == want.view(np.uint64)).all()
+    with pytest.raises(ValueError, match="clipped_sum"):
+        plan.release(np.full(dim, np.nan), w)
+    with pytest.raises(ValueError, match="noise_row has 32"):
+        plan.release(g, w[:32])

@@ -517,6 +517,9 @@ static void phase_update(void *a, size_t tid, size_t T)
             th[p] = th[p] - lr * v[p - s0];
         }
     }
+    if (c->st && !strcmp(c->err.field, "clipped_sum")) /* a non-finite sum refused: where */
+        (void)dpc_error_prefix(&c->err, "trainer: step %zu, parameters %zu..%zu: ", tr->t, c->p0,
+                               c->p1 - 1);
     c->update_s = dpc__now() - t1;
 }
 
