@@ -71,8 +71,9 @@ static struct {
     int aside;     /* descriptor of the set-aside stderr of ranks > 0, or -1 */
     int notified;  /* a notice from a failed rank arrived */
     int notice_from;                /* its rank */
+    int notice_rc;                  /* its exit status (1 usage/runtime, 2 refused input) */
     char notice[NOTICE_LEN + 1];    /* and its text */
-} g = {0, 0, 0, 1, 600.0, {0, 1, NULL, NULL}, 2, -1, 0, -1, {0}};
+} g = {0, 0, 0, 1, 600.0, {0, 1, NULL, NULL}, 2, -1, 0, -1, 1, {0}};
 
 static void die(const char *fmt, ...) DPC_PRINTF(1, 2);
 
@@ -100,13 +101,14 @@ static int take_notice(dpc_error *err)
     MPI_Status s;
     if (MPI_Iprobe(MPI_ANY_SOURCE, TAG_NOTICE, MPI_COMM_WORLD, &flag, &s) != MPI_SUCCESS || !flag)
         return 0;
-    char text[NOTICE_LEN + 1];
+    char text[NOTICE_LEN + 1]; /* text[0]: the failed rank's exit status; then its message */
     memset(text, 0, sizeof text);
     MPI_Recv(text, NOTICE_LEN, MPI_CHAR, s.MPI_SOURCE, TAG_NOTICE, MPI_COMM_WORLD,
              MPI_STATUS_IGNORE);
     g.notified = 1;
     g.notice_from = s.MPI_SOURCE;
-    memcpy(g.notice, text, sizeof g.notice);
+    g.notice_rc = text[0] >= 1 && text[0] <= 2 ? text[0] : 1;
+    memcpy(g.notice, text + 1, sizeof g.notice - 1);
     dpc_error_set(err, DPC_E_IO, "rank %d failed: %s", s.MPI_SOURCE, text);
     return 1;
 }
@@ -257,12 +259,16 @@ static void aside_tail(char *out, size_t len)
     snprintf(out, len, "%.*s", (int)len - 1, line ? line + 1 : buf);
 }
 
-/* A rank that failed on its own tells every other rank (they may be waiting for it). */
-static void notify_all(void)
+/* A rank that failed on its own tells every other rank (they may be waiting for it), with its
+ * exit status: a rank that fails only because of the notice exits with the same status, so the
+ * job's status (the first rank to exit non-zero, by mpirun's rule) does not depend on which rank
+ * ends first (a refused input is 2 from every rank). */
+static void notify_all(int rc)
 {
     char text[NOTICE_LEN];
-    if (g.rank == 0) snprintf(text, sizeof text, "see its message above");
-    else aside_tail(text, sizeof text);
+    text[0] = (char)(rc == 2 ? 2 : 1);
+    if (g.rank == 0) snprintf(text + 1, sizeof text - 1, "see its message above");
+    else aside_tail(text + 1, sizeof text - 1);
     for (size_t s = 0; s < g.size; s++) {
         if (s == g.rank) continue;
         MPI_Request req;
@@ -277,7 +283,8 @@ int mpi_run_finish(int rc)
     if (!g.on) return rc;
     fflush(stdout);
     fflush(stderr);
-    if (rc && !g.notified) notify_all();
+    if (rc && !g.notified) notify_all(rc);
+    if (rc && g.notified) rc = g.notice_rc; /* failed because another rank did: its status */
     if (g.rank == 0 && !rc) { /* a rank that failed after its last message to rank 0 */
         dpc_error err = {0};
         if (take_notice(&err)) {
