@@ -6,9 +6,12 @@ The library is looked up, in this order:
 2. ``libdpcorr.so`` next to this file (``make`` copies ``build/libdpcorr.so`` into
    ``python/dpcorr/``, and ``pip install ./python`` installs that copy with the package).
 
-Every struct the package passes by pointer is mirrored below and compared, at import, with the
-size the library reports for it (``dpc_abi_sizeof``), so that a library built from other headers
-is refused with an ImportError instead of corrupting memory.
+Every struct the package passes by pointer is mirrored below. A struct with an exported field
+table (``dpc_X_fields``, field.h) is mirrored from the table at import (``generated``): its
+fields, types, offsets and nested structs come from the library, checked against each row's
+offset and size and ``dpc_abi_sizeof``; none is written here. The others are written by hand
+and compared, at import, with the size the library reports (``dpc_abi_sizeof``). A library
+built from other headers is refused with an ImportError instead of corrupting memory.
 
 Nothing here is public API: the modules of the package wrap it.
 """
