@@ -384,7 +384,8 @@ MIRRORS = {
     "dpc_account_mech_info": MechInfo, "dpc_strategy_problem": StrategyProblem,
     "dpc_strategy_loss": StrategyLoss, "dpc_strategy_options": StrategyOptions,
     "dpc_strategy": Strategy, "dpc_sampler_desc": SamplerDesc,
-    "dpc_train_config": TrainConfig, "dpc_train_record": TrainRecord,
+    "dpc_train_config": TrainConfig, "dpc_train_record": TrainRecord, "dpc_step_info": StepInfo,
+    "dpc_privatize_config": PrivatizeConfig,
 }
 
 # ---- functions ---------------------------------------------------------------------------------

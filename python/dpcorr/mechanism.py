@@ -17,9 +17,12 @@ from . import _check
 from . import _lib
 from ._lib import lib
 
-KINDS = ("identity", "nu", "antipgd", "lcgd", "bsr", "bisr", "blt", "tree", "toeplitz", "dense")
-_STRATEGY_KINDS = {6: "blt", 8: "toeplitz", 9: "dense"}  # dpc_mech_kind -> strategy file kind
-_KIND_BLT, _KIND_TOEPLITZ, _KIND_DENSE, _KIND_TREE = 6, 8, 9, 7
+# the kinds, in dpc_mech_kind order: the library's name table of dpc_mech_params.kind
+KINDS = _lib.enum_names(_lib.MechParams, "kind")
+_KIND_BLT, _KIND_TOEPLITZ, _KIND_DENSE, _KIND_TREE = (
+    _lib.enum_value(_lib.MechParams, "kind", k) for k in ("blt", "toeplitz", "dense", "tree"))
+# dpc_mech_kind -> strategy file kind (the kinds a strategy file holds have the kind's name)
+_STRATEGY_KINDS = {k: KINDS[k] for k in (_KIND_BLT, _KIND_TOEPLITZ, _KIND_DENSE)}
 
 
 def _kind_code(kind):
