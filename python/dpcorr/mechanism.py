@@ -90,6 +90,14 @@ def _params(kind, steps, *, nu=None, lam=None, bands=None, momentum=None, decay=
     return p, keep
 
 
+def _library_workload():
+    """(momentum, decay) of the library's default workload, prefix sums: the workload of a
+    strategy problem after dpc_strategy_problem_init."""
+    pb = _lib.StrategyProblem()
+    lib.dpc_strategy_problem_init(ctypes.byref(pb), 1)
+    return pb.workload.momentum, pb.workload.decay
+
+
 def run_params(kind, **params):
     """The mechanism of a run, unbuilt: (dpc_mech_params, arrays to keep) validated by the
     library's dpc_train_mech_check as the trainer will (steps are the run's; BSR/BISR without
@@ -380,14 +388,18 @@ class Mechanism:
                 self._cache["ginf"] = float("nan")
         return self._cache["ginf"]
 
-    def error(self, workload_momentum=0.0, workload_decay=1.0):
+    def error(self, workload_momentum=None, workload_decay=None):
         """(rmse, max_error) of the workload A B per unit noise std: RMSE = ||A B||_F / sqrt(n),
-        max error = the largest row norm. The workload is prefix sums (default) or SGD with
-        momentum ``workload_momentum`` and decay ``workload_decay``."""
-        key = ("err", float(workload_momentum), float(workload_decay))
+        max error = the largest row norm. The workload is SGD with momentum
+        ``workload_momentum`` and decay ``workload_decay``; None: the library's default
+        workload (prefix sums, dpc_strategy_problem_init's)."""
+        m0, d0 = _library_workload()
+        m = m0 if workload_momentum is None else _check.real("workload_momentum",
+                                                             workload_momentum)
+        d = d0 if workload_decay is None else _check.real("workload_decay", workload_decay)
+        key = ("err", m, d)
         if key not in self._cache:
-            w = _lib.Workload(_check.real("workload_momentum", workload_momentum),
-                              _check.real("workload_decay", workload_decay))
+            w = _lib.Workload(m, d)
             out = _lib.MechError()
             _lib.call(lib.dpc_mech_error_of, self._ptr, ctypes.byref(w), ctypes.byref(out))
             self._cache[key] = (out.rmse, out.max_error)

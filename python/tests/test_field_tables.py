@@ -310,3 +310,27 @@ def test_every_mirrored_struct_with_a_table_is_generated():
     # the ones still written by hand are exactly the structs without a table
     assert all(not hasattr(lib, name + "_fields") for name, m in _lib.MIRRORS.items()
                if not issubclass(m, _lib.Mirror))
+
+
+def test_structs_without_a_table_none_is_their_c_init(monkeypatch):
+    """strategy.optimize and Mechanism.error (dpc_strategy_problem, dpc_strategy_options,
+    dpc_workload have no table yet): a keyword left None keeps what the C _init wrote."""
+    from dpcorr import strategy
+
+    seen = []
+    real = lib.dpc_strategy_optimize_banded
+
+    def spy(out, pb, opt, err):
+        seen.append((bytes(pb._obj), bytes(opt._obj)))
+        return real(out, pb, opt, err)
+
+    monkeypatch.setattr(lib, "dpc_strategy_optimize_banded", spy)
+    strategy.optimize("banded", 16, bands=2)
+    pb, opt = _lib.StrategyProblem(), _lib.StrategyOptions()
+    lib.dpc_strategy_problem_init(ctypes.byref(pb), 16)
+    lib.dpc_strategy_options_init(ctypes.byref(opt))
+    opt.bands = 2
+    assert seen == [(bytes(pb), bytes(opt))]
+    m = Mechanism("nu", 8, nu=0.3)
+    assert m.error() == m.error(pb.workload.momentum, pb.workload.decay)
+    assert m.error() != m.error(0.5, pb.workload.decay)  # the workload is used
