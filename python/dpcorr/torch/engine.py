@@ -253,7 +253,8 @@ class PrivacyEngine:
         # weight) and hash the content for the checkpoint fingerprint, as the CLI does
         self._data_hash = _data_digest(dataset)
         self._plan_kwargs = plan_kwargs
-        self._noise_form = noise_form
+        # None: the library's (recorded as its name, as make_private records it)
+        self._noise_form = _library_default("noise_form") if noise_form is None else noise_form
         self.loss_reduction = loss_reduction
         self.plan = TrainingPlan(self.n_examples, seed=seed, **plan_kwargs)
         # a new private run: dpcorr.torch.backward() no longer reaches an earlier engine's
