@@ -108,7 +108,11 @@ class Mirror(ctypes.Structure):
 
 
 def _table_of(table_fn):
-    fn = getattr(lib, table_fn)
+    try:
+        fn = getattr(lib, table_fn)
+    except AttributeError:
+        raise ImportError(f"dpcorr: {LIB_PATH} lacks {table_fn}: it is older than this package; "
+                          f"rebuild it (make)") from None
     fn.restype, fn.argtypes = P(FieldTable), []
     return fn().contents
 
@@ -251,7 +255,6 @@ StepInfo = generated("dpc_step_info")
 PrivatizeConfig = generated("dpc_privatize_config")
 
 # ---- hand-written mirrors: structs without a field table (include/dpcorr/*.h), checked by size --
-
 
 
 class Error(ctypes.Structure):

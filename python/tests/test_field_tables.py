@@ -334,3 +334,8 @@ def test_structs_without_a_table_none_is_their_c_init(monkeypatch):
     m = Mechanism("nu", 8, nu=0.3)
     assert m.error() == m.error(pb.workload.momentum, pb.workload.decay)
     assert m.error() != m.error(0.5, pb.workload.decay)  # the workload is used
+
+
+def test_a_library_without_the_table_is_refused():
+    with pytest.raises(ImportError, match="dpc_no_such_struct_fields"):
+        _lib.generated("dpc_no_such_struct")
