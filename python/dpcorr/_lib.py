@@ -6,14 +6,18 @@ The library is looked up, in this order:
 2. ``libdpcorr.so`` next to this file (``make`` copies ``build/libdpcorr.so`` into
    ``python/dpcorr/``, and ``pip install ./python`` installs that copy with the package).
 
-Every struct the package passes by pointer is mirrored below and compared, at import, with the
-size the library reports for it (``dpc_abi_sizeof``), so that a library built from other headers
-is refused with an ImportError instead of corrupting memory.
+Every struct the package passes by pointer is mirrored below. A struct with an exported field
+table (``dpc_X_fields``, field.h) is mirrored from the table at import (``generated``): its
+fields, types, offsets and nested structs come from the library, checked against each row's
+offset and size and ``dpc_abi_sizeof``; none is written here. The others are written by hand
+and compared, at import, with the size the library reports (``dpc_abi_sizeof``). A library
+built from other headers is refused with an ImportError instead of corrupting memory.
 
 Nothing here is public API: the modules of the package wrap it.
 """
 
 import ctypes
+import keyword
 import os
 import pathlib
 import numpy as np
@@ -60,7 +64,197 @@ def _load():
 
 lib, LIB_PATH = _load()
 
-# ---- mirrored structs (include/dpcorr/*.h) -----------------------------------------------------
+# ---- the field table itself (field.h): the two hand-written mirrors the generator reads ---------
+
+
+class Field(ctypes.Structure):
+    """dpc_field (field.h): one row of a library field table."""
+    _fields_ = [("name", c_char_p), ("type", c_int), ("offset", c_size_t), ("size", c_size_t),
+                ("def_", c_double), ("lo", c_double), ("hi", c_double), ("flags", ctypes.c_uint),
+                ("names", P(c_char_p)), ("nnames", c_size_t), ("sub", c_void_p),
+                ("doc", c_char_p), ("label", c_char_p), ("def_text", c_char_p)]
+
+
+class FieldTable(ctypes.Structure):
+    """dpc_field_table (field.h)."""
+    _fields_ = [("name", c_char_p), ("size", c_size_t), ("align", c_size_t),
+                ("fields", P(Field)), ("count", c_size_t)]
+
+
+# ---- mirrors generated from the library's field tables (field.h) --------------------------------
+#
+# A struct with an exported field table (dpc_X_fields()) is mirrored from that table at import:
+# its fields' names, C types, offsets and sizes, nested tables as nested mirrors, so that no field
+# is written here (the table's row is its one description). A struct that gains a table switches
+# with one line: `Name = generated("dpc_name")` in place of its hand-written class below.
+
+# dpc_field_type (field.h) -> the ctypes type of a member of that type
+FIELD_DOUBLE, FIELD_SIZE, FIELD_INT, FIELD_BOOL, FIELD_ENUM, FIELD_U64, FIELD_STRUCT, \
+    FIELD_STRING, FIELD_POINTER, FIELD_BYTES = range(10)
+_FIELD_CTYPES = {FIELD_DOUBLE: c_double, FIELD_SIZE: c_size_t, FIELD_INT: c_int,
+                 FIELD_BOOL: c_int, FIELD_ENUM: c_int, FIELD_U64: c_uint64,
+                 FIELD_STRING: c_char_p, FIELD_POINTER: c_void_p}
+NUMERIC_TYPES = (FIELD_DOUBLE, FIELD_SIZE, FIELD_INT, FIELD_BOOL, FIELD_ENUM, FIELD_U64)
+
+_GENERATED = {}  # struct name -> its generated mirror (one class per table: nested = top level)
+
+
+class Mirror(ctypes.Structure):
+    """Base of the generated mirrors. ``_table_``: the library's dpc_field_table;
+    ``_rows_``: {Python attribute name: its dpc_field row} (a C name that is a Python keyword,
+    ``lambda``, is the attribute ``lambda_``)."""
+    _table_ = None
+    _rows_ = {}
+
+
+def _table_of(table_fn):
+    try:
+        fn = getattr(lib, table_fn)
+    except AttributeError:
+        raise ImportError(f"dpcorr: {LIB_PATH} lacks {table_fn}: it is older than this package; "
+                          f"rebuild it (make)") from None
+    fn.restype, fn.argtypes = P(FieldTable), []
+    return fn().contents
+
+
+def _member_ctype(f):
+    if f.type == FIELD_STRUCT:
+        return _generate(ctypes.cast(f.sub, P(FieldTable)).contents)
+    if f.type == FIELD_BYTES:
+        return ctypes.c_ubyte * f.size
+    if f.type not in _FIELD_CTYPES:
+        raise ImportError(f"dpcorr: {LIB_PATH}: field {f.name.decode()} has a type ({f.type}) "
+                          f"this package does not know; it is older than the library")
+    return _FIELD_CTYPES[f.type]
+
+
+def _generate(t):
+    """The ctypes mirror of the struct t describes: its rows in order, explicit padding where
+    the table's offset is past ctypes' natural one, trailing padding up to t.size; then every
+    offset, size and the struct's size checked against the table (ImportError otherwise)."""
+    struct = t.name.decode()
+    if struct in _GENERATED:
+        return _GENERATED[struct]
+    fields, rows, end = [], {}, 0
+    for i in range(t.count):
+        f = t.fields[i]
+        name = f.name.decode()
+        attr = name + "_" if keyword.iskeyword(name) else name
+        ctype = _member_ctype(f)
+        align = ctypes.alignment(ctype)
+        natural = -(-end // align) * align
+        if natural < f.offset:  # a gap ctypes would not leave by itself
+            fields.append((f"_pad{len(fields)}", ctypes.c_ubyte * (f.offset - end)))
+        fields.append((attr, ctype))
+        rows[attr] = f
+        end = f.offset + ctypes.sizeof(ctype)
+    if end < t.size:
+        align = max([ctypes.alignment(c) for _, c in fields] or [1])
+        if -(-end // align) * align != t.size:
+            fields.append((f"_pad{len(fields)}", ctypes.c_ubyte * (t.size - end)))
+    camel = "".join(w.capitalize() for w in struct.removeprefix("dpc_").split("_"))
+    cls = type(camel, (Mirror,), {
+        "_fields_": fields, "_table_": t, "_rows_": rows,
+        "__doc__": f"{struct}: generated from the library's field table {struct}_fields."})
+    _verify(cls, t)
+    _GENERATED[struct] = cls
+    return cls
+
+
+def _verify(cls, t):
+    struct = t.name.decode()
+    for attr, f in cls._rows_.items():
+        d = getattr(cls, attr)
+        if d.offset != f.offset or d.size != f.size:
+            raise ImportError(
+                f"dpcorr: {LIB_PATH}: {struct}.{f.name.decode()} is at offset {d.offset} (size "
+                f"{d.size}) in the generated mirror and {f.offset} ({f.size}) in the library's "
+                f"table")
+    have = lib.dpc_abi_sizeof(struct.encode())  # 0: a struct the ABI list does not name
+    if ctypes.sizeof(cls) != t.size or (have and have != t.size):
+        raise ImportError(f"dpcorr: {LIB_PATH}: sizeof {struct} is {t.size} in its table, "
+                          f"{have} by dpc_abi_sizeof and {ctypes.sizeof(cls)} generated")
+
+
+def generated(struct):
+    """The mirror of `struct` ("dpc_train_config") generated from its exported table
+    (`struct`_fields)."""
+    return _generate(_table_of(struct + "_fields"))
+
+
+def row(mirror, name):
+    """The dpc_field row of a generated mirror's field (its attribute name)."""
+    try:
+        return mirror._rows_[name]
+    except KeyError:
+        raise KeyError(f"{mirror.__name__} has no field {name!r}") from None
+
+
+def default(mirror, name):
+    """The library's default of a numeric field, as its table gives it (what the struct's _init
+    writes): a float for DOUBLE, a bool for BOOL, the enum's name for an ENUM, an int for the
+    other integer types."""
+    f = row(mirror, name)
+    if f.type == FIELD_ENUM:
+        return enum_names(mirror, name)[int(f.def_)]
+    if f.type == FIELD_DOUBLE:
+        return float(f.def_)
+    if f.type == FIELD_BOOL:
+        return bool(f.def_)
+    if f.type in NUMERIC_TYPES:
+        return int(f.def_)
+    raise TypeError(f"{mirror.__name__}.{name}: not a numeric field")
+
+
+def default_text(mirror, name):
+    """The default of a field as the library shows it (dpc_field_format_default: "0.25", "auto",
+    "1 GiB", "the strategy's bands")."""
+    buf = ctypes.create_string_buffer(128)
+    lib.dpc_field_format_default(ctypes.byref(row(mirror, name)), buf, len(buf))
+    return buf.value.decode()
+
+
+def defaults_doc(mirror, names):
+    """"name: default" of each field, for a docstring (generated, never copied)."""
+    return "; ".join(f"{row(mirror, n).name.decode()} {default_text(mirror, n)}" for n in names)
+
+
+def doubles(address):
+    """A generated mirror's DPC_FIELD_POINTER member (an address, or None) as double *: the
+    table types a pointer member as an untyped borrowed pointer."""
+    return ctypes.cast(address, P(c_double))
+
+
+def enum_names(mirror, name):
+    """The names of an ENUM field's values, in value order (the library's name table)."""
+    f = row(mirror, name)
+    if f.type != FIELD_ENUM:
+        raise TypeError(f"{mirror.__name__}.{name}: not an enum field")
+    return tuple(f.names[i].decode() for i in range(f.nnames))
+
+
+def enum_value(mirror, name, value, arg=None):
+    """The value of an ENUM field's name `value` (ValueError naming `arg`, default the field,
+    and the accepted names, for another)."""
+    names = enum_names(mirror, name)
+    if value not in names:
+        raise ValueError(f"{arg or name}: expected one of {', '.join(map(repr, names))}, got "
+                         f"{value!r}")
+    return names.index(value)
+
+
+lib.dpc_abi_sizeof.restype, lib.dpc_abi_sizeof.argtypes = c_size_t, [c_char_p]
+lib.dpc_field_format_default.restype = c_int
+lib.dpc_field_format_default.argtypes = [P(Field), c_char_p, c_size_t]
+
+MechParams = generated("dpc_mech_params")
+NoiseConfig = generated("dpc_noise_config")
+TrainConfig = generated("dpc_train_config")
+TrainRecord = generated("dpc_train_record")
+StepInfo = generated("dpc_step_info")
+PrivatizeConfig = generated("dpc_privatize_config")
+
+# ---- hand-written mirrors: structs without a field table (include/dpcorr/*.h), checked by size --
 
 
 class Error(ctypes.Structure):
@@ -77,15 +271,6 @@ class Rng(ctypes.Structure):
 class RngStream(ctypes.Structure):
     """dpc_rng_stream (rng.h)."""
     _fields_ = [("key", c_uint32 * 2), ("secure", c_uint32), ("skey", c_uint32 * 8)]
-
-
-class MechParams(ctypes.Structure):
-    """dpc_mech_params (mech.h)."""
-    _fields_ = [("kind", c_int), ("steps", c_size_t), ("nu", c_double), ("lambda_", c_double),
-                ("bands", c_size_t), ("momentum", c_double), ("decay", c_double),
-                ("honaker", c_int), ("nbuf", c_size_t), ("theta", P(c_double)),
-                ("omega", P(c_double)), ("ncoeffs", c_size_t), ("coeffs", P(c_double)),
-                ("dense", P(c_double)), ("coeffs_of_strategy", c_int)]
 
 
 class Participation(ctypes.Structure):
@@ -107,12 +292,6 @@ class Workload(ctypes.Structure):
 class MechError(ctypes.Structure):
     """dpc_mech_error (mech.h)."""
     _fields_ = [("rmse", c_double), ("max_error", c_double)]
-
-
-class NoiseConfig(ctypes.Structure):
-    """dpc_noise_config (mech.h)."""
-    _fields_ = [("coord0", c_size_t), ("d", c_size_t), ("form", c_int),
-                ("memory_budget", c_size_t), ("isa", c_int)]
 
 
 class IsaTuning(ctypes.Structure):
@@ -198,47 +377,6 @@ class SamplerDesc(ctypes.Structure):
                 ("expected_batch", c_double), ("balls_in_bins", c_int)]
 
 
-class TrainConfig(ctypes.Structure):
-    """dpc_train_config (train.h)."""
-    _fields_ = [("mech", MechParams), ("noise_form", c_int), ("noise_memory", c_size_t),
-                ("sampler", c_int), ("batch", c_size_t), ("epochs", c_size_t),
-                ("groups", c_size_t), ("workload_explicit", c_int), ("epsilon", c_double),
-                ("delta", c_double), ("noise_multiplier", c_double),
-                ("allow_large_delta", c_int), ("accountant", c_int), ("clip", c_double),
-                ("lr", c_double), ("momentum", c_double), ("weight_decay", c_double),
-                ("schedule", c_int), ("cooldown_fraction", c_double),
-                ("cooldown_factor", c_double), ("threads", c_size_t), ("chunk", c_size_t),
-                ("precision", c_int), ("isa", c_int), ("transport", c_void_p),
-                ("canaries", c_void_p)]
-
-
-class TrainRecord(ctypes.Structure):
-    """dpc_train_record (train.h): one record of a run's history."""
-    _fields_ = [("step", c_size_t), ("epoch", c_size_t), ("train_loss", c_double),
-                ("test_loss", c_double), ("test_accuracy", c_double), ("epsilon", c_double),
-                ("time_s", c_double)]
-
-
-class Field(ctypes.Structure):
-    """dpc_field (field.h): one row of a library field table."""
-    _fields_ = [("name", c_char_p), ("type", c_int), ("offset", c_size_t), ("size", c_size_t),
-                ("def_", c_double), ("lo", c_double), ("hi", c_double), ("flags", ctypes.c_uint),
-                ("names", P(c_char_p)), ("nnames", c_size_t), ("sub", c_void_p),
-                ("doc", c_char_p), ("label", c_char_p), ("def_text", c_char_p)]
-
-
-class FieldTable(ctypes.Structure):
-    """dpc_field_table (field.h)."""
-    _fields_ = [("name", c_char_p), ("size", c_size_t), ("align", c_size_t),
-                ("fields", P(Field)), ("count", c_size_t)]
-
-
-# mirrors whose layout is checked field by field against the library's table (name: a mirror's
-# field spelt differently because it is a Python keyword)
-TABLES = {"dpc_train_config_fields": "TrainConfig", "dpc_mech_params_fields": "MechParams",
-          "dpc_train_record_fields": "TrainRecord", "dpc_noise_config_fields": "NoiseConfig"}
-SPELLING = {"lambda_": "lambda"}
-
 MIRRORS = {
     "dpc_error": Error, "dpc_rng": Rng, "dpc_rng_stream": RngStream,
     "dpc_mech_params": MechParams, "dpc_participation": Participation,
@@ -249,7 +387,8 @@ MIRRORS = {
     "dpc_account_mech_info": MechInfo, "dpc_strategy_problem": StrategyProblem,
     "dpc_strategy_loss": StrategyLoss, "dpc_strategy_options": StrategyOptions,
     "dpc_strategy": Strategy, "dpc_sampler_desc": SamplerDesc,
-    "dpc_train_config": TrainConfig, "dpc_train_record": TrainRecord,
+    "dpc_train_config": TrainConfig, "dpc_train_record": TrainRecord, "dpc_step_info": StepInfo,
+    "dpc_privatize_config": PrivatizeConfig,
 }
 
 # ---- functions ---------------------------------------------------------------------------------
@@ -308,6 +447,7 @@ _PROTOTYPES = {
     "dpc_isa_name": (c_char_p, [c_int]),
     "dpc_tune_family_name": (c_char_p, [c_int]),
     "dpc_noise_new": (_STATUS, [P(c_void_p), c_void_p, P(RngStream), P(NoiseConfig), _E]),
+    "dpc_noise_config_init": (None, [P(NoiseConfig), c_size_t]),
     "dpc_noise_free": (None, [c_void_p]),
     "dpc_noise_next": (_STATUS, [c_void_p, c_void_p, _E]),
     "dpc_noise_release": (_STATUS, [c_void_p, c_void_p, c_size_t, c_double, c_double, c_void_p,
@@ -414,17 +554,19 @@ def _check_abi():
 
 
 def table_fields(table_fn):
-    """{name: Field} of a library field table (a function of _PROTOTYPES returning one)."""
-    t = getattr(lib, table_fn)().contents
+    """{name: Field} of a library field table (dpc_X_fields, by its function's name)."""
+    t = _table_of(table_fn)
     return {t.fields[i].name.decode(): t.fields[i] for i in range(t.count)}
 
 
 def check_mirror(mirror, table_fn):
     """Raises ImportError unless the ctypes mirror has exactly the fields of the library's table
-    table_fn at its offsets and sizes (the size check of _check_abi cannot see two fields
-    swapped or renamed)."""
+    table_fn at its offsets and sizes, padding aside (the size check of _check_abi cannot see
+    two fields swapped or renamed). The generated mirrors pass by construction; a hand-written
+    mirror of a struct that gains a table can be checked with it until it is switched."""
     fields = table_fields(table_fn)
-    mine = {SPELLING.get(n, n): getattr(mirror, n) for n, _ in mirror._fields_}
+    mine = {(n[:-1] if n.endswith("_") and keyword.iskeyword(n[:-1]) else n): getattr(mirror, n)
+            for n, _ in mirror._fields_ if not n.startswith("_pad")}
     if set(mine) != set(fields):
         raise ImportError(
             f"dpcorr: {LIB_PATH}: {mirror.__name__} has fields {sorted(set(mine) ^ set(fields))} "
@@ -438,14 +580,8 @@ def check_mirror(mirror, table_fn):
                 f"from one tree (make)")
 
 
-def _check_tables():
-    for table_fn, mirror_name in TABLES.items():
-        check_mirror(globals()[mirror_name], table_fn)
-
-
 _declare()
 _check_abi()
-_check_tables()
 
 # the binding's step range is the library's (one range, not a copy)
 from . import _check  # noqa: E402  (after the library is loaded)
@@ -460,7 +596,8 @@ SAMPLER_AUTO = 99
 SAMPLER_SCHEME = 2
 SCHEME_SAMPLERS = ("poisson", "cyclic-poisson")
 PART_MINSEP, PART_CYCLIC = 0, 1
-NOISE_FORMS = {"auto": 0, "buffer": 1, "replay": 2}
+# the noise forms by name (the library's name table of dpc_noise_config.form)
+NOISE_FORMS = {name: v for v, name in enumerate(enum_names(NoiseConfig, "form"))}
 STREAM_NOISE = 1
 
 

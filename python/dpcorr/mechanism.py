@@ -17,35 +17,45 @@ from . import _check
 from . import _lib
 from ._lib import lib
 
-KINDS = ("identity", "nu", "antipgd", "lcgd", "bsr", "bisr", "blt", "tree", "toeplitz", "dense")
-_STRATEGY_KINDS = {6: "blt", 8: "toeplitz", 9: "dense"}  # dpc_mech_kind -> strategy file kind
-_KIND_BLT, _KIND_TOEPLITZ, _KIND_DENSE, _KIND_TREE = 6, 8, 9, 7
+# the kinds, in dpc_mech_kind order: the library's name table of dpc_mech_params.kind
+KINDS = _lib.enum_names(_lib.MechParams, "kind")
+_KIND_BLT, _KIND_TOEPLITZ, _KIND_DENSE, _KIND_TREE = (
+    _lib.enum_value(_lib.MechParams, "kind", k) for k in ("blt", "toeplitz", "dense", "tree"))
+# dpc_mech_kind -> strategy file kind (the kinds a strategy file holds have the kind's name)
+_STRATEGY_KINDS = {k: KINDS[k] for k in (_KIND_BLT, _KIND_TOEPLITZ, _KIND_DENSE)}
 
 
 def _kind_code(kind):
     return _lib.parse(lib.dpc_mech_kind_parse, "kind", kind)
 
 
-def _params(kind, steps, *, nu=0.0, lam=0.0, bands=0, momentum=0.0, decay=1.0, honaker=False,
-            theta=None, omega=None, coeffs=None, dense=None, of="noising"):
+def _params(kind, steps, *, nu=None, lam=None, bands=None, momentum=None, decay=None,
+            honaker=None, theta=None, omega=None, coeffs=None, dense=None, of=None):
     """A dpc_mech_params for kind with the given parameters (checked by type and range here,
     by the library when used), and the numpy arrays its pointers refer to (keep them alive).
-    steps 0: not set (a run sets it; dpc_train_mech_check), except for a dense matrix, whose
-    shape gives n."""
+    A parameter left None keeps dpc_mech_params_init's value (the library's default, from its
+    field table). steps 0: not set (a run sets it; dpc_train_mech_check), except for a dense
+    matrix, whose shape gives n."""
     p = _lib.MechParams()
     lib.dpc_mech_params_init(ctypes.byref(p))
     p.kind = _kind_code(kind)
     p.steps = steps
-    p.nu = _check.real("nu", nu)
-    p.lambda_ = _check.real("lambda", lam)
-    # bands above n would run as n bands under a name claiming more (0: the kind's default)
-    p.bands = _check.size("bands", bands, 0, p.steps if p.steps else _check.SIZE_MAX)
-    p.momentum = _check.real("momentum", momentum)
-    p.decay = _check.real("decay", decay)
-    p.honaker = int(_check.flag("honaker", honaker))
-    p.coeffs_of_strategy = {"noising": 0, "B": 0, "strategy": 1, "C": 1}.get(of, -1)
-    if p.coeffs_of_strategy < 0:
-        raise ValueError(f"of: expected 'noising' or 'strategy', got {of!r}")
+    if nu is not None:
+        p.nu = _check.real("nu", nu)
+    if lam is not None:
+        p.lambda_ = _check.real("lambda", lam)
+    if bands is not None:
+        # bands above n would run as n bands under a name claiming more (0: the kind's default)
+        p.bands = _check.size("bands", bands, 0, p.steps if p.steps else _check.SIZE_MAX)
+    for name, value in (("momentum", momentum), ("decay", decay)):
+        if value is not None:
+            setattr(p, name, _check.real(name, value))
+    if honaker is not None:
+        p.honaker = int(_check.flag("honaker", honaker))
+    if of is not None:
+        p.coeffs_of_strategy = {"noising": 0, "B": 0, "strategy": 1, "C": 1}.get(of, -1)
+        if p.coeffs_of_strategy < 0:
+            raise ValueError(f"of: expected 'noising' or 'strategy', got {of!r}")
     keep = []  # arrays referenced by p until the library has copied them
     if theta is not None or omega is not None:
         if p.kind != _KIND_BLT:
@@ -55,15 +65,15 @@ def _params(kind, steps, *, nu=0.0, lam=0.0, bands=0, momentum=0.0, decay=1.0, h
         if th.size != om.size:
             raise ValueError(f"omega: {om.size} values but theta has {th.size}")
         p.nbuf = th.size
-        p.theta = th.ctypes.data_as(_lib.P(_lib.c_double)) if th.size else None
-        p.omega = om.ctypes.data_as(_lib.P(_lib.c_double)) if om.size else None
+        p.theta = th.ctypes.data if th.size else None
+        p.omega = om.ctypes.data if om.size else None
         keep += [th, om]
     if coeffs is not None:
         if p.kind != _KIND_TOEPLITZ:
             raise ValueError(f"coeffs: only for the toeplitz kind, not {kind}")
         c = _check.vector("coeffs", coeffs)
         p.ncoeffs = c.size
-        p.coeffs = c.ctypes.data_as(_lib.P(_lib.c_double)) if c.size else None
+        p.coeffs = c.ctypes.data if c.size else None
         keep.append(c)
     if dense is not None:
         if p.kind != _KIND_DENSE:
@@ -75,9 +85,17 @@ def _params(kind, steps, *, nu=0.0, lam=0.0, bands=0, momentum=0.0, decay=1.0, h
             raise ValueError(f"dense: expected a ({p.steps}, {p.steps}) matrix, got shape "
                              f"{d.shape}")
         _check.vector("dense", d.ravel())  # finite entries
-        p.dense = d.ctypes.data_as(_lib.P(_lib.c_double))
+        p.dense = d.ctypes.data
         keep.append(d)
     return p, keep
+
+
+def _library_workload():
+    """(momentum, decay) of the library's default workload, prefix sums: the workload of a
+    strategy problem after dpc_strategy_problem_init."""
+    pb = _lib.StrategyProblem()
+    lib.dpc_strategy_problem_init(ctypes.byref(pb), 1)
+    return pb.workload.momentum, pb.workload.decay
 
 
 def run_params(kind, **params):
@@ -106,10 +124,13 @@ class Mechanism:
     bsr, bisr   ``bands`` >= 1; workload ``momentum`` in [0, 1), ``decay`` in (0, 1]
     blt         ``theta``, ``omega``: buffer decays and output scales of C (same length)
     tree        ``honaker=True`` for the Honaker estimator
-    toeplitz    ``coeffs``: first column of B (``of="noising"``, default) or C (``"strategy"``)
+    toeplitz    ``coeffs``: first column of B (``of="noising"``) or C (``"strategy"``)
     dense       ``dense``: the n x n lower-triangular B or C (``of=...``), n <= 4096
     file:PATH   a strategy file (as :meth:`load`); ``steps`` defaults to the file's n
     ==========  ==============================================================================
+
+    A parameter left None is the library's default (dpc_mech_params_init, from the field table
+    dpc_mech_params_fields: {defaults}).
 
     The participation pattern (for :attr:`sensitivity`) is ``participations`` (k, default 1)
     participations at least ``min_sep`` (b, default 1) steps apart, or exactly every b steps
@@ -122,9 +143,9 @@ class Mechanism:
     A Mechanism is immutable; every property is computed by the library on first use.
     """
 
-    def __init__(self, kind, steps=None, *, participations=1, min_sep=1, cyclic=False, nu=0.0,
-                 lam=0.0, bands=0, momentum=0.0, decay=1.0, honaker=False, theta=None,
-                 omega=None, coeffs=None, dense=None, of="noising", **extra):
+    def __init__(self, kind, steps=None, *, participations=1, min_sep=1, cyclic=False, nu=None,
+                 lam=None, bands=None, momentum=None, decay=None, honaker=None, theta=None,
+                 omega=None, coeffs=None, dense=None, of=None, **extra):
         if "lambda" in extra:
             lam = extra.pop("lambda")
         if extra:
@@ -140,10 +161,11 @@ class Mechanism:
         if not isinstance(kind, str):
             raise TypeError(f"kind: expected a string, got {type(kind).__name__}")
         if kind.startswith("file:"):
-            clash = [name for name, v, default in
-                     (("nu", nu, 0.0), ("lambda", lam, 0.0), ("bands", bands, 0),
-                      ("momentum", momentum, 0.0), ("decay", decay, 1.0))
-                     if v != default]
+            # a value equal to the library's default is no clash (as left None)
+            clash = [name for name, v, field in
+                     (("nu", nu, "nu"), ("lambda", lam, "lambda_"), ("bands", bands, "bands"),
+                      ("momentum", momentum, "momentum"), ("decay", decay, "decay"))
+                     if v is not None and v != _lib.default(_lib.MechParams, field)]
             clash += [name for name, v in (("theta", theta), ("omega", omega),
                                            ("coeffs", coeffs), ("dense", dense)) if v is not None]
             if clash:
@@ -160,7 +182,7 @@ class Mechanism:
 
     # ---- construction helpers --------------------------------------------------------------
 
-    def _build_from_file(self, path, steps, honaker):
+    def _build_from_file(self, path, steps, honaker):  # honaker None: the file's (init's)
         _lib.call(lib.dpc_strategy_load, ctypes.byref(self._strategy), os.fsencode(path))
         s = ctypes.cast(self._strategy, _lib.P(_lib.Strategy)).contents
         n = s.problem.steps if steps is None else _check.steps("steps", steps)
@@ -170,7 +192,8 @@ class Mechanism:
         p = _lib.MechParams()
         lib.dpc_strategy_mech_params(self._strategy, ctypes.byref(p))
         p.steps = n
-        p.honaker = int(_check.flag("honaker", honaker))
+        if honaker is not None:
+            p.honaker = int(_check.flag("honaker", honaker))
         if self.participation.k == 1 and self.participation.b == 1:
             self.participation = _lib.Participation(_lib.PART_MINSEP, s.problem.participations,
                                                     s.problem.min_sep)
@@ -281,13 +304,13 @@ class Mechanism:
         elif kind == "tree":
             out["honaker"] = bool(p.honaker)
         elif kind == "blt":
-            out["theta"] = np.ctypeslib.as_array(p.theta, (p.nbuf,)).copy()
-            out["omega"] = np.ctypeslib.as_array(p.omega, (p.nbuf,)).copy()
+            out["theta"] = np.ctypeslib.as_array(_lib.doubles(p.theta), (p.nbuf,)).copy()
+            out["omega"] = np.ctypeslib.as_array(_lib.doubles(p.omega), (p.nbuf,)).copy()
         elif kind == "toeplitz":
-            out["coeffs"] = np.ctypeslib.as_array(p.coeffs, (p.ncoeffs,)).copy()
+            out["coeffs"] = np.ctypeslib.as_array(_lib.doubles(p.coeffs), (p.ncoeffs,)).copy()
             out["of"] = "strategy" if p.coeffs_of_strategy else "noising"
         elif kind == "dense":
-            out["dense"] = np.ctypeslib.as_array(p.dense, (p.steps, p.steps)).copy()
+            out["dense"] = np.ctypeslib.as_array(_lib.doubles(p.dense), (p.steps, p.steps)).copy()
             out["of"] = "strategy" if p.coeffs_of_strategy else "noising"
         return out
 
@@ -365,14 +388,18 @@ class Mechanism:
                 self._cache["ginf"] = float("nan")
         return self._cache["ginf"]
 
-    def error(self, workload_momentum=0.0, workload_decay=1.0):
+    def error(self, workload_momentum=None, workload_decay=None):
         """(rmse, max_error) of the workload A B per unit noise std: RMSE = ||A B||_F / sqrt(n),
-        max error = the largest row norm. The workload is prefix sums (default) or SGD with
-        momentum ``workload_momentum`` and decay ``workload_decay``."""
-        key = ("err", float(workload_momentum), float(workload_decay))
+        max error = the largest row norm. The workload is SGD with momentum
+        ``workload_momentum`` and decay ``workload_decay``; None: the library's default
+        workload (prefix sums, dpc_strategy_problem_init's)."""
+        m0, d0 = _library_workload()
+        m = m0 if workload_momentum is None else _check.real("workload_momentum",
+                                                             workload_momentum)
+        d = d0 if workload_decay is None else _check.real("workload_decay", workload_decay)
+        key = ("err", m, d)
         if key not in self._cache:
-            w = _lib.Workload(_check.real("workload_momentum", workload_momentum),
-                              _check.real("workload_decay", workload_decay))
+            w = _lib.Workload(m, d)
             out = _lib.MechError()
             _lib.call(lib.dpc_mech_error_of, self._ptr, ctypes.byref(w), ctypes.byref(out))
             self._cache[key] = (out.rmse, out.max_error)
@@ -497,9 +524,10 @@ class Mechanism:
         s.problem.workload = _lib.Workload(0.0, 1.0)
         keep = None
         if p.kind == _KIND_BLT:
-            s.kind, s.method, s.nbuf, s.theta, s.omega = p.kind, b"blt", p.nbuf, p.theta, p.omega
+            s.kind, s.method, s.nbuf = p.kind, b"blt", p.nbuf
+            s.theta, s.omega = _lib.doubles(p.theta), _lib.doubles(p.omega)
         elif p.kind == _KIND_DENSE:
-            s.kind, s.method, s.dense = p.kind, b"dense", p.dense
+            s.kind, s.method, s.dense = p.kind, b"dense", _lib.doubles(p.dense)
             s.of_strategy = p.coeffs_of_strategy
         else:
             keep = self.strategy_coeffs()
@@ -510,3 +538,8 @@ class Mechanism:
                   ctypes.byref(s.achieved))
         _lib.call(lib.dpc_strategy_save, ctypes.byref(s), path)
         del keep
+
+
+# the defaults the docstring names are the table's (generated, not copied)
+Mechanism.__doc__ = Mechanism.__doc__.replace("{defaults}", _lib.defaults_doc(
+    _lib.MechParams, ("nu", "lambda_", "momentum", "decay", "honaker")))

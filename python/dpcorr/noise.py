@@ -72,11 +72,17 @@ def _as_torch(out):
     return None, None
 
 
+def _noise_options(form, memory_budget):
+    """(form, memory_budget) checked; None stays None: dpc_noise_config_init's default."""
+    return (None if form is None else _check.choice("form", form, tuple(_lib.NOISE_FORMS)),
+            None if memory_budget is None else _check.size("memory_budget", memory_budget))
+
+
 class NoiseGenerator:
     """Correlated noise, one row per step, for a :class:`dpcorr.Mechanism`.
 
-    ``NoiseGenerator(mech, dim, seed=None, noise_multiplier=1.0, clip=1.0, coord0=0,
-    form="auto", memory_budget=0)``
+    ``NoiseGenerator(mech, dim, seed=None, noise_multiplier=1.0, clip=1.0, coord0=None,
+    form=None, memory_budget=None)``
 
     mech              a :class:`dpcorr.Mechanism` (its n is the number of rows)
     dim               number of coordinates >= 1 (for example the model's parameter count)
@@ -86,22 +92,26 @@ class NoiseGenerator:
                       (B Z)_t (unit-variance Z), for callers that apply the scale themselves
     clip              the clip norm the noise is for (default 1: noise per unit clip)
     coord0            first global coordinate (generators over disjoint ranges concatenate into
-                      the generator over their union)
+                      the generator over their union); None: the library's default
     form              "auto", "buffer" (keep past noise) or "replay" (regenerate it: O(1) state;
-                      banded B, tree, nu, toeplitz, dense)
-    memory_budget     "auto": max bytes of buffer state (0 = 1 GiB)
+                      banded B, tree, nu, toeplitz, dense); None: the library's default
+    memory_budget     "auto": max bytes of buffer state; None: the library's default
+
+    coord0, form and memory_budget mirror dpc_noise_config: None is dpc_noise_config_init's
+    value ({defaults}).
 
     :meth:`next` returns row t and advances; :meth:`seek` jumps to a step; :meth:`state_dict` /
     :meth:`load_state_dict` checkpoint and resume bit-identically.
     """
 
-    def __init__(self, mech, dim, seed=None, noise_multiplier=1.0, *, clip=1.0, coord0=0,
-                 form="auto", memory_budget=0):
+    def __init__(self, mech, dim, seed=None, noise_multiplier=1.0, *, clip=1.0, coord0=None,
+                 form=None, memory_budget=None):
         if not isinstance(mech, Mechanism):
             raise TypeError(f"mech: expected a dpcorr.Mechanism, got {type(mech).__name__}")
         self.mech = mech
         self.dim = _check.size("dim", dim, 1)
-        self.coord0 = _check.size("coord0", coord0)
+        self.coord0 = _lib.default(_lib.NoiseConfig, "coord0") if coord0 is None else \
+            _check.size("coord0", coord0)
         c = _check.real("clip", clip)
         if not (c > 0 and c < float("inf")):
             raise ValueError(f"clip: must be a finite number > 0, got {c}")
@@ -117,8 +127,7 @@ class NoiseGenerator:
             self.clip = c
             # z * column_norm first, then * clip: the trainer's noise_scale (noise_std x clip)
             self.scale = z * mech.column_norm * c
-        self._form_req = _check.choice("form", form, tuple(_lib.NOISE_FORMS))
-        self._budget = _check.size("memory_budget", memory_budget)
+        self._form_req, self._budget = _noise_options(form, memory_budget)
         self._rng = make_rng(seed)
         self._gen = ctypes.c_void_p()
         self._buf = None  # float64 scratch for float32 outputs
@@ -130,8 +139,15 @@ class NoiseGenerator:
             self._gen = ctypes.c_void_p()
         stream = lib.dpc_rng_stream_derive(ctypes.byref(self._rng),
                                            _lib.stream_id(_lib.STREAM_NOISE, 0))
-        cfg = _lib.NoiseConfig(self.coord0, self.dim, _lib.NOISE_FORMS[self._form_req],
-                               self._budget, _lib.isa_level("noise"))
+        # dpc_noise_config_init writes the library's defaults; a form or budget left None
+        # keeps them
+        cfg = _lib.NoiseConfig()
+        lib.dpc_noise_config_init(ctypes.byref(cfg), self.dim)
+        cfg.coord0, cfg.isa = self.coord0, _lib.isa_level("noise")
+        if self._form_req is not None:
+            cfg.form = _lib.NOISE_FORMS[self._form_req]
+        if self._budget is not None:
+            cfg.memory_budget = self._budget
         _lib.call(lib.dpc_noise_new, ctypes.byref(self._gen), self.mech._ptr,
                   ctypes.byref(stream), ctypes.byref(cfg))
 
@@ -142,13 +158,14 @@ class NoiseGenerator:
             self._gen = ctypes.c_void_p()
 
     @classmethod
-    def _with_scale(cls, mech, dim, rng, scale, form="auto", memory_budget=0):
+    def _with_scale(cls, mech, dim, rng, scale, form=None, memory_budget=None):
         """A generator over [0, dim) for a given root rng and row scale (used by training
         plans, whose scale is the ledger's noise_std x clip)."""
         self = cls.__new__(cls)
-        self.mech, self.dim, self.coord0 = mech, dim, 0
+        self.mech, self.dim = mech, dim
+        self.coord0 = _lib.default(_lib.NoiseConfig, "coord0")
         self.noise_multiplier, self.clip, self.scale = float("nan"), float("nan"), scale
-        self._form_req, self._budget = form, memory_budget
+        self._form_req, self._budget = _noise_options(form, memory_budget)
         self._rng = _lib.Rng.from_buffer_copy(rng)
         self._gen, self._buf = ctypes.c_void_p(), None
         self._open()
@@ -297,3 +314,7 @@ class NoiseGenerator:
             self._open()
             raise
 
+
+# the defaults the docstring names are the library's (its field table; generated, not copied)
+NoiseGenerator.__doc__ = NoiseGenerator.__doc__.replace("{defaults}", _lib.defaults_doc(
+    _lib.NoiseConfig, ("coord0", "form", "memory_budget")))

@@ -32,14 +32,17 @@ from . import strategy as _strategy
 SAMPLERS = ("auto", "fixed", "shuffle", "poisson", "cyclic-poisson", "balls-in-bins")
 
 
-def default_blt(n_examples, batch_size, epochs, sampler="auto", momentum=0.0, decay=1.0):
+def default_blt(n_examples, batch_size, epochs, sampler=None, momentum=None, decay=None):
     """The BLT strategy a run uses when ``mech="blt"`` comes without theta/omega: the library's
     ``dpc_train_default_blt`` (max error) for the run's n = epochs x floor(N / B) steps, k =
     epochs participations at least b apart (b = floor(N / B) for fixed-order epochs, the groups
     for cyclic Poisson, 1 otherwise: the separation of the default BSR bands) and the optimizer's
-    workload (momentum, decay = 1 - lr x weight decay). Deterministic."""
+    workload (momentum, decay = 1 - lr x weight decay; None: the library's default workload,
+    dpc_mech_params_init's). Deterministic."""
+    workload = tuple(_lib.default(_lib.MechParams, name) if v is None else v
+                     for name, v in (("momentum", momentum), ("decay", decay)))
     plan = TrainingPlan(n_examples, batch_size=batch_size, epochs=epochs, noise_multiplier=1.0,
-                        mech="blt", sampler=sampler, workload=(momentum, decay), seed=0,
+                        mech="blt", sampler=sampler, workload=workload, seed=0,
                         allow_large_delta=True)
     strategy = ctypes.c_void_p()
     _lib.call(lib.dpc_train_default_blt, ctypes.byref(plan._cfg), ctypes.byref(strategy))
@@ -57,38 +60,42 @@ class TrainingPlan:
     n_examples         N, the number of training records (>= 1)
     batch_size         B: the (expected) batch size; n = epochs x floor(N / B) steps
     epochs             passes over the data
-    mech               a kind name ("identity" = DP-SGD, "nu", "bsr", "blt", ...) with its
-                       parameters in ``mech_params``, or a :class:`dpcorr.Mechanism` (its kind
+    mech               a kind name ("identity" = DP-SGD, "nu", "bsr", "blt", ...; None: the
+                       library's, {mech}) with its parameters in ``mech_params``, or a
+                       :class:`dpcorr.Mechanism` (its kind
                        and parameters; rebuilt for the run's n). "blt" without theta/omega uses
                        :func:`default_blt`; "bsr" / "bisr" without ``bands``: the
                        library's default for the run (32 bands for one epoch, max(steps per
                        epoch, 16) for more under fixed-order epochs; the ledger's mechanism
                        names it).
-    sampler            "auto" (Poisson for identity, fixed-order epochs otherwise), "fixed",
-                       "shuffle", "poisson", "cyclic-poisson" (``groups``, default the bands),
+    sampler            "auto" (Poisson for identity, fixed-order epochs otherwise; None: the
+                       library's, {sampler}), "fixed", "shuffle", "poisson", "cyclic-poisson"
+                       (``groups``, default the bands),
                        "balls-in-bins"; the ledger's "route" says how the run was accounted
     delta              None (default): the library's default for N (the largest power of ten
                        <= 1/(10 N), at most 1e-5), recorded as derived in the ledger
     clip               per-example L2 clip norm
-    accountant         None: the library's default, "pld"; or "rdp" for amplified runs; unamplified runs use "gdp"
-                       (exact) unless "zcdp" is asked for
+    accountant         None: the library's default ({accountant}); or "rdp" for amplified
+                       runs; unamplified runs use "gdp" (exact) unless "zcdp" is asked for
     seed               int: seeded (reproducible); None: secure (OS key)
     lr, momentum, weight_decay
                        the optimizer's values: BSR / BISR (and the default BLT) are the square
                        root of its workload (momentum, decay 1 - lr x weight_decay) unless
                        ``workload=(momentum, decay)`` is given
-    allow_large_delta  accept delta >= 1/N (refused by default)
+    allow_large_delta  accept delta >= 1/N (None: the library's default, {allow_large_delta})
     rng_state          the :attr:`rng` of a saved plan: resume its run (seed or secure key);
                        replaces ``seed``
+
+    Every keyword left None is the library's default (dpc_train_config_init, from the field
+    table dpc_train_config_fields): {defaults}.
     """
 
     def __init__(self, n_examples, *, batch_size, epochs=None, epsilon=None, delta=None,
-                 noise_multiplier=None, mech="identity", mech_params=None, sampler="auto",
+                 noise_multiplier=None, mech=None, mech_params=None, sampler=None,
                  groups=None, clip=None, accountant=None, seed=None, lr=None, momentum=None,
-                 weight_decay=None, workload=None, allow_large_delta=False, rng_state=None):
+                 weight_decay=None, workload=None, allow_large_delta=None, rng_state=None):
         # a keyword left None is the library's default (dpc_train_config_init, from its field
-        # table dpc_train_config_fields: epochs 1, groups 0 = the strategy's bands, clip 1,
-        # lr 0.1, momentum 0, weight_decay 0); no copy of them here
+        # table dpc_train_config_fields); no copy of them here
         self.n_examples = _check.size("n_examples", n_examples, 1)
         c = _lib.TrainConfig()
         lib.dpc_train_config_init(ctypes.byref(c))
@@ -111,20 +118,24 @@ class TrainingPlan:
             c.delta = _check.real("delta", delta)
             if not 0 < c.delta < 1:
                 raise ValueError(f"delta: must be in (0, 1), got {c.delta}")
-        c.allow_large_delta = int(_check.flag("allow_large_delta", allow_large_delta))
+        if allow_large_delta is not None:
+            c.allow_large_delta = int(_check.flag("allow_large_delta", allow_large_delta))
         if accountant is not None:  # None: the library's default (dpc_account_default_accountant)
             c.accountant = _lib.parse(lib.dpc_accountant_parse, "accountant", accountant)
         for name, value in (("clip", clip), ("lr", lr), ("momentum", momentum),
                             ("weight_decay", weight_decay)):
             if value is not None:
                 setattr(c, name, _check.real(name, value))
-        _check.choice("sampler", sampler, SAMPLERS)
-        c.sampler = _lib.SAMPLER_AUTO if sampler == "auto" else \
-            _lib.parse(lib.dpc_sampler_kind_parse, "sampler", sampler)
+        if sampler is not None:
+            _check.choice("sampler", sampler, SAMPLERS)
+            c.sampler = _lib.SAMPLER_AUTO if sampler == "auto" else \
+                _lib.parse(lib.dpc_sampler_kind_parse, "sampler", sampler)
         if groups is not None:
             c.groups = _check.size("groups", groups)
         self._keep = []
         mech_params = dict(mech_params or {})
+        if mech is None:  # the library's kind (dpc_mech_params_init's)
+            mech = _lib.default(_lib.MechParams, "kind")
         if isinstance(mech, str) and mech == "blt" and "theta" not in mech_params:
             if mech_params:
                 raise TypeError(f"mech_params: {', '.join(mech_params)} do not apply to the "
@@ -277,13 +288,23 @@ class TrainingPlan:
         scale = 1.0 if _check.flag("scaled", scaled) else self.noise_scale
         return _lib.release(g, w, scale, 1.0 / self.expected_batch, out)
 
-    def noise_generator(self, dim, form="auto", memory_budget=0, scaled=True):
+    def noise_generator(self, dim, form=None, memory_budget=None, scaled=True):
         """The run's noise over coordinates [0, dim): rows noise_scale x (B Z)_t from the
         plan's key, exactly the noise the library's trainer adds to a model with ``dim``
         parameters (``scaled=False``: the raw rows (B Z)_t, to be multiplied by
-        :attr:`noise_scale` by the caller)."""
-        _check.choice("form", form, ("auto", "buffer", "replay"))
+        :attr:`noise_scale` by the caller). ``form`` ("auto", "buffer", "replay") and
+        ``memory_budget`` (bytes of buffer state) left None are the library's defaults
+        (dpc_noise_config_init); the noise is the same in every form."""
         return NoiseGenerator._with_scale(self.mechanism, _check.size("dim", dim, 1), self._rng,
                                           self.noise_scale if _check.flag("scaled", scaled)
-                                          else 1.0, form,
-                                          _check.size("memory_budget", memory_budget))
+                                          else 1.0, form, memory_budget)
+
+
+# the defaults the docstring names are the library's (its field tables; generated, not copied)
+TrainingPlan.__doc__ = TrainingPlan.__doc__.replace(
+    "{mech}", _lib.default_text(_lib.MechParams, "kind")).replace(
+    "{sampler}", _lib.default_text(_lib.TrainConfig, "sampler")).replace(
+    "{accountant}", _lib.default_text(_lib.TrainConfig, "accountant")).replace(
+    "{allow_large_delta}", _lib.default_text(_lib.TrainConfig, "allow_large_delta")).replace(
+    "{defaults}", _lib.defaults_doc(_lib.TrainConfig, (
+        "epochs", "groups", "clip", "accountant", "lr", "momentum", "weight_decay")))

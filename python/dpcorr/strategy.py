@@ -14,9 +14,9 @@ _OPTIMIZERS = {"blt": "dpc_strategy_optimize_blt", "banded": "dpc_strategy_optim
                "dense": "dpc_strategy_optimize_dense"}
 
 
-def optimize(kind, steps, *, participations=1, min_sep=1, objective="max", momentum=0.0,
-             decay=1.0, bands=0, buffers=0, max_buffers=0, min_improvement=0.0,
-             max_iterations=0):
+def optimize(kind, steps, *, participations=None, min_sep=None, objective=None, momentum=None,
+             decay=None, bands=None, buffers=None, max_buffers=None, min_improvement=None,
+             max_iterations=None):
     """Optimizes a strategy and returns it as a :class:`dpcorr.Mechanism` (with the participation
     pattern it was optimized for; :meth:`Mechanism.strategy_info` gives the loss, sensitivity,
     error and iterations; :meth:`Mechanism.save` writes the strategy file).
@@ -34,24 +34,37 @@ def optimize(kind, steps, *, participations=1, min_sep=1, objective="max", momen
                     less than ``min_improvement``, default 1%, at most ``max_buffers``, default 10)
     max_iterations  L-BFGS iterations per run (0 = the library's default)
 
+    A keyword left None is the library's default: what dpc_strategy_problem_init (k = 1, b = 1,
+    the max objective, prefix sums) and dpc_strategy_options_init (every option 0: the
+    library's choice) write.
+
     Deterministic for a given input. Errors: :class:`dpcorr.DpcorrValueError` with the library's
     message.
     """
     _check.choice("kind", kind, tuple(_OPTIMIZERS))
-    _check.choice("objective", objective, ("max", "mean"))
+    # the structs after their C _init hold the library's defaults; a keyword given replaces one
     pb = _lib.StrategyProblem()
     lib.dpc_strategy_problem_init(ctypes.byref(pb), _check.steps("steps", steps))
-    pb.participations = _check.size("participations", participations, 1)
-    pb.min_sep = _check.size("min_sep", min_sep, 1)
-    pb.workload = _lib.Workload(_check.real("momentum", momentum), _check.real("decay", decay))
-    pb.objective = 1 if objective == "mean" else 0
+    if objective is not None:
+        _check.choice("objective", objective, ("max", "mean"))
+        pb.objective = 1 if objective == "mean" else 0
+    for name, value in (("participations", participations), ("min_sep", min_sep)):
+        if value is not None:
+            setattr(pb, name, _check.size(name, value, 1))
+    if momentum is not None:
+        pb.workload.momentum = _check.real("momentum", momentum)
+    if decay is not None:
+        pb.workload.decay = _check.real("decay", decay)
     opt = _lib.StrategyOptions()
     lib.dpc_strategy_options_init(ctypes.byref(opt))
-    opt.max_iterations = _check.size("max_iterations", max_iterations)
-    opt.buffers = _check.size("buffers", buffers)
-    opt.max_buffers = _check.size("max_buffers", max_buffers)
-    opt.min_improvement = _check.real("min_improvement", min_improvement)
-    opt.bands = _check.size("bands", bands, 0, pb.steps)  # at most n bands exist
+    for name, value in (("max_iterations", max_iterations), ("buffers", buffers),
+                        ("max_buffers", max_buffers)):
+        if value is not None:
+            setattr(opt, name, _check.size(name, value))
+    if min_improvement is not None:
+        opt.min_improvement = _check.real("min_improvement", min_improvement)
+    if bands is not None:
+        opt.bands = _check.size("bands", bands, 0, pb.steps)  # at most n bands exist
     strategy = ctypes.c_void_p()
     _lib.call(getattr(lib, _OPTIMIZERS[kind]), ctypes.byref(strategy), ctypes.byref(pb),
               ctypes.byref(opt))

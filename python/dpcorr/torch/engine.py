@@ -41,10 +41,10 @@ _STATE_FORMAT = "dpcorr-torch"
 
 
 def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, delta=None,
-                 epochs=1, clip=1.0, mech="blt", sampler="auto", seed=None, noise_multiplier=None,
-                 mech_params=None, groups=0, accountant="pld", workload=None,
-                 allow_large_delta=False, loss_reduction="mean", collate_fn=None,
-                 noise_form="auto", max_physical_batch_size=None, prefetch_noise=True):
+                 epochs=None, clip=None, mech="blt", sampler=None, seed=None,
+                 noise_multiplier=None, mech_params=None, groups=None, accountant=None,
+                 workload=None, allow_large_delta=None, loss_reduction="mean", collate_fn=None,
+                 noise_form=None, max_physical_batch_size=None, prefetch_noise=True):
     """Makes a model, its optimizer and its data private. Returns ``(model, optimizer, loader,
     engine)``; train with the usual loop::
 
@@ -83,7 +83,7 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                     library accounts each with the tightest route that applies (ledger "route")
     seed            int: reproducible (sampler, noise); None: secure (OS key, ChaCha20)
     accountant      "pld" or "rdp" for amplified runs (unamplified runs use exact GDP unless
-                    "zcdp" is asked for)
+                    "zcdp" is asked for); None: the library's default
     workload        (momentum, decay) of BSR / BISR / the default BLT instead of the optimizer's
     loss_reduction  how the per-example losses given to ``engine.backward(losses)`` combine
                     into the update: "mean" (default): (clipped sum + noise) / expected batch
@@ -91,7 +91,7 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                     (B,)); a scalar, or a loss vector whose computation couples the examples
                     (batch-centred, in-batch contrastive), is refused (NotPerExampleError; see
                     python/README.md, "Privacy model of dpcorr.torch")
-    noise_form      "auto", "buffer" or "replay" (the noise generator's form)
+    noise_form      "auto", "buffer" or "replay" (the noise generator's form; the same noise)
     (torch.distributed: when a process group of several processes is initialized, every rank
     takes its share of every batch and all ranks take the same step; see python/README.md)
     max_physical_batch_size
@@ -105,6 +105,10 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                     thread from the moment the loader issues step t's batch, overlapping the
                     forward and backward passes (the same bits as generating it in
                     ``optimizer.step()``, which False does); ``engine.close()`` stops the thread
+
+    Every keyword of a library field left None is the library's default (dpc_train_config's
+    field table; generated here): {defaults}. So are lr, momentum and weight_decay when the
+    optimizer's group has none (Adam has no momentum).
 
     Parameters may be on any device (all trainable parameters on one device is fastest) and of
     any floating dtype: per-example gradients are clipped, summed and noised in float64 on the
@@ -129,17 +133,40 @@ def make_private(model, optimizer, dataset, *, batch_size=None, epsilon=None, de
                         f"{type(optimizer).__name__}")
     _check.choice("loss_reduction", loss_reduction, ("mean", "sum"))
     group = optimizer.param_groups[0]
-    plan_kwargs = dict(batch_size=batch_size, epochs=epochs, epsilon=epsilon, delta=delta,
+    # a keyword left None (and an optimizer value its group lacks: Adam has no momentum) is the
+    # library's default, read from dpc_train_config's field table; the plan's keywords record
+    # the values (the checkpoint fingerprint compares them), not None
+    given = dict(epochs=epochs, clip=clip, sampler=sampler, groups=groups, accountant=accountant,
+                 allow_large_delta=allow_large_delta, noise_form=noise_form,
+                 lr=group.get("lr"), momentum=group.get("momentum"),
+                 weight_decay=group.get("weight_decay"))
+    v = {name: _library_default(name) if value is None else value
+         for name, value in given.items()}
+    plan_kwargs = dict(batch_size=batch_size, epochs=v["epochs"], epsilon=epsilon, delta=delta,
                        noise_multiplier=noise_multiplier, mech=mech, mech_params=mech_params,
-                       sampler=sampler, groups=groups, clip=clip, accountant=accountant,
-                       lr=float(group.get("lr", 0.1)), momentum=float(group.get("momentum", 0.0)),
-                       weight_decay=float(group.get("weight_decay", 0.0)), workload=workload,
-                       allow_large_delta=allow_large_delta)
+                       sampler=v["sampler"], groups=v["groups"], clip=v["clip"],
+                       accountant=v["accountant"], lr=float(v["lr"]),
+                       momentum=float(v["momentum"]), weight_decay=float(v["weight_decay"]),
+                       workload=workload, allow_large_delta=v["allow_large_delta"])
     engine = PrivacyEngine(model, optimizer, dataset, plan_kwargs, seed=seed,
                            loss_reduction=loss_reduction, collate_fn=collate_fn,
-                           noise_form=noise_form, max_physical_batch_size=max_physical_batch_size,
+                           noise_form=v["noise_form"],
+                           max_physical_batch_size=max_physical_batch_size,
                            prefetch_noise=prefetch_noise)
     return model, engine.optimizer, engine.loader, engine
+
+
+make_private.__doc__ = make_private.__doc__.replace("{defaults}", _lib.defaults_doc(
+    _lib.TrainConfig, ("epochs", "clip", "sampler", "groups", "accountant", "allow_large_delta",
+                       "noise_form", "lr", "momentum", "weight_decay")))
+
+
+def _library_default(name):
+    """The library's default of dpc_train_config's field `name` (its table's): the sampler's
+    by its name ("auto"), an enum's by its name, a number as its type."""
+    if name == "sampler":  # an int field whose default (DPC_SAMPLER_AUTO) has a name
+        return _lib.default_text(_lib.TrainConfig, name)
+    return _lib.default(_lib.TrainConfig, name)
 
 
 def _adopt_loader(loader, batch_size):
@@ -168,7 +195,7 @@ class PrivacyEngine:
     :func:`make_private`."""
 
     def __init__(self, model, optimizer, dataset, plan_kwargs, *, seed=None,
-                 loss_reduction="mean", collate_fn=None, noise_form="auto",
+                 loss_reduction="mean", collate_fn=None, noise_form=None,
                  max_physical_batch_size=None, prefetch_noise=True):
         self.model = model
         if hasattr(dataset, "__len__") and len(dataset) == 0:
@@ -226,7 +253,8 @@ class PrivacyEngine:
         # weight) and hash the content for the checkpoint fingerprint, as the CLI does
         self._data_hash = _data_digest(dataset)
         self._plan_kwargs = plan_kwargs
-        self._noise_form = noise_form
+        # None: the library's (recorded as its name, as make_private records it)
+        self._noise_form = _library_default("noise_form") if noise_form is None else noise_form
         self.loss_reduction = loss_reduction
         self.plan = TrainingPlan(self.n_examples, seed=seed, **plan_kwargs)
         # a new private run: dpcorr.torch.backward() no longer reaches an earlier engine's

@@ -13,7 +13,7 @@ class CorrelatedNoise:
     """Adds step t's correlated noise to a list of gradient tensors, one step per call.
 
     ``CorrelatedNoise(params, mech, noise_multiplier, clip, seed=None, *,
-    expected_batch_size=1, form="auto")``
+    expected_batch_size=1, form=None)`` (form None: the library's default, as NoiseGenerator)
 
     params               the parameters (or any tensors) whose gradients get noise; their
                          concatenation, in this order, is the noise's coordinate vector
@@ -33,7 +33,7 @@ class CorrelatedNoise:
     """
 
     def __init__(self, params, mech, noise_multiplier, clip, seed=None, *,
-                 expected_batch_size=1, form="auto"):
+                 expected_batch_size=1, form=None):
         self.params = list(params)
         if not self.params or not all(isinstance(p, torch.Tensor) for p in self.params):
             raise TypeError("params: expected a non-empty sequence of tensors")
