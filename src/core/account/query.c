@@ -4,8 +4,6 @@
  * of this directory (dpc_account_query_solve). */
 #include "account/acc_internal.h"
 
-#include "dpcorr/train.h"
-
 #include <math.h>
 #include <string.h>
 
