@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { MODE_EPSILON, MODE_DELTA, MODE_SIGMA, MODE_STEPS, MODE_CONVERT } acct_mode;
-static const char *const mode_names[] = {"epsilon", "delta", "sigma", "steps", "convert"};
 
 /* ---- options ------------------------------------------------------------------------------- */
 
@@ -184,10 +182,8 @@ static void account_overview(FILE *f)
 /* The options fill one dpc_account_query; its defaults, the rules that complete it and what it
  * reads are the library's (dpc_account_query_resolve, dpc_account_query_uses). */
 typedef struct acct {
-    acct_mode mode;
-    dpc_account_query q; /* convert: no event (its fields 0), the conversion's accountant */
-    double rho, mu;      /* convert */
-    int have_delta, have_epsilon, have_rho, have_mu, json;
+    dpc_account_query q; /* convert: no event (its fields 0) */
+    int json;
     cli_mech_opts mo;
 } acct;
 
@@ -283,40 +279,33 @@ static int read_convert_opts(acct *a, opt_set *s)
     q->sigma = q->q = q->sensitivity = 0.0; /* no event */
     q->neighbor = DPC_NEIGHBOR_ADD_REMOVE;
     q->sampling = DPC_SAMPLING_NONE;
-    a->have_mu = opt_typed(s, &A_MU);
-    int w = opt_word(s, &A_CONV_ACCOUNTANT, a->have_mu ? 1 : 0);
-    dpc_account_opts_init(&q->opts, w ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_ZCDP);
-    if (w) {
-        a->have_mu = opt_given(s, &A_MU);
-        a->mu = opt_dbl(s, &A_MU, NAN);
-    } else {
-        a->have_rho = opt_given(s, &A_RHO);
-        a->rho = opt_dbl(s, &A_RHO, NAN);
+    int w = opt_word(s, &A_CONV_ACCOUNTANT, -1); /* -1: the library's (gdp when --mu is given) */
+    q->accountant = w < 0 ? DPC_ACCOUNT_AUTO : w ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_ZCDP;
+    if (w != 0) q->mu = opt_dbl(s, &A_MU, NAN);
+    if (w != 1 && isnan(q->mu)) {
+        q->rho = opt_dbl(s, &A_RHO, NAN);
         q->opts.zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
     }
-    a->have_delta = opt_given(s, &A_DELTA);
     q->delta = opt_dbl(s, &A_DELTA, NAN);
-    a->have_epsilon = opt_given(s, &A_EPSILON);
     q->epsilon = opt_dbl(s, &A_EPSILON, NAN);
-    q->steps = opt_size(s, &A_CONV_STEPS, 1);
+    q->steps = opt_size(s, &A_CONV_STEPS, 0);
     a->json = opt_given(s, &OPT_JSON);
     int rc = opt_finish(s);
     if (rc) return rc;
-    const opt_spec *p = w ? &A_MU : &A_RHO;
-    if (w ? a->have_mu : a->have_rho) {
-        if (a->have_delta == a->have_epsilon)
-            return opt_fail_at(s, p, "give exactly one of --delta and --epsilon");
-    } else if (!a->have_delta || !a->have_epsilon) {
+    const opt_spec *p = w == 1 || !isnan(q->mu) ? &A_MU : &A_RHO; /* in option words: */
+    int total = opt_typed(s, p), one = opt_typed(s, &A_DELTA) != opt_typed(s, &A_EPSILON);
+    if (total && !one) return opt_fail_at(s, p, "give exactly one of --delta and --epsilon");
+    if (!total && !(opt_typed(s, &A_DELTA) && opt_typed(s, &A_EPSILON)))
         return opt_fail_at(s, p, "give it, or both --epsilon and --delta");
-    }
-    return 0;
+    dpc_error err = {0};
+    return dpc_account_query_resolve(q, &err) ? opt_fail_lib(s, &err) : 0;
 }
 
 static void dry_run(const acct *a)
 {
     const dpc_account_query *q = &a->q;
     const dpc_account_opts *o = &q->opts;
-    opt_dry_str("mode", mode_names[a->mode]);
+    opt_dry_str("mode", dpc_account_mode_name(a->q.mode));
     opt_dry_str("accountant", dpc_accountant_name(o->accountant));
     opt_dry_list("orders", o->orders, o->orders ? o->norders : 0);
     opt_dry_uint("rdp_refine", (uint64_t)o->rdp_refine);
@@ -329,8 +318,8 @@ static void dry_run(const acct *a)
     opt_dry_uint("max_steps", q->max_steps);
     opt_dry_num("delta", q->delta);
     opt_dry_num("epsilon", q->epsilon);
-    opt_dry_num("rho", a->rho);
-    opt_dry_num("mu", a->mu);
+    opt_dry_num("rho", q->rho);
+    opt_dry_num("mu", q->mu);
     opt_dry_str("neighbor", dpc_neighbor_name((dpc_neighbor)q->neighbor));
     opt_dry_str("sampling", dpc_sampling_name((dpc_sampling)q->sampling));
     opt_dry_num("sensitivity", q->sensitivity);
@@ -344,71 +333,12 @@ static void dry_run(const acct *a)
 
 static void report_json(const acct *a, const dpc_account_solution *sol)
 {
-    const dpc_account_result *r = &sol->result;
-    const dpc_account_opts *o = &sol->opts;
-    jw w;
-    jw_begin_line(&w, stdout);
-    jw_str(&w, "mode", mode_names[a->mode]);
-    jw_str(&w, "accountant", dpc_accountant_name(o->accountant));
-    jw_num(&w, "epsilon", r->epsilon);
-    jw_num(&w, "delta", r->delta);
-    jw_num(&w, "sigma", sol->sigma);
-    jw_int(&w, "steps", (long long)sol->steps);
-    jw_num(&w, "q", a->q.q);
-    jw_str(&w, "neighbor", dpc_neighbor_name((dpc_neighbor)a->q.neighbor));
-    if (o->accountant == DPC_ACCOUNTANT_RDP) jw_num(&w, "order", r->order);
-    if (o->accountant == DPC_ACCOUNTANT_ZCDP) jw_num(&w, "rho", r->rho);
-    if (o->accountant == DPC_ACCOUNTANT_GDP) jw_num(&w, "mu", r->mu);
-    if (o->accountant == DPC_ACCOUNTANT_PLD) {
-        jw_num(&w, "interval", o->pld_interval);
-        jw_str(&w, "discretization", dpc_pld_disc_name(o->pld_disc));
-        if (!isnan(r->order)) jw_num(&w, "rdp_order", r->order); /* RDP's bound was smaller */
-    }
-    if (sol->have_info) {
-        const dpc_account_mech_info *in = &sol->info;
-        const dpc_participation pp = sol->part;
-        jw_str(&w, "mech", dpc_mech_kind_name(a->q.mech.kind));
-        jw_int(&w, "participations", (long long)pp.k);
-        jw_int(&w, "min_sep", (long long)pp.b);
-        jw_num(&w, "sensitivity", in->sensitivity);
-        jw_bool(&w, "sensitivity_exact", in->sensitivity_exact);
-        jw_bool(&w, "amplified", in->amplified);
-        jw_int(&w, "rounds", (long long)in->rounds);
-        jw_num(&w, "noise_multiplier", in->noise_multiplier);
-        jw_num(&w, "column_norm", in->column_norm);
-        jw_num(&w, "noise_std_per_unit_clip", in->noise_std);
-        jw_num(&w, "run_sigma", in->run_sigma);
-        jw_str(&w, "route", dpc_mech_route_name(in->route));
-        if (a->q.every_route) {
-            for (int k = 0; k < DPC_ROUTE_COUNT; k++) {
-                char key[40];
-                snprintf(key, sizeof key, "epsilon_%s", dpc_mech_route_name((dpc_mech_route)k));
-                jw_num(&w, key, in->eps_routes[k]);
-                if (in->route_why[k]) {
-                    snprintf(key, sizeof key, "why_%s", dpc_mech_route_name((dpc_mech_route)k));
-                    jw_str(&w, key, in->route_why[k]);
-                }
-            }
-            jw_num(&w, "epsilon_single", in->epsilon_single);
-            if (in->advice) jw_str(&w, "advice", in->advice);
-        }
-        if (a->q.balls_in_bins) jw_int(&w, "bins", (long long)a->q.balls_in_bins);
-        if (in->mc_samples) {
-            jw_int(&w, "mc_samples", (long long)in->mc_samples);
-            jw_num(&w, "mc_confidence", in->mc_confidence);
-            jw_int(&w, "mc_seed", (long long)in->mc_seed);
-        }
-        if (in->route == DPC_ROUTE_BALLS_IN_BINS) {
-            char g[48];
-            if (in->bib_deterministic) snprintf(g, sizeof g, "deterministic");
-            else snprintf(g, sizeof g, "high-probability, confidence %.10g", in->mc_confidence);
-            jw_str(&w, "guarantee", g);
-        }
-        if (in->mc_samples && in->bib_deterministic) jw_num(&w, "epsilon_mc", in->eps_bib_mc);
-        if (in->note) jw_str(&w, "note", in->note);
-    }
-    jw_bool(&w, "upper_bound", r->upper_bound);
-    jw_finish(&w);
+    char line[4096];
+    size_t n = dpc_account_solution_json(&a->q, sol, line, sizeof line);
+    char *big = n < sizeof line ? NULL : malloc(n + 1);
+    if (big) dpc_account_solution_json(&a->q, sol, big, n + 1);
+    printf("%s\n", big ? big : line);
+    free(big);
 }
 
 static void report_text(const acct *a, const dpc_account_solution *sol)
@@ -494,7 +424,7 @@ static void report_text(const acct *a, const dpc_account_solution *sol)
         }
         if (in->note) printf("note          %s\n", in->note);
     }
-    if (a->mode != MODE_CONVERT) printf("sampling q    %g\n", a->q.q);
+    if (a->q.mode != DPC_ACCOUNT_MODE_CONVERT) printf("sampling q    %g\n", a->q.q);
     printf("sigma         %.10g\n", sol->sigma);
     printf("steps         %zu\n", sol->steps);
     if (!isnan(r->rho)) printf("rho           %.10g\n", r->rho);
@@ -512,50 +442,13 @@ static void report(const acct *a, const dpc_account_solution *sol)
 
 /* ---- modes --------------------------------------------------------------------------------- */
 
-static int run_convert(acct *a, opt_set *s)
-{
-    const dpc_account_query *q = &a->q;
-    dpc_error err = {0};
-    dpc_account_solution sol = {.result = {NAN, NAN, NAN, NAN, NAN, 1}, .opts = q->opts,
-                                .steps = q->steps};
-    dpc_account_result *r = &sol.result;
-    int zcdp = q->opts.accountant == DPC_ACCOUNTANT_ZCDP;
-    dpc_zcdp_conv conv = q->opts.zcdp_conv;
-    dpc_status st;
-    if (zcdp ? a->have_rho : a->have_mu) {
-        if (zcdp) {
-            r->rho = a->rho;
-            st = a->have_delta ? dpc_zcdp_epsilon(a->rho, q->delta, conv, &r->epsilon, NULL, &err)
-                               : dpc_zcdp_delta(a->rho, q->epsilon, conv, &r->delta, &err);
-        } else {
-            r->mu = a->mu;
-            st = a->have_delta ? dpc_gdp_epsilon(a->mu, q->delta, &r->epsilon, &err)
-                               : dpc_gdp_delta(a->mu, q->epsilon, &r->delta, &err);
-        }
-        if (a->have_delta) r->delta = q->delta;
-        else r->epsilon = q->epsilon;
-    } else {
-        r->epsilon = q->epsilon;
-        r->delta = q->delta;
-        st = zcdp ? dpc_zcdp_rho_for(q->epsilon, q->delta, conv, &r->rho, &err)
-                  : dpc_gdp_mu_for(q->epsilon, q->delta, &r->mu, &err);
-    }
-    if (st) return opt_fail_lib(s, &err);
-    /* the noise multiplier of `steps` composed Gaussians with that total rho / mu */
-    st = zcdp ? dpc_zcdp_sigma_for(r->rho, q->steps, &sol.sigma, &err)
-              : dpc_gdp_sigma_for(r->mu, q->steps, &sol.sigma, &err);
-    if (st) return opt_fail_lib(s, &err);
-    report(a, &sol);
-    return 0;
-}
-
 static int run_mode(acct *a, opt_set *s)
 {
     dpc_error err = {0};
     dpc_account_solution sol;
     cli_progress pr;
     char what[48];
-    snprintf(what, sizeof what, "dpcorr account %s", mode_names[a->mode]);
+    snprintf(what, sizeof what, "dpcorr account %s", dpc_account_mode_name(a->q.mode));
     a->q.opts.progress = cli_progress_start(&pr, what, "stages", 0);
     dpc_status st = dpc_account_query_solve(&a->q, &sol, &err);
     cli_progress_end(&pr);
@@ -573,7 +466,7 @@ int cmd_account(int argc, char **argv)
         return argc < 2 ? CLI_USAGE : 0;
     }
     size_t k = 0;
-    while (k < 5 && strcmp(argv[1], mode_names[k])) k++;
+    while (k < 5 && strcmp(argv[1], dpc_account_mode_name((dpc_account_mode)k))) k++;
     if (k == 5) {
         if (argv[1][0] == '-')
             fprintf(stderr, "dpcorr account: expected a mode first (epsilon, delta, sigma, steps or "
@@ -588,13 +481,11 @@ int cmd_account(int argc, char **argv)
     if (rc || s.help) return rc;
     acct a;
     memset(&a, 0, sizeof a);
-    a.mode = (acct_mode)k;
     dpc_account_query_init(&a.q, (dpc_account_mode)k); /* convert: its fields set by its reader */
-    a.rho = a.mu = NAN;
     cli_mech_opts_init(&a.mo);
-    rc = a.mode == MODE_CONVERT ? read_convert_opts(&a, &s) : read_event_opts(&a, &s);
+    rc = k == DPC_ACCOUNT_MODE_CONVERT ? read_convert_opts(&a, &s) : read_event_opts(&a, &s);
     if (!rc && s.dry_run) dry_run(&a);
-    else if (!rc) rc = a.mode == MODE_CONVERT ? run_convert(&a, &s) : run_mode(&a, &s);
+    else if (!rc) rc = run_mode(&a, &s);
     cli_mech_opts_free(&a.mo);
     return rc;
 }

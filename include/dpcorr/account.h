@@ -570,10 +570,13 @@ typedef enum dpc_account_mode {
     DPC_ACCOUNT_MODE_EPSILON = 0, /* the smallest epsilon at delta */
     DPC_ACCOUNT_MODE_DELTA = 1,   /* the smallest delta at epsilon (>= 0) */
     DPC_ACCOUNT_MODE_SIGMA = 2,   /* the smallest noise multiplier for (epsilon > 0, delta) */
-    DPC_ACCOUNT_MODE_STEPS = 3    /* the largest number of steps for (epsilon > 0, delta) */
+    DPC_ACCOUNT_MODE_STEPS = 3,   /* the largest number of steps for (epsilon > 0, delta) */
+    DPC_ACCOUNT_MODE_CONVERT = 4  /* zCDP / GDP: rho (mu) with delta -> epsilon, with epsilon ->
+                                     delta, or epsilon and delta -> the largest rho (mu); and the
+                                     noise multiplier of `steps` Gaussians with that total */
 } dpc_account_mode;
 
-/* "epsilon", "delta", "sigma", "steps". */
+/* "epsilon", "delta", "sigma", "steps", "convert". */
 DPC_API const char *dpc_account_mode_name(dpc_account_mode m);
 
 /* An enum field of dpc_account_query left to the library (resolved by the rules below). */
@@ -598,9 +601,13 @@ DPC_API const char *dpc_account_mode_name(dpc_account_mode m);
  *   mech.bands  BSR / BISR with bands 0: dpc_mech_default_bands(steps, run k, run b), as the
  *               trainer; mode steps refuses bands 0 (the bands would change with every n).
  *   max_steps   0: 10^7.
+ *   mode convert  accountant AUTO: GDP when mu is given, else ZCDP (only these two); steps 0: 1;
+ *               no event is read (sigma, q, sampling, neighbor, sensitivity, mech are ignored).
  * Required: mode epsilon: sigma, steps, delta; delta: sigma, steps, epsilon; sigma: steps,
- * epsilon > 0, delta; steps: sigma, epsilon > 0, delta (a mechanism's n is searched). A missing
- * value (NAN, 0 steps) is DPC_E_INVALID naming the field ("required in mode <mode>"). */
+ * epsilon > 0, delta; steps: sigma, epsilon > 0, delta (a mechanism's n is searched); convert:
+ * rho (mu) and exactly one of epsilon and delta, or no rho (mu) and both (DPC_E_INVALID naming
+ * "rho" / "mu"). A missing value (NAN, 0 steps) is DPC_E_INVALID naming the field ("required in
+ * mode <mode>"). */
 typedef struct dpc_account_query {
     dpc_account_mode mode;
     double sigma;          /* noise multiplier z (with a mechanism: noise std per row of Z /
@@ -608,6 +615,7 @@ typedef struct dpc_account_query {
     size_t steps;          /* compositions; with a mechanism its n; 0: not given (default) */
     double epsilon;        /* NAN: not given (default) */
     double delta;          /* NAN: not given (default) */
+    double rho, mu;        /* mode convert: the zCDP / GDP total (NAN: not given, default) */
     double q;              /* sampling rate in (0, 1] (default 1: no sampling) */
     int sampling;          /* a dpc_sampling or AUTO (default AUTO) */
     int neighbor;          /* a dpc_neighbor or AUTO (default AUTO) */
@@ -659,7 +667,7 @@ typedef struct dpc_account_solution {
 } dpc_account_solution;
 
 /* Resolves a copy of q (dpc_account_query_resolve) and answers it with the library's accounting
- * functions: without a mechanism dpc_account_epsilon / _delta / _calibrate_sigma /
+ * functions (mode convert: dpc_zcdp_* / dpc_gdp_*, result.rho / mu, sigma for `steps`): without a mechanism dpc_account_epsilon / _delta / _calibrate_sigma /
  * _calibrate_steps on the query's event; with one, dpc_account_mech_epsilon or
  * _calibrate_run (every_route) or dpc_account_mech_event / _calibrate / _steps. Modes sigma and
  * steps then report the epsilon of the answer (mode sigma on the calibration's grid). Errors of
@@ -667,6 +675,19 @@ typedef struct dpc_account_solution {
 DPC_API DPC_NODISCARD dpc_status dpc_account_query_solve(const dpc_account_query *q,
                                                          dpc_account_solution *out,
                                                          dpc_error *err);
+
+/* The answer as one JSON object on one line, the record of every front end (`dpcorr account
+ * --json`, dpcorr.account's details): "mode", "accountant", "epsilon", "delta", "sigma",
+ * "steps", "q", "neighbor"; "order" (RDP), "rho" (zCDP), "mu" (GDP), "interval",
+ * "discretization" and "rdp_order" when RDP answered (PLD); for a mechanism run "mech",
+ * "participations" and "min_sep" (the run's pattern), the dpc_account_mech_info fields
+ * ("noise_std_per_unit_clip" = noise_std), "route", and for every-route runs "epsilon_<route>",
+ * "why_<route>", "epsilon_single", "advice", "bins", the Monte Carlo's "mc_*", "guarantee",
+ * "epsilon_mc", "note"; last "upper_bound". NAN is null, infinities "inf" / "-inf". q is the
+ * resolved query the solution answers. Writes at most len bytes including the NUL (like
+ * snprintf) and returns the length of the full text. */
+DPC_API size_t dpc_account_solution_json(const dpc_account_query *q,
+                                         const dpc_account_solution *s, char *buf, size_t len);
 
 /* ==== Calibration choice and the privacy ledger =========================================== */
 

@@ -11,8 +11,8 @@
 
 const char *dpc_account_mode_name(dpc_account_mode m)
 {
-    static const char *const names[] = {"epsilon", "delta", "sigma", "steps"};
-    return (unsigned)m < 4 ? names[m] : "?";
+    static const char *const names[] = {"epsilon", "delta", "sigma", "steps", "convert"};
+    return (unsigned)m < 5 ? names[m] : "?";
 }
 
 void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode)
@@ -20,7 +20,7 @@ void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode)
     if (!q) return;
     memset(q, 0, sizeof *q);
     q->mode = mode;
-    q->sigma = q->epsilon = q->delta = NAN;
+    q->sigma = q->epsilon = q->delta = q->rho = q->mu = NAN;
     q->q = 1.0;
     q->sampling = q->neighbor = q->accountant = DPC_ACCOUNT_AUTO;
     q->sensitivity = 1.0;
@@ -72,6 +72,8 @@ static dpc_sampling sampling_of(const dpc_account_query *q)
 static dpc_accountant accountant_of(const dpc_account_query *q)
 {
     if (q->accountant != DPC_ACCOUNT_AUTO) return (dpc_accountant)q->accountant;
+    if (q->mode == DPC_ACCOUNT_MODE_CONVERT)
+        return isnan(q->mu) ? DPC_ACCOUNTANT_ZCDP : DPC_ACCOUNTANT_GDP;
     if (q->with_mech && q->q == 1.0 && !bins_of(q)) return DPC_ACCOUNTANT_GDP;
     if (sampling_of(q) == DPC_SAMPLING_FIXED) return DPC_ACCOUNTANT_RDP;
     return dpc_account_default_accountant();
@@ -82,6 +84,10 @@ int dpc_account_query_uses(const dpc_account_query *q, const char *f)
     if (!q || !f) return 0;
     dpc_accountant acc = accountant_of(q);
     dpc_account_mode m = q->mode;
+    if (m == DPC_ACCOUNT_MODE_CONVERT) /* no event: the totals and the budget */
+        return !strcmp(f, "steps") || !strcmp(f, "epsilon") || !strcmp(f, "delta") ||
+               !strcmp(f, "rho") || !strcmp(f, "mu") ||
+               (!strcmp(f, "zcdp_conv") && acc == DPC_ACCOUNTANT_ZCDP);
     if (!strcmp(f, "sigma")) return m != DPC_ACCOUNT_MODE_SIGMA;
     if (!strcmp(f, "steps")) return m != DPC_ACCOUNT_MODE_STEPS;
     if (!strcmp(f, "epsilon")) return m != DPC_ACCOUNT_MODE_EPSILON;
@@ -120,7 +126,7 @@ static dpc_status check_required(const dpc_account_query *q, dpc_error *err)
 /* The enums and the fields only some configurations allow. */
 static dpc_status check_choices(const dpc_account_query *q, dpc_error *err)
 {
-    if ((unsigned)q->mode > DPC_ACCOUNT_MODE_STEPS)
+    if ((unsigned)q->mode > DPC_ACCOUNT_MODE_CONVERT)
         return dpc_error_param(err, DPC_E_INVALID, "mode", "unknown mode %d", (int)q->mode);
     if (!(q->q > 0.0 && q->q <= 1.0))
         return dpc_error_param(err, DPC_E_INVALID, "q", "must be in (0, 1], got %g", q->q);
@@ -149,9 +155,31 @@ static dpc_status check_choices(const dpc_account_query *q, dpc_error *err)
     return DPC_OK;
 }
 
+/* Mode convert: a zCDP or GDP total and the budget; no event. */
+static dpc_status resolve_convert(dpc_account_query *q, dpc_error *err)
+{
+    if (q->accountant != DPC_ACCOUNT_AUTO && q->accountant != DPC_ACCOUNTANT_ZCDP &&
+        q->accountant != DPC_ACCOUNTANT_GDP)
+        return dpc_error_param(err, DPC_E_INVALID, "accountant",
+                               "mode convert converts zcdp or gdp totals");
+    q->accountant = (int)accountant_of(q);
+    q->opts.accountant = (dpc_accountant)q->accountant;
+    if (!q->steps) q->steps = 1;
+    int zcdp = q->accountant == DPC_ACCOUNTANT_ZCDP;
+    int has_eps = !isnan(q->epsilon), has_delta = !isnan(q->delta);
+    if (!isnan(zcdp ? q->rho : q->mu) && has_eps == has_delta)
+        return dpc_error_param(err, DPC_E_INVALID, zcdp ? "rho" : "mu",
+                               "give exactly one of delta and epsilon");
+    if (isnan(zcdp ? q->rho : q->mu) && !(has_eps && has_delta))
+        return dpc_error_param(err, DPC_E_INVALID, zcdp ? "rho" : "mu",
+                               "give it, or both epsilon and delta");
+    return DPC_OK;
+}
+
 dpc_status dpc_account_query_resolve(dpc_account_query *q, dpc_error *err)
 {
     if (!q) return dpc_error_set(err, DPC_E_INVALID, "query is NULL");
+    if (q->mode == DPC_ACCOUNT_MODE_CONVERT) return resolve_convert(q, err);
     dpc_status st = check_choices(q, err);
     if (!st) st = check_required(q, err);
     if (st) return st;
@@ -281,6 +309,39 @@ static dpc_status solve_steps(const dpc_account_query *q, dpc_account_solution *
                                        &out->steps, err);
 }
 
+/* Mode convert: the other of epsilon and delta, or the total; the noise multiplier of `steps`
+ * composed Gaussians with that total. */
+static dpc_status solve_convert(const dpc_account_query *q, dpc_account_solution *out,
+                                dpc_error *err)
+{
+    dpc_account_result *r = &out->result;
+    *r = (dpc_account_result){NAN, NAN, NAN, NAN, NAN, 1};
+    int zcdp = q->accountant == DPC_ACCOUNTANT_ZCDP;
+    dpc_zcdp_conv conv = q->opts.zcdp_conv;
+    double total = zcdp ? q->rho : q->mu;
+    dpc_status st;
+    if (!isnan(total)) {
+        *(zcdp ? &r->rho : &r->mu) = total;
+        if (!isnan(q->delta)) {
+            r->delta = q->delta;
+            st = zcdp ? dpc_zcdp_epsilon(total, q->delta, conv, &r->epsilon, NULL, err)
+                      : dpc_gdp_epsilon(total, q->delta, &r->epsilon, err);
+        } else {
+            r->epsilon = q->epsilon;
+            st = zcdp ? dpc_zcdp_delta(total, q->epsilon, conv, &r->delta, err)
+                      : dpc_gdp_delta(total, q->epsilon, &r->delta, err);
+        }
+    } else {
+        r->epsilon = q->epsilon;
+        r->delta = q->delta;
+        st = zcdp ? dpc_zcdp_rho_for(q->epsilon, q->delta, conv, &r->rho, err)
+                  : dpc_gdp_mu_for(q->epsilon, q->delta, &r->mu, err);
+    }
+    if (st) return st;
+    return zcdp ? dpc_zcdp_sigma_for(r->rho, q->steps, &out->sigma, err)
+                : dpc_gdp_sigma_for(r->mu, q->steps, &out->sigma, err);
+}
+
 dpc_status dpc_account_query_solve(const dpc_account_query *query, dpc_account_solution *out,
                                    dpc_error *err)
 {
@@ -292,6 +353,7 @@ dpc_status dpc_account_query_solve(const dpc_account_query *query, dpc_account_s
     out->opts = q.opts;
     out->sigma = q.sigma;
     out->steps = q.steps;
+    if (q.mode == DPC_ACCOUNT_MODE_CONVERT) return solve_convert(&q, out, err);
     switch (q.mode) {
     case DPC_ACCOUNT_MODE_DELTA: {
         dpc_gauss_event g;
