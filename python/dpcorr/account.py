@@ -23,6 +23,7 @@ the mechanism's sensitivity, rounds, noise std, ...).
 """
 
 import ctypes
+import json
 import math
 
 from . import _check
@@ -45,7 +46,8 @@ class _Query(ctypes.Structure):
     """dpc_account_query (account.h): one accounting question, completed by the library's rules
     (dpc_account_query_resolve) and answered by dpc_account_query_solve, as `dpcorr account`."""
     _fields_ = [("mode", _lib.c_int), ("sigma", _lib.c_double), ("steps", _lib.c_size_t),
-                ("epsilon", _lib.c_double), ("delta", _lib.c_double), ("q", _lib.c_double),
+                ("epsilon", _lib.c_double), ("delta", _lib.c_double), ("rho", _lib.c_double),
+                ("mu", _lib.c_double), ("q", _lib.c_double),
                 ("sampling", _lib.c_int), ("neighbor", _lib.c_int),
                 ("sensitivity", _lib.c_double), ("accountant", _lib.c_int),
                 ("opts", _lib.AccountOpts), ("max_steps", _lib.c_size_t),
@@ -68,7 +70,8 @@ def _declare():
             ("dpc_account_query_resolve", _lib.c_int, [P(_Query), E]),
             ("dpc_account_query_solve", _lib.c_int, [P(_Query), P(_Solution), E]),
             ("dpc_account_query_uses", _lib.c_int, [P(_Query), _lib.c_char_p]),
-            ("dpc_mech_route_name", _lib.c_char_p, [_lib.c_int])):
+            ("dpc_account_solution_json", _lib.c_size_t,
+             [P(_Query), P(_Solution), _lib.c_char_p, _lib.c_size_t])):
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
     for cname, mirror in (("dpc_account_query", _Query), ("dpc_account_solution", _Solution)):
@@ -164,26 +167,21 @@ def _solve(mode, q, accountant, mech, kwargs, *, sigma=None, steps=None, epsilon
     r = sol.result
     value = {"epsilon": r.epsilon, "delta": r.delta, "sigma": sol.sigma,
              "steps": int(sol.steps)}[mode]
-    if not details:
-        return value
+    return _details(query, sol) if details else value
+
+
+def _number(v):
+    return float(v) if v in ("inf", "-inf") else math.nan if v is None else v
+
+
+def _details(query, sol):
+    """The library's record of the answer (dpc_account_solution_json, the CLI's --json)."""
     lib.dpc_account_query_resolve(ctypes.byref(query), None)  # the values it was solved with
-    out = {"accountant": _lib.text(lib.dpc_accountant_name(sol.opts.accountant)),
-           "epsilon": r.epsilon, "delta": r.delta, "sigma": sol.sigma, "steps": int(sol.steps),
-           "q": query.q, "neighbor": _lib.text(lib.dpc_neighbor_name(query.neighbor)),
-           "upper_bound": bool(r.upper_bound)}
-    for key in ("order", "rho", "mu"):
-        v = getattr(r, key)
-        if not math.isnan(v):
-            out[key] = v
-    if sol.have_info:
-        i = sol.info
-        out.update(mech=m.kind, participations=int(sol.part.k), min_sep=int(sol.part.b),
-                   sensitivity=i.sensitivity, sensitivity_exact=bool(i.sensitivity_exact),
-                   amplified=bool(i.amplified), rounds=int(i.rounds),
-                   noise_multiplier=i.noise_multiplier, column_norm=i.column_norm,
-                   noise_std_per_unit_clip=i.noise_std, run_sigma=i.run_sigma,
-                   route=_lib.text(lib.dpc_mech_route_name(i.route)))
-    return out
+    n = lib.dpc_account_solution_json(ctypes.byref(query), ctypes.byref(sol), None, 0)
+    buf = ctypes.create_string_buffer(n + 1)
+    lib.dpc_account_solution_json(ctypes.byref(query), ctypes.byref(sol), buf, n + 1)
+    return {k: _number(v) if not isinstance(v, str) or v in ("inf", "-inf") else v
+            for k, v in json.loads(buf.value.decode()).items()}
 
 
 def epsilon(sigma, q=1.0, steps=None, delta=None, accountant=None, mech=None, *, details=False,

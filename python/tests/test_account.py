@@ -108,6 +108,7 @@ def test_defaults_are_the_librarys(cli):
                "--sensitivity", 2, "--sigma", 2, "--q", 0.05, "--steps", 100, "--delta", 1e-5,
                "--json")
     assert got["accountant"] == want["accountant"] == "rdp"
+    assert got == want  # the details are the CLI's record (dpc_account_solution_json)
     assert got["epsilon"] == want["epsilon"] == account.epsilon(2, accountant="rdp", **args)
     got = account.sigma(12.0, 1e-5, q=0.05, steps=40, details=True)
     want = cli("account", "sigma", "--epsilon", 12, "--delta", 1e-5, "--q", 0.05, "--steps", 40,
@@ -237,9 +238,9 @@ def test_huge_step_count_takes_the_cheaper_tighter_route():
     assert took <= 2.0, took
     assert 0.5 * zr < z <= 1.001 * zr, (z, zr)
     r = account.epsilon(z, q=0.01, steps=10**12, delta=1e-5, details=True)
-    assert r["epsilon"] <= 1.0 and "order" in r and r["upper_bound"]
+    assert r["epsilon"] <= 1.0 and "rdp_order" in r and r["upper_bound"]
     # an ordinary run is still answered by the PLD (tighter; no RDP order)
     r = account.epsilon(1.1, q=0.01, steps=10_000, delta=1e-5, details=True)
-    assert "order" not in r
+    assert "rdp_order" not in r
     assert r["epsilon"] < account.epsilon(1.1, q=0.01, steps=10_000, delta=1e-5,
                                           accountant="rdp")
