@@ -526,6 +526,114 @@ static void test_solve_mech(void)
     CHECK(st != DPC_OK && strstr(err.field, "nu"), "nu 1.5: %s (field %s)", err.msg, err.field);
 }
 
+
+/* Mode convert: the CLI's rule for the accountant, what it requires, and the conversions. */
+static void test_convert(void)
+{
+    dpc_error err = {0};
+    dpc_account_query q;
+    dpc_account_query_init(&q, DPC_ACCOUNT_MODE_CONVERT);
+    q.rho = 0.1;
+    q.delta = 1e-6;
+    q.steps = 10;
+    CHECK(dpc_account_query_uses(&q, "rho") && dpc_account_query_uses(&q, "zcdp_conv") &&
+              !dpc_account_query_uses(&q, "sigma") && !dpc_account_query_uses(&q, "sampling"),
+          "convert reads the totals, not an event");
+    dpc_account_solution s = solve(&q);
+    double eps, z;
+    CHECK_OK(dpc_zcdp_epsilon(0.1, 1e-6, DPC_ZCDP_TIGHT, &eps, NULL, &err), &err);
+    CHECK_OK(dpc_zcdp_sigma_for(0.1, 10, &z, &err), &err);
+    CHECK(s.opts.accountant == DPC_ACCOUNTANT_ZCDP && s.result.epsilon == eps &&
+              s.result.delta == 1e-6 && s.result.rho == 0.1 && s.sigma == z && s.steps == 10,
+          "rho, delta -> epsilon %.17g vs %.17g", s.result.epsilon, eps);
+    /* mu given: GDP by default; epsilon -> delta; steps 0 -> 1 */
+    dpc_account_query_init(&q, DPC_ACCOUNT_MODE_CONVERT);
+    q.mu = 0.5;
+    q.epsilon = 1.0;
+    s = solve(&q);
+    double d;
+    CHECK_OK(dpc_gdp_delta(0.5, 1.0, &d, &err), &err);
+    CHECK_OK(dpc_gdp_sigma_for(0.5, 1, &z, &err), &err);
+    CHECK(s.opts.accountant == DPC_ACCOUNTANT_GDP && s.result.delta == d && s.sigma == z &&
+              s.steps == 1 && isnan(s.result.rho),
+          "mu, epsilon -> delta");
+    /* both epsilon and delta: the largest total (bun-steinke asked) */
+    dpc_account_query_init(&q, DPC_ACCOUNT_MODE_CONVERT);
+    q.epsilon = 1.0;
+    q.delta = 1e-5;
+    q.opts.zcdp_conv = DPC_ZCDP_BUN_STEINKE;
+    s = solve(&q);
+    double rho;
+    CHECK_OK(dpc_zcdp_rho_for(1.0, 1e-5, DPC_ZCDP_BUN_STEINKE, &rho, &err), &err);
+    CHECK(s.result.rho == rho, "epsilon, delta -> rho");
+    q.accountant = DPC_ACCOUNTANT_GDP;
+    s = solve(&q);
+    double mu;
+    CHECK_OK(dpc_gdp_mu_for(1.0, 1e-5, &mu, &err), &err);
+    CHECK(s.result.mu == mu, "epsilon, delta -> mu (gdp asked)");
+    /* refusals */
+    dpc_account_query_init(&q, DPC_ACCOUNT_MODE_CONVERT);
+    q.rho = 0.1;
+    refused(q, "rho", "rho without epsilon or delta");
+    q.epsilon = 1.0;
+    q.delta = 1e-5;
+    refused(q, "rho", "rho with both");
+    dpc_account_query_init(&q, DPC_ACCOUNT_MODE_CONVERT);
+    q.mu = 0.5;
+    q.delta = 1e-5;
+    q.epsilon = NAN;
+    q.accountant = DPC_ACCOUNTANT_GDP;
+    CHECK_OK(resolved(&q, &err), &err);
+    dpc_account_query_init(&q, DPC_ACCOUNT_MODE_CONVERT);
+    q.epsilon = 1.0;
+    refused(q, "rho", "neither a total nor both");
+    q.delta = 1e-5;
+    q.accountant = DPC_ACCOUNTANT_PLD;
+    refused(q, "accountant", "convert with pld");
+    dpc_account_query_init(&q, DPC_ACCOUNT_MODE_CONVERT);
+    q.rho = -1.0;
+    q.delta = 1e-5;
+    dpc_account_solution bad;
+    CHECK(dpc_account_query_solve(&q, &bad, &err) == DPC_E_INVALID && !strcmp(err.field, "rho"),
+          "a negative rho: the conversion's refusal (%s)", err.field);
+}
+
+/* The record: the keys each configuration prints, the bounded writer. */
+static void test_json(void)
+{
+    char buf[4096];
+    dpc_account_query q = given(DPC_ACCOUNT_MODE_EPSILON);
+    q.accountant = DPC_ACCOUNTANT_RDP;
+    dpc_account_solution s = solve(&q);
+    dpc_error err = {0};
+    CHECK_OK(dpc_account_query_resolve(&q, &err), &err);
+    size_t n = dpc_account_solution_json(&q, &s, buf, sizeof buf);
+    CHECK(n == strlen(buf) && !strncmp(buf, "{\"mode\": \"epsilon\", \"accountant\": \"rdp\"", 39) &&
+              strstr(buf, "\"order\": ") && !strstr(buf, "\"mech\"") &&
+              strstr(buf, "\"neighbor\": \"add-remove\"") &&
+              !strcmp(buf + n - 20, "\"upper_bound\": true}"),
+          "plain rdp: %s", buf);
+    char small[16];
+    size_t m = dpc_account_solution_json(&q, &s, small, sizeof small);
+    CHECK(m == n && strlen(small) == sizeof small - 1 && !strncmp(small, buf, sizeof small - 1),
+          "truncated like snprintf");
+    CHECK(dpc_account_solution_json(&q, &s, NULL, 0) == n, "length only");
+    /* a mechanism by every route: its pattern, the routes and their reasons */
+    q = mech_query(DPC_ACCOUNT_MODE_EPSILON, DPC_MECH_NU);
+    q.q = 0.1;
+    q.steps = 16;
+    s = solve(&q);
+    CHECK_OK(dpc_account_query_resolve(&q, &err), &err);
+    dpc_account_solution_json(&q, &s, buf, sizeof buf);
+    CHECK(strstr(buf, "\"mech\": \"nu\", \"participations\": 16, \"min_sep\": 1") &&
+              strstr(buf, "\"epsilon_whole-run\": ") && strstr(buf, "\"why_bandmf\": ") &&
+              strstr(buf, "\"epsilon_single\": ") && strstr(buf, "\"interval\": ") &&
+              strstr(buf, "\"neighbor\": \"zero-out\""),
+          "every route: %s", buf);
+    CHECK(dpc_account_solution_json(NULL, &s, buf, sizeof buf) == 4 && !strcmp(buf, "null"),
+          "NULL: null");
+}
+
 int main(void)
 {
     test_defaults();
@@ -537,5 +645,7 @@ int main(void)
     test_idempotent();
     test_solve_plain();
     test_solve_mech();
+    test_convert();
+    test_json();
     return TEST_SUMMARY();
 }
