@@ -8,18 +8,23 @@ one step). Without ``mech``, the event is ``steps`` compositions of a Gaussian w
 multiplier sigma on a batch drawn with rate ``q`` (Poisson, or a fixed-size batch with
 ``sampling="fixed"``; q = 1: no sampling). With ``mech`` (a :class:`dpcorr.Mechanism`, or a kind
 name plus its parameters), each row of Z has std sigma x clip x column_norm(C), and the run is
-accounted as in the library's trainer: one Gaussian with the mechanism's sensitivity for its
-participation pattern (q = 1), or, with Poisson rate q < 1 and a cyclic pattern whose period is
-at least C's bands, amplified banded MF.
+accounted as ``dpcorr account`` does (one library rule, dpc_account_query_resolve): one Gaussian
+with the mechanism's sensitivity for its participation pattern (q = 1); with Poisson rate q < 1
+and a cyclic pattern, by the best valid route (amplified banded MF when the period is at least
+C's bands); with q < 1 and no cyclic pattern, Poisson sampling at every step by the best route
+(MMCC for C >= 0) in ``epsilon`` and ``sigma`` (``delta`` and ``steps`` account the pattern's
+event).
 
-Accountants: "pld" (privacy loss distributions; the default), "rdp" (Renyi DP), "gdp" (Gaussian
-DP, exact without sampling; the default for a mechanism with q = 1), "zcdp". Options: ``orders``
-and ``refine`` (rdp), ``interval``, ``tail`` and ``disc`` (pld: "connect-dots", "round-up" or the
-optimistic "round-down"), ``conversion`` (zcdp: "tight" or "bun-steinke").
+Accountants: "pld" (privacy loss distributions), "rdp" (Renyi DP), "gdp" (Gaussian DP, exact
+without sampling), "zcdp"; None is the library's default: gdp for a mechanism with q = 1, rdp
+for ``sampling="fixed"``, else pld. ``neighbor=None``: zero-out with a mechanism, else
+add-remove. Options: ``orders`` and ``refine`` (rdp), ``interval``, ``tail`` and ``disc`` (pld:
+"connect-dots", "round-up" or the optimistic "round-down"), ``conversion`` (zcdp: "tight" or
+"bun-steinke").
 
-Every function returns a float; ``details=True`` returns a dict with everything the CLI's
-``--json`` prints (epsilon, delta, sigma, steps, q, accountant, neighbor, order / rho / mu, and
-the mechanism's sensitivity, rounds, noise std, ...).
+Every function returns a float; ``details=True`` returns the CLI's ``--json`` record as a dict
+(dpc_account_solution_json: mode, epsilon, delta, sigma, steps, q, accountant, neighbor, order /
+rho / mu / rdp_order, and the mechanism's sensitivity, rounds, noise std, routes, ...).
 """
 
 import ctypes
