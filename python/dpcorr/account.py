@@ -40,6 +40,10 @@ ACCOUNTANTS = ("pld", "rdp", "gdp", "zcdp")
 _CONVERSIONS = {"tight": 0, "bun-steinke": 1}
 _OPTS = ("sampling", "neighbor", "sensitivity", "orders", "refine", "interval", "tail", "disc",
          "conversion")
+# keyword -> the library's field (dpc_account_query_uses says whether a configuration reads it)
+_FIELD = {"sampling": "sampling", "sensitivity": "sensitivity", "orders": "orders",
+          "refine": "rdp_refine", "interval": "pld_interval", "tail": "pld_tail",
+          "disc": "pld_disc", "conversion": "zcdp_conv"}
 _MODES = {"epsilon": 0, "delta": 1, "sigma": 2, "steps": 3}  # dpc_account_mode
 _AUTO = -1  # DPC_ACCOUNT_AUTO: the library's default
 # the query's fields spelt as this module's arguments (the event a query builds names its
@@ -165,6 +169,12 @@ def _solve(mode, q, accountant, mech, kwargs, *, sigma=None, steps=None, epsilon
     if opts.get("disc") is not None:
         o.pld_disc = _lib.parse(lib.dpc_pld_disc_parse, "disc", opts["disc"])
     o.zcdp_conv = _conversion(opts.get("conversion", "tight"))
+    unused = [k for k in _FIELD if opts.get(k) is not None and
+              not lib.dpc_account_query_uses(ctypes.byref(query), _FIELD[k].encode())]
+    if unused:  # as the CLI: a value the configuration would ignore is refused
+        raise ValueError(f"{unused[0]}: not used by this configuration (accountant "
+                         f"{accountant or 'default'}, q = {query.q:g}"
+                         f"{', a mechanism' if m is not None else ''})")
     sol = _Solution()
     _lib.call(lib.dpc_account_query_solve, ctypes.byref(query), ctypes.byref(sol),
               rename=_RENAME)

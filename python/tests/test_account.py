@@ -184,6 +184,15 @@ def test_errors():
         account.epsilon(1, q=0.1, steps=10, delta=1e-5, mech="identity", sampling="fixed")
     with pytest.raises(dpcorr.DpcorrValueError):
         account.epsilon(1, q=0.1, steps=10, delta=1e-5, sampling="sometimes")
+    # a value the configuration ignores is refused, as the CLI does (dpc_account_query_uses)
+    with pytest.raises(ValueError, match="^orders: not used"):
+        account.epsilon(1, q=0.1, steps=10, delta=1e-5, orders=[2, 3])  # pld
+    with pytest.raises(ValueError, match="^sampling: not used"):
+        account.epsilon(1, steps=10, delta=1e-5, sampling="fixed")  # q = 1
+    with pytest.raises(ValueError, match="^sensitivity: not used"):
+        account.epsilon(1, steps=10, delta=1e-5, mech="nu", nu=0.1, sensitivity=2)
+    with pytest.raises(ValueError, match="^conversion: not used"):
+        account.epsilon(1, steps=10, delta=1e-5, accountant="gdp", conversion="bun-steinke")
     with pytest.raises(dpcorr.DpcorrValueError, match="kind"):
         account.epsilon(1, steps=10, delta=1e-5, mech="fancy")
     with pytest.raises(dpcorr.DpcorrValueError) as e:
