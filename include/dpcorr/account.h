@@ -600,7 +600,8 @@ DPC_API const char *dpc_account_mode_name(dpc_account_mode m);
  *               by their event (dpc_account_mech_event). Modes delta and steps always use `part`.
  *   mech.bands  BSR / BISR with bands 0: dpc_mech_default_bands(steps, run k, run b), as the
  *               trainer; mode steps refuses bands 0 (the bands would change with every n).
- *   max_steps   0: 10^7.
+ *   max_steps   mode steps, 0: 10^7.
+ *   sigma       mode sigma: set to 1 (the unit event the calibration scales).
  *   mode convert  accountant AUTO: GDP when mu is given, else ZCDP (only these two); steps 0: 1;
  *               no event is read (sigma, q, sampling, neighbor, sensitivity, mech are ignored).
  * Required: mode epsilon: sigma, steps, delta; delta: sigma, steps, epsilon; sigma: steps,
@@ -640,9 +641,11 @@ DPC_API void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode)
 
 /* Replaces every AUTO and 0-default field of q by the library's value (the rules above), derives
  * part_used and every_route, and validates what the mode needs (DPC_E_INVALID naming the field:
- * "steps", "sigma", "epsilon", "delta", "q", "sensitivity", "balls_in_bins", "mech.bands",
- * "neighbor", "sampling", "accountant"). Idempotent: resolving a resolved query changes nothing.
- * The mechanism's own parameters are validated by dpc_account_query_solve (dpc_mech_new). */
+ * "mode", "steps", "sigma", "epsilon", "delta", "q", "balls_in_bins", "mech.bands", "neighbor",
+ * "sampling", "accountant", "rho", "mu"). Idempotent: resolving a resolved query changes nothing.
+ * Values are range-checked where they are used: the event's by dpc_event_check ("parts[0].*"),
+ * the mechanism's by dpc_mech_new, the accountant options by the accountant (all through
+ * dpc_account_query_solve). */
 DPC_API DPC_NODISCARD dpc_status dpc_account_query_resolve(dpc_account_query *q,
                                                            dpc_error *err);
 
