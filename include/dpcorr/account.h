@@ -636,7 +636,11 @@ typedef struct dpc_account_query {
     int every_route;       /* 1: a sampled or balls-in-bins mechanism run, by the best route */
 } dpc_account_query;
 
-/* Defaults for `mode`, as listed in the field comments. */
+/* Defaults for `mode`, as listed in the field comments. Example (DP-SGD, as above):
+ *     dpc_account_query q;  dpc_account_query_init(&q, DPC_ACCOUNT_MODE_EPSILON);
+ *     q.sigma = 1.1; q.q = 0.01; q.steps = 10000; q.delta = 1e-5;
+ *     dpc_account_solution s;
+ *     if (dpc_account_query_solve(&q, &s, &err) == DPC_OK) printf("%g\n", s.result.epsilon); */
 DPC_API void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode);
 
 /* Replaces every AUTO and 0-default field of q by the library's value (the rules above), derives
