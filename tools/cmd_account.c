@@ -9,8 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { MODE_EPSILON, MODE_DELTA, MODE_SIGMA, MODE_STEPS, MODE_CONVERT } acct_mode;
-static const char *const mode_names[] = {"epsilon", "delta", "sigma", "steps", "convert"};
 
 /* ---- options ------------------------------------------------------------------------------- */
 
@@ -181,371 +179,189 @@ static void account_overview(FILE *f)
 
 /* ---- configuration ------------------------------------------------------------------------- */
 
+/* The options fill one dpc_account_query; its defaults, the rules that complete it and what it
+ * reads are the library's (dpc_account_query_resolve, dpc_account_query_uses). */
 typedef struct acct {
-    acct_mode mode;
-    dpc_account_opts o;
-    dpc_neighbor neighbor;
-    dpc_sampling sampling;
-    double sigma, q, delta, epsilon, sensitivity, rho, mu;
-    int have_delta, have_epsilon, have_rho, have_mu, json;
-    size_t steps, max_steps, bins; /* bins: --balls-in-bins (0: not balls-in-bins) */
+    dpc_account_query q; /* convert: no event (its fields 0) */
+    int json;
     cli_mech_opts mo;
 } acct;
 
 static const mech_read ACCT_MECH = {&MO_MECH, NULL, &MO_MECH_MOMENTUM, &MO_MECH_DECAY, 1, 0, 1, 1};
 
-/* The accountant and its own options (only the chosen accountant's are read). */
-static void read_accountant(acct *a, opt_set *s, dpc_accountant def)
+/* A library error of the query, at the option of its field (typed or not: "required"). */
+static int fail_query(opt_set *s, const dpc_error *err)
 {
-    static const dpc_accountant accs[] = {DPC_ACCOUNTANT_RDP, DPC_ACCOUNTANT_PLD,
-                                          DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
-    int d = def == DPC_ACCOUNTANT_GDP ? 3 : def == DPC_ACCOUNTANT_PLD ? 1 : 0;
-    dpc_accountant acc = accs[opt_word(s, &A_ACCOUNTANT, d)];
-    dpc_account_opts_init(&a->o, acc);
-    if (acc == DPC_ACCOUNTANT_RDP) {
-        a->o.orders = opt_list(s, &A_ORDERS, &a->o.norders);
-        a->o.rdp_refine = opt_given(s, &A_REFINE);
-    } else if (acc == DPC_ACCOUNTANT_PLD) {
-        a->o.pld_interval = opt_dbl(s, &A_INTERVAL, a->o.pld_interval);
-        a->o.pld_disc = (dpc_pld_disc)opt_word(s, &A_DISC, (int)a->o.pld_disc);
-    } else if (acc == DPC_ACCOUNTANT_ZCDP) {
-        a->o.zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
+    static const struct { const char *field; const opt_spec *opt; } at[] = {
+        {"steps", &A_STEPS}, {"sigma", &A_SIGMA}, {"delta", &A_DELTA},
+        {"epsilon", &A_EPSILON}, {"mech.bands", &MO_BANDS}};
+    for (size_t i = 0; i < sizeof at / sizeof at[0]; i++)
+        if (!strcmp(err->field, at[i].field)) return opt_fail_lib_at(s, at[i].opt, err);
+    return opt_fail_lib(s, err);
+}
+
+/* The accountant's own options (only those the resolved configuration reads). */
+static void read_accountant(dpc_account_query *q, opt_set *s)
+{
+    q->accountant = opt_word(s, &A_ACCOUNTANT, DPC_ACCOUNT_AUTO); /* choices in enum order */
+    dpc_account_opts *o = &q->opts;
+    if (dpc_account_query_uses(q, "orders")) {
+        o->orders = opt_list(s, &A_ORDERS, &o->norders);
+        o->rdp_refine = opt_given(s, &A_REFINE);
+    } else if (dpc_account_query_uses(q, "pld_interval")) {
+        o->pld_interval = opt_dbl(s, &A_INTERVAL, o->pld_interval);
+        o->pld_disc = (dpc_pld_disc)opt_word(s, &A_DISC, (int)o->pld_disc);
+    } else if (dpc_account_query_uses(q, "zcdp_conv")) {
+        o->zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
     }
 }
 
-static int need(opt_set *s, const opt_spec *o, acct_mode mode)
-{
-    if (opt_typed(s, o)) return 0;
-    return opt_fail_at(s, o, "required in mode %s", mode_names[mode]);
-}
-
-/* --mech with --q < 1 in modes epsilon and sigma: Poisson at every step (every route is tried)
- * unless --cyclic gives the period; the participation options then have no say. */
-static int poisson_every_step(const acct *a)
-{
-    return a->mo.have_kind && a->q < 1.0 && a->mo.part.kind != DPC_PART_CYCLIC &&
-           (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA);
-}
-
-static dpc_participation run_part(const acct *a, size_t steps)
-{
-    dpc_participation p = {DPC_PART_CYCLIC, steps, 1};
-    if (a->bins) { /* balls in bins: one step per period of `bins`, ceil(n / bins) periods */
-        p.b = a->bins;
-        p.k = (steps + a->bins - 1) / a->bins;
-        return p;
-    }
-    return poisson_every_step(a) ? p : a->mo.part;
-}
-
-/* The run handed to the library's best-route accounting (sampled or balls-in-bins). */
-static int every_route(const acct *a)
-{
-    return a->mo.have_kind && (a->q < 1.0 || a->bins);
-}
-
-/* The mechanism options (only with --mech). */
+/* The mechanism options (only with --mech); the participation options where the run uses them. */
 static int read_mech(acct *a, opt_set *s)
 {
-    if (!opt_typed(s, &MO_MECH)) return 0; /* the mechanism and participation options unused */
+    dpc_account_query *q = &a->q;
+    if (!(q->with_mech = opt_typed(s, &MO_MECH))) return 0;
+    if (dpc_account_query_uses(q, "balls_in_bins")) q->balls_in_bins = opt_size(s, &A_BIB, 0);
+    q->part.kind = opt_typed(s, &MO_CYCLIC) ? DPC_PART_CYCLIC : DPC_PART_MINSEP;
     mech_read r = ACCT_MECH;
-    if (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA) {
-        a->bins = opt_size(s, &A_BIB, 0);
-    }
-    int every = a->q < 1.0 && !opt_typed(s, &MO_CYCLIC) &&
-                (a->mode == MODE_EPSILON || a->mode == MODE_SIGMA);
-    r.participation = !every && !a->bins;
-    if (a->bins && (opt_typed(s, &MO_PARTICIPATIONS) || opt_typed(s, &MO_MIN_SEP)))
-        return opt_fail_at(s, opt_typed(s, &MO_PARTICIPATIONS) ? &MO_PARTICIPATIONS : &MO_MIN_SEP,
-                           "not used with --balls-in-bins (the pattern is one step per period)");
+    r.participation = dpc_account_query_uses(q, "part");
+    const opt_spec *pat = opt_typed(s, &MO_PARTICIPATIONS) ? &MO_PARTICIPATIONS
+                          : opt_typed(s, &MO_MIN_SEP)      ? &MO_MIN_SEP
+                                                           : NULL;
+    if (q->balls_in_bins && pat)
+        return opt_fail_at(s, pat, "not used with --balls-in-bins (the pattern is one step per "
+                                   "period)");
     int rc = cli_mech_read(&a->mo, s, &r);
-    if (rc || !every) return rc;
-    if (opt_typed(s, &MO_PARTICIPATIONS) || opt_typed(s, &MO_MIN_SEP))
-        return opt_fail_at(s, opt_typed(s, &MO_PARTICIPATIONS) ? &MO_PARTICIPATIONS : &MO_MIN_SEP,
-                           "not used by this configuration (with --q < 1 every step is a Poisson "
-                           "sample; --cyclic makes the pattern cyclic)");
-    return 0;
+    q->mech = a->mo.p;
+    q->part = a->mo.part;
+    if (rc || r.participation || !pat) return rc;
+    return opt_fail_at(s, pat, "not used by this configuration (with --q < 1 every step is a "
+                               "Poisson sample; --cyclic makes the pattern cyclic)");
 }
 
 /* Every mode but convert. */
 static int read_event_opts(acct *a, opt_set *s)
 {
-    a->q = opt_dbl(s, &A_Q, 1.0);
+    dpc_account_query *q = &a->q;
+    q->q = opt_dbl(s, &A_Q, q->q);
     int rc = read_mech(a, s);
     if (rc) return rc;
-    int mech = a->mo.have_kind;
-    a->sigma = a->mode == MODE_SIGMA ? 1.0 : opt_dbl(s, &A_SIGMA, 0);
-    if (a->mode != MODE_STEPS) a->steps = opt_size(s, &A_STEPS, 0);
-    else a->max_steps = opt_size(s, &A_MAX_STEPS, 10000000);
-    a->delta = a->mode == MODE_DELTA ? NAN : opt_dbl(s, &A_DELTA, NAN);
-    a->epsilon = a->mode == MODE_EPSILON ? NAN : opt_dbl(s, &A_EPSILON, NAN);
-    a->neighbor = (dpc_neighbor)opt_word(s, &A_NEIGHBOR, mech ? DPC_NEIGHBOR_ZERO_OUT
-                                                              : DPC_NEIGHBOR_ADD_REMOVE);
-    a->sampling = DPC_SAMPLING_NONE;
-    if (!mech && a->q < 1.0)
-        a->sampling = opt_word(s, &A_SAMPLING, 0) ? DPC_SAMPLING_FIXED : DPC_SAMPLING_POISSON;
-    a->sensitivity = mech ? 1.0 : opt_dbl(s, &A_SENSITIVITY, 1.0);
-    /* the library's default, as the trainer: a mechanism without sampling is one Gaussian
-     * release, which GDP accounts exactly (the trainer does the same) */
-    read_accountant(a, s, mech && a->q == 1.0 && !a->bins       ? DPC_ACCOUNTANT_GDP
-                          : a->sampling == DPC_SAMPLING_FIXED ? DPC_ACCOUNTANT_RDP /* PLD: n/a */
-                                                              : dpc_account_default_accountant());
-    if ((a->mode == MODE_EPSILON || a->mode == MODE_SIGMA) && a->bins) /* else: not used */
-        a->o.bib_monte_carlo = opt_given(s, &A_BIB_MC);
-    a->json = opt_given(s, &OPT_JSON);
-    if (a->mode != MODE_STEPS && (rc = need(s, &A_STEPS, a->mode))) return rc;
-    if (a->mode != MODE_SIGMA && (rc = need(s, &A_SIGMA, a->mode))) return rc;
-    if (a->mode != MODE_DELTA && (rc = need(s, &A_DELTA, a->mode))) return rc;
-    if (a->mode != MODE_EPSILON && (rc = need(s, &A_EPSILON, a->mode))) return rc;
-    if ((a->mode == MODE_SIGMA || a->mode == MODE_STEPS) && !(a->epsilon > 0.0))
-        return opt_fail_at(s, &A_EPSILON, "must be > 0 for mode %s", mode_names[a->mode]);
-    if ((rc = opt_finish(s))) return rc;
-    if (mech) {
-        a->mo.p.steps = a->mode == MODE_STEPS ? 1 : a->steps; /* steps: searched (validated at 1) */
-        if ((rc = cli_mech_load(&a->mo, s, &ACCT_MECH))) return rc;
-        dpc_mech_params *p = &a->mo.p;
-        if ((p->kind == DPC_MECH_BSR || p->kind == DPC_MECH_BISR) && !p->bands) {
-            if (a->mode == MODE_STEPS) /* the bands would change with every candidate n */
-                return opt_fail_at(s, &MO_BANDS, "must be given with mode steps");
-            dpc_participation part = run_part(a, a->steps);
-            p->bands = dpc_mech_default_bands(a->steps, part.k, part.b); /* as train */
-        }
+    if (dpc_account_query_uses(q, "sigma")) q->sigma = opt_dbl(s, &A_SIGMA, NAN);
+    if (dpc_account_query_uses(q, "steps")) q->steps = opt_size(s, &A_STEPS, 0);
+    if (dpc_account_query_uses(q, "max_steps")) q->max_steps = opt_size(s, &A_MAX_STEPS, 0);
+    if (dpc_account_query_uses(q, "delta")) q->delta = opt_dbl(s, &A_DELTA, NAN);
+    if (dpc_account_query_uses(q, "epsilon")) q->epsilon = opt_dbl(s, &A_EPSILON, NAN);
+    q->neighbor = opt_word(s, &A_NEIGHBOR, DPC_ACCOUNT_AUTO); /* choices in enum order */
+    if (dpc_account_query_uses(q, "sampling")) {
+        int w = opt_word(s, &A_SAMPLING, -1);
+        q->sampling = w < 0 ? DPC_ACCOUNT_AUTO : w ? DPC_SAMPLING_FIXED : DPC_SAMPLING_POISSON;
     }
+    if (dpc_account_query_uses(q, "sensitivity"))
+        q->sensitivity = opt_dbl(s, &A_SENSITIVITY, q->sensitivity);
+    read_accountant(q, s);
+    if (dpc_account_query_uses(q, "bib_monte_carlo"))
+        q->opts.bib_monte_carlo = opt_given(s, &A_BIB_MC);
+    a->json = opt_given(s, &OPT_JSON);
+    dpc_error err = {0};
+    if (dpc_account_query_resolve(q, &err)) return fail_query(s, &err);
+    if ((rc = opt_finish(s)) || !q->with_mech) return rc;
+    a->mo.p = q->mech; /* n set (mode steps: validated at 1), BSR/BISR bands defaulted */
+    if ((rc = cli_mech_load(&a->mo, s, &ACCT_MECH))) return rc;
+    q->mech = a->mo.p;
+    if (dpc_account_query_resolve(q, &err)) return fail_query(s, &err); /* a file's kind */
+    a->mo.p = q->mech; /* what runs, for --dry-run */
     return 0;
 }
 
 static int read_convert_opts(acct *a, opt_set *s)
 {
-    a->have_mu = opt_typed(s, &A_MU);
-    int w = opt_word(s, &A_CONV_ACCOUNTANT, a->have_mu ? 1 : 0);
-    dpc_account_opts_init(&a->o, w ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_ZCDP);
-    if (w) {
-        a->have_mu = opt_given(s, &A_MU);
-        a->mu = opt_dbl(s, &A_MU, NAN);
-    } else {
-        a->have_rho = opt_given(s, &A_RHO);
-        a->rho = opt_dbl(s, &A_RHO, NAN);
-        a->o.zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
+    dpc_account_query *q = &a->q;
+    q->sigma = q->q = q->sensitivity = 0.0; /* no event */
+    q->neighbor = DPC_NEIGHBOR_ADD_REMOVE;
+    q->sampling = DPC_SAMPLING_NONE;
+    int w = opt_word(s, &A_CONV_ACCOUNTANT, -1); /* -1: the library's (gdp when --mu is given) */
+    q->accountant = w < 0 ? DPC_ACCOUNT_AUTO : w ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_ZCDP;
+    if (w != 0) q->mu = opt_dbl(s, &A_MU, NAN);
+    if (w != 1 && isnan(q->mu)) {
+        q->rho = opt_dbl(s, &A_RHO, NAN);
+        q->opts.zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
     }
-    a->have_delta = opt_given(s, &A_DELTA);
-    a->delta = opt_dbl(s, &A_DELTA, NAN);
-    a->have_epsilon = opt_given(s, &A_EPSILON);
-    a->epsilon = opt_dbl(s, &A_EPSILON, NAN);
-    a->steps = opt_size(s, &A_CONV_STEPS, 1);
+    q->delta = opt_dbl(s, &A_DELTA, NAN);
+    q->epsilon = opt_dbl(s, &A_EPSILON, NAN);
+    q->steps = opt_size(s, &A_CONV_STEPS, 0);
     a->json = opt_given(s, &OPT_JSON);
     int rc = opt_finish(s);
     if (rc) return rc;
-    const opt_spec *p = w ? &A_MU : &A_RHO;
-    if (w ? a->have_mu : a->have_rho) {
-        if (a->have_delta == a->have_epsilon)
-            return opt_fail_at(s, p, "give exactly one of --delta and --epsilon");
-    } else if (!a->have_delta || !a->have_epsilon) {
+    const opt_spec *p = w == 1 || !isnan(q->mu) ? &A_MU : &A_RHO; /* in option words: */
+    int total = opt_typed(s, p), one = opt_typed(s, &A_DELTA) != opt_typed(s, &A_EPSILON);
+    if (total && !one) return opt_fail_at(s, p, "give exactly one of --delta and --epsilon");
+    if (!total && !(opt_typed(s, &A_DELTA) && opt_typed(s, &A_EPSILON)))
         return opt_fail_at(s, p, "give it, or both --epsilon and --delta");
-    }
-    return 0;
+    dpc_error err = {0};
+    return dpc_account_query_resolve(q, &err) ? opt_fail_lib(s, &err) : 0;
 }
 
 static void dry_run(const acct *a)
 {
-    opt_dry_str("mode", mode_names[a->mode]);
-    opt_dry_str("accountant", dpc_accountant_name(a->o.accountant));
-    opt_dry_list("orders", a->o.orders, a->o.orders ? a->o.norders : 0);
-    opt_dry_uint("rdp_refine", (uint64_t)a->o.rdp_refine);
-    opt_dry_num("pld_interval", a->o.pld_interval);
-    opt_dry_str("pld_disc", dpc_pld_disc_name(a->o.pld_disc));
-    opt_dry_str("zcdp_conv", a->o.zcdp_conv == DPC_ZCDP_TIGHT ? "tight" : "bun-steinke");
-    opt_dry_num("sigma", a->sigma);
-    opt_dry_num("q", a->q);
-    opt_dry_uint("steps", a->steps);
-    opt_dry_uint("max_steps", a->max_steps);
-    opt_dry_num("delta", a->delta);
-    opt_dry_num("epsilon", a->epsilon);
-    opt_dry_num("rho", a->rho);
-    opt_dry_num("mu", a->mu);
-    opt_dry_str("neighbor", dpc_neighbor_name(a->neighbor));
-    opt_dry_str("sampling", a->sampling == DPC_SAMPLING_FIXED     ? "fixed"
-                            : a->sampling == DPC_SAMPLING_POISSON ? "poisson"
-                                                                   : "none");
-    opt_dry_num("sensitivity", a->sensitivity);
+    const dpc_account_query *q = &a->q;
+    const dpc_account_opts *o = &q->opts;
+    opt_dry_str("mode", dpc_account_mode_name(a->q.mode));
+    opt_dry_str("accountant", dpc_accountant_name(o->accountant));
+    opt_dry_list("orders", o->orders, o->orders ? o->norders : 0);
+    opt_dry_uint("rdp_refine", (uint64_t)o->rdp_refine);
+    opt_dry_num("pld_interval", o->pld_interval);
+    opt_dry_str("pld_disc", dpc_pld_disc_name(o->pld_disc));
+    opt_dry_str("zcdp_conv", o->zcdp_conv == DPC_ZCDP_TIGHT ? "tight" : "bun-steinke");
+    opt_dry_num("sigma", q->sigma);
+    opt_dry_num("q", q->q);
+    opt_dry_uint("steps", q->steps);
+    opt_dry_uint("max_steps", q->max_steps);
+    opt_dry_num("delta", q->delta);
+    opt_dry_num("epsilon", q->epsilon);
+    opt_dry_num("rho", q->rho);
+    opt_dry_num("mu", q->mu);
+    opt_dry_str("neighbor", dpc_neighbor_name((dpc_neighbor)q->neighbor));
+    opt_dry_str("sampling", dpc_sampling_name((dpc_sampling)q->sampling));
+    opt_dry_num("sensitivity", q->sensitivity);
     opt_dry_uint("json", (uint64_t)a->json);
-    opt_dry_uint("balls_in_bins", a->bins);
-    opt_dry_uint("bib_monte_carlo", (uint64_t)a->o.bib_monte_carlo);
-    if (a->mo.have_kind) cli_mech_dry(&a->mo, !poisson_every_step(a) && !a->bins);
-}
-
-/* ---- evaluation ---------------------------------------------------------------------------- */
-
-typedef struct built {
-    dpc_gauss_event ev;
-    dpc_account_mech_info info;
-    int have_info;
-} built;
-
-static dpc_status build(acct *a, size_t steps, double sigma, built *b, dpc_error *err)
-{
-    b->have_info = 0;
-    if (!a->mo.have_kind) {
-        dpc_gauss_event_init(&b->ev);
-        b->ev.sigma = sigma;
-        b->ev.sensitivity = a->sensitivity;
-        b->ev.sampling = a->sampling;
-        b->ev.q = a->q;
-        b->ev.count = steps;
-        return DPC_OK;
-    }
-    a->mo.p.steps = steps;
-    dpc_mech *m = NULL;
-    dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
-    if (!st) st = dpc_account_mech_event(m, &a->mo.part, sigma, a->q, &b->ev, &b->info, err);
-    dpc_mech_free(m);
-    b->have_info = st == DPC_OK;
-    return st;
-}
-
-static dpc_status eval_eps(acct *a, size_t steps, double sigma, built *b, dpc_account_result *r,
-                           dpc_error *err)
-{
-    if (every_route(a)) { /* every route: whole run, banded MF, MMCC, balls in bins */
-        a->mo.p.steps = steps;
-        dpc_mech *m = NULL;
-        dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
-        dpc_mech_run run = {m, run_part(a, steps), a->q, a->bins > 0, NULL, 0};
-        if (!st) st = dpc_account_mech_epsilon(&run, sigma, &a->o, a->delta, r, &b->info, err);
-        dpc_mech_free(m);
-        b->have_info = st == DPC_OK;
-        return st;
-    }
-    dpc_status st = build(a, steps, sigma, b, err);
-    if (st) return st;
-    dpc_event ev = {a->neighbor, 1, &b->ev};
-    return dpc_account_epsilon(&ev, &a->o, a->delta, r, err);
-}
-
-/* The noise multiplier for the budget (mode sigma): the library's calibrations. */
-static dpc_status calibrate(acct *a, double *sigma, built *b, dpc_error *err)
-{
-    if (a->mo.have_kind) {
-        dpc_mech *m = NULL;
-        a->mo.p.steps = a->steps;
-        dpc_status st = dpc_mech_new(&m, &a->mo.p, err);
-        dpc_mech_run run = {m, run_part(a, a->steps), a->q, a->bins > 0, NULL, 0}; /* every route */
-        if (!st && every_route(a))
-            st = dpc_account_mech_calibrate_run(&run, &a->o, a->epsilon, a->delta, sigma, NULL, err);
-        else if (!st)
-            st = dpc_account_mech_calibrate(m, &a->mo.part, a->q, &a->o, a->epsilon, a->delta,
-                                            sigma, NULL, NULL, err);
-        dpc_mech_free(m);
-        return st;
-    }
-    dpc_status st = build(a, a->steps, 1.0, b, err);
-    if (st) return st;
-    dpc_event ev = {a->neighbor, 1, &b->ev};
-    return dpc_account_calibrate_sigma(&ev, &a->o, a->epsilon, a->delta, sigma, err);
-}
-
-/* The largest number of steps for the budget (mode steps): the library's searches. */
-static dpc_status search_steps(acct *a, size_t *steps, built *b, dpc_error *err)
-{
-    if (a->mo.have_kind)
-        return dpc_account_mech_steps(&a->mo.p, &a->mo.part, a->sigma, a->q, &a->o, a->epsilon,
-                                      a->delta, a->max_steps, steps, err);
-    dpc_status st = build(a, 1, a->sigma, b, err);
-    if (st) return st;
-    dpc_event ev = {a->neighbor, 1, &b->ev};
-    return dpc_account_calibrate_steps(&ev, 0, &a->o, a->epsilon, a->delta, a->max_steps, steps,
-                                       err);
+    opt_dry_uint("balls_in_bins", q->balls_in_bins);
+    opt_dry_uint("bib_monte_carlo", (uint64_t)o->bib_monte_carlo);
+    if (q->with_mech) cli_mech_dry(&a->mo, q->part_used);
 }
 
 /* ---- output -------------------------------------------------------------------------------- */
 
-static void report_json(const acct *a, const built *b, size_t steps, double sigma,
-                        const dpc_account_result *r)
+static void report_json(const acct *a, const dpc_account_solution *sol)
 {
-    jw w;
-    jw_begin_line(&w, stdout);
-    jw_str(&w, "mode", mode_names[a->mode]);
-    jw_str(&w, "accountant", dpc_accountant_name(a->o.accountant));
-    jw_num(&w, "epsilon", r->epsilon);
-    jw_num(&w, "delta", r->delta);
-    jw_num(&w, "sigma", sigma);
-    jw_int(&w, "steps", (long long)steps);
-    jw_num(&w, "q", a->q);
-    jw_str(&w, "neighbor", dpc_neighbor_name(a->neighbor));
-    if (a->o.accountant == DPC_ACCOUNTANT_RDP) jw_num(&w, "order", r->order);
-    if (a->o.accountant == DPC_ACCOUNTANT_ZCDP) jw_num(&w, "rho", r->rho);
-    if (a->o.accountant == DPC_ACCOUNTANT_GDP) jw_num(&w, "mu", r->mu);
-    if (a->o.accountant == DPC_ACCOUNTANT_PLD) {
-        jw_num(&w, "interval", a->o.pld_interval);
-        jw_str(&w, "discretization", dpc_pld_disc_name(a->o.pld_disc));
-        if (!isnan(r->order)) jw_num(&w, "rdp_order", r->order); /* RDP's bound was smaller */
-    }
-    if (b && b->have_info) {
-        const dpc_account_mech_info *in = &b->info;
-        dpc_participation pp = run_part(a, steps);
-        jw_str(&w, "mech", dpc_mech_kind_name(a->mo.p.kind));
-        jw_int(&w, "participations", (long long)pp.k);
-        jw_int(&w, "min_sep", (long long)pp.b);
-        jw_num(&w, "sensitivity", in->sensitivity);
-        jw_bool(&w, "sensitivity_exact", in->sensitivity_exact);
-        jw_bool(&w, "amplified", in->amplified);
-        jw_int(&w, "rounds", (long long)in->rounds);
-        jw_num(&w, "noise_multiplier", in->noise_multiplier);
-        jw_num(&w, "column_norm", in->column_norm);
-        jw_num(&w, "noise_std_per_unit_clip", in->noise_std);
-        jw_num(&w, "run_sigma", in->run_sigma);
-        jw_str(&w, "route", dpc_mech_route_name(in->route));
-        if (every_route(a)) {
-            for (int k = 0; k < DPC_ROUTE_COUNT; k++) {
-                char key[40];
-                snprintf(key, sizeof key, "epsilon_%s", dpc_mech_route_name((dpc_mech_route)k));
-                jw_num(&w, key, in->eps_routes[k]);
-                if (in->route_why[k]) {
-                    snprintf(key, sizeof key, "why_%s", dpc_mech_route_name((dpc_mech_route)k));
-                    jw_str(&w, key, in->route_why[k]);
-                }
-            }
-            jw_num(&w, "epsilon_single", in->epsilon_single);
-            if (in->advice) jw_str(&w, "advice", in->advice);
-        }
-        if (a->bins) jw_int(&w, "bins", (long long)a->bins);
-        if (in->mc_samples) {
-            jw_int(&w, "mc_samples", (long long)in->mc_samples);
-            jw_num(&w, "mc_confidence", in->mc_confidence);
-            jw_int(&w, "mc_seed", (long long)in->mc_seed);
-        }
-        if (in->route == DPC_ROUTE_BALLS_IN_BINS) {
-            char g[48];
-            if (in->bib_deterministic) snprintf(g, sizeof g, "deterministic");
-            else snprintf(g, sizeof g, "high-probability, confidence %.10g", in->mc_confidence);
-            jw_str(&w, "guarantee", g);
-        }
-        if (in->mc_samples && in->bib_deterministic) jw_num(&w, "epsilon_mc", in->eps_bib_mc);
-        if (in->note) jw_str(&w, "note", in->note);
-    }
-    jw_bool(&w, "upper_bound", r->upper_bound);
-    jw_finish(&w);
+    char line[4096];
+    size_t n = dpc_account_solution_json(&a->q, sol, line, sizeof line);
+    char *big = n < sizeof line ? NULL : malloc(n + 1);
+    if (big) dpc_account_solution_json(&a->q, sol, big, n + 1);
+    printf("%s\n", big ? big : line);
+    free(big);
 }
 
-static void report_text(const acct *a, const built *b, size_t steps, double sigma,
-                        const dpc_account_result *r)
+static void report_text(const acct *a, const dpc_account_solution *sol)
 {
-    printf("accountant    %s", dpc_accountant_name(a->o.accountant));
-    if (a->o.accountant == DPC_ACCOUNTANT_RDP && !isnan(r->order)) printf(" (order %.6g)", r->order);
-    if (a->o.accountant == DPC_ACCOUNTANT_PLD)
-        printf(" (%s, interval %g)", dpc_pld_disc_name(a->o.pld_disc), a->o.pld_interval);
-    if (a->o.accountant == DPC_ACCOUNTANT_PLD && !isnan(r->order))
+    const dpc_account_result *r = &sol->result;
+    const dpc_account_opts *o = &sol->opts;
+    printf("accountant    %s", dpc_accountant_name(o->accountant));
+    if (o->accountant == DPC_ACCOUNTANT_RDP && !isnan(r->order)) printf(" (order %.6g)", r->order);
+    if (o->accountant == DPC_ACCOUNTANT_PLD)
+        printf(" (%s, interval %g)", dpc_pld_disc_name(o->pld_disc), o->pld_interval);
+    if (o->accountant == DPC_ACCOUNTANT_PLD && !isnan(r->order))
         printf("; answered by rdp (order %.6g): its bound is below the grid's", r->order);
-    printf("\nneighbor      %s\n", dpc_neighbor_name(a->neighbor));
-    if (b && b->have_info) {
-        const dpc_account_mech_info *in = &b->info;
-        dpc_participation pp = run_part(a, steps);
+    printf("\nneighbor      %s\n", dpc_neighbor_name((dpc_neighbor)a->q.neighbor));
+    if (sol->have_info) {
+        const dpc_account_mech_info *in = &sol->info;
+        const dpc_participation pp = sol->part;
         printf("mechanism     %s, sensitivity %.6g%s (k = %zu, %s %zu)\n",
-               dpc_mech_kind_name(a->mo.p.kind), in->sensitivity,
+               dpc_mech_kind_name(a->q.mech.kind), in->sensitivity,
                in->sensitivity_exact ? "" : " (upper bound)", pp.k,
                pp.kind == DPC_PART_CYCLIC ? "period" : "min-sep", pp.b);
         if (in->route == DPC_ROUTE_BANDMF)
             printf("amplified     %zu rounds of a q = %g Poisson-subsampled Gaussian, z = %.6g\n",
-                   in->rounds, a->q, in->noise_multiplier);
+                   in->rounds, a->q.q, in->noise_multiplier);
         else if (in->route == DPC_ROUTE_WHOLE_RUN)
             printf("whole run     one Gaussian, noise multiplier %.6g (noise std %.6g per unit "
                    "clip / sensitivity)\n",
@@ -559,7 +375,7 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
                    "conditioning %.3g)\n",
                    in->rounds, in->delta_slack);
         else if (in->route == DPC_ROUTE_BALLS_IN_BINS && !in->mc_samples &&
-                 a->mo.p.kind != DPC_MECH_IDENTITY)
+                 a->q.mech.kind != DPC_MECH_IDENTITY)
             printf("amplified     balls in %zu bins: sampling-free bound (Renyi dynamic program and "
                    "post-processing domination, each direction the smaller)\n"
                    "guarantee     deterministic (no Monte Carlo beside it: above its work limit "
@@ -588,7 +404,7 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
                    "(mu = %.6g), exact bound\nguarantee     deterministic\n",
                    pp.b, sqrt((double)pp.k) / in->noise_multiplier);
         printf("route         %s\n", dpc_mech_route_name(in->route));
-        if (every_route(a)) {
+        if (a->q.every_route) {
             printf("routes       ");
             for (int k = 0; k < DPC_ROUTE_COUNT; k++)
                 if (isfinite(in->eps_routes[k]))
@@ -608,9 +424,9 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
         }
         if (in->note) printf("note          %s\n", in->note);
     }
-    if (a->mode != MODE_CONVERT) printf("sampling q    %g\n", a->q);
-    printf("sigma         %.10g\n", sigma);
-    printf("steps         %zu\n", steps);
+    if (a->q.mode != DPC_ACCOUNT_MODE_CONVERT) printf("sampling q    %g\n", a->q.q);
+    printf("sigma         %.10g\n", sol->sigma);
+    printf("steps         %zu\n", sol->steps);
     if (!isnan(r->rho)) printf("rho           %.10g\n", r->rho);
     if (!isnan(r->mu)) printf("mu            %.10g\n", r->mu);
     printf("epsilon       %.10g%s\n", r->epsilon,
@@ -618,80 +434,26 @@ static void report_text(const acct *a, const built *b, size_t steps, double sigm
     printf("delta         %.6g\n", r->delta);
 }
 
-static void report(const acct *a, const built *b, size_t steps, double sigma,
-                   const dpc_account_result *r)
+static void report(const acct *a, const dpc_account_solution *sol)
 {
-    if (a->json) report_json(a, b, steps, sigma, r);
-    else report_text(a, b, steps, sigma, r);
+    if (a->json) report_json(a, sol);
+    else report_text(a, sol);
 }
 
 /* ---- modes --------------------------------------------------------------------------------- */
 
-static int run_convert(acct *a, opt_set *s)
-{
-    dpc_error err = {0};
-    dpc_account_result r = {NAN, NAN, NAN, NAN, NAN, 1};
-    int zcdp = a->o.accountant == DPC_ACCOUNTANT_ZCDP;
-    dpc_status st;
-    if (zcdp ? a->have_rho : a->have_mu) {
-        if (zcdp) {
-            r.rho = a->rho;
-            st = a->have_delta
-                     ? dpc_zcdp_epsilon(a->rho, a->delta, a->o.zcdp_conv, &r.epsilon, NULL, &err)
-                     : dpc_zcdp_delta(a->rho, a->epsilon, a->o.zcdp_conv, &r.delta, &err);
-        } else {
-            r.mu = a->mu;
-            st = a->have_delta ? dpc_gdp_epsilon(a->mu, a->delta, &r.epsilon, &err)
-                               : dpc_gdp_delta(a->mu, a->epsilon, &r.delta, &err);
-        }
-        if (a->have_delta) r.delta = a->delta;
-        else r.epsilon = a->epsilon;
-    } else {
-        r.epsilon = a->epsilon;
-        r.delta = a->delta;
-        st = zcdp ? dpc_zcdp_rho_for(a->epsilon, a->delta, a->o.zcdp_conv, &r.rho, &err)
-                  : dpc_gdp_mu_for(a->epsilon, a->delta, &r.mu, &err);
-    }
-    if (st) return opt_fail_lib(s, &err);
-    /* the noise multiplier of `steps` composed Gaussians with that total rho / mu */
-    double sigma;
-    st = zcdp ? dpc_zcdp_sigma_for(r.rho, a->steps, &sigma, &err)
-              : dpc_gdp_sigma_for(r.mu, a->steps, &sigma, &err);
-    if (st) return opt_fail_lib(s, &err);
-    report(a, NULL, a->steps, sigma, &r);
-    return 0;
-}
-
 static int run_mode(acct *a, opt_set *s)
 {
     dpc_error err = {0};
-    built b = {0};
-    dpc_account_result r;
-    dpc_status st = DPC_OK;
-    double sigma = a->sigma;
-    size_t steps = a->steps;
+    dpc_account_solution sol;
     cli_progress pr;
     char what[48];
-    snprintf(what, sizeof what, "dpcorr account %s", mode_names[a->mode]);
-    a->o.progress = cli_progress_start(&pr, what, "stages", 0);
-    switch (a->mode) {
-    case MODE_DELTA:
-        if (!(st = build(a, steps, sigma, &b, &err))) {
-            dpc_event ev = {a->neighbor, 1, &b.ev};
-            st = dpc_account_delta(&ev, &a->o, a->epsilon, &r, &err);
-        }
-        break;
-    case MODE_SIGMA:
-        st = calibrate(a, &sigma, &b, &err);
-        dpc_account_opts_for_target(&a->o, a->epsilon); /* report on the calibration's grid */
-        break;
-    case MODE_STEPS: st = search_steps(a, &steps, &b, &err); break;
-    default: break;
-    }
-    if (!st && a->mode != MODE_DELTA) st = eval_eps(a, steps, sigma, &b, &r, &err);
+    snprintf(what, sizeof what, "dpcorr account %s", dpc_account_mode_name(a->q.mode));
+    a->q.opts.progress = cli_progress_start(&pr, what, "stages", 0);
+    dpc_status st = dpc_account_query_solve(&a->q, &sol, &err);
     cli_progress_end(&pr);
     if (st) return opt_fail_lib(s, &err);
-    report(a, &b, steps, sigma, &r);
+    report(a, &sol);
     return 0;
 }
 
@@ -704,7 +466,7 @@ int cmd_account(int argc, char **argv)
         return argc < 2 ? CLI_USAGE : 0;
     }
     size_t k = 0;
-    while (k < 5 && strcmp(argv[1], mode_names[k])) k++;
+    while (k < 5 && strcmp(argv[1], dpc_account_mode_name((dpc_account_mode)k))) k++;
     if (k == 5) {
         if (argv[1][0] == '-')
             fprintf(stderr, "dpcorr account: expected a mode first (epsilon, delta, sigma, steps or "
@@ -719,12 +481,11 @@ int cmd_account(int argc, char **argv)
     if (rc || s.help) return rc;
     acct a;
     memset(&a, 0, sizeof a);
-    a.mode = (acct_mode)k;
-    a.rho = a.mu = NAN;
+    dpc_account_query_init(&a.q, (dpc_account_mode)k); /* convert: its fields set by its reader */
     cli_mech_opts_init(&a.mo);
-    rc = a.mode == MODE_CONVERT ? read_convert_opts(&a, &s) : read_event_opts(&a, &s);
+    rc = k == DPC_ACCOUNT_MODE_CONVERT ? read_convert_opts(&a, &s) : read_event_opts(&a, &s);
     if (!rc && s.dry_run) dry_run(&a);
-    else if (!rc) rc = a.mode == MODE_CONVERT ? run_convert(&a, &s) : run_mode(&a, &s);
+    else if (!rc) rc = run_mode(&a, &s);
     cli_mech_opts_free(&a.mo);
     return rc;
 }

@@ -563,6 +563,139 @@ DPC_API DPC_NODISCARD dpc_status dpc_account_mech_steps(const dpc_mech_params *p
                                                         size_t max_steps, size_t *steps,
                                                         dpc_error *err);
 
+/* ==== Accounting queries: one description, the library's defaults ========================= */
+
+/* What a query solves for: the other three of epsilon, delta, sigma, steps are given. */
+typedef enum dpc_account_mode {
+    DPC_ACCOUNT_MODE_EPSILON = 0, /* the smallest epsilon at delta */
+    DPC_ACCOUNT_MODE_DELTA = 1,   /* the smallest delta at epsilon (>= 0) */
+    DPC_ACCOUNT_MODE_SIGMA = 2,   /* the smallest noise multiplier for (epsilon > 0, delta) */
+    DPC_ACCOUNT_MODE_STEPS = 3,   /* the largest number of steps for (epsilon > 0, delta) */
+    DPC_ACCOUNT_MODE_CONVERT = 4  /* zCDP / GDP: rho (mu) with delta -> epsilon, with epsilon ->
+                                     delta, or epsilon and delta -> the largest rho (mu); and the
+                                     noise multiplier of `steps` Gaussians with that total */
+} dpc_account_mode;
+
+/* "epsilon", "delta", "sigma", "steps", "convert". */
+DPC_API const char *dpc_account_mode_name(dpc_account_mode m);
+
+/* An enum field of dpc_account_query left to the library (resolved by the rules below). */
+#define DPC_ACCOUNT_AUTO (-1)
+
+/* One accounting question, as every front end asks it (`dpcorr account`, dpcorr.account). Fields
+ * a mode does not read are ignored (dpc_account_query_uses names those it reads).
+ *
+ * The library's defaults (dpc_account_query_resolve applies them; this is their manual):
+ *   neighbor    AUTO: ZERO_OUT with a mechanism (the MF literature's relation), else ADD_REMOVE.
+ *   sampling    without a mechanism and q < 1: AUTO is POISSON; q = 1: NONE (any value).
+ *               With a mechanism it is not read (the mechanism's run says how it samples).
+ *   accountant  AUTO: GDP for a mechanism with q = 1 and no balls-in-bins (one Gaussian release,
+ *               exact); RDP for FIXED sampling (the only accountant for it); otherwise
+ *               dpc_account_default_accountant() (PLD).
+ *   the run of a mechanism (modes epsilon and sigma): with balls_in_bins = B > 0, one step per
+ *               period of B, ceil(steps / B) periods (`part` is not read); with q < 1 and `part`
+ *               not CYCLIC, Poisson sampling at every step (CYCLIC, period 1, k = steps; `part` not
+ *               read); otherwise `part`. Sampled (q < 1) and balls-in-bins runs are accounted by
+ *               the best valid route (dpc_account_mech_epsilon, _calibrate_run); the other runs
+ *               by their event (dpc_account_mech_event). Modes delta and steps always use `part`.
+ *   mech.bands  BSR / BISR with bands 0: dpc_mech_default_bands(steps, run k, run b), as the
+ *               trainer; mode steps refuses bands 0 (the bands would change with every n).
+ *   max_steps   mode steps, 0: 10^7.
+ *   sigma       mode sigma: set to 1 (the unit event the calibration scales).
+ *   mode convert  accountant AUTO: GDP when mu is given, else ZCDP (only these two); steps 0: 1;
+ *               no event is read (sigma, q, sampling, neighbor, sensitivity, mech are ignored).
+ * Required: mode epsilon: sigma, steps, delta; delta: sigma, steps, epsilon; sigma: steps,
+ * epsilon > 0, delta; steps: sigma, epsilon > 0, delta (a mechanism's n is searched); convert:
+ * rho (mu) and exactly one of epsilon and delta, or no rho (mu) and both (DPC_E_INVALID naming
+ * "rho" / "mu"). A missing value (NAN, 0 steps) is DPC_E_INVALID naming the field ("required in
+ * mode <mode>"). */
+typedef struct dpc_account_query {
+    dpc_account_mode mode;
+    double sigma;          /* noise multiplier z (with a mechanism: noise std per row of Z /
+                              (clip x column_norm(C))); NAN: not given (default) */
+    size_t steps;          /* compositions; with a mechanism its n; 0: not given (default) */
+    double epsilon;        /* NAN: not given (default) */
+    double delta;          /* NAN: not given (default) */
+    double rho, mu;        /* mode convert: the zCDP / GDP total (NAN: not given, default) */
+    double q;              /* sampling rate in (0, 1] (default 1: no sampling) */
+    int sampling;          /* a dpc_sampling or AUTO (default AUTO) */
+    int neighbor;          /* a dpc_neighbor or AUTO (default AUTO) */
+    double sensitivity;    /* L2 sensitivity under `neighbor` without a mechanism (default 1) */
+    int accountant;        /* a dpc_accountant or AUTO (default AUTO) */
+    dpc_account_opts opts; /* the accountant's options (dpc_account_opts_init's defaults);
+                              opts.accountant is set from `accountant` by resolve */
+    size_t max_steps;      /* mode steps: the largest answer searched (0: the default 10^7) */
+    int with_mech;         /* 1: the run is mechanism `mech` (default 0: Gaussian events) */
+    dpc_mech_params mech;  /* its parameters (dpc_mech_params_init; mech.steps is set from
+                              `steps`; arrays borrowed) */
+    dpc_participation part;/* its participation pattern (default MINSEP, k = 1, b = 1) */
+    size_t balls_in_bins;  /* modes epsilon, sigma with a mechanism: B > 0 is balls-in-bins
+                              sampling over B steps per period (q must be 1); 0: none */
+    /* derived by dpc_account_query_resolve (inputs ignored): */
+    int part_used;         /* 1: `part` is the run's pattern (a mechanism, rules above) */
+    int every_route;       /* 1: a sampled or balls-in-bins mechanism run, by the best route */
+} dpc_account_query;
+
+/* Defaults for `mode`, as listed in the field comments. Example (DP-SGD, as above):
+ *     dpc_account_query q;  dpc_account_query_init(&q, DPC_ACCOUNT_MODE_EPSILON);
+ *     q.sigma = 1.1; q.q = 0.01; q.steps = 10000; q.delta = 1e-5;
+ *     dpc_account_solution s;
+ *     if (dpc_account_query_solve(&q, &s, &err) == DPC_OK) printf("%g\n", s.result.epsilon); */
+DPC_API void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode);
+
+/* Replaces every AUTO and 0-default field of q by the library's value (the rules above), derives
+ * part_used and every_route, and validates what the mode needs (DPC_E_INVALID naming the field:
+ * "mode", "steps", "sigma", "epsilon", "delta", "q", "balls_in_bins", "mech.bands", "neighbor",
+ * "sampling", "accountant", "rho", "mu"). Idempotent: resolving a resolved query changes nothing.
+ * Values are range-checked where they are used: the event's by dpc_event_check ("parts[0].*"),
+ * the mechanism's by dpc_mech_new, the accountant options by the accountant (all through
+ * dpc_account_query_solve). */
+DPC_API DPC_NODISCARD dpc_status dpc_account_query_resolve(dpc_account_query *q,
+                                                           dpc_error *err);
+
+/* 1 if the query reads `field` (the dpc_account_query / dpc_account_opts field name: "sigma",
+ * "steps", "epsilon", "delta", "max_steps", "sampling", "sensitivity", "part", "balls_in_bins",
+ * "bib_monte_carlo", "orders", "rdp_refine", "pld_interval", "pld_tail", "pld_disc",
+ * "zcdp_conv"), 0 if the configuration ignores it (front ends refuse a value given for it).
+ * Decided by the rules above on q's mode, q, with_mech, part.kind, balls_in_bins and the
+ * accountant AUTO resolves to (q need not be resolved). */
+DPC_API int dpc_account_query_uses(const dpc_account_query *q, const char *field);
+
+/* The answer to a query. */
+typedef struct dpc_account_solution {
+    dpc_account_result result; /* epsilon, delta (and order, rho, mu) of the run answered */
+    double sigma;              /* the noise multiplier (given, or found in mode sigma) */
+    size_t steps;              /* the number of steps (given, or found in mode steps) */
+    dpc_account_opts opts;     /* the accountant options used (mode sigma: the calibration's
+                                  grid, dpc_account_opts_for_target) */
+    int have_info;             /* 1: a mechanism run; info and part describe it */
+    dpc_account_mech_info info;
+    dpc_participation part;    /* the pattern the run was accounted with (at `steps`) */
+} dpc_account_solution;
+
+/* Resolves a copy of q (dpc_account_query_resolve) and answers it with the library's accounting
+ * functions (mode convert: dpc_zcdp_* / dpc_gdp_*, result.rho / mu, sigma for `steps`): without a mechanism dpc_account_epsilon / _delta / _calibrate_sigma /
+ * _calibrate_steps on the query's event; with one, dpc_account_mech_epsilon or
+ * _calibrate_run (every_route) or dpc_account_mech_event / _calibrate / _steps. Modes sigma and
+ * steps then report the epsilon of the answer (mode sigma on the calibration's grid). Errors of
+ * the event name its fields as dpc_event does ("parts[0].sigma"). */
+DPC_API DPC_NODISCARD dpc_status dpc_account_query_solve(const dpc_account_query *q,
+                                                         dpc_account_solution *out,
+                                                         dpc_error *err);
+
+/* The answer as one JSON object on one line, the record of every front end (`dpcorr account
+ * --json`, dpcorr.account's details): "mode", "accountant", "epsilon", "delta", "sigma",
+ * "steps", "q", "neighbor"; "order" (RDP), "rho" (zCDP), "mu" (GDP), "interval",
+ * "discretization" and "rdp_order" when RDP answered (PLD); for a mechanism run "mech",
+ * "participations" and "min_sep" (the run's pattern), the dpc_account_mech_info fields
+ * ("noise_std_per_unit_clip" = noise_std), "route", and for every-route runs "epsilon_<route>",
+ * "why_<route>", "epsilon_single", "advice", "bins", the Monte Carlo's "mc_*", "guarantee",
+ * "epsilon_mc", "note"; last "upper_bound". NAN is null, infinities "inf" / "-inf". q is the
+ * resolved query the solution answers. Writes at most len bytes including the NUL (like
+ * snprintf) and returns the length of the full text. */
+DPC_API size_t dpc_account_solution_json(const dpc_account_query *q,
+                                         const dpc_account_solution *s, char *buf, size_t len);
+
 /* ==== Calibration choice and the privacy ledger =========================================== */
 
 /* How a trainer chooses its noise for a target (epsilon, delta). Every reported epsilon is the

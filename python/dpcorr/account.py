@@ -8,21 +8,27 @@ one step). Without ``mech``, the event is ``steps`` compositions of a Gaussian w
 multiplier sigma on a batch drawn with rate ``q`` (Poisson, or a fixed-size batch with
 ``sampling="fixed"``; q = 1: no sampling). With ``mech`` (a :class:`dpcorr.Mechanism`, or a kind
 name plus its parameters), each row of Z has std sigma x clip x column_norm(C), and the run is
-accounted as in the library's trainer: one Gaussian with the mechanism's sensitivity for its
-participation pattern (q = 1), or, with Poisson rate q < 1 and a cyclic pattern whose period is
-at least C's bands, amplified banded MF.
+accounted as ``dpcorr account`` does (one library rule, dpc_account_query_resolve): one Gaussian
+with the mechanism's sensitivity for its participation pattern (q = 1); with Poisson rate q < 1
+and a cyclic pattern, by the best valid route (amplified banded MF when the period is at least
+C's bands); with q < 1 and no cyclic pattern, Poisson sampling at every step by the best route
+(MMCC for C >= 0) in ``epsilon`` and ``sigma`` (``delta`` and ``steps`` account the pattern's
+event).
 
-Accountants: "pld" (privacy loss distributions; the default), "rdp" (Renyi DP), "gdp" (Gaussian
-DP, exact without sampling; the default for a mechanism with q = 1), "zcdp". Options: ``orders``
-and ``refine`` (rdp), ``interval``, ``tail`` and ``disc`` (pld: "connect-dots", "round-up" or the
-optimistic "round-down"), ``conversion`` (zcdp: "tight" or "bun-steinke").
+Accountants: "pld" (privacy loss distributions), "rdp" (Renyi DP), "gdp" (Gaussian DP, exact
+without sampling), "zcdp"; None is the library's default: gdp for a mechanism with q = 1, rdp
+for ``sampling="fixed"``, else pld. ``neighbor=None``: zero-out with a mechanism, else
+add-remove. Options: ``orders`` and ``refine`` (rdp), ``interval``, ``tail`` and ``disc`` (pld:
+"connect-dots", "round-up" or the optimistic "round-down"), ``conversion`` (zcdp: "tight" or
+"bun-steinke").
 
-Every function returns a float; ``details=True`` returns a dict with everything the CLI's
-``--json`` prints (epsilon, delta, sigma, steps, q, accountant, neighbor, order / rho / mu, and
-the mechanism's sensitivity, rounds, noise std, ...).
+Every function returns a float; ``details=True`` returns the CLI's ``--json`` record as a dict
+(dpc_account_solution_json: mode, epsilon, delta, sigma, steps, q, accountant, neighbor, order /
+rho / mu / rdp_order, and the mechanism's sensitivity, rounds, noise std, routes, ...).
 """
 
 import ctypes
+import json
 import math
 
 from . import _check
@@ -34,126 +40,78 @@ ACCOUNTANTS = ("pld", "rdp", "gdp", "zcdp")
 _CONVERSIONS = {"tight": 0, "bun-steinke": 1}
 _OPTS = ("sampling", "neighbor", "sensitivity", "orders", "refine", "interval", "tail", "disc",
          "conversion")
+# keyword -> the library's field (dpc_account_query_uses says whether a configuration reads it)
+_FIELD = {"sampling": "sampling", "sensitivity": "sensitivity", "orders": "orders",
+          "refine": "rdp_refine", "interval": "pld_interval", "tail": "pld_tail",
+          "disc": "pld_disc", "conversion": "zcdp_conv"}
+_MODES = {"epsilon": 0, "delta": 1, "sigma": 2, "steps": 3}  # dpc_account_mode
+_AUTO = -1  # DPC_ACCOUNT_AUTO: the library's default
+# the query's fields spelt as this module's arguments (the event a query builds names its
+# component "parts[0]"; the mechanism's parameters are keywords of their own)
+_RENAME = {"parts[0].count": "steps", "parts[0].": "", "mech.": "", "opts.": ""}
 
 
-class _Query:
-    """The event and accountant options of one call (shared by the four modes)."""
+class _Query(ctypes.Structure):
+    """dpc_account_query (account.h): one accounting question, completed by the library's rules
+    (dpc_account_query_resolve) and answered by dpc_account_query_solve, as `dpcorr account`."""
+    _fields_ = [("mode", _lib.c_int), ("sigma", _lib.c_double), ("steps", _lib.c_size_t),
+                ("epsilon", _lib.c_double), ("delta", _lib.c_double), ("rho", _lib.c_double),
+                ("mu", _lib.c_double), ("q", _lib.c_double),
+                ("sampling", _lib.c_int), ("neighbor", _lib.c_int),
+                ("sensitivity", _lib.c_double), ("accountant", _lib.c_int),
+                ("opts", _lib.AccountOpts), ("max_steps", _lib.c_size_t),
+                ("with_mech", _lib.c_int), ("mech", _lib.MechParams),
+                ("part", _lib.Participation), ("balls_in_bins", _lib.c_size_t),
+                ("part_used", _lib.c_int), ("every_route", _lib.c_int)]
 
-    def __init__(self, q, steps, accountant, mech, opts, mech_params, need_steps=True):
-        self.q = _check.real("q", q)
-        if not (0.0 < self.q <= 1.0):
-            raise ValueError(f"q: must be in (0, 1], got {self.q}")
-        unknown = [k for k in opts if k not in _OPTS]
-        if unknown:
-            raise TypeError(f"unexpected keyword argument(s) {', '.join(unknown)}")
-        self.mech = self._mechanism(mech, steps, mech_params, need_steps)
-        self.steps = self.mech.steps if self.mech is not None else (
-            _check.steps("steps", steps) if need_steps else 1)
-        if accountant is None:
-            accountant = "gdp" if self.mech is not None and self.q == 1.0 else "pld"
-        self.accountant = accountant
-        acc = _lib.parse(lib.dpc_accountant_parse, "accountant", accountant)
-        o = _lib.AccountOpts()
-        lib.dpc_account_opts_init(ctypes.byref(o), acc)
-        self._orders = None
-        if opts.get("orders") is not None:
-            self._orders = _check.vector("orders", opts["orders"])
-            o.orders = self._orders.ctypes.data_as(_lib.P(_lib.c_double))
-            o.norders = self._orders.size
-        o.rdp_refine = int(_check.flag("refine", opts.get("refine", False)))
-        if "interval" in opts:
-            o.pld_interval = _check.real("interval", opts["interval"])
-        if "tail" in opts:
-            o.pld_tail = _check.real("tail", opts["tail"])
-        if "disc" in opts:
-            o.pld_disc = _lib.parse(lib.dpc_pld_disc_parse, "disc", opts["disc"])
-        o.zcdp_conv = _conversion(opts.get("conversion", "tight"))
-        self.opts = o
-        neighbor = opts.get("neighbor")
-        if neighbor is None:  # "" is not a default: the library's parser refuses it
-            neighbor = "zero-out" if self.mech is not None else "add-remove"
-        self.neighbor = neighbor
-        self.neighbor_code = _lib.parse(lib.dpc_neighbor_parse, "neighbor", neighbor)
-        self.sensitivity = _check.real("sensitivity", opts.get("sensitivity", 1.0))
-        sampling = opts.get("sampling", "poisson")
-        self.sampling = _lib.parse(lib.dpc_sampling_parse, "sampling", sampling)
-        if self.sampling == 0:
-            raise ValueError("sampling: expected poisson or fixed (q = 1 means no sampling)")
-        if self.mech is not None and sampling == "fixed":
-            raise ValueError("sampling: mechanisms are amplified by (cyclic) Poisson sampling "
-                             "only")
-        self.info = None
 
-    @staticmethod
-    def _mechanism(mech, steps, params, need_steps):
-        if mech is None:
-            if params:
-                raise TypeError(f"unexpected keyword argument(s) {', '.join(params)} (mechanism "
-                                f"parameters need mech=)")
-            return None
-        if isinstance(mech, Mechanism):
-            if params:
-                raise TypeError(f"unexpected keyword argument(s) {', '.join(params)}: give them "
-                                f"to the Mechanism")
-            if steps is not None and _check.steps("steps", steps) != mech.steps:
-                raise ValueError(f"steps: {steps} differs from the mechanism's n = {mech.steps}")
-            return mech
-        if isinstance(mech, str):
-            if steps is None and not need_steps:
-                steps = 1  # mode steps searches n itself: validate the kind at a placeholder n
-            return Mechanism(mech, steps, **params)
-        raise TypeError(f"mech: expected a dpcorr.Mechanism or a kind name, got "
-                        f"{type(mech).__name__}")
+class _Solution(ctypes.Structure):
+    """dpc_account_solution (account.h)."""
+    _fields_ = [("result", _lib.AccountResult), ("sigma", _lib.c_double),
+                ("steps", _lib.c_size_t), ("opts", _lib.AccountOpts), ("have_info", _lib.c_int),
+                ("info", _lib.MechInfo), ("part", _lib.Participation)]
 
-    def event(self, sigma, steps=None):
-        """The dpc_gauss_event for noise multiplier sigma (and `steps` compositions)."""
-        ev = _lib.GaussEvent()
-        sigma = _check.real("sigma", sigma)
-        if self.mech is None:
-            lib.dpc_gauss_event_init(ctypes.byref(ev))
-            ev.sigma = sigma
-            ev.sensitivity = self.sensitivity
-            ev.sampling = self.sampling if self.q < 1.0 else 0
-            ev.q = self.q
-            ev.count = self.steps if steps is None else steps
-            return ev
-        mech = self.mech if steps is None or steps == self.mech.steps else \
-            self.mech.with_steps(steps)
-        info = _lib.MechInfo()
-        _lib.call(lib.dpc_account_mech_event, mech._ptr, ctypes.byref(mech.participation),
-                  sigma, self.q, ctypes.byref(ev), ctypes.byref(info))
-        self.info = info
-        return ev
 
-    def run(self, fn, ev, value):
-        """dpc_account_epsilon / dpc_account_delta on the event."""
-        e = _lib.Event(self.neighbor_code, 1, ctypes.pointer(ev))
-        r = _lib.AccountResult()
-        # the event has one part, built from this function's arguments: name them as the caller
-        # did ("sigma", not the library's "parts[0].sigma")
-        _lib.call(fn, ctypes.byref(e), ctypes.byref(self.opts), value, ctypes.byref(r),
-                  rename={"parts[0].count": "steps", "parts[0].": ""})
-        return r
+def _declare():
+    P, E = _lib.P, _lib.P(_lib.Error)
+    for name, restype, argtypes in (
+            ("dpc_account_query_init", None, [P(_Query), _lib.c_int]),
+            ("dpc_account_query_resolve", _lib.c_int, [P(_Query), E]),
+            ("dpc_account_query_solve", _lib.c_int, [P(_Query), P(_Solution), E]),
+            ("dpc_account_query_uses", _lib.c_int, [P(_Query), _lib.c_char_p]),
+            ("dpc_account_solution_json", _lib.c_size_t,
+             [P(_Query), P(_Solution), _lib.c_char_p, _lib.c_size_t])):
+        fn = getattr(lib, name)
+        fn.restype, fn.argtypes = restype, argtypes
+    for cname, mirror in (("dpc_account_query", _Query), ("dpc_account_solution", _Solution)):
+        have = lib.dpc_abi_sizeof(cname.encode())
+        if have != ctypes.sizeof(mirror):
+            raise ImportError(f"dpcorr: sizeof {cname} is {have} in {_lib.LIB_PATH} and "
+                              f"{ctypes.sizeof(mirror)} here; rebuild both from one tree (make)")
 
-    def report(self, r, sigma, steps, details, value):
-        if not details:
-            return value
-        out = {"accountant": self.accountant, "epsilon": r.epsilon, "delta": r.delta,
-               "sigma": sigma, "steps": steps, "q": self.q, "neighbor": self.neighbor,
-               "upper_bound": bool(r.upper_bound)}
-        for key in ("order", "rho", "mu"):
-            v = getattr(r, key)
-            if not math.isnan(v):
-                out[key] = v
-        if self.info is not None:
-            i = self.info
-            out.update(mech=self.mech.kind, participations=self.mech.participations,
-                       min_sep=self.mech.min_sep, sensitivity=i.sensitivity,
-                       sensitivity_exact=bool(i.sensitivity_exact), amplified=bool(i.amplified),
-                       rounds=int(i.rounds), noise_multiplier=i.noise_multiplier,
-                       column_norm=i.column_norm, noise_std_per_unit_clip=i.noise_std,
-                       run_sigma=i.run_sigma)
-        return out
+
+_declare()
+
+
+def _mechanism(mech, steps, params, need_steps):
+    if mech is None:
+        if params:
+            raise TypeError(f"unexpected keyword argument(s) {', '.join(params)} (mechanism "
+                            f"parameters need mech=)")
+        return None
+    if isinstance(mech, Mechanism):
+        if params:
+            raise TypeError(f"unexpected keyword argument(s) {', '.join(params)}: give them "
+                            f"to the Mechanism")
+        if steps is not None and _check.steps("steps", steps) != mech.steps:
+            raise ValueError(f"steps: {steps} differs from the mechanism's n = {mech.steps}")
+        return mech
+    if isinstance(mech, str):
+        if steps is None and not need_steps:
+            steps = 1  # mode steps searches n itself: validate the kind at a placeholder n
+        return Mechanism(mech, steps, **params)
+    raise TypeError(f"mech: expected a dpcorr.Mechanism or a kind name, got "
+                    f"{type(mech).__name__}")
 
 
 def _conversion(name):
@@ -168,6 +126,79 @@ def _required(name, value):
     return value
 
 
+def _solve(mode, q, accountant, mech, kwargs, *, sigma=None, steps=None, epsilon=None,
+           delta=None, max_steps=None, details=False):
+    """Fills a dpc_account_query (None: the library's default), solves it, and returns the
+    answer of `mode` (or the details)."""
+    opts = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTS}
+    query = _Query()
+    lib.dpc_account_query_init(ctypes.byref(query), _MODES[mode])
+    query.q = _check.real("q", q)
+    m = _mechanism(mech, steps, kwargs, need_steps=mode != "steps")
+    if m is not None:
+        query.with_mech = 1
+        query.mech = m._params_struct()
+        query.part = m.participation
+        steps = m.steps
+    if mode != "steps":
+        query.steps = _check.steps("steps", _required("steps", steps))
+    else:
+        query.max_steps = _check.steps("max_steps", max_steps)
+    for name, value in (("sigma", sigma), ("epsilon", epsilon), ("delta", delta)):
+        if value is not None:
+            setattr(query, name, _check.real(name, value))
+    if accountant is not None:
+        query.accountant = _lib.parse(lib.dpc_accountant_parse, "accountant", accountant)
+    if opts.get("neighbor") is not None:  # "" is not a default: the library's parser refuses it
+        query.neighbor = _lib.parse(lib.dpc_neighbor_parse, "neighbor", opts["neighbor"])
+    if opts.get("sampling") is not None:
+        query.sampling = _lib.parse(lib.dpc_sampling_parse, "sampling", opts["sampling"])
+    if opts.get("sensitivity") is not None:
+        query.sensitivity = _check.real("sensitivity", opts["sensitivity"])
+    o = query.opts
+    orders = None
+    if opts.get("orders") is not None:
+        orders = _check.vector("orders", opts["orders"])
+        o.orders = orders.ctypes.data_as(_lib.P(_lib.c_double))
+        o.norders = orders.size
+    o.rdp_refine = int(_check.flag("refine", opts.get("refine", False)))
+    if opts.get("interval") is not None:
+        o.pld_interval = _check.real("interval", opts["interval"])
+    if opts.get("tail") is not None:
+        o.pld_tail = _check.real("tail", opts["tail"])
+    if opts.get("disc") is not None:
+        o.pld_disc = _lib.parse(lib.dpc_pld_disc_parse, "disc", opts["disc"])
+    o.zcdp_conv = _conversion(opts.get("conversion", "tight"))
+    unused = [k for k in _FIELD if opts.get(k) is not None and
+              not lib.dpc_account_query_uses(ctypes.byref(query), _FIELD[k].encode())]
+    if unused:  # as the CLI: a value the configuration would ignore is refused
+        raise ValueError(f"{unused[0]}: not used by this configuration (accountant "
+                         f"{accountant or 'default'}, q = {query.q:g}"
+                         f"{', a mechanism' if m is not None else ''})")
+    sol = _Solution()
+    _lib.call(lib.dpc_account_query_solve, ctypes.byref(query), ctypes.byref(sol),
+              rename=_RENAME)
+    del orders  # borrowed by the query until here
+    r = sol.result
+    value = {"epsilon": r.epsilon, "delta": r.delta, "sigma": sol.sigma,
+             "steps": int(sol.steps)}[mode]
+    return _details(query, sol) if details else value
+
+
+def _number(v):
+    return float(v) if v in ("inf", "-inf") else math.nan if v is None else v
+
+
+def _details(query, sol):
+    """The library's record of the answer (dpc_account_solution_json, the CLI's --json)."""
+    lib.dpc_account_query_resolve(ctypes.byref(query), None)  # the values it was solved with
+    n = lib.dpc_account_solution_json(ctypes.byref(query), ctypes.byref(sol), None, 0)
+    buf = ctypes.create_string_buffer(n + 1)
+    lib.dpc_account_solution_json(ctypes.byref(query), ctypes.byref(sol), buf, n + 1)
+    return {k: _number(v) if not isinstance(v, str) or v in ("inf", "-inf") else v
+            for k, v in json.loads(buf.value.decode()).items()}
+
+
 def epsilon(sigma, q=1.0, steps=None, delta=None, accountant=None, mech=None, *, details=False,
             **kwargs):
     """The smallest epsilon for which the run is (epsilon, delta)-DP.
@@ -176,54 +207,33 @@ def epsilon(sigma, q=1.0, steps=None, delta=None, accountant=None, mech=None, *,
     q           sampling rate in (0, 1] (1: no sampling)
     steps       compositions (without mech; with a kind name also its n)
     delta       in (0, 1)
-    accountant  "pld" | "rdp" | "gdp" | "zcdp" (default: pld; gdp for a mechanism with q = 1)
+    accountant  "pld" | "rdp" | "gdp" | "zcdp" (default None: the library's rule,
+                dpc_account_query_resolve: gdp for a mechanism with q = 1, rdp for
+                sampling="fixed", else pld)
     mech        None, a :class:`dpcorr.Mechanism`, or a kind name with its parameters as keyword
                 arguments (nu=, bands=, participations=, min_sep=, cyclic=, ...)
 
     Example: ``epsilon(1.1, q=0.01, steps=10000, delta=1e-5)`` (DP-SGD).
     """
-    opts = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTS}
-    qr = _Query(q, steps, accountant, mech, opts, kwargs)
-    delta = _check.real("delta", _required("delta", delta))
-    sigma = _check.real("sigma", sigma)
-    r = qr.run(lib.dpc_account_epsilon, qr.event(sigma), delta)
-    return qr.report(r, sigma, qr.steps, details, r.epsilon)
+    return _solve("epsilon", q, accountant, mech, kwargs, sigma=_check.real("sigma", sigma),
+                  steps=steps, delta=_required("delta", delta), details=details)
 
 
 def delta(sigma, q=1.0, steps=None, epsilon=None, accountant=None, mech=None, *, details=False,
           **kwargs):
     """The smallest delta for which the run is (epsilon, delta)-DP (epsilon >= 0). Arguments as
     :func:`epsilon`."""
-    opts = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTS}
-    qr = _Query(q, steps, accountant, mech, opts, kwargs)
-    eps = _check.real("epsilon", _required("epsilon", epsilon))
-    sigma = _check.real("sigma", sigma)
-    r = qr.run(lib.dpc_account_delta, qr.event(sigma), eps)
-    return qr.report(r, sigma, qr.steps, details, r.delta)
+    return _solve("delta", q, accountant, mech, kwargs, sigma=_check.real("sigma", sigma),
+                  steps=steps, epsilon=_required("epsilon", epsilon), details=details)
 
 
 def sigma(epsilon, delta, q=1.0, steps=None, accountant=None, mech=None, *, details=False,
           **kwargs):
     """The smallest noise multiplier for which the run is (epsilon, delta)-DP (epsilon > 0), on
     the private side of the crossing. Arguments as :func:`epsilon`."""
-    opts = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTS}
-    qr = _Query(q, steps, accountant, mech, opts, kwargs)
-    eps = _check.real("epsilon", epsilon)
-    dlt = _check.real("delta", delta)
-    z = ctypes.c_double()
-    if qr.mech is not None:
-        _lib.call(lib.dpc_account_mech_calibrate, qr.mech._ptr,
-                  ctypes.byref(qr.mech.participation), qr.q, ctypes.byref(qr.opts), eps, dlt,
-                  ctypes.byref(z), None, None)
-    else:
-        ev = qr.event(1.0)
-        e = _lib.Event(qr.neighbor_code, 1, ctypes.pointer(ev))
-        _lib.call(lib.dpc_account_calibrate_sigma, ctypes.byref(e), ctypes.byref(qr.opts), eps,
-                  dlt, ctypes.byref(z), rename={"parts[0].count": "steps", "parts[0].": ""})
-    if not details:
-        return z.value
-    r = qr.run(lib.dpc_account_epsilon, qr.event(z.value), dlt)
-    return qr.report(r, z.value, qr.steps, True, z.value)
+    return _solve("sigma", q, accountant, mech, kwargs, steps=steps,
+                  epsilon=_check.real("epsilon", epsilon), delta=_check.real("delta", delta),
+                  details=details)
 
 
 def steps(sigma, epsilon, delta, q=1.0, accountant=None, mech=None, *, max_steps=10_000_000,
@@ -231,29 +241,9 @@ def steps(sigma, epsilon, delta, q=1.0, accountant=None, mech=None, *, max_steps
     """The largest number of steps (<= ``max_steps``) for which the run is (epsilon, delta)-DP.
     With a mechanism its n is searched too (C, and so its sensitivity, depend on n; dense
     strategies have one n only: ValueError). Other arguments as :func:`epsilon`."""
-    opts = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTS}
-    qr = _Query(q, None, accountant, mech, opts, kwargs, need_steps=False)
-    z = _check.real("sigma", sigma)
-    eps = _check.real("epsilon", epsilon)
-    dlt = _check.real("delta", delta)
-    cap = _check.steps("max_steps", max_steps)
-    n = _lib.c_size_t()
-    if qr.mech is not None:
-        if qr.mech.kind == "dense":
-            raise ValueError("mech: dense is defined for one n only; steps needs a mechanism "
-                             "defined for every n")
-        p = qr.mech._params_struct()
-        _lib.call(lib.dpc_account_mech_steps, ctypes.byref(p), ctypes.byref(qr.mech.participation),
-                  z, qr.q, ctypes.byref(qr.opts), eps, dlt, cap, ctypes.byref(n))
-    else:
-        ev = qr.event(z, steps=1)
-        e = _lib.Event(qr.neighbor_code, 1, ctypes.pointer(ev))
-        _lib.call(lib.dpc_account_calibrate_steps, ctypes.byref(e), 0, ctypes.byref(qr.opts), eps,
-                  dlt, cap, ctypes.byref(n))
-    if not details:
-        return int(n.value)
-    r = qr.run(lib.dpc_account_epsilon, qr.event(z, steps=n.value), dlt)
-    return qr.report(r, z, int(n.value), True, int(n.value))
+    return _solve("steps", q, accountant, mech, kwargs, sigma=_check.real("sigma", sigma),
+                  epsilon=_check.real("epsilon", epsilon), delta=_check.real("delta", delta),
+                  max_steps=max_steps, details=details)
 
 
 # ---- zCDP (Bun & Steinke 2016) -----------------------------------------------------------------

@@ -85,6 +85,39 @@ def test_mechanism_accounting_matches_cli(cli):
     assert n == want["steps"]
     d = account.delta(3, epsilon=1.0, mech=mech)
     assert 0 < d < 1
+    # q < 1 without a cyclic pattern: Poisson sampling at every step, accounted by the best route
+    # (the library's rule, dpc_account_query_resolve, as the CLI; the binding's own rule raised
+    # "unsupported" here before)
+    got = account.epsilon(1, q=0.1, delta=1e-5, mech=dpcorr.Mechanism("nu", 10, nu=0.1),
+                          details=True)
+    want = cli("account", "epsilon", "--mech", "nu", "--nu", 0.1, "--steps", 10, "--q", 0.1,
+               "--sigma", 1, "--delta", 1e-5, "--json")
+    assert got["epsilon"] == want["epsilon"] and got["route"] == want["route"]
+    assert (got["participations"], got["min_sep"]) == (want["participations"], want["min_sep"])
+    assert (got["participations"], got["min_sep"]) == (10, 1)
+
+
+def test_defaults_are_the_librarys(cli):
+    """accountant=None and neighbor=None are the library's rule (dpc_account_query_resolve), the
+    CLI's: fixed-size batches default to rdp (the binding's own rule said pld, which refuses
+    them), and mode sigma reports epsilon on the calibration's grid."""
+    args = dict(q=0.05, steps=100, delta=1e-5, sampling="fixed", neighbor="replace-one",
+                sensitivity=2)
+    got = account.epsilon(2, details=True, **args)
+    want = cli("account", "epsilon", "--sampling", "fixed", "--neighbor", "replace-one",
+               "--sensitivity", 2, "--sigma", 2, "--q", 0.05, "--steps", 100, "--delta", 1e-5,
+               "--json")
+    assert got["accountant"] == want["accountant"] == "rdp"
+    assert got == want  # the details are the CLI's record (dpc_account_solution_json)
+    assert got["epsilon"] == want["epsilon"] == account.epsilon(2, accountant="rdp", **args)
+    got = account.sigma(12.0, 1e-5, q=0.05, steps=40, details=True)
+    want = cli("account", "sigma", "--epsilon", 12, "--delta", 1e-5, "--q", 0.05, "--steps", 40,
+               "--json")
+    assert got["sigma"] == want["sigma"] and got["epsilon"] == want["epsilon"] <= 12.0
+    got = account.epsilon(3, steps=50, delta=1e-5, mech="nu", nu=0.1, details=True)
+    assert (got["accountant"], got["neighbor"]) == ("gdp", "zero-out")
+    got = account.epsilon(3, q=0.2, steps=50, delta=1e-5, details=True)
+    assert (got["accountant"], got["neighbor"]) == ("pld", "add-remove")
 
 
 def test_conversions_match_cli(cli):
@@ -151,6 +184,15 @@ def test_errors():
         account.epsilon(1, q=0.1, steps=10, delta=1e-5, mech="identity", sampling="fixed")
     with pytest.raises(dpcorr.DpcorrValueError):
         account.epsilon(1, q=0.1, steps=10, delta=1e-5, sampling="sometimes")
+    # a value the configuration ignores is refused, as the CLI does (dpc_account_query_uses)
+    with pytest.raises(ValueError, match="^orders: not used"):
+        account.epsilon(1, q=0.1, steps=10, delta=1e-5, orders=[2, 3])  # pld
+    with pytest.raises(ValueError, match="^sampling: not used"):
+        account.epsilon(1, steps=10, delta=1e-5, sampling="fixed")  # q = 1
+    with pytest.raises(ValueError, match="^sensitivity: not used"):
+        account.epsilon(1, steps=10, delta=1e-5, mech="nu", nu=0.1, sensitivity=2)
+    with pytest.raises(ValueError, match="^conversion: not used"):
+        account.epsilon(1, steps=10, delta=1e-5, accountant="gdp", conversion="bun-steinke")
     with pytest.raises(dpcorr.DpcorrValueError, match="kind"):
         account.epsilon(1, steps=10, delta=1e-5, mech="fancy")
     with pytest.raises(dpcorr.DpcorrValueError) as e:
@@ -158,9 +200,10 @@ def test_errors():
     assert e.value.field == "nu"
     with pytest.raises(ValueError, match="differs"):
         account.epsilon(1, steps=11, delta=1e-5, mech=dpcorr.Mechanism("nu", 10))
-    # Poisson amplification of a non-banded strategy is unsupported
+    # mode delta accounts the pattern's event: amplifying a non-banded strategy under a
+    # non-cyclic pattern is unsupported (mode epsilon samples at every step: see above)
     with pytest.raises(dpcorr.DpcorrValueError) as e:
-        account.epsilon(1, q=0.1, delta=1e-5, mech=dpcorr.Mechanism("nu", 10))
+        account.delta(1, q=0.1, epsilon=1.0, mech=dpcorr.Mechanism("nu", 10))
     assert e.value.status == "unsupported"
     with pytest.raises(ValueError, match="dense"):
         account.steps(1, 1, 1e-5, mech=dpcorr.Mechanism("dense", 2, dense=[[1, 0], [0.5, 1]]))
@@ -204,9 +247,9 @@ def test_huge_step_count_takes_the_cheaper_tighter_route():
     assert took <= 2.0, took
     assert 0.5 * zr < z <= 1.001 * zr, (z, zr)
     r = account.epsilon(z, q=0.01, steps=10**12, delta=1e-5, details=True)
-    assert r["epsilon"] <= 1.0 and "order" in r and r["upper_bound"]
+    assert r["epsilon"] <= 1.0 and "rdp_order" in r and r["upper_bound"]
     # an ordinary run is still answered by the PLD (tighter; no RDP order)
     r = account.epsilon(1.1, q=0.01, steps=10_000, delta=1e-5, details=True)
-    assert "order" not in r
+    assert "rdp_order" not in r
     assert r["epsilon"] < account.epsilon(1.1, q=0.01, steps=10_000, delta=1e-5,
                                           accountant="rdp")

@@ -29,6 +29,7 @@ static const struct {
     ENTRY(dpc_sampler_desc),     ENTRY(dpc_train_config),
     ENTRY(dpc_step_info),        ENTRY(dpc_progress),
     ENTRY(dpc_train_record),     ENTRY(dpc_privatize_config),
+    ENTRY(dpc_account_query),    ENTRY(dpc_account_solution),
 };
 
 #define ABI_COUNT (sizeof abi_table / sizeof abi_table[0])

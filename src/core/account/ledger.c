@@ -1,4 +1,5 @@
-/* ledger.c — the privacy ledger shared by every trainer: defaults and its JSON form. */
+/* ledger.c — the privacy ledger shared by every trainer: defaults and its JSON form; the JSON
+ * form of an accounting query's answer (dpc_account_solution_json), the record of `dpcorr account`. */
 #include "dpcorr/account.h"
 
 #include <math.h>
@@ -167,6 +168,99 @@ size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len)
         put(&s, "]");
         num(&s, "epsilon_pre", L->epsilon_pre, &f);
     }
+    put(&s, "}");
+    return s.n;
+}
+
+/* ---- the answer to an accounting query (dpc_account_solution_json) ------------------------- */
+
+static void boolean(sink *s, const char *k, int v, int *first)
+{
+    key(s, k, first);
+    put(s, v ? "true" : "false");
+}
+
+/* Every route's epsilon (or why it gave none), the single-participation epsilon, the advice. */
+static void routes_json(sink *s, const dpc_account_mech_info *in, int *f)
+{
+    for (int k = 0; k < DPC_ROUTE_COUNT; k++) {
+        char name[40];
+        snprintf(name, sizeof name, "epsilon_%s", dpc_mech_route_name((dpc_mech_route)k));
+        num(s, name, in->eps_routes[k], f);
+        if (in->route_why[k]) {
+            snprintf(name, sizeof name, "why_%s", dpc_mech_route_name((dpc_mech_route)k));
+            str(s, name, in->route_why[k], f);
+        }
+    }
+    num(s, "epsilon_single", in->epsilon_single, f);
+    if (in->advice) str(s, "advice", in->advice, f);
+}
+
+/* A mechanism run: its pattern, sensitivity, noise and route (dpc_account_mech_info). */
+static void mech_json(sink *s, const dpc_account_query *q, const dpc_account_solution *sol,
+                      int *f)
+{
+    const dpc_account_mech_info *in = &sol->info;
+    str(s, "mech", dpc_mech_kind_name(q->mech.kind), f);
+    cnt(s, "participations", sol->part.k, f);
+    cnt(s, "min_sep", sol->part.b, f);
+    num(s, "sensitivity", in->sensitivity, f);
+    boolean(s, "sensitivity_exact", in->sensitivity_exact, f);
+    boolean(s, "amplified", in->amplified, f);
+    cnt(s, "rounds", in->rounds, f);
+    num(s, "noise_multiplier", in->noise_multiplier, f);
+    num(s, "column_norm", in->column_norm, f);
+    num(s, "noise_std_per_unit_clip", in->noise_std, f);
+    num(s, "run_sigma", in->run_sigma, f);
+    str(s, "route", dpc_mech_route_name(in->route), f);
+    if (q->every_route) routes_json(s, in, f);
+    if (q->balls_in_bins) cnt(s, "bins", q->balls_in_bins, f);
+    if (in->mc_samples) {
+        cnt(s, "mc_samples", in->mc_samples, f);
+        num(s, "mc_confidence", in->mc_confidence, f);
+        cnt(s, "mc_seed", in->mc_seed, f);
+    }
+    if (in->route == DPC_ROUTE_BALLS_IN_BINS) {
+        char g[48];
+        if (in->bib_deterministic) snprintf(g, sizeof g, "deterministic");
+        else snprintf(g, sizeof g, "high-probability, confidence %.10g", in->mc_confidence);
+        str(s, "guarantee", g, f);
+    }
+    if (in->mc_samples && in->bib_deterministic) num(s, "epsilon_mc", in->eps_bib_mc, f);
+    if (in->note) str(s, "note", in->note, f);
+}
+
+size_t dpc_account_solution_json(const dpc_account_query *q, const dpc_account_solution *sol,
+                                 char *buf, size_t len)
+{
+    sink s = {buf, len, 0};
+    if (buf && len) buf[0] = '\0';
+    if (!q || !sol) {
+        put(&s, "null");
+        return s.n;
+    }
+    const dpc_account_result *r = &sol->result;
+    dpc_accountant acc = sol->opts.accountant;
+    int f = 1;
+    put(&s, "{");
+    str(&s, "mode", dpc_account_mode_name(q->mode), &f);
+    str(&s, "accountant", dpc_accountant_name(acc), &f);
+    num(&s, "epsilon", r->epsilon, &f);
+    num(&s, "delta", r->delta, &f);
+    num(&s, "sigma", sol->sigma, &f);
+    cnt(&s, "steps", sol->steps, &f);
+    num(&s, "q", q->q, &f);
+    str(&s, "neighbor", dpc_neighbor_name((dpc_neighbor)q->neighbor), &f);
+    if (acc == DPC_ACCOUNTANT_RDP) num(&s, "order", r->order, &f);
+    if (acc == DPC_ACCOUNTANT_ZCDP) num(&s, "rho", r->rho, &f);
+    if (acc == DPC_ACCOUNTANT_GDP) num(&s, "mu", r->mu, &f);
+    if (acc == DPC_ACCOUNTANT_PLD) {
+        num(&s, "interval", sol->opts.pld_interval, &f);
+        str(&s, "discretization", dpc_pld_disc_name(sol->opts.pld_disc), &f);
+        if (!isnan(r->order)) num(&s, "rdp_order", r->order, &f); /* RDP's bound was smaller */
+    }
+    if (sol->have_info) mech_json(&s, q, sol, &f);
+    boolean(&s, "upper_bound", r->upper_bound, &f);
     put(&s, "}");
     return s.n;
 }
