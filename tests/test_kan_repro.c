@@ -3,7 +3,8 @@
  * independently of it: the noise walk regenerated from the generator's Z, note 004's printed
  * sensitivities and kappas, a run of the lambda trend rebuilt from the documented recipe (data,
  * model, salt), the width sweep's edge (which its kappa places at wtarget by construction), the
- * trends' kappa from the closed form, and every verdict recomputed from the rows. */
+ * trends' kappa from the closed form, and every verdict recomputed from the rows; and a run's
+ * decisions (unit ball, theory settings, bounds) against the functions they compose. */
 #include "dpcorr/papers/kan.h"
 #include "harness.h"
 
@@ -228,6 +229,105 @@ static void test_width_and_trends(void)
     CHECK(t.decreasing_in_n == dn && t.decreasing_in_eps == de, "trend verdicts");
 }
 
+/* ---- a run's decisions (dpc_kan2_to_unit_ball, dpc_kan2_run_theory, dpc_kan2_run_bounds) ---- */
+
+static dpc_dataset *rows(size_t n, double bound, const double *x, const double *y)
+{
+    dpc_dataset *ds = NULL;
+    if (dpc_dataset_new(&ds, n, 2, 2, NULL)) return NULL;
+    memcpy(ds->x, x, 2 * n * sizeof *x);
+    memcpy(ds->y, y, n * sizeof *y);
+    ds->x_norm_bound = bound;
+    return ds;
+}
+
+static void test_unit_ball(void)
+{
+    const double x[6] = {3, 4, 0.3, 0.4, 0, 0.5}, y[3] = {0, 1, 1};
+    dpc_error err = {0};
+    dpc_kan_ball_action a;
+    double b = -1;
+    dpc_dataset *ds = rows(3, 10, x, y);
+    CHECK_OK(dpc_kan2_to_unit_ball(ds, &a, &b, &err), &err);
+    CHECK(a == DPC_KAN_BALL_SCALED && b == 10, "bound 10: scaled");
+    CHECK_NEAR_REL(ds->x[0], 0.3, 1e-15, "rows scaled by 1/10");
+    CHECK_NEAR_REL(ds->x[3], 0.04, 1e-15, "rows scaled by 1/10");
+    dpc_dataset_free(ds);
+    ds = rows(3, 0, x, y);
+    CHECK_OK(dpc_kan2_to_unit_ball(ds, &a, &b, &err), &err);
+    CHECK(a == DPC_KAN_BALL_CLIPPED && b == 0, "no bound: clipped");
+    CHECK_NEAR_REL(ds->x[0], 0.6, 1e-15, "row (3, 4) clipped to norm 1");
+    CHECK(ds->x[2] == 0.3 && ds->x[5] == 0.5, "rows inside the ball unchanged");
+    dpc_dataset_free(ds);
+    ds = rows(3, 1, x + 2, y);
+    CHECK_OK(dpc_kan2_to_unit_ball(ds, &a, NULL, &err), &err);
+    CHECK(a == DPC_KAN_BALL_KEPT && ds->x[0] == 0.3, "bound 1: kept");
+    dpc_dataset_free(ds);
+    CHECK_OK(dpc_kan2_to_unit_ball(NULL, &a, NULL, &err), &err);
+}
+
+static void test_run_theory(void)
+{
+    dpc_error err = {0};
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 9);
+    dpc_dataset *tr = NULL;
+    dpc_kan2 *k = NULL;
+    dpc_kan2_config kc = {.d = 3, .m = 8, .grid = 5, .act = DPC_KAN_SIGMOID};
+    CHECK_OK(dpc_kan_synth(&tr, &rng, 0, 300, 3, 0.05, NULL, &err), &err);
+    CHECK_OK(dpc_kan2_new(&k, &kc, &rng, 0, &err), &err);
+    size_t P = dpc_kan2_num_params(k), T = 50;
+    double *W0 = malloc(P * sizeof *W0), *ypm = malloc(tr->n * sizeof *ypm);
+    CHECK_OK(dpc_kan2_init(k, W0, &rng, 0, &err), &err);
+    dpc_kan_run_config rc;
+    dpc_kan_run_config_init(&rc);
+    rc.margin_iters = 2000;
+    dpc_kan_consts cs, ref;
+    dpc_kan_margin mg = {.gamma_lo = NAN, .gamma_hi = NAN}, m2;
+    dpc_kan2_theory_want w = {.lr = 1, .clip = 1, .radius = 1, .margin = 0};
+    CHECK_OK(dpc_kan2_run_theory(k, W0, tr, T, &w, &rc, &cs, &mg, &err), &err);
+    CHECK_OK(dpc_kan2_consts(k, rc.conf_delta, &ref, &err), &err);
+    CHECK(rc.lr == ref.eta_max && rc.clip == ref.G_c, "theory eta and clip: eta_max, G_c");
+    for (size_t i = 0; i < tr->n; i++) ypm[i] = tr->y[i] == 1.0 ? 1.0 : -1.0;
+    CHECK_OK(dpc_kan2_margin(k, W0, tr->x, ypm, tr->n, 2000, 1e-3, &m2, &err), &err);
+    double R;
+    CHECK_OK(dpc_kan_radius(rc.C_R, T, tr->n, rc.conf_delta, m2.gamma_lo, &R, &err), &err);
+    CHECK(mg.gamma_lo == m2.gamma_lo && m2.gamma_lo > 0 && rc.radius == R, "R* from the certified margin");
+    dpc_kan2_bounds b;
+    dpc_kan2_run_bounds(k, &rc, tr->n, 3, T, 2.0, &mg, &b);
+    dpc_kan_rate_in ri = {.n = tr->n, .m = 8, .d = 3, .T = T, .B = rc.batch, .eta = rc.lr,
+                          .lambda = rc.privacy.lambda, .noise_std = 2.0, .gamma = mg.gamma_lo,
+                          .delta = rc.conf_delta};
+    double Ac;
+    CHECK_OK(dpc_kan_bound_corr(&ri, &Ac, &err), &err);
+    CHECK(b.A_corr == Ac && isfinite(b.m_edge), "bounds at the run's inputs");
+    rc.radius = INFINITY;
+    dpc_kan2_run_bounds(k, &rc, tr->n, 3, T, 2.0, &mg, &b);
+    CHECK(isnan(b.m_edge) && b.A_corr == Ac, "no radius: no edge");
+    mg.gamma_lo = -1;
+    dpc_kan2_run_bounds(k, &rc, tr->n, 3, T, 2.0, &mg, &b);
+    CHECK(isnan(b.A_corr) && isnan(b.m_lo), "no positive margin: no bounds");
+    /* contradictory labels (each point twice, labels 0 and 1): no positive margin exists */
+    for (size_t i = 0; i < tr->n / 2; i++) {
+        memcpy(tr->x + (tr->n / 2 + i) * 3, tr->x + i * 3, 3 * sizeof *tr->x);
+        tr->y[tr->n / 2 + i] = 1 - tr->y[i];
+    }
+    dpc_error e2 = {0};
+    CHECK(dpc_kan2_run_theory(k, W0, tr, T, &w, &rc, &cs, &mg, &e2) == DPC_E_INVALID &&
+          !strcmp(e2.field, "radius"), "radius theory without a margin refused: %s", e2.msg);
+    /* no margin beyond n = 2048 unless R* needs it */
+    dpc_kan2_theory_want w2 = {.margin = 1};
+    mg.gamma_lo = NAN;
+    dpc_dataset *big = NULL;
+    CHECK_OK(dpc_kan_synth(&big, &rng, 1, 2049, 3, 0.05, NULL, &err), &err);
+    CHECK_OK(dpc_kan2_run_theory(k, W0, big, T, &w2, &rc, &cs, &mg, &err), &err);
+    CHECK(isnan(mg.gamma_lo), "n > 2048: margin not computed");
+    dpc_dataset_free(big);
+    free(W0), free(ypm);
+    dpc_kan2_free(k);
+    dpc_dataset_free(tr);
+}
+
 int main(void)
 {
     test_grids_and_refusals();
@@ -235,5 +335,7 @@ int main(void)
     test_exact_parts();
     test_lambda();
     test_width_and_trends();
+    test_unit_ball();
+    test_run_theory();
     return TEST_SUMMARY();
 }

@@ -235,21 +235,17 @@ static int load_synth(run_frame *f, opt_set *s)
     return 0;
 }
 
-/* The paper's KAN needs rows in the unit ball: a public bound B > 1 is divided out, an unknown
- * one is enforced by clipping the rows (both data-independent). */
+/* The paper's KAN needs rows in the unit ball (the library's rule, dpc_kan2_to_unit_ball). */
 static int to_unit_ball(dpc_dataset *ds, opt_set *s, int quiet)
 {
-    if (!ds) return 0;
     dpc_error err = {0};
-    dpc_status st = DPC_OK;
-    if (ds->x_norm_bound > 1) {
-        if (!quiet) fprintf(stderr, "note: rows scaled by 1/%g into the unit ball\n", ds->x_norm_bound);
-        st = dpc_dataset_scale(ds, 1.0 / ds->x_norm_bound, &err);
-    } else if (ds->x_norm_bound == 0) {
-        if (!quiet) fprintf(stderr, "note: rows clipped to norm 1 (no public bound known)\n");
-        st = dpc_dataset_clip_rows(ds, 1.0, &err);
-    }
-    return st ? opt_fail_lib_at(s, &K_DATA, &err) : 0;
+    dpc_kan_ball_action a;
+    double b = 0;
+    if (dpc_kan2_to_unit_ball(ds, &a, &b, &err)) return opt_fail_lib_at(s, &K_DATA, &err);
+    if (quiet) return 0;
+    if (a == DPC_KAN_BALL_SCALED) fprintf(stderr, "note: rows scaled by 1/%g into the unit ball\n", b);
+    if (a == DPC_KAN_BALL_CLIPPED) fprintf(stderr, "note: rows clipped to norm 1 (no public bound known)\n");
+    return 0;
 }
 
 /* The model, its initial point and (kan2) the theory constants, the margin and R*. */
@@ -269,31 +265,15 @@ typedef struct kan_run {
     uint64_t params_hash; /* of the last iterate */
 } kan_run;
 
+/* The theory settings the options ask for (the library's, dpc_kan2_run_theory). */
 static int kan2_theory(kan_run *r, int margin_wanted)
 {
     kopts *o = r->o;
-    const dpc_dataset *tr = o->fr.train;
     dpc_error err = {0};
-    if (dpc_kan2_consts(r->k, o->rc.conf_delta, &r->kc, &err)) return opt_fail_lib(r->s, &err);
-    if (o->lr_theory) o->rc.lr = r->kc.eta_max;
-    if (o->clip_theory) o->rc.clip = r->kc.G_c;
-    /* the margin (for the report and --radius theory): by default only when the n x n kernel
-     * is cheap (n <= 2048); --radius theory computes it for any n (columns on the fly) */
-    if (!(margin_wanted && (tr->n <= 2048 || o->radius_theory))) return 0;
-    double *ypm = malloc(tr->n * sizeof *ypm);
-    if (!ypm) return opt_fail(r->s, "out of memory");
-    for (size_t i = 0; i < tr->n; i++) ypm[i] = tr->y[i] == 1.0 ? 1.0 : -1.0;
-    dpc_status st = dpc_kan2_margin(r->k, r->W0, tr->x, ypm, tr->n, o->rc.margin_iters, 1e-3, &r->mg,
-                                    &err);
-    free(ypm);
-    if (st) return opt_fail(r->s, "margin: %s", err.msg);
-    if (!o->radius_theory) return 0;
-    if (!(r->mg.gamma_lo > 0))
-        return opt_fail_at(r->s, &K_RADIUS, "theory: no positive NTK margin certified (gamma_lo = "
-                                            "%g)", r->mg.gamma_lo);
-    if (dpc_kan_radius(o->rc.C_R, r->T, tr->n, o->rc.conf_delta, r->mg.gamma_lo, &o->rc.radius, &err))
-        return strcmp(err.field, "C_R") ? opt_fail_lib_at(r->s, &K_RADIUS, &err)
-                                         : opt_fail_lib(r->s, &err); /* --C-R by name */
+    dpc_kan2_theory_want w = {.lr = o->lr_theory, .clip = o->clip_theory, .radius = o->radius_theory,
+                              .margin = margin_wanted};
+    if (dpc_kan2_run_theory(r->k, r->W0, o->fr.train, r->T, &w, &o->rc, &r->kc, &r->mg, &err))
+        return opt_fail_lib(r->s, &err);
     return 0;
 }
 
@@ -448,20 +428,8 @@ static void report_metrics(jw *w, const dpc_kan_lcgd_result *res, double train_s
 static void report_theory(jw *w, const kan_run *r)
 {
     const kopts *o = r->o;
-    dpc_error err = {0};
-    dpc_kan_rate_in ri = {o->fr.train->n, dpc_kan2_get_config(r->k)->m, o->fr.train->d, r->T,
-                          o->rc.batch, o->rc.lr, o->rc.privacy.lambda, r->noise_std,
-                          r->mg.gamma_lo > 0 ? r->mg.gamma_lo : NAN, o->rc.conf_delta};
-    double Ac = NAN, Av = NAN, An = NAN;
-    dpc_kan_window win = {NAN, NAN, NAN};
-    if (ri.gamma > 0) {
-        if (dpc_kan_bound_corr(&ri, &Ac, &err)) Ac = NAN;
-        if (dpc_kan_bound_indep(&ri, &Av, &err)) Av = NAN;
-        if (dpc_kan_bound_nonpriv(&ri, &An, &err)) An = NAN;
-        if (dpc_kan_width_window(&ri, dpc_kan2_basis(r->k)->p, o->rc.clip,
-                                 isfinite(o->rc.radius) ? o->rc.radius : 1.0, &win, &err))
-            win.m_lo = win.m_hi = win.m_edge = NAN;
-    }
+    dpc_kan2_bounds b;
+    dpc_kan2_run_bounds(r->k, &o->rc, o->fr.train->n, o->fr.train->d, r->T, r->noise_std, &r->mg, &b);
     jw_obj(w, "theory");
     jw_num(w, "gamma_lo", r->mg.gamma_lo);
     jw_num(w, "gamma_hi", r->mg.gamma_hi);
@@ -470,12 +438,12 @@ static void report_theory(jw *w, const kan_run *r)
     jw_num(w, "beta", r->kc.beta);
     jw_num(w, "eta_max", r->kc.eta_max);
     jw_bool(w, "init_event_ok", r->kc.event_ok);
-    jw_num(w, "A_corr_unit", Ac);
-    jw_num(w, "A_van_unit", Av);
-    jw_num(w, "A_non_unit", An);
-    jw_num(w, "width_m_lo", win.m_lo);
-    jw_num(w, "width_m_hi", win.m_hi);
-    jw_num(w, "width_m_edge", isfinite(o->rc.radius) ? win.m_edge : NAN);
+    jw_num(w, "A_corr_unit", b.A_corr);
+    jw_num(w, "A_van_unit", b.A_van);
+    jw_num(w, "A_non_unit", b.A_non);
+    jw_num(w, "width_m_lo", b.m_lo);
+    jw_num(w, "width_m_hi", b.m_hi);
+    jw_num(w, "width_m_edge", b.m_edge);
     jw_end(w);
 }
 

@@ -443,6 +443,49 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_run_config_check(const dpc_kan_run_conf
  * W_0 and epochs passes of floor(n / batch) updates, T = 1 + epochs floor(n / batch). */
 DPC_API size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n);
 
+/* ---- A run of the paper's KAN: its data rule, theory settings and bounds (what `train --algo
+ * lcgd-projected --model kan2:M` decides through these) ---- */
+
+/* The paper's KAN takes inputs in the unit ball ([KAN] Sec. 3). A data set whose public row-norm
+ * bound B = x_norm_bound exceeds 1 is scaled by 1/B (*action = DPC_KAN_BALL_SCALED); one without
+ * a known bound (0) has its rows clipped to norm 1 (DPC_KAN_BALL_CLIPPED); both data-independent.
+ * *bound (or NULL) receives B before the change. ds NULL: nothing (KEPT). */
+typedef enum dpc_kan_ball_action {
+    DPC_KAN_BALL_KEPT = 0,
+    DPC_KAN_BALL_SCALED = 1,
+    DPC_KAN_BALL_CLIPPED = 2
+} dpc_kan_ball_action;
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_to_unit_ball(dpc_dataset *ds, dpc_kan_ball_action *action,
+                                                       double *bound, dpc_error *err);
+
+/* The theory settings of a run of T iterates on the training set train (classes 0/1 = -1/+1):
+ * the constants at confidence rc->conf_delta into *consts; with want->lr rc->lr = eta_max, with
+ * want->clip rc->clip = G_c; the NTK margin at W0 (rc->margin_iters iterations, tolerance 1e-3)
+ * into *mg when want->margin and n <= 2048 (the n x n kernel is cheap) or always with
+ * want->radius, which then sets rc->radius = R* (dpc_kan_radius with rc->C_R and the certified
+ * gamma_lo). *mg is left as given when not computed. Errors: a margin solver's prefixed
+ * "margin: "; no positive margin certified under want->radius, or R* undefined, DPC_E_INVALID
+ * naming "radius" (a bad C_R keeps its own name). */
+typedef struct dpc_kan2_theory_want {
+    int lr, clip, radius, margin;
+} dpc_kan2_theory_want;
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_run_theory(const dpc_kan2 *k, const double *W0,
+                                                     const dpc_dataset *train, size_t T,
+                                                     const dpc_kan2_theory_want *want,
+                                                     dpc_kan_run_config *rc, dpc_kan_consts *consts,
+                                                     dpc_kan_margin *mg, dpc_error *err);
+
+/* The paper's bounds for a run (unit constants): A_corr, A_van, A_non and the width window with
+ * the run's n, d, T, batch, lr, lambda, noise_std, conf_delta and the certified gamma_lo of mg;
+ * every value NAN without a positive margin; the window evaluated at rc->radius (1 when
+ * infinite), m_edge NAN when the run has no radius; a bound undefined for the inputs is NAN. */
+typedef struct dpc_kan2_bounds {
+    double A_corr, A_van, A_non, m_lo, m_hi, m_edge;
+} dpc_kan2_bounds;
+DPC_API void dpc_kan2_run_bounds(const dpc_kan2 *k, const dpc_kan_run_config *rc, size_t n,
+                                 size_t d, size_t T, double noise_std, const dpc_kan_margin *mg,
+                                 dpc_kan2_bounds *out);
+
 /* Chooses the noise std per unit clip (the paper's kappa) and fills the ledger: epsilon is the
  * accountant's route (the dpc_kan_calibrate argument: zero-out, participations bounded by the
  * binomial quantile with tail delta/2 when B < n, the exact Gaussian at the remaining delta)
