@@ -328,6 +328,28 @@ static void test_run_theory(void)
     dpc_dataset_free(tr);
 }
 
+static void test_run_resolve(void)
+{
+    dpc_error err = {0};
+    dpc_kan_run_config rc;
+    dpc_kan_run_config_init(&rc);
+    rc.privacy.epsilon = 2, rc.batch = 50, rc.lr = 0.25, rc.clip = 3, rc.radius = 7;
+    double ns, ref;
+    dpc_ledger L, L2;
+    dpc_kan_lcgd_config lc;
+    CHECK_OK(dpc_kan_run_resolve(&rc, 500, 101, DPC_NOISE_BUFFER, &ns, &L, &lc, &err), &err);
+    CHECK(rc.privacy.n == 500 && rc.privacy.batch == 50 && rc.privacy.steps == 100, "derived privacy");
+    CHECK_OK(dpc_kan_lcgd_privacy(&rc.privacy, &ref, &L2, &err), &err);
+    CHECK(ns == ref && L.epsilon == L2.epsilon && ns > 0, "the library's privacy decision");
+    CHECK(lc.n == 500 && lc.iterates == 101 && lc.batch == 50 && lc.eta == 0.25 && lc.clip == 3 &&
+          lc.radius == 7 && lc.noise_std == ns && lc.lambda == rc.privacy.lambda &&
+          lc.noise_form == DPC_NOISE_BUFFER, "lambda-CGD configuration from the run");
+    rc.batch = 600;
+    dpc_error e2 = {0};
+    CHECK(dpc_kan_run_resolve(&rc, 500, 101, DPC_NOISE_REPLAY, &ns, &L, &lc, &e2) != DPC_OK,
+          "batch > n refused");
+}
+
 int main(void)
 {
     test_grids_and_refusals();
@@ -337,5 +359,6 @@ int main(void)
     test_width_and_trends();
     test_unit_ball();
     test_run_theory();
+    test_run_resolve();
     return TEST_SUMMARY();
 }

@@ -320,17 +320,10 @@ static int prepare(kan_run *r, dpc_kan_lcgd_config *lc, int margin_wanted)
     r->T = dpc_kan_run_iterates(o->rc.iterates, o->epochs, o->rc.batch, n);
     if ((rc = build_model(r, margin_wanted))) return rc;
     dpc_error err = {0};
-    o->rc.privacy.n = n;
-    o->rc.privacy.batch = o->rc.batch;
-    o->rc.privacy.steps = r->T - 1;
-    if (dpc_kan_lcgd_privacy(&o->rc.privacy, &r->noise_std, &r->led, &err)) return opt_fail_lib(s, &err);
+    if (dpc_kan_run_resolve(&o->rc, n, r->T, o->form, &r->noise_std, &r->led, lc, &err))
+        return opt_fail_lib(s, &err);
     r->led.rng_mode = o->fr.rng.mode;
     r->led.seed = o->fr.rng.seed;
-    dpc_kan_lcgd_config_init(lc);
-    lc->n = n, lc->iterates = r->T, lc->batch = o->rc.batch, lc->eta = o->rc.lr, lc->clip = o->rc.clip;
-    lc->lambda = o->rc.privacy.lambda, lc->noise_std = r->noise_std, lc->radius = o->rc.radius;
-    lc->noise_form = o->form;
-    if (dpc_kan_lcgd_config_check(lc, &err)) return opt_fail_lib(s, &err);
     return 0;
 }
 
@@ -473,9 +466,9 @@ static int plot(const kan_run *r)
     if (x && y) {
         for (size_t t = 0; t < r->T; t++)
             if (isfinite(r->lt[t])) x[n] = (double)t, y[n++] = r->lt[t];
-        plot_series sr = {r->o->model, x, y, NULL, n, PLOT_LINES};
-        plot_panel p = {"training loss L_S(W_t) (non-private telemetry)", "iterate", "loss", 0, 0,
-                        &sr, 1};
+        plot_series sr = {.title = r->o->model, .x = x, .y = y, .n = n, .style = PLOT_LINES};
+        plot_panel p = {.title = "training loss L_S(W_t) (non-private telemetry)", .xlabel = "iterate",
+                        .ylabel = "loss", .series = &sr, .nseries = 1};
         rc = frame_plot(r->o->fr.plot, &p, 1);
     }
     free(x);
@@ -556,14 +549,15 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
     if (!o->fr.quiet) banner(r, lc);
     if (!(r->lt = malloc(r->T * sizeof *r->lt))) return opt_fail(r->s, "out of memory");
     for (size_t t = 0; t < r->T; t++) r->lt[t] = NAN;
-    trace_ctx tc = {isatty(2), o->fr.quiet, r->T, cli_now(), 0, r->lt};
+    trace_ctx tc = {.tty = isatty(2), .quiet = o->fr.quiet, .T = r->T, .t0 = cli_now(), .last = 0,
+                    .loss = r->lt};
     dpc_kan_lcgd *run = NULL;
     dpc_error err = {0};
     if (dpc_kan_lcgd_new(&run, lc, r->P, r->W0, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);
     double t0 = cli_now();
-    dpc_kan_lcgd_runner b = {run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->rc.eval_every,
-                             &r->led};
-    kan_loop kl = {r, &tc};
+    dpc_kan_lcgd_runner b = {.run = run, .grad = dpc_kan_task_grad, .eval = dpc_kan_task_eval,
+                             .ctx = r->task, .eval_every = o->rc.eval_every, .ledger = &r->led};
+    kan_loop kl = {.r = r, .tc = &tc};
     dpc_kan_lcgd_run_info info;
     frame_loop F = {.run = dpc_kan_lcgd_run_ops(&b), .info = &info, .unit = "iterate", .ctx = &kl,
                     .on_step = on_iterate, .ckpt_items = ckpt_items, .ckpt_put = ckpt_put,
@@ -604,7 +598,7 @@ int train_lcgd_projected(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.o = &o;
     r.s = &s;
-    r.mg = (dpc_kan_margin){NAN, NAN, 0, 0, 0};
+    r.mg = (dpc_kan_margin){.gamma_lo = NAN, .gamma_hi = NAN};
     dpc_kan_lcgd_config lc;
     if (!(rc = read_opts(&o, &s)) && !(rc = prepare(&r, &lc, !s.dry_run || o.radius_theory))) {
         if (s.dry_run) dry_run(&r, &lc);

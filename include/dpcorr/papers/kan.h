@@ -556,6 +556,15 @@ DPC_API void dpc_kan_lcgd_config_init(dpc_kan_lcgd_config *c);
 DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c,
                                                            dpc_error *err);
 
+/* A run's derived parameters: rc->privacy's n, batch (rc->batch) and steps (T - 1) set, the
+ * privacy decision (dpc_kan_lcgd_privacy: *noise_std, *L) and the lambda-CGD configuration of
+ * the run, lc = dpc_kan_lcgd_config_init's with n, T, rc's batch, lr (eta), clip, lambda, radius,
+ * the noise std and form, checked (dpc_kan_lcgd_config_check). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_run_resolve(dpc_kan_run_config *rc, size_t n, size_t T,
+                                                     dpc_noise_form form, double *noise_std,
+                                                     dpc_ledger *L, dpc_kan_lcgd_config *lc,
+                                                     dpc_error *err);
+
 typedef struct dpc_kan_lcgd dpc_kan_lcgd;
 
 /* A run from W0 (P values, copied). The noise is the core's lambda-CGD mechanism over

@@ -1,6 +1,7 @@
 /* run_theory.c — the decisions of a run of the paper's KAN that precede and follow its training
  * (dpcorr/papers/kan.h): inputs into the unit ball, the theory settings (eta_max, G_c, the NTK
- * margin and R*) and the paper's bounds for the run, so that every front end makes them alike. */
+ * margin and R*), the derived privacy and lambda-CGD parameters, and the paper's bounds for the
+ * run, so that every front end makes them alike. */
 #include "common/util.h"
 #include "kan/kan_internal.h"
 
@@ -82,7 +83,8 @@ void dpc_kan2_run_bounds(const dpc_kan2 *k, const dpc_kan_run_config *rc, size_t
                          dpc_kan2_bounds *out)
 {
     if (!out) return;
-    *out = (dpc_kan2_bounds){NAN, NAN, NAN, NAN, NAN, NAN};
+    *out = (dpc_kan2_bounds){.A_corr = NAN, .A_van = NAN, .A_non = NAN, .m_lo = NAN, .m_hi = NAN,
+                             .m_edge = NAN};
     if (!k || !rc || !mg) return;
     dpc_kan_rate_in ri = {.n = n, .m = dpc_kan2_get_config(k)->m, .d = d, .T = T, .B = rc->batch,
                           .eta = rc->lr, .lambda = rc->privacy.lambda, .noise_std = noise_std,
@@ -97,4 +99,23 @@ void dpc_kan2_run_bounds(const dpc_kan2 *k, const dpc_kan_run_config *rc, size_t
         w.m_lo = w.m_hi = w.m_edge = NAN;
     out->m_lo = w.m_lo, out->m_hi = w.m_hi;
     out->m_edge = isfinite(rc->radius) ? w.m_edge : NAN;
+}
+
+dpc_status dpc_kan_run_resolve(dpc_kan_run_config *rc, size_t n, size_t T, dpc_noise_form form,
+                               double *noise_std, dpc_ledger *L, dpc_kan_lcgd_config *lc,
+                               dpc_error *err)
+{
+    if (!rc || !noise_std || !L || !lc)
+        return dpc_error_param(err, DPC_E_INVALID, "run_resolve", "NULL argument");
+    if (T < 1) return dpc_error_param(err, DPC_E_INVALID, "iterates", "must be >= 1, got 0");
+    rc->privacy.n = n;
+    rc->privacy.batch = rc->batch;
+    rc->privacy.steps = T - 1;
+    dpc_status st = dpc_kan_lcgd_privacy(&rc->privacy, noise_std, L, err);
+    if (st) return st;
+    dpc_kan_lcgd_config_init(lc);
+    lc->n = n, lc->iterates = T, lc->batch = rc->batch, lc->eta = rc->lr, lc->clip = rc->clip;
+    lc->lambda = rc->privacy.lambda, lc->noise_std = *noise_std, lc->radius = rc->radius;
+    lc->noise_form = form;
+    return dpc_kan_lcgd_config_check(lc, err);
 }
