@@ -259,7 +259,8 @@ static void test_unit_ball(void)
     CHECK_NEAR_REL(ds->x[0], 0.6, 1e-15, "row (3, 4) clipped to norm 1");
     CHECK(ds->x[2] == 0.3 && ds->x[5] == 0.5, "rows inside the ball unchanged");
     dpc_dataset_free(ds);
-    ds = rows(3, 1, x + 2, y);
+    const double inside[6] = {0.3, 0.4, 0, 0.5, 0.6, 0};
+    ds = rows(3, 1, inside, y);
     CHECK_OK(dpc_kan2_to_unit_ball(ds, &a, NULL, &err), &err);
     CHECK(a == DPC_KAN_BALL_KEPT && ds->x[0] == 0.3, "bound 1: kept");
     dpc_dataset_free(ds);

@@ -19,7 +19,8 @@
  *
  * The module's parts (sections below): 1 basis and activation, 2 the paper's KAN, 3 the NTK
  * margin, 4 theory, 5 privacy helpers, 6 fresh batches and synthetic data, 7 projected
- * DP-lambda-CGD, 8 gradient oracles for the paper's KAN and for any dpc_model. In short:
+ * DP-lambda-CGD, 8 gradient oracles for the paper's KAN and for any dpc_model, 9 the
+ * reproduction (`dpcorr repro kan`). In short:
  *
  *  1. Uniform cubic B-splines on an extended grid (any KAN here uses them; the practical KAN of
  *     dpcorr/model.h, kind DPC_MODEL_KAN, too) and the fixed activation sigma.
@@ -38,7 +39,11 @@
  *  5. Privacy: the paper's closed noise_std formulas (dpc_account_kan_paper_indep and
  *     dpc_account_kan_paper_lcgd, src/papers/kan/paper_noise.c; their accountant names kept for
  *     the ABI), the lambda-CGD pattern sensitivity, the
- *     participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter calibration.
+ *     participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter calibration; a run's
+ *     decisions (dpc_kan2_to_unit_ball, dpc_kan2_run_theory, dpc_kan_run_resolve,
+ *     dpc_kan2_run_bounds), which every front end of a run makes through them.
+ *  9. The reproduction: grids, seeds, runs, statistics and verdicts of the paper's empirical
+ *     check (dpc_kan_repro_*), the front end writing the files.
  *
  * Example (train the paper's KAN privately on synthetic data):
  *     dpc_rng rng;  dpc_rng_seed(&rng, 7);
