@@ -23,6 +23,11 @@ static void test_grids_and_refusals(void)
     dpc_kan_repro_params p;
     dpc_kan_repro_params_init(&p);
     CHECK(p.scale == DPC_KAN_REPRO_FULL && p.seed == 20240101u, "defaults: full, seed 20240101");
+    const dpc_field_table *t = dpc_kan_repro_params_fields();
+    CHECK(t && dpc_field_table_verify(t, &err) == DPC_OK, "the params table covers its struct: %s",
+          err.msg);
+    CHECK(t && t->count == 2 && !strcmp(dpc_field_enum_name(&t->fields[0], DPC_KAN_REPRO_SMOKE), "smoke"),
+          "scale names");
     for (int s = 0; s < 3; s++) {
         dpc_kan_repro_grid g;
         CHECK_OK(dpc_kan_repro_grid_get((dpc_kan_repro_scale)s, &g, &err), &err);

@@ -742,10 +742,13 @@ typedef enum dpc_kan_repro_scale {
     DPC_KAN_REPRO_SMOKE = 2  /* tiny, for sanitizer runs (numbers not meaningful) */
 } dpc_kan_repro_scale;
 
+/* Defaults and docs: dpc_kan_repro_params_fields (scale full, seed 20240101: the CLI's). */
 typedef struct dpc_kan_repro_params {
-    dpc_kan_repro_scale scale; /* default FULL */
-    uint64_t seed;             /* root seed of every run (default 20240101, the CLI's) */
+    dpc_kan_repro_scale scale;
+    uint64_t seed; /* root seed of every run */
 } dpc_kan_repro_params;
+DPC_API const dpc_field_table *dpc_kan_repro_params_fields(void);
+/* Writes the table's defaults. */
 DPC_API void dpc_kan_repro_params_init(dpc_kan_repro_params *p);
 
 /* The grids of one scale (what parts 1 and 4-7 run; the text and plots quote them). */

@@ -38,8 +38,7 @@ void dpc_kan_repro_params_init(dpc_kan_repro_params *p)
 {
     if (!p) return;
     memset(p, 0, sizeof *p);
-    p->scale = DPC_KAN_REPRO_FULL;
-    p->seed = 20240101u;
+    dpc_field_defaults(dpc_kan_repro_params_fields(), p);
 }
 
 dpc_status dpc_kan_repro_grid_get(dpc_kan_repro_scale s, dpc_kan_repro_grid *out, dpc_error *err)
