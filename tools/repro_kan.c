@@ -58,10 +58,13 @@ static int sec_noise(repro_ctx *c, const dpc_kan_repro_params *kp)
 {
     FILE *f = repro_open(c, "noise_stats.csv"), *fc = repro_open(c, "noise_cumvar.csv");
     if (!f || !fc) return 1; /* repro_open said which file; the run's end removes the other */
-    dpc_kan_repro_noise *r = malloc(sizeof *r);
+    dpc_kan_repro_noise *r = malloc(sizeof *r); /* 5 KB of series: off the stack */
     dpc_error err = {0};
-    if (!r) return fprintf(stderr, "dpcorr repro: noise statistics: out of memory\n"), 1;
-    if (dpc_kan_repro_noise_stats(kp, r, &err)) return free(r), lib_fail(&err);
+    if (!r || dpc_kan_repro_noise_stats(kp, r, &err)) {
+        if (!r) snprintf(err.msg, sizeof err.msg, "noise statistics: out of memory");
+        free(r);
+        return lib_fail(&err);
+    }
     size_t T = r->T, N = r->coordinates;
     fprintf(f, "lambda,T,var_xi1,var_xi_t,theory_var_xi_t,cov_lag1,theory_cov_lag1,cov_lag2,var_sum,"
                "theory_var_sum,independent_T,coordinates\n");
@@ -243,10 +246,13 @@ static int sec_lambda(repro_ctx *c, const dpc_kan_repro_params *kp, const dpc_ka
 {
     FILE *f = repro_open(c, "lambda_fixed_kappa.csv"), *g = repro_open(c, "lambda_calibrated.csv");
     if (!f || !g) return 1;
-    dpc_kan_repro_lambda *r = malloc(sizeof *r);
+    dpc_kan_repro_lambda *r = malloc(sizeof *r); /* 50 runs' metrics: off the stack */
     dpc_error err = {0};
-    if (!r) return fprintf(stderr, "dpcorr repro: lambda trends: out of memory\n"), 1;
-    if (dpc_kan_repro_lambda_trend(kp, r, &err)) return free(r), lib_fail(&err);
+    if (!r || dpc_kan_repro_lambda_trend(kp, r, &err)) {
+        if (!r) snprintf(err.msg, sizeof err.msg, "lambda trends: out of memory");
+        free(r);
+        return lib_fail(&err);
+    }
     fprintf(f, "lambda,seed,kappa,avg_train_loss,avg_test_loss,avg_train_err,last_train_loss,max_dist,A_corr_unit\n");
     fprintf(g, "lambda,calibration,seed,kappa,avg_train_loss,avg_test_loss,avg_train_err,last_train_loss\n");
     lambda_fixed_out(c, f, gr, r);
