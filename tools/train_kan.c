@@ -235,21 +235,17 @@ static int load_synth(run_frame *f, opt_set *s)
     return 0;
 }
 
-/* The paper's KAN needs rows in the unit ball: a public bound B > 1 is divided out, an unknown
- * one is enforced by clipping the rows (both data-independent). */
+/* The paper's KAN needs rows in the unit ball (the library's rule, dpc_kan2_to_unit_ball). */
 static int to_unit_ball(dpc_dataset *ds, opt_set *s, int quiet)
 {
-    if (!ds) return 0;
     dpc_error err = {0};
-    dpc_status st = DPC_OK;
-    if (ds->x_norm_bound > 1) {
-        if (!quiet) fprintf(stderr, "note: rows scaled by 1/%g into the unit ball\n", ds->x_norm_bound);
-        st = dpc_dataset_scale(ds, 1.0 / ds->x_norm_bound, &err);
-    } else if (ds->x_norm_bound == 0) {
-        if (!quiet) fprintf(stderr, "note: rows clipped to norm 1 (no public bound known)\n");
-        st = dpc_dataset_clip_rows(ds, 1.0, &err);
-    }
-    return st ? opt_fail_lib_at(s, &K_DATA, &err) : 0;
+    dpc_kan_ball_action a;
+    double b = 0;
+    if (dpc_kan2_to_unit_ball(ds, &a, &b, &err)) return opt_fail_lib_at(s, &K_DATA, &err);
+    if (quiet) return 0;
+    if (a == DPC_KAN_BALL_SCALED) fprintf(stderr, "note: rows scaled by 1/%g into the unit ball\n", b);
+    if (a == DPC_KAN_BALL_CLIPPED) fprintf(stderr, "note: rows clipped to norm 1 (no public bound known)\n");
+    return 0;
 }
 
 /* The model, its initial point and (kan2) the theory constants, the margin and R*. */
@@ -269,31 +265,15 @@ typedef struct kan_run {
     uint64_t params_hash; /* of the last iterate */
 } kan_run;
 
+/* The theory settings the options ask for (the library's, dpc_kan2_run_theory). */
 static int kan2_theory(kan_run *r, int margin_wanted)
 {
     kopts *o = r->o;
-    const dpc_dataset *tr = o->fr.train;
     dpc_error err = {0};
-    if (dpc_kan2_consts(r->k, o->rc.conf_delta, &r->kc, &err)) return opt_fail_lib(r->s, &err);
-    if (o->lr_theory) o->rc.lr = r->kc.eta_max;
-    if (o->clip_theory) o->rc.clip = r->kc.G_c;
-    /* the margin (for the report and --radius theory): by default only when the n x n kernel
-     * is cheap (n <= 2048); --radius theory computes it for any n (columns on the fly) */
-    if (!(margin_wanted && (tr->n <= 2048 || o->radius_theory))) return 0;
-    double *ypm = malloc(tr->n * sizeof *ypm);
-    if (!ypm) return opt_fail(r->s, "out of memory");
-    for (size_t i = 0; i < tr->n; i++) ypm[i] = tr->y[i] == 1.0 ? 1.0 : -1.0;
-    dpc_status st = dpc_kan2_margin(r->k, r->W0, tr->x, ypm, tr->n, o->rc.margin_iters, 1e-3, &r->mg,
-                                    &err);
-    free(ypm);
-    if (st) return opt_fail(r->s, "margin: %s", err.msg);
-    if (!o->radius_theory) return 0;
-    if (!(r->mg.gamma_lo > 0))
-        return opt_fail_at(r->s, &K_RADIUS, "theory: no positive NTK margin certified (gamma_lo = "
-                                            "%g)", r->mg.gamma_lo);
-    if (dpc_kan_radius(o->rc.C_R, r->T, tr->n, o->rc.conf_delta, r->mg.gamma_lo, &o->rc.radius, &err))
-        return strcmp(err.field, "C_R") ? opt_fail_lib_at(r->s, &K_RADIUS, &err)
-                                         : opt_fail_lib(r->s, &err); /* --C-R by name */
+    dpc_kan2_theory_want w = {.lr = o->lr_theory, .clip = o->clip_theory, .radius = o->radius_theory,
+                              .margin = margin_wanted};
+    if (dpc_kan2_run_theory(r->k, r->W0, o->fr.train, r->T, &w, &o->rc, &r->kc, &r->mg, &err))
+        return opt_fail_lib(r->s, &err);
     return 0;
 }
 
@@ -340,17 +320,10 @@ static int prepare(kan_run *r, dpc_kan_lcgd_config *lc, int margin_wanted)
     r->T = dpc_kan_run_iterates(o->rc.iterates, o->epochs, o->rc.batch, n);
     if ((rc = build_model(r, margin_wanted))) return rc;
     dpc_error err = {0};
-    o->rc.privacy.n = n;
-    o->rc.privacy.batch = o->rc.batch;
-    o->rc.privacy.steps = r->T - 1;
-    if (dpc_kan_lcgd_privacy(&o->rc.privacy, &r->noise_std, &r->led, &err)) return opt_fail_lib(s, &err);
+    if (dpc_kan_run_resolve(&o->rc, n, r->T, o->form, &r->noise_std, &r->led, lc, &err))
+        return opt_fail_lib(s, &err);
     r->led.rng_mode = o->fr.rng.mode;
     r->led.seed = o->fr.rng.seed;
-    dpc_kan_lcgd_config_init(lc);
-    lc->n = n, lc->iterates = r->T, lc->batch = o->rc.batch, lc->eta = o->rc.lr, lc->clip = o->rc.clip;
-    lc->lambda = o->rc.privacy.lambda, lc->noise_std = r->noise_std, lc->radius = o->rc.radius;
-    lc->noise_form = o->form;
-    if (dpc_kan_lcgd_config_check(lc, &err)) return opt_fail_lib(s, &err);
     return 0;
 }
 
@@ -448,20 +421,8 @@ static void report_metrics(jw *w, const dpc_kan_lcgd_result *res, double train_s
 static void report_theory(jw *w, const kan_run *r)
 {
     const kopts *o = r->o;
-    dpc_error err = {0};
-    dpc_kan_rate_in ri = {o->fr.train->n, dpc_kan2_get_config(r->k)->m, o->fr.train->d, r->T,
-                          o->rc.batch, o->rc.lr, o->rc.privacy.lambda, r->noise_std,
-                          r->mg.gamma_lo > 0 ? r->mg.gamma_lo : NAN, o->rc.conf_delta};
-    double Ac = NAN, Av = NAN, An = NAN;
-    dpc_kan_window win = {NAN, NAN, NAN};
-    if (ri.gamma > 0) {
-        if (dpc_kan_bound_corr(&ri, &Ac, &err)) Ac = NAN;
-        if (dpc_kan_bound_indep(&ri, &Av, &err)) Av = NAN;
-        if (dpc_kan_bound_nonpriv(&ri, &An, &err)) An = NAN;
-        if (dpc_kan_width_window(&ri, dpc_kan2_basis(r->k)->p, o->rc.clip,
-                                 isfinite(o->rc.radius) ? o->rc.radius : 1.0, &win, &err))
-            win.m_lo = win.m_hi = win.m_edge = NAN;
-    }
+    dpc_kan2_bounds b;
+    dpc_kan2_run_bounds(r->k, &o->rc, o->fr.train->n, o->fr.train->d, r->T, r->noise_std, &r->mg, &b);
     jw_obj(w, "theory");
     jw_num(w, "gamma_lo", r->mg.gamma_lo);
     jw_num(w, "gamma_hi", r->mg.gamma_hi);
@@ -470,12 +431,12 @@ static void report_theory(jw *w, const kan_run *r)
     jw_num(w, "beta", r->kc.beta);
     jw_num(w, "eta_max", r->kc.eta_max);
     jw_bool(w, "init_event_ok", r->kc.event_ok);
-    jw_num(w, "A_corr_unit", Ac);
-    jw_num(w, "A_van_unit", Av);
-    jw_num(w, "A_non_unit", An);
-    jw_num(w, "width_m_lo", win.m_lo);
-    jw_num(w, "width_m_hi", win.m_hi);
-    jw_num(w, "width_m_edge", isfinite(o->rc.radius) ? win.m_edge : NAN);
+    jw_num(w, "A_corr_unit", b.A_corr);
+    jw_num(w, "A_van_unit", b.A_van);
+    jw_num(w, "A_non_unit", b.A_non);
+    jw_num(w, "width_m_lo", b.m_lo);
+    jw_num(w, "width_m_hi", b.m_hi);
+    jw_num(w, "width_m_edge", b.m_edge);
     jw_end(w);
 }
 
@@ -505,9 +466,9 @@ static int plot(const kan_run *r)
     if (x && y) {
         for (size_t t = 0; t < r->T; t++)
             if (isfinite(r->lt[t])) x[n] = (double)t, y[n++] = r->lt[t];
-        plot_series sr = {r->o->model, x, y, NULL, n, PLOT_LINES};
-        plot_panel p = {"training loss L_S(W_t) (non-private telemetry)", "iterate", "loss", 0, 0,
-                        &sr, 1};
+        plot_series sr = {.title = r->o->model, .x = x, .y = y, .n = n, .style = PLOT_LINES};
+        plot_panel p = {.title = "training loss L_S(W_t) (non-private telemetry)", .xlabel = "iterate",
+                        .ylabel = "loss", .series = &sr, .nseries = 1};
         rc = frame_plot(r->o->fr.plot, &p, 1);
     }
     free(x);
@@ -588,14 +549,15 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
     if (!o->fr.quiet) banner(r, lc);
     if (!(r->lt = malloc(r->T * sizeof *r->lt))) return opt_fail(r->s, "out of memory");
     for (size_t t = 0; t < r->T; t++) r->lt[t] = NAN;
-    trace_ctx tc = {isatty(2), o->fr.quiet, r->T, cli_now(), 0, r->lt};
+    trace_ctx tc = {.tty = isatty(2), .quiet = o->fr.quiet, .T = r->T, .t0 = cli_now(), .last = 0,
+                    .loss = r->lt};
     dpc_kan_lcgd *run = NULL;
     dpc_error err = {0};
     if (dpc_kan_lcgd_new(&run, lc, r->P, r->W0, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);
     double t0 = cli_now();
-    dpc_kan_lcgd_runner b = {run, dpc_kan_task_grad, dpc_kan_task_eval, r->task, o->rc.eval_every,
-                             &r->led};
-    kan_loop kl = {r, &tc};
+    dpc_kan_lcgd_runner b = {.run = run, .grad = dpc_kan_task_grad, .eval = dpc_kan_task_eval,
+                             .ctx = r->task, .eval_every = o->rc.eval_every, .ledger = &r->led};
+    kan_loop kl = {.r = r, .tc = &tc};
     dpc_kan_lcgd_run_info info;
     frame_loop F = {.run = dpc_kan_lcgd_run_ops(&b), .info = &info, .unit = "iterate", .ctx = &kl,
                     .on_step = on_iterate, .ckpt_items = ckpt_items, .ckpt_put = ckpt_put,
@@ -636,7 +598,7 @@ int train_lcgd_projected(int argc, char **argv)
     memset(&r, 0, sizeof r);
     r.o = &o;
     r.s = &s;
-    r.mg = (dpc_kan_margin){NAN, NAN, 0, 0, 0};
+    r.mg = (dpc_kan_margin){.gamma_lo = NAN, .gamma_hi = NAN};
     dpc_kan_lcgd_config lc;
     if (!(rc = read_opts(&o, &s)) && !(rc = prepare(&r, &lc, !s.dry_run || o.radius_theory))) {
         if (s.dry_run) dry_run(&r, &lc);

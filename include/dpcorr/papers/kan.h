@@ -19,7 +19,8 @@
  *
  * The module's parts (sections below): 1 basis and activation, 2 the paper's KAN, 3 the NTK
  * margin, 4 theory, 5 privacy helpers, 6 fresh batches and synthetic data, 7 projected
- * DP-lambda-CGD, 8 gradient oracles for the paper's KAN and for any dpc_model. In short:
+ * DP-lambda-CGD, 8 gradient oracles for the paper's KAN and for any dpc_model, 9 the
+ * reproduction (`dpcorr repro kan`). In short:
  *
  *  1. Uniform cubic B-splines on an extended grid (any KAN here uses them; the practical KAN of
  *     dpcorr/model.h, kind DPC_MODEL_KAN, too) and the fixed activation sigma.
@@ -38,7 +39,11 @@
  *  5. Privacy: the paper's closed noise_std formulas (dpc_account_kan_paper_indep and
  *     dpc_account_kan_paper_lcgd, src/papers/kan/paper_noise.c; their accountant names kept for
  *     the ABI), the lambda-CGD pattern sensitivity, the
- *     participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter calibration.
+ *     participation tail, the eq. 19 RDP epsilon, and dpcorr's tighter calibration; a run's
+ *     decisions (dpc_kan2_to_unit_ball, dpc_kan2_run_theory, dpc_kan_run_resolve,
+ *     dpc_kan2_run_bounds), which every front end of a run makes through them.
+ *  9. The reproduction: grids, seeds, runs, statistics and verdicts of the paper's empirical
+ *     check (dpc_kan_repro_*), the front end writing the files.
  *
  * Example (train the paper's KAN privately on synthetic data):
  *     dpc_rng rng;  dpc_rng_seed(&rng, 7);
@@ -443,6 +448,49 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_run_config_check(const dpc_kan_run_conf
  * W_0 and epochs passes of floor(n / batch) updates, T = 1 + epochs floor(n / batch). */
 DPC_API size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n);
 
+/* ---- A run of the paper's KAN: its data rule, theory settings and bounds (what `train --algo
+ * lcgd-projected --model kan2:M` decides through these) ---- */
+
+/* The paper's KAN takes inputs in the unit ball ([KAN] Sec. 3). A data set whose public row-norm
+ * bound B = x_norm_bound exceeds 1 is scaled by 1/B (*action = DPC_KAN_BALL_SCALED); one without
+ * a known bound (0) has its rows clipped to norm 1 (DPC_KAN_BALL_CLIPPED); both data-independent.
+ * *bound (or NULL) receives B before the change. ds NULL: nothing (KEPT). */
+typedef enum dpc_kan_ball_action {
+    DPC_KAN_BALL_KEPT = 0,
+    DPC_KAN_BALL_SCALED = 1,
+    DPC_KAN_BALL_CLIPPED = 2
+} dpc_kan_ball_action;
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_to_unit_ball(dpc_dataset *ds, dpc_kan_ball_action *action,
+                                                       double *bound, dpc_error *err);
+
+/* The theory settings of a run of T iterates on the training set train (classes 0/1 = -1/+1):
+ * the constants at confidence rc->conf_delta into *consts; with want->lr rc->lr = eta_max, with
+ * want->clip rc->clip = G_c; the NTK margin at W0 (rc->margin_iters iterations, tolerance 1e-3)
+ * into *mg when want->margin and n <= 2048 (the n x n kernel is cheap) or always with
+ * want->radius, which then sets rc->radius = R* (dpc_kan_radius with rc->C_R and the certified
+ * gamma_lo). *mg is left as given when not computed. Errors: a margin solver's prefixed
+ * "margin: "; no positive margin certified under want->radius, or R* undefined, DPC_E_INVALID
+ * naming "radius" (a bad C_R keeps its own name). */
+typedef struct dpc_kan2_theory_want {
+    int lr, clip, radius, margin;
+} dpc_kan2_theory_want;
+DPC_API DPC_NODISCARD dpc_status dpc_kan2_run_theory(const dpc_kan2 *k, const double *W0,
+                                                     const dpc_dataset *train, size_t T,
+                                                     const dpc_kan2_theory_want *want,
+                                                     dpc_kan_run_config *rc, dpc_kan_consts *consts,
+                                                     dpc_kan_margin *mg, dpc_error *err);
+
+/* The paper's bounds for a run (unit constants): A_corr, A_van, A_non and the width window with
+ * the run's n, d, T, batch, lr, lambda, noise_std, conf_delta and the certified gamma_lo of mg;
+ * every value NAN without a positive margin; the window evaluated at rc->radius (1 when
+ * infinite), m_edge NAN when the run has no radius; a bound undefined for the inputs is NAN. */
+typedef struct dpc_kan2_bounds {
+    double A_corr, A_van, A_non, m_lo, m_hi, m_edge;
+} dpc_kan2_bounds;
+DPC_API void dpc_kan2_run_bounds(const dpc_kan2 *k, const dpc_kan_run_config *rc, size_t n,
+                                 size_t d, size_t T, double noise_std, const dpc_kan_margin *mg,
+                                 dpc_kan2_bounds *out);
+
 /* Chooses the noise std per unit clip (the paper's kappa) and fills the ledger: epsilon is the
  * accountant's route (the dpc_kan_calibrate argument: zero-out, participations bounded by the
  * binomial quantile with tail delta/2 when B < n, the exact Gaussian at the remaining delta)
@@ -512,6 +560,15 @@ DPC_API void dpc_kan_lcgd_config_init(dpc_kan_lcgd_config *c);
  * (batch <= n, a finite clip with noise, the overflow of eta clip and noise_std clip). */
 DPC_API DPC_NODISCARD dpc_status dpc_kan_lcgd_config_check(const dpc_kan_lcgd_config *c,
                                                            dpc_error *err);
+
+/* A run's derived parameters: rc->privacy's n, batch (rc->batch) and steps (T - 1) set, the
+ * privacy decision (dpc_kan_lcgd_privacy: *noise_std, *L) and the lambda-CGD configuration of
+ * the run, lc = dpc_kan_lcgd_config_init's with n, T, rc's batch, lr (eta), clip, lambda, radius,
+ * the noise std and form, checked (dpc_kan_lcgd_config_check). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_run_resolve(dpc_kan_run_config *rc, size_t n, size_t T,
+                                                     dpc_noise_form form, double *noise_std,
+                                                     dpc_ledger *L, dpc_kan_lcgd_config *lc,
+                                                     dpc_error *err);
 
 typedef struct dpc_kan_lcgd dpc_kan_lcgd;
 
@@ -656,6 +713,220 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_task_grad(void *task, const double *W, 
                                                    dpc_error *err);
 DPC_API DPC_NODISCARD dpc_status dpc_kan_task_eval(void *task, const double *W, int which,
                                                    double *loss, double *err01, dpc_error *err);
+
+/* ==== 9. The reproduction (`dpcorr repro kan`) ============================================== *
+ *
+ * [KAN] runs no experiments; this section is its first empirical check, as the paper module's
+ * own knowledge (grids, constants, horizons, seeds, statistics and verdicts), so that every
+ * front end (the CLI's `repro kan`, the Python binding) reproduces the same numbers. Each
+ * function below computes one part into a plain struct of fixed-size arrays (nothing to free);
+ * the front end writes CSV, JSON, text and plots from it. Every run of the paper's KAN uses
+ * kan-synth data (dpc_kan_synth, margin 0.05: training stream 0, test stream 1), the model's
+ * streams 0, grid G = 5, sigmoid, and the generator dpc_rng_seed(params->seed + salt) with the
+ * part's salt (noise 11; lambda trend 100 + seed index, calibrated 200 + seed index; width 300;
+ * trends 400); every run steps through the run driver (dpc_kan_lcgd_train, dpc_run_drive).
+ * Parts 4-7 train the paper's KAN and take seconds (quick) to minutes (full); 1-3 are fast.
+ *   1. the noise xi_t = kappa (Z_t - lambda Z_{t-1}) as the training loop applies it;
+ *   2. the lambda-CGD sensitivity: brute force, exact (core) and Lemma F.11's bound;
+ *   3. kappa for (eps, delta): Thm. D.9, Thm. F.12, dpcorr's calibration; eq. 19; full batch;
+ *   4. lambda at fixed kappa (Remark 4.2, oracle 18d) and 5. at calibrated kappa (18e);
+ *   6. the width window: projection activations and max ||W_t - W_0|| against m (oracle 16);
+ *   7. n and epsilon trends at lambda = 0 (oracle 18c);
+ *   8. the practical KAN against the MLP on Fashion-MNIST at epsilon = 3: the setup only
+ *      (dpc_kan_repro_fmnist_setup); the front end trains both with the DP-FTRL trainer. */
+
+/* Scale of the grids and horizons. */
+typedef enum dpc_kan_repro_scale {
+    DPC_KAN_REPRO_FULL = 0,  /* the reported grids (minutes) */
+    DPC_KAN_REPRO_QUICK = 1, /* reduced grids and horizons (seconds) */
+    DPC_KAN_REPRO_SMOKE = 2  /* tiny, for sanitizer runs (numbers not meaningful) */
+} dpc_kan_repro_scale;
+
+/* Defaults and docs: dpc_kan_repro_params_fields (scale full, seed 20240101: the CLI's). */
+typedef struct dpc_kan_repro_params {
+    dpc_kan_repro_scale scale;
+    uint64_t seed; /* root seed of every run */
+} dpc_kan_repro_params;
+DPC_API const dpc_field_table *dpc_kan_repro_params_fields(void);
+/* Writes the table's defaults. */
+DPC_API void dpc_kan_repro_params_init(dpc_kan_repro_params *p);
+
+/* The grids of one scale (what parts 1 and 4-7 run; the text and plots quote them). */
+#define DPC_KAN_REPRO_MAX_SEEDS 5
+#define DPC_KAN_REPRO_MAX_WIDTHS 6
+#define DPC_KAN_REPRO_MAX_POINTS 5
+typedef struct dpc_kan_repro_grid {
+    size_t noise_N;                      /* coordinates of the noise statistics */
+    size_t seeds;                        /* seeds per lambda point (<= MAX_SEEDS) */
+    size_t n, n_test, d, m, T, B, every; /* lambda trend at fixed kappa (every: eval interval) */
+    double kappa, eta;
+    size_t n_cal, B_cal, T_cal;          /* calibrated trend */
+    size_t wm[DPC_KAN_REPRO_MAX_WIDTHS], nwm; /* width sweep: widths, */
+    size_t wT, wtarget;                  /* its iterates, and where the reference edge sits */
+    size_t ns[DPC_KAN_REPRO_MAX_POINTS], nn;  /* n trend */
+    double eps[DPC_KAN_REPRO_MAX_POINTS];     /* epsilon trend (ne points) */
+    size_t ne, tr_T, tr_B, tr_m;         /* the trends' iterates, batch and width */
+} dpc_kan_repro_grid;
+/* The grid of scale s; DPC_E_INVALID naming "scale" for an unknown one. */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_repro_grid_get(dpc_kan_repro_scale s,
+                                                        dpc_kan_repro_grid *out, dpc_error *err);
+
+/* The lambdas of parts 4 and 5 (0, 0.3, 0.5, 0.7, 0.9). */
+DPC_API const double *dpc_kan_repro_lambdas(void);
+#define DPC_KAN_REPRO_NLAMBDA 5
+
+/* 1. Noise statistics: lambda-CGD over noise_N coordinates with zero gradients, eta = clip =
+ * kappa = B = 1 and T + 1 = 101 iterates (100 updates), so xi_t = W_{t-1} - W_t; per coordinate
+ * means of xi_1^2, xi_t^2 (t >= 2), xi_t xi_{t-1}, xi_t xi_{t-2} and (sum_{s<=t} xi_s)^2, with
+ * their theory 1 + lambda^2, -lambda, 0 and 1 + (1 - lambda)^2 (t - 1). */
+#define DPC_KAN_REPRO_NOISE_T 100
+typedef struct dpc_kan_repro_noise {
+    size_t coordinates, T;
+    double lambda[3];                             /* 0, 0.5, 0.9 */
+    double var_xi1[3], var_xi_t[3], theory_var_xi_t[3];
+    double cov_lag1[3], theory_cov_lag1[3], cov_lag2[3];
+    double var_sum[3][DPC_KAN_REPRO_NOISE_T + 1]; /* [l][t], t = 1..T (index 0 unused) */
+    double theory_var_sum[3][DPC_KAN_REPRO_NOISE_T + 1];
+} dpc_kan_repro_noise;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_repro_noise_stats(const dpc_kan_repro_params *p,
+                                                           dpc_kan_repro_noise *out,
+                                                           dpc_error *err);
+
+/* 2. max_{|y| <= tau} ||C y|| for 8 (T, lambda, tau) cases: by brute force over y in {0,1}^T
+ * (dpc_kan_sens_pattern; T <= 12, else NAN), dpc_kan_sens_exact and dpc_kan_sens_bound. */
+typedef struct dpc_kan_repro_sens_row {
+    size_t T, tau;
+    double lambda, brute, exact, bound, bound_over_exact;
+} dpc_kan_repro_sens_row;
+typedef struct dpc_kan_repro_sens {
+    dpc_kan_repro_sens_row row[8];
+    size_t rows;
+} dpc_kan_repro_sens;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_repro_sensitivity(dpc_kan_repro_sens *out,
+                                                           dpc_error *err);
+
+/* 3. kappa at delta = 1e-5 for three (n, B, T, eps): Thm. D.9 (lambda 0), Thm. F.12 at the five
+ * lambdas (outside its eps <= 1 condition: the formula at eps = 1 divided by eps, as the note's
+ * table; F12_valid 0) and dpcorr's dpc_kan_calibrate (a value that fails is NAN); eq. 19's
+ * epsilon at kappa_D9 of the first row and whether any kappa meets eps = 1 under it; the full
+ * batch (n = B = T = 100, eps = 1) at lambda 0.5 and 0: F.12's kappa, its exact delta
+ * (dpc_kan_full_batch_delta) and the exact smallest kappa. */
+typedef struct dpc_kan_repro_kappa_row {
+    size_t n, B, T;
+    double eps, kappa_D9;
+    double kappa_F12[DPC_KAN_REPRO_NLAMBDA];
+    int F12_valid;
+    double kappa_dpcorr[DPC_KAN_REPRO_NLAMBDA];
+    size_t participations[DPC_KAN_REPRO_NLAMBDA];
+    double sensitivity[DPC_KAN_REPRO_NLAMBDA];
+} dpc_kan_repro_kappa_row;
+typedef struct dpc_kan_repro_kappa {
+    dpc_kan_repro_kappa_row row[3];
+    size_t rows;
+    double eq19_kappa, eq19_eps, eq19_order; /* eq. 19 at kappa_D9 of row 0 */
+    int eq19_kappa_exists;                   /* a kappa for eps = 1 under eq. 19 */
+    double fb_kappa_F12, fb_delta_F12, fb_kappa_exact, fb_sensitivity; /* lambda 0.5 */
+    double fb_kappa_F12_l0, fb_delta_F12_l0, fb_kappa_exact_l0;       /* lambda 0 */
+} dpc_kan_repro_kappa;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_repro_kappa_table(dpc_kan_repro_kappa *out,
+                                                           dpc_error *err);
+
+/* 4 and 5. lambda trends. At fixed kappa (grid n, m, d, T, B, eta; C = 1, no projection,
+ * seeds paired: the same data, init and Z across lambdas): each run's metrics, A_corr with unit
+ * constants (gamma 0.03, delta 0.01; NAN when undefined), the mean and s.e. over seeds of the
+ * average training loss and of its paired difference to lambda 0, the mean of max ||W - W0||.
+ * At kappa calibrated for (eps, delta) = (1, 1e-5) on (n_cal, B_cal, T_cal) by F.12, by dpcorr,
+ * and by D.9 (lambda 0 only), min(seeds, 2) seeds each. Verdicts: improves (mean loss falls
+ * from lambda 0 to 0.3, 0.5, 0.7) and no_gain (F.12's and dpcorr's loss at lambda 0.7 not below
+ * lambda 0's, dpcorr's by a 0.002 margin). */
+enum {
+    DPC_KAN_REPRO_CAL_NONE = 0,   /* not applicable (D.9 beyond lambda 0) */
+    DPC_KAN_REPRO_CAL_FAILED = 1, /* the calibration refused (why holds the first reason) */
+    DPC_KAN_REPRO_CAL_RUN = 2
+};
+typedef struct dpc_kan_repro_lambda {
+    double lambda[DPC_KAN_REPRO_NLAMBDA];
+    size_t seeds;
+    dpc_kan_lcgd_result fixed[DPC_KAN_REPRO_NLAMBDA][DPC_KAN_REPRO_MAX_SEEDS];
+    double A_corr[DPC_KAN_REPRO_NLAMBDA];
+    double mean[DPC_KAN_REPRO_NLAMBDA], se[DPC_KAN_REPRO_NLAMBDA];
+    double paired_diff[DPC_KAN_REPRO_NLAMBDA], paired_se[DPC_KAN_REPRO_NLAMBDA];
+    double max_dist[DPC_KAN_REPRO_NLAMBDA]; /* mean over seeds */
+    int improves;
+    /* calibrations k = 0 F.12, 1 dpcorr, 2 D.9 */
+    size_t cal_seeds;
+    int cal_state[3][DPC_KAN_REPRO_NLAMBDA];     /* DPC_KAN_REPRO_CAL_* */
+    double cal_kappa[3][DPC_KAN_REPRO_NLAMBDA];
+    dpc_kan_lcgd_result cal[3][DPC_KAN_REPRO_NLAMBDA][2];
+    double cal_mean[3][DPC_KAN_REPRO_NLAMBDA];  /* NAN unless run */
+    char why[DPC_ERROR_MSG_LEN];                /* the first refusal ("" when none) */
+    int no_gain;
+} dpc_kan_repro_lambda;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_repro_lambda_trend(const dpc_kan_repro_params *p,
+                                                            dpc_kan_repro_lambda *out,
+                                                            dpc_error *err);
+
+/* 6. The width window at lambda 0.5 with the theory's settings (eta = eta_max, C = G_c, R* from
+ * C_R = 2 and the margin estimated per width): kappa is fixed for the sweep so that the
+ * calibrated edge m_edge of the reference width wm[0] (a run at kappa 1) sits at wtarget
+ * (m_edge scales as 1/kappa^2). Per width: the run's settings, its max ||W - W0||, projection
+ * activations and the window (dpc_kan_width_window). consistent: no activation inside the
+ * window (m <= m_edge) and some at every width beyond 2 m_edge; verified: consistent with widths
+ * seen on both sides (the oracle's check). */
+typedef struct dpc_kan_repro_width_row {
+    size_t m, P, projections;
+    double kappa, eta, clip, gamma_lo, radius, max_dist, m_edge, m_hi, m_lo;
+    int inside;
+} dpc_kan_repro_width_row;
+typedef struct dpc_kan_repro_width {
+    double kappa;    /* of the sweep */
+    double ref_eta;  /* eta_max of the reference run */
+    double edge_ref; /* m_edge of wm[0] at that kappa */
+    dpc_kan_repro_width_row row[DPC_KAN_REPRO_MAX_WIDTHS];
+    size_t rows;
+    int consistent, inside_seen, beyond_seen, verified;
+} dpc_kan_repro_width;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_repro_width_window(const dpc_kan_repro_params *p,
+                                                            dpc_kan_repro_width *out,
+                                                            dpc_error *err);
+
+/* 7. lambda = 0 with kappa from Thm. D.9 at delta 1e-5 (batch tr_B, tr_T iterates, width tr_m):
+ * the n sweep at eps = 2 and the eps sweep at n = 1000; averages over the evaluated iterates and
+ * A_van with unit constants (gamma 0.03; NAN when undefined). decreasing_*: the test loss
+ * strictly decreases along the sweep. */
+typedef struct dpc_kan_repro_trend_row {
+    size_t n;
+    double eps, kappa, avg_test_loss, avg_test_err, avg_train_loss, A_van;
+} dpc_kan_repro_trend_row;
+typedef struct dpc_kan_repro_trends {
+    dpc_kan_repro_trend_row n_sweep[DPC_KAN_REPRO_MAX_POINTS], eps_sweep[DPC_KAN_REPRO_MAX_POINTS];
+    size_t nn, ne;
+    int decreasing_in_n, decreasing_in_eps;
+} dpc_kan_repro_trends;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_repro_n_eps_trends(const dpc_kan_repro_params *p,
+                                                          dpc_kan_repro_trends *out,
+                                                          dpc_error *err);
+
+/* 8. Fashion-MNIST: the practical KAN (DPC_MODEL_KAN) against the MLP, trained privately by the
+ * DP-FTRL trainer (DP-SGD: Poisson sampling, amplified accounting) at the same (epsilon, delta)
+ * = (3, 1e-5), data subset, epochs, batch, clip and learning rate, 2 threads. The learning rate
+ * 2 was the best of {1, 2, 4} for both models on a holdout (the last 2000 of the first 12000
+ * training images), never on the test set. cfg: dpc_train_config_init's defaults with those
+ * set (the accountant PLD at full scale, RDP otherwise). n_train / n_test: the first that many
+ * images of each split (fewer when the data has fewer). */
+typedef struct dpc_kan_repro_fmnist {
+    size_t n_train, n_test;
+    dpc_train_config cfg;
+    const char *model[2]; /* model specs (dpcorr/model.h): KAN, MLP; static */
+    const char *label[2]; /* their names in reports; static */
+} dpc_kan_repro_fmnist;
+DPC_API DPC_NODISCARD dpc_status dpc_kan_repro_fmnist_setup(dpc_kan_repro_scale s,
+                                                            dpc_kan_repro_fmnist *out,
+                                                            dpc_error *err);
+
+/* What the reproduction reproduces and what it cannot (and why): static strings, *n each. */
+DPC_API const char *const *dpc_kan_repro_reproduced(size_t *n);
+DPC_API const char *const *dpc_kan_repro_not_reproduced(size_t *n);
 
 #ifdef __cplusplus
 }

@@ -1,6 +1,6 @@
 /* kan_fields.c — the field tables of the KAN paper's parameter structs and step record
  * (dpcorr/field.h): dpc_kan_privacy, dpc_kan_run_config (the paper's run defaults, with its
- * privacy nested), dpc_kan_lcgd_config and dpc_kan_lcgd_step_info. The _init functions write
+ * privacy nested), dpc_kan_lcgd_config, dpc_kan_lcgd_step_info and dpc_kan_repro_params. The _init functions write
  * these defaults, the checks range-check through them, the checkpoint items of a run and the
  * CLI's option ranges and defaults read them. A doc's head before ": " is the short noun of
  * messages and checkpoint items (dpc__field_what). */
@@ -124,6 +124,19 @@ static const dpc_field kan_step_fields[] = {
 #undef SI
 #undef OUT
 
+/* dpc_kan_repro_scale by value */
+static const char *const repro_scale_names[] = {"full", "quick", "smoke"};
+
+#define RP(m) DPC_FIELD_AT(dpc_kan_repro_params, m)
+static const dpc_field kan_repro_fields[] = {
+    {.name = "scale", .type = DPC_FIELD_ENUM, RP(scale), .def = DPC_KAN_REPRO_FULL,
+     DPC_FIELD_NAMES(repro_scale_names),
+     .doc = "scale: full (the reported grids), quick (seconds) or smoke (sanitizer runs)"},
+    {.name = "seed", .type = DPC_FIELD_U64, RP(seed), .def = 20240101, .flags = DPC_FIELD_NO_RANGE,
+     .doc = "seed: root seed of every run (each adds its salt)"},
+};
+#undef RP
+
 static const dpc_field_table kan_run_table = DPC_FIELD_TABLE(dpc_kan_run_config, kan_run_fields);
 static const dpc_field_table kan_lcgd_table =
     DPC_FIELD_TABLE(dpc_kan_lcgd_config, kan_lcgd_fields);
@@ -134,3 +147,6 @@ const dpc_field_table *dpc_kan_privacy_fields(void) { return &kan_privacy_table;
 const dpc_field_table *dpc_kan_run_config_fields(void) { return &kan_run_table; }
 const dpc_field_table *dpc_kan_lcgd_config_fields(void) { return &kan_lcgd_table; }
 const dpc_field_table *dpc_kan_lcgd_step_info_fields(void) { return &kan_step_table; }
+static const dpc_field_table kan_repro_table =
+    DPC_FIELD_TABLE(dpc_kan_repro_params, kan_repro_fields);
+const dpc_field_table *dpc_kan_repro_params_fields(void) { return &kan_repro_table; }
