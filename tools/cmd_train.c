@@ -58,13 +58,6 @@ const opt_spec TR_ACCOUNTANT = {
     .help = "pld (default) | rdp for amplified runs; gdp (exact) is used for unamplified ones "
             "unless zcdp is asked for",
     .example = "--accountant rdp"};
-const opt_spec TR_EPOCHS = {
-    .name = "--epochs", .metavar = "N", .type = OPT_UINT, TRAIN_FIELD, .section = OPTIM,
-    .param = "epochs", .help = "passes over the data", .example = "--epochs 2"};
-const opt_spec TR_BATCH = {
-    .name = "--batch", .metavar = "B", .type = OPT_UINT, TRAIN_FIELD,
-    .section = OPTIM, .param = "batch", .help = "(expected) batch size",
-    .example = "--batch 30"};
 const opt_spec TR_SAMPLER = {
     .name = "--sampler", .metavar = "S", .type = OPT_CHOICE,
     .choices = "auto|poisson|fixed|shuffle|cyclic-poisson|balls-in-bins", .section = OPTIM,
@@ -78,44 +71,15 @@ const opt_spec TR_GROUPS = {
     .section = OPTIM, .param = "groups", .when = "--sampler cyclic-poisson",
     .help = "number of groups",
     .example = "--sampler cyclic-poisson --groups 2"};
-const opt_spec TR_CLIP = {
-    .name = "--clip", .metavar = "C", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
-    .param = "clip", .help = "per-example L2 clip norm", .example = "--clip 0.5"};
-const opt_spec TR_LR = {
-    .name = "--lr", .metavar = "L", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
-    .param = "lr", .help = "learning rate", .example = "--lr 0.3"};
-const opt_spec TR_MOMENTUM = {
-    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
-    .param = "momentum", .help = "heavy-ball momentum", .example = "--momentum 0.5"};
-const opt_spec TR_WEIGHT_DECAY = {
-    .name = "--weight-decay", .metavar = "W", .type = OPT_DOUBLE, TRAIN_FIELD,
-    .section = OPTIM, .param = "weight_decay", .help = "L2 weight decay",
-    .example = "--weight-decay 0.01"};
-const opt_spec TR_SCHEDULE = {
-    .name = "--schedule", .metavar = "S", .type = OPT_CHOICE, .choices = "constant|cosine|cooldown",
-    .section = OPTIM, .param = "schedule", .help = "constant (default) | cosine | cooldown",
-    .example = "--schedule cosine"};
-const opt_spec TR_COOL_FRACTION = {
-    .name = "--cooldown-fraction", .metavar = "F", .type = OPT_DOUBLE, TRAIN_FIELD,
-    .section = OPTIM, .param = "cooldown_fraction", .when = "--schedule cooldown",
-    .help = "last fraction of steps",
-    .example = "--schedule cooldown --cooldown-fraction 0.5"};
-const opt_spec TR_COOL_FACTOR = {
-    .name = "--cooldown-factor", .metavar = "F", .type = OPT_DOUBLE, TRAIN_FIELD,
-    .section = OPTIM, .param = "cooldown_factor", .when = "--schedule cooldown",
-    .help = "final lr factor", .example = "--schedule cooldown --cooldown-factor 0.1"};
-const opt_spec TR_THREADS = {
-    .name = "--threads", .metavar = "T", .type = OPT_UINT, TRAIN_FIELD, .section = EXEC,
-    .param = "threads", .help = "worker threads (results do not depend on T)",
-    .example = "--threads 2"};
-const opt_spec TR_CHUNK = {
-    .name = "--chunk", .metavar = "K", .type = OPT_UINT, TRAIN_FIELD, .section = EXEC,
-    .param = "chunk", .help = "examples per chunk (part of the sum order)",
-    .example = "--chunk 8"};
+/* the optimizer's and the execution's fields of dpc_train_config, one option each (epochs,
+ * batch, clip, lr, momentum, weight decay, schedule and its cooldown, threads, chunk) */
+const opt_spec TR_OPTIM = {.type = OPT_FIELDS, TRAIN_FIELD, .group = "optimization",
+                           .section = OPTIM};
+const opt_spec TR_EXEC = {.type = OPT_FIELDS, TRAIN_FIELD, .group = "execution",
+                          .section = EXEC};
 const opt_spec TR_PRECISION = {
-    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, .choices = "double|float32",
-    .section = EXEC, .param = "precision",
-    .help = "double (default) | float32: parameters, activations and gradients in float "
+    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, TRAIN_FIELD, .section = EXEC, .param = "precision",
+    .help = "double | float32: parameters, activations and gradients in float "
             "(clipping norms and noise in double; linear, logistic, softmax and mlp models, one "
             "process)",
     .example = "--precision float32"};
@@ -165,22 +129,10 @@ static void read_config(train_opts *o, opt_set *s)
     c->delta = opt_dbl(s, &TR_DELTA, c->delta);
     c->allow_large_delta = opt_given(s, &TR_LARGE_DELTA);
     c->accountant = accs[opt_word(s, &TR_ACCOUNTANT, 0)];
-    opt_read_field(s, &TR_EPOCHS, c);
-    opt_read_field(s, &TR_BATCH, c);
     c->sampler = samplers[opt_word(s, &TR_SAMPLER, 0)];
     if (c->sampler == DPC_SAMPLER_CYCLIC_POISSON) c->groups = opt_size(s, &TR_GROUPS, 0);
-    opt_read_field(s, &TR_CLIP, c);
-    opt_read_field(s, &TR_LR, c);
-    opt_read_field(s, &TR_MOMENTUM, c);
-    opt_read_field(s, &TR_WEIGHT_DECAY, c);
-    c->schedule = (dpc_lr_schedule)opt_word(s, &TR_SCHEDULE, DPC_LR_CONSTANT);
-    if (c->schedule == DPC_LR_COOLDOWN) {
-        opt_read_field(s, &TR_COOL_FRACTION, c);
-        opt_read_field(s, &TR_COOL_FACTOR, c);
-    }
-    opt_read_field(s, &TR_THREADS, c);
-    opt_read_field(s, &TR_CHUNK, c);
-    c->precision = (dpc_precision)opt_word(s, &TR_PRECISION, DPC_PRECISION_DOUBLE);
+    opt_read_fields(s, dpc_train_config_fields(), c); /* each where it applies */
+    opt_read_field(s, &TR_PRECISION, c);
 }
 
 int train_read_run(train_opts *o, opt_set *s)
