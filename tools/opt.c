@@ -937,6 +937,7 @@ void opt_dry_field(const dpc_field *f, const void *base, const char *prefix)
     double v = dpc_field_get(f, base);
     uint64_t u;
     const char *str;
+    if (f->type >= DPC_FIELD_STRUCT && f->type != DPC_FIELD_STRING) return; /* not values */
     printf("%s%s = ", prefix, f->name);
     switch (f->type) {
     case DPC_FIELD_ENUM:
@@ -955,15 +956,13 @@ void opt_dry_field(const dpc_field *f, const void *base, const char *prefix)
         memcpy(&str, m, sizeof str);
         printf("%s\n", str ? str : "");
         break;
-    default: break; /* never called for the others */
+    default: break;
     }
 }
 
 void opt_dry_fields(const dpc_field_table *t, const void *base, const char *prefix)
 {
-    for (size_t i = 0; i < t->count; i++)
-        if (t->fields[i].type < DPC_FIELD_STRUCT || t->fields[i].type == DPC_FIELD_STRING)
-            opt_dry_field(&t->fields[i], base, prefix);
+    for (size_t i = 0; i < t->count; i++) opt_dry_field(&t->fields[i], base, prefix);
 }
 
 void opt_dry_list(const char *key, const double *v, size_t n)
