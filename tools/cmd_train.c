@@ -11,7 +11,8 @@
 #define OPTIM "sampling and optimization"
 #define EXEC "randomness and execution"
 /* an option setting a field of dpc_train_config: range and default from the library's table */
-#define TRAIN_FIELD .fields = dpc_train_config_fields
+#define TRAIN_FIELDS dpc_train_config_fields
+#define TRAIN_FIELD .fields = TRAIN_FIELDS
 
 const opt_spec TR_ALGO = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-ftrl",
@@ -43,19 +44,19 @@ const opt_spec TR_FEATURE_CACHE = {
             "~/.cache/dpcorr; none: no cache)",
     .example = "! --data fashion-mnist:limit=100,test-limit=100 --model softmax --epsilon 1 "
                "--batch 20 --features scatter:J=1,L=2 --feature-cache none"};
-const opt_spec TR_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
+const opt_spec TR_EPSILON = FR_EPSILON_OPT(TRAIN_FIELDS, PRIV, "--noise-multiplier", "--epsilon 2");
 const opt_spec TR_DELTA =
-    FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-4");
+    FR_DELTA_OPT(TRAIN_FIELDS, PRIV, NULL, "--delta 1e-4");
 const opt_spec TR_NOISE = FR_NOISE_OPT(
-    PRIV, OPT_LO_OPEN,
+    TRAIN_FIELDS, PRIV,
     "noise std per row of Z = Z x clip x the column norm of C; DP-SGD: the per-step multiplier",
     "! --data synthetic:logistic,n=600,d=1000 --model logistic --batch 20 "
     "--noise-multiplier 1.5");
 const opt_spec TR_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 const opt_spec TR_ACCOUNTANT = {
-    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "pld|rdp|zcdp|gdp",
-    .section = PRIV, .param = "accountant",
-    .help = "pld (default) | rdp for amplified runs; gdp (exact) is used for unamplified ones "
+    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, TRAIN_FIELD, .section = PRIV,
+    .param = "accountant",
+    .help = "pld | rdp for amplified runs; gdp (exact) is used for unamplified ones "
             "unless zcdp is asked for",
     .example = "--accountant rdp"};
 const opt_spec TR_SAMPLER = {
@@ -78,7 +79,8 @@ const opt_spec TR_OPTIM = {.type = OPT_FIELDS, TRAIN_FIELD, .group = "optimizati
 const opt_spec TR_EXEC = {.type = OPT_FIELDS, TRAIN_FIELD, .group = "execution",
                           .section = EXEC};
 const opt_spec TR_PRECISION = {
-    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, TRAIN_FIELD, .section = EXEC, .param = "precision",
+    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, TRAIN_FIELD, .section = EXEC,
+    .param = "precision",
     .help = "double | float32: parameters, activations and gradients in float "
             "(clipping norms and noise in double; linear, logistic, softmax and mlp models, one "
             "process)",
@@ -121,14 +123,12 @@ static void read_config(train_opts *o, opt_set *s)
                                                 DPC_SAMPLER_FIXED, DPC_SAMPLER_SHUFFLE,
                                                 DPC_SAMPLER_CYCLIC_POISSON,
                                                 DPC_SAMPLER_BALLS_IN_BINS};
-    static const dpc_accountant accs[] = {DPC_ACCOUNTANT_PLD, DPC_ACCOUNTANT_RDP,
-                                          DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
     dpc_train_config *c = &o->cfg;
     c->epsilon = opt_dbl(s, &TR_EPSILON, c->epsilon);
     c->noise_multiplier = opt_dbl(s, &TR_NOISE, c->noise_multiplier);
     c->delta = opt_dbl(s, &TR_DELTA, c->delta);
     c->allow_large_delta = opt_given(s, &TR_LARGE_DELTA);
-    c->accountant = accs[opt_word(s, &TR_ACCOUNTANT, 0)];
+    opt_read_field(s, &TR_ACCOUNTANT, c);
     c->sampler = samplers[opt_word(s, &TR_SAMPLER, 0)];
     if (c->sampler == DPC_SAMPLER_CYCLIC_POISSON) c->groups = opt_size(s, &TR_GROUPS, 0);
     opt_read_fields(s, dpc_train_config_fields(), c); /* each where it applies */

@@ -232,7 +232,7 @@ static const char *enum_help(const opt_spec *o, const dpc_field *f, char *buf, s
     const char *w = dpc_field_enum_name(f, (int)f->def);
     size_t wl = w ? strlen(w) : 0, n;
     for (const char *h = w ? strstr(o->help, w) : NULL; h; h = strstr(h + wl, w))
-        if ((h == o->help || strchr(" |", h[-1])) && strchr(" |,", h[wl])) {
+        if ((h == o->help || strchr(" |", h[-1])) && strchr(" |,:", h[wl])) {
             snprintf(buf, len, "%.*s (default)%s", (int)(h - o->help + wl), o->help, h + wl);
             return buf;
         }
@@ -270,6 +270,10 @@ static const char *help_text(const opt_spec *o, char *buf, size_t len)
 
 static int bad_range(const opt_set *s, const opt_spec *o, const char *v)
 {
+    const dpc_field *f = spec_field(o);
+    double x;
+    if (f && f->hi == 1e150 && dpc_io_parse_double(v, &x) && x > f->hi) /* the library's words */
+        return fail_name(s, o->name, "%s overflows: must be at most 1e150", v);
     char r[96];
     range_text(o, r, sizeof r);
     return fail_name(s, o->name, "must be %s, got %s", r, v);
@@ -693,7 +697,7 @@ static char g_text[32768];
 static struct {
     const opt_cmd *cmd;
     const opt_spec *list[OPT_MAX + 1];
-} g_exp[4];
+} g_exp[8];
 static size_t g_nexp;
 
 static void internal(const char *what)

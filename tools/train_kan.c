@@ -32,16 +32,18 @@ static const opt_spec K_MODEL = {
             "into the unit ball if needed), or any model spec (kan:64[:grid=G][:range=LO,HI], "
             "mlp:256, ...) (required)",
     .example = "--model kan2:6"};
-static const opt_spec K_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
-static const opt_spec K_DELTA = FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-4");
+static const opt_spec K_EPSILON =
+    FR_EPSILON_OPT(dpc_kan_privacy_fields, PRIV, "--noise-multiplier", "--epsilon 2");
+static const opt_spec K_DELTA = FR_DELTA_OPT(dpc_kan_privacy_fields, PRIV, NULL, "--delta 1e-4");
 static const opt_spec K_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 static const opt_spec K_CALIBRATION = FR_CALIBRATION_OPT(
-    PRIV, "--epsilon",
+    dpc_kan_privacy_fields, PRIV, "--epsilon",
     "exact binomial participation tail + exact sensitivity + exact Gaussian; paper: Thm. D.9 at "
     "lambda = 0, Thm. F.12 at lambda > 0 (conditions checked)",
     "--epsilon 0.9 --iterates 400 --calibration paper");
 static const opt_spec K_NOISE = FR_NOISE_OPT(
-    PRIV, 0, "noise std per row of Z = Z clip colnorm(C); the paper's kappa = Z colnorm; 0: non-private",
+    dpc_kan_privacy_fields, PRIV,
+    "noise std per row of Z = Z clip colnorm(C); the paper's kappa = Z colnorm; 0: non-private",
     "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
     "--noise-multiplier 3");
 /* The options of library fields take their type, range and default from the field tables

@@ -32,14 +32,15 @@ static const opt_spec L_DATA = {
     .help = "csv:PATH[,opts] | libsvm:PATH[,opts] | synthetic:linreg[,opts] (real-valued targets; "
             "doc/data.md) (required)",
     .example = "--data synthetic:linreg,n=30000,d=2,alpha=0"};
-static const opt_spec L_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 3");
-static const opt_spec L_DELTA = FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-7");
+static const opt_spec L_EPSILON =
+    FR_EPSILON_OPT(dpc_linreg_opts_fields, PRIV, "--noise-multiplier", "--epsilon 3");
+static const opt_spec L_DELTA = FR_DELTA_OPT(dpc_linreg_opts_fields, PRIV, NULL, "--delta 1e-7");
 static const opt_spec L_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 static const opt_spec L_NOISE = FR_NOISE_OPT(
-    PRIV, OPT_LO_OPEN, "the paper's alpha: gradient noise std 2 Z zeta / b",
+    dpc_linreg_opts_fields, PRIV, "the paper's alpha: gradient noise std 2 Z zeta / b",
     "! --data synthetic:linreg,n=20000,d=3,alpha=0 --noise-multiplier 30");
 static const opt_spec L_CALIBRATION = FR_CALIBRATION_OPT(
-    PRIV, NULL,
+    dpc_linreg_opts_fields, PRIV, NULL,
     "dp-ambssgd the exact GDP of the run, dp-ssgd the shuffling theorem with the exact Gaussian "
     "eps0; paper: dp-ambssgd Thm. 3.7's sqrt(8 ln(1/delta))/eps, dp-ssgd the classical Gaussian "
     "eps0, which needs eps0 < 1",
@@ -47,25 +48,28 @@ static const opt_spec L_CALIBRATION = FR_CALIBRATION_OPT(
 /* The options of library fields take their type, range and default from the field table
  * (opt_spec.fields). */
 #define LINREG_FIELD .fields = dpc_linreg_opts_fields
-/* The public inputs, in the order of dpc_linreg_prior's
- * fields (the bits of dpc_linreg_prior_from_data). */
+/* The public inputs, in the order of dpc_linreg_prior's fields (the bits of
+ * dpc_linreg_prior_from_data). */
 static const opt_spec L_PRIOR[NPRIOR] = {
-    {LINREG_FIELD, .name = "--h-norm", .metavar = "H", .type = OPT_DOUBLE, .section = PUB,
-     .param = "prior.h_norm", .help = "||H||_2", .example = "--h-norm 2"},
-    {LINREG_FIELD, .name = "--kappa", .metavar = "K", .type = OPT_DOUBLE, .section = PUB,
-     .param = "prior.kappa", .help = "condition number of H = E[x x^T] (>= 1)",
+    {LINREG_FIELD, .name = "--h-norm", .metavar = "H", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.h_norm", .help = "||H||_2", .example = "--h-norm 2"},
+    {LINREG_FIELD, .name = "--kappa", .metavar = "K", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.kappa", .help = "condition number of H = E[x x^T] (>= 1)",
      .example = "--kappa 2"},
-    {LINREG_FIELD, .name = "--rx", .metavar = "R", .type = OPT_DOUBLE, .section = PUB, .param = "prior.r_x",
+    {LINREG_FIELD, .name = "--rx", .metavar = "R", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.r_x",
      .help = "R_x with E[||x||^2 x x^T] <= R_x^2 H (paper: R_x^2 = Tr H)", .example = "--rx 3"},
-    {LINREG_FIELD, .name = "--k2", .metavar = "K2", .type = OPT_DOUBLE, .section = PUB, .param = "prior.k2",
+    {LINREG_FIELD, .name = "--k2", .metavar = "K2", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.k2",
      .help = "tail constant K2 (Gaussian: sqrt(8/3))", .example = "--k2 2"},
-    {LINREG_FIELD, .name = "--tail-a", .metavar = "A", .type = OPT_DOUBLE, .section = PUB, .param = "prior.a",
+    {LINREG_FIELD, .name = "--tail-a", .metavar = "A", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.a",
      .help = "tail exponent a (0.5 Gaussian; 1 sub-exponential)", .example = "--tail-a 1"},
-    {LINREG_FIELD, .name = "--w-bound", .metavar = "W", .type = OPT_DOUBLE, .section = PUB,
-     .param = "prior.w_bound", .help = "bound on ||w*||_H (synthetic: the generator's)",
+    {LINREG_FIELD, .name = "--w-bound", .metavar = "W", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.w_bound", .help = "bound on ||w*||_H (synthetic: the generator's)",
      .example = "--w-bound 2"},
-    {LINREG_FIELD, .name = "--sigma-bound", .metavar = "S", .type = OPT_DOUBLE, .section = PUB,
-     .param = "prior.sigma_bound",
+    {LINREG_FIELD, .name = "--sigma-bound", .metavar = "S", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.sigma_bound",
      .help = "bound on the label-noise std (synthetic: the generator's)",
      .example = "--sigma-bound 0.5"},
 };
@@ -98,7 +102,7 @@ static const opt_spec L_DPSTAT_K = {LINREG_FIELD, /* the CLI's range (the table'
     .help = "DP-STAT doublings (paper: ceil(200 log2 N), whose Delta = B/N^200 underflows)",
     .example = "--dpstat-k 30"};
 static const opt_spec L_DPSTAT_RULE = {LINREG_FIELD,
-    .name = "--dpstat-rule", .metavar = "R", .type = OPT_CHOICE, .choices = "margin|paper",
+    .name = "--dpstat-rule", .metavar = "R", .type = OPT_CHOICE,
     .section = ALG, .param = "dpstat_rule",
     .help = "margin (stop at noisy count >= s - Gamma) | paper (stop at >= s, as printed; "
             "overshoots)",

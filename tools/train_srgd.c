@@ -106,16 +106,18 @@ static const opt_spec S_NOISE = { SRGD_FIELD,
 static const opt_spec S_PERMUTE = {
     .name = "--permute", .type = OPT_FLAG, .section = SCHED, .param = "permute",
     .help = "public random order of the examples first", .example = "--permute"};
-static const opt_spec S_EPSILON = FR_EPSILON_OPT(PRIV, "--nonprivate", "--epsilon 2");
+static const opt_spec S_EPSILON =
+    FR_EPSILON_OPT(dpc_srgd_config_fields, PRIV, "--nonprivate", "--epsilon 2");
 static const opt_spec S_NONPRIVATE = {
     .name = "--nonprivate", .type = OPT_FLAG, .section = PRIV, .param = "epsilon",
     .help = "no noise (epsilon = infinity)",
     .example = "! --algo dp-srgd --problem p2 --n 2000 --dim 4 --nonprivate"};
 static const opt_spec S_DELTA =
-    FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, "--epsilon or --literal", "--delta 1e-6");
+    FR_DELTA_OPT(dpc_srgd_config_fields, PRIV, "--epsilon or --literal", "--delta 1e-6");
 static const opt_spec S_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, "--epsilon");
 static const opt_spec S_CALIBRATION = FR_CALIBRATION_OPT(
-    PRIV, "--epsilon", "exact GDP mu; paper: mu = eps/sqrt(2 ln(2.5/delta)), Lemma 5.6, eps <= 1",
+    dpc_srgd_config_fields, PRIV, "--epsilon",
+    "exact GDP mu; paper: mu = eps/sqrt(2 ln(2.5/delta)), Lemma 5.6, eps <= 1",
     "--epsilon 0.9 --calibration paper");
 static const opt_spec S_EVAL_EVERY = { SRGD_FIELD,
     .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .section = "output", .param = "eval_every",
@@ -131,11 +133,11 @@ static const opt_spec S_TRACE = {
 #undef PRIV
 
 static const opt_spec *const SRGD_OPTS[] = {
-    &S_ALGO, &S_PROBLEM, &S_PROBLEM_FIELDS, &S_DATA, &S_MODEL, &S_ROW_RADIUS, &S_Y_BOUND, &S_L, &S_M, &S_R, &S_REGIME, &S_C,
-    &S_LITERAL, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP, &S_Z_STEP, &S_VARIANT, &S_NOISE,
-    &S_PERMUTE, &S_EPSILON, &S_NONPRIVATE, &S_DELTA, &S_LARGE_DELTA, &S_CALIBRATION, &FR_SEED,
-    &FR_SECURE, &S_EVAL_EVERY, FRAME_CKPT_OPTS, &FR_REPORT, &S_TRACE, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP,
-    NULL};
+    &S_ALGO, &S_PROBLEM, &S_PROBLEM_FIELDS, &S_DATA, &S_MODEL, &S_ROW_RADIUS, &S_Y_BOUND, &S_L,
+    &S_M, &S_R, &S_REGIME, &S_C, &S_LITERAL, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP, &S_Z_STEP,
+    &S_VARIANT, &S_NOISE, &S_PERMUTE, &S_EPSILON, &S_NONPRIVATE, &S_DELTA, &S_LARGE_DELTA,
+    &S_CALIBRATION, &FR_SEED, &FR_SECURE, &S_EVAL_EVERY, FRAME_CKPT_OPTS, &FR_REPORT, &S_TRACE,
+    &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL};
 
 static const opt_cmd SRGD_CMD = {
     .name = "train --algo dp-srgd",

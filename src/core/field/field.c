@@ -235,7 +235,8 @@ static int when_holds(const dpc_field_table *t, const dpc_field *f, const void *
     if (!f->when) return 1;
     const char *sp = strchr(f->when, ' ');
     char name[64];
-    if (!sp || (size_t)(sp - f->when) >= sizeof name) return -1;
+    if (!sp || (size_t)(sp - f->when) >= sizeof name || !sp[1] || sp[strlen(sp) - 1] == '|')
+        return -1;
     memcpy(name, f->when, (size_t)(sp - f->when));
     name[sp - f->when] = '\0';
     const dpc_field *e = NULL;

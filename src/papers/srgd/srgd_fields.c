@@ -47,7 +47,7 @@ static const dpc_field srgd_config_fields[] = {
      .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_UNSET_ZERO,
      .doc = "epsilon: target; INFINITY = non-private (0: must be set)"},
     {.name = "delta", .type = DPC_FIELD_DOUBLE, CFG(delta), .lo = 0, .hi = 1,
-     .flags = POS_OPEN | DPC_FIELD_UNSET_ZERO,
+     .flags = POS_OPEN | DPC_FIELD_UNSET_ZERO, .def_text = DPC__DELTA_DEFAULT_TEXT,
      .doc = "delta: target, < 1/N unless allow_large_delta (0: dpc_account_default_delta(N))"},
     {.name = "allow_large_delta", .type = DPC_FIELD_BOOL, CFG(allow_large_delta),
      .flags = DPC_FIELD_RUNTIME,
