@@ -97,11 +97,11 @@ static const opt_spec S_Z_STEP = { SRGD_FIELD,
     .help = "z-step scale s: z_{t+1} = Pi(z_t - s S^_t/beta); the default is the proof's choice",
     .example = "--z-step 0.75"};
 static const opt_spec S_VARIANT = { SRGD_FIELD,
-    .name = "--variant", .metavar = "V", .type = OPT_STR, .section = SCHED, .param = "variant",
+    .name = "--variant", .metavar = "V", .type = OPT_CHOICE, .section = SCHED, .param = "variant",
     .help = "accel | srg (unaccelerated) | accel-sgd (Thm 5.13)",
     .example = "--variant srg"};
 static const opt_spec S_NOISE = { SRGD_FIELD,
-    .name = "--noise", .metavar = "K", .type = OPT_STR, .section = SCHED, .param = "noise",
+    .name = "--noise", .metavar = "K", .type = OPT_CHOICE, .section = SCHED, .param = "noise",
     .help = "tree | honaker | independent", .example = "--noise honaker"};
 static const opt_spec S_PERMUTE = {
     .name = "--permute", .type = OPT_FLAG, .section = SCHED, .param = "permute",
@@ -179,9 +179,8 @@ static int read_problem(srgd_opts *o, opt_set *s)
 }
 
 /* The schedule and the algorithm's variants (the library checks values such as z_step). */
-static int read_schedule(srgd_opts *o, opt_set *s)
+static void read_schedule(srgd_opts *o, opt_set *s)
 {
-    dpc_error err = {0};
     o->regime = opt_word(s, &S_REGIME, 0) & 1 ? DPC_SRGD_REGIME_B : DPC_SRGD_REGIME_A;
     if (o->regime == DPC_SRGD_REGIME_A) {
         o->literal = opt_given(s, &S_LITERAL);
@@ -193,11 +192,8 @@ static int read_schedule(srgd_opts *o, opt_set *s)
     o->clip = opt_word(s, &S_CLIP, 0) ? INFINITY : opt_dbl(s, &S_CLIP, 0);
     o->c.z_step = opt_dbl(s, &S_Z_STEP, o->c.z_step);
     o->c.permute = opt_given(s, &S_PERMUTE);
-    const char *v = opt_str(s, &S_VARIANT, NULL);
-    if (v && dpc_srgd_variant_parse(v, &o->c.variant, &err)) return opt_fail_lib_at(s, &S_VARIANT, &err);
-    v = opt_str(s, &S_NOISE, NULL);
-    if (v && dpc_srgd_noise_parse(v, &o->c.noise, &err)) return opt_fail_lib_at(s, &S_NOISE, &err);
-    return 0;
+    opt_read_field(s, &S_VARIANT, &o->c); /* the words of the table's enums */
+    opt_read_field(s, &S_NOISE, &o->c);
 }
 
 static int read_opts(srgd_opts *o, opt_set *s)
@@ -221,8 +217,7 @@ static int read_opts(srgd_opts *o, opt_set *s)
     o->L = opt_dbl(s, &S_L, 0);
     o->M = opt_dbl(s, &S_M, 0);
     o->pc.R = opt_dbl(s, &S_R, o->pc.R);
-    rc = read_schedule(o, s);
-    if (rc) return rc;
+    read_schedule(o, s);
     o->nonprivate = opt_given(s, &S_NONPRIVATE);
     o->c.epsilon = o->nonprivate ? INFINITY : opt_dbl(s, &S_EPSILON, 0);
     if (!o->nonprivate || o->literal) o->c.delta = opt_dbl(s, &S_DELTA, o->c.delta);
