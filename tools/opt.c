@@ -254,11 +254,10 @@ static const char *help_text(const opt_spec *o, char *buf, size_t len)
         (f->flags & DPC_FIELD_DERIVED))
         return o->help;
     if (f->type == DPC_FIELD_ENUM) return enum_help(o, f, buf, len);
-    char d[128] = "", r[96] = "";
+    char d[160] = "", dv[128], r[96] = "";
     if (f->def != 0 || !(f->flags & DPC_FIELD_UNSET_ZERO) || f->def_text) {
-        int k = snprintf(d, sizeof d, " (default%s", f->def_text ? ": " : " ");
-        k += dpc_field_format_default(f, d + k, sizeof d - (size_t)k - 1);
-        snprintf(d + k, sizeof d - (size_t)k, ")");
+        dpc_field_format_default(f, dv, sizeof dv);
+        snprintf(d, sizeof d, " (default%s%s)", f->def_text ? ": " : " ", dv);
     }
     if (has_range(o)) {
         r[0] = ',', r[1] = ' ';
@@ -788,6 +787,7 @@ static const opt_spec *generate(const opt_cmd *c, const opt_spec *e, const dpc_f
     if (g->type != OPT_FLAG) g->metavar = keep("%c", toupper((unsigned char)lw[1]));
     if (f->when) { /* "schedule cooldown" -> "--schedule cooldown" */
         const char *sp = strchr(f->when, ' ');
+        if (!sp) internal("a field's when without its values"); /* verified by the tables' tests */
         snprintf(w, sizeof w, "%.*s", (int)(sp - f->when), f->when);
         const char *en = field_option(c, e, w, on, sizeof on);
         g->when = keep("%s %s", en, sp + 1);
