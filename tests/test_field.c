@@ -136,10 +136,54 @@ static void test_verify_refuses(void)
     CHECK(dpc_field_table_verify(&t6, &e) == DPC_E_INVALID, "missing doc: %s", e.msg);
 }
 
+/* `when`: a field applies only while an ENUM field of its struct has one of the named values;
+ * verify refuses a condition that names no enum field or an unknown value. */
+static void test_when(void)
+{
+    dpc_error e = {0};
+    dpc_field f[2];
+    memcpy(f, inner_fields, sizeof f);
+    f[0].when = "kind a|c";
+    dpc_field_table t = DPC_FIELD_TABLE(inner, f);
+    CHECK(dpc_field_table_verify(&t, &e) == DPC_OK, "a valid when: %s", e.msg);
+    inner x = {0.5, 0};
+    int got[3];
+    for (x.kind = 0; x.kind < 3; x.kind++) got[x.kind] = dpc_field_applies(&t, &f[0], &x);
+    CHECK(got[0] == 1 && got[1] == 0 && got[2] == 1, "applies by kind: %d %d %d", got[0], got[1],
+          got[2]);
+    CHECK(dpc_field_applies(&t, &f[1], &x) == 1, "no when: always");
+    static const char *const bad[] = {"kind z", "kinds a", "nu a", "kind", "kind a|"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        f[0].when = bad[i];
+        CHECK(dpc_field_table_verify(&t, &e) == DPC_E_INVALID && !strcmp(e.field, "nu"),
+              "when '%s' refused: %s", bad[i], e.msg);
+        CHECK(dpc_field_applies(&t, &f[0], &x) == 0, "a malformed when never applies");
+    }
+}
+
+/* Step records as doubles and back: doubles bit for bit (NaN too), integers by value, a value
+ * outside the integer type leaves the field. */
+static void test_pack(void)
+{
+    inner r[2] = {{0.25, 2}, {NAN, 1}}, back[2] = {{0, 0}, {0, 0}};
+    double v[4];
+    dpc_field_pack(&inner_table, r, 2, v);
+    CHECK(v[0] == 0.25 && v[1] == 2 && isnan(v[2]) && v[3] == 1, "packed %g %g %g %g", v[0],
+          v[1], v[2], v[3]);
+    dpc_field_unpack(&inner_table, v, 2, back);
+    CHECK(!memcmp(&back[0].nu, &r[0].nu, sizeof(double)) && back[0].kind == 2 &&
+              isnan(back[1].nu) && back[1].kind == 1, "unpacked");
+    v[1] = 1e300;
+    dpc_field_unpack(&inner_table, v, 1, back);
+    CHECK(back[0].kind == 2, "an int out of range keeps the field (%d)", back[0].kind);
+}
+
 int main(void)
 {
     test_lookup_defaults();
     test_set_and_ranges();
     test_verify_refuses();
+    test_when();
+    test_pack();
     return TEST_SUMMARY();
 }

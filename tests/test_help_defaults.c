@@ -1,8 +1,8 @@
 /* test_help_defaults.c — every default that a command's --help prints for a library field is the
  * value of the library's _init (the library decides; the help text of each option table,
  * tools/opt.h, is a copy that only this test compares), where the option does not read it from
- * the library's field table yet: `train` and `audit` against dpc_train_config_init (the choices
- * and delta; their numeric fields come from dpc_train_config_fields), `train --algo
+ * the library's field table yet: `train` and `audit` against dpc_train_config_init (all read
+ * from dpc_train_config_fields now: the marking of the default word is checked), `train --algo
  * dp-ambssgd|dp-ssgd` against dpc_linreg_opts_init (its --stream; the other paper options read
  * the library's field tables: nothing to compare), `advise` against dpc_advise_query_init. Runs
  * $BUILD/dpcorr (default build/dpcorr) from the repository root. */
@@ -105,10 +105,9 @@ static void test_train(const char *cmd)
     }
     dpc_train_config c;
     dpc_train_config_init(&c);
-    /* the numeric fields (epochs, batch, clip, lr, momentum, weight decay, cooldown, threads,
-     * chunk, nu, lambda): their --help default is printed from dpc_train_config_fields (no copy
-     * left to compare; tests/check_layout.sh refuses one). The choices are still words in the
-     * option specs: */
+    /* every default of these options is printed from dpc_train_config_fields (numbers, the
+     * enum words marked "(default)", delta's rule: its def_text); no copy is left in the
+     * option specs (tests/check_layout.sh refuses one): these checks now prove the marking */
     same_word(cmd, "--accountant", dpc_accountant_name(c.accountant));
     same_word(cmd, "--schedule", dpc_lr_schedule_name(c.schedule));
     same_word(cmd, "--precision", dpc_precision_name(c.precision));

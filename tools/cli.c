@@ -145,7 +145,7 @@ static void describe(const io_path *p, char *buf, size_t len)
 static int collect(const opt_set *s, io_path *p, size_t *n, char **own, size_t *nown)
 {
     for (size_t i = 0; i < s->n; i++) {
-        const opt_spec *o = s->cmd->opts[i];
+        const opt_spec *o = s->opts[i];
         if (!s->given[i] || o->type != OPT_STR) continue;
         const char *v = s->val[i].raw;
         if (o->flags & OPT_OUT_FILE) {

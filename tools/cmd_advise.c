@@ -31,7 +31,11 @@ static const opt_spec A_EPSILON = {
     .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
     .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .help = "target epsilon (required)",
     .example = "--epsilon 3"};
-static const opt_spec A_DELTA = FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-7");
+static const opt_spec A_DELTA = {
+    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
+    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
+    .help = "target delta in (0,1) (default the largest power of ten <= 1/(10 N), at most 1e-5; "
+            "below 1/N)", .example = "--delta 1e-7"};
 static const opt_spec A_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 static const opt_spec A_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "pld|rdp|zcdp|gdp",

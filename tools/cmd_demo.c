@@ -48,9 +48,9 @@ static const opt_spec D_SEED = {
     .param = "seed", .help = "seed of both runs (seeded mode, default 1; recorded)",
     .example = "--seed 4"};
 static const opt_spec D_PRECISION = {
-    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, .choices = "double|float32",
-    .section = "options", .param = "precision", .conflicts = "--frontier",
-    .help = "double (default) | float32: both runs train in float (doc/training.md compares "
+    .name = "--precision", .metavar = "P", .type = OPT_CHOICE,
+    .fields = dpc_train_config_fields, .section = "options", .param = "precision",
+    .conflicts = "--frontier", .help = "double | float32: both runs train in float (doc/training.md compares "
             "it with double)",
     .example = "--precision float32"};
 

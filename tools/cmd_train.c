@@ -11,7 +11,8 @@
 #define OPTIM "sampling and optimization"
 #define EXEC "randomness and execution"
 /* an option setting a field of dpc_train_config: range and default from the library's table */
-#define TRAIN_FIELD .fields = dpc_train_config_fields
+#define TRAIN_FIELDS dpc_train_config_fields
+#define TRAIN_FIELD .fields = TRAIN_FIELDS
 
 const opt_spec TR_ALGO = {
     .name = "--algo", .metavar = "NAME", .type = OPT_CHOICE, .choices = "dp-ftrl",
@@ -43,28 +44,21 @@ const opt_spec TR_FEATURE_CACHE = {
             "~/.cache/dpcorr; none: no cache)",
     .example = "! --data fashion-mnist:limit=100,test-limit=100 --model softmax --epsilon 1 "
                "--batch 20 --features scatter:J=1,L=2 --feature-cache none"};
-const opt_spec TR_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
+const opt_spec TR_EPSILON = FR_EPSILON_OPT(TRAIN_FIELDS, PRIV, "--noise-multiplier", "--epsilon 2");
 const opt_spec TR_DELTA =
-    FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-4");
+    FR_DELTA_OPT(TRAIN_FIELDS, PRIV, NULL, "--delta 1e-4");
 const opt_spec TR_NOISE = FR_NOISE_OPT(
-    PRIV, OPT_LO_OPEN,
+    TRAIN_FIELDS, PRIV,
     "noise std per row of Z = Z x clip x the column norm of C; DP-SGD: the per-step multiplier",
     "! --data synthetic:logistic,n=600,d=1000 --model logistic --batch 20 "
     "--noise-multiplier 1.5");
 const opt_spec TR_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 const opt_spec TR_ACCOUNTANT = {
-    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "pld|rdp|zcdp|gdp",
-    .section = PRIV, .param = "accountant",
-    .help = "pld (default) | rdp for amplified runs; gdp (exact) is used for unamplified ones "
+    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, TRAIN_FIELD, .section = PRIV,
+    .param = "accountant",
+    .help = "pld | rdp for amplified runs; gdp (exact) is used for unamplified ones "
             "unless zcdp is asked for",
     .example = "--accountant rdp"};
-const opt_spec TR_EPOCHS = {
-    .name = "--epochs", .metavar = "N", .type = OPT_UINT, TRAIN_FIELD, .section = OPTIM,
-    .param = "epochs", .help = "passes over the data", .example = "--epochs 2"};
-const opt_spec TR_BATCH = {
-    .name = "--batch", .metavar = "B", .type = OPT_UINT, TRAIN_FIELD,
-    .section = OPTIM, .param = "batch", .help = "(expected) batch size",
-    .example = "--batch 30"};
 const opt_spec TR_SAMPLER = {
     .name = "--sampler", .metavar = "S", .type = OPT_CHOICE,
     .choices = "auto|poisson|fixed|shuffle|cyclic-poisson|balls-in-bins", .section = OPTIM,
@@ -78,44 +72,16 @@ const opt_spec TR_GROUPS = {
     .section = OPTIM, .param = "groups", .when = "--sampler cyclic-poisson",
     .help = "number of groups",
     .example = "--sampler cyclic-poisson --groups 2"};
-const opt_spec TR_CLIP = {
-    .name = "--clip", .metavar = "C", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
-    .param = "clip", .help = "per-example L2 clip norm", .example = "--clip 0.5"};
-const opt_spec TR_LR = {
-    .name = "--lr", .metavar = "L", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
-    .param = "lr", .help = "learning rate", .example = "--lr 0.3"};
-const opt_spec TR_MOMENTUM = {
-    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, TRAIN_FIELD, .section = OPTIM,
-    .param = "momentum", .help = "heavy-ball momentum", .example = "--momentum 0.5"};
-const opt_spec TR_WEIGHT_DECAY = {
-    .name = "--weight-decay", .metavar = "W", .type = OPT_DOUBLE, TRAIN_FIELD,
-    .section = OPTIM, .param = "weight_decay", .help = "L2 weight decay",
-    .example = "--weight-decay 0.01"};
-const opt_spec TR_SCHEDULE = {
-    .name = "--schedule", .metavar = "S", .type = OPT_CHOICE, .choices = "constant|cosine|cooldown",
-    .section = OPTIM, .param = "schedule", .help = "constant (default) | cosine | cooldown",
-    .example = "--schedule cosine"};
-const opt_spec TR_COOL_FRACTION = {
-    .name = "--cooldown-fraction", .metavar = "F", .type = OPT_DOUBLE, TRAIN_FIELD,
-    .section = OPTIM, .param = "cooldown_fraction", .when = "--schedule cooldown",
-    .help = "last fraction of steps",
-    .example = "--schedule cooldown --cooldown-fraction 0.5"};
-const opt_spec TR_COOL_FACTOR = {
-    .name = "--cooldown-factor", .metavar = "F", .type = OPT_DOUBLE, TRAIN_FIELD,
-    .section = OPTIM, .param = "cooldown_factor", .when = "--schedule cooldown",
-    .help = "final lr factor", .example = "--schedule cooldown --cooldown-factor 0.1"};
-const opt_spec TR_THREADS = {
-    .name = "--threads", .metavar = "T", .type = OPT_UINT, TRAIN_FIELD, .section = EXEC,
-    .param = "threads", .help = "worker threads (results do not depend on T)",
-    .example = "--threads 2"};
-const opt_spec TR_CHUNK = {
-    .name = "--chunk", .metavar = "K", .type = OPT_UINT, TRAIN_FIELD, .section = EXEC,
-    .param = "chunk", .help = "examples per chunk (part of the sum order)",
-    .example = "--chunk 8"};
+/* the optimizer's and the execution's fields of dpc_train_config, one option each (epochs,
+ * batch, clip, lr, momentum, weight decay, schedule and its cooldown, threads, chunk) */
+const opt_spec TR_OPTIM = {.type = OPT_FIELDS, TRAIN_FIELD, .group = "optimization",
+                           .section = OPTIM};
+const opt_spec TR_EXEC = {.type = OPT_FIELDS, TRAIN_FIELD, .group = "execution",
+                          .section = EXEC};
 const opt_spec TR_PRECISION = {
-    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, .choices = "double|float32",
-    .section = EXEC, .param = "precision",
-    .help = "double (default) | float32: parameters, activations and gradients in float "
+    .name = "--precision", .metavar = "P", .type = OPT_CHOICE, TRAIN_FIELD, .section = EXEC,
+    .param = "precision",
+    .help = "double | float32: parameters, activations and gradients in float "
             "(clipping norms and noise in double; linear, logistic, softmax and mlp models, one "
             "process)",
     .example = "--precision float32"};
@@ -157,30 +123,16 @@ static void read_config(train_opts *o, opt_set *s)
                                                 DPC_SAMPLER_FIXED, DPC_SAMPLER_SHUFFLE,
                                                 DPC_SAMPLER_CYCLIC_POISSON,
                                                 DPC_SAMPLER_BALLS_IN_BINS};
-    static const dpc_accountant accs[] = {DPC_ACCOUNTANT_PLD, DPC_ACCOUNTANT_RDP,
-                                          DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
     dpc_train_config *c = &o->cfg;
     c->epsilon = opt_dbl(s, &TR_EPSILON, c->epsilon);
     c->noise_multiplier = opt_dbl(s, &TR_NOISE, c->noise_multiplier);
     c->delta = opt_dbl(s, &TR_DELTA, c->delta);
     c->allow_large_delta = opt_given(s, &TR_LARGE_DELTA);
-    c->accountant = accs[opt_word(s, &TR_ACCOUNTANT, 0)];
-    opt_read_field(s, &TR_EPOCHS, c);
-    opt_read_field(s, &TR_BATCH, c);
+    opt_read_field(s, &TR_ACCOUNTANT, c);
     c->sampler = samplers[opt_word(s, &TR_SAMPLER, 0)];
     if (c->sampler == DPC_SAMPLER_CYCLIC_POISSON) c->groups = opt_size(s, &TR_GROUPS, 0);
-    opt_read_field(s, &TR_CLIP, c);
-    opt_read_field(s, &TR_LR, c);
-    opt_read_field(s, &TR_MOMENTUM, c);
-    opt_read_field(s, &TR_WEIGHT_DECAY, c);
-    c->schedule = (dpc_lr_schedule)opt_word(s, &TR_SCHEDULE, DPC_LR_CONSTANT);
-    if (c->schedule == DPC_LR_COOLDOWN) {
-        opt_read_field(s, &TR_COOL_FRACTION, c);
-        opt_read_field(s, &TR_COOL_FACTOR, c);
-    }
-    opt_read_field(s, &TR_THREADS, c);
-    opt_read_field(s, &TR_CHUNK, c);
-    c->precision = (dpc_precision)opt_word(s, &TR_PRECISION, DPC_PRECISION_DOUBLE);
+    opt_read_fields(s, dpc_train_config_fields(), c); /* each where it applies */
+    opt_read_field(s, &TR_PRECISION, c);
 }
 
 int train_read_run(train_opts *o, opt_set *s)

@@ -21,42 +21,36 @@ extern const opt_spec FR_CHECKPOINT, FR_CHECKPOINT_EVERY, FR_RESUME, FR_STOP_AFT
 #define FRAME_CKPT_OPTS &FR_CHECKPOINT, &FR_CHECKPOINT_EVERY, &FR_RESUME, &FR_STOP_AFTER
 
 /* The privacy options of every trainer of `train` (and `audit`), defined once here: name, value
- * type and range, the library parameter, the conflicts and the help. A trainer's table
- * instantiates them with what is its own: the help section (its neighbouring relation), the
- * alternative to --epsilon (--noise-multiplier, or --nonprivate for dp-srgd), its default delta
- * as its library _init sets it (compared by tests/test_help_defaults.c), what the noise multiplier
- * scales in its algorithm, its calibration rules, and examples valid in its minimal invocation.
- * A noise multiplier of 0 (a non-private run) is a value only lcgd-projected accepts: the others
- * use FR_NOISE_OPT with OPT_LO_OPEN. */
-#define FR_EPSILON_OPT(sec, alt, ex)                                                              \
-    {.name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,            \
-     .flags = OPT_LO_OPEN, .section = sec, .param = "epsilon",                                   \
-     .conflicts = "--noise-multiplier --nonprivate",                                             \
+ * type, the library parameter, the conflicts and the help. A trainer's table instantiates them
+ * with what is its own: its library config's field table (the range, the default and the words
+ * are the table's: tbl), the help section (its neighbouring relation), the alternative to
+ * --epsilon (--noise-multiplier, or --nonprivate for dp-srgd), what the noise multiplier scales
+ * in its algorithm, its calibration rules, and examples valid in its minimal invocation. */
+#define FR_EPSILON_OPT(tbl, sec, alt, ex)                                                         \
+    {.name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .fields = tbl, .section = sec,     \
+     .param = "epsilon", .conflicts = "--noise-multiplier --nonprivate",                         \
      .help = "target epsilon: the noise is calibrated by the accountant for this run "           \
              "(required, or " alt ")",                                                           \
      .example = ex}
-#define FR_DELTA_OPT(sec, dflt, when_, ex)                                                        \
-    {.name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,                     \
-     .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = sec, .param = "delta", .when = when_,        \
-     .help = "target delta in (0,1) (default " dflt ")", .example = ex}
-/* The default delta of every trainer (dpc_account_default_delta, through
- * dpc_account_resolve_delta) and the override of its refusal of delta >= 1/N. */
-#define FR_DELTA_DEFAULT "the largest power of ten <= 1/(10 N), at most 1e-5; below 1/N"
+#define FR_DELTA_OPT(tbl, sec, when_, ex)                                                         \
+    {.name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .fields = tbl, .section = sec,       \
+     .param = "delta", .when = when_, .help = "target delta", .example = ex}
+/* the override of the refusal of delta >= 1/N */
 #define FR_LARGE_DELTA_OPT(sec, when_)                                                            \
     {.name = "--allow-large-delta", .type = OPT_FLAG, .section = sec,                             \
      .param = "allow_large_delta", .when = when_,                                                \
      .help = "accept delta >= 1/N (a mechanism may then publish a record outright)",             \
      .example = "--allow-large-delta"}
-#define FR_NOISE_OPT(sec, lo_flags, scales, ex)                                                   \
-    {.name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,   \
-     .flags = lo_flags, .section = sec, .param = "noise_multiplier",                             \
+#define FR_NOISE_OPT(tbl, sec, scales, ex)                                                        \
+    {.name = "--noise-multiplier", .metavar = "Z", .type = OPT_DOUBLE, .fields = tbl,             \
+     .section = sec, .param = "noise_multiplier",                                                \
      .help = "use this noise multiplier instead of calibrating (" scales "); the run reports "    \
              "the epsilon it spends",                                                            \
      .example = ex}
-#define FR_CALIBRATION_OPT(sec, when_, rules, ex)                                                 \
-    {.name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .choices = "accountant|paper",  \
-     .section = sec, .param = "calibration", .when = when_,                                      \
-     .help = "accountant (default): " rules "; the reported epsilon is always the "              \
+#define FR_CALIBRATION_OPT(tbl, sec, when_, rules, ex)                                            \
+    {.name = "--calibration", .metavar = "C", .type = OPT_CHOICE, .fields = tbl, .section = sec,  \
+     .param = "calibration", .when = when_,                                                      \
+     .help = "accountant: " rules "; the reported epsilon is always the "                        \
              "accountant's",                                                                     \
      .example = ex}
 

@@ -110,9 +110,9 @@ const opt_spec MO_CYCLIC = {
             "with min-separation B",
     .example = "{kind} identity --participations 2 --min-sep 3 --cyclic"};
 const opt_spec MO_FORM = {
-    .name = "--form", .metavar = "auto|buffer|replay", .type = OPT_CHOICE,
-    .choices = "auto|buffer|replay", .section = "mechanism", .param = "noise_form",
-    .help = "noise generator form (default auto)", .example = "--form replay"};
+    .name = "--form", .metavar = "auto|buffer|replay", .type = OPT_CHOICE, MECH_FIELD,
+    .section = "mechanism", .param = "noise_form", .help = "noise generator form",
+    .example = "--form replay"};
 
 void cli_mech_opts_init(cli_mech_opts *o)
 {

@@ -89,33 +89,36 @@ static const char *subst(char *buf, size_t len, const char *text, const opt_cmd 
 
 /* ---- table lookups ------------------------------------------------------------------------- */
 
-static size_t table_len(const opt_cmd *c)
+static const opt_spec *const *opts_of(const opt_cmd *c);
+
+static size_t table_len(const opt_spec *const *opts)
 {
     size_t n = 0;
-    while (c->opts[n]) n++;
+    while (opts[n]) n++;
     return n;
 }
 
 static size_t index_of(const opt_set *s, const opt_spec *o)
 {
     for (size_t i = 0; i < s->n; i++)
-        if (s->cmd->opts[i] == o) return i;
+        if (s->opts[i] == o) return i;
     /* a command reading an option that is not in its own table: a bug of the tool */
     fprintf(stderr, "dpcorr %s: internal error: %s is not in the option table\n", s->cmd->name,
             o->name);
     abort();
 }
 
-static const opt_spec *find(const opt_cmd *c, const char *name, size_t len, size_t *idx)
+static const opt_spec *find(const opt_spec *const *opts, const char *name, size_t len,
+                            size_t *idx)
 {
-    for (size_t i = 0; c->opts[i]; i++)
-        if (strlen(c->opts[i]->name) == len && !strncmp(c->opts[i]->name, name, len)) {
+    for (size_t i = 0; opts[i]; i++)
+        if (strlen(opts[i]->name) == len && !strncmp(opts[i]->name, name, len)) {
             *idx = i;
-            return c->opts[i];
+            return opts[i];
         }
     if (len == 2 && !strncmp(name, "-h", 2)) {
-        for (size_t i = 0; c->opts[i]; i++)
-            if (c->opts[i] == &OPT_HELP) {
+        for (size_t i = 0; opts[i]; i++)
+            if (opts[i] == &OPT_HELP) {
                 *idx = i;
                 return &OPT_HELP;
             }
@@ -145,16 +148,35 @@ int opt_strict_double(const char *v, double *out) { return dpc_io_parse_double(v
 int opt_strict_uint(const char *v, uint64_t *out) { return dpc_io_parse_uint(v, out, 0); }
 
 /* The library field an option sets when its spec names the table (opt_spec.fields): the first
- * name of `param`; NULL otherwise. */
+ * name of `param` found in it, a leading "problem." dropped for the nested struct's own table;
+ * NULL otherwise. */
 static const dpc_field *spec_field_at(const opt_spec *o, size_t *base_offset)
 {
     if (!o->fields || !o->param) return NULL;
-    char name[DPC_ERROR_FIELD_LEN];
-    size_t n = strcspn(o->param, ",");
-    if (n >= sizeof name) return NULL;
-    memcpy(name, o->param, n);
-    name[n] = '\0';
-    return dpc_field_find(o->fields(), name, base_offset);
+    for (const char *p = o->param; *p;) {
+        char name[DPC_ERROR_FIELD_LEN];
+        size_t n = strcspn(p, ",");
+        snprintf(name, sizeof name, "%.*s", (int)n, p);
+        const char *dot = strchr(name, '.');
+        const dpc_field *f = dpc_field_find(o->fields(), name, base_offset);
+        if (!f && dot) f = dpc_field_find(o->fields(), dot + 1, base_offset);
+        if (f) return f;
+        p += n + (p[n] == ',');
+    }
+    return NULL;
+}
+
+/* The words of an OPT_CHOICE or OPT_WORDS option: its own `choices`, else its ENUM field's
+ * names ("constant|cosine|cooldown"); NULL when none. */
+static const char *choices_of(const opt_spec *o, char *buf, size_t len)
+{
+    const dpc_field *f = o->choices ? NULL : spec_field_at(o, NULL);
+    if (!f || f->type != DPC_FIELD_ENUM) return o->choices;
+    size_t n = 0;
+    buf[0] = '\0';
+    for (size_t k = 0; k < f->nnames && n < len; k++)
+        n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? "|" : "", f->names[k]);
+    return buf;
 }
 
 static const dpc_field *spec_field(const opt_spec *o) { return spec_field_at(o, NULL); }
@@ -169,9 +191,9 @@ typedef struct opt_range {
 static opt_range range_of(const opt_spec *o)
 {
     const dpc_field *f = spec_field(o);
-    if (!f) return (opt_range){o->lo, o->hi, o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
-    if ((f->flags & DPC_FIELD_NO_RANGE) || f->type == DPC_FIELD_BOOL ||
-        f->type == DPC_FIELD_ENUM || f->type > DPC_FIELD_U64)
+    if (!f || (f->flags & DPC_FIELD_NO_RANGE)) /* the spec's own ("the CLI's range") */
+        return (opt_range){o->lo, o->hi, o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
+    if (f->type == DPC_FIELD_BOOL || f->type == DPC_FIELD_ENUM || f->type > DPC_FIELD_U64)
         return (opt_range){0, 0, 0};
     return (opt_range){f->lo, f->hi,
                        ((f->flags & DPC_FIELD_LO_OPEN) ? OPT_LO_OPEN : 0u) |
@@ -203,25 +225,54 @@ static void range_text(const opt_spec *o, char *buf, size_t len)
                  r.hi, (r.flags & OPT_HI_OPEN) ? ')' : ']');
 }
 
+/* An ENUM field's help: the spec's words with the default's marked ("replay (default) |
+ * buffer"), or the table's words appended ("...: constant (default) | cosine | cooldown"). */
+static const char *enum_help(const opt_spec *o, const dpc_field *f, char *buf, size_t len)
+{
+    const char *w = dpc_field_enum_name(f, (int)f->def);
+    size_t wl = w ? strlen(w) : 0, n;
+    for (const char *h = w ? strstr(o->help, w) : NULL; h; h = strstr(h + wl, w))
+        if ((h == o->help || strchr(" |", h[-1])) && strchr(" |,:", h[wl])) {
+            snprintf(buf, len, "%.*s (default)%s", (int)(h - o->help + wl), o->help, h + wl);
+            return buf;
+        }
+    if (o->choices) return o->help;
+    n = (size_t)snprintf(buf, len, "%s:", o->help);
+    for (size_t k = 0; k < f->nnames && n < len; k++)
+        n += (size_t)snprintf(buf + n, len - n, "%s %s%s", k ? " |" : "", f->names[k],
+                              (int)k == (int)f->def ? " (default)" : "");
+    return buf;
+}
+
 /* The option's help line: its spec's text, then for a field of a library table the table's
  * range and default ("last fraction of steps, in [0, 1] (default 0.25)", "number of groups,
- * >= 1 (default: the strategy's bands)"). */
+ * >= 1 (default: the strategy's bands)"; an unset 0 without words: no default). */
 static const char *help_text(const opt_spec *o, char *buf, size_t len)
 {
     const dpc_field *f = spec_field(o);
-    if (!f) return o->help;
-    char d[128], r[96] = "";
-    dpc_field_format_default(f, d, sizeof d);
+    if (!f || strstr(o->help, "(default") || f->type == DPC_FIELD_BOOL ||
+        (f->flags & DPC_FIELD_DERIVED))
+        return o->help;
+    if (f->type == DPC_FIELD_ENUM) return enum_help(o, f, buf, len);
+    char d[160] = "", dv[128], r[96] = "";
+    if (f->def != 0 || !(f->flags & DPC_FIELD_UNSET_ZERO) || f->def_text) {
+        dpc_field_format_default(f, dv, sizeof dv);
+        snprintf(d, sizeof d, " (default%s%s)", f->def_text ? ": " : " ", dv);
+    }
     if (has_range(o)) {
         r[0] = ',', r[1] = ' ';
         range_text(o, r + 2, sizeof r - 2);
     }
-    snprintf(buf, len, "%s%s (default%s%s)", o->help, r, f->def_text ? ": " : " ", d);
+    snprintf(buf, len, "%s%s%s", o->help, r, d);
     return buf;
 }
 
 static int bad_range(const opt_set *s, const opt_spec *o, const char *v)
 {
+    const dpc_field *f = spec_field(o);
+    double x;
+    if (f && f->hi == 1e150 && dpc_io_parse_double(v, &x) && x > f->hi) /* the library's words */
+        return fail_name(s, o->name, "%s overflows: must be at most 1e150", v);
     char r[96];
     range_text(o, r, sizeof r);
     return fail_name(s, o->name, "must be %s, got %s", r, v);
@@ -252,6 +303,8 @@ static int parse_list(const opt_set *s, const opt_spec *o, const char *v, opt_va
 /* Parses v for option o into out; prints the refusal and returns CLI_USAGE when bad. */
 static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_value *out)
 {
+    char wbuf[256];
+    const char *words = choices_of(o, wbuf, sizeof wbuf);
     memset(out, 0, sizeof *out);
     out->raw = v;
     switch (o->type) {
@@ -260,19 +313,18 @@ static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_v
         if (!*v) return fail_name(s, o->name, "empty value");
         return 0;
     case OPT_CHOICE:
-        if (!(out->word = word_index(o->choices, v))) {
+        if (!(out->word = word_index(words, v))) {
             char alts[256];
-            snprintf(alts, sizeof alts, "%s", o->choices);
+            snprintf(alts, sizeof alts, "%s", words ? words : "");
             for (char *p = alts; *p; p++)
                 if (*p == '|') *p = ',';
             return fail_name(s, o->name, "expected one of %s, got '%s'", alts, v);
         }
         return 0;
     case OPT_LIST: return parse_list(s, o, v, out);
-    case OPT_DOUBLE:
-    case OPT_UINT: break;
+    default: break;
     }
-    if ((o->flags & OPT_WORDS) && (out->word = word_index(o->choices, v))) return 0;
+    if ((o->flags & OPT_WORDS) && (out->word = word_index(words, v))) return 0;
     if (o->type == OPT_DOUBLE) {
         if (!dpc_io_parse_double(v, &out->num))
             return fail_name(s, o->name, "expected a number%s%s, got '%s'",
@@ -328,11 +380,11 @@ static int in_list(const char *list, const char *name)
 static int check_conflicts(const opt_set *s)
 {
     for (size_t i = 0; i < s->n; i++) {
-        const opt_spec *a = s->cmd->opts[i];
+        const opt_spec *a = s->opts[i];
         if (!s->given[i] || !a->conflicts) continue;
         for (size_t j = 0; j < s->n; j++)
-            if (j != i && s->given[j] && in_list(a->conflicts, s->cmd->opts[j]->name))
-                return fail_name(s, s->cmd->opts[j]->name, "cannot be combined with %s", a->name);
+            if (j != i && s->given[j] && in_list(a->conflicts, s->opts[j]->name))
+                return fail_name(s, s->opts[j]->name, "cannot be combined with %s", a->name);
     }
     return 0;
 }
@@ -345,7 +397,7 @@ static int one_option(opt_set *s, char **argv, int argc, int *i)
     const char *eq = strchr(a, '=');
     size_t len = eq ? (size_t)(eq - a) : strlen(a);
     size_t idx = 0;
-    const opt_spec *o = find(s->cmd, a, len, &idx);
+    const opt_spec *o = find(s->opts, a, len, &idx);
     for (size_t r = 0; !o && s->cmd->refused && s->cmd->refused[r]; r++)
         if (strlen(s->cmd->refused[r]->name) == len && !strncmp(s->cmd->refused[r]->name, a, len))
             return fail_name(s, s->cmd->refused[r]->name, "%s", s->cmd->refused_why);
@@ -377,7 +429,8 @@ int opt_parse(opt_set *s, const opt_cmd *cmd, int argc, char **argv, int first, 
 {
     memset(s, 0, sizeof *s);
     s->cmd = cmd;
-    s->n = table_len(cmd);
+    s->opts = opts_of(cmd);
+    s->n = table_len(s->opts);
     if (s->n > OPT_MAX) {
         fprintf(stderr, "dpcorr %s: internal error: %zu options > %d\n", cmd->name, s->n, OPT_MAX);
         abort();
@@ -451,9 +504,20 @@ void opt_read_field(opt_set *s, const opt_spec *o, void *base)
     }
     char *member_base = (char *)base + off;
     double v = dpc_field_get(f, member_base);
-    v = o->type == OPT_UINT ? (double)opt_u64(s, o, (uint64_t)v) : opt_dbl(s, o, v);
+    if (f->type == DPC_FIELD_BOOL) v = opt_given(s, o) ? 1 : v;
+    else if (f->type == DPC_FIELD_ENUM) v = opt_word(s, o, (int)v); /* the table's words */
+    else v = o->type == OPT_UINT ? (double)opt_u64(s, o, (uint64_t)v) : opt_dbl(s, o, v);
     /* the parser's range is the field's, and OPT_UINT values are exact below 2^53 */
     if (dpc_field_set(f, member_base, v, NULL) != DPC_OK) { /* unreachable */
+    }
+}
+
+void opt_read_fields(opt_set *s, const dpc_field_table *t, void *obj)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        const opt_spec *o = s->opts[i];
+        const dpc_field *f = o->group && o->fields && o->fields() == t ? spec_field(o) : NULL;
+        if (f && dpc_field_applies(t, f, obj)) opt_read_field(s, o, obj);
     }
 }
 
@@ -483,7 +547,7 @@ const double *opt_list(opt_set *s, const opt_spec *o, size_t *n)
 int opt_finish(opt_set *s)
 {
     for (size_t i = 0; i < s->n; i++) {
-        const opt_spec *o = s->cmd->opts[i];
+        const opt_spec *o = s->opts[i];
         if (!s->given[i] || s->used[i] || o == &OPT_HELP || o == &OPT_DRY_RUN) continue;
         if (!o->when) return fail_name(s, o->name, "not used by this configuration");
         char w[256];
@@ -569,8 +633,8 @@ static const char *spell_params(const opt_set *s, const char *msg, char *out, si
                 memcpy(w, p, wl);
                 w[wl] = '\0';
                 for (size_t i = 0; i < s->n && !hit; i++)
-                    if (s->cmd->opts[i]->param && names_param(s->cmd->opts[i]->param, w))
-                        hit = s->cmd->opts[i];
+                    if (s->opts[i]->param && names_param(s->opts[i]->param, w))
+                        hit = s->opts[i];
             }
         }
         if (hit) {
@@ -597,7 +661,7 @@ int opt_fail_lib(const opt_set *s, const dpc_error *err)
     normalize(err->field, f, sizeof f);
     const opt_spec *untyped = NULL;
     for (size_t i = 0; i < s->n; i++) {
-        const opt_spec *o = s->cmd->opts[i];
+        const opt_spec *o = s->opts[i];
         if (!o->param || !names_param(o->param, f)) continue;
         if (s->given[i]) {
             fail_name(s, o->name, "%s", spell_params(s, msg_body(err), m, sizeof m));
@@ -621,6 +685,145 @@ int opt_fail_lib_at(const opt_set *s, const opt_spec *o, const dpc_error *err)
     fail_name(s, o->name, "%s", spell_params(s, msg_body(err), m, sizeof m));
     /* a file or spec named by the option that cannot be read is a bad value of the option */
     return err->status == DPC_E_NOMEM || err->status == DPC_E_NUMERIC ? CLI_RUNTIME : CLI_USAGE;
+}
+
+/* ---- options generated from a library table (OPT_FIELDS) ---------------------------------- */
+
+/* The generated specs and their texts live as long as the process, like the static tables. */
+static opt_spec g_gen[OPT_MAX];
+static size_t g_ngen, g_used;
+static char g_text[32768];
+static struct {
+    const opt_cmd *cmd;
+    const opt_spec *list[OPT_MAX + 1];
+} g_exp[8];
+static size_t g_nexp;
+
+static void internal(const char *what)
+{
+    fprintf(stderr, "dpcorr: internal error: %s\n", what); /* a table mistake of the tool */
+    abort();
+}
+
+static const char *keep(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static const char *keep(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = g_text + g_used;
+    int k = vsnprintf(p, sizeof g_text - g_used, fmt, ap);
+    va_end(ap);
+    if (k < 0 || (size_t)k >= sizeof g_text - g_used) internal("generated option texts overflow");
+    g_used += (size_t)k + 1;
+    return p;
+}
+
+/* The entry of c other than OPT_FIELDS that sets field prefix+name, or NULL. */
+static const opt_spec *setter(const opt_cmd *c, const char *prefix, const char *name)
+{
+    char full[DPC_ERROR_FIELD_LEN];
+    snprintf(full, sizeof full, "%s%s", prefix ? prefix : "", name);
+    for (size_t i = 0; c->opts[i]; i++)
+        if (c->opts[i]->type != OPT_FIELDS && c->opts[i]->param &&
+            names_param(c->opts[i]->param, full))
+            return c->opts[i];
+    return NULL;
+}
+
+/* The option of field `name` of entry e's table: the entry that sets it, else "--" + its rename
+ * in e ("p=dim") or its name with '-' for '_'. */
+static const char *field_option(const opt_cmd *c, const opt_spec *e, const char *name,
+                                char *buf, size_t len)
+{
+    const opt_spec *x = setter(c, e->param, name);
+    if (x) return x->name;
+    size_t nl = strlen(name);
+    for (const char *r = e->rename; r && *r; r += strspn(r, " ")) {
+        size_t l = strcspn(r, " ");
+        if (l > nl && !strncmp(r, name, nl) && r[nl] == '=') {
+            snprintf(buf, len, "--%.*s", (int)(l - nl - 1), r + nl + 1);
+            return buf;
+        }
+        r += l;
+    }
+    snprintf(buf, len, "--%s", name);
+    for (char *p = buf; *p; p++)
+        if (*p == '_') *p = '-';
+    return buf;
+}
+
+/* A value for the example: in the range and not the default, so that a dry run shows it. */
+static void example_value(const dpc_field *f, char *buf, size_t len)
+{
+    if (f->type == DPC_FIELD_ENUM) {
+        snprintf(buf, len, "%s", f->names[(int)f->def == 0 && f->nnames > 1 ? 1 : 0]);
+        return;
+    }
+    double d = f->def, c[3] = {d != 0 ? 2 * d : f->lo + 1, d / 2, (f->lo + f->hi) / 2};
+    for (int k = 0; k < 3; k++) {
+        double v = f->type == DPC_FIELD_DOUBLE ? c[k] : floor(c[k]);
+        if (v != d && dpc_field_check_value(f, "", v, NULL) == DPC_OK) {
+            dpc_field_format_number(v, buf, len);
+            return;
+        }
+    }
+    internal("no example value for a generated option");
+}
+
+/* The option of field f of entry e (type, names, texts; range, default and words are read from
+ * the table when used). */
+static const opt_spec *generate(const opt_cmd *c, const opt_spec *e, const dpc_field *f)
+{
+    static const opt_type types[] = {OPT_DOUBLE, OPT_UINT, OPT_UINT, OPT_FLAG, OPT_CHOICE,
+                                     OPT_UINT};
+    if (g_ngen == OPT_MAX) internal("too many generated options");
+    opt_spec *g = &g_gen[g_ngen++];
+    char nm[64], on[64], ex[64], w[128] = "";
+    const char *name = field_option(c, e, f->name, nm, sizeof nm), *lw = strrchr(name, '-');
+    *g = (opt_spec){.name = keep("%s", name), .type = types[f->type], .help = f->doc,
+                    .param = keep("%s%s", e->param ? e->param : "", f->name),
+                    .section = e->section, .when = e->when, .fields = e->fields,
+                    .group = e->group};
+    if (g->type != OPT_FLAG) g->metavar = keep("%c", toupper((unsigned char)lw[1]));
+    if (f->when) { /* "schedule cooldown" -> "--schedule cooldown" */
+        const char *sp = strchr(f->when, ' ');
+        if (!sp) internal("a field's when without its values"); /* verified by the tables' tests */
+        snprintf(w, sizeof w, "%.*s", (int)(sp - f->when), f->when);
+        const char *en = field_option(c, e, w, on, sizeof on);
+        g->when = keep("%s %s", en, sp + 1);
+        snprintf(w, sizeof w, "%s %.*s ", en, (int)strcspn(sp + 1, "|"), sp + 1);
+    }
+    if (g->type == OPT_FLAG) g->example = keep("%s%s", w, g->name);
+    else example_value(f, ex, sizeof ex), g->example = keep("%s%s %s", w, g->name, ex);
+    return g;
+}
+
+/* c's table with its OPT_FIELDS entries replaced by their options (built once per command). */
+static const opt_spec *const *opts_of(const opt_cmd *c)
+{
+    size_t k = 0, n = 0;
+    while (c->opts[n] && c->opts[n]->type != OPT_FIELDS) n++;
+    if (!c->opts[n]) return c->opts;
+    n = 0;
+    while (k < g_nexp && g_exp[k].cmd != c) k++;
+    if (k < g_nexp) return g_exp[k].list;
+    if (k == sizeof g_exp / sizeof g_exp[0]) internal("too many commands with generated options");
+    const opt_spec **list = g_exp[g_nexp].list;
+    for (size_t i = 0; c->opts[i]; i++) {
+        const opt_spec *e = c->opts[i];
+        const dpc_field_table *t = e->type == OPT_FIELDS ? e->fields() : NULL;
+        for (size_t j = 0; t && j < t->count; j++) {
+            const dpc_field *f = &t->fields[j];
+            if (f->group && !strcmp(f->group, e->group) && f->type <= DPC_FIELD_U64 &&
+                !setter(c, e->param, f->name) && n < OPT_MAX)
+                list[n++] = generate(c, e, f);
+        }
+        if (!t && n < OPT_MAX) list[n++] = e;
+    }
+    if (n == OPT_MAX) internal("option table too long");
+    list[n] = NULL;
+    g_exp[g_nexp++].cmd = c;
+    return list;
 }
 
 /* ---- help ---------------------------------------------------------------------------------- */
@@ -653,16 +856,17 @@ void opt_help(FILE *f, const opt_cmd *c)
 {
     fprintf(f, "usage: %s\n\n", c->usage);
     if (c->about) fprintf(f, "%s\n\n", c->about);
-    size_t n = table_len(c);
+    const opt_spec *const *opts = opts_of(c);
+    size_t n = table_len(opts);
     for (size_t i = 0; i < n; i++) {
-        const char *sec = c->opts[i]->section ? c->opts[i]->section : "options";
+        const char *sec = opts[i]->section ? opts[i]->section : "options";
         int seen = 0;
         for (size_t j = 0; j < i && !seen; j++)
-            seen = !strcmp(c->opts[j]->section ? c->opts[j]->section : "options", sec);
+            seen = !strcmp(opts[j]->section ? opts[j]->section : "options", sec);
         if (seen) continue;
         fprintf(f, "%s:\n", sec);
         for (size_t j = i; j < n; j++) {
-            const opt_spec *o = c->opts[j];
+            const opt_spec *o = opts[j];
             if (strcmp(o->section ? o->section : "options", sec)) continue;
             char head[64], w[256], line[1024], h[768];
             snprintf(head, sizeof head, "  %s%s%s", o->name, o->metavar ? " " : "",
@@ -706,8 +910,9 @@ static const char *type_name(opt_type t)
 void opt_help_table(FILE *f, const opt_cmd *c)
 {
     fprintf(f, "cmd\t%s\t%s\n", c->name, c->minimal ? c->minimal : "-");
-    for (size_t i = 0; c->opts[i]; i++) {
-        const opt_spec *o = c->opts[i];
+    const opt_spec *const *opts = opts_of(c);
+    for (size_t i = 0; opts[i]; i++) {
+        const opt_spec *o = opts[i];
         char ex[512];
         char wh[256];
         fprintf(f, "opt\t%s\t%s\t%s\t%s\t%s\n", o->name, type_name(o->type),
@@ -716,11 +921,11 @@ void opt_help_table(FILE *f, const opt_cmd *c)
     }
     for (size_t i = 0; c->refused && c->refused[i]; i++)
         fprintf(f, "refused\t%s\n", c->refused[i]->name);
-    for (size_t i = 0; c->opts[i]; i++) { /* the files of cli_check_outputs, for the sweep */
-        unsigned fl = c->opts[i]->flags;
+    for (size_t i = 0; opts[i]; i++) { /* the files of cli_check_outputs, for the sweep */
+        unsigned fl = opts[i]->flags;
         const char *role = (fl & OPT_OUT_FILE) ? "out" : (fl & OPT_IN_FILE) ? "in"
                          : (fl & OPT_IN_DATA) ? "data" : (fl & OPT_IN_STRATEGY) ? "strategy" : NULL;
-        if (role) fprintf(f, "io\t%s\t%s\t%d\n", c->opts[i]->name, role, (fl & OPT_CONTINUES) != 0);
+        if (role) fprintf(f, "io\t%s\t%s\t%d\n", opts[i]->name, role, (fl & OPT_CONTINUES) != 0);
     }
 }
 
@@ -730,16 +935,38 @@ void opt_dry_num(const char *key, double v) { printf("%s = %.17g\n", key, v); }
 void opt_dry_uint(const char *key, uint64_t v) { printf("%s = %llu\n", key, (unsigned long long)v); }
 void opt_dry_str(const char *key, const char *v) { printf("%s = %s\n", key, v ? v : ""); }
 
-void opt_dry_field(const dpc_field *f, const void *base)
+void opt_dry_field(const dpc_field *f, const void *base, const char *prefix)
 {
-    if (f->type == DPC_FIELD_ENUM)
-        opt_dry_str(f->name, dpc_field_enum_name(f, (int)dpc_field_get(f, base)));
-    else if (f->type == DPC_FIELD_DOUBLE)
-        opt_dry_num(f->name, dpc_field_get(f, base));
-    else if (f->type == DPC_FIELD_INT) /* (values below 2^31: exact in double) */
-        printf("%s = %d\n", f->name, (int)dpc_field_get(f, base));
-    else if (f->type == DPC_FIELD_SIZE || f->type == DPC_FIELD_U64 || f->type == DPC_FIELD_BOOL)
-        opt_dry_uint(f->name, (uint64_t)dpc_field_get(f, base));
+    const char *m = (const char *)base + f->offset;
+    double v = dpc_field_get(f, base);
+    uint64_t u;
+    const char *str;
+    if (f->type >= DPC_FIELD_STRUCT && f->type != DPC_FIELD_STRING) return; /* not values */
+    printf("%s%s = ", prefix, f->name);
+    switch (f->type) {
+    case DPC_FIELD_ENUM:
+        str = dpc_field_enum_name(f, (int)v);
+        printf("%s\n", str ? str : "unknown");
+        break;
+    case DPC_FIELD_DOUBLE: printf("%.17g\n", v); break;
+    case DPC_FIELD_INT: printf("%d\n", (int)v); break; /* (below 2^31: exact in double) */
+    case DPC_FIELD_SIZE:
+    case DPC_FIELD_BOOL: printf("%llu\n", (unsigned long long)v); break;
+    case DPC_FIELD_U64:
+        memcpy(&u, m, sizeof u);
+        printf("%llu\n", (unsigned long long)u);
+        break;
+    case DPC_FIELD_STRING:
+        memcpy(&str, m, sizeof str);
+        printf("%s\n", str ? str : "");
+        break;
+    default: break;
+    }
+}
+
+void opt_dry_fields(const dpc_field_table *t, const void *base, const char *prefix)
+{
+    for (size_t i = 0; i < t->count; i++) opt_dry_field(&t->fields[i], base, prefix);
 }
 
 void opt_dry_list(const char *key, const double *v, size_t n)

@@ -40,7 +40,9 @@ typedef enum opt_type {
     OPT_CHOICE,   /* one word of `choices` ("a|b|c") */
     OPT_DOUBLE,   /* a finite number in the range */
     OPT_UINT,     /* a non-negative integer in the range (digits, or an exact 1e5 form) */
-    OPT_LIST      /* comma-separated finite numbers, each in the range */
+    OPT_LIST,     /* comma-separated finite numbers, each in the range */
+    OPT_FIELDS    /* not an option: the place of the options generated from the fields of
+                     `fields` whose group is `group` (below) */
 } opt_type;
 
 /* opt_spec.flags */
@@ -75,10 +77,19 @@ typedef struct opt_spec {
     const char *example;   /* a valid use with its companions, added to the command's minimal
                               invocation by the option tests ("{kind} nu --nu 0.05"; {tmp}: the
                               tests' fixture directory); "! ARGS": a complete invocation */
-    /* The library's field table (dpcorr/field.h) whose field the first name of `param` is
-     * (dpc_train_config_fields): the option's range and the default shown in --help are the
-     * table's, written once in the library. NULL: the spec's own lo, hi and help. */
+    /* The library's field table (dpcorr/field.h) of the field `param` names (its first name
+     * found in the table, a leading "problem." or "prior." dropped when the table is the nested
+     * struct's own): the option's type checks, range, default, help suffix and, for an ENUM,
+     * its words (unless `choices` lists the CLI's own) are the table's, written once in the
+     * library. NULL: the spec's own lo, hi and help. */
     const dpc_field_table *(*fields)(void);
+    /* OPT_FIELDS: one option per field of `fields` whose dpc_field.group is `group` and that no
+     * other entry of the command sets: named after the field ("--" + the name with '-' for '_',
+     * or as `rename` says: "p=dim noise=label-noise"), param = `param` (a prefix, "problem.")
+     * + the field's name, in `section`, its help the field's doc, its `when` the field's
+     * (the ENUM field's option and words) else this entry's, its example derived (a value in
+     * the range other than the default). opt_read_fields reads them. */
+    const char *group, *rename;
 } opt_spec;
 
 typedef struct opt_cmd {
@@ -112,6 +123,7 @@ typedef struct opt_value {
 
 typedef struct opt_set {
     const opt_cmd *cmd;
+    const opt_spec *const *opts;   /* cmd's table with its OPT_FIELDS entries expanded */
     size_t n;                      /* options in the table */
     opt_value val[OPT_MAX];
     unsigned char given[OPT_MAX];  /* typed on the command line */
@@ -152,9 +164,14 @@ double opt_dbl(opt_set *s, const opt_spec *o, double def);
 uint64_t opt_u64(opt_set *s, const opt_spec *o, uint64_t def);
 size_t opt_size(opt_set *s, const opt_spec *o, size_t def);
 /* An option of a library table field (opt_spec.fields): the value given, else the one in the
- * struct at base (the table's struct, e.g. a dpc_train_config), written into its field; marks
- * it used. */
+ * struct at base (the table's struct, e.g. a dpc_train_config), written into its field (a
+ * number, an ENUM's word by its index when the words are the table's, a BOOL flag); marks it
+ * used. */
 void opt_read_field(opt_set *s, const opt_spec *o, void *base);
+/* Reads the options generated from table t (OPT_FIELDS entries) into obj, t's struct, in table
+ * order, each only where its field applies (dpc_field_applies: "--cooldown-fraction" only with
+ * "--schedule cooldown"); the others stay unused, so opt_finish refuses them when typed. */
+void opt_read_fields(opt_set *s, const dpc_field_table *t, void *obj);
 const char *opt_str(opt_set *s, const opt_spec *o, const char *def);
 /* OPT_CHOICE: the index of the word; OPT_WORDS: 1 + index of the word, 0 for a number. */
 int opt_word(opt_set *s, const opt_spec *o, int def);
@@ -189,9 +206,11 @@ int opt_status_rc(dpc_status st);
 void opt_dry_num(const char *key, double v);
 void opt_dry_uint(const char *key, uint64_t v);
 void opt_dry_str(const char *key, const char *v);
-/* One numeric or enum field of a library table as its dry-run line ("name = value"; an ENUM by
- * its name, a double as %.17g); base is the struct the table describes. */
-void opt_dry_field(const dpc_field *f, const void *base);
+/* One field of a library table as its dry-run line ("prefix+name = value": numbers, counts, an
+ * ENUM by its name, strings; pointers and nested structs left out); base is the struct the table
+ * describes. opt_dry_fields: every field of t in table order. */
+void opt_dry_field(const dpc_field *f, const void *base, const char *prefix);
+void opt_dry_fields(const dpc_field_table *t, const void *base, const char *prefix);
 void opt_dry_list(const char *key, const double *v, size_t n);
 
 #endif

@@ -4,7 +4,6 @@
  * makes the privacy decision (dpcorr/papers/kan.h: dpc_kan_lcgd_privacy, the shared ledger); the
  * run frame (frame.h) does seeding, data, the report and the plot. */
 #include "frame.h"
-#include "opt_field.h"
 #include "train_algo.h"
 #include "dpcorr/papers/kan.h"
 
@@ -33,25 +32,28 @@ static const opt_spec K_MODEL = {
             "into the unit ball if needed), or any model spec (kan:64[:grid=G][:range=LO,HI], "
             "mlp:256, ...) (required)",
     .example = "--model kan2:6"};
-static const opt_spec K_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 2");
-static const opt_spec K_DELTA = FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-4");
+static const opt_spec K_EPSILON =
+    FR_EPSILON_OPT(dpc_kan_privacy_fields, PRIV, "--noise-multiplier", "--epsilon 2");
+static const opt_spec K_DELTA = FR_DELTA_OPT(dpc_kan_privacy_fields, PRIV, NULL, "--delta 1e-4");
 static const opt_spec K_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 static const opt_spec K_CALIBRATION = FR_CALIBRATION_OPT(
-    PRIV, "--epsilon",
+    dpc_kan_privacy_fields, PRIV, "--epsilon",
     "exact binomial participation tail + exact sensitivity + exact Gaussian; paper: Thm. D.9 at "
     "lambda = 0, Thm. F.12 at lambda > 0 (conditions checked)",
     "--epsilon 0.9 --iterates 400 --calibration paper");
 static const opt_spec K_NOISE = FR_NOISE_OPT(
-    PRIV, 0, "noise std per row of Z = Z clip colnorm(C); the paper's kappa = Z colnorm; 0: non-private",
+    dpc_kan_privacy_fields, PRIV,
+    "noise std per row of Z = Z clip colnorm(C); the paper's kappa = Z colnorm; 0: non-private",
     "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --iterates 20 "
     "--noise-multiplier 3");
 /* The options of library fields take their type, range and default from the field tables
- * (bind_fields, tools/opt_field.h): none is written here. */
-static opt_spec K_LAMBDA = {
+ * (opt_spec.fields): none is written here. */
+#define KAN_FIELD .fields = dpc_kan_run_config_fields
+static const opt_spec K_LAMBDA = {.fields = dpc_kan_privacy_fields,
     .name = "--lambda", .metavar = "L", .type = OPT_DOUBLE, .section = OPTIM,
     .param = "lambda", .help = "noise correlation",
     .example = "--lambda 0.3"};
-static opt_spec K_ITERATES = {
+static const opt_spec K_ITERATES = {KAN_FIELD,
     .name = "--iterates", .metavar = "T", .type = OPT_UINT, .section = OPTIM,
     .param = "iterates", .conflicts = "--epochs",
     .help = "iterates W_0..W_T-1, i.e. T-1 updates", .example = "--iterates 30"};
@@ -60,71 +62,53 @@ static const opt_spec K_EPOCHS = {
     .param = "iterates", .help = "T = 1 + N floor(n/B) instead",
     .example = "! --algo lcgd-projected --data kan-synth:n=500,d=3 --model kan2:4 --epsilon 1 "
                "--epochs 2"};
-static opt_spec K_BATCH = {
+static const opt_spec K_BATCH = {KAN_FIELD,
     .name = "--batch", .metavar = "B", .type = OPT_UINT, .section = OPTIM,
     .param = "batch", .help = "batch size", .example = "--batch 50"};
-static opt_spec K_LR = {
+static const opt_spec K_LR = {KAN_FIELD,
     .name = "--lr", .metavar = "ETA|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
-    .choices = "theory", .section = OPTIM, .param = "eta",
+    .choices = "theory", .section = OPTIM, .param = "lr,eta",
     .help = "step size (theory: 1/(12 beta), kan2 only)", .example = "--lr 0.2"};
-static opt_spec K_CLIP = {
+static const opt_spec K_CLIP = {KAN_FIELD,
     .name = "--clip", .metavar = "C|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
     .choices = "theory", .section = OPTIM, .param = "clip",
     .help = "clip norm (theory: G from c, kan2 only: no clipping)",
     .example = "--clip 0.5"};
-static opt_spec K_RADIUS = {
+static const opt_spec K_RADIUS = {KAN_FIELD,
     .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
     .choices = "theory", .section = OPTIM, .param = "radius",
     .help = "projection radius (default none; theory: C_R (log T + sqrt(log(n/delta)))/gamma "
             "with gamma estimated, kan2 only)",
     .example = "--radius 2"};
-static opt_spec K_C_R = {
+static const opt_spec K_C_R = {KAN_FIELD,
     .name = "--C-R", .metavar = "X", .type = OPT_DOUBLE, .section = OPTIM, .param = "C_R",
     .when = "--radius theory", .help = "the constant C_R", .example = "--radius theory --seed 1 --C-R 3"};
-static opt_spec K_MARGIN_ITERS = {
+static const opt_spec K_MARGIN_ITERS = {KAN_FIELD,
     .name = "--margin-iters", .metavar = "N", .type = OPT_UINT, .section = OPTIM,
     .param = "margin_iters", .when = "--model kan2:M",
     .help = "iterations of the NTK-margin solver (the margin is reported for n <= 2048 or with "
             "--radius theory)",
     .example = "--radius theory --seed 1 --margin-iters 500"};
-static opt_spec K_CONF_DELTA = {
+static const opt_spec K_CONF_DELTA = {KAN_FIELD,
     .name = "--conf-delta", .metavar = "D", .type = OPT_DOUBLE, .section = OPTIM,
     .param = "conf_delta", .when = "--model kan2:M",
     .help = "confidence level of the theory constants",
     .example = "--lr theory --conf-delta 0.05"};
-static opt_spec K_EVAL_EVERY = {
+static const opt_spec K_EVAL_EVERY = {KAN_FIELD,
     .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .section = EXEC,
     .param = "eval_every", .help = "evaluate L_S every K iterates (1: the exact average)",
     .example = "--eval-every 3"};
-static opt_spec K_NOISE_FORM = {
+static const opt_spec K_NOISE_FORM = {.fields = dpc_kan_lcgd_config_fields,
     .name = "--noise-form", .metavar = "F", .type = OPT_CHOICE, .choices = "replay|buffer",
     .section = EXEC, .param = "noise_form", .help = "replay | buffer",
     .example = "--noise-form buffer"};
-static opt_spec K_CHUNK = {
+static const opt_spec K_CHUNK = {KAN_FIELD,
     .name = "--chunk", .metavar = "K", .type = OPT_UINT, .section = EXEC,
     .param = "chunk", .when = "a --model other than kan2:M", .help = "examples per model chunk",
     .example = "--data synthetic:logistic,n=300,d=3 --model kan:3 --chunk 8"};
 #undef PRIV
 #undef OPTIM
 #undef EXEC
-
-static opt_spec *const BOUND_RUN[] = {&K_ITERATES, &K_BATCH, &K_CLIP, &K_RADIUS, &K_C_R,
-                                       &K_MARGIN_ITERS, &K_CONF_DELTA, &K_EVAL_EVERY, &K_CHUNK,
-                                       NULL};
-static opt_spec *const BOUND_PRIVACY[] = {&K_LAMBDA, NULL};
-static opt_spec *const BOUND_LCGD[] = {&K_NOISE_FORM, NULL};
-
-static void bind_fields(void)
-{
-    static int done;
-    if (done) return;
-    done = 1;
-    opt_field_bind(BOUND_RUN, dpc_kan_run_config_fields(), "");
-    opt_field_bind(BOUND_PRIVACY, dpc_kan_privacy_fields(), "");
-    opt_field_bind(BOUND_LCGD, dpc_kan_lcgd_config_fields(), "");
-    /* --lr sets the run's lr, which the library names eta in the run it builds */
-    opt_field_bind_as(&K_LR, dpc_kan_run_config_fields(), "lr");
-}
 
 static const opt_spec *const KAN_OPTS[] = {
     &K_ALGO, &K_DATA, &K_MODEL, &K_EPSILON, &K_DELTA, &K_LARGE_DELTA, &K_CALIBRATION, &K_NOISE,
@@ -163,10 +147,6 @@ typedef struct kopts {
  * A parameter the configuration does not use is 0 (the dry run and the checkpoint items). */
 static void read_model_opts(kopts *o, opt_set *s)
 {
-    static opt_spec *const c_r[] = {&K_C_R, NULL};
-    static opt_spec *const kan2[] = {&K_MARGIN_ITERS, &K_CONF_DELTA, NULL};
-    static opt_spec *const other[] = {&K_CHUNK, NULL};
-    const dpc_field_table *t = dpc_kan_run_config_fields();
     dpc_kan_run_config *rc = &o->rc;
     o->lr_theory = opt_word(s, &K_LR, 0) == 1;
     rc->lr = opt_dbl(s, &K_LR, rc->lr);
@@ -174,13 +154,14 @@ static void read_model_opts(kopts *o, opt_set *s)
     rc->clip = opt_dbl(s, &K_CLIP, rc->clip);
     o->radius_theory = opt_word(s, &K_RADIUS, 0) == 1;
     rc->radius = opt_dbl(s, &K_RADIUS, rc->radius);
-    if (o->radius_theory) opt_field_read(s, c_r, t, rc, "");
+    if (o->radius_theory) opt_read_field(s, &K_C_R, rc);
     else rc->C_R = 0;
     if (o->is_kan2) {
-        opt_field_read(s, kan2, t, rc, "");
+        opt_read_field(s, &K_MARGIN_ITERS, rc);
+        opt_read_field(s, &K_CONF_DELTA, rc);
         rc->chunk = 0;
     } else {
-        opt_field_read(s, other, t, rc, "");
+        opt_read_field(s, &K_CHUNK, rc);
         rc->margin_iters = 0;
         rc->conf_delta = 0;
     }
@@ -188,8 +169,6 @@ static void read_model_opts(kopts *o, opt_set *s)
 
 static int read_opts(kopts *o, opt_set *s)
 {
-    static opt_spec *const run[] = {&K_ITERATES, &K_BATCH, &K_EVAL_EVERY, NULL};
-    static opt_spec *const lambda[] = {&K_LAMBDA, NULL};
     memset(o, 0, sizeof *o);
     dpc_kan_run_config_init(&o->rc);
     frame_init(&o->fr);
@@ -208,8 +187,10 @@ static int read_opts(kopts *o, opt_set *s)
     if (pv->epsilon > 0)
         pv->calibration = opt_word(s, &K_CALIBRATION, 0) ? DPC_CALIBRATION_PAPER
                                                          : DPC_CALIBRATION_ACCOUNTANT;
-    opt_field_read(s, lambda, dpc_kan_privacy_fields(), pv, "");
-    opt_field_read(s, run, dpc_kan_run_config_fields(), &o->rc, "");
+    opt_read_field(s, &K_LAMBDA, pv);
+    opt_read_field(s, &K_ITERATES, &o->rc);
+    opt_read_field(s, &K_BATCH, &o->rc);
+    opt_read_field(s, &K_EVAL_EVERY, &o->rc);
     o->epochs = opt_size(s, &K_EPOCHS, 0);
     read_model_opts(o, s);
     o->form = opt_word(s, &K_NOISE_FORM, 0) ? DPC_NOISE_BUFFER : DPC_NOISE_REPLAY;
@@ -338,7 +319,7 @@ static void dry_run(const kan_run *r, const dpc_kan_lcgd_config *lc)
     opt_dry_uint("allow_large_delta", (uint64_t)o->rc.privacy.allow_large_delta);
     opt_dry_num("noise_multiplier", r->led.noise_multiplier);
     opt_dry_str("calibration", r->led.calibration);
-    opt_field_dry(dpc_kan_lcgd_config_fields(), lc, ""); /* the run as built */
+    opt_dry_fields(dpc_kan_lcgd_config_fields(), lc, ""); /* the run as built */
     opt_dry_num("C_R", o->rc.C_R);
     opt_dry_uint("margin_iters", o->rc.margin_iters);
     opt_dry_num("conf_delta", o->rc.conf_delta);
@@ -590,7 +571,6 @@ static int train(kan_run *r, const dpc_kan_lcgd_config *lc)
 int train_lcgd_projected(int argc, char **argv)
 {
     opt_set s;
-    bind_fields();
     int rc = opt_parse(&s, &KAN_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;
     kopts o;

@@ -3,7 +3,6 @@
  * any data set with real-valued targets, with optional baselines (fixed clip, non-private SGD,
  * SSP, OLS). The run frame (frame.h) does seeding, data, the report and the plot; the library
  * resolves the plan (dpc_linreg_plan_make) and accounts for it (the shared dpc_ledger). */
-#include "opt_field.h"
 #include "train_algo.h"
 #include "train_linreg.h"
 
@@ -33,76 +32,82 @@ static const opt_spec L_DATA = {
     .help = "csv:PATH[,opts] | libsvm:PATH[,opts] | synthetic:linreg[,opts] (real-valued targets; "
             "doc/data.md) (required)",
     .example = "--data synthetic:linreg,n=30000,d=2,alpha=0"};
-static const opt_spec L_EPSILON = FR_EPSILON_OPT(PRIV, "--noise-multiplier", "--epsilon 3");
-static const opt_spec L_DELTA = FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, NULL, "--delta 1e-7");
+static const opt_spec L_EPSILON =
+    FR_EPSILON_OPT(dpc_linreg_opts_fields, PRIV, "--noise-multiplier", "--epsilon 3");
+static const opt_spec L_DELTA = FR_DELTA_OPT(dpc_linreg_opts_fields, PRIV, NULL, "--delta 1e-7");
 static const opt_spec L_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
 static const opt_spec L_NOISE = FR_NOISE_OPT(
-    PRIV, OPT_LO_OPEN, "the paper's alpha: gradient noise std 2 Z zeta / b",
+    dpc_linreg_opts_fields, PRIV, "the paper's alpha: gradient noise std 2 Z zeta / b",
     "! --data synthetic:linreg,n=20000,d=3,alpha=0 --noise-multiplier 30");
 static const opt_spec L_CALIBRATION = FR_CALIBRATION_OPT(
-    PRIV, NULL,
+    dpc_linreg_opts_fields, PRIV, NULL,
     "dp-ambssgd the exact GDP of the run, dp-ssgd the shuffling theorem with the exact Gaussian "
     "eps0; paper: dp-ambssgd Thm. 3.7's sqrt(8 ln(1/delta))/eps, dp-ssgd the classical Gaussian "
     "eps0, which needs eps0 < 1",
     "--calibration paper");
-/* The options of library fields take their type, range and default from the field tables
- * (bind_fields, tools/opt_field.h). The public inputs, in the order of dpc_linreg_prior's
- * fields (the bits of dpc_linreg_prior_from_data). */
-static opt_spec L_PRIOR[NPRIOR] = {
-    {.name = "--h-norm", .metavar = "H", .type = OPT_DOUBLE, .section = PUB,
-     .param = "prior.h_norm", .help = "||H||_2", .example = "--h-norm 2"},
-    {.name = "--kappa", .metavar = "K", .type = OPT_DOUBLE, .section = PUB,
-     .param = "prior.kappa", .help = "condition number of H = E[x x^T] (>= 1)",
+/* The options of library fields take their type, range and default from the field table
+ * (opt_spec.fields). */
+#define LINREG_FIELD .fields = dpc_linreg_opts_fields
+/* The public inputs, in the order of dpc_linreg_prior's fields (the bits of
+ * dpc_linreg_prior_from_data). */
+static const opt_spec L_PRIOR[NPRIOR] = {
+    {LINREG_FIELD, .name = "--h-norm", .metavar = "H", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.h_norm", .help = "||H||_2", .example = "--h-norm 2"},
+    {LINREG_FIELD, .name = "--kappa", .metavar = "K", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.kappa", .help = "condition number of H = E[x x^T] (>= 1)",
      .example = "--kappa 2"},
-    {.name = "--rx", .metavar = "R", .type = OPT_DOUBLE, .section = PUB, .param = "prior.r_x",
+    {LINREG_FIELD, .name = "--rx", .metavar = "R", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.r_x",
      .help = "R_x with E[||x||^2 x x^T] <= R_x^2 H (paper: R_x^2 = Tr H)", .example = "--rx 3"},
-    {.name = "--k2", .metavar = "K2", .type = OPT_DOUBLE, .section = PUB, .param = "prior.k2",
+    {LINREG_FIELD, .name = "--k2", .metavar = "K2", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.k2",
      .help = "tail constant K2 (Gaussian: sqrt(8/3))", .example = "--k2 2"},
-    {.name = "--tail-a", .metavar = "A", .type = OPT_DOUBLE, .section = PUB, .param = "prior.a",
+    {LINREG_FIELD, .name = "--tail-a", .metavar = "A", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.a",
      .help = "tail exponent a (0.5 Gaussian; 1 sub-exponential)", .example = "--tail-a 1"},
-    {.name = "--w-bound", .metavar = "W", .type = OPT_DOUBLE, .section = PUB,
-     .param = "prior.w_bound", .help = "bound on ||w*||_H (synthetic: the generator's)",
+    {LINREG_FIELD, .name = "--w-bound", .metavar = "W", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.w_bound", .help = "bound on ||w*||_H (synthetic: the generator's)",
      .example = "--w-bound 2"},
-    {.name = "--sigma-bound", .metavar = "S", .type = OPT_DOUBLE, .section = PUB,
-     .param = "prior.sigma_bound",
+    {LINREG_FIELD, .name = "--sigma-bound", .metavar = "S", .type = OPT_DOUBLE,
+     .section = PUB, .param = "prior.sigma_bound",
      .help = "bound on the label-noise std (synthetic: the generator's)",
      .example = "--sigma-bound 0.5"},
 };
-static opt_spec L_C1 = {
+static const opt_spec L_C1 = {LINREG_FIELD,
     .name = "--c1", .metavar = "C", .type = OPT_DOUBLE, .section = ALG, .param = "c1",
     .conflicts = "--steps", .help = "T = ceil(c1 kappa ln N), even", .example = "--c1 4"};
-static opt_spec L_STEPS = {
+static const opt_spec L_STEPS = {LINREG_FIELD,
     .name = "--steps", .metavar = "T", .type = OPT_UINT, .section = ALG,
     .param = "steps", .help = "number of steps (even) instead of --c1", .example = "--steps 40"};
-static opt_spec L_STAT_BATCH = {
+static const opt_spec L_STAT_BATCH = {LINREG_FIELD,
     .name = "--stat-batch", .metavar = "S", .type = OPT_UINT, .section = ALG,
     .param = "stat_batch", .help = "DP-STAT records per step (default (b+s)/11)",
     .example = "--stat-batch 50"};
-static opt_spec L_LR = {
+static const opt_spec L_LR = {LINREG_FIELD,
     .name = "--lr", .metavar = "ETA", .type = OPT_DOUBLE, .section = ALG, .param = "eta",
     .help = "step size (default b/(R_x^2 + (b-1)||H||); dp-ssgd min(1/(4 R_x^2), Thm. 3.2's cap))",
     .example = "--lr 0.01"};
-static opt_spec L_CLIP = {
+static const opt_spec L_CLIP = {LINREG_FIELD,
     .name = "--clip", .metavar = "Z", .type = OPT_DOUBLE, .section = ALG, .param = "clip",
     .help = "dp-ssgd and the fixed-clip baseline: zeta (default R_x sqrt(w-bound^2 + "
             "sigma-bound^2) (ln N)^(2a), Cor. 3.3)",
     .example = "--baselines fixed --clip 2"};
-static opt_spec L_DOMAIN = {
+static const opt_spec L_DOMAIN = {LINREG_FIELD,
     .name = "--domain", .metavar = "B", .type = OPT_DOUBLE, .section = ALG, .param = "domain",
     .help = "DP-STAT domain (default K2 R_x (w-bound + sigma-bound) (ln N)^(2a))",
     .example = "--domain 10"};
-static opt_spec L_DPSTAT_K = { /* the CLI's range (the table's dpstat_k has none: the paper's sentinel) */
+static const opt_spec L_DPSTAT_K = {LINREG_FIELD, /* the CLI's range (the table's dpstat_k has none: the paper's sentinel) */
     .name = "--dpstat-k", .metavar = "K|paper", .type = OPT_UINT, .lo = 1, .hi = 100000,
     .flags = OPT_WORDS, .choices = "paper", .section = ALG, .param = "dpstat_k",
     .help = "DP-STAT doublings (paper: ceil(200 log2 N), whose Delta = B/N^200 underflows)",
     .example = "--dpstat-k 30"};
-static opt_spec L_DPSTAT_RULE = {
-    .name = "--dpstat-rule", .metavar = "R", .type = OPT_CHOICE, .choices = "margin|paper",
+static const opt_spec L_DPSTAT_RULE = {LINREG_FIELD,
+    .name = "--dpstat-rule", .metavar = "R", .type = OPT_CHOICE,
     .section = ALG, .param = "dpstat_rule",
     .help = "margin (stop at noisy count >= s - Gamma) | paper (stop at >= s, as printed; "
             "overshoots)",
     .example = "--dpstat-rule paper"};
-static opt_spec L_DPSTAT_BETA = {
+static const opt_spec L_DPSTAT_BETA = {LINREG_FIELD,
     .name = "--dpstat-beta", .metavar = "P", .type = OPT_DOUBLE, .section = ALG,
     .param = "dpstat_beta",
     .help = "failure probability in Gamma (unset: 1/N)", .example = "--dpstat-beta 0.01"};
@@ -174,23 +179,6 @@ static const opt_cmd SSGD_CMD = {
     .minimal = "--algo dp-ssgd --data synthetic:linreg,n=20000,d=3,alpha=0 --epsilon 0.5",
 };
 
-static opt_spec *const BOUND_OPTS[] = {&L_PRIOR[0], &L_PRIOR[1], &L_PRIOR[2], &L_PRIOR[3],
-                                        &L_PRIOR[4], &L_PRIOR[5], &L_PRIOR[6], &L_C1, &L_STEPS,
-                                        &L_STAT_BATCH, &L_LR, &L_CLIP, &L_DOMAIN, &L_DPSTAT_RULE,
-                                        &L_DPSTAT_BETA, NULL};
-
-static void bind_fields(void)
-{
-    static int done;
-    if (!done) {
-        const dpc_field_table *t = dpc_linreg_opts_fields();
-        opt_field_bind(BOUND_OPTS, t, "");
-        /* K's range is the CLI's (the library's holds its paper sentinel); its default the table's */
-        opt_field_default(&L_DPSTAT_K, dpc_field_find(t, "dpstat_k", NULL)->def);
-    }
-    done = 1;
-}
-
 /* The prior's field of public input k (its option's param, "prior.h_norm", in the table). */
 static double *prior_field(dpc_linreg_prior *p, int k)
 {
@@ -223,15 +211,13 @@ static int parse_baselines(const opt_set *s, const char *v, int *out)
 /* The algorithm's own options (DP-AMBSSGD: layout and DP-STAT). */
 static void read_algorithm(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
 {
-    static opt_spec *const lr[] = {&L_LR, NULL}, *const clip[] = {&L_CLIP, NULL};
-    static opt_spec *const amb[] = {&L_C1,     &L_STEPS,       &L_STAT_BATCH,
-                                    &L_DOMAIN, &L_DPSTAT_RULE, &L_DPSTAT_BETA, NULL};
-    const dpc_field_table *t = dpc_linreg_opts_fields();
+    static const opt_spec *const amb[] = {&L_C1,     &L_STEPS,       &L_STAT_BATCH,
+                                          &L_DOMAIN, &L_DPSTAT_RULE, &L_DPSTAT_BETA};
     dpc_linreg_opts *o = &c->o;
-    opt_field_read(s, lr, t, o, "");
-    if (algo == DPC_LINREG_SSGD || (c->baselines & B_FIXED)) opt_field_read(s, clip, t, o, "");
+    opt_read_field(s, &L_LR, o);
+    if (algo == DPC_LINREG_SSGD || (c->baselines & B_FIXED)) opt_read_field(s, &L_CLIP, o);
     if (algo != DPC_LINREG_AMBSSGD) return;
-    opt_field_read(s, amb, t, o, "");
+    for (size_t i = 0; i < sizeof amb / sizeof amb[0]; i++) opt_read_field(s, amb[i], o);
     o->dpstat_k = opt_size(s, &L_DPSTAT_K, o->dpstat_k);
     if (opt_word(s, &L_DPSTAT_K, 0) == 1) o->dpstat_k = DPC_LINREG_DPSTAT_K_PAPER;
 }
@@ -540,7 +526,7 @@ static void dry_run(const lr_cli *c, const dpc_linreg_plan *P)
     opt_dry_num("noise_multiplier", P->ledger.noise_multiplier);
     opt_dry_str("calibration", dpc_calibration_name(c->o.calibration));
     dpc_linreg_prior q = P->prior;
-    opt_field_dry(dpc_linreg_prior_fields(), &q, "prior.");
+    opt_dry_fields(dpc_linreg_prior_fields(), &q, "prior.");
     opt_dry_num("c1", c->o.c1);
     opt_dry_uint("steps", P->steps);
     opt_dry_uint("batch", P->batch);
@@ -685,7 +671,6 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
 static int run(int argc, char **argv, dpc_linreg_algo algo)
 {
     opt_set s;
-    bind_fields();
     int rc = opt_parse(&s, algo == DPC_LINREG_AMBSSGD ? &AMB_CMD : &SSGD_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;
     lr_cli c;

@@ -137,7 +137,7 @@ static void opt_digest_of(const opt_set *s, opt_digest *d)
     for (size_t i = 0; i < s->n && i < OPT_MAX; i++) {
         const char *raw = s->val[i].raw ? s->val[i].raw : "";
         const opt_value *v = &s->val[i];
-        opt_type ty = s->cmd->opts[i]->type;
+        opt_type ty = s->opts[i]->type;
         /* numbers by value (0.1 and 1e-1 agree), everything else as typed */
         const unsigned char *p = (const unsigned char *)raw;
         size_t len = strlen(raw);
@@ -172,7 +172,7 @@ static dpc_status same_options(const opt_set *s, const dpc_transport *tp, dpc_er
                                "train options differ in number)", tp->rank);
             break;
         }
-        const char *name = s->cmd->opts[i]->name;
+        const char *name = s->opts[i]->name;
         if (per_rank_option(name) ||
             (mine->given[i] == root->given[i] && mine->hash[i] == root->hash[i]))
             continue;
@@ -308,7 +308,7 @@ void train_dry_print(const train_opts *o, const train_result *res, const dpc_tra
         const dpc_field *f = &t->fields[i];
         if (!strcmp(f->name, "sampler")) opt_dry_str(f->name, dpc_sampler_kind_name(c->sampler));
         else if (!strcmp(f->name, "isa")) opt_dry_str(f->name, dpc_isa_name(res->isa));
-        else opt_dry_field(f, c);
+        else opt_dry_field(f, c, "");
     }
     opt_dry_uint("max_data_bytes", o->fr.shard.max_bytes);
     frame_dry_ckpt(&o->fr);

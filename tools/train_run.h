@@ -49,18 +49,16 @@ extern const mech_read TRAIN_MECH_READ;
 /* ---- the option table of one dp-ftrl run (tools/cmd_train.c), shared by `train` and `audit` */
 
 extern const opt_spec TR_ALGO, TR_MODEL, TR_FEATURES, TR_FEATURE_CACHE, TR_EPSILON, TR_DELTA,
-    TR_NOISE, TR_LARGE_DELTA, TR_ACCOUNTANT, TR_EPOCHS, TR_BATCH, TR_SAMPLER, TR_GROUPS, TR_CLIP,
-    TR_LR, TR_MOMENTUM, TR_WEIGHT_DECAY, TR_SCHEDULE, TR_COOL_FRACTION, TR_COOL_FACTOR,
-    TR_THREADS, TR_CHUNK, TR_PRECISION, TR_MAX_DATA_BYTES;
+    TR_NOISE, TR_LARGE_DELTA, TR_ACCOUNTANT, TR_SAMPLER, TR_GROUPS, TR_OPTIM, TR_EXEC,
+    TR_PRECISION, TR_MAX_DATA_BYTES;
 
 /* The entries that configure one run: data, model, features, privacy, sampling, optimizer,
  * mechanism, randomness, execution and output (read by train_read_run). */
 #define TRAIN_RUN_OPTS                                                                             \
     &FR_DATA, &TR_MODEL, &TR_FEATURES, &TR_FEATURE_CACHE, &TR_EPSILON, &TR_DELTA, &TR_NOISE,      \
-        &TR_LARGE_DELTA, &TR_ACCOUNTANT, &TR_EPOCHS, &TR_BATCH, &TR_SAMPLER, &TR_GROUPS,          \
-        &TR_CLIP, &TR_LR, &TR_MOMENTUM, &TR_WEIGHT_DECAY, &TR_SCHEDULE, &TR_COOL_FRACTION,        \
-        &TR_COOL_FACTOR, MECH_KIND_OPTS(MO_MECH, MO_MECH_MOMENTUM, MO_MECH_DECAY), &MO_FORM,      \
-        &FR_SEED, &FR_SECURE, &TR_THREADS, &TR_CHUNK, &TR_PRECISION, &FR_REPORT, &FR_PLOT,       \
+        &TR_LARGE_DELTA, &TR_ACCOUNTANT, &TR_SAMPLER, &TR_GROUPS, &TR_OPTIM,                     \
+        MECH_KIND_OPTS(MO_MECH, MO_MECH_MOMENTUM, MO_MECH_DECAY), &MO_FORM, &FR_SEED,             \
+        &FR_SECURE, &TR_EXEC, &TR_PRECISION, &FR_REPORT, &FR_PLOT,                               \
         &FR_LABEL, &FR_QUIET, &TR_MAX_DATA_BYTES
 
 /* Reads the TRAIN_RUN_OPTS entries into o, each only where it applies (the values already in o

@@ -4,7 +4,6 @@
  * library presets the schedule and makes the privacy decision (the shared ledger); the run frame
  * (frame.h) does seeding, data, the report and the plot. */
 #include "frame.h"
-#include "opt_field.h"
 #include "train_algo.h"
 
 #include <math.h>
@@ -31,36 +30,12 @@ static const opt_spec S_DATA = {
     .help = "any dataset (doc/data.md); its held-out part estimates F",
     .example = "! --algo dp-srgd --data synthetic:logistic,n=2000,d=3,test-n=200 --row-radius 1 "
                "--epsilon 1"};
-/* The options of library fields take their type, range and default from the field tables
- * (bind_fields, tools/opt_field.h): none is written here. */
-static opt_spec S_N = {
-    .name = "--n", .metavar = "N", .type = OPT_UINT, .section = PB,
-    .param = "problem.n", .when = "--problem", .help = "examples",
-    .example = "--n 2000"};
-static opt_spec S_DIM = {
-    .name = "--dim", .metavar = "D", .type = OPT_UINT, .section = PB,
-    .param = "problem.p", .when = "--problem", .help = "dimension",
-    .example = "--dim 5"};
-static opt_spec S_RELEVANT = {
-    .name = "--relevant", .metavar = "K", .type = OPT_UINT, .section = PB,
-    .param = "problem.relevant", .when = "--problem p1|p2|quadratic",
-    .help = "coordinates with signal (default all)", .example = "--relevant 2"};
-static opt_spec S_DECADES = {
-    .name = "--decades", .metavar = "G", .type = OPT_DOUBLE, .section = PB,
-    .param = "problem.decades", .when = "--problem p1|p2|quadratic",
-    .help = "spectrum lambda_1/lambda_K = 10^G", .example = "--decades 2"};
-static opt_spec S_W_NORM = {
-    .name = "--w-norm", .metavar = "W", .type = OPT_DOUBLE, .section = PB,
-    .param = "problem.w_norm", .when = "--problem p1|p2|quadratic",
-    .help = "|w0| (> R puts x-dagger outside C)",
-    .example = "--w-norm 0.5"};
-static opt_spec S_LABEL_NOISE = {
-    .name = "--label-noise", .metavar = "S", .type = OPT_DOUBLE, .section = PB,
-    .param = "problem.noise", .when = "--problem p2", .help = "label noise half-width", .example = "--problem p2 --label-noise 0.2"};
-static opt_spec S_DESIGN = {
-    .name = "--design", .metavar = "D", .type = OPT_CHOICE, .choices = "sparse|sphere",
-    .section = PB, .param = "problem.design", .when = "--problem p1|p2",
-    .help = "sparse | sphere", .example = "--problem p2 --design sphere"};
+/* the problem's fields (dpc_srgd_problem_config): one option each, where it applies */
+static const opt_spec S_PROBLEM_FIELDS = {
+    .type = OPT_FIELDS, .fields = dpc_srgd_problem_config_fields, .group = "problem",
+    .param = "problem.", .rename = "p=dim noise=label-noise", .section = PB, .when = "--problem"};
+/* The options of dpc_srgd_config's fields take their type, range and default from its table. */
+#define SRGD_FIELD .fields = dpc_srgd_config_fields
 static const opt_spec S_MODEL = {
     .name = "--model", .metavar = "SPEC", .type = OPT_STR, .section = PB, .param = "model",
     .when = "--data",
@@ -79,13 +54,13 @@ static const opt_spec S_Y_BOUND = {
     .help = "public bound on |y| (for L)",
     .example = "! --algo dp-srgd --data synthetic:linreg,n=2000,d=3 --row-radius 1 --epsilon 1 "
                "--y-bound 3"};
-static opt_spec S_L = {
+static const opt_spec S_L = { SRGD_FIELD,
     .name = "--L", .metavar = "L", .type = OPT_DOUBLE, .section = CONST, .param = "L",
     .help = "per-example Lipschitz constant on C", .example = "--L 3"};
-static opt_spec S_M = {
+static const opt_spec S_M = { SRGD_FIELD,
     .name = "--M", .metavar = "M", .type = OPT_DOUBLE, .section = CONST, .param = "M", .help = "per-example smoothness on C",
     .example = "--M 3"};
-static opt_spec S_R = {
+static const opt_spec S_R = { SRGD_FIELD,
     .name = "--R", .metavar = "R", .type = OPT_DOUBLE, .section = CONST, .param = "R,problem.R",
     .help = "radius of C = B(0, R)",
     .example = "--R 3"};
@@ -93,54 +68,58 @@ static const opt_spec S_REGIME = {
     .name = "--regime", .metavar = "A|B", .type = OPT_CHOICE, .choices = "A|B|a|b",
     .section = SCHED, .param = "regime",
     .help = "A: T = ceil(c n^(1/4)), B = n/T (default); B: B = sqrt n", .example = "--regime B"};
-static opt_spec S_C = { /* the CLI's range; the default is DPC_SRGD_PRACTICAL_C */
+#define STR_(x) #x
+#define STR(x) STR_(x)
+static const opt_spec S_C = { /* the CLI's range; the default is DPC_SRGD_PRACTICAL_C */
     .name = "--c", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = 1e9, .flags = OPT_LO_OPEN,
     .section = SCHED, .param = "c", .when = "--regime A", .conflicts = "--literal",
-    .help = "Regime A practical constant", .example = "--c 2"};
+    .help = "Regime A practical constant (default " STR(DPC_SRGD_PRACTICAL_C) ")", .example = "--c 2"};
 static const opt_spec S_LITERAL = {
     .name = "--literal", .type = OPT_FLAG, .section = SCHED, .param = "literal",
     .when = "--regime A", .help = "Regime A with the paper's c_DP (explains when infeasible)",
     .example = "! --algo dp-srgd --problem p2 --n 1500000 --dim 1 --epsilon 1 --literal --delta "
                "1e-6 --allow-large-delta"}; /* the paper's delta: feasible from n = 1.43e6 */
-static opt_spec S_STEPS = {
+static const opt_spec S_STEPS = { SRGD_FIELD,
     .name = "--steps", .metavar = "T", .type = OPT_UINT, .section = SCHED,
     .param = "steps", .help = "override the preset's rounds T", .example = "--steps 5"};
-static opt_spec S_BATCH = {
+static const opt_spec S_BATCH = { SRGD_FIELD,
     .name = "--batch", .metavar = "B", .type = OPT_UINT, .section = SCHED,
     .param = "batch", .help = "override the preset's batch B", .example = "--batch 100"};
-static opt_spec S_BETA = {
+static const opt_spec S_BETA = { SRGD_FIELD,
     .name = "--beta", .metavar = "BETA", .type = OPT_DOUBLE, .section = SCHED, .param = "beta", .help = "override the preset's beta",
     .example = "--beta 2"};
-static opt_spec S_CLIP = {
+static const opt_spec S_CLIP = { SRGD_FIELD,
     .name = "--clip-delta", .metavar = "C|inf", .type = OPT_DOUBLE, .flags = OPT_WORDS, .choices = "inf", .section = SCHED, .param = "clip",
     .help = "override the preset's C_Delta (inf only with --nonprivate)",
     .example = "--clip-delta 2"};
-static opt_spec S_Z_STEP = {
+static const opt_spec S_Z_STEP = { SRGD_FIELD,
     .name = "--z-step", .metavar = "S", .type = OPT_DOUBLE, .section = SCHED, .param = "z_step",
     .help = "z-step scale s: z_{t+1} = Pi(z_t - s S^_t/beta); the default is the proof's choice",
     .example = "--z-step 0.75"};
-static opt_spec S_VARIANT = {
-    .name = "--variant", .metavar = "V", .type = OPT_STR, .section = SCHED, .param = "variant",
+static const opt_spec S_VARIANT = { SRGD_FIELD,
+    .name = "--variant", .metavar = "V", .type = OPT_CHOICE, .section = SCHED, .param = "variant",
     .help = "accel | srg (unaccelerated) | accel-sgd (Thm 5.13)",
     .example = "--variant srg"};
-static opt_spec S_NOISE = {
-    .name = "--noise", .metavar = "K", .type = OPT_STR, .section = SCHED, .param = "noise",
+static const opt_spec S_NOISE = { SRGD_FIELD,
+    .name = "--noise", .metavar = "K", .type = OPT_CHOICE, .section = SCHED, .param = "noise",
     .help = "tree | honaker | independent", .example = "--noise honaker"};
 static const opt_spec S_PERMUTE = {
     .name = "--permute", .type = OPT_FLAG, .section = SCHED, .param = "permute",
     .help = "public random order of the examples first", .example = "--permute"};
-static const opt_spec S_EPSILON = FR_EPSILON_OPT(PRIV, "--nonprivate", "--epsilon 2");
+static const opt_spec S_EPSILON =
+    FR_EPSILON_OPT(dpc_srgd_config_fields, PRIV, "--nonprivate", "--epsilon 2");
 static const opt_spec S_NONPRIVATE = {
     .name = "--nonprivate", .type = OPT_FLAG, .section = PRIV, .param = "epsilon",
     .help = "no noise (epsilon = infinity)",
     .example = "! --algo dp-srgd --problem p2 --n 2000 --dim 4 --nonprivate"};
 static const opt_spec S_DELTA =
-    FR_DELTA_OPT(PRIV, FR_DELTA_DEFAULT, "--epsilon or --literal", "--delta 1e-6");
+    FR_DELTA_OPT(dpc_srgd_config_fields, PRIV, "--epsilon or --literal", "--delta 1e-6");
 static const opt_spec S_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, "--epsilon");
 static const opt_spec S_CALIBRATION = FR_CALIBRATION_OPT(
-    PRIV, "--epsilon", "exact GDP mu; paper: mu = eps/sqrt(2 ln(2.5/delta)), Lemma 5.6, eps <= 1",
+    dpc_srgd_config_fields, PRIV, "--epsilon",
+    "exact GDP mu; paper: mu = eps/sqrt(2 ln(2.5/delta)), Lemma 5.6, eps <= 1",
     "--epsilon 0.9 --calibration paper");
-static opt_spec S_EVAL_EVERY = {
+static const opt_spec S_EVAL_EVERY = { SRGD_FIELD,
     .name = "--eval-every", .metavar = "K", .type = OPT_UINT, .section = "output", .param = "eval_every",
     .help = "F(y_t) every K steps (0 = never; unset: every step for --problem, never for --data)",
     .example = "--eval-every 2"};
@@ -153,28 +132,12 @@ static const opt_spec S_TRACE = {
 #undef SCHED
 #undef PRIV
 
-static opt_spec *const BOUND_CONFIG[] = {&S_L, &S_M, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP,
-                                          &S_Z_STEP, &S_VARIANT, &S_NOISE, &S_EVAL_EVERY, NULL};
-static opt_spec *const BOUND_PROBLEM[] = {&S_N, &S_DIM, &S_RELEVANT, &S_DECADES, &S_W_NORM,
-                                           &S_LABEL_NOISE, &S_DESIGN, &S_R, NULL};
-
-static void bind_fields(void)
-{
-    static int done;
-    if (done) return;
-    done = 1;
-    opt_field_bind(BOUND_PROBLEM, dpc_srgd_problem_config_fields(), "problem.");
-    opt_field_bind(BOUND_CONFIG, dpc_srgd_config_fields(), "");
-    opt_field_default(&S_C, DPC_SRGD_PRACTICAL_C); /* a library constant, not a field */
-}
-
 static const opt_spec *const SRGD_OPTS[] = {
-    &S_ALGO, &S_PROBLEM, &S_N, &S_DIM, &S_RELEVANT, &S_DECADES, &S_W_NORM, &S_LABEL_NOISE,
-    &S_DESIGN, &S_DATA, &S_MODEL, &S_ROW_RADIUS, &S_Y_BOUND, &S_L, &S_M, &S_R, &S_REGIME, &S_C,
-    &S_LITERAL, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP, &S_Z_STEP, &S_VARIANT, &S_NOISE,
-    &S_PERMUTE, &S_EPSILON, &S_NONPRIVATE, &S_DELTA, &S_LARGE_DELTA, &S_CALIBRATION, &FR_SEED,
-    &FR_SECURE, &S_EVAL_EVERY, FRAME_CKPT_OPTS, &FR_REPORT, &S_TRACE, &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP,
-    NULL};
+    &S_ALGO, &S_PROBLEM, &S_PROBLEM_FIELDS, &S_DATA, &S_MODEL, &S_ROW_RADIUS, &S_Y_BOUND, &S_L,
+    &S_M, &S_R, &S_REGIME, &S_C, &S_LITERAL, &S_STEPS, &S_BATCH, &S_BETA, &S_CLIP, &S_Z_STEP,
+    &S_VARIANT, &S_NOISE, &S_PERMUTE, &S_EPSILON, &S_NONPRIVATE, &S_DELTA, &S_LARGE_DELTA,
+    &S_CALIBRATION, &FR_SEED, &FR_SECURE, &S_EVAL_EVERY, FRAME_CKPT_OPTS, &FR_REPORT, &S_TRACE,
+    &FR_PLOT, &FR_LABEL, &FR_QUIET, &OPT_DRY_RUN, &OPT_HELP, NULL};
 
 static const opt_cmd SRGD_CMD = {
     .name = "train --algo dp-srgd",
@@ -211,23 +174,13 @@ static int read_problem(srgd_opts *o, opt_set *s)
     dpc_error err = {0};
     if (dpc_srgd_problem_kind_parse(opt_str(s, &S_PROBLEM, ""), &pc->kind, &err))
         return opt_fail_lib_at(s, &S_PROBLEM, &err);
-    /* the problem's options by the configurations that use them, read into their fields */
-    static opt_spec *const all[] = {&S_N, &S_DIM, NULL};
-    static opt_spec *const spectrum[] = {&S_RELEVANT, &S_DECADES, &S_W_NORM, NULL};
-    static opt_spec *const lsq[] = {&S_LABEL_NOISE, NULL}, *const design[] = {&S_DESIGN, NULL};
-    const dpc_field_table *t = dpc_srgd_problem_config_fields();
-    opt_field_read(s, all, t, pc, "problem.");
-    if (pc->kind != DPC_SRGD_P3_NESTEROV) opt_field_read(s, spectrum, t, pc, "problem.");
-    if (pc->kind == DPC_SRGD_P2_LSQ) opt_field_read(s, lsq, t, pc, "problem.");
-    if (pc->kind == DPC_SRGD_P1_LOGISTIC || pc->kind == DPC_SRGD_P2_LSQ)
-        opt_field_read(s, design, t, pc, "problem.");
+    opt_read_fields(s, dpc_srgd_problem_config_fields(), pc); /* each where its kind uses it */
     return 0;
 }
 
 /* The schedule and the algorithm's variants (the library checks values such as z_step). */
-static int read_schedule(srgd_opts *o, opt_set *s)
+static void read_schedule(srgd_opts *o, opt_set *s)
 {
-    dpc_error err = {0};
     o->regime = opt_word(s, &S_REGIME, 0) & 1 ? DPC_SRGD_REGIME_B : DPC_SRGD_REGIME_A;
     if (o->regime == DPC_SRGD_REGIME_A) {
         o->literal = opt_given(s, &S_LITERAL);
@@ -239,11 +192,8 @@ static int read_schedule(srgd_opts *o, opt_set *s)
     o->clip = opt_word(s, &S_CLIP, 0) ? INFINITY : opt_dbl(s, &S_CLIP, 0);
     o->c.z_step = opt_dbl(s, &S_Z_STEP, o->c.z_step);
     o->c.permute = opt_given(s, &S_PERMUTE);
-    const char *v = opt_str(s, &S_VARIANT, NULL);
-    if (v && dpc_srgd_variant_parse(v, &o->c.variant, &err)) return opt_fail_lib_at(s, &S_VARIANT, &err);
-    v = opt_str(s, &S_NOISE, NULL);
-    if (v && dpc_srgd_noise_parse(v, &o->c.noise, &err)) return opt_fail_lib_at(s, &S_NOISE, &err);
-    return 0;
+    opt_read_field(s, &S_VARIANT, &o->c); /* the words of the table's enums */
+    opt_read_field(s, &S_NOISE, &o->c);
 }
 
 static int read_opts(srgd_opts *o, opt_set *s)
@@ -267,8 +217,7 @@ static int read_opts(srgd_opts *o, opt_set *s)
     o->L = opt_dbl(s, &S_L, 0);
     o->M = opt_dbl(s, &S_M, 0);
     o->pc.R = opt_dbl(s, &S_R, o->pc.R);
-    rc = read_schedule(o, s);
-    if (rc) return rc;
+    read_schedule(o, s);
     o->nonprivate = opt_given(s, &S_NONPRIVATE);
     o->c.epsilon = o->nonprivate ? INFINITY : opt_dbl(s, &S_EPSILON, 0);
     if (!o->nonprivate || o->literal) o->c.delta = opt_dbl(s, &S_DELTA, o->c.delta);
@@ -397,7 +346,7 @@ static void dry_run(const srgd_run *r)
     const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
     const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     frame_dry(&o->fr);
-    if (o->have_problem) opt_field_dry(dpc_srgd_problem_config_fields(), &o->pc, "problem.");
+    if (o->have_problem) opt_dry_fields(dpc_srgd_problem_config_fields(), &o->pc, "problem.");
     else opt_dry_str("problem.kind", "");
     opt_dry_str("model", r->spec);
     opt_dry_num("row_radius", o->row_radius);
@@ -413,7 +362,7 @@ static void dry_run(const srgd_run *r)
     shown.clip = L->clip;
     shown.z_step = L->z_step;
     shown.delta = G->delta; /* dpc_account_resolve_delta */
-    opt_field_dry(dpc_srgd_config_fields(), &shown, "");
+    opt_dry_fields(dpc_srgd_config_fields(), &shown, "");
     opt_dry_str("trace", o->trace);
     frame_dry_ckpt(&o->fr);
     opt_dry_num("noise_multiplier", G->noise_multiplier);
@@ -597,7 +546,7 @@ static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
     size_t t = dpc_srgd_steps_done(r->srgd);
     double *v = malloc((NTRACE * t + 1) * sizeof *v);
     if (!v) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
-    opt_field_pack(dpc_srgd_step_info_fields(), r->tr, t, v);
+    dpc_field_pack(dpc_srgd_step_info_fields(), r->tr, t, v);
     dpc_status st = dpc_ckpt_put(ck, "cli.trace", v, NTRACE * t, err);
     free(v);
     return st;
@@ -612,7 +561,7 @@ static int ckpt_get(void *ctx, const dpc_ckpt *ck)
     if (n != NTRACE * t)
         return opt_fail(r->s, "--resume: %s: telemetry of %zu values, expected %zu",
                         r->o->fr.resume, n, NTRACE * t);
-    opt_field_unpack(dpc_srgd_step_info_fields(), v, t, r->tr);
+    dpc_field_unpack(dpc_srgd_step_info_fields(), v, t, r->tr);
     return 0;
 }
 
@@ -694,7 +643,6 @@ static int run(srgd_run *r)
 int train_srgd(int argc, char **argv)
 {
     opt_set s;
-    bind_fields();
     int rc = opt_parse(&s, &SRGD_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;
     srgd_opts o;

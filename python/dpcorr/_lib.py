@@ -72,7 +72,8 @@ class Field(ctypes.Structure):
     _fields_ = [("name", c_char_p), ("type", c_int), ("offset", c_size_t), ("size", c_size_t),
                 ("def_", c_double), ("lo", c_double), ("hi", c_double), ("flags", ctypes.c_uint),
                 ("names", P(c_char_p)), ("nnames", c_size_t), ("sub", c_void_p),
-                ("doc", c_char_p), ("label", c_char_p), ("def_text", c_char_p)]
+                ("doc", c_char_p), ("label", c_char_p), ("def_text", c_char_p),
+                ("group", c_char_p), ("when", c_char_p)]
 
 
 class FieldTable(ctypes.Structure):

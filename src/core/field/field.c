@@ -228,6 +228,39 @@ static size_t type_align(const dpc_field *f, size_t *want_size)
     return 1;
 }
 
+/* f->when against obj: 1 applies, 0 not; -1 when the condition is malformed (not "FIELD W|W"
+ * with FIELD an ENUM field of t and every W one of its names). obj NULL: only checks it. */
+static int when_holds(const dpc_field_table *t, const dpc_field *f, const void *obj)
+{
+    if (!f->when) return 1;
+    const char *sp = strchr(f->when, ' ');
+    char name[64];
+    if (!sp || (size_t)(sp - f->when) >= sizeof name || !sp[1] || sp[strlen(sp) - 1] == '|')
+        return -1;
+    memcpy(name, f->when, (size_t)(sp - f->when));
+    name[sp - f->when] = '\0';
+    const dpc_field *e = NULL;
+    for (size_t i = 0; i < t->count && !e; i++)
+        if (!strcmp(t->fields[i].name, name) && t->fields[i].type == DPC_FIELD_ENUM)
+            e = &t->fields[i];
+    if (!e) return -1;
+    const char *cur = obj ? dpc_field_enum_name(e, (int)dpc_field_get(e, obj)) : NULL;
+    int hit = 0;
+    for (const char *w = sp + 1; *w;) {
+        size_t l = strcspn(w, "|"), k = 0;
+        while (k < e->nnames && (strlen(e->names[k]) != l || strncmp(e->names[k], w, l))) k++;
+        if (k == e->nnames) return -1;
+        hit |= cur && !strcmp(cur, e->names[k]);
+        w += l + (w[l] == '|');
+    }
+    return hit;
+}
+
+int dpc_field_applies(const dpc_field_table *t, const dpc_field *f, const void *obj)
+{
+    return when_holds(t, f, obj) == 1;
+}
+
 static dpc_status verify_field(const dpc_field_table *t, size_t i, size_t *end, dpc_error *err)
 {
     const dpc_field *f = &t->fields[i];
@@ -252,6 +285,9 @@ static dpc_status verify_field(const dpc_field_table *t, size_t i, size_t *end, 
                                t->name, *end, f->offset);
     if (f->type == DPC_FIELD_ENUM && (!f->names || !f->nnames))
         return dpc_error_param(err, DPC_E_INVALID, nm, "%s: enum without names", t->name);
+    if (when_holds(t, f, NULL) < 0)
+        return dpc_error_param(err, DPC_E_INVALID, nm, "%s: when '%s' names no enum field and "
+                               "values of it", t->name, f->when);
     if (f->type == DPC_FIELD_STRUCT) {
         if (!f->sub || f->sub->size != f->size)
             return dpc_error_param(err, DPC_E_INVALID, nm, "%s: nested table missing or of "
@@ -282,4 +318,28 @@ dpc_status dpc_field_table_verify(const dpc_field_table *t, dpc_error *err)
                                "%s: bytes [%zu, %zu) at its end are not covered by any field",
                                t->name, end, t->size);
     return DPC_OK;
+}
+
+void dpc_field_pack(const dpc_field_table *t, const void *recs, size_t n, double *v)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < t->count; k++) {
+            double x = dpc_field_get(&t->fields[k], (const char *)recs + i * t->size);
+            v[t->count * i + k] = isnan(x) && t->fields[k].type != DPC_FIELD_DOUBLE ? 0 : x;
+        }
+}
+
+void dpc_field_unpack(const dpc_field_table *t, const double *v, size_t n, void *recs)
+{
+    for (size_t i = 0; i < n; i++)
+        for (size_t k = 0; k < t->count; k++) {
+            const dpc_field *f = &t->fields[k];
+            char *rec = (char *)recs + i * t->size;
+            if (f->type == DPC_FIELD_DOUBLE) /* bit for bit, NaN included */
+                memcpy(rec + f->offset, &v[t->count * i + k], sizeof(double));
+            else if (is_numeric(f->type) &&
+                     dpc_field_set(f, rec, v[t->count * i + k], NULL) != DPC_OK) {
+                /* out of the type's range (an edited file): the field keeps its value */
+            }
+        }
 }

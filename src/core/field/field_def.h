@@ -15,6 +15,8 @@
 #include <stddef.h>
 
 #define DPC_FIELD_AT(S, m) .offset = offsetof(S, m), .size = sizeof(((S *)0)->m)
+/* def_text of every target delta that 0 leaves to dpc_account_default_delta */
+#define DPC__DELTA_DEFAULT_TEXT "the largest power of ten <= 1/(10 N), at most 1e-5; below 1/N"
 #define DPC_FIELD_NAMES(arr) .names = (arr), .nnames = sizeof(arr) / sizeof((arr)[0])
 #define DPC_FIELD_TABLE(S, arr)                                                                \
     {                                                                                          \

@@ -30,6 +30,7 @@ static const dpc_field kan_privacy_fields[] = {
      .doc = "epsilon: target, calibrates the noise (0: noise_multiplier given, or non-private)"},
     {.name = "delta", .type = DPC_FIELD_DOUBLE, PV(delta), .lo = 0, .hi = 1,
      .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_ZERO,
+     .def_text = DPC__DELTA_DEFAULT_TEXT,
      .doc = "delta: target, < 1/n unless allow_large_delta (0: dpc_account_default_delta(n))"},
     {.name = "noise_multiplier", .type = DPC_FIELD_DOUBLE, PV(noise_multiplier), .lo = 0,
      .hi = DPC__SCALE_MAX,

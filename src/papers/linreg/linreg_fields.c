@@ -49,6 +49,7 @@ static const dpc_field opts_fields[] = {
      .doc = "epsilon: target, calibrates the noise (0: noise_multiplier given)"},
     {.name = "delta", .type = DPC_FIELD_DOUBLE, OP(delta), .lo = 0, .hi = 1,
      .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_ZERO,
+     .def_text = DPC__DELTA_DEFAULT_TEXT,
      .doc = "delta: target, < 1/N unless allow_large_delta (0: dpc_account_default_delta(N))"},
     {.name = "allow_large_delta", .type = DPC_FIELD_BOOL, OP(allow_large_delta),
      .flags = DPC_FIELD_RUNTIME,
