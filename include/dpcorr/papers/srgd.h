@@ -220,6 +220,38 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_data_constants(const dpc_model_config 
                                                          double y_bound, double *L, double *M,
                                                          dpc_error *err);
 
+/* A run's setup besides dpc_srgd_config: the preset's regime and constant, the constants L and
+ * M (given, or derived), and the schedule's overrides. What every front end resolves before
+ * dpc_srgd_new, by dpc_srgd_config_resolve. */
+struct dpc_srgd_problem; /* the synthetic problems (below) */
+typedef struct dpc_srgd_setup {
+    dpc_srgd_regime regime; /* default A */
+    double c;               /* Regime A's practical constant (default DPC_SRGD_PRACTICAL_C);
+                               ignored with literal and in Regime B */
+    int literal;            /* Regime A with the paper's literal c_DP (default 0) */
+    double L, M;            /* > 0: given; 0 (default): the problem's, or on data derived from the
+                               model and the data's public row-norm bound (dpc_srgd_data_constants) */
+    double y_bound;         /* linear models on data: the public bound on |y| for L (default 0) */
+    size_t steps, batch;    /* > 0: instead of the preset's (default 0) */
+    double beta, clip;      /* > 0: instead of the preset's (default 0) */
+} dpc_srgd_setup;
+DPC_API void dpc_srgd_setup_init(dpc_srgd_setup *s);
+
+/* Resolves c for a run of model m on train: c->R, the privacy fields, variant, noise, z_step,
+ * permute and eval_every as the caller set them; L and M from s (given values kept), else the
+ * problem's (pr non-NULL), else dpc_srgd_data_constants on train's x_norm_bound; then
+ * dpc_srgd_preset for s->regime over train->n examples and the model's parameters, then s's
+ * overrides; the evaluation (eval_every > 0): the problem's exact risk, else the held-out set,
+ * else none (eval_every = 0). Errors: dpc_srgd_data_constants' (naming x_norm_bound, y_bound or
+ * model), then dpc_srgd_preset's (naming its field). */
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_config_resolve(dpc_srgd_config *c,
+                                                         const dpc_srgd_setup *s,
+                                                         struct dpc_srgd_problem *pr,
+                                                         const dpc_model *m,
+                                                         const dpc_dataset *train,
+                                                         const dpc_dataset *heldout,
+                                                         dpc_error *err);
+
 /* The privacy level at which regime A's practical beta (dpc_srgd_preset, constant cc) is k
  * times its non-private value for n examples in dimension p: mu = sqrt(lev p / n) / k, with
  * lev = 1 + ceil(log2 T), T = ceil(cc n^(1/4)). */
