@@ -414,6 +414,45 @@ DPC_API double dpc_linreg_excess_risk(const double *w, const double *w_star, con
 DPC_API DPC_NODISCARD dpc_status dpc_linreg_loss(const dpc_dataset *ds, const double *w,
                                                  double *loss, dpc_error *err);
 
+/* ==== The baselines of a run ================================================================
+ *
+ * The comparisons a front end offers beside a DP-AMBSSGD or DP-SSGD run (`train --baselines`),
+ * each a separate release on the same data at the run's (epsilon, delta): what each one runs is
+ * decided here from the run's options and resolved plan. */
+typedef enum dpc_linreg_baseline_kind {
+    DPC_LINREG_BASELINE_FIXED = 0, /* DP mini-batch SGD with a fixed clip (Cor. 3.3's unless
+                                      opts->clip), the run's T (DP-SSGD's: its own), no stat
+                                      records, its own default step */
+    DPC_LINREG_BASELINE_SGD = 1,   /* non-private SGD on the same layout */
+    DPC_LINREG_BASELINE_SSP = 2,   /* sufficient statistics perturbation at the run's epsilon
+                                      (the plan's when opts->epsilon is 0: a noise multiplier
+                                      given) and delta; clipping bounds from the plan's prior
+                                      (dpc_linreg_ssp_bounds) unless given */
+    DPC_LINREG_BASELINE_OLS = 3    /* ordinary least squares (not private) */
+} dpc_linreg_baseline_kind;
+#define DPC_LINREG_NBASELINES 4
+
+typedef struct dpc_linreg_baseline_info {
+    double epsilon;              /* of the baseline's release (its ledger's; OLS: INFINITY) */
+    size_t steps, batch;         /* FIXED, SGD: T and b */
+    double x_bound, y_bound;     /* SSP: the clipping bounds used */
+    double ridge;                /* SSP: the ridge added (NAN when SSP failed) */
+} dpc_linreg_baseline_info;
+
+/* "dp-sgd-fixed", "sgd", "ssp", "ols" ("unknown" otherwise). */
+DPC_API const char *dpc_linreg_baseline_name(dpc_linreg_baseline_kind k);
+/* Runs baseline k for a run of opts (resolved into plan) on train: w (d) the released model,
+ * *info (may be NULL) what it ran. ssp_x_bound, ssp_y_bound: SSP's clipping bounds (0: from the
+ * prior). Errors are the baseline's own (SSP's naming "x_bound" or "y_bound"). */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_baseline(const dpc_dataset *train,
+                                                     const dpc_linreg_opts *opts,
+                                                     const dpc_linreg_plan *plan,
+                                                     dpc_linreg_baseline_kind k,
+                                                     double ssp_x_bound, double ssp_y_bound,
+                                                     const dpc_rng *rng, double *w,
+                                                     dpc_linreg_baseline_info *info,
+                                                     dpc_error *err);
+
 /* ==== The reproduction (`dpcorr repro ambssgd`) ============================================= *
  *
  * The scaling study of DP-AMBSSGD (note papers/001 §5) on synthetic Gaussian data
