@@ -321,7 +321,8 @@ static void statements(repro_ctx *c, double cpu)
     const char *const *yes = dpc_srgd_repro_reproduced(&ny), *const *no = dpc_srgd_repro_not_reproduced(&nn);
     repro_json_num(c, "cpu_seconds", cpu);
     repro_json_str(c, "seeds", "run s of a series uses --seed + (series offset) + s for its data "
-                               "and noise (seeded mode); the offsets are in tools/repro_srgd.c");
+                               "and noise (seeded mode); the offsets are in dpcorr/papers/srgd.h (the "
+                               "reproduction's section)");
     repro_json_strs(c, "reproduces", yes, ny);
     repro_json_strs(c, "not_reproduced", no, nn);
     repro_say(c, "\nreproduces: the rates' shapes (n^-1/2; sqrt(p)/eps private part), acceleration, "
