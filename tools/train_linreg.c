@@ -431,50 +431,10 @@ static void metrics(const dpc_dataset *tr, const dpc_dataset *te, const double *
     if (!te || dpc_linreg_loss(te, w, tel, &err)) *tel = NAN;
 }
 
-/* The fixed-clip DP-SGD or the non-private SGD baseline (the same layout as the run). */
-static dpc_status sgd_baseline(const lr_cli *c, const dpc_linreg_plan *P, int bit, double *w,
-                               base_res *r, dpc_error *err)
-{
-    dpc_linreg_opts o = c->o;
-    o.algo = bit == B_FIXED ? DPC_LINREG_FIXED : DPC_LINREG_SGD;
-    o.steps = P->algo == DPC_LINREG_SSGD ? 0 : P->steps;
-    o.stat_batch = 0;
-    o.eta = 0; /* the baseline's own default step (--clip applies to it) */
-    dpc_linreg *lr = NULL;
-    dpc_status st = dpc_linreg_new(&lr, c->fr.train, &o, &c->fr.rng, err);
-    if (!st) st = dpc_linreg_run(lr, NULL, err);
-    if (!st) st = dpc_linreg_average(lr, w, err);
-    if (!st) {
-        const dpc_linreg_plan *Q = dpc_linreg_plan_get(lr);
-        r->epsilon = Q->ledger.epsilon;
-        snprintf(r->note, sizeof r->note, "T = %zu, b = %zu, %s", Q->steps, Q->batch,
-                 bit == B_FIXED ? "fixed clip (Cor. 3.3 form unless --clip)" : "no clip, no noise");
-    }
-    dpc_linreg_free(lr);
-    r->name = bit == B_FIXED ? "dp-sgd-fixed" : "sgd";
-    return st;
-}
-
-static dpc_status ssp_baseline(const lr_cli *c, const dpc_linreg_plan *P, double *w, base_res *r,
-                               dpc_error *err)
-{
-    const dpc_dataset *tr = c->fr.train;
-    dpc_linreg_ssp_opts so = {c->o.epsilon, c->o.delta, c->ssp_x, c->ssp_y, c->o.stream,
-                              c->o.allow_large_delta};
-    if (so.epsilon == 0) so.epsilon = P->ledger.epsilon;
-    dpc_linreg_ssp_bounds(&so, &P->prior, tr->n);
-    dpc_linreg_ssp_info si;
-    dpc_status st = dpc_linreg_ssp(tr, &so, &c->fr.rng, w, &si, err);
-    r->epsilon = st ? NAN : si.epsilon;
-    snprintf(r->note, sizeof r->note, "rows clipped to %.4g, targets to %.4g, ridge %.3g",
-             so.x_bound, so.y_bound, st ? NAN : si.ridge);
-    r->name = "ssp";
-    return st;
-}
-
-/* The requested baselines on the same data, each a separate release at the same (eps, delta).
- * The first one that fails is kept in *bad: the command then fails naming its option (a
- * requested baseline is never silently left out). */
+/* The requested baselines on the same data (dpc_linreg_baseline: what each runs is the
+ * library's), each a separate release at the same (eps, delta). The first one that fails is
+ * kept in *bad: the command then fails naming its option (a requested baseline is never
+ * silently left out). */
 static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, base_res *br,
                             dpc_error *bad)
 {
@@ -482,25 +442,28 @@ static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, base_res 
     double *w = calloc(c->fr.train->d, sizeof *w);
     if (!w) return 0;
     dpc_error err = {0};
-    for (int k = 0; k < 4; k++) {
-        int bit = 1 << k;
-        if (!(c->baselines & bit)) continue;
+    for (int k = 0; k < DPC_LINREG_NBASELINES; k++) {
+        if (!(c->baselines & (1 << k))) continue;
         base_res *r = &br[nb];
         memset(r, 0, sizeof *r);
         double t0 = cli_now();
-        dpc_status st;
-        if (bit == B_FIXED || bit == B_SGD) {
-            st = sgd_baseline(c, P, bit, w, r, &err);
-        } else if (bit == B_SSP) {
-            st = ssp_baseline(c, P, w, r, &err);
-            if (st && (!strcmp(err.field, "x_bound") || !strcmp(err.field, "y_bound")))
-                dpc_error_nest(&err, "ssp"); /* the option's name: --ssp-x-bound */
-        } else {
-            st = dpc_linreg_ols(c->fr.train, w, &err);
-            r->epsilon = INFINITY;
+        dpc_linreg_baseline_info bi;
+        dpc_status st = dpc_linreg_baseline(c->fr.train, &c->o, P, (dpc_linreg_baseline_kind)k,
+                                            c->ssp_x, c->ssp_y, &c->fr.rng, w, &bi, &err);
+        r->name = dpc_linreg_baseline_name((dpc_linreg_baseline_kind)k);
+        r->epsilon = bi.epsilon;
+        if (k == DPC_LINREG_BASELINE_SSP)
+            snprintf(r->note, sizeof r->note, "rows clipped to %.4g, targets to %.4g, ridge %.3g",
+                     bi.x_bound, bi.y_bound, bi.ridge);
+        else if (k == DPC_LINREG_BASELINE_OLS)
             snprintf(r->note, sizeof r->note, "ordinary least squares (not private)");
-            r->name = "ols";
-        }
+        else if (!st)
+            snprintf(r->note, sizeof r->note, "T = %zu, b = %zu, %s", bi.steps, bi.batch,
+                     k == DPC_LINREG_BASELINE_FIXED ? "fixed clip (Cor. 3.3 form unless --clip)"
+                                                    : "no clip, no noise");
+        if (st && k == DPC_LINREG_BASELINE_SSP &&
+            (!strcmp(err.field, "x_bound") || !strcmp(err.field, "y_bound")))
+            dpc_error_nest(&err, "ssp"); /* the option's name: --ssp-x-bound */
         if (st) {
             fprintf(stderr, "dpcorr train: baseline %s: %s\n", r->name, err.msg);
             if (!bad->status) *bad = err;

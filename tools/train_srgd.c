@@ -249,25 +249,21 @@ typedef struct srgd_run {
     dpc_srgd_step_info *tr; /* (T) */
 } srgd_run;
 
-/* L and M for a dataset from its public row-norm bound (logistic / linear models). */
-static int data_constants(srgd_run *r)
+/* A failure of the constants derived from the data (dpc_srgd_data_constants' fields), named by
+ * the option at fault. */
+static int data_constants_fail(srgd_run *r, const dpc_error *err)
 {
-    srgd_opts *o = r->o;
-    dpc_error err = {0};
-    if (!dpc_srgd_data_constants(dpc_model_get_config(r->model), r->ds->x_norm_bound, o->pc.R,
-                                 o->ybound, &o->L, &o->M, &err))
-        return 0;
-    if (!strcmp(err.field, "x_norm_bound") && err.status == DPC_E_INVALID)
+    if (!strcmp(err->field, "x_norm_bound") && err->status == DPC_E_INVALID)
         return opt_fail(r->s, "--L/--M: the data has no public row-norm bound; give --L and "
                               "--M, or --row-radius X");
-    if (!strcmp(err.field, "y_bound") && err.status == DPC_E_INVALID)
+    if (!strcmp(err->field, "y_bound") && err->status == DPC_E_INVALID)
         return opt_fail_at(r->s, &S_Y_BOUND, "linear regression needs a public bound on |y| "
                                              "for L (or give --L)");
     /* L and M derived from --y-bound / --row-radius overflow: the option at fault is named */
-    if (err.status == DPC_E_RANGE)
-        return opt_fail_at(r->s, !strcmp(err.field, "y_bound") ? &S_Y_BOUND : &S_ROW_RADIUS, "%s",
-                           err.msg + (strncmp(err.msg, err.field, strlen(err.field)) ? 0 :
-                                      strlen(err.field) + 2));
+    if (err->status == DPC_E_RANGE)
+        return opt_fail_at(r->s, !strcmp(err->field, "y_bound") ? &S_Y_BOUND : &S_ROW_RADIUS, "%s",
+                           err->msg + (strncmp(err->msg, err->field, strlen(err->field)) ? 0 :
+                                       strlen(err->field) + 2));
     return opt_fail(r->s, "--L/--M: required for model '%s'", r->spec);
 }
 
@@ -300,40 +296,24 @@ static int load(srgd_run *r)
     return 0;
 }
 
-/* Constants, the library's preset, the overrides, the hooks; then the run (calibrated). */
+/* The library resolves the run's configuration (constants, preset, overrides, evaluation
+ * hook: dpc_srgd_config_resolve); then the run (calibrated). */
 static int build(srgd_run *r)
 {
     srgd_opts *o = r->o;
     dpc_srgd_config *c = &o->c;
     dpc_error err = {0};
-    int rc;
+    dpc_srgd_setup su = {.regime = o->regime, .c = o->cc, .literal = o->literal, .L = o->L,
+                         .M = o->M, .y_bound = o->ybound, .steps = o->steps, .batch = o->batch,
+                         .beta = o->beta, .clip = o->clip};
     c->R = o->pc.R;
-    if (r->pr) dpc_srgd_problem_constants(r->pr, &c->L, &c->M, NULL);
-    if (o->L > 0) c->L = o->L;
-    if (o->M > 0) c->M = o->M;
-    if (!r->pr) {
-        if ((rc = data_constants(r))) return rc;
-        c->L = o->L;
-        c->M = o->M;
-    }
-    size_t P = dpc_model_num_params(r->model);
-    if (dpc_srgd_preset(c, o->regime, o->cc, o->literal, r->ds->n, P, &err))
+    if (dpc_srgd_config_resolve(c, &su, r->pr, r->model, r->ds, o->fr.test, &err)) {
+        if (!r->pr && (!strcmp(err.field, "x_norm_bound") || !strcmp(err.field, "y_bound") ||
+                       !strcmp(err.field, "model")))
+            return data_constants_fail(r, &err);
         return !strcmp(err.field, "epsilon") || !strcmp(err.field, "delta")
                    ? opt_fail_lib(r->s, &err) /* --epsilon, --delta by name */
                    : opt_fail_lib_at(r->s, &S_REGIME, &err);
-    if (o->steps) c->steps = o->steps;
-    if (o->batch) c->batch = o->batch;
-    if (o->beta > 0) c->beta = o->beta;
-    if (o->clip > 0) c->clip = o->clip;
-    if (c->eval_every) {
-        if (r->pr) {
-            c->risk = dpc_srgd_problem_risk;
-            c->risk_ctx = r->pr;
-        } else if (o->fr.test) {
-            c->heldout = o->fr.test;
-        } else {
-            c->eval_every = 0;
-        }
     }
     if (dpc_srgd_new(&r->srgd, r->model, r->ds, c, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);
     return 0;

@@ -414,6 +414,162 @@ DPC_API double dpc_linreg_excess_risk(const double *w, const double *w_star, con
 DPC_API DPC_NODISCARD dpc_status dpc_linreg_loss(const dpc_dataset *ds, const double *w,
                                                  double *loss, dpc_error *err);
 
+/* ==== The baselines of a run ================================================================
+ *
+ * The comparisons a front end offers beside a DP-AMBSSGD or DP-SSGD run (`train --baselines`),
+ * each a separate release on the same data at the run's (epsilon, delta): what each one runs is
+ * decided here from the run's options and resolved plan. */
+typedef enum dpc_linreg_baseline_kind {
+    DPC_LINREG_BASELINE_FIXED = 0, /* DP mini-batch SGD with a fixed clip (Cor. 3.3's unless
+                                      opts->clip), the run's T (DP-SSGD's: its own), no stat
+                                      records, its own default step */
+    DPC_LINREG_BASELINE_SGD = 1,   /* non-private SGD on the same layout */
+    DPC_LINREG_BASELINE_SSP = 2,   /* sufficient statistics perturbation at the run's epsilon
+                                      (the plan's when opts->epsilon is 0: a noise multiplier
+                                      given) and delta; clipping bounds from the plan's prior
+                                      (dpc_linreg_ssp_bounds) unless given */
+    DPC_LINREG_BASELINE_OLS = 3    /* ordinary least squares (not private) */
+} dpc_linreg_baseline_kind;
+#define DPC_LINREG_NBASELINES 4
+
+typedef struct dpc_linreg_baseline_info {
+    double epsilon;              /* of the baseline's release (its ledger's; OLS: INFINITY) */
+    size_t steps, batch;         /* FIXED, SGD: T and b */
+    double x_bound, y_bound;     /* SSP: the clipping bounds used */
+    double ridge;                /* SSP: the ridge added (NAN when SSP failed) */
+} dpc_linreg_baseline_info;
+
+/* "dp-sgd-fixed", "sgd", "ssp", "ols" ("unknown" otherwise). */
+DPC_API const char *dpc_linreg_baseline_name(dpc_linreg_baseline_kind k);
+/* Runs baseline k for a run of opts (resolved into plan) on train: w (d) the released model,
+ * *info (may be NULL) what it ran. ssp_x_bound, ssp_y_bound: SSP's clipping bounds (0: from the
+ * prior). Errors are the baseline's own (SSP's naming "x_bound" or "y_bound"). */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_baseline(const dpc_dataset *train,
+                                                     const dpc_linreg_opts *opts,
+                                                     const dpc_linreg_plan *plan,
+                                                     dpc_linreg_baseline_kind k,
+                                                     double ssp_x_bound, double ssp_y_bound,
+                                                     const dpc_rng *rng, double *w,
+                                                     dpc_linreg_baseline_info *info,
+                                                     dpc_error *err);
+
+/* ==== The reproduction (`dpcorr repro ambssgd`) ============================================= *
+ *
+ * The scaling study of DP-AMBSSGD (note papers/001 §5) on synthetic Gaussian data
+ * (dpc_data_synth_linreg: H = I, ||w*|| = 1), delta = 1e-5 (the paper's, allowed where >= 1/N),
+ * Thm. 3.7's alpha, the margin DP-STAT rule, the library's default K and c1. The paper has no
+ * experiments: what is compared is its theory (slopes) and the note's calibration runs. It is the
+ * paper module's own knowledge (grids, seeds, the arms, the statistics and the checks), so that
+ * every front end (the CLI's `repro ambssgd`, a binding) reproduces the same numbers; the front
+ * end only writes CSV, JSON, text and plots. The jobs (one per seed of a sweep point) run on
+ * params->threads threads, each from dpc_rng_seed(params->seed) with stream = the seed index s
+ * (data and noise), bit-identical for any thread count:
+ *   sigma sweep (N0, d0, eps = 1): adaptive (DP-AMBSSGD), fixed clip (DP mini-batch SGD at the
+ *     same (eps, delta), zCDP), non-private SGD (same layout), SSP, DP-AMBSSGD with the printed
+ *     DP-STAT rule; at sigma = 1 also the epsilon sweep, the exact alpha* (Thm. 3.6) and DP-SSGD
+ *     (the shuffling theorem, on the first ssgd_seeds seeds);
+ *   N sweep (sigma = 1, d0): prefixes of one set of the largest N (the generator is prefix-stable);
+ *   d sweep (sigma = 1, N = d_n).
+ * The DP excess risk is a run's risk minus the non-private run's on the same data and
+ * permutation; slopes are log-log least squares over the points. Checks: the sigma slope of the
+ * adaptive DP excess is 2 +- 0.3, the fixed clip's is flat (|slope| <= 0.3), fixed / adaptive
+ * >= 100 at the smallest sigma, the epsilon slope is in [-2.2, -1.4]. */
+
+/* The paper's delta (its experiments): kept even where it is >= 1/N (allow_large_delta); the
+ * library's default is from N. */
+#define DPC_LINREG_REPRO_DELTA 1e-5
+
+typedef enum dpc_linreg_repro_scale {
+    DPC_LINREG_REPRO_FULL = 0,  /* the reported grids (tens of minutes) */
+    DPC_LINREG_REPRO_QUICK = 1, /* reduced grids (under a minute) */
+    DPC_LINREG_REPRO_SMOKE = 2  /* tiny, for sanitizer runs (numbers not meaningful) */
+} dpc_linreg_repro_scale;
+
+typedef struct dpc_linreg_repro_params {
+    dpc_linreg_repro_scale scale; /* default FULL */
+    uint64_t seed;                /* root seed (default 20240101, the CLI's) */
+    size_t threads;               /* worker threads, >= 1 (default 1; results do not depend on it) */
+} dpc_linreg_repro_params;
+DPC_API void dpc_linreg_repro_params_init(dpc_linreg_repro_params *p);
+
+#define DPC_LINREG_REPRO_MAXS 4    /* sigmas */
+#define DPC_LINREG_REPRO_MAXE 4    /* epsilons besides 1 */
+#define DPC_LINREG_REPRO_MAXN 5    /* N sweep points */
+#define DPC_LINREG_REPRO_MAXD 4    /* d sweep points */
+#define DPC_LINREG_REPRO_MAXSEED 8 /* seeds of a point */
+#define DPC_LINREG_REPRO_MAXT 160  /* steps of the recorded zeta_t, gamma_t */
+
+typedef struct dpc_linreg_repro_grid {
+    size_t n0, d0, seeds;                     /* the sigma sweep */
+    double sig[DPC_LINREG_REPRO_MAXS];
+    size_t nsig;
+    double eps[DPC_LINREG_REPRO_MAXE];        /* the epsilon sweep, besides 1 */
+    size_t neps;
+    size_t ns[DPC_LINREG_REPRO_MAXN], nn, n_seeds;          /* the N sweep */
+    size_t ds[DPC_LINREG_REPRO_MAXD], nd, d_n, d_seeds;     /* the d sweep */
+    size_t ssgd_seeds;                        /* DP-SSGD runs (sigma = 1) */
+} dpc_linreg_repro_grid;
+/* The grid of scale s; DPC_E_INVALID naming "scale" for an unknown one. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_repro_grid_get(dpc_linreg_repro_scale s,
+                                                           dpc_linreg_repro_grid *out,
+                                                           dpc_error *err);
+
+/* The arms of the sigma sweep. */
+enum { DPC_LINREG_REPRO_ADAPTIVE = 0, DPC_LINREG_REPRO_FIXED = 1, DPC_LINREG_REPRO_NONPRIVATE = 2,
+       DPC_LINREG_REPRO_SSP = 3, DPC_LINREG_REPRO_PAPER_RULE = 4, DPC_LINREG_REPRO_NARMS = 5 };
+
+typedef struct dpc_linreg_repro_point { /* a point of the N or d sweep, means over its seeds */
+    size_t n, d;
+    double adaptive, nonprivate, dp_excess, clip_fraction;
+} dpc_linreg_repro_point;
+
+typedef struct dpc_linreg_repro_result {
+    dpc_linreg_repro_grid grid;
+    size_t jobs, threads;         /* jobs run; threads started */
+    double delta, c1;             /* what the study ran with (the library's defaults) */
+    size_t dpstat_k;
+    dpc_dpstat_rule dpstat_rule;
+    /* the sigma sweep (eps = 1), means over the seeds */
+    double sigma[DPC_LINREG_REPRO_MAXS];
+    double risk[DPC_LINREG_REPRO_NARMS][DPC_LINREG_REPRO_MAXS]; /* [arm][sigma] */
+    double dp_excess_adaptive[DPC_LINREG_REPRO_MAXS], dp_excess_fixed[DPC_LINREG_REPRO_MAXS];
+    double clip_fraction[DPC_LINREG_REPRO_MAXS]; /* adaptive: clipped / (T b) */
+    double o5_oracle[DPC_LINREG_REPRO_MAXS];     /* note O5: stationary variance (adaptive) */
+    double note[3][DPC_LINREG_REPRO_MAXS];       /* the note's §5.1 runs: adaptive, fixed clip
+                                                    (same alpha), non-private; NAN where absent */
+    double slope_sigma_adaptive, slope_sigma_fixed;
+    double ratio_fixed_over_adaptive; /* at the smallest sigma, sigma[nsig - 1] */
+    /* the epsilon sweep (sigma = 1, eps = 1 from the sigma sweep inserted in order) */
+    double eps[DPC_LINREG_REPRO_MAXE + 1], eps_risk[DPC_LINREG_REPRO_MAXE + 1],
+        eps_dp_excess[DPC_LINREG_REPRO_MAXE + 1];
+    size_t neps;
+    double eps_nonprivate;        /* the non-private risk at sigma = 1 */
+    double eps1_risk;             /* DP-AMBSSGD's at eps = 1, sigma = 1 (Thm. 3.7 alpha) */
+    double slope_eps, exact_alpha_risk, dpssgd_risk; /* dpssgd_risk NAN without DP-SSGD runs */
+    /* the N and d sweeps */
+    dpc_linreg_repro_point nsweep[DPC_LINREG_REPRO_MAXN], dsweep[DPC_LINREG_REPRO_MAXD];
+    double slope_n, slope_d;
+    /* zeta_t and gamma_t of seed 0's adaptive run at each sigma (T0 steps, at most MAXT) */
+    double zeta[DPC_LINREG_REPRO_MAXS][DPC_LINREG_REPRO_MAXT];
+    double gamma[DPC_LINREG_REPRO_MAXS][DPC_LINREG_REPRO_MAXT];
+    size_t T0;
+    /* the checks */
+    int ok_sigma_slope, ok_fixed_flat, ok_ratio, ok_eps_slope;
+} dpc_linreg_repro_result;
+
+/* The number of jobs dpc_linreg_repro_run makes for these parameters. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_repro_count(const dpc_linreg_repro_params *p,
+                                                        size_t *jobs, dpc_error *err);
+/* Runs the study and computes its statistics and checks; *out is freed by
+ * dpc_linreg_repro_result_free. A failed run fails the whole with its error. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_repro_run(const dpc_linreg_repro_params *p,
+                                                      dpc_linreg_repro_result **out,
+                                                      dpc_error *err);
+DPC_API void dpc_linreg_repro_result_free(dpc_linreg_repro_result *r); /* NULL is a no-op */
+/* What the reproduction reproduces and what it cannot (and why): static strings, *n each. */
+DPC_API const char *const *dpc_linreg_repro_reproduced(size_t *n);
+DPC_API const char *const *dpc_linreg_repro_not_reproduced(size_t *n);
+
 #ifdef __cplusplus
 }
 #endif

@@ -220,6 +220,38 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_data_constants(const dpc_model_config 
                                                          double y_bound, double *L, double *M,
                                                          dpc_error *err);
 
+/* A run's setup besides dpc_srgd_config: the preset's regime and constant, the constants L and
+ * M (given, or derived), and the schedule's overrides. What every front end resolves before
+ * dpc_srgd_new, by dpc_srgd_config_resolve. */
+struct dpc_srgd_problem; /* the synthetic problems (below) */
+typedef struct dpc_srgd_setup {
+    dpc_srgd_regime regime; /* default A */
+    double c;               /* Regime A's practical constant (default DPC_SRGD_PRACTICAL_C);
+                               ignored with literal and in Regime B */
+    int literal;            /* Regime A with the paper's literal c_DP (default 0) */
+    double L, M;            /* > 0: given; 0 (default): the problem's, or on data derived from the
+                               model and the data's public row-norm bound (dpc_srgd_data_constants) */
+    double y_bound;         /* linear models on data: the public bound on |y| for L (default 0) */
+    size_t steps, batch;    /* > 0: instead of the preset's (default 0) */
+    double beta, clip;      /* > 0: instead of the preset's (default 0) */
+} dpc_srgd_setup;
+DPC_API void dpc_srgd_setup_init(dpc_srgd_setup *s);
+
+/* Resolves c for a run of model m on train: c->R, the privacy fields, variant, noise, z_step,
+ * permute and eval_every as the caller set them; L and M from s (given values kept), else the
+ * problem's (pr non-NULL), else dpc_srgd_data_constants on train's x_norm_bound; then
+ * dpc_srgd_preset for s->regime over train->n examples and the model's parameters, then s's
+ * overrides; the evaluation (eval_every > 0): the problem's exact risk, else the held-out set,
+ * else none (eval_every = 0). Errors: dpc_srgd_data_constants' (naming x_norm_bound, y_bound or
+ * model), then dpc_srgd_preset's (naming its field). */
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_config_resolve(dpc_srgd_config *c,
+                                                         const dpc_srgd_setup *s,
+                                                         struct dpc_srgd_problem *pr,
+                                                         const dpc_model *m,
+                                                         const dpc_dataset *train,
+                                                         const dpc_dataset *heldout,
+                                                         dpc_error *err);
+
 /* The privacy level at which regime A's practical beta (dpc_srgd_preset, constant cc) is k
  * times its non-private value for n examples in dimension p: mu = sqrt(lev p / n) / k, with
  * lev = 1 + ceil(log2 T), T = ceil(cc n^(1/4)). */
@@ -446,6 +478,176 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_problem_risk(void *pr, const double *x
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_problem_excess(const dpc_srgd_problem *pr,
                                                          const double *x, double *excess,
                                                          dpc_error *err);
+
+/* ==== The reproduction (`dpcorr repro srgd`) ================================================ *
+ *
+ * The paper is purely theoretical (no figures or tables); its reproduction measures the scalings
+ * its theorems predict on the note's P2 problem (least squares, sparse design, spectrum geometric
+ * over 4 decades, |w0| = 1.8 in C = B(0, 2): Regime A; exact excess risk), delta = 1e-6, fresh
+ * data per seed. It is the paper module's own knowledge (grids, constants, horizons, seeds,
+ * baselines, statistics and checks), so that every front end (the CLI's `repro srgd`, a binding)
+ * reproduces the same numbers; the front end only writes CSV, JSON, text and plots.
+ *   E1 excess risk vs n (T = n^(1/4)): P2 and P1 non-private, the private part (DP minus non-DP
+ *      on the same data) at eps_n, unaccelerated SRG and accelerated DP-SGD (non-private);
+ *   E2 the private part vs p at the eps where beta = k_p beta_0 for the smallest p;
+ *   E3 the private part vs eps, eps solved for beta = k beta_0 (dpc_srgd_mu_at_beta_ratio);
+ *   E4 Regime A vs B, non-private and eps = 1;
+ *   E6 tree, Honaker tree, independent noise at equal privacy, and non-private; T = c n^(1/4);
+ *   E7 baselines at equal (eps, delta) and n, one epoch: DP-SRGD, accelerated DP-SGD (Thm 5.13),
+ *      the core trainer's DP-SGD (identity, Poisson, amplified) and DP-FTRL (tree, fixed order),
+ *      whose noise multipliers are calibrated once per (eps, algorithm) by the PLD accountant
+ *      and whose lr is the best of a grid (tuned non-privately);
+ *   E8 instrumented single runs (Regime A and B, eps = 1): the per-step records.
+ * Run s of a series uses seed = params->seed + (series salt) + s for its data and noise (seeded
+ * mode): E1 100, E2 5000, E3 7000, E4 9000 + 100 i, E6 11000 + 100 i, E7 13000 + 100 e (the
+ * calibrations 13000), E8 15000. Every run steps through dpc_srgd_run or the run driver
+ * (dpc_run_drive); the runs are independent jobs on params->threads threads, bit-identical for
+ * any thread count. */
+
+/* Scale of the grids and horizons. */
+typedef enum dpc_srgd_repro_scale {
+    DPC_SRGD_REPRO_FULL = 0,  /* the reported grids (tens of minutes) */
+    DPC_SRGD_REPRO_QUICK = 1, /* reduced grids and horizons (about a minute) */
+    DPC_SRGD_REPRO_SMOKE = 2  /* tiny, for sanitizer runs (numbers not meaningful) */
+} dpc_srgd_repro_scale;
+
+typedef struct dpc_srgd_repro_params {
+    dpc_srgd_repro_scale scale;  /* default FULL */
+    uint64_t seed;               /* root seed of every run (default 20240101, the CLI's) */
+    size_t threads;              /* worker threads, >= 1 (default 1; results do not depend on it) */
+    dpc_isa model_isa, noise_isa; /* kernel levels of the models and of the trainer's noise
+                                    (default AUTO; results do not depend on them) */
+    double (*cpu_clock)(void);   /* CPU seconds of the calling thread, for the runs' cpu_seconds
+                                    (NULL: no timing, 0); the library reads no clock of its own */
+} dpc_srgd_repro_params;
+DPC_API void dpc_srgd_repro_params_init(dpc_srgd_repro_params *p);
+
+/* The grids of one scale. */
+typedef struct dpc_srgd_repro_grid {
+    size_t seeds_n, seeds_private, seeds_ablation, seeds_baseline; /* seeds per point */
+    size_t Tn[8], nTn;         /* E1: n = T^4 */
+    size_t p_n;                /* E1 dimension */
+    double eps_n;              /* E1 private series */
+    size_t n_private, relevant; /* E2/E3: n, relevant coordinates */
+    size_t ps[5], nps;         /* E2 dimensions */
+    double k_p;                /* E2: eps solved for beta = k_p beta_0 at p = ps[0] */
+    double ks[10];             /* E3: beta / beta_0 = k (epsilon solved for it), p = ps[0] */
+    size_t nks;
+    size_t n_ablation;         /* E6, E7 */
+    double cs[5];              /* E6: T = c n^(1/4) */
+    size_t ncs;
+    int honaker;               /* E6: also the Honaker tree */
+    double eps_tree;           /* E6 */
+    double eps_base[3];        /* E7 */
+    size_t neb;
+    double lrs[5];             /* E7: the trainer's learning rates */
+    size_t nlr;
+    size_t base_batch;         /* E7: the trainer's batch */
+    size_t n_ab[3], nab;       /* E4 */
+} dpc_srgd_repro_grid;
+/* The grid of scale s; DPC_E_INVALID naming "scale" for an unknown one. */
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_repro_grid_get(dpc_srgd_repro_scale s,
+                                                         dpc_srgd_repro_grid *out,
+                                                         dpc_error *err);
+
+/* A mean over seeds and its standard error (NAN for one seed). */
+typedef struct dpc_srgd_repro_stat {
+    double mean, se;
+} dpc_srgd_repro_stat;
+
+typedef struct dpc_srgd_repro_vs_n_row { /* E1, one n */
+    size_t n, T, B;
+    double beta;
+    uint64_t seed0; /* the first seed of the point */
+    dpc_srgd_repro_stat nonprivate_p2, nonprivate_p1, private_part, unaccelerated, accel_sgd;
+} dpc_srgd_repro_vs_n_row;
+
+typedef struct dpc_srgd_repro_vs_p_row { /* E2, one p */
+    size_t p;
+    double beta;
+    dpc_srgd_repro_stat private_part, excess_private, excess_nonprivate;
+} dpc_srgd_repro_vs_p_row;
+
+typedef struct dpc_srgd_repro_vs_eps_row { /* E3, one k */
+    double eps, k, beta;
+    dpc_srgd_repro_stat private_part;
+    int in_fit; /* k >= 3 and beta <= lambda_1 T^2/8 (the noise-dominated range) */
+} dpc_srgd_repro_vs_eps_row;
+
+typedef struct dpc_srgd_repro_regime_row { /* E4, one (n, regime) */
+    size_t n, T, B;
+    dpc_srgd_regime regime;
+    double beta;
+    dpc_srgd_repro_stat nonprivate, eps1;
+} dpc_srgd_repro_regime_row;
+
+typedef struct dpc_srgd_repro_tree_row { /* E6, one c */
+    double c;
+    size_t T, B;
+    double beta;
+    dpc_srgd_repro_stat tree, honaker, independent, nonprivate; /* honaker NAN without it */
+    double z;  /* (independent - tree) / its s.e. (independent seeds per kind of noise) */
+    int wins;  /* z > 3: one-sided test at 3 standard errors */
+} dpc_srgd_repro_tree_row;
+
+/* E7 methods: DP-SRGD, accelerated DP-SGD, the trainer's DP-SGD (Poisson), DP-FTRL (tree). */
+#define DPC_SRGD_REPRO_NMETHODS 4
+typedef struct dpc_srgd_repro_baseline {
+    size_t T, B;
+    double lr, noise_multiplier; /* the trainer's (0 for DP-SRGD's own) */
+    dpc_srgd_repro_stat excess;
+} dpc_srgd_repro_baseline;
+
+typedef struct dpc_srgd_repro_result {
+    dpc_srgd_repro_grid grid;
+    size_t runs, calibrations;     /* jobs run */
+    /* E1 */
+    dpc_srgd_repro_vs_n_row vs_n[8];
+    double slope_n_p2, slope_n_p2_se, slope_n_p1, slope_n_unaccelerated, slope_n_accel_sgd,
+        slope_n_private; /* log-log slopes vs n (jackknife s.e. over seeds for P2) */
+    /* E2, E3 (of the problem at p = ps[0]: lambda_1, beta_0 and T of its non-private preset) */
+    double lambda1, beta0, eps_p, beta_max_fit;
+    size_t T_private, fit_points;
+    dpc_srgd_repro_vs_p_row vs_p[5];
+    dpc_srgd_repro_vs_eps_row vs_eps[10];
+    double slope_p, slope_p_se, slope_eps, slope_eps_se, slope_beta_eps, slope_beta_p;
+    /* E4 (nab x {A, B}), E6, E7 */
+    dpc_srgd_repro_regime_row regimes[6];
+    dpc_srgd_repro_tree_row tree[5];
+    int tree_beats_independent; /* wins at every T >= 64 (and some T >= 64) */
+    dpc_srgd_repro_baseline baselines[3][DPC_SRGD_REPRO_NMETHODS]; /* [eps][method] */
+    /* E8: the per-step records of the Regime A and B runs (trace_T[r] each, owned) */
+    dpc_srgd_step_info *trace[2];
+    size_t trace_T[2];
+    double regime_a_max_delta_over_first_step;
+    /* CPU seconds (params->cpu_clock) per experiment: E1, E2, E3, E4, E6, E7 (with the
+     * calibrations), E8 */
+    double cpu_seconds[7];
+} dpc_srgd_repro_result;
+
+/* The number of runs and calibrations dpc_srgd_repro_run makes for these parameters (cheap). */
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_repro_count(const dpc_srgd_repro_params *p,
+                                                      size_t *runs, size_t *calibrations,
+                                                      dpc_error *err);
+/* Runs every experiment and computes its statistics. *out is freed by
+ * dpc_srgd_repro_result_free. A failed run fails the whole with its error. */
+DPC_API DPC_NODISCARD dpc_status dpc_srgd_repro_run(const dpc_srgd_repro_params *p,
+                                                    dpc_srgd_repro_result **out,
+                                                    dpc_error *err);
+DPC_API void dpc_srgd_repro_result_free(dpc_srgd_repro_result *r); /* NULL is a no-op */
+
+/* Names of the E7 methods ("dp-srgd", "accel-dp-sgd", "dp-sgd-poisson", "dp-ftrl-tree") and of
+ * the experiments of cpu_seconds ("vs-n", ..., "trace"). */
+DPC_API const char *dpc_srgd_repro_method_name(size_t m);
+DPC_API const char *dpc_srgd_repro_experiment_name(size_t g);
+/* Slope of log(mean over seeds) on log x with its jackknife standard error over the seeds (the
+ * series reuse the same seeds at every x: the seed is the unit of replication). v: (npts, ns)
+ * row-major; npts, ns <= 16; *se NAN for one seed. */
+DPC_API double dpc_srgd_repro_slope_jk(const double *x, const double *v, size_t npts, size_t ns,
+                                       double *se);
+/* What the reproduction reproduces and what it cannot (and why): static strings, *n each. */
+DPC_API const char *const *dpc_srgd_repro_reproduced(size_t *n);
+DPC_API const char *const *dpc_srgd_repro_not_reproduced(size_t *n);
 
 #ifdef __cplusplus
 }
