@@ -26,6 +26,8 @@ int main(void)
         SIZE_OF(dpc_sampler_desc),   SIZE_OF(dpc_train_config),
         SIZE_OF(dpc_step_info),      SIZE_OF(dpc_progress),
         SIZE_OF(dpc_train_record),   SIZE_OF(dpc_privatize_config),
+    SIZE_OF(dpc_pld_params),     SIZE_OF(dpc_audit_config),
+    SIZE_OF(dpc_model_config),   SIZE_OF(dpc_features_config),
     };
     size_t ne = sizeof expect / sizeof expect[0];
     for (size_t i = 0; i < ne; i++)
