@@ -2,6 +2,7 @@
  * delta against mpmath quadrature of the hockey-stick divergence, the plain Gaussian against
  * exact GDP, pessimistic >= optimistic with convergence under grid refinement, PLD <= RDP,
  * monotonicity, composition consistency and error handling. */
+#include "dpcorr/abi.h"
 #include "dpcorr/account.h"
 #include "account_oracles.h"
 #include "harness.h"
@@ -301,8 +302,38 @@ static void test_no_noise(void)
     dpc_pld_free(pld);
 }
 
+/* The field table covers dpc_pld_params; _init writes its defaults (the values _init wrote
+ * before the table: 1e-4, 1e-15, CONNECT_DOTS); the range checks name their fields. */
+static void test_field_table(void)
+{
+    dpc_error e = {0};
+    const dpc_field_table *t = dpc_pld_params_fields();
+    CHECK(t && t->size == sizeof(dpc_pld_params) && t->count == 3, "table of the struct's size");
+    CHECK_OK(dpc_field_table_verify(t, &e), &e);
+    CHECK(t->size == dpc_abi_sizeof("dpc_pld_params"), "the table's size is the ABI's");
+    dpc_pld_params p;
+    memset(&p, 0x5a, sizeof p);
+    dpc_pld_params_init(&p);
+    CHECK(p.interval == 1e-4 && p.tail == 1e-15 && p.disc == DPC_PLD_CONNECT_DOTS, "defaults");
+    CHECK_OK(dpc_field_check(t, &p, &e), &e);
+    for (int d = 0; d < 3; d++)
+        CHECK(!strcmp(dpc_field_enum_name(dpc_field_find(t, "disc", NULL), d),
+                      dpc_pld_disc_name((dpc_pld_disc)d)), "disc name %d is the parser's", d);
+    dpc_pld *pld = NULL;
+    struct { double interval, tail; int disc; const char *field; } bad[] = {
+        {0, 1e-15, 0, "interval"}, {INFINITY, 1e-15, 0, "interval"}, {1e-4, 0, 0, "tail"},
+        {1e-4, 2e-3, 0, "tail"},   {1e-4, 1e-15, 3, "disc"},       {NAN, 1e-15, 0, "interval"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_pld_params q = {bad[i].interval, bad[i].tail, (dpc_pld_disc)bad[i].disc};
+        CHECK(dpc_pld_new_gaussian(&pld, 1.0, 0.01, &q, &e) == DPC_E_INVALID && !pld &&
+                  !strcmp(e.field, bad[i].field), "bad %s refused: '%s'", bad[i].field, e.msg);
+    }
+}
+
 int main(void)
 {
+    test_field_table();
     test_no_noise();
     test_header_example();
     test_published();

@@ -355,6 +355,10 @@ typedef struct dpc_pld_params {
 
 /* Sets the defaults named above: interval 1e-4, tail 1e-15, CONNECT_DOTS. */
 DPC_API void dpc_pld_params_init(dpc_pld_params *p);
+/* The field table of dpc_pld_params (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_pld_params_init writes its defaults and the PLD builders
+ * range-check through it (errors name "interval", "tail", "disc"). */
+DPC_API const dpc_field_table *dpc_pld_params_fields(void);
 
 /* PLD of the Poisson-subsampled Gaussian with rate q in (0, 1] (q = 1: the plain Gaussian) and
  * noise multiplier z > 0. Losses L(x) = +-log(1 - q + q exp((2x - 1)/(2 z^2))) on the grid
