@@ -116,6 +116,10 @@ DPC_API size_t dpc_account_max_count(void);
 
 /* Defaults: sigma 1, sensitivity 1, NONE, q 1, count 1. */
 DPC_API void dpc_gauss_event_init(dpc_gauss_event *e);
+/* The field table of dpc_gauss_event (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_gauss_event_init writes its defaults and dpc_event_check
+ * range-checks each component through it (errors name "parts[i].sigma", ...). */
+DPC_API const dpc_field_table *dpc_gauss_event_fields(void);
 
 /* The composition of nparts components (nparts >= 1), all under one neighbouring relation. */
 typedef struct dpc_event {
@@ -168,6 +172,10 @@ typedef struct dpc_account_opts {
 
 /* Defaults for accountant `acc`, as listed in the field comments. */
 DPC_API void dpc_account_opts_init(dpc_account_opts *o, dpc_accountant acc);
+/* The field table of dpc_account_opts (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_account_opts_init writes its defaults (then acc), and the
+ * accountants range-check the fields they use through it. */
+DPC_API const dpc_field_table *dpc_account_opts_fields(void);
 
 typedef struct dpc_account_result {
     double epsilon;  /* >= 0; INFINITY if unattainable */

@@ -236,7 +236,8 @@ class FieldTable(ctypes.Structure):
 # mirrors whose layout is checked field by field against the library's table (name: a mirror's
 # field spelt differently because it is a Python keyword)
 TABLES = {"dpc_train_config_fields": "TrainConfig", "dpc_mech_params_fields": "MechParams",
-          "dpc_train_record_fields": "TrainRecord", "dpc_noise_config_fields": "NoiseConfig"}
+          "dpc_train_record_fields": "TrainRecord", "dpc_noise_config_fields": "NoiseConfig",
+          "dpc_gauss_event_fields": "GaussEvent", "dpc_account_opts_fields": "AccountOpts"}
 SPELLING = {"lambda_": "lambda"}
 
 MIRRORS = {
@@ -271,6 +272,8 @@ _PROTOTYPES = {
     "dpc_train_record_fields": (P(FieldTable), []),
     "dpc_noise_config_fields": (P(FieldTable), []),
     "dpc_step_info_fields": (P(FieldTable), []),
+    "dpc_gauss_event_fields": (P(FieldTable), []),
+    "dpc_account_opts_fields": (P(FieldTable), []),
     "dpc_abi_count": (c_size_t, []),
     "dpc_abi_name": (c_char_p, [c_size_t]),
     # rng.h
