@@ -237,7 +237,9 @@ class FieldTable(ctypes.Structure):
 # field spelt differently because it is a Python keyword)
 TABLES = {"dpc_train_config_fields": "TrainConfig", "dpc_mech_params_fields": "MechParams",
           "dpc_train_record_fields": "TrainRecord", "dpc_noise_config_fields": "NoiseConfig",
-          "dpc_gauss_event_fields": "GaussEvent", "dpc_account_opts_fields": "AccountOpts"}
+          "dpc_gauss_event_fields": "GaussEvent", "dpc_account_opts_fields": "AccountOpts",
+          "dpc_strategy_problem_fields": "StrategyProblem",
+          "dpc_strategy_options_fields": "StrategyOptions"}
 SPELLING = {"lambda_": "lambda"}
 
 MIRRORS = {
@@ -274,6 +276,8 @@ _PROTOTYPES = {
     "dpc_step_info_fields": (P(FieldTable), []),
     "dpc_gauss_event_fields": (P(FieldTable), []),
     "dpc_account_opts_fields": (P(FieldTable), []),
+    "dpc_strategy_problem_fields": (P(FieldTable), []),
+    "dpc_strategy_options_fields": (P(FieldTable), []),
     "dpc_abi_count": (c_size_t, []),
     "dpc_abi_name": (c_char_p, [c_size_t]),
     # rng.h
