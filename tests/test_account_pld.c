@@ -410,8 +410,43 @@ static void test_event_opts_tables(void)
     }
 }
 
+/* The ledger's table covers it (every field DERIVED: the library's output) and dpc_ledger_init
+ * writes what it wrote by hand before the table, byte for byte. */
+static void test_ledger_table(void)
+{
+    dpc_error e = {0};
+    const dpc_field_table *t = dpc_ledger_fields();
+    CHECK(t && t->size == sizeof(dpc_ledger), "ledger table");
+    CHECK_OK(dpc_field_table_verify(t, &e), &e);
+    CHECK(t->size == dpc_abi_sizeof("dpc_ledger"), "the table's size is the ABI's");
+    for (size_t i = 0; i < t->count; i++)
+        CHECK(t->fields[i].flags & DPC_FIELD_DERIVED, "%s is derived", t->fields[i].name);
+    dpc_ledger a, old;
+    memset(&a, 0x5a, sizeof a);
+    dpc_ledger_init(&a);
+    memset(&old, 0, sizeof old); /* the old _init, verbatim */
+    old.neighbor = DPC_NEIGHBOR_ZERO_OUT;
+    old.part.kind = DPC_PART_MINSEP;
+    old.part.k = 1;
+    old.part.b = 1;
+    old.q = 1.0;
+    old.rounds = 1;
+    old.noise_multiplier = old.sensitivity = old.column_norm = old.noise_std = NAN;
+    old.epsilon_target = old.delta = old.epsilon = old.epsilon_paper = NAN;
+    old.expected_batch = NAN;
+    old.epsilon_pre = NAN;
+    for (int k = 0; k < DPC_ROUTE_COUNT; k++) old.eps_routes[k] = NAN;
+    old.epsilon_single = NAN;
+    old.mc_confidence = NAN;
+    old.epsilon_mc = NAN;
+    CHECK(!memcmp(&a, &old, sizeof a), "defaults are the old ones, byte for byte");
+    const dpc_field *k = dpc_field_find(t, "part.k", NULL);
+    CHECK(k && k->def == 1, "nested participation");
+}
+
 int main(void)
 {
+    test_ledger_table();
     test_event_opts_tables();
     test_field_table();
     test_no_noise();

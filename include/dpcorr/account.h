@@ -649,6 +649,10 @@ typedef struct dpc_ledger {
 
 /* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */
 DPC_API void dpc_ledger_init(dpc_ledger *L);
+/* The field table of dpc_ledger (dpcorr/field.h): every field's name, type, offset, default and
+ * one-line doc (all set by the library: DPC_FIELD_DERIVED); dpc_ledger_init writes its defaults
+ * (and NAN into every eps_routes entry). */
+DPC_API const dpc_field_table *dpc_ledger_fields(void);
 
 /* The ledger as one JSON object (keys = the field names; participation as "participation",
  * "participations", "separation"; the noise multiplier also as "sigma", its conventional name
