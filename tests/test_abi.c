@@ -28,6 +28,7 @@ int main(void)
         SIZE_OF(dpc_train_record),   SIZE_OF(dpc_privatize_config),
     SIZE_OF(dpc_pld_params),     SIZE_OF(dpc_audit_config),
     SIZE_OF(dpc_model_config),   SIZE_OF(dpc_features_config),
+    SIZE_OF(dpc_advise_query),
     };
     size_t ne = sizeof expect / sizeof expect[0];
     for (size_t i = 0; i < ne; i++)

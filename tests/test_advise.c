@@ -123,6 +123,7 @@ static void test_field_table(void)
     dpc_error err = {0};
     const dpc_field_table *t = dpc_advise_query_fields();
     CHECK(t && t->size == sizeof(dpc_advise_query) && t->count == 9, "table of the struct");
+    CHECK(t->size == dpc_abi_sizeof("dpc_advise_query"), "the table's size is the ABI's");
     CHECK_OK(dpc_field_table_verify(t, &err), &err);
     dpc_advise_query q;
     memset(&q, 0x5a, sizeof q);

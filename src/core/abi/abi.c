@@ -34,6 +34,7 @@ static const struct {
     ENTRY(dpc_train_record),     ENTRY(dpc_privatize_config),
     ENTRY(dpc_pld_params),       ENTRY(dpc_audit_config),
     ENTRY(dpc_model_config),     ENTRY(dpc_features_config),
+    ENTRY(dpc_advise_query),
 };
 
 #define ABI_COUNT (sizeof abi_table / sizeof abi_table[0])
