@@ -27,6 +27,9 @@ int main(void)
         SIZE_OF(dpc_step_info),      SIZE_OF(dpc_progress),
         SIZE_OF(dpc_train_record),   SIZE_OF(dpc_privatize_config),
         SIZE_OF(dpc_account_query),  SIZE_OF(dpc_account_solution),
+    SIZE_OF(dpc_pld_params),     SIZE_OF(dpc_audit_config),
+    SIZE_OF(dpc_model_config),   SIZE_OF(dpc_features_config),
+    SIZE_OF(dpc_advise_query),
     };
     size_t ne = sizeof expect / sizeof expect[0];
     for (size_t i = 0; i < ne; i++)

@@ -2,6 +2,7 @@
  * delta against mpmath quadrature of the hockey-stick divergence, the plain Gaussian against
  * exact GDP, pessimistic >= optimistic with convergence under grid refinement, PLD <= RDP,
  * monotonicity, composition consistency and error handling. */
+#include "dpcorr/abi.h"
 #include "dpcorr/account.h"
 #include "account_oracles.h"
 #include "harness.h"
@@ -301,8 +302,153 @@ static void test_no_noise(void)
     dpc_pld_free(pld);
 }
 
+/* The field table covers dpc_pld_params; _init writes its defaults (the values _init wrote
+ * before the table: 1e-4, 1e-15, CONNECT_DOTS); the range checks name their fields. */
+static void test_field_table(void)
+{
+    dpc_error e = {0};
+    const dpc_field_table *t = dpc_pld_params_fields();
+    CHECK(t && t->size == sizeof(dpc_pld_params) && t->count == 3, "table of the struct's size");
+    CHECK_OK(dpc_field_table_verify(t, &e), &e);
+    CHECK(t->size == dpc_abi_sizeof("dpc_pld_params"), "the table's size is the ABI's");
+    dpc_pld_params p;
+    memset(&p, 0x5a, sizeof p);
+    dpc_pld_params_init(&p);
+    CHECK(p.interval == 1e-4 && p.tail == 1e-15 && p.disc == DPC_PLD_CONNECT_DOTS, "defaults");
+    CHECK_OK(dpc_field_check(t, &p, &e), &e);
+    for (int d = 0; d < 3; d++)
+        CHECK(!strcmp(dpc_field_enum_name(dpc_field_find(t, "disc", NULL), d),
+                      dpc_pld_disc_name((dpc_pld_disc)d)), "disc name %d is the parser's", d);
+    dpc_pld *pld = NULL;
+    struct { double interval, tail; int disc; const char *field; } bad[] = {
+        {0, 1e-15, 0, "interval"}, {INFINITY, 1e-15, 0, "interval"}, {1e-4, 0, 0, "tail"},
+        {1e-4, 2e-3, 0, "tail"},   {1e-4, 1e-15, 3, "disc"},       {NAN, 1e-15, 0, "interval"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_pld_params q = {bad[i].interval, bad[i].tail, (dpc_pld_disc)bad[i].disc};
+        CHECK(dpc_pld_new_gaussian(&pld, 1.0, 0.01, &q, &e) == DPC_E_INVALID && !pld &&
+                  !strcmp(e.field, bad[i].field), "bad %s refused: '%s'", bad[i].field, e.msg);
+    }
+}
+
+/* The tables of dpc_gauss_event and dpc_account_opts cover their structs; the _inits write
+ * their defaults (the values they wrote by hand before the tables); dpc_event_check and the
+ * accountants' option checks refuse through them, naming the field. */
+static void test_event_opts_tables(void)
+{
+    dpc_error e = {0};
+    const dpc_field_table *g = dpc_gauss_event_fields(), *o = dpc_account_opts_fields();
+    CHECK(g && g->size == sizeof(dpc_gauss_event) && g->count == 5, "event table");
+    CHECK(o && o->size == sizeof(dpc_account_opts) && o->count == 10, "opts table");
+    CHECK_OK(dpc_field_table_verify(g, &e), &e);
+    CHECK_OK(dpc_field_table_verify(o, &e), &e);
+    CHECK(g->size == dpc_abi_sizeof("dpc_gauss_event") &&
+              o->size == dpc_abi_sizeof("dpc_account_opts"), "the tables' sizes are the ABI's");
+    dpc_gauss_event ge;
+    memset(&ge, 0x5a, sizeof ge);
+    dpc_gauss_event_init(&ge);
+    CHECK(ge.sigma == 1.0 && ge.sensitivity == 1.0 && ge.sampling == DPC_SAMPLING_NONE &&
+              ge.q == 1.0 && ge.count == 1, "event defaults");
+    for (int acc = 0; acc < 4; acc++) {
+        dpc_account_opts ao;
+        memset(&ao, 0x5a, sizeof ao);
+        dpc_account_opts_init(&ao, (dpc_accountant)acc);
+        CHECK((int)ao.accountant == acc && ao.orders == NULL && ao.norders == 0 &&
+                  ao.rdp_refine == 0 && ao.pld_interval == 1e-4 && ao.pld_tail == 1e-15 &&
+                  ao.pld_disc == DPC_PLD_CONNECT_DOTS && ao.zcdp_conv == DPC_ZCDP_TIGHT &&
+                  ao.progress.fn == NULL && ao.progress.ctx == NULL && ao.bib_monte_carlo == 0,
+              "opts defaults for accountant %d", acc);
+    }
+    for (int k = 0; k < 3; k++)
+        CHECK(!strcmp(dpc_field_enum_name(dpc_field_find(g, "sampling", NULL), k),
+                      dpc_sampling_name((dpc_sampling)k)), "sampling name %d", k);
+    struct { const char *field; double v; dpc_status st; } bad[] = {
+        {"sigma", 0, DPC_E_INVALID},       {"sigma", INFINITY, DPC_E_INVALID},
+        {"sensitivity", -1, DPC_E_INVALID}, {"sensitivity", 1e151, DPC_E_RANGE},
+        {"sampling", 3, DPC_E_INVALID},     {"count", 0, DPC_E_INVALID},
+        {"count", 1099511627777.0, DPC_E_RANGE},
+    };
+    char want[64];
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_gauss_event parts[2];
+        dpc_gauss_event_init(&parts[0]);
+        dpc_gauss_event_init(&parts[1]);
+        CHECK_OK(dpc_field_set(dpc_field_find(g, bad[i].field, NULL), &parts[1], bad[i].v, &e),
+                 &e);
+        dpc_event ev = {DPC_NEIGHBOR_ADD_REMOVE, 2, parts};
+        snprintf(want, sizeof want, "parts[1].%s", bad[i].field);
+        CHECK(dpc_event_check(&ev, DPC_ACCOUNTANT_RDP, &e) == bad[i].st &&
+                  !strcmp(e.field, want), "%s = %g refused: '%s'", want, bad[i].v, e.msg);
+    }
+    /* q is checked only when sampled */
+    dpc_gauss_event q2;
+    dpc_gauss_event_init(&q2);
+    q2.q = 2;
+    dpc_event evq = {DPC_NEIGHBOR_ADD_REMOVE, 1, &q2};
+    CHECK_OK(dpc_event_check(&evq, DPC_ACCOUNTANT_RDP, &e), &e);
+    q2.sampling = DPC_SAMPLING_POISSON;
+    CHECK(dpc_event_check(&evq, DPC_ACCOUNTANT_RDP, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "parts[0].q"), "q = 2 sampled refused: '%s'", e.msg);
+    /* the accountant's options: pld's and zcdp's fields, each only for its accountant */
+    dpc_gauss_event one;
+    dpc_gauss_event_init(&one);
+    dpc_event ev1 = {DPC_NEIGHBOR_ADD_REMOVE, 1, &one};
+    dpc_account_result r;
+    struct { int acc; const char *field; double v; } obad[] = {
+        {DPC_ACCOUNTANT_PLD, "pld_interval", 0}, {DPC_ACCOUNTANT_PLD, "pld_tail", 0.01},
+        {DPC_ACCOUNTANT_PLD, "pld_disc", 3},     {DPC_ACCOUNTANT_ZCDP, "zcdp_conv", 2},
+    };
+    for (size_t i = 0; i < sizeof obad / sizeof obad[0]; i++) {
+        dpc_account_opts ao;
+        dpc_account_opts_init(&ao, (dpc_accountant)obad[i].acc);
+        CHECK_OK(dpc_field_set(dpc_field_find(o, obad[i].field, NULL), &ao, obad[i].v, &e), &e);
+        CHECK(dpc_account_epsilon(&ev1, &ao, 1e-5, &r, &e) == DPC_E_INVALID &&
+                  !strcmp(e.field, obad[i].field), "%s = %g refused: '%s'", obad[i].field,
+              obad[i].v, e.msg);
+        ao.accountant = DPC_ACCOUNTANT_GDP; /* a field of another accountant is not checked */
+        CHECK_OK(dpc_account_epsilon(&ev1, &ao, 1e-5, &r, &e), &e);
+    }
+}
+
+/* The ledger's table covers it (every field DERIVED: the library's output) and dpc_ledger_init
+ * writes what it wrote by hand before the table, byte for byte. */
+static void test_ledger_table(void)
+{
+    dpc_error e = {0};
+    const dpc_field_table *t = dpc_ledger_fields();
+    CHECK(t && t->size == sizeof(dpc_ledger), "ledger table");
+    CHECK_OK(dpc_field_table_verify(t, &e), &e);
+    CHECK(t->size == dpc_abi_sizeof("dpc_ledger"), "the table's size is the ABI's");
+    for (size_t i = 0; i < t->count; i++)
+        CHECK(t->fields[i].flags & DPC_FIELD_DERIVED, "%s is derived", t->fields[i].name);
+    dpc_ledger a, old;
+    memset(&a, 0x5a, sizeof a);
+    dpc_ledger_init(&a);
+    memset(&old, 0, sizeof old); /* the old _init, verbatim */
+    old.neighbor = DPC_NEIGHBOR_ZERO_OUT;
+    old.part.kind = DPC_PART_MINSEP;
+    old.part.k = 1;
+    old.part.b = 1;
+    old.q = 1.0;
+    old.rounds = 1;
+    old.noise_multiplier = old.sensitivity = old.column_norm = old.noise_std = NAN;
+    old.epsilon_target = old.delta = old.epsilon = old.epsilon_paper = NAN;
+    old.expected_batch = NAN;
+    old.epsilon_pre = NAN;
+    for (int k = 0; k < DPC_ROUTE_COUNT; k++) old.eps_routes[k] = NAN;
+    old.epsilon_single = NAN;
+    old.mc_confidence = NAN;
+    old.epsilon_mc = NAN;
+    CHECK(!memcmp(&a, &old, sizeof a), "defaults are the old ones, byte for byte");
+    const dpc_field *k = dpc_field_find(t, "part.k", NULL);
+    CHECK(k && k->def == 1, "nested participation");
+}
+
 int main(void)
 {
+    test_ledger_table();
+    test_event_opts_tables();
+    test_field_table();
     test_no_noise();
     test_header_example();
     test_published();

@@ -116,8 +116,41 @@ static void test_ranking(double momentum)
     CHECK(same, "deterministic");
 }
 
+/* The field table covers dpc_advise_query and _init writes its defaults (the values it wrote by
+ * hand before the table: batch 256, epochs 1, the default accountant, the rest 0). */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_advise_query_fields();
+    CHECK(t && t->size == sizeof(dpc_advise_query) && t->count == 9, "table of the struct");
+    CHECK(t->size == dpc_abi_sizeof("dpc_advise_query"), "the table's size is the ABI's");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    dpc_advise_query q;
+    memset(&q, 0x5a, sizeof q);
+    dpc_advise_query_init(&q);
+    CHECK(q.n_examples == 0 && q.batch == 256 && q.epochs == 1 && q.epsilon == 0 &&
+              q.delta == 0 && q.allow_large_delta == 0 &&
+              q.accountant == dpc_account_default_accountant() && q.momentum == 0 &&
+              q.skip_slow == 0, "defaults");
+    q.n_examples = 100, q.batch = 10, q.epsilon = 1;
+    dpc_advice a[DPC_ADVISE_MAX];
+    size_t n = 0;
+    struct { const char *field; double v; } bad[] = {
+        {"momentum", 1}, {"momentum", -0.5}, {"epsilon", NAN}, {"accountant", 4},
+        {"allow_large_delta", 2},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_advise_query b = q;
+        CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &b, bad[i].v, &err), &err);
+        CHECK(dpc_train_advise(&b, a, DPC_ADVISE_MAX, &n, &err) == DPC_E_INVALID &&
+                  !strcmp(err.field, bad[i].field) && n == 0, "%s = %g refused: '%s'",
+              bad[i].field, bad[i].v, err.msg);
+    }
+}
+
 int main(void)
 {
+    test_field_table();
     test_refusals();
     test_ranking(0.0);
     test_ranking(0.9);

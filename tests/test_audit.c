@@ -6,6 +6,7 @@
  * trajectory unroll against a forward simulation of the optimizer. */
 #include "audit/audit_internal.h"
 #include "audit_oracles.h"
+#include "dpcorr/abi.h"
 #include "dpcorr/account.h"
 #include "harness.h"
 
@@ -363,8 +364,49 @@ static void test_refusals(void)
     CHECK(dpc_audit_canary_parse("x", &k, &err) == DPC_E_INVALID, "parse unknown");
 }
 
+/* The field table covers dpc_audit_config; _init writes its defaults (the values _init wrote
+ * before the table: GRADIENT, 1000, 0.95, 0, 0, 256, no progress); the single-field refusals
+ * go through it and name their field, the cross-field one stays. */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_audit_config_fields();
+    CHECK(t && t->size == sizeof(dpc_audit_config) && t->count == 7, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    CHECK(t->size == dpc_abi_sizeof("dpc_audit_config"), "the table's size is the ABI's");
+    dpc_audit_config c;
+    memset(&c, 0x5a, sizeof c);
+    dpc_audit_config_init(&c);
+    CHECK(c.canary == DPC_AUDIT_GRADIENT && c.canaries == 1000 && c.confidence == 0.95 &&
+              c.k_plus == 0 && c.k_minus == 0 && c.activity_examples == 256 &&
+              c.calibration.fn == NULL && c.calibration.ctx == NULL, "defaults");
+    for (int k = 0; k < 3; k++)
+        CHECK(!strcmp(dpc_field_enum_name(dpc_field_find(t, "canary", NULL), k),
+                      dpc_audit_canary_name((dpc_audit_canary)k)), "canary name %d", k);
+    struct { const char *field; double v; } bad[] = {
+        {"canary", 3}, {"canary", -1}, {"canaries", 0}, {"canaries", 16777217},
+        {"confidence", 0}, {"confidence", 1}, {"confidence", NAN},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_audit_config b;
+        dpc_audit_config_init(&b);
+        CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &b, bad[i].v, &err), &err);
+        CHECK(dpc_audit_config_check(&b, &err) == DPC_E_INVALID &&
+                  !strcmp(err.field, bad[i].field), "%s = %g refused: '%s'", bad[i].field,
+              bad[i].v, err.msg);
+    }
+    c.canaries = 16777216;
+    c.confidence = 0.999;
+    CHECK_OK(dpc_audit_config_check(&c, &err), &err);
+    c.k_plus = 10;
+    c.k_minus = c.canaries;
+    CHECK(dpc_audit_config_check(&c, &err) == DPC_E_INVALID && !strcmp(err.field, "k_plus"),
+          "k_plus + k_minus beyond the canaries");
+}
+
 int main(void)
 {
+    test_field_table();
     test_oracles();
     test_rr_level();
     test_guesses();

@@ -2,6 +2,7 @@
  * (tests/gen/scatter_oracle.py), its mixed-radix FFT against a naive DFT, the --features spec,
  * dataset transforms (shape, labels, thread-count invariance) and the cache (miss, hit,
  * corrupted file recomputed). */
+#include "dpcorr/abi.h"
 #include "dpcorr/features.h"
 #include "features/fft2d.h"
 #include "harness.h"
@@ -281,8 +282,52 @@ static void test_center_private(void)
     dpc_dataset_free(tr), dpc_dataset_free(te);
 }
 
+/* The field table covers dpc_features_config; its defaults are the spec's (none, J = 2, L = 8,
+ * no GroupNorm, no centering: the literal dpc_features_parse started from before the table);
+ * dpc_features_apply refuses an out-of-range field naming it. */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_features_config_fields();
+    CHECK(t && t->size == sizeof(dpc_features_config) && t->count == 5, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    CHECK(t->size == dpc_abi_sizeof("dpc_features_config"), "the table's size is the ABI's");
+    dpc_features_config d, old = {DPC_FEATURES_NONE, 2, 8, 0, 0.0}, p;
+    memset(&d, 0x5a, sizeof d);
+    dpc_field_defaults(t, &d);
+    CHECK(d.kind == old.kind && d.J == old.J && d.L == old.L && d.groups == old.groups &&
+              d.center == old.center, "defaults are the old spec defaults");
+    CHECK_OK(dpc_features_parse(&p, "none", &err), &err);
+    CHECK(p.kind == d.kind && p.J == d.J && p.L == d.L && p.groups == 0 && p.center == 0,
+          "parse('none') = the defaults");
+    CHECK_OK(dpc_features_parse(&p, "scatter", &err), &err);
+    CHECK(p.kind == DPC_FEATURES_SCATTER && p.J == d.J && p.L == d.L, "scatter's J, L defaults");
+    CHECK(!strcmp(dpc_field_enum_name(dpc_field_find(t, "kind", NULL), 1), "scatter"), "names");
+    CHECK(dpc_field_find(t, "J", NULL)->hi == DPC_SCATTER_MAX_J &&
+              dpc_field_find(t, "L", NULL)->hi == DPC_SCATTER_MAX_L, "J, L bounds");
+    CHECK(dpc_features_parse(&p, "scatter:J=5", &err) == DPC_E_INVALID &&
+              strstr(err.msg, "J <= 4 and L <= 16"), "the spec's message: '%s'", err.msg);
+    dpc_dataset *in = NULL, *out = NULL;
+    CHECK_OK(dpc_dataset_new(&in, 4, 64, 2, &err), &err);
+    if (!in) return;
+    in->shape[0] = 1, in->shape[1] = 8, in->shape[2] = 8;
+    struct { const char *field; double v; } bad[] = {
+        {"J", 0}, {"J", 5}, {"L", 17}, {"groups", 4097}, {"center", -1}, {"center", NAN},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_features_config c = d;
+        c.kind = DPC_FEATURES_SCATTER;
+        CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &c, bad[i].v, &err), &err);
+        CHECK(dpc_features_apply(&out, in, &c, NULL, 1, NULL, &err) == DPC_E_INVALID && !out &&
+                  !strcmp(err.field, bad[i].field), "%s = %g refused: '%s'", bad[i].field,
+              bad[i].v, err.msg);
+    }
+    dpc_dataset_free(in);
+}
+
 int main(void)
 {
+    test_field_table();
     test_fft();
     test_oracle();
     test_spec();

@@ -2,6 +2,7 @@
  * finite-difference gradient checks for every kind (ReLU kinks skipped, ggml style), GEMM
  * kernel parity, fast chunk path vs the naive per-example path, chunk-composition
  * independence, the clipping invariant, initialisation, prediction/evaluation and errors. */
+#include "dpcorr/abi.h"
 #include "dpcorr/model.h"
 #include "harness.h"
 #include "model/gemm.h"
@@ -226,8 +227,8 @@ static void test_parse(void)
     c.kind = DPC_MODEL_MLP;
     c.n_hidden = 1;
     c.act = (dpc_activation)5;
-    CHECK(dpc_model_config_check(&c, &e) == DPC_E_INVALID && strstr(e.msg, "activation"),
-          "activation 5");
+    CHECK(dpc_model_config_check(&c, &e) == DPC_E_INVALID && !strcmp(e.field, "act"),
+          "activation 5: %s", e.msg);
     CHECK(dpc_model_config_check(NULL, &e) == DPC_E_INVALID, "NULL config");
 }
 
@@ -965,8 +966,51 @@ static void test_header_example(void)
     free(X);
 }
 
+/* The field table covers dpc_model_config; its defaults are dpc_model_parse's (the values the
+ * parser wrote by hand before the table: bias 1, tanh, grid 5 on [-1, 1], the rest 0); the
+ * single-field refusals of each kind go through it, naming the field, and a field a kind does
+ * not use is not checked for it. */
+static void test_field_table(void)
+{
+    dpc_error e = {0};
+    const dpc_field_table *t = dpc_model_config_fields();
+    CHECK(t && t->size == sizeof(dpc_model_config) && t->count == 15, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &e), &e);
+    CHECK(t->size == dpc_abi_sizeof("dpc_model_config"), "the table's size is the ABI's");
+    dpc_model_config d, old, p;
+    memset(&d, 0x5a, sizeof d);
+    dpc_field_defaults(t, &d);
+    memset(&old, 0, sizeof old);
+    old.bias = 1, old.act = DPC_ACT_TANH, old.grid = 5, old.grid_lo = -1.0, old.grid_hi = 1.0;
+    CHECK(!memcmp(&d, &old, sizeof d), "defaults are the parser's old ones");
+    CHECK_OK(dpc_model_parse(&p, "linear", 5, 0, &e), &e);
+    old.n_in = 5;
+    CHECK(!memcmp(&p, &old, sizeof p), "parse('linear') = the defaults with n_in");
+    const char *kinds[] = {"linear", "logistic", "softmax", "mlp", "kan", "cnn"};
+    for (int k = 0; k < 6; k++)
+        CHECK(!strcmp(dpc_field_enum_name(dpc_field_find(t, "kind", NULL), k), kinds[k]),
+              "kind name %d", k);
+    struct { const char *spec, *field; double v; } bad[] = {
+        {"softmax", "kind", 6},      {"softmax", "isa", 4},       {"softmax", "bias", 2},
+        {"mlp:4", "act", 2},         {"kan:4", "grid", 0},        {"kan:4", "grid", 257},
+        {"cnn:conv4k3", "n_layers", 17}, {"cnn:conv4k3", "conv_norm", 3},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        CHECK_OK(dpc_model_parse(&p, bad[i].spec, 64, 3, &e), &e);
+        CHECK_OK(dpc_model_config_check(&p, &e), &e);
+        CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &p, bad[i].v, &e), &e);
+        CHECK(dpc_model_config_check(&p, &e) == DPC_E_INVALID && !strcmp(e.field, bad[i].field),
+              "%s: %s = %g refused: '%s'", bad[i].spec, bad[i].field, bad[i].v, e.msg);
+    }
+    /* fields a kind does not use keep their old freedom */
+    CHECK_OK(dpc_model_parse(&p, "softmax", 64, 3, &e), &e);
+    p.grid = 0, p.n_layers = 99, p.conv_norm = (dpc_conv_norm)7, p.act = (dpc_activation)9;
+    CHECK_OK(dpc_model_config_check(&p, &e), &e);
+}
+
 int main(void)
 {
+    test_field_table();
     test_header_example();
     test_layout();
     test_parse();

@@ -1,6 +1,7 @@
 /* test_sampler.c — batch selection: permutations are bijections, fixed-order epochs repeat,
  * participation patterns match what dpc_sampler_describe tells the accountant, Poisson batch
  * sizes and inclusion rates are right, batches are pure functions of the step. */
+#include "dpcorr/abi.h"
 #include "dpcorr/sampler.h"
 #include "harness.h"
 #include "sampler/sampler_internal.h"
@@ -958,8 +959,46 @@ static void test_invalid(void)
     dpc_sampler_free(NULL);
 }
 
+/* The field table covers dpc_sampler_config, its defaults are a zeroed struct (the struct has
+ * no _init: zero-initialise and fill), its kind names are the parser's, and the single-field
+ * refusals of dpc_sampler_new go through it naming their field. */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_sampler_config_fields();
+    CHECK(t && t->size == sizeof(dpc_sampler_config) && t->count == 5, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    CHECK(t->size == dpc_abi_sizeof("dpc_sampler_config"), "the table's size is the ABI's");
+    dpc_sampler_config c, zero = {0};
+    memset(&c, 0x5a, sizeof c);
+    dpc_field_defaults(t, &c);
+    CHECK(!memcmp(&c, &zero, sizeof c), "defaults: the zeroed struct");
+    const dpc_field *kf = dpc_field_find(t, "kind", NULL);
+    for (int k = 0; k <= DPC_SAMPLER_BALLS_IN_BINS; k++) {
+        dpc_sampler_kind pk;
+        CHECK(dpc_sampler_kind_parse(dpc_field_enum_name(kf, k), &pk, &err) == DPC_OK &&
+                  (int)pk == k, "kind name %d is the parser's", k);
+    }
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 1);
+    dpc_sampler *s = NULL;
+    dpc_sampler_config bad[] = {{(dpc_sampler_kind)5, 10, 2, 5, 0},
+                                {DPC_SAMPLER_AUTO, 10, 2, 5, 0},
+                                {(dpc_sampler_kind)-1, 10, 2, 5, 0},
+                                {DPC_SAMPLER_SHUFFLE, 10, 2, 0, 0}};
+    const char *field[] = {"kind", "kind", "kind", "steps"};
+    for (int i = 0; i < 4; i++)
+        CHECK(dpc_sampler_new(&s, &bad[i], &rng, &err) == DPC_E_INVALID && !s &&
+                  !strcmp(err.field, field[i]), "bad sampler %d names %s: '%s'", i, field[i],
+              err.msg);
+    dpc_sampler_config big = {DPC_SAMPLER_FIXED, ((size_t)1 << 48) + 1, 2, 5, 0};
+    CHECK(dpc_sampler_new(&s, &big, &rng, &err) == DPC_E_RANGE && !s &&
+              !strcmp(err.field, "n_examples"), "N beyond 2^48 keeps its status");
+}
+
 int main(void)
 {
+    test_field_table();
     test_permutation_definition();
     test_fixed_shuffle();
     test_poisson();

@@ -331,8 +331,66 @@ static void test_errors(void)
     dpc_strategy_free(NULL);
 }
 
+/* The tables of dpc_strategy_problem (workload nested) and dpc_strategy_options cover their
+ * structs, the _inits write their defaults (the values they wrote by hand before the tables),
+ * and the refusals go through them naming the field. */
+static void test_field_tables(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *p = dpc_strategy_problem_fields(), *o = dpc_strategy_options_fields();
+    CHECK(p && p->size == sizeof(dpc_strategy_problem) && p->count == 5, "problem table");
+    CHECK(o && o->size == sizeof(dpc_strategy_options) && o->count == 6, "options table");
+    CHECK_OK(dpc_field_table_verify(p, &err), &err);
+    CHECK_OK(dpc_field_table_verify(o, &err), &err);
+    CHECK(p->size == dpc_abi_sizeof("dpc_strategy_problem") &&
+              o->size == dpc_abi_sizeof("dpc_strategy_options"), "the tables' sizes are the ABI's");
+    dpc_strategy_problem pb;
+    memset(&pb, 0x5a, sizeof pb);
+    dpc_strategy_problem_init(&pb, 64);
+    CHECK(pb.steps == 64 && pb.participations == 1 && pb.min_sep == 1 &&
+              pb.workload.momentum == 0.0 && pb.workload.decay == 1.0 &&
+              pb.objective == DPC_OBJECTIVE_MAX, "problem defaults");
+    dpc_strategy_options so, zero;
+    memset(&so, 0x5a, sizeof so);
+    memset(&zero, 0, sizeof zero);
+    dpc_strategy_options_init(&so);
+    CHECK(!memcmp(&so, &zero, sizeof so), "options defaults: all zero");
+    const dpc_field *f = dpc_field_find(p, "workload.decay", NULL);
+    CHECK(f && f->def == 1.0, "nested workload lookup");
+    struct { const char *field; double v; dpc_status st; } bad[] = {
+        {"steps", 0, DPC_E_INVALID},           {"steps", 1099511627777.0, DPC_E_RANGE},
+        {"participations", 0, DPC_E_INVALID},  {"min_sep", 0, DPC_E_INVALID},
+        {"workload.momentum", 1, DPC_E_INVALID}, {"workload.decay", 0, DPC_E_INVALID},
+        {"workload.momentum", NAN, DPC_E_INVALID}, {"objective", 2, DPC_E_INVALID},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_strategy_problem b;
+        dpc_strategy_problem_init(&b, 64);
+        size_t base = 0;
+        const dpc_field *bf = dpc_field_find(p, bad[i].field, &base);
+        CHECK_OK(dpc_field_set(bf, (char *)&b + base, bad[i].v, &err), &err);
+        CHECK(dpc_strategy_problem_check(&b, &err) == bad[i].st &&
+                  !strcmp(err.field, bad[i].field), "%s = %g refused: '%s'", bad[i].field,
+              bad[i].v, err.msg);
+    }
+    dpc_strategy *s = NULL;
+    struct { const char *field; double v; } obad[] = {
+        {"buffers", 33}, {"max_buffers", 33}, {"min_improvement", 1}, {"min_improvement", -1},
+    };
+    for (size_t i = 0; i < sizeof obad / sizeof obad[0]; i++) {
+        dpc_strategy_options b;
+        dpc_strategy_options_init(&b);
+        CHECK_OK(dpc_field_set(dpc_field_find(o, obad[i].field, NULL), &b, obad[i].v, &err),
+                 &err);
+        CHECK(dpc_strategy_optimize_blt(&s, &pb, &b, &err) == DPC_E_INVALID && !s &&
+                  !strcmp(err.field, obad[i].field), "%s = %g refused: '%s'", obad[i].field,
+              obad[i].v, err.msg);
+    }
+}
+
 int main(void)
 {
+    test_field_tables();
     test_gram_parity();
     test_gram_gradient();
     test_closed_form_vs_mech();

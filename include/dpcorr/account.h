@@ -116,6 +116,10 @@ DPC_API size_t dpc_account_max_count(void);
 
 /* Defaults: sigma 1, sensitivity 1, NONE, q 1, count 1. */
 DPC_API void dpc_gauss_event_init(dpc_gauss_event *e);
+/* The field table of dpc_gauss_event (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_gauss_event_init writes its defaults and dpc_event_check
+ * range-checks each component through it (errors name "parts[i].sigma", ...). */
+DPC_API const dpc_field_table *dpc_gauss_event_fields(void);
 
 /* The composition of nparts components (nparts >= 1), all under one neighbouring relation. */
 typedef struct dpc_event {
@@ -168,6 +172,10 @@ typedef struct dpc_account_opts {
 
 /* Defaults for accountant `acc`, as listed in the field comments. */
 DPC_API void dpc_account_opts_init(dpc_account_opts *o, dpc_accountant acc);
+/* The field table of dpc_account_opts (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_account_opts_init writes its defaults (then acc), and the
+ * accountants range-check the fields they use through it. */
+DPC_API const dpc_field_table *dpc_account_opts_fields(void);
 
 typedef struct dpc_account_result {
     double epsilon;  /* >= 0; INFINITY if unattainable */
@@ -355,6 +363,10 @@ typedef struct dpc_pld_params {
 
 /* Sets the defaults named above: interval 1e-4, tail 1e-15, CONNECT_DOTS. */
 DPC_API void dpc_pld_params_init(dpc_pld_params *p);
+/* The field table of dpc_pld_params (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_pld_params_init writes its defaults and the PLD builders
+ * range-check through it (errors name "interval", "tail", "disc"). */
+DPC_API const dpc_field_table *dpc_pld_params_fields(void);
 
 /* PLD of the Poisson-subsampled Gaussian with rate q in (0, 1] (q = 1: the plain Gaussian) and
  * noise multiplier z > 0. Losses L(x) = +-log(1 - q + q exp((2x - 1)/(2 z^2))) on the grid
@@ -770,6 +782,10 @@ typedef struct dpc_ledger {
 
 /* Empty ledger: strings "", numbers NAN, counts 0, q 1, rounds 1. */
 DPC_API void dpc_ledger_init(dpc_ledger *L);
+/* The field table of dpc_ledger (dpcorr/field.h): every field's name, type, offset, default and
+ * one-line doc (all set by the library: DPC_FIELD_DERIVED); dpc_ledger_init writes its defaults
+ * (and NAN into every eps_routes entry). */
+DPC_API const dpc_field_table *dpc_ledger_fields(void);
 
 /* The ledger as one JSON object (keys = the field names; participation as "participation",
  * "participations", "separation"; the noise multiplier also as "sigma", its conventional name

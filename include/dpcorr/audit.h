@@ -215,6 +215,10 @@ typedef struct dpc_audit_config {
 
 /* Sets every field to the default named above (GRADIENT, 1000 canaries, 0.95, the k grid, 256). */
 DPC_API void dpc_audit_config_init(dpc_audit_config *c);
+/* The field table of dpc_audit_config (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_audit_config_init writes its defaults and
+ * dpc_audit_config_check its single-field ranges. */
+DPC_API const dpc_field_table *dpc_audit_config_fields(void);
 /* check_parameter style; fields named ("canaries", "confidence", "k_plus", ...). */
 DPC_API DPC_NODISCARD dpc_status dpc_audit_config_check(const dpc_audit_config *c,
                                                         dpc_error *err);

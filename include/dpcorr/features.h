@@ -39,6 +39,7 @@
 
 #include "dpcorr/common.h"
 #include "dpcorr/data.h"
+#include "dpcorr/field.h"
 #include "dpcorr/rng.h"
 
 #ifdef __cplusplus
@@ -80,6 +81,11 @@ typedef struct dpc_features_config {
                       (dpc_features_center_private, which the caller runs on the train/test pair
                       after dpc_features_apply; needs groups > 0 for the norm bound); 0: none */
 } dpc_features_config;
+
+/* The field table of dpc_features_config (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_features_parse starts from its defaults and
+ * dpc_features_apply range-checks through it. */
+DPC_API const dpc_field_table *dpc_features_config_fields(void);
 
 /* "none" | "scatter[:J=2,L=8][,gn=G][,center=Z]" (every key optional, separated by ',' or ':';
  * center needs gn). DPC_E_INVALID naming the spec. */

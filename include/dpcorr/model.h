@@ -98,6 +98,7 @@
 #define DPCORR_MODEL_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 #include "dpcorr/rng.h"
 
 #ifdef __cplusplus
@@ -178,6 +179,12 @@ typedef struct dpc_model_config {
     dpc_conv_norm conv_norm;             /* cnn: norm method of conv/linear layers (AUTO) */
     /* L2 weight decay is the optimizer's job: the models compute data losses only. */
 } dpc_model_config;
+
+/* The field table of dpc_model_config (dpcorr/field.h): name, type, offset, range and one-line
+ * doc of every field; its defaults are those of dpc_model_parse (bias 1, tanh, kan grid 5 on
+ * [-1, 1], the rest 0), which starts from them. A field applies to the kinds its doc names, and
+ * dpc_model_config_check range-checks exactly those through the table. */
+DPC_API const dpc_field_table *dpc_model_config_fields(void);
 
 /* One named view into the parameter slab: params[offset .. offset + rows*cols), row-major. */
 typedef struct dpc_model_tensor {

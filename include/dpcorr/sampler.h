@@ -91,6 +91,11 @@ typedef struct dpc_sampler_config {
     size_t groups;     /* CYCLIC_POISSON: number of groups (= min-separation), >= 1 */
 } dpc_sampler_config;
 
+/* The field table of dpc_sampler_config (dpcorr/field.h): name, type, offset, range and one-line
+ * doc of every field (the defaults are zero: zero-initialise and fill); dpc_sampler_new
+ * range-checks through it. */
+DPC_API const dpc_field_table *dpc_sampler_config_fields(void);
+
 typedef struct dpc_sampler dpc_sampler; /* opaque, immutable after creation */
 
 /* How one example can take part, for the accountant. */

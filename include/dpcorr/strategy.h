@@ -75,6 +75,10 @@ DPC_API void dpc_strategy_problem_init(dpc_strategy_problem *pb, size_t steps);
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_problem_check(const dpc_strategy_problem *pb,
                                                             dpc_error *err);
 DPC_API const char *dpc_objective_name(dpc_objective o); /* "max", "mean" */
+/* The field table of dpc_strategy_problem (dpcorr/field.h): name, type, offset, default, range
+ * and one-line doc of every field (workload nested: "workload.momentum"); dpc_strategy_problem_init
+ * writes its defaults and dpc_strategy_problem_check range-checks through it. */
+DPC_API const dpc_field_table *dpc_strategy_problem_fields(void);
 
 typedef struct dpc_strategy_loss {
     double loss;        /* sensitivity^2 * error^2 */
@@ -116,6 +120,10 @@ typedef struct dpc_strategy_options {
 
 /* All zero: every option at the default its field names. */
 DPC_API void dpc_strategy_options_init(dpc_strategy_options *o);
+/* The field table of dpc_strategy_options (dpcorr/field.h): every option's name, type, offset,
+ * range and one-line doc (all defaults 0: the optimizer's own); dpc_strategy_options_init writes
+ * its defaults and each optimizer range-checks the options it uses through it. */
+DPC_API const dpc_field_table *dpc_strategy_options_fields(void);
 
 /* An optimized (or loaded) strategy. Plain data; arrays owned. */
 typedef struct dpc_strategy {

@@ -638,6 +638,10 @@ typedef struct dpc_advise_query {
 
 /* epochs 1, batch 256, accountant PLD, everything else 0 (n_examples and epsilon must be set). */
 DPC_API void dpc_advise_query_init(dpc_advise_query *q);
+/* The field table of dpc_advise_query (dpcorr/field.h): name, type, offset, default, range and
+ * one-line doc of every field; dpc_advise_query_init writes its defaults and dpc_train_advise
+ * range-checks the query through it (batch <= N and delta's rule stay its own). */
+DPC_API const dpc_field_table *dpc_advise_query_fields(void);
 
 /* One candidate: a mechanism with a sampler, calibrated to the budget by exactly the trainer's
  * decisions (dpc_train_plan_new), scored by the error it adds to the workload:

@@ -285,11 +285,6 @@ class Sensitivity(ctypes.Structure):
                 ("k_effective", c_size_t)]
 
 
-class Workload(ctypes.Structure):
-    """dpc_workload (mech.h)."""
-    _fields_ = [("momentum", c_double), ("decay", c_double)]
-
-
 class MechError(ctypes.Structure):
     """dpc_mech_error (mech.h)."""
     _fields_ = [("rmse", c_double), ("max_error", c_double)]
@@ -300,10 +295,7 @@ class IsaTuning(ctypes.Structure):
     _fields_ = [("level", c_int * 3), ("ns", (c_double * 4) * 3), ("seconds", c_double)]
 
 
-class GaussEvent(ctypes.Structure):
-    """dpc_gauss_event (account.h)."""
-    _fields_ = [("sigma", c_double), ("sensitivity", c_double), ("sampling", c_int),
-                ("q", c_double), ("count", c_size_t)]
+GaussEvent = generated("dpc_gauss_event")
 
 
 class Event(ctypes.Structure):
@@ -316,12 +308,7 @@ class Progress(ctypes.Structure):
     _fields_ = [("fn", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
 
 
-class AccountOpts(ctypes.Structure):
-    """dpc_account_opts (account.h)."""
-    _fields_ = [("accountant", c_int), ("orders", P(c_double)), ("norders", c_size_t),
-                ("rdp_refine", c_int), ("pld_interval", c_double), ("pld_tail", c_double),
-                ("pld_disc", c_int), ("zcdp_conv", c_int), ("progress", Progress),
-                ("bib_monte_carlo", c_int)]
+AccountOpts = generated("dpc_account_opts")
 
 
 class AccountResult(ctypes.Structure):
@@ -343,10 +330,8 @@ class MechInfo(ctypes.Structure):
                 ("bib_deterministic", c_int), ("eps_bib_mc", c_double)]
 
 
-class StrategyProblem(ctypes.Structure):
-    """dpc_strategy_problem (strategy.h)."""
-    _fields_ = [("steps", c_size_t), ("participations", c_size_t), ("min_sep", c_size_t),
-                ("workload", Workload), ("objective", c_int)]
+StrategyProblem = generated("dpc_strategy_problem")
+Workload = _GENERATED["dpc_workload"]  # strategy_problem's nested table (mech.h)
 
 
 class StrategyLoss(ctypes.Structure):
@@ -355,11 +340,7 @@ class StrategyLoss(ctypes.Structure):
                 ("exact", c_int)]
 
 
-class StrategyOptions(ctypes.Structure):
-    """dpc_strategy_options (strategy.h)."""
-    _fields_ = [("max_iterations", c_size_t), ("buffers", c_size_t),
-                ("max_buffers", c_size_t), ("min_improvement", c_double),
-                ("bands", c_size_t), ("progress", Progress)]
+StrategyOptions = generated("dpc_strategy_options")
 
 
 class Strategy(ctypes.Structure):
@@ -411,6 +392,10 @@ _PROTOTYPES = {
     "dpc_train_record_fields": (P(FieldTable), []),
     "dpc_noise_config_fields": (P(FieldTable), []),
     "dpc_step_info_fields": (P(FieldTable), []),
+    "dpc_gauss_event_fields": (P(FieldTable), []),
+    "dpc_account_opts_fields": (P(FieldTable), []),
+    "dpc_strategy_problem_fields": (P(FieldTable), []),
+    "dpc_strategy_options_fields": (P(FieldTable), []),
     "dpc_abi_count": (c_size_t, []),
     "dpc_abi_name": (c_char_p, [c_size_t]),
     # rng.h

@@ -159,7 +159,7 @@ def _solve(mode, q, accountant, mech, kwargs, *, sigma=None, steps=None, epsilon
     orders = None
     if opts.get("orders") is not None:
         orders = _check.vector("orders", opts["orders"])
-        o.orders = orders.ctypes.data_as(_lib.P(_lib.c_double))
+        o.orders = orders.ctypes.data  # the generated mirror's pointers are untyped (c_void_p)
         o.norders = orders.size
     o.rdp_refine = int(_check.flag("refine", opts.get("refine", False)))
     if opts.get("interval") is not None:

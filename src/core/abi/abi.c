@@ -1,7 +1,10 @@
 /* abi.c — sizes of the public structs (dpcorr/abi.h), for bindings that mirror them. */
 #include "dpcorr/abi.h"
 #include "dpcorr/account.h"
+#include "dpcorr/audit.h"
+#include "dpcorr/features.h"
 #include "dpcorr/mech.h"
+#include "dpcorr/model.h"
 #include "dpcorr/privatize.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/sampler.h"
@@ -30,6 +33,9 @@ static const struct {
     ENTRY(dpc_step_info),        ENTRY(dpc_progress),
     ENTRY(dpc_train_record),     ENTRY(dpc_privatize_config),
     ENTRY(dpc_account_query),    ENTRY(dpc_account_solution),
+    ENTRY(dpc_pld_params),       ENTRY(dpc_audit_config),
+    ENTRY(dpc_model_config),     ENTRY(dpc_features_config),
+    ENTRY(dpc_advise_query),
 };
 
 #define ABI_COUNT (sizeof abi_table / sizeof abi_table[0])

@@ -4,6 +4,7 @@
 
 #include "account/acc_math.h"
 #include "common/util.h"
+#include "field/field_def.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,28 +58,82 @@ PARSER(dpc_pld_disc_parse, dpc_pld_disc, disc_names, "discretization")
 
 /* ==== Defaults ============================================================================== */
 
+/* The manual of dpc_gauss_event, one row per field in struct order (dpcorr/account.h). */
+#define GE(m) DPC_FIELD_AT(dpc_gauss_event, m)
+static const dpc_field ge_fields[] = {
+    {.name = "sigma", .type = DPC_FIELD_DOUBLE, GE(sigma), .def = 1, .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN, .doc = "noise standard deviation"},
+    {.name = "sensitivity", .type = DPC_FIELD_DOUBLE, GE(sensitivity), .def = 1, .lo = 0,
+     .hi = INFINITY, .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN,
+     .doc = "L2 sensitivity under the event's relation (at most 1e150)"},
+    {.name = "sampling", .type = DPC_FIELD_ENUM, GE(sampling), .def = DPC_SAMPLING_NONE,
+     DPC_FIELD_NAMES(sampling_names),
+     .doc = "none, poisson (rate q) or fixed (a batch of q n records)"},
+    {.name = "q", .type = DPC_FIELD_DOUBLE, GE(q), .def = 1, .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "sampling rate (ignored for none)"},
+    {.name = "count", .type = DPC_FIELD_SIZE, GE(count), .def = 1, .lo = 1,
+     .hi = (double)DPC_ACCOUNT_MAX_COUNT, .doc = "(adaptive) compositions, at most 2^40"},
+};
+#undef GE
+static const dpc_field_table ge_table = DPC_FIELD_TABLE(dpc_gauss_event, ge_fields);
+
+const dpc_field_table *dpc_gauss_event_fields(void) { return &ge_table; }
+
 void dpc_gauss_event_init(dpc_gauss_event *e)
 {
     if (!e) return;
-    e->sigma = 1.0;
-    e->sensitivity = 1.0;
-    e->sampling = DPC_SAMPLING_NONE;
-    e->q = 1.0;
-    e->count = 1;
+    dpc_field_defaults(&ge_table, e);
 }
+
+/* The manual of dpc_account_opts, one row per field in struct order (dpcorr/account.h). A
+ * field applies to the accountant its doc names, and check_opts range-checks exactly those. */
+#define AO(m) DPC_FIELD_AT(dpc_account_opts, m)
+static const char *const zcdp_conv_names[] = {"tight", "bun-steinke"};
+static const dpc_field ao_fields[] = {
+    {.name = "accountant", .type = DPC_FIELD_ENUM, AO(accountant), .def = DPC_ACCOUNTANT_PLD,
+     DPC_FIELD_NAMES(accountant_names), .def_text = "the argument of dpc_account_opts_init",
+     .doc = "rdp, pld, zcdp or gdp"},
+    {.name = "orders", .type = DPC_FIELD_POINTER, AO(orders),
+     .doc = "rdp: (norders) orders, each > 1 (borrowed); NULL: dpc_rdp_default_orders"},
+    {.name = "norders", .type = DPC_FIELD_SIZE, AO(norders), .flags = DPC_FIELD_NO_RANGE,
+     .doc = "rdp: the number of orders given"},
+    {.name = "rdp_refine", .type = DPC_FIELD_BOOL, AO(rdp_refine),
+     .doc = "rdp: 1 refines the best grid order by a continuous 1-D search"},
+    {.name = "pld_interval", .type = DPC_FIELD_DOUBLE, AO(pld_interval), .def = 1e-4, .lo = 0,
+     .hi = INFINITY, .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN,
+     .doc = "pld: loss grid step h (enlarged when a composition needs more than 2^24 points)"},
+    {.name = "pld_tail", .type = DPC_FIELD_DOUBLE, AO(pld_tail), .def = 1e-15, .lo = 0,
+     .hi = 1e-3, .flags = DPC_FIELD_LO_OPEN,
+     .doc = "pld: mass truncated at each end per composition (the upper part goes to +inf)"},
+    {.name = "pld_disc", .type = DPC_FIELD_ENUM, AO(pld_disc), .def = DPC_PLD_CONNECT_DOTS,
+     DPC_FIELD_NAMES(disc_names), .doc = "pld: connect-dots, round-up or round-down"},
+    {.name = "zcdp_conv", .type = DPC_FIELD_ENUM, AO(zcdp_conv), .def = DPC_ZCDP_TIGHT,
+     DPC_FIELD_NAMES(zcdp_conv_names),
+     .doc = "zcdp: the conversion to (eps, delta): tight (CKS 2020) or bun-steinke"},
+    {.name = "progress", .type = DPC_FIELD_BYTES, AO(progress), .flags = DPC_FIELD_RUNTIME,
+     .def_text = "none",
+     .doc = "dpc_progress of the long computations; a non-zero return cancels them"},
+    {.name = "bib_monte_carlo", .type = DPC_FIELD_BOOL, AO(bib_monte_carlo),
+     .doc = "balls-in-bins: 1 lets the Monte Carlo's high-probability bound be the epsilon"},
+};
+#undef AO
+static const dpc_field_table ao_table = DPC_FIELD_TABLE(dpc_account_opts, ao_fields);
+
+const dpc_field_table *dpc_account_opts_fields(void) { return &ao_table; }
 
 void dpc_account_opts_init(dpc_account_opts *o, dpc_accountant acc)
 {
     if (!o) return;
-    memset(o, 0, sizeof *o);
+    dpc_field_defaults(&ao_table, o);
     o->accountant = acc;
-    o->orders = NULL;
-    o->norders = 0;
-    o->rdp_refine = 0;
-    o->pld_interval = 1e-4;
-    o->pld_tail = 1e-15;
-    o->pld_disc = DPC_PLD_CONNECT_DOTS;
-    o->zcdp_conv = DPC_ZCDP_TIGHT;
+}
+
+/* The range check (the table's) of field `name` of obj under table t; prefix names the object. */
+static dpc_status check_field(const dpc_field_table *t, const void *obj, const char *prefix,
+                              const char *name, dpc_error *err)
+{
+    const dpc_field *f = dpc_field_find(t, name, NULL);
+    return dpc_field_check_value(f, prefix, dpc_field_get(f, obj), err);
 }
 
 /* ==== Validation ============================================================================ */
@@ -108,27 +163,23 @@ dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc, dpc_error *e
         return dpc_error_param(err, DPC_E_INVALID, "ev", "needs at least one component");
     for (size_t i = 0; i < ev->nparts; i++) {
         const dpc_gauss_event *e = &ev->parts[i];
-        char f[48];
+        char f[48], pre[32];
+        snprintf(pre, sizeof pre, "parts[%zu].", i);
         dpc_status st;
-        if ((st = dpc__check_pos(e->sigma, part_field(f, sizeof f, i, "sigma"), err))) return st;
-        if ((st = dpc__check_pos(e->sensitivity, part_field(f, sizeof f, i, "sensitivity"), err)))
+        if ((st = check_field(&ge_table, e, pre, "sigma", err)) ||
+            (st = check_field(&ge_table, e, pre, "sensitivity", err)))
             return st;
         if (e->sensitivity > DPC__SCALE_MAX) /* sigma / sensitivity would underflow to 0 */
             return dpc_error_param(err, DPC_E_RANGE, part_field(f, sizeof f, i, "sensitivity"),
                                    "%g overflows: must be at most 1e150", e->sensitivity);
-        if ((unsigned)e->sampling > DPC_SAMPLING_FIXED)
-            return dpc_error_param(err, DPC_E_INVALID, part_field(f, sizeof f, i, "sampling"),
-                                   "unknown %d", (int)e->sampling);
-        if (e->sampling != DPC_SAMPLING_NONE && !(e->q > 0.0 && e->q <= 1.0))
-            return dpc_error_param(err, DPC_E_INVALID, part_field(f, sizeof f, i, "q"),
-                                   "must be in (0, 1], got %g", e->q);
-        if (e->count == 0)
-            return dpc_error_param(err, DPC_E_INVALID, part_field(f, sizeof f, i, "count"),
-                                   "must be >= 1, got 0");
+        if ((st = check_field(&ge_table, e, pre, "sampling", err))) return st;
+        if (e->sampling != DPC_SAMPLING_NONE && (st = check_field(&ge_table, e, pre, "q", err)))
+            return st;
         if (e->count > DPC_ACCOUNT_MAX_COUNT) /* every front end gets the CLI's range */
             return dpc_error_param(err, DPC_E_RANGE, part_field(f, sizeof f, i, "count"),
                                    "must be <= %zu (2^40), got %zu", (size_t)DPC_ACCOUNT_MAX_COUNT,
                                    e->count);
+        if ((st = check_field(&ge_table, e, pre, "count", err))) return st;
         double q = part_q(e);
         if (q == 1.0) continue; /* an unsampled Gaussian: every accountant, every relation */
         if (acc == DPC_ACCOUNTANT_ZCDP || acc == DPC_ACCOUNTANT_GDP)
@@ -162,21 +213,15 @@ static dpc_status check_opts(const dpc_account_opts *o, dpc_error *err)
     if (!o) return dpc_error_param(err, DPC_E_INVALID, "o", "NULL");
     if (o->accountant == DPC_ACCOUNTANT_RDP && o->orders)
         return dpc__check_orders(o->orders, o->norders, err);
-    if (o->accountant == DPC_ACCOUNTANT_PLD) {
-        dpc_pld_params p = {o->pld_interval, o->pld_tail, o->pld_disc};
-        dpc_status st;
-        if ((st = dpc__check_pos(p.interval, "interval", err))) return st;
-        if (!(p.tail > 0.0 && p.tail <= 1e-3))
-            return dpc_error_param(err, DPC_E_INVALID, "pld_tail", "must be in (0, 1e-3], got %g",
-                                   p.tail);
-        if ((unsigned)p.disc > DPC_PLD_ROUND_DOWN)
-            return dpc_error_param(err, DPC_E_INVALID, "pld_disc", "unknown discretization %d",
-                                   (int)p.disc);
-    }
-    if (o->accountant == DPC_ACCOUNTANT_ZCDP && (unsigned)o->zcdp_conv > DPC_ZCDP_BUN_STEINKE)
-        return dpc_error_param(err, DPC_E_INVALID, "zcdp_conv", "unknown zCDP conversion %d",
-                               (int)o->zcdp_conv);
-    return DPC_OK;
+    dpc_status st = DPC_OK;
+    if (o->accountant == DPC_ACCOUNTANT_PLD &&
+        ((st = check_field(&ao_table, o, "", "pld_interval", err)) ||
+         (st = check_field(&ao_table, o, "", "pld_tail", err)) ||
+         (st = check_field(&ao_table, o, "", "pld_disc", err))))
+        return st;
+    if (o->accountant == DPC_ACCOUNTANT_ZCDP)
+        st = check_field(&ao_table, o, "", "zcdp_conv", err);
+    return st;
 }
 
 /* ==== Per-accountant evaluation ============================================================= */

@@ -1,6 +1,7 @@
 /* ledger.c — the privacy ledger shared by every trainer: defaults and its JSON form; the JSON
  * form of an accounting query's answer (dpc_account_solution_json), the record of `dpcorr account`. */
 #include "dpcorr/account.h"
+#include "field/field_def.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -26,24 +27,111 @@ dpc_status dpc_calibration_parse(const char *s, dpc_calibration *out, dpc_error 
     return DPC_OK;
 }
 
+/* The manual of dpc_ledger, one row per field in struct order (dpcorr/account.h); every field
+ * is the library's output (DERIVED). Strings are inline char arrays (BYTES). */
+#define D DPC_FIELD_DERIVED
+#define PT(m) DPC_FIELD_AT(dpc_participation, m)
+static const char *const part_names[] = {"min-sep", "cyclic"};
+static const dpc_field part_fields[] = {
+    {.name = "kind", .type = DPC_FIELD_ENUM, PT(kind), .def = DPC_PART_MINSEP, .flags = D,
+     DPC_FIELD_NAMES(part_names), .doc = "min-sep (at most k, b apart) or cyclic (period b)"},
+    {.name = "k", .type = DPC_FIELD_SIZE, PT(k), .def = 1, .flags = D,
+     .doc = "max participations of one example"},
+    {.name = "b", .type = DPC_FIELD_SIZE, PT(b), .def = 1, .flags = D,
+     .doc = "min-separation / period in steps"},
+};
+#undef PT
+static const dpc_field_table part_table = DPC_FIELD_TABLE(dpc_participation, part_fields);
+
+#define LG(m) DPC_FIELD_AT(dpc_ledger, m)
+#define NUM(m, d) .type = DPC_FIELD_DOUBLE, LG(m), .def = (d), .flags = D
+static const char *const neighbor_names[] = {"add-remove", "zero-out", "replace-one"};
+static const char *const rng_mode_names[] = {"seeded", "secure"};
+static const dpc_field ledger_fields[] = {
+    {.name = "algorithm", .type = DPC_FIELD_BYTES, LG(algorithm), .flags = D,
+     .doc = "the trainer: dp-ftrl (DP-SGD: its identity mechanism), lcgd-projected, ..."},
+    {.name = "mechanism", .type = DPC_FIELD_BYTES, LG(mechanism), .flags = D,
+     .doc = "dpc_mech_describe of the noise mechanism"},
+    {.name = "sampler", .type = DPC_FIELD_BYTES, LG(sampler), .flags = D,
+     .doc = "batch selection (poisson, fixed, uniform, disjoint, ...)"},
+    {.name = "route", .type = DPC_FIELD_BYTES, LG(route), .flags = D,
+     .doc = "how the run maps to an event (e.g. amplified by sampling)"},
+    {.name = "accountant", .type = DPC_FIELD_BYTES, LG(accountant), .flags = D,
+     .doc = "dpc_accountant_name of the accountant that gave epsilon"},
+    {.name = "calibration", .type = DPC_FIELD_BYTES, LG(calibration), .flags = D,
+     .doc = "how the noise was chosen: accountant, given, or paper: <source>"},
+    {.name = "neighbor", .type = DPC_FIELD_ENUM, LG(neighbor), .def = DPC_NEIGHBOR_ZERO_OUT,
+     DPC_FIELD_NAMES(neighbor_names), .flags = D, .doc = "the relation the guarantee holds for"},
+    {.name = "part", .type = DPC_FIELD_STRUCT, LG(part), .sub = &part_table, .flags = D,
+     .doc = "participation pattern of one example"},
+    {.name = "q", NUM(q, 1), .doc = "sampling rate (1 = none)"},
+    {.name = "rounds", .type = DPC_FIELD_SIZE, LG(rounds), .def = 1, .flags = D,
+     .doc = "compositions of the amplified route (1 otherwise)"},
+    {.name = "amplified", .type = DPC_FIELD_BOOL, LG(amplified), .flags = D,
+     .doc = "1: epsilon is amplified by sampling"},
+    {.name = "noise_multiplier", NUM(noise_multiplier, NAN),
+     .doc = "z: noise std per row of Z / (clip x column_norm)"},
+    {.name = "sensitivity", NUM(sensitivity, NAN),
+     .doc = "sens(C, pattern) per unit clip (all participations)"},
+    {.name = "sensitivity_exact", .type = DPC_FIELD_BOOL, LG(sensitivity_exact), .flags = D,
+     .doc = "1: the sensitivity is exact (else an upper bound)"},
+    {.name = "column_norm", NUM(column_norm, NAN),
+     .doc = "one participation's sensitivity per unit clip"},
+    {.name = "noise_std", NUM(noise_std, NAN),
+     .doc = "std of each entry of Z per unit clip (z x column_norm)"},
+    {.name = "epsilon_target", NUM(epsilon_target, NAN),
+     .doc = "the target epsilon (NAN when the noise multiplier was given)"},
+    {.name = "delta", NUM(delta, NAN), .doc = "the run's delta"},
+    {.name = "epsilon", NUM(epsilon, NAN), .doc = "epsilon of the full run, by accountant"},
+    {.name = "epsilon_paper", NUM(epsilon_paper, NAN),
+     .doc = "the paper's own closed form for the same run (NAN if none)"},
+    {.name = "steps", .type = DPC_FIELD_SIZE, LG(steps), .flags = D, .doc = "n"},
+    {.name = "steps_per_epoch", .type = DPC_FIELD_SIZE, LG(steps_per_epoch), .flags = D,
+     .doc = "steps that process N examples (on average)"},
+    {.name = "expected_batch", NUM(expected_batch, NAN), .doc = "the divisor of the gradient sum"},
+    {.name = "rng_mode", .type = DPC_FIELD_ENUM, LG(rng_mode), .def = DPC_RNG_SEEDED,
+     DPC_FIELD_NAMES(rng_mode_names), .flags = D, .doc = "seeded (experiments) or secure"},
+    {.name = "seed", .type = DPC_FIELD_U64, LG(seed), .flags = D, .doc = "seeded mode only"},
+    {.name = "note", .type = DPC_FIELD_BYTES, LG(note), .flags = D,
+     .doc = "why a route was not available when it matters; empty otherwise"},
+    {.name = "mc_samples", .type = DPC_FIELD_SIZE, LG(mc_samples), .flags = D,
+     .doc = "balls-in-bins Monte Carlo: samples per direction (0: none)"},
+    {.name = "mc_confidence", NUM(mc_confidence, NAN), .doc = "its confidence (NAN: none)"},
+    {.name = "mc_seed", .type = DPC_FIELD_U64, LG(mc_seed), .flags = D,
+     .doc = "the key of its draws"},
+    {.name = "guarantee", .type = DPC_FIELD_BYTES, LG(guarantee), .flags = D,
+     .doc = "balls-in-bins: deterministic or high-probability, confidence c; empty otherwise"},
+    {.name = "epsilon_mc", NUM(epsilon_mc, NAN),
+     .doc = "balls-in-bins: the Monte Carlo epsilon beside the deterministic bound (NAN: none)"},
+    {.name = "n_pre", .type = DPC_FIELD_SIZE, LG(n_pre), .flags = D,
+     .doc = "releases of the same records composed into epsilon before the run (0: none)"},
+    {.name = "pre_noise_multiplier", .type = DPC_FIELD_BYTES, LG(pre_noise_multiplier),
+     .flags = D, .doc = "(DPC_LEDGER_MAX_PRE) their noise multipliers (Gaussian, no sampling)"},
+    {.name = "epsilon_pre", NUM(epsilon_pre, NAN),
+     .doc = "epsilon of the pre-releases alone at delta (NAN: none)"},
+    {.name = "delta_derived", .type = DPC_FIELD_BOOL, LG(delta_derived), .flags = D,
+     .doc = "1: delta was not given and is dpc_account_default_delta(N)"},
+    {.name = "eps_routes", .type = DPC_FIELD_BYTES, LG(eps_routes), .flags = D,
+     .def_text = "NAN each", .doc = "(DPC_ROUTE_COUNT) epsilon by every route (NAN: not computed)"},
+    {.name = "route_why", .type = DPC_FIELD_BYTES, LG(route_why), .flags = D,
+     .doc = "(DPC_ROUTE_COUNT) static text: why a route gave no epsilon"},
+    {.name = "epsilon_single", NUM(epsilon_single, NAN),
+     .doc = "one participation, no amplification (NAN: not computed)"},
+    {.name = "advice", .type = DPC_FIELD_POINTER, LG(advice), .flags = D,
+     .doc = "static text when epsilon > 10x epsilon_single, else NULL"},
+};
+#undef LG
+#undef NUM
+#undef D
+static const dpc_field_table ledger_table = DPC_FIELD_TABLE(dpc_ledger, ledger_fields);
+
+const dpc_field_table *dpc_ledger_fields(void) { return &ledger_table; }
+
 void dpc_ledger_init(dpc_ledger *L)
 {
     if (!L) return;
-    memset(L, 0, sizeof *L);
-    L->neighbor = DPC_NEIGHBOR_ZERO_OUT;
-    L->part.kind = DPC_PART_MINSEP;
-    L->part.k = 1;
-    L->part.b = 1;
-    L->q = 1.0;
-    L->rounds = 1;
-    L->noise_multiplier = L->sensitivity = L->column_norm = L->noise_std = NAN;
-    L->epsilon_target = L->delta = L->epsilon = L->epsilon_paper = NAN;
-    L->expected_batch = NAN;
-    L->epsilon_pre = NAN;
-    for (int k = 0; k < DPC_ROUTE_COUNT; k++) L->eps_routes[k] = NAN;
-    L->epsilon_single = NAN;
-    L->mc_confidence = NAN;
-    L->epsilon_mc = NAN;
+    dpc_field_defaults(&ledger_table, L);
+    for (int k = 0; k < DPC_ROUTE_COUNT; k++) L->eps_routes[k] = NAN; /* an array: per entry */
 }
 
 /* A bounded appender: keeps counting past the end so the caller learns the full length. */

@@ -10,17 +10,37 @@
 
 #include "account/acc_math.h"
 #include "common/util.h"
+#include "field/field_def.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 
+/* The manual of dpc_pld_params, one row per field in struct order (dpcorr/account.h). The names
+ * of the discretizations are dpc_pld_disc_name's. */
+#define PP(m) DPC_FIELD_AT(dpc_pld_params, m)
+static const char *const pp_disc_names[] = {"connect-dots", "round-up", "round-down"};
+static const dpc_field pp_fields[] = {
+    {.name = "interval", .label = "PLD interval", .type = DPC_FIELD_DOUBLE, PP(interval),
+     .def = 1e-4, .lo = 0, .hi = INFINITY, .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN,
+     .doc = "loss grid step h: finer is tighter and slower"},
+    {.name = "tail", .label = "PLD tail", .type = DPC_FIELD_DOUBLE, PP(tail), .def = 1e-15,
+     .lo = 0, .hi = 1e-3, .flags = DPC_FIELD_LO_OPEN,
+     .doc = "mass truncated at each end per composition (pessimistic modes add it at +inf)"},
+    {.name = "disc", .label = "PLD discretization", .type = DPC_FIELD_ENUM, PP(disc),
+     .def = DPC_PLD_CONNECT_DOTS, DPC_FIELD_NAMES(pp_disc_names),
+     .doc = "connect-dots (pessimistic, second order), round-up (pessimistic), round-down "
+            "(optimistic)"},
+};
+#undef PP
+static const dpc_field_table pp_table = DPC_FIELD_TABLE(dpc_pld_params, pp_fields);
+
+const dpc_field_table *dpc_pld_params_fields(void) { return &pp_table; }
+
 void dpc_pld_params_init(dpc_pld_params *p)
 {
     if (!p) return;
-    p->interval = 1e-4;
-    p->tail = 1e-15;
-    p->disc = DPC_PLD_CONNECT_DOTS;
+    dpc_field_defaults(&pp_table, p);
 }
 
 void dpc__pmf_free(pmf *m)
@@ -285,15 +305,7 @@ static dpc_status discretize(pmf *out, const gpair *g, int add, const dpc_pld_pa
 static dpc_status check_params(const dpc_pld_params *p, dpc_error *err)
 {
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "p", "NULL");
-    dpc_status st;
-    if ((st = dpc__check_pos(p->interval, "interval", err))) return st;
-    if (!(p->tail > 0.0 && p->tail <= 1e-3))
-        return dpc_error_param(err, DPC_E_INVALID, "tail", "must be in (0, 1e-3], got %g", p->tail);
-    if (p->disc != DPC_PLD_CONNECT_DOTS && p->disc != DPC_PLD_ROUND_UP &&
-        p->disc != DPC_PLD_ROUND_DOWN)
-        return dpc_error_param(err, DPC_E_INVALID, "disc", "unknown discretization %d",
-                               (int)p->disc);
-    return DPC_OK;
+    return dpc_field_check(&pp_table, p, err); /* interval, tail, disc: single-field ranges */
 }
 
 dpc_status dpc__pld_new_gaussian_count(dpc_pld **out, double z, double q,

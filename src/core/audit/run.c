@@ -2,6 +2,7 @@
  * hook, the released trajectory, scores and the one-run bound. See dpcorr/audit.h. */
 #include "audit/audit_internal.h"
 #include "common/util.h"
+#include "field/field_def.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -26,26 +27,47 @@ dpc_status dpc_audit_canary_parse(const char *s, dpc_audit_canary *out, dpc_erro
                            "unknown '%s' (expected gradient, mislabel or ood)", s ? s : "(null)");
 }
 
+/* The manual of dpc_audit_config, one row per field in struct order (dpcorr/audit.h). */
+#define AC(m) DPC_FIELD_AT(dpc_audit_config, m)
+static const dpc_field ac_fields[] = {
+    {.name = "canary", .type = DPC_FIELD_ENUM, AC(canary), .def = DPC_AUDIT_GRADIENT,
+     DPC_FIELD_NAMES(canary_names),
+     .doc = "gradient (white-box Dirac gradients), mislabel or ood (black-box examples)"},
+    {.name = "canaries", .type = DPC_FIELD_SIZE, AC(canaries), .def = 1000, .lo = 1,
+     .hi = 16777216, /* 2^24 */
+     .doc = "m canaries; gradient: at most the model's parameters, mislabel: below the "
+            "training examples"},
+    {.name = "confidence", .type = DPC_FIELD_DOUBLE, AC(confidence), .def = 0.95, .lo = 0,
+     .hi = 1, .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN,
+     .doc = "confidence of the one-run lower bound on epsilon"},
+    {.name = "k_plus", .type = DPC_FIELD_SIZE, AC(k_plus), .flags = DPC_FIELD_NO_RANGE,
+     .def_text = "the grid of dpc_audit_bound",
+     .doc = "positive guesses, k_plus + k_minus <= canaries (0, 0: the bound's grid)"},
+    {.name = "k_minus", .type = DPC_FIELD_SIZE, AC(k_minus), .flags = DPC_FIELD_NO_RANGE,
+     .def_text = "the grid of dpc_audit_bound",
+     .doc = "negative guesses (0, 0 with k_plus: the bound's grid)"},
+    {.name = "activity_examples", .type = DPC_FIELD_SIZE, AC(activity_examples), .def = 256,
+     .flags = DPC_FIELD_NO_RANGE,
+     .doc = "gradient: real examples ranking the coordinates (0: ranked by the key alone)"},
+    {.name = "calibration", .type = DPC_FIELD_BYTES, AC(calibration), .flags = DPC_FIELD_RUNTIME,
+     .def_text = "none",
+     .doc = "dpc_progress of the trainer's calibration (fn NULL: no reports)"},
+};
+#undef AC
+static const dpc_field_table ac_table = DPC_FIELD_TABLE(dpc_audit_config, ac_fields);
+
+const dpc_field_table *dpc_audit_config_fields(void) { return &ac_table; }
+
 void dpc_audit_config_init(dpc_audit_config *c)
 {
-    memset(c, 0, sizeof *c);
-    c->canary = DPC_AUDIT_GRADIENT;
-    c->canaries = 1000;
-    c->confidence = 0.95;
-    c->activity_examples = 256;
+    dpc_field_defaults(&ac_table, c);
 }
 
 dpc_status dpc_audit_config_check(const dpc_audit_config *c, dpc_error *err)
 {
     if (!c) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
-    if ((unsigned)c->canary > DPC_AUDIT_OOD)
-        return dpc_error_param(err, DPC_E_INVALID, "canary", "unknown value %d", (int)c->canary);
-    if (c->canaries == 0 || c->canaries > ((size_t)1 << 24))
-        return dpc_error_param(err, DPC_E_INVALID, "canaries", "must be in [1, 2^24], got %zu",
-                               c->canaries);
-    if (!(c->confidence > 0 && c->confidence < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "confidence", "must be in (0, 1), got %g",
-                               c->confidence);
+    dpc_status st = dpc_field_check(&ac_table, c, err); /* canary, canaries, confidence */
+    if (st) return st;
     if (c->k_plus > c->canaries || c->k_minus > c->canaries - c->k_plus)
         return dpc_error_param(err, DPC_E_INVALID, "k_plus",
                                "k_plus + k_minus = %zu + %zu exceeds the %zu canaries", c->k_plus,

@@ -2,6 +2,7 @@
  * ranges, and the on-disk cache (dpcorr/features.h). */
 #include "dpcorr/features.h"
 #include "common/util.h"
+#include "field/field_def.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -14,6 +15,29 @@
 #include <unistd.h>
 
 #define CACHE_MAGIC "DPCSCAT1"
+
+/* The manual of dpc_features_config, one row per field in struct order (dpcorr/features.h). */
+#define FC(m) DPC_FIELD_AT(dpc_features_config, m)
+static const char *const fc_kind_names[] = {"none", "scatter"};
+static const dpc_field fc_fields[] = {
+    {.name = "kind", .type = DPC_FIELD_ENUM, FC(kind), .def = DPC_FEATURES_NONE,
+     DPC_FIELD_NAMES(fc_kind_names), .doc = "none, or scatter (wavelet scattering features)"},
+    {.name = "J", .type = DPC_FIELD_SIZE, FC(J), .def = 2, .lo = 1, .hi = DPC_SCATTER_MAX_J,
+     .doc = "scatter: scales, 2^J <= the image's side (the output is 2^J times smaller)"},
+    {.name = "L", .type = DPC_FIELD_SIZE, FC(L), .def = 8, .lo = 1, .hi = DPC_SCATTER_MAX_L,
+     .doc = "scatter: angles"},
+    {.name = "groups", .type = DPC_FIELD_SIZE, FC(groups), .lo = 1, .hi = 4096,
+     .flags = DPC_FIELD_UNSET_ZERO, .def_text = "none",
+     .doc = "per-example GroupNorm of the features in this many groups of whole channels "
+            "(0: none)"},
+    {.name = "center", .type = DPC_FIELD_DOUBLE, FC(center), .lo = 0, .hi = 1e6,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_UNSET_ZERO, .def_text = "none",
+     .doc = "private centering with this noise multiplier, needs groups (0: none)"},
+};
+#undef FC
+static const dpc_field_table fc_table = DPC_FIELD_TABLE(dpc_features_config, fc_fields);
+
+const dpc_field_table *dpc_features_config_fields(void) { return &fc_table; }
 
 /* One "key=value" of a features spec at p (keys J, L, gn: integers; center: a real). */
 static dpc_status parse_key(dpc_features_config *c, const char *spec, const char **pp,
@@ -55,7 +79,8 @@ static dpc_status parse_key(dpc_features_config *c, const char *spec, const char
 dpc_status dpc_features_parse(dpc_features_config *cfg, const char *spec, dpc_error *err)
 {
     if (!cfg || !spec) return dpc_error_set(err, DPC_E_INVALID, "features spec: NULL argument");
-    dpc_features_config c = {DPC_FEATURES_NONE, 2, 8, 0, 0.0};
+    dpc_features_config c;
+    dpc_field_defaults(&fc_table, &c); /* none; scatter's J = 2, L = 8 when not given */
     if (!strcmp(spec, "none")) {
         *cfg = c;
         return DPC_OK;
@@ -74,7 +99,8 @@ dpc_status dpc_features_parse(dpc_features_config *cfg, const char *spec, dpc_er
     }
     if (*p)
         return dpc_error_set(err, DPC_E_INVALID, "features spec '%s': unexpected '%s'", spec, p);
-    if (c.J > DPC_SCATTER_MAX_J || c.L > DPC_SCATTER_MAX_L)
+    dpc_error range = {0}; /* the keys' own bounds are checked above: only J, L can fail */
+    if (dpc_field_check(&fc_table, &c, &range))
         return dpc_error_set(err, DPC_E_INVALID, "features spec '%s': J <= %d and L <= %d", spec,
                              DPC_SCATTER_MAX_J, DPC_SCATTER_MAX_L);
     if (c.center > 0 && !c.groups)
@@ -206,13 +232,15 @@ dpc_status dpc_features_apply(dpc_dataset **out, const dpc_dataset *in,
     if (cfg->kind != DPC_FEATURES_SCATTER)
         return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown features kind %d",
                                (int)cfg->kind);
+    dpc_status st = dpc_field_check(&fc_table, cfg, err); /* J, L, groups, center */
+    if (st) return st;
     if (threads < 1) return dpc_error_param(err, DPC_E_INVALID, "threads", "must be >= 1");
     size_t C = in->shape[0], H = in->shape[1], W = in->shape[2];
     if (!C || !H || !W || C * H * W != in->d)
         return dpc_error_set(err, DPC_E_INVALID, "features: %s is not an image dataset (no "
                              "shape C x H x W)", in->source);
     dpc_scatter *s = NULL;
-    dpc_status st = dpc_scatter_new(&s, H, W, cfg->J, cfg->L, err);
+    st = dpc_scatter_new(&s, H, W, cfg->J, cfg->L, err);
     if (st) return dpc_error_nest(err, "features");
     size_t K, oh, ow;
     dpc_scatter_shape(s, &K, &oh, &ow);

@@ -113,13 +113,8 @@ static dpc_status resolve(const dpc_model_config *cfg, dpc__layer *L, size_t *n,
         sz != cfg->n_in)
         return dpc_error_param(err, DPC_E_INVALID, "in_shape", "%zu x %zu x %zu does not match "
                                "n_in = %zu", s[0], s[1], s[2], cfg->n_in);
-    if (cfg->n_layers > DPC_MODEL_MAX_LAYERS)
-        return dpc_error_param(err, DPC_E_INVALID, "n_layers", "must be <= %d, got %zu",
-                               DPC_MODEL_MAX_LAYERS, cfg->n_layers);
-    if (cfg->conv_norm != DPC_CONV_NORM_AUTO && cfg->conv_norm != DPC_CONV_NORM_GHOST &&
-        cfg->conv_norm != DPC_CONV_NORM_DIRECT)
-        return dpc_error_param(err, DPC_E_INVALID, "conv_norm", "unknown value %d",
-                               (int)cfg->conv_norm);
+    dpc_status rst = dpc__model_check_field(cfg, "n_layers", err);
+    if (rst || (rst = dpc__model_check_field(cfg, "conv_norm", err))) return rst;
     size_t c = s[0], h = s[1], w = s[2], off = 0;
     for (size_t l = 0; l <= cfg->n_layers; l++) {
         dpc_layer out = {DPC_LAYER_LINEAR, K, 1, 1, 0, 0};

@@ -169,6 +169,9 @@ void dpc__kan_expand(const dpc_model *m, size_t l, const double *a, double *phi,
 void dpc__kan_contract(const dpc_model *m, size_t l, const double *dfeat, const double *dphi,
                        double *da);
 /* Config checks of the kan fields (grid, range, activation), called by dpc_model_config_check. */
+/* The range check of the field `name` of cfg (dpc_model_config_fields' range), for the fields
+ * a kind uses. */
+dpc_status dpc__model_check_field(const dpc_model_config *cfg, const char *name, dpc_error *err);
 dpc_status dpc__kan_config_check(const dpc_model_config *cfg, dpc_error *err);
 /* One ':'-separated spec option tok[0..n) of a kan spec: grid=G, range=LO,HI, tanh (the fixed
  * activation; accepted), relu (refused). Returns DPC_E_STATE when tok is none of them (the

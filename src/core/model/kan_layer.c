@@ -19,9 +19,8 @@ dpc_status dpc__kan_config_check(const dpc_model_config *cfg, dpc_error *err)
     if (cfg->act != DPC_ACT_TANH)
         return dpc_error_param(err, DPC_E_INVALID, "act",
                                "kan uses a fixed tanh between layers (act must be tanh)");
-    if (cfg->grid < 1 || cfg->grid > DPC_MODEL_MAX_GRID)
-        return dpc_error_param(err, DPC_E_INVALID, "grid", "kan grid must be in 1..%d, got %zu",
-                               DPC_MODEL_MAX_GRID, cfg->grid);
+    dpc_status st = dpc__model_check_field(cfg, "grid", err);
+    if (st) return st;
     if (!isfinite(cfg->grid_lo) || !isfinite(cfg->grid_hi) || !(cfg->grid_lo < cfg->grid_hi))
         return dpc_error_param(err, DPC_E_INVALID, "grid_lo",
                                "kan grid range needs finite grid_lo < grid_hi, got [%g, %g]",

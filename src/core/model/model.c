@@ -1,6 +1,7 @@
 /* model.c — model configuration (check, CLI spec parsing and formatting), the model object and
  * its slab layout, deterministic initialisation, and the chunk workspace. */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "model/gemm.h"
 #include "model/internal.h"
 
@@ -23,6 +24,62 @@ static const char *kind_name(dpc_model_kind k)
     return "?";
 }
 
+/* The manual of dpc_model_config, one row per field in struct order (dpcorr/model.h). A field
+ * applies to the kinds its doc names; dpc_model_config_check (and the kan and cnn checks)
+ * range-check exactly those (dpc__model_check_field). */
+#define MC(m) DPC_FIELD_AT(dpc_model_config, m)
+static const char *const mc_kind_names[] = {"linear", "logistic", "softmax", "mlp", "kan", "cnn"};
+static const char *const mc_act_names[] = {"tanh", "relu"};
+static const char *const mc_isa_names[] = {"auto", "sse2", "avx2", "avx512"};
+static const char *const mc_norm_names[] = {"auto", "ghost", "direct"};
+static const dpc_field mc_fields[] = {
+    {.name = "kind", .label = "model", .type = DPC_FIELD_ENUM, MC(kind), .def = DPC_MODEL_LINEAR,
+     DPC_FIELD_NAMES(mc_kind_names), .doc = "linear, logistic, softmax, mlp, kan or cnn"},
+    {.name = "n_in", .type = DPC_FIELD_SIZE, MC(n_in), .lo = 1, .hi = DPC_MODEL_MAX_WIDTH,
+     .flags = DPC_FIELD_UNSET_ZERO, .doc = "D: features per example (0: must be set; the data's)"},
+    {.name = "n_classes", .type = DPC_FIELD_SIZE, MC(n_classes), .lo = 0,
+     .hi = DPC_MODEL_MAX_WIDTH,
+     .doc = "0 or 1: regression (linear, mlp, kan, cnn); 2: logistic; >= 2: classes"},
+    {.name = "n_hidden", .type = DPC_FIELD_SIZE, MC(n_hidden), .flags = DPC_FIELD_NO_RANGE,
+     .doc = "mlp, kan: hidden layers, 1..DPC_MODEL_MAX_HIDDEN; others: 0"},
+    {.name = "hidden", .type = DPC_FIELD_BYTES, MC(hidden),
+     .doc = "mlp, kan: (DPC_MODEL_MAX_HIDDEN) hidden widths from the input, each 1..2^24"},
+    {.name = "act", .label = "activation", .type = DPC_FIELD_ENUM, MC(act), .def = DPC_ACT_TANH,
+     DPC_FIELD_NAMES(mc_act_names), .doc = "mlp: activation after every hidden layer; kan: tanh"},
+    {.name = "bias", .type = DPC_FIELD_BOOL, MC(bias), .def = 1,
+     .doc = "1: every layer has a bias vector (nobias in a spec: 0)"},
+    {.name = "grid", .type = DPC_FIELD_SIZE, MC(grid), .def = 5, .lo = 1,
+     .hi = DPC_MODEL_MAX_GRID, .doc = "kan: G, spline intervals per edge"},
+    {.name = "grid_lo", .type = DPC_FIELD_DOUBLE, MC(grid_lo), .def = -1,
+     .flags = DPC_FIELD_NO_RANGE, .doc = "kan: the first layer's grid range, finite, < grid_hi"},
+    {.name = "grid_hi", .type = DPC_FIELD_DOUBLE, MC(grid_hi), .def = 1,
+     .flags = DPC_FIELD_NO_RANGE, .doc = "kan: the first layer's grid range, finite, > grid_lo"},
+    {.name = "isa", .type = DPC_FIELD_ENUM, MC(isa), .def = DPC_ISA_AUTO,
+     DPC_FIELD_NAMES(mc_isa_names), .flags = DPC_FIELD_RUNTIME,
+     .doc = "instruction-set level of the kernels (auto = the best this CPU runs; every level "
+            "computes the same)"},
+    {.name = "in_shape", .type = DPC_FIELD_BYTES, MC(in_shape),
+     .doc = "cnn: (C, H, W) of an example, C H W = n_in (a spec's default: the data's shape)"},
+    {.name = "n_layers", .type = DPC_FIELD_SIZE, MC(n_layers), .lo = 0,
+     .hi = DPC_MODEL_MAX_LAYERS, .doc = "cnn: layers before the output layer (added)"},
+    {.name = "layers", .type = DPC_FIELD_BYTES, MC(layers),
+     .doc = "cnn: (DPC_MODEL_MAX_LAYERS) dpc_layer, in order from the input"},
+    {.name = "conv_norm", .type = DPC_FIELD_ENUM, MC(conv_norm), .def = DPC_CONV_NORM_AUTO,
+     DPC_FIELD_NAMES(mc_norm_names),
+     .doc = "cnn: per-example norm of conv and linear layers: auto (the cheaper), ghost, "
+            "direct"},
+};
+#undef MC
+static const dpc_field_table mc_table = DPC_FIELD_TABLE(dpc_model_config, mc_fields);
+
+const dpc_field_table *dpc_model_config_fields(void) { return &mc_table; }
+
+dpc_status dpc__model_check_field(const dpc_model_config *cfg, const char *name, dpc_error *err)
+{
+    const dpc_field *f = dpc_field_find(&mc_table, name, NULL);
+    return dpc_field_check_value(f, "", dpc_field_get(f, cfg), err);
+}
+
 static dpc_status check_width(size_t v, const char *field, dpc_error *err)
 {
     if (v < 1) return dpc_error_param(err, DPC_E_INVALID, field, "must be >= 1, got 0");
@@ -36,7 +93,7 @@ dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
 {
     if (!cfg) return dpc_error_param(err, DPC_E_INVALID, "cfg", "NULL");
     dpc_status st = check_width(cfg->n_in, "n_in", err);
-    if (st) return st;
+    if (st || (st = dpc__model_check_field(cfg, "kind", err))) return st;
     size_t K = cfg->n_classes;
     switch (cfg->kind) {
     case DPC_MODEL_LINEAR:
@@ -75,20 +132,16 @@ dpc_status dpc_model_config_check(const dpc_model_config *cfg, dpc_error *err)
             snprintf(field, sizeof field, "hidden[%zu]", l);
             if ((st = check_width(cfg->hidden[l], field, err))) return st;
         }
-        if (cfg->act != DPC_ACT_TANH && cfg->act != DPC_ACT_RELU)
-            return dpc_error_param(err, DPC_E_INVALID, "act", "unknown activation %d",
-                                   (int)cfg->act);
+        if ((st = dpc__model_check_field(cfg, "act", err))) return st;
         if (cfg->kind == DPC_MODEL_KAN && (st = dpc__kan_config_check(cfg, err))) return st;
     } else if (cfg->n_hidden != 0) {
         return dpc_error_param(err, DPC_E_INVALID, "n_hidden",
                                "%s has no hidden layers, got n_hidden = %zu", kind_name(cfg->kind),
                                cfg->n_hidden);
     }
-    if (cfg->isa < DPC_ISA_AUTO || cfg->isa > DPC_ISA_AVX512)
-        return dpc_error_param(err, DPC_E_INVALID, "isa", "unknown instruction-set level %d",
-                               (int)cfg->isa);
-    if (cfg->bias != 0 && cfg->bias != 1)
-        return dpc_error_param(err, DPC_E_INVALID, "bias", "must be 0 or 1, got %d", cfg->bias);
+    if ((st = dpc__model_check_field(cfg, "isa", err)) ||
+        (st = dpc__model_check_field(cfg, "bias", err)))
+        return st;
     if (cfg->kind == DPC_MODEL_CNN) {
         size_t Pc;
         return dpc__cnn_config_check(cfg, &Pc, err);
@@ -149,14 +202,9 @@ dpc_status dpc_model_parse_shape(dpc_model_config *cfg, const char *spec, size_t
 {
     if (!cfg || !spec) return dpc_error_set(err, DPC_E_INVALID, "model spec: NULL argument");
     dpc_model_config c;
-    memset(&c, 0, sizeof c);
+    dpc_field_defaults(&mc_table, &c); /* bias, tanh, the kan grid; the rest 0 */
     c.n_in = n_in;
     c.n_classes = n_classes;
-    c.bias = 1;
-    c.act = DPC_ACT_TANH;
-    c.grid = 5;
-    c.grid_lo = -1.0;
-    c.grid_hi = 1.0;
     const char *p = spec;
     size_t n = strcspn(p, ":");
     if (tok_is(p, n, "linear")) c.kind = DPC_MODEL_LINEAR;

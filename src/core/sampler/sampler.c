@@ -11,6 +11,7 @@
  * the size from a table of the binomial, then that many distinct uniform members; the bins of
  * balls-in-bins are drawn once and kept bucketed. */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "dpcorr/sampler.h"
 #include "sampler/sampler_internal.h"
 
@@ -454,6 +455,30 @@ void dpc_sampler_free(dpc_sampler *s)
     free(s);
 }
 
+/* The manual of dpc_sampler_config, one row per field in struct order (dpcorr/sampler.h). The
+ * counts have no default (0: must be set); the kind names are dpc_sampler_kind_name's. */
+#define SC(m) DPC_FIELD_AT(dpc_sampler_config, m)
+static const dpc_field sc_fields[] = {
+    {.name = "kind", .type = DPC_FIELD_ENUM, SC(kind), .def = DPC_SAMPLER_FIXED,
+     DPC_FIELD_NAMES(names),
+     .doc = "fixed, shuffle, poisson, cyclic-poisson or balls-in-bins (auto is a trainer's)"},
+    {.name = "n_examples", .type = DPC_FIELD_SIZE, SC(n_examples), .lo = 1,
+     .hi = 281474976710656.0, /* 2^48 */
+     .flags = DPC_FIELD_UNSET_ZERO, .doc = "N: examples of the data set (0: must be set)"},
+    {.name = "batch", .type = DPC_FIELD_SIZE, SC(batch), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN,
+     .doc = "B <= N: batch size, exact (fixed, shuffle) or expected (0: must be set)"},
+    {.name = "steps", .type = DPC_FIELD_SIZE, SC(steps), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN,
+     .doc = "n: total steps of the run (0: must be set)"},
+    {.name = "groups", .type = DPC_FIELD_SIZE, SC(groups), .flags = DPC_FIELD_NO_RANGE,
+     .doc = "cyclic-poisson: groups (= min-separation) in [1, N]; other kinds: unused"},
+};
+#undef SC
+static const dpc_field_table sc_table = DPC_FIELD_TABLE(dpc_sampler_config, sc_fields);
+
+const dpc_field_table *dpc_sampler_config_fields(void) { return &sc_table; }
+
 dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, const dpc_rng *rng,
                            dpc_error *err)
 {
@@ -461,12 +486,13 @@ dpc_status dpc_sampler_new(dpc_sampler **out, const dpc_sampler_config *cfg, con
     if (!cfg) return dpc_error_param(err, DPC_E_INVALID, "cfg", "NULL");
     dpc_status rst = dpc_rng_check(rng, err); /* a never-seeded key makes public batches */
     if (rst) return rst;
-    if ((unsigned)cfg->kind > DPC_SAMPLER_BALLS_IN_BINS)
-        return dpc_error_param(err, DPC_E_INVALID, "kind", "unknown value %d", (int)cfg->kind);
     size_t N = cfg->n_examples;
-    if (N == 0) return dpc_error_param(err, DPC_E_INVALID, "n_examples", "the data set is empty");
+    /* the index width's bound keeps its status (a size beyond the library, not a typo) */
     if (N > ((size_t)1 << 48))
         return dpc_error_param(err, DPC_E_RANGE, "n_examples", "%zu examples exceed 2^48", N);
+    rst = dpc_field_check(&sc_table, cfg, err); /* kind; the counts' ranges */
+    if (rst) return rst;
+    if (N == 0) return dpc_error_param(err, DPC_E_INVALID, "n_examples", "the data set is empty");
     if (cfg->batch == 0) return dpc_error_param(err, DPC_E_INVALID, "batch", "must be >= 1");
     if (cfg->batch > N)
         return dpc_error_param(err, DPC_E_INVALID, "batch",

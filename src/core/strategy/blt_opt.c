@@ -18,7 +18,7 @@
 #include <math.h>
 #include <string.h>
 
-#define BLT_MAX 32
+#define BLT_MAX DPC__STRAT_BLT_MAX
 
 /* sum_{j<N} r^j with omr = 1 - r given accurately. */
 static double geo(double omr, double N)
@@ -284,9 +284,8 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
     if (pb->steps < 2)
         return dpc_error_param(err, DPC_E_INVALID, "steps", "BLT optimization needs n >= 2");
     size_t maxb = o.buffers ? o.buffers : (o.max_buffers ? o.max_buffers : 10);
-    if (maxb > BLT_MAX)
-        return dpc_error_param(err, DPC_E_INVALID, o.buffers ? "buffers" : "max_buffers",
-                               "at most %d, got %zu", BLT_MAX, maxb);
+    if ((st = dpc__strat_check_option(&o, o.buffers ? "buffers" : "max_buffers", err)))
+        return st; /* at most BLT_MAX */
     if (dpc__strat_keff(pb) > 100000)
         return dpc_error_param(err, DPC_E_RANGE, "participations",
                                "%zu effective participations; the BLT sensitivity "
@@ -294,11 +293,7 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
                                dpc__strat_keff(pb));
     /* a fraction of the loss: 0 (the default), else in (0, 1) (issue 37: -1 was accepted and
      * silently meant the default) */
-    if (!(o.min_improvement >= 0.0 && o.min_improvement < 1.0))
-        return dpc_error_param(err, DPC_E_INVALID, "min_improvement",
-                               "must be in [0, 1) (a fraction of the loss; 0: the default 0.01), "
-                               "got %g",
-                               o.min_improvement);
+    if ((st = dpc__strat_check_option(&o, "min_improvement", err))) return st;
     double min_impr = o.min_improvement > 0.0 ? o.min_improvement : 0.01;
     size_t max_iter = o.max_iterations ? o.max_iterations : 500;
 

@@ -1,6 +1,7 @@
 /* strategy_core.c — problems, losses through the mechanism API, closed-form baselines, the
  * strategy object and the L-BFGS driver shared by the optimizers (see dpcorr/strategy.h). */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "strategy/strategy_internal.h"
 
 #include <lbfgs.h>
@@ -8,14 +9,66 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The manuals of dpc_strategy_problem (its workload nested) and dpc_strategy_options, one row
+ * per field in struct order (dpcorr/strategy.h). */
+#define WL(m) DPC_FIELD_AT(dpc_workload, m)
+static const dpc_field wl_fields[] = {
+    {.name = "momentum", .type = DPC_FIELD_DOUBLE, WL(momentum), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "workload momentum m (0 = prefix sums)"},
+    {.name = "decay", .type = DPC_FIELD_DOUBLE, WL(decay), .def = 1, .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "workload decay factor a (1 = no weight decay)"},
+};
+#undef WL
+static const dpc_field_table wl_table = DPC_FIELD_TABLE(dpc_workload, wl_fields);
+
+#define SP(m) DPC_FIELD_AT(dpc_strategy_problem, m)
+static const char *const objective_names[] = {"max", "mean"};
+static const dpc_field sp_fields[] = {
+    {.name = "steps", .type = DPC_FIELD_SIZE, SP(steps), .lo = 1, .hi = 1099511627776.0,
+     .flags = DPC_FIELD_UNSET_ZERO,
+     .doc = "n, the steps (the argument of dpc_strategy_problem_init), at most 2^40"},
+    {.name = "participations", .type = DPC_FIELD_SIZE, SP(participations), .def = 1, .lo = 1,
+     .hi = INFINITY, .flags = DPC_FIELD_HI_OPEN, .doc = "k: participations of one example"},
+    {.name = "min_sep", .type = DPC_FIELD_SIZE, SP(min_sep), .def = 1, .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "b: steps between two participations (k = 1: ignored)"},
+    {.name = "workload", .type = DPC_FIELD_STRUCT, SP(workload), .sub = &wl_table,
+     .doc = "the workload A: prefix sums, or SGD with momentum and weight decay"},
+    {.name = "objective", .type = DPC_FIELD_ENUM, SP(objective), .def = DPC_OBJECTIVE_MAX,
+     DPC_FIELD_NAMES(objective_names), .doc = "max (max row norm of A B) or mean (RMSE)"},
+};
+#undef SP
+static const dpc_field_table sp_table = DPC_FIELD_TABLE(dpc_strategy_problem, sp_fields);
+
+#define SO(m) DPC_FIELD_AT(dpc_strategy_options, m)
+static const dpc_field so_fields[] = {
+    {.name = "max_iterations", .type = DPC_FIELD_SIZE, SO(max_iterations),
+     .flags = DPC_FIELD_NO_RANGE, .def_text = "blt 500, banded 1000, dense 300",
+     .doc = "L-BFGS iterations per run (0: the optimizer's default)"},
+    {.name = "buffers", .type = DPC_FIELD_SIZE, SO(buffers), .lo = 0, .hi = DPC__STRAT_BLT_MAX,
+     .def_text = "automatic growth", .doc = "blt: a fixed number of buffers (0: grown)"},
+    {.name = "max_buffers", .type = DPC_FIELD_SIZE, SO(max_buffers), .lo = 0,
+     .hi = DPC__STRAT_BLT_MAX, .def_text = "10",
+     .doc = "blt, grown: at most this many buffers (0: 10)"},
+    {.name = "min_improvement", .type = DPC_FIELD_DOUBLE, SO(min_improvement), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_HI_OPEN, .def_text = "0.01",
+     .doc = "blt, grown: stop when a buffer improves the loss by less than this fraction "
+            "(0: 0.01)"},
+    {.name = "bands", .type = DPC_FIELD_SIZE, SO(bands), .flags = DPC_FIELD_NO_RANGE,
+     .doc = "banded: bands, >= 1 (required); dense: bandwidth of X for k > 1 (0: b, <= b)"},
+    {.name = "progress", .type = DPC_FIELD_BYTES, SO(progress), .flags = DPC_FIELD_RUNTIME,
+     .def_text = "none",
+     .doc = "dpc_progress after every L-BFGS iteration; a non-zero return cancels"},
+};
+#undef SO
+static const dpc_field_table so_table = DPC_FIELD_TABLE(dpc_strategy_options, so_fields);
+
+const dpc_field_table *dpc_strategy_problem_fields(void) { return &sp_table; }
+const dpc_field_table *dpc_strategy_options_fields(void) { return &so_table; }
+
 void dpc_strategy_problem_init(dpc_strategy_problem *pb, size_t steps)
 {
-    memset(pb, 0, sizeof *pb);
+    dpc_field_defaults(&sp_table, pb); /* k = 1, b = 1, prefix sums, max */
     pb->steps = steps;
-    pb->participations = 1;
-    pb->min_sep = 1;
-    pb->workload = DPC_WORKLOAD_PREFIX;
-    pb->objective = DPC_OBJECTIVE_MAX;
 }
 
 const char *dpc_objective_name(dpc_objective o)
@@ -27,21 +80,17 @@ dpc_status dpc_strategy_problem_check(const dpc_strategy_problem *pb, dpc_error 
 {
     if (!pb) return dpc_error_param(err, DPC_E_INVALID, "pb", "NULL");
     if (pb->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
-    if (pb->steps > ((size_t)1 << 40))
+    if (pb->steps > ((size_t)1 << 40)) /* the library's bound keeps its status */
         return dpc_error_param(err, DPC_E_RANGE, "steps", "%zu is beyond the supported 2^40",
                                pb->steps);
-    if (pb->participations == 0)
-        return dpc_error_param(err, DPC_E_INVALID, "participations", "must be >= 1");
-    if (pb->min_sep == 0) return dpc_error_param(err, DPC_E_INVALID, "min_sep", "must be >= 1");
-    if (!(pb->workload.momentum >= 0.0 && pb->workload.momentum < 1.0))
-        return dpc_error_param(err, DPC_E_INVALID, "workload.momentum", "must be in [0, 1), got %g",
-                               pb->workload.momentum);
-    if (!(pb->workload.decay > 0.0 && pb->workload.decay <= 1.0))
-        return dpc_error_param(err, DPC_E_INVALID, "workload.decay", "must be in (0, 1], got %g",
-                               pb->workload.decay);
-    if (pb->objective != DPC_OBJECTIVE_MAX && pb->objective != DPC_OBJECTIVE_MEAN)
-        return dpc_error_param(err, DPC_E_INVALID, "objective", "must be max or mean");
-    return DPC_OK;
+    return dpc_field_check(&sp_table, pb, err); /* k, b, the workload, the objective */
+}
+
+dpc_status dpc__strat_check_option(const dpc_strategy_options *o, const char *name,
+                                   dpc_error *err)
+{
+    const dpc_field *f = dpc_field_find(&so_table, name, NULL);
+    return dpc_field_check_value(f, "", dpc_field_get(f, o), err);
 }
 
 size_t dpc__strat_keff(const dpc_strategy_problem *pb)
@@ -62,7 +111,7 @@ void dpc__strat_workload_coeffs(double *w, size_t n, const dpc_workload *wl)
     }
 }
 
-void dpc_strategy_options_init(dpc_strategy_options *o) { memset(o, 0, sizeof *o); }
+void dpc_strategy_options_init(dpc_strategy_options *o) { dpc_field_defaults(&so_table, o); }
 
 dpc_status dpc_strategy_loss_of(const dpc_mech *m, const dpc_strategy_problem *pb,
                                 dpc_strategy_loss *out, dpc_error *err)

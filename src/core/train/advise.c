@@ -3,6 +3,7 @@
  * noise multiplier) and scored by the noise it adds to the running gradient sums, so the ranking
  * includes amplification by sampling, which `dpcorr compare` (equal sensitivity) leaves out. */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "dpcorr/train.h"
 
 #include <math.h>
@@ -20,29 +21,58 @@ static void text(char *dst, size_t len, const char *fmt, ...)
     va_end(ap);
 }
 
+/* The manual of dpc_advise_query, one row per field in struct order (dpcorr/train.h). */
+#define AQ(m) DPC_FIELD_AT(dpc_advise_query, m)
+#define POS (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN) /* (0, inf): a finite number > 0 */
+static const char *const aq_accountant_names[] = {"rdp", "pld", "zcdp", "gdp"};
+static const dpc_field aq_fields[] = {
+    {.name = "n_examples", .type = DPC_FIELD_SIZE, AQ(n_examples), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN,
+     .doc = "N: training examples (0: must be set)"},
+    {.name = "batch", .type = DPC_FIELD_SIZE, AQ(batch), .def = 256, .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "(expected) batch size B, at most N"},
+    {.name = "epochs", .type = DPC_FIELD_SIZE, AQ(epochs), .def = 1, .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "passes over the data"},
+    {.name = "epsilon", .type = DPC_FIELD_DOUBLE, AQ(epsilon), .lo = 0, .hi = INFINITY,
+     .flags = POS | DPC_FIELD_UNSET_ZERO, .doc = "the budget every candidate is calibrated to "
+                                                 "(0: must be set)"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, AQ(delta),
+     .flags = DPC_FIELD_NO_RANGE | DPC_FIELD_UNSET_ZERO, .def_text = "dpc_account_default_delta(N)",
+     .doc = "in (0, 1/N) unless allow_large_delta; 0 = derived from N"},
+    {.name = "allow_large_delta", .type = DPC_FIELD_BOOL, AQ(allow_large_delta),
+     .doc = "1 accepts delta >= 1/N"},
+    {.name = "accountant", .type = DPC_FIELD_ENUM, AQ(accountant), .def = DPC_ACCOUNTANT_PLD,
+     DPC_FIELD_NAMES(aq_accountant_names),
+     .doc = "accountant of the amplified routes (dpc_account_default_accountant)"},
+    {.name = "momentum", .type = DPC_FIELD_DOUBLE, AQ(momentum), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "the optimizer's momentum: the workload scored"},
+    {.name = "skip_slow", .type = DPC_FIELD_BOOL, AQ(skip_slow),
+     .doc = "1 leaves out candidates whose calibration takes seconds to minutes"},
+};
+#undef AQ
+#undef POS
+static const dpc_field_table aq_table = DPC_FIELD_TABLE(dpc_advise_query, aq_fields);
+
+const dpc_field_table *dpc_advise_query_fields(void) { return &aq_table; }
+
 void dpc_advise_query_init(dpc_advise_query *q)
 {
     if (!q) return;
-    memset(q, 0, sizeof *q);
-    q->batch = 256;
-    q->epochs = 1;
-    q->accountant = dpc_account_default_accountant();
+    dpc_field_defaults(&aq_table, q);
+    q->accountant = dpc_account_default_accountant(); /* the one rule (PLD), the table's too */
 }
 
 static dpc_status check_query(const dpc_advise_query *q, dpc_error *err)
 {
     if (q->n_examples == 0)
         return dpc_error_param(err, DPC_E_INVALID, "n_examples", "must be >= 1");
-    if (q->batch == 0 || q->batch > q->n_examples)
+    if (q->epsilon == 0)
+        return dpc_error_param(err, DPC_E_INVALID, "epsilon", "must be a finite number > 0, got 0");
+    dpc_status st = dpc_field_check(&aq_table, q, err);
+    if (st) return st;
+    if (q->batch > q->n_examples)
         return dpc_error_param(err, DPC_E_INVALID, "batch", "must be in [1, N = %zu], got %zu",
                                q->n_examples, q->batch);
-    if (q->epochs == 0) return dpc_error_param(err, DPC_E_INVALID, "epochs", "must be >= 1");
-    if (!(q->epsilon > 0) || !isfinite(q->epsilon))
-        return dpc_error_param(err, DPC_E_INVALID, "epsilon", "must be a finite number > 0, got %g",
-                               q->epsilon);
-    if (!(q->momentum >= 0 && q->momentum < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "momentum", "must be in [0, 1), got %g",
-                               q->momentum);
     double d; /* the rule of every trainer, checked once here so that it names the query */
     return dpc_account_resolve_delta(q->delta, q->n_examples, q->allow_large_delta, &d, NULL,
                                      err);
