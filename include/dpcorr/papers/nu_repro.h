@@ -1,0 +1,168 @@
+/* dpcorr/papers/nu_repro.h — the reproduction of the nu-DP-FTRL paper's figures and tables
+ * (dpcorr/papers/theory.h names the paper): the grids, constants, horizons, seeds and salts,
+ * the sweeps, simulations and slopes, the checks the paper's claims are held to, and the list
+ * of what is and is not reproduced. `dpcorr repro nu-*` calls these functions and only writes
+ * their results (CSV, JSON, text, plots); any other front end (the Python binding) gets the
+ * same numbers from the same calls.
+ *
+ * Every target is one function dpc_nu_<target>_run(params, &result, err): params holds the
+ * scale (the library's grids: FULL, QUICK for seconds, SMOKE for sanitizer runs, whose numbers
+ * are not meaningful) and the root seed; the result is a plain struct the caller frees with
+ * dpc_nu_<target>_free (NULL accepted, zeroed after). Randomness: only the counter-based RNG,
+ * each simulation seeded with the root seed + a salt fixed here (recorded in the result).
+ * The library never prints; a target that runs for minutes reports its stages through an
+ * event callback (the front end prints or writes rows as they come).
+ */
+#ifndef DPCORR_NU_REPRO_H
+#define DPCORR_NU_REPRO_H
+
+#include "dpcorr/common.h"
+#include "dpcorr/data.h"
+#include "dpcorr/isa.h"
+#include "dpcorr/model.h"
+#include "dpcorr/papers/sim.h"
+#include "dpcorr/papers/theory.h"
+#include "dpcorr/sampler.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum dpc_nu_repro_scale {
+    DPC_NU_REPRO_FULL = 0,  /* the grids and horizons of the reproduction (minutes to hours) */
+    DPC_NU_REPRO_QUICK = 1, /* reduced grids and horizons (seconds; fig4 about 1.5 min) */
+    DPC_NU_REPRO_SMOKE = 2  /* tiny grids for sanitizer runs (numbers not meaningful) */
+} dpc_nu_repro_scale;
+
+/* "full", "quick", "smoke" ("?" outside the enum). */
+DPC_API const char *dpc_nu_repro_scale_name(dpc_nu_repro_scale s);
+
+/* What every target states: the paper's items it reproduces and those it cannot, and why
+ * (static strings). */
+typedef struct dpc_nu_repro_claims {
+    const char *const *reproduces;
+    size_t n_reproduces;
+    const char *const *not_reproduced;
+    size_t n_not_reproduced;
+} dpc_nu_repro_claims;
+
+/* ---- Figure 4: every mechanism on Fashion-MNIST (the offline stand-in for CIFAR-10) ----------
+ * Softmax regression on pixels / 255, fixed-order epochs (the paper's multi-epoch setting: an
+ * example takes part every b = N/B steps, k = epochs times), so every correlated mechanism's
+ * sensitivity is the exact cyclic multi-participation sensitivity of its strategy. DP-SGD
+ * appears under the same fixed-order sampling (like for like), with Poisson sampling and
+ * amplification (the paper's stronger baseline) and with balls-in-bins; nu-DP-FTRL also with
+ * Poisson (MMCC) and balls-in-bins amplification. nu and the anti-PGD damping are chosen by the
+ * data-independent rule of the note (section 3.4): minimise sensitivity^2 x prefix-sum RMSE^2
+ * for (n, k, b); BLT, banded Toeplitz (min(b, 32) bands) and dense ME are optimized for the same
+ * (n, k, b). SGD with momentum 0.9 and a cool-down, clip 1, delta 1e-5, the PLD accountant. The
+ * learning rate is chosen per mechanism and epsilon (as the paper's Appendix G.1) on a holdout
+ * of the training set, never the test set: the tuning runs train on N - H images with the batch
+ * scaled so that (n, k, b), hence every strategy and sensitivity, are those of the final runs;
+ * ties keep the smaller rate. The noise multiplier is calibrated once per (mechanism, epsilon)
+ * and reused for every seed and rate. */
+#define DPC_NU_FIG4_MECHS 12
+#define DPC_NU_FIG4_MAX_EPS 4
+#define DPC_NU_FIG4_MAX_SEEDS 3
+#define DPC_NU_FIG4_MAX_LRS 5
+
+typedef struct dpc_nu_fig4_config {
+    const char *data;        /* dpc_data_load_spec spec of the data (static) */
+    size_t batch, epochs, nseeds, neps, threads;
+    double eps[DPC_NU_FIG4_MAX_EPS];
+    size_t nlr, holdout;     /* learning-rate grid size; images held out for tuning (nlr > 1) */
+    double lrs[DPC_NU_FIG4_MAX_LRS]; /* the paper's {1, 2, 5} x 10^p grid, the decades that
+                                        matter for SGD with momentum 0.9 here */
+} dpc_nu_fig4_config;
+
+/* The study's grid at a scale (FULL: 4 epsilons, 3 seeds, 5 rates on a 10,000-image holdout). */
+DPC_API dpc_nu_fig4_config dpc_nu_fig4_config_of(dpc_nu_repro_scale scale);
+
+typedef struct dpc_nu_fig4_mech {
+    char name[64];           /* "nu-DP-FTRL (nu=0.0123)", ... */
+    dpc_sampler_kind sampler;
+    double sigma[DPC_NU_FIG4_MAX_EPS];      /* noise multiplier per epsilon, final runs */
+    double sigma_tune[DPC_NU_FIG4_MAX_EPS]; /* ... tuning runs (Poisson: another q) */
+    double lr[DPC_NU_FIG4_MAX_EPS];         /* the chosen learning rate */
+    double tune_acc[DPC_NU_FIG4_MAX_EPS][DPC_NU_FIG4_MAX_LRS]; /* holdout accuracy */
+    double acc[DPC_NU_FIG4_MAX_EPS][DPC_NU_FIG4_MAX_SEEDS];    /* test accuracy (NAN: failed) */
+    double eps_accounted[DPC_NU_FIG4_MAX_EPS][DPC_NU_FIG4_MAX_SEEDS];
+    double mean[DPC_NU_FIG4_MAX_EPS], sd[DPC_NU_FIG4_MAX_EPS]; /* over seeds (sd: n - 1) */
+} dpc_nu_fig4_mech;
+
+/* Indices into dpc_nu_fig4_result.mech. */
+enum {
+    DPC_NU_FIG4_SGD_FIXED = 0, DPC_NU_FIG4_SGD_POISSON = 1, DPC_NU_FIG4_NU = 2,
+    DPC_NU_FIG4_OPTIMAL_CC = 3, DPC_NU_FIG4_TREE = 4, DPC_NU_FIG4_ANTIPGD = 5,
+    DPC_NU_FIG4_BLT = 6, DPC_NU_FIG4_BANDED = 7, DPC_NU_FIG4_DENSE = 8,
+    DPC_NU_FIG4_NU_POISSON = 9, DPC_NU_FIG4_NU_BIB = 10, DPC_NU_FIG4_SGD_BIB = 11
+};
+
+typedef struct dpc_nu_fig4_result {
+    dpc_nu_fig4_config cfg;
+    size_t n_train, n_test;
+    size_t spe, n;               /* steps per epoch (= min_sep b), steps n = spe x epochs */
+    double nu, damping;          /* the data-independent choices */
+    size_t blt_buffers, bands;
+    size_t tune_n, tune_batch;   /* the tuning runs' training images and batch */
+    double optimize_seconds, tune_seconds, train_seconds;
+    dpc_nu_fig4_mech mech[DPC_NU_FIG4_MECHS];
+    /* the checks (per epsilon where an array) */
+    int nu_ge_sgd_fixed;         /* nu-DP-FTRL >= DP-SGD (same sampling) at every epsilon */
+    int nu_within_1pp_of_me;     /* nu-DP-FTRL within 1 point of dense ME at every epsilon */
+    int nu_ge_sgd_amplified[DPC_NU_FIG4_MAX_EPS];     /* vs DP-SGD (Poisson, amplified) */
+    int nu_bib_ge_sgd_amplified[DPC_NU_FIG4_MAX_EPS]; /* nu balls-in-bins vs the same */
+    dpc_nu_repro_claims claims;
+} dpc_nu_fig4_result;
+
+typedef enum dpc_nu_fig4_stage {
+    DPC_NU_FIG4_EV_STUDY = 0,    /* the problem is set: n_train, n_test, spe, n */
+    DPC_NU_FIG4_EV_CHOSEN,       /* nu, damping and the strategies are chosen */
+    DPC_NU_FIG4_EV_TUNING,       /* the tuning stage starts: tune_n, tune_batch */
+    DPC_NU_FIG4_EV_CALIBRATED,   /* mech's sigma at eps is set (route: the accountant's) */
+    DPC_NU_FIG4_EV_FAILED,       /* a run of mech at eps failed (err; stepping: in a step) */
+    DPC_NU_FIG4_EV_TUNED,        /* a tuning run: mech, eps, lr, acc */
+    DPC_NU_FIG4_EV_TUNING_DONE,  /* every mech's lr is chosen */
+    DPC_NU_FIG4_EV_RUN           /* a final run: mech, eps, seed, acc */
+} dpc_nu_fig4_stage;
+
+typedef struct dpc_nu_fig4_event {
+    dpc_nu_fig4_stage stage;
+    const dpc_nu_fig4_result *res; /* the state so far */
+    size_t mech, eps, lr, seed;    /* indices */
+    double acc;
+    double sigma;                  /* CALIBRATED: the noise multiplier */
+    const char *route;             /* CALIBRATED: the accountant's route */
+    const dpc_error *err;          /* FAILED */
+    int stepping;                  /* FAILED: in a training step (else building the trainer) */
+} dpc_nu_fig4_event;
+
+/* A non-zero return stops the study (DPC_E_CANCELLED). */
+typedef int (*dpc_nu_fig4_event_fn)(void *ctx, const dpc_nu_fig4_event *ev);
+
+typedef struct dpc_nu_fig4_params {
+    dpc_nu_repro_scale scale;  /* QUICK */
+    uint64_t seed;             /* root seed: the split (stream 7), seed + s for seed s */
+    dpc_isa isa;               /* the noise kernels' ISA (dpc_train_config.isa) */
+    dpc_nu_fig4_event_fn event;/* NULL: none */
+    void *ctx;
+} dpc_nu_fig4_params;
+
+DPC_API void dpc_nu_fig4_params_init(dpc_nu_fig4_params *p);
+
+/* Runs the study with model (softmax regression for the data of dpc_nu_fig4_config_of's spec,
+ * loaded by the caller) on train and test (borrowed); the root rng is the one the data was
+ * loaded with. DPC_E_INVALID naming "holdout" when the holdout leaves no tuning batch with the
+ * final runs' steps per epoch; a failed tuning run stops the study with its error, a failed
+ * final run is recorded as NAN (event FAILED). *out: dpc_nu_fig4_free. */
+DPC_API DPC_NODISCARD dpc_status dpc_nu_fig4_run(const dpc_nu_fig4_params *p,
+                                                 const dpc_model *model,
+                                                 const dpc_dataset *train,
+                                                 const dpc_dataset *test, const dpc_rng *rng,
+                                                 dpc_nu_fig4_result **out, dpc_error *err);
+DPC_API void dpc_nu_fig4_free(dpc_nu_fig4_result *r);
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* DPCORR_NU_REPRO_H */
