@@ -85,6 +85,7 @@ int repro_srgd(repro_ctx *c);
 /* ---- Shared by the nu-DP-FTRL targets (repro_nu_sim.c) ---- */
 #include "dpcorr/papers/theory.h"
 #include "dpcorr/papers/sim.h"
+#include "dpcorr/papers/nu_repro.h"
 
 typedef struct nu_sim_point {
     double mean, se;    /* E||theta - theta*||_H^2 (or E delta^2) and its batch-means s.e. */

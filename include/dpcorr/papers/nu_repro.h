@@ -162,6 +162,99 @@ DPC_API DPC_NODISCARD dpc_status dpc_nu_fig4_run(const dpc_nu_fig4_params *p,
                                                  dpc_nu_fig4_result **out, dpc_error *err);
 DPC_API void dpc_nu_fig4_free(dpc_nu_fig4_result *r);
 
+/* ---- Shared ----------------------------------------------------------------------------------- */
+
+/* Least-squares slope of log y against log x over the points with x, y > 0 (NAN with < 2). */
+DPC_API double dpc_nu_loglog_slope(const double *x, const double *y, size_t n);
+
+/* One simulation point: the simulated mean and its batch-means standard error beside the exact
+ * LTI value V0 for the same beta. */
+typedef struct dpc_nu_sim_point {
+    double mean, se;    /* E||theta - theta*||_H^2 (or E delta^2) and its s.e. */
+    double theory;      /* V0 */
+    size_t steps, burn_in, len;
+    double tail;        /* proven l1 tail bound of the truncated beta */
+    double seconds;
+    uint64_t seed;
+} dpc_nu_sim_point;
+
+/* Simulates the problem of sp (dpc_nu_setup_make's setup, sp->seed the simulation's seed, a
+ * 1 GiB memory budget) with beta b for burn_in + sp->steps steps, and V0 by quadrature. */
+DPC_API DPC_NODISCARD dpc_status dpc_nu_simulate(const dpc_nu_setup_params *sp,
+                                                 const dpc_theory_beta *b,
+                                                 dpc_nu_sim_point *out, dpc_error *err);
+
+/* ---- Figure 2: linear regression, Noisy-SGD vs nu-Noisy-FTRL ---------------------------------
+ * E||theta - theta*||_H^2 against d, against d_eff (lambda_k = k^-alpha) and against eta: the
+ * exact LTI theory (V0), the fixed-design simulation (must match V0) and the random Gaussian
+ * design simulation (must lie between V0 - 3 s.e. and the sandwich bound), with the log-log
+ * slopes beside the paper's (1.00, 0.18, 0.94, 2.03, 1.27). G = 1, rho = 1/2, sigma_sgd = 0,
+ * nu = eta lambda_min and a burn-in of 10 correlation times (dpc_nu_setup_make); measured steps
+ * mult / nu, clamped, rounded up to a multiple of 32. A point shared by two sweeps is computed
+ * once; point i (from 1) is seeded root + 1000 + 10 i + m (m: 0 SGD, 1 nu-FTRL), its random
+ * design + 5. */
+#define DPC_NU_FIG2_MAX_POINTS 16
+#define DPC_NU_FIG2_SLOPES 6
+
+typedef struct dpc_nu_fig2_config {
+    size_t d0;
+    double alpha0, eta0;       /* the base point */
+    size_t ds[5], nd;          /* the d sweep */
+    double alphas[4];          /* the alpha (d_eff) sweep */
+    size_t nalpha;
+    double etas[5];            /* the eta sweep */
+    size_t neta;
+    double mult;               /* measured steps = mult / nu, clamped to max_steps */
+    size_t max_steps;
+} dpc_nu_fig2_config;
+
+DPC_API dpc_nu_fig2_config dpc_nu_fig2_config_of(dpc_nu_repro_scale scale);
+
+typedef struct dpc_nu_fig2_point {
+    const char *sweep;         /* the sweep that computed it: "d", "alpha", "eta" */
+    size_t d;
+    double alpha, eta, nu, d_eff;
+    /* [0] Noisy-SGD, [1] nu-Noisy-FTRL */
+    double theory[2], fixed[2], fixed_se[2], random[2], random_se[2];
+    uint64_t seed[2];          /* the fixed design's (random design: + 5) */
+    double sandwich;           /* nu-FTRL's sandwich upper bound on the random design */
+    size_t steps, burn_in[2];
+} dpc_nu_fig2_point;
+
+typedef struct dpc_nu_fig2_slope {
+    const char *name, *key;    /* "Noisy-SGD vs d", "sgd_vs_d" */
+    double paper;              /* the paper's empirical slope (NAN: none) */
+    double lti, fixed, random; /* ours */
+} dpc_nu_fig2_slope;
+
+typedef struct dpc_nu_fig2_result {
+    dpc_nu_fig2_config cfg;
+    dpc_nu_fig2_point points[DPC_NU_FIG2_MAX_POINTS];
+    size_t npoints;
+    size_t nsweep[3];          /* d, alpha, eta */
+    size_t sweep[3][5];        /* index into points */
+    double x[3][5];            /* d, d_eff, eta */
+    dpc_nu_fig2_slope slopes[DPC_NU_FIG2_SLOPES];
+    double max_rel_dev;        /* fixed design vs V0, over every point and mechanism */
+    int inside, total;         /* nu-FTRL random design in [V0 - 3 s.e., sandwich] */
+    dpc_nu_repro_claims claims;
+} dpc_nu_fig2_result;
+
+/* Called after each new point (a non-zero return stops: DPC_E_CANCELLED). */
+typedef int (*dpc_nu_fig2_point_fn)(void *ctx, const dpc_nu_fig2_point *pt);
+
+typedef struct dpc_nu_repro_params {
+    dpc_nu_repro_scale scale; /* QUICK */
+    uint64_t seed;            /* root seed (20240101) */
+} dpc_nu_repro_params;
+
+DPC_API void dpc_nu_repro_params_init(dpc_nu_repro_params *p);
+
+DPC_API DPC_NODISCARD dpc_status dpc_nu_fig2_run(const dpc_nu_repro_params *p,
+                                                 dpc_nu_fig2_point_fn on_point, void *ctx,
+                                                 dpc_nu_fig2_result **out, dpc_error *err);
+DPC_API void dpc_nu_fig2_free(dpc_nu_fig2_result *r);
+
 #ifdef __cplusplus
 }
 #endif
