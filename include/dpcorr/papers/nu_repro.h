@@ -255,6 +255,48 @@ DPC_API DPC_NODISCARD dpc_status dpc_nu_fig2_run(const dpc_nu_repro_params *p,
                                                  dpc_nu_fig2_result **out, dpc_error *err);
 DPC_API void dpc_nu_fig2_free(dpc_nu_fig2_result *r);
 
+/* ---- Tables 1, 2 and 4 (exact; no scale or seed) ---------------------------------------------
+ * At the Figure 2 point (d = 128, lambda_k = 1/k, eta = 0.02, rho = 1/2, G = 1, sigma_sgd = 0),
+ * for DP-SGD, nu-DP-FTRL (nu = eta mu), Optimal CC (nu = 0), anti-PGD and damped anti-PGD (nu
+ * tuned on a log grid of 61 points in (1e-4, 1) for the smallest V0): the sensitivity growth
+ * gamma_T^2 (single participation), gamma_inf^2, F_inf = the exact LTI V0 and Table 2's rate
+ * (constant 1); Table 1's rates beside the exact values and the universal lower bound
+ * eta^2 G^2 Tr[H] / (8 rho); Table 4's d_eff and FTRL/SGD ratio for lambda_k = k^-a. */
+#define DPC_NU_TABLES_MECHS 5
+#define DPC_NU_TABLES_T 18     /* gamma_T^2 at T = 2^0 .. 2^17 */
+#define DPC_NU_TABLE4_ROWS 6
+
+typedef struct dpc_nu_table2_row {
+    const char *name;          /* "DP-SGD", ... */
+    dpc_theory_beta beta;
+    double gamma_t2[4];        /* at T = 1e2, 1e3, 1e4, 1e5 */
+    double gamma_inf2, f_inf;  /* (may be infinite) */
+    double rate;               /* Table 2's rate, constant 1 (INFINITY: diverges) */
+    const char *rate_formula;
+} dpc_nu_table2_row;
+
+typedef struct dpc_nu_table4_row {
+    double a, d_eff, d_eff_table4, v0_sgd, v0_ftrl, ftrl_table4, sgd_table4;
+} dpc_nu_table4_row;
+
+typedef struct dpc_nu_tables_result {
+    size_t d;
+    double eta, rho, trace;    /* the Figure 2 point; trace = Tr H */
+    double damped_nu;          /* damped anti-PGD's tuned nu */
+    double T[DPC_NU_TABLES_T];
+    double gamma_T2[DPC_NU_TABLES_MECHS][DPC_NU_TABLES_T];
+    dpc_nu_table2_row table2[DPC_NU_TABLES_MECHS];
+    int damped_between;        /* damped anti-PGD's F_inf strictly between nu-FTRL's and SGD's */
+    double nu0_log_fit;        /* Optimal CC's gamma_T^2 fit (ln T + gamma_E + 4 ln 2) / pi at T = 2^17 */
+    dpc_theory_rates table1;
+    double lower_universal;    /* eta^2 Tr[H] / (8 rho) */
+    dpc_nu_table4_row table4[DPC_NU_TABLE4_ROWS];
+    dpc_nu_repro_claims claims;
+} dpc_nu_tables_result;
+
+DPC_API DPC_NODISCARD dpc_status dpc_nu_tables_run(dpc_nu_tables_result **out, dpc_error *err);
+DPC_API void dpc_nu_tables_free(dpc_nu_tables_result *r);
+
 #ifdef __cplusplus
 }
 #endif
