@@ -297,6 +297,44 @@ typedef struct dpc_nu_tables_result {
 DPC_API DPC_NODISCARD dpc_status dpc_nu_tables_run(dpc_nu_tables_result **out, dpc_error *err);
 DPC_API void dpc_nu_tables_free(dpc_nu_tables_result *r);
 
+/* ---- Figure 3: the Theorem 3.1 / E.1 bound against the condition number ----------------------
+ * The bound on F_inf of DP-SGD, nu-DP-FTRL (nu = eta mu, Theorem 2.2's rule and clamp) and
+ * "Optimized" (the bound minimised over symmetric Zames-Falb multipliers |t| <= tmax; also with
+ * tmax = 0) on a log grid of kappa = L/mu in [1, 1000], at L = G = 1, eta = 1/L (unstated in the
+ * paper), rho = 1/2, d = 1, sigma_sgd = 0. Simulations of the log-cosh problem
+ * F = L th^2/2 - (L - mu) log cosh th at kappa 10 and 100 must lie below the bound: they use
+ * rho = 50 (noise std 0.1 gamma), since at rho = 1/2 the iterates live where log cosh is linear
+ * and the curvature is L, not mu; the bound, linear in 1/rho, is rescaled by 0.5/rho. Burn-in 20
+ * correlation times, beta truncated at a 1e-10 tail, seeds root + 300 + 2 k + m. */
+#define DPC_NU_FIG3_MAX_KAPPA 13
+
+typedef struct dpc_nu_fig3_sim {
+    double kappa;
+    int mech;                  /* 0 DP-SGD, 1 nu-DP-FTRL */
+    double gap, se;            /* simulated F - F* and its standard error */
+    double bound;              /* at the simulation's rho */
+    size_t steps;
+    uint64_t seed;
+} dpc_nu_fig3_sim;
+
+typedef struct dpc_nu_fig3_result {
+    size_t nk, tmax;
+    double kappa[DPC_NU_FIG3_MAX_KAPPA], mu[DPC_NU_FIG3_MAX_KAPPA];
+    double bound_sgd[DPC_NU_FIG3_MAX_KAPPA], bound_nu[DPC_NU_FIG3_MAX_KAPPA];
+    double bound_opt[DPC_NU_FIG3_MAX_KAPPA];  /* Optimized, multipliers |t| <= tmax */
+    double bound_opt0[DPC_NU_FIG3_MAX_KAPPA]; /* ... the circle criterion (tmax = 0) */
+    double rho_sim;            /* the simulations' rho (50) */
+    dpc_nu_fig3_sim sims[4];   /* kappa 10 (SGD, nu), 100 (SGD, nu) */
+    int below;                 /* every simulation below its bound */
+    int ordering;              /* SGD > nu > Optimized at the largest kappa */
+    double ratio_mid, ratio_max; /* SGD / nu bound at the middle and the largest kappa */
+    dpc_nu_repro_claims claims;
+} dpc_nu_fig3_result;
+
+DPC_API DPC_NODISCARD dpc_status dpc_nu_fig3_run(const dpc_nu_repro_params *p,
+                                                 dpc_nu_fig3_result **out, dpc_error *err);
+DPC_API void dpc_nu_fig3_free(dpc_nu_fig3_result *r);
+
 #ifdef __cplusplus
 }
 #endif
