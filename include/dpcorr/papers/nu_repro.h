@@ -335,6 +335,38 @@ DPC_API DPC_NODISCARD dpc_status dpc_nu_fig3_run(const dpc_nu_repro_params *p,
                                                  dpc_nu_fig3_result **out, dpc_error *err);
 DPC_API void dpc_nu_fig3_free(dpc_nu_fig3_result *r);
 
+/* ---- Figure 1: mean estimation (Theorem 2.1) -------------------------------------------------
+ * The ratio R(eta) = F_inf(optimal beta*) / F_inf(DP-SGD) = eta (2 - eta) (2 K(1-eta)/pi)^2 in
+ * closed form on (0, 2) (log-spaced on (1e-4, 1], mirrored onto (1, 2)) and by simulation at the
+ * note's check points eta = 0.5, 0.1, 0.02 (rho = 1/2, G = 1, sigma_sgd = 0, burn-in 20
+ * correlation times, seeds root + 100 + i for nu = eta, root + 200 + i for DP-SGD); beta*_t and
+ * |B*(w)|^2 = |1 - eta - e^{iw}| for eta = 0.1 and 0.01 (note 5.2). */
+#define DPC_NU_FIG1_RATIO 81
+#define DPC_NU_FIG1_SIMS 3
+#define DPC_NU_FIG1_BETA 41
+#define DPC_NU_FIG1_OMEGA 401
+
+typedef struct dpc_nu_fig1_sim {
+    double eta;
+    dpc_nu_sim_point opt, sgd; /* E delta^2 (= 2 x gap) with nu = eta, and DP-SGD */
+    double ratio, ratio_se, ratio_theory;
+} dpc_nu_fig1_sim;
+
+typedef struct dpc_nu_fig1_result {
+    double eta[DPC_NU_FIG1_RATIO], ratio[DPC_NU_FIG1_RATIO];  /* closed form */
+    double ftrl_opt[DPC_NU_FIG1_RATIO], sgd[DPC_NU_FIG1_RATIO]; /* the two F_inf */
+    dpc_nu_fig1_sim sims[DPC_NU_FIG1_SIMS];
+    double max_rel_dev;        /* simulation vs theory of the optimum, over the check points */
+    double beta_eta[2];        /* 0.1, 0.01 */
+    double t[DPC_NU_FIG1_BETA], beta[2][DPC_NU_FIG1_BETA];
+    double omega[DPC_NU_FIG1_OMEGA], spectrum[2][DPC_NU_FIG1_OMEGA]; /* on [-pi, pi] */
+    dpc_nu_repro_claims claims;
+} dpc_nu_fig1_result;
+
+DPC_API DPC_NODISCARD dpc_status dpc_nu_fig1_run(const dpc_nu_repro_params *p,
+                                                 dpc_nu_fig1_result **out, dpc_error *err);
+DPC_API void dpc_nu_fig1_free(dpc_nu_fig1_result *r);
+
 #ifdef __cplusplus
 }
 #endif
