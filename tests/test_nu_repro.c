@@ -23,6 +23,37 @@ static void test_slope(void)
     CHECK(isnan(dpc_nu_loglog_slope(x, y, 1)), "one point has no slope");
 }
 
+/* One point: DP-SGD mean estimation, E delta^2 = eta / (2 - eta), simulated within 5 s.e.;
+ * the names of the scales; the grids. */
+static void test_simulate(void)
+{
+    dpc_nu_setup_params sp;
+    dpc_nu_setup_params_init(&sp);
+    sp.problem = DPC_NU_PROBLEM_MEAN;
+    sp.eta = 0.5;
+    sp.steps = 20000;
+    sp.seed = 11;
+    dpc_theory_beta b = dpc_theory_beta_sgd();
+    dpc_nu_sim_point pt;
+    CHECK_OK(dpc_nu_simulate(&sp, &b, &pt, &err), &err);
+    CHECK_NEAR_REL(pt.theory, 0.5 / 1.5, 1e-12, "V0 of DP-SGD");
+    CHECK(fabs(pt.mean - pt.theory) <= 5 * pt.se && pt.se > 0, "sim %g vs %g (se %g)", pt.mean,
+          pt.theory, pt.se);
+    CHECK(pt.seed == 11 && pt.steps == 20000 && pt.len >= 1, "recorded: seed %llu steps %zu len %zu",
+          (unsigned long long)pt.seed, pt.steps, pt.len);
+    dpc_error e2 = {0};
+    sp.eta = -1;
+    CHECK(dpc_nu_simulate(&sp, &b, &pt, &e2) == DPC_E_INVALID && !strcmp(e2.field, "eta"),
+          "bad eta named: %s", e2.field);
+    CHECK(!strcmp(dpc_nu_repro_scale_name(DPC_NU_REPRO_SMOKE), "smoke") &&
+          !strcmp(dpc_nu_repro_scale_name(DPC_NU_REPRO_FULL), "full") &&
+          !strcmp(dpc_nu_repro_scale_name((dpc_nu_repro_scale)5), "?"), "scale names");
+    dpc_nu_fig4_config f = dpc_nu_fig4_config_of(DPC_NU_REPRO_FULL);
+    CHECK(f.neps == 4 && f.nseeds == 3 && f.nlr == 5 && f.eps[3] == 8, "Figure 4's full grid");
+    dpc_nu_fig2_config g = dpc_nu_fig2_config_of(DPC_NU_REPRO_FULL);
+    CHECK(g.d0 == 128 && g.eta0 == 0.02 && g.nd == 5, "Figure 2's full grid (the paper's point)");
+}
+
 /* Noisy-SGD's exact V0 on lambda_j = j^-a (G = 1, rho = 1/2, sigma_sgd = 0). */
 static double v0_sgd(size_t d, double a, double eta)
 {
@@ -235,6 +266,7 @@ static void test_fig4(void)
 int main(void)
 {
     test_slope();
+    test_simulate();
     test_fig1();
     test_fig2();
     test_fig3();
