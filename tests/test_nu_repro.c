@@ -54,6 +54,50 @@ static void test_simulate(void)
     CHECK(g.d0 == 128 && g.eta0 == 0.02 && g.nd == 5, "Figure 2's full grid (the paper's point)");
 }
 
+/* `dpcorr theory`'s evaluation: the Figure 2 point's V0 (note 5.3.2) by both routes, the
+ * random-design bounds around it, mean estimation's R(0.1), the strongly convex bound with its
+ * optimum only without data noise. */
+static void test_evaluate(void)
+{
+    dpc_nu_setup_params p;
+    dpc_nu_setup_params_init(&p);
+    dpc_nu_setup su;
+    dpc_nu_eval ev;
+    dpc_theory_beta b = dpc_theory_beta_nu(0.02 / 128);
+    CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &err), &err);
+    CHECK_NEAR_REL(su.nu, 0.02 / 128, 1e-12, "Theorem 2.2's nu");
+    CHECK_OK(dpc_nu_evaluate(&p, &su, &b, &ev, &err), &err);
+    CHECK_NEAR_REL(ev.quadrature.v0, 0.0180781, 1e-5, "V0 nu-FTRL at d = 128");
+    CHECK(ev.series_ok && fabs(ev.series.v0 / ev.quadrature.v0 - 1) < 1e-8, "series = quadrature");
+    CHECK_NEAR_REL(ev.lti_opt, 0.0165934, 1e-5, "LTI optimum");
+    CHECK(ev.bounds.lower_universal <= ev.lti_opt && ev.quadrature.v0 <= ev.bounds.sandwich_upper,
+          "lower <= optimum, V0 <= sandwich");
+    CHECK_NEAR_REL(ev.bounds.q, 0.02 * (ev.rates.d_eff + 2), 1e-12, "q = eta (Tr H + 2 ||H||)");
+    CHECK(isnan(ev.mean_opt), "no mean optimum for linear regression");
+    dpc_nu_setup_free(&su);
+    p.problem = DPC_NU_PROBLEM_MEAN;
+    p.eta = 0.1;
+    b = dpc_theory_beta_nu(0.1);
+    CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &err), &err);
+    CHECK_OK(dpc_nu_evaluate(&p, &su, &b, &ev, &err), &err);
+    CHECK_NEAR_REL(ev.ratio_R, 0.400491, 2e-6, "R(0.1)");
+    CHECK_NEAR_REL(ev.mean_opt, 0.021078471, 1e-7, "mean optimum");
+    CHECK_NEAR_REL(ev.quadrature.v0, ev.mean_opt, 1e-7, "nu = eta is the optimum");
+    dpc_nu_setup_free(&su);
+    p.problem = DPC_NU_PROBLEM_SC;
+    p.mu = 0.1;
+    p.eta = 1;
+    CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &err), &err);
+    CHECK_OK(dpc_nu_evaluate(&p, &su, &b, &ev, &err), &err);
+    CHECK(ev.have_sc_opt && ev.sc_opt.value <= ev.sc.value * (1 + 1e-9), "Optimized <= nu bound");
+    dpc_nu_setup_free(&su);
+    p.sigma_sgd = 0.5;
+    CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &err), &err);
+    CHECK_OK(dpc_nu_evaluate(&p, &su, &b, &ev, &err), &err);
+    CHECK(!ev.have_sc_opt && isnan(ev.sc_opt.value), "no optimum with data noise");
+    dpc_nu_setup_free(&su);
+}
+
 /* Noisy-SGD's exact V0 on lambda_j = j^-a (G = 1, rho = 1/2, sigma_sgd = 0). */
 static double v0_sgd(size_t d, double a, double eta)
 {
@@ -267,6 +311,7 @@ int main(void)
 {
     test_slope();
     test_simulate();
+    test_evaluate();
     test_fig1();
     test_fig2();
     test_fig3();

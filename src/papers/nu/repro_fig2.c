@@ -21,7 +21,7 @@ dpc_nu_fig2_config dpc_nu_fig2_config_of(dpc_nu_repro_scale scale)
 
 /* Theory, both simulations and (nu-FTRL) the sandwich bound of point p for mechanism m. */
 static dpc_status mech_point(dpc_nu_fig2_point *p, int m, dpc_nu_setup_params *sp,
-                             const dpc_nu_setup *su, double tr, uint64_t salt, dpc_error *err)
+                             const dpc_nu_setup *su, uint64_t salt, dpc_error *err)
 {
     dpc_theory_beta b = m ? dpc_theory_beta_nu(p->nu) : dpc_theory_beta_sgd();
     dpc_nu_sim_point pf, pq;
@@ -41,8 +41,7 @@ static dpc_status mech_point(dpc_nu_fig2_point *p, int m, dpc_nu_setup_params *s
     p->seed[m] = pf.seed;
     if (m == 0) return DPC_OK;
     dpc_theory_bounds bd;
-    const double *lam = su->lambda;
-    if ((st = dpc_theory_lti_bounds(&su->problem, &b, tr + 2 * lam[0], 3.0, &bd, err))) return st;
+    if ((st = dpc_nu_bounds_gaussian(&su->problem, &b, &bd, err))) return st;
     p->sandwich = bd.sandwich_upper;
     return DPC_OK;
 }
@@ -82,7 +81,7 @@ static dpc_status point(dpc_nu_fig2_result *r, const dpc_nu_repro_params *rp, co
     sp.steps = steps;
     p->steps = steps;
     for (int m = 0; m < 2 && !st; m++)
-        st = mech_point(p, m, &sp, &su, tr, rp->seed + 1000 + 10 * (uint64_t)r->npoints +
+        st = mech_point(p, m, &sp, &su, rp->seed + 1000 + 10 * (uint64_t)r->npoints +
                         (uint64_t)m, err);
     dpc_nu_setup_free(&su);
     if (!st && on_point && on_point(ctx, p))
