@@ -5,11 +5,14 @@
  * their results (CSV, JSON, text, plots); any other front end (the Python binding) gets the
  * same numbers from the same calls.
  *
- * Every target is one function dpc_nu_<target>_run(params, &result, err): params holds the
- * scale (the library's grids: FULL, QUICK for seconds, SMOKE for sanitizer runs, whose numbers
- * are not meaningful) and the root seed; the result is a plain struct the caller frees with
- * dpc_nu_<target>_free (NULL accepted, zeroed after). Randomness: only the counter-based RNG,
- * each simulation seeded with the root seed + a salt fixed here (recorded in the result).
+ * Every target is one function dpc_nu_<target>_run(params, ..., &result, err): params holds
+ * the scale (the library's grids: FULL, QUICK for seconds, SMOKE for sanitizer runs, whose
+ * numbers are not meaningful) and the root seed (the exact tables take neither); the result is
+ * one allocation of plain arrays and numbers, *result = NULL on failure, which the caller frees
+ * with dpc_nu_<target>_free (NULL accepted). Errors: a dpc_status with dpc_error naming the
+ * parameter ("scale", "model", ...) or the failing computation's own. Randomness: only the
+ * counter-based RNG, each simulation seeded with the root seed + a salt fixed here (recorded in
+ * the result).
  * The library never prints; a target that runs for minutes reports its stages through an
  * event callback (the front end prints or writes rows as they come).
  */
