@@ -250,9 +250,11 @@ static void fig4_checks(repro_ctx *c, const dpc_nu_fig4_result *g)
     repro_json_num(c, "train_seconds", g->train_seconds);
     repro_json_num(c, "tune_seconds", g->tune_seconds);
     repro_json_num(c, "optimize_seconds", g->optimize_seconds);
-    repro_json_raw(c, "epsilons", "[%g%s%g%s%g%s%g]", fc->eps[0], E > 1 ? "," : "",
-                   E > 1 ? fc->eps[1] : 0, E > 2 ? "," : "", E > 2 ? fc->eps[2] : 0,
-                   E > 3 ? "," : "", E > 3 ? fc->eps[3] : 0);
+    char eb[128];
+    size_t eo = (size_t)snprintf(eb, sizeof eb, "[");
+    for (size_t e = 0; e < E; e++) eo += (size_t)snprintf(eb + eo, sizeof eb - eo, "%s%g", e ? "," : "", fc->eps[e]);
+    snprintf(eb + eo, sizeof eb - eo, "]");
+    repro_json_raw(c, "epsilons", "%s", eb);
     fig4_json_per_mech(c, g, "mean_accuracy", 0);
     fig4_json_per_mech(c, g, "chosen_lr", 1);
 }
