@@ -74,6 +74,13 @@ static void test_evaluate(void)
           "lower <= optimum, V0 <= sandwich");
     CHECK_NEAR_REL(ev.bounds.q, 0.02 * (ev.rates.d_eff + 2), 1e-12, "q = eta (Tr H + 2 ||H||)");
     CHECK(isnan(ev.mean_opt), "no mean optimum for linear regression");
+    /* Property C.3 for Gaussian x = H^{1/2} z: R^2 = Tr H + 2 ||H|| (||H|| = 1), C_kurt = 3 */
+    double trace = 0;
+    for (int k = 1; k <= 128; k++) trace += 1.0 / k;
+    dpc_theory_bounds ref;
+    CHECK_OK(dpc_theory_lti_bounds(&su.problem, &b, trace + 2, 3.0, &ref, &err), &err);
+    CHECK_NEAR_REL(ev.bounds.sandwich_upper, ref.sandwich_upper, 1e-12, "sandwich constants");
+    CHECK_NEAR_REL(ev.bounds.upper_time, ref.upper_time, 1e-12, "Thm C.14 constants");
     dpc_nu_setup_free(&su);
     p.problem = DPC_NU_PROBLEM_MEAN;
     p.eta = 0.1;
