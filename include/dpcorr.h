@@ -65,6 +65,7 @@
 #include "dpcorr/tune.h"
 #include "dpcorr/papers/theory.h"
 #include "dpcorr/papers/sim.h"
+#include "dpcorr/papers/nu_repro.h"
 #include "dpcorr/papers/linreg.h"
 #include "dpcorr/papers/srgd.h"
 #include "dpcorr/papers/kan.h"

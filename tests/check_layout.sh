@@ -26,7 +26,7 @@ fail() { FAIL=$((FAIL + 1)); echo "FAIL: $*" >&2; }
 # papers/kan, "mech/mech_internal.h" -> core/mech or papers/...)
 modof() {
     case "$1" in
-    dpcorr/papers/*) b=${1#dpcorr/papers/}; b=${b%.h}; [ "$b" = theory ] || [ "$b" = sim ] && b=nu; echo "papers/$b" ;;
+    dpcorr/papers/*) b=${1#dpcorr/papers/}; b=${b%.h}; [ "$b" = theory ] || [ "$b" = sim ] || [ "$b" = nu_repro ] && b=nu; echo "papers/$b" ;;
     dpcorr/common.h) echo core/common ;;
     dpcorr/*) b=${1#dpcorr/}; echo "core/${b%.h}" ;;
     */*) d=${1%%/*}; if [ -d "src/core/$d" ]; then echo "core/$d"; elif [ -d "src/papers/$d" ]; then echo "papers/$d"; fi ;;

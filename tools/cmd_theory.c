@@ -109,7 +109,6 @@ typedef struct th_opts {
     cli_mech_opts mo;
     dpc_nu_setup_params sp; /* the library's setup of the run (defaults, nu, simulation) */
     dpc_nu_setup setup;
-    const double *lam; /* (d) eigenvalues: setup.lambda */
 } th_opts;
 
 static const mech_read THEORY_MECH = {&T_KIND, NULL, &MO_MOMENTUM, &MO_DECAY, 0, 0, 0, 0};
@@ -165,7 +164,6 @@ static int th_read(th_opts *o, opt_set *s)
     if (o->simulate) P->seed = o->seed;
     dpc_error err = {0};
     if (dpc_nu_setup_make(&o->setup, P, NULL, &err)) return opt_fail_lib(s, &err);
-    o->lam = o->setup.lambda;
     /* the Theorem 2.2 choice nu = eta lambda_min (a derived value: library errors say so) */
     if (mo->p.kind == DPC_MECH_NU && !mo->strategy_path && !opt_typed(s, &MO_NU))
         mo->p.nu = o->setup.nu;
@@ -209,14 +207,10 @@ static int simulate(const opt_set *s, const th_opts *o, const dpc_theory_beta *b
     return rc;
 }
 
-static int run_sc(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, const char *desc,
-                  double g2)
+static void sc_print(const th_opts *o, const char *desc, double g2, const dpc_nu_eval *ev)
 {
-    dpc_error err = {0};
-    dpc_theory_sc sp = o->setup.sc;
-    dpc_theory_sc_result r, ro = {NAN, NAN, NAN, 0};
-    if (dpc_theory_sc_bound(&sp, b, &r, &err)) return opt_fail_lib(s, &err);
-    int have_opt = o->sgd == 0.0 && !dpc_theory_sc_optimized(&sp, &ro, &err);
+    const dpc_theory_sc_result r = ev->sc, ro = ev->sc_opt;
+    int have_opt = ev->have_sc_opt;
     if (o->json) {
         jw w;
         jw_begin_line(&w, stdout);
@@ -228,7 +222,7 @@ static int run_sc(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, 
         jw_num(&w, "bound_dist2", r.dist);
         jw_num(&w, "optimized_bound_F", have_opt ? ro.value : NAN);
         jw_finish(&w);
-        return 0;
+        return;
     }
     printf("mechanism            %s\n", desc);
     printf("problem              mu = %g, L = %g (kappa %g), eta = %g, rho = %g, G = %g, d = %zu\n",
@@ -237,16 +231,12 @@ static int run_sc(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, 
     printf("Thm 3.1 bound F-F*   %.8g  (E||theta-theta*||^2 <= %.8g; doc/theory.md constants)\n",
            r.value, r.dist);
     if (have_opt) printf("Optimized DP-FTRL    %.8g\n", ro.value);
-    return 0;
 }
 
-/* Everything the lti and mean problems print. */
+/* Everything the lti and mean problems print: the library's evaluation and the simulation. */
 typedef struct lti_out {
-    dpc_theory_lti ls, lq;
-    int series_ok, have_sim;
-    double opt, mean_opt;
-    dpc_theory_bounds bd;
-    dpc_theory_rates rt;
+    dpc_nu_eval ev;
+    int have_sim;
     dpc_sim_result sr;
     size_t slen;
 } lti_out;
@@ -261,24 +251,24 @@ static void lti_json(const th_opts *o, const char *desc, double g2, const lti_ou
     jw_num(&w, "alpha", o->alpha);
     jw_num(&w, "eta", o->eta);
     jw_num(&w, "rho", o->rho);
-    jw_num(&w, "d_eff", u->rt.d_eff);
+    jw_num(&w, "d_eff", u->ev.rates.d_eff);
     jw_num(&w, "gamma_inf2", g2);
-    jw_num(&w, "v0", u->lq.v0);
-    jw_num(&w, "v0_series", u->series_ok ? u->ls.v0 : NAN);
-    jw_num(&w, "v0_sgd_noise", u->lq.v0_sgd);
-    jw_num(&w, "lti_opt", u->opt);
+    jw_num(&w, "v0", u->ev.quadrature.v0);
+    jw_num(&w, "v0_series", u->ev.series_ok ? u->ev.series.v0 : NAN);
+    jw_num(&w, "v0_sgd_noise", u->ev.quadrature.v0_sgd);
+    jw_num(&w, "lti_opt", u->ev.lti_opt);
     if (o->problem == 1) {
-        jw_num(&w, "mean_opt", u->mean_opt);
-        jw_num(&w, "ratio_R", dpc_theory_mean_ratio(o->eta));
+        jw_num(&w, "mean_opt", u->ev.mean_opt);
+        jw_num(&w, "ratio_R", u->ev.ratio_R);
     }
-    jw_num(&w, "lower_universal", u->bd.lower_universal);
-    jw_num(&w, "lower_c18", u->bd.lower_freq);
-    jw_num(&w, "upper_c14", u->bd.upper_time);
-    jw_num(&w, "upper_c15", u->bd.upper_freq);
-    jw_num(&w, "sandwich_upper", u->bd.sandwich_upper);
-    jw_num(&w, "rate_sgd", u->rt.sgd);
-    jw_num(&w, "rate_ftrl", u->rt.ftrl);
-    jw_num(&w, "rate_lower", u->rt.lower);
+    jw_num(&w, "lower_universal", u->ev.bounds.lower_universal);
+    jw_num(&w, "lower_c18", u->ev.bounds.lower_freq);
+    jw_num(&w, "upper_c14", u->ev.bounds.upper_time);
+    jw_num(&w, "upper_c15", u->ev.bounds.upper_freq);
+    jw_num(&w, "sandwich_upper", u->ev.bounds.sandwich_upper);
+    jw_num(&w, "rate_sgd", u->ev.rates.sgd);
+    jw_num(&w, "rate_ftrl", u->ev.rates.ftrl);
+    jw_num(&w, "rate_lower", u->ev.rates.lower);
     if (u->have_sim) {
         jw_str(&w, "sim_design", o->random ? "random" : "fixed");
         jw_num(&w, "sim_mean", u->sr.mean);
@@ -299,25 +289,24 @@ static void lti_text(const th_opts *o, const char *desc, double g2, const lti_ou
     else
         printf("problem              linear regression, d = %zu, lambda_k = k^-%g (d_eff %.6g), "
                "eta = %g, rho = %g, G = %g, sigma_sgd = %g\n",
-               o->d, o->alpha, u->rt.d_eff, o->eta, o->rho, o->G, o->sgd);
+               o->d, o->alpha, u->ev.rates.d_eff, o->eta, o->rho, o->G, o->sgd);
     printf("gamma_inf^2          %.8g\n", g2);
-    printf("F_inf (V0)           %.8g  (quadrature)%s", u->lq.v0, u->series_ok ? "" : "\n");
-    if (u->series_ok)
-        printf("; series %.8g (rel. diff %.1e)\n", u->ls.v0,
-               fabs(u->ls.v0 - u->lq.v0) / fabs(u->lq.v0));
+    printf("F_inf (V0)           %.8g  (quadrature)%s", u->ev.quadrature.v0, u->ev.series_ok ? "" : "\n");
+    if (u->ev.series_ok)
+        printf("; series %.8g (rel. diff %.1e)\n", u->ev.series.v0,
+               fabs(u->ev.series.v0 - u->ev.quadrature.v0) / fabs(u->ev.quadrature.v0));
     if (o->problem == 1)
-        printf("optimum over beta    %.8g  (nu = eta; R(eta) = %.6g)\n", u->mean_opt,
-               dpc_theory_mean_ratio(o->eta));
+        printf("optimum over beta    %.8g  (nu = eta; R(eta) = %.6g)\n", u->ev.mean_opt, u->ev.ratio_R);
     else
-        printf("LTI optimum          %.8g  (over all beta)\n", u->opt);
-    printf("lower bounds         universal %.6g, Thm C.18 %.6g\n", u->bd.lower_universal,
-           u->bd.lower_freq);
+        printf("LTI optimum          %.8g  (over all beta)\n", u->ev.lti_opt);
+    printf("lower bounds         universal %.6g, Thm C.18 %.6g\n", u->ev.bounds.lower_universal,
+           u->ev.bounds.lower_freq);
     printf("upper bounds         Thm C.14 %.6g, Thm C.15 %.6g, sandwich %.6g (random Gaussian "
            "design)\n",
-           u->bd.upper_time, u->bd.upper_freq, u->bd.sandwich_upper);
+           u->ev.bounds.upper_time, u->ev.bounds.upper_freq, u->ev.bounds.sandwich_upper);
     if (o->problem == 0)
         printf("Table 1 rates        SGD %.4g, FTRL %.4g, lower %.4g (constants dropped)\n",
-               u->rt.sgd, u->rt.ftrl, u->rt.lower);
+               u->ev.rates.sgd, u->ev.rates.ftrl, u->ev.rates.lower);
     if (u->have_sim)
         printf("simulation           %.8g +- %.2g (%s design, %zu steps after %zu burn-in, seed "
                "%llu, %zu coefficients)\n",
@@ -325,27 +314,23 @@ static void lti_text(const th_opts *o, const char *desc, double g2, const lti_ou
                u->sr.burn_in, (unsigned long long)u->sr.seed, u->slen);
 }
 
-static int run_lti(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, const char *desc,
-                   double g2)
+/* The library's evaluation of b on the problem, a simulation beside it, the report. */
+static int run_problem(const opt_set *s, const th_opts *o, const dpc_theory_beta *b, const char *desc,
+                       double g2)
 {
     dpc_error err = {0};
     lti_out u;
     memset(&u, 0, sizeof u);
-    dpc_theory_problem p = o->setup.problem;
-    u.series_ok = !dpc_theory_lti_error(&p, b, DPC_THEORY_SERIES, &u.ls, &err);
-    if (dpc_theory_lti_error(&p, b, DPC_THEORY_QUADRATURE, &u.lq, &err)) return opt_fail_lib(s, &err);
-    double tr = 0;
-    for (size_t j = 0; j < o->d; j++) tr += o->lam[j];
-    if (dpc_theory_lti_opt(&p, &u.opt, &err) ||
-        dpc_theory_lti_bounds(&p, b, tr + 2 * o->lam[0], 3.0, &u.bd, &err) ||
-        dpc_theory_rates_of(&p, &u.rt, &err))
-        return opt_fail_lib(s, &err);
+    if (dpc_nu_evaluate(&o->sp, &o->setup, b, &u.ev, &err)) return opt_fail_lib(s, &err);
+    if (o->problem == 2) {
+        sc_print(o, desc, g2, &u.ev);
+        return 0;
+    }
     if (o->simulate) {
         int rc = simulate(s, o, b, &u.sr, &u.slen);
         if (rc) return rc;
         u.have_sim = 1;
     }
-    u.mean_opt = o->problem == 1 ? dpc_theory_mean_opt(o->eta, o->rho, o->G, o->sgd) : NAN;
     if (o->json) lti_json(o, desc, g2, &u);
     else lti_text(o, desc, g2, &u);
     return 0;
@@ -366,7 +351,7 @@ static int run(const opt_set *s, const th_opts *o)
     } else {
         char desc[128];
         dpc_theory_beta_describe(&b, desc, sizeof desc);
-        rc = o->problem == 2 ? run_sc(s, o, &b, desc, g2) : run_lti(s, o, &b, desc, g2);
+        rc = run_problem(s, o, &b, desc, g2);
     }
     free(owned);
     dpc_mech_free(m);

@@ -82,22 +82,5 @@ int repro_srgd(repro_ctx *c);
 
 #endif
 
-/* ---- Shared by the nu-DP-FTRL targets (repro_nu_sim.c) ---- */
-#include "dpcorr/papers/theory.h"
-#include "dpcorr/papers/sim.h"
-
-typedef struct nu_sim_point {
-    double mean, se;    /* E||theta - theta*||_H^2 (or E delta^2) and its batch-means s.e. */
-    double theory;      /* the exact LTI value V0 for the same beta */
-    size_t steps, burn_in, len;
-    double tail;        /* proven l1 tail bound of the truncated beta */
-    double seconds;
-    uint64_t seed;
-} nu_sim_point;
-
-/* Simulates the problem of sp (the library's setup, dpc_nu_setup_make: sigma = G gamma_inf(b) /
- * sqrt(2 rho), burn-in, b truncated where its l1 tail is <= sp->tail) for burn_in + steps
- * steps, seed = the run's seed + salt, with the exact LTI value V0 beside it. Returns 0 or
- * prints the error and returns 1. */
-int nu_simulate(repro_ctx *c, const dpc_nu_setup_params *sp, const dpc_theory_beta *b,
-                uint64_t salt, nu_sim_point *out);
+/* The nu-DP-FTRL targets' computations are the library's (dpcorr/papers/nu_repro.h). */
+#include "dpcorr/papers/nu_repro.h"

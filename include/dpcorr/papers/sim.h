@@ -214,6 +214,36 @@ DPC_API DPC_NODISCARD dpc_status dpc_nu_setup_make(dpc_nu_setup *out,
                                                    const dpc_theory_beta *b, dpc_error *err);
 DPC_API void dpc_nu_setup_free(dpc_nu_setup *s);
 
+/* The bounds of dpc_theory_lti_bounds for the random Gaussian design x = H^{1/2} z of problem p:
+ * ||x||^2's fourth-moment constant R^2 = Tr H + 2 ||H|| and C_kurt = 3 (Property C.3). */
+DPC_API DPC_NODISCARD dpc_status dpc_nu_bounds_gaussian(const dpc_theory_problem *p,
+                                                        const dpc_theory_beta *b,
+                                                        dpc_theory_bounds *out, dpc_error *err);
+
+/* Everything the theory says about one beta on a setup's problem (`dpcorr theory`). */
+typedef struct dpc_nu_eval {
+    /* LTI and MEAN */
+    dpc_theory_lti quadrature;  /* V0 by quadrature */
+    dpc_theory_lti series;      /* ... by the series (series_ok: when it converged) */
+    int series_ok;
+    double lti_opt;             /* the LTI optimum over all beta */
+    double mean_opt, ratio_R;   /* MEAN: the optimum over beta (nu = eta) and R(eta); else NAN */
+    dpc_theory_bounds bounds;   /* dpc_nu_bounds_gaussian */
+    dpc_theory_rates rates;     /* Table 1 */
+    /* SC */
+    dpc_theory_sc_result sc;    /* the Theorem 3.1 / E.1 bound */
+    dpc_theory_sc_result sc_opt;/* Optimized DP-FTRL (only with sigma_sgd = 0: have_sc_opt) */
+    int have_sc_opt;
+} dpc_nu_eval;
+
+/* Fills *out for the problem of p (made by dpc_nu_setup_make(su, p, ...)) and beta b; a series
+ * or an Optimized bound that fails is left out (series_ok, have_sc_opt = 0), any other failure
+ * is returned. */
+DPC_API DPC_NODISCARD dpc_status dpc_nu_evaluate(const dpc_nu_setup_params *p,
+                                                 const dpc_nu_setup *su,
+                                                 const dpc_theory_beta *b, dpc_nu_eval *out,
+                                                 dpc_error *err);
+
 #ifdef __cplusplus
 }
 #endif

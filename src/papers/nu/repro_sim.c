@@ -1,0 +1,60 @@
+/* repro_sim.c — what the nu-DP-FTRL repro targets share (dpcorr/papers/nu_repro.h): one
+ * simulation point beside its exact V0, the log-log slope, the common parameters. */
+#include "common/util.h"
+#include "dpcorr/papers/nu_repro.h"
+
+#include <math.h>
+#include <string.h>
+
+void dpc_nu_repro_params_init(dpc_nu_repro_params *p)
+{
+    if (!p) return;
+    memset(p, 0, sizeof *p);
+    p->scale = DPC_NU_REPRO_QUICK;
+    p->seed = 20240101;
+}
+
+double dpc_nu_loglog_slope(const double *x, const double *y, size_t n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0) || !(y[i] > 0)) continue;
+        double lx = log(x[i]), ly = log(y[i]);
+        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+        k++;
+    }
+    if (k < 2) return NAN;
+    double kk = (double)k;
+    return (kk * sxy - sx * sy) / (kk * sxx - sx * sx);
+}
+
+dpc_status dpc_nu_simulate(const dpc_nu_setup_params *sp, const dpc_theory_beta *b,
+                           dpc_nu_sim_point *out, dpc_error *err)
+{
+    if (!sp || !b || !out)
+        return dpc_error_param(err, DPC_E_INVALID, !sp ? "params" : !b ? "beta" : "out", "NULL");
+    double t0 = dpc__now();
+    dpc_nu_setup_params p = *sp;
+    p.memory_budget = (size_t)1 << 30;
+    dpc_nu_setup su;
+    dpc_theory_lti l;
+    dpc_status st = dpc_nu_setup_make(&su, &p, b, err);
+    if (st) return st;
+    st = dpc_theory_lti_error(&su.problem, b, DPC_THEORY_QUADRATURE, &l, err);
+    dpc_sim_result r;
+    if (!st && (st = dpc_sim_run(&su.sim, &r, err))) dpc_error_prefix(err, "simulation: ");
+    if (!st) {
+        out->mean = r.mean;
+        out->se = r.stderr_;
+        out->theory = l.v0;
+        out->steps = r.steps;
+        out->burn_in = r.burn_in;
+        out->len = su.len;
+        out->tail = dpc_theory_beta_tail(b, su.len);
+        out->seconds = dpc__now() - t0;
+        out->seed = su.sim.seed;
+    }
+    dpc_nu_setup_free(&su);
+    return st;
+}
