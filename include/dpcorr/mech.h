@@ -92,16 +92,9 @@ typedef struct dpc_mech_params {
 typedef struct dpc_mech dpc_mech; /* opaque, immutable */
 
 /* The field table of dpc_mech_params (dpcorr/field.h): for each field its name (= the
- * dpc_error.field of dpc_mech_params_check), type, offset, default, range and doc. Ranges:
- *   kind      identity .. dense (dpc_mech_kind_name)
- *   steps     [1, 2^40]; 0 = unset (must be set; a training run sets it)
- *   nu        [0, 1)               lambda    [0, 1]
- *   bands     >= 1; 0 = unset (a training run's default bands)
- *   momentum  [0, 1)               decay     (0, 1], default 1
- *   honaker   0 or 1               nbuf      [1, 32]; 0 = unset (a training run's default BLT)
- *   theta, omega, coeffs, dense: arrays (pointers; checked by dpc_mech_params_check)
- *   ncoeffs   any                  coeffs_of_strategy  0 or 1
- * dpc_mech_params_check applies a field's range only for the kinds that read it. */
+ * dpc_error.field of dpc_mech_params_check), type, offset, default, range and doc; written out
+ * in doc/parameters.md (generated from the table). dpc_mech_params_check applies a field's range
+ * only for the kinds that read it. */
 DPC_API const dpc_field_table *dpc_mech_params_fields(void);
 
 /* Sets the table's defaults: IDENTITY, steps 0 (must be set), decay 1, everything else 0/NULL. */

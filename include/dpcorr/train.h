@@ -101,8 +101,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_transport_bcast(const dpc_transport *tp, si
 typedef enum dpc_lr_schedule {
     DPC_LR_CONSTANT = 0,
     DPC_LR_COSINE = 1,   /* lr * (1 + cos(pi t / n)) / 2 */
-    DPC_LR_COOLDOWN = 2  /* constant, then linear decay to lr * cooldown_factor over the last
-                            cooldown_fraction of the steps (nu-DP-FTRL paper, App. G.1) */
+    DPC_LR_COOLDOWN = 2  /* constant, then a linear decay over the last steps (the cooldown
+                            fields of dpc_train_config; nu-DP-FTRL paper, App. G.1) */
 } dpc_lr_schedule;
 
 /* "constant", "cosine", "cooldown"; the parser accepts exactly these names (DPC_E_INVALID
@@ -181,31 +181,15 @@ typedef struct dpc_train_config {
 /* The field table of dpc_train_config (dpcorr/field.h), the manual of its fields: for each its
  * name (= the dpc_error.field of dpc_train_config_check; nested mechanism fields "mech.nu"), type,
  * offset, default, range, flags and a one-line doc. Front ends read their option types, ranges,
- * defaults and help from it. In brief (range; default):
- *   mech               the mechanism (dpc_mech_params_fields; checked by kind); identity
- *   noise_form         auto | buffer | replay; auto        noise_memory  bytes; 0 = 1 GiB
- *   sampler            a dpc_sampler_kind; AUTO            batch    >= 1 (<= N); 256
- *   epochs             >= 1 (steps <= DPC_TRAIN_MAX_STEPS); 1
- *   groups             >= 1, 0 = the strategy's bands; 0    workload_explicit  0 | 1; 0
- *   epsilon            > 0, or 0 with noise_multiplier given; 0
- *   delta              (0, 1), 0 = dpc_account_default_delta(N); 0
- *   noise_multiplier   > 0 when epsilon = 0; 0             allow_large_delta  0 | 1; 0
- *   accountant         rdp | pld | zcdp | gdp; pld (dpc_account_default_accountant)
- *   clip               > 0; 1                              lr       > 0; 0.1
- *   momentum           [0, 1); 0                           weight_decay  >= 0; 0
- *   schedule           constant | cosine | cooldown; constant
- *   cooldown_fraction  [0, 1]; 0.25                        cooldown_factor  [0, 1]; 0.05
- *   threads            [1, 256]; 1                         chunk    [1, 4096]; 32
- *   precision          double | float32; double            isa      auto .. avx512; auto
- *   transport, canaries  borrowed pointers; NULL
+ * defaults and help from it; doc/parameters.md writes it out (generated from the table).
  * Refusals between fields (dpc_train_config_check): batch <= N; epochs x steps per epoch <=
  * DPC_TRAIN_MAX_STEPS; exactly one of epsilon and noise_multiplier; lr x clip, lr x
  * weight_decay and noise_multiplier x clip below 1e150; delta < 1/N unless allow_large_delta;
  * groups only with cyclic Poisson sampling. */
 DPC_API const dpc_field_table *dpc_train_config_fields(void);
 
-/* The table's defaults (above): batch 256, epochs 1, clip 1, lr 0.1, delta 0 (derived from N),
- * dpc_account_default_accountant() (PLD), everything else 0/NULL/AUTO. */
+/* Writes the table's defaults (doc/parameters.md; the accountant is
+ * dpc_account_default_accountant()). */
 DPC_API void dpc_train_config_init(dpc_train_config *c);
 
 /* Largest number of steps a run may have (epochs x steps per epoch). */
