@@ -242,7 +242,6 @@ static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
         c->given[k] = opt_given(s, &L_PRIOR[k]);
         double *f = prior_field(&o->prior, k);
         *f = opt_dbl(s, &L_PRIOR[k], *f);
-        c->src[k] = c->given[k] ? "option" : "default";
     }
     int rc = parse_baselines(s, opt_str(s, &L_BASELINES, "none"), &c->baselines);
     if (rc) return rc;
@@ -268,16 +267,11 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
     for (int k = 0; k < NPRIOR; k++)
         if (c->given[k]) keep |= 1u << k;
     if (dpc_linreg_prior_from_data(p, ds, keep, &filled, &err)) return opt_fail_lib_at(s, &L_DATA, &err);
-    int synth = ds->cov_diag && ds->truth;
-    for (int k = 0; k < NPRIOR; k++)
-        if (filled & (1u << k))
-            c->src[k] = synth ? "synthetic generator" : k == 0 ? "x_norm_bound^2" : "x_norm_bound";
-    for (int k = 0; k < 3; k++)
-        if (!c->given[k] && !strcmp(c->src[k], "default"))
-            return opt_fail_at(s, &L_PRIOR[k], "required for this data set (public prior "
-                                               "knowledge of H; no generator spectrum or "
-                                               "row-norm bound is known)");
-    return 0;
+    for (int k = 0; k < NPRIOR; k++) c->src[k] = dpc_linreg_prior_source(ds, keep, filled, 1u << k);
+    if (dpc_linreg_prior_require(keep, filled, &err))
+        for (int k = 0; k < NPRIOR; k++)
+            if (!strcmp(L_PRIOR[k].param, err.field)) return opt_fail_lib_at(s, &L_PRIOR[k], &err);
+    return err.status ? opt_fail_lib(s, &err) : 0;
 }
 
 /* ---- report -------------------------------------------------------------------------------- */

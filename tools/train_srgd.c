@@ -478,14 +478,13 @@ static void banner(const srgd_run *r)
     const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
     const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     const dpc_srgd_config *c = &o->c;
-    int B = o->regime == DPC_SRGD_REGIME_B;
+    const char *what;
+    double cv = dpc_srgd_preset_constant(c, o->regime, o->cc, o->literal, r->ds->n, G->delta, &what);
     fprintf(stderr,
             "dp-srgd %s: regime %s (%s %.4g), n = %zu, T = %zu rounds, B = %zu, beta = %.4g, "
             "C_Delta = %.4g, z-step %.3g\n",
-            dpc_srgd_variant_name(c->variant), B ? "B" : "A",
-            B ? "paper constants, c_M =" : o->literal ? "literal c_DP =" : "practical c =",
-            B ? c->M * c->R / c->L : o->literal ? dpc_srgd_c_dp((double)r->ds->n, G->delta) : o->cc,
-            r->ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
+            dpc_srgd_variant_name(c->variant), o->regime == DPC_SRGD_REGIME_B ? "B" : "A", what,
+            cv, r->ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
     char rd[96];
     const char *mode = frame_rng_desc(G->rng_mode, G->seed, rd, sizeof rd);
     if (L->private_run)

@@ -138,6 +138,16 @@ DPC_API void dpc_strategy_free(dpc_strategy *s);
 /* Mechanism parameters for the strategy (arrays borrowed from s; steps = s->problem.steps). */
 DPC_API void dpc_strategy_mech_params(const dpc_strategy *s, dpc_mech_params *p);
 
+/* The default BLT of a BLT mechanism given without buffers (theta and omega both NULL) and of at
+ * least 2 steps: *out = dpc_strategy_default_blt(p->steps, part->k, part->b, prefix workload)
+ * and p takes its theta, omega and nbuf (borrowed from *out; p->steps kept). Otherwise (another
+ * kind, a list given, fewer than 2 steps: the lists are the caller's to give) p is unchanged
+ * and *out NULL. The caller frees *out (dpc_strategy_free). Errors of the optimization name
+ * its fields. */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_params_default_blt(dpc_mech_params *p,
+                                                             const dpc_participation *part,
+                                                             dpc_strategy **out, dpc_error *err);
+
 /* The BLT strategy C (theta, omega) of least loss for pb (buffers per opt: fixed, or grown one
  * at a time while a buffer improves the loss by min_improvement). *out is the caller's
  * (dpc_strategy_free). */

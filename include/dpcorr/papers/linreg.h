@@ -158,6 +158,19 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_from_data(dpc_linreg_prior *p,
                                                             const dpc_dataset *ds, unsigned keep,
                                                             unsigned *filled, dpc_error *err);
 
+/* Where field bit `bit` (one DPC_LINREG_PRIOR_*) of a prior came from, for reports: "option"
+ * when in keep (the caller's value); when in filled (dpc_linreg_prior_from_data on ds)
+ * "synthetic generator" for a synthetic set, else "x_norm_bound^2" (h_norm) or "x_norm_bound"
+ * (r_x); else "default" (the table's default). */
+DPC_API const char *dpc_linreg_prior_source(const dpc_dataset *ds, unsigned keep, unsigned filled,
+                                            unsigned bit);
+
+/* h_norm, kappa and r_x have no default: each must be the caller's (keep) or the data's (filled).
+ * DPC_E_INVALID naming the first missing one ("prior.h_norm", "prior.kappa", "prior.r_x", the
+ * fields of dpc_linreg_opts) otherwise. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_require(unsigned keep, unsigned filled,
+                                                          dpc_error *err);
+
 /* ==== Options (what the user chooses; 0 = the paper's default) ============================= */
 
 typedef struct dpc_linreg_opts {

@@ -203,6 +203,14 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_c
  *     C_Delta = (8 c_M + 4) L.
  * Requires L, M > 0, R > 0 finite, n >= 1, p >= 1, epsilon > 0 (INFINITY allowed), delta in
  * (0, 1). Errors name the field. */
+/* The constant a preset is built from, and its name in the paper's words (*label, may be NULL):
+ * Regime B: c_M = M R / L ("paper constants, c_M ="); Regime A literal: c_DP(n, delta) of Eq. 19
+ * ("literal c_DP ="; NAN where c_DP is, see dpc_srgd_c_dp); Regime A practical: cc ("practical
+ * c ="). Reads c->L, M, R only in Regime B. What dpc_srgd_preset uses and front ends print. */
+DPC_API double dpc_srgd_preset_constant(const dpc_srgd_config *c, dpc_srgd_regime regime,
+                                        double cc, int literal, size_t n, double delta,
+                                        const char **label);
+
 #define DPC_SRGD_PRACTICAL_C 1.0 /* the default regime-A practical constant cc */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime,
                                                  double cc, int literal, size_t n, size_t p,

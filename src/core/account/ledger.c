@@ -31,9 +31,7 @@ void dpc_ledger_init(dpc_ledger *L)
     if (!L) return;
     memset(L, 0, sizeof *L);
     L->neighbor = DPC_NEIGHBOR_ZERO_OUT;
-    L->part.kind = DPC_PART_MINSEP;
-    L->part.k = 1;
-    L->part.b = 1;
+    dpc_participation_init(&L->part);
     L->q = 1.0;
     L->rounds = 1;
     L->noise_multiplier = L->sensitivity = L->column_norm = L->noise_std = NAN;
