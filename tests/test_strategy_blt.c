@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 static uint64_t rs = 88172645463325252ull;
 static double urand(void)
@@ -331,6 +332,56 @@ static void test_errors(void)
     dpc_strategy_free(NULL);
 }
 
+/* dpc_participation_init is single participation; dpc_mech_params_default_blt gives a BLT
+ * without buffers exactly dpc_strategy_default_blt's (called here directly) and leaves every
+ * other mechanism (given lists, another kind, n < 2) alone. */
+static void test_mech_params_default_blt(void)
+{
+    dpc_participation part;
+    memset(&part, 0xff, sizeof part);
+    dpc_participation_init(&part);
+    CHECK(part.kind == DPC_PART_MINSEP && part.k == 1 && part.b == 1, "default pattern k = 1, b = 1");
+    part.k = 2, part.b = 10;
+    dpc_error err = {0};
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = DPC_MECH_BLT, p.steps = 40;
+    dpc_strategy *got = NULL, *want = NULL;
+    CHECK_OK(dpc_mech_params_default_blt(&p, &part, &got, &err), &err);
+    CHECK_OK(dpc_strategy_default_blt(&want, 40, 2, 10, DPC_WORKLOAD_PREFIX, &err), &err);
+    if (got && want) {
+        int same = p.kind == DPC_MECH_BLT && p.steps == 40 && p.nbuf == want->nbuf && p.theta &&
+                   p.omega && p.theta == got->theta;
+        for (size_t i = 0; same && i < p.nbuf; i++)
+            same = p.theta[i] == want->theta[i] && p.omega[i] == want->omega[i];
+        CHECK(same, "the default BLT for n 40, k 2, b 10 (%zu buffers)", p.nbuf);
+    } else {
+        CHECK(0, "default BLT built");
+    }
+    dpc_strategy_free(got);
+    dpc_strategy_free(want);
+    double th = 0.5, om = 0.1;
+    dpc_mech_params q;
+    dpc_mech_params_init(&q);
+    q.kind = DPC_MECH_BLT, q.steps = 40, q.theta = &th, q.omega = &om, q.nbuf = 1;
+    dpc_mech_params q0 = q;
+    got = (dpc_strategy *)&q; /* overwritten with NULL */
+    CHECK_OK(dpc_mech_params_default_blt(&q, &part, &got, &err), &err);
+    CHECK(!got && !memcmp(&q, &q0, sizeof q), "lists given: untouched");
+    q.theta = NULL, q.steps = 1, q0 = q;
+    CHECK_OK(dpc_mech_params_default_blt(&q, &part, &got, &err), &err);
+    CHECK(!got && !memcmp(&q, &q0, sizeof q), "one list given: untouched (the caller's to refuse)");
+    q.omega = NULL, q.steps = 1, q0 = q;
+    CHECK_OK(dpc_mech_params_default_blt(&q, &part, &got, &err), &err);
+    CHECK(!got && !memcmp(&q, &q0, sizeof q), "n = 1: untouched");
+    q.kind = DPC_MECH_NU, q.steps = 40, q0 = q;
+    CHECK_OK(dpc_mech_params_default_blt(&q, &part, &got, &err), &err);
+    CHECK(!got && !memcmp(&q, &q0, sizeof q), "another kind: untouched");
+    dpc_error e2 = {0};
+    CHECK(dpc_mech_params_default_blt(&q, NULL, &got, &e2) == DPC_E_INVALID &&
+              !strcmp(e2.field, "part"), "NULL pattern named: %s", e2.field);
+}
+
 int main(void)
 {
     test_gram_parity();
@@ -341,5 +392,6 @@ int main(void)
     test_beats_nu();
     test_momentum_and_dense_recompute();
     test_errors();
+    test_mech_params_default_blt();
     return TEST_SUMMARY();
 }
