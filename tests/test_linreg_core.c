@@ -572,6 +572,46 @@ static void test_prior_sources(void)
     dpc_dataset_free(bnd);
 }
 
+/* The reported metrics of a release, recomputed here from their definitions: 1/2 sum_k
+ * h_k (w_k - w*_k)^2 on a synthetic set, 1/2 mean (y - <x, w>)^2 on each set; NAN without a
+ * generator (risk) or without a set (loss). */
+static void test_evaluate(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 14);
+    dpc_error err = {0};
+    dpc_dataset *tr = NULL, *te = NULL, *plain = NULL;
+    CHECK_OK(dpc_data_synth_linreg(&tr, &rng, 0, 300, 4, 1.0, 0.3, NULL, &err), &err);
+    CHECK_OK(dpc_data_synth_linreg(&te, &rng, 0, 100, 4, 1.0, 0.3, NULL, &err), &err);
+    CHECK_OK(dpc_data_load_spec(&plain, NULL, "synthetic:mean,n=40,d=4", &rng, &err), &err);
+    if (!tr || !te || !plain) return;
+    double w[4] = {0.3, -0.2, 0.1, 0.5}, risk, trl, tel;
+    dpc_linreg_evaluate(tr, te, w, &risk, &trl, &tel);
+    double r0 = 0, l0 = 0, l1 = 0;
+    for (size_t k = 0; k < 4; k++) r0 += 0.5 * tr->cov_diag[k] * (w[k] - tr->truth[k]) * (w[k] - tr->truth[k]);
+    for (size_t i = 0; i < tr->n; i++) {
+        double e = tr->y[i];
+        for (size_t k = 0; k < 4; k++) e -= tr->x[i * 4 + k] * w[k];
+        l0 += e * e;
+    }
+    for (size_t i = 0; i < te->n; i++) {
+        double e = te->y[i];
+        for (size_t k = 0; k < 4; k++) e -= te->x[i * 4 + k] * w[k];
+        l1 += e * e;
+    }
+    l0 *= 0.5 / (double)tr->n, l1 *= 0.5 / (double)te->n;
+    CHECK_NEAR_REL(risk, r0, 1e-12, "excess risk %g (definition %g)", risk, r0);
+    CHECK_NEAR_REL(trl, l0, 1e-12, "train loss %g (definition %g)", trl, l0);
+    CHECK_NEAR_REL(tel, l1, 1e-12, "test loss %g (definition %g)", tel, l1);
+    dpc_linreg_evaluate(plain, NULL, w, &risk, &trl, &tel);
+    CHECK(isnan(risk) && isfinite(trl) && isnan(tel), "no generator: risk NAN; no test set: NAN");
+    CHECK(isnan(dpc_linreg_data_risk(plain, w)) && fabs(dpc_linreg_data_risk(tr, w) - r0) <= 1e-12 * r0,
+          "data risk: the generator's set only");
+    dpc_dataset_free(tr);
+    dpc_dataset_free(te);
+    dpc_dataset_free(plain);
+}
+
 int main(void)
 {
     test_risk_identity();
@@ -583,5 +623,6 @@ int main(void)
     test_validation();
     test_prior_defaults();
     test_prior_sources();
+    test_evaluate();
     return TEST_SUMMARY();
 }

@@ -415,16 +415,6 @@ static int plot(const lr_cli *c, const lr_out *u)
 
 /* ---- baselines ----------------------------------------------------------------------------- */
 
-static void metrics(const dpc_dataset *tr, const dpc_dataset *te, const double *w, double *risk,
-                    double *trl, double *tel)
-{
-    dpc_error err = {0};
-    *risk = tr->truth && tr->cov_diag ? dpc_linreg_excess_risk(w, tr->truth, tr->cov_diag, tr->d)
-                                      : NAN;
-    if (dpc_linreg_loss(tr, w, trl, &err)) *trl = NAN;
-    if (!te || dpc_linreg_loss(te, w, tel, &err)) *tel = NAN;
-}
-
 /* The requested baselines on the same data (dpc_linreg_baseline: what each runs is the
  * library's), each a separate release at the same (eps, delta). The first one that fails is
  * kept in *bad: the command then fails naming its option (a requested baseline is never
@@ -463,7 +453,7 @@ static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, base_res 
             if (!bad->status) *bad = err;
             continue;
         }
-        metrics(c->fr.train, c->fr.test, w, &r->risk, &r->train_loss, &r->test_loss);
+        dpc_linreg_evaluate(c->fr.train, c->fr.test, w, &r->risk, &r->train_loss, &r->test_loss);
         r->seconds = cli_now() - t0;
         nb++;
     }
@@ -600,7 +590,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     if (!rc) {
         u.params_hash = dpc_params_hash(u.w, c->fr.train->d);
         u.clipf = u.blk[0] / ((double)P->steps * (double)P->batch);
-        metrics(c->fr.train, c->fr.test, u.w, &u.risk, &u.train_loss, &u.test_loss);
+        dpc_linreg_evaluate(c->fr.train, c->fr.test, u.w, &u.risk, &u.train_loss, &u.test_loss);
         u.wall = cli_now() - c->fr.t0;
         u.cpu = (double)clock() / CLOCKS_PER_SEC - c0;
         dpc_error bad = {0};

@@ -427,6 +427,16 @@ DPC_API double dpc_linreg_excess_risk(const double *w, const double *w_star, con
 DPC_API DPC_NODISCARD dpc_status dpc_linreg_loss(const dpc_dataset *ds, const double *w,
                                                  double *loss, dpc_error *err);
 
+/* The excess population risk of w on a data set whose generator is known (truth and cov_diag:
+ * dpc_linreg_excess_risk against them), NAN for any other set (no w* to compare with). */
+DPC_API double dpc_linreg_data_risk(const dpc_dataset *ds, const double *w);
+/* The metrics a front end reports for a release w: *risk = dpc_linreg_data_risk(train, w), the
+ * empirical losses on train and test (dpc_linreg_loss); NAN for a NULL or empty set (no test
+ * set: a loss of NAN, never an error). Outputs may be NULL. */
+DPC_API void dpc_linreg_evaluate(const dpc_dataset *train, const dpc_dataset *test,
+                                 const double *w, double *risk, double *train_loss,
+                                 double *test_loss);
+
 /* ==== The baselines of a run ================================================================
  *
  * The comparisons a front end offers beside a DP-AMBSSGD or DP-SSGD run (`train --baselines`),
