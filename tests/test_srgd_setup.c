@@ -145,10 +145,34 @@ static void test_preset_constant(void)
           "literal at n = 1: NAN (c_DP undefined)");
 }
 
+/* The default model on data: logistic for two classes, linear (squared loss) for a regression
+ * set; both parse as models of the set. */
+static void test_default_model(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 9);
+    dpc_error err = {0};
+    dpc_dataset *cl = NULL, *rg = NULL;
+    CHECK_OK(dpc_data_load_spec(&cl, NULL, "synthetic:logistic,n=40,d=3", &rng, &err), &err);
+    CHECK_OK(dpc_data_load_spec(&rg, NULL, "synthetic:linreg,n=40,d=3", &rng, &err), &err);
+    if (!cl || !rg) return;
+    CHECK(cl->n_classes == 2 && !strcmp(dpc_srgd_default_model(cl), "logistic"),
+          "two classes: logistic (%s)", dpc_srgd_default_model(cl));
+    CHECK(rg->n_classes == 0 && !strcmp(dpc_srgd_default_model(rg), "linear"),
+          "regression: linear (%s)", dpc_srgd_default_model(rg));
+    CHECK(!strcmp(dpc_srgd_default_model(NULL), "linear"), "no data: linear");
+    dpc_model_config mc;
+    CHECK_OK(dpc_model_parse(&mc, dpc_srgd_default_model(cl), cl->d, cl->n_classes, &err), &err);
+    CHECK_OK(dpc_model_parse(&mc, dpc_srgd_default_model(rg), rg->d, rg->n_classes, &err), &err);
+    dpc_dataset_free(cl);
+    dpc_dataset_free(rg);
+}
+
 int main(void)
 {
     test_problem();
     test_data();
     test_preset_constant();
+    test_default_model();
     return TEST_SUMMARY();
 }

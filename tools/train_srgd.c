@@ -289,7 +289,7 @@ static int load(srgd_run *r)
                 return opt_fail_lib_at(r->s, &S_ROW_RADIUS, &err);
         r->ds = o->fr.train;
         snprintf(r->spec, sizeof r->spec, "%s",
-                 o->model ? o->model : r->ds->n_classes == 2 ? "logistic" : "linear");
+                 o->model ? o->model : dpc_srgd_default_model(r->ds));
     }
     if (cli_model_new(&r->model, NULL, r->spec, r->ds->d, NULL, r->ds->n_classes, &err))
         return opt_fail(r->s, "--model: %s", err.msg);
@@ -360,7 +360,9 @@ static void report_config(jw *w, const srgd_run *r)
     jw_str(w, "model", r->spec);
     jw_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
     jw_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
-    jw_num(w, "c", o->literal ? dpc_srgd_c_dp((double)r->ds->n, c->delta) : o->cc);
+    /* regime A's constant (c_DP or cc; regime B has none: cc, 0) */
+    jw_num(w, "c", dpc_srgd_preset_constant(c, DPC_SRGD_REGIME_A, o->cc, o->literal, r->ds->n,
+                                            c->delta, NULL));
     jw_bool(w, "literal", o->literal);
     jw_str(w, "variant", dpc_srgd_variant_name(c->variant));
     jw_str(w, "noise", dpc_srgd_noise_name(c->noise));

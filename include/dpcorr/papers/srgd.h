@@ -228,6 +228,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_data_constants(const dpc_model_config 
                                                          double y_bound, double *L, double *M,
                                                          dpc_error *err);
 
+/* The model of a DP-SRGD run on data when the caller names none (a spec for dpc_model_parse):
+ * "logistic" for two classes (the paper's smooth convex classification loss), "linear" (squared
+ * loss) otherwise. NULL ds: "linear". */
+DPC_API const char *dpc_srgd_default_model(const dpc_dataset *ds);
+
 /* A run's setup besides dpc_srgd_config: the preset's regime and constant, the constants L and
  * M (given, or derived), and the schedule's overrides. What every front end resolves before
  * dpc_srgd_new, by dpc_srgd_config_resolve. */

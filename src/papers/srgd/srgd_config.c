@@ -215,6 +215,11 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     return DPC_OK;
 }
 
+const char *dpc_srgd_default_model(const dpc_dataset *ds)
+{
+    return ds && ds->n_classes == 2 ? "logistic" : "linear";
+}
+
 dpc_status dpc_srgd_data_constants(const dpc_model_config *mc, double x_norm_bound, double R,
                                    double y_bound, double *L, double *M, dpc_error *err)
 {
