@@ -382,6 +382,33 @@ static void test_mech_params_default_blt(void)
               !strcmp(e2.field, "part"), "NULL pattern named: %s", e2.field);
 }
 
+/* A strategy at a run's n: BLT at any n (p->steps the run's, 0 the strategy's), a dense one only
+ * at its own n, refused naming steps and the source. */
+static void test_mech_params_at(void)
+{
+    double th = 0.5, om = 0.2, dense[4] = {1, 0, 0.5, 1};
+    dpc_strategy b, d;
+    memset(&b, 0, sizeof b);
+    memset(&d, 0, sizeof d);
+    b.kind = DPC_MECH_BLT, b.problem.steps = 10, b.nbuf = 1, b.theta = &th, b.omega = &om;
+    d.kind = DPC_MECH_DENSE, d.problem.steps = 2, d.dense = dense;
+    dpc_mech_params p;
+    dpc_error err = {0};
+    CHECK_OK(dpc_strategy_mech_params_at(&b, 0, NULL, &p, &err), &err);
+    CHECK(p.kind == DPC_MECH_BLT && p.steps == 10 && p.theta == &th && p.nbuf == 1, "BLT: its n");
+    CHECK_OK(dpc_strategy_mech_params_at(&b, 77, NULL, &p, &err), &err);
+    CHECK(p.steps == 77 && p.omega == &om, "BLT at another n: 77");
+    CHECK_OK(dpc_strategy_mech_params_at(&d, 2, "x.json", &p, &err), &err);
+    CHECK(p.kind == DPC_MECH_DENSE && p.steps == 2 && p.dense == dense, "dense at its n");
+    dpc_error e2 = {0};
+    CHECK(dpc_strategy_mech_params_at(&d, 3, "x.json", &p, &e2) == DPC_E_INVALID &&
+              !strcmp(e2.field, "steps") && strstr(e2.msg, "in x.json has n = 2, got 3"),
+          "dense at another n refused: %s", e2.msg);
+    dpc_error e3 = {0};
+    CHECK(dpc_strategy_mech_params_at(&d, 5, NULL, &p, &e3) == DPC_E_INVALID &&
+              strstr(e3.msg, "the dense strategy has n = 2, got 5"), "no source: %s", e3.msg);
+}
+
 int main(void)
 {
     test_gram_parity();
@@ -393,5 +420,6 @@ int main(void)
     test_momentum_and_dense_recompute();
     test_errors();
     test_mech_params_default_blt();
+    test_mech_params_at();
     return TEST_SUMMARY();
 }

@@ -191,13 +191,8 @@ static int load_strategy(cli_mech_opts *o, opt_set *s, const mech_read *r)
     dpc_error err = {0};
     if (dpc_strategy_load(&o->strategy, o->strategy_path, &err))
         return opt_fail_lib_at(s, r->kind, &err);
-    size_t steps = p->steps ? p->steps : o->strategy->problem.steps;
-    if (o->strategy->kind == DPC_MECH_DENSE && steps != o->strategy->problem.steps)
-        return opt_fail_at(s, r->steps ? r->steps : r->kind,
-                           "the dense strategy in %s has n = %zu, got %zu", o->strategy_path,
-                           o->strategy->problem.steps, steps);
-    dpc_strategy_mech_params(o->strategy, p);
-    p->steps = steps;
+    if (dpc_strategy_mech_params_at(o->strategy, p->steps, o->strategy_path, p, &err))
+        return opt_fail_lib_at(s, r->steps ? r->steps : r->kind, &err);
     return 0;
 }
 
