@@ -168,11 +168,24 @@ static void test_default_model(void)
     dpc_dataset_free(rg);
 }
 
+/* beta R^2 / T^2, recomputed; NAN without steps. */
+static void test_optimization_term(void)
+{
+    dpc_srgd_plan p;
+    memset(&p, 0, sizeof p);
+    p.beta = 3.5, p.steps = 7;
+    CHECK_NEAR_REL(dpc_srgd_optimization_term(&p, 2.0), 3.5 * 4.0 / 49.0, 1e-15, "beta R^2/T^2");
+    p.steps = 0;
+    CHECK(isnan(dpc_srgd_optimization_term(&p, 2.0)) && isnan(dpc_srgd_optimization_term(NULL, 1)),
+          "no steps: NAN");
+}
+
 int main(void)
 {
     test_problem();
     test_data();
     test_preset_constant();
     test_default_model();
+    test_optimization_term();
     return TEST_SUMMARY();
 }

@@ -500,7 +500,7 @@ static void banner(const srgd_run *r)
     if (o->regime == DPC_SRGD_REGIME_A && o->literal)
         fprintf(stderr, "note: the literal constants are feasible here (B >= 1) but beta R^2/T^2 "
                         "= %.3g with C_Delta = c_DP L = %.4g\n",
-                L->beta * c->R * c->R / ((double)L->steps * (double)L->steps), L->clip);
+                dpc_srgd_optimization_term(L, c->R), L->clip);
 }
 
 /* ---- checkpoints: the command's items and the rounds' telemetry so far (frame_run's hooks) -- */

@@ -370,6 +370,10 @@ DPC_API size_t dpc_srgd_steps_total(const dpc_srgd *s);         /* T rounds */
 DPC_API size_t dpc_srgd_num_params(const dpc_srgd *s);          /* P */
 DPC_API const dpc_ledger *dpc_srgd_ledger(const dpc_srgd *s);
 DPC_API const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s);
+/* The optimization term beta R^2 / T^2 of the accelerated rate, for a plan over the ball of
+ * radius R (its beta and T = steps); front ends print it beside the literal constants' C_Delta
+ * (a small term bought with a huge clip). NAN for a NULL plan or T = 0. */
+DPC_API double dpc_srgd_optimization_term(const dpc_srgd_plan *p, double R);
 DPC_API const dpc_srgd_config *dpc_srgd_config_get(const dpc_srgd *s);
 /* The output: y_t (x_t for DPC_SRGD_SRG) after the steps done; y_T at the end. (P), owned. */
 DPC_API const double *dpc_srgd_output(const dpc_srgd *s);

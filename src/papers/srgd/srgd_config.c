@@ -215,6 +215,12 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     return DPC_OK;
 }
 
+double dpc_srgd_optimization_term(const dpc_srgd_plan *p, double R)
+{
+    if (!p || p->steps == 0) return NAN;
+    return p->beta * R * R / ((double)p->steps * (double)p->steps);
+}
+
 const char *dpc_srgd_default_model(const dpc_dataset *ds)
 {
     return ds && ds->n_classes == 2 ? "logistic" : "linear";
