@@ -543,6 +543,32 @@ static void test_specs_and_defaults(void)
           "iterates: given, or 1 + epochs floor(n / B)");
 }
 
+/* The paper-model test follows the grammar (only what dpc_kan2_config_parse accepts as a kan2
+ * spec is one), and a run's iterates refuse a batch larger than the data by name. */
+static void test_run_decisions(void)
+{
+    const char *yes[] = {"kan2:8", "kan2:256:tanh", "kan2:x"}, *no[] = {"kan:64", "kan2", "mlp:8", "", "KAN2:8"};
+    for (size_t i = 0; i < 3; i++) CHECK(dpc_kan2_spec_is(yes[i]) == 1, "'%s' is the paper's KAN", yes[i]);
+    for (size_t i = 0; i < 5; i++) CHECK(dpc_kan2_spec_is(no[i]) == 0, "'%s' is not", no[i]);
+    CHECK(dpc_kan2_spec_is(NULL) == 0, "NULL is not");
+    dpc_kan2_config kc;
+    dpc_error err = {0};
+    CHECK(dpc_kan2_config_parse(&kc, "kan:64", 3, &err) == DPC_E_INVALID, "parse agrees: kan:64 refused");
+    dpc_kan_run_config rc;
+    dpc_kan_run_config_init(&rc);
+    rc.iterates = 50, rc.batch = 10;
+    size_t T = 0;
+    CHECK_OK(dpc_kan_run_count_iterates(&rc, 2, 95, &T, &err), &err);
+    CHECK(T == 1 + 2 * (95 / 10), "epochs: T = 1 + 2 floor(95/10) = %zu", T);
+    CHECK_OK(dpc_kan_run_count_iterates(&rc, 0, 10, &T, &err), &err);
+    CHECK(T == 50, "batch = n accepted, T given: %zu", T);
+    dpc_error e2 = {0};
+    T = 7;
+    CHECK(dpc_kan_run_count_iterates(&rc, 0, 9, &T, &e2) == DPC_E_INVALID &&
+              !strcmp(e2.field, "batch") && T == 7,
+          "batch 10 > n 9 refused naming batch (%s), T untouched", e2.field);
+}
+
 int main(void)
 {
     test_batches();
@@ -553,5 +579,6 @@ int main(void)
     test_width_window();
     test_header_and_errors();
     test_specs_and_defaults();
+    test_run_decisions();
     return TEST_SUMMARY();
 }

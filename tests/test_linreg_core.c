@@ -524,6 +524,94 @@ static void test_prior_defaults(void)
     CHECK(P.dpstat_k == 2858, "the paper's K at N = 20000: %zu (200 log2 N = 2857.5)", P.dpstat_k);
 }
 
+/* Where each prior field came from (reports) and the three fields without a default: recomputed
+ * here from the rule "kept: option; filled: the data's (generator, or the row-norm bound: B^2 for
+ * h_norm, B for r_x); else default", on the masks dpc_linreg_prior_from_data returns. */
+static void test_prior_sources(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 13);
+    dpc_error err = {0};
+    dpc_dataset *syn = NULL, *bnd = NULL;
+    CHECK_OK(dpc_data_synth_linreg(&syn, &rng, 0, 500, 3, 1.0, 0.5, NULL, &err), &err);
+    CHECK_OK(dpc_data_load_spec(&bnd, NULL, "synthetic:mean,n=50,d=3", &rng, &err), &err);
+    if (!syn || !bnd) return;
+    dpc_linreg_prior p;
+    unsigned filled = 0, keep = DPC_LINREG_PRIOR_KAPPA | DPC_LINREG_PRIOR_K2;
+    dpc_linreg_prior_init(&p);
+    CHECK_OK(dpc_linreg_prior_from_data(&p, syn, keep, &filled, &err), &err);
+    for (unsigned k = 0; k < 7; k++) {
+        unsigned bit = 1u << k;
+        const char *want = (keep & bit) ? "option" : (filled & bit) ? "synthetic generator" : "default";
+        const char *got = dpc_linreg_prior_source(syn, keep, filled, bit);
+        CHECK(!strcmp(got, want), "synthetic, field %u: %s (want %s)", k, got, want);
+    }
+    CHECK(dpc_linreg_prior_require(keep, filled, &err) == DPC_OK, "synthetic: all of H known");
+    dpc_linreg_prior_init(&p);
+    CHECK_OK(dpc_linreg_prior_from_data(&p, bnd, 0, &filled, &err), &err);
+    CHECK(!strcmp(dpc_linreg_prior_source(bnd, 0, filled, DPC_LINREG_PRIOR_H_NORM), "x_norm_bound^2") &&
+              !strcmp(dpc_linreg_prior_source(bnd, 0, filled, DPC_LINREG_PRIOR_R_X), "x_norm_bound") &&
+              !strcmp(dpc_linreg_prior_source(bnd, 0, filled, DPC_LINREG_PRIOR_KAPPA), "default") &&
+              !strcmp(dpc_linreg_prior_source(bnd, DPC_LINREG_PRIOR_R_X, filled, DPC_LINREG_PRIOR_R_X),
+                      "option"),
+          "row-norm bound: h_norm B^2, r_x B, kappa default, a kept field the option's");
+    dpc_error e2 = {0};
+    CHECK(dpc_linreg_prior_require(0, filled, &e2) == DPC_E_INVALID &&
+              !strcmp(e2.field, "prior.kappa"),
+          "row-norm bound without kappa: refused naming prior.kappa (got '%s')", e2.field);
+    CHECK(dpc_linreg_prior_require(DPC_LINREG_PRIOR_KAPPA, filled, &e2) == DPC_OK, "kappa given");
+    dpc_error e3 = {0};
+    CHECK(dpc_linreg_prior_require(DPC_LINREG_PRIOR_KAPPA | DPC_LINREG_PRIOR_R_X, 0, &e3) ==
+                  DPC_E_INVALID && !strcmp(e3.field, "prior.h_norm"),
+          "nothing known: the first missing field, prior.h_norm (got '%s')", e3.field);
+    dpc_error e4 = {0};
+    CHECK(dpc_linreg_prior_require(DPC_LINREG_PRIOR_KAPPA | DPC_LINREG_PRIOR_H_NORM, 0, &e4) ==
+                  DPC_E_INVALID && !strcmp(e4.field, "prior.r_x"),
+          "r_x missing named (got '%s')", e4.field);
+    dpc_dataset_free(syn);
+    dpc_dataset_free(bnd);
+}
+
+/* The reported metrics of a release, recomputed here from their definitions: 1/2 sum_k
+ * h_k (w_k - w*_k)^2 on a synthetic set, 1/2 mean (y - <x, w>)^2 on each set; NAN without a
+ * generator (risk) or without a set (loss). */
+static void test_evaluate(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 14);
+    dpc_error err = {0};
+    dpc_dataset *tr = NULL, *te = NULL, *plain = NULL;
+    CHECK_OK(dpc_data_synth_linreg(&tr, &rng, 0, 300, 4, 1.0, 0.3, NULL, &err), &err);
+    CHECK_OK(dpc_data_synth_linreg(&te, &rng, 0, 100, 4, 1.0, 0.3, NULL, &err), &err);
+    CHECK_OK(dpc_data_load_spec(&plain, NULL, "synthetic:mean,n=40,d=4", &rng, &err), &err);
+    if (!tr || !te || !plain) return;
+    double w[4] = {0.3, -0.2, 0.1, 0.5}, risk, trl, tel;
+    dpc_linreg_evaluate(tr, te, w, &risk, &trl, &tel);
+    double r0 = 0, l0 = 0, l1 = 0;
+    for (size_t k = 0; k < 4; k++) r0 += 0.5 * tr->cov_diag[k] * (w[k] - tr->truth[k]) * (w[k] - tr->truth[k]);
+    for (size_t i = 0; i < tr->n; i++) {
+        double e = tr->y[i];
+        for (size_t k = 0; k < 4; k++) e -= tr->x[i * 4 + k] * w[k];
+        l0 += e * e;
+    }
+    for (size_t i = 0; i < te->n; i++) {
+        double e = te->y[i];
+        for (size_t k = 0; k < 4; k++) e -= te->x[i * 4 + k] * w[k];
+        l1 += e * e;
+    }
+    l0 *= 0.5 / (double)tr->n, l1 *= 0.5 / (double)te->n;
+    CHECK_NEAR_REL(risk, r0, 1e-12, "excess risk %g (definition %g)", risk, r0);
+    CHECK_NEAR_REL(trl, l0, 1e-12, "train loss %g (definition %g)", trl, l0);
+    CHECK_NEAR_REL(tel, l1, 1e-12, "test loss %g (definition %g)", tel, l1);
+    dpc_linreg_evaluate(plain, NULL, w, &risk, &trl, &tel);
+    CHECK(isnan(risk) && isfinite(trl) && isnan(tel), "no generator: risk NAN; no test set: NAN");
+    CHECK(isnan(dpc_linreg_data_risk(plain, w)) && fabs(dpc_linreg_data_risk(tr, w) - r0) <= 1e-12 * r0,
+          "data risk: the generator's set only");
+    dpc_dataset_free(tr);
+    dpc_dataset_free(te);
+    dpc_dataset_free(plain);
+}
+
 int main(void)
 {
     test_risk_identity();
@@ -534,5 +622,7 @@ int main(void)
     test_ols_ssp();
     test_validation();
     test_prior_defaults();
+    test_prior_sources();
+    test_evaluate();
     return TEST_SUMMARY();
 }

@@ -6,6 +6,7 @@
 #include "harness.h"
 
 #include <math.h>
+#include <string.h>
 
 static dpc_model *model_of(const char *spec, size_t d, size_t k)
 {
@@ -114,9 +115,77 @@ static void test_data(void)
     dpc_dataset_free(ds);
 }
 
+/* The preset's constant (what the front ends print): c_M = M R / L (regime B), c_DP of Eq. 19
+ * recomputed here from its formula (literal), cc (practical); and dpc_srgd_preset built from it
+ * (regime B: C_Delta = (8 c_M + 4) L; literal: C_Delta = c_DP L). */
+static void test_preset_constant(void)
+{
+    dpc_srgd_config c;
+    dpc_srgd_config_init(&c);
+    c.L = 3, c.M = 2, c.R = 5, c.epsilon = 1, c.delta = 1e-6;
+    const char *what = NULL;
+    double cm = dpc_srgd_preset_constant(&c, DPC_SRGD_REGIME_B, 7, 1, 4096, 1e-6, &what);
+    CHECK(cm == 2.0 * 5.0 / 3.0 && !strcmp(what, "paper constants, c_M ="),
+          "regime B: c_M = M R / L = %g (%s)", cm, what);
+    dpc_error err = {0};
+    CHECK_OK(dpc_srgd_preset(&c, DPC_SRGD_REGIME_B, 7, 1, 4096, 4, &err), &err);
+    CHECK_NEAR_REL(c.clip, (8.0 * (2.0 * 5.0 / 3.0) + 4.0) * 3.0, 1e-15, "regime B C_Delta");
+    double n = 2e6, d = 1e-6, l2 = log2(n);
+    double cdp = 4.0 * sqrt(2.0) * l2 * sqrt(l2) * sqrt(log(2.0 * n / d)) * log(2.5 / d);
+    double lit = dpc_srgd_preset_constant(&c, DPC_SRGD_REGIME_A, 7, 1, (size_t)n, d, &what);
+    CHECK_NEAR_REL(lit, cdp, 1e-12, "literal c_DP(2e6, 1e-6) = %g (Eq. 19: %g)", lit, cdp);
+    CHECK(!strcmp(what, "literal c_DP ="), "literal label: %s", what);
+    dpc_srgd_config_init(&c);
+    c.L = 3, c.M = 2, c.R = 5, c.epsilon = 1, c.delta = d, c.allow_large_delta = 1;
+    CHECK_OK(dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 7, 1, (size_t)n, 4, &err), &err);
+    CHECK_NEAR_REL(c.clip, cdp * 3.0, 1e-12, "literal C_Delta = c_DP L");
+    double pc = dpc_srgd_preset_constant(&c, DPC_SRGD_REGIME_A, 2.5, 0, 4096, d, &what);
+    CHECK(pc == 2.5 && !strcmp(what, "practical c ="), "practical: cc = %g (%s)", pc, what);
+    CHECK(isnan(dpc_srgd_preset_constant(&c, DPC_SRGD_REGIME_A, 1, 1, 1, d, NULL)),
+          "literal at n = 1: NAN (c_DP undefined)");
+}
+
+/* The default model on data: logistic for two classes, linear (squared loss) for a regression
+ * set; both parse as models of the set. */
+static void test_default_model(void)
+{
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 9);
+    dpc_error err = {0};
+    dpc_dataset *cl = NULL, *rg = NULL;
+    CHECK_OK(dpc_data_load_spec(&cl, NULL, "synthetic:logistic,n=40,d=3", &rng, &err), &err);
+    CHECK_OK(dpc_data_load_spec(&rg, NULL, "synthetic:linreg,n=40,d=3", &rng, &err), &err);
+    if (!cl || !rg) return;
+    CHECK(cl->n_classes == 2 && !strcmp(dpc_srgd_default_model(cl), "logistic"),
+          "two classes: logistic (%s)", dpc_srgd_default_model(cl));
+    CHECK(rg->n_classes == 0 && !strcmp(dpc_srgd_default_model(rg), "linear"),
+          "regression: linear (%s)", dpc_srgd_default_model(rg));
+    CHECK(!strcmp(dpc_srgd_default_model(NULL), "linear"), "no data: linear");
+    dpc_model_config mc;
+    CHECK_OK(dpc_model_parse(&mc, dpc_srgd_default_model(cl), cl->d, cl->n_classes, &err), &err);
+    CHECK_OK(dpc_model_parse(&mc, dpc_srgd_default_model(rg), rg->d, rg->n_classes, &err), &err);
+    dpc_dataset_free(cl);
+    dpc_dataset_free(rg);
+}
+
+/* beta R^2 / T^2, recomputed; NAN without steps. */
+static void test_optimization_term(void)
+{
+    dpc_srgd_plan p;
+    memset(&p, 0, sizeof p);
+    p.beta = 3.5, p.steps = 7;
+    CHECK_NEAR_REL(dpc_srgd_optimization_term(&p, 2.0), 3.5 * 4.0 / 49.0, 1e-15, "beta R^2/T^2");
+    p.steps = 0;
+    CHECK(isnan(dpc_srgd_optimization_term(&p, 2.0)) && isnan(dpc_srgd_optimization_term(NULL, 1)),
+          "no steps: NAN");
+}
+
 int main(void)
 {
     test_problem();
     test_data();
+    test_preset_constant();
+    test_default_model();
+    test_optimization_term();
     return TEST_SUMMARY();
 }

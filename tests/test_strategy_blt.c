@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdint.h>
+#include <string.h>
 
 static uint64_t rs = 88172645463325252ull;
 static double urand(void)
@@ -388,6 +389,83 @@ static void test_field_tables(void)
     }
 }
 
+/* dpc_participation_init is single participation; dpc_mech_params_default_blt gives a BLT
+ * without buffers exactly dpc_strategy_default_blt's (called here directly) and leaves every
+ * other mechanism (given lists, another kind, n < 2) alone. */
+static void test_mech_params_default_blt(void)
+{
+    dpc_participation part;
+    memset(&part, 0xff, sizeof part);
+    dpc_participation_init(&part);
+    CHECK(part.kind == DPC_PART_MINSEP && part.k == 1 && part.b == 1, "default pattern k = 1, b = 1");
+    part.k = 2, part.b = 10;
+    dpc_error err = {0};
+    dpc_mech_params p;
+    dpc_mech_params_init(&p);
+    p.kind = DPC_MECH_BLT, p.steps = 40;
+    dpc_strategy *got = NULL, *want = NULL;
+    CHECK_OK(dpc_mech_params_default_blt(&p, &part, &got, &err), &err);
+    CHECK_OK(dpc_strategy_default_blt(&want, 40, 2, 10, DPC_WORKLOAD_PREFIX, &err), &err);
+    if (got && want) {
+        int same = p.kind == DPC_MECH_BLT && p.steps == 40 && p.nbuf == want->nbuf && p.theta &&
+                   p.omega && p.theta == got->theta;
+        for (size_t i = 0; same && i < p.nbuf; i++)
+            same = p.theta[i] == want->theta[i] && p.omega[i] == want->omega[i];
+        CHECK(same, "the default BLT for n 40, k 2, b 10 (%zu buffers)", p.nbuf);
+    } else {
+        CHECK(0, "default BLT built");
+    }
+    dpc_strategy_free(got);
+    dpc_strategy_free(want);
+    double th = 0.5, om = 0.1;
+    dpc_mech_params q;
+    dpc_mech_params_init(&q);
+    q.kind = DPC_MECH_BLT, q.steps = 40, q.theta = &th, q.omega = &om, q.nbuf = 1;
+    dpc_mech_params q0 = q;
+    got = (dpc_strategy *)&q; /* overwritten with NULL */
+    CHECK_OK(dpc_mech_params_default_blt(&q, &part, &got, &err), &err);
+    CHECK(!got && !memcmp(&q, &q0, sizeof q), "lists given: untouched");
+    q.theta = NULL, q.steps = 1, q0 = q;
+    CHECK_OK(dpc_mech_params_default_blt(&q, &part, &got, &err), &err);
+    CHECK(!got && !memcmp(&q, &q0, sizeof q), "one list given: untouched (the caller's to refuse)");
+    q.omega = NULL, q.steps = 1, q0 = q;
+    CHECK_OK(dpc_mech_params_default_blt(&q, &part, &got, &err), &err);
+    CHECK(!got && !memcmp(&q, &q0, sizeof q), "n = 1: untouched");
+    q.kind = DPC_MECH_NU, q.steps = 40, q0 = q;
+    CHECK_OK(dpc_mech_params_default_blt(&q, &part, &got, &err), &err);
+    CHECK(!got && !memcmp(&q, &q0, sizeof q), "another kind: untouched");
+    dpc_error e2 = {0};
+    CHECK(dpc_mech_params_default_blt(&q, NULL, &got, &e2) == DPC_E_INVALID &&
+              !strcmp(e2.field, "part"), "NULL pattern named: %s", e2.field);
+}
+
+/* A strategy at a run's n: BLT at any n (p->steps the run's, 0 the strategy's), a dense one only
+ * at its own n, refused naming steps and the source. */
+static void test_mech_params_at(void)
+{
+    double th = 0.5, om = 0.2, dense[4] = {1, 0, 0.5, 1};
+    dpc_strategy b, d;
+    memset(&b, 0, sizeof b);
+    memset(&d, 0, sizeof d);
+    b.kind = DPC_MECH_BLT, b.problem.steps = 10, b.nbuf = 1, b.theta = &th, b.omega = &om;
+    d.kind = DPC_MECH_DENSE, d.problem.steps = 2, d.dense = dense;
+    dpc_mech_params p;
+    dpc_error err = {0};
+    CHECK_OK(dpc_strategy_mech_params_at(&b, 0, NULL, &p, &err), &err);
+    CHECK(p.kind == DPC_MECH_BLT && p.steps == 10 && p.theta == &th && p.nbuf == 1, "BLT: its n");
+    CHECK_OK(dpc_strategy_mech_params_at(&b, 77, NULL, &p, &err), &err);
+    CHECK(p.steps == 77 && p.omega == &om, "BLT at another n: 77");
+    CHECK_OK(dpc_strategy_mech_params_at(&d, 2, "x.json", &p, &err), &err);
+    CHECK(p.kind == DPC_MECH_DENSE && p.steps == 2 && p.dense == dense, "dense at its n");
+    dpc_error e2 = {0};
+    CHECK(dpc_strategy_mech_params_at(&d, 3, "x.json", &p, &e2) == DPC_E_INVALID &&
+              !strcmp(e2.field, "steps") && strstr(e2.msg, "in x.json has n = 2, got 3"),
+          "dense at another n refused: %s", e2.msg);
+    dpc_error e3 = {0};
+    CHECK(dpc_strategy_mech_params_at(&d, 5, NULL, &p, &e3) == DPC_E_INVALID &&
+              strstr(e3.msg, "the dense strategy has n = 2, got 5"), "no source: %s", e3.msg);
+}
+
 int main(void)
 {
     test_field_tables();
@@ -399,5 +477,7 @@ int main(void)
     test_beats_nu();
     test_momentum_and_dense_recompute();
     test_errors();
+    test_mech_params_default_blt();
+    test_mech_params_at();
     return TEST_SUMMARY();
 }

@@ -118,9 +118,7 @@ void cli_mech_opts_init(cli_mech_opts *o)
 {
     memset(o, 0, sizeof *o);
     dpc_mech_params_init(&o->p);
-    o->part.kind = DPC_PART_MINSEP;
-    o->part.k = 1;
-    o->part.b = 1;
+    dpc_participation_init(&o->part);
     o->form = DPC_NOISE_AUTO;
 }
 
@@ -178,8 +176,8 @@ int cli_mech_read(cli_mech_opts *o, opt_set *s, const mech_read *r)
     if (!o->strategy_path) read_kind_params(o, s, r);
     if (r->steps) o->p.steps = opt_size(s, r->steps, 0);
     if (r->participation) {
-        o->part.k = opt_size(s, &MO_PARTICIPATIONS, 1);
-        o->part.b = opt_size(s, &MO_MIN_SEP, 1);
+        o->part.k = opt_size(s, &MO_PARTICIPATIONS, o->part.k);
+        o->part.b = opt_size(s, &MO_MIN_SEP, o->part.b);
         if (opt_given(s, &MO_CYCLIC)) o->part.kind = DPC_PART_CYCLIC;
     }
     if (r->form) o->form = (dpc_noise_form)opt_word(s, &MO_FORM, DPC_NOISE_AUTO);
@@ -193,13 +191,8 @@ static int load_strategy(cli_mech_opts *o, opt_set *s, const mech_read *r)
     dpc_error err = {0};
     if (dpc_strategy_load(&o->strategy, o->strategy_path, &err))
         return opt_fail_lib_at(s, r->kind, &err);
-    size_t steps = p->steps ? p->steps : o->strategy->problem.steps;
-    if (o->strategy->kind == DPC_MECH_DENSE && steps != o->strategy->problem.steps)
-        return opt_fail_at(s, r->steps ? r->steps : r->kind,
-                           "the dense strategy in %s has n = %zu, got %zu", o->strategy_path,
-                           o->strategy->problem.steps, steps);
-    dpc_strategy_mech_params(o->strategy, p);
-    p->steps = steps;
+    if (dpc_strategy_mech_params_at(o->strategy, p->steps, o->strategy_path, p, &err))
+        return opt_fail_lib_at(s, r->steps ? r->steps : r->kind, &err);
     return 0;
 }
 
@@ -224,15 +217,10 @@ int cli_mech_load(cli_mech_opts *o, opt_set *s, const mech_read *r)
      * (dpc_train_mech_check below accepts it) */
     int lib_blt = r->lib_bands && !r->default_blt && !p->theta && !p->omega;
     if (!o->strategy_path && p->kind == DPC_MECH_BLT && !lib_blt) {
-        if (r->default_blt && !p->theta && !p->omega && p->steps >= 2) {
-            /* the library's default BLT for these n, k and b (prefix workload) */
-            size_t steps = p->steps;
-            if (dpc_strategy_default_blt(&o->strategy, steps, o->part.k, o->part.b,
-                                         DPC_WORKLOAD_PREFIX, &err))
+        if (r->default_blt) { /* the library's default BLT when neither list is given */
+            if (dpc_mech_params_default_blt(p, &o->part, &o->strategy, &err))
                 return opt_fail_lib_at(s, r->kind, &err);
-            dpc_strategy_mech_params(o->strategy, p);
-            p->steps = steps;
-            return 0;
+            if (o->strategy) return 0;
         }
         if (!p->theta || !p->omega) return opt_fail(s, "--theta/--omega: blt needs both lists");
         if (p->nbuf != o->nomega)

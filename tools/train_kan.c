@@ -177,7 +177,7 @@ static int read_opts(kopts *o, opt_set *s)
     frame_read(&o->fr, s);
     frame_read_ckpt(&o->fr, s);
     o->model = opt_str(s, &K_MODEL, NULL);
-    o->is_kan2 = o->model && !strncmp(o->model, "kan2:", 5);
+    o->is_kan2 = dpc_kan2_spec_is(o->model);
     dpc_kan_privacy *pv = &o->rc.privacy;
     pv->epsilon = opt_dbl(s, &K_EPSILON, pv->epsilon);
     pv->delta = opt_dbl(s, &K_DELTA, pv->delta);
@@ -296,11 +296,10 @@ static int prepare(kan_run *r, dpc_kan_lcgd_config *lc, int margin_wanted)
         rc = to_unit_ball(o->fr.test, s, o->fr.quiet);
     if (rc) return rc;
     size_t n = o->fr.train->n;
-    if (o->rc.batch > n)
-        return opt_fail_at(s, &K_BATCH, "%zu is larger than the data (%zu examples)", o->rc.batch, n);
-    r->T = dpc_kan_run_iterates(o->rc.iterates, o->epochs, o->rc.batch, n);
-    if ((rc = build_model(r, margin_wanted))) return rc;
     dpc_error err = {0};
+    if (dpc_kan_run_count_iterates(&o->rc, o->epochs, n, &r->T, &err))
+        return opt_fail_lib_at(s, &K_BATCH, &err);
+    if ((rc = build_model(r, margin_wanted))) return rc;
     if (dpc_kan_run_resolve(&o->rc, n, r->T, o->form, &r->noise_std, &r->led, lc, &err))
         return opt_fail_lib(s, &err);
     r->led.rng_mode = o->fr.rng.mode;

@@ -242,7 +242,6 @@ static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
         c->given[k] = opt_given(s, &L_PRIOR[k]);
         double *f = prior_field(&o->prior, k);
         *f = opt_dbl(s, &L_PRIOR[k], *f);
-        c->src[k] = c->given[k] ? "option" : "default";
     }
     int rc = parse_baselines(s, opt_str(s, &L_BASELINES, "none"), &c->baselines);
     if (rc) return rc;
@@ -268,16 +267,11 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
     for (int k = 0; k < NPRIOR; k++)
         if (c->given[k]) keep |= 1u << k;
     if (dpc_linreg_prior_from_data(p, ds, keep, &filled, &err)) return opt_fail_lib_at(s, &L_DATA, &err);
-    int synth = ds->cov_diag && ds->truth;
-    for (int k = 0; k < NPRIOR; k++)
-        if (filled & (1u << k))
-            c->src[k] = synth ? "synthetic generator" : k == 0 ? "x_norm_bound^2" : "x_norm_bound";
-    for (int k = 0; k < 3; k++)
-        if (!c->given[k] && !strcmp(c->src[k], "default"))
-            return opt_fail_at(s, &L_PRIOR[k], "required for this data set (public prior "
-                                               "knowledge of H; no generator spectrum or "
-                                               "row-norm bound is known)");
-    return 0;
+    for (int k = 0; k < NPRIOR; k++) c->src[k] = dpc_linreg_prior_source(ds, keep, filled, 1u << k);
+    if (dpc_linreg_prior_require(keep, filled, &err))
+        for (int k = 0; k < NPRIOR; k++)
+            if (!strcmp(L_PRIOR[k].param, err.field)) return opt_fail_lib_at(s, &L_PRIOR[k], &err);
+    return err.status ? opt_fail_lib(s, &err) : 0;
 }
 
 /* ---- report -------------------------------------------------------------------------------- */
@@ -421,16 +415,6 @@ static int plot(const lr_cli *c, const lr_out *u)
 
 /* ---- baselines ----------------------------------------------------------------------------- */
 
-static void metrics(const dpc_dataset *tr, const dpc_dataset *te, const double *w, double *risk,
-                    double *trl, double *tel)
-{
-    dpc_error err = {0};
-    *risk = tr->truth && tr->cov_diag ? dpc_linreg_excess_risk(w, tr->truth, tr->cov_diag, tr->d)
-                                      : NAN;
-    if (dpc_linreg_loss(tr, w, trl, &err)) *trl = NAN;
-    if (!te || dpc_linreg_loss(te, w, tel, &err)) *tel = NAN;
-}
-
 /* The requested baselines on the same data (dpc_linreg_baseline: what each runs is the
  * library's), each a separate release at the same (eps, delta). The first one that fails is
  * kept in *bad: the command then fails naming its option (a requested baseline is never
@@ -469,7 +453,7 @@ static size_t run_baselines(const lr_cli *c, const dpc_linreg_plan *P, base_res 
             if (!bad->status) *bad = err;
             continue;
         }
-        metrics(c->fr.train, c->fr.test, w, &r->risk, &r->train_loss, &r->test_loss);
+        dpc_linreg_evaluate(c->fr.train, c->fr.test, w, &r->risk, &r->train_loss, &r->test_loss);
         r->seconds = cli_now() - t0;
         nb++;
     }
@@ -606,7 +590,7 @@ static int train_and_report(lr_cli *c, opt_set *s, dpc_linreg *lr)
     if (!rc) {
         u.params_hash = dpc_params_hash(u.w, c->fr.train->d);
         u.clipf = u.blk[0] / ((double)P->steps * (double)P->batch);
-        metrics(c->fr.train, c->fr.test, u.w, &u.risk, &u.train_loss, &u.test_loss);
+        dpc_linreg_evaluate(c->fr.train, c->fr.test, u.w, &u.risk, &u.train_loss, &u.test_loss);
         u.wall = cli_now() - c->fr.t0;
         u.cpu = (double)clock() / CLOCKS_PER_SEC - c0;
         dpc_error bad = {0};

@@ -289,7 +289,7 @@ static int load(srgd_run *r)
                 return opt_fail_lib_at(r->s, &S_ROW_RADIUS, &err);
         r->ds = o->fr.train;
         snprintf(r->spec, sizeof r->spec, "%s",
-                 o->model ? o->model : r->ds->n_classes == 2 ? "logistic" : "linear");
+                 o->model ? o->model : dpc_srgd_default_model(r->ds));
     }
     if (cli_model_new(&r->model, NULL, r->spec, r->ds->d, NULL, r->ds->n_classes, &err))
         return opt_fail(r->s, "--model: %s", err.msg);
@@ -360,7 +360,9 @@ static void report_config(jw *w, const srgd_run *r)
     jw_str(w, "model", r->spec);
     jw_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
     jw_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
-    jw_num(w, "c", o->literal ? dpc_srgd_c_dp((double)r->ds->n, c->delta) : o->cc);
+    /* regime A's constant (c_DP or cc; regime B has none: cc, 0) */
+    jw_num(w, "c", dpc_srgd_preset_constant(c, DPC_SRGD_REGIME_A, o->cc, o->literal, r->ds->n,
+                                            c->delta, NULL));
     jw_bool(w, "literal", o->literal);
     jw_str(w, "variant", dpc_srgd_variant_name(c->variant));
     jw_str(w, "noise", dpc_srgd_noise_name(c->noise));
@@ -478,14 +480,13 @@ static void banner(const srgd_run *r)
     const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
     const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     const dpc_srgd_config *c = &o->c;
-    int B = o->regime == DPC_SRGD_REGIME_B;
+    const char *what;
+    double cv = dpc_srgd_preset_constant(c, o->regime, o->cc, o->literal, r->ds->n, G->delta, &what);
     fprintf(stderr,
             "dp-srgd %s: regime %s (%s %.4g), n = %zu, T = %zu rounds, B = %zu, beta = %.4g, "
             "C_Delta = %.4g, z-step %.3g\n",
-            dpc_srgd_variant_name(c->variant), B ? "B" : "A",
-            B ? "paper constants, c_M =" : o->literal ? "literal c_DP =" : "practical c =",
-            B ? c->M * c->R / c->L : o->literal ? dpc_srgd_c_dp((double)r->ds->n, G->delta) : o->cc,
-            r->ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
+            dpc_srgd_variant_name(c->variant), o->regime == DPC_SRGD_REGIME_B ? "B" : "A", what,
+            cv, r->ds->n, L->steps, L->batch, L->beta, L->clip, L->z_step);
     char rd[96];
     const char *mode = frame_rng_desc(G->rng_mode, G->seed, rd, sizeof rd);
     if (L->private_run)
@@ -499,7 +500,7 @@ static void banner(const srgd_run *r)
     if (o->regime == DPC_SRGD_REGIME_A && o->literal)
         fprintf(stderr, "note: the literal constants are feasible here (B >= 1) but beta R^2/T^2 "
                         "= %.3g with C_Delta = c_DP L = %.4g\n",
-                L->beta * c->R * c->R / ((double)L->steps * (double)L->steps), L->clip);
+                dpc_srgd_optimization_term(L, c->R), L->clip);
 }
 
 /* ---- checkpoints: the command's items and the rounds' telemetry so far (frame_run's hooks) -- */

@@ -162,6 +162,10 @@ typedef struct dpc_participation {
     size_t b;   /* min-separation / period in steps, >= 1 */
 } dpc_participation;
 
+/* The default pattern: single participation (MINSEP, k = 1, b = 1), the setting of DP-SGD's
+ * one-epoch accounting and of every front end's --participations / --min-sep left unset. */
+DPC_API void dpc_participation_init(dpc_participation *p);
+
 typedef enum dpc_sens_method {
     DPC_SENS_EXACT_COLUMN = 0,      /* single participation: max column norm of C */
     DPC_SENS_EXACT_TOEPLITZ_MINSEP, /* non-negative non-increasing Toeplitz C: pattern 0,b,2b,..

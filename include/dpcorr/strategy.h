@@ -145,6 +145,23 @@ DPC_API void dpc_strategy_free(dpc_strategy *s);
 
 /* Mechanism parameters for the strategy (arrays borrowed from s; steps = s->problem.steps). */
 DPC_API void dpc_strategy_mech_params(const dpc_strategy *s, dpc_mech_params *p);
+/* The same for a run of `steps` steps (0: the strategy's own n): p->steps = steps. BLT and
+ * Toeplitz strategies apply at any n; a dense one only at its own n (its matrix is n x n):
+ * DPC_E_INVALID naming "steps" otherwise, the message naming the strategy by `source` (a file
+ * path; NULL: none). */
+DPC_API DPC_NODISCARD dpc_status dpc_strategy_mech_params_at(const dpc_strategy *s, size_t steps,
+                                                             const char *source,
+                                                             dpc_mech_params *p, dpc_error *err);
+
+/* The default BLT of a BLT mechanism given without buffers (theta and omega both NULL) and of at
+ * least 2 steps: *out = dpc_strategy_default_blt(p->steps, part->k, part->b, prefix workload)
+ * and p takes its theta, omega and nbuf (borrowed from *out; p->steps kept). Otherwise (another
+ * kind, a list given, fewer than 2 steps: the lists are the caller's to give) p is unchanged
+ * and *out NULL. The caller frees *out (dpc_strategy_free). Errors of the optimization name
+ * its fields. */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_params_default_blt(dpc_mech_params *p,
+                                                             const dpc_participation *part,
+                                                             dpc_strategy **out, dpc_error *err);
 
 /* The BLT strategy C (theta, omega) of least loss for pb (buffers per opt: fixed, or grown one
  * at a time while a buffer improves the loss by min_improvement). *out is the caller's

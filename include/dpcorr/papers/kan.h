@@ -145,6 +145,10 @@ DPC_API void dpc_kan2_free(dpc_kan2 *k); /* NULL is a no-op */
 DPC_API const dpc_kan2_config *dpc_kan2_get_config(const dpc_kan2 *k);
 DPC_API const dpc_bspline *dpc_kan2_basis(const dpc_kan2 *k);
 DPC_API size_t dpc_kan2_num_params(const dpc_kan2 *k); /* m * d * p */
+/* 1 when spec names the paper's two-layer KAN (the "kan2:" grammar above), 0 for any other
+ * model spec (NULL included): what decides the unit-ball rule, the theory settings and the
+ * model a run builds. */
+DPC_API int dpc_kan2_spec_is(const char *spec);
 /* The model spec "kan2:M[:grid=G][:sigmoid|:tanh]" (width M in [1, 1e6], G in 1..256; defaults
  * G = 5, sigmoid) for inputs of dimension d into *c. DPC_E_INVALID naming "model". Numbers are
  * strict: digits, or an exact integer in exponent form; no sign, no spaces. */
@@ -447,6 +451,12 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan_run_config_check(const dpc_kan_run_conf
 /* The iterates T of a run over n examples in batches of `batch`: `iterates`, or with epochs > 0
  * W_0 and epochs passes of floor(n / batch) updates, T = 1 + epochs floor(n / batch). */
 DPC_API size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t n);
+/* The same for a run's configuration, after the refusal of a batch larger than the data:
+ * *T = dpc_kan_run_iterates(c->iterates, epochs, c->batch, n); DPC_E_INVALID naming "batch"
+ * when c->batch > n (a fresh batch of B distinct examples needs B <= n). */
+DPC_API DPC_NODISCARD dpc_status dpc_kan_run_count_iterates(const dpc_kan_run_config *c,
+                                                            size_t epochs, size_t n, size_t *T,
+                                                            dpc_error *err);
 
 /* ---- A run of the paper's KAN: its data rule, theory settings and bounds (what `train --algo
  * lcgd-projected --model kan2:M` decides through these) ---- */

@@ -158,6 +158,19 @@ DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_from_data(dpc_linreg_prior *p,
                                                             const dpc_dataset *ds, unsigned keep,
                                                             unsigned *filled, dpc_error *err);
 
+/* Where field bit `bit` (one DPC_LINREG_PRIOR_*) of a prior came from, for reports: "option"
+ * when in keep (the caller's value); when in filled (dpc_linreg_prior_from_data on ds)
+ * "synthetic generator" for a synthetic set, else "x_norm_bound^2" (h_norm) or "x_norm_bound"
+ * (r_x); else "default" (the table's default). */
+DPC_API const char *dpc_linreg_prior_source(const dpc_dataset *ds, unsigned keep, unsigned filled,
+                                            unsigned bit);
+
+/* h_norm, kappa and r_x have no default: each must be the caller's (keep) or the data's (filled).
+ * DPC_E_INVALID naming the first missing one ("prior.h_norm", "prior.kappa", "prior.r_x", the
+ * fields of dpc_linreg_opts) otherwise. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_prior_require(unsigned keep, unsigned filled,
+                                                          dpc_error *err);
+
 /* ==== Options (what the user chooses; 0 = the paper's default) ============================= */
 
 typedef struct dpc_linreg_opts {
@@ -413,6 +426,16 @@ DPC_API double dpc_linreg_excess_risk(const double *w, const double *w_star, con
 /* Empirical loss 1/2 mean (y - <x, w>)^2 over the data set. */
 DPC_API DPC_NODISCARD dpc_status dpc_linreg_loss(const dpc_dataset *ds, const double *w,
                                                  double *loss, dpc_error *err);
+
+/* The excess population risk of w on a data set whose generator is known (truth and cov_diag:
+ * dpc_linreg_excess_risk against them), NAN for any other set (no w* to compare with). */
+DPC_API double dpc_linreg_data_risk(const dpc_dataset *ds, const double *w);
+/* The metrics a front end reports for a release w: *risk = dpc_linreg_data_risk(train, w), the
+ * empirical losses on train and test (dpc_linreg_loss); NAN for a NULL or empty set (no test
+ * set: a loss of NAN, never an error). Outputs may be NULL. */
+DPC_API void dpc_linreg_evaluate(const dpc_dataset *train, const dpc_dataset *test,
+                                 const double *w, double *risk, double *train_loss,
+                                 double *test_loss);
 
 /* ==== The baselines of a run ================================================================
  *

@@ -203,6 +203,14 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_mu(double epsilon, double delta, dpc_c
  *     C_Delta = (8 c_M + 4) L.
  * Requires L, M > 0, R > 0 finite, n >= 1, p >= 1, epsilon > 0 (INFINITY allowed), delta in
  * (0, 1). Errors name the field. */
+/* The constant a preset is built from, and its name in the paper's words (*label, may be NULL):
+ * Regime B: c_M = M R / L ("paper constants, c_M ="); Regime A literal: c_DP(n, delta) of Eq. 19
+ * ("literal c_DP ="; NAN where c_DP is, see dpc_srgd_c_dp); Regime A practical: cc ("practical
+ * c ="). Reads c->L, M, R only in Regime B. What dpc_srgd_preset uses and front ends print. */
+DPC_API double dpc_srgd_preset_constant(const dpc_srgd_config *c, dpc_srgd_regime regime,
+                                        double cc, int literal, size_t n, double delta,
+                                        const char **label);
+
 #define DPC_SRGD_PRACTICAL_C 1.0 /* the default regime-A practical constant cc */
 DPC_API DPC_NODISCARD dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime,
                                                  double cc, int literal, size_t n, size_t p,
@@ -219,6 +227,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_srgd_data_constants(const dpc_model_config 
                                                          double x_norm_bound, double R,
                                                          double y_bound, double *L, double *M,
                                                          dpc_error *err);
+
+/* The model of a DP-SRGD run on data when the caller names none (a spec for dpc_model_parse):
+ * "logistic" for two classes (the paper's smooth convex classification loss), "linear" (squared
+ * loss) otherwise. NULL ds: "linear". */
+DPC_API const char *dpc_srgd_default_model(const dpc_dataset *ds);
 
 /* A run's setup besides dpc_srgd_config: the preset's regime and constant, the constants L and
  * M (given, or derived), and the schedule's overrides. What every front end resolves before
@@ -357,6 +370,10 @@ DPC_API size_t dpc_srgd_steps_total(const dpc_srgd *s);         /* T rounds */
 DPC_API size_t dpc_srgd_num_params(const dpc_srgd *s);          /* P */
 DPC_API const dpc_ledger *dpc_srgd_ledger(const dpc_srgd *s);
 DPC_API const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s);
+/* The optimization term beta R^2 / T^2 of the accelerated rate, for a plan over the ball of
+ * radius R (its beta and T = steps); front ends print it beside the literal constants' C_Delta
+ * (a small term bought with a huge clip). NAN for a NULL plan or T = 0. */
+DPC_API double dpc_srgd_optimization_term(const dpc_srgd_plan *p, double R);
 DPC_API const dpc_srgd_config *dpc_srgd_config_get(const dpc_srgd *s);
 /* The output: y_t (x_t for DPC_SRGD_SRG) after the steps done; y_T at the end. (P), owned. */
 DPC_API const double *dpc_srgd_output(const dpc_srgd *s);

@@ -26,9 +26,7 @@ void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode)
     q->sensitivity = 1.0;
     dpc_account_opts_init(&q->opts, dpc_account_default_accountant());
     dpc_mech_params_init(&q->mech);
-    q->part.kind = DPC_PART_MINSEP;
-    q->part.k = 1;
-    q->part.b = 1;
+    dpc_participation_init(&q->part);
 }
 
 static int mode_samples_routes(const dpc_account_query *q)

@@ -107,6 +107,13 @@ static dpc_status check_param(const dpc_mech_params *p, const char *name, dpc_er
     return dpc_field_check_value(f, "", dpc_field_get(f, p), err);
 }
 
+void dpc_participation_init(dpc_participation *p)
+{
+    p->kind = DPC_PART_MINSEP;
+    p->k = 1;
+    p->b = 1;
+}
+
 size_t dpc_mech_default_bands(size_t steps, size_t participations, size_t min_sep)
 {
     size_t bands = participations > 1 ? (min_sep > 16 ? min_sep : 16) : 32;

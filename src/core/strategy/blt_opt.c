@@ -395,3 +395,18 @@ dpc_status dpc_strategy_default_blt(dpc_strategy **out, size_t steps, size_t par
     dpc_strategy_options_init(&opt);
     return dpc_strategy_optimize_blt(out, &pb, &opt, err);
 }
+
+dpc_status dpc_mech_params_default_blt(dpc_mech_params *p, const dpc_participation *part,
+                                       dpc_strategy **out, dpc_error *err)
+{
+    if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
+    *out = NULL;
+    if (!p || !part) return dpc_error_param(err, DPC_E_INVALID, p ? "part" : "params", "NULL");
+    if (p->kind != DPC_MECH_BLT || p->theta || p->omega || p->steps < 2) return DPC_OK;
+    size_t steps = p->steps;
+    dpc_status st = dpc_strategy_default_blt(out, steps, part->k, part->b, DPC_WORKLOAD_PREFIX, err);
+    if (st) return st;
+    dpc_strategy_mech_params(*out, p);
+    p->steps = steps; /* the optimized problem's n is p's; kept as given */
+    return DPC_OK;
+}

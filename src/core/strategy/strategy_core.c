@@ -265,6 +265,19 @@ void dpc_strategy_mech_params(const dpc_strategy *s, dpc_mech_params *p)
     p->coeffs_of_strategy = s->of_strategy;
 }
 
+dpc_status dpc_strategy_mech_params_at(const dpc_strategy *s, size_t steps, const char *source,
+                                       dpc_mech_params *p, dpc_error *err)
+{
+    if (!s || !p) return dpc_error_param(err, DPC_E_INVALID, s ? "params" : "strategy", "NULL");
+    size_t n = steps ? steps : s->problem.steps;
+    if (s->kind == DPC_MECH_DENSE && n != s->problem.steps)
+        return dpc_error_param(err, DPC_E_INVALID, "steps", "the dense strategy%s%s has n = %zu, got %zu",
+                               source ? " in " : "", source ? source : "", s->problem.steps, n);
+    dpc_strategy_mech_params(s, p);
+    p->steps = n;
+    return DPC_OK;
+}
+
 /* ---- L-BFGS driver -------------------------------------------------------------------------- */
 
 typedef struct lb_ctx {

@@ -26,12 +26,25 @@ size_t dpc_kan_run_iterates(size_t iterates, size_t epochs, size_t batch, size_t
     return epochs ? 1 + epochs * (n / (batch ? batch : 1)) : iterates;
 }
 
+dpc_status dpc_kan_run_count_iterates(const dpc_kan_run_config *c, size_t epochs, size_t n,
+                                      size_t *T, dpc_error *err)
+{
+    if (!c || !T) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
+    if (c->batch > n)
+        return dpc_error_param(err, DPC_E_INVALID, "batch",
+                               "%zu is larger than the data (%zu examples)", c->batch, n);
+    *T = dpc_kan_run_iterates(c->iterates, epochs, c->batch, n);
+    return DPC_OK;
+}
+
+int dpc_kan2_spec_is(const char *spec) { return spec && !strncmp(spec, "kan2:", 5); }
+
 dpc_status dpc_kan2_config_parse(dpc_kan2_config *c, const char *spec, size_t d, dpc_error *err)
 {
     if (!c || !spec) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL argument");
     c->d = d, c->m = 0, c->grid = 5, c->act = DPC_KAN_SIGMOID;
     char buf[128];
-    if (strncmp(spec, "kan2:", 5))
+    if (!dpc_kan2_spec_is(spec))
         return dpc_error_param(err, DPC_E_INVALID, "model", "expected kan2:M, got '%s'", spec);
     if (strlen(spec) >= sizeof buf)
         return dpc_error_param(err, DPC_E_INVALID, "model", "spec too long");

@@ -40,6 +40,31 @@ dpc_status dpc_linreg_prior_from_data(dpc_linreg_prior *p, const dpc_dataset *ds
     return DPC_OK;
 }
 
+const char *dpc_linreg_prior_source(const dpc_dataset *ds, unsigned keep, unsigned filled,
+                                    unsigned bit)
+{
+    if (keep & bit) return "option";
+    if (!(filled & bit) || !ds) return "default";
+    if (ds->cov_diag && ds->truth) return "synthetic generator";
+    return bit == DPC_LINREG_PRIOR_H_NORM ? "x_norm_bound^2" : "x_norm_bound";
+}
+
+dpc_status dpc_linreg_prior_require(unsigned keep, unsigned filled, dpc_error *err)
+{
+    static const struct {
+        unsigned bit;
+        const char *field;
+    } need[] = {{DPC_LINREG_PRIOR_H_NORM, "prior.h_norm"},
+                {DPC_LINREG_PRIOR_KAPPA, "prior.kappa"},
+                {DPC_LINREG_PRIOR_R_X, "prior.r_x"}};
+    for (size_t i = 0; i < sizeof need / sizeof need[0]; i++)
+        if (!((keep | filled) & need[i].bit))
+            return dpc_error_param(err, DPC_E_INVALID, need[i].field,
+                                   "required for this data set (public prior knowledge of H; no "
+                                   "generator spectrum or row-norm bound is known)");
+    return DPC_OK;
+}
+
 void dpc_linreg_ssp_bounds(dpc_linreg_ssp_opts *o, const dpc_linreg_prior *p, size_t n)
 {
     double L = log((double)n);

@@ -152,9 +152,7 @@ dpc_status dpc_linreg_step(dpc_linreg *lr, dpc_linreg_step_info *info, dpc_error
         info->clipped = clipped;
         info->clip_fraction = (double)clipped / bb;
         info->batch_loss = 0.5 * loss / bb;
-        info->excess_risk = ds->truth && ds->cov_diag
-                                ? dpc_linreg_excess_risk(lr->w, ds->truth, ds->cov_diag, d)
-                                : NAN;
+        info->excess_risk = dpc_linreg_data_risk(ds, lr->w);
     }
     return DPC_OK;
 }

@@ -180,6 +180,22 @@ double dpc_linreg_excess_risk(const double *w, const double *w_star, const doubl
     return 0.5 * s;
 }
 
+double dpc_linreg_data_risk(const dpc_dataset *ds, const double *w)
+{
+    return ds && w && ds->truth && ds->cov_diag
+               ? dpc_linreg_excess_risk(w, ds->truth, ds->cov_diag, ds->d)
+               : NAN;
+}
+
+void dpc_linreg_evaluate(const dpc_dataset *train, const dpc_dataset *test, const double *w,
+                         double *risk, double *train_loss, double *test_loss)
+{
+    dpc_error err = {0}; /* a NULL or empty set has no loss: NAN, reported as such */
+    if (risk) *risk = dpc_linreg_data_risk(train, w);
+    if (train_loss && dpc_linreg_loss(train, w, train_loss, &err)) *train_loss = NAN;
+    if (test_loss && dpc_linreg_loss(test, w, test_loss, &err)) *test_loss = NAN;
+}
+
 dpc_status dpc_linreg_loss(const dpc_dataset *ds, const double *w, double *loss, dpc_error *err)
 {
     if (!ds || !w || !loss) return dpc_error_param(err, DPC_E_INVALID, "loss", "NULL argument");

@@ -132,6 +132,22 @@ dpc_status dpc__srgd_delta(const dpc_srgd_config *c, size_t n, double *delta, in
                                      delta, derived, err);
 }
 
+double dpc_srgd_preset_constant(const dpc_srgd_config *c, dpc_srgd_regime regime, double cc,
+                                int literal, size_t n, double delta, const char **label)
+{
+    const char *lb = "practical c =";
+    double v = cc;
+    if (regime == DPC_SRGD_REGIME_B) {
+        lb = "paper constants, c_M =";
+        v = c->M * c->R / c->L;
+    } else if (literal) {
+        lb = "literal c_DP =";
+        v = dpc_srgd_c_dp((double)n, delta);
+    }
+    if (label) *label = lb;
+    return v;
+}
+
 static size_t ceil_pos(double v)
 {
     double r = ceil(v - 1e-9 * fmax(1.0, v)); /* n = T^4 gives T, not T + 1 */
@@ -154,7 +170,7 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
         if (B < 1) B = 1;
         while ((B + 1) * (B + 1) <= n) B++; /* exact integer square root */
         while (B * B > n) B--;
-        double cM = M * R / L;
+        double cM = dpc_srgd_preset_constant(c, regime, cc, literal, n, delta, NULL);
         c->batch = B;
         c->steps = n / B;
         c->beta = (16.0 * cM + 8.0) * L * dn * sqrt(dn) / (R * (double)B * (double)B);
@@ -164,7 +180,7 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     if (regime != DPC_SRGD_REGIME_A)
         return dpc_error_param(err, DPC_E_INVALID, "regime", "unknown value %d", (int)regime);
     if (literal) {
-        double cdp = dpc_srgd_c_dp(dn, delta);
+        double cdp = dpc_srgd_preset_constant(c, regime, cc, literal, n, delta, NULL);
         if (!isfinite(cdp))
             return dpc_error_param(err, DPC_E_INVALID, "n", "the literal constants need n >= 2 and "
                                                      "delta in (0, 1)");
@@ -197,6 +213,17 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     double ratio = priv ? sqrt(lev * (double)p) / (mu * sqrt(dn)) : 0.0;
     c->beta = fmax(M, cc * cc * L / R * fmax(1.0, ratio));
     return DPC_OK;
+}
+
+double dpc_srgd_optimization_term(const dpc_srgd_plan *p, double R)
+{
+    if (!p || p->steps == 0) return NAN;
+    return p->beta * R * R / ((double)p->steps * (double)p->steps);
+}
+
+const char *dpc_srgd_default_model(const dpc_dataset *ds)
+{
+    return ds && ds->n_classes == 2 ? "logistic" : "linear";
 }
 
 dpc_status dpc_srgd_data_constants(const dpc_model_config *mc, double x_norm_bound, double R,
