@@ -84,8 +84,6 @@ dpc_isa cli_isa_for(dpc_tune_family family)
     return t ? t->level[family] : dpc_isa_detect();
 }
 
-dpc_isa cli_isa(void) { return cli_isa_for(DPC_TUNE_GEMM); }
-
 dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec, size_t n_in,
                          const size_t *shape, size_t n_classes, dpc_error *err)
 {
@@ -254,11 +252,3 @@ int cli_make_out_dir(const opt_set *s, const opt_spec *o, const char *path)
     return 0;
 }
 
-int cli_close_out(FILE *f, const char *what, const char *path)
-{
-    int bad = ferror(f);
-    bad |= fclose(f) != 0;
-    if (!bad) return 0;
-    fprintf(stderr, "dpcorr: %s: write error on %s\n", what, path);
-    return CLI_RUNTIME;
-}

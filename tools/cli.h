@@ -44,25 +44,20 @@ FILE *cli_out_open(dpc_io_out **h, const char *what, const char *path);
  * previous file is unchanged). */
 int cli_out_commit(dpc_io_out *h, const char *what);
 int cli_make_out_dir(const opt_set *s, const opt_spec *o, const char *path);
-/* Closes a written file; 0, or prints "<what>: write error on PATH" and returns CLI_RUNTIME. */
-int cli_close_out(FILE *f, const char *what, const char *path);
 
 /* ---- Instruction-set level (dpcorr/isa.h) --------------------------------------------------
  * From the environment: DPCORR_ISA=sse2|avx2|avx512 forces a level, unset (or auto) means the
  * best this CPU runs. cli_isa_check prints a message naming DPCORR_ISA and returns CLI_USAGE for
- * an unknown name or a level this CPU lacks (dpcorr's main calls it first); cli_isa returns the
- * resolved level (after a successful check). */
+ * an unknown name or a level this CPU lacks (dpcorr's main calls it first). */
 int cli_isa_check(void);
 /* The level for one kernel family: DPCORR_ISA when set (all families), else the level that
- * dpc_tune_isa measured fastest here (once per process), else the detected one. cli_isa() is
- * the GEMM family's (the model's). */
+ * dpc_tune_isa measured fastest here (once per process), else the detected one. */
 dpc_isa cli_isa_for(dpc_tune_family family);
-dpc_isa cli_isa(void);
 /* The measurement behind cli_isa_for (NULL when it failed), and whether DPCORR_ISA forced a
  * level; reports record both. */
 const dpc_tune_levels *cli_isa_tuning(void);
 int cli_isa_forced(void);
-/* dpc_model_parse_shape (shape may be NULL) then dpc_model_new at the level cli_isa(); *cfg
+/* dpc_model_parse_shape (shape may be NULL) then dpc_model_new at the GEMM family's level; *cfg
  * (may be NULL) receives the parsed configuration. */
 dpc_status cli_model_new(dpc_model **m, dpc_model_config *cfg, const char *spec, size_t n_in,
                          const size_t *shape, size_t n_classes, dpc_error *err);

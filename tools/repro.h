@@ -62,8 +62,6 @@ void repro_plot(repro_ctx *c, const char *name, const struct plot_panel *panels,
 /* The same with fixed y ranges (plot_opts.ylim: 2 per panel; ymin >= ymax: autoscaled). */
 void repro_plot_ylim(repro_ctx *c, const char *name, const struct plot_panel *panels, size_t n,
                      const double *ylim);
-/* Least-squares slope of log y against log x. */
-double repro_loglog_slope(const double *x, const double *y, size_t n);
 
 /* Removes the temporaries of files not closed (a target's error path). */
 void repro_abort_open(repro_ctx *c);

@@ -145,18 +145,3 @@ void repro_plot_ylim(repro_ctx *c, const char *name, const struct plot_panel *pa
     repro_say(c, "plot: %s\n", msg);
     if (r != 0) fprintf(stderr, "dpcorr repro: %s\n", msg);
 }
-
-double repro_loglog_slope(const double *x, const double *y, size_t n)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!(x[i] > 0) || !(y[i] > 0)) continue;
-        double lx = log(x[i]), ly = log(y[i]);
-        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
-        k++;
-    }
-    if (k < 2) return NAN;
-    double kk = (double)k;
-    return (kk * sxy - sx * sy) / (kk * sxx - sx * sx);
-}
