@@ -141,6 +141,13 @@ DPC_API int dpc_field_format_default(const dpc_field *f, char *buf, size_t len);
  * "nan"). Returns snprintf's count. */
 DPC_API int dpc_field_format_number(double v, char *buf, size_t len);
 
+/* The range of a numeric field in words, lo and hi as dpc_field_format_number writes them and
+ * the open flags as brackets: "in [0, 1)", "in (0, 1e150]", or with hi = +inf "> 0", ">= 1"
+ * (the range only: the messages of dpc_field_check_value add "a finite number" for a DOUBLE
+ * without an upper bound and "or 0 (unset)"). Front ends use it for their own range texts.
+ * Returns snprintf's count. */
+DPC_API int dpc_field_format_range(const dpc_field *f, char *buf, size_t len);
+
 /* Proves t describes its struct: names unique and non-empty, offsets + sizes within t->size,
  * fields in increasing offset without overlap, every gap alignment padding (shorter than the
  * next field's natural alignment and ending on it, or at the end shorter than t->align), sizes

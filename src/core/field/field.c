@@ -115,22 +115,23 @@ int dpc_field_format_default(const dpc_field *f, char *buf, size_t len)
     return dpc_field_format_number(f->def, buf, len);
 }
 
-/* The accepted range in words: "in [0, 1)", "a finite number > 0", ">= 1". */
-static void range_words(const dpc_field *f, char *out, size_t cap)
+int dpc_field_format_range(const dpc_field *f, char *buf, size_t len)
 {
     char lo[40], hi[40];
     dpc_field_format_number(f->lo, lo, sizeof lo);
     dpc_field_format_number(f->hi, hi, sizeof hi);
     int lo_open = (f->flags & DPC_FIELD_LO_OPEN) != 0;
-    if (isinf(f->hi) && f->hi > 0) {
-        if (f->type == DPC_FIELD_DOUBLE)
-            snprintf(out, cap, "a finite number %s %s", lo_open ? ">" : ">=", lo);
-        else
-            snprintf(out, cap, "%s %s", lo_open ? ">" : ">=", lo);
-        return;
-    }
-    snprintf(out, cap, "in %c%s, %s%c", lo_open ? '(' : '[', lo, hi,
-             (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']');
+    if (isinf(f->hi) && f->hi > 0) return snprintf(buf, len, "%s %s", lo_open ? ">" : ">=", lo);
+    return snprintf(buf, len, "in %c%s, %s%c", lo_open ? '(' : '[', lo, hi,
+                    (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']');
+}
+
+/* The accepted range in words: "in [0, 1)", "a finite number > 0", ">= 1". */
+static void range_words(const dpc_field *f, char *out, size_t cap)
+{
+    int finite = f->type == DPC_FIELD_DOUBLE && isinf(f->hi) && f->hi > 0;
+    int n = snprintf(out, cap, "%s", finite ? "a finite number " : "");
+    dpc_field_format_range(f, out + n, cap - (size_t)n);
 }
 
 dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix, double v,
