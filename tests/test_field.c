@@ -125,6 +125,20 @@ static void test_format_range(void)
           buf);
 }
 
+/* An ENUM's names joined, the default marked; the length of the whole text when cut. */
+static void test_format_enum(void)
+{
+    char buf[64];
+    int n = dpc_field_format_enum(&inner_fields[1], "|", NULL, buf, sizeof buf);
+    CHECK(!strcmp(buf, "a|b|c") && n == 5, "names joined: %s (%d)", buf, n);
+    dpc_field_format_enum(&inner_fields[1], " | ", " (default)", buf, sizeof buf);
+    CHECK(!strcmp(buf, "a | b (default) | c"), "default marked: %s", buf);
+    n = dpc_field_format_enum(&inner_fields[1], " | ", " (default)", buf, 6);
+    CHECK(!strcmp(buf, "a | b") && n == 19, "cut text terminated, full length: %s (%d)", buf, n);
+    n = dpc_field_format_enum(&inner_fields[0], "|", NULL, buf, sizeof buf);
+    CHECK(buf[0] == '\0' && n == 0, "not an ENUM: empty");
+}
+
 /* Broken tables: each must be refused naming the field. */
 static void test_verify_refuses(void)
 {
@@ -211,6 +225,7 @@ int main(void)
     test_lookup_defaults();
     test_set_and_ranges();
     test_format_range();
+    test_format_enum();
     test_verify_refuses();
     test_when();
     test_pack();

@@ -100,18 +100,12 @@ static size_t index_of(const opt_set *s, const opt_spec *o)
 static const opt_spec *find(const opt_spec *const *opts, const char *name, size_t len,
                             size_t *idx)
 {
+    if (len == 2 && !strncmp(name, "-h", 2)) name = OPT_HELP.name, len = strlen(name);
     for (size_t i = 0; opts[i]; i++)
         if (strlen(opts[i]->name) == len && !strncmp(opts[i]->name, name, len)) {
             *idx = i;
             return opts[i];
         }
-    if (len == 2 && !strncmp(name, "-h", 2)) {
-        for (size_t i = 0; opts[i]; i++)
-            if (opts[i] == &OPT_HELP) {
-                *idx = i;
-                return &OPT_HELP;
-            }
-    }
     return NULL;
 }
 
@@ -167,10 +161,7 @@ static const char *choices_of(const opt_spec *o, char *buf, size_t len)
 {
     const dpc_field *f = o->choices ? NULL : spec_field_at(o, NULL);
     if (!f || f->type != DPC_FIELD_ENUM) return o->choices;
-    size_t n = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < f->nnames && n < len; k++)
-        n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? "|" : "", f->names[k]);
+    dpc_field_format_enum(f, "|", NULL, buf, len);
     return buf;
 }
 
@@ -221,10 +212,8 @@ static const char *enum_help(const opt_spec *o, const dpc_field *f, char *buf, s
             return buf;
         }
     if (o->choices) return o->help;
-    n = (size_t)snprintf(buf, len, "%s:", o->help);
-    for (size_t k = 0; k < f->nnames && n < len; k++)
-        n += (size_t)snprintf(buf + n, len - n, "%s %s%s", k ? " |" : "", f->names[k],
-                              (int)k == (int)f->def ? " (default)" : "");
+    n = (size_t)snprintf(buf, len, "%s: ", o->help);
+    if (n < len) dpc_field_format_enum(f, " | ", " (default)", buf + n, len - n);
     return buf;
 }
 
@@ -830,16 +819,9 @@ void opt_help(FILE *f, const opt_cmd *c)
                 snprintf(line, sizeof line, "%s [%s]", help, subst(w, sizeof w, o->when, c));
             else
                 snprintf(line, sizeof line, "%s", help);
-            fputs(head, f);
-            int col = (int)strlen(head);
-            if (col >= 22) {
-                fprintf(f, "\n%24s", "");
-                col = 24;
-            } else {
-                fprintf(f, "%*s", 24 - col, "");
-                col = 24;
-            }
-            wrap(f, line, col, 24);
+            int col = (int)strlen(head); /* the help from column 24, below a long head */
+            fprintf(f, "%s%s%*s", head, col >= 22 ? "\n" : "", col >= 22 ? 24 : 24 - col, "");
+            wrap(f, line, 24, 24);
         }
     }
     if (c->refused && c->refused[0]) {

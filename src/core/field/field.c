@@ -91,6 +91,20 @@ const char *dpc_field_enum_name(const dpc_field *f, int v)
     return f->names[v];
 }
 
+int dpc_field_format_enum(const dpc_field *f, const char *sep, const char *def_mark, char *buf,
+                          size_t len)
+{
+    size_t n = 0;
+    if (len) buf[0] = '\0';
+    for (size_t k = 0; f && f->type == DPC_FIELD_ENUM && k < f->nnames; k++) {
+        int w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s%s",
+                         k ? sep : "", f->names[k],
+                         def_mark && (double)k == f->def ? def_mark : "");
+        n += w > 0 ? (size_t)w : 0;
+    }
+    return (int)n;
+}
+
 static void field_path(char *out, size_t cap, const char *prefix, const char *name)
 {
     snprintf(out, cap, "%s%s", prefix ? prefix : "", name);
