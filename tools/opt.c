@@ -259,10 +259,8 @@ static int parse_list(const opt_set *s, const opt_spec *o, const char *v, opt_va
         const char *comma = strchr(p, ',');
         size_t l = comma ? (size_t)(comma - p) : strlen(p);
         double d;
-        if (l >= sizeof item) return opt_fail_at(s, o, "expected comma-separated numbers, got '%s'", v);
-        memcpy(item, p, l);
-        item[l] = '\0';
-        if (!dpc_io_parse_double(item, &d))
+        if (l < sizeof item) memcpy(item, p, l), item[l] = '\0';
+        if (l >= sizeof item || !dpc_io_parse_double(item, &d)) /* the library's number rules */
             return opt_fail_at(s, o, "expected comma-separated numbers, got '%s'", v);
         if (!in_range(o, d)) return bad_range(s, o, item);
         if (out->nlist == OPT_MAX_LIST)
