@@ -98,6 +98,48 @@ static void test_set_and_ranges(void)
           "bool 2 refused");
 }
 
+/* The range in words: brackets from the open flags, the shortest round-trip decimals, a missing
+ * upper bound as ">" / ">=" (the check's message adds "a finite number" for a DOUBLE). */
+static void test_format_range(void)
+{
+    char buf[96];
+    dpc_error e = {0};
+    dpc_field_format_range(&inner_fields[0], buf, sizeof buf);
+    CHECK(!strcmp(buf, "in [0, 1)"), "half-open range: %s", buf);
+    dpc_field f = {.name = "x", .type = DPC_FIELD_DOUBLE, .lo = 0.1, .hi = 1e150,
+                   .flags = DPC_FIELD_LO_OPEN};
+    dpc_field_format_range(&f, buf, sizeof buf);
+    CHECK(!strcmp(buf, "in (0.1, 1e+150]"), "open lo, large hi: %s", buf);
+    f.hi = INFINITY;
+    dpc_field_format_range(&f, buf, sizeof buf);
+    CHECK(!strcmp(buf, "> 0.1"), "no upper bound: %s", buf);
+    CHECK(dpc_field_check_value(&f, "", 0.1, &e) == DPC_E_INVALID &&
+              strstr(e.msg, "must be a finite number > 0.1, got 0.1"), "check message: %s", e.msg);
+    f.type = DPC_FIELD_SIZE, f.lo = 1, f.flags = 0;
+    dpc_field_format_range(&f, buf, sizeof buf);
+    CHECK(!strcmp(buf, ">= 1"), "count without upper bound: %s", buf);
+    CHECK(dpc_field_check_value(&f, "", 0, &e) == DPC_E_INVALID &&
+              strstr(e.msg, "must be >= 1, got 0"), "count message: %s", e.msg);
+    f.lo = 1.0 / 3, f.hi = 2;
+    dpc_field_format_range(&f, buf, sizeof buf);
+    CHECK(!strcmp(buf, "in [0.33333333333333331, 2]"), "17 digits when 15 do not read back: %s",
+          buf);
+}
+
+/* An ENUM's names joined, the default marked; the length of the whole text when cut. */
+static void test_format_enum(void)
+{
+    char buf[64];
+    int n = dpc_field_format_enum(&inner_fields[1], "|", NULL, buf, sizeof buf);
+    CHECK(!strcmp(buf, "a|b|c") && n == 5, "names joined: %s (%d)", buf, n);
+    dpc_field_format_enum(&inner_fields[1], " | ", " (default)", buf, sizeof buf);
+    CHECK(!strcmp(buf, "a | b (default) | c"), "default marked: %s", buf);
+    n = dpc_field_format_enum(&inner_fields[1], " | ", " (default)", buf, 6);
+    CHECK(!strcmp(buf, "a | b") && n == 19, "cut text terminated, full length: %s (%d)", buf, n);
+    n = dpc_field_format_enum(&inner_fields[0], "|", NULL, buf, sizeof buf);
+    CHECK(buf[0] == '\0' && n == 0, "not an ENUM: empty");
+}
+
 /* Broken tables: each must be refused naming the field. */
 static void test_verify_refuses(void)
 {
@@ -214,6 +256,8 @@ int main(void)
 {
     test_lookup_defaults();
     test_set_and_ranges();
+    test_format_range();
+    test_format_enum();
     test_verify_refuses();
     test_when();
     test_pack();

@@ -59,17 +59,6 @@ int opt_fail_at(const opt_set *s, const opt_spec *o, const char *fmt, ...)
     return CLI_USAGE;
 }
 
-static int fail_name(const opt_set *s, const char *name, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int fail_name(const opt_set *s, const char *name, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vmsg(s, name, fmt, ap);
-    va_end(ap);
-    return CLI_USAGE;
-}
-
 /* "{kind}" in text replaced by the command's mechanism option. */
 static const char *subst(char *buf, size_t len, const char *text, const opt_cmd *c)
 {
@@ -111,41 +100,41 @@ static size_t index_of(const opt_set *s, const opt_spec *o)
 static const opt_spec *find(const opt_spec *const *opts, const char *name, size_t len,
                             size_t *idx)
 {
+    if (len == 2 && !strncmp(name, "-h", 2)) name = OPT_HELP.name, len = strlen(name);
     for (size_t i = 0; opts[i]; i++)
         if (strlen(opts[i]->name) == len && !strncmp(opts[i]->name, name, len)) {
             *idx = i;
             return opts[i];
         }
-    if (len == 2 && !strncmp(name, "-h", 2)) {
-        for (size_t i = 0; opts[i]; i++)
-            if (opts[i] == &OPT_HELP) {
-                *idx = i;
-                return &OPT_HELP;
-            }
-    }
     return NULL;
 }
 
-/* 1 + index of word w in "a|b|c", 0 if absent. */
-static int word_index(const char *list, const char *w)
+/* 1 + the index of word w (length wl) in list, its words separated by sep ("a|b|c" with '|',
+ * "--x --y" with ' ', "mech.nu,nu" with ','); 0 when absent or list is NULL. */
+static int list_index(const char *list, char sep, const char *w, size_t wl)
 {
-    if (!list) return 0;
-    size_t wl = strlen(w);
+    const char seps[2] = {sep, '\0'};
     int k = 1;
-    for (const char *p = list;; k++) {
-        const char *bar = strchr(p, '|');
-        size_t l = bar ? (size_t)(bar - p) : strlen(p);
-        if (l == wl && !strncmp(p, w, l)) return k;
-        if (!bar) return 0;
-        p = bar + 1;
+    for (const char *p = list; p && *p; k++) {
+        size_t l = strcspn(p, seps);
+        if (l == wl && !strncmp(p, w, wl)) return k;
+        p += l + (p[l] == sep);
     }
+    return 0;
 }
 
-/* ---- strict numbers ------------------------------------------------------------------------ */
+static int word_index(const char *list, const char *w)
+{
+    return list_index(list, '|', w, strlen(w));
+}
 
-/* the rules are the library's (dpc_io_parse_double / _uint: every spec grammar shares them) */
-int opt_strict_double(const char *v, double *out) { return dpc_io_parse_double(v, out); }
-int opt_strict_uint(const char *v, uint64_t *out) { return dpc_io_parse_uint(v, out, 0); }
+/* 1 if the comma-separated param list names field f. */
+static int names_param(const char *list, const char *f)
+{
+    return list_index(list, ',', f, strlen(f)) != 0;
+}
+
+/* ---- ranges: the library's field rules ----------------------------------------------------- */
 
 /* The library field an option sets when its spec names the table (opt_spec.fields): the first
  * name of `param` found in it, a leading "problem." dropped for the nested struct's own table;
@@ -172,57 +161,43 @@ static const char *choices_of(const opt_spec *o, char *buf, size_t len)
 {
     const dpc_field *f = o->choices ? NULL : spec_field_at(o, NULL);
     if (!f || f->type != DPC_FIELD_ENUM) return o->choices;
-    size_t n = 0;
-    buf[0] = '\0';
-    for (size_t k = 0; k < f->nnames && n < len; k++)
-        n += (size_t)snprintf(buf + n, len - n, "%s%s", k ? "|" : "", f->names[k]);
+    dpc_field_format_enum(f, "|", NULL, buf, len);
     return buf;
 }
 
 static const dpc_field *spec_field(const opt_spec *o) { return spec_field_at(o, NULL); }
 
-typedef struct opt_range {
-    double lo, hi;  /* lo = hi = 0: none */
-    unsigned flags; /* OPT_LO_OPEN, OPT_HI_OPEN */
-} opt_range;
-
-/* The accepted range: the library table's for a field of a table (a typed value must be in the
- * range: 0 as "unset" is the library's convention for a value not given), else the spec's. */
-static opt_range range_of(const opt_spec *o)
+/* The accepted range as a library field, checked and worded by the library's rules (lo, hi and
+ * the open flags; DPC_FIELD_NO_RANGE when lo = hi = 0): the table's for a field of a table (a
+ * typed value must be in the range: 0 as "unset" is the library's convention for a value not
+ * given), else the spec's. */
+static dpc_field range_of(const opt_spec *o)
 {
     const dpc_field *f = spec_field(o);
-    if (!f || (f->flags & DPC_FIELD_NO_RANGE)) /* the spec's own ("the CLI's range") */
-        return (opt_range){o->lo, o->hi, o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
-    if (f->type == DPC_FIELD_BOOL || f->type == DPC_FIELD_ENUM || f->type > DPC_FIELD_U64)
-        return (opt_range){0, 0, 0};
-    return (opt_range){f->lo, f->hi,
-                       ((f->flags & DPC_FIELD_LO_OPEN) ? OPT_LO_OPEN : 0u) |
-                           ((f->flags & DPC_FIELD_HI_OPEN) ? OPT_HI_OPEN : 0u)};
+    dpc_field r = {.name = "", .type = DPC_FIELD_DOUBLE, .lo = o->lo, .hi = o->hi,
+                   .flags = o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
+    if (f && !(f->flags & DPC_FIELD_NO_RANGE)) { /* else the spec's own ("the CLI's range") */
+        int numeric = f->type <= DPC_FIELD_U64 && f->type != DPC_FIELD_BOOL &&
+                      f->type != DPC_FIELD_ENUM;
+        r.lo = numeric ? f->lo : 0, r.hi = numeric ? f->hi : 0;
+        r.flags = numeric ? f->flags & (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN) : 0u;
+    }
+    if (r.lo == 0 && r.hi == 0) r.flags |= DPC_FIELD_NO_RANGE;
+    return r;
 }
 
-static int has_range(const opt_spec *o)
-{
-    opt_range r = range_of(o);
-    return r.lo != 0 || r.hi != 0;
-}
+static int has_range(const opt_spec *o) { return !(range_of(o).flags & DPC_FIELD_NO_RANGE); }
 
 static int in_range(const opt_spec *o, double x)
 {
-    opt_range r = range_of(o);
-    if (r.lo == 0 && r.hi == 0) return 1;
-    int lo_ok = (r.flags & OPT_LO_OPEN) ? x > r.lo : x >= r.lo;
-    int hi_ok = (r.flags & OPT_HI_OPEN) ? x < r.hi : x <= r.hi;
-    return lo_ok && hi_ok;
+    dpc_field r = range_of(o);
+    return dpc_field_check_value(&r, "", x, NULL) == DPC_OK;
 }
 
 static void range_text(const opt_spec *o, char *buf, size_t len)
 {
-    opt_range r = range_of(o);
-    if (isinf(r.hi))
-        snprintf(buf, len, "%s %.15g", (r.flags & OPT_LO_OPEN) ? ">" : ">=", r.lo);
-    else
-        snprintf(buf, len, "in %c%.15g, %.15g%c", (r.flags & OPT_LO_OPEN) ? '(' : '[', r.lo,
-                 r.hi, (r.flags & OPT_HI_OPEN) ? ')' : ']');
+    dpc_field r = range_of(o);
+    dpc_field_format_range(&r, buf, len);
 }
 
 /* An ENUM field's help: the spec's words with the default's marked ("replay (default) |
@@ -237,10 +212,8 @@ static const char *enum_help(const opt_spec *o, const dpc_field *f, char *buf, s
             return buf;
         }
     if (o->choices) return o->help;
-    n = (size_t)snprintf(buf, len, "%s:", o->help);
-    for (size_t k = 0; k < f->nnames && n < len; k++)
-        n += (size_t)snprintf(buf + n, len - n, "%s %s%s", k ? " |" : "", f->names[k],
-                              (int)k == (int)f->def ? " (default)" : "");
+    n = (size_t)snprintf(buf, len, "%s: ", o->help);
+    if (n < len) dpc_field_format_enum(f, " | ", " (default)", buf + n, len - n);
     return buf;
 }
 
@@ -272,10 +245,10 @@ static int bad_range(const opt_set *s, const opt_spec *o, const char *v)
     const dpc_field *f = spec_field(o);
     double x;
     if (f && f->hi == 1e150 && dpc_io_parse_double(v, &x) && x > f->hi) /* the library's words */
-        return fail_name(s, o->name, "%s overflows: must be at most 1e150", v);
+        return opt_fail_at(s, o, "%s overflows: must be at most 1e150", v);
     char r[96];
     range_text(o, r, sizeof r);
-    return fail_name(s, o->name, "must be %s, got %s", r, v);
+    return opt_fail_at(s, o, "must be %s, got %s", r, v);
 }
 
 static int parse_list(const opt_set *s, const opt_spec *o, const char *v, opt_value *out)
@@ -286,14 +259,12 @@ static int parse_list(const opt_set *s, const opt_spec *o, const char *v, opt_va
         const char *comma = strchr(p, ',');
         size_t l = comma ? (size_t)(comma - p) : strlen(p);
         double d;
-        if (l >= sizeof item) return fail_name(s, o->name, "expected comma-separated numbers, got '%s'", v);
-        memcpy(item, p, l);
-        item[l] = '\0';
-        if (!dpc_io_parse_double(item, &d))
-            return fail_name(s, o->name, "expected comma-separated numbers, got '%s'", v);
+        if (l < sizeof item) memcpy(item, p, l), item[l] = '\0';
+        if (l >= sizeof item || !dpc_io_parse_double(item, &d)) /* the library's number rules */
+            return opt_fail_at(s, o, "expected comma-separated numbers, got '%s'", v);
         if (!in_range(o, d)) return bad_range(s, o, item);
         if (out->nlist == OPT_MAX_LIST)
-            return fail_name(s, o->name, "at most %d values, got more", OPT_MAX_LIST);
+            return opt_fail_at(s, o, "at most %d values, got more", OPT_MAX_LIST);
         out->list[out->nlist++] = d;
         if (!comma) return 0;
         p = comma + 1;
@@ -310,7 +281,7 @@ static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_v
     switch (o->type) {
     case OPT_FLAG: return 0;
     case OPT_STR:
-        if (!*v) return fail_name(s, o->name, "empty value");
+        if (!*v) return opt_fail_at(s, o, "empty value");
         return 0;
     case OPT_CHOICE:
         if (!(out->word = word_index(words, v))) {
@@ -318,7 +289,7 @@ static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_v
             snprintf(alts, sizeof alts, "%s", words ? words : "");
             for (char *p = alts; *p; p++)
                 if (*p == '|') *p = ',';
-            return fail_name(s, o->name, "expected one of %s, got '%s'", alts, v);
+            return opt_fail_at(s, o, "expected one of %s, got '%s'", alts, v);
         }
         return 0;
     case OPT_LIST: return parse_list(s, o, v, out);
@@ -327,7 +298,7 @@ static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_v
     if ((o->flags & OPT_WORDS) && (out->word = word_index(words, v))) return 0;
     if (o->type == OPT_DOUBLE) {
         if (!dpc_io_parse_double(v, &out->num))
-            return fail_name(s, o->name, "expected a number%s%s, got '%s'",
+            return opt_fail_at(s, o, "expected a number%s%s, got '%s'",
                              (o->flags & OPT_WORDS) ? " or " : "",
                              (o->flags & OPT_WORDS) ? o->choices : "", v);
     } else {
@@ -335,10 +306,10 @@ static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_v
             /* an integer too large to be represented: say the bound, not "expected an integer" */
             if (v[0] && strspn(v, "0123456789") == strlen(v)) {
                 if (has_range(o)) return bad_range(s, o, v);
-                return fail_name(s, o->name, "must be at most %s, got %s",
+                return opt_fail_at(s, o, "must be at most %s, got %s",
                                  (o->flags & OPT_BIG) ? "18446744073709551615" : "2^53 = 9007199254740992", v);
             }
-            return fail_name(s, o->name, "expected a non-negative integer%s%s, got '%s'",
+            return opt_fail_at(s, o, "expected a non-negative integer%s%s, got '%s'",
                              (o->flags & OPT_WORDS) ? " or " : "",
                              (o->flags & OPT_WORDS) ? o->choices : "", v);
         }
@@ -363,28 +334,14 @@ static int same_value(const opt_spec *o, const opt_value *a, const opt_value *b)
     }
 }
 
-/* 1 if name (length len) is in the space-separated list. */
-static int in_list(const char *list, const char *name)
-{
-    size_t l = strlen(name);
-    for (const char *p = list; p && *p;) {
-        while (*p == ' ') p++;
-        const char *e = p;
-        while (*e && *e != ' ') e++;
-        if ((size_t)(e - p) == l && !strncmp(p, name, l)) return 1;
-        p = e;
-    }
-    return 0;
-}
-
 static int check_conflicts(const opt_set *s)
 {
     for (size_t i = 0; i < s->n; i++) {
         const opt_spec *a = s->opts[i];
         if (!s->given[i] || !a->conflicts) continue;
         for (size_t j = 0; j < s->n; j++)
-            if (j != i && s->given[j] && in_list(a->conflicts, s->opts[j]->name))
-                return fail_name(s, s->opts[j]->name, "cannot be combined with %s", a->name);
+            if (j != i && s->given[j] && list_index(a->conflicts, ' ', s->opts[j]->name, strlen(s->opts[j]->name)))
+                return opt_fail_at(s, s->opts[j], "cannot be combined with %s", a->name);
     }
     return 0;
 }
@@ -400,24 +357,24 @@ static int one_option(opt_set *s, char **argv, int argc, int *i)
     const opt_spec *o = find(s->opts, a, len, &idx);
     for (size_t r = 0; !o && s->cmd->refused && s->cmd->refused[r]; r++)
         if (strlen(s->cmd->refused[r]->name) == len && !strncmp(s->cmd->refused[r]->name, a, len))
-            return fail_name(s, s->cmd->refused[r]->name, "%s", s->cmd->refused_why);
+            return opt_fail_at(s, s->cmd->refused[r], "%s", s->cmd->refused_why);
     if (!o)
-        return fail_name(s, NULL, "%.*s: unknown option (see dpcorr %s --help)", (int)len, a,
+        return opt_fail(s, "%.*s: unknown option (see dpcorr %s --help)", (int)len, a,
                          s->cmd->name);
     const char *v = NULL;
     if (o->type == OPT_FLAG) {
-        if (eq) return fail_name(s, o->name, "takes no value, got '%s'", eq + 1);
+        if (eq) return opt_fail_at(s, o, "takes no value, got '%s'", eq + 1);
     } else if (eq) {
         v = eq + 1;
     } else if (*i + 1 < argc && strncmp(argv[*i + 1], "--", 2) != 0) {
         v = argv[++*i];
     } else {
-        return fail_name(s, o->name, "missing value (%s %s)", o->name, o->metavar);
+        return opt_fail_at(s, o, "missing value (%s %s)", o->name, o->metavar);
     }
     opt_value val;
     if (parse_value(s, o, v ? v : "", &val)) return CLI_USAGE;
     if (s->given[idx] && !same_value(o, &s->val[idx], &val))
-        return fail_name(s, o->name, "given twice with different values ('%s' and '%s')",
+        return opt_fail_at(s, o, "given twice with different values ('%s' and '%s')",
                          s->val[idx].raw, val.raw);
     s->given[idx] = 1;
     s->val[idx] = val;
@@ -454,7 +411,7 @@ int opt_parse(opt_set *s, const opt_cmd *cmd, int argc, char **argv, int first, 
         } else if (s->npos < npos_max && s->npos < 4) {
             s->pos[s->npos++] = a;
         } else {
-            return fail_name(s, NULL, "'%s': unexpected argument (see dpcorr %s --help)", a,
+            return opt_fail(s, "'%s': unexpected argument (see dpcorr %s --help)", a,
                              cmd->name);
         }
     }
@@ -465,26 +422,27 @@ int opt_parse(opt_set *s, const opt_cmd *cmd, int argc, char **argv, int first, 
 
 int opt_typed(const opt_set *s, const opt_spec *o) { return s->given[index_of(s, o)]; }
 
-void opt_use(opt_set *s, const opt_spec *o) { s->used[index_of(s, o)] = 1; }
-
-int opt_given(opt_set *s, const opt_spec *o)
+/* o's index in s, o marked used (every accessor reads through it). */
+static size_t use(opt_set *s, const opt_spec *o)
 {
     size_t i = index_of(s, o);
     s->used[i] = 1;
-    return s->given[i];
+    return i;
 }
+
+void opt_use(opt_set *s, const opt_spec *o) { (void)use(s, o); }
+
+int opt_given(opt_set *s, const opt_spec *o) { return s->given[use(s, o)]; }
 
 double opt_dbl(opt_set *s, const opt_spec *o, double def)
 {
-    size_t i = index_of(s, o);
-    s->used[i] = 1;
+    size_t i = use(s, o);
     return s->given[i] && !s->val[i].word ? s->val[i].num : def;
 }
 
 uint64_t opt_u64(opt_set *s, const opt_spec *o, uint64_t def)
 {
-    size_t i = index_of(s, o);
-    s->used[i] = 1;
+    size_t i = use(s, o);
     return s->given[i] && !s->val[i].word ? s->val[i].u : def;
 }
 
@@ -523,23 +481,20 @@ void opt_read_fields(opt_set *s, const dpc_field_table *t, void *obj)
 
 const char *opt_str(opt_set *s, const opt_spec *o, const char *def)
 {
-    size_t i = index_of(s, o);
-    s->used[i] = 1;
+    size_t i = use(s, o);
     return s->given[i] ? s->val[i].raw : def;
 }
 
 int opt_word(opt_set *s, const opt_spec *o, int def)
 {
-    size_t i = index_of(s, o);
-    s->used[i] = 1;
+    size_t i = use(s, o);
     if (!s->given[i]) return def;
     return o->type == OPT_CHOICE ? s->val[i].word - 1 : s->val[i].word;
 }
 
 const double *opt_list(opt_set *s, const opt_spec *o, size_t *n)
 {
-    size_t i = index_of(s, o);
-    s->used[i] = 1;
+    size_t i = use(s, o);
     *n = s->given[i] ? s->val[i].nlist : 0;
     return s->given[i] ? s->val[i].list : NULL;
 }
@@ -549,9 +504,9 @@ int opt_finish(opt_set *s)
     for (size_t i = 0; i < s->n; i++) {
         const opt_spec *o = s->opts[i];
         if (!s->given[i] || s->used[i] || o == &OPT_HELP || o == &OPT_DRY_RUN) continue;
-        if (!o->when) return fail_name(s, o->name, "not used by this configuration");
+        if (!o->when) return opt_fail_at(s, o, "not used by this configuration");
         char w[256];
-        return fail_name(s, o->name, "not used by this configuration (it applies with %s)",
+        return opt_fail_at(s, o, "not used by this configuration (it applies with %s)",
                          subst(w, sizeof w, o->when, s->cmd));
     }
     return 0;
@@ -584,20 +539,6 @@ static void normalize(const char *field, char *out, size_t len)
         out[o++] = *p;
     }
     out[o] = '\0';
-}
-
-/* 1 if the comma-separated param list names field. */
-static int names_param(const char *list, const char *field)
-{
-    size_t l = strlen(field);
-    for (const char *p = list; p && *p;) {
-        const char *c = strchr(p, ',');
-        size_t n = c ? (size_t)(c - p) : strlen(p);
-        if (n == l && !strncmp(p, field, l)) return 1;
-        if (!c) break;
-        p = c + 1;
-    }
-    return 0;
 }
 
 /* The message without its leading "<field>: " (documented in dpcorr/common.h). */
@@ -654,7 +595,7 @@ int opt_fail_lib(const opt_set *s, const dpc_error *err)
     int rc = opt_status_rc(err->status);
     char m[DPC_ERROR_MSG_LEN + 256];
     if (!s || !err->field[0]) {
-        fail_name(s, NULL, "%s", spell_params(s, err->msg, m, sizeof m));
+        opt_fail(s, "%s", spell_params(s, err->msg, m, sizeof m));
         return rc;
     }
     char f[DPC_ERROR_FIELD_LEN];
@@ -664,7 +605,7 @@ int opt_fail_lib(const opt_set *s, const dpc_error *err)
         const opt_spec *o = s->opts[i];
         if (!o->param || !names_param(o->param, f)) continue;
         if (s->given[i]) {
-            fail_name(s, o->name, "%s", spell_params(s, msg_body(err), m, sizeof m));
+            opt_fail_at(s, o, "%s", spell_params(s, msg_body(err), m, sizeof m));
             return rc;
         }
         if (!untyped) untyped = o;
@@ -672,17 +613,17 @@ int opt_fail_lib(const opt_set *s, const dpc_error *err)
     const char *b = msg_body(err), *body = spell_params(s, b, m, sizeof m);
     const char *head = b != err->msg ? err->field : "", *sep = b != err->msg ? ": " : "";
     if (untyped)
-        fail_name(s, NULL, "%s%s%s (%s was not given: a default or derived value; %s sets it)",
+        opt_fail(s, "%s%s%s (%s was not given: a default or derived value; %s sets it)",
                   head, sep, body, f, untyped->name);
     else
-        fail_name(s, NULL, "%s%s%s", head, sep, body);
+        opt_fail(s, "%s%s%s", head, sep, body);
     return rc;
 }
 
 int opt_fail_lib_at(const opt_set *s, const opt_spec *o, const dpc_error *err)
 {
     char m[DPC_ERROR_MSG_LEN + 256]; /* the option names what the field named */
-    fail_name(s, o->name, "%s", spell_params(s, msg_body(err), m, sizeof m));
+    opt_fail_at(s, o, "%s", spell_params(s, msg_body(err), m, sizeof m));
     /* a file or spec named by the option that cannot be read is a bad value of the option */
     return err->status == DPC_E_NOMEM || err->status == DPC_E_NUMERIC ? CLI_RUNTIME : CLI_USAGE;
 }
@@ -876,16 +817,9 @@ void opt_help(FILE *f, const opt_cmd *c)
                 snprintf(line, sizeof line, "%s [%s]", help, subst(w, sizeof w, o->when, c));
             else
                 snprintf(line, sizeof line, "%s", help);
-            fputs(head, f);
-            int col = (int)strlen(head);
-            if (col >= 22) {
-                fprintf(f, "\n%24s", "");
-                col = 24;
-            } else {
-                fprintf(f, "%*s", 24 - col, "");
-                col = 24;
-            }
-            wrap(f, line, col, 24);
+            int col = (int)strlen(head); /* the help from column 24, below a long head */
+            fprintf(f, "%s%s%*s", head, col >= 22 ? "\n" : "", col >= 22 ? 24 : 24 - col, "");
+            wrap(f, line, 24, 24);
         }
     }
     if (c->refused && c->refused[0]) {

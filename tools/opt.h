@@ -46,8 +46,8 @@ typedef enum opt_type {
 } opt_type;
 
 /* opt_spec.flags */
-#define OPT_LO_OPEN 1u  /* value > lo (default: >= lo) */
-#define OPT_HI_OPEN 2u  /* value < hi (default: <= hi) */
+#define OPT_LO_OPEN DPC_FIELD_LO_OPEN /* value > lo (default: >= lo): the library's flags */
+#define OPT_HI_OPEN DPC_FIELD_HI_OPEN /* value < hi (default: <= hi) */
 #define OPT_WORDS 4u    /* a number, or one of the words in `choices` ("theory", "inf") */
 #define OPT_OUT_FILE 8u /* a file the run writes: checked writable before any work */
 #define OPT_OUT_DIR 16u /* a directory the run writes into: created and checked before any work */
@@ -141,12 +141,6 @@ extern const opt_spec OPT_HELP, OPT_DRY_RUN, OPT_JSON;
  * commands). Returns 0 (s->help set when --help was given and the help printed: exit 0), or
  * CLI_USAGE after printing the refusal. */
 int opt_parse(opt_set *s, const opt_cmd *cmd, int argc, char **argv, int first, size_t npos_max);
-
-/* The strict number syntax of the parser, for values inside specs (kan-synth:n=...): 1 on
- * success. Doubles: finite, digits/./e/sign only, no spaces; integers: no sign, no spaces, exact
- * (digits, or an exponent form <= 2^53). */
-int opt_strict_double(const char *v, double *out);
-int opt_strict_uint(const char *v, uint64_t *out);
 
 /* Help text of cmd (usage, about, options by section, epilog). */
 void opt_help(FILE *f, const opt_cmd *cmd);

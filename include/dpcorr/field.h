@@ -147,6 +147,20 @@ DPC_API int dpc_field_format_range(const dpc_field *f, char *buf, size_t len);
  * "nan"). Returns snprintf's count. */
 DPC_API int dpc_field_format_number(double v, char *buf, size_t len);
 
+/* The names of an ENUM field joined by sep, def_mark (may be NULL) written after the default's
+ * ("constant|cosine|cooldown"; with " | " and " (default)": "constant (default) | cosine");
+ * "" for a field that is not an ENUM. Returns the length of the whole text (as snprintf; buf
+ * holds what fits, terminated). */
+DPC_API int dpc_field_format_enum(const dpc_field *f, const char *sep, const char *def_mark,
+                                  char *buf, size_t len);
+
+/* The range of a numeric field in words, lo and hi as dpc_field_format_number writes them and
+ * the open flags as brackets: "in [0, 1)", "in (0, 1e150]", or with hi = +inf "> 0", ">= 1"
+ * (the range only: the messages of dpc_field_check_value add "a finite number" for a DOUBLE
+ * without an upper bound and "or 0 (unset)"). Front ends use it for their own range texts.
+ * Returns snprintf's count. */
+DPC_API int dpc_field_format_range(const dpc_field *f, char *buf, size_t len);
+
 /* Proves t describes its struct: names unique and non-empty, offsets + sizes within t->size,
  * fields in increasing offset without overlap, every gap alignment padding (shorter than the
  * next field's natural alignment and ending on it, or at the end shorter than t->align), sizes

@@ -91,6 +91,20 @@ const char *dpc_field_enum_name(const dpc_field *f, int v)
     return f->names[v];
 }
 
+int dpc_field_format_enum(const dpc_field *f, const char *sep, const char *def_mark, char *buf,
+                          size_t len)
+{
+    size_t n = 0;
+    if (len) buf[0] = '\0';
+    for (size_t k = 0; f && f->type == DPC_FIELD_ENUM && k < f->nnames; k++) {
+        int w = snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s%s",
+                         k ? sep : "", f->names[k],
+                         def_mark && (double)k == f->def ? def_mark : "");
+        n += w > 0 ? (size_t)w : 0;
+    }
+    return (int)n;
+}
+
 static void field_path(char *out, size_t cap, const char *prefix, const char *name)
 {
     snprintf(out, cap, "%s%s", prefix ? prefix : "", name);
@@ -115,8 +129,7 @@ int dpc_field_format_default(const dpc_field *f, char *buf, size_t len)
     return dpc_field_format_number(f->def, buf, len);
 }
 
-/* The accepted range in words: "in [0, 1)", "a finite number > 0", ">= 1". */
-static void range_words(const dpc_field *f, char *out, size_t cap)
+int dpc_field_format_range(const dpc_field *f, char *buf, size_t len)
 {
     if (f->type == DPC_FIELD_BOOL) {
         snprintf(out, cap, "0 or 1");
@@ -126,15 +139,17 @@ static void range_words(const dpc_field *f, char *out, size_t cap)
     dpc_field_format_number(f->lo, lo, sizeof lo);
     dpc_field_format_number(f->hi, hi, sizeof hi);
     int lo_open = (f->flags & DPC_FIELD_LO_OPEN) != 0;
-    if (isinf(f->hi) && f->hi > 0) {
-        if (f->type == DPC_FIELD_DOUBLE)
-            snprintf(out, cap, "a finite number %s %s", lo_open ? ">" : ">=", lo);
-        else
-            snprintf(out, cap, "%s %s", lo_open ? ">" : ">=", lo);
-        return;
-    }
-    snprintf(out, cap, "in %c%s, %s%c", lo_open ? '(' : '[', lo, hi,
-             (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']');
+    if (isinf(f->hi) && f->hi > 0) return snprintf(buf, len, "%s %s", lo_open ? ">" : ">=", lo);
+    return snprintf(buf, len, "in %c%s, %s%c", lo_open ? '(' : '[', lo, hi,
+                    (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']');
+}
+
+/* The accepted range in words: "in [0, 1)", "a finite number > 0", ">= 1". */
+static void range_words(const dpc_field *f, char *out, size_t cap)
+{
+    int finite = f->type == DPC_FIELD_DOUBLE && isinf(f->hi) && f->hi > 0;
+    int n = snprintf(out, cap, "%s", finite ? "a finite number " : "");
+    dpc_field_format_range(f, out + n, cap - (size_t)n);
 }
 
 int dpc_field_format_range(const dpc_field *f, char *buf, size_t len)
