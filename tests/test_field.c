@@ -221,37 +221,6 @@ static void test_pack(void)
     CHECK(back[0].kind == 2, "an int out of range keeps the field (%d)", back[0].kind);
 }
 
-/* dpc_field_format_range states what the range check accepts: each case is checked against
- * the check itself at the boundary values it names. */
-static void test_format_range(void)
-{
-    char buf[128];
-    const dpc_field *nu = &inner_fields[0], *kind = &inner_fields[1];
-    const dpc_field *batch = &outer_fields[1], *delta = &outer_fields[2], *flag = &outer_fields[3];
-    dpc_error e = {0};
-    dpc_field_format_range(nu, buf, sizeof buf);
-    CHECK(!strcmp(buf, "in [0, 1)"), "nu: %s", buf);
-    CHECK(dpc_field_check_value(nu, NULL, 0, &e) == DPC_OK &&
-              dpc_field_check_value(nu, NULL, 1, &e) != DPC_OK,
-          "nu: [0 accepted, 1) refused");
-    dpc_field_format_range(kind, buf, sizeof buf);
-    CHECK(!strcmp(buf, "a | b | c"), "kind: %s", buf);
-    dpc_field_format_range(batch, buf, sizeof buf);
-    CHECK(!strcmp(buf, "in [1, 1000000000000]"), "batch: %s", buf);
-    dpc_field_format_range(delta, buf, sizeof buf);
-    CHECK(!strcmp(buf, "in (0, 1), or 0 (unset)"), "delta: %s", buf);
-    CHECK(dpc_field_check_value(delta, NULL, 0, &e) == DPC_OK &&
-              dpc_field_check_value(delta, NULL, 1, &e) != DPC_OK,
-          "delta: 0 (unset) accepted, 1 refused");
-    dpc_field_format_range(flag, buf, sizeof buf);
-    CHECK(!strcmp(buf, "0 or 1"), "flag: %s", buf);
-    CHECK(dpc_field_check_value(flag, NULL, 2, &e) != DPC_OK, "flag: 2 refused");
-    dpc_field_format_range(&outer_fields[4], buf, sizeof buf);
-    CHECK(!strcmp(buf, ""), "a string has no range: %s", buf);
-    CHECK(dpc_field_format_range(kind, buf, 4) == 9 && !strcmp(buf, "a |"),
-          "truncation keeps snprintf's convention: %s", buf);
-}
-
 int main(void)
 {
     test_lookup_defaults();
@@ -261,6 +230,5 @@ int main(void)
     test_verify_refuses();
     test_when();
     test_pack();
-    test_format_range();
     return TEST_SUMMARY();
 }

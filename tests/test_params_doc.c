@@ -76,6 +76,26 @@ static void flags_text(const dpc_field *f, char *out, size_t len)
              runtime ? "runtime (results do not depend on it)" : "");
 }
 
+/* The values a field accepts, as its check states them: an enum's names, 0 or 1, the range
+ * (dpc_field_format_range) with "or 0 (unset)" where 0 means the library derives it; nothing
+ * for fields without a range (structs, strings, pointers, bytes, derived, no-range). */
+static void accepted(const dpc_field *f, char *out, size_t len)
+{
+    out[0] = 0;
+    if (f->type > DPC_FIELD_U64 || (f->flags & (DPC_FIELD_NO_RANGE | DPC_FIELD_DERIVED))) return;
+    if (f->type == DPC_FIELD_ENUM) {
+        dpc_field_format_enum(f, " | ", NULL, out, len);
+        return;
+    }
+    if (f->type == DPC_FIELD_BOOL) {
+        snprintf(out, len, "0 or 1");
+        return;
+    }
+    int n = dpc_field_format_range(f, out, len);
+    if ((f->flags & DPC_FIELD_UNSET_ZERO) && n > 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, ", or 0 (unset)");
+}
+
 static void render_table(sbuf *b, const dpc_field_table *t, const char *prefix)
 {
     for (size_t i = 0; i < t->count; i++) {
@@ -95,7 +115,7 @@ static void render_table(sbuf *b, const dpc_field_table *t, const char *prefix)
         if (numeric || f->def_text) dpc_field_format_default(f, def, sizeof def);
         else snprintf(def, sizeof def, "%s", f->type == DPC_FIELD_STRUCT ? "" : "NULL / none");
         cell(b, def);
-        dpc_field_format_range(f, range, sizeof range);
+        accepted(f, range, sizeof range);
         cell(b, range);
         flags_text(f, notes, sizeof notes);
         if (f->when) snprintf(when, sizeof when, "only with `%s`", f->when);

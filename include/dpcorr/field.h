@@ -137,12 +137,6 @@ DPC_API const char *dpc_field_enum_name(const dpc_field *f, int v);
  * when set): the shortest decimal that reads back as the default. Returns snprintf's count. */
 DPC_API int dpc_field_format_default(const dpc_field *f, char *buf, size_t len);
 
-/* The values f accepts in words, as the range checks state them ("in [0, 1]", "a finite
- * number > 0", ">= 1", "0 or 1", an enum's names "constant | cosine | cooldown", with ", or 0
- * (unset)" for DPC_FIELD_UNSET_ZERO); "" for a field without a range (structs, strings, pointers,
- * bytes, DERIVED and NO_RANGE fields). snprintf's return convention. */
-DPC_API int dpc_field_format_range(const dpc_field *f, char *buf, size_t len);
-
 /* A numeric value as the shortest decimal that reads back as v (%.15g, else %.17g; "inf",
  * "nan"). Returns snprintf's count. */
 DPC_API int dpc_field_format_number(double v, char *buf, size_t len);

@@ -131,10 +131,6 @@ int dpc_field_format_default(const dpc_field *f, char *buf, size_t len)
 
 int dpc_field_format_range(const dpc_field *f, char *buf, size_t len)
 {
-    if (f->type == DPC_FIELD_BOOL) {
-        snprintf(out, cap, "0 or 1");
-        return;
-    }
     char lo[40], hi[40];
     dpc_field_format_number(f->lo, lo, sizeof lo);
     dpc_field_format_number(f->hi, hi, sizeof hi);
@@ -150,28 +146,6 @@ static void range_words(const dpc_field *f, char *out, size_t cap)
     int finite = f->type == DPC_FIELD_DOUBLE && isinf(f->hi) && f->hi > 0;
     int n = snprintf(out, cap, "%s", finite ? "a finite number " : "");
     dpc_field_format_range(f, out + n, cap - (size_t)n);
-}
-
-int dpc_field_format_range(const dpc_field *f, char *buf, size_t len)
-{
-    if (!f || f->type == DPC_FIELD_STRUCT || f->type == DPC_FIELD_STRING ||
-        f->type == DPC_FIELD_POINTER || f->type == DPC_FIELD_BYTES ||
-        (f->flags & (DPC_FIELD_NO_RANGE | DPC_FIELD_DERIVED)))
-        return snprintf(buf, len, "%s", "");
-    if (f->type == DPC_FIELD_ENUM) { /* its names, "a | b | c" */
-        size_t n = 0;
-        if (len) buf[0] = 0;
-        for (size_t i = 0; i < f->nnames; i++)
-            if (f->names[i] && *f->names[i])
-                n += (size_t)snprintf(buf + (n < len ? n : len), n < len ? len - n : 0, "%s%s",
-                                      n ? " | " : "", f->names[i]);
-        return (int)n;
-    }
-    range_words(f, buf, len);
-    int n = (int)strlen(buf);
-    if (f->flags & DPC_FIELD_UNSET_ZERO)
-        n += snprintf(buf + n, (size_t)n < len ? len - (size_t)n : 0, ", or 0 (unset)");
-    return n;
 }
 
 dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix, double v,
