@@ -154,8 +154,23 @@ static void test_refusals(void)
           "NULL eps");
 }
 
+static void test_refutes(void)
+{
+    dpc_audit_result r;
+    memset(&r, 0, sizeof r);
+    r.ledger.epsilon = 2;
+    r.bound.epsilon = 1.5;
+    CHECK(!dpc_audit_refutes(&r), "bound below the claim: no refutation");
+    r.bound.epsilon = 2;
+    CHECK(!dpc_audit_refutes(&r), "bound at the claim: no refutation");
+    r.bound.epsilon = 2.25;
+    CHECK(dpc_audit_refutes(&r), "bound above the claim: refuted");
+    CHECK(!dpc_audit_refutes(NULL), "NULL: no refutation");
+}
+
 int main(void)
 {
+    test_refutes();
     test_perfect_bound();
     test_grid();
     test_refusals();

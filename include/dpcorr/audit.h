@@ -252,6 +252,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_audit_run(const dpc_audit_config *ac,
                                                dpc_audit_result *out, dpc_error *err);
 DPC_API void dpc_audit_result_free(dpc_audit_result *r);
 
+/* 1 when the audit refutes the run's claim: the lower bound exceeds the claimed epsilon
+ * (r->bound.epsilon > r->ledger.epsilon), so with probability >= the bound's confidence the run
+ * is less private than its ledger says; 0 otherwise, and for r NULL. */
+DPC_API int dpc_audit_refutes(const dpc_audit_result *r);
+
 /* What dpc_audit_run would run, without training (a dry run): the checks that need no training
  * (the configuration, the canaries against the model's parameters and the training examples)
  * and the trainer configuration resolved by dpc_train_config_resolve on the audit's training set

@@ -1,5 +1,5 @@
-/* study.c — the epsilon study's grid, its cells' configurations and the cap of what m canaries
- * can show (dpcorr/audit.h). */
+/* study.c — the epsilon study's grid, its cells' configurations, the cap of what m canaries can
+ * show, and whether an audit refutes its claim (dpcorr/audit.h). */
 #include "dpcorr/audit.h"
 
 #include "common/util.h"
@@ -66,4 +66,9 @@ dpc_status dpc_audit_perfect_bound(size_t m, double delta, double confidence, do
     free(s);
     free(in);
     return st;
+}
+
+int dpc_audit_refutes(const dpc_audit_result *r)
+{
+    return r && r->bound.epsilon > r->ledger.epsilon;
 }
