@@ -224,7 +224,7 @@ static void print_summary(const audit_opts *o, const dpc_audit_result *r)
            b->k_plus, b->k_minus, b->correct, b->guesses, b->candidates);
     printf("lower bound   epsilon >= %.4f at %.0f%% confidence (claimed %.4f)%s\n", b->epsilon,
            100 * b->confidence, L->epsilon,
-           b->epsilon > L->epsilon ? "  VIOLATION: the run is less private than claimed" : "");
+           dpc_audit_refutes(r) ? "  VIOLATION: the run is less private than claimed" : "");
     if (!isnan(r->test_accuracy)) printf("test accuracy %.4f\n", r->test_accuracy);
 }
 

@@ -256,6 +256,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_audit_run(const dpc_audit_config *ac,
                                                dpc_audit_result *out, dpc_error *err);
 DPC_API void dpc_audit_result_free(dpc_audit_result *r);
 
+/* 1 when the audit refutes the run's claim: the lower bound exceeds the claimed epsilon
+ * (r->bound.epsilon > r->ledger.epsilon), so with probability >= the bound's confidence the run
+ * is less private than its ledger says; 0 otherwise, and for r NULL. */
+DPC_API int dpc_audit_refutes(const dpc_audit_result *r);
+
 /* What dpc_audit_run would run, without training (a dry run): the checks that need no training
  * (the configuration, the canaries against the model's parameters and the training examples)
  * and the trainer configuration resolved by dpc_train_config_resolve on the audit's training set
@@ -267,6 +272,55 @@ DPC_API DPC_NODISCARD dpc_status dpc_audit_resolve(const dpc_audit_config *ac,
                                                    const dpc_dataset *train, const dpc_rng *rng,
                                                    dpc_train_config *out, size_t *examples,
                                                    dpc_error *err);
+
+/* ==== The epsilon study ===================================================================== */
+
+/* The study of doc/audit.md: the lower bound against the claimed epsilon for DP-SGD and two
+ * correlated mechanisms. Its grid is every mechanism row crossed with every claimed epsilon;
+ * each cell is one dpc_audit_run of the caller's configuration with the row's mechanism and
+ * sampler (dpc_audit_study_config). */
+#define DPC_AUDIT_STUDY_EPSILONS 5 /* claimed epsilons 1, 2, 4, 8, 16 */
+#define DPC_AUDIT_STUDY_MECHS 3    /* the mechanism rows below */
+
+/* One mechanism row of the study. */
+typedef struct dpc_audit_study_mech {
+    const char *label;        /* static: "DP-SGD (Poisson)", ... */
+    dpc_mech_kind kind;       /* the mechanism */
+    dpc_sampler_kind sampler; /* its participation */
+    double nu;                /* NU's nu (0 for the others) */
+    size_t bands;             /* BSR's bands (0 for the others) */
+} dpc_audit_study_mech;
+
+/* The grid: rows (in order) DP-SGD = IDENTITY under POISSON sampling; nu-DP-FTRL with nu = 0.02
+ * over FIXED-order epochs (the whole-run Gaussian route); BSR with 16 bands under
+ * CYCLIC_POISSON sampling (the amplified banded route); claimed epsilons 1, 2, 4, 8, 16
+ * (increasing: the columns). */
+typedef struct dpc_audit_study_grid {
+    dpc_audit_study_mech mech[DPC_AUDIT_STUDY_MECHS];
+    double epsilon[DPC_AUDIT_STUDY_EPSILONS];
+} dpc_audit_study_grid;
+
+/* Fills *g with the grid above. */
+DPC_API void dpc_audit_study_grid_init(dpc_audit_study_grid *g);
+
+/* The trainer configuration of the study cell (row mech, claimed epsilon): base with the row's
+ * mechanism kind, nu, bands and sampler, groups = 0 (the sampler's default), that epsilon and
+ * noise_multiplier = 0 (calibrated to the epsilon); every other field is base's (a shallow copy:
+ * pointers stay base's). Errors: "mech" (an index >= DPC_AUDIT_STUDY_MECHS), "epsilon" (not
+ * finite and > 0), "base"/"out" (NULL). */
+DPC_API DPC_NODISCARD dpc_status dpc_audit_study_config(const dpc_train_config *base, size_t mech,
+                                                        double epsilon, dpc_train_config *out,
+                                                        dpc_error *err);
+
+/* The largest lower bound m canaries can give at this confidence and delta: dpc_audit_bound
+ * (the default guess grid) on perfectly separated scores, canary i included when i is odd
+ * (every "included" guess right while k+ <= m / 2 rounded down, every "excluded" guess right
+ * while k- <= m / 2 rounded up). The cap of the study's plot: an audit of m canaries cannot
+ * show more, however leaky the run. m >= 1 ("m"), delta in [0, 1) ("delta"), confidence in
+ * (0, 1) ("confidence"); eps not NULL ("eps"). */
+DPC_API DPC_NODISCARD dpc_status dpc_audit_perfect_bound(size_t m, double delta,
+                                                         double confidence, double *eps,
+                                                         dpc_error *err);
 
 #ifdef __cplusplus
 }
