@@ -4,6 +4,7 @@
 
 #include "dpcorr/common.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdint.h>
@@ -64,6 +65,23 @@ static inline dpc_status dpc__progress(const dpc_progress *p, double done, doubl
 #define DPC__SCALE_MAX 1e150
 
 #define DPC__NOMEM(err, what) dpc_error_set((err), DPC_E_NOMEM, "out of memory allocating %s", (what))
+
+/* Least-squares slope of log y on log x over the points with x, y > 0 (NAN below 2): the
+ * reproductions' rates (every paper module's; public as dpc_nu_loglog_slope). */
+static inline double dpc__loglog_slope(const double *x, const double *y, size_t n)
+{
+    double sx = 0, sy = 0, sxx = 0, sxy = 0;
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (!(x[i] > 0) || !(y[i] > 0)) continue;
+        double lx = log(x[i]), ly = log(y[i]);
+        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
+        k++;
+    }
+    if (k < 2) return NAN;
+    double kk = (double)k;
+    return (kk * sxy - sx * sy) / (kk * sxx - sx * sx);
+}
 
 /* Monotonic wall clock in seconds (time splits in reports; never an input to a value). */
 static inline double dpc__now(void)

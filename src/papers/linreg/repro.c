@@ -84,22 +84,6 @@ static double mean_risk(const dpc__amb_run *r, size_t stride, size_t n)
     return s / (double)n;
 }
 
-/* least-squares slope of log y on log x over the points with x, y > 0 (NAN below 2) */
-static double loglog_slope(const double *x, const double *y, size_t n)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!(x[i] > 0) || !(y[i] > 0)) continue;
-        double lx = log(x[i]), ly = log(y[i]);
-        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
-        k++;
-    }
-    if (k < 2) return NAN;
-    double kk = (double)k;
-    return (kk * sxy - sx * sy) / (kk * sxx - sx * sx);
-}
-
 /* sigma sweep (eps = 1): every arm's mean risk, the DP excess of adaptive and fixed clipping. */
 static void sigma_sweep(const dpc__amb_study *S, dpc_linreg_repro_result *R)
 {
@@ -123,8 +107,8 @@ static void sigma_sweep(const dpc__amb_study *S, dpc_linreg_repro_result *R)
             if (GRIDS[DPC_LINREG_REPRO_FULL].sig[q] == cf->sig[i]) ni = q;
         for (int k = 0; k < 3; k++) R->note[k][i] = ni >= 0 ? NOTE_SIG[k][ni] : NAN;
     }
-    R->slope_sigma_adaptive = loglog_slope(R->sigma, R->dp_excess_adaptive, cf->nsig);
-    R->slope_sigma_fixed = loglog_slope(R->sigma, R->dp_excess_fixed, cf->nsig);
+    R->slope_sigma_adaptive = dpc__loglog_slope(R->sigma, R->dp_excess_adaptive, cf->nsig);
+    R->slope_sigma_fixed = dpc__loglog_slope(R->sigma, R->dp_excess_fixed, cf->nsig);
     size_t lo = cf->nsig - 1;
     R->ratio_fixed_over_adaptive =
         R->risk[DPC_LINREG_REPRO_FIXED][lo] / R->risk[DPC_LINREG_REPRO_ADAPTIVE][lo];
@@ -153,7 +137,7 @@ static void eps_sweep(const dpc__amb_study *S, dpc_linreg_repro_result *R)
         R->neps++;
     }
     for (size_t e = 0; e < R->neps; e++) R->eps_dp_excess[e] = re[e] - base_np;
-    R->slope_eps = loglog_slope(ev, R->eps_dp_excess, R->neps);
+    R->slope_eps = dpc__loglog_slope(ev, R->eps_dp_excess, R->neps);
     R->exact_alpha_risk = mean_risk(S->exact, 1, ns);
     R->dpssgd_risk = cf->ssgd_seeds ? mean_risk(S->ssgd, 1, cf->ssgd_seeds) : NAN;
 }
@@ -181,8 +165,8 @@ static void nd_sweeps(const dpc__amb_study *S, dpc_linreg_repro_result *R)
         R->dsweep[i] = point(S->dsw[i], cf->d_seeds, cf->d_n, cf->ds[i]);
         dv[i] = (double)cf->ds[i], dpd[i] = R->dsweep[i].dp_excess;
     }
-    R->slope_n = loglog_slope(nv, dpn, cf->nn);
-    R->slope_d = loglog_slope(dv, dpd, cf->nd);
+    R->slope_n = dpc__loglog_slope(nv, dpn, cf->nn);
+    R->slope_d = dpc__loglog_slope(dv, dpd, cf->nd);
     R->ok_sigma_slope = fabs(R->slope_sigma_adaptive - 2) <= 0.3;
     R->ok_fixed_flat = fabs(R->slope_sigma_fixed) <= 0.3;
     R->ok_ratio = R->ratio_fixed_over_adaptive >= 100;

@@ -16,17 +16,7 @@ void dpc_nu_repro_params_init(dpc_nu_repro_params *p)
 
 double dpc_nu_loglog_slope(const double *x, const double *y, size_t n)
 {
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!(x[i] > 0) || !(y[i] > 0)) continue;
-        double lx = log(x[i]), ly = log(y[i]);
-        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
-        k++;
-    }
-    if (k < 2) return NAN;
-    double kk = (double)k;
-    return (kk * sxy - sx * sy) / (kk * sxx - sx * sx);
+    return dpc__loglog_slope(x, y, n);
 }
 
 dpc_status dpc_nu_simulate(const dpc_nu_setup_params *sp, const dpc_theory_beta *b,

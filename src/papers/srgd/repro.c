@@ -272,22 +272,6 @@ static dpc_srgd_repro_stat paired(const srgd_job *dp, const srgd_job *np, size_t
     return (dpc_srgd_repro_stat){m, ns > 1 ? sqrt(s2 / (double)(ns - 1) / (double)ns) : NAN};
 }
 
-/* least-squares slope of log y on log x over the points with x, y > 0 (NAN below 2) */
-static double loglog_slope(const double *x, const double *y, size_t n)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    size_t k = 0;
-    for (size_t i = 0; i < n; i++) {
-        if (!(x[i] > 0) || !(y[i] > 0)) continue;
-        double lx = log(x[i]), ly = log(y[i]);
-        sx += lx, sy += ly, sxx += lx * lx, sxy += lx * ly;
-        k++;
-    }
-    if (k < 2) return NAN;
-    double kk = (double)k;
-    return (kk * sxy - sx * sy) / (kk * sxx - sx * sx);
-}
-
 double dpc_srgd_repro_slope_jk(const double *x, const double *v, size_t npts, size_t ns,
                                double *se)
 {
@@ -300,7 +284,7 @@ double dpc_srgd_repro_slope_jk(const double *x, const double *v, size_t npts, si
         y[i] = 0;
         for (size_t s = 0; s < ns; s++) y[i] += v[i * ns + s] / (double)ns;
     }
-    double full = loglog_slope(x, y, npts), acc = 0, acc2 = 0;
+    double full = dpc__loglog_slope(x, y, npts), acc = 0, acc2 = 0;
     if (ns < 2) {
         *se = NAN;
         return full;
@@ -308,7 +292,7 @@ double dpc_srgd_repro_slope_jk(const double *x, const double *v, size_t npts, si
     for (size_t d = 0; d < ns; d++) {
         for (size_t i = 0; i < npts; i++)
             yj[i] = (y[i] * (double)ns - v[i * ns + d]) / (double)(ns - 1);
-        double sl = loglog_slope(x, yj, npts);
+        double sl = dpc__loglog_slope(x, yj, npts);
         acc += sl;
         acc2 += sl * sl;
     }
