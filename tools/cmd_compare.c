@@ -1,14 +1,11 @@
 /* cmd_compare.c — `dpcorr compare`: every mechanism side by side at n steps, single and
- * multiple participation. nu is shown at the library's search (dpc_strategy_best_nu, the same
- * answer as everywhere); BSR, BISR and BLT as the library makes them for a run of this n, k and
- * b (dpc_mech_default_bands, dpc_strategy_default_blt: what train gets); damping and lambda,
- * which no run picks by default, at the best of a small grid (the scaled RMSE, i.e. the error at
- * equal privacy). */
+ * multiple participation. The table is the library's (dpc_mech_compare: the rows, nu at
+ * dpc_strategy_best_nu, BSR, BISR and BLT at the defaults a run of this n, k and b gets, damping
+ * and lambda at the best of the library's grids by scaled RMSE); this file parses the options,
+ * shows the progress and prints. */
 #include "cli.h"
 #include "progress.h"
 
-#include <math.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* The progress of both tables as one count: the library reports each table's evaluations
