@@ -167,12 +167,17 @@ static void check_progress_and_refusals(void)
 
     /* n = 1: every row but the BLT; the failure named */
     dpc_mech_compare_params_init(&cp, 1);
+    c = (counter){0};
+    cp.progress.fn = count_fn;
+    cp.progress.ctx = &c;
     size_t failed = 0;
     dpc_error first;
     CHECK_OK(dpc_mech_compare(&cp, &rows, &nr, &failed, &first, &err), &err);
     CHECK(nr == 9 && failed == 1 && !strcmp(first.field, "steps") &&
               strstr(first.msg, "BLT needs n >= 2"),
           "n = 1: %zu rows, %zu failed (%s: %s)", nr, failed, first.field, first.msg);
+    CHECK(c.calls == DPC_MECH_COMPARE_EVALS && c.last == DPC_MECH_COMPARE_EVALS,
+          "n = 1: the failed BLT counts in the progress (%d calls)", c.calls);
     for (size_t i = 0; rows && i < nr; i++)
         CHECK(rows[i].kind != DPC_MECH_BLT, "no BLT row at n = 1");
     dpc_mech_compare_free(rows);

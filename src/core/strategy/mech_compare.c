@@ -46,6 +46,13 @@ static void cmp_fail(cmp_state *c, const dpc_error *e)
     if (!c->failed++) c->first = *e;
 }
 
+/* One evaluation done, failed or not: the progress, which may ask to stop. */
+static void cmp_step(cmp_state *c)
+{
+    c->done += 1.0;
+    if (dpc__progress(&c->p->progress, c->done, DPC_MECH_COMPARE_EVALS, c->err)) c->stop = 1;
+}
+
 /* One evaluation (one progress step); 1 when *r was filled. */
 static int cmp_eval(cmp_state *c, const dpc_mech_params *mp, dpc_mech_compare_row *r)
 {
@@ -72,8 +79,7 @@ static int cmp_eval(cmp_state *c, const dpc_mech_params *mp, dpc_mech_compare_ro
         cmp_fail(c, &e);
     }
     dpc_mech_free(m);
-    c->done += 1.0;
-    if (dpc__progress(&c->p->progress, c->done, DPC_MECH_COMPARE_EVALS, c->err)) c->stop = 1;
+    cmp_step(c);
     return ok;
 }
 
@@ -100,6 +106,7 @@ static int cmp_tune(cmp_state *c, dpc_mech_params *mp, double *field, dpc_mech_c
 /* nu-DP-FTRL at dpc_strategy_best_nu for the pattern (objective MEAN, prefix workload). */
 static int cmp_best_nu(cmp_state *c, dpc_mech_compare_row *r)
 {
+    if (c->stop) return 0; /* cancelled: no further search */
     dpc_strategy_problem pb;
     dpc_strategy_problem_init(&pb, c->p->steps);
     pb.participations = c->p->part.k;
@@ -111,7 +118,7 @@ static int cmp_best_nu(cmp_state *c, dpc_mech_compare_row *r)
     double nu = 0;
     if (dpc_strategy_best_nu(&pb, &nu, &l, &e)) {
         cmp_fail(c, &e);
-        c->done += 1.0;
+        cmp_step(c);
         return 0;
     }
     dpc_mech_params mp;
@@ -126,6 +133,7 @@ static int cmp_best_nu(cmp_state *c, dpc_mech_compare_row *r)
 /* The default BLT for n, k and b (dpc_strategy_default_blt: what train and account use). */
 static int cmp_default_blt(cmp_state *c, dpc_mech_compare_row *r)
 {
+    if (c->stop) return 0; /* cancelled: no BLT optimization */
     size_t n = c->p->steps;
     dpc_strategy *st = NULL;
     dpc_error e;
@@ -137,7 +145,7 @@ static int cmp_default_blt(cmp_state *c, dpc_mech_compare_row *r)
     if (n < 2 ||
         dpc_strategy_default_blt(&st, n, c->p->part.k, c->p->part.b, DPC_WORKLOAD_PREFIX, &e)) {
         cmp_fail(c, &e);
-        c->done += 1.0;
+        cmp_step(c);
         return 0;
     }
     dpc_mech_params mp;
