@@ -220,6 +220,62 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_baselines(const dpc_strategy_probl
                                                         dpc_strategy_baseline *out, size_t cap,
                                                         size_t *count, dpc_error *err);
 
+/* ---- Every mechanism side by side (`dpcorr compare`) ---------------------------------------- */
+
+/* dpc_mech_compare evaluates, at n steps and one participation pattern, the rows below in this
+ * order; each row is a mechanism built with dpc_mech_new and measured by dpc_mech_sensitivity
+ * (under the pattern) and dpc_mech_error_of (prefix sums):
+ *   identity (DP-SGD); nu = 0 (optimal CC); nu-DP-FTRL at dpc_strategy_best_nu for the pattern
+ *   (objective MEAN); damped anti-PGD and lambda-CGD at the best of their grids
+ *   (dpc_mech_compare_grid); BSR and BISR at dpc_mech_default_bands(n, k, b); the default BLT
+ *   (dpc_strategy_default_blt, prefix workload; n >= 2); the binary tree; the Honaker tree.
+ * "Best of a grid" is the least scaled RMSE (sensitivity x RMSE, the error at equal privacy),
+ * the first grid value on ties; a grid value that fails to evaluate is skipped. */
+#define DPC_MECH_COMPARE_EVALS 22 /* evaluations per call: 1+1+1+6+8+2+1+2 (progress total) */
+
+typedef struct dpc_mech_compare_params {
+    size_t steps;           /* n >= 1 */
+    dpc_participation part; /* the pattern of the sensitivities and of the searches */
+    dpc_progress progress;  /* called after each evaluation (done, DPC_MECH_COMPARE_EVALS) */
+} dpc_mech_compare_params;
+
+/* steps = n, part single participation (dpc_participation_init), no progress. */
+DPC_API void dpc_mech_compare_params_init(dpc_mech_compare_params *p, size_t steps);
+
+typedef struct dpc_mech_compare_row {
+    char name[64];       /* e.g. "nu-DP-FTRL (nu=0.36)", "BSR (bands=32)", "BLT (3 buffers)" */
+    dpc_mech_kind kind;  /* the mechanism of the row */
+    int honaker;         /* TREE: the Honaker estimator */
+    double value;        /* its chosen parameter: nu (NU, ANTIPGD damping), lambda (LCGD),
+                          * bands (BSR, BISR), buffers (BLT); 0 for identity and trees */
+    double sensitivity;  /* dpc_mech_sensitivity under part */
+    int exact;           /* the sensitivity is exact (else an upper bound) */
+    double rmse;         /* dpc_mech_error_of, per unit noise */
+    double max_error;
+    size_t state_floats; /* dpc_mech_state_floats(DPC_NOISE_BUFFER) */
+    int replay;          /* the replay form is available (its state: 0 floats) */
+    int anytime;         /* dpc_mech_is_anytime */
+} dpc_mech_compare_row;
+
+/* The grid of a tuned row: ANTIPGD the dampings {1e-3, 3e-3, 1e-2, 3e-2, 0.1, 0.3}, LCGD the
+ * lambdas {0.3, 0.5, 0.7, 0.8, 0.9, 0.95, 0.98, 0.99}; *count its length. NULL (and 0) for
+ * another kind. Static storage. */
+DPC_API const double *dpc_mech_compare_grid(dpc_mech_kind kind, size_t *count);
+
+/* Evaluates the rows above for p. *rows (the caller's: dpc_mech_compare_free) receives those
+ * that evaluated, in order, *count their number. A row that cannot be evaluated (the library's
+ * work limit, the BLT below 2 steps, ...) is left out: *failed (may be NULL) counts the
+ * evaluations that failed, grid values included, and *first_failure (may be NULL) the first's
+ * error. Errors: p, rows or count NULL, steps 0 (DPC_E_INVALID naming "p", "rows", "count",
+ * "steps"); no row evaluated: the first failure's error; the progress asking to stop:
+ * DPC_E_CANCELLED. Work: that of its rows, each bounded by DPC_WORK_LIMIT. */
+DPC_API DPC_NODISCARD dpc_status dpc_mech_compare(const dpc_mech_compare_params *p,
+                                                  dpc_mech_compare_row **rows, size_t *count,
+                                                  size_t *failed, dpc_error *first_failure,
+                                                  dpc_error *err);
+/* NULL is a no-op. */
+DPC_API void dpc_mech_compare_free(dpc_mech_compare_row *rows);
+
 /* ---- Strategy files ------------------------------------------------------------------------ */
 
 /* Writes s to path in the file format above (DPC_E_IO naming the path). */
