@@ -544,24 +544,6 @@ static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *te
     jw_end(w);
 }
 
-/* "distributed": ranks, threads per rank, shard sizes, bytes moved per step (all ranks), noise
- * state bytes per rank (doc/distributed.md). */
-static void report_dist(jw *w, const dpc_dist_info *d)
-{
-    jw_obj(w, "distributed");
-    jw_int(w, "ranks", (long long)d->ranks);
-    jw_int(w, "threads_per_rank", (long long)d->threads[0]);
-    jw_arr(w, "shard_sizes");
-    for (size_t r = 0; r < d->ranks; r++)
-        jw_int(w, NULL, (long long)(d->shard_begin[r + 1] - d->shard_begin[r]));
-    jw_end(w);
-    jw_num(w, "bytes_per_step", d->bytes_per_step);
-    jw_arr(w, "noise_state_bytes_per_rank");
-    for (size_t r = 0; r < d->ranks; r++) jw_int(w, NULL, (long long)d->noise_state_bytes[r]);
-    jw_end(w);
-    jw_end(w);
-}
-
 static int write_report(const run_ctx *x)
 {
     const train_opts *o = x->o;
@@ -614,7 +596,7 @@ static int write_report(const run_ctx *x)
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->params_hash);
     jw_str(&w, "params_hash", hash);
     jw_end(&w);
-    report_dist(&w, &r->dist);
+    dpc_dist_report_json(&w, &r->dist);
     return frame_report_close(&w, f, o->fr.report);
 }
 

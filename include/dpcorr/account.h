@@ -780,6 +780,12 @@ DPC_API void dpc_ledger_init(dpc_ledger *L);
  * "epsilon_pre" only when n_pre > 0). Writes at most len bytes including the
  * NUL (like snprintf) and returns the length of the full text. */
 DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);
+/* The report's "privacy" member (the ledger's JSON), then "telemetry" (what the caller says of
+ * its unprivatized telemetry), "dp_outputs" and "not_dp": what the guarantee covers, field by
+ * field, so a report sitting next to a model is not mistaken for publishable. */
+struct dpc_json_writer;
+DPC_API void dpc_ledger_report_json(struct dpc_json_writer *w, const dpc_ledger *L,
+                                    const char *telemetry);
 
 /* ==== The papers' own calculators =========================================================== */
 

@@ -580,6 +580,10 @@ typedef struct dpc_dist_info {
     double bytes_per_step;
     uint64_t bytes_sent;             /* bytes this rank sent so far (all collectives) */
 } dpc_dist_info;
+/* The report's "distributed" member: ranks, threads per rank, shard sizes, bytes moved per step
+ * (all ranks), noise state bytes per rank (doc/distributed.md). */
+struct dpc_json_writer;
+DPC_API void dpc_dist_report_json(struct dpc_json_writer *w, const dpc_dist_info *d);
 DPC_API void dpc_trainer_dist_info(const dpc_trainer *tr, dpc_dist_info *out);
 
 /* FNV-1a 64 of the parameter bytes: a fingerprint for comparing runs bit for bit. */
