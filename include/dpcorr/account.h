@@ -784,6 +784,9 @@ DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);
  * its unprivatized telemetry), "dp_outputs" and "not_dp": what the guarantee covers, field by
  * field, so a report sitting next to a model is not mistaken for publishable. */
 struct dpc_json_writer;
+/* The member "key": the ledger's JSON (dpc_ledger_json); null when out of memory. */
+DPC_API void dpc_ledger_json_member(struct dpc_json_writer *w, const char *key,
+                                    const dpc_ledger *L);
 DPC_API void dpc_ledger_report_json(struct dpc_json_writer *w, const dpc_ledger *L,
                                     const char *telemetry);
 

@@ -267,17 +267,22 @@ size_t dpc_account_solution_json(const dpc_account_query *q, const dpc_account_s
     return s.n;
 }
 
-void dpc_ledger_report_json(dpc_json_writer *w, const dpc_ledger *L, const char *telemetry)
+void dpc_ledger_json_member(dpc_json_writer *w, const char *key, const dpc_ledger *L)
 {
     size_t n = dpc_ledger_json(L, NULL, 0);
     char *buf = malloc(n + 1);
     if (buf) {
         dpc_ledger_json(L, buf, n + 1);
-        dpc_json_raw(w, "privacy", buf);
+        dpc_json_raw(w, key, buf);
         free(buf);
     } else {
-        dpc_json_null(w, "privacy");
+        dpc_json_null(w, key);
     }
+}
+
+void dpc_ledger_report_json(dpc_json_writer *w, const dpc_ledger *L, const char *telemetry)
+{
+    dpc_ledger_json_member(w, "privacy", L);
     dpc_json_str(w, "telemetry", telemetry);
     /* jax_privacy's "auxiliary information" pitfall: a report sits next to the model and looks
      * publishable, so it says field by field what the guarantee covers; the telemetry stays
