@@ -484,8 +484,7 @@ static int loop(run_ctx *x)
 
 /* ---- report and plot ----------------------------------------------------------------------- */
 
-/* The configuration that ran (resolved by the library). The mechanism's keys predate the field
- * tables ("mech" = mech.kind, "mech_momentum" = mech.momentum) and are kept for readers. */
+/* The configuration that ran (resolved by the library), after the CLI's own specs. */
 static void report_config(jw *w, const train_opts *o, const train_result *r,
                           const dpc_train_config *c)
 {
@@ -494,32 +493,7 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     jw_str(w, "features", o->features ? o->features : "none");
     jw_str(w, "model", r->model_spec);
     jw_int(w, "parameters", (long long)r->n_params);
-    jw_str(w, "mech", dpc_mech_kind_name(c->mech.kind));
-    jw_num(w, "nu", c->mech.nu);
-    jw_num(w, "lambda", c->mech.lambda);
-    jw_int(w, "bands", (long long)c->mech.bands);
-    jw_num(w, "mech_momentum", c->mech.momentum);
-    jw_num(w, "mech_decay", c->mech.decay);
-    /* every field of dpc_train_config from the library's table (the mechanism's under the keys
-     * above; the sampler by name; isa: the model's level, isa_noise: the noise generators'),
-     * except the privacy fields: the "privacy" section reports what was accounted under those
-     * names (the calibrated noise_multiplier, the derived delta) */
-    static const char privacy[] = " epsilon delta noise_multiplier allow_large_delta accountant ";
-    const dpc_field_table *t = dpc_train_config_fields();
-    for (size_t i = 0; i < t->count; i++) {
-        const dpc_field *f = &t->fields[i];
-        char key[48];
-        snprintf(key, sizeof key, " %s ", f->name);
-        if (strstr(privacy, key)) continue;
-        if (!strcmp(f->name, "sampler")) {
-            jw_str(w, f->name, dpc_sampler_kind_name(c->sampler));
-        } else if (!strcmp(f->name, "isa")) {
-            jw_str(w, "isa", dpc_isa_name(r->isa));
-            jw_str(w, "isa_noise", dpc_isa_name(c->isa));
-        } else {
-            jw_field(w, f, c);
-        }
-    }
+    dpc_train_config_report_json(w, c, r->isa);
     jw_end(w);
     frame_report_isa(w);
 }

@@ -203,6 +203,13 @@ typedef struct dpc_train_config {
  * weight_decay and noise_multiplier x clip below 1e150; delta < 1/N unless allow_large_delta;
  * groups only with cyclic Poisson sampling. */
 DPC_API const dpc_field_table *dpc_train_config_fields(void);
+/* The resolved configuration's members of a report's "config": the mechanism under its
+ * historical keys (mech, nu, lambda, bands, mech_momentum, mech_decay), then every field of
+ * dpc_train_config_fields except the privacy ones (the "privacy" section reports what was
+ * accounted under those names); the sampler by name; "isa" = model_isa, "isa_noise" = c->isa. */
+struct dpc_json_writer;
+DPC_API void dpc_train_config_report_json(struct dpc_json_writer *w, const dpc_train_config *c,
+                                          dpc_isa model_isa);
 
 /* The table's defaults (above): batch 256, epochs 1, clip 1, lr 0.1, delta 0 (derived from N),
  * dpc_account_default_accountant() (PLD), everything else 0/NULL/AUTO. */
