@@ -176,38 +176,11 @@ int audit_one(audit_opts *o, opt_set *s, const dpc_model *model, dpc_audit_resul
 
 void audit_json_fields(jw *w, const audit_opts *o, const dpc_audit_result *r)
 {
-    const dpc_audit_bound_result *b = &r->bound;
-    jw_num(w, "epsilon", r->ledger.epsilon);
-    jw_num(w, "delta", r->ledger.delta);
-    jw_num(w, "epsilon_lower_bound", b->epsilon);
-    jw_num(w, "confidence", b->confidence);
-    jw_int(w, "canaries", (long long)r->canaries);
-    jw_int(w, "guesses", (long long)b->guesses);
-    jw_int(w, "correct", (long long)b->correct);
-    jw_str(w, "method", r->method);
-    jw_str(w, "canary", dpc_audit_canary_name(r->canary));
-    jw_str(w, "statistic", r->statistic);
-    jw_int(w, "included", (long long)r->included);
-    jw_int(w, "k_plus", (long long)b->k_plus);
-    jw_int(w, "k_minus", (long long)b->k_minus);
-    jw_int(w, "candidates", (long long)b->candidates);
-    jw_num(w, "significance", b->significance);
-    jw_num(w, "p_value", b->p_value);
-    jw_num(w, "mu_max", r->mu_max);
-    jw_int(w, "examples", (long long)r->examples);
-    jw_num(w, "test_accuracy", r->test_accuracy);
+    dpc_audit_result_json(w, r);
     jw_str(w, "data", o->t.fr.data);
     jw_str(w, "features", o->t.features ? o->t.features : "none");
     jw_str(w, "model", o->model_spec);
-    size_t n = dpc_ledger_json(&r->ledger, NULL, 0);
-    char *lj = malloc(n + 1);
-    if (lj) {
-        dpc_ledger_json(&r->ledger, lj, n + 1);
-        jw_raw(w, "ledger", lj);
-        free(lj);
-    } else {
-        jw_null(w, "ledger");
-    }
+    dpc_ledger_json_member(w, "ledger", &r->ledger);
 }
 
 static void print_summary(const audit_opts *o, const dpc_audit_result *r)

@@ -190,39 +190,12 @@ FILE *frame_report_open(const run_frame *f, jw *w, const char *algo)
 
 void frame_report_data(jw *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test)
 {
-    jw_obj(w, "data");
-    jw_str(w, "spec", spec ? spec : "");
-    jw_str(w, "source", train->source);
-    jw_int(w, "n_train", (long long)dpc_dataset_rows(train));
-    jw_int(w, "n_test", test ? (long long)test->n : 0);
-    jw_int(w, "features", (long long)train->d);
-    jw_int(w, "classes", (long long)train->n_classes);
-    jw_str(w, "preprocessing", train->preprocessing);
-    jw_bool(w, "data_dependent_preprocessing", train->data_dependent);
-    jw_end(w);
+    dpc_dataset_report_json(w, spec, train, test);
 }
 
 void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry)
 {
-    size_t n = dpc_ledger_json(L, NULL, 0);
-    char *buf = malloc(n + 1);
-    if (buf) {
-        dpc_ledger_json(L, buf, n + 1);
-        jw_raw(w, "privacy", buf);
-        free(buf);
-    } else {
-        jw_null(w, "privacy");
-    }
-    jw_str(w, "telemetry", telemetry);
-    /* jax_privacy's "auxiliary information" pitfall: a report sits next to the model and looks
-     * publishable, so it says field by field what the guarantee covers; the telemetry stays
-     * (operators need it to tune and debug) but is marked as what it is */
-    jw_str(w, "dp_outputs", "the parameters (params_hash) and the privacy ledger only");
-    jw_str(w, "not_dp", "NOT differentially private: the telemetry, the progress lines, the "
-                        "timings, throughput and byte counts (they depend on the realised batch "
-                        "sizes) are computed from the training data without noise, the test "
-                        "metrics from the test set without noise; do not publish them with the "
-                        "model");
+    dpc_ledger_report_json(w, L, telemetry);
 }
 
 int frame_report_close(jw *w, FILE *fp, const char *path)

@@ -484,8 +484,7 @@ static int loop(run_ctx *x)
 
 /* ---- report and plot ----------------------------------------------------------------------- */
 
-/* The configuration that ran (resolved by the library). The mechanism's keys predate the field
- * tables ("mech" = mech.kind, "mech_momentum" = mech.momentum) and are kept for readers. */
+/* The configuration that ran (resolved by the library), after the CLI's own specs. */
 static void report_config(jw *w, const train_opts *o, const train_result *r,
                           const dpc_train_config *c)
 {
@@ -494,32 +493,7 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
     jw_str(w, "features", o->features ? o->features : "none");
     jw_str(w, "model", r->model_spec);
     jw_int(w, "parameters", (long long)r->n_params);
-    jw_str(w, "mech", dpc_mech_kind_name(c->mech.kind));
-    jw_num(w, "nu", c->mech.nu);
-    jw_num(w, "lambda", c->mech.lambda);
-    jw_int(w, "bands", (long long)c->mech.bands);
-    jw_num(w, "mech_momentum", c->mech.momentum);
-    jw_num(w, "mech_decay", c->mech.decay);
-    /* every field of dpc_train_config from the library's table (the mechanism's under the keys
-     * above; the sampler by name; isa: the model's level, isa_noise: the noise generators'),
-     * except the privacy fields: the "privacy" section reports what was accounted under those
-     * names (the calibrated noise_multiplier, the derived delta) */
-    static const char privacy[] = " epsilon delta noise_multiplier allow_large_delta accountant ";
-    const dpc_field_table *t = dpc_train_config_fields();
-    for (size_t i = 0; i < t->count; i++) {
-        const dpc_field *f = &t->fields[i];
-        char key[48];
-        snprintf(key, sizeof key, " %s ", f->name);
-        if (strstr(privacy, key)) continue;
-        if (!strcmp(f->name, "sampler")) {
-            jw_str(w, f->name, dpc_sampler_kind_name(c->sampler));
-        } else if (!strcmp(f->name, "isa")) {
-            jw_str(w, "isa", dpc_isa_name(r->isa));
-            jw_str(w, "isa_noise", dpc_isa_name(c->isa));
-        } else {
-            jw_field(w, f, c);
-        }
-    }
+    dpc_train_config_report_json(w, c, r->isa);
     jw_end(w);
     frame_report_isa(w);
 }
@@ -541,24 +515,6 @@ static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *te
         jw_int(w, "peak_rss_bytes", (long long)ru.ru_maxrss * 1024);
     jw_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
     jw_int(w, "trainer_bytes", (long long)r->trainer_bytes);
-    jw_end(w);
-}
-
-/* "distributed": ranks, threads per rank, shard sizes, bytes moved per step (all ranks), noise
- * state bytes per rank (doc/distributed.md). */
-static void report_dist(jw *w, const dpc_dist_info *d)
-{
-    jw_obj(w, "distributed");
-    jw_int(w, "ranks", (long long)d->ranks);
-    jw_int(w, "threads_per_rank", (long long)d->threads[0]);
-    jw_arr(w, "shard_sizes");
-    for (size_t r = 0; r < d->ranks; r++)
-        jw_int(w, NULL, (long long)(d->shard_begin[r + 1] - d->shard_begin[r]));
-    jw_end(w);
-    jw_num(w, "bytes_per_step", d->bytes_per_step);
-    jw_arr(w, "noise_state_bytes_per_rank");
-    for (size_t r = 0; r < d->ranks; r++) jw_int(w, NULL, (long long)d->noise_state_bytes[r]);
-    jw_end(w);
     jw_end(w);
 }
 
@@ -614,7 +570,7 @@ static int write_report(const run_ctx *x)
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->params_hash);
     jw_str(&w, "params_hash", hash);
     jw_end(&w);
-    report_dist(&w, &r->dist);
+    dpc_dist_report_json(&w, &r->dist);
     return frame_report_close(&w, f, o->fr.report);
 }
 

@@ -796,6 +796,15 @@ DPC_API const dpc_field_table *dpc_ledger_fields(void);
  * "epsilon_pre" only when n_pre > 0). Writes at most len bytes including the
  * NUL (like snprintf) and returns the length of the full text. */
 DPC_API size_t dpc_ledger_json(const dpc_ledger *L, char *buf, size_t len);
+/* The report's "privacy" member (the ledger's JSON), then "telemetry" (what the caller says of
+ * its unprivatized telemetry), "dp_outputs" and "not_dp": what the guarantee covers, field by
+ * field, so a report sitting next to a model is not mistaken for publishable. */
+struct dpc_json_writer;
+/* The member "key": the ledger's JSON (dpc_ledger_json); null when out of memory. */
+DPC_API void dpc_ledger_json_member(struct dpc_json_writer *w, const char *key,
+                                    const dpc_ledger *L);
+DPC_API void dpc_ledger_report_json(struct dpc_json_writer *w, const dpc_ledger *L,
+                                    const char *telemetry);
 
 /* ==== The papers' own calculators =========================================================== */
 

@@ -239,6 +239,11 @@ typedef struct dpc_audit_result {
     char method[128];              /* the test and its guesses */
     char statistic[128];           /* the score */
 } dpc_audit_result;
+/* The audit's result fields of its JSON (--json and the report): the claimed epsilon and delta,
+ * the lower bound and its confidence, the canary counts and guesses, the method, canary kind
+ * and statistic, the bound's internals, mu_max, examples and test accuracy. */
+struct dpc_json_writer;
+DPC_API void dpc_audit_result_json(struct dpc_json_writer *w, const dpc_audit_result *r);
 
 /* Progress callback after every step; a nonzero return cancels the run (DPC_E_STATE). */
 typedef int (*dpc_audit_progress_fn)(void *ctx, const dpc_step_info *info, size_t steps);

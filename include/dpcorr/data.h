@@ -96,6 +96,11 @@ typedef struct dpc_dataset {
      * are the whole set). Everything else (source, d, classes, bounds) describes the whole set. */
     size_t shard_first, shard_total;
 } dpc_dataset;
+/* The report's "data" member: the spec as given (NULL: ""), source, row counts (test NULL: 0),
+ * features, classes and the preprocessing, with whether it depends on the data. */
+struct dpc_json_writer;
+DPC_API void dpc_dataset_report_json(struct dpc_json_writer *w, const char *spec,
+                                     const dpc_dataset *train, const dpc_dataset *test);
 
 /* The rows of the whole set ds is (a shard: shard_total; else n). */
 static inline size_t dpc_dataset_rows(const dpc_dataset *ds)

@@ -81,6 +81,48 @@ DPC_API DPC_NODISCARD dpc_status dpc_io_out_commit(dpc_io_out *o, dpc_error *err
 /* Closes and removes the temporary, the target unchanged; frees o (NULL: nothing). */
 DPC_API void dpc_io_out_abort(dpc_io_out *o);
 
+/* A JSON writer for reports and --json outputs, onto the caller's stream (the library never
+ * writes to stdout by itself; a buffer is a stream from fmemopen/open_memstream). Commas and
+ * nesting are tracked, so writers cannot forget a separator. Numbers are written with %.17g
+ * (exact round trip), NaN as null and infinities as the strings "inf" / "-inf". Strings (keys
+ * and values) are always valid UTF-8: a byte that is not part of a well-formed UTF-8 sequence is
+ * written as \ufffd (U+FFFD); controls are \u-escaped. Members of the top-level object and the
+ * elements of its arrays start on their own lines; deeper levels stay inline. Keys are NULL
+ * inside arrays. Nesting deeper than DPC_JSON_DEPTH levels is not supported.
+ *
+ *   dpc_json_writer w;  dpc_json_begin(&w, f);  dpc_json_str(&w, "kind", "nu");
+ *   dpc_json_obj(&w, "config");  dpc_json_num(&w, "lr", 0.1);  dpc_json_finish(&w);
+ */
+#define DPC_JSON_DEPTH 16
+typedef struct dpc_json_writer {
+    FILE *f;
+    int depth;
+    int count[DPC_JSON_DEPTH];  /* members written at each level */
+    char close[DPC_JSON_DEPTH]; /* '}' or ']' */
+    int oneline;                /* everything on one line */
+    dpc_io_out *out;            /* the safe output behind f, if the caller keeps one there */
+} dpc_json_writer;
+
+DPC_API void dpc_json_begin(dpc_json_writer *w, FILE *f);      /* "{" */
+DPC_API void dpc_json_begin_line(dpc_json_writer *w, FILE *f); /* "{", all on one line */
+DPC_API void dpc_json_finish(dpc_json_writer *w); /* closes every open level, ends the line */
+DPC_API void dpc_json_obj(dpc_json_writer *w, const char *key); /* "key": { */
+DPC_API void dpc_json_arr(dpc_json_writer *w, const char *key); /* "key": [ */
+DPC_API void dpc_json_end(dpc_json_writer *w);                  /* } or ] */
+DPC_API void dpc_json_num(dpc_json_writer *w, const char *key, double v);
+DPC_API void dpc_json_int(dpc_json_writer *w, const char *key, long long v);
+DPC_API void dpc_json_str(dpc_json_writer *w, const char *key, const char *v);
+DPC_API void dpc_json_bool(dpc_json_writer *w, const char *key, int v);
+DPC_API void dpc_json_null(dpc_json_writer *w, const char *key);
+/* A member whose value is already JSON text (e.g. dpc_ledger_json). */
+DPC_API void dpc_json_raw(dpc_json_writer *w, const char *key, const char *json);
+/* Numbers of an array (one line). */
+DPC_API void dpc_json_nums(dpc_json_writer *w, const char *key, const double *v, size_t n);
+/* A numeric or enum field of a library table (dpcorr/field.h) under its name: an ENUM by its
+ * name, a double as a number, the integer types as integers; base is the struct it describes. */
+struct dpc_field;
+DPC_API void dpc_json_field(dpc_json_writer *w, const struct dpc_field *f, const void *base);
+
 #ifdef __cplusplus
 }
 #endif

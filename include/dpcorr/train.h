@@ -187,6 +187,13 @@ typedef struct dpc_train_config {
  * weight_decay and noise_multiplier x clip below 1e150; delta < 1/N unless allow_large_delta;
  * groups only with cyclic Poisson sampling. */
 DPC_API const dpc_field_table *dpc_train_config_fields(void);
+/* The resolved configuration's members of a report's "config": the mechanism under its
+ * historical keys (mech, nu, lambda, bands, mech_momentum, mech_decay), then every field of
+ * dpc_train_config_fields except the privacy ones (the "privacy" section reports what was
+ * accounted under those names); the sampler by name; "isa" = model_isa, "isa_noise" = c->isa. */
+struct dpc_json_writer;
+DPC_API void dpc_train_config_report_json(struct dpc_json_writer *w, const dpc_train_config *c,
+                                          dpc_isa model_isa);
 
 /* Writes the table's defaults (doc/parameters.md; the accountant is
  * dpc_account_default_accountant()). */
@@ -564,6 +571,10 @@ typedef struct dpc_dist_info {
     double bytes_per_step;
     uint64_t bytes_sent;             /* bytes this rank sent so far (all collectives) */
 } dpc_dist_info;
+/* The report's "distributed" member: ranks, threads per rank, shard sizes, bytes moved per step
+ * (all ranks), noise state bytes per rank (doc/distributed.md). */
+struct dpc_json_writer;
+DPC_API void dpc_dist_report_json(struct dpc_json_writer *w, const dpc_dist_info *d);
 DPC_API void dpc_trainer_dist_info(const dpc_trainer *tr, dpc_dist_info *out);
 
 /* FNV-1a 64 of the parameter bytes: a fingerprint for comparing runs bit for bit. */

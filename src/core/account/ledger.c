@@ -1,11 +1,13 @@
 /* ledger.c — the privacy ledger shared by every trainer: defaults and its JSON form; the JSON
  * form of an accounting query's answer (dpc_account_solution_json), the record of `dpcorr account`. */
 #include "dpcorr/account.h"
+#include "dpcorr/io.h"
 #include "field/field_def.h"
 
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 const char *dpc_calibration_name(dpc_calibration c)
@@ -351,4 +353,32 @@ size_t dpc_account_solution_json(const dpc_account_query *q, const dpc_account_s
     boolean(&s, "upper_bound", r->upper_bound, &f);
     put(&s, "}");
     return s.n;
+}
+
+void dpc_ledger_json_member(dpc_json_writer *w, const char *key, const dpc_ledger *L)
+{
+    size_t n = dpc_ledger_json(L, NULL, 0);
+    char *buf = malloc(n + 1);
+    if (buf) {
+        dpc_ledger_json(L, buf, n + 1);
+        dpc_json_raw(w, key, buf);
+        free(buf);
+    } else {
+        dpc_json_null(w, key);
+    }
+}
+
+void dpc_ledger_report_json(dpc_json_writer *w, const dpc_ledger *L, const char *telemetry)
+{
+    dpc_ledger_json_member(w, "privacy", L);
+    dpc_json_str(w, "telemetry", telemetry);
+    /* jax_privacy's "auxiliary information" pitfall: a report sits next to the model and looks
+     * publishable, so it says field by field what the guarantee covers; the telemetry stays
+     * (operators need it to tune and debug) but is marked as what it is */
+    dpc_json_str(w, "dp_outputs", "the parameters (params_hash) and the privacy ledger only");
+    dpc_json_str(w, "not_dp", "NOT differentially private: the telemetry, the progress lines, "
+                              "the timings, throughput and byte counts (they depend on the "
+                              "realised batch sizes) are computed from the training data without "
+                              "noise, the test metrics from the test set without noise; do not "
+                              "publish them with the model");
 }

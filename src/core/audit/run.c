@@ -2,6 +2,7 @@
  * hook, the released trajectory, scores and the one-run bound. See dpcorr/audit.h. */
 #include "audit/audit_internal.h"
 #include "common/util.h"
+#include "dpcorr/io.h"
 #include "field/field_def.h"
 
 #include <math.h>
@@ -322,4 +323,28 @@ dpc_status dpc_audit_run(const dpc_audit_config *ac, const dpc_train_config *tc,
     audit_run_free(&a);
     if (st) dpc_audit_result_free(out);
     return st;
+}
+
+void dpc_audit_result_json(dpc_json_writer *w, const dpc_audit_result *r)
+{
+    const dpc_audit_bound_result *b = &r->bound;
+    dpc_json_num(w, "epsilon", r->ledger.epsilon);
+    dpc_json_num(w, "delta", r->ledger.delta);
+    dpc_json_num(w, "epsilon_lower_bound", b->epsilon);
+    dpc_json_num(w, "confidence", b->confidence);
+    dpc_json_int(w, "canaries", (long long)r->canaries);
+    dpc_json_int(w, "guesses", (long long)b->guesses);
+    dpc_json_int(w, "correct", (long long)b->correct);
+    dpc_json_str(w, "method", r->method);
+    dpc_json_str(w, "canary", dpc_audit_canary_name(r->canary));
+    dpc_json_str(w, "statistic", r->statistic);
+    dpc_json_int(w, "included", (long long)r->included);
+    dpc_json_int(w, "k_plus", (long long)b->k_plus);
+    dpc_json_int(w, "k_minus", (long long)b->k_minus);
+    dpc_json_int(w, "candidates", (long long)b->candidates);
+    dpc_json_num(w, "significance", b->significance);
+    dpc_json_num(w, "p_value", b->p_value);
+    dpc_json_num(w, "mu_max", r->mu_max);
+    dpc_json_int(w, "examples", (long long)r->examples);
+    dpc_json_num(w, "test_accuracy", r->test_accuracy);
 }

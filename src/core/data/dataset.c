@@ -2,6 +2,7 @@
  * preprocessing steps (see dpcorr/data.h for which are data-independent). */
 #include "data/internal.h"
 #include "common/util.h"
+#include "dpcorr/io.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -397,4 +398,19 @@ dpc_status dpc_dataset_standardize(dpc_dataset *train, dpc_dataset *test, dpc_er
     free(mu);
     free(sd);
     return DPC_OK;
+}
+
+void dpc_dataset_report_json(dpc_json_writer *w, const char *spec, const dpc_dataset *train,
+                             const dpc_dataset *test)
+{
+    dpc_json_obj(w, "data");
+    dpc_json_str(w, "spec", spec ? spec : "");
+    dpc_json_str(w, "source", train->source);
+    dpc_json_int(w, "n_train", (long long)dpc_dataset_rows(train));
+    dpc_json_int(w, "n_test", test ? (long long)test->n : 0);
+    dpc_json_int(w, "features", (long long)train->d);
+    dpc_json_int(w, "classes", (long long)train->n_classes);
+    dpc_json_str(w, "preprocessing", train->preprocessing);
+    dpc_json_bool(w, "data_dependent_preprocessing", train->data_dependent);
+    dpc_json_end(w);
 }

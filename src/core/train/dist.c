@@ -2,6 +2,7 @@
  * dpc_transport.sendrecv only (see dist.h for the message pattern of each). */
 #include "common/util.h"
 #include "train/dist.h"
+#include "dpcorr/io.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -204,4 +205,20 @@ dpc_status dpc__dist_to_root(dpc__dist *d, size_t from, void *buf, size_t bytes,
     if (d->rank == 0) return xfer(d->tp, &d->sent, NONE, NULL, 0, from, buf, bytes, err);
     if (d->rank == from) return xfer(d->tp, &d->sent, 0, buf, bytes, NONE, NULL, 0, err);
     return DPC_OK;
+}
+
+void dpc_dist_report_json(dpc_json_writer *w, const dpc_dist_info *d)
+{
+    dpc_json_obj(w, "distributed");
+    dpc_json_int(w, "ranks", (long long)d->ranks);
+    dpc_json_int(w, "threads_per_rank", (long long)d->threads[0]);
+    dpc_json_arr(w, "shard_sizes");
+    for (size_t r = 0; r < d->ranks; r++)
+        dpc_json_int(w, NULL, (long long)(d->shard_begin[r + 1] - d->shard_begin[r]));
+    dpc_json_end(w);
+    dpc_json_num(w, "bytes_per_step", d->bytes_per_step);
+    dpc_json_arr(w, "noise_state_bytes_per_rank");
+    for (size_t r = 0; r < d->ranks; r++) dpc_json_int(w, NULL, (long long)d->noise_state_bytes[r]);
+    dpc_json_end(w);
+    dpc_json_end(w);
 }

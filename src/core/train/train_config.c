@@ -4,8 +4,11 @@
 #include "field/field_def.h"
 #include "mech/mech_internal.h"
 #include "train/train_internal.h"
+#include "dpcorr/io.h"
+#include "dpcorr/isa.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 
 static const char *const sched_names[] = {"constant", "cosine", "cooldown"};
@@ -382,5 +385,34 @@ double dpc__train_lr(const dpc_train_config *c, size_t t, size_t n)
         return c->lr * (1.0 - frac * (1.0 - c->cooldown_factor));
     }
     default: return c->lr;
+    }
+}
+
+void dpc_train_config_report_json(dpc_json_writer *w, const dpc_train_config *c,
+                                  dpc_isa model_isa)
+{
+    /* the mechanism's keys predate the field tables ("mech" = mech.kind) and are kept for
+     * readers */
+    dpc_json_str(w, "mech", dpc_mech_kind_name(c->mech.kind));
+    dpc_json_num(w, "nu", c->mech.nu);
+    dpc_json_num(w, "lambda", c->mech.lambda);
+    dpc_json_int(w, "bands", (long long)c->mech.bands);
+    dpc_json_num(w, "mech_momentum", c->mech.momentum);
+    dpc_json_num(w, "mech_decay", c->mech.decay);
+    static const char privacy[] = " epsilon delta noise_multiplier allow_large_delta accountant ";
+    const dpc_field_table *t = dpc_train_config_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        char key[128];
+        snprintf(key, sizeof key, " %s ", f->name);
+        if (strstr(privacy, key)) continue;
+        if (!strcmp(f->name, "sampler")) {
+            dpc_json_str(w, f->name, dpc_sampler_kind_name(c->sampler));
+        } else if (!strcmp(f->name, "isa")) {
+            dpc_json_str(w, "isa", dpc_isa_name(model_isa));
+            dpc_json_str(w, "isa_noise", dpc_isa_name(c->isa));
+        } else {
+            dpc_json_field(w, f, c);
+        }
     }
 }

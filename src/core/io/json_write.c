@@ -1,5 +1,7 @@
-/* jw.c — the JSON writer; see jw.h. */
-#include "jw.h"
+/* json_write.c — the JSON writer for reports and --json outputs; see dpcorr/io.h. It writes
+ * only to the caller's stream. */
+#include "dpcorr/field.h"
+#include "dpcorr/io.h"
 
 #include <math.h>
 
@@ -39,7 +41,7 @@ static void put_string(FILE *f, const char *s)
     fputc('"', f);
 }
 
-static void sep(jw *w, const char *key)
+static void sep(dpc_json_writer *w, const char *key)
 {
     int d = w->depth;
     if (w->count[d]++) fputc(',', w->f);
@@ -52,15 +54,15 @@ static void sep(jw *w, const char *key)
     }
 }
 
-static void open_level(jw *w, char open, char close)
+static void open_level(dpc_json_writer *w, char open, char close)
 {
     fputc(open, w->f);
-    if (w->depth + 1 < JW_DEPTH) w->depth++;
+    if (w->depth + 1 < DPC_JSON_DEPTH) w->depth++;
     w->count[w->depth] = 0;
     w->close[w->depth] = close;
 }
 
-void jw_begin(jw *w, FILE *f)
+void dpc_json_begin(dpc_json_writer *w, FILE *f)
 {
     w->f = f;
     w->depth = 0;
@@ -70,25 +72,25 @@ void jw_begin(jw *w, FILE *f)
     open_level(w, '{', '}');
 }
 
-void jw_begin_line(jw *w, FILE *f)
+void dpc_json_begin_line(dpc_json_writer *w, FILE *f)
 {
-    jw_begin(w, f);
+    dpc_json_begin(w, f);
     w->oneline = 1;
 }
 
-void jw_obj(jw *w, const char *key)
+void dpc_json_obj(dpc_json_writer *w, const char *key)
 {
     sep(w, key);
     open_level(w, '{', '}');
 }
 
-void jw_arr(jw *w, const char *key)
+void dpc_json_arr(dpc_json_writer *w, const char *key)
 {
     sep(w, key);
     open_level(w, '[', ']');
 }
 
-void jw_end(jw *w)
+void dpc_json_end(dpc_json_writer *w)
 {
     if (w->depth == 0) return;
     int d = w->depth;
@@ -98,9 +100,9 @@ void jw_end(jw *w)
     w->depth--;
 }
 
-void jw_finish(jw *w)
+void dpc_json_finish(dpc_json_writer *w)
 {
-    while (w->depth > 0) jw_end(w);
+    while (w->depth > 0) dpc_json_end(w);
     fputc('\n', w->f);
 }
 
@@ -111,43 +113,43 @@ static void number(FILE *f, double v)
     else fprintf(f, "%.17g", v);
 }
 
-void jw_num(jw *w, const char *key, double v)
+void dpc_json_num(dpc_json_writer *w, const char *key, double v)
 {
     sep(w, key);
     number(w->f, v);
 }
 
-void jw_int(jw *w, const char *key, long long v)
+void dpc_json_int(dpc_json_writer *w, const char *key, long long v)
 {
     sep(w, key);
     fprintf(w->f, "%lld", v);
 }
 
-void jw_str(jw *w, const char *key, const char *v)
+void dpc_json_str(dpc_json_writer *w, const char *key, const char *v)
 {
     sep(w, key);
     put_string(w->f, v);
 }
 
-void jw_bool(jw *w, const char *key, int v)
+void dpc_json_bool(dpc_json_writer *w, const char *key, int v)
 {
     sep(w, key);
     fputs(v ? "true" : "false", w->f);
 }
 
-void jw_null(jw *w, const char *key)
+void dpc_json_null(dpc_json_writer *w, const char *key)
 {
     sep(w, key);
     fputs("null", w->f);
 }
 
-void jw_raw(jw *w, const char *key, const char *json)
+void dpc_json_raw(dpc_json_writer *w, const char *key, const char *json)
 {
     sep(w, key);
     fputs(json, w->f);
 }
 
-void jw_nums(jw *w, const char *key, const double *v, size_t n)
+void dpc_json_nums(dpc_json_writer *w, const char *key, const double *v, size_t n)
 {
     sep(w, key);
     fputc('[', w->f);
@@ -158,12 +160,12 @@ void jw_nums(jw *w, const char *key, const double *v, size_t n)
     fputc(']', w->f);
 }
 
-void jw_field(jw *w, const dpc_field *f, const void *base)
+void dpc_json_field(dpc_json_writer *w, const dpc_field *f, const void *base)
 {
     double v = dpc_field_get(f, base);
-    if (f->type == DPC_FIELD_ENUM) jw_str(w, f->name, dpc_field_enum_name(f, (int)v));
-    else if (f->type == DPC_FIELD_DOUBLE) jw_num(w, f->name, v);
+    if (f->type == DPC_FIELD_ENUM) dpc_json_str(w, f->name, dpc_field_enum_name(f, (int)v));
+    else if (f->type == DPC_FIELD_DOUBLE) dpc_json_num(w, f->name, v);
     else if (f->type == DPC_FIELD_SIZE || f->type == DPC_FIELD_U64 ||
              f->type == DPC_FIELD_INT || f->type == DPC_FIELD_BOOL)
-        jw_int(w, f->name, (long long)v);
+        dpc_json_int(w, f->name, (long long)v);
 }

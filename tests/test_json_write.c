@@ -1,0 +1,103 @@
+/* test_json_write.c — the library's JSON writer (dpcorr/io.h, dpc_json_writer): separators and
+ * line layout, escapes, UTF-8 repair, NaN/inf and %.17g numbers, nesting, one-line mode, enum and
+ * integer fields. Expected strings are built by the documented rules, not copied from output. */
+#include "dpcorr/field.h"
+#include "dpcorr/io.h"
+#include "harness.h"
+
+#include <math.h>
+
+/* Runs fn on a writer into a temporary stream and returns the text (static buffer). */
+static const char *render(void (*fn)(dpc_json_writer *w), int oneline)
+{
+    static char buf[4096];
+    FILE *f = tmpfile();
+    if (!f) return "";
+    dpc_json_writer w;
+    if (oneline) dpc_json_begin_line(&w, f);
+    else dpc_json_begin(&w, f);
+    fn(&w);
+    dpc_json_finish(&w);
+    rewind(f);
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    buf[n] = 0;
+    fclose(f);
+    return buf;
+}
+
+static void nested(dpc_json_writer *w)
+{
+    dpc_json_str(w, "kind", "nu");
+    dpc_json_obj(w, "config");
+    dpc_json_num(w, "lr", 0.5);
+    dpc_json_int(w, "steps", -3);
+    dpc_json_end(w);
+    dpc_json_arr(w, "log");
+    dpc_json_obj(w, NULL);
+    dpc_json_bool(w, "ok", 1);
+    dpc_json_null(w, "x");
+    dpc_json_end(w);
+    dpc_json_end(w);
+    dpc_json_obj(w, "empty");
+    dpc_json_end(w);
+}
+
+static void numbers(dpc_json_writer *w)
+{
+    double v[4] = {NAN, INFINITY, -INFINITY, 0.1};
+    dpc_json_nums(w, "v", v, 4);
+    dpc_json_num(w, "third", 1.0 / 3.0);
+    dpc_json_raw(w, "raw", "{\"a\": 1}");
+}
+
+static void strings(dpc_json_writer *w)
+{
+    /* quote, backslash, newline, DEL, a 2-byte and a 4-byte character (kept), a lone
+     * continuation byte, an overlong form, a surrogate and a Latin-1 byte (each U+FFFD) */
+    dpc_json_str(w, "s", "a\"b\\c\nd\x7f" "\xc3\xa9" "\xf0\x9f\x98\x80" "\x80" "\xc0\xaf"
+                         "\xed\xa0\x80" "\xe9x");
+    dpc_json_str(w, "k\x01", NULL);
+}
+
+static int g_enum_value = 1;
+static void field(dpc_json_writer *w)
+{
+    static const char *const names[] = {"zero", "one"};
+    dpc_field fe = {0};
+    fe.name = "mode";
+    fe.type = DPC_FIELD_ENUM;
+    fe.offset = 0;
+    fe.size = sizeof g_enum_value;
+    fe.names = names;
+    fe.nnames = 2;
+    dpc_json_field(w, &fe, &g_enum_value);
+}
+
+int main(void)
+{
+    char want[1024], third[64];
+    snprintf(third, sizeof third, "%.17g", 1.0 / 3.0);
+
+    CHECK(!strcmp(render(nested, 0),
+                  "{\n  \"kind\": \"nu\",\n  \"config\": {\"lr\": 0.5, \"steps\": -3},\n"
+                  "  \"log\": [\n    {\"ok\": true, \"x\": null}\n  ],\n  \"empty\": {}\n}\n"),
+          "nested layout: %s", render(nested, 0));
+    CHECK(!strcmp(render(nested, 1),
+                  "{\"kind\": \"nu\", \"config\": {\"lr\": 0.5, \"steps\": -3}, \"log\": "
+                  "[{\"ok\": true, \"x\": null}], \"empty\": {}}\n"),
+          "one-line: %s", render(nested, 1));
+
+    snprintf(want, sizeof want,
+             "{\"v\": [null, \"inf\", \"-inf\", %.17g], \"third\": %s, \"raw\": {\"a\": 1}}\n",
+             0.1, third);
+    CHECK(!strcmp(render(numbers, 1), want), "numbers: %s want %s", render(numbers, 1), want);
+
+    const char *rep = "\\ufffd";
+    snprintf(want, sizeof want,
+             "{\"s\": \"a\\\"b\\\\c\\u000ad\\u007f\xc3\xa9\xf0\x9f\x98\x80%s%s%s%s%s%s%sx\", "
+             "\"k\\u0001\": \"\"}\n", rep, rep, rep, rep, rep, rep, rep);
+    CHECK(!strcmp(render(strings, 1), want), "strings: %s want %s", render(strings, 1), want);
+
+    CHECK(!strcmp(render(field, 1), "{\"mode\": \"one\"}\n"), "enum field: %s", render(field, 1));
+    return TEST_SUMMARY();
+}
