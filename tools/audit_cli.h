@@ -25,7 +25,7 @@ int audit_one(audit_opts *o, opt_set *s, const dpc_model *model, dpc_audit_resul
 /* The members of one audit's JSON object: the keys of the issue first (epsilon, delta,
  * epsilon_lower_bound, confidence, canaries, guesses, correct, method), then the details and the
  * ledger. */
-void audit_json_fields(jw *w, const audit_opts *o, const dpc_audit_result *r);
+void audit_json_fields(dpc_json_writer *w, const audit_opts *o, const dpc_audit_result *r);
 
 /* `--study DIR`: lower bound vs claimed epsilon (1, 2, 4, 8, 16) for DP-SGD and two correlated
  * mechanisms; table on stdout, DIR/audit_study.{csv,json,png} (DIR created by the caller). */

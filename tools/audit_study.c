@@ -72,11 +72,11 @@ int audit_study_dry(audit_opts *o, opt_set *s, const dpc_model *model)
 }
 
 /* The JSON file: {"dpcorr_version", "study": [one audit object per run], "cap"}. */
-static void study_json_open(jw *w, FILE *f)
+static void study_json_open(dpc_json_writer *w, FILE *f)
 {
-    jw_begin(w, f);
-    jw_str(w, "dpcorr_version", dpc_version());
-    jw_arr(w, "study");
+    dpc_json_begin(w, f);
+    dpc_json_str(w, "dpcorr_version", dpc_version());
+    dpc_json_arr(w, "study");
 }
 
 int audit_study(audit_opts *o, opt_set *s, const dpc_model *model)
@@ -92,7 +92,7 @@ int audit_study(audit_opts *o, opt_set *s, const dpc_model *model)
         return opt_fail(s, "--study: cannot write into %s", o->study);
     }
     fprintf(csv, "mechanism,claimed_epsilon,lower_bound,correct,guesses,canaries,seconds\n");
-    jw w;
+    dpc_json_writer w;
     study_json_open(&w, js);
     dpc_audit_study_grid g;
     dpc_audit_study_grid_init(&g);
@@ -119,20 +119,20 @@ int audit_study(audit_opts *o, opt_set *s, const dpc_model *model)
             fprintf(csv, "\"%s\",%g,%.6f,%zu,%zu,%zu,%.1f\n", g.mech[k].label,
                     r.ledger.epsilon, r.bound.epsilon, r.bound.correct, r.bound.guesses,
                     r.canaries, cli_now() - t0);
-            jw_obj(&w, NULL);
-            jw_str(&w, "run", g.mech[k].label);
+            dpc_json_obj(&w, NULL);
+            dpc_json_str(&w, "run", g.mech[k].label);
             audit_json_fields(&w, &a, &r);
-            jw_end(&w);
+            dpc_json_end(&w);
             dpc_audit_result_free(&r);
         }
         printf("\n");
     }
-    jw_end(&w);
+    dpc_json_end(&w);
     double cap = NAN; /* the most m canaries can show (NAN, JSON null, if the library refuses) */
     if (dpc_audit_perfect_bound(o->ac.canaries, o->t.cfg.delta, o->ac.confidence, &cap, NULL))
         cap = NAN;
-    jw_num(&w, "cap", cap);
-    jw_finish(&w);
+    dpc_json_num(&w, "cap", cap);
+    dpc_json_finish(&w);
     if (rc) { /* a failed audit: the previous study files stay */
         dpc_io_out_abort(hc);
         dpc_io_out_abort(hj);

@@ -1,5 +1,5 @@
 /* cli.h — shared pieces of the dpcorr command-line tool (not part of the library): the option
- * parser (opt.h), the JSON writer (jw.h), the mechanism options every command shares, output
+ * parser (opt.h), the JSON writer (dpcorr/io.h), the mechanism options every command shares, output
  * path checks and the subcommands.
  *
  * Conventions: options are "--name value" or "--name=value"; every subcommand has --help; a bad
@@ -11,7 +11,7 @@
 #include "dpcorr.h"
 #include "dpcorr/io.h"
 #include "dpcorr/mech.h"
-#include "jw.h"
+#include "dpcorr/io.h"
 #include "opt.h"
 
 #include <stdio.h>

@@ -3,7 +3,7 @@
  * options, prints the table and spells the recommended run as `dpcorr train` options. */
 #include "cli.h"
 #include "frame.h"
-#include "jw.h"
+#include "dpcorr/io.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -87,36 +87,36 @@ static void train_opts(const dpc_advice *a, char *buf, size_t len)
 
 static void print_json(const dpc_advise_query *q, const dpc_advice *a, size_t n)
 {
-    jw w;
-    jw_begin(&w, stdout);
-    jw_int(&w, "n_examples", (long long)q->n_examples);
-    jw_int(&w, "batch", (long long)q->batch);
-    jw_int(&w, "epochs", (long long)q->epochs);
-    jw_num(&w, "epsilon", q->epsilon);
-    jw_arr(&w, "candidates");
+    dpc_json_writer w;
+    dpc_json_begin(&w, stdout);
+    dpc_json_int(&w, "n_examples", (long long)q->n_examples);
+    dpc_json_int(&w, "batch", (long long)q->batch);
+    dpc_json_int(&w, "epochs", (long long)q->epochs);
+    dpc_json_num(&w, "epsilon", q->epsilon);
+    dpc_json_arr(&w, "candidates");
     for (size_t i = 0; i < n; i++) {
         char o[160];
         train_opts(&a[i], o, sizeof o);
-        jw_obj(&w, NULL);
-        jw_bool(&w, "applicable", a[i].ok);
-        jw_str(&w, "mechanism", a[i].mechanism);
-        jw_str(&w, "sampler", dpc_sampler_kind_name(a[i].sampler));
-        jw_str(&w, "train_options", o);
+        dpc_json_obj(&w, NULL);
+        dpc_json_bool(&w, "applicable", a[i].ok);
+        dpc_json_str(&w, "mechanism", a[i].mechanism);
+        dpc_json_str(&w, "sampler", dpc_sampler_kind_name(a[i].sampler));
+        dpc_json_str(&w, "train_options", o);
         if (a[i].ok) {
-            jw_str(&w, "route", a[i].route);
-            jw_bool(&w, "amplified", a[i].amplified);
-            jw_num(&w, "noise_multiplier", a[i].noise_multiplier);
-            jw_num(&w, "noise_std_per_unit_clip", a[i].noise_std);
-            jw_num(&w, "rmse", a[i].rmse);
-            jw_num(&w, "error", a[i].error);
-            jw_num(&w, "vs_sgd", a[i].loss_ratio);
-            jw_num(&w, "epsilon", a[i].epsilon);
+            dpc_json_str(&w, "route", a[i].route);
+            dpc_json_bool(&w, "amplified", a[i].amplified);
+            dpc_json_num(&w, "noise_multiplier", a[i].noise_multiplier);
+            dpc_json_num(&w, "noise_std_per_unit_clip", a[i].noise_std);
+            dpc_json_num(&w, "rmse", a[i].rmse);
+            dpc_json_num(&w, "error", a[i].error);
+            dpc_json_num(&w, "vs_sgd", a[i].loss_ratio);
+            dpc_json_num(&w, "epsilon", a[i].epsilon);
         }
-        jw_num(&w, "calibration_s", a[i].seconds);
-        jw_str(&w, "why", a[i].why);
-        jw_end(&w);
+        dpc_json_num(&w, "calibration_s", a[i].seconds);
+        dpc_json_str(&w, "why", a[i].why);
+        dpc_json_end(&w);
     }
-    jw_finish(&w);
+    dpc_json_finish(&w);
 }
 
 static void print_table(const dpc_advise_query *q, const dpc_advice *a, size_t n, double delta)

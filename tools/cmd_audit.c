@@ -174,12 +174,12 @@ int audit_one(audit_opts *o, opt_set *s, const dpc_model *model, dpc_audit_resul
     return 0;
 }
 
-void audit_json_fields(jw *w, const audit_opts *o, const dpc_audit_result *r)
+void audit_json_fields(dpc_json_writer *w, const audit_opts *o, const dpc_audit_result *r)
 {
     dpc_audit_result_json(w, r);
-    jw_str(w, "data", o->t.fr.data);
-    jw_str(w, "features", o->t.features ? o->t.features : "none");
-    jw_str(w, "model", o->model_spec);
+    dpc_json_str(w, "data", o->t.fr.data);
+    dpc_json_str(w, "features", o->t.features ? o->t.features : "none");
+    dpc_json_str(w, "model", o->model_spec);
     dpc_ledger_json_member(w, "ledger", &r->ledger);
 }
 
@@ -251,11 +251,11 @@ static int plot_audit(const char *png, const dpc_audit_result *r)
 
 static int report(const audit_opts *o, const dpc_audit_result *r)
 {
-    jw w;
+    dpc_json_writer w;
     if (o->json) {
-        jw_begin_line(&w, stdout);
+        dpc_json_begin_line(&w, stdout);
         audit_json_fields(&w, o, r);
-        jw_finish(&w);
+        dpc_json_finish(&w);
     } else {
         print_summary(o, r);
     }

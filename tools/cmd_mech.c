@@ -37,27 +37,27 @@ static const mech_read MECH_READ = {&MO_KIND, &MO_STEPS, &MO_MOMENTUM, &MO_DECAY
 static void print_json(const cli_mech_opts *mo, const char *desc, const dpc_sensitivity *sv,
                        const dpc_mech_error *me, double ginf, size_t sbuf, int replay, int anytime)
 {
-    jw w;
-    jw_begin_line(&w, stdout);
-    jw_str(&w, "kind", dpc_mech_kind_name(mo->p.kind));
-    jw_str(&w, "description", desc);
-    jw_int(&w, "steps", (long long)mo->p.steps);
-    jw_int(&w, "participations", (long long)mo->part.k);
-    jw_int(&w, "participations_effective", (long long)sv->k_effective);
-    jw_int(&w, "min_sep", (long long)mo->part.b);
-    jw_str(&w, "participation", mo->part.kind == DPC_PART_CYCLIC ? "cyclic" : "min-sep");
-    jw_num(&w, "sensitivity", sv->value);
-    jw_bool(&w, "sensitivity_exact", sv->exact);
-    jw_str(&w, "sensitivity_method", dpc_sens_method_name(sv->method));
-    jw_num(&w, "rmse", me->rmse);
-    jw_num(&w, "max_error", me->max_error);
-    jw_num(&w, "scaled_rmse", sv->value * me->rmse);
-    jw_num(&w, "scaled_max_error", sv->value * me->max_error);
-    jw_num(&w, "gamma_inf", ginf);
-    jw_int(&w, "state_floats_per_coord", (long long)sbuf);
-    if (replay) jw_int(&w, "state_floats_per_coord_replay", 0);
-    jw_bool(&w, "anytime", anytime);
-    jw_finish(&w);
+    dpc_json_writer w;
+    dpc_json_begin_line(&w, stdout);
+    dpc_json_str(&w, "kind", dpc_mech_kind_name(mo->p.kind));
+    dpc_json_str(&w, "description", desc);
+    dpc_json_int(&w, "steps", (long long)mo->p.steps);
+    dpc_json_int(&w, "participations", (long long)mo->part.k);
+    dpc_json_int(&w, "participations_effective", (long long)sv->k_effective);
+    dpc_json_int(&w, "min_sep", (long long)mo->part.b);
+    dpc_json_str(&w, "participation", mo->part.kind == DPC_PART_CYCLIC ? "cyclic" : "min-sep");
+    dpc_json_num(&w, "sensitivity", sv->value);
+    dpc_json_bool(&w, "sensitivity_exact", sv->exact);
+    dpc_json_str(&w, "sensitivity_method", dpc_sens_method_name(sv->method));
+    dpc_json_num(&w, "rmse", me->rmse);
+    dpc_json_num(&w, "max_error", me->max_error);
+    dpc_json_num(&w, "scaled_rmse", sv->value * me->rmse);
+    dpc_json_num(&w, "scaled_max_error", sv->value * me->max_error);
+    dpc_json_num(&w, "gamma_inf", ginf);
+    dpc_json_int(&w, "state_floats_per_coord", (long long)sbuf);
+    if (replay) dpc_json_int(&w, "state_floats_per_coord_replay", 0);
+    dpc_json_bool(&w, "anytime", anytime);
+    dpc_json_finish(&w);
 }
 
 static void print_text(const cli_mech_opts *mo, const char *desc, const dpc_sensitivity *sv,

@@ -151,34 +151,34 @@ static void print_json(const opt_job *j, const dpc_strategy *st, const char *des
 {
     static const char *const kinds[] = {"blt", "banded", "dense"};
     const dpc_strategy_loss *l = &st->achieved;
-    jw w;
-    jw_begin_line(&w, stdout);
-    jw_str(&w, "kind", kinds[j->kind]);
-    jw_str(&w, "description", desc);
-    jw_int(&w, "steps", (long long)j->pb.steps);
-    jw_int(&w, "participations", (long long)j->pb.participations);
-    jw_int(&w, "min_sep", (long long)j->pb.min_sep);
-    jw_str(&w, "objective", dpc_objective_name(j->pb.objective));
-    jw_num(&w, "momentum", j->pb.workload.momentum);
-    jw_num(&w, "decay", j->pb.workload.decay);
-    jw_num(&w, "loss", l->loss);
-    jw_num(&w, "sensitivity", l->sensitivity);
-    jw_num(&w, "error", l->error);
-    jw_bool(&w, "exact", l->exact);
-    if (st->kind == DPC_MECH_BLT) jw_int(&w, "buffers", (long long)st->nbuf);
-    if (st->kind == DPC_MECH_TOEPLITZ) jw_int(&w, "bands", (long long)st->ncoeffs);
-    jw_int(&w, "iterations", (long long)st->iterations);
-    jw_num(&w, "seconds", secs);
-    jw_str(&w, "out", j->out);
-    jw_arr(&w, "baselines");
+    dpc_json_writer w;
+    dpc_json_begin_line(&w, stdout);
+    dpc_json_str(&w, "kind", kinds[j->kind]);
+    dpc_json_str(&w, "description", desc);
+    dpc_json_int(&w, "steps", (long long)j->pb.steps);
+    dpc_json_int(&w, "participations", (long long)j->pb.participations);
+    dpc_json_int(&w, "min_sep", (long long)j->pb.min_sep);
+    dpc_json_str(&w, "objective", dpc_objective_name(j->pb.objective));
+    dpc_json_num(&w, "momentum", j->pb.workload.momentum);
+    dpc_json_num(&w, "decay", j->pb.workload.decay);
+    dpc_json_num(&w, "loss", l->loss);
+    dpc_json_num(&w, "sensitivity", l->sensitivity);
+    dpc_json_num(&w, "error", l->error);
+    dpc_json_bool(&w, "exact", l->exact);
+    if (st->kind == DPC_MECH_BLT) dpc_json_int(&w, "buffers", (long long)st->nbuf);
+    if (st->kind == DPC_MECH_TOEPLITZ) dpc_json_int(&w, "bands", (long long)st->ncoeffs);
+    dpc_json_int(&w, "iterations", (long long)st->iterations);
+    dpc_json_num(&w, "seconds", secs);
+    dpc_json_str(&w, "out", j->out);
+    dpc_json_arr(&w, "baselines");
     for (size_t i = 0; i < nb; i++) {
-        jw_obj(&w, NULL);
-        jw_str(&w, "name", bl[i].name);
-        jw_num(&w, "loss", bl[i].available ? bl[i].loss.loss : NAN);
-        jw_num(&w, "ratio", bl[i].available ? bl[i].loss.loss / l->loss : NAN);
-        jw_end(&w);
+        dpc_json_obj(&w, NULL);
+        dpc_json_str(&w, "name", bl[i].name);
+        dpc_json_num(&w, "loss", bl[i].available ? bl[i].loss.loss : NAN);
+        dpc_json_num(&w, "ratio", bl[i].available ? bl[i].loss.loss / l->loss : NAN);
+        dpc_json_end(&w);
     }
-    jw_finish(&w);
+    dpc_json_finish(&w);
 }
 
 static void print_text(const opt_job *j, const dpc_strategy *st, const char *desc, double secs,

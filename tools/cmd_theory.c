@@ -212,16 +212,16 @@ static void sc_print(const th_opts *o, const char *desc, double g2, const dpc_nu
     const dpc_theory_sc_result r = ev->sc, ro = ev->sc_opt;
     int have_opt = ev->have_sc_opt;
     if (o->json) {
-        jw w;
-        jw_begin_line(&w, stdout);
-        jw_str(&w, "problem", "sc");
-        jw_str(&w, "mechanism", desc);
-        jw_num(&w, "kappa", o->L / o->mu);
-        jw_num(&w, "gamma_inf2", g2);
-        jw_num(&w, "bound_F", r.value);
-        jw_num(&w, "bound_dist2", r.dist);
-        jw_num(&w, "optimized_bound_F", have_opt ? ro.value : NAN);
-        jw_finish(&w);
+        dpc_json_writer w;
+        dpc_json_begin_line(&w, stdout);
+        dpc_json_str(&w, "problem", "sc");
+        dpc_json_str(&w, "mechanism", desc);
+        dpc_json_num(&w, "kappa", o->L / o->mu);
+        dpc_json_num(&w, "gamma_inf2", g2);
+        dpc_json_num(&w, "bound_F", r.value);
+        dpc_json_num(&w, "bound_dist2", r.dist);
+        dpc_json_num(&w, "optimized_bound_F", have_opt ? ro.value : NAN);
+        dpc_json_finish(&w);
         return;
     }
     printf("mechanism            %s\n", desc);
@@ -243,41 +243,41 @@ typedef struct lti_out {
 
 static void lti_json(const th_opts *o, const char *desc, double g2, const lti_out *u)
 {
-    jw w;
-    jw_begin_line(&w, stdout);
-    jw_str(&w, "problem", o->problem ? "mean" : "lti");
-    jw_str(&w, "mechanism", desc);
-    jw_int(&w, "d", (long long)o->d);
-    jw_num(&w, "alpha", o->alpha);
-    jw_num(&w, "eta", o->eta);
-    jw_num(&w, "rho", o->rho);
-    jw_num(&w, "d_eff", u->ev.rates.d_eff);
-    jw_num(&w, "gamma_inf2", g2);
-    jw_num(&w, "v0", u->ev.quadrature.v0);
-    jw_num(&w, "v0_series", u->ev.series_ok ? u->ev.series.v0 : NAN);
-    jw_num(&w, "v0_sgd_noise", u->ev.quadrature.v0_sgd);
-    jw_num(&w, "lti_opt", u->ev.lti_opt);
+    dpc_json_writer w;
+    dpc_json_begin_line(&w, stdout);
+    dpc_json_str(&w, "problem", o->problem ? "mean" : "lti");
+    dpc_json_str(&w, "mechanism", desc);
+    dpc_json_int(&w, "d", (long long)o->d);
+    dpc_json_num(&w, "alpha", o->alpha);
+    dpc_json_num(&w, "eta", o->eta);
+    dpc_json_num(&w, "rho", o->rho);
+    dpc_json_num(&w, "d_eff", u->ev.rates.d_eff);
+    dpc_json_num(&w, "gamma_inf2", g2);
+    dpc_json_num(&w, "v0", u->ev.quadrature.v0);
+    dpc_json_num(&w, "v0_series", u->ev.series_ok ? u->ev.series.v0 : NAN);
+    dpc_json_num(&w, "v0_sgd_noise", u->ev.quadrature.v0_sgd);
+    dpc_json_num(&w, "lti_opt", u->ev.lti_opt);
     if (o->problem == 1) {
-        jw_num(&w, "mean_opt", u->ev.mean_opt);
-        jw_num(&w, "ratio_R", u->ev.ratio_R);
+        dpc_json_num(&w, "mean_opt", u->ev.mean_opt);
+        dpc_json_num(&w, "ratio_R", u->ev.ratio_R);
     }
-    jw_num(&w, "lower_universal", u->ev.bounds.lower_universal);
-    jw_num(&w, "lower_c18", u->ev.bounds.lower_freq);
-    jw_num(&w, "upper_c14", u->ev.bounds.upper_time);
-    jw_num(&w, "upper_c15", u->ev.bounds.upper_freq);
-    jw_num(&w, "sandwich_upper", u->ev.bounds.sandwich_upper);
-    jw_num(&w, "rate_sgd", u->ev.rates.sgd);
-    jw_num(&w, "rate_ftrl", u->ev.rates.ftrl);
-    jw_num(&w, "rate_lower", u->ev.rates.lower);
+    dpc_json_num(&w, "lower_universal", u->ev.bounds.lower_universal);
+    dpc_json_num(&w, "lower_c18", u->ev.bounds.lower_freq);
+    dpc_json_num(&w, "upper_c14", u->ev.bounds.upper_time);
+    dpc_json_num(&w, "upper_c15", u->ev.bounds.upper_freq);
+    dpc_json_num(&w, "sandwich_upper", u->ev.bounds.sandwich_upper);
+    dpc_json_num(&w, "rate_sgd", u->ev.rates.sgd);
+    dpc_json_num(&w, "rate_ftrl", u->ev.rates.ftrl);
+    dpc_json_num(&w, "rate_lower", u->ev.rates.lower);
     if (u->have_sim) {
-        jw_str(&w, "sim_design", o->random ? "random" : "fixed");
-        jw_num(&w, "sim_mean", u->sr.mean);
-        jw_num(&w, "sim_stderr", u->sr.stderr_);
-        jw_int(&w, "sim_steps", (long long)u->sr.steps);
-        jw_int(&w, "sim_burn_in", (long long)u->sr.burn_in);
-        jw_int(&w, "sim_seed", (long long)u->sr.seed);
+        dpc_json_str(&w, "sim_design", o->random ? "random" : "fixed");
+        dpc_json_num(&w, "sim_mean", u->sr.mean);
+        dpc_json_num(&w, "sim_stderr", u->sr.stderr_);
+        dpc_json_int(&w, "sim_steps", (long long)u->sr.steps);
+        dpc_json_int(&w, "sim_burn_in", (long long)u->sr.burn_in);
+        dpc_json_int(&w, "sim_seed", (long long)u->sr.seed);
     }
-    jw_finish(&w);
+    dpc_json_finish(&w);
 }
 
 static void lti_text(const th_opts *o, const char *desc, double g2, const lti_out *u)

@@ -166,43 +166,43 @@ const char *frame_tag(const run_frame *f, char *buf, size_t len)
 
 /* ---- report -------------------------------------------------------------------------------- */
 
-FILE *frame_report_open(const run_frame *f, jw *w, const char *algo)
+FILE *frame_report_open(const run_frame *f, dpc_json_writer *w, const char *algo)
 {
     dpc_io_out *out = NULL; /* a temporary renamed over the report: a failed write keeps the old */
     FILE *fp = cli_out_open(&out, "--report", f->report);
     if (!fp) return NULL;
-    jw_begin(w, fp);
+    dpc_json_begin(w, fp);
     w->out = out;
-    jw_str(w, "dpcorr_version", dpc_version());
-    jw_str(w, "algo", algo);
-    jw_str(w, "label", f->label ? f->label : "");
+    dpc_json_str(w, "dpcorr_version", dpc_version());
+    dpc_json_str(w, "algo", algo);
+    dpc_json_str(w, "label", f->label ? f->label : "");
     /* which randomness ran (also in the ledger as seed_mode / seed) */
-    jw_str(w, "rng_mode", dpc_rng_mode_name(f->rng.mode));
+    dpc_json_str(w, "rng_mode", dpc_rng_mode_name(f->rng.mode));
     if (f->rng.mode == DPC_RNG_SEEDED) {
         char sd[24];
         snprintf(sd, sizeof sd, "%llu", (unsigned long long)f->rng.seed);
-        jw_raw(w, "seed", sd);
+        dpc_json_raw(w, "seed", sd);
     } else {
-        jw_null(w, "seed");
+        dpc_json_null(w, "seed");
     }
     return fp;
 }
 
-void frame_report_data(jw *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test)
+void frame_report_data(dpc_json_writer *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test)
 {
     dpc_dataset_report_json(w, spec, train, test);
 }
 
-void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry)
+void frame_report_privacy(dpc_json_writer *w, const dpc_ledger *L, const char *telemetry)
 {
     dpc_ledger_report_json(w, L, telemetry);
 }
 
-int frame_report_close(jw *w, FILE *fp, const char *path)
+int frame_report_close(dpc_json_writer *w, FILE *fp, const char *path)
 {
     (void)fp;
     (void)path;
-    jw_finish(w);
+    dpc_json_finish(w);
     return cli_out_commit(w->out, "--report");
 }
 
@@ -231,26 +231,26 @@ int frame_plot(const char *png, const plot_panel *panels, size_t npanels)
     return 0;
 }
 
-void frame_report_isa(jw *w)
+void frame_report_isa(dpc_json_writer *w)
 {
     int forced = cli_isa_forced();
     const dpc_tune_levels *t = forced ? NULL : cli_isa_tuning();
-    jw_obj(w, "isa_levels");
-    jw_bool(w, "forced_by_DPCORR_ISA", forced);
+    dpc_json_obj(w, "isa_levels");
+    dpc_json_bool(w, "forced_by_DPCORR_ISA", forced);
     for (int f = 0; f < DPC_TUNE_NFAMILIES; f++)
-        jw_str(w, dpc_tune_family_name((dpc_tune_family)f),
+        dpc_json_str(w, dpc_tune_family_name((dpc_tune_family)f),
                dpc_isa_name(cli_isa_for((dpc_tune_family)f)));
     if (t) {
-        jw_obj(w, "measured_ns_per_unit"); /* gemm: per multiply-add; gauss: per sample; noise:
+        dpc_json_obj(w, "measured_ns_per_unit"); /* gemm: per multiply-add; gauss: per sample; noise:
                                               per coordinate of a BLT-4 step */
         for (int f = 0; f < DPC_TUNE_NFAMILIES; f++) {
-            jw_obj(w, dpc_tune_family_name((dpc_tune_family)f));
+            dpc_json_obj(w, dpc_tune_family_name((dpc_tune_family)f));
             for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++)
-                if (t->ns[f][l] > 0) jw_num(w, dpc_isa_name((dpc_isa)l), t->ns[f][l]);
-            jw_end(w);
+                if (t->ns[f][l] > 0) dpc_json_num(w, dpc_isa_name((dpc_isa)l), t->ns[f][l]);
+            dpc_json_end(w);
         }
-        jw_end(w);
-        jw_num(w, "measurement_s", t->seconds);
+        dpc_json_end(w);
+        dpc_json_num(w, "measurement_s", t->seconds);
     }
-    jw_end(w);
+    dpc_json_end(w);
 }

@@ -110,19 +110,19 @@ const char *frame_tag(const run_frame *f, char *buf, size_t len);
 
 /* The report: open (header: dpcorr_version, algo, label), then the trainer's sections through
  * the writer (frame_report_data, frame_report_privacy and its own), then close. */
-FILE *frame_report_open(const run_frame *f, jw *w, const char *algo);
-void frame_report_data(jw *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test);
+FILE *frame_report_open(const run_frame *f, dpc_json_writer *w, const char *algo);
+void frame_report_data(dpc_json_writer *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test);
 /* The ledger under "privacy", "telemetry" (what the trainer reports unnoised), then
  * "dp_outputs" (what the guarantee covers: the parameters and the ledger) and "not_dp" (everything
  * else the report and the progress lines hold is computed without noise). */
-void frame_report_privacy(jw *w, const dpc_ledger *L, const char *telemetry);
+void frame_report_privacy(dpc_json_writer *w, const dpc_ledger *L, const char *telemetry);
 /* "isa_levels": the level per kernel family this process uses, whether DPCORR_ISA forced it,
  * and the measured ns per unit per level (dpc_tune_isa; absent when forced or failed). */
-void frame_report_isa(jw *w);
+void frame_report_isa(dpc_json_writer *w);
 /* Renames the finished report over F.json (frame_report_open wrote a temporary beside it, so a
  * failed write leaves the previous report as it was): 0, or CLI_RUNTIME after printing the
  * write error. */
-int frame_report_close(jw *w, FILE *fp, const char *path);
+int frame_report_close(dpc_json_writer *w, FILE *fp, const char *path);
 
 /* A PNG of the panels at png (DIR/NAME.png: DIR/NAME.dat and .gp beside it). 0, or CLI_RUNTIME
  * after printing why (no gnuplot, a write error). */

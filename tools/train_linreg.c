@@ -276,112 +276,112 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
 
 /* ---- report -------------------------------------------------------------------------------- */
 
-static void report_plan(jw *w, const lr_cli *c, const dpc_linreg_plan *P)
+static void report_plan(dpc_json_writer *w, const lr_cli *c, const dpc_linreg_plan *P)
 {
-    jw_obj(w, "plan");
-    jw_int(w, "steps", (long long)P->steps);
-    jw_int(w, "batch", (long long)P->batch);
-    jw_int(w, "stat_batch", (long long)P->stat_batch);
-    jw_int(w, "tail_start", (long long)P->tail_start);
-    jw_int(w, "unused_records", (long long)P->unused);
-    jw_num(w, "eta", P->eta);
-    jw_num(w, "clip", P->clip);
-    jw_num(w, "clip_scale", P->clip_scale);
-    jw_num(w, "domain_B", P->domain);
-    jw_int(w, "dpstat_k", (long long)P->dpstat_k);
-    jw_num(w, "dpstat_delta", P->dpstat_delta);
-    jw_num(w, "dpstat_margin_gamma", P->dpstat_margin);
-    jw_str(w, "dpstat_rule", dpc_dpstat_rule_name(P->dpstat_rule));
-    jw_str(w, "calibration", dpc_calibration_name(c->o.calibration));
-    jw_end(w);
+    dpc_json_obj(w, "plan");
+    dpc_json_int(w, "steps", (long long)P->steps);
+    dpc_json_int(w, "batch", (long long)P->batch);
+    dpc_json_int(w, "stat_batch", (long long)P->stat_batch);
+    dpc_json_int(w, "tail_start", (long long)P->tail_start);
+    dpc_json_int(w, "unused_records", (long long)P->unused);
+    dpc_json_num(w, "eta", P->eta);
+    dpc_json_num(w, "clip", P->clip);
+    dpc_json_num(w, "clip_scale", P->clip_scale);
+    dpc_json_num(w, "domain_B", P->domain);
+    dpc_json_int(w, "dpstat_k", (long long)P->dpstat_k);
+    dpc_json_num(w, "dpstat_delta", P->dpstat_delta);
+    dpc_json_num(w, "dpstat_margin_gamma", P->dpstat_margin);
+    dpc_json_str(w, "dpstat_rule", dpc_dpstat_rule_name(P->dpstat_rule));
+    dpc_json_str(w, "calibration", dpc_calibration_name(c->o.calibration));
+    dpc_json_end(w);
     static const char *const pn[NPRIOR] = {"h_norm", "kappa",   "r_x",        "k2",
                                            "tail_a", "w_bound", "sigma_bound"};
     dpc_linreg_prior q = P->prior;
-    jw_obj(w, "public_inputs");
-    for (int k = 0; k < NPRIOR; k++) jw_num(w, pn[k], *prior_field(&q, k));
-    jw_obj(w, "source");
-    for (int k = 0; k < NPRIOR; k++) jw_str(w, pn[k], c->src[k]);
-    jw_end(w);
-    jw_end(w);
+    dpc_json_obj(w, "public_inputs");
+    for (int k = 0; k < NPRIOR; k++) dpc_json_num(w, pn[k], *prior_field(&q, k));
+    dpc_json_obj(w, "source");
+    for (int k = 0; k < NPRIOR; k++) dpc_json_str(w, pn[k], c->src[k]);
+    dpc_json_end(w);
+    dpc_json_end(w);
 }
 
-static void report_paper(jw *w, const lr_cli *c, const dpc_linreg_plan *P)
+static void report_paper(dpc_json_writer *w, const lr_cli *c, const dpc_linreg_plan *P)
 {
-    jw_obj(w, "privacy_paper");
-    jw_num(w, "rho", P->rho);
-    jw_num(w, "rho_grad", P->rho_grad);
-    jw_num(w, "rho_stat", P->rho_stat);
-    jw_num(w, "noise_multiplier_stat", P->noise_multiplier_stat);
-    jw_num(w, "eps0", P->eps0);
-    jw_num(w, "delta0", P->delta0);
-    jw_int(w, "stream", (long long)c->o.stream);
-    jw_end(w);
+    dpc_json_obj(w, "privacy_paper");
+    dpc_json_num(w, "rho", P->rho);
+    dpc_json_num(w, "rho_grad", P->rho_grad);
+    dpc_json_num(w, "rho_stat", P->rho_stat);
+    dpc_json_num(w, "noise_multiplier_stat", P->noise_multiplier_stat);
+    dpc_json_num(w, "eps0", P->eps0);
+    dpc_json_num(w, "delta0", P->delta0);
+    dpc_json_int(w, "stream", (long long)c->o.stream);
+    dpc_json_end(w);
     dpc_linreg_check ck[DPC_LINREG_MAX_CHECKS];
     size_t nc = dpc_linreg_checks(P, ck, DPC_LINREG_MAX_CHECKS);
-    jw_arr(w, "preconditions");
+    dpc_json_arr(w, "preconditions");
     for (size_t i = 0; i < nc; i++) {
-        jw_obj(w, NULL);
-        jw_str(w, "name", ck[i].name);
-        jw_bool(w, "ok", ck[i].ok);
-        jw_num(w, "value", ck[i].value);
-        jw_num(w, "required", ck[i].required);
-        jw_str(w, "source", ck[i].source);
-        jw_str(w, "meaning", ck[i].meaning);
-        jw_end(w);
+        dpc_json_obj(w, NULL);
+        dpc_json_str(w, "name", ck[i].name);
+        dpc_json_bool(w, "ok", ck[i].ok);
+        dpc_json_num(w, "value", ck[i].value);
+        dpc_json_num(w, "required", ck[i].required);
+        dpc_json_str(w, "source", ck[i].source);
+        dpc_json_str(w, "meaning", ck[i].meaning);
+        dpc_json_end(w);
     }
-    jw_end(w);
+    dpc_json_end(w);
 }
 
-static void report_results(jw *w, const lr_out *u, size_t d)
+static void report_results(dpc_json_writer *w, const lr_out *u, size_t d)
 {
-    jw_arr(w, "steps");
+    dpc_json_arr(w, "steps");
     for (size_t i = 0; i < u->nlog; i++) {
         const log_rec *r = &u->lg[i];
-        jw_obj(w, NULL);
-        jw_int(w, "t", (long long)r->t);
-        jw_num(w, "gamma", r->gamma);
-        jw_num(w, "zeta", r->zeta);
-        jw_num(w, "noise_std", r->noise_std);
-        jw_int(w, "dpstat_counts", (long long)r->counts);
-        jw_num(w, "clip_fraction", r->clip_fraction);
-        jw_num(w, "batch_loss", r->batch_loss);
-        jw_num(w, "excess_risk", r->excess_risk);
-        jw_end(w);
+        dpc_json_obj(w, NULL);
+        dpc_json_int(w, "t", (long long)r->t);
+        dpc_json_num(w, "gamma", r->gamma);
+        dpc_json_num(w, "zeta", r->zeta);
+        dpc_json_num(w, "noise_std", r->noise_std);
+        dpc_json_int(w, "dpstat_counts", (long long)r->counts);
+        dpc_json_num(w, "clip_fraction", r->clip_fraction);
+        dpc_json_num(w, "batch_loss", r->batch_loss);
+        dpc_json_num(w, "excess_risk", r->excess_risk);
+        dpc_json_end(w);
     }
-    jw_end(w);
-    jw_obj(w, "final");
-    jw_num(w, "excess_risk", u->risk);
-    jw_num(w, "train_loss", u->train_loss);
-    jw_num(w, "test_loss", u->test_loss);
-    jw_num(w, "clip_fraction", u->clipf);
-    jw_num(w, "wall_time_s", u->wall);
-    jw_num(w, "cpu_time_s", u->cpu);
-    jw_nums(w, "w", u->w, d);
+    dpc_json_end(w);
+    dpc_json_obj(w, "final");
+    dpc_json_num(w, "excess_risk", u->risk);
+    dpc_json_num(w, "train_loss", u->train_loss);
+    dpc_json_num(w, "test_loss", u->test_loss);
+    dpc_json_num(w, "clip_fraction", u->clipf);
+    dpc_json_num(w, "wall_time_s", u->wall);
+    dpc_json_num(w, "cpu_time_s", u->cpu);
+    dpc_json_nums(w, "w", u->w, d);
     char h[24];
     snprintf(h, sizeof h, "%016llx", (unsigned long long)u->params_hash);
-    jw_str(w, "params_hash", h);
-    jw_end(w);
-    jw_arr(w, "baselines");
+    dpc_json_str(w, "params_hash", h);
+    dpc_json_end(w);
+    dpc_json_arr(w, "baselines");
     for (size_t i = 0; i < u->nb; i++) {
         const base_res *b = &u->br[i];
-        jw_obj(w, NULL);
-        jw_str(w, "name", b->name);
-        jw_num(w, "excess_risk", b->risk);
-        jw_num(w, "train_loss", b->train_loss);
-        jw_num(w, "test_loss", b->test_loss);
-        jw_num(w, "epsilon", b->epsilon);
-        jw_num(w, "seconds", b->seconds);
-        jw_str(w, "note", b->note);
-        jw_end(w);
+        dpc_json_obj(w, NULL);
+        dpc_json_str(w, "name", b->name);
+        dpc_json_num(w, "excess_risk", b->risk);
+        dpc_json_num(w, "train_loss", b->train_loss);
+        dpc_json_num(w, "test_loss", b->test_loss);
+        dpc_json_num(w, "epsilon", b->epsilon);
+        dpc_json_num(w, "seconds", b->seconds);
+        dpc_json_str(w, "note", b->note);
+        dpc_json_end(w);
     }
-    jw_end(w);
-    jw_str(w, "baselines_note", "each baseline is a separate release at the same (epsilon, "
+    dpc_json_end(w);
+    dpc_json_str(w, "baselines_note", "each baseline is a separate release at the same (epsilon, "
                                 "delta); releasing several composes their costs");
 }
 
 static int write_report(const lr_cli *c, const lr_out *u)
 {
-    jw w;
+    dpc_json_writer w;
     FILE *f = frame_report_open(&c->fr, &w, dpc_linreg_algo_name(u->P->algo));
     if (!f) return CLI_RUNTIME;
     frame_report_data(&w, c->fr.data, c->fr.train, c->fr.test);

@@ -485,16 +485,16 @@ static int loop(run_ctx *x)
 /* ---- report and plot ----------------------------------------------------------------------- */
 
 /* The configuration that ran (resolved by the library), after the CLI's own specs. */
-static void report_config(jw *w, const train_opts *o, const train_result *r,
+static void report_config(dpc_json_writer *w, const train_opts *o, const train_result *r,
                           const dpc_train_config *c)
 {
-    jw_obj(w, "config");
-    jw_str(w, "data", o->fr.data ? o->fr.data : "");
-    jw_str(w, "features", o->features ? o->features : "none");
-    jw_str(w, "model", r->model_spec);
-    jw_int(w, "parameters", (long long)r->n_params);
+    dpc_json_obj(w, "config");
+    dpc_json_str(w, "data", o->fr.data ? o->fr.data : "");
+    dpc_json_str(w, "features", o->features ? o->features : "none");
+    dpc_json_str(w, "model", r->model_spec);
+    dpc_json_int(w, "parameters", (long long)r->n_params);
     dpc_train_config_report_json(w, c, r->isa);
-    jw_end(w);
+    dpc_json_end(w);
     frame_report_isa(w);
 }
 
@@ -502,74 +502,74 @@ static void report_config(jw *w, const train_opts *o, const train_result *r,
  * under mpirun: train_rows_held of the n_train rows), the parameters and the trainer's buffers
  * (dpc_trainer_bytes), for the peak-RSS comparison of bench_demo; peak_rss_bytes: this process's
  * peak resident memory so far (getrusage). */
-static void report_memory(jw *w, const dpc_dataset *train, const dpc_dataset *test,
+static void report_memory(dpc_json_writer *w, const dpc_dataset *train, const dpc_dataset *test,
                           const train_result *r)
 {
     size_t data_bytes = train->n * (train->d + 1) * sizeof(double) +
                         (test ? test->n * (test->d + 1) * sizeof(double) : 0);
-    jw_obj(w, "memory");
-    jw_int(w, "data_bytes", (long long)data_bytes);
-    jw_int(w, "train_rows_held", (long long)train->n);
+    dpc_json_obj(w, "memory");
+    dpc_json_int(w, "data_bytes", (long long)data_bytes);
+    dpc_json_int(w, "train_rows_held", (long long)train->n);
     struct rusage ru;
     if (getrusage(RUSAGE_SELF, &ru) == 0)
-        jw_int(w, "peak_rss_bytes", (long long)ru.ru_maxrss * 1024);
-    jw_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
-    jw_int(w, "trainer_bytes", (long long)r->trainer_bytes);
-    jw_end(w);
+        dpc_json_int(w, "peak_rss_bytes", (long long)ru.ru_maxrss * 1024);
+    dpc_json_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
+    dpc_json_int(w, "trainer_bytes", (long long)r->trainer_bytes);
+    dpc_json_end(w);
 }
 
 static int write_report(const run_ctx *x)
 {
     const train_opts *o = x->o;
     const train_result *r = x->res;
-    jw w;
+    dpc_json_writer w;
     FILE *f = frame_report_open(&o->fr, &w, "dp-ftrl");
     if (!f) return CLI_RUNTIME;
     report_config(&w, o, r, dpc_trainer_config(x->tr));
     frame_report_data(&w, o->fr.data, o->fr.train, o->fr.test);
     report_memory(&w, o->fr.train, o->fr.test, r);
     frame_report_privacy(&w, &r->ledger, "train_loss and clip fraction are not privatized");
-    jw_arr(&w, "epochs");
+    dpc_json_arr(&w, "epochs");
     for (size_t i = 0; i < r->nepochs; i++) {
         const epoch_rec *e = &r->epochs[i];
-        jw_obj(&w, NULL);
-        jw_int(&w, "epoch", (long long)e->epoch);
-        jw_int(&w, "step", (long long)e->step);
-        jw_num(&w, "train_loss", e->train_loss);
-        jw_num(&w, "test_loss", e->test_loss);
-        jw_num(&w, "test_accuracy", e->test_acc);
-        jw_num(&w, "epsilon_so_far", e->eps);
-        jw_num(&w, "time_s", e->time_s);
-        jw_end(&w);
+        dpc_json_obj(&w, NULL);
+        dpc_json_int(&w, "epoch", (long long)e->epoch);
+        dpc_json_int(&w, "step", (long long)e->step);
+        dpc_json_num(&w, "train_loss", e->train_loss);
+        dpc_json_num(&w, "test_loss", e->test_loss);
+        dpc_json_num(&w, "test_accuracy", e->test_acc);
+        dpc_json_num(&w, "epsilon_so_far", e->eps);
+        dpc_json_num(&w, "time_s", e->time_s);
+        dpc_json_end(&w);
     }
-    jw_end(&w);
-    jw_obj(&w, "final");
-    jw_num(&w, "test_accuracy", r->final_acc);
-    jw_num(&w, "test_loss", r->final_loss);
-    jw_num(&w, "wall_time_s", r->wall_s);
-    jw_num(&w, "train_time_s", r->train_s);
-    jw_num(&w, "examples_per_s", r->examples_per_s);
+    dpc_json_end(&w);
+    dpc_json_obj(&w, "final");
+    dpc_json_num(&w, "test_accuracy", r->final_acc);
+    dpc_json_num(&w, "test_loss", r->final_loss);
+    dpc_json_num(&w, "wall_time_s", r->wall_s);
+    dpc_json_num(&w, "train_time_s", r->train_s);
+    dpc_json_num(&w, "examples_per_s", r->examples_per_s);
     /* the split of the time (seconds): set-up (with the noise calibration), the steps' parts,
      * the evaluations, epsilon-so-far accounting; loop = train_time_s - the steps' parts */
     const dpc_train_times *tm = &r->times;
-    jw_obj(&w, "time_split_s");
-    jw_num(&w, "setup", r->setup_s);
-    jw_num(&w, "sample", tm->sample_s);
-    jw_num(&w, "gradient", tm->gradient_s);
-    jw_num(&w, "noise", tm->noise_s);
-    jw_num(&w, "update", tm->update_s);
-    jw_num(&w, "step_other", tm->other_s);
-    jw_num(&w, "evaluate", tm->evaluate_s);
-    jw_num(&w, "account", r->account_s);
-    jw_num(&w, "loop", r->train_s - (tm->sample_s + tm->gradient_s + tm->noise_s + tm->update_s +
+    dpc_json_obj(&w, "time_split_s");
+    dpc_json_num(&w, "setup", r->setup_s);
+    dpc_json_num(&w, "sample", tm->sample_s);
+    dpc_json_num(&w, "gradient", tm->gradient_s);
+    dpc_json_num(&w, "noise", tm->noise_s);
+    dpc_json_num(&w, "update", tm->update_s);
+    dpc_json_num(&w, "step_other", tm->other_s);
+    dpc_json_num(&w, "evaluate", tm->evaluate_s);
+    dpc_json_num(&w, "account", r->account_s);
+    dpc_json_num(&w, "loop", r->train_s - (tm->sample_s + tm->gradient_s + tm->noise_s + tm->update_s +
                                      tm->other_s));
-    jw_end(&w);
-    jw_int(&w, "steps_done", (long long)r->steps_done);
-    jw_int(&w, "resumed_from_step", (long long)r->resumed_from);
+    dpc_json_end(&w);
+    dpc_json_int(&w, "steps_done", (long long)r->steps_done);
+    dpc_json_int(&w, "resumed_from_step", (long long)r->resumed_from);
     char hash[24];
     snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->params_hash);
-    jw_str(&w, "params_hash", hash);
-    jw_end(&w);
+    dpc_json_str(&w, "params_hash", hash);
+    dpc_json_end(&w);
     dpc_dist_report_json(&w, &r->dist);
     return frame_report_close(&w, f, o->fr.report);
 }

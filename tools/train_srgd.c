@@ -350,62 +350,62 @@ static void dry_run(const srgd_run *r)
 
 /* ---- the run, the report, the trace and the plot ------------------------------------------- */
 
-static void report_config(jw *w, const srgd_run *r)
+static void report_config(dpc_json_writer *w, const srgd_run *r)
 {
     const srgd_opts *o = r->o;
     const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
     const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
-    jw_obj(w, "config");
-    jw_str(w, "data", r->ds->source);
-    jw_str(w, "model", r->spec);
-    jw_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
-    jw_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
+    dpc_json_obj(w, "config");
+    dpc_json_str(w, "data", r->ds->source);
+    dpc_json_str(w, "model", r->spec);
+    dpc_json_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
+    dpc_json_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
     /* regime A's constant (c_DP or cc; regime B has none: cc, 0) */
-    jw_num(w, "c", dpc_srgd_preset_constant(c, DPC_SRGD_REGIME_A, o->cc, o->literal, r->ds->n,
+    dpc_json_num(w, "c", dpc_srgd_preset_constant(c, DPC_SRGD_REGIME_A, o->cc, o->literal, r->ds->n,
                                             c->delta, NULL));
-    jw_bool(w, "literal", o->literal);
-    jw_str(w, "variant", dpc_srgd_variant_name(c->variant));
-    jw_str(w, "noise", dpc_srgd_noise_name(c->noise));
-    jw_num(w, "L", c->L);
-    jw_num(w, "M", c->M);
-    jw_num(w, "R", c->R);
-    jw_int(w, "steps", (long long)L->steps);
-    jw_int(w, "batch", (long long)L->batch);
-    jw_num(w, "beta", L->beta);
-    jw_num(w, "clip_delta", L->clip);
-    jw_num(w, "z_step", L->z_step);
-    jw_bool(w, "permute", c->permute);
-    jw_end(w);
+    dpc_json_bool(w, "literal", o->literal);
+    dpc_json_str(w, "variant", dpc_srgd_variant_name(c->variant));
+    dpc_json_str(w, "noise", dpc_srgd_noise_name(c->noise));
+    dpc_json_num(w, "L", c->L);
+    dpc_json_num(w, "M", c->M);
+    dpc_json_num(w, "R", c->R);
+    dpc_json_int(w, "steps", (long long)L->steps);
+    dpc_json_int(w, "batch", (long long)L->batch);
+    dpc_json_num(w, "beta", L->beta);
+    dpc_json_num(w, "clip_delta", L->clip);
+    dpc_json_num(w, "z_step", L->z_step);
+    dpc_json_bool(w, "permute", c->permute);
+    dpc_json_end(w);
 }
 
-static void report_steps(jw *w, const srgd_run *r, size_t T)
+static void report_steps(dpc_json_writer *w, const srgd_run *r, size_t T)
 {
     const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
-    jw_obj(w, "privacy_paper");
-    jw_bool(w, "private", L->private_run);
-    jw_num(w, "mu", L->mu);
-    jw_num(w, "mu_effective", L->mu_effective);
-    jw_num(w, "delta_achieved", L->delta_achieved);
-    jw_num(w, "sigma_S", L->sigma);
-    jw_num(w, "sensitivity_formula", L->sens_formula);
-    jw_num(w, "sensitivity_mechanism", L->sens_mechanism);
-    jw_end(w);
-    jw_arr(w, "steps");
+    dpc_json_obj(w, "privacy_paper");
+    dpc_json_bool(w, "private", L->private_run);
+    dpc_json_num(w, "mu", L->mu);
+    dpc_json_num(w, "mu_effective", L->mu_effective);
+    dpc_json_num(w, "delta_achieved", L->delta_achieved);
+    dpc_json_num(w, "sigma_S", L->sigma);
+    dpc_json_num(w, "sensitivity_formula", L->sens_formula);
+    dpc_json_num(w, "sensitivity_mechanism", L->sens_mechanism);
+    dpc_json_end(w);
+    dpc_json_arr(w, "steps");
     for (size_t t = 0; t < T; t++) {
         const dpc_srgd_step_info *i = &r->tr[t];
-        jw_obj(w, NULL);
-        jw_int(w, "t", (long long)i->step);
-        jw_num(w, "max_delta_norm", i->max_norm);
-        jw_num(w, "clip_fraction", i->clip_fraction);
-        jw_num(w, "noise_norm", i->noise_norm);
-        jw_num(w, "b_norm", i->b_norm);
-        jw_num(w, "grad_norm", i->grad_norm);
-        jw_num(w, "srg_error", i->srg_error);
-        jw_num(w, "batch_loss", i->loss);
-        jw_num(w, "risk", i->risk);
-        jw_end(w);
+        dpc_json_obj(w, NULL);
+        dpc_json_int(w, "t", (long long)i->step);
+        dpc_json_num(w, "max_delta_norm", i->max_norm);
+        dpc_json_num(w, "clip_fraction", i->clip_fraction);
+        dpc_json_num(w, "noise_norm", i->noise_norm);
+        dpc_json_num(w, "b_norm", i->b_norm);
+        dpc_json_num(w, "grad_norm", i->grad_norm);
+        dpc_json_num(w, "srg_error", i->srg_error);
+        dpc_json_num(w, "batch_loss", i->loss);
+        dpc_json_num(w, "risk", i->risk);
+        dpc_json_end(w);
     }
-    jw_end(w);
+    dpc_json_end(w);
 }
 
 typedef struct srgd_final {
@@ -416,7 +416,7 @@ static int write_report(const srgd_run *r, const srgd_final *f)
 {
     const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
     size_t T = L->steps;
-    jw w;
+    dpc_json_writer w;
     FILE *fp = frame_report_open(&r->o->fr, &w, "dp-srgd");
     if (!fp) return CLI_RUNTIME;
     report_config(&w, r);
@@ -424,20 +424,20 @@ static int write_report(const srgd_run *r, const srgd_final *f)
     frame_report_privacy(&w, dpc_srgd_ledger(r->srgd),
                          "norms, clip rates, losses and risks are not privatized");
     report_steps(&w, r, T);
-    jw_obj(&w, "final");
-    jw_int(&w, "rounds", (long long)T);
-    jw_int(&w, "grad_evals", T ? (long long)r->tr[T - 1].grad_evals : 0);
-    jw_int(&w, "n_used", (long long)L->n_used);
+    dpc_json_obj(&w, "final");
+    dpc_json_int(&w, "rounds", (long long)T);
+    dpc_json_int(&w, "grad_evals", T ? (long long)r->tr[T - 1].grad_evals : 0);
+    dpc_json_int(&w, "n_used", (long long)L->n_used);
     char h[24];
     snprintf(h, sizeof h, "%016llx",
              (unsigned long long)dpc_params_hash(dpc_srgd_output(r->srgd), dpc_srgd_num_params(r->srgd)));
-    jw_str(&w, "params_hash", h);
-    jw_num(&w, "risk", f->risk);
-    jw_num(&w, "excess_risk", f->excess);
-    jw_num(&w, "test_accuracy", f->acc);
-    jw_num(&w, "wall_time_s", f->secs);
-    jw_num(&w, "cpu_time_s", f->cpu);
-    jw_end(&w);
+    dpc_json_str(&w, "params_hash", h);
+    dpc_json_num(&w, "risk", f->risk);
+    dpc_json_num(&w, "excess_risk", f->excess);
+    dpc_json_num(&w, "test_accuracy", f->acc);
+    dpc_json_num(&w, "wall_time_s", f->secs);
+    dpc_json_num(&w, "cpu_time_s", f->cpu);
+    dpc_json_end(&w);
     return frame_report_close(&w, fp, r->o->fr.report);
 }
 
