@@ -177,19 +177,5 @@ int frame_resume(const run_frame *f, opt_set *s, frame_loop *L);
 /* The remaining steps, with checkpoints: 0, FRAME_STOPPED, or an exit code (message printed). */
 int frame_run(const run_frame *f, frame_loop *L);
 
-/* Per-step telemetry saved in checkpoints by field name: a table of the fields of a record
- * struct (doubles and counts), packed field after field for each record. */
-typedef struct frame_field {
-    const char *name;
-    size_t offset;
-    int count;            /* 1: size_t, 0: double */
-} frame_field;
-#define FRAME_DBL(T, m) {#m, offsetof(T, m), 0}
-#define FRAME_CNT(T, m) {#m, offsetof(T, m), 1}
-/* v (nf * n) <- the fields of n records of `size` bytes at recs, and back. */
-void frame_pack(const frame_field *fl, size_t nf, const void *recs, size_t size, size_t n,
-                double *v);
-void frame_unpack(const frame_field *fl, size_t nf, const double *v, size_t size, size_t n,
-                  void *recs);
 
 #endif

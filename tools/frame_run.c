@@ -105,36 +105,3 @@ int frame_run(const run_frame *f, frame_loop *L)
     fprintf(stderr, "\ndpcorr train: %s %zu: %s\n", unit, o.failed_step, err.msg);
     return CLI_RUNTIME;
 }
-
-void frame_pack(const frame_field *fl, size_t nf, const void *recs, size_t size, size_t n,
-                double *v)
-{
-    for (size_t i = 0; i < n; i++) {
-        const char *rec = (const char *)recs + i * size;
-        for (size_t k = 0; k < nf; k++) {
-            if (fl[k].count) {
-                size_t c;
-                memcpy(&c, rec + fl[k].offset, sizeof c);
-                v[nf * i + k] = (double)c;
-            } else {
-                memcpy(&v[nf * i + k], rec + fl[k].offset, sizeof(double));
-            }
-        }
-    }
-}
-
-void frame_unpack(const frame_field *fl, size_t nf, const double *v, size_t size, size_t n,
-                  void *recs)
-{
-    for (size_t i = 0; i < n; i++) {
-        char *rec = (char *)recs + i * size;
-        for (size_t k = 0; k < nf; k++) {
-            if (fl[k].count) {
-                size_t c = (size_t)v[nf * i + k];
-                memcpy(rec + fl[k].offset, &c, sizeof c);
-            } else {
-                memcpy(rec + fl[k].offset, &v[nf * i + k], sizeof(double));
-            }
-        }
-    }
-}

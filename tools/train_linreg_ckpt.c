@@ -3,15 +3,23 @@
  * dpcorr/train.h, written and read by the run frame (frame_run, frame_resume). */
 #include "train_linreg.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 
-/* The log records by field name (the section "cli.log": these fields, record after record). */
-static const frame_field LOG_FIELDS[] = {
-    FRAME_CNT(log_rec, t),          FRAME_DBL(log_rec, gamma),
-    FRAME_DBL(log_rec, zeta),       FRAME_DBL(log_rec, noise_std),
-    FRAME_DBL(log_rec, clip_fraction), FRAME_DBL(log_rec, batch_loss),
-    FRAME_DBL(log_rec, excess_risk), FRAME_CNT(log_rec, counts)};
-#define NLOG (sizeof LOG_FIELDS / sizeof LOG_FIELDS[0])
+/* The log records as a field table (dpcorr/field.h), packed by the library's dpc_field_pack
+ * (the section "cli.log": these fields, record after record). */
+#define LOG_NUM(m, ty) \
+    {.name = #m, .type = ty, .offset = offsetof(log_rec, m), \
+     .size = sizeof(((log_rec *)0)->m), .flags = DPC_FIELD_NO_RANGE}
+static const dpc_field LOG_ROWS[] = {
+    LOG_NUM(t, DPC_FIELD_SIZE),                 LOG_NUM(gamma, DPC_FIELD_DOUBLE),
+    LOG_NUM(zeta, DPC_FIELD_DOUBLE),            LOG_NUM(noise_std, DPC_FIELD_DOUBLE),
+    LOG_NUM(clip_fraction, DPC_FIELD_DOUBLE),   LOG_NUM(batch_loss, DPC_FIELD_DOUBLE),
+    LOG_NUM(excess_risk, DPC_FIELD_DOUBLE),     LOG_NUM(counts, DPC_FIELD_SIZE)};
+#define NLOG (sizeof LOG_ROWS / sizeof LOG_ROWS[0])
+static const dpc_field_table LOG_TABLE = {.name = "log_rec", .size = sizeof(log_rec),
+                                          .align = _Alignof(log_rec), .fields = LOG_ROWS,
+                                          .count = NLOG};
 
 void lr_ckpt_items(const lr_cli *c, const lr_out *u, dpc_ckpt *ck)
 {
@@ -24,7 +32,7 @@ dpc_status lr_ckpt_put(const lr_out *u, dpc_ckpt *ck, dpc_error *err)
 {
     double *lg = malloc((u->nlog * NLOG + 1) * sizeof *lg);
     if (!lg) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
-    frame_pack(LOG_FIELDS, NLOG, u->lg, sizeof *u->lg, u->nlog, lg);
+    dpc_field_pack(&LOG_TABLE, u->lg, u->nlog, lg);
     dpc_status st = dpc_ckpt_put(ck, "cli.block", u->blk, 4, err);
     if (!st) st = dpc_ckpt_put(ck, "cli.log", lg, NLOG * u->nlog, err);
     free(lg);
@@ -40,7 +48,7 @@ int lr_ckpt_get(const lr_cli *c, opt_set *s, lr_out *u, const dpc_ckpt *ck)
     if (n % NLOG || n / NLOG > u->cap)
         return opt_fail(s, "--resume: %s: a log of %zu values does not fit this run", c->fr.resume,
                         n);
-    frame_unpack(LOG_FIELDS, NLOG, lg, sizeof *u->lg, n / NLOG, u->lg);
+    dpc_field_unpack(&LOG_TABLE, lg, n / NLOG, u->lg);
     u->nlog = n / NLOG;
     return 0;
 }
