@@ -199,6 +199,22 @@ DPC_API void dpc_train_config_report_json(struct dpc_json_writer *w, const dpc_t
  * dpc_account_default_accountant()). */
 DPC_API void dpc_train_config_init(dpc_train_config *c);
 
+/* The README demo's recipe (`dpcorr demo`, doc/training.md): one MLP (784-256-10, tanh) on
+ * Fashion-MNIST at (epsilon, delta) = (3, 1e-5), PLD accounting, 15 epochs of batch 250, clip 1,
+ * the cooldown schedule, trained twice: run 0 DP-SGD (Poisson sampling, lr 0.125, momentum 0.9),
+ * run 1 BSR with 32 bands under cyclic Poisson sampling (amplified BandMF, lr 0.25, momentum
+ * 0.9). cfg: dpc_train_config_init's defaults with those set (a front end may shorten epochs and
+ * batch for a quick run and sets threads and precision); label: the run's name in tables and
+ * reports, name: its file stem ("dpsgd", "bsr"); all static. DPC_E_INVALID ("run") unless run
+ * is 0 or 1. */
+#define DPC_TRAIN_DEMO_RUNS 2
+typedef struct dpc_train_demo {
+    dpc_train_config cfg;
+    const char *model, *label, *name;
+} dpc_train_demo;
+DPC_API DPC_NODISCARD dpc_status dpc_train_demo_setup(int run, dpc_train_demo *out,
+                                                      dpc_error *err);
+
 /* Largest number of steps a run may have (epochs x steps per epoch). */
 #define DPC_TRAIN_MAX_STEPS ((size_t)100000000)
 
