@@ -211,9 +211,18 @@ DPC_API void dpc_train_config_init(dpc_train_config *c);
 typedef struct dpc_train_demo {
     dpc_train_config cfg;
     const char *model, *label, *name;
+    const char *features; /* feature spec (dpcorr/features.h), NULL: none */
 } dpc_train_demo;
 DPC_API DPC_NODISCARD dpc_status dpc_train_demo_setup(int run, dpc_train_demo *out,
                                                       dpc_error *err);
+
+/* `dpcorr demo --frontier`: the best configuration found on the training set's holdout
+ * (doc/training.md, "The frontier at epsilon 3"): ScatterNet features (J = 2, L = 8),
+ * per-example GroupNorm in 27 groups and private centering at noise multiplier 20
+ * ("scatter:J=2,L=8,gn=27,center=20"), a linear softmax model, BSR with 32 bands under cyclic
+ * Poisson sampling, (epsilon, delta) = (3, 1e-5), PLD, 20 epochs of batch 500, clip 1, lr 0.18,
+ * momentum 0.9, the cooldown schedule; label and name "frontier". cfg as above. */
+DPC_API void dpc_train_demo_frontier(dpc_train_demo *out);
 
 /* Largest number of steps a run may have (epochs x steps per epoch). */
 #define DPC_TRAIN_MAX_STEPS ((size_t)100000000)
