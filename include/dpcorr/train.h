@@ -195,6 +195,14 @@ struct dpc_json_writer;
 DPC_API void dpc_train_config_report_json(struct dpc_json_writer *w, const dpc_train_config *c,
                                           dpc_isa model_isa);
 
+/* A report's "memory" section: data_bytes (the features and labels, in double, of train and of
+ * test when not NULL), train_rows_held (train's rows: a rank's shard under a distributed run),
+ * peak_rss_bytes (the process's, which the front end measures; left out when < 0),
+ * parameter_bytes (n_params doubles) and trainer_bytes (dpc_trainer_bytes). */
+DPC_API void dpc_train_memory_report_json(struct dpc_json_writer *w, const dpc_dataset *train,
+                                          const dpc_dataset *test, size_t n_params,
+                                          size_t trainer_bytes, long long peak_rss_bytes);
+
 /* Writes the table's defaults (doc/parameters.md; the accountant is
  * dpc_account_default_accountant()). */
 DPC_API void dpc_train_config_init(dpc_train_config *c);
