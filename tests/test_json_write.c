@@ -1,8 +1,11 @@
 /* test_json_write.c — the library's JSON writer (dpcorr/io.h, dpc_json_writer): separators and
  * line layout, escapes, UTF-8 repair, NaN/inf and %.17g numbers, nesting, one-line mode, enum and
- * integer fields. Expected strings are built by the documented rules, not copied from output. */
+ * integer fields; the "isa_levels" report section (dpc_tune_report_json) and the "memory" one
+ * (dpc_train_memory_report_json). Expected strings are built by the documented rules, not copied from output. */
 #include "dpcorr/field.h"
 #include "dpcorr/io.h"
+#include "dpcorr/train.h"
+#include "dpcorr/tune.h"
 #include "harness.h"
 
 #include <math.h>
@@ -73,6 +76,26 @@ static void field(dpc_json_writer *w)
     dpc_json_field(w, &fe, &g_enum_value);
 }
 
+/* A measured table with holes (levels the CPU lacks are 0 and must be left out) and a forced
+ * one, whose table is not written. */
+static const dpc_isa g_levels[DPC_TUNE_NFAMILIES] = {DPC_ISA_AVX2, DPC_ISA_AVX512, DPC_ISA_SSE2};
+static void tune_measured(dpc_json_writer *w)
+{
+    dpc_tune_levels t = {{DPC_ISA_AVX2, DPC_ISA_AVX512, DPC_ISA_SSE2},
+                         {{0, 0.5, 0.25, 0}, {0, 4, 0, 2}, {0, 1.5, 0, 0}},
+                         0.125};
+    dpc_tune_report_json(w, 0, g_levels, &t);
+}
+static void tune_forced(dpc_json_writer *w) { dpc_tune_report_json(w, 1, g_levels, NULL); }
+
+/* 10 x 3 train and 4 x 3 test examples: (10 + 4) x (3 + 1) doubles = 448 bytes of data. */
+static dpc_dataset *g_train, *g_test;
+static long long g_rss;
+static void memory(dpc_json_writer *w)
+{
+    dpc_train_memory_report_json(w, g_train, g_test, 7, 1234, g_rss);
+}
+
 int main(void)
 {
     char want[1024], third[64];
@@ -99,5 +122,37 @@ int main(void)
     CHECK(!strcmp(render(strings, 1), want), "strings: %s want %s", render(strings, 1), want);
 
     CHECK(!strcmp(render(field, 1), "{\"mode\": \"one\"}\n"), "enum field: %s", render(field, 1));
+
+    CHECK(!strcmp(render(tune_measured, 1),
+                  "{\"isa_levels\": {\"forced_by_DPCORR_ISA\": false, \"gemm\": \"avx2\", "
+                  "\"gauss\": \"avx512\", \"noise\": \"sse2\", \"measured_ns_per_unit\": "
+                  "{\"gemm\": {\"sse2\": 0.5, \"avx2\": 0.25}, \"gauss\": {\"sse2\": 4, "
+                  "\"avx512\": 2}, \"noise\": {\"sse2\": 1.5}}, \"measurement_s\": 0.125}}\n"),
+          "isa_levels measured: %s", render(tune_measured, 1));
+    CHECK(!strcmp(render(tune_forced, 1),
+                  "{\"isa_levels\": {\"forced_by_DPCORR_ISA\": true, \"gemm\": \"avx2\", "
+                  "\"gauss\": \"avx512\", \"noise\": \"sse2\"}}\n"),
+          "isa_levels forced: %s", render(tune_forced, 1));
+
+    dpc_error err = {0};
+    CHECK(!dpc_dataset_new(&g_train, 10, 3, 2, &err) && !dpc_dataset_new(&g_test, 4, 3, 2, &err),
+          "datasets: %s", err.msg);
+    if (g_train && g_test) {
+        g_rss = 4096;
+        CHECK(!strcmp(render(memory, 1),
+                      "{\"memory\": {\"data_bytes\": 448, \"train_rows_held\": 10, "
+                      "\"peak_rss_bytes\": 4096, \"parameter_bytes\": 56, \"trainer_bytes\": "
+                      "1234}}\n"),
+              "memory: %s", render(memory, 1));
+        g_rss = -1; /* not measured: left out */
+        dpc_dataset_free(g_test);
+        g_test = NULL; /* no test set: train only, 10 x 4 x 8 = 320 */
+        CHECK(!strcmp(render(memory, 1),
+                      "{\"memory\": {\"data_bytes\": 320, \"train_rows_held\": 10, "
+                      "\"parameter_bytes\": 56, \"trainer_bytes\": 1234}}\n"),
+              "memory without rss/test: %s", render(memory, 1));
+    }
+    dpc_dataset_free(g_train);
+    dpc_dataset_free(g_test);
     return TEST_SUMMARY();
 }

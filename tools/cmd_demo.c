@@ -10,23 +10,7 @@
 
 #include <string.h>
 
-/* Hyperparameters (doc/training.md explains how they were chosen). */
-#define DEMO_EPOCHS 15
-#define DEMO_BATCH 250
-#define DEMO_CLIP 1.0
-#define DEMO_SGD_LR 0.125
-#define DEMO_SGD_MOM 0.9
-#define DEMO_BANDS 32
-#define DEMO_BSR_LR 0.25
-#define DEMO_BSR_MOM 0.9
-
-typedef struct demo_run {
-    const char *label;
-    dpc_mech_kind kind;
-    size_t bands;
-    dpc_sampler_kind sampler;
-    double lr, momentum;
-} demo_run;
+/* The recipe (hyperparameters, model, mechanisms) is the library's: dpc_train_demo_setup. */
 
 static const opt_spec D_EPOCHS = {
     .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1000,
@@ -77,12 +61,6 @@ static const opt_cmd DEMO_CMD = {
     .minimal = "--quick --out {tmp}/demo",
 };
 
-static const demo_run runs[2] = {
-    {"DP-SGD", DPC_MECH_IDENTITY, 0, DPC_SAMPLER_POISSON, DEMO_SGD_LR, DEMO_SGD_MOM},
-    {"BSR (amplified BandMF)", DPC_MECH_BSR, DEMO_BANDS, DPC_SAMPLER_CYCLIC_POISSON, DEMO_BSR_LR,
-     DEMO_BSR_MOM},
-};
-
 typedef struct demo_cfg {
     size_t epochs, batch, threads;
     uint64_t seed;
@@ -91,33 +69,27 @@ typedef struct demo_cfg {
     dpc_precision precision;
 } demo_cfg;
 
-/* The options of run r (every choice fixed here; the library resolves the rest). */
-static void run_opts(train_opts *o, const demo_cfg *d, int r, dpc_dataset *train,
-                     dpc_dataset *test, char *rep, size_t replen)
+/* The options of run r: the library's recipe with the demo's epochs, batch, threads and
+ * precision (the library resolves the rest). */
+static void run_opts(train_opts *o, const demo_cfg *d, const dpc_train_demo *dm,
+                     dpc_dataset *train, dpc_dataset *test, char *rep, size_t replen)
 {
     train_opts_init(o);
-    snprintf(rep, replen, "%s/%s.json", d->out, r == 0 ? "dpsgd" : "bsr");
+    snprintf(rep, replen, "%s/%s.json", d->out, dm->name);
     o->fr.data = d->spec;
     o->fr.train = train;
     o->fr.test = test;
     frame_use_seed(&o->fr, d->seed); /* reproducible README numbers: warned once by cmd_demo */
     o->fr.warn_seed = 0;
     o->fr.report = rep;
-    o->fr.label = runs[r].label;
-    o->model = "mlp:256:tanh";
-    o->mech.p.kind = runs[r].kind;
-    o->mech.p.bands = runs[r].bands;
+    o->fr.label = dm->label;
+    o->model = dm->model;
+    o->cfg = dm->cfg;
+    o->mech.p.kind = dm->cfg.mech.kind;
+    o->mech.p.bands = dm->cfg.mech.bands;
     o->mech.have_kind = 1;
-    o->cfg.sampler = runs[r].sampler;
-    o->cfg.epsilon = 3.0;
-    o->cfg.delta = 1e-5;
     o->cfg.epochs = d->epochs;
     o->cfg.batch = d->batch;
-    o->cfg.clip = DEMO_CLIP;
-    o->cfg.lr = runs[r].lr;
-    o->cfg.momentum = runs[r].momentum;
-    o->cfg.schedule = DPC_LR_COOLDOWN;
-    o->cfg.accountant = DPC_ACCOUNTANT_PLD;
     o->cfg.threads = d->threads;
     o->cfg.precision = d->precision;
     o->dry_run = d->dry_run;
@@ -139,14 +111,20 @@ static void print_table(const demo_cfg *d, const train_result *res, const char *
 static int run_both(const demo_cfg *d, dpc_dataset *train, dpc_dataset *test)
 {
     train_result res[2];
-    const char *labels[2] = {runs[0].label, runs[1].label};
+    dpc_train_demo dm[2];
+    const char *labels[2];
     int rc = 0;
     memset(res, 0, sizeof res);
+    for (int r = 0; r < 2; r++) {
+        dpc_error err = {0};
+        if (dpc_train_demo_setup(r, &dm[r], &err)) return CLI_RUNTIME; /* r is 0 or 1 */
+        labels[r] = dm[r].label;
+    }
     for (int r = 0; r < 2 && !rc; r++) {
         train_opts o;
         char rep[4200];
-        run_opts(&o, d, r, train, test, rep, sizeof rep);
-        if (d->dry_run) printf("# run %d: %s\n", r + 1, runs[r].label);
+        run_opts(&o, d, &dm[r], train, test, rep, sizeof rep);
+        if (d->dry_run) printf("# run %d: %s\n", r + 1, labels[r]);
         rc = train_run(&o, NULL, &res[r]);
         train_opts_free(&o);
     }
@@ -173,14 +151,17 @@ int cmd_demo(int argc, char **argv)
     int rc = opt_parse(&s, &DEMO_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;
     demo_cfg d;
+    dpc_train_demo recipe;
+    dpc_error err = {0};
+    if (dpc_train_demo_setup(0, &recipe, &err)) return CLI_RUNTIME; /* run 0 always exists */
     d.quick = opt_given(&s, &D_QUICK);
-    d.epochs = opt_size(&s, &D_EPOCHS, d.quick ? 2 : DEMO_EPOCHS);
+    d.epochs = opt_size(&s, &D_EPOCHS, d.quick ? 2 : recipe.cfg.epochs);
     d.threads = opt_size(&s, &D_THREADS, 2);
     d.seed = opt_u64(&s, &D_SEED, 1);
     d.out = opt_str(&s, &D_OUT, "out");
     d.dry_run = s.dry_run;
     /* --quick: 6000 images; the 32 cyclic-Poisson groups of 187 need a smaller batch */
-    d.batch = d.quick ? 100 : DEMO_BATCH;
+    d.batch = d.quick ? 100 : recipe.cfg.batch;
     d.spec = d.quick ? "fashion-mnist:limit=6000" : "fashion-mnist";
     int frontier = opt_given(&s, &D_FRONTIER);
     size_t frontier_epochs = opt_typed(&s, &D_EPOCHS) ? d.epochs : 0;
@@ -212,7 +193,6 @@ int cmd_demo(int argc, char **argv)
     dpc_rng rng;
     dpc_rng_seed(&rng, d.seed);
     dpc_dataset *train = NULL, *test = NULL;
-    dpc_error err = {0};
     if (dpc_data_load_spec(&train, &test, d.spec, &rng, &err)) {
         fprintf(stderr, "dpcorr demo: %s\n(install Debian's dataset-fashion-mnist: "
                         "./scripts/setup.sh)\n", err.msg);

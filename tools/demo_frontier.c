@@ -12,19 +12,8 @@
 #include <math.h>
 #include <string.h>
 
-/* The configuration (chosen on the holdout; doc/training.md lists every run tried): ScatterNet,
- * per-example GroupNorm in 27 groups, private centering with noise multiplier 20 (composed into
- * the ledger by the trainer), a linear softmax model. The report reads these back from the
- * spec the run used (dpc_features_parse), not from copies. */
-#define FR_FEATURES "scatter:J=2,L=8,gn=27,center=20"
-#define FR_MODEL "softmax"
-#define FR_MECH DPC_MECH_BSR
-#define FR_BANDS 32
-#define FR_BATCH 500
-#define FR_EPOCHS 20
-#define FR_LR 0.18
-#define FR_MOM 0.9
-#define FR_CLIP 1.0
+/* The configuration is the library's (dpc_train_demo_frontier); the report reads the features
+ * back from the spec the run used (dpc_features_parse), not from copies. */
 
 static int write_json(const char *path, const train_opts *o, const train_result *r)
 {
@@ -92,27 +81,22 @@ int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs,
     snprintf(rep, sizeof rep, "%s/frontier_run.json", out);
     snprintf(js, sizeof js, "%s/frontier.json", out);
     snprintf(png, sizeof png, "%s/frontier.png", out);
+    dpc_train_demo fr;
+    dpc_train_demo_frontier(&fr);
     o.fr.data = spec;
-    o.features = FR_FEATURES;
-    o.model = FR_MODEL;
-    o.mech.p.kind = FR_MECH;
-    o.mech.p.bands = FR_BANDS;
+    o.features = fr.features;
+    o.model = fr.model;
+    o.cfg = fr.cfg;
+    o.mech.p.kind = fr.cfg.mech.kind;
+    o.mech.p.bands = fr.cfg.mech.bands;
     o.mech.have_kind = 1;
-    o.cfg.sampler = DPC_SAMPLER_CYCLIC_POISSON;
-    o.cfg.epsilon = 3.0;
-    o.cfg.delta = 1e-5;
-    o.cfg.epochs = epochs ? epochs : (quick ? 2 : FR_EPOCHS);
-    o.cfg.batch = quick ? 100 : FR_BATCH;
-    o.cfg.clip = FR_CLIP;
-    o.cfg.lr = FR_LR;
-    o.cfg.momentum = FR_MOM;
-    o.cfg.schedule = DPC_LR_COOLDOWN;
-    o.cfg.accountant = DPC_ACCOUNTANT_PLD;
+    o.cfg.epochs = epochs ? epochs : (quick ? 2 : fr.cfg.epochs);
+    o.cfg.batch = quick ? 100 : fr.cfg.batch;
     o.cfg.threads = threads;
     frame_use_seed(&o.fr, seed); /* warned once by cmd_demo */
     o.fr.warn_seed = 0;
     o.fr.report = rep;
-    o.fr.label = "frontier";
+    o.fr.label = fr.label;
     o.dry_run = dry_run;
     if (dry_run) {
         opt_dry_uint("frontier", 1);
@@ -124,8 +108,8 @@ int demo_frontier(const char *out, size_t threads, uint64_t seed, size_t epochs,
     }
     printf("dpcorr demo --frontier: Fashion-MNIST%s, ScatterNet (%s) + %s, BSR-%d (amplified "
            "banded MF), epsilon = 3, delta = 1e-5, %zu epochs, batch %zu, %zu threads\n",
-           quick ? " (subset, --quick)" : "", FR_FEATURES, FR_MODEL, FR_BANDS, o.cfg.epochs,
-           o.cfg.batch, threads);
+           quick ? " (subset, --quick)" : "", fr.features, fr.model, (int)fr.cfg.mech.bands,
+           o.cfg.epochs, o.cfg.batch, threads);
     fflush(stdout);
     train_result res;
     int rc = train_run(&o, NULL, &res);

@@ -234,23 +234,7 @@ int frame_plot(const char *png, const plot_panel *panels, size_t npanels)
 void frame_report_isa(dpc_json_writer *w)
 {
     int forced = cli_isa_forced();
-    const dpc_tune_levels *t = forced ? NULL : cli_isa_tuning();
-    dpc_json_obj(w, "isa_levels");
-    dpc_json_bool(w, "forced_by_DPCORR_ISA", forced);
-    for (int f = 0; f < DPC_TUNE_NFAMILIES; f++)
-        dpc_json_str(w, dpc_tune_family_name((dpc_tune_family)f),
-               dpc_isa_name(cli_isa_for((dpc_tune_family)f)));
-    if (t) {
-        dpc_json_obj(w, "measured_ns_per_unit"); /* gemm: per multiply-add; gauss: per sample; noise:
-                                              per coordinate of a BLT-4 step */
-        for (int f = 0; f < DPC_TUNE_NFAMILIES; f++) {
-            dpc_json_obj(w, dpc_tune_family_name((dpc_tune_family)f));
-            for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++)
-                if (t->ns[f][l] > 0) dpc_json_num(w, dpc_isa_name((dpc_isa)l), t->ns[f][l]);
-            dpc_json_end(w);
-        }
-        dpc_json_end(w);
-        dpc_json_num(w, "measurement_s", t->seconds);
-    }
-    dpc_json_end(w);
+    dpc_isa level[DPC_TUNE_NFAMILIES];
+    for (int f = 0; f < DPC_TUNE_NFAMILIES; f++) level[f] = cli_isa_for((dpc_tune_family)f);
+    dpc_tune_report_json(w, forced, level, forced ? NULL : cli_isa_tuning());
 }

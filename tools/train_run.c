@@ -498,24 +498,14 @@ static void report_config(dpc_json_writer *w, const train_opts *o, const train_r
     frame_report_isa(w);
 }
 
-/* "memory": the data (features and labels in double) rank 0 holds (its shard of the training set
- * under mpirun: train_rows_held of the n_train rows), the parameters and the trainer's buffers
- * (dpc_trainer_bytes), for the peak-RSS comparison of bench_demo; peak_rss_bytes: this process's
- * peak resident memory so far (getrusage). */
+/* "memory" (dpc_train_memory_report_json: rank 0's shard under mpirun), for the peak-RSS
+ * comparison of bench_demo; peak_rss_bytes: this process's peak resident memory so far. */
 static void report_memory(dpc_json_writer *w, const dpc_dataset *train, const dpc_dataset *test,
                           const train_result *r)
 {
-    size_t data_bytes = train->n * (train->d + 1) * sizeof(double) +
-                        (test ? test->n * (test->d + 1) * sizeof(double) : 0);
-    dpc_json_obj(w, "memory");
-    dpc_json_int(w, "data_bytes", (long long)data_bytes);
-    dpc_json_int(w, "train_rows_held", (long long)train->n);
     struct rusage ru;
-    if (getrusage(RUSAGE_SELF, &ru) == 0)
-        dpc_json_int(w, "peak_rss_bytes", (long long)ru.ru_maxrss * 1024);
-    dpc_json_int(w, "parameter_bytes", (long long)(r->n_params * sizeof(double)));
-    dpc_json_int(w, "trainer_bytes", (long long)r->trainer_bytes);
-    dpc_json_end(w);
+    long long rss = getrusage(RUSAGE_SELF, &ru) == 0 ? (long long)ru.ru_maxrss * 1024 : -1;
+    dpc_train_memory_report_json(w, train, test, r->n_params, r->trainer_bytes, rss);
 }
 
 static int write_report(const run_ctx *x)

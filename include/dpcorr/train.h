@@ -195,9 +195,42 @@ struct dpc_json_writer;
 DPC_API void dpc_train_config_report_json(struct dpc_json_writer *w, const dpc_train_config *c,
                                           dpc_isa model_isa);
 
+/* A report's "memory" section: data_bytes (the features and labels, in double, of train and of
+ * test when not NULL), train_rows_held (train's rows: a rank's shard under a distributed run),
+ * peak_rss_bytes (the process's, which the front end measures; left out when < 0),
+ * parameter_bytes (n_params doubles) and trainer_bytes (dpc_trainer_bytes). */
+DPC_API void dpc_train_memory_report_json(struct dpc_json_writer *w, const dpc_dataset *train,
+                                          const dpc_dataset *test, size_t n_params,
+                                          size_t trainer_bytes, long long peak_rss_bytes);
+
 /* Writes the table's defaults (doc/parameters.md; the accountant is
  * dpc_account_default_accountant()). */
 DPC_API void dpc_train_config_init(dpc_train_config *c);
+
+/* The README demo's recipe (`dpcorr demo`, doc/training.md): one MLP (784-256-10, tanh) on
+ * Fashion-MNIST at (epsilon, delta) = (3, 1e-5), PLD accounting, 15 epochs of batch 250, clip 1,
+ * the cooldown schedule, trained twice: run 0 DP-SGD (Poisson sampling, lr 0.125, momentum 0.9),
+ * run 1 BSR with 32 bands under cyclic Poisson sampling (amplified BandMF, lr 0.25, momentum
+ * 0.9). cfg: dpc_train_config_init's defaults with those set (a front end may shorten epochs and
+ * batch for a quick run and sets threads and precision); label: the run's name in tables and
+ * reports, name: its file stem ("dpsgd", "bsr"); all static. DPC_E_INVALID ("run") unless run
+ * is 0 or 1. */
+#define DPC_TRAIN_DEMO_RUNS 2
+typedef struct dpc_train_demo {
+    dpc_train_config cfg;
+    const char *model, *label, *name;
+    const char *features; /* feature spec (dpcorr/features.h), NULL: none */
+} dpc_train_demo;
+DPC_API DPC_NODISCARD dpc_status dpc_train_demo_setup(int run, dpc_train_demo *out,
+                                                      dpc_error *err);
+
+/* `dpcorr demo --frontier`: the best configuration found on the training set's holdout
+ * (doc/training.md, "The frontier at epsilon 3"): ScatterNet features (J = 2, L = 8),
+ * per-example GroupNorm in 27 groups and private centering at noise multiplier 20
+ * ("scatter:J=2,L=8,gn=27,center=20"), a linear softmax model, BSR with 32 bands under cyclic
+ * Poisson sampling, (epsilon, delta) = (3, 1e-5), PLD, 20 epochs of batch 500, clip 1, lr 0.18,
+ * momentum 0.9, the cooldown schedule; label and name "frontier". cfg as above. */
+DPC_API void dpc_train_demo_frontier(dpc_train_demo *out);
 
 /* Largest number of steps a run may have (epochs x steps per epoch). */
 #define DPC_TRAIN_MAX_STEPS ((size_t)100000000)

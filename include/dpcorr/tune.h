@@ -56,6 +56,16 @@ DPC_API dpc_isa dpc_tune_choose(const double ns[4], dpc_isa have);
 /* "gemm", "gauss", "noise" ("unknown" otherwise). */
 DPC_API const char *dpc_tune_family_name(dpc_tune_family f);
 
+/* The "isa_levels" member of a report, one writer for every front end: forced_by_DPCORR_ISA,
+ * the level in use per family (level[], as the front end resolved it), and when measured is
+ * not NULL (a front end passes NULL when a level was forced or the measurement failed) the
+ * measured ns per unit of each level this CPU has (the zeros, levels it lacks, are left out)
+ * and the measurement's seconds. */
+struct dpc_json_writer;
+DPC_API void dpc_tune_report_json(struct dpc_json_writer *w, int forced,
+                                  const dpc_isa level[DPC_TUNE_NFAMILIES],
+                                  const dpc_tune_levels *measured);
+
 #ifdef __cplusplus
 }
 #endif

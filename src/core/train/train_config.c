@@ -416,3 +416,18 @@ void dpc_train_config_report_json(dpc_json_writer *w, const dpc_train_config *c,
         }
     }
 }
+
+void dpc_train_memory_report_json(dpc_json_writer *w, const dpc_dataset *train,
+                                  const dpc_dataset *test, size_t n_params, size_t trainer_bytes,
+                                  long long peak_rss_bytes)
+{
+    size_t data_bytes = train->n * (train->d + 1) * sizeof(double) +
+                        (test ? test->n * (test->d + 1) * sizeof(double) : 0);
+    dpc_json_obj(w, "memory");
+    dpc_json_int(w, "data_bytes", (long long)data_bytes);
+    dpc_json_int(w, "train_rows_held", (long long)train->n);
+    if (peak_rss_bytes >= 0) dpc_json_int(w, "peak_rss_bytes", peak_rss_bytes);
+    dpc_json_int(w, "parameter_bytes", (long long)(n_params * sizeof(double)));
+    dpc_json_int(w, "trainer_bytes", (long long)trainer_bytes);
+    dpc_json_end(w);
+}

@@ -11,6 +11,7 @@
  * rarely the median. Nothing measured here enters a value: every level computes the same
  * bits. */
 #include "common/util.h"
+#include "dpcorr/io.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/rng.h"
 #include "dpcorr/tune.h"
@@ -194,4 +195,27 @@ const char *dpc_tune_family_name(dpc_tune_family f)
 {
     static const char *const names[DPC_TUNE_NFAMILIES] = {"gemm", "gauss", "noise"};
     return (f >= 0 && (int)f < DPC_TUNE_NFAMILIES) ? names[f] : "unknown";
+}
+
+void dpc_tune_report_json(dpc_json_writer *w, int forced, const dpc_isa level[DPC_TUNE_NFAMILIES],
+                          const dpc_tune_levels *measured)
+{
+    dpc_json_obj(w, "isa_levels");
+    dpc_json_bool(w, "forced_by_DPCORR_ISA", forced);
+    for (int f = 0; f < DPC_TUNE_NFAMILIES; f++)
+        dpc_json_str(w, dpc_tune_family_name((dpc_tune_family)f), dpc_isa_name(level[f]));
+    if (measured) {
+        /* gemm: per multiply-add; gauss: per sample; noise: per coordinate of a BLT-4 step */
+        dpc_json_obj(w, "measured_ns_per_unit");
+        for (int f = 0; f < DPC_TUNE_NFAMILIES; f++) {
+            dpc_json_obj(w, dpc_tune_family_name((dpc_tune_family)f));
+            for (int l = DPC_ISA_SSE2; l <= DPC_ISA_AVX512; l++)
+                if (measured->ns[f][l] > 0)
+                    dpc_json_num(w, dpc_isa_name((dpc_isa)l), measured->ns[f][l]);
+            dpc_json_end(w);
+        }
+        dpc_json_end(w);
+        dpc_json_num(w, "measurement_s", measured->seconds);
+    }
+    dpc_json_end(w);
 }
