@@ -1213,8 +1213,37 @@ static void test_fuzz(void)
     CHECK(okc > iters / 50 && okc < iters, "fuzz exercised both outcomes (%d accepted)", okc);
 }
 
+/* The readers' option tables cover their structs and their defaults are the zeroed struct the
+ * loaders take for NULL options. */
+static void test_field_tables(void)
+{
+    const dpc_field_table *t[3] = {dpc_idx_opts_fields(), dpc_libsvm_opts_fields(),
+                                   dpc_npy_opts_fields()};
+    size_t size[3] = {sizeof(dpc_idx_opts), sizeof(dpc_libsvm_opts), sizeof(dpc_npy_opts)};
+    size_t count[3] = {3, 4, 5};
+    unsigned char obj[64], zero[64] = {0};
+    for (int i = 0; i < 3; i++) {
+        dpc_error e = {0};
+        CHECK(t[i] && t[i]->size == size[i] && t[i]->count == count[i] && size[i] <= sizeof obj,
+              "table %d of its struct", i);
+        CHECK_OK(dpc_field_table_verify(t[i], &e), &e);
+        memset(obj, 0x5a, sizeof obj);
+        dpc_field_defaults(t[i], obj);
+        CHECK(!memcmp(obj, zero, size[i]), "%s: defaults are the zeroed struct", t[i]->name);
+        CHECK_OK(dpc_field_check(t[i], obj, &e), &e);
+    }
+    dpc_error e = {0};
+    dpc_idx_opts o = {.scale = -1};
+    CHECK(dpc_field_check(t[0], &o, &e) == DPC_E_INVALID && !strcmp(e.field, "scale"),
+          "idx scale -1 refused naming scale: '%s'", e.msg);
+    dpc_npy_opts n = {.task = (dpc_data_task)2};
+    CHECK(dpc_field_check(t[2], &n, &e) == DPC_E_INVALID && !strcmp(e.field, "task"),
+          "npy task 2 refused naming task: '%s'", e.msg);
+}
+
 int main(void)
 {
+    test_field_tables();
     snprintf(g_dir, sizeof g_dir, "/tmp/dpc_test_data_XXXXXX");
     if (!mkdtemp(g_dir)) {
         perror("mkdtemp");

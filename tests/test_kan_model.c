@@ -323,12 +323,25 @@ static void test_init_and_config(void)
     dpc_error e = {0};
     dpc_kan2_config bad[] = {{0, 4, 5, DPC_KAN_TANH}, {3, 0, 5, DPC_KAN_TANH}, {3, 4, 0, DPC_KAN_TANH},
                              {3, 4, 5, (dpc_kan_act)7}};
-    const char *needle[] = {"d must", "m must", "grid", "activation"};
+    const char *field[] = {"d", "m", "grid", "act"};
     for (size_t i = 0; i < 4; i++) {
         k = (dpc_kan2 *)&c;
         CHECK(dpc_kan2_new(&k, &bad[i], &rng, 0, &e) == DPC_E_INVALID && k == NULL &&
-                  strstr(e.msg, needle[i]), "bad config %zu: %s", i, e.msg);
+                  !strcmp(e.field, field[i]), "bad config %zu: %s: %s", i, e.field, e.msg);
     }
+    /* the field table covers the struct and the parser writes its defaults (the values it
+     * wrote by hand before the table: d from the data, grid 5, sigmoid) */
+    const dpc_field_table *t = dpc_kan2_config_fields();
+    CHECK(t && t->size == sizeof(dpc_kan2_config) && t->count == 4, "kan2 table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &e), &e);
+    dpc_kan2_config pc;
+    memset(&pc, 0x5a, sizeof pc);
+    CHECK_OK(dpc_kan2_config_parse(&pc, "kan2:16", 7, &e), &e);
+    CHECK(pc.d == 7 && pc.m == 16 && pc.grid == 5 && pc.act == DPC_KAN_SIGMOID, "parser defaults");
+    dpc_kan2_config big = {(size_t)1 << 24, 1, 256, DPC_KAN_TANH};
+    CHECK_OK(dpc_field_check(t, &big, &e), &e);
+    big.d++;
+    CHECK(dpc_field_check(t, &big, &e) == DPC_E_INVALID && !strcmp(e.field, "d"), "d = 2^24 + 1");
     free(W);
 }
 

@@ -162,8 +162,31 @@ static void test_smoke(void)
     dpc_linreg_repro_result_free(r2);
 }
 
+/* The field table covers dpc_linreg_repro_params and _init writes its defaults (the values it
+ * wrote by hand before the table: full, 20240101, 1 thread). */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_linreg_repro_params_fields();
+    CHECK(t && t->size == sizeof(dpc_linreg_repro_params) && t->count == 3, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    dpc_linreg_repro_params p;
+    memset(&p, 0x5a, sizeof p);
+    dpc_linreg_repro_params_init(&p);
+    CHECK(p.scale == DPC_LINREG_REPRO_FULL && p.seed == 20240101 && p.threads == 1, "defaults");
+    CHECK_OK(dpc_field_check(t, &p, &err), &err);
+    struct { const char *field; double v; } bad[] = {{"scale", 3}, {"threads", 0}, {"threads", 257}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_linreg_repro_params b = p;
+        CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &b, bad[i].v, &err), &err);
+        CHECK(dpc_field_check(t, &b, &err) == DPC_E_INVALID && !strcmp(err.field, bad[i].field),
+              "%s = %g refused: '%s'", bad[i].field, bad[i].v, err.msg);
+    }
+}
+
 int main(void)
 {
+    test_field_table();
     test_refusals();
     test_smoke();
     return TEST_SUMMARY();

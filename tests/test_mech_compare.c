@@ -198,8 +198,31 @@ static void check_progress_and_refusals(void)
     dpc_mech_compare_free(NULL);
 }
 
+/* The field table covers dpc_mech_compare_params and _init writes its defaults (the values it
+ * wrote by hand before the table: steps = n, dpc_participation_init's pattern, no progress). */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_mech_compare_params_fields();
+    CHECK(t && t->size == sizeof(dpc_mech_compare_params) && t->count == 3, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    dpc_mech_compare_params p;
+    memset(&p, 0x5a, sizeof p);
+    dpc_mech_compare_params_init(&p, 64);
+    dpc_participation part;
+    memset(&part, 0, sizeof part);
+    dpc_participation_init(&part);
+    CHECK(p.steps == 64 && !memcmp(&p.part, &part, sizeof part) && p.progress.fn == NULL &&
+              p.progress.ctx == NULL, "defaults");
+    CHECK_OK(dpc_field_check(t, &p, &err), &err);
+    const dpc_field *k = dpc_field_find(t, "part.k", NULL);
+    CHECK(k && dpc_field_check_value(k, "part.", 0, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "part.k"), "part.k = 0 refused naming part.k: '%s'", err.msg);
+}
+
 int main(void)
 {
+    test_field_table();
     check_setting(64, 1, 1);
     check_setting(120, 3, 30);
     check_setting(50, 4, 1);

@@ -314,8 +314,26 @@ static void test_fig4(void)
     dpc_dataset_free(test);
 }
 
+/* The field table covers dpc_nu_repro_params and _init writes its defaults (the values it wrote
+ * by hand before the table: quick, 20240101). */
+static void test_field_table(void)
+{
+    const dpc_field_table *t = dpc_nu_repro_params_fields();
+    CHECK(t && t->size == sizeof(dpc_nu_repro_params) && t->count == 2, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    dpc_nu_repro_params p;
+    memset(&p, 0x5a, sizeof p);
+    dpc_nu_repro_params_init(&p);
+    CHECK(p.scale == DPC_NU_REPRO_QUICK && p.seed == 20240101, "defaults");
+    CHECK_OK(dpc_field_check(t, &p, &err), &err);
+    p.scale = (dpc_nu_repro_scale)3;
+    CHECK(dpc_field_check(t, &p, &err) == DPC_E_INVALID && !strcmp(err.field, "scale"),
+          "scale 3 refused naming scale: '%s'", err.msg);
+}
+
 int main(void)
 {
+    test_field_table();
     test_slope();
     test_simulate();
     test_evaluate();

@@ -2,9 +2,13 @@
  * it is asked to do: every step made, the stop, the checkpoint cadence (every K, the end, the
  * hook's points, the stop), a first step that makes no update, cancellation by the progress hook,
  * and a failing step or checkpoint returned with its own status and the step it happened at. */
+#include "dpcorr/field.h"
 #include "dpcorr/train.h"
 #include "harness.h"
 
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct toy {
@@ -197,8 +201,31 @@ static void test_cancel_and_failures(void)
     CHECK(strstr(err.msg, "disk full at 6") != NULL, "the checkpoint's message: %s", err.msg);
 }
 
+/* The field table covers dpc_run_params, its defaults are the zeroed struct the driver uses for
+ * params == NULL (no checkpoints by count, no stop), and every count is accepted. */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_run_params_fields();
+    CHECK(t && t->size == sizeof(dpc_run_params) && t->count == 2, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    dpc_run_params p, zero;
+    memset(&p, 0x5a, sizeof p);
+    memset(&zero, 0, sizeof zero);
+    dpc_field_defaults(t, &p);
+    CHECK(!memcmp(&p, &zero, sizeof p) && p.checkpoint_every == 0 && p.stop_after == 0,
+          "defaults: the zeroed struct");
+    p.checkpoint_every = SIZE_MAX, p.stop_after = 1;
+    CHECK_OK(dpc_field_check(t, &p, &err), &err);
+    const dpc_field *f = dpc_field_find(t, "stop_after", NULL);
+    CHECK(f && f->offset == offsetof(dpc_run_params, stop_after), "stop_after found");
+    CHECK(f && dpc_field_check_value(f, "", NAN, &err) != DPC_OK && !strcmp(err.field, "stop_after"),
+          "NaN refused naming stop_after: '%s'", err.msg);
+}
+
 int main(void)
 {
+    test_field_table();
     test_to_the_end();
     test_checkpoint_cadence();
     test_checkpoint_ctx();

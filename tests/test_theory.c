@@ -7,7 +7,9 @@
 #include "harness.h"
 #include "theory_oracles.inc"
 
+#include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double rel(double a, double b) { return fabs(a - b) / fmax(fabs(a), fabs(b)); }
 
@@ -527,8 +529,35 @@ static void test_setup(void)
           e.field, e.msg);
 }
 
+/* The field table covers dpc_theory_problem and its ranges are dpc_theory_problem_check's: a
+ * value out of one field's range is refused by both, naming the same field. */
+static void test_field_table(void)
+{
+    dpc_error e = {0};
+    const dpc_field_table *t = dpc_theory_problem_fields();
+    CHECK(t && t->size == sizeof(dpc_theory_problem) && t->count == 6, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &e), &e);
+    double lam[2] = {1.0, 0.5};
+    dpc_theory_problem ok = {.eta = 0.5, .rho = 1, .G = 1, .sigma_sgd = 0, .d = 2, .lambda = lam};
+    CHECK_OK(dpc_theory_problem_check(&ok, &e), &e);
+    CHECK_OK(dpc_field_check(t, &ok, &e), &e);
+    struct { const char *field; double v; } bad[] = {
+        {"eta", -1}, {"eta", INFINITY}, {"rho", -1}, {"rho", 2e150}, {"G", -0.5},
+        {"G", 2e150}, {"sigma_sgd", -1}, {"sigma_sgd", 2e150}, {"eta", NAN}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_theory_problem b = ok;
+        dpc_error e1 = {0}, e2 = {0};
+        CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &b, bad[i].v, &e), &e);
+        CHECK(dpc_field_check(t, &b, &e1) == DPC_E_INVALID && !strcmp(e1.field, bad[i].field) &&
+                  dpc_theory_problem_check(&b, &e2) == DPC_E_INVALID &&
+                  !strcmp(e2.field, bad[i].field),
+              "%s = %g refused by both: '%s' / '%s'", bad[i].field, bad[i].v, e1.msg, e2.msg);
+    }
+}
+
 int main(void)
 {
+    test_field_table();
     test_special();
     test_coefficients();
     test_sensitivity();

@@ -43,6 +43,7 @@
 #define DPCORR_DATA_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 #include "dpcorr/rng.h"
 
 #ifdef __cplusplus
@@ -206,6 +207,8 @@ typedef struct dpc_idx_opts {
                            (data-dependent) */
     size_t max_records; /* 0 = all; else only the first max_records examples are read */
 } dpc_idx_opts;
+/* Its field table (dpcorr/field.h; the zeroed struct is the default). */
+DPC_API const dpc_field_table *dpc_idx_opts_fields(void);
 
 /* Loads an images file and its labels file (each plain or gzip). opts may be NULL (defaults).
  * Faults reported: unreadable file, truncated header or data (byte offset and record), bad
@@ -269,6 +272,8 @@ typedef struct dpc_libsvm_opts {
     size_t n_classes;   /* classification: public K; 0 = infer (data-dependent) */
     size_t max_rows;    /* 0 = all */
 } dpc_libsvm_opts;
+/* Its field table (dpcorr/field.h; the zeroed struct is the default). */
+DPC_API const dpc_field_table *dpc_libsvm_opts_fields(void);
 
 /* Loads "label idx:value idx:value ..." lines (plain or gzip): indices 1-based, strictly
  * increasing; absent features are 0; '#' starts a comment; blank lines skipped. Labels as for
@@ -297,6 +302,8 @@ typedef struct dpc_npy_opts {
     size_t first, count; /* rows [first, first + count) of the (limited) set are loaded; count 0
                             = to the end. A proper part makes a shard (shard_first, shard_total) */
 } dpc_npy_opts;
+/* Its field table (dpcorr/field.h; the zeroed struct is the default). */
+DPC_API const dpc_field_table *dpc_npy_opts_fields(void);
 
 DPC_API DPC_NODISCARD dpc_status dpc_data_load_npy(dpc_dataset **out, const char *path,
                                                    const char *labels_path,

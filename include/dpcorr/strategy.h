@@ -239,8 +239,12 @@ typedef struct dpc_mech_compare_params {
     dpc_progress progress;  /* called after each evaluation (done, DPC_MECH_COMPARE_EVALS) */
 } dpc_mech_compare_params;
 
-/* steps = n, part single participation (dpc_participation_init), no progress. */
+/* steps = n, part single participation (dpc_participation_init), no progress: the table's
+ * defaults with steps = n. */
 DPC_API void dpc_mech_compare_params_init(dpc_mech_compare_params *p, size_t steps);
+/* The field table of dpc_mech_compare_params (dpcorr/field.h; part nested as "part.k", checked
+ * by the sensitivity it is given to). */
+DPC_API const dpc_field_table *dpc_mech_compare_params_fields(void);
 
 typedef struct dpc_mech_compare_row {
     char name[64];       /* e.g. "nu-DP-FTRL (nu=0.36)", "BSR (bands=32)", "BLT (3 buffers)" */

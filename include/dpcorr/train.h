@@ -545,6 +545,10 @@ typedef struct dpc_run_params {
     size_t stop_after;       /* stop once steps_done >= K, as if killed (0: never) */
 } dpc_run_params;
 
+/* The field table of dpc_run_params (dpcorr/field.h): both fields size_t, default 0 (none), every
+ * value accepted; the zeroed struct is the default. */
+DPC_API const dpc_field_table *dpc_run_params_fields(void);
+
 typedef struct dpc_run_hooks {
     void *ctx; /* passed to every hook */
     /* After each step (t = steps done; info: the step record the step filled). Nonzero stops the

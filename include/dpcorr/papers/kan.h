@@ -128,6 +128,11 @@ typedef struct dpc_kan2_config {
     dpc_kan_act act; /* sigma */
 } dpc_kan2_config;
 
+/* The field table of dpc_kan2_config (dpcorr/field.h): d and m in [1, 2^24], grid in [1, 256]
+ * (default 5), act (default sigmoid); dpc_kan2_config_parse writes its defaults and
+ * dpc_kan2_new range-checks through it, naming the field. */
+DPC_API const dpc_field_table *dpc_kan2_config_fields(void);
+
 typedef struct dpc_kan2 dpc_kan2; /* the shape, the basis and the fixed second layer c */
 
 /* Builds the model with c ~ N(0, I_{mp}): c[j*p + k] = gaussian(stream, row 1, index j*p + k),

@@ -513,7 +513,10 @@ typedef struct dpc_linreg_repro_params {
     uint64_t seed;                /* root seed (default 20240101, the CLI's) */
     size_t threads;               /* worker threads, >= 1 (default 1; results do not depend on it) */
 } dpc_linreg_repro_params;
+/* Writes the table's defaults (full, 20240101, 1 thread). */
 DPC_API void dpc_linreg_repro_params_init(dpc_linreg_repro_params *p);
+/* The field table of dpc_linreg_repro_params (dpcorr/field.h): defaults, ranges and docs. */
+DPC_API const dpc_field_table *dpc_linreg_repro_params_fields(void);
 
 #define DPC_LINREG_REPRO_MAXS 4    /* sigmas */
 #define DPC_LINREG_REPRO_MAXE 4    /* epsilons besides 1 */

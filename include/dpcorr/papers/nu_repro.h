@@ -21,6 +21,7 @@
 
 #include "dpcorr/common.h"
 #include "dpcorr/data.h"
+#include "dpcorr/field.h"
 #include "dpcorr/isa.h"
 #include "dpcorr/model.h"
 #include "dpcorr/papers/sim.h"
@@ -251,7 +252,10 @@ typedef struct dpc_nu_repro_params {
     uint64_t seed;            /* root seed (20240101) */
 } dpc_nu_repro_params;
 
+/* Writes the table's defaults (quick, 20240101). */
 DPC_API void dpc_nu_repro_params_init(dpc_nu_repro_params *p);
+/* The field table of dpc_nu_repro_params (dpcorr/field.h): defaults, ranges and docs. */
+DPC_API const dpc_field_table *dpc_nu_repro_params_fields(void);
 
 DPC_API DPC_NODISCARD dpc_status dpc_nu_fig2_run(const dpc_nu_repro_params *p,
                                                  dpc_nu_fig2_point_fn on_point, void *ctx,

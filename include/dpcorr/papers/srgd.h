@@ -537,7 +537,10 @@ typedef struct dpc_srgd_repro_params {
     double (*cpu_clock)(void);   /* CPU seconds of the calling thread, for the runs' cpu_seconds
                                     (NULL: no timing, 0); the library reads no clock of its own */
 } dpc_srgd_repro_params;
+/* Writes the table's defaults (full, 20240101, 1 thread, AUTO levels, no clock). */
 DPC_API void dpc_srgd_repro_params_init(dpc_srgd_repro_params *p);
+/* The field table of dpc_srgd_repro_params (dpcorr/field.h): defaults, ranges and docs. */
+DPC_API const dpc_field_table *dpc_srgd_repro_params_fields(void);
 
 /* The grids of one scale. */
 typedef struct dpc_srgd_repro_grid {

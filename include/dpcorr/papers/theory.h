@@ -34,6 +34,7 @@
 #define DPCORR_THEORY_H
 
 #include "dpcorr/common.h"
+#include "dpcorr/field.h"
 #include "dpcorr/mech.h"
 #include "dpcorr/special.h"
 
@@ -141,6 +142,10 @@ typedef struct dpc_theory_problem {
     size_t d;             /* dimension >= 1 */
     const double *lambda; /* (d) eigenvalues of H, borrowed */
 } dpc_theory_problem;
+
+/* The field table of dpc_theory_problem (dpcorr/field.h): the single-field ranges below (the
+ * zeroed struct is the default; eta, rho, G and d must be set). */
+DPC_API const dpc_field_table *dpc_theory_problem_fields(void);
 
 /* DPC_OK, or DPC_E_INVALID naming the first field out of its range above (eta, rho, G,
  * sigma_sgd, d, lambda[j] with 0 < eta lambda_j < 2). */

@@ -1,9 +1,27 @@
 /* run_drive.c — the one run driver (dpc_run_drive, dpcorr/train.h): every front end's loop that
  * steps a trainer to its end, with the progress hook, checkpoints and the stop, so the order of
  * those (and what "due" means) is written once. */
+#include "field/field_def.h"
 #include "dpcorr/train.h"
 
+#include <math.h>
 #include <string.h>
+
+/* The manual of dpc_run_params (dpcorr/train.h): both counts accept every value, 0 meaning
+ * "none"; the zeroed struct is the default (what the driver uses for params == NULL). */
+#define RP(m) DPC_FIELD_AT(dpc_run_params, m)
+static const dpc_field rp_fields[] = {
+    {.name = "checkpoint_every", .type = DPC_FIELD_SIZE, RP(checkpoint_every), .lo = 0,
+     .hi = INFINITY, .flags = DPC_FIELD_HI_OPEN | DPC_FIELD_RUNTIME,
+     .doc = "a checkpoint every K updates (0: only at the end and the hooks' points)"},
+    {.name = "stop_after", .type = DPC_FIELD_SIZE, RP(stop_after), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN | DPC_FIELD_RUNTIME,
+     .doc = "stop once K updates are done, as if killed (0: never)"},
+};
+#undef RP
+static const dpc_field_table rp_table = DPC_FIELD_TABLE(dpc_run_params, rp_fields);
+
+const dpc_field_table *dpc_run_params_fields(void) { return &rp_table; }
 
 static int checkpoint_due(const dpc_run_params *p, const dpc_run_hooks *h, size_t t, size_t total)
 {

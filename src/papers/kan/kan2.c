@@ -7,6 +7,7 @@
  *   f     = (1/sqrt m) sum_j sum_k c_jk b_k(u_j),
  *   alpha_j = sigma'(pre_j) <c_j, h'(u_j)> / sqrt(m d),   grad_W f = alpha h(x)^T. */
 #include "common/util.h"
+#include "dpcorr/field.h"
 #include "kan/kan_internal.h"
 
 #include <math.h>
@@ -17,18 +18,10 @@
 static dpc_status check_config(const dpc_kan2_config *c, dpc_error *err)
 {
     if (!c) return dpc_error_set(err, DPC_E_INVALID, "kan2 config: NULL");
-    if (c->d < 1 || c->d > ((size_t)1 << 24))
-        return dpc_error_set(err, DPC_E_INVALID, "kan2 config: d must be in 1..2^24, got %zu",
-                             c->d);
-    if (c->m < 1 || c->m > ((size_t)1 << 24))
-        return dpc_error_set(err, DPC_E_INVALID, "kan2 config: m must be in 1..2^24, got %zu",
-                             c->m);
-    if (c->grid < 1 || c->grid > 256)
-        return dpc_error_set(err, DPC_E_INVALID, "kan2 config: grid must be in 1..256, got %zu",
-                             c->grid);
-    if (c->act != DPC_KAN_SIGMOID && c->act != DPC_KAN_TANH)
-        return dpc_error_set(err, DPC_E_INVALID, "kan2 config: unknown activation %d",
-                             (int)c->act);
+    if (c->d == 0 || c->m == 0) /* 0 is "unset" in the table: here it must be set */
+        return dpc_error_param(err, DPC_E_INVALID, c->d == 0 ? "d" : "m", "must be >= 1, got 0");
+    dpc_status st = dpc_field_check(dpc_kan2_config_fields(), c, err); /* d, m, grid, act */
+    if (st) return st;
     size_t dp, P;
     if (!dpc__mul_ok(c->d, c->grid + 3, &dp) || !dpc__mul_ok(dp, c->m, &P) ||
         P > ((size_t)1 << 40))

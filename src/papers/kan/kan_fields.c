@@ -125,6 +125,26 @@ static const dpc_field kan_step_fields[] = {
 #undef SI
 #undef OUT
 
+/* dpc_kan_act by value */
+static const char *const act_names[] = {"sigmoid", "tanh"};
+
+#define K2(m) DPC_FIELD_AT(dpc_kan2_config, m)
+static const dpc_field kan2_fields[] = {
+    {.name = "d", .type = DPC_FIELD_SIZE, K2(d), .lo = 1, .hi = 16777216,
+     .flags = DPC_FIELD_UNSET_ZERO,
+     .doc = "input dimension (inputs in the unit ball of R^d; the parser takes the data's; "
+            "0: must be set)"},
+    {.name = "m", .type = DPC_FIELD_SIZE, K2(m), .lo = 1, .hi = 16777216,
+     .flags = DPC_FIELD_UNSET_ZERO, .doc = "hidden width (kan2:M; 0: must be set)"},
+    {.name = "grid", .type = DPC_FIELD_SIZE, K2(grid), .def = 5, .lo = 1, .hi = 256,
+     .doc = "G: intervals of the cubic B-spline basis on [-1, 1] (p = G + 3 bases)"},
+    {.name = "act", .type = DPC_FIELD_ENUM, K2(act), .def = DPC_KAN_SIGMOID,
+     DPC_FIELD_NAMES(act_names), .doc = "sigma: the hidden activation"},
+};
+#undef K2
+static const dpc_field_table kan2_table = DPC_FIELD_TABLE(dpc_kan2_config, kan2_fields);
+const dpc_field_table *dpc_kan2_config_fields(void) { return &kan2_table; }
+
 /* dpc_kan_repro_scale by value */
 static const char *const repro_scale_names[] = {"full", "quick", "smoke"};
 

@@ -1,6 +1,7 @@
 /* spec.c — the KAN paper's run defaults (dpc_kan_run_config_init) and spec grammars
  * (dpcorr/papers/kan.h): the model "kan2:M[:...]" and the data "kan-synth:...", with the strict numbers of every spec (digits, or an exact integer in
  * exponent form; no sign, no spaces). */
+#include "dpcorr/field.h"
 #include "dpcorr/io.h"
 #include "dpcorr/papers/kan.h"
 
@@ -42,7 +43,8 @@ int dpc_kan2_spec_is(const char *spec) { return spec && !strncmp(spec, "kan2:", 
 dpc_status dpc_kan2_config_parse(dpc_kan2_config *c, const char *spec, size_t d, dpc_error *err)
 {
     if (!c || !spec) return dpc_error_param(err, DPC_E_INVALID, "model", "NULL argument");
-    c->d = d, c->m = 0, c->grid = 5, c->act = DPC_KAN_SIGMOID;
+    dpc_field_defaults(dpc_kan2_config_fields(), c); /* m 0 (set below), grid 5, sigmoid */
+    c->d = d;
     char buf[128];
     if (!dpc_kan2_spec_is(spec))
         return dpc_error_param(err, DPC_E_INVALID, "model", "expected kan2:M, got '%s'", spec);

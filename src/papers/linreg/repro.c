@@ -2,6 +2,7 @@
  * the note's calibration runs, and the statistics and checks of the sweeps (dpcorr/papers/
  * linreg.h, "The reproduction"). The runs themselves are repro_study.c's. */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "linreg/repro_internal.h"
 
 #include <math.h>
@@ -33,12 +34,27 @@ static const double NOTE_SIG[3][4] = {{1.31e-4, 1.58e-6, 9.56e-9, 1.01e-10},  /*
                                       {6.82e-4, 3.93e-4, 3.22e-4, 3.12e-4},   /* fixed, same alpha */
                                       {1.14e-5, 1.14e-7, 1.14e-9, 1.14e-11}}; /* non-private */
 
+/* dpc_linreg_repro_scale by value */
+static const char *const repro_scale_names[] = {"full", "quick", "smoke"};
+
+#define RP(m) DPC_FIELD_AT(dpc_linreg_repro_params, m)
+static const dpc_field repro_fields[] = {
+    {.name = "scale", .type = DPC_FIELD_ENUM, RP(scale), .def = DPC_LINREG_REPRO_FULL,
+     DPC_FIELD_NAMES(repro_scale_names),
+     .doc = "scale: full (the reported grids), quick (under a minute) or smoke (sanitizer runs)"},
+    {.name = "seed", .type = DPC_FIELD_U64, RP(seed), .def = 20240101, .flags = DPC_FIELD_NO_RANGE,
+     .doc = "root seed of every run (each adds its salt)"},
+    {.name = "threads", .type = DPC_FIELD_SIZE, RP(threads), .def = 1, .lo = 1, .hi = 256,
+     .flags = DPC_FIELD_RUNTIME, .doc = "worker threads (results do not depend on it)"},
+};
+#undef RP
+static const dpc_field_table repro_table = DPC_FIELD_TABLE(dpc_linreg_repro_params, repro_fields);
+
+const dpc_field_table *dpc_linreg_repro_params_fields(void) { return &repro_table; }
+
 void dpc_linreg_repro_params_init(dpc_linreg_repro_params *p)
 {
-    memset(p, 0, sizeof *p);
-    p->scale = DPC_LINREG_REPRO_FULL;
-    p->seed = 20240101;
-    p->threads = 1;
+    dpc_field_defaults(&repro_table, p);
 }
 
 static dpc_status bad_scale(int s, dpc_error *err)

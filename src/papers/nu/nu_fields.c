@@ -4,6 +4,7 @@
  * simulation's front ends read them for their options. */
 #include "field/field_def.h"
 #include "dpcorr/papers/sim.h"
+#include "dpcorr/papers/theory.h"
 
 #include <math.h>
 
@@ -128,3 +129,27 @@ static const dpc_field_table nu_table = DPC_FIELD_TABLE(dpc_nu_setup_params, nu_
 const dpc_field_table *dpc_sim_noise_config_fields(void) { return &noise_table; }
 const dpc_field_table *dpc_sim_config_fields(void) { return &sim_table; }
 const dpc_field_table *dpc_nu_setup_params_fields(void) { return &nu_table; }
+
+/* dpc_theory_problem: the ranges of dpc_theory_problem_check (which keeps its own messages and
+ * the joint rule 0 < eta lambda_j < 2); the zeroed struct is the default, every value to set. */
+#define TP(m) DPC_FIELD_AT(dpc_theory_problem, m)
+#define MUST (DPC_FIELD_UNSET_ZERO | DPC_FIELD_LO_OPEN)
+static const dpc_field theory_fields[] = {
+    {.name = "eta", .type = DPC_FIELD_DOUBLE, TP(eta), .lo = 0, .hi = INFINITY,
+     .flags = MUST | DPC_FIELD_HI_OPEN,
+     .doc = "learning rate, 0 < eta lambda_j < 2 for every j (0: must be set)"},
+    {.name = "rho", .type = DPC_FIELD_DOUBLE, TP(rho), .lo = 0, .hi = 1e150, .flags = MUST,
+     .doc = "zCDP parameter (0: must be set)"},
+    {.name = "G", .type = DPC_FIELD_DOUBLE, TP(G), .lo = 0, .hi = 1e150, .flags = MUST,
+     .doc = "clip norm (0: must be set)"},
+    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, TP(sigma_sgd), .lo = 0, .hi = 1e150,
+     .doc = "data-noise std (E xi^2 = sigma_sgd^2, assumption A2')"},
+    {.name = "d", .type = DPC_FIELD_SIZE, TP(d), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN, .doc = "dimension (0: must be set)"},
+    {.name = "lambda", .type = DPC_FIELD_POINTER, TP(lambda),
+     .doc = "(d) eigenvalues of H, each > 0, borrowed"},
+};
+#undef TP
+#undef MUST
+static const dpc_field_table theory_table = DPC_FIELD_TABLE(dpc_theory_problem, theory_fields);
+const dpc_field_table *dpc_theory_problem_fields(void) { return &theory_table; }

@@ -1,17 +1,32 @@
 /* repro_sim.c — what the nu-DP-FTRL repro targets share (dpcorr/papers/nu_repro.h): one
  * simulation point beside its exact V0, the log-log slope, the common parameters. */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "dpcorr/papers/nu_repro.h"
 
 #include <math.h>
 #include <string.h>
 
+/* dpc_nu_repro_scale by value */
+static const char *const repro_scale_names[] = {"full", "quick", "smoke"};
+
+#define RP(m) DPC_FIELD_AT(dpc_nu_repro_params, m)
+static const dpc_field nu_repro_fields[] = {
+    {.name = "scale", .type = DPC_FIELD_ENUM, RP(scale), .def = DPC_NU_REPRO_QUICK,
+     DPC_FIELD_NAMES(repro_scale_names),
+     .doc = "scale: full (the reproduction's grids), quick (seconds) or smoke (sanitizer runs)"},
+    {.name = "seed", .type = DPC_FIELD_U64, RP(seed), .def = 20240101, .flags = DPC_FIELD_NO_RANGE,
+     .doc = "root seed of every simulation (each adds its salt)"},
+};
+#undef RP
+static const dpc_field_table nu_repro_table = DPC_FIELD_TABLE(dpc_nu_repro_params, nu_repro_fields);
+
+const dpc_field_table *dpc_nu_repro_params_fields(void) { return &nu_repro_table; }
+
 void dpc_nu_repro_params_init(dpc_nu_repro_params *p)
 {
     if (!p) return;
-    memset(p, 0, sizeof *p);
-    p->scale = DPC_NU_REPRO_QUICK;
-    p->seed = 20240101;
+    dpc_field_defaults(&nu_repro_table, p);
 }
 
 double dpc_nu_loglog_slope(const double *x, const double *y, size_t n)

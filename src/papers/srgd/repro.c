@@ -3,6 +3,7 @@
  * statistics and checks of each experiment (dpcorr/papers/srgd.h, "The reproduction"). The runs
  * themselves are repro_jobs.c's. */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "srgd/repro_internal.h"
 
 #include <math.h>
@@ -39,14 +40,36 @@ static const dpc_srgd_repro_grid GRIDS[3] = {
         .lrs = {1}, .nlr = 1, .base_batch = 64, .n_ab = {1296}, .nab = 1},
 };
 
+/* dpc_srgd_repro_scale and dpc_isa by value */
+static const char *const repro_scale_names[] = {"full", "quick", "smoke"};
+static const char *const isa_names[] = {"auto", "sse2", "avx2", "avx512"};
+
+#define RP(m) DPC_FIELD_AT(dpc_srgd_repro_params, m)
+static const dpc_field repro_fields[] = {
+    {.name = "scale", .type = DPC_FIELD_ENUM, RP(scale), .def = DPC_SRGD_REPRO_FULL,
+     DPC_FIELD_NAMES(repro_scale_names),
+     .doc = "scale: full (the reported grids), quick (about a minute) or smoke (sanitizer runs)"},
+    {.name = "seed", .type = DPC_FIELD_U64, RP(seed), .def = 20240101, .flags = DPC_FIELD_NO_RANGE,
+     .doc = "root seed of every run (each adds its salt)"},
+    {.name = "threads", .type = DPC_FIELD_SIZE, RP(threads), .def = 1, .lo = 1, .hi = 256,
+     .flags = DPC_FIELD_RUNTIME, .doc = "worker threads (results do not depend on it)"},
+    {.name = "model_isa", .type = DPC_FIELD_ENUM, RP(model_isa), .def = DPC_ISA_AUTO,
+     DPC_FIELD_NAMES(isa_names), .flags = DPC_FIELD_RUNTIME,
+     .doc = "kernel level of the models (results do not depend on it)"},
+    {.name = "noise_isa", .type = DPC_FIELD_ENUM, RP(noise_isa), .def = DPC_ISA_AUTO,
+     DPC_FIELD_NAMES(isa_names), .flags = DPC_FIELD_RUNTIME,
+     .doc = "kernel level of the trainer's noise (results do not depend on it)"},
+    {.name = "cpu_clock", .type = DPC_FIELD_POINTER, RP(cpu_clock),
+     .doc = "CPU seconds of the calling thread for the runs' cpu_seconds (NULL: no timing)"},
+};
+#undef RP
+static const dpc_field_table repro_table = DPC_FIELD_TABLE(dpc_srgd_repro_params, repro_fields);
+
+const dpc_field_table *dpc_srgd_repro_params_fields(void) { return &repro_table; }
+
 void dpc_srgd_repro_params_init(dpc_srgd_repro_params *p)
 {
-    memset(p, 0, sizeof *p);
-    p->scale = DPC_SRGD_REPRO_FULL;
-    p->seed = 20240101;
-    p->threads = 1;
-    p->model_isa = DPC_ISA_AUTO;
-    p->noise_isa = DPC_ISA_AUTO;
+    dpc_field_defaults(&repro_table, p);
 }
 
 dpc_status dpc_srgd_repro_grid_get(dpc_srgd_repro_scale s, dpc_srgd_repro_grid *out,
