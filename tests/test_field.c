@@ -221,6 +221,34 @@ static void test_pack(void)
     CHECK(back[0].kind == 2, "an int out of range keeps the field (%d)", back[0].kind);
 }
 
+/* A configuration in its fields' names: table order, only the fields that apply and are in the
+ * group, enum values by name, numbers shortest round-trip; the needed length when truncated. */
+static void test_format_values(void)
+{
+    dpc_field f[2];
+    memcpy(f, inner_fields, sizeof f);
+    f[0].when = "kind b";
+    dpc_field_table t = DPC_FIELD_TABLE(inner, f);
+    inner x = {0.1, 1};
+    char buf[64];
+    int n = dpc_field_format_values(&t, &x, NULL, ",", buf, sizeof buf);
+    CHECK(!strcmp(buf, "nu=0.1,kind=b") && n == 13, "all: %s (%d)", buf, n);
+    x.kind = 2;
+    dpc_field_format_values(&t, &x, NULL, ",", buf, sizeof buf);
+    CHECK(!strcmp(buf, "kind=c"), "nu does not apply to kind c: %s", buf);
+    f[1].group = "g";
+    x.kind = 1;
+    dpc_field_format_values(&t, &x, "g", ",", buf, sizeof buf);
+    CHECK(!strcmp(buf, "kind=b"), "group g only: %s", buf);
+    outer o = {{0.5, 0}, 3, 1.0 / 3, 1, "x"};
+    dpc_field_format_values(&outer_table, &o, NULL, " ", buf, sizeof buf);
+    CHECK(!strcmp(buf, "batch=3 delta=0.33333333333333331 flag=1"),
+          "nested struct and string left out, 1/3 round-trips: %s", buf);
+    char small[8];
+    n = dpc_field_format_values(&outer_table, &o, NULL, " ", small, sizeof small);
+    CHECK(n == 40 && !strcmp(small, "batch=3"), "truncated: %s, needs %d", small, n);
+}
+
 int main(void)
 {
     test_lookup_defaults();
@@ -230,5 +258,6 @@ int main(void)
     test_verify_refuses();
     test_when();
     test_pack();
+    test_format_values();
     return TEST_SUMMARY();
 }

@@ -155,6 +155,15 @@ DPC_API int dpc_field_format_enum(const dpc_field *f, const char *sep, const cha
  * Returns snprintf's count. */
 DPC_API int dpc_field_format_range(const dpc_field *f, char *buf, size_t len);
 
+/* A configuration in its fields' own names: "name=value" for each field of obj in `group`
+ * (NULL: every field) that applies to it (dpc_field_applies), in table order, joined by sep;
+ * numbers as dpc_field_format_number writes them (integers exactly up to 2^53), ENUM fields by
+ * their value's name. Strings, pointers, bytes and nested structs are left out. What a record
+ * of a configuration writes (a synthetic dataset's source) so that no field is named twice.
+ * Returns the length of the whole text (as snprintf; buf holds what fits, terminated). */
+DPC_API int dpc_field_format_values(const dpc_field_table *t, const void *obj, const char *group,
+                                    const char *sep, char *buf, size_t len);
+
 /* Proves t describes its struct: names unique and non-empty, offsets + sizes within t->size,
  * fields in increasing offset without overlap, every gap alignment padding (shorter than the
  * next field's natural alignment and ending on it, or at the end shorter than t->align), sizes

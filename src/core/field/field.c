@@ -140,6 +140,30 @@ int dpc_field_format_range(const dpc_field *f, char *buf, size_t len)
                     (f->flags & DPC_FIELD_HI_OPEN) ? ')' : ']');
 }
 
+int dpc_field_format_values(const dpc_field_table *t, const void *obj, const char *group,
+                            const char *sep, char *buf, size_t len)
+{
+    size_t n = 0;
+    if (len) buf[0] = 0;
+    for (size_t i = 0; t && obj && i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (f->type == DPC_FIELD_STRUCT || f->type == DPC_FIELD_STRING ||
+            f->type == DPC_FIELD_POINTER || f->type == DPC_FIELD_BYTES)
+            continue;
+        if ((group && (!f->group || strcmp(f->group, group))) || !dpc_field_applies(t, f, obj))
+            continue;
+        double v = dpc_field_get(f, obj);
+        const char *nm = f->type == DPC_FIELD_ENUM ? dpc_field_enum_name(f, (int)v) : NULL;
+        char val[48];
+        if (!nm) dpc_field_format_number(v, val, sizeof val);
+        /* past the end, snprintf only counts (NULL, 0): the caller learns the length it needs */
+        int k = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "%s%s=%s",
+                         n ? (sep ? sep : "") : "", f->name, nm ? nm : val);
+        if (k > 0) n += (size_t)k;
+    }
+    return (int)n;
+}
+
 /* The accepted range in words: "in [0, 1)", "a finite number > 0", ">= 1". */
 static void range_words(const dpc_field *f, char *out, size_t cap)
 {

@@ -423,10 +423,15 @@ dpc_status dpc_srgd_problem_new(dpc_srgd_problem **out, const dpc_srgd_problem_c
     memcpy(truth, pr->w0, p * sizeof(double));
     pr->data->truth = truth;
     truth = NULL;
-    snprintf(pr->data->source, sizeof pr->data->source,
-             "srgd:%s,design=%s,n=%zu,p=%zu,relevant=%zu,decades=%g,w=%g,noise=%g,R=%g",
-             kind_names[cfg->kind], cfg->design == DPC_SRGD_DESIGN_SPARSE ? "sparse" : "sphere",
-             cfg->n, p, pr->p0, cfg->decades, cfg->w_norm, cfg->noise, cfg->R);
+    /* the source records the problem in its table's names, resolved (relevant = p0) */
+    dpc_srgd_problem_config rec = *cfg;
+    rec.p = p;
+    rec.relevant = pr->p0;
+    char vals[sizeof pr->data->source];
+    dpc_field_format_values(dpc_srgd_problem_config_fields(), &rec, "problem", ",", vals,
+                            sizeof vals);
+    snprintf(pr->data->source, sizeof pr->data->source, "srgd:%s,%.200s,R=%g",
+             kind_names[cfg->kind], vals, cfg->R);
     free(cum);
     *out = pr;
     return DPC_OK;
