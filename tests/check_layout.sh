@@ -95,7 +95,8 @@ lit=$(grep -n '^static opt_spec ' tools/*.c | grep -v '^tools/opt.c:')
 if [ -z "$lit" ]; then pass; else fail "an option spec changed at run time: $lit"; fi
 for pair in "train_srgd.c:problem.w_norm" "train_srgd.c:problem.decades" "train_srgd.c:z_step" \
             "train_kan.c:lambda" "train_kan.c:conf_delta" "train_linreg.c:prior.a" \
-            "train_linreg.c:c1" "cmd_train.c:cooldown_fraction" "cmd_train.c:lr"; do
+            "train_linreg.c:c1" "train_linreg.c:stream" "train_linreg.c:ssp.x_bound" \
+            "cmd_train.c:cooldown_fraction" "cmd_train.c:lr"; do
     f=tools/${pair%%:*}; prm=${pair#*:}
     if awk -v p="$prm" '/^(static )?const opt_spec / { on = 1; blk = "" } on { blk = blk $0 }
             on && /\};/ { on = 0; if (index(blk, ".param = \"" p "\"") || index(blk, ".param = \"" p ","))

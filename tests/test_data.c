@@ -1241,9 +1241,101 @@ static void test_field_tables(void)
           "npy task 2 refused naming task: '%s'", e.msg);
 }
 
+/* dpc_csv_opts' table: covers the struct (a char and a long between an enum and a pointer),
+ * its defaults are what dpc_csv_opts_default wrote by hand before it read them (header auto,
+ * ',', -1, regression, the rest 0), the CHAR row shows ',' and its text reads back. */
+static void test_csv_table(void)
+{
+    const dpc_field_table *t = dpc_csv_opts_fields();
+    dpc_error e = {0};
+    CHECK(t && t->size == sizeof(dpc_csv_opts) && t->count == 8, "csv table of its struct");
+    CHECK_OK(dpc_field_table_verify(t, &e), &e);
+    dpc_csv_opts d = dpc_csv_opts_default();
+    CHECK(d.header == DPC_CSV_HEADER_AUTO && d.delimiter == ',' && d.label_col == -1 &&
+              !d.label_name && d.task == DPC_TASK_REGRESSION && d.n_classes == 0 && !d.classes &&
+              d.max_rows == 0,
+          "default: header %d delimiter '%c' label_col %ld task %d", (int)d.header, d.delimiter,
+          d.label_col, (int)d.task);
+    dpc_csv_opts z;
+    memset(&z, 0x5a, sizeof z);
+    dpc_field_defaults(t, &z);
+    CHECK(z.delimiter == d.delimiter && z.label_col == d.label_col && z.header == d.header &&
+              z.task == d.task && !z.label_name && !z.classes && !z.n_classes && !z.max_rows,
+          "dpc_field_defaults writes dpc_csv_opts_default");
+    CHECK_OK(dpc_field_check(t, &d, &e), &e);
+    const dpc_field *fd = dpc_field_find(t, "delimiter", NULL);
+    const dpc_field *fl = dpc_field_find(t, "label_col", NULL);
+    char buf[16];
+    dpc_field_format_default(fd, buf, sizeof buf);
+    CHECK(fd && fd->type == DPC_FIELD_CHAR && !strcmp(buf, ","), "delimiter a CHAR shown '%s'",
+          buf);
+    int c = 0;
+    CHECK(dpc_field_parse_char(fd, "space", &c, &e) == DPC_OK && c == ' ' &&
+              dpc_field_parse_char(fd, "tab", &c, &e) == DPC_OK && c == '\t',
+          "the CSV words read as bytes");
+    CHECK(fl && fl->type == DPC_FIELD_LONG && dpc_field_get(fl, &d) == -1, "label_col a LONG");
+    CHECK_OK(dpc_field_set(fl, &d, -7, &e), &e);
+    CHECK(d.label_col == -7, "label_col set through its row");
+}
+
+/* Every reader range-checks its options through its table before opening a file: a value out
+ * of a row's range is refused naming that field (n_classes above DPC_DATA_MAX_CLASSES, an
+ * unknown header or task, a negative scale); DPC_DATA_MAX_CLASSES itself is in range. */
+static void test_readers_check_by_table(void)
+{
+    const char *nope = "/nonexistent/dpc_test_data";
+    dpc_dataset *ds = NULL;
+    dpc_error e = {0};
+    dpc_csv_opts c = dpc_csv_opts_default();
+    c.task = DPC_TASK_CLASSIFICATION;
+    c.n_classes = DPC_DATA_MAX_CLASSES + 1;
+    CHECK_ERR("csv n_classes", dpc_data_load_csv(&ds, nope, &c, &e), DPC_E_INVALID, &e,
+              "n_classes", "65536", NULL);
+    CHECK(!strcmp(e.field, "n_classes"), "csv: field '%s'", e.field);
+    c.n_classes = DPC_DATA_MAX_CLASSES;
+    CHECK_OK(dpc_field_check(dpc_csv_opts_fields(), &c, &e), &e);
+    c = dpc_csv_opts_default();
+    c.header = (dpc_csv_header)7;
+    CHECK(dpc_data_load_csv(&ds, nope, &c, &e) == DPC_E_INVALID && !strcmp(e.field, "header"),
+          "csv header 7: %s", e.msg);
+    c = dpc_csv_opts_default();
+    c.task = (dpc_data_task)5;
+    CHECK(dpc_data_load_csv(&ds, nope, &c, &e) == DPC_E_INVALID && !strcmp(e.field, "task"),
+          "csv task 5: %s", e.msg);
+    dpc_idx_opts io = {.scale = -1};
+    CHECK_ERR("idx scale", dpc_data_load_idx(&ds, nope, nope, &io, &e), DPC_E_INVALID, &e,
+              "idx: scale", NULL);
+    CHECK(!strcmp(e.field, "scale"), "idx: field '%s'", e.field);
+    io = (dpc_idx_opts){.scale = NAN};
+    CHECK(dpc_data_load_idx(&ds, nope, nope, &io, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "scale"), "idx scale NaN: %s", e.msg);
+    io = (dpc_idx_opts){.n_classes = DPC_DATA_MAX_CLASSES + 1};
+    CHECK(dpc_data_load_idx(&ds, nope, nope, &io, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "n_classes"), "idx n_classes: %s", e.msg);
+    dpc_libsvm_opts lo = {.task = (dpc_data_task)3};
+    CHECK_ERR("libsvm task", dpc_data_load_libsvm(&ds, nope, &lo, &e), DPC_E_INVALID, &e,
+              "libsvm: task", NULL);
+    lo = (dpc_libsvm_opts){.task = DPC_TASK_CLASSIFICATION, .n_classes = DPC_DATA_MAX_CLASSES + 1};
+    CHECK(dpc_data_load_libsvm(&ds, nope, &lo, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "n_classes"), "libsvm n_classes: %s", e.msg);
+    lo = (dpc_libsvm_opts){.n_classes = 3};
+    CHECK_ERR("libsvm regression K", dpc_data_load_libsvm(&ds, nope, &lo, &e), DPC_E_INVALID, &e,
+              "regression", NULL);
+    CHECK(!strcmp(e.field, "n_classes"), "libsvm regression K names n_classes: '%s'", e.field);
+    dpc_npy_opts no = {.task = DPC_TASK_CLASSIFICATION, .n_classes = DPC_DATA_MAX_CLASSES + 1};
+    CHECK(dpc_data_load_npy(&ds, nope, nope, &no, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "n_classes"), "npy n_classes: %s", e.msg);
+    no = (dpc_npy_opts){.task = (dpc_data_task)9};
+    CHECK(dpc_data_load_npy(&ds, nope, nope, &no, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "task"), "npy task 9: %s", e.msg);
+    CHECK(ds == NULL, "never set on a refusal");
+}
+
 int main(void)
 {
     test_field_tables();
+    test_csv_table();
+    test_readers_check_by_table();
     snprintf(g_dir, sizeof g_dir, "/tmp/dpc_test_data_XXXXXX");
     if (!mkdtemp(g_dir)) {
         perror("mkdtemp");

@@ -6,7 +6,9 @@
 #include "field/field_def.h"
 #include "harness.h"
 
+#include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <string.h>
 
 typedef struct inner {
@@ -249,8 +251,133 @@ static void test_format_values(void)
     CHECK(n == 40 && !strcmp(small, "batch=3"), "truncated: %s, needs %d", small, n);
 }
 
+/* The types of uint32_t, char and long (appended after BYTES): a struct of the three, whose
+ * table must also declare the padding a long leaves after a char. */
+typedef struct narrow {
+    uint32_t stream;
+    char delim;
+    long col;
+} narrow;
+
+static const dpc_field narrow_fields[] = {
+    {.name = "stream", .type = DPC_FIELD_U32, DPC_FIELD_AT(narrow, stream), .def = 7, .lo = 0,
+     .hi = 4294967295.0, .doc = "a stream"},
+    {.name = "delim", .type = DPC_FIELD_CHAR, DPC_FIELD_AT(narrow, delim), .def = ',', .lo = 1,
+     .hi = 255, .flags = DPC_FIELD_UNSET_ZERO, .doc = "a delimiter"},
+    {.name = "col", .type = DPC_FIELD_LONG, DPC_FIELD_AT(narrow, col), .def = -1, .lo = -1000,
+     .hi = 1000, .doc = "a column, from the end when negative"},
+};
+static const dpc_field_table narrow_table = DPC_FIELD_TABLE(narrow, narrow_fields);
+
+static void test_narrow_types(void)
+{
+    dpc_error e = {0};
+    const dpc_field *fs = &narrow_fields[0], *fd = &narrow_fields[1], *fc = &narrow_fields[2];
+    CHECK(DPC_FIELD_U32 == 10 && DPC_FIELD_CHAR == 11 && DPC_FIELD_LONG == 12 &&
+              DPC_FIELD_BYTES == 9, "appended, the old values kept (ABI)");
+    CHECK_OK(dpc_field_table_verify(&narrow_table, &e), &e);
+    CHECK(dpc_field_is_numeric(fs) && dpc_field_is_numeric(fd) && dpc_field_is_numeric(fc) &&
+              !dpc_field_is_numeric(&outer_fields[4]) && !dpc_field_is_numeric(NULL),
+          "numeric: the three new types, not a string");
+    narrow n;
+    memset(&n, 0x5a, sizeof n);
+    dpc_field_defaults(&narrow_table, &n);
+    CHECK(n.stream == 7 && n.delim == ',' && n.col == -1, "defaults %u '%c' %ld", n.stream,
+          n.delim, n.col);
+    CHECK_OK(dpc_field_check(&narrow_table, &n, &e), &e);
+    /* the type's limits: exact at the ends, refused one past them, naming the field */
+    CHECK_OK(dpc_field_set(fs, &n, 4294967295.0, &e), &e);
+    CHECK(n.stream == UINT32_MAX && dpc_field_get(fs, &n) == 4294967295.0, "u32 max");
+    CHECK(dpc_field_set(fs, &n, 4294967296.0, &e) == DPC_E_INVALID &&
+              !strcmp(e.field, "stream") && strstr(e.msg, "4294967296") && n.stream == UINT32_MAX,
+          "2^32 refused, the field kept: %s", e.msg);
+    CHECK(dpc_field_set(fs, &n, -1, &e) == DPC_E_INVALID, "a negative stream refused");
+    CHECK_OK(dpc_field_set(fd, &n, 233, &e), &e); /* a byte above 127: char's sign aside */
+    CHECK(dpc_field_get(fd, &n) == 233 && (unsigned char)n.delim == 233, "byte 233 read back");
+    CHECK(dpc_field_set(fd, &n, 256, &e) == DPC_E_INVALID && !strcmp(e.field, "delim"),
+          "256 is no byte: %s", e.msg);
+    CHECK(dpc_field_set(fd, &n, -1, &e) == DPC_E_INVALID, "-1 is no byte");
+    CHECK_OK(dpc_field_set(fc, &n, -9007199254740992.0, &e), &e);
+    CHECK(n.col == -9007199254740992L && dpc_field_get(fc, &n) == -9007199254740992.0,
+          "long -2^53 exact");
+    CHECK(dpc_field_set(fc, &n, -(double)LONG_MIN, &e) == DPC_E_INVALID && !strcmp(e.field, "col"),
+          "-LONG_MIN does not fit a long: %s", e.msg);
+    CHECK_OK(dpc_field_set(fc, &n, (double)LONG_MIN, &e), &e);
+    CHECK(n.col == LONG_MIN, "LONG_MIN exact");
+    CHECK(dpc_field_set(fc, &n, 0.5, &e) == DPC_E_INVALID, "a fraction is no long");
+    /* ranges: the table's, with its words */
+    CHECK(dpc_field_check_value(fc, "", -1001, &e) == DPC_E_INVALID && !strcmp(e.field, "col") &&
+              strstr(e.msg, "in [-1000, 1000]") && strstr(e.msg, "-1001"),
+          "long out of range: %s", e.msg);
+    CHECK(dpc_field_check_value(fd, "", 0, &e) == DPC_OK, "delimiter 0 is unset");
+    n.delim = ',';
+    n.col = 5;
+    n.stream = 3;
+    CHECK_OK(dpc_field_check(&narrow_table, &n, &e), &e);
+    n.col = 5000;
+    CHECK(dpc_field_check(&narrow_table, &n, &e) == DPC_E_INVALID && !strcmp(e.field, "col"),
+          "dpc_field_check reads a long: %s", e.msg);
+    /* pack and unpack (checkpoint sections): by value, an out-of-type value keeps the field */
+    narrow r = {4294967295u, ';', -3}, back;
+    memset(&back, 0, sizeof back);
+    double v[3];
+    dpc_field_pack(&narrow_table, &r, 1, v);
+    CHECK(v[0] == 4294967295.0 && v[1] == ';' && v[2] == -3, "packed %g %g %g", v[0], v[1], v[2]);
+    dpc_field_unpack(&narrow_table, v, 1, &back);
+    CHECK(back.stream == r.stream && back.delim == ';' && back.col == -3, "unpacked");
+    v[0] = 4294967296.0;
+    dpc_field_unpack(&narrow_table, v, 1, &back);
+    CHECK(back.stream == 4294967295u, "a stream past 2^32 - 1 keeps the field");
+    /* a size that is not the type's is refused by the proof */
+    dpc_field bad[3];
+    memcpy(bad, narrow_fields, sizeof bad);
+    bad[0].size = 8;
+    dpc_field_table t = narrow_table;
+    t.fields = bad;
+    CHECK(dpc_field_table_verify(&t, &e) == DPC_E_INVALID && !strcmp(e.field, "stream"),
+          "a u32 of 8 bytes refused: %s", e.msg);
+}
+
+/* A CHAR as front ends write and read it: the character, "space", "tab", "0xNN"; the default
+ * of a CHAR row as the character. */
+static void test_char_text(void)
+{
+    char buf[16];
+    dpc_error e = {0};
+    const dpc_field *fd = &narrow_fields[1];
+    dpc_field_format_default(fd, buf, sizeof buf);
+    CHECK(!strcmp(buf, ","), "default ',' shown as '%s'", buf);
+    for (int c = 1; c < 256; c++) {
+        int got = -1;
+        dpc_field_format_char(c, buf, sizeof buf);
+        CHECK(dpc_field_parse_char(fd, buf, &got, &e) == DPC_OK && got == c,
+              "byte %d written '%s' reads back %d", c, buf, got);
+    }
+    dpc_field_format_char(' ', buf, sizeof buf);
+    CHECK(!strcmp(buf, "space"), "' ' (any blank run) is written 'space': '%s'", buf);
+    dpc_field_format_char(0xe9, buf, sizeof buf);
+    CHECK(!strcmp(buf, "0xe9"), "a high byte in hex: '%s'", buf);
+    static const struct { const char *text; int c; } words[] = {
+        {"comma", ','}, {"semicolon", ';'}, {"pipe", '|'}, {"tab", '\t'}, {" ", ' '},
+        {"0x3B", ';'}};
+    for (size_t k = 0; k < sizeof words / sizeof words[0]; k++) {
+        int got = -1;
+        CHECK(dpc_field_parse_char(fd, words[k].text, &got, &e) == DPC_OK && got == words[k].c,
+              "'%s' is byte %d (got %d)", words[k].text, words[k].c, got);
+    }
+    static const char *const bad[] = {"", "ab", "0x", "0xg1", "0x123", "colons"};
+    for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
+        int got = -1;
+        CHECK(dpc_field_parse_char(fd, bad[k], &got, &e) == DPC_E_INVALID &&
+                  !strcmp(e.field, "delim") && got == -1,
+              "'%s' refused naming delim: %s", bad[k], e.msg);
+    }
+}
+
 int main(void)
 {
+    test_narrow_types();
+    test_char_text();
     test_lookup_defaults();
     test_set_and_ranges();
     test_format_range();

@@ -9,6 +9,8 @@
 #include "harness.h"
 
 #include <math.h>
+#include <stddef.h>
+#include <stdint.h>
 
 /* Runs fn on a writer into a temporary stream and returns the text (static buffer). */
 static const char *render(void (*fn)(dpc_json_writer *w), int oneline)
@@ -76,6 +78,23 @@ static void field(dpc_json_writer *w)
     dpc_json_field(w, &fe, &g_enum_value);
 }
 
+/* The narrow types: a CHAR as the character's text (a delimiter: ";" or "space"), a u32 and a
+ * long (negative) as integers. */
+typedef struct narrow_rec { uint32_t stream; char delim, blank; long col; } narrow_rec;
+static narrow_rec g_narrow = {4294967295u, ';', ' ', -2};
+static void narrow_fields(dpc_json_writer *w)
+{
+    dpc_field f[4] = {{.name = "stream", .type = DPC_FIELD_U32, .size = 4},
+                      {.name = "delim", .type = DPC_FIELD_CHAR, .size = 1},
+                      {.name = "blank", .type = DPC_FIELD_CHAR, .size = 1},
+                      {.name = "col", .type = DPC_FIELD_LONG, .size = sizeof(long)}};
+    f[0].offset = offsetof(narrow_rec, stream);
+    f[1].offset = offsetof(narrow_rec, delim);
+    f[2].offset = offsetof(narrow_rec, blank);
+    f[3].offset = offsetof(narrow_rec, col);
+    for (int i = 0; i < 4; i++) dpc_json_field(w, &f[i], &g_narrow);
+}
+
 /* A measured table with holes (levels the CPU lacks are 0 and must be left out) and a forced
  * one, whose table is not written. */
 static const dpc_isa g_levels[DPC_TUNE_NFAMILIES] = {DPC_ISA_AVX2, DPC_ISA_AVX512, DPC_ISA_SSE2};
@@ -122,6 +141,9 @@ int main(void)
     CHECK(!strcmp(render(strings, 1), want), "strings: %s want %s", render(strings, 1), want);
 
     CHECK(!strcmp(render(field, 1), "{\"mode\": \"one\"}\n"), "enum field: %s", render(field, 1));
+    CHECK(!strcmp(render(narrow_fields, 1), "{\"stream\": 4294967295, \"delim\": \";\", "
+                                            "\"blank\": \"space\", \"col\": -2}\n"),
+          "u32, char and long fields: %s", render(narrow_fields, 1));
 
     CHECK(!strcmp(render(tune_measured, 1),
                   "{\"isa_levels\": {\"forced_by_DPCORR_ISA\": false, \"gemm\": \"avx2\", "

@@ -206,6 +206,49 @@ static dpc_status dpstat_check(const void *obj, dpc_error *err)
     return dpc_linreg_dpstat(r, 4, obj, &st, 0, work, &out, NULL, NULL, err);
 }
 
+/* dpc_linreg_ssp on a fixed small data set (real targets, no NaN). */
+static dpc_dataset *g_ssp_ds;
+
+static dpc_status ssp_check(const void *obj, dpc_error *err)
+{
+    dpc_rng rng;
+    double w[3];
+    dpc_rng_seed(&rng, 5);
+    return dpc_linreg_ssp(g_ssp_ds, obj, &rng, w, NULL, err);
+}
+
+/* dpc_linreg_ssp_opts: the zeroed struct is the table's default (what the positional
+ * initializers wrote before), and the library's SSP refuses each range through the table. */
+static void test_linreg_ssp(void)
+{
+    verify(dpc_linreg_ssp_opts_fields());
+    dpc_linreg_ssp_opts z, zero;
+    memset(&z, 0x5a, sizeof z);
+    memset(&zero, 0, sizeof zero);
+    dpc_field_defaults(dpc_linreg_ssp_opts_fields(), &z);
+    CHECK(!memcmp(&z, &zero, sizeof z), "ssp: the table's defaults are the zeroed struct");
+    const dpc_field *st = dpc_field_find(dpc_linreg_ssp_opts_fields(), "stream", NULL);
+    const dpc_field *lst = dpc_field_find(dpc_linreg_opts_fields(), "stream", NULL);
+    CHECK(st && lst && st->type == DPC_FIELD_U32 && lst->type == DPC_FIELD_U32 &&
+              st->hi == 4294967295.0 && lst->hi == 4294967295.0,
+          "both streams are uint32 rows over the whole type");
+    dpc_error err = {0};
+    if (dpc_dataset_new(&g_ssp_ds, 50, 3, 0, &err)) {
+        CHECK(0, "data set: %s", err.msg);
+        return;
+    }
+    for (size_t i = 0; i < 150; i++) g_ssp_ds->x[i] = (double)((i * 7) % 11) / 11.0 - 0.4;
+    for (size_t i = 0; i < 50; i++) g_ssp_ds->y[i] = (double)(i % 5) / 5.0;
+    dpc_linreg_ssp_opts o = {.epsilon = 1, .delta = 1e-3, .x_bound = 1, .y_bound = 1,
+                             .stream = 4294967295u};
+    check_refuses(dpc_linreg_ssp_opts_fields(), &o, sizeof o, ssp_check, "");
+    o.y_bound = 0; /* in the table "unset", which dpc_linreg_ssp_bounds fills */
+    CHECK(ssp_check(&o, &err) == DPC_E_INVALID && !strcmp(err.field, "y_bound"),
+          "an unset SSP bound refused naming it: %s", err.msg);
+    dpc_dataset_free(g_ssp_ds);
+    g_ssp_ds = NULL;
+}
+
 static void test_linreg(void)
 {
     verify(dpc_linreg_prior_fields());
@@ -286,6 +329,7 @@ int main(void)
     test_srgd();
     test_kan();
     test_linreg();
+    test_linreg_ssp();
     test_sim();
     return TEST_SUMMARY();
 }

@@ -38,12 +38,14 @@ static const struct { const char *name; table_fn fn; } TABLES[] = {
     T(dpc_mech_compare_params_fields),  T(dpc_kan2_config_fields),
     T(dpc_theory_problem_fields),       T(dpc_idx_opts_fields),
     T(dpc_libsvm_opts_fields),          T(dpc_npy_opts_fields),
+    T(dpc_csv_opts_fields),             T(dpc_linreg_ssp_opts_fields),
 #undef T
 };
 #define NTABLES (sizeof TABLES / sizeof TABLES[0])
 
 static const char *const TYPE_NAMES[] = {"double", "size_t", "int", "bool", "enum", "uint64",
-                                         "struct", "string", "pointer", "bytes"};
+                                         "struct", "string", "pointer", "bytes",
+                                         "uint32", "char", "long"};
 
 typedef struct sbuf { char *s; size_t n, cap; } sbuf;
 
@@ -87,7 +89,7 @@ static void flags_text(const dpc_field *f, char *out, size_t len)
 static void accepted(const dpc_field *f, char *out, size_t len)
 {
     out[0] = 0;
-    if (f->type > DPC_FIELD_U64 || (f->flags & (DPC_FIELD_NO_RANGE | DPC_FIELD_DERIVED))) return;
+    if (!dpc_field_is_numeric(f) || (f->flags & (DPC_FIELD_NO_RANGE | DPC_FIELD_DERIVED))) return;
     if (f->type == DPC_FIELD_ENUM) {
         dpc_field_format_enum(f, " | ", NULL, out, len);
         return;
@@ -116,7 +118,7 @@ static void render_table(sbuf *b, const dpc_field_table *t, const char *prefix)
         } else {
             cell(b, (size_t)f->type < sizeof TYPE_NAMES / sizeof TYPE_NAMES[0] ? TYPE_NAMES[f->type] : "?");
         }
-        int numeric = f->type <= DPC_FIELD_U64;
+        int numeric = dpc_field_is_numeric(f);
         if (numeric || f->def_text) dpc_field_format_default(f, def, sizeof def);
         else snprintf(def, sizeof def, "%s", f->type == DPC_FIELD_STRUCT ? "" : "NULL / none");
         cell(b, def);

@@ -117,22 +117,22 @@ static const opt_spec L_BASELINES = {
     .help = "also run fixed,sgd,ssp,ols (or all, none): each is a separate release at the same "
             "(eps, delta); together they compose",
     .example = "--baselines ols"};
-static const opt_spec L_SSP_X = {
-    .name = "--ssp-x-bound", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = "baselines", .param = "ssp.x_bound",
+/* The SSP baseline's bounds: their range from its table (0, the note's bound, is not typed) */
+static const opt_spec L_SSP_X = {.fields = dpc_linreg_ssp_opts_fields,
+    .name = "--ssp-x-bound", .metavar = "R", .type = OPT_DOUBLE,
+    .section = "baselines", .param = "ssp.x_bound",
     .when = "--baselines ssp", .help = "SSP row clip (default R_x (ln N)^a)",
     .example = "--baselines ssp --ssp-x-bound 3"};
-static const opt_spec L_SSP_Y = {
-    .name = "--ssp-y-bound", .metavar = "Y", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = "baselines", .param = "ssp.y_bound",
+static const opt_spec L_SSP_Y = {.fields = dpc_linreg_ssp_opts_fields,
+    .name = "--ssp-y-bound", .metavar = "Y", .type = OPT_DOUBLE,
+    .section = "baselines", .param = "ssp.y_bound",
     .when = "--baselines ssp",
     .help = "SSP target clip (default K2 sqrt(w-bound^2 + sigma-bound^2) (ln N)^a)",
     .example = "--baselines ssp --ssp-y-bound 3"};
-static const opt_spec L_STREAM = {
-    .name = "--stream", .metavar = "I", .type = OPT_UINT, .lo = 0, .hi = 4294967295.0,
+static const opt_spec L_STREAM = {LINREG_FIELD, /* a uint32: the library's type check */
+    .name = "--stream", .metavar = "I", .type = OPT_UINT,
     .section = "randomness and execution", .param = "stream",
-    .help = "stream index of the run's noise and permutation (default 0)",
-    .example = "--stream 3"};
+    .help = "stream index of the run's noise and permutation", .example = "--stream 3"};
 static const opt_spec L_LOG_EVERY = {
     .name = "--log-every", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e9,
     .section = "output", .param = "log_every",
@@ -250,7 +250,12 @@ static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
         c->ssp_y = opt_dbl(s, &L_SSP_Y, 0);
     }
     read_algorithm(c, s, algo);
-    o->stream = (uint32_t)opt_u64(s, &L_STREAM, 0);
+    /* written through its row, which refuses what does not fit a uint32 (naming stream) */
+    const dpc_field *sf = dpc_field_find(dpc_linreg_opts_fields(), "stream", NULL);
+    dpc_error serr = {0};
+    if (dpc_field_set(sf, o, (double)opt_u64(s, &L_STREAM, (uint64_t)sf->def), &serr) ||
+        dpc_field_check_value(sf, "", dpc_field_get(sf, o), &serr))
+        return opt_fail_lib_at(s, &L_STREAM, &serr);
     c->log_every = opt_size(s, &L_LOG_EVERY, 0);
     if ((rc = opt_finish(s)) || (rc = frame_check(&c->fr, s, 1))) return rc;
     if (o->epsilon == 0 && o->noise_multiplier == 0)

@@ -249,8 +249,12 @@ typedef struct dpc_csv_opts {
     size_t max_rows;        /* 0 = all; else only the first max_rows data rows are read */
 } dpc_csv_opts;
 
-/* Defaults: header auto, delimiter ',', label_col -1 (last), regression, no limits. */
+/* Defaults: header auto, delimiter ',', label_col -1 (last), regression, no limits (the
+ * defaults of its field table). */
 DPC_API dpc_csv_opts dpc_csv_opts_default(void);
+/* Its field table (dpcorr/field.h): a delimiter is a DPC_FIELD_CHAR, label_col a
+ * DPC_FIELD_LONG. */
+DPC_API const dpc_field_table *dpc_csv_opts_fields(void);
 
 /* Loads a CSV file (plain or gzip). Fields may be surrounded by blanks and may be double-quoted
  * ("" escapes a quote; no newlines inside quotes). Blank lines and lines starting with '#' are

@@ -27,7 +27,8 @@ extern "C" {
 #endif
 
 /* The C type of a field. The numeric types are read and written as double by
- * dpc_field_get/dpc_field_set (exact for every integer below 2^53). */
+ * dpc_field_get/dpc_field_set (exact for every integer below 2^53). Values are appended, never
+ * renumbered (the bindings read them). */
 typedef enum dpc_field_type {
     DPC_FIELD_DOUBLE = 0, /* double */
     DPC_FIELD_SIZE = 1,   /* size_t */
@@ -38,7 +39,11 @@ typedef enum dpc_field_type {
     DPC_FIELD_STRUCT = 6, /* a nested struct described by `sub` */
     DPC_FIELD_STRING = 7, /* const char * (borrowed; NULL = unset) */
     DPC_FIELD_POINTER = 8,/* any other pointer (borrowed; NULL = none; not a parameter value) */
-    DPC_FIELD_BYTES = 9   /* an inline array or opaque bytes (keys, fixed buffers) */
+    DPC_FIELD_BYTES = 9,  /* an inline array or opaque bytes (keys, fixed buffers) */
+    DPC_FIELD_U32 = 10,   /* uint32_t (stream indices) */
+    DPC_FIELD_CHAR = 11,  /* char holding one byte (a delimiter): its value is the byte as
+                             unsigned char, 0..255; shown as the character (' ' as "space") */
+    DPC_FIELD_LONG = 12   /* long (signed: a column counted from the end when negative) */
 } dpc_field_type;
 
 /* Flags (bitwise or). */
@@ -101,10 +106,16 @@ DPC_API const dpc_field *dpc_field_find(const dpc_field_table *t, const char *na
  * reads or shows the field only where it applies. */
 DPC_API int dpc_field_applies(const dpc_field_table *t, const dpc_field *f, const void *obj);
 
+/* 1 when f holds a number that dpc_field_get and dpc_field_set read and write (DOUBLE, SIZE,
+ * INT, BOOL, ENUM, U64, U32, CHAR, LONG), else 0: a front end reads and range-checks exactly
+ * these (compare with this, never with an enum value's order). */
+DPC_API int dpc_field_is_numeric(const dpc_field *f);
+
 /* Zeroes obj (t->size bytes) and writes every numeric field's default, recursively. */
 DPC_API void dpc_field_defaults(const dpc_field_table *t, void *obj);
 
-/* A numeric field's value as double (DOUBLE, SIZE, INT, BOOL, ENUM, U64); NAN for the others. */
+/* A numeric field's value as double (dpc_field_is_numeric; a CHAR's byte as unsigned char);
+ * NAN for the others. */
 DPC_API double dpc_field_get(const dpc_field *f, const void *member_base);
 
 /* Writes v into a numeric field after checking it: integer types need an integral v within the
@@ -133,9 +144,21 @@ DPC_API void dpc_field_unpack(const dpc_field_table *t, const double *v, size_t 
 /* The enum name of value v of an ENUM field, NULL when out of range. */
 DPC_API const char *dpc_field_enum_name(const dpc_field *f, int v);
 
-/* The default of f as front ends show it ("0.25", "256", "cooldown" for an ENUM, f->def_text
- * when set): the shortest decimal that reads back as the default. Returns snprintf's count. */
+/* The default of f as front ends show it ("0.25", "256", "cooldown" for an ENUM, "," for a CHAR,
+ * f->def_text when set): the shortest decimal that reads back as the default. Returns
+ * snprintf's count. */
 DPC_API int dpc_field_format_default(const dpc_field *f, char *buf, size_t len);
+
+/* A CHAR field's value c (0..255) as front ends write it and dpc_field_parse_char reads it:
+ * the character itself when printable ("," ";" "|"), "space" (a CSV delimiter ' ' means any run
+ * of blanks), "tab", else "0x" and two hex digits. Returns snprintf's count. */
+DPC_API int dpc_field_format_char(int c, char *buf, size_t len);
+
+/* The byte a front end's text names, as dpc_field_format_char writes it: one character (any
+ * byte but NUL), the words "space", "tab", "comma", "semicolon", "pipe", or "0xNN" (two hex
+ * digits). 0 and the byte (0..255) in *c, or DPC_E_INVALID naming f->name. */
+DPC_API DPC_NODISCARD dpc_status dpc_field_parse_char(const dpc_field *f, const char *text,
+                                                      int *c, dpc_error *err);
 
 /* A numeric value as the shortest decimal that reads back as v (%.15g, else %.17g; "inf",
  * "nan"). Returns snprintf's count. */
@@ -158,9 +181,10 @@ DPC_API int dpc_field_format_range(const dpc_field *f, char *buf, size_t len);
 /* A configuration in its fields' own names: "name=value" for each field of obj in `group`
  * (NULL: every field) that applies to it (dpc_field_applies), in table order, joined by sep;
  * numbers as dpc_field_format_number writes them (integers exactly up to 2^53), ENUM fields by
- * their value's name. Strings, pointers, bytes and nested structs are left out. What a record
- * of a configuration writes (a synthetic dataset's source) so that no field is named twice.
- * Returns the length of the whole text (as snprintf; buf holds what fits, terminated). */
+ * their value's name, a CHAR as dpc_field_format_char writes it. Strings, pointers, bytes and
+ * nested structs are left out. What a record of a configuration writes (a synthetic dataset's
+ * source) so that no field is named twice. Returns the length of the whole text (as snprintf;
+ * buf holds what fits, terminated). */
 DPC_API int dpc_field_format_values(const dpc_field_table *t, const void *obj, const char *group,
                                     const char *sep, char *buf, size_t len);
 

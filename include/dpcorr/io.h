@@ -119,7 +119,8 @@ DPC_API void dpc_json_raw(dpc_json_writer *w, const char *key, const char *json)
 /* Numbers of an array (one line). */
 DPC_API void dpc_json_nums(dpc_json_writer *w, const char *key, const double *v, size_t n);
 /* A numeric or enum field of a library table (dpcorr/field.h) under its name: an ENUM by its
- * name, a double as a number, the integer types as integers; base is the struct it describes. */
+ * name, a double as a number, a CHAR as its text (dpc_field_format_char: ",", "space"), the
+ * integer types as integers; base is the struct it describes. */
 struct dpc_field;
 DPC_API void dpc_json_field(dpc_json_writer *w, const struct dpc_field *f, const void *base);
 

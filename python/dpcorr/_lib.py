@@ -89,13 +89,17 @@ class FieldTable(ctypes.Structure):
 # is written here (the table's row is its one description). A struct that gains a table switches
 # with one line: `Name = generated("dpc_name")` in place of its hand-written class below.
 
-# dpc_field_type (field.h) -> the ctypes type of a member of that type
+# dpc_field_type (field.h; values appended, never renumbered) -> the ctypes type of a member
 FIELD_DOUBLE, FIELD_SIZE, FIELD_INT, FIELD_BOOL, FIELD_ENUM, FIELD_U64, FIELD_STRUCT, \
-    FIELD_STRING, FIELD_POINTER, FIELD_BYTES = range(10)
+    FIELD_STRING, FIELD_POINTER, FIELD_BYTES, FIELD_U32, FIELD_CHAR, FIELD_LONG = range(13)
 _FIELD_CTYPES = {FIELD_DOUBLE: c_double, FIELD_SIZE: c_size_t, FIELD_INT: c_int,
                  FIELD_BOOL: c_int, FIELD_ENUM: c_int, FIELD_U64: c_uint64,
-                 FIELD_STRING: c_char_p, FIELD_POINTER: c_void_p}
-NUMERIC_TYPES = (FIELD_DOUBLE, FIELD_SIZE, FIELD_INT, FIELD_BOOL, FIELD_ENUM, FIELD_U64)
+                 FIELD_STRING: c_char_p, FIELD_POINTER: c_void_p, FIELD_U32: c_uint32,
+                 FIELD_CHAR: ctypes.c_char, FIELD_LONG: ctypes.c_long}
+# the types dpc_field_get reads as a number (dpc_field_is_numeric); a CHAR member reads in
+# Python as one byte (b","), its number the byte's value
+NUMERIC_TYPES = (FIELD_DOUBLE, FIELD_SIZE, FIELD_INT, FIELD_BOOL, FIELD_ENUM, FIELD_U64,
+                 FIELD_U32, FIELD_CHAR, FIELD_LONG)
 
 _GENERATED = {}  # struct name -> its generated mirror (one class per table: nested = top level)
 
@@ -193,11 +197,13 @@ def row(mirror, name):
 
 def default(mirror, name):
     """The library's default of a numeric field, as its table gives it (what the struct's _init
-    writes): a float for DOUBLE, a bool for BOOL, the enum's name for an ENUM, an int for the
-    other integer types."""
+    writes): a float for DOUBLE, a bool for BOOL, the enum's name for an ENUM, one byte for a
+    CHAR (b",", as the member reads), an int for the other integer types."""
     f = row(mirror, name)
     if f.type == FIELD_ENUM:
         return enum_names(mirror, name)[int(f.def_)]
+    if f.type == FIELD_CHAR:
+        return bytes([int(f.def_)])
     if f.type == FIELD_DOUBLE:
         return float(f.def_)
     if f.type == FIELD_BOOL:

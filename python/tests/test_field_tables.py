@@ -86,6 +86,9 @@ def test_generated_mirror_reads_the_table_defaults(struct):
                 n += walk(type(getattr(value, attr)), getattr(value, attr))
             elif f.type in _lib.NUMERIC_TYPES:
                 got = getattr(value, attr)  # a NaN default (unset) reads back as NaN
+                if f.type == _lib.FIELD_CHAR:  # one byte (b","): its number is the byte
+                    assert got == _lib.default(mirror, attr), (mirror.__name__, attr)
+                    got = got[0]
                 assert got == f.def_ or (math.isnan(f.def_) and math.isnan(got)), (mirror.__name__, attr)
                 if f.type == _lib.FIELD_ENUM:
                     name = _lib.default(mirror, attr)
@@ -114,6 +117,35 @@ def test_c_init_is_the_table_defaults(struct, init, args):
     if args:
         ref.d = args[0]  # dpc_noise_config_init's argument
     assert bytes(obj) == bytes(ref)
+
+
+def test_narrow_types_are_mirrored():
+    """The uint32, char and long rows (csv delimiter and label column, the SSP baseline's and
+    linreg's streams) mirror as c_uint32, c_char and c_long; dpc_csv_opts_default, returned by
+    value into the generated mirror, holds the table's defaults (b",", -1)."""
+    csv = _lib.generated("dpc_csv_opts")
+    types = dict(csv._fields_)
+    assert types["delimiter"] is ctypes.c_char and types["label_col"] is ctypes.c_long
+    assert _lib.row(csv, "delimiter").type == _lib.FIELD_CHAR
+    assert _lib.row(csv, "label_col").type == _lib.FIELD_LONG
+    assert _lib.default(csv, "delimiter") == b"," and _lib.default(csv, "label_col") == -1
+    assert _lib.default_text(csv, "delimiter") == ","
+    fn = lib.dpc_csv_opts_default
+    fn.restype, fn.argtypes = csv, []
+    got = fn()
+    assert (got.delimiter, got.label_col, got.n_classes) == (b",", -1, 0)
+    assert _lib.enum_names(csv, "header")[got.header] == _lib.default(csv, "header") == "auto"
+    ref = csv()
+    lib.dpc_field_defaults(ctypes.byref(csv._table_), ctypes.byref(ref))
+    assert all(getattr(got, a) == getattr(ref, a) for a in csv._rows_), "default != table"
+    for struct in ("dpc_linreg_ssp_opts", "dpc_linreg_opts"):
+        m = _lib.generated(struct)
+        assert dict(m._fields_)["stream"] is ctypes.c_uint32, struct
+        obj = m()
+        obj.stream = 2**32 - 1  # the whole type: read back exactly
+        get = lib.dpc_field_get
+        get.restype, get.argtypes = ctypes.c_double, [_lib.P(_lib.Field), ctypes.c_void_p]
+        assert get(ctypes.byref(_lib.row(m, "stream")), ctypes.byref(obj)) == 2**32 - 1
 
 
 def test_package_mirrors_are_the_generated_ones():

@@ -396,6 +396,9 @@ typedef struct dpc_linreg_ssp_opts {
     uint32_t stream;
     int allow_large_delta;  /* as dpc_linreg_opts.allow_large_delta */
 } dpc_linreg_ssp_opts;
+/* Its field table (dpcorr/field.h; the zeroed struct is the default: bounds 0 are left to
+ * dpc_linreg_ssp_bounds, which dpc_linreg_ssp does not call). */
+DPC_API const dpc_field_table *dpc_linreg_ssp_opts_fields(void);
 
 typedef struct dpc_linreg_ssp_info {
     double rho;             /* total zCDP, half on each statistic */

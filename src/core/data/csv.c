@@ -9,11 +9,8 @@
 
 dpc_csv_opts dpc_csv_opts_default(void)
 {
-    dpc_csv_opts o = {0};
-    o.header = DPC_CSV_HEADER_AUTO;
-    o.delimiter = ',';
-    o.label_col = -1;
-    o.task = DPC_TASK_REGRESSION;
+    dpc_csv_opts o;
+    dpc_field_defaults(dpc_csv_opts_fields(), &o);
     return o;
 }
 
@@ -226,26 +223,23 @@ static int looks_like_header(const strvec *f, size_t skip)
     return text && num ? -1 : text ? 1 : 0;
 }
 
-/* check_parameter for the loader's options (o->delimiter already defaulted). */
+/* check_parameter for the loader's options (o->delimiter already defaulted): the ranges of its
+ * table (header and task names, n_classes <= DPC_DATA_MAX_CLASSES), then the bytes a delimiter
+ * cannot be (they have a meaning of their own in the file: not a range) and the refusals of
+ * several fields. */
 static dpc_status check_opts(const dpc_csv_opts *o, dpc_error *err)
 {
+    dpc_status st = dpc_field_check(dpc_csv_opts_fields(), o, err);
+    if (st) return st;
     if (o->delimiter == '"' || o->delimiter == '\n' || o->delimiter == '\r' || o->delimiter == '#')
         return dpc_error_param(err, DPC_E_INVALID, "delimiter", "'%c' is not allowed",
                                o->delimiter);
-    if (o->header != DPC_CSV_HEADER_AUTO && o->header != DPC_CSV_HEADER_YES &&
-        o->header != DPC_CSV_HEADER_NO)
-        return dpc_error_param(err, DPC_E_INVALID, "header", "unknown mode %d", (int)o->header);
     if (o->label_name && o->header == DPC_CSV_HEADER_NO)
         return dpc_error_param(err, DPC_E_INVALID, "label_name", "'%s' needs a header row",
                                o->label_name);
-    if (o->task != DPC_TASK_REGRESSION && o->task != DPC_TASK_CLASSIFICATION)
-        return dpc_error_param(err, DPC_E_INVALID, "task", "unknown value %d", (int)o->task);
     if (o->task == DPC_TASK_REGRESSION && (o->classes || o->n_classes))
         return dpc_error_param(err, DPC_E_INVALID, o->classes ? "classes" : "n_classes",
                                "given for a regression task");
-    if (o->n_classes > DPC_DATA_MAX_CLASSES)
-        return dpc_error_param(err, DPC_E_INVALID, "n_classes", "%zu exceeds %d", o->n_classes,
-                               DPC_DATA_MAX_CLASSES);
     return DPC_OK;
 }
 

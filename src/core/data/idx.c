@@ -230,11 +230,8 @@ dpc_status dpc_data_load_idx(dpc_dataset **out, const char *images_path, const c
         return dpc_error_set(err, DPC_E_INVALID, "idx: images and labels paths are required");
     dpc_idx_opts o = {0};
     if (opts) o = *opts;
-    if (!isfinite(o.scale) || o.scale < 0)
-        return dpc_error_set(err, DPC_E_INVALID, "idx: scale %g must be finite and >= 0", o.scale);
-    if (o.n_classes > DPC_DATA_MAX_CLASSES)
-        return dpc_error_set(err, DPC_E_INVALID, "idx: n_classes %zu exceeds %d", o.n_classes,
-                             DPC_DATA_MAX_CLASSES);
+    if (dpc_field_check(dpc_idx_opts_fields(), &o, err)) /* scale, n_classes: the table's */
+        return dpc_error_prefix(err, "idx: ");
 
     dpc__reader ri, rl;
     idx_header hi, hl;

@@ -174,13 +174,12 @@ dpc_status dpc_data_load_libsvm(dpc_dataset **out, const char *path, const dpc_l
     *out = NULL;
     dpc_libsvm_opts o = {0};
     if (opts) o = *opts;
-    if (o.task != DPC_TASK_REGRESSION && o.task != DPC_TASK_CLASSIFICATION)
-        return dpc_error_set(err, DPC_E_INVALID, "libsvm: bad task %d", (int)o.task);
-    if (o.task == DPC_TASK_REGRESSION && o.n_classes)
-        return dpc_error_set(err, DPC_E_INVALID, "libsvm: n_classes given for a regression task");
-    if (o.n_classes > DPC_DATA_MAX_CLASSES)
-        return dpc_error_set(err, DPC_E_INVALID, "libsvm: n_classes %zu exceeds %d", o.n_classes,
-                             DPC_DATA_MAX_CLASSES);
+    if (dpc_field_check(dpc_libsvm_opts_fields(), &o, err)) /* task, n_classes: the table's */
+        return dpc_error_prefix(err, "libsvm: ");
+    if (o.task == DPC_TASK_REGRESSION && o.n_classes) {
+        dpc_error_param(err, DPC_E_INVALID, "n_classes", "given for a regression task");
+        return dpc_error_prefix(err, "libsvm: ");
+    }
     sparse s = {0};
     dpc__labels L = {.k = o.n_classes};
     dpc__reader r;

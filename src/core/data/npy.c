@@ -297,9 +297,8 @@ dpc_status dpc_data_load_npy(dpc_dataset **out, const char *path, const char *la
                                "file (labels=PATH: a 1-D .npy of one value per row)");
     dpc_npy_opts o = {0};
     if (opts) o = *opts;
-    if (o.n_classes > DPC_DATA_MAX_CLASSES)
-        return dpc_error_param(err, DPC_E_RANGE, "n_classes", "%zu classes exceed the limit %d",
-                               o.n_classes, DPC_DATA_MAX_CLASSES);
+    if (dpc_field_check(dpc_npy_opts_fields(), &o, err)) /* task, n_classes: the table's */
+        return dpc_error_prefix(err, "npy: ");
     npy_file X, Y;
     dpc_status st = npy_open(&X, path, 2, err);
     memset(&Y, 0, sizeof Y);

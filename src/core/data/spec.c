@@ -291,8 +291,6 @@ static dpc_status load_csv_kind(spec *s, loaded *L, int want_test, size_t lim, s
                                 dpc_error *err)
 {
     static const char *const headers[] = {"auto", "yes", "no", NULL};
-    static const char *const delims[] = {"comma", "tab", "semicolon", "space", "pipe", NULL};
-    static const char dchar[] = {',', '\t', ';', ' ', '|'};
     dpc_status st = need_path(s, err);
     if (st) return st;
     dpc_csv_opts o = dpc_csv_opts_default();
@@ -301,19 +299,15 @@ static dpc_status load_csv_kind(spec *s, loaded *L, int want_test, size_t lim, s
     if ((st = opt_word(s, "header", headers, 0, &h, err))) return st;
     o.header = h == 1 ? DPC_CSV_HEADER_YES : h == 2 ? DPC_CSV_HEADER_NO : DPC_CSV_HEADER_AUTO;
     const char *dl = opt_str(s, "delim");
-    if (dl) {
-        int k = -1;
-        for (int j = 0; delims[j]; j++)
-            if (!strcmp(dl, delims[j])) k = j;
-        if (k >= 0)
-            o.delimiter = dchar[k];
-        else if (strlen(dl) == 1)
-            o.delimiter = dl[0];
-        else
+    if (dl) { /* the words of the table's CHAR row (dpc_field_parse_char) */
+        int dc;
+        if (dpc_field_parse_char(dpc_field_find(dpc_csv_opts_fields(), "delimiter", NULL), dl,
+                                 &dc, NULL))
             return dpc_error_set(err, DPC_E_INVALID,
-                                 "data spec: delim: expected comma, tab, semicolon, space, pipe "
-                                 "or one character, got '%s'",
+                                 "data spec: delim: expected comma, tab, semicolon, space, pipe, "
+                                 "one character or 0xNN, got '%s'",
                                  dl);
+        o.delimiter = (char)dc;
     }
     const char *lab = opt_str(s, "label");
     if (lab) {

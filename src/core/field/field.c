@@ -3,6 +3,7 @@
  * beside the structs they describe. */
 #include "dpcorr/field.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -12,8 +13,11 @@
 static int is_numeric(dpc_field_type t)
 {
     return t == DPC_FIELD_DOUBLE || t == DPC_FIELD_SIZE || t == DPC_FIELD_INT ||
-           t == DPC_FIELD_BOOL || t == DPC_FIELD_ENUM || t == DPC_FIELD_U64;
+           t == DPC_FIELD_BOOL || t == DPC_FIELD_ENUM || t == DPC_FIELD_U64 ||
+           t == DPC_FIELD_U32 || t == DPC_FIELD_CHAR || t == DPC_FIELD_LONG;
 }
+
+int dpc_field_is_numeric(const dpc_field *f) { return f && is_numeric(f->type); }
 
 const dpc_field *dpc_field_find(const dpc_field_table *t, const char *name, size_t *base_offset)
 {
@@ -45,10 +49,51 @@ double dpc_field_get(const dpc_field *f, const void *member_base)
     case DPC_FIELD_DOUBLE: { double v; memcpy(&v, p, sizeof v); return v; }
     case DPC_FIELD_SIZE: { size_t v; memcpy(&v, p, sizeof v); return (double)v; }
     case DPC_FIELD_U64: { uint64_t v; memcpy(&v, p, sizeof v); return (double)v; }
+    case DPC_FIELD_U32: { uint32_t v; memcpy(&v, p, sizeof v); return (double)v; }
+    case DPC_FIELD_CHAR: return (double)*(const unsigned char *)p; /* char's sign aside */
+    case DPC_FIELD_LONG: { long v; memcpy(&v, p, sizeof v); return (double)v; }
     case DPC_FIELD_INT:
     case DPC_FIELD_BOOL:
     case DPC_FIELD_ENUM: { int v; memcpy(&v, p, sizeof v); return (double)v; }
     default: return NAN;
+    }
+}
+
+/* dpc_field_set of the integer types narrower than 64 bits and of long (v integral). */
+static dpc_status set_small(const dpc_field *f, char *p, double v, dpc_error *err)
+{
+    char got[40];
+    dpc_field_format_number(v, got, sizeof got); /* exact: a stream 2^32 is not 4.29497e+09 */
+    switch (f->type) {
+    case DPC_FIELD_U32: {
+        if (!(v >= 0 && v <= 4294967295.0))
+            return dpc_error_param(err, DPC_E_INVALID, f->name,
+                                   "must fit a 32-bit unsigned integer, got %s", got);
+        uint32_t u = (uint32_t)v;
+        memcpy(p, &u, sizeof u);
+        return DPC_OK;
+    }
+    case DPC_FIELD_CHAR:
+        if (!(v >= 0 && v <= 255))
+            return dpc_error_param(err, DPC_E_INVALID, f->name, "must be a byte (0..255), got %s",
+                                   got);
+        *(unsigned char *)p = (unsigned char)v;
+        return DPC_OK;
+    case DPC_FIELD_LONG: {
+        /* LONG_MIN is a power of two, exact in double; -LONG_MIN is the first value above */
+        if (!(v >= (double)LONG_MIN && v < -(double)LONG_MIN))
+            return dpc_error_param(err, DPC_E_INVALID, f->name, "must fit a long, got %s", got);
+        long l = (long)v;
+        memcpy(p, &l, sizeof l);
+        return DPC_OK;
+    }
+    default: {
+        if (!(v >= -2147483648.0 && v <= 2147483647.0))
+            return dpc_error_param(err, DPC_E_INVALID, f->name, "must fit an int, got %s", got);
+        int i = (int)v;
+        memcpy(p, &i, sizeof i);
+        return DPC_OK;
+    }
     }
 }
 
@@ -78,11 +123,7 @@ dpc_status dpc_field_set(const dpc_field *f, void *member_base, double v, dpc_er
         }
         return DPC_OK;
     }
-    if (!(v >= -2147483648.0 && v <= 2147483647.0))
-        return dpc_error_param(err, DPC_E_INVALID, f->name, "must fit an int, got %g", v);
-    int i = (int)v;
-    memcpy(p, &i, sizeof i);
-    return DPC_OK;
+    return set_small(f, p, v, err);
 }
 
 const char *dpc_field_enum_name(const dpc_field *f, int v)
@@ -126,7 +167,37 @@ int dpc_field_format_default(const dpc_field *f, char *buf, size_t len)
         const char *nm = dpc_field_enum_name(f, (int)f->def);
         return snprintf(buf, len, "%s", nm ? nm : "");
     }
+    if (f->type == DPC_FIELD_CHAR) return dpc_field_format_char((int)f->def, buf, len);
     return dpc_field_format_number(f->def, buf, len);
+}
+
+/* The words of dpc_field_format_char and dpc_field_parse_char besides the printable
+ * characters: the blanks a delimiter may be, and the names a data spec gives the usual ones. */
+static const struct { const char *word; char c; } char_words[] = {
+    {"space", ' '}, {"tab", '\t'}, {"comma", ','}, {"semicolon", ';'}, {"pipe", '|'}};
+
+int dpc_field_format_char(int c, char *buf, size_t len)
+{
+    if (c == ' ') return snprintf(buf, len, "space");
+    if (c == '\t') return snprintf(buf, len, "tab");
+    if (c > ' ' && c < 0x7f) return snprintf(buf, len, "%c", c);
+    return snprintf(buf, len, "0x%02x", (unsigned)c & 0xffu);
+}
+
+dpc_status dpc_field_parse_char(const dpc_field *f, const char *text, int *c, dpc_error *err)
+{
+    const char *nm = f && f->name ? f->name : "value";
+    if (!text || !c) return dpc_error_param(err, DPC_E_INVALID, nm, "NULL argument");
+    for (size_t k = 0; k < sizeof char_words / sizeof char_words[0]; k++)
+        if (!strcmp(text, char_words[k].word)) return *c = char_words[k].c, DPC_OK;
+    if (text[0] && !text[1]) return *c = (unsigned char)text[0], DPC_OK; /* any one byte */
+    char *end = NULL;
+    if (text[0] == '0' && text[1] == 'x' && strlen(text) == 4 &&
+        strspn(text + 2, "0123456789abcdefABCDEF") == 2)
+        return *c = (int)strtoul(text + 2, &end, 16), DPC_OK;
+    return dpc_error_param(err, DPC_E_INVALID, nm,
+                           "expected one character, space, tab, comma, semicolon, pipe or 0xNN, "
+                           "got '%s'", text);
 }
 
 int dpc_field_format_range(const dpc_field *f, char *buf, size_t len)
@@ -147,15 +218,14 @@ int dpc_field_format_values(const dpc_field_table *t, const void *obj, const cha
     if (len) buf[0] = 0;
     for (size_t i = 0; t && obj && i < t->count; i++) {
         const dpc_field *f = &t->fields[i];
-        if (f->type == DPC_FIELD_STRUCT || f->type == DPC_FIELD_STRING ||
-            f->type == DPC_FIELD_POINTER || f->type == DPC_FIELD_BYTES)
-            continue;
+        if (!is_numeric(f->type)) continue;
         if ((group && (!f->group || strcmp(f->group, group))) || !dpc_field_applies(t, f, obj))
             continue;
         double v = dpc_field_get(f, obj);
         const char *nm = f->type == DPC_FIELD_ENUM ? dpc_field_enum_name(f, (int)v) : NULL;
         char val[48];
-        if (!nm) dpc_field_format_number(v, val, sizeof val);
+        if (f->type == DPC_FIELD_CHAR) dpc_field_format_char((int)v, val, sizeof val);
+        else if (!nm) dpc_field_format_number(v, val, sizeof val);
         /* past the end, snprintf only counts (NULL, 0): the caller learns the length it needs */
         int k = snprintf(n < len ? buf + n : NULL, n < len ? len - n : 0, "%s%s=%s",
                          n ? (sep ? sep : "") : "", f->name, nm ? nm : val);
@@ -251,6 +321,9 @@ static size_t type_align(const dpc_field *f, size_t *want_size)
     case DPC_FIELD_DOUBLE: *want_size = sizeof(double); return _Alignof(double);
     case DPC_FIELD_SIZE: *want_size = sizeof(size_t); return _Alignof(size_t);
     case DPC_FIELD_U64: *want_size = sizeof(uint64_t); return _Alignof(uint64_t);
+    case DPC_FIELD_U32: *want_size = sizeof(uint32_t); return _Alignof(uint32_t);
+    case DPC_FIELD_CHAR: *want_size = sizeof(char); return _Alignof(char);
+    case DPC_FIELD_LONG: *want_size = sizeof(long); return _Alignof(long);
     case DPC_FIELD_INT:
     case DPC_FIELD_BOOL:
     case DPC_FIELD_ENUM: *want_size = sizeof(int); return _Alignof(int);

@@ -165,7 +165,10 @@ void dpc_json_field(dpc_json_writer *w, const dpc_field *f, const void *base)
     double v = dpc_field_get(f, base);
     if (f->type == DPC_FIELD_ENUM) dpc_json_str(w, f->name, dpc_field_enum_name(f, (int)v));
     else if (f->type == DPC_FIELD_DOUBLE) dpc_json_num(w, f->name, v);
-    else if (f->type == DPC_FIELD_SIZE || f->type == DPC_FIELD_U64 ||
-             f->type == DPC_FIELD_INT || f->type == DPC_FIELD_BOOL)
+    else if (f->type == DPC_FIELD_CHAR) { /* the delimiter as written: "," or "space" */
+        char c[8];
+        dpc_field_format_char((int)v, c, sizeof c);
+        dpc_json_str(w, f->name, c);
+    } else if (dpc_field_is_numeric(f))
         dpc_json_int(w, f->name, (long long)v);
 }

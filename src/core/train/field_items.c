@@ -39,6 +39,8 @@ void dpc__field_ckpt_items(dpc_ckpt *ck, const dpc_field_table *t, const void *o
         case DPC_FIELD_SIZE:
         case DPC_FIELD_INT:
         case DPC_FIELD_BOOL:
+        case DPC_FIELD_U32:
+        case DPC_FIELD_CHAR: /* the byte */
             dpc_ckpt_item_count(ck, f->name, dpc__field_what(f, what, sizeof what),
                                 (uint64_t)v);
             break;
@@ -48,6 +50,9 @@ void dpc__field_ckpt_items(dpc_ckpt *ck, const dpc_field_table *t, const void *o
                               nm ? nm : "unknown");
             break;
         }
+        case DPC_FIELD_LONG: /* signed: a count would wrap; exact below 2^53 */
+            dpc_ckpt_item_num(ck, f->name, dpc__field_what(f, what, sizeof what), v);
+            break;
         default: break;
         }
     }

@@ -41,8 +41,9 @@ static dpc_status ssp_baseline(const dpc_dataset *train, const dpc_linreg_opts *
                                const dpc_rng *rng, double *w, dpc_linreg_baseline_info *bi,
                                dpc_error *err)
 {
-    dpc_linreg_ssp_opts so = {opts->epsilon, opts->delta, x_bound, y_bound, opts->stream,
-                              opts->allow_large_delta};
+    dpc_linreg_ssp_opts so = {.epsilon = opts->epsilon, .delta = opts->delta,
+                              .x_bound = x_bound, .y_bound = y_bound, .stream = opts->stream,
+                              .allow_large_delta = opts->allow_large_delta};
     if (so.epsilon == 0) so.epsilon = P->ledger.epsilon;
     dpc_linreg_ssp_bounds(&so, &P->prior, train->n);
     dpc_linreg_ssp_info si;

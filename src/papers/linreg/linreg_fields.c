@@ -1,6 +1,7 @@
 /* linreg_fields.c — the field tables of the linear-regression paper's parameter structs and
  * step record (dpcorr/field.h): dpc_linreg_opts (the run's options, 0 = the paper's default,
- * with the public prior nested), dpc_linreg_prior, dpc_dpstat_params and dpc_linreg_step_info.
+ * with the public prior nested), dpc_linreg_prior, dpc_dpstat_params, dpc_linreg_ssp_opts (the SSP
+ * baseline's; the zeroed struct is its default) and dpc_linreg_step_info.
  * The _init functions write these defaults, the checks range-check through them, and the CLI's
  * option ranges, defaults and dry-run read them. */
 #include "common/util.h"
@@ -84,9 +85,8 @@ static const dpc_field opts_fields[] = {
      .doc = "beta of Gamma: (0: 1/N)"},
     {.name = "domain", .type = DPC_FIELD_DOUBLE, OP(domain), .lo = 0, .hi = SCALE,
      .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_UNSET_ZERO, .doc = "domain: B of DP-STAT (0: Thm. 3.7's)"},
-    /* a uint32_t: no numeric field type of that size; the CLI keeps its own range */
-    {.name = "stream", .type = DPC_FIELD_BYTES, OP(stream),
-     .doc = "stream: index of every stream the run uses (uint32)"},
+    {.name = "stream", .type = DPC_FIELD_U32, OP(stream), .lo = 0, .hi = 4294967295.0,
+     .doc = "stream: index of every stream the run uses (its noise and permutation)"},
 };
 #undef OP
 
@@ -106,6 +106,33 @@ static const dpc_field dpstat_fields[] = {
      .flags = DPC_FIELD_HI_OPEN, .doc = "margin: Gamma of the MARGIN rule"},
 };
 #undef DP
+
+#define SS(m) DPC_FIELD_AT(dpc_linreg_ssp_opts, m)
+static const dpc_field ssp_fields[] = {
+    {.name = "epsilon", .type = DPC_FIELD_DOUBLE, SS(epsilon), .lo = 0, .hi = SCALE,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_UNSET_ZERO,
+     .doc = "epsilon: (eps, delta)-DP target, replace-one (0: must be set)"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, SS(delta), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_ZERO,
+     .def_text = DPC__DELTA_DEFAULT_TEXT,
+     .doc = "delta: target, < 1/N unless allow_large_delta (0: dpc_account_default_delta(N))"},
+    /* squared in the sensitivity: the scale cap */
+    {.name = "x_bound", .type = DPC_FIELD_DOUBLE, SS(x_bound), .lo = 0, .hi = SCALE,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_UNSET_ZERO, .def_text = "R_x (ln N)^a",
+     .doc = "row clip: ||x|| <= x_bound, public (0: must be set; dpc_linreg_ssp_bounds sets "
+            "the note's)"},
+    {.name = "y_bound", .type = DPC_FIELD_DOUBLE, SS(y_bound), .lo = 0, .hi = SCALE,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_UNSET_ZERO,
+     .def_text = "K2 sqrt(w_bound^2 + sigma_bound^2) (ln N)^a",
+     .doc = "target clip: |y| <= y_bound, public (0: must be set; dpc_linreg_ssp_bounds sets "
+            "the note's)"},
+    {.name = "stream", .type = DPC_FIELD_U32, SS(stream), .lo = 0, .hi = 4294967295.0,
+     .doc = "stream: index of the release's noise stream"},
+    {.name = "allow_large_delta", .type = DPC_FIELD_BOOL, SS(allow_large_delta),
+     .flags = DPC_FIELD_RUNTIME,
+     .doc = "allow large delta: 1 accepts delta >= 1/N (admits a run, changes no value)"},
+};
+#undef SS
 
 #define SI(m) DPC_FIELD_AT(dpc_linreg_step_info, m)
 #define OUT (DPC_FIELD_DERIVED | DPC_FIELD_NO_RANGE)
@@ -134,8 +161,10 @@ static const dpc_field step_fields[] = {
 static const dpc_field_table opts_table = DPC_FIELD_TABLE(dpc_linreg_opts, opts_fields);
 static const dpc_field_table dpstat_table = DPC_FIELD_TABLE(dpc_dpstat_params, dpstat_fields);
 static const dpc_field_table step_table = DPC_FIELD_TABLE(dpc_linreg_step_info, step_fields);
+static const dpc_field_table ssp_table = DPC_FIELD_TABLE(dpc_linreg_ssp_opts, ssp_fields);
 
 const dpc_field_table *dpc_linreg_prior_fields(void) { return &prior_table; }
 const dpc_field_table *dpc_linreg_opts_fields(void) { return &opts_table; }
 const dpc_field_table *dpc_dpstat_params_fields(void) { return &dpstat_table; }
 const dpc_field_table *dpc_linreg_step_info_fields(void) { return &step_table; }
+const dpc_field_table *dpc_linreg_ssp_opts_fields(void) { return &ssp_table; }

@@ -100,7 +100,8 @@ static dpc_status run_ssp(const dpc_dataset *ds, double sigma, const dpc_rng *rn
     dpc_linreg_prior pr;
     dpc_linreg_prior_init(&pr);
     pr.sigma_bound = sigma;
-    dpc_linreg_ssp_opts so = {1.0, DPC__AMB_PAPER_DELTA, 0, 0, stream, 1};
+    dpc_linreg_ssp_opts so = {.epsilon = 1.0, .delta = DPC__AMB_PAPER_DELTA, .stream = stream,
+                              .allow_large_delta = 1}; /* bounds: the note's, below */
     dpc_status st = dpc_linreg_prior_from_spectrum(&pr, ds->cov_diag, ds->d, err);
     if (!st) dpc_linreg_ssp_bounds(&so, &pr, ds->n);
     if (st || (st = dpc_linreg_ssp(ds, &so, rng, w, NULL, err))) return dpc_error_prefix(err, "ssp");

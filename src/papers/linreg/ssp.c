@@ -103,13 +103,15 @@ dpc_status dpc_linreg_ssp(const dpc_dataset *ds, const dpc_linreg_ssp_opts *o, c
     if (rst) return rst;
     if (ds->n_classes != 0)
         return dpc_error_set(err, DPC_E_INVALID, "data set: SSP needs real-valued targets");
-    if (!(o->x_bound > 0) || !(o->x_bound <= DPC__SCALE_MAX)) /* squared in the sensitivity */
-        return dpc_error_param(err, DPC_E_INVALID, "x_bound", "must be in (0, 1e150], got %g",
-                             o->x_bound);
-    if (!(o->y_bound > 0) || !(o->y_bound <= DPC__SCALE_MAX)) /* squared in the sensitivity */
-        return dpc_error_param(err, DPC_E_INVALID, "y_bound", "must be in (0, 1e150], got %g",
-                             o->y_bound);
-    dpc_status st = dpc_dataset_check(ds, err);
+    dpc_status st = dpc_field_check(dpc_linreg_ssp_opts_fields(), o, err); /* the ranges */
+    if (st) return st;
+    /* 0 is "unset" in the table (dpc_linreg_ssp_bounds derives the note's bounds): here the
+     * bounds must be set, they make the sensitivities */
+    if (o->x_bound == 0 || o->y_bound == 0)
+        return dpc_error_param(err, DPC_E_INVALID, o->x_bound == 0 ? "x_bound" : "y_bound",
+                               "is 0 (unset): must be in (0, 1e150] (dpc_linreg_ssp_bounds "
+                               "gives the note's)");
+    st = dpc_dataset_check(ds, err);
     if (st) return st;
     double rho, eps, delta; /* the delta rule of every trainer */
     if ((st = dpc_account_resolve_delta(o->delta, ds->n, o->allow_large_delta, &delta, NULL, err)))
