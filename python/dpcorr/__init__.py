@@ -31,6 +31,7 @@ from ._errors import DpcorrError, DpcorrRuntimeError, DpcorrValueError
 from . import _lib
 from . import account
 from . import strategy
+from .strategy import compare
 from .mechanism import KINDS, Mechanism
 from .noise import NoiseGenerator
 from .plan import TrainingPlan, default_blt
@@ -44,6 +45,6 @@ library_version = _lib.version()
 #: Where libdpcorr.so was loaded from.
 library_path = str(_lib.LIB_PATH)
 
-__all__ = ["account", "strategy", "Mechanism", "KINDS", "NoiseGenerator", "TrainingPlan",
+__all__ = ["account", "strategy", "compare", "Mechanism", "KINDS", "NoiseGenerator", "TrainingPlan",
            "default_blt", "DpcorrError", "DpcorrValueError", "DpcorrRuntimeError",
            "library_version", "library_path", "__version__"]
