@@ -1,0 +1,11 @@
+"""The papers' reproductions (``include/dpcorr/papers/``): the same library calls as ``dpcorr
+repro TARGET``, so the numbers are the CLI's; the CLI writes them as CSV, JSON and plots, these
+functions return them as numpy arrays and dicts.
+
+* :mod:`dpcorr.papers.nu`: the nu-DP-FTRL paper's Figures 1, 2, 3 and Tables 1, 2, 4
+  (``dpcorr repro nu-fig1``, ``nu-fig2``, ``nu-fig3``, ``nu-tables``).
+"""
+
+from . import nu
+
+__all__ = ["nu"]
