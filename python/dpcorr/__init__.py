@@ -37,7 +37,7 @@ from . import strategy
 from .strategy import compare
 from .mechanism import KINDS, Mechanism
 from .noise import NoiseGenerator
-from .plan import TrainingPlan, default_blt
+from .plan import TrainingPlan, default_blt, demo_recipe
 
 from ._lib import isa_levels
 
@@ -49,5 +49,5 @@ library_version = _lib.version()
 library_path = str(_lib.LIB_PATH)
 
 __all__ = ["account", "strategy", "compare", "Mechanism", "KINDS", "NoiseGenerator", "TrainingPlan",
-           "default_blt", "DpcorrError", "DpcorrValueError", "DpcorrRuntimeError",
+           "default_blt", "demo_recipe", "DpcorrError", "DpcorrValueError", "DpcorrRuntimeError",
            "library_version", "library_path", "__version__"]
