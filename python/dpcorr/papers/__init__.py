@@ -4,10 +4,12 @@ functions return them as numpy arrays and dicts.
 
 * :mod:`dpcorr.papers.nu`: the nu-DP-FTRL paper's Figures 1, 2, 3 and Tables 1, 2, 4
   (``dpcorr repro nu-fig1``, ``nu-fig2``, ``nu-fig3``, ``nu-tables``).
+* :mod:`dpcorr.papers.linreg`: the DP-AMBSSGD scaling study (``dpcorr repro ambssgd``).
 * :mod:`dpcorr.papers.srgd`: the DP-SRGD paper's scalings (``dpcorr repro srgd``).
 """
 
+from . import linreg
 from . import nu
 from . import srgd
 
-__all__ = ["nu", "srgd"]
+__all__ = ["linreg", "nu", "srgd"]
