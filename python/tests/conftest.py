@@ -8,6 +8,7 @@ import ctypes
 import json
 import os
 import pathlib
+import re
 import shutil
 import subprocess
 
@@ -115,3 +116,23 @@ def c_layout(tmp_path_factory):
         return len(c)
 
     return check
+
+
+# `dpcorr repro srgd` and `repro kan` print a NaN statistic (one seed at smoke scale, no point in
+# a fit) as a bare `nan`, which is not JSON: a known defect of tools/repro_srgd.c and
+# tools/repro_kan.c (their %.4f / %.6g; repro_json_num writes null), each recorded by a strict
+# xfail (test_papers_srgd.py, test_papers_kan.py). The comparisons read it as NaN.
+_BARE_NAN = re.compile(r"(?<=[:\[,])(\s*)nan(?=\s*[,}\]])")
+
+
+@pytest.fixture(scope="session")
+def repro(cli_path):
+    """Runs `dpcorr repro TARGET ARGS --out OUT --json` and returns (its JSON summary, the raw
+    text); a bare `nan` (above) reads as NaN."""
+    def run(target, out, *args):
+        r = subprocess.run([str(cli_path), "repro", target, *map(str, args), "--out", str(out),
+                            "--json"], capture_output=True, text=True, check=False)
+        assert r.returncode == 0, f"dpcorr repro {target}: {r.stderr}"
+        return json.loads(_BARE_NAN.sub(r"\1NaN", r.stdout)), r.stdout
+
+    return run

@@ -135,8 +135,8 @@ def _module_mirrors():
     """The modules' hand-written mirrors of library results that have no table and are not in
     the ABI list ({C name: class}; their tests check them against offsetof)."""
     from dpcorr import plan, strategy
-    from dpcorr.papers import linreg, nu, srgd
-    return {**nu.MIRRORS, **srgd.MIRRORS, **linreg.MIRRORS,
+    from dpcorr.papers import kan, linreg, nu, srgd
+    return {**nu.MIRRORS, **srgd.MIRRORS, **linreg.MIRRORS, **kan.MIRRORS,
             "dpc_mech_compare_row": strategy._CompareRow, "dpc_train_demo": plan._Demo}
 
 

@@ -5,8 +5,6 @@ checked against offsetof; refusals name the keyword."""
 
 import json
 import math
-import re
-import subprocess
 
 import numpy as np
 import pytest
@@ -18,20 +16,11 @@ def _csv(path):
     return path.read_text().splitlines()[1:]
 
 
-# tools/repro_srgd.c prints a NaN slope (one seed at smoke scale: no standard error; no point
-# in the eps fit) as a bare `nan`, which is not JSON (test_cli_json_is_valid, a known defect);
-# the comparisons read it as NaN
-_BARE_NAN = re.compile(r"(?<=[:\[,] )nan(?=[,}\]])")
-
-
 @pytest.fixture(scope="module")
-def smoke(cli_path, tmp_path_factory):
+def smoke(repro, tmp_path_factory):
     out = tmp_path_factory.mktemp("srgd") / "srgd"
-    run = subprocess.run([str(cli_path), "repro", "srgd", "--smoke", "--seed", "11", "--out",
-                          str(out), "--json"], capture_output=True, text=True, check=False)
-    assert run.returncode == 0, run.stderr
-    summary = json.loads(_BARE_NAN.sub("NaN", run.stdout))
-    return out, summary, srgd.run("smoke", seed=11), run.stdout
+    summary, raw = repro("srgd", out, "--smoke", "--seed", 11)
+    return out, summary, srgd.run("smoke", seed=11), raw
 
 
 @pytest.mark.xfail(strict=True, reason="dpcorr repro srgd --json prints NaN slopes as bare "
