@@ -84,6 +84,26 @@ def test_width_and_trends_match_cli(smoke):
                                                                   c["not_reproduced"])
 
 
+def test_fmnist_setup_is_the_cli_runs(smoke):
+    """The setup the CLI trained (its fmnist_kan_vs_mlp.csv rows: model, spec, epochs, batch,
+    lr, clip, the accountant in the route), when the data set is installed."""
+    out, summary, _ = smoke
+    csv = out / "fmnist_kan_vs_mlp.csv"
+    if not csv.is_file():
+        pytest.skip(f"repro kan skipped Fashion-MNIST: {summary.get('fmnist')}")
+    f = kan.fmnist_setup("smoke")
+    c = f["config"]
+    rows = _csv(csv)
+    assert [r.split(",")[0] for r in rows] == [m["label"] for m in f["models"]]
+    for row, m in zip(rows, f["models"]):
+        label, spec = row.split(",")[:2]
+        assert spec.startswith(m["model"].split(",")[0])  # the CLI prints the resolved spec
+        assert f",3,1e-5,{c['epochs']},{c['batch']},{c['lr']:g},{c['clip']:g}," in row
+        assert row.endswith(f"({c['accountant']}, add/remove)")
+    assert (c["epsilon"], c["delta"]) == (3.0, 1e-5)
+    assert kan.fmnist_setup("full")["config"]["accountant"] == "pld"  # kan.h: PLD at full
+
+
 def test_seed_is_used():
     a, b = kan.noise("smoke", 1), kan.noise("smoke", 2)
     assert a["var_xi_t"][0] != b["var_xi_t"][0]

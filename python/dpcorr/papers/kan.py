@@ -3,8 +3,9 @@ section 9), as ``dpcorr repro kan`` computes it: :func:`noise` (1. the noise as 
 loop applies it), :func:`sensitivity` (2. brute force, exact and Lemma F.11's bound),
 :func:`kappa_table` (3. the noise multiplier by Thm. D.9, Thm. F.12 and dpcorr's calibration),
 :func:`width_window` (6. projection activations against the width) and :func:`trends` (7. n and
-epsilon at lambda = 0), each returning the library's struct as arrays and dicts. The lambda
-trends (4, 5) and the Fashion-MNIST comparison (8) stay CLI-only.
+epsilon at lambda = 0), each returning the library's struct as arrays and dicts, and
+:func:`fmnist_setup` (8: the Fashion-MNIST comparison's setup). The lambda trends (4, 5) and
+the Fashion-MNIST training runs stay CLI-only.
 
 ``scale``: "full" (minutes), "quick" (seconds) or "smoke" (numbers not meaningful); None: the
 library's, {scale}. ``seed``: the root seed of every run (each part adds its salt); None:
@@ -95,7 +96,13 @@ class _Trends(ctypes.Structure):
                 ("decreasing_in_eps", c_int)]
 
 
-MIRRORS = {"dpc_kan_repro_noise": _Noise, "dpc_kan_repro_sens_row": _SensRow,
+class _Fmnist(ctypes.Structure):
+    """dpc_kan_repro_fmnist."""
+    _fields_ = [("n_train", c_size_t), ("n_test", c_size_t), ("cfg", _lib.TrainConfig),
+                ("model", c_char_p * 2), ("label", c_char_p * 2)]
+
+
+MIRRORS = {"dpc_kan_repro_fmnist": _Fmnist, "dpc_kan_repro_noise": _Noise, "dpc_kan_repro_sens_row": _SensRow,
            "dpc_kan_repro_sens": _Sens, "dpc_kan_repro_kappa_row": _KappaRow,
            "dpc_kan_repro_kappa": _Kappa, "dpc_kan_repro_width_row": _WidthRow,
            "dpc_kan_repro_width": _Width, "dpc_kan_repro_trend_row": _TrendRow,
@@ -111,6 +118,7 @@ def _declare():
             ("dpc_kan_repro_kappa_table", c_int, [P(_Kappa), E]),
             ("dpc_kan_repro_width_window", c_int, [P(_Params), P(_Width), E]),
             ("dpc_kan_repro_n_eps_trends", c_int, [P(_Params), P(_Trends), E]),
+            ("dpc_kan_repro_fmnist_setup", c_int, [c_int, P(_Fmnist), E]),
             ("dpc_kan_repro_lambdas", P(c_double), []),
             ("dpc_kan_repro_reproduced", P(c_char_p), [P(c_size_t)]),
             ("dpc_kan_repro_not_reproduced", P(c_char_p), [P(c_size_t)])):
@@ -215,6 +223,20 @@ def trends(scale=None, seed=None):
             "eps_sweep": [_value(x) for x in r.eps_sweep[:r.ne]],
             "decreasing_in_n": bool(r.decreasing_in_n),
             "decreasing_in_eps": bool(r.decreasing_in_eps)}
+
+
+def fmnist_setup(scale=None):
+    """8. The setup of the practical KAN against the MLP on Fashion-MNIST at (3, 1e-5)
+    (dpc_kan_repro_fmnist_setup; the CLI trains both with the DP-FTRL trainer): ``n_train``,
+    ``n_test`` (the first that many images of each split), ``models`` ([{{"label", "model"}}]
+    for the KAN and the MLP: their names and model specs) and ``config`` (the runs'
+    dpc_train_config by the library's field names, as :func:`dpcorr.demo_recipe`)."""
+    from ..plan import _config_dict
+    r = _call(lib.dpc_kan_repro_fmnist_setup, _Fmnist, _params(scale, None).scale)
+    return {"n_train": int(r.n_train), "n_test": int(r.n_test),
+            "models": [{"label": r.label[k].decode(), "model": r.model[k].decode()}
+                       for k in range(2)],
+            "config": _config_dict(_lib.TrainConfig, r.cfg)}
 
 
 __doc__ = __doc__.format(scale=_lib.default_text(_Params, "scale"),
