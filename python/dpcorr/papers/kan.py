@@ -102,7 +102,8 @@ class _Fmnist(ctypes.Structure):
                 ("model", c_char_p * 2), ("label", c_char_p * 2)]
 
 
-MIRRORS = {"dpc_kan_repro_fmnist": _Fmnist, "dpc_kan_repro_noise": _Noise, "dpc_kan_repro_sens_row": _SensRow,
+MIRRORS = {"dpc_kan_repro_fmnist": _Fmnist, "dpc_kan_repro_noise": _Noise,
+           "dpc_kan_repro_sens_row": _SensRow,
            "dpc_kan_repro_sens": _Sens, "dpc_kan_repro_kappa_row": _KappaRow,
            "dpc_kan_repro_kappa": _Kappa, "dpc_kan_repro_width_row": _WidthRow,
            "dpc_kan_repro_width": _Width, "dpc_kan_repro_trend_row": _TrendRow,
