@@ -29,7 +29,7 @@ setup(
                 "of libdpcorr)",
     long_description=(HERE / "README.md").read_text(encoding="utf-8"),
     long_description_content_type="text/markdown",
-    packages=["dpcorr", "dpcorr.torch"],
+    packages=["dpcorr", "dpcorr.papers", "dpcorr.torch"],
     package_data={"dpcorr": ["libdpcorr.so"]},
     python_requires=">=3.9",
     install_requires=["numpy"],

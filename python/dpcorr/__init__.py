@@ -7,7 +7,10 @@ Contents:
   zCDP) for DP-SGD-style events and correlated-noise mechanisms; zCDP / GDP conversions.
 * :class:`dpcorr.Mechanism`: every mechanism of ``dpcorr mech`` (DP-SGD, nu-DP-FTRL, BSR, BISR,
   BLT, tree, Toeplitz, dense, strategy files) with its exact sensitivity and error.
-* :func:`dpcorr.strategy.optimize`: BLT, banded and dense strategies.
+* :func:`dpcorr.strategy.optimize`: BLT, banded and dense strategies; :func:`dpcorr.compare`:
+  every mechanism side by side at n steps (the table of ``dpcorr compare``).
+* :mod:`dpcorr.papers` (imported on demand): the papers' reproductions as arrays and dicts
+  (``dpcorr.papers.nu.fig1()``, ..., the numbers of ``dpcorr repro nu-*``).
 * :class:`dpcorr.NoiseGenerator`: streaming correlated noise into numpy arrays or torch tensors,
   bit-identical to the C library for a seed, secure (OS key) without one.
 * :class:`dpcorr.TrainingPlan`: the library trainer's run decisions and privacy ledger for a
@@ -31,9 +34,10 @@ from ._errors import DpcorrError, DpcorrRuntimeError, DpcorrValueError
 from . import _lib
 from . import account
 from . import strategy
+from .strategy import compare
 from .mechanism import KINDS, Mechanism
 from .noise import NoiseGenerator
-from .plan import TrainingPlan, default_blt
+from .plan import TrainingPlan, default_blt, demo_recipe
 
 from ._lib import isa_levels
 
@@ -44,6 +48,6 @@ library_version = _lib.version()
 #: Where libdpcorr.so was loaded from.
 library_path = str(_lib.LIB_PATH)
 
-__all__ = ["account", "strategy", "Mechanism", "KINDS", "NoiseGenerator", "TrainingPlan",
-           "default_blt", "DpcorrError", "DpcorrValueError", "DpcorrRuntimeError",
+__all__ = ["account", "strategy", "compare", "Mechanism", "KINDS", "NoiseGenerator", "TrainingPlan",
+           "default_blt", "demo_recipe", "DpcorrError", "DpcorrValueError", "DpcorrRuntimeError",
            "library_version", "library_path", "__version__"]

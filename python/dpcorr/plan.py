@@ -308,3 +308,77 @@ TrainingPlan.__doc__ = TrainingPlan.__doc__.replace(
     "{allow_large_delta}", _lib.default_text(_lib.TrainConfig, "allow_large_delta")).replace(
     "{defaults}", _lib.defaults_doc(_lib.TrainConfig, (
         "epochs", "groups", "clip", "accountant", "lr", "momentum", "weight_decay")))
+
+
+# ---- the demos' recipes (dpc_train_demo_setup, dpc_train_demo_frontier) -------------------------
+
+
+class _Demo(ctypes.Structure):
+    """dpc_train_demo (train.h). Not in the ABI list: python/tests/test_demo_recipe.py checks
+    its offsets against a program compiled with the header."""
+    _fields_ = [("cfg", _lib.TrainConfig), ("model", ctypes.c_char_p),
+                ("label", ctypes.c_char_p), ("name", ctypes.c_char_p),
+                ("features", ctypes.c_char_p)]
+
+
+lib.dpc_train_demo_setup.restype = ctypes.c_int
+lib.dpc_train_demo_setup.argtypes = [ctypes.c_int, _lib.P(_Demo), _lib.P(_lib.Error)]
+lib.dpc_train_demo_frontier.restype, lib.dpc_train_demo_frontier.argtypes = None, [_lib.P(_Demo)]
+
+
+def _demos():
+    """{name: dpc_train_demo}: the README demo's runs (dpc_train_demo_setup 0, 1, ...) and the
+    frontier; the names are the library's file stems ("dpsgd", "bsr", "frontier")."""
+    out, run = {}, 0
+    while True:
+        d = _Demo()
+        if lib.dpc_train_demo_setup(run, ctypes.byref(d), None):  # past the last run
+            break
+        out[d.name.decode()] = d
+        run += 1
+    d = _Demo()
+    lib.dpc_train_demo_frontier(ctypes.byref(d))
+    out[d.name.decode()] = d
+    return out
+
+
+def _config_dict(mirror, obj, prefix=""):
+    """The numeric and enum fields of a generated mirror's struct, by the library's names
+    ("mech.kind", "lr"), as `--dry-run` echoes them: enums (and the sampler) by name; the
+    pointers, strings and bytes (a run's data, not a recipe's) left out."""
+    out = {}
+    for attr, f in mirror._rows_.items():
+        name, value = prefix + f.name.decode(), getattr(obj, attr)
+        if f.type == _lib.FIELD_STRUCT:
+            out.update(_config_dict(dict(mirror._fields_)[attr], value, name + "."))
+        elif f.type == _lib.FIELD_ENUM:
+            out[name] = _lib.enum_names(mirror, attr)[value]
+        elif name == "sampler":  # an int with its own name table (sampler.h)
+            out[name] = _lib.text(lib.dpc_sampler_kind_name(value))
+        elif f.type == _lib.FIELD_BOOL:
+            out[name] = bool(value)
+        elif f.type in _lib.NUMERIC_TYPES:
+            out[name] = value
+    return out
+
+
+def demo_recipe(run):
+    """The recipe of a run of ``dpcorr demo`` (doc/training.md), from the library: "dpsgd" and
+    "bsr" (the README demo: an MLP on Fashion-MNIST at (3, 1e-5), dpc_train_demo_setup) or
+    "frontier" (``dpcorr demo --frontier``: ScatterNet features, a linear model, BSR under cyclic
+    Poisson sampling, dpc_train_demo_frontier). A front end that trains the same model
+    (:mod:`dpcorr.torch`) takes its hyperparameters from here instead of copying them.
+
+    Returns a dict: ``name`` (the run's file stem), ``label`` (its name in tables), ``model``
+    (the library's model spec, e.g. "mlp:256:tanh"), ``features`` (a feature spec, or None),
+    and ``config``: the run's dpc_train_config before the run resolves it (the trainer's
+    defaults with the recipe's values), every numeric field by its library name ("batch",
+    "lr", "mech.kind", "mech.bands", ...; enums by name). ValueError naming ``run`` for
+    another name."""
+    demos = _demos()
+    if run not in demos:
+        _check.refuse("run", f"expected one of {', '.join(map(repr, demos))}, got {run!r}")
+    d = demos[run]
+    return {"name": run, "label": d.label.decode(), "model": d.model.decode(),
+            "features": d.features.decode() if d.features else None,
+            "config": _config_dict(_lib.TrainConfig, d.cfg)}

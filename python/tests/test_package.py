@@ -82,7 +82,7 @@ def test_pip_install_offline(tmp_path):
                         "--no-deps", "--no-index", "--target", str(target), str(src)],
                        capture_output=True, text=True, check=False)
     assert r.returncode == 0, r.stderr
-    r = run_python("import dpcorr, dpcorr.torch; print(dpcorr.library_path)",
+    r = run_python("import dpcorr, dpcorr.torch, dpcorr.papers.nu; print(dpcorr.library_path)",
                    pythonpath=target)
     assert r.returncode == 0, r.stderr
     assert r.stdout.strip().startswith(str(target))
