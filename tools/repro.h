@@ -51,6 +51,8 @@ FILE *repro_open(repro_ctx *c, const char *name);
 void repro_close(repro_ctx *c, FILE *f);
 void repro_say(repro_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void repro_json_num(repro_ctx *c, const char *key, double v);
+/* JSON text by a format; printf's nan / inf become null / "inf" (as repro_json_num). */
+void repro_json_fmt(repro_ctx *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void repro_json_str(repro_ctx *c, const char *key, const char *v);
 /* A JSON array of strings. */
 void repro_json_strs(repro_ctx *c, const char *key, const char *const *v, size_t n);

@@ -135,7 +135,7 @@ static int report_regimes(repro_ctx *c, const res_t *R)
     fprintf(f, "n,regime,T,B,beta,excess_nonprivate,se,excess_eps1,se\n");
     repro_say(c, "\nRegime A (T = n^(1/4)) vs B (T = sqrt n, beta = (16 c_M + 8) L n^(3/2)/(R B^2)"
                  "), p = 32:\n       n  regime      T      B  beta       non-private   eps = 1\n");
-    fprintf(c->json, ",\n  \"regimes\": [");
+    repro_json_fmt(c, ",\n  \"regimes\": [");
     for (size_t i = 0; i < 2 * R->grid.nab; i++) {
         const dpc_srgd_repro_regime_row *b = &R->regimes[i];
         const char *rg = b->regime == DPC_SRGD_REGIME_B ? "B" : "A";
@@ -143,11 +143,11 @@ static int report_regimes(repro_ctx *c, const res_t *R)
                 b->nonprivate.mean, b->nonprivate.se, b->eps1.mean, b->eps1.se);
         repro_say(c, "%8zu  %-6s %6zu %6zu  %-9.4g  %-12.4g  %.4g\n", b->n, rg, b->T, b->B,
                   b->beta, b->nonprivate.mean, b->eps1.mean);
-        fprintf(c->json, "%s{\"n\": %zu, \"regime\": \"%s\", \"T\": %zu, \"beta\": %.6g, "
+        repro_json_fmt(c, "%s{\"n\": %zu, \"regime\": \"%s\", \"T\": %zu, \"beta\": %.6g, "
                          "\"excess_nonprivate\": %.6g, \"excess_eps1\": %.6g}",
                 i ? ", " : "", b->n, rg, b->T, b->beta, b->nonprivate.mean, b->eps1.mean);
     }
-    fprintf(c->json, "]");
+    repro_json_fmt(c, "]");
     repro_close(c, f);
     return 0;
 }
@@ -163,7 +163,7 @@ static int report_tree(repro_ctx *c, const res_t *R, srgd_curves *v)
                  "n^(1/4), %zu seeds):\n     T   tree         honaker      independent  "
                  "non-private  z = (indep - tree)/s.e.\n", pl->eps_tree, pl->n_ablation,
               pl->seeds_ablation);
-    fprintf(c->json, ",\n  \"tree_vs_independent\": [");
+    repro_json_fmt(c, ",\n  \"tree_vs_independent\": [");
     for (size_t i = 0; i < pl->ncs; i++) {
         const dpc_srgd_repro_tree_row *b = &R->tree[i];
         double m[4] = {b->tree.mean, b->honaker.mean, b->independent.mean, b->nonprivate.mean};
@@ -175,11 +175,11 @@ static int report_tree(repro_ctx *c, const res_t *R, srgd_curves *v)
                 b->independent.se, m[3], b->z);
         repro_say(c, "%6zu   %-11.4g  %-11.4g  %-11.4g  %-11.4g  %.1f%s\n", b->T, m[0], m[1], m[2],
                   m[3], b->z, b->wins ? "" : "  (not significant)");
-        fprintf(c->json, "%s{\"T\": %zu, \"tree\": %.6g, \"honaker\": %.6g, \"independent\": "
+        repro_json_fmt(c, "%s{\"T\": %zu, \"tree\": %.6g, \"honaker\": %.6g, \"independent\": "
                          "%.6g, \"nonprivate\": %.6g, \"z\": %.3f, \"tree_wins\": %s}",
                 i ? ", " : "", b->T, m[0], m[1], m[2], m[3], b->z, b->wins ? "true" : "false");
     }
-    fprintf(c->json, "]");
+    repro_json_fmt(c, "]");
     repro_close(c, f);
     repro_json_raw(c, "tree_beats_independent_T_ge_64", "%s",
                    R->tree_beats_independent ? "true" : "false");
@@ -197,7 +197,7 @@ static int report_baselines(repro_ctx *c, const res_t *R, srgd_curves *v)
     for (size_t l = 0; l < pl->nlr; l++) repro_say(c, "%s%g", l ? ", " : "", pl->lrs[l]);
     repro_say(c, "}, tuned non-privately):\n    eps     DP-SRGD (T)     accel DP-SGD    DP-SGD "
                  "Poisson (T, lr)   DP-FTRL tree (T, lr)\n");
-    fprintf(c->json, ",\n  \"baselines\": [");
+    repro_json_fmt(c, ",\n  \"baselines\": [");
     for (size_t e = 0; e < pl->neb; e++) {
         const dpc_srgd_repro_baseline *b = R->baselines[e];
         double eps = pl->eps_base[e];
@@ -210,13 +210,13 @@ static int report_baselines(repro_ctx *c, const res_t *R, srgd_curves *v)
         repro_say(c, "  %-7g %-9.4g (%3zu)  %-14.4g  %-9.4g (%zu, %g)     %-9.4g (%zu, %g)\n",
                   eps, b[0].excess.mean, b[0].T, b[1].excess.mean, b[2].excess.mean, b[2].T,
                   b[2].lr, b[3].excess.mean, b[3].T, b[3].lr);
-        fprintf(c->json, "%s{\"eps\": %g, \"dp_srgd\": %.6g, \"dp_srgd_rounds\": %zu, "
+        repro_json_fmt(c, "%s{\"eps\": %g, \"dp_srgd\": %.6g, \"dp_srgd_rounds\": %zu, "
                          "\"accel_dp_sgd\": %.6g, \"dp_sgd\": %.6g, \"dp_sgd_rounds\": %zu, "
                          "\"dp_ftrl\": %.6g, \"dp_ftrl_rounds\": %zu}",
                 e ? ", " : "", eps, b[0].excess.mean, b[0].T, b[1].excess.mean,
                 b[2].excess.mean, b[2].T, b[3].excess.mean, b[3].T);
     }
-    fprintf(c->json, "]");
+    repro_json_fmt(c, "]");
     repro_close(c, f);
     return 0;
 }
@@ -255,13 +255,13 @@ static int report_trace(repro_ctx *c, const res_t *R, curve tr[3])
 static void cpu_report(repro_ctx *c, const res_t *R)
 {
     repro_say(c, "cpu seconds per experiment:");
-    fprintf(c->json, ",\n  \"cpu_seconds_per_experiment\": {");
+    repro_json_fmt(c, ",\n  \"cpu_seconds_per_experiment\": {");
     for (size_t g = 0; g < 7; g++) {
         repro_say(c, " %s %.1f", dpc_srgd_repro_experiment_name(g), R->cpu_seconds[g]);
-        fprintf(c->json, "%s\"%s\": %.2f", g ? ", " : "", dpc_srgd_repro_experiment_name(g),
+        repro_json_fmt(c, "%s\"%s\": %.2f", g ? ", " : "", dpc_srgd_repro_experiment_name(g),
                 R->cpu_seconds[g]);
     }
-    fprintf(c->json, "}");
+    repro_json_fmt(c, "}");
     repro_say(c, "\n");
 }
 

@@ -3,6 +3,7 @@
 #include "repro.h"
 #include "plot.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -114,12 +115,56 @@ void repro_json_strs(repro_ctx *c, const char *k, const char *const *v, size_t n
     fputc(']', c->json);
 }
 
+/* Writes formatted JSON text with a non-finite number that printf spelled ("nan", "-nan",
+ * "inf", "-inf" outside a string) as repro_json_num writes it: null, "inf", "-inf". A slope's
+ * standard error over a single seed is NaN; a bare nan is not JSON. */
+static void json_vfmt(repro_ctx *c, const char *fmt, va_list ap)
+{
+    char small[1024], *buf = small;
+    va_list cp;
+    va_copy(cp, ap);
+    int n = vsnprintf(small, sizeof small, fmt, cp);
+    va_end(cp);
+    if (n < 0) return;
+    if ((size_t)n >= sizeof small) {
+        if (!(buf = malloc((size_t)n + 1))) return;
+        vsnprintf(buf, (size_t)n + 1, fmt, ap);
+    }
+    int in_str = 0;
+    for (const char *p = buf; *p; p++) {
+        if (in_str) {
+            if (*p == '\\' && p[1]) fputc(*p++, c->json);
+            else if (*p == '"') in_str = 0;
+        } else if (*p == '"') {
+            in_str = 1;
+        } else if (p == buf || !isalnum((unsigned char)p[-1])) {
+            int neg = *p == '-', len = 3 + neg;
+            const char *w = p + neg;
+            if ((!strncmp(w, "nan", 3) || !strncmp(w, "inf", 3)) && !isalnum((unsigned char)w[3])) {
+                fputs(*w == 'n' ? "null" : neg ? "\"-inf\"" : "\"inf\"", c->json);
+                p += len - 1;
+                continue;
+            }
+        }
+        fputc(*p, c->json);
+    }
+    if (buf != small) free(buf);
+}
+
+void repro_json_fmt(repro_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    json_vfmt(c, fmt, ap);
+    va_end(ap);
+}
+
 void repro_json_raw(repro_ctx *c, const char *k, const char *fmt, ...)
 {
     key(c, k);
     va_list ap;
     va_start(ap, fmt);
-    vfprintf(c->json, fmt, ap);
+    json_vfmt(c, fmt, ap);
     va_end(ap);
 }
 

@@ -23,8 +23,6 @@ def smoke(repro, tmp_path_factory):
     return out, summary, raw
 
 
-@pytest.mark.xfail(strict=True, reason="dpcorr repro kan --json prints a NaN kappa as bare `nan` "
-                   "(tools/repro_kan.c's lambda_calibrated uses %.6g, not repro_json_num's null)")
 def test_cli_json_is_valid(smoke):
     json.loads(smoke[2])
 

@@ -23,8 +23,6 @@ def smoke(repro, tmp_path_factory):
     return out, summary, srgd.run("smoke", seed=11), raw
 
 
-@pytest.mark.xfail(strict=True, reason="dpcorr repro srgd --json prints NaN slopes as bare "
-                   "`nan` (tools/repro_srgd.c uses %.4f, not repro_json_num's null)")
 def test_cli_json_is_valid(smoke):
     json.loads(smoke[3])
 
