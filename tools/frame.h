@@ -14,8 +14,6 @@
 #include <stddef.h>
 
 extern const opt_spec FR_DATA, FR_SEED, FR_SECURE, FR_REPORT, FR_PLOT, FR_LABEL, FR_QUIET;
-/* The common entries of a trainer's table. */
-#define FRAME_OPTS &FR_DATA, &FR_SEED, &FR_SECURE, &FR_REPORT, &FR_PLOT, &FR_LABEL, &FR_QUIET
 /* Checkpoints and interruption (frame_ckpt.c): every trainer of `train` lists them. */
 extern const opt_spec FR_CHECKPOINT, FR_CHECKPOINT_EVERY, FR_RESUME, FR_STOP_AFTER;
 #define FRAME_CKPT_OPTS &FR_CHECKPOINT, &FR_CHECKPOINT_EVERY, &FR_RESUME, &FR_STOP_AFTER

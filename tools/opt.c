@@ -4,7 +4,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -693,24 +692,6 @@ static const char *field_option(const opt_cmd *c, const opt_spec *e, const char 
     return buf;
 }
 
-/* A value for the example: in the range and not the default, so that a dry run shows it. */
-static void example_value(const dpc_field *f, char *buf, size_t len)
-{
-    if (f->type == DPC_FIELD_ENUM) {
-        snprintf(buf, len, "%s", f->names[(int)f->def == 0 && f->nnames > 1 ? 1 : 0]);
-        return;
-    }
-    double d = f->def, c[3] = {d != 0 ? 2 * d : f->lo + 1, d / 2, (f->lo + f->hi) / 2};
-    for (int k = 0; k < 3; k++) {
-        double v = f->type == DPC_FIELD_DOUBLE ? c[k] : floor(c[k]);
-        if (v != d && dpc_field_check_value(f, "", v, NULL) == DPC_OK) {
-            dpc_field_format_number(v, buf, len);
-            return;
-        }
-    }
-    internal("no example value for a generated option");
-}
-
 /* The option of field f of entry e (type, names, texts; range, default and words are read from
  * the table when used). */
 static const opt_spec *generate(const opt_cmd *c, const opt_spec *e, const dpc_field *f)
@@ -734,8 +715,11 @@ static const opt_spec *generate(const opt_cmd *c, const opt_spec *e, const dpc_f
         g->when = keep("%s %s", en, sp + 1);
         snprintf(w, sizeof w, "%s %.*s ", en, (int)strcspn(sp + 1, "|"), sp + 1);
     }
+    /* The example's value is in the range and not the default, so that a dry run shows it. */
     if (g->type == OPT_FLAG) g->example = keep("%s%s", w, g->name);
-    else example_value(f, ex, sizeof ex), g->example = keep("%s%s %s", w, g->name, ex);
+    else if (dpc_field_format_example(f, ex, sizeof ex) < 0)
+        internal("no example value for a generated option");
+    else g->example = keep("%s%s %s", w, g->name, ex);
     return g;
 }
 
