@@ -276,62 +276,6 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
 
 /* ---- report -------------------------------------------------------------------------------- */
 
-static void report_plan(dpc_json_writer *w, const lr_cli *c, const dpc_linreg_plan *P)
-{
-    dpc_json_obj(w, "plan");
-    dpc_json_int(w, "steps", (long long)P->steps);
-    dpc_json_int(w, "batch", (long long)P->batch);
-    dpc_json_int(w, "stat_batch", (long long)P->stat_batch);
-    dpc_json_int(w, "tail_start", (long long)P->tail_start);
-    dpc_json_int(w, "unused_records", (long long)P->unused);
-    dpc_json_num(w, "eta", P->eta);
-    dpc_json_num(w, "clip", P->clip);
-    dpc_json_num(w, "clip_scale", P->clip_scale);
-    dpc_json_num(w, "domain_B", P->domain);
-    dpc_json_int(w, "dpstat_k", (long long)P->dpstat_k);
-    dpc_json_num(w, "dpstat_delta", P->dpstat_delta);
-    dpc_json_num(w, "dpstat_margin_gamma", P->dpstat_margin);
-    dpc_json_str(w, "dpstat_rule", dpc_dpstat_rule_name(P->dpstat_rule));
-    dpc_json_str(w, "calibration", dpc_calibration_name(c->o.calibration));
-    dpc_json_end(w);
-    static const char *const pn[NPRIOR] = {"h_norm", "kappa",   "r_x",        "k2",
-                                           "tail_a", "w_bound", "sigma_bound"};
-    dpc_linreg_prior q = P->prior;
-    dpc_json_obj(w, "public_inputs");
-    for (int k = 0; k < NPRIOR; k++) dpc_json_num(w, pn[k], *prior_field(&q, k));
-    dpc_json_obj(w, "source");
-    for (int k = 0; k < NPRIOR; k++) dpc_json_str(w, pn[k], c->src[k]);
-    dpc_json_end(w);
-    dpc_json_end(w);
-}
-
-static void report_paper(dpc_json_writer *w, const lr_cli *c, const dpc_linreg_plan *P)
-{
-    dpc_json_obj(w, "privacy_paper");
-    dpc_json_num(w, "rho", P->rho);
-    dpc_json_num(w, "rho_grad", P->rho_grad);
-    dpc_json_num(w, "rho_stat", P->rho_stat);
-    dpc_json_num(w, "noise_multiplier_stat", P->noise_multiplier_stat);
-    dpc_json_num(w, "eps0", P->eps0);
-    dpc_json_num(w, "delta0", P->delta0);
-    dpc_json_int(w, "stream", (long long)c->o.stream);
-    dpc_json_end(w);
-    dpc_linreg_check ck[DPC_LINREG_MAX_CHECKS];
-    size_t nc = dpc_linreg_checks(P, ck, DPC_LINREG_MAX_CHECKS);
-    dpc_json_arr(w, "preconditions");
-    for (size_t i = 0; i < nc; i++) {
-        dpc_json_obj(w, NULL);
-        dpc_json_str(w, "name", ck[i].name);
-        dpc_json_bool(w, "ok", ck[i].ok);
-        dpc_json_num(w, "value", ck[i].value);
-        dpc_json_num(w, "required", ck[i].required);
-        dpc_json_str(w, "source", ck[i].source);
-        dpc_json_str(w, "meaning", ck[i].meaning);
-        dpc_json_end(w);
-    }
-    dpc_json_end(w);
-}
-
 static void report_results(dpc_json_writer *w, const lr_out *u, size_t d)
 {
     dpc_json_arr(w, "steps");
@@ -385,9 +329,9 @@ static int write_report(const lr_cli *c, const lr_out *u)
     FILE *f = frame_report_open(&c->fr, &w, dpc_linreg_algo_name(u->P->algo));
     if (!f) return CLI_RUNTIME;
     frame_report_data(&w, c->fr.data, c->fr.train, c->fr.test);
-    report_plan(&w, c, u->P);
+    dpc_linreg_plan_report_json(&w, u->P, &c->o, c->src);
     frame_report_privacy(&w, &u->P->ledger, "clip_fraction, batch_loss and risk are not privatized");
-    report_paper(&w, c, u->P);
+    dpc_linreg_paper_report_json(&w, u->P, &c->o);
     report_results(&w, u, c->fr.train->d);
     return frame_report_close(&w, f, c->fr.report);
 }

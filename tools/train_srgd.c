@@ -359,52 +359,7 @@ static void report_config(dpc_json_writer *w, const srgd_run *r)
     dpc_json_str(w, "data", r->ds->source);
     dpc_json_str(w, "model", r->spec);
     dpc_json_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
-    dpc_json_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
-    /* regime A's constant (c_DP or cc; regime B has none: cc, 0) */
-    dpc_json_num(w, "c", dpc_srgd_preset_constant(c, DPC_SRGD_REGIME_A, o->cc, o->literal, r->ds->n,
-                                            c->delta, NULL));
-    dpc_json_bool(w, "literal", o->literal);
-    dpc_json_str(w, "variant", dpc_srgd_variant_name(c->variant));
-    dpc_json_str(w, "noise", dpc_srgd_noise_name(c->noise));
-    dpc_json_num(w, "L", c->L);
-    dpc_json_num(w, "M", c->M);
-    dpc_json_num(w, "R", c->R);
-    dpc_json_int(w, "steps", (long long)L->steps);
-    dpc_json_int(w, "batch", (long long)L->batch);
-    dpc_json_num(w, "beta", L->beta);
-    dpc_json_num(w, "clip_delta", L->clip);
-    dpc_json_num(w, "z_step", L->z_step);
-    dpc_json_bool(w, "permute", c->permute);
-    dpc_json_end(w);
-}
-
-static void report_steps(dpc_json_writer *w, const srgd_run *r, size_t T)
-{
-    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
-    dpc_json_obj(w, "privacy_paper");
-    dpc_json_bool(w, "private", L->private_run);
-    dpc_json_num(w, "mu", L->mu);
-    dpc_json_num(w, "mu_effective", L->mu_effective);
-    dpc_json_num(w, "delta_achieved", L->delta_achieved);
-    dpc_json_num(w, "sigma_S", L->sigma);
-    dpc_json_num(w, "sensitivity_formula", L->sens_formula);
-    dpc_json_num(w, "sensitivity_mechanism", L->sens_mechanism);
-    dpc_json_end(w);
-    dpc_json_arr(w, "steps");
-    for (size_t t = 0; t < T; t++) {
-        const dpc_srgd_step_info *i = &r->tr[t];
-        dpc_json_obj(w, NULL);
-        dpc_json_int(w, "t", (long long)i->step);
-        dpc_json_num(w, "max_delta_norm", i->max_norm);
-        dpc_json_num(w, "clip_fraction", i->clip_fraction);
-        dpc_json_num(w, "noise_norm", i->noise_norm);
-        dpc_json_num(w, "b_norm", i->b_norm);
-        dpc_json_num(w, "grad_norm", i->grad_norm);
-        dpc_json_num(w, "srg_error", i->srg_error);
-        dpc_json_num(w, "batch_loss", i->loss);
-        dpc_json_num(w, "risk", i->risk);
-        dpc_json_end(w);
-    }
+    dpc_srgd_config_report_json(w, c, L, o->regime, o->cc, o->literal, r->ds->n);
     dpc_json_end(w);
 }
 
@@ -423,7 +378,8 @@ static int write_report(const srgd_run *r, const srgd_final *f)
     if (r->o->fr.train) frame_report_data(&w, r->o->fr.data, r->o->fr.train, r->o->fr.test);
     frame_report_privacy(&w, dpc_srgd_ledger(r->srgd),
                          "norms, clip rates, losses and risks are not privatized");
-    report_steps(&w, r, T);
+    dpc_srgd_plan_report_json(&w, L);
+    dpc_srgd_steps_report_json(&w, r->tr, T);
     dpc_json_obj(&w, "final");
     dpc_json_int(&w, "rounds", (long long)T);
     dpc_json_int(&w, "grad_evals", T ? (long long)r->tr[T - 1].grad_evals : 0);
