@@ -3,11 +3,12 @@
  * integer fields; the "isa_levels" report section (dpc_tune_report_json), the "memory" one
  * (dpc_train_memory_report_json), the DP-FTRL run's "epochs" and "time_split_s"
  * (dpc_train_records_report_json, dpc_train_times_report_json) and the features'
- * "normalization" (dpc_features_normalization_report_json). Expected strings are built by the documented rules, not copied from output. */
+ * "normalization" (dpc_features_normalization_report_json); the randomness (dpc_rng_report_json). Expected strings are built by the documented rules, not copied from output. */
 #include "dpcorr/account.h"
 #include "dpcorr/features.h"
 #include "dpcorr/field.h"
 #include "dpcorr/io.h"
+#include "dpcorr/rng.h"
 #include "dpcorr/train.h"
 #include "dpcorr/tune.h"
 #include "harness.h"
@@ -126,6 +127,10 @@ static void normalization(dpc_json_writer *w)
     dpc_features_normalization_report_json(w, &g_fc, &L);
 }
 
+/* Seeded: the 64-bit seed exact (2^64 - 1 is not a double); secure: null, never the key. */
+static dpc_rng g_rng;
+static void randomness(dpc_json_writer *w) { dpc_rng_report_json(w, &g_rng); }
+
 int main(void)
 {
     char want[1024], third[64];
@@ -188,6 +193,15 @@ int main(void)
     g_fc.groups = 0;
     CHECK(!strcmp(render(normalization, 1), "{\"normalization\": {\"kind\": \"none\"}}\n"),
           "none: %s", render(normalization, 1));
+
+    g_rng.mode = DPC_RNG_SEEDED;
+    g_rng.seed = 18446744073709551615ull;
+    CHECK(!strcmp(render(randomness, 1),
+                  "{\"rng_mode\": \"seeded\", \"seed\": 18446744073709551615}\n"),
+          "seeded: %s", render(randomness, 1));
+    g_rng.mode = DPC_RNG_SECURE;
+    CHECK(!strcmp(render(randomness, 1), "{\"rng_mode\": \"secure\", \"seed\": null}\n"),
+          "secure: %s", render(randomness, 1));
 
     dpc_error err = {0};
     CHECK(!dpc_dataset_new(&g_train, 10, 3, 2, &err) && !dpc_dataset_new(&g_test, 4, 3, 2, &err),

@@ -381,8 +381,8 @@ static int write_report(const kan_run *r, const dpc_kan_lcgd_result *res, double
     FILE *f = frame_report_open(&o->fr, &w, "lcgd-projected");
     if (!f) return CLI_RUNTIME;
     report_config(&w, r, res);
-    frame_report_data(&w, o->fr.data, o->fr.train, o->fr.test);
-    frame_report_privacy(&w, &r->led, "losses, clip counts and distances are not privatized");
+    dpc_dataset_report_json(&w, o->fr.data, o->fr.train, o->fr.test);
+    dpc_ledger_report_json(&w, &r->led, "losses, clip counts and distances are not privatized");
     dpc_json_obj(&w, "metrics");
     dpc_kan_lcgd_result_json(&w, res);
     dpc_json_num(&w, "train_time_s", train_s);

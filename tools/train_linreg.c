@@ -328,9 +328,10 @@ static int write_report(const lr_cli *c, const lr_out *u)
     dpc_json_writer w;
     FILE *f = frame_report_open(&c->fr, &w, dpc_linreg_algo_name(u->P->algo));
     if (!f) return CLI_RUNTIME;
-    frame_report_data(&w, c->fr.data, c->fr.train, c->fr.test);
+    dpc_dataset_report_json(&w, c->fr.data, c->fr.train, c->fr.test);
     dpc_linreg_plan_report_json(&w, u->P, &c->o, c->src);
-    frame_report_privacy(&w, &u->P->ledger, "clip_fraction, batch_loss and risk are not privatized");
+    dpc_ledger_report_json(&w, &u->P->ledger,
+                           "clip_fraction, batch_loss and risk are not privatized");
     dpc_linreg_paper_report_json(&w, u->P, &c->o);
     report_results(&w, u, c->fr.train->d);
     return frame_report_close(&w, f, c->fr.report);

@@ -508,9 +508,9 @@ static int write_report(const run_ctx *x)
     FILE *f = frame_report_open(&o->fr, &w, "dp-ftrl");
     if (!f) return CLI_RUNTIME;
     report_config(&w, o, r, dpc_trainer_config(x->tr));
-    frame_report_data(&w, o->fr.data, o->fr.train, o->fr.test);
+    dpc_dataset_report_json(&w, o->fr.data, o->fr.train, o->fr.test);
     report_memory(&w, o->fr.train, o->fr.test, r);
-    frame_report_privacy(&w, &r->ledger, "train_loss and clip fraction are not privatized");
+    dpc_ledger_report_json(&w, &r->ledger, "train_loss and clip fraction are not privatized");
     dpc_train_records_report_json(&w, r->epochs, r->nepochs);
     dpc_json_obj(&w, "final");
     dpc_json_num(&w, "test_accuracy", r->final_acc);

@@ -375,8 +375,8 @@ static int write_report(const srgd_run *r, const srgd_final *f)
     FILE *fp = frame_report_open(&r->o->fr, &w, "dp-srgd");
     if (!fp) return CLI_RUNTIME;
     report_config(&w, r);
-    if (r->o->fr.train) frame_report_data(&w, r->o->fr.data, r->o->fr.train, r->o->fr.test);
-    frame_report_privacy(&w, dpc_srgd_ledger(r->srgd),
+    if (r->o->fr.train) dpc_dataset_report_json(&w, r->o->fr.data, r->o->fr.train, r->o->fr.test);
+    dpc_ledger_report_json(&w, dpc_srgd_ledger(r->srgd),
                          "norms, clip rates, losses and risks are not privatized");
     dpc_srgd_plan_report_json(&w, L);
     dpc_srgd_steps_report_json(&w, r->tr, T);
