@@ -1,7 +1,7 @@
 /* test_paper_reports.c — the report sections the paper modules write for `train --report`
  * (dpc_linreg_plan_report_json, dpc_linreg_paper_report_json, dpc_srgd_config_report_json,
  * dpc_srgd_plan_report_json, dpc_srgd_steps_report_json, dpc_kan_lcgd_result_json,
- * dpc_kan2_theory_report_json): each member under its documented key, in order, with the value
+ * dpc_kan2_theory_report_json, dpc_kan_run_config_report_json, dpc_kan_run_noise_report_json): each member under its documented key, in order, with the value
  * of the struct field it reports (a plan resolved by the library for linreg; structs filled here
  * for the others). Expected texts follow the header's rules, not a previous output. */
 #include "dpcorr/io.h"
@@ -164,6 +164,17 @@ static void kan_sections(dpc_json_writer *w, const void *vc)
     dpc_kan2_theory_report_json(w, x->mg, x->kc, x->b);
 }
 
+static void kan_run_sections(dpc_json_writer *w, const void *vc)
+{
+    const kan_ctx *x = vc;
+    dpc_kan_run_config c;
+    dpc_kan_run_config_init(&c);
+    c.batch = 50, c.lr = 0.25, c.clip = 2, c.radius = INFINITY, c.eval_every = 3;
+    c.privacy.lambda = 0.5;
+    dpc_kan_run_config_report_json(w, &c, 41, DPC_NOISE_REPLAY);
+    dpc_kan_run_noise_report_json(w, 1.5, x->res, 41);
+}
+
 static void test_kan(void)
 {
     dpc_kan_lcgd_result res = {1, 2, NAN, NAN, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 99};
@@ -182,6 +193,14 @@ static void test_kan(void)
                      "\"A_non_unit\": 2.5, \"width_m_lo\": 100, \"width_m_hi\": 200, "
                      "\"width_m_edge\": null}}\n"),
           "kan metrics (noise_scale left to the noise section) and theory: %s", t);
+    t = render(kan_run_sections, &x);
+    char want[320];
+    snprintf(want, sizeof want,
+             "{\"iterates\": 41, \"batch\": 50, \"eta\": 0.25, \"clip\": 2, \"lambda\": 0.5, "
+             "\"radius\": \"inf\", \"eval_every\": 3, \"noise_form\": \"%s\", \"noise\": "
+             "{\"noise_std_per_unit_clip\": 1.5, \"noise_scale_c_priv\": 99, \"noisy_steps\": "
+             "40}}\n", dpc_noise_form_name(DPC_NOISE_REPLAY));
+    CHECK(!strcmp(t, want), "kan config members and noise: %s", t);
 }
 
 int main(void)

@@ -358,20 +358,9 @@ static void report_config(dpc_json_writer *w, const kan_run *r, const dpc_kan_lc
     dpc_json_str(w, "data", o->fr.data);
     dpc_json_str(w, "model", o->model);
     dpc_json_int(w, "parameters", (long long)r->P);
-    dpc_json_int(w, "iterates", (long long)r->T);
-    dpc_json_int(w, "batch", (long long)o->rc.batch);
-    dpc_json_num(w, "eta", o->rc.lr);
-    dpc_json_num(w, "clip", o->rc.clip);
-    dpc_json_num(w, "lambda", o->rc.privacy.lambda);
-    dpc_json_num(w, "radius", o->rc.radius);
-    dpc_json_int(w, "eval_every", (long long)o->rc.eval_every);
-    dpc_json_str(w, "noise_form", dpc_noise_form_name(o->form));
+    dpc_kan_run_config_report_json(w, &o->rc, r->T, o->form);
     dpc_json_end(w);
-    dpc_json_obj(w, "noise");
-    dpc_json_num(w, "noise_std_per_unit_clip", r->noise_std);
-    dpc_json_num(w, "noise_scale_c_priv", res->noise_scale);
-    dpc_json_int(w, "noisy_steps", (long long)(r->T - 1));
-    dpc_json_end(w);
+    dpc_kan_run_noise_report_json(w, r->noise_std, res, r->T);
 }
 
 static int write_report(const kan_run *r, const dpc_kan_lcgd_result *res, double train_s)

@@ -322,9 +322,6 @@ static int build(srgd_run *r)
 static void dry_run(const srgd_run *r)
 {
     const srgd_opts *o = r->o;
-    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
-    const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
-    const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     frame_dry(&o->fr);
     if (o->have_problem) opt_dry_fields(dpc_srgd_problem_config_fields(), &o->pc, "problem.");
     else opt_dry_str("problem.kind", "");
@@ -334,18 +331,12 @@ static void dry_run(const srgd_run *r)
     opt_dry_str("regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
     opt_dry_num("c", o->cc);
     opt_dry_uint("literal", (uint64_t)o->literal);
-    /* the run's configuration as resolved: the plan's schedule, the ledger's delta */
-    dpc_srgd_config shown = *c;
-    shown.steps = L->steps;
-    shown.batch = L->batch;
-    shown.beta = L->beta;
-    shown.clip = L->clip;
-    shown.z_step = L->z_step;
-    shown.delta = G->delta; /* dpc_account_resolve_delta */
+    dpc_srgd_config shown; /* as resolved: the plan's schedule, the ledger's delta */
+    dpc_srgd_config_resolved(r->srgd, &shown);
     opt_dry_fields(dpc_srgd_config_fields(), &shown, "");
     opt_dry_str("trace", o->trace);
     frame_dry_ckpt(&o->fr);
-    opt_dry_num("noise_multiplier", G->noise_multiplier);
+    opt_dry_num("noise_multiplier", dpc_srgd_ledger(r->srgd)->noise_multiplier);
 }
 
 /* ---- the run, the report, the trace and the plot ------------------------------------------- */

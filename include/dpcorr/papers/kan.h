@@ -678,6 +678,15 @@ DPC_API void dpc_kan_lcgd_result_get(const dpc_kan_lcgd *r, dpc_kan_lcgd_result 
  * ... evaluated, in the struct's order; noise_scale is reported with the noise), as `train --algo
  * lcgd-projected --report` writes its "metrics". */
 DPC_API void dpc_kan_lcgd_result_json(struct dpc_json_writer *w, const dpc_kan_lcgd_result *res);
+/* A run's report members (dpcorr/io.h's writer). dpc_kan_run_config_report_json, in the open
+ * "config" object: "iterates" (T), batch, "eta" (c->lr), clip, lambda, radius, eval_every and
+ * the noise form (as the run resolved them). dpc_kan_run_noise_report_json: "noise" with the
+ * noise std per unit clip (the paper's kappa, dpc_kan_run_resolve's), c_priv (res->noise_scale)
+ * and the noisy steps (T - 1: W_0 is not noised). */
+DPC_API void dpc_kan_run_config_report_json(struct dpc_json_writer *w, const dpc_kan_run_config *c,
+                                            size_t T, dpc_noise_form form);
+DPC_API void dpc_kan_run_noise_report_json(struct dpc_json_writer *w, double noise_std,
+                                           const dpc_kan_lcgd_result *res, size_t T);
 
 /* Checkpoints (the container of dpcorr/train.h, kind DPC_KAN_LCGD_KIND). _save adds the run's
  * configuration items (n, iterates, batch, eta, clip, lambda, noise_std, radius, noise_form, the

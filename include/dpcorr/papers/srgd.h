@@ -375,6 +375,10 @@ DPC_API const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s);
  * (a small term bought with a huge clip). NAN for a NULL plan or T = 0. */
 DPC_API double dpc_srgd_optimization_term(const dpc_srgd_plan *p, double R);
 DPC_API const dpc_srgd_config *dpc_srgd_config_get(const dpc_srgd *s);
+/* The configuration the run uses: its configuration with the plan's schedule (steps, batch,
+ * beta, clip, z_step: the preset's or the overrides) and the ledger's delta (resolved from n
+ * when 0), what a dry run shows. */
+DPC_API void dpc_srgd_config_resolved(const dpc_srgd *s, dpc_srgd_config *out);
 /* The run's report sections (dpcorr/io.h's writer, members of the open object), as `train
  * --algo dp-srgd --report` writes them. dpc_srgd_config_report_json: the regime ("A"/"B"), regime
  * A's constant for n examples (dpc_srgd_preset_constant(c, A, cc, literal, n, c->delta)),

@@ -1,6 +1,6 @@
 /* report.c — the report sections of a projected DP-lambda-CGD run (dpcorr/papers/kan.h): the
- * run's metrics and, for the paper's KAN, its theory constants and bounds, so that every front
- * end reports them the same way. */
+ * run's configuration, noise and metrics and, for the paper's KAN, its theory constants and
+ * bounds, so that every front end reports them the same way. */
 #include "dpcorr/io.h"
 #include "dpcorr/papers/kan.h"
 
@@ -40,5 +40,28 @@ void dpc_kan2_theory_report_json(struct dpc_json_writer *w, const dpc_kan_margin
     dpc_json_num(w, "width_m_lo", b->m_lo);
     dpc_json_num(w, "width_m_hi", b->m_hi);
     dpc_json_num(w, "width_m_edge", b->m_edge);
+    dpc_json_end(w);
+}
+
+void dpc_kan_run_config_report_json(struct dpc_json_writer *w, const dpc_kan_run_config *c,
+                                    size_t T, dpc_noise_form form)
+{
+    dpc_json_int(w, "iterates", (long long)T);
+    dpc_json_int(w, "batch", (long long)c->batch);
+    dpc_json_num(w, "eta", c->lr);
+    dpc_json_num(w, "clip", c->clip);
+    dpc_json_num(w, "lambda", c->privacy.lambda);
+    dpc_json_num(w, "radius", c->radius);
+    dpc_json_int(w, "eval_every", (long long)c->eval_every);
+    dpc_json_str(w, "noise_form", dpc_noise_form_name(form));
+}
+
+void dpc_kan_run_noise_report_json(struct dpc_json_writer *w, double noise_std,
+                                   const dpc_kan_lcgd_result *res, size_t T)
+{
+    dpc_json_obj(w, "noise");
+    dpc_json_num(w, "noise_std_per_unit_clip", noise_std);
+    dpc_json_num(w, "noise_scale_c_priv", res->noise_scale);
+    dpc_json_int(w, "noisy_steps", (long long)(T - 1));
     dpc_json_end(w);
 }
