@@ -11,8 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-enum { B_FIXED = 1, B_SGD = 2, B_SSP = 4, B_OLS = 8 };
-
 /* ---- options ------------------------------------------------------------------------------- */
 
 #define PRIV "privacy"
@@ -186,28 +184,6 @@ static double *prior_field(dpc_linreg_prior *p, int k)
     return (double *)(void *)((char *)p + f->offset);
 }
 
-static int parse_baselines(const opt_set *s, const char *v, int *out)
-{
-    *out = 0;
-    if (!strcmp(v, "none")) return 0;
-    if (!strcmp(v, "all")) {
-        *out = B_FIXED | B_SGD | B_SSP | B_OLS;
-        return 0;
-    }
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", v);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (!strcmp(tok, "fixed")) *out |= B_FIXED;
-        else if (!strcmp(tok, "sgd")) *out |= B_SGD;
-        else if (!strcmp(tok, "ssp")) *out |= B_SSP;
-        else if (!strcmp(tok, "ols")) *out |= B_OLS;
-        else
-            return opt_fail_at(s, &L_BASELINES,
-                               "unknown baseline '%s' (fixed, sgd, ssp, ols, all, none)", tok);
-    }
-    return 0;
-}
-
 /* The algorithm's own options (DP-AMBSSGD: layout and DP-STAT). */
 static void read_algorithm(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
 {
@@ -215,7 +191,8 @@ static void read_algorithm(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
                                           &L_DOMAIN, &L_DPSTAT_RULE, &L_DPSTAT_BETA};
     dpc_linreg_opts *o = &c->o;
     opt_read_field(s, &L_LR, o);
-    if (algo == DPC_LINREG_SSGD || (c->baselines & B_FIXED)) opt_read_field(s, &L_CLIP, o);
+    if (algo == DPC_LINREG_SSGD || (c->baselines & (1u << DPC_LINREG_BASELINE_FIXED)))
+        opt_read_field(s, &L_CLIP, o);
     if (algo != DPC_LINREG_AMBSSGD) return;
     for (size_t i = 0; i < sizeof amb / sizeof amb[0]; i++) opt_read_field(s, amb[i], o);
     o->dpstat_k = opt_size(s, &L_DPSTAT_K, o->dpstat_k);
@@ -243,16 +220,18 @@ static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
         double *f = prior_field(&o->prior, k);
         *f = opt_dbl(s, &L_PRIOR[k], *f);
     }
-    int rc = parse_baselines(s, opt_str(s, &L_BASELINES, "none"), &c->baselines);
-    if (rc) return rc;
-    if (c->baselines & B_SSP) {
+    dpc_error err = {0};
+    if (dpc_linreg_baselines_parse(opt_str(s, &L_BASELINES, "none"), &c->baselines, &err))
+        return opt_fail_lib(s, &err);
+    if (c->baselines & (1u << DPC_LINREG_BASELINE_SSP)) {
         c->ssp_x = opt_dbl(s, &L_SSP_X, 0);
         c->ssp_y = opt_dbl(s, &L_SSP_Y, 0);
     }
     read_algorithm(c, s, algo);
     o->stream = (uint32_t)opt_u64(s, &L_STREAM, 0);
     c->log_every = opt_size(s, &L_LOG_EVERY, 0);
-    if ((rc = opt_finish(s)) || (rc = frame_check(&c->fr, s, 1))) return rc;
+    int rc = opt_finish(s);
+    if (rc || (rc = frame_check(&c->fr, s, 1))) return rc;
     if (o->epsilon == 0 && o->noise_multiplier == 0)
         return opt_fail_at(s, &L_EPSILON, "required (or --noise-multiplier)");
     return 0;

@@ -13,7 +13,7 @@ typedef struct lr_cli {
     dpc_linreg_opts o;
     const char *src[NPRIOR]; /* where each public input came from */
     int given[NPRIOR];
-    int baselines;
+    unsigned baselines; /* bit k: run dpc_linreg_baseline_kind k */
     size_t log_every;
     double ssp_x, ssp_y;
 } lr_cli;

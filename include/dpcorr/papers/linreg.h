@@ -475,6 +475,11 @@ typedef struct dpc_linreg_baseline_info {
 
 /* "dp-sgd-fixed", "sgd", "ssp", "ols" ("unknown" otherwise). */
 DPC_API const char *dpc_linreg_baseline_name(dpc_linreg_baseline_kind k);
+/* A list of baselines to run: "fixed", "sgd", "ssp", "ols" separated by commas, or "all" or
+ * "none"; *mask receives bit k for dpc_linreg_baseline_kind k. DPC_E_INVALID naming
+ * "baselines" for another word. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_baselines_parse(const char *list, unsigned *mask,
+                                                           dpc_error *err);
 /* Runs baseline k for a run of opts (resolved into plan) on train: w (d) the released model,
  * *info (may be NULL) what it ran. ssp_x_bound, ssp_y_bound: SSP's clipping bounds (0: from the
  * prior). Errors are the baseline's own (SSP's naming "x_bound" or "y_bound"). */
