@@ -1,9 +1,11 @@
 /* test_json_write.c — the library's JSON writer (dpcorr/io.h, dpc_json_writer): separators and
  * line layout, escapes, UTF-8 repair, NaN/inf and %.17g numbers, nesting, one-line mode, enum and
- * integer fields; the "isa_levels" report section (dpc_tune_report_json), the "memory" one
- * (dpc_train_memory_report_json), the DP-FTRL run's "epochs" and "time_split_s"
- * (dpc_train_records_report_json, dpc_train_times_report_json) and the features'
- * "normalization" (dpc_features_normalization_report_json); the randomness (dpc_rng_report_json). Expected strings are built by the documented rules, not copied from output. */
+ * integer fields, 64-bit hashes (dpc_json_hash); the "isa_levels" report section
+ * (dpc_tune_report_json), the "memory" one (dpc_train_memory_report_json), the DP-FTRL run's
+ * "epochs" and "time_split_s" (dpc_train_records_report_json, dpc_train_times_report_json), the
+ * features' "normalization" (dpc_features_normalization_report_json) and the randomness
+ * (dpc_rng_report_json). Expected strings are built by the documented rules, not copied from
+ * output. */
 #include "dpcorr/account.h"
 #include "dpcorr/features.h"
 #include "dpcorr/field.h"
@@ -54,6 +56,8 @@ static void numbers(dpc_json_writer *w)
 {
     double v[4] = {NAN, INFINITY, -INFINITY, 0.1};
     dpc_json_nums(w, "v", v, 4);
+    dpc_json_hash(w, "h", 0xfedcba9876543210ull);
+    dpc_json_hash(w, "h0", 42);
     dpc_json_num(w, "third", 1.0 / 3.0);
     dpc_json_raw(w, "raw", "{\"a\": 1}");
 }
@@ -146,7 +150,8 @@ int main(void)
           "one-line: %s", render(nested, 1));
 
     snprintf(want, sizeof want,
-             "{\"v\": [null, \"inf\", \"-inf\", %.17g], \"third\": %s, \"raw\": {\"a\": 1}}\n",
+             "{\"v\": [null, \"inf\", \"-inf\", %.17g], \"h\": \"fedcba9876543210\", \"h0\": "
+             "\"000000000000002a\", \"third\": %s, \"raw\": {\"a\": 1}}\n",
              0.1, third);
     CHECK(!strcmp(render(numbers, 1), want), "numbers: %s want %s", render(numbers, 1), want);
 

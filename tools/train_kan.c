@@ -384,9 +384,7 @@ static int write_report(const kan_run *r, const dpc_kan_lcgd_result *res, double
         dpc_kan2_theory_report_json(&w, &r->mg, &r->kc, &b);
     }
     dpc_json_nums(&w, "train_loss_per_iterate", r->lt, r->T);
-    char h[24];
-    snprintf(h, sizeof h, "%016llx", (unsigned long long)r->params_hash);
-    dpc_json_str(&w, "params_hash", h);
+    dpc_json_hash(&w, "params_hash", r->params_hash);
     return frame_report_close(&w, f, o->fr.report);
 }
 

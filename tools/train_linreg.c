@@ -280,9 +280,7 @@ static void report_results(dpc_json_writer *w, const lr_out *u, size_t d)
     dpc_json_num(w, "wall_time_s", u->wall);
     dpc_json_num(w, "cpu_time_s", u->cpu);
     dpc_json_nums(w, "w", u->w, d);
-    char h[24];
-    snprintf(h, sizeof h, "%016llx", (unsigned long long)u->params_hash);
-    dpc_json_str(w, "params_hash", h);
+    dpc_json_hash(w, "params_hash", u->params_hash);
     dpc_json_end(w);
     dpc_json_arr(w, "baselines");
     for (size_t i = 0; i < u->nb; i++) {

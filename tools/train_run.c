@@ -521,9 +521,7 @@ static int write_report(const run_ctx *x)
     dpc_train_times_report_json(&w, &r->times, r->setup_s, r->account_s, r->train_s);
     dpc_json_int(&w, "steps_done", (long long)r->steps_done);
     dpc_json_int(&w, "resumed_from_step", (long long)r->resumed_from);
-    char hash[24];
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->params_hash);
-    dpc_json_str(&w, "params_hash", hash);
+    dpc_json_hash(&w, "params_hash", r->params_hash);
     dpc_json_end(&w);
     dpc_dist_report_json(&w, &r->dist);
     return frame_report_close(&w, f, o->fr.report);

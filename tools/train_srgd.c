@@ -375,10 +375,8 @@ static int write_report(const srgd_run *r, const srgd_final *f)
     dpc_json_int(&w, "rounds", (long long)T);
     dpc_json_int(&w, "grad_evals", T ? (long long)r->tr[T - 1].grad_evals : 0);
     dpc_json_int(&w, "n_used", (long long)L->n_used);
-    char h[24];
-    snprintf(h, sizeof h, "%016llx",
-             (unsigned long long)dpc_params_hash(dpc_srgd_output(r->srgd), dpc_srgd_num_params(r->srgd)));
-    dpc_json_str(&w, "params_hash", h);
+    dpc_json_hash(&w, "params_hash",
+                  dpc_params_hash(dpc_srgd_output(r->srgd), dpc_srgd_num_params(r->srgd)));
     dpc_json_num(&w, "risk", f->risk);
     dpc_json_num(&w, "excess_risk", f->excess);
     dpc_json_num(&w, "test_accuracy", f->acc);
