@@ -477,7 +477,7 @@ static dpc_status lr_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
 static int lr_get(void *ctx, const dpc_ckpt *ck)
 {
     const lr_loop *l = ctx;
-    return lr_ckpt_get(l->c, l->s, l->u, ck);
+    return lr_ckpt_get(l->s, l->u, ck);
 }
 
 /* --resume (when given) and the steps, with checkpoints; FRAME_STOPPED when stopped by

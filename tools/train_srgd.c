@@ -451,8 +451,7 @@ static void banner(const srgd_run *r)
 /* ---- checkpoints: the command's items and the rounds' telemetry so far (frame_run's hooks) -- */
 
 /* The telemetry of a round: the section "cli.trace" holds the fields of dpc_srgd_step_info (its
- * field table), round after round. */
-#define NTRACE (dpc_srgd_step_info_fields()->count)
+ * field table), round after round (dpc_ckpt_put_records). */
 
 static void ckpt_items(void *ctx, dpc_ckpt *ck)
 {
@@ -469,13 +468,8 @@ static void ckpt_items(void *ctx, dpc_ckpt *ck)
 static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
 {
     const srgd_run *r = ctx;
-    size_t t = dpc_srgd_steps_done(r->srgd);
-    double *v = malloc((NTRACE * t + 1) * sizeof *v);
-    if (!v) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
-    dpc_field_pack(dpc_srgd_step_info_fields(), r->tr, t, v);
-    dpc_status st = dpc_ckpt_put(ck, "cli.trace", v, NTRACE * t, err);
-    free(v);
-    return st;
+    return dpc_ckpt_put_records(ck, "cli.trace", dpc_srgd_step_info_fields(), r->tr,
+                                dpc_srgd_steps_done(r->srgd), err);
 }
 
 /* --resume F: the telemetry of the saved rounds. */
@@ -483,11 +477,12 @@ static int ckpt_get(void *ctx, const dpc_ckpt *ck)
 {
     srgd_run *r = ctx;
     size_t t = dpc_srgd_steps_done(r->srgd), n = 0;
-    const double *v = dpc_ckpt_section(ck, "cli.trace", &n);
-    if (n != NTRACE * t)
-        return opt_fail(r->s, "--resume: %s: telemetry of %zu values, expected %zu",
-                        r->o->fr.resume, n, NTRACE * t);
-    dpc_field_unpack(dpc_srgd_step_info_fields(), v, t, r->tr);
+    dpc_error err = {0};
+    if (dpc_ckpt_get_records(ck, "cli.trace", dpc_srgd_step_info_fields(), r->tr, t, &n, &err))
+        return frame_ckpt_fail(r->s, &err);
+    if (n != t)
+        return opt_fail(r->s, "--resume: %s: telemetry of %zu rounds, expected %zu",
+                        r->o->fr.resume, n, t);
     return 0;
 }
 

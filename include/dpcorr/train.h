@@ -476,6 +476,17 @@ DPC_API DPC_NODISCARD dpc_status dpc_ckpt_get(const dpc_ckpt *ck, const char *na
                                               size_t n, dpc_error *err);
 /* Section name (owned by ck) and its size, or NULL (*n = 0) when absent. */
 DPC_API const double *dpc_ckpt_section(const dpc_ckpt *ck, const char *name, size_t *n);
+/* Sections of records described by a field table (dpcorr/field.h: a front end's per-step
+ * telemetry, a trainer's step records): _put writes n records recs (structs t describes) field
+ * by field (dpc_field_pack: n x t->count values); _get reads them back into recs (room for cap
+ * records), *n their count: DPC_E_FORMAT naming the file and the section when it is missing,
+ * not whole records or more than cap. */
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_put_records(dpc_ckpt *ck, const char *name,
+                                                      const dpc_field_table *t, const void *recs,
+                                                      size_t n, dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_get_records(const dpc_ckpt *ck, const char *name,
+                                                      const dpc_field_table *t, void *recs,
+                                                      size_t cap, size_t *n, dpc_error *err);
 DPC_API const char *dpc_ckpt_kind(const dpc_ckpt *ck);
 DPC_API size_t dpc_ckpt_step(const dpc_ckpt *ck);
 DPC_API size_t dpc_ckpt_num_params(const dpc_ckpt *ck);
