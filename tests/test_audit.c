@@ -3,7 +3,8 @@
  * level of the test for randomized response; guesses from scores and the Bonferroni grid; the
  * bound's validity and power on Gaussian canaries (Monte Carlo); the white-box scores of every
  * mechanism against a dense brute-force computation (B B^T inverted by Gauss-Jordan); the
- * trajectory unroll against a forward simulation of the optimizer. */
+ * trajectory unroll against a forward simulation of the optimizer; the bound per guess count
+ * (dpc_audit_bound_curve) against single-candidate bounds. */
 #include "audit/audit_internal.h"
 #include "audit_oracles.h"
 #include "dpcorr/abi.h"
@@ -404,8 +405,41 @@ static void test_field_table(void)
           "k_plus + k_minus beyond the canaries");
 }
 
+/* The curve's guess counts are the geometric grid of [1, m/2] (each once, increasing) and each
+ * bound is the single-candidate dpc_audit_bound at the result's per-test level: an independent
+ * path through the guesses and the p-values. Perfectly separated scores: the bound grows with k. */
+static void test_bound_curve(void)
+{
+    enum { M = 200, CAP = 24 };
+    double scores[M];
+    unsigned char in[M];
+    for (size_t i = 0; i < M; i++) in[i] = i % 2, scores[i] = in[i] ? 1.0 + (double)i : -(double)i;
+    dpc_audit_result r;
+    memset(&r, 0, sizeof r);
+    r.canaries = M, r.scores = scores, r.in = in;
+    r.ledger.delta = 1e-5, r.bound.significance = 0.05 / 12;
+    double k[CAP], top[CAP], both[CAP];
+    size_t n = dpc_audit_bound_curve(&r, CAP, k, top, both);
+    CHECK(n >= 10 && n <= CAP && k[0] == 1 && k[n - 1] == M / 2, "grid of [1, m/2]: %zu counts, "
+          "last %g", n, n ? k[n - 1] : -1.0);
+    dpc_error err = {0};
+    for (size_t j = 0; j < n; j++) {
+        CHECK(j == 0 || k[j] > k[j - 1], "increasing at %zu", j);
+        dpc_audit_bound_result b1, b2;
+        CHECK_OK(dpc_audit_bound(scores, in, M, (size_t)k[j], 0, r.ledger.delta,
+                                 1 - r.bound.significance, &b1, &err), &err);
+        CHECK_OK(dpc_audit_bound(scores, in, M, (size_t)k[j], (size_t)k[j], r.ledger.delta,
+                                 1 - r.bound.significance, &b2, &err), &err);
+        CHECK(top[j] == b1.epsilon && both[j] == b2.epsilon, "k = %g: %g %g vs %g %g", k[j],
+              top[j], both[j], b1.epsilon, b2.epsilon);
+    }
+    CHECK(n > 1 && both[n - 1] > both[0], "more correct guesses, a larger bound");
+    CHECK(dpc_audit_bound_curve(NULL, CAP, k, top, both) == 0, "no result: no points");
+}
+
 int main(void)
 {
+    test_bound_curve();
     test_field_table();
     test_oracles();
     test_rr_level();

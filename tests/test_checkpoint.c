@@ -3,7 +3,8 @@
  * seed); a corrupt file, bytes after the checksum and a future version are refused as such; the
  * history records travel in the checkpoint; temporaries of dead processes are removed; a version-2
  * file (the previous format, rebuilt here from a version-3 one) still resumes bit for bit; a
- * checkpoint of a Poisson kind written before sampler scheme 2 is refused as such. */
+ * checkpoint of a Poisson kind written before sampler scheme 2 is refused as such; sections of
+ * records by a field table (dpc_ckpt_put_records / _get_records) through a file and back. */
 #include "dpcorr/train.h"
 #include "harness.h"
 #include "train/train_internal.h"
@@ -606,6 +607,46 @@ static void test_noise_state(const char *path)
     dpc_dataset_free(ds);
 }
 
+/* Records through a file: the values packed field by field, read back equal; a section that is
+ * not whole records, holds more than the room, or is missing: DPC_E_FORMAT naming it. */
+static void test_record_sections(const char *path)
+{
+    dpc_error err = {0};
+    dpc_rng rng;
+    dpc_rng_seed(&rng, 5);
+    const dpc_field_table *t = dpc_train_record_fields();
+    dpc_train_record r[3] = {{1, 1, 0.5, 0.25, 0.75, 1.5, 2}, {2, 1, 0.4, NAN, NAN, 2, 3},
+                             {3, 2, 0.3, 0.2, 0.8, 2.5, 4}}, back[3];
+    dpc_ckpt *ck = NULL, *rd = NULL;
+    CHECK_OK(dpc_ckpt_new(&ck, "records-test", &rng, &err), &err);
+    if (!ck) return;
+    CHECK_OK(dpc_ckpt_put_records(ck, "cli.recs", t, r, 3, &err), &err);
+    double odd[5] = {1, 2, 3, 4, 5};
+    CHECK_OK(dpc_ckpt_put(ck, "cli.odd", odd, 5, &err), &err);
+    size_t nv = 0;
+    const double *v = dpc_ckpt_section(ck, "cli.recs", &nv);
+    CHECK(v && nv == 3 * t->count && v[0] == 1 && v[t->count] == 2, "packed: %zu values", nv);
+    CHECK_OK(dpc_ckpt_write(ck, path, &err), &err);
+    CHECK_OK(dpc_ckpt_read(&rd, path, "records-test", &err), &err);
+    size_t n = 99;
+    memset(back, 0, sizeof back);
+    CHECK_OK(dpc_ckpt_get_records(rd, "cli.recs", t, back, 3, &n, &err), &err);
+    CHECK(n == 3 && back[1].step == 2 && back[1].epoch == 1 && isnan(back[1].test_loss) &&
+              back[2].test_accuracy == 0.8 && back[2].time_s == 4 && back[0].epsilon == 1.5,
+          "read back: %zu records", n);
+    CHECK(dpc_ckpt_get_records(rd, "cli.recs", t, back, 2, &n, &err) == DPC_E_FORMAT && n == 0 &&
+              strstr(err.msg, "cli.recs"), "more records than room: %s", err.msg);
+    CHECK(dpc_ckpt_get_records(rd, "cli.odd", t, back, 3, &n, &err) == DPC_E_FORMAT &&
+              strstr(err.msg, "cli.odd"), "not whole records: %s", err.msg);
+    CHECK(dpc_ckpt_get_records(rd, "cli.none", t, back, 3, &n, &err) == DPC_E_FORMAT &&
+              strstr(err.msg, "no section 'cli.none'"), "missing: %s", err.msg);
+    CHECK_OK(dpc_ckpt_put_records(ck, "cli.empty", t, NULL, 0, &err), &err);
+    CHECK_OK(dpc_ckpt_get_records(ck, "cli.empty", t, back, 3, &n, &err), &err);
+    CHECK(n == 0, "no records");
+    dpc_ckpt_free(rd);
+    dpc_ckpt_free(ck);
+}
+
 int main(void)
 {
     char path[] = "/tmp/dpcorr_ck3_XXXXXX";
@@ -614,6 +655,7 @@ int main(void)
     test_named_refusals(path);
     test_corrupt_files(path);
     test_records(path);
+    test_record_sections(path);
     test_stale_tmp(path);
     test_version2(path);
     test_sampler_scheme(path);

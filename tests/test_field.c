@@ -142,6 +142,38 @@ static void test_format_enum(void)
     CHECK(buf[0] == '\0' && n == 0, "not an ENUM: empty");
 }
 
+/* An example value: accepted by the range check and not the default (twice the default, half
+ * of it, the middle of the range; integral for counts); an ENUM's other name; none for a field
+ * that is not numeric or whose range holds only the default. */
+static void test_format_example(void)
+{
+    char buf[64];
+    dpc_error e = {0};
+    int n = dpc_field_format_example(&inner_fields[0], buf, sizeof buf);
+    CHECK(n == 4 && !strcmp(buf, "0.25"), "nu 0.5 in [0, 1): half the default: %s", buf);
+    dpc_field_format_example(&inner_fields[1], buf, sizeof buf);
+    CHECK(!strcmp(buf, "a"), "enum default b: its first name: %s", buf);
+    dpc_field f = inner_fields[1];
+    f.def = 0;
+    dpc_field_format_example(&f, buf, sizeof buf);
+    CHECK(!strcmp(buf, "b"), "enum default a: its second name: %s", buf);
+    dpc_field_format_example(&outer_fields[1], buf, sizeof buf);
+    CHECK(!strcmp(buf, "512"), "batch 256: twice the default: %s", buf);
+    f = (dpc_field){.name = "k", .type = DPC_FIELD_SIZE, .def = 3, .lo = 1, .hi = 4};
+    dpc_field_format_example(&f, buf, sizeof buf);
+    CHECK(!strcmp(buf, "1"), "count 3 in [1, 4]: half the default, floored: %s", buf);
+    f = (dpc_field){.name = "x", .type = DPC_FIELD_DOUBLE, .lo = 0, .hi = 1e-3};
+    dpc_field_format_example(&f, buf, sizeof buf);
+    CHECK(!strcmp(buf, "0.0005"), "zero default, lo + 1 out of range: the middle: %s", buf);
+    CHECK(dpc_field_check_value(&f, "", strtod(buf, NULL), &e) == DPC_OK, "example accepted");
+    f = (dpc_field){.name = "x", .type = DPC_FIELD_INT, .def = 1, .lo = 1, .hi = 1};
+    CHECK(dpc_field_format_example(&f, buf, sizeof buf) == -1 && buf[0] == '\0',
+          "a range holding only the default: none");
+    CHECK(dpc_field_format_example(&outer_fields[4], buf, sizeof buf) == -1 &&
+              dpc_field_format_example(&outer_fields[0], buf, sizeof buf) == -1,
+          "a string or struct field: none");
+}
+
 /* Broken tables: each must be refused naming the field. */
 static void test_verify_refuses(void)
 {
@@ -382,6 +414,7 @@ int main(void)
     test_set_and_ranges();
     test_format_range();
     test_format_enum();
+    test_format_example();
     test_verify_refuses();
     test_when();
     test_pack();

@@ -1,9 +1,16 @@
 /* test_json_write.c — the library's JSON writer (dpcorr/io.h, dpc_json_writer): separators and
  * line layout, escapes, UTF-8 repair, NaN/inf and %.17g numbers, nesting, one-line mode, enum and
- * integer fields; the "isa_levels" report section (dpc_tune_report_json) and the "memory" one
- * (dpc_train_memory_report_json). Expected strings are built by the documented rules, not copied from output. */
+ * integer fields, 64-bit hashes (dpc_json_hash); the "isa_levels" report section
+ * (dpc_tune_report_json), the "memory" one (dpc_train_memory_report_json), the DP-FTRL run's
+ * "epochs" and "time_split_s" (dpc_train_records_report_json, dpc_train_times_report_json), the
+ * features' "normalization" (dpc_features_normalization_report_json) and the randomness
+ * (dpc_rng_report_json). Expected strings are built by the documented rules, not copied from
+ * output. */
+#include "dpcorr/account.h"
+#include "dpcorr/features.h"
 #include "dpcorr/field.h"
 #include "dpcorr/io.h"
+#include "dpcorr/rng.h"
 #include "dpcorr/train.h"
 #include "dpcorr/tune.h"
 #include "harness.h"
@@ -51,6 +58,8 @@ static void numbers(dpc_json_writer *w)
 {
     double v[4] = {NAN, INFINITY, -INFINITY, 0.1};
     dpc_json_nums(w, "v", v, 4);
+    dpc_json_hash(w, "h", 0xfedcba9876543210ull);
+    dpc_json_hash(w, "h0", 42);
     dpc_json_num(w, "third", 1.0 / 3.0);
     dpc_json_raw(w, "raw", "{\"a\": 1}");
 }
@@ -115,6 +124,36 @@ static void memory(dpc_json_writer *w)
     dpc_train_memory_report_json(w, g_train, g_test, 7, 1234, g_rss);
 }
 
+/* Two records (the second without a test set: NAN written as null) and a time split whose
+ * loop is the front end's time in the loop minus the steps' parts (10 - (1+2+3+0.5+0.25)). */
+static void records(dpc_json_writer *w)
+{
+    dpc_train_record r[2] = {{.step = 5, .epoch = 1, .train_loss = 0.5, .test_loss = 0.25,
+                              .test_accuracy = 0.75, .epsilon = 1.5, .time_s = 2},
+                             {.step = 7, .epoch = 2, .train_loss = 0.125, .test_loss = NAN,
+                              .test_accuracy = NAN, .epsilon = 2, .time_s = 3}};
+    dpc_train_records_report_json(w, r, 2);
+    dpc_train_times tm = {.sample_s = 1, .gradient_s = 2, .noise_s = 3, .update_s = 0.5,
+                          .other_s = 0.25, .evaluate_s = 4};
+    dpc_train_times_report_json(w, &tm, 0.75, 0.125, 10);
+}
+
+/* Private centering (its release the ledger's first pre-release), GroupNorm only, none. */
+static dpc_features_config g_fc;
+static void normalization(dpc_json_writer *w)
+{
+    dpc_ledger L;
+    memset(&L, 0, sizeof L);
+    L.n_pre = 1;
+    L.pre_noise_multiplier[0] = 20;
+    L.epsilon_pre = 0.5;
+    dpc_features_normalization_report_json(w, &g_fc, &L);
+}
+
+/* Seeded: the 64-bit seed exact (2^64 - 1 is not a double); secure: null, never the key. */
+static dpc_rng g_rng;
+static void randomness(dpc_json_writer *w) { dpc_rng_report_json(w, &g_rng); }
+
 int main(void)
 {
     char want[1024], third[64];
@@ -130,7 +169,8 @@ int main(void)
           "one-line: %s", render(nested, 1));
 
     snprintf(want, sizeof want,
-             "{\"v\": [null, \"inf\", \"-inf\", %.17g], \"third\": %s, \"raw\": {\"a\": 1}}\n",
+             "{\"v\": [null, \"inf\", \"-inf\", %.17g], \"h\": \"fedcba9876543210\", \"h0\": "
+             "\"000000000000002a\", \"third\": %s, \"raw\": {\"a\": 1}}\n",
              0.1, third);
     CHECK(!strcmp(render(numbers, 1), want), "numbers: %s want %s", render(numbers, 1), want);
 
@@ -155,6 +195,40 @@ int main(void)
                   "{\"isa_levels\": {\"forced_by_DPCORR_ISA\": true, \"gemm\": \"avx2\", "
                   "\"gauss\": \"avx512\", \"noise\": \"sse2\"}}\n"),
           "isa_levels forced: %s", render(tune_forced, 1));
+
+    CHECK(!strcmp(render(records, 1),
+                  "{\"epochs\": [{\"epoch\": 1, \"step\": 5, \"train_loss\": 0.5, "
+                  "\"test_loss\": 0.25, \"test_accuracy\": 0.75, \"epsilon_so_far\": 1.5, "
+                  "\"time_s\": 2}, {\"epoch\": 2, \"step\": 7, \"train_loss\": 0.125, "
+                  "\"test_loss\": null, \"test_accuracy\": null, \"epsilon_so_far\": 2, "
+                  "\"time_s\": 3}], \"time_split_s\": {\"setup\": 0.75, \"sample\": 1, "
+                  "\"gradient\": 2, \"noise\": 3, \"update\": 0.5, \"step_other\": 0.25, "
+                  "\"evaluate\": 4, \"account\": 0.125, \"loop\": 3.25}}\n"),
+          "epochs and time split: %s", render(records, 1));
+    g_fc = (dpc_features_config){.kind = DPC_FEATURES_SCATTER, .groups = 27, .center = 20};
+    const char *nm = render(normalization, 1);
+    CHECK(!strncmp(nm, "{\"normalization\": {\"kind\": \"private\", \"method\": \"per-example "
+                       "GroupNorm (data-independent), then ", 89) &&
+              strstr(nm, "\"groups\": 27, \"noise_multiplier\": 20, \"epsilon_alone\": 0.5, "
+                         "\"accounting\": \"composed with the training run"),
+          "private centering: %s", nm);
+    g_fc.center = 0;
+    CHECK(!strcmp(render(normalization, 1),
+                  "{\"normalization\": {\"kind\": \"data-independent\", \"method\": "
+                  "\"per-example GroupNorm (data-independent)\", \"groups\": 27}}\n"),
+          "GroupNorm only: %s", render(normalization, 1));
+    g_fc.groups = 0;
+    CHECK(!strcmp(render(normalization, 1), "{\"normalization\": {\"kind\": \"none\"}}\n"),
+          "none: %s", render(normalization, 1));
+
+    g_rng.mode = DPC_RNG_SEEDED;
+    g_rng.seed = 18446744073709551615ull;
+    CHECK(!strcmp(render(randomness, 1),
+                  "{\"rng_mode\": \"seeded\", \"seed\": 18446744073709551615}\n"),
+          "seeded: %s", render(randomness, 1));
+    g_rng.mode = DPC_RNG_SECURE;
+    CHECK(!strcmp(render(randomness, 1), "{\"rng_mode\": \"secure\", \"seed\": null}\n"),
+          "secure: %s", render(randomness, 1));
 
     dpc_error err = {0};
     CHECK(!dpc_dataset_new(&g_train, 10, 3, 2, &err) && !dpc_dataset_new(&g_test, 4, 3, 2, &err),

@@ -1,7 +1,8 @@
 /* test_linreg_baseline.c — dpc_linreg_baseline (dpcorr/papers/linreg.h): each baseline against
  * the release rebuilt here from its documented recipe (fixed clip and non-private SGD on the
  * run's T without stat records and with their own step; SSP at the run's epsilon with the
- * prior's bounds or the given ones; OLS), bit for bit, and the refusals naming their field. */
+ * prior's bounds or the given ones; OLS), bit for bit, and the refusals naming their field; the
+ * list of baselines to run (dpc_linreg_baselines_parse). */
 #include "dpcorr.h"
 #include "harness.h"
 
@@ -25,8 +26,30 @@ static void by_hand(const dpc_dataset *ds, const dpc_linreg_opts *run, size_t T,
     dpc_linreg_free(lr);
 }
 
+/* Bit k is kind k; all, none, empty items skipped; an unknown word refused naming the list. */
+static void test_parse(void)
+{
+    dpc_error err = {0};
+    unsigned m = 99;
+    CHECK_OK(dpc_linreg_baselines_parse("none", &m, &err), &err);
+    CHECK(m == 0, "none: %u", m);
+    CHECK_OK(dpc_linreg_baselines_parse("all", &m, &err), &err);
+    CHECK(m == (1u << DPC_LINREG_NBASELINES) - 1, "all: %u", m);
+    CHECK_OK(dpc_linreg_baselines_parse("ols,fixed,,ssp,", &m, &err), &err);
+    CHECK(m == (1u << DPC_LINREG_BASELINE_OLS | 1u << DPC_LINREG_BASELINE_FIXED |
+                1u << DPC_LINREG_BASELINE_SSP), "ols,fixed,,ssp,: %u", m);
+    CHECK_OK(dpc_linreg_baselines_parse("sgd", &m, &err), &err);
+    CHECK(m == 1u << DPC_LINREG_BASELINE_SGD, "sgd: %u", m);
+    CHECK(dpc_linreg_baselines_parse("sgd,ssps", &m, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "baselines") && strstr(err.msg, "'ssps'"),
+          "unknown word refused: %s", err.msg);
+    CHECK(dpc_linreg_baselines_parse("fixe", &m, &err) == DPC_E_INVALID, "a prefix is no word");
+    CHECK(dpc_linreg_baselines_parse(NULL, &m, &err) == DPC_E_INVALID, "NULL refused");
+}
+
 int main(void)
 {
+    test_parse();
     dpc_error err = {0};
     dpc_rng rng;
     dpc_rng_seed(&rng, 21);

@@ -186,6 +186,20 @@ static void check_progress_and_refusals(void)
     CHECK(dpc_mech_compare(&cp, &rows, &nr, NULL, NULL, &err) == DPC_E_INVALID &&
               !strcmp(err.field, "steps"),
           "steps 0 refused: %s", err.field);
+    /* the pattern's ranges from the table, before any row is evaluated (no progress call) */
+    dpc_mech_compare_params_init(&cp, 40);
+    c.calls = 0;
+    cp.progress.fn = count_fn;
+    cp.progress.ctx = &c;
+    cp.part.b = 0;
+    CHECK(dpc_mech_compare(&cp, &rows, &nr, NULL, NULL, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "part.b") && strstr(err.msg, ">= 1") && c.calls == 0 && !rows,
+          "part.b 0 refused up front: %s (%d calls)", err.msg, c.calls);
+    cp.part.b = 1;
+    cp.part.kind = (dpc_participation_kind)5;
+    CHECK(dpc_mech_compare(&cp, &rows, &nr, NULL, NULL, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "part.kind") && c.calls == 0, "unknown pattern kind: %s",
+          err.msg);
     dpc_mech_compare_params_init(&cp, 10);
     CHECK(dpc_mech_compare(NULL, &rows, &nr, NULL, NULL, &err) == DPC_E_INVALID &&
               !strcmp(err.field, "p"), "NULL p: %s", err.field);

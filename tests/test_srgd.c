@@ -751,6 +751,16 @@ static void test_delta_rule(void)
     double mu;
     CHECK_OK(dpc_gdp_mu_for(1.0, 1e-5, &mu, &err), &err);
     CHECK(s && harness_near_rel(dpc_srgd_plan_get(s)->mu, mu, 1e-12), "mu at the derived delta");
+    if (s) { /* what a dry run shows: the plan's schedule, the ledger's delta, the rest as given */
+        dpc_srgd_config rc;
+        dpc_srgd_config_resolved(s, &rc);
+        const dpc_srgd_plan *P = dpc_srgd_plan_get(s);
+        CHECK(rc.steps == P->steps && rc.batch == P->batch && rc.beta == P->beta &&
+                  rc.clip == P->clip && rc.z_step == P->z_step && rc.delta == 1e-5 &&
+                  rc.L == c.L && rc.M == c.M && rc.R == c.R && rc.epsilon == c.epsilon &&
+                  rc.variant == c.variant && rc.noise == c.noise,
+              "resolved configuration: T %zu, B %zu, delta %g", rc.steps, rc.batch, rc.delta);
+    }
     dpc_srgd_free(s);
     s = NULL;
     c.delta = 1e-3; /* >= 1/4096 */

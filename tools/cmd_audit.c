@@ -217,25 +217,8 @@ static int plot_audit(const char *png, const dpc_audit_result *r)
         (r->in[i] ? hin : hout)[b] += 1;
     }
     double kx[KS], top[KS], both[KS], claim[KS];
-    size_t nk = 0;
-    dpc_error err = {0};
-    for (size_t j = 0; j < KS; j++) {
-        size_t k = (size_t)floor(pow((double)m / 2, (double)(j + 1) / KS) + 0.5);
-        if (k < 1 || (nk && k <= (size_t)kx[nk - 1])) continue;
-        size_t v1, v2;
-        double e1 = NAN, e2 = NAN;
-        if (!dpc_audit_correct(r->scores, r->in, m, k, 0, &v1, &err) &&
-            !dpc_audit_correct(r->scores, r->in, m, k, k, &v2, &err) &&
-            !dpc_audit_epsilon_bound(m, k, v1, r->ledger.delta, r->bound.significance, &e1, &err) &&
-            !dpc_audit_epsilon_bound(m, 2 * k, v2, r->ledger.delta, r->bound.significance, &e2,
-                                     &err)) {
-            kx[nk] = (double)k;
-            top[nk] = e1;
-            both[nk] = e2;
-            claim[nk] = r->ledger.epsilon;
-            nk++;
-        }
-    }
+    size_t nk = dpc_audit_bound_curve(r, KS, kx, top, both);
+    for (size_t j = 0; j < nk; j++) claim[j] = r->ledger.epsilon;
     plot_series hs[2] = {{"included", x, hin, NULL, BINS, PLOT_LINESPOINTS},
                          {"left out", x, hout, NULL, BINS, PLOT_LINESPOINTS}};
     plot_series ks[3] = {{"top k in", kx, top, NULL, nk, PLOT_LINESPOINTS},

@@ -9,7 +9,6 @@
 #include "demo_frontier.h"
 #include "train_run.h"
 
-#include <math.h>
 #include <string.h>
 
 /* The configuration is the library's (dpc_train_demo_frontier); the report reads the features
@@ -51,15 +50,7 @@ static int write_json(const char *path, const train_opts *o, const train_result 
     dpc_json_int(&w, "seed", (long long)o->fr.seed);
     dpc_json_str(&w, "rng_mode", "seeded (reproducible; not private against anyone who knows the seed)");
     dpc_json_end(&w);
-    dpc_json_obj(&w, "normalization");
-    dpc_json_str(&w, "kind", "private");
-    dpc_json_str(&w, "method", "per-example GroupNorm (data-independent), then the training set's "
-                         "per-coordinate mean released by the Gaussian mechanism and subtracted");
-    dpc_json_int(&w, "groups", (long long)fc.groups);
-    dpc_json_num(&w, "noise_multiplier", L->n_pre ? L->pre_noise_multiplier[0] : NAN);
-    dpc_json_num(&w, "epsilon_alone", L->epsilon_pre);
-    dpc_json_str(&w, "accounting", "composed with the training run into the ledger's epsilon");
-    dpc_json_end(&w);
+    dpc_features_normalization_report_json(&w, &fc, L);
     char lj[4096];
     dpc_ledger_json(L, lj, sizeof lj);
     dpc_json_raw(&w, "ledger", lj);

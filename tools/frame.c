@@ -176,26 +176,8 @@ FILE *frame_report_open(const run_frame *f, dpc_json_writer *w, const char *algo
     dpc_json_str(w, "dpcorr_version", dpc_version());
     dpc_json_str(w, "algo", algo);
     dpc_json_str(w, "label", f->label ? f->label : "");
-    /* which randomness ran (also in the ledger as seed_mode / seed) */
-    dpc_json_str(w, "rng_mode", dpc_rng_mode_name(f->rng.mode));
-    if (f->rng.mode == DPC_RNG_SEEDED) {
-        char sd[24];
-        snprintf(sd, sizeof sd, "%llu", (unsigned long long)f->rng.seed);
-        dpc_json_raw(w, "seed", sd);
-    } else {
-        dpc_json_null(w, "seed");
-    }
+    dpc_rng_report_json(w, &f->rng); /* also in the ledger as seed_mode / seed */
     return fp;
-}
-
-void frame_report_data(dpc_json_writer *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test)
-{
-    dpc_dataset_report_json(w, spec, train, test);
-}
-
-void frame_report_privacy(dpc_json_writer *w, const dpc_ledger *L, const char *telemetry)
-{
-    dpc_ledger_report_json(w, L, telemetry);
 }
 
 int frame_report_close(dpc_json_writer *w, FILE *fp, const char *path)

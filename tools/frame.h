@@ -14,8 +14,6 @@
 #include <stddef.h>
 
 extern const opt_spec FR_DATA, FR_SEED, FR_SECURE, FR_REPORT, FR_PLOT, FR_LABEL, FR_QUIET;
-/* The common entries of a trainer's table. */
-#define FRAME_OPTS &FR_DATA, &FR_SEED, &FR_SECURE, &FR_REPORT, &FR_PLOT, &FR_LABEL, &FR_QUIET
 /* Checkpoints and interruption (frame_ckpt.c): every trainer of `train` lists them. */
 extern const opt_spec FR_CHECKPOINT, FR_CHECKPOINT_EVERY, FR_RESUME, FR_STOP_AFTER;
 #define FRAME_CKPT_OPTS &FR_CHECKPOINT, &FR_CHECKPOINT_EVERY, &FR_RESUME, &FR_STOP_AFTER
@@ -108,14 +106,10 @@ void frame_dry_ckpt(const run_frame *f);
 /* "[label] " or "" (for progress lines). */
 const char *frame_tag(const run_frame *f, char *buf, size_t len);
 
-/* The report: open (header: dpcorr_version, algo, label), then the trainer's sections through
- * the writer (frame_report_data, frame_report_privacy and its own), then close. */
+/* The report: open (header: dpcorr_version, algo, label, the randomness), then the trainer's
+ * sections through the writer (the library's dpc_dataset_report_json, dpc_ledger_report_json
+ * and its own), then close. */
 FILE *frame_report_open(const run_frame *f, dpc_json_writer *w, const char *algo);
-void frame_report_data(dpc_json_writer *w, const char *spec, const dpc_dataset *train, const dpc_dataset *test);
-/* The ledger under "privacy", "telemetry" (what the trainer reports unnoised), then
- * "dp_outputs" (what the guarantee covers: the parameters and the ledger) and "not_dp" (everything
- * else the report and the progress lines hold is computed without noise). */
-void frame_report_privacy(dpc_json_writer *w, const dpc_ledger *L, const char *telemetry);
 /* "isa_levels": the level per kernel family this process uses, whether DPCORR_ISA forced it,
  * and the measured ns per unit per level (dpc_tune_isa; absent when forced or failed). */
 void frame_report_isa(dpc_json_writer *w);

@@ -4,7 +4,6 @@
 
 #include <ctype.h>
 #include <errno.h>
-#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -177,8 +176,8 @@ static dpc_field range_of(const opt_spec *o)
     dpc_field r = {.name = "", .type = DPC_FIELD_DOUBLE, .lo = o->lo, .hi = o->hi,
                    .flags = o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
     if (f && !(f->flags & DPC_FIELD_NO_RANGE)) { /* else the spec's own ("the CLI's range") */
-        int numeric = f->type <= DPC_FIELD_U64 && f->type != DPC_FIELD_BOOL &&
-                      f->type != DPC_FIELD_ENUM;
+        int numeric = dpc_field_is_numeric(f) && f->type != DPC_FIELD_BOOL &&
+                      f->type != DPC_FIELD_ENUM && f->type != DPC_FIELD_CHAR;
         r.lo = numeric ? f->lo : 0, r.hi = numeric ? f->hi : 0;
         r.flags = numeric ? f->flags & (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN) : 0u;
     }
@@ -693,30 +692,16 @@ static const char *field_option(const opt_cmd *c, const opt_spec *e, const char 
     return buf;
 }
 
-/* A value for the example: in the range and not the default, so that a dry run shows it. */
-static void example_value(const dpc_field *f, char *buf, size_t len)
-{
-    if (f->type == DPC_FIELD_ENUM) {
-        snprintf(buf, len, "%s", f->names[(int)f->def == 0 && f->nnames > 1 ? 1 : 0]);
-        return;
-    }
-    double d = f->def, c[3] = {d != 0 ? 2 * d : f->lo + 1, d / 2, (f->lo + f->hi) / 2};
-    for (int k = 0; k < 3; k++) {
-        double v = f->type == DPC_FIELD_DOUBLE ? c[k] : floor(c[k]);
-        if (v != d && dpc_field_check_value(f, "", v, NULL) == DPC_OK) {
-            dpc_field_format_number(v, buf, len);
-            return;
-        }
-    }
-    internal("no example value for a generated option");
-}
-
 /* The option of field f of entry e (type, names, texts; range, default and words are read from
  * the table when used). */
 static const opt_spec *generate(const opt_cmd *c, const opt_spec *e, const dpc_field *f)
 {
-    static const opt_type types[] = {OPT_DOUBLE, OPT_UINT, OPT_UINT, OPT_FLAG, OPT_CHOICE,
-                                     OPT_UINT};
+    /* by dpc_field_type; the non-values (STRUCT .. BYTES) and the CHAR and LONG types, which no
+     * option type reads, are not generated (opts_of) */
+    static const opt_type types[] = {[DPC_FIELD_DOUBLE] = OPT_DOUBLE, [DPC_FIELD_SIZE] = OPT_UINT,
+                                     [DPC_FIELD_INT] = OPT_UINT, [DPC_FIELD_BOOL] = OPT_FLAG,
+                                     [DPC_FIELD_ENUM] = OPT_CHOICE, [DPC_FIELD_U64] = OPT_UINT,
+                                     [DPC_FIELD_U32] = OPT_UINT};
     if (g_ngen == OPT_MAX) internal("too many generated options");
     opt_spec *g = &g_gen[g_ngen++];
     char nm[64], on[64], ex[64], w[128] = "";
@@ -734,8 +719,11 @@ static const opt_spec *generate(const opt_cmd *c, const opt_spec *e, const dpc_f
         g->when = keep("%s %s", en, sp + 1);
         snprintf(w, sizeof w, "%s %.*s ", en, (int)strcspn(sp + 1, "|"), sp + 1);
     }
+    /* The example's value is in the range and not the default, so that a dry run shows it. */
     if (g->type == OPT_FLAG) g->example = keep("%s%s", w, g->name);
-    else example_value(f, ex, sizeof ex), g->example = keep("%s%s %s", w, g->name, ex);
+    else if (dpc_field_format_example(f, ex, sizeof ex) < 0)
+        internal("no example value for a generated option");
+    else g->example = keep("%s%s %s", w, g->name, ex);
     return g;
 }
 
@@ -755,7 +743,9 @@ static const opt_spec *const *opts_of(const opt_cmd *c)
         const dpc_field_table *t = e->type == OPT_FIELDS ? e->fields() : NULL;
         for (size_t j = 0; t && j < t->count; j++) {
             const dpc_field *f = &t->fields[j];
-            if (f->group && !strcmp(f->group, e->group) && f->type <= DPC_FIELD_U64 &&
+            int typed = dpc_field_is_numeric(f) && f->type != DPC_FIELD_CHAR &&
+                        f->type != DPC_FIELD_LONG;
+            if (f->group && !strcmp(f->group, e->group) && typed &&
                 !setter(c, e->param, f->name) && n < OPT_MAX)
                 list[n++] = generate(c, e, f);
         }
@@ -875,7 +865,7 @@ void opt_dry_field(const dpc_field *f, const void *base, const char *prefix)
     double v = dpc_field_get(f, base);
     uint64_t u;
     const char *str;
-    if (f->type >= DPC_FIELD_STRUCT && f->type != DPC_FIELD_STRING) return; /* not values */
+    if (!dpc_field_is_numeric(f) && f->type != DPC_FIELD_STRING) return; /* not values */
     printf("%s%s = ", prefix, f->name);
     switch (f->type) {
     case DPC_FIELD_ENUM:
@@ -890,6 +880,19 @@ void opt_dry_field(const dpc_field *f, const void *base, const char *prefix)
         memcpy(&u, m, sizeof u);
         printf("%llu\n", (unsigned long long)u);
         break;
+    case DPC_FIELD_U32: printf("%llu\n", (unsigned long long)v); break; /* exact in double */
+    case DPC_FIELD_LONG: {
+        long l;
+        memcpy(&l, m, sizeof l);
+        printf("%ld\n", l);
+        break;
+    }
+    case DPC_FIELD_CHAR: {
+        char w[16];
+        dpc_field_format_char((int)v, w, sizeof w);
+        printf("%s\n", w);
+        break;
+    }
     case DPC_FIELD_STRING:
         memcpy(&str, m, sizeof str);
         printf("%s\n", str ? str : "");

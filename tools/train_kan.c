@@ -358,66 +358,9 @@ static void report_config(dpc_json_writer *w, const kan_run *r, const dpc_kan_lc
     dpc_json_str(w, "data", o->fr.data);
     dpc_json_str(w, "model", o->model);
     dpc_json_int(w, "parameters", (long long)r->P);
-    dpc_json_int(w, "iterates", (long long)r->T);
-    dpc_json_int(w, "batch", (long long)o->rc.batch);
-    dpc_json_num(w, "eta", o->rc.lr);
-    dpc_json_num(w, "clip", o->rc.clip);
-    dpc_json_num(w, "lambda", o->rc.privacy.lambda);
-    dpc_json_num(w, "radius", o->rc.radius);
-    dpc_json_int(w, "eval_every", (long long)o->rc.eval_every);
-    dpc_json_str(w, "noise_form", dpc_noise_form_name(o->form));
+    dpc_kan_run_config_report_json(w, &o->rc, r->T, o->form);
     dpc_json_end(w);
-    dpc_json_obj(w, "noise");
-    dpc_json_num(w, "noise_std_per_unit_clip", r->noise_std);
-    dpc_json_num(w, "noise_scale_c_priv", res->noise_scale);
-    dpc_json_int(w, "noisy_steps", (long long)(r->T - 1));
-    dpc_json_end(w);
-}
-
-static void report_metrics(dpc_json_writer *w, const dpc_kan_lcgd_result *res, double train_s, double wall_s)
-{
-    dpc_json_obj(w, "metrics");
-    dpc_json_num(w, "avg_train_loss", res->avg_train_loss);
-    dpc_json_num(w, "avg_train_err", res->avg_train_err);
-    dpc_json_num(w, "avg_test_loss", res->avg_test_loss);
-    dpc_json_num(w, "avg_test_err", res->avg_test_err);
-    dpc_json_num(w, "last_train_loss", res->last_train_loss);
-    dpc_json_num(w, "last_train_err", res->last_train_err);
-    dpc_json_num(w, "last_test_loss", res->last_test_loss);
-    dpc_json_num(w, "last_test_err", res->last_test_err);
-    dpc_json_num(w, "init_train_loss", res->init_train_loss);
-    dpc_json_num(w, "max_dist", res->max_dist);
-    dpc_json_num(w, "last_dist", res->last_dist);
-    dpc_json_int(w, "projections", (long long)res->projections);
-    dpc_json_int(w, "clipped", (long long)res->clipped);
-    dpc_json_int(w, "examples", (long long)res->examples);
-    dpc_json_int(w, "evaluated", (long long)res->evaluated);
-    dpc_json_num(w, "train_time_s", train_s);
-    dpc_json_num(w, "wall_time_s", wall_s);
-    dpc_json_end(w);
-}
-
-/* The paper's constants and bounds for the run (kan2). */
-static void report_theory(dpc_json_writer *w, const kan_run *r)
-{
-    const kopts *o = r->o;
-    dpc_kan2_bounds b;
-    dpc_kan2_run_bounds(r->k, &o->rc, o->fr.train->n, o->fr.train->d, r->T, r->noise_std, &r->mg, &b);
-    dpc_json_obj(w, "theory");
-    dpc_json_num(w, "gamma_lo", r->mg.gamma_lo);
-    dpc_json_num(w, "gamma_hi", r->mg.gamma_hi);
-    dpc_json_num(w, "G_delta", r->kc.G_delta);
-    dpc_json_num(w, "G_c", r->kc.G_c);
-    dpc_json_num(w, "beta", r->kc.beta);
-    dpc_json_num(w, "eta_max", r->kc.eta_max);
-    dpc_json_bool(w, "init_event_ok", r->kc.event_ok);
-    dpc_json_num(w, "A_corr_unit", b.A_corr);
-    dpc_json_num(w, "A_van_unit", b.A_van);
-    dpc_json_num(w, "A_non_unit", b.A_non);
-    dpc_json_num(w, "width_m_lo", b.m_lo);
-    dpc_json_num(w, "width_m_hi", b.m_hi);
-    dpc_json_num(w, "width_m_edge", b.m_edge);
-    dpc_json_end(w);
+    dpc_kan_run_noise_report_json(w, r->noise_std, res, r->T);
 }
 
 static int write_report(const kan_run *r, const dpc_kan_lcgd_result *res, double train_s)
@@ -427,14 +370,21 @@ static int write_report(const kan_run *r, const dpc_kan_lcgd_result *res, double
     FILE *f = frame_report_open(&o->fr, &w, "lcgd-projected");
     if (!f) return CLI_RUNTIME;
     report_config(&w, r, res);
-    frame_report_data(&w, o->fr.data, o->fr.train, o->fr.test);
-    frame_report_privacy(&w, &r->led, "losses, clip counts and distances are not privatized");
-    report_metrics(&w, res, train_s, cli_now() - o->fr.t0);
-    if (o->is_kan2) report_theory(&w, r);
+    dpc_dataset_report_json(&w, o->fr.data, o->fr.train, o->fr.test);
+    dpc_ledger_report_json(&w, &r->led, "losses, clip counts and distances are not privatized");
+    dpc_json_obj(&w, "metrics");
+    dpc_kan_lcgd_result_json(&w, res);
+    dpc_json_num(&w, "train_time_s", train_s);
+    dpc_json_num(&w, "wall_time_s", cli_now() - o->fr.t0);
+    dpc_json_end(&w);
+    if (o->is_kan2) { /* the paper's constants and bounds for the run */
+        dpc_kan2_bounds b;
+        dpc_kan2_run_bounds(r->k, &o->rc, o->fr.train->n, o->fr.train->d, r->T, r->noise_std,
+                            &r->mg, &b);
+        dpc_kan2_theory_report_json(&w, &r->mg, &r->kc, &b);
+    }
     dpc_json_nums(&w, "train_loss_per_iterate", r->lt, r->T);
-    char h[24];
-    snprintf(h, sizeof h, "%016llx", (unsigned long long)r->params_hash);
-    dpc_json_str(&w, "params_hash", h);
+    dpc_json_hash(&w, "params_hash", r->params_hash);
     return frame_report_close(&w, f, o->fr.report);
 }
 

@@ -11,8 +11,6 @@
 #include <string.h>
 #include <time.h>
 
-enum { B_FIXED = 1, B_SGD = 2, B_SSP = 4, B_OLS = 8 };
-
 /* ---- options ------------------------------------------------------------------------------- */
 
 #define PRIV "privacy"
@@ -186,28 +184,6 @@ static double *prior_field(dpc_linreg_prior *p, int k)
     return (double *)(void *)((char *)p + f->offset);
 }
 
-static int parse_baselines(const opt_set *s, const char *v, int *out)
-{
-    *out = 0;
-    if (!strcmp(v, "none")) return 0;
-    if (!strcmp(v, "all")) {
-        *out = B_FIXED | B_SGD | B_SSP | B_OLS;
-        return 0;
-    }
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", v);
-    for (char *tok = strtok(buf, ","); tok; tok = strtok(NULL, ",")) {
-        if (!strcmp(tok, "fixed")) *out |= B_FIXED;
-        else if (!strcmp(tok, "sgd")) *out |= B_SGD;
-        else if (!strcmp(tok, "ssp")) *out |= B_SSP;
-        else if (!strcmp(tok, "ols")) *out |= B_OLS;
-        else
-            return opt_fail_at(s, &L_BASELINES,
-                               "unknown baseline '%s' (fixed, sgd, ssp, ols, all, none)", tok);
-    }
-    return 0;
-}
-
 /* The algorithm's own options (DP-AMBSSGD: layout and DP-STAT). */
 static void read_algorithm(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
 {
@@ -215,7 +191,8 @@ static void read_algorithm(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
                                           &L_DOMAIN, &L_DPSTAT_RULE, &L_DPSTAT_BETA};
     dpc_linreg_opts *o = &c->o;
     opt_read_field(s, &L_LR, o);
-    if (algo == DPC_LINREG_SSGD || (c->baselines & B_FIXED)) opt_read_field(s, &L_CLIP, o);
+    if (algo == DPC_LINREG_SSGD || (c->baselines & (1u << DPC_LINREG_BASELINE_FIXED)))
+        opt_read_field(s, &L_CLIP, o);
     if (algo != DPC_LINREG_AMBSSGD) return;
     for (size_t i = 0; i < sizeof amb / sizeof amb[0]; i++) opt_read_field(s, amb[i], o);
     o->dpstat_k = opt_size(s, &L_DPSTAT_K, o->dpstat_k);
@@ -243,9 +220,10 @@ static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
         double *f = prior_field(&o->prior, k);
         *f = opt_dbl(s, &L_PRIOR[k], *f);
     }
-    int rc = parse_baselines(s, opt_str(s, &L_BASELINES, "none"), &c->baselines);
-    if (rc) return rc;
-    if (c->baselines & B_SSP) {
+    dpc_error err = {0};
+    if (dpc_linreg_baselines_parse(opt_str(s, &L_BASELINES, "none"), &c->baselines, &err))
+        return opt_fail_lib(s, &err);
+    if (c->baselines & (1u << DPC_LINREG_BASELINE_SSP)) {
         c->ssp_x = opt_dbl(s, &L_SSP_X, 0);
         c->ssp_y = opt_dbl(s, &L_SSP_Y, 0);
     }
@@ -257,7 +235,8 @@ static int read_opts(lr_cli *c, opt_set *s, dpc_linreg_algo algo)
         dpc_field_check_value(sf, "", dpc_field_get(sf, o), &serr))
         return opt_fail_lib_at(s, &L_STREAM, &serr);
     c->log_every = opt_size(s, &L_LOG_EVERY, 0);
-    if ((rc = opt_finish(s)) || (rc = frame_check(&c->fr, s, 1))) return rc;
+    int rc = opt_finish(s);
+    if (rc || (rc = frame_check(&c->fr, s, 1))) return rc;
     if (o->epsilon == 0 && o->noise_multiplier == 0)
         return opt_fail_at(s, &L_EPSILON, "required (or --noise-multiplier)");
     return 0;
@@ -280,62 +259,6 @@ static int fill_prior(lr_cli *c, opt_set *s, const dpc_dataset *ds)
 }
 
 /* ---- report -------------------------------------------------------------------------------- */
-
-static void report_plan(dpc_json_writer *w, const lr_cli *c, const dpc_linreg_plan *P)
-{
-    dpc_json_obj(w, "plan");
-    dpc_json_int(w, "steps", (long long)P->steps);
-    dpc_json_int(w, "batch", (long long)P->batch);
-    dpc_json_int(w, "stat_batch", (long long)P->stat_batch);
-    dpc_json_int(w, "tail_start", (long long)P->tail_start);
-    dpc_json_int(w, "unused_records", (long long)P->unused);
-    dpc_json_num(w, "eta", P->eta);
-    dpc_json_num(w, "clip", P->clip);
-    dpc_json_num(w, "clip_scale", P->clip_scale);
-    dpc_json_num(w, "domain_B", P->domain);
-    dpc_json_int(w, "dpstat_k", (long long)P->dpstat_k);
-    dpc_json_num(w, "dpstat_delta", P->dpstat_delta);
-    dpc_json_num(w, "dpstat_margin_gamma", P->dpstat_margin);
-    dpc_json_str(w, "dpstat_rule", dpc_dpstat_rule_name(P->dpstat_rule));
-    dpc_json_str(w, "calibration", dpc_calibration_name(c->o.calibration));
-    dpc_json_end(w);
-    static const char *const pn[NPRIOR] = {"h_norm", "kappa",   "r_x",        "k2",
-                                           "tail_a", "w_bound", "sigma_bound"};
-    dpc_linreg_prior q = P->prior;
-    dpc_json_obj(w, "public_inputs");
-    for (int k = 0; k < NPRIOR; k++) dpc_json_num(w, pn[k], *prior_field(&q, k));
-    dpc_json_obj(w, "source");
-    for (int k = 0; k < NPRIOR; k++) dpc_json_str(w, pn[k], c->src[k]);
-    dpc_json_end(w);
-    dpc_json_end(w);
-}
-
-static void report_paper(dpc_json_writer *w, const lr_cli *c, const dpc_linreg_plan *P)
-{
-    dpc_json_obj(w, "privacy_paper");
-    dpc_json_num(w, "rho", P->rho);
-    dpc_json_num(w, "rho_grad", P->rho_grad);
-    dpc_json_num(w, "rho_stat", P->rho_stat);
-    dpc_json_num(w, "noise_multiplier_stat", P->noise_multiplier_stat);
-    dpc_json_num(w, "eps0", P->eps0);
-    dpc_json_num(w, "delta0", P->delta0);
-    dpc_json_int(w, "stream", (long long)c->o.stream);
-    dpc_json_end(w);
-    dpc_linreg_check ck[DPC_LINREG_MAX_CHECKS];
-    size_t nc = dpc_linreg_checks(P, ck, DPC_LINREG_MAX_CHECKS);
-    dpc_json_arr(w, "preconditions");
-    for (size_t i = 0; i < nc; i++) {
-        dpc_json_obj(w, NULL);
-        dpc_json_str(w, "name", ck[i].name);
-        dpc_json_bool(w, "ok", ck[i].ok);
-        dpc_json_num(w, "value", ck[i].value);
-        dpc_json_num(w, "required", ck[i].required);
-        dpc_json_str(w, "source", ck[i].source);
-        dpc_json_str(w, "meaning", ck[i].meaning);
-        dpc_json_end(w);
-    }
-    dpc_json_end(w);
-}
 
 static void report_results(dpc_json_writer *w, const lr_out *u, size_t d)
 {
@@ -362,9 +285,7 @@ static void report_results(dpc_json_writer *w, const lr_out *u, size_t d)
     dpc_json_num(w, "wall_time_s", u->wall);
     dpc_json_num(w, "cpu_time_s", u->cpu);
     dpc_json_nums(w, "w", u->w, d);
-    char h[24];
-    snprintf(h, sizeof h, "%016llx", (unsigned long long)u->params_hash);
-    dpc_json_str(w, "params_hash", h);
+    dpc_json_hash(w, "params_hash", u->params_hash);
     dpc_json_end(w);
     dpc_json_arr(w, "baselines");
     for (size_t i = 0; i < u->nb; i++) {
@@ -389,10 +310,11 @@ static int write_report(const lr_cli *c, const lr_out *u)
     dpc_json_writer w;
     FILE *f = frame_report_open(&c->fr, &w, dpc_linreg_algo_name(u->P->algo));
     if (!f) return CLI_RUNTIME;
-    frame_report_data(&w, c->fr.data, c->fr.train, c->fr.test);
-    report_plan(&w, c, u->P);
-    frame_report_privacy(&w, &u->P->ledger, "clip_fraction, batch_loss and risk are not privatized");
-    report_paper(&w, c, u->P);
+    dpc_dataset_report_json(&w, c->fr.data, c->fr.train, c->fr.test);
+    dpc_linreg_plan_report_json(&w, u->P, &c->o, c->src);
+    dpc_ledger_report_json(&w, &u->P->ledger,
+                           "clip_fraction, batch_loss and risk are not privatized");
+    dpc_linreg_paper_report_json(&w, u->P, &c->o);
     report_results(&w, u, c->fr.train->d);
     return frame_report_close(&w, f, c->fr.report);
 }
@@ -560,7 +482,7 @@ static dpc_status lr_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
 static int lr_get(void *ctx, const dpc_ckpt *ck)
 {
     const lr_loop *l = ctx;
-    return lr_ckpt_get(l->c, l->s, l->u, ck);
+    return lr_ckpt_get(l->s, l->u, ck);
 }
 
 /* --resume (when given) and the steps, with checkpoints; FRAME_STOPPED when stopped by

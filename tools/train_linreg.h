@@ -13,7 +13,7 @@ typedef struct lr_cli {
     dpc_linreg_opts o;
     const char *src[NPRIOR]; /* where each public input came from */
     int given[NPRIOR];
-    int baselines;
+    unsigned baselines; /* bit k: run dpc_linreg_baseline_kind k */
     size_t log_every;
     double ssp_x, ssp_y;
 } lr_cli;
@@ -48,6 +48,6 @@ typedef struct lr_out {
  * sections into u (0 or an exit code, message printed). */
 void lr_ckpt_items(const lr_cli *c, const lr_out *u, dpc_ckpt *ck);
 dpc_status lr_ckpt_put(const lr_out *u, dpc_ckpt *ck, dpc_error *err);
-int lr_ckpt_get(const lr_cli *c, opt_set *s, lr_out *u, const dpc_ckpt *ck);
+int lr_ckpt_get(opt_set *s, lr_out *u, const dpc_ckpt *ck);
 
 #endif

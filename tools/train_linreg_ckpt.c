@@ -4,10 +4,9 @@
 #include "train_linreg.h"
 
 #include <stddef.h>
-#include <stdlib.h>
 
-/* The log records as a field table (dpcorr/field.h), packed by the library's dpc_field_pack
- * (the section "cli.log": these fields, record after record). */
+/* The log records as a field table (dpcorr/field.h), packed by the library
+ * (dpc_ckpt_put_records; the section "cli.log": these fields, record after record). */
 #define LOG_NUM(m, ty) \
     {.name = #m, .type = ty, .offset = offsetof(log_rec, m), \
      .size = sizeof(((log_rec *)0)->m), .flags = DPC_FIELD_NO_RANGE}
@@ -30,25 +29,15 @@ void lr_ckpt_items(const lr_cli *c, const lr_out *u, dpc_ckpt *ck)
 
 dpc_status lr_ckpt_put(const lr_out *u, dpc_ckpt *ck, dpc_error *err)
 {
-    double *lg = malloc((u->nlog * NLOG + 1) * sizeof *lg);
-    if (!lg) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
-    dpc_field_pack(&LOG_TABLE, u->lg, u->nlog, lg);
     dpc_status st = dpc_ckpt_put(ck, "cli.block", u->blk, 4, err);
-    if (!st) st = dpc_ckpt_put(ck, "cli.log", lg, NLOG * u->nlog, err);
-    free(lg);
-    return st;
+    return st ? st : dpc_ckpt_put_records(ck, "cli.log", &LOG_TABLE, u->lg, u->nlog, err);
 }
 
-int lr_ckpt_get(const lr_cli *c, opt_set *s, lr_out *u, const dpc_ckpt *ck)
+int lr_ckpt_get(opt_set *s, lr_out *u, const dpc_ckpt *ck)
 {
     dpc_error err = {0};
-    size_t n = 0;
-    const double *lg = dpc_ckpt_section(ck, "cli.log", &n);
-    if (dpc_ckpt_get(ck, "cli.block", u->blk, 4, &err)) return frame_ckpt_fail(s, &err);
-    if (n % NLOG || n / NLOG > u->cap)
-        return opt_fail(s, "--resume: %s: a log of %zu values does not fit this run", c->fr.resume,
-                        n);
-    dpc_field_unpack(&LOG_TABLE, lg, n / NLOG, u->lg);
-    u->nlog = n / NLOG;
+    if (dpc_ckpt_get(ck, "cli.block", u->blk, 4, &err) ||
+        dpc_ckpt_get_records(ck, "cli.log", &LOG_TABLE, u->lg, u->cap, &u->nlog, &err))
+        return frame_ckpt_fail(s, &err);
     return 0;
 }

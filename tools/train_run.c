@@ -387,36 +387,35 @@ static int end_epoch(run_ctx *x, size_t t, size_t spe, double loss_mean, double 
 {
     train_result *res = x->res;
     dpc_error err = {0};
-    epoch_rec *e = &res->epochs[res->nepochs++];
+    dpc_train_record *e = &res->epochs[res->nepochs++];
     e->epoch = (t + spe - 1) / spe;
     e->step = t;
     e->train_loss = loss_mean;
-    e->test_loss = e->test_acc = NAN;
+    e->test_loss = e->test_accuracy = NAN;
     if (x->o->fr.test &&
-        dpc_trainer_evaluate(x->tr, x->o->fr.test, &e->test_loss, &e->test_acc, &err)) {
+        dpc_trainer_evaluate(x->tr, x->o->fr.test, &e->test_loss, &e->test_accuracy, &err)) {
         fprintf(stderr, "\ndpcorr train: evaluation: %s\n", err.msg);
         return CLI_RUNTIME;
     }
     double ta = cli_now();
-    if (dpc_trainer_epsilon_at(x->tr, t, &e->eps, &err)) e->eps = NAN;
+    if (dpc_trainer_epsilon_at(x->tr, t, &e->epsilon, &err)) e->epsilon = NAN;
     res->account_s += cli_now() - ta;
     e->time_s = cli_now() - t0;
     /* kept by the trainer and saved in checkpoints: a resumed report keeps the earlier epochs */
-    dpc_train_record rec = {e->step, e->epoch, e->train_loss, e->test_loss, e->test_acc, e->eps,
-                            e->time_s};
-    if (dpc_trainer_record(x->tr, &rec, &err)) {
+    if (dpc_trainer_record(x->tr, e, &err)) {
         fprintf(stderr, "\ndpcorr train: %s\n", err.msg);
         return CLI_RUNTIME;
     }
     if (!x->o->fr.quiet) {
         char test[96] = "";
         if (x->o->fr.test && x->o->fr.train->n_classes)
-            snprintf(test, sizeof test, "  test_loss %.4f  test_acc %.4f", e->test_loss, e->test_acc);
+            snprintf(test, sizeof test, "  test_loss %.4f  test_acc %.4f", e->test_loss,
+                     e->test_accuracy);
         else if (x->o->fr.test)
             snprintf(test, sizeof test, "  test_loss %.6g (regression)", e->test_loss);
         if (x->tty) fputc('\n', stderr);
         fprintf(stderr, "%sepoch %3zu  step %6zu  train_loss %.4f%s  eps_so_far %.3f  %.1fs\n",
-                x->tag, e->epoch, e->step, e->train_loss, test, e->eps, e->time_s);
+                x->tag, e->epoch, e->step, e->train_loss, test, e->epsilon, e->time_s);
     }
     return 0;
 }
@@ -464,14 +463,7 @@ static int loop(run_ctx *x)
     if (!res->epochs) return opt_fail(x->s, "out of memory");
     size_t nrec;
     const dpc_train_record *rec = dpc_trainer_records(x->tr, &nrec); /* a resumed run's history */
-    for (size_t i = 0; i < nrec && res->nepochs < E + 1; i++)
-        res->epochs[res->nepochs++] = (epoch_rec){.epoch = rec[i].epoch,
-                                                  .step = rec[i].step,
-                                                  .train_loss = rec[i].train_loss,
-                                                  .test_loss = rec[i].test_loss,
-                                                  .test_acc = rec[i].test_accuracy,
-                                                  .eps = rec[i].epsilon,
-                                                  .time_s = rec[i].time_s};
+    for (size_t i = 0; i < nrec && res->nepochs < E + 1; i++) res->epochs[res->nepochs++] = rec[i];
     loop_ctx c = {.x = x, .n = n, .spe = spe, .E = E, .t0 = cli_now()};
     dpc_step_info info;
     frame_loop L = {.run = dpc_trainer_run_ops(x->tr), .info = &info, .ctx = &c,
@@ -516,49 +508,20 @@ static int write_report(const run_ctx *x)
     FILE *f = frame_report_open(&o->fr, &w, "dp-ftrl");
     if (!f) return CLI_RUNTIME;
     report_config(&w, o, r, dpc_trainer_config(x->tr));
-    frame_report_data(&w, o->fr.data, o->fr.train, o->fr.test);
+    dpc_dataset_report_json(&w, o->fr.data, o->fr.train, o->fr.test);
     report_memory(&w, o->fr.train, o->fr.test, r);
-    frame_report_privacy(&w, &r->ledger, "train_loss and clip fraction are not privatized");
-    dpc_json_arr(&w, "epochs");
-    for (size_t i = 0; i < r->nepochs; i++) {
-        const epoch_rec *e = &r->epochs[i];
-        dpc_json_obj(&w, NULL);
-        dpc_json_int(&w, "epoch", (long long)e->epoch);
-        dpc_json_int(&w, "step", (long long)e->step);
-        dpc_json_num(&w, "train_loss", e->train_loss);
-        dpc_json_num(&w, "test_loss", e->test_loss);
-        dpc_json_num(&w, "test_accuracy", e->test_acc);
-        dpc_json_num(&w, "epsilon_so_far", e->eps);
-        dpc_json_num(&w, "time_s", e->time_s);
-        dpc_json_end(&w);
-    }
-    dpc_json_end(&w);
+    dpc_ledger_report_json(&w, &r->ledger, "train_loss and clip fraction are not privatized");
+    dpc_train_records_report_json(&w, r->epochs, r->nepochs);
     dpc_json_obj(&w, "final");
     dpc_json_num(&w, "test_accuracy", r->final_acc);
     dpc_json_num(&w, "test_loss", r->final_loss);
     dpc_json_num(&w, "wall_time_s", r->wall_s);
     dpc_json_num(&w, "train_time_s", r->train_s);
     dpc_json_num(&w, "examples_per_s", r->examples_per_s);
-    /* the split of the time (seconds): set-up (with the noise calibration), the steps' parts,
-     * the evaluations, epsilon-so-far accounting; loop = train_time_s - the steps' parts */
-    const dpc_train_times *tm = &r->times;
-    dpc_json_obj(&w, "time_split_s");
-    dpc_json_num(&w, "setup", r->setup_s);
-    dpc_json_num(&w, "sample", tm->sample_s);
-    dpc_json_num(&w, "gradient", tm->gradient_s);
-    dpc_json_num(&w, "noise", tm->noise_s);
-    dpc_json_num(&w, "update", tm->update_s);
-    dpc_json_num(&w, "step_other", tm->other_s);
-    dpc_json_num(&w, "evaluate", tm->evaluate_s);
-    dpc_json_num(&w, "account", r->account_s);
-    dpc_json_num(&w, "loop", r->train_s - (tm->sample_s + tm->gradient_s + tm->noise_s + tm->update_s +
-                                     tm->other_s));
-    dpc_json_end(&w);
+    dpc_train_times_report_json(&w, &r->times, r->setup_s, r->account_s, r->train_s);
     dpc_json_int(&w, "steps_done", (long long)r->steps_done);
     dpc_json_int(&w, "resumed_from_step", (long long)r->resumed_from);
-    char hash[24];
-    snprintf(hash, sizeof hash, "%016llx", (unsigned long long)r->params_hash);
-    dpc_json_str(&w, "params_hash", hash);
+    dpc_json_hash(&w, "params_hash", r->params_hash);
     dpc_json_end(&w);
     dpc_dist_report_json(&w, &r->dist);
     return frame_report_close(&w, f, o->fr.report);
@@ -572,7 +535,7 @@ static int finish(run_ctx *x)
     res->steps_done = dpc_trainer_steps_done(x->tr);
     res->final_acc = res->final_loss = NAN;
     if (res->nepochs) {
-        res->final_acc = res->epochs[res->nepochs - 1].test_acc;
+        res->final_acc = res->epochs[res->nepochs - 1].test_accuracy;
         res->final_loss = res->epochs[res->nepochs - 1].test_loss;
     } else if (o->fr.test && res->steps_done == dpc_trainer_steps_total(x->tr) &&
                dpc_trainer_evaluate(x->tr, o->fr.test, &res->final_loss, &res->final_acc, &err)) {
@@ -635,15 +598,16 @@ int train_plot(const char *png, const train_result *runs, const char *const *lab
             size_t n = runs[k].nepochs;
             for (size_t i = 0; i < n; i++) {
                 xs[off + i] = (double)runs[k].epochs[i].epoch;
-                ya[off + i] = isnan(runs[k].epochs[i].test_acc) ? runs[k].epochs[i].test_loss
-                                                                : runs[k].epochs[i].test_acc;
+                ya[off + i] = isnan(runs[k].epochs[i].test_accuracy)
+                                  ? runs[k].epochs[i].test_loss
+                                  : runs[k].epochs[i].test_accuracy;
                 yl[off + i] = runs[k].epochs[i].train_loss;
             }
             acc[k] = (plot_series){labels[k], xs + off, ya + off, NULL, n, PLOT_LINESPOINTS};
             loss[k] = (plot_series){labels[k], xs + off, yl + off, NULL, n, PLOT_LINESPOINTS};
             off += n;
         }
-        int regression = nruns && runs[0].nepochs && isnan(runs[0].epochs[0].test_acc);
+        int regression = nruns && runs[0].nepochs && isnan(runs[0].epochs[0].test_accuracy);
         int tested = 0; /* without a test set the test panel is omitted, not drawn empty */
         for (size_t i = 0; i < total; i++) tested |= !isnan(ya[i]);
         plot_panel panels[2] = {

@@ -20,14 +20,9 @@ typedef struct train_opts {
     int dry_run;              /* print the resolved configuration and stop */
 } train_opts;
 
-typedef struct epoch_rec {
-    size_t epoch, step;
-    double train_loss, test_loss, test_acc, eps, time_s;
-} epoch_rec;
-
 typedef struct train_result {
     dpc_ledger ledger;
-    epoch_rec *epochs;   /* malloc'ed (nepochs) */
+    dpc_train_record *epochs; /* malloc'ed (nepochs): the trainer's records */
     size_t nepochs;
     double final_acc, final_loss, wall_s, train_s, examples_per_s;
     uint64_t params_hash;

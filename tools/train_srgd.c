@@ -322,9 +322,6 @@ static int build(srgd_run *r)
 static void dry_run(const srgd_run *r)
 {
     const srgd_opts *o = r->o;
-    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
-    const dpc_srgd_config *c = dpc_srgd_config_get(r->srgd);
-    const dpc_ledger *G = dpc_srgd_ledger(r->srgd);
     frame_dry(&o->fr);
     if (o->have_problem) opt_dry_fields(dpc_srgd_problem_config_fields(), &o->pc, "problem.");
     else opt_dry_str("problem.kind", "");
@@ -334,18 +331,12 @@ static void dry_run(const srgd_run *r)
     opt_dry_str("regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
     opt_dry_num("c", o->cc);
     opt_dry_uint("literal", (uint64_t)o->literal);
-    /* the run's configuration as resolved: the plan's schedule, the ledger's delta */
-    dpc_srgd_config shown = *c;
-    shown.steps = L->steps;
-    shown.batch = L->batch;
-    shown.beta = L->beta;
-    shown.clip = L->clip;
-    shown.z_step = L->z_step;
-    shown.delta = G->delta; /* dpc_account_resolve_delta */
+    dpc_srgd_config shown; /* as resolved: the plan's schedule, the ledger's delta */
+    dpc_srgd_config_resolved(r->srgd, &shown);
     opt_dry_fields(dpc_srgd_config_fields(), &shown, "");
     opt_dry_str("trace", o->trace);
     frame_dry_ckpt(&o->fr);
-    opt_dry_num("noise_multiplier", G->noise_multiplier);
+    opt_dry_num("noise_multiplier", dpc_srgd_ledger(r->srgd)->noise_multiplier);
 }
 
 /* ---- the run, the report, the trace and the plot ------------------------------------------- */
@@ -359,52 +350,7 @@ static void report_config(dpc_json_writer *w, const srgd_run *r)
     dpc_json_str(w, "data", r->ds->source);
     dpc_json_str(w, "model", r->spec);
     dpc_json_str(w, "isa", dpc_isa_name(dpc_model_get_config(r->model)->isa)); /* model and noise */
-    dpc_json_str(w, "regime", o->regime == DPC_SRGD_REGIME_B ? "B" : "A");
-    /* regime A's constant (c_DP or cc; regime B has none: cc, 0) */
-    dpc_json_num(w, "c", dpc_srgd_preset_constant(c, DPC_SRGD_REGIME_A, o->cc, o->literal, r->ds->n,
-                                            c->delta, NULL));
-    dpc_json_bool(w, "literal", o->literal);
-    dpc_json_str(w, "variant", dpc_srgd_variant_name(c->variant));
-    dpc_json_str(w, "noise", dpc_srgd_noise_name(c->noise));
-    dpc_json_num(w, "L", c->L);
-    dpc_json_num(w, "M", c->M);
-    dpc_json_num(w, "R", c->R);
-    dpc_json_int(w, "steps", (long long)L->steps);
-    dpc_json_int(w, "batch", (long long)L->batch);
-    dpc_json_num(w, "beta", L->beta);
-    dpc_json_num(w, "clip_delta", L->clip);
-    dpc_json_num(w, "z_step", L->z_step);
-    dpc_json_bool(w, "permute", c->permute);
-    dpc_json_end(w);
-}
-
-static void report_steps(dpc_json_writer *w, const srgd_run *r, size_t T)
-{
-    const dpc_srgd_plan *L = dpc_srgd_plan_get(r->srgd);
-    dpc_json_obj(w, "privacy_paper");
-    dpc_json_bool(w, "private", L->private_run);
-    dpc_json_num(w, "mu", L->mu);
-    dpc_json_num(w, "mu_effective", L->mu_effective);
-    dpc_json_num(w, "delta_achieved", L->delta_achieved);
-    dpc_json_num(w, "sigma_S", L->sigma);
-    dpc_json_num(w, "sensitivity_formula", L->sens_formula);
-    dpc_json_num(w, "sensitivity_mechanism", L->sens_mechanism);
-    dpc_json_end(w);
-    dpc_json_arr(w, "steps");
-    for (size_t t = 0; t < T; t++) {
-        const dpc_srgd_step_info *i = &r->tr[t];
-        dpc_json_obj(w, NULL);
-        dpc_json_int(w, "t", (long long)i->step);
-        dpc_json_num(w, "max_delta_norm", i->max_norm);
-        dpc_json_num(w, "clip_fraction", i->clip_fraction);
-        dpc_json_num(w, "noise_norm", i->noise_norm);
-        dpc_json_num(w, "b_norm", i->b_norm);
-        dpc_json_num(w, "grad_norm", i->grad_norm);
-        dpc_json_num(w, "srg_error", i->srg_error);
-        dpc_json_num(w, "batch_loss", i->loss);
-        dpc_json_num(w, "risk", i->risk);
-        dpc_json_end(w);
-    }
+    dpc_srgd_config_report_json(w, c, L, o->regime, o->cc, o->literal, r->ds->n);
     dpc_json_end(w);
 }
 
@@ -420,18 +366,17 @@ static int write_report(const srgd_run *r, const srgd_final *f)
     FILE *fp = frame_report_open(&r->o->fr, &w, "dp-srgd");
     if (!fp) return CLI_RUNTIME;
     report_config(&w, r);
-    if (r->o->fr.train) frame_report_data(&w, r->o->fr.data, r->o->fr.train, r->o->fr.test);
-    frame_report_privacy(&w, dpc_srgd_ledger(r->srgd),
+    if (r->o->fr.train) dpc_dataset_report_json(&w, r->o->fr.data, r->o->fr.train, r->o->fr.test);
+    dpc_ledger_report_json(&w, dpc_srgd_ledger(r->srgd),
                          "norms, clip rates, losses and risks are not privatized");
-    report_steps(&w, r, T);
+    dpc_srgd_plan_report_json(&w, L);
+    dpc_srgd_steps_report_json(&w, r->tr, T);
     dpc_json_obj(&w, "final");
     dpc_json_int(&w, "rounds", (long long)T);
     dpc_json_int(&w, "grad_evals", T ? (long long)r->tr[T - 1].grad_evals : 0);
     dpc_json_int(&w, "n_used", (long long)L->n_used);
-    char h[24];
-    snprintf(h, sizeof h, "%016llx",
-             (unsigned long long)dpc_params_hash(dpc_srgd_output(r->srgd), dpc_srgd_num_params(r->srgd)));
-    dpc_json_str(&w, "params_hash", h);
+    dpc_json_hash(&w, "params_hash",
+                  dpc_params_hash(dpc_srgd_output(r->srgd), dpc_srgd_num_params(r->srgd)));
     dpc_json_num(&w, "risk", f->risk);
     dpc_json_num(&w, "excess_risk", f->excess);
     dpc_json_num(&w, "test_accuracy", f->acc);
@@ -506,8 +451,7 @@ static void banner(const srgd_run *r)
 /* ---- checkpoints: the command's items and the rounds' telemetry so far (frame_run's hooks) -- */
 
 /* The telemetry of a round: the section "cli.trace" holds the fields of dpc_srgd_step_info (its
- * field table), round after round. */
-#define NTRACE (dpc_srgd_step_info_fields()->count)
+ * field table), round after round (dpc_ckpt_put_records). */
 
 static void ckpt_items(void *ctx, dpc_ckpt *ck)
 {
@@ -524,13 +468,8 @@ static void ckpt_items(void *ctx, dpc_ckpt *ck)
 static dpc_status ckpt_put(void *ctx, dpc_ckpt *ck, dpc_error *err)
 {
     const srgd_run *r = ctx;
-    size_t t = dpc_srgd_steps_done(r->srgd);
-    double *v = malloc((NTRACE * t + 1) * sizeof *v);
-    if (!v) return dpc_error_set(err, DPC_E_NOMEM, "out of memory");
-    dpc_field_pack(dpc_srgd_step_info_fields(), r->tr, t, v);
-    dpc_status st = dpc_ckpt_put(ck, "cli.trace", v, NTRACE * t, err);
-    free(v);
-    return st;
+    return dpc_ckpt_put_records(ck, "cli.trace", dpc_srgd_step_info_fields(), r->tr,
+                                dpc_srgd_steps_done(r->srgd), err);
 }
 
 /* --resume F: the telemetry of the saved rounds. */
@@ -538,11 +477,12 @@ static int ckpt_get(void *ctx, const dpc_ckpt *ck)
 {
     srgd_run *r = ctx;
     size_t t = dpc_srgd_steps_done(r->srgd), n = 0;
-    const double *v = dpc_ckpt_section(ck, "cli.trace", &n);
-    if (n != NTRACE * t)
-        return opt_fail(r->s, "--resume: %s: telemetry of %zu values, expected %zu",
-                        r->o->fr.resume, n, NTRACE * t);
-    dpc_field_unpack(dpc_srgd_step_info_fields(), v, t, r->tr);
+    dpc_error err = {0};
+    if (dpc_ckpt_get_records(ck, "cli.trace", dpc_srgd_step_info_fields(), r->tr, t, &n, &err))
+        return frame_ckpt_fail(r->s, &err);
+    if (n != t)
+        return opt_fail(r->s, "--resume: %s: telemetry of %zu rounds, expected %zu",
+                        r->o->fr.resume, n, t);
     return 0;
 }
 

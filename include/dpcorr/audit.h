@@ -266,6 +266,14 @@ DPC_API void dpc_audit_result_free(dpc_audit_result *r);
  * is less private than its ledger says; 0 otherwise, and for r NULL. */
 DPC_API int dpc_audit_refutes(const dpc_audit_result *r);
 
+/* The lower bound per guess count (the curve a front end plots beside the scores): for the
+ * guess counts k_j = round((m/2)^((j + 1)/cap)), j < cap (m = r->canaries; each k >= 1 once,
+ * increasing), the bound at r's per-test significance and delta with k "included" guesses on
+ * the highest scores (eps_top) and with k more "excluded" guesses on the lowest (eps_both); a k
+ * whose bound cannot be computed is left out. k, eps_top, eps_both: (cap). Returns the count. */
+DPC_API size_t dpc_audit_bound_curve(const dpc_audit_result *r, size_t cap, double *k,
+                                     double *eps_top, double *eps_both);
+
 /* What dpc_audit_run would run, without training (a dry run): the checks that need no training
  * (the configuration, the canaries against the model's parameters and the training examples)
  * and the trainer configuration resolved by dpc_train_config_resolve on the audit's training set

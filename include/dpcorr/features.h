@@ -133,6 +133,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_features_center_private(dpc_dataset *train,
                                                              const dpc_rng *rng, double *mean,
                                                              dpc_error *err);
 
+/* The member "normalization" of a run's report (dpcorr/io.h's writer) for features cfg trained
+ * with ledger L: kind "private" with centering (the method, groups, the release's noise
+ * multiplier L->pre_noise_multiplier[0] (NAN without one), its epsilon alone L->epsilon_pre and
+ * how it is accounted), "data-independent" with GroupNorm only (method, groups), else "none". */
+struct dpc_json_writer;
+struct dpc_ledger;
+DPC_API void dpc_features_normalization_report_json(struct dpc_json_writer *w,
+                                                    const dpc_features_config *cfg,
+                                                    const struct dpc_ledger *L);
+
 #ifdef __cplusplus
 }
 #endif

@@ -164,6 +164,14 @@ DPC_API DPC_NODISCARD dpc_status dpc_field_parse_char(const dpc_field *f, const 
  * "nan"). Returns snprintf's count. */
 DPC_API int dpc_field_format_number(double v, char *buf, size_t len);
 
+/* An example value of a numeric field for a front end's help ("--nu 0.25"): a value the range
+ * check accepts and that differs from the default where one exists: an ENUM's second name when
+ * the default is its first, else its first; otherwise the first of twice the default (lo + 1
+ * for a zero default), half the default and the middle of the range that is accepted (integral
+ * for the integer types). Written as dpc_field_format_number does; returns snprintf's count, or
+ * -1 (buf "") when the field is not numeric (or a CHAR) or no candidate is in its range. */
+DPC_API int dpc_field_format_example(const dpc_field *f, char *buf, size_t len);
+
 /* The names of an ENUM field joined by sep, def_mark (may be NULL) written after the default's
  * ("constant|cosine|cooldown"; with " | " and " (default)": "constant (default) | cosine");
  * "" for a field that is not an ENUM. Returns the length of the whole text (as snprintf; buf

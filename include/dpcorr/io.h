@@ -114,6 +114,9 @@ DPC_API void dpc_json_int(dpc_json_writer *w, const char *key, long long v);
 DPC_API void dpc_json_str(dpc_json_writer *w, const char *key, const char *v);
 DPC_API void dpc_json_bool(dpc_json_writer *w, const char *key, int v);
 DPC_API void dpc_json_null(dpc_json_writer *w, const char *key);
+/* A 64-bit hash (dpc_params_hash) as a string of 16 lowercase hex digits: exact, where a
+ * JSON number would round it. */
+DPC_API void dpc_json_hash(dpc_json_writer *w, const char *key, uint64_t h);
 /* A member whose value is already JSON text (e.g. dpc_ledger_json). */
 DPC_API void dpc_json_raw(dpc_json_writer *w, const char *key, const char *json);
 /* Numbers of an array (one line). */

@@ -119,6 +119,11 @@ DPC_API DPC_NODISCARD dpc_status dpc_rng_check(const dpc_rng *rng, dpc_error *er
 
 /* "seeded" or "secure". */
 DPC_API const char *dpc_rng_mode_name(dpc_rng_mode mode);
+/* A report's members "rng_mode" (dpc_rng_mode_name) and "seed": the seed in seeded mode (an
+ * integer), null in secure mode (the key is never written), so a report says which randomness
+ * ran. */
+struct dpc_json_writer;
+DPC_API void dpc_rng_report_json(struct dpc_json_writer *w, const dpc_rng *rng);
 
 /* Derives the key of stream `stream_id` (see DPC_STREAM_ID). Pure and cheap (one block). */
 DPC_API dpc_rng_stream dpc_rng_stream_derive(const dpc_rng *rng, uint64_t stream_id);

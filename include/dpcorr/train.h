@@ -393,6 +393,16 @@ DPC_API DPC_NODISCARD dpc_status dpc_trainer_record(dpc_trainer *tr, const dpc_t
 /* The records so far (after dpc_trainer_resume: the checkpoint's); *n receives their count.
  * Distributed runs: rank 0's (the one that reads checkpoints). */
 DPC_API const dpc_train_record *dpc_trainer_records(const dpc_trainer *tr, size_t *n);
+/* A report's "epochs": one object per record of r (n): epoch, step, train_loss, test_loss,
+ * test_accuracy, epsilon_so_far, time_s. */
+DPC_API void dpc_train_records_report_json(struct dpc_json_writer *w, const dpc_train_record *r,
+                                           size_t n);
+/* A report's "time_split_s" (seconds): setup (dpc_trainer_new with the calibration, as the
+ * front end measured it), the steps' parts of tm (sample, gradient, noise, update, step_other),
+ * evaluate, account (the front end's epsilon-so-far accounting) and loop = train_s (the front
+ * end's time in the steps' loop) minus the steps' parts. */
+DPC_API void dpc_train_times_report_json(struct dpc_json_writer *w, const dpc_train_times *tm,
+                                         double setup_s, double account_s, double train_s);
 
 /* Atomic checkpoint (temporary file + fsync + rename; mode 0600: in secure mode it holds the
  * key). Before writing, temporary files "<path>.tmp.<pid>" left next to it by processes that no
@@ -466,6 +476,17 @@ DPC_API DPC_NODISCARD dpc_status dpc_ckpt_get(const dpc_ckpt *ck, const char *na
                                               size_t n, dpc_error *err);
 /* Section name (owned by ck) and its size, or NULL (*n = 0) when absent. */
 DPC_API const double *dpc_ckpt_section(const dpc_ckpt *ck, const char *name, size_t *n);
+/* Sections of records described by a field table (dpcorr/field.h: a front end's per-step
+ * telemetry, a trainer's step records): _put writes n records recs (structs t describes) field
+ * by field (dpc_field_pack: n x t->count values); _get reads them back into recs (room for cap
+ * records), *n their count: DPC_E_FORMAT naming the file and the section when it is missing,
+ * not whole records or more than cap. */
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_put_records(dpc_ckpt *ck, const char *name,
+                                                      const dpc_field_table *t, const void *recs,
+                                                      size_t n, dpc_error *err);
+DPC_API DPC_NODISCARD dpc_status dpc_ckpt_get_records(const dpc_ckpt *ck, const char *name,
+                                                      const dpc_field_table *t, void *recs,
+                                                      size_t cap, size_t *n, dpc_error *err);
 DPC_API const char *dpc_ckpt_kind(const dpc_ckpt *ck);
 DPC_API size_t dpc_ckpt_step(const dpc_ckpt *ck);
 DPC_API size_t dpc_ckpt_num_params(const dpc_ckpt *ck);

@@ -505,6 +505,12 @@ typedef struct dpc_kan2_bounds {
 DPC_API void dpc_kan2_run_bounds(const dpc_kan2 *k, const dpc_kan_run_config *rc, size_t n,
                                  size_t d, size_t T, double noise_std, const dpc_kan_margin *mg,
                                  dpc_kan2_bounds *out);
+/* The member "theory" of a run's report (dpcorr/io.h's writer): the margin's gamma_lo and
+ * gamma_hi, the constants (G_delta, G_c, beta, eta_max, init_event_ok) and the bounds b
+ * (A_corr_unit, A_van_unit, A_non_unit, width_m_lo, width_m_hi, width_m_edge). */
+struct dpc_json_writer;
+DPC_API void dpc_kan2_theory_report_json(struct dpc_json_writer *w, const dpc_kan_margin *mg,
+                                         const dpc_kan_consts *kc, const dpc_kan2_bounds *b);
 
 /* Chooses the noise std per unit clip (the paper's kappa) and fills the ledger: epsilon is the
  * accountant's route (the dpc_kan_calibrate argument: zero-out, participations bounded by the
@@ -668,6 +674,19 @@ DPC_API size_t dpc_kan_lcgd_steps_done(const dpc_kan_lcgd *r);
 DPC_API size_t dpc_kan_lcgd_steps_total(const dpc_kan_lcgd *r);
 /* The metrics of the iterates visited so far (dpc_kan_lcgd_train's result after all T). */
 DPC_API void dpc_kan_lcgd_result_get(const dpc_kan_lcgd *r, dpc_kan_lcgd_result *res);
+/* The metrics of res as members of the open object of dpcorr/io.h's writer (avg_train_loss
+ * ... evaluated, in the struct's order; noise_scale is reported with the noise), as `train --algo
+ * lcgd-projected --report` writes its "metrics". */
+DPC_API void dpc_kan_lcgd_result_json(struct dpc_json_writer *w, const dpc_kan_lcgd_result *res);
+/* A run's report members (dpcorr/io.h's writer). dpc_kan_run_config_report_json, in the open
+ * "config" object: "iterates" (T), batch, "eta" (c->lr), clip, lambda, radius, eval_every and
+ * the noise form (as the run resolved them). dpc_kan_run_noise_report_json: "noise" with the
+ * noise std per unit clip (the paper's kappa, dpc_kan_run_resolve's), c_priv (res->noise_scale)
+ * and the noisy steps (T - 1: W_0 is not noised). */
+DPC_API void dpc_kan_run_config_report_json(struct dpc_json_writer *w, const dpc_kan_run_config *c,
+                                            size_t T, dpc_noise_form form);
+DPC_API void dpc_kan_run_noise_report_json(struct dpc_json_writer *w, double noise_std,
+                                           const dpc_kan_lcgd_result *res, size_t T);
 
 /* Checkpoints (the container of dpcorr/train.h, kind DPC_KAN_LCGD_KIND). _save adds the run's
  * configuration items (n, iterates, batch, eta, clip, lambda, noise_std, radius, noise_form, the

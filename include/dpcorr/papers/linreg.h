@@ -275,6 +275,17 @@ typedef struct dpc_linreg_check {
 /* Fills up to cap checks for the plan; returns how many were written. */
 DPC_API size_t dpc_linreg_checks(const dpc_linreg_plan *plan, dpc_linreg_check *out, size_t cap);
 
+/* The run's report sections (dpcorr/io.h's writer, members of the open object), as `train
+ * --algo dp-ambssgd|dp-ssgd --report` writes them. dpc_linreg_plan_report_json: "plan" (the
+ * layout, steps, clips, domain, DP-STAT and o's calibration) and "public_inputs" (the prior's
+ * values, "tail_a" for a, and their "source": src[k] for field k of dpc_linreg_prior, e.g. from
+ * dpc_linreg_prior_source). dpc_linreg_paper_report_json: "privacy_paper" (the paper's zCDP
+ * and SSGD quantities, o's stream) and "preconditions" (dpc_linreg_checks, one object each). */
+DPC_API void dpc_linreg_plan_report_json(struct dpc_json_writer *w, const dpc_linreg_plan *plan,
+                                         const dpc_linreg_opts *o, const char *const src[7]);
+DPC_API void dpc_linreg_paper_report_json(struct dpc_json_writer *w, const dpc_linreg_plan *plan,
+                                          const dpc_linreg_opts *o);
+
 /* ==== The run ============================================================================== */
 
 typedef struct dpc_linreg dpc_linreg;
@@ -467,6 +478,11 @@ typedef struct dpc_linreg_baseline_info {
 
 /* "dp-sgd-fixed", "sgd", "ssp", "ols" ("unknown" otherwise). */
 DPC_API const char *dpc_linreg_baseline_name(dpc_linreg_baseline_kind k);
+/* A list of baselines to run: "fixed", "sgd", "ssp", "ols" separated by commas, or "all" or
+ * "none"; *mask receives bit k for dpc_linreg_baseline_kind k. DPC_E_INVALID naming
+ * "baselines" for another word. */
+DPC_API DPC_NODISCARD dpc_status dpc_linreg_baselines_parse(const char *list, unsigned *mask,
+                                                           dpc_error *err);
 /* Runs baseline k for a run of opts (resolved into plan) on train: w (d) the released model,
  * *info (may be NULL) what it ran. ssp_x_bound, ssp_y_bound: SSP's clipping bounds (0: from the
  * prior). Errors are the baseline's own (SSP's naming "x_bound" or "y_bound"). */

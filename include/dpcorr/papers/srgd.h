@@ -375,6 +375,25 @@ DPC_API const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s);
  * (a small term bought with a huge clip). NAN for a NULL plan or T = 0. */
 DPC_API double dpc_srgd_optimization_term(const dpc_srgd_plan *p, double R);
 DPC_API const dpc_srgd_config *dpc_srgd_config_get(const dpc_srgd *s);
+/* The configuration the run uses: its configuration with the plan's schedule (steps, batch,
+ * beta, clip, z_step: the preset's or the overrides) and the ledger's delta (resolved from n
+ * when 0), what a dry run shows. */
+DPC_API void dpc_srgd_config_resolved(const dpc_srgd *s, dpc_srgd_config *out);
+/* The run's report sections (dpcorr/io.h's writer, members of the open object), as `train
+ * --algo dp-srgd --report` writes them. dpc_srgd_config_report_json: the regime ("A"/"B"), regime
+ * A's constant for n examples (dpc_srgd_preset_constant(c, A, cc, literal, n, c->delta)),
+ * literal, c's variant, noise, L, M, R, the plan's schedule (steps, batch, beta, clip_delta,
+ * z_step) and permute. dpc_srgd_plan_report_json: "privacy_paper" (private, mu, mu_effective,
+ * delta_achieved, sigma_S, the sensitivities). dpc_srgd_steps_report_json: "steps", one object
+ * per round of trace (T: t, max_delta_norm, clip_fraction, noise_norm, b_norm, grad_norm,
+ * srg_error, batch_loss, risk). */
+struct dpc_json_writer;
+DPC_API void dpc_srgd_config_report_json(struct dpc_json_writer *w, const dpc_srgd_config *c,
+                                         const dpc_srgd_plan *p, dpc_srgd_regime regime,
+                                         double cc, int literal, size_t n);
+DPC_API void dpc_srgd_plan_report_json(struct dpc_json_writer *w, const dpc_srgd_plan *p);
+DPC_API void dpc_srgd_steps_report_json(struct dpc_json_writer *w,
+                                        const dpc_srgd_step_info *trace, size_t T);
 /* The output: y_t (x_t for DPC_SRGD_SRG) after the steps done; y_T at the end. (P), owned. */
 DPC_API const double *dpc_srgd_output(const dpc_srgd *s);
 /* The run as a dpc_run (dpcorr/train.h; kind DPC_SRGD_KIND, step info dpc_srgd_step_info,

@@ -305,3 +305,28 @@ dpc_status dpc_audit_bound(const double *scores, const unsigned char *included, 
     free(order);
     return DPC_OK;
 }
+
+size_t dpc_audit_bound_curve(const dpc_audit_result *r, size_t cap, double *k, double *eps_top,
+                             double *eps_both)
+{
+    size_t m = r ? r->canaries : 0, n = 0;
+    dpc_error err = {0};
+    for (size_t j = 0; j < cap && m; j++) {
+        size_t kj = (size_t)floor(pow((double)m / 2, (double)(j + 1) / (double)cap) + 0.5);
+        if (kj < 1 || (n && kj <= (size_t)k[n - 1])) continue;
+        size_t v1, v2;
+        double e1 = NAN, e2 = NAN;
+        if (!dpc_audit_correct(r->scores, r->in, m, kj, 0, &v1, &err) &&
+            !dpc_audit_correct(r->scores, r->in, m, kj, kj, &v2, &err) &&
+            !dpc_audit_epsilon_bound(m, kj, v1, r->ledger.delta, r->bound.significance, &e1,
+                                     &err) &&
+            !dpc_audit_epsilon_bound(m, 2 * kj, v2, r->ledger.delta, r->bound.significance, &e2,
+                                     &err)) {
+            k[n] = (double)kj;
+            eps_top[n] = e1;
+            eps_both[n] = e2;
+            n++;
+        }
+    }
+    return n;
+}

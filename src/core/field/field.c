@@ -200,6 +200,21 @@ dpc_status dpc_field_parse_char(const dpc_field *f, const char *text, int *c, dp
                            "got '%s'", text);
 }
 
+int dpc_field_format_example(const dpc_field *f, char *buf, size_t len)
+{
+    if (len) buf[0] = '\0';
+    if (!f || !is_numeric(f->type) || f->type == DPC_FIELD_CHAR) return -1;
+    if (f->type == DPC_FIELD_ENUM)
+        return f->nnames ? snprintf(buf, len, "%s", f->names[f->def == 0 && f->nnames > 1]) : -1;
+    double d = f->def, c[3] = {d != 0 ? 2 * d : f->lo + 1, d / 2, (f->lo + f->hi) / 2};
+    for (int k = 0; k < 3; k++) {
+        double v = f->type == DPC_FIELD_DOUBLE ? c[k] : floor(c[k]);
+        if (v != d && dpc_field_check_value(f, "", v, NULL) == DPC_OK)
+            return dpc_field_format_number(v, buf, len);
+    }
+    return -1;
+}
+
 int dpc_field_format_range(const dpc_field *f, char *buf, size_t len)
 {
     char lo[40], hi[40];

@@ -131,6 +131,13 @@ void dpc_json_str(dpc_json_writer *w, const char *key, const char *v)
     put_string(w->f, v);
 }
 
+void dpc_json_hash(dpc_json_writer *w, const char *key, uint64_t h)
+{
+    char hex[24];
+    snprintf(hex, sizeof hex, "%016llx", (unsigned long long)h);
+    dpc_json_str(w, key, hex);
+}
+
 void dpc_json_bool(dpc_json_writer *w, const char *key, int v)
 {
     sep(w, key);

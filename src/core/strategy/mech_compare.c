@@ -43,7 +43,6 @@ static const dpc_field cmp_fields[] = {
     {.name = "steps", .type = DPC_FIELD_SIZE, CP(steps), .lo = 1, .hi = INFINITY,
      .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN, .doc = "n: steps of every row (0: must be set)"},
     {.name = "part", .type = DPC_FIELD_STRUCT, CP(part), .sub = &part_table,
-     .flags = DPC_FIELD_OWN_CHECK,
      .doc = "the participation pattern of the sensitivities and of the searches"},
     {.name = "progress", .type = DPC_FIELD_BYTES, CP(progress), .flags = DPC_FIELD_RUNTIME,
      .doc = "called after each evaluation (done, DPC_MECH_COMPARE_EVALS); none when fn is NULL"},
@@ -242,6 +241,9 @@ dpc_status dpc_mech_compare(const dpc_mech_compare_params *p, dpc_mech_compare_r
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "p", "NULL");
     if (!rows) return dpc_error_param(err, DPC_E_INVALID, "rows", "NULL");
     if (!count) return dpc_error_param(err, DPC_E_INVALID, "count", "NULL");
+    /* the ranges from the table ("part.k"); steps has no default: it must be set */
+    dpc_status st = dpc_field_check(&cmp_table, p, err);
+    if (st) return st;
     if (p->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
     dpc_mech_compare_row *r = dpc__calloc(16, sizeof *r);
     if (!r) return DPC__NOMEM(err, "the comparison's rows");

@@ -139,6 +139,38 @@ dpc_status dpc_ckpt_get(const dpc_ckpt *ck, const char *name, double *v, size_t 
     return DPC_OK;
 }
 
+dpc_status dpc_ckpt_put_records(dpc_ckpt *ck, const char *name, const dpc_field_table *t,
+                                const void *recs, size_t n, dpc_error *err)
+{
+    if (!t || (n && !recs)) return dpc_error_param(err, DPC_E_INVALID, !t ? "t" : "recs", "NULL");
+    double *v = dpc__malloc_array(n * t->count + 1, sizeof *v);
+    if (!v) return DPC__NOMEM(err, "checkpoint records");
+    dpc_field_pack(t, recs, n, v);
+    dpc_status st = dpc_ckpt_put(ck, name, v, n * t->count, err);
+    free(v);
+    return st;
+}
+
+dpc_status dpc_ckpt_get_records(const dpc_ckpt *ck, const char *name, const dpc_field_table *t,
+                                void *recs, size_t cap, size_t *n, dpc_error *err)
+{
+    *n = 0;
+    if (!ck || !name || !t || !t->count || (cap && !recs))
+        return dpc_error_param(err, DPC_E_INVALID, !ck ? "ck" : !name ? "name" : !t ? "t"
+                               : !t->count ? "t" : "recs", "NULL or empty");
+    const ckpt_section *s = find(ck, name);
+    const char *path = ck->from_file ? ck->path : "checkpoint";
+    if (!s)
+        return dpc_error_set(err, DPC_E_FORMAT, "%s: no section '%s' (a %s checkpoint of another "
+                             "version of dpcorr?)", path, name, ck->kind);
+    if (s->n % t->count || s->n / t->count > cap)
+        return dpc_error_set(err, DPC_E_FORMAT, "%s: section '%s' holds %zu values, not up to "
+                             "%zu records of %zu", path, name, s->n, cap, t->count);
+    dpc_field_unpack(t, s->v, s->n / t->count, recs);
+    *n = s->n / t->count;
+    return DPC_OK;
+}
+
 /* The whole list: the items, then the generator's (a file's list already ends with them). */
 static size_t full_items(const dpc_ckpt *ck, ck_item *out)
 {

@@ -59,7 +59,8 @@ dpc_status dpc__kan_repro_begin(const dpc_kan_repro_params *p, const void *out,
                                 dpc_kan_repro_grid *g, dpc_error *err)
 {
     if (!p || !out) return dpc_error_param(err, DPC_E_INVALID, "repro", "NULL argument");
-    return dpc_kan_repro_grid_get(p->scale, g, err);
+    dpc_status st = dpc_field_check(dpc_kan_repro_params_fields(), p, err); /* the scale */
+    return st ? st : dpc_kan_repro_grid_get(p->scale, g, err);
 }
 
 double dpc__kan_repro_mean(const double *v, size_t n, double *se)

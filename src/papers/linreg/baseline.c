@@ -12,6 +12,33 @@ const char *dpc_linreg_baseline_name(dpc_linreg_baseline_kind k)
     return (unsigned)k < DPC_LINREG_NBASELINES ? names[k] : "unknown";
 }
 
+dpc_status dpc_linreg_baselines_parse(const char *list, unsigned *mask, dpc_error *err)
+{
+    static const char *const words[DPC_LINREG_NBASELINES] = {"fixed", "sgd", "ssp", "ols"};
+    *mask = 0;
+    if (!list) return dpc_error_param(err, DPC_E_INVALID, "baselines", "NULL");
+    if (!strcmp(list, "none")) return DPC_OK;
+    if (!strcmp(list, "all")) {
+        *mask = (1u << DPC_LINREG_NBASELINES) - 1;
+        return DPC_OK;
+    }
+    for (const char *p = list; *p;) {
+        size_t n = strcspn(p, ","), k = 0;
+        if (n == 0) { /* empty items ("fixed,,ols", a trailing comma) are skipped */
+            p++;
+            continue;
+        }
+        while (k < DPC_LINREG_NBASELINES && (strlen(words[k]) != n || strncmp(p, words[k], n)))
+            k++;
+        if (k == DPC_LINREG_NBASELINES)
+            return dpc_error_param(err, DPC_E_INVALID, "baselines", "unknown baseline '%.*s' "
+                                   "(fixed, sgd, ssp, ols, all, none)", (int)n, p);
+        *mask |= 1u << k;
+        p += n + (p[n] == ',');
+    }
+    return DPC_OK;
+}
+
 /* The fixed-clip DP-SGD or the non-private SGD baseline (the same layout as the run). */
 static dpc_status sgd_baseline(const dpc_dataset *train, const dpc_linreg_opts *opts,
                                const dpc_linreg_plan *P, int fixed, const dpc_rng *rng,

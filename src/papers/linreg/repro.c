@@ -74,11 +74,7 @@ dpc_status dpc_linreg_repro_grid_get(dpc_linreg_repro_scale s, dpc_linreg_repro_
 static dpc_status check_params(const dpc_linreg_repro_params *p, dpc_error *err)
 {
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "params", "NULL");
-    if ((unsigned)p->scale > DPC_LINREG_REPRO_SMOKE) return bad_scale((int)p->scale, err);
-    if (p->threads < 1 || p->threads > 256)
-        return dpc_error_param(err, DPC_E_INVALID, "threads", "%zu is outside [1, 256]",
-                               p->threads);
-    return DPC_OK;
+    return dpc_field_check(&repro_table, p, err); /* scale among its names, threads in [1, 256] */
 }
 
 dpc_status dpc_linreg_repro_count(const dpc_linreg_repro_params *p, size_t *jobs, dpc_error *err)

@@ -168,8 +168,8 @@ dpc_status dpc_nu_fig2_run(const dpc_nu_repro_params *p, dpc_nu_fig2_point_fn on
     if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "params", "NULL");
-    if ((unsigned)p->scale > DPC_NU_REPRO_SMOKE)
-        return dpc_error_param(err, DPC_E_INVALID, "scale", "unknown scale %d", (int)p->scale);
+    dpc_status cst = dpc_field_check(dpc_nu_repro_params_fields(), p, err); /* the scale */
+    if (cst) return cst;
     dpc_nu_fig2_result *r = calloc(1, sizeof *r);
     if (!r) return DPC__NOMEM(err, "the Figure 2 result");
     r->cfg = dpc_nu_fig2_config_of(p->scale);

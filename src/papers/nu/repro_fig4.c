@@ -370,8 +370,8 @@ dpc_status dpc_nu_fig4_run(const dpc_nu_fig4_params *p, const dpc_model *model,
     if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "params", "NULL");
-    if ((unsigned)p->scale > DPC_NU_REPRO_SMOKE)
-        return dpc_error_param(err, DPC_E_INVALID, "scale", "unknown scale %d", (int)p->scale);
+    dpc_status cst = dpc_field_check(dpc_nu_repro_params_fields(), p, err); /* the scale */
+    if (cst) return cst;
     if (!model || !train || !test || !rng)
         return dpc_error_param(err, DPC_E_INVALID, !model ? "model" : !train ? "train"
                                : !test ? "test" : "rng", "NULL");

@@ -85,13 +85,7 @@ dpc_status dpc_srgd_repro_grid_get(dpc_srgd_repro_scale s, dpc_srgd_repro_grid *
 static dpc_status check_params(const dpc_srgd_repro_params *p, dpc_error *err)
 {
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "params", "NULL");
-    if ((unsigned)p->scale > DPC_SRGD_REPRO_SMOKE)
-        return dpc_error_param(err, DPC_E_INVALID, "scale", "unknown scale %d (0 full, 1 quick, "
-                               "2 smoke)", (int)p->scale);
-    if (p->threads < 1 || p->threads > 256)
-        return dpc_error_param(err, DPC_E_INVALID, "threads", "%zu is outside [1, 256]",
-                               p->threads);
-    return DPC_OK;
+    return dpc_field_check(&repro_table, p, err); /* scale among its names, threads in [1, 256] */
 }
 
 /* ==== the jobs ============================================================================== */

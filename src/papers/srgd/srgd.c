@@ -242,6 +242,17 @@ const dpc_ledger *dpc_srgd_ledger(const dpc_srgd *s) { return &s->ledger; }
 size_t dpc_srgd_steps_total(const dpc_srgd *s) { return s->plan.steps; }
 const dpc_srgd_plan *dpc_srgd_plan_get(const dpc_srgd *s) { return &s->plan; }
 const dpc_srgd_config *dpc_srgd_config_get(const dpc_srgd *s) { return &s->cfg; }
+
+void dpc_srgd_config_resolved(const dpc_srgd *s, dpc_srgd_config *out)
+{
+    *out = s->cfg;
+    out->steps = s->plan.steps;
+    out->batch = s->plan.batch;
+    out->beta = s->plan.beta;
+    out->clip = s->plan.clip;
+    out->z_step = s->plan.z_step;
+    out->delta = s->ledger.delta; /* dpc_account_resolve_delta's */
+}
 const double *dpc_srgd_output(const dpc_srgd *s)
 {
     return s->cfg.variant == DPC_SRGD_SRG ? s->x : s->y;
