@@ -36,9 +36,9 @@ static const dpc_field aq_fields[] = {
     {.name = "epsilon", .type = DPC_FIELD_DOUBLE, AQ(epsilon), .lo = 0, .hi = INFINITY,
      .flags = POS | DPC_FIELD_UNSET_ZERO, .doc = "the budget every candidate is calibrated to "
                                                  "(0: must be set)"},
-    {.name = "delta", .type = DPC_FIELD_DOUBLE, AQ(delta),
-     .flags = DPC_FIELD_NO_RANGE | DPC_FIELD_UNSET_ZERO, .def_text = "dpc_account_default_delta(N)",
-     .doc = "in (0, 1/N) unless allow_large_delta; 0 = derived from N"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, AQ(delta), .lo = 0, .hi = 1,
+     .flags = POS | DPC_FIELD_UNSET_ZERO, .def_text = DPC__DELTA_DEFAULT_TEXT,
+     .doc = "target delta, below 1/N unless allow_large_delta; 0 = derived from N"},
     {.name = "allow_large_delta", .type = DPC_FIELD_BOOL, AQ(allow_large_delta),
      .doc = "1 accepts delta >= 1/N"},
     {.name = "accountant", .type = DPC_FIELD_ENUM, AQ(accountant), .def = DPC_ACCOUNTANT_PLD,

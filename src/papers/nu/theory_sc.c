@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #define SC_ORDER 16
-#define SC_MAXT 32
+#define SC_MAXT (DPC__THEORY_SC_TMAX + 1)
 
 typedef struct sc_ctx {
     const dpc_theory_sc *p;
@@ -150,7 +150,8 @@ static dpc_status sc_check(const dpc_theory_sc *p, dpc_error *err)
                                p->sigma_sgd);
     if (p->d == 0) return dpc_error_set(err, DPC_E_INVALID, "d must be >= 1");
     if (p->tmax > SC_MAXT - 1)
-        return dpc_error_set(err, DPC_E_INVALID, "tmax = %zu must be <= %d", p->tmax, SC_MAXT - 1);
+        return dpc_error_param(err, DPC_E_INVALID, "tmax", "must be <= %d, got %zu", SC_MAXT - 1,
+                               p->tmax);
     return DPC_OK;
 }
 
