@@ -244,6 +244,23 @@ DPC_API DPC_NODISCARD dpc_status dpc_nu_evaluate(const dpc_nu_setup_params *p,
                                                  const dpc_theory_beta *b, dpc_nu_eval *out,
                                                  dpc_error *err);
 
+/* The report of one evaluation as members of w's open object (dpcorr/io.h; `dpcorr theory
+ * --json`): "problem" (p's), "mechanism" (the caller's description of beta, e.g.
+ * dpc_theory_beta_describe), then
+ *   SC:        "kappa" (L / mu), "gamma_inf2", "bound_F", "bound_dist2", "optimized_bound_F"
+ *              (null without have_sc_opt);
+ *   LTI, MEAN: "d" (su's), "alpha", "eta", "rho", "d_eff", "gamma_inf2", "v0", "v0_series"
+ *              (null unless series_ok), "v0_sgd_noise", "lti_opt", MEAN: "mean_opt", "ratio_R";
+ *              "lower_universal", "lower_c18", "upper_c14", "upper_c15", "sandwich_upper",
+ *              "rate_sgd", "rate_ftrl", "rate_lower"; with a simulation (sim, may be NULL)
+ *              "sim_design" (p's model), "sim_mean", "sim_stderr", "sim_steps", "sim_burn_in",
+ *              "sim_seed".
+ * gamma_inf2 is beta's (dpc_theory_gamma_inf2). */
+struct dpc_json_writer;
+DPC_API void dpc_nu_eval_json(struct dpc_json_writer *w, const dpc_nu_setup_params *p,
+                              const dpc_nu_setup *su, const char *mechanism, double gamma_inf2,
+                              const dpc_nu_eval *ev, const dpc_sim_result *sim);
+
 #ifdef __cplusplus
 }
 #endif

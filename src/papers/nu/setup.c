@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SPECTRUM_OPS 50.0 /* a pow() and a store per eigenvalue, in the work limit's units */
+
 void dpc_nu_setup_params_init(dpc_nu_setup_params *p)
 {
     if (p) dpc_field_defaults(dpc_nu_setup_params_fields(), p);
@@ -73,6 +75,10 @@ dpc_status dpc_nu_setup_make(dpc_nu_setup *out, const dpc_nu_setup_params *p,
     if (!st && b) st = dpc_theory_beta_check(b, err);
     if (st) return st;
     out->d = p->problem == DPC_NU_PROBLEM_MEAN ? 1 : p->d;
+    /* the spectrum is made for every problem (SC's bound does not read it): its d powers and
+     * d doubles are bounded like any computation, before the allocation */
+    if ((st = dpc__work_check(SPECTRUM_OPS * (double)out->d, "d", "the spectrum (d powers)", err)))
+        return st;
     out->lambda = dpc__malloc_array(out->d, sizeof *out->lambda);
     if (!out->lambda) return DPC__NOMEM(err, "the spectrum");
     if (p->problem == DPC_NU_PROBLEM_MEAN) out->lambda[0] = 1.0;
