@@ -220,6 +220,22 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_baselines(const dpc_strategy_probl
                                                         dpc_strategy_baseline *out, size_t cap,
                                                         size_t *count, dpc_error *err);
 
+/* A one-line description of s: "BLT, 3 buffers", "banded Toeplitz, 5 bands", "dense ME (n x n
+ * lower-triangular C)" (any other kind: its method). Returns snprintf's count. */
+DPC_API int dpc_strategy_describe(const dpc_strategy *s, char *buf, size_t len);
+
+/* The report of an optimized strategy as members of w's open object (dpcorr/io.h; `dpcorr mech
+ * optimize --json`): "kind" (s->method), "description" (dpc_strategy_describe), "steps",
+ * "participations", "min_sep", "objective", "momentum", "decay" (s->problem), "loss",
+ * "sensitivity", "error", "exact" (s->achieved), "buffers" (BLT) or "bands" (Toeplitz),
+ * "iterations", "seconds" (the caller's wall time of the optimization), "out" (the file it was
+ * saved to; NULL: left out) and "baselines": [{"name", "loss", "ratio"}] (the n baselines bl,
+ * ratio = their loss / s's; null when not available). */
+struct dpc_json_writer;
+DPC_API void dpc_strategy_report_json(struct dpc_json_writer *w, const dpc_strategy *s,
+                                      double seconds, const char *out,
+                                      const dpc_strategy_baseline *bl, size_t n);
+
 /* ---- Every mechanism side by side (`dpcorr compare`) ---------------------------------------- */
 
 /* dpc_mech_compare evaluates, at n steps and one participation pattern, the rows below in this
