@@ -214,7 +214,9 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_best_nu(const dpc_strategy_problem
  * `bands` bands (bands = 0: dpc_mech_default_bands(n, k, b): max(b, 16) when k > 1, else 32;
  * at most max(16, 2e8 / n) and n).
  * *count receives the number written. Cost O(n * bands) for BSR/BISR. A baseline beyond the
- * work limit (DPC_WORK_LIMIT) is listed with available = 0. */
+ * work limit (DPC_WORK_LIMIT: 49 n (40 + 2 k_eff) for nu-DP-FTRL's grid, 40 n for the others,
+ * whose O(n) memory it bounds too) is listed with available = 0 and "(skipped: work limit)"
+ * after its name. */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb,
                                                         size_t bands,
                                                         dpc_strategy_baseline *out, size_t cap,

@@ -184,6 +184,8 @@ dpc_status dpc_strategy_best_nu(const dpc_strategy_problem *pb, double *best_nu,
     return DPC_OK;
 }
 
+#define BASELINE_OPS 40.0 /* per step of a baseline through the mechanism API */
+
 dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb, size_t bands,
                                   dpc_strategy_baseline *out, size_t cap, size_t *count,
                                   dpc_error *err)
@@ -228,7 +230,14 @@ dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb, size_t bands,
             snprintf(b->name, sizeof b->name, "%s (bands=%zu)", which == 3 ? "BSR" : "BISR", bands);
             break;
         }
-        b->available = loss_of_params(&p, pb, &b->loss, &e2) == DPC_OK;
+        /* through the mechanism API: O(n) time and memory per row (about 24 bytes a step),
+         * bounded like every computation; BLT itself optimizes at any n */
+        if (dpc__work_check(BASELINE_OPS * (double)n, "steps", "a baseline", &e2) != DPC_OK) {
+            size_t l = strlen(b->name);
+            snprintf(b->name + l, sizeof b->name - l, " (skipped: work limit)");
+        } else {
+            b->available = loss_of_params(&p, pb, &b->loss, &e2) == DPC_OK;
+        }
         (*count)++;
     }
     return DPC_OK;
