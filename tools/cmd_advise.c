@@ -86,37 +86,16 @@ static void train_opts(const dpc_advice *a, char *buf, size_t len)
         snprintf(buf, len, "--mech %s", mech);
 }
 
+/* The library's JSON record of the advice, each candidate's run spelled as `train` options. */
 static void print_json(const dpc_advise_query *q, const dpc_advice *a, size_t n)
 {
+    char o[DPC_ADVISE_MAX][160];
+    const char *run[DPC_ADVISE_MAX];
+    for (size_t i = 0; i < n && i < DPC_ADVISE_MAX; i++)
+        train_opts(&a[i], o[i], sizeof o[i]), run[i] = o[i];
     dpc_json_writer w;
     dpc_json_begin(&w, stdout);
-    dpc_json_int(&w, "n_examples", (long long)q->n_examples);
-    dpc_json_int(&w, "batch", (long long)q->batch);
-    dpc_json_int(&w, "epochs", (long long)q->epochs);
-    dpc_json_num(&w, "epsilon", q->epsilon);
-    dpc_json_arr(&w, "candidates");
-    for (size_t i = 0; i < n; i++) {
-        char o[160];
-        train_opts(&a[i], o, sizeof o);
-        dpc_json_obj(&w, NULL);
-        dpc_json_bool(&w, "applicable", a[i].ok);
-        dpc_json_str(&w, "mechanism", a[i].mechanism);
-        dpc_json_str(&w, "sampler", dpc_sampler_kind_name(a[i].sampler));
-        dpc_json_str(&w, "train_options", o);
-        if (a[i].ok) {
-            dpc_json_str(&w, "route", a[i].route);
-            dpc_json_bool(&w, "amplified", a[i].amplified);
-            dpc_json_num(&w, "noise_multiplier", a[i].noise_multiplier);
-            dpc_json_num(&w, "noise_std_per_unit_clip", a[i].noise_std);
-            dpc_json_num(&w, "rmse", a[i].rmse);
-            dpc_json_num(&w, "error", a[i].error);
-            dpc_json_num(&w, "vs_sgd", a[i].loss_ratio);
-            dpc_json_num(&w, "epsilon", a[i].epsilon);
-        }
-        dpc_json_num(&w, "calibration_s", a[i].seconds);
-        dpc_json_str(&w, "why", a[i].why);
-        dpc_json_end(&w);
-    }
+    dpc_advise_json(&w, q, a, n < DPC_ADVISE_MAX ? n : DPC_ADVISE_MAX, run);
     dpc_json_finish(&w);
 }
 
