@@ -55,7 +55,7 @@ static const opt_spec T_SIMULATE = {
     .name = "--simulate", .metavar = "N", .type = OPT_UINT, NU_FIELD, .section = PB,
     .param = "simulate,steps", .when = "--problem lti|mean",
     .help = "also simulate N measured steps after a burn-in of the slowest mode's correlation "
-            "times (0: no simulation)",
+            "times",
     .example = "--simulate 1000"};
 static const opt_spec T_RANDOM = {
     .name = "--random", .type = OPT_FLAG, .section = PB, .param = "model",
@@ -66,9 +66,9 @@ static const opt_spec T_SEED = {
     .param = "seed", .when = "--simulate", .help = "simulation seed (seeded mode: warned, recorded)",
     .example = "--simulate 1000 --seed 7"};
 static const opt_spec T_LEN = {
-    .name = "--len", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e8, .section = PB,
-    .param = "len,mech.steps", .when = "--kind bsr|bisr|blt|toeplitz|file:PATH",
-    .help = "noising coefficients kept for non-family Toeplitz kinds (default 65536)",
+    .name = "--len", .metavar = "N", .type = OPT_UINT, NU_FIELD, .section = PB,
+    .param = "beta_len,len,mech.steps", .when = "--kind bsr|bisr|blt|toeplitz|file:PATH",
+    .help = "noising coefficients kept for non-family Toeplitz kinds",
     .example = "--kind bsr --bands 4 --len 1000"};
 #undef PB
 static const opt_spec T_KIND = {
@@ -97,7 +97,6 @@ static const opt_cmd THEORY_CMD = {
 };
 
 typedef struct th_opts {
-    size_t len;
     int json;
     cli_mech_opts mo;
     dpc_nu_setup_params sp; /* the library's setup of the run (defaults, nu, simulation) */
@@ -138,14 +137,14 @@ static int th_read(th_opts *o, opt_set *s)
     mo->p.kind = DPC_MECH_NU;
     int rc = cli_mech_read(mo, s, &THEORY_MECH);
     if (rc) return rc;
-    o->len = toeplitz_array_kind(mo) ? opt_size(s, &T_LEN, 65536) : 65536;
+    if (toeplitz_array_kind(mo)) opt_read_field(s, &T_LEN, P);
     if ((rc = opt_finish(s))) return rc;
     dpc_error err = {0};
     if (dpc_nu_setup_make(&o->setup, P, NULL, &err)) return opt_fail_lib(s, &err);
     /* the Theorem 2.2 choice nu = eta lambda_min (a derived value: library errors say so) */
     if (mo->p.kind == DPC_MECH_NU && !mo->strategy_path && !opt_typed(s, &MO_NU))
         mo->p.nu = o->setup.nu;
-    mo->p.steps = o->len;
+    mo->p.steps = P->beta_len;
     return cli_mech_load(mo, s, &THEORY_MECH);
 }
 
@@ -168,7 +167,7 @@ static void th_dry(const th_opts *o)
     opt_dry_uint("simulate", P->steps);
     opt_dry_str("model", dpc_sim_model_name(P->model));
     opt_dry_uint("seed", P->steps ? P->seed : 0);
-    opt_dry_uint("len", o->len);
+    opt_dry_uint("len", P->beta_len);
     opt_dry_uint("json", (uint64_t)o->json);
     cli_mech_dry(&o->mo, 0);
 }
@@ -280,7 +279,7 @@ static int run(const opt_set *s, const th_opts *o)
     double g2;
     int rc = 0;
     if (dpc_mech_new(&m, &o->mo.p, &err) ||
-        dpc_theory_beta_from_mech(m, o->len, &b, &owned, &err) ||
+        dpc_theory_beta_from_mech(m, o->sp.beta_len, &b, &owned, &err) ||
         dpc_theory_gamma_inf2(&b, &g2, &err)) {
         rc = opt_fail_lib(s, &err);
     } else {

@@ -173,7 +173,7 @@ typedef struct dpc_nu_setup_params {
     double G;                 /* 1: clip norm > 0 */
     double sigma_sgd;         /* 0: data-noise std >= 0 */
     double mu, L;             /* SC and LOGCOSH: 0.01, 1 (0 < mu <= L) */
-    size_t tmax;              /* SC: Zames-Falb multipliers |t| <= tmax (4) */
+    size_t tmax;              /* SC: Zames-Falb multipliers |t| <= tmax (4), tmax <= 31 */
     double nu_max;            /* 0.999: the clamp of Theorem 2.2's nu, in (0, 1) */
     /* the simulation (made when a beta is given and steps >= 1) */
     size_t steps;             /* measured steps (0: none) */
@@ -182,6 +182,8 @@ typedef struct dpc_nu_setup_params {
     double burn_in_scale;     /* 10, > 0 */
     double tail;              /* 1e-8: l1 tail of the truncated beta, in (0, 1) */
     size_t memory_budget;     /* 0: dpc_sim_run's default */
+    size_t beta_len;          /* 65536: the coefficients of beta kept for a mechanism that is
+                                 not a closed-form family (dpc_theory_beta_from_mech's len) */
 } dpc_nu_setup_params;
 
 typedef struct dpc_nu_setup {

@@ -124,6 +124,11 @@ static const dpc_field nu_fields[] = {
      .flags = POS, .doc = "l1 tail of the truncated beta"},
     {.name = "memory_budget", .type = DPC_FIELD_SIZE, NU(memory_budget), .lo = 0,
      .hi = INFINITY, .flags = DPC_FIELD_RUNTIME, .doc = "bytes (0: dpc_sim_run's default)"},
+    /* the mechanism's steps: at most 2^40, as every mechanism (dpc_mech_params.steps) */
+    {.name = "beta_len", .type = DPC_FIELD_SIZE, NU(beta_len), .def = 65536, .lo = 1,
+     .hi = 1099511627776.0,
+     .doc = "coefficients of beta kept for a mechanism without a closed form "
+            "(dpc_theory_beta_from_mech; its work is bounded there)"},
 };
 #undef NU
 #undef POS
