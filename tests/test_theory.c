@@ -536,6 +536,14 @@ static void test_setup(void)
         CHECK_OK(dpc_theory_sc_bound(&su.sc, &bq, &r, &e), &e);
         dpc_nu_setup_free(&su);
         dpc_nu_setup_params_init(&p);
+        dpc_nu_setup_params_init(&p);
+        p.alpha = 200, p.d = 100; /* 100^-200 = 1e-400: the spectrum underflows */
+        CHECK(dpc_nu_setup_make(&su, &p, NULL, &e) == DPC_E_INVALID && !strcmp(e.field, "alpha") &&
+                  !su.lambda, "an underflowing spectrum refused naming alpha: %s", e.msg);
+        p.alpha = 100; /* 100^-100 = 1e-200: representable */
+        CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &e), &e);
+        dpc_nu_setup_free(&su);
+        dpc_nu_setup_params_init(&p);
         p.d = (size_t)1 << 40;
         CHECK(dpc_nu_setup_make(&su, &p, NULL, &e) == DPC_E_RANGE && !strcmp(e.field, "d") &&
                   !su.lambda, "a spectrum of 2^40 eigenvalues refused by the work limit: %s",

@@ -207,7 +207,9 @@ DPC_API const dpc_field_table *dpc_nu_setup_params_fields(void);
 /* Writes the table's defaults (dpc_field_defaults). */
 DPC_API void dpc_nu_setup_params_init(dpc_nu_setup_params *p);
 /* Checks p (DPC_E_INVALID naming the first field out of range) before any work, then fills
- * *out: the spectrum, lambda_min, nu and the problem views; with b (may be NULL) also
+ * *out: the spectrum (DPC_E_RANGE naming "d" beyond the work limit; LTI: DPC_E_INVALID naming
+ * "alpha" when d^-alpha underflows to 0), lambda_min, nu and the problem views; with b (may be
+ * NULL) also
  * gamma_inf2, sigma and burn_in, and with steps >= 1 the truncated beta and the simulation's
  * configuration (DPC_E_INVALID naming "beta" when b's coefficients do not decay). *out is the
  * caller's (dpc_nu_setup_free), zeroed on failure. */

@@ -164,3 +164,31 @@ static const dpc_field theory_fields[] = {
 #undef MUST
 static const dpc_field_table theory_table = DPC_FIELD_TABLE(dpc_theory_problem, theory_fields);
 const dpc_field_table *dpc_theory_problem_fields(void) { return &theory_table; }
+
+/* dpc_theory_sc: the single-field ranges of the Theorem 3.1 bound (dpc_theory_sc_bound checks
+ * through it, keeping "must be set" for the zeros, mu <= L and eta <= 2/(mu + L)). */
+#define TS(m) DPC_FIELD_AT(dpc_theory_sc, m)
+#define MUST (DPC_FIELD_UNSET_ZERO | DPC_FIELD_LO_OPEN)
+static const dpc_field sc_fields[] = {
+    {.name = "mu", .type = DPC_FIELD_DOUBLE, TS(mu), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
+     .doc = "strong convexity, <= L (0: must be set)"},
+    {.name = "L", .type = DPC_FIELD_DOUBLE, TS(L), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
+     .doc = "smoothness (0: must be set)"},
+    {.name = "eta", .type = DPC_FIELD_DOUBLE, TS(eta), .lo = 0, .hi = INFINITY,
+     .flags = MUST | DPC_FIELD_HI_OPEN, .doc = "learning rate, <= 2/(mu + L) (0: must be set)"},
+    {.name = "rho", .type = DPC_FIELD_DOUBLE, TS(rho), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
+     .doc = "zCDP parameter (0: must be set)"},
+    {.name = "G", .type = DPC_FIELD_DOUBLE, TS(G), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
+     .doc = "clip norm (0: must be set)"},
+    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, TS(sigma_sgd), .lo = 0, .hi = SCALE_MAX,
+     .doc = "data-noise std"},
+    {.name = "d", .type = DPC_FIELD_SIZE, TS(d), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN,
+     .doc = "dimension: the bound scales linearly (0: must be set)"},
+    {.name = "tmax", .type = DPC_FIELD_SIZE, TS(tmax), .lo = 0, .hi = DPC__THEORY_SC_TMAX,
+     .doc = "Zames-Falb multipliers |t| <= tmax (0: the circle criterion)"},
+};
+#undef TS
+#undef MUST
+static const dpc_field_table sc_table = DPC_FIELD_TABLE(dpc_theory_sc, sc_fields);
+const dpc_field_table *dpc_theory_sc_fields(void) { return &sc_table; }

@@ -85,6 +85,12 @@ dpc_status dpc_nu_setup_make(dpc_nu_setup *out, const dpc_nu_setup_params *p,
     else dpc_theory_powerlaw(out->lambda, out->d, p->alpha);
     double lmin = out->lambda[0];
     for (size_t j = 0; j < out->d; j++) lmin = fmin(lmin, out->lambda[j]);
+    if (p->problem == DPC_NU_PROBLEM_LTI && !(lmin > 0.0)) { /* k^-alpha below DBL_TRUE_MIN */
+        dpc_nu_setup_free(out);
+        return dpc_error_param(err, DPC_E_INVALID, "alpha",
+                               "%g: the eigenvalue d^-alpha = %zu^-%g underflows to 0", p->alpha,
+                               p->d, p->alpha);
+    }
     int sc = p->problem == DPC_NU_PROBLEM_SC || p->model == DPC_SIM_LOGCOSH;
     out->lambda_min = sc ? p->mu : lmin;
     /* Theorem 2.2's nu = eta lambda_min; the clamp keeps nu-FTRL's coefficients summable */
