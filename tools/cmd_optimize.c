@@ -20,7 +20,7 @@ static const opt_spec P_KIND = {
 #define SO_FIELD .fields = dpc_strategy_options_fields, .section = "optimizer"
 static const opt_spec P_STEPS = {
     .name = "--steps", .metavar = "N", .type = OPT_UINT, SP_FIELD, .param = "problem.steps,steps",
-    .help = "number of steps n (dense: at most 2048) (required)", .example = "--steps 90"};
+    .help = "number of steps n (required)", .example = "--steps 90"};
 static const opt_spec P_PARTICIPATIONS = {
     .name = "--participations", .metavar = "K", .type = OPT_UINT, SP_FIELD,
     .param = "problem.participations,participations", .help = "participations per example",
@@ -120,9 +120,6 @@ static int read_job(opt_set *s, opt_job *j)
     if (dpc_strategy_problem_check(&j->pb, &err)) return opt_fail_lib(s, &err);
     if (j->kind == 1 && j->o.bands == 0)
         return opt_fail_at(s, &P_BANDS, "banded needs the number of bands");
-    if (j->kind == 2 && j->pb.steps > 2048)
-        return opt_fail_at(s, &P_STEPS, "dense optimization supports n <= 2048, got %zu",
-                           j->pb.steps);
     if ((rc = cli_check_outputs(s))) return rc;
     if (s->dry_run) {
         opt_dry_str("kind", kinds[j->kind]);
