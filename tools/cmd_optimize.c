@@ -50,8 +50,7 @@ static const opt_spec P_BANDS = {
 static const opt_spec P_BUFFERS = {
     .name = "--buffers", .metavar = "K", .type = OPT_UINT, SO_FIELD,
     .param = "options.buffers,buffers", .when = "--kind blt",
-    .help = "exactly K buffers (unset: grow until one more improves the loss by less than "
-            "1%, at most --max-buffers)",
+    .help = "exactly K buffers instead of growing them up to --max-buffers",
     .example = "--kind blt --buffers 2"};
 static const opt_spec P_MAX_BUFFERS = {
     .name = "--max-buffers", .metavar = "K", .type = OPT_UINT, SO_FIELD,
