@@ -13,7 +13,9 @@
 #      or "(default)" word mark in its help: they come from the table; and every option of
 #      tools/cmd_train.c and tools/mech_opts.c whose first parameter is a numeric field of
 #      dpc_train_config or dpc_mech_params ("mech.X") uses the table (FIELD_EXEMPT: the options
-#      whose default is not a value of the field).
+#      whose default is not a value of the field); likewise every option of advise, theory and
+#      mech optimize whose first parameter is a field of the struct it configures
+#      (dpc_advise_query, dpc_nu_setup_params, dpc_strategy_problem and _options).
 # Prints "N passed, N failed" like the other tests.
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -143,6 +145,35 @@ if [ -z "$bad" ]; then pass; else
     echo "$bad" | while read -r l; do echo "FAIL: $l" >&2; done
     FAIL=$((FAIL + $(echo "$bad" | wc -l)))
 fi
+
+# advise, theory and mech optimize: every option whose first parameter is a field of the struct
+# the command fills reads its row (theory's --random, a flag for one value of the ENUM model, is
+# the exception)
+rows() { # the value fields (numbers, BOOL, ENUM) of table $2 in file $1, each prefixed by $3
+    awk -v t="$2" -v pre="$3" '
+        $0 ~ t "\\[\\] = \\{" { on = 1; next }
+        on && /^\};/ { on = 0 }
+        on && match($0, /\{\.name = "[A-Za-z_0-9]+", \.type = DPC_FIELD_(DOUBLE|SIZE|U64|INT|BOOL|ENUM)[,}]/) {
+            n = substr($0, RSTART + 10); sub(/".*/, "", n); print pre n }' "$1"
+}
+for spec in "cmd_advise.c:src/core/train/advise.c:aq_fields:" \
+            "cmd_theory.c:src/papers/nu/nu_fields.c:nu_fields:" \
+            "cmd_optimize.c:src/core/strategy/strategy_core.c:sp_fields:problem." \
+            "cmd_optimize.c:src/core/strategy/strategy_core.c:wl_fields:problem.workload." \
+            "cmd_optimize.c:src/core/strategy/strategy_core.c:so_fields:options."; do
+    f=${spec%%:*}; rest=${spec#*:}; src=${rest%%:*}; rest=${rest#*:}; arr=${rest%%:*}; pre=${rest#*:}
+    names=" $(rows "$src" "$arr" "$pre" | tr '\n' ' ') "
+    [ "$(echo "$names" | wc -w)" -ge 2 ] || { fail "check 6 read no rows of $arr in $src"; continue; }
+    bad=$(awk -v names="$names" '
+        /^(static )?const opt_spec [A-Z_0-9]+ = \{/ { on = 1; blk = ""; name = $0; sub(/ =.*/, "", name); sub(/.* /, "", name) }
+        on { blk = blk " " $0 }
+        on && /\};[ \t]*$/ {
+            on = 0; p = ""
+            if (match(blk, /\.param = "[^",]+/)) p = substr(blk, RSTART + 10, RLENGTH - 10)
+            if (p != "" && p != "model" && index(names, " " p " ") && blk !~ /\.fields = |[A-Z]+_FIELD[,}]/)
+                printf "%s sets %s without reading its row\n", name, p }' "tools/$f")
+    if [ -z "$bad" ]; then pass; else fail "tools/$f: $bad"; fi
+done
 
 echo "$PASS passed, $FAIL failed"
 [ "$FAIL" -eq 0 ]

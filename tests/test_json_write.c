@@ -3,14 +3,17 @@
  * integer fields, 64-bit hashes (dpc_json_hash); the "isa_levels" report section
  * (dpc_tune_report_json), the "memory" one (dpc_train_memory_report_json), the DP-FTRL run's
  * "epochs" and "time_split_s" (dpc_train_records_report_json, dpc_train_times_report_json), the
- * features' "normalization" (dpc_features_normalization_report_json) and the randomness
- * (dpc_rng_report_json). Expected strings are built by the documented rules, not copied from
- * output. */
+ * features' "normalization" (dpc_features_normalization_report_json), the randomness
+ * (dpc_rng_report_json) and the reports of advise, theory and mech optimize (dpc_advise_json,
+ * dpc_nu_eval_json, dpc_strategy_report_json). Expected strings are built by the documented
+ * rules, not copied from output. */
 #include "dpcorr/account.h"
 #include "dpcorr/features.h"
 #include "dpcorr/field.h"
 #include "dpcorr/io.h"
+#include "dpcorr/papers/sim.h"
 #include "dpcorr/rng.h"
+#include "dpcorr/strategy.h"
 #include "dpcorr/train.h"
 #include "dpcorr/tune.h"
 #include "harness.h"
@@ -154,6 +157,105 @@ static void normalization(dpc_json_writer *w)
 static dpc_rng g_rng;
 static void randomness(dpc_json_writer *w) { dpc_rng_report_json(w, &g_rng); }
 
+/* ---- the command reports, from hand-made library objects ---- */
+static dpc_advise_query g_q;
+static dpc_advice g_adv[2];
+static const char *g_run[2] = {"--mech nu --nu 0.5", NULL};
+static void advise(dpc_json_writer *w) { dpc_advise_json(w, &g_q, g_adv, 2, g_run); }
+static void advise_norun(dpc_json_writer *w) { dpc_advise_json(w, &g_q, g_adv, 1, NULL); }
+
+static dpc_nu_setup_params g_np;
+static dpc_nu_setup g_su;
+static dpc_nu_eval g_ev;
+static dpc_sim_result g_sr;
+static void nu_eval(dpc_json_writer *w) { dpc_nu_eval_json(w, &g_np, &g_su, "m", 2, &g_ev, NULL); }
+static void nu_sim(dpc_json_writer *w) { dpc_nu_eval_json(w, &g_np, &g_su, "m", 2, &g_ev, &g_sr); }
+
+static dpc_strategy g_st;
+static dpc_strategy_baseline g_bl[2];
+static void strat(dpc_json_writer *w) { dpc_strategy_report_json(w, &g_st, 0.5, "o.json", g_bl, 2); }
+static void strat_noout(dpc_json_writer *w) { dpc_strategy_report_json(w, &g_st, 0.5, NULL, NULL, 0); }
+
+static void test_reports(void)
+{
+    dpc_advise_query_init(&g_q);
+    g_q.n_examples = 100, g_q.batch = 10, g_q.epochs = 2, g_q.epsilon = 1.5;
+    memset(g_adv, 0, sizeof g_adv);
+    g_adv[0] = (dpc_advice){.mech = DPC_MECH_NU, .sampler = DPC_SAMPLER_FIXED, .ok = 1,
+                            .amplified = 0, .noise_multiplier = 2, .noise_std = 4, .rmse = 0.5,
+                            .error = 2, .loss_ratio = 0.25, .epsilon = 1.25, .seconds = 0.5};
+    snprintf(g_adv[0].mechanism, sizeof g_adv[0].mechanism, "nu");
+    snprintf(g_adv[0].route, sizeof g_adv[0].route, "r");
+    snprintf(g_adv[0].why, sizeof g_adv[0].why, "best");
+    g_adv[1].sampler = DPC_SAMPLER_POISSON, g_adv[1].seconds = 1;
+    snprintf(g_adv[1].mechanism, sizeof g_adv[1].mechanism, "x");
+    snprintf(g_adv[1].why, sizeof g_adv[1].why, "no");
+    /* the query's shape, then per candidate its numbers only when it applies (ok) */
+    CHECK(!strcmp(render(advise, 1),
+                  "{\"n_examples\": 100, \"batch\": 10, \"epochs\": 2, \"epsilon\": 1.5, "
+                  "\"candidates\": [{\"applicable\": true, \"mechanism\": \"nu\", \"sampler\": "
+                  "\"fixed\", \"train_options\": \"--mech nu --nu 0.5\", \"route\": \"r\", "
+                  "\"amplified\": false, \"noise_multiplier\": 2, \"noise_std_per_unit_clip\": 4, "
+                  "\"rmse\": 0.5, \"error\": 2, \"vs_sgd\": 0.25, \"epsilon\": 1.25, "
+                  "\"calibration_s\": 0.5, \"why\": \"best\"}, {\"applicable\": false, "
+                  "\"mechanism\": \"x\", \"sampler\": \"poisson\", \"calibration_s\": 1, "
+                  "\"why\": \"no\"}]}\n"),
+          "advise: %s", render(advise, 1));
+    CHECK(!strstr(render(advise_norun, 1), "train_options"), "advise without runs: %s",
+          render(advise_norun, 1));
+
+    dpc_nu_setup_params_init(&g_np);
+    memset(&g_su, 0, sizeof g_su);
+    memset(&g_ev, 0, sizeof g_ev);
+    g_np.problem = DPC_NU_PROBLEM_SC, g_np.mu = 0.5, g_np.L = 2;
+    g_ev.sc = (dpc_theory_sc_result){1.5, 3, 0, 0};
+    CHECK(!strcmp(render(nu_eval, 1),
+                  "{\"problem\": \"sc\", \"mechanism\": \"m\", \"kappa\": 4, "
+                  "\"gamma_inf2\": 2, \"bound_F\": 1.5, \"bound_dist2\": 3, "
+                  "\"optimized_bound_F\": null}\n"),
+          "theory sc: %s", render(nu_eval, 1));
+    g_np.problem = DPC_NU_PROBLEM_MEAN, g_su.d = 1, g_ev.series_ok = 0;
+    g_ev.mean_opt = 0.125, g_ev.ratio_R = 8, g_ev.quadrature.v0 = 0.75;
+    const char *t = render(nu_eval, 1);
+    CHECK(strstr(t, "{\"problem\": \"mean\", \"mechanism\": \"m\", \"d\": 1, ") == t &&
+              strstr(t, "\"v0\": 0.75, \"v0_series\": null, ") &&
+              strstr(t, "\"mean_opt\": 0.125, \"ratio_R\": 8, ") && !strstr(t, "sim_"),
+          "theory mean: %s", t);
+    g_np.problem = DPC_NU_PROBLEM_LTI, g_np.model = DPC_SIM_RANDOM;
+    g_sr = (dpc_sim_result){.mean = 0.5, .stderr_ = 0.25, .steps = 10, .burn_in = 3, .seed = 7};
+    t = render(nu_sim, 1);
+    CHECK(!strstr(t, "mean_opt") &&
+              strstr(t, "\"rate_lower\": 0, \"sim_design\": \"random\", \"sim_mean\": 0.5, "
+                        "\"sim_stderr\": 0.25, \"sim_steps\": 10, \"sim_burn_in\": 3, "
+                        "\"sim_seed\": 7}\n"),
+          "theory lti with a simulation: %s", t);
+
+    memset(&g_st, 0, sizeof g_st);
+    g_st.kind = DPC_MECH_BLT, g_st.nbuf = 2, g_st.iterations = 7;
+    snprintf(g_st.method, sizeof g_st.method, "blt");
+    dpc_strategy_problem_init(&g_st.problem, 10);
+    g_st.achieved = (dpc_strategy_loss){4, 2, 1, 1};
+    memset(g_bl, 0, sizeof g_bl);
+    snprintf(g_bl[0].name, sizeof g_bl[0].name, "b");
+    g_bl[0].loss.loss = 8, g_bl[0].available = 1;
+    snprintf(g_bl[1].name, sizeof g_bl[1].name, "c");
+    CHECK(!strcmp(render(strat, 1),
+                  "{\"kind\": \"blt\", \"description\": \"BLT, 2 buffers\", \"steps\": 10, "
+                  "\"participations\": 1, \"min_sep\": 1, \"objective\": \"max\", "
+                  "\"momentum\": 0, \"decay\": 1, \"loss\": 4, \"sensitivity\": 2, "
+                  "\"error\": 1, \"exact\": true, \"buffers\": 2, \"iterations\": 7, "
+                  "\"seconds\": 0.5, \"out\": \"o.json\", \"baselines\": [{\"name\": \"b\", "
+                  "\"loss\": 8, \"ratio\": 2}, {\"name\": \"c\", \"loss\": null, "
+                  "\"ratio\": null}]}\n"),
+          "strategy report: %s", render(strat, 1));
+    g_st.kind = DPC_MECH_TOEPLITZ, g_st.ncoeffs = 5;
+    t = render(strat_noout, 1);
+    CHECK(strstr(t, "\"description\": \"banded Toeplitz, 5 bands\"") &&
+              strstr(t, "\"bands\": 5, \"iterations\": 7, \"seconds\": 0.5, \"baselines\": []}") &&
+              !strstr(t, "\"out\"") && !strstr(t, "buffers"),
+          "strategy report without a file: %s", t);
+}
+
 int main(void)
 {
     char want[1024], third[64];
@@ -250,5 +352,6 @@ int main(void)
     }
     dpc_dataset_free(g_train);
     dpc_dataset_free(g_test);
+    test_reports();
     return TEST_SUMMARY();
 }

@@ -35,6 +35,7 @@ static const struct { const char *name; table_fn fn; } TABLES[] = {
     T(dpc_kan_lcgd_step_info_fields), T(dpc_kan_repro_params_fields),
     T(dpc_run_params_fields),          T(dpc_nu_repro_params_fields),
     T(dpc_linreg_repro_params_fields),  T(dpc_srgd_repro_params_fields),
+    T(dpc_theory_sc_fields),
     T(dpc_mech_compare_params_fields),  T(dpc_kan2_config_fields),
     T(dpc_theory_problem_fields),       T(dpc_idx_opts_fields),
     T(dpc_libsvm_opts_fields),          T(dpc_npy_opts_fields),

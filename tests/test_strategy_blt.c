@@ -377,6 +377,7 @@ static void test_field_tables(void)
     dpc_strategy *s = NULL;
     struct { const char *field; double v; } obad[] = {
         {"buffers", 33}, {"max_buffers", 33}, {"min_improvement", 1}, {"min_improvement", -1},
+        {"max_iterations", 2147483648.0}, /* liblbfgs counts iterations in an int */
     };
     for (size_t i = 0; i < sizeof obad / sizeof obad[0]; i++) {
         dpc_strategy_options b;
@@ -386,6 +387,13 @@ static void test_field_tables(void)
         CHECK(dpc_strategy_optimize_blt(&s, &pb, &b, &err) == DPC_E_INVALID && !s &&
                   !strcmp(err.field, obad[i].field), "%s = %g refused: '%s'", obad[i].field,
               obad[i].v, err.msg);
+        if (strcmp(obad[i].field, "max_iterations")) continue;
+        /* every optimizer checks its options through the table */
+        b.bands = 2;
+        CHECK(dpc_strategy_optimize_banded(&s, &pb, &b, &err) == DPC_E_INVALID && !s &&
+                  !strcmp(err.field, "max_iterations"), "banded: %s", err.msg);
+        CHECK(dpc_strategy_optimize_dense(&s, &pb, &b, &err) == DPC_E_INVALID && !s &&
+                  !strcmp(err.field, "max_iterations"), "dense: %s", err.msg);
     }
 }
 

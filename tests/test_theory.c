@@ -493,7 +493,8 @@ static void test_setup(void)
     /* refusals, each naming its field, *out zeroed */
     static const struct { const char *field; int what; } bad[] = {
         {"problem", 0}, {"d", 1}, {"alpha", 2}, {"eta", 3}, {"rho", 4}, {"G", 5}, {"sigma_sgd", 6},
-        {"mu", 7}, {"L", 8}, {"mu", 9}, {"nu_max", 10}, {"model", 11}, {"burn_in_scale", 12}, {"tail", 13}};
+        {"mu", 7}, {"L", 8}, {"mu", 9}, {"nu_max", 10}, {"model", 11}, {"burn_in_scale", 12},
+        {"tail", 13}, {"tmax", 14}, {"rho", 15}, {"G", 16}, {"sigma_sgd", 17}, {"L", 18}};
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         dpc_nu_setup_params_init(&p);
         switch (bad[i].what) {
@@ -510,12 +511,43 @@ static void test_setup(void)
         case 10: p.nu_max = 1.0; break;
         case 11: p.model = (dpc_sim_model)9; break;
         case 12: p.burn_in_scale = 0; break;
-        default: p.tail = 1.0; break;
+        case 13: p.tail = 1.0; break;
+        /* the real limits the table holds (the CLI's options read them): the SC bound's
+         * multipliers are a fixed array of 32; the constants enter squared */
+        case 14: p.problem = DPC_NU_PROBLEM_SC, p.tmax = 32; break;
+        case 15: p.rho = 2e150; break;
+        case 16: p.G = 2e150; break;
+        case 17: p.sigma_sgd = 2e150; break;
+        default: p.L = 2e150; break;
         }
         dpc_error e = {0};
         dpc_status st = dpc_nu_setup_make(&su, &p, NULL, &e);
         CHECK(st == DPC_E_INVALID && !strcmp(e.field, bad[i].field) && !su.lambda,
               "setup refuses %s: %d %s (%s)", bad[i].field, (int)st, e.field, e.msg);
+    }
+    {   /* the edge of each real limit is accepted: tmax 31 by the setup and the SC bound; a
+         * spectrum beyond the work limit is refused by name before it is allocated */
+        dpc_nu_setup_params_init(&p);
+        p.problem = DPC_NU_PROBLEM_SC, p.tmax = 31, p.mu = 0.5, p.eta = 0.5;
+        dpc_error e = {0};
+        dpc_theory_beta bq = dpc_theory_beta_nu(0.25);
+        dpc_theory_sc_result r;
+        CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &e), &e);
+        CHECK_OK(dpc_theory_sc_bound(&su.sc, &bq, &r, &e), &e);
+        dpc_nu_setup_free(&su);
+        dpc_nu_setup_params_init(&p);
+        dpc_nu_setup_params_init(&p);
+        p.alpha = 200, p.d = 100; /* 100^-200 = 1e-400: the spectrum underflows */
+        CHECK(dpc_nu_setup_make(&su, &p, NULL, &e) == DPC_E_INVALID && !strcmp(e.field, "alpha") &&
+                  !su.lambda, "an underflowing spectrum refused naming alpha: %s", e.msg);
+        p.alpha = 100; /* 100^-100 = 1e-200: representable */
+        CHECK_OK(dpc_nu_setup_make(&su, &p, NULL, &e), &e);
+        dpc_nu_setup_free(&su);
+        dpc_nu_setup_params_init(&p);
+        p.d = (size_t)1 << 40;
+        CHECK(dpc_nu_setup_make(&su, &p, NULL, &e) == DPC_E_RANGE && !strcmp(e.field, "d") &&
+                  !su.lambda, "a spectrum of 2^40 eigenvalues refused by the work limit: %s",
+              e.msg);
     }
     dpc_error e = {0};
     CHECK(dpc_nu_setup_make(&su, NULL, NULL, &e) == DPC_E_INVALID && !strcmp(e.field, "params"),
@@ -552,6 +584,15 @@ static void test_field_table(void)
                   dpc_theory_problem_check(&b, &e2) == DPC_E_INVALID &&
                   !strcmp(e2.field, bad[i].field),
               "%s = %g refused by both: '%s' / '%s'", bad[i].field, bad[i].v, e1.msg, e2.msg);
+    }
+    /* 0 is the table's "unset": accepted by the range check, refused by the problem's check */
+    static const char *const unset[] = {"eta", "rho", "G", "d"};
+    for (size_t i = 0; i < 4; i++) {
+        dpc_theory_problem b = ok;
+        CHECK_OK(dpc_field_set(dpc_field_find(t, unset[i], NULL), &b, 0, &e), &e);
+        CHECK_OK(dpc_field_check(t, &b, &e), &e);
+        CHECK(dpc_theory_problem_check(&b, &e) == DPC_E_INVALID && !strcmp(e.field, unset[i]),
+              "%s = 0 (unset) refused: %s", unset[i], e.msg);
     }
 }
 

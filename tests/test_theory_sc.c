@@ -1,11 +1,43 @@
 /* test_theory_sc.c — the Theorem 3.1 / E.1 bound: exact for quadratics (mu = L) with SGD,
  * never below the exact LTI error of a quadratic, ordering DP-SGD > nu-DP-FTRL > Optimized and
- * the growth with the condition number (Figure 3), multipliers only lower the bound. */
+ * the growth with the condition number (Figure 3), multipliers only lower the bound; the field
+ * table of dpc_theory_sc covers it and the bound's refusals go through it, naming the field. */
 #include "dpcorr/papers/theory.h"
 #include "harness.h"
 
+#include <string.h>
+
+/* Every byte of dpc_theory_sc is a field; a value out of a row's range, an unset (0) value and
+ * the cross-field rules are refused by both entry points, naming the field. */
+static void test_field_table(void)
+{
+    dpc_error err = {0};
+    const dpc_field_table *t = dpc_theory_sc_fields();
+    CHECK(t && t->size == sizeof(dpc_theory_sc) && t->count == 8, "table of the struct");
+    CHECK_OK(dpc_field_table_verify(t, &err), &err);
+    const dpc_theory_sc ok = {0.1, 1.0, 1.0, 0.5, 1.0, 0.0, 1, 31}; /* tmax 31: the edge */
+    dpc_theory_beta nu = dpc_theory_beta_nu(0.1);
+    dpc_theory_sc_result r;
+    CHECK_OK(dpc_theory_sc_bound(&ok, &nu, &r, &err), &err);
+    static const struct { const char *field; double v; } bad[] = {
+        {"mu", -1},  {"mu", 0},  {"mu", 2},  {"L", 2e150},    {"L", 0},   {"eta", 0},
+        {"eta", 5},  {"rho", 0}, {"rho", 2e150}, {"G", -1},   {"G", NAN}, {"sigma_sgd", -1},
+        {"sigma_sgd", 2e150}, {"d", 0}, {"tmax", 32}};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_theory_sc b = ok;
+        CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &b, bad[i].v, &err), &err);
+        dpc_error e1 = {0}, e2 = {0};
+        CHECK(dpc_theory_sc_bound(&b, &nu, &r, &e1) == DPC_E_INVALID &&
+                  !strcmp(e1.field, bad[i].field) &&
+                  dpc_theory_sc_optimized(&b, &r, &e2) == DPC_E_INVALID &&
+                  !strcmp(e2.field, bad[i].field),
+              "%s = %g refused by both: '%s' / '%s'", bad[i].field, bad[i].v, e1.msg, e2.msg);
+    }
+}
+
 int main(void)
 {
+    test_field_table();
     dpc_error err = {0};
     /* mu = L: F is the quadratic mu/2 theta^2; the bound with SGD noise is exact:
      * E theta^2 = eta^2 sigma^2 / (1 - (1 - eta mu)^2). */

@@ -9,43 +9,44 @@
 #include <stdio.h>
 #include <string.h>
 
+/* every option but --json sets a field of dpc_advise_query: type, range, default and words are
+ * its table's */
+#define AQ_FIELD .fields = dpc_advise_query_fields
 #define SHAPE "run shape"
 static const opt_spec A_N = {
-    .name = "--n-examples", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e12,
-    .section = SHAPE, .param = "n_examples", .help = "training examples N (required)",
+    .name = "--n-examples", .metavar = "N", .type = OPT_UINT, AQ_FIELD, .section = SHAPE,
+    .param = "n_examples", .help = "training examples N (required)",
     .example = "--n-examples 60000"};
 static const opt_spec A_BATCH = {
-    .name = "--batch", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e12, .section = SHAPE,
-    .param = "batch", .help = "(expected) batch size (default 256)", .example = "--batch 500"};
+    .name = "--batch", .metavar = "B", .type = OPT_UINT, AQ_FIELD, .section = SHAPE,
+    .param = "batch", .help = "(expected) batch size B <= N", .example = "--batch 500"};
 static const opt_spec A_EPOCHS = {
-    .name = "--epochs", .metavar = "E", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = SHAPE,
-    .param = "epochs", .help = "passes over the data (default 1)", .example = "--epochs 5"};
+    .name = "--epochs", .metavar = "E", .type = OPT_UINT, AQ_FIELD, .section = SHAPE,
+    .param = "epochs", .help = "passes over the data", .example = "--epochs 5"};
 static const opt_spec A_MOMENTUM = {
-    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_HI_OPEN, .section = SHAPE, .param = "momentum",
-    .help = "the optimizer's momentum, the workload BSR and BLT are fitted to (default 0)",
+    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, AQ_FIELD, .section = SHAPE,
+    .param = "momentum", .help = "the optimizer's momentum, the workload BSR and BLT are fitted to",
     .example = "--momentum 0.9"};
 #undef SHAPE
 #define PRIV "privacy"
 static const opt_spec A_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PRIV, .param = "epsilon", .help = "target epsilon (required)",
-    .example = "--epsilon 3"};
-static const opt_spec A_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = PRIV, .param = "delta",
-    .help = "target delta in (0,1) (default the largest power of ten <= 1/(10 N), at most 1e-5; "
-            "below 1/N)", .example = "--delta 1e-7"};
-static const opt_spec A_LARGE_DELTA = FR_LARGE_DELTA_OPT(PRIV, NULL);
+    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, AQ_FIELD, .section = PRIV,
+    .param = "epsilon", .help = "target epsilon (required)", .example = "--epsilon 3"};
+static const opt_spec A_DELTA = FR_DELTA_OPT(dpc_advise_query_fields, PRIV, NULL, "--delta 1e-7");
+static const opt_spec A_LARGE_DELTA = {
+    .name = "--allow-large-delta", .type = OPT_FLAG, AQ_FIELD, .section = PRIV,
+    .param = "allow_large_delta",
+    .help = "accept delta >= 1/N (a mechanism may then publish a record outright)",
+    .example = "--allow-large-delta"};
 static const opt_spec A_ACCOUNTANT = {
-    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "pld|rdp|zcdp|gdp",
-    .section = PRIV, .param = "accountant",
-    .help = "pld (default) | rdp for amplified runs; gdp (exact) for unamplified ones unless zcdp "
-            "is asked for",
+    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, AQ_FIELD, .section = PRIV,
+    .param = "accountant",
+    .help = "pld | rdp for amplified runs; gdp (exact) for unamplified ones unless zcdp is asked "
+            "for",
     .example = "--accountant rdp"};
 #undef PRIV
 static const opt_spec A_QUICK = {
-    .name = "--quick", .type = OPT_FLAG, .section = "output", .param = "skip_slow",
+    .name = "--quick", .type = OPT_FLAG, AQ_FIELD, .section = "output", .param = "skip_slow",
     .help = "leave out the candidates whose calibration takes seconds to minutes (balls-in-bins "
             "sampling)",
     .example = "--quick"};
@@ -85,37 +86,16 @@ static void train_opts(const dpc_advice *a, char *buf, size_t len)
         snprintf(buf, len, "--mech %s", mech);
 }
 
+/* The library's JSON record of the advice, each candidate's run spelled as `train` options. */
 static void print_json(const dpc_advise_query *q, const dpc_advice *a, size_t n)
 {
+    char o[DPC_ADVISE_MAX][160];
+    const char *run[DPC_ADVISE_MAX];
+    for (size_t i = 0; i < n && i < DPC_ADVISE_MAX; i++)
+        train_opts(&a[i], o[i], sizeof o[i]), run[i] = o[i];
     dpc_json_writer w;
     dpc_json_begin(&w, stdout);
-    dpc_json_int(&w, "n_examples", (long long)q->n_examples);
-    dpc_json_int(&w, "batch", (long long)q->batch);
-    dpc_json_int(&w, "epochs", (long long)q->epochs);
-    dpc_json_num(&w, "epsilon", q->epsilon);
-    dpc_json_arr(&w, "candidates");
-    for (size_t i = 0; i < n; i++) {
-        char o[160];
-        train_opts(&a[i], o, sizeof o);
-        dpc_json_obj(&w, NULL);
-        dpc_json_bool(&w, "applicable", a[i].ok);
-        dpc_json_str(&w, "mechanism", a[i].mechanism);
-        dpc_json_str(&w, "sampler", dpc_sampler_kind_name(a[i].sampler));
-        dpc_json_str(&w, "train_options", o);
-        if (a[i].ok) {
-            dpc_json_str(&w, "route", a[i].route);
-            dpc_json_bool(&w, "amplified", a[i].amplified);
-            dpc_json_num(&w, "noise_multiplier", a[i].noise_multiplier);
-            dpc_json_num(&w, "noise_std_per_unit_clip", a[i].noise_std);
-            dpc_json_num(&w, "rmse", a[i].rmse);
-            dpc_json_num(&w, "error", a[i].error);
-            dpc_json_num(&w, "vs_sgd", a[i].loss_ratio);
-            dpc_json_num(&w, "epsilon", a[i].epsilon);
-        }
-        dpc_json_num(&w, "calibration_s", a[i].seconds);
-        dpc_json_str(&w, "why", a[i].why);
-        dpc_json_end(&w);
-    }
+    dpc_advise_json(&w, q, a, n < DPC_ADVISE_MAX ? n : DPC_ADVISE_MAX, run);
     dpc_json_finish(&w);
 }
 
@@ -165,19 +145,11 @@ int cmd_advise(int argc, char **argv)
     if (rc || s.help) return rc;
     dpc_advise_query q;
     dpc_advise_query_init(&q);
-    static const dpc_accountant accs[] = {DPC_ACCOUNTANT_PLD, DPC_ACCOUNTANT_RDP,
-                                          DPC_ACCOUNTANT_ZCDP, DPC_ACCOUNTANT_GDP};
     if (!opt_given(&s, &A_N)) return opt_fail_at(&s, &A_N, "required (e.g. --n-examples 60000)");
     if (!opt_given(&s, &A_EPSILON)) return opt_fail_at(&s, &A_EPSILON, "required (e.g. --epsilon 3)");
-    q.n_examples = opt_size(&s, &A_N, 0);
-    q.batch = opt_size(&s, &A_BATCH, q.batch);
-    q.epochs = opt_size(&s, &A_EPOCHS, q.epochs);
-    q.momentum = opt_dbl(&s, &A_MOMENTUM, 0);
-    q.epsilon = opt_dbl(&s, &A_EPSILON, 0);
-    q.delta = opt_dbl(&s, &A_DELTA, 0);
-    q.allow_large_delta = opt_given(&s, &A_LARGE_DELTA);
-    q.accountant = accs[opt_word(&s, &A_ACCOUNTANT, 0)];
-    q.skip_slow = opt_given(&s, &A_QUICK);
+    static const opt_spec *const read[] = {&A_N, &A_BATCH, &A_EPOCHS, &A_MOMENTUM, &A_EPSILON,
+                                           &A_DELTA, &A_LARGE_DELTA, &A_ACCOUNTANT, &A_QUICK};
+    for (size_t i = 0; i < sizeof read / sizeof read[0]; i++) opt_read_field(&s, read[i], &q);
     int json = opt_given(&s, &OPT_JSON);
     if ((rc = opt_finish(&s))) return rc;
     double delta = 0;

@@ -14,55 +14,52 @@ static const opt_spec P_KIND = {
     .help = "blt (buffered linear Toeplitz, any n), banded (banded Toeplitz, needs --bands), "
             "dense (optimal dense \"ME\", n <= 2048) (required)",
     .example = "--kind banded --bands 4"};
+/* the problem's and the optimizer's options set fields of dpc_strategy_problem and
+ * dpc_strategy_options: type, range, default and words are their tables' */
+#define SP_FIELD .fields = dpc_strategy_problem_fields, .section = "problem"
+#define SO_FIELD .fields = dpc_strategy_options_fields, .section = "optimizer"
 static const opt_spec P_STEPS = {
-    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e7, .section = "problem",
-    .param = "problem.steps,steps", .help = "number of steps n, at most 1e7 (dense: 2048) (required)",
-    .example = "--steps 90"};
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, SP_FIELD, .param = "problem.steps,steps",
+    .help = "number of steps n (required)", .example = "--steps 90"};
 static const opt_spec P_PARTICIPATIONS = {
-    .name = "--participations", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e7,
-    .section = "problem", .param = "problem.participations,participations",
-    .help = "participations per example (default 1)", .example = "--participations 2"};
+    .name = "--participations", .metavar = "K", .type = OPT_UINT, SP_FIELD,
+    .param = "problem.participations,participations", .help = "participations per example",
+    .example = "--participations 2"};
 static const opt_spec P_MIN_SEP = {
-    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e7,
-    .section = "problem", .param = "problem.min_sep,min_sep",
-    .help = "minimum separation between participations (default 1)",
+    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, SP_FIELD,
+    .param = "problem.min_sep,min_sep", .help = "minimum separation between participations",
     .example = "--participations 2 --min-sep 20"};
 static const opt_spec P_OBJECTIVE = {
-    .name = "--objective", .metavar = "max|mean", .type = OPT_CHOICE, .choices = "max|mean",
-    .section = "problem", .param = "problem.objective,objective",
-    .help = "max error (default) or RMSE", .example = "--objective mean"};
+    .name = "--objective", .metavar = "max|mean", .type = OPT_CHOICE, SP_FIELD,
+    .param = "problem.objective,objective", .help = "max error or RMSE",
+    .example = "--objective mean"};
 static const opt_spec P_MOMENTUM = {
-    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_HI_OPEN, .section = "problem", .param = "problem.workload.momentum,workload.momentum,momentum",
-    .help = "workload: SGD with momentum M in [0,1) (default 0: prefix sums)",
-    .example = "--momentum 0.5"};
+    .name = "--momentum", .metavar = "M", .type = OPT_DOUBLE, SP_FIELD,
+    .param = "problem.workload.momentum,workload.momentum,momentum",
+    .help = "workload: SGD with momentum M (0: prefix sums)", .example = "--momentum 0.5"};
 static const opt_spec P_DECAY = {
-    .name = "--decay", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
-    .section = "problem", .param = "problem.workload.decay,workload.decay,decay",
-    .help = "workload: weight-decay factor A in (0,1] (default 1)", .example = "--decay 0.9"};
+    .name = "--decay", .metavar = "A", .type = OPT_DOUBLE, SP_FIELD,
+    .param = "problem.workload.decay,workload.decay,decay",
+    .help = "workload: weight-decay factor A", .example = "--decay 0.9"};
 static const opt_spec P_BANDS = {
-    .name = "--bands", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e7,
-    .section = "optimizer", .param = "options.bands,bands",
-    .help = "banded: number of bands (required); dense, K > 1: bandwidth of C^T C (default B = "
-            "min-sep); every kind: the bands of the BSR/BISR shown for comparison (default max(B, 16) for K > 1, else 32)",
+    .name = "--bands", .metavar = "B", .type = OPT_UINT, SO_FIELD, .param = "options.bands,bands",
+    .help = "banded: number of bands (required); dense, K > 1: bandwidth of C^T C (unset: "
+            "min-sep); every kind: the bands of the BSR/BISR shown for comparison (unset: "
+            "max(min-sep, 16) for K > 1, else 32)",
     .example = "--bands 5"};
 static const opt_spec P_BUFFERS = {
-    .name = "--buffers", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 32,
-    .section = "optimizer", .param = "options.buffers,buffers", .when = "--kind blt",
-    .help = "exactly K buffers (default: grow until one more improves the loss by less than "
-            "1%, at most --max-buffers)",
+    .name = "--buffers", .metavar = "K", .type = OPT_UINT, SO_FIELD,
+    .param = "options.buffers,buffers", .when = "--kind blt",
+    .help = "exactly K buffers instead of growing them up to --max-buffers",
     .example = "--kind blt --buffers 2"};
 static const opt_spec P_MAX_BUFFERS = {
-    .name = "--max-buffers", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 32,
-    .section = "optimizer", .param = "options.max_buffers,max_buffers", .when = "--kind blt",
-    .conflicts = "--buffers", .help = "at most K buffers (default 10)",
-    .example = "--kind blt --max-buffers 3"};
+    .name = "--max-buffers", .metavar = "K", .type = OPT_UINT, SO_FIELD,
+    .param = "options.max_buffers,max_buffers", .when = "--kind blt", .conflicts = "--buffers",
+    .help = "at most K buffers", .example = "--kind blt --max-buffers 3"};
 static const opt_spec P_ITERATIONS = {
-    .name = "--iterations", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6,
-    .section = "optimizer", .param = "options.max_iterations,max_iterations",
-    .help = "L-BFGS iterations per run (default: blt 500, banded 1000, dense 300, fewer for "
-            "dense n > 450)",
-    .example = "--iterations 20"};
+    .name = "--iterations", .metavar = "N", .type = OPT_UINT, SO_FIELD,
+    .param = "options.max_iterations,max_iterations",
+    .help = "L-BFGS iterations per run (fewer for dense n > 450)", .example = "--iterations 20"};
 static const opt_spec P_OUT = {
     .name = "--out", .metavar = "FILE", .type = OPT_STR, .flags = OPT_OUT_FILE,
     .section = "output", .param = "out",
@@ -101,19 +98,17 @@ static int read_job(opt_set *s, opt_job *j)
     dpc_strategy_problem_init(&j->pb, 0);
     dpc_strategy_options_init(&j->o);
     j->kind = opt_word(s, &P_KIND, -1);
-    j->pb.steps = opt_size(s, &P_STEPS, 0);
     j->out = opt_str(s, &P_OUT, NULL);
     j->json = opt_given(s, &OPT_JSON);
-    j->pb.participations = opt_size(s, &P_PARTICIPATIONS, 1);
-    j->pb.min_sep = opt_size(s, &P_MIN_SEP, 1);
-    j->pb.objective = opt_word(s, &P_OBJECTIVE, 0) ? DPC_OBJECTIVE_MEAN : DPC_OBJECTIVE_MAX;
-    j->pb.workload.momentum = opt_dbl(s, &P_MOMENTUM, 0.0);
-    j->pb.workload.decay = opt_dbl(s, &P_DECAY, 1.0);
-    j->o.bands = opt_size(s, &P_BANDS, 0);
-    j->o.max_iterations = opt_size(s, &P_ITERATIONS, 0);
+    static const opt_spec *const problem[] = {&P_STEPS, &P_PARTICIPATIONS, &P_MIN_SEP,
+                                              &P_OBJECTIVE, &P_MOMENTUM, &P_DECAY};
+    for (size_t i = 0; i < sizeof problem / sizeof problem[0]; i++)
+        opt_read_field(s, problem[i], &j->pb);
+    opt_read_field(s, &P_BANDS, &j->o);
+    opt_read_field(s, &P_ITERATIONS, &j->o);
     if (j->kind == 0) {
-        j->o.buffers = opt_size(s, &P_BUFFERS, 0);
-        j->o.max_buffers = opt_size(s, &P_MAX_BUFFERS, 0);
+        opt_read_field(s, &P_BUFFERS, &j->o);
+        opt_read_field(s, &P_MAX_BUFFERS, &j->o);
     }
     if (j->kind < 0) return opt_fail_at(s, &P_KIND, "required (blt, banded or dense)");
     if (j->pb.steps == 0) return opt_fail_at(s, &P_STEPS, "required (number of steps n >= 1)");
@@ -124,9 +119,6 @@ static int read_job(opt_set *s, opt_job *j)
     if (dpc_strategy_problem_check(&j->pb, &err)) return opt_fail_lib(s, &err);
     if (j->kind == 1 && j->o.bands == 0)
         return opt_fail_at(s, &P_BANDS, "banded needs the number of bands");
-    if (j->kind == 2 && j->pb.steps > 2048)
-        return opt_fail_at(s, &P_STEPS, "dense optimization supports n <= 2048, got %zu",
-                           j->pb.steps);
     if ((rc = cli_check_outputs(s))) return rc;
     if (s->dry_run) {
         opt_dry_str("kind", kinds[j->kind]);
@@ -146,46 +138,13 @@ static int read_job(opt_set *s, opt_job *j)
     return 0;
 }
 
-static void print_json(const opt_job *j, const dpc_strategy *st, const char *desc, double secs,
-                       const dpc_strategy_baseline *bl, size_t nb)
-{
-    static const char *const kinds[] = {"blt", "banded", "dense"};
-    const dpc_strategy_loss *l = &st->achieved;
-    dpc_json_writer w;
-    dpc_json_begin_line(&w, stdout);
-    dpc_json_str(&w, "kind", kinds[j->kind]);
-    dpc_json_str(&w, "description", desc);
-    dpc_json_int(&w, "steps", (long long)j->pb.steps);
-    dpc_json_int(&w, "participations", (long long)j->pb.participations);
-    dpc_json_int(&w, "min_sep", (long long)j->pb.min_sep);
-    dpc_json_str(&w, "objective", dpc_objective_name(j->pb.objective));
-    dpc_json_num(&w, "momentum", j->pb.workload.momentum);
-    dpc_json_num(&w, "decay", j->pb.workload.decay);
-    dpc_json_num(&w, "loss", l->loss);
-    dpc_json_num(&w, "sensitivity", l->sensitivity);
-    dpc_json_num(&w, "error", l->error);
-    dpc_json_bool(&w, "exact", l->exact);
-    if (st->kind == DPC_MECH_BLT) dpc_json_int(&w, "buffers", (long long)st->nbuf);
-    if (st->kind == DPC_MECH_TOEPLITZ) dpc_json_int(&w, "bands", (long long)st->ncoeffs);
-    dpc_json_int(&w, "iterations", (long long)st->iterations);
-    dpc_json_num(&w, "seconds", secs);
-    dpc_json_str(&w, "out", j->out);
-    dpc_json_arr(&w, "baselines");
-    for (size_t i = 0; i < nb; i++) {
-        dpc_json_obj(&w, NULL);
-        dpc_json_str(&w, "name", bl[i].name);
-        dpc_json_num(&w, "loss", bl[i].available ? bl[i].loss.loss : NAN);
-        dpc_json_num(&w, "ratio", bl[i].available ? bl[i].loss.loss / l->loss : NAN);
-        dpc_json_end(&w);
-    }
-    dpc_json_finish(&w);
-}
-
-static void print_text(const opt_job *j, const dpc_strategy *st, const char *desc, double secs,
+static void print_text(const opt_job *j, const dpc_strategy *st, double secs,
                        const dpc_strategy_baseline *bl, size_t nb)
 {
     const dpc_strategy_problem *pb = &j->pb;
     const dpc_strategy_loss *l = &st->achieved;
+    char desc[96];
+    dpc_strategy_describe(st, desc, sizeof desc);
     printf("strategy          %s\n", desc);
     printf("steps             %zu\n", pb->steps);
     printf("participation     k = %zu, min-sep %zu\n", pb->participations, pb->min_sep);
@@ -241,13 +200,14 @@ int cmd_mech_optimize(int argc, char **argv)
         nb = 0;
         rc = CLI_RUNTIME;
     }
-    char desc[96];
-    if (st->kind == DPC_MECH_BLT) snprintf(desc, sizeof desc, "BLT, %zu buffers", st->nbuf);
-    else if (st->kind == DPC_MECH_TOEPLITZ)
-        snprintf(desc, sizeof desc, "banded Toeplitz, %zu bands", st->ncoeffs);
-    else snprintf(desc, sizeof desc, "dense ME (n x n lower-triangular C)");
-    if (j.json) print_json(&j, st, desc, secs, bl, nb);
-    else print_text(&j, st, desc, secs, bl, nb);
+    if (j.json) {
+        dpc_json_writer w;
+        dpc_json_begin_line(&w, stdout);
+        dpc_strategy_report_json(&w, st, secs, j.out, bl, nb);
+        dpc_json_finish(&w);
+    } else {
+        print_text(&j, st, secs, bl, nb);
+    }
     dpc_strategy_free(st);
     return rc;
 }

@@ -11,68 +11,64 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* the problem's options set fields of dpc_nu_setup_params: type, range, default and words are
+ * its table's */
+#define NU_FIELD .fields = dpc_nu_setup_params_fields
 #define PB "problem"
 static const opt_spec T_PROBLEM = {
-    .name = "--problem", .metavar = "P", .type = OPT_CHOICE, .choices = "lti|mean|sc",
-    .section = PB, .param = "problem",
-    .help = "lti: linear regression, H = diag(k^-alpha), fixed design (default); mean: mean "
+    .name = "--problem", .metavar = "P", .type = OPT_CHOICE, NU_FIELD, .section = PB,
+    .param = "problem",
+    .help = "lti: linear regression, H = diag(k^-alpha), fixed design; mean: mean "
             "estimation (Theorem 2.1, d = 1, lambda = 1); sc: the Theorem 3.1/E.1 bound for "
             "mu-strongly convex, L-smooth F",
     .example = "--problem sc"};
 static const opt_spec T_D = {
-    .name = "--d", .metavar = "D", .type = OPT_UINT, .lo = 1, .hi = 100000, .section = PB,
-    .param = "d", .when = "--problem lti|sc", .help = "dimension in [1, 100000] (default 128)",
-    .example = "--d 16"};
+    .name = "--d", .metavar = "D", .type = OPT_UINT, NU_FIELD, .section = PB, .param = "d",
+    .when = "--problem lti|sc", .help = "dimension", .example = "--d 16"};
 static const opt_spec T_ALPHA = {
-    .name = "--alpha", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 100, .section = PB,
-    .param = "alpha", .when = "--problem lti",
-    .help = "eigenvalue decay lambda_k = k^-A, A in [0, 100] (default 1)", .example = "--alpha 2"};
+    .name = "--alpha", .metavar = "A", .type = OPT_DOUBLE, NU_FIELD, .section = PB,
+    .param = "alpha", .when = "--problem lti", .help = "eigenvalue decay lambda_k = k^-A",
+    .example = "--alpha 2"};
 static const opt_spec T_ETA = {
-    .name = "--eta", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PB, .param = "eta", .help = "learning rate (default 0.02)",
-    .example = "--eta 0.05"};
+    .name = "--eta", .metavar = "E", .type = OPT_DOUBLE, NU_FIELD, .section = PB, .param = "eta",
+    .help = "learning rate", .example = "--eta 0.05"};
 static const opt_spec T_RHO = {
-    .name = "--rho", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PB, .param = "rho", .help = "zCDP parameter (default 0.5)",
-    .example = "--rho 2"};
+    .name = "--rho", .metavar = "R", .type = OPT_DOUBLE, NU_FIELD, .section = PB, .param = "rho",
+    .help = "zCDP parameter", .example = "--rho 2"};
 static const opt_spec T_G = {
-    .name = "--G", .metavar = "G", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PB, .param = "G", .help = "clip norm (default 1)",
-    .example = "--G 2"};
+    .name = "--G", .metavar = "G", .type = OPT_DOUBLE, NU_FIELD, .section = PB, .param = "G",
+    .help = "clip norm", .example = "--G 2"};
 static const opt_spec T_SGD = {
-    .name = "--sigma-sgd", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .section = PB, .param = "sigma_sgd", .help = "data-noise std (default 0)",
-    .example = "--sigma-sgd 0.5"};
+    .name = "--sigma-sgd", .metavar = "S", .type = OPT_DOUBLE, NU_FIELD, .section = PB,
+    .param = "sigma_sgd", .help = "data-noise std", .example = "--sigma-sgd 0.5"};
 static const opt_spec T_MU = {
-    .name = "--mu", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PB, .param = "mu", .when = "--problem sc",
-    .help = "strong convexity (default 0.01)", .example = "--problem sc --mu 0.1"};
+    .name = "--mu", .metavar = "M", .type = OPT_DOUBLE, NU_FIELD, .section = PB, .param = "mu",
+    .when = "--problem sc", .help = "strong convexity, <= L", .example = "--problem sc --mu 0.1"};
 static const opt_spec T_L = {
-    .name = "--L", .metavar = "L", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = PB, .param = "L", .when = "--problem sc",
-    .help = "smoothness (default 1)", .example = "--problem sc --L 2"};
+    .name = "--L", .metavar = "L", .type = OPT_DOUBLE, NU_FIELD, .section = PB, .param = "L",
+    .when = "--problem sc", .help = "smoothness", .example = "--problem sc --L 2"};
 static const opt_spec T_TMAX = {
-    .name = "--tmax", .metavar = "T", .type = OPT_UINT, .lo = 0, .hi = 1000, .section = PB,
-    .param = "tmax", .when = "--problem sc",
-    .help = "Zames-Falb multipliers |t| <= T, T <= 1000 (default 4)",
+    .name = "--tmax", .metavar = "T", .type = OPT_UINT, NU_FIELD, .section = PB, .param = "tmax",
+    .when = "--problem sc", .help = "Zames-Falb multipliers |t| <= T",
     .example = "--problem sc --tmax 2"};
 static const opt_spec T_SIMULATE = {
-    .name = "--simulate", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e9, .section = PB,
+    .name = "--simulate", .metavar = "N", .type = OPT_UINT, NU_FIELD, .section = PB,
     .param = "simulate,steps", .when = "--problem lti|mean",
-    .help = "also simulate N measured steps, N <= 1e9 (burn-in 10/min(nu, eta mu))",
+    .help = "also simulate N measured steps after a burn-in of the slowest mode's correlation "
+            "times",
     .example = "--simulate 1000"};
 static const opt_spec T_RANDOM = {
     .name = "--random", .type = OPT_FLAG, .section = PB, .param = "model",
-    .when = "--simulate", .help = "... in random Gaussian design (default fixed design)",
+    .when = "--simulate", .help = "... in random Gaussian design instead of the fixed design",
     .example = "--simulate 1000 --random"};
 static const opt_spec T_SEED = {
-    .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG, .section = PB,
-    .param = "seed", .when = "--simulate", .help = "simulation seed (seeded mode, default 1; warned, recorded)",
+    .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG, NU_FIELD, .section = PB,
+    .param = "seed", .when = "--simulate", .help = "simulation seed (seeded mode: warned, recorded)",
     .example = "--simulate 1000 --seed 7"};
 static const opt_spec T_LEN = {
-    .name = "--len", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e8, .section = PB,
-    .param = "len,mech.steps", .when = "--kind bsr|bisr|blt|toeplitz|file:PATH",
-    .help = "noising coefficients kept for non-family Toeplitz kinds (default 65536)",
+    .name = "--len", .metavar = "N", .type = OPT_UINT, NU_FIELD, .section = PB,
+    .param = "beta_len,len,mech.steps", .when = "--kind bsr|bisr|blt|toeplitz|file:PATH",
+    .help = "noising coefficients kept for non-family Toeplitz kinds",
     .example = "--kind bsr --bands 4 --len 1000"};
 #undef PB
 static const opt_spec T_KIND = {
@@ -101,11 +97,7 @@ static const opt_cmd THEORY_CMD = {
 };
 
 typedef struct th_opts {
-    int problem; /* 0 lti, 1 mean, 2 sc */
-    size_t d, tmax, len, simulate;
-    double alpha, eta, rho, G, sgd, mu, L;
-    int random, json;
-    uint64_t seed;
+    int json;
     cli_mech_opts mo;
     dpc_nu_setup_params sp; /* the library's setup of the run (defaults, nu, simulation) */
     dpc_nu_setup setup;
@@ -120,74 +112,62 @@ static int toeplitz_array_kind(const cli_mech_opts *mo)
            k == DPC_MECH_TOEPLITZ;
 }
 
-/* Reads the options the problem and mechanism chosen use (unset: the library's defaults,
- * dpc_nu_setup_params_init); the setup (spectrum, Theorem 2.2's nu) is the library's. */
+/* Reads the options the problem and mechanism chosen use into the library's setup parameters
+ * (unset: its defaults, dpc_nu_setup_params_init); the setup (spectrum, Theorem 2.2's nu) is
+ * the library's. */
 static int th_read(th_opts *o, opt_set *s)
 {
     dpc_nu_setup_params *P = &o->sp;
     dpc_nu_setup_params_init(P);
-    o->problem = opt_word(s, &T_PROBLEM, (int)P->problem);
-    P->problem = (dpc_nu_problem)o->problem;
-    o->d = o->problem == 1 ? 1 : opt_size(s, &T_D, P->d);
-    o->alpha = o->problem == 0 ? opt_dbl(s, &T_ALPHA, P->alpha) : P->alpha;
-    o->eta = opt_dbl(s, &T_ETA, P->eta);
-    o->rho = opt_dbl(s, &T_RHO, P->rho);
-    o->G = opt_dbl(s, &T_G, P->G);
-    o->sgd = opt_dbl(s, &T_SGD, P->sigma_sgd);
-    if (o->problem == 2) {
-        o->mu = opt_dbl(s, &T_MU, P->mu);
-        o->L = opt_dbl(s, &T_L, P->L);
-        o->tmax = opt_size(s, &T_TMAX, P->tmax);
-    } else {
-        o->simulate = opt_size(s, &T_SIMULATE, 0);
-        if (o->simulate) {
-            o->random = opt_given(s, &T_RANDOM);
-            o->seed = opt_u64(s, &T_SEED, P->seed);
-        }
+    opt_read_field(s, &T_PROBLEM, P);
+    int sc = P->problem == DPC_NU_PROBLEM_SC;
+    if (P->problem != DPC_NU_PROBLEM_MEAN) opt_read_field(s, &T_D, P);
+    if (P->problem == DPC_NU_PROBLEM_LTI) opt_read_field(s, &T_ALPHA, P);
+    static const opt_spec *const all[] = {&T_ETA, &T_RHO, &T_G, &T_SGD};
+    static const opt_spec *const sc_only[] = {&T_MU, &T_L, &T_TMAX};
+    for (size_t i = 0; i < 4; i++) opt_read_field(s, all[i], P);
+    for (size_t i = 0; sc && i < 3; i++) opt_read_field(s, sc_only[i], P);
+    if (!sc) opt_read_field(s, &T_SIMULATE, P);
+    if (P->steps) {
+        P->model = opt_given(s, &T_RANDOM) ? DPC_SIM_RANDOM : DPC_SIM_FIXED;
+        P->seed = opt_u64(s, &T_SEED, P->seed); /* all 64 bits (a field is read as a double) */
     }
     o->json = opt_given(s, &OPT_JSON);
     cli_mech_opts *mo = &o->mo;
     mo->p.kind = DPC_MECH_NU;
     int rc = cli_mech_read(mo, s, &THEORY_MECH);
     if (rc) return rc;
-    o->len = toeplitz_array_kind(mo) ? opt_size(s, &T_LEN, 65536) : 65536;
+    if (toeplitz_array_kind(mo)) opt_read_field(s, &T_LEN, P);
     if ((rc = opt_finish(s))) return rc;
-    P->d = o->d;
-    P->alpha = o->alpha;
-    P->eta = o->eta;
-    P->rho = o->rho;
-    P->G = o->G;
-    P->sigma_sgd = o->sgd;
-    if (o->problem == 2) P->mu = o->mu, P->L = o->L, P->tmax = o->tmax;
-    P->steps = o->simulate;
-    P->model = o->random ? DPC_SIM_RANDOM : DPC_SIM_FIXED;
-    if (o->simulate) P->seed = o->seed;
     dpc_error err = {0};
     if (dpc_nu_setup_make(&o->setup, P, NULL, &err)) return opt_fail_lib(s, &err);
     /* the Theorem 2.2 choice nu = eta lambda_min (a derived value: library errors say so) */
     if (mo->p.kind == DPC_MECH_NU && !mo->strategy_path && !opt_typed(s, &MO_NU))
         mo->p.nu = o->setup.nu;
-    mo->p.steps = o->len;
+    mo->p.steps = P->beta_len;
     return cli_mech_load(mo, s, &THEORY_MECH);
 }
 
+/* The resolved configuration; the fields a problem does not use as 0 (mu, L and tmax but for
+ * sc; the seed without a simulation). */
 static void th_dry(const th_opts *o)
 {
-    static const char *const problems[] = {"lti", "mean", "sc"};
-    opt_dry_str("problem", problems[o->problem]);
-    opt_dry_uint("d", o->d);
-    opt_dry_num("alpha", o->alpha);
-    opt_dry_num("eta", o->eta);
-    opt_dry_num("rho", o->rho);
-    opt_dry_num("G", o->G);
-    opt_dry_num("sigma_sgd", o->sgd);
-    opt_dry_num("mu", o->mu);
-    opt_dry_num("L", o->L);
-    opt_dry_uint("tmax", o->tmax);
-    opt_dry_uint("simulate", o->simulate);
-    opt_dry_str("model", o->random ? "random" : "fixed");
-    opt_dry_uint("seed", o->seed);
-    opt_dry_uint("len", o->len);
+    const dpc_nu_setup_params *P = &o->sp;
+    int sc = P->problem == DPC_NU_PROBLEM_SC;
+    opt_dry_field(dpc_field_find(dpc_nu_setup_params_fields(), "problem", NULL), P, "");
+    opt_dry_uint("d", o->setup.d);
+    opt_dry_num("alpha", P->alpha);
+    opt_dry_num("eta", P->eta);
+    opt_dry_num("rho", P->rho);
+    opt_dry_num("G", P->G);
+    opt_dry_num("sigma_sgd", P->sigma_sgd);
+    opt_dry_num("mu", sc ? P->mu : 0);
+    opt_dry_num("L", sc ? P->L : 0);
+    opt_dry_uint("tmax", sc ? P->tmax : 0);
+    opt_dry_uint("simulate", P->steps);
+    opt_dry_str("model", dpc_sim_model_name(P->model));
+    opt_dry_uint("seed", P->steps ? P->seed : 0);
+    opt_dry_uint("len", P->beta_len);
     opt_dry_uint("json", (uint64_t)o->json);
     cli_mech_dry(&o->mo, 0);
 }
@@ -207,30 +187,16 @@ static int simulate(const opt_set *s, const th_opts *o, const dpc_theory_beta *b
     return rc;
 }
 
-static void sc_print(const th_opts *o, const char *desc, double g2, const dpc_nu_eval *ev)
+static void sc_text(const th_opts *o, const char *desc, double g2, const dpc_nu_eval *ev)
 {
-    const dpc_theory_sc_result r = ev->sc, ro = ev->sc_opt;
-    int have_opt = ev->have_sc_opt;
-    if (o->json) {
-        dpc_json_writer w;
-        dpc_json_begin_line(&w, stdout);
-        dpc_json_str(&w, "problem", "sc");
-        dpc_json_str(&w, "mechanism", desc);
-        dpc_json_num(&w, "kappa", o->L / o->mu);
-        dpc_json_num(&w, "gamma_inf2", g2);
-        dpc_json_num(&w, "bound_F", r.value);
-        dpc_json_num(&w, "bound_dist2", r.dist);
-        dpc_json_num(&w, "optimized_bound_F", have_opt ? ro.value : NAN);
-        dpc_json_finish(&w);
-        return;
-    }
+    const dpc_nu_setup_params *P = &o->sp;
     printf("mechanism            %s\n", desc);
     printf("problem              mu = %g, L = %g (kappa %g), eta = %g, rho = %g, G = %g, d = %zu\n",
-           o->mu, o->L, o->L / o->mu, o->eta, o->rho, o->G, o->d);
+           P->mu, P->L, P->L / P->mu, P->eta, P->rho, P->G, o->setup.d);
     printf("gamma_inf^2          %.8g\n", g2);
     printf("Thm 3.1 bound F-F*   %.8g  (E||theta-theta*||^2 <= %.8g; doc/theory.md constants)\n",
-           r.value, r.dist);
-    if (have_opt) printf("Optimized DP-FTRL    %.8g\n", ro.value);
+           ev->sc.value, ev->sc.dist);
+    if (ev->have_sc_opt) printf("Optimized DP-FTRL    %.8g\n", ev->sc_opt.value);
 }
 
 /* Everything the lti and mean problems print: the library's evaluation and the simulation. */
@@ -241,61 +207,24 @@ typedef struct lti_out {
     size_t slen;
 } lti_out;
 
-static void lti_json(const th_opts *o, const char *desc, double g2, const lti_out *u)
-{
-    dpc_json_writer w;
-    dpc_json_begin_line(&w, stdout);
-    dpc_json_str(&w, "problem", o->problem ? "mean" : "lti");
-    dpc_json_str(&w, "mechanism", desc);
-    dpc_json_int(&w, "d", (long long)o->d);
-    dpc_json_num(&w, "alpha", o->alpha);
-    dpc_json_num(&w, "eta", o->eta);
-    dpc_json_num(&w, "rho", o->rho);
-    dpc_json_num(&w, "d_eff", u->ev.rates.d_eff);
-    dpc_json_num(&w, "gamma_inf2", g2);
-    dpc_json_num(&w, "v0", u->ev.quadrature.v0);
-    dpc_json_num(&w, "v0_series", u->ev.series_ok ? u->ev.series.v0 : NAN);
-    dpc_json_num(&w, "v0_sgd_noise", u->ev.quadrature.v0_sgd);
-    dpc_json_num(&w, "lti_opt", u->ev.lti_opt);
-    if (o->problem == 1) {
-        dpc_json_num(&w, "mean_opt", u->ev.mean_opt);
-        dpc_json_num(&w, "ratio_R", u->ev.ratio_R);
-    }
-    dpc_json_num(&w, "lower_universal", u->ev.bounds.lower_universal);
-    dpc_json_num(&w, "lower_c18", u->ev.bounds.lower_freq);
-    dpc_json_num(&w, "upper_c14", u->ev.bounds.upper_time);
-    dpc_json_num(&w, "upper_c15", u->ev.bounds.upper_freq);
-    dpc_json_num(&w, "sandwich_upper", u->ev.bounds.sandwich_upper);
-    dpc_json_num(&w, "rate_sgd", u->ev.rates.sgd);
-    dpc_json_num(&w, "rate_ftrl", u->ev.rates.ftrl);
-    dpc_json_num(&w, "rate_lower", u->ev.rates.lower);
-    if (u->have_sim) {
-        dpc_json_str(&w, "sim_design", o->random ? "random" : "fixed");
-        dpc_json_num(&w, "sim_mean", u->sr.mean);
-        dpc_json_num(&w, "sim_stderr", u->sr.stderr_);
-        dpc_json_int(&w, "sim_steps", (long long)u->sr.steps);
-        dpc_json_int(&w, "sim_burn_in", (long long)u->sr.burn_in);
-        dpc_json_int(&w, "sim_seed", (long long)u->sr.seed);
-    }
-    dpc_json_finish(&w);
-}
-
 static void lti_text(const th_opts *o, const char *desc, double g2, const lti_out *u)
 {
+    const dpc_nu_setup_params *P = &o->sp;
+    int mean = P->problem == DPC_NU_PROBLEM_MEAN;
     printf("mechanism            %s\n", desc);
-    if (o->problem == 1)
+    if (mean)
         printf("problem              mean estimation, eta = %g, rho = %g, G = %g, sigma_sgd = %g\n",
-               o->eta, o->rho, o->G, o->sgd);
+               P->eta, P->rho, P->G, P->sigma_sgd);
     else
         printf("problem              linear regression, d = %zu, lambda_k = k^-%g (d_eff %.6g), "
                "eta = %g, rho = %g, G = %g, sigma_sgd = %g\n",
-               o->d, o->alpha, u->ev.rates.d_eff, o->eta, o->rho, o->G, o->sgd);
+               o->setup.d, P->alpha, u->ev.rates.d_eff, P->eta, P->rho, P->G, P->sigma_sgd);
     printf("gamma_inf^2          %.8g\n", g2);
     printf("F_inf (V0)           %.8g  (quadrature)%s", u->ev.quadrature.v0, u->ev.series_ok ? "" : "\n");
     if (u->ev.series_ok)
         printf("; series %.8g (rel. diff %.1e)\n", u->ev.series.v0,
                fabs(u->ev.series.v0 - u->ev.quadrature.v0) / fabs(u->ev.quadrature.v0));
-    if (o->problem == 1)
+    if (mean)
         printf("optimum over beta    %.8g  (nu = eta; R(eta) = %.6g)\n", u->ev.mean_opt, u->ev.ratio_R);
     else
         printf("LTI optimum          %.8g  (over all beta)\n", u->ev.lti_opt);
@@ -304,13 +233,13 @@ static void lti_text(const th_opts *o, const char *desc, double g2, const lti_ou
     printf("upper bounds         Thm C.14 %.6g, Thm C.15 %.6g, sandwich %.6g (random Gaussian "
            "design)\n",
            u->ev.bounds.upper_time, u->ev.bounds.upper_freq, u->ev.bounds.sandwich_upper);
-    if (o->problem == 0)
+    if (!mean)
         printf("Table 1 rates        SGD %.4g, FTRL %.4g, lower %.4g (constants dropped)\n",
                u->ev.rates.sgd, u->ev.rates.ftrl, u->ev.rates.lower);
     if (u->have_sim)
         printf("simulation           %.8g +- %.2g (%s design, %zu steps after %zu burn-in, seed "
                "%llu, %zu coefficients)\n",
-               u->sr.mean, u->sr.stderr_, o->random ? "random" : "fixed", u->sr.steps,
+               u->sr.mean, u->sr.stderr_, dpc_sim_model_name(P->model), u->sr.steps,
                u->sr.burn_in, (unsigned long long)u->sr.seed, u->slen);
 }
 
@@ -322,17 +251,22 @@ static int run_problem(const opt_set *s, const th_opts *o, const dpc_theory_beta
     lti_out u;
     memset(&u, 0, sizeof u);
     if (dpc_nu_evaluate(&o->sp, &o->setup, b, &u.ev, &err)) return opt_fail_lib(s, &err);
-    if (o->problem == 2) {
-        sc_print(o, desc, g2, &u.ev);
-        return 0;
-    }
-    if (o->simulate) {
+    int sc = o->sp.problem == DPC_NU_PROBLEM_SC;
+    if (!sc && o->sp.steps) {
         int rc = simulate(s, o, b, &u.sr, &u.slen);
         if (rc) return rc;
         u.have_sim = 1;
     }
-    if (o->json) lti_json(o, desc, g2, &u);
-    else lti_text(o, desc, g2, &u);
+    if (o->json) {
+        dpc_json_writer w;
+        dpc_json_begin_line(&w, stdout);
+        dpc_nu_eval_json(&w, &o->sp, &o->setup, desc, g2, &u.ev, u.have_sim ? &u.sr : NULL);
+        dpc_json_finish(&w);
+    } else if (sc) {
+        sc_text(o, desc, g2, &u.ev);
+    } else {
+        lti_text(o, desc, g2, &u);
+    }
     return 0;
 }
 
@@ -345,7 +279,7 @@ static int run(const opt_set *s, const th_opts *o)
     double g2;
     int rc = 0;
     if (dpc_mech_new(&m, &o->mo.p, &err) ||
-        dpc_theory_beta_from_mech(m, o->len, &b, &owned, &err) ||
+        dpc_theory_beta_from_mech(m, o->sp.beta_len, &b, &owned, &err) ||
         dpc_theory_gamma_inf2(&b, &g2, &err)) {
         rc = opt_fail_lib(s, &err);
     } else {

@@ -214,11 +214,29 @@ DPC_API DPC_NODISCARD dpc_status dpc_strategy_best_nu(const dpc_strategy_problem
  * `bands` bands (bands = 0: dpc_mech_default_bands(n, k, b): max(b, 16) when k > 1, else 32;
  * at most max(16, 2e8 / n) and n).
  * *count receives the number written. Cost O(n * bands) for BSR/BISR. A baseline beyond the
- * work limit (DPC_WORK_LIMIT) is listed with available = 0. */
+ * work limit (DPC_WORK_LIMIT: 49 n (40 + 2 k_eff) for nu-DP-FTRL's grid, 40 n for the others,
+ * whose O(n) memory it bounds too) is listed with available = 0 and "(skipped: work limit)"
+ * after its name. */
 DPC_API DPC_NODISCARD dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb,
                                                         size_t bands,
                                                         dpc_strategy_baseline *out, size_t cap,
                                                         size_t *count, dpc_error *err);
+
+/* A one-line description of s: "BLT, 3 buffers", "banded Toeplitz, 5 bands", "dense ME (n x n
+ * lower-triangular C)" (any other kind: its method). Returns snprintf's count. */
+DPC_API int dpc_strategy_describe(const dpc_strategy *s, char *buf, size_t len);
+
+/* The report of an optimized strategy as members of w's open object (dpcorr/io.h; `dpcorr mech
+ * optimize --json`): "kind" (s->method), "description" (dpc_strategy_describe), "steps",
+ * "participations", "min_sep", "objective", "momentum", "decay" (s->problem), "loss",
+ * "sensitivity", "error", "exact" (s->achieved), "buffers" (BLT) or "bands" (Toeplitz),
+ * "iterations", "seconds" (the caller's wall time of the optimization), "out" (the file it was
+ * saved to; NULL: left out) and "baselines": [{"name", "loss", "ratio"}] (the n baselines bl,
+ * ratio = their loss / s's; null when not available). */
+struct dpc_json_writer;
+DPC_API void dpc_strategy_report_json(struct dpc_json_writer *w, const dpc_strategy *s,
+                                      double seconds, const char *out,
+                                      const dpc_strategy_baseline *bl, size_t n);
 
 /* ---- Every mechanism side by side (`dpcorr compare`) ---------------------------------------- */
 

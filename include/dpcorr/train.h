@@ -732,6 +732,17 @@ typedef struct dpc_advice {
 DPC_API DPC_NODISCARD dpc_status dpc_train_advise(const dpc_advise_query *q, dpc_advice *out,
                                                   size_t cap, size_t *n_out, dpc_error *err);
 
+/* The advice as members of w's open object (dpcorr/io.h; `dpcorr advise --json`):
+ * "n_examples", "batch", "epochs", "epsilon" (the query's), then "candidates": one object per
+ * advice a[0..n) with "applicable" (ok), "mechanism", "sampler", "train_options" (run[i]: the
+ * front end's spelling of the candidate's run, e.g. `dpcorr train` options; left out when run
+ * or run[i] is NULL), and when ok "route", "amplified", "noise_multiplier",
+ * "noise_std_per_unit_clip", "rmse", "error", "vs_sgd" (loss_ratio), "epsilon"; last
+ * "calibration_s" (seconds) and "why". */
+struct dpc_json_writer;
+DPC_API void dpc_advise_json(struct dpc_json_writer *w, const dpc_advise_query *q,
+                             const dpc_advice *a, size_t n, const char *const *run);
+
 #ifdef __cplusplus
 }
 #endif

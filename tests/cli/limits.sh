@@ -42,7 +42,11 @@ refused "theory --simulate 1e9" --simulate theory --simulate 1000000000
 fast "theory with tiny nu (quadrature)" theory --kind nu --nu 0.000001
 refused "theory bsr 1e8 coefficients" --bands theory --d 100000 --kind bsr --bands 1000 --len 100000000
 # strategy optimization: refused, or progress
-refused "optimize --steps 1e12" --steps mech optimize --kind blt --steps 1000000000000 --out "$TMP/o.json"
+# a BLT is optimized at any n (O(nbuf^3 log n)); the baselines beside it, O(n) through the
+# mechanism API, are skipped past the work limit; beyond the library's 2^40 steps: refused
+fast "optimize --steps 1e12" mech optimize --kind blt --steps 1000000000000 --out "$TMP/o.json"
+out_has "^  BSR \(bands=[0-9]+\) \(skipped: work limit\) +n/a" "optimize 1e12: the baselines skipped"
+refused "optimize --steps 2^40 + 1" --steps mech optimize --kind blt --steps 1099511627777 --out "$TMP/o.json"
 refused "banded 1e7 x 1e4" --bands mech optimize --kind banded --steps 10000000 --bands 10000 --out "$TMP/o.json"
 fast "blt at 1e6 steps" mech optimize --kind blt --steps 1000000 --out "$TMP/o.json"
 DPCORR_PROGRESS_DELAY=0 expect_rc 0 "dense with progress" $T env DPCORR_PROGRESS_DELAY=0 "$BIN" mech optimize --kind dense --steps 64 --out "$TMP/d.json"

@@ -106,7 +106,7 @@ honoured() {
         END { print w == "" ? "absent" : (w != b ? "diff" : "same") }' "$2" "$3"
 }
 
-unused=0; k=0; ncmds=$(echo "$cmds" | tr '|' '\n' | wc -l)
+unused=0; marks=0; k=0; ncmds=$(echo "$cmds" | tr '|' '\n' | wc -l)
 IFS='|'
 for c in $cmds; do
     IFS=' '
@@ -121,6 +121,19 @@ for c in $cmds; do
     minimal=$(awk -F'\t' '$1 == "cmd" { print $3 }' "$TMP/table" | sed "s|{tmp}|$TMP|g")
     # shellcheck disable=SC2086
     [ "$minimal" != - ] && { "$BIN" "$@" $minimal --dry-run > "$TMP/min.out" 2>/dev/null || fail "$c: the minimal invocation fails"; }
+    # the word --help marks "(default)" (the generator's mark of an enum field's default, or the
+    # spec's own) is the value the minimal dry run resolves when the option is not given
+    [ "$minimal" != - ] && for ov in $(awk -F'\t' '$1 == "opt" && $3 == "choice" { printf "%s=%s ", $2, $4 }' "$TMP/table"); do
+        o=${ov%%=*}; case " $minimal " in *" $o "*) continue ;; esac
+        w=$(awk -v o="$o" 'on && /^           / { t = t $0; next } { on = 0 }
+                index($0, "  " o " ") == 1 || $0 == "  " o { on = 1; t = $0 } END { print t }' "$TMP/help" |
+            tr -s ' ' | sed -n 's/.*[ |]\([a-z0-9-]*\) (default)\([ |;,:)].*\)*$/\1/p' | head -1)
+        [ -z "$w" ] && continue
+        ok=0
+        for pp in $(echo "${ov#*=}" | tr ',' ' '); do grep -q "^$pp = $w\$" "$TMP/min.out" && ok=1; done
+        if [ $ok = 1 ]; then pass; marks=$((marks + 1))
+        else fail "$c: $o: --help marks $w (default), the dry run: $(grep -E "^($(echo "${ov#*=}" | tr ',' '|')) = " "$TMP/min.out" | head -1)"; fi
+    done
     while IFS="$(printf '\t')" read -r what o with base params; do
         IFS=' '
         with=${with#.}; base=${base#.}
@@ -184,6 +197,7 @@ for c in $cmds; do
 done
 IFS=' '
 if [ $unused -ge 20 ]; then pass; else fail "only $unused options were refused as not used without their companions"; fi
+if [ $marks -ge 20 ]; then pass; else fail "only $marks default words marked in --help were checked"; fi
 
 # strict numbers, duplicates, conflicts, positional junk (one command each; the parser is shared)
 bad() { name=$1; pat=$2; shift 2; expect_rc 2 "$name" "$BIN" "$@"; err_has -- "$pat" "$name: message"; }
@@ -209,7 +223,7 @@ bad "typed delta blamed"    "--delta: 0.999999 >= 1/N"                        tr
 # a default the validation would reject is never used: delta follows N (1e-6 for N = 1e5)
 bad "default not blamed"    "batch was not given: a default or derived value; --batch sets it" train --data synthetic:logistic,n=100,d=2 --model logistic --epsilon 1
 "$BIN" train --data synthetic:logistic,n=100000,d=2 --model logistic --epsilon 1 --dry-run > "$TMP/dd" 2>&1 && grep -Eq "^delta = (1e-06|9\.9999999999999995e-07)$" "$TMP/dd" && pass || fail "delta derived from N = 1e5: $(grep delta "$TMP/dd")"
-bad "theory mu"             "--mu: must be > 0, got -1"                       theory --problem sc --mu -1
+bad "theory mu"             "--mu: must be in \\(0, 1e\\+150\\], got -1"        theory --problem sc --mu -1
 bad "participations"        "--participations: unknown option"                train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --participations 7
 # output paths are checked before any work
 bad "unwritable report"     "--report: cannot write /nonexistent-dir/r.json"  train --data synthetic:logistic,n=600,d=4 --model logistic --epsilon 1 --report /nonexistent-dir/r.json

@@ -173,7 +173,7 @@ typedef struct dpc_nu_setup_params {
     double G;                 /* 1: clip norm > 0 */
     double sigma_sgd;         /* 0: data-noise std >= 0 */
     double mu, L;             /* SC and LOGCOSH: 0.01, 1 (0 < mu <= L) */
-    size_t tmax;              /* SC: Zames-Falb multipliers |t| <= tmax (4) */
+    size_t tmax;              /* SC: Zames-Falb multipliers |t| <= tmax (4), tmax <= 31 */
     double nu_max;            /* 0.999: the clamp of Theorem 2.2's nu, in (0, 1) */
     /* the simulation (made when a beta is given and steps >= 1) */
     size_t steps;             /* measured steps (0: none) */
@@ -182,6 +182,8 @@ typedef struct dpc_nu_setup_params {
     double burn_in_scale;     /* 10, > 0 */
     double tail;              /* 1e-8: l1 tail of the truncated beta, in (0, 1) */
     size_t memory_budget;     /* 0: dpc_sim_run's default */
+    size_t beta_len;          /* 65536: the coefficients of beta kept for a mechanism that is
+                                 not a closed-form family (dpc_theory_beta_from_mech's len) */
 } dpc_nu_setup_params;
 
 typedef struct dpc_nu_setup {
@@ -205,7 +207,9 @@ DPC_API const dpc_field_table *dpc_nu_setup_params_fields(void);
 /* Writes the table's defaults (dpc_field_defaults). */
 DPC_API void dpc_nu_setup_params_init(dpc_nu_setup_params *p);
 /* Checks p (DPC_E_INVALID naming the first field out of range) before any work, then fills
- * *out: the spectrum, lambda_min, nu and the problem views; with b (may be NULL) also
+ * *out: the spectrum (DPC_E_RANGE naming "d" beyond the work limit; LTI: DPC_E_INVALID naming
+ * "alpha" when d^-alpha underflows to 0), lambda_min, nu and the problem views; with b (may be
+ * NULL) also
  * gamma_inf2, sigma and burn_in, and with steps >= 1 the truncated beta and the simulation's
  * configuration (DPC_E_INVALID naming "beta" when b's coefficients do not decay). *out is the
  * caller's (dpc_nu_setup_free), zeroed on failure. */
@@ -243,6 +247,23 @@ DPC_API DPC_NODISCARD dpc_status dpc_nu_evaluate(const dpc_nu_setup_params *p,
                                                  const dpc_nu_setup *su,
                                                  const dpc_theory_beta *b, dpc_nu_eval *out,
                                                  dpc_error *err);
+
+/* The report of one evaluation as members of w's open object (dpcorr/io.h; `dpcorr theory
+ * --json`): "problem" (p's), "mechanism" (the caller's description of beta, e.g.
+ * dpc_theory_beta_describe), then
+ *   SC:        "kappa" (L / mu), "gamma_inf2", "bound_F", "bound_dist2", "optimized_bound_F"
+ *              (null without have_sc_opt);
+ *   LTI, MEAN: "d" (su's), "alpha", "eta", "rho", "d_eff", "gamma_inf2", "v0", "v0_series"
+ *              (null unless series_ok), "v0_sgd_noise", "lti_opt", MEAN: "mean_opt", "ratio_R";
+ *              "lower_universal", "lower_c18", "upper_c14", "upper_c15", "sandwich_upper",
+ *              "rate_sgd", "rate_ftrl", "rate_lower"; with a simulation (sim, may be NULL)
+ *              "sim_design" (p's model), "sim_mean", "sim_stderr", "sim_steps", "sim_burn_in",
+ *              "sim_seed".
+ * gamma_inf2 is beta's (dpc_theory_gamma_inf2). */
+struct dpc_json_writer;
+DPC_API void dpc_nu_eval_json(struct dpc_json_writer *w, const dpc_nu_setup_params *p,
+                              const dpc_nu_setup *su, const char *mechanism, double gamma_inf2,
+                              const dpc_nu_eval *ev, const dpc_sim_result *sim);
 
 #ifdef __cplusplus
 }

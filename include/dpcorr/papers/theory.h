@@ -255,8 +255,14 @@ typedef struct dpc_theory_sc {
     double rho, G;        /* privacy and clip norm */
     double sigma_sgd;     /* >= 0 */
     size_t d;             /* dimension >= 1 (the bound scales linearly) */
-    size_t tmax;          /* multipliers lambda_t for |t| <= tmax (0 = circle criterion, 1-D) */
+    size_t tmax;          /* multipliers lambda_t for |t| <= tmax (0 = circle criterion, 1-D),
+                             at most 31 */
 } dpc_theory_sc;
+
+/* The field table of dpc_theory_sc (dpcorr/field.h): each field's range (the zeroed struct is
+ * the default; mu, L, eta, rho, G and d must be set); dpc_theory_sc_bound and
+ * dpc_theory_sc_optimized range-check through it and keep mu <= L and eta <= 2/(mu + L). */
+DPC_API const dpc_field_table *dpc_theory_sc_fields(void);
 
 typedef struct dpc_theory_sc_result {
     double value;         /* bound on F_inf (function-value suboptimality), our convention */

@@ -153,6 +153,7 @@ dpc_status dpc_strategy_optimize_banded(dpc_strategy **out, const dpc_strategy_p
     if (st) return st;
     if (!opt || opt->bands == 0)
         return dpc_error_param(err, DPC_E_INVALID, "bands", "banded optimization needs bands >= 1");
+    if ((st = dpc__strat_check_options(opt, err))) return st;
     band_ctx b;
     memset(&b, 0, sizeof b);
     b.pb = pb;

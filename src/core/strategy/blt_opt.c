@@ -284,16 +284,14 @@ dpc_status dpc_strategy_optimize_blt(dpc_strategy **out, const dpc_strategy_prob
     if (pb->steps < 2)
         return dpc_error_param(err, DPC_E_INVALID, "steps", "BLT optimization needs n >= 2");
     size_t maxb = o.buffers ? o.buffers : (o.max_buffers ? o.max_buffers : 10);
-    if ((st = dpc__strat_check_option(&o, o.buffers ? "buffers" : "max_buffers", err)))
-        return st; /* at most BLT_MAX */
+    /* buffers at most BLT_MAX; min_improvement 0 (the default), else in (0, 1) (issue 37: -1
+     * was accepted and silently meant the default); iterations an int */
+    if ((st = dpc__strat_check_options(&o, err))) return st;
     if (dpc__strat_keff(pb) > 100000)
         return dpc_error_param(err, DPC_E_RANGE, "participations",
                                "%zu effective participations; the BLT sensitivity "
                                "costs O(k) per evaluation, at most 100000 supported",
                                dpc__strat_keff(pb));
-    /* a fraction of the loss: 0 (the default), else in (0, 1) (issue 37: -1 was accepted and
-     * silently meant the default) */
-    if ((st = dpc__strat_check_option(&o, "min_improvement", err))) return st;
     double min_impr = o.min_improvement > 0.0 ? o.min_improvement : 0.01;
     size_t max_iter = o.max_iterations ? o.max_iterations : 500;
 

@@ -187,6 +187,7 @@ dpc_status dpc_strategy_optimize_dense(dpc_strategy **out, const dpc_strategy_pr
 {
     *out = NULL;
     dpc_status st = dpc_strategy_problem_check(pb, err);
+    if (!st) st = dpc__strat_check_options(opt, err);
     if (st) return st;
     size_t n = pb->steps;
     if (n > DENSE_OPT_MAX)

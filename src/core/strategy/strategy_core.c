@@ -5,6 +5,7 @@
 #include "strategy/strategy_internal.h"
 
 #include <lbfgs.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -40,26 +41,33 @@ static const dpc_field sp_fields[] = {
 static const dpc_field_table sp_table = DPC_FIELD_TABLE(dpc_strategy_problem, sp_fields);
 
 #define SO(m) DPC_FIELD_AT(dpc_strategy_options, m)
+/* 0 means "the optimizer's own" for every count (UNSET_ZERO); a count that is set is in its
+ * range: buffers of a BLT are fixed arrays of DPC__STRAT_BLT_MAX, iterations reach liblbfgs as
+ * an int */
+#define UNSET DPC_FIELD_UNSET_ZERO
 static const dpc_field so_fields[] = {
-    {.name = "max_iterations", .type = DPC_FIELD_SIZE, SO(max_iterations),
-     .flags = DPC_FIELD_NO_RANGE, .def_text = "blt 500, banded 1000, dense 300",
+    {.name = "max_iterations", .type = DPC_FIELD_SIZE, SO(max_iterations), .lo = 1,
+     .hi = INT_MAX, .flags = UNSET, .def_text = "blt 500, banded 1000, dense 300",
      .doc = "L-BFGS iterations per run (0: the optimizer's default)"},
-    {.name = "buffers", .type = DPC_FIELD_SIZE, SO(buffers), .lo = 0, .hi = DPC__STRAT_BLT_MAX,
-     .def_text = "automatic growth", .doc = "blt: a fixed number of buffers (0: grown)"},
-    {.name = "max_buffers", .type = DPC_FIELD_SIZE, SO(max_buffers), .lo = 0,
-     .hi = DPC__STRAT_BLT_MAX, .def_text = "10",
+    {.name = "buffers", .type = DPC_FIELD_SIZE, SO(buffers), .lo = 1, .hi = DPC__STRAT_BLT_MAX,
+     .flags = UNSET, .def_text = "automatic growth",
+     .doc = "blt: a fixed number of buffers (0: grown)"},
+    {.name = "max_buffers", .type = DPC_FIELD_SIZE, SO(max_buffers), .lo = 1,
+     .hi = DPC__STRAT_BLT_MAX, .flags = UNSET, .def_text = "10",
      .doc = "blt, grown: at most this many buffers (0: 10)"},
     {.name = "min_improvement", .type = DPC_FIELD_DOUBLE, SO(min_improvement), .lo = 0, .hi = 1,
      .flags = DPC_FIELD_HI_OPEN, .def_text = "0.01",
      .doc = "blt, grown: stop when a buffer improves the loss by less than this fraction "
             "(0: 0.01)"},
-    {.name = "bands", .type = DPC_FIELD_SIZE, SO(bands), .flags = DPC_FIELD_NO_RANGE,
+    {.name = "bands", .type = DPC_FIELD_SIZE, SO(bands), .lo = 1, .hi = INFINITY,
+     .flags = UNSET | DPC_FIELD_HI_OPEN,
      .doc = "banded: bands, >= 1 (required); dense: bandwidth of X for k > 1 (0: b, <= b)"},
     {.name = "progress", .type = DPC_FIELD_BYTES, SO(progress), .flags = DPC_FIELD_RUNTIME,
      .def_text = "none",
      .doc = "dpc_progress after every L-BFGS iteration; a non-zero return cancels"},
 };
 #undef SO
+#undef UNSET
 static const dpc_field_table so_table = DPC_FIELD_TABLE(dpc_strategy_options, so_fields);
 
 const dpc_field_table *dpc_strategy_problem_fields(void) { return &sp_table; }
@@ -86,11 +94,10 @@ dpc_status dpc_strategy_problem_check(const dpc_strategy_problem *pb, dpc_error 
     return dpc_field_check(&sp_table, pb, err); /* k, b, the workload, the objective */
 }
 
-dpc_status dpc__strat_check_option(const dpc_strategy_options *o, const char *name,
-                                   dpc_error *err)
+dpc_status dpc__strat_check_options(const dpc_strategy_options *o, dpc_error *err)
 {
-    const dpc_field *f = dpc_field_find(&so_table, name, NULL);
-    return dpc_field_check_value(f, "", dpc_field_get(f, o), err);
+    if (!o) return DPC_OK; /* NULL: every option at its default */
+    return dpc_field_check(&so_table, o, err);
 }
 
 size_t dpc__strat_keff(const dpc_strategy_problem *pb)
@@ -177,6 +184,8 @@ dpc_status dpc_strategy_best_nu(const dpc_strategy_problem *pb, double *best_nu,
     return DPC_OK;
 }
 
+#define BASELINE_OPS 40.0 /* per step of a baseline through the mechanism API */
+
 dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb, size_t bands,
                                   dpc_strategy_baseline *out, size_t cap, size_t *count,
                                   dpc_error *err)
@@ -221,7 +230,14 @@ dpc_status dpc_strategy_baselines(const dpc_strategy_problem *pb, size_t bands,
             snprintf(b->name, sizeof b->name, "%s (bands=%zu)", which == 3 ? "BSR" : "BISR", bands);
             break;
         }
-        b->available = loss_of_params(&p, pb, &b->loss, &e2) == DPC_OK;
+        /* through the mechanism API: O(n) time and memory per row (about 24 bytes a step),
+         * bounded like every computation; BLT itself optimizes at any n */
+        if (dpc__work_check(BASELINE_OPS * (double)n, "steps", "a baseline", &e2) != DPC_OK) {
+            size_t l = strlen(b->name);
+            snprintf(b->name + l, sizeof b->name - l, " (skipped: work limit)");
+        } else {
+            b->available = loss_of_params(&p, pb, &b->loss, &e2) == DPC_OK;
+        }
         (*count)++;
     }
     return DPC_OK;

@@ -455,3 +455,51 @@ dpc_status dpc_strategy_load(dpc_strategy **out, const char *path, dpc_error *er
     *out = s;
     return DPC_OK;
 }
+
+/* ---- The report of an optimization ------------------------------------------------------ */
+
+int dpc_strategy_describe(const dpc_strategy *s, char *buf, size_t len)
+{
+    if (!s) return snprintf(buf, len, "(none)");
+    if (s->kind == DPC_MECH_BLT) return snprintf(buf, len, "BLT, %zu buffers", s->nbuf);
+    if (s->kind == DPC_MECH_TOEPLITZ)
+        return snprintf(buf, len, "banded Toeplitz, %zu bands", s->ncoeffs);
+    if (s->kind == DPC_MECH_DENSE) return snprintf(buf, len, "dense ME (n x n lower-triangular C)");
+    return snprintf(buf, len, "%s", s->method);
+}
+
+void dpc_strategy_report_json(dpc_json_writer *w, const dpc_strategy *s, double seconds,
+                              const char *out, const dpc_strategy_baseline *bl, size_t n)
+{
+    if (!w || !s) return;
+    const dpc_strategy_problem *pb = &s->problem;
+    const dpc_strategy_loss *l = &s->achieved;
+    char desc[96];
+    dpc_strategy_describe(s, desc, sizeof desc);
+    dpc_json_str(w, "kind", s->method);
+    dpc_json_str(w, "description", desc);
+    dpc_json_int(w, "steps", (long long)pb->steps);
+    dpc_json_int(w, "participations", (long long)pb->participations);
+    dpc_json_int(w, "min_sep", (long long)pb->min_sep);
+    dpc_json_str(w, "objective", dpc_objective_name(pb->objective));
+    dpc_json_num(w, "momentum", pb->workload.momentum);
+    dpc_json_num(w, "decay", pb->workload.decay);
+    dpc_json_num(w, "loss", l->loss);
+    dpc_json_num(w, "sensitivity", l->sensitivity);
+    dpc_json_num(w, "error", l->error);
+    dpc_json_bool(w, "exact", l->exact);
+    if (s->kind == DPC_MECH_BLT) dpc_json_int(w, "buffers", (long long)s->nbuf);
+    if (s->kind == DPC_MECH_TOEPLITZ) dpc_json_int(w, "bands", (long long)s->ncoeffs);
+    dpc_json_int(w, "iterations", (long long)s->iterations);
+    dpc_json_num(w, "seconds", seconds);
+    if (out) dpc_json_str(w, "out", out);
+    dpc_json_arr(w, "baselines");
+    for (size_t i = 0; bl && i < n; i++) {
+        dpc_json_obj(w, NULL);
+        dpc_json_str(w, "name", bl[i].name);
+        dpc_json_num(w, "loss", bl[i].available ? bl[i].loss.loss : NAN);
+        dpc_json_num(w, "ratio", bl[i].available ? bl[i].loss.loss / l->loss : NAN);
+        dpc_json_end(w);
+    }
+    dpc_json_end(w);
+}

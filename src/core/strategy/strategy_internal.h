@@ -39,10 +39,9 @@ dpc_strategy *dpc__strategy_alloc(dpc_mech_kind kind, const char *method,
 /* Buffers of an optimized BLT (fixed or grown), the options' range. */
 #define DPC__STRAT_BLT_MAX 32
 
-/* The range check of option `name` of o (dpc_strategy_options_fields' range), for the options
- * an optimizer uses. */
-dpc_status dpc__strat_check_option(const dpc_strategy_options *o, const char *name,
-                                   dpc_error *err);
+/* Every option of o within its dpc_strategy_options_fields range (0: unset), naming the first
+ * out of it; NULL is every default. Each optimizer checks its options through it. */
+dpc_status dpc__strat_check_options(const dpc_strategy_options *o, dpc_error *err);
 
 /* k_eff = min(k, ceil(n / b)) (1 when k = 1). */
 size_t dpc__strat_keff(const dpc_strategy_problem *pb);

@@ -4,6 +4,7 @@
  * includes amplification by sampling, which `dpcorr compare` (equal sensitivity) leaves out. */
 #include "common/util.h"
 #include "field/field_def.h"
+#include "dpcorr/io.h"
 #include "dpcorr/train.h"
 
 #include <math.h>
@@ -36,9 +37,9 @@ static const dpc_field aq_fields[] = {
     {.name = "epsilon", .type = DPC_FIELD_DOUBLE, AQ(epsilon), .lo = 0, .hi = INFINITY,
      .flags = POS | DPC_FIELD_UNSET_ZERO, .doc = "the budget every candidate is calibrated to "
                                                  "(0: must be set)"},
-    {.name = "delta", .type = DPC_FIELD_DOUBLE, AQ(delta),
-     .flags = DPC_FIELD_NO_RANGE | DPC_FIELD_UNSET_ZERO, .def_text = "dpc_account_default_delta(N)",
-     .doc = "in (0, 1/N) unless allow_large_delta; 0 = derived from N"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, AQ(delta), .lo = 0, .hi = 1,
+     .flags = POS | DPC_FIELD_UNSET_ZERO, .def_text = DPC__DELTA_DEFAULT_TEXT,
+     .doc = "target delta, below 1/N unless allow_large_delta; 0 = derived from N"},
     {.name = "allow_large_delta", .type = DPC_FIELD_BOOL, AQ(allow_large_delta),
      .doc = "1 accepts delta >= 1/N"},
     {.name = "accountant", .type = DPC_FIELD_ENUM, AQ(accountant), .def = DPC_ACCOUNTANT_PLD,
@@ -244,4 +245,36 @@ dpc_status dpc_train_advise(const dpc_advise_query *q, dpc_advice *out, size_t c
         if (!out[i].ok) out[i].loss_ratio = NAN;
     *n_out = n;
     return DPC_OK;
+}
+
+void dpc_advise_json(dpc_json_writer *w, const dpc_advise_query *q, const dpc_advice *a,
+                     size_t n, const char *const *run)
+{
+    if (!w || !q) return;
+    dpc_json_int(w, "n_examples", (long long)q->n_examples);
+    dpc_json_int(w, "batch", (long long)q->batch);
+    dpc_json_int(w, "epochs", (long long)q->epochs);
+    dpc_json_num(w, "epsilon", q->epsilon);
+    dpc_json_arr(w, "candidates");
+    for (size_t i = 0; a && i < n; i++) {
+        dpc_json_obj(w, NULL);
+        dpc_json_bool(w, "applicable", a[i].ok);
+        dpc_json_str(w, "mechanism", a[i].mechanism);
+        dpc_json_str(w, "sampler", dpc_sampler_kind_name(a[i].sampler));
+        if (run && run[i]) dpc_json_str(w, "train_options", run[i]);
+        if (a[i].ok) {
+            dpc_json_str(w, "route", a[i].route);
+            dpc_json_bool(w, "amplified", a[i].amplified);
+            dpc_json_num(w, "noise_multiplier", a[i].noise_multiplier);
+            dpc_json_num(w, "noise_std_per_unit_clip", a[i].noise_std);
+            dpc_json_num(w, "rmse", a[i].rmse);
+            dpc_json_num(w, "error", a[i].error);
+            dpc_json_num(w, "vs_sgd", a[i].loss_ratio);
+            dpc_json_num(w, "epsilon", a[i].epsilon);
+        }
+        dpc_json_num(w, "calibration_s", a[i].seconds);
+        dpc_json_str(w, "why", a[i].why);
+        dpc_json_end(w);
+    }
+    dpc_json_end(w);
 }

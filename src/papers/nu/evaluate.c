@@ -1,6 +1,7 @@
 /* evaluate.c — what the theory says about one beta on a setup's problem (dpcorr/papers/sim.h):
  * V0 by both routes, the LTI optimum, the random-design bounds, the Table 1 rates, or the
  * Theorem 3.1 bound and its optimum; decided here for `dpcorr theory` and the repro targets. */
+#include "dpcorr/io.h"
 #include "dpcorr/papers/sim.h"
 
 #include <math.h>
@@ -46,4 +47,62 @@ dpc_status dpc_nu_evaluate(const dpc_nu_setup_params *p, const dpc_nu_setup *su,
         out->ratio_R = dpc_theory_mean_ratio(p->eta);
     }
     return DPC_OK;
+}
+
+static void sc_json(dpc_json_writer *w, const dpc_nu_setup_params *p, double g2,
+                    const dpc_nu_eval *ev)
+{
+    dpc_json_num(w, "kappa", p->L / p->mu);
+    dpc_json_num(w, "gamma_inf2", g2);
+    dpc_json_num(w, "bound_F", ev->sc.value);
+    dpc_json_num(w, "bound_dist2", ev->sc.dist);
+    dpc_json_num(w, "optimized_bound_F", ev->have_sc_opt ? ev->sc_opt.value : NAN);
+}
+
+static void sim_json(dpc_json_writer *w, const dpc_nu_setup_params *p, const dpc_sim_result *r)
+{
+    dpc_json_str(w, "sim_design", dpc_sim_model_name(p->model));
+    dpc_json_num(w, "sim_mean", r->mean);
+    dpc_json_num(w, "sim_stderr", r->stderr_);
+    dpc_json_int(w, "sim_steps", (long long)r->steps);
+    dpc_json_int(w, "sim_burn_in", (long long)r->burn_in);
+    dpc_json_int(w, "sim_seed", (long long)r->seed);
+}
+
+void dpc_nu_eval_json(dpc_json_writer *w, const dpc_nu_setup_params *p, const dpc_nu_setup *su,
+                      const char *mechanism, double g2, const dpc_nu_eval *ev,
+                      const dpc_sim_result *sim)
+{
+    static const char *const problems[] = {"lti", "mean", "sc"};
+    if (!w || !p || !su || !ev) return;
+    int mean = p->problem == DPC_NU_PROBLEM_MEAN;
+    dpc_json_str(w, "problem", problems[p->problem <= DPC_NU_PROBLEM_SC ? p->problem : 0]);
+    dpc_json_str(w, "mechanism", mechanism ? mechanism : "");
+    if (p->problem == DPC_NU_PROBLEM_SC) {
+        sc_json(w, p, g2, ev);
+        return;
+    }
+    dpc_json_int(w, "d", (long long)su->d);
+    dpc_json_num(w, "alpha", p->alpha);
+    dpc_json_num(w, "eta", p->eta);
+    dpc_json_num(w, "rho", p->rho);
+    dpc_json_num(w, "d_eff", ev->rates.d_eff);
+    dpc_json_num(w, "gamma_inf2", g2);
+    dpc_json_num(w, "v0", ev->quadrature.v0);
+    dpc_json_num(w, "v0_series", ev->series_ok ? ev->series.v0 : NAN);
+    dpc_json_num(w, "v0_sgd_noise", ev->quadrature.v0_sgd);
+    dpc_json_num(w, "lti_opt", ev->lti_opt);
+    if (mean) {
+        dpc_json_num(w, "mean_opt", ev->mean_opt);
+        dpc_json_num(w, "ratio_R", ev->ratio_R);
+    }
+    dpc_json_num(w, "lower_universal", ev->bounds.lower_universal);
+    dpc_json_num(w, "lower_c18", ev->bounds.lower_freq);
+    dpc_json_num(w, "upper_c14", ev->bounds.upper_time);
+    dpc_json_num(w, "upper_c15", ev->bounds.upper_freq);
+    dpc_json_num(w, "sandwich_upper", ev->bounds.sandwich_upper);
+    dpc_json_num(w, "rate_sgd", ev->rates.sgd);
+    dpc_json_num(w, "rate_ftrl", ev->rates.ftrl);
+    dpc_json_num(w, "rate_lower", ev->rates.lower);
+    if (sim) sim_json(w, p, sim);
 }

@@ -2,11 +2,15 @@
  * (dpcorr/field.h): dpc_sim_noise_config, dpc_sim_config and dpc_nu_setup_params. The _init
  * functions write these defaults and the checks range-check through them; the setup's and the
  * simulation's front ends read them for their options. */
+#include "common/util.h"
 #include "field/field_def.h"
+#include "nu/theory_internal.h"
 #include "dpcorr/papers/sim.h"
 #include "dpcorr/papers/theory.h"
 
 #include <math.h>
+
+#define SCALE_MAX DPC__SCALE_MAX
 
 static const char *const method_names[] = {"fft", "direct", "mech"};
 static const char *const model_names[] = {"fixed", "random", "logcosh"};
@@ -90,18 +94,20 @@ static const dpc_field nu_fields[] = {
      .flags = DPC_FIELD_HI_OPEN, .doc = "spectrum exponent: lambda_k = k^-alpha"},
     {.name = "eta", .type = DPC_FIELD_DOUBLE, NU(eta), .def = 0.02, .lo = 0, .hi = INFINITY,
      .flags = POS, .doc = "learning rate"},
-    {.name = "rho", .type = DPC_FIELD_DOUBLE, NU(rho), .def = 0.5, .lo = 0, .hi = INFINITY,
-     .flags = POS, .doc = "zCDP parameter"},
-    {.name = "G", .type = DPC_FIELD_DOUBLE, NU(G), .def = 1, .lo = 0, .hi = INFINITY,
-     .flags = POS, .doc = "clip norm"},
-    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, NU(sigma_sgd), .lo = 0, .hi = INFINITY,
-     .flags = DPC_FIELD_HI_OPEN, .doc = "data-noise std"},
-    {.name = "mu", .type = DPC_FIELD_DOUBLE, NU(mu), .def = 0.01, .lo = 0, .hi = INFINITY,
-     .flags = POS, .doc = "SC and LOGCOSH: strong convexity, <= L"},
-    {.name = "L", .type = DPC_FIELD_DOUBLE, NU(L), .def = 1, .lo = 0, .hi = INFINITY,
-     .flags = POS, .doc = "SC and LOGCOSH: smoothness"},
-    {.name = "tmax", .type = DPC_FIELD_SIZE, NU(tmax), .def = 4, .lo = 0, .hi = INFINITY,
-     .doc = "SC: Zames-Falb multipliers |t| <= tmax"},
+    /* rho, G, sigma_sgd, mu and L enter the bounds squared: above SCALE_MAX they overflow */
+    {.name = "rho", .type = DPC_FIELD_DOUBLE, NU(rho), .def = 0.5, .lo = 0, .hi = SCALE_MAX,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "zCDP parameter"},
+    {.name = "G", .type = DPC_FIELD_DOUBLE, NU(G), .def = 1, .lo = 0, .hi = SCALE_MAX,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "clip norm"},
+    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, NU(sigma_sgd), .lo = 0, .hi = SCALE_MAX,
+     .doc = "data-noise std"},
+    {.name = "mu", .type = DPC_FIELD_DOUBLE, NU(mu), .def = 0.01, .lo = 0, .hi = SCALE_MAX,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "SC and LOGCOSH: strong convexity, <= L"},
+    {.name = "L", .type = DPC_FIELD_DOUBLE, NU(L), .def = 1, .lo = 0, .hi = SCALE_MAX,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "SC and LOGCOSH: smoothness"},
+    /* the bound's multipliers are a fixed array (dpc_theory_sc_bound: |t| <= 31) */
+    {.name = "tmax", .type = DPC_FIELD_SIZE, NU(tmax), .def = 4, .lo = 0,
+     .hi = DPC__THEORY_SC_TMAX, .doc = "SC: Zames-Falb multipliers |t| <= tmax"},
     {.name = "nu_max", .type = DPC_FIELD_DOUBLE, NU(nu_max), .def = 0.999, .lo = 0, .hi = 1,
      .flags = POS, .doc = "the clamp of Theorem 2.2's nu (nu < 1 keeps the coefficients "
                           "summable)"},
@@ -118,6 +124,11 @@ static const dpc_field nu_fields[] = {
      .flags = POS, .doc = "l1 tail of the truncated beta"},
     {.name = "memory_budget", .type = DPC_FIELD_SIZE, NU(memory_budget), .lo = 0,
      .hi = INFINITY, .flags = DPC_FIELD_RUNTIME, .doc = "bytes (0: dpc_sim_run's default)"},
+    /* the mechanism's steps: at most 2^40, as every mechanism (dpc_mech_params.steps) */
+    {.name = "beta_len", .type = DPC_FIELD_SIZE, NU(beta_len), .def = 65536, .lo = 1,
+     .hi = 1099511627776.0,
+     .doc = "coefficients of beta kept for a mechanism without a closed form "
+            "(dpc_theory_beta_from_mech; its work is bounded there)"},
 };
 #undef NU
 #undef POS
@@ -130,19 +141,19 @@ const dpc_field_table *dpc_sim_noise_config_fields(void) { return &noise_table; 
 const dpc_field_table *dpc_sim_config_fields(void) { return &sim_table; }
 const dpc_field_table *dpc_nu_setup_params_fields(void) { return &nu_table; }
 
-/* dpc_theory_problem: the ranges of dpc_theory_problem_check (which keeps its own messages and
- * the joint rule 0 < eta lambda_j < 2); the zeroed struct is the default, every value to set. */
+/* dpc_theory_problem: the ranges dpc_theory_problem_check checks through it (keeping the joint
+ * rule 0 < eta lambda_j < 2 and "must be set" for the zeros); the zeroed struct is the default. */
 #define TP(m) DPC_FIELD_AT(dpc_theory_problem, m)
 #define MUST (DPC_FIELD_UNSET_ZERO | DPC_FIELD_LO_OPEN)
 static const dpc_field theory_fields[] = {
     {.name = "eta", .type = DPC_FIELD_DOUBLE, TP(eta), .lo = 0, .hi = INFINITY,
      .flags = MUST | DPC_FIELD_HI_OPEN,
      .doc = "learning rate, 0 < eta lambda_j < 2 for every j (0: must be set)"},
-    {.name = "rho", .type = DPC_FIELD_DOUBLE, TP(rho), .lo = 0, .hi = 1e150, .flags = MUST,
+    {.name = "rho", .type = DPC_FIELD_DOUBLE, TP(rho), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
      .doc = "zCDP parameter (0: must be set)"},
-    {.name = "G", .type = DPC_FIELD_DOUBLE, TP(G), .lo = 0, .hi = 1e150, .flags = MUST,
+    {.name = "G", .type = DPC_FIELD_DOUBLE, TP(G), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
      .doc = "clip norm (0: must be set)"},
-    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, TP(sigma_sgd), .lo = 0, .hi = 1e150,
+    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, TP(sigma_sgd), .lo = 0, .hi = SCALE_MAX,
      .doc = "data-noise std (E xi^2 = sigma_sgd^2, assumption A2')"},
     {.name = "d", .type = DPC_FIELD_SIZE, TP(d), .lo = 1, .hi = INFINITY,
      .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN, .doc = "dimension (0: must be set)"},
@@ -153,3 +164,31 @@ static const dpc_field theory_fields[] = {
 #undef MUST
 static const dpc_field_table theory_table = DPC_FIELD_TABLE(dpc_theory_problem, theory_fields);
 const dpc_field_table *dpc_theory_problem_fields(void) { return &theory_table; }
+
+/* dpc_theory_sc: the single-field ranges of the Theorem 3.1 bound (dpc_theory_sc_bound checks
+ * through it, keeping "must be set" for the zeros, mu <= L and eta <= 2/(mu + L)). */
+#define TS(m) DPC_FIELD_AT(dpc_theory_sc, m)
+#define MUST (DPC_FIELD_UNSET_ZERO | DPC_FIELD_LO_OPEN)
+static const dpc_field sc_fields[] = {
+    {.name = "mu", .type = DPC_FIELD_DOUBLE, TS(mu), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
+     .doc = "strong convexity, <= L (0: must be set)"},
+    {.name = "L", .type = DPC_FIELD_DOUBLE, TS(L), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
+     .doc = "smoothness (0: must be set)"},
+    {.name = "eta", .type = DPC_FIELD_DOUBLE, TS(eta), .lo = 0, .hi = INFINITY,
+     .flags = MUST | DPC_FIELD_HI_OPEN, .doc = "learning rate, <= 2/(mu + L) (0: must be set)"},
+    {.name = "rho", .type = DPC_FIELD_DOUBLE, TS(rho), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
+     .doc = "zCDP parameter (0: must be set)"},
+    {.name = "G", .type = DPC_FIELD_DOUBLE, TS(G), .lo = 0, .hi = SCALE_MAX, .flags = MUST,
+     .doc = "clip norm (0: must be set)"},
+    {.name = "sigma_sgd", .type = DPC_FIELD_DOUBLE, TS(sigma_sgd), .lo = 0, .hi = SCALE_MAX,
+     .doc = "data-noise std"},
+    {.name = "d", .type = DPC_FIELD_SIZE, TS(d), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN,
+     .doc = "dimension: the bound scales linearly (0: must be set)"},
+    {.name = "tmax", .type = DPC_FIELD_SIZE, TS(tmax), .lo = 0, .hi = DPC__THEORY_SC_TMAX,
+     .doc = "Zames-Falb multipliers |t| <= tmax (0: the circle criterion)"},
+};
+#undef TS
+#undef MUST
+static const dpc_field_table sc_table = DPC_FIELD_TABLE(dpc_theory_sc, sc_fields);
+const dpc_field_table *dpc_theory_sc_fields(void) { return &sc_table; }

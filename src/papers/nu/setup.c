@@ -8,6 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define SPECTRUM_OPS 50.0 /* a pow() and a store per eigenvalue, in the work limit's units */
+
 void dpc_nu_setup_params_init(dpc_nu_setup_params *p)
 {
     if (p) dpc_field_defaults(dpc_nu_setup_params_fields(), p);
@@ -73,12 +75,22 @@ dpc_status dpc_nu_setup_make(dpc_nu_setup *out, const dpc_nu_setup_params *p,
     if (!st && b) st = dpc_theory_beta_check(b, err);
     if (st) return st;
     out->d = p->problem == DPC_NU_PROBLEM_MEAN ? 1 : p->d;
+    /* the spectrum is made for every problem (SC's bound does not read it): its d powers and
+     * d doubles are bounded like any computation, before the allocation */
+    if ((st = dpc__work_check(SPECTRUM_OPS * (double)out->d, "d", "the spectrum (d powers)", err)))
+        return st;
     out->lambda = dpc__malloc_array(out->d, sizeof *out->lambda);
     if (!out->lambda) return DPC__NOMEM(err, "the spectrum");
     if (p->problem == DPC_NU_PROBLEM_MEAN) out->lambda[0] = 1.0;
     else dpc_theory_powerlaw(out->lambda, out->d, p->alpha);
     double lmin = out->lambda[0];
     for (size_t j = 0; j < out->d; j++) lmin = fmin(lmin, out->lambda[j]);
+    if (p->problem == DPC_NU_PROBLEM_LTI && !(lmin > 0.0)) { /* k^-alpha below DBL_TRUE_MIN */
+        dpc_nu_setup_free(out);
+        return dpc_error_param(err, DPC_E_INVALID, "alpha",
+                               "%g: the eigenvalue d^-alpha = %zu^-%g underflows to 0", p->alpha,
+                               p->d, p->alpha);
+    }
     int sc = p->problem == DPC_NU_PROBLEM_SC || p->model == DPC_SIM_LOGCOSH;
     out->lambda_min = sc ? p->mu : lmin;
     /* Theorem 2.2's nu = eta lambda_min; the clamp keeps nu-FTRL's coefficients summable */

@@ -12,6 +12,9 @@ typedef struct theory_quad {
     double *w; /* (n) */
 } theory_quad;
 
+/* The largest tmax of dpc_theory_sc_bound: its multipliers are a fixed array of 32. */
+#define DPC__THEORY_SC_TMAX 31
+
 /* Gauss-Legendre nodes and weights on [-1, 1] (Newton on P_n; n <= 64).      x, w: (n) */
 void dpc__gauss_legendre(size_t n, double *x, double *w);
 

@@ -20,7 +20,7 @@
 #include <stdlib.h>
 
 #define SC_ORDER 16
-#define SC_MAXT 32
+#define SC_MAXT (DPC__THEORY_SC_TMAX + 1)
 
 typedef struct sc_ctx {
     const dpc_theory_sc *p;
@@ -132,25 +132,22 @@ static double sc_minimise(sc_ctx *c, sc_state *s)
 
 static dpc_status sc_check(const dpc_theory_sc *p, dpc_error *err)
 {
-    /* the constants enter squared: above DPC__SCALE_MAX they overflow (issue 28) */
-    if (!(p->L > 0.0) || !(p->L <= DPC__SCALE_MAX))
-        return dpc_error_param(err, DPC_E_INVALID, "L", "must be in (0, 1e150], got %g", p->L);
-    if (!(p->mu > 0.0) || !(p->L >= p->mu))
+    if (!p) return dpc_error_param(err, DPC_E_INVALID, "problem", "NULL");
+    /* each field in its table row's range (the constants enter squared: above 1e150 they
+     * overflow, issue 28; tmax within the multiplier array); a problem cannot leave one unset */
+    dpc_status st = dpc_field_check(dpc_theory_sc_fields(), p, err);
+    if (st) return st;
+    static const char *const must[] = {"mu", "L", "eta", "rho", "G", "d"};
+    const dpc_field_table *t = dpc_theory_sc_fields();
+    for (size_t i = 0; i < sizeof must / sizeof must[0]; i++)
+        if (dpc_field_get(dpc_field_find(t, must[i], NULL), p) == 0.0)
+            return dpc_error_param(err, DPC_E_INVALID, must[i], "must be set (> 0)");
+    if (!(p->L >= p->mu))
         return dpc_error_param(err, DPC_E_INVALID, "mu", "mu = %g, L = %g: need 0 < mu <= L",
                                p->mu, p->L);
-    if (!(p->eta > 0.0) || p->eta > 2.0 / (p->mu + p->L) * (1.0 + 1e-12))
+    if (p->eta > 2.0 / (p->mu + p->L) * (1.0 + 1e-12))
         return dpc_error_param(err, DPC_E_INVALID, "eta",
                                "%g must be in (0, 2/(mu+L)] (mu = %g, L = %g)", p->eta, p->mu, p->L);
-    if (!(p->rho > 0.0) || !(p->rho <= DPC__SCALE_MAX))
-        return dpc_error_param(err, DPC_E_INVALID, "rho", "must be in (0, 1e150], got %g", p->rho);
-    if (!(p->G > 0.0) || !(p->G <= DPC__SCALE_MAX))
-        return dpc_error_param(err, DPC_E_INVALID, "G", "must be in (0, 1e150], got %g", p->G);
-    if (!(p->sigma_sgd >= 0.0) || !(p->sigma_sgd <= DPC__SCALE_MAX))
-        return dpc_error_param(err, DPC_E_INVALID, "sigma_sgd", "must be in [0, 1e150], got %g",
-                               p->sigma_sgd);
-    if (p->d == 0) return dpc_error_set(err, DPC_E_INVALID, "d must be >= 1");
-    if (p->tmax > SC_MAXT - 1)
-        return dpc_error_set(err, DPC_E_INVALID, "tmax = %zu must be <= %d", p->tmax, SC_MAXT - 1);
     return DPC_OK;
 }
 
