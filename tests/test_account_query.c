@@ -6,6 +6,9 @@
 
 #include "dpcorr/account.h"
 #include "dpcorr/mech.h"
+#include "dpcorr/abi.h"
+#include "dpcorr/field.h"
+#include <stdio.h>
 
 #include <math.h>
 #include <string.h>
@@ -634,8 +637,109 @@ static void test_json(void)
           "NULL: null");
 }
 
+/* The coverage proof of a table, and its refusal once the first field is dropped. */
+static void verify_table(const dpc_field_table *t)
+{
+    dpc_error err = {0};
+    CHECK(t && dpc_field_table_verify(t, &err) == DPC_OK, "%s: %s", t ? t->name : "NULL",
+          err.msg);
+    CHECK(t && t->size == dpc_abi_sizeof(t->name), "%s: the table's size is the ABI's",
+          t ? t->name : "NULL");
+    if (!t || t->count < 2) return;
+    dpc_field_table cut = *t;
+    cut.fields = t->fields + 1;
+    cut.count = t->count - 1;
+    CHECK(dpc_field_table_verify(&cut, &err) != DPC_OK, "%s without its first field verifies",
+          t->name);
+}
+
+/* The tables of dpc_account_query, dpc_event, dpc_participation and dpc_workload cover their
+ * structs; dpc_account_query_init writes what it wrote by hand before the table, byte for
+ * byte, in every mode; resolve refuses a value outside the range of each field it checks
+ * itself, naming the field; the event, the pattern and the workload refuse through theirs. */
+static void test_tables(void)
+{
+    const dpc_field_table *t = dpc_account_query_fields();
+    verify_table(t);
+    verify_table(dpc_event_fields());
+    verify_table(dpc_participation_fields());
+    verify_table(dpc_workload_fields());
+    for (int mode = 0; mode <= DPC_ACCOUNT_MODE_CONVERT; mode++) {
+        dpc_account_query q, old;
+        memset(&q, 0x5a, sizeof q);
+        dpc_account_query_init(&q, (dpc_account_mode)mode);
+        memset(&old, 0, sizeof old); /* the old _init, verbatim */
+        old.mode = (dpc_account_mode)mode;
+        old.sigma = old.epsilon = old.delta = old.rho = old.mu = NAN;
+        old.q = 1.0;
+        old.sampling = old.neighbor = old.accountant = DPC_ACCOUNT_AUTO;
+        old.sensitivity = 1.0;
+        dpc_account_opts_init(&old.opts, dpc_account_default_accountant());
+        dpc_mech_params_init(&old.mech);
+        old.part.kind = DPC_PART_MINSEP;
+        old.part.k = old.part.b = 1;
+        CHECK(!memcmp(&q, &old, sizeof q), "mode %d: init is the old init byte for byte", mode);
+    }
+    dpc_participation p;
+    memset(&p, 0x5a, sizeof p);
+    dpc_participation_init(&p);
+    CHECK(p.kind == DPC_PART_MINSEP && p.k == 1 && p.b == 1, "participation defaults");
+    char text[64];
+    dpc_field_format_default(dpc_field_find(t, "sigma", NULL), text, sizeof text);
+    CHECK(!strcmp(text, "not given"), "sigma's default in words: '%s'", text);
+    /* resolve's own fields: just outside each range, named */
+    static const struct { const char *field; double v; } bad[] = {
+        {"mode", 5},        {"q", 0},           {"q", 1.5},       {"q", NAN},
+        {"sampling", -2},   {"sampling", 3},    {"neighbor", -2}, {"neighbor", 3},
+        {"accountant", -2}, {"accountant", 4},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        dpc_account_query q = given(DPC_ACCOUNT_MODE_EPSILON);
+        dpc_error err;
+        CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &q, bad[i].v, &err), &err);
+        refused(q, bad[i].field, bad[i].field);
+    }
+    /* dpc_event: the relation and the count of components, through its table */
+    dpc_gauss_event g;
+    dpc_gauss_event_init(&g);
+    dpc_error err;
+    dpc_event ev = {(dpc_neighbor)3, 1, &g};
+    CHECK(dpc_event_check(&ev, DPC_ACCOUNTANT_PLD, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "neighbor"), "event neighbor 3: '%s' %s", err.field, err.msg);
+    ev = (dpc_event){DPC_NEIGHBOR_ADD_REMOVE, 0, &g};
+    CHECK(dpc_event_check(&ev, DPC_ACCOUNTANT_PLD, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "nparts"), "event without components: '%s'", err.field);
+    /* the pattern and the workload, as the sensitivity and the error refuse them */
+    dpc_mech_params mp;
+    dpc_mech_params_init(&mp);
+    mp.steps = 8;
+    dpc_mech *m = NULL;
+    CHECK_OK(dpc_mech_new(&m, &mp, &err), &err);
+    static const struct { const char *field; double v; } pbad[] = {
+        {"k", 0}, {"b", 0}, {"kind", 2}};
+    for (size_t i = 0; m && i < 3; i++) {
+        dpc_participation_init(&p);
+        CHECK_OK(dpc_field_set(dpc_field_find(dpc_participation_fields(), pbad[i].field, NULL),
+                               &p, pbad[i].v, &err), &err);
+        dpc_sensitivity sens;
+        char want[32];
+        snprintf(want, sizeof want, "part.%s", pbad[i].field);
+        CHECK(dpc_mech_sensitivity(m, &p, &sens, &err) == DPC_E_INVALID &&
+                  !strcmp(err.field, want), "%s refused: '%s' %s", want, err.field, err.msg);
+    }
+    dpc_workload wl[2] = {{1.0, 1.0}, {0.0, 0.0}};
+    for (int i = 0; m && i < 2; i++) {
+        dpc_mech_error me;
+        CHECK(dpc_mech_error_of(m, &wl[i], &me, &err) == DPC_E_INVALID &&
+                  !strcmp(err.field, i ? "w.decay" : "w.momentum"), "workload %d: '%s' %s", i,
+              err.field, err.msg);
+    }
+    dpc_mech_free(m);
+}
+
 int main(void)
 {
+    test_tables();
     test_defaults();
     test_neighbor_sampling();
     test_accountant();

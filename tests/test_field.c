@@ -406,10 +406,34 @@ static void test_char_text(void)
     }
 }
 
+/* DPC_FIELD_UNSET_NAN: a NAN default ("not given") verifies and NAN passes the range check,
+ * while a value outside the range is still refused; without the flag NAN is refused. */
+static void test_unset_nan(void)
+{
+    typedef struct question { double epsilon; } question;
+    dpc_field f[1] = {{.name = "epsilon", .type = DPC_FIELD_DOUBLE,
+                       DPC_FIELD_AT(question, epsilon), .def = NAN, .lo = 0, .hi = INFINITY,
+                       .flags = DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_NAN, .doc = "a budget"}};
+    dpc_field_table t = DPC_FIELD_TABLE(question, f);
+    dpc_error e = {0};
+    CHECK_OK(dpc_field_table_verify(&t, &e), &e);
+    question q = {1.0};
+    dpc_field_defaults(&t, &q);
+    CHECK(isnan(q.epsilon), "the NAN default is written");
+    CHECK_OK(dpc_field_check_value(f, "", NAN, &e), &e);
+    CHECK(dpc_field_check_value(f, "", -1, &e) == DPC_E_INVALID && !strcmp(e.field, "epsilon"),
+          "below the range refused: %s", e.msg);
+    f[0].flags = DPC_FIELD_HI_OPEN;
+    CHECK(dpc_field_check_value(f, "", NAN, &e) == DPC_E_INVALID, "NAN refused without it");
+    CHECK(dpc_field_table_verify(&t, &e) == DPC_E_INVALID && !strcmp(e.field, "epsilon"),
+          "a NAN default without the flag refused: %s", e.msg);
+}
+
 int main(void)
 {
     test_narrow_types();
     test_char_text();
+    test_unset_nan();
     test_lookup_defaults();
     test_set_and_ranges();
     test_format_range();

@@ -4,6 +4,7 @@
  * naming that field, so the range written in the table is the one the library enforces. */
 #include "dpcorr.h"
 #include "dpcorr/papers/kan.h"
+#include "dpcorr/papers/nu_repro.h"
 #include "dpcorr/papers/linreg.h"
 #include "dpcorr/papers/sim.h"
 #include "dpcorr/papers/srgd.h"
@@ -179,6 +180,37 @@ static void test_kan(void)
     check_refuses(dpc_kan_lcgd_config_fields(), &lc, sizeof lc, kan_lcgd_check, "");
 }
 
+static dpc_status kan_rate_check(const void *obj, dpc_error *err)
+{
+    double A;
+    return dpc_kan_bound_indep(obj, &A, err); /* the bound that reads every field */
+}
+
+/* The bound evaluators' inputs: every range (and 0 "must be set") refused naming the field;
+ * the theory switches' table covers its struct. */
+static void test_kan_theory(void)
+{
+    verify(dpc_kan_rate_in_fields());
+    verify(dpc_kan2_theory_want_fields());
+    dpc_kan_rate_in r = {.n = 1000, .m = 16, .d = 5, .T = 100, .B = 10, .eta = 0.25,
+                         .lambda = 0.5, .noise_std = 2, .gamma = 0.05, .delta = 1e-5};
+    check_refuses(dpc_kan_rate_in_fields(), &r, sizeof r, kan_rate_check, "");
+    const dpc_field_table *t = dpc_kan_rate_in_fields();
+    dpc_error err = {0};
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (!(f->flags & DPC_FIELD_UNSET_ZERO)) continue;
+        dpc_kan_rate_in z = r;
+        CHECK(dpc_field_set(f, &z, 0, NULL) == DPC_OK && kan_rate_check(&z, &err) != DPC_OK &&
+                  !strcmp(err.field, f->name), "%s = 0 refused as unset: '%s'", f->name,
+              err.field);
+    }
+    dpc_kan_rate_in nd = r; /* delta is read by A_van only */
+    nd.delta = 0;
+    double A;
+    CHECK(dpc_kan_bound_corr(&nd, &A, &err) == DPC_OK, "A_corr ignores delta: %s", err.msg);
+}
+
 /* ---- linreg ---------------------------------------------------------------------------------- */
 
 static dpc_status linreg_check(const void *obj, dpc_error *err)
@@ -324,10 +356,34 @@ static void test_sim(void)
     check_refuses(dpc_sim_noise_config_fields(), &nc, sizeof nc, noise_check, "");
 }
 
+/* The Figure 4 study's parameters: _init writes the table's defaults (the ISA then detected, as
+ * before the table) and the run refuses a scale outside its names through it. */
+static void test_fig4(void)
+{
+    const dpc_field_table *t = dpc_nu_fig4_params_fields();
+    verify(t);
+    dpc_nu_fig4_params p;
+    memset(&p, 0x5a, sizeof p);
+    dpc_nu_fig4_params_init(&p);
+    CHECK(p.scale == DPC_NU_REPRO_QUICK && p.seed == 20240101 && p.isa == dpc_isa_detect() &&
+              p.event == NULL && p.ctx == NULL, "fig4 defaults are the old _init's");
+    dpc_nu_fig4_params def = p;
+    def.isa = DPC_ISA_AUTO;
+    defaults_are_init(t, &def);
+    p.scale = (dpc_nu_repro_scale)3;
+    dpc_nu_fig4_result *out = NULL;
+    dpc_error err = {0};
+    CHECK(dpc_nu_fig4_run(&p, NULL, NULL, NULL, NULL, &out, &err) == DPC_E_INVALID &&
+              !strcmp(err.field, "scale") && !out, "scale 3 refused: '%s' %s", err.field,
+          err.msg);
+}
+
 int main(void)
 {
     test_srgd();
     test_kan();
+    test_kan_theory();
+    test_fig4();
     test_linreg();
     test_linreg_ssp();
     test_sim();

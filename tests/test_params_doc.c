@@ -40,6 +40,10 @@ static const struct { const char *name; table_fn fn; } TABLES[] = {
     T(dpc_theory_problem_fields),       T(dpc_idx_opts_fields),
     T(dpc_libsvm_opts_fields),          T(dpc_npy_opts_fields),
     T(dpc_csv_opts_fields),             T(dpc_linreg_ssp_opts_fields),
+    T(dpc_account_query_fields),        T(dpc_event_fields),
+    T(dpc_participation_fields),        T(dpc_workload_fields),
+    T(dpc_kan_rate_in_fields),          T(dpc_kan2_theory_want_fields),
+    T(dpc_nu_fig4_params_fields),
 #undef T
 };
 #define NTABLES (sizeof TABLES / sizeof TABLES[0])
@@ -101,7 +105,9 @@ static void accepted(const dpc_field *f, char *out, size_t len)
     }
     int n = dpc_field_format_range(f, out, len);
     if ((f->flags & DPC_FIELD_UNSET_ZERO) && n > 0 && (size_t)n < len)
-        snprintf(out + n, len - (size_t)n, ", or 0 (unset)");
+        n += snprintf(out + n, len - (size_t)n, ", or 0 (unset)");
+    if ((f->flags & DPC_FIELD_UNSET_NAN) && n > 0 && (size_t)n < len)
+        snprintf(out + n, len - (size_t)n, ", or NaN (not given)");
 }
 
 static void render_table(sbuf *b, const dpc_field_table *t, const char *prefix)

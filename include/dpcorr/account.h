@@ -128,6 +128,10 @@ typedef struct dpc_event {
     const dpc_gauss_event *parts; /* (nparts), borrowed */
 } dpc_event;
 
+/* The field table of dpc_event (dpcorr/field.h): neighbor and nparts as dpc_event_check
+ * range-checks them. */
+DPC_API const dpc_field_table *dpc_event_fields(void);
+
 /* Validates the event and whether `acc` supports it (see the support matrix above). */
 DPC_API DPC_NODISCARD dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc,
                                                  dpc_error *err);
@@ -654,6 +658,11 @@ typedef struct dpc_account_query {
  *     dpc_account_solution s;
  *     if (dpc_account_query_solve(&q, &s, &err) == DPC_OK) printf("%g\n", s.result.epsilon); */
 DPC_API void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode);
+/* The field table of dpc_account_query (dpcorr/field.h): dpc_account_query_init writes its
+ * defaults (NAN "not given", AUTO, the nested tables' own; opts.accountant the library's
+ * default) and dpc_account_query_resolve range-checks mode, q, sampling, neighbor and
+ * accountant through it. */
+DPC_API const dpc_field_table *dpc_account_query_fields(void);
 
 /* Replaces every AUTO and 0-default field of q by the library's value (the rules above), derives
  * part_used and every_route, and validates what the mode needs (DPC_E_INVALID naming the field:

@@ -59,6 +59,9 @@ typedef enum dpc_field_type {
 #define DPC_FIELD_UNRECORDED 0x80u /* not an item of checkpoints and fingerprints although it
                                     is a parameter: what it decides is recorded through the
                                     fields it sets (workload_explicit -> mech.momentum) */
+#define DPC_FIELD_UNSET_NAN 0x100u /* a DOUBLE whose NAN means "not given" (a question's value
+                                    its mode may leave out: dpc_account_query.epsilon); NAN is
+                                    accepted outside the range, as 0 with UNSET_ZERO */
 #define DPC_FIELD_OWN_CHECK 0x40u /* a DPC_FIELD_STRUCT whose fields apply by case (a mechanism's
                                     parameters by its kind): dpc_field_check does not descend
                                     into it; the nested struct's own _check checks it */
@@ -123,8 +126,8 @@ DPC_API double dpc_field_get(const dpc_field *f, const void *member_base);
 DPC_API DPC_NODISCARD dpc_status dpc_field_set(const dpc_field *f, void *member_base, double v,
                                                dpc_error *err);
 
-/* The range check of one value: NaN refused, lo/hi with the open flags, 0 accepted with
- * DPC_FIELD_UNSET_ZERO, ENUM within its names, BOOL 0 or 1. The error names `prefix` + f->name
+/* The range check of one value: NaN refused (accepted with DPC_FIELD_UNSET_NAN), lo/hi with the
+ * open flags, 0 accepted with DPC_FIELD_UNSET_ZERO, ENUM within its names, BOOL 0 or 1. The error names `prefix` + f->name
  * and states the range ("must be in [0, 1], got 2"). */
 DPC_API DPC_NODISCARD dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix,
                                                        double v, dpc_error *err);

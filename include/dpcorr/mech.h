@@ -165,6 +165,9 @@ typedef struct dpc_participation {
 /* The default pattern: single participation (MINSEP, k = 1, b = 1), the setting of DP-SGD's
  * one-epoch accounting and of every front end's --participations / --min-sep left unset. */
 DPC_API void dpc_participation_init(dpc_participation *p);
+/* The field table of dpc_participation (dpcorr/field.h): dpc_participation_init writes its
+ * defaults and dpc_mech_sensitivity range-checks a pattern through it (errors "part.k", ...). */
+DPC_API const dpc_field_table *dpc_participation_fields(void);
 
 typedef enum dpc_sens_method {
     DPC_SENS_EXACT_COLUMN = 0,      /* single participation: max column norm of C */
@@ -214,6 +217,10 @@ typedef struct dpc_workload {
 } dpc_workload;
 
 #define DPC_WORKLOAD_PREFIX ((dpc_workload){0.0, 1.0})
+/* The field table of dpc_workload (dpcorr/field.h): defaults (prefix sums) and ranges, through
+ * which dpc_mech_error_of ("w.momentum") and dpc_strategy_problem_check ("workload.decay")
+ * refuse. */
+DPC_API const dpc_field_table *dpc_workload_fields(void);
 
 typedef struct dpc_mech_error {
     double rmse;      /* ||A B||_F / sqrt(n) */

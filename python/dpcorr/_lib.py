@@ -255,6 +255,8 @@ lib.dpc_field_format_default.restype = c_int
 lib.dpc_field_format_default.argtypes = [P(Field), c_char_p, c_size_t]
 
 MechParams = generated("dpc_mech_params")
+Participation = generated("dpc_participation")
+Workload = generated("dpc_workload")
 NoiseConfig = generated("dpc_noise_config")
 TrainConfig = generated("dpc_train_config")
 TrainRecord = generated("dpc_train_record")
@@ -280,11 +282,6 @@ class RngStream(ctypes.Structure):
     _fields_ = [("key", c_uint32 * 2), ("secure", c_uint32), ("skey", c_uint32 * 8)]
 
 
-class Participation(ctypes.Structure):
-    """dpc_participation (mech.h)."""
-    _fields_ = [("kind", c_int), ("k", c_size_t), ("b", c_size_t)]
-
-
 class Sensitivity(ctypes.Structure):
     """dpc_sensitivity (mech.h)."""
     _fields_ = [("value", c_double), ("exact", c_int), ("method", c_int),
@@ -304,11 +301,7 @@ class IsaTuning(ctypes.Structure):
 GaussEvent = generated("dpc_gauss_event")
 
 
-class Event(ctypes.Structure):
-    """dpc_event (account.h)."""
-    _fields_ = [("neighbor", c_int), ("nparts", c_size_t), ("parts", P(GaussEvent))]
-
-
+Event = generated("dpc_event")  # parts: an untyped borrowed pointer (c_void_p)
 class Progress(ctypes.Structure):
     """dpc_progress (common.h): a progress callback and its context (unset here: NULL)."""
     _fields_ = [("fn", ctypes.c_void_p), ("ctx", ctypes.c_void_p)]
@@ -336,8 +329,7 @@ class MechInfo(ctypes.Structure):
                 ("bib_deterministic", c_int), ("eps_bib_mc", c_double)]
 
 
-StrategyProblem = generated("dpc_strategy_problem")
-Workload = _GENERATED["dpc_workload"]  # strategy_problem's nested table (mech.h)
+StrategyProblem = generated("dpc_strategy_problem")  # nests Workload
 
 
 class StrategyLoss(ctypes.Structure):

@@ -37,36 +37,29 @@ from ._lib import lib
 from .mechanism import Mechanism
 
 ACCOUNTANTS = ("pld", "rdp", "gdp", "zcdp")
-_CONVERSIONS = {"tight": 0, "bun-steinke": 1}
+# the zCDP conversions by the names of dpc_account_opts' table (its zcdp_conv values)
+_CONVERSIONS = {n: v for v, n in enumerate(_lib.enum_names(_lib.AccountOpts, "zcdp_conv"))}
 _OPTS = ("sampling", "neighbor", "sensitivity", "orders", "refine", "interval", "tail", "disc",
          "conversion")
 # keyword -> the library's field (dpc_account_query_uses says whether a configuration reads it)
 _FIELD = {"sampling": "sampling", "sensitivity": "sensitivity", "orders": "orders",
           "refine": "rdp_refine", "interval": "pld_interval", "tail": "pld_tail",
           "disc": "pld_disc", "conversion": "zcdp_conv"}
-_MODES = {"epsilon": 0, "delta": 1, "sigma": 2, "steps": 3}  # dpc_account_mode
-_AUTO = -1  # DPC_ACCOUNT_AUTO: the library's default
+# the query, mirrored from the library's field table of dpc_account_query (its fields, offsets,
+# nested opts / mech / part): one accounting question, completed by the library's rules
+# (dpc_account_query_resolve) and answered by dpc_account_query_solve, as `dpcorr account`
+_Query = _lib.generated("dpc_account_query")
+# the modes a keyword function asks, by the table's names of dpc_account_mode (convert aside:
+# its own functions below)
+_MODES = {n: v for v, n in enumerate(_lib.enum_names(_Query, "mode")) if n != "convert"}
 # the query's fields spelt as this module's arguments (the event a query builds names its
 # component "parts[0]"; the mechanism's parameters are keywords of their own)
 _RENAME = {"parts[0].count": "steps", "parts[0].": "", "mech.": "", "opts.": ""}
 
 
-class _Query(ctypes.Structure):
-    """dpc_account_query (account.h): one accounting question, completed by the library's rules
-    (dpc_account_query_resolve) and answered by dpc_account_query_solve, as `dpcorr account`."""
-    _fields_ = [("mode", _lib.c_int), ("sigma", _lib.c_double), ("steps", _lib.c_size_t),
-                ("epsilon", _lib.c_double), ("delta", _lib.c_double), ("rho", _lib.c_double),
-                ("mu", _lib.c_double), ("q", _lib.c_double),
-                ("sampling", _lib.c_int), ("neighbor", _lib.c_int),
-                ("sensitivity", _lib.c_double), ("accountant", _lib.c_int),
-                ("opts", _lib.AccountOpts), ("max_steps", _lib.c_size_t),
-                ("with_mech", _lib.c_int), ("mech", _lib.MechParams),
-                ("part", _lib.Participation), ("balls_in_bins", _lib.c_size_t),
-                ("part_used", _lib.c_int), ("every_route", _lib.c_int)]
-
-
 class _Solution(ctypes.Structure):
-    """dpc_account_solution (account.h)."""
+    """dpc_account_solution (account.h): an answer record without a field table (checked by
+    size)."""
     _fields_ = [("result", _lib.AccountResult), ("sigma", _lib.c_double),
                 ("steps", _lib.c_size_t), ("opts", _lib.AccountOpts), ("have_info", _lib.c_int),
                 ("info", _lib.MechInfo), ("part", _lib.Participation)]
@@ -83,11 +76,11 @@ def _declare():
              [P(_Query), P(_Solution), _lib.c_char_p, _lib.c_size_t])):
         fn = getattr(lib, name)
         fn.restype, fn.argtypes = restype, argtypes
-    for cname, mirror in (("dpc_account_query", _Query), ("dpc_account_solution", _Solution)):
-        have = lib.dpc_abi_sizeof(cname.encode())
-        if have != ctypes.sizeof(mirror):
-            raise ImportError(f"dpcorr: sizeof {cname} is {have} in {_lib.LIB_PATH} and "
-                              f"{ctypes.sizeof(mirror)} here; rebuild both from one tree (make)")
+    have = lib.dpc_abi_sizeof(b"dpc_account_solution")  # _Query: generated and checked
+    if have != ctypes.sizeof(_Solution):
+        raise ImportError(f"dpcorr: sizeof dpc_account_solution is {have} in {_lib.LIB_PATH} "
+                          f"and {ctypes.sizeof(_Solution)} here; rebuild both from one tree "
+                          f"(make)")
 
 
 _declare()
@@ -115,8 +108,10 @@ def _mechanism(mech, steps, params, need_steps):
 
 
 def _conversion(name):
+    if name is None:  # the library's default: dpc_account_opts' table
+        return _CONVERSIONS[_lib.default(_lib.AccountOpts, "zcdp_conv")]
     if name not in _CONVERSIONS:
-        raise ValueError(f"conversion: expected tight or bun-steinke, got {name!r}")
+        raise ValueError(f"conversion: expected {' or '.join(_CONVERSIONS)}, got {name!r}")
     return _CONVERSIONS[name]
 
 
@@ -133,7 +128,8 @@ def _solve(mode, q, accountant, mech, kwargs, *, sigma=None, steps=None, epsilon
     opts = {k: kwargs.pop(k) for k in list(kwargs) if k in _OPTS}
     query = _Query()
     lib.dpc_account_query_init(ctypes.byref(query), _MODES[mode])
-    query.q = _check.real("q", q)
+    if q is not None:  # None: the library's default (dpc_account_query's table: 1)
+        query.q = _check.real("q", q)
     m = _mechanism(mech, steps, kwargs, need_steps=mode != "steps")
     if m is not None:
         query.with_mech = 1
@@ -143,7 +139,8 @@ def _solve(mode, q, accountant, mech, kwargs, *, sigma=None, steps=None, epsilon
     if mode != "steps":
         query.steps = _check.steps("steps", _required("steps", steps))
     else:
-        query.max_steps = _check.steps("max_steps", max_steps)
+        if max_steps is not None:  # None: the library's (0, resolved to 10^7)
+            query.max_steps = _check.steps("max_steps", max_steps)
     for name, value in (("sigma", sigma), ("epsilon", epsilon), ("delta", delta)):
         if value is not None:
             setattr(query, name, _check.real(name, value))
@@ -161,14 +158,16 @@ def _solve(mode, q, accountant, mech, kwargs, *, sigma=None, steps=None, epsilon
         orders = _check.vector("orders", opts["orders"])
         o.orders = orders.ctypes.data  # the generated mirror's pointers are untyped (c_void_p)
         o.norders = orders.size
-    o.rdp_refine = int(_check.flag("refine", opts.get("refine", False)))
+    if opts.get("refine") is not None:  # None: the library's default (dpc_account_opts_init)
+        o.rdp_refine = int(_check.flag("refine", opts["refine"]))
     if opts.get("interval") is not None:
         o.pld_interval = _check.real("interval", opts["interval"])
     if opts.get("tail") is not None:
         o.pld_tail = _check.real("tail", opts["tail"])
     if opts.get("disc") is not None:
         o.pld_disc = _lib.parse(lib.dpc_pld_disc_parse, "disc", opts["disc"])
-    o.zcdp_conv = _conversion(opts.get("conversion", "tight"))
+    if opts.get("conversion") is not None:
+        o.zcdp_conv = _conversion(opts["conversion"])
     unused = [k for k in _FIELD if opts.get(k) is not None and
               not lib.dpc_account_query_uses(ctypes.byref(query), _FIELD[k].encode())]
     if unused:  # as the CLI: a value the configuration would ignore is refused
@@ -199,12 +198,12 @@ def _details(query, sol):
             for k, v in json.loads(buf.value.decode()).items()}
 
 
-def epsilon(sigma, q=1.0, steps=None, delta=None, accountant=None, mech=None, *, details=False,
+def epsilon(sigma, q=None, steps=None, delta=None, accountant=None, mech=None, *, details=False,
             **kwargs):
     """The smallest epsilon for which the run is (epsilon, delta)-DP.
 
     sigma       noise multiplier z > 0
-    q           sampling rate in (0, 1] (1: no sampling)
+    q           sampling rate in (0, 1] (default None: the library's, 1: no sampling)
     steps       compositions (without mech; with a kind name also its n)
     delta       in (0, 1)
     accountant  "pld" | "rdp" | "gdp" | "zcdp" (default None: the library's rule,
@@ -219,7 +218,7 @@ def epsilon(sigma, q=1.0, steps=None, delta=None, accountant=None, mech=None, *,
                   steps=steps, delta=_required("delta", delta), details=details)
 
 
-def delta(sigma, q=1.0, steps=None, epsilon=None, accountant=None, mech=None, *, details=False,
+def delta(sigma, q=None, steps=None, epsilon=None, accountant=None, mech=None, *, details=False,
           **kwargs):
     """The smallest delta for which the run is (epsilon, delta)-DP (epsilon >= 0). Arguments as
     :func:`epsilon`."""
@@ -227,7 +226,7 @@ def delta(sigma, q=1.0, steps=None, epsilon=None, accountant=None, mech=None, *,
                   steps=steps, epsilon=_required("epsilon", epsilon), details=details)
 
 
-def sigma(epsilon, delta, q=1.0, steps=None, accountant=None, mech=None, *, details=False,
+def sigma(epsilon, delta, q=None, steps=None, accountant=None, mech=None, *, details=False,
           **kwargs):
     """The smallest noise multiplier for which the run is (epsilon, delta)-DP (epsilon > 0), on
     the private side of the crossing. Arguments as :func:`epsilon`."""
@@ -236,9 +235,10 @@ def sigma(epsilon, delta, q=1.0, steps=None, accountant=None, mech=None, *, deta
                   details=details)
 
 
-def steps(sigma, epsilon, delta, q=1.0, accountant=None, mech=None, *, max_steps=10_000_000,
+def steps(sigma, epsilon, delta, q=None, accountant=None, mech=None, *, max_steps=None,
           details=False, **kwargs):
-    """The largest number of steps (<= ``max_steps``) for which the run is (epsilon, delta)-DP.
+    """The largest number of steps (<= ``max_steps``, None: the library's 10^7) for which the
+    run is (epsilon, delta)-DP.
     With a mechanism its n is searched too (C, and so its sensitivity, depend on n; dense
     strategies have one n only: ValueError). Other arguments as :func:`epsilon`."""
     return _solve("steps", q, accountant, mech, kwargs, sigma=_check.real("sigma", sigma),
@@ -261,22 +261,22 @@ def zcdp_rho_gaussian(sigma, sensitivity=1.0):
                    _check.real("sigma", sigma))
 
 
-def zcdp_epsilon(rho, delta, conversion="tight"):
+def zcdp_epsilon(rho, delta, conversion=None):
     """rho-zCDP -> the smallest epsilon at delta (tight: Canonne, Kamath & Steinke 2020;
-    "bun-steinke": rho + 2 sqrt(rho log(1/delta)))."""
+    "bun-steinke": rho + 2 sqrt(rho log(1/delta)); None: the library's default, tight)."""
     out = ctypes.c_double()
     _lib.call(lib.dpc_zcdp_epsilon, _check.real("rho", rho), _check.real("delta", delta),
               _conversion(conversion), ctypes.byref(out), None)
     return out.value
 
 
-def zcdp_delta(rho, epsilon, conversion="tight"):
+def zcdp_delta(rho, epsilon, conversion=None):
     """rho-zCDP -> the smallest delta at epsilon."""
     return _scalar(lib.dpc_zcdp_delta, _check.real("rho", rho), _check.real("epsilon", epsilon),
                    _conversion(conversion))
 
 
-def zcdp_rho(epsilon, delta, conversion="tight"):
+def zcdp_rho(epsilon, delta, conversion=None):
     """(epsilon, delta) -> the largest rho whose conversion gives epsilon."""
     return _scalar(lib.dpc_zcdp_rho_for, _check.real("epsilon", epsilon),
                    _check.real("delta", delta), _conversion(conversion))

@@ -366,8 +366,9 @@ def test_every_mirrored_struct_with_a_table_is_generated():
 
 
 def test_structs_without_a_table_none_is_their_c_init(monkeypatch):
-    """strategy.optimize and Mechanism.error (dpc_strategy_problem, dpc_strategy_options,
-    dpc_workload have no table yet): a keyword left None keeps what the C _init wrote."""
+    """strategy.optimize and Mechanism.error (dpc_strategy_problem, dpc_strategy_options and
+    dpc_workload, whose mirrors are generated from their tables): a keyword left None keeps what
+    the C _init wrote."""
     from dpcorr import strategy
 
     seen = []
@@ -392,3 +393,46 @@ def test_structs_without_a_table_none_is_their_c_init(monkeypatch):
 def test_a_library_without_the_table_is_refused():
     with pytest.raises(ImportError, match="dpc_no_such_struct_fields"):
         _lib.generated("dpc_no_such_struct")
+
+
+@pytest.mark.parametrize("mode", range(5))
+def test_account_query_init_is_the_table_defaults(mode):
+    """dpc_account_query_init, read through the generated mirror, is the table's defaults (NaN
+    "not given", AUTO, the nested tables' own) but for its mode argument."""
+    from dpcorr import account
+
+    q = account._Query()
+    lib.dpc_account_query_init(ctypes.byref(q), mode)
+    ref = account._Query()
+    lib.dpc_field_defaults.argtypes = [_lib.P(_lib.FieldTable), ctypes.c_void_p]
+    lib.dpc_field_defaults(ctypes.byref(account._Query._table_), ctypes.byref(ref))
+    ref.mode = mode
+    assert bytes(q) == bytes(ref)
+    assert math.isnan(q.sigma) and q.accountant == -1 and q.part.k == 1
+    assert dict(account._Query._fields_)["part"] is _lib.Participation
+    assert dict(account._Query._fields_)["mech"] is _lib.MechParams
+    assert dict(account._Query._fields_)["opts"] is _lib.AccountOpts
+    assert account._MODES == {"epsilon": 0, "delta": 1, "sigma": 2, "steps": 3}
+
+
+def test_participation_init_is_the_table_defaults():
+    p = _lib.Participation(kind=1, k=7, b=9)
+    lib.dpc_participation_init(ctypes.byref(p))
+    assert (p.kind, p.k, p.b) == (_lib.PART_MINSEP, 1, 1)
+    assert _lib.enum_names(_lib.Participation, "kind") == ("min-sep", "cyclic")
+    assert _lib.Participation(_lib.PART_CYCLIC, 4, 5).b == 5  # positional, as the package builds it
+
+
+def test_account_keywords_left_none_are_the_library_defaults():
+    """The accounting keywords left None (q, max_steps, conversion, refine) give what the
+    library's defaults give (the query's and the accountant options' tables), not a copy."""
+    from dpcorr import account
+
+    assert account.epsilon(1.1, steps=100, delta=1e-5) == \
+        account.epsilon(1.1, q=_lib.default(account._Query, "q"), steps=100, delta=1e-5)
+    assert account.steps(20.0, 1.0, 1e-5) == account.steps(20.0, 1.0, 1e-5, max_steps=10_000_000)
+    tight = _lib.default(_lib.AccountOpts, "zcdp_conv")
+    assert account.zcdp_epsilon(0.1, 1e-5) == account.zcdp_epsilon(0.1, 1e-5, tight)
+    assert account.epsilon(1.1, steps=100, delta=1e-5, accountant="zcdp") == \
+        account.epsilon(1.1, steps=100, delta=1e-5, accountant="zcdp", conversion=tight)
+

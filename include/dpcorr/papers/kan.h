@@ -281,6 +281,10 @@ typedef struct dpc_kan_rate_in {
     double eta, lambda, noise_std, gamma;
     double delta; /* confidence level in (0, 1), used by A_van's explicit logs */
 } dpc_kan_rate_in;
+/* The field table of dpc_kan_rate_in (dpcorr/field.h): the ranges the evaluators below refuse
+ * outside of, naming the field ("eta"); 0 is "must be set" for the counts, eta, gamma and
+ * delta (delta read by dpc_kan_bound_indep only). */
+DPC_API const dpc_field_table *dpc_kan_rate_in_fields(void);
 
 /* Thm. 4.1: A_corr = 1/(g^2 eta T) + 1/(g sqrt(B T)) + eta (1/B + 1/T)
  *          + ((1-lam) noise_std/(B sqrt T)) (1/g + eta sqrt(m d)/sqrt B)
@@ -489,6 +493,8 @@ DPC_API DPC_NODISCARD dpc_status dpc_kan2_to_unit_ball(dpc_dataset *ds, dpc_kan_
 typedef struct dpc_kan2_theory_want {
     int lr, clip, radius, margin;
 } dpc_kan2_theory_want;
+/* The field table of dpc_kan2_theory_want (dpcorr/field.h): four switches, 0 by default. */
+DPC_API const dpc_field_table *dpc_kan2_theory_want_fields(void);
 DPC_API DPC_NODISCARD dpc_status dpc_kan2_run_theory(const dpc_kan2 *k, const double *W0,
                                                      const dpc_dataset *train, size_t T,
                                                      const dpc_kan2_theory_want *want,

@@ -153,6 +153,9 @@ typedef struct dpc_nu_fig4_params {
 } dpc_nu_fig4_params;
 
 DPC_API void dpc_nu_fig4_params_init(dpc_nu_fig4_params *p);
+/* The field table of dpc_nu_fig4_params (dpcorr/field.h): defaults (quick, 20240101, the ISA
+ * detected), ranges (dpc_nu_fig4_run refuses a scale outside it) and docs. */
+DPC_API const dpc_field_table *dpc_nu_fig4_params_fields(void);
 
 /* Runs the study with model (softmax regression for the data of dpc_nu_fig4_config_of's spec,
  * loaded by the caller) on train and test (borrowed); the root rng is the one the data was

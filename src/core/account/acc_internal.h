@@ -8,6 +8,9 @@
 
 dpc_status dpc__check_orders(const double *orders, size_t n, dpc_error *err);
 
+/* The field table of dpc_account_opts (dpc_account_opts_fields), for tables that nest it. */
+extern const dpc_field_table dpc__account_opts_table;
+
 /* Single-order RDP curves (arguments already validated). z = noise multiplier. */
 double dpc__rdp_gauss1(double z, double a);
 double dpc__rdp_poisson1(double q, double z, double a, int *ok);

@@ -79,6 +79,23 @@ static const dpc_field_table ge_table = DPC_FIELD_TABLE(dpc_gauss_event, ge_fiel
 
 const dpc_field_table *dpc_gauss_event_fields(void) { return &ge_table; }
 
+/* The manual of dpc_event: dpc_event_check range-checks neighbor and nparts through it. */
+#define EV(m) DPC_FIELD_AT(dpc_event, m)
+static const dpc_field ev_fields[] = {
+    {.name = "neighbor", .type = DPC_FIELD_ENUM, EV(neighbor), .def = DPC_NEIGHBOR_ADD_REMOVE,
+     DPC_FIELD_NAMES(neighbor_names),
+     .doc = "the neighbouring relation of every component: add-remove, zero-out or replace-one"},
+    {.name = "nparts", .type = DPC_FIELD_SIZE, EV(nparts), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN | DPC_FIELD_UNSET_ZERO, .def_text = "must be set",
+     .doc = "the number of components composed (0: must be set)"},
+    {.name = "parts", .type = DPC_FIELD_POINTER, EV(parts),
+     .doc = "(nparts) dpc_gauss_event components, borrowed"},
+};
+#undef EV
+static const dpc_field_table ev_table = DPC_FIELD_TABLE(dpc_event, ev_fields);
+
+const dpc_field_table *dpc_event_fields(void) { return &ev_table; }
+
 void dpc_gauss_event_init(dpc_gauss_event *e)
 {
     if (!e) return;
@@ -117,14 +134,14 @@ static const dpc_field ao_fields[] = {
      .doc = "balls-in-bins: 1 lets the Monte Carlo's high-probability bound be the epsilon"},
 };
 #undef AO
-static const dpc_field_table ao_table = DPC_FIELD_TABLE(dpc_account_opts, ao_fields);
+const dpc_field_table dpc__account_opts_table = DPC_FIELD_TABLE(dpc_account_opts, ao_fields);
 
-const dpc_field_table *dpc_account_opts_fields(void) { return &ao_table; }
+const dpc_field_table *dpc_account_opts_fields(void) { return &dpc__account_opts_table; }
 
 void dpc_account_opts_init(dpc_account_opts *o, dpc_accountant acc)
 {
     if (!o) return;
-    dpc_field_defaults(&ao_table, o);
+    dpc_field_defaults(&dpc__account_opts_table, o);
     o->accountant = acc;
 }
 
@@ -156,11 +173,11 @@ dpc_status dpc_event_check(const dpc_event *ev, dpc_accountant acc, dpc_error *e
     if (!ev) return dpc_error_param(err, DPC_E_INVALID, "ev", "NULL");
     if ((unsigned)acc > DPC_ACCOUNTANT_GDP)
         return dpc_error_param(err, DPC_E_INVALID, "accountant", "unknown accountant %d", (int)acc);
-    if ((unsigned)ev->neighbor > DPC_NEIGHBOR_REPLACE_ONE)
-        return dpc_error_param(err, DPC_E_INVALID, "neighbor", "unknown relation %d",
-                               (int)ev->neighbor);
-    if (ev->nparts == 0 || !ev->parts)
-        return dpc_error_param(err, DPC_E_INVALID, "ev", "needs at least one component");
+    dpc_status st0;
+    if ((st0 = check_field(&ev_table, ev, "", "neighbor", err))) return st0;
+    if (ev->nparts == 0) /* 0 is "unset" in the table: here it must be set */
+        return dpc_error_param(err, DPC_E_INVALID, "nparts", "must be >= 1, got 0");
+    if (!ev->parts) return dpc_error_param(err, DPC_E_INVALID, "parts", "NULL");
     for (size_t i = 0; i < ev->nparts; i++) {
         const dpc_gauss_event *e = &ev->parts[i];
         char f[48], pre[32];
@@ -215,12 +232,12 @@ static dpc_status check_opts(const dpc_account_opts *o, dpc_error *err)
         return dpc__check_orders(o->orders, o->norders, err);
     dpc_status st = DPC_OK;
     if (o->accountant == DPC_ACCOUNTANT_PLD &&
-        ((st = check_field(&ao_table, o, "", "pld_interval", err)) ||
-         (st = check_field(&ao_table, o, "", "pld_tail", err)) ||
-         (st = check_field(&ao_table, o, "", "pld_disc", err))))
+        ((st = check_field(&dpc__account_opts_table, o, "", "pld_interval", err)) ||
+         (st = check_field(&dpc__account_opts_table, o, "", "pld_tail", err)) ||
+         (st = check_field(&dpc__account_opts_table, o, "", "pld_disc", err))))
         return st;
     if (o->accountant == DPC_ACCOUNTANT_ZCDP)
-        st = check_field(&ao_table, o, "", "zcdp_conv", err);
+        st = check_field(&dpc__account_opts_table, o, "", "zcdp_conv", err);
     return st;
 }
 

@@ -3,6 +3,7 @@
 #include "dpcorr/account.h"
 #include "dpcorr/io.h"
 #include "field/field_def.h"
+#include "mech/mech_internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -32,19 +33,8 @@ dpc_status dpc_calibration_parse(const char *s, dpc_calibration *out, dpc_error 
 /* The manual of dpc_ledger, one row per field in struct order (dpcorr/account.h); every field
  * is the library's output (DERIVED). Strings are inline char arrays (BYTES). */
 #define D DPC_FIELD_DERIVED
-#define PT(m) DPC_FIELD_AT(dpc_participation, m)
-static const char *const part_names[] = {"min-sep", "cyclic"};
-static const dpc_field part_fields[] = {
-    {.name = "kind", .type = DPC_FIELD_ENUM, PT(kind), .def = DPC_PART_MINSEP, .flags = D,
-     DPC_FIELD_NAMES(part_names), .doc = "min-sep (at most k, b apart) or cyclic (period b)"},
-    {.name = "k", .type = DPC_FIELD_SIZE, PT(k), .def = 1, .flags = D,
-     .doc = "max participations of one example"},
-    {.name = "b", .type = DPC_FIELD_SIZE, PT(b), .def = 1, .flags = D,
-     .doc = "min-separation / period in steps"},
-};
-#undef PT
-static const dpc_field_table part_table = DPC_FIELD_TABLE(dpc_participation, part_fields);
-
+/* its pattern nests dpc_participation's own table (mech.h): the ledger's `part` row is DERIVED,
+ * so no check descends into it */
 #define LG(m) DPC_FIELD_AT(dpc_ledger, m)
 #define NUM(m, d) .type = DPC_FIELD_DOUBLE, LG(m), .def = (d), .flags = D
 static const char *const neighbor_names[] = {"add-remove", "zero-out", "replace-one"};
@@ -64,7 +54,7 @@ static const dpc_field ledger_fields[] = {
      .doc = "how the noise was chosen: accountant, given, or paper: <source>"},
     {.name = "neighbor", .type = DPC_FIELD_ENUM, LG(neighbor), .def = DPC_NEIGHBOR_ZERO_OUT,
      DPC_FIELD_NAMES(neighbor_names), .flags = D, .doc = "the relation the guarantee holds for"},
-    {.name = "part", .type = DPC_FIELD_STRUCT, LG(part), .sub = &part_table, .flags = D,
+    {.name = "part", .type = DPC_FIELD_STRUCT, LG(part), .sub = &dpc__participation_table, .flags = D,
      .doc = "participation pattern of one example"},
     {.name = "q", NUM(q, 1), .doc = "sampling rate (1 = none)"},
     {.name = "rounds", .type = DPC_FIELD_SIZE, LG(rounds), .def = 1, .flags = D,

@@ -4,29 +4,102 @@
  * of this directory (dpc_account_query_solve). */
 #include "account/acc_internal.h"
 
+#include "field/field_def.h"
+#include "mech/mech_internal.h"
+
 #include <math.h>
 #include <string.h>
 
 #define QUERY_MAX_STEPS_DEFAULT 10000000u /* mode steps: the largest answer searched */
 
+static const char *const mode_names[] = {"epsilon", "delta", "sigma", "steps", "convert"};
+
 const char *dpc_account_mode_name(dpc_account_mode m)
 {
-    static const char *const names[] = {"epsilon", "delta", "sigma", "steps", "convert"};
-    return (unsigned)m < 5 ? names[m] : "?";
+    return (unsigned)m < sizeof mode_names / sizeof *mode_names ? mode_names[m] : "?";
 }
+
+/* The manual of dpc_account_query, one row per field in struct order (dpcorr/account.h). The
+ * query range-checks through it what resolve reads itself (mode, q, sampling, neighbor,
+ * accountant); the values of the event, the mechanism, the pattern and the accountant options
+ * are checked where they are used (NO_RANGE here, OWN_CHECK nested), under their own names. */
+#define AQ(m) DPC_FIELD_AT(dpc_account_query, m)
+#define NOT_GIVEN (DPC_FIELD_UNSET_NAN | DPC_FIELD_NO_RANGE)
+static const dpc_field query_fields[] = {
+    {.name = "mode", .type = DPC_FIELD_ENUM, AQ(mode), .def = DPC_ACCOUNT_MODE_EPSILON,
+     DPC_FIELD_NAMES(mode_names), .def_text = "the argument of dpc_account_query_init",
+     .doc = "what the query solves for, the others of epsilon, delta, sigma, steps given "
+            "(convert: a zCDP / GDP total)"},
+    {.name = "sigma", .type = DPC_FIELD_DOUBLE, AQ(sigma), .def = NAN, .flags = NOT_GIVEN,
+     .def_text = "not given",
+     .doc = "noise multiplier z (with a mechanism: noise std per row of Z / (clip x "
+            "column_norm(C))); checked by the event (parts[0].sigma)"},
+    {.name = "steps", .type = DPC_FIELD_SIZE, AQ(steps), .flags = DPC_FIELD_NO_RANGE,
+     .def_text = "not given",
+     .doc = "compositions; with a mechanism its n (0: not given; mode convert: 1)"},
+    {.name = "epsilon", .type = DPC_FIELD_DOUBLE, AQ(epsilon), .def = NAN, .flags = NOT_GIVEN,
+     .def_text = "not given", .doc = "the budget's epsilon (> 0 in modes sigma and steps)"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, AQ(delta), .def = NAN, .flags = NOT_GIVEN,
+     .def_text = "not given", .doc = "the budget's delta"},
+    {.name = "rho", .type = DPC_FIELD_DOUBLE, AQ(rho), .def = NAN, .flags = NOT_GIVEN,
+     .def_text = "not given", .doc = "mode convert: the zCDP total"},
+    {.name = "mu", .type = DPC_FIELD_DOUBLE, AQ(mu), .def = NAN, .flags = NOT_GIVEN,
+     .def_text = "not given", .doc = "mode convert: the GDP total"},
+    {.name = "q", .type = DPC_FIELD_DOUBLE, AQ(q), .def = 1, .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "sampling rate (1: no sampling)"},
+    {.name = "sampling", .type = DPC_FIELD_INT, AQ(sampling), .def = DPC_ACCOUNT_AUTO, .lo = -1,
+     .hi = DPC_SAMPLING_FIXED, .def_text = "auto: poisson when q < 1",
+     .doc = "-1 (auto) or a dpc_sampling (0 none, 1 poisson, 2 fixed); read without a "
+            "mechanism and with q < 1"},
+    {.name = "neighbor", .type = DPC_FIELD_INT, AQ(neighbor), .def = DPC_ACCOUNT_AUTO, .lo = -1,
+     .hi = DPC_NEIGHBOR_REPLACE_ONE,
+     .def_text = "auto: zero-out with a mechanism, else add-remove",
+     .doc = "-1 (auto) or a dpc_neighbor (0 add-remove, 1 zero-out, 2 replace-one)"},
+    {.name = "sensitivity", .type = DPC_FIELD_DOUBLE, AQ(sensitivity), .def = 1,
+     .flags = DPC_FIELD_NO_RANGE,
+     .doc = "L2 sensitivity under neighbor without a mechanism; checked by the event "
+            "(parts[0].sensitivity)"},
+    {.name = "accountant", .type = DPC_FIELD_INT, AQ(accountant), .def = DPC_ACCOUNT_AUTO,
+     .lo = -1, .hi = DPC_ACCOUNTANT_GDP,
+     .def_text = "auto: gdp for a mechanism's unsampled release, rdp for fixed batches, "
+                 "else pld",
+     .doc = "-1 (auto) or a dpc_accountant (0 rdp, 1 pld, 2 zcdp, 3 gdp)"},
+    {.name = "opts", .type = DPC_FIELD_STRUCT, AQ(opts), .sub = &dpc__account_opts_table,
+     .flags = DPC_FIELD_OWN_CHECK,
+     .doc = "the accountant's options (opts.accountant set from accountant by resolve); "
+            "checked by the accountant"},
+    {.name = "max_steps", .type = DPC_FIELD_SIZE, AQ(max_steps), .flags = DPC_FIELD_NO_RANGE,
+     .def_text = "10^7", .doc = "mode steps: the largest answer searched (0: 10^7)"},
+    {.name = "with_mech", .type = DPC_FIELD_BOOL, AQ(with_mech),
+     .doc = "1: the run is the mechanism mech; 0: Gaussian events"},
+    {.name = "mech", .type = DPC_FIELD_STRUCT, AQ(mech), .sub = &dpc__mech_params_table,
+     .flags = DPC_FIELD_OWN_CHECK,
+     .doc = "the mechanism (mech.steps set from steps; arrays borrowed); checked by "
+            "dpc_mech_new"},
+    {.name = "part", .type = DPC_FIELD_STRUCT, AQ(part), .sub = &dpc__participation_table,
+     .flags = DPC_FIELD_OWN_CHECK,
+     .doc = "the mechanism's participation pattern; checked by its sensitivity (part.k)"},
+    {.name = "balls_in_bins", .type = DPC_FIELD_SIZE, AQ(balls_in_bins),
+     .flags = DPC_FIELD_NO_RANGE,
+     .doc = "modes epsilon, sigma with a mechanism: B > 0 is balls-in-bins sampling, one step "
+            "per period of B (q = 1); 0: none"},
+    {.name = "part_used", .type = DPC_FIELD_BOOL, AQ(part_used), .flags = DPC_FIELD_DERIVED,
+     .doc = "1: part is the run's pattern (a mechanism)"},
+    {.name = "every_route", .type = DPC_FIELD_BOOL, AQ(every_route), .flags = DPC_FIELD_DERIVED,
+     .doc = "1: a sampled or balls-in-bins mechanism run, accounted by the best route"},
+};
+#undef AQ
+#undef NOT_GIVEN
+static const dpc_field_table query_table = DPC_FIELD_TABLE(dpc_account_query, query_fields);
+
+const dpc_field_table *dpc_account_query_fields(void) { return &query_table; }
 
 void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode)
 {
     if (!q) return;
-    memset(q, 0, sizeof *q);
+    dpc_field_defaults(&query_table, q); /* NAN: not given; AUTO; the nested tables' defaults */
     q->mode = mode;
-    q->sigma = q->epsilon = q->delta = q->rho = q->mu = NAN;
-    q->q = 1.0;
-    q->sampling = q->neighbor = q->accountant = DPC_ACCOUNT_AUTO;
-    q->sensitivity = 1.0;
-    dpc_account_opts_init(&q->opts, dpc_account_default_accountant());
-    dpc_mech_params_init(&q->mech);
-    dpc_participation_init(&q->part);
+    q->opts.accountant = dpc_account_default_accountant();
 }
 
 static int mode_samples_routes(const dpc_account_query *q)
@@ -124,19 +197,12 @@ static dpc_status check_required(const dpc_account_query *q, dpc_error *err)
 /* The enums and the fields only some configurations allow. */
 static dpc_status check_choices(const dpc_account_query *q, dpc_error *err)
 {
-    if ((unsigned)q->mode > DPC_ACCOUNT_MODE_CONVERT)
-        return dpc_error_param(err, DPC_E_INVALID, "mode", "unknown mode %d", (int)q->mode);
-    if (!(q->q > 0.0 && q->q <= 1.0))
-        return dpc_error_param(err, DPC_E_INVALID, "q", "must be in (0, 1], got %g", q->q);
-    if (q->accountant < DPC_ACCOUNT_AUTO || q->accountant > DPC_ACCOUNTANT_GDP)
-        return dpc_error_param(err, DPC_E_INVALID, "accountant", "unknown accountant %d",
-                               q->accountant);
-    if (q->neighbor < DPC_ACCOUNT_AUTO || q->neighbor > DPC_NEIGHBOR_REPLACE_ONE)
-        return dpc_error_param(err, DPC_E_INVALID, "neighbor", "unknown relation %d",
-                               q->neighbor);
-    if (q->sampling < DPC_ACCOUNT_AUTO || q->sampling > DPC_SAMPLING_FIXED)
-        return dpc_error_param(err, DPC_E_INVALID, "sampling", "unknown sampling %d",
-                               q->sampling);
+    static const char *const own[] = {"mode", "q", "accountant", "neighbor", "sampling"};
+    for (size_t i = 0; i < sizeof own / sizeof *own; i++) { /* the table's ranges */
+        const dpc_field *f = dpc_field_find(&query_table, own[i], NULL);
+        dpc_status st = dpc_field_check_value(f, "", dpc_field_get(f, q), err);
+        if (st) return st;
+    }
     if (q->with_mech && q->sampling == DPC_SAMPLING_FIXED)
         return dpc_error_param(err, DPC_E_INVALID, "sampling",
                                "mechanisms are amplified by (cyclic) Poisson sampling only");

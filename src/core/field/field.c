@@ -262,6 +262,7 @@ dpc_status dpc_field_check_value(const dpc_field *f, const char *prefix, double 
 {
     char path[DPC_ERROR_FIELD_LEN];
     field_path(path, sizeof path, prefix, f->name);
+    if (isnan(v) && (f->flags & DPC_FIELD_UNSET_NAN)) return DPC_OK; /* not given */
     if (isnan(v)) return dpc_error_param(err, DPC_E_INVALID, path, "must be a number, got NaN");
     if (f->type == DPC_FIELD_BOOL && v != 0 && v != 1)
         return dpc_error_param(err, DPC_E_INVALID, path, "must be 0 or 1, got %g", v);

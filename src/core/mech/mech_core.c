@@ -107,12 +107,42 @@ static dpc_status check_param(const dpc_mech_params *p, const char *name, dpc_er
     return dpc_field_check_value(f, "", dpc_field_get(f, p), err);
 }
 
+/* The manual of dpc_participation, one row per field in struct order (dpcorr/mech.h); every
+ * struct that holds a pattern nests it, and dpc_mech_sensitivity range-checks through it. */
+#define PT(m) DPC_FIELD_AT(dpc_participation, m)
+static const char *const part_names[] = {"min-sep", "cyclic"};
+static const dpc_field part_fields[] = {
+    {.name = "kind", .type = DPC_FIELD_ENUM, PT(kind), .def = DPC_PART_MINSEP,
+     DPC_FIELD_NAMES(part_names), .doc = "min-sep (at most k, b apart) or cyclic (period b)"},
+    {.name = "k", .type = DPC_FIELD_SIZE, PT(k), .def = 1, .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "max participations of one example"},
+    {.name = "b", .type = DPC_FIELD_SIZE, PT(b), .def = 1, .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "min-separation / period in steps"},
+};
+#undef PT
+const dpc_field_table dpc__participation_table = DPC_FIELD_TABLE(dpc_participation, part_fields);
+
+const dpc_field_table *dpc_participation_fields(void) { return &dpc__participation_table; }
+
 void dpc_participation_init(dpc_participation *p)
 {
-    p->kind = DPC_PART_MINSEP;
-    p->k = 1;
-    p->b = 1;
+    if (!p) return;
+    dpc_field_defaults(&dpc__participation_table, p); /* single participation */
 }
+
+/* The manual of dpc_workload (dpcorr/mech.h): dpc_mech_error_of and the strategy problems
+ * (dpc_strategy_problem.workload) range-check through it. */
+#define WL(m) DPC_FIELD_AT(dpc_workload, m)
+static const dpc_field wl_fields[] = {
+    {.name = "momentum", .type = DPC_FIELD_DOUBLE, WL(momentum), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "workload momentum m (0 = prefix sums)"},
+    {.name = "decay", .type = DPC_FIELD_DOUBLE, WL(decay), .def = 1, .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_LO_OPEN, .doc = "workload decay factor a (1 = no weight decay)"},
+};
+#undef WL
+const dpc_field_table dpc__workload_table = DPC_FIELD_TABLE(dpc_workload, wl_fields);
+
+const dpc_field_table *dpc_workload_fields(void) { return &dpc__workload_table; }
 
 size_t dpc_mech_default_bands(size_t steps, size_t participations, size_t min_sep)
 {

@@ -15,12 +15,11 @@ dpc_status dpc_mech_error_of(const dpc_mech *m, const dpc_workload *w, dpc_mech_
                              dpc_error *err)
 {
     dpc_workload wl = w ? *w : DPC_WORKLOAD_PREFIX;
-    if (!(wl.momentum >= 0.0 && wl.momentum < 1.0))
-        return dpc_error_param(err, DPC_E_INVALID, "w.momentum", "must be in [0, 1), got %g",
-                               wl.momentum);
-    if (!(wl.decay > 0.0 && wl.decay <= 1.0))
-        return dpc_error_param(err, DPC_E_INVALID, "w.decay", "must be in (0, 1], got %g",
-                               wl.decay);
+    for (size_t i = 0; i < dpc__workload_table.count; i++) { /* the table's ranges: "w.decay" */
+        const dpc_field *f = &dpc__workload_table.fields[i];
+        dpc_status st = dpc_field_check_value(f, "w.", dpc_field_get(f, &wl), err);
+        if (st) return st;
+    }
     size_t n = m->n;
     double total = 0.0, maxsq = 0.0;
     int prefix = wl.momentum == 0.0 && wl.decay == 1.0;

@@ -62,5 +62,9 @@ int dpc__tree_dense_strategy(const dpc_mech *m, double *C); /* (2n, n) */
 
 /* The field table of dpc_mech_params (dpc_mech_params_fields), for tables that nest it. */
 extern const dpc_field_table dpc__mech_params_table;
+/* The tables of dpc_participation and dpc_workload (dpc_participation_fields,
+ * dpc_workload_fields), for tables that nest them. */
+extern const dpc_field_table dpc__participation_table;
+extern const dpc_field_table dpc__workload_table;
 
 #endif

@@ -323,11 +323,13 @@ static dpc_status toeplitz_sens(const double *c, size_t n, size_t k, size_t b, i
 dpc_status dpc_mech_sensitivity(const dpc_mech *m, const dpc_participation *part,
                                 dpc_sensitivity *out, dpc_error *err)
 {
-    if (!part || part->k == 0) return dpc_error_param(err, DPC_E_INVALID, "part.k", "must be >= 1");
-    if (part->b == 0) return dpc_error_param(err, DPC_E_INVALID, "part.b", "must be >= 1");
-    if (part->kind != DPC_PART_MINSEP && part->kind != DPC_PART_CYCLIC)
-        return dpc_error_param(err, DPC_E_INVALID, "part.kind", "unknown value %d",
-                               (int)part->kind);
+    if (!part) return dpc_error_param(err, DPC_E_INVALID, "part", "NULL");
+    static const char *const order[] = {"k", "b", "kind"}; /* the table's ranges: "part.k" */
+    for (size_t i = 0; i < 3; i++) {
+        const dpc_field *f = dpc_field_find(&dpc__participation_table, order[i], NULL);
+        dpc_status st = dpc_field_check_value(f, "part.", dpc_field_get(f, part), err);
+        if (st) return st;
+    }
     if (part->k > 64 && m->n > GRAM_MAX && !dpc_mech_is_toeplitz(m))
         return dpc_error_param(err, DPC_E_UNSUPPORTED, "part.k", "at most 64 supported here");
     size_t n = m->n, b = part->b;

@@ -3,6 +3,7 @@
  * that `dpcorr compare` and the Python binding show the same table. */
 #include "common/util.h"
 #include "field/field_def.h"
+#include "mech/mech_internal.h"
 #include "strategy/strategy_internal.h"
 
 #include <math.h>
@@ -23,26 +24,13 @@ const double *dpc_mech_compare_grid(dpc_mech_kind kind, size_t *count)
     return g;
 }
 
-/* The manual of dpc_mech_compare_params (dpcorr/strategy.h); the pattern's defaults are
- * dpc_participation_init's (single participation). */
-#define PT(m) DPC_FIELD_AT(dpc_participation, m)
-static const char *const part_names[] = {"min-sep", "cyclic"};
-static const dpc_field part_fields[] = {
-    {.name = "kind", .type = DPC_FIELD_ENUM, PT(kind), .def = DPC_PART_MINSEP,
-     DPC_FIELD_NAMES(part_names), .doc = "min-sep (at most k, b apart) or cyclic (period b)"},
-    {.name = "k", .type = DPC_FIELD_SIZE, PT(k), .def = 1, .lo = 1, .hi = INFINITY,
-     .flags = DPC_FIELD_HI_OPEN, .doc = "max participations of one example"},
-    {.name = "b", .type = DPC_FIELD_SIZE, PT(b), .def = 1, .lo = 1, .hi = INFINITY,
-     .flags = DPC_FIELD_HI_OPEN, .doc = "min-separation / period in steps"},
-};
-#undef PT
-static const dpc_field_table part_table = DPC_FIELD_TABLE(dpc_participation, part_fields);
-
+/* The manual of dpc_mech_compare_params (dpcorr/strategy.h); the pattern is dpc_participation's
+ * own table (mech.h), its defaults single participation. */
 #define CP(m) DPC_FIELD_AT(dpc_mech_compare_params, m)
 static const dpc_field cmp_fields[] = {
     {.name = "steps", .type = DPC_FIELD_SIZE, CP(steps), .lo = 1, .hi = INFINITY,
      .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN, .doc = "n: steps of every row (0: must be set)"},
-    {.name = "part", .type = DPC_FIELD_STRUCT, CP(part), .sub = &part_table,
+    {.name = "part", .type = DPC_FIELD_STRUCT, CP(part), .sub = &dpc__participation_table,
      .doc = "the participation pattern of the sensitivities and of the searches"},
     {.name = "progress", .type = DPC_FIELD_BYTES, CP(progress), .flags = DPC_FIELD_RUNTIME,
      .doc = "called after each evaluation (done, DPC_MECH_COMPARE_EVALS); none when fn is NULL"},

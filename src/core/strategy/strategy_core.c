@@ -2,6 +2,7 @@
  * strategy object and the L-BFGS driver shared by the optimizers (see dpcorr/strategy.h). */
 #include "common/util.h"
 #include "field/field_def.h"
+#include "mech/mech_internal.h"
 #include "strategy/strategy_internal.h"
 
 #include <lbfgs.h>
@@ -10,18 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The manuals of dpc_strategy_problem (its workload nested) and dpc_strategy_options, one row
- * per field in struct order (dpcorr/strategy.h). */
-#define WL(m) DPC_FIELD_AT(dpc_workload, m)
-static const dpc_field wl_fields[] = {
-    {.name = "momentum", .type = DPC_FIELD_DOUBLE, WL(momentum), .lo = 0, .hi = 1,
-     .flags = DPC_FIELD_HI_OPEN, .doc = "workload momentum m (0 = prefix sums)"},
-    {.name = "decay", .type = DPC_FIELD_DOUBLE, WL(decay), .def = 1, .lo = 0, .hi = 1,
-     .flags = DPC_FIELD_LO_OPEN, .doc = "workload decay factor a (1 = no weight decay)"},
-};
-#undef WL
-static const dpc_field_table wl_table = DPC_FIELD_TABLE(dpc_workload, wl_fields);
-
+/* The manuals of dpc_strategy_problem (its workload nested: dpc__workload_table, mech.h) and
+ * dpc_strategy_options, one row per field in struct order (dpcorr/strategy.h). */
 #define SP(m) DPC_FIELD_AT(dpc_strategy_problem, m)
 static const char *const objective_names[] = {"max", "mean"};
 static const dpc_field sp_fields[] = {
@@ -32,7 +23,7 @@ static const dpc_field sp_fields[] = {
      .hi = INFINITY, .flags = DPC_FIELD_HI_OPEN, .doc = "k: participations of one example"},
     {.name = "min_sep", .type = DPC_FIELD_SIZE, SP(min_sep), .def = 1, .lo = 1, .hi = INFINITY,
      .flags = DPC_FIELD_HI_OPEN, .doc = "b: steps between two participations (k = 1: ignored)"},
-    {.name = "workload", .type = DPC_FIELD_STRUCT, SP(workload), .sub = &wl_table,
+    {.name = "workload", .type = DPC_FIELD_STRUCT, SP(workload), .sub = &dpc__workload_table,
      .doc = "the workload A: prefix sums, or SGD with momentum and weight decay"},
     {.name = "objective", .type = DPC_FIELD_ENUM, SP(objective), .def = DPC_OBJECTIVE_MAX,
      DPC_FIELD_NAMES(objective_names), .doc = "max (max row norm of A B) or mean (RMSE)"},

@@ -171,3 +171,52 @@ const dpc_field_table *dpc_kan_lcgd_step_info_fields(void) { return &kan_step_ta
 static const dpc_field_table kan_repro_table =
     DPC_FIELD_TABLE(dpc_kan_repro_params, kan_repro_fields);
 const dpc_field_table *dpc_kan_repro_params_fields(void) { return &kan_repro_table; }
+
+/* The manual of dpc_kan_rate_in, the inputs of the bound evaluators: no _init (every value is
+ * the run's), so 0 is "must be set" for the counts and the positive rates; the evaluators
+ * range-check every field through it (delta only where A_van reads it). */
+#define RI(m) DPC_FIELD_AT(dpc_kan_rate_in, m)
+#define SET (DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN)
+#define RATE (DPC_FIELD_UNSET_ZERO | DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN)
+static const dpc_field rate_fields[] = {
+    {.name = "n", .type = DPC_FIELD_SIZE, RI(n), .lo = 1, .hi = INFINITY, .flags = SET,
+     .def_text = "must be set", .doc = "training examples"},
+    {.name = "m", .type = DPC_FIELD_SIZE, RI(m), .lo = 1, .hi = INFINITY, .flags = SET,
+     .def_text = "must be set", .doc = "hidden width"},
+    {.name = "d", .type = DPC_FIELD_SIZE, RI(d), .lo = 1, .hi = INFINITY, .flags = SET,
+     .def_text = "must be set", .doc = "input dimension"},
+    {.name = "T", .type = DPC_FIELD_SIZE, RI(T), .lo = 1, .hi = INFINITY, .flags = SET,
+     .def_text = "must be set", .doc = "iterations"},
+    {.name = "B", .type = DPC_FIELD_SIZE, RI(B), .lo = 1, .hi = INFINITY, .flags = SET,
+     .def_text = "must be set", .doc = "batch size"},
+    {.name = "eta", .type = DPC_FIELD_DOUBLE, RI(eta), .lo = 0, .hi = INFINITY, .flags = RATE,
+     .def_text = "must be set", .doc = "learning rate"},
+    {.name = "lambda", .type = DPC_FIELD_DOUBLE, RI(lambda), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "lambda of DP-lambda-CGD (0: independent noise)"},
+    {.name = "noise_std", .type = DPC_FIELD_DOUBLE, RI(noise_std), .lo = 0, .hi = INFINITY,
+     .flags = DPC_FIELD_HI_OPEN, .doc = "the paper's kappa: noise std per unit clip (0: none)"},
+    {.name = "gamma", .type = DPC_FIELD_DOUBLE, RI(gamma), .lo = 0, .hi = INFINITY,
+     .flags = RATE, .def_text = "must be set", .doc = "the NTK margin"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, RI(delta), .lo = 0, .hi = 1, .flags = RATE,
+     .def_text = "must be set for A_van",
+     .doc = "confidence level (not the DP delta), read by A_van's explicit logs"},
+};
+#undef RI
+#undef SET
+#undef RATE
+static const dpc_field_table rate_table = DPC_FIELD_TABLE(dpc_kan_rate_in, rate_fields);
+const dpc_field_table *dpc_kan_rate_in_fields(void) { return &rate_table; }
+
+/* The manual of dpc_kan2_theory_want: which theory settings dpc_kan2_run_theory sets. */
+#define TW(m) DPC_FIELD_AT(dpc_kan2_theory_want, m)
+static const dpc_field want_fields[] = {
+    {.name = "lr", .type = DPC_FIELD_BOOL, TW(lr), .doc = "1: the run's lr = eta_max"},
+    {.name = "clip", .type = DPC_FIELD_BOOL, TW(clip), .doc = "1: the run's clip = G_c"},
+    {.name = "radius", .type = DPC_FIELD_BOOL, TW(radius),
+     .doc = "1: the run's radius = R* (computes the NTK margin)"},
+    {.name = "margin", .type = DPC_FIELD_BOOL, TW(margin),
+     .doc = "1: the NTK margin at W0 when n <= 2048"},
+};
+#undef TW
+static const dpc_field_table want_table = DPC_FIELD_TABLE(dpc_kan2_theory_want, want_fields);
+const dpc_field_table *dpc_kan2_theory_want_fields(void) { return &want_table; }

@@ -7,6 +7,7 @@
 #include "kan/kan_internal.h"
 
 #include <math.h>
+#include <string.h>
 
 dpc_status dpc_kan2_consts(const dpc_kan2 *k, double delta, dpc_kan_consts *out, dpc_error *err)
 {
@@ -55,21 +56,22 @@ dpc_status dpc_kan_radius(double C_R, size_t T, size_t n, double delta, double g
     return DPC_OK;
 }
 
+/* The table's ranges (dpc_kan_rate_in_fields), where 0 "must be set" is refused; delta only
+ * where the bound reads it. */
 static dpc_status check_rates(const dpc_kan_rate_in *r, int need_delta, dpc_error *err)
 {
     if (!r) return dpc_error_param(err, DPC_E_INVALID, "rates", "NULL input");
-    if (r->n < 1 || r->m < 1 || r->d < 1 || r->T < 1 || r->B < 1)
-        return dpc_error_param(err, DPC_E_INVALID, "rates", "n, m, d, T, B must be >= 1");
-    if (!(r->eta > 0) || !isfinite(r->eta))
-        return dpc_error_param(err, DPC_E_INVALID, "eta", "must be > 0, got %g", r->eta);
-    if (!(r->gamma > 0) || !isfinite(r->gamma))
-        return dpc_error_param(err, DPC_E_INVALID, "gamma", "must be > 0, got %g", r->gamma);
-    if (!(r->lambda >= 0 && r->lambda < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "lambda", "must be in [0, 1), got %g", r->lambda);
-    if (!(r->noise_std >= 0) || !isfinite(r->noise_std))
-        return dpc_error_param(err, DPC_E_INVALID, "noise_std", "must be >= 0, got %g", r->noise_std);
-    if (need_delta && !(r->delta > 0 && r->delta < 1))
-        return dpc_error_param(err, DPC_E_INVALID, "delta", "must be in (0, 1), got %g", r->delta);
+    const dpc_field_table *t = dpc_kan_rate_in_fields();
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (!need_delta && !strcmp(f->name, "delta")) continue;
+        double v = dpc_field_get(f, r);
+        if ((f->flags & DPC_FIELD_UNSET_ZERO) && v == 0)
+            return dpc_error_param(err, DPC_E_INVALID, f->name, "must be set (%s), got 0",
+                                   f->type == DPC_FIELD_SIZE ? ">= 1" : "> 0");
+        dpc_status st = dpc_field_check_value(f, "", v, err);
+        if (st) return st;
+    }
     return DPC_OK;
 }
 

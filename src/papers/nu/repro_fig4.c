@@ -2,6 +2,7 @@
  * (dpcorr/papers/nu_repro.h): the grid, the mechanisms and their data-independent choices, the
  * learning-rate tuning on a holdout, the final runs and the checks. */
 #include "common/util.h"
+#include "field/field_def.h"
 #include "dpcorr/papers/nu_repro.h"
 #include "dpcorr/strategy.h"
 #include "dpcorr/train.h"
@@ -36,13 +37,36 @@ dpc_nu_fig4_config dpc_nu_fig4_config_of(dpc_nu_repro_scale scale)
                                 {0.1, 0.2, 0.5, 1, 2}};
 }
 
+/* The manual of dpc_nu_fig4_params (dpcorr/papers/nu_repro.h): dpc_nu_fig4_params_init writes
+ * its defaults (the ISA then detected) and dpc_nu_fig4_run range-checks the scale through it. */
+static const char *const fig4_scale_names[] = {"full", "quick", "smoke"};
+static const char *const fig4_isa_names[] = {"auto", "sse2", "avx2", "avx512"};
+#define F4(m) DPC_FIELD_AT(dpc_nu_fig4_params, m)
+static const dpc_field fig4_fields[] = {
+    {.name = "scale", .type = DPC_FIELD_ENUM, F4(scale), .def = DPC_NU_REPRO_QUICK,
+     DPC_FIELD_NAMES(fig4_scale_names),
+     .doc = "scale: full (the paper's grid), quick (minutes) or smoke (sanitizer runs)"},
+    {.name = "seed", .type = DPC_FIELD_U64, F4(seed), .def = 20240101,
+     .flags = DPC_FIELD_NO_RANGE, .doc = "root seed: the split (stream 7), seed + s for seed s"},
+    {.name = "isa", .type = DPC_FIELD_ENUM, F4(isa), .def = DPC_ISA_AUTO,
+     DPC_FIELD_NAMES(fig4_isa_names), .flags = DPC_FIELD_RUNTIME,
+     .def_text = "this CPU's best (dpc_isa_detect)",
+     .doc = "the noise kernels' instruction-set level (dpc_train_config.isa)"},
+    {.name = "event", .type = DPC_FIELD_POINTER, F4(event), .flags = DPC_FIELD_RUNTIME,
+     .doc = "called at every stage of the study; a non-zero return stops it (NULL: none)"},
+    {.name = "ctx", .type = DPC_FIELD_POINTER, F4(ctx), .flags = DPC_FIELD_RUNTIME,
+     .doc = "the event's context, borrowed"},
+};
+#undef F4
+static const dpc_field_table fig4_table = DPC_FIELD_TABLE(dpc_nu_fig4_params, fig4_fields);
+
+const dpc_field_table *dpc_nu_fig4_params_fields(void) { return &fig4_table; }
+
 void dpc_nu_fig4_params_init(dpc_nu_fig4_params *p)
 {
     if (!p) return;
-    memset(p, 0, sizeof *p);
-    p->scale = DPC_NU_REPRO_QUICK;
-    p->seed = 20240101;
-    p->isa = dpc_isa_detect();
+    dpc_field_defaults(&fig4_table, p);
+    p->isa = dpc_isa_detect(); /* the table's AUTO, resolved here as before */
 }
 
 /* The study under way: what the caller passed, the result and the strategies it owns. */
@@ -370,8 +394,9 @@ dpc_status dpc_nu_fig4_run(const dpc_nu_fig4_params *p, const dpc_model *model,
     if (!out) return dpc_error_param(err, DPC_E_INVALID, "out", "NULL");
     *out = NULL;
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "params", "NULL");
-    dpc_status cst = dpc_field_check(dpc_nu_repro_params_fields(), p, err); /* the scale */
-    if (cst) return cst;
+    const dpc_field *scale = dpc_field_find(&fig4_table, "scale", NULL);
+    dpc_status st0 = dpc_field_check_value(scale, "", dpc_field_get(scale, p), err);
+    if (st0) return st0;
     if (!model || !train || !test || !rng)
         return dpc_error_param(err, DPC_E_INVALID, !model ? "model" : !train ? "train"
                                : !test ? "test" : "rng", "NULL");
