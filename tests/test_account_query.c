@@ -699,6 +699,52 @@ static void test_tables(void)
         CHECK_OK(dpc_field_set(dpc_field_find(t, bad[i].field, NULL), &q, bad[i].v, &err), &err);
         refused(q, bad[i].field, bad[i].field);
     }
+    /* the question's values, where the mode reads them: just outside each row's range, refused
+     * by resolve under the query's name (before: by the event or not at all); the same value in
+     * a mode that does not read the field passes */
+    static const struct { const char *field; double v; int mode, mech, ignored_in; } vbad[] = {
+        {"sigma", 0, DPC_ACCOUNT_MODE_EPSILON, 0, DPC_ACCOUNT_MODE_SIGMA},
+        {"sigma", -1, DPC_ACCOUNT_MODE_DELTA, 1, DPC_ACCOUNT_MODE_SIGMA},
+        {"steps", 1099511627777.0, DPC_ACCOUNT_MODE_EPSILON, 0, DPC_ACCOUNT_MODE_STEPS},
+        {"steps", 1099511627777.0, DPC_ACCOUNT_MODE_CONVERT, 0, DPC_ACCOUNT_MODE_STEPS},
+        {"epsilon", -1e-9, DPC_ACCOUNT_MODE_DELTA, 0, DPC_ACCOUNT_MODE_EPSILON},
+        {"delta", 0, DPC_ACCOUNT_MODE_EPSILON, 0, DPC_ACCOUNT_MODE_DELTA},
+        {"delta", 1, DPC_ACCOUNT_MODE_SIGMA, 1, DPC_ACCOUNT_MODE_DELTA},
+        {"delta", 1, DPC_ACCOUNT_MODE_CONVERT, 0, DPC_ACCOUNT_MODE_DELTA},
+        {"rho", -1e-9, DPC_ACCOUNT_MODE_CONVERT, 0, DPC_ACCOUNT_MODE_EPSILON},
+        {"mu", 0, DPC_ACCOUNT_MODE_CONVERT, 0, DPC_ACCOUNT_MODE_EPSILON},
+        {"sensitivity", 0, DPC_ACCOUNT_MODE_EPSILON, 0, -1},
+        {"sensitivity", INFINITY, DPC_ACCOUNT_MODE_STEPS, 0, -1},
+        {"max_steps", 1099511627777.0, DPC_ACCOUNT_MODE_STEPS, 0, DPC_ACCOUNT_MODE_EPSILON},
+        {"balls_in_bins", 1099511627777.0, DPC_ACCOUNT_MODE_EPSILON, 1, -1},
+    };
+    for (size_t i = 0; i < sizeof vbad / sizeof vbad[0]; i++) {
+        for (int pass = 0; pass < 2; pass++) {
+            int mode = pass ? vbad[i].ignored_in : vbad[i].mode;
+            if (mode < 0) continue;
+            dpc_account_query q = vbad[i].mech ? mech_query((dpc_account_mode)mode, DPC_MECH_NU)
+                                               : given((dpc_account_mode)mode);
+            if (mode == DPC_ACCOUNT_MODE_CONVERT && strcmp(vbad[i].field, "rho") &&
+                strcmp(vbad[i].field, "mu"))
+                q.epsilon = NAN, q.rho = 0.5; /* rho with delta: a convert question */
+            if (mode == DPC_ACCOUNT_MODE_CONVERT && !strcmp(vbad[i].field, "delta"))
+                q.delta = 1e-5, q.epsilon = NAN, q.rho = 0.5;
+            if (mode == DPC_ACCOUNT_MODE_CONVERT && !strcmp(vbad[i].field, "mu"))
+                q.epsilon = NAN;
+            if (mode == DPC_ACCOUNT_MODE_CONVERT && !strcmp(vbad[i].field, "rho"))
+                q.epsilon = NAN;
+            dpc_error verr;
+            CHECK_OK(dpc_field_set(dpc_field_find(t, vbad[i].field, NULL), &q, vbad[i].v, &verr),
+                     &verr);
+            if (!pass) {
+                refused(q, vbad[i].field, vbad[i].field);
+                continue;
+            }
+            dpc_error e2;
+            CHECK(resolved(&q, &e2) == DPC_OK, "%s %g ignored in mode %s: %s", vbad[i].field,
+                  vbad[i].v, dpc_account_mode_name((dpc_account_mode)mode), e2.msg);
+        }
+    }
     /* dpc_event: the relation and the count of components, through its table */
     dpc_gauss_event g;
     dpc_gauss_event_init(&g);

@@ -660,17 +660,20 @@ typedef struct dpc_account_query {
 DPC_API void dpc_account_query_init(dpc_account_query *q, dpc_account_mode mode);
 /* The field table of dpc_account_query (dpcorr/field.h): dpc_account_query_init writes its
  * defaults (NAN "not given", AUTO, the nested tables' own; opts.accountant the library's
- * default) and dpc_account_query_resolve range-checks mode, q, sampling, neighbor and
- * accountant through it. */
+ * default) and dpc_account_query_resolve range-checks through it mode, q, sampling, neighbor,
+ * accountant and every value of the question the mode reads (sigma, steps, epsilon, delta, rho,
+ * mu, sensitivity, max_steps, balls_in_bins). */
 DPC_API const dpc_field_table *dpc_account_query_fields(void);
 
 /* Replaces every AUTO and 0-default field of q by the library's value (the rules above), derives
  * part_used and every_route, and validates what the mode needs (DPC_E_INVALID naming the field:
  * "mode", "steps", "sigma", "epsilon", "delta", "q", "balls_in_bins", "mech.bands", "neighbor",
- * "sampling", "accountant", "rho", "mu"). Idempotent: resolving a resolved query changes nothing.
- * Values are range-checked where they are used: the event's by dpc_event_check ("parts[0].*"),
- * the mechanism's by dpc_mech_new, the accountant options by the accountant (all through
- * dpc_account_query_solve). */
+ * "sampling", "accountant", "rho", "mu", "sensitivity", "max_steps"; each value the mode reads
+ * against its row of dpc_account_query_fields: sigma and sensitivity > 0, steps, max_steps and
+ * balls_in_bins at most DPC_ACCOUNT_MAX_COUNT, delta in (0, 1), epsilon and rho >= 0, mu > 0).
+ * Idempotent: resolving a resolved query changes nothing. The mechanism is range-checked by
+ * dpc_mech_new, the pattern by its sensitivity, the accountant options by the accountant (all
+ * through dpc_account_query_solve). */
 DPC_API DPC_NODISCARD dpc_status dpc_account_query_resolve(dpc_account_query *q,
                                                            dpc_error *err);
 

@@ -20,31 +20,38 @@ const char *dpc_account_mode_name(dpc_account_mode m)
 }
 
 /* The manual of dpc_account_query, one row per field in struct order (dpcorr/account.h). The
- * query range-checks through it what resolve reads itself (mode, q, sampling, neighbor,
- * accountant); the values of the event, the mechanism, the pattern and the accountant options
- * are checked where they are used (NO_RANGE here, OWN_CHECK nested), under their own names. */
+ * query range-checks through it every value of its own that the mode reads (check_values): the
+ * question (sigma, steps, epsilon, delta, rho, mu, max_steps, balls_in_bins) and the choices; the
+ * ranges are the limits of what answers them (a Gaussian's noise and sensitivity > 0, at most
+ * DPC_ACCOUNT_MAX_COUNT compositions or steps, delta in (0, 1)), so a front end refuses a value
+ * under the query's name before any work. The mechanism, the pattern and the accountant options
+ * are checked where they are used (OWN_CHECK nested), under their own names. */
 #define AQ(m) DPC_FIELD_AT(dpc_account_query, m)
-#define NOT_GIVEN (DPC_FIELD_UNSET_NAN | DPC_FIELD_NO_RANGE)
+#define NOT_GIVEN DPC_FIELD_UNSET_NAN
+#define POS (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN)
+#define MAX_COUNT ((double)DPC_ACCOUNT_MAX_COUNT)
 static const dpc_field query_fields[] = {
     {.name = "mode", .type = DPC_FIELD_ENUM, AQ(mode), .def = DPC_ACCOUNT_MODE_EPSILON,
      DPC_FIELD_NAMES(mode_names), .def_text = "the argument of dpc_account_query_init",
      .doc = "what the query solves for, the others of epsilon, delta, sigma, steps given "
             "(convert: a zCDP / GDP total)"},
-    {.name = "sigma", .type = DPC_FIELD_DOUBLE, AQ(sigma), .def = NAN, .flags = NOT_GIVEN,
-     .def_text = "not given",
+    {.name = "sigma", .type = DPC_FIELD_DOUBLE, AQ(sigma), .def = NAN, .lo = 0, .hi = INFINITY,
+     .flags = NOT_GIVEN | POS, .def_text = "not given",
      .doc = "noise multiplier z (with a mechanism: noise std per row of Z / (clip x "
-            "column_norm(C))); checked by the event (parts[0].sigma)"},
-    {.name = "steps", .type = DPC_FIELD_SIZE, AQ(steps), .flags = DPC_FIELD_NO_RANGE,
-     .def_text = "not given",
+            "column_norm(C)))"},
+    {.name = "steps", .type = DPC_FIELD_SIZE, AQ(steps), .lo = 1, .hi = MAX_COUNT,
+     .flags = DPC_FIELD_UNSET_ZERO, .def_text = "not given; mode convert: 1",
      .doc = "compositions; with a mechanism its n (0: not given; mode convert: 1)"},
-    {.name = "epsilon", .type = DPC_FIELD_DOUBLE, AQ(epsilon), .def = NAN, .flags = NOT_GIVEN,
-     .def_text = "not given", .doc = "the budget's epsilon (> 0 in modes sigma and steps)"},
-    {.name = "delta", .type = DPC_FIELD_DOUBLE, AQ(delta), .def = NAN, .flags = NOT_GIVEN,
-     .def_text = "not given", .doc = "the budget's delta"},
-    {.name = "rho", .type = DPC_FIELD_DOUBLE, AQ(rho), .def = NAN, .flags = NOT_GIVEN,
-     .def_text = "not given", .doc = "mode convert: the zCDP total"},
-    {.name = "mu", .type = DPC_FIELD_DOUBLE, AQ(mu), .def = NAN, .flags = NOT_GIVEN,
-     .def_text = "not given", .doc = "mode convert: the GDP total"},
+    {.name = "epsilon", .type = DPC_FIELD_DOUBLE, AQ(epsilon), .def = NAN, .lo = 0,
+     .hi = INFINITY, .flags = NOT_GIVEN | DPC_FIELD_HI_OPEN, .def_text = "not given",
+     .doc = "the budget's epsilon (> 0 in modes sigma and steps)"},
+    {.name = "delta", .type = DPC_FIELD_DOUBLE, AQ(delta), .def = NAN, .lo = 0, .hi = 1,
+     .flags = NOT_GIVEN | POS, .def_text = "not given", .doc = "the budget's delta"},
+    {.name = "rho", .type = DPC_FIELD_DOUBLE, AQ(rho), .def = NAN, .lo = 0, .hi = INFINITY,
+     .flags = NOT_GIVEN | DPC_FIELD_HI_OPEN, .def_text = "not given",
+     .doc = "mode convert: the zCDP total"},
+    {.name = "mu", .type = DPC_FIELD_DOUBLE, AQ(mu), .def = NAN, .lo = 0, .hi = INFINITY,
+     .flags = NOT_GIVEN | POS, .def_text = "not given", .doc = "mode convert: the GDP total"},
     {.name = "q", .type = DPC_FIELD_DOUBLE, AQ(q), .def = 1, .lo = 0, .hi = 1,
      .flags = DPC_FIELD_LO_OPEN, .doc = "sampling rate (1: no sampling)"},
     {.name = "sampling", .type = DPC_FIELD_INT, AQ(sampling), .def = DPC_ACCOUNT_AUTO, .lo = -1,
@@ -55,21 +62,22 @@ static const dpc_field query_fields[] = {
      .hi = DPC_NEIGHBOR_REPLACE_ONE,
      .def_text = "auto: zero-out with a mechanism, else add-remove",
      .doc = "-1 (auto) or a dpc_neighbor (0 add-remove, 1 zero-out, 2 replace-one)"},
-    {.name = "sensitivity", .type = DPC_FIELD_DOUBLE, AQ(sensitivity), .def = 1,
-     .flags = DPC_FIELD_NO_RANGE,
-     .doc = "L2 sensitivity under neighbor without a mechanism; checked by the event "
-            "(parts[0].sensitivity)"},
+    {.name = "sensitivity", .type = DPC_FIELD_DOUBLE, AQ(sensitivity), .def = 1, .lo = 0,
+     .hi = INFINITY, .flags = POS,
+     .doc = "L2 sensitivity under neighbor without a mechanism (only sigma / sensitivity "
+            "matters)"},
     {.name = "accountant", .type = DPC_FIELD_INT, AQ(accountant), .def = DPC_ACCOUNT_AUTO,
      .lo = -1, .hi = DPC_ACCOUNTANT_GDP,
      .def_text = "auto: gdp for a mechanism's unsampled release, rdp for fixed batches, "
-                 "else pld",
+                 "else pld; mode convert: gdp when mu is given, else zcdp",
      .doc = "-1 (auto) or a dpc_accountant (0 rdp, 1 pld, 2 zcdp, 3 gdp)"},
     {.name = "opts", .type = DPC_FIELD_STRUCT, AQ(opts), .sub = &dpc__account_opts_table,
      .flags = DPC_FIELD_OWN_CHECK,
      .doc = "the accountant's options (opts.accountant set from accountant by resolve); "
             "checked by the accountant"},
-    {.name = "max_steps", .type = DPC_FIELD_SIZE, AQ(max_steps), .flags = DPC_FIELD_NO_RANGE,
-     .def_text = "10^7", .doc = "mode steps: the largest answer searched (0: 10^7)"},
+    {.name = "max_steps", .type = DPC_FIELD_SIZE, AQ(max_steps), .lo = 1, .hi = MAX_COUNT,
+     .flags = DPC_FIELD_UNSET_ZERO, .def_text = "10^7",
+     .doc = "mode steps: the largest answer searched (0: 10^7)"},
     {.name = "with_mech", .type = DPC_FIELD_BOOL, AQ(with_mech),
      .doc = "1: the run is the mechanism mech; 0: Gaussian events"},
     {.name = "mech", .type = DPC_FIELD_STRUCT, AQ(mech), .sub = &dpc__mech_params_table,
@@ -79,8 +87,8 @@ static const dpc_field query_fields[] = {
     {.name = "part", .type = DPC_FIELD_STRUCT, AQ(part), .sub = &dpc__participation_table,
      .flags = DPC_FIELD_OWN_CHECK,
      .doc = "the mechanism's participation pattern; checked by its sensitivity (part.k)"},
-    {.name = "balls_in_bins", .type = DPC_FIELD_SIZE, AQ(balls_in_bins),
-     .flags = DPC_FIELD_NO_RANGE,
+    {.name = "balls_in_bins", .type = DPC_FIELD_SIZE, AQ(balls_in_bins), .lo = 1,
+     .hi = MAX_COUNT, .flags = DPC_FIELD_UNSET_ZERO,
      .doc = "modes epsilon, sigma with a mechanism: B > 0 is balls-in-bins sampling, one step "
             "per period of B (q = 1); 0: none"},
     {.name = "part_used", .type = DPC_FIELD_BOOL, AQ(part_used), .flags = DPC_FIELD_DERIVED,
@@ -90,6 +98,8 @@ static const dpc_field query_fields[] = {
 };
 #undef AQ
 #undef NOT_GIVEN
+#undef POS
+#undef MAX_COUNT
 static const dpc_field_table query_table = DPC_FIELD_TABLE(dpc_account_query, query_fields);
 
 const dpc_field_table *dpc_account_query_fields(void) { return &query_table; }
@@ -194,15 +204,32 @@ static dpc_status check_required(const dpc_account_query *q, dpc_error *err)
     return DPC_OK;
 }
 
+/* The table's range of each field in `names` that q's mode reads (all = 1: every one). */
+static dpc_status check_rows(const dpc_account_query *q, const char *const *names, size_t n,
+                             int all, dpc_error *err)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (!all && !dpc_account_query_uses(q, names[i])) continue;
+        const dpc_field *f = dpc_field_find(&query_table, names[i], NULL);
+        dpc_status st = dpc_field_check_value(f, "", dpc_field_get(f, q), err);
+        if (st) return st;
+    }
+    return DPC_OK;
+}
+
+/* The question's values the mode reads (the event's, the budget, the search's bound). */
+static const char *const value_rows[] = {"sigma",       "steps",     "epsilon",      "delta",
+                                         "rho",         "mu",        "sensitivity", "max_steps",
+                                         "balls_in_bins"};
+#define NVALUE_ROWS (sizeof value_rows / sizeof *value_rows)
+
 /* The enums and the fields only some configurations allow. */
 static dpc_status check_choices(const dpc_account_query *q, dpc_error *err)
 {
     static const char *const own[] = {"mode", "q", "accountant", "neighbor", "sampling"};
-    for (size_t i = 0; i < sizeof own / sizeof *own; i++) { /* the table's ranges */
-        const dpc_field *f = dpc_field_find(&query_table, own[i], NULL);
-        dpc_status st = dpc_field_check_value(f, "", dpc_field_get(f, q), err);
-        if (st) return st;
-    }
+    dpc_status st = check_rows(q, own, sizeof own / sizeof *own, 1, err);
+    if (!st) st = check_rows(q, value_rows, NVALUE_ROWS, 0, err);
+    if (st) return st;
     if (q->with_mech && q->sampling == DPC_SAMPLING_FIXED)
         return dpc_error_param(err, DPC_E_INVALID, "sampling",
                                "mechanisms are amplified by (cyclic) Poisson sampling only");
@@ -226,6 +253,8 @@ static dpc_status resolve_convert(dpc_account_query *q, dpc_error *err)
         q->accountant != DPC_ACCOUNTANT_GDP)
         return dpc_error_param(err, DPC_E_INVALID, "accountant",
                                "mode convert converts zcdp or gdp totals");
+    dpc_status st = check_rows(q, value_rows, NVALUE_ROWS, 0, err);
+    if (st) return st;
     q->accountant = (int)accountant_of(q);
     q->opts.accountant = (dpc_accountant)q->accountant;
     if (!q->steps) q->steps = 1;
