@@ -12,117 +12,113 @@
 
 /* ---- options ------------------------------------------------------------------------------- */
 
+/* Every option but the shared switches and the mechanism's sets a field of dpc_account_query
+ * (the accountant's options its nested "opts."): type, range, default and words are its table's. */
+#define AQ_FIELD .fields = dpc_account_query_fields
 #define SEC "accounting"
 static const opt_spec A_ACCOUNTANT = {
     .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "rdp|pld|zcdp|gdp",
-    .section = SEC, .param = "accountant",
-    .help = "rdp | pld | zcdp | gdp (default pld, as train; with --mech and no --q: gdp, exact; --sampling fixed: rdp)",
+    AQ_FIELD, .section = SEC, .param = "accountant", .help = "rdp | pld | zcdp | gdp",
     .example = "--accountant rdp"};
 static const opt_spec A_CONV_ACCOUNTANT = {
-    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "zcdp|gdp",
-    .section = SEC, .param = "accountant",
-    .help = "zcdp (default; gdp when --mu is given) | gdp", .example = "! --accountant gdp --epsilon 1 --delta 1e-5"};
+    .name = "--accountant", .metavar = "A", .type = OPT_CHOICE, .choices = "zcdp|gdp", AQ_FIELD,
+    .section = SEC, .param = "accountant", .help = "zcdp | gdp",
+    .example = "! --accountant gdp --epsilon 1 --delta 1e-5"};
 static const opt_spec A_SIGMA = {
-    .name = "--sigma", .metavar = "S", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = SEC, .param = "sigma,parts.sigma,noise_multiplier,z",
+    .name = "--sigma", .metavar = "S", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
+    .param = "sigma,parts.sigma,noise_multiplier,z",
     .help = "noise multiplier: noise std / sensitivity; with --mech the noise std per row of Z "
             "is S x clip x the column norm of C (required)",
     .example = "--sigma 3"};
 static const opt_spec A_Q = {
-    .name = "--q", .metavar = "Q", .type = OPT_DOUBLE, .lo = 0, .hi = 1, .flags = OPT_LO_OPEN,
-    .section = SEC, .param = "q,parts.q",
-    .help = "sampling rate in (0,1] (default 1: no sampling); with --mech: Poisson at every step "
-            "(any mechanism; MMCC for C >= 0), or with --cyclic cyclic Poisson (amplified banded "
-            "MF); the best valid route is reported",
+    .name = "--q", .metavar = "Q", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
+    .param = "q,parts.q",
+    .help = "sampling rate (1: no sampling); with --mech: Poisson at every step (any mechanism; "
+            "MMCC for C >= 0), or with --cyclic cyclic Poisson (amplified banded MF); the best "
+            "valid route is reported",
     .example = "--q 0.5"};
 static const opt_spec A_STEPS = {
-    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
-    .section = SEC, .param = "steps,count,parts.count,mech.steps",
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, AQ_FIELD, .section = SEC,
+    .param = "steps,count,parts.count,mech.steps",
     .help = "number of steps (compositions); with --mech also its n (required)",
     .example = "--steps 17"};
 static const opt_spec A_CONV_STEPS = {
-    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
-    .section = SEC, .param = "steps,count",
-    .help = "also print the noise multiplier of N composed Gaussians with that total (default 1)",
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, AQ_FIELD, .section = SEC,
+    .param = "steps,count",
+    .help = "also print the noise multiplier of N composed Gaussians with that total",
     .example = "! --rho 1 --delta 1e-5 --steps 17"};
 static const opt_spec A_DELTA = {
-    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = SEC, .param = "delta",
-    .help = "target or given delta, in (0,1)", .example = "--delta 1e-3"};
+    .name = "--delta", .metavar = "D", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
+    .param = "delta", .help = "target or given delta", .example = "--delta 1e-3"};
 static const opt_spec A_EPSILON = {
-    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .section = SEC, .param = "epsilon,eps", .help = "target or given epsilon, >= 0 (sigma, steps: > 0)",
+    .name = "--epsilon", .metavar = "E", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
+    .param = "epsilon,eps", .help = "target or given epsilon (sigma, steps: > 0)",
     .example = "--epsilon 2.5"};
 static const opt_spec A_SAMPLING = {
     .name = "--sampling", .metavar = "S", .type = OPT_CHOICE, .choices = "poisson|fixed",
-    .section = SEC, .param = "sampling,parts.sampling", .when = "--q < 1 and no --mech",
-    .help = "poisson | fixed: how a batch is drawn (default poisson; fixed = a batch of q n "
-            "without replacement, rdp and replace-one only)",
+    AQ_FIELD, .section = SEC, .param = "sampling,parts.sampling", .when = "--q < 1 and no --mech",
+    .help = "poisson | fixed: how a batch is drawn (fixed = a batch of q n without replacement, "
+            "rdp and replace-one only)",
     .example = "--q 0.5 --neighbor replace-one --sampling fixed"};
 static const opt_spec A_NEIGHBOR = {
     .name = "--neighbor", .metavar = "R", .type = OPT_CHOICE,
-    .choices = "add-remove|zero-out|replace-one", .section = SEC, .param = "neighbor",
-    .help = "add-remove | zero-out | replace-one (default add-remove; zero-out with --mech)",
-    .example = "--neighbor replace-one"};
+    .choices = "add-remove|zero-out|replace-one", AQ_FIELD, .section = SEC, .param = "neighbor",
+    .help = "add-remove | zero-out | replace-one", .example = "--neighbor replace-one"};
 static const opt_spec A_SENSITIVITY = {
-    .name = "--sensitivity", .metavar = "X", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = SEC, .param = "sensitivity,parts.sensitivity",
-    .when = "no --mech (a mechanism has its own)",
-    .help = "L2 sensitivity under --neighbor (default 1; only the ratio sigma/sensitivity matters)",
+    .name = "--sensitivity", .metavar = "X", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
+    .param = "sensitivity,parts.sensitivity", .when = "no --mech (a mechanism has its own)",
+    .help = "L2 sensitivity under --neighbor (only the ratio sigma/sensitivity matters)",
     .example = "--sensitivity 2"};
 static const opt_spec A_ORDERS = {
-    .name = "--orders", .metavar = "A1,A2,..", .type = OPT_LIST, .lo = 1, .hi = 1e6,
-    .flags = OPT_LO_OPEN, .section = SEC, .param = "orders", .when = "--accountant rdp",
-    .help = "Renyi orders, each in (1, 1e6] (default 144, 1.05..4096)",
+    .name = "--orders", .metavar = "A1,A2,..", .type = OPT_LIST, AQ_FIELD, .section = SEC,
+    .param = "orders,opts.orders", .when = "--accountant rdp", .help = "Renyi orders",
     .example = "--accountant rdp --orders 2,8"};
 static const opt_spec A_REFINE = {
-    .name = "--refine", .type = OPT_FLAG, .section = SEC, .param = "rdp_refine",
-    .when = "--accountant rdp", .help = "refine the best order by a continuous search",
+    .name = "--refine", .type = OPT_FLAG, AQ_FIELD, .section = SEC,
+    .param = "rdp_refine,opts.rdp_refine", .when = "--accountant rdp",
+    .help = "refine the best order by a continuous search",
     .example = "--accountant rdp --refine"};
 static const opt_spec A_INTERVAL = {
-    .name = "--interval", .metavar = "H", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN, .section = SEC, .param = "pld_interval,interval",
-    .when = "--accountant pld", .help = "loss grid step in (0, 1] (default 1e-4)",
-    .example = "--accountant pld --interval 1e-3"};
+    .name = "--interval", .metavar = "H", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
+    .param = "pld_interval,interval,opts.pld_interval", .when = "--accountant pld",
+    .help = "loss grid step", .example = "--accountant pld --interval 1e-3"};
 static const opt_spec A_DISC = {
-    .name = "--disc", .metavar = "D", .type = OPT_CHOICE,
-    .choices = "connect-dots|round-up|round-down", .section = SEC, .param = "pld_disc,disc",
-    .when = "--accountant pld",
-    .help = "connect-dots (default) | round-up (both upper bounds) | round-down (a lower bound)",
+    .name = "--disc", .metavar = "D", .type = OPT_CHOICE, AQ_FIELD, .section = SEC,
+    .param = "pld_disc,disc,opts.pld_disc", .when = "--accountant pld",
+    .help = "connect-dots | round-up (both upper bounds) | round-down (a lower bound)",
     .example = "--accountant pld --disc round-up"};
 static const opt_spec A_CONVERSION = {
-    .name = "--conversion", .metavar = "C", .type = OPT_CHOICE, .choices = "tight|bun-steinke",
-    .section = SEC, .param = "zcdp_conv,conversion", .when = "--accountant zcdp",
-    .help = "tight (default) | bun-steinke", .example = "--accountant zcdp --conversion bun-steinke"};
+    .name = "--conversion", .metavar = "C", .type = OPT_CHOICE, AQ_FIELD, .section = SEC,
+    .param = "zcdp_conv,conversion,opts.zcdp_conv", .when = "--accountant zcdp",
+    .help = "tight | bun-steinke", .example = "--accountant zcdp --conversion bun-steinke"};
 static const opt_spec A_RHO = {
-    .name = "--rho", .metavar = "R", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY, .section = SEC,
+    .name = "--rho", .metavar = "R", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
     .param = "rho", .when = "--accountant zcdp", .conflicts = "--mu",
-    .help = "zCDP rho >= 0; with --delta gives epsilon, with --epsilon gives delta",
+    .help = "zCDP rho; with --delta gives epsilon, with --epsilon gives delta",
     .example = "! --rho 0.7 --delta 1e-5"};
 static const opt_spec A_MU = {
-    .name = "--mu", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = INFINITY,
-    .flags = OPT_LO_OPEN, .section = SEC, .param = "mu", .when = "--accountant gdp",
-    .help = "GDP mu > 0; with --delta gives epsilon, with --epsilon gives delta",
+    .name = "--mu", .metavar = "M", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
+    .param = "mu", .when = "--accountant gdp",
+    .help = "GDP mu; with --delta gives epsilon, with --epsilon gives delta",
     .example = "! --mu 0.7 --delta 1e-5"};
 static const opt_spec A_BIB = {
-    .name = "--balls-in-bins", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
-    .section = SEC, .param = "balls_in_bins,part.b", .when = "--mech", .conflicts = "--q --cyclic",
+    .name = "--balls-in-bins", .metavar = "B", .type = OPT_UINT, AQ_FIELD, .section = SEC,
+    .param = "balls_in_bins,part.b", .when = "--mech", .conflicts = "--q --cyclic",
     .help = "balls-in-bins sampling over B steps per period: each example in one uniformly random "
             "step of each period, the same every period (k = ceil(N/B)); amplified by the "
             "balls-in-bins route (identity: exact bound; other C >= 0: a deterministic "
             "sampling-free bound, with the Monte Carlo upper confidence bound beside it) when it "
-            "beats the whole run; default accountant pld",
+            "beats the whole run",
     .example = "--mech identity --balls-in-bins 10"};
 static const opt_spec A_BIB_MC = {
-    .name = "--bib-monte-carlo", .type = OPT_FLAG, .section = SEC, .param = "bib_monte_carlo",
-    .when = "--balls-in-bins",
-    .help = "let the Monte Carlo's high-probability bound (confidence 1 - 1e-6) be the "
-            "balls-in-bins epsilon where it is below the deterministic bound",
+    .name = "--bib-monte-carlo", .type = OPT_FLAG, AQ_FIELD, .section = SEC,
+    .param = "bib_monte_carlo,opts.bib_monte_carlo", .when = "--balls-in-bins",
+    .help = "let the Monte Carlo's high-probability bound be the balls-in-bins epsilon where it "
+            "is below the deterministic bound",
     .example = "--mech nu --balls-in-bins 10 --bib-monte-carlo"};
 static const opt_spec A_MAX_STEPS = {
-    .name = "--max-steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
-    .section = SEC, .param = "max_steps", .help = "the largest answer searched (default 10000000)",
-    .example = "--max-steps 5"};
+    .name = "--max-steps", .metavar = "N", .type = OPT_UINT, AQ_FIELD, .section = SEC,
+    .param = "max_steps", .help = "the largest answer searched", .example = "--max-steps 5"};
 #undef SEC
 
 #define ACCT_COMMON                                                                                \
@@ -206,13 +202,13 @@ static void read_accountant(dpc_account_query *q, opt_set *s)
     q->accountant = opt_word(s, &A_ACCOUNTANT, DPC_ACCOUNT_AUTO); /* choices in enum order */
     dpc_account_opts *o = &q->opts;
     if (dpc_account_query_uses(q, "orders")) {
-        o->orders = opt_list(s, &A_ORDERS, &o->norders);
-        o->rdp_refine = opt_given(s, &A_REFINE);
+        o->orders = opt_list(s, &A_ORDERS, &o->norders); /* borrowed from s */
+        opt_read_field(s, &A_REFINE, q);
     } else if (dpc_account_query_uses(q, "pld_interval")) {
-        o->pld_interval = opt_dbl(s, &A_INTERVAL, o->pld_interval);
-        o->pld_disc = (dpc_pld_disc)opt_word(s, &A_DISC, (int)o->pld_disc);
+        opt_read_field(s, &A_INTERVAL, q);
+        opt_read_field(s, &A_DISC, q);
     } else if (dpc_account_query_uses(q, "zcdp_conv")) {
-        o->zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
+        opt_read_field(s, &A_CONVERSION, q);
     }
 }
 
@@ -221,7 +217,7 @@ static int read_mech(acct *a, opt_set *s)
 {
     dpc_account_query *q = &a->q;
     if (!(q->with_mech = opt_typed(s, &MO_MECH))) return 0;
-    if (dpc_account_query_uses(q, "balls_in_bins")) q->balls_in_bins = opt_size(s, &A_BIB, 0);
+    if (dpc_account_query_uses(q, "balls_in_bins")) opt_read_field(s, &A_BIB, q);
     q->part.kind = opt_typed(s, &MO_CYCLIC) ? DPC_PART_CYCLIC : DPC_PART_MINSEP;
     mech_read r = ACCT_MECH;
     r.participation = dpc_account_query_uses(q, "part");
@@ -243,24 +239,21 @@ static int read_mech(acct *a, opt_set *s)
 static int read_event_opts(acct *a, opt_set *s)
 {
     dpc_account_query *q = &a->q;
-    q->q = opt_dbl(s, &A_Q, q->q);
+    opt_read_field(s, &A_Q, q);
     int rc = read_mech(a, s);
     if (rc) return rc;
-    if (dpc_account_query_uses(q, "sigma")) q->sigma = opt_dbl(s, &A_SIGMA, NAN);
-    if (dpc_account_query_uses(q, "steps")) q->steps = opt_size(s, &A_STEPS, 0);
-    if (dpc_account_query_uses(q, "max_steps")) q->max_steps = opt_size(s, &A_MAX_STEPS, 0);
-    if (dpc_account_query_uses(q, "delta")) q->delta = opt_dbl(s, &A_DELTA, NAN);
-    if (dpc_account_query_uses(q, "epsilon")) q->epsilon = opt_dbl(s, &A_EPSILON, NAN);
+    static const struct { const char *field; const opt_spec *opt; } values[] = {
+        {"sigma", &A_SIGMA}, {"steps", &A_STEPS}, {"max_steps", &A_MAX_STEPS},
+        {"delta", &A_DELTA}, {"epsilon", &A_EPSILON}, {"sensitivity", &A_SENSITIVITY}};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) /* the fields the mode reads */
+        if (dpc_account_query_uses(q, values[i].field)) opt_read_field(s, values[i].opt, q);
     q->neighbor = opt_word(s, &A_NEIGHBOR, DPC_ACCOUNT_AUTO); /* choices in enum order */
     if (dpc_account_query_uses(q, "sampling")) {
         int w = opt_word(s, &A_SAMPLING, -1);
         q->sampling = w < 0 ? DPC_ACCOUNT_AUTO : w ? DPC_SAMPLING_FIXED : DPC_SAMPLING_POISSON;
     }
-    if (dpc_account_query_uses(q, "sensitivity"))
-        q->sensitivity = opt_dbl(s, &A_SENSITIVITY, q->sensitivity);
     read_accountant(q, s);
-    if (dpc_account_query_uses(q, "bib_monte_carlo"))
-        q->opts.bib_monte_carlo = opt_given(s, &A_BIB_MC);
+    if (dpc_account_query_uses(q, "bib_monte_carlo")) opt_read_field(s, &A_BIB_MC, q);
     a->json = opt_given(s, &OPT_JSON);
     dpc_error err = {0};
     if (dpc_account_query_resolve(q, &err)) return fail_query(s, &err);
@@ -281,14 +274,14 @@ static int read_convert_opts(acct *a, opt_set *s)
     q->sampling = DPC_SAMPLING_NONE;
     int w = opt_word(s, &A_CONV_ACCOUNTANT, -1); /* -1: the library's (gdp when --mu is given) */
     q->accountant = w < 0 ? DPC_ACCOUNT_AUTO : w ? DPC_ACCOUNTANT_GDP : DPC_ACCOUNTANT_ZCDP;
-    if (w != 0) q->mu = opt_dbl(s, &A_MU, NAN);
+    if (w != 0) opt_read_field(s, &A_MU, q);
     if (w != 1 && isnan(q->mu)) {
-        q->rho = opt_dbl(s, &A_RHO, NAN);
-        q->opts.zcdp_conv = opt_word(s, &A_CONVERSION, 0) ? DPC_ZCDP_BUN_STEINKE : DPC_ZCDP_TIGHT;
+        opt_read_field(s, &A_RHO, q);
+        opt_read_field(s, &A_CONVERSION, q);
     }
-    q->delta = opt_dbl(s, &A_DELTA, NAN);
-    q->epsilon = opt_dbl(s, &A_EPSILON, NAN);
-    q->steps = opt_size(s, &A_CONV_STEPS, 0);
+    opt_read_field(s, &A_DELTA, q);
+    opt_read_field(s, &A_EPSILON, q);
+    opt_read_field(s, &A_CONV_STEPS, q);
     a->json = opt_given(s, &OPT_JSON);
     int rc = opt_finish(s);
     if (rc) return rc;

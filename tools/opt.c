@@ -4,6 +4,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -176,8 +177,11 @@ static dpc_field range_of(const opt_spec *o)
     dpc_field r = {.name = "", .type = DPC_FIELD_DOUBLE, .lo = o->lo, .hi = o->hi,
                    .flags = o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
     if (f && !(f->flags & DPC_FIELD_NO_RANGE)) { /* else the spec's own ("the CLI's range") */
-        int numeric = dpc_field_is_numeric(f) && f->type != DPC_FIELD_BOOL &&
-                      f->type != DPC_FIELD_ENUM && f->type != DPC_FIELD_CHAR;
+        /* a list's field is an array (POINTER) whose row gives each element's range */
+        int numeric = (dpc_field_is_numeric(f) && f->type != DPC_FIELD_BOOL &&
+                       f->type != DPC_FIELD_ENUM && f->type != DPC_FIELD_CHAR &&
+                       o->type != OPT_CHOICE) ||
+                      (f->type == DPC_FIELD_POINTER && o->type == OPT_LIST);
         r.lo = numeric ? f->lo : 0, r.hi = numeric ? f->hi : 0;
         r.flags = numeric ? f->flags & (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN) : 0u;
     }
@@ -218,7 +222,9 @@ static const char *enum_help(const opt_spec *o, const dpc_field *f, char *buf, s
 
 /* The option's help line: its spec's text, then for a field of a library table the table's
  * range and default ("last fraction of steps, in [0, 1] (default 0.25)", "number of groups,
- * >= 1 (default: the strategy's bands)"; an unset 0 without words: no default). */
+ * >= 1 (default: the strategy's bands)"; an unset 0 without words, a value "not given" (NAN) or
+ * an option the spec calls "(required)": no default; the words of an OPT_CHOICE the CLI lists
+ * itself for an integer field with an "auto" value: the default only). */
 static const char *help_text(const opt_spec *o, char *buf, size_t len)
 {
     const dpc_field *f = spec_field(o);
@@ -226,8 +232,11 @@ static const char *help_text(const opt_spec *o, char *buf, size_t len)
         (f->flags & DPC_FIELD_DERIVED))
         return o->help;
     if (f->type == DPC_FIELD_ENUM) return enum_help(o, f, buf, len);
-    char d[160] = "", dv[128], r[96] = "";
-    if (f->def != 0 || !(f->flags & DPC_FIELD_UNSET_ZERO) || f->def_text) {
+    char d[320] = "", dv[288], r[96] = "";
+    int required = strstr(o->help, "(required)") != NULL,
+        not_given = isnan(f->def) && (f->flags & DPC_FIELD_UNSET_NAN);
+    if (!required && !not_given &&
+        (f->def != 0 || !(f->flags & DPC_FIELD_UNSET_ZERO) || f->def_text)) {
         dpc_field_format_default(f, dv, sizeof dv);
         snprintf(d, sizeof d, " (default%s%s)", f->def_text ? ": " : " ", dv);
     }
@@ -304,7 +313,7 @@ static int parse_value(const opt_set *s, const opt_spec *o, const char *v, opt_v
         if (!dpc_io_parse_uint(v, &out->u, (o->flags & OPT_BIG) != 0)) {
             /* an integer too large to be represented: say the bound, not "expected an integer" */
             if (v[0] && strspn(v, "0123456789") == strlen(v)) {
-                if (has_range(o)) return bad_range(s, o, v);
+                if (has_range(o) && isfinite(range_of(o).hi)) return bad_range(s, o, v);
                 return opt_fail_at(s, o, "must be at most %s, got %s",
                                  (o->flags & OPT_BIG) ? "18446744073709551615" : "2^53 = 9007199254740992", v);
             }

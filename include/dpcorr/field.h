@@ -73,7 +73,8 @@ typedef struct dpc_field {
     dpc_field_type type;
     size_t offset, size;    /* offsetof and sizeof of the member */
     double def;             /* default written by dpc_field_defaults (numeric types) */
-    double lo, hi;          /* accepted range (numeric types; see the flags) */
+    double lo, hi;          /* accepted range (numeric types, and a POINTER to doubles: each
+                               element's; see the flags) */
     unsigned flags;
     const char *const *names; /* DPC_FIELD_ENUM: names[0..nnames) */
     size_t nnames;

@@ -30,11 +30,14 @@ dpc_status dpc__check_orders(const double *orders, size_t n, dpc_error *err)
 {
     if (!orders || n == 0)
         return dpc_error_param(err, DPC_E_INVALID, "orders", "need at least one order, got %zu", n);
+    /* each order in the range of the row "orders" of dpc_account_opts_fields */
+    const dpc_field *f = dpc_field_find(&dpc__account_opts_table, "orders", NULL);
+    char range[96];
+    dpc_field_format_range(f, range, sizeof range);
     for (size_t i = 0; i < n; i++)
-        if (!(orders[i] > 1.0 && orders[i] <= DPC__MAX_ORDER))
-            return dpc_error_param(err, DPC_E_INVALID, "orders",
-                                   "entry %zu must be in (1, %g], got %g", i, DPC__MAX_ORDER,
-                                   orders[i]);
+        if (!(orders[i] > f->lo && orders[i] <= f->hi))
+            return dpc_error_param(err, DPC_E_INVALID, "orders", "entry %zu must be %s, got %g",
+                                   i, range, orders[i]);
     return DPC_OK;
 }
 
