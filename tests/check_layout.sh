@@ -13,9 +13,10 @@
 #      or "(default)" word mark in its help: they come from the table; and every option of
 #      tools/cmd_train.c and tools/mech_opts.c whose first parameter is a numeric field of
 #      dpc_train_config or dpc_mech_params ("mech.X") uses the table (FIELD_EXEMPT: the options
-#      whose default is not a value of the field); likewise every option of advise, theory and
-#      mech optimize whose first parameter is a field of the struct it configures
-#      (dpc_advise_query, dpc_nu_setup_params, dpc_strategy_problem and _options).
+#      whose default is not a value of the field); likewise every option of advise, theory,
+#      mech optimize, account and compare whose first parameter is a field of the struct it
+#      configures (dpc_advise_query, dpc_nu_setup_params, dpc_strategy_problem and _options,
+#      dpc_account_query and its dpc_account_opts, dpc_mech_compare_params).
 # Prints "N passed, N failed" like the other tests.
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 cd "$ROOT" || exit 1
@@ -146,8 +147,8 @@ if [ -z "$bad" ]; then pass; else
     FAIL=$((FAIL + $(echo "$bad" | wc -l)))
 fi
 
-# advise, theory and mech optimize: every option whose first parameter is a field of the struct
-# the command fills reads its row (theory's --random, a flag for one value of the ENUM model, is
+# advise, theory, mech optimize, account and compare: every option whose first parameter is a
+# field of the struct the command fills reads its row (theory's --random, a flag for one value of the ENUM model, is
 # the exception)
 rows() { # the value fields (numbers, BOOL, ENUM) of table $2 in file $1, each prefixed by $3
     awk -v t="$2" -v pre="$3" '
@@ -160,7 +161,9 @@ for spec in "cmd_advise.c:src/core/train/advise.c:aq_fields:" \
             "cmd_theory.c:src/papers/nu/nu_fields.c:nu_fields:" \
             "cmd_optimize.c:src/core/strategy/strategy_core.c:sp_fields:problem." \
             "cmd_optimize.c:src/core/strategy/strategy_core.c:wl_fields:problem.workload." \
-            "cmd_optimize.c:src/core/strategy/strategy_core.c:so_fields:options."; do
+            "cmd_optimize.c:src/core/strategy/strategy_core.c:so_fields:options." \
+            "cmd_account.c:src/core/account/query.c:query_fields:" \
+            "cmd_account.c:src/core/account/event.c:ao_fields:"; do
     f=${spec%%:*}; rest=${spec#*:}; src=${rest%%:*}; rest=${rest#*:}; arr=${rest%%:*}; pre=${rest#*:}
     names=" $(rows "$src" "$arr" "$pre" | tr '\n' ' ') "
     [ "$(echo "$names" | wc -w)" -ge 2 ] || { fail "check 6 read no rows of $arr in $src"; continue; }
