@@ -229,6 +229,29 @@ static void test_field_table(void)
     CHECK(p.steps == 64 && !memcmp(&p.part, &part, sizeof part) && p.progress.fn == NULL &&
               p.progress.ctx == NULL, "defaults");
     CHECK_OK(dpc_field_check(t, &p, &err), &err);
+    /* steps: the table's default 2000 and its limit 1e6 on the whole comparison */
+    dpc_field_defaults(t, &p);
+    CHECK(p.steps == 2000 && p.part.k == 1, "table defaults: steps %zu", p.steps);
+    p.steps = 1000001;
+    CHECK(dpc_field_check(t, &p, &err) == DPC_E_INVALID && !strcmp(err.field, "steps") &&
+              strstr(err.msg, "1000000"), "steps 1e6 + 1 refused: %s", err.msg);
+    dpc_mech_compare_row *rows = NULL;
+    size_t nr = 7;
+    CHECK(dpc_mech_compare(&p, &rows, &nr, NULL, NULL, &err) == DPC_E_INVALID && !rows &&
+              nr == 0 && !strcmp(err.field, "steps"), "compare at 1e6 + 1 refused up front");
+    p.steps = 1000000;
+    CHECK_OK(dpc_field_check(t, &p, &err), &err);
+    /* the second table's pattern: k = DPC_MECH_COMPARE_K, b = n / k, each kept when given */
+    static const struct { size_t n, k, b, want_k, want_b; } mp[] = {
+        {2000, 0, 0, 4, 500}, {600, 5, 0, 5, 120}, {10, 40, 0, 40, 1}, {3, 0, 0, 4, 1},
+        {300, 7, 9, 7, 9},    {50, 0, 3, 4, 3}};
+    for (size_t i = 0; i < sizeof mp / sizeof mp[0]; i++) {
+        dpc_participation q = {DPC_PART_CYCLIC, mp[i].k, mp[i].b};
+        dpc_mech_compare_multi_part(mp[i].n, &q);
+        CHECK(q.kind == DPC_PART_MINSEP && q.k == mp[i].want_k && q.b == mp[i].want_b,
+              "multi pattern n %zu k %zu b %zu: %zu, %zu", mp[i].n, mp[i].k, mp[i].b, q.k, q.b);
+    }
+    dpc_mech_compare_multi_part(10, NULL);
     const dpc_field *k = dpc_field_find(t, "part.k", NULL);
     CHECK(k && dpc_field_check_value(k, "part.", 0, &err) == DPC_E_INVALID &&
               !strcmp(err.field, "part.k"), "part.k = 0 refused naming part.k: '%s'", err.msg);

@@ -65,18 +65,25 @@ static int run_setting(size_t n, const dpc_participation *part, const char *titl
     return 0;
 }
 
+/* The options set fields of dpc_mech_compare_params (the second table's pattern its nested
+ * part): type and range are its table's; steps' default too, the pattern's defaults are
+ * dpc_mech_compare_multi_part's. */
+#define CP_FIELD .fields = dpc_mech_compare_params_fields
 static const opt_spec C_STEPS = {
-    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = "options",
-    .param = "steps", .help = "number of steps n, at most 1e6 (seconds; with many participations up to a minute, "
-            "with progress) (default 2000)",
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, CP_FIELD, .section = "options",
+    .param = "steps",
+    .help = "number of steps n (seconds; with many participations up to a minute, with progress)",
     .example = "--steps 300"};
 static const opt_spec C_PARTICIPATIONS = {
-    .name = "--participations", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e6,
-    .section = "options", .param = "part.k", .help = "participations of the second table (default 4)",
+    .name = "--participations", .metavar = "K", .type = OPT_UINT, CP_FIELD, .section = "options",
+    .param = "part.k",
+    .help = "participations of the second table (default: the library's for a comparison)",
     .example = "--participations 3"};
 static const opt_spec C_MIN_SEP = {
-    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = "options",
-    .param = "part.b", .help = "their minimum separation (default N/K)", .example = "--min-sep 7"};
+    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, CP_FIELD, .section = "options",
+    .param = "part.b",
+    .help = "their minimum separation (default: the farthest apart they fit, N/K)",
+    .example = "--min-sep 7"};
 
 static const opt_spec *const COMPARE_OPTS[] = {&C_STEPS, &C_PARTICIPATIONS, &C_MIN_SEP,
                                                &OPT_DRY_RUN, &OPT_HELP, NULL};
@@ -100,8 +107,14 @@ int cmd_compare(int argc, char **argv)
     opt_set s;
     int rc = opt_parse(&s, &COMPARE_CMD, argc, argv, 1, 0);
     if (rc || s.help) return rc;
-    size_t n = opt_size(&s, &C_STEPS, 2000), k = opt_size(&s, &C_PARTICIPATIONS, 4);
-    size_t b = opt_size(&s, &C_MIN_SEP, n / k ? n / k : 1);
+    dpc_mech_compare_params cp0; /* the table's defaults: steps */
+    dpc_field_defaults(dpc_mech_compare_params_fields(), &cp0);
+    opt_read_field(&s, &C_STEPS, &cp0);
+    size_t n = cp0.steps;
+    dpc_participation multi = {DPC_PART_MINSEP, opt_size(&s, &C_PARTICIPATIONS, 0),
+                               opt_size(&s, &C_MIN_SEP, 0)}; /* 0: the library's */
+    dpc_mech_compare_multi_part(n, &multi);
+    size_t k = multi.k, b = multi.b;
     if ((rc = opt_finish(&s))) return rc;
     if (s.dry_run) {
         opt_dry_uint("steps", n);
@@ -121,7 +134,6 @@ int cmd_compare(int argc, char **argv)
     snprintf(title, sizeof title, "== single participation (k = 1)");
     rc = run_setting(n, &single, title, &s, &cp);
     if (rc) return rc;
-    dpc_participation multi = {DPC_PART_MINSEP, k, b};
     snprintf(title, sizeof title, "== k = %zu participations, min-separation %zu", k, b);
     rc = run_setting(n, &multi, title, &s, &cp);
     printf("\n(* = sensitivity is an upper bound; state a/b = floats per coordinate in the "

@@ -252,17 +252,25 @@ DPC_API void dpc_strategy_report_json(struct dpc_json_writer *w, const dpc_strat
 #define DPC_MECH_COMPARE_EVALS 22 /* evaluations per call: 1+1+1+6+8+2+1+2 (progress total) */
 
 typedef struct dpc_mech_compare_params {
-    size_t steps;           /* n >= 1 */
+    size_t steps;           /* n in [1, 1e6] (the table's default 2000) */
     dpc_participation part; /* the pattern of the sensitivities and of the searches */
     dpc_progress progress;  /* called after each evaluation (done, DPC_MECH_COMPARE_EVALS) */
 } dpc_mech_compare_params;
 
 /* steps = n, part single participation (dpc_participation_init), no progress: the table's
- * defaults with steps = n. */
+ * defaults with steps = n (dpc_field_defaults on the table: steps 2000). */
 DPC_API void dpc_mech_compare_params_init(dpc_mech_compare_params *p, size_t steps);
-/* The field table of dpc_mech_compare_params (dpcorr/field.h; part nested as "part.k", checked
- * by the sensitivity it is given to). */
+/* The field table of dpc_mech_compare_params (dpcorr/field.h; part nested as "part.k"):
+ * dpc_mech_compare range-checks p through it (steps at most 1e6 bounds the whole comparison). */
 DPC_API const dpc_field_table *dpc_mech_compare_params_fields(void);
+
+#define DPC_MECH_COMPARE_K 4 /* participations of a comparison under multiple participation */
+
+/* The pattern a comparison under multiple participation uses (`dpcorr compare`'s second table)
+ * for a run of `steps` steps: min-sep; part->k participations, 0: DPC_MECH_COMPARE_K; at
+ * min-separation part->b, 0: steps / k (at least 1), the farthest apart k participations fit in
+ * n steps. Values given are kept (dpc_mech_compare checks them). NULL is a no-op. */
+DPC_API void dpc_mech_compare_multi_part(size_t steps, dpc_participation *part);
 
 typedef struct dpc_mech_compare_row {
     char name[64];       /* e.g. "nu-DP-FTRL (nu=0.36)", "BSR (bands=32)", "BLT (3 buffers)" */

@@ -205,7 +205,7 @@ bad "leading space"         "--steps: expected a non-negative integer, got ' -5'
 bad "trailing space"        "--sigma: expected a number, got '1 '"             account epsilon --sigma '1 ' --steps 5 --delta 1e-5
 bad "sign on unsigned"      "--steps: expected a non-negative integer"        mech --steps +5
 bad "beyond the range"      "--participations: must be in"                    mech --steps 10 --participations 1e13
-bad "2^64 - 1"              "--min-sep: must be in"                           compare --steps 50 --min-sep 18446744073709551615
+bad "2^64 - 1"              "--min-sep: must be at most 2.53 = 9007199254740992" compare --steps 50 --min-sep 18446744073709551615
 bad "not an integer"        "--steps: expected a non-negative integer"        mech --steps 2.5
 bad "hex"                   "--sigma: expected a number, got '0x10'"          account epsilon --sigma 0x10 --steps 5 --delta 1e-5
 bad "infinity"              "--sigma: expected a number, got 'inf'"           account epsilon --sigma inf --steps 5 --delta 1e-5

@@ -28,8 +28,11 @@ const double *dpc_mech_compare_grid(dpc_mech_kind kind, size_t *count)
  * own table (mech.h), its defaults single participation. */
 #define CP(m) DPC_FIELD_AT(dpc_mech_compare_params, m)
 static const dpc_field cmp_fields[] = {
-    {.name = "steps", .type = DPC_FIELD_SIZE, CP(steps), .lo = 1, .hi = INFINITY,
-     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN, .doc = "n: steps of every row (0: must be set)"},
+    /* n <= 1e6 bounds the whole comparison (its 22 evaluations of n-step mechanisms): each row
+     * stops at the work limit on its own, but the rows below it add up (2 s at n = 1e6, 4 s at
+     * 1e7, 42 s at 1e8 and 122 s at 1e9 on a 2-core Zen 5), so the table refuses up front */
+    {.name = "steps", .type = DPC_FIELD_SIZE, CP(steps), .def = 2000, .lo = 1, .hi = 1e6,
+     .doc = "n: steps of every row (the default is a comparison of seconds)"},
     {.name = "part", .type = DPC_FIELD_STRUCT, CP(part), .sub = &dpc__participation_table,
      .doc = "the participation pattern of the sensitivities and of the searches"},
     {.name = "progress", .type = DPC_FIELD_BYTES, CP(progress), .flags = DPC_FIELD_RUNTIME,
@@ -45,6 +48,15 @@ void dpc_mech_compare_params_init(dpc_mech_compare_params *p, size_t steps)
     if (!p) return;
     dpc_field_defaults(&cmp_table, p);
     p->steps = steps;
+}
+
+void dpc_mech_compare_multi_part(size_t steps, dpc_participation *part)
+{
+    if (!part) return;
+    part->kind = DPC_PART_MINSEP;
+    if (!part->k) part->k = DPC_MECH_COMPARE_K;
+    /* the farthest apart k participations fit in n steps: the least sensitivity for that k */
+    if (!part->b) part->b = steps / part->k ? steps / part->k : 1;
 }
 
 void dpc_mech_compare_free(dpc_mech_compare_row *rows) { free(rows); }
@@ -229,10 +241,9 @@ dpc_status dpc_mech_compare(const dpc_mech_compare_params *p, dpc_mech_compare_r
     if (!p) return dpc_error_param(err, DPC_E_INVALID, "p", "NULL");
     if (!rows) return dpc_error_param(err, DPC_E_INVALID, "rows", "NULL");
     if (!count) return dpc_error_param(err, DPC_E_INVALID, "count", "NULL");
-    /* the ranges from the table ("part.k"); steps has no default: it must be set */
+    /* the ranges from the table ("steps", "part.k") */
     dpc_status st = dpc_field_check(&cmp_table, p, err);
     if (st) return st;
-    if (p->steps == 0) return dpc_error_param(err, DPC_E_INVALID, "steps", "must be >= 1");
     dpc_mech_compare_row *r = dpc__calloc(16, sizeof *r);
     if (!r) return DPC__NOMEM(err, "the comparison's rows");
     cmp_state c;
