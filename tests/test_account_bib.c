@@ -289,8 +289,59 @@ static void test_progress(void)
     dpc_mech_free(nu);
 }
 
+/* dpc_account_mech_info.bib_mu, the mu of the identity's exact balls-in-bins bound: sqrt(k)/z
+ * with k the periods the run has (k capped at ceil(n/b)); checked against an independent
+ * computation: with one bin per period (b = 1) random allocation is no sampling at all, so the
+ * route's epsilon is the GDP epsilon of that mu (dpc_gdp_epsilon). NAN where the bound is not
+ * computed (another C, GDP asked for, the event alone). */
+static void test_bib_mu(void)
+{
+    dpc_error err = {0};
+    dpc_account_opts o;
+    dpc_account_opts_init(&o, DPC_ACCOUNTANT_PLD);
+    dpc_account_result r;
+    dpc_account_mech_info info;
+    dpc_mech *id = mech_of(DPC_MECH_IDENTITY, 120, 0, 0);
+    static const struct { size_t k, b; double z, mu; } c[] = {
+        {4, 30, 1.0, 2.0}, {10, 30, 0.5, 4.0}, {2, 30, 2.0, 0.70710678118654757}, {9, 13, 3.0, 1.0}};
+    for (size_t i = 0; i < sizeof c / sizeof c[0]; i++) {
+        dpc_mech_run run = {id, {DPC_PART_CYCLIC, c[i].k, c[i].b}, 1.0, 1, NULL, 0};
+        CHECK_OK(dpc_account_mech_epsilon(&run, c[i].z, &o, 1e-5, &r, &info, &err), &err);
+        size_t periods = (120 + c[i].b - 1) / c[i].b; /* ceil(n / b) */
+        double want = sqrt((double)(c[i].k < periods ? c[i].k : periods)) / c[i].z;
+        CHECK(fabs(info.bib_mu - c[i].mu) <= 1e-15 * c[i].mu && info.bib_mu == want,
+              "k %zu b %zu z %g: bib_mu %.17g (want %.17g)", c[i].k, c[i].b, c[i].z,
+              info.bib_mu, c[i].mu);
+    }
+    dpc_mech_free(id);
+    /* one bin: a Gaussian of mu = sqrt(16) / 2 = 2, its GDP epsilon */
+    id = mech_of(DPC_MECH_IDENTITY, 16, 0, 0);
+    dpc_mech_run one = {id, {DPC_PART_CYCLIC, 16, 1}, 1.0, 1, NULL, 0};
+    CHECK_OK(dpc_account_mech_epsilon(&one, 2.0, &o, 1e-5, &r, &info, &err), &err);
+    double eg = NAN;
+    CHECK_OK(dpc_gdp_epsilon(2.0, 1e-5, &eg, &err), &err);
+    double eb = info.eps_routes[DPC_ROUTE_BALLS_IN_BINS];
+    CHECK(info.bib_mu == 2.0 && fabs(eb - eg) <= 1e-6 * eg,
+          "one bin: bib_mu %.17g, epsilon %.10g vs GDP %.10g", info.bib_mu, eb, eg);
+    dpc_gauss_event ev;
+    CHECK_OK(dpc_account_mech_event(id, &one.part, 2.0, 1.0, &ev, &info, &err), &err);
+    CHECK(isnan(info.bib_mu), "the event alone: no balls-in-bins bound (%g)", info.bib_mu);
+    dpc_account_opts g;
+    dpc_account_opts_init(&g, DPC_ACCOUNTANT_GDP);
+    CHECK_OK(dpc_account_mech_epsilon(&one, 2.0, &g, 1e-5, &r, &info, &err), &err);
+    CHECK(isnan(info.bib_mu), "gdp: whole run only, no bib_mu (%g)", info.bib_mu);
+    dpc_mech_free(id);
+    dpc_mech *nu = mech_of(DPC_MECH_NU, 40, 0.05, 0);
+    dpc_mech_run rn = {nu, {DPC_PART_CYCLIC, 4, 10}, 1.0, 1, NULL, 0};
+    CHECK_OK(dpc_account_mech_epsilon(&rn, 3.0, &o, 1e-5, &r, &info, &err), &err);
+    CHECK(isnan(info.bib_mu) && isfinite(info.eps_routes[DPC_ROUTE_BALLS_IN_BINS]),
+          "nu: its bound is not a random allocation of one Gaussian (bib_mu %g)", info.bib_mu);
+    dpc_mech_free(nu);
+}
+
 int main(void)
 {
+    test_bib_mu();
     test_ra_oracle();
     test_ra_epsilon();
     test_mc_oracle();

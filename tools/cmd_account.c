@@ -395,7 +395,7 @@ static void report_text(const acct *a, const dpc_account_solution *sol)
         else if (in->route == DPC_ROUTE_BALLS_IN_BINS)
             printf("amplified     balls in %zu bins: random allocation of one Gaussian "
                    "(mu = %.6g), exact bound\nguarantee     deterministic\n",
-                   pp.b, sqrt((double)pp.k) / in->noise_multiplier);
+                   pp.b, in->bib_mu);
         printf("route         %s\n", dpc_mech_route_name(in->route));
         if (a->q.every_route) {
             printf("routes       ");

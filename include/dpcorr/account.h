@@ -476,6 +476,11 @@ typedef struct dpc_account_mech_info {
                                  confidence bound (confidence mc_confidence) */
     double eps_bib_mc;        /* the Monte Carlo epsilon computed beside the sampling-free bound
                                  (C not the identity; NAN when not run) */
+    double bib_mu;            /* the balls-in-bins bound of C the identity (exact): random
+                                 allocation over b bins of one Gaussian with this mu = sqrt(k) / z,
+                                 k = min(part.k, ceil(n / b)) periods (each a unit-sensitivity
+                                 Gaussian of std z, composed); NAN when that bound was not
+                                 computed */
 } dpc_account_mech_info;
 
 /* Builds the event equivalent to running mechanism m with participation `part`, noise

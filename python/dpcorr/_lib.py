@@ -326,7 +326,7 @@ class MechInfo(ctypes.Structure):
                 ("mc_confidence", c_double), ("mc_seed", c_uint64),
                 ("note", ctypes.c_char_p), ("route_why", ctypes.c_char_p * 4),
                 ("epsilon_single", c_double), ("advice", ctypes.c_char_p),
-                ("bib_deterministic", c_int), ("eps_bib_mc", c_double)]
+                ("bib_deterministic", c_int), ("eps_bib_mc", c_double), ("bib_mu", c_double)]
 
 
 StrategyProblem = generated("dpc_strategy_problem")  # nests Workload

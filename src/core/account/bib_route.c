@@ -144,12 +144,16 @@ dpc_status dpc__bib_epsilon_ex(const dpc__bib_ctx *c, double z, double eps_whole
     mc->mc_confidence = NAN;
     mc->mc_seed = 0;
     mc->eps_bib_mc = NAN;
+    mc->bib_mu = NAN;
     mc->bib_deterministic = 1;
     dpc_status st;
     if ((st = bib_stage(c, err))) return st;
     if (c->identity) {
+        /* DP-REQ: bib-route: the k periods are k Gaussians of std z and unit sensitivity,
+         * composed: one Gaussian of mu = sqrt(k) / z, randomly allocated among the b bins. */
+        mc->bib_mu = sqrt((double)c->k) / z;
         *c->ops += dpc__ra_epsilon_ops(c->b);
-        return dpc__ra_epsilon(c->b, sqrt((double)c->k) / z, c->delta, eps, err);
+        return dpc__ra_epsilon(c->b, mc->bib_mu, c->delta, eps, err);
     }
     double s = z * c->colmax, esf = INFINITY;
     if (c->sf_n) {

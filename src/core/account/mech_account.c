@@ -114,7 +114,7 @@ dpc_status dpc_account_mech_event(const dpc_mech *m, const dpc_participation *pa
     dpc_account_mech_info inf = {s.value, s.exact, col.value, 0, 1, noise_multiplier, 0, 0,
                                  DPC_ROUTE_WHOLE_RUN, 0.0,
                                  {INFINITY, INFINITY, INFINITY, INFINITY}, 0, NAN, 0, NULL,
-                                 {NULL, NULL, NULL, NULL}, NAN, NULL, 0, NAN};
+                                 {NULL, NULL, NULL, NULL}, NAN, NULL, 0, NAN, NAN};
     inf.noise_std = noise_multiplier * col.value;
     inf.run_sigma = s.value == col.value ? noise_multiplier : inf.noise_std / s.value;
     if (!(inf.run_sigma > 0) || !isfinite(inf.run_sigma) || !isfinite(inf.noise_std))
@@ -131,7 +131,7 @@ static dpc_account_mech_info info_of_run_sigma(const dpc_sensitivity *s,
     dpc_account_mech_info inf = {s->value, s->exact, col->value, 0, 1, 0, 0, run_sigma,
                                  DPC_ROUTE_WHOLE_RUN, 0.0,
                                  {INFINITY, INFINITY, INFINITY, INFINITY}, 0, NAN, 0, NULL,
-                                 {NULL, NULL, NULL, NULL}, NAN, NULL, 0, NAN};
+                                 {NULL, NULL, NULL, NULL}, NAN, NULL, 0, NAN, NAN};
     inf.noise_std = run_sigma * s->value;
     inf.noise_multiplier = s->value == col->value ? run_sigma : inf.noise_std / col->value;
     return inf;

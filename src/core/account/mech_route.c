@@ -445,7 +445,7 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     const char *bwhy = NULL;
     dpc_account_mech_info bm = best;
     bm.mc_samples = 0, bm.mc_confidence = NAN, bm.mc_seed = 0;
-    bm.bib_deterministic = 0, bm.eps_bib_mc = NAN;
+    bm.bib_deterministic = 0, bm.eps_bib_mc = NAN, bm.bib_mu = NAN;
     if ((st = eps_bib(run, sigma, o, delta, ew, &ebb, &bm, &bwhy, err))) return st;
     if (ebb < (eb < ew ? eb : ew) && ebb < em) {
         best = wi;
@@ -456,6 +456,7 @@ dpc_status dpc_account_mech_epsilon(const dpc_mech_run *run, double noise_multip
     best.mc_samples = bm.mc_samples, best.mc_confidence = bm.mc_confidence;
     best.mc_seed = bm.mc_seed;
     best.bib_deterministic = bm.bib_deterministic, best.eps_bib_mc = bm.eps_bib_mc;
+    best.bib_mu = bm.bib_mu;
     best.eps_routes[DPC_ROUTE_WHOLE_RUN] = ew;
     best.eps_routes[DPC_ROUTE_BANDMF] = eb;
     best.eps_routes[DPC_ROUTE_MMCC] = em;
