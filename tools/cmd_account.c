@@ -285,13 +285,12 @@ static int read_convert_opts(acct *a, opt_set *s)
     a->json = opt_given(s, &OPT_JSON);
     int rc = opt_finish(s);
     if (rc) return rc;
-    const opt_spec *p = w == 1 || !isnan(q->mu) ? &A_MU : &A_RHO; /* in option words: */
-    int total = opt_typed(s, p), one = opt_typed(s, &A_DELTA) != opt_typed(s, &A_EPSILON);
-    if (total && !one) return opt_fail_at(s, p, "give exactly one of --delta and --epsilon");
-    if (!total && !(opt_typed(s, &A_DELTA) && opt_typed(s, &A_EPSILON)))
-        return opt_fail_at(s, p, "give it, or both --epsilon and --delta");
     dpc_error err = {0};
-    return dpc_account_query_resolve(q, &err) ? opt_fail_lib(s, &err) : 0;
+    if (!dpc_account_query_resolve(q, &err)) return 0;
+    /* the library's rule on the total and the budget, at the total's option (typed or not) */
+    if (!strcmp(err.field, "rho") || !strcmp(err.field, "mu"))
+        return opt_fail_lib_at(s, !strcmp(err.field, "mu") ? &A_MU : &A_RHO, &err);
+    return opt_fail_lib(s, &err);
 }
 
 static void dry_run(const acct *a)

@@ -181,5 +181,16 @@ expect_rc 2 "unknown option" "$BIN" account epsilon --frobnicate 1;             
 expect_rc 2 "unknown mode" "$BIN" account bogus;                                     err_has "bogus" "names the mode"
 expect_rc 2 "no mode" "$BIN" account --sigma 1;                                      err_has "mode" "asks for a mode"
 expect_rc 2 "convert rdp" "$BIN" account convert --accountant rdp --rho 1 --delta 1e-5; err_has -- "--accountant" "names --accountant"
+# the total and the budget: the library's rule (dpc_account_query_resolve), at the total's option
+expect_rc 2 "convert rho alone" "$BIN" account convert --rho 1; err_has -- "--rho: give exactly one of delta and epsilon" "rho without a budget"
+expect_rc 2 "convert mu with both" "$BIN" account convert --mu 1 --epsilon 1 --delta 1e-5; err_has -- "--mu: give exactly one" "mu with both"
+expect_rc 2 "convert delta alone" "$BIN" account convert --delta 1e-5; err_has -- "--rho: give it, or both epsilon and delta" "no total, one of the budget"
+expect_rc 2 "convert gdp epsilon alone" "$BIN" account convert --accountant gdp --epsilon 1; err_has -- "--mu: give it" "gdp: names --mu"
+# the question's limits are the query table's (dpc_account_query_fields), refused by the parser
+expect_rc 2 "steps beyond 2^40" "$BIN" account epsilon --sigma 1 --steps 1099511627777 --delta 1e-5; err_has -- "--steps: must be in \\[1, 1099511627776\\]" "names the table's range"
+expect_rc 2 "max-steps 0" "$BIN" account steps --sigma 1 --epsilon 1 --delta 1e-5 --max-steps 0; err_has -- "--max-steps: must be in" "max-steps 0"
+expect_rc 2 "mu 0" "$BIN" account convert --mu 0 --delta 1e-5; err_has -- "--mu: must be > 0" "mu > 0"
+# a PLD grid step above 1 is the library's to take (a coarser grid, still an upper bound)
+expect_rc 0 "interval 2" "$BIN" account epsilon --accountant pld --sigma 1 --steps 10 --delta 1e-5 --interval 2
 
 summary
