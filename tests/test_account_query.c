@@ -745,6 +745,27 @@ static void test_tables(void)
                   vbad[i].v, dpc_account_mode_name((dpc_account_mode)mode), e2.msg);
         }
     }
+    /* the PLD grid step: at most 1 (the row), and a calibration at the coarsest grid works
+     * (its coarse secant grids stay within the row: before, 10x the step was evaluated) */
+    {
+        dpc_account_query pq = given(DPC_ACCOUNT_MODE_EPSILON);
+        pq.accountant = DPC_ACCOUNTANT_PLD;
+        pq.opts.pld_interval = 1.5;
+        dpc_account_solution sol;
+        dpc_error perr;
+        CHECK(dpc_account_query_solve(&pq, &sol, &perr) == DPC_E_INVALID &&
+                  !strcmp(perr.field, "pld_interval"),
+              "pld_interval 1.5 refused: %s %s", perr.field, perr.msg);
+        pq = given(DPC_ACCOUNT_MODE_SIGMA);
+        pq.accountant = DPC_ACCOUNTANT_PLD;
+        pq.q = 0.1;
+        pq.steps = 100;
+        pq.epsilon = 2.0;
+        pq.opts.pld_interval = 1.0;
+        CHECK_OK(dpc_account_query_solve(&pq, &sol, &perr), &perr);
+        CHECK(sol.result.epsilon <= 2.0 && sol.sigma > 0.0,
+              "sigma at the coarsest grid: %g (epsilon %g)", sol.sigma, sol.result.epsilon);
+    }
     /* dpc_event: the relation and the count of components, through its table */
     dpc_gauss_event g;
     dpc_gauss_event_init(&g);

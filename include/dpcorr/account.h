@@ -158,8 +158,9 @@ typedef struct dpc_account_opts {
     const double *orders;   /* RDP orders, each > 1 (borrowed); NULL: dpc_rdp_default_orders */
     size_t norders;
     int rdp_refine;         /* RDP: refine the best grid order by a continuous 1-D search */
-    double pld_interval;    /* PLD: loss grid step h > 0 (default 1e-4); enlarged automatically
-                               when a component's composition needs more than 2^24 points */
+    double pld_interval;    /* PLD: loss grid step h in (0, 1] (default 1e-4); enlarged
+                               automatically when a component's composition needs more than 2^24
+                               points */
     double pld_tail;        /* PLD: mass truncated at each end per composition (default 1e-15;
                                the upper part is added to the mass at +inf); the initial
                                discretization truncates pld_tail * 1e-5 / count */

@@ -190,7 +190,10 @@ expect_rc 2 "convert gdp epsilon alone" "$BIN" account convert --accountant gdp 
 expect_rc 2 "steps beyond 2^40" "$BIN" account epsilon --sigma 1 --steps 1099511627777 --delta 1e-5; err_has -- "--steps: must be in \\[1, 1099511627776\\]" "names the table's range"
 expect_rc 2 "max-steps 0" "$BIN" account steps --sigma 1 --epsilon 1 --delta 1e-5 --max-steps 0; err_has -- "--max-steps: must be in" "max-steps 0"
 expect_rc 2 "mu 0" "$BIN" account convert --mu 0 --delta 1e-5; err_has -- "--mu: must be > 0" "mu > 0"
-# a PLD grid step above 1 is the library's to take (a coarser grid, still an upper bound)
-expect_rc 0 "interval 2" "$BIN" account epsilon --accountant pld --sigma 1 --steps 10 --delta 1e-5 --interval 2
+# a PLD grid step is at most 1 (dpc_account_opts_fields), and a calibration at the coarsest
+# grid works (its coarse grids stay within the row)
+expect_rc 2 "interval 2" "$BIN" account epsilon --accountant pld --sigma 1 --steps 10 --delta 1e-5 --interval 2; err_has -- "--interval: must be in \\(0, 1\\], got 2" "the table's range"
+expect_rc 0 "sigma at interval 1" "$BIN" account sigma --accountant pld --interval 1 --q 0.1 --steps 100 --delta 1e-5 --epsilon 2
+expect_rc 0 "steps at interval 0.5" "$BIN" account steps --accountant pld --interval 0.5 --sigma 3 --q 0.1 --delta 1e-5 --epsilon 2
 
 summary

@@ -267,8 +267,8 @@ static dpc_status pld_sigma(cal_ctx *c, double smax, double *sigma, dpc_error *e
     if (!(slope < 0.0) || !isfinite(slope)) slope = -1.0;
     double umax = log(1e9 * smax);
     dpc_account_opts co = *c->o, mo = *c->o;
-    co.pld_interval *= 10.0;
-    mo.pld_interval *= 5.0;
+    co.pld_interval = fmin(co.pld_interval * 10.0, 1.0); /* the table's largest grid step */
+    mo.pld_interval = fmin(mo.pld_interval * 5.0, 1.0);
     secant_ctx cs = {c, &co, 0, {0}, {0}}, fs = {c, c->o, 0, {0}, {0}};
     if (secant(&cs, c->eps, &u, &slope, 1e-3, 0, 8, umax) == 0) {
         double e10 = secant_eps(u, &cs), e5 = eps_at(c, exp(u), &mo);
@@ -340,7 +340,7 @@ void dpc_account_opts_for_target(dpc_account_opts *o, double epsilon)
     if (o && o->accountant == DPC_ACCOUNTANT_PLD && epsilon > 10.0 && isfinite(epsilon) &&
         o->pld_interval < 1.0)
         o->pld_interval = fmin(o->pld_interval * epsilon / 10.0, 1.0); /* the largest grid step
-                                                                         accepted anywhere */
+                                                                         (the table's) */
 }
 
 dpc_status dpc_account_calibrate_sigma(const dpc_event *ev, const dpc_account_opts *o,

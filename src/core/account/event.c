@@ -117,8 +117,11 @@ static const dpc_field ao_fields[] = {
      .doc = "rdp: the number of orders given"},
     {.name = "rdp_refine", .type = DPC_FIELD_BOOL, AO(rdp_refine),
      .doc = "rdp: 1 refines the best grid order by a continuous 1-D search"},
+    /* at most 1: a coarser grid resolves no budget worth accounting (a step of 1e308 answers
+     * "even one step exceeds" whatever the noise); the calibrations' coarse grids and
+     * dpc_account_opts_for_target stay within it */
     {.name = "pld_interval", .type = DPC_FIELD_DOUBLE, AO(pld_interval), .def = 1e-4, .lo = 0,
-     .hi = INFINITY, .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN,
+     .hi = 1, .flags = DPC_FIELD_LO_OPEN,
      .doc = "pld: loss grid step h (enlarged when a composition needs more than 2^24 points)"},
     {.name = "pld_tail", .type = DPC_FIELD_DOUBLE, AO(pld_tail), .def = 1e-15, .lo = 0,
      .hi = 1e-3, .flags = DPC_FIELD_LO_OPEN,
