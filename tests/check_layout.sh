@@ -133,7 +133,8 @@ bad=$(awk -v nums="$nums" -v exempt="$FIELD_EXEMPT" '
     on && /\};[ \t]*$/ {
         on = 0
         tab = blk ~ /\.fields = |[A-Z]+_FIELD[,}]/
-        if (tab && ((blk ~ /\.lo = |\.hi = / && blk !~ /the CLI.s range/) || blk ~ /\(default:? *[-0-9.]|\(default\)/))
+        if (tab && ((blk ~ /\.lo = |\.hi = / && blk !~ /the CLI.s range/) || blk ~ /\(default:? *[-0-9.]|\(default\)/ ||
+                    blk ~ /in [[(] *-?[0-9.]+ *, *-?[0-9.e+]+ *[])]/))
             printf "%s:%d: %s sets a table field but writes its range or default\n", FILENAME, start, name
         p = ""
         if (match(blk, /\.param = "[^",]+/)) { p = substr(blk, RSTART + 10, RLENGTH - 10) }
@@ -146,9 +147,10 @@ if [ -z "$bad" ]; then pass; else
     FAIL=$((FAIL + $(echo "$bad" | wc -l)))
 fi
 
-# advise, theory and mech optimize: every option whose first parameter is a field of the struct
-# the command fills reads its row (theory's --random, a flag for one value of the ENUM model, is
-# the exception)
+# advise, theory, mech optimize, mech, audit and the mechanism options: every option whose first
+# parameter is a field of the struct the command fills reads its row; the exceptions are flags or
+# words for one value of a field: theory's --random (the ENUM model), --cyclic (part.kind) and
+# --of (mech.coeffs_of_strategy, the words noising|strategy|B|C)
 rows() { # the value fields (numbers, BOOL, ENUM) of table $2 in file $1, each prefixed by $3
     awk -v t="$2" -v pre="$3" '
         $0 ~ t "\\[\\] = \\{" { on = 1; next }
@@ -159,18 +161,22 @@ rows() { # the value fields (numbers, BOOL, ENUM) of table $2 in file $1, each p
 for spec in "cmd_advise.c:src/core/train/advise.c:aq_fields:" \
             "cmd_theory.c:src/papers/nu/nu_fields.c:nu_fields:" \
             "cmd_optimize.c:src/core/strategy/strategy_core.c:sp_fields:problem." \
-            "cmd_optimize.c:src/core/strategy/strategy_core.c:wl_fields:problem.workload." \
-            "cmd_optimize.c:src/core/strategy/strategy_core.c:so_fields:options."; do
+            "cmd_optimize.c:src/core/mech/mech_core.c:wl_fields:problem.workload." \
+            "cmd_optimize.c:src/core/strategy/strategy_core.c:so_fields:options." \
+            "cmd_mech.c:src/core/mech/mech_core.c:wl_fields:workload." \
+            "mech_opts.c:src/core/mech/mech_core.c:mech_fields:mech." \
+            "mech_opts.c:src/core/mech/mech_core.c:part_fields:part." \
+            "cmd_audit.c:src/core/audit/run.c:ac_fields:"; do
     f=${spec%%:*}; rest=${spec#*:}; src=${rest%%:*}; rest=${rest#*:}; arr=${rest%%:*}; pre=${rest#*:}
     names=" $(rows "$src" "$arr" "$pre" | tr '\n' ' ') "
     [ "$(echo "$names" | wc -w)" -ge 2 ] || { fail "check 6 read no rows of $arr in $src"; continue; }
-    bad=$(awk -v names="$names" '
+    bad=$(awk -v names="$names" -v exempt=" model part.kind mech.coeffs_of_strategy " '
         /^(static )?const opt_spec [A-Z_0-9]+ = \{/ { on = 1; blk = ""; name = $0; sub(/ =.*/, "", name); sub(/.* /, "", name) }
         on { blk = blk " " $0 }
         on && /\};[ \t]*$/ {
             on = 0; p = ""
             if (match(blk, /\.param = "[^",]+/)) p = substr(blk, RSTART + 10, RLENGTH - 10)
-            if (p != "" && p != "model" && index(names, " " p " ") && blk !~ /\.fields = |[A-Z]+_FIELD[,}]/)
+            if (p != "" && !index(exempt, " " p " ") && index(names, " " p " ") && blk !~ /\.fields = |[A-Z]+_FIELD[,}]/)
                 printf "%s sets %s without reading its row\n", name, p }' "tools/$f")
     if [ -z "$bad" ]; then pass; else fail "tools/$f: $bad"; fi
 done

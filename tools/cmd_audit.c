@@ -21,34 +21,36 @@
 #define QUICK_EPOCHS 2
 #define SEC "audit"
 
+/* the audit's parameters: type, range, default and words from dpc_audit_config's table */
+#define AUDIT_FIELD .fields = dpc_audit_config_fields
 static const opt_spec AU_CANARIES = {
-    .name = "--canaries", .metavar = "M", .type = OPT_UINT, .lo = 1, .hi = 16777216,
-    .section = SEC, .param = "canaries",
-    .help = "number of canaries (default 1000; gradient canaries need M <= the model's "
-            "parameters, mislabel canaries M < the training examples)",
+    .name = "--canaries", .metavar = "M", .type = OPT_UINT, AUDIT_FIELD, .section = SEC,
+    .param = "canaries",
+    .help = "number of canaries (gradient canaries need M <= the model's parameters, mislabel "
+            "canaries M < the training examples)",
     .example = "--canaries 3"};
 static const opt_spec AU_CANARY = {
-    .name = "--canary", .metavar = "KIND", .type = OPT_CHOICE, .choices = "gradient|mislabel|ood",
-    .section = SEC, .param = "canary",
-    .help = "gradient (white-box, default): a clipped gradient on one parameter, scored by the "
-            "likelihood ratio of the whitened trajectory | mislabel | ood (black-box: inputs "
-            "scored by the final model's loss)",
+    .name = "--canary", .metavar = "KIND", .type = OPT_CHOICE, AUDIT_FIELD, .section = SEC,
+    .param = "canary",
+    .help = "gradient: white-box, a clipped gradient on one parameter, scored by the likelihood "
+            "ratio of the whitened trajectory | mislabel | ood (black-box: inputs scored by the "
+            "final model's loss)",
     .example = "--canary ood"};
+/* the guess sizes' default is the bound's grid, in the CLI's words */
 static const opt_spec AU_GUESSES = {
-    .name = "--guesses", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 16777216,
-    .section = SEC, .param = "k_plus",
+    .name = "--guesses", .metavar = "K", .type = OPT_UINT, AUDIT_FIELD, .section = SEC,
+    .param = "k_plus",
     .help = "guess 'in' for the K highest scores (default: the grid of 1-50% of M, with and "
             "without bottom guesses, Bonferroni)",
     .example = "--guesses 2"};
 static const opt_spec AU_GUESSES_BOTTOM = {
-    .name = "--guesses-bottom", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 16777216,
-    .section = SEC, .param = "k_minus",
-    .help = "guess 'out' for the K lowest scores (default 0; one guess size, with --guesses)",
+    .name = "--guesses-bottom", .metavar = "K", .type = OPT_UINT, AUDIT_FIELD, .section = SEC,
+    .param = "k_minus",
+    .help = "guess 'out' for the K lowest scores (default none; one guess size, with --guesses)",
     .example = "--guesses-bottom 2"};
 static const opt_spec AU_CONFIDENCE = {
-    .name = "--confidence", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = SEC, .param = "confidence",
-    .help = "confidence of the bound in (0, 1) (default 0.95)", .example = "--confidence 0.9"};
+    .name = "--confidence", .metavar = "C", .type = OPT_DOUBLE, AUDIT_FIELD, .section = SEC,
+    .param = "confidence", .help = "confidence of the bound", .example = "--confidence 0.9"};
 static const opt_spec AU_QUICK = {
     .name = "--quick", .type = OPT_FLAG, .section = SEC, .param = "quick",
     .help = "data " QUICK_DATA " and 2 epochs unless --data / --epochs are given (seconds)",
@@ -96,13 +98,11 @@ static const opt_cmd AUDIT_CMD = {
 static int read_audit(audit_opts *o, opt_set *s)
 {
     dpc_error err = {0};
-    const char *kind = opt_str(s, &AU_CANARY, NULL);
-    if (kind && dpc_audit_canary_parse(kind, &o->ac.canary, &err))
-        return opt_fail_lib_at(s, &AU_CANARY, &err);
-    o->ac.canaries = opt_size(s, &AU_CANARIES, o->ac.canaries);
-    o->ac.k_plus = opt_size(s, &AU_GUESSES, 0);
-    o->ac.k_minus = opt_size(s, &AU_GUESSES_BOTTOM, 0);
-    o->ac.confidence = opt_dbl(s, &AU_CONFIDENCE, o->ac.confidence);
+    opt_read_field(s, &AU_CANARY, &o->ac);
+    opt_read_field(s, &AU_CANARIES, &o->ac);
+    opt_read_field(s, &AU_GUESSES, &o->ac);
+    opt_read_field(s, &AU_GUESSES_BOTTOM, &o->ac);
+    opt_read_field(s, &AU_CONFIDENCE, &o->ac);
     if (dpc_audit_config_check(&o->ac, &err)) return opt_fail_lib(s, &err);
     return 0;
 }

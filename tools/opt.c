@@ -176,8 +176,10 @@ static dpc_field range_of(const opt_spec *o)
     dpc_field r = {.name = "", .type = DPC_FIELD_DOUBLE, .lo = o->lo, .hi = o->hi,
                    .flags = o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
     if (f && !(f->flags & DPC_FIELD_NO_RANGE)) { /* else the spec's own ("the CLI's range") */
-        int numeric = dpc_field_is_numeric(f) && f->type != DPC_FIELD_BOOL &&
-                      f->type != DPC_FIELD_ENUM && f->type != DPC_FIELD_CHAR;
+        /* a list of an array field (a POINTER row): its lo, hi are each entry's (mech.theta) */
+        int numeric = (dpc_field_is_numeric(f) && f->type != DPC_FIELD_BOOL &&
+                       f->type != DPC_FIELD_ENUM && f->type != DPC_FIELD_CHAR) ||
+                      (o->type == OPT_LIST && f->type == DPC_FIELD_POINTER);
         r.lo = numeric ? f->lo : 0, r.hi = numeric ? f->hi : 0;
         r.flags = numeric ? f->flags & (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN) : 0u;
     }
@@ -216,12 +218,34 @@ static const char *enum_help(const opt_spec *o, const dpc_field *f, char *buf, s
     return buf;
 }
 
+/* OPT_OWN_DEFAULT: the spec's help with the table's range before its closing parenthetical
+ * ("number of steps n, in [1, 1099511627776] (required; ...)"), else at its end. */
+static const char *own_default_help(const opt_spec *o, char *buf, size_t len)
+{
+    char r[96];
+    size_t n = strlen(o->help), at = n;
+    if (!has_range(o)) return o->help;
+    range_text(o, r, sizeof r);
+    if (n && o->help[n - 1] == ')')
+        for (size_t i = n - 1, depth = 0; i > 0; i--) {
+            depth += o->help[i] == ')';
+            depth -= o->help[i] == '(';
+            if (depth == 0) {
+                if (o->help[i - 1] == ' ') at = i - 1;
+                break;
+            }
+        }
+    snprintf(buf, len, "%.*s, %s%s", (int)at, o->help, r, o->help + at);
+    return buf;
+}
+
 /* The option's help line: its spec's text, then for a field of a library table the table's
  * range and default ("last fraction of steps, in [0, 1] (default 0.25)", "number of groups,
  * >= 1 (default: the strategy's bands)"; an unset 0 without words: no default). */
 static const char *help_text(const opt_spec *o, char *buf, size_t len)
 {
     const dpc_field *f = spec_field(o);
+    if (f && (o->flags & OPT_OWN_DEFAULT)) return own_default_help(o, buf, len);
     if (!f || strstr(o->help, "(default") || f->type == DPC_FIELD_BOOL ||
         (f->flags & DPC_FIELD_DERIVED))
         return o->help;

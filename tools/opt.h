@@ -58,6 +58,10 @@ typedef enum opt_type {
 #define OPT_IN_STRATEGY 256u /* a mechanism kind: file:PATH reads PATH */
 #define OPT_CONTINUES 512u   /* an input and an output with this flag may be one file (--resume F
                                 --checkpoint F: the run continues the checkpoint it resumed) */
+#define OPT_OWN_DEFAULT 1024u /* a field of `fields` whose default is the command's, not the
+                                table's ("required" by mech, derived from the run by train): its
+                                help says it; the table gives the range, shown before the help's
+                                closing parenthetical */
 
 typedef struct opt_spec {
     const char *name;      /* "--steps" */
