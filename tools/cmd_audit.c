@@ -12,14 +12,18 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The audit's default run (the command's recipe, instead of train's defaults), each written once
+ * here: the help text spells them from these */
 #define AUDIT_DATA "fashion-mnist"
 #define AUDIT_MODEL "softmax"
-#define AUDIT_EPSILON 8.0 /* the claim when neither --epsilon nor --noise-multiplier is given */
+#define AUDIT_EPSILON 8 /* the claim when neither --epsilon nor --noise-multiplier is given */
 #define AUDIT_EPOCHS 5
-#define AUDIT_LR 1.0
+#define AUDIT_LR 1
 #define QUICK_DATA "fashion-mnist:limit=20000"
 #define QUICK_EPOCHS 2
 #define SEC "audit"
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
 /* the audit's parameters: type, range, default and words from dpc_audit_config's table */
 #define AUDIT_FIELD .fields = dpc_audit_config_fields
@@ -53,7 +57,7 @@ static const opt_spec AU_CONFIDENCE = {
     .param = "confidence", .help = "confidence of the bound", .example = "--confidence 0.9"};
 static const opt_spec AU_QUICK = {
     .name = "--quick", .type = OPT_FLAG, .section = SEC, .param = "quick",
-    .help = "data " QUICK_DATA " and 2 epochs unless --data / --epochs are given (seconds)",
+    .help = "data " QUICK_DATA " and " STR(QUICK_EPOCHS) " epochs unless --data / --epochs are given (seconds)",
     .example = "--quick"};
 static const opt_spec AU_STUDY = {
     .name = "--study", .metavar = "DIR", .type = OPT_STR, .flags = OPT_OUT_DIR, .section = SEC,
@@ -81,9 +85,10 @@ static const opt_cmd AUDIT_CMD = {
              "& Jagielski (2023) at the given confidence next to the epsilon the run claims. A bound\n"
              "above the claim means the run is not as private as claimed (doc/audit.md).\n"
              "Every run option of `dpcorr train` configures the audited run, with these audit\n"
-             "defaults instead of train's: --data fashion-mnist, --model softmax, --epsilon 8,\n"
-             "--epochs 5, --lr 1 (DP-SGD with Poisson sampling, batch 256, clip 1, 1000 white-box\n"
-             "gradient canaries, 95% confidence). --report writes the audit's JSON, --plot the\n"
+             "defaults instead of train's: --data " AUDIT_DATA ", --model " AUDIT_MODEL
+             ", --epsilon " STR(AUDIT_EPSILON) ",\n"
+             "--epochs " STR(AUDIT_EPOCHS) ", --lr " STR(AUDIT_LR) " (DP-SGD with Poisson sampling, train's batch and clip, the\n"
+             "audit options' defaults below). --report writes the audit's JSON, --plot the\n"
              "canary score histograms and the bound per guess count.",
     .opts = AUDIT_OPTS,
     .kind_opt = "--mech",
