@@ -57,6 +57,8 @@ static const opt_spec K_ITERATES = {KAN_FIELD,
     .name = "--iterates", .metavar = "T", .type = OPT_UINT, .section = OPTIM,
     .param = "iterates", .conflicts = "--epochs",
     .help = "iterates W_0..W_T-1, i.e. T-1 updates", .example = "--iterates 30"};
+/* the CLI's conversion to iterates (no field of its own): its range keeps 1 + N floor(n/B) exact;
+ * the library checks the iterates */
 static const opt_spec K_EPOCHS = {
     .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = OPTIM,
     .param = "iterates", .help = "T = 1 + N floor(n/B) instead",

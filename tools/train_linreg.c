@@ -94,8 +94,11 @@ static const opt_spec L_DOMAIN = {LINREG_FIELD,
     .name = "--domain", .metavar = "B", .type = OPT_DOUBLE, .section = ALG, .param = "domain",
     .help = "DP-STAT domain (default K2 R_x (w-bound + sigma-bound) (ln N)^(2a))",
     .example = "--domain 10"};
-static const opt_spec L_DPSTAT_K = {LINREG_FIELD, /* the CLI's range (the table's dpstat_k has none: the paper's sentinel) */
-    .name = "--dpstat-k", .metavar = "K|paper", .type = OPT_UINT, .lo = 1, .hi = 100000,
+/* the CLI's range: the library's limit (the table's dpstat_k has none: 0 and the paper's
+ * sentinel SIZE_MAX are values of it; the CLI's "paper" is the sentinel) */
+static const opt_spec L_DPSTAT_K = {LINREG_FIELD,
+    .name = "--dpstat-k", .metavar = "K|paper", .type = OPT_UINT, .lo = 1,
+    .hi = DPC_LINREG_MAX_DPSTAT_K,
     .flags = OPT_WORDS, .choices = "paper", .section = ALG, .param = "dpstat_k",
     .help = "DP-STAT doublings (paper: ceil(200 log2 N), whose Delta = B/N^200 underflows)",
     .example = "--dpstat-k 30"};
