@@ -94,9 +94,9 @@ static const opt_spec L_DOMAIN = {LINREG_FIELD,
     .name = "--domain", .metavar = "B", .type = OPT_DOUBLE, .section = ALG, .param = "domain",
     .help = "DP-STAT domain (default K2 R_x (w-bound + sigma-bound) (ln N)^(2a))",
     .example = "--domain 10"};
-/* the CLI's range: the library's limit (the table's dpstat_k has none: 0 and the paper's
- * sentinel SIZE_MAX are values of it; the CLI's "paper" is the sentinel) */
-static const opt_spec L_DPSTAT_K = {LINREG_FIELD,
+/* the table's dpstat_k has no range (0 and the paper's sentinel SIZE_MAX are values of it; the
+ * CLI's "paper" is the sentinel): the library's limit DPC_LINREG_MAX_DPSTAT_K bounds a count */
+static const opt_spec L_DPSTAT_K = {LINREG_FIELD, /* the CLI's range: the library's limit */
     .name = "--dpstat-k", .metavar = "K|paper", .type = OPT_UINT, .lo = 1,
     .hi = DPC_LINREG_MAX_DPSTAT_K,
     .flags = OPT_WORDS, .choices = "paper", .section = ALG, .param = "dpstat_k",
