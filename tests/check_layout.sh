@@ -111,7 +111,9 @@ done
 # range, default, help, condition and example come from its row)
 named=$(grep -nE 'cooldown_fraction|cooldown_factor|"(problem\.)?decades"|\.decades\b' tools/*.c tools/*.h)
 if [ -z "$named" ]; then pass; else fail "a generated option's field named in tools/: $named"; fi
-# 6. option specs of table fields carry no copy of the table's range or default
+# 6. option specs of table fields carry no copy of the table's range or default (no .lo/.hi, no
+# "(default 0.5", no "in [0, 1)" in the help); one whose default is the command's (OPT_OWN_DEFAULT)
+# says so in words
 # their default is not the field's: "required" for mech/account and derived by train (bands,
 # steps), or the optimizer's workload in train (--mech-momentum, --mech-decay)
 FIELD_EXEMPT=" mech.bands mech.steps mech.momentum mech.decay "
@@ -136,6 +138,9 @@ bad=$(awk -v nums="$nums" -v exempt="$FIELD_EXEMPT" '
         if (tab && ((blk ~ /\.lo = |\.hi = / && blk !~ /the CLI.s range/) || blk ~ /\(default:? *[-0-9.]|\(default\)/ ||
                     blk ~ /in [[(] *-?[0-9.]+ *, *-?[0-9.e+]+ *[])]/))
             printf "%s:%d: %s sets a table field but writes its range or default\n", FILENAME, start, name
+        # a default in the CLI words (required, derived, none) is declared the command ones
+        if (tab && blk ~ /\(default/ && blk !~ /OWN_DEFAULT/)
+            printf "%s:%d: %s says a default of its own without OPT_OWN_DEFAULT\n", FILENAME, start, name
         p = ""
         if (match(blk, /\.param = "[^",]+/)) { p = substr(blk, RSTART + 10, RLENGTH - 10) }
         if (!tab && p != "" && index(nums, " " p " ") && !index(exempt, " " p " ") &&

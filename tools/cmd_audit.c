@@ -42,13 +42,15 @@ static const opt_spec AU_CANARY = {
     .example = "--canary ood"};
 /* the guess sizes' default is the bound's grid, in the CLI's words */
 static const opt_spec AU_GUESSES = {
-    .name = "--guesses", .metavar = "K", .type = OPT_UINT, AUDIT_FIELD, .section = SEC,
+    .name = "--guesses", .metavar = "K", .type = OPT_UINT, AUDIT_FIELD, .flags = OPT_OWN_DEFAULT,
+    .section = SEC,
     .param = "k_plus",
     .help = "guess 'in' for the K highest scores (default: the grid of 1-50% of M, with and "
             "without bottom guesses, Bonferroni)",
     .example = "--guesses 2"};
 static const opt_spec AU_GUESSES_BOTTOM = {
-    .name = "--guesses-bottom", .metavar = "K", .type = OPT_UINT, AUDIT_FIELD, .section = SEC,
+    .name = "--guesses-bottom", .metavar = "K", .type = OPT_UINT, AUDIT_FIELD,
+    .flags = OPT_OWN_DEFAULT, .section = SEC,
     .param = "k_minus",
     .help = "guess 'out' for the K lowest scores (default none; one guess size, with --guesses)",
     .example = "--guesses-bottom 2"};

@@ -68,7 +68,7 @@ const opt_spec MO_MECH_DECAY = {
     .help = "workload decay factor (train: default 1 - lr x weight decay; else 1)",
     .example = "{kind} bsr --bands 3 --mech-decay 0.9"};
 const opt_spec MO_HONAKER = {
-    .name = "--honaker", .type = OPT_FLAG, MECH_FIELD, .section = "mechanism", .param = "mech.honaker,honaker",
+    .name = "--honaker", .type = OPT_FLAG, MECH_FIELD, OWN_DEFAULT, .section = "mechanism", .param = "mech.honaker,honaker",
     .when = "{kind} tree", .help = "Honaker efficient estimator (default the plain tree)",
     .example = "{kind} tree --honaker"};
 const opt_spec MO_THETA = {

@@ -77,8 +77,8 @@ static const opt_spec K_CLIP = {KAN_FIELD,
     .help = "clip norm (theory: G from c, kan2 only: no clipping)",
     .example = "--clip 0.5"};
 static const opt_spec K_RADIUS = {KAN_FIELD,
-    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
-    .choices = "theory", .section = OPTIM, .param = "radius",
+    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE,
+    .flags = OPT_WORDS | OPT_OWN_DEFAULT, .choices = "theory", .section = OPTIM, .param = "radius",
     .help = "projection radius (default none; theory: C_R (log T + sqrt(log(n/delta)))/gamma "
             "with gamma estimated, kan2 only)",
     .example = "--radius 2"};

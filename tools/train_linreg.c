@@ -79,20 +79,20 @@ static const opt_spec L_STEPS = {LINREG_FIELD,
     .param = "steps", .help = "number of steps (even) instead of --c1", .example = "--steps 40"};
 static const opt_spec L_STAT_BATCH = {LINREG_FIELD,
     .name = "--stat-batch", .metavar = "S", .type = OPT_UINT, .section = ALG,
-    .param = "stat_batch", .help = "DP-STAT records per step (default (b+s)/11)",
+    .param = "stat_batch", .flags = OPT_OWN_DEFAULT,
+    .help = "DP-STAT records per step (default (b+s)/11)",
     .example = "--stat-batch 50"};
 static const opt_spec L_LR = {LINREG_FIELD,
     .name = "--lr", .metavar = "ETA", .type = OPT_DOUBLE, .section = ALG, .param = "eta",
-    .help = "step size (default b/(R_x^2 + (b-1)||H||); dp-ssgd min(1/(4 R_x^2), Thm. 3.2's cap))",
+    .help = "step size",
     .example = "--lr 0.01"};
 static const opt_spec L_CLIP = {LINREG_FIELD,
     .name = "--clip", .metavar = "Z", .type = OPT_DOUBLE, .section = ALG, .param = "clip",
-    .help = "dp-ssgd and the fixed-clip baseline: zeta (default R_x sqrt(w-bound^2 + "
-            "sigma-bound^2) (ln N)^(2a), Cor. 3.3)",
+    .help = "dp-ssgd and the fixed-clip baseline: zeta",
     .example = "--baselines fixed --clip 2"};
 static const opt_spec L_DOMAIN = {LINREG_FIELD,
     .name = "--domain", .metavar = "B", .type = OPT_DOUBLE, .section = ALG, .param = "domain",
-    .help = "DP-STAT domain (default K2 R_x (w-bound + sigma-bound) (ln N)^(2a))",
+    .help = "DP-STAT domain",
     .example = "--domain 10"};
 /* the table's dpstat_k has no range (0 and the paper's sentinel SIZE_MAX are values of it; the
  * CLI's "paper" is the sentinel): the library's limit DPC_LINREG_MAX_DPSTAT_K bounds a count */
@@ -122,13 +122,13 @@ static const opt_spec L_BASELINES = {
 static const opt_spec L_SSP_X = {.fields = dpc_linreg_ssp_opts_fields,
     .name = "--ssp-x-bound", .metavar = "R", .type = OPT_DOUBLE,
     .section = "baselines", .param = "ssp.x_bound",
-    .when = "--baselines ssp", .help = "SSP row clip (default R_x (ln N)^a)",
+    .when = "--baselines ssp", .help = "SSP row clip",
     .example = "--baselines ssp --ssp-x-bound 3"};
 static const opt_spec L_SSP_Y = {.fields = dpc_linreg_ssp_opts_fields,
     .name = "--ssp-y-bound", .metavar = "Y", .type = OPT_DOUBLE,
     .section = "baselines", .param = "ssp.y_bound",
     .when = "--baselines ssp",
-    .help = "SSP target clip (default K2 sqrt(w-bound^2 + sigma-bound^2) (ln N)^a)",
+    .help = "SSP target clip",
     .example = "--baselines ssp --ssp-y-bound 3"};
 static const opt_spec L_STREAM = {LINREG_FIELD, /* a uint32: the library's type check */
     .name = "--stream", .metavar = "I", .type = OPT_UINT,
