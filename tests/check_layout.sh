@@ -160,8 +160,10 @@ rows() { # the value fields (numbers, BOOL, ENUM) of table $2 in file $1, each p
     awk -v t="$2" -v pre="$3" '
         $0 ~ t "\\[\\] = \\{" { on = 1; next }
         on && /^\};/ { on = 0 }
-        on && match($0, /\{\.name = "[A-Za-z_0-9]+", \.type = DPC_FIELD_(DOUBLE|SIZE|U64|INT|BOOL|ENUM)[,}]/) {
-            n = substr($0, RSTART + 10); sub(/".*/, "", n); print pre n }' "$1"
+        on && match($0, /\{\.name = "[A-Za-z_0-9]+"/) { cur = substr($0, RSTART + 10); sub(/".*/, "", cur) }
+        on && cur != "" && /\.type = DPC_FIELD_/ {
+            if ($0 ~ /\.type = DPC_FIELD_(DOUBLE|SIZE|U64|INT|BOOL|ENUM)[,}]/) print pre cur
+            cur = "" }' "$1"
 }
 for spec in "cmd_advise.c:src/core/train/advise.c:aq_fields:" \
             "cmd_theory.c:src/papers/nu/nu_fields.c:nu_fields:" \
@@ -171,7 +173,10 @@ for spec in "cmd_advise.c:src/core/train/advise.c:aq_fields:" \
             "cmd_mech.c:src/core/mech/mech_core.c:wl_fields:workload." \
             "mech_opts.c:src/core/mech/mech_core.c:mech_fields:mech." \
             "mech_opts.c:src/core/mech/mech_core.c:part_fields:part." \
-            "cmd_audit.c:src/core/audit/run.c:ac_fields:"; do
+            "cmd_audit.c:src/core/audit/run.c:ac_fields:" \
+            "frame_ckpt.c:src/core/train/run_drive.c:rp_fields:" \
+            "cmd_train.c:src/core/train/train_config.c:train_fields:" \
+            "cmd_demo.c:src/core/train/train_config.c:train_fields:"; do
     f=${spec%%:*}; rest=${spec#*:}; src=${rest%%:*}; rest=${rest#*:}; arr=${rest%%:*}; pre=${rest#*:}
     names=" $(rows "$src" "$arr" "$pre" | tr '\n' ' ') "
     [ "$(echo "$names" | wc -w)" -ge 2 ] || { fail "check 6 read no rows of $arr in $src"; continue; }
