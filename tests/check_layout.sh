@@ -159,7 +159,7 @@ rows() { # the value fields (numbers, BOOL, ENUM) of table $2 in file $1, each p
 for spec in "cmd_advise.c:src/core/train/advise.c:aq_fields:" \
             "cmd_theory.c:src/papers/nu/nu_fields.c:nu_fields:" \
             "cmd_optimize.c:src/core/strategy/strategy_core.c:sp_fields:problem." \
-            "cmd_optimize.c:src/core/strategy/strategy_core.c:wl_fields:problem.workload." \
+            "cmd_optimize.c:src/core/mech/mech_core.c:wl_fields:problem.workload." \
             "cmd_optimize.c:src/core/strategy/strategy_core.c:so_fields:options."; do
     f=${spec%%:*}; rest=${spec#*:}; src=${rest%%:*}; rest=${rest#*:}; arr=${rest%%:*}; pre=${rest#*:}
     names=" $(rows "$src" "$arr" "$pre" | tr '\n' ' ') "
