@@ -927,7 +927,16 @@ void opt_dry_field(const dpc_field *f, const void *base, const char *prefix)
 
 void opt_dry_fields(const dpc_field_table *t, const void *base, const char *prefix)
 {
-    for (size_t i = 0; i < t->count; i++) opt_dry_field(&t->fields[i], base, prefix);
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (f->type == DPC_FIELD_STRUCT && f->sub) { /* "problem.workload.momentum" */
+            char sub[128];
+            snprintf(sub, sizeof sub, "%s%s.", prefix, f->name);
+            opt_dry_fields(f->sub, (const char *)base + f->offset, sub);
+        } else {
+            opt_dry_field(f, base, prefix);
+        }
+    }
 }
 
 void opt_dry_list(const char *key, const double *v, size_t n)
