@@ -112,7 +112,9 @@ done
 # range, default, help, condition and example come from its row)
 named=$(grep -nE 'cooldown_fraction|cooldown_factor|"(problem\.)?decades"|\.decades\b' tools/*.c tools/*.h)
 if [ -z "$named" ]; then pass; else fail "a generated option's field named in tools/: $named"; fi
-# 6. option specs of table fields carry no copy of the table's range or default
+# 6. option specs of table fields carry no copy of the table's range or default (no .lo/.hi, no
+# "(default 0.5", no "in [0, 1)" in the help); one whose default is the command's (OPT_OWN_DEFAULT)
+# says so in words
 # their default is not the field's: "required" for mech/account and derived by train (bands,
 # steps), or the optimizer's workload in train (--mech-momentum, --mech-decay)
 FIELD_EXEMPT=" mech.bands mech.steps mech.momentum mech.decay "
@@ -134,8 +136,12 @@ bad=$(awk -v nums="$nums" -v exempt="$FIELD_EXEMPT" '
     on && /\};[ \t]*$/ {
         on = 0
         tab = blk ~ /\.fields = |[A-Z]+_FIELD[,}]/
-        if (tab && ((blk ~ /\.lo = |\.hi = / && blk !~ /the CLI.s range/) || blk ~ /\(default:? *[-0-9.]|\(default\)/))
+        if (tab && ((blk ~ /\.lo = |\.hi = / && blk !~ /the CLI.s range/) || blk ~ /\(default:? *[-0-9.]|\(default\)/ ||
+                    blk ~ /in [[(] *-?[0-9.]+ *, *-?[0-9.e+]+ *[])]/))
             printf "%s:%d: %s sets a table field but writes its range or default\n", FILENAME, start, name
+        # a default in the CLI words (required, derived, none) is declared the command ones
+        if (tab && blk ~ /\(default/ && blk !~ /OWN_DEFAULT/)
+            printf "%s:%d: %s says a default of its own without OPT_OWN_DEFAULT\n", FILENAME, start, name
         p = ""
         if (match(blk, /\.param = "[^",]+/)) { p = substr(blk, RSTART + 10, RLENGTH - 10) }
         if (!tab && p != "" && index(nums, " " p " ") && !index(exempt, " " p " ") &&
@@ -147,35 +153,46 @@ if [ -z "$bad" ]; then pass; else
     FAIL=$((FAIL + $(echo "$bad" | wc -l)))
 fi
 
-# advise, theory, mech optimize, account and compare: every option whose first parameter is a
-# field of the struct the command fills reads its row (theory's --random, a flag for one value of the ENUM model, is
-# the exception)
+# advise, theory, mech optimize, mech, audit, account, compare and the mechanism options: every
+# option whose first parameter is a field of the struct the command fills reads its row; the
+# exceptions are flags or words for one value of a field: theory's --random (the ENUM model),
+# --cyclic (part.kind) and --of (mech.coeffs_of_strategy, the words noising|strategy|B|C)
 rows() { # the value fields (numbers, BOOL, ENUM) of table $2 in file $1, each prefixed by $3
     awk -v t="$2" -v pre="$3" '
         $0 ~ t "\\[\\] = \\{" { on = 1; next }
         on && /^\};/ { on = 0 }
-        on && match($0, /\{\.name = "[A-Za-z_0-9]+", \.type = DPC_FIELD_(DOUBLE|SIZE|U64|INT|BOOL|ENUM)[,}]/) {
-            n = substr($0, RSTART + 10); sub(/".*/, "", n); print pre n }' "$1"
+        on && match($0, /\{\.name = "[A-Za-z_0-9]+"/) { cur = substr($0, RSTART + 10); sub(/".*/, "", cur) }
+        on && cur != "" && /\.type = DPC_FIELD_/ {
+            if ($0 ~ /\.type = DPC_FIELD_(DOUBLE|SIZE|U64|INT|BOOL|ENUM)[,}]/) print pre cur
+            cur = "" }' "$1"
 }
 for spec in "cmd_advise.c:src/core/train/advise.c:aq_fields:" \
             "cmd_theory.c:src/papers/nu/nu_fields.c:nu_fields:" \
             "cmd_optimize.c:src/core/strategy/strategy_core.c:sp_fields:problem." \
-            "cmd_optimize.c:src/core/strategy/strategy_core.c:wl_fields:problem.workload." \
+            "cmd_optimize.c:src/core/mech/mech_core.c:wl_fields:problem.workload." \
             "cmd_optimize.c:src/core/strategy/strategy_core.c:so_fields:options." \
+            "cmd_mech.c:src/core/mech/mech_core.c:wl_fields:workload." \
+            "mech_opts.c:src/core/mech/mech_core.c:mech_fields:mech." \
+            "mech_opts.c:src/core/mech/mech_core.c:part_fields:part." \
+            "cmd_audit.c:src/core/audit/run.c:ac_fields:" \
+            "frame_ckpt.c:src/core/train/run_drive.c:rp_fields:" \
+            "cmd_train.c:src/core/train/train_config.c:train_fields:" \
+            "cmd_demo.c:src/core/train/train_config.c:train_fields:" \
             "cmd_account.c:src/core/account/query.c:query_fields:" \
             "cmd_account.c:src/core/account/event.c:ao_fields:" \
             "cmd_compare.c:src/core/strategy/mech_compare.c:cmp_fields:" \
             "cmd_compare.c:src/core/mech/mech_core.c:part_fields:part."; do
     f=${spec%%:*}; rest=${spec#*:}; src=${rest%%:*}; rest=${rest#*:}; arr=${rest%%:*}; pre=${rest#*:}
     names=" $(rows "$src" "$arr" "$pre" | tr '\n' ' ') "
+    # (at least one row: compare's table has one value field, steps)
     [ "$(echo "$names" | wc -w)" -ge 1 ] || { fail "check 6 read no rows of $arr in $src"; continue; }
-    bad=$(awk -v names="$names" '
+    bad=$(awk -v names="$names" -v exempt=" model part.kind mech.coeffs_of_strategy " '
         /^(static )?const opt_spec [A-Z_0-9]+ = \{/ { on = 1; blk = ""; name = $0; sub(/ =.*/, "", name); sub(/.* /, "", name) }
         on { blk = blk " " $0 }
         on && /\};[ \t]*$/ {
             on = 0; p = ""
             if (match(blk, /\.param = "[^",]+/)) p = substr(blk, RSTART + 10, RLENGTH - 10)
-            if (p != "" && p != "model" && index(names, " " p " ") && blk !~ /\.fields = |[A-Z]+_FIELD[,}]/)
+            if (p != "" && !index(exempt, " " p " ") && index(names, " " p " ") && blk !~ /\.fields = |[A-Z]+_FIELD[,}]/)
                 printf "%s sets %s without reading its row\n", name, p }' "tools/$f")
     if [ -z "$bad" ]; then pass; else fail "tools/$f: $bad"; fi
 done

@@ -387,6 +387,7 @@ static void test_field_table(void)
     struct { const char *field; double v; } bad[] = {
         {"canary", 3}, {"canary", -1}, {"canaries", 0}, {"canaries", 16777217},
         {"confidence", 0}, {"confidence", 1}, {"confidence", NAN},
+        {"k_plus", 16777217}, {"k_minus", 16777217}, /* a guess size: [1, 2^24], 0 unset */
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         dpc_audit_config b;
@@ -396,6 +397,9 @@ static void test_field_table(void)
                   !strcmp(err.field, bad[i].field), "%s = %g refused: '%s'", bad[i].field,
               bad[i].v, err.msg);
     }
+    const dpc_field *kp = dpc_field_find(t, "k_plus", NULL);
+    CHECK(kp && kp->lo == 1 && kp->hi == 16777216 && (kp->flags & DPC_FIELD_UNSET_ZERO),
+          "k_plus's row: [1, 2^24], 0 = the bound's grid (the CLI's --guesses reads it)");
     c.canaries = 16777216;
     c.confidence = 0.999;
     CHECK_OK(dpc_audit_config_check(&c, &err), &err);

@@ -623,6 +623,22 @@ static void test_invalid(void)
     p.omega = om;
     CHECK(dpc_mech_new(&m, &p, &err) == DPC_E_INVALID && !strcmp(err.field, "theta") && strstr(err.msg, "entry 0"),
           "theta out of range: %s", err.msg);
+    { /* the entries' range is theta's row (the CLI's --theta reads it): (0, 1) */
+        const dpc_field *ft = dpc_field_find(dpc_mech_params_fields(), "theta", NULL);
+        char want[96];
+        dpc_field_format_range(ft, want, sizeof want);
+        CHECK(!strcmp(want, "in (0, 1)") && strstr(err.msg, want), "theta's row range '%s': %s",
+              want, err.msg);
+        double edge[3] = {0.0, 1.0, 0.999999};
+        for (int i = 0; i < 3; i++) {
+            th[0] = edge[i];
+            dpc_status st = dpc_mech_new(&m, &p, &err);
+            CHECK(i < 2 ? st == DPC_E_INVALID && !strcmp(err.field, "theta") : st == DPC_OK,
+                  "theta %g: %s", edge[i], st ? err.msg : "accepted");
+            dpc_mech_free(m);
+            m = NULL;
+        }
+    }
     double co[2] = {0.0, 1.0};
     dpc_mech_params_init(&p);
     p.kind = DPC_MECH_TOEPLITZ;

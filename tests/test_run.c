@@ -217,6 +217,11 @@ static void test_field_table(void)
           "defaults: the zeroed struct");
     p.checkpoint_every = SIZE_MAX, p.stop_after = 1;
     CHECK_OK(dpc_field_check(t, &p, &err), &err);
+    p.checkpoint_every = 0, p.stop_after = 0; /* none: accepted as the unset 0 */
+    CHECK_OK(dpc_field_check(t, &p, &err), &err);
+    for (size_t i = 0; i < t->count; i++) /* a count given is >= 1 (the CLI's options read it) */
+        CHECK(t->fields[i].lo == 1 && (t->fields[i].flags & DPC_FIELD_UNSET_ZERO) &&
+                  isinf(t->fields[i].hi), "%s: >= 1, 0 = none", t->fields[i].name);
     const dpc_field *f = dpc_field_find(t, "stop_after", NULL);
     CHECK(f && f->offset == offsetof(dpc_run_params, stop_after), "stop_after found");
     CHECK(f && dpc_field_check_value(f, "", NAN, &err) != DPC_OK && !strcmp(err.field, "stop_after"),

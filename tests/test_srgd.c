@@ -164,6 +164,11 @@ static void test_presets(void)
           "the message explains: %s", err.msg);
     st = dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 0, 0, 1000, 10, &err);
     CHECK(st == DPC_E_INVALID && strstr(err.msg, "c:"), "c = 0 refused: %s", err.msg);
+    st = dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 1e300, 0, 1000, 10, &err); /* beta = c^2 L/R */
+    CHECK(st == DPC_E_RANGE && !strcmp(err.field, "c") && strstr(err.msg, "overflows"),
+          "c = 1e300 refused naming c (not the derived beta): %s", err.msg);
+    CHECK_OK(dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 1e10, 0, 1000, 10, &err), &err);
+    CHECK(isfinite(c.beta) && c.steps == 1000, "c = 1e10 (beyond the CLI's old 1e9) is a preset");
     c.R = INFINITY;
     st = dpc_srgd_preset(&c, DPC_SRGD_REGIME_A, 1, 0, 1000, 10, &err);
     CHECK(st == DPC_E_INVALID && strstr(err.msg, "R:"), "presets need a finite R: %s", err.msg);

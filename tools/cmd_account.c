@@ -25,8 +25,8 @@ static const opt_spec A_CONV_ACCOUNTANT = {
     .section = SEC, .param = "accountant", .help = "zcdp | gdp",
     .example = "! --accountant gdp --epsilon 1 --delta 1e-5"};
 static const opt_spec A_SIGMA = {
-    .name = "--sigma", .metavar = "S", .type = OPT_DOUBLE, AQ_FIELD, .section = SEC,
-    .param = "sigma,parts.sigma,noise_multiplier,z",
+    .name = "--sigma", .metavar = "S", .type = OPT_DOUBLE, AQ_FIELD, .flags = OPT_OWN_DEFAULT,
+    .section = SEC, .param = "sigma,parts.sigma,noise_multiplier,z",
     .help = "noise multiplier: noise std / sensitivity; with --mech the noise std per row of Z "
             "is S x clip x the column norm of C (required)",
     .example = "--sigma 3"};
@@ -38,8 +38,8 @@ static const opt_spec A_Q = {
             "valid route is reported",
     .example = "--q 0.5"};
 static const opt_spec A_STEPS = {
-    .name = "--steps", .metavar = "N", .type = OPT_UINT, AQ_FIELD, .section = SEC,
-    .param = "steps,count,parts.count,mech.steps",
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, AQ_FIELD, .flags = OPT_OWN_DEFAULT,
+    .section = SEC, .param = "steps,count,parts.count,mech.steps",
     .help = "number of steps (compositions); with --mech also its n (required)",
     .example = "--steps 17"};
 static const opt_spec A_CONV_STEPS = {

@@ -157,15 +157,9 @@ int cmd_advise(int argc, char **argv)
     if (dpc_account_resolve_delta(q.delta, q.n_examples, q.allow_large_delta, &delta, NULL, &err))
         return opt_fail_lib(&s, &err);
     if (s.dry_run) {
-        opt_dry_uint("n_examples", q.n_examples);
-        opt_dry_uint("batch", q.batch);
-        opt_dry_uint("epochs", q.epochs);
-        opt_dry_num("momentum", q.momentum);
-        opt_dry_num("epsilon", q.epsilon);
-        opt_dry_num("delta", delta);
-        opt_dry_uint("allow_large_delta", (uint64_t)q.allow_large_delta);
-        opt_dry_str("accountant", dpc_accountant_name(q.accountant));
-        opt_dry_uint("skip_slow", (uint64_t)q.skip_slow);
+        dpc_advise_query shown = q; /* the query as resolved: delta derived from N */
+        shown.delta = delta;
+        opt_dry_fields(dpc_advise_query_fields(), &shown, "");
         opt_dry_uint("json", (uint64_t)json);
         return 0;
     }

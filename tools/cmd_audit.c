@@ -12,46 +12,54 @@
 #include <string.h>
 #include <unistd.h>
 
+/* The audit's default run (the command's recipe, instead of train's defaults), each written once
+ * here: the help text spells them from these */
 #define AUDIT_DATA "fashion-mnist"
 #define AUDIT_MODEL "softmax"
-#define AUDIT_EPSILON 8.0 /* the claim when neither --epsilon nor --noise-multiplier is given */
+#define AUDIT_EPSILON 8 /* the claim when neither --epsilon nor --noise-multiplier is given */
 #define AUDIT_EPOCHS 5
-#define AUDIT_LR 1.0
+#define AUDIT_LR 1
 #define QUICK_DATA "fashion-mnist:limit=20000"
 #define QUICK_EPOCHS 2
 #define SEC "audit"
+#define STR_(x) #x
+#define STR(x) STR_(x)
 
+/* the audit's parameters: type, range, default and words from dpc_audit_config's table */
+#define AUDIT_FIELD .fields = dpc_audit_config_fields
 static const opt_spec AU_CANARIES = {
-    .name = "--canaries", .metavar = "M", .type = OPT_UINT, .lo = 1, .hi = 16777216,
-    .section = SEC, .param = "canaries",
-    .help = "number of canaries (default 1000; gradient canaries need M <= the model's "
-            "parameters, mislabel canaries M < the training examples)",
+    .name = "--canaries", .metavar = "M", .type = OPT_UINT, AUDIT_FIELD, .section = SEC,
+    .param = "canaries",
+    .help = "number of canaries (gradient canaries need M <= the model's parameters, mislabel "
+            "canaries M < the training examples)",
     .example = "--canaries 3"};
 static const opt_spec AU_CANARY = {
-    .name = "--canary", .metavar = "KIND", .type = OPT_CHOICE, .choices = "gradient|mislabel|ood",
-    .section = SEC, .param = "canary",
-    .help = "gradient (white-box, default): a clipped gradient on one parameter, scored by the "
-            "likelihood ratio of the whitened trajectory | mislabel | ood (black-box: inputs "
-            "scored by the final model's loss)",
+    .name = "--canary", .metavar = "KIND", .type = OPT_CHOICE, AUDIT_FIELD, .section = SEC,
+    .param = "canary",
+    .help = "gradient: white-box, a clipped gradient on one parameter, scored by the likelihood "
+            "ratio of the whitened trajectory | mislabel | ood (black-box: inputs scored by the "
+            "final model's loss)",
     .example = "--canary ood"};
+/* the guess sizes' default is the bound's grid, in the CLI's words */
 static const opt_spec AU_GUESSES = {
-    .name = "--guesses", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 16777216,
-    .section = SEC, .param = "k_plus",
+    .name = "--guesses", .metavar = "K", .type = OPT_UINT, AUDIT_FIELD, .flags = OPT_OWN_DEFAULT,
+    .section = SEC,
+    .param = "k_plus",
     .help = "guess 'in' for the K highest scores (default: the grid of 1-50% of M, with and "
             "without bottom guesses, Bonferroni)",
     .example = "--guesses 2"};
 static const opt_spec AU_GUESSES_BOTTOM = {
-    .name = "--guesses-bottom", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 16777216,
-    .section = SEC, .param = "k_minus",
-    .help = "guess 'out' for the K lowest scores (default 0; one guess size, with --guesses)",
+    .name = "--guesses-bottom", .metavar = "K", .type = OPT_UINT, AUDIT_FIELD,
+    .flags = OPT_OWN_DEFAULT, .section = SEC,
+    .param = "k_minus",
+    .help = "guess 'out' for the K lowest scores (default none; one guess size, with --guesses)",
     .example = "--guesses-bottom 2"};
 static const opt_spec AU_CONFIDENCE = {
-    .name = "--confidence", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = SEC, .param = "confidence",
-    .help = "confidence of the bound in (0, 1) (default 0.95)", .example = "--confidence 0.9"};
+    .name = "--confidence", .metavar = "C", .type = OPT_DOUBLE, AUDIT_FIELD, .section = SEC,
+    .param = "confidence", .help = "confidence of the bound", .example = "--confidence 0.9"};
 static const opt_spec AU_QUICK = {
     .name = "--quick", .type = OPT_FLAG, .section = SEC, .param = "quick",
-    .help = "data " QUICK_DATA " and 2 epochs unless --data / --epochs are given (seconds)",
+    .help = "data " QUICK_DATA " and " STR(QUICK_EPOCHS) " epochs unless --data / --epochs are given (seconds)",
     .example = "--quick"};
 static const opt_spec AU_STUDY = {
     .name = "--study", .metavar = "DIR", .type = OPT_STR, .flags = OPT_OUT_DIR, .section = SEC,
@@ -79,9 +87,10 @@ static const opt_cmd AUDIT_CMD = {
              "& Jagielski (2023) at the given confidence next to the epsilon the run claims. A bound\n"
              "above the claim means the run is not as private as claimed (doc/audit.md).\n"
              "Every run option of `dpcorr train` configures the audited run, with these audit\n"
-             "defaults instead of train's: --data fashion-mnist, --model softmax, --epsilon 8,\n"
-             "--epochs 5, --lr 1 (DP-SGD with Poisson sampling, batch 256, clip 1, 1000 white-box\n"
-             "gradient canaries, 95% confidence). --report writes the audit's JSON, --plot the\n"
+             "defaults instead of train's: --data " AUDIT_DATA ", --model " AUDIT_MODEL
+             ", --epsilon " STR(AUDIT_EPSILON) ",\n"
+             "--epochs " STR(AUDIT_EPOCHS) ", --lr " STR(AUDIT_LR) " (DP-SGD with Poisson sampling, train's batch and clip, the\n"
+             "audit options' defaults below). --report writes the audit's JSON, --plot the\n"
              "canary score histograms and the bound per guess count.",
     .opts = AUDIT_OPTS,
     .kind_opt = "--mech",
@@ -96,13 +105,11 @@ static const opt_cmd AUDIT_CMD = {
 static int read_audit(audit_opts *o, opt_set *s)
 {
     dpc_error err = {0};
-    const char *kind = opt_str(s, &AU_CANARY, NULL);
-    if (kind && dpc_audit_canary_parse(kind, &o->ac.canary, &err))
-        return opt_fail_lib_at(s, &AU_CANARY, &err);
-    o->ac.canaries = opt_size(s, &AU_CANARIES, o->ac.canaries);
-    o->ac.k_plus = opt_size(s, &AU_GUESSES, 0);
-    o->ac.k_minus = opt_size(s, &AU_GUESSES_BOTTOM, 0);
-    o->ac.confidence = opt_dbl(s, &AU_CONFIDENCE, o->ac.confidence);
+    opt_read_field(s, &AU_CANARY, &o->ac);
+    opt_read_field(s, &AU_CANARIES, &o->ac);
+    opt_read_field(s, &AU_GUESSES, &o->ac);
+    opt_read_field(s, &AU_GUESSES_BOTTOM, &o->ac);
+    opt_read_field(s, &AU_CONFIDENCE, &o->ac);
     if (dpc_audit_config_check(&o->ac, &err)) return opt_fail_lib(s, &err);
     return 0;
 }

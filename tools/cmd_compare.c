@@ -75,12 +75,14 @@ static const opt_spec C_STEPS = {
     .help = "number of steps n (seconds; with many participations up to a minute, with progress)",
     .example = "--steps 300"};
 static const opt_spec C_PARTICIPATIONS = {
-    .name = "--participations", .metavar = "K", .type = OPT_UINT, CP_FIELD, .section = "options",
+    .name = "--participations", .metavar = "K", .type = OPT_UINT, CP_FIELD,
+    .flags = OPT_OWN_DEFAULT, .section = "options",
     .param = "part.k",
     .help = "participations of the second table (default: the library's for a comparison)",
     .example = "--participations 3"};
 static const opt_spec C_MIN_SEP = {
-    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, CP_FIELD, .section = "options",
+    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, CP_FIELD, .flags = OPT_OWN_DEFAULT,
+    .section = "options",
     .param = "part.b",
     .help = "their minimum separation (default: the farthest apart they fit, N/K)",
     .example = "--min-sep 7"};

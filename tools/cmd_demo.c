@@ -10,15 +10,27 @@
 
 #include <string.h>
 
-/* The recipe (hyperparameters, model, mechanisms) is the library's: dpc_train_demo_setup. */
+/* The recipe (hyperparameters, model, mechanisms) is the library's: dpc_train_demo_setup. The
+ * quick run (a smoke test) and the threads are the command's, written once here. */
+#define QUICK_EPOCHS 2
+#define QUICK_BATCH 100 /* 6000 images: the 32 cyclic-Poisson groups of 187 need a smaller batch */
+#define QUICK_DATA "fashion-mnist:limit=6000"
+#define DEMO_THREADS 2
+#define STR_(x) #x
+#define STR(x) STR_(x)
+/* epochs and threads: the ranges of the trainer's rows, the defaults the recipe's and the
+ * command's */
 
 static const opt_spec D_EPOCHS = {
-    .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1000,
-    .section = "options", .param = "epochs", .help = "epochs of both runs (default 15; --quick 2)",
+    .name = "--epochs", .metavar = "N", .type = OPT_UINT, .fields = dpc_train_config_fields,
+    .flags = OPT_OWN_DEFAULT, .section = "options", .param = "epochs",
+    .help = "epochs of both runs (default: the recipe's, shown by --dry-run; --quick "
+            STR(QUICK_EPOCHS) ")",
     .example = "--epochs 3"};
 static const opt_spec D_THREADS = {
-    .name = "--threads", .metavar = "T", .type = OPT_UINT, .lo = 1, .hi = 256,
-    .section = "options", .param = "threads", .help = "worker threads (default 2)",
+    .name = "--threads", .metavar = "T", .type = OPT_UINT, .fields = dpc_train_config_fields,
+    .flags = OPT_OWN_DEFAULT, .section = "options", .param = "threads",
+    .help = "worker threads (default " STR(DEMO_THREADS) ")",
     .example = "--threads 1"};
 static const opt_spec D_OUT = {
     .name = "--out", .metavar = "DIR", .type = OPT_STR, .flags = OPT_OUT_DIR, .section = "options",
@@ -26,7 +38,8 @@ static const opt_spec D_OUT = {
     .example = "--out {tmp}/demo2"};
 static const opt_spec D_QUICK = {
     .name = "--quick", .type = OPT_FLAG, .section = "options", .param = "quick",
-    .help = "6000 training images, batch 100 and 2 epochs (a smoke test)", .example = "--quick"};
+    .help = "6000 training images, batch " STR(QUICK_BATCH) " and " STR(QUICK_EPOCHS)
+            " epochs (a smoke test)", .example = "--quick"};
 static const opt_spec D_SEED = {
     .name = "--seed", .metavar = "S", .type = OPT_UINT, .flags = OPT_BIG, .section = "options",
     .param = "seed", .help = "seed of both runs (seeded mode, default 1; recorded)",
@@ -155,14 +168,13 @@ int cmd_demo(int argc, char **argv)
     dpc_error err = {0};
     if (dpc_train_demo_setup(0, &recipe, &err)) return CLI_RUNTIME; /* run 0 always exists */
     d.quick = opt_given(&s, &D_QUICK);
-    d.epochs = opt_size(&s, &D_EPOCHS, d.quick ? 2 : recipe.cfg.epochs);
-    d.threads = opt_size(&s, &D_THREADS, 2);
+    d.epochs = opt_size(&s, &D_EPOCHS, d.quick ? QUICK_EPOCHS : recipe.cfg.epochs);
+    d.threads = opt_size(&s, &D_THREADS, DEMO_THREADS);
     d.seed = opt_u64(&s, &D_SEED, 1);
     d.out = opt_str(&s, &D_OUT, "out");
     d.dry_run = s.dry_run;
-    /* --quick: 6000 images; the 32 cyclic-Poisson groups of 187 need a smaller batch */
-    d.batch = d.quick ? 100 : recipe.cfg.batch;
-    d.spec = d.quick ? "fashion-mnist:limit=6000" : "fashion-mnist";
+    d.batch = d.quick ? QUICK_BATCH : recipe.cfg.batch;
+    d.spec = d.quick ? QUICK_DATA : "fashion-mnist";
     int frontier = opt_given(&s, &D_FRONTIER);
     size_t frontier_epochs = opt_typed(&s, &D_EPOCHS) ? d.epochs : 0;
     d.precision = (dpc_precision)opt_word(&s, &D_PRECISION, DPC_PRECISION_DOUBLE);

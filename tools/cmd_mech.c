@@ -4,15 +4,16 @@
 #include <math.h>
 #include <string.h>
 
+/* the error workload's fields (dpc_workload: "workload.momentum" is its momentum) */
 static const opt_spec WL_MOMENTUM = {
-    .name = "--workload-momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_HI_OPEN, .section = "error workload", .param = "workload.momentum,w.momentum",
-    .help = "error of SGD with momentum M in [0,1) (default 0: prefix sums)",
+    .name = "--workload-momentum", .metavar = "M", .type = OPT_DOUBLE,
+    .fields = dpc_workload_fields, .section = "error workload",
+    .param = "workload.momentum,w.momentum", .help = "error of SGD with momentum M (0: prefix sums)",
     .example = "--workload-momentum 0.5"};
 static const opt_spec WL_DECAY = {
-    .name = "--workload-decay", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN, .section = "error workload", .param = "workload.decay,w.decay",
-    .help = "... and weight-decay factor A in (0,1] (default 1)", .example = "--workload-decay 0.9"};
+    .name = "--workload-decay", .metavar = "A", .type = OPT_DOUBLE, .fields = dpc_workload_fields,
+    .section = "error workload", .param = "workload.decay,w.decay",
+    .help = "... and weight-decay factor A", .example = "--workload-decay 0.9"};
 
 static const opt_spec *const MECH_OPTS[] = {
     MECH_KIND_OPTS(MO_KIND, MO_MOMENTUM, MO_DECAY), &MO_STEPS, &MO_PARTICIPATIONS, &MO_MIN_SEP,

@@ -122,16 +122,8 @@ static int read_job(opt_set *s, opt_job *j)
     if ((rc = cli_check_outputs(s))) return rc;
     if (s->dry_run) {
         opt_dry_str("kind", kinds[j->kind]);
-        opt_dry_uint("problem.steps", j->pb.steps);
-        opt_dry_uint("problem.participations", j->pb.participations);
-        opt_dry_uint("problem.min_sep", j->pb.min_sep);
-        opt_dry_str("problem.objective", dpc_objective_name(j->pb.objective));
-        opt_dry_num("problem.workload.momentum", j->pb.workload.momentum);
-        opt_dry_num("problem.workload.decay", j->pb.workload.decay);
-        opt_dry_uint("options.bands", j->o.bands);
-        opt_dry_uint("options.buffers", j->o.buffers);
-        opt_dry_uint("options.max_buffers", j->o.max_buffers);
-        opt_dry_uint("options.max_iterations", j->o.max_iterations);
+        opt_dry_fields(dpc_strategy_problem_fields(), &j->pb, "problem.");
+        opt_dry_fields(dpc_strategy_options_fields(), &j->o, "options.");
         opt_dry_str("out", j->out);
         opt_dry_uint("json", (uint64_t)j->json);
     }

@@ -148,26 +148,12 @@ static int th_read(th_opts *o, opt_set *s)
     return cli_mech_load(mo, s, &THEORY_MECH);
 }
 
-/* The resolved configuration; the fields a problem does not use as 0 (mu, L and tmax but for
- * sc; the seed without a simulation). */
+/* The resolved configuration: the setup's parameters (d as the problem resolves it: MEAN's 1). */
 static void th_dry(const th_opts *o)
 {
-    const dpc_nu_setup_params *P = &o->sp;
-    int sc = P->problem == DPC_NU_PROBLEM_SC;
-    opt_dry_field(dpc_field_find(dpc_nu_setup_params_fields(), "problem", NULL), P, "");
-    opt_dry_uint("d", o->setup.d);
-    opt_dry_num("alpha", P->alpha);
-    opt_dry_num("eta", P->eta);
-    opt_dry_num("rho", P->rho);
-    opt_dry_num("G", P->G);
-    opt_dry_num("sigma_sgd", P->sigma_sgd);
-    opt_dry_num("mu", sc ? P->mu : 0);
-    opt_dry_num("L", sc ? P->L : 0);
-    opt_dry_uint("tmax", sc ? P->tmax : 0);
-    opt_dry_uint("simulate", P->steps);
-    opt_dry_str("model", dpc_sim_model_name(P->model));
-    opt_dry_uint("seed", P->steps ? P->seed : 0);
-    opt_dry_uint("len", P->beta_len);
+    dpc_nu_setup_params shown = o->sp;
+    shown.d = o->setup.d;
+    opt_dry_fields(dpc_nu_setup_params_fields(), &shown, "");
     opt_dry_uint("json", (uint64_t)o->json);
     cli_mech_dry(&o->mo, 0);
 }

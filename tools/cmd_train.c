@@ -59,13 +59,15 @@ const opt_spec TR_ACCOUNTANT = {
     .help = "pld | rdp for amplified runs; gdp (exact) is used for unamplified ones "
             "unless zcdp is asked for",
     .example = "--accountant rdp"};
+/* the field is an int (a dpc_sampler_kind or AUTO), so the words are the CLI's; the default its
+ * row's */
 const opt_spec TR_SAMPLER = {
-    .name = "--sampler", .metavar = "S", .type = OPT_CHOICE,
+    .name = "--sampler", .metavar = "S", .type = OPT_CHOICE, TRAIN_FIELD,
     .choices = "auto|poisson|fixed|shuffle|cyclic-poisson|balls-in-bins", .section = OPTIM,
     .param = "sampler",
-    .help = "auto (default: poisson for identity, fixed-order epochs otherwise) | poisson | fixed "
-            "| shuffle | cyclic-poisson | balls-in-bins (any mechanism; the best valid accounting "
-            "route is used and reported)",
+    .help = "auto: poisson for identity, fixed-order epochs otherwise | poisson | fixed | shuffle "
+            "| cyclic-poisson | balls-in-bins (any mechanism; the best valid accounting route is "
+            "used and reported)",
     .example = "--sampler shuffle"};
 const opt_spec TR_GROUPS = {
     .name = "--groups", .metavar = "G", .type = OPT_UINT, TRAIN_FIELD,

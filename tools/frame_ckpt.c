@@ -14,8 +14,11 @@ const opt_spec FR_CHECKPOINT = {
     .help = "write an atomic checkpoint to F after every epoch (the papers' one-pass "
             "algorithms: at the end of the run)",
     .example = "--checkpoint {tmp}/c"};
+/* the run driver's counts (dpc_run_params): range and meaning of 0 from its table (a run has at
+ * most DPC_TRAIN_MAX_STEPS steps; a larger count is accepted and never reached) */
+#define RUN_FIELD .fields = dpc_run_params_fields
 const opt_spec FR_CHECKPOINT_EVERY = {
-    .name = "--checkpoint-every", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e8,
+    .name = "--checkpoint-every", .metavar = "K", .type = OPT_UINT, RUN_FIELD,
     .section = EXEC, .param = "checkpoint_every", .when = "--checkpoint",
     .help = "... and every K steps", .example = "--checkpoint {tmp}/c --checkpoint-every 3"};
 const opt_spec FR_RESUME = {
@@ -25,7 +28,7 @@ const opt_spec FR_RESUME = {
             "to an uninterrupted run)",
     .example = "--resume {tmp}/ckpt"};
 const opt_spec FR_STOP_AFTER = {
-    .name = "--stop-after", .metavar = "K", .type = OPT_UINT, .lo = 1, .hi = 1e8,
+    .name = "--stop-after", .metavar = "K", .type = OPT_UINT, RUN_FIELD,
     .section = "testing", .param = "stop_after",
     .help = "stop (as if killed) after K steps, with a checkpoint written there (needs "
             "--checkpoint F; continue with --resume F; tests of checkpoint and resume)",

@@ -12,23 +12,26 @@
 #define KINDS "identity | nu | antipgd | lcgd | bsr | bisr | blt | tree | toeplitz | dense | " \
               "file:PATH (a strategy file written by `dpcorr mech optimize`)"
 
+/* options setting a field of dpc_mech_params (as "mech.X" of the trainer's table, which nests
+ * it): range and default from the library's table; the kind's words are the CLI's (file:PATH
+ * too), its default the table's. OWN_DEFAULT: the default is the command's (required by mech
+ * and account, derived from the run by train), the range the table's. */
+#define MECH_FIELD .fields = dpc_train_config_fields
+#define OWN_DEFAULT .flags = OPT_OWN_DEFAULT
 const opt_spec MO_KIND = {
     .name = "--kind", .metavar = "KIND", .type = OPT_STR, .flags = OPT_IN_STRATEGY,
-    .section = "mechanism",
-    .help = KINDS " (default identity = DP-SGD)", .param = "mech.kind,kind",
+    MECH_FIELD, .section = "mechanism", .help = KINDS "; identity is DP-SGD",
+    .param = "mech.kind,kind",
     .example = "--kind nu --nu 0.1"};
 const opt_spec MO_MECH = {
     .name = "--mech", .metavar = "KIND", .type = OPT_STR, .flags = OPT_IN_STRATEGY,
-    .section = "mechanism",
-    .help = KINDS " (default identity = DP-SGD)", .param = "mech.kind,mech", .example = "--mech nu"};
+    MECH_FIELD, .section = "mechanism", .help = KINDS "; identity is DP-SGD",
+    .param = "mech.kind,mech", .example = "--mech nu"};
 const opt_spec MO_STEPS = {
-    .name = "--steps", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .name = "--steps", .metavar = "N", .type = OPT_UINT, MECH_FIELD, OWN_DEFAULT,
     .section = "mechanism", .param = "mech.steps,steps",
     .help = "number of steps n (required; file:PATH: default the file's n)",
     .example = "--steps 77"};
-/* options setting a field of dpc_mech_params (as "mech.X" of the trainer's table, which nests
- * it): range and default from the library's table */
-#define MECH_FIELD .fields = dpc_train_config_fields
 const opt_spec MO_NU = {
     .name = "--nu", .metavar = "V", .type = OPT_DOUBLE, MECH_FIELD, .section = "mechanism",
     .param = "mech.nu,nu", .when = "{kind} nu|antipgd",
@@ -40,7 +43,7 @@ const opt_spec MO_LAMBDA = {
     .help = "B = bidiagonal (1, -lambda)",
     .example = "{kind} lcgd --lambda 0.5"};
 const opt_spec MO_BANDS = {
-    .name = "--bands", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .name = "--bands", .metavar = "B", .type = OPT_UINT, MECH_FIELD, OWN_DEFAULT,
     .section = "mechanism", .param = "mech.bands,bands", .when = "{kind} bsr|bisr",
     .help = "number of bands (required; dpcorr train: chosen from the run when omitted, shown by "
             "--dry-run)", .example = "{kind} bsr --bands 3"};
@@ -55,28 +58,28 @@ const opt_spec MO_DECAY = {
     .help = "workload decay factor",
     .example = "{kind} bsr --bands 3 --decay 0.9"};
 const opt_spec MO_MECH_MOMENTUM = {
-    .name = "--mech-momentum", .metavar = "M", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_HI_OPEN, .section = "mechanism", .param = "mech.momentum",
-    .when = "{kind} bsr|bisr",
-    .help = "workload momentum in [0,1) (train: default the optimizer's --momentum; else 0)",
+    .name = "--mech-momentum", .metavar = "M", .type = OPT_DOUBLE, MECH_FIELD, OWN_DEFAULT,
+    .section = "mechanism", .param = "mech.momentum", .when = "{kind} bsr|bisr",
+    .help = "workload momentum (train: default the optimizer's --momentum; else 0)",
     .example = "{kind} bsr --bands 3 --mech-momentum 0.5"};
 const opt_spec MO_MECH_DECAY = {
-    .name = "--mech-decay", .metavar = "A", .type = OPT_DOUBLE, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN, .section = "mechanism", .param = "mech.decay", .when = "{kind} bsr|bisr",
-    .help = "workload decay factor in (0,1] (train: default 1 - lr x weight decay; else 1)",
+    .name = "--mech-decay", .metavar = "A", .type = OPT_DOUBLE, MECH_FIELD, OWN_DEFAULT,
+    .section = "mechanism", .param = "mech.decay", .when = "{kind} bsr|bisr",
+    .help = "workload decay factor (train: default 1 - lr x weight decay; else 1)",
     .example = "{kind} bsr --bands 3 --mech-decay 0.9"};
 const opt_spec MO_HONAKER = {
-    .name = "--honaker", .type = OPT_FLAG, .section = "mechanism", .param = "mech.honaker,honaker",
+    .name = "--honaker", .type = OPT_FLAG, MECH_FIELD, OWN_DEFAULT, .section = "mechanism", .param = "mech.honaker,honaker",
     .when = "{kind} tree", .help = "Honaker efficient estimator (default the plain tree)",
     .example = "{kind} tree --honaker"};
 const opt_spec MO_THETA = {
-    .name = "--theta", .metavar = "T1,T2,..", .type = OPT_LIST, .lo = 0, .hi = 1,
-    .flags = OPT_LO_OPEN | OPT_HI_OPEN, .section = "mechanism", .param = "mech.theta,theta,nbuf",
-    .when = "{kind} blt", .help = "buffer decays of C, each in (0,1) (required; train, audit and "
-                                  "account: both omitted, the run's default BLT)",
+    .name = "--theta", .metavar = "T1,T2,..", .type = OPT_LIST, MECH_FIELD, OWN_DEFAULT,
+    .section = "mechanism", .param = "mech.theta,theta,nbuf", .when = "{kind} blt",
+    .help = "buffer decays of C (required; train, audit and account: both omitted, the "
+            "run's default BLT)",
     .example = "{kind} blt --omega 0.2,0.1 --theta 0.8,0.4"};
+/* omega's entries need only be finite (the library's check), as every number parsed is */
 const opt_spec MO_OMEGA = {
-    .name = "--omega", .metavar = "W1,W2,..", .type = OPT_LIST, .lo = -1e300, .hi = 1e300,
+    .name = "--omega", .metavar = "W1,W2,..", .type = OPT_LIST, MECH_FIELD, OWN_DEFAULT,
     .section = "mechanism", .param = "mech.omega,omega", .when = "{kind} blt",
     .help = "output scales of C, as many as --theta (required; train, audit and account: "
             "both omitted, the run's default BLT)",
@@ -94,15 +97,18 @@ const opt_spec MO_OF = {
     .param = "mech.coeffs_of_strategy", .when = "{kind} toeplitz|dense",
     .help = "the file holds B = C^-1 (noising, the default) or C (strategy)",
     .example = "{kind} toeplitz --coeffs {tmp}/coeffs.txt --of strategy"};
+/* the participation pattern's fields (dpc_participation: "part.k" is its k); --cyclic, a flag
+ * for one value of the ENUM part.kind, keeps its own words */
+#define PART_FIELD .fields = dpc_participation_fields
 const opt_spec MO_PARTICIPATIONS = {
-    .name = "--participations", .metavar = "K", .type = OPT_UINT, .lo = 1,
-    .hi = 1099511627776.0, .section = "participation", .param = "part.k,participations",
-    .help = "participations per example (default 1)",
+    .name = "--participations", .metavar = "K", .type = OPT_UINT, PART_FIELD,
+    .section = "participation", .param = "part.k,participations",
+    .help = "participations per example",
     .example = "{kind} identity --participations 3"};
 const opt_spec MO_MIN_SEP = {
-    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, .lo = 1, .hi = 1099511627776.0,
+    .name = "--min-sep", .metavar = "B", .type = OPT_UINT, PART_FIELD,
     .section = "participation", .param = "part.b,min_sep",
-    .help = "minimum separation between participations (default 1)",
+    .help = "minimum separation between participations",
     .example = "{kind} identity --participations 2 --min-sep 5"};
 const opt_spec MO_CYCLIC = {
     .name = "--cyclic", .type = OPT_FLAG, .section = "participation", .param = "part.kind",

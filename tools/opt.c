@@ -177,11 +177,12 @@ static dpc_field range_of(const opt_spec *o)
     dpc_field r = {.name = "", .type = DPC_FIELD_DOUBLE, .lo = o->lo, .hi = o->hi,
                    .flags = o->flags & (OPT_LO_OPEN | OPT_HI_OPEN)};
     if (f && !(f->flags & DPC_FIELD_NO_RANGE)) { /* else the spec's own ("the CLI's range") */
-        /* a list's field is an array (POINTER) whose row gives each element's range */
+        /* a list of an array field (a POINTER row): its lo, hi are each entry's (mech.theta,
+         * orders); a word list the CLI spells over an integer field (auto = -1): no range */
         int numeric = (dpc_field_is_numeric(f) && f->type != DPC_FIELD_BOOL &&
                        f->type != DPC_FIELD_ENUM && f->type != DPC_FIELD_CHAR &&
                        o->type != OPT_CHOICE) ||
-                      (f->type == DPC_FIELD_POINTER && o->type == OPT_LIST);
+                      (o->type == OPT_LIST && f->type == DPC_FIELD_POINTER);
         r.lo = numeric ? f->lo : 0, r.hi = numeric ? f->hi : 0;
         r.flags = numeric ? f->flags & (DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN) : 0u;
     }
@@ -220,22 +221,43 @@ static const char *enum_help(const opt_spec *o, const dpc_field *f, char *buf, s
     return buf;
 }
 
+/* OPT_OWN_DEFAULT: the spec's help with the table's range before its closing parenthetical
+ * ("number of steps n, in [1, 1099511627776] (required; ...)"), else at its end. */
+static const char *own_default_help(const opt_spec *o, char *buf, size_t len)
+{
+    char r[96];
+    size_t n = strlen(o->help), at = n;
+    if (!has_range(o)) return o->help;
+    range_text(o, r, sizeof r);
+    if (n && o->help[n - 1] == ')')
+        for (size_t i = n - 1, depth = 0; i > 0; i--) {
+            depth += o->help[i] == ')';
+            depth -= o->help[i] == '(';
+            if (depth == 0) {
+                if (o->help[i - 1] == ' ') at = i - 1;
+                break;
+            }
+        }
+    snprintf(buf, len, "%.*s, %s%s", (int)at, o->help, r, o->help + at);
+    return buf;
+}
+
 /* The option's help line: its spec's text, then for a field of a library table the table's
  * range and default ("last fraction of steps, in [0, 1] (default 0.25)", "number of groups,
- * >= 1 (default: the strategy's bands)"; an unset 0 without words, a value "not given" (NAN) or
- * an option the spec calls "(required)": no default; the words of an OPT_CHOICE the CLI lists
- * itself for an integer field with an "auto" value: the default only). */
+ * >= 1 (default: the strategy's bands)"; an unset 0 without words or a value "not given" (NAN):
+ * no default; the words of an OPT_CHOICE the CLI lists itself for an integer field with an
+ * "auto" value: the default only). */
 static const char *help_text(const opt_spec *o, char *buf, size_t len)
 {
     const dpc_field *f = spec_field(o);
+    if (f && (o->flags & OPT_OWN_DEFAULT)) return own_default_help(o, buf, len);
     if (!f || strstr(o->help, "(default") || f->type == DPC_FIELD_BOOL ||
         (f->flags & DPC_FIELD_DERIVED))
         return o->help;
     if (f->type == DPC_FIELD_ENUM) return enum_help(o, f, buf, len);
     char d[320] = "", dv[288], r[96] = "";
-    int required = strstr(o->help, "(required)") != NULL,
-        not_given = isnan(f->def) && (f->flags & DPC_FIELD_UNSET_NAN);
-    if (!required && !not_given &&
+    int not_given = isnan(f->def) && (f->flags & DPC_FIELD_UNSET_NAN);
+    if (!not_given &&
         (f->def != 0 || !(f->flags & DPC_FIELD_UNSET_ZERO) || f->def_text)) {
         dpc_field_format_default(f, dv, sizeof dv);
         snprintf(d, sizeof d, " (default%s%s)", f->def_text ? ": " : " ", dv);
@@ -912,7 +934,16 @@ void opt_dry_field(const dpc_field *f, const void *base, const char *prefix)
 
 void opt_dry_fields(const dpc_field_table *t, const void *base, const char *prefix)
 {
-    for (size_t i = 0; i < t->count; i++) opt_dry_field(&t->fields[i], base, prefix);
+    for (size_t i = 0; i < t->count; i++) {
+        const dpc_field *f = &t->fields[i];
+        if (f->type == DPC_FIELD_STRUCT && f->sub) { /* "problem.workload.momentum" */
+            char sub[128];
+            snprintf(sub, sizeof sub, "%s%s.", prefix, f->name);
+            opt_dry_fields(f->sub, (const char *)base + f->offset, sub);
+        } else {
+            opt_dry_field(f, base, prefix);
+        }
+    }
 }
 
 void opt_dry_list(const char *key, const double *v, size_t n)

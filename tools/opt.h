@@ -58,6 +58,10 @@ typedef enum opt_type {
 #define OPT_IN_STRATEGY 256u /* a mechanism kind: file:PATH reads PATH */
 #define OPT_CONTINUES 512u   /* an input and an output with this flag may be one file (--resume F
                                 --checkpoint F: the run continues the checkpoint it resumed) */
+#define OPT_OWN_DEFAULT 1024u /* a field of `fields` whose default is the command's, not the
+                                table's ("required" by mech, derived from the run by train): its
+                                help says it; the table gives the range, shown before the help's
+                                closing parenthetical */
 
 typedef struct opt_spec {
     const char *name;      /* "--steps" */
@@ -202,7 +206,8 @@ void opt_dry_uint(const char *key, uint64_t v);
 void opt_dry_str(const char *key, const char *v);
 /* One field of a library table as its dry-run line ("prefix+name = value": numbers, counts, an
  * ENUM by its name, strings; pointers and nested structs left out); base is the struct the table
- * describes. opt_dry_fields: every field of t in table order. */
+ * describes. opt_dry_fields: every field of t in table order, a nested struct's as
+ * "prefix+name.field". */
 void opt_dry_field(const dpc_field *f, const void *base, const char *prefix);
 void opt_dry_fields(const dpc_field_table *t, const void *base, const char *prefix);
 void opt_dry_list(const char *key, const double *v, size_t n);

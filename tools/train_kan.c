@@ -57,6 +57,8 @@ static const opt_spec K_ITERATES = {KAN_FIELD,
     .name = "--iterates", .metavar = "T", .type = OPT_UINT, .section = OPTIM,
     .param = "iterates", .conflicts = "--epochs",
     .help = "iterates W_0..W_T-1, i.e. T-1 updates", .example = "--iterates 30"};
+/* the CLI's conversion to iterates (no field of its own): its range keeps 1 + N floor(n/B) exact;
+ * the library checks the iterates */
 static const opt_spec K_EPOCHS = {
     .name = "--epochs", .metavar = "N", .type = OPT_UINT, .lo = 1, .hi = 1e6, .section = OPTIM,
     .param = "iterates", .help = "T = 1 + N floor(n/B) instead",
@@ -75,8 +77,8 @@ static const opt_spec K_CLIP = {KAN_FIELD,
     .help = "clip norm (theory: G from c, kan2 only: no clipping)",
     .example = "--clip 0.5"};
 static const opt_spec K_RADIUS = {KAN_FIELD,
-    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE, .flags = OPT_WORDS,
-    .choices = "theory", .section = OPTIM, .param = "radius",
+    .name = "--radius", .metavar = "R|theory", .type = OPT_DOUBLE,
+    .flags = OPT_WORDS | OPT_OWN_DEFAULT, .choices = "theory", .section = OPTIM, .param = "radius",
     .help = "projection radius (default none; theory: C_R (log T + sqrt(log(n/delta)))/gamma "
             "with gamma estimated, kan2 only)",
     .example = "--radius 2"};

@@ -79,23 +79,26 @@ static const opt_spec L_STEPS = {LINREG_FIELD,
     .param = "steps", .help = "number of steps (even) instead of --c1", .example = "--steps 40"};
 static const opt_spec L_STAT_BATCH = {LINREG_FIELD,
     .name = "--stat-batch", .metavar = "S", .type = OPT_UINT, .section = ALG,
-    .param = "stat_batch", .help = "DP-STAT records per step (default (b+s)/11)",
+    .param = "stat_batch", .flags = OPT_OWN_DEFAULT,
+    .help = "DP-STAT records per step (default (b+s)/11)",
     .example = "--stat-batch 50"};
 static const opt_spec L_LR = {LINREG_FIELD,
     .name = "--lr", .metavar = "ETA", .type = OPT_DOUBLE, .section = ALG, .param = "eta",
-    .help = "step size (default b/(R_x^2 + (b-1)||H||); dp-ssgd min(1/(4 R_x^2), Thm. 3.2's cap))",
+    .help = "step size",
     .example = "--lr 0.01"};
 static const opt_spec L_CLIP = {LINREG_FIELD,
     .name = "--clip", .metavar = "Z", .type = OPT_DOUBLE, .section = ALG, .param = "clip",
-    .help = "dp-ssgd and the fixed-clip baseline: zeta (default R_x sqrt(w-bound^2 + "
-            "sigma-bound^2) (ln N)^(2a), Cor. 3.3)",
+    .help = "dp-ssgd and the fixed-clip baseline: zeta",
     .example = "--baselines fixed --clip 2"};
 static const opt_spec L_DOMAIN = {LINREG_FIELD,
     .name = "--domain", .metavar = "B", .type = OPT_DOUBLE, .section = ALG, .param = "domain",
-    .help = "DP-STAT domain (default K2 R_x (w-bound + sigma-bound) (ln N)^(2a))",
+    .help = "DP-STAT domain",
     .example = "--domain 10"};
-static const opt_spec L_DPSTAT_K = {LINREG_FIELD, /* the CLI's range (the table's dpstat_k has none: the paper's sentinel) */
-    .name = "--dpstat-k", .metavar = "K|paper", .type = OPT_UINT, .lo = 1, .hi = 100000,
+/* the table's dpstat_k has no range (0 and the paper's sentinel SIZE_MAX are values of it; the
+ * CLI's "paper" is the sentinel): the library's limit DPC_LINREG_MAX_DPSTAT_K bounds a count */
+static const opt_spec L_DPSTAT_K = {LINREG_FIELD, /* the CLI's range: the library's limit */
+    .name = "--dpstat-k", .metavar = "K|paper", .type = OPT_UINT, .lo = 1,
+    .hi = DPC_LINREG_MAX_DPSTAT_K,
     .flags = OPT_WORDS, .choices = "paper", .section = ALG, .param = "dpstat_k",
     .help = "DP-STAT doublings (paper: ceil(200 log2 N), whose Delta = B/N^200 underflows)",
     .example = "--dpstat-k 30"};
@@ -119,13 +122,13 @@ static const opt_spec L_BASELINES = {
 static const opt_spec L_SSP_X = {.fields = dpc_linreg_ssp_opts_fields,
     .name = "--ssp-x-bound", .metavar = "R", .type = OPT_DOUBLE,
     .section = "baselines", .param = "ssp.x_bound",
-    .when = "--baselines ssp", .help = "SSP row clip (default R_x (ln N)^a)",
+    .when = "--baselines ssp", .help = "SSP row clip",
     .example = "--baselines ssp --ssp-x-bound 3"};
 static const opt_spec L_SSP_Y = {.fields = dpc_linreg_ssp_opts_fields,
     .name = "--ssp-y-bound", .metavar = "Y", .type = OPT_DOUBLE,
     .section = "baselines", .param = "ssp.y_bound",
     .when = "--baselines ssp",
-    .help = "SSP target clip (default K2 sqrt(w-bound^2 + sigma-bound^2) (ln N)^a)",
+    .help = "SSP target clip",
     .example = "--baselines ssp --ssp-y-bound 3"};
 static const opt_spec L_STREAM = {LINREG_FIELD, /* a uint32: the library's type check */
     .name = "--stream", .metavar = "I", .type = OPT_UINT,

@@ -70,8 +70,10 @@ static const opt_spec S_REGIME = {
     .help = "A: T = ceil(c n^(1/4)), B = n/T (default); B: B = sqrt n", .example = "--regime B"};
 #define STR_(x) #x
 #define STR(x) STR_(x)
-static const opt_spec S_C = { /* the CLI's range; the default is DPC_SRGD_PRACTICAL_C */
-    .name = "--c", .metavar = "C", .type = OPT_DOUBLE, .lo = 0, .hi = 1e9, .flags = OPT_LO_OPEN,
+/* dpc_srgd_setup has no field table: the default is DPC_SRGD_PRACTICAL_C (spelled from it); the
+ * value is checked by dpc_srgd_preset (> 0 and finite, naming "c") */
+static const opt_spec S_C = {
+    .name = "--c", .metavar = "C", .type = OPT_DOUBLE,
     .section = SCHED, .param = "c", .when = "--regime A", .conflicts = "--literal",
     .help = "Regime A practical constant (default " STR(DPC_SRGD_PRACTICAL_C) ")", .example = "--c 2"};
 static const opt_spec S_LITERAL = {
@@ -311,8 +313,9 @@ static int build(srgd_run *r)
         if (!r->pr && (!strcmp(err.field, "x_norm_bound") || !strcmp(err.field, "y_bound") ||
                        !strcmp(err.field, "model")))
             return data_constants_fail(r, &err);
-        return !strcmp(err.field, "epsilon") || !strcmp(err.field, "delta")
-                   ? opt_fail_lib(r->s, &err) /* --epsilon, --delta by name */
+        return !strcmp(err.field, "epsilon") || !strcmp(err.field, "delta") ||
+                       (!strcmp(err.field, "c") && opt_typed(r->s, &S_C))
+                   ? opt_fail_lib(r->s, &err) /* --epsilon, --delta, --c by name */
                    : opt_fail_lib_at(r->s, &S_REGIME, &err);
     }
     if (dpc_srgd_new(&r->srgd, r->model, r->ds, c, &o->fr.rng, &err)) return opt_fail_lib(r->s, &err);

@@ -204,7 +204,7 @@ bad() { name=$1; pat=$2; shift 2; expect_rc 2 "$name" "$BIN" "$@"; err_has -- "$
 bad "leading space"         "--steps: expected a non-negative integer, got ' -5'" account epsilon --sigma 1 --delta 1e-5 --steps ' -5'
 bad "trailing space"        "--sigma: expected a number, got '1 '"             account epsilon --sigma '1 ' --steps 5 --delta 1e-5
 bad "sign on unsigned"      "--steps: expected a non-negative integer"        mech --steps +5
-bad "beyond the range"      "--participations: must be in"                    mech --steps 10 --participations 1e13
+bad "beyond the range"      "--steps: must be in"                             mech --steps 2e12
 bad "2^64 - 1"              "--min-sep: must be at most 2.53 = 9007199254740992" compare --steps 50 --min-sep 18446744073709551615
 bad "not an integer"        "--steps: expected a non-negative integer"        mech --steps 2.5
 bad "hex"                   "--sigma: expected a number, got '0x10'"          account epsilon --sigma 0x10 --steps 5 --delta 1e-5

@@ -16,10 +16,9 @@ import ctypes
 
 import numpy as np
 
-from .. import _check
 from .. import _lib
 from .._lib import lib, c_double, c_int, c_size_t, c_char_p, P
-from .nu import _value
+from . import _repro
 
 _Params = _lib.generated("dpc_kan_repro_params")
 NLAMBDA, MAX_WIDTHS, MAX_POINTS, NOISE_T = 5, 6, 5, 100  # DPC_KAN_REPRO_*
@@ -112,33 +111,24 @@ MIRRORS = {"dpc_kan_repro_fmnist": _Fmnist, "dpc_kan_repro_noise": _Noise,
 
 def _declare():
     E = P(_lib.Error)
-    for name, restype, argtypes in (
-            ("dpc_kan_repro_params_init", None, [P(_Params)]),
-            ("dpc_kan_repro_noise_stats", c_int, [P(_Params), P(_Noise), E]),
-            ("dpc_kan_repro_sensitivity", c_int, [P(_Sens), E]),
-            ("dpc_kan_repro_kappa_table", c_int, [P(_Kappa), E]),
-            ("dpc_kan_repro_width_window", c_int, [P(_Params), P(_Width), E]),
-            ("dpc_kan_repro_n_eps_trends", c_int, [P(_Params), P(_Trends), E]),
-            ("dpc_kan_repro_fmnist_setup", c_int, [c_int, P(_Fmnist), E]),
-            ("dpc_kan_repro_lambdas", P(c_double), []),
-            ("dpc_kan_repro_reproduced", P(c_char_p), [P(c_size_t)]),
-            ("dpc_kan_repro_not_reproduced", P(c_char_p), [P(c_size_t)])):
-        fn = getattr(lib, name)
-        fn.restype, fn.argtypes = restype, argtypes
+    _repro.declare(lib, (
+        ("dpc_kan_repro_params_init", None, [P(_Params)]),
+        ("dpc_kan_repro_noise_stats", c_int, [P(_Params), P(_Noise), E]),
+        ("dpc_kan_repro_sensitivity", c_int, [P(_Sens), E]),
+        ("dpc_kan_repro_kappa_table", c_int, [P(_Kappa), E]),
+        ("dpc_kan_repro_width_window", c_int, [P(_Params), P(_Width), E]),
+        ("dpc_kan_repro_n_eps_trends", c_int, [P(_Params), P(_Trends), E]),
+        ("dpc_kan_repro_fmnist_setup", c_int, [c_int, P(_Fmnist), E]),
+        ("dpc_kan_repro_lambdas", P(c_double), []),
+        ("dpc_kan_repro_reproduced", P(c_char_p), [P(c_size_t)]),
+        ("dpc_kan_repro_not_reproduced", P(c_char_p), [P(c_size_t)])))
 
 
 _declare()
 
 
 def _params(scale, seed):
-    p = _Params()
-    lib.dpc_kan_repro_params_init(ctypes.byref(p))
-    if scale is not None:
-        p.scale = _lib.enum_value(_Params, "scale", _check.choice(
-            "scale", scale, _lib.enum_names(_Params, "scale")))
-    if seed is not None:
-        p.seed = _check.size("seed", seed)  # any uint64
-    return p
+    return _repro.params(_Params, lib.dpc_kan_repro_params_init, scale=scale, seed=seed)
 
 
 def _call(fn, mirror, *args):
@@ -176,7 +166,7 @@ def noise(scale=None, seed=None):
     ``theory_var_xi_t``, ``cov_lag1``, ``theory_cov_lag1``, ``cov_lag2`` (3 each), ``var_sum``
     and ``theory_var_sum`` (3 x T: t = 1..T), ``coordinates``, ``T``."""
     r = _call(lib.dpc_kan_repro_noise_stats, _Noise, ctypes.byref(_params(scale, seed)))
-    d = _renamed(_value(r))
+    d = _renamed(_repro.value(r))
     d["var_sum"], d["theory_var_sum"] = d["var_sum"][:, 1:], d["theory_var_sum"][:, 1:]
     return d
 
@@ -186,7 +176,7 @@ def sensitivity():
     in {0,1}^T; NaN for T > 12), ``exact`` (the core's), ``bound`` (Lemma F.11) and
     ``bound_over_exact``: a list of dicts (exact: no scale or seed)."""
     r = _call(lib.dpc_kan_repro_sensitivity, _Sens)
-    return [_renamed(_value(row)) for row in r.row[:r.rows]]
+    return [_renamed(_repro.value(row)) for row in r.row[:r.rows]]
 
 
 def kappa_table():
@@ -196,7 +186,7 @@ def kappa_table():
     kappa_D9 (``eq19_kappa``, ``eq19_eps``, ``eq19_order``, ``eq19_kappa_exists``); the full
     batch (``fb_*``). Exact: no scale or seed."""
     r = _call(lib.dpc_kan_repro_kappa_table, _Kappa)
-    d = _value(r)
+    d = _repro.value(r)
     d["rows"] = [{**row, "F12_valid": bool(row["F12_valid"])} for row in d.pop("row")[:r.rows]]
     d["eq19_kappa_exists"] = bool(r.eq19_kappa_exists)
     return d
@@ -208,7 +198,7 @@ def width_window(scale=None, seed=None):
     ``kappa`` (of the sweep), ``ref_eta``, ``edge_ref`` and the checks ``consistent``,
     ``inside_seen``, ``beyond_seen``, ``verified``."""
     r = _call(lib.dpc_kan_repro_width_window, _Width, ctypes.byref(_params(scale, seed)))
-    d = _value(r)
+    d = _repro.value(r)
     d["rows"] = [{**row, "inside": bool(row["inside"])} for row in d.pop("row")[:r.rows]]
     for k in ("consistent", "inside_seen", "beyond_seen", "verified"):
         d[k] = bool(d[k])
@@ -220,8 +210,8 @@ def trends(scale=None, seed=None):
     (n = 1000), each a list of rows (n, eps, kappa, avg_test_loss, avg_test_err,
     avg_train_loss, A_van), and the checks ``decreasing_in_n``, ``decreasing_in_eps``."""
     r = _call(lib.dpc_kan_repro_n_eps_trends, _Trends, ctypes.byref(_params(scale, seed)))
-    return {"n_sweep": [_value(x) for x in r.n_sweep[:r.nn]],
-            "eps_sweep": [_value(x) for x in r.eps_sweep[:r.ne]],
+    return {"n_sweep": [_repro.value(x) for x in r.n_sweep[:r.nn]],
+            "eps_sweep": [_repro.value(x) for x in r.eps_sweep[:r.ne]],
             "decreasing_in_n": bool(r.decreasing_in_n),
             "decreasing_in_eps": bool(r.decreasing_in_eps)}
 

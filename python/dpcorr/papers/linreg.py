@@ -8,10 +8,9 @@ import ctypes
 
 import numpy as np
 
-from .. import _check
 from .. import _lib
 from .._lib import lib, c_double, c_int, c_size_t, c_char_p, P
-from .nu import _value
+from . import _repro
 
 _Params = _lib.generated("dpc_linreg_repro_params")
 MAXS, MAXE, MAXN, MAXD, MAXT = 4, 4, 5, 4, 160  # DPC_LINREG_REPRO_MAX*
@@ -64,39 +63,21 @@ MIRRORS = {"dpc_linreg_repro_grid": _Grid, "dpc_linreg_repro_point": _Point,
 
 def _declare():
     E = P(_lib.Error)
-    for name, restype, argtypes in (
-            ("dpc_linreg_repro_params_init", None, [P(_Params)]),
-            ("dpc_linreg_repro_count", c_int, [P(_Params), P(c_size_t), E]),
-            ("dpc_linreg_repro_run", c_int, [P(_Params), P(P(_Result)), E]),
-            ("dpc_linreg_repro_result_free", None, [P(_Result)]),
-            ("dpc_dpstat_rule_name", c_char_p, [c_int]),
-            ("dpc_linreg_repro_reproduced", P(c_char_p), [P(c_size_t)]),
-            ("dpc_linreg_repro_not_reproduced", P(c_char_p), [P(c_size_t)])):
-        fn = getattr(lib, name)
-        fn.restype, fn.argtypes = restype, argtypes
+    _repro.declare(lib, (
+        ("dpc_linreg_repro_params_init", None, [P(_Params)]),
+        ("dpc_linreg_repro_count", c_int, [P(_Params), P(c_size_t), E]),
+        ("dpc_linreg_repro_run", c_int, [P(_Params), P(P(_Result)), E]),
+        ("dpc_linreg_repro_result_free", None, [P(_Result)]),
+        ("dpc_dpstat_rule_name", c_char_p, [c_int]),
+        ("dpc_linreg_repro_reproduced", P(c_char_p), [P(c_size_t)]),
+        ("dpc_linreg_repro_not_reproduced", P(c_char_p), [P(c_size_t)])))
 
 
 _declare()
 
 
 def _params(scale, seed, threads):
-    p = _Params()
-    lib.dpc_linreg_repro_params_init(ctypes.byref(p))
-    if scale is not None:
-        p.scale = _lib.enum_value(_Params, "scale", _check.choice(
-            "scale", scale, _lib.enum_names(_Params, "scale")))
-    if seed is not None:
-        p.seed = _check.size("seed", seed)  # any uint64
-    if threads is not None:
-        f = _lib.row(_Params, "threads")
-        p.threads = _check.size("threads", threads, int(f.lo), int(f.hi))
-    return p
-
-
-def _strings(fn):
-    n = c_size_t()
-    arr = fn(ctypes.byref(n))
-    return [arr[i].decode() for i in range(n.value)]
+    return _repro.params(_Params, lib.dpc_linreg_repro_params_init, scale=scale, seed=seed, threads=threads)
 
 
 def count(scale=None, seed=None, threads=None):
@@ -141,7 +122,7 @@ def _convert(p, r):
     arr = lambda a, n: np.array(a[:n])  # noqa: E731  (the first n entries of a C array)
     return {
         "scale": _lib.enum_names(_Params, "scale")[p.scale], "seed": int(p.seed),
-        "grid": _value(g), "jobs": int(r.jobs), "threads": int(r.threads), "delta": r.delta,
+        "grid": _repro.value(g), "jobs": int(r.jobs), "threads": int(r.threads), "delta": r.delta,
         "c1": r.c1, "dpstat_k": int(r.dpstat_k),
         "dpstat_rule": _lib.text(lib.dpc_dpstat_rule_name(r.dpstat_rule)),
         "sigma": arr(r.sigma, ns),
@@ -154,8 +135,8 @@ def _convert(p, r):
         "eps_dp_excess": arr(r.eps_dp_excess, ne),
         **{k: getattr(r, k) for k in ("eps_nonprivate", "eps1_risk", "exact_alpha_risk",
                                       "dpssgd_risk", "ratio_fixed_over_adaptive")},
-        "nsweep": [_value(x) for x in r.nsweep[:g.nn]],
-        "dsweep": [_value(x) for x in r.dsweep[:g.nd]],
+        "nsweep": [_repro.value(x) for x in r.nsweep[:g.nn]],
+        "dsweep": [_repro.value(x) for x in r.dsweep[:g.nd]],
         "slopes": {"sigma_adaptive": r.slope_sigma_adaptive,
                    "sigma_fixed": r.slope_sigma_fixed, "epsilon": r.slope_eps,
                    "n": r.slope_n, "d": r.slope_d},
@@ -163,8 +144,8 @@ def _convert(p, r):
         "gamma": np.array([r.gamma[i][:r.T0] for i in range(ns)]),
         "checks": {"sigma_slope": bool(r.ok_sigma_slope), "fixed_flat": bool(r.ok_fixed_flat),
                    "ratio": bool(r.ok_ratio), "eps_slope": bool(r.ok_eps_slope)},
-        "reproduces": _strings(lib.dpc_linreg_repro_reproduced),
-        "not_reproduced": _strings(lib.dpc_linreg_repro_not_reproduced)}
+        "reproduces": _repro.strings(lib.dpc_linreg_repro_reproduced),
+        "not_reproduced": _repro.strings(lib.dpc_linreg_repro_not_reproduced)}
 
 
 run.__doc__ = run.__doc__.format(**{f: _lib.default_text(_Params, f)

@@ -16,7 +16,7 @@ import ctypes
 
 import numpy as np
 
-from .. import _check
+from . import _repro
 from .. import _lib
 from .._lib import lib, c_double, c_int, c_size_t, c_uint64, c_char_p, P
 
@@ -177,34 +177,13 @@ _declare()
 # ---- the results as Python values ---------------------------------------------------------------
 
 
-def _value(v):
-    """A ctypes value as Python: numbers as they are, strings decoded, a struct as a dict of its
-    members, an array of structs as a list, an array of numbers (nested: 2-D) as a numpy copy."""
-    if isinstance(v, ctypes.Structure):
-        return {name: _value(getattr(v, name)) for name, _ in v._fields_}
-    if isinstance(v, ctypes.Array):
-        if issubclass(v._type_, ctypes.Structure):
-            return [_value(e) for e in v]
-        return np.ctypeslib.as_array(v).copy()
-    if isinstance(v, bytes):
-        return v.decode()
-    return v
-
-
 def _claims(c):
     return {"reproduces": [c.reproduces[i].decode() for i in range(c.n_reproduces)],
             "not_reproduced": [c.not_reproduced[i].decode() for i in range(c.n_not_reproduced)]}
 
 
 def _params(scale, seed):
-    p = _Params()
-    lib.dpc_nu_repro_params_init(ctypes.byref(p))
-    if scale is not None:
-        p.scale = _lib.enum_value(_Params, "scale", _check.choice(
-            "scale", scale, _lib.enum_names(_Params, "scale")))
-    if seed is not None:
-        p.seed = _check.size("seed", seed)  # any uint64
-    return p
+    return _repro.params(_Params, lib.dpc_nu_repro_params_init, scale=scale, seed=seed)
 
 
 def _run(fn, free, args, convert):
@@ -223,7 +202,7 @@ def _common(p, r):
 
 
 def _sim_point(s):
-    d = _value(s)
+    d = _repro.value(s)
     del d["seconds"]  # wall time of the run: not a result (the CLI writes it nowhere either)
     return d
 
@@ -241,7 +220,7 @@ def fig1(scale=None, seed=None):
     p = _params(scale, seed)
 
     def convert(r):
-        d = _value(r)
+        d = _repro.value(r)
         for s, raw in zip(d["sims"], r.sims):
             s["opt"], s["sgd"] = _sim_point(raw.opt), _sim_point(raw.sgd)
         del d["claims"]
@@ -271,9 +250,9 @@ def fig2(scale=None, seed=None):
             n = r.nsweep[i]
             sweeps[name] = {"points": [int(r.sweep[i][j]) for j in range(n)],
                             "x": np.array([r.x[i][j] for j in range(n)])}
-        return {"points": [_value(r.points[i]) for i in range(r.npoints)], "sweeps": sweeps,
-                "slopes": _value(r.slopes), "max_rel_dev": r.max_rel_dev,
-                "inside": r.inside, "total": r.total, "config": _value(r.cfg),
+        return {"points": [_repro.value(r.points[i]) for i in range(r.npoints)], "sweeps": sweeps,
+                "slopes": _repro.value(r.slopes), "max_rel_dev": r.max_rel_dev,
+                "inside": r.inside, "total": r.total, "config": _repro.value(r.cfg),
                 **_common(p, r)}
 
     return _run(lib.dpc_nu_fig2_run, lib.dpc_nu_fig2_free, (ctypes.byref(p), None, None),
@@ -294,7 +273,7 @@ def fig3(scale=None, seed=None):
     p = _params(scale, seed)
 
     def convert(r):
-        d = _value(r)
+        d = _repro.value(r)
         for k in ("kappa", "mu", "bound_sgd", "bound_nu", "bound_opt", "bound_opt0"):
             d[k] = d[k][:r.nk]
         for s in d["sims"]:
@@ -318,7 +297,7 @@ def tables():
     v0_opt), ``lower_universal``, ``table4`` (a, d_eff, d_eff_table4, v0_sgd, v0_ftrl,
     ftrl_table4, sgd_table4), d, eta, rho, trace, reproduces, not_reproduced."""
     def convert(r):
-        d = _value(r)
+        d = _repro.value(r)
         for row in d["table2"]:
             beta = row["beta"]
             row["beta"] = {"kind": _lib.text(lib.dpc_theory_beta_kind_name(beta["kind"])),

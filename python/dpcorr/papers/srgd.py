@@ -10,10 +10,9 @@ import ctypes
 
 import numpy as np
 
-from .. import _check
 from .. import _lib
 from .._lib import lib, c_double, c_int, c_size_t, c_uint64, c_char_p, P
-from .nu import _value
+from . import _repro
 
 _Params = _lib.generated("dpc_srgd_repro_params")
 _StepInfo = _lib.generated("dpc_srgd_step_info")
@@ -107,40 +106,22 @@ MIRRORS = {"dpc_srgd_repro_grid": _Grid, "dpc_srgd_repro_stat": _Stat,
 
 def _declare():
     E = P(_lib.Error)
-    for name, restype, argtypes in (
-            ("dpc_srgd_repro_params_init", None, [P(_Params)]),
-            ("dpc_srgd_repro_count", c_int, [P(_Params), P(c_size_t), P(c_size_t), E]),
-            ("dpc_srgd_repro_run", c_int, [P(_Params), P(P(_Result)), E]),
-            ("dpc_srgd_repro_result_free", None, [P(_Result)]),
-            ("dpc_srgd_repro_method_name", c_char_p, [c_size_t]),
-            ("dpc_srgd_repro_experiment_name", c_char_p, [c_size_t]),
-            ("dpc_srgd_repro_reproduced", P(c_char_p), [P(c_size_t)]),
-            ("dpc_srgd_repro_not_reproduced", P(c_char_p), [P(c_size_t)])):
-        fn = getattr(lib, name)
-        fn.restype, fn.argtypes = restype, argtypes
+    _repro.declare(lib, (
+        ("dpc_srgd_repro_params_init", None, [P(_Params)]),
+        ("dpc_srgd_repro_count", c_int, [P(_Params), P(c_size_t), P(c_size_t), E]),
+        ("dpc_srgd_repro_run", c_int, [P(_Params), P(P(_Result)), E]),
+        ("dpc_srgd_repro_result_free", None, [P(_Result)]),
+        ("dpc_srgd_repro_method_name", c_char_p, [c_size_t]),
+        ("dpc_srgd_repro_experiment_name", c_char_p, [c_size_t]),
+        ("dpc_srgd_repro_reproduced", P(c_char_p), [P(c_size_t)]),
+        ("dpc_srgd_repro_not_reproduced", P(c_char_p), [P(c_size_t)])))
 
 
 _declare()
 
 
 def _params(scale, seed, threads):
-    p = _Params()
-    lib.dpc_srgd_repro_params_init(ctypes.byref(p))
-    if scale is not None:
-        p.scale = _lib.enum_value(_Params, "scale", _check.choice(
-            "scale", scale, _lib.enum_names(_Params, "scale")))
-    if seed is not None:
-        p.seed = _check.size("seed", seed)  # any uint64
-    if threads is not None:
-        f = _lib.row(_Params, "threads")
-        p.threads = _check.size("threads", threads, int(f.lo), int(f.hi))
-    return p
-
-
-def _strings(fn):
-    n = c_size_t()
-    arr = fn(ctypes.byref(n))
-    return [arr[i].decode() for i in range(n.value)]
+    return _repro.params(_Params, lib.dpc_srgd_repro_params_init, scale=scale, seed=seed, threads=threads)
 
 
 def count(scale=None, seed=None, threads=None):
@@ -193,31 +174,31 @@ def _convert(p, r):
     methods = [_lib.text(lib.dpc_srgd_repro_method_name(m)) for m in range(NMETHODS)]
     regimes = []
     for row in r.regimes[:2 * g.nab]:
-        d = _value(row)
+        d = _repro.value(row)
         d["regime"] = "B" if row.regime == 1 else "A"  # DPC_SRGD_REGIME_B
         regimes.append(d)
     return {
         "scale": _lib.enum_names(_Params, "scale")[p.scale], "seed": int(p.seed),
-        "grid": _value(g), "runs": int(r.runs), "calibrations": int(r.calibrations),
-        "vs_n": [_value(x) for x in r.vs_n[:g.nTn]],
+        "grid": _repro.value(g), "runs": int(r.runs), "calibrations": int(r.calibrations),
+        "vs_n": [_repro.value(x) for x in r.vs_n[:g.nTn]],
         "slopes_n": {k: getattr(r, "slope_n_" + k) for k in (
             "p2", "p2_se", "p1", "unaccelerated", "accel_sgd", "private")},
-        "vs_p": [_value(x) for x in r.vs_p[:g.nps]],
-        "vs_eps": [{**_value(x), "in_fit": bool(x.in_fit)} for x in r.vs_eps[:g.nks]],
+        "vs_p": [_repro.value(x) for x in r.vs_p[:g.nps]],
+        "vs_eps": [{**_repro.value(x), "in_fit": bool(x.in_fit)} for x in r.vs_eps[:g.nks]],
         "private_scaling": {k: getattr(r, k) for k in (
             "slope_p", "slope_p_se", "slope_eps", "slope_eps_se", "slope_beta_eps",
             "slope_beta_p", "lambda1", "beta0", "eps_p", "beta_max_fit", "T_private",
             "fit_points")},
         "regimes": regimes,
-        "tree": [{**_value(x), "wins": bool(x.wins)} for x in r.tree[:g.ncs]],
+        "tree": [{**_repro.value(x), "wins": bool(x.wins)} for x in r.tree[:g.ncs]],
         "tree_beats_independent": bool(r.tree_beats_independent),
-        "baselines": [{"eps": g.eps_base[e], **{methods[m]: _value(r.baselines[e][m])
+        "baselines": [{"eps": g.eps_base[e], **{methods[m]: _repro.value(r.baselines[e][m])
                                                 for m in range(NMETHODS)}}
                       for e in range(g.neb)],
         "trace": {"A": _trace(r, 0), "B": _trace(r, 1)},
         "regime_a_max_delta_over_first_step": r.regime_a_max_delta_over_first_step,
-        "reproduces": _strings(lib.dpc_srgd_repro_reproduced),
-        "not_reproduced": _strings(lib.dpc_srgd_repro_not_reproduced)}
+        "reproduces": _repro.strings(lib.dpc_srgd_repro_reproduced),
+        "not_reproduced": _repro.strings(lib.dpc_srgd_repro_not_reproduced)}
 
 
 run.__doc__ = run.__doc__.format(**{f: _lib.default_text(_Params, f)

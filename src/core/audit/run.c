@@ -41,10 +41,13 @@ static const dpc_field ac_fields[] = {
     {.name = "confidence", .type = DPC_FIELD_DOUBLE, AC(confidence), .def = 0.95, .lo = 0,
      .hi = 1, .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN,
      .doc = "confidence of the one-run lower bound on epsilon"},
-    {.name = "k_plus", .type = DPC_FIELD_SIZE, AC(k_plus), .flags = DPC_FIELD_NO_RANGE,
+    /* a guess size, when set, is at least 1 and at most the canaries' most (2^24) */
+    {.name = "k_plus", .type = DPC_FIELD_SIZE, AC(k_plus), .lo = 1, .hi = 16777216,
+     .flags = DPC_FIELD_UNSET_ZERO,
      .def_text = "the grid of dpc_audit_bound",
      .doc = "positive guesses, k_plus + k_minus <= canaries (0, 0: the bound's grid)"},
-    {.name = "k_minus", .type = DPC_FIELD_SIZE, AC(k_minus), .flags = DPC_FIELD_NO_RANGE,
+    {.name = "k_minus", .type = DPC_FIELD_SIZE, AC(k_minus), .lo = 1, .hi = 16777216,
+     .flags = DPC_FIELD_UNSET_ZERO,
      .def_text = "the grid of dpc_audit_bound",
      .doc = "negative guesses (0, 0 with k_plus: the bound's grid)"},
     {.name = "activity_examples", .type = DPC_FIELD_SIZE, AC(activity_examples), .def = 256,
@@ -67,7 +70,7 @@ void dpc_audit_config_init(dpc_audit_config *c)
 dpc_status dpc_audit_config_check(const dpc_audit_config *c, dpc_error *err)
 {
     if (!c) return dpc_error_param(err, DPC_E_INVALID, "config", "NULL");
-    dpc_status st = dpc_field_check(&ac_table, c, err); /* canary, canaries, confidence */
+    dpc_status st = dpc_field_check(&ac_table, c, err); /* every row's range */
     if (st) return st;
     if (c->k_plus > c->canaries || c->k_minus > c->canaries - c->k_plus)
         return dpc_error_param(err, DPC_E_INVALID, "k_plus",

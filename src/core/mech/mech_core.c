@@ -70,8 +70,9 @@ static const dpc_field mech_fields[] = {
      .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_UNRECORDED, /* recorded with theta, omega */
      .def_text = "the run's default BLT",
      .doc = "blt: number of buffers of theta and omega; 0 in a training run: the default BLT"},
-    {.name = "theta", .label = "BLT theta",
-     .type = DPC_FIELD_POINTER, MP(theta),
+    {.name = "theta", .label = "BLT theta", /* lo, hi: the range of each entry */
+     .type = DPC_FIELD_POINTER, MP(theta), .lo = 0, .hi = 1,
+     .flags = DPC_FIELD_LO_OPEN | DPC_FIELD_HI_OPEN,
      .doc = "blt: (nbuf) buffer decays of C, each in (0, 1)"},
     {.name = "omega", .label = "BLT omega",
      .type = DPC_FIELD_POINTER, MP(omega),
@@ -105,6 +106,16 @@ static dpc_status check_param(const dpc_mech_params *p, const char *name, dpc_er
 {
     const dpc_field *f = dpc_field_find(&dpc__mech_params_table, name, NULL);
     return dpc_field_check_value(f, "", dpc_field_get(f, p), err);
+}
+
+/* The range check of entry i of an array parameter (its row's lo, hi: theta's (0, 1)). */
+static dpc_status check_entry(double v, const char *name, size_t i, dpc_error *err)
+{
+    const dpc_field *f = dpc_field_find(&dpc__mech_params_table, name, NULL);
+    char range[96];
+    if (dpc_field_check_value(f, "", v, NULL) == DPC_OK) return DPC_OK;
+    dpc_field_format_range(f, range, sizeof range);
+    return dpc_error_param(err, DPC_E_INVALID, name, "entry %zu must be %s, got %g", i, range, v);
 }
 
 /* The manual of dpc_participation, one row per field in struct order (dpcorr/mech.h); every
@@ -182,9 +193,7 @@ dpc_status dpc_mech_params_check(const dpc_mech_params *p, dpc_error *err)
             return dpc_error_param(err, DPC_E_INVALID, p->theta ? "omega" : "theta",
                                    "missing (BLT needs theta and omega)");
         for (size_t i = 0; i < p->nbuf; i++) {
-            if (!(p->theta[i] > 0.0 && p->theta[i] < 1.0))
-                return dpc_error_param(err, DPC_E_INVALID, "theta",
-                                       "entry %zu must be in (0, 1), got %g", i, p->theta[i]);
+            if (check_entry(p->theta[i], "theta", i, err)) return DPC_E_INVALID;
             if (!isfinite(p->omega[i]))
                 return dpc_error_param(err, DPC_E_INVALID, "omega", "entry %zu is not finite", i);
         }

@@ -8,14 +8,15 @@
 #include <string.h>
 
 /* The manual of dpc_run_params (dpcorr/train.h): both counts accept every value, 0 meaning
- * "none"; the zeroed struct is the default (what the driver uses for params == NULL). */
+ * "none" (UNSET_ZERO; a count given is >= 1: what a front end's option accepts); the zeroed
+ * struct is the default (what the driver uses for params == NULL). */
 #define RP(m) DPC_FIELD_AT(dpc_run_params, m)
 static const dpc_field rp_fields[] = {
-    {.name = "checkpoint_every", .type = DPC_FIELD_SIZE, RP(checkpoint_every), .lo = 0,
-     .hi = INFINITY, .flags = DPC_FIELD_HI_OPEN | DPC_FIELD_RUNTIME,
+    {.name = "checkpoint_every", .type = DPC_FIELD_SIZE, RP(checkpoint_every), .lo = 1,
+     .hi = INFINITY, .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN | DPC_FIELD_RUNTIME,
      .doc = "a checkpoint every K updates (0: only at the end and the hooks' points)"},
-    {.name = "stop_after", .type = DPC_FIELD_SIZE, RP(stop_after), .lo = 0, .hi = INFINITY,
-     .flags = DPC_FIELD_HI_OPEN | DPC_FIELD_RUNTIME,
+    {.name = "stop_after", .type = DPC_FIELD_SIZE, RP(stop_after), .lo = 1, .hi = INFINITY,
+     .flags = DPC_FIELD_UNSET_ZERO | DPC_FIELD_HI_OPEN | DPC_FIELD_RUNTIME,
      .doc = "stop once K updates are done, as if killed (0: never)"},
 };
 #undef RP

@@ -212,6 +212,9 @@ dpc_status dpc_srgd_preset(dpc_srgd_config *c, dpc_srgd_regime regime, double cc
     double lev = 1.0 + (double)ceil_log2(T);
     double ratio = priv ? sqrt(lev * (double)p) / (mu * sqrt(dn)) : 0.0;
     c->beta = fmax(M, cc * cc * L / R * fmax(1.0, ratio));
+    if (!isfinite(c->beta) || !isfinite(c->clip)) /* the constant, not the derived values, is at fault */
+        return dpc_error_param(err, DPC_E_RANGE, "c", "the practical constant %g overflows the "
+                               "preset (clip %g, beta %g)", cc, c->clip, c->beta);
     return DPC_OK;
 }
 
