@@ -6,22 +6,9 @@
 #include "dpcorr/account.h"
 #include "dpcorr/sampler.h"
 #include "harness.h"
+#include "mech_fixture.h"
 
 #include <string.h>
-
-static dpc_mech *make(dpc_mech_kind kind, size_t n, double nu, size_t bands)
-{
-    dpc_mech_params p;
-    dpc_mech_params_init(&p);
-    p.kind = kind;
-    p.steps = n;
-    p.nu = nu;
-    p.bands = bands;
-    dpc_mech *m = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
-    return m;
-}
 
 static double eps_event(const dpc_gauss_event *c, dpc_accountant acc, double delta)
 {
@@ -38,7 +25,7 @@ static double eps_event(const dpc_gauss_event *c, dpc_accountant acc, double del
 static void test_whole_run(void)
 {
     dpc_error err = {0};
-    dpc_mech *m = make(DPC_MECH_NU, 500, 0.05, 0);
+    dpc_mech *m = mech_of(DPC_MECH_NU, 500, 0.05, 0);
     if (!m) return;
     dpc_participation part = {DPC_PART_MINSEP, 4, 100};
     dpc_gauss_event ev;
@@ -71,7 +58,7 @@ static void test_whole_run(void)
 
     /* identity (DP-SGD without sampling): k participations with per-step multiplier z (std z
      * per step: the DP-SGD meaning) is the k-fold composition of a Gaussian with multiplier z */
-    m = make(DPC_MECH_IDENTITY, 100, 0, 0);
+    m = mech_of(DPC_MECH_IDENTITY, 100, 0, 0);
     if (!m) return;
     dpc_participation pk = {DPC_PART_MINSEP, 9, 10};
     CHECK_OK(dpc_account_mech_event(m, &pk, 1.5, 1.0, &ev, &info, &err), &err);
@@ -98,7 +85,7 @@ static void test_amplified(void)
     /* BSR with 4 bands, cyclic every 4 steps: columns t0, t0+4, ... have disjoint supports, so
      * sens = sqrt(16) * colmax, and the 16-round DP-SGD event has the run's multiplier z. */
     size_t n = 64, b = 4;
-    dpc_mech *m = make(DPC_MECH_BSR, n, 0, b);
+    dpc_mech *m = mech_of(DPC_MECH_BSR, n, 0, b);
     if (!m) return;
     double c[64];
     CHECK_OK(dpc_mech_strategy_coeffs(m, c, n, &err), &err);
@@ -141,7 +128,7 @@ static void test_amplified(void)
               strstr(err.msg, "bands"),
           "4 bands > b = 2 refused: '%s'", err.msg);
     dpc_mech_free(m);
-    m = make(DPC_MECH_NU, 50, 0.1, 0);
+    m = mech_of(DPC_MECH_NU, 50, 0.1, 0);
     if (!m) return;
     dpc_participation cyc = {DPC_PART_CYCLIC, 5, 10};
     CHECK(dpc_account_mech_event(m, &cyc, 1.0, 0.05, &ev, NULL, &err) == DPC_E_UNSUPPORTED,
@@ -152,7 +139,7 @@ static void test_amplified(void)
     CHECK(info.amplified && info.rounds == 1, "single participation amplifies");
     CHECK_NEAR_REL(ev.sigma, 1.0, 1e-14, "single participation: multiplier z");
     dpc_mech_free(m);
-    m = make(DPC_MECH_TREE, 64, 0, 0);
+    m = mech_of(DPC_MECH_TREE, 64, 0, 0);
     if (!m) return;
     dpc_participation t4 = {DPC_PART_CYCLIC, 16, 4};
     CHECK(dpc_account_mech_event(m, &t4, 1.0, 0.05, &ev, NULL, &err) == DPC_E_UNSUPPORTED,
@@ -172,7 +159,7 @@ static void test_sampler_description(void)
     if (!s) return;
     dpc_sampler_desc d;
     dpc_sampler_describe(s, &d);
-    dpc_mech *m = make(DPC_MECH_BSR, 100, 0, 4);
+    dpc_mech *m = mech_of(DPC_MECH_BSR, 100, 0, 4);
     if (!m) return;
     dpc_gauss_event ev;
     dpc_account_mech_info info;
@@ -187,7 +174,7 @@ static void test_sampler_description(void)
 static void test_calibrate(void)
 {
     dpc_error err = {0};
-    dpc_mech *m = make(DPC_MECH_BSR, 64, 0, 4);
+    dpc_mech *m = mech_of(DPC_MECH_BSR, 64, 0, 4);
     if (!m) return;
     dpc_participation part = {DPC_PART_CYCLIC, 16, 4};
     dpc_account_opts o;

@@ -3,6 +3,7 @@
  * refusals naming their field), dpc_account_query_uses, and dpc_account_query_solve bit for bit
  * against the accounting functions called directly. */
 #include "harness.h"
+#include "mech_fixture.h"
 
 #include "dpcorr/account.h"
 #include "dpcorr/mech.h"
@@ -428,20 +429,6 @@ static void test_solve_plain(void)
     CHECK(st == DPC_E_INVALID && !strcmp(err.field, "steps"), "solve resolves: %s", err.msg);
 }
 
-static dpc_mech *mech_new(dpc_mech_kind kind, size_t n, double nu, size_t bands)
-{
-    dpc_mech_params p;
-    dpc_mech_params_init(&p);
-    p.kind = kind;
-    p.steps = n;
-    p.nu = nu;
-    p.bands = bands;
-    dpc_mech *m = NULL;
-    dpc_error err = {0};
-    CHECK_OK(dpc_mech_new(&m, &p, &err), &err);
-    return m;
-}
-
 static void test_solve_mech(void)
 {
     dpc_error err = {0};
@@ -455,7 +442,7 @@ static void test_solve_mech(void)
     q.steps = 60;
     q.part = (dpc_participation){DPC_PART_MINSEP, 3, 20};
     dpc_account_solution s = solve(&q);
-    dpc_mech *m = mech_new(DPC_MECH_NU, 60, 0.1, 0);
+    dpc_mech *m = mech_of(DPC_MECH_NU, 60, 0.1, 0);
     dpc_gauss_event g;
     CHECK_OK(dpc_account_mech_event(m, &q.part, 2.0, 1.0, &g, &info, &err), &err);
     dpc_event ev = {DPC_NEIGHBOR_ZERO_OUT, 1, &g};
@@ -483,7 +470,7 @@ static void test_solve_mech(void)
     q.q = 0.1;
     q.sigma = 1.0;
     s = solve(&q);
-    m = mech_new(DPC_MECH_IDENTITY, 30, 0.0, 0);
+    m = mech_of(DPC_MECH_IDENTITY, 30, 0.0, 0);
     dpc_mech_run run = {m, {DPC_PART_CYCLIC, 30, 1}, 0.1, 0, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&run, 1.0, &pld, 1e-5, &want, &info, &err), &err);
     CHECK(same_result(&s.result, &want) && s.info.route == info.route && s.part.k == 30 &&
@@ -500,7 +487,7 @@ static void test_solve_mech(void)
     q.steps = 20;
     q.balls_in_bins = 10;
     s = solve(&q);
-    m = mech_new(DPC_MECH_IDENTITY, 20, 0.0, 0);
+    m = mech_of(DPC_MECH_IDENTITY, 20, 0.0, 0);
     dpc_mech_run bib = {m, {DPC_PART_CYCLIC, 2, 10}, 1.0, 1, NULL, 0};
     CHECK_OK(dpc_account_mech_epsilon(&bib, 2.0, &pld, 1e-5, &want, &info, &err), &err);
     CHECK(same_result(&s.result, &want) && s.part.k == 2 && s.part.b == 10,

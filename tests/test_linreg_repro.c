@@ -7,6 +7,7 @@
  * refusals name their parameter. */
 #include "dpcorr.h"
 #include "harness.h"
+#include "slope_fixture.h"
 
 #include <math.h>
 
@@ -56,17 +57,6 @@ static void pair(size_t nmax, size_t n, size_t d, double sigma, uint64_t seed, d
     out[0] = run(&v, DPC_LINREG_AMBSSGD, 1, sigma, 0, 0, seed, &s);
     out[1] = run(&v, DPC_LINREG_SGD, 0, sigma, s, 0, seed, NULL);
     dpc_dataset_free(ds);
-}
-
-static double ols_loglog(const double *x, const double *y, size_t n)
-{
-    double mx = 0, my = 0, sxy = 0, sxx = 0;
-    for (size_t i = 0; i < n; i++) mx += log(x[i]) / (double)n, my += log(y[i]) / (double)n;
-    for (size_t i = 0; i < n; i++) {
-        sxy += (log(x[i]) - mx) * (log(y[i]) - my);
-        sxx += (log(x[i]) - mx) * (log(x[i]) - mx);
-    }
-    return sxy / sxx;
 }
 
 static void test_refusals(void)

@@ -7,6 +7,7 @@
  * closed-form F against Monte-Carlo means of the generated data, and x* by its KKT conditions. */
 #include "dpcorr.h"
 #include "harness.h"
+#include "slope_fixture.h"
 
 static dpc_model *model_of(const char *spec, size_t d, size_t k)
 {
@@ -67,17 +68,6 @@ static double run(const dpc_srgd_problem *pr, const dpc_model *m, dpc_srgd_confi
     CHECK_OK(dpc_srgd_problem_excess(pr, dpc_srgd_output(s), &ex, &err), &err);
     dpc_srgd_free(s);
     return ex;
-}
-
-static double slope(const double *x, const double *y, size_t n)
-{
-    double sx = 0, sy = 0, sxx = 0, sxy = 0;
-    for (size_t i = 0; i < n; i++) {
-        double a = log(x[i]), b = log(y[i]);
-        sx += a, sy += b, sxx += a * a, sxy += a * b;
-    }
-    double k = (double)n;
-    return (k * sxy - sx * sy) / (k * sxx - sx * sx);
 }
 
 /* ==== the problems ================================================================================ */
@@ -277,7 +267,7 @@ static void test_o3_srg(void)
         dpc_srgd_problem_free(prs);
     }
     for (size_t t = 0; t < T2; t++) ts[t] = (double)(t + 1);
-    double sl = slope(ts, mean_err, T2);
+    double sl = ols_loglog(ts, mean_err, T2);
     printf("O3: mean SRG error slope vs t+1: %.3f (want -1/2); Q = %.3g\n", sl, Q);
     CHECK(sl >= -0.75 && sl <= -0.25, "O3: SRG error ~ (t+1)^%.3f (want -1/2)", sl);
     CHECK(within, "O3: every SRG error within Q sqrt(3 (t+1) log(6T/0.01))/(sqrt B eta_t)");
@@ -331,7 +321,7 @@ static void test_o4_rate(void)
             dpc_model_free(m);
             dpc_srgd_problem_free(pr);
         }
-        double sl = slope(tt, ex, 4);
+        double sl = ols_loglog(tt, ex, 4);
         printf("O4 %s: slope %.3f\n", kind ? "nesterov (normalized)" : "quadratic", sl);
         if (kind == 0) CHECK(sl <= -2.0, "O4 quadratic: log-log slope %.3f <= -2 (z_step 1/2)", sl);
         else

@@ -6,6 +6,7 @@
  * grid; the same numbers on 1 and 2 threads; the refusals name their parameter. */
 #include "dpcorr.h"
 #include "harness.h"
+#include "slope_fixture.h"
 
 #include <math.h>
 
@@ -48,18 +49,6 @@ static double srgd_run(size_t n, size_t p, size_t rel, double eps, dpc_srgd_vari
     dpc_model_free(m);
     dpc_srgd_problem_free(pr);
     return ex;
-}
-
-/* ordinary least squares slope of log y on log x */
-static double ols_loglog(const double *x, const double *y, size_t n)
-{
-    double mx = 0, my = 0, sxy = 0, sxx = 0;
-    for (size_t i = 0; i < n; i++) mx += log(x[i]) / (double)n, my += log(y[i]) / (double)n;
-    for (size_t i = 0; i < n; i++) {
-        sxy += (log(x[i]) - mx) * (log(y[i]) - my);
-        sxx += (log(x[i]) - mx) * (log(x[i]) - mx);
-    }
-    return sxy / sxx;
 }
 
 static void test_refusals_and_grid(void)
